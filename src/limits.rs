@@ -1,0 +1,50 @@
+//! Finite limits applied while framing and decoding.
+
+/// Upper bounds the framer and the decoder enforce on hostile input.
+///
+/// Every limit is finite by default, so a peer can never make the codec buffer, recurse or
+/// allocate without bound.
+///
+/// ```
+/// use rpcwire::Limits;
+/// let limits = Limits { max_frame: 1 << 20, ..Limits::default() };
+/// assert_eq!(limits.max_depth, 128);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest frame (one line, one SSE event's data, one Content-Length body), in bytes,
+    /// not counting the line terminator. Default: 16 MiB.
+    pub max_frame: usize,
+    /// Deepest nesting of arrays and objects, the envelope object counting as depth 1.
+    /// Default: 128 (serde_json's own limit, so a proxy and a serde_json backend agree).
+    pub max_depth: u32,
+    /// Longest raw `id` token, in bytes, quotes included. Default: 64 KiB + 2.
+    pub max_id_len: usize,
+    /// Longest raw `method` string, in bytes (escaped form). Default: 64 KiB.
+    pub max_method_len: usize,
+}
+
+impl Limits {
+    /// The defaults: 16 MiB frames, depth 128, 64 KiB ids and methods.
+    pub const DEFAULT: Limits = Limits {
+        max_frame: 16 << 20,
+        max_depth: 128,
+        max_id_len: (64 << 10) + 2,
+        max_method_len: 64 << 10,
+    };
+
+    /// Tighter limits for a security proxy in front of strict backends: 256-byte ids and
+    /// methods, depth 64.
+    pub const HARDENED: Limits = Limits {
+        max_frame: 16 << 20,
+        max_depth: 64,
+        max_id_len: 256,
+        max_method_len: 256,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
