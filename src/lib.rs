@@ -1,1 +1,64 @@
-//! x
+//! # rpcwire
+//!
+//! A zero-copy, one-pass codec for JSON-RPC 2.0 as the Model Context Protocol (MCP) uses it:
+//! newline framing over `BytesMut`, lazy envelope decoding into borrowed views, validation of
+//! every JSON-RPC 2.0 and MCP envelope rule with the exact error reply a server must send (or
+//! none), and encoding of the four message shapes with raw payload splicing.
+//!
+//! The core is sans-IO: it works on `&[u8]`, [`bytes::BytesMut`] and [`bytes::Bytes`].
+//!
+//! ```
+//! use bytes::{BytesMut, BufMut};
+//! use rpcwire::{encode, Decoder, LineFramer, Message};
+//!
+//! let mut framer = LineFramer::new(1 << 20);
+//! let decoder = Decoder::mcp();
+//! let mut input = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..]);
+//! let mut out = BytesMut::new();
+//! while let Some(frame) = framer.decode(&mut input).unwrap() {
+//!     match decoder.decode(&frame) {
+//!         Ok(Message::Request(req)) => encode::write_response(&mut out, req.id, rpcwire::RawJson::new(b"{}").unwrap()),
+//!         Ok(_) => {}
+//!         Err(rejection) => {
+//!             if let Some(reply) = rejection.reply() {
+//!                 encode::write_reply(&mut out, &reply, None);
+//!             }
+//!         }
+//!     }
+//! }
+//! assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+//! ```
+//!
+//! ## Features
+//! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
+//!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.
+//! - `tokio`: `tokio_util::codec` integration.
+//! - `serde`: typed access to payloads.
+//! - `cli`: the `rpcwire` command-line tool.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+extern crate alloc;
+
+pub mod encode;
+mod envelope;
+mod error;
+pub mod frame;
+mod id;
+mod json;
+mod limits;
+mod message;
+pub mod scan;
+
+pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
+pub use error::{CodeRange, DecodeError, ErrorCode, Member};
+pub use frame::{FrameError, LineFramer, Lines};
+pub use id::{Id, IdBuf, IdKind};
+pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};
+pub use limits::Limits;
+pub use message::{
+    Batch, ErrorObject, ErrorResponse, Kind, Message, Notification, OwnedMessage, OwnedRejection,
+    Rejection, Reply, ReplyId, Request, Response,
+};
+pub use scan::{ScanError, Validation};

@@ -1,0 +1,176 @@
+//! Writers for the four message shapes, the error reply for a rejected frame, and id
+//! rewriting for proxies.
+//!
+//! Every writer appends exactly one line (the JSON object and a `\n`) to a [`BytesMut`].
+//! Raw payloads are spliced in as they are, except that line breaks (which valid JSON can only
+//! hold as insignificant whitespace) become spaces, so a payload from a multi-line source never
+//! puts a newline on the wire.
+
+use bytes::{BufMut, BytesMut};
+
+use crate::error::ErrorCode;
+use crate::id::Id;
+use crate::json::RawJson;
+use crate::message::{Reply, ReplyId};
+
+const VERSION: &[u8] = b"{\"jsonrpc\":\"2.0\"";
+
+/// Appends `raw`, turning any `\n` or `\r` (whitespace in valid JSON) into a space.
+#[inline]
+pub fn write_raw_json(out: &mut BytesMut, raw: RawJson<'_>) {
+    let bytes = raw.as_bytes();
+    let mut rest = bytes;
+    while let Some(at) = memchr::memchr2(b'\n', b'\r', rest) {
+        out.extend_from_slice(&rest[..at]);
+        out.put_u8(b' ');
+        rest = &rest[at + 1..];
+    }
+    out.extend_from_slice(rest);
+}
+
+/// Appends `s` as a JSON string literal, quotes included, escaping `"`, `\` and control
+/// characters.
+pub fn write_json_string(out: &mut BytesMut, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.put_u8(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => &[],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.put_u8(HEX[(b >> 4) as usize]);
+            out.put_u8(HEX[(b & 0xf) as usize]);
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.put_u8(b'"');
+}
+
+#[inline]
+fn write_id(out: &mut BytesMut, id: Id<'_>) {
+    out.extend_from_slice(b",\"id\":");
+    out.extend_from_slice(id.raw());
+}
+
+/// Appends a request: `{"jsonrpc":"2.0","id":ID,"method":M,"params":P}`.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Id, RawJson};
+/// let mut out = BytesMut::new();
+/// encode::write_request(&mut out, Id::from_token(b"1").unwrap(), "tools/list", Some(RawJson::new(b"{}").unwrap()));
+/// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n");
+/// ```
+pub fn write_request(out: &mut BytesMut, id: Id<'_>, method: &str, params: Option<RawJson<'_>>) {
+    out.extend_from_slice(VERSION);
+    write_id(out, id);
+    write_method_and_params(out, method, params);
+}
+
+/// Appends a notification: `{"jsonrpc":"2.0","method":M,"params":P}`.
+pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
+    out.extend_from_slice(VERSION);
+    write_method_and_params(out, method, params);
+}
+
+fn write_method_and_params(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
+    out.extend_from_slice(b",\"method\":");
+    write_json_string(out, method);
+    if let Some(params) = params {
+        out.extend_from_slice(b",\"params\":");
+        write_raw_json(out, params);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends a success response: `{"jsonrpc":"2.0","id":ID,"result":R}`.
+pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
+    out.extend_from_slice(VERSION);
+    write_id(out, id);
+    out.extend_from_slice(b",\"result\":");
+    write_raw_json(out, result);
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends an error response: `{"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M,"data":D}}`
+/// (the `id` member omitted for [`ReplyId::Absent`]).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, ErrorCode, RawJson, ReplyId};
+/// let mut out = BytesMut::new();
+/// encode::write_error(&mut out, ReplyId::Null, ErrorCode::PARSE_ERROR, "Parse error", None);
+/// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n"[..]);
+/// ```
+pub fn write_error(
+    out: &mut BytesMut,
+    id: ReplyId<'_>,
+    code: ErrorCode,
+    message: &str,
+    data: Option<RawJson<'_>>,
+) {
+    out.extend_from_slice(VERSION);
+    if let Some(token) = id.token() {
+        out.extend_from_slice(b",\"id\":");
+        out.extend_from_slice(token);
+    }
+    out.extend_from_slice(b",\"error\":{\"code\":");
+    out.extend_from_slice(itoa::Buffer::new().format(code.get()).as_bytes());
+    out.extend_from_slice(b",\"message\":");
+    write_json_string(out, message);
+    if let Some(data) = data {
+        out.extend_from_slice(b",\"data\":");
+        write_raw_json(out, data);
+    }
+    out.extend_from_slice(b"}}\n");
+}
+
+/// Appends the error reply a rejected frame calls for, with the code's standard message and
+/// an optional `data`.
+pub fn write_reply(out: &mut BytesMut, reply: &Reply<'_>, data: Option<RawJson<'_>>) {
+    let message = reply.code.default_message().unwrap_or("Error");
+    write_error(out, reply.id, reply.code, message, data);
+}
+
+/// Appends `frame` with its id token replaced by `new_id`, everything else byte for byte
+/// (a proxy's id rewrite). `old_id` must be the id decoded from `frame` (a subslice of it).
+/// Line breaks in the frame become spaces, and a `\n` ends the line.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder, Id};
+/// let frame = br#"{"jsonrpc":"2.0","id":"client-7","method":"ping"}"#;
+/// let req = Decoder::mcp().decode(frame).unwrap();
+/// let mut out = BytesMut::new();
+/// encode::write_with_id(&mut out, frame, req.id().unwrap(), Id::from_token(b"42").unwrap());
+/// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"ping\"}\n"[..]);
+/// ```
+///
+/// # Panics
+/// If `old_id` does not point into `frame`.
+pub fn write_with_id(out: &mut BytesMut, frame: &[u8], old_id: Id<'_>, new_id: Id<'_>) {
+    let start = (old_id.raw().as_ptr() as usize)
+        .checked_sub(frame.as_ptr() as usize)
+        .filter(|&s| s + old_id.raw().len() <= frame.len())
+        .expect("old_id must be a subslice of frame");
+    let end = start + old_id.raw().len();
+    write_raw_json(out, RawJson::trusted(&frame[..start]));
+    out.extend_from_slice(new_id.raw());
+    write_raw_json(out, RawJson::trusted(&frame[end..]));
+    out.put_u8(b'\n');
+}

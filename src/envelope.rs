@@ -1,0 +1,671 @@
+//! The one-pass envelope walk: member spans, duplicate keys, the version, and the shape rules
+//! of each dialect.
+
+use crate::error::{DecodeError, Member};
+use crate::id::{Id, IdKind};
+use crate::json::{parse_i64, JsonStr, RawJson};
+use crate::limits::Limits;
+use crate::message::{Kind, Message, Rejection, ReplyId};
+use crate::scan::{self, scalar::skip_ws, ScanError, Validation};
+
+/// Which set of rules a frame is held to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Dialect {
+    /// Plain JSON-RPC 2.0: batches allowed; ids may be strings, any number, or null;
+    /// `params` an object or an array; `result` any value.
+    JsonRpc2,
+    /// MCP (2025-06-18 and later): no batches; ids are strings or canonical integers, never
+    /// null; `params` and `result` are objects; `result.resultType`, when present, must be a
+    /// known value.
+    #[default]
+    Mcp,
+}
+
+/// Who reads the stream, which decides the one ambiguous case: a frame with an `id` but none
+/// of `method`, `result`, `error` is an invalid request a server must answer (-32600), but an
+/// invalid response nobody answers when a client reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Role {
+    /// We read what a client wrote (client → server).
+    #[default]
+    Server,
+    /// We read what a server wrote (server → client).
+    Client,
+}
+
+/// Everything that configures a [`Decoder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// The rule set.
+    pub dialect: Dialect,
+    /// How much of the payloads is validated.
+    pub validation: Validation,
+    /// Who reads the stream.
+    pub role: Role,
+    /// Depth, id and method limits (the frame limit is the framer's).
+    pub limits: Limits,
+    /// The reply id used when the request's id cannot be read: `Null` (JSON-RPC; Python MCP
+    /// peers) or `Absent` (MCP's schema; TypeScript MCP peers reject `"id":null`).
+    pub unreadable_id: ReplyId<'static>,
+    /// Reject top-level members that are not envelope members (default: ignore them).
+    pub reject_unknown_members: bool,
+    /// The hardened profile for proxies in front of strict backends: reject member names that
+    /// case-fold to an envelope name, lone surrogates in `method` and string ids, and control
+    /// characters in `method`.
+    pub hardened: bool,
+    /// `resultType` values accepted in MCP results (an absent `resultType` means `complete`).
+    pub result_types: &'static [&'static str],
+}
+
+impl DecodeOptions {
+    /// The options for `dialect`, with that dialect's defaults.
+    pub const fn new(dialect: Dialect) -> Self {
+        DecodeOptions {
+            dialect,
+            validation: Validation::Lazy,
+            role: Role::Server,
+            limits: Limits::DEFAULT,
+            unreadable_id: match dialect {
+                Dialect::JsonRpc2 => ReplyId::Null,
+                Dialect::Mcp => ReplyId::Absent,
+            },
+            reject_unknown_members: false,
+            hardened: false,
+            result_types: &["complete"],
+        }
+    }
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        Self::new(Dialect::Mcp)
+    }
+}
+
+/// Decodes frames into [`Message`]s in one pass, or explains why a frame is rejected and
+/// what must be answered.
+///
+/// ```
+/// use rpcwire::{Decoder, ErrorCode, Kind, ReplyId};
+/// let dec = Decoder::mcp();
+/// let msg = dec.decode(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+/// assert_eq!(msg.kind(), Kind::Notification);
+///
+/// let rej = dec.decode(br#"{"jsonrpc":"2.0","id":1,"meth"#).unwrap_err();
+/// let reply = rej.reply().unwrap();
+/// assert_eq!(reply.code, ErrorCode::PARSE_ERROR);
+/// assert_eq!(reply.id, ReplyId::Absent);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Decoder {
+    options: DecodeOptions,
+}
+
+/// A span of a frame, as offsets (frames are limited well below 4 GiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+impl Span {
+    #[inline(always)]
+    pub(crate) fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn range(self) -> core::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// The span of `part`, a subslice of `whole`.
+    pub(crate) fn within(whole: &[u8], part: &[u8]) -> Span {
+        let start = part.as_ptr() as usize - whole.as_ptr() as usize;
+        Span::new(start, start + part.len())
+    }
+}
+
+/// A decoded message as spans into its frame: what an owned message keeps beside the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Envelope {
+    pub(crate) kind: Kind,
+    pub(crate) id: Option<(Span, IdKind)>,
+    /// `method` for requests and notifications, `error.message` for error responses.
+    pub(crate) text: Option<(Span, bool)>,
+    /// `params`, `result`, or the batch array.
+    pub(crate) payload: Option<Span>,
+    pub(crate) error_code: i64,
+    pub(crate) error_data: Option<Span>,
+}
+
+/// What the walk over the top-level object found.
+#[derive(Default)]
+struct Members {
+    version_ok: Option<bool>,
+    id: Option<(Span, IdKind)>,
+    id_bad_type: bool,
+    method: Option<(Span, bool)>,
+    method_not_string: bool,
+    params: Option<Span>,
+    result: Option<Span>,
+    error: Option<Span>,
+    duplicate: Option<Member>,
+    unknown: bool,
+    case_folded: bool,
+}
+
+/// A rejection as spans (converted to a borrowed [`Rejection`] at the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reject {
+    pub(crate) error: DecodeError,
+    pub(crate) id: Option<(Span, IdKind)>,
+    pub(crate) is_response: bool,
+}
+
+impl Reject {
+    fn parse(e: impl Into<DecodeError>) -> Reject {
+        Reject {
+            error: e.into(),
+            id: None,
+            is_response: false,
+        }
+    }
+}
+
+const KEYS: [(&[u8], Member); 6] = [
+    (b"jsonrpc", Member::JsonRpc),
+    (b"id", Member::Id),
+    (b"method", Member::Method),
+    (b"params", Member::Params),
+    (b"result", Member::Result),
+    (b"error", Member::Error),
+];
+
+/// Which envelope member a key names (compared after unescaping), if any.
+#[inline(always)]
+fn member_of(key: &[u8], has_escapes: bool) -> Option<Member> {
+    if !has_escapes {
+        // Fast path: raw bytes.
+        return match key {
+            b"jsonrpc" => Some(Member::JsonRpc),
+            b"id" => Some(Member::Id),
+            b"method" => Some(Member::Method),
+            b"params" => Some(Member::Params),
+            b"result" => Some(Member::Result),
+            b"error" => Some(Member::Error),
+            _ => None,
+        };
+    }
+    let key = JsonStr::from_raw(key, true);
+    KEYS.iter()
+        .find(|(name, _)| key.eq_str(core::str::from_utf8(name).unwrap_or("")))
+        .map(|k| k.1)
+}
+
+/// Whether a key that is not an envelope member case-folds to one (`ID`, `Method`, and the
+/// Unicode folds U+017F `ſ` → `s` and U+212A `K` → `k`).
+fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
+    let key = JsonStr::from_raw(key, has_escapes);
+    KEYS.iter().any(|(name, _)| {
+        let mut chars = key.chars();
+        let same = name.iter().all(|&n| {
+            let Some(c) = chars.next() else { return false };
+            let folded = match c {
+                '\u{017f}' => 's',
+                '\u{212a}' => 'k',
+                c => c.to_ascii_lowercase(),
+            };
+            folded == n as char
+        });
+        same && chars.next().is_none()
+    })
+}
+
+impl Decoder {
+    /// A decoder with these options.
+    pub const fn new(options: DecodeOptions) -> Self {
+        Decoder { options }
+    }
+
+    /// A decoder for MCP with the default options (lazy validation, reading as a server).
+    pub const fn mcp() -> Self {
+        Self::new(DecodeOptions::new(Dialect::Mcp))
+    }
+
+    /// A decoder for plain JSON-RPC 2.0 with the default options.
+    pub const fn jsonrpc() -> Self {
+        Self::new(DecodeOptions::new(Dialect::JsonRpc2))
+    }
+
+    /// The options.
+    pub const fn options(&self) -> &DecodeOptions {
+        &self.options
+    }
+
+    /// Decodes one frame (one line, without its terminator).
+    #[inline]
+    pub fn decode<'a>(&self, frame: &'a [u8]) -> Result<Message<'a>, Rejection<'a>> {
+        match self.decode_spans(frame) {
+            Ok(env) => Ok(env.view(frame)),
+            Err(r) => Err(r.view(frame, self.options.unreadable_id)),
+        }
+    }
+
+    /// Decodes one frame into spans: the form an owned message keeps.
+    pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
+        if frame.len() > u32::MAX as usize {
+            return Err(Reject::parse(ScanError::TooDeep));
+        }
+        if simdutf8::basic::from_utf8(frame).is_err() {
+            return Err(Reject::parse(DecodeError::InvalidUtf8));
+        }
+        let start = skip_ws(frame, 0);
+        match frame.get(start) {
+            None => Err(Reject::parse(DecodeError::Empty)),
+            Some(b'{') => {
+                let (members, end) = self.walk_object(frame, start)?;
+                if skip_ws(frame, end) != frame.len() {
+                    return Err(Reject::parse(DecodeError::TrailingData));
+                }
+                self.classify(frame, members)
+            }
+            Some(b'[') => self.walk_batch(frame, start),
+            Some(_) => {
+                let end = self.skip(frame, start, 0)?;
+                if skip_ws(frame, end) != frame.len() {
+                    return Err(Reject::parse(DecodeError::TrailingData));
+                }
+                Err(Reject {
+                    error: DecodeError::NotAnObject,
+                    id: None,
+                    is_response: false,
+                })
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn skip(&self, frame: &[u8], at: usize, depth: u32) -> Result<usize, Reject> {
+        scan::skip_value(
+            frame,
+            at,
+            depth,
+            self.options.limits.max_depth,
+            self.options.validation,
+        )
+        .map_err(Reject::parse)
+    }
+
+    fn walk_batch(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
+        let end = self.skip(frame, start, 0)?;
+        if skip_ws(frame, end) != frame.len() {
+            return Err(Reject::parse(DecodeError::TrailingData));
+        }
+        let raw = RawJson::trusted(&frame[start..end]);
+        let mut elements = raw.elements();
+        let Some(first) = elements.next() else {
+            return Err(Reject {
+                error: DecodeError::EmptyBatch,
+                id: None,
+                is_response: false,
+            });
+        };
+        if self.options.dialect == Dialect::Mcp {
+            // Nobody answers a batch made only of responses.
+            let is_response = |e: RawJson<'_>| {
+                e.get("method").is_none() && (e.get("result").is_some() || e.get("error").is_some())
+            };
+            let all_responses = is_response(first) && elements.all(is_response);
+            return Err(Reject {
+                error: DecodeError::BatchNotAllowed,
+                id: None,
+                is_response: all_responses,
+            });
+        }
+        Ok(Envelope {
+            kind: Kind::Batch,
+            id: None,
+            text: None,
+            payload: Some(Span::new(start, end)),
+            error_code: 0,
+            error_data: None,
+        })
+    }
+
+    /// Walks the top-level object at `frame[start] == '{'`; returns its members and the index
+    /// after its closing brace. Any JSON syntax error ends the walk as a parse error; envelope
+    /// violations are only recorded, because -32700 takes precedence over -32600.
+    fn walk_object(&self, frame: &[u8], start: usize) -> Result<(Members, usize), Reject> {
+        let opts = &self.options;
+        let mut m = Members::default();
+        let mut i = skip_ws(frame, start + 1);
+        if frame.get(i) == Some(&b'}') {
+            return Ok((m, i + 1));
+        }
+        loop {
+            if frame.get(i) != Some(&b'"') {
+                return Err(Reject::parse(syntax_at(frame, i)));
+            }
+            let (close, esc) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
+            let key = &frame[i + 1..close];
+            i = skip_ws(frame, close + 1);
+            if frame.get(i) != Some(&b':') {
+                return Err(Reject::parse(syntax_at(frame, i)));
+            }
+            let v = skip_ws(frame, i + 1);
+            let Some(&first) = frame.get(v) else {
+                return Err(Reject::parse(ScanError::UnexpectedEnd));
+            };
+            let member = member_of(key, esc);
+            if let Some(member) = member {
+                let seen = match member {
+                    Member::JsonRpc => m.version_ok.is_some(),
+                    Member::Id => m.id.is_some() || m.id_bad_type,
+                    Member::Method => m.method.is_some() || m.method_not_string,
+                    Member::Params => m.params.is_some(),
+                    Member::Result => m.result.is_some(),
+                    _ => m.error.is_some(),
+                };
+                if seen && m.duplicate.is_none() {
+                    m.duplicate = Some(member);
+                }
+            }
+            i = match (member, first) {
+                (Some(Member::JsonRpc), b'"') => {
+                    let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
+                    let body = &frame[v + 1..close];
+                    m.version_ok = Some(
+                        body == b"2.0" || (esc && JsonStr::from_raw(body, true).eq_str("2.0")),
+                    );
+                    close + 1
+                }
+                (Some(Member::JsonRpc), _) => {
+                    m.version_ok = Some(false);
+                    self.skip(frame, v, 1)?
+                }
+                (Some(Member::Id), b'"') => {
+                    let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
+                    m.id = Some((Span::new(v, close + 1), IdKind::String { has_escapes: esc }));
+                    close + 1
+                }
+                (Some(Member::Id), b'-' | b'0'..=b'9') => {
+                    let end = scan::scalar::number_end(frame, v).map_err(Reject::parse)?;
+                    m.id = Some((Span::new(v, end), Id::number_kind(&frame[v..end])));
+                    end
+                }
+                (Some(Member::Id), b'n') => {
+                    let end = self.skip(frame, v, 1)?;
+                    m.id = Some((Span::new(v, end), IdKind::Null));
+                    end
+                }
+                (Some(Member::Id), _) => {
+                    m.id_bad_type = true;
+                    self.skip(frame, v, 1)?
+                }
+                (Some(Member::Method), b'"') => {
+                    let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
+                    m.method = Some((Span::new(v + 1, close), esc));
+                    close + 1
+                }
+                (Some(Member::Method), _) => {
+                    m.method_not_string = true;
+                    self.skip(frame, v, 1)?
+                }
+                (Some(member), _) => {
+                    let end = self.skip(frame, v, 1)?;
+                    let span = Some(Span::new(v, end));
+                    match member {
+                        Member::Params => m.params = span,
+                        Member::Result => m.result = span,
+                        _ => m.error = span,
+                    }
+                    end
+                }
+                (None, _) => {
+                    if opts.reject_unknown_members {
+                        m.unknown = true;
+                    }
+                    if opts.hardened && case_folds_to_member(key, esc) {
+                        m.case_folded = true;
+                    }
+                    self.skip(frame, v, 1)?
+                }
+            };
+            i = skip_ws(frame, i);
+            match frame.get(i) {
+                Some(b',') => i = skip_ws(frame, i + 1),
+                Some(b'}') => return Ok((m, i + 1)),
+                _ => return Err(Reject::parse(syntax_at(frame, i))),
+            }
+        }
+    }
+
+    /// Applies the shape rules of the dialect to a syntactically valid object.
+    fn classify(&self, frame: &[u8], m: Members) -> Result<Envelope, Reject> {
+        let opts = &self.options;
+        let mcp = opts.dialect == Dialect::Mcp;
+        let has_method = m.method.is_some() || m.method_not_string;
+        let has_response = m.result.is_some() || m.error.is_some();
+        let has_id = m.id.is_some() || m.id_bad_type;
+        // A malformed response is never answered; a frame with only an id is a response when
+        // a client reads it.
+        let is_response = !has_method && (has_response || (has_id && opts.role == Role::Client));
+
+        // The id the reply may echo: readable, unambiguous and valid for the dialect.
+        let id_error = if m.duplicate == Some(Member::Id) {
+            Some(DecodeError::DuplicateMember(Member::Id))
+        } else if m.id_bad_type {
+            Some(DecodeError::BadIdType)
+        } else {
+            m.id.and_then(|(span, kind)| {
+                let token = &frame[span.range()];
+                if token.len() > opts.limits.max_id_len {
+                    Some(DecodeError::IdTooLong)
+                } else if mcp && kind == IdKind::Null && !m.error.is_some() {
+                    Some(DecodeError::NullId)
+                } else if mcp && kind == IdKind::Number {
+                    Some(DecodeError::NonIntegerId)
+                } else if opts.hardened && !is_safe_integer_id(token, kind) {
+                    Some(DecodeError::UnsafeNumericId)
+                } else if opts.hardened
+                    && matches!(kind, IdKind::String { has_escapes: true })
+                    && Id::new(token, kind)
+                        .as_str()
+                        .is_some_and(|s| s.has_lone_surrogate())
+                {
+                    Some(DecodeError::LoneSurrogate)
+                } else {
+                    None
+                }
+            })
+        };
+        let reply_id = if id_error.is_none() { m.id } else { None };
+        let reject = |error| {
+            Err(Reject {
+                error,
+                id: reply_id,
+                is_response,
+            })
+        };
+
+        if let Some(member) = m.duplicate {
+            return reject(DecodeError::DuplicateMember(member));
+        }
+        match m.version_ok {
+            None => return reject(DecodeError::MissingVersion),
+            Some(false) => return reject(DecodeError::BadVersion),
+            Some(true) => {}
+        }
+        if m.unknown {
+            return reject(DecodeError::UnknownMember);
+        }
+        if m.case_folded {
+            return reject(DecodeError::CaseFoldedMember);
+        }
+        if has_method && has_response {
+            return reject(DecodeError::MethodInResponse);
+        }
+        if let Some(e) = id_error {
+            return reject(e);
+        }
+
+        if has_method {
+            let Some((span, esc)) = m.method else {
+                return reject(DecodeError::MethodNotString);
+            };
+            if span.range().len() > opts.limits.max_method_len {
+                return reject(DecodeError::MethodTooLong);
+            }
+            if opts.hardened && esc {
+                let method = JsonStr::from_raw(&frame[span.range()], true);
+                if method.has_lone_surrogate() {
+                    return reject(DecodeError::LoneSurrogate);
+                }
+                if method.has_control() {
+                    return reject(DecodeError::ControlInMethod);
+                }
+            }
+            if let Some(p) = m.params {
+                match frame[p.start as usize] {
+                    b'{' => {}
+                    b'[' if !mcp => {}
+                    b'[' => return reject(DecodeError::ParamsNotObject),
+                    _ => return reject(DecodeError::BadParams),
+                }
+            }
+            return Ok(Envelope {
+                kind: if m.id.is_some() {
+                    Kind::Request
+                } else {
+                    Kind::Notification
+                },
+                id: m.id,
+                text: m.method,
+                payload: m.params,
+                error_code: 0,
+                error_data: None,
+            });
+        }
+
+        if !has_response {
+            return reject(if has_id {
+                DecodeError::NoMethodNoResult
+            } else {
+                DecodeError::NotAnObject
+            });
+        }
+        if m.result.is_some() && m.error.is_some() {
+            return reject(DecodeError::ResultAndError);
+        }
+        if let Some(result) = m.result {
+            let Some((_, kind)) = m.id else {
+                return reject(DecodeError::MissingId);
+            };
+            if kind == IdKind::Null {
+                return reject(DecodeError::NullIdInSuccess);
+            }
+            if mcp {
+                let value = RawJson::trusted(&frame[result.range()]);
+                if frame[result.start as usize] != b'{' {
+                    return reject(DecodeError::ResultNotObject);
+                }
+                if let Some(rt) = value.get("resultType") {
+                    let known = rt
+                        .as_str()
+                        .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)));
+                    if !known {
+                        return reject(DecodeError::BadResultType);
+                    }
+                }
+            }
+            return Ok(Envelope {
+                kind: Kind::Response,
+                id: m.id,
+                text: None,
+                payload: Some(result),
+                error_code: 0,
+                error_data: None,
+            });
+        }
+        // An error response.
+        if m.id.is_none() && !mcp {
+            return reject(DecodeError::MissingId);
+        }
+        let error = m.error.unwrap_or(Span::new(0, 0));
+        match self.walk_error_object(frame, error) {
+            Ok((code, message, data)) => Ok(Envelope {
+                kind: Kind::ErrorResponse,
+                id: m.id,
+                text: Some(message),
+                payload: None,
+                error_code: code,
+                error_data: data,
+            }),
+            Err(member) => reject(DecodeError::BadErrorObject(member)),
+        }
+    }
+
+    /// Reads `code`, `message` and `data` out of the (already skipped) error object.
+    fn walk_error_object(
+        &self,
+        frame: &[u8],
+        span: Span,
+    ) -> Result<(i64, (Span, bool), Option<Span>), Member> {
+        let obj = RawJson::trusted(&frame[span.range()]);
+        if frame.get(span.start as usize) != Some(&b'{') {
+            return Err(Member::Error);
+        }
+        let (mut code, mut message, mut data) = (None, None, None);
+        for (key, value) in obj.members() {
+            let slot = if key.eq_str("code") {
+                code.replace(value).map(|_| Member::ErrorCode)
+            } else if key.eq_str("message") {
+                message.replace(value).map(|_| Member::ErrorMessage)
+            } else if key.eq_str("data") {
+                data.replace(value).map(|_| Member::ErrorData)
+            } else {
+                None
+            };
+            if let Some(duplicate) = slot {
+                return Err(duplicate);
+            }
+        }
+        let code = code
+            .and_then(|c| parse_i64(c.as_bytes()))
+            .ok_or(Member::ErrorCode)?;
+        let message = message
+            .and_then(|m| m.as_str())
+            .ok_or(Member::ErrorMessage)?;
+        let message_span = Span::within(frame, message.raw());
+        Ok((
+            code,
+            (message_span, message.has_escapes()),
+            data.map(|d| Span::within(frame, d.as_bytes())),
+        ))
+    }
+}
+
+/// Hardened profile: a numeric id must be an integer token within ±(2^53 − 1) (I-JSON), so
+/// every peer, including those that read numbers as doubles, sees the same id.
+fn is_safe_integer_id(token: &[u8], kind: IdKind) -> bool {
+    const MAX_SAFE: i64 = (1 << 53) - 1;
+    match kind {
+        IdKind::Number => false,
+        IdKind::Integer => parse_i64(token).is_some_and(|n| (-MAX_SAFE..=MAX_SAFE).contains(&n)),
+        IdKind::String { .. } | IdKind::Null => true,
+    }
+}
+
+/// The syntax error at `i`: the end of input, or an unexpected byte.
+#[inline]
+fn syntax_at(frame: &[u8], i: usize) -> ScanError {
+    if i >= frame.len() {
+        ScanError::UnexpectedEnd
+    } else {
+        ScanError::UnexpectedByte
+    }
+}

@@ -1,0 +1,303 @@
+//! Error codes (JSON-RPC's and MCP's), and why a frame was rejected.
+
+use crate::scan::ScanError;
+
+/// A JSON-RPC error code: an open newtype, so every code a peer sends is representable.
+///
+/// ```
+/// use rpcwire::{CodeRange, ErrorCode};
+/// assert_eq!(ErrorCode::METHOD_NOT_FOUND.range(), CodeRange::Standard);
+/// assert_eq!(ErrorCode(-32020).range(), CodeRange::McpReservedDefined);
+/// assert!(ErrorCode(-32042).is_forbidden_in_mcp_2026());
+/// assert_eq!(ErrorCode(42).range(), CodeRange::Application);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ErrorCode(pub i64);
+
+/// Where an error code sits in the reserved blocks of JSON-RPC 2.0 and MCP 2026-07-28.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CodeRange {
+    /// One of the five codes JSON-RPC 2.0 defines (-32700, -32600..-32603).
+    Standard,
+    /// Elsewhere in JSON-RPC's reserved block -32768..-32100, or in -32604..-32699 and
+    /// -32701..-32768: reserved for future use by JSON-RPC.
+    JsonRpcReserved,
+    /// MCP's legacy block -32019..-32000 (implementation-defined server errors; only -32002,
+    /// the older "resource not found", has a meaning).
+    McpLegacy,
+    /// A code MCP defines in its reserved block -32099..-32020 (-32020, -32021, -32022, and the
+    /// withdrawn -32042).
+    McpReservedDefined,
+    /// A code in MCP's reserved block -32099..-32020 that no MCP version defines.
+    McpReservedUndefined,
+    /// Outside -32768..-32000: free for applications.
+    Application,
+}
+
+impl ErrorCode {
+    /// -32700: invalid JSON was received.
+    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// -32600: the JSON sent is not a valid Request object.
+    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// -32601: the method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    /// -32602: invalid method parameters.
+    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// -32603: internal JSON-RPC error.
+    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// -32002: MCP's older "resource not found" (legacy; must no longer be emitted).
+    pub const MCP_RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
+    /// -32042: MCP 2025-11-25 "URL elicitation required" (must no longer be emitted).
+    pub const MCP_URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
+    /// -32020: MCP 2026-07-28 header mismatch (HTTP headers disagree with the body).
+    pub const MCP_HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
+    /// -32021: MCP 2026-07-28 missing required client capability.
+    pub const MCP_MISSING_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// -32022: MCP 2026-07-28 unsupported protocol version.
+    pub const MCP_UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+
+    /// The code's number.
+    #[inline]
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+
+    /// Where the code sits in the reserved blocks.
+    pub const fn range(self) -> CodeRange {
+        match self.0 {
+            -32700 | -32600 | -32601 | -32602 | -32603 => CodeRange::Standard,
+            -32019..=-32000 => CodeRange::McpLegacy,
+            -32020 | -32021 | -32022 | -32042 => CodeRange::McpReservedDefined,
+            -32099..=-32023 => CodeRange::McpReservedUndefined,
+            -32768..=-32100 => CodeRange::JsonRpcReserved,
+            _ => CodeRange::Application,
+        }
+    }
+
+    /// The specification's message for the codes it defines (`None` for the others).
+    pub const fn default_message(self) -> Option<&'static str> {
+        Some(match self.0 {
+            -32700 => "Parse error",
+            -32600 => "Invalid Request",
+            -32601 => "Method not found",
+            -32602 => "Invalid params",
+            -32603 => "Internal error",
+            -32002 => "Resource not found",
+            -32042 => "URL elicitation required",
+            -32020 => "Header mismatch",
+            -32021 => "Missing required client capability",
+            -32022 => "Unsupported protocol version",
+            _ => return None,
+        })
+    }
+
+    /// Whether an implementation of MCP 2026-07-28 must not emit this code: the withdrawn
+    /// -32002 and -32042, the rest of the legacy block, codes of the reserved blocks that no
+    /// specification defines, and JSON-RPC's reserved codes other than the five standard ones.
+    pub const fn is_forbidden_in_mcp_2026(self) -> bool {
+        match self.range() {
+            CodeRange::Standard | CodeRange::Application => false,
+            CodeRange::McpReservedDefined => self.0 == -32042,
+            CodeRange::McpLegacy | CodeRange::McpReservedUndefined | CodeRange::JsonRpcReserved => {
+                true
+            }
+        }
+    }
+}
+
+impl core::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// An envelope member, named in errors about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Member {
+    /// `jsonrpc`
+    JsonRpc,
+    /// `id`
+    Id,
+    /// `method`
+    Method,
+    /// `params`
+    Params,
+    /// `result`
+    Result,
+    /// `error`
+    Error,
+    /// `error.code`
+    ErrorCode,
+    /// `error.message`
+    ErrorMessage,
+    /// `error.data`
+    ErrorData,
+}
+
+impl Member {
+    /// The member's JSON name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Member::JsonRpc => "jsonrpc",
+            Member::Id => "id",
+            Member::Method => "method",
+            Member::Params => "params",
+            Member::Result => "result",
+            Member::Error => "error",
+            Member::ErrorCode => "code",
+            Member::ErrorMessage => "message",
+            Member::ErrorData => "data",
+        }
+    }
+}
+
+/// Why a frame is not a valid message. Small and `Copy`; [`DecodeError::code`] says which
+/// error reply it calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The frame is not JSON (-32700).
+    Syntax(ScanError),
+    /// The frame is not UTF-8 (-32700).
+    InvalidUtf8,
+    /// A complete JSON value is followed by more than whitespace (-32700).
+    TrailingData,
+    /// The frame holds no value at all (-32700).
+    Empty,
+    /// The frame is JSON but not an object (nor, where allowed, a batch array).
+    NotAnObject,
+    /// A batch (top-level array) where the dialect forbids batches (MCP ≥ 2025-06-18).
+    BatchNotAllowed,
+    /// An empty batch `[]`.
+    EmptyBatch,
+    /// The `jsonrpc` member is missing.
+    MissingVersion,
+    /// The `jsonrpc` member is not exactly the string `"2.0"`.
+    BadVersion,
+    /// An envelope member appears twice (keys compared after unescaping).
+    DuplicateMember(Member),
+    /// The id is not a string, number or null.
+    BadIdType,
+    /// The id is `null` where the dialect forbids it (MCP).
+    NullId,
+    /// The id is a number but not a canonical integer where the dialect requires one (MCP).
+    NonIntegerId,
+    /// The id's raw token is longer than the limit.
+    IdTooLong,
+    /// `method` is not a string.
+    MethodNotString,
+    /// `method` is longer than the limit.
+    MethodTooLong,
+    /// `params` is neither an object nor an array.
+    BadParams,
+    /// `params` is not an object where the dialect requires one (MCP).
+    ParamsNotObject,
+    /// Both `method` and `result`/`error` are present.
+    MethodInResponse,
+    /// Both `result` and `error` are present.
+    ResultAndError,
+    /// An id but none of `method`, `result`, `error`.
+    NoMethodNoResult,
+    /// A response without an `id` member where the dialect requires one.
+    MissingId,
+    /// A success response with a `null` id.
+    NullIdInSuccess,
+    /// `error` is not an object, or has members of the wrong type or missing.
+    BadErrorObject(Member),
+    /// `result` is not an object where the dialect requires one (MCP).
+    ResultNotObject,
+    /// `result.resultType` is present with a value MCP 2026-07-28 does not define.
+    BadResultType,
+    /// A top-level member that is not an envelope member, with unknown members rejected.
+    UnknownMember,
+    /// A member whose name case-folds to an envelope name (`ID`, `Method`): hardened profile.
+    CaseFoldedMember,
+    /// An unpaired surrogate escape in `method` or a string id: hardened profile.
+    LoneSurrogate,
+    /// A control character in `method`: hardened profile.
+    ControlInMethod,
+    /// A numeric id that is not an integer within ±(2^53 − 1): hardened profile.
+    UnsafeNumericId,
+}
+
+impl DecodeError {
+    /// The error code of the reply this rejection calls for: -32700 when the frame is not
+    /// JSON, -32600 otherwise.
+    pub const fn code(self) -> ErrorCode {
+        if self.is_parse_error() {
+            ErrorCode::PARSE_ERROR
+        } else {
+            ErrorCode::INVALID_REQUEST
+        }
+    }
+
+    /// Whether the frame is not JSON at all.
+    pub const fn is_parse_error(self) -> bool {
+        matches!(
+            self,
+            DecodeError::Syntax(_)
+                | DecodeError::InvalidUtf8
+                | DecodeError::TrailingData
+                | DecodeError::Empty
+        )
+    }
+
+    /// A short description, suitable for logs and for an error reply's `data`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DecodeError::Syntax(e) => e.as_str(),
+            DecodeError::InvalidUtf8 => "frame is not valid UTF-8",
+            DecodeError::TrailingData => "data after the JSON value",
+            DecodeError::Empty => "empty frame",
+            DecodeError::NotAnObject => "message is not a JSON object",
+            DecodeError::BatchNotAllowed => "batches are not allowed",
+            DecodeError::EmptyBatch => "empty batch",
+            DecodeError::MissingVersion => "missing \"jsonrpc\" member",
+            DecodeError::BadVersion => "\"jsonrpc\" must be exactly \"2.0\"",
+            DecodeError::DuplicateMember(_) => "duplicate envelope member",
+            DecodeError::BadIdType => "id must be a string, a number or null",
+            DecodeError::NullId => "id must not be null",
+            DecodeError::NonIntegerId => "id must be a string or an integer",
+            DecodeError::IdTooLong => "id too long",
+            DecodeError::MethodNotString => "method must be a string",
+            DecodeError::MethodTooLong => "method too long",
+            DecodeError::BadParams => "params must be an object or an array",
+            DecodeError::ParamsNotObject => "params must be an object",
+            DecodeError::MethodInResponse => "method together with result or error",
+            DecodeError::ResultAndError => "both result and error",
+            DecodeError::NoMethodNoResult => "none of method, result, error",
+            DecodeError::MissingId => "response without id",
+            DecodeError::NullIdInSuccess => "success response with null id",
+            DecodeError::BadErrorObject(_) => "malformed error object",
+            DecodeError::ResultNotObject => "result must be an object",
+            DecodeError::BadResultType => "unknown resultType",
+            DecodeError::UnknownMember => "unknown top-level member",
+            DecodeError::CaseFoldedMember => "member name case-folds to an envelope member",
+            DecodeError::LoneSurrogate => "unpaired surrogate in an envelope string",
+            DecodeError::ControlInMethod => "control character in method",
+            DecodeError::UnsafeNumericId => "numeric id outside the exactly representable range",
+        }
+    }
+}
+
+impl From<ScanError> for DecodeError {
+    fn from(e: ScanError) -> Self {
+        DecodeError::Syntax(e)
+    }
+}
+
+impl core::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            DecodeError::DuplicateMember(m) => write!(f, "duplicate \"{}\" member", m.name()),
+            DecodeError::BadErrorObject(m) => write!(f, "malformed error object ({})", m.name()),
+            _ => f.write_str(self.as_str()),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for DecodeError {}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ScanError {}

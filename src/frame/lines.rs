@@ -1,0 +1,255 @@
+//! Newline-delimited framing (MCP's stdio transport), with the semantics of tokio-util's
+//! `LinesCodec` made finite: a cursor so a partial line is never rescanned, `\r\n` accepted,
+//! blank lines skipped, the last unterminated line delivered at end of stream, and an
+//! over-long line reported once and then discarded without buffering it.
+
+use bytes::{Buf, Bytes, BytesMut};
+
+/// A bad frame. The stream goes on after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// A line longer than the frame limit. It is reported when the limit is crossed and then
+    /// discarded up to its newline; `offset` is where it started in the stream.
+    TooLong {
+        /// Stream offset of the first byte of the over-long line.
+        offset: u64,
+    },
+}
+
+impl core::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            FrameError::TooLong { offset } => {
+                write!(f, "frame starting at byte {offset} exceeds the frame limit")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for FrameError {}
+
+/// Whether `line` holds nothing but JSON whitespace.
+#[inline]
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| crate::scan::scalar::is_ws(b))
+}
+
+/// Strips the line terminator (`\n`, and a `\r` before it).
+#[inline]
+fn without_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Cuts newline-delimited frames out of a [`BytesMut`] read buffer, handing each out as
+/// frozen [`Bytes`] without copying.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::LineFramer;
+/// let mut framer = LineFramer::new(1024);
+/// let mut buf = BytesMut::from(&b"{\"a\":1}\r\n\n{\"b\""[..]);
+/// assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"{\"a\":1}"[..]);
+/// assert_eq!(framer.decode(&mut buf).unwrap(), None); // blank line skipped, then partial
+/// buf.extend_from_slice(b":2}");
+/// assert_eq!(framer.decode_eof(&mut buf).unwrap().unwrap(), &b"{\"b\":2}"[..]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineFramer {
+    /// Where to resume the newline search in the buffer: bytes before it hold no newline.
+    next_index: usize,
+    max_frame: usize,
+    discarding: bool,
+    /// Stream offset of the buffer's first byte.
+    consumed: u64,
+    last_offset: u64,
+    yield_blank: bool,
+}
+
+impl LineFramer {
+    /// A framer whose frames are at most `max_frame` bytes (terminator excluded).
+    pub fn new(max_frame: usize) -> Self {
+        LineFramer {
+            next_index: 0,
+            max_frame,
+            discarding: false,
+            consumed: 0,
+            last_offset: 0,
+            yield_blank: false,
+        }
+    }
+
+    /// Also hand out blank lines (as empty or whitespace-only frames) instead of skipping
+    /// them, for tools that report every line.
+    pub fn yield_blank_lines(mut self, yes: bool) -> Self {
+        self.yield_blank = yes;
+        self
+    }
+
+    /// The frame limit.
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    /// Stream offset of the first byte of the frame (or over-long line) last handed out.
+    pub fn last_offset(&self) -> u64 {
+        self.last_offset
+    }
+
+    /// Stream offset of the first byte still in the buffer.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    #[inline]
+    fn advance(&mut self, buf: &mut BytesMut, n: usize) {
+        buf.advance(n);
+        self.consumed += n as u64;
+    }
+
+    /// The next complete frame in `buf`, `Ok(None)` when more bytes are needed, or an error
+    /// for an over-long line (reported once; the following lines still come).
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
+        loop {
+            // A frame of max_frame bytes may be followed by "\r\n".
+            let read_to = buf.len().min(self.max_frame.saturating_add(2));
+            let newline = memchr::memchr(b'\n', &buf[self.next_index..read_to]);
+            match (self.discarding, newline) {
+                (true, Some(at)) => {
+                    let n = self.next_index + at + 1;
+                    self.advance(buf, n);
+                    self.next_index = 0;
+                    self.discarding = false;
+                }
+                (true, None) => {
+                    let n = buf.len();
+                    self.advance(buf, n);
+                    self.next_index = 0;
+                    return Ok(None);
+                }
+                (false, Some(at)) => {
+                    let end = self.next_index + at + 1;
+                    self.next_index = 0;
+                    let offset = self.consumed;
+                    let line = without_terminator(&buf[..end]).len();
+                    if line > self.max_frame {
+                        // Only "\r\n" fitted in the look-ahead; the line itself is too long.
+                        self.last_offset = offset;
+                        self.advance(buf, end);
+                        return Err(FrameError::TooLong { offset });
+                    }
+                    self.consumed += end as u64;
+                    let mut frame = buf.split_to(end);
+                    frame.truncate(line);
+                    if !self.yield_blank && is_blank(&frame) {
+                        continue;
+                    }
+                    self.last_offset = offset;
+                    return Ok(Some(frame.freeze()));
+                }
+                (false, None) if buf.len() > self.max_frame.saturating_add(1) => {
+                    self.discarding = true;
+                    self.last_offset = self.consumed;
+                    let n = buf.len();
+                    self.advance(buf, n);
+                    self.next_index = 0;
+                    return Err(FrameError::TooLong {
+                        offset: self.last_offset,
+                    });
+                }
+                (false, None) => {
+                    self.next_index = read_to;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Like [`decode`](Self::decode), at end of stream: a final line without a newline is
+    /// delivered as a frame (blank ones skipped), and an unfinished over-long line is dropped.
+    pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
+        if let Some(frame) = self.decode(buf)? {
+            return Ok(Some(frame));
+        }
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        self.next_index = 0;
+        if self.discarding {
+            self.discarding = false;
+            let n = buf.len();
+            self.advance(buf, n);
+            return Ok(None);
+        }
+        let offset = self.consumed;
+        let n = buf.len();
+        self.consumed += n as u64;
+        let mut frame = buf.split_to(n);
+        let line = without_terminator(&frame).len();
+        if line > self.max_frame {
+            self.last_offset = offset;
+            return Err(FrameError::TooLong { offset });
+        }
+        frame.truncate(line);
+        if !self.yield_blank && is_blank(&frame) {
+            return Ok(None);
+        }
+        self.last_offset = offset;
+        Ok(Some(frame.freeze()))
+    }
+}
+
+/// Non-consuming framing of a complete byte slice: yields `(offset, frame)` for every line,
+/// with the same rules as [`LineFramer`] (blank lines skipped, the last line may lack its
+/// newline, over-long lines reported as errors).
+///
+/// ```
+/// use rpcwire::Lines;
+/// let input = b"{\"a\":1}\n\n{\"b\":2}";
+/// let frames: Vec<_> = Lines::new(input, 1024).map(|f| f.unwrap()).collect();
+/// assert_eq!(frames, vec![(0, &b"{\"a\":1}"[..]), (9, &b"{\"b\":2}"[..])]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    input: &'a [u8],
+    pos: usize,
+    max_frame: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// Frames `input` with frames of at most `max_frame` bytes.
+    pub fn new(input: &'a [u8], max_frame: usize) -> Self {
+        Lines {
+            input,
+            pos: 0,
+            max_frame,
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Result<(usize, &'a [u8]), FrameError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let start = self.pos;
+            if start >= self.input.len() {
+                return None;
+            }
+            let rest = &self.input[start..];
+            let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+            self.pos = start + end;
+            let line = without_terminator(&rest[..end]);
+            if line.len() > self.max_frame {
+                return Some(Err(FrameError::TooLong {
+                    offset: start as u64,
+                }));
+            }
+            if !is_blank(line) {
+                return Some(Ok((start, line)));
+            }
+        }
+    }
+}

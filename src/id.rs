@@ -1,0 +1,181 @@
+//! Request ids: the exact wire token, its parsed form, and an owned copy.
+
+use smallvec::SmallVec;
+
+use crate::json::{is_integer_token, parse_i64, JsonStr};
+
+/// What kind of JSON value an id is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdKind {
+    /// A string (`"abc"`); `has_escapes` tells whether the raw token contains a backslash.
+    String {
+        /// Whether the raw token contains escape sequences.
+        has_escapes: bool,
+    },
+    /// A canonical integer token `-?(0|[1-9][0-9]*)`, of any size.
+    Integer,
+    /// Any other number (`1.5`, `1.0`, `1e3`): JSON-RPC allows it, MCP does not.
+    Number,
+    /// `null`: JSON-RPC allows it (and uses it in replies to unreadable requests), MCP does not.
+    Null,
+}
+
+/// A request id as received: the exact wire token (quotes included for strings), so a reply
+/// echoes it byte for byte, plus its parsed kind.
+///
+/// ```
+/// use rpcwire::{Id, IdKind};
+/// let id = Id::from_token(br#""a\"b""#).unwrap();
+/// assert_eq!(id.kind(), IdKind::String { has_escapes: true });
+/// assert_eq!(id.as_str().unwrap().decode(), "a\"b");
+/// assert_eq!(Id::from_token(b"42").unwrap().as_i64(), Some(42));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Id<'a> {
+    raw: &'a [u8],
+    kind: IdKind,
+}
+
+impl<'a> Id<'a> {
+    /// The JSON `null` id.
+    pub const NULL: Id<'static> = Id {
+        raw: b"null",
+        kind: IdKind::Null,
+    };
+
+    /// Builds an id from trusted parts (the decoder has validated the token).
+    #[inline]
+    pub(crate) const fn new(raw: &'a [u8], kind: IdKind) -> Self {
+        Id { raw, kind }
+    }
+
+    /// Parses a standalone id token: a JSON string, number or `null` (no surrounding
+    /// whitespace). Returns `None` for anything else.
+    pub fn from_token(raw: &'a [u8]) -> Option<Self> {
+        let kind = match raw.first()? {
+            b'"' => {
+                let (close, has_escapes) = crate::scan::string_end(raw, 1).ok()?;
+                if close + 1 != raw.len() || core::str::from_utf8(raw).is_err() {
+                    return None;
+                }
+                IdKind::String { has_escapes }
+            }
+            b'n' if raw == b"null" => IdKind::Null,
+            b'-' | b'0'..=b'9' => {
+                if crate::scan::scalar::number_end(raw, 0).ok()? != raw.len() {
+                    return None;
+                }
+                Self::number_kind(raw)
+            }
+            _ => return None,
+        };
+        Some(Id { raw, kind })
+    }
+
+    #[inline]
+    pub(crate) fn number_kind(raw: &[u8]) -> IdKind {
+        if is_integer_token(raw) {
+            IdKind::Integer
+        } else {
+            IdKind::Number
+        }
+    }
+
+    /// The exact wire token, quotes included for strings.
+    #[inline]
+    pub const fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The kind of value.
+    #[inline]
+    pub const fn kind(&self) -> IdKind {
+        self.kind
+    }
+
+    /// Whether this is the `null` id.
+    #[inline]
+    pub fn is_null(&self) -> bool {
+        self.kind == IdKind::Null
+    }
+
+    /// The string, when the id is one.
+    pub fn as_str(&self) -> Option<JsonStr<'a>> {
+        match self.kind {
+            IdKind::String { has_escapes } => Some(JsonStr::from_raw(
+                &self.raw[1..self.raw.len() - 1],
+                has_escapes,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The integer, when the id is a canonical integer token that fits `i64`.
+    #[inline]
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.kind {
+            IdKind::Integer => parse_i64(self.raw),
+            _ => None,
+        }
+    }
+
+    /// An owned copy (inline, no allocation, for tokens up to 22 bytes).
+    pub fn to_owned_id(&self) -> IdBuf {
+        IdBuf {
+            raw: SmallVec::from_slice(self.raw),
+            kind: self.kind,
+        }
+    }
+}
+
+impl core::fmt::Debug for Id<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&alloc::string::String::from_utf8_lossy(self.raw))
+    }
+}
+
+impl core::fmt::Display for Id<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self, f)
+    }
+}
+
+/// An owned id: the wire token kept inline for typical sizes (no heap allocation up to 22
+/// bytes), plus its kind.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct IdBuf {
+    raw: SmallVec<[u8; 22]>,
+    kind: IdKind,
+}
+
+impl IdBuf {
+    /// Borrows this id.
+    #[inline]
+    pub fn as_id(&self) -> Id<'_> {
+        Id {
+            raw: &self.raw,
+            kind: self.kind,
+        }
+    }
+
+    /// An integer id.
+    pub fn from_i64(n: i64) -> IdBuf {
+        let mut b = itoa::Buffer::new();
+        IdBuf {
+            raw: SmallVec::from_slice(b.format(n).as_bytes()),
+            kind: IdKind::Integer,
+        }
+    }
+}
+
+impl core::fmt::Debug for IdBuf {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.as_id(), f)
+    }
+}
+
+impl From<Id<'_>> for IdBuf {
+    fn from(id: Id<'_>) -> Self {
+        id.to_owned_id()
+    }
+}

@@ -1,0 +1,452 @@
+//! Borrowed views of JSON text: [`JsonStr`] (a string kept raw) and [`RawJson`] (a delimited
+//! value), with lazy member lookup that never builds a tree.
+
+use alloc::borrow::Cow;
+use alloc::string::String;
+
+use crate::scan::{self, scalar::skip_ws, Validation};
+
+/// A JSON string as it appears on the wire: the bytes between the quotes, still escaped, and
+/// whether any backslash occurs. Unescaping happens only when asked for.
+///
+/// ```
+/// use rpcwire::JsonStr;
+/// let s = JsonStr::from_raw(br"tools\/call", true);
+/// assert_eq!(s.decode(), "tools/call");
+/// assert!(s.eq_str("tools/call"));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct JsonStr<'a> {
+    raw: &'a [u8],
+    has_escapes: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// Wraps the raw body of a string (between the quotes). `has_escapes` must be `true` when
+    /// `raw` contains a backslash; the body must already be valid JSON string content.
+    #[inline]
+    pub const fn from_raw(raw: &'a [u8], has_escapes: bool) -> Self {
+        JsonStr { raw, has_escapes }
+    }
+
+    /// The escaped bytes between the quotes, exactly as on the wire.
+    #[inline]
+    pub const fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// Whether the raw form contains escape sequences.
+    #[inline]
+    pub const fn has_escapes(&self) -> bool {
+        self.has_escapes
+    }
+
+    /// The decoded string: borrowed when there is nothing to unescape. A lone surrogate
+    /// escape (`\ud800`) decodes to U+FFFD; see [`JsonStr::has_lone_surrogate`].
+    pub fn decode(&self) -> Cow<'a, str> {
+        if !self.has_escapes {
+            // The frame was UTF-8-validated as a whole before any string was handed out.
+            return match core::str::from_utf8(self.raw) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => Cow::Owned(String::from_utf8_lossy(self.raw).into_owned()),
+            };
+        }
+        let mut out = String::with_capacity(self.raw.len());
+        for c in self.chars() {
+            out.push(c);
+        }
+        Cow::Owned(out)
+    }
+
+    /// Compares the decoded string with `s` without allocating.
+    pub fn eq_str(&self, s: &str) -> bool {
+        if !self.has_escapes {
+            return self.raw == s.as_bytes();
+        }
+        let mut rest = s.chars();
+        for c in self.chars() {
+            if rest.next() != Some(c) {
+                return false;
+            }
+        }
+        rest.next().is_none()
+    }
+
+    /// Whether a `\uD800`–`\uDFFF` escape appears without its pair (valid JSON, but not
+    /// representable as Unicode; I-JSON forbids it).
+    pub fn has_lone_surrogate(&self) -> bool {
+        self.has_escapes && Unescape::new(self.raw).any(|u| matches!(u, Unit::LoneSurrogate))
+    }
+
+    /// Whether the decoded string contains a control character (U+0000–U+001F), which can
+    /// only come from an escape.
+    pub fn has_control(&self) -> bool {
+        self.has_escapes && self.chars().any(|c| (c as u32) < 0x20)
+    }
+
+    /// The decoded characters, one at a time (lone surrogates as U+FFFD).
+    pub fn chars(&self) -> impl Iterator<Item = char> + 'a {
+        Unescape::new(self.raw).map(|u| match u {
+            Unit::Char(c) => c,
+            Unit::LoneSurrogate => char::REPLACEMENT_CHARACTER,
+        })
+    }
+}
+
+impl core::fmt::Debug for JsonStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:?}", self.decode())
+    }
+}
+
+enum Unit {
+    Char(char),
+    LoneSurrogate,
+}
+
+/// Decodes an escaped string body. The body was validated by the scanner, so every escape is
+/// well formed; stray cases still decode to something rather than panic.
+struct Unescape<'a> {
+    raw: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Unescape<'a> {
+    fn new(raw: &'a [u8]) -> Self {
+        Unescape { raw, pos: 0 }
+    }
+
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let h = self.raw.get(at..at + 4)?;
+        let s = core::str::from_utf8(h).ok()?;
+        u32::from_str_radix(s, 16).ok()
+    }
+}
+
+impl Iterator for Unescape<'_> {
+    type Item = Unit;
+
+    fn next(&mut self) -> Option<Unit> {
+        let raw = self.raw;
+        let b = *raw.get(self.pos)?;
+        if b != b'\\' {
+            // One UTF-8 sequence.
+            let len = match b {
+                0x00..=0x7f => 1,
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let end = (self.pos + len).min(raw.len());
+            let c = core::str::from_utf8(&raw[self.pos..end])
+                .ok()
+                .and_then(|s| s.chars().next())
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            self.pos = end;
+            return Some(Unit::Char(c));
+        }
+        let esc = raw.get(self.pos + 1).copied().unwrap_or(b'\\');
+        self.pos += 2;
+        let c = match esc {
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let Some(hi) = self.hex4(self.pos) else {
+                    self.pos = raw.len();
+                    return Some(Unit::LoneSurrogate);
+                };
+                self.pos += 4;
+                if (0xd800..0xdc00).contains(&hi) {
+                    let lo = if raw.get(self.pos..self.pos + 2) == Some(b"\\u") {
+                        self.hex4(self.pos + 2)
+                    } else {
+                        None
+                    };
+                    match lo {
+                        Some(lo) if (0xdc00..0xe000).contains(&lo) => {
+                            self.pos += 6;
+                            let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+                            return Some(Unit::Char(char::from_u32(c).unwrap_or('\u{fffd}')));
+                        }
+                        _ => return Some(Unit::LoneSurrogate),
+                    }
+                }
+                match char::from_u32(hi) {
+                    Some(c) => c,
+                    None => return Some(Unit::LoneSurrogate),
+                }
+            }
+            other => other as char,
+        };
+        Some(Unit::Char(c))
+    }
+}
+
+/// The type of a JSON value, read from its first byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JsonKind {
+    /// `{...}`
+    Object,
+    /// `[...]`
+    Array,
+    /// `"..."`
+    String,
+    /// A number.
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// `null`.
+    Null,
+}
+
+impl JsonKind {
+    /// The kind of the value starting with byte `b` (`None` if no JSON value starts so).
+    #[inline]
+    pub const fn of_first_byte(b: u8) -> Option<JsonKind> {
+        Some(match b {
+            b'{' => JsonKind::Object,
+            b'[' => JsonKind::Array,
+            b'"' => JsonKind::String,
+            b'-' | b'0'..=b'9' => JsonKind::Number,
+            b't' | b'f' => JsonKind::Bool,
+            b'n' => JsonKind::Null,
+            _ => return None,
+        })
+    }
+}
+
+/// One complete JSON value, borrowed from a frame exactly as it was received.
+///
+/// Member lookup walks the object once with the same skip primitive as the decoder.
+///
+/// ```
+/// use rpcwire::RawJson;
+/// let v = RawJson::new(br#"{"name":"get_weather","_meta":{"progressToken":7}}"#).unwrap();
+/// assert_eq!(v.get("name").unwrap().as_str().unwrap().decode(), "get_weather");
+/// assert_eq!(v.pointer(&["_meta", "progressToken"]).unwrap().as_bytes(), b"7");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RawJson<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> RawJson<'a> {
+    /// Checks (lazily, see [`Validation::Lazy`]) that `bytes` is exactly one JSON value,
+    /// surrounding whitespace allowed, and wraps the value without the whitespace.
+    pub fn new(bytes: &'a [u8]) -> Option<Self> {
+        let start = skip_ws(bytes, 0);
+        let end = scan::skip_value(bytes, start, 0, u32::MAX, Validation::Lazy).ok()?;
+        if skip_ws(bytes, end) != bytes.len() || core::str::from_utf8(bytes).is_err() {
+            return None;
+        }
+        Some(RawJson {
+            bytes: &bytes[start..end],
+        })
+    }
+
+    /// Wraps bytes already known to hold exactly one delimited JSON value.
+    #[inline]
+    pub(crate) const fn trusted(bytes: &'a [u8]) -> Self {
+        RawJson { bytes }
+    }
+
+    /// The value's exact bytes.
+    #[inline]
+    pub const fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The value's exact text.
+    #[inline]
+    pub fn as_text(&self) -> &'a str {
+        // Frames are UTF-8-validated before any value is handed out.
+        core::str::from_utf8(self.bytes).unwrap_or("")
+    }
+
+    /// The value's type.
+    #[inline]
+    pub fn kind(&self) -> JsonKind {
+        self.bytes
+            .first()
+            .and_then(|&b| JsonKind::of_first_byte(b))
+            .unwrap_or(JsonKind::Null)
+    }
+
+    /// The string, when this value is one.
+    pub fn as_str(&self) -> Option<JsonStr<'a>> {
+        let b = self.bytes;
+        if b.len() >= 2 && b[0] == b'"' {
+            let body = &b[1..b.len() - 1];
+            Some(JsonStr::from_raw(
+                body,
+                memchr::memchr(b'\\', body).is_some(),
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The number, when this value is an integer that fits `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        parse_i64(self.bytes)
+    }
+
+    /// The number, when this value is a number (as `f64`, rounding as usual).
+    pub fn as_f64(&self) -> Option<f64> {
+        if self.kind() != JsonKind::Number {
+            return None;
+        }
+        core::str::from_utf8(self.bytes).ok()?.parse().ok()
+    }
+
+    /// The member `key` of this object (keys compared after unescaping). `None` when this is
+    /// not an object, when the key is absent, and when the key occurs more than once: a
+    /// duplicated member is ambiguous (parsers disagree on which one wins), and rpcwire's rule
+    /// for ambiguity is the envelope's: refuse it.
+    pub fn get(&self, key: &str) -> Option<RawJson<'a>> {
+        let mut found = None;
+        for (k, v) in self.members() {
+            if k.eq_str(key) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// Follows a path of object keys (`["_meta", "progressToken"]`).
+    pub fn pointer(&self, path: &[&str]) -> Option<RawJson<'a>> {
+        path.iter().try_fold(*self, |v, k| v.get(k))
+    }
+
+    /// The members of this object, in order (empty when this is not an object). Iteration
+    /// stops early on malformed content that lazy validation let through.
+    pub fn members(&self) -> Members<'a> {
+        let pos = if self.kind() == JsonKind::Object {
+            1
+        } else {
+            self.bytes.len()
+        };
+        Members {
+            bytes: self.bytes,
+            pos,
+        }
+    }
+
+    /// The elements of this array, in order (empty when this is not an array).
+    pub fn elements(&self) -> Elements<'a> {
+        let pos = if self.kind() == JsonKind::Array {
+            1
+        } else {
+            self.bytes.len()
+        };
+        Elements {
+            bytes: self.bytes,
+            pos,
+        }
+    }
+}
+
+impl core::fmt::Debug for RawJson<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_text())
+    }
+}
+
+/// Skips the value at `i` inside an already delimited value; returns the index after it.
+fn skip_inner(bytes: &[u8], i: usize) -> Option<usize> {
+    scan::skip_value(bytes, i, 0, u32::MAX, Validation::Lazy).ok()
+}
+
+/// Iterator over an object's members: `(key, value)`.
+#[derive(Debug, Clone)]
+pub struct Members<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (JsonStr<'a>, RawJson<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.bytes;
+        let mut i = skip_ws(b, self.pos);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+        if b.get(i) != Some(&b'"') {
+            self.pos = b.len();
+            return None;
+        }
+        let (close, esc) = scan::string_end(b, i + 1).ok()?;
+        let key = JsonStr::from_raw(&b[i + 1..close], esc);
+        i = skip_ws(b, close + 1);
+        if b.get(i) != Some(&b':') {
+            self.pos = b.len();
+            return None;
+        }
+        let start = skip_ws(b, i + 1);
+        let Some(end) = skip_inner(b, start) else {
+            self.pos = b.len();
+            return None;
+        };
+        self.pos = end;
+        Some((key, RawJson::trusted(&b[start..end])))
+    }
+}
+
+/// Iterator over an array's elements.
+#[derive(Debug, Clone)]
+pub struct Elements<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = RawJson<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.bytes;
+        let mut i = skip_ws(b, self.pos);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+        match b.get(i) {
+            None | Some(b']') => {
+                self.pos = b.len();
+                return None;
+            }
+            _ => {}
+        }
+        let Some(end) = skip_inner(b, i) else {
+            self.pos = b.len();
+            return None;
+        };
+        self.pos = end;
+        Some(RawJson::trusted(&b[i..end]))
+    }
+}
+
+/// Parses a canonical JSON integer token (`-?(0|[1-9][0-9]*)`) that fits `i64`.
+pub(crate) fn parse_i64(t: &[u8]) -> Option<i64> {
+    if !is_integer_token(t) {
+        return None;
+    }
+    core::str::from_utf8(t).ok()?.parse().ok()
+}
+
+/// Whether `t` is a canonical JSON integer token `-?(0|[1-9][0-9]*)`, of any size.
+pub(crate) fn is_integer_token(t: &[u8]) -> bool {
+    let digits = t.strip_prefix(b"-").unwrap_or(t);
+    match digits {
+        [] => false,
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}

@@ -1,0 +1,389 @@
+//! Decoded messages: borrowed views of a frame ([`Message`]) and their owned, zero-copy form
+//! ([`OwnedMessage`]).
+
+use bytes::Bytes;
+
+use crate::envelope::{Envelope, Reject, Span};
+use crate::error::{DecodeError, ErrorCode};
+use crate::id::Id;
+use crate::json::{JsonStr, RawJson};
+
+/// The five shapes a valid frame can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A request: `id` and `method`; must be answered.
+    Request,
+    /// A notification: `method` and no `id` member; never answered.
+    Notification,
+    /// A success response: `id` and `result`.
+    Response,
+    /// An error response: `error`, and an `id` unless the request's id could not be read.
+    ErrorResponse,
+    /// A JSON-RPC batch (top-level array), in the dialect that allows it.
+    Batch,
+}
+
+impl Kind {
+    /// The name used in reports (`request`, `notification`, `success_response`,
+    /// `error_response`, `batch`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Request => "request",
+            Kind::Notification => "notification",
+            Kind::Response => "success_response",
+            Kind::ErrorResponse => "error_response",
+            Kind::Batch => "batch",
+        }
+    }
+}
+
+/// A request: the peer waits for a reply carrying the same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// The id, exactly as received.
+    pub id: Id<'a>,
+    /// The method name (raw; [`JsonStr::decode`] unescapes).
+    pub method: JsonStr<'a>,
+    /// The raw `params` value, if present (an object or an array).
+    pub params: Option<RawJson<'a>>,
+}
+
+/// A notification: never answered, not even with an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Notification<'a> {
+    /// The method name.
+    pub method: JsonStr<'a>,
+    /// The raw `params` value, if present.
+    pub params: Option<RawJson<'a>>,
+}
+
+/// A success response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Response<'a> {
+    /// The id of the request this answers.
+    pub id: Id<'a>,
+    /// The raw `result` value.
+    pub result: RawJson<'a>,
+}
+
+/// The `error` member of an error response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorObject<'a> {
+    /// `error.code`.
+    pub code: ErrorCode,
+    /// `error.message`.
+    pub message: JsonStr<'a>,
+    /// The raw `error.data` value, if present.
+    pub data: Option<RawJson<'a>>,
+}
+
+/// An error response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorResponse<'a> {
+    /// The id of the request this answers: `None` when the member is absent (MCP's form for
+    /// "the request's id could not be read"); `Some(Id::NULL)` for JSON-RPC's `"id": null`.
+    pub id: Option<Id<'a>>,
+    /// The error.
+    pub error: ErrorObject<'a>,
+}
+
+/// A JSON-RPC batch, kept raw; iterate its elements with [`RawJson::elements`] and decode
+/// each with the same decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Batch<'a> {
+    /// The whole array.
+    pub raw: RawJson<'a>,
+}
+
+/// A decoded message, borrowing the frame it came from.
+///
+/// ```
+/// use rpcwire::{Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}"#;
+/// match Decoder::mcp().decode(frame) {
+///     Ok(Message::Request(req)) => {
+///         assert_eq!(req.id.raw(), b"7");
+///         assert!(req.method.eq_str("tools/call"));
+///         assert_eq!(req.params.unwrap().as_bytes(), br#"{"name":"x"}"#);
+///     }
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Message<'a> {
+    /// A request.
+    Request(Request<'a>),
+    /// A notification.
+    Notification(Notification<'a>),
+    /// A success response.
+    Response(Response<'a>),
+    /// An error response.
+    ErrorResponse(ErrorResponse<'a>),
+    /// A batch (JSON-RPC dialect only).
+    Batch(Batch<'a>),
+}
+
+impl<'a> Message<'a> {
+    /// The message's shape.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Message::Request(_) => Kind::Request,
+            Message::Notification(_) => Kind::Notification,
+            Message::Response(_) => Kind::Response,
+            Message::ErrorResponse(_) => Kind::ErrorResponse,
+            Message::Batch(_) => Kind::Batch,
+        }
+    }
+
+    /// The id, for requests and responses that carry one.
+    pub fn id(&self) -> Option<Id<'a>> {
+        match self {
+            Message::Request(r) => Some(r.id),
+            Message::Response(r) => Some(r.id),
+            Message::ErrorResponse(r) => r.id,
+            Message::Notification(_) | Message::Batch(_) => None,
+        }
+    }
+
+    /// The method, for requests and notifications.
+    pub fn method(&self) -> Option<JsonStr<'a>> {
+        match self {
+            Message::Request(r) => Some(r.method),
+            Message::Notification(n) => Some(n.method),
+            _ => None,
+        }
+    }
+
+    /// The raw `params`, for requests and notifications that carry them.
+    pub fn params(&self) -> Option<RawJson<'a>> {
+        match self {
+            Message::Request(r) => r.params,
+            Message::Notification(n) => n.params,
+            _ => None,
+        }
+    }
+}
+
+/// Where the id the reply must carry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyId<'a> {
+    /// Echo this id, byte for byte.
+    Id(Id<'a>),
+    /// `"id": null` (JSON-RPC's form when the request's id could not be read).
+    Null,
+    /// Omit the `id` member (MCP ≥ 2025-11-25's form).
+    Absent,
+}
+
+impl ReplyId<'_> {
+    /// The wire token (`null` for [`ReplyId::Null`]) or `None` for [`ReplyId::Absent`].
+    pub fn token(&self) -> Option<&[u8]> {
+        match self {
+            ReplyId::Id(id) => Some(id.raw()),
+            ReplyId::Null => Some(b"null"),
+            ReplyId::Absent => None,
+        }
+    }
+}
+
+/// The error reply a rejected frame calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reply<'a> {
+    /// The error code (-32700 or -32600).
+    pub code: ErrorCode,
+    /// The id the reply carries.
+    pub id: ReplyId<'a>,
+}
+
+/// A frame that is not a valid message, with everything needed to answer it (or to know it
+/// must not be answered).
+///
+/// ```
+/// use rpcwire::{Decoder, ErrorCode, ReplyId};
+/// let rej = Decoder::jsonrpc().decode(br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#).unwrap_err();
+/// let reply = rej.reply().unwrap();
+/// assert_eq!(reply.code, ErrorCode::INVALID_REQUEST);
+/// assert!(matches!(reply.id, ReplyId::Id(id) if id.raw() == b"1"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rejection<'a> {
+    pub(crate) error: DecodeError,
+    pub(crate) id: Option<Id<'a>>,
+    pub(crate) is_response: bool,
+    pub(crate) unreadable_id: ReplyId<'static>,
+}
+
+impl<'a> Rejection<'a> {
+    /// Why the frame was rejected.
+    pub fn error(&self) -> DecodeError {
+        self.error
+    }
+
+    /// The frame's id, when it could be read and is valid for the dialect.
+    pub fn id(&self) -> Option<Id<'a>> {
+        self.id
+    }
+
+    /// Whether the frame was a (malformed) response: nobody answers it, but a caller may fail
+    /// the pending request its [`id`](Self::id) names.
+    pub fn is_response(&self) -> bool {
+        self.is_response
+    }
+
+    /// The error reply to send, or `None` when none may be sent (a malformed response).
+    pub fn reply(&self) -> Option<Reply<'a>> {
+        if self.is_response {
+            return None;
+        }
+        let id = match self.id {
+            Some(id) if !self.error.is_parse_error() => ReplyId::Id(id),
+            _ => self.unreadable_id,
+        };
+        Some(Reply {
+            code: self.error.code(),
+            id,
+        })
+    }
+
+    /// The report name of this outcome: `parse_error`, `invalid`, or `invalid_response`.
+    pub fn kind_str(&self) -> &'static str {
+        if self.is_response {
+            "invalid_response"
+        } else if self.error.is_parse_error() {
+            "parse_error"
+        } else {
+            "invalid"
+        }
+    }
+}
+
+impl Envelope {
+    /// The borrowed view of this envelope over the frame it was decoded from.
+    pub(crate) fn view<'a>(&self, frame: &'a [u8]) -> Message<'a> {
+        let raw = |s: Span| RawJson::trusted(&frame[s.range()]);
+        let id = self.id.map(|(s, kind)| Id::new(&frame[s.range()], kind));
+        let text = self
+            .text
+            .map(|(s, esc)| JsonStr::from_raw(&frame[s.range()], esc));
+        match self.kind {
+            Kind::Request => Message::Request(Request {
+                id: id.unwrap_or(Id::NULL),
+                method: text.unwrap_or(JsonStr::from_raw(b"", false)),
+                params: self.payload.map(raw),
+            }),
+            Kind::Notification => Message::Notification(Notification {
+                method: text.unwrap_or(JsonStr::from_raw(b"", false)),
+                params: self.payload.map(raw),
+            }),
+            Kind::Response => Message::Response(Response {
+                id: id.unwrap_or(Id::NULL),
+                result: self.payload.map(raw).unwrap_or(RawJson::trusted(b"null")),
+            }),
+            Kind::ErrorResponse => Message::ErrorResponse(ErrorResponse {
+                id,
+                error: ErrorObject {
+                    code: ErrorCode(self.error_code),
+                    message: text.unwrap_or(JsonStr::from_raw(b"", false)),
+                    data: self.error_data.map(raw),
+                },
+            }),
+            Kind::Batch => Message::Batch(Batch {
+                raw: self.payload.map(raw).unwrap_or(RawJson::trusted(b"[]")),
+            }),
+        }
+    }
+}
+
+/// A decoded message that owns its frame: the frame's [`Bytes`] plus the spans of the envelope
+/// members. `Send + 'static`, made without copying the frame.
+///
+/// ```
+/// use bytes::Bytes;
+/// use rpcwire::{Decoder, OwnedMessage};
+/// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+/// let msg = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap();
+/// std::thread::spawn(move || assert!(msg.message().method().unwrap().eq_str("notifications/initialized")))
+///     .join()
+///     .unwrap();
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct OwnedMessage {
+    frame: Bytes,
+    envelope: Envelope,
+}
+
+impl OwnedMessage {
+    /// Decodes `frame` and keeps it, or hands back the rejection together with the frame.
+    pub fn decode(decoder: &crate::Decoder, frame: Bytes) -> Result<OwnedMessage, OwnedRejection> {
+        match decoder.decode_spans(&frame) {
+            Ok(envelope) => Ok(OwnedMessage { frame, envelope }),
+            Err(reject) => Err(OwnedRejection {
+                frame,
+                reject,
+                unreadable_id: decoder.options().unreadable_id,
+            }),
+        }
+    }
+
+    /// The borrowed view.
+    pub fn message(&self) -> Message<'_> {
+        self.envelope.view(&self.frame)
+    }
+
+    /// The frame's bytes, exactly as received (without the line terminator).
+    pub fn frame(&self) -> &Bytes {
+        &self.frame
+    }
+
+    /// The message's shape.
+    pub fn kind(&self) -> Kind {
+        self.envelope.kind
+    }
+}
+
+impl core::fmt::Debug for OwnedMessage {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.message(), f)
+    }
+}
+
+/// A rejected frame that owns its bytes: the owned counterpart of [`Rejection`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct OwnedRejection {
+    frame: Bytes,
+    reject: Reject,
+    unreadable_id: ReplyId<'static>,
+}
+
+impl OwnedRejection {
+    /// The borrowed view.
+    pub fn rejection(&self) -> Rejection<'_> {
+        self.reject.view(&self.frame, self.unreadable_id)
+    }
+
+    /// The frame's bytes, exactly as received.
+    pub fn frame(&self) -> &Bytes {
+        &self.frame
+    }
+}
+
+impl Reject {
+    pub(crate) fn view<'a>(
+        &self,
+        frame: &'a [u8],
+        unreadable_id: ReplyId<'static>,
+    ) -> Rejection<'a> {
+        Rejection {
+            error: self.error,
+            id: self.id.map(|(s, kind)| Id::new(&frame[s.range()], kind)),
+            is_response: self.is_response,
+            unreadable_id,
+        }
+    }
+}
+
+impl core::fmt::Debug for OwnedRejection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.rejection(), f)
+    }
+}

@@ -1,0 +1,143 @@
+//! Value skipping and string scanning: the one primitive the decoder uses to step over
+//! everything it does not decode.
+//!
+//! [`skip_value`] is the safe entry point. It dispatches to the fastest kernel the CPU
+//! supports; the portable [`scalar`] kernel is the reference the others are tested against.
+
+use smallvec::SmallVec;
+
+pub mod scalar;
+
+/// How much of a payload value is checked while it is skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Validation {
+    /// Strings closed with valid escapes and no raw control bytes, brackets matched and
+    /// correctly nested, depth limited, bytes outside strings drawn from the JSON alphabet.
+    /// Scalars standing alone are fully validated. Token order inside containers
+    /// (`{"a" 1}`) is not checked.
+    #[default]
+    Lazy,
+    /// Full RFC 8259 validation of every value.
+    Strict,
+}
+
+/// Why a value could not be skipped. Every variant means the frame is not JSON (-32700).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ScanError {
+    /// The input ended inside the value.
+    UnexpectedEnd,
+    /// A byte that cannot appear here.
+    UnexpectedByte,
+    /// A raw control character (U+0000..U+001F) inside a string.
+    ControlInString,
+    /// A backslash escape that JSON does not define.
+    BadEscape,
+    /// A malformed number.
+    BadNumber,
+    /// A closing bracket that does not match the innermost open one.
+    Mismatched,
+    /// Nesting deeper than the configured limit.
+    TooDeep,
+}
+
+impl ScanError {
+    /// A short description, suitable for the `data` of a parse-error reply.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ScanError::UnexpectedEnd => "unexpected end of input",
+            ScanError::UnexpectedByte => "unexpected byte",
+            ScanError::ControlInString => "raw control character in string",
+            ScanError::BadEscape => "invalid escape sequence",
+            ScanError::BadNumber => "malformed number",
+            ScanError::Mismatched => "mismatched bracket",
+            ScanError::TooDeep => "nesting too deep",
+        }
+    }
+}
+
+impl core::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A stack of one bit per open container (`true` = object), inline for the first 256 levels.
+pub(crate) struct NestingStack {
+    words: SmallVec<[u64; 4]>,
+    len: usize,
+}
+
+impl NestingStack {
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        NestingStack {
+            words: SmallVec::new(),
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, is_object: bool) -> Result<(), ScanError> {
+        let (word, bit) = (self.len / 64, self.len % 64);
+        if word == self.words.len() {
+            self.words.push(0);
+        }
+        let mask = 1u64 << bit;
+        if is_object {
+            self.words[word] |= mask;
+        } else {
+            self.words[word] &= !mask;
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    #[inline(always)]
+    pub(crate) fn top(&self) -> Option<bool> {
+        let i = self.len.checked_sub(1)?;
+        Some(self.words[i / 64] & (1 << (i % 64)) != 0)
+    }
+
+    #[inline(always)]
+    pub(crate) fn pop(&mut self) -> Option<bool> {
+        let top = self.top()?;
+        self.len -= 1;
+        Some(top)
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Skips the JSON value that starts at `buf[start]` (no leading whitespace), nested inside
+/// `depth` open containers. Returns the index just after the value.
+///
+/// ```
+/// use rpcwire::scan::{skip_value, Validation};
+/// let buf = br#"{"a":[1,"]"]} tail"#;
+/// assert_eq!(skip_value(buf, 0, 0, 128, Validation::Lazy), Ok(13));
+/// ```
+#[inline]
+pub fn skip_value(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    validation: Validation,
+) -> Result<usize, ScanError> {
+    match buf.get(start) {
+        None => Err(ScanError::UnexpectedEnd),
+        Some(b'{' | b'[') => scalar::skip_container(buf, start, depth, max_depth, validation),
+        Some(_) => scalar::scalar_end(buf, start),
+    }
+}
+
+/// Scans a string body that starts at `start` (just after the opening quote). Returns the
+/// index of the closing quote and whether the body contains escapes.
+#[inline]
+pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    scalar::string_end(buf, start)
+}

@@ -1,0 +1,325 @@
+//! The portable, safe scanner: the reference every SIMD kernel is tested against, the path
+//! Miri runs, and the fallback on CPUs without the SIMD features.
+//!
+//! Skipping is iterative (no recursion), so nesting depth costs a bit per level on a fixed
+//! stack, never a call frame.
+
+use super::{NestingStack, ScanError, Validation};
+
+/// `true` for the four JSON whitespace bytes (RFC 8259 §2).
+#[inline(always)]
+pub(crate) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Index of the first non-whitespace byte at or after `i` (or `buf.len()`).
+#[inline(always)]
+pub(crate) fn skip_ws(buf: &[u8], mut i: usize) -> usize {
+    while i < buf.len() && is_ws(buf[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Bytes that may appear outside strings inside a container in lazy mode: structure,
+/// whitespace, and the characters numbers and the literals `true`/`false`/`null` are made of.
+/// Anything else (`N`aN, `I`nfinity, comments, single quotes, NBSP) cannot be JSON.
+pub(crate) const fn lazy_allowed_table() -> [bool; 256] {
+    let mut t = [false; 256];
+    let allowed = b" \t\n\r{}[],:0123456789-+.eEtrufalsn";
+    let mut i = 0;
+    while i < allowed.len() {
+        t[allowed[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+pub(crate) static LAZY_ALLOWED: [bool; 256] = lazy_allowed_table();
+
+/// Scans the body of a string whose opening quote is at `start - 1`.
+///
+/// Returns the index of the closing quote and whether the body contains a backslash.
+/// Rejects raw control characters (U+0000..U+001F) and malformed escapes; accepts lone
+/// surrogate escapes (they are valid JSON text; the hardened profile checks them separately).
+pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    let mut i = start;
+    let mut escaped = false;
+    while i < buf.len() {
+        let b = buf[i];
+        match b {
+            b'"' => return Ok((i, escaped)),
+            b'\\' => {
+                escaped = true;
+                i = escape_end(buf, i)?;
+                continue;
+            }
+            0x00..=0x1f => return Err(ScanError::ControlInString),
+            _ => {}
+        }
+        i += 1;
+    }
+    Err(ScanError::UnexpectedEnd)
+}
+
+/// Validates the escape sequence whose backslash is at `i`; returns the index after it.
+#[inline]
+pub(crate) fn escape_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
+    match buf.get(i + 1) {
+        None => Err(ScanError::UnexpectedEnd),
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
+        Some(b'u') => {
+            let hex = buf.get(i + 2..i + 6).ok_or(ScanError::UnexpectedEnd)?;
+            if hex.iter().all(u8::is_ascii_hexdigit) {
+                Ok(i + 6)
+            } else {
+                Err(ScanError::BadEscape)
+            }
+        }
+        Some(_) => Err(ScanError::BadEscape),
+    }
+}
+
+/// Validates a number per RFC 8259 starting at `i`; returns the index after it.
+pub fn number_end(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    let digits = |buf: &[u8], mut i: usize| {
+        let s = i;
+        while i < buf.len() && buf[i].is_ascii_digit() {
+            i += 1;
+        }
+        (i, i - s)
+    };
+    if buf.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match buf.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(buf, i).0,
+        Some(_) => return Err(ScanError::BadNumber),
+        None => return Err(ScanError::UnexpectedEnd),
+    }
+    if buf.get(i) == Some(&b'.') {
+        let (j, n) = digits(buf, i + 1);
+        if n == 0 {
+            return Err(if j >= buf.len() {
+                ScanError::UnexpectedEnd
+            } else {
+                ScanError::BadNumber
+            });
+        }
+        i = j;
+    }
+    if matches!(buf.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(buf.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let (j, n) = digits(buf, i);
+        if n == 0 {
+            return Err(if j >= buf.len() {
+                ScanError::UnexpectedEnd
+            } else {
+                ScanError::BadNumber
+            });
+        }
+        i = j;
+    }
+    Ok(i)
+}
+
+/// Validates one of the literals `true`, `false`, `null` at `i`; returns the index after it.
+#[inline]
+pub(crate) fn literal_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
+    let lit: &[u8] = match buf[i] {
+        b't' => b"true",
+        b'f' => b"false",
+        b'n' => b"null",
+        _ => return Err(ScanError::UnexpectedByte),
+    };
+    match buf.get(i..i + lit.len()) {
+        Some(s) if s == lit => Ok(i + lit.len()),
+        Some(_) => Err(ScanError::UnexpectedByte),
+        None if buf[i..] == lit[..buf.len() - i] => Err(ScanError::UnexpectedEnd),
+        None => Err(ScanError::UnexpectedByte),
+    }
+}
+
+/// Skips one scalar (string, number, literal) at `i`; returns the index after it.
+#[inline]
+pub(crate) fn scalar_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
+    match buf[i] {
+        b'"' => string_end(buf, i + 1).map(|(end, _)| end + 1),
+        b'-' | b'0'..=b'9' => number_end(buf, i),
+        b't' | b'f' | b'n' => literal_end(buf, i),
+        _ => Err(ScanError::UnexpectedByte),
+    }
+}
+
+/// Skips the container that opens at `buf[i]` (`{` or `[`), already at nesting `depth`
+/// (the container itself counts one more). Returns the index after its closing bracket.
+pub fn skip_container(
+    buf: &[u8],
+    i: usize,
+    depth: u32,
+    max_depth: u32,
+    validation: Validation,
+) -> Result<usize, ScanError> {
+    match validation {
+        Validation::Lazy => skip_container_lazy(buf, i, depth, max_depth),
+        Validation::Strict => skip_container_strict(buf, i, depth, max_depth),
+    }
+}
+
+/// Lazy skip: strings fully checked (closed, valid escapes, no raw control bytes), brackets
+/// matched and correctly nested, depth limited, and every byte outside strings drawn from the
+/// JSON alphabet. Token order (commas, colons, the spelling of numbers) is not checked.
+pub fn skip_container_lazy(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+) -> Result<usize, ScanError> {
+    let mut stack = NestingStack::new();
+    let mut i = start;
+    let mut level = depth;
+    while i < buf.len() {
+        let b = buf[i];
+        match b {
+            b'"' => {
+                i = string_end(buf, i + 1)?.0 + 1;
+                continue;
+            }
+            b'{' | b'[' => {
+                level += 1;
+                if level > max_depth {
+                    return Err(ScanError::TooDeep);
+                }
+                stack.push(b == b'{')?;
+            }
+            b'}' | b']' => {
+                if stack.pop() != Some(b == b'}') {
+                    return Err(ScanError::Mismatched);
+                }
+                level -= 1;
+                if stack.is_empty() {
+                    return Ok(i + 1);
+                }
+            }
+            _ if LAZY_ALLOWED[b as usize] => {}
+            _ => return Err(ScanError::UnexpectedByte),
+        }
+        i += 1;
+    }
+    Err(ScanError::UnexpectedEnd)
+}
+
+/// Strict skip: the container is validated against the full RFC 8259 grammar.
+pub fn skip_container_strict(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+) -> Result<usize, ScanError> {
+    // States of the grammar walk inside a container.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Expect {
+        // after `{`: a key or `}`
+        FirstKey,
+        // after `,` in an object: a key
+        Key,
+        // after a key: `:`
+        Colon,
+        // after `[`: a value or `]`
+        FirstValue,
+        // after `:` or `,` in an array: a value
+        Value,
+        // after a value: `,` or the closing bracket
+        Comma,
+    }
+    let mut stack = NestingStack::new();
+    let mut level = depth;
+    let mut i = start;
+    let mut expect = Expect::Value;
+    loop {
+        i = skip_ws(buf, i);
+        let Some(&b) = buf.get(i) else {
+            return Err(ScanError::UnexpectedEnd);
+        };
+        match expect {
+            Expect::FirstKey | Expect::Key => match b {
+                b'"' => {
+                    i = string_end(buf, i + 1)?.0 + 1;
+                    expect = Expect::Colon;
+                }
+                b'}' if expect == Expect::FirstKey => {
+                    stack.pop();
+                    level -= 1;
+                    i += 1;
+                    if stack.is_empty() {
+                        return Ok(i);
+                    }
+                    expect = Expect::Comma;
+                }
+                _ => return Err(ScanError::UnexpectedByte),
+            },
+            Expect::Colon => {
+                if b != b':' {
+                    return Err(ScanError::UnexpectedByte);
+                }
+                i += 1;
+                expect = Expect::Value;
+            }
+            Expect::FirstValue | Expect::Value => match b {
+                b'{' | b'[' => {
+                    level += 1;
+                    if level > max_depth {
+                        return Err(ScanError::TooDeep);
+                    }
+                    stack.push(b == b'{')?;
+                    i += 1;
+                    expect = if b == b'{' {
+                        Expect::FirstKey
+                    } else {
+                        Expect::FirstValue
+                    };
+                }
+                b']' if expect == Expect::FirstValue => {
+                    stack.pop();
+                    level -= 1;
+                    i += 1;
+                    if stack.is_empty() {
+                        return Ok(i);
+                    }
+                    expect = Expect::Comma;
+                }
+                _ => {
+                    i = scalar_end(buf, i)?;
+                    expect = Expect::Comma;
+                }
+            },
+            Expect::Comma => {
+                let in_object = stack.top() == Some(true);
+                match b {
+                    b',' => {
+                        i += 1;
+                        expect = if in_object {
+                            Expect::Key
+                        } else {
+                            Expect::Value
+                        };
+                    }
+                    b'}' | b']' if (b == b'}') == in_object => {
+                        stack.pop();
+                        level -= 1;
+                        i += 1;
+                        if stack.is_empty() {
+                            return Ok(i);
+                        }
+                    }
+                    b'}' | b']' => return Err(ScanError::Mismatched),
+                    _ => return Err(ScanError::UnexpectedByte),
+                }
+            }
+        }
+    }
+}
