@@ -1,1 +1,157 @@
-fn main() {}
+//! The protocol primer's worked example, with rpcwire doing every decode, encode and id match.
+//!
+//! A tiny server offers three methods of different latency (`lookup_weather` 0.3 s, `convert`
+//! 0.1 s, `get_time` at once). A client sends ids 1, 2 and 3 at once and prints each reply as
+//! it arrives (3, 2, 1), matched to the request it answers by id. Then four bad inputs show
+//! the error replies a server must send, and the one case where it must send nothing.
+//!
+//! Run with `cargo run --release --example rpc_demo`.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use rpcwire::{
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, IdBuf, LineFramer, Message, RawJson,
+    ReplyId, Request, Role,
+};
+
+/// What the server sends back for one incoming line: the reply and how long computing it
+/// takes, or `None` when nothing may be sent.
+fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
+    let mut out = BytesMut::new();
+    match decoder.decode(line) {
+        Ok(Message::Request(req)) => {
+            let delay = dispatch(&req, &mut out);
+            Some((delay, out.freeze()))
+        }
+        // Never answer a notification (nor a response), not even with an error.
+        Ok(_) => None,
+        Err(rejection) => {
+            let reply = rejection.reply()?;
+            encode::write_reply(&mut out, &reply, None);
+            Some((Duration::ZERO, out.freeze()))
+        }
+    }
+}
+
+/// Runs one request's method; returns the simulated latency.
+fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
+    let json = |s: &'static str| RawJson::new(s.as_bytes()).expect("static JSON");
+    let method = req.method.decode();
+    match &*method {
+        "lookup_weather" => {
+            encode::write_response(out, req.id, json(r#"{"city": "Oslo", "temp_c": 11}"#));
+            Duration::from_millis(300)
+        }
+        "convert" => {
+            let value = req
+                .params
+                .and_then(|p| p.get("inches"))
+                .and_then(|v| v.as_f64());
+            match value {
+                Some(inches) => {
+                    let cm = format!("{}", (inches * 2.54 * 100.0).round() / 100.0);
+                    encode::write_response(out, req.id, RawJson::new(cm.as_bytes()).unwrap());
+                }
+                None => {
+                    let data = json(r#""convert needs a numeric argument \"inches\"""#);
+                    let code = ErrorCode::INVALID_PARAMS;
+                    let message = code.default_message().unwrap_or_default();
+                    encode::write_error(out, ReplyId::Id(req.id), code, message, Some(data));
+                }
+            }
+            Duration::from_millis(100)
+        }
+        // A fixed clock keeps the demo's output reproducible.
+        "get_time" => {
+            encode::write_response(out, req.id, json(r#""14:05""#));
+            Duration::ZERO
+        }
+        _ => {
+            // -32601 carries the unknown method's name in `data`.
+            let mut data = BytesMut::new();
+            encode::write_json_string(&mut data, &method);
+            let data = RawJson::new(&data).expect("a JSON string");
+            let code = ErrorCode::METHOD_NOT_FOUND;
+            let message = code.default_message().unwrap_or_default();
+            encode::write_error(out, ReplyId::Id(req.id), code, message, Some(data));
+            Duration::ZERO
+        }
+    }
+}
+
+fn main() {
+    let server = Decoder::jsonrpc();
+    let client = Decoder::new(DecodeOptions {
+        role: Role::Client,
+        ..DecodeOptions::new(Dialect::JsonRpc2)
+    });
+
+    // The client sends three requests at once and remembers what each id asked for.
+    let requests = [
+        (1, "lookup_weather", r#"{"city": "Oslo"}"#),
+        (2, "convert", r#"{"inches": 5}"#),
+        (3, "get_time", "{}"),
+    ];
+    let mut pending: HashMap<IdBuf, &str> = HashMap::new();
+    let mut wire = BytesMut::new();
+    for (id, method, params) in requests {
+        let id = IdBuf::from_i64(id);
+        encode::write_request(
+            &mut wire,
+            id.as_id(),
+            method,
+            RawJson::new(params.as_bytes()),
+        );
+        pending.insert(id, method);
+    }
+
+    // The server reads them off the wire and answers each when its work is done.
+    let (to_client, from_server) = mpsc::channel::<Bytes>();
+    let mut framer = LineFramer::new(1 << 20);
+    while let Some(line) = framer.decode(&mut wire).expect("short lines") {
+        if let Some((delay, reply)) = handle(&server, &line) {
+            let to_client = to_client.clone();
+            thread::spawn(move || {
+                thread::sleep(delay);
+                let _ = to_client.send(reply);
+            });
+        }
+    }
+    drop(to_client);
+
+    // Replies arrive in the order they finish; the id says which request each answers.
+    for reply in from_server {
+        let line = &reply[..reply.len() - 1];
+        let msg = client
+            .decode(line)
+            .expect("the server writes valid responses");
+        let answers = msg
+            .id()
+            .and_then(|id| pending.remove(&id.to_owned_id()))
+            .unwrap_or("<unknown id>");
+        println!(
+            "arrived: {} -> answers {answers}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    assert!(pending.is_empty(), "every request was answered");
+    println!();
+
+    // Four bad inputs: a missing argument, an unknown method, cut-off JSON, a notification.
+    let bad = [
+        r#"{"jsonrpc": "2.0", "id": 4, "method": "convert", "params": {}}"#,
+        r#"{"jsonrpc": "2.0", "id": 5, "method": "teleport", "params": {"to": "Mars"}}"#,
+        r#"{"jsonrpc": "2.0", "id": 6, "method": "get_ti"#,
+        r#"{"jsonrpc": "2.0", "method": "log", "params": {"msg": "hi"}}"#,
+    ];
+    for line in bad {
+        match handle(&server, line.as_bytes()) {
+            Some((_, reply)) => print!("{}", String::from_utf8_lossy(&reply)),
+            None => println!("None"),
+        }
+    }
+}

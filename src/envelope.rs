@@ -142,6 +142,9 @@ pub(crate) struct Envelope {
     pub(crate) error_data: Option<Span>,
 }
 
+/// `error.code`, `error.message` (span, has escapes) and `error.data`.
+type ErrorMembers = (i64, (Span, bool), Option<Span>);
+
 /// What the walk over the top-level object found.
 #[derive(Default)]
 struct Members {
@@ -465,7 +468,7 @@ impl Decoder {
                 let token = &frame[span.range()];
                 if token.len() > opts.limits.max_id_len {
                     Some(DecodeError::IdTooLong)
-                } else if mcp && kind == IdKind::Null && !m.error.is_some() {
+                } else if mcp && kind == IdKind::Null && m.error.is_none() {
                     Some(DecodeError::NullId)
                 } else if mcp && kind == IdKind::Number {
                     Some(DecodeError::NonIntegerId)
@@ -610,11 +613,7 @@ impl Decoder {
     }
 
     /// Reads `code`, `message` and `data` out of the (already skipped) error object.
-    fn walk_error_object(
-        &self,
-        frame: &[u8],
-        span: Span,
-    ) -> Result<(i64, (Span, bool), Option<Span>), Member> {
+    fn walk_error_object(&self, frame: &[u8], span: Span) -> Result<ErrorMembers, Member> {
         let obj = RawJson::trusted(&frame[span.range()]);
         if frame.get(span.start as usize) != Some(&b'{') {
             return Err(Member::Error);

@@ -62,3 +62,7 @@ pub use message::{
     Rejection, Reply, ReplyId, Request, Response,
 };
 pub use scan::{ScanError, Validation};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -113,29 +113,30 @@ impl LineFramer {
     /// for an over-long line (reported once; the following lines still come).
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         loop {
-            // A frame of max_frame bytes may be followed by "\r\n".
+            if self.discarding {
+                // Drop the rest of the over-long line, whatever has arrived of it.
+                match memchr::memchr(b'\n', buf) {
+                    Some(at) => {
+                        self.advance(buf, at + 1);
+                        self.discarding = false;
+                    }
+                    None => {
+                        let n = buf.len();
+                        self.advance(buf, n);
+                        return Ok(None);
+                    }
+                }
+            }
+            // A frame of max_frame bytes may be followed by "\r\n": look no further.
             let read_to = buf.len().min(self.max_frame.saturating_add(2));
-            let newline = memchr::memchr(b'\n', &buf[self.next_index..read_to]);
-            match (self.discarding, newline) {
-                (true, Some(at)) => {
-                    let n = self.next_index + at + 1;
-                    self.advance(buf, n);
-                    self.next_index = 0;
-                    self.discarding = false;
-                }
-                (true, None) => {
-                    let n = buf.len();
-                    self.advance(buf, n);
-                    self.next_index = 0;
-                    return Ok(None);
-                }
-                (false, Some(at)) => {
+            match memchr::memchr(b'\n', &buf[self.next_index..read_to]) {
+                Some(at) => {
                     let end = self.next_index + at + 1;
                     self.next_index = 0;
                     let offset = self.consumed;
                     let line = without_terminator(&buf[..end]).len();
                     if line > self.max_frame {
-                        // Only "\r\n" fitted in the look-ahead; the line itself is too long.
+                        // Only the terminator fitted in the look-ahead.
                         self.last_offset = offset;
                         self.advance(buf, end);
                         return Err(FrameError::TooLong { offset });
@@ -149,17 +150,16 @@ impl LineFramer {
                     self.last_offset = offset;
                     return Ok(Some(frame.freeze()));
                 }
-                (false, None) if buf.len() > self.max_frame.saturating_add(1) => {
+                None if buf.len() > self.max_frame.saturating_add(1) => {
+                    // Report once; the next call discards up to the newline.
                     self.discarding = true;
-                    self.last_offset = self.consumed;
-                    let n = buf.len();
-                    self.advance(buf, n);
                     self.next_index = 0;
+                    self.last_offset = self.consumed;
                     return Err(FrameError::TooLong {
-                        offset: self.last_offset,
+                        offset: self.consumed,
                     });
                 }
-                (false, None) => {
+                None => {
                     self.next_index = read_to;
                     return Ok(None);
                 }

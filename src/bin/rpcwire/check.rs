@@ -1,0 +1,345 @@
+//! `rpcwire check`: frame and decode a stream, report every message and a summary.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bytes::{Bytes, BytesMut};
+use clap::{Args, ValueEnum};
+use rpcwire::{
+    DecodeOptions, Decoder, Dialect, FrameError, LineFramer, Message, ReplyId, Role, Validation,
+};
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DialectArg {
+    /// MCP (2025-06-18 and later).
+    Mcp,
+    /// Plain JSON-RPC 2.0.
+    Jsonrpc,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DirectionArg {
+    /// Written by a client, read by a server.
+    C2s,
+    /// Written by a server, read by a client.
+    S2c,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FramingArg {
+    /// Newline-delimited JSON (MCP stdio).
+    Ndjson,
+    /// Server-sent events (MCP Streamable HTTP).
+    Sse,
+    /// LSP-style `Content-Length` headers.
+    ContentLength,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ValidateArg {
+    /// Envelope fully validated; payloads structurally delimited.
+    Lazy,
+    /// Every payload value fully validated as well.
+    Strict,
+}
+
+/// Options of `rpcwire check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The rule set.
+    #[arg(long, value_enum, default_value = "mcp")]
+    dialect: DialectArg,
+    /// Who wrote the stream: c2s is read by a server, s2c by a client.
+    #[arg(long, value_enum, default_value = "c2s")]
+    direction: DirectionArg,
+    /// How messages are delimited.
+    #[arg(long, value_enum, default_value = "ndjson")]
+    framing: FramingArg,
+    /// How much of each payload is validated.
+    #[arg(long = "validate", value_enum, default_value = "lazy")]
+    validate: ValidateArg,
+    /// Longest frame accepted, in bytes.
+    #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
+    max_frame: usize,
+    /// Print one JSON object per message, then a summary object.
+    #[arg(long)]
+    json: bool,
+    /// The stream to read (stdin when absent or `-`).
+    file: Option<PathBuf>,
+}
+
+/// One line of the report.
+struct Record {
+    frame: u64,
+    offset: u64,
+    kind: &'static str,
+    id: Option<String>,
+    method: Option<String>,
+    error_code: Option<i64>,
+    reply: Option<(i64, String)>,
+    detail: Option<String>,
+}
+
+impl Record {
+    fn new(frame: u64, offset: u64, kind: &'static str) -> Record {
+        Record {
+            frame,
+            offset,
+            kind,
+            id: None,
+            method: None,
+            error_code: None,
+            reply: None,
+            detail: None,
+        }
+    }
+
+    fn is_valid(&self) -> bool {
+        !matches!(
+            self.kind,
+            "invalid" | "parse_error" | "invalid_response" | "framing_error"
+        )
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "frame": self.frame,
+            "offset": self.offset,
+            "kind": self.kind,
+            "id": self.id,
+            "method": self.method,
+            "error_code": self.error_code,
+            "reply": self.reply.as_ref().map(|(code, id)| json!({"code": code, "id": id})),
+        })
+    }
+
+    fn to_text(&self) -> String {
+        let mut s = format!("#{} @{} {}", self.frame, self.offset, self.kind);
+        if let Some(id) = &self.id {
+            s += &format!(" id={id}");
+        }
+        if let Some(m) = &self.method {
+            s += &format!(" method={m:?}");
+        }
+        if let Some(c) = self.error_code {
+            s += &format!(" error_code={c}");
+        }
+        if let Some(d) = &self.detail {
+            s += &format!(" ({d})");
+        }
+        if let Some((code, id)) = &self.reply {
+            s += &format!(" -> reply {code} id={id}");
+        }
+        s
+    }
+}
+
+fn token(raw: &[u8]) -> String {
+    String::from_utf8_lossy(raw).into_owned()
+}
+
+fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64) -> Record {
+    if frame.iter().all(|b| b" \t\r\n".contains(b)) {
+        return Record::new(index, offset, "skip");
+    }
+    match decoder.decode(frame) {
+        Ok(msg) => {
+            let mut r = Record::new(index, offset, msg.kind().as_str());
+            r.id = msg.id().map(|id| token(id.raw()));
+            r.method = msg.method().map(|m| m.decode().into_owned());
+            if let Message::ErrorResponse(e) = msg {
+                r.error_code = Some(e.error.code.get());
+            }
+            r
+        }
+        Err(rej) => {
+            let mut r = Record::new(index, offset, rej.kind_str());
+            r.id = rej.id().map(|id| token(id.raw()));
+            r.detail = Some(rej.error().to_string());
+            r.reply = rej.reply().map(|reply| {
+                let id = match reply.id {
+                    ReplyId::Id(id) => token(id.raw()),
+                    ReplyId::Null => "null".into(),
+                    ReplyId::Absent => "<absent>".into(),
+                };
+                (reply.code.get(), id)
+            });
+            r
+        }
+    }
+}
+
+/// Counts for the summary.
+#[derive(Default)]
+struct Summary {
+    messages: u64,
+    by_kind: BTreeMap<&'static str, u64>,
+    by_error_code: BTreeMap<i64, u64>,
+    by_reply_code: BTreeMap<i64, u64>,
+}
+
+impl Summary {
+    fn add(&mut self, r: &Record) {
+        self.messages += 1;
+        *self.by_kind.entry(r.kind).or_default() += 1;
+        if let Some(c) = r.error_code {
+            *self.by_error_code.entry(c).or_default() += 1;
+        }
+        if let Some((c, _)) = r.reply {
+            *self.by_reply_code.entry(c).or_default() += 1;
+        }
+    }
+
+    fn valid(&self) -> bool {
+        [
+            "invalid",
+            "parse_error",
+            "invalid_response",
+            "framing_error",
+        ]
+        .iter()
+        .all(|k| !self.by_kind.contains_key(k))
+    }
+
+    fn to_json(&self) -> Value {
+        let codes = |m: &BTreeMap<i64, u64>| -> serde_json::Map<String, Value> {
+            m.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()
+        };
+        json!({"summary": {
+            "messages": self.messages,
+            "valid": self.valid(),
+            "by_kind": self.by_kind,
+            "by_error_code": codes(&self.by_error_code),
+            "by_reply_code": codes(&self.by_reply_code),
+        }})
+    }
+}
+
+fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
+    Ok(match file {
+        Some(p) if p.as_os_str() != "-" => Box::new(File::open(p)?),
+        _ => Box::new(io::stdin().lock()),
+    })
+}
+
+/// Runs `rpcwire check`.
+pub fn run(args: &CheckArgs) -> ExitCode {
+    match check(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("rpcwire check: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> io::Result<bool> {
+    if !matches!(args.framing, FramingArg::Ndjson) {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "only --framing ndjson is supported by this build",
+        ));
+    }
+    let mut options = DecodeOptions::new(match args.dialect {
+        DialectArg::Mcp => Dialect::Mcp,
+        DialectArg::Jsonrpc => Dialect::JsonRpc2,
+    });
+    options.role = match args.direction {
+        DirectionArg::C2s => Role::Server,
+        DirectionArg::S2c => Role::Client,
+    };
+    options.validation = match args.validate {
+        ValidateArg::Lazy => Validation::Lazy,
+        ValidateArg::Strict => Validation::Strict,
+    };
+    let decoder = Decoder::new(options);
+    let mut input = open(&args.file)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", display(&args.file))))?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut summary = Summary::default();
+    let mut framer = LineFramer::new(args.max_frame).yield_blank_lines(true);
+    let mut buf = BytesMut::with_capacity(64 << 10);
+    let mut index = 0u64;
+    let mut emit = |item: Result<Option<Bytes>, FrameError>,
+                    framer: &LineFramer,
+                    out: &mut BufWriter<io::StdoutLock<'_>>|
+     -> io::Result<bool> {
+        let record = match item {
+            Ok(None) => return Ok(false),
+            Ok(Some(frame)) => classify(&decoder, &frame, index, framer.last_offset()),
+            Err(e) => {
+                let mut r = Record::new(index, framer.last_offset(), "framing_error");
+                r.detail = Some(e.to_string());
+                r
+            }
+        };
+        index += 1;
+        summary.add(&record);
+        if args.json {
+            serde_json::to_writer(&mut *out, &record.to_json())?;
+            out.write_all(b"\n")?;
+        } else if !record.is_valid() || record.kind == "skip" {
+            writeln!(out, "{}", record.to_text())?;
+        }
+        Ok(true)
+    };
+    loop {
+        buf.reserve(64 << 10);
+        let n = read_into(&mut input, &mut buf)?;
+        if n == 0 {
+            while emit(framer.decode_eof(&mut buf), &framer, &mut out)? {}
+            break;
+        }
+        while emit(framer.decode(&mut buf), &framer, &mut out)? {}
+    }
+    if args.json {
+        serde_json::to_writer(&mut out, &summary.to_json())?;
+        out.write_all(b"\n")?;
+    } else {
+        writeln!(
+            out,
+            "{} messages, {}",
+            summary.messages,
+            if summary.valid() {
+                "all valid"
+            } else {
+                "some invalid"
+            }
+        )?;
+        for (kind, n) in &summary.by_kind {
+            writeln!(out, "  {kind}: {n}")?;
+        }
+        for (code, n) in &summary.by_error_code {
+            writeln!(out, "  error responses with code {code}: {n}")?;
+        }
+        for (code, n) in &summary.by_reply_code {
+            writeln!(out, "  replies owed with code {code}: {n}")?;
+        }
+    }
+    out.flush()?;
+    Ok(summary.valid())
+}
+
+fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<usize> {
+    let start = buf.len();
+    buf.resize(buf.capacity(), 0);
+    let n = loop {
+        match input.read(&mut buf[start..]) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => break other,
+        }
+    };
+    buf.truncate(start + *n.as_ref().unwrap_or(&0));
+    n
+}
+
+fn display(file: &Option<PathBuf>) -> String {
+    file.as_ref()
+        .map_or("<stdin>".into(), |p| p.display().to_string())
+}
