@@ -1,0 +1,155 @@
+//! The newline framer: partial reads at every split, CRLF, blank lines, the end-of-stream
+//! line, and over-long lines reported once and discarded in constant memory.
+
+use bytes::{Bytes, BytesMut};
+use proptest::prelude::*;
+use rpcwire::{FrameError, LineFramer, Lines};
+
+/// Frames `chunks` read by read; returns frames (as vectors) and errors in order.
+fn frame_all(chunks: &[&[u8]], max: usize) -> Vec<Result<Vec<u8>, FrameError>> {
+    let mut framer = LineFramer::new(max);
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    let drain = |r: Result<Option<Bytes>, FrameError>, out: &mut Vec<_>| match r {
+        Ok(Some(f)) => {
+            out.push(Ok(f.to_vec()));
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            out.push(Err(e));
+            true
+        }
+    };
+    for c in chunks {
+        buf.extend_from_slice(c);
+        while drain(framer.decode(&mut buf), &mut out) {}
+        assert!(
+            buf.len() <= max + 2,
+            "buffered {} bytes beyond the limit",
+            buf.len()
+        );
+    }
+    while drain(framer.decode_eof(&mut buf), &mut out) {}
+    out
+}
+
+const STREAM: &[u8] = b"{\"a\":1}\r\n\n  \n{\"b\":\"x\\ny\"}\n\r\n{\"c\":[1,2,3]}";
+
+#[test]
+fn every_two_way_split_gives_the_one_shot_frames() {
+    let one_shot = frame_all(&[STREAM], 64);
+    assert_eq!(
+        one_shot,
+        vec![
+            Ok(b"{\"a\":1}".to_vec()),
+            Ok(b"{\"b\":\"x\\ny\"}".to_vec()),
+            Ok(b"{\"c\":[1,2,3]}".to_vec())
+        ]
+    );
+    for at in 0..=STREAM.len() {
+        let (a, b) = STREAM.split_at(at);
+        assert_eq!(frame_all(&[a, b], 64), one_shot, "split at {at}");
+    }
+    let bytes: Vec<&[u8]> = STREAM.chunks(1).collect();
+    assert_eq!(frame_all(&bytes, 64), one_shot);
+}
+
+#[test]
+fn the_slice_framer_agrees() {
+    let frames: Vec<Vec<u8>> = Lines::new(STREAM, 64)
+        .map(|r| r.unwrap().1.to_vec())
+        .collect();
+    let framed: Vec<Vec<u8>> = frame_all(&[STREAM], 64)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(frames, framed);
+}
+
+#[test]
+fn over_long_line_is_reported_once_then_discarded() {
+    let mut long = vec![b'x'; 1000];
+    long.push(b'\n');
+    let input = [&b"{\"ok\":1}\n"[..], &long, b"{\"ok\":2}\n"].concat();
+    for chunk in [1, 7, 64, 4096] {
+        let chunks: Vec<&[u8]> = input.chunks(chunk).collect();
+        let got = frame_all(&chunks, 100);
+        assert_eq!(
+            got,
+            vec![
+                Ok(b"{\"ok\":1}".to_vec()),
+                Err(FrameError::TooLong { offset: 9 }),
+                Ok(b"{\"ok\":2}".to_vec())
+            ],
+            "chunk size {chunk}"
+        );
+    }
+}
+
+#[test]
+fn a_frame_of_exactly_the_limit_passes_with_lf_or_crlf() {
+    let line = vec![b'1'; 100];
+    for term in [&b"\n"[..], b"\r\n"] {
+        let input = [&line[..], term, &line[..], b"1", term].concat();
+        let got = frame_all(&[&input], 100);
+        assert_eq!(
+            got,
+            vec![
+                Ok(line.clone()),
+                Err(FrameError::TooLong {
+                    offset: (100 + term.len()) as u64
+                })
+            ]
+        );
+    }
+}
+
+#[test]
+fn unterminated_over_long_tail_at_eof_is_dropped_after_one_error() {
+    let got = frame_all(&[&[b'a'; 5000][..]], 100);
+    assert_eq!(got, vec![Err(FrameError::TooLong { offset: 0 })]);
+}
+
+#[test]
+fn a_long_blank_line_in_small_reads_is_skipped_and_consumed() {
+    // A 1 MiB line arriving 16 bytes at a time (the cursor means each byte is scanned once).
+    let mut line = vec![b' '; 1 << 20];
+    line.push(b'\n');
+    let mut framer = LineFramer::new(2 << 20);
+    let mut buf = BytesMut::new();
+    let mut frames = 0;
+    for chunk in line.chunks(16) {
+        buf.extend_from_slice(chunk);
+        while framer.decode(&mut buf).unwrap().is_some() {
+            frames += 1;
+        }
+    }
+    // A whitespace-only line is blank: skipped.
+    assert_eq!(frames, 0);
+    assert!(buf.is_empty());
+}
+
+proptest! {
+    #[test]
+    fn random_chunkings_agree_with_the_slice_framer(
+        lines in proptest::collection::vec("[ -~]{0,40}", 0..12),
+        cuts in proptest::collection::vec(0usize..600, 0..8),
+        crlf in any::<bool>(),
+    ) {
+        let term: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+        let input: Vec<u8> = lines.iter().flat_map(|l| [l.as_bytes(), term].concat()).collect();
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+        cuts.sort();
+        let mut chunks = vec![];
+        let mut prev = 0;
+        for c in cuts {
+            chunks.push(&input[prev..c]);
+            prev = c;
+        }
+        chunks.push(&input[prev..]);
+        let expected: Vec<Result<Vec<u8>, FrameError>> =
+            Lines::new(&input, 32).map(|r| r.map(|(_, l)| l.to_vec())).collect();
+        prop_assert_eq!(frame_all(&chunks, 32), expected);
+    }
+}
