@@ -41,6 +41,8 @@
 
 extern crate alloc;
 
+#[cfg(feature = "tokio")]
+pub mod codec;
 pub mod encode;
 mod envelope;
 mod error;
@@ -48,8 +50,11 @@ pub mod frame;
 mod id;
 mod json;
 mod limits;
+pub mod mcp;
 mod message;
 pub mod scan;
+#[cfg(feature = "serde")]
+pub mod typed;
 
 pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};

@@ -1,0 +1,74 @@
+//! A JSON-RPC server over TCP with tokio and rpcwire's codec: every request gets its `params`
+//! echoed back as the result (spliced raw, never re-serialized), bad lines get the error reply
+//! the protocol calls for, notifications get nothing — and a bad line never ends the stream.
+//!
+//! Run with `cargo run --example tokio_server --features tokio -- 127.0.0.1:7777`, then e.g.
+//! `printf '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}\n' | nc 127.0.0.1 7777`.
+
+use bytes::{Bytes, BytesMut};
+use futures_util::{SinkExt, StreamExt};
+use rpcwire::codec::{Incoming, LineCodec};
+use rpcwire::{encode, Decoder, ErrorCode, Message, RawJson};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::codec::Framed;
+
+/// The reply to one incoming item, if any.
+pub fn answer(item: &Incoming, unreadable: rpcwire::ReplyId<'static>) -> Option<Bytes> {
+    let mut out = BytesMut::new();
+    match item {
+        Incoming::Message(msg) => match msg.message() {
+            Message::Request(req) => {
+                let empty = RawJson::new(b"{}").expect("static JSON");
+                encode::write_response(&mut out, req.id, req.params.unwrap_or(empty));
+            }
+            // Notifications and responses are never answered.
+            _ => return None,
+        },
+        Incoming::Rejected(rejected) => {
+            let reply = rejected.rejection().reply()?;
+            encode::write_reply(&mut out, &reply, None);
+        }
+        Incoming::TooLong { .. } => {
+            let code = ErrorCode::PARSE_ERROR;
+            encode::write_error(
+                &mut out,
+                unreadable,
+                code,
+                "Parse error: frame too long",
+                None,
+            );
+        }
+    }
+    Some(out.freeze())
+}
+
+/// Serves one connection until the peer closes it.
+pub async fn serve_connection(stream: TcpStream, decoder: Decoder) -> std::io::Result<()> {
+    let unreadable = decoder.options().unreadable_id;
+    let mut framed = Framed::new(stream, LineCodec::new(decoder, 1 << 20));
+    while let Some(item) = framed.next().await {
+        if let Some(reply) = answer(&item?, unreadable) {
+            framed.send(reply).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Accepts connections forever, one task each.
+pub async fn serve(listener: TcpListener, decoder: Decoder) -> std::io::Result<()> {
+    loop {
+        let (stream, _) = listener.accept().await?;
+        tokio::spawn(serve_connection(stream, decoder));
+    }
+}
+
+#[allow(dead_code)]
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:7777".into());
+    let listener = TcpListener::bind(&addr).await?;
+    eprintln!("listening on {}", listener.local_addr()?);
+    serve(listener, Decoder::mcp()).await
+}

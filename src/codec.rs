@@ -1,0 +1,120 @@
+//! tokio-util integration: a [`Decoder`](tokio_util::codec::Decoder) and
+//! [`Encoder`](tokio_util::codec::Encoder) for newline-delimited JSON-RPC.
+//!
+//! A bad line is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
+//! the stream goes on after it. `Err` is only for I/O.
+
+use std::io;
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+use crate::frame::{FrameError, LineFramer};
+use crate::message::{OwnedMessage, OwnedRejection};
+use crate::Decoder;
+
+/// One item read off the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incoming {
+    /// A valid message (the frame's `Bytes` plus spans: no copy).
+    Message(OwnedMessage),
+    /// A frame that is not a valid message; [`OwnedRejection::rejection`] says whether and how
+    /// to answer it.
+    Rejected(OwnedRejection),
+    /// A line longer than the frame limit, discarded; `offset` is where it started.
+    TooLong {
+        /// Stream offset of the line's first byte.
+        offset: u64,
+    },
+}
+
+/// A tokio-util codec for newline-delimited JSON-RPC / MCP (the stdio transport).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{Incoming, LineCodec};
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 1 << 20);
+/// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nnot json\n"[..]);
+/// assert!(matches!(codec.decode(&mut buf).unwrap(), Some(Incoming::Message(_))));
+/// assert!(matches!(codec.decode(&mut buf).unwrap(), Some(Incoming::Rejected(_))));
+/// assert!(codec.decode(&mut buf).unwrap().is_none());
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineCodec {
+    framer: LineFramer,
+    decoder: Decoder,
+}
+
+impl LineCodec {
+    /// A codec decoding with `decoder`, with frames of at most `max_frame` bytes.
+    pub fn new(decoder: Decoder, max_frame: usize) -> Self {
+        LineCodec {
+            framer: LineFramer::new(max_frame),
+            decoder,
+        }
+    }
+
+    /// The envelope decoder.
+    pub fn decoder(&self) -> &Decoder {
+        &self.decoder
+    }
+
+    fn item(&self, framed: Result<Option<Bytes>, FrameError>) -> Option<Incoming> {
+        match framed {
+            Ok(None) => None,
+            Ok(Some(frame)) => Some(match OwnedMessage::decode(&self.decoder, frame) {
+                Ok(msg) => Incoming::Message(msg),
+                Err(rejection) => Incoming::Rejected(rejection),
+            }),
+            Err(FrameError::TooLong { offset }) => Some(Incoming::TooLong { offset }),
+        }
+    }
+}
+
+impl tokio_util::codec::Decoder for LineCodec {
+    type Item = Incoming;
+    type Error = io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Incoming>, io::Error> {
+        let framed = self.framer.decode(src);
+        Ok(self.item(framed))
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Incoming>, io::Error> {
+        let framed = self.framer.decode_eof(src);
+        Ok(self.item(framed))
+    }
+}
+
+/// Writes one encoded line (as produced by [`crate::encode`]); a missing final `\n` is added.
+impl tokio_util::codec::Encoder<Bytes> for LineCodec {
+    type Error = io::Error;
+
+    fn encode(&mut self, line: Bytes, dst: &mut BytesMut) -> Result<(), io::Error> {
+        if memchr::memchr2(b'\n', b'\r', line.strip_suffix(b"\n").unwrap_or(&line)).is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a frame must be one line",
+            ));
+        }
+        dst.extend_from_slice(&line);
+        if !line.ends_with(b"\n") {
+            dst.put_u8(b'\n');
+        }
+        Ok(())
+    }
+}
+
+/// Forwards a received message byte for byte, as one line.
+impl tokio_util::codec::Encoder<&OwnedMessage> for LineCodec {
+    type Error = io::Error;
+
+    fn encode(&mut self, msg: &OwnedMessage, dst: &mut BytesMut) -> Result<(), io::Error> {
+        // A decoded frame holds no line feed (the framer cut there), but may hold a lone CR
+        // as JSON whitespace; the encoder turns line breaks into spaces.
+        crate::encode::write_raw_json(dst, crate::RawJson::trusted(msg.frame()));
+        dst.put_u8(b'\n');
+        Ok(())
+    }
+}

@@ -1,0 +1,290 @@
+//! MCP on top of the envelope: method names, the cancellation and progress notifications,
+//! per-request `_meta` fields, `resultType`, and the `_meta` key-name rules.
+//!
+//! Every extractor reads only the members it needs, with the lazy field access of
+//! [`RawJson`]; none parses the whole payload.
+
+use crate::id::{Id, IdKind};
+use crate::json::{JsonStr, RawJson};
+use crate::message::{Message, Notification};
+
+/// Method names defined by MCP.
+pub mod methods {
+    /// `initialize`
+    pub const INITIALIZE: &str = "initialize";
+    /// `ping`
+    pub const PING: &str = "ping";
+    /// `tools/list`
+    pub const TOOLS_LIST: &str = "tools/list";
+    /// `tools/call`
+    pub const TOOLS_CALL: &str = "tools/call";
+    /// `resources/list`
+    pub const RESOURCES_LIST: &str = "resources/list";
+    /// `resources/templates/list`
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    /// `resources/read`
+    pub const RESOURCES_READ: &str = "resources/read";
+    /// `resources/subscribe`
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    /// `resources/unsubscribe`
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+    /// `prompts/list`
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    /// `prompts/get`
+    pub const PROMPTS_GET: &str = "prompts/get";
+    /// `completion/complete`
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    /// `logging/setLevel`
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    /// `sampling/createMessage` (a server-to-client request)
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+    /// `elicitation/create` (a server-to-client request)
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    /// `roots/list` (a server-to-client request)
+    pub const ROOTS_LIST: &str = "roots/list";
+    /// `notifications/initialized`
+    pub const INITIALIZED: &str = "notifications/initialized";
+    /// `notifications/cancelled`
+    pub const CANCELLED: &str = "notifications/cancelled";
+    /// `notifications/progress`
+    pub const PROGRESS: &str = "notifications/progress";
+    /// `notifications/message` (a log message)
+    pub const MESSAGE: &str = "notifications/message";
+    /// `notifications/resources/updated`
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// `notifications/resources/list_changed`
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    /// `notifications/tools/list_changed`
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// `notifications/prompts/list_changed`
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    /// `notifications/roots/list_changed`
+    pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+}
+
+/// The `_meta` keys of MCP 2026-07-28's per-request metadata.
+pub mod meta_keys {
+    /// The protocol version the request is made under.
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client's capabilities.
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The client's name and version.
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// The progress token a request asks progress notifications for.
+    pub const PROGRESS_TOKEN: &str = "progressToken";
+}
+
+/// An id-like value (a request id or a progress token): a string or an integer; MCP allows
+/// nothing else.
+fn id_like(value: RawJson<'_>) -> Option<Id<'_>> {
+    let id = Id::from_token(value.as_bytes())?;
+    matches!(id.kind(), IdKind::String { .. } | IdKind::Integer).then_some(id)
+}
+
+/// `notifications/cancelled`: which request the peer gave up on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled<'a> {
+    /// The id of the request being cancelled (a string or an integer).
+    pub request_id: Id<'a>,
+    /// The reason, if given.
+    pub reason: Option<JsonStr<'a>>,
+}
+
+impl<'a> Cancelled<'a> {
+    /// Reads a `notifications/cancelled` notification; `None` for another method or a
+    /// malformed one (no `requestId`, or one that is not a string or an integer — such a
+    /// notification is ignored, never answered).
+    ///
+    /// ```
+    /// use rpcwire::{mcp::Cancelled, Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"abc","reason":"user"}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// let c = Cancelled::from_notification(&n).unwrap();
+    /// assert_eq!(c.request_id.raw(), br#""abc""#);
+    /// assert_eq!(c.reason.unwrap().decode(), "user");
+    /// ```
+    pub fn from_notification(n: &Notification<'a>) -> Option<Self> {
+        if !n.method.eq_str(methods::CANCELLED) {
+            return None;
+        }
+        let params = n.params?;
+        Some(Cancelled {
+            request_id: id_like(params.get("requestId")?)?,
+            reason: params.get("reason").and_then(|r| r.as_str()),
+        })
+    }
+}
+
+/// `notifications/progress`: progress of a long-running request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress<'a> {
+    /// The token the request asked progress for (in its `_meta.progressToken`).
+    pub token: Id<'a>,
+    /// Progress so far.
+    pub progress: f64,
+    /// The total, if known.
+    pub total: Option<f64>,
+    /// A human-readable message, if given.
+    pub message: Option<JsonStr<'a>>,
+}
+
+impl<'a> Progress<'a> {
+    /// Reads a `notifications/progress` notification; `None` for another method or a
+    /// malformed one.
+    pub fn from_notification(n: &Notification<'a>) -> Option<Self> {
+        if !n.method.eq_str(methods::PROGRESS) {
+            return None;
+        }
+        let params = n.params?;
+        Some(Progress {
+            token: id_like(params.get("progressToken")?)?,
+            progress: params.get("progress")?.as_f64()?,
+            total: params.get("total").and_then(|t| t.as_f64()),
+            message: params.get("message").and_then(|m| m.as_str()),
+        })
+    }
+}
+
+/// The progress token a request asks for, in `params._meta.progressToken`.
+///
+/// ```
+/// use rpcwire::{mcp, Decoder};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"abc123"}}}"#;
+/// let msg = Decoder::mcp().decode(frame).unwrap();
+/// assert_eq!(mcp::progress_token(&msg).unwrap().raw(), br#""abc123""#);
+/// ```
+pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
+    id_like(
+        msg.params()?
+            .pointer(&["_meta", meta_keys::PROGRESS_TOKEN])?,
+    )
+}
+
+/// The per-request `_meta` fields of MCP 2026-07-28.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestMeta<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`
+    pub protocol_version: Option<JsonStr<'a>>,
+    /// `io.modelcontextprotocol/clientCapabilities` (raw object)
+    pub client_capabilities: Option<RawJson<'a>>,
+    /// `io.modelcontextprotocol/clientInfo` (raw object)
+    pub client_info: Option<RawJson<'a>>,
+}
+
+impl<'a> RequestMeta<'a> {
+    /// Reads the fields from a request's or notification's `params._meta`.
+    pub fn from_message(msg: &Message<'a>) -> Self {
+        let Some(meta) = msg.params().and_then(|p| p.get("_meta")) else {
+            return RequestMeta::default();
+        };
+        RequestMeta {
+            protocol_version: meta
+                .get(meta_keys::PROTOCOL_VERSION)
+                .and_then(|v| v.as_str()),
+            client_capabilities: meta.get(meta_keys::CLIENT_CAPABILITIES),
+            client_info: meta.get(meta_keys::CLIENT_INFO),
+        }
+    }
+}
+
+/// The `resultType` of an MCP 2026-07-28 result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultType<'a> {
+    /// `"complete"`, or absent (what earlier protocol versions send).
+    Complete,
+    /// Another string value (valid only if the receiver knows it).
+    Other(JsonStr<'a>),
+    /// Present but not a string.
+    Malformed,
+}
+
+impl<'a> ResultType<'a> {
+    /// Reads `result.resultType`.
+    ///
+    /// ```
+    /// use rpcwire::{mcp::ResultType, RawJson};
+    /// assert_eq!(ResultType::of(RawJson::new(br#"{"tools":[]}"#).unwrap()), ResultType::Complete);
+    /// assert_eq!(ResultType::of(RawJson::new(br#"{"resultType":7}"#).unwrap()), ResultType::Malformed);
+    /// ```
+    pub fn of(result: RawJson<'a>) -> Self {
+        match result.get("resultType") {
+            None => ResultType::Complete,
+            Some(v) => match v.as_str() {
+                Some(s) if s.eq_str("complete") => ResultType::Complete,
+                Some(s) => ResultType::Other(s),
+                None => ResultType::Malformed,
+            },
+        }
+    }
+}
+
+/// Why a `_meta` key name breaks MCP's naming rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MetaKeyError {
+    /// A prefix label is empty, does not start with a letter, does not end with a letter or
+    /// digit, or holds a character other than letters, digits and hyphens.
+    BadPrefixLabel,
+    /// The name does not begin and end with an alphanumeric character, or holds a character
+    /// other than alphanumerics, `-`, `_` and `.`.
+    BadName,
+}
+
+/// A `_meta` key that follows MCP's rules: an optional prefix (`labels.separated.by.dots/`)
+/// and a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetaKey<'a> {
+    /// The prefix without its slash, if any.
+    pub prefix: Option<&'a str>,
+    /// The name.
+    pub name: &'a str,
+}
+
+impl<'a> MetaKey<'a> {
+    /// Checks `key` against the rules.
+    ///
+    /// ```
+    /// use rpcwire::mcp::MetaKey;
+    /// let k = MetaKey::parse("io.modelcontextprotocol/protocolVersion").unwrap();
+    /// assert!(k.is_reserved());
+    /// assert!(!MetaKey::parse("progressToken").unwrap().is_reserved());
+    /// assert!(MetaKey::parse("-bad/x").is_err());
+    /// ```
+    pub fn parse(key: &'a str) -> Result<Self, MetaKeyError> {
+        let (prefix, name) = match key.rfind('/') {
+            Some(at) => (Some(&key[..at]), &key[at + 1..]),
+            None => (None, key),
+        };
+        if let Some(prefix) = prefix {
+            for label in prefix.split('.') {
+                let b = label.as_bytes();
+                let ok = b.first().is_some_and(u8::is_ascii_alphabetic)
+                    && b.last().is_some_and(u8::is_ascii_alphanumeric)
+                    && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-');
+                if !ok {
+                    return Err(MetaKeyError::BadPrefixLabel);
+                }
+            }
+        }
+        let b = name.as_bytes();
+        let ok = b.is_empty()
+            || (b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(c)));
+        if !ok {
+            return Err(MetaKeyError::BadName);
+        }
+        Ok(MetaKey { prefix, name })
+    }
+
+    /// Whether the prefix is reserved for MCP: a label `modelcontextprotocol` or `mcp` with
+    /// at least one more label beside it (`modelcontextprotocol.io/`, `tools.mcp.com/`, and
+    /// the reverse-DNS form `io.modelcontextprotocol/` that MCP 2026-07-28's own keys use).
+    pub fn is_reserved(&self) -> bool {
+        self.prefix.is_some_and(|p| {
+            p.contains('.')
+                && p.split('.')
+                    .any(|l| matches!(l, "modelcontextprotocol" | "mcp"))
+        })
+    }
+}

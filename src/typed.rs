@@ -1,0 +1,158 @@
+//! Typed access to payloads with serde: `params`, `result` and `error.data` into any
+//! `T: Deserialize`, without ever touching the frame (so it can still be forwarded verbatim).
+//!
+//! Two paths:
+//! - [`Scratch::deserialize`]: simd-json on a copy of the value in a reused, per-connection
+//!   scratch buffer (simd-json parses in place, so it never gets the frame itself), for owned
+//!   `T`.
+//! - [`deserialize_borrowed`]: serde_json straight from the frame, for `T` that borrows from it
+//!   (`&str`, `&RawValue`).
+//!
+//! Errors become -32602 Invalid params replies with the reason in `data`.
+
+use bytes::BytesMut;
+use serde::de::{Deserialize, DeserializeOwned};
+use serde::Serialize;
+
+use crate::encode;
+use crate::error::ErrorCode;
+use crate::json::RawJson;
+use crate::message::ReplyId;
+
+/// Why a payload could not be read as the requested type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedError {
+    message: String,
+}
+
+impl TypedError {
+    /// The reason, as the deserializer put it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The error code a server answers with: -32602 Invalid params.
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::INVALID_PARAMS
+    }
+
+    /// Appends the -32602 error reply for the request `id`, with the reason in `data`.
+    pub fn write_reply(&self, out: &mut BytesMut, id: ReplyId<'_>) {
+        let mut data = BytesMut::new();
+        encode::write_json_string(&mut data, &self.message);
+        let data = RawJson::trusted(&data);
+        encode::write_error(out, id, self.code(), "Invalid params", Some(data));
+    }
+}
+
+impl core::fmt::Display for TypedError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TypedError {}
+
+/// A reusable scratch area for simd-json: one per connection, so typed access allocates
+/// nothing in steady state.
+///
+/// ```
+/// use rpcwire::typed::Scratch;
+/// use rpcwire::{Decoder, Message};
+///
+/// #[derive(serde::Deserialize, PartialEq, Debug)]
+/// struct CallParams { name: String, arguments: std::collections::HashMap<String, i64> }
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}"#;
+/// let mut scratch = Scratch::new();
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let params: CallParams = scratch.deserialize(req.params.unwrap()).unwrap();
+/// assert_eq!(params.name, "add");
+/// ```
+pub struct Scratch {
+    copy: Vec<u8>,
+    buffers: simd_json::Buffers,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("capacity", &self.copy.capacity())
+            .finish()
+    }
+}
+
+impl Scratch {
+    /// An empty scratch area; it grows to the largest value seen and stays there.
+    pub fn new() -> Self {
+        Scratch {
+            copy: Vec::new(),
+            buffers: simd_json::Buffers::new(4096),
+        }
+    }
+
+    /// Deserializes `value` into an owned `T` with simd-json, on a copy in the scratch buffer.
+    pub fn deserialize<T: DeserializeOwned>(
+        &mut self,
+        value: RawJson<'_>,
+    ) -> Result<T, TypedError> {
+        self.copy.clear();
+        self.copy.extend_from_slice(value.as_bytes());
+        simd_json::serde::from_slice_with_buffers(&mut self.copy, &mut self.buffers).map_err(|e| {
+            TypedError {
+                message: e.to_string(),
+            }
+        })
+    }
+
+    /// Capacity of the copy buffer (for tests that check the scratch stops growing).
+    #[doc(hidden)]
+    pub fn capacity(&self) -> usize {
+        self.copy.capacity()
+    }
+}
+
+/// Deserializes `value` into a `T` that may borrow from the frame, with serde_json.
+///
+/// ```
+/// use rpcwire::{typed, RawJson};
+/// #[derive(serde::Deserialize)]
+/// struct Read<'a> { uri: &'a str }
+/// let params = RawJson::new(br#"{"uri":"file:///etc/hosts"}"#).unwrap();
+/// let read: Read<'_> = typed::deserialize_borrowed(params).unwrap();
+/// assert_eq!(read.uri, "file:///etc/hosts");
+/// ```
+pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Result<T, TypedError> {
+    serde_json::from_slice(value.as_bytes()).map_err(|e| TypedError {
+        message: e.to_string(),
+    })
+}
+
+/// Serializes `value` into `buf` (cleared first) and returns it as a [`RawJson`] ready to be
+/// spliced by the [`encode`] writers.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, typed, Id};
+/// let mut scratch = Vec::new();
+/// let result = typed::to_raw(&serde_json::json!({"tools": []}), &mut scratch).unwrap();
+/// let mut out = BytesMut::new();
+/// encode::write_response(&mut out, Id::from_token(b"1").unwrap(), result);
+/// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n");
+/// ```
+pub fn to_raw<'b, T: Serialize + ?Sized>(
+    value: &T,
+    buf: &'b mut Vec<u8>,
+) -> Result<RawJson<'b>, TypedError> {
+    buf.clear();
+    serde_json::to_writer(&mut *buf, value).map_err(|e| TypedError {
+        message: e.to_string(),
+    })?;
+    Ok(RawJson::trusted(buf))
+}

@@ -1,0 +1,154 @@
+//! The tokio-util codec: over an in-memory duplex stream with reads split at every byte
+//! position, and the tokio example server over a real loopback TCP socket.
+#![cfg(feature = "tokio")]
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use rpcwire::codec::{Incoming, LineCodec};
+use rpcwire::{Decoder, Kind};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::codec::{FramedRead, FramedWrite};
+
+#[path = "../examples/tokio_server.rs"]
+mod tokio_server;
+
+const STREAM: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+{\"jsonrpc\":\"2.0\",\"id\":2,\"meth\n\
+{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}";
+
+/// Summarises an item as (kind, id token, reply code).
+fn summary(item: &Incoming) -> (String, Option<Vec<u8>>, Option<i64>) {
+    match item {
+        Incoming::Message(m) => (
+            m.kind().as_str().into(),
+            m.message().id().map(|id| id.raw().to_vec()),
+            None,
+        ),
+        Incoming::Rejected(r) => {
+            let r = r.rejection();
+            (
+                r.kind_str().into(),
+                None,
+                r.reply().map(|reply| reply.code.get()),
+            )
+        }
+        Incoming::TooLong { .. } => ("too_long".into(), None, None),
+    }
+}
+
+async fn read_all(split: usize) -> Vec<(String, Option<Vec<u8>>, Option<i64>)> {
+    let (mut client, server) = tokio::io::duplex(8);
+    let writer = tokio::spawn(async move {
+        let (a, b) = STREAM.split_at(split);
+        for part in [a, b] {
+            client.write_all(part).await.unwrap();
+            tokio::task::yield_now().await;
+        }
+        client.shutdown().await.unwrap();
+    });
+    let mut frames = FramedRead::new(server, LineCodec::new(Decoder::mcp(), 1024));
+    let mut items = vec![];
+    while let Some(item) = frames.next().await {
+        items.push(summary(&item.unwrap()));
+    }
+    writer.await.unwrap();
+    items
+}
+
+#[tokio::test]
+async fn reads_split_at_every_byte_position() {
+    let expected = vec![
+        ("request".to_string(), Some(b"1".to_vec()), None),
+        ("parse_error".to_string(), None, Some(-32700)),
+        ("notification".to_string(), None, None),
+        ("request".to_string(), Some(b"\"x\"".to_vec()), None),
+    ];
+    for split in 0..=STREAM.len() {
+        assert_eq!(read_all(split).await, expected, "split at {split}");
+    }
+}
+
+#[tokio::test]
+async fn encoder_writes_lines_and_refuses_embedded_newlines() {
+    let (client, mut server) = tokio::io::duplex(1024);
+    let mut sink = FramedWrite::new(client, LineCodec::new(Decoder::mcp(), 1024));
+    sink.send(Bytes::from_static(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}",
+    ))
+    .await
+    .unwrap();
+    sink.send(Bytes::from_static(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n",
+    ))
+    .await
+    .unwrap();
+    assert!(sink.send(Bytes::from_static(b"{\"x\":\n1}")).await.is_err());
+    drop(sink);
+    let mut out = vec![];
+    server.read_to_end(&mut out).await.unwrap();
+    assert_eq!(
+        out,
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n"
+    );
+}
+
+#[tokio::test]
+async fn example_server_over_loopback_tcp() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(tokio_server::serve(listener, Decoder::mcp()));
+
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (read, mut write) = stream.into_split();
+    let client_decoder = Decoder::new(rpcwire::DecodeOptions {
+        role: rpcwire::Role::Client,
+        ..rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp)
+    });
+    let mut replies = FramedRead::new(read, LineCodec::new(client_decoder, 1 << 20));
+    // A request, a bad line in the middle, a notification, then another request.
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"n\":1}}\n")
+        .await
+        .unwrap();
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"echo\",\"params\":[1]}\n")
+        .await
+        .unwrap();
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .await
+        .unwrap();
+    write
+        .write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"three\",\"method\":\"echo\",\"params\":{\"n\":3}}\n",
+        )
+        .await
+        .unwrap();
+
+    let mut frames = vec![];
+    for _ in 0..3 {
+        match replies.next().await.unwrap().unwrap() {
+            Incoming::Message(m) => frames.push((m.kind(), m.frame().clone())),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(
+        frames[0],
+        (
+            Kind::Response,
+            Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"n\":1}}")
+        )
+    );
+    // MCP: params must be an object; the reply echoes the readable id.
+    assert_eq!(frames[1].0, Kind::ErrorResponse);
+    assert_eq!(&frames[1].1[..], b"{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32600,\"message\":\"Invalid Request\"}}");
+    assert_eq!(
+        &frames[2].1[..],
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"three\",\"result\":{\"n\":3}}"
+    );
+    // Nothing was sent for the notification.
+    drop(write);
+    assert!(replies.next().await.is_none());
+    server.abort();
+}

@@ -1,0 +1,140 @@
+//! MCP helpers: cancellation and progress extractors, `_meta` fields, `resultType`, `_meta`
+//! key names — on the shared vectors that carry these expectations and on hand-made cases.
+
+mod common;
+
+use rpcwire::mcp::{self, Cancelled, MetaKey, MetaKeyError, Progress, RequestMeta, ResultType};
+use rpcwire::{Decoder, Message};
+
+fn notification(frame: &[u8]) -> rpcwire::Notification<'_> {
+    match Decoder::mcp().decode(frame) {
+        Ok(Message::Notification(n)) => n,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn vectors_with_progress_tokens_and_request_ids() {
+    let mut ran = 0;
+    for case in common::load("envelope.jsonl") {
+        let exp = &case["mcp"];
+        let frame = common::input(&case);
+        let dir = case["dir"].as_str().unwrap();
+        let decoder = common::decoder_for("mcp", dir);
+        if let Some(pt) = exp["pt"].as_str() {
+            let msg = decoder.decode(&frame).unwrap();
+            let token = mcp::progress_token(&msg)
+                .or_else(|| match msg {
+                    Message::Notification(n) => Progress::from_notification(&n).map(|p| p.token),
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!(token.raw(), pt.as_bytes(), "{}", case["name"]);
+            ran += 1;
+        }
+        if let Some(rid) = exp["rid"].as_str() {
+            let Ok(Message::Notification(n)) = decoder.decode(&frame) else {
+                panic!()
+            };
+            assert_eq!(
+                Cancelled::from_notification(&n).unwrap().request_id.raw(),
+                rid.as_bytes()
+            );
+            ran += 1;
+        }
+    }
+    assert_eq!(ran, 3);
+}
+
+#[test]
+fn malformed_cancellations_are_ignored() {
+    let n = notification(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":null}}"#,
+    );
+    assert_eq!(Cancelled::from_notification(&n), None);
+    let n = notification(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}"#,
+    );
+    assert_eq!(Cancelled::from_notification(&n), None);
+    let n = notification(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":1}}"#,
+    );
+    assert_eq!(Cancelled::from_notification(&n), None, "wrong method");
+}
+
+#[test]
+fn progress_fields() {
+    let n = notification(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":50,"total":100,"message":"half"}}"#,
+    );
+    let p = Progress::from_notification(&n).unwrap();
+    assert_eq!(
+        (p.token.raw(), p.progress, p.total),
+        (&b"7"[..], 50.0, Some(100.0))
+    );
+    assert_eq!(p.message.unwrap().decode(), "half");
+}
+
+#[test]
+fn request_meta_of_2026_07_28() {
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}"#;
+    let msg = Decoder::mcp().decode(frame).unwrap();
+    let meta = RequestMeta::from_message(&msg);
+    assert_eq!(meta.protocol_version.unwrap().decode(), "2026-07-28");
+    assert_eq!(
+        meta.client_info.unwrap().as_bytes(),
+        br#"{"name":"c","version":"1"}"#
+    );
+    assert_eq!(meta.client_capabilities, None);
+}
+
+#[test]
+fn result_type_rules() {
+    let decoder = common::decoder_for("mcp", "s2c");
+    let ok = decoder
+        .decode(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#)
+        .unwrap();
+    let Message::Response(r) = ok else { panic!() };
+    assert_eq!(ResultType::of(r.result), ResultType::Complete);
+    // An unknown resultType makes the response invalid (never answered).
+    let rej = decoder
+        .decode(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"later"}}"#)
+        .unwrap_err();
+    assert_eq!(rej.error(), rpcwire::DecodeError::BadResultType);
+    assert_eq!(rej.reply(), None);
+    assert_eq!(rej.id().unwrap().raw(), b"1");
+}
+
+#[test]
+fn meta_key_names() {
+    for good in [
+        "progressToken",
+        "",
+        "a",
+        "io.modelcontextprotocol/protocolVersion",
+        "my-app.example/x_y.z",
+        "x/",
+    ] {
+        assert!(MetaKey::parse(good).is_ok(), "{good}");
+    }
+    for (bad, why) in [
+        ("-x", MetaKeyError::BadName),
+        ("x-", MetaKeyError::BadName),
+        ("a b", MetaKeyError::BadName),
+        ("1abc.example/x", MetaKeyError::BadPrefixLabel),
+        ("abc-.example/x", MetaKeyError::BadPrefixLabel),
+        ("a..b/x", MetaKeyError::BadPrefixLabel),
+        ("/x", MetaKeyError::BadPrefixLabel),
+    ] {
+        assert_eq!(MetaKey::parse(bad), Err(why), "{bad}");
+    }
+    assert!(MetaKey::parse("modelcontextprotocol.io/x")
+        .unwrap()
+        .is_reserved());
+    assert!(MetaKey::parse("tools.mcp.com/x").unwrap().is_reserved());
+    assert!(
+        !MetaKey::parse("mcp/x").unwrap().is_reserved(),
+        "a single label is not the reserved form"
+    );
+    assert!(!MetaKey::parse("example.com/x").unwrap().is_reserved());
+}

@@ -1,0 +1,160 @@
+//! Typed access with serde: round trips of realistic MCP payloads, scratch reuse without
+//! growth, and the frame left untouched.
+#![cfg(feature = "serde")]
+
+use std::collections::BTreeMap;
+
+use bytes::BytesMut;
+use rpcwire::typed::{self, Scratch};
+use rpcwire::{encode, DecodeOptions, Decoder, Dialect, Message, ReplyId, Role};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct ToolCall {
+    name: String,
+    arguments: BTreeMap<String, serde_json::Value>,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    meta: Option<Meta>,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    progress_token: serde_json::Value,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeResult {
+    protocol_version: String,
+    capabilities: serde_json::Value,
+    server_info: Implementation,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Implementation {
+    name: String,
+    version: String,
+}
+
+fn request(frame: &[u8]) -> rpcwire::Request<'_> {
+    match Decoder::mcp().decode(frame) {
+        Ok(Message::Request(r)) => r,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn tools_call_params_round_trip_and_the_frame_is_untouched() {
+    let call = ToolCall {
+        name: "create_entities".into(),
+        arguments: [(
+            "entities".to_string(),
+            serde_json::json!([{"name": "Ada", "note": "a \"quoted\" é"}]),
+        )]
+        .into_iter()
+        .collect(),
+        meta: Some(Meta {
+            progress_token: serde_json::json!("tok-1"),
+        }),
+    };
+    let mut raw = Vec::new();
+    let params = typed::to_raw(&call, &mut raw).unwrap();
+    let mut frame = BytesMut::new();
+    encode::write_request(
+        &mut frame,
+        rpcwire::Id::from_token(b"7").unwrap(),
+        "tools/call",
+        Some(params),
+    );
+    let frame = frame.freeze();
+    let line = &frame[..frame.len() - 1];
+    let before = line.to_vec();
+
+    let req = request(line);
+    let mut scratch = Scratch::new();
+    let back: ToolCall = scratch.deserialize(req.params.unwrap()).unwrap();
+    assert_eq!(back, call);
+    // The serde_json path agrees.
+    let back2: ToolCall = typed::deserialize_borrowed(req.params.unwrap()).unwrap();
+    assert_eq!(back2, call);
+    assert_eq!(line, &before[..], "typed access must not modify the frame");
+}
+
+#[test]
+fn initialize_result_from_the_recorded_session() {
+    let capture = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/capture-s2c.ndjson"
+    ))
+    .unwrap();
+    let first = capture.split(|&b| b == b'\n').next().unwrap();
+    let decoder = Decoder::new(DecodeOptions {
+        role: Role::Client,
+        ..DecodeOptions::new(Dialect::Mcp)
+    });
+    let Ok(Message::Response(resp)) = decoder.decode(first) else {
+        panic!("not a response")
+    };
+    let init: InitializeResult = Scratch::new().deserialize(resp.result).unwrap();
+    assert_eq!(init.protocol_version, "2025-11-25");
+    assert_eq!(
+        init.server_info,
+        Implementation {
+            name: "memory-server".into(),
+            version: "0.6.3".into()
+        }
+    );
+    // And back: serialize, splice, decode, compare.
+    let mut raw = Vec::new();
+    let mut out = BytesMut::new();
+    encode::write_response(&mut out, resp.id, typed::to_raw(&init, &mut raw).unwrap());
+    let Ok(Message::Response(again)) = decoder.decode(&out[..out.len() - 1]) else {
+        panic!()
+    };
+    assert_eq!(
+        typed::deserialize_borrowed::<InitializeResult>(again.result).unwrap(),
+        init
+    );
+}
+
+#[test]
+fn scratch_stops_growing_across_10000_messages() {
+    let mut scratch = Scratch::new();
+    let mut frames = vec![];
+    for i in 0..10_000 {
+        let text = "x".repeat(i % 97);
+        frames.push(format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"t{i}","arguments":{{"text":"{text}"}}}}}}"#
+        ));
+    }
+    let mut capacity_after_warmup = 0;
+    for (i, f) in frames.iter().enumerate() {
+        let req = request(f.as_bytes());
+        let call: ToolCall = scratch.deserialize(req.params.unwrap()).unwrap();
+        assert_eq!(call.name, format!("t{i}"));
+        if i == 100 {
+            capacity_after_warmup = scratch.capacity();
+        }
+    }
+    assert_eq!(scratch.capacity(), capacity_after_warmup);
+}
+
+#[test]
+fn type_errors_become_invalid_params_replies() {
+    let req =
+        request(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}"#);
+    let err = Scratch::new()
+        .deserialize::<ToolCall>(req.params.unwrap())
+        .unwrap_err();
+    assert_eq!(err.code(), rpcwire::ErrorCode::INVALID_PARAMS);
+    let mut out = BytesMut::new();
+    err.write_reply(&mut out, ReplyId::Id(req.id));
+    let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(reply["id"], 3);
+    assert_eq!(reply["error"]["code"], -32602);
+    assert!(
+        reply["error"]["data"].as_str().unwrap().contains("name"),
+        "{reply}"
+    );
+}
