@@ -48,6 +48,7 @@ mod envelope;
 mod error;
 pub mod frame;
 mod id;
+mod inflight;
 mod json;
 mod limits;
 pub mod mcp;
@@ -60,6 +61,7 @@ pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
 pub use frame::{FrameError, LineFramer, Lines};
 pub use id::{Id, IdBuf, IdKind};
+pub use inflight::{IdKey, InFlight, InFlightError};
 pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};
 pub use limits::Limits;
 pub use message::{

@@ -1,0 +1,214 @@
+//! Requests the *peer* has in flight: ids we did not choose, keyed by their canonical form,
+//! for duplicate detection, reply bookkeeping and cancellation.
+//!
+//! Matching rules (the shared conformance vectors):
+//! - the type is part of the key: the string `"1"` never matches the number `1`;
+//! - numbers match by value, whatever their spelling: `1` = `1.0` = `10e-1`, `0` = `-0`,
+//!   exactly, at any size (no rounding through `f64`);
+//! - strings match after unescaping: `"\u0061"` = `"a"`;
+//! - optionally ([`InFlight::lenient`], off by default), a string holding a JSON number
+//!   matches that number, for gateways that stringify ids.
+
+use core::hash::BuildHasher;
+
+use hashbrown::HashMap;
+use smallvec::SmallVec;
+
+use crate::id::{Id, IdBuf, IdKind};
+
+/// The canonical form of an id: a type tag and the normalized value. Inline (no allocation)
+/// for typical ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdKey(SmallVec<[u8; 24]>);
+
+impl IdKey {
+    /// The key of `id` under the strict rules.
+    pub fn of(id: Id<'_>) -> IdKey {
+        Self::with(id, false)
+    }
+
+    /// The key of `id`; with `lenient`, a string holding a JSON number keys as that number.
+    pub fn with(id: Id<'_>, lenient: bool) -> IdKey {
+        let mut key = SmallVec::new();
+        match id.kind() {
+            IdKind::Null => key.push(b'z'),
+            IdKind::Integer | IdKind::Number => push_number(&mut key, id.raw()),
+            IdKind::String { .. } => {
+                let s = id.as_str().expect("a string id");
+                let mut decoded = SmallVec::<[u8; 24]>::new();
+                let mut utf8 = [0u8; 4];
+                for c in s.chars() {
+                    decoded.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+                let is_number = lenient
+                    && crate::scan::scalar::number_end(&decoded, 0).ok() == Some(decoded.len());
+                if is_number {
+                    push_number(&mut key, &decoded);
+                } else {
+                    key.push(b's');
+                    key.extend_from_slice(&decoded);
+                }
+            }
+        }
+        IdKey(key)
+    }
+}
+
+/// Appends `n` + the number normalized as sign, significant digits and exponent, so that
+/// numerically equal spellings give equal keys.
+fn push_number(key: &mut SmallVec<[u8; 24]>, token: &[u8]) {
+    key.push(b'n');
+    let (negative, rest) = match token.strip_prefix(b"-") {
+        Some(r) => (true, r),
+        None => (false, token),
+    };
+    let (mantissa, exp_part) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, &b""[..]),
+    };
+    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
+        None => (mantissa, &b""[..]),
+    };
+    // Exponent of the first digit of int ++ frac, as a saturating integer.
+    let mut exponent: i64 = 0;
+    let (exp_negative, exp_digits) = match exp_part.first() {
+        Some(b'-') => (true, &exp_part[1..]),
+        Some(b'+') => (false, &exp_part[1..]),
+        _ => (false, exp_part),
+    };
+    for &d in exp_digits {
+        exponent = exponent
+            .saturating_mul(10)
+            .saturating_add(i64::from(d - b'0'));
+    }
+    if exp_negative {
+        exponent = -exponent;
+    }
+    let digits = int.iter().chain(frac).copied();
+    let leading_zeros = digits.clone().take_while(|&d| d == b'0').count();
+    let significant: SmallVec<[u8; 24]> = digits.skip(leading_zeros).collect();
+    let end = significant
+        .iter()
+        .rposition(|&d| d != b'0')
+        .map_or(0, |i| i + 1);
+    if end == 0 {
+        key.push(b'0');
+        return;
+    }
+    // Position of the decimal point relative to the first significant digit.
+    let point = (int.len() as i64 - leading_zeros as i64).saturating_add(exponent);
+    key.push(if negative { b'-' } else { b'+' });
+    key.extend_from_slice(&significant[..end]);
+    key.push(b'e');
+    key.extend_from_slice(itoa::Buffer::new().format(point).as_bytes());
+}
+
+/// Why a request could not be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InFlightError {
+    /// The same id is already in flight (MCP: reject the second request with -32600 and leave
+    /// the first untouched).
+    Duplicate,
+    /// The table holds its maximum number of requests.
+    Full,
+}
+
+/// The peer's requests in flight, with a value of ours for each (when it arrived, where to
+/// route the reply, …).
+///
+/// ```
+/// use rpcwire::{Id, InFlight, InFlightError};
+/// let mut table = InFlight::new(1024);
+/// table.insert(Id::from_token(b"1").unwrap(), "first").unwrap();
+/// assert_eq!(table.insert(Id::from_token(b"1.0").unwrap(), "again"), Err(InFlightError::Duplicate));
+/// assert!(table.insert(Id::from_token(br#""1""#).unwrap(), "a string").is_ok());
+/// assert_eq!(table.remove(Id::from_token(b"1").unwrap()).map(|(_, v)| v), Some("first"));
+/// ```
+pub struct InFlight<T, S = foldhash::quality::RandomState> {
+    map: HashMap<IdKey, (IdBuf, T), S>,
+    capacity: usize,
+    lenient: bool,
+}
+
+impl<T> InFlight<T> {
+    /// A table of at most `capacity` requests, hashed with a randomly keyed fast hash
+    /// (foldhash, seeded per table) so a peer cannot choose colliding ids in advance.
+    pub fn new(capacity: usize) -> Self {
+        Self::with_hasher(capacity, foldhash::quality::RandomState::default())
+    }
+}
+
+impl<T, S: BuildHasher> InFlight<T, S> {
+    /// A table with the given hasher.
+    pub fn with_hasher(capacity: usize, hasher: S) -> Self {
+        InFlight {
+            map: HashMap::with_hasher(hasher),
+            capacity,
+            lenient: false,
+        }
+    }
+
+    /// Match a string holding a number against that number (off by default).
+    pub fn lenient(mut self, yes: bool) -> Self {
+        self.lenient = yes;
+        self
+    }
+
+    fn key(&self, id: Id<'_>) -> IdKey {
+        IdKey::with(id, self.lenient)
+    }
+
+    /// Registers a request; a duplicate leaves the existing entry untouched.
+    pub fn insert(&mut self, id: Id<'_>, value: T) -> Result<(), InFlightError> {
+        if self.map.len() >= self.capacity {
+            return Err(InFlightError::Full);
+        }
+        match self.map.entry(self.key(id)) {
+            hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),
+            hashbrown::hash_map::Entry::Vacant(v) => {
+                v.insert((id.to_owned_id(), value));
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether a request with this id is in flight.
+    pub fn contains(&self, id: Id<'_>) -> bool {
+        self.map.contains_key(&self.key(id))
+    }
+
+    /// The value of the request with this id.
+    pub fn get(&self, id: Id<'_>) -> Option<&T> {
+        self.map.get(&self.key(id)).map(|(_, v)| v)
+    }
+
+    /// Removes the request this reply (or cancellation) names; returns the id exactly as the
+    /// request spelled it, and the value.
+    pub fn remove(&mut self, id: Id<'_>) -> Option<(IdBuf, T)> {
+        self.map.remove(&self.key(id))
+    }
+
+    /// Number of requests in flight.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether none is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Removes and returns every request (the connection ended: they stay unanswered).
+    pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
+        self.map.drain().map(|(_, v)| v)
+    }
+}
+
+impl<T: core::fmt::Debug, S> core::fmt::Debug for InFlight<T, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map()
+            .entries(self.map.values().map(|(id, v)| (id, v)))
+            .finish()
+    }
+}

@@ -1,0 +1,148 @@
+//! Reply matching and id reuse, driven by the `context` of the shared vectors (`matching`,
+//! `id_reuse`, and the cancellation case), in both dialects; plus the canonical-key rules.
+
+mod common;
+
+use rpcwire::{Id, IdKey, InFlight, InFlightError, Message};
+
+fn ids(v: &serde_json::Value) -> Vec<Vec<u8>> {
+    v.as_array().map_or(vec![], |a| {
+        a.iter()
+            .map(|s| s.as_str().unwrap().as_bytes().to_vec())
+            .collect()
+    })
+}
+
+#[test]
+fn matching_and_id_reuse_vectors() {
+    let mut ran = 0;
+    for case in common::load("envelope.jsonl") {
+        let cat = case["cat"].as_str().unwrap();
+        let Some(ctx) = case.get("ctx") else { continue };
+        let name = case["name"].as_str().unwrap();
+        let frame = common::input(&case);
+        for dialect in ["jsonrpc2", "mcp"] {
+            let exp = &case[dialect];
+            let decoder = common::decoder_for(dialect, case["dir"].as_str().unwrap());
+            let mut table = InFlight::new(64);
+            for id in ids(&ctx["pending_ids"])
+                .iter()
+                .chain(&ids(&ctx["in_flight_ids"]))
+                .chain(&ids(&ctx["cancelled_ids"]))
+            {
+                table.insert(Id::from_token(id).unwrap(), ()).unwrap();
+            }
+            // Cancelled requests are no longer pending; completed ids were removed on reply.
+            for id in ids(&ctx["cancelled_ids"]) {
+                assert!(table.remove(Id::from_token(&id).unwrap()).is_some());
+            }
+            match cat {
+                "matching" => {
+                    let msg = decoder.decode(&frame).unwrap();
+                    let got = table.remove(msg.id().unwrap());
+                    match exp["c"].as_str().unwrap() {
+                        "match" => {
+                            let (original, ()) =
+                                got.unwrap_or_else(|| panic!("{name}/{dialect}: no match"));
+                            assert_eq!(
+                                original.as_id().raw(),
+                                exp["matches"].as_str().unwrap().as_bytes()
+                            );
+                        }
+                        "no_match" => assert!(got.is_none(), "{name}/{dialect}: unexpected match"),
+                        other => panic!("{other}"),
+                    }
+                }
+                "id_reuse" => {
+                    let Ok(Message::Request(req)) = decoder.decode(&frame) else {
+                        panic!("{name}")
+                    };
+                    let admitted = table.insert(req.id, ());
+                    // JSON-RPC does not forbid a duplicate in-flight id; MCP does.
+                    let class = match (admitted, dialect) {
+                        (Ok(()), _) | (Err(InFlightError::Duplicate), "jsonrpc2") => "request",
+                        (Err(InFlightError::Duplicate), _) => "invalid",
+                        (Err(e), _) => panic!("{e:?}"),
+                    };
+                    assert_eq!(class, exp["c"].as_str().unwrap(), "{name}/{dialect}");
+                }
+                _ => {
+                    // The cancellation vector: its requestId must not match a string id.
+                    let Ok(Message::Notification(n)) = decoder.decode(&frame) else {
+                        panic!("{name}")
+                    };
+                    let c = rpcwire::mcp::Cancelled::from_notification(&n).unwrap();
+                    assert!(table.remove(c.request_id).is_none(), "{name}/{dialect}");
+                }
+            }
+            ran += 1;
+        }
+    }
+    assert_eq!(ran, 18);
+}
+
+fn key(token: &[u8]) -> IdKey {
+    IdKey::of(Id::from_token(token).unwrap())
+}
+
+#[test]
+fn canonical_keys() {
+    let same = [
+        (&b"1"[..], &b"1.0"[..]),
+        (b"1", b"10e-1"),
+        (b"0", b"-0"),
+        (b"0", b"0.000e5"),
+        (b"150", b"1.5E2"),
+        (b"-0.05", b"-5e-2"),
+        (br#""a""#, br#""\u0061""#),
+        (br#""\/""#, br#""/""#),
+        (b"1E400", b"10E399"),
+    ];
+    for (a, b) in same {
+        assert_eq!(
+            key(a),
+            key(b),
+            "{} = {}",
+            String::from_utf8_lossy(a),
+            String::from_utf8_lossy(b)
+        );
+    }
+    let different = [
+        (&b"1"[..], &br#""1""#[..]),
+        (b"9007199254740992", b"9007199254740993"),
+        (b"1", b"-1"),
+        (b"0.1", b"1"),
+        (b"null", br#""null""#),
+        (b"15", b"1.5"),
+    ];
+    for (a, b) in different {
+        assert_ne!(
+            key(a),
+            key(b),
+            "{} != {}",
+            String::from_utf8_lossy(a),
+            String::from_utf8_lossy(b)
+        );
+    }
+    let lenient = |t: &[u8]| IdKey::with(Id::from_token(t).unwrap(), true);
+    assert_eq!(lenient(br#""123""#), lenient(b"123"));
+    assert_ne!(lenient(br#""12a""#), lenient(b"12"));
+}
+
+#[test]
+fn capacity_and_drain() {
+    let mut t = InFlight::new(2);
+    t.insert(Id::from_token(b"1").unwrap(), 'a').unwrap();
+    t.insert(Id::from_token(b"2").unwrap(), 'b').unwrap();
+    assert_eq!(
+        t.insert(Id::from_token(b"3").unwrap(), 'c'),
+        Err(InFlightError::Full)
+    );
+    let mut left: Vec<_> = t
+        .drain()
+        .map(|(id, v)| (id.as_id().raw().to_vec(), v))
+        .collect();
+    left.sort();
+    assert_eq!(left, [(b"1".to_vec(), 'a'), (b"2".to_vec(), 'b')]);
+    assert!(t.is_empty());
+}
