@@ -226,6 +226,20 @@ fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
     })
 }
 
+pub fn dialect(arg: DialectArg) -> Dialect {
+    match arg {
+        DialectArg::Mcp => Dialect::Mcp,
+        DialectArg::Jsonrpc => Dialect::JsonRpc2,
+    }
+}
+
+pub fn validation(arg: ValidateArg) -> Validation {
+    match arg {
+        ValidateArg::Lazy => Validation::Lazy,
+        ValidateArg::Strict => Validation::Strict,
+    }
+}
+
 /// Runs `rpcwire check`.
 pub fn run(args: &CheckArgs) -> ExitCode {
     match check(args) {
@@ -245,18 +259,12 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             "only --framing ndjson is supported by this build",
         ));
     }
-    let mut options = DecodeOptions::new(match args.dialect {
-        DialectArg::Mcp => Dialect::Mcp,
-        DialectArg::Jsonrpc => Dialect::JsonRpc2,
-    });
+    let mut options = DecodeOptions::new(dialect(args.dialect));
     options.role = match args.direction {
         DirectionArg::C2s => Role::Server,
         DirectionArg::S2c => Role::Client,
     };
-    options.validation = match args.validate {
-        ValidateArg::Lazy => Validation::Lazy,
-        ValidateArg::Strict => Validation::Strict,
-    };
+    options.validation = validation(args.validate);
     let decoder = Decoder::new(options);
     let mut input = open(&args.file)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", display(&args.file))))?;

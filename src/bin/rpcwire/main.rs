@@ -1,6 +1,8 @@
 //! `rpcwire`: check JSON-RPC / MCP streams (and, later, proxy them).
 
 mod check;
+mod proxy;
+mod session;
 
 use std::process::ExitCode;
 
@@ -18,6 +20,8 @@ struct Cli {
 enum Command {
     /// Read a stream (a file or stdin) and report every message.
     Check(check::CheckArgs),
+    /// Run an MCP stdio server behind a validating proxy: `rpcwire proxy [OPTIONS] -- CMD [ARGS...]`.
+    Proxy(proxy::ProxyArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,5 +35,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Proxy(args) => proxy::run(&args),
     }
 }

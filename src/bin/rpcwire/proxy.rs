@@ -1,0 +1,472 @@
+//! `rpcwire proxy -- CMD ARGS...`: a validating MCP stdio proxy.
+//!
+//! Spawns the server, forwards every valid message byte for byte in both directions (a line's
+//! `\r\n` becomes `\n`; blank lines are dropped), tracks the requests in flight both ways, and
+//! reports violations. It never writes a byte to either side that is not a valid message.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use clap::Args;
+use futures_util::StreamExt;
+use rpcwire::codec::{Incoming, LineCodec};
+use rpcwire::mcp::Cancelled;
+use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Message, RawJson, ReplyId, Role};
+use serde_json::json;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::process::Command;
+use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
+
+use crate::check::{DialectArg, ValidateArg};
+use crate::session::{Dir, Observation, Session, Verdict};
+
+/// Options of `rpcwire proxy`.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The rule set.
+    #[arg(long, value_enum, default_value = "mcp")]
+    dialect: DialectArg,
+    /// How much of each payload is validated.
+    #[arg(long = "validate", value_enum, default_value = "strict")]
+    validate: ValidateArg,
+    /// Longest frame accepted, in bytes.
+    #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
+    max_frame: usize,
+    /// Fail a client request that the server has not answered after this many milliseconds:
+    /// the client gets an error reply, the server a `notifications/cancelled`.
+    #[arg(long, value_name = "MS")]
+    timeout_ms: Option<u64>,
+    /// Drop invalid client messages silently instead of answering them with the error reply
+    /// the protocol calls for.
+    #[arg(long)]
+    drop_invalid: bool,
+    /// Write one NDJSON record per message (direction, time, kind, id, method, size,
+    /// violation) to this file.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// Print the counters to stderr every this many seconds.
+    #[arg(long, value_name = "SECS")]
+    stats_every: Option<u64>,
+    /// Do not print each violation to stderr (the summary at exit is still printed).
+    #[arg(long)]
+    quiet: bool,
+    /// The server to run, and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// State shared by the forwarding tasks.
+struct Shared {
+    session: Mutex<Session>,
+    log: Mutex<Option<BufWriter<File>>>,
+    start: Instant,
+    quiet: bool,
+}
+
+impl Shared {
+    fn now_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Records one item in the session and the log; returns the verdict.
+    fn observe(&self, dir: Dir, item: &Incoming) -> Verdict {
+        let (size, frame) = match item {
+            Incoming::Message(m) => (m.frame().len(), Some(m.frame())),
+            Incoming::Rejected(r) => (r.frame().len(), Some(r.frame())),
+            Incoming::TooLong { .. } => (0, None),
+        };
+        let mut obs = Observation {
+            kind: "framing_error",
+            id: None,
+            method: None,
+            error_code: None,
+            cancels: None,
+            protocol_version: None,
+        };
+        let method;
+        let mut version = None;
+        match item {
+            Incoming::Message(m) => {
+                let msg = m.message();
+                obs.kind = msg.kind().as_str();
+                obs.id = msg.id();
+                method = msg.method().map(|m| m.decode());
+                obs.method = method.as_deref();
+                match msg {
+                    Message::ErrorResponse(e) => obs.error_code = Some(e.error.code.get()),
+                    Message::Notification(n) => {
+                        obs.cancels = Cancelled::from_notification(&n).map(|c| c.request_id)
+                    }
+                    Message::Response(r) => {
+                        version = r
+                            .result
+                            .get("protocolVersion")
+                            .and_then(|v| v.as_str())
+                            .map(|s| s.decode())
+                    }
+                    _ => {}
+                }
+                obs.protocol_version = version.as_deref();
+            }
+            Incoming::Rejected(r) => {
+                let rej = r.rejection();
+                obs.kind = rej.kind_str();
+                obs.id = rej.id();
+            }
+            Incoming::TooLong { .. } => {}
+        }
+        let now = self.now_ms();
+        let verdict = self
+            .session
+            .lock()
+            .expect("session lock")
+            .observe(dir, &obs, now);
+        if let Some(v) = verdict.violation {
+            if !self.quiet {
+                let id = obs
+                    .id
+                    .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+                let what =
+                    frame.map(|f| String::from_utf8_lossy(&f[..f.len().min(120)]).into_owned());
+                eprintln!(
+                    "rpcwire proxy: {}: {} (kind {}, id {}){}",
+                    dir.as_str(),
+                    v.as_str(),
+                    obs.kind,
+                    id.as_deref().unwrap_or("-"),
+                    what.map(|w| format!(": {w}")).unwrap_or_default()
+                );
+            }
+        }
+        self.write_log(json!({
+            "dir": dir.as_str(),
+            "t_ms": now,
+            "kind": obs.kind,
+            "id": obs.id.map(|id| String::from_utf8_lossy(id.raw()).into_owned()),
+            "method": obs.method,
+            "error_code": obs.error_code,
+            "cancels": obs.cancels.map(|id| String::from_utf8_lossy(id.raw()).into_owned()),
+            "protocol_version": obs.protocol_version,
+            "size": size,
+            "violation": verdict.violation.map(|v| v.as_str()),
+        }));
+        verdict
+    }
+
+    fn write_log(&self, record: serde_json::Value) {
+        if let Some(log) = self.log.lock().expect("log lock").as_mut() {
+            let _ = serde_json::to_writer(&mut *log, &record);
+            let _ = log.write_all(b"\n");
+        }
+    }
+
+    fn print_counters(&self, label: &str) {
+        let session = self.session.lock().expect("session lock");
+        let counters = session.counters.to_json();
+        eprintln!("rpcwire proxy: {label}: {counters}");
+        self.write_log(json!({ "t_ms": self.now_ms(), label: counters }));
+    }
+}
+
+/// Writes frames from a channel to `out`, each followed by `\n`, flushing whenever the
+/// channel is momentarily empty.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<Bytes>,
+    out: W,
+) -> io::Result<()> {
+    let mut out = tokio::io::BufWriter::with_capacity(64 << 10, out);
+    while let Some(frame) = rx.recv().await {
+        out.write_all(&frame).await?;
+        out.write_all(b"\n").await?;
+        if rx.is_empty() {
+            out.flush().await?;
+        }
+    }
+    out.flush().await?;
+    out.shutdown().await
+}
+
+/// An encoded line without its `\n` (the writer adds it back).
+fn frame_of(mut line: BytesMut) -> Bytes {
+    line.truncate(line.len().saturating_sub(1));
+    line.freeze()
+}
+
+fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
+    let mut options = DecodeOptions::new(crate::check::dialect(args.dialect));
+    options.validation = crate::check::validation(args.validate);
+    options.role = role;
+    Decoder::new(options)
+}
+
+/// Runs `rpcwire proxy`.
+pub fn run(args: &ProxyArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("rpcwire proxy: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(proxy(args))
+}
+
+async fn proxy(args: &ProxyArgs) -> ExitCode {
+    let log = match &args.log {
+        Some(path) => match File::create(path) {
+            Ok(f) => Some(BufWriter::new(f)),
+            Err(e) => {
+                eprintln!(
+                    "rpcwire proxy: cannot write the log {}: {e}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let mut child = match Command::new(&args.command[0])
+        .args(&args.command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
+            return ExitCode::from(2);
+        }
+    };
+    let shared = Arc::new(Shared {
+        session: Mutex::new(Session::new(
+            crate::check::dialect(args.dialect),
+            args.timeout_ms,
+        )),
+        log: Mutex::new(log),
+        start: Instant::now(),
+        quiet: args.quiet,
+    });
+    let unreadable_id = DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id;
+
+    let server_in = child.stdin.take().expect("piped stdin");
+    let server_out = child.stdout.take().expect("piped stdout");
+    let (to_server, server_rx) = mpsc::channel::<Bytes>(1024);
+    let (to_client, client_rx) = mpsc::channel::<Bytes>(1024);
+    let server_writer = tokio::spawn(write_lines(server_rx, server_in));
+    let client_writer = tokio::spawn(write_lines(client_rx, tokio::io::stdout()));
+
+    // Client → server.
+    let c2s = {
+        let (shared, to_server, to_client) = (shared.clone(), to_server.clone(), to_client.clone());
+        let codec = LineCodec::new(decoder(args, Role::Server), args.max_frame);
+        let drop_invalid = args.drop_invalid;
+        tokio::spawn(async move {
+            let mut frames = FramedRead::with_capacity(tokio::io::stdin(), codec, 64 << 10);
+            while let Some(item) = frames.next().await {
+                let Ok(item) = item else { break };
+                let verdict = shared.observe(Dir::C2s, &item);
+                match &item {
+                    Incoming::Message(m) if verdict.forward => {
+                        if to_server.send(m.frame().clone()).await.is_err() {
+                            break;
+                        }
+                    }
+                    Incoming::Message(m) => {
+                        // A duplicate in-flight id (MCP): reject the second request.
+                        if let Some(id) = m.message().id() {
+                            let mut out = BytesMut::new();
+                            let code = ErrorCode::INVALID_REQUEST;
+                            encode::write_error(
+                                &mut out,
+                                ReplyId::Id(id),
+                                code,
+                                "Invalid Request: id already in flight",
+                                None,
+                            );
+                            let _ = to_client.send(frame_of(out)).await;
+                        }
+                    }
+                    Incoming::Rejected(r) if !drop_invalid => {
+                        if let Some(reply) = r.rejection().reply() {
+                            let mut out = BytesMut::new();
+                            encode::write_reply(&mut out, &reply, None);
+                            let _ = to_client.send(frame_of(out)).await;
+                        }
+                    }
+                    Incoming::TooLong { .. } if !drop_invalid => {
+                        let mut out = BytesMut::new();
+                        encode::write_error(
+                            &mut out,
+                            unreadable_id,
+                            ErrorCode::PARSE_ERROR,
+                            "Parse error: frame too long",
+                            None,
+                        );
+                        let _ = to_client.send(frame_of(out)).await;
+                    }
+                    _ => {}
+                }
+            }
+            // Client EOF: the server's stdin closes once every sender is gone.
+        })
+    };
+
+    // Server → client.
+    let s2c = {
+        let (shared, to_client) = (shared.clone(), to_client.clone());
+        let codec = LineCodec::new(decoder(args, Role::Client), args.max_frame);
+        tokio::spawn(async move {
+            let mut frames = FramedRead::with_capacity(server_out, codec, 64 << 10);
+            while let Some(item) = frames.next().await {
+                let Ok(item) = item else { break };
+                let verdict = shared.observe(Dir::S2c, &item);
+                if let (Incoming::Message(m), true) = (&item, verdict.forward) {
+                    if to_client.send(m.frame().clone()).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        })
+    };
+
+    // Timeouts: answer the client locally, cancel on the server.
+    let timer = args.timeout_ms.map(|ms| {
+        // Weak: the server's stdin must close when the client's side ends.
+        let (shared, to_server, to_client) =
+            (shared.clone(), to_server.downgrade(), to_client.downgrade());
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
+            loop {
+                tick.tick().await;
+                let expired = shared
+                    .session
+                    .lock()
+                    .expect("session lock")
+                    .expire(shared.now_ms());
+                for e in expired {
+                    let mut reply = BytesMut::new();
+                    let data = format!("{{\"method\":{},\"timeoutMs\":{ms}}}", json!(&*e.method));
+                    let data = RawJson::new(data.as_bytes());
+                    encode::write_error(
+                        &mut reply,
+                        ReplyId::Id(e.id.as_id()),
+                        ErrorCode::INTERNAL_ERROR,
+                        "Request timed out",
+                        data,
+                    );
+                    let mut cancel = BytesMut::new();
+                    let params = format!(
+                        "{{\"requestId\":{},\"reason\":\"timed out after {ms} ms\"}}",
+                        String::from_utf8_lossy(e.id.as_id().raw())
+                    );
+                    encode::write_notification(
+                        &mut cancel,
+                        "notifications/cancelled",
+                        RawJson::new(params.as_bytes()),
+                    );
+                    let (Some(to_client), Some(to_server)) =
+                        (to_client.upgrade(), to_server.upgrade())
+                    else {
+                        return;
+                    };
+                    if to_client.send(frame_of(reply)).await.is_err()
+                        || to_server.send(frame_of(cancel)).await.is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        })
+    });
+    let stats = args.stats_every.map(|secs| {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(secs.max(1)));
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                shared.print_counters("stats");
+            }
+        })
+    });
+    drop((to_server, to_client));
+
+    // Signals go to the server; we exit when it does.
+    let pid = child.id();
+    let signals = tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        loop {
+            let sig = tokio::select! {
+                _ = int.recv() => nix::sys::signal::Signal::SIGINT,
+                _ = term.recv() => nix::sys::signal::Signal::SIGTERM,
+            };
+            if let Some(pid) = pid {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig);
+            }
+        }
+    });
+
+    let status = child.wait().await;
+    // The server is gone: what it wrote is still delivered, then the client's side closes.
+    let _ = s2c.await;
+    c2s.abort();
+    if let Some(t) = timer {
+        t.abort();
+    }
+    if let Some(s) = stats {
+        s.abort();
+    }
+    signals.abort();
+    let _ = server_writer.await;
+    let _ = client_writer.await;
+
+    let unanswered = shared.session.lock().expect("session lock").finish();
+    for (dir, id, method) in &unanswered {
+        if !args.quiet {
+            eprintln!(
+                "rpcwire proxy: {}: unanswered request {} ({method})",
+                dir.as_str(),
+                String::from_utf8_lossy(id.as_id().raw())
+            );
+        }
+        shared.write_log(json!({"dir": dir.as_str(), "t_ms": shared.now_ms(), "kind": "request", "id": String::from_utf8_lossy(id.as_id().raw()), "method": &**method, "violation": "unanswered"}));
+    }
+    shared.print_counters("summary");
+    if let Some(log) = shared.log.lock().expect("log lock").as_mut() {
+        let _ = log.flush();
+    }
+    match status {
+        Ok(status) => exit_code(status),
+        Err(e) => {
+            eprintln!("rpcwire proxy: waiting for the server: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The server's exit status as ours: its code, or 128 + the signal that ended it.
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => ExitCode::from(code as u8),
+        (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
+        _ => ExitCode::from(1),
+    }
+}

@@ -1,0 +1,383 @@
+//! Session-level checks shared by `rpcwire proxy` (live) and `rpcwire check` (offline): who
+//! waits for what, in both directions, and every violation of the request/reply discipline.
+//!
+//! Pure bookkeeping: no I/O, no clock (times are milliseconds passed in by the caller).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
+use serde_json::{json, Value};
+
+/// Which way a message travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dir {
+    /// Client to server.
+    C2s,
+    /// Server to client.
+    S2c,
+}
+
+impl Dir {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dir::C2s => "c2s",
+            Dir::S2c => "s2c",
+        }
+    }
+
+    fn other(self) -> Dir {
+        match self {
+            Dir::C2s => Dir::S2c,
+            Dir::S2c => Dir::C2s,
+        }
+    }
+}
+
+/// A breach of the protocol seen on the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Violation {
+    /// Not a valid message (answered per policy when a client sent it).
+    Invalid,
+    /// A line that is not JSON; from the server, the "stdout pollution" fault.
+    NotJson,
+    /// A malformed response.
+    InvalidResponse,
+    /// A line longer than the frame limit.
+    TooLong,
+    /// A request reusing an id that is still in flight.
+    DuplicateId,
+    /// A reply whose id matches no request in flight (unknown or already answered).
+    UnknownReply,
+    /// A reply to a request that was cancelled or timed out.
+    LateReply,
+    /// An error response without an id: the peer answered a notification (every request we
+    /// forward is valid and has an id).
+    ReplyWithoutId,
+    /// A request still unanswered when the session ended.
+    Unanswered,
+    /// A request that timed out.
+    TimedOut,
+    /// A server-to-client request where the negotiated protocol (≥ 2026-07-28) forbids it.
+    ServerRequestForbidden,
+}
+
+impl Violation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Violation::Invalid => "invalid",
+            Violation::NotJson => "not_json",
+            Violation::InvalidResponse => "invalid_response",
+            Violation::TooLong => "too_long",
+            Violation::DuplicateId => "duplicate_id",
+            Violation::UnknownReply => "unknown_reply",
+            Violation::LateReply => "late_reply",
+            Violation::ReplyWithoutId => "reply_without_id",
+            Violation::Unanswered => "unanswered",
+            Violation::TimedOut => "timed_out",
+            Violation::ServerRequestForbidden => "server_request_forbidden",
+        }
+    }
+}
+
+/// What the session needs to know about one message.
+#[derive(Debug, Clone, Copy)]
+pub struct Observation<'a> {
+    /// `request`, `notification`, `success_response`, `error_response`, `batch`, `invalid`,
+    /// `parse_error`, `invalid_response`, `framing_error`.
+    pub kind: &'a str,
+    pub id: Option<Id<'a>>,
+    pub method: Option<&'a str>,
+    pub error_code: Option<i64>,
+    /// For `notifications/cancelled`: the request it cancels.
+    pub cancels: Option<Id<'a>>,
+    /// For the reply to `initialize`: the negotiated protocol version.
+    pub protocol_version: Option<&'a str>,
+}
+
+/// What to do with one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub forward: bool,
+    pub violation: Option<Violation>,
+}
+
+/// A request the session is waiting on.
+#[derive(Debug, Clone)]
+struct Waiting {
+    method: Box<str>,
+    seq: u64,
+}
+
+/// A request that timed out: the caller answers the client and cancels on the server.
+#[derive(Debug)]
+pub struct Expired {
+    pub id: IdBuf,
+    pub method: Box<str>,
+}
+
+/// When a client request times out; ordered by time, then by arrival.
+#[derive(Debug)]
+struct Deadline {
+    at: u64,
+    seq: u64,
+    id: IdBuf,
+}
+
+impl PartialEq for Deadline {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Deadline {}
+
+impl PartialOrd for Deadline {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Deadline {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+/// How many recently cancelled or timed-out ids are remembered for late replies.
+const RECENT: usize = 4096;
+
+pub struct Session {
+    dialect: Dialect,
+    /// Requests each side sent and still waits on, by direction of the request.
+    waiting: [InFlight<Waiting>; 2],
+    /// Ids recently cancelled or timed out, by direction of the request.
+    recent: [VecDeque<IdKey>; 2],
+    deadlines: BinaryHeap<Reverse<Deadline>>,
+    timeout_ms: Option<u64>,
+    seq: u64,
+    initialize: Option<IdKey>,
+    protocol_version: Option<String>,
+    pub counters: Counters,
+}
+
+/// The numbers worth alerting on.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub messages: BTreeMap<(Dir, &'static str), u64>,
+    pub requests_by_method: BTreeMap<Dir, BTreeMap<String, u64>>,
+    pub errors_by_code: BTreeMap<(Dir, i64), u64>,
+    pub violations: BTreeMap<(Dir, Violation), u64>,
+}
+
+impl Counters {
+    fn count_method(&mut self, dir: Dir, method: &str) {
+        let by_method = self.requests_by_method.entry(dir).or_default();
+        match by_method.get_mut(method) {
+            Some(n) => *n += 1,
+            None => {
+                by_method.insert(method.to_string(), 1);
+            }
+        }
+    }
+
+    pub fn total_violations(&self) -> u64 {
+        self.violations.values().sum()
+    }
+
+    pub fn to_json(&self) -> Value {
+        let map = |m: Vec<(String, u64)>| {
+            Value::Object(m.into_iter().map(|(k, v)| (k, json!(v))).collect())
+        };
+        json!({
+            "messages": map(self.messages.iter().map(|((d, k), n)| (format!("{}/{k}", d.as_str()), *n)).collect()),
+            "requests_by_method": map(self.requests_by_method.iter().flat_map(|(d, m)| m.iter().map(move |(m, n)| (format!("{}/{m}", d.as_str()), *n))).collect()),
+            "errors_by_code": map(self.errors_by_code.iter().map(|((d, c), n)| (format!("{}/{c}", d.as_str()), *n)).collect()),
+            "violations": map(self.violations.iter().map(|((d, v), n)| (format!("{}/{}", d.as_str(), v.as_str()), *n)).collect()),
+            "total_violations": self.total_violations(),
+        })
+    }
+}
+
+/// The static name of a message kind (unknown kinds count as `invalid`).
+fn kind_name(kind: &str) -> &'static str {
+    const KINDS: [&str; 9] = [
+        "request",
+        "notification",
+        "success_response",
+        "error_response",
+        "batch",
+        "invalid",
+        "parse_error",
+        "invalid_response",
+        "framing_error",
+    ];
+    KINDS.into_iter().find(|k| *k == kind).unwrap_or("invalid")
+}
+
+fn slot(dir: Dir) -> usize {
+    match dir {
+        Dir::C2s => 0,
+        Dir::S2c => 1,
+    }
+}
+
+impl Session {
+    pub fn new(dialect: Dialect, timeout_ms: Option<u64>) -> Session {
+        Session {
+            dialect,
+            waiting: [InFlight::new(1 << 20), InFlight::new(1 << 20)],
+            recent: [VecDeque::new(), VecDeque::new()],
+            deadlines: BinaryHeap::new(),
+            timeout_ms,
+            seq: 0,
+            initialize: None,
+            protocol_version: None,
+            counters: Counters::default(),
+        }
+    }
+
+    fn flag(&mut self, dir: Dir, v: Violation) -> Option<Violation> {
+        *self.counters.violations.entry((dir, v)).or_default() += 1;
+        Some(v)
+    }
+
+    fn remember(&mut self, dir: Dir, key: IdKey) {
+        let recent = &mut self.recent[slot(dir)];
+        if recent.len() == RECENT {
+            recent.pop_front();
+        }
+        recent.push_back(key);
+    }
+
+    /// Records one message travelling in `dir`, at time `now_ms`.
+    pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
+        *self
+            .counters
+            .messages
+            .entry((dir, kind_name(o.kind)))
+            .or_default() += 1;
+        let mut forward = true;
+        let violation = match o.kind {
+            "request" => {
+                let method = o.method.unwrap_or_default();
+                self.counters.count_method(dir, method);
+                let id = o.id.expect("a request has an id");
+                let forbidden = dir == Dir::S2c
+                    && self
+                        .protocol_version
+                        .as_deref()
+                        .is_some_and(|v| v >= "2026-07-28");
+                if forbidden {
+                    forward = false;
+                    self.flag(dir, Violation::ServerRequestForbidden)
+                } else {
+                    self.seq += 1;
+                    let waiting = Waiting {
+                        method: method.into(),
+                        seq: self.seq,
+                    };
+                    match self.waiting[slot(dir)].insert(id, waiting) {
+                        Ok(()) => {
+                            if method == "initialize" && dir == Dir::C2s {
+                                self.initialize = Some(IdKey::of(id));
+                            }
+                            if let (Some(t), Dir::C2s) = (self.timeout_ms, dir) {
+                                self.deadlines.push(Reverse(Deadline {
+                                    at: now_ms + t,
+                                    seq: self.seq,
+                                    id: id.to_owned_id(),
+                                }));
+                            }
+                            None
+                        }
+                        Err(InFlightError::Duplicate | InFlightError::Full) => {
+                            // MCP forbids reusing an in-flight id; JSON-RPC only warns.
+                            forward = self.dialect == Dialect::JsonRpc2;
+                            self.flag(dir, Violation::DuplicateId)
+                        }
+                    }
+                }
+            }
+            "notification" => {
+                if let Some(cancelled) = o.cancels {
+                    // The peer gave up on its own request: a late reply is to be ignored.
+                    if self.waiting[slot(dir)].remove(cancelled).is_some() {
+                        self.remember(dir, IdKey::of(cancelled));
+                    }
+                }
+                None
+            }
+            "success_response" | "error_response" => {
+                if let Some(code) = o.error_code {
+                    *self.counters.errors_by_code.entry((dir, code)).or_default() += 1;
+                }
+                match o.id.filter(|id| !id.is_null()) {
+                    None => self.flag(dir, Violation::ReplyWithoutId),
+                    Some(id) => {
+                        let asked = dir.other();
+                        if self.waiting[slot(asked)].remove(id).is_some() {
+                            if self.initialize.as_ref() == Some(&IdKey::of(id)) {
+                                self.protocol_version = o.protocol_version.map(str::to_string);
+                            }
+                            None
+                        } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
+                            forward = false;
+                            self.flag(dir, Violation::LateReply)
+                        } else {
+                            self.flag(dir, Violation::UnknownReply)
+                        }
+                    }
+                }
+            }
+            "batch" => None,
+            other => {
+                forward = false;
+                let v = match other {
+                    "parse_error" => Violation::NotJson,
+                    "invalid_response" => Violation::InvalidResponse,
+                    "framing_error" => Violation::TooLong,
+                    _ => Violation::Invalid,
+                };
+                self.flag(dir, v)
+            }
+        };
+        Verdict { forward, violation }
+    }
+
+    /// Client requests whose deadline passed by `now_ms`: removed, remembered for late
+    /// replies, counted as timed out.
+    pub fn expire(&mut self, now_ms: u64) -> Vec<Expired> {
+        let mut out = vec![];
+        while self.deadlines.peek().is_some_and(|d| d.0.at <= now_ms) {
+            let Some(Reverse(Deadline { seq, id, .. })) = self.deadlines.pop() else {
+                break;
+            };
+            let table = &mut self.waiting[slot(Dir::C2s)];
+            if table.get(id.as_id()).is_some_and(|w| w.seq == seq) {
+                let (id, w) = table.remove(id.as_id()).expect("present");
+                self.remember(Dir::C2s, IdKey::of(id.as_id()));
+                self.flag(Dir::C2s, Violation::TimedOut);
+                out.push(Expired {
+                    id,
+                    method: w.method,
+                });
+            }
+        }
+        out
+    }
+
+    /// The session ended: every request still waiting is unanswered.
+    pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Box<str>)> {
+        let mut out = vec![];
+        for dir in [Dir::C2s, Dir::S2c] {
+            let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
+            for (id, w) in left {
+                self.flag(dir, Violation::Unanswered);
+                out.push((dir, id, w.method));
+            }
+        }
+        self.deadlines.clear();
+        out
+    }
+}
