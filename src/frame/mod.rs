@@ -4,6 +4,10 @@
 //! bytes are needed, and `Err` for a bad frame that the stream survives (an over-long frame is
 //! reported once, then discarded in constant memory).
 
+pub mod content_length;
 pub mod lines;
+pub mod sse;
 
+pub use content_length::{ContentLengthError, ContentLengthFramer};
 pub use lines::{FrameError, LineFramer, Lines};
+pub use sse::{SseEvent, SseFramer};
