@@ -47,6 +47,7 @@ pub mod encode;
 mod envelope;
 mod error;
 pub mod frame;
+pub mod headers;
 mod id;
 mod inflight;
 mod json;
