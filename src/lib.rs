@@ -41,6 +41,7 @@
 
 extern crate alloc;
 
+pub mod batch;
 #[cfg(feature = "tokio")]
 pub mod codec;
 pub mod encode;
