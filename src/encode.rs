@@ -174,3 +174,79 @@ pub fn write_with_id(out: &mut BytesMut, frame: &[u8], old_id: Id<'_>, new_id: I
     write_raw_json(out, RawJson::trusted(&frame[end..]));
     out.put_u8(b'\n');
 }
+
+/// Writes a batch reply: one JSON array on one line, its elements written with the other
+/// writers of this module. The array is never empty: when no element was written,
+/// [`close`](Self::close) removes the opening bracket and nothing is sent, as JSON-RPC
+/// requires for a batch made only of notifications.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, encode::BatchReply, ErrorCode, Id, RawJson, ReplyId};
+/// let mut out = BytesMut::new();
+/// let mut batch = BatchReply::open(&mut out);
+/// batch.push(&mut out, |out| encode::write_response(out, Id::from_token(b"1").unwrap(), RawJson::new(b"7").unwrap()));
+/// batch.push(&mut out, |out| encode::write_error(out, ReplyId::Null, ErrorCode::INVALID_REQUEST, "Invalid Request", None));
+/// assert!(batch.close(&mut out));
+/// assert_eq!(&out[..], &br#"[{"jsonrpc":"2.0","id":1,"result":7},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]
+/// "#[..]);
+///
+/// let mut out = BytesMut::new();
+/// assert!(!BatchReply::open(&mut out).close(&mut out));
+/// assert!(out.is_empty());
+/// ```
+#[derive(Debug)]
+#[must_use = "a batch reply must be closed"]
+pub struct BatchReply {
+    start: usize,
+    elements: usize,
+}
+
+impl BatchReply {
+    /// Opens the array at the end of `out`.
+    pub fn open(out: &mut BytesMut) -> Self {
+        let start = out.len();
+        out.put_u8(b'[');
+        BatchReply { start, elements: 0 }
+    }
+
+    /// Appends one element written by `write` (any writer of this module; its line end is
+    /// removed). A writer that writes nothing adds no element.
+    pub fn push(&mut self, out: &mut BytesMut, write: impl FnOnce(&mut BytesMut)) {
+        let before = out.len();
+        if self.elements > 0 {
+            out.put_u8(b',');
+        }
+        let body = out.len();
+        write(out);
+        if out.len() == body {
+            out.truncate(before);
+            return;
+        }
+        if out.last() == Some(&b'\n') {
+            out.truncate(out.len() - 1);
+        }
+        self.elements += 1;
+    }
+
+    /// How many elements were appended.
+    pub fn len(&self) -> usize {
+        self.elements
+    }
+
+    /// Whether no element was appended.
+    pub fn is_empty(&self) -> bool {
+        self.elements == 0
+    }
+
+    /// Closes the array and ends the line; returns whether there is a reply to send. With no
+    /// element, everything [`open`](Self::open) wrote is removed and `false` is returned.
+    pub fn close(self, out: &mut BytesMut) -> bool {
+        if self.elements == 0 {
+            out.truncate(self.start);
+            return false;
+        }
+        out.extend_from_slice(b"]\n");
+        true
+    }
+}

@@ -41,12 +41,14 @@
 
 extern crate alloc;
 
+pub mod batch;
 #[cfg(feature = "tokio")]
 pub mod codec;
 pub mod encode;
 mod envelope;
 mod error;
 pub mod frame;
+pub mod headers;
 mod id;
 mod inflight;
 mod json;
@@ -59,6 +61,7 @@ pub mod typed;
 
 pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
+pub use frame::{ContentLengthError, ContentLengthFramer, SseEvent, SseFramer};
 pub use frame::{FrameError, LineFramer, Lines};
 pub use id::{Id, IdBuf, IdKind};
 pub use inflight::{IdKey, InFlight, InFlightError};

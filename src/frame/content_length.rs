@@ -1,0 +1,431 @@
+//! `Content-Length` framing (the LSP base protocol, also used by some JSON-RPC peers):
+//! a header block of `Name: value\r\n` lines ended by a blank `\r\n`, then exactly
+//! `Content-Length` bytes of body.
+//!
+//! The header block is bounded (bytes and number of headers), and nothing is ever reserved
+//! on the strength of the length the peer *claims*: the body is cut out of the read buffer
+//! once its bytes have arrived.
+//!
+//! Unlike newline or SSE framing, a damaged header block leaves no way to find the next
+//! message, so most errors are fatal: see [`ContentLengthError::is_fatal`].
+
+use bytes::{Buf, Bytes, BytesMut};
+
+/// Why a `Content-Length` stream could not be framed. Small and `Copy`; every variant carries
+/// the stream offset of the first byte of the message it is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ContentLengthError {
+    /// The body is longer than the frame limit. Not fatal: the framer discards exactly
+    /// `length` bytes, in constant memory, and goes on with the next message.
+    TooLong {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+        /// The length the header announced.
+        length: u64,
+    },
+    /// The header block has no `Content-Length` header. Fatal.
+    MissingLength {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+    /// `Content-Length` appears more than once (even with equal values). Fatal.
+    DuplicateLength {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+    /// The `Content-Length` value is not a decimal number that fits `u64`. Fatal.
+    BadLength {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+    /// The header block is longer than its limit without its blank line. Fatal.
+    HeaderTooLarge {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+    /// The header block has more headers than its limit. Fatal.
+    TooManyHeaders {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+    /// A header line is not `token: value` ended by `\r\n` (a bare LF, no colon, an empty
+    /// or invalid name, a control character in the value). Fatal.
+    MalformedHeader {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+    /// The stream ended inside a message (in its headers or before its last body byte).
+    Truncated {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
+}
+
+impl ContentLengthError {
+    /// Stream offset of the first byte of the message the error is about.
+    pub const fn offset(self) -> u64 {
+        match self {
+            ContentLengthError::TooLong { offset, .. }
+            | ContentLengthError::MissingLength { offset }
+            | ContentLengthError::DuplicateLength { offset }
+            | ContentLengthError::BadLength { offset }
+            | ContentLengthError::HeaderTooLarge { offset }
+            | ContentLengthError::TooManyHeaders { offset }
+            | ContentLengthError::MalformedHeader { offset }
+            | ContentLengthError::Truncated { offset } => offset,
+        }
+    }
+
+    /// Whether the stream cannot go on: every error but [`TooLong`](Self::TooLong) (and
+    /// [`Truncated`](Self::Truncated), which only happens at its end). After a fatal error
+    /// the framer discards all further input and yields nothing.
+    pub const fn is_fatal(self) -> bool {
+        !matches!(
+            self,
+            ContentLengthError::TooLong { .. } | ContentLengthError::Truncated { .. }
+        )
+    }
+
+    /// A short description.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ContentLengthError::TooLong { .. } => "body exceeds the frame limit",
+            ContentLengthError::MissingLength { .. } => "missing Content-Length header",
+            ContentLengthError::DuplicateLength { .. } => "duplicate Content-Length header",
+            ContentLengthError::BadLength { .. } => "Content-Length is not a decimal number",
+            ContentLengthError::HeaderTooLarge { .. } => "header block exceeds its limit",
+            ContentLengthError::TooManyHeaders { .. } => "too many headers",
+            ContentLengthError::MalformedHeader { .. } => "malformed header line",
+            ContentLengthError::Truncated { .. } => "stream ended inside a message",
+        }
+    }
+}
+
+impl core::fmt::Display for ContentLengthError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} (message starting at byte {})",
+            self.as_str(),
+            self.offset()
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ContentLengthError {}
+
+/// Where the framer is in the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Reading header lines; `length` is the `Content-Length` seen so far.
+    Headers {
+        length: Option<u64>,
+        count: usize,
+        /// Bytes of header lines already consumed.
+        bytes: usize,
+    },
+    /// Waiting for `len` body bytes.
+    Body { len: usize },
+    /// Dropping the rest of an over-long body.
+    Discard { remaining: u64 },
+    /// A fatal error was reported: everything is dropped.
+    Failed,
+}
+
+const HEADERS: State = State::Headers {
+    length: None,
+    count: 0,
+    bytes: 0,
+};
+
+/// Cuts `Content-Length`-framed bodies out of a [`BytesMut`] read buffer, handing each out as
+/// frozen [`Bytes`] without copying.
+///
+/// - Header names are compared case-insensitively; `Content-Length` is required and must
+///   appear once, with a value of ASCII digits; `Content-Type` and any other header are
+///   accepted and not interpreted (the body is JSON in UTF-8 in every known use).
+/// - Each header line must end in `\r\n`; optional whitespace around values is ignored.
+/// - The header block is limited to [`max_header_bytes`](Self::max_header_bytes) bytes and
+///   [`max_headers`](Self::max_headers) headers.
+/// - A body longer than the frame limit is reported once ([`ContentLengthError::TooLong`]) and
+///   its bytes are then discarded as they arrive, in constant memory; the next message
+///   follows.
+/// - Any other error is fatal: it is reported once, and from then on the framer discards all
+///   input and returns `Ok(None)` ([`is_failed`](Self::is_failed) tells).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::ContentLengthFramer;
+/// let mut framer = ContentLengthFramer::new(1 << 20);
+/// let mut buf = BytesMut::from(&b"content-length: 7\r\nContent-Type: application/json\r\n\r\n{\"a\":"[..]);
+/// assert_eq!(framer.decode(&mut buf).unwrap(), None); // the body is not all there
+/// buf.extend_from_slice(b"1}Content-Length: 2\r\n\r\n{}");
+/// assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"{\"a\":1}"[..]);
+/// assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"{}"[..]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ContentLengthFramer {
+    max_frame: usize,
+    max_header_bytes: usize,
+    max_headers: usize,
+    state: State,
+    /// Where to resume the search for the current header line's LF.
+    next_index: usize,
+    /// Stream offset of the buffer's first byte.
+    consumed: u64,
+    /// Stream offset of the current message's first header byte.
+    message_start: u64,
+    last_offset: u64,
+}
+
+impl ContentLengthFramer {
+    /// Default limit on the size of a header block, in bytes: 8 KiB.
+    pub const DEFAULT_MAX_HEADER_BYTES: usize = 8 << 10;
+    /// Default limit on the number of headers of one message: 32.
+    pub const DEFAULT_MAX_HEADERS: usize = 32;
+
+    /// A framer whose bodies are at most `max_frame` bytes, with the default header limits.
+    pub fn new(max_frame: usize) -> Self {
+        ContentLengthFramer {
+            max_frame,
+            max_header_bytes: Self::DEFAULT_MAX_HEADER_BYTES,
+            max_headers: Self::DEFAULT_MAX_HEADERS,
+            state: HEADERS,
+            next_index: 0,
+            consumed: 0,
+            message_start: 0,
+            last_offset: 0,
+        }
+    }
+
+    /// Sets the limit on the size of a header block (its blank line included).
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes;
+        self
+    }
+
+    /// Sets the limit on the number of headers of one message.
+    pub fn max_headers(mut self, count: usize) -> Self {
+        self.max_headers = count;
+        self
+    }
+
+    /// The body limit.
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    /// Stream offset of the first header byte of the message last handed out (or reported).
+    pub fn last_offset(&self) -> u64 {
+        self.last_offset
+    }
+
+    /// Stream offset of the first byte still in the buffer.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Whether a fatal error was reported: the framer now discards everything.
+    pub fn is_failed(&self) -> bool {
+        self.state == State::Failed
+    }
+
+    #[inline]
+    fn advance(&mut self, buf: &mut BytesMut, n: usize) {
+        buf.advance(n);
+        self.consumed += n as u64;
+    }
+
+    fn fail(&mut self, buf: &mut BytesMut, error: ContentLengthError) -> ContentLengthError {
+        self.state = State::Failed;
+        self.next_index = 0;
+        self.last_offset = self.message_start;
+        let n = buf.len();
+        self.advance(buf, n);
+        error
+    }
+
+    /// The next complete body in `buf`, `Ok(None)` when more bytes are needed, or an error
+    /// (see [`ContentLengthError::is_fatal`]).
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, ContentLengthError> {
+        loop {
+            match self.state {
+                State::Failed => {
+                    let n = buf.len();
+                    self.advance(buf, n);
+                    return Ok(None);
+                }
+                State::Discard { remaining } => {
+                    let n = remaining.min(buf.len() as u64) as usize;
+                    self.advance(buf, n);
+                    if (n as u64) < remaining {
+                        self.state = State::Discard {
+                            remaining: remaining - n as u64,
+                        };
+                        return Ok(None);
+                    }
+                    self.state = HEADERS;
+                }
+                State::Body { len } => {
+                    if buf.len() < len {
+                        return Ok(None);
+                    }
+                    self.consumed += len as u64;
+                    self.last_offset = self.message_start;
+                    self.state = HEADERS;
+                    return Ok(Some(buf.split_to(len).freeze()));
+                }
+                State::Headers {
+                    length,
+                    count,
+                    bytes,
+                } => {
+                    if bytes == 0 && self.next_index == 0 {
+                        self.message_start = self.consumed;
+                    }
+                    let offset = self.message_start;
+                    // Look no further than the header block's limit.
+                    let read_to = buf.len().min(self.max_header_bytes.saturating_sub(bytes));
+                    let Some(lf) = memchr::memchr(b'\n', &buf[self.next_index..read_to]) else {
+                        if buf.len() >= self.max_header_bytes.saturating_sub(bytes) {
+                            return Err(
+                                self.fail(buf, ContentLengthError::HeaderTooLarge { offset })
+                            );
+                        }
+                        self.next_index = read_to;
+                        return Ok(None);
+                    };
+                    let end = self.next_index + lf + 1;
+                    self.next_index = 0;
+                    let Some(line) = buf[..end - 1].strip_suffix(b"\r") else {
+                        return Err(self.fail(buf, ContentLengthError::MalformedHeader { offset }));
+                    };
+                    if line.is_empty() {
+                        // The blank line: the header block is complete.
+                        let Some(length) = length else {
+                            return Err(
+                                self.fail(buf, ContentLengthError::MissingLength { offset })
+                            );
+                        };
+                        self.advance(buf, end);
+                        if length > self.max_frame as u64 {
+                            self.last_offset = offset;
+                            self.state = State::Discard { remaining: length };
+                            return Err(ContentLengthError::TooLong { offset, length });
+                        }
+                        self.state = State::Body {
+                            len: length as usize,
+                        };
+                        continue;
+                    }
+                    let header = match parse_header(line) {
+                        Ok(header) => header,
+                        Err(()) => {
+                            return Err(
+                                self.fail(buf, ContentLengthError::MalformedHeader { offset })
+                            )
+                        }
+                    };
+                    let mut length = length;
+                    if let Some(value) = header {
+                        if length.is_some() {
+                            return Err(
+                                self.fail(buf, ContentLengthError::DuplicateLength { offset })
+                            );
+                        }
+                        match parse_length(value) {
+                            Some(n) => length = Some(n),
+                            None => {
+                                return Err(self.fail(buf, ContentLengthError::BadLength { offset }))
+                            }
+                        }
+                    }
+                    if count + 1 > self.max_headers {
+                        return Err(self.fail(buf, ContentLengthError::TooManyHeaders { offset }));
+                    }
+                    self.advance(buf, end);
+                    self.state = State::Headers {
+                        length,
+                        count: count + 1,
+                        bytes: bytes + end,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Like [`decode`](Self::decode), at end of stream: a message cut short is reported as
+    /// [`ContentLengthError::Truncated`] (once), and the rest of `buf` is dropped.
+    pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, ContentLengthError> {
+        if let Some(body) = self.decode(buf)? {
+            return Ok(Some(body));
+        }
+        let inside = match self.state {
+            State::Headers { bytes, .. } => bytes > 0 || !buf.is_empty(),
+            State::Body { .. } | State::Discard { .. } => true,
+            State::Failed => false,
+        };
+        let n = buf.len();
+        self.advance(buf, n);
+        self.next_index = 0;
+        if !inside {
+            return Ok(None);
+        }
+        let was_discarding = matches!(self.state, State::Discard { .. });
+        self.state = HEADERS;
+        if was_discarding {
+            // The over-long body was reported already.
+            return Ok(None);
+        }
+        self.last_offset = self.message_start;
+        Err(ContentLengthError::Truncated {
+            offset: self.message_start,
+        })
+    }
+}
+
+/// Parses one header line (without its `\r\n`): `Ok(Some(value))` for `Content-Length`,
+/// `Ok(None)` for any other well-formed header.
+fn parse_header(line: &[u8]) -> Result<Option<&[u8]>, ()> {
+    let colon = memchr::memchr(b':', line).ok_or(())?;
+    let (name, value) = (&line[..colon], &line[colon + 1..]);
+    if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
+        return Err(());
+    }
+    if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+        return Err(());
+    }
+    Ok(name
+        .eq_ignore_ascii_case(b"content-length")
+        .then(|| trim_ows(value)))
+}
+
+/// A `Content-Length` value: ASCII digits only (no sign, no spaces inside), fitting `u64`.
+fn parse_length(value: &[u8]) -> Option<u64> {
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    value.iter().try_fold(0u64, |n, &d| {
+        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    })
+}
+
+/// RFC 9110 `tchar`: the characters of a header name.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// Strips optional whitespace (spaces and tabs) around a header value.
+fn trim_ows(value: &[u8]) -> &[u8] {
+    let start = value
+        .iter()
+        .position(|&b| b != b' ' && b != b'\t')
+        .unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|&b| b != b' ' && b != b'\t')
+        .map_or(start, |i| i + 1);
+    &value[start..end]
+}

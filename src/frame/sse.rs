@@ -1,0 +1,385 @@
+//! Server-Sent Events framing (`text/event-stream`, the streamed form of MCP's Streamable HTTP
+//! responses), following the WHATWG event stream interpretation rules, made finite: lines end
+//! in LF, CRLF or a lone CR (a CRLF split across two reads is one line end), `data:` lines are
+//! joined with `\n`, an event ends on a blank line, comments are ignored, an event not ended
+//! by a blank line at end of stream is dropped, and an over-long event is reported once and
+//! then discarded up to its blank line without buffering it.
+//!
+//! The data of an event with a single `data:` line is a [`Bytes`] slice of the read buffer
+//! (no copy); only data spread over several lines is joined into a fresh buffer.
+
+use bytes::{Buf, Bytes, BytesMut};
+
+use super::lines::FrameError;
+
+/// The byte order mark a stream may start with (stripped once, as WHATWG's UTF-8 decode does).
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How much longer than the frame limit a line may be: room for a field name such as
+/// `data: ` or `retry: `. Longer lines make their event over-long whatever field they hold.
+const LINE_SLACK: usize = 8;
+
+/// One dispatched event.
+///
+/// `data` is the joined data (empty for a priming event that only carries an `id` or a
+/// `retry`). `id` is the value of the event's last valid `id:` field (`Some(empty)` resets
+/// the last event id; an `id` containing NUL is ignored as WHATWG says); callers that need
+/// the WHATWG "last event ID" keep the last `Some` they were given. `event` is the event
+/// type (`None` means `message`). `retry` is a reconnection time in milliseconds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The event's data: its `data:` lines joined with `\n` (decode it with the envelope
+    /// decoder).
+    pub data: Bytes,
+    /// The event's `id:` field, when it had a valid one.
+    pub id: Option<Bytes>,
+    /// The event's `event:` field (the event type), when it had one.
+    pub event: Option<Bytes>,
+    /// The event's `retry:` field, when it had one made of ASCII digits that fits `u64`.
+    pub retry: Option<u64>,
+}
+
+/// The data of the event under construction.
+#[derive(Debug, Clone, Default)]
+enum Data {
+    /// No `data:` line yet.
+    #[default]
+    None,
+    /// One `data:` line: a slice of the read buffer.
+    One(Bytes),
+    /// Several lines, joined in `SseFramer::joined`.
+    Joined,
+}
+
+/// Cuts a `text/event-stream` byte stream into [`SseEvent`]s, with the contract of
+/// [`LineFramer`](super::LineFramer): `Ok(Some(event))`, `Ok(None)` when more bytes are
+/// needed, `Err(FrameError::TooLong)` once for an over-long event (the stream goes on).
+///
+/// An event is over-long when its joined data exceeds the frame limit or when one of its
+/// lines exceeds the limit plus a few bytes for the field name. It is reported when the
+/// limit is crossed, with the stream offset of its first line, and then discarded up to its
+/// blank line without buffering it.
+///
+/// Events with empty data are skipped unless they carry an `id` or a `retry` (a priming
+/// event), or unless [`yield_empty_events`](Self::yield_empty_events) is set.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Decoder, Kind, SseFramer};
+/// let mut framer = SseFramer::new(1 << 20);
+/// let mut buf = BytesMut::from(&b": keep-alive\r\nid: 1\r\ndata: {\"jsonrpc\":\"2.0\","[..]);
+/// assert_eq!(framer.decode(&mut buf).unwrap(), None); // the event is not finished yet
+/// buf.extend_from_slice(b"\r\ndata: \"method\":\"ping\"}\r\n\r\n");
+/// let event = framer.decode(&mut buf).unwrap().unwrap();
+/// assert_eq!(event.id.as_deref(), Some(&b"1"[..]));
+/// assert_eq!(&event.data[..], b"{\"jsonrpc\":\"2.0\",\n\"method\":\"ping\"}");
+/// assert_eq!(Decoder::mcp().decode(&event.data).unwrap().kind(), Kind::Notification);
+/// ```
+#[derive(Debug, Clone)]
+pub struct SseFramer {
+    max_frame: usize,
+    yield_empty: bool,
+    /// Where to resume the line-end search in the buffer: the bytes before it (all in the
+    /// current, unfinished line) hold no CR or LF.
+    next_index: usize,
+    /// The last line ended with a CR that was the last byte of the buffer: an LF starting the
+    /// next read belongs to it.
+    skip_lf: bool,
+    /// Whether a leading byte order mark has been looked for.
+    bom_checked: bool,
+    /// Dropping an over-long event up to its blank line.
+    discarding: bool,
+    /// While discarding: the current line's first bytes were already dropped, so its end
+    /// is not a blank line.
+    in_line: bool,
+    /// Stream offset of the buffer's first byte.
+    consumed: u64,
+    last_offset: u64,
+    /// Stream offset of the first line of the event under construction.
+    event_start: Option<u64>,
+    data: Data,
+    data_len: usize,
+    joined: BytesMut,
+    id: Option<Bytes>,
+    event: Option<Bytes>,
+    retry: Option<u64>,
+}
+
+impl SseFramer {
+    /// A framer whose events hold at most `max_frame` bytes of data.
+    pub fn new(max_frame: usize) -> Self {
+        SseFramer {
+            max_frame,
+            yield_empty: false,
+            next_index: 0,
+            skip_lf: false,
+            bom_checked: false,
+            discarding: false,
+            in_line: false,
+            consumed: 0,
+            last_offset: 0,
+            event_start: None,
+            data: Data::None,
+            data_len: 0,
+            joined: BytesMut::new(),
+            id: None,
+            event: None,
+            retry: None,
+        }
+    }
+
+    /// Also hand out events with empty data and no `id` or `retry` (a comment-only
+    /// keep-alive, a stray blank line), for tools that report every event.
+    pub fn yield_empty_events(mut self, yes: bool) -> Self {
+        self.yield_empty = yes;
+        self
+    }
+
+    /// The data limit.
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    /// Stream offset of the first byte of the event (or over-long event) last handed out.
+    pub fn last_offset(&self) -> u64 {
+        self.last_offset
+    }
+
+    /// Stream offset of the first byte still in the buffer.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    #[inline]
+    fn line_limit(&self) -> usize {
+        self.max_frame.saturating_add(LINE_SLACK)
+    }
+
+    #[inline]
+    fn advance(&mut self, buf: &mut BytesMut, n: usize) {
+        buf.advance(n);
+        self.consumed += n as u64;
+    }
+
+    /// Removes line `..end` (terminator included) from the buffer and returns it frozen.
+    #[inline]
+    fn take_line(&mut self, buf: &mut BytesMut, end: usize) -> Bytes {
+        self.consumed += end as u64;
+        buf.split_to(end).freeze()
+    }
+
+    fn clear_event(&mut self) {
+        self.event_start = None;
+        self.data = Data::None;
+        self.data_len = 0;
+        self.id = None;
+        self.event = None;
+        self.retry = None;
+    }
+
+    /// Reports the event under construction as over-long and starts discarding it.
+    fn too_long(&mut self) -> FrameError {
+        let offset = self.event_start.unwrap_or(self.consumed);
+        self.clear_event();
+        // Give back the memory of a long joined data buffer.
+        self.joined = BytesMut::new();
+        self.discarding = true;
+        self.last_offset = offset;
+        FrameError::TooLong { offset }
+    }
+
+    /// The next complete event in `buf`, `Ok(None)` when more bytes are needed, or an error
+    /// for an over-long event (reported once; the following events still come).
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
+        if !self.bom_checked {
+            if buf.len() < BOM.len() && BOM.starts_with(buf) {
+                return Ok(None);
+            }
+            self.bom_checked = true;
+            if buf.starts_with(BOM) {
+                self.advance(buf, BOM.len());
+            }
+        }
+        loop {
+            if self.skip_lf && !buf.is_empty() {
+                self.skip_lf = false;
+                if buf[0] == b'\n' {
+                    self.advance(buf, 1);
+                }
+            }
+            // Look no further than one over-long line.
+            let read_to = if self.discarding {
+                buf.len()
+            } else {
+                buf.len().min(self.line_limit().saturating_add(1))
+            };
+            let found = memchr::memchr2(b'\r', b'\n', &buf[self.next_index..read_to]);
+            let Some(at) = found.map(|i| self.next_index + i) else {
+                if self.discarding {
+                    self.in_line |= !buf.is_empty();
+                    let n = buf.len();
+                    self.advance(buf, n);
+                    self.next_index = 0;
+                    return Ok(None);
+                }
+                if buf.len() > self.line_limit() {
+                    if self.event_start.is_none() {
+                        self.event_start = Some(self.consumed);
+                    }
+                    let err = self.too_long();
+                    self.in_line = true;
+                    // Only what was searched: the rest may hold the line's end and more.
+                    self.advance(buf, read_to);
+                    self.next_index = 0;
+                    return Err(err);
+                }
+                self.next_index = read_to;
+                return Ok(None);
+            };
+            let end = if buf[at] == b'\r' {
+                match buf.get(at + 1) {
+                    Some(b'\n') => at + 2,
+                    Some(_) => at + 1,
+                    None => {
+                        self.skip_lf = true;
+                        at + 1
+                    }
+                }
+            } else {
+                at + 1
+            };
+            self.next_index = 0;
+            if self.discarding {
+                let blank = at == 0 && !self.in_line;
+                self.in_line = false;
+                self.advance(buf, end);
+                if blank {
+                    self.discarding = false;
+                }
+                continue;
+            }
+            if at == 0 {
+                self.advance(buf, end);
+                if let Some(event) = self.dispatch() {
+                    return Ok(Some(event));
+                }
+                continue;
+            }
+            if self.event_start.is_none() {
+                self.event_start = Some(self.consumed);
+            }
+            self.field(buf, at, end)?;
+        }
+    }
+
+    /// Interprets the non-blank line `buf[..at]` (terminator up to `end`) and consumes it.
+    fn field(&mut self, buf: &mut BytesMut, at: usize, end: usize) -> Result<(), FrameError> {
+        let line = &buf[..at];
+        if line[0] == b':' {
+            self.advance(buf, end);
+            return Ok(());
+        }
+        let (name_end, value_start) = match memchr::memchr(b':', line) {
+            Some(c) if line.get(c + 1) == Some(&b' ') => (c, c + 2),
+            Some(c) => (c, c + 1),
+            None => (at, at),
+        };
+        let value_len = at - value_start;
+        match &line[..name_end] {
+            b"data" => {
+                let len = match self.data {
+                    Data::None => value_len,
+                    _ => self.data_len + 1 + value_len,
+                };
+                if len > self.max_frame {
+                    self.advance(buf, end);
+                    return Err(self.too_long());
+                }
+                self.data_len = len;
+                match core::mem::take(&mut self.data) {
+                    Data::None => {
+                        let line = self.take_line(buf, end);
+                        self.data = Data::One(line.slice(value_start..at));
+                    }
+                    Data::One(first) => {
+                        self.joined.clear();
+                        self.joined.reserve(len);
+                        self.joined.extend_from_slice(&first);
+                        self.joined.extend_from_slice(b"\n");
+                        self.joined.extend_from_slice(&buf[value_start..at]);
+                        self.data = Data::Joined;
+                        self.advance(buf, end);
+                    }
+                    Data::Joined => {
+                        self.joined.extend_from_slice(b"\n");
+                        self.joined.extend_from_slice(&buf[value_start..at]);
+                        self.data = Data::Joined;
+                        self.advance(buf, end);
+                    }
+                }
+            }
+            b"id" if memchr::memchr(0, &line[value_start..]).is_none() => {
+                let line = self.take_line(buf, end);
+                self.id = Some(line.slice(value_start..at));
+            }
+            b"event" => {
+                let line = self.take_line(buf, end);
+                self.event = Some(line.slice(value_start..at));
+            }
+            b"retry" => {
+                let value = &line[value_start..];
+                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                    // Digits only, so the only possible failure is overflow: ignore that.
+                    if let Some(ms) = core::str::from_utf8(value)
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                    {
+                        self.retry = Some(ms);
+                    }
+                }
+                self.advance(buf, end);
+            }
+            _ => self.advance(buf, end),
+        }
+        Ok(())
+    }
+
+    /// Ends the event under construction at a blank line.
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let offset = self.event_start.unwrap_or(self.consumed);
+        let data = match core::mem::take(&mut self.data) {
+            Data::None => Bytes::new(),
+            Data::One(data) => data,
+            Data::Joined => self.joined.split().freeze(),
+        };
+        let (id, event, retry) = (self.id.take(), self.event.take(), self.retry.take());
+        self.clear_event();
+        if data.is_empty() && id.is_none() && retry.is_none() && !self.yield_empty {
+            return None;
+        }
+        self.last_offset = offset;
+        Some(SseEvent {
+            // WHATWG resets the event type of an event with empty data.
+            event: if data.is_empty() { None } else { event },
+            data,
+            id,
+            retry,
+        })
+    }
+
+    /// Like [`decode`](Self::decode), at end of stream: an event not ended by a blank line is
+    /// dropped, as WHATWG says, with whatever is left in `buf`.
+    pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
+        if let Some(event) = self.decode(buf)? {
+            return Ok(Some(event));
+        }
+        let n = buf.len();
+        self.advance(buf, n);
+        self.clear_event();
+        self.next_index = 0;
+        self.skip_lf = false;
+        self.discarding = false;
+        self.in_line = false;
+        Ok(None)
+    }
+}

@@ -1,0 +1,279 @@
+//! JSON-RPC 2.0 batches: the batch vectors in both dialects through `Batch::decode`, and the
+//! specification's batch examples answered by a small server, compared with the
+//! specification's replies as multisets of JSON values.
+
+mod common;
+
+use bytes::BytesMut;
+use common::{decoder_for, hex, input, load, outcome, Outcome};
+use rpcwire::batch::expects_reply;
+use rpcwire::encode::{self, BatchReply};
+use rpcwire::{Decoder, ErrorCode, Message, RawJson, ReplyId, Request};
+use serde_json::Value;
+
+/// Classifies a frame; for a batch, each element through `Batch::decode`.
+fn classify(decoder: &Decoder, frame: &[u8]) -> (String, Vec<Outcome>) {
+    match decoder.decode(frame) {
+        Ok(Message::Batch(batch)) => {
+            let elements = batch.decode(decoder);
+            let raws: Vec<RawJson<'_>> = batch.raw.elements().collect();
+            assert_eq!(raws.len(), elements.len());
+            let outcomes: Vec<Outcome> = raws
+                .iter()
+                .zip(&elements)
+                .map(|(raw, element)| {
+                    let o = outcome(decoder, raw.as_bytes());
+                    // Batch::decode and a decode of the element alone agree.
+                    match element {
+                        Ok(m) => assert_eq!(o.class, m.kind().as_str()),
+                        Err(r) => assert_eq!(o.class, r.kind_str()),
+                    }
+                    o
+                })
+                .collect();
+            let class = if outcomes.iter().all(|o| o.class.ends_with("_response")) {
+                "batch_response"
+            } else {
+                "batch"
+            };
+            (class.into(), outcomes)
+        }
+        _ => (outcome(decoder, frame).class, vec![]),
+    }
+}
+
+#[test]
+fn batch_vectors_both_dialects() {
+    let mut ran = 0;
+    for case in load("envelope.jsonl")
+        .iter()
+        .filter(|c| c["cat"] == "batch")
+    {
+        let name = case["name"].as_str().unwrap();
+        for dialect in ["jsonrpc2", "mcp"] {
+            let exp = &case[dialect];
+            let decoder = decoder_for(dialect, case["dir"].as_str().unwrap());
+            let bytes = input(case);
+            let (class, elements) = classify(&decoder, &bytes);
+            assert_eq!(class, exp["c"].as_str().unwrap(), "{name}/{dialect}");
+            if let Some(Value::Array(els)) = exp.get("el") {
+                assert_eq!(elements.len(), els.len(), "{name}/{dialect}");
+                for (g, e) in elements.iter().zip(els) {
+                    assert_eq!(g.class, e["c"].as_str().unwrap(), "{name}/{dialect}");
+                    if let Some(id) = e["id"].as_str() {
+                        assert_eq!(g.id.as_deref(), Some(id), "{name}/{dialect}");
+                    }
+                    if let Some(Value::Array(r)) = e.get("r") {
+                        let (code, id) = g.reply.clone().unwrap();
+                        assert_eq!(code, r[0].as_i64().unwrap(), "{name}/{dialect}");
+                        assert_eq!(id, r[1].as_str().unwrap(), "{name}/{dialect}");
+                    }
+                }
+            } else {
+                // MCP: the whole batch is rejected with a single reply (or none).
+                let whole = outcome(&decoder, &bytes);
+                match exp.get("r") {
+                    Some(Value::Null) => assert_eq!(whole.reply, None, "{name}/{dialect}"),
+                    Some(Value::Array(r)) => {
+                        assert_eq!(whole.reply.unwrap().0, r[0].as_i64().unwrap())
+                    }
+                    _ => {}
+                }
+            }
+            ran += 1;
+        }
+    }
+    assert_eq!(ran, 6, "B07, B09, B11 in two dialects");
+}
+
+/// The test server of the specification's examples.
+fn answer(out: &mut BytesMut, req: &Request<'_>) {
+    let params: Value = req
+        .params
+        .map(|p| serde_json::from_str(p.as_text()).unwrap())
+        .unwrap_or(Value::Null);
+    let nums = |v: &Value| -> Vec<i64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(Value::as_i64).collect())
+            .unwrap_or_default()
+    };
+    let result = match req.method.decode().as_ref() {
+        "sum" => Some(nums(&params).iter().sum::<i64>().to_string()),
+        "subtract" => {
+            let n = nums(&params);
+            Some((n[0] - n[1]).to_string())
+        }
+        "get_data" => Some("[\"hello\",5]".to_string()),
+        _ => None,
+    };
+    match result {
+        Some(r) => encode::write_response(out, req.id, RawJson::new(r.as_bytes()).unwrap()),
+        None => encode::write_error(
+            out,
+            ReplyId::Id(req.id),
+            ErrorCode::METHOD_NOT_FOUND,
+            "Method not found",
+            None,
+        ),
+    }
+}
+
+/// Serves one frame; returns what would be sent back (empty: nothing).
+fn serve(decoder: &Decoder, frame: &[u8]) -> BytesMut {
+    let mut out = BytesMut::new();
+    match decoder.decode(frame) {
+        Ok(Message::Request(req)) => answer(&mut out, &req),
+        Ok(Message::Batch(batch)) => {
+            let elements = batch.decode(decoder);
+            assert!(!elements.spilled(), "small batches stay inline");
+            let mut reply = BatchReply::open(&mut out);
+            for element in &elements {
+                match element {
+                    Ok(Message::Request(req)) => reply.push(&mut out, |out| answer(out, req)),
+                    Ok(_) => {}
+                    Err(rej) => {
+                        if let Some(r) = rej.reply() {
+                            reply.push(&mut out, |out| encode::write_reply(out, &r, None));
+                        }
+                    }
+                }
+            }
+            let n = reply.len();
+            assert_eq!(reply.close(&mut out), expects_reply(&elements));
+            assert_eq!(n > 0, expects_reply(&elements));
+        }
+        Ok(_) => {}
+        Err(rej) => {
+            if let Some(r) = rej.reply() {
+                encode::write_reply(&mut out, &r, None);
+            }
+        }
+    }
+    out
+}
+
+/// Sorts an array's elements by their text, so two arrays compare as multisets.
+fn as_multiset(v: Value) -> Value {
+    match v {
+        Value::Array(mut a) => {
+            a.sort_by_key(|e| e.to_string());
+            Value::Array(a)
+        }
+        other => other,
+    }
+}
+
+#[test]
+fn spec_batch_examples_replies() {
+    let decoder = Decoder::jsonrpc();
+    let mut ran = 0;
+    for case in load("jsonrpc-spec.jsonl") {
+        let name = case["name"].as_str().unwrap();
+        if !name.starts_with("batch") {
+            continue;
+        }
+        let frame = hex(case["hex"].as_str().unwrap());
+        let out = serve(&decoder, &frame);
+        match case.get("reply").and_then(Value::as_str) {
+            None => assert!(out.is_empty(), "{name}: no reply expected, got {out:?}"),
+            Some(expected) => {
+                assert_eq!(out.last(), Some(&b'\n'), "{name}");
+                assert_eq!(
+                    memchr::memchr(b'\n', &out),
+                    Some(out.len() - 1),
+                    "{name}: one line"
+                );
+                let got: Value = serde_json::from_slice(&out).unwrap();
+                let expected: Value = serde_json::from_str(expected).unwrap();
+                assert_eq!(
+                    got.is_array(),
+                    expected.is_array(),
+                    "{name}: array or object"
+                );
+                assert_eq!(as_multiset(got), as_multiset(expected), "{name}");
+            }
+        }
+        // The elements' expectations of the vector.
+        if let Some(Value::Array(els)) = case.get("el") {
+            let Ok(Message::Batch(batch)) = decoder.decode(&frame) else {
+                panic!("{name}: batch expected")
+            };
+            let elements = batch.decode(&decoder);
+            assert_eq!(elements.len(), els.len(), "{name}");
+            for (g, e) in elements.iter().zip(els) {
+                match (g, e["k"].as_str().unwrap()) {
+                    (Ok(m), "request") => {
+                        assert_eq!(m.kind().as_str(), "request", "{name}");
+                        let id = m.id().unwrap();
+                        let want = format!("\"{}\"", e["id"].as_str().unwrap());
+                        assert_eq!(id.raw(), want.as_bytes(), "{name}");
+                        assert!(m.method().unwrap().eq_str(e["m"].as_str().unwrap()));
+                    }
+                    (Ok(m), "notification") => assert_eq!(m.kind().as_str(), "notification"),
+                    (Ok(m), "response") => assert_eq!(m.kind().as_str(), "success_response"),
+                    (Ok(m), "error") => assert_eq!(m.kind().as_str(), "error_response"),
+                    (Err(r), "invalid") => {
+                        let reply = r.reply().unwrap();
+                        assert_eq!(reply.code.get(), e["ec"].as_i64().unwrap(), "{name}");
+                        assert_eq!(reply.id, ReplyId::Null, "{name}");
+                    }
+                    (g, k) => panic!("{name}: {g:?} is not {k}"),
+                }
+            }
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 7, "the seven batch examples");
+}
+
+#[test]
+fn nested_array_element_is_invalid() {
+    let decoder = Decoder::jsonrpc();
+    let frame = br#"[[{"jsonrpc":"2.0","id":1,"method":"sum","params":[1]}]]"#;
+    let out = serve(&decoder, frame);
+    let got: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        got,
+        serde_json::json!([{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}])
+    );
+}
+
+#[test]
+fn mcp_dialect_keeps_rejecting_batches() {
+    let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    let out = serve(&Decoder::mcp(), frame);
+    let got: Value = serde_json::from_slice(&out).unwrap();
+    assert!(got.is_object());
+    assert_eq!(got["error"]["code"], -32600);
+}
+
+#[test]
+fn large_batch_spills_and_answers_every_request() {
+    let decoder = Decoder::jsonrpc();
+    let mut frame = String::from("[");
+    for i in 0..20 {
+        if i > 0 {
+            frame.push(',');
+        }
+        frame.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"sum","params":[{i},1]}}"#
+        ));
+    }
+    frame.push(']');
+    let Ok(Message::Batch(batch)) = decoder.decode(frame.as_bytes()) else {
+        panic!()
+    };
+    let elements = batch.decode(&decoder);
+    assert_eq!(elements.len(), 20);
+    let mut out = BytesMut::new();
+    let mut reply = BatchReply::open(&mut out);
+    for element in &elements {
+        if let Ok(Message::Request(req)) = element {
+            reply.push(&mut out, |out| answer(out, req));
+        }
+    }
+    assert!(reply.close(&mut out));
+    let got: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(got.as_array().unwrap().len(), 20);
+    assert_eq!(got[19]["result"], 20);
+}

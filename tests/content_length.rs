@@ -1,0 +1,225 @@
+//! The Content-Length framer: header rules and errors, reads split at every byte, nothing
+//! reserved on a claimed length, and constant memory on an endless over-long body.
+
+use bytes::{Bytes, BytesMut};
+use rpcwire::{ContentLengthError as E, ContentLengthFramer, Decoder, Kind};
+
+fn frame_all(framer: &mut ContentLengthFramer, chunks: &[&[u8]]) -> Vec<Result<Bytes, E>> {
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        loop {
+            match framer.decode(&mut buf) {
+                Ok(Some(b)) => out.push(Ok(b)),
+                Ok(None) => break,
+                Err(e) => out.push(Err(e)),
+            }
+        }
+    }
+    loop {
+        match framer.decode_eof(&mut buf) {
+            Ok(Some(b)) => out.push(Ok(b)),
+            Ok(None) => break,
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    assert!(buf.is_empty());
+    out
+}
+
+fn frames(input: &[u8]) -> Vec<Result<Bytes, E>> {
+    frame_all(&mut ContentLengthFramer::new(1 << 20), &[input])
+}
+
+fn msg(body: &str) -> String {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+#[test]
+fn bodies_and_header_forms() {
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let input = format!(
+        "{}content-length:2\r\nCONTENT-TYPE: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{{}}\
+         X-Other: x\r\nContent-Length: \t0007 \r\n\r\n[1,2,3]",
+        msg(ping)
+    );
+    let got = frames(input.as_bytes());
+    let got: Vec<_> = got.into_iter().map(Result::unwrap).collect();
+    assert_eq!(
+        got,
+        vec![Bytes::from(ping), Bytes::from("{}"), Bytes::from("[1,2,3]")]
+    );
+    assert_eq!(
+        Decoder::mcp().decode(&got[0]).unwrap().kind(),
+        Kind::Request
+    );
+}
+
+#[test]
+fn fatal_header_errors() {
+    for (input, expected) in [
+        (
+            &b"Content-Type: x\r\n\r\n{}"[..],
+            E::MissingLength { offset: 0 },
+        ),
+        (b"\r\n{}", E::MissingLength { offset: 0 }),
+        (
+            b"Content-Length: 2\r\ncontent-length: 2\r\n\r\n{}",
+            E::DuplicateLength { offset: 0 },
+        ),
+        (b"Content-Length: -2\r\n\r\n{}", E::BadLength { offset: 0 }),
+        (b"Content-Length: 2x\r\n\r\n{}", E::BadLength { offset: 0 }),
+        (b"Content-Length: 1 2\r\n\r\n{}", E::BadLength { offset: 0 }),
+        (b"Content-Length:\r\n\r\n{}", E::BadLength { offset: 0 }),
+        (
+            b"Content-Length: 99999999999999999999999\r\n\r\n",
+            E::BadLength { offset: 0 },
+        ),
+        (b"Content-Length: 2\n\n{}", E::MalformedHeader { offset: 0 }),
+        (
+            b"Content-Length 2\r\n\r\n{}",
+            E::MalformedHeader { offset: 0 },
+        ),
+        (b"Bad Name: 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
+        (b": 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
+        (b"X: a\x01b\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
+    ] {
+        let mut framer = ContentLengthFramer::new(1 << 20);
+        let got = frame_all(&mut framer, &[input, b"Content-Length: 2\r\n\r\n{}"]);
+        assert_eq!(
+            got,
+            vec![Err(expected)],
+            "{:?}",
+            String::from_utf8_lossy(input)
+        );
+        assert!(expected.is_fatal());
+        assert!(framer.is_failed());
+    }
+}
+
+#[test]
+fn header_limits() {
+    let mut framer = ContentLengthFramer::new(1 << 20).max_headers(3);
+    let ok = b"A: 1\r\nB: 2\r\nContent-Length: 2\r\n\r\n{}";
+    assert_eq!(frame_all(&mut framer, &[ok]), vec![Ok(Bytes::from("{}"))]);
+    let mut framer = ContentLengthFramer::new(1 << 20).max_headers(3);
+    let four = b"A: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 2\r\n\r\n{}";
+    assert_eq!(
+        frame_all(&mut framer, &[four]),
+        vec![Err(E::TooManyHeaders { offset: 0 })]
+    );
+    // A header block without its blank line, fed forever: fatal once its limit is crossed,
+    // and nothing is kept afterwards.
+    let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(64);
+    let mut buf = BytesMut::new();
+    let mut errors = vec![];
+    for _ in 0..1000 {
+        buf.extend_from_slice(b"X-Padding: aaaaaaaaaaaaaaaa\r\n");
+        while let Some(r) = framer.decode(&mut buf).transpose() {
+            errors.push(r.unwrap_err());
+        }
+        assert!(buf.len() <= 64);
+    }
+    assert_eq!(errors, vec![E::HeaderTooLarge { offset: 0 }]);
+    // A single endless header line.
+    let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(64);
+    let got = frame_all(&mut framer, &[&[b'a'; 1000][..]]);
+    assert_eq!(got, vec![Err(E::HeaderTooLarge { offset: 0 })]);
+}
+
+#[test]
+fn over_long_body_is_skipped_exactly() {
+    let mut framer = ContentLengthFramer::new(8);
+    let input = b"Content-Length: 9\r\n\r\n123456789Content-Length: 8\r\n\r\n12345678";
+    assert_eq!(
+        frame_all(&mut framer, &[input]),
+        vec![
+            Err(E::TooLong {
+                offset: 0,
+                length: 9
+            }),
+            Ok(Bytes::from("12345678"))
+        ]
+    );
+    assert!(!framer.is_failed());
+    assert_eq!(framer.last_offset(), 30);
+}
+
+#[test]
+fn truncated_at_eof() {
+    assert_eq!(
+        frames(b"Content-Length: 5\r\n\r\n{}"),
+        vec![Err(E::Truncated { offset: 0 })]
+    );
+    assert_eq!(
+        frames(b"Content-Length: 2\r\n\r\n{}Content-Le"),
+        vec![Ok(Bytes::from("{}")), Err(E::Truncated { offset: 23 })]
+    );
+    assert_eq!(frames(b""), vec![]);
+}
+
+#[test]
+fn claimed_length_is_never_reserved() {
+    let mut framer = ContentLengthFramer::new(usize::MAX);
+    let mut buf = BytesMut::from(&b"Content-Length: 1099511627776\r\n\r\n{"[..]);
+    let before = buf.capacity();
+    assert_eq!(framer.decode(&mut buf).unwrap(), None);
+    assert!(buf.capacity() <= before, "the framer reserved memory");
+}
+
+/// Several messages (one over-long) give the same items in one read, one byte at a time,
+/// and split in two at every position.
+#[test]
+fn content_length_reads_split_at_every_byte() {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#;
+    let stream = format!(
+        "{}content-length: 40\r\n\r\n{}{}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}",
+        msg(body),
+        "x".repeat(40),
+        msg("[1]"),
+    );
+    let stream = stream.as_bytes();
+    let make = || ContentLengthFramer::new(32 + body.len());
+    let whole = frame_all(&mut make(), &[stream]);
+    assert_eq!(whole.len(), 4, "{whole:?}");
+    assert!(whole.iter().all(Result::is_ok));
+    let whole_long = frame_all(&mut ContentLengthFramer::new(16), &[stream]);
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(frame_all(&mut make(), &bytes), whole, "1-byte reads");
+    for at in 0..=stream.len() {
+        let (a, b) = stream.split_at(at);
+        assert_eq!(frame_all(&mut make(), &[a, b]), whole, "split at {at}");
+        assert_eq!(
+            frame_all(&mut ContentLengthFramer::new(16), &[a, b]),
+            whole_long,
+            "split at {at}, limit 16"
+        );
+    }
+    assert_eq!(whole_long.iter().filter(|r| r.is_err()).count(), 2);
+}
+
+/// A body announced longer than the limit, 1 GiB of it, streams through in constant memory,
+/// and the next message follows.
+#[test]
+fn content_length_endless_body_constant_memory() {
+    const LIMIT: usize = 1 << 20;
+    const CHUNK: usize = 64 << 10;
+    const TOTAL: usize = 1 << 30;
+    let mut framer = ContentLengthFramer::new(LIMIT);
+    let mut buf = BytesMut::from(format!("Content-Length: {TOTAL}\r\n\r\n").as_bytes());
+    let chunk = vec![b'x'; CHUNK];
+    let mut errors = 0;
+    for _ in 0..TOTAL / CHUNK {
+        buf.extend_from_slice(&chunk);
+        while let Some(r) = framer.decode(&mut buf).transpose() {
+            assert!(matches!(r, Err(E::TooLong { offset: 0, .. })));
+            errors += 1;
+        }
+        assert!(buf.is_empty());
+        assert!(buf.capacity() <= 2 * CHUNK, "cap {}", buf.capacity());
+    }
+    assert_eq!(errors, 1);
+    buf.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+    assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"{}"[..]);
+}

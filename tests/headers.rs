@@ -1,0 +1,473 @@
+//! The MCP 2026-07-28 header mirroring check against the transport specification's own
+//! examples and every validation failure condition it lists.
+
+use bytes::BytesMut;
+use rpcwire::headers::{
+    decode_header_value, encode_header_value, Header, HeaderCheck, HeaderError, ParamHeader,
+    ValueError,
+};
+use rpcwire::{Decoder, Message, ReplyId};
+use serde_json::{json, Value};
+
+const VERSIONS: &[&str] = &["2026-07-28"];
+
+/// The `tools/call` example of the Streamable HTTP page.
+const GET_WEATHER: &str = r#"{
+  "jsonrpc": "2.0",
+  "id": 1,
+  "method": "tools/call",
+  "params": {
+    "name": "get_weather",
+    "arguments": {
+      "location": "Seattle, WA"
+    },
+    "_meta": {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": {
+        "name": "ExampleClient",
+        "version": "1.0.0"
+      },
+      "io.modelcontextprotocol/clientCapabilities": {}
+    }
+  }
+}"#;
+
+/// The `resources/read` example.
+const READ_CONFIG: &str = r#"{
+  "jsonrpc": "2.0",
+  "id": 2,
+  "method": "resources/read",
+  "params": {
+    "uri": "file:///projects/myapp/config.json",
+    "_meta": {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": {
+        "name": "ExampleClient",
+        "version": "1.0.0"
+      },
+      "io.modelcontextprotocol/clientCapabilities": {}
+    }
+  }
+}"#;
+
+/// The `x-mcp-header` example (`execute_sql` with `Mcp-Param-Region`).
+const EXECUTE_SQL: &str = r#"{
+  "jsonrpc": "2.0",
+  "id": 1,
+  "method": "tools/call",
+  "params": {
+    "_meta": {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": {
+        "name": "ExampleClient",
+        "version": "1.0.0"
+      },
+      "io.modelcontextprotocol/clientCapabilities": {}
+    },
+    "name": "execute_sql",
+    "arguments": {
+      "region": "us-west1",
+      "query": "SELECT * FROM users"
+    }
+  }
+}"#;
+
+const REGION: &[ParamHeader<'static>] = &[ParamHeader {
+    name: "Region",
+    path: &["region"],
+}];
+
+fn msg(body: &str) -> Message<'_> {
+    Decoder::mcp().decode(body.as_bytes()).unwrap()
+}
+
+fn check<'h>(
+    rules: HeaderCheck<'static>,
+    body: &str,
+    headers: &[(&'h str, &'h str)],
+) -> Result<(), HeaderError<'h>> {
+    let m = msg(body);
+    rules.check(headers.iter().map(|(n, v)| (*n, v.as_bytes())), &m)
+}
+
+fn weather_headers() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "get_weather"),
+    ]
+}
+
+fn with(
+    mut headers: Vec<(&'static str, &'static str)>,
+    name: &'static str,
+    value: Option<&'static str>,
+) -> Vec<(&'static str, &'static str)> {
+    headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    if let Some(v) = value {
+        headers.push((name, v));
+    }
+    headers
+}
+
+#[test]
+fn spec_examples_pass() {
+    let rules = HeaderCheck::new(VERSIONS);
+    assert_eq!(check(rules, GET_WEATHER, &weather_headers()), Ok(()));
+    let read = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "resources/read"),
+        ("Mcp-Name", "file:///projects/myapp/config.json"),
+    ];
+    assert_eq!(check(rules, READ_CONFIG, &read), Ok(()));
+    let sql = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "execute_sql"),
+        ("Mcp-Param-Region", "us-west1"),
+    ];
+    assert_eq!(check(rules.with_params(REGION), EXECUTE_SQL, &sql), Ok(()));
+}
+
+#[test]
+fn header_names_are_case_insensitive_values_are_not() {
+    let rules = HeaderCheck::new(VERSIONS);
+    let lower = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("MCP-METHOD", "tools/call"),
+        ("mcp-name", "get_weather"),
+    ];
+    assert_eq!(check(rules, GET_WEATHER, &lower), Ok(()));
+    let h = with(weather_headers(), "Mcp-Method", Some("Tools/Call"));
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Mismatch(Header::Method))
+    );
+    let h = with(weather_headers(), "Mcp-Name", Some("GET_WEATHER"));
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+}
+
+#[test]
+fn base64_sentinel_name() {
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"Hello, 世界","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let rules = HeaderCheck::new(VERSIONS);
+    let mut h = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "prompts/get"),
+        ("Mcp-Name", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+    ];
+    assert_eq!(check(rules, body, &h), Ok(()));
+    assert_eq!(encode_header_value("Hello, 世界"), h[2].1);
+    // Escaped in the body: compared after unescaping.
+    let escaped = body.replace("世界", "\\u4e16\\u754c");
+    assert_eq!(check(rules, &escaped, &h), Ok(()));
+    // The raw UTF-8 bytes are not a valid header value.
+    h[2].1 = "Hello, 世界";
+    assert_eq!(
+        check(rules, body, &h),
+        Err(HeaderError::Malformed(Header::Name))
+    );
+    // A sentinel whose payload is not Base64.
+    h[2].1 = "=?base64?not base64!?=";
+    assert_eq!(
+        check(rules, body, &h),
+        Err(HeaderError::Malformed(Header::Name))
+    );
+    // The markers are case-sensitive: an uppercase sentinel is a literal value.
+    h[2].1 = "=?BASE64?SGVsbG8sIOS4lueVjA==?=";
+    assert_eq!(
+        check(rules, body, &h),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+}
+
+#[test]
+fn value_encoding_table() {
+    // The encoding examples of the transport page.
+    for (original, encoded) in [
+        ("us-west1", "us-west1"),
+        ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+        (" padded ", "=?base64?IHBhZGRlZCA=?="),
+        ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+        ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+    ] {
+        assert_eq!(encode_header_value(original), encoded);
+        assert_eq!(decode_header_value(encoded.as_bytes()).unwrap(), original);
+    }
+    assert_eq!(
+        decode_header_value(b"a\r\nb"),
+        Err(ValueError::InvalidCharacter)
+    );
+    assert_eq!(
+        decode_header_value(b"=?base64?/w==?="),
+        Err(ValueError::NotUtf8)
+    );
+    // Padding is optional.
+    assert_eq!(
+        decode_header_value(b"=?base64?IHBhZGRlZCA?=").unwrap(),
+        " padded "
+    );
+}
+
+#[test]
+fn missing_required_headers() {
+    let rules = HeaderCheck::new(VERSIONS);
+    for (name, header) in [
+        ("MCP-Protocol-Version", Header::ProtocolVersion),
+        ("Mcp-Method", Header::Method),
+        ("Mcp-Name", Header::Name),
+    ] {
+        let h = with(weather_headers(), name, None);
+        assert_eq!(
+            check(rules, GET_WEATHER, &h),
+            Err(HeaderError::Missing(header)),
+            "{name}"
+        );
+    }
+    let read = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "resources/read"),
+    ];
+    assert_eq!(
+        check(rules, READ_CONFIG, &read),
+        Err(HeaderError::Missing(Header::Name))
+    );
+    // Mcp-Name is not required for other methods.
+    let list = r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let h = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/list"),
+    ];
+    assert_eq!(check(rules, list, &h), Ok(()));
+}
+
+#[test]
+fn mismatched_values() {
+    let rules = HeaderCheck::new(VERSIONS);
+    let h = with(weather_headers(), "Mcp-Name", Some("foo"));
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+    let h = with(weather_headers(), "Mcp-Method", Some("prompts/get"));
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Mismatch(Header::Method))
+    );
+    // resources/read mirrors params.uri, not params.name.
+    let read = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "resources/read"),
+        ("Mcp-Name", "file:///projects/myapp/other.json"),
+    ];
+    assert_eq!(
+        check(rules, READ_CONFIG, &read),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+    // The protocol version header must equal _meta's, which must be there.
+    let h = with(
+        weather_headers(),
+        "MCP-Protocol-Version",
+        Some("2025-11-25"),
+    );
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Mismatch(Header::ProtocolVersion))
+    );
+    let no_meta =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather"}}"#;
+    assert_eq!(
+        check(rules, no_meta, &weather_headers()),
+        Err(HeaderError::Mismatch(Header::ProtocolVersion))
+    );
+}
+
+#[test]
+fn invalid_characters_and_duplicates() {
+    let rules = HeaderCheck::new(VERSIONS);
+    let h = with(
+        weather_headers(),
+        "Mcp-Name",
+        Some("get_weather\r\nX-Injected: 1"),
+    );
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Malformed(Header::Name))
+    );
+    let h = with(weather_headers(), "Mcp-Method", Some("tools/call\0"));
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Malformed(Header::Method))
+    );
+    let mut h = weather_headers();
+    h.push(("mcp-name", "get_weather"));
+    assert_eq!(
+        check(rules, GET_WEATHER, &h),
+        Err(HeaderError::Duplicate(Header::Name))
+    );
+}
+
+#[test]
+fn unsupported_version_reply() {
+    let rules = HeaderCheck::new(&["2026-07-28", "2025-11-25"]);
+    let body = GET_WEATHER.replace("\"2026-07-28\"", "\"2099-01-01\"");
+    let h = with(
+        weather_headers(),
+        "MCP-Protocol-Version",
+        Some("2099-01-01"),
+    );
+    let err = check(rules, &body, &h).unwrap_err();
+    assert_eq!(
+        err,
+        HeaderError::UnsupportedVersion {
+            requested: "2099-01-01"
+        }
+    );
+    assert_eq!(err.code().get(), -32022);
+    let m = msg(&body);
+    let mut out = BytesMut::new();
+    err.write_reply(
+        &mut out,
+        ReplyId::Id(m.id().unwrap()),
+        &["2026-07-28", "2025-11-25"],
+    );
+    assert_eq!(out.last(), Some(&b'\n'));
+    let reply: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        reply,
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version",
+            "data":{"supported":["2026-07-28","2025-11-25"],"requested":"2099-01-01"}}})
+    );
+}
+
+#[test]
+fn mismatch_replies_name_the_header() {
+    let m = msg(GET_WEATHER);
+    for (err, name) in [
+        (
+            HeaderError::Missing(Header::ProtocolVersion),
+            "MCP-Protocol-Version",
+        ),
+        (HeaderError::Mismatch(Header::Method), "Mcp-Method"),
+        (HeaderError::Malformed(Header::Name), "Mcp-Name"),
+        (HeaderError::Duplicate(Header::Name), "Mcp-Name"),
+        (
+            HeaderError::Mismatch(Header::Param("Region")),
+            "Mcp-Param-Region",
+        ),
+    ] {
+        let mut out = BytesMut::new();
+        err.write_reply(&mut out, ReplyId::Id(m.id().unwrap()), VERSIONS);
+        let reply: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(reply["id"], 1);
+        assert_eq!(reply["error"]["code"], -32020);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Header mismatch: "), "{message}");
+        assert!(message.contains(name), "{message}");
+    }
+}
+
+#[test]
+fn param_headers() {
+    let rules = HeaderCheck::new(VERSIONS).with_params(REGION);
+    let base = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "execute_sql"),
+    ];
+    let region = Header::Param("Region");
+    // Value in the body, header omitted: the client is non-conforming.
+    assert_eq!(
+        check(rules, EXECUTE_SQL, &base),
+        Err(HeaderError::Missing(region))
+    );
+    let h = with(base.clone(), "mcp-param-region", Some("us-east1"));
+    assert_eq!(
+        check(rules, EXECUTE_SQL, &h),
+        Err(HeaderError::Mismatch(region))
+    );
+    let h = with(base.clone(), "MCP-PARAM-REGION", Some("us-west1"));
+    assert_eq!(check(rules, EXECUTE_SQL, &h), Ok(()));
+    let h = with(base.clone(), "Mcp-Param-Region", Some("us-west1\u{7f}"));
+    assert_eq!(
+        check(rules, EXECUTE_SQL, &h),
+        Err(HeaderError::Malformed(region))
+    );
+    // null or absent in the arguments: no header expected; a header then is a mismatch.
+    for args in [r#""region": null, "#, ""] {
+        let body = EXECUTE_SQL.replace(r#""region": "us-west1","#, args);
+        assert_eq!(check(rules, &body, &base), Ok(()), "{args}");
+        let h = with(base.clone(), "Mcp-Param-Region", Some("us-west1"));
+        assert_eq!(
+            check(rules, &body, &h),
+            Err(HeaderError::Mismatch(region)),
+            "{args}"
+        );
+    }
+    // Unknown Mcp-Param-* headers are ignored.
+    let h = with(
+        with(base.clone(), "Mcp-Param-Region", Some("us-west1")),
+        "Mcp-Param-Other",
+        Some("x"),
+    );
+    assert_eq!(check(rules, EXECUTE_SQL, &h), Ok(()));
+}
+
+#[test]
+fn param_header_types() {
+    const PARAMS: &[ParamHeader<'static>] = &[
+        ParamHeader {
+            name: "Limit",
+            path: &["opts", "limit"],
+        },
+        ParamHeader {
+            name: "Dry",
+            path: &["dry"],
+        },
+        ParamHeader {
+            name: "Greeting",
+            path: &["greeting"],
+        },
+    ];
+    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
+    let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t","arguments":{"opts":{"limit":42},"dry":true,"greeting":"Hello, 世界"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let h = |limit: &'static str, dry: &'static str| {
+        vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "t"),
+            ("Mcp-Param-Limit", limit),
+            ("Mcp-Param-Dry", dry),
+            ("Mcp-Param-Greeting", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+        ]
+    };
+    assert_eq!(check(rules, body, &h("42", "true")), Ok(()));
+    // Integers compare numerically.
+    assert_eq!(check(rules, body, &h("42.0", "true")), Ok(()));
+    assert_eq!(
+        check(rules, body, &h("43", "true")),
+        Err(HeaderError::Mismatch(Header::Param("Limit")))
+    );
+    assert_eq!(
+        check(rules, body, &h("42", "True")),
+        Err(HeaderError::Mismatch(Header::Param("Dry")))
+    );
+}
+
+#[test]
+fn notifications_check_only_present_headers() {
+    let n = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let rules = HeaderCheck::new(VERSIONS);
+    assert_eq!(check(rules, n, &[]), Ok(()));
+    assert_eq!(
+        check(rules, n, &[("Mcp-Method", "notifications/cancelled")]),
+        Ok(())
+    );
+    assert_eq!(
+        check(rules, n, &[("Mcp-Method", "tools/call")]),
+        Err(HeaderError::Mismatch(Header::Method))
+    );
+}

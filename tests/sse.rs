@@ -1,0 +1,316 @@
+//! The SSE event framer: the SSE vectors in both dialects, the WHATWG line rules, reads split
+//! at every byte, zero-copy single-line data, and constant memory on an endless event.
+
+mod common;
+
+use bytes::{Bytes, BytesMut};
+use common::{decoder_for, input, load, outcome, Outcome};
+use rpcwire::{Decoder, FrameError, Kind, SseEvent, SseFramer};
+use serde_json::Value;
+
+/// Frames `chunks` and returns every item: `Ok(event)` or `Err(error)`.
+fn frame_all(framer: &mut SseFramer, chunks: &[&[u8]]) -> Vec<Result<SseEvent, FrameError>> {
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        loop {
+            match framer.decode(&mut buf) {
+                Ok(Some(e)) => out.push(Ok(e)),
+                Ok(None) => break,
+                Err(e) => out.push(Err(e)),
+            }
+        }
+    }
+    loop {
+        match framer.decode_eof(&mut buf) {
+            Ok(Some(e)) => out.push(Ok(e)),
+            Ok(None) => break,
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    assert!(buf.is_empty());
+    out
+}
+
+fn events(input: &[u8]) -> Vec<Result<SseEvent, FrameError>> {
+    frame_all(&mut SseFramer::new(1 << 20), &[input])
+}
+
+fn data_of(input: &[u8]) -> Vec<Vec<u8>> {
+    events(input)
+        .into_iter()
+        .map(|e| e.unwrap().data.to_vec())
+        .collect()
+}
+
+/// K04, K07, K08: every `framing: sse` vector, in both dialects.
+#[test]
+fn sse_vectors_both_dialects() {
+    let mut ran = 0;
+    for case in load("envelope.jsonl")
+        .iter()
+        .filter(|c| c["framing"] == "sse")
+    {
+        let name = case["name"].as_str().unwrap();
+        for dialect in ["jsonrpc2", "mcp"] {
+            let decoder = decoder_for(dialect, case["dir"].as_str().unwrap());
+            let mut framer = SseFramer::new(1 << 20).yield_empty_events(true);
+            let got: Vec<Outcome> = frame_all(&mut framer, &[&input(case)])
+                .into_iter()
+                .map(|item| match item {
+                    Ok(e) if e.data.is_empty() => Outcome::of_class("skip"),
+                    Ok(e) => outcome(&decoder, &e.data),
+                    Err(_) => Outcome::of_class("framing_error"),
+                })
+                .collect();
+            let msgs = case[dialect]["msgs"].as_array().unwrap();
+            assert_eq!(got.len(), msgs.len(), "{name}/{dialect}: {got:?}");
+            for (g, m) in got.iter().zip(msgs) {
+                assert_eq!(g.class, m["c"].as_str().unwrap(), "{name}/{dialect}");
+                if let Some(id) = m["id"].as_str() {
+                    assert_eq!(g.id.as_deref(), Some(id), "{name}/{dialect}");
+                }
+                match m.get("r") {
+                    Some(Value::Null) => assert_eq!(g.reply, None, "{name}/{dialect}"),
+                    Some(Value::Array(r)) => {
+                        let (code, id) = g.reply.clone().unwrap();
+                        assert_eq!(code, r[0].as_i64().unwrap(), "{name}/{dialect}");
+                        let alts: Vec<&str> = r[1..]
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .chain(m["id_alt"].as_str())
+                            .collect();
+                        assert!(alts.contains(&id.as_str()), "{name}/{dialect}: {id}");
+                    }
+                    _ => {}
+                }
+            }
+            ran += 1;
+        }
+    }
+    assert_eq!(ran, 6, "K04, K07, K08 in two dialects");
+}
+
+#[test]
+fn sse_k08_id_with_nul_is_ignored() {
+    let case = load("envelope.jsonl")
+        .into_iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with("K08"))
+        .unwrap();
+    let got = events(&input(&case));
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].as_ref().unwrap().id, None);
+}
+
+#[test]
+fn sse_line_ends_lf_crlf_cr() {
+    let expected = vec![b"a".to_vec(), b"b\nc".to_vec()];
+    assert_eq!(data_of(b"data: a\n\ndata: b\ndata: c\n\n"), expected);
+    assert_eq!(
+        data_of(b"data: a\r\n\r\ndata: b\r\ndata: c\r\n\r\n"),
+        expected
+    );
+    assert_eq!(data_of(b"data: a\r\rdata: b\rdata: c\r\r"), expected);
+    assert_eq!(data_of(b"data: a\r\n\rdata: b\ndata: c\r\r\n"), expected);
+}
+
+#[test]
+fn sse_field_rules() {
+    // One leading space is removed, not two; no colon: the whole line is the field name.
+    assert_eq!(data_of(b"data:  x\n\n"), vec![b" x".to_vec()]);
+    assert_eq!(data_of(b"data:x\n\n"), vec![b"x".to_vec()]);
+    assert_eq!(data_of(b"data\ndata\n\n"), vec![b"\n".to_vec()]);
+    // Comments and unknown fields are ignored; field names are case-sensitive.
+    assert_eq!(
+        data_of(b": hi\nfoo: bar\nDATA: no\ndata: yes\n\n"),
+        vec![b"yes".to_vec()]
+    );
+    // A blank line with no data dispatches nothing.
+    assert!(events(b"\n\n: only a comment\n\nevent: x\n\ndata:\n\n").is_empty());
+    let e = events(b"event: notice\nid: 7\nretry: 1500\ndata: {}\n\n");
+    let e = e[0].as_ref().unwrap();
+    assert_eq!(e.event.as_deref(), Some(&b"notice"[..]));
+    assert_eq!(e.id.as_deref(), Some(&b"7"[..]));
+    assert_eq!(e.retry, Some(1500));
+    // retry must be digits only; the last valid id wins; an id with NUL is ignored.
+    let e = events(b"retry: 15s\nretry:\nid: 1\nid: 2\nid: 3\0\ndata: x\n\n");
+    let e = e[0].as_ref().unwrap();
+    assert_eq!(e.retry, None);
+    assert_eq!(e.id.as_deref(), Some(&b"2"[..]));
+}
+
+#[test]
+fn sse_priming_event_reports_its_id() {
+    let got = events(b"id: prime-1\ndata:\n\nid: 2\ndata: {}\n\n");
+    assert_eq!(got.len(), 2);
+    let prime = got[0].as_ref().unwrap();
+    assert_eq!(prime.id.as_deref(), Some(&b"prime-1"[..]));
+    assert!(prime.data.is_empty());
+    assert_eq!(&got[1].as_ref().unwrap().data[..], b"{}");
+    // A retry-only event is reported too; an empty id (a reset) is reported as Some("").
+    let got = events(b"retry: 10\n\nid\n\n");
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].as_ref().unwrap().retry, Some(10));
+    assert_eq!(got[1].as_ref().unwrap().id.as_deref(), Some(&b""[..]));
+}
+
+#[test]
+fn sse_unterminated_event_is_dropped_at_eof() {
+    assert!(events(b"data: {}").is_empty());
+    assert!(events(b"data: {}\n").is_empty());
+    assert!(events(b"data: {}\r").is_empty());
+    assert_eq!(data_of(b"data: a\n\ndata: b\n"), vec![b"a".to_vec()]);
+}
+
+#[test]
+fn sse_leading_bom_is_stripped() {
+    assert_eq!(data_of(b"\xEF\xBB\xBFdata: a\n\n"), vec![b"a".to_vec()]);
+    // Only at the very start of the stream.
+    assert_eq!(
+        data_of(b"data: a\n\n\xEF\xBB\xBFdata: b\n\n"),
+        vec![b"a".to_vec()]
+    );
+}
+
+#[test]
+fn sse_single_line_data_is_zero_copy() {
+    let mut framer = SseFramer::new(1 << 20);
+    let mut buf =
+        BytesMut::from(&b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"[..]);
+    let range = buf.as_ptr() as usize..buf.as_ptr() as usize + buf.len();
+    let e = framer.decode(&mut buf).unwrap().unwrap();
+    assert!(
+        range.contains(&(e.data.as_ptr() as usize)),
+        "data was copied"
+    );
+    assert!(range.contains(&(e.id.as_ref().unwrap().as_ptr() as usize)));
+    assert_eq!(
+        Decoder::mcp().decode(&e.data).unwrap().kind(),
+        Kind::Notification
+    );
+}
+
+/// A stream of several events (every line-end form, comments, ids, multi-line data, an
+/// over-long event) gives the same items fed in one read, one byte at a time, and split in
+/// two at every position.
+#[test]
+fn sse_reads_split_at_every_byte() {
+    let long = "x".repeat(100);
+    let stream = format!(
+        "\u{feff}: hello\r\nid: 1\r\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{}}}}\r\n\r\n\
+         event: message\rdata: {{\"a\":\rdata: 1}}\r\r\
+         id: p\ndata:\n\n\
+         data: {long}\ndata: {long}\n\n\
+         data: {long}{long}{long}\n\n\
+         retry: 5\ndata: [1,\ndata:  2]\n\n\
+         data: last\r\n\r"
+    );
+    let stream = stream.as_bytes();
+    let make = || SseFramer::new(150);
+    let whole = frame_all(&mut make(), &[stream]);
+    let kinds: Vec<String> = whole
+        .iter()
+        .map(|e| match e {
+            Ok(e) => String::from_utf8_lossy(&e.data).into_owned(),
+            Err(e) => format!("{e:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}".to_string(),
+            "{\"a\":\n1}".into(),
+            "".into(),
+            "TooLong { offset: 115 }".into(),
+            "TooLong { offset: 330 }".into(),
+            "[1,\n 2]".into(),
+            "last".into(),
+        ]
+    );
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(frame_all(&mut make(), &bytes), whole, "1-byte reads");
+    for at in 0..=stream.len() {
+        let (a, b) = stream.split_at(at);
+        assert_eq!(frame_all(&mut make(), &[a, b]), whole, "split at {at}");
+    }
+}
+
+/// An event that never ends (one endless data line, then endless data lines) is reported
+/// once and discarded in constant memory, and the stream goes on after its blank line.
+#[test]
+fn sse_endless_event_constant_memory() {
+    const LIMIT: usize = 1 << 20;
+    const CHUNK: usize = 64 << 10;
+    // 256 MiB in debug builds (unoptimized memchr and line handling would take ~20 s for
+    // 1 GiB on a shared machine), 1 GiB in release.
+    const TOTAL: usize = if cfg!(debug_assertions) {
+        256 << 20
+    } else {
+        1 << 30
+    };
+    for (first, line, total) in [
+        (&b"data: "[..], &[b'x'; CHUNK][..], TOTAL),
+        (
+            &b""[..],
+            &b"data: 0123456789abcdef0123456789abcdef0123456789abcdef\r\n".repeat(CHUNK / 56)[..],
+            TOTAL,
+        ),
+    ] {
+        let mut framer = SseFramer::new(LIMIT);
+        let mut buf = BytesMut::new();
+        let mut errors = 0;
+        let mut fed = 0;
+        buf.extend_from_slice(first);
+        while fed < total {
+            buf.extend_from_slice(line);
+            fed += line.len();
+            loop {
+                match framer.decode(&mut buf) {
+                    Ok(None) => break,
+                    Ok(Some(e)) => panic!("unexpected event {e:?}"),
+                    Err(FrameError::TooLong { offset }) => {
+                        assert_eq!(offset, 0);
+                        errors += 1
+                    }
+                    Err(e) => panic!("{e:?}"),
+                }
+            }
+            // What the framer keeps in the buffer is bounded by the limit plus one read;
+            // the capacity by twice that (BytesMut grows by doubling).
+            assert!(buf.len() <= LIMIT + 8 + CHUNK, "held {}", buf.len());
+            assert!(
+                buf.capacity() <= 2 * (LIMIT + 8 + CHUNK),
+                "cap {}",
+                buf.capacity()
+            );
+        }
+        assert_eq!(errors, 1, "reported once");
+        buf.extend_from_slice(b"\n\ndata: after\n\n");
+        let e = framer.decode(&mut buf).unwrap().unwrap();
+        assert_eq!(e.data, Bytes::from_static(b"after"));
+    }
+}
+
+#[test]
+fn sse_data_at_the_limit() {
+    let mut framer = SseFramer::new(4);
+    let got = frame_all(
+        &mut framer,
+        &[b"data: abcd\n\ndata: abcde\n\ndata: ab\ndata: c\n\ndata: ab\ndata: cd\n\ndata: ok\n\n"],
+    );
+    let data: Vec<_> = got
+        .iter()
+        .map(|e| e.as_ref().map(|e| e.data.to_vec()).map_err(|_| ()))
+        .collect();
+    assert_eq!(
+        data,
+        vec![
+            Ok(b"abcd".to_vec()),
+            Err(()),
+            Ok(b"ab\nc".to_vec()),
+            Err(()),
+            Ok(b"ok".to_vec())
+        ]
+    );
+}
