@@ -14,7 +14,11 @@ fn bench_get(c: &mut Criterion) {
     group.bench_function("rpcwire_decode_and_pointer", |b| {
         b.iter(|| {
             let msg = decoder.decode(black_box(FRAME.as_bytes())).unwrap();
-            let token = msg.params().unwrap().pointer(&["_meta", "progressToken"]).unwrap();
+            let token = msg
+                .params()
+                .unwrap()
+                .pointer(&["_meta", "progressToken"])
+                .unwrap();
             black_box(token.as_bytes().len())
         })
     });
@@ -23,12 +27,25 @@ fn bench_get(c: &mut Criterion) {
         _ => unreachable!(),
     };
     group.bench_function("rpcwire_pointer", |b| {
-        b.iter(|| black_box(black_box(params).pointer(&["_meta", "progressToken"]).unwrap().as_bytes().len()))
+        b.iter(|| {
+            black_box(
+                black_box(params)
+                    .pointer(&["_meta", "progressToken"])
+                    .unwrap()
+                    .as_bytes()
+                    .len(),
+            )
+        })
     });
     group.bench_function("serde_json_value", |b| {
         b.iter(|| {
             let v: serde_json::Value = serde_json::from_str(black_box(FRAME)).unwrap();
-            black_box(v["params"]["_meta"]["progressToken"].as_str().unwrap().len())
+            black_box(
+                v["params"]["_meta"]["progressToken"]
+                    .as_str()
+                    .unwrap()
+                    .len(),
+            )
         })
     });
     group.bench_function("sonic_rs_get", |b| {
@@ -40,7 +57,10 @@ fn bench_get(c: &mut Criterion) {
     group.bench_function("sonic_rs_get_unchecked", |b| {
         b.iter(|| {
             // SAFETY: FRAME is valid JSON; sonic-rs skips validation on that promise.
-            let v = unsafe { sonic_rs::get_unchecked(black_box(FRAME), &["params", "_meta", "progressToken"]) }.unwrap();
+            let v = unsafe {
+                sonic_rs::get_unchecked(black_box(FRAME), &["params", "_meta", "progressToken"])
+            }
+            .unwrap();
             black_box(v.as_raw_str().len())
         })
     });

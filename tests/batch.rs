@@ -153,10 +153,30 @@ fn serve(decoder: &Decoder, frame: &[u8]) -> BytesMut {
 }
 
 /// Sorts an array's elements by their text, so two arrays compare as multisets.
+/// The value rendered with object keys sorted.
+fn canonical(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut members: Vec<_> = m
+                .iter()
+                .map(|(k, v)| format!("{k:?}:{}", canonical(v)))
+                .collect();
+            members.sort();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
 fn as_multiset(v: Value) -> Value {
     match v {
         Value::Array(mut a) => {
-            a.sort_by_key(|e| e.to_string());
+            // Sort by a key-order-independent rendering (serde_json may preserve key order).
+            a.sort_by_key(canonical);
             Value::Array(a)
         }
         other => other,
