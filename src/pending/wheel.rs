@@ -20,6 +20,7 @@
 //! `elapsed`'s, which keeps the search for the earliest bucket a bit scan.
 
 use alloc::vec::Vec;
+use core::mem;
 
 /// "No slot": the end of a list.
 pub(super) const NIL: u32 = u32::MAX;
@@ -150,7 +151,7 @@ impl Wheel {
     /// Takes one entry whose deadline is `<= now` off the wheel and returns its slot index, or
     /// `None` when no entry is due at `now` (the wheel then counts `now` as processed).
     ///
-    /// Entries of a coarse bucket whose deadline is still ahead move down a level on the way.
+    /// Coarse buckets whose time has come are moved down a level or more on the way.
     pub(super) fn pop_due<S: Linked>(&mut self, slots: &mut [S], now: u64) -> Option<u32> {
         loop {
             let Some((id, start)) = self.earliest_bucket() else {
@@ -164,15 +165,24 @@ impl Wheel {
                 return None;
             }
             self.elapsed = start;
-            let index = self.heads[id];
-            let deadline = slots[index as usize].links().deadline;
-            self.unschedule(slots, index);
-            if deadline <= now {
+            if id < BUCKETS_PER_LEVEL {
+                // Level 0 buckets are one unit wide: every entry in it is due.
+                let index = self.heads[id];
+                debug_assert!(slots[index as usize].links().deadline <= now);
+                self.unschedule(slots, index);
                 return Some(index);
             }
-            // Still ahead: it agrees with the new `elapsed` on this level's digit, so it lands
-            // on a lower level.
-            self.schedule(slots, index, deadline);
+            // A coarse bucket: move all of it down at once (its entries agree with the new
+            // `elapsed` on this level's digit, so they land on lower levels), which keeps
+            // every lower level ahead of every higher one for the next search.
+            let mut index = mem::replace(&mut self.heads[id], NIL);
+            self.occupied[id / BUCKETS_PER_LEVEL] &= !(1 << (id % BUCKETS_PER_LEVEL));
+            while index != NIL {
+                let links = mem::replace(slots[index as usize].links_mut(), Links::UNSCHEDULED);
+                self.scheduled -= 1;
+                self.schedule(slots, index, links.deadline);
+                index = links.next;
+            }
         }
     }
 
