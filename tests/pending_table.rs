@@ -402,7 +402,6 @@ fn soak(requests: u64) {
         now += 1;
         deliver(&mut table, &mut replies, now);
     }
-    drop(deliver);
 
     assert!(replies.is_empty());
     assert!(table.is_empty(), "{} left", table.len());
