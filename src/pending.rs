@@ -13,7 +13,7 @@ pub use token::Token;
 
 use alloc::vec::Vec;
 use core::{fmt, mem};
-use wheel::{Linked, Links, Wheel, NIL};
+use wheel::{Wheel, NIL};
 
 /// Why a reply's id matched no request in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,8 +69,14 @@ impl<T> std::error::Error for Full<T> {}
 /// A slot's payload: the request value, or a link in the free list.
 #[derive(Debug, Clone)]
 enum Entry<T> {
-    Vacant { next_free: u32 },
-    Occupied(T),
+    Vacant {
+        next_free: u32,
+    },
+    Occupied {
+        value: T,
+        /// On the timer wheel (has a deadline).
+        timed: bool,
+    },
 }
 
 /// One slab slot.
@@ -80,26 +86,13 @@ struct Slot<T> {
     /// Occupied: the live token. Vacant: the token the slot mints next (its generation is one
     /// past every token issued from it). Above [`Token::MAX`]: retired, every generation used.
     token: u64,
-    /// Deadline and timer-wheel list links.
-    links: Links,
-}
-
-impl<T> Linked for Slot<T> {
-    #[inline]
-    fn links(&self) -> &Links {
-        &self.links
-    }
-    #[inline]
-    fn links_mut(&mut self) -> &mut Links {
-        &mut self.links
-    }
 }
 
 /// The requests we sent and still wait on, keyed by the [`Token`] we minted as their id.
 ///
 /// A generational slab: a `Vec` of slots and a free list. Insert, lookup and remove are a few
 /// array accesses — no hashing, and no allocation once the slab has grown to the peak number
-/// in flight. Optional deadlines live on a timer wheel threaded through the same slots, so
+/// in flight. Optional deadlines live on a timer wheel keyed by slot index, so
 /// [`expire`](PendingTable::expire) costs amortised O(1) per expired entry, not a scan.
 ///
 /// The table holds at most [`capacity_limit`](PendingTable::capacity_limit) requests
@@ -294,7 +287,7 @@ impl<T> PendingTable<T> {
     pub fn get(&self, token: Token) -> Option<&T> {
         let index = self.live_index(token)?;
         match &self.slots[index].entry {
-            Entry::Occupied(value) => Some(value),
+            Entry::Occupied { value, .. } => Some(value),
             Entry::Vacant { .. } => None,
         }
     }
@@ -304,7 +297,7 @@ impl<T> PendingTable<T> {
     pub fn get_mut(&mut self, token: Token) -> Option<&mut T> {
         let index = self.live_index(token)?;
         match &mut self.slots[index].entry {
-            Entry::Occupied(value) => Some(value),
+            Entry::Occupied { value, .. } => Some(value),
             Entry::Vacant { .. } => None,
         }
     }
@@ -386,6 +379,7 @@ impl<T> PendingTable<T> {
             slots: self.slots.len(),
             slot_capacity: self.slots.capacity(),
             wheel_bucket_storage: self.wheel.bucket_storage(),
+            wheel_link_storage: self.wheel.link_storage(),
             scheduled: self.wheel.scheduled(),
         }
     }
@@ -396,7 +390,7 @@ impl<T> PendingTable<T> {
         // A low part of 0 wraps to an index far out of range.
         let index = (token.get() & self.index_mask).wrapping_sub(1) as usize;
         let slot = self.slots.get(index)?;
-        (slot.token == token.get() && matches!(slot.entry, Entry::Occupied(_))).then_some(index)
+        (slot.token == token.get() && matches!(slot.entry, Entry::Occupied { .. })).then_some(index)
     }
 
     /// Why `token` (not live) missed.
@@ -448,9 +442,11 @@ impl<T> PendingTable<T> {
         let token = if index == self.slots.len() {
             let token = index as u64 + 1;
             self.slots.push(Slot {
-                entry: Entry::Occupied(value),
+                entry: Entry::Occupied {
+                    value,
+                    timed: deadline.is_some(),
+                },
                 token,
-                links: Links::UNSCHEDULED,
             });
             token
         } else {
@@ -458,12 +454,15 @@ impl<T> PendingTable<T> {
             if let Entry::Vacant { next_free } = slot.entry {
                 self.free_head = next_free;
             }
-            slot.entry = Entry::Occupied(value);
+            slot.entry = Entry::Occupied {
+                value,
+                timed: deadline.is_some(),
+            };
             slot.token
         };
         self.len += 1;
         if let Some(deadline) = deadline {
-            self.wheel.schedule(&mut self.slots, index as u32, deadline);
+            self.wheel.schedule(index as u32, deadline);
         }
         Token::minted(token)
     }
@@ -472,17 +471,18 @@ impl<T> PendingTable<T> {
     /// (or retired when its generations are used up).
     #[inline]
     fn free(&mut self, index: usize) -> T {
-        if self.slots[index].links.is_scheduled() {
-            self.wheel.unschedule(&mut self.slots, index as u32);
-        }
         let slot = &mut self.slots[index];
         slot.token += self.generation_step;
         let retired = slot.token > Token::MAX.get();
         let next_free = if retired { NIL } else { self.free_head };
-        let Entry::Occupied(value) = mem::replace(&mut slot.entry, Entry::Vacant { next_free })
+        let Entry::Occupied { value, timed } =
+            mem::replace(&mut slot.entry, Entry::Vacant { next_free })
         else {
             unreachable!("free() on a vacant slot");
         };
+        if timed {
+            self.wheel.unschedule(index as u32);
+        }
         if !retired {
             self.free_head = index as u32;
         }
@@ -518,7 +518,7 @@ impl<T: fmt::Debug> fmt::Debug for PendingTable<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut map = f.debug_map();
         for slot in &self.slots {
-            if let Entry::Occupied(value) = &slot.entry {
+            if let Entry::Occupied { value, .. } = &slot.entry {
                 map.entry(&slot.token, value);
             }
         }
@@ -577,7 +577,7 @@ impl<T> Iterator for Expired<'_, T> {
     #[inline]
     fn next(&mut self) -> Option<(Token, T)> {
         let table = &mut *self.table;
-        let index = table.wheel.pop_due(&mut table.slots, self.now)? as usize;
+        let index = table.wheel.pop_due(self.now)? as usize;
         let token = Token::minted(table.slots[index].token);
         Some((token, table.free(index)))
     }
@@ -605,7 +605,7 @@ impl<T> Iterator for Drain<'_, T> {
             let index = self.next;
             self.next += 1;
             let slot = &self.table.slots[index];
-            if matches!(slot.entry, Entry::Occupied(_)) {
+            if matches!(slot.entry, Entry::Occupied { .. }) {
                 let token = Token::minted(slot.token);
                 return Some((token, self.table.free(index)));
             }
@@ -644,6 +644,8 @@ pub struct Footprint {
     pub slot_capacity: usize,
     /// List heads the timer wheel allocated (fixed once allocated).
     pub wheel_bucket_storage: usize,
+    /// Per-slot links the timer wheel allocated (at most one per slot).
+    pub wheel_link_storage: usize,
     /// Entries on the timer wheel.
     pub scheduled: usize,
 }

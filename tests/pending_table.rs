@@ -390,6 +390,10 @@ fn soak(requests: u64) {
             assert!(footprint.slots <= MAX_SLOTS, "{footprint:?}");
             assert!(footprint.slot_capacity <= 2 * MAX_SLOTS, "{footprint:?}");
             assert!(footprint.scheduled <= footprint.slots);
+            assert!(
+                footprint.wheel_link_storage <= 2 * MAX_SLOTS,
+                "{footprint:?}"
+            );
             let storage = *wheel_storage.get_or_insert(footprint.wheel_bucket_storage);
             assert_eq!(
                 footprint.wheel_bucket_storage, storage,

@@ -286,3 +286,10 @@ fn debug_lists_live_entries() {
     t.remove(y).unwrap();
     assert_eq!(alloc::format!("{t:?}"), r#"{1: "x"}"#);
 }
+
+/// The hot path touches one slot: keep it small (the wheel's links live apart).
+#[test]
+fn slot_is_small() {
+    assert_eq!(core::mem::size_of::<Slot<u64>>(), 24);
+    assert_eq!(core::mem::size_of::<Slot<()>>(), 16);
+}

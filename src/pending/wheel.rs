@@ -1,12 +1,12 @@
-//! A hierarchical timing wheel whose lists run through the pending table's slots.
+//! A hierarchical timing wheel over the pending table's slot indexes.
 //!
 //! Eleven levels of 64 buckets, 6 bits of the deadline per level (11 × 6 = 66 ≥ 64), so every
 //! `u64` deadline has a bucket and no overflow list is needed. Level 0 buckets are one time
 //! unit wide, so expiry is exact to the caller's unit: an entry is due on the first
 //! [`Wheel::pop_due`] whose `now` is at or past its deadline, never earlier, never rounded.
 //!
-//! Each bucket is the head of a doubly linked list threaded through the slots themselves
-//! ([`Links`]): scheduling and unscheduling are O(1) pointer updates, removing an entry before
+//! Each bucket is the head of a doubly linked list of slot indexes, its links kept in an
+//! array parallel to the slab ([`Links`]): scheduling and unscheduling are O(1) pointer updates, removing an entry before
 //! its deadline unlinks it at once (no lazy deletion, so no garbage can pile up in a bucket
 //! that is never swept), and the wheel's own storage is a fixed 704 list heads, allocated on
 //! the first deadline. An entry moves down at most ten levels before it expires, so expiry
@@ -60,13 +60,9 @@ impl Links {
     }
 }
 
-/// Access to the [`Links`] embedded in a slot.
-pub(super) trait Linked {
-    fn links(&self) -> &Links;
-    fn links_mut(&mut self) -> &mut Links;
-}
-
-/// The wheel: list heads, an occupancy bit per bucket, and the processed-up-to time.
+/// The wheel: list heads, an occupancy bit per bucket, the processed-up-to time, and the
+/// links of every slot, indexed like the slab (kept apart from the slots so that tables
+/// without deadlines keep small slots and never touch them).
 #[derive(Debug, Clone)]
 pub(super) struct Wheel {
     /// Every bucket `< elapsed` has been swept.
@@ -75,6 +71,9 @@ pub(super) struct Wheel {
     heads: Vec<u32>,
     /// Bit `b` of `occupied[level]` is set when bucket `b` of that level is non-empty.
     occupied: [u64; LEVELS],
+    /// Per slot index: deadline and list pointers. Grows to the highest slot index that
+    /// ever had a deadline, so never past the slab.
+    links: Vec<Links>,
     /// Entries on the wheel.
     scheduled: usize,
 }
@@ -85,6 +84,7 @@ impl Wheel {
             elapsed: 0,
             heads: Vec::new(),
             occupied: [0; LEVELS],
+            links: Vec::new(),
             scheduled: 0,
         }
     }
@@ -99,10 +99,18 @@ impl Wheel {
         self.heads.capacity()
     }
 
+    /// Capacity of the per-slot link storage.
+    pub(super) fn link_storage(&self) -> usize {
+        self.links.capacity()
+    }
+
     /// Puts slot `index` (not on the wheel yet) on the wheel with `deadline`.
-    pub(super) fn schedule<S: Linked>(&mut self, slots: &mut [S], index: u32, deadline: u64) {
+    pub(super) fn schedule(&mut self, index: u32, deadline: u64) {
         if self.heads.is_empty() {
             self.heads.resize(BUCKETS, NIL);
+        }
+        if index as usize >= self.links.len() {
+            self.links.resize(index as usize + 1, Links::UNSCHEDULED);
         }
         // A deadline already past is filed at `elapsed`, so the next sweep hands it back.
         let when = deadline.max(self.elapsed);
@@ -111,9 +119,9 @@ impl Wheel {
         let id = level * BUCKETS_PER_LEVEL + bucket;
         let head = self.heads[id];
         if head != NIL {
-            slots[head as usize].links_mut().prev = index;
+            self.links[head as usize].prev = index;
         }
-        *slots[index as usize].links_mut() = Links {
+        self.links[index as usize] = Links {
             deadline,
             prev: NIL,
             next: head,
@@ -127,8 +135,10 @@ impl Wheel {
 
     /// Takes slot `index` off the wheel; does nothing if it is not on it.
     #[inline]
-    pub(super) fn unschedule<S: Linked>(&mut self, slots: &mut [S], index: u32) {
-        let links = *slots[index as usize].links();
+    pub(super) fn unschedule(&mut self, index: u32) {
+        let Some(&links) = self.links.get(index as usize) else {
+            return;
+        };
         if !links.is_scheduled() {
             return;
         }
@@ -139,12 +149,12 @@ impl Wheel {
                 self.occupied[id / BUCKETS_PER_LEVEL] &= !(1 << (id % BUCKETS_PER_LEVEL));
             }
         } else {
-            slots[links.prev as usize].links_mut().next = links.next;
+            self.links[links.prev as usize].next = links.next;
         }
         if links.next != NIL {
-            slots[links.next as usize].links_mut().prev = links.prev;
+            self.links[links.next as usize].prev = links.prev;
         }
-        *slots[index as usize].links_mut() = Links::UNSCHEDULED;
+        self.links[index as usize] = Links::UNSCHEDULED;
         self.scheduled -= 1;
     }
 
@@ -152,7 +162,7 @@ impl Wheel {
     /// `None` when no entry is due at `now` (the wheel then counts `now` as processed).
     ///
     /// Coarse buckets whose time has come are moved down a level or more on the way.
-    pub(super) fn pop_due<S: Linked>(&mut self, slots: &mut [S], now: u64) -> Option<u32> {
+    pub(super) fn pop_due(&mut self, now: u64) -> Option<u32> {
         loop {
             let Some((id, start)) = self.earliest_bucket() else {
                 self.elapsed = self.elapsed.max(now);
@@ -168,8 +178,8 @@ impl Wheel {
             if id < BUCKETS_PER_LEVEL {
                 // Level 0 buckets are one unit wide: every entry in it is due.
                 let index = self.heads[id];
-                debug_assert!(slots[index as usize].links().deadline <= now);
-                self.unschedule(slots, index);
+                debug_assert!(self.links[index as usize].deadline <= now);
+                self.unschedule(index);
                 return Some(index);
             }
             // A coarse bucket: move all of it down at once (its entries agree with the new
@@ -178,9 +188,9 @@ impl Wheel {
             let mut index = mem::replace(&mut self.heads[id], NIL);
             self.occupied[id / BUCKETS_PER_LEVEL] &= !(1 << (id % BUCKETS_PER_LEVEL));
             while index != NIL {
-                let links = mem::replace(slots[index as usize].links_mut(), Links::UNSCHEDULED);
+                let links = mem::replace(&mut self.links[index as usize], Links::UNSCHEDULED);
                 self.scheduled -= 1;
-                self.schedule(slots, index, links.deadline);
+                self.schedule(index, links.deadline);
                 index = links.next;
             }
         }
@@ -239,23 +249,9 @@ fn digit(time: u64, level: usize) -> usize {
 mod tests {
     use super::*;
 
-    struct S(Links);
-    impl Linked for S {
-        fn links(&self) -> &Links {
-            &self.0
-        }
-        fn links_mut(&mut self) -> &mut Links {
-            &mut self.0
-        }
-    }
-
-    fn slots(n: usize) -> Vec<S> {
-        (0..n).map(|_| S(Links::UNSCHEDULED)).collect()
-    }
-
-    fn drain(wheel: &mut Wheel, slots: &mut [S], now: u64) -> Vec<u32> {
+    fn drain(wheel: &mut Wheel, now: u64) -> Vec<u32> {
         let mut out = Vec::new();
-        while let Some(i) = wheel.pop_due(slots, now) {
+        while let Some(i) = wheel.pop_due(now) {
             out.push(i);
         }
         out.sort_unstable();
@@ -273,47 +269,44 @@ mod tests {
 
     #[test]
     fn expires_exactly_at_deadline() {
-        let mut s = slots(4);
         let mut w = Wheel::new();
-        w.schedule(&mut s, 0, 5);
-        w.schedule(&mut s, 1, 100);
-        w.schedule(&mut s, 2, 4_000);
-        w.schedule(&mut s, 3, u64::MAX);
-        assert_eq!(drain(&mut w, &mut s, 4), Vec::<u32>::new());
-        assert_eq!(drain(&mut w, &mut s, 5), [0]);
-        assert_eq!(drain(&mut w, &mut s, 99), Vec::<u32>::new());
-        assert_eq!(drain(&mut w, &mut s, 100), [1]);
-        assert_eq!(drain(&mut w, &mut s, 3_999), Vec::<u32>::new());
-        assert_eq!(drain(&mut w, &mut s, 4_000), [2]);
-        assert_eq!(drain(&mut w, &mut s, u64::MAX - 1), Vec::<u32>::new());
-        assert_eq!(drain(&mut w, &mut s, u64::MAX), [3]);
+        w.schedule(0, 5);
+        w.schedule(1, 100);
+        w.schedule(2, 4_000);
+        w.schedule(3, u64::MAX);
+        assert_eq!(drain(&mut w, 4), Vec::<u32>::new());
+        assert_eq!(drain(&mut w, 5), [0]);
+        assert_eq!(drain(&mut w, 99), Vec::<u32>::new());
+        assert_eq!(drain(&mut w, 100), [1]);
+        assert_eq!(drain(&mut w, 3_999), Vec::<u32>::new());
+        assert_eq!(drain(&mut w, 4_000), [2]);
+        assert_eq!(drain(&mut w, u64::MAX - 1), Vec::<u32>::new());
+        assert_eq!(drain(&mut w, u64::MAX), [3]);
         assert_eq!(w.scheduled(), 0);
         assert_eq!(w.occupied, [0; LEVELS]);
     }
 
     #[test]
     fn past_deadline_is_due_next_sweep() {
-        let mut s = slots(2);
         let mut w = Wheel::new();
-        assert_eq!(drain(&mut w, &mut s, 1_000), Vec::<u32>::new());
-        w.schedule(&mut s, 0, 10);
-        w.schedule(&mut s, 1, 1_000);
-        assert_eq!(drain(&mut w, &mut s, 1_000), [0, 1]);
+        assert_eq!(drain(&mut w, 1_000), Vec::<u32>::new());
+        w.schedule(0, 10);
+        w.schedule(1, 1_000);
+        assert_eq!(drain(&mut w, 1_000), [0, 1]);
     }
 
     #[test]
     fn unschedule_middle_head_tail() {
-        let mut s = slots(3);
         let mut w = Wheel::new();
         for i in 0..3 {
-            w.schedule(&mut s, i, 7);
+            w.schedule(i, 7);
         }
-        w.unschedule(&mut s, 1);
-        w.unschedule(&mut s, 1);
+        w.unschedule(1);
+        w.unschedule(1);
         assert_eq!(w.scheduled(), 2);
-        w.unschedule(&mut s, 2);
-        w.unschedule(&mut s, 0);
+        w.unschedule(2);
+        w.unschedule(0);
         assert_eq!(w.occupied, [0; LEVELS]);
-        assert_eq!(drain(&mut w, &mut s, 7), Vec::<u32>::new());
+        assert_eq!(drain(&mut w, 7), Vec::<u32>::new());
     }
 }
