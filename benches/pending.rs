@@ -1,9 +1,13 @@
 //! Remove + insert on a table with 1 k and 100 k requests in flight, completed in random
 //! order: `PendingTable` against `HashMap<u64, _>` with SipHash, ahash and foldhash.
 //!
-//! Each iteration completes one in-flight request (picked from a pre-shuffled order) and
-//! sends a new one in its place, as a client with a steady number of requests in flight does.
-//! The hash maps key by a counter, the way a client mints JSON-RPC ids.
+//! Each iteration completes one in-flight request and sends a new one in its place, as a
+//! client with a steady number of requests in flight does. The order of completion is
+//! shuffled once up front: the in-flight ids are kept in a vector in shuffled order, and the
+//! iterations walk that vector round and round, so the table sees a random order while the
+//! harness itself reads memory sequentially (a second random access per iteration would
+//! measure the harness as much as the table). The hash maps key by a counter, the way a
+//! client mints JSON-RPC ids.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -12,8 +16,6 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rpcwire::pending::{PendingTable, Token};
 
-/// Length of the pre-generated completion order (a power of two, so indexing is a mask).
-const ORDER_LEN: usize = 1 << 20;
 const IN_FLIGHT: [usize; 2] = [1_000, 100_000];
 
 /// splitmix64, for a reproducible shuffle without `rand`.
@@ -25,27 +27,18 @@ fn splitmix(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Which in-flight position to complete next: shuffled permutations of `0..n`, back to back.
-fn completion_order(n: usize) -> Vec<u32> {
+fn shuffle<T>(items: &mut [T]) {
     let mut state = 0x5eed;
-    let mut order = Vec::with_capacity(ORDER_LEN);
-    while order.len() < ORDER_LEN {
-        let mut round: Vec<u32> = (0..n as u32).collect();
-        for i in (1..round.len()).rev() {
-            let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
-            round.swap(i, j);
-        }
-        let take = (ORDER_LEN - order.len()).min(n);
-        order.extend_from_slice(&round[..take]);
+    for i in (1..items.len()).rev() {
+        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+        items.swap(i, j);
     }
-    order
 }
 
 fn pending_table(c: &mut Criterion, group_name: &str, deadline: bool) {
     let mut group = c.benchmark_group(group_name);
     group.throughput(Throughput::Elements(1));
     for n in IN_FLIGHT {
-        let order = completion_order(n);
         let mut table = PendingTable::with_capacity_limit(n);
         let mut in_flight: Vec<Token> = (0..n as u64)
             .map(|v| {
@@ -57,7 +50,9 @@ fn pending_table(c: &mut Criterion, group_name: &str, deadline: bool) {
                 .unwrap()
             })
             .collect();
-        let mut step = 0usize;
+        shuffle(&mut in_flight);
+        let mut position = 0usize;
+        let mut step = 0u64;
         let name = if deadline {
             "PendingTable_deadline"
         } else {
@@ -65,16 +60,19 @@ fn pending_table(c: &mut Criterion, group_name: &str, deadline: bool) {
         };
         group.bench_function(BenchmarkId::new(name, n), |b| {
             b.iter(|| {
-                let position = order[step & (ORDER_LEN - 1)] as usize;
-                step += 1;
                 let token = in_flight[position];
                 let value = table.remove(black_box(token)).unwrap();
+                step += 1;
                 in_flight[position] = if deadline {
-                    table.insert_with_deadline(value + 1, step as u64 + 1_000_000)
+                    table.insert_with_deadline(value + 1, step + 1_000_000)
                 } else {
                     table.insert(value + 1)
                 }
                 .unwrap();
+                position += 1;
+                if position == n {
+                    position = 0;
+                }
             })
         });
         assert_eq!(table.len(), n);
@@ -86,24 +84,26 @@ fn hash_map<S: BuildHasher + Default>(c: &mut Criterion, name: &str) {
     let mut group = c.benchmark_group("pending/remove_insert");
     group.throughput(Throughput::Elements(1));
     for n in IN_FLIGHT {
-        let order = completion_order(n);
         let mut map: HashMap<u64, u64, S> = HashMap::with_capacity_and_hasher(n, S::default());
         let mut in_flight: Vec<u64> = (0..n as u64).collect();
         for &id in &in_flight {
             map.insert(id, id);
         }
+        shuffle(&mut in_flight);
         let mut next_id = n as u64;
-        let mut step = 0usize;
+        let mut position = 0usize;
         group.bench_function(BenchmarkId::new(name, n), |b| {
             b.iter(|| {
-                let position = order[step & (ORDER_LEN - 1)] as usize;
-                step += 1;
                 let id = in_flight[position];
                 let value = map.remove(&black_box(id)).unwrap();
                 let new_id = next_id;
                 next_id += 1;
                 map.insert(new_id, value + 1);
                 in_flight[position] = new_id;
+                position += 1;
+                if position == n {
+                    position = 0;
+                }
             })
         });
         assert_eq!(map.len(), n);
