@@ -114,7 +114,9 @@ struct Slot<T> {
 /// index instead (the index space is at least twice the limit). So **no token is ever minted
 /// twice** until the whole token space, about 2^53 ≈ 9·10^15 inserts (28 years at ten
 /// million requests a second), is used; only then do retired slots come back with
-/// generation 0, and a reply that late could alias a new request.
+/// generation 0, and a reply that late could alias a new request. Retiring costs one slot
+/// per `2^(53 − index_bits)` inserts (one per 34 billion by default); the slab never holds
+/// more than `2^index_bits − 1` (< 4 × the limit) slots.
 ///
 /// # Deadlines
 ///
@@ -125,6 +127,7 @@ struct Slot<T> {
 /// buckets cover the whole range). `now` should not go backwards; a smaller `now` than an
 /// earlier call's simply finds nothing new. Removing an entry before its deadline unlinks it
 /// from the wheel at once, so nothing accumulates under any insert/remove load.
+/// [`next_wakeup`](PendingTable::next_wakeup) says when the next `expire` is worth calling.
 ///
 /// # Example
 ///
