@@ -6,4 +6,4 @@ extern crate alloc;
 
 pub mod pending;
 
-pub use pending::{Full, Miss, PendingTable, Token, VacantEntry};
+pub use pending::{Miss, PendingTable, TableFull, Token, VacantEntry};

@@ -42,29 +42,29 @@ impl std::error::Error for Miss {}
 /// The table holds [`capacity_limit`](PendingTable::capacity_limit) requests already; the
 /// value that could not be inserted is handed back in the field.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Full<T>(pub T);
+pub struct TableFull<T>(pub T);
 
-impl<T> Full<T> {
+impl<T> TableFull<T> {
     /// The value that was not inserted.
     pub fn into_inner(self) -> T {
         self.0
     }
 }
 
-impl<T> fmt::Debug for Full<T> {
+impl<T> fmt::Debug for TableFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Full(..)")
+        f.write_str("TableFull(..)")
     }
 }
 
-impl<T> fmt::Display for Full<T> {
+impl<T> fmt::Display for TableFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("pending table is full")
     }
 }
 
 #[cfg(feature = "std")]
-impl<T> std::error::Error for Full<T> {}
+impl<T> std::error::Error for TableFull<T> {}
 
 /// A slot's payload: the request value, or a link in the free list.
 #[derive(Debug, Clone)]
@@ -97,7 +97,7 @@ struct Slot<T> {
 ///
 /// The table holds at most [`capacity_limit`](PendingTable::capacity_limit) requests
 /// ([`DEFAULT_CAPACITY_LIMIT`](PendingTable::DEFAULT_CAPACITY_LIMIT) unless set); an insert
-/// beyond it fails with [`Full`], handing the value back.
+/// beyond it fails with [`TableFull`], handing the value back.
 ///
 /// # Tokens
 ///
@@ -244,10 +244,10 @@ impl<T> PendingTable<T> {
 
     /// Inserts a request without a deadline and returns the token to send as its id.
     ///
-    /// Fails with [`Full`], handing `value` back, when [`len`](PendingTable::len) has reached
+    /// Fails with [`TableFull`], handing `value` back, when [`len`](PendingTable::len) has reached
     /// the capacity limit.
     #[inline]
-    pub fn insert(&mut self, value: T) -> Result<Token, Full<T>> {
+    pub fn insert(&mut self, value: T) -> Result<Token, TableFull<T>> {
         self.insert_scheduled(value, None)
     }
 
@@ -257,22 +257,22 @@ impl<T> PendingTable<T> {
     /// A deadline already past is due on the next `expire`. Fails like
     /// [`insert`](PendingTable::insert).
     #[inline]
-    pub fn insert_with_deadline(&mut self, value: T, deadline: u64) -> Result<Token, Full<T>> {
+    pub fn insert_with_deadline(&mut self, value: T, deadline: u64) -> Result<Token, TableFull<T>> {
         self.insert_scheduled(value, Some(deadline))
     }
 
     /// Reserves the next slot so its token can be written into the request frame before the
     /// request is committed with [`VacantEntry::insert`].
     ///
-    /// Dropping the entry without inserting leaves the table as it was. Fails with `Full(())`
+    /// Dropping the entry without inserting leaves the table as it was. Fails with `TableFull(())`
     /// at the capacity limit.
     #[inline]
-    pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, Full<()>> {
+    pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, TableFull<()>> {
         if self.len >= self.limit {
-            return Err(Full(()));
+            return Err(TableFull(()));
         }
         let Some(index) = self.next_vacant_index() else {
-            return Err(Full(()));
+            return Err(TableFull(()));
         };
         let token = match self.slots.get(index) {
             Some(slot) => slot.token,
@@ -416,13 +416,13 @@ impl<T> PendingTable<T> {
     }
 
     #[inline]
-    fn insert_scheduled(&mut self, value: T, deadline: Option<u64>) -> Result<Token, Full<T>> {
+    fn insert_scheduled(&mut self, value: T, deadline: Option<u64>) -> Result<Token, TableFull<T>> {
         if self.len >= self.limit {
-            return Err(Full(value));
+            return Err(TableFull(value));
         }
         match self.next_vacant_index() {
             Some(index) => Ok(self.occupy(index, value, deadline)),
-            None => Err(Full(value)),
+            None => Err(TableFull(value)),
         }
     }
 

@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use proptest::prelude::*;
-use rpcwire::pending::{Full, Miss, PendingTable, Token};
+use rpcwire::pending::{Miss, PendingTable, TableFull, Token};
 
 fn wire(token: u64) -> Vec<u8> {
     let mut buf = [0u8; 20];
@@ -149,13 +149,13 @@ fn run(limit: usize, ops: Vec<Op>) {
                     None => table.insert(value),
                 };
                 if model.live.len() == limit {
-                    assert_eq!(got, Err(Full(value)));
+                    assert_eq!(got, Err(TableFull(value)));
                 } else {
                     minted(&mut model, got.unwrap(), deadline);
                 }
             }
             Op::VacantCommit(delta) => match table.vacant_entry() {
-                Err(Full(())) => assert_eq!(model.live.len(), limit),
+                Err(TableFull(())) => assert_eq!(model.live.len(), limit),
                 Ok(entry) => {
                     let token = entry.token();
                     let deadline = delta.map(|d| model.deadline(d));

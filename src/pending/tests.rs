@@ -133,16 +133,16 @@ fn capacity_limit_is_hard() {
     let mut t = PendingTable::with_capacity_limit(3);
     assert_eq!(t.capacity_limit(), 3);
     let tokens: Vec<Token> = (0..3).map(|i| t.insert(i).unwrap()).collect();
-    assert_eq!(t.insert(99), Err(Full(99)));
-    assert_eq!(t.insert_with_deadline(98, 1), Err(Full(98)));
-    assert_eq!(t.vacant_entry().unwrap_err(), Full(()));
+    assert_eq!(t.insert(99), Err(TableFull(99)));
+    assert_eq!(t.insert_with_deadline(98, 1), Err(TableFull(98)));
+    assert_eq!(t.vacant_entry().unwrap_err(), TableFull(()));
     assert_eq!(t.len(), 3);
     t.remove(tokens[1]).unwrap();
     assert!(t.insert(4).is_ok());
     assert_eq!(t.insert(5).unwrap_err().into_inner(), 5);
 
     let mut none = PendingTable::with_capacity_limit(0);
-    assert_eq!(none.insert('a'), Err(Full('a')));
+    assert_eq!(none.insert('a'), Err(TableFull('a')));
 }
 
 /// A slot is reused at most once per free; with the default layout its 2^35 generations
