@@ -5,11 +5,12 @@
 //! unit wide, so expiry is exact to the caller's unit: an entry is due on the first
 //! [`Wheel::pop_due`] whose `now` is at or past its deadline, never earlier, never rounded.
 //!
-//! Each bucket is the head of a doubly linked list of slot indexes, its links kept in an
-//! array parallel to the slab ([`Links`]): scheduling and unscheduling are O(1) pointer updates, removing an entry before
-//! its deadline unlinks it at once (no lazy deletion, so no garbage can pile up in a bucket
-//! that is never swept), and the wheel's own storage is a fixed 704 list heads, allocated on
-//! the first deadline. An entry moves down at most ten levels before it expires, so expiry
+//! Each bucket is the head of a doubly linked list of slot indexes, whose links live in an
+//! array parallel to the slab ([`Links`]): scheduling and unscheduling are O(1) pointer
+//! updates, removing an entry before its deadline unlinks it at once (no lazy deletion, so no
+//! garbage can pile up in a bucket that is never swept), and the wheel's storage is a fixed
+//! 704 list heads plus at most one [`Links`] per slot, allocated on the first deadline. An
+//! entry moves down at most ten levels before it expires, so expiry
 //! costs amortised O(1) per entry, independent of the table size and of how far `now` jumps
 //! (empty buckets are skipped with one bit scan per level, never visited one by one).
 //!
