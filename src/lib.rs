@@ -54,6 +54,7 @@ mod inflight;
 mod json;
 mod limits;
 pub mod mcp;
+pub mod pending;
 mod message;
 pub mod scan;
 #[cfg(feature = "serde")]
@@ -67,6 +68,7 @@ pub use id::{Id, IdBuf, IdKind};
 pub use inflight::{IdKey, InFlight, InFlightError};
 pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};
 pub use limits::Limits;
+pub use pending::{Miss, PendingTable, TableFull, Token, VacantEntry};
 pub use message::{
     Batch, ErrorObject, ErrorResponse, Kind, Message, Notification, OwnedMessage, OwnedRejection,
     Rejection, Reply, ReplyId, Request, Response,

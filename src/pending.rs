@@ -1,0 +1,657 @@
+//! The table of requests we sent and still wait on: [`PendingTable`] mints the id of each
+//! request ([`Token`]), matches a reply's raw id back to the request, tells a late reply to a
+//! request we gave up on ([`Miss::Stale`]) from an id we never sent ([`Miss::Unknown`]), and
+//! hands back requests whose deadline passed.
+//!
+//! Sans-IO: no clock inside. Deadlines and `now` are plain `u64`s in a monotonic unit the
+//! caller picks (milliseconds, ticks, …).
+
+mod token;
+mod wheel;
+
+pub use token::Token;
+
+use alloc::vec::Vec;
+use core::{fmt, mem};
+use wheel::{Wheel, NIL};
+
+/// Why a reply's id matched no request in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Miss {
+    /// The id was never minted by this table: an integer we never sent, a string id, a
+    /// non-canonical number (`1.0`, `01`), anything that is not a token.
+    Unknown,
+    /// The id was minted, but its request is no longer in flight: it was answered, cancelled,
+    /// expired or drained. A late or duplicate reply; never matched to a newer request that
+    /// reuses the slot.
+    Stale,
+}
+
+impl fmt::Display for Miss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Miss::Unknown => "reply to an id that was never sent",
+            Miss::Stale => "reply to a request no longer in flight",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Miss {}
+
+/// The table holds [`capacity_limit`](PendingTable::capacity_limit) requests already; the
+/// value that could not be inserted is handed back in the field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TableFull<T>(pub T);
+
+impl<T> TableFull<T> {
+    /// The value that was not inserted.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> fmt::Debug for TableFull<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TableFull(..)")
+    }
+}
+
+impl<T> fmt::Display for TableFull<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("pending table is full")
+    }
+}
+
+#[cfg(feature = "std")]
+impl<T> std::error::Error for TableFull<T> {}
+
+/// A slot's payload: the request value, or a link in the free list.
+#[derive(Debug, Clone)]
+enum Entry<T> {
+    Vacant {
+        next_free: u32,
+    },
+    Occupied {
+        value: T,
+        /// On the timer wheel (has a deadline).
+        timed: bool,
+    },
+}
+
+/// One slab slot.
+#[derive(Debug, Clone)]
+struct Slot<T> {
+    entry: Entry<T>,
+    /// Occupied: the live token. Vacant: the token the slot mints next (its generation is one
+    /// past every token issued from it). Above [`Token::MAX`]: retired, every generation used.
+    token: u64,
+}
+
+/// The requests we sent and still wait on, keyed by the [`Token`] we minted as their id.
+///
+/// A generational slab: a `Vec` of slots and a free list. Insert, lookup and remove are a few
+/// array accesses — no hashing, and no allocation once the slab has grown to the peak number
+/// in flight. Optional deadlines live on a timer wheel keyed by slot index, so
+/// [`expire`](PendingTable::expire) costs amortised O(1) per expired entry, not a scan.
+///
+/// The table holds at most [`capacity_limit`](PendingTable::capacity_limit) requests
+/// ([`DEFAULT_CAPACITY_LIMIT`](PendingTable::DEFAULT_CAPACITY_LIMIT) unless set); an insert
+/// beyond it fails with [`TableFull`], handing the value back.
+///
+/// # Tokens
+///
+/// A token is `generation << index_bits | (slot index + 1)`, at most `2^53 − 1` so that
+/// JavaScript peers read it exactly. `index_bits` is one more than the bits needed to write
+/// the capacity limit (18 for the default limit, 32 at most), the generation gets the
+/// remaining `53 − index_bits` bits (35 by default, 21 at least). The low part is never 0, so
+/// token `0` is never minted, and a fresh table mints `1, 2, 3, …`.
+///
+/// Freeing a slot bumps its generation, so a reply that arrives after its request was
+/// answered, cancelled, expired or drained finds a different generation and is reported as
+/// [`Miss::Stale`] — never matched to the newer request in that slot. A slot whose
+/// generations are used up is retired rather than wrapped, and the table takes a fresh slot
+/// index instead (the index space is at least twice the limit). So **no token is ever minted
+/// twice** until the whole token space, about 2^53 ≈ 9·10^15 inserts (28 years at ten
+/// million requests a second), is used; only then do retired slots come back with
+/// generation 0, and a reply that late could alias a new request. Retiring costs one slot
+/// per `2^(53 − index_bits)` inserts (one per 34 billion by default); the slab never holds
+/// more than `2^index_bits − 1` (< 4 × the limit) slots.
+///
+/// # Deadlines
+///
+/// [`insert_with_deadline`](PendingTable::insert_with_deadline) takes a deadline in the
+/// caller's monotonic unit; [`expire(now)`](PendingTable::expire) hands back every entry whose
+/// deadline is `<= now`. Granularity is one unit: nothing is rounded, an entry is due exactly
+/// when `now` reaches its deadline. Any `u64` deadline works (eleven wheel levels of 64
+/// buckets cover the whole range). `now` should not go backwards; a smaller `now` than an
+/// earlier call's simply finds nothing new. Removing an entry before its deadline unlinks it
+/// from the wheel at once, so nothing accumulates under any insert/remove load.
+/// [`next_wakeup`](PendingTable::next_wakeup) says when the next `expire` is worth calling.
+///
+/// # Example
+///
+/// ```
+/// use rpcwire::pending::{Miss, PendingTable};
+///
+/// let mut pending = PendingTable::with_capacity_limit(1024);
+///
+/// // Learn the id first, write the request, then commit it.
+/// let entry = pending.vacant_entry().unwrap();
+/// let id = entry.token();
+/// let mut buf = [0u8; 20];
+/// let frame = format!(
+///     r#"{{"jsonrpc":"2.0","id":{},"method":"tools/list"}}"#,
+///     std::str::from_utf8(id.to_wire(&mut buf)).unwrap(),
+/// );
+/// entry.insert_with_deadline("tools/list", /* now + 30 s, in ms */ 30_000);
+/// assert!(frame.contains(r#""id":1,"#));
+///
+/// let ping = pending.insert("ping").unwrap();
+///
+/// // A reply comes back: match its raw id token.
+/// assert_eq!(pending.complete_wire(b"1"), Ok("tools/list"));
+/// // The same id again is a duplicate/late reply; a string id was never ours.
+/// assert_eq!(pending.complete_wire(b"1"), Err(Miss::Stale));
+/// assert_eq!(pending.complete_wire(br#""1""#), Err(Miss::Unknown));
+///
+/// // Time passes: nothing else had a deadline.
+/// assert_eq!(pending.expire(60_000).count(), 0);
+///
+/// // The connection drops: everything still in flight comes back.
+/// let left: Vec<_> = pending.drain().collect();
+/// assert_eq!(left, [(ping, "ping")]);
+/// assert!(pending.is_empty());
+/// ```
+#[derive(Clone)]
+pub struct PendingTable<T> {
+    slots: Vec<Slot<T>>,
+    /// Head of the free list of vacant, non-retired slots (LIFO: the hottest slot first).
+    free_head: u32,
+    len: usize,
+    limit: usize,
+    /// `2^index_bits − 1`: the token bits holding `index + 1`.
+    index_mask: u64,
+    /// `2^index_bits`: one generation.
+    generation_step: u64,
+    /// Most slots the index bits can address.
+    max_slots: usize,
+    /// Every token of the space was minted at least once: retired slots were taken back.
+    exhausted: bool,
+    wheel: Wheel,
+}
+
+impl<T> PendingTable<T> {
+    /// Capacity limit of [`PendingTable::new`]: 65 536 requests in flight.
+    pub const DEFAULT_CAPACITY_LIMIT: usize = 1 << 16;
+
+    /// Largest capacity limit, `2^31 − 1`; larger requests are clamped to it.
+    pub const MAX_CAPACITY_LIMIT: usize = (1 << 31) - 1;
+
+    /// An empty table holding at most
+    /// [`DEFAULT_CAPACITY_LIMIT`](PendingTable::DEFAULT_CAPACITY_LIMIT) requests. Does not
+    /// allocate.
+    pub const fn new() -> Self {
+        Self::with_capacity_limit(Self::DEFAULT_CAPACITY_LIMIT)
+    }
+
+    /// An empty table holding at most `max_in_flight` requests (clamped to
+    /// [`MAX_CAPACITY_LIMIT`](PendingTable::MAX_CAPACITY_LIMIT)). Does not allocate: the
+    /// slab grows with the peak number in flight, never past the limit.
+    pub const fn with_capacity_limit(max_in_flight: usize) -> Self {
+        let limit = if max_in_flight > Self::MAX_CAPACITY_LIMIT {
+            Self::MAX_CAPACITY_LIMIT
+        } else {
+            max_in_flight
+        };
+        // One bit more than the limit needs: room for retired slots.
+        let index_bits = usize::BITS - limit.leading_zeros() + 1;
+        Self::with_layout(limit, index_bits, (1 << index_bits) - 1)
+    }
+
+    /// A table with an explicit token layout (tests shrink the generation or slot space).
+    const fn with_layout(limit: usize, index_bits: u32, max_slots: usize) -> Self {
+        PendingTable {
+            slots: Vec::new(),
+            free_head: NIL,
+            len: 0,
+            limit,
+            index_mask: (1 << index_bits) - 1,
+            generation_step: 1 << index_bits,
+            max_slots,
+            exhausted: false,
+            wheel: Wheel::new(),
+        }
+    }
+
+    /// Number of requests in flight.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no request is in flight.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Most requests the table holds at once.
+    #[inline]
+    pub fn capacity_limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Inserts a request without a deadline and returns the token to send as its id.
+    ///
+    /// Fails with [`TableFull`], handing `value` back, when [`len`](PendingTable::len) has reached
+    /// the capacity limit.
+    #[inline]
+    pub fn insert(&mut self, value: T) -> Result<Token, TableFull<T>> {
+        self.insert_scheduled(value, None)
+    }
+
+    /// Inserts a request that [`expire`](PendingTable::expire) hands back once `now`
+    /// reaches `deadline` (in the caller's time unit), and returns its token.
+    ///
+    /// A deadline already past is due on the next `expire`. Fails like
+    /// [`insert`](PendingTable::insert).
+    #[inline]
+    pub fn insert_with_deadline(&mut self, value: T, deadline: u64) -> Result<Token, TableFull<T>> {
+        self.insert_scheduled(value, Some(deadline))
+    }
+
+    /// Reserves the next slot so its token can be written into the request frame before the
+    /// request is committed with [`VacantEntry::insert`].
+    ///
+    /// Dropping the entry without inserting leaves the table as it was. Fails with `TableFull(())`
+    /// at the capacity limit.
+    #[inline]
+    pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, TableFull<()>> {
+        if self.len >= self.limit {
+            return Err(TableFull(()));
+        }
+        let Some(index) = self.next_vacant_index() else {
+            return Err(TableFull(()));
+        };
+        let token = match self.slots.get(index) {
+            Some(slot) => slot.token,
+            None => index as u64 + 1,
+        };
+        Ok(VacantEntry {
+            table: self,
+            index,
+            token: Token::minted(token),
+        })
+    }
+
+    /// The request in flight under `token`.
+    #[inline]
+    pub fn get(&self, token: Token) -> Option<&T> {
+        let index = self.live_index(token)?;
+        match &self.slots[index].entry {
+            Entry::Occupied { value, .. } => Some(value),
+            Entry::Vacant { .. } => None,
+        }
+    }
+
+    /// The request in flight under `token`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, token: Token) -> Option<&mut T> {
+        let index = self.live_index(token)?;
+        match &mut self.slots[index].entry {
+            Entry::Occupied { value, .. } => Some(value),
+            Entry::Vacant { .. } => None,
+        }
+    }
+
+    /// Whether a request is in flight under `token`.
+    #[inline]
+    pub fn contains(&self, token: Token) -> bool {
+        self.live_index(token).is_some()
+    }
+
+    /// Removes the request in flight under `token` and returns it; on a miss, says whether
+    /// the token was once ours ([`Miss::Stale`]) or never was ([`Miss::Unknown`]).
+    #[inline]
+    pub fn remove(&mut self, token: Token) -> Result<T, Miss> {
+        match self.live_index(token) {
+            Some(index) => Ok(self.free(index)),
+            None => Err(self.miss(token)),
+        }
+    }
+
+    /// Matches a reply by the raw wire token of its `id` and removes the request.
+    ///
+    /// `raw_id` is the id exactly as it appears in the reply (`42`, `"abc"` with quotes).
+    /// Anything but a canonical integer (see [`Token::from_wire`]) is [`Miss::Unknown`].
+    #[inline]
+    pub fn complete_wire(&mut self, raw_id: &[u8]) -> Result<T, Miss> {
+        match Token::from_wire(raw_id) {
+            Some(token) => self.remove(token),
+            None => Err(Miss::Unknown),
+        }
+    }
+
+    /// Removes the request under `token` if it is in flight, e.g. when we cancel it.
+    ///
+    /// The same as [`remove`](PendingTable::remove) without the reason of a miss: the table
+    /// keeps no record of the cancellation beyond the slot's generation, so a reply that
+    /// still arrives is [`Miss::Stale`].
+    #[inline]
+    pub fn cancel(&mut self, token: Token) -> Option<T> {
+        let index = self.live_index(token)?;
+        Some(self.free(index))
+    }
+
+    /// Removes every request whose deadline is `<= now` and yields them with their tokens.
+    ///
+    /// Costs amortised O(1) per entry (and a few bit scans per call), however many entries
+    /// are in flight and however far `now` moved. Entries the iterator has not yielded when
+    /// it is dropped stay in the table and come out of the next `expire`.
+    #[inline]
+    pub fn expire(&mut self, now: u64) -> Expired<'_, T> {
+        Expired { table: self, now }
+    }
+
+    /// A time before which no deadline falls due, or `None` when no entry has a deadline:
+    /// when to call [`expire`](PendingTable::expire) next.
+    ///
+    /// Exact for deadlines within 64 units of the last `expire`; a lower bound (the start of
+    /// a coarser wheel bucket) beyond, in which case the `expire` at that time yields nothing
+    /// and a later wakeup follows.
+    pub fn next_wakeup(&self) -> Option<u64> {
+        self.wheel.next_wakeup()
+    }
+
+    /// Removes every request (the connection is gone) and yields them with their tokens.
+    ///
+    /// The table is empty afterwards, even if the iterator is dropped early, and stays
+    /// usable: replies to the drained tokens are [`Miss::Stale`].
+    pub fn drain(&mut self) -> Drain<'_, T> {
+        Drain {
+            table: self,
+            next: 0,
+        }
+    }
+
+    /// Memory-use figures, for soak tests.
+    #[doc(hidden)]
+    pub fn debug_footprint(&self) -> Footprint {
+        Footprint {
+            slots: self.slots.len(),
+            slot_capacity: self.slots.capacity(),
+            wheel_bucket_storage: self.wheel.bucket_storage(),
+            wheel_link_storage: self.wheel.link_storage(),
+            scheduled: self.wheel.scheduled(),
+        }
+    }
+
+    /// The slot index of `token` if it is live.
+    #[inline]
+    fn live_index(&self, token: Token) -> Option<usize> {
+        // A low part of 0 wraps to an index far out of range.
+        let index = (token.get() & self.index_mask).wrapping_sub(1) as usize;
+        let slot = self.slots.get(index)?;
+        (slot.token == token.get() && matches!(slot.entry, Entry::Occupied { .. })).then_some(index)
+    }
+
+    /// Why `token` (not live) missed.
+    #[cold]
+    fn miss(&self, token: Token) -> Miss {
+        let low = token.get() & self.index_mask;
+        let Some(slot) = low
+            .checked_sub(1)
+            .and_then(|index| self.slots.get(index as usize))
+        else {
+            return Miss::Unknown;
+        };
+        // Same low bits, so comparing whole tokens compares generations. Every generation
+        // below the slot's current one was issued; once exhausted, every one was.
+        if self.exhausted || token.get() < slot.token {
+            Miss::Stale
+        } else {
+            Miss::Unknown
+        }
+    }
+
+    #[inline]
+    fn insert_scheduled(&mut self, value: T, deadline: Option<u64>) -> Result<Token, TableFull<T>> {
+        if self.len >= self.limit {
+            return Err(TableFull(value));
+        }
+        match self.next_vacant_index() {
+            Some(index) => Ok(self.occupy(index, value, deadline)),
+            None => Err(TableFull(value)),
+        }
+    }
+
+    /// The slot the next insert takes: the free list's head, else a new slot.
+    #[inline]
+    fn next_vacant_index(&mut self) -> Option<usize> {
+        if self.free_head != NIL {
+            Some(self.free_head as usize)
+        } else if self.slots.len() < self.max_slots {
+            Some(self.slots.len())
+        } else {
+            self.recycle_retired();
+            (self.free_head != NIL).then_some(self.free_head as usize)
+        }
+    }
+
+    /// Fills the vacant slot `index` (from [`next_vacant_index`](Self::next_vacant_index)).
+    #[inline]
+    fn occupy(&mut self, index: usize, value: T, deadline: Option<u64>) -> Token {
+        let token = if index == self.slots.len() {
+            let token = index as u64 + 1;
+            self.slots.push(Slot {
+                entry: Entry::Occupied {
+                    value,
+                    timed: deadline.is_some(),
+                },
+                token,
+            });
+            token
+        } else {
+            let slot = &mut self.slots[index];
+            if let Entry::Vacant { next_free } = slot.entry {
+                self.free_head = next_free;
+            }
+            slot.entry = Entry::Occupied {
+                value,
+                timed: deadline.is_some(),
+            };
+            slot.token
+        };
+        self.len += 1;
+        if let Some(deadline) = deadline {
+            self.wheel.schedule(index as u32, deadline);
+        }
+        Token::minted(token)
+    }
+
+    /// Empties the occupied slot `index`: off the wheel, next generation, onto the free list
+    /// (or retired when its generations are used up).
+    #[inline]
+    fn free(&mut self, index: usize) -> T {
+        let slot = &mut self.slots[index];
+        slot.token += self.generation_step;
+        let retired = slot.token > Token::MAX.get();
+        let next_free = if retired { NIL } else { self.free_head };
+        let Entry::Occupied { value, timed } =
+            mem::replace(&mut slot.entry, Entry::Vacant { next_free })
+        else {
+            unreachable!("free() on a vacant slot");
+        };
+        if timed {
+            self.wheel.unschedule(index as u32);
+        }
+        if !retired {
+            self.free_head = index as u32;
+        }
+        self.len -= 1;
+        value
+    }
+
+    /// The token space is used up: bring every retired slot back at generation 0.
+    ///
+    /// Runs at most once per ~2^53 inserts, so its scan of the slab does not matter.
+    #[cold]
+    fn recycle_retired(&mut self) {
+        self.exhausted = true;
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if slot.token > Token::MAX.get() {
+                slot.token = index as u64 + 1;
+                slot.entry = Entry::Vacant {
+                    next_free: self.free_head,
+                };
+                self.free_head = index as u32;
+            }
+        }
+    }
+}
+
+impl<T> Default for PendingTable<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for PendingTable<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for slot in &self.slots {
+            if let Entry::Occupied { value, .. } = &slot.entry {
+                map.entry(&slot.token, value);
+            }
+        }
+        map.finish()
+    }
+}
+
+/// A reserved slot whose [`token`](VacantEntry::token) is known before the request is
+/// committed; from [`PendingTable::vacant_entry`].
+///
+/// Dropping it without inserting leaves the table unchanged.
+pub struct VacantEntry<'a, T> {
+    table: &'a mut PendingTable<T>,
+    index: usize,
+    token: Token,
+}
+
+impl<'a, T> VacantEntry<'a, T> {
+    /// The token [`insert`](VacantEntry::insert) will file the request under.
+    #[inline]
+    pub fn token(&self) -> Token {
+        self.token
+    }
+
+    /// Commits the request without a deadline; returns [`token`](VacantEntry::token).
+    #[inline]
+    pub fn insert(self, value: T) -> Token {
+        self.table.occupy(self.index, value, None)
+    }
+
+    /// Commits the request with a deadline (see [`PendingTable::insert_with_deadline`]).
+    #[inline]
+    pub fn insert_with_deadline(self, value: T, deadline: u64) -> Token {
+        self.table.occupy(self.index, value, Some(deadline))
+    }
+}
+
+impl<T> fmt::Debug for VacantEntry<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VacantEntry")
+            .field("token", &self.token)
+            .finish()
+    }
+}
+
+/// The requests whose deadline passed, from [`PendingTable::expire`].
+#[must_use = "expired entries stay in the table until the iterator yields them"]
+pub struct Expired<'a, T> {
+    table: &'a mut PendingTable<T>,
+    now: u64,
+}
+
+impl<T> Iterator for Expired<'_, T> {
+    type Item = (Token, T);
+
+    #[inline]
+    fn next(&mut self) -> Option<(Token, T)> {
+        let table = &mut *self.table;
+        let index = table.wheel.pop_due(self.now)? as usize;
+        let token = Token::minted(table.slots[index].token);
+        Some((token, table.free(index)))
+    }
+}
+
+impl<T> fmt::Debug for Expired<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Expired").field("now", &self.now).finish()
+    }
+}
+
+/// Every request in flight, from [`PendingTable::drain`]; empties the table even when
+/// dropped early.
+pub struct Drain<'a, T> {
+    table: &'a mut PendingTable<T>,
+    /// Next slot index to look at.
+    next: usize,
+}
+
+impl<T> Iterator for Drain<'_, T> {
+    type Item = (Token, T);
+
+    fn next(&mut self) -> Option<(Token, T)> {
+        while self.next < self.table.slots.len() {
+            let index = self.next;
+            self.next += 1;
+            let slot = &self.table.slots[index];
+            if matches!(slot.entry, Entry::Occupied { .. }) {
+                let token = Token::minted(slot.token);
+                return Some((token, self.table.free(index)));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.table.len, Some(self.table.len))
+    }
+}
+
+impl<T> ExactSizeIterator for Drain<'_, T> {}
+
+impl<T> Drop for Drain<'_, T> {
+    fn drop(&mut self) {
+        self.for_each(drop);
+    }
+}
+
+impl<T> fmt::Debug for Drain<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain")
+            .field("remaining", &self.table.len)
+            .finish()
+    }
+}
+
+/// Memory-use figures of a [`PendingTable`] (see `debug_footprint`), for soak tests.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    /// Slots in the slab (live, free and retired).
+    pub slots: usize,
+    /// Allocated slot capacity.
+    pub slot_capacity: usize,
+    /// List heads the timer wheel allocated (fixed once allocated).
+    pub wheel_bucket_storage: usize,
+    /// Per-slot links the timer wheel allocated (at most one per slot).
+    pub wheel_link_storage: usize,
+    /// Entries on the timer wheel.
+    pub scheduled: usize,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,295 @@
+//! Unit tests of the table's internals: token layout, generations, retirement.
+
+use super::*;
+use alloc::collections::BTreeSet;
+use alloc::vec;
+use alloc::vec::Vec;
+
+fn wire(token: Token) -> Vec<u8> {
+    let mut buf = [0u8; 20];
+    token.to_wire(&mut buf).to_vec()
+}
+
+#[test]
+fn fresh_table_mints_small_nonzero_tokens() {
+    let mut t = PendingTable::new();
+    let tokens: Vec<u64> = (0..3).map(|i| t.insert(i).unwrap().get()).collect();
+    assert_eq!(tokens, [1, 2, 3]);
+    assert_eq!(t.complete_wire(b"0"), Err(Miss::Unknown));
+}
+
+#[test]
+fn layout_bits_for_limits() {
+    for (limit, index_bits) in [
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (1000, 11),
+        (PendingTable::<()>::DEFAULT_CAPACITY_LIMIT, 18),
+        (PendingTable::<()>::MAX_CAPACITY_LIMIT, 32),
+        (usize::MAX, 32),
+    ] {
+        let t = PendingTable::<()>::with_capacity_limit(limit);
+        assert_eq!(t.generation_step, 1 << index_bits, "limit {limit}");
+        assert!(t.max_slots > 2 * t.limit, "room to retire slots");
+    }
+}
+
+/// The largest token any layout can mint — highest slot index, last generation — is
+/// `<= 2^53 − 1`, and its index part never spills into the generation.
+#[test]
+fn every_minted_token_fits_in_53_bits() {
+    let mut limit = 0usize;
+    loop {
+        let t = PendingTable::<()>::with_capacity_limit(limit);
+        let index_bits = t.generation_step.trailing_zeros();
+        assert!(index_bits <= 32);
+        let last_generation = (1u64 << (53 - index_bits)) - 1;
+        let highest_low = t.max_slots as u64; // index + 1 of the last slot
+        assert!(highest_low <= t.index_mask);
+        let top = (last_generation << index_bits) | highest_low;
+        assert!(top <= Token::MAX.get(), "limit {limit}: {top}");
+        if limit >= PendingTable::<()>::MAX_CAPACITY_LIMIT {
+            assert_eq!(top, Token::MAX.get());
+            break;
+        }
+        limit = (limit * 2 + 1).min(PendingTable::<()>::MAX_CAPACITY_LIMIT);
+    }
+}
+
+#[test]
+fn reused_slot_gets_new_generation_old_token_is_stale() {
+    let mut t = PendingTable::new();
+    let a = t.insert("a").unwrap();
+    assert_eq!(t.remove(a), Ok("a"));
+    let b = t.insert("b").unwrap();
+    assert_ne!(a, b);
+    assert_eq!(a.get() & t.index_mask, b.get() & t.index_mask, "same slot");
+    assert_eq!(t.get(a), None);
+    assert_eq!(t.remove(a), Err(Miss::Stale));
+    assert_eq!(t.complete_wire(&wire(a)), Err(Miss::Stale));
+    assert_eq!(t.cancel(a), None);
+    assert_eq!(t.get(b), Some(&"b"));
+}
+
+#[test]
+fn unknown_tokens() {
+    let mut t = PendingTable::new();
+    let a = t.insert(1).unwrap();
+    // Slot never allocated.
+    assert_eq!(
+        t.remove(Token::new(a.get() + 1).unwrap()),
+        Err(Miss::Unknown)
+    );
+    // A generation the slot has not reached yet.
+    let ahead = Token::new(a.get() + t.generation_step).unwrap();
+    assert_eq!(t.remove(ahead), Err(Miss::Unknown));
+    // Index part 0, and the largest token.
+    assert_eq!(
+        t.remove(Token::new(t.generation_step).unwrap()),
+        Err(Miss::Unknown)
+    );
+    assert_eq!(t.remove(Token::MAX), Err(Miss::Unknown));
+    for raw in [
+        &b"\"1\""[..],
+        b"-1",
+        b"01",
+        b"1.0",
+        b"1e3",
+        b"9007199254740992",
+        b"",
+    ] {
+        assert_eq!(t.complete_wire(raw), Err(Miss::Unknown));
+    }
+    assert_eq!(t.len(), 1);
+    // The next generation of a vacant slot was not issued yet either.
+    assert_eq!(t.remove(a), Ok(1));
+    assert_eq!(t.remove(ahead), Err(Miss::Unknown));
+    assert_eq!(t.remove(a), Err(Miss::Stale));
+}
+
+#[test]
+fn vacant_entry_dropped_leaves_table_unchanged() {
+    let mut t = PendingTable::new();
+    let first = t.vacant_entry().unwrap().token();
+    assert_eq!((t.len(), t.slots.len()), (0, 0));
+    let e = t.vacant_entry().unwrap();
+    assert_eq!(e.token(), first);
+    assert_eq!(e.insert("x"), first);
+    assert_eq!(t.remove(first), Ok("x"));
+
+    // Reusing a freed slot.
+    let second = t.vacant_entry().unwrap().token();
+    assert_ne!(second, first);
+    assert_eq!((t.len(), t.free_head), (0, 0));
+    let e = t.vacant_entry().unwrap();
+    assert_eq!(e.token(), second);
+    assert_eq!(e.insert_with_deadline("y", 5), second);
+    assert_eq!(t.expire(5).collect::<Vec<_>>(), [(second, "y")]);
+}
+
+#[test]
+fn capacity_limit_is_hard() {
+    let mut t = PendingTable::with_capacity_limit(3);
+    assert_eq!(t.capacity_limit(), 3);
+    let tokens: Vec<Token> = (0..3).map(|i| t.insert(i).unwrap()).collect();
+    assert_eq!(t.insert(99), Err(TableFull(99)));
+    assert_eq!(t.insert_with_deadline(98, 1), Err(TableFull(98)));
+    assert_eq!(t.vacant_entry().unwrap_err(), TableFull(()));
+    assert_eq!(t.len(), 3);
+    t.remove(tokens[1]).unwrap();
+    assert!(t.insert(4).is_ok());
+    assert_eq!(t.insert(5).unwrap_err().into_inner(), 5);
+
+    let mut none = PendingTable::with_capacity_limit(0);
+    assert_eq!(none.insert('a'), Err(TableFull('a')));
+}
+
+/// A slot is reused at most once per free; with the default layout its 2^35 generations
+/// last 34 billion reuses, so a million reuses of the hottest slot never come close to
+/// aliasing a late reply.
+#[test]
+fn hot_slot_reuse_never_aliases_an_old_token() {
+    let mut t = PendingTable::new();
+    let first = t.insert(0u32).unwrap();
+    t.remove(first).unwrap();
+    for i in 1..1_000_000u32 {
+        let token = t.insert(i).unwrap();
+        assert_ne!(token, first);
+        assert_eq!(t.remove(first), Err(Miss::Stale));
+        assert_eq!(t.remove(token), Ok(i));
+    }
+    assert_eq!(t.slots.len(), 1);
+}
+
+/// With 3 generation bits a slot mints 8 tokens, then retires; the table moves to a fresh
+/// index instead of wrapping, so every token is unique until the space (5 slots × 8) is
+/// used up. Only then are retired slots taken back, and from then on every miss on a valid
+/// index is reported stale.
+#[test]
+fn retire_then_recycle_when_token_space_is_exhausted() {
+    let mut t = PendingTable::with_layout(2, 50, 5);
+    let mut seen = BTreeSet::new();
+    for i in 0..40u32 {
+        let token = t.insert(i).unwrap();
+        assert!(token.get() <= Token::MAX.get());
+        assert!(seen.insert(token), "token {token} minted twice");
+        assert_eq!(t.remove(token), Ok(i));
+        for old in &seen {
+            assert_eq!(t.remove(*old), Err(Miss::Stale));
+        }
+    }
+    assert_eq!(t.slots.len(), 5);
+    assert!(!t.exhausted);
+    assert_eq!(t.free_head, NIL, "all five slots retired");
+
+    let token = t.insert(40).unwrap();
+    assert!(t.exhausted);
+    assert!(seen.contains(&token), "the space wrapped");
+    assert_eq!(t.get(token), Some(&40));
+    let ahead = Token::new(token.get() + t.generation_step).unwrap();
+    assert_eq!(t.remove(ahead), Err(Miss::Stale));
+    assert_eq!(t.remove(token), Ok(40));
+    assert!(t.is_empty());
+}
+
+#[test]
+fn retired_slot_is_not_reused_and_its_tokens_stay_stale() {
+    // 1 generation bit: two tokens per slot.
+    let mut t = PendingTable::with_layout(4, 52, 100);
+    let a = t.insert('a').unwrap();
+    t.remove(a).unwrap();
+    let b = t.insert('b').unwrap();
+    t.remove(b).unwrap();
+    let c = t.insert('c').unwrap();
+    assert_eq!(c.get() & t.index_mask, 2, "slot 0 retired, slot 1 used");
+    assert_eq!(t.remove(a), Err(Miss::Stale));
+    assert_eq!(t.remove(b), Err(Miss::Stale));
+    assert_eq!(t.get(c), Some(&'c'));
+}
+
+#[test]
+fn expire_yields_due_entries_only() {
+    let mut t = PendingTable::new();
+    let a = t.insert_with_deadline("a", 10).unwrap();
+    let b = t.insert_with_deadline("b", 1_000_000).unwrap();
+    let c = t.insert_with_deadline("c", 10).unwrap();
+    let n = t.insert("no deadline").unwrap();
+    assert_eq!(t.next_wakeup(), Some(10));
+    assert_eq!(t.expire(9).count(), 0);
+    let mut due: Vec<_> = t.expire(10).collect();
+    due.sort();
+    assert_eq!(due, [(a, "a"), (c, "c")]);
+    assert_eq!(t.remove(a), Err(Miss::Stale));
+    assert_eq!(t.expire(999_999).count(), 0);
+    assert_eq!(t.expire(u64::MAX).collect::<Vec<_>>(), [(b, "b")]);
+    assert_eq!(t.next_wakeup(), None);
+    assert_eq!(t.get(n), Some(&"no deadline"));
+}
+
+#[test]
+fn removed_entries_leave_nothing_on_the_wheel() {
+    let mut t = PendingTable::new();
+    for round in 0..10_000u64 {
+        let token = t.insert_with_deadline(round, round + 5_000).unwrap();
+        assert_eq!(t.remove(token), Ok(round));
+    }
+    let footprint = t.debug_footprint();
+    assert_eq!(footprint.scheduled, 0);
+    assert_eq!(footprint.slots, 1);
+    assert_eq!(footprint.wheel_bucket_storage, wheel::BUCKETS);
+    assert_eq!(t.next_wakeup(), None);
+}
+
+#[test]
+fn dropped_expire_iterator_keeps_the_rest() {
+    let mut t = PendingTable::new();
+    for i in 0..10 {
+        t.insert_with_deadline(i, 3).unwrap();
+    }
+    assert_eq!(t.expire(100).take(4).count(), 4);
+    assert_eq!(t.len(), 6);
+    t.insert_with_deadline(10, 50).unwrap();
+    assert_eq!(t.expire(100).count(), 7);
+    assert!(t.is_empty());
+    assert_eq!(t.debug_footprint().scheduled, 0);
+}
+
+#[test]
+fn drain_empties_even_when_dropped_early() {
+    let mut t = PendingTable::new();
+    let tokens: Vec<Token> = (0..5)
+        .map(|i| t.insert_with_deadline(i, 100 + i as u64).unwrap())
+        .collect();
+    let removed = t.remove(tokens[2]).unwrap();
+    assert_eq!(removed, 2);
+    let mut drain = t.drain();
+    assert_eq!(drain.len(), 4);
+    assert_eq!(drain.next(), Some((tokens[0], 0)));
+    drop(drain);
+    assert!(t.is_empty());
+    assert_eq!(t.debug_footprint().scheduled, 0);
+    assert_eq!(t.expire(u64::MAX).count(), 0);
+    for token in &tokens {
+        assert_eq!(t.remove(*token), Err(Miss::Stale));
+    }
+    // Reusable.
+    let again = t.insert(7).unwrap();
+    assert_eq!(t.drain().collect::<Vec<_>>(), vec![(again, 7)]);
+}
+
+#[test]
+fn debug_lists_live_entries() {
+    let mut t = PendingTable::new();
+    t.insert("x").unwrap();
+    let y = t.insert("y").unwrap();
+    t.remove(y).unwrap();
+    assert_eq!(alloc::format!("{t:?}"), r#"{1: "x"}"#);
+}
+
+/// The hot path touches one slot: keep it small (the wheel's links live apart).
+#[test]
+fn slot_is_small() {
+    assert_eq!(core::mem::size_of::<Slot<u64>>(), 24);
+    assert_eq!(core::mem::size_of::<Slot<()>>(), 16);
+}

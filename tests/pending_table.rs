@@ -1,0 +1,439 @@
+//! `PendingTable` against a `HashMap` model (proptest), and a soak test of a request stream
+//! with timeouts and late replies.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use proptest::prelude::*;
+use rpcwire::pending::{Miss, PendingTable, TableFull, Token};
+
+fn wire(token: u64) -> Vec<u8> {
+    let mut buf = [0u8; 20];
+    Token::new(token).unwrap().to_wire(&mut buf).to_vec()
+}
+
+/// The canonical-integer rule, written independently of `Token::from_wire`.
+fn reference_parse(raw: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let canonical = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    let value: u64 = text.parse().ok().filter(|_| canonical)?;
+    (value < 1 << 53).then_some(value)
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert,
+    /// Deadline `now + delta`, clamped at 0 (negative: already past).
+    InsertWithDeadline(i64),
+    /// Deadline `now + 2^shift`.
+    InsertFarDeadline(u32),
+    VacantCommit(Option<i64>),
+    VacantDrop,
+    /// `complete_wire` with the wire bytes of the k-th live token.
+    Reply(usize),
+    /// `remove` of the k-th live token.
+    Remove(usize),
+    /// `complete_wire` with a retired token.
+    StaleReply(usize),
+    /// `complete_wire` with the decimal form of a number (may hit live or retired tokens).
+    NumberReply(u64),
+    /// `complete_wire` with arbitrary bytes.
+    BytesReply(Vec<u8>),
+    Cancel(usize),
+    CancelRetired(usize),
+    Get(usize),
+    Expire(u64),
+    Drain,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => Just(Op::Insert),
+        8 => (-20i64..200).prop_map(Op::InsertWithDeadline),
+        1 => (8u32..64).prop_map(Op::InsertFarDeadline),
+        2 => proptest::option::of(-5i64..100).prop_map(Op::VacantCommit),
+        1 => Just(Op::VacantDrop),
+        8 => any::<usize>().prop_map(Op::Reply),
+        2 => any::<usize>().prop_map(Op::Remove),
+        4 => any::<usize>().prop_map(Op::StaleReply),
+        2 => (0u64..5_000).prop_map(Op::NumberReply),
+        1 => (0u64..1 << 54).prop_map(Op::NumberReply),
+        1 => proptest::collection::vec(any::<u8>(), 0..20).prop_map(Op::BytesReply),
+        1 => "-?[0-9]{0,17}(\\.[0-9])?(e[0-9])?".prop_map(|s| Op::BytesReply(s.into_bytes())),
+        2 => any::<usize>().prop_map(Op::Cancel),
+        1 => any::<usize>().prop_map(Op::CancelRetired),
+        2 => any::<usize>().prop_map(Op::Get),
+        4 => prop_oneof![9 => 0u64..60, 1 => 0u64..1 << 40].prop_map(Op::Expire),
+        1 => Just(Op::Drain),
+    ]
+}
+
+/// The reference: live tokens with their value and deadline, and every token we minted and
+/// then retired.
+#[derive(Default)]
+struct Model {
+    live: BTreeMap<u64, (u64, Option<u64>)>,
+    retired: BTreeSet<u64>,
+    now: u64,
+    next_value: u64,
+}
+
+impl Model {
+    fn expected(&self, token: u64) -> Result<u64, Miss> {
+        match self.live.get(&token) {
+            Some(&(value, _)) => Ok(value),
+            None if self.retired.contains(&token) => Err(Miss::Stale),
+            None => Err(Miss::Unknown),
+        }
+    }
+
+    fn kth_live(&self, k: usize) -> Option<u64> {
+        let n = self.live.len();
+        (n > 0).then(|| *self.live.keys().nth(k % n).unwrap())
+    }
+
+    fn kth_retired(&self, k: usize) -> Option<u64> {
+        let n = self.retired.len();
+        (n > 0).then(|| *self.retired.iter().nth(k % n).unwrap())
+    }
+
+    fn retire(&mut self, token: u64) -> u64 {
+        let (value, _) = self.live.remove(&token).unwrap();
+        assert!(self.retired.insert(token));
+        value
+    }
+
+    fn deadline(&self, delta: i64) -> u64 {
+        self.now.saturating_add_signed(delta)
+    }
+}
+
+/// Applies a reply/remove outcome to the model after checking it; `Ok` must be exactly the
+/// live entry of that token: a stale token never reaches a newer request.
+fn check_lookup(model: &mut Model, token: Option<u64>, got: Result<u64, Miss>) {
+    let expected = token.map_or(Err(Miss::Unknown), |t| model.expected(t));
+    assert_eq!(got, expected, "token {token:?}");
+    if let (Ok(_), Some(t)) = (got, token) {
+        model.retire(t);
+    }
+}
+
+fn run(limit: usize, ops: Vec<Op>) {
+    let mut table = PendingTable::with_capacity_limit(limit);
+    let mut model = Model::default();
+
+    let minted = |model: &mut Model, token: Token, deadline: Option<u64>| {
+        let t = token.get();
+        assert!(t > 0 && t <= Token::MAX.get());
+        assert!(!model.live.contains_key(&t), "live token {t} minted again");
+        assert!(
+            !model.retired.contains(&t),
+            "retired token {t} minted again"
+        );
+        model.live.insert(t, (model.next_value, deadline));
+    };
+
+    for op in ops {
+        let value = model.next_value;
+        match op {
+            Op::Insert | Op::InsertWithDeadline(_) | Op::InsertFarDeadline(_) => {
+                let deadline = match op {
+                    Op::InsertWithDeadline(delta) => Some(model.deadline(delta)),
+                    Op::InsertFarDeadline(shift) => Some(model.now.saturating_add(1 << shift)),
+                    _ => None,
+                };
+                let got = match deadline {
+                    Some(d) => table.insert_with_deadline(value, d),
+                    None => table.insert(value),
+                };
+                if model.live.len() == limit {
+                    assert_eq!(got, Err(TableFull(value)));
+                } else {
+                    minted(&mut model, got.unwrap(), deadline);
+                }
+            }
+            Op::VacantCommit(delta) => match table.vacant_entry() {
+                Err(TableFull(())) => assert_eq!(model.live.len(), limit),
+                Ok(entry) => {
+                    let token = entry.token();
+                    let deadline = delta.map(|d| model.deadline(d));
+                    let committed = match deadline {
+                        Some(d) => entry.insert_with_deadline(value, d),
+                        None => entry.insert(value),
+                    };
+                    assert_eq!(committed, token);
+                    minted(&mut model, token, deadline);
+                }
+            },
+            Op::VacantDrop => {
+                let len = table.len();
+                let first = table.vacant_entry().map(|e| e.token());
+                assert_eq!(table.len(), len);
+                let second = table.vacant_entry().map(|e| e.token());
+                assert_eq!(first, second, "a dropped entry reserves nothing");
+                if let Ok(token) = first {
+                    assert_eq!(model.expected(token.get()), Err(Miss::Unknown));
+                }
+            }
+            Op::Reply(k) => {
+                let token = model.kth_live(k);
+                let got = match token {
+                    Some(t) => table.complete_wire(&wire(t)),
+                    None => table.complete_wire(b"1"),
+                };
+                let token = token.or(Some(1));
+                check_lookup(&mut model, token, got);
+            }
+            Op::Remove(k) => {
+                if let Some(t) = model.kth_live(k) {
+                    let got = table.remove(Token::new(t).unwrap());
+                    check_lookup(&mut model, Some(t), got);
+                }
+            }
+            Op::StaleReply(k) => {
+                if let Some(t) = model.kth_retired(k) {
+                    assert_eq!(table.complete_wire(&wire(t)), Err(Miss::Stale));
+                    assert_eq!(table.get(Token::new(t).unwrap()), None);
+                }
+            }
+            Op::NumberReply(n) => {
+                let got = table.complete_wire(n.to_string().as_bytes());
+                check_lookup(&mut model, (n < 1 << 53).then_some(n), got);
+            }
+            Op::BytesReply(bytes) => {
+                let parsed = reference_parse(&bytes);
+                assert_eq!(Token::from_wire(&bytes).map(Token::get), parsed);
+                let got = table.complete_wire(&bytes);
+                check_lookup(&mut model, parsed, got);
+            }
+            Op::Cancel(k) => {
+                if let Some(t) = model.kth_live(k) {
+                    let got = table.cancel(Token::new(t).unwrap());
+                    assert_eq!(got, Some(model.retire(t)));
+                }
+            }
+            Op::CancelRetired(k) => {
+                if let Some(t) = model.kth_retired(k) {
+                    assert_eq!(table.cancel(Token::new(t).unwrap()), None);
+                }
+            }
+            Op::Get(k) => {
+                if let Some(t) = model.kth_live(k) {
+                    let token = Token::new(t).unwrap();
+                    assert_eq!(table.get(token), Some(&model.live[&t].0));
+                    *table.get_mut(token).unwrap() += 0;
+                    assert!(table.contains(token));
+                }
+            }
+            Op::Expire(advance) => {
+                model.now = model.now.saturating_add(advance);
+                let now = model.now;
+                let mut got: Vec<(u64, u64)> =
+                    table.expire(now).map(|(t, v)| (t.get(), v)).collect();
+                got.sort_unstable();
+                let due: Vec<u64> = model
+                    .live
+                    .iter()
+                    .filter(|(_, (_, d))| d.is_some_and(|d| d <= now))
+                    .map(|(&t, _)| t)
+                    .collect();
+                let expected: Vec<(u64, u64)> =
+                    due.into_iter().map(|t| (t, model.retire(t))).collect();
+                assert_eq!(got, expected, "expire({now})");
+            }
+            Op::Drain => {
+                let mut got: Vec<(u64, u64)> = table.drain().map(|(t, v)| (t.get(), v)).collect();
+                got.sort_unstable();
+                let tokens: Vec<u64> = model.live.keys().copied().collect();
+                let expected: Vec<(u64, u64)> =
+                    tokens.into_iter().map(|t| (t, model.retire(t))).collect();
+                assert_eq!(got, expected);
+            }
+        }
+        model.next_value += 1;
+
+        assert_eq!(table.len(), model.live.len());
+        assert_eq!(table.is_empty(), model.live.is_empty());
+        // `next_wakeup` is a lower bound of the earliest deadline, and present iff one is.
+        let earliest = model.live.values().filter_map(|&(_, d)| d).min();
+        match (table.next_wakeup(), earliest) {
+            (None, None) => {}
+            (Some(wakeup), Some(deadline)) => assert!(wakeup <= deadline.max(model.now)),
+            other => panic!("next_wakeup vs earliest deadline: {other:?}"),
+        }
+        assert_eq!(
+            table.debug_footprint().scheduled,
+            model.live.values().filter(|(_, d)| d.is_some()).count()
+        );
+    }
+
+    let drained = table.drain().count();
+    assert_eq!(drained, model.live.len());
+    assert_eq!(table.len(), 0);
+    assert_eq!(table.debug_footprint().scheduled, 0);
+    for &t in model.live.keys().chain(&model.retired) {
+        assert_eq!(table.complete_wire(&wire(t)), Err(Miss::Stale));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn table_matches_hashmap_model(
+        limit in prop_oneof![1usize..8, 8usize..80, Just(PendingTable::<u64>::DEFAULT_CAPACITY_LIMIT)],
+        ops in proptest::collection::vec(op(), 0..300),
+    ) {
+        run(limit, ops);
+    }
+}
+
+/// splitmix64: a tiny deterministic generator, so the soak needs no `rand`.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// What happens to request `n`: answered in time (90 %), timed out (10 %), of which a tenth
+/// (1 % of all) is answered after it expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    InTime,
+    TimedOut,
+    Late,
+}
+
+fn fate(request: u64) -> Fate {
+    match SplitMix(request ^ 0x5eed).next() % 100 {
+        0..90 => Fate::InTime,
+        90..99 => Fate::TimedOut,
+        _ => Fate::Late,
+    }
+}
+
+/// One request per time unit, timeout 1000 units, in-time replies within the timeout, late
+/// replies up to 2000 units after it. Every reply must match its own request, every late
+/// reply must be stale, every timeout must expire exactly once, memory must stay flat.
+fn soak(requests: u64) {
+    const TIMEOUT: u64 = 1_000;
+    const MAX_SLOTS: usize = 4_096;
+    let mut table = PendingTable::with_capacity_limit(1 << 14);
+    let mut rng = SplitMix(42);
+    // (time, request, token) of replies still to arrive.
+    let mut replies = BinaryHeap::new();
+    let (mut matched, mut stale, mut expired) = (0u64, 0u64, 0u64);
+    let mut wheel_storage = None;
+
+    let mut deliver = |table: &mut PendingTable<u64>,
+                       replies: &mut BinaryHeap<Reverse<(u64, u64, u64)>>,
+                       now: u64| {
+        while let Some(&Reverse((at, request, token))) = replies.peek() {
+            if at > now {
+                break;
+            }
+            replies.pop();
+            let got = table.complete_wire(&wire(token));
+            match fate(request) {
+                Fate::InTime => {
+                    assert_eq!(got, Ok(request), "reply {request} matched wrongly");
+                    matched += 1;
+                }
+                Fate::Late => {
+                    assert_eq!(got, Err(Miss::Stale), "late reply {request}");
+                    stale += 1;
+                }
+                Fate::TimedOut => unreachable!(),
+            }
+        }
+        for (_, request) in table.expire(now) {
+            assert_ne!(
+                fate(request),
+                Fate::InTime,
+                "request {request} expired early"
+            );
+            expired += 1;
+        }
+    };
+
+    let mut now = 0;
+    for request in 0..requests {
+        now += 1;
+        deliver(&mut table, &mut replies, now);
+        let token = table
+            .insert_with_deadline(request, now + TIMEOUT)
+            .unwrap()
+            .get();
+        match fate(request) {
+            Fate::InTime => replies.push(Reverse((
+                now + 1 + rng.next() % (TIMEOUT - 1),
+                request,
+                token,
+            ))),
+            Fate::Late => replies.push(Reverse((
+                now + TIMEOUT + 1 + rng.next() % 2_000,
+                request,
+                token,
+            ))),
+            Fate::TimedOut => {}
+        }
+        if request % 4_096 == 0 {
+            let footprint = table.debug_footprint();
+            assert!(footprint.slots <= MAX_SLOTS, "{footprint:?}");
+            assert!(footprint.slot_capacity <= 2 * MAX_SLOTS, "{footprint:?}");
+            assert!(footprint.scheduled <= footprint.slots);
+            assert!(
+                footprint.wheel_link_storage <= 2 * MAX_SLOTS,
+                "{footprint:?}"
+            );
+            let storage = *wheel_storage.get_or_insert(footprint.wheel_bucket_storage);
+            assert_eq!(
+                footprint.wheel_bucket_storage, storage,
+                "wheel storage grew"
+            );
+        }
+    }
+    // Time goes on unit by unit, so replies and expiries keep their order.
+    for _ in 0..4 * TIMEOUT {
+        now += 1;
+        deliver(&mut table, &mut replies, now);
+    }
+
+    assert!(replies.is_empty());
+    assert!(table.is_empty(), "{} left", table.len());
+    assert_eq!(table.drain().count(), 0);
+    let fates = (0..requests).map(fate);
+    let in_time = fates.clone().filter(|f| *f == Fate::InTime).count() as u64;
+    let late = fates.filter(|f| *f == Fate::Late).count() as u64;
+    assert_eq!(matched, in_time);
+    assert_eq!(stale, late);
+    assert_eq!(expired, requests - in_time);
+    let footprint = table.debug_footprint();
+    assert!(footprint.slots <= MAX_SLOTS, "{footprint:?}");
+    assert_eq!(footprint.scheduled, 0);
+}
+
+#[test]
+fn soak_200k_requests() {
+    soak(200_000);
+}
+
+/// Ten million requests (or `RPCWIRE_SOAK_N`); run with
+/// `cargo test --release --test pending_table -- --ignored soak_long`.
+#[test]
+#[ignore = "long: ten million requests"]
+fn soak_long() {
+    let requests = std::env::var("RPCWIRE_SOAK_N")
+        .ok()
+        .map(|n| n.parse().expect("RPCWIRE_SOAK_N is a request count"))
+        .unwrap_or(10_000_000);
+    soak(requests);
+}
