@@ -7,15 +7,14 @@
 //!
 //! Run with `cargo run --release --example rpc_demo`.
 
-use std::collections::HashMap;
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, IdBuf, LineFramer, Message, RawJson,
-    ReplyId, Request, Role,
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Message, PendingTable,
+    RawJson, ReplyId, Request, Role,
 };
 
 /// What the server sends back for one incoming line: the reply and how long computing it
@@ -90,23 +89,21 @@ fn main() {
         ..DecodeOptions::new(Dialect::JsonRpc2)
     });
 
-    // The client sends three requests at once and remembers what each id asked for.
+    // The client sends three requests at once; its pending table mints their ids (1, 2, 3)
+    // and remembers what each asked for.
     let requests = [
-        (1, "lookup_weather", r#"{"city": "Oslo"}"#),
-        (2, "convert", r#"{"inches": 5}"#),
-        (3, "get_time", "{}"),
+        ("lookup_weather", r#"{"city": "Oslo"}"#),
+        ("convert", r#"{"inches": 5}"#),
+        ("get_time", "{}"),
     ];
-    let mut pending: HashMap<IdBuf, &str> = HashMap::new();
+    let mut pending = PendingTable::new();
     let mut wire = BytesMut::new();
-    for (id, method, params) in requests {
-        let id = IdBuf::from_i64(id);
-        encode::write_request(
-            &mut wire,
-            id.as_id(),
-            method,
-            RawJson::new(params.as_bytes()),
-        );
-        pending.insert(id, method);
+    for (method, params) in requests {
+        let entry = pending.vacant_entry().expect("room for three");
+        let mut digits = [0u8; 20];
+        let id = Id::from_token(entry.token().to_wire(&mut digits)).expect("an integer token");
+        encode::write_request(&mut wire, id, method, RawJson::new(params.as_bytes()));
+        entry.insert(method);
     }
 
     // The server reads them off the wire and answers each when its work is done.
@@ -131,7 +128,7 @@ fn main() {
             .expect("the server writes valid responses");
         let answers = msg
             .id()
-            .and_then(|id| pending.remove(&id.to_owned_id()))
+            .and_then(|id| pending.complete_wire(id.raw()).ok())
             .unwrap_or("<unknown id>");
         println!(
             "arrived: {} -> answers {answers}",

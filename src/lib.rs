@@ -54,8 +54,9 @@ mod inflight;
 mod json;
 mod limits;
 pub mod mcp;
-pub mod pending;
 mod message;
+pub mod pending;
+mod remap;
 pub mod scan;
 #[cfg(feature = "serde")]
 pub mod typed;
@@ -68,11 +69,12 @@ pub use id::{Id, IdBuf, IdKind};
 pub use inflight::{IdKey, InFlight, InFlightError};
 pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};
 pub use limits::Limits;
-pub use pending::{Miss, PendingTable, TableFull, Token, VacantEntry};
 pub use message::{
     Batch, ErrorObject, ErrorResponse, Kind, Message, Notification, OwnedMessage, OwnedRejection,
     Rejection, Reply, ReplyId, Request, Response,
 };
+pub use pending::{Miss, PendingTable, TableFull, Token, VacantEntry};
+pub use remap::{IdRemapper, Origin, RemapError};
 pub use scan::{ScanError, Validation};
 
 #[cfg(doctest)]
