@@ -2,27 +2,39 @@
 //! directions) allocates nothing once the read buffer exists and has been split once.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use bytes::BytesMut;
 use rpcwire::{DecodeOptions, Decoder, Dialect, LineFramer, Role, Validation};
 
 struct Counting;
 
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Per thread: the test harness runs tests (and allocates) on other threads meanwhile.
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count() {
+    let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
+}
+
+/// Allocations made so far by the calling thread.
+fn allocations() -> usize {
+    ALLOCS.with(Cell::get)
+}
 
 // SAFETY: every method forwards its arguments unchanged to the system allocator; the
 // counter has no effect on the memory handed out.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -48,7 +60,7 @@ fn count_session(file: &str, role: Role, validation: Validation) -> (usize, usiz
     assert!(decoder.decode(&first).is_ok());
     drop(first);
 
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     let mut messages = 0;
     while let Some(frame) = framer.decode(&mut buf).unwrap() {
         let msg = decoder.decode(&frame).expect("the capture is valid");
@@ -60,7 +72,7 @@ fn count_session(file: &str, role: Role, validation: Validation) -> (usize, usiz
         ));
         messages += 1;
     }
-    (ALLOCS.load(Ordering::Relaxed) - before, messages)
+    (allocations() - before, messages)
 }
 
 #[test]
@@ -79,4 +91,53 @@ fn zero_allocations_per_message() {
             "s2c {validation:?}: {allocs} allocations for {n} messages"
         );
     }
+}
+
+/// A request/reply cycle through the pending table (mint a token, encode the request, decode
+/// the reply, match it) and through the in-flight table (register the peer's id, remove it on
+/// our reply) allocates nothing in steady state.
+#[test]
+fn zero_allocations_per_request_reply_cycle() {
+    use rpcwire::{encode, Id, InFlight, PendingTable, RawJson};
+    let decoder = Decoder::new(DecodeOptions {
+        role: Role::Client,
+        ..DecodeOptions::new(Dialect::Mcp)
+    });
+    let mut pending = PendingTable::with_capacity_limit(1024);
+    let mut peer = InFlight::new(1024);
+    let mut wire = BytesMut::with_capacity(1 << 16);
+    let params = RawJson::new(br#"{"name":"t","arguments":{}}"#).unwrap();
+    let mut cycle = |i: u64| {
+        wire.clear();
+        let token = pending.insert_with_deadline(i, i + 1000).unwrap();
+        let mut digits = [0u8; 20];
+        let id = Id::from_token(token.to_wire(&mut digits)).unwrap();
+        encode::write_request(&mut wire, id, "tools/call", Some(params));
+        // The peer registers our id, answers, and forgets it.
+        peer.insert(id, i).unwrap();
+        let reply_start = wire.len();
+        encode::write_response(&mut wire, id, RawJson::new(b"{}").unwrap());
+        let reply = &wire[reply_start..wire.len() - 1];
+        let msg = decoder.decode(reply).unwrap();
+        assert_eq!(peer.remove(msg.id().unwrap()).map(|(_, v)| v), Some(i));
+        assert_eq!(pending.complete_wire(msg.id().unwrap().raw()), Ok(i));
+        pending.expire(i).count();
+    };
+    for i in 0..1000 {
+        cycle(i);
+    }
+    let before = allocations();
+    for i in 1000..101_000 {
+        cycle(i);
+    }
+    assert_eq!(allocations() - before, 0);
+}
+
+/// The counter itself works: a heap allocation on this thread is seen.
+#[test]
+fn the_counter_sees_allocations() {
+    let before = allocations();
+    let v = std::hint::black_box(vec![1u8; 64]);
+    assert_eq!(allocations() - before, 1);
+    drop(v);
 }
