@@ -371,23 +371,10 @@ fn strip_prefix_ignore_case<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
         .then(|| &s[prefix.len()..])
 }
 
-/// Strips optional whitespace around a header value (HTTP parsers usually have already).
-fn trim_ows(value: &[u8]) -> &[u8] {
-    let start = value
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(value.len());
-    let end = value
-        .iter()
-        .rposition(|&b| b != b' ' && b != b'\t')
-        .map_or(start, |i| i + 1);
-    &value[start..end]
-}
-
 /// The value as text when it holds only visible ASCII, spaces and tabs (RFC 9110 field
 /// values, without obsolete text), whitespace around it stripped.
 fn plain(value: &[u8]) -> Option<&str> {
-    let value = trim_ows(value);
+    let value = value.trim_ascii();
     if value
         .iter()
         .all(|&b| (0x20..0x7f).contains(&b) || b == b'\t')

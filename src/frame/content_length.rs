@@ -399,7 +399,7 @@ fn parse_header(line: &[u8]) -> Result<Option<&[u8]>, ()> {
     }
     Ok(name
         .eq_ignore_ascii_case(b"content-length")
-        .then(|| trim_ows(value)))
+        .then(|| value.trim_ascii()))
 }
 
 /// A `Content-Length` value: ASCII digits only (no sign, no spaces inside), fitting `u64`.
@@ -415,17 +415,4 @@ fn parse_length(value: &[u8]) -> Option<u64> {
 /// RFC 9110 `tchar`: the characters of a header name.
 fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-/// Strips optional whitespace (spaces and tabs) around a header value.
-fn trim_ows(value: &[u8]) -> &[u8] {
-    let start = value
-        .iter()
-        .position(|&b| b != b' ' && b != b'\t')
-        .unwrap_or(value.len());
-    let end = value
-        .iter()
-        .rposition(|&b| b != b' ' && b != b'\t')
-        .map_or(start, |i| i + 1);
-    &value[start..end]
 }
