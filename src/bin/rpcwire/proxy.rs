@@ -16,7 +16,7 @@ use clap::Args;
 use futures_util::StreamExt;
 use rpcwire::codec::{Incoming, LineCodec};
 use rpcwire::mcp::Cancelled;
-use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Message, RawJson, ReplyId, Role};
+use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Id, Message, RawJson, ReplyId, Role};
 use serde_json::json;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
@@ -24,10 +24,26 @@ use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Dir, Observation, Session, Verdict};
+use crate::session::{Dir, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank lines are dropped) and
+tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
+`violation` of a record): invalid messages from either side (never forwarded; an invalid client
+message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines on the server's stdout (not_json), over-long
+lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), replies to unknown or already answered
+ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
+notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
+exit (unanswered). Under MCP, none of these is forwarded. Counters are printed at exit.
+
+The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to it; the proxy
+exits with the server's status (128 + N when a signal N ended it), or 2 when it cannot start.
+
+Example:
+  rpcwire proxy --log session.ndjson --timeout-ms 30000 -- node server.js stdio
+  rpcwire check --session-log session.ndjson")]
 pub struct ProxyArgs {
     /// The rule set.
     #[arg(long, value_enum, default_value = "mcp")]
@@ -39,15 +55,17 @@ pub struct ProxyArgs {
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
-    /// the client gets an error reply, the server a `notifications/cancelled`.
+    /// the client gets a -32603 "Request timed out" error reply, the server a
+    /// `notifications/cancelled`; the server's late reply is dropped.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages silently instead of answering them with the error reply
     /// the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
-    /// Write one NDJSON record per message (direction, time, kind, id, method, size,
-    /// violation) to this file.
+    /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
+    /// protocol_version, size, reply, violation), plus timeout and unanswered events and the
+    /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr every this many seconds.
@@ -61,17 +79,89 @@ pub struct ProxyArgs {
     command: Vec<String>,
 }
 
+/// The session and the log, behind one lock so that the log's order is the session's.
+struct State {
+    session: Session,
+    log: Option<BufWriter<File>>,
+}
+
 /// State shared by the forwarding tasks.
 struct Shared {
-    session: Mutex<Session>,
-    log: Mutex<Option<BufWriter<File>>>,
+    state: Mutex<State>,
     start: Instant,
     quiet: bool,
+}
+
+/// Appends `s` as a JSON string.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(out, s).expect("writing to a Vec");
+}
+
+/// Appends `bytes` (an id's wire token) as a JSON string.
+fn json_token(out: &mut Vec<u8>, bytes: &[u8]) {
+    json_str(out, &String::from_utf8_lossy(bytes));
+}
+
+/// Appends `"key":value-or-null`, with a leading comma.
+fn json_opt<T>(
+    out: &mut Vec<u8>,
+    key: &str,
+    value: Option<T>,
+    write: impl FnOnce(&mut Vec<u8>, T),
+) {
+    out.push(b',');
+    json_str(out, key);
+    out.push(b':');
+    match value {
+        Some(v) => write(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+impl State {
+    fn write_log(&mut self, record: &[u8]) {
+        if let Some(log) = self.log.as_mut() {
+            let _ = log.write_all(record);
+            let _ = log.write_all(b"\n");
+        }
+    }
+
+    /// A log record for something that is not a message (`timeout`, `unanswered`).
+    fn log_event(
+        &mut self,
+        t_ms: u64,
+        event: &str,
+        dir: Dir,
+        id: Id<'_>,
+        method: &str,
+        v: Violation,
+    ) {
+        if self.log.is_none() {
+            return;
+        }
+        let mut r = Vec::with_capacity(128);
+        r.extend_from_slice(b"{\"event\":");
+        json_str(&mut r, event);
+        r.extend_from_slice(b",\"dir\":");
+        json_str(&mut r, dir.as_str());
+        r.extend_from_slice(format!(",\"t_ms\":{t_ms},\"id\":").as_bytes());
+        json_token(&mut r, id.raw());
+        r.extend_from_slice(b",\"method\":");
+        json_str(&mut r, method);
+        r.extend_from_slice(b",\"violation\":");
+        json_str(&mut r, v.as_str());
+        r.push(b'}');
+        self.write_log(&r);
+    }
 }
 
 impl Shared {
     fn now_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("state lock")
     }
 
     /// Records one item in the session and the log; returns the verdict.
@@ -91,6 +181,7 @@ impl Shared {
         };
         let method;
         let mut version = None;
+        let mut reply = None;
         match item {
             Incoming::Message(m) => {
                 let msg = m.message();
@@ -118,59 +209,73 @@ impl Shared {
                 let rej = r.rejection();
                 obs.kind = rej.kind_str();
                 obs.id = rej.id();
+                reply = rej.reply().filter(|_| dir == Dir::C2s);
             }
             Incoming::TooLong { .. } => {}
         }
+        let mut state = self.lock();
         let now = self.now_ms();
-        let verdict = self
-            .session
-            .lock()
-            .expect("session lock")
-            .observe(dir, &obs, now);
-        if let Some(v) = verdict.violation {
-            if !self.quiet {
-                let id = obs
-                    .id
-                    .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
-                let what =
-                    frame.map(|f| String::from_utf8_lossy(&f[..f.len().min(120)]).into_owned());
-                eprintln!(
-                    "rpcwire proxy: {}: {} (kind {}, id {}){}",
-                    dir.as_str(),
-                    v.as_str(),
-                    obs.kind,
-                    id.as_deref().unwrap_or("-"),
-                    what.map(|w| format!(": {w}")).unwrap_or_default()
-                );
-            }
+        let verdict = state.session.observe(dir, &obs, now);
+        if state.log.is_some() {
+            let mut r = Vec::with_capacity(192);
+            r.extend_from_slice(b"{\"dir\":");
+            json_str(&mut r, dir.as_str());
+            r.extend_from_slice(format!(",\"t_ms\":{now},\"kind\":").as_bytes());
+            json_str(&mut r, obs.kind);
+            json_opt(&mut r, "id", obs.id, |r, id| json_token(r, id.raw()));
+            json_opt(&mut r, "method", obs.method, json_str);
+            json_opt(&mut r, "error_code", obs.error_code, |r, c| {
+                r.extend_from_slice(c.to_string().as_bytes())
+            });
+            json_opt(&mut r, "cancels", obs.cancels, |r, id| {
+                json_token(r, id.raw())
+            });
+            json_opt(&mut r, "protocol_version", obs.protocol_version, json_str);
+            r.extend_from_slice(format!(",\"size\":{size}").as_bytes());
+            json_opt(&mut r, "reply", reply, |r, reply| {
+                r.extend_from_slice(format!("{{\"code\":{},\"id\":", reply.code.get()).as_bytes());
+                match reply.id {
+                    ReplyId::Id(id) => json_token(r, id.raw()),
+                    ReplyId::Null => json_str(r, "null"),
+                    ReplyId::Absent => json_str(r, "<absent>"),
+                }
+                r.push(b'}');
+            });
+            json_opt(&mut r, "violation", verdict.violation, |r, v| {
+                json_str(r, v.as_str())
+            });
+            r.push(b'}');
+            state.write_log(&r);
         }
-        self.write_log(json!({
-            "dir": dir.as_str(),
-            "t_ms": now,
-            "kind": obs.kind,
-            "id": obs.id.map(|id| String::from_utf8_lossy(id.raw()).into_owned()),
-            "method": obs.method,
-            "error_code": obs.error_code,
-            "cancels": obs.cancels.map(|id| String::from_utf8_lossy(id.raw()).into_owned()),
-            "protocol_version": obs.protocol_version,
-            "size": size,
-            "violation": verdict.violation.map(|v| v.as_str()),
-        }));
+        drop(state);
+        if let (Some(v), false) = (verdict.violation, self.quiet) {
+            let id = obs
+                .id
+                .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+            let what = frame.map(|f| String::from_utf8_lossy(&f[..f.len().min(120)]).into_owned());
+            eprintln!(
+                "rpcwire proxy: {}: {} (kind {}, id {}){}{}",
+                dir.as_str(),
+                v.as_str(),
+                obs.kind,
+                id.as_deref().unwrap_or("-"),
+                what.map(|w| format!(": {w}")).unwrap_or_default(),
+                if verdict.forward {
+                    ""
+                } else {
+                    " [not forwarded]"
+                },
+            );
+        }
         verdict
     }
 
-    fn write_log(&self, record: serde_json::Value) {
-        if let Some(log) = self.log.lock().expect("log lock").as_mut() {
-            let _ = serde_json::to_writer(&mut *log, &record);
-            let _ = log.write_all(b"\n");
-        }
-    }
-
     fn print_counters(&self, label: &str) {
-        let session = self.session.lock().expect("session lock");
-        let counters = session.counters.to_json();
+        let mut state = self.lock();
+        let counters = state.session.counters.to_json();
         eprintln!("rpcwire proxy: {label}: {counters}");
-        self.write_log(json!({ "t_ms": self.now_ms(), label: counters }));
+        let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
+        state.write_log(record.as_bytes());
     }
 }
 
@@ -218,7 +323,11 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(proxy(args))
+    let code = runtime.block_on(proxy(args));
+    // Reading our stdin is a blocking read on a helper thread that cannot be cancelled: when
+    // the server exits first, do not wait for the client to close its end.
+    runtime.shutdown_background();
+    code
 }
 
 async fn proxy(args: &ProxyArgs) -> ExitCode {
@@ -237,6 +346,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     };
     let mut child = match Command::new(&args.command[0])
         .args(&args.command[1..])
+        // Its own process group: a terminal's ^C reaches the server once, through us.
+        .process_group(0)
+        .kill_on_drop(false)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -248,12 +360,19 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut state = State {
+        session: Session::new(crate::check::dialect(args.dialect), args.timeout_ms),
+        log,
+    };
+    let header = json!({"rpcwire_proxy": {
+        "version": env!("CARGO_PKG_VERSION"),
+        "dialect": crate::check::dialect_name(args.dialect),
+        "timeout_ms": args.timeout_ms,
+        "command": &args.command,
+    }});
+    state.write_log(header.to_string().as_bytes());
     let shared = Arc::new(Shared {
-        session: Mutex::new(Session::new(
-            crate::check::dialect(args.dialect),
-            args.timeout_ms,
-        )),
-        log: Mutex::new(log),
+        state: Mutex::new(state),
         start: Instant::now(),
         quiet: args.quiet,
     });
@@ -277,14 +396,17 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 let Ok(item) = item else { break };
                 let verdict = shared.observe(Dir::C2s, &item);
                 match &item {
-                    Incoming::Message(m) if verdict.forward => {
-                        if to_server.send(m.frame().clone()).await.is_err() {
-                            break;
-                        }
-                    }
                     Incoming::Message(m) => {
-                        // A duplicate in-flight id (MCP): reject the second request.
-                        if let Some(id) = m.message().id() {
+                        if verdict.forward {
+                            if to_server.send(m.frame().clone()).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                        // A duplicate in-flight id (MCP): reject the second request. (A client
+                        // reply the server cannot match is dropped, and never answered.)
+                        let duplicate = verdict.violation == Some(Violation::DuplicateId);
+                        if let (Some(id), true) = (m.message().id(), duplicate) {
                             let mut out = BytesMut::new();
                             let code = ErrorCode::INVALID_REQUEST;
                             encode::write_error(
@@ -349,12 +471,24 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
             loop {
                 tick.tick().await;
-                let expired = shared
-                    .session
-                    .lock()
-                    .expect("session lock")
-                    .expire(shared.now_ms());
+                let expired = {
+                    let mut state = shared.lock();
+                    let now = shared.now_ms();
+                    let expired = state.session.expire(now);
+                    for e in &expired {
+                        let v = Violation::TimedOut;
+                        state.log_event(now, "timeout", Dir::C2s, e.id.as_id(), &e.method, v);
+                    }
+                    expired
+                };
                 for e in expired {
+                    if !shared.quiet {
+                        eprintln!(
+                            "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally, cancelled on the server",
+                            String::from_utf8_lossy(e.id.as_id().raw()),
+                            e.method
+                        );
+                    }
                     let mut reply = BytesMut::new();
                     let data = format!("{{\"method\":{},\"timeoutMs\":{ms}}}", json!(&*e.method));
                     let data = RawJson::new(data.as_bytes());
@@ -375,15 +509,13 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         "notifications/cancelled",
                         RawJson::new(params.as_bytes()),
                     );
-                    let (Some(to_client), Some(to_server)) =
-                        (to_client.upgrade(), to_server.upgrade())
-                    else {
-                        return;
-                    };
-                    if to_client.send(frame_of(reply)).await.is_err()
-                        || to_server.send(frame_of(cancel)).await.is_err()
-                    {
-                        return;
+                    // Either side may be gone already (the client closed its stdin but still
+                    // reads replies, or the reverse).
+                    if let Some(to_client) = to_client.upgrade() {
+                        let _ = to_client.send(frame_of(reply)).await;
+                    }
+                    if let Some(to_server) = to_server.upgrade() {
+                        let _ = to_server.send(frame_of(cancel)).await;
                     }
                 }
             }
@@ -405,17 +537,20 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     // Signals go to the server; we exit when it does.
     let pid = child.id();
     let signals = tokio::spawn(async move {
+        use nix::sys::signal::Signal;
         use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut int), Ok(mut term)) = (
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
         ) else {
             return;
         };
         loop {
             let sig = tokio::select! {
-                _ = int.recv() => nix::sys::signal::Signal::SIGINT,
-                _ = term.recv() => nix::sys::signal::Signal::SIGTERM,
+                _ = int.recv() => Signal::SIGINT,
+                _ = term.recv() => Signal::SIGTERM,
+                _ = hup.recv() => Signal::SIGHUP,
             };
             if let Some(pid) = pid {
                 let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig);
@@ -437,20 +572,27 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let _ = server_writer.await;
     let _ = client_writer.await;
 
-    let unanswered = shared.session.lock().expect("session lock").finish();
-    for (dir, id, method) in &unanswered {
-        if !args.quiet {
-            eprintln!(
-                "rpcwire proxy: {}: unanswered request {} ({method})",
-                dir.as_str(),
-                String::from_utf8_lossy(id.as_id().raw())
-            );
+    {
+        let mut state = shared.lock();
+        let now = shared.now_ms();
+        let unanswered = state.session.finish();
+        for (dir, id, method) in &unanswered {
+            if !args.quiet {
+                eprintln!(
+                    "rpcwire proxy: {}: unanswered request {} ({method})",
+                    dir.as_str(),
+                    String::from_utf8_lossy(id.as_id().raw())
+                );
+            }
+            let v = Violation::Unanswered;
+            state.log_event(now, "unanswered", *dir, id.as_id(), method, v);
         }
-        shared.write_log(json!({"dir": dir.as_str(), "t_ms": shared.now_ms(), "kind": "request", "id": String::from_utf8_lossy(id.as_id().raw()), "method": &**method, "violation": "unanswered"}));
     }
     shared.print_counters("summary");
-    if let Some(log) = shared.log.lock().expect("log lock").as_mut() {
-        let _ = log.flush();
+    if let Some(log) = shared.lock().log.as_mut() {
+        if let Err(e) = log.flush() {
+            eprintln!("rpcwire proxy: writing the log: {e}");
+        }
     }
     match status {
         Ok(status) => exit_code(status),
