@@ -232,7 +232,7 @@ fn two_streams_merge_causally_and_violations_are_found() {
         .iter()
         .map(|r| {
             let what = r["id"].as_str().map_or_else(
-                || format!("{}", r["event"].as_str().unwrap_or("cancel")),
+                || r["event"].as_str().unwrap_or("cancel").to_string(),
                 str::to_string,
             );
             format!("{}:{what}", r["dir"].as_str().unwrap())
