@@ -5,7 +5,7 @@
 //! reports violations. It never writes a byte to either side that is not a valid message.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
@@ -13,15 +13,13 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use clap::Args;
-use futures_util::StreamExt;
 use rpcwire::codec::{Incoming, LineCodec};
 use rpcwire::mcp::Cancelled;
 use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Id, Message, RawJson, ReplyId, Role};
 use serde_json::json;
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::mpsc;
-use tokio_util::codec::FramedRead;
 
 use crate::check::{DialectArg, ValidateArg};
 use crate::session::{Dir, Observation, Session, Verdict, Violation};
@@ -279,28 +277,98 @@ impl Shared {
     }
 }
 
-/// Writes frames from a channel to `out`, each followed by `\n`, flushing whenever the
-/// channel is momentarily empty.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::Receiver<Bytes>,
-    out: W,
-) -> io::Result<()> {
-    let mut out = tokio::io::BufWriter::with_capacity(64 << 10, out);
-    while let Some(frame) = rx.recv().await {
-        out.write_all(&frame).await?;
-        out.write_all(b"\n").await?;
-        if rx.is_empty() {
-            out.flush().await?;
+/// How many batches (one per read, up to `READ` bytes or so) may wait for a writer.
+const QUEUE: usize = 16;
+/// Bytes asked for per read.
+const READ: usize = 256 << 10;
+
+/// Writes batches of lines to the server's stdin, then closes it once every sender is gone.
+async fn write_batches<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Bytes>, mut out: W) {
+    while let Some(batch) = rx.recv().await {
+        if out.write_all(&batch).await.is_err() {
+            break;
         }
     }
-    out.flush().await?;
-    out.shutdown().await
+    let _ = out.shutdown().await;
 }
 
-/// An encoded line without its `\n` (the writer adds it back).
-fn frame_of(mut line: BytesMut) -> Bytes {
-    line.truncate(line.len().saturating_sub(1));
-    line.freeze()
+/// What one side does with the lines it reads.
+struct Sorter {
+    dir: Dir,
+    codec: LineCodec,
+    /// Client side: answer invalid messages unless `--drop-invalid`.
+    answer_invalid: bool,
+    unreadable_id: ReplyId<'static>,
+    /// Lines to forward to the other side, each ending in `\n`.
+    forward: BytesMut,
+    /// Local replies to the client (client side only).
+    replies: BytesMut,
+}
+
+impl Sorter {
+    fn new(dir: Dir, args: &ProxyArgs) -> Sorter {
+        let role = match dir {
+            Dir::C2s => Role::Server,
+            Dir::S2c => Role::Client,
+        };
+        Sorter {
+            dir,
+            codec: LineCodec::new(decoder(args, role), args.max_frame),
+            answer_invalid: dir == Dir::C2s && !args.drop_invalid,
+            unreadable_id: DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id,
+            forward: BytesMut::with_capacity(READ),
+            replies: BytesMut::new(),
+        }
+    }
+
+    /// Decodes, observes and sorts every complete line in `buf` (every line, at `eof`).
+    fn sort(&mut self, shared: &Shared, buf: &mut BytesMut, eof: bool) {
+        use tokio_util::codec::Decoder as _;
+        loop {
+            let item = if eof {
+                self.codec.decode_eof(buf)
+            } else {
+                self.codec.decode(buf)
+            };
+            let Ok(Some(item)) = item else { break };
+            let verdict = shared.observe(self.dir, &item);
+            match &item {
+                Incoming::Message(m) if verdict.forward => {
+                    self.forward.extend_from_slice(m.frame());
+                    self.forward.extend_from_slice(b"\n");
+                }
+                Incoming::Message(m) => {
+                    // A duplicate in-flight id (MCP): reject the second request. (A client
+                    // reply the server cannot match is dropped, and never answered.)
+                    let duplicate = verdict.violation == Some(Violation::DuplicateId);
+                    if let (Some(id), true, Dir::C2s) = (m.message().id(), duplicate, self.dir) {
+                        encode::write_error(
+                            &mut self.replies,
+                            ReplyId::Id(id),
+                            ErrorCode::INVALID_REQUEST,
+                            "Invalid Request: id already in flight",
+                            None,
+                        );
+                    }
+                }
+                Incoming::Rejected(r) if self.answer_invalid => {
+                    if let Some(reply) = r.rejection().reply() {
+                        encode::write_reply(&mut self.replies, &reply, None);
+                    }
+                }
+                Incoming::TooLong { .. } if self.answer_invalid => {
+                    encode::write_error(
+                        &mut self.replies,
+                        self.unreadable_id,
+                        ErrorCode::PARSE_ERROR,
+                        "Parse error: frame too long",
+                        None,
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
@@ -376,87 +444,78 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         start: Instant::now(),
         quiet: args.quiet,
     });
-    let unreadable_id = DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id;
 
     let server_in = child.stdin.take().expect("piped stdin");
-    let server_out = child.stdout.take().expect("piped stdout");
-    let (to_server, server_rx) = mpsc::channel::<Bytes>(1024);
-    let (to_client, client_rx) = mpsc::channel::<Bytes>(1024);
-    let server_writer = tokio::spawn(write_lines(server_rx, server_in));
-    let client_writer = tokio::spawn(write_lines(client_rx, tokio::io::stdout()));
+    let mut server_out = child.stdout.take().expect("piped stdout");
+    let (to_server, server_rx) = mpsc::channel::<Bytes>(QUEUE);
+    let (to_client, mut client_rx) = mpsc::channel::<Bytes>(QUEUE);
+    let server_writer = tokio::spawn(write_batches(server_rx, server_in));
+    // Our stdout: plain blocking writes on a thread of its own. An empty batch ends it.
+    let client_writer = std::thread::spawn(move || {
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        while let Some(batch) = client_rx.blocking_recv() {
+            if batch.is_empty() || out.write_all(&batch).and_then(|_| out.flush()).is_err() {
+                break;
+            }
+        }
+    });
 
-    // Client → server.
-    let c2s = {
+    // Client → server: blocking reads of our stdin on a thread of its own (a read of stdin
+    // cannot be cancelled: when the server exits first, we exit without waiting for it).
+    {
         let (shared, to_server, to_client) = (shared.clone(), to_server.clone(), to_client.clone());
-        let codec = LineCodec::new(decoder(args, Role::Server), args.max_frame);
-        let drop_invalid = args.drop_invalid;
-        tokio::spawn(async move {
-            let mut frames = FramedRead::with_capacity(tokio::io::stdin(), codec, 64 << 10);
-            while let Some(item) = frames.next().await {
-                let Ok(item) = item else { break };
-                let verdict = shared.observe(Dir::C2s, &item);
-                match &item {
-                    Incoming::Message(m) => {
-                        if verdict.forward {
-                            if to_server.send(m.frame().clone()).await.is_err() {
-                                break;
-                            }
-                            continue;
-                        }
-                        // A duplicate in-flight id (MCP): reject the second request. (A client
-                        // reply the server cannot match is dropped, and never answered.)
-                        let duplicate = verdict.violation == Some(Violation::DuplicateId);
-                        if let (Some(id), true) = (m.message().id(), duplicate) {
-                            let mut out = BytesMut::new();
-                            let code = ErrorCode::INVALID_REQUEST;
-                            encode::write_error(
-                                &mut out,
-                                ReplyId::Id(id),
-                                code,
-                                "Invalid Request: id already in flight",
-                                None,
-                            );
-                            let _ = to_client.send(frame_of(out)).await;
-                        }
+        let mut sorter = Sorter::new(Dir::C2s, args);
+        std::thread::spawn(move || {
+            let stdin = io::stdin();
+            let mut stdin = stdin.lock();
+            let mut scratch = vec![0u8; READ];
+            let mut buf = BytesMut::with_capacity(READ);
+            loop {
+                let n = loop {
+                    match stdin.read(&mut scratch) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        other => break other.unwrap_or(0),
                     }
-                    Incoming::Rejected(r) if !drop_invalid => {
-                        if let Some(reply) = r.rejection().reply() {
-                            let mut out = BytesMut::new();
-                            encode::write_reply(&mut out, &reply, None);
-                            let _ = to_client.send(frame_of(out)).await;
-                        }
-                    }
-                    Incoming::TooLong { .. } if !drop_invalid => {
-                        let mut out = BytesMut::new();
-                        encode::write_error(
-                            &mut out,
-                            unreadable_id,
-                            ErrorCode::PARSE_ERROR,
-                            "Parse error: frame too long",
-                            None,
-                        );
-                        let _ = to_client.send(frame_of(out)).await;
-                    }
-                    _ => {}
+                };
+                buf.extend_from_slice(&scratch[..n]);
+                sorter.sort(&shared, &mut buf, n == 0);
+                if !sorter.replies.is_empty() {
+                    let _ = to_client.blocking_send(sorter.replies.split().freeze());
+                }
+                if !sorter.forward.is_empty()
+                    && to_server
+                        .blocking_send(sorter.forward.split().freeze())
+                        .is_err()
+                {
+                    break;
+                }
+                if n == 0 {
+                    break;
                 }
             }
             // Client EOF: the server's stdin closes once every sender is gone.
-        })
-    };
+        });
+    }
 
     // Server → client.
     let s2c = {
         let (shared, to_client) = (shared.clone(), to_client.clone());
-        let codec = LineCodec::new(decoder(args, Role::Client), args.max_frame);
+        let mut sorter = Sorter::new(Dir::S2c, args);
         tokio::spawn(async move {
-            let mut frames = FramedRead::with_capacity(server_out, codec, 64 << 10);
-            while let Some(item) = frames.next().await {
-                let Ok(item) = item else { break };
-                let verdict = shared.observe(Dir::S2c, &item);
-                if let (Incoming::Message(m), true) = (&item, verdict.forward) {
-                    if to_client.send(m.frame().clone()).await.is_err() {
-                        break;
-                    }
+            let mut buf = BytesMut::with_capacity(READ);
+            let mut client_gone = false;
+            loop {
+                buf.reserve(READ);
+                let n = server_out.read_buf(&mut buf).await.unwrap_or(0);
+                sorter.sort(&shared, &mut buf, n == 0);
+                let batch = sorter.forward.split().freeze();
+                // Without a reader on our stdout, keep reading the server's (checking it).
+                if !batch.is_empty() && !client_gone {
+                    client_gone = to_client.send(batch).await.is_err();
+                }
+                if n == 0 {
+                    break;
                 }
             }
         })
@@ -512,10 +571,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     // Either side may be gone already (the client closed its stdin but still
                     // reads replies, or the reverse).
                     if let Some(to_client) = to_client.upgrade() {
-                        let _ = to_client.send(frame_of(reply)).await;
+                        let _ = to_client.send(reply.freeze()).await;
                     }
                     if let Some(to_server) = to_server.upgrade() {
-                        let _ = to_server.send(frame_of(cancel)).await;
+                        let _ = to_server.send(cancel.freeze()).await;
                     }
                 }
             }
@@ -532,7 +591,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             }
         })
     });
-    drop((to_server, to_client));
+    drop(to_server);
 
     // Signals go to the server; we exit when it does.
     let pid = child.id();
@@ -559,9 +618,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     });
 
     let status = child.wait().await;
-    // The server is gone: what it wrote is still delivered, then the client's side closes.
+    // The server is gone: what it wrote is still delivered, then our stdout is done.
     let _ = s2c.await;
-    c2s.abort();
     if let Some(t) = timer {
         t.abort();
     }
@@ -569,8 +627,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         s.abort();
     }
     signals.abort();
-    let _ = server_writer.await;
-    let _ = client_writer.await;
+    server_writer.abort();
+    let _ = to_client.send(Bytes::new()).await;
+    drop(to_client);
+    let _ = tokio::task::spawn_blocking(move || client_writer.join()).await;
 
     {
         let mut state = shared.lock();
