@@ -143,3 +143,145 @@ fn over_long_frame_is_a_framing_error_and_the_stream_goes_on() {
     assert_eq!(records[1]["kind"], "notification");
     assert_eq!(records[1]["offset"], 301);
 }
+
+/// Runs `rpcwire check ARGS` (session mode), returning records, summary, exit code, stderr.
+fn check_session(args: &[&str]) -> (Vec<Value>, Value, i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .arg("check")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let mut lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let summary = lines.pop().unwrap()["summary"].clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    (lines, summary, out.status.code().unwrap(), stderr)
+}
+
+#[test]
+fn capture_as_a_session_has_no_violation() {
+    let (c2s, s2c) = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));
+    let (records, summary, code, stderr) = check_session(&["--json", "--c2s", &c2s, "--s2c", &s2c]);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(
+        stderr, "",
+        "no progress output when stderr is not a terminal"
+    );
+    assert_eq!(summary["total_violations"], 0);
+    assert_eq!(summary["valid"], true);
+    assert_eq!(summary["frames"], serde_json::json!({"c2s": 14, "s2c": 13}));
+    assert_eq!(summary["messages"]["c2s/request"], 13);
+    assert_eq!(summary["errors_by_code"]["s2c/-32601"], 1);
+    assert_eq!(records.len(), 27);
+    // Every reply comes after its request in the merged order.
+    let mut seen = std::collections::HashSet::new();
+    for r in &records {
+        assert_eq!(r["violation"], Value::Null, "{r}");
+        let id = r["id"].as_str().map(str::to_string);
+        match (r["dir"].as_str().unwrap(), r["kind"].as_str().unwrap()) {
+            ("c2s", "request") => assert!(seen.insert(id.unwrap())),
+            ("s2c", "success_response" | "error_response") => {
+                assert!(seen.contains(&id.unwrap()), "{r}")
+            }
+            ("c2s", "notification") => {}
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn two_streams_merge_causally_and_violations_are_found() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-merge");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    // The client answers the server's request before it sends request 2 and cancels 2 after
+    // its reply; the server answers an id nobody sent; request 3 is never answered.
+    std::fs::write(
+        &c2s,
+        concat!(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"result\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &s2c,
+        concat!(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}\n",
+        ),
+    )
+    .unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"c2s/unanswered": 1, "s2c/unknown_reply": 1})
+    );
+    let order: Vec<String> = records
+        .iter()
+        .map(|r| {
+            let what = r["id"].as_str().map_or_else(
+                || r["event"].as_str().unwrap_or("cancel").to_string(),
+                str::to_string,
+            );
+            format!("{}:{what}", r["dir"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "c2s:1",
+            "s2c:1",
+            "s2c:\"srv-1\"",
+            "c2s:\"srv-1\"",
+            "c2s:2",
+            "s2c:2",
+            "c2s:cancel",
+            "c2s:3",
+            "s2c:99",
+            "c2s:3"
+        ]
+    );
+    assert_eq!(records[8]["violation"], "unknown_reply");
+    assert_eq!(records[9]["event"], "unanswered");
+    // The readable report names them too.
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--c2s", c2s, "--s2c", s2c])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("unknown_reply") && text.contains("unanswered"),
+        "{text}"
+    );
+    assert!(text.contains("2 violations"), "{text}");
+}
+
+#[test]
+fn session_options_are_checked() {
+    for args in [
+        &["check", "--c2s", "x"][..],
+        &["check", "--session-log", "x", "y"],
+        &["check", "--session-log", "x", "--c2s", "a", "--s2c", "b"],
+        &["check", "--session-log", "/nonexistent/log"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
+    }
+}

@@ -1,31 +1,92 @@
 #!/usr/bin/env python3
 """A minimal MCP-style stdio server for the proxy tests: answers every request with
-{"echo": <method>}, ignores notifications, and misbehaves on request: method "pollute" makes it
-print a non-JSON line first, "unknown" makes it answer with a wrong id, "twice" answers twice,
-"answer_notification" (a notification) gets an error reply with id null, "slow" answers after
-0.5 s, "exit" ends the server with status 3."""
+{"echo": <method>}, ignores notifications, and misbehaves on request:
+
+- request "pollute": prints a non-JSON line first;
+- request "unknown": answers with a wrong id;
+- request "twice": answers twice;
+- request "slow": answers after 0.5 s;
+- request "noreply": is never answered;
+- request "ask": first sends the client a request {"id":"srv-1","method":"roots/list"}, then
+  answers once the client's reply to it has arrived;
+- notification "answer_notification": gets an error reply with id null;
+- notification "exit": ends the server with status 3.
+
+At end of input it sends the notification "notifications/stdin_closed" and exits 0. On SIGTERM
+it sends the notification "notifications/sigterm" and exits with status 42.
+
+Options: --record-in FILE / --record-out FILE write every line received / sent, byte for byte.
+"""
 import json
+import signal
 import sys
 import time
 
-for line in sys.stdin:
-    line = line.strip()
+record_in = record_out = None
+args = sys.argv[1:]
+while args:
+    opt, path = args[0], args[1]
+    args = args[2:]
+    if opt == "--record-in":
+        record_in = open(path, "wb", buffering=0)
+    elif opt == "--record-out":
+        record_out = open(path, "wb", buffering=0)
+    else:
+        sys.exit(f"unknown option {opt}")
+
+
+def send(line):
+    data = (line + "\n").encode()
+    if record_out:
+        record_out.write(data)
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def reply(msg_id, method):
+    return json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": {"echo": method}})
+
+
+def on_sigterm(_signum, _frame):
+    send(json.dumps({"jsonrpc": "2.0", "method": "notifications/sigterm"}))
+    sys.exit(42)
+
+
+signal.signal(signal.SIGTERM, on_sigterm)
+
+waiting_for_roots = None  # the id of an "ask" request waiting for the client's reply
+for raw in sys.stdin.buffer:
+    if record_in:
+        record_in.write(raw)
+    line = raw.strip()
     if not line:
         continue
     msg = json.loads(line)
     method = msg.get("method")
+    if method is None:  # a response from the client
+        if msg.get("id") == "srv-1" and waiting_for_roots is not None:
+            send(reply(waiting_for_roots, "ask"))
+            waiting_for_roots = None
+        continue
     if "id" not in msg:
         if method == "answer_notification":
-            print(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": "Method not found"}}), flush=True)
+            send(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": "Method not found"}}))
         if method == "exit":
             sys.exit(3)
         continue
+    if method == "noreply":
+        continue
+    if method == "ask":
+        waiting_for_roots = msg["id"]
+        send(json.dumps({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list", "params": {}}))
+        continue
     if method == "pollute":
-        print("debug: handling pollute", flush=True)
+        send("debug: handling pollute")
     if method == "slow":
         time.sleep(0.5)
     reply_id = "no-such-id" if method == "unknown" else msg["id"]
-    reply = json.dumps({"jsonrpc": "2.0", "id": reply_id, "result": {"echo": method}})
-    print(reply, flush=True)
+    send(reply(reply_id, method))
     if method == "twice":
-        print(reply, flush=True)
+        send(reply(reply_id, method))
+
+send(json.dumps({"jsonrpc": "2.0", "method": "notifications/stdin_closed"}))

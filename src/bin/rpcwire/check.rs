@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
+use rpcwire::mcp::Cancelled;
 use rpcwire::{
     DecodeOptions, Decoder, Dialect, FrameError, LineFramer, Message, ReplyId, Role, Validation,
 };
@@ -52,7 +53,7 @@ pub enum ValidateArg {
 pub struct CheckArgs {
     /// The rule set.
     #[arg(long, value_enum, default_value = "mcp")]
-    dialect: DialectArg,
+    pub(crate) dialect: DialectArg,
     /// Who wrote the stream: c2s is read by a server, s2c by a client.
     #[arg(long, value_enum, default_value = "c2s")]
     direction: DirectionArg,
@@ -61,31 +62,50 @@ pub struct CheckArgs {
     framing: FramingArg,
     /// How much of each payload is validated.
     #[arg(long = "validate", value_enum, default_value = "lazy")]
-    validate: ValidateArg,
+    pub(crate) validate: ValidateArg,
     /// Longest frame accepted, in bytes.
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
-    max_frame: usize,
+    pub(crate) max_frame: usize,
     /// Print one JSON object per message, then a summary object.
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
     /// The stream to read (stdin when absent or `-`).
     file: Option<PathBuf>,
+    /// Check a whole session recorded by `rpcwire proxy --log FILE`: replay it through the
+    /// proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
+    /// ids, replies to notifications, cancellations, timeouts, unanswered requests). Records get
+    /// a `dir` and a `violation` field; exit 1 on any violation.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "c2s", "s2c", "direction"])]
+    session_log: Option<PathBuf>,
+    /// With --s2c: check a session from its two streams, client to server and server to
+    /// client, merged causally (a reply is taken once its request has been seen).
+    #[arg(long, value_name = "FILE", requires = "s2c", conflicts_with_all = ["file", "direction"])]
+    c2s: Option<PathBuf>,
+    /// With --c2s: the server-to-client stream of the session.
+    #[arg(long, value_name = "FILE", requires = "c2s", conflicts_with_all = ["file", "direction"])]
+    s2c: Option<PathBuf>,
 }
 
 /// One line of the report.
-struct Record {
-    frame: u64,
-    offset: u64,
-    kind: &'static str,
-    id: Option<String>,
-    method: Option<String>,
-    error_code: Option<i64>,
-    reply: Option<(i64, String)>,
-    detail: Option<String>,
+pub(crate) struct Record {
+    pub frame: u64,
+    /// The stream offset (`None` when replaying a proxy log, which has none).
+    pub offset: Option<u64>,
+    pub kind: &'static str,
+    /// The id's wire token.
+    pub id: Option<String>,
+    pub method: Option<String>,
+    pub error_code: Option<i64>,
+    pub reply: Option<(i64, String)>,
+    pub detail: Option<String>,
+    /// For `notifications/cancelled`: the wire token of the request it cancels.
+    pub cancels: Option<String>,
+    /// For a success response holding `protocolVersion` (the reply to `initialize`).
+    pub protocol_version: Option<String>,
 }
 
 impl Record {
-    fn new(frame: u64, offset: u64, kind: &'static str) -> Record {
+    pub fn new(frame: u64, offset: Option<u64>, kind: &'static str) -> Record {
         Record {
             frame,
             offset,
@@ -95,17 +115,19 @@ impl Record {
             error_code: None,
             reply: None,
             detail: None,
+            cancels: None,
+            protocol_version: None,
         }
     }
 
-    fn is_valid(&self) -> bool {
+    pub fn is_valid(&self) -> bool {
         !matches!(
             self.kind,
             "invalid" | "parse_error" | "invalid_response" | "framing_error"
         )
     }
 
-    fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         json!({
             "frame": self.frame,
             "offset": self.offset,
@@ -117,8 +139,11 @@ impl Record {
         })
     }
 
-    fn to_text(&self) -> String {
-        let mut s = format!("#{} @{} {}", self.frame, self.offset, self.kind);
+    pub fn to_text(&self) -> String {
+        let mut s = match self.offset {
+            Some(offset) => format!("#{} @{offset} {}", self.frame, self.kind),
+            None => format!("#{} {}", self.frame, self.kind),
+        };
         if let Some(id) = &self.id {
             s += &format!(" id={id}");
         }
@@ -142,7 +167,8 @@ fn token(raw: &[u8]) -> String {
     String::from_utf8_lossy(raw).into_owned()
 }
 
-fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64) -> Record {
+pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64) -> Record {
+    let offset = Some(offset);
     if frame.iter().all(|b| b" \t\r\n".contains(b)) {
         return Record::new(index, offset, "skip");
     }
@@ -151,8 +177,19 @@ fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64) -> Record 
             let mut r = Record::new(index, offset, msg.kind().as_str());
             r.id = msg.id().map(|id| token(id.raw()));
             r.method = msg.method().map(|m| m.decode().into_owned());
-            if let Message::ErrorResponse(e) = msg {
-                r.error_code = Some(e.error.code.get());
+            match msg {
+                Message::ErrorResponse(e) => r.error_code = Some(e.error.code.get()),
+                Message::Notification(n) => {
+                    r.cancels = Cancelled::from_notification(&n).map(|c| token(c.request_id.raw()))
+                }
+                Message::Response(resp) => {
+                    r.protocol_version = resp
+                        .result
+                        .get("protocolVersion")
+                        .and_then(|v| v.as_str())
+                        .map(|v| v.decode().into_owned())
+                }
+                _ => {}
             }
             r
         }
@@ -233,6 +270,13 @@ pub fn dialect(arg: DialectArg) -> Dialect {
     }
 }
 
+pub fn dialect_name(arg: DialectArg) -> &'static str {
+    match arg {
+        DialectArg::Mcp => "mcp",
+        DialectArg::Jsonrpc => "jsonrpc",
+    }
+}
+
 pub fn validation(arg: ValidateArg) -> Validation {
     match arg {
         ValidateArg::Lazy => Validation::Lazy,
@@ -242,7 +286,17 @@ pub fn validation(arg: ValidateArg) -> Validation {
 
 /// Runs `rpcwire check`.
 pub fn run(args: &CheckArgs) -> ExitCode {
-    match check(args) {
+    let result = if args.session_log.is_some() || args.c2s.is_some() {
+        crate::replay::run(
+            args,
+            args.session_log.as_deref(),
+            args.c2s.as_deref(),
+            args.s2c.as_deref(),
+        )
+    } else {
+        check(args)
+    };
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -282,7 +336,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             Ok(None) => return Ok(false),
             Ok(Some(frame)) => classify(&decoder, &frame, index, framer.last_offset()),
             Err(e) => {
-                let mut r = Record::new(index, framer.last_offset(), "framing_error");
+                let mut r = Record::new(index, Some(framer.last_offset()), "framing_error");
                 r.detail = Some(e.to_string());
                 r
             }
@@ -334,7 +388,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     Ok(summary.valid())
 }
 
-fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<usize> {
+pub(crate) fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<usize> {
     let start = buf.len();
     buf.resize(buf.capacity(), 0);
     let n = loop {

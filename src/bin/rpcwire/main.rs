@@ -1,7 +1,8 @@
-//! `rpcwire`: check JSON-RPC / MCP streams (and, later, proxy them).
+//! `rpcwire`: check JSON-RPC / MCP streams and sessions, and proxy MCP stdio servers.
 
 mod check;
 mod proxy;
+mod replay;
 mod session;
 
 use std::process::ExitCode;
@@ -18,7 +19,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Read a stream (a file or stdin) and report every message.
+    /// Read a stream (a file or stdin) and report every message; or check a whole session
+    /// (`--session-log FILE`, or `--c2s FILE --s2c FILE`).
     Check(check::CheckArgs),
     /// Run an MCP stdio server behind a validating proxy: `rpcwire proxy [OPTIONS] -- CMD [ARGS...]`.
     Proxy(proxy::ProxyArgs),
@@ -27,14 +29,34 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help, --version
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("{}", one_line(&e.render().to_string()));
+            return ExitCode::from(2);
         }
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Proxy(args) => proxy::run(&args),
     }
+}
+
+/// A usage error as one line: clap's first paragraph (the error itself, without the usage and
+/// tips that follow), its lines joined, and a pointer to `--help`.
+fn one_line(rendered: &str) -> String {
+    let first = rendered.split("\n\n").next().unwrap_or_default();
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let line = words.join(" ");
+    let line = line.strip_prefix("error: ").unwrap_or(&line);
+    let sub = std::env::args()
+        .nth(1)
+        .filter(|a| a == "check" || a == "proxy");
+    let help = sub.map_or("rpcwire --help".to_string(), |s| {
+        format!("rpcwire {s} --help")
+    });
+    format!("rpcwire: error: {line} (see `{help}`)")
 }

@@ -5,7 +5,7 @@
 //! reports violations. It never writes a byte to either side that is not a valid message.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
@@ -13,21 +13,35 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use clap::Args;
-use futures_util::StreamExt;
 use rpcwire::codec::{Incoming, LineCodec};
 use rpcwire::mcp::Cancelled;
-use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Message, RawJson, ReplyId, Role};
+use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Id, Message, RawJson, ReplyId, Role};
 use serde_json::json;
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::mpsc;
-use tokio_util::codec::FramedRead;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Dir, Observation, Session, Verdict};
+use crate::session::{Dir, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank lines are dropped) and
+tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
+`violation` of a record): invalid messages from either side (never forwarded; an invalid client
+message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines on the server's stdout (not_json), over-long
+lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), replies to unknown or already answered
+ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
+notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
+exit (unanswered). Under MCP, none of these is forwarded. Counters are printed at exit.
+
+The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to it; the proxy
+exits with the server's status (128 + N when a signal N ended it), or 2 when it cannot start.
+
+Example:
+  rpcwire proxy --log session.ndjson --timeout-ms 30000 -- node server.js stdio
+  rpcwire check --session-log session.ndjson")]
 pub struct ProxyArgs {
     /// The rule set.
     #[arg(long, value_enum, default_value = "mcp")]
@@ -39,15 +53,17 @@ pub struct ProxyArgs {
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
-    /// the client gets an error reply, the server a `notifications/cancelled`.
+    /// the client gets a -32603 "Request timed out" error reply, the server a
+    /// `notifications/cancelled`; the server's late reply is dropped.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages silently instead of answering them with the error reply
     /// the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
-    /// Write one NDJSON record per message (direction, time, kind, id, method, size,
-    /// violation) to this file.
+    /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
+    /// protocol_version, size, reply, violation), plus timeout and unanswered events and the
+    /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr every this many seconds.
@@ -61,17 +77,89 @@ pub struct ProxyArgs {
     command: Vec<String>,
 }
 
+/// The session and the log, behind one lock so that the log's order is the session's.
+struct State {
+    session: Session,
+    log: Option<BufWriter<File>>,
+}
+
 /// State shared by the forwarding tasks.
 struct Shared {
-    session: Mutex<Session>,
-    log: Mutex<Option<BufWriter<File>>>,
+    state: Mutex<State>,
     start: Instant,
     quiet: bool,
+}
+
+/// Appends `s` as a JSON string.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(out, s).expect("writing to a Vec");
+}
+
+/// Appends `bytes` (an id's wire token) as a JSON string.
+fn json_token(out: &mut Vec<u8>, bytes: &[u8]) {
+    json_str(out, &String::from_utf8_lossy(bytes));
+}
+
+/// Appends `"key":value-or-null`, with a leading comma.
+fn json_opt<T>(
+    out: &mut Vec<u8>,
+    key: &str,
+    value: Option<T>,
+    write: impl FnOnce(&mut Vec<u8>, T),
+) {
+    out.push(b',');
+    json_str(out, key);
+    out.push(b':');
+    match value {
+        Some(v) => write(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+impl State {
+    fn write_log(&mut self, record: &[u8]) {
+        if let Some(log) = self.log.as_mut() {
+            let _ = log.write_all(record);
+            let _ = log.write_all(b"\n");
+        }
+    }
+
+    /// A log record for something that is not a message (`timeout`, `unanswered`).
+    fn log_event(
+        &mut self,
+        t_ms: u64,
+        event: &str,
+        dir: Dir,
+        id: Id<'_>,
+        method: &str,
+        v: Violation,
+    ) {
+        if self.log.is_none() {
+            return;
+        }
+        let mut r = Vec::with_capacity(128);
+        r.extend_from_slice(b"{\"event\":");
+        json_str(&mut r, event);
+        r.extend_from_slice(b",\"dir\":");
+        json_str(&mut r, dir.as_str());
+        r.extend_from_slice(format!(",\"t_ms\":{t_ms},\"id\":").as_bytes());
+        json_token(&mut r, id.raw());
+        r.extend_from_slice(b",\"method\":");
+        json_str(&mut r, method);
+        r.extend_from_slice(b",\"violation\":");
+        json_str(&mut r, v.as_str());
+        r.push(b'}');
+        self.write_log(&r);
+    }
 }
 
 impl Shared {
     fn now_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("state lock")
     }
 
     /// Records one item in the session and the log; returns the verdict.
@@ -91,6 +179,7 @@ impl Shared {
         };
         let method;
         let mut version = None;
+        let mut reply = None;
         match item {
             Incoming::Message(m) => {
                 let msg = m.message();
@@ -118,84 +207,168 @@ impl Shared {
                 let rej = r.rejection();
                 obs.kind = rej.kind_str();
                 obs.id = rej.id();
+                reply = rej.reply().filter(|_| dir == Dir::C2s);
             }
             Incoming::TooLong { .. } => {}
         }
+        let mut state = self.lock();
         let now = self.now_ms();
-        let verdict = self
-            .session
-            .lock()
-            .expect("session lock")
-            .observe(dir, &obs, now);
-        if let Some(v) = verdict.violation {
-            if !self.quiet {
-                let id = obs
-                    .id
-                    .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
-                let what =
-                    frame.map(|f| String::from_utf8_lossy(&f[..f.len().min(120)]).into_owned());
-                eprintln!(
-                    "rpcwire proxy: {}: {} (kind {}, id {}){}",
-                    dir.as_str(),
-                    v.as_str(),
-                    obs.kind,
-                    id.as_deref().unwrap_or("-"),
-                    what.map(|w| format!(": {w}")).unwrap_or_default()
-                );
-            }
+        let verdict = state.session.observe(dir, &obs, now);
+        if state.log.is_some() {
+            let mut r = Vec::with_capacity(192);
+            r.extend_from_slice(b"{\"dir\":");
+            json_str(&mut r, dir.as_str());
+            r.extend_from_slice(format!(",\"t_ms\":{now},\"kind\":").as_bytes());
+            json_str(&mut r, obs.kind);
+            json_opt(&mut r, "id", obs.id, |r, id| json_token(r, id.raw()));
+            json_opt(&mut r, "method", obs.method, json_str);
+            json_opt(&mut r, "error_code", obs.error_code, |r, c| {
+                r.extend_from_slice(c.to_string().as_bytes())
+            });
+            json_opt(&mut r, "cancels", obs.cancels, |r, id| {
+                json_token(r, id.raw())
+            });
+            json_opt(&mut r, "protocol_version", obs.protocol_version, json_str);
+            r.extend_from_slice(format!(",\"size\":{size}").as_bytes());
+            json_opt(&mut r, "reply", reply, |r, reply| {
+                r.extend_from_slice(format!("{{\"code\":{},\"id\":", reply.code.get()).as_bytes());
+                match reply.id {
+                    ReplyId::Id(id) => json_token(r, id.raw()),
+                    ReplyId::Null => json_str(r, "null"),
+                    ReplyId::Absent => json_str(r, "<absent>"),
+                }
+                r.push(b'}');
+            });
+            json_opt(&mut r, "violation", verdict.violation, |r, v| {
+                json_str(r, v.as_str())
+            });
+            r.push(b'}');
+            state.write_log(&r);
         }
-        self.write_log(json!({
-            "dir": dir.as_str(),
-            "t_ms": now,
-            "kind": obs.kind,
-            "id": obs.id.map(|id| String::from_utf8_lossy(id.raw()).into_owned()),
-            "method": obs.method,
-            "error_code": obs.error_code,
-            "cancels": obs.cancels.map(|id| String::from_utf8_lossy(id.raw()).into_owned()),
-            "protocol_version": obs.protocol_version,
-            "size": size,
-            "violation": verdict.violation.map(|v| v.as_str()),
-        }));
+        drop(state);
+        if let (Some(v), false) = (verdict.violation, self.quiet) {
+            let id = obs
+                .id
+                .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+            let what = frame.map(|f| String::from_utf8_lossy(&f[..f.len().min(120)]).into_owned());
+            eprintln!(
+                "rpcwire proxy: {}: {} (kind {}, id {}){}{}",
+                dir.as_str(),
+                v.as_str(),
+                obs.kind,
+                id.as_deref().unwrap_or("-"),
+                what.map(|w| format!(": {w}")).unwrap_or_default(),
+                if verdict.forward {
+                    ""
+                } else {
+                    " [not forwarded]"
+                },
+            );
+        }
         verdict
     }
 
-    fn write_log(&self, record: serde_json::Value) {
-        if let Some(log) = self.log.lock().expect("log lock").as_mut() {
-            let _ = serde_json::to_writer(&mut *log, &record);
-            let _ = log.write_all(b"\n");
-        }
-    }
-
     fn print_counters(&self, label: &str) {
-        let session = self.session.lock().expect("session lock");
-        let counters = session.counters.to_json();
+        let mut state = self.lock();
+        let counters = state.session.counters.to_json();
         eprintln!("rpcwire proxy: {label}: {counters}");
-        self.write_log(json!({ "t_ms": self.now_ms(), label: counters }));
+        let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
+        state.write_log(record.as_bytes());
     }
 }
 
-/// Writes frames from a channel to `out`, each followed by `\n`, flushing whenever the
-/// channel is momentarily empty.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::Receiver<Bytes>,
-    out: W,
-) -> io::Result<()> {
-    let mut out = tokio::io::BufWriter::with_capacity(64 << 10, out);
-    while let Some(frame) = rx.recv().await {
-        out.write_all(&frame).await?;
-        out.write_all(b"\n").await?;
-        if rx.is_empty() {
-            out.flush().await?;
+/// How many batches (one per read, up to `READ` bytes or so) may wait for a writer.
+const QUEUE: usize = 16;
+/// Bytes asked for per read.
+const READ: usize = 256 << 10;
+
+/// Writes batches of lines to the server's stdin, then closes it once every sender is gone.
+async fn write_batches<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Bytes>, mut out: W) {
+    while let Some(batch) = rx.recv().await {
+        if out.write_all(&batch).await.is_err() {
+            break;
         }
     }
-    out.flush().await?;
-    out.shutdown().await
+    let _ = out.shutdown().await;
 }
 
-/// An encoded line without its `\n` (the writer adds it back).
-fn frame_of(mut line: BytesMut) -> Bytes {
-    line.truncate(line.len().saturating_sub(1));
-    line.freeze()
+/// What one side does with the lines it reads.
+struct Sorter {
+    dir: Dir,
+    codec: LineCodec,
+    /// Client side: answer invalid messages unless `--drop-invalid`.
+    answer_invalid: bool,
+    unreadable_id: ReplyId<'static>,
+    /// Lines to forward to the other side, each ending in `\n`.
+    forward: BytesMut,
+    /// Local replies to the client (client side only).
+    replies: BytesMut,
+}
+
+impl Sorter {
+    fn new(dir: Dir, args: &ProxyArgs) -> Sorter {
+        let role = match dir {
+            Dir::C2s => Role::Server,
+            Dir::S2c => Role::Client,
+        };
+        Sorter {
+            dir,
+            codec: LineCodec::new(decoder(args, role), args.max_frame),
+            answer_invalid: dir == Dir::C2s && !args.drop_invalid,
+            unreadable_id: DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id,
+            forward: BytesMut::with_capacity(READ),
+            replies: BytesMut::new(),
+        }
+    }
+
+    /// Decodes, observes and sorts every complete line in `buf` (every line, at `eof`).
+    fn sort(&mut self, shared: &Shared, buf: &mut BytesMut, eof: bool) {
+        use tokio_util::codec::Decoder as _;
+        loop {
+            let item = if eof {
+                self.codec.decode_eof(buf)
+            } else {
+                self.codec.decode(buf)
+            };
+            let Ok(Some(item)) = item else { break };
+            let verdict = shared.observe(self.dir, &item);
+            match &item {
+                Incoming::Message(m) if verdict.forward => {
+                    self.forward.extend_from_slice(m.frame());
+                    self.forward.extend_from_slice(b"\n");
+                }
+                Incoming::Message(m) => {
+                    // A duplicate in-flight id (MCP): reject the second request. (A client
+                    // reply the server cannot match is dropped, and never answered.)
+                    let duplicate = verdict.violation == Some(Violation::DuplicateId);
+                    if let (Some(id), true, Dir::C2s) = (m.message().id(), duplicate, self.dir) {
+                        encode::write_error(
+                            &mut self.replies,
+                            ReplyId::Id(id),
+                            ErrorCode::INVALID_REQUEST,
+                            "Invalid Request: id already in flight",
+                            None,
+                        );
+                    }
+                }
+                Incoming::Rejected(r) if self.answer_invalid => {
+                    if let Some(reply) = r.rejection().reply() {
+                        encode::write_reply(&mut self.replies, &reply, None);
+                    }
+                }
+                Incoming::TooLong { .. } if self.answer_invalid => {
+                    encode::write_error(
+                        &mut self.replies,
+                        self.unreadable_id,
+                        ErrorCode::PARSE_ERROR,
+                        "Parse error: frame too long",
+                        None,
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
@@ -218,7 +391,11 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(proxy(args))
+    let code = runtime.block_on(proxy(args));
+    // Reading our stdin is a blocking read on a helper thread that cannot be cancelled: when
+    // the server exits first, do not wait for the client to close its end.
+    runtime.shutdown_background();
+    code
 }
 
 async fn proxy(args: &ProxyArgs) -> ExitCode {
@@ -237,6 +414,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     };
     let mut child = match Command::new(&args.command[0])
         .args(&args.command[1..])
+        // Its own process group: a terminal's ^C reaches the server once, through us.
+        .process_group(0)
+        .kill_on_drop(false)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -248,93 +428,94 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut state = State {
+        session: Session::new(crate::check::dialect(args.dialect), args.timeout_ms),
+        log,
+    };
+    let header = json!({"rpcwire_proxy": {
+        "version": env!("CARGO_PKG_VERSION"),
+        "dialect": crate::check::dialect_name(args.dialect),
+        "timeout_ms": args.timeout_ms,
+        "command": &args.command,
+    }});
+    state.write_log(header.to_string().as_bytes());
     let shared = Arc::new(Shared {
-        session: Mutex::new(Session::new(
-            crate::check::dialect(args.dialect),
-            args.timeout_ms,
-        )),
-        log: Mutex::new(log),
+        state: Mutex::new(state),
         start: Instant::now(),
         quiet: args.quiet,
     });
-    let unreadable_id = DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id;
 
     let server_in = child.stdin.take().expect("piped stdin");
-    let server_out = child.stdout.take().expect("piped stdout");
-    let (to_server, server_rx) = mpsc::channel::<Bytes>(1024);
-    let (to_client, client_rx) = mpsc::channel::<Bytes>(1024);
-    let server_writer = tokio::spawn(write_lines(server_rx, server_in));
-    let client_writer = tokio::spawn(write_lines(client_rx, tokio::io::stdout()));
+    let mut server_out = child.stdout.take().expect("piped stdout");
+    let (to_server, server_rx) = mpsc::channel::<Bytes>(QUEUE);
+    let (to_client, mut client_rx) = mpsc::channel::<Bytes>(QUEUE);
+    let server_writer = tokio::spawn(write_batches(server_rx, server_in));
+    // Our stdout: plain blocking writes on a thread of its own. An empty batch ends it.
+    let client_writer = std::thread::spawn(move || {
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        while let Some(batch) = client_rx.blocking_recv() {
+            if batch.is_empty() || out.write_all(&batch).and_then(|_| out.flush()).is_err() {
+                break;
+            }
+        }
+    });
 
-    // Client → server.
-    let c2s = {
+    // Client → server: blocking reads of our stdin on a thread of its own (a read of stdin
+    // cannot be cancelled: when the server exits first, we exit without waiting for it).
+    {
         let (shared, to_server, to_client) = (shared.clone(), to_server.clone(), to_client.clone());
-        let codec = LineCodec::new(decoder(args, Role::Server), args.max_frame);
-        let drop_invalid = args.drop_invalid;
-        tokio::spawn(async move {
-            let mut frames = FramedRead::with_capacity(tokio::io::stdin(), codec, 64 << 10);
-            while let Some(item) = frames.next().await {
-                let Ok(item) = item else { break };
-                let verdict = shared.observe(Dir::C2s, &item);
-                match &item {
-                    Incoming::Message(m) if verdict.forward => {
-                        if to_server.send(m.frame().clone()).await.is_err() {
-                            break;
-                        }
+        let mut sorter = Sorter::new(Dir::C2s, args);
+        std::thread::spawn(move || {
+            let stdin = io::stdin();
+            let mut stdin = stdin.lock();
+            let mut scratch = vec![0u8; READ];
+            let mut buf = BytesMut::with_capacity(READ);
+            loop {
+                let n = loop {
+                    match stdin.read(&mut scratch) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        other => break other.unwrap_or(0),
                     }
-                    Incoming::Message(m) => {
-                        // A duplicate in-flight id (MCP): reject the second request.
-                        if let Some(id) = m.message().id() {
-                            let mut out = BytesMut::new();
-                            let code = ErrorCode::INVALID_REQUEST;
-                            encode::write_error(
-                                &mut out,
-                                ReplyId::Id(id),
-                                code,
-                                "Invalid Request: id already in flight",
-                                None,
-                            );
-                            let _ = to_client.send(frame_of(out)).await;
-                        }
-                    }
-                    Incoming::Rejected(r) if !drop_invalid => {
-                        if let Some(reply) = r.rejection().reply() {
-                            let mut out = BytesMut::new();
-                            encode::write_reply(&mut out, &reply, None);
-                            let _ = to_client.send(frame_of(out)).await;
-                        }
-                    }
-                    Incoming::TooLong { .. } if !drop_invalid => {
-                        let mut out = BytesMut::new();
-                        encode::write_error(
-                            &mut out,
-                            unreadable_id,
-                            ErrorCode::PARSE_ERROR,
-                            "Parse error: frame too long",
-                            None,
-                        );
-                        let _ = to_client.send(frame_of(out)).await;
-                    }
-                    _ => {}
+                };
+                buf.extend_from_slice(&scratch[..n]);
+                sorter.sort(&shared, &mut buf, n == 0);
+                if !sorter.replies.is_empty() {
+                    let _ = to_client.blocking_send(sorter.replies.split().freeze());
+                }
+                if !sorter.forward.is_empty()
+                    && to_server
+                        .blocking_send(sorter.forward.split().freeze())
+                        .is_err()
+                {
+                    break;
+                }
+                if n == 0 {
+                    break;
                 }
             }
             // Client EOF: the server's stdin closes once every sender is gone.
-        })
-    };
+        });
+    }
 
     // Server → client.
     let s2c = {
         let (shared, to_client) = (shared.clone(), to_client.clone());
-        let codec = LineCodec::new(decoder(args, Role::Client), args.max_frame);
+        let mut sorter = Sorter::new(Dir::S2c, args);
         tokio::spawn(async move {
-            let mut frames = FramedRead::with_capacity(server_out, codec, 64 << 10);
-            while let Some(item) = frames.next().await {
-                let Ok(item) = item else { break };
-                let verdict = shared.observe(Dir::S2c, &item);
-                if let (Incoming::Message(m), true) = (&item, verdict.forward) {
-                    if to_client.send(m.frame().clone()).await.is_err() {
-                        break;
-                    }
+            let mut buf = BytesMut::with_capacity(READ);
+            let mut client_gone = false;
+            loop {
+                buf.reserve(READ);
+                let n = server_out.read_buf(&mut buf).await.unwrap_or(0);
+                sorter.sort(&shared, &mut buf, n == 0);
+                let batch = sorter.forward.split().freeze();
+                // Without a reader on our stdout, keep reading the server's (checking it).
+                if !batch.is_empty() && !client_gone {
+                    client_gone = to_client.send(batch).await.is_err();
+                }
+                if n == 0 {
+                    break;
                 }
             }
         })
@@ -349,12 +530,24 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
             loop {
                 tick.tick().await;
-                let expired = shared
-                    .session
-                    .lock()
-                    .expect("session lock")
-                    .expire(shared.now_ms());
+                let expired = {
+                    let mut state = shared.lock();
+                    let now = shared.now_ms();
+                    let expired = state.session.expire(now);
+                    for e in &expired {
+                        let v = Violation::TimedOut;
+                        state.log_event(now, "timeout", Dir::C2s, e.id.as_id(), &e.method, v);
+                    }
+                    expired
+                };
                 for e in expired {
+                    if !shared.quiet {
+                        eprintln!(
+                            "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally, cancelled on the server",
+                            String::from_utf8_lossy(e.id.as_id().raw()),
+                            e.method
+                        );
+                    }
                     let mut reply = BytesMut::new();
                     let data = format!("{{\"method\":{},\"timeoutMs\":{ms}}}", json!(&*e.method));
                     let data = RawJson::new(data.as_bytes());
@@ -375,15 +568,13 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         "notifications/cancelled",
                         RawJson::new(params.as_bytes()),
                     );
-                    let (Some(to_client), Some(to_server)) =
-                        (to_client.upgrade(), to_server.upgrade())
-                    else {
-                        return;
-                    };
-                    if to_client.send(frame_of(reply)).await.is_err()
-                        || to_server.send(frame_of(cancel)).await.is_err()
-                    {
-                        return;
+                    // Either side may be gone already (the client closed its stdin but still
+                    // reads replies, or the reverse).
+                    if let Some(to_client) = to_client.upgrade() {
+                        let _ = to_client.send(reply.freeze()).await;
+                    }
+                    if let Some(to_server) = to_server.upgrade() {
+                        let _ = to_server.send(cancel.freeze()).await;
                     }
                 }
             }
@@ -400,22 +591,25 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             }
         })
     });
-    drop((to_server, to_client));
+    drop(to_server);
 
     // Signals go to the server; we exit when it does.
     let pid = child.id();
     let signals = tokio::spawn(async move {
+        use nix::sys::signal::Signal;
         use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut int), Ok(mut term)) = (
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
         ) else {
             return;
         };
         loop {
             let sig = tokio::select! {
-                _ = int.recv() => nix::sys::signal::Signal::SIGINT,
-                _ = term.recv() => nix::sys::signal::Signal::SIGTERM,
+                _ = int.recv() => Signal::SIGINT,
+                _ = term.recv() => Signal::SIGTERM,
+                _ = hup.recv() => Signal::SIGHUP,
             };
             if let Some(pid) = pid {
                 let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig);
@@ -424,9 +618,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     });
 
     let status = child.wait().await;
-    // The server is gone: what it wrote is still delivered, then the client's side closes.
+    // The server is gone: what it wrote is still delivered, then our stdout is done.
     let _ = s2c.await;
-    c2s.abort();
     if let Some(t) = timer {
         t.abort();
     }
@@ -434,23 +627,32 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         s.abort();
     }
     signals.abort();
-    let _ = server_writer.await;
-    let _ = client_writer.await;
+    server_writer.abort();
+    let _ = to_client.send(Bytes::new()).await;
+    drop(to_client);
+    let _ = tokio::task::spawn_blocking(move || client_writer.join()).await;
 
-    let unanswered = shared.session.lock().expect("session lock").finish();
-    for (dir, id, method) in &unanswered {
-        if !args.quiet {
-            eprintln!(
-                "rpcwire proxy: {}: unanswered request {} ({method})",
-                dir.as_str(),
-                String::from_utf8_lossy(id.as_id().raw())
-            );
+    {
+        let mut state = shared.lock();
+        let now = shared.now_ms();
+        let unanswered = state.session.finish();
+        for (dir, id, method) in &unanswered {
+            if !args.quiet {
+                eprintln!(
+                    "rpcwire proxy: {}: unanswered request {} ({method})",
+                    dir.as_str(),
+                    String::from_utf8_lossy(id.as_id().raw())
+                );
+            }
+            let v = Violation::Unanswered;
+            state.log_event(now, "unanswered", *dir, id.as_id(), method, v);
         }
-        shared.write_log(json!({"dir": dir.as_str(), "t_ms": shared.now_ms(), "kind": "request", "id": String::from_utf8_lossy(id.as_id().raw()), "method": &**method, "violation": "unanswered"}));
     }
     shared.print_counters("summary");
-    if let Some(log) = shared.log.lock().expect("log lock").as_mut() {
-        let _ = log.flush();
+    if let Some(log) = shared.lock().log.as_mut() {
+        if let Err(e) = log.flush() {
+            eprintln!("rpcwire proxy: writing the log: {e}");
+        }
     }
     match status {
         Ok(status) => exit_code(status),

@@ -313,7 +313,12 @@ impl Session {
                     *self.counters.errors_by_code.entry((dir, code)).or_default() += 1;
                 }
                 match o.id.filter(|id| !id.is_null()) {
-                    None => self.flag(dir, Violation::ReplyWithoutId),
+                    None => {
+                        // Every request the proxy forwards is valid and has an id, so this
+                        // answers a notification: nobody can match it.
+                        forward = self.dialect == Dialect::JsonRpc2;
+                        self.flag(dir, Violation::ReplyWithoutId)
+                    }
                     Some(id) => {
                         let asked = dir.other();
                         if self.waiting[slot(asked)].remove(id).is_some() {
@@ -325,6 +330,9 @@ impl Session {
                             forward = false;
                             self.flag(dir, Violation::LateReply)
                         } else {
+                            // A second reply, or one to an id nobody sent: the peer cannot
+                            // match it (MCP); JSON-RPC leaves it to the peer.
+                            forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::UnknownReply)
                         }
                     }
@@ -365,6 +373,22 @@ impl Session {
             }
         }
         out
+    }
+
+    /// Whether the request `id` sent in direction `requester` is still waiting for its reply.
+    pub fn is_waiting(&self, requester: Dir, id: Id<'_>) -> bool {
+        self.waiting[slot(requester)].contains(id)
+    }
+
+    /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
+    /// [`Session::expire`] for that one id. Returns whether it was waiting.
+    pub fn time_out(&mut self, id: Id<'_>) -> bool {
+        if self.waiting[slot(Dir::C2s)].remove(id).is_none() {
+            return false;
+        }
+        self.remember(Dir::C2s, IdKey::of(id));
+        self.flag(Dir::C2s, Violation::TimedOut);
+        true
     }
 
     /// The session ended: every request still waiting is unanswered.

@@ -1,0 +1,179 @@
+//! Writes a large, realistic MCP client-to-server NDJSON stream to stdout, for
+//! `benches/proxy_throughput.sh`:
+//!
+//! ```sh
+//! cargo run --release --example gen_stream -- 200 > stream.ndjson   # 200 MB and a tail
+//! ```
+//!
+//! The mix: `tools/call`, `resources/read`, `ping` and `prompts/get` requests; progress and
+//! logging notifications; and replies (small results, text content with escapes and non-ASCII,
+//! base64 blobs of up to 48 KB). Deterministic (a fixed xorshift seed).
+//!
+//! Made for `rpcwire proxy -- cat`, which echoes the stream back as if the server had written
+//! it: each request `N` comes back as a server request `N`, so the stream answers it — a reply
+//! with id `N`, written `LAG` messages later — and that reply, echoed back, answers the client's
+//! own request `N`. Every message is then valid and matched (zero violations), while the proxy
+//! tracks about `LAG` requests in flight each way. `LAG` exceeds what the pipes and the proxy's
+//! queues can hold between the two directions, so a reply never overtakes the echo of its
+//! request. Past the size asked for, the stream goes on with small notifications until every
+//! reply has been written (a tail of some 20 MB).
+
+use std::collections::VecDeque;
+use std::io::{self, BufWriter, Write};
+
+/// Messages between a request and its reply.
+const LAG: u64 = 20_000;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: [&str; 16] = [
+    "alpha",
+    "request",
+    "weather",
+    "Zürich",
+    "données",
+    "résumé",
+    "tool",
+    "graph",
+    "node",
+    "edge",
+    "😀",
+    "line\\nbreak",
+    "a \\\"quoted\\\" word",
+    "tab\\there",
+    "\\u00e9t\\u00e9",
+    "naïve",
+];
+
+/// Between `min` and `min + spread - 1` words.
+fn text(rng: &mut Rng, min: u64, spread: u64) -> String {
+    let words = min + rng.below(spread.max(1));
+    let mut s = String::new();
+    for i in 0..words {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+    }
+    s
+}
+
+fn base64ish(rng: &mut Rng, min: usize, spread: u64) -> String {
+    let len = min + rng.below(spread) as usize;
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    (0..len)
+        .map(|_| ALPHABET[rng.below(64) as usize] as char)
+        .collect()
+}
+
+fn request(rng: &mut Rng, id: u64) -> String {
+    match rng.below(10) {
+        0..=4 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"search_nodes\",\"arguments\":{{\"query\":\"{}\",\"limit\":{},\"filters\":{{\"types\":[\"person\",\"machine\"],\"since\":\"2025-06-18T12:00:00Z\"}}}},\"_meta\":{{\"progressToken\":\"tok-{id}\"}}}}}}",
+            text(rng, 3, 20),
+            rng.below(100)
+        ),
+        5..=6 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"resources/read\",\"params\":{{\"uri\":\"file:///projects/rpcwire/src/{}.rs\"}}}}",
+            rng.below(1000)
+        ),
+        7 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"prompts/get\",\"params\":{{\"name\":\"args-prompt\",\"arguments\":{{\"city\":\"{}\"}}}}}}",
+            text(rng, 2, 1)
+        ),
+        _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}"),
+    }
+}
+
+fn reply(rng: &mut Rng, id: u64) -> String {
+    match rng.below(20) {
+        0..=9 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}],\"isError\":false}}}}",
+            text(rng, 10, 300)
+        ),
+        10..=14 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"structuredContent\":{{\"sum\":{},\"items\":[{}]}},\"content\":[]}}}}",
+            rng.below(1 << 40),
+            (0..rng.below(40))
+                .map(|i| format!("{{\"n\":{i},\"score\":{}.{}e-3}}", rng.below(1000), rng.below(1000)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        15 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"contents\":[{{\"uri\":\"demo://resource/dynamic/blob/{id}\",\"mimeType\":\"application/octet-stream\",\"blob\":\"{}\"}}]}}}}",
+            base64ish(rng, 1024, 48 << 10)
+        ),
+        16 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32602,\"message\":\"Invalid params: {}\",\"data\":{{\"field\":\"query\"}}}}}}",
+            text(rng, 4, 1)
+        ),
+        _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"),
+    }
+}
+
+fn notification(rng: &mut Rng, n: u64) -> String {
+    if rng.below(2) == 0 {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tok-{n}\",\"progress\":{},\"total\":100,\"message\":\"{}\"}}}}",
+            rng.below(100),
+            text(rng, 3, 1)
+        )
+    } else {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"logger\":\"everything-server\",\"data\":\"{}\"}}}}",
+            text(rng, 5, 30)
+        )
+    }
+}
+
+fn main() -> io::Result<()> {
+    let mb: u64 = std::env::args()
+        .nth(1)
+        .map(|a| a.parse().expect("a size in MB"))
+        .unwrap_or(200);
+    let target = mb << 20;
+    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut written = 0u64;
+    let mut index = 0u64;
+    let mut next_id = 1u64;
+    // (due index, id) of the replies still to write.
+    let mut due: VecDeque<(u64, u64)> = VecDeque::new();
+    while written < target || !due.is_empty() {
+        let line = match due.front() {
+            Some(&(at, id)) if at <= index => {
+                due.pop_front();
+                reply(&mut rng, id)
+            }
+            // The tail: small notifications until every reply is due.
+            _ if written >= target => format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tail\",\"progress\":{index}}}}}"
+            ),
+            _ if rng.below(10) < 6 => {
+                let id = next_id;
+                next_id += 1;
+                due.push_back((index + LAG, id));
+                request(&mut rng, id)
+            }
+            _ => notification(&mut rng, index),
+        };
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+        written += line.len() as u64 + 1;
+        index += 1;
+    }
+    out.flush()
+}

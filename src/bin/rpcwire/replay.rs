@@ -1,0 +1,467 @@
+//! `rpcwire check` on a whole session, offline: the proxy's session checks (`session.rs`) over
+//! a log written by `rpcwire proxy --log` (`--session-log FILE`) or over the two streams of a
+//! session (`--c2s FILE --s2c FILE`).
+//!
+//! A proxy log is replayed in its own order, which is the order the live proxy saw (the log is
+//! written under the session's lock), with its timeout events; the result is the live run's.
+//!
+//! Two streams carry no timestamps, so they are merged causally, one message at a time, by
+//! these rules in this order:
+//! 1. a reply (either way) to a request that is waiting goes first: a reply is matched as early
+//!    as the streams allow, before a cancellation or a reused id that follows it elsewhere;
+//! 2. a server reply to an id the client has not sent yet pulls the client's stream forward,
+//!    one message at a time, until it has (or the client's stream ends) — unless the client's
+//!    next message is itself a reply to a server request not seen yet, a deadlock the streams
+//!    only reach when a peer broke the protocol;
+//! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
+//!
+//! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
+//! request it answers. A real violation (a reply nobody asked for, a reused id, a request
+//! never answered) is still found; what no merge can know is the real timing, so late replies
+//! and timeouts are only found in a proxy log.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use rpcwire::{DecodeOptions, Decoder, Dialect, Id, LineFramer, Role};
+use serde_json::{json, Value};
+
+use crate::check::{classify, read_into, CheckArgs, Record};
+use crate::session::{Dir, Observation, Session, Violation};
+
+/// Files from this size on get a progress line on stderr, when stderr is a terminal.
+const PROGRESS_FROM: u64 = 64 << 20;
+
+/// A progress line on stderr for large inputs, only when stderr is a terminal.
+pub(crate) struct Progress {
+    total: u64,
+    done: u64,
+    enabled: bool,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    pub fn new(total: u64) -> Progress {
+        Progress {
+            total,
+            done: 0,
+            enabled: total >= PROGRESS_FROM && io::stderr().is_terminal(),
+            last: Instant::now(),
+            shown: false,
+        }
+    }
+
+    pub fn add(&mut self, bytes: u64) {
+        self.done += bytes;
+        if self.enabled && self.last.elapsed() >= Duration::from_millis(250) {
+            self.last = Instant::now();
+            self.shown = true;
+            eprint!(
+                "\rrpcwire check: {} of {} MB ({}%)",
+                self.done >> 20,
+                self.total >> 20,
+                self.done * 100 / self.total.max(1)
+            );
+        }
+    }
+
+    pub fn finish(&mut self) {
+        if self.shown {
+            eprintln!("\rrpcwire check: {} MB, done.          ", self.done >> 20);
+            self.shown = false;
+        }
+    }
+}
+
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+fn open(path: &Path) -> io::Result<File> {
+    File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Where the report goes.
+struct Report<W: Write> {
+    out: W,
+    json: bool,
+}
+
+impl<W: Write> Report<W> {
+    fn message(&mut self, dir: Dir, r: &Record, v: Option<Violation>) -> io::Result<()> {
+        if self.json {
+            let mut record = r.to_json();
+            let map = record.as_object_mut().expect("an object");
+            map.insert("dir".into(), json!(dir.as_str()));
+            map.insert("violation".into(), json!(v.map(Violation::as_str)));
+            serde_json::to_writer(&mut self.out, &record)?;
+            self.out.write_all(b"\n")
+        } else if let Some(v) = v {
+            writeln!(self.out, "{} {}: {}", dir.as_str(), r.to_text(), v.as_str())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn event(
+        &mut self,
+        event: &str,
+        dir: Dir,
+        id: Id<'_>,
+        method: &str,
+        v: Option<Violation>,
+    ) -> io::Result<()> {
+        let id = String::from_utf8_lossy(id.raw());
+        if self.json {
+            let record = json!({"event": event, "dir": dir.as_str(), "id": id, "method": method, "violation": v.map(Violation::as_str)});
+            serde_json::to_writer(&mut self.out, &record)?;
+            self.out.write_all(b"\n")
+        } else {
+            let v = v.map_or("-", Violation::as_str);
+            writeln!(
+                self.out,
+                "{} {event} request {id} ({method}): {v}",
+                dir.as_str()
+            )
+        }
+    }
+
+    /// Reports the requests left waiting, then the summary; returns whether the session is
+    /// free of violations.
+    fn finish(mut self, mut session: Session, frames: [u64; 2]) -> io::Result<bool> {
+        for (dir, id, method) in session.finish() {
+            self.event(
+                "unanswered",
+                dir,
+                id.as_id(),
+                &method,
+                Some(Violation::Unanswered),
+            )?;
+        }
+        let counters = &session.counters;
+        let valid = counters.total_violations() == 0;
+        if self.json {
+            let mut summary = counters.to_json();
+            let map = summary.as_object_mut().expect("an object");
+            map.insert("valid".into(), json!(valid));
+            map.insert("frames".into(), json!({"c2s": frames[0], "s2c": frames[1]}));
+            serde_json::to_writer(&mut self.out, &json!({ "summary": summary }))?;
+            self.out.write_all(b"\n")?;
+        } else {
+            writeln!(
+                self.out,
+                "session: {} messages client to server, {} server to client, {}",
+                frames[0],
+                frames[1],
+                if valid {
+                    "no violation".to_string()
+                } else {
+                    format!("{} violations", counters.total_violations())
+                }
+            )?;
+            for ((dir, v), n) in &counters.violations {
+                writeln!(self.out, "  {} {}: {n}", dir.as_str(), v.as_str())?;
+            }
+            for ((dir, code), n) in &counters.errors_by_code {
+                writeln!(
+                    self.out,
+                    "  {} error responses with code {code}: {n}",
+                    dir.as_str()
+                )?;
+            }
+        }
+        self.out.flush()?;
+        Ok(valid)
+    }
+}
+
+/// Records one message in the session.
+fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<Violation> {
+    let id = r.id.as_deref().and_then(|t| Id::from_token(t.as_bytes()));
+    let cancels = r
+        .cancels
+        .as_deref()
+        .and_then(|t| Id::from_token(t.as_bytes()));
+    let obs = Observation {
+        kind: r.kind,
+        id,
+        method: r.method.as_deref(),
+        error_code: r.error_code,
+        cancels,
+        protocol_version: r.protocol_version.as_deref(),
+    };
+    session.observe(dir, &obs, now_ms).violation
+}
+
+/// Runs the session checks; `Ok(true)` when there is no violation.
+pub fn run(
+    args: &CheckArgs,
+    log: Option<&Path>,
+    c2s: Option<&Path>,
+    s2c: Option<&Path>,
+) -> io::Result<bool> {
+    let stdout = io::stdout();
+    let report = Report {
+        out: BufWriter::new(stdout.lock()),
+        json: args.json,
+    };
+    match (log, c2s, s2c) {
+        (Some(log), _, _) => replay_log(args, log, report),
+        (None, Some(c2s), Some(s2c)) => merge_streams(args, c2s, s2c, report),
+        _ => unreachable!("clap requires --session-log or both --c2s and --s2c"),
+    }
+}
+
+/// The static name of a logged kind.
+fn kind_of(kind: &str) -> &'static str {
+    const KINDS: [&str; 9] = [
+        "request",
+        "notification",
+        "success_response",
+        "error_response",
+        "batch",
+        "invalid",
+        "parse_error",
+        "invalid_response",
+        "framing_error",
+    ];
+    KINDS.into_iter().find(|k| *k == kind).unwrap_or("invalid")
+}
+
+fn str_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn bad_log(line: u64, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("line {line} of the session log: {what}"),
+    )
+}
+
+fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io::Result<bool> {
+    let mut progress = Progress::new(file_size(path));
+    let mut input = BufReader::with_capacity(64 << 10, open(path)?);
+    let mut session: Option<Session> = None;
+    let mut frames = [0u64; 2];
+    let mut line = String::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        let n = input.read_line(&mut line)?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        progress.add(n as u64);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&line).map_err(|e| bad_log(number, &e.to_string()))?;
+        if let Some(header) = v.get("rpcwire_proxy") {
+            // The dialect the proxy ran with.
+            let dialect = match header.get("dialect").and_then(Value::as_str) {
+                Some("jsonrpc") => Dialect::JsonRpc2,
+                _ => Dialect::Mcp,
+            };
+            session.get_or_insert_with(|| Session::new(dialect, None));
+            continue;
+        }
+        let session =
+            session.get_or_insert_with(|| Session::new(crate::check::dialect(args.dialect), None));
+        let dir = match v.get("dir").and_then(Value::as_str) {
+            Some("c2s") => Dir::C2s,
+            Some("s2c") => Dir::S2c,
+            // Counters ("stats", "summary"): the replay computes its own.
+            _ => continue,
+        };
+        let t_ms = v.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
+        match v.get("event").and_then(Value::as_str) {
+            Some("timeout") => {
+                let token = str_field(&v, "id")
+                    .ok_or_else(|| bad_log(number, "a timeout without an id"))?;
+                let id =
+                    Id::from_token(token.as_bytes()).ok_or_else(|| bad_log(number, "a bad id"))?;
+                let method = str_field(&v, "method").unwrap_or_default();
+                let timed_out = session.time_out(id).then_some(Violation::TimedOut);
+                report.event("timeout", dir, id, &method, timed_out)?;
+            }
+            // Recomputed at the end.
+            Some("unanswered") => {}
+            Some(other) => return Err(bad_log(number, &format!("unknown event {other:?}"))),
+            None => {
+                let kind = v
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad_log(number, "a record without a kind"))?;
+                let slot = &mut frames[(dir == Dir::S2c) as usize];
+                let mut r = Record::new(*slot, None, kind_of(kind));
+                *slot += 1;
+                r.id = str_field(&v, "id");
+                r.method = str_field(&v, "method");
+                r.error_code = v.get("error_code").and_then(Value::as_i64);
+                r.cancels = str_field(&v, "cancels");
+                r.protocol_version = str_field(&v, "protocol_version");
+                r.reply = v.get("reply").filter(|r| !r.is_null()).map(|reply| {
+                    (
+                        reply["code"].as_i64().unwrap_or_default(),
+                        reply["id"].as_str().unwrap_or_default().to_string(),
+                    )
+                });
+                let violation = observe(session, dir, &r, t_ms);
+                report.message(dir, &r, violation)?;
+            }
+        }
+    }
+    progress.finish();
+    let session =
+        session.unwrap_or_else(|| Session::new(crate::check::dialect(args.dialect), None));
+    report.finish(session, frames)
+}
+
+/// One side of a session read from its own file, one classified message at a time.
+struct Side {
+    input: File,
+    framer: LineFramer,
+    decoder: Decoder,
+    buf: BytesMut,
+    eof: bool,
+    index: u64,
+    peeked: Option<Record>,
+}
+
+impl Side {
+    fn new(args: &CheckArgs, path: &Path, role: Role) -> io::Result<Side> {
+        let mut options = DecodeOptions::new(crate::check::dialect(args.dialect));
+        options.role = role;
+        options.validation = crate::check::validation(args.validate);
+        Ok(Side {
+            input: open(path)?,
+            // Blank lines are no messages: the proxy drops them too.
+            framer: LineFramer::new(args.max_frame),
+            decoder: Decoder::new(options),
+            buf: BytesMut::with_capacity(64 << 10),
+            eof: false,
+            index: 0,
+            peeked: None,
+        })
+    }
+
+    fn peek(&mut self, progress: &mut Progress) -> io::Result<Option<&Record>> {
+        if self.peeked.is_none() {
+            self.peeked = self.read(progress)?;
+        }
+        Ok(self.peeked.as_ref())
+    }
+
+    fn next(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
+        match self.peeked.take() {
+            Some(r) => Ok(Some(r)),
+            None => self.read(progress),
+        }
+    }
+
+    fn read(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
+        loop {
+            let framed = if self.eof {
+                self.framer.decode_eof(&mut self.buf)
+            } else {
+                self.framer.decode(&mut self.buf)
+            };
+            let record = match framed {
+                Ok(Some(frame)) => {
+                    classify(&self.decoder, &frame, self.index, self.framer.last_offset())
+                }
+                Err(e) => {
+                    let mut r =
+                        Record::new(self.index, Some(self.framer.last_offset()), "framing_error");
+                    r.detail = Some(e.to_string());
+                    r
+                }
+                Ok(None) if self.eof => return Ok(None),
+                Ok(None) => {
+                    self.buf.reserve(64 << 10);
+                    let n = read_into(&mut self.input as &mut dyn Read, &mut self.buf)?;
+                    progress.add(n as u64);
+                    self.eof = n == 0;
+                    continue;
+                }
+            };
+            self.index += 1;
+            return Ok(Some(record));
+        }
+    }
+}
+
+/// How a message relates to what the session waits on.
+#[derive(PartialEq, Eq)]
+enum Need {
+    /// A reply to a request that is waiting.
+    Matches,
+    /// A reply to an id not (yet) waited on: the other stream must move on first.
+    OtherSide,
+    /// Anything else.
+    Nothing,
+}
+
+fn need(session: &Session, dir: Dir, r: &Record) -> Need {
+    if !matches!(r.kind, "success_response" | "error_response") {
+        return Need::Nothing;
+    }
+    let requester = match dir {
+        Dir::C2s => Dir::S2c,
+        Dir::S2c => Dir::C2s,
+    };
+    match r.id.as_deref().and_then(|t| Id::from_token(t.as_bytes())) {
+        Some(id) if !id.is_null() => {
+            if session.is_waiting(requester, id) {
+                Need::Matches
+            } else {
+                Need::OtherSide
+            }
+        }
+        _ => Need::Nothing,
+    }
+}
+
+fn merge_streams<W: Write>(
+    args: &CheckArgs,
+    c2s: &Path,
+    s2c: &Path,
+    mut report: Report<W>,
+) -> io::Result<bool> {
+    let mut progress = Progress::new(file_size(c2s) + file_size(s2c));
+    let mut client = Side::new(args, c2s, Role::Server)?;
+    let mut server = Side::new(args, s2c, Role::Client)?;
+    let mut session = Session::new(crate::check::dialect(args.dialect), None);
+    loop {
+        let c = client
+            .peek(&mut progress)?
+            .map(|r| need(&session, Dir::C2s, r));
+        let s = server
+            .peek(&mut progress)?
+            .map(|r| need(&session, Dir::S2c, r));
+        let dir = match (c, s) {
+            (None, None) => break,
+            (Some(_), None) => Dir::C2s,
+            (None, Some(_)) => Dir::S2c,
+            (_, Some(Need::Matches)) => Dir::S2c,
+            (Some(Need::Matches), _) => Dir::C2s,
+            (Some(Need::Nothing), Some(Need::OtherSide)) => Dir::C2s,
+            _ => Dir::S2c,
+        };
+        let side = match dir {
+            Dir::C2s => &mut client,
+            Dir::S2c => &mut server,
+        };
+        let r = side.next(&mut progress)?.expect("peeked");
+        let violation = observe(&mut session, dir, &r, 0);
+        report.message(dir, &r, violation)?;
+    }
+    progress.finish();
+    report.finish(session, [client.index, server.index])
+}

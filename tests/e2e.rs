@@ -1,0 +1,240 @@
+//! End to end against real peers: the official MCP TypeScript SDK client (`tests/e2e/client.mjs`)
+//! drives `rpcwire proxy` in front of the reference `server-everything`, with both sides of the
+//! proxy recorded in the same run. Needs Node ≥ 20 and npm; runs `npm ci` in `tests/e2e` when
+//! `node_modules` is missing, and fails (never skips) when that is impossible.
+#![cfg(feature = "cli")]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcwire");
+
+fn e2e_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e")
+}
+
+/// Installs the pinned packages (`package-lock.json`) unless they are there.
+fn npm_ci() {
+    let dir = e2e_dir();
+    let installed = dir
+        .join("node_modules/@modelcontextprotocol/sdk/package.json")
+        .exists()
+        && dir
+            .join("node_modules/@modelcontextprotocol/server-everything/package.json")
+            .exists();
+    if installed {
+        return;
+    }
+    let out = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("the e2e test needs npm (Node >= 20) to install tests/e2e: cannot run npm: {e}")
+        });
+    assert!(
+        out.status.success(),
+        "`npm ci` in tests/e2e failed (is the npm registry reachable?):\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The first line where two recordings differ, for a readable failure.
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let (la, lb): (Vec<&[u8]>, Vec<&[u8]>) = (
+        a.split(|&c| c == b'\n').collect(),
+        b.split(|&c| c == b'\n').collect(),
+    );
+    for i in 0..la.len().max(lb.len()) {
+        let (x, y) = (la.get(i), lb.get(i));
+        if x != y {
+            return format!(
+                "line {}:\n  {:?}\n  {:?}",
+                i + 1,
+                x.map(|l| String::from_utf8_lossy(l)),
+                y.map(|l| String::from_utf8_lossy(l))
+            );
+        }
+    }
+    "no line differs".into()
+}
+
+fn lines(bytes: &[u8]) -> Vec<Value> {
+    bytes
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_slice(l).unwrap_or_else(|e| {
+                panic!("not a JSON line ({e}): {:?}", String::from_utf8_lossy(l))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn sdk_client_and_server_everything_through_the_proxy() {
+    match Command::new("node").arg("--version").output() {
+        Ok(out) if out.status.success() => {
+            let version = String::from_utf8_lossy(&out.stdout);
+            let major: u32 = version
+                .trim()
+                .trim_start_matches('v')
+                .split('.')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(
+                major >= 20,
+                "the e2e test needs Node >= 20, found {version}"
+            );
+        }
+        other => panic!("the e2e test needs Node >= 20 (`node --version`: {other:?})"),
+    }
+    npm_ci();
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+
+    // The client's own checks (it exits non-zero on any failure).
+    let mut client = Command::new("node")
+        .arg(e2e_dir().join("client.mjs"))
+        .arg(BIN)
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = client.stdout.take().unwrap();
+    let report = thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = client.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = client.kill();
+            panic!("the e2e client did not finish in 120 s");
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    let report = report.join().unwrap();
+    println!("{report}");
+    assert!(
+        status.success(),
+        "the SDK client's checks failed:\n{report}"
+    );
+
+    let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+    let (client_out, server_in) = (read("client-out"), read("server-in"));
+    let (server_out, client_in) = (read("server-out"), read("client-in"));
+    // The SDK writes one JSON object and "\n" per message, never a blank line or a CR, so the
+    // proxy's normalisation (CRLF to LF, blank lines dropped) must leave it untouched.
+    assert!(!client_out.contains(&b'\r') && !server_out.contains(&b'\r'));
+    assert!(
+        client_out == server_in,
+        "c2s: the server did not read what the client wrote: {}",
+        first_difference(&client_out, &server_in)
+    );
+    // Every line server-everything wrote on stdout is JSON (no stdout pollution)...
+    let server_messages = lines(&server_out);
+    assert!(
+        server_out == client_in,
+        "s2c: the client did not read what the server wrote: {}",
+        first_difference(&server_out, &client_in)
+    );
+    let client_messages = lines(&client_out);
+
+    // The session held what the script claims.
+    let methods = |msgs: &[Value]| -> BTreeMap<String, usize> {
+        let mut m = BTreeMap::new();
+        for msg in msgs {
+            if let Some(method) = msg["method"].as_str() {
+                *m.entry(method.to_string()).or_default() += 1;
+            }
+        }
+        m
+    };
+    let c2s = methods(&client_messages);
+    for (method, at_least) in [
+        ("initialize", 1),
+        ("notifications/initialized", 1),
+        ("ping", 2),
+        ("tools/list", 1),
+        ("tools/call", 5),
+        ("notifications/cancelled", 1),
+        ("resources/list", 1),
+        ("resources/read", 2),
+        ("prompts/list", 1),
+        ("prompts/get", 1),
+        ("rpcwire/unknown-method", 1),
+    ] {
+        assert!(
+            c2s.get(method).copied().unwrap_or(0) >= at_least,
+            "{method}: {c2s:?}"
+        );
+    }
+    let s2c = methods(&server_messages);
+    assert!(
+        s2c.get("notifications/progress").copied().unwrap_or(0) >= 4,
+        "{s2c:?}"
+    );
+    assert_eq!(
+        s2c.get("roots/list"),
+        Some(&1),
+        "the server's request to the client"
+    );
+    assert!(server_messages.iter().any(|m| m["error"]["code"] == -32601));
+
+    // The proxy saw a clean session.
+    let log = lines(&read("proxy.log"));
+    let flagged: Vec<&Value> = log
+        .iter()
+        .filter(|r| r.get("violation").is_some_and(|v| !v.is_null()))
+        .collect();
+    assert!(flagged.is_empty(), "violations: {flagged:#?}");
+    let summary = &log.last().unwrap()["summary"];
+    assert_eq!(summary["total_violations"], 0, "{summary}");
+    assert_eq!(
+        summary["messages"]["c2s/request"].as_u64().unwrap() as usize,
+        client_messages
+            .iter()
+            .filter(|m| m["method"].is_string() && m.get("id").is_some())
+            .count()
+    );
+
+    // Offline, the same session is clean too: the log replayed, and the two recordings merged.
+    for args in [
+        vec![
+            "--session-log".to_string(),
+            out.join("proxy.log").display().to_string(),
+        ],
+        vec![
+            "--c2s".to_string(),
+            out.join("client-out").display().to_string(),
+            "--s2c".to_string(),
+            out.join("server-out").display().to_string(),
+        ],
+    ] {
+        let check = Command::new(BIN).arg("check").args(&args).output().unwrap();
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+
+    // Findings about the peers (not the proxy) are printed, not failed on.
+    let findings: Value = serde_json::from_slice(&read("findings.json")).unwrap();
+    for f in findings.as_array().unwrap() {
+        println!("finding: {f}");
+    }
+}

@@ -1,0 +1,622 @@
+//! `rpcwire proxy` end to end against `tests/servers/echo_server.py`, a fault-injecting MCP
+//! stdio server: byte-for-byte forwarding, violations (each reported once, never forwarded),
+//! timeouts, exit status, signals, EOF, usage errors, and the offline replay of its log.
+#![cfg(feature = "cli")]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcwire");
+const WAIT: Duration = Duration::from_secs(20);
+
+fn echo_server() -> String {
+    format!(
+        "{}/tests/servers/echo_server.py",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("proxy-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A running proxy: what it prints arrives line by line on `lines`.
+struct Proxy {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Vec<u8>>,
+    stderr: thread::JoinHandle<String>,
+    /// Everything sent to the proxy's stdin.
+    sent: Vec<u8>,
+    /// Everything read from the proxy's stdout so far.
+    received: Vec<u8>,
+}
+
+/// What a finished proxy left.
+struct Finished {
+    code: Option<i32>,
+    signal: Option<i32>,
+    stderr: String,
+    /// Every byte the client received.
+    received: Vec<u8>,
+    sent: Vec<u8>,
+}
+
+impl Proxy {
+    fn spawn(options: &[&str], server: &[&str]) -> Proxy {
+        let mut child = Command::new(BIN)
+            .arg("proxy")
+            .args(options)
+            .arg("--")
+            .args(server)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            let mut stdout = BufReader::new(stdout);
+            loop {
+                let mut line = vec![];
+                match stdout.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        Proxy {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            sent: vec![],
+            received: vec![],
+        }
+    }
+
+    /// The echo server behind the proxy, recording what it reads and writes in `dir`.
+    fn echo(options: &[&str], dir: &std::path::Path) -> Proxy {
+        let (rin, rout) = (dir.join("server-in"), dir.join("server-out"));
+        Proxy::spawn(
+            options,
+            &[
+                "python3",
+                &echo_server(),
+                "--record-in",
+                rin.to_str().unwrap(),
+                "--record-out",
+                rout.to_str().unwrap(),
+            ],
+        )
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.sent.extend_from_slice(bytes);
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, msg: &Value) {
+        self.send_raw(format!("{msg}\n").as_bytes());
+    }
+
+    /// The next line the proxy prints, parsed (fails the test after `WAIT`).
+    fn recv(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(WAIT)
+            .expect("a line from the proxy in time");
+        self.received.extend_from_slice(&line);
+        serde_json::from_slice(&line)
+            .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(&line)))
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the proxy to exit (fails after `WAIT`), collecting the rest of its output.
+    fn finish(mut self) -> Finished {
+        use std::os::unix::process::ExitStatusExt;
+        let deadline = Instant::now() + WAIT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the proxy did not exit in time");
+            }
+            thread::sleep(Duration::from_millis(10));
+        };
+        while let Ok(line) = self.lines.recv_timeout(WAIT) {
+            self.received.extend_from_slice(&line);
+        }
+        Finished {
+            code: status.code(),
+            signal: status.signal(),
+            stderr: self.stderr.join().unwrap(),
+            received: self.received,
+            sent: self.sent,
+        }
+    }
+}
+
+impl Finished {
+    /// Every line the client received, parsed: fails on anything that is not JSON.
+    fn messages(&self) -> Vec<Value> {
+        self.received
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                serde_json::from_slice(l)
+                    .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(l)))
+            })
+            .collect()
+    }
+}
+
+fn read_log(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The log's `violation` fields, counted as `dir/violation`.
+fn violations(log: &[Value]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for r in log {
+        if let Some(v) = r.get("violation").and_then(Value::as_str) {
+            *out.entry(format!("{}/{v}", r["dir"].as_str().unwrap()))
+                .or_default() += 1;
+        }
+    }
+    out
+}
+
+/// The counters the proxy printed at exit (the log's last record).
+fn summary(log: &[Value]) -> Value {
+    log.last().unwrap()["summary"].clone()
+}
+
+fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+}
+
+fn request(id: Value, method: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method})
+}
+
+#[test]
+fn clean_session_is_forwarded_byte_for_byte_both_ways() {
+    let dir = scratch("clean");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    assert_eq!(p.recv()["id"], 0);
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    // Unusual but valid spellings travel untouched: whitespace, member order, escapes,
+    // non-ASCII, big numbers, a string id with an escape.
+    p.send_raw(
+        b"{ \"id\" : \"a\\u00e9\\\"b\" , \"method\":\"tools/list\",\"params\":{\"x\":[1, 2.5e3, -0.0, \"\\ud83d\\ude00\", \"\xc3\xa9\", 123456789012345678901234567890]},\"jsonrpc\":\"2.0\" }\n",
+    );
+    assert_eq!(p.recv()["id"], "a\u{e9}\"b");
+    // A server-to-client request, answered by the client.
+    p.send(&request(json!(2), "ask"));
+    let server_request = p.recv();
+    assert_eq!(server_request["id"], "srv-1");
+    assert_eq!(server_request["method"], "roots/list");
+    p.send(&json!({"jsonrpc":"2.0","id":"srv-1","result":{"roots":[]}}));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":2,"result":{"echo":"ask"}})
+    );
+    p.send(&request(json!(3), "ping"));
+    assert_eq!(p.recv()["id"], 3);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
+        String::from_utf8_lossy(&done.sent),
+        "c2s: the server read exactly what the client wrote"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&done.received),
+        String::from_utf8_lossy(&std::fs::read(dir.join("server-out")).unwrap()),
+        "s2c: the client read exactly what the server wrote"
+    );
+    let log = read_log(&log);
+    assert_eq!(violations(&log), BTreeMap::new());
+    assert_eq!(summary(&log)["total_violations"], 0);
+    assert_eq!(summary(&log)["messages"]["c2s/request"], 4);
+    assert_eq!(summary(&log)["messages"]["s2c/request"], 1);
+    assert_eq!(summary(&log)["messages"]["c2s/success_response"], 1);
+    // 4 replies + the server's notification at end of input.
+    assert_eq!(summary(&log)["messages"]["s2c/success_response"], 4);
+    assert_eq!(summary(&log)["messages"]["s2c/notification"], 1);
+    assert!(!done.stderr.contains("violation\""), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("\"total_violations\":0"),
+        "{}",
+        done.stderr
+    );
+}
+
+/// The fault-injection session: every fault the echo server and a client can commit.
+fn fault_session(dir: &std::path::Path) -> (Finished, Vec<Value>) {
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--log", log.to_str().unwrap(), "--max-frame", "4096"],
+        dir,
+    );
+    // A non-JSON line on the server's stdout before the reply.
+    p.send(&request(json!(1), "pollute"));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":1,"result":{"echo":"pollute"}})
+    );
+    // A reply sent twice: the client sees it once.
+    p.send(&request(json!(2), "twice"));
+    assert_eq!(p.recv()["id"], 2);
+    // A reply with an id nobody sent.
+    p.send(&request(json!(3), "unknown"));
+    // An error reply to a notification.
+    p.send(&json!({"jsonrpc":"2.0","method":"answer_notification"}));
+    // A duplicate in-flight id from the client: rejected locally, never forwarded.
+    p.send(&request(json!(7), "slow"));
+    p.send(&request(json!(7), "slow"));
+    let dup = p.recv();
+    assert_eq!(dup["id"], 7);
+    assert_eq!(dup["error"]["code"], -32600);
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":7,"result":{"echo":"slow"}})
+    );
+    // Garbage and an over-long line from the client: answered with -32700, never forwarded.
+    p.send_raw(b"{oops\n");
+    let parse_error = p.recv();
+    assert_eq!(parse_error["error"]["code"], -32700);
+    assert!(parse_error.get("id").is_none(), "MCP's form: no id member");
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\n",
+        "x".repeat(5000)
+    );
+    p.send_raw(long.as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    p.send(&request(json!(9), "ping"));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":9,"result":{"echo":"ping"}})
+    );
+    // A client reply to a server request that never was: dropped, not answered.
+    p.send(&json!({"jsonrpc":"2.0","id":"srv-9","result":{}}));
+    p.close_stdin();
+    let done = p.finish();
+    let log = read_log(&log);
+    (done, log)
+}
+
+#[test]
+fn faults_are_reported_once_and_never_forwarded() {
+    let dir = scratch("faults");
+    let (done, log) = fault_session(&dir);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        violations(&log),
+        counts(&[
+            ("c2s/duplicate_id", 1),
+            ("c2s/not_json", 1),
+            ("c2s/too_long", 1),
+            ("c2s/unknown_reply", 1),
+            // Request 3 was answered with the wrong id only.
+            ("c2s/unanswered", 1),
+            ("s2c/not_json", 1),
+            ("s2c/reply_without_id", 1),
+            // The second reply to 2 and the reply to "no-such-id".
+            ("s2c/unknown_reply", 2),
+        ])
+    );
+    assert_eq!(summary(&log)["total_violations"], 9);
+    assert_eq!(summary(&log)["violations"]["s2c/unknown_reply"], 2);
+    // Each is reported once on stderr too.
+    for (what, n) in [
+        ("s2c: not_json", 1),
+        ("s2c: unknown_reply", 2),
+        ("s2c: reply_without_id", 1),
+        ("c2s: duplicate_id", 1),
+        ("c2s: not_json", 1),
+        ("c2s: too_long", 1),
+        ("c2s: unknown_reply", 1),
+        ("c2s: unanswered request 3 (unknown)", 1),
+    ] {
+        assert_eq!(
+            done.stderr.matches(what).count(),
+            n,
+            "{what}: {}",
+            done.stderr
+        );
+    }
+    // The client saw valid messages only, and exactly these.
+    let got = done.messages();
+    let ids: Vec<&Value> = got.iter().map(|m| &m["id"]).collect();
+    assert_eq!(
+        ids,
+        [
+            &json!(1),
+            &json!(2),
+            &json!(7),
+            &json!(7),
+            &Value::Null,
+            &Value::Null,
+            &json!(9),
+            &Value::Null
+        ],
+        "{got:#?}"
+    );
+    assert_eq!(got[7]["method"], "notifications/stdin_closed");
+    assert!(!String::from_utf8_lossy(&done.received).contains("debug:"));
+    assert!(!String::from_utf8_lossy(&done.received).contains("no-such-id"));
+    // The server never saw the garbage, the over-long line nor the duplicate.
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert_eq!(server_in.lines().count(), 6, "{server_in}");
+    assert!(!server_in.contains("oops") && !server_in.contains("xxxx"));
+    assert_eq!(server_in.matches("\"id\":7").count(), 1);
+}
+
+#[test]
+fn fault_log_replayed_offline_gives_the_same_violations() {
+    let dir = scratch("replay");
+    let (_, log) = fault_session(&dir);
+    let out = Command::new(BIN)
+        .args(["check", "--json", "--session-log"])
+        .arg(dir.join("log.ndjson"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "violations: exit 1");
+    let records: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let offline = records.last().unwrap()["summary"].clone();
+    assert_eq!(offline["violations"], summary(&log)["violations"]);
+    assert_eq!(offline["messages"], summary(&log)["messages"]);
+    assert_eq!(offline["errors_by_code"], summary(&log)["errors_by_code"]);
+    assert_eq!(violations(&records), violations(&log));
+}
+
+#[test]
+fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
+    let dir = scratch("timeout");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--log", log.to_str().unwrap(), "--timeout-ms", "100"],
+        &dir,
+    );
+    let sent = Instant::now();
+    p.send(&request(json!("s"), "slow"));
+    let reply = p.recv();
+    assert!(
+        sent.elapsed() < Duration::from_millis(480),
+        "before the server's reply"
+    );
+    assert_eq!(reply["id"], "s");
+    assert_eq!(reply["error"]["code"], -32603);
+    assert_eq!(reply["error"]["message"], "Request timed out");
+    assert_eq!(
+        reply["error"]["data"],
+        json!({"method":"slow","timeoutMs":100})
+    );
+    // The server answers "slow" late (dropped), then reads the cancellation; this one comes
+    // once the server is idle again, so that it does not time out too.
+    thread::sleep(Duration::from_millis(700));
+    p.send(&request(json!(2), "ping"));
+    assert_eq!(p.recv()["id"], 2);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    let ids: Vec<Value> = done.messages().iter().map(|m| m["id"].clone()).collect();
+    assert_eq!(
+        ids,
+        [json!("s"), json!(2), Value::Null],
+        "one reply for \"s\""
+    );
+    let server_in: Vec<Value> = std::fs::read_to_string(dir.join("server-in"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(server_in[1]["method"], "notifications/cancelled");
+    assert_eq!(server_in[1]["params"]["requestId"], "s");
+    let log = read_log(&log);
+    assert_eq!(
+        violations(&log),
+        counts(&[("c2s/timed_out", 1), ("s2c/late_reply", 1)])
+    );
+    assert_eq!(
+        done.stderr.matches("s2c: late_reply").count(),
+        1,
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
+fn the_servers_exit_status_becomes_the_proxys() {
+    // The server exits with 3 while the client still holds its end open.
+    let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
+    p.send(&json!({"jsonrpc":"2.0","method":"exit"}));
+    let started = Instant::now();
+    let done = p.finish();
+    assert_eq!(done.code, Some(3), "{}", done.stderr);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Ended by a signal: 128 + the signal.
+    let p = Proxy::spawn(&[], &["sh", "-c", "kill -9 $$"]);
+    assert_eq!(p.finish().code, Some(128 + 9));
+}
+
+#[test]
+fn sigterm_to_the_proxy_reaches_the_server() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1, "the server is up");
+    kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
+    assert_eq!(p.recv()["method"], "notifications/sigterm");
+    let done = p.finish();
+    assert_eq!(done.signal, None, "the proxy handled it");
+    assert_eq!(done.code, Some(42), "the server's own exit status");
+}
+
+#[test]
+fn client_eof_closes_the_servers_stdin() {
+    let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    p.close_stdin();
+    assert_eq!(p.recv()["method"], "notifications/stdin_closed");
+    assert_eq!(p.finish().code, Some(0));
+}
+
+#[test]
+fn unanswered_requests_are_reported_at_exit() {
+    let dir = scratch("unanswered");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
+    p.send(&request(json!(5), "noreply"));
+    p.send(&request(json!(6), "ping"));
+    assert_eq!(p.recv()["id"], 6);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        done.stderr
+            .matches("c2s: unanswered request 5 (noreply)")
+            .count(),
+        1,
+        "{}",
+        done.stderr
+    );
+    let log = read_log(&log);
+    assert_eq!(violations(&log), counts(&[("c2s/unanswered", 1)]));
+    let event = log.iter().find(|r| r["event"] == "unanswered").unwrap();
+    assert_eq!(event["id"], "5");
+    assert_eq!(event["method"], "noreply");
+}
+
+#[test]
+fn help_documents_every_option() {
+    let out = Command::new(BIN)
+        .args(["proxy", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    for option in [
+        "--dialect",
+        "--validate",
+        "--max-frame",
+        "--timeout-ms",
+        "--drop-invalid",
+        "--log",
+        "--stats-every",
+        "--quiet",
+        "<CMD>",
+    ] {
+        // The option, then its description on the next line.
+        let at = help
+            .find(&format!("  {option}"))
+            .unwrap_or_else(|| panic!("{option} missing from:\n{help}"));
+        let description = help[at..].lines().nth(1).unwrap().trim();
+        assert!(description.len() > 10, "{option} has no description");
+    }
+    for topic in [
+        "exit",
+        "signal",
+        "unknown_reply",
+        "late_reply",
+        "unanswered",
+        "Example",
+    ] {
+        assert!(help.contains(topic), "{topic} missing from:\n{help}");
+    }
+}
+
+#[test]
+fn errors_print_one_clear_line_and_exit_2() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["proxy", "--", "/nonexistent/server"],
+            "cannot start `/nonexistent/server`",
+        ),
+        (
+            &["proxy", "--bogus", "--", "cat"],
+            "unexpected argument '--bogus'",
+        ),
+        (&["proxy"], "<CMD>"),
+        (
+            &["proxy", "--timeout-ms", "soon", "--", "cat"],
+            "--timeout-ms",
+        ),
+        (
+            &["proxy", "--log", "/nonexistent/dir/log", "--", "cat"],
+            "cannot write the log",
+        ),
+    ];
+    for (args, expect) in cases {
+        let out = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("rpcwire"), "{args:?}: {stderr}");
+        assert!(stderr.contains(expect), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn crlf_becomes_lf_and_blank_lines_are_dropped() {
+    let dir = scratch("crlf");
+    let mut p = Proxy::echo(&[], &dir);
+    p.send_raw(b"\r\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n");
+    assert_eq!(p.recv()["id"], 1);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+    );
+}
