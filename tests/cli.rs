@@ -285,3 +285,44 @@ fn session_options_are_checked() {
         assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
     }
 }
+
+#[test]
+fn sse_framing() {
+    let input = b": keepalive\n\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":6,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\r\"id\":7,\"result\":{}}\n\n";
+    let (records, summary, code) = check(&["--framing", "sse", "--direction", "s2c"], Some(input));
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    // The keep-alive is skipped, multi-line data is joined with \n, and a lone CR ends a line.
+    assert_eq!(
+        kinds,
+        [
+            "skip",
+            "success_response",
+            "success_response",
+            "parse_error"
+        ]
+    );
+    assert_eq!(records[2]["id"], "6");
+    assert_eq!(summary["messages"], 4);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn content_length_framing() {
+    let input = b"Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}Content-Length: 5\r\nContent-Type: application/json\r\n\r\n{oops";
+    let (records, _, code) = check(&["--framing", "content-length"], Some(input));
+    assert_eq!(code, 1);
+    assert_eq!(records[0]["kind"], "request");
+    assert_eq!(records[1]["kind"], "parse_error");
+    assert_eq!(records[1]["offset"], 62);
+    let (records, _, code) = check(
+        &["--framing", "content-length"],
+        Some(b"Content-Length: x\r\n\r\n{}"),
+    );
+    assert_eq!(
+        (records[0]["kind"].as_str(), code),
+        (Some("framing_error"), 1)
+    );
+}

@@ -10,7 +10,8 @@ use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
 use rpcwire::mcp::Cancelled;
 use rpcwire::{
-    DecodeOptions, Decoder, Dialect, FrameError, LineFramer, Message, ReplyId, Role, Validation,
+    ContentLengthFramer, DecodeOptions, Decoder, Dialect, LineFramer, Message, ReplyId, Role,
+    SseFramer, Validation,
 };
 use serde_json::{json, Value};
 
@@ -306,13 +307,64 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     }
 }
 
-fn check(args: &CheckArgs) -> io::Result<bool> {
-    if !matches!(args.framing, FramingArg::Ndjson) {
-        return Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "only --framing ndjson is supported by this build",
-        ));
+/// The framer `--framing` selects, behind one interface: frames out, errors as text.
+enum StreamFramer {
+    Lines(LineFramer),
+    Sse(SseFramer),
+    ContentLength(ContentLengthFramer),
+}
+
+impl StreamFramer {
+    fn new(framing: FramingArg, max_frame: usize) -> Self {
+        match framing {
+            // Blank lines and empty events are reported (as `skip`), not silently dropped.
+            FramingArg::Ndjson => {
+                StreamFramer::Lines(LineFramer::new(max_frame).yield_blank_lines(true))
+            }
+            FramingArg::Sse => {
+                StreamFramer::Sse(SseFramer::new(max_frame).yield_empty_events(true))
+            }
+            FramingArg::ContentLength => {
+                StreamFramer::ContentLength(ContentLengthFramer::new(max_frame))
+            }
+        }
     }
+
+    /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done).
+    fn next(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, String> {
+        match self {
+            StreamFramer::Lines(f) => if eof {
+                f.decode_eof(buf)
+            } else {
+                f.decode(buf)
+            }
+            .map_err(|e| e.to_string()),
+            StreamFramer::Sse(f) => if eof {
+                f.decode_eof(buf)
+            } else {
+                f.decode(buf)
+            }
+            .map(|event| event.map(|e| e.data))
+            .map_err(|e| e.to_string()),
+            StreamFramer::ContentLength(f) => if eof {
+                f.decode_eof(buf)
+            } else {
+                f.decode(buf)
+            }
+            .map_err(|e| e.to_string()),
+        }
+    }
+
+    fn last_offset(&self) -> u64 {
+        match self {
+            StreamFramer::Lines(f) => f.last_offset(),
+            StreamFramer::Sse(f) => f.last_offset(),
+            StreamFramer::ContentLength(f) => f.last_offset(),
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> io::Result<bool> {
     let mut options = DecodeOptions::new(dialect(args.dialect));
     options.role = match args.direction {
         DirectionArg::C2s => Role::Server,
@@ -325,11 +377,11 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut summary = Summary::default();
-    let mut framer = LineFramer::new(args.max_frame).yield_blank_lines(true);
+    let mut framer = StreamFramer::new(args.framing, args.max_frame);
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut index = 0u64;
-    let mut emit = |item: Result<Option<Bytes>, FrameError>,
-                    framer: &LineFramer,
+    let mut emit = |item: Result<Option<Bytes>, String>,
+                    framer: &StreamFramer,
                     out: &mut BufWriter<io::StdoutLock<'_>>|
      -> io::Result<bool> {
         let record = match item {
@@ -337,7 +389,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             Ok(Some(frame)) => classify(&decoder, &frame, index, framer.last_offset()),
             Err(e) => {
                 let mut r = Record::new(index, Some(framer.last_offset()), "framing_error");
-                r.detail = Some(e.to_string());
+                r.detail = Some(e);
                 r
             }
         };
@@ -355,10 +407,10 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         buf.reserve(64 << 10);
         let n = read_into(&mut input, &mut buf)?;
         if n == 0 {
-            while emit(framer.decode_eof(&mut buf), &framer, &mut out)? {}
+            while emit(framer.next(&mut buf, true), &framer, &mut out)? {}
             break;
         }
-        while emit(framer.decode(&mut buf), &framer, &mut out)? {}
+        while emit(framer.next(&mut buf, false), &framer, &mut out)? {}
     }
     if args.json {
         serde_json::to_writer(&mut out, &summary.to_json())?;
