@@ -147,6 +147,16 @@ pub(crate) fn literal_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
 /// Skips one scalar (string, number, literal) at `i`; returns the index after it.
 #[inline]
 pub(crate) fn scalar_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
+    scalar_end_with(buf, i, string_end)
+}
+
+/// [`scalar_end`] with strings scanned by `string_end` (the scalar one, or a SIMD twin with
+/// the same results).
+#[inline(always)]
+pub(crate) fn scalar_end_with<S>(buf: &[u8], i: usize, string_end: S) -> Result<usize, ScanError>
+where
+    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
+{
     match buf[i] {
         b'"' => string_end(buf, i + 1).map(|(end, _)| end + 1),
         b'-' | b'0'..=b'9' => number_end(buf, i),
@@ -220,6 +230,22 @@ pub fn skip_container_strict(
     depth: u32,
     max_depth: u32,
 ) -> Result<usize, ScanError> {
+    skip_container_strict_with(buf, start, depth, max_depth, string_end)
+}
+
+/// [`skip_container_strict`] with strings scanned by `string_end` (the scalar one, or a SIMD
+/// twin with the same results): one grammar walk for every kernel.
+#[inline(always)]
+pub(crate) fn skip_container_strict_with<S>(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    string_end: S,
+) -> Result<usize, ScanError>
+where
+    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
+{
     // States of the grammar walk inside a container.
     #[derive(Clone, Copy, PartialEq)]
     enum Expect {
@@ -293,7 +319,7 @@ pub fn skip_container_strict(
                     expect = Expect::Comma;
                 }
                 _ => {
-                    i = scalar_end(buf, i)?;
+                    i = scalar_end_with(buf, i, &string_end)?;
                     expect = Expect::Comma;
                 }
             },
