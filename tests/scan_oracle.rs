@@ -135,7 +135,11 @@ fn depth_limits_near_max() {
                 // Mixed kinds, alternating, and a wrong closer in the middle.
                 let mixed: Vec<u8> = (0..levels)
                     .map(|i| if i % 3 == 0 { b'{' } else { b'[' })
-                    .chain((0..levels).rev().map(|i| if i % 3 == 0 { b'}' } else { b']' }))
+                    .chain(
+                        (0..levels)
+                            .rev()
+                            .map(|i| if i % 3 == 0 { b'}' } else { b']' }),
+                    )
                     .collect();
                 check_skip(&mixed, 0, 0, max);
                 let mut wrong = mixed.clone();
@@ -157,7 +161,12 @@ fn long_strings() {
         check_skip(&b, 0, 0, 128);
         check_string(&b, 9);
         // A control byte, a backslash escape, a bad escape near the end of the body.
-        for (at, byte) in [(len - 1, 0x1fu8), (len / 2, 0x00), (len - 2, b'\\'), (len - 3, b'"')] {
+        for (at, byte) in [
+            (len - 1, 0x1fu8),
+            (len / 2, 0x00),
+            (len - 2, b'\\'),
+            (len - 3, b'"'),
+        ] {
             let mut c = b.clone();
             c[9 + at] = byte;
             check_skip(&c, 0, 0, 128);
@@ -214,17 +223,13 @@ fn json_value() -> impl Strategy<Value = String> {
         prop_oneof![
             (prop::collection::vec(inner.clone(), 0..8), ws.clone())
                 .prop_map(|(v, w)| format!("[{w}{}{w}]", v.join(&format!(",{w}")))),
-            (
-                prop::collection::vec(("[a-z\\\\\"]{0,8}", inner), 0..8),
-                ws
-            )
-                .prop_map(|(v, w)| {
-                    let members: Vec<String> = v
-                        .into_iter()
-                        .map(|(k, v)| format!("{}{w}:{w}{v}", serde_json::to_string(&k).unwrap()))
-                        .collect();
-                    format!("{{{w}{}{w}}}", members.join(","))
-                }),
+            (prop::collection::vec(("[a-z\\\\\"]{0,8}", inner), 0..8), ws).prop_map(|(v, w)| {
+                let members: Vec<String> = v
+                    .into_iter()
+                    .map(|(k, v)| format!("{}{w}:{w}{v}", serde_json::to_string(&k).unwrap()))
+                    .collect();
+                format!("{{{w}{}{w}}}", members.join(","))
+            }),
         ]
     })
 }

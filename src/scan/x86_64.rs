@@ -182,6 +182,17 @@ struct Block {
     bit5: u64,
     /// Bytes not allowed outside strings.
     not_outside: u64,
+    /// How far every mask was shifted right (see `classify`).
+    shift: u32,
+}
+
+impl Block {
+    /// The bytes where `f` (applied to each half) sets all bits, as a mask of this block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bits(&self, f: impl Fn(__m256i) -> __m256i) -> u64 {
+        movemask64(f(self.v[0]), f(self.v[1])) >> self.shift
+    }
 }
 
 /// Bit `i` set where byte `i` of the two halves has its top bit set.
@@ -210,16 +221,16 @@ fn not_in_set(v: __m256i, lut: &([u8; 16], [u8; 16])) -> __m256i {
     // There is no byte shift: shift 16-bit lanes and mask the bits that came from the
     // neighbouring byte.
     let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nib);
-    let hit = _mm256_and_si256(
-        _mm256_shuffle_epi8(lo_t, lo),
-        _mm256_shuffle_epi8(hi_t, hi),
-    );
+    let hit = _mm256_and_si256(_mm256_shuffle_epi8(lo_t, lo), _mm256_shuffle_epi8(hi_t, hi));
     _mm256_cmpeq_epi8(hit, _mm256_setzero_si256())
 }
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn classify(bytes: &[u8; 64]) -> Block {
+/// Classifies 64 bytes; every mask is shifted right by `shift`, so that when the block is the
+/// last 64 bytes of the buffer read from before the position, bit 0 is still the byte at the
+/// position and the bits past the end of the buffer are clear.
+fn classify(bytes: &[u8; 64], shift: u32) -> Block {
     // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
     let v = unsafe {
         [
@@ -245,17 +256,18 @@ fn classify(bytes: &[u8; 64]) -> Block {
     let ctrl_of = |x: __m256i| _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
     Block {
         v,
-        quote: eq(b'"'),
-        backslash: eq(b'\\'),
-        ctrl: movemask64(ctrl_of(v[0]), ctrl_of(v[1])),
-        open: eq_folded(b'['),
-        close: eq_folded(b']'),
+        quote: eq(b'"') >> shift,
+        backslash: eq(b'\\') >> shift,
+        ctrl: movemask64(ctrl_of(v[0]), ctrl_of(v[1])) >> shift,
+        open: eq_folded(b'[') >> shift,
+        close: eq_folded(b']') >> shift,
         // Shift bit 5 of every byte up to bit 7, where movemask reads it.
-        bit5: movemask64(_mm256_slli_epi16::<2>(v[0]), _mm256_slli_epi16::<2>(v[1])),
+        bit5: movemask64(_mm256_slli_epi16::<2>(v[0]), _mm256_slli_epi16::<2>(v[1])) >> shift,
         not_outside: movemask64(
             not_in_set(v[0], &OUTSIDE_LUT),
             not_in_set(v[1], &OUTSIDE_LUT),
-        ),
+        ) >> shift,
+        shift,
     }
 }
 
@@ -311,7 +323,6 @@ fn skip_lazy_avx2<F>(
 where
     F: FnOnce() -> Result<usize, ScanError>,
 {
-
     let mut pos = start;
     // All ones when the previous block ended inside a string.
     let mut in_string = 0u64;
@@ -325,25 +336,27 @@ where
     let mut len = 0u32;
     let max_level = max_depth as u64;
     let mut level = depth as u64;
-    // The last, partial block is copied here, padded with spaces (neutral outside and
-    // inside strings).
+    // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
+    // padded with spaces (neutral outside and inside strings).
     let mut tail = [b' '; 64];
 
     loop {
-        let block: &[u8; 64] = match buf.get(pos..).and_then(|rest| rest.first_chunk()) {
-            Some(block) => block,
-            None => {
-                let rest = buf.get(pos..).unwrap_or(&[]);
-                if rest.is_empty() {
-                    // The value is not closed: the oracle says how.
-                    return oracle();
+        let rest = buf.get(pos..).unwrap_or(&[]);
+        let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
+            Some(block) => (block, 0),
+            // The value is not closed: the oracle says how.
+            None if rest.is_empty() => return oracle(),
+            // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
+            // bytes before `pos` out of the masks.
+            None => match buf.last_chunk() {
+                Some(last) => (last, 64 - rest.len() as u32),
+                None => {
+                    tail[..rest.len()].copy_from_slice(rest);
+                    (&tail, 0)
                 }
-                tail[..rest.len()].copy_from_slice(rest);
-                tail[rest.len()..].fill(b' ');
-                &tail
-            }
+            },
         };
-        let b = classify(block);
+        let b = classify(block, shift);
 
         // 1. Escapes. Most blocks have no backslash and nothing carried in.
         let escaped = if b.backslash | escape_carry == 0 {
@@ -363,15 +376,9 @@ where
         // backslashes and control bytes other than whitespace), and bad escapes.
         let mut bad = (b.ctrl & string) | (b.not_outside & !string);
         if escaped | hex_carry != 0 {
-            let not_escape = movemask64(
-                not_in_set(b.v[0], &ESCAPE_LUT),
-                not_in_set(b.v[1], &ESCAPE_LUT),
-            );
-            let not_hex = movemask64(not_in_set(b.v[0], &HEX_LUT), not_in_set(b.v[1], &HEX_LUT));
-            let u = escaped & {
-                let c = _mm256_set1_epi8(b'u' as i8);
-                movemask64(_mm256_cmpeq_epi8(b.v[0], c), _mm256_cmpeq_epi8(b.v[1], c))
-            };
+            let not_escape = b.bits(|x| not_in_set(x, &ESCAPE_LUT));
+            let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
+            let u = escaped & b.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
             // The four bytes after each escaped `u` must be hex digits; the ones past
             // bit 63 are carried into the next block.
             let wide = (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
@@ -396,11 +403,7 @@ where
             } else {
                 stack & top == 0
             };
-            if uniform
-                && c < len
-                && top_matches
-                && level + o as u64 <= max_level
-                && len + o <= 128
+            if uniform && c < len && top_matches && level + o as u64 <= max_level && len + o <= 128
             {
                 // The fast case: fewer closers than open containers (the value cannot
                 // end here), the depth limit cannot be crossed, and every bracket is of
@@ -554,7 +557,11 @@ mod tests {
         let outside = outside_set();
         let esc = set_of(b"\"\\/bfnrtu");
         for b in 0..=255u8 {
-            assert_eq!(in_lut(b, &OUTSIDE_LUT), outside[b as usize], "outside {b:#x}");
+            assert_eq!(
+                in_lut(b, &OUTSIDE_LUT),
+                outside[b as usize],
+                "outside {b:#x}"
+            );
             assert_eq!(in_lut(b, &ESCAPE_LUT), esc[b as usize], "escape {b:#x}");
             assert_eq!(in_lut(b, &HEX_LUT), b.is_ascii_hexdigit(), "hex {b:#x}");
         }
@@ -588,9 +595,8 @@ mod tests {
                 let expected = scalar::skip_container_lazy(&buf, pad, 1, 128);
                 assert_eq!(expected, Ok(pad + case.len()), "{case}");
                 // SAFETY: `Avx2::get` returned a token: the CPU has the features.
-                let got = unsafe {
-                    skip_lazy_avx2(&buf, pad, 1, 128, || panic!("fell back on {case}"))
-                };
+                let got =
+                    unsafe { skip_lazy_avx2(&buf, pad, 1, 128, || panic!("fell back on {case}")) };
                 assert_eq!(got, expected, "{case}");
             }
         }
