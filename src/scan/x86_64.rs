@@ -304,6 +304,16 @@ fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     (EVEN_BITS ^ (sum << 1)) & follows
 }
 
+/// Bits `0..n` (`n <= 64`).
+#[inline(always)]
+fn low_bits(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1 << n) - 1
+    }
+}
+
 /// Bits `0..=i`.
 #[inline(always)]
 fn up_to(i: u32) -> u64 {
@@ -331,8 +341,8 @@ where
     // Bytes of this block that must be hex digits because of a `\u` in the previous one.
     let mut hex_carry = 0u64;
     // The open containers of this value: one bit each (1 = object), innermost at bit 0.
-    // Deeper than 128 levels below `start` is left to the oracle.
-    let mut stack = 0u128;
+    // Deeper than 64 levels below `start` is left to the oracle.
+    let mut stack = 0u64;
     let mut len = 0u32;
     let max_level = max_depth as u64;
     let mut level = depth as u64;
@@ -397,54 +407,59 @@ where
             let all_objects = objects == brackets;
             let uniform = all_objects || objects == 0;
             // The `c` innermost containers, the only ones this block can close.
-            let top = (1u128 << c) - 1;
+            let top = low_bits(c);
             let top_matches = if all_objects {
                 stack & top == top
             } else {
                 stack & top == 0
             };
-            if uniform && c < len && top_matches && level + o as u64 <= max_level && len + o <= 128
-            {
+            if uniform && c < len && top_matches && level + o as u64 <= max_level && len + o <= 64 {
                 // The fast case: fewer closers than open containers (the value cannot
                 // end here), the depth limit cannot be crossed, and every bracket is of
                 // the kind of the `c` innermost containers, so whatever the order, they
                 // close containers of their own kind and all pushed ones are of that
                 // kind. The stack loses its `c` innermost entries (some may be closed
                 // and reopened: same kind) and gains `o` of that kind.
-                let pushed = if all_objects { (1u128 << o) - 1 } else { 0 };
-                stack = ((stack >> c) << o) | pushed;
+                let pushed = if all_objects { low_bits(o) } else { 0 };
+                stack = ((stack >> c) << (o & 63)) | pushed;
                 len = len - c + o;
                 level = level - c as u64 + o as u64;
             } else {
-                // Walk the brackets one by one, in order.
+                // Walk the brackets one by one, in order, without branching on their kind
+                // (mixed `{[` blocks are common, and their order is unpredictable).
+                if len + o > 64 || level + o as u64 > max_level {
+                    // Deeper than the fast stack, or the depth limit within reach: rare,
+                    // left to the oracle.
+                    return oracle();
+                }
                 let mut bits = brackets;
+                let mut mismatch = 0u64;
                 while bits != 0 {
                     let i = bits.trailing_zeros();
                     bits &= bits - 1;
-                    let is_object = (objects >> i) & 1;
-                    if (closes >> i) & 1 != 0 {
-                        if len == 0 || (stack as u64) & 1 != is_object {
-                            return oracle(); // Mismatched
-                        }
-                        stack >>= 1;
-                        len -= 1;
-                        level -= 1;
-                        if len == 0 {
-                            // The value ends here: only bytes up to here had to be good.
-                            if bad & up_to(i) != 0 {
-                                return oracle();
-                            }
-                            return Ok(pos + i as usize + 1);
-                        }
+                    let kind = (objects >> i) & 1;
+                    let is_close = (closes >> i) & 1;
+                    // A closer must match the innermost open container.
+                    mismatch |= is_close & (stack ^ kind) & 1;
+                    // Pop for a closer, push `kind` for an opener: select without a branch.
+                    stack = if is_close != 0 {
+                        stack >> 1
                     } else {
-                        level += 1;
-                        if level > max_level || len == 128 {
-                            return oracle(); // TooDeep, or deeper than the fast stack
+                        (stack << 1) | kind
+                    };
+                    len = len + 1 - 2 * is_close as u32;
+                    if len == 0 {
+                        // The value ends here: only what came before had to be right.
+                        if mismatch != 0 || bad & up_to(i) != 0 {
+                            return oracle();
                         }
-                        stack = (stack << 1) | is_object as u128;
-                        len += 1;
+                        return Ok(pos + i as usize + 1);
                     }
                 }
+                if mismatch != 0 {
+                    return oracle(); // Mismatched
+                }
+                level = depth as u64 + len as u64;
             }
         }
         if bad != 0 {
@@ -577,7 +592,7 @@ mod tests {
         };
         let blob = "QUJD".repeat(100);
         let esc = r#"\"q\" \\ \n caf\u00e9 "#.repeat(20);
-        let deep = format!("{}1{}", "[{\"k\":".repeat(60), "}]".repeat(60));
+        let deep = format!("{}1{}", "[{\"k\":".repeat(30), "}]".repeat(30));
         let cases = [
             r#"{}"#.to_string(),
             r#"[]"#.to_string(),
