@@ -518,11 +518,30 @@ pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool),
     let mut i = start;
     let mut escaped = false;
     loop {
-        let Some(chunk) = buf.get(i..).and_then(|rest| rest.first_chunk::<16>()) else {
-            break;
+        let rest = buf.get(i..).unwrap_or(&[]);
+        let stop = match rest.first_chunk::<16>() {
+            // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
+            Some(chunk) => unsafe { stops16(chunk) },
+            None => match buf.last_chunk::<16>() {
+                // Fewer than 16 bytes left: probe the buffer's last 16 bytes and shift the
+                // bytes before `i` out of the mask.
+                Some(last) if !rest.is_empty() => {
+                    // SAFETY: as above.
+                    let stop = unsafe { stops16(last) } >> (16 - rest.len());
+                    if stop == 0 {
+                        return Err(ScanError::UnexpectedEnd);
+                    }
+                    stop
+                }
+                // A buffer shorter than 16 bytes (or nothing left): the scalar loop.
+                _ => {
+                    return match scalar::string_end(buf, i) {
+                        Ok((end, esc)) => Ok((end, esc || escaped)),
+                        Err(e) => Err(e),
+                    }
+                }
+            },
         };
-        // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
-        let stop = unsafe { stops16(chunk) };
         if stop == 0 {
             i += 16;
             continue;
@@ -536,11 +555,6 @@ pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool),
             }
             _ => return Err(ScanError::ControlInString),
         }
-    }
-    // Fewer than 16 bytes left: the scalar loop.
-    match scalar::string_end(buf, i) {
-        Ok((end, esc)) => Ok((end, esc || escaped)),
-        Err(e) => Err(e),
     }
 }
 
