@@ -9,6 +9,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use smallvec::SmallVec;
 
 pub mod scalar;
+mod strict;
 #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
 #[allow(unsafe_code)]
 mod x86_64;
@@ -194,20 +195,25 @@ pub fn simd_skip_value(
                 (Validation::Lazy, None) => {
                     scalar::skip_container_lazy(buf, start, depth, max_depth)
                 }
-                (Validation::Strict, _) => scalar::skip_container_strict_with(
+                (Validation::Strict, _) => strict::skip_container_strict(
                     buf,
                     start,
                     depth,
                     max_depth,
-                    x86_64::string_end_sse2,
+                    x86_64::string_end_short,
                 ),
             },
-            Some(_) => scalar::scalar_end_with(buf, start, x86_64::string_end_sse2),
+            Some(_) => scalar::scalar_end_with(buf, start, x86_64::string_end_short),
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
     {
-        scalar_skip_value(buf, start, depth, max_depth, validation)
+        match (buf.get(start), validation) {
+            (Some(b'{' | b'['), Validation::Strict) => {
+                strict::skip_container_strict(buf, start, depth, max_depth, scalar::string_end)
+            }
+            _ => scalar_skip_value(buf, start, depth, max_depth, validation),
+        }
     }
 }
 
@@ -243,7 +249,7 @@ pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> 
 pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
     {
-        x86_64::string_end_sse2(buf, start)
+        x86_64::string_end_short(buf, start)
     }
     #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
     {

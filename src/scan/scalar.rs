@@ -81,6 +81,7 @@ pub(crate) fn escape_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
 }
 
 /// Validates a number per RFC 8259 starting at `i`; returns the index after it.
+#[inline]
 pub fn number_end(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
     let digits = |buf: &[u8], mut i: usize| {
         let s = i;

@@ -510,10 +510,27 @@ fn string_run(buf: &[u8], mut pos: usize) -> usize {
 // ---------------------------------------------------------------------------------------
 // SSE2 string scanner (always available on x86_64).
 
+/// [`string_end_sse2`] with its first 16-byte probe inlined: most keys and short values end
+/// within it, before any call.
+#[inline(always)]
+pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    if let Some(chunk) = buf.get(start..).and_then(|rest| rest.first_chunk::<16>()) {
+        // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
+        let stop = unsafe { stops16(chunk) };
+        if stop != 0 {
+            let at = start + stop.trailing_zeros() as usize;
+            if buf[at] == b'"' {
+                return Ok((at, false));
+            }
+        }
+    }
+    string_end_sse2(buf, start)
+}
+
 /// [`scalar::string_end`], 16 bytes at a time: the same result on every input, because the
 /// interesting bytes (`"`, `\`, control bytes) are handled in order exactly as the scalar
 /// loop does.
-#[inline]
+#[inline(never)]
 pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     let mut i = start;
     let mut escaped = false;
