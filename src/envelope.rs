@@ -263,7 +263,10 @@ impl Decoder {
         if frame.len() > u32::MAX as usize {
             return Err(Reject::parse(ScanError::TooDeep));
         }
-        if simdutf8::basic::from_utf8(frame).is_err() {
+        // Short frames are mostly ASCII, and the word-at-a-time ASCII check beats a call
+        // into the SIMD validator there; anything else is validated fully.
+        let ascii_short = frame.len() <= 256 && frame.is_ascii();
+        if !ascii_short && simdutf8::basic::from_utf8(frame).is_err() {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
         let start = skip_ws(frame, 0);

@@ -188,6 +188,12 @@ pub fn simd_skip_value(
     {
         match buf.get(start) {
             None => Err(ScanError::UnexpectedEnd),
+            // `{}` and `[]` (empty params and results are common): the answer is known.
+            Some(&open @ (b'{' | b'['))
+                if buf.get(start + 1).copied() == Some(open + 2) && depth < max_depth =>
+            {
+                Ok(start + 2)
+            }
             Some(b'{' | b'[') => match (validation, x86_64::Avx2::get()) {
                 (Validation::Lazy, Some(avx2)) => {
                     avx2.skip_container_lazy(buf, start, depth, max_depth)
@@ -195,22 +201,18 @@ pub fn simd_skip_value(
                 (Validation::Lazy, None) => {
                     scalar::skip_container_lazy(buf, start, depth, max_depth)
                 }
-                (Validation::Strict, _) => strict::skip_container_strict(
-                    buf,
-                    start,
-                    depth,
-                    max_depth,
-                    x86_64::string_end_short,
-                ),
+                (Validation::Strict, _) => {
+                    strict::skip_container_strict(buf, start, depth, max_depth)
+                }
             },
-            Some(_) => scalar::scalar_end_with(buf, start, x86_64::string_end_short),
+            Some(_) => scalar::scalar_end_with(buf, start, fast_string_end),
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
     {
         match (buf.get(start), validation) {
             (Some(b'{' | b'['), Validation::Strict) => {
-                strict::skip_container_strict(buf, start, depth, max_depth, scalar::string_end)
+                strict::skip_container_strict(buf, start, depth, max_depth)
             }
             _ => scalar_skip_value(buf, start, depth, max_depth, validation),
         }
@@ -241,6 +243,19 @@ pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> 
         return scalar::string_end(buf, start);
     }
     simd_string_end(buf, start)
+}
+
+/// The fastest string kernel of this target (same results as [`scalar::string_end`]).
+#[inline(always)]
+fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    {
+        x86_64::string_end_short(buf, start)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    {
+        scalar::string_end(buf, start)
+    }
 }
 
 /// [`string_end`] on the fastest kernel, ignoring [`force_scalar`].

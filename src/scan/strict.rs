@@ -5,15 +5,12 @@
 //! every token.
 
 use super::scalar::{self, skip_ws};
-use super::{NestingStack, ScanError};
+use super::{fast_string_end as string_end, NestingStack, ScanError};
 
 /// At a key (whitespace skipped): the key string, whitespace, the colon. Returns the index
 /// after the colon.
 #[inline(always)]
-fn key_colon<S>(buf: &[u8], i: usize, string_end: &S) -> Result<usize, ScanError>
-where
-    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
-{
+fn key_colon(buf: &[u8], i: usize) -> Result<usize, ScanError> {
     match buf.get(i) {
         Some(b'"') => {}
         Some(_) => return Err(ScanError::UnexpectedByte),
@@ -28,18 +25,14 @@ where
     }
 }
 
-/// [`scalar::skip_container_strict`], with strings scanned by `string_end`.
+/// [`scalar::skip_container_strict`], with strings scanned by the fastest string kernel.
 #[inline]
-pub(crate) fn skip_container_strict<S>(
+pub(crate) fn skip_container_strict(
     buf: &[u8],
     start: usize,
     depth: u32,
     max_depth: u32,
-    string_end: S,
-) -> Result<usize, ScanError>
-where
-    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
-{
+) -> Result<usize, ScanError> {
     let mut stack = NestingStack::new();
     let mut level = depth;
     let mut i = start;
@@ -68,13 +61,26 @@ where
                     }
                     // Fall through to "after a value".
                 } else if is_object {
-                    i = key_colon(buf, i, &string_end)?;
+                    i = key_colon(buf, i)?;
                     continue;
                 } else {
                     continue;
                 }
             }
-            _ => i = scalar::scalar_end_with(buf, i, &string_end)?,
+            b'"' => i = string_end(buf, i + 1)?.0 + 1,
+            b'1'..=b'9' => {
+                // Integers, the common case, inline: digits then anything that cannot
+                // continue a number (not `.`, `e`, `E`) is exactly where `number_end` stops.
+                let mut j = i + 1;
+                while j < buf.len() && buf[j].is_ascii_digit() {
+                    j += 1;
+                }
+                i = match buf.get(j) {
+                    Some(b'.' | b'e' | b'E') => scalar::number_end(buf, i)?,
+                    _ => j,
+                };
+            }
+            _ => i = scalar::scalar_end(buf, i)?,
         }
         // After a value: a comma (then a value, or a key and a value) or closing brackets.
         loop {
@@ -87,7 +93,7 @@ where
                 b',' => {
                     i += 1;
                     if in_object {
-                        i = key_colon(buf, skip_ws(buf, i), &string_end)?;
+                        i = key_colon(buf, skip_ws(buf, i))?;
                     }
                     break;
                 }

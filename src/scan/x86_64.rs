@@ -559,18 +559,29 @@ pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool),
                 }
             },
         };
-        if stop == 0 {
-            i += 16;
-            continue;
-        }
-        let at = i + stop.trailing_zeros() as usize;
-        match buf[at] {
-            b'"' => return Ok((at, escaped)),
-            b'\\' => {
-                escaped = true;
-                i = scalar::escape_end(buf, at)?;
+        // Handle every stop of this chunk in order without reloading: escapes are often
+        // dense (`\"`, `\\`, `\n`), and each clears the bits of the bytes it covers.
+        let mut stop = stop;
+        loop {
+            if stop == 0 {
+                i += 16;
+                break;
             }
-            _ => return Err(ScanError::ControlInString),
+            let at = i + stop.trailing_zeros() as usize;
+            match buf[at] {
+                b'"' => return Ok((at, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    let next = scalar::escape_end(buf, at)?;
+                    let covered = next - i;
+                    if covered >= 16 {
+                        i = next;
+                        break;
+                    }
+                    stop &= !((1u32 << covered) - 1);
+                }
+                _ => return Err(ScanError::ControlInString),
+            }
         }
     }
 }
