@@ -15,6 +15,11 @@ pub(crate) fn is_ws(b: u8) -> bool {
 /// Index of the first non-whitespace byte at or after `i` (or `buf.len()`).
 #[inline(always)]
 pub(crate) fn skip_ws(buf: &[u8], mut i: usize) -> usize {
+    // Every whitespace byte is <= 0x20: a byte above it ends the run at once (the usual
+    // case in compact JSON).
+    if buf.get(i).is_some_and(|&b| b > b' ') {
+        return i;
+    }
     while i < buf.len() && is_ws(buf[i]) {
         i += 1;
     }

@@ -516,12 +516,10 @@ fn string_run(buf: &[u8], mut pos: usize) -> usize {
 pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     if let Some(chunk) = buf.get(start..).and_then(|rest| rest.first_chunk::<16>()) {
         // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
-        let stop = unsafe { stops16(chunk) };
-        if stop != 0 {
-            let at = start + stop.trailing_zeros() as usize;
-            if buf[at] == b'"' {
-                return Ok((at, false));
-            }
+        let (stop, quote) = unsafe { stops16_quotes(chunk) };
+        // The first stop is a quote: no need to load the byte again.
+        if stop & stop.wrapping_neg() & quote != 0 {
+            return Ok((start + stop.trailing_zeros() as usize, false));
         }
     }
     string_end_sse2(buf, start)
@@ -588,6 +586,19 @@ pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool),
 
 // `string_end_sse2` relies on SSE2 being enabled at compile time.
 const _: () = assert!(cfg!(target_feature = "sse2"));
+
+/// [`stops16`], and the quotes alone.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn stops16_quotes(chunk: &[u8; 16]) -> (u32, u32) {
+    // SAFETY: `chunk` is 16 readable bytes; `loadu` has no alignment requirement.
+    let x = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+    let q = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+    let bs = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+    let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+    let stop = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, bs), ctrl)) as u32;
+    (stop, _mm_movemask_epi8(q) as u32)
+}
 
 /// Bit `i` set where byte `i` is `"`, `\` or a control byte.
 #[inline]
