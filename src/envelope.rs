@@ -524,7 +524,7 @@ impl Decoder {
                 let token = &frame[span.range()];
                 if token.len() > opts.limits.max_id_len {
                     Some(DecodeError::IdTooLong)
-                } else if mcp && kind == IdKind::Null && !m.error.is_some() {
+                } else if mcp && kind == IdKind::Null && m.error.is_none() {
                     Some(DecodeError::NullId)
                 } else if mcp && kind == IdKind::Number {
                     Some(DecodeError::NonIntegerId)
@@ -673,6 +673,7 @@ impl Decoder {
     }
 
     /// Reads `code`, `message` and `data` out of the (already skipped) error object.
+    #[allow(clippy::type_complexity)]
     fn walk_error_object(
         &self,
         frame: &[u8],
