@@ -49,6 +49,13 @@ impl Avx2 {
         present.then_some(Avx2(()))
     }
 
+    /// The index of the first `"`, `\\` or control byte at or after `pos` (or `buf.len()`).
+    #[inline]
+    pub(super) fn string_run(self, buf: &[u8], pos: usize) -> usize {
+        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
+        unsafe { string_run(buf, pos) }
+    }
+
     /// [`scalar::skip_container_lazy`], 64 bytes at a time.
     #[inline]
     pub(super) fn skip_container_lazy(
@@ -532,6 +539,8 @@ pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool)
 pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     let mut i = start;
     let mut escaped = false;
+    // Consecutive 16-byte chunks without a stop byte.
+    let mut quiet = 0u32;
     loop {
         let rest = buf.get(i..).unwrap_or(&[]);
         let stop = match rest.first_chunk::<16>() {
@@ -557,6 +566,20 @@ pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool),
                 }
             },
         };
+        if stop == 0 {
+            // A long string body (a document, a base64 blob): after 64 quiet bytes, jump
+            // to its next stop byte with the AVX2 loop when the CPU has it.
+            i += 16;
+            quiet += 1;
+            if quiet == 4 {
+                quiet = 0;
+                if let Some(avx2) = Avx2::get() {
+                    i = avx2.string_run(buf, i);
+                }
+            }
+            continue;
+        }
+        quiet = 0;
         // Handle every stop of this chunk in order without reloading: escapes are often
         // dense (`\"`, `\\`, `\n`), and each clears the bits of the bytes it covers.
         let mut stop = stop;
