@@ -194,6 +194,13 @@ fn human(x: f64) -> String {
     }
 }
 
+/// Text safe inside an XML element.
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// A horizontal grouped bar chart, one group per corpus, log-scale MB/s.
 fn svg(all: &BTreeMap<(String, String), Measure>, corpora: &[&str]) -> String {
     const COLORS: [&str; 6] = [
@@ -201,7 +208,7 @@ fn svg(all: &BTreeMap<(String, String), Measure>, corpora: &[&str]) -> String {
     ];
     let (left, bar_h, gap, width) = (150.0, 14.0, 18.0, 900.0);
     let plot_w = width - left - 80.0;
-    let (lo, hi) = (10f64.log10(), 1e6f64.log10()); // 10 MB/s .. 1 TB/s
+    let (lo, hi) = (10f64.log10(), 1e5f64.log10()); // 10 MB/s .. 100 GB/s
     let x_of = |v: f64| left + (v.max(10.0).log10() - lo) / (hi - lo) * plot_w;
     let group_h = METHODS.len() as f64 * bar_h + gap;
     let height = 60.0 + corpora.len() as f64 * group_h + 30.0 + METHODS.len() as f64 * 16.0;
@@ -220,7 +227,7 @@ fn svg(all: &BTreeMap<(String, String), Measure>, corpora: &[&str]) -> String {
     // Grid lines at each power of ten.
     let top = 40.0;
     let bottom = top + corpora.len() as f64 * group_h;
-    for p in 1..=6 {
+    for p in 1..=5 {
         let x = x_of(10f64.powi(p));
         writeln!(
             s,
@@ -262,11 +269,12 @@ fn svg(all: &BTreeMap<(String, String), Measure>, corpora: &[&str]) -> String {
         let y = bottom + 20.0 + mi as f64 * 16.0;
         writeln!(
             s,
-            r#"<rect x="{left}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{:.1}">{label}</text>"#,
+            r#"<rect x="{left}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{:.1}">{}</text>"#,
             y - 10.0,
             COLORS[mi],
             left + 18.0,
-            y
+            y,
+            xml_escape(label)
         )
         .unwrap();
     }
