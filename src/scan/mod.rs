@@ -2,7 +2,18 @@
 //! everything it does not decode.
 //!
 //! [`skip_value`] is the safe entry point. It dispatches to the fastest kernel the CPU
-//! supports; the portable [`scalar`] kernel is the reference the others are tested against.
+//! supports; the portable [`scalar`] kernel is the reference the others are tested against
+//! (`tests/scan_oracle.rs`): same end offset, same [`ScanError`] kind, on every input.
+//!
+//! - Lazy containers on x86_64 with AVX2 + PCLMULQDQ + BMI1/2 + POPCNT (detected at run time,
+//!   cached): 64-byte blocks of bitmasks (`x86_64.rs`). Anything unusual in a block hands the
+//!   whole value to the scalar oracle, which then gives the answer.
+//! - Strings on x86_64: 16-byte SSE2 probes (SSE2 is baseline), with a jump through long
+//!   bodies by the AVX2 loop when present.
+//! - Strict containers: a flattened recursive-descent walk (`strict.rs`) using the fast string
+//!   scanner.
+//! - Everything else, other architectures, and builds with
+//!   `RUSTFLAGS="--cfg rpcwire_force_scalar"`: the scalar kernel.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
