@@ -155,6 +155,9 @@ struct Members {
     method_not_string: bool,
     params: Option<Span>,
     result: Option<Span>,
+    /// `result.resultType` as `RawJson::get` finds it, when the result was walked member by
+    /// member (`None`: not looked up yet).
+    result_type: Option<Option<Span>>,
     error: Option<Span>,
     duplicate: Option<Member>,
     unknown: bool,
@@ -263,7 +266,10 @@ impl Decoder {
         if frame.len() > u32::MAX as usize {
             return Err(Reject::parse(ScanError::TooDeep));
         }
-        if simdutf8::basic::from_utf8(frame).is_err() {
+        // Short frames are mostly ASCII, and the word-at-a-time ASCII check beats a call
+        // into the SIMD validator there; anything else is validated fully.
+        let ascii_short = frame.len() <= 256 && frame.is_ascii();
+        if !ascii_short && simdutf8::basic::from_utf8(frame).is_err() {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
         let start = skip_ws(frame, 0);
@@ -418,6 +424,15 @@ impl Decoder {
                     m.method_not_string = true;
                     self.skip(frame, v, 1)?
                 }
+                (Some(Member::Result), b'{') if opts.dialect == Dialect::Mcp => {
+                    let (end, result_type) = match self.walk_result(frame, v) {
+                        Some((end, rt)) => (end, Some(rt)),
+                        None => (self.skip(frame, v, 1)?, None),
+                    };
+                    m.result = Some(Span::new(v, end));
+                    m.result_type = result_type;
+                    end
+                }
                 (Some(member), _) => {
                     let end = self.skip(frame, v, 1)?;
                     let span = Some(Span::new(v, end));
@@ -443,6 +458,50 @@ impl Decoder {
                 Some(b',') => i = skip_ws(frame, i + 1),
                 Some(b'}') => return Ok((m, i + 1)),
                 _ => return Err(Reject::parse(syntax_at(frame, i))),
+            }
+        }
+    }
+
+    /// Skips an MCP `result` object at `frame[v] == '{'` member by member, looking up its
+    /// `resultType` on the way (with `RawJson::get`'s rules: absent or duplicated gives
+    /// `None`), so a result is scanned once, not twice. Returns the index after the object
+    /// and the lookup, or `None` when the object is not in the plain form
+    /// `{"key":value,...}` or anything fails: the caller then skips the object whole (which
+    /// gives the authoritative result or error) and looks `resultType` up afterwards.
+    #[inline]
+    fn walk_result(&self, frame: &[u8], v: usize) -> Option<(usize, Option<Span>)> {
+        let opts = &self.options;
+        if opts.limits.max_depth < 2 {
+            return None;
+        }
+        let mut found: Option<Span> = None;
+        let mut count = 0u32;
+        let mut i = skip_ws(frame, v + 1);
+        if frame.get(i) == Some(&b'}') {
+            return Some((i + 1, None));
+        }
+        loop {
+            if frame.get(i) != Some(&b'"') {
+                return None;
+            }
+            let (close, esc) = scan::string_end(frame, i + 1).ok()?;
+            let key = &frame[i + 1..close];
+            i = skip_ws(frame, close + 1);
+            if frame.get(i) != Some(&b':') {
+                return None;
+            }
+            let at = skip_ws(frame, i + 1);
+            let end =
+                scan::skip_value(frame, at, 2, opts.limits.max_depth, opts.validation).ok()?;
+            if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
+                count += 1;
+                found = Some(Span::new(at, end));
+            }
+            i = skip_ws(frame, end);
+            match frame.get(i) {
+                Some(b',') => i = skip_ws(frame, i + 1),
+                Some(b'}') => return Some((i + 1, if count == 1 { found } else { None })),
+                _ => return None,
             }
         }
     }
@@ -576,7 +635,11 @@ impl Decoder {
                 if frame[result.start as usize] != b'{' {
                     return reject(DecodeError::ResultNotObject);
                 }
-                if let Some(rt) = value.get("resultType") {
+                let result_type = match m.result_type {
+                    Some(found) => found.map(|span| RawJson::trusted(&frame[span.range()])),
+                    None => value.get("resultType"),
+                };
+                if let Some(rt) = result_type {
                     let known = rt
                         .as_str()
                         .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)));
@@ -666,5 +729,44 @@ fn syntax_at(frame: &[u8], i: usize) -> ScanError {
         ScanError::UnexpectedEnd
     } else {
         ScanError::UnexpectedByte
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `resultType` is looked up while the result is walked member by member; the outcome
+    /// must be `RawJson::get`'s on the whole result (the path taken when the walk gives up):
+    /// the expectations below are that rule's.
+    #[test]
+    fn result_type_lookup_matches_get() {
+        let cases: &[(&str, bool)] = &[
+            (r#"{}"#, true),
+            (r#"{"a":1}"#, true),
+            (r#"{"resultType":"complete"}"#, true),
+            (r#"{"resultType":"bogus"}"#, false),
+            (
+                r#"{"x":[1,{"resultType":"bogus"}],"resultType":"complete"}"#,
+                true,
+            ),
+            (r#"{"resultType":"bogus","resultType":"bogus"}"#, true), // duplicated: get is None
+            (r#"{"result\u0054ype":"bogus"}"#, false),
+            (r#"{"result\u0054ype":"complete"}"#, true),
+            (r#"{"resultType":1}"#, false),
+            (r#" { "resultType" : "complete" , "b" : [ ] } "#, true),
+            (r#"{"a" 1,"resultType":"bogus"}"#, true), // lazy: get stops at the malformed spot
+            (r#"{,"resultType":"bogus"}"#, false),
+            (r#"{"a":01,"resultType":"bogus"}"#, true),
+        ];
+        let dec = Decoder::mcp();
+        for (result, ok) in cases {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}}}"#, result.trim());
+            let got = dec.decode_spans(frame.as_bytes());
+            assert_eq!(got.is_ok(), *ok, "{result}: {got:?}");
+            if let Err(r) = got {
+                assert_eq!(r.error, DecodeError::BadResultType, "{result}");
+            }
+        }
     }
 }

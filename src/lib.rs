@@ -38,6 +38,7 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_code)]
 
 extern crate alloc;
 

@@ -15,6 +15,11 @@ pub(crate) fn is_ws(b: u8) -> bool {
 /// Index of the first non-whitespace byte at or after `i` (or `buf.len()`).
 #[inline(always)]
 pub(crate) fn skip_ws(buf: &[u8], mut i: usize) -> usize {
+    // Every whitespace byte is <= 0x20: a byte above it ends the run at once (the usual
+    // case in compact JSON).
+    if buf.get(i).is_some_and(|&b| b > b' ') {
+        return i;
+    }
     while i < buf.len() && is_ws(buf[i]) {
         i += 1;
     }
@@ -81,6 +86,7 @@ pub(crate) fn escape_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
 }
 
 /// Validates a number per RFC 8259 starting at `i`; returns the index after it.
+#[inline]
 pub fn number_end(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
     let digits = |buf: &[u8], mut i: usize| {
         let s = i;
@@ -147,6 +153,16 @@ pub(crate) fn literal_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
 /// Skips one scalar (string, number, literal) at `i`; returns the index after it.
 #[inline]
 pub(crate) fn scalar_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
+    scalar_end_with(buf, i, string_end)
+}
+
+/// [`scalar_end`] with strings scanned by `string_end` (the scalar one, or a SIMD twin with
+/// the same results).
+#[inline(always)]
+pub(crate) fn scalar_end_with<S>(buf: &[u8], i: usize, string_end: S) -> Result<usize, ScanError>
+where
+    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
+{
     match buf[i] {
         b'"' => string_end(buf, i + 1).map(|(end, _)| end + 1),
         b'-' | b'0'..=b'9' => number_end(buf, i),
@@ -220,6 +236,22 @@ pub fn skip_container_strict(
     depth: u32,
     max_depth: u32,
 ) -> Result<usize, ScanError> {
+    skip_container_strict_with(buf, start, depth, max_depth, string_end)
+}
+
+/// [`skip_container_strict`] with strings scanned by `string_end` (the scalar one, or a SIMD
+/// twin with the same results): one grammar walk for every kernel.
+#[inline(always)]
+pub(crate) fn skip_container_strict_with<S>(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    string_end: S,
+) -> Result<usize, ScanError>
+where
+    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
+{
     // States of the grammar walk inside a container.
     #[derive(Clone, Copy, PartialEq)]
     enum Expect {
@@ -293,7 +325,7 @@ pub fn skip_container_strict(
                     expect = Expect::Comma;
                 }
                 _ => {
-                    i = scalar_end(buf, i)?;
+                    i = scalar_end_with(buf, i, &string_end)?;
                     expect = Expect::Comma;
                 }
             },

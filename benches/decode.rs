@@ -1,0 +1,277 @@
+//! Side-by-side decode benchmarks: rpcwire (lazy, strict) against serde_json with
+//! `&RawValue`, simd-json's tape and sonic-rs's lazy object iterator, with the memchr newline
+//! scan as the floor. Ids: `decode/<corpus>/<method>` (see `examples/bench_report.rs`).
+//!
+//! Every method frames the stream itself and looks at each message's envelope; each corpus
+//! is checked once up front to be valid for every method.
+
+use std::borrow::Cow;
+use std::hint::black_box;
+
+use bytes::BytesMut;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use rpcwire::scan::{self, Validation};
+use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, RawJson, ReplyId};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+mod corpus;
+use corpus::Corpus;
+
+const MAX_FRAME: usize = 16 << 20;
+
+/// The serde_json envelope: every member kept raw or borrowed.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// Splits a stream on newlines with memchr (the framing every competitor gets).
+fn lines(stream: &[u8]) -> impl Iterator<Item = &[u8]> {
+    memchr::memchr_iter(b'\n', stream)
+        .scan(0usize, |start, nl| {
+            let frame = &stream[*start..nl];
+            *start = nl + 1;
+            Some(frame)
+        })
+        .filter(|f| !f.is_empty())
+}
+
+fn rpcwire(decoder: &Decoder, stream: &[u8]) -> usize {
+    let mut n = 0;
+    for frame in Lines::new(stream, MAX_FRAME) {
+        let (_, frame) = frame.unwrap();
+        match decoder.decode(frame) {
+            Ok(msg) => n += msg.kind() as usize,
+            Err(_) => n += 100,
+        }
+    }
+    n
+}
+
+fn serde_envelope(stream: &[u8]) -> usize {
+    let mut n = 0;
+    for frame in lines(stream) {
+        let env: Envelope<'_> = serde_json::from_slice(frame).unwrap();
+        n += env.jsonrpc.len()
+            + env.id.map_or(0, |v| v.get().len())
+            + env.method.map_or(0, |m| m.len())
+            + env.params.map_or(0, |v| v.get().len())
+            + env.result.map_or(0, |v| v.get().len())
+            + env.error.map_or(0, |v| v.get().len());
+    }
+    n
+}
+
+fn simd_json_tape(stream: &[u8], scratch: &mut Vec<u8>, buffers: &mut simd_json::Buffers) -> usize {
+    let mut n = 0;
+    for frame in lines(stream) {
+        scratch.clear();
+        scratch.extend_from_slice(frame);
+        let tape = simd_json::to_tape_with_buffers(scratch, buffers).unwrap();
+        n += tape.0.len();
+    }
+    n
+}
+
+/// sonic-rs's fastest lazy path for an envelope: iterate the top-level members without
+/// validation, matching the envelope keys and keeping each value raw.
+fn sonic_object_iter(stream: &[u8]) -> usize {
+    let mut n = 0;
+    for frame in lines(stream) {
+        // SAFETY (sonic-rs contract): the corpora are valid JSON, checked in `check`.
+        for member in unsafe { sonic_rs::to_object_iter_unchecked(frame) } {
+            let (key, value) = member.unwrap();
+            n += match &*key {
+                "jsonrpc" | "id" | "method" | "params" | "result" | "error" => {
+                    value.as_raw_str().len()
+                }
+                _ => 0,
+            };
+        }
+    }
+    n
+}
+
+/// Every method must accept every frame of every corpus.
+fn check(c: &Corpus) {
+    let lazy = Decoder::mcp();
+    let strict = Decoder::new(DecodeOptions {
+        validation: Validation::Strict,
+        ..DecodeOptions::default()
+    });
+    let mut count = 0;
+    for frame in lines(&c.stream) {
+        count += 1;
+        lazy.decode(frame)
+            .unwrap_or_else(|e| panic!("{}: lazy rejects: {e:?}", c.name));
+        strict
+            .decode(frame)
+            .unwrap_or_else(|e| panic!("{}: strict rejects: {e:?}", c.name));
+        serde_json::from_slice::<Envelope<'_>>(frame).expect("serde_json");
+        let mut copy = frame.to_vec();
+        simd_json::to_tape(&mut copy).expect("simd-json");
+        for m in sonic_rs::to_object_iter(frame) {
+            m.expect("sonic-rs");
+        }
+    }
+    assert_eq!(count, c.messages);
+}
+
+fn decode(cr: &mut Criterion) {
+    eprintln!("scan kernel: {}", scan::simd_kernel());
+    for c in corpus::all() {
+        check(&c);
+        eprintln!(
+            "corpus {}: {} bytes, {} messages",
+            c.name,
+            c.stream.len(),
+            c.messages
+        );
+        let stream = &c.stream[..];
+        let mut g = cr.benchmark_group(format!("decode/{}", c.name));
+        g.throughput(Throughput::Bytes(stream.len() as u64));
+        g.bench_function("memchr_floor", |b| {
+            b.iter(|| memchr::memchr_iter(b'\n', black_box(stream)).count())
+        });
+        let lazy = Decoder::mcp();
+        g.bench_function("rpcwire_lazy", |b| {
+            b.iter(|| rpcwire(&lazy, black_box(stream)))
+        });
+        let strict = Decoder::new(DecodeOptions {
+            validation: Validation::Strict,
+            ..DecodeOptions::default()
+        });
+        g.bench_function("rpcwire_strict", |b| {
+            b.iter(|| rpcwire(&strict, black_box(stream)))
+        });
+        g.bench_function("serde_json_rawvalue", |b| {
+            b.iter(|| serde_envelope(black_box(stream)))
+        });
+        let mut scratch = Vec::with_capacity(stream.len());
+        let mut buffers = simd_json::Buffers::new(stream.len());
+        g.bench_function("simd_json_tape", |b| {
+            b.iter(|| simd_json_tape(black_box(stream), &mut scratch, &mut buffers))
+        });
+        g.bench_function("sonic_rs_iter_unchecked", |b| {
+            b.iter(|| sonic_object_iter(black_box(stream)))
+        });
+        g.finish();
+    }
+}
+
+/// The skip primitive alone over each message, SIMD kernel against the scalar oracle.
+fn skip(cr: &mut Criterion) {
+    for c in corpus::all() {
+        let mut g = cr.benchmark_group(format!("skip/{}", c.name));
+        g.throughput(Throughput::Bytes(c.stream.len() as u64));
+        let frames: Vec<&[u8]> = c.frames().collect();
+        for (name, f) in [
+            (
+                "simd",
+                scan::simd_skip_value as fn(&[u8], usize, u32, u32, Validation) -> _,
+            ),
+            ("scalar", scan::scalar_skip_value),
+        ] {
+            g.bench_function(name, |b| {
+                b.iter(|| {
+                    frames
+                        .iter()
+                        .map(|fr| f(black_box(fr), 0, 0, 128, Validation::Lazy).unwrap())
+                        .sum::<usize>()
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+/// Framing alone: `LineFramer` cutting every frame out of a `BytesMut`.
+fn framing(cr: &mut Criterion) {
+    let mut g = cr.benchmark_group("frame");
+    for c in [corpus::tiny(), corpus::typical()] {
+        g.throughput(Throughput::Bytes(c.stream.len() as u64));
+        g.bench_function(c.name, |b| {
+            b.iter_batched(
+                || BytesMut::from(&c.stream[..]),
+                |mut buf| {
+                    let mut framer = LineFramer::new(MAX_FRAME);
+                    let mut n = 0;
+                    while let Some(f) = framer.decode(&mut buf).unwrap() {
+                        n += f.len();
+                    }
+                    n
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+/// Encoding: 1000 responses and 1000 error replies into a reused buffer.
+fn encoding(cr: &mut Criterion) {
+    let mut g = cr.benchmark_group("encode");
+    let result =
+        RawJson::new(br#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#).unwrap();
+    let ids: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+    let mut out = BytesMut::with_capacity(1 << 20);
+    let mut len = 0;
+    for id in &ids {
+        encode::write_response(&mut out, Id::from_token(id.as_bytes()).unwrap(), result);
+        len = out.len();
+    }
+    g.throughput(Throughput::Bytes(len as u64));
+    g.bench_function("write_response", |b| {
+        b.iter(|| {
+            out.clear();
+            for id in &ids {
+                encode::write_response(&mut out, Id::from_token(id.as_bytes()).unwrap(), result);
+            }
+            out.len()
+        })
+    });
+    out.clear();
+    for id in &ids {
+        let id = Id::from_token(id.as_bytes()).unwrap();
+        encode::write_error(
+            &mut out,
+            ReplyId::Id(id),
+            ErrorCode::METHOD_NOT_FOUND,
+            "Method not found",
+            None,
+        );
+    }
+    g.throughput(Throughput::Bytes(out.len() as u64));
+    g.bench_function("write_error", |b| {
+        b.iter(|| {
+            out.clear();
+            for id in &ids {
+                let id = Id::from_token(id.as_bytes()).unwrap();
+                encode::write_error(
+                    &mut out,
+                    ReplyId::Id(id),
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "Method not found",
+                    None,
+                );
+            }
+            out.len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, decode, skip, framing, encoding);
+criterion_main!(benches);

@@ -1,0 +1,712 @@
+//! x86_64 kernels: an SSE2 string scanner (SSE2 is part of the x86_64 baseline) and an
+//! AVX2 + PCLMULQDQ container skipper for lazy validation, chosen at run time.
+//!
+//! The container skipper is *optimistic*: it proves, 64 bytes at a time, that the scalar
+//! oracle ([`scalar::skip_container_lazy`]) would succeed, and at which offset. Whenever a
+//! block holds anything it does not prove harmless (a bad byte, a bad escape, a bracket of
+//! the wrong kind, a depth over the limit, the end of the input) it hands the whole value to
+//! the scalar oracle, which then produces the result, error kind included. So on every input
+//! the result is the oracle's by construction; the fast path only has to be right about
+//! success.
+//!
+//! This is the only module of the crate with `unsafe` code.
+
+use core::arch::x86_64::*;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use super::{scalar, ScanError};
+
+// ---------------------------------------------------------------------------------------
+// Run-time feature detection, cached.
+
+const UNKNOWN: u8 = 0;
+const ABSENT: u8 = 1;
+const PRESENT: u8 = 2;
+
+/// Whether the CPU has every feature the AVX2 kernel is compiled with (checked once).
+static AVX2_STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// Proof that the running CPU has AVX2, PCLMULQDQ, POPCNT, BMI1 and BMI2. Only
+/// [`Avx2::get`] makes one, after checking.
+#[derive(Clone, Copy)]
+pub(super) struct Avx2(());
+
+impl Avx2 {
+    /// The token, when the CPU has the features (detected on first use, then cached).
+    #[inline(always)]
+    pub(super) fn get() -> Option<Avx2> {
+        match AVX2_STATE.load(Ordering::Relaxed) {
+            PRESENT => Some(Avx2(())),
+            ABSENT => None,
+            _ => Self::detect(),
+        }
+    }
+
+    #[cold]
+    fn detect() -> Option<Avx2> {
+        let present = detect_features();
+        AVX2_STATE.store(if present { PRESENT } else { ABSENT }, Ordering::Relaxed);
+        present.then_some(Avx2(()))
+    }
+
+    /// The index of the first `"`, `\\` or control byte at or after `pos` (or `buf.len()`).
+    #[inline]
+    pub(super) fn string_run(self, buf: &[u8], pos: usize) -> usize {
+        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
+        unsafe { string_run(buf, pos) }
+    }
+
+    /// [`scalar::skip_container_lazy`], 64 bytes at a time.
+    #[inline]
+    pub(super) fn skip_container_lazy(
+        self,
+        buf: &[u8],
+        start: usize,
+        depth: u32,
+        max_depth: u32,
+    ) -> Result<usize, ScanError> {
+        // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
+        // `skip_lazy_avx2` is compiled with.
+        unsafe {
+            skip_lazy_avx2(buf, start, depth, max_depth, || {
+                scalar::skip_container_lazy(buf, start, depth, max_depth)
+            })
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+fn detect_features() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("pclmulqdq")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+}
+
+#[cfg(not(feature = "std"))]
+fn detect_features() -> bool {
+    // Without std there is no run-time detection: use the kernel only when the build
+    // already targets these features.
+    cfg!(all(
+        target_feature = "avx2",
+        target_feature = "pclmulqdq",
+        target_feature = "popcnt",
+        target_feature = "bmi1",
+        target_feature = "bmi2"
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// Nibble lookup tables: a byte class tested with two `pshufb` lookups.
+//
+// A set of bytes is split by high nibble into "rows" (the low nibbles present for that high
+// nibble). Each distinct row gets one bit; `LO[l]` holds the bits of the rows containing low
+// nibble `l`, `HI[h]` the bit of row `h`. Then `b` is in the set iff
+// `LO[b & 15] & HI[b >> 4] != 0`. Every set used here has at most 8 distinct rows.
+
+/// `(LO, HI)` tables for the set `member`.
+const fn nibble_luts(member: &[bool; 256]) -> ([u8; 16], [u8; 16]) {
+    let mut lo = [0u8; 16];
+    let mut hi = [0u8; 16];
+    // rows[k] = the 16-bit low-nibble set of the k-th distinct row.
+    let mut rows = [0u16; 8];
+    let mut nrows = 0;
+    let mut h = 0;
+    while h < 16 {
+        let mut row = 0u16;
+        let mut l = 0;
+        while l < 16 {
+            if member[h * 16 + l] {
+                row |= 1 << l;
+            }
+            l += 1;
+        }
+        if row != 0 {
+            let mut k = 0;
+            while k < nrows && rows[k] != row {
+                k += 1;
+            }
+            if k == nrows {
+                assert!(nrows < 8, "more than 8 distinct rows");
+                rows[k] = row;
+                nrows += 1;
+            }
+            hi[h] = 1 << k;
+            let mut l = 0;
+            while l < 16 {
+                if row & (1 << l) != 0 {
+                    lo[l] |= 1 << k;
+                }
+                l += 1;
+            }
+        }
+        h += 1;
+    }
+    (lo, hi)
+}
+
+const fn set_of(bytes: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// Bytes allowed outside strings in lazy mode: the oracle's `LAZY_ALLOWED` plus `"`.
+const fn outside_set() -> [bool; 256] {
+    let mut t = scalar::lazy_allowed_table();
+    t[b'"' as usize] = true;
+    t
+}
+
+const OUTSIDE_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&outside_set());
+/// The characters that may follow a backslash.
+const ESCAPE_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&set_of(b"\"\\/bfnrtu"));
+/// Hex digits (the four after `\u`).
+const HEX_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&set_of(b"0123456789abcdefABCDEF"));
+
+// ---------------------------------------------------------------------------------------
+// The 64-byte block classifier.
+
+/// One bit per byte of a 64-byte block (bit `i` = byte `i`).
+struct Block {
+    /// The two 32-byte halves.
+    v: [__m256i; 2],
+    quote: u64,
+    backslash: u64,
+    /// Bytes below 0x20.
+    ctrl: u64,
+    /// `{` and `[`.
+    open: u64,
+    /// `}` and `]`.
+    close: u64,
+    /// Bytes with bit 5 set: among brackets, exactly the braces (`{}` = 0x7b/0x7d,
+    /// `[]` = 0x5b/0x5d).
+    bit5: u64,
+    /// Bytes not allowed outside strings.
+    not_outside: u64,
+    /// How far every mask was shifted right (see `classify`).
+    shift: u32,
+}
+
+impl Block {
+    /// The bytes where `f` (applied to each half) sets all bits, as a mask of this block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bits(&self, f: impl Fn(__m256i) -> __m256i) -> u64 {
+        movemask64(f(self.v[0]), f(self.v[1])) >> self.shift
+    }
+}
+
+/// Bit `i` set where byte `i` of the two halves has its top bit set.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn movemask64(lo: __m256i, hi: __m256i) -> u64 {
+    let lo = _mm256_movemask_epi8(lo) as u32 as u64;
+    let hi = _mm256_movemask_epi8(hi) as u32 as u64;
+    lo | (hi << 32)
+}
+
+/// The bytes of `v` in the set described by `lut` (0xff) or not (0x00)... inverted: returns
+/// 0xff where the byte is NOT in the set, which is what every caller wants.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn not_in_set(v: __m256i, lut: &([u8; 16], [u8; 16])) -> __m256i {
+    // SAFETY: each table is 16 readable bytes; `loadu` has no alignment requirement.
+    let (lo_t, hi_t) = unsafe {
+        (
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.0.as_ptr().cast())),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(lut.1.as_ptr().cast())),
+        )
+    };
+    let nib = _mm256_set1_epi8(0x0f);
+    let lo = _mm256_and_si256(v, nib);
+    // There is no byte shift: shift 16-bit lanes and mask the bits that came from the
+    // neighbouring byte.
+    let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nib);
+    let hit = _mm256_and_si256(_mm256_shuffle_epi8(lo_t, lo), _mm256_shuffle_epi8(hi_t, hi));
+    _mm256_cmpeq_epi8(hit, _mm256_setzero_si256())
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+/// Classifies 64 bytes; every mask is shifted right by `shift`, so that when the block is the
+/// last 64 bytes of the buffer read from before the position, bit 0 is still the byte at the
+/// position and the bits past the end of the buffer are clear.
+fn classify(bytes: &[u8; 64], shift: u32) -> Block {
+    // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
+    let v = unsafe {
+        [
+            _mm256_loadu_si256(bytes.as_ptr().cast()),
+            _mm256_loadu_si256(bytes.as_ptr().add(32).cast()),
+        ]
+    };
+    let eq = |c: u8| {
+        let c = _mm256_set1_epi8(c as i8);
+        movemask64(_mm256_cmpeq_epi8(v[0], c), _mm256_cmpeq_epi8(v[1], c))
+    };
+    // Clearing bit 5 folds `{`→`[` and `}`→`]`: one compare finds both kinds.
+    let fold = _mm256_set1_epi8(!0x20);
+    let folded = [_mm256_and_si256(v[0], fold), _mm256_and_si256(v[1], fold)];
+    let eq_folded = |c: u8| {
+        let c = _mm256_set1_epi8(c as i8);
+        movemask64(
+            _mm256_cmpeq_epi8(folded[0], c),
+            _mm256_cmpeq_epi8(folded[1], c),
+        )
+    };
+    // b < 0x20 (unsigned) exactly when min(b, 0x1f) == b.
+    let ctrl_of = |x: __m256i| _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+    Block {
+        v,
+        quote: eq(b'"') >> shift,
+        backslash: eq(b'\\') >> shift,
+        ctrl: movemask64(ctrl_of(v[0]), ctrl_of(v[1])) >> shift,
+        open: eq_folded(b'[') >> shift,
+        close: eq_folded(b']') >> shift,
+        // Shift bit 5 of every byte up to bit 7, where movemask reads it.
+        bit5: movemask64(_mm256_slli_epi16::<2>(v[0]), _mm256_slli_epi16::<2>(v[1])) >> shift,
+        not_outside: movemask64(
+            not_in_set(v[0], &OUTSIDE_LUT),
+            not_in_set(v[1], &OUTSIDE_LUT),
+        ) >> shift,
+        shift,
+    }
+}
+
+/// Bit `i` set where bits `0..=i` of `x` hold an odd number of ones: the prefix XOR, i.e.
+/// the carry-less product of `x` with all ones.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn prefix_xor(x: u64) -> u64 {
+    let x = _mm_set_epi64x(0, x as i64);
+    let ones = _mm_set1_epi8(-1);
+    _mm_cvtsi128_si64(_mm_clmulepi64_si128::<0>(x, ones)) as u64
+}
+
+const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// The bytes escaped by a backslash (simdjson's branchless odd-backslash-run trick).
+///
+/// `carry` is 1 when the first byte of this block is escaped by a backslash that ended the
+/// previous block; it is updated for the next block.
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    // A backslash escaped by the previous block's run starts nothing.
+    let backslash = backslash & !*carry;
+    // Bytes right after a backslash (or escaped from the previous block).
+    let follows = (backslash << 1) | *carry;
+    // Runs starting on an odd bit: adding the run's start bit to the run itself carries
+    // through the run and leaves one bit just past its end. Runs starting on an even bit
+    // are added nothing and stay. The carry out of bit 63 is a run crossing the block edge.
+    let odd_starts = backslash & !EVEN_BITS & !follows;
+    let (sum, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = overflow as u64;
+    // Within a run the escaped bytes alternate; which parity depends on where the run
+    // started. `sum << 1` flips the parity for the runs that started on an odd bit.
+    (EVEN_BITS ^ (sum << 1)) & follows
+}
+
+/// Bits `0..n` (`n <= 64`).
+#[inline(always)]
+fn low_bits(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1 << n) - 1
+    }
+}
+
+/// Bits `0..=i`.
+#[inline(always)]
+fn up_to(i: u32) -> u64 {
+    u64::MAX >> (63 - i)
+}
+
+/// The lazy container skip. Every case the fast path does not prove goes to `oracle` (the
+/// scalar skip of the same value, from the start; the tests pass a probe instead).
+#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
+fn skip_lazy_avx2<F>(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    oracle: F,
+) -> Result<usize, ScanError>
+where
+    F: FnOnce() -> Result<usize, ScanError>,
+{
+    let mut pos = start;
+    // All ones when the previous block ended inside a string.
+    let mut in_string = 0u64;
+    // 1 when the first byte of the block is escaped (see `escaped_bytes`).
+    let mut escape_carry = 0u64;
+    // Bytes of this block that must be hex digits because of a `\u` in the previous one.
+    let mut hex_carry = 0u64;
+    // The open containers of this value: one bit each (1 = object), innermost at bit 0.
+    // Deeper than 64 levels below `start` is left to the oracle.
+    let mut stack = 0u64;
+    let mut len = 0u32;
+    let max_level = max_depth as u64;
+    let mut level = depth as u64;
+    // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
+    // padded with spaces (neutral outside and inside strings).
+    let mut tail = [b' '; 64];
+
+    loop {
+        let rest = buf.get(pos..).unwrap_or(&[]);
+        let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
+            Some(block) => (block, 0),
+            // The value is not closed: the oracle says how.
+            None if rest.is_empty() => return oracle(),
+            // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
+            // bytes before `pos` out of the masks.
+            None => match buf.last_chunk() {
+                Some(last) => (last, 64 - rest.len() as u32),
+                None => {
+                    tail[..rest.len()].copy_from_slice(rest);
+                    (&tail, 0)
+                }
+            },
+        };
+        let b = classify(block, shift);
+
+        // 1. Escapes. Most blocks have no backslash and nothing carried in.
+        let escaped = if b.backslash | escape_carry == 0 {
+            0
+        } else {
+            escaped_bytes(b.backslash, &mut escape_carry)
+        };
+
+        // 2. Strings: unescaped quotes toggle; `string` covers the opening quote and the
+        // body, not the closing quote.
+        let quotes = b.quote & !escaped;
+        let string = prefix_xor(quotes) ^ in_string;
+        let next_in_string = ((string as i64) >> 63) as u64;
+
+        // 3. Everything the oracle would reject, as bits: raw control bytes inside strings,
+        // bytes outside the lazy alphabet outside strings (this includes stray
+        // backslashes and control bytes other than whitespace), and bad escapes.
+        let mut bad = (b.ctrl & string) | (b.not_outside & !string);
+        if escaped | hex_carry != 0 {
+            let not_escape = b.bits(|x| not_in_set(x, &ESCAPE_LUT));
+            let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
+            let u = escaped & b.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
+            // The four bytes after each escaped `u` must be hex digits; the ones past
+            // bit 63 are carried into the next block.
+            let wide = (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
+            let need_hex = wide as u64 | hex_carry;
+            hex_carry = (wide >> 64) as u64;
+            bad |= (escaped & not_escape) | (need_hex & not_hex);
+        }
+
+        // 4. Brackets outside strings.
+        let opens = b.open & !string;
+        let closes = b.close & !string;
+        let brackets = opens | closes;
+        if brackets != 0 {
+            let objects = brackets & b.bit5;
+            let (o, c) = (opens.count_ones(), closes.count_ones());
+            let all_objects = objects == brackets;
+            let uniform = all_objects || objects == 0;
+            // The `c` innermost containers, the only ones this block can close.
+            let top = low_bits(c);
+            let top_matches = if all_objects {
+                stack & top == top
+            } else {
+                stack & top == 0
+            };
+            if uniform && c < len && top_matches && level + o as u64 <= max_level && len + o <= 64 {
+                // The fast case: fewer closers than open containers (the value cannot
+                // end here), the depth limit cannot be crossed, and every bracket is of
+                // the kind of the `c` innermost containers, so whatever the order, they
+                // close containers of their own kind and all pushed ones are of that
+                // kind. The stack loses its `c` innermost entries (some may be closed
+                // and reopened: same kind) and gains `o` of that kind.
+                let pushed = if all_objects { low_bits(o) } else { 0 };
+                stack = ((stack >> c) << (o & 63)) | pushed;
+                len = len - c + o;
+                level = level - c as u64 + o as u64;
+            } else {
+                // Walk the brackets one by one, in order, without branching on their kind
+                // (mixed `{[` blocks are common, and their order is unpredictable).
+                if len + o > 64 || level + o as u64 > max_level {
+                    // Deeper than the fast stack, or the depth limit within reach: rare,
+                    // left to the oracle.
+                    return oracle();
+                }
+                let mut bits = brackets;
+                let mut mismatch = 0u64;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let kind = (objects >> i) & 1;
+                    let is_close = (closes >> i) & 1;
+                    // A closer must match the innermost open container.
+                    mismatch |= is_close & (stack ^ kind) & 1;
+                    // Pop for a closer, push `kind` for an opener: select without a branch.
+                    stack = if is_close != 0 {
+                        stack >> 1
+                    } else {
+                        (stack << 1) | kind
+                    };
+                    len = len + 1 - 2 * is_close as u32;
+                    if len == 0 {
+                        // The value ends here: only what came before had to be right.
+                        if mismatch != 0 || bad & up_to(i) != 0 {
+                            return oracle();
+                        }
+                        return Ok(pos + i as usize + 1);
+                    }
+                }
+                if mismatch != 0 {
+                    return oracle(); // Mismatched
+                }
+                level = depth as u64 + len as u64;
+            }
+        }
+        if bad != 0 {
+            return oracle();
+        }
+
+        // 5. Next block. After a whole block of string body without quote or backslash,
+        // the string is probably long (a base64 blob, a document): jump to its next quote,
+        // backslash or control byte with a tighter loop.
+        pos += 64;
+        in_string = next_in_string;
+        if in_string == u64::MAX && b.quote | b.backslash | escape_carry | hex_carry == 0 {
+            pos = string_run(buf, pos);
+        }
+    }
+}
+
+/// The index of the first `"`, `\` or control byte at or after `pos` (or `buf.len()`).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn string_run(buf: &[u8], mut pos: usize) -> usize {
+    let stop_mask = |x: __m256i| {
+        let q = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
+        let bs = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
+        let ctrl = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+        _mm256_or_si256(_mm256_or_si256(q, bs), ctrl)
+    };
+    while let Some(chunk) = buf.get(pos..).and_then(|rest| rest.first_chunk::<64>()) {
+        // SAFETY: `chunk` is 64 readable bytes; `loadu` has no alignment requirement.
+        let (a, b) = unsafe {
+            (
+                _mm256_loadu_si256(chunk.as_ptr().cast()),
+                _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
+            )
+        };
+        let (ma, mb) = (stop_mask(a), stop_mask(b));
+        if _mm256_testz_si256(_mm256_or_si256(ma, mb), _mm256_or_si256(ma, mb)) == 0 {
+            return pos + movemask64(ma, mb).trailing_zeros() as usize;
+        }
+        pos += 64;
+    }
+    while pos < buf.len() && !matches!(buf[pos], b'"' | b'\\' | 0x00..=0x1f) {
+        pos += 1;
+    }
+    pos
+}
+
+// ---------------------------------------------------------------------------------------
+// SSE2 string scanner (always available on x86_64).
+
+/// [`string_end_sse2`] with its first 16-byte probe inlined: most keys and short values end
+/// within it, before any call.
+#[inline(always)]
+pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    if let Some(chunk) = buf.get(start..).and_then(|rest| rest.first_chunk::<16>()) {
+        // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
+        let (stop, quote) = unsafe { stops16_quotes(chunk) };
+        // The first stop is a quote: no need to load the byte again.
+        if stop & stop.wrapping_neg() & quote != 0 {
+            return Ok((start + stop.trailing_zeros() as usize, false));
+        }
+    }
+    string_end_sse2(buf, start)
+}
+
+/// [`scalar::string_end`], 16 bytes at a time: the same result on every input, because the
+/// interesting bytes (`"`, `\`, control bytes) are handled in order exactly as the scalar
+/// loop does.
+#[inline(never)]
+pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    let mut i = start;
+    let mut escaped = false;
+    // Consecutive 16-byte chunks without a stop byte.
+    let mut quiet = 0u32;
+    loop {
+        let rest = buf.get(i..).unwrap_or(&[]);
+        let stop = match rest.first_chunk::<16>() {
+            // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
+            Some(chunk) => unsafe { stops16(chunk) },
+            None => match buf.last_chunk::<16>() {
+                // Fewer than 16 bytes left: probe the buffer's last 16 bytes and shift the
+                // bytes before `i` out of the mask.
+                Some(last) if !rest.is_empty() => {
+                    // SAFETY: as above.
+                    let stop = unsafe { stops16(last) } >> (16 - rest.len());
+                    if stop == 0 {
+                        return Err(ScanError::UnexpectedEnd);
+                    }
+                    stop
+                }
+                // A buffer shorter than 16 bytes (or nothing left): the scalar loop.
+                _ => {
+                    return match scalar::string_end(buf, i) {
+                        Ok((end, esc)) => Ok((end, esc || escaped)),
+                        Err(e) => Err(e),
+                    }
+                }
+            },
+        };
+        if stop == 0 {
+            // A long string body (a document, a base64 blob): after 64 quiet bytes, jump
+            // to its next stop byte with the AVX2 loop when the CPU has it.
+            i += 16;
+            quiet += 1;
+            if quiet == 4 {
+                quiet = 0;
+                if let Some(avx2) = Avx2::get() {
+                    i = avx2.string_run(buf, i);
+                }
+            }
+            continue;
+        }
+        quiet = 0;
+        // Handle every stop of this chunk in order without reloading: escapes are often
+        // dense (`\"`, `\\`, `\n`), and each clears the bits of the bytes it covers.
+        let mut stop = stop;
+        loop {
+            if stop == 0 {
+                i += 16;
+                break;
+            }
+            let at = i + stop.trailing_zeros() as usize;
+            match buf[at] {
+                b'"' => return Ok((at, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    let next = scalar::escape_end(buf, at)?;
+                    let covered = next - i;
+                    if covered >= 16 {
+                        i = next;
+                        break;
+                    }
+                    stop &= !((1u32 << covered) - 1);
+                }
+                _ => return Err(ScanError::ControlInString),
+            }
+        }
+    }
+}
+
+// `string_end_sse2` relies on SSE2 being enabled at compile time.
+const _: () = assert!(cfg!(target_feature = "sse2"));
+
+/// [`stops16`], and the quotes alone.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn stops16_quotes(chunk: &[u8; 16]) -> (u32, u32) {
+    // SAFETY: `chunk` is 16 readable bytes; `loadu` has no alignment requirement.
+    let x = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+    let q = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+    let bs = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+    let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+    let stop = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, bs), ctrl)) as u32;
+    (stop, _mm_movemask_epi8(q) as u32)
+}
+
+/// Bit `i` set where byte `i` is `"`, `\` or a control byte.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn stops16(chunk: &[u8; 16]) -> u32 {
+    // SAFETY: `chunk` is 16 readable bytes; `loadu` has no alignment requirement.
+    let x = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+    let q = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+    let bs = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+    let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, bs), ctrl)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn in_lut(b: u8, lut: &([u8; 16], [u8; 16])) -> bool {
+        lut.0[(b & 15) as usize] & lut.1[(b >> 4) as usize] != 0
+    }
+
+    #[test]
+    fn nibble_tables_match_sets() {
+        let outside = outside_set();
+        let esc = set_of(b"\"\\/bfnrtu");
+        for b in 0..=255u8 {
+            assert_eq!(
+                in_lut(b, &OUTSIDE_LUT),
+                outside[b as usize],
+                "outside {b:#x}"
+            );
+            assert_eq!(in_lut(b, &ESCAPE_LUT), esc[b as usize], "escape {b:#x}");
+            assert_eq!(in_lut(b, &HEX_LUT), b.is_ascii_hexdigit(), "hex {b:#x}");
+        }
+    }
+
+    /// Valid values must take the fast path (never the oracle) and end where the oracle
+    /// says.
+    #[test]
+    fn valid_values_stay_on_the_fast_path() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let blob = "QUJD".repeat(100);
+        let esc = r#"\"q\" \\ \n caf\u00e9 "#.repeat(20);
+        let deep = format!("{}1{}", "[{\"k\":".repeat(30), "}]".repeat(30));
+        let cases = [
+            r#"{}"#.to_string(),
+            r#"[]"#.to_string(),
+            r#"{"a":[1,2,{"b":"x\"y\\z\u00e9"}],"c":null}"#.to_string(),
+            format!(r#"{{"blob":"{blob}","t":[true,false]}}"#),
+            format!(r#"["{esc}",{{"k":"{esc}"}}]"#),
+            deep,
+            format!(r#"{{"a":{{"b":{{"c":[[[1]]],"d":"{blob}"}}}}}}"#),
+        ];
+        for case in &cases {
+            for pad in [0usize, 1, 31, 63] {
+                let mut buf = vec![b' '; pad];
+                buf.extend_from_slice(case.as_bytes());
+                buf.extend_from_slice(b",\"tail\":1}");
+                let expected = scalar::skip_container_lazy(&buf, pad, 1, 128);
+                assert_eq!(expected, Ok(pad + case.len()), "{case}");
+                // SAFETY: `Avx2::get` returned a token: the CPU has the features.
+                let got =
+                    unsafe { skip_lazy_avx2(&buf, pad, 1, 128, || panic!("fell back on {case}")) };
+                assert_eq!(got, expected, "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_bytes_runs() {
+        // byte:      0  1  2  3  4  5  6
+        // input:     \  \  \  "  a  \  n
+        let bs = 0b0100111;
+        let mut carry = 0;
+        // Escaped: byte 1 (by 0), byte 3 (by 2), byte 6 (by 5).
+        assert_eq!(escaped_bytes(bs, &mut carry), 0b1001010);
+        assert_eq!(carry, 0);
+        // A run of one backslash at bit 63 escapes the next block's byte 0.
+        let mut carry = 0;
+        assert_eq!(escaped_bytes(1 << 63, &mut carry), 0);
+        assert_eq!(carry, 1);
+        assert_eq!(escaped_bytes(0, &mut carry), 1);
+        assert_eq!(carry, 0);
+    }
+}

@@ -1,0 +1,311 @@
+//! The SIMD scanner against the scalar oracle: the same end offset or the same error kind on
+//! every input, in both validation modes.
+
+use proptest::prelude::*;
+use rpcwire::scan::{self, ScanError, Validation};
+
+const MODES: [Validation; 2] = [Validation::Lazy, Validation::Strict];
+
+fn check_skip(buf: &[u8], start: usize, depth: u32, max_depth: u32) {
+    for mode in MODES {
+        let fast = scan::simd_skip_value(buf, start, depth, max_depth, mode);
+        let slow = scan::scalar_skip_value(buf, start, depth, max_depth, mode);
+        assert_eq!(
+            fast,
+            slow,
+            "{mode:?} start={start} depth={depth} max={max_depth} input={:?}",
+            String::from_utf8_lossy(buf)
+        );
+    }
+}
+
+fn check_string(buf: &[u8], start: usize) {
+    assert_eq!(
+        scan::simd_string_end(buf, start),
+        scan::scalar::string_end(buf, start),
+        "string_end start={start} input={:?}",
+        String::from_utf8_lossy(buf)
+    );
+}
+
+/// Every suffix start that begins a value, and every prefix cut, of `buf`.
+fn check_all_cuts(buf: &[u8]) {
+    for cut in 0..=buf.len() {
+        let b = &buf[..cut];
+        check_skip(b, 0, 0, 128);
+        if !b.is_empty() && b[0] == b'"' {
+            check_string(b, 1);
+        }
+    }
+}
+
+#[test]
+fn reports_kernel() {
+    let kernel = scan::simd_kernel();
+    eprintln!("scan_oracle: SIMD kernel under test = {kernel}");
+    if kernel != "avx2" {
+        eprintln!(
+            "scan_oracle: no AVX2 on this CPU (or forced scalar): comparing the SSE2/scalar \
+             paths only"
+        );
+    }
+}
+
+#[test]
+fn every_byte_at_every_offset() {
+    // A template that crosses several 64-byte blocks; every position gets every byte value.
+    let template: Vec<u8> = br#"{"a":[1,2,{"b":"x\"y\\z\u00e9"}],"c":"0123456789abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ","d":{"e":[true,false,null,-1.5e+3]}}"#.to_vec();
+    for pos in 0..template.len() {
+        for byte in 0..=255u8 {
+            let mut b = template.clone();
+            b[pos] = byte;
+            check_skip(&b, 0, 0, 128);
+            check_skip(&b, 0, 1, 3);
+        }
+    }
+}
+
+#[test]
+fn backslash_runs_straddling_blocks() {
+    for prefix in 0..70 {
+        for run in 0..10 {
+            for after in [&b"\""[..], b"n", b"u00e9", b"u00", b"x", b"\"]", b"/"] {
+                let mut b = b"[\"".to_vec();
+                b.extend(std::iter::repeat_n(b'a', prefix));
+                b.extend(std::iter::repeat_n(b'\\', run));
+                b.extend_from_slice(after);
+                b.extend_from_slice(b"tail\"]");
+                check_skip(&b, 0, 0, 128);
+                check_string(&b, 2);
+                for cut in b.len().saturating_sub(12)..b.len() {
+                    check_skip(&b[..cut], 0, 0, 128);
+                    check_string(&b[..cut], 2);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn quotes_and_brackets_at_block_edges() {
+    for pad in 0..140 {
+        for tail in [
+            &b"\"}"[..],
+            b"\"]",
+            b"\",\"k\":[]}",
+            b"\"}]",
+            b"\"]}",
+            b"\\\"\"}",
+            b"\\u0041\"}",
+            b"\x01\"}",
+            b"\"}  ",
+        ] {
+            let mut b = b"{\"k\":\"".to_vec();
+            b.extend(std::iter::repeat_n(b'q', pad));
+            b.extend_from_slice(tail);
+            check_all_cuts(&b);
+        }
+    }
+}
+
+#[test]
+fn depth_limits_near_max() {
+    for max in [1u32, 2, 63, 64, 65, 127, 128, 129, 200, u32::MAX] {
+        for levels in [1usize, 2, 63, 64, 65, 127, 128, 129, 130, 200, 300] {
+            for (open, close) in [(b'[', b']'), (b'{', b'}')] {
+                let mut b = Vec::new();
+                for _ in 0..levels {
+                    b.push(open);
+                    if open == b'{' {
+                        b.extend_from_slice(b"\"k\":");
+                    }
+                }
+                b.extend_from_slice(b"1");
+                for _ in 0..levels {
+                    b.push(close);
+                }
+                if open == b'{' {
+                    // `{"k":{"k":...1}}` — valid objects need keys; arrays are fine as is.
+                    check_skip(&b, 0, 0, max);
+                    check_skip(&b, 0, 1, max);
+                } else {
+                    check_skip(&b, 0, 0, max);
+                    check_skip(&b, 0, 5, max);
+                }
+                // Mixed kinds, alternating, and a wrong closer in the middle.
+                let mixed: Vec<u8> = (0..levels)
+                    .map(|i| if i % 3 == 0 { b'{' } else { b'[' })
+                    .chain(
+                        (0..levels)
+                            .rev()
+                            .map(|i| if i % 3 == 0 { b'}' } else { b']' }),
+                    )
+                    .collect();
+                check_skip(&mixed, 0, 0, max);
+                let mut wrong = mixed.clone();
+                let mid = levels + levels / 2;
+                wrong[mid] = if wrong[mid] == b'}' { b']' } else { b'}' };
+                check_skip(&wrong, 0, 0, max);
+            }
+        }
+    }
+}
+
+#[test]
+fn long_strings() {
+    for len in [60usize, 63, 64, 65, 127, 128, 129, 1000, 4096, 70_000] {
+        let body: Vec<u8> = (0..len).map(|i| b"ABCDEFGHabcdefgh+/=="[i % 20]).collect();
+        let mut b = b"{\"blob\":\"".to_vec();
+        b.extend_from_slice(&body);
+        b.extend_from_slice(b"\",\"n\":[1,2]}");
+        check_skip(&b, 0, 0, 128);
+        check_string(&b, 9);
+        // A control byte, a backslash escape, a bad escape near the end of the body.
+        for (at, byte) in [
+            (len - 1, 0x1fu8),
+            (len / 2, 0x00),
+            (len - 2, b'\\'),
+            (len - 3, b'"'),
+        ] {
+            let mut c = b.clone();
+            c[9 + at] = byte;
+            check_skip(&c, 0, 0, 128);
+            check_string(&c, 9);
+        }
+        let mut esc = b.clone();
+        esc[9 + len - 2] = b'\\';
+        esc[9 + len - 1] = b'n';
+        check_skip(&esc, 0, 0, 128);
+        // Unterminated.
+        check_skip(&b[..9 + len], 0, 0, 128);
+    }
+}
+
+#[test]
+fn escape_heavy_strings() {
+    let unit = br#"\"quoted\" \\path\\ line\n caf\u00e9 \/ \t\r\b\f"#;
+    for reps in [1usize, 2, 5, 20, 100] {
+        let mut b = b"[\"".to_vec();
+        for _ in 0..reps {
+            b.extend_from_slice(unit);
+        }
+        b.extend_from_slice(b"\",{\"k\":\"\\u12\"}]");
+        check_all_cuts(&b[..b.len().min(400)]);
+        check_skip(&b, 0, 0, 128);
+    }
+}
+
+/// Bytes JSON-ish enough to make interesting containers, plus any byte now and then.
+fn jsonish_byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        20 => prop::sample::select(b"{}[]\",:\\ ".to_vec()),
+        10 => prop::sample::select(b"0123456789-+.eEtrufalsnbx".to_vec()),
+        4 => prop::sample::select(b"u/abcdefABCDEF".to_vec()),
+        2 => prop::sample::select(vec![b'\t', b'\n', b'\r', 0x00, 0x1f, 0x7f, 0xc3, 0xa9, 0xff]),
+        1 => any::<u8>(),
+    ]
+}
+
+/// A random JSON value, serialized with random whitespace and escapes.
+fn json_value() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_string()),
+        Just("true".to_string()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:e}")),
+        "[a-z\\\\\"\\n\\t\u{e9}\u{1F600} ]{0,90}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+        (0usize..200).prop_map(|n| format!("\"{}\"", "x".repeat(n))),
+    ];
+    leaf.prop_recursive(12, 200, 8, |inner| {
+        let ws = prop::sample::select(vec!["", " ", "\n", "\t ", ""]);
+        prop_oneof![
+            (prop::collection::vec(inner.clone(), 0..8), ws.clone())
+                .prop_map(|(v, w)| format!("[{w}{}{w}]", v.join(&format!(",{w}")))),
+            (prop::collection::vec(("[a-z\\\\\"]{0,8}", inner), 0..8), ws).prop_map(|(v, w)| {
+                let members: Vec<String> = v
+                    .into_iter()
+                    .map(|(k, v)| format!("{}{w}:{w}{v}", serde_json::to_string(&k).unwrap()))
+                    .collect();
+                format!("{{{w}{}{w}}}", members.join(","))
+            }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes(open in prop::sample::select(vec![b'{', b'[']),
+                    body in prop::collection::vec(jsonish_byte(), 0..300),
+                    depth in 0u32..4, max in 1u32..20) {
+        let mut b = vec![open];
+        b.extend_from_slice(&body);
+        check_skip(&b, 0, depth, max);
+        check_skip(&b, 0, 0, 128);
+    }
+
+    #[test]
+    fn random_values(v in json_value(), pad in 0usize..70, depth in 0u32..3) {
+        let mut b = vec![b' '; pad];
+        b.extend_from_slice(v.as_bytes());
+        b.extend_from_slice(b" ,\"after\":1}");
+        check_skip(&b, pad, depth, 128);
+        check_skip(&b, pad, 0, 6);
+        check_skip(&b[..b.len() - 12], pad, depth, 128);
+    }
+
+    #[test]
+    fn mutated_values(v in json_value(), edits in prop::collection::vec((any::<prop::sample::Index>(), jsonish_byte(), 0u8..3), 1..4),
+                      cut in any::<prop::sample::Index>()) {
+        let mut b = v.into_bytes();
+        for (at, byte, op) in edits {
+            if b.is_empty() { break; }
+            let i = at.index(b.len());
+            match op {
+                0 => b[i] = byte,
+                1 => b.insert(i, byte),
+                _ => { b.remove(i); }
+            }
+        }
+        if b.is_empty() { return Ok(()); }
+        check_skip(&b, 0, 0, 128);
+        let cut = cut.index(b.len() + 1);
+        check_skip(&b[..cut], 0, 1, 10);
+        if b[0] == b'"' {
+            check_string(&b, 1);
+        }
+    }
+
+    #[test]
+    fn strings(body in prop::collection::vec(jsonish_byte(), 0..200), pad in 0usize..40) {
+        let mut b = vec![b'x'; pad];
+        b.push(b'"');
+        b.extend_from_slice(&body);
+        check_string(&b, pad + 1);
+        check_skip(&b, pad, 0, 128);
+    }
+}
+
+#[test]
+fn errors_are_classified() {
+    // Sanity: the oracle's kinds come through the SIMD path.
+    let cases: [(&[u8], ScanError); 6] = [
+        (b"[}", ScanError::Mismatched),
+        (b"{\"a\":\"\x01\"}", ScanError::ControlInString),
+        (b"[\"\\x\"]", ScanError::BadEscape),
+        (b"[NaN]", ScanError::UnexpectedByte),
+        (b"[[[", ScanError::UnexpectedEnd),
+        (b"[[[[]]]]", ScanError::TooDeep),
+    ];
+    for (input, kind) in cases {
+        assert_eq!(
+            scan::simd_skip_value(input, 0, 0, 3, Validation::Lazy),
+            Err(kind),
+            "{:?}",
+            String::from_utf8_lossy(input)
+        );
+    }
+}
