@@ -154,6 +154,9 @@ struct Members {
     result: Option<Span>,
     error: Option<Span>,
     duplicate: Option<Member>,
+    /// `id` occurs more than once (tracked apart from `duplicate`, which names only the first
+    /// duplicated member, so a reply never echoes an ambiguous id).
+    id_duplicate: bool,
     unknown: bool,
     case_folded: bool,
 }
@@ -315,10 +318,11 @@ impl Decoder {
             });
         };
         if self.options.dialect == Dialect::Mcp {
-            // Nobody answers a batch made only of responses.
-            let is_response = |e: RawJson<'_>| {
-                e.get("method").is_none() && (e.get("result").is_some() || e.get("error").is_some())
-            };
+            // Nobody answers a batch made only of responses. Members are looked up by
+            // presence (`get` would read a duplicated `method` as absent).
+            let has = |e: RawJson<'_>, key: &str| e.members().any(|(k, _)| k.eq_str(key));
+            let is_response =
+                |e: RawJson<'_>| !has(e, "method") && (has(e, "result") || has(e, "error"));
             let all_responses = is_response(first) && elements.all(is_response);
             return Err(Reject {
                 error: DecodeError::BatchNotAllowed,
@@ -372,6 +376,9 @@ impl Decoder {
                 };
                 if seen && m.duplicate.is_none() {
                     m.duplicate = Some(member);
+                }
+                if seen && member == Member::Id {
+                    m.id_duplicate = true;
                 }
             }
             i = match (member, first) {
@@ -456,7 +463,7 @@ impl Decoder {
         let is_response = !has_method && (has_response || (has_id && opts.role == Role::Client));
 
         // The id the reply may echo: readable, unambiguous and valid for the dialect.
-        let id_error = if m.duplicate == Some(Member::Id) {
+        let id_error = if m.id_duplicate {
             Some(DecodeError::DuplicateMember(Member::Id))
         } else if m.id_bad_type {
             Some(DecodeError::BadIdType)
@@ -573,10 +580,17 @@ impl Decoder {
                 if frame[result.start as usize] != b'{' {
                     return reject(DecodeError::ResultNotObject);
                 }
-                if let Some(rt) = value.get("resultType") {
-                    let known = rt
-                        .as_str()
-                        .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)));
+                // `get` treats a duplicated key as absent; a duplicated resultType is ambiguous
+                // (parsers disagree on which one wins), so it is refused, not read as absent.
+                let mut result_types = value
+                    .members()
+                    .filter(|(k, _)| k.eq_str("resultType"))
+                    .map(|(_, v)| v);
+                if let Some(rt) = result_types.next() {
+                    let known = result_types.next().is_none()
+                        && rt
+                            .as_str()
+                            .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)));
                     if !known {
                         return reject(DecodeError::BadResultType);
                     }
