@@ -54,3 +54,30 @@ fn mcp_batch_response_detection_counts_duplicates_as_present() {
     let rej = dec.decode(responses).unwrap_err();
     assert!(rej.is_response() && rej.reply().is_none());
 }
+
+/// An over-long line was discarded together with everything after it in the same read: the
+/// newline search was capped at the frame limit, and the whole buffer was dropped. A valid
+/// frame that arrived in the same read as the end of an over-long line vanished unreported.
+/// Found by the `framing_chunks` fuzz body on its seed corpus (a captured session framed with
+/// a 41-byte limit).
+#[test]
+fn overlong_line_does_not_swallow_the_frames_after_it() {
+    use bytes::BytesMut;
+    use rpcwire::{FrameError, LineFramer};
+    let mut f = LineFramer::new(4);
+    let mut buf = BytesMut::from(&b"aaaaaaaaaa\n{}\nbbbbbbbbbb\n[]\n"[..]);
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 14 }));
+    assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"[]"[..]));
+    assert_eq!(f.decode(&mut buf), Ok(None));
+
+    // The end of the over-long line arrives in a later read, with a frame behind it.
+    let mut f = LineFramer::new(4);
+    let mut buf = BytesMut::from(&b"aaaaaaa"[..]);
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(f.decode(&mut buf), Ok(None));
+    buf.extend_from_slice(b"aaaaaaaaaaaa\n{}\n");
+    assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
+    assert_eq!(f.consumed(), 23);
+}

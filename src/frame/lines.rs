@@ -113,8 +113,13 @@ impl LineFramer {
     /// for an over-long line (reported once; the following lines still come).
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         loop {
-            // A frame of max_frame bytes may be followed by "\r\n".
-            let read_to = buf.len().min(self.max_frame.saturating_add(2));
+            // A frame of max_frame bytes may be followed by "\r\n". While discarding, the end
+            // of the over-long line may lie anywhere in the buffer.
+            let read_to = if self.discarding {
+                buf.len()
+            } else {
+                buf.len().min(self.max_frame.saturating_add(2))
+            };
             let newline = memchr::memchr(b'\n', &buf[self.next_index..read_to]);
             match (self.discarding, newline) {
                 (true, Some(at)) => {
@@ -152,8 +157,9 @@ impl LineFramer {
                 (false, None) if buf.len() > self.max_frame.saturating_add(1) => {
                     self.discarding = true;
                     self.last_offset = self.consumed;
-                    let n = buf.len();
-                    self.advance(buf, n);
+                    // Drop only what was searched (it holds no newline): the rest of the
+                    // buffer may hold the line's end and the next frames.
+                    self.advance(buf, read_to);
                     self.next_index = 0;
                     return Err(FrameError::TooLong {
                         offset: self.last_offset,
