@@ -266,6 +266,7 @@ fn request_with_id(id: &[u8]) -> Vec<u8> {
 /// 64 KiB ids: a string id of exactly the limit is accepted and echoed; one byte more is an
 /// invalid request answered with the unreadable-id form (its id is not echoed).
 #[test]
+#[cfg_attr(miri, ignore)] // large inputs: minutes under Miri
 fn ids_of_64_kib() {
     let max = Limits::DEFAULT.max_id_len;
     let at_limit = format!("\"{}\"", "a".repeat(max - 2)).into_bytes();
@@ -289,6 +290,7 @@ fn ids_of_64_kib() {
 /// integers of any size, kept raw), refused only over `max_id_len`; as a payload value,
 /// accepted; as an error code, not an i64, so a malformed error object.
 #[test]
+#[cfg_attr(miri, ignore)] // large inputs: minutes under Miri
 fn numbers_with_ten_thousand_digits() {
     let big = format!("9{}", "8".repeat(9_999));
     let neg = format!("-{big}");
@@ -401,6 +403,7 @@ fn duplicate_and_escaped_envelope_keys() {
 /// Over-long lines in a stream are reported once each, discarded without buffering, and never
 /// take the frames around them along (a regression: see `tests/regressions.rs`).
 #[test]
+#[cfg_attr(miri, ignore)] // large inputs: minutes under Miri
 fn overlong_lines_between_frames() {
     let mut stream = vec![];
     for i in 0..50 {
