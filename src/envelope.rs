@@ -155,13 +155,24 @@ struct Members {
     method_not_string: bool,
     params: Option<Span>,
     result: Option<Span>,
-    /// `result.resultType` as `RawJson::get` finds it, when the result was walked member by
-    /// member (`None`: not looked up yet).
-    result_type: Option<Option<Span>>,
+    /// `result.resultType`, when the result was walked member by member (`None`: not looked
+    /// up yet).
+    result_type: Option<ResultTypeSeen>,
     error: Option<Span>,
     duplicate: Option<Member>,
+    /// `id` occurs more than once (tracked apart from `duplicate`, which names only the first
+    /// duplicated member, so a reply never echoes an ambiguous id).
+    id_duplicate: bool,
     unknown: bool,
     case_folded: bool,
+}
+
+/// What a walk over an MCP result found of its `resultType` members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ResultTypeSeen {
+    Absent,
+    Once(Span),
+    Duplicated,
 }
 
 /// A rejection as spans (converted to a borrowed [`Rejection`] at the end).
@@ -324,10 +335,11 @@ impl Decoder {
             });
         };
         if self.options.dialect == Dialect::Mcp {
-            // Nobody answers a batch made only of responses.
-            let is_response = |e: RawJson<'_>| {
-                e.get("method").is_none() && (e.get("result").is_some() || e.get("error").is_some())
-            };
+            // Nobody answers a batch made only of responses. Members are looked up by
+            // presence (`get` would read a duplicated `method` as absent).
+            let has = |e: RawJson<'_>, key: &str| e.members().any(|(k, _)| k.eq_str(key));
+            let is_response =
+                |e: RawJson<'_>| !has(e, "method") && (has(e, "result") || has(e, "error"));
             let all_responses = is_response(first) && elements.all(is_response);
             return Err(Reject {
                 error: DecodeError::BatchNotAllowed,
@@ -381,6 +393,9 @@ impl Decoder {
                 };
                 if seen && m.duplicate.is_none() {
                     m.duplicate = Some(member);
+                }
+                if seen && member == Member::Id {
+                    m.id_duplicate = true;
                 }
             }
             i = match (member, first) {
@@ -469,7 +484,7 @@ impl Decoder {
     /// `{"key":value,...}` or anything fails: the caller then skips the object whole (which
     /// gives the authoritative result or error) and looks `resultType` up afterwards.
     #[inline]
-    fn walk_result(&self, frame: &[u8], v: usize) -> Option<(usize, Option<Span>)> {
+    fn walk_result(&self, frame: &[u8], v: usize) -> Option<(usize, ResultTypeSeen)> {
         let opts = &self.options;
         if opts.limits.max_depth < 2 {
             return None;
@@ -478,7 +493,7 @@ impl Decoder {
         let mut count = 0u32;
         let mut i = skip_ws(frame, v + 1);
         if frame.get(i) == Some(&b'}') {
-            return Some((i + 1, None));
+            return Some((i + 1, ResultTypeSeen::Absent));
         }
         loop {
             if frame.get(i) != Some(&b'"') {
@@ -500,7 +515,14 @@ impl Decoder {
             i = skip_ws(frame, end);
             match frame.get(i) {
                 Some(b',') => i = skip_ws(frame, i + 1),
-                Some(b'}') => return Some((i + 1, if count == 1 { found } else { None })),
+                Some(b'}') => {
+                    let seen = match (count, found) {
+                        (1, Some(span)) => ResultTypeSeen::Once(span),
+                        (0, _) => ResultTypeSeen::Absent,
+                        _ => ResultTypeSeen::Duplicated,
+                    };
+                    return Some((i + 1, seen));
+                }
                 _ => return None,
             }
         }
@@ -518,7 +540,7 @@ impl Decoder {
         let is_response = !has_method && (has_response || (has_id && opts.role == Role::Client));
 
         // The id the reply may echo: readable, unambiguous and valid for the dialect.
-        let id_error = if m.duplicate == Some(Member::Id) {
+        let id_error = if m.id_duplicate {
             Some(DecodeError::DuplicateMember(Member::Id))
         } else if m.id_bad_type {
             Some(DecodeError::BadIdType)
@@ -635,17 +657,30 @@ impl Decoder {
                 if frame[result.start as usize] != b'{' {
                     return reject(DecodeError::ResultNotObject);
                 }
+                // A duplicated resultType is ambiguous (parsers disagree on which one wins):
+                // it is refused, never read as absent.
                 let result_type = match m.result_type {
-                    Some(found) => found.map(|span| RawJson::trusted(&frame[span.range()])),
-                    None => value.get("resultType"),
-                };
-                if let Some(rt) = result_type {
-                    let known = rt
-                        .as_str()
-                        .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)));
-                    if !known {
-                        return reject(DecodeError::BadResultType);
+                    Some(seen) => seen,
+                    None => {
+                        let mut found = value.members().filter(|(k, _)| k.eq_str("resultType"));
+                        match (found.next(), found.next()) {
+                            (None, _) => ResultTypeSeen::Absent,
+                            (Some((_, v)), None) => {
+                                ResultTypeSeen::Once(Span::within(frame, v.as_bytes()))
+                            }
+                            (Some(_), Some(_)) => ResultTypeSeen::Duplicated,
+                        }
                     }
+                };
+                let known = match result_type {
+                    ResultTypeSeen::Absent => true,
+                    ResultTypeSeen::Duplicated => false,
+                    ResultTypeSeen::Once(span) => RawJson::trusted(&frame[span.range()])
+                        .as_str()
+                        .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t))),
+                };
+                if !known {
+                    return reject(DecodeError::BadResultType);
                 }
             }
             return Ok(Envelope {
@@ -737,8 +772,8 @@ mod tests {
     use super::*;
 
     /// `resultType` is looked up while the result is walked member by member; the outcome
-    /// must be `RawJson::get`'s on the whole result (the path taken when the walk gives up):
-    /// the expectations below are that rule's.
+    /// must be the fallback's (a walk of the whole result's members, taken when the fast walk
+    /// gives up): the expectations below are that rule's.
     #[test]
     fn result_type_lookup_matches_get() {
         let cases: &[(&str, bool)] = &[
@@ -750,7 +785,10 @@ mod tests {
                 r#"{"x":[1,{"resultType":"bogus"}],"resultType":"complete"}"#,
                 true,
             ),
-            (r#"{"resultType":"bogus","resultType":"bogus"}"#, true), // duplicated: get is None
+            (
+                r#"{"resultType":"complete","resultType":"complete"}"#,
+                false,
+            ), // duplicated: ambiguous
             (r#"{"result\u0054ype":"bogus"}"#, false),
             (r#"{"result\u0054ype":"complete"}"#, true),
             (r#"{"resultType":1}"#, false),

@@ -1,0 +1,541 @@
+//! The bodies of the fuzz targets, as plain functions over `&[u8]`.
+//!
+//! `fuzz/fuzz_targets/<target>.rs` includes this file with `#[path]` and calls one function;
+//! `tests/fuzz_corpus.rs` calls the same functions on every file of `fuzz/corpus/<target>/`
+//! and `fuzz/regressions/<target>/`, so a plain `cargo test` covers the corpora without
+//! nightly. Every body panics (with an assertion message) on a finding and never otherwise.
+#![allow(dead_code)]
+
+#[path = "../reference/mod.rs"]
+pub mod reference;
+
+use bytes::{Bytes, BytesMut};
+use rpcwire::scan::{self, Validation};
+use rpcwire::{
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, FrameError, Id, IdBuf, LineFramer, Lines,
+    Message, OwnedMessage, RawJson, ReplyId, Role,
+};
+use serde_json::value::RawValue;
+
+/// The targets, by name, for the corpus replay.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("decode", decode),
+    ("framing_chunks", framing_chunks),
+    ("differential", differential),
+    ("roundtrip", roundtrip),
+    ("scan", scan),
+];
+
+fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
+    let mut opts = DecodeOptions::new(dialect);
+    opts.role = role;
+    opts.validation = validation;
+    Decoder::new(opts)
+}
+
+const CONFIGS: [(Dialect, Role); 4] = [
+    (Dialect::JsonRpc2, Role::Server),
+    (Dialect::JsonRpc2, Role::Client),
+    (Dialect::Mcp, Role::Server),
+    (Dialect::Mcp, Role::Client),
+];
+
+/// `raw` with the line breaks the encoder turns into spaces.
+fn spaced(raw: &[u8]) -> Vec<u8> {
+    raw.iter()
+        .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+        .collect()
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+// ------------------------------------------------------------------------------- decode
+
+/// Decodes `data` as one frame in both dialects, both roles and both validation modes; checks
+/// that whatever comes back is self-consistent.
+pub fn decode(data: &[u8]) {
+    for (dialect, role) in CONFIGS {
+        let strict = check_decode(&decoder(dialect, role, Validation::Strict), data);
+        let lazy = check_decode(&decoder(dialect, role, Validation::Lazy), data);
+        // Strict is lazy plus the payload grammar: any outcome other than a parse error must be
+        // the same in both modes.
+        if strict.kind != "parse_error" {
+            assert_eq!(
+                strict, lazy,
+                "{dialect:?}/{role:?}: strict and lazy disagree"
+            );
+        }
+    }
+}
+
+/// Decodes `frame` and checks the result's internal consistency; returns its outcome.
+fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
+    let opts = *dec.options();
+    let mcp = opts.dialect == Dialect::Mcp;
+    // `observe` asserts that every span lies inside the frame.
+    let outcome = reference::observe(dec, frame);
+    let owned = OwnedMessage::decode(dec, Bytes::copy_from_slice(frame));
+    match dec.decode(frame) {
+        Ok(msg) => {
+            let owned = owned.expect("owned decode must agree with borrowed decode");
+            assert_eq!(format!("{:?}", owned.message()), format!("{msg:?}"));
+            assert_eq!(owned.kind(), msg.kind());
+            if let Some(id) = msg.id() {
+                let again = Id::from_token(id.raw()).expect("an id is a valid standalone token");
+                assert_eq!(again.kind(), id.kind());
+                assert!(id.raw().len() <= opts.limits.max_id_len);
+                if mcp {
+                    assert!(
+                        matches!(
+                            id.kind(),
+                            rpcwire::IdKind::String { .. } | rpcwire::IdKind::Integer
+                        ) || (id.is_null() && msg.kind() == rpcwire::Kind::ErrorResponse),
+                        "MCP id of kind {:?}",
+                        id.kind()
+                    );
+                }
+            }
+            if let Some(m) = msg.method() {
+                let (start, end) = span(frame, m.raw());
+                assert_eq!(frame[start - 1], b'"');
+                assert_eq!(scan::string_end(frame, start).map(|e| e.0), Ok(end));
+                assert!(m.raw().len() <= opts.limits.max_method_len);
+                let _ = m.decode();
+            }
+            let payload = match msg {
+                Message::Request(r) => r.params,
+                Message::Notification(n) => n.params,
+                Message::Response(r) => Some(r.result),
+                Message::ErrorResponse(e) => {
+                    let _ = e.error.message.decode();
+                    e.error.data
+                }
+                Message::Batch(b) => {
+                    assert!(!mcp, "no batch in MCP");
+                    let mut n = 0;
+                    for element in b.raw.elements() {
+                        check_decode(dec, element.as_bytes());
+                        n += 1;
+                    }
+                    assert!(n > 0, "an empty batch is not a batch");
+                    Some(b.raw)
+                }
+            };
+            if let Some(p) = payload {
+                assert_eq!(RawJson::new(p.as_bytes()), Some(p), "payload not one value");
+                if opts.validation == Validation::Strict {
+                    let b = p.as_bytes();
+                    assert_eq!(
+                        scan::skip_value(b, 0, 0, u32::MAX, Validation::Strict),
+                        Ok(b.len())
+                    );
+                }
+            }
+            match msg {
+                Message::Request(r) => {
+                    assert!(r.params.is_none_or(|p| p.as_bytes()[0] == b'{' || !mcp));
+                    check_request_rewrites(dec, frame, &msg);
+                }
+                Message::Notification(n) => {
+                    assert!(n.params.is_none_or(|p| p.as_bytes()[0] == b'{' || !mcp));
+                }
+                Message::Response(r) => {
+                    assert!(!r.id.is_null());
+                    assert!(r.result.as_bytes()[0] == b'{' || !mcp);
+                }
+                Message::ErrorResponse(e) => assert!(e.id.is_some() || mcp),
+                Message::Batch(_) => {}
+            }
+        }
+        Err(rej) => {
+            let owned = owned.expect_err("owned decode must agree with borrowed decode");
+            assert_eq!(format!("{:?}", owned.rejection()), format!("{rej:?}"));
+            let error = rej.error();
+            if error.is_parse_error() {
+                assert!(rej.id().is_none() && !rej.is_response());
+            }
+            match rej.reply() {
+                None => assert!(rej.is_response()),
+                Some(reply) => {
+                    assert!(!rej.is_response());
+                    assert_eq!(reply.code, error.code());
+                    let expected = match rej.id() {
+                        Some(id) if !error.is_parse_error() => ReplyId::Id(id),
+                        _ => opts.unreadable_id,
+                    };
+                    assert_eq!(reply.id, expected);
+                    check_reply_encodes(opts.dialect, &reply);
+                }
+            }
+            if let Some(id) = rej.id() {
+                assert_eq!(Id::from_token(id.raw()).map(|i| i.kind()), Some(id.kind()));
+            }
+        }
+    }
+    outcome
+}
+
+/// The error reply the codec builds must itself be a valid error response in the dialect.
+fn check_reply_encodes(dialect: Dialect, reply: &rpcwire::Reply<'_>) {
+    let mut out = BytesMut::new();
+    encode::write_reply(&mut out, reply, None);
+    assert_eq!(memchr_count(&out), 1, "one line");
+    let line = &out[..out.len() - 1];
+    let dec = decoder(dialect, Role::Client, Validation::Strict);
+    match dec.decode(line) {
+        Ok(Message::ErrorResponse(e)) => {
+            assert_eq!(e.error.code, reply.code);
+            assert_eq!(e.id.map(|i| i.raw()), reply.id.token());
+        }
+        other => panic!(
+            "reply {:?} decodes as {other:?}",
+            String::from_utf8_lossy(line)
+        ),
+    }
+}
+
+/// A request's id can be answered and rewritten (the proxy's two paths).
+fn check_request_rewrites(dec: &Decoder, frame: &[u8], msg: &Message<'_>) {
+    let id = msg.id().unwrap();
+    let mut out = BytesMut::new();
+    encode::write_response(&mut out, id, RawJson::new(b"{}").unwrap());
+    let line = &out[..out.len() - 1];
+    let client = decoder(dec.options().dialect, Role::Client, Validation::Strict);
+    match client.decode(line) {
+        Ok(Message::Response(r)) => assert_eq!(r.id.raw(), id.raw()),
+        other => panic!("response to a request decodes as {other:?}"),
+    }
+
+    let new_id = IdBuf::from_i64(42);
+    let mut out = BytesMut::new();
+    encode::write_with_id(&mut out, frame, id, new_id.as_id());
+    assert_eq!(memchr_count(&out), 1, "one line");
+    let line = &out[..out.len() - 1];
+    match dec.decode(line) {
+        Ok(Message::Request(r)) => {
+            assert_eq!(r.id.raw(), b"42");
+            assert_eq!(r.method.raw(), msg.method().unwrap().raw());
+            assert_eq!(
+                r.params.map(|p| p.as_bytes().to_vec()),
+                msg.params().map(|p| spaced(p.as_bytes()))
+            );
+        }
+        other => panic!(
+            "rewritten request {:?} decodes as {other:?}",
+            String::from_utf8_lossy(line)
+        ),
+    }
+}
+
+fn memchr_count(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
+}
+
+fn span(frame: &[u8], part: &[u8]) -> (usize, usize) {
+    let start = (part.as_ptr() as usize)
+        .checked_sub(frame.as_ptr() as usize)
+        .expect("part starts before the frame");
+    assert!(
+        start + part.len() <= frame.len(),
+        "part ends after the frame"
+    );
+    (start, start + part.len())
+}
+
+// ----------------------------------------------------------------------- framing_chunks
+
+/// A framed item: `(stream offset, frame)` or an error.
+type Item = Result<(u64, Vec<u8>), FrameError>;
+
+/// `data[0]` picks a small frame limit, `data[1]` seeds the chunk sizes, the rest is the
+/// stream. Framing it with [`LineFramer`] chunk by chunk must give exactly what one-shot
+/// [`Lines`] gives, and the framer must never hold more than the limit plus a little.
+pub fn framing_chunks(data: &[u8]) {
+    let [limit, seed, input @ ..] = data else {
+        return;
+    };
+    let max_frame = 1 + *limit as usize % 96;
+    let expected: Vec<Item> = Lines::new(input, max_frame)
+        .map(|r| r.map(|(offset, frame)| (offset as u64, frame.to_vec())))
+        .collect();
+
+    let mut framer = LineFramer::new(max_frame);
+    let mut buf = BytesMut::new();
+    let mut got: Vec<Item> = Vec::new();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ (*seed as u64) ^ ((input.len() as u64) << 8);
+    let mut pos = 0;
+    while pos < input.len() {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let n = (1 + (rng % 24) as usize).min(input.len() - pos);
+        buf.extend_from_slice(&input[pos..pos + n]);
+        pos += n;
+        loop {
+            match framer.decode(&mut buf) {
+                Ok(Some(frame)) => got.push(Ok((framer.last_offset(), frame.to_vec()))),
+                Ok(None) => break,
+                Err(e) => got.push(Err(e)),
+            }
+        }
+        // Nothing is buffered beyond one frame and its terminator.
+        assert!(buf.len() <= max_frame + 1, "buffered {} bytes", buf.len());
+        assert_eq!(framer.consumed() + buf.len() as u64, pos as u64);
+    }
+    loop {
+        match framer.decode_eof(&mut buf) {
+            Ok(Some(frame)) => got.push(Ok((framer.last_offset(), frame.to_vec()))),
+            Ok(None) => break,
+            Err(e) => got.push(Err(e)),
+        }
+    }
+    assert!(buf.is_empty());
+    assert_eq!(
+        got, expected,
+        "chunked framing differs from one-shot framing"
+    );
+    for (_, frame) in got.iter().flatten() {
+        assert!(frame.len() <= max_frame && !frame.contains(&b'\n'));
+        assert!(!frame.iter().all(|&b| is_ws(b)), "blank frame handed out");
+    }
+}
+
+// ------------------------------------------------------------------------- differential
+
+/// The decoder against the reference classifier: strict mode always, lazy mode when serde_json
+/// accepts the frame; both dialects, both roles.
+pub fn differential(data: &[u8]) {
+    let json = reference::is_json(data);
+    for (dialect, role) in CONFIGS {
+        let expected = reference::classify(data, dialect, role);
+        for validation in [Validation::Strict, Validation::Lazy] {
+            if validation == Validation::Lazy && !json {
+                continue;
+            }
+            let got = reference::observe(&decoder(dialect, role, validation), data);
+            assert_eq!(
+                got,
+                expected,
+                "{dialect:?}/{role:?}/{validation:?} on {:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------- roundtrip
+
+/// Reads building blocks off the fuzz input; past its end, zeros.
+struct Input<'a>(&'a [u8]);
+
+impl<'a> Input<'a> {
+    fn byte(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((b, rest)) => {
+                self.0 = rest;
+                *b
+            }
+            None => 0,
+        }
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let (a, b) = self.0.split_at(n.min(self.0.len()));
+        self.0 = b;
+        a
+    }
+
+    fn i64(&mut self) -> i64 {
+        let mut b = [0u8; 8];
+        b.iter_mut().for_each(|x| *x = self.byte());
+        i64::from_le_bytes(b)
+    }
+
+    fn string(&mut self) -> String {
+        let n = self.byte() as usize % 48;
+        String::from_utf8_lossy(self.take(n)).into_owned()
+    }
+
+    /// A valid JSON value: a slice of the input when serde_json accepts it, else a sample.
+    fn json(&mut self) -> Vec<u8> {
+        const SAMPLES: [&[u8]; 8] = [
+            b"{}",
+            b"[]",
+            b"{\"a\":[1,2,{\"b\":null}],\"c\":\"\\u00e9\"}",
+            b"\"text\"",
+            b"-1.5e3",
+            b"{\"resultType\":\"complete\"}",
+            b"{ \"x\" :\n [ true ,\r\n false ] }",
+            b"[{\"k\":\"\\ud800\"}]",
+        ];
+        let n = self.byte() as usize;
+        let candidate = self.take(n % 64);
+        if reference::is_json(candidate) && reference::depth(candidate) < 100 {
+            let raw: &RawValue = serde_json::from_slice(candidate).unwrap();
+            return raw.get().as_bytes().to_vec();
+        }
+        SAMPLES[n % SAMPLES.len()].to_vec()
+    }
+}
+
+/// Builds a message from the input with `encode::write_*`, decodes it, and compares fields.
+pub fn roundtrip(data: &[u8]) {
+    let mut input = Input(data);
+    let shape = input.byte() % 4;
+    let id_token: Vec<u8> = match input.byte() % 3 {
+        0 => IdBuf::from_i64(input.i64()).as_id().raw().to_vec(),
+        1 => {
+            let mut b = BytesMut::new();
+            encode::write_json_string(&mut b, &input.string());
+            b.to_vec()
+        }
+        _ => (input.byte() as u64).to_string().into_bytes(),
+    };
+    let id = Id::from_token(&id_token).expect("an encoded id is a valid token");
+    let method = input.string();
+    let payload = input.json();
+    let with_payload = input.byte() % 4 != 0;
+    let message = input.string();
+    let code = input.i64();
+    let reply_id = match input.byte() % 3 {
+        0 => ReplyId::Null,
+        1 => ReplyId::Absent,
+        _ => ReplyId::Id(id),
+    };
+    let raw = RawJson::new(&payload).expect("valid JSON is a RawJson");
+    let opt = with_payload.then_some(raw);
+
+    let mut out = BytesMut::new();
+    let kind = match shape {
+        0 => {
+            encode::write_request(&mut out, id, &method, opt);
+            "request"
+        }
+        1 => {
+            encode::write_notification(&mut out, &method, opt);
+            "notification"
+        }
+        2 => {
+            encode::write_response(&mut out, id, raw);
+            "success_response"
+        }
+        _ => {
+            encode::write_error(&mut out, reply_id, ErrorCode(code), &message, opt);
+            "error_response"
+        }
+    };
+    assert_eq!(memchr_count(&out), 1, "exactly one line");
+    assert_eq!(out.last(), Some(&b'\n'));
+    let frame = &out[..out.len() - 1];
+
+    for (dialect, role) in CONFIGS {
+        let mcp = dialect == Dialect::Mcp;
+        let dec = decoder(dialect, role, Validation::Strict);
+        let outcome = reference::observe(&dec, frame);
+        // The shape rules the encoder does not enforce.
+        let allowed = match shape {
+            0 | 1 => !with_payload || payload[0] == b'{' || (payload[0] == b'[' && !mcp),
+            2 => !mcp || reference::classify(frame, dialect, role).kind == kind,
+            _ => match reply_id {
+                ReplyId::Absent => mcp,
+                ReplyId::Null | ReplyId::Id(_) => true,
+            },
+        };
+        if !allowed {
+            assert_ne!(outcome.kind, kind, "{:?}", String::from_utf8_lossy(frame));
+            continue;
+        }
+        assert_eq!(
+            outcome.kind,
+            kind,
+            "{dialect:?}: {:?}",
+            String::from_utf8_lossy(frame)
+        );
+        let msg = dec.decode(frame).unwrap();
+        match msg {
+            Message::Request(r) => {
+                assert_eq!(r.id.raw(), &id_token[..]);
+                assert_eq!(r.method.decode(), method);
+                assert_eq!(
+                    r.params.map(|p| p.as_bytes().to_vec()),
+                    opt.map(|p| spaced(p.as_bytes()))
+                );
+            }
+            Message::Notification(n) => {
+                assert_eq!(n.method.decode(), method);
+                assert_eq!(
+                    n.params.map(|p| p.as_bytes().to_vec()),
+                    opt.map(|p| spaced(p.as_bytes()))
+                );
+            }
+            Message::Response(r) => {
+                assert_eq!(r.id.raw(), &id_token[..]);
+                assert_eq!(r.result.as_bytes(), &spaced(&payload)[..]);
+            }
+            Message::ErrorResponse(e) => {
+                assert_eq!(e.id.map(|i| i.raw()), reply_id.token());
+                assert_eq!(e.error.code, ErrorCode(code));
+                assert_eq!(e.error.message.decode(), message);
+                assert_eq!(
+                    e.error.data.map(|d| d.as_bytes().to_vec()),
+                    opt.map(|p| spaced(p.as_bytes()))
+                );
+            }
+            Message::Batch(_) => unreachable!(),
+        }
+    }
+}
+
+// --------------------------------------------------------------------------------- scan
+
+/// `skip_value` in both modes: strict success implies lazy success with the same end; strict
+/// agrees with serde_json on what one JSON value is.
+pub fn scan(data: &[u8]) {
+    let [depth_byte, buf @ ..] = data else {
+        return;
+    };
+    let max_depth = *depth_byte as u32 % 140;
+    let start = buf.iter().position(|&b| !is_ws(b)).unwrap_or(buf.len());
+    let strict = scan::skip_value(buf, start, 0, max_depth, Validation::Strict);
+    let lazy = scan::skip_value(buf, start, 0, max_depth, Validation::Lazy);
+    if let Ok(end) = lazy {
+        assert!(start < end && end <= buf.len());
+    }
+    if let Ok(end) = strict {
+        assert_eq!(lazy, Ok(end), "strict accepted, lazy did not agree");
+        let value = &buf[start..end];
+        assert_eq!(
+            scan::skip_value(value, 0, 0, max_depth, Validation::Strict),
+            Ok(value.len())
+        );
+        if std::str::from_utf8(value).is_ok() {
+            assert!(
+                serde_json::from_slice::<&RawValue>(value).is_ok(),
+                "strict accepted what serde_json refuses: {:?}",
+                String::from_utf8_lossy(value)
+            );
+            assert!(reference::depth(value) <= max_depth as usize);
+        }
+    }
+    // Conversely, a UTF-8 buffer that serde_json reads as one value within the depth limit
+    // must be skipped by strict mode exactly to that value's end.
+    if let Ok(text) = std::str::from_utf8(buf) {
+        if let Ok(raw) = serde_json::from_str::<&RawValue>(text) {
+            if reference::depth(raw.get().as_bytes()) <= max_depth as usize {
+                assert_eq!(strict, Ok(start + raw.get().len()), "{text:?}");
+            } else {
+                assert_eq!(strict, Err(scan::ScanError::TooDeep));
+            }
+        }
+    }
+    if buf.get(start) == Some(&b'"') {
+        let body = scan::string_end(buf, start + 1);
+        assert_eq!(
+            body.map(|(close, _)| close + 1).ok(),
+            strict.ok(),
+            "string scan and skip_value disagree"
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! Replays every file of `fuzz/corpus/<target>/` and `fuzz/regressions/<target>/` through the
+//! same target bodies the fuzzers run (`tests/fuzz_bodies/mod.rs`), so a plain `cargo test`
+//! covers the corpora without nightly.
+//!
+//! The seed corpus is written by the ignored test `write_seed_corpus` below, from the shared
+//! vectors and the captured sessions in `tests/data/`:
+//! `cargo test --test fuzz_corpus -- --ignored write_seed_corpus`.
+
+mod common;
+mod fuzz_bodies;
+
+use std::path::{Path, PathBuf};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+/// Runs `body` on every file of `dir`; returns how many there were.
+fn replay(dir: &Path, body: fn(&[u8])) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for file in &files {
+        let data = std::fs::read(file).unwrap();
+        if std::panic::catch_unwind(|| body(&data)).is_err() {
+            panic!("{} fails its target", file.display());
+        }
+    }
+    files.len()
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn replay_seed_corpora() {
+    for (target, body) in fuzz_bodies::TARGETS {
+        let n = replay(&fuzz_dir().join("corpus").join(target), *body);
+        assert!(n >= 5, "fuzz/corpus/{target}: only {n} seeds");
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn replay_regressions() {
+    let mut n = 0;
+    for (target, body) in fuzz_bodies::TARGETS {
+        n += replay(&fuzz_dir().join("regressions").join(target), *body);
+    }
+    assert!(n >= 3, "only {n} regression inputs");
+}
+
+/// Writes the seed corpora (deterministically; file names say where each seed comes from).
+#[test]
+#[ignore = "writes fuzz/corpus; run by hand"]
+fn write_seed_corpus() {
+    let corpus = fuzz_dir().join("corpus");
+    let write = |target: &str, name: &str, data: &[u8]| {
+        let dir = corpus.join(target);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), data).unwrap();
+    };
+    let small = |b: &[u8]| b.len() <= 4096;
+    let captures: Vec<(String, Vec<u8>)> = ["capture-c2s.ndjson", "capture-s2c.ndjson"]
+        .iter()
+        .map(|name| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(name);
+            (name.to_string(), std::fs::read(path).unwrap())
+        })
+        .collect();
+
+    for case in common::load("envelope.jsonl") {
+        let name = case["name"].as_str().unwrap();
+        if case.get("hex").is_none() || case["framing"] == "sse" {
+            continue;
+        }
+        let bytes = common::input(&case);
+        if !small(&bytes) {
+            continue;
+        }
+        if case["framing"] == "line" {
+            write("decode", name, &bytes);
+            if matches!(
+                case["cat"].as_str(),
+                Some("security" | "id" | "envelope" | "response" | "batch" | "shape")
+            ) {
+                write("differential", name, &bytes);
+            }
+        } else {
+            // Stream vectors: a frame limit byte and a chunking seed byte, then the stream.
+            let mut d = vec![63, name.len() as u8];
+            d.extend_from_slice(&bytes);
+            write("framing_chunks", name, &d);
+        }
+    }
+    for case in common::load("jsonrpc-spec.jsonl") {
+        let name = format!("spec-{}", case["name"].as_str().unwrap());
+        let bytes = common::hex(case["hex"].as_str().unwrap());
+        write("differential", &name, &bytes);
+    }
+    for (name, stream) in &captures {
+        for (limit, seed) in [(95u8, 1u8), (40, 7)] {
+            let mut d = vec![limit, seed];
+            d.extend_from_slice(&stream[..stream.len().min(3000)]);
+            write("framing_chunks", &format!("{name}-{limit}"), &d);
+        }
+        for (i, line) in stream.split(|&b| b == b'\n').enumerate() {
+            if line.is_empty() || !small(line) {
+                continue;
+            }
+            write("differential", &format!("{name}-{i:02}"), line);
+            // Payload values for the scanner, at the default depth limit.
+            let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+            for member in ["params", "result", "error"] {
+                if let Some(p) = v.get(member) {
+                    let mut d = vec![128];
+                    d.extend_from_slice(serde_json::to_string(p).unwrap().as_bytes());
+                    if d.len() <= 2048 {
+                        write("scan", &format!("{name}-{i:02}-{member}"), &d);
+                    }
+                }
+            }
+        }
+    }
+    let scan_seeds: &[&[u8]] = &[
+        b"\x80{\"a\":[1,-0.5e+3,true,false,null,\"\\u00e9\\ud800\"]}",
+        b"\x02[[[]]]",
+        b"\x80  \"tab\\tq\\\"\"  ",
+        b"\x80-0",
+        b"\x801E400",
+        b"\x80{\"a\" 1}",
+        b"\x80[1,]",
+    ];
+    for (i, s) in scan_seeds.iter().enumerate() {
+        write("scan", &format!("hand-{i}"), s);
+    }
+    // Roundtrip inputs are building blocks, not messages: a few varied byte strings.
+    for (i, s) in [
+        &b"\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08\x04ping\x02{}\x01\x05hello"[..],
+        b"\x01\x01\x08req-\xc3\xa9\"\\\x0atools/call\x10{\"name\":\"x\"}    ",
+        b"\x02\x02\x07\x00\x08[1,2,3]\x01",
+        b"\x03\x00\xff\xff\xff\xff\xff\xff\xff\x7f\x00\x07{\"a\":1}\x01\x0bParse error\xa4\x80\xff\xff\xff\xff\xff\xff\x02",
+        b"\x03\x01\x03a\nb\x00\x00\x01\x04\x00\x10\x00\x00\x00\x00\x00\x00\x00\x01",
+        b"\x00\x02\x07\x0dnotifications\x06\x05\x00",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write("roundtrip", &format!("hand-{i}"), s);
+    }
+}

@@ -1,0 +1,445 @@
+//! Hostile streams and frames: each test states the expected outcome; none may panic. Sized for
+//! CI in debug on 2 cores (the whole file runs in a few seconds). The 1 GiB no-newline flood
+//! with its memory measurement lives in `tests/hostile_rss.rs`, alone in its process.
+
+use bytes::BytesMut;
+use rpcwire::{
+    scan::{ScanError, Validation},
+    DecodeError, DecodeOptions, Decoder, Dialect, FrameError, IdKind, Kind, Limits, LineFramer,
+    Lines, Message, RawJson, ReplyId, Role,
+};
+
+const PING: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,"x"]}}"#;
+
+/// Every decoder configuration: both dialects, both validation modes.
+fn decoders() -> Vec<Decoder> {
+    let mut all = vec![];
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        for validation in [Validation::Lazy, Validation::Strict] {
+            let mut opts = DecodeOptions::new(dialect);
+            opts.validation = validation;
+            all.push(Decoder::new(opts));
+        }
+    }
+    all
+}
+
+fn hardened(dialect: Dialect) -> Decoder {
+    let mut opts = DecodeOptions::new(dialect);
+    opts.hardened = true;
+    opts.limits = Limits::HARDENED;
+    Decoder::new(opts)
+}
+
+#[track_caller]
+fn assert_parse_error(dec: &Decoder, frame: &[u8]) -> DecodeError {
+    let rej = dec.decode(frame).expect_err("a parse error, not a message");
+    assert!(rej.error().is_parse_error(), "{:?}", rej.error());
+    let reply = rej.reply().expect("a parse error is answered");
+    assert_eq!(reply.code.get(), -32700);
+    assert_eq!(reply.id, dec.options().unreadable_id);
+    rej.error()
+}
+
+/// Frames `stream` in `chunk`-byte reads; returns every item.
+fn frame_all(stream: &[u8], chunk: usize, max_frame: usize) -> Vec<Result<Vec<u8>, FrameError>> {
+    let mut framer = LineFramer::new(max_frame);
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    for piece in stream.chunks(chunk) {
+        buf.extend_from_slice(piece);
+        while let Some(item) = framer.decode(&mut buf).transpose() {
+            out.push(item.map(|b| b.to_vec()));
+        }
+    }
+    while let Some(item) = framer.decode_eof(&mut buf).transpose() {
+        out.push(item.map(|b| b.to_vec()));
+    }
+    out
+}
+
+/// One million `[`: no stack overflow (every scanner is iterative), a clean TooDeep.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_million_nested_brackets() {
+    let deep = vec![b'['; 1_000_000];
+    for dec in decoders() {
+        let e = assert_parse_error(&dec, &deep);
+        assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep));
+    }
+    let mut in_params = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":"#.to_vec();
+    in_params.extend_from_slice(&deep);
+    for dec in decoders() {
+        let e = assert_parse_error(&dec, &in_params);
+        assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep));
+    }
+    // Balanced and without a depth limit (RawJson::new), still iterative: accepted.
+    let mut balanced = deep.clone();
+    balanced.extend(std::iter::repeat_n(b']', 1_000_000));
+    assert!(RawJson::new(&balanced).is_some());
+    // Through the framer, as one line.
+    let items = frame_all(&deep, 1 << 16, 16 << 20);
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].as_ref().unwrap().len(), 1_000_000);
+}
+
+/// A million tiny frames in 64 KiB reads: every one framed and decoded, nothing lost.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_million_tiny_frames() {
+    const N: usize = 1_000_000;
+    let one: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n";
+    let stream: Vec<u8> = one.repeat(N);
+    let dec = Decoder::mcp();
+    let mut framer = LineFramer::new(1 << 10);
+    let mut buf = BytesMut::new();
+    let mut count = 0;
+    for piece in stream.chunks(1 << 16) {
+        buf.extend_from_slice(piece);
+        while let Some(frame) = framer.decode(&mut buf).unwrap() {
+            assert_eq!(dec.decode(&frame).unwrap().kind(), Kind::Notification);
+            count += 1;
+        }
+    }
+    assert_eq!(framer.decode_eof(&mut buf).unwrap(), None);
+    assert_eq!(count, N);
+    assert_eq!(framer.consumed(), stream.len() as u64);
+}
+
+/// Invalid UTF-8 at every position of a frame: always a parse error (the whole frame is
+/// validated), whether the bad byte sits in a key, a string, a number or between tokens.
+#[test]
+fn invalid_utf8_at_every_position() {
+    let decs = decoders();
+    for at in 0..PING.len() {
+        for bad in [
+            &[0xff][..],
+            &[0xc3],
+            &[0xed, 0xa0, 0x80],
+            &[0xf0, 0x9f, 0x98],
+        ] {
+            let mut f = PING.to_vec();
+            f.splice(at..at + 1, bad.iter().copied());
+            for dec in &decs {
+                assert_eq!(
+                    assert_parse_error(dec, &f),
+                    DecodeError::InvalidUtf8,
+                    "at {at}"
+                );
+            }
+        }
+    }
+}
+
+/// A frame cut at every byte: each proper prefix is a parse error; framed at end of stream,
+/// the prefix is handed out as the last frame.
+#[test]
+fn a_frame_cut_at_every_byte() {
+    let decs = decoders();
+    for cut in 1..PING.len() {
+        let prefix = &PING[..cut];
+        for dec in &decs {
+            assert_parse_error(dec, prefix);
+        }
+        let items = frame_all(prefix, 7, 1 << 10);
+        assert_eq!(items, vec![Ok(prefix.to_vec())], "cut at {cut}");
+    }
+    for dec in &decs {
+        assert!(dec.decode(PING).is_ok());
+    }
+}
+
+/// A UTF-8 byte order mark is not JSON whitespace: parse error, on the first line and later.
+#[test]
+fn byte_order_mark() {
+    let mut f = b"\xef\xbb\xbf".to_vec();
+    f.extend_from_slice(PING);
+    for dec in decoders() {
+        assert_parse_error(&dec, &f);
+    }
+    let mut stream = PING.to_vec();
+    stream.push(b'\n');
+    stream.extend_from_slice(&f);
+    let items = frame_all(&stream, 5, 1 << 10);
+    assert_eq!(items.len(), 2);
+    assert!(Decoder::mcp().decode(items[0].as_ref().unwrap()).is_ok());
+    assert_parse_error(&Decoder::mcp(), items[1].as_ref().unwrap());
+}
+
+/// NUL bytes: alone on a line, raw inside a string, between tokens: parse errors; the stream
+/// goes on after them. Escaped (`\u0000`) inside a string it is valid JSON.
+#[test]
+fn nul_bytes() {
+    for dec in decoders() {
+        assert_parse_error(&dec, b"\0");
+        assert_parse_error(
+            &dec,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\0ng\"}",
+        );
+        assert_parse_error(
+            &dec,
+            b"{\"jsonrpc\":\"2.0\",\0\"id\":1,\"method\":\"ping\"}",
+        );
+        let ok = dec
+            .decode(br#"{"jsonrpc":"2.0","id":1,"method":"a\u0000b"}"#)
+            .unwrap();
+        assert_eq!(ok.method().unwrap().decode(), "a\0b");
+    }
+    assert_eq!(
+        hardened(Dialect::Mcp)
+            .decode(br#"{"jsonrpc":"2.0","id":1,"method":"a\u0000b"}"#)
+            .unwrap_err()
+            .error(),
+        DecodeError::ControlInMethod
+    );
+    let stream = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\0\n\0\0\0\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n";
+    let items = frame_all(stream, 3, 1 << 10);
+    assert_eq!(items.len(), 4);
+    assert_eq!(items[1], Ok(b"\0".to_vec()));
+    assert_eq!(items[2], Ok(b"\0\0\0".to_vec()));
+}
+
+/// A lone `\r` is not a line terminator: it stays inside the frame, where it is JSON
+/// whitespace. `\r\n` ends a line; a lone `\r` at the very end of the stream is stripped.
+#[test]
+fn carriage_return_alone() {
+    let stream = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\r\n\r\n{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}\r";
+    let items = frame_all(stream, 4, 1 << 10);
+    assert_eq!(items.len(), 2, "{items:?}");
+    let first = items[0].as_ref().unwrap();
+    assert!(first.contains(&b'\r'));
+    for dec in decoders() {
+        // Two objects on one line: trailing data.
+        assert_eq!(assert_parse_error(&dec, first), DecodeError::TrailingData);
+        let second = dec.decode(items[1].as_ref().unwrap()).unwrap();
+        assert!(second.method().unwrap().eq_str("c"));
+        assert_parse_error(&dec, b"\r");
+    }
+    assert_eq!(frame_all(b"\r", 1, 16), vec![]);
+    assert_eq!(frame_all(b"\r\r\n", 1, 16), vec![]);
+}
+
+/// Lone surrogate escapes are valid JSON text: accepted by default (decoded as U+FFFD),
+/// refused by the hardened profile in `method` and string ids, accepted in payloads by both.
+#[test]
+fn lone_surrogates() {
+    let in_method = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call\ud800"}"#;
+    let in_id = br#"{"jsonrpc":"2.0","id":"\udc00","method":"ping"}"#;
+    let in_params = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"\ud800":"\udfff\ud800"}}"#;
+    let reversed_pair = br#"{"jsonrpc":"2.0","id":1,"method":"\udc00\ud800"}"#;
+    for dec in decoders() {
+        let m = dec.decode(in_method).unwrap();
+        assert_eq!(m.method().unwrap().decode(), "tools/call\u{fffd}");
+        assert!(m.method().unwrap().has_lone_surrogate());
+        assert_eq!(
+            dec.decode(in_id).unwrap().id().unwrap().kind(),
+            IdKind::String { has_escapes: true }
+        );
+        assert!(dec.decode(in_params).is_ok());
+        assert_eq!(
+            dec.decode(reversed_pair)
+                .unwrap()
+                .method()
+                .unwrap()
+                .decode(),
+            "\u{fffd}\u{fffd}"
+        );
+    }
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let h = hardened(dialect);
+        for f in [&in_method[..], in_id, reversed_pair] {
+            let rej = h.decode(f).unwrap_err();
+            assert_eq!(rej.error(), DecodeError::LoneSurrogate);
+            assert_eq!(rej.reply().unwrap().code.get(), -32600);
+        }
+        assert!(h.decode(in_params).is_ok());
+    }
+}
+
+fn request_with_id(id: &[u8]) -> Vec<u8> {
+    let mut f = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+    f.extend_from_slice(id);
+    f.extend_from_slice(br#","method":"ping"}"#);
+    f
+}
+
+/// 64 KiB ids: a string id of exactly the limit is accepted and echoed; one byte more is an
+/// invalid request answered with the unreadable-id form (its id is not echoed).
+#[test]
+#[cfg_attr(miri, ignore)] // large inputs: minutes under Miri
+fn ids_of_64_kib() {
+    let max = Limits::DEFAULT.max_id_len;
+    let at_limit = format!("\"{}\"", "a".repeat(max - 2)).into_bytes();
+    let over = format!("\"{}\"", "a".repeat(max - 1)).into_bytes();
+    for dec in decoders() {
+        let (ok, bad) = (request_with_id(&at_limit), request_with_id(&over));
+        let msg = dec.decode(&ok).unwrap();
+        assert_eq!(msg.id().unwrap().raw().len(), max);
+        let rej = dec.decode(&bad).unwrap_err();
+        assert_eq!(rej.error(), DecodeError::IdTooLong);
+        assert_eq!(rej.id(), None);
+        assert_eq!(rej.reply().unwrap().id, dec.options().unreadable_id);
+    }
+    // The hardened profile caps ids at 256 bytes.
+    let frame = request_with_id(&at_limit);
+    let rej = hardened(Dialect::Mcp).decode(&frame).unwrap_err();
+    assert_eq!(rej.error(), DecodeError::IdTooLong);
+}
+
+/// Numbers with 10 000 digits: as an id a valid integer token in both dialects (MCP ids are
+/// integers of any size, kept raw), refused only over `max_id_len`; as a payload value,
+/// accepted; as an error code, not an i64, so a malformed error object.
+#[test]
+#[cfg_attr(miri, ignore)] // large inputs: minutes under Miri
+fn numbers_with_ten_thousand_digits() {
+    let big = format!("9{}", "8".repeat(9_999));
+    let neg = format!("-{big}");
+    for dec in decoders() {
+        for id in [&big, &neg] {
+            let frame = request_with_id(id.as_bytes());
+            let msg = dec.decode(&frame).unwrap();
+            let id_got = msg.id().unwrap();
+            assert_eq!(id_got.kind(), IdKind::Integer);
+            assert_eq!(id_got.raw(), id.as_bytes());
+            assert_eq!(id_got.as_i64(), None);
+        }
+        let params = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"n":{big},"f":-{big}.{big}e-{big}}}}}"#
+        );
+        assert!(dec.decode(params.as_bytes()).is_ok());
+        let code = format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-{big},"message":"m"}}}}"#);
+        let rej = dec.decode(code.as_bytes()).unwrap_err();
+        assert!(rej.is_response() && rej.reply().is_none());
+    }
+    // A fraction with many digits is a JSON-RPC id but not an MCP one.
+    let frac = format!("1.{big}");
+    assert!(Decoder::jsonrpc()
+        .decode(&request_with_id(frac.as_bytes()))
+        .is_ok());
+    assert_eq!(
+        Decoder::mcp()
+            .decode(&request_with_id(frac.as_bytes()))
+            .unwrap_err()
+            .error(),
+        DecodeError::NonIntegerId
+    );
+    // Over a tighter id limit: invalid.
+    let mut opts = DecodeOptions::new(Dialect::Mcp);
+    opts.limits.max_id_len = 9_999;
+    let frame = request_with_id(big.as_bytes());
+    let rej = Decoder::new(opts).decode(&frame).unwrap_err();
+    assert_eq!(rej.error(), DecodeError::IdTooLong);
+    // The hardened profile caps ids at 256 bytes, and wants numbers within ±(2^53 − 1).
+    let rej = hardened(Dialect::JsonRpc2).decode(&frame).unwrap_err();
+    assert_eq!(rej.error(), DecodeError::IdTooLong);
+    let frame = request_with_id(&big.as_bytes()[..200]);
+    let rej = hardened(Dialect::JsonRpc2).decode(&frame).unwrap_err();
+    assert_eq!(rej.error(), DecodeError::UnsafeNumericId);
+}
+
+/// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
+/// requests, and a duplicated id is never echoed.
+#[test]
+fn duplicate_and_escaped_envelope_keys() {
+    use rpcwire::Member;
+    let cases: &[(&[u8], Result<Kind, DecodeError>)] = &[
+        (
+            br#"{"jsonrpc":"2.0","\u0069d":7,"\u006d\u0065thod":"ping"}"#,
+            Ok(Kind::Request),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":"a","m\u0065thod":"b"}"#,
+            Err(DecodeError::DuplicateMember(Member::Method)),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"\u0069d":1,"method":"a"}"#,
+            Err(DecodeError::DuplicateMember(Member::Id)),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","json\u0072pc":"2.0","id":1,"method":"a"}"#,
+            Err(DecodeError::DuplicateMember(Member::JsonRpc)),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":[]}"#,
+            Err(DecodeError::DuplicateMember(Member::Params)),
+        ),
+        (
+            br#"{"jsonrpc":"2\u002e0","method":"a"}"#,
+            Ok(Kind::Notification),
+        ),
+        // Case variants are not envelope members (ignored by default).
+        (
+            br#"{"jsonrpc":"2.0","ID":1,"method":"a"}"#,
+            Ok(Kind::Notification),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"Method":"a"}"#,
+            Err(DecodeError::NoMethodNoResult),
+        ),
+    ];
+    for (frame, expected) in cases {
+        for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+            let mut opts = DecodeOptions::new(dialect);
+            opts.validation = Validation::Strict;
+            let dec = Decoder::new(opts);
+            let got = dec.decode(frame).map(|m| m.kind()).map_err(|r| r.error());
+            assert_eq!(&got, expected, "{}", String::from_utf8_lossy(frame));
+            if let Err(DecodeError::DuplicateMember(Member::Id)) = got {
+                let rej = dec.decode(frame).unwrap_err();
+                assert_eq!(rej.reply().unwrap().id, dec.options().unreadable_id);
+            } else if got.is_err() {
+                let rej = dec.decode(frame).unwrap_err();
+                assert!(matches!(rej.reply().unwrap().id, ReplyId::Id(id) if id.raw() == b"1"));
+            }
+        }
+    }
+    // The hardened profile refuses case-folded envelope names.
+    let rej = hardened(Dialect::Mcp)
+        .decode(br#"{"jsonrpc":"2.0","ID":1,"method":"a"}"#)
+        .unwrap_err();
+    assert_eq!(rej.error(), DecodeError::CaseFoldedMember);
+}
+
+/// Over-long lines in a stream are reported once each, discarded without buffering, and never
+/// take the frames around them along (a regression: see `tests/regressions.rs`).
+#[test]
+#[cfg_attr(miri, ignore)] // large inputs: minutes under Miri
+fn overlong_lines_between_frames() {
+    let mut stream = vec![];
+    for i in 0..50 {
+        stream.extend(std::iter::repeat_n(b'x', 100 + i * 37));
+        stream.push(b'\n');
+        stream.extend_from_slice(PING);
+        stream.push(b'\n');
+    }
+    for chunk in [1, 7, 64, 1000, stream.len()] {
+        let items = frame_all(&stream, chunk, PING.len());
+        assert_eq!(items.len(), 100, "chunk {chunk}");
+        for pair in items.chunks(2) {
+            assert!(matches!(pair[0], Err(FrameError::TooLong { .. })));
+            assert_eq!(pair[1].as_deref(), Ok(PING));
+        }
+    }
+    let lines: Vec<_> = Lines::new(&stream, PING.len()).collect();
+    assert_eq!(lines.len(), 100);
+}
+
+/// Role matters for exactly one shape: an id with none of method/result/error.
+#[test]
+fn id_only_frame_by_role() {
+    let frame = br#"{"jsonrpc":"2.0","id":5}"#;
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let mut opts = DecodeOptions::new(dialect);
+        let server = Decoder::new(opts).decode(frame).unwrap_err();
+        assert_eq!(server.kind_str(), "invalid");
+        assert!(matches!(server.reply().unwrap().id, ReplyId::Id(id) if id.raw() == b"5"));
+        opts.role = Role::Client;
+        let client = Decoder::new(opts).decode(frame).unwrap_err();
+        assert_eq!(client.kind_str(), "invalid_response");
+        assert!(client.reply().is_none());
+    }
+    assert!(matches!(
+        Decoder::mcp().decode(br#"{"jsonrpc":"2.0","method":"m"}"#),
+        Ok(Message::Notification(_))
+    ));
+}

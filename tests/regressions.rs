@@ -1,0 +1,83 @@
+//! Named regression tests for bugs found by the differential tests and the fuzzers. Each one
+//! also has its frame under `fuzz/regressions/`, replayed through the fuzz target bodies by
+//! `tests/fuzz_corpus.rs`.
+
+use rpcwire::{DecodeError, Decoder, Member, ReplyId, Role};
+
+/// A duplicated `id` behind an earlier duplicated member (`jsonrpc` here) was not seen as
+/// ambiguous: the -32600 reply echoed the last `id`. It must carry the unreadable-id form.
+#[test]
+fn duplicate_id_after_another_duplicate_is_not_echoed() {
+    let frame = br#"{"jsonrpc":"2.0","id":1,"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    for (decoder, unreadable) in [
+        (Decoder::jsonrpc(), ReplyId::Null),
+        (Decoder::mcp(), ReplyId::Absent),
+    ] {
+        let rej = decoder.decode(frame).unwrap_err();
+        assert_eq!(rej.error(), DecodeError::DuplicateMember(Member::JsonRpc));
+        assert_eq!(rej.id(), None);
+        assert_eq!(rej.reply().unwrap().id, unreadable);
+    }
+}
+
+/// A duplicated `resultType` in an MCP result was read as absent (= "complete") and the
+/// response accepted, although a last-wins parser behind the proxy sees the other value.
+#[test]
+fn duplicate_result_type_is_rejected() {
+    let mut opts = rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp);
+    opts.role = Role::Client;
+    let decoder = Decoder::new(opts);
+    for frame in [
+        &br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","resultType":"bogus"}}"#[..],
+        br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","result\u0054ype":"complete"}}"#,
+    ] {
+        let rej = decoder.decode(frame).unwrap_err();
+        assert_eq!(rej.error(), DecodeError::BadResultType);
+        assert!(rej.is_response() && rej.reply().is_none());
+    }
+    // A single one is still read.
+    let ok = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#;
+    assert!(decoder.decode(ok).is_ok());
+}
+
+/// In MCP, a batch is left unanswered only when every element is a response. An element with a
+/// duplicated `method` was counted as a response (`get` reads a duplicate as absent), so a
+/// batch holding a request went unanswered; one with a duplicated `result` was not counted.
+#[test]
+fn mcp_batch_response_detection_counts_duplicates_as_present() {
+    let dec = Decoder::mcp();
+    let with_request = br#"[{"jsonrpc":"2.0","method":"a","method":"b","result":1}]"#;
+    let rej = dec.decode(with_request).unwrap_err();
+    assert_eq!(rej.error(), DecodeError::BatchNotAllowed);
+    assert!(rej.reply().is_some());
+    let responses = br#"[{"jsonrpc":"2.0","id":1,"result":{},"result":{}}]"#;
+    let rej = dec.decode(responses).unwrap_err();
+    assert!(rej.is_response() && rej.reply().is_none());
+}
+
+/// An over-long line was discarded together with everything after it in the same read: the
+/// newline search was capped at the frame limit, and the whole buffer was dropped. A valid
+/// frame that arrived in the same read as the end of an over-long line vanished unreported.
+/// Found by the `framing_chunks` fuzz body on its seed corpus (a captured session framed with
+/// a 41-byte limit).
+#[test]
+fn overlong_line_does_not_swallow_the_frames_after_it() {
+    use bytes::BytesMut;
+    use rpcwire::{FrameError, LineFramer};
+    let mut f = LineFramer::new(4);
+    let mut buf = BytesMut::from(&b"aaaaaaaaaa\n{}\nbbbbbbbbbb\n[]\n"[..]);
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 14 }));
+    assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"[]"[..]));
+    assert_eq!(f.decode(&mut buf), Ok(None));
+
+    // The end of the over-long line arrives in a later read, with a frame behind it.
+    let mut f = LineFramer::new(4);
+    let mut buf = BytesMut::from(&b"aaaaaaa"[..]);
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(f.decode(&mut buf), Ok(None));
+    buf.extend_from_slice(b"aaaaaaaaaaaa\n{}\n");
+    assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
+    assert_eq!(f.consumed(), 23);
+}
