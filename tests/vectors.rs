@@ -73,6 +73,20 @@ fn in_scope(case: &Value) -> bool {
 
 #[test]
 fn envelope_vectors_both_dialects() {
+    run_envelope_vectors();
+}
+
+/// The same vectors with the SIMD kernels switched off: the scalar oracle must give the same
+/// outcomes (other tests running meanwhile may see either kernel; both must agree anyway).
+#[test]
+fn envelope_and_spec_vectors_on_the_scalar_kernel() {
+    rpcwire::scan::force_scalar(true);
+    run_envelope_vectors();
+    jsonrpc_spec_examples();
+    rpcwire::scan::force_scalar(false);
+}
+
+fn run_envelope_vectors() {
     let mut ran = 0;
     for case in load("envelope.jsonl").iter().filter(|c| in_scope(c)) {
         let name = case["name"].as_str().unwrap();

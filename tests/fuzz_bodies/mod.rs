@@ -17,8 +17,11 @@ use rpcwire::{
 };
 use serde_json::value::RawValue;
 
+/// A fuzz target: its name and its body.
+pub type Target = (&'static str, fn(&[u8]));
+
 /// The targets, by name, for the corpus replay.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[Target] = &[
     ("decode", decode),
     ("framing_chunks", framing_chunks),
     ("differential", differential),
