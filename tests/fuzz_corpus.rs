@@ -150,4 +150,40 @@ fn write_seed_corpus() {
     {
         write("roundtrip", &format!("hand-{i}"), s);
     }
+    // SSE and Content-Length streams: a frame limit byte, a chunking seed byte, the stream.
+    let sse: &[&[u8]] = &[
+        b": keepalive\r\n\r\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\n",
+        b"data: {\"a\":\ndata: 1}\r\rdata:x\r\n\r\nevent: message\nretry: 1000\ndata: y\n\n",
+        b"id: a\x00b\ndata: {\"jsonrpc\":\"2.0\",\r\"id\":5}\n\n\xef\xbb\xbfdata: z\n\n",
+        b"data: 0123456789012345678901234567890123456789\n\ndata: ok\n\n",
+        b"id:\n\ndata: unterminated",
+    ];
+    for (i, s) in sse.iter().enumerate() {
+        let mut d = vec![if i == 3 { 20 } else { 95 }, i as u8];
+        d.extend_from_slice(s);
+        write("sse_chunks", &format!("hand-{i}"), &d);
+    }
+    let cl: &[&[u8]] = &[
+        b"Content-Length: 2\r\n\r\n{}Content-Length: 7\r\nContent-Type: application/json\r\n\r\n[1,2,3]",
+        b"content-length: 3\r\n\r\nabcContent-Length: 99999\r\n\r\nxyz",
+        b"Content-Length: x\r\n\r\n{}",
+        b"Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
+        b"Content-Type: a\r\n\r\n{}Content-Length: 5\r\n\r\n{",
+    ];
+    for (i, s) in cl.iter().enumerate() {
+        let mut d = vec![40, i as u8];
+        d.extend_from_slice(s);
+        write("content_length_chunks", &format!("hand-{i}"), &d);
+    }
+    // Pending-table programs: (op, argument) byte pairs.
+    let programs: &[&[u8]] = &[
+        &[0, 0, 1, 10, 2, 0, 3, 0, 5, 20, 6, 0],
+        &[1, 5, 1, 3, 1, 9, 5, 4, 5, 10, 2, 1, 4, 0],
+        &[0, 0, 0, 0, 0, 0, 4, 1, 3, 0, 2, 0, 2, 0, 3, 1],
+        &[1, 255, 1, 0, 5, 0, 5, 255, 3, 0],
+        &[0; 160],
+    ];
+    for (i, p) in programs.iter().enumerate() {
+        write("pending_model", &format!("hand-{i}"), p);
+    }
 }

@@ -27,6 +27,9 @@ pub const TARGETS: &[Target] = &[
     ("differential", differential),
     ("roundtrip", roundtrip),
     ("scan", scan),
+    ("sse_chunks", sse_chunks),
+    ("content_length_chunks", content_length_chunks),
+    ("pending_model", pending_model),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
@@ -541,4 +544,204 @@ pub fn scan(data: &[u8]) {
             "string scan and skip_value disagree"
         );
     }
+}
+
+/// Read sizes from a seed: 1 to 24 bytes, xorshift-driven.
+struct Chunks {
+    rng: u64,
+}
+
+impl Chunks {
+    fn new(seed: u8, len: usize) -> Self {
+        Chunks {
+            rng: 0x9e37_79b9_7f4a_7c15u64 ^ (seed as u64) ^ ((len as u64) << 8),
+        }
+    }
+
+    fn next_len(&mut self, left: usize) -> usize {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (1 + (self.rng % 24) as usize).min(left)
+    }
+}
+
+/// Feeds `input` to a framer one-shot and in random reads; both must give the same items.
+fn same_items_chunked<T: PartialEq + std::fmt::Debug>(
+    seed: u8,
+    input: &[u8],
+    mut fresh: impl FnMut() -> Box<dyn FnMut(&mut BytesMut, bool) -> Option<T>>,
+) {
+    let mut one_shot = fresh();
+    let mut buf = BytesMut::from(input);
+    let mut expected = vec![];
+    while let Some(item) = one_shot(&mut buf, true) {
+        expected.push(item);
+    }
+    let mut chunked = fresh();
+    let mut buf = BytesMut::new();
+    let mut got = vec![];
+    let mut chunks = Chunks::new(seed, input.len());
+    let mut pos = 0;
+    while pos < input.len() {
+        let n = chunks.next_len(input.len() - pos);
+        buf.extend_from_slice(&input[pos..pos + n]);
+        pos += n;
+        while let Some(item) = chunked(&mut buf, false) {
+            got.push(item);
+        }
+    }
+    while let Some(item) = chunked(&mut buf, true) {
+        got.push(item);
+    }
+    assert_eq!(
+        got, expected,
+        "chunked framing differs from one-shot framing"
+    );
+}
+
+/// SSE framing over random chunkings equals one-shot framing; it never panics.
+pub fn sse_chunks(data: &[u8]) {
+    let [limit, seed, input @ ..] = data else {
+        return;
+    };
+    let max_frame = 1 + *limit as usize % 96;
+    same_items_chunked(*seed, input, || {
+        let mut framer = rpcwire::SseFramer::new(max_frame).yield_empty_events(true);
+        Box::new(move |buf, eof| {
+            let r = if eof {
+                framer.decode_eof(buf)
+            } else {
+                framer.decode(buf)
+            };
+            match r {
+                Ok(None) => None,
+                Ok(Some(e)) => {
+                    assert!(e.data.len() <= max_frame, "event data over the limit");
+                    Some(Ok((framer.last_offset(), e)))
+                }
+                Err(e) => Some(Err(e)),
+            }
+        })
+    });
+}
+
+/// Content-Length framing over random chunkings equals one-shot framing; it never panics.
+pub fn content_length_chunks(data: &[u8]) {
+    let [limit, seed, input @ ..] = data else {
+        return;
+    };
+    let max_frame = 1 + *limit as usize % 96;
+    same_items_chunked(*seed, input, || {
+        let mut framer = rpcwire::ContentLengthFramer::new(max_frame);
+        Box::new(move |buf, eof| {
+            let r = if eof {
+                framer.decode_eof(buf)
+            } else {
+                framer.decode(buf)
+            };
+            match r {
+                Ok(None) => None,
+                Ok(Some(body)) => {
+                    assert!(body.len() <= max_frame, "body over the limit");
+                    Some(Ok((framer.last_offset(), body)))
+                }
+                Err(e) => Some(Err(e)),
+            }
+        })
+    });
+}
+
+/// `PendingTable` operations driven by the input, against a `HashMap` model: every answer
+/// agrees, a stale token never matches, and the table ends empty.
+pub fn pending_model(data: &[u8]) {
+    use rpcwire::{Miss, PendingTable, Token};
+    use std::collections::HashMap;
+    let mut table = PendingTable::with_capacity_limit(64);
+    let mut model: HashMap<u64, (u32, Option<u64>)> = HashMap::new();
+    let mut retired: Vec<Token> = vec![];
+    let mut now = 0u64;
+    let mut next_value = 0u32;
+    for pair in data.chunks(2) {
+        let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
+        let live: Vec<u64> = {
+            let mut v: Vec<u64> = model.keys().copied().collect();
+            v.sort();
+            v
+        };
+        match op % 6 {
+            0 | 1 => {
+                next_value += 1;
+                let deadline = (op % 6 == 1).then(|| now + arg as u64);
+                let r = match deadline {
+                    Some(d) => table.insert_with_deadline(next_value, d),
+                    None => table.insert(next_value),
+                };
+                match r {
+                    Ok(token) => {
+                        assert!(token.get() < (1 << 53));
+                        assert!(
+                            model.insert(token.get(), (next_value, deadline)).is_none(),
+                            "token minted twice"
+                        );
+                    }
+                    Err(full) => {
+                        assert_eq!(model.len(), table.capacity_limit());
+                        assert_eq!(full.0, next_value);
+                    }
+                }
+            }
+            2 if !live.is_empty() => {
+                let t = live[arg as usize % live.len()];
+                let mut digits = [0u8; 20];
+                let token = Token::new(t).unwrap();
+                let got = table.complete_wire(token.to_wire(&mut digits));
+                assert_eq!(got, Ok(model.remove(&t).unwrap().0));
+                retired.push(token);
+            }
+            3 if !retired.is_empty() => {
+                let token = retired[arg as usize % retired.len()];
+                assert_eq!(
+                    table.remove(token),
+                    Err(Miss::Stale),
+                    "a stale token matched"
+                );
+            }
+            4 if !live.is_empty() => {
+                let t = live[arg as usize % live.len()];
+                let token = Token::new(t).unwrap();
+                assert_eq!(table.cancel(token), Some(model.remove(&t).unwrap().0));
+                retired.push(token);
+            }
+            5 => {
+                now += arg as u64;
+                let mut expired: Vec<(u64, u32)> =
+                    table.expire(now).map(|(t, v)| (t.get(), v)).collect();
+                expired.sort();
+                let mut due: Vec<(u64, u32)> = model
+                    .iter()
+                    .filter(|(_, (_, d))| d.is_some_and(|d| d <= now))
+                    .map(|(t, (v, _))| (*t, *v))
+                    .collect();
+                due.sort();
+                assert_eq!(expired, due, "expired entries differ at {now}");
+                for (t, _) in due {
+                    model.remove(&t);
+                    retired.push(Token::new(t).unwrap());
+                }
+            }
+            _ => {
+                // Unknown: a number no table minted in this range, or not a token at all.
+                assert!(table.complete_wire(b"\"1\"").is_err());
+                assert_eq!(table.complete_wire(b"-1"), Err(Miss::Unknown));
+            }
+        }
+        assert_eq!(table.len(), model.len());
+    }
+    let mut drained: Vec<u32> = table.drain().map(|(_, v)| v).collect();
+    drained.sort();
+    let mut left: Vec<u32> = model.values().map(|(v, _)| *v).collect();
+    left.sort();
+    assert_eq!(drained, left);
+    assert_eq!(table.len(), 0);
 }
