@@ -506,6 +506,20 @@ pub fn scan(data: &[u8]) {
     let start = buf.iter().position(|&b| !is_ws(b)).unwrap_or(buf.len());
     let strict = scan::skip_value(buf, start, 0, max_depth, Validation::Strict);
     let lazy = scan::skip_value(buf, start, 0, max_depth, Validation::Lazy);
+    // The SIMD kernels against the scalar oracle: same end, same error kind, both modes.
+    for (validation, got) in [(Validation::Lazy, lazy), (Validation::Strict, strict)] {
+        let simd = scan::simd_skip_value(buf, start, 0, max_depth, validation);
+        let oracle = scan::scalar_skip_value(buf, start, 0, max_depth, validation);
+        assert_eq!(simd, oracle, "SIMD and scalar disagree ({validation:?})");
+        assert_eq!(got, oracle, "dispatch and scalar disagree ({validation:?})");
+    }
+    if buf.first() == Some(&b'"') {
+        assert_eq!(
+            scan::simd_string_end(buf, 1),
+            scan::scalar::string_end(buf, 1),
+            "string scan"
+        );
+    }
     if let Ok(end) = lazy {
         assert!(start < end && end <= buf.len());
     }
