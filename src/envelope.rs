@@ -50,8 +50,10 @@ pub struct DecodeOptions {
     /// Reject top-level members that are not envelope members (default: ignore them).
     pub reject_unknown_members: bool,
     /// The hardened profile for proxies in front of strict backends: reject member names that
-    /// case-fold to an envelope name, lone surrogates in `method` and string ids, and control
-    /// characters in `method`.
+    /// case-fold to an envelope name, lone surrogates in `method` and string ids, control
+    /// characters in `method`, numeric ids that are not integers within ±(2^53 − 1), and a
+    /// carriage return inside a frame (a line end to some peers). Pair it with
+    /// [`Limits::HARDENED`].
     pub hardened: bool,
     /// `resultType` values accepted in MCP results (an absent `resultType` means `complete`).
     pub result_types: &'static [&'static str],
@@ -276,6 +278,11 @@ impl Decoder {
     pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         if frame.len() > u32::MAX as usize {
             return Err(Reject::parse(ScanError::TooDeep));
+        }
+        // Hardened: a CR left in a frame (the framer strips the one before LF) is a line end
+        // to SSE-style and some stdio peers, who would cut this frame elsewhere than we do.
+        if self.options.hardened && memchr::memchr(b'\r', frame).is_some() {
+            return Err(Reject::parse(DecodeError::LoneCarriageReturn));
         }
         // Short frames are mostly ASCII, and the word-at-a-time ASCII check beats a call
         // into the SIMD validator there; anything else is validated fully.

@@ -164,6 +164,9 @@ pub enum DecodeError {
     TrailingData,
     /// The frame holds no value at all (-32700).
     Empty,
+    /// A carriage return inside the frame, which some peers read as a line end (-32700):
+    /// hardened profile.
+    LoneCarriageReturn,
     /// The frame is JSON but not an object (nor, where allowed, a batch array).
     NotAnObject,
     /// A batch (top-level array) where the dialect forbids batches (MCP ≥ 2025-06-18).
@@ -239,6 +242,7 @@ impl DecodeError {
                 | DecodeError::InvalidUtf8
                 | DecodeError::TrailingData
                 | DecodeError::Empty
+                | DecodeError::LoneCarriageReturn
         )
     }
 
@@ -249,6 +253,7 @@ impl DecodeError {
             DecodeError::InvalidUtf8 => "frame is not valid UTF-8",
             DecodeError::TrailingData => "data after the JSON value",
             DecodeError::Empty => "empty frame",
+            DecodeError::LoneCarriageReturn => "carriage return inside the frame",
             DecodeError::NotAnObject => "message is not a JSON object",
             DecodeError::BatchNotAllowed => "batches are not allowed",
             DecodeError::EmptyBatch => "empty batch",

@@ -443,3 +443,24 @@ fn id_only_frame_by_role() {
         Ok(Message::Notification(_))
     ));
 }
+
+/// The hardened profile refuses a CR inside a frame: a peer that ends lines on a lone CR
+/// would cut the frame in two where rpcwire sees one message.
+#[test]
+fn hardened_profile_rejects_a_lone_cr() {
+    let mut opts = rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp);
+    opts.hardened = true;
+    let dec = rpcwire::Decoder::new(opts);
+    let rej = dec
+        .decode(b"{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}")
+        .unwrap_err();
+    assert_eq!(rej.error(), rpcwire::DecodeError::LoneCarriageReturn);
+    assert_eq!(rej.reply().unwrap().code, rpcwire::ErrorCode::PARSE_ERROR);
+    assert!(dec
+        .decode(b"{\"jsonrpc\":\"2.0\",\t\"method\":\"c\"}")
+        .is_ok());
+    // The default profile reads it as JSON whitespace.
+    assert!(rpcwire::Decoder::mcp()
+        .decode(b"{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}")
+        .is_ok());
+}
