@@ -81,3 +81,29 @@ fn overlong_line_does_not_swallow_the_frames_after_it() {
     assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
     assert_eq!(f.consumed(), 23);
 }
+
+/// Found by the `sse_chunks` fuzz target: an event of no fields ended by a CRLF split across
+/// two reads was reported one byte later than in one-shot framing (its offset was taken after
+/// the CR was consumed). Offsets of such events now point at their blank line either way.
+#[test]
+fn sse_empty_event_offset_does_not_depend_on_where_a_crlf_is_split() {
+    use bytes::BytesMut;
+    let offsets = |chunks: &[&[u8]]| {
+        let mut f = rpcwire::SseFramer::new(64).yield_empty_events(true);
+        let mut buf = BytesMut::new();
+        let mut out = vec![];
+        for c in chunks {
+            buf.extend_from_slice(c);
+            while let Some(_e) = f.decode(&mut buf).unwrap() {
+                out.push(f.last_offset());
+            }
+        }
+        while let Some(_e) = f.decode_eof(&mut buf).unwrap() {
+            out.push(f.last_offset());
+        }
+        out
+    };
+    let one_shot = offsets(&[b"\r\r\n\r"]);
+    assert_eq!(one_shot, [0, 1, 3]);
+    assert_eq!(offsets(&[b"\r\r", b"\n\r"]), one_shot);
+}

@@ -259,6 +259,11 @@ impl SseFramer {
                 continue;
             }
             if at == 0 {
+                // An event of no fields starts at its blank line (taken before the line end is
+                // consumed, which a CR at the end of a read splits from its LF).
+                if self.event_start.is_none() {
+                    self.event_start = Some(self.consumed);
+                }
                 self.advance(buf, end);
                 if let Some(event) = self.dispatch() {
                     return Ok(Some(event));
