@@ -168,7 +168,7 @@ fn tables(all: &BTreeMap<(String, String), Measure>, messages: &[(&str, usize)])
     let mut others = String::new();
     for ((group, function), m) in all {
         // Groups without a byte throughput (the pending table) have their own section.
-        let per_byte = ["skip/", "frame/", "encode", "get/"]
+        let per_byte = ["skip/", "frame", "encode", "get/"]
             .iter()
             .any(|p| group.starts_with(p));
         if per_byte {
