@@ -216,22 +216,6 @@ pub fn run(
     }
 }
 
-/// The static name of a logged kind.
-fn kind_of(kind: &str) -> &'static str {
-    const KINDS: [&str; 9] = [
-        "request",
-        "notification",
-        "success_response",
-        "error_response",
-        "batch",
-        "invalid",
-        "parse_error",
-        "invalid_response",
-        "framing_error",
-    ];
-    KINDS.into_iter().find(|k| *k == kind).unwrap_or("invalid")
-}
-
 fn str_field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
@@ -299,7 +283,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     .and_then(Value::as_str)
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
                 let slot = &mut frames[(dir == Dir::S2c) as usize];
-                let mut r = Record::new(*slot, None, kind_of(kind));
+                let mut r = Record::new(*slot, None, crate::session::kind_name(kind));
                 *slot += 1;
                 r.id = str_field(&v, "id");
                 r.method = str_field(&v, "method");

@@ -200,7 +200,7 @@ impl Counters {
 }
 
 /// The static name of a message kind (unknown kinds count as `invalid`).
-fn kind_name(kind: &str) -> &'static str {
+pub fn kind_name(kind: &str) -> &'static str {
     const KINDS: [&str; 9] = [
         "request",
         "notification",
