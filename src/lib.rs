@@ -29,6 +29,19 @@
 //! assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
 //! ```
 //!
+//! ## Map
+//! - Framing: [`LineFramer`] / [`Lines`] (newline-delimited, MCP stdio), [`SseFramer`]
+//!   (Streamable HTTP event streams), [`ContentLengthFramer`] (LSP-style headers).
+//! - Decoding: [`Decoder`] with [`DecodeOptions`] → [`Message`] or [`Rejection`];
+//!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches.
+//! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; [`mcp`] helpers; typed
+//!   access in `typed` (feature `serde`).
+//! - Encoding: [`encode`] (the four shapes, error replies, id rewriting).
+//! - Reply matching: [`PendingTable`] (ids we mint), [`InFlight`] (the peer's ids),
+//!   [`IdRemapper`] (a proxy's id rewriting both ways).
+//! - MCP over HTTP: [`headers`] (the 2026-07-28 header mirroring check).
+//! - Scanning: [`scan`] (the one skip primitive, SIMD with a scalar oracle).
+//!
 //! ## Features
 //! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
 //!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.
