@@ -104,31 +104,21 @@ pub fn number_end(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
         Some(_) => return Err(ScanError::BadNumber),
         None => return Err(ScanError::UnexpectedEnd),
     }
+    // A fraction or an exponent needs at least one digit.
+    let required_digits = |i: usize| match digits(buf, i) {
+        (_, 0) if i >= buf.len() => Err(ScanError::UnexpectedEnd),
+        (_, 0) => Err(ScanError::BadNumber),
+        (j, _) => Ok(j),
+    };
     if buf.get(i) == Some(&b'.') {
-        let (j, n) = digits(buf, i + 1);
-        if n == 0 {
-            return Err(if j >= buf.len() {
-                ScanError::UnexpectedEnd
-            } else {
-                ScanError::BadNumber
-            });
-        }
-        i = j;
+        i = required_digits(i + 1)?;
     }
     if matches!(buf.get(i), Some(b'e' | b'E')) {
         i += 1;
         if matches!(buf.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
-        let (j, n) = digits(buf, i);
-        if n == 0 {
-            return Err(if j >= buf.len() {
-                ScanError::UnexpectedEnd
-            } else {
-                ScanError::BadNumber
-            });
-        }
-        i = j;
+        i = required_digits(i)?;
     }
     Ok(i)
 }
