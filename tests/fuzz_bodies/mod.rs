@@ -670,19 +670,16 @@ pub fn content_length_chunks(data: &[u8]) {
 /// agrees, a stale token never matches, and the table ends empty.
 pub fn pending_model(data: &[u8]) {
     use rpcwire::{Miss, PendingTable, Token};
-    use std::collections::HashMap;
+    use std::collections::BTreeMap;
     let mut table = PendingTable::with_capacity_limit(64);
-    let mut model: HashMap<u64, (u32, Option<u64>)> = HashMap::new();
+    // Ordered, so that `arg` picks the same live token on every run without sorting per step.
+    let mut model: BTreeMap<u64, (u32, Option<u64>)> = BTreeMap::new();
     let mut retired: Vec<Token> = vec![];
     let mut now = 0u64;
     let mut next_value = 0u32;
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
-        let live: Vec<u64> = {
-            let mut v: Vec<u64> = model.keys().copied().collect();
-            v.sort();
-            v
-        };
+        let pick_live = |arg: u8| model.keys().nth(arg as usize % model.len()).copied();
         match op % 6 {
             0 | 1 => {
                 next_value += 1;
@@ -705,8 +702,8 @@ pub fn pending_model(data: &[u8]) {
                     }
                 }
             }
-            2 if !live.is_empty() => {
-                let t = live[arg as usize % live.len()];
+            2 if !model.is_empty() => {
+                let t = pick_live(arg).unwrap();
                 let mut digits = [0u8; 20];
                 let token = Token::new(t).unwrap();
                 let got = table.complete_wire(token.to_wire(&mut digits));
@@ -721,8 +718,8 @@ pub fn pending_model(data: &[u8]) {
                     "a stale token matched"
                 );
             }
-            4 if !live.is_empty() => {
-                let t = live[arg as usize % live.len()];
+            4 if !model.is_empty() => {
+                let t = pick_live(arg).unwrap();
                 let token = Token::new(t).unwrap();
                 assert_eq!(table.cancel(token), Some(model.remove(&t).unwrap().0));
                 retired.push(token);
