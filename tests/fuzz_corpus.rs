@@ -187,3 +187,25 @@ fn write_seed_corpus() {
         write("pending_model", &format!("hand-{i}"), p);
     }
 }
+
+proptest::proptest! {
+    /// The framing body (read-by-read `decode` and `decode_chunk` against one-shot `Lines`)
+    /// on generated streams: short and over-long lines, CRLF, blank lines, any read sizes.
+    #[test]
+    fn framing_body_on_generated_streams(
+        lines in proptest::collection::vec("[ -~]{0,60}", 0..16),
+        crlf in proptest::collection::vec(proptest::bool::ANY, 16),
+        limit in 0u8..96,
+        seed in proptest::num::u8::ANY,
+        unterminated in proptest::bool::ANY,
+    ) {
+        let mut data = vec![limit, seed];
+        for (i, line) in lines.iter().enumerate() {
+            data.extend_from_slice(line.as_bytes());
+            if !(unterminated && i + 1 == lines.len()) {
+                data.extend_from_slice(if crlf[i] { b"\r\n" } else { b"\n" });
+            }
+        }
+        fuzz_bodies::framing_chunks(&data);
+    }
+}

@@ -201,6 +201,85 @@ impl LineFramer {
     }
 }
 
+impl LineFramer {
+    /// Every complete line in `buf` at once, as one chunk (terminators, blank and over-long
+    /// lines included), for callers that forward runs of lines without copying them. Frame
+    /// the chunk with [`Lines`], which applies the same rules as [`decode`](Self::decode);
+    /// a frame's stream offset is [`last_offset`](Self::last_offset) plus its offset in the
+    /// chunk. `Ok(None)` when no complete line has arrived. An unfinished line that crosses
+    /// the limit is reported here, once, and then discarded up to its newline, as with
+    /// `decode`.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{LineFramer, Lines};
+    /// let mut framer = LineFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"{\"a\":1}\n{\"b\":2}\n{\"c\""[..]);
+    /// let chunk = framer.decode_chunk(&mut buf).unwrap().unwrap();
+    /// assert_eq!(chunk, &b"{\"a\":1}\n{\"b\":2}\n"[..]);
+    /// assert_eq!(Lines::new(&chunk, 1024).count(), 2);
+    /// assert_eq!(buf, &b"{\"c\""[..]); // the partial line waits for more bytes
+    /// ```
+    pub fn decode_chunk(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
+        if self.discarding {
+            match memchr::memchr(b'\n', buf) {
+                Some(at) => {
+                    self.advance(buf, at + 1);
+                    self.discarding = false;
+                }
+                None => {
+                    let n = buf.len();
+                    self.advance(buf, n);
+                    return Ok(None);
+                }
+            }
+        }
+        match memchr::memrchr(b'\n', &buf[self.next_index..]) {
+            Some(at) => {
+                let end = self.next_index + at + 1;
+                self.next_index = 0;
+                self.last_offset = self.consumed;
+                self.consumed += end as u64;
+                Ok(Some(buf.split_to(end).freeze()))
+            }
+            None if buf.len() > self.max_frame.saturating_add(1) => {
+                self.discarding = true;
+                self.next_index = 0;
+                self.last_offset = self.consumed;
+                Err(FrameError::TooLong {
+                    offset: self.consumed,
+                })
+            }
+            None => {
+                self.next_index = buf.len();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Like [`decode_chunk`](Self::decode_chunk), at end of stream: the final line without a
+    /// newline is part of the chunk, and an unfinished over-long line is dropped.
+    pub fn decode_chunk_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
+        if let Some(chunk) = self.decode_chunk(buf)? {
+            // Lines after the last newline come in the next call.
+            return Ok(Some(chunk));
+        }
+        self.next_index = 0;
+        if self.discarding {
+            self.discarding = false;
+            let n = buf.len();
+            self.advance(buf, n);
+            return Ok(None);
+        }
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        self.last_offset = self.consumed;
+        self.consumed += buf.len() as u64;
+        Ok(Some(buf.split().freeze()))
+    }
+}
+
 /// Non-consuming framing of a complete byte slice: yields `(offset, frame)` for every line,
 /// with the same rules as [`LineFramer`] (blank lines skipped, the last line may lack its
 /// newline, over-long lines reported as errors).

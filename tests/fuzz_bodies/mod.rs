@@ -306,6 +306,61 @@ pub fn framing_chunks(data: &[u8]) {
         assert!(frame.len() <= max_frame && !frame.contains(&b'\n'));
         assert!(!frame.iter().all(|&b| is_ws(b)), "blank frame handed out");
     }
+    assert_eq!(
+        chunk_framing(input, max_frame, *seed),
+        expected,
+        "chunk framing differs from one-shot framing"
+    );
+}
+
+/// `LineFramer::decode_chunk` over random reads, each chunk framed with `Lines`.
+fn chunk_framing(input: &[u8], max_frame: usize, seed: u8) -> Vec<Item> {
+    let mut framer = LineFramer::new(max_frame);
+    let mut buf = BytesMut::new();
+    let mut got: Vec<Item> = Vec::new();
+    let take = |got: &mut Vec<Item>, framer: &LineFramer, chunk: Bytes| {
+        for r in Lines::new(&chunk, max_frame) {
+            got.push(match r {
+                Ok((at, frame)) => Ok((framer.last_offset() + at as u64, frame.to_vec())),
+                Err(FrameError::TooLong { offset }) => Err(FrameError::TooLong {
+                    offset: framer.last_offset() + offset,
+                }),
+                Err(e) => Err(e),
+            });
+        }
+    };
+    let mut rng = 0x2545_f491_4f6c_dd1du64 ^ (seed as u64) ^ ((input.len() as u64) << 8);
+    let mut pos = 0;
+    while pos < input.len() {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let n = (1 + (rng % 200) as usize).min(input.len() - pos);
+        buf.extend_from_slice(&input[pos..pos + n]);
+        pos += n;
+        loop {
+            match framer.decode_chunk(&mut buf) {
+                Ok(Some(chunk)) => {
+                    assert_eq!(chunk.last(), Some(&b'\n'), "a chunk ends with a newline");
+                    take(&mut got, &framer, chunk);
+                }
+                Ok(None) => break,
+                Err(e) => got.push(Err(e)),
+            }
+        }
+        // What stays buffered is one unfinished line, within the limit.
+        assert!(!buf.contains(&b'\n') && buf.len() <= max_frame + 1);
+        assert_eq!(framer.consumed() + buf.len() as u64, pos as u64);
+    }
+    loop {
+        match framer.decode_chunk_eof(&mut buf) {
+            Ok(Some(chunk)) => take(&mut got, &framer, chunk),
+            Ok(None) => break,
+            Err(e) => got.push(Err(e)),
+        }
+    }
+    assert!(buf.is_empty());
+    got
 }
 
 // ------------------------------------------------------------------------- differential
