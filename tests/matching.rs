@@ -146,3 +146,24 @@ fn capacity_and_drain() {
     assert_eq!(left, [(b"1".to_vec(), 'a'), (b"2".to_vec(), 'b')]);
     assert!(t.is_empty());
 }
+
+proptest::proptest! {
+    /// Plain integers take a shortcut to their key; spelled with a fraction or an exponent
+    /// they take the general path. Both must give the same key.
+    #[test]
+    fn integer_keys_agree_with_the_general_path(
+        n in proptest::prop_oneof![proptest::num::i64::ANY, -100i64..100],
+        zeros in 0usize..4,
+    ) {
+        let zeros = if n == 0 { 0 } else { zeros }; // `00` is not a number
+        let plain = format!("{n}{}", "0".repeat(zeros));
+        let general = [format!("{plain}.0"), format!("{plain}e0"), format!("{n}e{zeros}")];
+        for spelling in &general {
+            proptest::prop_assert_eq!(key(plain.as_bytes()), key(spelling.as_bytes()), "{} = {}", plain, spelling);
+        }
+        let next = format!("{}{}", n.wrapping_add(1), "0".repeat(zeros));
+        if next != plain {
+            proptest::prop_assert_ne!(key(plain.as_bytes()), key(next.as_bytes()));
+        }
+    }
+}

@@ -5,18 +5,20 @@
 //! reports violations. It never writes a byte to either side that is not a valid message.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IoSlice, Read, Write};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
+use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
-use rpcwire::codec::{Incoming, LineCodec};
 use rpcwire::mcp::Cancelled;
-use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Id, Message, RawJson, ReplyId, Role};
+use rpcwire::{
+    encode, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, Message, RawJson, Rejection,
+    ReplyId, Role,
+};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
@@ -164,11 +166,10 @@ impl Shared {
     }
 
     /// Records one item in the session and the log; returns the verdict.
-    fn observe(&self, dir: Dir, item: &Incoming) -> Verdict {
+    fn observe(&self, dir: Dir, item: &Seen<'_>, now: u64) -> Verdict {
         let (size, frame) = match item {
-            Incoming::Message(m) => (m.frame().len(), Some(m.frame())),
-            Incoming::Rejected(r) => (r.frame().len(), Some(r.frame())),
-            Incoming::TooLong { .. } => (0, None),
+            Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
+            Seen::TooLong => (0, None),
         };
         let mut obs = Observation {
             kind: "framing_error",
@@ -179,11 +180,11 @@ impl Shared {
             protocol_version: None,
         };
         let method;
-        let mut version = None;
+        let version;
         let mut reply = None;
         match item {
-            Incoming::Message(m) => {
-                let msg = m.message();
+            Seen::Message(msg, _) => {
+                let msg = msg.clone();
                 obs.kind = msg.kind().as_str();
                 obs.id = msg.id();
                 method = msg.method().map(|m| m.decode());
@@ -193,27 +194,28 @@ impl Shared {
                     Message::Notification(n) => {
                         obs.cancels = Cancelled::from_notification(&n).map(|c| c.request_id)
                     }
-                    Message::Response(r) => {
-                        version = r
-                            .result
-                            .get("protocolVersion")
-                            .and_then(|v| v.as_str())
-                            .map(|s| s.decode())
-                    }
                     _ => {}
                 }
-                obs.protocol_version = version.as_deref();
             }
-            Incoming::Rejected(r) => {
-                let rej = r.rejection();
+            Seen::Rejected(rej, _) => {
                 obs.kind = rej.kind_str();
                 obs.id = rej.id();
                 reply = rej.reply().filter(|_| dir == Dir::C2s);
             }
-            Incoming::TooLong { .. } => {}
+            Seen::TooLong => {}
         }
         let mut state = self.lock();
-        let now = self.now_ms();
+        if let (Seen::Message(Message::Response(r), _), true) =
+            (item, state.session.awaits_initialize_reply())
+        {
+            // Only the reply to `initialize` is worth a look inside the result.
+            version = r
+                .result
+                .get("protocolVersion")
+                .and_then(|v| v.as_str())
+                .map(|s| s.decode());
+            obs.protocol_version = version.as_deref();
+        }
         let verdict = state.session.observe(dir, &obs, now);
         if state.log.is_some() {
             let mut r = Vec::with_capacity(192);
@@ -285,38 +287,61 @@ const READ: usize = 256 << 10;
 /// Pipe buffer size asked for (the pipes to and from the server, and ours when they are pipes).
 const PIPE: usize = 1 << 20;
 
-/// Forward buffers go back to their reader once written, so that steady-state forwarding
-/// allocates nothing (a fresh 256 KiB buffer per read costs page faults and zeroing).
-#[derive(Clone)]
-struct Recycle(std::sync::mpsc::Sender<BytesMut>);
+/// What one writer gets at a time: runs of forwarded lines (slices of the reader's buffer,
+/// not copies) and local replies, written in order with vectored writes.
+type Batch = Vec<Bytes>;
 
-impl Recycle {
-    /// A recycler and the end its reader takes buffers from.
-    fn new() -> (Recycle, std::sync::mpsc::Receiver<BytesMut>) {
-        let (tx, rx) = std::sync::mpsc::channel();
-        (Recycle(tx), rx)
-    }
-
-    /// Hands a written batch back (small ones, local replies, are simply dropped).
-    fn give_back(&self, mut batch: BytesMut) {
-        if batch.capacity() >= READ {
-            batch.clear();
-            let _ = self.0.send(batch);
+/// Drops the first `n` written bytes from `parts[*next..]`.
+fn consume(parts: &mut [Bytes], next: &mut usize, mut n: usize) {
+    while n > 0 {
+        let part = &mut parts[*next];
+        let take = n.min(part.len());
+        part.advance(take);
+        n -= take;
+        if part.is_empty() {
+            *next += 1;
         }
     }
 }
 
+/// At most this many slices per `writev`.
+const IOV: usize = 64;
+
+/// Writes every part of `batch` to a blocking writer.
+fn write_batch(out: &mut impl Write, mut batch: Batch) -> io::Result<()> {
+    let mut next = 0;
+    while next < batch.len() {
+        let slices: Vec<IoSlice<'_>> = batch[next..]
+            .iter()
+            .take(IOV)
+            .map(|b| IoSlice::new(b))
+            .collect();
+        let n = match out.write_vectored(&slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        consume(&mut batch, &mut next, n);
+    }
+    out.flush()
+}
+
 /// Writes batches of lines to the server's stdin, then closes it once every sender is gone.
-async fn write_batches<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::Receiver<BytesMut>,
-    mut out: W,
-    recycle: Recycle,
-) {
-    while let Some(batch) = rx.recv().await {
-        if out.write_all(&batch).await.is_err() {
-            break;
+async fn write_batches<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Batch>, mut out: W) {
+    'batches: while let Some(mut batch) = rx.recv().await {
+        let mut next = 0;
+        while next < batch.len() {
+            let slices: Vec<IoSlice<'_>> = batch[next..]
+                .iter()
+                .take(IOV)
+                .map(|b| IoSlice::new(b))
+                .collect();
+            match out.write_vectored(&slices).await {
+                Ok(0) | Err(_) => break 'batches,
+                Ok(n) => consume(&mut batch, &mut next, n),
+            }
         }
-        recycle.give_back(batch);
     }
     let _ = out.shutdown().await;
 }
@@ -334,68 +359,98 @@ fn widen_pipe(fd: impl std::os::fd::AsFd) {
     let _ = fd;
 }
 
+/// One framed item, borrowed from the read buffer.
+enum Seen<'a> {
+    Message(Message<'a>, &'a [u8]),
+    Rejected(Rejection<'a>, &'a [u8]),
+    TooLong,
+}
+
 /// What one side does with the lines it reads.
 struct Sorter {
     dir: Dir,
-    codec: LineCodec,
+    framer: LineFramer,
+    decoder: Decoder,
     /// Client side: answer invalid messages unless `--drop-invalid`.
     answer_invalid: bool,
     unreadable_id: ReplyId<'static>,
-    /// Lines to forward to the other side, each ending in `\n`.
-    forward: BytesMut,
-    /// Written batches coming back to be filled again.
-    spare: std::sync::mpsc::Receiver<BytesMut>,
+    /// Runs of lines to forward to the other side, each line ending in `\n`.
+    forward: Batch,
     /// Local replies to the client (client side only).
     replies: BytesMut,
 }
 
 impl Sorter {
-    fn new(dir: Dir, args: &ProxyArgs, spare: std::sync::mpsc::Receiver<BytesMut>) -> Sorter {
+    fn new(dir: Dir, args: &ProxyArgs) -> Sorter {
         let role = match dir {
             Dir::C2s => Role::Server,
             Dir::S2c => Role::Client,
         };
         Sorter {
             dir,
-            codec: LineCodec::new(decoder(args, role), args.max_frame),
+            framer: LineFramer::new(args.max_frame),
+            decoder: decoder(args, role),
             answer_invalid: dir == Dir::C2s && !args.drop_invalid,
             unreadable_id: DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id,
-            forward: BytesMut::with_capacity(READ),
-            spare,
+            forward: Batch::new(),
             replies: BytesMut::new(),
         }
     }
 
-    /// The lines sorted so far for the other side, replaced by an empty (recycled) buffer.
-    fn take_forward(&mut self) -> BytesMut {
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| BytesMut::with_capacity(READ));
-        std::mem::replace(&mut self.forward, next)
-    }
-
     /// Decodes, observes and sorts every complete line in `buf` (every line, at `eof`).
     fn sort(&mut self, shared: &Shared, buf: &mut BytesMut, eof: bool) {
-        use tokio_util::codec::Decoder as _;
         loop {
-            let item = if eof {
-                self.codec.decode_eof(buf)
+            let chunk = if eof {
+                self.framer.decode_chunk_eof(buf)
             } else {
-                self.codec.decode(buf)
+                self.framer.decode_chunk(buf)
             };
-            let Ok(Some(item)) = item else { break };
-            let verdict = shared.observe(self.dir, &item);
-            match &item {
-                Incoming::Message(m) if verdict.forward => {
-                    self.forward.extend_from_slice(m.frame());
-                    self.forward.extend_from_slice(b"\n");
+            match chunk {
+                Ok(Some(chunk)) => self.sort_chunk(shared, chunk),
+                Ok(None) => break,
+                Err(_) => self.too_long(shared),
+            }
+        }
+    }
+
+    /// Sorts the lines of one chunk. Lines forwarded one after the other, each ending in a
+    /// plain `\n`, go out as one slice of the chunk: no copy.
+    fn sort_chunk(&mut self, shared: &Shared, chunk: Bytes) {
+        let mut run = 0..0;
+        // One clock reading per chunk: its lines arrived together.
+        let now = shared.now_ms();
+        for line in Lines::new(&chunk, self.framer.max_frame()) {
+            let Ok((at, frame)) = line else {
+                self.too_long(shared);
+                continue;
+            };
+            let decoded = self.decoder.decode(frame);
+            let seen = match decoded {
+                Ok(msg) => Seen::Message(msg, frame),
+                Err(rejection) => Seen::Rejected(rejection, frame),
+            };
+            let verdict = shared.observe(self.dir, &seen, now);
+            match seen {
+                Seen::Message(..) if verdict.forward => {
+                    let end = at + frame.len();
+                    if run.end != at {
+                        self.push_run(&chunk, &run);
+                        run = at..at;
+                    }
+                    if chunk.get(end) == Some(&b'\n') {
+                        run.end = end + 1;
+                    } else {
+                        // `\r\n`, or the last line without a newline: forwarded with `\n`.
+                        self.push_run(&chunk, &(at..end));
+                        self.forward.push(Bytes::from_static(b"\n"));
+                        run = 0..0;
+                    }
                 }
-                Incoming::Message(m) => {
+                Seen::Message(msg, _) => {
                     // A duplicate in-flight id (MCP): reject the second request. (A client
                     // reply the server cannot match is dropped, and never answered.)
                     let duplicate = verdict.violation == Some(Violation::DuplicateId);
-                    if let (Some(id), true, Dir::C2s) = (m.message().id(), duplicate, self.dir) {
+                    if let (Some(id), true, Dir::C2s) = (msg.id(), duplicate, self.dir) {
                         encode::write_error(
                             &mut self.replies,
                             ReplyId::Id(id),
@@ -405,22 +460,34 @@ impl Sorter {
                         );
                     }
                 }
-                Incoming::Rejected(r) if self.answer_invalid => {
-                    if let Some(reply) = r.rejection().reply() {
+                Seen::Rejected(rejection, _) if self.answer_invalid => {
+                    if let Some(reply) = rejection.reply() {
                         encode::write_reply(&mut self.replies, &reply, None);
                     }
                 }
-                Incoming::TooLong { .. } if self.answer_invalid => {
-                    encode::write_error(
-                        &mut self.replies,
-                        self.unreadable_id,
-                        ErrorCode::PARSE_ERROR,
-                        "Parse error: frame too long",
-                        None,
-                    );
-                }
                 _ => {}
             }
+        }
+        self.push_run(&chunk, &run);
+    }
+
+    fn push_run(&mut self, chunk: &Bytes, run: &std::ops::Range<usize>) {
+        if !run.is_empty() {
+            self.forward.push(chunk.slice(run.clone()));
+        }
+    }
+
+    /// An over-long line: observed, and answered per policy.
+    fn too_long(&mut self, shared: &Shared) {
+        shared.observe(self.dir, &Seen::TooLong, shared.now_ms());
+        if self.answer_invalid {
+            encode::write_error(
+                &mut self.replies,
+                self.unreadable_id,
+                ErrorCode::PARSE_ERROR,
+                "Parse error: frame too long",
+                None,
+            );
         }
     }
 }
@@ -501,23 +568,25 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 
     let server_in = child.stdin.take().expect("piped stdin");
     let mut server_out = child.stdout.take().expect("piped stdout");
-    for fd in [server_in.as_fd(), server_out.as_fd(), io::stdin().as_fd(), io::stdout().as_fd()] {
+    for fd in [
+        server_in.as_fd(),
+        server_out.as_fd(),
+        io::stdin().as_fd(),
+        io::stdout().as_fd(),
+    ] {
         widen_pipe(fd);
     }
-    let (to_server, server_rx) = mpsc::channel::<BytesMut>(QUEUE);
-    let (to_client, mut client_rx) = mpsc::channel::<BytesMut>(QUEUE);
-    let (c2s_recycle, c2s_spare) = Recycle::new();
-    let (s2c_recycle, s2c_spare) = Recycle::new();
-    let server_writer = tokio::spawn(write_batches(server_rx, server_in, c2s_recycle));
+    let (to_server, server_rx) = mpsc::channel::<Batch>(QUEUE);
+    let (to_client, mut client_rx) = mpsc::channel::<Batch>(QUEUE);
+    let server_writer = tokio::spawn(write_batches(server_rx, server_in));
     // Our stdout: plain blocking writes on a thread of its own. An empty batch ends it.
     let client_writer = std::thread::spawn(move || {
         let stdout = io::stdout();
         let mut out = stdout.lock();
         while let Some(batch) = client_rx.blocking_recv() {
-            if batch.is_empty() || out.write_all(&batch).and_then(|_| out.flush()).is_err() {
+            if batch.is_empty() || write_batch(&mut out, batch).is_err() {
                 break;
             }
-            s2c_recycle.give_back(batch);
         }
     });
 
@@ -525,7 +594,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     // cannot be cancelled: when the server exits first, we exit without waiting for it).
     {
         let (shared, to_server, to_client) = (shared.clone(), to_server.clone(), to_client.clone());
-        let mut sorter = Sorter::new(Dir::C2s, args, c2s_spare);
+        let mut sorter = Sorter::new(Dir::C2s, args);
         std::thread::spawn(move || {
             let stdin = io::stdin();
             let mut stdin = stdin.lock();
@@ -541,10 +610,12 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 buf.extend_from_slice(&scratch[..n]);
                 sorter.sort(&shared, &mut buf, n == 0);
                 if !sorter.replies.is_empty() {
-                    let _ = to_client.blocking_send(sorter.replies.split());
+                    let _ = to_client.blocking_send(vec![sorter.replies.split().freeze()]);
                 }
                 if !sorter.forward.is_empty()
-                    && to_server.blocking_send(sorter.take_forward()).is_err()
+                    && to_server
+                        .blocking_send(std::mem::take(&mut sorter.forward))
+                        .is_err()
                 {
                     break;
                 }
@@ -559,7 +630,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     // Server → client.
     let s2c = {
         let (shared, to_client) = (shared.clone(), to_client.clone());
-        let mut sorter = Sorter::new(Dir::S2c, args, s2c_spare);
+        let mut sorter = Sorter::new(Dir::S2c, args);
         tokio::spawn(async move {
             let mut buf = BytesMut::with_capacity(READ);
             let mut client_gone = false;
@@ -569,7 +640,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 sorter.sort(&shared, &mut buf, n == 0);
                 // Without a reader on our stdout, keep reading the server's (checking it).
                 if !sorter.forward.is_empty() && !client_gone {
-                    client_gone = to_client.send(sorter.take_forward()).await.is_err();
+                    client_gone = to_client
+                        .send(std::mem::take(&mut sorter.forward))
+                        .await
+                        .is_err();
                 } else {
                     sorter.forward.clear();
                 }
@@ -630,10 +704,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     // Either side may be gone already (the client closed its stdin but still
                     // reads replies, or the reverse).
                     if let Some(to_client) = to_client.upgrade() {
-                        let _ = to_client.send(reply).await;
+                        let _ = to_client.send(vec![reply.freeze()]).await;
                     }
                     if let Some(to_server) = to_server.upgrade() {
-                        let _ = to_server.send(cancel).await;
+                        let _ = to_server.send(vec![cancel.freeze()]).await;
                     }
                 }
             }
@@ -687,7 +761,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     }
     signals.abort();
     server_writer.abort();
-    let _ = to_client.send(BytesMut::new()).await;
+    let _ = to_client.send(Batch::new()).await;
     drop(to_client);
     let _ = tokio::task::spawn_blocking(move || client_writer.join()).await;
 

@@ -250,6 +250,12 @@ impl Session {
         recent.push_back(key);
     }
 
+    /// Whether the reply to the client's `initialize` is still to come (the only reply whose
+    /// `protocolVersion` the session reads).
+    pub fn awaits_initialize_reply(&self) -> bool {
+        self.initialize.is_some()
+    }
+
     /// Records one message travelling in `dir`, at time `now_ms`.
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         *self
@@ -322,7 +328,8 @@ impl Session {
                     Some(id) => {
                         let asked = dir.other();
                         if self.waiting[slot(asked)].remove(id).is_some() {
-                            if self.initialize.as_ref() == Some(&IdKey::of(id)) {
+                            if dir == Dir::S2c && self.initialize.as_ref() == Some(&IdKey::of(id)) {
+                                self.initialize = None;
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
                             None
