@@ -184,7 +184,7 @@ impl Shared {
         let mut reply = None;
         match item {
             Seen::Message(msg, _) => {
-                let msg = msg.clone();
+                let msg = *msg;
                 obs.kind = msg.kind().as_str();
                 obs.id = msg.id();
                 method = msg.method().map(|m| m.decode());
