@@ -620,3 +620,43 @@ fn crlf_becomes_lf_and_blank_lines_are_dropped() {
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
     );
 }
+
+#[test]
+fn lines_arriving_in_one_read_are_sorted_one_by_one() {
+    let dir = scratch("one-read");
+    let mut p = Proxy::echo(&["--drop-invalid"], &dir);
+    // Valid, garbage, valid with CRLF, blank, a reply nobody asked for, valid without a
+    // newline: in one write, so most likely in one read.
+    p.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\nnot json\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\r\n\n{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}",
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n\
+         {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\n\
+         {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}\n"
+    );
+}
+
+#[test]
+fn method_counters_are_capped() {
+    let dir = scratch("methods");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--quiet", "--log", log.to_str().unwrap()], &dir);
+    for i in 0..300 {
+        p.send(&request(json!(i), &format!("m{i}")));
+        assert_eq!(p.recv()["result"]["echo"], format!("m{i}"));
+    }
+    p.close_stdin();
+    assert_eq!(p.finish().code, Some(0));
+    let summary = summary(&read_log(&log));
+    let by_method = summary["requests_by_method"].as_object().unwrap();
+    let c2s: Vec<&String> = by_method.keys().filter(|k| k.starts_with("c2s/")).collect();
+    assert_eq!(c2s.len(), 256 + 1, "{c2s:?}");
+    assert_eq!(by_method["c2s/(other)"], 300 - 256);
+    assert_eq!(by_method["c2s/m0"], 1);
+    assert_eq!(summary["total_violations"], 0);
+}

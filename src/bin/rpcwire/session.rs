@@ -5,6 +5,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
 
 use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
 use serde_json::{json, Value};
@@ -105,7 +106,8 @@ pub struct Verdict {
 /// A request the session is waiting on.
 #[derive(Debug, Clone)]
 struct Waiting {
-    method: Box<str>,
+    /// Shared with the counters: no allocation per request.
+    method: Arc<str>,
     seq: u64,
 }
 
@@ -113,7 +115,7 @@ struct Waiting {
 #[derive(Debug)]
 pub struct Expired {
     pub id: IdBuf,
-    pub method: Box<str>,
+    pub method: Arc<str>,
 }
 
 /// When a client request times out; ordered by time, then by arrival.
@@ -161,24 +163,39 @@ pub struct Session {
     pub counters: Counters,
 }
 
+/// Distinct method names counted per direction; more go under [`OTHER_METHODS`].
+pub const MAX_METHODS: usize = 256;
+/// The counter of the requests whose method came after the first [`MAX_METHODS`].
+pub const OTHER_METHODS: &str = "(other)";
+
 /// The numbers worth alerting on.
 #[derive(Debug, Default)]
 pub struct Counters {
     pub messages: BTreeMap<(Dir, &'static str), u64>,
-    pub requests_by_method: BTreeMap<Dir, BTreeMap<String, u64>>,
+    /// At most [`MAX_METHODS`] names per direction; the rest are counted as `(other)`.
+    pub requests_by_method: BTreeMap<Dir, BTreeMap<Arc<str>, u64>>,
     pub errors_by_code: BTreeMap<(Dir, i64), u64>,
     pub violations: BTreeMap<(Dir, Violation), u64>,
 }
 
 impl Counters {
-    fn count_method(&mut self, dir: Dir, method: &str) {
+    /// Counts a request; returns its method name, shared with the counter when counted
+    /// under its own name.
+    fn count_method(&mut self, dir: Dir, method: &str) -> Arc<str> {
         let by_method = self.requests_by_method.entry(dir).or_default();
-        match by_method.get_mut(method) {
-            Some(n) => *n += 1,
-            None => {
-                by_method.insert(method.to_string(), 1);
-            }
+        if let Some((name, _)) = by_method.get_key_value(method) {
+            let name = name.clone();
+            *by_method.get_mut(method).expect("present") += 1;
+            return name;
         }
+        let name: Arc<str> = method.into();
+        if by_method.len() < MAX_METHODS {
+            by_method.insert(name.clone(), 1);
+        } else {
+            // A peer inventing method names must not grow the counters without bound.
+            *by_method.entry(OTHER_METHODS.into()).or_default() += 1;
+        }
+        name
     }
 
     pub fn total_violations(&self) -> u64 {
@@ -267,7 +284,7 @@ impl Session {
         let violation = match o.kind {
             "request" => {
                 let method = o.method.unwrap_or_default();
-                self.counters.count_method(dir, method);
+                let name = self.counters.count_method(dir, method);
                 let id = o.id.expect("a request has an id");
                 let forbidden = dir == Dir::S2c
                     && self
@@ -280,7 +297,7 @@ impl Session {
                 } else {
                     self.seq += 1;
                     let waiting = Waiting {
-                        method: method.into(),
+                        method: name,
                         seq: self.seq,
                     };
                     match self.waiting[slot(dir)].insert(id, waiting) {
@@ -399,7 +416,7 @@ impl Session {
     }
 
     /// The session ended: every request still waiting is unanswered.
-    pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Box<str>)> {
+    pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {
             let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
