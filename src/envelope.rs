@@ -225,6 +225,47 @@ fn member_of(key: &[u8], has_escapes: bool) -> Option<Member> {
         .map(|k| k.1)
 }
 
+/// The envelope member whose key starts at `frame[i]` when it is spelled plainly, quotes and
+/// colon included (`"id":`, no escapes, no whitespace before the colon: what every encoder
+/// writes), and the index after the colon. `None` sends the key down the general path.
+#[inline(always)]
+fn plain_member_key(frame: &[u8], i: usize) -> Option<(Member, usize)> {
+    let rest = frame.get(i..)?;
+    let [b'"', word @ ..] = rest.first_chunk::<9>()? else {
+        return None;
+    };
+    let word = u64::from_le_bytes(*word);
+    // The key's letters, its closing quote and the colon, little-endian, and how many
+    // bytes of `word` they fill.
+    const fn lit(bytes: &[u8]) -> (u64, u64, usize) {
+        let mut v = 0u64;
+        let mut k = 0;
+        while k < bytes.len() {
+            v |= (bytes[k] as u64) << (8 * k);
+            k += 1;
+        }
+        let mask = if bytes.len() >= 8 { u64::MAX } else { (1u64 << (8 * bytes.len())) - 1 };
+        (v, mask, bytes.len())
+    }
+    const ID: (u64, u64, usize) = lit(b"id\":");
+    const METHOD: (u64, u64, usize) = lit(b"method\":");
+    const PARAMS: (u64, u64, usize) = lit(b"params\":");
+    const RESULT: (u64, u64, usize) = lit(b"result\":");
+    const ERROR: (u64, u64, usize) = lit(b"error\":");
+    // `jsonrpc":` is 9 bytes: the first 8 here, the colon below.
+    const JSONRPC: (u64, u64, usize) = lit(b"jsonrpc\"");
+    let (member, (value, mask, len)) = match rest[1] {
+        b'i' => (Member::Id, ID),
+        b'm' => (Member::Method, METHOD),
+        b'p' => (Member::Params, PARAMS),
+        b'r' => (Member::Result, RESULT),
+        b'e' => (Member::Error, ERROR),
+        b'j' if rest.get(9) == Some(&b':') => (Member::JsonRpc, (JSONRPC.0, JSONRPC.1, 9)),
+        _ => return None,
+    };
+    (word & mask == value).then_some((member, i + 1 + len))
+}
+
 /// Whether a key that is not an envelope member case-folds to one (`ID`, `Method`, and the
 /// Unicode folds U+017F `ſ` → `s` and U+212A `K` → `k`).
 fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
@@ -375,20 +416,28 @@ impl Decoder {
             return Ok((m, i + 1));
         }
         loop {
-            if frame.get(i) != Some(&b'"') {
-                return Err(Reject::parse(syntax_at(frame, i)));
+            let (member, key, esc, v);
+            if let Some((plain, after_colon)) = plain_member_key(frame, i) {
+                // `"name":` spelled plainly: no key scan, no lookup.
+                (member, key, esc) = (Some(plain), &b""[..], false);
+                v = skip_ws(frame, after_colon);
+            } else {
+                if frame.get(i) != Some(&b'"') {
+                    return Err(Reject::parse(syntax_at(frame, i)));
+                }
+                let close;
+                (close, esc) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
+                key = &frame[i + 1..close];
+                i = skip_ws(frame, close + 1);
+                if frame.get(i) != Some(&b':') {
+                    return Err(Reject::parse(syntax_at(frame, i)));
+                }
+                v = skip_ws(frame, i + 1);
+                member = member_of(key, esc);
             }
-            let (close, esc) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
-            let key = &frame[i + 1..close];
-            i = skip_ws(frame, close + 1);
-            if frame.get(i) != Some(&b':') {
-                return Err(Reject::parse(syntax_at(frame, i)));
-            }
-            let v = skip_ws(frame, i + 1);
             let Some(&first) = frame.get(v) else {
                 return Err(Reject::parse(ScanError::UnexpectedEnd));
             };
-            let member = member_of(key, esc);
             if let Some(member) = member {
                 let seen = match member {
                     Member::JsonRpc => m.version_ok.is_some(),
@@ -406,6 +455,10 @@ impl Decoder {
                 }
             }
             i = match (member, first) {
+                (Some(Member::JsonRpc), b'"') if frame.get(v..v + 5) == Some(b"\"2.0\"") => {
+                    m.version_ok = Some(true);
+                    v + 5
+                }
                 (Some(Member::JsonRpc), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
                     let body = &frame[v + 1..close];

@@ -162,7 +162,7 @@ proptest::proptest! {
             proptest::prop_assert_eq!(key(plain.as_bytes()), key(spelling.as_bytes()), "{} = {}", plain, spelling);
         }
         let next = format!("{}{}", n.wrapping_add(1), "0".repeat(zeros));
-        if next != plain {
+        if n.wrapping_add(1) != 0 {
             proptest::prop_assert_ne!(key(plain.as_bytes()), key(next.as_bytes()));
         }
     }
