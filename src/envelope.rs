@@ -225,45 +225,71 @@ fn member_of(key: &[u8], has_escapes: bool) -> Option<Member> {
         .map(|k| k.1)
 }
 
+/// A plainly spelled envelope key after its opening quote: its letters, closing quote and
+/// colon as a little-endian word (`jsonrpc":` is 9 bytes: 8 here, the colon checked apart).
+#[derive(Clone, Copy)]
+struct PlainKey {
+    value: u64,
+    mask: u64,
+    /// Bytes after the opening quote up to and including the colon.
+    len: u8,
+    member: Member,
+}
+
+const fn plain_key(bytes: &[u8], member: Member) -> PlainKey {
+    let mut value = 0u64;
+    let mut k = 0;
+    while k < bytes.len() && k < 8 {
+        value |= (bytes[k] as u64) << (8 * k);
+        k += 1;
+    }
+    let mask = if bytes.len() >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * bytes.len())) - 1
+    };
+    PlainKey {
+        value,
+        mask,
+        len: bytes.len() as u8,
+        member,
+    }
+}
+
+/// The plain keys by the low five bits of their first letter (`e` 5, `i` 9, `j` 10, `m` 13,
+/// `p` 16, `r` 18: all different). Other slots never match (a zero mask, a non-zero value).
+const PLAIN_KEYS: [PlainKey; 32] = {
+    let none = PlainKey {
+        value: 1,
+        mask: 0,
+        len: 0,
+        member: Member::Id,
+    };
+    let mut t = [none; 32];
+    t[(b'e' & 31) as usize] = plain_key(b"error\":", Member::Error);
+    t[(b'i' & 31) as usize] = plain_key(b"id\":", Member::Id);
+    t[(b'j' & 31) as usize] = plain_key(b"jsonrpc\":", Member::JsonRpc);
+    t[(b'm' & 31) as usize] = plain_key(b"method\":", Member::Method);
+    t[(b'p' & 31) as usize] = plain_key(b"params\":", Member::Params);
+    t[(b'r' & 31) as usize] = plain_key(b"result\":", Member::Result);
+    t
+};
+
 /// The envelope member whose key starts at `frame[i]` when it is spelled plainly, quotes and
 /// colon included (`"id":`, no escapes, no whitespace before the colon: what every encoder
 /// writes), and the index after the colon. `None` sends the key down the general path.
+/// One table load and one masked compare: no branch on which key it is.
 #[inline(always)]
 fn plain_member_key(frame: &[u8], i: usize) -> Option<(Member, usize)> {
     let rest = frame.get(i..)?;
-    let [b'"', word @ ..] = rest.first_chunk::<9>()? else {
+    let [b'"', word @ ..] = rest.first_chunk::<10>()? else {
         return None;
     };
-    let word = u64::from_le_bytes(*word);
-    // The key's letters, its closing quote and the colon, little-endian, and how many
-    // bytes of `word` they fill.
-    const fn lit(bytes: &[u8]) -> (u64, u64, usize) {
-        let mut v = 0u64;
-        let mut k = 0;
-        while k < bytes.len() {
-            v |= (bytes[k] as u64) << (8 * k);
-            k += 1;
-        }
-        let mask = if bytes.len() >= 8 { u64::MAX } else { (1u64 << (8 * bytes.len())) - 1 };
-        (v, mask, bytes.len())
-    }
-    const ID: (u64, u64, usize) = lit(b"id\":");
-    const METHOD: (u64, u64, usize) = lit(b"method\":");
-    const PARAMS: (u64, u64, usize) = lit(b"params\":");
-    const RESULT: (u64, u64, usize) = lit(b"result\":");
-    const ERROR: (u64, u64, usize) = lit(b"error\":");
-    // `jsonrpc":` is 9 bytes: the first 8 here, the colon below.
-    const JSONRPC: (u64, u64, usize) = lit(b"jsonrpc\"");
-    let (member, (value, mask, len)) = match rest[1] {
-        b'i' => (Member::Id, ID),
-        b'm' => (Member::Method, METHOD),
-        b'p' => (Member::Params, PARAMS),
-        b'r' => (Member::Result, RESULT),
-        b'e' => (Member::Error, ERROR),
-        b'j' if rest.get(9) == Some(&b':') => (Member::JsonRpc, (JSONRPC.0, JSONRPC.1, 9)),
-        _ => return None,
-    };
-    (word & mask == value).then_some((member, i + 1 + len))
+    let key = PLAIN_KEYS[(word[0] & 31) as usize];
+    let word8 = u64::from_le_bytes(*word.first_chunk::<8>().expect("9 bytes"));
+    // Only `jsonrpc":` reaches the ninth byte (its colon); for shorter keys it is not read.
+    let colon_ok = key.len < 9 || word[8] == b':';
+    (word8 & key.mask == key.value && colon_ok).then_some((key.member, i + 1 + key.len as usize))
 }
 
 /// Whether a key that is not an envelope member case-folds to one (`ID`, `Method`, and the
