@@ -109,23 +109,29 @@ impl LineFramer {
         self.consumed += n as u64;
     }
 
+    /// Drops the rest of an over-long line, whatever has arrived of it; `true` once its
+    /// newline is past (the framer stops discarding).
+    fn discard(&mut self, buf: &mut BytesMut) -> bool {
+        match memchr::memchr(b'\n', buf) {
+            Some(at) => {
+                self.advance(buf, at + 1);
+                self.discarding = false;
+                true
+            }
+            None => {
+                let n = buf.len();
+                self.advance(buf, n);
+                false
+            }
+        }
+    }
+
     /// The next complete frame in `buf`, `Ok(None)` when more bytes are needed, or an error
     /// for an over-long line (reported once; the following lines still come).
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         loop {
-            if self.discarding {
-                // Drop the rest of the over-long line, whatever has arrived of it.
-                match memchr::memchr(b'\n', buf) {
-                    Some(at) => {
-                        self.advance(buf, at + 1);
-                        self.discarding = false;
-                    }
-                    None => {
-                        let n = buf.len();
-                        self.advance(buf, n);
-                        return Ok(None);
-                    }
-                }
+            if self.discarding && !self.discard(buf) {
+                return Ok(None);
             }
             // A frame of max_frame bytes may be followed by "\r\n": look no further.
             let read_to = buf.len().min(self.max_frame.saturating_add(2));
@@ -173,20 +179,9 @@ impl LineFramer {
         if let Some(frame) = self.decode(buf)? {
             return Ok(Some(frame));
         }
-        if buf.is_empty() {
+        let Some((offset, mut frame)) = self.take_rest(buf) else {
             return Ok(None);
-        }
-        self.next_index = 0;
-        if self.discarding {
-            self.discarding = false;
-            let n = buf.len();
-            self.advance(buf, n);
-            return Ok(None);
-        }
-        let offset = self.consumed;
-        let n = buf.len();
-        self.consumed += n as u64;
-        let mut frame = buf.split_to(n);
+        };
         let line = without_terminator(&frame).len();
         if line > self.max_frame {
             self.last_offset = offset;
@@ -221,18 +216,8 @@ impl LineFramer {
     /// assert_eq!(buf, &b"{\"c\""[..]); // the partial line waits for more bytes
     /// ```
     pub fn decode_chunk(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
-        if self.discarding {
-            match memchr::memchr(b'\n', buf) {
-                Some(at) => {
-                    self.advance(buf, at + 1);
-                    self.discarding = false;
-                }
-                None => {
-                    let n = buf.len();
-                    self.advance(buf, n);
-                    return Ok(None);
-                }
-            }
+        if self.discarding && !self.discard(buf) {
+            return Ok(None);
         }
         match memchr::memrchr(b'\n', &buf[self.next_index..]) {
             Some(at) => {
@@ -264,19 +249,29 @@ impl LineFramer {
             // Lines after the last newline come in the next call.
             return Ok(Some(chunk));
         }
+        let Some((offset, rest)) = self.take_rest(buf) else {
+            return Ok(None);
+        };
+        self.last_offset = offset;
+        Ok(Some(rest.freeze()))
+    }
+
+    /// At end of stream, once no newline is left: the unterminated rest of the stream and
+    /// its offset, or `None` when nothing is left or the rest belongs to an over-long line
+    /// (dropped).
+    fn take_rest(&mut self, buf: &mut BytesMut) -> Option<(u64, BytesMut)> {
         self.next_index = 0;
-        if self.discarding {
-            self.discarding = false;
+        if core::mem::take(&mut self.discarding) {
             let n = buf.len();
             self.advance(buf, n);
-            return Ok(None);
+            return None;
         }
         if buf.is_empty() {
-            return Ok(None);
+            return None;
         }
-        self.last_offset = self.consumed;
+        let offset = self.consumed;
         self.consumed += buf.len() as u64;
-        Ok(Some(buf.split().freeze()))
+        Some((offset, buf.split()))
     }
 }
 

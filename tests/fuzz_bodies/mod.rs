@@ -270,13 +270,10 @@ pub fn framing_chunks(data: &[u8]) {
     let mut framer = LineFramer::new(max_frame);
     let mut buf = BytesMut::new();
     let mut got: Vec<Item> = Vec::new();
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ (*seed as u64) ^ ((input.len() as u64) << 8);
+    let mut reads = Chunks::new(*seed, input.len());
     let mut pos = 0;
     while pos < input.len() {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let n = (1 + (rng % 24) as usize).min(input.len() - pos);
+        let n = reads.next_len(input.len() - pos);
         buf.extend_from_slice(&input[pos..pos + n]);
         pos += n;
         loop {
@@ -329,13 +326,10 @@ fn chunk_framing(input: &[u8], max_frame: usize, seed: u8) -> Vec<Item> {
             });
         }
     };
-    let mut rng = 0x2545_f491_4f6c_dd1du64 ^ (seed as u64) ^ ((input.len() as u64) << 8);
+    let mut reads = Chunks::new(seed, input.len()).up_to(200);
     let mut pos = 0;
     while pos < input.len() {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let n = (1 + (rng % 200) as usize).min(input.len() - pos);
+        let n = reads.next_len(input.len() - pos);
         buf.extend_from_slice(&input[pos..pos + n]);
         pos += n;
         loop {
@@ -615,23 +609,31 @@ pub fn scan(data: &[u8]) {
     }
 }
 
-/// Read sizes from a seed: 1 to 24 bytes, xorshift-driven.
+/// Read sizes from a seed: 1 to 24 bytes (or to `up_to`), xorshift-driven.
 struct Chunks {
     rng: u64,
+    max: u64,
 }
 
 impl Chunks {
     fn new(seed: u8, len: usize) -> Self {
         Chunks {
             rng: 0x9e37_79b9_7f4a_7c15u64 ^ (seed as u64) ^ ((len as u64) << 8),
+            max: 24,
         }
+    }
+
+    /// Reads of 1 to `max` bytes.
+    fn up_to(mut self, max: u64) -> Self {
+        self.max = max;
+        self
     }
 
     fn next_len(&mut self, left: usize) -> usize {
         self.rng ^= self.rng << 13;
         self.rng ^= self.rng >> 7;
         self.rng ^= self.rng << 17;
-        (1 + (self.rng % 24) as usize).min(left)
+        (1 + (self.rng % self.max) as usize).min(left)
     }
 }
 

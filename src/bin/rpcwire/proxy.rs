@@ -291,55 +291,64 @@ const PIPE: usize = 1 << 20;
 /// not copies) and local replies, written in order with vectored writes.
 type Batch = Vec<Bytes>;
 
-/// Drops the first `n` written bytes from `parts[*next..]`.
-fn consume(parts: &mut [Bytes], next: &mut usize, mut n: usize) {
-    while n > 0 {
-        let part = &mut parts[*next];
-        let take = n.min(part.len());
-        part.advance(take);
-        n -= take;
-        if part.is_empty() {
-            *next += 1;
+/// A batch being written: what is left of it.
+struct Unwritten {
+    parts: Batch,
+    /// The first part not written in full.
+    next: usize,
+}
+
+impl Unwritten {
+    fn new(parts: Batch) -> Self {
+        Unwritten { parts, next: 0 }
+    }
+
+    fn is_done(&self) -> bool {
+        self.next == self.parts.len()
+    }
+
+    /// The next parts to hand to one `writev` (at most 64).
+    fn slices(&self) -> Vec<IoSlice<'_>> {
+        let parts = &self.parts[self.next..];
+        parts.iter().take(64).map(|b| IoSlice::new(b)).collect()
+    }
+
+    /// Drops the first `n` bytes left (a write took them).
+    fn advance(&mut self, mut n: usize) {
+        while n > 0 {
+            let part = &mut self.parts[self.next];
+            let take = n.min(part.len());
+            part.advance(take);
+            n -= take;
+            if part.is_empty() {
+                self.next += 1;
+            }
         }
     }
 }
 
-/// At most this many slices per `writev`.
-const IOV: usize = 64;
-
 /// Writes every part of `batch` to a blocking writer.
-fn write_batch(out: &mut impl Write, mut batch: Batch) -> io::Result<()> {
-    let mut next = 0;
-    while next < batch.len() {
-        let slices: Vec<IoSlice<'_>> = batch[next..]
-            .iter()
-            .take(IOV)
-            .map(|b| IoSlice::new(b))
-            .collect();
-        let n = match out.write_vectored(&slices) {
+fn write_batch(out: &mut impl Write, batch: Batch) -> io::Result<()> {
+    let mut left = Unwritten::new(batch);
+    while !left.is_done() {
+        match out.write_vectored(&left.slices()) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Ok(n) => left.advance(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
-        };
-        consume(&mut batch, &mut next, n);
+        }
     }
     out.flush()
 }
 
 /// Writes batches of lines to the server's stdin, then closes it once every sender is gone.
 async fn write_batches<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Batch>, mut out: W) {
-    'batches: while let Some(mut batch) = rx.recv().await {
-        let mut next = 0;
-        while next < batch.len() {
-            let slices: Vec<IoSlice<'_>> = batch[next..]
-                .iter()
-                .take(IOV)
-                .map(|b| IoSlice::new(b))
-                .collect();
-            match out.write_vectored(&slices).await {
+    'batches: while let Some(batch) = rx.recv().await {
+        let mut left = Unwritten::new(batch);
+        while !left.is_done() {
+            match out.write_vectored(&left.slices()).await {
                 Ok(0) | Err(_) => break 'batches,
-                Ok(n) => consume(&mut batch, &mut next, n),
+                Ok(n) => left.advance(n),
             }
         }
     }
