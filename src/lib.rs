@@ -78,7 +78,7 @@ pub mod typed;
 pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
 pub use frame::{ContentLengthError, ContentLengthFramer, SseEvent, SseFramer};
-pub use frame::{FrameError, LineFramer, Lines};
+pub use frame::{FrameError, Framer, Frames, LineFramer, Lines};
 pub use id::{Id, IdBuf, IdKind};
 pub use inflight::{IdKey, InFlight, InFlightError};
 pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};

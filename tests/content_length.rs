@@ -1,32 +1,11 @@
 //! The Content-Length framer: header rules and errors, reads split at every byte, nothing
 //! reserved on a claimed length, and constant memory on an endless over-long body.
 
-use bytes::{Bytes, BytesMut};
-use rpcwire::{ContentLengthError as E, ContentLengthFramer, Decoder, Kind};
+mod common;
 
-fn frame_all(framer: &mut ContentLengthFramer, chunks: &[&[u8]]) -> Vec<Result<Bytes, E>> {
-    let mut buf = BytesMut::new();
-    let mut out = vec![];
-    for chunk in chunks {
-        buf.extend_from_slice(chunk);
-        loop {
-            match framer.decode(&mut buf) {
-                Ok(Some(b)) => out.push(Ok(b)),
-                Ok(None) => break,
-                Err(e) => out.push(Err(e)),
-            }
-        }
-    }
-    loop {
-        match framer.decode_eof(&mut buf) {
-            Ok(Some(b)) => out.push(Ok(b)),
-            Ok(None) => break,
-            Err(e) => out.push(Err(e)),
-        }
-    }
-    assert!(buf.is_empty());
-    out
-}
+use bytes::{Bytes, BytesMut};
+use common::frame_all;
+use rpcwire::{ContentLengthError as E, ContentLengthFramer, Decoder, Kind};
 
 fn frames(input: &[u8]) -> Vec<Result<Bytes, E>> {
     frame_all(&mut ContentLengthFramer::new(1 << 20), &[input])

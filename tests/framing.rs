@@ -1,37 +1,27 @@
 //! The newline framer: partial reads at every split, CRLF, blank lines, the end-of-stream
 //! line, and over-long lines reported once and discarded in constant memory.
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use proptest::prelude::*;
-use rpcwire::{FrameError, LineFramer, Lines};
+use rpcwire::{FrameError, Framer, LineFramer, Lines};
 
-/// Frames `chunks` read by read; returns frames (as vectors) and errors in order.
+/// Frames `chunks` read by read; returns frames (as vectors) and errors in order, and checks
+/// that the framer never holds more than the limit and a terminator between reads.
 fn frame_all(chunks: &[&[u8]], max: usize) -> Vec<Result<Vec<u8>, FrameError>> {
     let mut framer = LineFramer::new(max);
     let mut buf = BytesMut::new();
     let mut out = vec![];
-    let drain = |r: Result<Option<Bytes>, FrameError>, out: &mut Vec<_>| match r {
-        Ok(Some(f)) => {
-            out.push(Ok(f.to_vec()));
-            true
-        }
-        Ok(None) => false,
-        Err(e) => {
-            out.push(Err(e));
-            true
-        }
-    };
     for c in chunks {
         buf.extend_from_slice(c);
-        while drain(framer.decode(&mut buf), &mut out) {}
+        out.extend(framer.frames(&mut buf, false));
         assert!(
             buf.len() <= max + 2,
             "buffered {} bytes beyond the limit",
             buf.len()
         );
     }
-    while drain(framer.decode_eof(&mut buf), &mut out) {}
-    out
+    out.extend(framer.frames(&mut buf, true));
+    out.into_iter().map(|r| r.map(|f| f.to_vec())).collect()
 }
 
 const STREAM: &[u8] = b"{\"a\":1}\r\n\n  \n{\"b\":\"x\\ny\"}\n\r\n{\"c\":[1,2,3]}";

@@ -4,34 +4,9 @@
 mod common;
 
 use bytes::{Bytes, BytesMut};
-use common::{decoder_for, input, load, outcome, Outcome};
+use common::{decoder_for, frame_all, input, load, outcome, Outcome};
 use rpcwire::{Decoder, FrameError, Kind, SseEvent, SseFramer};
 use serde_json::Value;
-
-/// Frames `chunks` and returns every item: `Ok(event)` or `Err(error)`.
-fn frame_all(framer: &mut SseFramer, chunks: &[&[u8]]) -> Vec<Result<SseEvent, FrameError>> {
-    let mut buf = BytesMut::new();
-    let mut out = vec![];
-    for chunk in chunks {
-        buf.extend_from_slice(chunk);
-        loop {
-            match framer.decode(&mut buf) {
-                Ok(Some(e)) => out.push(Ok(e)),
-                Ok(None) => break,
-                Err(e) => out.push(Err(e)),
-            }
-        }
-    }
-    loop {
-        match framer.decode_eof(&mut buf) {
-            Ok(Some(e)) => out.push(Ok(e)),
-            Ok(None) => break,
-            Err(e) => out.push(Err(e)),
-        }
-    }
-    assert!(buf.is_empty());
-    out
-}
 
 fn events(input: &[u8]) -> Vec<Result<SseEvent, FrameError>> {
     frame_all(&mut SseFramer::new(1 << 20), &[input])

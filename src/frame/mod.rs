@@ -1,15 +1,140 @@
 //! Framers: cut a byte stream into frames, each holding one message.
 //!
-//! Every framer follows the same contract: `Ok(Some(frame))` for a frame, `Ok(None)` when more
-//! bytes are needed, and `Err` for a bad frame that the stream survives (an over-long frame is
-//! reported once, then discarded in constant memory). The one exception is Content-Length
-//! framing, where a malformed header block leaves no way to find the next message: those
-//! errors are fatal ([`ContentLengthError::is_fatal`]).
+//! Every framer follows the same contract, the [`Framer`] trait: `Ok(Some(frame))` for a
+//! frame, `Ok(None)` when more bytes are needed, and `Err` for a bad frame that the stream
+//! survives (an over-long frame is reported once, then discarded in constant memory). The one
+//! exception is Content-Length framing, where a malformed header block leaves no way to find
+//! the next message: those errors are fatal ([`ContentLengthError::is_fatal`]), and the framer
+//! yields nothing more.
 
 pub mod content_length;
 pub mod lines;
 pub mod sse;
 
+use bytes::BytesMut;
+
 pub use content_length::{ContentLengthError, ContentLengthFramer};
 pub use lines::{FrameError, LineFramer, Lines};
 pub use sse::{SseEvent, SseFramer};
+
+/// What [`LineFramer`], [`SseFramer`] and [`ContentLengthFramer`] have in common: code
+/// written against it works over every transport MCP uses.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Decoder, Framer, LineFramer, SseFramer};
+///
+/// /// Counts the valid messages in one read of any transport.
+/// fn valid_messages<F: Framer>(framer: &mut F, bytes: &[u8]) -> usize {
+///     let mut buf = BytesMut::from(bytes);
+///     framer
+///         .frames(&mut buf, true)
+///         .filter_map(Result::ok)
+///         .filter(|frame| Decoder::mcp().decode(frame.as_ref()).is_ok())
+///         .count()
+/// }
+///
+/// let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+/// let lines = [&ping[..], b"\nnot json\n"].concat();
+/// let events = [&b"data: "[..], &ping[..], b"\n\n"].concat();
+/// assert_eq!(valid_messages(&mut LineFramer::new(1024), &lines), 1);
+/// assert_eq!(valid_messages(&mut SseFramer::new(1024), &events), 1);
+/// ```
+pub trait Framer {
+    /// One frame; its bytes (`as_ref`) are the message it carries.
+    type Frame: AsRef<[u8]>;
+    /// A bad frame.
+    type Error: core::fmt::Display;
+
+    /// The next frame in `buf`, `Ok(None)` when more bytes are needed, or an error for a bad
+    /// frame.
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Frame>, Self::Error>;
+
+    /// Like [`decode`](Self::decode), at end of stream: what is left in `buf` is all there
+    /// is.
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Frame>, Self::Error>;
+
+    /// Stream offset of the first byte of the frame (or bad frame) last handed out.
+    fn last_offset(&self) -> u64;
+
+    /// Stream offset of the first byte still in the buffer.
+    fn consumed(&self) -> u64;
+
+    /// The frame limit, in bytes.
+    fn max_frame(&self) -> usize;
+
+    /// [`decode`](Self::decode), or [`decode_eof`](Self::decode_eof) when `eof`.
+    fn next_frame(
+        &mut self,
+        buf: &mut BytesMut,
+        eof: bool,
+    ) -> Result<Option<Self::Frame>, Self::Error> {
+        if eof {
+            self.decode_eof(buf)
+        } else {
+            self.decode(buf)
+        }
+    }
+
+    /// Every frame (and bad frame) `buf` holds now, in order (at `eof`, everything left).
+    fn frames<'a>(&'a mut self, buf: &'a mut BytesMut, eof: bool) -> Frames<'a, Self>
+    where
+        Self: Sized,
+    {
+        Frames {
+            framer: self,
+            buf,
+            eof,
+        }
+    }
+}
+
+/// The iterator of [`Framer::frames`]: it ends when the framer needs more bytes.
+#[derive(Debug)]
+pub struct Frames<'a, F> {
+    framer: &'a mut F,
+    buf: &'a mut BytesMut,
+    eof: bool,
+}
+
+impl<F: Framer> Iterator for Frames<'_, F> {
+    type Item = Result<F::Frame, F::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.framer.next_frame(self.buf, self.eof).transpose()
+    }
+}
+
+/// Implements [`Framer`] with the framer's own methods of the same names.
+macro_rules! impl_framer {
+    ($framer:ty, $frame:ty, $error:ty) => {
+        impl Framer for $framer {
+            type Frame = $frame;
+            type Error = $error;
+
+            fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<$frame>, $error> {
+                <$framer>::decode(self, buf)
+            }
+
+            fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<$frame>, $error> {
+                <$framer>::decode_eof(self, buf)
+            }
+
+            fn last_offset(&self) -> u64 {
+                <$framer>::last_offset(self)
+            }
+
+            fn consumed(&self) -> u64 {
+                <$framer>::consumed(self)
+            }
+
+            fn max_frame(&self) -> usize {
+                <$framer>::max_frame(self)
+            }
+        }
+    };
+}
+
+impl_framer!(LineFramer, bytes::Bytes, FrameError);
+impl_framer!(SseFramer, SseEvent, FrameError);
+impl_framer!(ContentLengthFramer, bytes::Bytes, ContentLengthError);

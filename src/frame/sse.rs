@@ -39,6 +39,13 @@ pub struct SseEvent {
     pub retry: Option<u64>,
 }
 
+/// The event's data: the message it carries.
+impl AsRef<[u8]> for SseEvent {
+    fn as_ref(&self) -> &[u8] {
+        &self.data
+    }
+}
+
 /// The data of the event under construction.
 #[derive(Debug, Clone, Default)]
 enum Data {

@@ -174,3 +174,20 @@ pub fn decoder_for(dialect: &str, dir: &str) -> Decoder {
     }
     Decoder::new(opts)
 }
+
+/// Frames `chunks`, read by read, then the end of the stream: every item in order. Nothing
+/// is left in the buffer at the end.
+pub fn frame_all<F: rpcwire::Framer>(
+    framer: &mut F,
+    chunks: &[&[u8]],
+) -> Vec<Result<F::Frame, F::Error>> {
+    let mut buf = bytes::BytesMut::new();
+    let mut out = vec![];
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        out.extend(framer.frames(&mut buf, false));
+    }
+    out.extend(framer.frames(&mut buf, true));
+    assert!(buf.is_empty());
+    out
+}

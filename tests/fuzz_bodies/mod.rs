@@ -12,8 +12,8 @@ pub mod reference;
 use bytes::{Bytes, BytesMut};
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, FrameError, Id, IdBuf, LineFramer, Lines,
-    Message, OwnedMessage, RawJson, ReplyId, Role,
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf, LineFramer,
+    Lines, Message, OwnedMessage, RawJson, ReplyId, Role,
 };
 use serde_json::value::RawValue;
 
@@ -637,18 +637,34 @@ impl Chunks {
     }
 }
 
-/// Feeds `input` to a framer one-shot and in random reads; both must give the same items.
-fn same_items_chunked<T: PartialEq + std::fmt::Debug>(
-    seed: u8,
-    input: &[u8],
-    mut fresh: impl FnMut() -> Box<dyn FnMut(&mut BytesMut, bool) -> Option<T>>,
-) {
+/// Feeds `input` to a framer one-shot and in random reads; both must give the same items
+/// (with their offsets), and no frame may exceed the limit.
+fn same_items_chunked<F>(seed: u8, input: &[u8], fresh: impl Fn() -> F)
+where
+    F: Framer,
+    F::Frame: PartialEq + std::fmt::Debug,
+    F::Error: PartialEq + std::fmt::Debug,
+{
+    let take = |framer: &mut F, buf: &mut BytesMut, eof: bool, out: &mut Vec<_>| {
+        while let Some(item) = framer.next_frame(buf, eof).transpose() {
+            if let Ok(frame) = &item {
+                let len = frame.as_ref().len();
+                assert!(
+                    len <= framer.max_frame(),
+                    "a frame of {len} bytes, over the limit"
+                );
+            }
+            out.push(item.map(|frame| (framer.last_offset(), frame)));
+        }
+    };
     let mut one_shot = fresh();
-    let mut buf = BytesMut::from(input);
     let mut expected = vec![];
-    while let Some(item) = one_shot(&mut buf, true) {
-        expected.push(item);
-    }
+    take(
+        &mut one_shot,
+        &mut BytesMut::from(input),
+        true,
+        &mut expected,
+    );
     let mut chunked = fresh();
     let mut buf = BytesMut::new();
     let mut got = vec![];
@@ -658,13 +674,9 @@ fn same_items_chunked<T: PartialEq + std::fmt::Debug>(
         let n = chunks.next_len(input.len() - pos);
         buf.extend_from_slice(&input[pos..pos + n]);
         pos += n;
-        while let Some(item) = chunked(&mut buf, false) {
-            got.push(item);
-        }
+        take(&mut chunked, &mut buf, false, &mut got);
     }
-    while let Some(item) = chunked(&mut buf, true) {
-        got.push(item);
-    }
+    take(&mut chunked, &mut buf, true, &mut got);
     assert_eq!(
         got, expected,
         "chunked framing differs from one-shot framing"
@@ -678,22 +690,7 @@ pub fn sse_chunks(data: &[u8]) {
     };
     let max_frame = 1 + *limit as usize % 96;
     same_items_chunked(*seed, input, || {
-        let mut framer = rpcwire::SseFramer::new(max_frame).yield_empty_events(true);
-        Box::new(move |buf, eof| {
-            let r = if eof {
-                framer.decode_eof(buf)
-            } else {
-                framer.decode(buf)
-            };
-            match r {
-                Ok(None) => None,
-                Ok(Some(e)) => {
-                    assert!(e.data.len() <= max_frame, "event data over the limit");
-                    Some(Ok((framer.last_offset(), e)))
-                }
-                Err(e) => Some(Err(e)),
-            }
-        })
+        rpcwire::SseFramer::new(max_frame).yield_empty_events(true)
     });
 }
 
@@ -704,22 +701,7 @@ pub fn content_length_chunks(data: &[u8]) {
     };
     let max_frame = 1 + *limit as usize % 96;
     same_items_chunked(*seed, input, || {
-        let mut framer = rpcwire::ContentLengthFramer::new(max_frame);
-        Box::new(move |buf, eof| {
-            let r = if eof {
-                framer.decode_eof(buf)
-            } else {
-                framer.decode(buf)
-            };
-            match r {
-                Ok(None) => None,
-                Ok(Some(body)) => {
-                    assert!(body.len() <= max_frame, "body over the limit");
-                    Some(Ok((framer.last_offset(), body)))
-                }
-                Err(e) => Some(Err(e)),
-            }
-        })
+        rpcwire::ContentLengthFramer::new(max_frame)
     });
 }
 

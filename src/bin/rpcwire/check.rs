@@ -10,8 +10,8 @@ use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
 use rpcwire::mcp::Cancelled;
 use rpcwire::{
-    ContentLengthFramer, DecodeOptions, Decoder, Dialect, LineFramer, Message, ReplyId, Role,
-    SseFramer, Validation,
+    ContentLengthFramer, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message, ReplyId,
+    Role, SseFramer, Validation,
 };
 use serde_json::{json, Value};
 
@@ -333,25 +333,12 @@ impl StreamFramer {
     /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done).
     fn next(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, String> {
         match self {
-            StreamFramer::Lines(f) => if eof {
-                f.decode_eof(buf)
-            } else {
-                f.decode(buf)
-            }
-            .map_err(|e| e.to_string()),
-            StreamFramer::Sse(f) => if eof {
-                f.decode_eof(buf)
-            } else {
-                f.decode(buf)
-            }
-            .map(|event| event.map(|e| e.data))
-            .map_err(|e| e.to_string()),
-            StreamFramer::ContentLength(f) => if eof {
-                f.decode_eof(buf)
-            } else {
-                f.decode(buf)
-            }
-            .map_err(|e| e.to_string()),
+            StreamFramer::Lines(f) => f.next_frame(buf, eof).map_err(|e| e.to_string()),
+            StreamFramer::Sse(f) => f
+                .next_frame(buf, eof)
+                .map(|event| event.map(|e| e.data))
+                .map_err(|e| e.to_string()),
+            StreamFramer::ContentLength(f) => f.next_frame(buf, eof).map_err(|e| e.to_string()),
         }
     }
 
