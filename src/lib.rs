@@ -31,7 +31,8 @@
 //!
 //! ## Map
 //! - Framing: [`LineFramer`] / [`Lines`] (newline-delimited, MCP stdio), [`SseFramer`]
-//!   (Streamable HTTP event streams), [`ContentLengthFramer`] (LSP-style headers).
+//!   (Streamable HTTP event streams), [`ContentLengthFramer`] (LSP-style headers), all three
+//!   behind the [`Framer`] trait.
 //! - Decoding: [`Decoder`] with [`DecodeOptions`] → [`Message`] or [`Rejection`];
 //!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches.
 //! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; [`mcp`] helpers; typed
