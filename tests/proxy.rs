@@ -660,3 +660,34 @@ fn method_counters_are_capped() {
     assert_eq!(by_method["c2s/m0"], 1);
     assert_eq!(summary["total_violations"], 0);
 }
+
+#[test]
+fn an_over_long_line_in_pieces_is_answered_once_and_the_next_line_survives() {
+    let dir = scratch("long-pieces");
+    let mut p = Proxy::echo(&["--max-frame", "4096"], &dir);
+    let head = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}",
+        "x".repeat(3000)
+    );
+    p.send_raw(head.as_bytes());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // The limit is crossed here, before the newline; the next request shares the read.
+    let tail = format!(
+        "{}\"}}}}\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}}\n",
+        "x".repeat(3000)
+    );
+    p.send_raw(tail.as_bytes());
+    let first = p.recv();
+    assert_eq!(first["error"]["code"], -32700, "{first}");
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}})
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+    );
+}
