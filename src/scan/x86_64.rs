@@ -172,7 +172,7 @@ const HEX_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&set_of(b"0123456789abcdefABCD
 // ---------------------------------------------------------------------------------------
 // The 64-byte block classifier.
 
-/// One bit per byte of a 64-byte block (bit `i` = byte `i`).
+/// One bit per byte of a 64-byte block (bit `i` = byte `i`): the classes every block needs.
 struct Block {
     /// The two 32-byte halves.
     v: [__m256i; 2],
@@ -180,6 +180,12 @@ struct Block {
     backslash: u64,
     /// Bytes below 0x20.
     ctrl: u64,
+    /// How far every mask was shifted right (see `classify`).
+    shift: u32,
+}
+
+/// The classes only bytes outside strings need (a block of string body skips them).
+struct Outside {
     /// `{` and `[`.
     open: u64,
     /// `}` and `]`.
@@ -189,8 +195,6 @@ struct Block {
     bit5: u64,
     /// Bytes not allowed outside strings.
     not_outside: u64,
-    /// How far every mask was shifted right (see `classify`).
-    shift: u32,
 }
 
 impl Block {
@@ -199,6 +203,25 @@ impl Block {
     #[target_feature(enable = "avx2")]
     fn bits(&self, f: impl Fn(__m256i) -> __m256i) -> u64 {
         movemask64(f(self.v[0]), f(self.v[1])) >> self.shift
+    }
+
+    /// Brackets and the lazy alphabet, for the bytes outside strings.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn outside(&self) -> Outside {
+        // Clearing bit 5 folds `{`→`[` and `}`→`]`: one compare finds both kinds.
+        let fold = _mm256_set1_epi8(!0x20);
+        let folded_eq = |c: u8| {
+            let c = _mm256_set1_epi8(c as i8);
+            self.bits(|x| _mm256_cmpeq_epi8(_mm256_and_si256(x, fold), c))
+        };
+        Outside {
+            open: folded_eq(b'['),
+            close: folded_eq(b']'),
+            // Shift bit 5 of every byte up to bit 7, where movemask reads it.
+            bit5: self.bits(|x| _mm256_slli_epi16::<2>(x)),
+            not_outside: self.bits(|x| not_in_set(x, &OUTSIDE_LUT)),
+        }
     }
 }
 
@@ -249,16 +272,6 @@ fn classify(bytes: &[u8; 64], shift: u32) -> Block {
         let c = _mm256_set1_epi8(c as i8);
         movemask64(_mm256_cmpeq_epi8(v[0], c), _mm256_cmpeq_epi8(v[1], c))
     };
-    // Clearing bit 5 folds `{`→`[` and `}`→`]`: one compare finds both kinds.
-    let fold = _mm256_set1_epi8(!0x20);
-    let folded = [_mm256_and_si256(v[0], fold), _mm256_and_si256(v[1], fold)];
-    let eq_folded = |c: u8| {
-        let c = _mm256_set1_epi8(c as i8);
-        movemask64(
-            _mm256_cmpeq_epi8(folded[0], c),
-            _mm256_cmpeq_epi8(folded[1], c),
-        )
-    };
     // b < 0x20 (unsigned) exactly when min(b, 0x1f) == b.
     let ctrl_of = |x: __m256i| _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
     Block {
@@ -266,14 +279,6 @@ fn classify(bytes: &[u8; 64], shift: u32) -> Block {
         quote: eq(b'"') >> shift,
         backslash: eq(b'\\') >> shift,
         ctrl: movemask64(ctrl_of(v[0]), ctrl_of(v[1])) >> shift,
-        open: eq_folded(b'[') >> shift,
-        close: eq_folded(b']') >> shift,
-        // Shift bit 5 of every byte up to bit 7, where movemask reads it.
-        bit5: movemask64(_mm256_slli_epi16::<2>(v[0]), _mm256_slli_epi16::<2>(v[1])) >> shift,
-        not_outside: movemask64(
-            not_in_set(v[0], &OUTSIDE_LUT),
-            not_in_set(v[1], &OUTSIDE_LUT),
-        ) >> shift,
         shift,
     }
 }
@@ -391,25 +396,41 @@ where
         // 3. Everything the oracle would reject, as bits: raw control bytes inside strings,
         // bytes outside the lazy alphabet outside strings (this includes stray
         // backslashes and control bytes other than whitespace), and bad escapes.
-        let mut bad = (b.ctrl & string) | (b.not_outside & !string);
+        let mut bad = b.ctrl & string;
         if escaped | hex_carry != 0 {
             let not_escape = b.bits(|x| not_in_set(x, &ESCAPE_LUT));
-            let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
             let u = escaped & b.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
+            bad |= escaped & not_escape;
             // The four bytes after each escaped `u` must be hex digits; the ones past
-            // bit 63 are carried into the next block.
-            let wide = (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
-            let need_hex = wide as u64 | hex_carry;
-            hex_carry = (wide >> 64) as u64;
-            bad |= (escaped & not_escape) | (need_hex & not_hex);
+            // bit 63 are carried into the next block. (Most escapes are `\n`, `\"`, `\\`.)
+            if u | hex_carry != 0 {
+                let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
+                let wide =
+                    (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
+                let need_hex = wide as u64 | hex_carry;
+                hex_carry = (wide >> 64) as u64;
+                bad |= need_hex & not_hex;
+            }
         }
 
-        // 4. Brackets outside strings.
-        let opens = b.open & !string;
-        let closes = b.close & !string;
+        // 4. Bytes outside strings: the lazy alphabet, brackets. A block of string body
+        // (a long text, a blob) has none.
+        let out = if string == u64::MAX {
+            Outside {
+                open: 0,
+                close: 0,
+                bit5: 0,
+                not_outside: 0,
+            }
+        } else {
+            b.outside()
+        };
+        bad |= out.not_outside & !string;
+        let opens = out.open & !string;
+        let closes = out.close & !string;
         let brackets = opens | closes;
         if brackets != 0 {
-            let objects = brackets & b.bit5;
+            let objects = brackets & out.bit5;
             let (o, c) = (opens.count_ones(), closes.count_ones());
             let all_objects = objects == brackets;
             let uniform = all_objects || objects == 0;
