@@ -56,6 +56,8 @@ pub struct DecodeOptions {
     /// [`Limits::HARDENED`].
     pub hardened: bool,
     /// `resultType` values accepted in MCP results (an absent `resultType` means `complete`).
+    /// The default is MCP 2026-07-28's: `complete` and `input_required` (a multi round-trip
+    /// request: the server asks the client for input, the client retries).
     pub result_types: &'static [&'static str],
 }
 
@@ -73,7 +75,7 @@ impl DecodeOptions {
             },
             reject_unknown_members: false,
             hardened: false,
-            result_types: &["complete"],
+            result_types: &["complete", "input_required"],
         }
     }
 }
@@ -867,6 +869,10 @@ mod tests {
             (r#"{"a":1}"#, true),
             (r#"{"resultType":"complete"}"#, true),
             (r#"{"resultType":"bogus"}"#, false),
+            (
+                r#"{"resultType":"input_required","inputRequests":{}}"#,
+                true,
+            ),
             (
                 r#"{"x":[1,{"resultType":"bogus"}],"resultType":"complete"}"#,
                 true,

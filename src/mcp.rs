@@ -192,6 +192,9 @@ impl<'a> RequestMeta<'a> {
 pub enum ResultType<'a> {
     /// `"complete"`, or absent (what earlier protocol versions send).
     Complete,
+    /// `"input_required"`: the server needs input from the client first (`inputRequests`,
+    /// `requestState`); the client answers and sends the request again.
+    InputRequired,
     /// Another string value (valid only if the receiver knows it).
     Other(JsonStr<'a>),
     /// Present but not a string.
@@ -211,6 +214,7 @@ impl<'a> ResultType<'a> {
             None => ResultType::Complete,
             Some(v) => match v.as_str() {
                 Some(s) if s.eq_str("complete") => ResultType::Complete,
+                Some(s) if s.eq_str("input_required") => ResultType::InputRequired,
                 Some(s) => ResultType::Other(s),
                 None => ResultType::Malformed,
             },

@@ -196,6 +196,7 @@ fn result_value() -> impl Strategy<Value = String> {
         4 => json_value(),
         1 => Just(r#"{"resultType":"complete","x":1}"#.to_string()),
         1 => Just(r#"{"resultType":"partial"}"#.to_string()),
+        1 => Just(r#"{"inputRequests":{},"resultType":"input_required"}"#.to_string()),
         1 => Just(r#"{"resultType":"complete","resultType":"bogus"}"#.to_string()),
         1 => Just(r#"{"result\u0054ype":5}"#.to_string()),
     ]

@@ -96,6 +96,12 @@ fn result_type_rules() {
         .unwrap();
     let Message::Response(r) = ok else { panic!() };
     assert_eq!(ResultType::of(r.result), ResultType::Complete);
+    // 2026-07-28's multi round-trip requests.
+    let ok = decoder
+        .decode(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}"#)
+        .unwrap();
+    let Message::Response(r) = ok else { panic!() };
+    assert_eq!(ResultType::of(r.result), ResultType::InputRequired);
     // An unknown resultType makes the response invalid (never answered).
     let rej = decoder
         .decode(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"later"}}"#)

@@ -355,12 +355,16 @@ fn classify_object(
         if mcp {
             rule(first(r) == b'{');
             if first(r) == b'{' {
-                // An absent resultType means "complete"; any other value, or an ambiguous
-                // (duplicated) one, is invalid.
+                // An absent resultType means "complete"; "complete" and "input_required"
+                // (2026-07-28) are known; any other value, or an ambiguous (duplicated) one,
+                // is invalid.
                 let rt = members(r).all("resultType");
                 rule(match rt.as_slice() {
                     [] => true,
-                    [t] => first(t) == b'"' && unescape(t) == b"complete",
+                    [t] => {
+                        first(t) == b'"'
+                            && matches!(&unescape(t)[..], b"complete" | b"input_required")
+                    }
                     _ => false,
                 });
             }
