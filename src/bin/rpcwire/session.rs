@@ -345,7 +345,12 @@ impl Session {
                     Some(id) => {
                         let asked = dir.other();
                         if self.waiting[slot(asked)].remove(id).is_some() {
-                            if dir == Dir::S2c && self.initialize.as_ref() == Some(&IdKey::of(id)) {
+                            let answers_initialize = dir == Dir::S2c
+                                && self
+                                    .initialize
+                                    .as_ref()
+                                    .is_some_and(|k| *k == IdKey::of(id));
+                            if answers_initialize {
                                 self.initialize = None;
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
