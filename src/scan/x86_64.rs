@@ -49,11 +49,17 @@ impl Avx2 {
         present.then_some(Avx2(()))
     }
 
-    /// The index of the first `"`, `\\` or control byte at or after `pos` (or `buf.len()`).
+    /// [`scalar::string_end`] from `pos`, a point of a string body outside any escape
+    /// sequence, 64 bytes at a time.
     #[inline]
-    pub(super) fn string_run(self, buf: &[u8], pos: usize) -> usize {
-        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
-        unsafe { string_run(buf, pos) }
+    pub(super) fn string_end_blocks(
+        self,
+        buf: &[u8],
+        pos: usize,
+    ) -> Result<(usize, bool), ScanError> {
+        // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
+        // `string_end_avx2` is compiled with.
+        unsafe { string_end_avx2(buf, pos) }
     }
 
     /// [`scalar::skip_container_lazy`], 64 bytes at a time.
@@ -505,6 +511,73 @@ where
     }
 }
 
+/// The end of a string body, 64 bytes at a time: quotes, backslashes and control bytes by
+/// bitmask, escapes removed and checked as in the lazy container kernel, and the adaptive jump
+/// over long runs without a stop byte. Like that kernel it proves only success; whatever it
+/// does not prove (a control byte, a bad escape, no closing quote) goes to the scalar scanner
+/// from `start`, which gives the error.
+#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
+fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    let oracle = || scalar::string_end(buf, start);
+    let mut pos = start;
+    let mut escape_carry = 0u64;
+    let mut hex_carry = 0u64;
+    let mut escapes = false;
+    loop {
+        let rest = buf.get(pos..).unwrap_or(&[]);
+        let b = match rest.first_chunk() {
+            Some(block) => classify(block, 0),
+            None if rest.is_empty() => return oracle(),
+            // Fewer than 64 bytes left: the buffer's last 64, the bytes before `pos` shifted
+            // out (bits past the end are clear: no quote there).
+            None => match buf.last_chunk() {
+                Some(last) => classify(last, 64 - rest.len() as u32),
+                None => return oracle(),
+            },
+        };
+        let escaped = if b.backslash | escape_carry == 0 {
+            0
+        } else {
+            escaped_bytes(b.backslash, &mut escape_carry)
+        };
+        let quotes = b.quote & !escaped;
+        // The body's bytes in this block, and the closing quote when it is here: a `\u`
+        // whose hex digits run into the quote must be seen.
+        let body = if quotes == 0 {
+            u64::MAX
+        } else {
+            up_to(quotes.trailing_zeros())
+        };
+        let mut bad = b.ctrl;
+        if escaped | hex_carry != 0 {
+            let not_escape = b.bits(|x| not_in_set(x, &ESCAPE_LUT));
+            let u = escaped & b.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
+            bad |= escaped & not_escape;
+            if u | hex_carry != 0 {
+                let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
+                let wide =
+                    (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
+                let need_hex = wide as u64 | hex_carry;
+                hex_carry = (wide >> 64) as u64;
+                bad |= need_hex & not_hex;
+            }
+        }
+        if bad & body != 0 {
+            return oracle();
+        }
+        escapes |= b.backslash & body != 0;
+        if quotes != 0 {
+            // (The hex digits of a `\u` before the quote lie before it or on it: checked.)
+            return Ok((pos + quotes.trailing_zeros() as usize, escapes));
+        }
+        pos += 64;
+        // A block without a stop byte: jump to the next one.
+        if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
+            pos = string_run(buf, pos);
+        }
+    }
+}
+
 /// The index of the first `"`, `\` or control byte at or after `pos` (or `buf.len()`).
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -560,9 +633,16 @@ pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool)
 pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     let mut i = start;
     let mut escaped = false;
-    // Consecutive 16-byte chunks without a stop byte.
-    let mut quiet = 0u32;
     loop {
+        // A long string (a document, a base64 blob): 64 bytes at a time from here, when the
+        // CPU has AVX2. `i` is never inside an escape sequence at this point.
+        if i - start >= 64 {
+            if let Some(avx2) = Avx2::get() {
+                return avx2
+                    .string_end_blocks(buf, i)
+                    .map(|(end, esc)| (end, esc || escaped));
+            }
+        }
         let rest = buf.get(i..).unwrap_or(&[]);
         let stop = match rest.first_chunk::<16>() {
             // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
@@ -588,19 +668,9 @@ pub(super) fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool),
             },
         };
         if stop == 0 {
-            // A long string body (a document, a base64 blob): after 64 quiet bytes, jump
-            // to its next stop byte with the AVX2 loop when the CPU has it.
             i += 16;
-            quiet += 1;
-            if quiet == 4 {
-                quiet = 0;
-                if let Some(avx2) = Avx2::get() {
-                    i = avx2.string_run(buf, i);
-                }
-            }
             continue;
         }
-        quiet = 0;
         // Handle every stop of this chunk in order without reloading: escapes are often
         // dense (`\"`, `\\`, `\n`), and each clears the bits of the bytes it covers.
         let mut stop = stop;
@@ -710,6 +780,47 @@ mod tests {
                 let got =
                     unsafe { skip_lazy_avx2(&buf, pad, 1, 128, || panic!("fell back on {case}")) };
                 assert_eq!(got, expected, "{case}");
+            }
+        }
+    }
+
+    /// The block string scanner against the scalar one: long bodies with a tricky piece at
+    /// every offset around the 64-byte blocks (escapes cut by a block edge, a `\u` whose
+    /// digits meet the quote, control bytes, escaped quotes, no closing quote), ending at
+    /// every distance from the end of the buffer.
+    #[test]
+    fn long_strings_agree_with_the_scalar_scanner() {
+        if Avx2::get().is_none() {
+            eprintln!("no AVX2: skipped");
+            return;
+        }
+        let pieces: [&[u8]; 12] = [
+            br#"\""#,
+            br#"\\""#,
+            br#"\\\""#,
+            br#"\u00e9""#,
+            br#"\u12""#,
+            br#"\u12345""#,
+            br#"\x""#,
+            b"\x01\"",
+            br#"\"#,
+            br#"\u"#,
+            br#"plain""#,
+            br#"\n\t\/\b\f\r""#,
+        ];
+        for piece in pieces {
+            for offset in 60..200 {
+                for tail in [0usize, 1, 7, 63, 64, 100] {
+                    let mut buf = vec![b'a'; offset];
+                    buf.extend_from_slice(piece);
+                    buf.extend(core::iter::repeat_n(b'b', tail));
+                    assert_eq!(
+                        string_end_sse2(&buf, 0),
+                        scalar::string_end(&buf, 0),
+                        "{} at {offset}, {tail} after",
+                        String::from_utf8_lossy(piece)
+                    );
+                }
             }
         }
     }
