@@ -734,11 +734,10 @@ impl Decoder {
             return reject(DecodeError::ResultAndError);
         }
         if let Some(result) = m.result {
-            let Some((_, kind)) = m.id else {
+            // A `null` id answers a request whose id was `null` (JSON-RPC 2.0 §5: the
+            // response's id is the request's). MCP never allows it (`NullId`, above).
+            if m.id.is_none() {
                 return reject(DecodeError::MissingId);
-            };
-            if kind == IdKind::Null {
-                return reject(DecodeError::NullIdInSuccess);
             }
             if mcp {
                 let value = RawJson::trusted(&frame[result.range()]);

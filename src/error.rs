@@ -203,8 +203,6 @@ pub enum DecodeError {
     NoMethodNoResult,
     /// A response without an `id` member where the dialect requires one.
     MissingId,
-    /// A success response with a `null` id.
-    NullIdInSuccess,
     /// `error` is not an object, or has members of the wrong type or missing.
     BadErrorObject(Member),
     /// `result` is not an object where the dialect requires one (MCP).
@@ -272,7 +270,6 @@ impl DecodeError {
             DecodeError::ResultAndError => "both result and error",
             DecodeError::NoMethodNoResult => "none of method, result, error",
             DecodeError::MissingId => "response without id",
-            DecodeError::NullIdInSuccess => "success response with null id",
             DecodeError::BadErrorObject(_) => "malformed error object",
             DecodeError::ResultNotObject => "result must be an object",
             DecodeError::BadResultType => "unknown resultType",

@@ -107,3 +107,34 @@ fn sse_empty_event_offset_does_not_depend_on_where_a_crlf_is_split() {
     assert_eq!(one_shot, [0, 1, 3]);
     assert_eq!(offsets(&[b"\r\r", b"\n\r"]), one_shot);
 }
+
+/// JSON-RPC 2.0 accepts a request whose id is `null` (discouraged, but allowed), and its
+/// success response must carry the same id (§5) — the decoder refused that response as "a
+/// success response with a null id". Found by the `decode` target, whose body answers every
+/// request it decodes. MCP refuses both (ids are never null outside error responses).
+#[test]
+fn a_null_id_request_can_be_answered_in_jsonrpc() {
+    let request = br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#;
+    let response = br#"{"jsonrpc":"2.0","id":null,"result":{}}"#;
+    let mut client = rpcwire::DecodeOptions::new(rpcwire::Dialect::JsonRpc2);
+    client.role = Role::Client;
+    let request_seen = Decoder::jsonrpc().decode(request).unwrap();
+    assert!(request_seen.id().unwrap().is_null());
+    let answer = Decoder::new(client).decode(response).unwrap();
+    assert_eq!(answer.kind(), rpcwire::Kind::Response);
+    assert!(answer.id().unwrap().is_null());
+
+    let mut mcp_client = rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp);
+    mcp_client.role = Role::Client;
+    assert_eq!(
+        Decoder::mcp().decode(request).unwrap_err().error(),
+        DecodeError::NullId
+    );
+    assert_eq!(
+        Decoder::new(mcp_client)
+            .decode(response)
+            .unwrap_err()
+            .error(),
+        DecodeError::NullId
+    );
+}

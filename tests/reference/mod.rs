@@ -351,7 +351,9 @@ fn classify_object(
         }
         o.kind = if has_id { "request" } else { "notification" };
     } else if let Some(r) = result.first() {
-        rule(id.first().is_some_and(|v| first(v) != b'n'));
+        // A success response needs an id; `null` answers a request whose id was `null`
+        // (JSON-RPC 2.0 §5: the same value as the request's). MCP ids are never null here.
+        rule(!id.is_empty());
         if mcp {
             rule(first(r) == b'{');
             if first(r) == b'{' {
