@@ -211,6 +211,26 @@ impl Block {
         movemask64(f(self.v[0]), f(self.v[1])) >> self.shift
     }
 
+    /// The bytes that break an escape: an `escaped` byte that may not follow a backslash, or
+    /// one of the four bytes after an escaped `u` that is not a hex digit (`hex_carry`: those
+    /// of a `\u` near the previous block's end; updated for the next block). Most escapes
+    /// are `\n`, `\"`, `\\`: the hex lookup runs only near a `\u`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bad_escapes(&self, escaped: u64, hex_carry: &mut u64) -> u64 {
+        let not_escape = self.bits(|x| not_in_set(x, &ESCAPE_LUT));
+        let u = escaped & self.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
+        let mut bad = escaped & not_escape;
+        if u | *hex_carry != 0 {
+            let not_hex = self.bits(|x| not_in_set(x, &HEX_LUT));
+            let wide = (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
+            let need_hex = wide as u64 | *hex_carry;
+            *hex_carry = (wide >> 64) as u64;
+            bad |= need_hex & not_hex;
+        }
+        bad
+    }
+
     /// Brackets and the lazy alphabet, for the bytes outside strings.
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -404,19 +424,7 @@ where
         // backslashes and control bytes other than whitespace), and bad escapes.
         let mut bad = b.ctrl & string;
         if escaped | hex_carry != 0 {
-            let not_escape = b.bits(|x| not_in_set(x, &ESCAPE_LUT));
-            let u = escaped & b.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
-            bad |= escaped & not_escape;
-            // The four bytes after each escaped `u` must be hex digits; the ones past
-            // bit 63 are carried into the next block. (Most escapes are `\n`, `\"`, `\\`.)
-            if u | hex_carry != 0 {
-                let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
-                let wide =
-                    (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
-                let need_hex = wide as u64 | hex_carry;
-                hex_carry = (wide >> 64) as u64;
-                bad |= need_hex & not_hex;
-            }
+            bad |= b.bad_escapes(escaped, &mut hex_carry);
         }
 
         // 4. Bytes outside strings: the lazy alphabet, brackets. A block of string body
@@ -550,17 +558,7 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         };
         let mut bad = b.ctrl;
         if escaped | hex_carry != 0 {
-            let not_escape = b.bits(|x| not_in_set(x, &ESCAPE_LUT));
-            let u = escaped & b.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
-            bad |= escaped & not_escape;
-            if u | hex_carry != 0 {
-                let not_hex = b.bits(|x| not_in_set(x, &HEX_LUT));
-                let wide =
-                    (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
-                let need_hex = wide as u64 | hex_carry;
-                hex_carry = (wide >> 64) as u64;
-                bad |= need_hex & not_hex;
-            }
+            bad |= b.bad_escapes(escaped, &mut hex_carry);
         }
         if bad & body != 0 {
             return oracle();
