@@ -620,6 +620,19 @@ pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool)
         if stop & stop.wrapping_neg() & quote != 0 {
             return Ok((start + stop.trailing_zeros() as usize, false));
         }
+        // No stop at all: one more probe (values of 17 to 32 bytes are common).
+        if stop == 0 {
+            if let Some(next) = buf
+                .get(start + 16..)
+                .and_then(|rest| rest.first_chunk::<16>())
+            {
+                // SAFETY: as above.
+                let (stop, quote) = unsafe { stops16_quotes(next) };
+                if stop & stop.wrapping_neg() & quote != 0 {
+                    return Ok((start + 16 + stop.trailing_zeros() as usize, false));
+                }
+            }
+        }
     }
     string_end_sse2(buf, start)
 }
