@@ -190,7 +190,9 @@ struct Block {
     shift: u32,
 }
 
-/// The classes only bytes outside strings need (a block of string body skips them).
+/// The classes only bytes outside strings need (a block of string body skips them: all
+/// zero).
+#[derive(Default)]
 struct Outside {
     /// `{` and `[`.
     open: u64,
@@ -430,12 +432,7 @@ where
         // 4. Bytes outside strings: the lazy alphabet, brackets. A block of string body
         // (a long text, a blob) has none.
         let out = if string == u64::MAX {
-            Outside {
-                open: 0,
-                close: 0,
-                bit5: 0,
-                not_outside: 0,
-            }
+            Outside::default()
         } else {
             b.outside()
         };
@@ -613,6 +610,9 @@ fn string_run(buf: &[u8], mut pos: usize) -> usize {
 /// within it, before any call.
 #[inline(always)]
 pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    // Where the loop resumes: past a first chunk without any stop byte (no escape either,
+    // so nothing is pending there), not back at `start`.
+    let mut from = start;
     if let Some(chunk) = buf.get(start..).and_then(|rest| rest.first_chunk::<16>()) {
         // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
         let (stop, quote) = unsafe { stops16_quotes(chunk) };
@@ -622,6 +622,7 @@ pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool)
         }
         // No stop at all: one more probe (values of 17 to 32 bytes are common).
         if stop == 0 {
+            from = start + 16;
             if let Some(next) = buf
                 .get(start + 16..)
                 .and_then(|rest| rest.first_chunk::<16>())
@@ -634,7 +635,7 @@ pub(super) fn string_end_short(buf: &[u8], start: usize) -> Result<(usize, bool)
             }
         }
     }
-    string_end_sse2(buf, start)
+    string_end_sse2(buf, from)
 }
 
 /// [`scalar::string_end`], 16 bytes at a time: the same result on every input, because the

@@ -270,14 +270,9 @@ pub fn framing_chunks(data: &[u8]) {
     let mut framer = LineFramer::new(max_frame);
     let mut buf = BytesMut::new();
     let mut got: Vec<Item> = Vec::new();
-    let mut reads = Chunks::new(*seed, input.len());
-    let mut pos = 0;
-    while pos < input.len() {
-        let n = reads.next_len(input.len() - pos);
-        buf.extend_from_slice(&input[pos..pos + n]);
-        pos += n;
+    Chunks::new(*seed, input.len()).feed(input, &mut buf, |buf, pos| {
         loop {
-            match framer.decode(&mut buf) {
+            match framer.decode(buf) {
                 Ok(Some(frame)) => got.push(Ok((framer.last_offset(), frame.to_vec()))),
                 Ok(None) => break,
                 Err(e) => got.push(Err(e)),
@@ -286,7 +281,7 @@ pub fn framing_chunks(data: &[u8]) {
         // Nothing is buffered beyond one frame and its terminator.
         assert!(buf.len() <= max_frame + 1, "buffered {} bytes", buf.len());
         assert_eq!(framer.consumed() + buf.len() as u64, pos as u64);
-    }
+    });
     loop {
         match framer.decode_eof(&mut buf) {
             Ok(Some(frame)) => got.push(Ok((framer.last_offset(), frame.to_vec()))),
@@ -326,14 +321,10 @@ fn chunk_framing(input: &[u8], max_frame: usize, seed: u8) -> Vec<Item> {
             });
         }
     };
-    let mut reads = Chunks::new(seed, input.len()).up_to(200);
-    let mut pos = 0;
-    while pos < input.len() {
-        let n = reads.next_len(input.len() - pos);
-        buf.extend_from_slice(&input[pos..pos + n]);
-        pos += n;
+    let reads = Chunks::new(seed, input.len()).up_to(200);
+    reads.feed(input, &mut buf, |buf, pos| {
         loop {
-            match framer.decode_chunk(&mut buf) {
+            match framer.decode_chunk(buf) {
                 Ok(Some(chunk)) => {
                     assert_eq!(chunk.last(), Some(&b'\n'), "a chunk ends with a newline");
                     take(&mut got, &framer, chunk);
@@ -345,7 +336,7 @@ fn chunk_framing(input: &[u8], max_frame: usize, seed: u8) -> Vec<Item> {
         // What stays buffered is one unfinished line, within the limit.
         assert!(!buf.contains(&b'\n') && buf.len() <= max_frame + 1);
         assert_eq!(framer.consumed() + buf.len() as u64, pos as u64);
-    }
+    });
     loop {
         match framer.decode_chunk_eof(&mut buf) {
             Ok(Some(chunk)) => take(&mut got, &framer, chunk),
@@ -635,6 +626,23 @@ impl Chunks {
         self.rng ^= self.rng << 17;
         (1 + (self.rng % self.max) as usize).min(left)
     }
+
+    /// Appends `input` to `buf` read by read, calling `after_read` with the buffer and the
+    /// number of bytes fed so far after each read.
+    fn feed(
+        mut self,
+        input: &[u8],
+        buf: &mut BytesMut,
+        mut after_read: impl FnMut(&mut BytesMut, usize),
+    ) {
+        let mut pos = 0;
+        while pos < input.len() {
+            let n = self.next_len(input.len() - pos);
+            buf.extend_from_slice(&input[pos..pos + n]);
+            pos += n;
+            after_read(buf, pos);
+        }
+    }
 }
 
 /// Feeds `input` to a framer one-shot and in random reads; both must give the same items
@@ -668,14 +676,9 @@ where
     let mut chunked = fresh();
     let mut buf = BytesMut::new();
     let mut got = vec![];
-    let mut chunks = Chunks::new(seed, input.len());
-    let mut pos = 0;
-    while pos < input.len() {
-        let n = chunks.next_len(input.len() - pos);
-        buf.extend_from_slice(&input[pos..pos + n]);
-        pos += n;
-        take(&mut chunked, &mut buf, false, &mut got);
-    }
+    Chunks::new(seed, input.len()).feed(input, &mut buf, |buf, _| {
+        take(&mut chunked, buf, false, &mut got);
+    });
     take(&mut chunked, &mut buf, true, &mut got);
     assert_eq!(
         got, expected,

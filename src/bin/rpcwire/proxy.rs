@@ -20,6 +20,7 @@ use rpcwire::{
     ReplyId, Role,
 };
 use serde_json::json;
+use smallvec::SmallVec;
 use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::mpsc;
@@ -307,8 +308,8 @@ impl Unwritten {
         self.next == self.parts.len()
     }
 
-    /// The next parts to hand to one `writev` (at most 64).
-    fn slices(&self) -> Vec<IoSlice<'_>> {
+    /// The next parts to hand to one `writev` (at most 64, on the stack).
+    fn slices(&self) -> SmallVec<[IoSlice<'_>; 64]> {
         let parts = &self.parts[self.next..];
         parts.iter().take(64).map(|b| IoSlice::new(b)).collect()
     }
@@ -331,7 +332,8 @@ impl Unwritten {
 fn write_batch(out: &mut impl Write, batch: Batch) -> io::Result<()> {
     let mut left = Unwritten::new(batch);
     while !left.is_done() {
-        match out.write_vectored(&left.slices()) {
+        let written = out.write_vectored(&left.slices());
+        match written {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
             Ok(n) => left.advance(n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -346,7 +348,8 @@ async fn write_batches<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Batch>, mut
     'batches: while let Some(batch) = rx.recv().await {
         let mut left = Unwritten::new(batch);
         while !left.is_done() {
-            match out.write_vectored(&left.slices()).await {
+            let written = out.write_vectored(&left.slices()).await;
+            match written {
                 Ok(0) | Err(_) => break 'batches,
                 Ok(n) => left.advance(n),
             }
