@@ -108,9 +108,14 @@ impl core::fmt::Display for ScanError {
     }
 }
 
-/// A stack of one bit per open container (`true` = object), inline for the first 256 levels.
+/// A stack of one bit per open container (`true` = object). The innermost 64 levels live in
+/// one word (innermost at bit 0), so `top`, `push` and `pop` are a shift and a mask; deeper
+/// levels are spilled 64 at a time (inline for the first 256).
 pub(crate) struct NestingStack {
-    words: SmallVec<[u64; 4]>,
+    /// The innermost `(len - 1) % 64 + 1` levels (none when `len == 0`).
+    current: u64,
+    /// Full words of the outer levels, outermost first.
+    spilled: SmallVec<[u64; 3]>,
     len: usize,
 }
 
@@ -118,37 +123,36 @@ impl NestingStack {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         NestingStack {
-            words: SmallVec::new(),
+            current: 0,
+            spilled: SmallVec::new(),
             len: 0,
         }
     }
 
     #[inline(always)]
     pub(crate) fn push(&mut self, is_object: bool) -> Result<(), ScanError> {
-        let (word, bit) = (self.len / 64, self.len % 64);
-        if word == self.words.len() {
-            self.words.push(0);
+        if self.len % 64 == 0 && self.len > 0 {
+            self.spilled.push(self.current);
+            self.current = 0;
         }
-        let mask = 1u64 << bit;
-        if is_object {
-            self.words[word] |= mask;
-        } else {
-            self.words[word] &= !mask;
-        }
+        self.current = (self.current << 1) | is_object as u64;
         self.len += 1;
         Ok(())
     }
 
     #[inline(always)]
     pub(crate) fn top(&self) -> Option<bool> {
-        let i = self.len.checked_sub(1)?;
-        Some(self.words[i / 64] & (1 << (i % 64)) != 0)
+        (self.len > 0).then_some(self.current & 1 != 0)
     }
 
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<bool> {
         let top = self.top()?;
         self.len -= 1;
+        self.current >>= 1;
+        if self.len % 64 == 0 {
+            self.current = self.spilled.pop().unwrap_or(0);
+        }
         Some(top)
     }
 
@@ -280,5 +284,45 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
     #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
     {
         scalar::string_end(buf, start)
+    }
+}
+
+#[cfg(test)]
+mod nesting_stack_tests {
+    use super::NestingStack;
+
+    /// Pushes and pops across the 64-level word boundaries and past the inline spill words,
+    /// against a `Vec<bool>` model.
+    #[test]
+    fn nesting_stack_agrees_with_a_vec() {
+        let mut stack = NestingStack::new();
+        let mut model: Vec<bool> = Vec::new();
+        // A deterministic walk: climb to 300 levels, fall to 0, with a wobble on the way.
+        let mut state = 0x9e37_79b9u32;
+        for step in 0..4000 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let climbing = (step / 700) % 2 == 0;
+            let push = if climbing {
+                state % 4 != 0
+            } else {
+                state % 4 == 0
+            };
+            if push {
+                let kind = state & 0x100 != 0;
+                stack.push(kind).unwrap();
+                model.push(kind);
+            } else {
+                assert_eq!(stack.pop(), model.pop(), "step {step}");
+            }
+            assert_eq!(stack.top(), model.last().copied(), "step {step}");
+            assert_eq!(stack.is_empty(), model.is_empty());
+        }
+        while let Some(kind) = model.pop() {
+            assert_eq!(stack.pop(), Some(kind));
+        }
+        assert_eq!(stack.pop(), None);
+        assert!(stack.is_empty());
     }
 }
