@@ -131,7 +131,7 @@ impl NestingStack {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, is_object: bool) -> Result<(), ScanError> {
-        if self.len % 64 == 0 && self.len > 0 {
+        if self.len & 63 == 0 && self.len > 0 {
             self.spilled.push(self.current);
             self.current = 0;
         }
@@ -150,7 +150,7 @@ impl NestingStack {
         let top = self.top()?;
         self.len -= 1;
         self.current >>= 1;
-        if self.len % 64 == 0 {
+        if self.len & 63 == 0 {
             self.current = self.spilled.pop().unwrap_or(0);
         }
         Some(top)
@@ -305,9 +305,9 @@ mod nesting_stack_tests {
             state ^= state << 5;
             let climbing = (step / 700) % 2 == 0;
             let push = if climbing {
-                state % 4 != 0
+                state & 3 != 0
             } else {
-                state % 4 == 0
+                state & 3 == 0
             };
             if push {
                 let kind = state & 0x100 != 0;
