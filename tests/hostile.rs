@@ -359,6 +359,16 @@ fn duplicate_and_escaped_envelope_keys() {
             br#"{"jsonrpc":"2.0","json\u0072pc":"2.0","id":1,"method":"a"}"#,
             Err(DecodeError::DuplicateMember(Member::JsonRpc)),
         ),
+        // The usual opening `{"jsonrpc":"2.0",` is read in one compare: a second
+        // `jsonrpc` after it is still a duplicate.
+        (
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"a"}"#,
+            Err(DecodeError::DuplicateMember(Member::JsonRpc)),
+        ),
+        (
+            br#"{"jsonrpc":"2.0", "id":1, "method":"a", "jsonrpc":"1.0"}"#,
+            Err(DecodeError::DuplicateMember(Member::JsonRpc)),
+        ),
         (
             br#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":[]}"#,
             Err(DecodeError::DuplicateMember(Member::Params)),
@@ -463,4 +473,29 @@ fn hardened_profile_rejects_a_lone_cr() {
     assert!(rpcwire::Decoder::mcp()
         .decode(b"{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}")
         .is_ok());
+}
+
+/// After the usual opening `{"jsonrpc":"2.0",` (read in one compare) a member must follow:
+/// a closing brace, a second comma or the end of the frame there is a parse error, as
+/// anywhere else.
+#[test]
+fn the_usual_opening_still_needs_a_member_after_its_comma() {
+    for frame in [
+        &br#"{"jsonrpc":"2.0",}"#[..],
+        br#"{"jsonrpc":"2.0",,"method":"a"}"#,
+        br#"{"jsonrpc":"2.0","#,
+        br#"{"jsonrpc":"2.0", "#,
+    ] {
+        let rej = rpcwire::Decoder::mcp().decode(frame).unwrap_err();
+        assert_eq!(
+            rej.reply().unwrap().code,
+            rpcwire::ErrorCode::PARSE_ERROR,
+            "{}",
+            String::from_utf8_lossy(frame)
+        );
+    }
+    let msg = rpcwire::Decoder::mcp()
+        .decode(br#"{"jsonrpc":"2.0", "method":"a"}"#)
+        .unwrap();
+    assert_eq!(msg.kind(), rpcwire::Kind::Notification);
 }
