@@ -382,10 +382,18 @@ where
     let mut hex_carry = 0u64;
     // The open containers of this value: one bit each (1 = object), innermost at bit 0.
     // Deeper than 64 levels below `start` is left to the oracle.
-    let mut stack = 0u64;
-    let mut len = 0u32;
+    //
+    // The value's own opener (`buf[start]`, `{` or `[`) is counted here, before the first
+    // block, whose mask then leaves it out (`opener`): so that block, like any other, sees
+    // a value already open and may take the fast bracket path below.
+    if depth >= max_depth {
+        return oracle(); // TooDeep
+    }
+    let mut stack = u64::from(buf.get(start) == Some(&b'{'));
+    let mut len = 1u32;
     let max_level = max_depth as u64;
-    let mut level = depth as u64;
+    let mut level = depth as u64 + 1;
+    let mut opener = 1u64;
     // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
     // padded with spaces (neutral outside and inside strings).
     let mut tail = [b' '; 64];
@@ -437,7 +445,8 @@ where
             b.outside()
         };
         bad |= out.not_outside & !string;
-        let opens = out.open & !string;
+        let opens = out.open & !string & !opener;
+        opener = 0;
         let closes = out.close & !string;
         let brackets = opens | closes;
         if brackets != 0 {
