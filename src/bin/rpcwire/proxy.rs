@@ -7,9 +7,10 @@
 use std::fs::File;
 use std::io::{self, BufWriter, IoSlice, Read, Write};
 use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{ExitCode, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
@@ -21,9 +22,6 @@ use rpcwire::{
 };
 use serde_json::json;
 use smallvec::SmallVec;
-use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::process::Command;
-use tokio::sync::mpsc;
 
 use crate::check::{DialectArg, ValidateArg};
 use crate::session::{Dir, Observation, Session, Verdict, Violation};
@@ -281,8 +279,6 @@ impl Shared {
     }
 }
 
-/// How many batches (one per read, up to `READ` bytes or so) may wait for a writer.
-const QUEUE: usize = 16;
 /// Bytes asked for per read.
 const READ: usize = 256 << 10;
 /// Pipe buffer size asked for (the pipes to and from the server, and ours when they are pipes).
@@ -343,19 +339,52 @@ fn write_batch(out: &mut impl Write, batch: Batch) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes batches of lines to the server's stdin, then closes it once every sender is gone.
-async fn write_batches<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Batch>, mut out: W) {
-    'batches: while let Some(batch) = rx.recv().await {
-        let mut left = Unwritten::new(batch);
-        while !left.is_done() {
-            let written = out.write_vectored(&left.slices()).await;
-            match written {
-                Ok(0) | Err(_) => break 'batches,
-                Ok(n) => left.advance(n),
-            }
-        }
+/// One side's input (the server's stdin, our stdout), written by whichever thread has
+/// something for it, straight from that thread: no queue and no writer task between a read
+/// and the write that forwards it (each hop was a thread wake-up per message on the round
+/// trip). `None` once closed or broken.
+struct Sink<W>(Mutex<Option<W>>);
+
+impl<W: Write> Sink<W> {
+    fn new(out: W) -> Self {
+        Sink(Mutex::new(Some(out)))
     }
-    let _ = out.shutdown().await;
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<W>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes the whole batch (blocking while the reader is behind: backpressure); `false`
+    /// when the sink is closed or the write fails (the sink is then closed).
+    fn send(&self, batch: Batch) -> bool {
+        let mut out = self.lock();
+        let Some(w) = out.as_mut() else {
+            return false;
+        };
+        let sent = write_batch(w, batch).is_ok();
+        if !sent {
+            *out = None;
+        }
+        sent
+    }
+
+    /// Closes the sink (the reader sees the end of its input).
+    fn close(&self) {
+        self.lock().take();
+    }
+}
+
+/// Reads into `buf` (through `scratch`): the number of bytes read, 0 at the end of the input
+/// or on an error.
+fn read_into(input: &mut impl Read, scratch: &mut [u8], buf: &mut BytesMut) -> usize {
+    let n = loop {
+        match input.read(scratch) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => break other.unwrap_or(0),
+        }
+    };
+    buf.extend_from_slice(&scratch[..n]);
+    n
 }
 
 /// Asks for a bigger pipe buffer (Linux, up to the unprivileged maximum of 1 MiB): fewer,
@@ -549,7 +578,6 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         .args(&args.command[1..])
         // Its own process group: a terminal's ^C reaches the server once, through us.
         .process_group(0)
-        .kill_on_drop(false)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -578,6 +606,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         quiet: args.quiet,
     });
 
+    // Blocking pipes, each read by a thread of its own that writes what it forwards
+    // straight to the other side (see `Sink`).
     let server_in = child.stdin.take().expect("piped stdin");
     let mut server_out = child.stdout.take().expect("piped stdout");
     for fd in [
@@ -588,24 +618,14 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     ] {
         widen_pipe(fd);
     }
-    let (to_server, server_rx) = mpsc::channel::<Batch>(QUEUE);
-    let (to_client, mut client_rx) = mpsc::channel::<Batch>(QUEUE);
-    let server_writer = tokio::spawn(write_batches(server_rx, server_in));
-    // Our stdout: plain blocking writes on a thread of its own. An empty batch ends it.
-    let client_writer = std::thread::spawn(move || {
-        let stdout = io::stdout();
-        let mut out = stdout.lock();
-        while let Some(batch) = client_rx.blocking_recv() {
-            if batch.is_empty() || write_batch(&mut out, batch).is_err() {
-                break;
-            }
-        }
-    });
+    let server_in = Arc::new(Sink::new(server_in));
+    let client_out = Arc::new(Sink::new(io::stdout()));
 
-    // Client → server: blocking reads of our stdin on a thread of its own (a read of stdin
-    // cannot be cancelled: when the server exits first, we exit without waiting for it).
+    // Client → server. A read of stdin cannot be cancelled: when the server exits first, we
+    // exit without waiting for this thread.
     {
-        let (shared, to_server, to_client) = (shared.clone(), to_server.clone(), to_client.clone());
+        let (shared, server_in, client_out) =
+            (shared.clone(), server_in.clone(), client_out.clone());
         let mut sorter = Sorter::new(Dir::C2s, args);
         std::thread::spawn(move || {
             let stdin = io::stdin();
@@ -613,21 +633,13 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             let mut scratch = vec![0u8; READ];
             let mut buf = BytesMut::with_capacity(READ);
             loop {
-                let n = loop {
-                    match stdin.read(&mut scratch) {
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        other => break other.unwrap_or(0),
-                    }
-                };
-                buf.extend_from_slice(&scratch[..n]);
+                let n = read_into(&mut stdin, &mut scratch, &mut buf);
                 sorter.sort(&shared, &mut buf, n == 0);
                 if !sorter.replies.is_empty() {
-                    let _ = to_client.blocking_send(vec![sorter.replies.split().freeze()]);
+                    client_out.send(vec![sorter.replies.split().freeze()]);
                 }
                 if !sorter.forward.is_empty()
-                    && to_server
-                        .blocking_send(std::mem::take(&mut sorter.forward))
-                        .is_err()
+                    && !server_in.send(std::mem::take(&mut sorter.forward))
                 {
                     break;
                 }
@@ -635,29 +647,25 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     break;
                 }
             }
-            // Client EOF: the server's stdin closes once every sender is gone.
+            // Client EOF (or the server's stdin is gone): the server sees the end of its input.
+            server_in.close();
         });
     }
 
-    // Server → client.
+    // Server → client, until the server's stdout ends.
     let s2c = {
-        let (shared, to_client) = (shared.clone(), to_client.clone());
+        let (shared, client_out) = (shared.clone(), client_out.clone());
         let mut sorter = Sorter::new(Dir::S2c, args);
-        tokio::spawn(async move {
+        std::thread::spawn(move || {
+            let mut scratch = vec![0u8; READ];
             let mut buf = BytesMut::with_capacity(READ);
-            let mut client_gone = false;
             loop {
-                buf.reserve(READ);
-                let n = server_out.read_buf(&mut buf).await.unwrap_or(0);
+                let n = read_into(&mut server_out, &mut scratch, &mut buf);
                 sorter.sort(&shared, &mut buf, n == 0);
-                // Without a reader on our stdout, keep reading the server's (checking it).
-                if !sorter.forward.is_empty() && !client_gone {
-                    client_gone = to_client
-                        .send(std::mem::take(&mut sorter.forward))
-                        .await
-                        .is_err();
-                } else {
-                    sorter.forward.clear();
+                // Without a reader on our stdout (the sink closed), keep reading the
+                // server's, checking it.
+                if !sorter.forward.is_empty() {
+                    client_out.send(std::mem::take(&mut sorter.forward));
                 }
                 if n == 0 {
                     break;
@@ -668,9 +676,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 
     // Timeouts: answer the client locally, cancel on the server.
     let timer = args.timeout_ms.map(|ms| {
-        // Weak: the server's stdin must close when the client's side ends.
-        let (shared, to_server, to_client) =
-            (shared.clone(), to_server.downgrade(), to_client.downgrade());
+        let (shared, server_in, client_out) =
+            (shared.clone(), server_in.clone(), client_out.clone());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
             loop {
@@ -685,6 +692,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     }
                     expired
                 };
+                if expired.is_empty() {
+                    continue;
+                }
+                let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
                 for e in expired {
                     if !shared.quiet {
                         eprintln!(
@@ -693,35 +704,34 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             e.method
                         );
                     }
-                    let mut reply = BytesMut::new();
                     let data = format!("{{\"method\":{},\"timeoutMs\":{ms}}}", json!(&*e.method));
                     let data = RawJson::new(data.as_bytes());
                     encode::write_error(
-                        &mut reply,
+                        &mut replies,
                         ReplyId::Id(e.id.as_id()),
                         ErrorCode::INTERNAL_ERROR,
                         "Request timed out",
                         data,
                     );
-                    let mut cancel = BytesMut::new();
                     let params = format!(
                         "{{\"requestId\":{},\"reason\":\"timed out after {ms} ms\"}}",
                         String::from_utf8_lossy(e.id.as_id().raw())
                     );
                     encode::write_notification(
-                        &mut cancel,
+                        &mut cancels,
                         "notifications/cancelled",
                         RawJson::new(params.as_bytes()),
                     );
-                    // Either side may be gone already (the client closed its stdin but still
-                    // reads replies, or the reverse).
-                    if let Some(to_client) = to_client.upgrade() {
-                        let _ = to_client.send(vec![reply.freeze()]).await;
-                    }
-                    if let Some(to_server) = to_server.upgrade() {
-                        let _ = to_server.send(vec![cancel.freeze()]).await;
-                    }
                 }
+                // Blocking writes, off the runtime's threads. Either side may be gone
+                // already (the client closed its stdin but still reads replies, or the
+                // reverse): its sink is closed then.
+                let (server_in, client_out) = (server_in.clone(), client_out.clone());
+                let _ = tokio::task::spawn_blocking(move || {
+                    client_out.send(vec![replies.freeze()]);
+                    server_in.send(vec![cancels.freeze()]);
+                })
+                .await;
             }
         })
     });
@@ -736,7 +746,6 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             }
         })
     });
-    drop(to_server);
 
     // Signals go to the server; we exit when it does.
     let pid = child.id();
@@ -756,15 +765,16 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 _ = term.recv() => Signal::SIGTERM,
                 _ = hup.recv() => Signal::SIGHUP,
             };
-            if let Some(pid) = pid {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig);
-            }
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig);
         }
     });
 
-    let status = child.wait().await;
+    let status = match tokio::task::spawn_blocking(move || child.wait()).await {
+        Ok(status) => status,
+        Err(e) => Err(io::Error::other(e)),
+    };
     // The server is gone: what it wrote is still delivered, then our stdout is done.
-    let _ = s2c.await;
+    let _ = tokio::task::spawn_blocking(move || s2c.join()).await;
     if let Some(t) = timer {
         t.abort();
     }
@@ -772,10 +782,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         s.abort();
     }
     signals.abort();
-    server_writer.abort();
-    let _ = to_client.send(Batch::new()).await;
-    drop(to_client);
-    let _ = tokio::task::spawn_blocking(move || client_writer.join()).await;
+    server_in.close();
+    if let Some(out) = client_out.lock().as_mut() {
+        let _ = out.flush();
+    }
 
     {
         let mut state = shared.lock();
