@@ -3,6 +3,10 @@
 //! Spawns the server, forwards every valid message byte for byte in both directions (a line's
 //! `\r\n` becomes `\n`; blank lines are dropped), tracks the requests in flight both ways, and
 //! reports violations. It never writes a byte to either side that is not a valid message.
+//!
+//! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
+//! read, and writes what it forwards straight into the other side's pipe; a small runtime
+//! waits for the server and runs the timeouts and signal forwarding.
 
 use std::fs::File;
 use std::io::{self, BufWriter, IoSlice, Read, Write};
@@ -542,8 +546,9 @@ fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
 
 /// Runs `rpcwire proxy`.
 pub fn run(args: &ProxyArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // The runtime only waits: for the server, the timeout ticks and signals (the forwarding
+    // is on plain threads), so one thread is enough.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
