@@ -443,16 +443,12 @@ impl Decoder {
         // in one compare, where the loop below would look the key up, dispatch on it and
         // compare the value (what the loop would record, recorded).
         const USUAL_START: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
-        if frame.get(start..).and_then(<[u8]>::first_chunk) == Some(USUAL_START) {
+        let usual = frame.get(start..).and_then(<[u8]>::first_chunk) == Some(USUAL_START);
+        if usual {
             m.version_ok = Some(true);
         }
-        let after_usual = if m.version_ok.is_some() {
-            USUAL_START.len()
-        } else {
-            1
-        };
-        let mut i = skip_ws(frame, start + after_usual);
-        if after_usual == 1 && frame.get(i) == Some(&b'}') {
+        let mut i = skip_ws(frame, start + if usual { USUAL_START.len() } else { 1 });
+        if !usual && frame.get(i) == Some(&b'}') {
             return Ok((m, i + 1));
         }
         loop {

@@ -384,8 +384,8 @@ where
     // Deeper than 64 levels below `start` is left to the oracle.
     //
     // The value's own opener (`buf[start]`, `{` or `[`) is counted here, before the first
-    // block, whose mask then leaves it out (`opener`): so that block, like any other, sees
-    // a value already open and may take the fast bracket path below.
+    // block, whose mask then leaves it out (bit 0 while `pos == start`): so that block,
+    // like any other, sees a value already open and may take the fast bracket path below.
     if depth >= max_depth {
         return oracle(); // TooDeep
     }
@@ -393,7 +393,6 @@ where
     let mut len = 1u32;
     let max_level = max_depth as u64;
     let mut level = depth as u64 + 1;
-    let mut opener = 1u64;
     // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
     // padded with spaces (neutral outside and inside strings).
     let mut tail = [b' '; 64];
@@ -445,8 +444,7 @@ where
             b.outside()
         };
         bad |= out.not_outside & !string;
-        let opens = out.open & !string & !opener;
-        opener = 0;
+        let opens = out.open & !string & !u64::from(pos == start);
         let closes = out.close & !string;
         let brackets = opens | closes;
         if brackets != 0 {
