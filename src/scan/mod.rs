@@ -273,6 +273,22 @@ fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
     }
 }
 
+/// The index after a key's closing quote and colon, when the key body at `start` is short
+/// and plain (no escape) and the colon follows at once, found by the fastest kernel; `None`
+/// otherwise (the caller then scans the key in full).
+#[inline(always)]
+fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    {
+        x86_64::plain_key_colon(buf, start)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    {
+        let _ = (buf, start);
+        None
+    }
+}
+
 /// [`string_end`] on the fastest kernel, ignoring [`force_scalar`].
 #[doc(hidden)]
 #[inline]

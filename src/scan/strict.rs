@@ -5,7 +5,7 @@
 //! every token.
 
 use super::scalar::{self, skip_ws};
-use super::{fast_string_end as string_end, NestingStack, ScanError};
+use super::{fast_plain_key_colon, fast_string_end as string_end, NestingStack, ScanError};
 
 /// At a key (whitespace before it allowed): the key string, whitespace, the colon. Returns
 /// the index after the colon. Compact JSON (no whitespace) takes one compare per step.
@@ -18,6 +18,9 @@ fn key_colon(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
             Some(_) => return Err(ScanError::UnexpectedByte),
             None => return Err(ScanError::UnexpectedEnd),
         }
+    }
+    if let Some(after_colon) = fast_plain_key_colon(buf, i + 1) {
+        return Ok(after_colon);
     }
     let (close, _) = string_end(buf, i + 1)?;
     // Compact JSON: the colon right after the key.
@@ -70,6 +73,11 @@ pub(crate) fn skip_container_strict(
                 }
                 let is_object = b == b'{';
                 stack.push(is_object)?;
+                // Compact JSON: an object's first key right after its brace.
+                if is_object && buf.get(i + 1) == Some(&b'"') {
+                    i = key_colon(buf, i + 1)?;
+                    continue;
+                }
                 i = skip_ws(buf, i + 1);
                 let empty = if is_object { b'}' } else { b']' };
                 if buf.get(i) == Some(&empty) {
