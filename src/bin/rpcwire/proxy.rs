@@ -22,7 +22,7 @@ use clap::Args;
 use rpcwire::mcp::Cancelled;
 use rpcwire::{
     encode, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, Message, RawJson, Rejection,
-    ReplyId, Role,
+    Reply, ReplyId, Role,
 };
 use serde_json::json;
 use smallvec::SmallVec;
@@ -120,6 +120,42 @@ fn json_opt<T>(
         Some(v) => write(out, v),
         None => out.extend_from_slice(b"null"),
     }
+}
+
+thread_local! {
+    /// The log record being written by this thread (reused: a record allocates nothing).
+    static RECORD: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// Appends a message's log record up to (not including) its `violation` and closing brace.
+fn write_record(
+    r: &mut Vec<u8>,
+    dir: Dir,
+    now: u64,
+    obs: &Observation<'_>,
+    size: usize,
+    reply: Option<Reply<'_>>,
+) {
+    // `write!` into a `Vec` cannot fail.
+    let _ = write!(r, "{{\"dir\":\"{}\",\"t_ms\":{now},\"kind\":", dir.as_str());
+    json_str(r, obs.kind);
+    json_opt(r, "id", obs.id, |r, id| json_token(r, id.raw()));
+    json_opt(r, "method", obs.method, json_str);
+    json_opt(r, "error_code", obs.error_code, |r, c| {
+        let _ = write!(r, "{c}");
+    });
+    json_opt(r, "cancels", obs.cancels, |r, id| json_token(r, id.raw()));
+    json_opt(r, "protocol_version", obs.protocol_version, json_str);
+    let _ = write!(r, ",\"size\":{size}");
+    json_opt(r, "reply", reply, |r, reply| {
+        let _ = write!(r, "{{\"code\":{},\"id\":", reply.code.get());
+        match reply.id {
+            ReplyId::Id(id) => json_token(r, id.raw()),
+            ReplyId::Null => json_str(r, "null"),
+            ReplyId::Absent => json_str(r, "<absent>"),
+        }
+        r.push(b'}');
+    });
 }
 
 impl State {
@@ -220,36 +256,20 @@ impl Shared {
             obs.protocol_version = version.as_deref();
         }
         let verdict = state.session.observe(dir, &obs, now);
-        if state.log.is_some() {
-            let mut r = Vec::with_capacity(192);
-            r.extend_from_slice(b"{\"dir\":");
-            json_str(&mut r, dir.as_str());
-            r.extend_from_slice(format!(",\"t_ms\":{now},\"kind\":").as_bytes());
-            json_str(&mut r, obs.kind);
-            json_opt(&mut r, "id", obs.id, |r, id| json_token(r, id.raw()));
-            json_opt(&mut r, "method", obs.method, json_str);
-            json_opt(&mut r, "error_code", obs.error_code, |r, c| {
-                r.extend_from_slice(c.to_string().as_bytes())
-            });
-            json_opt(&mut r, "cancels", obs.cancels, |r, id| {
-                json_token(r, id.raw())
-            });
-            json_opt(&mut r, "protocol_version", obs.protocol_version, json_str);
-            r.extend_from_slice(format!(",\"size\":{size}").as_bytes());
-            json_opt(&mut r, "reply", reply, |r, reply| {
-                r.extend_from_slice(format!("{{\"code\":{},\"id\":", reply.code.get()).as_bytes());
-                match reply.id {
-                    ReplyId::Id(id) => json_token(r, id.raw()),
-                    ReplyId::Null => json_str(r, "null"),
-                    ReplyId::Absent => json_str(r, "<absent>"),
+        if let Some(log) = state.log.as_mut() {
+            // Written under the lock, so that the log's order is the session's; into a
+            // reused buffer, so that a record allocates nothing.
+            RECORD.with_borrow_mut(|r| {
+                r.clear();
+                write_record(r, dir, now, &obs, size, reply);
+                r.extend_from_slice(b",\"violation\":");
+                match verdict.violation {
+                    Some(v) => json_str(r, v.as_str()),
+                    None => r.extend_from_slice(b"null"),
                 }
-                r.push(b'}');
+                r.extend_from_slice(b"}\n");
+                let _ = log.write_all(r);
             });
-            json_opt(&mut r, "violation", verdict.violation, |r, v| {
-                json_str(r, v.as_str())
-            });
-            r.push(b'}');
-            state.write_log(&r);
         }
         drop(state);
         if let (Some(v), false) = (verdict.violation, self.quiet) {
@@ -568,7 +588,8 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
 async fn proxy(args: &ProxyArgs) -> ExitCode {
     let log = match &args.log {
         Some(path) => match File::create(path) {
-            Ok(f) => Some(BufWriter::new(f)),
+            // A large buffer: a record per message, one write per megabyte.
+            Ok(f) => Some(BufWriter::with_capacity(1 << 20, f)),
             Err(e) => {
                 eprintln!(
                     "rpcwire proxy: cannot write the log {}: {e}",
