@@ -65,6 +65,36 @@ fn every_byte_at_every_offset() {
     }
 }
 
+/// The ASCII check's contract: every byte before its answer is ASCII, and the answer is the
+/// whole length exactly when every byte is (checked against a byte loop; the kernel answers
+/// at block starts).
+fn check_ascii_prefix(buf: &[u8]) {
+    let first_other = buf.iter().position(|b| !b.is_ascii()).unwrap_or(buf.len());
+    let got = scan::simd_ascii_prefix(buf);
+    assert!(
+        got <= first_other,
+        "{got} past the byte at {first_other}: {buf:?}"
+    );
+    assert_eq!(got == buf.len(), first_other == buf.len(), "{buf:?}");
+}
+
+#[test]
+fn ascii_prefix_with_a_high_byte_anywhere() {
+    for len in 0..200 {
+        let plain = vec![b'a'; len];
+        check_ascii_prefix(&plain);
+        for at in 0..len {
+            for high in [0x80u8, 0xc3, 0xff] {
+                let mut buf = plain.clone();
+                buf[at] = high;
+                check_ascii_prefix(&buf);
+                // And at the end of a sub-slice that starts mid-buffer.
+                check_ascii_prefix(&buf[at / 2..]);
+            }
+        }
+    }
+}
+
 #[test]
 fn backslash_runs_straddling_blocks() {
     for prefix in 0..70 {
@@ -235,7 +265,14 @@ fn json_value() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ascii_prefix_on_any_bytes(buf in proptest::collection::vec(
+        prop_oneof![4 => 0x20u8..0x7f, 1 => any::<u8>()], 0..300)) {
+        check_ascii_prefix(&buf);
+    }
 
     #[test]
     fn random_bytes(open in prop::sample::select(vec![b'{', b'[']),

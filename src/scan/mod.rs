@@ -289,6 +289,28 @@ fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
     }
 }
 
+/// How many leading bytes of `buf` are ASCII, at least: `buf.len()` exactly when all are;
+/// otherwise a point at or before the first byte that is not (so a UTF-8 check of the rest
+/// starts on a character boundary). The SIMD kernel answers in blocks.
+#[inline]
+pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    if let (false, Some(avx2)) = (FORCE_SCALAR.load(Ordering::Relaxed), x86_64::Avx2::get()) {
+        return avx2.ascii_prefix(buf);
+    }
+    scalar::ascii_prefix(buf)
+}
+
+/// [`ascii_prefix`] on the fastest kernel, ignoring [`force_scalar`] (for the oracle tests).
+#[doc(hidden)]
+pub fn simd_ascii_prefix(buf: &[u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    if let Some(avx2) = x86_64::Avx2::get() {
+        return avx2.ascii_prefix(buf);
+    }
+    scalar::ascii_prefix(buf)
+}
+
 /// [`string_end`] on the fastest kernel, ignoring [`force_scalar`].
 #[doc(hidden)]
 #[inline]

@@ -42,6 +42,17 @@ pub(crate) const fn lazy_allowed_table() -> [bool; 256] {
 
 pub(crate) static LAZY_ALLOWED: [bool; 256] = lazy_allowed_table();
 
+/// `buf.len()` when every byte of `buf` is ASCII, else 0 (the weakest answer the contract of
+/// `ascii_prefix` allows: the caller then validates all of `buf` as UTF-8). The word-at-a-time
+/// check of the standard library.
+pub fn ascii_prefix(buf: &[u8]) -> usize {
+    if buf.is_ascii() {
+        buf.len()
+    } else {
+        0
+    }
+}
+
 /// Scans the body of a string whose opening quote is at `start - 1`.
 ///
 /// Returns the index of the closing quote and whether the body contains a backslash.

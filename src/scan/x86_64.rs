@@ -62,6 +62,13 @@ impl Avx2 {
         unsafe { string_end_avx2(buf, pos) }
     }
 
+    /// [`super::ascii_prefix`], 64 bytes at a time.
+    #[inline]
+    pub(super) fn ascii_prefix(self, buf: &[u8]) -> usize {
+        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
+        unsafe { ascii_prefix_avx2(buf) }
+    }
+
     /// [`scalar::skip_container_lazy`], 64 bytes at a time.
     #[inline]
     pub(super) fn skip_container_lazy(
@@ -577,6 +584,36 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
             pos = string_run(buf, pos);
         }
+    }
+}
+
+/// `buf.len()` when every byte of `buf` is ASCII; otherwise the start of the first 64-byte
+/// block (or of the tail) that holds a byte that is not, which is at or before that byte.
+#[target_feature(enable = "avx2")]
+fn ascii_prefix_avx2(buf: &[u8]) -> usize {
+    // SAFETY (both): `chunk` is 32 readable bytes; `loadu` has no alignment requirement.
+    let load = |chunk: &[u8; 32]| unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+    let mut pos = 0;
+    while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
+        let (lo, hi) = block.split_at(32);
+        let either = _mm256_or_si256(load(lo.try_into().unwrap()), load(hi.try_into().unwrap()));
+        if _mm256_movemask_epi8(either) != 0 {
+            return pos;
+        }
+        pos += 64;
+    }
+    // Fewer than 64 bytes left: the first and the last 32 bytes of the rest, or the last 32
+    // bytes of the buffer (those before `pos` are known ASCII), or the bytes one by one.
+    let rest = &buf[pos..];
+    let high = match (rest.first_chunk::<32>(), buf.last_chunk::<32>()) {
+        (Some(first), Some(last)) => _mm256_movemask_epi8(_mm256_or_si256(load(first), load(last))),
+        (None, Some(last)) if !rest.is_empty() => _mm256_movemask_epi8(load(last)),
+        _ => i32::from(!rest.is_ascii()),
+    };
+    if high == 0 {
+        buf.len()
+    } else {
+        pos
     }
 }
 

@@ -553,6 +553,12 @@ pub fn scan(data: &[u8]) {
         assert_eq!(simd, oracle, "SIMD and scalar disagree ({validation:?})");
         assert_eq!(got, oracle, "dispatch and scalar disagree ({validation:?})");
     }
+    // The ASCII check: every byte before its answer is ASCII, all of them exactly when the
+    // answer is the length.
+    let first_other = buf.iter().position(|b| !b.is_ascii()).unwrap_or(buf.len());
+    let ascii = scan::simd_ascii_prefix(buf);
+    assert!(ascii <= first_other, "ascii_prefix past a non-ASCII byte");
+    assert_eq!(ascii == buf.len(), first_other == buf.len(), "ascii_prefix");
     if buf.first() == Some(&b'"') {
         assert_eq!(
             scan::simd_string_end(buf, 1),
