@@ -518,8 +518,18 @@ impl Decoder {
                     close + 1
                 }
                 (Some(Member::Id), b'-' | b'0'..=b'9') => {
-                    let end = scan::scalar::number_end(frame, v).map_err(Reject::parse)?;
-                    m.id = Some((Span::new(v, end), Id::number_kind(&frame[v..end])));
+                    // A positive integer (the usual id) is its digits, read once; anything
+                    // else goes through the whole number grammar.
+                    let digits = digits_end(frame, v + 1);
+                    let (end, kind) = if matches!(first, b'1'..=b'9')
+                        && !matches!(frame.get(digits), Some(b'.' | b'e' | b'E'))
+                    {
+                        (digits, IdKind::Integer)
+                    } else {
+                        let end = scan::scalar::number_end(frame, v).map_err(Reject::parse)?;
+                        (end, Id::number_kind(&frame[v..end]))
+                    };
+                    m.id = Some((Span::new(v, end), kind));
                     end
                 }
                 (Some(Member::Id), b'n') => {
@@ -848,6 +858,15 @@ impl Decoder {
 
 /// Hardened profile: a numeric id must be an integer token within ±(2^53 − 1) (I-JSON), so
 /// every peer, including those that read numbers as doubles, sees the same id.
+/// The index of the first byte at or after `i` that is not an ASCII digit.
+#[inline(always)]
+fn digits_end(frame: &[u8], mut i: usize) -> usize {
+    while frame.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
 fn is_safe_integer_id(token: &[u8], kind: IdKind) -> bool {
     const MAX_SAFE: i64 = (1 << 53) - 1;
     match kind {
