@@ -169,6 +169,8 @@ struct Members {
     id_duplicate: bool,
     unknown: bool,
     case_folded: bool,
+    /// The envelope members met so far, one bit each (`1 << member as u8`).
+    seen: u8,
 }
 
 /// What a walk over an MCP result found of its `resultType` members.
@@ -451,6 +453,7 @@ impl Decoder {
         let usual = frame.get(start..).and_then(<[u8]>::first_chunk) == Some(USUAL_START);
         if usual {
             m.version_ok = Some(true);
+            m.seen = 1 << Member::JsonRpc as u8;
         }
         let mut i = skip_ws(frame, start + if usual { USUAL_START.len() } else { 1 });
         if !usual && frame.get(i) == Some(&b'}') {
@@ -480,20 +483,12 @@ impl Decoder {
                 return Err(Reject::parse(ScanError::UnexpectedEnd));
             };
             if let Some(member) = member {
-                let seen = match member {
-                    Member::JsonRpc => m.version_ok.is_some(),
-                    Member::Id => m.id.is_some() || m.id_bad_type,
-                    Member::Method => m.method.is_some() || m.method_not_string,
-                    Member::Params => m.params.is_some(),
-                    Member::Result => m.result.is_some(),
-                    _ => m.error.is_some(),
-                };
-                if seen && m.duplicate.is_none() {
-                    m.duplicate = Some(member);
+                let bit = 1 << member as u8;
+                if m.seen & bit != 0 {
+                    m.duplicate.get_or_insert(member);
+                    m.id_duplicate |= member == Member::Id;
                 }
-                if seen && member == Member::Id {
-                    m.id_duplicate = true;
-                }
+                m.seen |= bit;
             }
             i = match (member, first) {
                 (Some(Member::JsonRpc), b'"') if frame.get(v..v + 5) == Some(b"\"2.0\"") => {
