@@ -591,13 +591,18 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
 /// block (or of the tail) that holds a byte that is not, which is at or before that byte.
 #[target_feature(enable = "avx2")]
 fn ascii_prefix_avx2(buf: &[u8]) -> usize {
-    // SAFETY (both): `chunk` is 32 readable bytes; `loadu` has no alignment requirement.
+    // SAFETY: `chunk` is 32 readable bytes; `loadu` has no alignment requirement.
     let load = |chunk: &[u8; 32]| unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
     let mut pos = 0;
     while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
-        let (lo, hi) = block.split_at(32);
-        let either = _mm256_or_si256(load(lo.try_into().unwrap()), load(hi.try_into().unwrap()));
-        if _mm256_movemask_epi8(either) != 0 {
+        // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr().cast()),
+                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+            )
+        };
+        if _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0 {
             return pos;
         }
         pos += 64;
