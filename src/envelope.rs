@@ -106,7 +106,12 @@ pub struct Decoder {
 }
 
 /// A span of a frame, as offsets (frames are limited well below 4 GiB).
+///
+/// Aligned to 8 so that a span is copied as one word: spans are written and soon read back
+/// as members move into the envelope, and two 4-byte stores read by one 8-byte load stall
+/// store-to-load forwarding (tiny −3.5 %, typical −2 %).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(align(8))]
 pub(crate) struct Span {
     pub(crate) start: u32,
     pub(crate) end: u32,
