@@ -36,10 +36,10 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| crate::scan::scalar::is_ws(b))
 }
 
-/// Strips the line terminator (`\n`, and a `\r` before it).
+/// A line without its `\n` (already cut off: its position is known, so the byte is not
+/// looked at again) and without a `\r` before it.
 #[inline]
-fn without_terminator(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
+fn without_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
@@ -140,7 +140,7 @@ impl LineFramer {
                     let end = self.next_index + at + 1;
                     self.next_index = 0;
                     let offset = self.consumed;
-                    let line = without_terminator(&buf[..end]).len();
+                    let line = without_cr(&buf[..end - 1]).len();
                     if line > self.max_frame {
                         // Only the terminator fitted in the look-ahead.
                         self.last_offset = offset;
@@ -182,7 +182,7 @@ impl LineFramer {
         let Some((offset, mut frame)) = self.take_rest(buf) else {
             return Ok(None);
         };
-        let line = without_terminator(&frame).len();
+        let line = without_cr(&frame).len();
         if line > self.max_frame {
             self.last_offset = offset;
             return Err(FrameError::TooLong { offset });
@@ -313,9 +313,12 @@ impl<'a> Iterator for Lines<'a> {
                 return None;
             }
             let rest = &self.input[start..];
-            let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+            let (line, end) = match memchr::memchr(b'\n', rest) {
+                Some(nl) => (&rest[..nl], nl + 1),
+                None => (rest, rest.len()),
+            };
             self.pos = start + end;
-            let line = without_terminator(&rest[..end]);
+            let line = without_cr(line);
             if line.len() > self.max_frame {
                 return Some(Err(FrameError::TooLong {
                     offset: start as u64,
