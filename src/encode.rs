@@ -76,6 +76,7 @@ fn write_id(out: &mut BytesMut, id: Id<'_>) {
 /// encode::write_request(&mut out, Id::from_token(b"1").unwrap(), "tools/list", Some(RawJson::new(b"{}").unwrap()));
 /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n");
 /// ```
+#[inline]
 pub fn write_request(out: &mut BytesMut, id: Id<'_>, method: &str, params: Option<RawJson<'_>>) {
     out.extend_from_slice(VERSION);
     write_id(out, id);
@@ -83,11 +84,13 @@ pub fn write_request(out: &mut BytesMut, id: Id<'_>, method: &str, params: Optio
 }
 
 /// Appends a notification: `{"jsonrpc":"2.0","method":M,"params":P}`.
+#[inline]
 pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
     out.extend_from_slice(VERSION);
     write_method_and_params(out, method, params);
 }
 
+#[inline]
 fn write_method_and_params(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
     out.extend_from_slice(b",\"method\":");
     write_json_string(out, method);
@@ -99,6 +102,7 @@ fn write_method_and_params(out: &mut BytesMut, method: &str, params: Option<RawJ
 }
 
 /// Appends a success response: `{"jsonrpc":"2.0","id":ID,"result":R}`.
+#[inline]
 pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
     out.extend_from_slice(VERSION);
     write_id(out, id);
@@ -117,6 +121,7 @@ pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
 /// encode::write_error(&mut out, ReplyId::Null, ErrorCode::PARSE_ERROR, "Parse error", None);
 /// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n"[..]);
 /// ```
+#[inline]
 pub fn write_error(
     out: &mut BytesMut,
     id: ReplyId<'_>,

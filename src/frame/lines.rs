@@ -128,6 +128,7 @@ impl LineFramer {
 
     /// The next complete frame in `buf`, `Ok(None)` when more bytes are needed, or an error
     /// for an over-long line (reported once; the following lines still come).
+    #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         loop {
             if self.discarding && !self.discard(buf) {
