@@ -366,6 +366,11 @@ impl Decoder {
         let ascii = if frame.len() <= 256 {
             scan::ascii_prefix(frame)
         } else {
+            if frame.len() > DEFER_UTF8_ABOVE {
+                if let Some(decoded) = self.decode_long_object(frame) {
+                    return decoded;
+                }
+            }
             0
         };
         if ascii < frame.len() && simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {
@@ -375,7 +380,7 @@ impl Decoder {
         match frame.get(start) {
             None => Err(Reject::parse(DecodeError::Empty)),
             Some(b'{') => {
-                let (members, end) = self.walk_object(frame, start)?;
+                let (members, end) = self.walk_object::<false>(frame, start, &mut None)?;
                 if skip_ws(frame, end) != frame.len() {
                     return Err(Reject::parse(DecodeError::TrailingData));
                 }
@@ -394,6 +399,58 @@ impl Decoder {
                 })
             }
         }
+    }
+
+    /// `decode_spans` for a long object (over `DEFER_UTF8_ABOVE` bytes) in lazy mode (`None`
+    /// for any other frame): UTF-8
+    /// checked after the walk, except in the longest payload the skip kernel saw to be ASCII
+    /// on its way (large −10 %). A failed walk checks the whole frame first, so an invalid
+    /// frame is still reported as such before anything else.
+    #[inline(never)]
+    fn decode_long_object(&self, frame: &[u8]) -> Option<Result<Envelope, Reject>> {
+        let opts = &self.options;
+        let start = skip_ws(frame, 0);
+        if opts.validation != Validation::Lazy || opts.hardened || frame.get(start) != Some(&b'{') {
+            return None;
+        }
+        Some(self.walk_long_object(frame, start))
+    }
+
+    /// [`Self::decode_long_object`] once it applies.
+    fn walk_long_object(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
+        let mut ascii = None;
+        let walked = self.walk_object::<true>(frame, start, &mut ascii);
+        if !is_utf8_outside(frame, walked.is_ok().then_some(ascii).flatten()) {
+            return Err(Reject::parse(DecodeError::InvalidUtf8));
+        }
+        let (members, end) = walked?;
+        if skip_ws(frame, end) != frame.len() {
+            return Err(Reject::parse(DecodeError::TrailingData));
+        }
+        self.classify(frame, members)
+    }
+
+    /// [`Self::skip`] for a payload; with `TRACK`, the longest payload seen to be ASCII is
+    /// kept in `ascii`.
+    #[inline(always)]
+    fn skip_payload<const TRACK: bool>(
+        &self,
+        frame: &[u8],
+        at: usize,
+        depth: u32,
+        ascii: &mut Option<Span>,
+    ) -> Result<usize, Reject> {
+        if !TRACK {
+            return self.skip(frame, at, depth);
+        }
+        let mut is_ascii = false;
+        let max_depth = self.options.limits.max_depth;
+        let end = scan::skip_lazy_value_ascii(frame, at, depth, max_depth, &mut is_ascii)
+            .map_err(Reject::parse)?;
+        if is_ascii && ascii.is_none_or(|s| s.range().len() < end - at) {
+            *ascii = Some(Span::new(at, end));
+        }
+        Ok(end)
     }
 
     #[inline(always)]
@@ -448,7 +505,13 @@ impl Decoder {
     /// Walks the top-level object at `frame[start] == '{'`; returns its members and the index
     /// after its closing brace. Any JSON syntax error ends the walk as a parse error; envelope
     /// violations are only recorded, because -32700 takes precedence over -32600.
-    fn walk_object(&self, frame: &[u8], start: usize) -> Result<(Members, usize), Reject> {
+    /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`.
+    fn walk_object<const TRACK: bool>(
+        &self,
+        frame: &[u8],
+        start: usize,
+        ascii: &mut Option<Span>,
+    ) -> Result<(Members, usize), Reject> {
         let opts = &self.options;
         let mut m = Members::default();
         // Nearly every encoder opens with exactly this: the first member and its comma
@@ -551,16 +614,16 @@ impl Decoder {
                     self.skip(frame, v, 1)?
                 }
                 (Some(Member::Result), b'{') if opts.dialect == Dialect::Mcp => {
-                    let (end, result_type) = match self.walk_result(frame, v) {
+                    let (end, result_type) = match self.walk_result::<TRACK>(frame, v, ascii) {
                         Some((end, rt)) => (end, Some(rt)),
-                        None => (self.skip(frame, v, 1)?, None),
+                        None => (self.skip_payload::<TRACK>(frame, v, 1, ascii)?, None),
                     };
                     m.result = Some(Span::new(v, end));
                     m.result_type = result_type;
                     end
                 }
                 (Some(member), _) => {
-                    let end = self.skip(frame, v, 1)?;
+                    let end = self.skip_payload::<TRACK>(frame, v, 1, ascii)?;
                     let span = Some(Span::new(v, end));
                     match member {
                         Member::Params => m.params = span,
@@ -594,8 +657,14 @@ impl Decoder {
     /// and the lookup, or `None` when the object is not in the plain form
     /// `{"key":value,...}` or anything fails: the caller then skips the object whole (which
     /// gives the authoritative result or error) and looks `resultType` up afterwards.
+    /// With `TRACK`, the longest member value seen to be ASCII is kept in `ascii`.
     #[inline]
-    fn walk_result(&self, frame: &[u8], v: usize) -> Option<(usize, ResultTypeSeen)> {
+    fn walk_result<const TRACK: bool>(
+        &self,
+        frame: &[u8],
+        v: usize,
+        ascii: &mut Option<Span>,
+    ) -> Option<(usize, ResultTypeSeen)> {
         let opts = &self.options;
         if opts.limits.max_depth < 2 {
             return None;
@@ -617,8 +686,7 @@ impl Decoder {
                 return None;
             }
             let at = skip_ws(frame, i + 1);
-            let end =
-                scan::skip_value(frame, at, 2, opts.limits.max_depth, opts.validation).ok()?;
+            let end = self.skip_payload::<TRACK>(frame, at, 2, ascii).ok()?;
             if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
                 count += 1;
                 found = Some(Span::new(at, end));
@@ -853,6 +921,24 @@ impl Decoder {
             (message_span, message.has_escapes()),
             data.map(|d| Span::within(frame, d.as_bytes())),
         ))
+    }
+}
+
+/// Lazily decoded objects longer than this have their UTF-8 checked after the walk (see
+/// `decode_spans`); below it the kernel's ASCII tracking would cost more than it saves.
+const DEFER_UTF8_ABOVE: usize = 4096;
+
+/// Whether `frame` is UTF-8, `ascii` (when some) being a span of it known to be ASCII: the rest
+/// is checked. The span is a payload, which starts with `{` or `[` and ends with `}` or `]`,
+/// so both of its edges fall between characters and the frame is UTF-8 exactly when the parts
+/// before and after it are.
+fn is_utf8_outside(frame: &[u8], ascii: Option<Span>) -> bool {
+    match ascii {
+        Some(span) => {
+            simdutf8::basic::from_utf8(&frame[..span.start as usize]).is_ok()
+                && simdutf8::basic::from_utf8(&frame[span.end as usize..]).is_ok()
+        }
+        None => simdutf8::basic::from_utf8(frame).is_ok(),
     }
 }
 

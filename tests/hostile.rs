@@ -112,22 +112,104 @@ fn a_million_tiny_frames() {
 fn invalid_utf8_at_every_position() {
     let decs = decoders();
     for at in 0..PING.len() {
-        for bad in [
-            &[0xff][..],
-            &[0xc3],
-            &[0xed, 0xa0, 0x80],
-            &[0xf0, 0x9f, 0x98],
-        ] {
-            let mut f = PING.to_vec();
-            f.splice(at..at + 1, bad.iter().copied());
+        assert_invalid_utf8_at(&decs, PING, at);
+    }
+}
+
+/// `frame` with its byte at `at` replaced by each of several invalid UTF-8 sequences: a parse
+/// error, `InvalidUtf8`, for every decoder.
+#[track_caller]
+fn assert_invalid_utf8_at(decs: &[Decoder], frame: &[u8], at: usize) {
+    for bad in [
+        &[0xff][..],
+        &[0xc3],
+        &[0xed, 0xa0, 0x80],
+        &[0xf0, 0x9f, 0x98],
+    ] {
+        let mut f = frame.to_vec();
+        f.splice(at..at + 1, bad.iter().copied());
+        for dec in decs {
+            assert_eq!(
+                assert_parse_error(dec, &f),
+                DecodeError::InvalidUtf8,
+                "at {at}"
+            );
+        }
+    }
+}
+
+/// Long frames, whose UTF-8 a lazy decoder checks after the walk except in a payload the skip
+/// kernel saw to be ASCII: invalid UTF-8 anywhere (before, in and after the payload, in place
+/// of a structural byte) is still reported as such and before any syntax error; text that is
+/// not ASCII anywhere is still accepted.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn utf8_in_long_frames() {
+    let text = "abc ".repeat(1500);
+    let frames = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"r1","result":{{"content":[{{"type":"text","text":"{text}"}}],"isError":false}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"n","arguments":{{"t":"{text}"}}}}}}"#
+        ),
+        format!(r#"{{"jsonrpc":"2.0","params":{{"t":"{text}"}},"method":"say","id":3}}"#),
+    ];
+    let mut decs = decoders();
+    decs.extend([hardened(Dialect::JsonRpc2), hardened(Dialect::Mcp)]);
+    for frame in &frames {
+        let frame = frame.as_bytes();
+        assert!(frame.len() > 4096);
+        // Every 61st byte, and the bytes around the payload's edges and its text's ends.
+        let text_at = frame.windows(4).position(|w| w == b"abc ").unwrap();
+        let mut spots: Vec<usize> = (0..frame.len()).step_by(61).collect();
+        for edge in [text_at, text_at + text.len()] {
+            spots.extend(edge.saturating_sub(12)..(edge + 12).min(frame.len()));
+        }
+        spots.push(frame.len() - 1);
+        for &at in &spots {
+            assert_invalid_utf8_at(&decs, frame, at);
+        }
+        // Text that is not ASCII in place of a letter anywhere (in keys and values before,
+        // in and after the payload): never called invalid UTF-8, and on valid JSON each lazy
+        // decoder (UTF-8 checked after the walk) agrees with the strict one of its dialect
+        // (checked first).
+        for at in spots.iter().filter(|&&at| frame[at].is_ascii_alphabetic()) {
+            let mut f = frame.to_vec();
+            f.splice(at..&(at + 1), "é".bytes());
+            let is_json = serde_json::from_slice::<serde_json::Value>(&f).is_ok();
+            let outcome = |dec: &Decoder| dec.decode(&f).map(|m| m.kind()).map_err(|r| r.error());
             for dec in &decs {
-                assert_eq!(
-                    assert_parse_error(dec, &f),
-                    DecodeError::InvalidUtf8,
-                    "at {at}"
-                );
+                assert_ne!(outcome(dec), Err(DecodeError::InvalidUtf8), "at {at}");
+            }
+            if is_json {
+                // `decoders()`: lazy then strict, for each dialect.
+                assert_eq!(outcome(&decs[0]), outcome(&decs[1]), "at {at}");
+                assert_eq!(outcome(&decs[2]), outcome(&decs[3]), "at {at}");
             }
         }
+    }
+}
+
+/// `utf8_in_long_frames` in small (for Miri): one long frame, valid, then with a bad byte
+/// before, in and after its payload.
+#[test]
+fn utf8_of_a_long_frame() {
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":"é","method":"m","params":{{"t":"{}"}},"x":"é"}}"#,
+        "a".repeat(4200)
+    );
+    let dec = Decoder::jsonrpc();
+    assert_eq!(dec.decode(frame.as_bytes()).unwrap().kind(), Kind::Request);
+    let payload = frame.find("aaa").unwrap();
+    for at in [24, payload + 2000, frame.len() - 3] {
+        let mut f = frame.clone().into_bytes();
+        f[at] = 0xff;
+        assert_eq!(
+            assert_parse_error(&dec, &f),
+            DecodeError::InvalidUtf8,
+            "at {at}"
+        );
     }
 }
 

@@ -17,6 +17,31 @@ fn check_skip(buf: &[u8], start: usize, depth: u32, max_depth: u32) {
             String::from_utf8_lossy(buf)
         );
     }
+    check_ascii_said(buf, start, depth, max_depth);
+}
+
+/// The lazy skip that also says whether the value is ASCII: the same result as the plain
+/// skip, and "ASCII" never said of a value holding a byte that is not (the decoder skips the
+/// UTF-8 check of such a value). Returns what it said.
+fn check_ascii_said(buf: &[u8], start: usize, depth: u32, max_depth: u32) -> bool {
+    let mut ascii = false;
+    let got = scan::simd_skip_lazy_value_ascii(buf, start, depth, max_depth, &mut ascii);
+    let plain = scan::simd_skip_value(buf, start, depth, max_depth, Validation::Lazy);
+    assert_eq!(
+        got,
+        plain,
+        "start={start} input={:?}",
+        String::from_utf8_lossy(buf)
+    );
+    if ascii {
+        let end = got.expect("ASCII said of a value that failed");
+        assert!(
+            buf[start..end].is_ascii(),
+            "ASCII said of a value that is not: start={start} input={:?}",
+            String::from_utf8_lossy(buf)
+        );
+    }
+    ascii
 }
 
 fn check_string(buf: &[u8], start: usize) {
@@ -208,6 +233,28 @@ fn long_strings() {
         check_skip(&esc, 0, 0, 128);
         // Unterminated.
         check_skip(&b[..9 + len], 0, 0, 128);
+    }
+}
+
+/// A byte that is not ASCII anywhere in a long string (block edges, the long-string jump and
+/// its last bytes) or just after the value: the lazy skip never calls such a value ASCII, and
+/// calls the all-ASCII one so (the kernel then spares the decoder a UTF-8 pass).
+#[test]
+fn ascii_said_only_of_ascii_values() {
+    for len in [10usize, 63, 64, 65, 200, 1000] {
+        let body: Vec<u8> = (0..len).map(|i| b"ABCDEFGHabcdefgh+/=="[i % 20]).collect();
+        let mut b = b"{\"blob\":\"".to_vec();
+        b.extend_from_slice(&body);
+        b.extend_from_slice(b"\",\"n\":[1,2]} ");
+        let said = check_ascii_said(&b, 0, 0, 128);
+        assert_eq!(said, scan::simd_kernel() == "avx2", "len {len}");
+        for at in 0..b.len() {
+            for byte in [0x80u8, 0xc3, 0xff] {
+                let mut c = b.clone();
+                c[at] = byte;
+                check_ascii_said(&c, 0, 0, 128);
+            }
+        }
     }
 }
 

@@ -234,6 +234,43 @@ pub fn simd_skip_value(
     }
 }
 
+/// [`skip_value`] in lazy mode, which also sets `ascii` when every byte of the value is ASCII
+/// and the kernel saw so on its way (the AVX2 container skip); otherwise it leaves `ascii`
+/// alone, which may also mean "not known". A decoder that knows a value is ASCII need not
+/// check it for UTF-8 again.
+#[inline]
+pub(crate) fn skip_lazy_value_ascii(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    ascii: &mut bool,
+) -> Result<usize, ScanError> {
+    if FORCE_SCALAR.load(Ordering::Relaxed) {
+        return scalar_skip_value(buf, start, depth, max_depth, Validation::Lazy);
+    }
+    simd_skip_lazy_value_ascii(buf, start, depth, max_depth, ascii)
+}
+
+/// [`skip_lazy_value_ascii`] ignoring [`force_scalar`] (for the oracle tests: `ascii` must
+/// never be set for a value with a byte that is not ASCII).
+#[doc(hidden)]
+#[inline]
+pub fn simd_skip_lazy_value_ascii(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    ascii: &mut bool,
+) -> Result<usize, ScanError> {
+    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    if let (Some(b'{' | b'['), Some(avx2)) = (buf.get(start), x86_64::Avx2::get()) {
+        return avx2.skip_container_lazy_ascii(buf, start, depth, max_depth, ascii);
+    }
+    let _ = ascii;
+    simd_skip_value(buf, start, depth, max_depth, Validation::Lazy)
+}
+
 /// [`skip_value`] on the scalar oracle.
 #[doc(hidden)]
 pub fn scalar_skip_value(

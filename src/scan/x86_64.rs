@@ -81,7 +81,26 @@ impl Avx2 {
         // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
         // `skip_lazy_avx2` is compiled with.
         unsafe {
-            skip_lazy_avx2(buf, start, depth, max_depth, || {
+            skip_lazy_avx2::<false, _>(buf, start, depth, max_depth, &mut false, || {
+                scalar::skip_container_lazy(buf, start, depth, max_depth)
+            })
+        }
+    }
+
+    /// [`Self::skip_container_lazy`] that also sets `ascii` when every byte of the value is
+    /// ASCII (left alone otherwise, and when not known).
+    #[inline]
+    pub(super) fn skip_container_lazy_ascii(
+        self,
+        buf: &[u8],
+        start: usize,
+        depth: u32,
+        max_depth: u32,
+        ascii: &mut bool,
+    ) -> Result<usize, ScanError> {
+        // SAFETY: as above.
+        unsafe {
+            skip_lazy_avx2::<true, _>(buf, start, depth, max_depth, ascii, || {
                 scalar::skip_container_lazy(buf, start, depth, max_depth)
             })
         }
@@ -369,17 +388,28 @@ fn up_to(i: u32) -> u64 {
 
 /// The lazy container skip. Every case the fast path does not prove goes to `oracle` (the
 /// scalar skip of the same value, from the start; the tests pass a probe instead).
+///
+/// With `TRACK_ASCII`, on success it sets `ascii` when every byte of the value is ASCII, a
+/// by-product of the blocks it loads anyway (the envelope then need not check those bytes for
+/// UTF-8 again); it leaves it alone when not known (the oracle's answers; a block that holds
+/// a non-ASCII byte outside the value). Two instances: the check costs 1–5 % where nothing
+/// asks for it.
 #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-fn skip_lazy_avx2<F>(
+fn skip_lazy_avx2<const TRACK_ASCII: bool, F>(
     buf: &[u8],
     start: usize,
     depth: u32,
     max_depth: u32,
+    ascii: &mut bool,
     oracle: F,
 ) -> Result<usize, ScanError>
 where
     F: FnOnce() -> Result<usize, ScanError>,
 {
+    // Every block loaded so far, OR-ed: bit 7 of a byte set where a byte is not ASCII. And
+    // the same from the long-string jumps, as a mask.
+    let mut seen = _mm256_setzero_si256();
+    let mut high = 0i32;
     let mut pos = start;
     // All ones when the previous block ended inside a string.
     let mut in_string = 0u64;
@@ -421,6 +451,9 @@ where
             },
         };
         let b = classify(block, shift);
+        if TRACK_ASCII {
+            seen = _mm256_or_si256(seen, _mm256_or_si256(b.v[0], b.v[1]));
+        }
 
         // 1. Escapes. Most blocks have no backslash and nothing carried in.
         let escaped = if b.backslash | escape_carry == 0 {
@@ -506,6 +539,9 @@ where
                         if mismatch != 0 || bad & up_to(i) != 0 {
                             return oracle();
                         }
+                        if TRACK_ASCII {
+                            *ascii = high | _mm256_movemask_epi8(seen) == 0;
+                        }
                         return Ok(pos + i as usize + 1);
                     }
                 }
@@ -525,7 +561,7 @@ where
         pos += 64;
         in_string = next_in_string;
         if in_string == u64::MAX && b.quote | b.backslash | escape_carry | hex_carry == 0 {
-            pos = string_run(buf, pos);
+            pos = string_run::<TRACK_ASCII>(buf, pos, &mut high);
         }
     }
 }
@@ -582,7 +618,7 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         pos += 64;
         // A block without a stop byte: jump to the next one.
         if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
-            pos = string_run(buf, pos);
+            pos = string_run::<false>(buf, pos, &mut 0);
         }
     }
 }
@@ -623,9 +659,12 @@ fn ascii_prefix_avx2(buf: &[u8]) -> usize {
 }
 
 /// The index of the first `"`, `\` or control byte at or after `pos` (or `buf.len()`).
+/// With `TRACK_ASCII`, sets bit 7 of `high` when a byte it went over (or loaded with them) is
+/// not ASCII.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn string_run(buf: &[u8], mut pos: usize) -> usize {
+fn string_run<const TRACK_ASCII: bool>(buf: &[u8], mut pos: usize, high: &mut i32) -> usize {
+    let mut seen = _mm256_setzero_si256();
     let stop_mask = |x: __m256i| {
         let q = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
         let bs = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
@@ -640,13 +679,25 @@ fn string_run(buf: &[u8], mut pos: usize) -> usize {
                 _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
             )
         };
+        if TRACK_ASCII {
+            seen = _mm256_or_si256(seen, _mm256_or_si256(a, b));
+        }
         let (ma, mb) = (stop_mask(a), stop_mask(b));
         if _mm256_testz_si256(_mm256_or_si256(ma, mb), _mm256_or_si256(ma, mb)) == 0 {
+            if TRACK_ASCII {
+                *high |= _mm256_movemask_epi8(seen);
+            }
             return pos + movemask64(ma, mb).trailing_zeros() as usize;
         }
         pos += 64;
     }
+    if TRACK_ASCII {
+        *high |= _mm256_movemask_epi8(seen);
+    }
     while pos < buf.len() && !matches!(buf[pos], b'"' | b'\\' | 0x00..=0x1f) {
+        if TRACK_ASCII {
+            *high |= i32::from(!buf[pos].is_ascii());
+        }
         pos += 1;
     }
     pos
@@ -861,6 +912,10 @@ mod tests {
             format!(r#"["{esc}",{{"k":"{esc}"}}]"#),
             deep,
             format!(r#"{{"a":{{"b":{{"c":[[[1]]],"d":"{blob}"}}}}}}"#),
+            // Not ASCII: in a block, in a long-string jump, in the jump's last bytes.
+            r#"{"t":"café"}"#.to_string(),
+            format!(r#"{{"d":"{blob}é{blob}"}}"#),
+            format!(r#"{{"d":"{blob}é"}}"#),
         ];
         for case in &cases {
             for pad in [0usize, 1, 31, 63] {
@@ -870,9 +925,22 @@ mod tests {
                 let expected = scalar::skip_container_lazy(&buf, pad, 1, 128);
                 assert_eq!(expected, Ok(pad + case.len()), "{case}");
                 // SAFETY: `Avx2::get` returned a token: the CPU has the features.
-                let got =
-                    unsafe { skip_lazy_avx2(&buf, pad, 1, 128, || panic!("fell back on {case}")) };
+                let mut ascii = false;
+                let got = unsafe {
+                    skip_lazy_avx2::<true, _>(&buf, pad, 1, 128, &mut ascii, || {
+                        panic!("fell back on {case}")
+                    })
+                };
                 assert_eq!(got, expected, "{case}");
+                // SAFETY: as above.
+                let untracked = unsafe {
+                    skip_lazy_avx2::<false, _>(&buf, pad, 1, 128, &mut false, || {
+                        panic!("fell back on {case}")
+                    })
+                };
+                assert_eq!(untracked, expected, "{case}");
+                // Said ASCII exactly when it is (the bytes around the value are ASCII).
+                assert_eq!(ascii, case.is_ascii(), "{case}");
             }
         }
     }

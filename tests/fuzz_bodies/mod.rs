@@ -553,6 +553,18 @@ pub fn scan(data: &[u8]) {
         assert_eq!(simd, oracle, "SIMD and scalar disagree ({validation:?})");
         assert_eq!(got, oracle, "dispatch and scalar disagree ({validation:?})");
     }
+    // The lazy skip that says whether the value is ASCII: the same answer, and "ASCII" never
+    // said of a value holding a byte that is not.
+    let mut said_ascii = false;
+    let with_ascii = scan::simd_skip_lazy_value_ascii(buf, start, 0, max_depth, &mut said_ascii);
+    assert_eq!(with_ascii, lazy, "the ASCII-tracking skip disagrees");
+    if said_ascii {
+        let end = with_ascii.expect("ASCII said of a value that failed");
+        assert!(
+            buf[start..end].is_ascii(),
+            "ASCII said of a value that is not"
+        );
+    }
     // The ASCII check: every byte before its answer is ASCII, all of them exactly when the
     // answer is the length.
     let first_other = buf.iter().position(|b| !b.is_ascii()).unwrap_or(buf.len());
