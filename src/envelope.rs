@@ -401,11 +401,10 @@ impl Decoder {
         }
     }
 
-    /// `decode_spans` for a long object (over `DEFER_UTF8_ABOVE` bytes) in lazy mode (`None`
-    /// for any other frame): UTF-8
-    /// checked after the walk, except in the longest payload the skip kernel saw to be ASCII
-    /// on its way (large −10 %). A failed walk checks the whole frame first, so an invalid
-    /// frame is still reported as such before anything else.
+    /// `decode_spans` for a long object (over `DEFER_UTF8_ABOVE` bytes) in lazy mode, `None`
+    /// for any other frame: UTF-8 checked after the walk, except in the longest payload the
+    /// skip kernel saw to be ASCII on its way (large −10 %). A failed walk checks the whole
+    /// frame first, so an invalid frame is still reported as such before anything else.
     #[inline(never)]
     fn decode_long_object(&self, frame: &[u8]) -> Option<Result<Envelope, Reject>> {
         let opts = &self.options;
