@@ -924,7 +924,9 @@ impl Decoder {
 }
 
 /// Lazily decoded objects longer than this have their UTF-8 checked after the walk (see
-/// `decode_spans`); below it the kernel's ASCII tracking would cost more than it saves.
+/// `decode_spans`). Below it the validator runs first: with this at 256, the ~450-byte
+/// `typical` frames decoded 8 % slower and the ~1.1 KiB `escapes` frames 2.5 % (the tracking
+/// kernel and the split validation cost more than the pass they spare).
 const DEFER_UTF8_ABOVE: usize = 4096;
 
 /// Whether `frame` is UTF-8, `ascii` (when some) being a span of it known to be ASCII: the rest
