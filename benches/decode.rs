@@ -11,7 +11,10 @@ use std::hint::black_box;
 use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rpcwire::scan::{self, Validation};
-use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, RawJson, ReplyId};
+use rpcwire::{
+    encode, ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, RawJson,
+    ReplyId, SseFramer,
+};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -217,6 +220,51 @@ fn framing(cr: &mut Criterion) {
             )
         });
     }
+    // The same typical frames as Server-Sent Events (`data: <frame>` and a blank line) and
+    // with `Content-Length` headers.
+    let typical = corpus::typical();
+    let mut sse = Vec::new();
+    let mut content_length = Vec::new();
+    for frame in typical.frames() {
+        sse.extend_from_slice(b"data: ");
+        sse.extend_from_slice(frame);
+        sse.extend_from_slice(b"\n\n");
+        content_length
+            .extend_from_slice(format!("Content-Length: {}\r\n\r\n", frame.len()).as_bytes());
+        content_length.extend_from_slice(frame);
+    }
+    g.throughput(Throughput::Bytes(sse.len() as u64));
+    g.bench_function("sse_typical", |b| {
+        b.iter_batched(
+            || BytesMut::from(&sse[..]),
+            |mut buf| {
+                let mut framer = SseFramer::new(MAX_FRAME);
+                let mut n = 0;
+                while let Some(event) = framer.decode(&mut buf).unwrap() {
+                    n += event.as_ref().len();
+                }
+                assert_eq!(n, typical.stream.len() - typical.messages);
+                n
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.throughput(Throughput::Bytes(content_length.len() as u64));
+    g.bench_function("content_length_typical", |b| {
+        b.iter_batched(
+            || BytesMut::from(&content_length[..]),
+            |mut buf| {
+                let mut framer = ContentLengthFramer::new(MAX_FRAME);
+                let mut n = 0;
+                while let Some(body) = framer.decode(&mut buf).unwrap() {
+                    n += body.len();
+                }
+                assert_eq!(n, typical.stream.len() - typical.messages);
+                n
+            },
+            BatchSize::LargeInput,
+        )
+    });
     g.finish();
 }
 
