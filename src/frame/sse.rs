@@ -168,11 +168,21 @@ impl SseFramer {
         self.consumed += n as u64;
     }
 
-    /// Removes line `..end` (terminator included) from the buffer and returns it frozen.
-    #[inline]
-    fn take_line(&mut self, buf: &mut BytesMut, end: usize) -> Bytes {
-        self.consumed += end as u64;
-        buf.split_to(end).freeze()
+    /// Removes the line `..end` from the buffer and returns its value `value_start..at`
+    /// frozen (one new reference to the buffer, not one for the line and one for the slice).
+    #[inline(always)]
+    fn take_value(
+        &mut self,
+        buf: &mut BytesMut,
+        value_start: usize,
+        at: usize,
+        end: usize,
+    ) -> Bytes {
+        self.advance(buf, value_start);
+        self.consumed += (at - value_start) as u64;
+        let value = buf.split_to(at - value_start).freeze();
+        self.advance(buf, end - at);
+        value
     }
 
     fn clear_event(&mut self) {
@@ -220,7 +230,12 @@ impl SseFramer {
             } else {
                 buf.len().min(self.line_limit().saturating_add(1))
             };
-            let found = memchr::memchr2(b'\r', b'\n', &buf[self.next_index..read_to]);
+            let search = &buf[self.next_index..read_to];
+            // The blank line that ends an event is common: find it without a call.
+            let found = match search.first() {
+                Some(b'\r' | b'\n') => Some(0),
+                _ => memchr::memchr2(b'\r', b'\n', search),
+            };
             let Some(at) = found.map(|i| self.next_index + i) else {
                 if self.discarding {
                     self.in_line |= !buf.is_empty();
@@ -310,8 +325,7 @@ impl SseFramer {
                 self.data_len = len;
                 match core::mem::take(&mut self.data) {
                     Data::None => {
-                        let line = self.take_line(buf, end);
-                        self.data = Data::One(line.slice(value_start..at));
+                        self.data = Data::One(self.take_value(buf, value_start, at, end));
                     }
                     Data::One(first) => {
                         self.joined.clear();
@@ -331,12 +345,10 @@ impl SseFramer {
                 }
             }
             b"id" if memchr::memchr(0, &line[value_start..]).is_none() => {
-                let line = self.take_line(buf, end);
-                self.id = Some(line.slice(value_start..at));
+                self.id = Some(self.take_value(buf, value_start, at, end));
             }
             b"event" => {
-                let line = self.take_line(buf, end);
-                self.event = Some(line.slice(value_start..at));
+                self.event = Some(self.take_value(buf, value_start, at, end));
             }
             b"retry" => {
                 let value = &line[value_start..];
