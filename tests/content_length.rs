@@ -36,6 +36,13 @@ fn bodies_and_header_forms() {
 }
 
 #[test]
+fn header_names_take_every_rfc_9110_token_character() {
+    let name = "!#$%&'*+-.^_`|~09azAZ";
+    let input = format!("{name}: v\r\nContent-Length: 2\r\n\r\n{{}}");
+    assert_eq!(frames(input.as_bytes()), vec![Ok(Bytes::from("{}"))]);
+}
+
+#[test]
 fn fatal_header_errors() {
     for (input, expected) in [
         (
@@ -61,6 +68,9 @@ fn fatal_header_errors() {
             E::MalformedHeader { offset: 0 },
         ),
         (b"Bad Name: 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
+        (b"X(: 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
+        (b"X@: 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
+        (b"X\xc3\xa9: 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
         (b": 2\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
         (b"X: a\x01b\r\n\r\n{}", E::MalformedHeader { offset: 0 }),
     ] {

@@ -291,7 +291,14 @@ impl ContentLengthFramer {
                     let offset = self.message_start;
                     // Look no further than the header block's limit.
                     let read_to = buf.len().min(self.max_header_bytes.saturating_sub(bytes));
-                    let Some(lf) = memchr::memchr(b'\n', &buf[self.next_index..read_to]) else {
+                    let search = &buf[self.next_index..read_to];
+                    // The blank line that ends a header block is found without a call.
+                    let found = if search.starts_with(b"\r\n") {
+                        Some(1)
+                    } else {
+                        memchr::memchr(b'\n', search)
+                    };
+                    let Some(lf) = found else {
                         if buf.len() >= self.max_header_bytes.saturating_sub(bytes) {
                             return Err(
                                 self.fail(buf, ContentLengthError::HeaderTooLarge { offset })
@@ -417,5 +424,23 @@ fn parse_length(value: &[u8]) -> Option<u64> {
 
 /// RFC 9110 `tchar`: the characters of a header name.
 fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+    TCHAR[usize::from(b)]
 }
+
+/// [`is_tchar`] as a table: one load per byte of every header name.
+static TCHAR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric();
+        b += 1;
+    }
+    let symbols = b"!#$%&'*+-.^_`|~";
+    let mut i = 0;
+    while i < symbols.len() {
+        table[symbols[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
