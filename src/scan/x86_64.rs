@@ -139,6 +139,12 @@ fn detect_features() -> bool {
 
 /// `(LO, HI)` tables for the set `member`.
 const fn nibble_luts(member: &[bool; 256]) -> ([u8; 16], [u8; 16]) {
+    nibble_luts_from(member, 0, 8)
+}
+
+/// `(LO, HI)` tables for the set `member`, its rows on bits `first..end` (so that tables of
+/// disjoint bit ranges can be merged and tested with one lookup).
+const fn nibble_luts_from(member: &[bool; 256], first: u32, end: u32) -> ([u8; 16], [u8; 16]) {
     let mut lo = [0u8; 16];
     let mut hi = [0u8; 16];
     // rows[k] = the 16-bit low-nibble set of the k-th distinct row.
@@ -160,15 +166,16 @@ const fn nibble_luts(member: &[bool; 256]) -> ([u8; 16], [u8; 16]) {
                 k += 1;
             }
             if k == nrows {
-                assert!(nrows < 8, "more than 8 distinct rows");
+                assert!(first + (nrows as u32) < end, "too many distinct rows");
                 rows[k] = row;
                 nrows += 1;
             }
-            hi[h] = 1 << k;
+            let bit = 1u8 << (first + k as u32);
+            hi[h] = bit;
             let mut l = 0;
             while l < 16 {
                 if row & (1 << l) != 0 {
-                    lo[l] |= 1 << k;
+                    lo[l] |= bit;
                 }
                 l += 1;
             }
@@ -196,10 +203,35 @@ const fn outside_set() -> [bool; 256] {
 }
 
 const OUTSIDE_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&outside_set());
-/// The characters that may follow a backslash.
-const ESCAPE_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&set_of(b"\"\\/bfnrtu"));
-/// Hex digits (the four after `\u`).
-const HEX_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&set_of(b"0123456789abcdefABCDEF"));
+
+/// The characters that may follow a backslash: bits 0..=3 of [`ESCAPE_LUT`].
+const ESCAPE_BITS: u8 = 0x0f;
+/// Hex digits (the four after `\u`): bits 4..=6.
+const HEX_BITS: u8 = 0x70;
+/// `u` alone, on bit 7, where `movemask` reads it without a compare.
+const U_BIT: u8 = 0x80;
+const _: () = assert!(U_BIT == 0x80, "movemask reads bit 7");
+/// The three classes escapes need, in one pair of tables: one lookup classifies a block for
+/// all three.
+const ESCAPE_LUT: ([u8; 16], [u8; 16]) = merge_luts(
+    merge_luts(
+        nibble_luts_from(&set_of(b"\"\\/bfnrtu"), 0, 4),
+        nibble_luts_from(&set_of(b"0123456789abcdefABCDEF"), 4, 7),
+    ),
+    nibble_luts_from(&set_of(b"u"), 7, 8),
+);
+
+/// The union of tables whose rows use disjoint bits.
+const fn merge_luts(a: ([u8; 16], [u8; 16]), b: ([u8; 16], [u8; 16])) -> ([u8; 16], [u8; 16]) {
+    let mut out = a;
+    let mut i = 0;
+    while i < 16 {
+        out.0[i] |= b.0[i];
+        out.1[i] |= b.1[i];
+        i += 1;
+    }
+    out
+}
 
 // ---------------------------------------------------------------------------------------
 // The 64-byte block classifier.
@@ -246,14 +278,27 @@ impl Block {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn bad_escapes(&self, escaped: u64, hex_carry: &mut u64) -> u64 {
-        let not_escape = self.bits(|x| not_in_set(x, &ESCAPE_LUT));
-        let u = escaped & self.bits(|x| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'u' as i8)));
-        let mut bad = escaped & not_escape;
+        let class = [
+            nibble_lookup(self.v[0], &ESCAPE_LUT),
+            nibble_lookup(self.v[1], &ESCAPE_LUT),
+        ];
+        let not_in = |bits: u8| {
+            let bits = _mm256_set1_epi8(bits as i8);
+            let zero = _mm256_setzero_si256();
+            let not = |c| _mm256_cmpeq_epi8(_mm256_and_si256(c, bits), zero);
+            movemask64(not(class[0]), not(class[1])) >> self.shift
+        };
+        let u = escaped & (movemask64(class[0], class[1]) >> self.shift);
+        let mut bad = escaped & not_in(ESCAPE_BITS);
         if u | *hex_carry != 0 {
-            let not_hex = self.bits(|x| not_in_set(x, &HEX_LUT));
-            let wide = (u as u128) << 1 | (u as u128) << 2 | (u as u128) << 3 | (u as u128) << 4;
-            let need_hex = wide as u64 | *hex_carry;
-            *hex_carry = (wide >> 64) as u64;
+            let not_hex = not_in(HEX_BITS);
+            // The four bytes after each `u`: `u << 1 | u << 2 | u << 3 | u << 4`, and the
+            // bits shifted out of this block for the next.
+            let pair = u | (u << 1);
+            let need_hex = (pair << 1) | (pair << 3) | *hex_carry;
+            let top = u >> 60;
+            let top = top | (top >> 1);
+            *hex_carry = top | (top >> 2);
             bad |= need_hex & not_hex;
         }
         bad
@@ -293,6 +338,13 @@ fn movemask64(lo: __m256i, hi: __m256i) -> u64 {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn not_in_set(v: __m256i, lut: &([u8; 16], [u8; 16])) -> __m256i {
+    _mm256_cmpeq_epi8(nibble_lookup(v, lut), _mm256_setzero_si256())
+}
+
+/// `LO[b & 15] & HI[b >> 4]` for every byte `b` of `v`: the row bits of the byte's class.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn nibble_lookup(v: __m256i, lut: &([u8; 16], [u8; 16])) -> __m256i {
     // SAFETY: each table is 16 readable bytes; `loadu` has no alignment requirement.
     let (lo_t, hi_t) = unsafe {
         (
@@ -305,8 +357,7 @@ fn not_in_set(v: __m256i, lut: &([u8; 16], [u8; 16])) -> __m256i {
     // There is no byte shift: shift 16-bit lanes and mask the bits that came from the
     // neighbouring byte.
     let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(v), nib);
-    let hit = _mm256_and_si256(_mm256_shuffle_epi8(lo_t, lo), _mm256_shuffle_epi8(hi_t, hi));
-    _mm256_cmpeq_epi8(hit, _mm256_setzero_si256())
+    _mm256_and_si256(_mm256_shuffle_epi8(lo_t, lo), _mm256_shuffle_epi8(hi_t, hi))
 }
 
 #[inline]
@@ -888,8 +939,12 @@ mod tests {
                 outside[b as usize],
                 "outside {b:#x}"
             );
-            assert_eq!(in_lut(b, &ESCAPE_LUT), esc[b as usize], "escape {b:#x}");
-            assert_eq!(in_lut(b, &HEX_LUT), b.is_ascii_hexdigit(), "hex {b:#x}");
+            let class = |bits: u8| {
+                ESCAPE_LUT.0[(b & 15) as usize] & ESCAPE_LUT.1[(b >> 4) as usize] & bits != 0
+            };
+            assert_eq!(class(ESCAPE_BITS), esc[b as usize], "escape {b:#x}");
+            assert_eq!(class(HEX_BITS), b.is_ascii_hexdigit(), "hex {b:#x}");
+            assert_eq!(class(U_BIT), b == b'u', "u {b:#x}");
         }
     }
 
