@@ -236,6 +236,29 @@ fn long_strings() {
     }
 }
 
+/// The long-string jump reads 128 bytes a turn, then 64, then bytes: a stop byte (the closing
+/// quote, a control byte, a backslash) at every offset of the first 400 bytes of a long body,
+/// and a byte that is not ASCII there, are found where the oracle finds them.
+#[test]
+fn stops_at_every_offset_of_a_long_string() {
+    let body: Vec<u8> = (0..1000).map(|i| b"ABCDEFGHabcdefgh+/=="[i % 20]).collect();
+    let mut b = b"{\"blob\":\"".to_vec();
+    b.extend_from_slice(&body);
+    b.extend_from_slice(b"\",\"n\":[1,2]}");
+    for at in 0..400 {
+        for byte in [b'"', 0x01, b'\\'] {
+            let mut c = b.clone();
+            c[9 + at] = byte;
+            check_skip(&c, 0, 0, 128);
+            check_string(&c, 9);
+        }
+        let mut c = b.clone();
+        c[9 + at] = 0xc3;
+        c[9 + at + 1] = 0xa9;
+        assert!(!check_ascii_said(&c, 0, 0, 128), "non-ASCII at {at} called ASCII");
+    }
+}
+
 /// A byte that is not ASCII anywhere in a long string (block edges, the long-string jump and
 /// its last bytes) or just after the value: the lazy skip never calls such a value ASCII, and
 /// calls the all-ASCII one so (the kernel then spares the decoder a UTF-8 pass).
