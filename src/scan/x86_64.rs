@@ -733,7 +733,7 @@ fn string_run<const TRACK_ASCII: bool>(buf: &[u8], mut pos: usize, high: &mut i3
                 _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d)),
             );
         }
-        let [ma, mb, mc, md] = [a, b, c, d].map(|x| stop_mask(x));
+        let [ma, mb, mc, md] = [a, b, c, d].map(stop_mask);
         let any = _mm256_or_si256(_mm256_or_si256(ma, mb), _mm256_or_si256(mc, md));
         if _mm256_testz_si256(any, any) == 0 {
             if TRACK_ASCII {
