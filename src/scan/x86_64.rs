@@ -516,7 +516,14 @@ where
         // 2. Strings: unescaped quotes toggle; `string` covers the opening quote and the
         // body, not the closing quote.
         let quotes = b.quote & !escaped;
-        let string = prefix_xor(quotes) ^ in_string;
+        // (Inside a long text most blocks have no quote: no carry-less multiply to wait on.
+        // Escapes −4 %, large −3.5 %; typical and dense +1 %, where nearly every block has
+        // quotes and the branch is one more.)
+        let string = if quotes == 0 {
+            in_string
+        } else {
+            prefix_xor(quotes) ^ in_string
+        };
         let next_in_string = ((string as i64) >> 63) as u64;
 
         // 3. Everything the oracle would reject, as bits: raw control bytes inside strings,
