@@ -255,7 +255,10 @@ fn stops_at_every_offset_of_a_long_string() {
         let mut c = b.clone();
         c[9 + at] = 0xc3;
         c[9 + at + 1] = 0xa9;
-        assert!(!check_ascii_said(&c, 0, 0, 128), "non-ASCII at {at} called ASCII");
+        assert!(
+            !check_ascii_said(&c, 0, 0, 128),
+            "non-ASCII at {at} called ASCII"
+        );
     }
 }
 
