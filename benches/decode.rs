@@ -15,8 +15,8 @@ use criterion::{
 };
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, RawJson,
-    ReplyId, SseFramer,
+    encode, ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, Message,
+    RawJson, ReplyId, SseFramer,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -59,11 +59,27 @@ fn rpcwire(decoder: &Decoder, stream: &[u8]) -> usize {
     for frame in Lines::new(stream, MAX_FRAME) {
         let (_, frame) = frame.unwrap();
         match decoder.decode(frame) {
-            Ok(msg) => n += msg.kind() as usize,
+            Ok(msg) => n += fields(&msg),
             Err(_) => n += 100,
         }
     }
     n
+}
+
+/// What a caller reads of a message, as the serde_json envelope is read below: its kind and
+/// the lengths of its id, method and payload.
+fn fields(msg: &Message<'_>) -> usize {
+    let payload = match msg {
+        Message::Request(r) => r.params.map_or(0, |p| p.as_bytes().len()),
+        Message::Notification(n) => n.params.map_or(0, |p| p.as_bytes().len()),
+        Message::Response(r) => r.result.as_bytes().len(),
+        Message::ErrorResponse(e) => e.error.message.raw().len(),
+        Message::Batch(b) => b.raw.as_bytes().len(),
+    };
+    msg.kind() as usize
+        + msg.id().map_or(0, |id| id.raw().len())
+        + msg.method().map_or(0, |m| m.raw().len())
+        + payload
 }
 
 fn serde_envelope(stream: &[u8]) -> usize {
