@@ -211,7 +211,7 @@ pub fn simd_skip_value(
             }
             Some(b'{' | b'[') => match (validation, x86_64::Avx2::get()) {
                 (Validation::Lazy, Some(avx2)) => {
-                    avx2.skip_container_lazy(buf, start, depth, max_depth)
+                    avx2.skip_container_lazy::<false>(buf, start, depth, max_depth, &mut false)
                 }
                 (Validation::Lazy, None) => {
                     scalar::skip_container_lazy(buf, start, depth, max_depth)
@@ -265,7 +265,7 @@ pub fn simd_skip_lazy_value_ascii(
 ) -> Result<usize, ScanError> {
     #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
     if let (Some(b'{' | b'['), Some(avx2)) = (buf.get(start), x86_64::Avx2::get()) {
-        return avx2.skip_container_lazy_ascii(buf, start, depth, max_depth, ascii);
+        return avx2.skip_container_lazy::<true>(buf, start, depth, max_depth, ascii);
     }
     let _ = ascii;
     simd_skip_value(buf, start, depth, max_depth, Validation::Lazy)

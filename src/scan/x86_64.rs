@@ -69,28 +69,11 @@ impl Avx2 {
         unsafe { ascii_prefix_avx2(buf) }
     }
 
-    /// [`scalar::skip_container_lazy`], 64 bytes at a time.
+    /// [`scalar::skip_container_lazy`], 64 bytes at a time. With `TRACK_ASCII` it also sets
+    /// `ascii` when every byte of the value is ASCII (left alone otherwise, and when not
+    /// known); without, `ascii` is not touched.
     #[inline]
-    pub(super) fn skip_container_lazy(
-        self,
-        buf: &[u8],
-        start: usize,
-        depth: u32,
-        max_depth: u32,
-    ) -> Result<usize, ScanError> {
-        // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
-        // `skip_lazy_avx2` is compiled with.
-        unsafe {
-            skip_lazy_avx2::<false, _>(buf, start, depth, max_depth, &mut false, || {
-                scalar::skip_container_lazy(buf, start, depth, max_depth)
-            })
-        }
-    }
-
-    /// [`Self::skip_container_lazy`] that also sets `ascii` when every byte of the value is
-    /// ASCII (left alone otherwise, and when not known).
-    #[inline]
-    pub(super) fn skip_container_lazy_ascii(
+    pub(super) fn skip_container_lazy<const TRACK_ASCII: bool>(
         self,
         buf: &[u8],
         start: usize,
@@ -98,9 +81,10 @@ impl Avx2 {
         max_depth: u32,
         ascii: &mut bool,
     ) -> Result<usize, ScanError> {
-        // SAFETY: as above.
+        // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
+        // `skip_lazy_avx2` is compiled with.
         unsafe {
-            skip_lazy_avx2::<true, _>(buf, start, depth, max_depth, ascii, || {
+            skip_lazy_avx2::<TRACK_ASCII, _>(buf, start, depth, max_depth, ascii, || {
                 scalar::skip_container_lazy(buf, start, depth, max_depth)
             })
         }
