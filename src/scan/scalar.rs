@@ -137,6 +137,15 @@ pub fn number_end(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
 /// Validates one of the literals `true`, `false`, `null` at `i`; returns the index after it.
 #[inline]
 pub(crate) fn literal_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
+    // The valid literals by fixed-size compares (a 4-byte word each): the general compare
+    // below has a run-time length and became a `memcmp` call (4 % of strict dense).
+    if let Some(&word) = buf.get(i..).and_then(|rest| rest.first_chunk::<4>()) {
+        match &word {
+            b"true" | b"null" => return Ok(i + 4),
+            b"fals" if buf.get(i + 4) == Some(&b'e') => return Ok(i + 5),
+            _ => {}
+        }
+    }
     let lit: &[u8] = match buf[i] {
         b't' => b"true",
         b'f' => b"false",
