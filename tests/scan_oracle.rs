@@ -163,6 +163,48 @@ fn quotes_and_brackets_at_block_edges() {
     }
 }
 
+/// Rows of objects holding arrays of scalars (the kernel proves whole blocks of these
+/// without walking their brackets), at every offset against the 64-byte blocks; then each
+/// bracket turned into the other kind, or dropped, or doubled.
+#[test]
+fn leaf_arrays_in_rows_of_objects() {
+    let row = |n: usize| {
+        format!(
+            r#"{{"id":{n},"p":{{"a":1,"c":[1,22,333]}},"q":{{"r":{{"s":[]}}}},"t":["x","y]"]}}"#
+        )
+    };
+    let rows: Vec<String> = (0..6).map(row).collect();
+    let value = format!(r#"{{"rows":[{}],"n":[[1],[2,[3]]]}}"#, rows.join(","));
+    for pad in 0..64 {
+        let mut buf = vec![b' '; pad];
+        buf.extend_from_slice(value.as_bytes());
+        for depth in [0, 1, 120] {
+            check_skip(&buf, pad, depth, 128);
+        }
+    }
+    let brackets = value
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| b"{}[]".contains(b));
+    for (i, b) in brackets {
+        let other = match b {
+            b'{' => b'[',
+            b'[' => b'{',
+            b'}' => b']',
+            _ => b'}',
+        };
+        let mut flipped = value.clone().into_bytes();
+        flipped[i] = other;
+        let mut dropped = value.clone().into_bytes();
+        dropped.remove(i);
+        let mut doubled = value.clone().into_bytes();
+        doubled.insert(i, b);
+        for buf in [flipped, dropped, doubled] {
+            check_skip(&buf, 0, 0, 128);
+        }
+    }
+}
+
 #[test]
 fn depth_limits_near_max() {
     for max in [1u32, 2, 63, 64, 65, 127, 128, 129, 200, u32::MAX] {

@@ -81,12 +81,20 @@ impl Avx2 {
         max_depth: u32,
         ascii: &mut bool,
     ) -> Result<usize, ScanError> {
+        // The decoder asks for ASCII tracking on long frames (it defers their UTF-8 check),
+        // where the one-kind shortcut pays (dense −17 %); on short values the shortcut's
+        // extra code cost 2–6 % (tiny, typical) without ever being taken.
         // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
         // `skip_lazy_avx2` is compiled with.
         unsafe {
-            skip_lazy_avx2::<TRACK_ASCII, _>(buf, start, depth, max_depth, ascii, || {
-                scalar::skip_container_lazy(buf, start, depth, max_depth)
-            })
+            skip_lazy_avx2::<TRACK_ASCII, TRACK_ASCII, _>(
+                buf,
+                start,
+                depth,
+                max_depth,
+                ascii,
+                || scalar::skip_container_lazy(buf, start, depth, max_depth),
+            )
         }
     }
 }
@@ -429,8 +437,11 @@ fn up_to(i: u32) -> u64 {
 /// UTF-8 again); it leaves it alone when not known (the oracle's answers; a block that holds
 /// a non-ASCII byte outside the value). Two instances: the check costs 1–5 % where nothing
 /// asks for it.
+///
+/// With `ONE_KIND_SHORTCUT`, blocks whose brackets the simplest case does not prove try
+/// [`Nesting::after_block_of_one_kind`] before the walk.
 #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-fn skip_lazy_avx2<const TRACK_ASCII: bool, F>(
+fn skip_lazy_avx2<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
     buf: &[u8],
     start: usize,
     depth: u32,
@@ -533,7 +544,6 @@ where
             let objects = brackets & out.bit5;
             let (o, c) = (opens.count_ones(), closes.count_ones());
             let all_objects = objects == brackets;
-            let uniform = all_objects || objects == 0;
             // The `c` innermost containers, the only ones this block can close.
             let top = low_bits(c);
             let top_matches = if all_objects {
@@ -541,7 +551,12 @@ where
             } else {
                 stack & top == 0
             };
-            if uniform && c < len && top_matches && level + o as u64 <= max_level && len + o <= 64 {
+            if (all_objects || objects == 0)
+                && c < len
+                && top_matches
+                && level + o as u64 <= max_level
+                && len + o <= 64
+            {
                 // The fast case: fewer closers than open containers (the value cannot
                 // end here), the depth limit cannot be crossed, and every bracket is of
                 // the kind of the `c` innermost containers, so whatever the order, they
@@ -552,6 +567,22 @@ where
                 stack = ((stack >> c) << (o & 63)) | pushed;
                 len = len - c + o;
                 level = level - c as u64 + o as u64;
+            } else if let Some((new_stack, new_len)) =
+                (ONE_KIND_SHORTCUT && c < len + o && may_be_one_kind(opens, closes, objects))
+                    .then(|| {
+                        (Nesting {
+                            stack,
+                            len,
+                            level,
+                            max_level,
+                        })
+                        .after_block_of_one_kind(opens, closes, objects)
+                    })
+                    .flatten()
+            {
+                stack = new_stack;
+                level = level + new_len as u64 - len as u64;
+                len = new_len;
             } else {
                 // Walk the brackets one by one, in order, without branching on their kind
                 // (mixed `{[` blocks are common, and their order is unpredictable).
@@ -606,6 +637,124 @@ where
             pos = string_run::<TRACK_ASCII>(buf, pos, &mut high);
         }
     }
+}
+
+/// The lazy kernel's nesting state, for [`Nesting::after_block_of_one_kind`].
+struct Nesting {
+    /// One bit per open container, innermost at bit 0 (1 = object).
+    stack: u64,
+    /// How many bits of `stack` are used.
+    len: u32,
+    /// The nesting depth of the innermost container (in the whole frame).
+    level: u64,
+    /// The deepest level allowed.
+    max_level: u64,
+}
+
+impl Nesting {
+    /// The fast case beyond the simplest one: the block's brackets, bar leaf arrays
+    /// (`"c":[1,2,3]`: pairs that are matched and nest nothing), are of one kind, cannot end
+    /// the value, cannot cross the depth limit, and close only containers of their kind (the
+    /// `popped` innermost ones, counted exactly). Whatever their order, they then close
+    /// containers of their own kind: the stack loses `popped` entries and gains
+    /// `popped - c + o` of that kind. Returns the new `stack`, `len` and `leaf_array`, or
+    /// `None` when the brackets must be walked.
+    #[inline]
+    #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
+    fn after_block_of_one_kind(&self, opens: u64, closes: u64, objects: u64) -> Option<(u64, u32)> {
+        let brackets = opens | closes;
+        let (kept, objects_kept) = if objects == 0 || objects == brackets {
+            (brackets, objects != 0)
+        } else if leaf_arrays(brackets, opens, objects) {
+            (brackets & objects, true)
+        } else {
+            return None;
+        };
+        let (o, c) = ((opens & kept).count_ones(), (closes & kept).count_ones());
+        let of_kind = |n: u32| if objects_kept { low_bits(n) } else { 0 };
+        // A leaf array may sit one level below the deepest brace.
+        let leaf_level = u64::from(kept != brackets);
+        let len = self.len;
+        // (More closers than openers by `len`: the value ends here, which only the walk
+        // finds.)
+        if c >= len + o || self.level + o as u64 + leaf_level > self.max_level || len + o > 64 {
+            return None;
+        }
+        let popped = popped_entries(opens & kept, kept);
+        let stack = self.stack;
+        if popped >= len || stack & low_bits(popped) != of_kind(popped) {
+            return None;
+        }
+        let pushed = popped + o - c;
+        Some((((stack >> popped) << pushed) | of_kind(pushed), len - c + o))
+    }
+}
+
+/// How many containers open before a block a run of brackets of one kind closes: the most
+/// closers in excess of openers over the run's prefixes (`opens` ⊆ `brackets`).
+#[inline]
+#[target_feature(enable = "bmi2,popcnt")]
+fn popped_entries(opens: u64, brackets: u64) -> u32 {
+    let n = brackets.count_ones();
+    // The run in order, one bit per bracket (1 = opener), openers past its end (they change
+    // no prefix's excess).
+    let run = _pext_u64(opens, brackets) | !low_bits(n);
+    let mut popped = 0i32;
+    let mut excess = 0i32;
+    for chunk in run.to_le_bytes().into_iter().take(n.div_ceil(8) as usize) {
+        popped = popped.max(excess + i32::from(POPPED_BY_BYTE[usize::from(chunk)]));
+        excess += 8 - 2 * chunk.count_ones() as i32;
+    }
+    popped as u32
+}
+
+/// [`popped_entries`] of eight brackets (bit `i` set: the `i`-th is an opener).
+static POPPED_BY_BYTE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut excess, mut most) = (0i32, 0i32);
+        let mut i = 0;
+        while i < 8 {
+            if byte >> i & 1 == 1 {
+                excess -= 1;
+            } else {
+                excess += 1;
+                if excess > most {
+                    most = excess;
+                }
+            }
+            i += 1;
+        }
+        table[byte] = most as u8;
+        byte += 1;
+    }
+    table
+};
+
+/// A quick filter for [`Nesting::after_block_of_one_kind`] (which is out of line): the
+/// brackets are of one kind, or the array brackets start with a `[` and end with a `]`, as
+/// leaf arrays within the block do.
+#[inline(always)]
+fn may_be_one_kind(opens: u64, closes: u64, objects: u64) -> bool {
+    let squares = (opens | closes) & !objects;
+    let first = squares & squares.wrapping_neg();
+    let last = (1u64 << 63) >> squares.leading_zeros();
+    squares == 0 || objects == 0 || (first & opens != 0 && last & closes != 0)
+}
+
+/// Whether every array bracket of a block (`brackets` minus `objects`) belongs to a leaf
+/// array within the block, one with no bracket inside (an array of scalars): their `[` and
+/// `]` alternate, from a `[`, and no brace sits between them. (A leaf array cut by the block's
+/// edge is left to the walk.)
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn leaf_arrays(brackets: u64, opens: u64, objects: u64) -> bool {
+    let squares = brackets & !objects;
+    // Like quotes: from each `[` up to (not including) its `]`.
+    let inside = prefix_xor(squares);
+    let alternate = squares & opens & !inside == 0 && squares & !opens & inside == 0;
+    alternate && inside >> 63 == 0 && brackets & objects & inside == 0
 }
 
 /// The end of a string body, 64 bytes at a time: quotes, backslashes and control bytes by
@@ -999,14 +1148,14 @@ mod tests {
                 // SAFETY: `Avx2::get` returned a token: the CPU has the features.
                 let mut ascii = false;
                 let got = unsafe {
-                    skip_lazy_avx2::<true, _>(&buf, pad, 1, 128, &mut ascii, || {
+                    skip_lazy_avx2::<true, true, _>(&buf, pad, 1, 128, &mut ascii, || {
                         panic!("fell back on {case}")
                     })
                 };
                 assert_eq!(got, expected, "{case}");
                 // SAFETY: as above.
                 let untracked = unsafe {
-                    skip_lazy_avx2::<false, _>(&buf, pad, 1, 128, &mut false, || {
+                    skip_lazy_avx2::<false, false, _>(&buf, pad, 1, 128, &mut false, || {
                         panic!("fell back on {case}")
                     })
                 };
@@ -1118,5 +1267,167 @@ mod tests {
         assert_eq!(carry, 1);
         assert_eq!(escaped_bytes(0, &mut carry), 1);
         assert_eq!(carry, 0);
+    }
+
+    /// Random bracket blocks: positions, openers among them, objects among them. Densities
+    /// vary so that runs of every length and mix occur (a fixed-seed xorshift: the test is
+    /// the same on every run).
+    fn random_blocks(count: usize) -> impl Iterator<Item = (u64, u64, u64)> {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..count).map(move |i| {
+            let sparse = [u64::MAX, next(), next() & next(), next() & next() & next()];
+            let brackets = next() & sparse[i % 4];
+            let opens = brackets & next();
+            let objects = brackets & if i % 5 == 0 { u64::MAX } else { next() };
+            (brackets, opens, objects)
+        })
+    }
+
+    /// The brackets of a block one by one, as the kernel's walk does: the stack and length
+    /// after them, or `None` when one closes a container of the other kind or the value (all
+    /// `len` containers) ends.
+    fn walk(
+        opens: u64,
+        closes: u64,
+        objects: u64,
+        stack: u64,
+        mut len: u32,
+    ) -> Option<(u128, u32)> {
+        let mut stack = u128::from(stack);
+        let mut bits = opens | closes;
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            let kind = u128::from((objects >> i) & 1);
+            if (closes >> i) & 1 == 1 {
+                if stack & 1 != kind || len == 1 {
+                    return None;
+                }
+                stack >>= 1;
+                len -= 1;
+            } else {
+                stack = (stack << 1) | kind;
+                len += 1;
+            }
+        }
+        Some((stack & ((1u128 << len) - 1), len))
+    }
+
+    #[test]
+    fn popped_entries_is_the_most_closers_in_excess() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        for (brackets, opens, _) in random_blocks(200_000).chain([(u64::MAX, 0, 0), (0, 0, 0)]) {
+            let (mut excess, mut most) = (0i32, 0i32);
+            let mut bits = brackets;
+            while bits != 0 {
+                let i = bits.trailing_zeros();
+                bits &= bits - 1;
+                excess += if (opens >> i) & 1 == 1 { -1 } else { 1 };
+                most = most.max(excess);
+            }
+            // SAFETY: `Avx2::get` returned a token: the CPU has the features.
+            let got = unsafe { popped_entries(opens, brackets) };
+            assert_eq!(got, most as u32, "brackets {brackets:#x} opens {opens:#x}");
+        }
+    }
+
+    #[test]
+    fn leaf_arrays_are_alternating_bracket_free_pairs() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let mut leaves = 0;
+        for (brackets, opens, objects) in random_blocks(200_000).chain([
+            // `[1,2]`, `{[]}`, `[{}]`, `][`, `[`.
+            (0b10001, 0b00001, 0),
+            (0b1111, 0b0011, 0b1001),
+            (0b1111, 0b0011, 0b0110),
+            (0b11, 0b10, 0),
+            (0b1, 0b1, 0),
+        ]) {
+            // Naive: array brackets alternate from a `[`, end on a `]`, nothing between.
+            let mut open = false;
+            let mut leaf = true;
+            let mut bits = brackets;
+            while bits != 0 {
+                let i = bits.trailing_zeros();
+                bits &= bits - 1;
+                let is_open = (opens >> i) & 1 == 1;
+                match ((objects >> i) & 1 == 1, is_open, open) {
+                    (true, _, true) => leaf = false,
+                    (true, _, false) => {}
+                    (false, true, false) => open = true,
+                    (false, false, true) => open = false,
+                    (false, _, _) => leaf = false,
+                }
+            }
+            let want = leaf && !open;
+            leaves += usize::from(want);
+            // SAFETY: as above.
+            let got = unsafe { leaf_arrays(brackets, opens, objects) };
+            assert_eq!(
+                got, want,
+                "brackets {brackets:#x} opens {opens:#x} objects {objects:#x}"
+            );
+        }
+        assert!(leaves > 1000, "too few leaf blocks generated: {leaves}");
+    }
+
+    /// Whenever the one-kind shortcut answers, the walk gives the same stack and length,
+    /// with no mismatch and without ending the value; and it answers on blocks the simplest
+    /// case does not take (mixed with leaf arrays, or closing deeper than `c` entries
+    /// allow).
+    #[test]
+    fn one_kind_shortcut_agrees_with_the_walk() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let mut answered = [0usize; 2];
+        let stacks: Vec<u64> = random_blocks(1_000)
+            .map(|(a, b, _)| a ^ b.rotate_left(7))
+            .collect();
+        for (n, (brackets, opens, objects)) in random_blocks(300_000).enumerate() {
+            let closes = brackets & !opens;
+            let stack = stacks[n % stacks.len()];
+            for len in [1u32, 3, 8, 20, 40, 63, 64] {
+                let stack = stack & low_bits(len);
+                let nesting = Nesting {
+                    stack,
+                    len,
+                    level: u64::from(len) + 2,
+                    max_level: 70,
+                };
+                // SAFETY: as above.
+                let got = unsafe { nesting.after_block_of_one_kind(opens, closes, objects) };
+                let Some((new_stack, new_len)) = got else {
+                    continue;
+                };
+                let mixed = objects != 0 && objects != brackets;
+                answered[usize::from(mixed)] += 1;
+                let want = walk(opens, closes, objects, stack, len);
+                assert_eq!(
+                    Some((u128::from(new_stack & low_bits(new_len)), new_len)),
+                    want,
+                    "brackets {brackets:#x} opens {opens:#x} objects {objects:#x} stack {stack:#x} len {len}"
+                );
+                // The depth limit holds at the deepest point (a leaf array one below).
+                assert!(u64::from(len + opens.count_ones()) + 2 + u64::from(mixed) <= 70);
+            }
+        }
+        assert!(
+            answered[0] > 1000 && answered[1] > 100,
+            "too few answers: {answered:?}"
+        );
     }
 }
