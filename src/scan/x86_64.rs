@@ -686,7 +686,7 @@ impl Nesting {
             return None;
         }
         let pushed = popped + o - c;
-        Some((((stack >> popped) << pushed) | of_kind(pushed), len - c + o))
+        Some((((stack >> popped) << pushed) | of_kind(pushed), len + o - c))
     }
 }
 
@@ -739,7 +739,9 @@ static POPPED_BY_BYTE: [u8; 256] = {
 fn may_be_one_kind(opens: u64, closes: u64, objects: u64) -> bool {
     let squares = (opens | closes) & !objects;
     let first = squares & squares.wrapping_neg();
-    let last = (1u64 << 63) >> squares.leading_zeros();
+    let last = (1u64 << 63)
+        .checked_shr(squares.leading_zeros())
+        .unwrap_or(0);
     squares == 0 || objects == 0 || (first & opens != 0 && last & closes != 0)
 }
 
