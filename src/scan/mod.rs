@@ -37,15 +37,16 @@ pub fn force_scalar(on: bool) {
 }
 
 /// The name of the kernel [`skip_value`] uses for containers in lazy mode on this CPU, when
-/// not forced to scalar: `"avx2"`, `"sse2"` (strings only) or `"scalar"`.
+/// not forced to scalar: `"avx2"`, `"avx2 (slow pext)"` (without the shortcut that needs a
+/// fast `pext`), `"sse2"` (strings only) or `"scalar"`.
 #[doc(hidden)]
 pub fn simd_kernel() -> &'static str {
     #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
     {
-        if x86_64::Avx2::get().is_some() {
-            "avx2"
-        } else {
-            "sse2"
+        match x86_64::Avx2::get() {
+            Some(avx2) if avx2.has_fast_pext() => "avx2",
+            Some(_) => "avx2 (slow pext)",
+            None => "sse2",
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]

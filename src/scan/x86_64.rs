@@ -22,31 +22,47 @@ use super::{scalar, ScanError};
 const UNKNOWN: u8 = 0;
 const ABSENT: u8 = 1;
 const PRESENT: u8 = 2;
+const PRESENT_SLOW_PEXT: u8 = 3;
 
-/// Whether the CPU has every feature the AVX2 kernel is compiled with (checked once).
+/// Whether the CPU has every feature the AVX2 kernel is compiled with, and whether its `pext`
+/// is fast (checked once).
 static AVX2_STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
 /// Proof that the running CPU has AVX2, PCLMULQDQ, POPCNT, BMI1 and BMI2. Only
 /// [`Avx2::get`] makes one, after checking.
 #[derive(Clone, Copy)]
-pub(super) struct Avx2(());
+pub(super) struct Avx2 {
+    /// `pext` takes a few cycles (Intel since Haswell, AMD since Zen 3), not hundreds
+    /// (microcode on earlier AMD cores): the one-kind shortcut, which uses it, pays.
+    fast_pext: bool,
+}
 
 impl Avx2 {
     /// The token, when the CPU has the features (detected on first use, then cached).
     #[inline(always)]
     pub(super) fn get() -> Option<Avx2> {
         match AVX2_STATE.load(Ordering::Relaxed) {
-            PRESENT => Some(Avx2(())),
+            PRESENT => Some(Avx2 { fast_pext: true }),
+            PRESENT_SLOW_PEXT => Some(Avx2 { fast_pext: false }),
             ABSENT => None,
             _ => Self::detect(),
         }
     }
 
+    /// Whether `pext` is fast on this CPU (see [`slow_pext`]).
+    pub(super) fn has_fast_pext(self) -> bool {
+        self.fast_pext
+    }
+
     #[cold]
     fn detect() -> Option<Avx2> {
-        let present = detect_features();
-        AVX2_STATE.store(if present { PRESENT } else { ABSENT }, Ordering::Relaxed);
-        present.then_some(Avx2(()))
+        let state = match (detect_features(), slow_pext()) {
+            (false, _) => ABSENT,
+            (true, false) => PRESENT,
+            (true, true) => PRESENT_SLOW_PEXT,
+        };
+        AVX2_STATE.store(state, Ordering::Relaxed);
+        Self::get()
     }
 
     /// [`scalar::string_end`] from `pos`, a point of a string body outside any escape
@@ -81,22 +97,49 @@ impl Avx2 {
         max_depth: u32,
         ascii: &mut bool,
     ) -> Result<usize, ScanError> {
+        let oracle = || scalar::skip_container_lazy(buf, start, depth, max_depth);
         // The decoder asks for ASCII tracking on long frames (it defers their UTF-8 check),
-        // where the one-kind shortcut pays (dense −17 %); on short values the shortcut's
+        // where the one-kind shortcut pays (dense −20 %); on short values the shortcut's
         // extra code cost 2–6 % (tiny, typical) without ever being taken.
         // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
         // `skip_lazy_avx2` is compiled with.
         unsafe {
-            skip_lazy_avx2::<TRACK_ASCII, TRACK_ASCII, _>(
-                buf,
-                start,
-                depth,
-                max_depth,
-                ascii,
-                || scalar::skip_container_lazy(buf, start, depth, max_depth),
-            )
+            if TRACK_ASCII && self.fast_pext {
+                skip_lazy_avx2::<true, true, _>(buf, start, depth, max_depth, ascii, oracle)
+            } else {
+                skip_lazy_avx2::<TRACK_ASCII, false, _>(buf, start, depth, max_depth, ascii, oracle)
+            }
         }
     }
+}
+
+/// Whether this is an AMD (or Hygon) core before Zen 3, where `pext` is microcode whose time
+/// grows with the mask's set bits (up to ~300 cycles).
+fn slow_pext() -> bool {
+    // SAFETY: `cpuid` exists on every x86_64 CPU; leaves 0 and 1 always answer. (The
+    // intrinsic is a safe function in recent Rust, `unsafe` in the oldest one supported.)
+    #[allow(unused_unsafe)]
+    let (vendor, signature) = unsafe { (__cpuid(0), __cpuid(1).eax) };
+    let mut name = [0u8; 12];
+    for (part, word) in name
+        .chunks_exact_mut(4)
+        .zip([vendor.ebx, vendor.edx, vendor.ecx])
+    {
+        part.copy_from_slice(&word.to_le_bytes());
+    }
+    slow_pext_on(&name, signature)
+}
+
+/// [`slow_pext`] from the vendor string (`cpuid` leaf 0) and the signature (leaf 1, `eax`):
+/// AMD or Hygon, family below 0x19.
+fn slow_pext_on(vendor: &[u8; 12], signature: u32) -> bool {
+    let base_family = (signature >> 8) & 0xf;
+    let family = if base_family == 0xf {
+        base_family + ((signature >> 20) & 0xff)
+    } else {
+        base_family
+    };
+    matches!(vendor, b"AuthenticAMD" | b"HygonGenuine") && family < 0x19
 }
 
 #[cfg(feature = "std")]
@@ -1162,6 +1205,14 @@ mod tests {
                     })
                 };
                 assert_eq!(untracked, expected, "{case}");
+                // SAFETY: as above. (The instance for CPUs with a slow `pext`.)
+                let mut tracked = false;
+                let without_shortcut = unsafe {
+                    skip_lazy_avx2::<true, false, _>(&buf, pad, 1, 128, &mut tracked, || {
+                        panic!("fell back on {case}")
+                    })
+                };
+                assert_eq!((without_shortcut, tracked), (expected, ascii), "{case}");
                 // Said ASCII exactly when it is (the bytes around the value are ASCII).
                 assert_eq!(ascii, case.is_ascii(), "{case}");
             }
@@ -1269,6 +1320,21 @@ mod tests {
         assert_eq!(carry, 1);
         assert_eq!(escaped_bytes(0, &mut carry), 1);
         assert_eq!(carry, 0);
+    }
+
+    #[test]
+    fn slow_pext_on_amd_before_zen_3() {
+        let cases: [(&[u8; 12], u32, bool); 6] = [
+            (b"AuthenticAMD", 0x0083_0f10, true), // EPYC 7002 (Zen 2), family 0x17
+            (b"AuthenticAMD", 0x0060_0f81, true), // Excavator, family 0x15
+            (b"HygonGenuine", 0x0090_0f01, true), // Dhyana, family 0x18
+            (b"AuthenticAMD", 0x00a0_0f11, false), // EPYC 7003 (Zen 3), family 0x19
+            (b"AuthenticAMD", 0x00b4_0f40, false), // Zen 5, family 0x1a
+            (b"GenuineIntel", 0x0005_0654, false), // Skylake-SP, family 6
+        ];
+        for (vendor, signature, slow) in cases {
+            assert_eq!(slow_pext_on(vendor, signature), slow, "{signature:#x}");
+        }
     }
 
     /// Random bracket blocks: positions, openers among them, objects among them. Densities
