@@ -56,10 +56,14 @@ impl Avx2 {
 
     #[cold]
     fn detect() -> Option<Avx2> {
-        let state = match (detect_features(), slow_pext()) {
-            (false, _) => ABSENT,
-            (true, false) => PRESENT,
-            (true, true) => PRESENT_SLOW_PEXT,
+        // (`cpuid` only once the features are known present: Miri, for one, has no `cpuid`
+        // and reports none of them.)
+        let state = if !detect_features() {
+            ABSENT
+        } else if slow_pext() {
+            PRESENT_SLOW_PEXT
+        } else {
+            PRESENT
         };
         AVX2_STATE.store(state, Ordering::Relaxed);
         Self::get()
