@@ -10,6 +10,19 @@
 //! It reads criterion's `target/criterion/**/new/benchmark.json` (group, function,
 //! throughput in bytes) and `estimates.json` (the median time per iteration), and takes the
 //! message counts from the corpora themselves (`benches/corpus.rs`). Std and serde_json only.
+//!
+//! On a machine whose neighbours come and go (a shared VM), one run can catch a slow spell on
+//! some benchmarks and not on others. `--best-of DIR...` reads several runs instead (copies of
+//! `target/criterion`, one per run) and keeps each benchmark's lowest median: interference
+//! only ever adds time, and every method gets the same treatment.
+//!
+//! ```text
+//! for i in 1 2 3; do
+//!     cargo bench --bench decode -- --warm-up-time 1 --measurement-time 3
+//!     cp -r target/criterion /tmp/run$i
+//! done
+//! cargo run --example bench_report -- --best-of /tmp/run1 /tmp/run2 /tmp/run3
+//! ```
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -286,13 +299,42 @@ fn svg(all: &BTreeMap<(String, String), Measure>, corpora: &[&str]) -> String {
     s
 }
 
+/// Each benchmark's lowest median over the runs in `roots`.
+fn load_best_of(roots: &[PathBuf]) -> BTreeMap<(String, String), Measure> {
+    let mut best: BTreeMap<(String, String), Measure> = BTreeMap::new();
+    for root in roots {
+        for (key, m) in load(root) {
+            match best.get(&key) {
+                Some(b) if b.ns <= m.ns => {}
+                _ => {
+                    best.insert(key, m);
+                }
+            }
+        }
+    }
+    best
+}
+
 fn main() {
-    let print_only = std::env::args().any(|a| a == "--print");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let print_only = args.iter().any(|a| a == "--print");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let all = load(&root.join("target/criterion"));
+    let runs: Vec<PathBuf> = match args.iter().position(|a| a == "--best-of") {
+        Some(at) => args[at + 1..]
+            .iter()
+            .take_while(|a| !a.starts_with("--"))
+            .map(PathBuf::from)
+            .collect(),
+        None => vec![root.join("target/criterion")],
+    };
+    let all = load_best_of(&runs);
     if all.is_empty() {
         eprintln!(
-            "no criterion results under target/criterion: run `cargo bench --bench decode` first"
+            "no criterion results under {}: run `cargo bench --bench decode` first",
+            runs.iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         std::process::exit(2);
     }
