@@ -704,8 +704,8 @@ impl Nesting {
     /// the value, cannot cross the depth limit, and close only containers of their kind (the
     /// `popped` innermost ones, counted exactly). Whatever their order, they then close
     /// containers of their own kind: the stack loses `popped` entries and gains
-    /// `popped - c + o` of that kind. Returns the new `stack`, `len` and `leaf_array`, or
-    /// `None` when the brackets must be walked.
+    /// `popped - c + o` of that kind. Returns the new `stack` and `len`, or `None` when the
+    /// brackets must be walked.
     #[inline]
     #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
     fn after_block_of_one_kind(&self, opens: u64, closes: u64, objects: u64) -> Option<(u64, u32)> {
