@@ -615,17 +615,21 @@ where
                 len = len - c + o;
                 level = level - c as u64 + o as u64;
             } else if let Some((new_stack, new_len)) =
-                (ONE_KIND_SHORTCUT && c < len + o && may_be_one_kind(opens, closes, objects))
-                    .then(|| {
-                        (Nesting {
-                            stack,
-                            len,
-                            level,
-                            max_level,
-                        })
-                        .after_block_of_one_kind(opens, closes, objects)
+                // (`c < len + o`: the value does not end here, as the shortcut checks again on
+                // its brackets; leaf arrays add as many closers as openers.)
+                (ONE_KIND_SHORTCUT
+                    && c < len + o
+                    && may_be_one_kind(opens, closes, objects))
+                .then(|| {
+                    (Nesting {
+                        stack,
+                        len,
+                        level,
+                        max_level,
                     })
-                    .flatten()
+                    .after_block_of_one_kind(opens, closes, objects)
+                })
+                .flatten()
             {
                 stack = new_stack;
                 level = level + new_len as u64 - len as u64;
@@ -779,9 +783,9 @@ static POPPED_BY_BYTE: [u8; 256] = {
     table
 };
 
-/// A quick filter for [`Nesting::after_block_of_one_kind`] (which is out of line): the
-/// brackets are of one kind, or the array brackets start with a `[` and end with a `]`, as
-/// leaf arrays within the block do.
+/// A quick filter for [`Nesting::after_block_of_one_kind`], on blocks that mostly fail it
+/// (a typical result's `[{` and `}]`): the brackets are of one kind, or the array brackets
+/// start with a `[` and end with a `]`, as leaf arrays within the block do.
 #[inline(always)]
 fn may_be_one_kind(opens: u64, closes: u64, objects: u64) -> bool {
     let squares = (opens | closes) & !objects;
