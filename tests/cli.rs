@@ -326,3 +326,63 @@ fn content_length_framing() {
         (Some("framing_error"), 1)
     );
 }
+
+#[test]
+fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-progress");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let progress = |token: &str, n: u32| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{n}}}}}\n"
+        )
+    };
+    // Two requests ask for progress ("t1", 7); a third asks none. The server reports on both
+    // while they wait (the first report comes before the client's stream has sent request 1:
+    // it pulls that stream forward), then on "t1" once more after its result, and on a token
+    // nobody sent.
+    std::fs::write(
+        &c2s,
+        concat!(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":\"t1\"}}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\",\"_meta\":{\"progressToken\":7}}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n",
+        ),
+    )
+    .unwrap();
+    let server = [
+        progress("\"t1\"", 1),
+        progress("7", 1),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n".to_string(),
+        progress("\"t1\"", 2),
+        progress("\"nobody\"", 1),
+        progress("7", 2),
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n".to_string(),
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[]}}\n".to_string(),
+    ];
+    std::fs::write(&s2c, server.concat()).unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_progress": 2})
+    );
+    let flagged: Vec<(u64, &str)> = records
+        .iter()
+        .filter(|r| !r["violation"].is_null())
+        .map(|r| {
+            (
+                r["frame"].as_u64().unwrap(),
+                r["violation"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // Frames 3 and 4 of the server's stream: after the result of 1, and the unknown token.
+    assert_eq!(flagged, [(3, "unknown_progress"), (4, "unknown_progress")]);
+
+    // JSON-RPC has no progress notifications: the same streams are clean there.
+    let (_, summary, code, _) =
+        check_session(&["--json", "--dialect", "jsonrpc", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 0, "{summary}");
+}

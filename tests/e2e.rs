@@ -193,15 +193,46 @@ fn sdk_client_and_server_everything_through_the_proxy() {
     );
     assert!(server_messages.iter().any(|m| m["error"]["code"] == -32601));
 
-    // The proxy saw a clean session.
+    // The proxy saw a clean session, but for what the client's SDK reported as findings about
+    // server-everything (progress notifications after a cancellation or a result): the proxy
+    // flags those, as unknown_progress, and forwards them. (Maybe not all of them: a report
+    // that passed the proxy before the client's cancellation did is still on time there.)
+    let findings: Value = serde_json::from_slice(&read("findings.json")).unwrap();
+    let findings = findings.as_array().unwrap();
+    for f in findings {
+        println!("finding: {f}");
+    }
+    let mut late_tokens: Vec<String> = findings
+        .iter()
+        .map(|f| f["notification"]["params"]["progressToken"].to_string())
+        .collect();
     let log = lines(&read("proxy.log"));
     let flagged: Vec<&Value> = log
         .iter()
         .filter(|r| r.get("violation").is_some_and(|v| !v.is_null()))
         .collect();
-    assert!(flagged.is_empty(), "violations: {flagged:#?}");
+    let flagged_tokens: Vec<String> = flagged
+        .iter()
+        .map(|r| {
+            assert_eq!(
+                (&r["violation"], &r["dir"]),
+                (&Value::from("unknown_progress"), &Value::from("s2c")),
+                "{r}"
+            );
+            r["progress_token"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for token in &flagged_tokens {
+        let finding = late_tokens.iter().position(|t| t == token);
+        let finding = finding.unwrap_or_else(|| panic!("not a finding: {flagged:#?}"));
+        late_tokens.swap_remove(finding);
+    }
     let summary = &log.last().unwrap()["summary"];
-    assert_eq!(summary["total_violations"], 0, "{summary}");
+    assert_eq!(
+        summary["total_violations"].as_u64(),
+        Some(flagged.len() as u64),
+        "{summary}"
+    );
     assert_eq!(
         summary["messages"]["c2s/request"].as_u64().unwrap() as usize,
         client_messages
@@ -210,31 +241,50 @@ fn sdk_client_and_server_everything_through_the_proxy() {
             .count()
     );
 
-    // Offline, the same session is clean too: the log replayed, and the two recordings merged.
-    for args in [
-        vec![
-            "--session-log".to_string(),
-            out.join("proxy.log").display().to_string(),
-        ],
-        vec![
-            "--c2s".to_string(),
-            out.join("client-out").display().to_string(),
-            "--s2c".to_string(),
-            out.join("server-out").display().to_string(),
-        ],
+    // Offline, the same session gives the same: the log replayed; and the two recordings
+    // merged, where no progress after a cancellation can be told from progress before it (no
+    // timing), at most the same.
+    for (args, at_most) in [
+        (
+            vec![
+                "--session-log".to_string(),
+                out.join("proxy.log").display().to_string(),
+            ],
+            false,
+        ),
+        (
+            vec![
+                "--c2s".to_string(),
+                out.join("client-out").display().to_string(),
+                "--s2c".to_string(),
+                out.join("server-out").display().to_string(),
+            ],
+            true,
+        ),
     ] {
-        let check = Command::new(BIN).arg("check").args(&args).output().unwrap();
+        let check = Command::new(BIN)
+            .args(["check", "--json"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&check.stdout);
+        let offline = lines(&check.stdout);
+        let violations = &offline.last().unwrap()["summary"]["violations"];
+        let late = violations["s2c/unknown_progress"].as_u64().unwrap_or(0);
+        assert_eq!(
+            violations.as_object().unwrap().len(),
+            usize::from(late > 0),
+            "{args:?}: {stdout}"
+        );
+        if at_most {
+            assert!(late <= flagged.len() as u64, "{args:?}: {stdout}");
+        } else {
+            assert_eq!(late, flagged.len() as u64, "{args:?}: {stdout}");
+        }
         assert_eq!(
             check.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&check.stdout)
+            Some(i32::from(late > 0)),
+            "{args:?}: {stdout}"
         );
-    }
-
-    // Findings about the peers (not the proxy) are printed, not failed on.
-    let findings: Value = serde_json::from_slice(&read("findings.json")).unwrap();
-    for f in findings.as_array().unwrap() {
-        println!("finding: {f}");
     }
 }

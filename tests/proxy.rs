@@ -269,6 +269,73 @@ fn clean_session_is_forwarded_byte_for_byte_both_ways() {
     );
 }
 
+#[test]
+fn progress_after_the_result_is_reported_and_forwarded() {
+    let dir = scratch("progress");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
+    let ask = |id: u32, token: Value| json!({"jsonrpc":"2.0","id":id,"method":"progress","params":{"_meta":{"progressToken":token}}});
+    let progress = |token: Value, n: u32| json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":token,"progress":n}});
+    // The server reports once while the request waits, answers, then reports again.
+    p.send(&ask(1, json!("tok")));
+    assert_eq!(p.recv(), progress(json!("tok"), 1));
+    assert_eq!(p.recv()["id"], 1);
+    assert_eq!(
+        p.recv(),
+        progress(json!("tok"), 2),
+        "forwarded all the same"
+    );
+    // An integer token, the same way.
+    p.send(&ask(2, json!(5)));
+    for _ in 0..3 {
+        p.recv();
+    }
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    assert_eq!(violations(&records), counts(&[("s2c/unknown_progress", 2)]));
+    let tokens: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["violation"] == "unknown_progress")
+        .map(|r| &r["progress_token"])
+        .collect();
+    assert_eq!(
+        tokens,
+        [&json!("\"tok\""), &json!("5")],
+        "the log names each token"
+    );
+    assert_eq!(done.stderr.matches("s2c: unknown_progress").count(), 2);
+    // Offline, the log gives the same; so do the two recorded streams (the second report on
+    // each token comes after its result in the server's own order).
+    for args in [
+        vec!["--session-log".to_string(), log.display().to_string()],
+        vec![
+            "--c2s".to_string(),
+            dir.join("server-in").display().to_string(),
+            "--s2c".to_string(),
+            dir.join("server-out").display().to_string(),
+        ],
+    ] {
+        let out = Command::new(BIN)
+            .args(["check", "--json"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let records: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            records.last().unwrap()["summary"]["violations"],
+            json!({"s2c/unknown_progress": 2}),
+            "{args:?}"
+        );
+    }
+}
+
 /// The fault-injection session: every fault the echo server and a client can commit.
 fn fault_session(dir: &std::path::Path) -> (Finished, Vec<Value>) {
     let log = dir.join("log.ndjson");
@@ -578,6 +645,7 @@ fn help_documents_every_option() {
         "signal",
         "unknown_reply",
         "late_reply",
+        "unknown_progress",
         "unanswered",
         "Example",
     ] {

@@ -7,6 +7,8 @@
 - request "twice": answers twice;
 - request "slow": answers after 0.5 s;
 - request "noreply": is never answered;
+- request "progress": sends a notifications/progress on the request's
+  params._meta.progressToken, answers, then sends one more on that token (after the result);
 - request "ask": first sends the client a request {"id":"srv-1","method":"roots/list"}, then
   answers once the client's reply to it has arrived;
 - notification "answer_notification": gets an error reply with id null;
@@ -75,6 +77,13 @@ for raw in sys.stdin.buffer:
             sys.exit(3)
         continue
     if method == "noreply":
+        continue
+    if method == "progress":
+        token = msg["params"]["_meta"]["progressToken"]
+        for n in (1, 2):
+            send(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": n}}))
+            if n == 1:
+                send(reply(msg["id"], method))
         continue
     if method == "ask":
         waiting_for_roots = msg["id"]

@@ -15,6 +15,8 @@ use rpcwire::{
 };
 use serde_json::{json, Value};
 
+use crate::session::progress_token;
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
     /// MCP (2025-06-18 and later).
@@ -103,6 +105,9 @@ pub(crate) struct Record {
     pub cancels: Option<String>,
     /// For a success response holding `protocolVersion` (the reply to `initialize`).
     pub protocol_version: Option<String>,
+    /// The wire token of the progress token a request asks for or a progress notification
+    /// reports on.
+    pub progress_token: Option<String>,
 }
 
 impl Record {
@@ -118,6 +123,7 @@ impl Record {
             detail: None,
             cancels: None,
             protocol_version: None,
+            progress_token: None,
         }
     }
 
@@ -178,6 +184,7 @@ pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64)
             let mut r = Record::new(index, offset, msg.kind().as_str());
             r.id = msg.id().map(|id| token(id.raw()));
             r.method = msg.method().map(|m| m.decode().into_owned());
+            r.progress_token = progress_token(&msg).map(|t| token(t.raw()));
             match msg {
                 Message::ErrorResponse(e) => r.error_code = Some(e.error.code.get()),
                 Message::Notification(n) => {

@@ -28,7 +28,7 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Dir, Observation, Session, Verdict, Violation};
+use crate::session::{progress_token, Dir, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -40,7 +40,9 @@ message gets the error reply the protocol calls for, unless --drop-invalid), non
 lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), replies to unknown or already answered
 ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
-exit (unanswered). Under MCP, none of these is forwarded. Counters are printed at exit.
+exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
+(it asks nothing of the receiver): progress notifications on a token no request in flight
+carries, after its result or cancellation (unknown_progress). Counters are printed at exit.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to it; the proxy
 exits with the server's status (128 + N when a signal N ended it), or 2 when it cannot start.
@@ -68,7 +70,7 @@ pub struct ProxyArgs {
     #[arg(long)]
     drop_invalid: bool,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
-    /// protocol_version, size, reply, violation), plus timeout and unanswered events and the
+    /// protocol_version, progress_token, size, reply, violation), plus timeout and unanswered events and the
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
@@ -146,6 +148,9 @@ fn write_record(
     });
     json_opt(r, "cancels", obs.cancels, |r, id| json_token(r, id.raw()));
     json_opt(r, "protocol_version", obs.protocol_version, json_str);
+    json_opt(r, "progress_token", obs.progress_token, |r, t| {
+        json_token(r, t.raw())
+    });
     let _ = write!(r, ",\"size\":{size}");
     json_opt(r, "reply", reply, |r, reply| {
         let _ = write!(r, "{{\"code\":{},\"id\":", reply.code.get());
@@ -217,6 +222,7 @@ impl Shared {
             error_code: None,
             cancels: None,
             protocol_version: None,
+            progress_token: None,
         };
         let method;
         let version;
@@ -228,6 +234,7 @@ impl Shared {
                 obs.id = msg.id();
                 method = msg.method().map(|m| m.decode());
                 obs.method = method.as_deref();
+                obs.progress_token = progress_token(&msg);
                 match msg {
                     Message::ErrorResponse(e) => obs.error_code = Some(e.error.code.get()),
                     Message::Notification(n) => {

@@ -8,7 +8,10 @@
 //! Two streams carry no timestamps, so they are merged causally, one message at a time, by
 //! these rules in this order:
 //! 1. a reply (either way) to a request that is waiting goes first: a reply is matched as early
-//!    as the streams allow, before a cancellation or a reused id that follows it elsewhere;
+//!    as the streams allow, before a cancellation or a reused id that follows it elsewhere.
+//!    A `notifications/progress` (MCP) counts as a reply to the request carrying its token:
+//!    it goes first while that request waits, and otherwise pulls the other stream forward as
+//!    in rule 2;
 //! 2. a server reply to an id the client has not sent yet pulls the client's stream forward,
 //!    one message at a time, until it has (or the client's stream ends) — unless the client's
 //!    next message is itself a reply to a server request not seen yet, a deadlock the streams
@@ -17,8 +20,9 @@
 //!
 //! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
 //! request it answers. A real violation (a reply nobody asked for, a reused id, a request
-//! never answered) is still found; what no merge can know is the real timing, so late replies
-//! and timeouts are only found in a proxy log.
+//! never answered, progress after its request's result or on a token nobody sent) is still
+//! found; what no merge can know is the real timing, so late replies, progress after a
+//! cancellation and timeouts are only found in a proxy log.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
@@ -193,6 +197,10 @@ fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<V
         error_code: r.error_code,
         cancels,
         protocol_version: r.protocol_version.as_deref(),
+        progress_token: r
+            .progress_token
+            .as_deref()
+            .and_then(|t| Id::from_token(t.as_bytes())),
     };
     session.observe(dir, &obs, now_ms).violation
 }
@@ -290,6 +298,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 r.error_code = v.get("error_code").and_then(Value::as_i64);
                 r.cancels = str_field(&v, "cancels");
                 r.protocol_version = str_field(&v, "protocol_version");
+                r.progress_token = str_field(&v, "progress_token");
                 r.reply = v.get("reply").filter(|r| !r.is_null()).map(|reply| {
                     (
                         reply["code"].as_i64().unwrap_or_default(),
@@ -384,15 +393,30 @@ impl Side {
 /// How a message relates to what the session waits on.
 #[derive(PartialEq, Eq)]
 enum Need {
-    /// A reply to a request that is waiting.
+    /// A reply to a request that is waiting (or progress on it).
     Matches,
-    /// A reply to an id not (yet) waited on: the other stream must move on first.
+    /// A reply to an id not (yet) waited on (or progress on a token not yet sent): the other
+    /// stream must move on first.
     OtherSide,
     /// Anything else.
     Nothing,
 }
 
 fn need(session: &Session, dir: Dir, r: &Record) -> Need {
+    let is_progress = r.kind == "notification"
+        && r.method.as_deref() == Some(rpcwire::mcp::methods::PROGRESS)
+        && session.tracks_progress();
+    if is_progress {
+        return match r
+            .progress_token
+            .as_deref()
+            .and_then(|t| Id::from_token(t.as_bytes()))
+        {
+            Some(token) if session.progress_is_active(dir, token) => Need::Matches,
+            Some(_) => Need::OtherSide,
+            None => Need::Nothing,
+        };
+    }
     if !matches!(r.kind, "success_response" | "error_response") {
         return Need::Nothing;
     }

@@ -4,10 +4,11 @@
 //! Pure bookkeeping: no I/O, no clock (times are milliseconds passed in by the caller).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
+use rpcwire::mcp::{self, Progress};
+use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError, Message};
 use serde_json::{json, Value};
 
 /// Which way a message travels.
@@ -61,6 +62,11 @@ pub enum Violation {
     TimedOut,
     /// A server-to-client request where the negotiated protocol (≥ 2026-07-28) forbids it.
     ServerRequestForbidden,
+    /// A `notifications/progress` whose token no request in flight from the other side
+    /// carries (MCP: progress MUST only reference the token of an active request): it came
+    /// after the result, after a cancellation, or for a token nobody sent. Forwarded: it
+    /// asks nothing of the receiver, which ignores it.
+    UnknownProgress,
 }
 
 impl Violation {
@@ -77,6 +83,7 @@ impl Violation {
             Violation::Unanswered => "unanswered",
             Violation::TimedOut => "timed_out",
             Violation::ServerRequestForbidden => "server_request_forbidden",
+            Violation::UnknownProgress => "unknown_progress",
         }
     }
 }
@@ -94,6 +101,19 @@ pub struct Observation<'a> {
     pub cancels: Option<Id<'a>>,
     /// For the reply to `initialize`: the negotiated protocol version.
     pub protocol_version: Option<&'a str>,
+    /// For a request: the progress token it asks progress for (`params._meta.progressToken`);
+    /// for `notifications/progress`: the token it reports on. See [`progress_token`].
+    pub progress_token: Option<Id<'a>>,
+}
+
+/// The progress token of an MCP message: the one a request asks progress for, or the one a
+/// `notifications/progress` reports on.
+pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
+    match msg {
+        Message::Request(_) => mcp::progress_token(msg),
+        Message::Notification(n) => Progress::from_notification(n).map(|p| p.token),
+        _ => None,
+    }
 }
 
 /// What to do with one message.
@@ -109,6 +129,8 @@ struct Waiting {
     /// Shared with the counters: no allocation per request.
     method: Arc<str>,
     seq: u64,
+    /// The progress token the request asked for.
+    progress_token: Option<IdKey>,
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -155,6 +177,9 @@ pub struct Session {
     waiting: [InFlight<Waiting>; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
     recent: [VecDeque<IdKey>; 2],
+    /// The progress tokens of the requests waiting, by direction of the request: how many
+    /// requests carry each (a token reused while in flight is counted, not lost).
+    progress_tokens: [HashMap<IdKey, u32>; 2],
     deadlines: BinaryHeap<Reverse<Deadline>>,
     timeout_ms: Option<u64>,
     seq: u64,
@@ -245,6 +270,7 @@ impl Session {
             dialect,
             waiting: [InFlight::new(1 << 20), InFlight::new(1 << 20)],
             recent: [VecDeque::new(), VecDeque::new()],
+            progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
             seq: 0,
@@ -257,6 +283,20 @@ impl Session {
     fn flag(&mut self, dir: Dir, v: Violation) -> Option<Violation> {
         *self.counters.violations.entry((dir, v)).or_default() += 1;
         Some(v)
+    }
+
+    /// A request sent in `dir` stopped waiting: its progress token is no longer active.
+    fn release(&mut self, dir: Dir, waiting: &Waiting) {
+        let Some(token) = &waiting.progress_token else {
+            return;
+        };
+        let tokens = &mut self.progress_tokens[slot(dir)];
+        if let Some(n) = tokens.get_mut(token) {
+            *n -= 1;
+            if *n == 0 {
+                tokens.remove(token);
+            }
+        }
     }
 
     fn remember(&mut self, dir: Dir, key: IdKey) {
@@ -296,12 +336,20 @@ impl Session {
                     self.flag(dir, Violation::ServerRequestForbidden)
                 } else {
                     self.seq += 1;
+                    let progress_token = o
+                        .progress_token
+                        .filter(|_| self.dialect == Dialect::Mcp)
+                        .map(IdKey::of);
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
+                        progress_token: progress_token.clone(),
                     };
                     match self.waiting[slot(dir)].insert(id, waiting) {
                         Ok(()) => {
+                            if let Some(token) = progress_token {
+                                *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
+                            }
                             if method == "initialize" && dir == Dir::C2s {
                                 self.initialize = Some(IdKey::of(id));
                             }
@@ -325,11 +373,20 @@ impl Session {
             "notification" => {
                 if let Some(cancelled) = o.cancels {
                     // The peer gave up on its own request: a late reply is to be ignored.
-                    if self.waiting[slot(dir)].remove(cancelled).is_some() {
+                    if let Some((_, w)) = self.waiting[slot(dir)].remove(cancelled) {
+                        self.release(dir, &w);
                         self.remember(dir, IdKey::of(cancelled));
                     }
                 }
-                None
+                let stray_progress = self.tracks_progress()
+                    && o.method == Some(mcp::methods::PROGRESS)
+                    && o.progress_token
+                        .is_some_and(|token| !self.progress_is_active(dir, token));
+                if stray_progress {
+                    self.flag(dir, Violation::UnknownProgress)
+                } else {
+                    None
+                }
             }
             "success_response" | "error_response" => {
                 if let Some(code) = o.error_code {
@@ -344,7 +401,8 @@ impl Session {
                     }
                     Some(id) => {
                         let asked = dir.other();
-                        if self.waiting[slot(asked)].remove(id).is_some() {
+                        if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
+                            self.release(asked, &w);
                             let answers_initialize = dir == Dir::S2c
                                 && self
                                     .initialize
@@ -393,6 +451,7 @@ impl Session {
             let table = &mut self.waiting[slot(Dir::C2s)];
             if table.get(id.as_id()).is_some_and(|w| w.seq == seq) {
                 let (id, w) = table.remove(id.as_id()).expect("present");
+                self.release(Dir::C2s, &w);
                 self.remember(Dir::C2s, IdKey::of(id.as_id()));
                 self.flag(Dir::C2s, Violation::TimedOut);
                 out.push(Expired {
@@ -404,6 +463,17 @@ impl Session {
         out
     }
 
+    /// Whether progress tokens are checked (MCP only: JSON-RPC has no progress notifications).
+    pub fn tracks_progress(&self) -> bool {
+        self.dialect == Dialect::Mcp
+    }
+
+    /// Whether a `notifications/progress` sent in `dir` reports on the token of a request
+    /// waiting from the other side.
+    pub fn progress_is_active(&self, dir: Dir, token: Id<'_>) -> bool {
+        self.progress_tokens[slot(dir.other())].contains_key(&IdKey::of(token))
+    }
+
     /// Whether the request `id` sent in direction `requester` is still waiting for its reply.
     pub fn is_waiting(&self, requester: Dir, id: Id<'_>) -> bool {
         self.waiting[slot(requester)].contains(id)
@@ -412,9 +482,10 @@ impl Session {
     /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
     /// [`Session::expire`] for that one id. Returns whether it was waiting.
     pub fn time_out(&mut self, id: Id<'_>) -> bool {
-        if self.waiting[slot(Dir::C2s)].remove(id).is_none() {
+        let Some((_, w)) = self.waiting[slot(Dir::C2s)].remove(id) else {
             return false;
-        }
+        };
+        self.release(Dir::C2s, &w);
         self.remember(Dir::C2s, IdKey::of(id));
         self.flag(Dir::C2s, Violation::TimedOut);
         true
@@ -431,6 +502,7 @@ impl Session {
             }
         }
         self.deadlines.clear();
+        self.progress_tokens = [HashMap::new(), HashMap::new()];
         out
     }
 }
