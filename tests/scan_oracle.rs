@@ -205,6 +205,43 @@ fn leaf_arrays_in_rows_of_objects() {
     }
 }
 
+/// From 4 KiB on, `skip_value` takes the kernel instance for long values: the same values
+/// and their broken twins, followed by enough input to make the buffer long (rows of objects
+/// at every offset; a value cut short, which runs into the padding).
+#[test]
+fn values_in_long_buffers() {
+    let row =
+        |n: usize| format!(r#"{{"id":{n},"p":{{"a":1,"c":[1,22,333]}},"q":{{"r":{{"s":[]}}}}}}"#);
+    let rows: Vec<String> = (0..80).map(row).collect();
+    let value = format!(r#"{{"rows":[{}],"n":[[1],[2,[3]]]}}"#, rows.join(","));
+    assert!(value.len() > 4096);
+    let pad_to_long = |mut buf: Vec<u8>| {
+        buf.resize(buf.len() + 4096, b' ');
+        buf
+    };
+    for pad in 0..64 {
+        let mut buf = vec![b' '; pad];
+        buf.extend_from_slice(&value.as_bytes()[..200]);
+        check_skip(&pad_to_long(buf), pad, 0, 128);
+        let mut buf = vec![b' '; pad];
+        buf.extend_from_slice(value.as_bytes());
+        check_skip(&buf, pad, 0, 128);
+    }
+    let bytes = value.as_bytes();
+    for i in (0..bytes.len()).step_by(7) {
+        let mut flipped = bytes.to_vec();
+        flipped[i] = match bytes[i] {
+            b'{' => b'[',
+            b'[' => b'{',
+            b'}' => b']',
+            b']' => b'}',
+            b'"' => b'x',
+            _ => b'"',
+        };
+        check_skip(&pad_to_long(flipped), 0, 0, 128);
+    }
+}
+
 #[test]
 fn depth_limits_near_max() {
     for max in [1u32, 2, 63, 64, 65, 127, 128, 129, 200, u32::MAX] {
