@@ -499,9 +499,9 @@ fn skip_lazy_avx2<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
 where
     F: FnOnce() -> Result<usize, ScanError>,
 {
-    // Every block loaded so far, OR-ed: bit 7 of a byte set where a byte is not ASCII. And
-    // the same from the long-string jumps, as a mask.
-    let mut seen = _mm256_setzero_si256();
+    // Every block loaded so far and the long-string jumps' bytes, OR-ed as movemasks: a bit
+    // set where a byte is not ASCII. (A scalar: the vector OR-ed across blocks was spilled to
+    // the stack and reloaded in every block.)
     let mut high = 0i32;
     let mut pos = start;
     // All ones when the previous block ended inside a string.
@@ -545,7 +545,7 @@ where
         };
         let b = classify(block, shift);
         if TRACK_ASCII {
-            seen = _mm256_or_si256(seen, _mm256_or_si256(b.v[0], b.v[1]));
+            high |= _mm256_movemask_epi8(_mm256_or_si256(b.v[0], b.v[1]));
         }
 
         // 1. Escapes. Most blocks have no backslash and nothing carried in.
@@ -664,7 +664,7 @@ where
                             return oracle();
                         }
                         if TRACK_ASCII {
-                            *ascii = high | _mm256_movemask_epi8(seen) == 0;
+                            *ascii = high == 0;
                         }
                         return Ok(pos + i as usize + 1);
                     }
