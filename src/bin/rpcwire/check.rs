@@ -76,7 +76,8 @@ pub struct CheckArgs {
     file: Option<PathBuf>,
     /// Check a whole session recorded by `rpcwire proxy --log FILE`: replay it through the
     /// proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
-    /// ids, replies to notifications, cancellations, timeouts, unanswered requests). Records get
+    /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
+    /// tokens no request in flight carries). Records get
     /// a `dir` and a `violation` field; exit 1 on any violation.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "c2s", "s2c", "direction"])]
     session_log: Option<PathBuf>,
