@@ -180,6 +180,21 @@ impl Finished {
     }
 }
 
+/// `rpcwire check --json ARGS`: its exit status and its records.
+fn check_json(args: &[String]) -> (Option<i32>, Vec<Value>) {
+    let out = Command::new(BIN)
+        .args(["check", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let records = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out.status.code(), records)
+}
+
 fn read_log(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -317,17 +332,8 @@ fn progress_after_the_result_is_reported_and_forwarded() {
             dir.join("server-out").display().to_string(),
         ],
     ] {
-        let out = Command::new(BIN)
-            .args(["check", "--json"])
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let records: Vec<Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let (code, records) = check_json(&args);
+        assert_eq!(code, Some(1), "{args:?}");
         assert_eq!(
             records.last().unwrap()["summary"]["violations"],
             json!({"s2c/unknown_progress": 2}),
@@ -461,17 +467,9 @@ fn faults_are_reported_once_and_never_forwarded() {
 fn fault_log_replayed_offline_gives_the_same_violations() {
     let dir = scratch("replay");
     let (_, log) = fault_session(&dir);
-    let out = Command::new(BIN)
-        .args(["check", "--json", "--session-log"])
-        .arg(dir.join("log.ndjson"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "violations: exit 1");
-    let records: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let log_path = dir.join("log.ndjson").display().to_string();
+    let (code, records) = check_json(&["--session-log".to_string(), log_path]);
+    assert_eq!(code, Some(1), "violations: exit 1");
     let offline = records.last().unwrap()["summary"].clone();
     assert_eq!(offline["violations"], summary(&log)["violations"]);
     assert_eq!(offline["messages"], summary(&log)["messages"]);
