@@ -610,7 +610,8 @@ where
                 // close containers of their own kind and all pushed ones are of that
                 // kind. The stack loses its `c` innermost entries (some may be closed
                 // and reopened: same kind) and gains `o` of that kind.
-                stack = reopened(stack, c, o, all_objects);
+                let pushed = if all_objects { low_bits(o) } else { 0 };
+                stack = ((stack >> c) << (o & 63)) | pushed;
                 len = len - c + o;
                 level = level - c as u64 + o as u64;
             } else if let Some((new_stack, new_len)) =
@@ -721,6 +722,7 @@ impl Nesting {
             return None;
         };
         let (o, c) = ((opens & kept).count_ones(), (closes & kept).count_ones());
+        let of_kind = |n: u32| if objects_kept { low_bits(n) } else { 0 };
         // A leaf array may sit one level below the deepest brace.
         let leaf_level = u64::from(kept != brackets);
         let len = self.len;
@@ -731,22 +733,12 @@ impl Nesting {
         }
         let popped = popped_entries(opens & kept, kept);
         let stack = self.stack;
-        let popped_kinds = if objects_kept { low_bits(popped) } else { 0 };
-        if popped >= len || stack & low_bits(popped) != popped_kinds {
+        if popped >= len || stack & low_bits(popped) != of_kind(popped) {
             return None;
         }
         let pushed = popped + o - c;
-        Some((reopened(stack, popped, pushed, objects_kept), len + o - c))
+        Some((((stack >> popped) << pushed) | of_kind(pushed), len + o - c))
     }
-}
-
-/// The nesting stack (innermost at bit 0, 1 = object) after a block that closes its `popped`
-/// innermost containers and leaves `pushed` new ones open, all objects or all arrays
-/// (`pushed < 64`).
-#[inline(always)]
-fn reopened(stack: u64, popped: u32, pushed: u32, objects: bool) -> u64 {
-    let pushed_kinds = if objects { low_bits(pushed) } else { 0 };
-    ((stack >> popped) << (pushed & 63)) | pushed_kinds
 }
 
 /// How many containers open before a block a run of brackets of one kind closes: the most
