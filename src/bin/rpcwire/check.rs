@@ -185,7 +185,9 @@ pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64)
             let mut r = Record::new(index, offset, msg.kind().as_str());
             r.id = msg.id().map(|id| token(id.raw()));
             r.method = msg.method().map(|m| m.decode().into_owned());
-            r.progress_token = progress_token(&msg).map(|t| token(t.raw()));
+            if decoder.options().dialect == Dialect::Mcp {
+                r.progress_token = progress_token(&msg).map(|t| token(t.raw()));
+            }
             match msg {
                 Message::ErrorResponse(e) => r.error_code = Some(e.error.code.get()),
                 Message::Notification(n) => {

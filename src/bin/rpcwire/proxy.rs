@@ -21,8 +21,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
 use rpcwire::mcp::Cancelled;
 use rpcwire::{
-    encode, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, Message, RawJson, Rejection,
-    Reply, ReplyId, Role,
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines, Message, RawJson,
+    Rejection, Reply, ReplyId, Role,
 };
 use serde_json::json;
 use smallvec::SmallVec;
@@ -96,6 +96,8 @@ struct Shared {
     state: Mutex<State>,
     start: Instant,
     quiet: bool,
+    /// MCP: progress tokens are read (for the session's progress check).
+    reads_progress: bool,
 }
 
 /// Appends `s` as a JSON string.
@@ -234,7 +236,9 @@ impl Shared {
                 obs.id = msg.id();
                 method = msg.method().map(|m| m.decode());
                 obs.method = method.as_deref();
-                obs.progress_token = progress_token(&msg);
+                if self.reads_progress {
+                    obs.progress_token = progress_token(&msg);
+                }
                 match msg {
                     Message::ErrorResponse(e) => obs.error_code = Some(e.error.code.get()),
                     Message::Notification(n) => {
@@ -637,6 +641,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         state: Mutex::new(state),
         start: Instant::now(),
         quiet: args.quiet,
+        reads_progress: crate::check::dialect(args.dialect) == Dialect::Mcp,
     });
 
     // Blocking pipes, each read by a thread of its own that writes what it forwards
