@@ -183,24 +183,21 @@ impl<W: Write> Report<W> {
     }
 }
 
+/// A record's wire token (an id, a progress token) as an [`Id`].
+fn wire_id(token: &Option<String>) -> Option<Id<'_>> {
+    token.as_deref().and_then(|t| Id::from_token(t.as_bytes()))
+}
+
 /// Records one message in the session.
 fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<Violation> {
-    let id = r.id.as_deref().and_then(|t| Id::from_token(t.as_bytes()));
-    let cancels = r
-        .cancels
-        .as_deref()
-        .and_then(|t| Id::from_token(t.as_bytes()));
     let obs = Observation {
         kind: r.kind,
-        id,
+        id: wire_id(&r.id),
         method: r.method.as_deref(),
         error_code: r.error_code,
-        cancels,
+        cancels: wire_id(&r.cancels),
         protocol_version: r.protocol_version.as_deref(),
-        progress_token: r
-            .progress_token
-            .as_deref()
-            .and_then(|t| Id::from_token(t.as_bytes())),
+        progress_token: wire_id(&r.progress_token),
     };
     session.observe(dir, &obs, now_ms).violation
 }
@@ -407,11 +404,7 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
         && r.method.as_deref() == Some(rpcwire::mcp::methods::PROGRESS)
         && session.tracks_progress();
     if is_progress {
-        return match r
-            .progress_token
-            .as_deref()
-            .and_then(|t| Id::from_token(t.as_bytes()))
-        {
+        return match wire_id(&r.progress_token) {
             Some(token) if session.progress_is_active(dir, token) => Need::Matches,
             Some(_) => Need::OtherSide,
             None => Need::Nothing,
@@ -424,7 +417,7 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
         Dir::C2s => Dir::S2c,
         Dir::S2c => Dir::C2s,
     };
-    match r.id.as_deref().and_then(|t| Id::from_token(t.as_bytes())) {
+    match wire_id(&r.id) {
         Some(id) if !id.is_null() => {
             if session.is_waiting(requester, id) {
                 Need::Matches

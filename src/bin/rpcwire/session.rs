@@ -338,7 +338,7 @@ impl Session {
                     self.seq += 1;
                     let progress_token = o
                         .progress_token
-                        .filter(|_| self.dialect == Dialect::Mcp)
+                        .filter(|_| self.tracks_progress())
                         .map(IdKey::of);
                     let waiting = Waiting {
                         method: name,
