@@ -115,6 +115,111 @@ fn sse_field_rules() {
     assert_eq!(e.id.as_deref(), Some(&b"2"[..]));
 }
 
+/// WHATWG: an event type applies to an event with a `data:` line, even an empty one (the
+/// data buffer is then "\n", not empty); an empty `event:` field means the default type,
+/// `message` (`None`).
+#[test]
+fn sse_event_type_rules() {
+    let mut framer = SseFramer::new(1 << 20).yield_empty_events(true);
+    let got = frame_all(&mut framer, &[b"event: ping\ndata:\n\nevent: ping\n\n"]);
+    assert_eq!(got.len(), 2, "{got:?}");
+    let with_data = got[0].as_ref().unwrap();
+    assert_eq!(
+        (&with_data.data[..], with_data.event.as_deref()),
+        (&b""[..], Some(&b"ping"[..]))
+    );
+    // No data line: nothing would be dispatched, and the type is reset.
+    assert_eq!(got[1].as_ref().unwrap().event, None);
+    let got = events(b"event:\ndata: x\n\nevent: \ndata: y\n\n");
+    assert_eq!(got.len(), 2, "{got:?}");
+    for e in got {
+        assert_eq!(e.unwrap().event, None);
+    }
+}
+
+/// WHATWG sets the reconnection time when a `retry` field is read, not when its event is
+/// dispatched: a `retry` left pending at end of stream (what a server sends before closing,
+/// so the client knows when to reconnect) or read in an event found over-long later still
+/// comes.
+#[test]
+fn sse_retry_is_not_lost_at_eof_or_in_an_over_long_event() {
+    let got = events(b"data: {}\n\nretry: 3000\n");
+    assert_eq!(got.len(), 2, "{got:?}");
+    let retry = got[1].as_ref().unwrap();
+    assert_eq!((retry.retry, retry.data.is_empty()), (Some(3000), true));
+    // Split at every byte, the same.
+    let input = b"data: {}\n\nretry: 3000\ndata: lost";
+    for at in 0..=input.len() {
+        let (a, b) = input.split_at(at);
+        let got = frame_all(&mut SseFramer::new(1 << 20), &[a, b]);
+        let retries: Vec<_> = got.iter().map(|e| e.as_ref().unwrap().retry).collect();
+        assert_eq!(retries, vec![None, Some(3000)], "split at {at}");
+    }
+    // An event made over-long by its data after a retry: the retry comes with the next event.
+    let mut framer = SseFramer::new(8);
+    let got = frame_all(
+        &mut framer,
+        &[b"retry: 5\ndata: far too long for eight\n\ndata: ok\n\n"],
+    );
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(matches!(got[0], Err(FrameError::TooLong { offset: 0 })));
+    let next = got[1].as_ref().unwrap();
+    assert_eq!((&next.data[..], next.retry), (&b"ok"[..], Some(5)));
+    // Nothing pending, nothing more at end of stream.
+    assert_eq!(events(b"retry: 7\ndata: x\n\n").len(), 1);
+}
+
+/// WHATWG ignores comment lines and unknown fields: one longer than the limit is skipped,
+/// without buffering it, and does not make its event over-long.
+#[test]
+fn sse_long_comments_and_unknown_fields_are_skipped() {
+    let pad = "p".repeat(200);
+    for line in [
+        format!(":{pad}"),
+        format!(": {pad}"),
+        format!("x-padding: {pad}"),
+        format!("data{pad}"),
+        pad.clone(),
+    ] {
+        let input = format!("{line}\ndata: {{}}\n\n{line}\r\n\ndata: []\n{line}\rid: 9\n\n");
+        let whole = frame_all(&mut SseFramer::new(64), &[input.as_bytes()]);
+        let got: Vec<_> = whole.iter().map(|e| e.as_ref().unwrap()).collect();
+        assert_eq!(got.len(), 2, "{line:.12}: {whole:?}");
+        assert_eq!(&got[0].data[..], b"{}");
+        assert_eq!(
+            (&got[1].data[..], got[1].id.as_deref()),
+            (&b"[]"[..], Some(&b"9"[..]))
+        );
+        // Read in small pieces, the framer never holds more than a line's worth.
+        let mut framer = SseFramer::new(64);
+        let mut buf = BytesMut::new();
+        let mut pieces = vec![];
+        for chunk in input.as_bytes().chunks(7) {
+            buf.extend_from_slice(chunk);
+            while let Some(e) = framer.decode(&mut buf).unwrap() {
+                pieces.push(e);
+            }
+            assert!(buf.len() <= 64 + 8 + 1 + 7, "{}", buf.len());
+        }
+        while let Some(e) = framer.decode_eof(&mut buf).unwrap() {
+            pieces.push(e);
+        }
+        assert_eq!(
+            pieces,
+            got.into_iter().cloned().collect::<Vec<_>>(),
+            "{line:.12}"
+        );
+    }
+    // A kept field over the limit still makes its event over-long.
+    let long_id = format!("id: {}\ndata: {{}}\n\ndata: 1\n\n", "9".repeat(200));
+    let got = frame_all(&mut SseFramer::new(64), &[long_id.as_bytes()]);
+    assert!(
+        matches!(got[0], Err(FrameError::TooLong { offset: 0 })),
+        "{got:?}"
+    );
+    assert_eq!(&got[1].as_ref().unwrap().data[..], b"1");
+}
+
 #[test]
 fn sse_priming_event_reports_its_id() {
     let got = events(b"id: prime-1\ndata:\n\nid: 2\ndata: {}\n\n");

@@ -1,9 +1,11 @@
 //! Server-Sent Events framing (`text/event-stream`, the streamed form of MCP's Streamable HTTP
 //! responses), following the WHATWG event stream interpretation rules, made finite: lines end
 //! in LF, CRLF or a lone CR (a CRLF split across two reads is one line end), `data:` lines are
-//! joined with `\n`, an event ends on a blank line, comments are ignored, an event not ended
-//! by a blank line at end of stream is dropped, and an over-long event is reported once and
-//! then discarded up to its blank line without buffering it.
+//! joined with `\n`, an event ends on a blank line, comments and unknown fields are ignored
+//! (however long), an event not ended by a blank line at end of stream is dropped (but not a
+//! `retry` it set: the reconnection time takes effect when its field is read), and an
+//! over-long event is reported once and then discarded up to its blank line without
+//! buffering it.
 //!
 //! The data of an event with a single `data:` line is a [`Bytes`] slice of the read buffer
 //! (no copy); only data spread over several lines is joined into a fresh buffer.
@@ -16,7 +18,8 @@ use super::lines::FrameError;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// How much longer than the frame limit a line may be: room for a field name such as
-/// `data: ` or `retry: `. Longer lines make their event over-long whatever field they hold.
+/// `data: ` or `retry: `. Longer lines of the fields an event keeps (`data`, `id`, `event`,
+/// `retry`) make their event over-long; longer comments and unknown fields are skipped.
 const LINE_SLACK: usize = 8;
 
 /// One dispatched event.
@@ -25,7 +28,9 @@ const LINE_SLACK: usize = 8;
 /// `retry`). `id` is the value of the event's last valid `id:` field (`Some(empty)` resets
 /// the last event id; an `id` containing NUL is ignored as WHATWG says); callers that need
 /// the WHATWG "last event ID" keep the last `Some` they were given. `event` is the event
-/// type (`None` means `message`). `retry` is a reconnection time in milliseconds.
+/// type (`None` means `message`, as an empty `event:` field does). `retry` is a reconnection
+/// time in milliseconds: the last valid `retry:` field read since the previous event handed
+/// out (at end of stream, one left pending comes in an event of its own).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
     /// The event's data: its `data:` lines joined with `\n` (decode it with the envelope
@@ -46,6 +51,14 @@ impl AsRef<[u8]> for SseEvent {
     }
 }
 
+/// Whether a line starting with `prefix` (and longer) is one WHATWG ignores: a comment, or a
+/// field whose name is none of `data`, `id`, `event`, `retry` (a name that runs past the
+/// prefix is longer than all of them).
+fn is_ignored_field(prefix: &[u8]) -> bool {
+    let name = memchr::memchr(b':', prefix).map_or(prefix, |colon| &prefix[..colon]);
+    !matches!(name, b"data" | b"id" | b"event" | b"retry")
+}
+
 /// The data of the event under construction.
 #[derive(Debug, Clone, Default)]
 enum Data {
@@ -63,9 +76,11 @@ enum Data {
 /// needed, `Err(FrameError::TooLong)` once for an over-long event (the stream goes on).
 ///
 /// An event is over-long when its joined data exceeds the frame limit or when one of its
-/// lines exceeds the limit plus a few bytes for the field name. It is reported when the
-/// limit is crossed, with the stream offset of its first line, and then discarded up to its
-/// blank line without buffering it.
+/// `data`, `id`, `event` or `retry` lines exceeds the limit plus a few bytes for the field
+/// name. It is reported when the limit is crossed, with the stream offset of its first line,
+/// and then discarded up to its blank line without buffering it. Longer comment lines and
+/// lines of unknown fields, which WHATWG ignores, are skipped without buffering them, and the
+/// event goes on.
 ///
 /// Events with empty data are skipped unless they carry an `id` or a `retry` (a priming
 /// event), or unless [`yield_empty_events`](Self::yield_empty_events) is set.
@@ -99,6 +114,9 @@ pub struct SseFramer {
     /// While discarding: the current line's first bytes were already dropped, so its end
     /// is not a blank line.
     in_line: bool,
+    /// Dropping the rest of an over-long line that is ignored anyway (a comment, an unknown
+    /// field), up to its end; the event goes on.
+    skipping_line: bool,
     /// Stream offset of the buffer's first byte.
     consumed: u64,
     last_offset: u64,
@@ -123,6 +141,7 @@ impl SseFramer {
             bom_checked: false,
             discarding: false,
             in_line: false,
+            skipping_line: false,
             consumed: 0,
             last_offset: 0,
             event_start: None,
@@ -194,10 +213,13 @@ impl SseFramer {
         self.retry = None;
     }
 
-    /// Reports the event under construction as over-long and starts discarding it.
+    /// Reports the event under construction as over-long and starts discarding it. A `retry`
+    /// read before stays pending: the reconnection time is not part of the event.
     fn too_long(&mut self) -> FrameError {
         let offset = self.event_start.unwrap_or(self.consumed);
+        let retry = self.retry.take();
         self.clear_event();
+        self.retry = retry;
         // Give back the memory of a long joined data buffer.
         self.joined = BytesMut::new();
         self.discarding = true;
@@ -225,7 +247,7 @@ impl SseFramer {
                 }
             }
             // Look no further than one over-long line.
-            let read_to = if self.discarding {
+            let read_to = if self.discarding || self.skipping_line {
                 buf.len()
             } else {
                 buf.len().min(self.line_limit().saturating_add(1))
@@ -237,7 +259,7 @@ impl SseFramer {
                 _ => memchr::memchr2(b'\r', b'\n', search),
             };
             let Some(at) = found.map(|i| self.next_index + i) else {
-                if self.discarding {
+                if self.discarding || self.skipping_line {
                     self.in_line |= !buf.is_empty();
                     let n = buf.len();
                     self.advance(buf, n);
@@ -247,6 +269,12 @@ impl SseFramer {
                 if buf.len() > self.line_limit() {
                     if self.event_start.is_none() {
                         self.event_start = Some(self.consumed);
+                    }
+                    if is_ignored_field(&buf[..read_to]) {
+                        self.skipping_line = true;
+                        self.advance(buf, read_to);
+                        self.next_index = 0;
+                        continue;
                     }
                     let err = self.too_long();
                     self.in_line = true;
@@ -271,6 +299,11 @@ impl SseFramer {
                 at + 1
             };
             self.next_index = 0;
+            if self.skipping_line {
+                self.skipping_line = false;
+                self.advance(buf, end);
+                continue;
+            }
             if self.discarding {
                 let blank = at == 0 && !self.in_line;
                 self.in_line = false;
@@ -371,6 +404,7 @@ impl SseFramer {
     /// Ends the event under construction at a blank line.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let offset = self.event_start.unwrap_or(self.consumed);
+        let had_data = !matches!(self.data, Data::None);
         let data = match core::mem::take(&mut self.data) {
             Data::None => Bytes::new(),
             Data::One(data) => data,
@@ -383,8 +417,9 @@ impl SseFramer {
         }
         self.last_offset = offset;
         Some(SseEvent {
-            // WHATWG resets the event type of an event with empty data.
-            event: if data.is_empty() { None } else { event },
+            // WHATWG dispatches nothing for an event without a `data:` line (resetting its
+            // type), and gives an empty type the default one, `message`.
+            event: event.filter(|e| had_data && !e.is_empty()),
             data,
             id,
             retry,
@@ -392,18 +427,29 @@ impl SseFramer {
     }
 
     /// Like [`decode`](Self::decode), at end of stream: an event not ended by a blank line is
-    /// dropped, as WHATWG says, with whatever is left in `buf`.
+    /// dropped, as WHATWG says, with whatever is left in `buf`; a `retry` it (or an over-long
+    /// event) set still comes, alone in an event (a server may send one just before closing
+    /// the stream, so that the client knows when to reconnect).
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if let Some(event) = self.decode(buf)? {
             return Ok(Some(event));
         }
         let n = buf.len();
         self.advance(buf, n);
+        let offset = self.event_start.unwrap_or(self.consumed);
+        let retry = self.retry.take();
         self.clear_event();
         self.next_index = 0;
         self.skip_lf = false;
         self.discarding = false;
         self.in_line = false;
-        Ok(None)
+        self.skipping_line = false;
+        Ok(retry.map(|retry| {
+            self.last_offset = offset;
+            SseEvent {
+                retry: Some(retry),
+                ..SseEvent::default()
+            }
+        }))
     }
 }
