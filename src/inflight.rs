@@ -5,7 +5,8 @@
 //! - the type is part of the key: the string `"1"` never matches the number `1`;
 //! - numbers match by value, whatever their spelling: `1` = `1.0` = `10e-1`, `0` = `-0`,
 //!   exactly, at any size (no rounding through `f64`);
-//! - strings match after unescaping: `"\u0061"` = `"a"`;
+//! - strings match after unescaping: `"\u0061"` = `"a"` (code unit by code unit, as RFC 8259
+//!   §8.3 says: a lone surrogate `"\ud800"` matches only itself, not `"\udc00"` or `"\ufffd"`);
 //! - optionally ([`InFlight::lenient`], off by default), a string holding a JSON number
 //!   matches that number, for gateways that stringify ids.
 
@@ -36,10 +37,7 @@ impl IdKey {
             IdKind::String { .. } => {
                 let s = id.as_str().expect("a string id");
                 let mut decoded = SmallVec::<[u8; 24]>::new();
-                let mut utf8 = [0u8; 4];
-                for c in s.chars() {
-                    decoded.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-                }
+                s.extend_wtf8(&mut decoded);
                 let is_number = lenient
                     && crate::scan::scalar::number_end(&decoded, 0).ok() == Some(decoded.len());
                 if is_number {
@@ -86,21 +84,11 @@ fn push_number(key: &mut SmallVec<[u8; 24]>, token: &[u8]) {
         Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
         None => (mantissa, &b""[..]),
     };
-    // Exponent of the first digit of int ++ frac, as a saturating integer.
-    let mut exponent: i64 = 0;
     let (exp_negative, exp_digits) = match exp_part.first() {
         Some(b'-') => (true, &exp_part[1..]),
         Some(b'+') => (false, &exp_part[1..]),
         _ => (false, exp_part),
     };
-    for &d in exp_digits {
-        exponent = exponent
-            .saturating_mul(10)
-            .saturating_add(i64::from(d - b'0'));
-    }
-    if exp_negative {
-        exponent = -exponent;
-    }
     let digits = int.iter().chain(frac).copied();
     let leading_zeros = digits.clone().take_while(|&d| d == b'0').count();
     let significant: SmallVec<[u8; 24]> = digits.skip(leading_zeros).collect();
@@ -112,12 +100,72 @@ fn push_number(key: &mut SmallVec<[u8; 24]>, token: &[u8]) {
         key.push(b'0');
         return;
     }
-    // Position of the decimal point relative to the first significant digit.
-    let point = (int.len() as i64 - leading_zeros as i64).saturating_add(exponent);
     key.push(if negative { b'-' } else { b'+' });
     key.extend_from_slice(&significant[..end]);
     key.push(b'e');
-    key.extend_from_slice(itoa::Buffer::new().format(point).as_bytes());
+    // Position of the decimal point relative to the first significant digit.
+    let shift = int.len() as i64 - leading_zeros as i64;
+    push_sum(key, shift, exp_negative, exp_digits);
+}
+
+/// Appends `shift ± exponent` in decimal, exactly: `exponent` is the digits of a JSON
+/// exponent, of any length (a frame may spell `1e99999999999999999999`, and such ids must not
+/// collide). `shift` is below 2^33 in magnitude (a frame's length).
+fn push_sum(key: &mut SmallVec<[u8; 24]>, shift: i64, negative: bool, exponent: &[u8]) {
+    let exponent = match exponent.iter().position(|&d| d != b'0') {
+        Some(first) => &exponent[first..],
+        None => &exponent[..0],
+    };
+    let value = |digits: &[u8]| {
+        digits
+            .iter()
+            .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'))
+    };
+    // Up to 18 digits the exponent and the sum fit an i64.
+    if exponent.len() <= 18 {
+        let exponent = value(exponent);
+        let sum = shift + if negative { -exponent } else { exponent };
+        key.extend_from_slice(itoa::Buffer::new().format(sum).as_bytes());
+        return;
+    }
+    // Longer, it outweighs `shift`, so the sum has its sign and the magnitude
+    // `exponent ∓ shift`: the low 18 digits take `shift`, and the carry or borrow (at most
+    // one) goes into the high digits.
+    const LOW: i64 = 1_000_000_000_000_000_000;
+    let (high, low) = exponent.split_at(exponent.len() - 18);
+    let low = value(low) + if negative { -shift } else { shift };
+    let (carry, low) = (low.div_euclid(LOW), low.rem_euclid(LOW));
+    let mut high: SmallVec<[u8; 24]> = SmallVec::from_slice(high);
+    // `carry` is -1, 0 or 1: step the high digits by it, from the last.
+    let (from, to) = if carry > 0 {
+        (b'9', b'0')
+    } else {
+        (b'0', b'9')
+    };
+    if carry != 0 {
+        for d in high.iter_mut().rev() {
+            if *d != from {
+                *d = if carry > 0 { *d + 1 } else { *d - 1 };
+                break;
+            }
+            *d = to;
+        }
+        if carry > 0 && high[0] == b'0' {
+            high.insert(0, b'1');
+        }
+    }
+    if negative {
+        key.push(b'-');
+    }
+    // A borrow may leave leading zeros (`1000…` - 1); the high part stays non-zero, since the
+    // exponent was at least 10^18 and `shift` is far smaller.
+    let first = high.iter().position(|&d| d != b'0').unwrap_or(high.len());
+    key.extend_from_slice(&high[first..]);
+    let mut padded = [b'0'; 18];
+    let mut digits = itoa::Buffer::new();
+    let low = digits.format(low).as_bytes();
+    padded[18 - low.len()..].copy_from_slice(low);
+    key.extend_from_slice(&padded);
 }
 
 /// Why a request could not be registered.
@@ -177,11 +225,11 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// Registers a request; a duplicate leaves the existing entry untouched.
     pub fn insert(&mut self, id: Id<'_>, value: T) -> Result<(), InFlightError> {
-        if self.map.len() >= self.capacity {
-            return Err(InFlightError::Full);
-        }
+        let at_capacity = self.map.len() >= self.capacity;
         match self.map.entry(self.key(id)) {
+            // A reused id is a duplicate, however full the table (MCP answers it -32600).
             hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),
+            hashbrown::hash_map::Entry::Vacant(_) if at_capacity => Err(InFlightError::Full),
             hashbrown::hash_map::Entry::Vacant(v) => {
                 v.insert((id.to_owned_id(), value));
                 Ok(())

@@ -75,7 +75,7 @@ impl<'a> JsonStr<'a> {
     /// Whether a `\uD800`–`\uDFFF` escape appears without its pair (valid JSON, but not
     /// representable as Unicode; I-JSON forbids it).
     pub fn has_lone_surrogate(&self) -> bool {
-        self.has_escapes && Unescape::new(self.raw).any(|u| matches!(u, Unit::LoneSurrogate))
+        self.has_escapes && Unescape::new(self.raw).any(|u| matches!(u, Unit::LoneSurrogate(_)))
     }
 
     /// Whether the decoded string contains a control character (U+0000–U+001F), which can
@@ -88,8 +88,30 @@ impl<'a> JsonStr<'a> {
     pub fn chars(&self) -> impl Iterator<Item = char> + 'a {
         Unescape::new(self.raw).map(|u| match u {
             Unit::Char(c) => c,
-            Unit::LoneSurrogate => char::REPLACEMENT_CHARACTER,
+            Unit::LoneSurrogate(_) => char::REPLACEMENT_CHARACTER,
         })
+    }
+
+    /// Appends the decoded string as WTF-8: UTF-8, with a lone surrogate as the three bytes
+    /// UTF-8 would give its code point (bytes valid UTF-8 never holds). Two strings give the
+    /// same bytes exactly when they hold the same UTF-16 code units, which [`Self::chars`]
+    /// cannot tell apart for lone surrogates (all U+FFFD).
+    pub(crate) fn extend_wtf8(&self, out: &mut impl Extend<u8>) {
+        if !self.has_escapes {
+            out.extend(self.raw.iter().copied());
+            return;
+        }
+        let mut utf8 = [0u8; 4];
+        for unit in Unescape::new(self.raw) {
+            match unit {
+                Unit::Char(c) => out.extend(c.encode_utf8(&mut utf8).bytes()),
+                Unit::LoneSurrogate(u) => out.extend([
+                    0xe0 | (u >> 12) as u8,
+                    0x80 | ((u >> 6) & 0x3f) as u8,
+                    0x80 | (u & 0x3f) as u8,
+                ]),
+            }
+        }
     }
 }
 
@@ -101,7 +123,8 @@ impl core::fmt::Debug for JsonStr<'_> {
 
 enum Unit {
     Char(char),
-    LoneSurrogate,
+    /// A `\uD800`–`\uDFFF` escape without its pair: the code unit.
+    LoneSurrogate(u16),
 }
 
 /// Decodes an escaped string body. The body was validated by the scanner, so every escape is
@@ -155,8 +178,9 @@ impl Iterator for Unescape<'_> {
             b't' => '\t',
             b'u' => {
                 let Some(hi) = self.hex4(self.pos) else {
+                    // Not four hex digits (the scanner lets no such escape through).
                     self.pos = raw.len();
-                    return Some(Unit::LoneSurrogate);
+                    return Some(Unit::Char(char::REPLACEMENT_CHARACTER));
                 };
                 self.pos += 4;
                 if (0xd800..0xdc00).contains(&hi) {
@@ -171,12 +195,13 @@ impl Iterator for Unescape<'_> {
                             let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
                             return Some(Unit::Char(char::from_u32(c).unwrap_or('\u{fffd}')));
                         }
-                        _ => return Some(Unit::LoneSurrogate),
+                        _ => return Some(Unit::LoneSurrogate(hi as u16)),
                     }
                 }
                 match char::from_u32(hi) {
                     Some(c) => c,
-                    None => return Some(Unit::LoneSurrogate),
+                    // A low surrogate first.
+                    None => return Some(Unit::LoneSurrogate(hi as u16)),
                 }
             }
             other => other as char,

@@ -124,6 +124,72 @@ fn canonical_keys() {
             String::from_utf8_lossy(b)
         );
     }
+    // Strings compare code unit by code unit (RFC 8259 §8.3): two different lone
+    // surrogates are two different ids, and neither is U+FFFD; a pair is its character.
+    let lone = [
+        &br#""\ud800""#[..],
+        br#""\udbff""#,
+        br#""\udc00""#,
+        br#""\ufffd""#,
+        "\"\u{fffd}\"".as_bytes(),
+        br#""a\ud800""#,
+    ];
+    for (i, a) in lone.iter().enumerate() {
+        for b in &lone[i + 1..] {
+            let same = (a, b) == (&&br#""\ufffd""#[..], &&"\"\u{fffd}\"".as_bytes());
+            assert_eq!(
+                key(a) == key(b),
+                same,
+                "{} vs {}",
+                String::from_utf8_lossy(a),
+                String::from_utf8_lossy(b)
+            );
+        }
+    }
+    assert_eq!(key(br#""\ud800""#), key(br#""\uD800""#));
+    assert_eq!(key(br#""\ud83d\ude00""#), key("\"\u{1f600}\"".as_bytes()));
+    // Exponents of any length, exactly: no saturation merges two of them.
+    let huge = [
+        (
+            &b"1e9223372036854775807"[..],
+            &b"1e99999999999999999999"[..],
+        ),
+        (b"1e-9223372036854775807", b"1e-99999999999999999999"),
+        (b"1e1000000000000000000", b"1e999999999999999999"),
+        (b"1e-1000000000000000000", b"1e-999999999999999999"),
+        (b"1e100000000000000000000", b"1e100000000000000000001"),
+    ];
+    for (a, b) in huge {
+        assert_ne!(
+            key(a),
+            key(b),
+            "{} != {}",
+            String::from_utf8_lossy(a),
+            String::from_utf8_lossy(b)
+        );
+    }
+    for (a, b) in [
+        (&b"1e1000000000000000000"[..], &b"10e999999999999999999"[..]),
+        (b"1e1000000000000000000", b"0.1e1000000000000000001"),
+        (b"123e0000000000000000000000004", b"1.23e6"),
+        (
+            b"-5e-99999999999999999999",
+            b"-0.0005e-99999999999999999995",
+        ),
+        (
+            b"1e10000000000000000000000",
+            b"100000e09999999999999999999995",
+        ),
+        (b"0e99999999999999999999999", b"0"),
+    ] {
+        assert_eq!(
+            key(a),
+            key(b),
+            "{} = {}",
+            String::from_utf8_lossy(a),
+            String::from_utf8_lossy(b)
+        );
+    }
     let lenient = |t: &[u8]| IdKey::with(Id::from_token(t).unwrap(), true);
     assert_eq!(lenient(br#""123""#), lenient(b"123"));
     assert_ne!(lenient(br#""12a""#), lenient(b"12"));
@@ -145,9 +211,51 @@ fn capacity_and_drain() {
     left.sort();
     assert_eq!(left, [(b"1".to_vec(), 'a'), (b"2".to_vec(), 'b')]);
     assert!(t.is_empty());
+    // A reused id is a duplicate, however full the table (MCP answers it -32600).
+    let mut t = InFlight::new(1);
+    t.insert(Id::from_token(b"7").unwrap(), ()).unwrap();
+    assert_eq!(
+        t.insert(Id::from_token(b"7.0").unwrap(), ()),
+        Err(InFlightError::Duplicate)
+    );
+    assert_eq!(
+        t.insert(Id::from_token(b"8").unwrap(), ()),
+        Err(InFlightError::Full)
+    );
 }
 
 proptest::proptest! {
+    /// Exponents too long for a machine integer: a number keys the same as the same value
+    /// spelled with its mantissa shifted (the exponent then differs by a carry or a borrow
+    /// through its digits), and differently from its neighbours.
+    #[test]
+    fn long_exponents_are_exact(
+        mantissa in 1u32..1_000_000,
+        high in "[1-9][0-9]{0,6}",
+        low in proptest::prop_oneof![proptest::strategy::Just(0u64), proptest::strategy::Just(999_999_999_999_999_999), 0u64..1_000_000_000_000_000_000],
+        shift in 0u32..12,
+        negative in proptest::bool::ANY,
+    ) {
+        let sign = if negative { "-" } else { "" };
+        let exponent = |delta: i128| {
+            // high ++ low (18 digits) + delta, as decimal digits.
+            let value: i128 = high.parse::<i128>().unwrap() * 1_000_000_000_000_000_000 + low as i128;
+            (value + delta).to_string()
+        };
+        let a = format!("{mantissa}e{sign}{}", exponent(0));
+        // mantissa × 10^shift with the exponent moved the other way.
+        let delta = if negative { -(shift as i128) } else { shift as i128 };
+        let b = format!("{mantissa}{}e{sign}{}", "0".repeat(shift as usize), exponent(-delta));
+        // 0.000mantissa, the exponent moved by the zeros and the mantissa's digits.
+        let digits = mantissa.to_string().len() as i128;
+        let moved = if negative { -(shift as i128 + digits) } else { shift as i128 + digits };
+        let c = format!("0.{}{mantissa}e{sign}{}", "0".repeat(shift as usize), exponent(moved));
+        proptest::prop_assert_eq!(key(a.as_bytes()), key(b.as_bytes()), "{} = {}", a, b);
+        proptest::prop_assert_eq!(key(a.as_bytes()), key(c.as_bytes()), "{} = {}", a, c);
+        let next = format!("{mantissa}e{sign}{}", exponent(1));
+        proptest::prop_assert_ne!(key(a.as_bytes()), key(next.as_bytes()), "{} != {}", a, next);
+    }
+
     /// Plain integers take a shortcut to their key; spelled with a fraction or an exponent
     /// they take the general path. Both must give the same key.
     #[test]

@@ -128,6 +128,32 @@ fn cancellation_is_rewritten_and_the_late_reply_is_stale() {
     assert_eq!(route(&mut remap, &upstream_reply(&up)).0, Err(Miss::Stale));
 }
 
+/// Ids compare code unit by code unit: a cancellation naming another lone surrogate than the
+/// request's id cancels nothing (both would read as U+FFFD).
+#[test]
+fn a_cancellation_names_its_own_lone_surrogate_id_only() {
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"x"}}"#;
+    remap
+        .forward_request(1, frame, &request(frame), None, &mut BytesMut::new())
+        .unwrap();
+    let mut out = BytesMut::new();
+    for other in [r#""\udfff""#, r#""\ufffd""#, "\"\u{fffd}\""] {
+        let cancel = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{other}}}}}"#
+        );
+        let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel.as_bytes()) else {
+            panic!()
+        };
+        assert!(
+            !remap.forward_cancel(&1, cancel.as_bytes(), &n, &mut out),
+            "{other}"
+        );
+    }
+    assert!(out.is_empty());
+    assert_eq!(remap.len(), 1);
+}
+
 #[test]
 fn expiry_and_disconnect() {
     let mut remap = IdRemapper::new(8);
