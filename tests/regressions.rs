@@ -82,6 +82,23 @@ fn overlong_line_does_not_swallow_the_frames_after_it() {
     assert_eq!(f.consumed(), 23);
 }
 
+/// Found by the `sse_chunks` fuzz target on its first run after over-long comment and
+/// unknown-field lines became skipped lines: a skipped line cut across reads left the
+/// discarding mode's "inside a line" flag set, so the blank line ending a later over-long
+/// event was not seen and the event after it was discarded too (one-shot framing kept it).
+#[test]
+fn sse_skipped_line_across_reads_does_not_hide_a_later_blank_line() {
+    use bytes::BytesMut;
+    use rpcwire::{FrameError, SseFramer};
+    let mut f = SseFramer::new(1);
+    let mut buf = BytesMut::from(&b"x-pad: 0123"[..]);
+    assert_eq!(f.decode(&mut buf), Ok(None));
+    buf.extend_from_slice(b"456789\ndata: 12\n\ndata:x\n\n");
+    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    let event = f.decode(&mut buf).unwrap().expect("the event after the over-long one");
+    assert_eq!(&event.data[..], b"x");
+}
+
 /// Found by the `sse_chunks` fuzz target: an event of no fields ended by a CRLF split across
 /// two reads was reported one byte later than in one-shot framing (its offset was taken after
 /// the CR was consumed). Offsets of such events now point at their blank line either way.

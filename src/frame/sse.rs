@@ -260,7 +260,8 @@ impl SseFramer {
             };
             let Some(at) = found.map(|i| self.next_index + i) else {
                 if self.discarding || self.skipping_line {
-                    self.in_line |= !buf.is_empty();
+                    // (`in_line` is the discarding mode's: a skipped line never ends an event.)
+                    self.in_line |= self.discarding && !buf.is_empty();
                     let n = buf.len();
                     self.advance(buf, n);
                     self.next_index = 0;
