@@ -327,6 +327,56 @@ fn content_length_framing() {
     );
 }
 
+/// MCP: "The `initialize` request MUST NOT be cancelled by clients." A client's cancellation
+/// of it is flagged (and would not be forwarded); the request stays in flight, so the server's
+/// result is matched, not a late reply, and its protocol version is read (a later server
+/// request is then forbidden under 2026-07-28). Another request's cancellation still works.
+#[test]
+fn a_cancelled_initialize_is_flagged_and_stays_in_flight() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-cancel-init");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"initialize"}"#, "\n",
+            r#"{"dir":"c2s","t_ms":1,"kind":"notification","method":"notifications/cancelled","cancels":"1"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1","protocol_version":"2026-07-28"}"#, "\n",
+            r#"{"dir":"c2s","t_ms":3,"kind":"request","id":"2","method":"tools/list"}"#, "\n",
+            r#"{"dir":"c2s","t_ms":4,"kind":"notification","method":"notifications/cancelled","cancels":"2"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":5,"kind":"success_response","id":"2"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":6,"kind":"request","id":"9","method":"roots/list"}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let (records, summary, code, _) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let flagged: Vec<(&str, &str)> = records
+        .iter()
+        .filter(|r| !r["violation"].is_null())
+        .map(|r| (r["dir"].as_str().unwrap(), r["violation"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        flagged,
+        [
+            ("c2s", "cancelled_initialize"),
+            ("s2c", "late_reply"),
+            ("s2c", "server_request_forbidden")
+        ],
+        "{records:#?}"
+    );
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({
+            "c2s/cancelled_initialize": 1,
+            "s2c/late_reply": 1,
+            "s2c/server_request_forbidden": 1
+        })
+    );
+}
+
 #[test]
 fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-progress");

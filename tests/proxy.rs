@@ -644,6 +644,7 @@ fn help_documents_every_option() {
         "unknown_reply",
         "late_reply",
         "unknown_progress",
+        "cancelled_initialize",
         "unanswered",
         "Example",
     ] {

@@ -95,7 +95,10 @@ fn sse_skipped_line_across_reads_does_not_hide_a_later_blank_line() {
     assert_eq!(f.decode(&mut buf), Ok(None));
     buf.extend_from_slice(b"456789\ndata: 12\n\ndata:x\n\n");
     assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
-    let event = f.decode(&mut buf).unwrap().expect("the event after the over-long one");
+    let event = f
+        .decode(&mut buf)
+        .unwrap()
+        .expect("the event after the over-long one");
     assert_eq!(&event.data[..], b"x");
 }
 

@@ -42,7 +42,9 @@ ids (unknown_reply), replies after a cancellation or a timeout (late_reply), err
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
 (it asks nothing of the receiver): progress notifications on a token no request in flight
-carries, after its result or cancellation (unknown_progress). Counters are printed at exit.
+carries, after its result or cancellation (unknown_progress). And under MCP, not forwarded: a
+client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
+the request stays in flight). Counters are printed at exit.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to it; the proxy
 exits with the server's status (128 + N when a signal N ended it), or 2 when it cannot start.

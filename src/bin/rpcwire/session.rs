@@ -67,6 +67,10 @@ pub enum Violation {
     /// after the result, after a cancellation, or for a token nobody sent. Forwarded: it
     /// asks nothing of the receiver, which ignores it.
     UnknownProgress,
+    /// MCP: a client's `notifications/cancelled` for its `initialize` request, which "MUST
+    /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
+    /// server's result is matched as usual.
+    CancelledInitialize,
 }
 
 impl Violation {
@@ -84,6 +88,7 @@ impl Violation {
             Violation::TimedOut => "timed_out",
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
+            Violation::CancelledInitialize => "cancelled_initialize",
         }
     }
 }
@@ -371,21 +376,35 @@ impl Session {
                 }
             }
             "notification" => {
-                if let Some(cancelled) = o.cancels {
-                    // The peer gave up on its own request: a late reply is to be ignored.
-                    if let Some((_, w)) = self.waiting[slot(dir)].remove(cancelled) {
-                        self.release(dir, &w);
-                        self.remember(dir, IdKey::of(cancelled));
-                    }
-                }
-                let stray_progress = self.tracks_progress()
-                    && o.method == Some(mcp::methods::PROGRESS)
-                    && o.progress_token
-                        .is_some_and(|token| !self.progress_is_active(dir, token));
-                if stray_progress {
-                    self.flag(dir, Violation::UnknownProgress)
+                let cancels_initialize = dir == Dir::C2s
+                    && self.dialect == Dialect::Mcp
+                    && o.cancels.is_some_and(|id| {
+                        self.initialize
+                            .as_ref()
+                            .is_some_and(|k| *k == IdKey::of(id))
+                    });
+                if cancels_initialize {
+                    // MCP: initialize "MUST NOT be cancelled by clients". It stays in flight,
+                    // so the server's result is matched (and its protocol version read).
+                    forward = false;
+                    self.flag(dir, Violation::CancelledInitialize)
                 } else {
-                    None
+                    if let Some(cancelled) = o.cancels {
+                        // The peer gave up on its own request: a late reply is to be ignored.
+                        if let Some((_, w)) = self.waiting[slot(dir)].remove(cancelled) {
+                            self.release(dir, &w);
+                            self.remember(dir, IdKey::of(cancelled));
+                        }
+                    }
+                    let stray_progress = self.tracks_progress()
+                        && o.method == Some(mcp::methods::PROGRESS)
+                        && o.progress_token
+                            .is_some_and(|token| !self.progress_is_active(dir, token));
+                    if stray_progress {
+                        self.flag(dir, Violation::UnknownProgress)
+                    } else {
+                        None
+                    }
                 }
             }
             "success_response" | "error_response" => {
