@@ -290,8 +290,12 @@ impl Session {
         Some(v)
     }
 
-    /// A request sent in `dir` stopped waiting: its progress token is no longer active.
+    /// A request sent in `dir` stopped waiting: its progress token is no longer active (and
+    /// a client request's deadline is dead).
     fn release(&mut self, dir: Dir, waiting: &Waiting) {
+        if dir == Dir::C2s {
+            self.prune_deadlines();
+        }
         let Some(token) = &waiting.progress_token else {
             return;
         };
@@ -301,6 +305,17 @@ impl Session {
             if *n == 0 {
                 tokens.remove(token);
             }
+        }
+    }
+
+    /// Drops the deadlines of client requests no longer waiting once they outnumber the live
+    /// ones: the heap then grows with the requests in flight, not with the request rate times
+    /// the timeout (each prune is paid for by as many releases as it keeps entries).
+    fn prune_deadlines(&mut self) {
+        let waiting = &self.waiting[slot(Dir::C2s)];
+        if self.deadlines.len() > 2 * waiting.len() + 64 {
+            self.deadlines
+                .retain(|Reverse(d)| waiting.get(d.id.as_id()).is_some_and(|w| w.seq == d.seq));
         }
     }
 
@@ -523,5 +538,56 @@ impl Session {
         self.deadlines.clear();
         self.progress_tokens = [HashMap::new(), HashMap::new()];
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn observation<'a>(kind: &'a str, id: Id<'a>, method: Option<&'a str>) -> Observation<'a> {
+        Observation {
+            kind,
+            id: Some(id),
+            method,
+            error_code: None,
+            cancels: None,
+            protocol_version: None,
+            progress_token: None,
+        }
+    }
+
+    /// A busy session with a long timeout: answered requests do not keep their deadlines,
+    /// and the ones still waiting time out as before.
+    #[test]
+    fn deadlines_of_answered_requests_are_dropped() {
+        let mut session = Session::new(Dialect::Mcp, Some(60_000));
+        for n in 0..10_000u32 {
+            let token = n.to_string();
+            let id = Id::from_token(token.as_bytes()).unwrap();
+            session.observe(Dir::C2s, &observation("request", id, Some("ping")), 0);
+            if n % 100 != 0 {
+                session.observe(Dir::S2c, &observation("success_response", id, None), 1);
+            }
+            let live = session.waiting[slot(Dir::C2s)].len();
+            assert!(
+                session.deadlines.len() <= 2 * live + 65,
+                "{n}: {}",
+                session.deadlines.len()
+            );
+        }
+        let expired = session.expire(60_000);
+        let mut ids: Vec<_> = expired
+            .iter()
+            .map(|e| e.id.as_id().raw().to_vec())
+            .collect();
+        ids.sort();
+        let mut want: Vec<_> = (0..10_000u32)
+            .step_by(100)
+            .map(|n| n.to_string().into_bytes())
+            .collect();
+        want.sort();
+        assert_eq!(ids, want);
+        assert!(session.deadlines.is_empty());
     }
 }
