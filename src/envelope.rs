@@ -468,7 +468,22 @@ impl Decoder {
     }
 
     fn walk_batch(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
-        let end = self.skip(frame, start, 0)?;
+        // The batch array is the envelope: its own commas are checked in every mode (a lazy
+        // skip of the whole array would take `[A B]`, or `[A,,B]`, whose B the elements'
+        // reader would then never see); its elements are skipped as values.
+        let mut i = skip_ws(frame, start + 1);
+        let end = if frame.get(i) == Some(&b']') {
+            i + 1
+        } else {
+            loop {
+                i = skip_ws(frame, self.skip(frame, i, 1)?);
+                match frame.get(i) {
+                    Some(b',') => i = skip_ws(frame, i + 1),
+                    Some(b']') => break i + 1,
+                    _ => return Err(Reject::parse(syntax_at(frame, i))),
+                }
+            }
+        };
         if skip_ws(frame, end) != frame.len() {
             return Err(Reject::parse(DecodeError::TrailingData));
         }
@@ -624,6 +639,11 @@ impl Decoder {
                     m.result_type = result_type;
                     end
                 }
+                (Some(Member::Error), b'{') => {
+                    let end = self.skip_error_object(frame, v)?;
+                    m.error = Some(Span::new(v, end));
+                    end
+                }
                 (Some(member), _) => {
                     let end = self.skip_payload::<TRACK>(frame, v, 1, ascii)?;
                     let span = Some(Span::new(v, end));
@@ -709,6 +729,34 @@ impl Decoder {
         }
     }
 
+    /// Skips the `error` object at `frame[v] == '{'`, checking its own grammar (keys, colons,
+    /// commas) in every mode: it is part of the envelope, which a lazy skip of the whole object
+    /// would leave unchecked (`{"code":1 "message":"m"}`). Its values are skipped as values
+    /// (`data` is a payload).
+    fn skip_error_object(&self, frame: &[u8], v: usize) -> Result<usize, Reject> {
+        let mut i = skip_ws(frame, v + 1);
+        if frame.get(i) == Some(&b'}') {
+            return Ok(i + 1);
+        }
+        loop {
+            if frame.get(i) != Some(&b'"') {
+                return Err(Reject::parse(syntax_at(frame, i)));
+            }
+            let (close, _) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
+            i = skip_ws(frame, close + 1);
+            if frame.get(i) != Some(&b':') {
+                return Err(Reject::parse(syntax_at(frame, i)));
+            }
+            let value = skip_ws(frame, i + 1);
+            i = skip_ws(frame, self.skip(frame, value, 2)?);
+            match frame.get(i) {
+                Some(b',') => i = skip_ws(frame, i + 1),
+                Some(b'}') => return Ok(i + 1),
+                _ => return Err(Reject::parse(syntax_at(frame, i))),
+            }
+        }
+    }
+
     /// Applies the shape rules of the dialect to a syntactically valid object.
     fn classify(&self, frame: &[u8], m: Members) -> Result<Envelope, Reject> {
         let opts = &self.options;
@@ -730,7 +778,8 @@ impl Decoder {
                 let token = &frame[span.range()];
                 if token.len() > opts.limits.max_id_len {
                     Some(DecodeError::IdTooLong)
-                } else if mcp && kind == IdKind::Null && m.error.is_none() {
+                } else if mcp && kind == IdKind::Null && (m.error.is_none() || has_method) {
+                    // (MCP allows a null id only in an error response.)
                     Some(DecodeError::NullId)
                 } else if mcp && kind == IdKind::Number {
                     Some(DecodeError::NonIntegerId)

@@ -297,3 +297,66 @@ fn large_batch_spills_and_answers_every_request() {
     assert_eq!(got.as_array().unwrap().len(), 20);
     assert_eq!(got[19]["result"], 20);
 }
+
+/// The batch array is the envelope of a batch: its commas are checked in every validation
+/// mode. A lazy skip of the whole array took `[A B]` and `[,A]` as batches, and `[A,,B]` as a
+/// batch of A alone (B never decoded, never answered); under MCP a request behind a doubled
+/// comma hid in a batch read as all responses, which is never answered. Each is one -32700.
+#[test]
+fn batch_separators_are_checked_in_every_mode() {
+    let a = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let b = r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#;
+    let response = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let frames = [
+        format!("[{a} {b}]"),
+        format!("[{a},,{b}]"),
+        format!("[,{a}]"),
+        format!("[{a},]"),
+        format!("[{a}\t,\t]"),
+        "[1 2 3]".to_string(),
+        "[,]".to_string(),
+        format!("[{response},,{b}]"),
+        format!("[{a}"),
+        format!("[{a},"),
+    ];
+    for validation in [
+        rpcwire::scan::Validation::Lazy,
+        rpcwire::scan::Validation::Strict,
+    ] {
+        for dialect in [rpcwire::Dialect::JsonRpc2, rpcwire::Dialect::Mcp] {
+            let mut options = rpcwire::DecodeOptions::new(dialect);
+            options.validation = validation;
+            let decoder = Decoder::new(options);
+            for frame in &frames {
+                let rejection = decoder.decode(frame.as_bytes()).unwrap_err();
+                assert!(
+                    rejection.error().is_parse_error(),
+                    "{dialect:?} {validation:?} {frame}: {:?}",
+                    rejection.error()
+                );
+                assert_eq!(rejection.reply().unwrap().code, ErrorCode::PARSE_ERROR);
+            }
+            // Well-formed batches, with whitespace anywhere it may be, still decode.
+            for frame in [
+                format!("[ {a} , {b} ]"),
+                format!("[{a},{b}]"),
+                "[ 1 ]".into(),
+            ] {
+                let decoded = decoder.decode(frame.as_bytes());
+                match dialect {
+                    rpcwire::Dialect::JsonRpc2 => {
+                        let Ok(Message::Batch(batch)) = decoded else {
+                            panic!("{frame}: {decoded:?}")
+                        };
+                        let count = frame.matches("jsonrpc").count().max(1);
+                        assert_eq!(batch.decode(&decoder).len(), count, "{frame}");
+                    }
+                    _ => assert_eq!(
+                        decoded.unwrap_err().error(),
+                        rpcwire::DecodeError::BatchNotAllowed
+                    ),
+                }
+            }
+        }
+    }
+}

@@ -581,3 +581,56 @@ fn the_usual_opening_still_needs_a_member_after_its_comma() {
         .unwrap();
     assert_eq!(msg.kind(), rpcwire::Kind::Notification);
 }
+
+/// The `error` object is part of the envelope: its own grammar is checked in lazy mode too
+/// (a lazy skip took `{"code":1 "message":"m"}` and `"data":}` as valid error responses, and
+/// read members past the damage wrongly). Its `data` stays a lazily skipped payload.
+#[test]
+fn error_object_grammar_is_checked_in_every_mode() {
+    let broken = [
+        &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600 "message":"x"}}"#[..],
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x","data":}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,,"message":"x"}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x",}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"error":{,"code":-32600,"message":"x"}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code" -32600,"message":"x"}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"error":{code:-32600,"message":"x"}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x""#,
+    ];
+    for dec in decoders() {
+        for frame in broken {
+            assert_parse_error(&dec, frame);
+        }
+        let fine = br#"{"jsonrpc":"2.0","id":1,"error":{ "code" : -32600 , "message":"x", "data":{"a" 1} }}"#;
+        let lazy = dec.options().validation == Validation::Lazy;
+        match dec.decode(fine) {
+            Ok(Message::ErrorResponse(e)) if lazy => {
+                assert_eq!(e.error.code.0, -32600);
+                assert_eq!(e.error.data.unwrap().as_bytes(), br#"{"a" 1}"#);
+            }
+            // Strict mode checks the payload `data` too.
+            Err(r) if !lazy => assert!(r.error().is_parse_error()),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// MCP allows a null id only in an error response: a request that also carries an `error`
+/// member (rejected: method and response members) must not have its null id echoed.
+#[test]
+fn a_null_id_is_valid_in_mcp_only_in_an_error_response() {
+    for frame in [
+        &br#"{"jsonrpc":"2.0","id":null,"method":"ping","error":null}"#[..],
+        br#"{"jsonrpc":"2.0","id":null,"method":"ping","error":{"code":1,"message":"m"}}"#,
+        br#"{"jsonrpc":"2.0","id":null,"method":"ping","result":{}}"#,
+    ] {
+        let rej = Decoder::mcp().decode(frame).unwrap_err();
+        assert_eq!(rej.error(), DecodeError::MethodInResponse);
+        assert!(!rej.is_response());
+        assert_eq!(rej.id(), None, "{}", String::from_utf8_lossy(frame));
+        assert_eq!(rej.reply().unwrap().id, ReplyId::Absent);
+    }
+    let error = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#;
+    let msg = Decoder::mcp().decode(error).unwrap();
+    assert!(msg.id().unwrap().is_null());
+}

@@ -313,7 +313,7 @@ fn classify_object(
             && match t[0] {
                 b'"' => true,
                 // MCP ids are never null, except in an error response.
-                b'n' => !mcp || !error.is_empty(),
+                b'n' => !mcp || (!error.is_empty() && !has_method),
                 // MCP ids are canonical integers of any size.
                 b'-' | b'0'..=b'9' => !mcp || is_integer_token(t),
                 _ => false,
