@@ -2,7 +2,10 @@
 
 use crate::scan::ScanError;
 
-/// A JSON-RPC error code: an open newtype, so every code a peer sends is representable.
+/// A JSON-RPC error code: an open newtype, so every code a peer sends is representable. (The
+/// decoder reads `error.code` as an integer token within `i64`; one outside it, or spelled as a
+/// fraction or with an exponent, makes the error object invalid:
+/// `DecodeError::BadErrorObject(Member::ErrorCode)`.)
 ///
 /// ```
 /// use rpcwire::{CodeRange, ErrorCode};
