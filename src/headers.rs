@@ -18,7 +18,9 @@ use smallvec::SmallVec;
 
 use crate::encode;
 use crate::error::ErrorCode;
-use crate::json::{JsonKind, RawJson};
+use crate::id::{Id, IdKind};
+use crate::inflight::IdKey;
+use crate::json::{JsonKind, Lookup, RawJson};
 use crate::mcp::{meta_keys, methods};
 use crate::message::{Message, ReplyId};
 
@@ -182,11 +184,15 @@ pub struct ParamHeader<'a> {
 /// required for `tools/call` and `prompts/get` (`params.name`) and `resources/read`
 /// (`params.uri`); for `tools/call`, each [`ParamHeader`] whose value is present (and not
 /// `null`) in `params.arguments` requires its header, and a header whose value is absent is a
-/// mismatch. For a notification (the transport defines no header requirement for them) only
-/// the headers present are checked. Other messages pass. Header names are compared
-/// case-insensitively, values exactly (after decoding the Base64 sentinel form, for
-/// `Mcp-Name` and `Mcp-Param-*`); integers are compared numerically. Unknown
-/// `Mcp-Param-*` headers are ignored.
+/// mismatch; a body member spelled twice (`{"region":"eu","region":"us"}`, or two
+/// `arguments`) is ambiguous, and its header a mismatch whether present or not. For a
+/// notification (the transport defines no header requirement for them) only the headers
+/// present are checked, and `MCP-Protocol-Version` against the body only when the body
+/// carries one (a notification's `_meta` has no protocol version). Other messages pass.
+/// Header names are compared case-insensitively, values exactly (after decoding the Base64
+/// sentinel form, for `Mcp-Name` and `Mcp-Param-*`); numbers are compared by value, exactly
+/// (`42.0` = `42`, and `9007199254740993` ≠ `9007199254740992`). Unknown `Mcp-Param-*`
+/// headers are ignored.
 ///
 /// ```
 /// use rpcwire::headers::{HeaderCheck, HeaderError, Header};
@@ -255,10 +261,16 @@ impl<'a> HeaderCheck<'a> {
             None => {}
             Some(value) => {
                 let value = plain(value).ok_or(HeaderError::Malformed(Header::ProtocolVersion))?;
-                let body = params
-                    .and_then(|p| p.pointer(&["_meta", meta_keys::PROTOCOL_VERSION]))
-                    .and_then(|v| v.as_str());
-                if !body.is_some_and(|b| b.eq_str(value)) {
+                let body = params.map_or(Lookup::Absent, |p| {
+                    p.lookup_path(&["_meta", meta_keys::PROTOCOL_VERSION])
+                });
+                let agrees = match body {
+                    Lookup::Found(v) => v.as_str().is_some_and(|b| b.eq_str(value)),
+                    // A notification carries no protocol version in its body.
+                    Lookup::Absent => !required,
+                    Lookup::Duplicated => false,
+                };
+                if !agrees {
                     return Err(HeaderError::Mismatch(Header::ProtocolVersion));
                 }
                 if !self.supported_versions.is_empty() && !self.supported_versions.contains(&value)
@@ -302,12 +314,20 @@ impl<'a> HeaderCheck<'a> {
         }
 
         if method.is_some_and(|m| m.eq_str(methods::TOOLS_CALL)) {
-            let arguments = params.and_then(|p| p.get("arguments"));
+            let arguments = params.map_or(Lookup::Absent, |p| p.lookup("arguments"));
             for (binding, value) in self.params.iter().zip(&found.params) {
                 let header = Header::Param(binding.name);
-                let body = arguments
-                    .and_then(|a| a.pointer(binding.path))
-                    .filter(|v| v.kind() != JsonKind::Null);
+                let body = match arguments {
+                    Lookup::Found(a) => a.lookup_path(binding.path),
+                    other => other,
+                };
+                let body = match body {
+                    Lookup::Found(v) if v.kind() == JsonKind::Null => None,
+                    Lookup::Found(v) => Some(v),
+                    Lookup::Absent => None,
+                    // Which of two values a server acts on is anybody's guess.
+                    Lookup::Duplicated => return Err(HeaderError::Mismatch(header)),
+                };
                 match (body, value) {
                     (None, None) => {}
                     (Some(_), None) if required => return Err(HeaderError::Missing(header)),
@@ -454,14 +474,20 @@ fn string_matches(body: RawJson<'_>, header: &str) -> bool {
 }
 
 /// Whether a primitive parameter value matches its header: strings exactly, booleans as
-/// `true`/`false`, numbers numerically (`42.0` equals `42`).
+/// `true`/`false`, numbers by value, exactly at any size (`42.0` equals `42`; through `f64`,
+/// `9007199254740993` would equal `9007199254740992`): both compared as the canonical keys
+/// numeric ids get.
 fn param_matches(body: RawJson<'_>, header: &str) -> bool {
     match body.kind() {
         JsonKind::String => string_matches(body, header),
         JsonKind::Bool => body.as_bytes() == header.as_bytes(),
         JsonKind::Number => {
-            let header: Option<f64> = header.parse().ok();
-            matches!((body.as_f64(), header), (Some(b), Some(h)) if b == h)
+            let number = |token: &[u8]| {
+                Id::from_token(token)
+                    .filter(|id| matches!(id.kind(), IdKind::Integer | IdKind::Number))
+                    .map(IdKey::of)
+            };
+            matches!((number(body.as_bytes()), number(header.as_bytes())), (Some(b), Some(h)) if b == h)
         }
         _ => false,
     }

@@ -210,6 +210,17 @@ impl Iterator for Unescape<'_> {
     }
 }
 
+/// What a member lookup found: [`RawJson::get`] reads both misses as `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lookup<'a> {
+    /// No such member (or not an object).
+    Absent,
+    /// Exactly one.
+    Found(RawJson<'a>),
+    /// More than one: ambiguous.
+    Duplicated,
+}
+
 /// The type of a JSON value, read from its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum JsonKind {
@@ -332,21 +343,37 @@ impl<'a> RawJson<'a> {
     /// duplicated member is ambiguous (parsers disagree on which one wins), and rpcwire's rule
     /// for ambiguity is the envelope's: refuse it.
     pub fn get(&self, key: &str) -> Option<RawJson<'a>> {
-        let mut found = None;
-        for (k, v) in self.members() {
-            if k.eq_str(key) {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(v);
-            }
+        match self.lookup(key) {
+            Lookup::Found(v) => Some(v),
+            Lookup::Absent | Lookup::Duplicated => None,
         }
-        found
     }
 
     /// Follows a path of object keys (`["_meta", "progressToken"]`).
     pub fn pointer(&self, path: &[&str]) -> Option<RawJson<'a>> {
         path.iter().try_fold(*self, |v, k| v.get(k))
+    }
+
+    /// [`Self::get`], telling an absent member from a duplicated one.
+    pub(crate) fn lookup(&self, key: &str) -> Lookup<'a> {
+        let mut found = Lookup::Absent;
+        for (k, v) in self.members() {
+            if k.eq_str(key) {
+                if found != Lookup::Absent {
+                    return Lookup::Duplicated;
+                }
+                found = Lookup::Found(v);
+            }
+        }
+        found
+    }
+
+    /// [`Self::pointer`], telling an absent member from a duplicated one on the way.
+    pub(crate) fn lookup_path(&self, path: &[&str]) -> Lookup<'a> {
+        path.iter().fold(Lookup::Found(*self), |at, key| match at {
+            Lookup::Found(v) => v.lookup(key),
+            other => other,
+        })
     }
 
     /// The members of this object, in order (empty when this is not an object). Iteration

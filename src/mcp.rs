@@ -281,14 +281,15 @@ impl<'a> MetaKey<'a> {
         Ok(MetaKey { prefix, name })
     }
 
-    /// Whether the prefix is reserved for MCP: a label `modelcontextprotocol` or `mcp` with
-    /// at least one more label beside it (`modelcontextprotocol.io/`, `tools.mcp.com/`, and
-    /// the reverse-DNS form `io.modelcontextprotocol/` that MCP 2026-07-28's own keys use).
+    /// Whether the prefix is reserved for MCP: its second label is `modelcontextprotocol` or
+    /// `mcp` (MCP 2025-11-25 and later: `io.modelcontextprotocol/`, `dev.mcp/`,
+    /// `com.mcp.tools/` are reserved, `com.example.mcp/` is not). Labels are compared
+    /// ignoring ASCII case, as domain labels are. (MCP 2025-06-18 worded it differently and
+    /// also reserved `modelcontextprotocol.io/` and `tools.mcp.com/`.)
     pub fn is_reserved(&self) -> bool {
-        self.prefix.is_some_and(|p| {
-            p.contains('.')
-                && p.split('.')
-                    .any(|l| matches!(l, "modelcontextprotocol" | "mcp"))
+        let second = self.prefix.and_then(|p| p.split('.').nth(1));
+        second.is_some_and(|l| {
+            l.eq_ignore_ascii_case("modelcontextprotocol") || l.eq_ignore_ascii_case("mcp")
         })
     }
 }

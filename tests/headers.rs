@@ -455,6 +455,75 @@ fn param_header_types() {
         check(rules, body, &h("42", "True")),
         Err(HeaderError::Mismatch(Header::Param("Dry")))
     );
+    assert_eq!(check(rules, body, &h("4.2e1", "true")), Ok(()));
+    assert_eq!(
+        check(rules, body, &h("forty-two", "true")),
+        Err(HeaderError::Mismatch(Header::Param("Limit")))
+    );
+}
+
+/// Numbers compare by value exactly, at any size: through `f64` these two would be equal.
+#[test]
+fn param_numbers_compare_exactly() {
+    const PARAMS: &[ParamHeader<'static>] = &[ParamHeader {
+        name: "N",
+        path: &["n"],
+    }];
+    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"n":9007199254740993},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let headers = |n: &'static str| {
+        vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "t"),
+            ("Mcp-Param-N", n),
+        ]
+    };
+    assert_eq!(
+        check(rules, body, &headers("9007199254740992")),
+        Err(HeaderError::Mismatch(Header::Param("N")))
+    );
+    assert_eq!(check(rules, body, &headers("9007199254740993")), Ok(()));
+    assert_eq!(check(rules, body, &headers("9007199254740993.000")), Ok(()));
+}
+
+/// A body member spelled twice is ambiguous (a gateway routing on the header and a server
+/// acting on either value would disagree): its header is a mismatch, present or not.
+#[test]
+fn duplicated_body_members_are_mismatches() {
+    const PARAMS: &[ParamHeader<'static>] = &[ParamHeader {
+        name: "Region",
+        path: &["region"],
+    }];
+    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+    let headers = weather_headers();
+    let headers: Vec<_> = headers
+        .into_iter()
+        .map(|(n, v)| if n == "Mcp-Name" { (n, "t") } else { (n, v) })
+        .collect();
+    for arguments in [
+        r#""arguments":{"region":"eu","region":"us"}"#,
+        r#""arguments":{"region":"eu"},"arguments":{"region":"us"}"#,
+    ] {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t",{arguments},{meta}}}}}"#
+        );
+        for region in [None, Some("eu"), Some("us")] {
+            let headers = with(headers.clone(), "Mcp-Param-Region", region);
+            assert_eq!(
+                check(rules, &body, &headers),
+                Err(HeaderError::Mismatch(Header::Param("Region"))),
+                "{arguments} with {region:?}"
+            );
+        }
+    }
+    // A duplicated protocol version in `_meta` is no version.
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(
+        check(rules, body, &headers),
+        Err(HeaderError::Mismatch(Header::ProtocolVersion))
+    );
 }
 
 #[test]
@@ -469,5 +538,25 @@ fn notifications_check_only_present_headers() {
     assert_eq!(
         check(rules, n, &[("Mcp-Method", "tools/call")]),
         Err(HeaderError::Mismatch(Header::Method))
+    );
+    // Every POST carries MCP-Protocol-Version, but a notification's body has no version to
+    // mirror: the header is checked alone (still against the supported versions).
+    let version = |v: &'static str| {
+        [
+            ("MCP-Protocol-Version", v),
+            ("Mcp-Method", "notifications/cancelled"),
+        ]
+    };
+    assert_eq!(check(rules, n, &version("2026-07-28")), Ok(()));
+    assert!(matches!(
+        check(rules, n, &version("2024-01-01")),
+        Err(HeaderError::UnsupportedVersion { .. })
+    ));
+    // One that does carry a version in `_meta` must agree with the header.
+    let with_meta = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#;
+    let headers = [("MCP-Protocol-Version", "2026-07-28")];
+    assert_eq!(
+        check(rules, with_meta, &headers),
+        Err(HeaderError::Mismatch(Header::ProtocolVersion))
     );
 }

@@ -134,13 +134,26 @@ fn meta_key_names() {
     ] {
         assert_eq!(MetaKey::parse(bad), Err(why), "{bad}");
     }
-    assert!(MetaKey::parse("modelcontextprotocol.io/x")
-        .unwrap()
-        .is_reserved());
-    assert!(MetaKey::parse("tools.mcp.com/x").unwrap().is_reserved());
-    assert!(
-        !MetaKey::parse("mcp/x").unwrap().is_reserved(),
-        "a single label is not the reserved form"
-    );
-    assert!(!MetaKey::parse("example.com/x").unwrap().is_reserved());
+    // MCP 2025-11-25 and later: the second label decides.
+    let reserved = |key: &str| MetaKey::parse(key).unwrap().is_reserved();
+    for key in [
+        "io.modelcontextprotocol/x",
+        "dev.mcp/x",
+        "org.modelcontextprotocol.api/x",
+        "com.mcp.tools/x",
+        "IO.ModelContextProtocol/x",
+    ] {
+        assert!(reserved(key), "{key}");
+    }
+    for key in [
+        "com.example.mcp/x",
+        "mcp.example/x",
+        "modelcontextprotocol.io/x",
+        "tools.example.mcp/x",
+        "example.com/x",
+        "progressToken",
+    ] {
+        assert!(!reserved(key), "{key}");
+    }
+    assert!(!reserved("mcp/x"), "a single label has no second label");
 }
