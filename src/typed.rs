@@ -98,6 +98,8 @@ impl Scratch {
     }
 
     /// Deserializes `value` into an owned `T` with simd-json, on a copy in the scratch buffer.
+    /// Numbers read as serde_json reads them (integers beyond 64 bits as `f64`), but for `-0`,
+    /// an integer zero here (serde_json: `-0.0`).
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,

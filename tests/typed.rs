@@ -158,3 +158,30 @@ fn type_errors_become_invalid_params_replies() {
         "{reply}"
     );
 }
+
+/// Integers beyond 64 bits are valid JSON: the scratch path reads them as serde_json does
+/// (as `f64`), not as an error (which a server would answer -32602).
+#[test]
+fn integers_beyond_64_bits_read_as_serde_json_reads_them() {
+    for n in [
+        "18446744073709551616",
+        "-9223372036854775809",
+        "123456789012345678901234567890",
+    ] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"n":{n}}}}}}}"#
+        );
+        let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+            panic!("{frame}")
+        };
+        let params = req.params.unwrap();
+        let via_serde_json: serde_json::Value = typed::deserialize_borrowed(params).unwrap();
+        let mut scratch = Scratch::new();
+        let via_scratch: serde_json::Value = scratch.deserialize(params).unwrap();
+        assert_eq!(via_scratch, via_serde_json, "{n}");
+        assert_eq!(
+            via_scratch["arguments"]["n"].as_f64(),
+            Some(n.parse::<f64>().unwrap())
+        );
+    }
+}
