@@ -271,11 +271,22 @@ fn two_streams_merge_causally_and_violations_are_found() {
 
 #[test]
 fn session_options_are_checked() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-session-options");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("empty-session.ndjson");
+    std::fs::write(&log, "{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n").unwrap();
+    let log = log.to_str().unwrap();
+    let (_, _, code, _) = check_session(&["--json", "--session-log", log]);
+    assert_eq!(code, 0, "the log itself is fine");
     for args in [
         &["check", "--c2s", "x"][..],
         &["check", "--session-log", "x", "y"],
         &["check", "--session-log", "x", "--c2s", "a", "--s2c", "b"],
         &["check", "--session-log", "/nonexistent/log"],
+        // A proxy log holds records, not frames: these options cannot apply to it.
+        &["check", "--session-log", log, "--framing", "sse"],
+        &["check", "--session-log", log, "--validate", "strict"],
+        &["check", "--session-log", log, "--max-frame", "10"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
             .args(args)
@@ -307,6 +318,84 @@ fn sse_framing() {
     assert_eq!(records[2]["id"], "6");
     assert_eq!(summary["messages"], 4);
     assert_eq!(code, 1);
+}
+
+/// Two recorded streams are framed as `--framing` says, as a single stream is.
+#[test]
+fn two_streams_in_sse_and_content_length_framing() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-framed-session");
+    std::fs::create_dir_all(&dir).unwrap();
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let reply = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let cases = [
+        (
+            "sse",
+            format!(": hi\n\ndata: {request}\n\n"),
+            format!("data: {reply}\n\n"),
+        ),
+        (
+            "content-length",
+            format!("Content-Length: {}\r\n\r\n{request}", request.len()),
+            format!("Content-Length: {}\r\n\r\n{reply}", reply.len()),
+        ),
+    ];
+    for (framing, c2s, s2c) in cases {
+        let (c2s_path, s2c_path) = (
+            dir.join(format!("{framing}.c2s")),
+            dir.join(format!("{framing}.s2c")),
+        );
+        std::fs::write(&c2s_path, c2s).unwrap();
+        std::fs::write(&s2c_path, s2c).unwrap();
+        let (records, summary, code, _) = check_session(&[
+            "--json",
+            "--framing",
+            framing,
+            "--c2s",
+            c2s_path.to_str().unwrap(),
+            "--s2c",
+            s2c_path.to_str().unwrap(),
+        ]);
+        let kinds: Vec<&str> = records
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["request", "success_response"],
+            "{framing}: {records:#?}"
+        );
+        assert_eq!(
+            (code, &summary["total_violations"]),
+            (0, &serde_json::json!(0)),
+            "{framing}"
+        );
+    }
+}
+
+/// JSON-RPC 2.0 §6: each invalid element of a batch is answered on its own; a batch with
+/// invalid elements is not "all valid".
+#[test]
+fn a_batch_with_invalid_elements_is_not_all_valid() {
+    let input = b"[1,{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},2]\n[{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]\n";
+    let (records, summary, code) = check(&["--dialect", "jsonrpc"], Some(input));
+    assert_eq!(code, 1);
+    assert_eq!(records[0]["kind"], "batch");
+    assert_eq!(records[0]["invalid_elements"], 2);
+    assert_eq!(
+        records[0]["element_replies"],
+        serde_json::json!([{"code":-32600,"id":"null"},{"code":-32600,"id":"null"}])
+    );
+    assert_eq!(
+        (&records[1]["kind"], &records[1]["invalid_elements"]),
+        (&serde_json::json!("batch"), &serde_json::json!(0))
+    );
+    assert_eq!(summary["valid"], false);
+    assert_eq!(summary["invalid_batch_elements"], 2);
+    assert_eq!(summary["by_reply_code"], serde_json::json!({"-32600": 2}));
+    // A batch of valid elements only is valid.
+    let valid = br#"[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":2,"method":"a"}]"#;
+    let (_, summary, code) = check(&["--dialect", "jsonrpc"], Some(valid));
+    assert_eq!((code, &summary["valid"]), (0, &serde_json::json!(true)));
 }
 
 #[test]

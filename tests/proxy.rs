@@ -548,6 +548,122 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
     );
 }
 
+/// MCP: initialize "MUST NOT be cancelled". When it times out, the client gets its -32603,
+/// but the server no cancellation (and its late result is dropped, as any late reply).
+#[test]
+fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
+    let dir = scratch("timeout-initialize");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--log", log.to_str().unwrap(), "--timeout-ms", "250"],
+        &dir,
+    );
+    // The server is up (a ping that times out meanwhile is tried again).
+    let mut pings = 0;
+    loop {
+        pings += 1;
+        p.send(&request(json!(pings), "ping"));
+        if p.recv().get("result").is_some() {
+            break;
+        }
+    }
+    let mut initialize = request(json!("init"), "initialize");
+    initialize["params"] = json!({"slow": true});
+    p.send(&initialize);
+    let reply = p.recv();
+    assert_eq!(
+        (&reply["id"], &reply["error"]["code"]),
+        (&json!("init"), &json!(-32603))
+    );
+    thread::sleep(Duration::from_millis(600));
+    p.send(&request(json!("after"), "ping"));
+    assert_eq!(p.recv()["id"], "after");
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    let cancelled: Vec<Value> = server_in
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .map(|m| m["params"]["requestId"].clone())
+        .collect();
+    assert!(!cancelled.contains(&json!("init")), "{server_in}");
+    assert_eq!(
+        cancelled.len(),
+        pings - 1,
+        "only the early pings that timed out"
+    );
+    let log = read_log(&log);
+    let late = pings as u64; // the early pings and initialize
+    assert_eq!(
+        violations(&log),
+        counts(&[("c2s/timed_out", late), ("s2c/late_reply", late)])
+    );
+    assert!(
+        done.stderr.contains("(initialize is never cancelled)"),
+        "{}",
+        done.stderr
+    );
+}
+
+/// JSON-RPC allows a null id; the reply echoes it (§5). That is a request and its answer,
+/// not a reply to a notification and an unanswered request.
+#[test]
+fn a_jsonrpc_request_with_a_null_id_is_answered() {
+    let dir = scratch("null-id");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--dialect", "jsonrpc", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    p.send(&request(Value::Null, "ping"));
+    let reply = p.recv();
+    assert_eq!(
+        (&reply["id"], &reply["result"]),
+        (&Value::Null, &json!({"echo":"ping"}))
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    let records = read_log(&log);
+    assert_eq!(violations(&records), counts(&[]), "{records:#?}");
+    // Replayed offline, and checked from the two recorded streams, the same.
+    let (code, records) = check_json(&["--session-log".into(), log.display().to_string()]);
+    assert_eq!(code, Some(0), "{records:#?}");
+    let streams = [
+        "--dialect".to_string(),
+        "jsonrpc".into(),
+        "--c2s".into(),
+        dir.join("server-in").display().to_string(),
+        "--s2c".into(),
+        dir.join("server-out").display().to_string(),
+    ];
+    let (code, records) = check_json(&streams);
+    assert_eq!(code, Some(0), "{records:#?}");
+    assert_eq!(
+        records[0]["kind"], "request",
+        "the request comes before its reply"
+    );
+}
+
+/// Signals reach the server's whole process group: a server started through a wrapper that
+/// does not relay them (`sh -c`) ends too, and the proxy with it, though the client keeps
+/// its end open.
+#[test]
+fn sigterm_reaches_a_server_started_through_a_wrapper() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let mut p = Proxy::spawn(&["--quiet"], &["sh", "-c", "cat; echo after >&2"]);
+    p.send(&json!({"jsonrpc":"2.0","method":"hello"}));
+    assert_eq!(p.recv()["method"], "hello", "cat is up");
+    kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
+    let started = Instant::now();
+    let done = p.finish();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(done.code, Some(128 + 15), "{}", done.stderr);
+}
+
 #[test]
 fn the_servers_exit_status_becomes_the_proxys() {
     // The server exits with 3 while the client still holds its end open.

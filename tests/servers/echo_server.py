@@ -91,7 +91,7 @@ for raw in sys.stdin.buffer:
         continue
     if method == "pollute":
         send("debug: handling pollute")
-    if method == "slow":
+    if method == "slow" or (method == "initialize" and (msg.get("params") or {}).get("slow")):
         time.sleep(0.5)
     reply_id = "no-such-id" if method == "unknown" else msg["id"]
     send(reply(reply_id, method))

@@ -10,8 +10,8 @@ use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
 use rpcwire::mcp::Cancelled;
 use rpcwire::{
-    ContentLengthFramer, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message, ReplyId,
-    Role, SseFramer, Validation,
+    ContentLengthFramer, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message, Rejection,
+    ReplyId, Role, SseFramer, Validation,
 };
 use serde_json::{json, Value};
 
@@ -62,7 +62,7 @@ pub struct CheckArgs {
     direction: DirectionArg,
     /// How messages are delimited.
     #[arg(long, value_enum, default_value = "ndjson")]
-    framing: FramingArg,
+    pub(crate) framing: FramingArg,
     /// How much of each payload is validated.
     #[arg(long = "validate", value_enum, default_value = "lazy")]
     pub(crate) validate: ValidateArg,
@@ -78,8 +78,13 @@ pub struct CheckArgs {
     /// proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
     /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
     /// tokens no request in flight carries). Records get
-    /// a `dir` and a `violation` field; exit 1 on any violation.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "c2s", "s2c", "direction"])]
+    /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
+    /// the framing, validation and frame limit options do not apply.)
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["file", "c2s", "s2c", "direction", "framing", "validate", "max_frame"]
+    )]
     session_log: Option<PathBuf>,
     /// With --s2c: check a session from its two streams, client to server and server to
     /// client, merged causally (a reply is taken once its request has been seen).
@@ -109,6 +114,10 @@ pub(crate) struct Record {
     /// The wire token of the progress token a request asks for or a progress notification
     /// reports on.
     pub progress_token: Option<String>,
+    /// For a JSON-RPC batch: how many of its elements are rejected, and the replies they call
+    /// for (a batch is valid when all its elements are).
+    pub invalid_elements: u64,
+    pub element_replies: Vec<(i64, String)>,
 }
 
 impl Record {
@@ -125,6 +134,8 @@ impl Record {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            invalid_elements: 0,
+            element_replies: Vec::new(),
         }
     }
 
@@ -132,19 +143,25 @@ impl Record {
         !matches!(
             self.kind,
             "invalid" | "parse_error" | "invalid_response" | "framing_error"
-        )
+        ) && self.invalid_elements == 0
     }
 
     pub fn to_json(&self) -> Value {
-        json!({
+        let reply = |(code, id): &(i64, String)| json!({"code": code, "id": id});
+        let mut record = json!({
             "frame": self.frame,
             "offset": self.offset,
             "kind": self.kind,
             "id": self.id,
             "method": self.method,
             "error_code": self.error_code,
-            "reply": self.reply.as_ref().map(|(code, id)| json!({"code": code, "id": id})),
-        })
+            "reply": self.reply.as_ref().map(reply),
+        });
+        if self.kind == "batch" {
+            record["invalid_elements"] = json!(self.invalid_elements);
+            record["element_replies"] = self.element_replies.iter().map(reply).collect();
+        }
+        record
     }
 
     pub fn to_text(&self) -> String {
@@ -175,6 +192,18 @@ fn token(raw: &[u8]) -> String {
     String::from_utf8_lossy(raw).into_owned()
 }
 
+/// The reply a rejection calls for, as the report shows it.
+fn reply_of(rej: &Rejection<'_>) -> Option<(i64, String)> {
+    rej.reply().map(|reply| {
+        let id = match reply.id {
+            ReplyId::Id(id) => token(id.raw()),
+            ReplyId::Null => "null".into(),
+            ReplyId::Absent => "<absent>".into(),
+        };
+        (reply.code.get(), id)
+    })
+}
+
 pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64) -> Record {
     let offset = Some(offset);
     if frame.iter().all(|b| b" \t\r\n".contains(b)) {
@@ -200,6 +229,21 @@ pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64)
                         .and_then(|v| v.as_str())
                         .map(|v| v.decode().into_owned())
                 }
+                Message::Batch(batch) => {
+                    // JSON-RPC 2.0 §6: each invalid element is answered on its own.
+                    let elements = batch.decode(decoder);
+                    for rej in elements.iter().filter_map(|e| e.as_ref().err()) {
+                        r.invalid_elements += 1;
+                        r.element_replies.extend(reply_of(rej));
+                    }
+                    if r.invalid_elements > 0 {
+                        r.detail = Some(format!(
+                            "{} of {} elements invalid",
+                            r.invalid_elements,
+                            elements.len()
+                        ));
+                    }
+                }
                 _ => {}
             }
             r
@@ -208,14 +252,7 @@ pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64)
             let mut r = Record::new(index, offset, rej.kind_str());
             r.id = rej.id().map(|id| token(id.raw()));
             r.detail = Some(rej.error().to_string());
-            r.reply = rej.reply().map(|reply| {
-                let id = match reply.id {
-                    ReplyId::Id(id) => token(id.raw()),
-                    ReplyId::Null => "null".into(),
-                    ReplyId::Absent => "<absent>".into(),
-                };
-                (reply.code.get(), id)
-            });
+            r.reply = reply_of(&rej);
             r
         }
     }
@@ -228,6 +265,8 @@ struct Summary {
     by_kind: BTreeMap<&'static str, u64>,
     by_error_code: BTreeMap<i64, u64>,
     by_reply_code: BTreeMap<i64, u64>,
+    /// Rejected elements of batches (the batches themselves count as `batch`).
+    invalid_batch_elements: u64,
 }
 
 impl Summary {
@@ -237,9 +276,10 @@ impl Summary {
         if let Some(c) = r.error_code {
             *self.by_error_code.entry(c).or_default() += 1;
         }
-        if let Some((c, _)) = r.reply {
-            *self.by_reply_code.entry(c).or_default() += 1;
+        for (c, _) in r.reply.iter().chain(&r.element_replies) {
+            *self.by_reply_code.entry(*c).or_default() += 1;
         }
+        self.invalid_batch_elements += r.invalid_elements;
     }
 
     fn valid(&self) -> bool {
@@ -251,19 +291,24 @@ impl Summary {
         ]
         .iter()
         .all(|k| !self.by_kind.contains_key(k))
+            && self.invalid_batch_elements == 0
     }
 
     fn to_json(&self) -> Value {
         let codes = |m: &BTreeMap<i64, u64>| -> serde_json::Map<String, Value> {
             m.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()
         };
-        json!({"summary": {
+        let mut summary = json!({"summary": {
             "messages": self.messages,
             "valid": self.valid(),
             "by_kind": self.by_kind,
             "by_error_code": codes(&self.by_error_code),
             "by_reply_code": codes(&self.by_reply_code),
-        }})
+        }});
+        if self.invalid_batch_elements > 0 {
+            summary["summary"]["invalid_batch_elements"] = json!(self.invalid_batch_elements);
+        }
+        summary
     }
 }
 
@@ -318,14 +363,14 @@ pub fn run(args: &CheckArgs) -> ExitCode {
 }
 
 /// The framer `--framing` selects, behind one interface: frames out, errors as text.
-enum StreamFramer {
+pub(crate) enum StreamFramer {
     Lines(LineFramer),
     Sse(SseFramer),
     ContentLength(ContentLengthFramer),
 }
 
 impl StreamFramer {
-    fn new(framing: FramingArg, max_frame: usize) -> Self {
+    pub(crate) fn new(framing: FramingArg, max_frame: usize) -> Self {
         match framing {
             // Blank lines and empty events are reported (as `skip`), not silently dropped.
             FramingArg::Ndjson => {
@@ -341,7 +386,7 @@ impl StreamFramer {
     }
 
     /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done).
-    fn next(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, String> {
+    pub(crate) fn next(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, String> {
         match self {
             StreamFramer::Lines(f) => f.next_frame(buf, eof).map_err(|e| e.to_string()),
             StreamFramer::Sse(f) => f
@@ -352,7 +397,7 @@ impl StreamFramer {
         }
     }
 
-    fn last_offset(&self) -> u64 {
+    pub(crate) fn last_offset(&self) -> u64 {
         match self {
             StreamFramer::Lines(f) => f.last_offset(),
             StreamFramer::Sse(f) => f.last_offset(),

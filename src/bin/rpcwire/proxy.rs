@@ -46,8 +46,9 @@ carries, after its result or cancellation (unknown_progress). And under MCP, not
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
 the request stays in flight). Counters are printed at exit.
 
-The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to it; the proxy
-exits with the server's status (128 + N when a signal N ended it), or 2 when it cannot start.
+The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
+group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
+server's status (128 + N when a signal N ended it), or 2 when it cannot start.
 
 Example:
   rpcwire proxy --log session.ndjson --timeout-ms 30000 -- node server.js stdio
@@ -64,7 +65,8 @@ pub struct ProxyArgs {
     max_frame: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
     /// the client gets a -32603 "Request timed out" error reply, the server a
-    /// `notifications/cancelled`; the server's late reply is dropped.
+    /// `notifications/cancelled` (not for MCP's initialize, which must not be cancelled); the
+    /// server's late reply is dropped.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages silently instead of answering them with the error reply
@@ -739,9 +741,14 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 for e in expired {
                     if !shared.quiet {
                         eprintln!(
-                            "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally, cancelled on the server",
+                            "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
                             String::from_utf8_lossy(e.id.as_id().raw()),
-                            e.method
+                            e.method,
+                            if e.cancel_on_server {
+                                ", cancelled on the server"
+                            } else {
+                                " (initialize is never cancelled)"
+                            }
                         );
                     }
                     let data = format!("{{\"method\":{},\"timeoutMs\":{ms}}}", json!(&*e.method));
@@ -753,6 +760,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         "Request timed out",
                         data,
                     );
+                    if !e.cancel_on_server {
+                        continue;
+                    }
                     let params = format!(
                         "{{\"requestId\":{},\"reason\":\"timed out after {ms} ms\"}}",
                         String::from_utf8_lossy(e.id.as_id().raw())
@@ -769,7 +779,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 let (server_in, client_out) = (server_in.clone(), client_out.clone());
                 let _ = tokio::task::spawn_blocking(move || {
                     client_out.send(vec![replies.freeze()]);
-                    server_in.send(vec![cancels.freeze()]);
+                    if !cancels.is_empty() {
+                        server_in.send(vec![cancels.freeze()]);
+                    }
                 })
                 .await;
             }
@@ -805,7 +817,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 _ = term.recv() => Signal::SIGTERM,
                 _ = hup.recv() => Signal::SIGHUP,
             };
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig);
+            // To the server's whole process group (its own, see above): a server started
+            // through a wrapper (`sh -c`, a launcher) that does not relay signals ends too.
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), sig);
         }
     });
 
@@ -813,8 +827,20 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         Ok(status) => status,
         Err(e) => Err(io::Error::other(e)),
     };
-    // The server is gone: what it wrote is still delivered, then our stdout is done.
-    let _ = tokio::task::spawn_blocking(move || s2c.join()).await;
+    // The server is gone: its stdin closes (a process it left behind, holding its pipes,
+    // sees the end of its input); what it wrote is still delivered, then our stdout is done.
+    // Not waiting forever for a leftover process that keeps its stdout open.
+    server_in.close();
+    let drained = tokio::task::spawn_blocking(move || s2c.join());
+    if tokio::time::timeout(DRAIN_AFTER_EXIT, drained)
+        .await
+        .is_err()
+        && !args.quiet
+    {
+        eprintln!(
+            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
+        );
+    }
     if let Some(t) = timer {
         t.abort();
     }
@@ -822,7 +848,6 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         s.abort();
     }
     signals.abort();
-    server_in.close();
     if let Some(out) = client_out.lock().as_mut() {
         let _ = out.flush();
     }
@@ -857,6 +882,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         }
     }
 }
+
+/// How long the server's output is still read after it exited.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 
 /// The server's exit status as ours: its code, or 128 + the signal that ended it.
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {

@@ -30,10 +30,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use rpcwire::{DecodeOptions, Decoder, Dialect, Id, LineFramer, Role};
+use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Role};
 use serde_json::{json, Value};
 
-use crate::check::{classify, read_into, CheckArgs, Record};
+use crate::check::{classify, read_into, CheckArgs, Record, StreamFramer};
 use crate::session::{Dir, Observation, Session, Violation};
 
 /// Files from this size on get a progress line on stderr, when stderr is a terminal.
@@ -316,7 +316,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
 /// One side of a session read from its own file, one classified message at a time.
 struct Side {
     input: File,
-    framer: LineFramer,
+    framer: StreamFramer,
     decoder: Decoder,
     buf: BytesMut,
     eof: bool,
@@ -331,8 +331,7 @@ impl Side {
         options.validation = crate::check::validation(args.validate);
         Ok(Side {
             input: open(path)?,
-            // Blank lines are no messages: the proxy drops them too.
-            framer: LineFramer::new(args.max_frame),
+            framer: StreamFramer::new(args.framing, args.max_frame),
             decoder: Decoder::new(options),
             buf: BytesMut::with_capacity(64 << 10),
             eof: false,
@@ -357,19 +356,19 @@ impl Side {
 
     fn read(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
         loop {
-            let framed = if self.eof {
-                self.framer.decode_eof(&mut self.buf)
-            } else {
-                self.framer.decode(&mut self.buf)
-            };
-            let record = match framed {
+            let record = match self.framer.next(&mut self.buf, self.eof) {
                 Ok(Some(frame)) => {
-                    classify(&self.decoder, &frame, self.index, self.framer.last_offset())
+                    let r = classify(&self.decoder, &frame, self.index, self.framer.last_offset());
+                    // Blank lines and empty events are no messages: the proxy drops them too.
+                    if r.kind == "skip" {
+                        continue;
+                    }
+                    r
                 }
                 Err(e) => {
                     let mut r =
                         Record::new(self.index, Some(self.framer.last_offset()), "framing_error");
-                    r.detail = Some(e.to_string());
+                    r.detail = Some(e);
                     r
                 }
                 Ok(None) if self.eof => return Ok(None),
@@ -418,13 +417,9 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
         Dir::S2c => Dir::C2s,
     };
     match wire_id(&r.id) {
-        Some(id) if !id.is_null() => {
-            if session.is_waiting(requester, id) {
-                Need::Matches
-            } else {
-                Need::OtherSide
-            }
-        }
+        Some(id) if session.is_waiting(requester, id) => Need::Matches,
+        // A null id answers only a JSON-RPC request whose id was null.
+        Some(id) if !id.is_null() || session.dialect() == Dialect::JsonRpc2 => Need::OtherSide,
         _ => Need::Nothing,
     }
 }

@@ -143,6 +143,9 @@ struct Waiting {
 pub struct Expired {
     pub id: IdBuf,
     pub method: Arc<str>,
+    /// Whether the server is to be told (not for MCP's `initialize`, which "MUST NOT be
+    /// cancelled").
+    pub cancel_on_server: bool,
 }
 
 /// When a client request times out; ordered by time, then by arrival.
@@ -426,7 +429,12 @@ impl Session {
                 if let Some(code) = o.error_code {
                     *self.counters.errors_by_code.entry((dir, code)).or_default() += 1;
                 }
-                match o.id.filter(|id| !id.is_null()) {
+                // A null id answers nothing, but a JSON-RPC request whose id was null (§5: the
+                // response's id is the request's).
+                let asked = dir.other();
+                let id =
+                    o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
+                match id {
                     None => {
                         // Every request the proxy forwards is valid and has an id, so this
                         // answers a notification: nobody can match it.
@@ -434,7 +442,6 @@ impl Session {
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
                     Some(id) => {
-                        let asked = dir.other();
                         if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
                             self.release(asked, &w);
                             let answers_initialize = dir == Dir::S2c
@@ -486,15 +493,35 @@ impl Session {
             if table.get(id.as_id()).is_some_and(|w| w.seq == seq) {
                 let (id, w) = table.remove(id.as_id()).expect("present");
                 self.release(Dir::C2s, &w);
+                let was_initialize = self.forget_initialize(id.as_id());
                 self.remember(Dir::C2s, IdKey::of(id.as_id()));
                 self.flag(Dir::C2s, Violation::TimedOut);
                 out.push(Expired {
                     id,
                     method: w.method,
+                    cancel_on_server: !(was_initialize && self.dialect == Dialect::Mcp),
                 });
             }
         }
         out
+    }
+
+    /// A client request stopped waiting without its reply: when it was `initialize`, no
+    /// reply to it is awaited any more. Returns whether it was.
+    fn forget_initialize(&mut self, id: Id<'_>) -> bool {
+        let was = self
+            .initialize
+            .as_ref()
+            .is_some_and(|k| *k == IdKey::of(id));
+        if was {
+            self.initialize = None;
+        }
+        was
+    }
+
+    /// The rules the session applies.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Whether progress tokens are checked (MCP only: JSON-RPC has no progress notifications).
@@ -520,6 +547,7 @@ impl Session {
             return false;
         };
         self.release(Dir::C2s, &w);
+        self.forget_initialize(id);
         self.remember(Dir::C2s, IdKey::of(id));
         self.flag(Dir::C2s, Violation::TimedOut);
         true
