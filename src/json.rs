@@ -58,15 +58,18 @@ impl<'a> JsonStr<'a> {
         Cow::Owned(out)
     }
 
-    /// Compares the decoded string with `s` without allocating.
+    /// Compares the decoded string with `s` without allocating, code unit by code unit (RFC
+    /// 8259 §8.3): a lone surrogate escape equals no `&str` (which cannot hold one), although
+    /// [`Self::decode`] and [`Self::chars`] show it as U+FFFD.
     pub fn eq_str(&self, s: &str) -> bool {
         if !self.has_escapes {
             return self.raw == s.as_bytes();
         }
         let mut rest = s.chars();
-        for c in self.chars() {
-            if rest.next() != Some(c) {
-                return false;
+        for unit in Unescape::new(self.raw) {
+            match unit {
+                Unit::Char(c) if rest.next() == Some(c) => {}
+                _ => return false,
             }
         }
         rest.next().is_none()
@@ -271,10 +274,21 @@ pub struct RawJson<'a> {
 
 impl<'a> RawJson<'a> {
     /// Checks (lazily, see [`Validation::Lazy`]) that `bytes` is exactly one JSON value,
-    /// surrounding whitespace allowed, and wraps the value without the whitespace.
+    /// surrounding whitespace allowed, nested at most [`Limits::DEFAULT`]`.max_depth` (128)
+    /// levels deep as the decoder's values are, and wraps the value without the whitespace.
+    /// (A walk down a value costs its depth times its size: the limit keeps that finite for
+    /// untrusted bytes.)
+    ///
+    /// [`Limits::DEFAULT`]: crate::Limits::DEFAULT
     pub fn new(bytes: &'a [u8]) -> Option<Self> {
+        Self::with_max_depth(bytes, crate::Limits::DEFAULT.max_depth)
+    }
+
+    /// [`Self::new`] with another nesting limit (`1` allows a container of scalars,
+    /// `u32::MAX` any depth).
+    pub fn with_max_depth(bytes: &'a [u8], max_depth: u32) -> Option<Self> {
         let start = skip_ws(bytes, 0);
-        let end = scan::skip_value(bytes, start, 0, u32::MAX, Validation::Lazy).ok()?;
+        let end = scan::skip_value(bytes, start, 0, max_depth, Validation::Lazy).ok()?;
         if skip_ws(bytes, end) != bytes.len() || core::str::from_utf8(bytes).is_err() {
             return None;
         }

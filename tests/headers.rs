@@ -487,6 +487,20 @@ fn param_numbers_compare_exactly() {
     assert_eq!(check(rules, body, &headers("9007199254740993.000")), Ok(()));
 }
 
+/// A lone surrogate in the body is no character: no header value mirrors it (U+FFFD, which
+/// a lossy decoding shows, does not).
+#[test]
+fn a_lone_surrogate_name_matches_no_header() {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud800","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let name = encode_header_value("\u{fffd}");
+    let name: &'static str = Box::leak(name.into_owned().into_boxed_str());
+    let headers = with(weather_headers(), "Mcp-Name", Some(name));
+    assert_eq!(
+        check(HeaderCheck::new(VERSIONS), body, &headers),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+}
+
 /// A body member spelled twice is ambiguous (a gateway routing on the header and a server
 /// acting on either value would disagree): its header is a mismatch, present or not.
 #[test]

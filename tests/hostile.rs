@@ -73,10 +73,16 @@ fn a_million_nested_brackets() {
         let e = assert_parse_error(&dec, &in_params);
         assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep));
     }
-    // Balanced and without a depth limit (RawJson::new), still iterative: accepted.
+    // Balanced: past RawJson::new's default depth limit (a walk down it would cost depth
+    // times size); without a limit, still iterative: accepted.
     let mut balanced = deep.clone();
     balanced.extend(std::iter::repeat_n(b']', 1_000_000));
-    assert!(RawJson::new(&balanced).is_some());
+    assert!(RawJson::new(&balanced).is_none());
+    assert!(RawJson::with_max_depth(&balanced, u32::MAX).is_some());
+    let at_limit = |depth: usize| [vec![b'['; depth], vec![b']'; depth]].concat();
+    assert!(RawJson::new(&at_limit(128)).is_some());
+    assert!(RawJson::new(&at_limit(129)).is_none());
+    assert!(RawJson::with_max_depth(&at_limit(129), 129).is_some());
     // Through the framer, as one line.
     let items = frame_all(&deep, 1 << 16, 16 << 20);
     assert_eq!(items.len(), 1);

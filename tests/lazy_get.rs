@@ -91,3 +91,23 @@ fn nested_paths_and_arrays() {
         "get on an array is None"
     );
 }
+
+/// Keys compare code unit by code unit (RFC 8259 §8.3): a lone surrogate escape is no
+/// character, so it equals no `&str`, U+FFFD included (which `decode` shows it as).
+#[test]
+fn a_lone_surrogate_key_is_not_u_fffd() {
+    let v = RawJson::new(br#"{"\ud800":1}"#).unwrap();
+    assert_eq!(v.get("\u{fffd}"), None);
+    // Exactly one member named U+FFFD: found, not taken for a duplicate.
+    let v = RawJson::new(br#"{"\ufffd":1,"\udfff":2}"#).unwrap();
+    assert_eq!(v.get("\u{fffd}").map(|x| x.as_bytes()), Some(&b"1"[..]));
+    let lone = RawJson::new(br#""\ud800""#).unwrap().as_str().unwrap();
+    assert!(!lone.eq_str("\u{fffd}"));
+    assert_eq!(lone.decode(), "\u{fffd}");
+    // A pair is its character.
+    let pair = RawJson::new(br#""\ud83d\ude00""#)
+        .unwrap()
+        .as_str()
+        .unwrap();
+    assert!(pair.eq_str("\u{1f600}"));
+}
