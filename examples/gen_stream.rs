@@ -12,7 +12,8 @@
 //! Made for `rpcwire proxy -- cat`, which echoes the stream back as if the server had written
 //! it: each request `N` comes back as a server request `N`, so the stream answers it — a reply
 //! with id `N`, written `LAG` messages later — and that reply, echoed back, answers the client's
-//! own request `N`. Every message is then valid and matched (zero violations), while the proxy
+//! own request `N`. Progress notifications name the token of a request half-way between its
+//! echo and its reply. Every message is then valid and matched (zero violations), while the proxy
 //! tracks about `LAG` requests in flight each way. `LAG` exceeds what the pipes and the proxy's
 //! queues can hold between the two directions, so a reply never overtakes the echo of its
 //! request. Past the size asked for, the stream goes on with small notifications until every
@@ -79,8 +80,9 @@ fn base64ish(rng: &mut Rng, min: usize, spread: u64) -> String {
         .collect()
 }
 
-fn request(rng: &mut Rng, id: u64) -> String {
-    match rng.below(10) {
+/// A request, and whether it asks for progress (on the token `tok-{id}`).
+fn request(rng: &mut Rng, id: u64) -> (String, bool) {
+    let line = match rng.below(10) {
         0..=4 => format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"search_nodes\",\"arguments\":{{\"query\":\"{}\",\"limit\":{},\"filters\":{{\"types\":[\"person\",\"machine\"],\"since\":\"2025-06-18T12:00:00Z\"}}}},\"_meta\":{{\"progressToken\":\"tok-{id}\"}}}}}}",
             text(rng, 3, 20),
@@ -95,7 +97,9 @@ fn request(rng: &mut Rng, id: u64) -> String {
             text(rng, 2, 1)
         ),
         _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}"),
-    }
+    };
+    let has_token = line.contains("progressToken");
+    (line, has_token)
 }
 
 fn reply(rng: &mut Rng, id: u64) -> String {
@@ -124,19 +128,25 @@ fn reply(rng: &mut Rng, id: u64) -> String {
     }
 }
 
-fn notification(rng: &mut Rng, n: u64) -> String {
-    if rng.below(2) == 0 {
-        format!(
-            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tok-{n}\",\"progress\":{},\"total\":100,\"message\":\"{}\"}}}}",
+/// A progress notification on the token of `in_flight` (a request whose echo the proxy has
+/// seen and whose reply is still to come, so that the token is active both ways), or a log
+/// message.
+fn notification(rng: &mut Rng, in_flight: Option<u64>) -> String {
+    match in_flight {
+        Some(id) if rng.below(2) == 0 => format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tok-{id}\",\"progress\":{},\"total\":100,\"message\":\"{}\"}}}}",
             rng.below(100),
             text(rng, 3, 1)
-        )
-    } else {
-        format!(
-            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"logger\":\"everything-server\",\"data\":\"{}\"}}}}",
-            text(rng, 5, 30)
-        )
+        ),
+        _ => log_message(rng, 5, 30),
     }
+}
+
+fn log_message(rng: &mut Rng, min: u64, spread: u64) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"logger\":\"everything-server\",\"data\":\"{}\"}}}}",
+        text(rng, min, spread)
+    )
 }
 
 fn main() -> io::Result<()> {
@@ -150,25 +160,32 @@ fn main() -> io::Result<()> {
     let mut written = 0u64;
     let mut index = 0u64;
     let mut next_id = 1u64;
-    // (due index, id) of the replies still to write.
-    let mut due: VecDeque<(u64, u64)> = VecDeque::new();
+    // (due index, id, asks for progress) of the replies still to write.
+    let mut due: VecDeque<(u64, u64, bool)> = VecDeque::new();
     while written < target || !due.is_empty() {
         let line = match due.front() {
-            Some(&(at, id)) if at <= index => {
+            Some(&(at, id, _)) if at <= index => {
                 due.pop_front();
                 reply(&mut rng, id)
             }
             // The tail: small notifications until every reply is due.
-            _ if written >= target => format!(
-                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tail\",\"progress\":{index}}}}}"
-            ),
+            _ if written >= target => log_message(&mut rng, 1, 3),
             _ if rng.below(10) < 6 => {
                 let id = next_id;
                 next_id += 1;
-                due.push_back((index + LAG, id));
-                request(&mut rng, id)
+                let (line, has_token) = request(&mut rng, id);
+                due.push_back((index + LAG, id, has_token));
+                line
             }
-            _ => notification(&mut rng, index),
+            _ => {
+                // Progress on a request half-way between its echo and its reply: some
+                // `LAG / 2` messages either side, far more than the pipes and queues hold.
+                let middle = due.len() / 2;
+                let in_flight = (due.len() > LAG as usize / 4)
+                    .then(|| due.range(middle..).take(8).find(|d| d.2).map(|d| d.1))
+                    .flatten();
+                notification(&mut rng, in_flight)
+            }
         };
         out.write_all(line.as_bytes())?;
         out.write_all(b"\n")?;

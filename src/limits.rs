@@ -16,7 +16,8 @@ pub struct Limits {
     /// not counting the line terminator. Default: 16 MiB.
     pub max_frame: usize,
     /// Deepest nesting of arrays and objects, the envelope object counting as depth 1.
-    /// Default: 128 (serde_json's own limit, so a proxy and a serde_json backend agree).
+    /// Default: 128, serde_json's recursion limit (which lets 127 levels through: a proxy that
+    /// must never forward what a serde_json backend refuses sets 127).
     pub max_depth: u32,
     /// Longest raw `id` token, in bytes, quotes included. Default: 64 KiB + 2.
     pub max_id_len: usize,

@@ -228,8 +228,8 @@ pub enum MetaKeyError {
     /// A prefix label is empty, does not start with a letter, does not end with a letter or
     /// digit, or holds a character other than letters, digits and hyphens.
     BadPrefixLabel,
-    /// The name does not begin and end with an alphanumeric character, or holds a character
-    /// other than alphanumerics, `-`, `_` and `.`.
+    /// The name is not empty and does not begin and end with an alphanumeric character, or
+    /// holds a character other than alphanumerics, `-`, `_` and `.` (an empty name is allowed).
     BadName,
 }
 

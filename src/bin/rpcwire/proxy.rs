@@ -36,7 +36,7 @@ use crate::session::{progress_token, Dir, Observation, Session, Verdict, Violati
 Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank lines are dropped) and
 tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
-message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines on the server's stdout (not_json), over-long
+message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), replies to unknown or already answered
 ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
