@@ -416,6 +416,21 @@ pub enum ValueError {
     NotUtf8,
 }
 
+impl core::fmt::Display for ValueError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            ValueError::InvalidCharacter => {
+                "header value holds a byte outside visible ASCII, space and tab"
+            }
+            ValueError::BadBase64 => "header value in the Base64 sentinel form is not Base64",
+            ValueError::NotUtf8 => "Base64 header value does not decode to UTF-8",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ValueError {}
+
 /// Decodes a `Mcp-Name` or `Mcp-Param-*` header value to the text the body carries: a value
 /// in the sentinel form `=?base64?…?=` is Base64-decoded (standard alphabet, padding
 /// optional), any other value is taken as it is. Whitespace around the value is ignored.

@@ -178,6 +178,18 @@ pub enum InFlightError {
     Full,
 }
 
+impl core::fmt::Display for InFlightError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            InFlightError::Duplicate => "a request with this id is already in flight",
+            InFlightError::Full => "the table of requests in flight is full",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for InFlightError {}
+
 /// The peer's requests in flight, with a value of ours for each (when it arrived, where to
 /// route the reply, …).
 ///
@@ -189,6 +201,7 @@ pub enum InFlightError {
 /// assert!(table.insert(Id::from_token(br#""1""#).unwrap(), "a string").is_ok());
 /// assert_eq!(table.remove(Id::from_token(b"1").unwrap()).map(|(_, v)| v), Some("first"));
 /// ```
+#[derive(Clone)]
 pub struct InFlight<T, S = foldhash::quality::RandomState> {
     map: HashMap<IdKey, (IdBuf, T), S>,
     capacity: usize,

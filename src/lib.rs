@@ -49,7 +49,7 @@
 //! - `tokio`: `tokio_util::codec` integration.
 //! - `serde`: typed access to payloads.
 //! - `cli`: the `rpcwire` command-line tool.
-#![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]

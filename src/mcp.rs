@@ -233,6 +233,18 @@ pub enum MetaKeyError {
     BadName,
 }
 
+impl core::fmt::Display for MetaKeyError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            MetaKeyError::BadPrefixLabel => "a _meta key prefix label breaks MCP's naming rules",
+            MetaKeyError::BadName => "a _meta key name breaks MCP's naming rules",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for MetaKeyError {}
+
 /// A `_meta` key that follows MCP's rules: an optional prefix (`labels.separated.by.dots/`)
 /// and a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

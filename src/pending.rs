@@ -206,7 +206,8 @@ impl<T> PendingTable<T> {
         };
         // One bit more than the limit needs: room for retired slots.
         let index_bits = usize::BITS - limit.leading_zeros() + 1;
-        Self::with_layout(limit, index_bits, (1 << index_bits) - 1)
+        // (In u64: up to 32 index bits, whose mask is still a `usize` on 32-bit targets.)
+        Self::with_layout(limit, index_bits, ((1u64 << index_bits) - 1) as usize)
     }
 
     /// A table with an explicit token layout (tests shrink the generation or slot space).

@@ -35,6 +35,18 @@ pub enum RemapError {
     Full,
 }
 
+impl core::fmt::Display for RemapError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            RemapError::DuplicateId => "the client already has a request with this id in flight",
+            RemapError::Full => "the table of requests in flight is full",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for RemapError {}
+
 /// Rewrites ids between clients and one upstream.
 ///
 /// ```
@@ -58,6 +70,14 @@ pub enum RemapError {
 pub struct IdRemapper<C> {
     pending: PendingTable<Origin<C>>,
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
+}
+
+impl<C> core::fmt::Debug for IdRemapper<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("IdRemapper")
+            .field("in_flight", &self.pending.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<C: Clone + Eq + Hash> IdRemapper<C> {

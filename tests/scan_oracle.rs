@@ -498,3 +498,46 @@ fn errors_are_classified() {
         );
     }
 }
+
+/// The public entry points take any start and any depth: no panic (debug builds check
+/// arithmetic), and the same answer from every kernel. A strict container skip that does not
+/// start at a container is an error (it took `1]` for one).
+#[test]
+fn any_start_and_any_depth() {
+    use rpcwire::scan::{self, scalar, ScanError, Validation};
+    let inputs: [&[u8]; 6] = [
+        b"1]",
+        b"[[1]]",
+        b"{\"a\":[]}",
+        b"]",
+        b"",
+        b"[1,{\"b\":[2]}]",
+    ];
+    for buf in inputs {
+        for start in 0..=buf.len() {
+            for depth in [0, 1, u32::MAX - 2, u32::MAX - 1, u32::MAX] {
+                for max_depth in [0, 1, 2, 128, u32::MAX] {
+                    let lazy = scalar::skip_container_lazy(buf, start, depth, max_depth);
+                    let strict = scalar::skip_container_strict(buf, start, depth, max_depth);
+                    for validation in [Validation::Lazy, Validation::Strict] {
+                        let simd = scan::simd_skip_value(buf, start, depth, max_depth, validation);
+                        let scalar =
+                            scan::scalar_skip_value(buf, start, depth, max_depth, validation);
+                        assert_eq!(simd, scalar, "{buf:?} at {start}, {depth}/{max_depth}");
+                    }
+                    if buf.get(start).is_some_and(|b| !matches!(b, b'{' | b'[')) {
+                        assert!(strict.is_err(), "{buf:?} at {start}: {strict:?}");
+                    }
+                    if depth >= max_depth && matches!(buf.get(start), Some(b'{' | b'[')) {
+                        assert_eq!(lazy, Err(ScanError::TooDeep));
+                        assert_eq!(strict, Err(ScanError::TooDeep));
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        scalar::skip_container_strict(b"1]", 0, 0, 128),
+        Err(ScanError::UnexpectedByte)
+    );
+}

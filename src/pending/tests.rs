@@ -296,3 +296,12 @@ fn slot_is_small() {
     assert_eq!(core::mem::size_of::<Slot<u64>>(), 24);
     assert_eq!(core::mem::size_of::<Slot<()>>(), 16);
 }
+
+/// The largest limit, clamped: its token layout is computed without overflow on 32-bit
+/// targets too (`cargo +nightly miri test --target i686-unknown-linux-gnu --lib pending`).
+#[test]
+fn the_largest_capacity_limit_works() {
+    let mut t: PendingTable<u8> = PendingTable::with_capacity_limit(usize::MAX);
+    let token = t.insert(1).unwrap();
+    assert_eq!(t.remove(token), Ok(1));
+}

@@ -8,7 +8,8 @@
 //! - Lazy containers on x86_64 with AVX2 + PCLMULQDQ + BMI1/2 + POPCNT (detected at run time,
 //!   cached): 64-byte blocks of bitmasks (`x86_64.rs`). Anything unusual in a block hands the
 //!   whole value to the scalar oracle, which then gives the answer.
-//! - Strings on x86_64: 16-byte SSE2 probes (SSE2 is baseline), with a jump through long
+//! - Strings on x86_64: 16-byte SSE2 probes (SSE2 is baseline; targets without it, such as
+//!   `x86_64-unknown-none`, take the scalar kernel), with a jump through long
 //!   bodies by the AVX2 loop when present.
 //! - Strict containers: a flattened recursive-descent walk (`strict.rs`) using the fast string
 //!   scanner.
@@ -21,7 +22,11 @@ use smallvec::SmallVec;
 
 pub mod scalar;
 mod strict;
-#[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "sse2",
+    not(rpcwire_force_scalar)
+))]
 #[allow(unsafe_code)]
 mod x86_64;
 
@@ -41,7 +46,11 @@ pub fn force_scalar(on: bool) {
 /// fast `pext`), `"sse2"` (strings only) or `"scalar"`.
 #[doc(hidden)]
 pub fn simd_kernel() -> &'static str {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     {
         match x86_64::Avx2::get() {
             Some(avx2) if avx2.has_fast_pext() => "avx2",
@@ -49,7 +58,11 @@ pub fn simd_kernel() -> &'static str {
             None => "sse2",
         }
     }
-    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    )))]
     {
         "scalar"
     }
@@ -192,7 +205,11 @@ pub fn skip_value(
 /// From how many bytes after its start a lazy container may be long, for [`simd_skip_value`]:
 /// the kernel instance for long values pays on dense blocks (−20 %) and costs 2–6 % on short
 /// values, as the decoder found for frames (`envelope::DEFER_UTF8_ABOVE`).
-#[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "sse2",
+    not(rpcwire_force_scalar)
+))]
 const LONG_VALUE: usize = 4096;
 
 /// [`skip_value`] on the fastest kernel of this CPU, ignoring [`force_scalar`] (the side of
@@ -206,7 +223,11 @@ pub fn simd_skip_value(
     max_depth: u32,
     validation: Validation,
 ) -> Result<usize, ScanError> {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     {
         match buf.get(start) {
             None => Err(ScanError::UnexpectedEnd),
@@ -235,7 +256,11 @@ pub fn simd_skip_value(
             Some(_) => scalar::scalar_end_with(buf, start, fast_string_end),
         }
     }
-    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    )))]
     {
         match (buf.get(start), validation) {
             (Some(b'{' | b'['), Validation::Strict) => {
@@ -275,7 +300,11 @@ pub fn simd_skip_lazy_value_ascii(
     max_depth: u32,
     ascii: &mut bool,
 ) -> Result<usize, ScanError> {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     if let (Some(b'{' | b'['), Some(avx2)) = (buf.get(start), x86_64::Avx2::get()) {
         return avx2.skip_container_lazy::<true>(buf, start, depth, max_depth, ascii);
     }
@@ -312,11 +341,19 @@ pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> 
 /// The fastest string kernel of this target (same results as [`scalar::string_end`]).
 #[inline(always)]
 fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     {
         x86_64::string_end_short(buf, start)
     }
-    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    )))]
     {
         scalar::string_end(buf, start)
     }
@@ -327,11 +364,19 @@ fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
 /// otherwise (the caller then scans the key in full).
 #[inline(always)]
 fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     {
         x86_64::plain_key_colon(buf, start)
     }
-    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    )))]
     {
         let _ = (buf, start);
         None
@@ -343,7 +388,11 @@ fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
 /// starts on a character boundary). The SIMD kernel answers in blocks.
 #[inline]
 pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     if let (false, Some(avx2)) = (FORCE_SCALAR.load(Ordering::Relaxed), x86_64::Avx2::get()) {
         return avx2.ascii_prefix(buf);
     }
@@ -353,7 +402,11 @@ pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
 /// [`ascii_prefix`] on the fastest kernel, ignoring [`force_scalar`] (for the oracle tests).
 #[doc(hidden)]
 pub fn simd_ascii_prefix(buf: &[u8]) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     if let Some(avx2) = x86_64::Avx2::get() {
         return avx2.ascii_prefix(buf);
     }
@@ -364,11 +417,19 @@ pub fn simd_ascii_prefix(buf: &[u8]) -> usize {
 #[doc(hidden)]
 #[inline]
 pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
-    #[cfg(all(target_arch = "x86_64", not(rpcwire_force_scalar)))]
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
     {
         x86_64::string_end_short(buf, start)
     }
-    #[cfg(not(all(target_arch = "x86_64", not(rpcwire_force_scalar))))]
+    #[cfg(not(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    )))]
     {
         scalar::string_end(buf, start)
     }

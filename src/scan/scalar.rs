@@ -216,10 +216,10 @@ pub fn skip_container_lazy(
                 continue;
             }
             b'{' | b'[' => {
-                level += 1;
-                if level > max_depth {
+                if level >= max_depth {
                     return Err(ScanError::TooDeep);
                 }
+                level += 1;
                 stack.push(b == b'{')?;
             }
             b'}' | b']' => {
@@ -278,6 +278,13 @@ where
         // after a value: `,` or the closing bracket
         Comma,
     }
+    // A container, or the walk below would take `1]` for one (and close what it never
+    // opened).
+    match buf.get(start) {
+        Some(b'{' | b'[') => {}
+        Some(_) => return Err(ScanError::UnexpectedByte),
+        None => return Err(ScanError::UnexpectedEnd),
+    }
     let mut stack = NestingStack::new();
     let mut level = depth;
     let mut i = start;
@@ -313,10 +320,10 @@ where
             }
             Expect::FirstValue | Expect::Value => match b {
                 b'{' | b'[' => {
-                    level += 1;
-                    if level > max_depth {
+                    if level >= max_depth {
                         return Err(ScanError::TooDeep);
                     }
+                    level += 1;
                     stack.push(b == b'{')?;
                     i += 1;
                     expect = if b == b'{' {

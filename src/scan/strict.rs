@@ -67,10 +67,11 @@ pub(crate) fn skip_container_strict(
         };
         match b {
             b'{' | b'[' => {
-                level += 1;
-                if level > max_depth {
+                // (Compared before the increment: no overflow at `u32::MAX`.)
+                if level >= max_depth {
                     return Err(ScanError::TooDeep);
                 }
+                level += 1;
                 let is_object = b == b'{';
                 stack.push(is_object)?;
                 // Compact JSON: an object's first key right after its brace.

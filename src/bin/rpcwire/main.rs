@@ -1,5 +1,9 @@
 //! `rpcwire`: check JSON-RPC / MCP streams and sessions, and proxy MCP stdio servers.
 
+// The proxy runs its server in a process group of its own and forwards signals to it.
+#[cfg(not(unix))]
+compile_error!("the rpcwire command-line tool needs a Unix system (process groups, signals)");
+
 mod check;
 mod proxy;
 mod replay;

@@ -1,0 +1,49 @@
+//! Public API contracts a user's code leans on: every error type is a `std::error::Error`
+//! (so `?` into `Box<dyn Error>` works) with a message, and the main types are `Send`,
+//! `Sync` and `Debug` (so they fit in shared state and in `#[derive(Debug)]` structs).
+
+use std::error::Error;
+use std::fmt::Debug;
+
+fn error<E: Error + Send + Sync + 'static>(e: E) -> Box<dyn Error + Send + Sync> {
+    assert!(!e.to_string().is_empty());
+    Box::new(e)
+}
+
+#[test]
+fn every_error_type_is_an_error_with_a_message() {
+    use rpcwire::headers::ValueError;
+    use rpcwire::mcp::MetaKeyError;
+    let _errors = [
+        error(rpcwire::RemapError::DuplicateId),
+        error(rpcwire::RemapError::Full),
+        error(rpcwire::InFlightError::Duplicate),
+        error(rpcwire::InFlightError::Full),
+        error(ValueError::InvalidCharacter),
+        error(ValueError::BadBase64),
+        error(ValueError::NotUtf8),
+        error(MetaKeyError::BadPrefixLabel),
+        error(MetaKeyError::BadName),
+        error(rpcwire::Miss::Stale),
+        error(rpcwire::FrameError::TooLong { offset: 0 }),
+        error(rpcwire::DecodeError::Empty),
+        error(rpcwire::ScanError::UnexpectedEnd),
+    ];
+}
+
+fn shared<T: Send + Sync + Debug>() {}
+
+#[test]
+fn main_types_are_send_sync_and_debug() {
+    shared::<rpcwire::Decoder>();
+    shared::<rpcwire::Message<'static>>();
+    shared::<rpcwire::OwnedMessage>();
+    shared::<rpcwire::PendingTable<String>>();
+    shared::<rpcwire::InFlight<String>>();
+    shared::<rpcwire::IdRemapper<u32>>();
+    shared::<rpcwire::LineFramer>();
+    shared::<rpcwire::SseFramer>();
+    shared::<rpcwire::ContentLengthFramer>();
+    let remapper = rpcwire::IdRemapper::<u32>::new(8);
+    assert_eq!(format!("{remapper:?}"), "IdRemapper { in_flight: 0, .. }");
+}
