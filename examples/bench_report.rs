@@ -317,6 +317,19 @@ fn load_best_of(roots: &[PathBuf]) -> BTreeMap<(String, String), Measure> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Anything else (`--help` included) is a usage error, not a request to rewrite the files.
+    let best_of_at = args.iter().position(|a| a == "--best-of");
+    for (i, a) in args.iter().enumerate() {
+        let is_run_dir = best_of_at.is_some_and(|at| i > at) && !a.starts_with("--");
+        if a != "--print" && a != "--best-of" && !is_run_dir {
+            eprintln!(
+                "usage: bench_report [--print] [--best-of CRITERION_DIR...]\n\
+                 (reads criterion's results, rewrites BENCHMARKS.md's tables and docs/bench.svg; \
+                 --print prints the tables only)"
+            );
+            std::process::exit(2);
+        }
+    }
     let print_only = args.iter().any(|a| a == "--print");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let runs: Vec<PathBuf> = match args.iter().position(|a| a == "--best-of") {
