@@ -135,6 +135,21 @@ impl Proxy {
             .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(&line)))
     }
 
+    /// Pings (ids 1, 2, …) until the server answers one rather than the proxy's timeout;
+    /// returns how many pings it took.
+    fn ping_until_answered(&mut self) -> u64 {
+        let mut pings = 0;
+        loop {
+            pings += 1;
+            self.send(&request(json!(pings), "ping"));
+            let reply = self.recv();
+            assert_eq!(reply["id"], pings);
+            if reply.get("result").is_some() {
+                return pings;
+            }
+        }
+    }
+
     fn close_stdin(&mut self) {
         self.stdin = None;
     }
@@ -486,18 +501,9 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
         &dir,
     );
     // Wait until the server is up: its start is slow on a loaded machine, and would shift the
-    // timing below. A ping that times out meanwhile is tried again (and counted below: it
-    // times out, is cancelled, and its answer comes late).
-    let mut pings = 0;
-    loop {
-        pings += 1;
-        p.send(&request(json!(pings), "ping"));
-        let reply = p.recv();
-        assert_eq!(reply["id"], pings);
-        if reply.get("result").is_some() {
-            break;
-        }
-    }
+    // timing below. A ping that times out meanwhile is counted below: it times out, is
+    // cancelled, and its answer comes late.
+    let pings = p.ping_until_answered();
     let early_timeouts = pings - 1;
     let sent = Instant::now();
     p.send(&request(json!("s"), "slow"));
@@ -559,14 +565,7 @@ fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
         &dir,
     );
     // The server is up (a ping that times out meanwhile is tried again).
-    let mut pings = 0;
-    loop {
-        pings += 1;
-        p.send(&request(json!(pings), "ping"));
-        if p.recv().get("result").is_some() {
-            break;
-        }
-    }
+    let pings = p.ping_until_answered() as usize;
     let mut initialize = request(json!("init"), "initialize");
     initialize["params"] = json!({"slow": true});
     p.send(&initialize);
