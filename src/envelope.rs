@@ -471,6 +471,9 @@ impl Decoder {
         // The batch array is the envelope: its own commas are checked in every mode (a lazy
         // skip of the whole array would take `[A B]`, or `[A,,B]`, whose B the elements'
         // reader would then never see); its elements are skipped as values.
+        if self.options.limits.max_depth == 0 {
+            return Err(Reject::parse(ScanError::TooDeep));
+        }
         let mut i = skip_ws(frame, start + 1);
         let end = if frame.get(i) == Some(&b']') {
             i + 1
@@ -687,44 +690,62 @@ impl Decoder {
         v: usize,
         ascii: &mut Option<Span>,
     ) -> Option<(usize, ResultTypeSeen)> {
-        let opts = &self.options;
-        if opts.limits.max_depth < 2 {
-            return None;
-        }
         let mut found: Option<Span> = None;
         let mut count = 0u32;
+        let end = self
+            .walk_members(frame, v, 1, |key, esc, at| {
+                let end = self.skip_payload::<TRACK>(frame, at, 2, ascii)?;
+                if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
+                    count += 1;
+                    found = Some(Span::new(at, end));
+                }
+                Ok(end)
+            })
+            .ok()?;
+        let seen = match (count, found) {
+            (1, Some(span)) => ResultTypeSeen::Once(span),
+            (0, _) => ResultTypeSeen::Absent,
+            _ => ResultTypeSeen::Duplicated,
+        };
+        Some((end, seen))
+    }
+
+    /// Walks the members of the object at `frame[v] == '{'`, checking its own grammar
+    /// (`"key"`, `:`, value, then `,` or `}`; whitespace anywhere): `value(key, has_escapes,
+    /// at)` skips the value starting at `at` and returns its end. `depth` is the object's
+    /// nesting depth before it opens (1 for a member of the envelope), checked against the
+    /// limit as a skip would. Returns the index after the object.
+    #[inline(always)]
+    fn walk_members(
+        &self,
+        frame: &[u8],
+        v: usize,
+        depth: u32,
+        mut value: impl FnMut(&[u8], bool, usize) -> Result<usize, Reject>,
+    ) -> Result<usize, Reject> {
+        if depth >= self.options.limits.max_depth {
+            return Err(Reject::parse(ScanError::TooDeep));
+        }
         let mut i = skip_ws(frame, v + 1);
         if frame.get(i) == Some(&b'}') {
-            return Some((i + 1, ResultTypeSeen::Absent));
+            return Ok(i + 1);
         }
         loop {
             if frame.get(i) != Some(&b'"') {
-                return None;
+                return Err(Reject::parse(syntax_at(frame, i)));
             }
-            let (close, esc) = scan::string_end(frame, i + 1).ok()?;
-            let key = &frame[i + 1..close];
+            let key = i + 1;
+            let (close, esc) = scan::string_end(frame, key).map_err(Reject::parse)?;
             i = skip_ws(frame, close + 1);
             if frame.get(i) != Some(&b':') {
-                return None;
+                return Err(Reject::parse(syntax_at(frame, i)));
             }
-            let at = skip_ws(frame, i + 1);
-            let end = self.skip_payload::<TRACK>(frame, at, 2, ascii).ok()?;
-            if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
-                count += 1;
-                found = Some(Span::new(at, end));
-            }
+            let end = value(&frame[key..close], esc, skip_ws(frame, i + 1))?;
             i = skip_ws(frame, end);
             match frame.get(i) {
                 Some(b',') => i = skip_ws(frame, i + 1),
-                Some(b'}') => {
-                    let seen = match (count, found) {
-                        (1, Some(span)) => ResultTypeSeen::Once(span),
-                        (0, _) => ResultTypeSeen::Absent,
-                        _ => ResultTypeSeen::Duplicated,
-                    };
-                    return Some((i + 1, seen));
-                }
-                _ => return None,
+                Some(b'}') => return Ok(i + 1),
+                _ => return Err(Reject::parse(syntax_at(frame, i))),
             }
         }
     }
@@ -734,27 +755,7 @@ impl Decoder {
     /// would leave unchecked (`{"code":1 "message":"m"}`). Its values are skipped as values
     /// (`data` is a payload).
     fn skip_error_object(&self, frame: &[u8], v: usize) -> Result<usize, Reject> {
-        let mut i = skip_ws(frame, v + 1);
-        if frame.get(i) == Some(&b'}') {
-            return Ok(i + 1);
-        }
-        loop {
-            if frame.get(i) != Some(&b'"') {
-                return Err(Reject::parse(syntax_at(frame, i)));
-            }
-            let (close, _) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
-            i = skip_ws(frame, close + 1);
-            if frame.get(i) != Some(&b':') {
-                return Err(Reject::parse(syntax_at(frame, i)));
-            }
-            let value = skip_ws(frame, i + 1);
-            i = skip_ws(frame, self.skip(frame, value, 2)?);
-            match frame.get(i) {
-                Some(b',') => i = skip_ws(frame, i + 1),
-                Some(b'}') => return Ok(i + 1),
-                _ => return Err(Reject::parse(syntax_at(frame, i))),
-            }
-        }
+        self.walk_members(frame, v, 1, |_, _, at| self.skip(frame, at, 2))
     }
 
     /// Applies the shape rules of the dialect to a syntactically valid object.

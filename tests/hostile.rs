@@ -640,3 +640,26 @@ fn a_null_id_is_valid_in_mcp_only_in_an_error_response() {
     let msg = Decoder::mcp().decode(error).unwrap();
     assert!(msg.id().unwrap().is_null());
 }
+
+/// The batch array and the error object are walked member by member now, not skipped whole:
+/// their own nesting level still counts against the depth limit.
+#[test]
+fn walked_envelope_containers_count_against_the_depth_limit() {
+    let with_depth = |dialect, max_depth| {
+        let mut opts = DecodeOptions::new(dialect);
+        opts.limits.max_depth = max_depth;
+        Decoder::new(opts)
+    };
+    let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#;
+    let result = br#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#;
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        for frame in [&error[..], result] {
+            let e = assert_parse_error(&with_depth(dialect, 1), frame);
+            assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep));
+            assert!(with_depth(dialect, 2).decode(frame).is_ok());
+        }
+    }
+    let e = assert_parse_error(&with_depth(Dialect::JsonRpc2, 0), b"[1]");
+    assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep));
+    assert!(with_depth(Dialect::JsonRpc2, 1).decode(b"[1]").is_ok());
+}
