@@ -12,6 +12,14 @@ fn data(file: &str) -> String {
 }
 
 /// Runs `rpcwire check --json ARGS`, returning the records, the summary and the exit code.
+/// The `kind` of every record.
+fn kinds(records: &[Value]) -> Vec<&str> {
+    records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect()
+}
+
 fn check(args: &[&str], stdin: Option<&[u8]>) -> (Vec<Value>, Value, i32) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
         .arg("check")
@@ -85,10 +93,7 @@ fn invalid_stream_reports_replies_and_exits_1() {
     let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n{oops\n{\"jsonrpc\":\"2.0\",\"id\":1}";
     let (records, summary, code) = check(&[], Some(input));
     assert_eq!(code, 1);
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
+    let kinds = kinds(&records);
     assert_eq!(
         kinds,
         ["request", "skip", "invalid", "parse_error", "invalid"]
@@ -301,10 +306,7 @@ fn session_options_are_checked() {
 fn sse_framing() {
     let input = b": keepalive\n\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":6,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\r\"id\":7,\"result\":{}}\n\n";
     let (records, summary, code) = check(&["--framing", "sse", "--direction", "s2c"], Some(input));
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
+    let kinds = kinds(&records);
     // The keep-alive is skipped, multi-line data is joined with \n, and a lone CR ends a line.
     assert_eq!(
         kinds,
@@ -355,10 +357,7 @@ fn two_streams_in_sse_and_content_length_framing() {
             "--s2c",
             s2c_path.to_str().unwrap(),
         ]);
-        let kinds: Vec<&str> = records
-            .iter()
-            .map(|r| r["kind"].as_str().unwrap())
-            .collect();
+        let kinds = kinds(&records);
         assert_eq!(
             kinds,
             ["request", "success_response"],

@@ -396,11 +396,7 @@ impl Session {
             "notification" => {
                 let cancels_initialize = dir == Dir::C2s
                     && self.dialect == Dialect::Mcp
-                    && o.cancels.is_some_and(|id| {
-                        self.initialize
-                            .as_ref()
-                            .is_some_and(|k| *k == IdKey::of(id))
-                    });
+                    && o.cancels.is_some_and(|id| self.is_initialize(id));
                 if cancels_initialize {
                     // MCP: initialize "MUST NOT be cancelled by clients". It stays in flight,
                     // so the server's result is matched (and its protocol version read).
@@ -444,13 +440,7 @@ impl Session {
                     Some(id) => {
                         if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
                             self.release(asked, &w);
-                            let answers_initialize = dir == Dir::S2c
-                                && self
-                                    .initialize
-                                    .as_ref()
-                                    .is_some_and(|k| *k == IdKey::of(id));
-                            if answers_initialize {
-                                self.initialize = None;
+                            if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
                             None
@@ -506,13 +496,17 @@ impl Session {
         out
     }
 
-    /// A client request stopped waiting without its reply: when it was `initialize`, no
+    /// Whether `id` is the client's `initialize` request, still waiting.
+    fn is_initialize(&self, id: Id<'_>) -> bool {
+        self.initialize
+            .as_ref()
+            .is_some_and(|k| *k == IdKey::of(id))
+    }
+
+    /// A client request stopped waiting (answered, timed out): when it was `initialize`, no
     /// reply to it is awaited any more. Returns whether it was.
     fn forget_initialize(&mut self, id: Id<'_>) -> bool {
-        let was = self
-            .initialize
-            .as_ref()
-            .is_some_and(|k| *k == IdKey::of(id));
+        let was = self.is_initialize(id);
         if was {
             self.initialize = None;
         }
