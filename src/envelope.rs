@@ -1057,7 +1057,7 @@ mod tests {
             (r#"{"resultType":1}"#, false),
             (r#" { "resultType" : "complete" , "b" : [ ] } "#, true),
             (r#"{"a" 1,"resultType":"bogus"}"#, true), // lazy: get stops at the malformed spot
-            (r#"{,"resultType":"bogus"}"#, false),
+            (r#"{,"resultType":"bogus"}"#, true),      // (a comma before the first member, too)
             (r#"{"a":01,"resultType":"bogus"}"#, true),
         ];
         let dec = Decoder::mcp();

@@ -344,12 +344,16 @@ impl<'a> RawJson<'a> {
         parse_i64(self.bytes)
     }
 
-    /// The number, when this value is a number (as `f64`, rounding as usual).
+    /// The number, when this value is a number that `f64` can hold (rounding as usual; one
+    /// beyond its range, `1e400`, is `None`, as serde_json refuses it). A member of a lazily
+    /// validated object is only delimited, so the number's spelling is checked here too.
     pub fn as_f64(&self) -> Option<f64> {
-        if self.kind() != JsonKind::Number {
+        let b = self.bytes;
+        if scan::scalar::number_end(b, 0) != Ok(b.len()) {
             return None;
         }
-        core::str::from_utf8(self.bytes).ok()?.parse().ok()
+        let n: f64 = core::str::from_utf8(b).ok()?.parse().ok()?;
+        n.is_finite().then_some(n)
     }
 
     /// The member `key` of this object (keys compared after unescaping). `None` when this is
@@ -390,8 +394,9 @@ impl<'a> RawJson<'a> {
         })
     }
 
-    /// The members of this object, in order (empty when this is not an object). Iteration
-    /// stops early on malformed content that lazy validation let through.
+    /// The members of this object, in order (empty when this is not an object). A member is
+    /// yielded only when a comma or the closing brace follows it: iteration stops early on
+    /// malformed content that lazy validation let through (`{"n":01}` has no members to read).
     pub fn members(&self) -> Members<'a> {
         let pos = if self.kind() == JsonKind::Object {
             1
@@ -404,7 +409,8 @@ impl<'a> RawJson<'a> {
         }
     }
 
-    /// The elements of this array, in order (empty when this is not an array).
+    /// The elements of this array, in order (empty when this is not an array). As with
+    /// [`Self::members`], an element is yielded only when a comma or `]` follows it.
     pub fn elements(&self) -> Elements<'a> {
         let pos = if self.kind() == JsonKind::Array {
             1
@@ -441,29 +447,50 @@ impl<'a> Iterator for Members<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.bytes;
-        let mut i = skip_ws(b, self.pos);
-        if b.get(i) == Some(&b',') {
-            i = skip_ws(b, i + 1);
-        }
-        if b.get(i) != Some(&b'"') {
-            self.pos = b.len();
-            return None;
-        }
-        let (close, esc) = scan::string_end(b, i + 1).ok()?;
-        let key = JsonStr::from_raw(&b[i + 1..close], esc);
-        i = skip_ws(b, close + 1);
-        if b.get(i) != Some(&b':') {
-            self.pos = b.len();
-            return None;
-        }
-        let start = skip_ws(b, i + 1);
-        let Some(end) = skip_inner(b, start) else {
+        let member = next_item(b, self.pos).and_then(|i| {
+            if b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let (close, esc) = scan::string_end(b, i + 1).ok()?;
+            let colon = skip_ws(b, close + 1);
+            if b.get(colon) != Some(&b':') {
+                return None;
+            }
+            let start = skip_ws(b, colon + 1);
+            Some((i + 1, close, esc, start, item_end(b, start, b'}')?))
+        });
+        let Some((key, close, esc, start, end)) = member else {
             self.pos = b.len();
             return None;
         };
         self.pos = end;
-        Some((key, RawJson::trusted(&b[start..end])))
+        Some((
+            JsonStr::from_raw(&b[key..close], esc),
+            RawJson::trusted(&b[start..end]),
+        ))
     }
+}
+
+/// Where the next member or element starts in the container `b`, from `pos`: 1 (just after
+/// the opening bracket), or the end of the previous item, which [`item_end`] saw followed by
+/// a comma or the closing bracket. `None` at the closing bracket (or a comma before the
+/// first item).
+fn next_item(b: &[u8], pos: usize) -> Option<usize> {
+    let i = skip_ws(b, pos);
+    match b.get(i)? {
+        b',' if pos > 1 => Some(skip_ws(b, i + 1)),
+        b',' | b'}' | b']' => None,
+        _ if pos > 1 => None,
+        _ => Some(i),
+    }
+}
+
+/// The end of the value at `start`, when a comma or `close` follows it. Lazy validation
+/// leaves token order unchecked: a value followed by anything else (`01`, `1 2`, `1:2`) is not
+/// one to hand out as read.
+fn item_end(b: &[u8], start: usize, close: u8) -> Option<usize> {
+    let end = skip_inner(b, start)?;
+    matches!(b.get(skip_ws(b, end)), Some(&c) if c == b',' || c == close).then_some(end)
 }
 
 /// Iterator over an array's elements.
@@ -478,23 +505,13 @@ impl<'a> Iterator for Elements<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.bytes;
-        let mut i = skip_ws(b, self.pos);
-        if b.get(i) == Some(&b',') {
-            i = skip_ws(b, i + 1);
-        }
-        match b.get(i) {
-            None | Some(b']') => {
-                self.pos = b.len();
-                return None;
-            }
-            _ => {}
-        }
-        let Some(end) = skip_inner(b, i) else {
+        let element = next_item(b, self.pos).and_then(|i| Some((i, item_end(b, i, b']')?)));
+        let Some((start, end)) = element else {
             self.pos = b.len();
             return None;
         };
         self.pos = end;
-        Some(RawJson::trusted(&b[i..end]))
+        Some(RawJson::trusted(&b[start..end]))
     }
 }
 

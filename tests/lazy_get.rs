@@ -111,3 +111,56 @@ fn a_lone_surrogate_key_is_not_u_fffd() {
         .unwrap();
     assert!(pair.eq_str("\u{1f600}"));
 }
+
+#[test]
+fn as_f64_reads_only_finite_json_numbers() {
+    // Numbers beyond `f64` are refused (serde_json's rule: `1e400` is an error there, not
+    // infinity); so is what is not a JSON number, however the value was reached.
+    let cases: [(&str, Option<f64>); 10] = [
+        ("50", Some(50.0)),
+        ("-0.5e1", Some(-5.0)),
+        ("1E+2", Some(100.0)),
+        ("1e-400", Some(0.0)),
+        ("1e400", None),
+        ("-1e400", None),
+        ("-nan", None),
+        ("01", None),
+        ("1.", None),
+        ("\"1\"", None),
+    ];
+    for (text, want) in cases {
+        let object = format!(r#"{{"n":{text}}}"#);
+        let object = RawJson::new(object.as_bytes()).unwrap();
+        assert_eq!(object.get("n").and_then(|n| n.as_f64()), want, "{text}");
+    }
+}
+
+#[test]
+fn members_and_elements_yield_only_separated_values() {
+    // Lazy validation checks brackets, strings and the alphabet, not token order: such an
+    // object is accepted, and its members must not be misread (`01` as `0`, a member behind a
+    // missing comma as a member).
+    for text in [
+        r#"{"n":01}"#,
+        r#"{"n":1 "m":2}"#,
+        r#"{"n":1:2}"#,
+        r#"{,"n":1}"#,
+    ] {
+        let object = RawJson::new(text.as_bytes()).expect(text);
+        assert_eq!(object.members().count(), 0, "{text}");
+        assert_eq!(object.get("n"), None, "{text}");
+    }
+    for text in ["[01]", "[1 2]", "[,1]", "[1:2]"] {
+        let array = RawJson::new(text.as_bytes()).expect(text);
+        assert_eq!(array.elements().count(), 0, "{text}");
+    }
+    let object = RawJson::new(br#"{ "a" : 1 , "b":[2] }"#).unwrap();
+    let keys: Vec<String> = object
+        .members()
+        .map(|(k, _)| k.decode().into_owned())
+        .collect();
+    assert_eq!(keys, ["a", "b"]);
+    let array = RawJson::new(b"[ 1 , {} ,\"x\" ]").unwrap();
+    let texts: Vec<&str> = array.elements().map(|e| e.as_text()).collect();
+    assert_eq!(texts, ["1", "{}", "\"x\""]);
+}

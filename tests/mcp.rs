@@ -157,3 +157,14 @@ fn meta_key_names() {
     }
     assert!(!reserved("mcp/x"), "a single label has no second label");
 }
+
+#[test]
+fn progress_beyond_f64_is_not_read() {
+    for progress in ["1e400", "-nan"] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":7,"progress":{progress}}}}}"#
+        );
+        let n = notification(frame.as_bytes());
+        assert_eq!(Progress::from_notification(&n), None, "{progress}");
+    }
+}
