@@ -476,6 +476,18 @@ fn faults_are_reported_once_and_never_forwarded() {
     assert_eq!(server_in.lines().count(), 6, "{server_in}");
     assert!(!server_in.contains("oops") && !server_in.contains("xxxx"));
     assert_eq!(server_in.matches("\"id\":7").count(), 1);
+    // The log's `reply` is what the proxy sent in the line's place: nothing for a server's
+    // faults and for the client's stray reply.
+    for record in log.iter().filter(|r| r["violation"].is_string()) {
+        let want = match (record["dir"].as_str(), record["violation"].as_str()) {
+            (Some("c2s"), Some("duplicate_id")) => json!({"code":-32600,"id":"7"}),
+            (Some("c2s"), Some("not_json" | "too_long")) => {
+                json!({"code":-32700,"id":"<absent>"})
+            }
+            _ => Value::Null,
+        };
+        assert_eq!(record["reply"], want, "{record}");
+    }
 }
 
 #[test]
@@ -646,6 +658,87 @@ fn a_jsonrpc_request_with_a_null_id_is_answered() {
     );
 }
 
+#[test]
+fn requests_beyond_max_in_flight_are_answered_and_not_forwarded() {
+    let dir = scratch("max-in-flight");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--max-in-flight", "1", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    p.send(&request(json!(1), "slow"));
+    p.send(&request(json!(2), "ping"));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error: too many requests in flight"}})
+    );
+    assert_eq!(p.recv()["result"]["echo"], "slow");
+    // Room again once 1 is answered.
+    p.send(&request(json!(2), "ping"));
+    assert_eq!(p.recv()["result"]["echo"], "ping");
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/too_many_in_flight", 1)])
+    );
+    let refused: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["violation"] == "too_many_in_flight")
+        .collect();
+    assert_eq!(refused[0]["reply"], json!({"code":-32603,"id":"2"}));
+    let sent: Vec<String> = std::fs::read_to_string(dir.join("server-in"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["method"].to_string())
+        .collect();
+    assert_eq!(
+        sent,
+        ["\"slow\"", "\"ping\""],
+        "the refused request never reached the server"
+    );
+    // Replayed offline, with the limit recorded in the log's header: the same.
+    let (code, replayed) = check_json(&["--session-log".into(), log.display().to_string()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(violations(&replayed), violations(&records));
+}
+
+#[test]
+fn a_reused_id_under_jsonrpc_is_forwarded_and_answered_by_the_server_only() {
+    // JSON-RPC does not forbid reusing an id in flight: the proxy reports it and forwards it;
+    // a local -32600 as well would be a second reply to the same id.
+    let dir = scratch("jsonrpc-reused-id");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--dialect", "jsonrpc", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    p.send(&request(json!(7), "slow"));
+    p.send(&request(json!(7), "slow"));
+    p.send(&request(json!(8), "ping"));
+    let mut replies = [p.recv(), p.recv(), p.recv()];
+    replies.sort_by_key(|r| r["id"].as_i64());
+    assert_eq!(
+        replies
+            .iter()
+            .map(|r| (&r["id"], r.get("error").is_some()))
+            .collect::<Vec<_>>(),
+        [(&json!(7), false), (&json!(7), false), (&json!(8), false)]
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    let reused: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["violation"] == "duplicate_id")
+        .collect();
+    assert_eq!(reused.len(), 1, "{records:#?}");
+    assert_eq!(reused[0]["reply"], Value::Null);
+}
+
 /// Signals reach the server's whole process group: a server started through a wrapper that
 /// does not relay them (`sh -c`) ends too, and the proxy with it, though the client keeps
 /// its end open.
@@ -741,6 +834,7 @@ fn help_documents_every_option() {
         "--max-frame",
         "--timeout-ms",
         "--drop-invalid",
+        "--max-in-flight",
         "--log",
         "--stats-every",
         "--quiet",
@@ -758,6 +852,7 @@ fn help_documents_every_option() {
         "signal",
         "unknown_reply",
         "late_reply",
+        "too_many_in_flight",
         "unknown_progress",
         "cancelled_initialize",
         "unanswered",
@@ -769,7 +864,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -786,6 +881,10 @@ fn errors_print_one_clear_line_and_exit_2() {
         (
             &["proxy", "--log", "/nonexistent/dir/log", "--", "cat"],
             "cannot write the log",
+        ),
+        (
+            &["proxy", "--max-in-flight", "0", "--", "cat"],
+            "--max-in-flight",
         ),
     ];
     for (args, expect) in cases {
@@ -821,7 +920,8 @@ fn crlf_becomes_lf_and_blank_lines_are_dropped() {
 #[test]
 fn lines_arriving_in_one_read_are_sorted_one_by_one() {
     let dir = scratch("one-read");
-    let mut p = Proxy::echo(&["--drop-invalid"], &dir);
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--drop-invalid", "--log", log.to_str().unwrap()], &dir);
     // Valid, garbage, valid with CRLF, blank, a reply nobody asked for, valid without a
     // newline: in one write, so most likely in one read.
     p.send_raw(
@@ -836,6 +936,11 @@ fn lines_arriving_in_one_read_are_sorted_one_by_one() {
          {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\n\
          {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}\n"
     );
+    // Dropped, so the log records no reply.
+    let log = read_log(&log);
+    let garbage = log.iter().find(|r| r["violation"] == "not_json").unwrap();
+    assert_eq!(garbage["reply"], Value::Null);
+    assert!(done.messages().iter().all(|m| m.get("error").is_none()));
 }
 
 #[test]

@@ -10,6 +10,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, IoSlice, Read, Write};
+use std::num::NonZeroUsize;
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -37,7 +38,8 @@ Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank l
 tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
-lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), replies to unknown or already answered
+lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), requests
+beyond --max-in-flight (too_many_in_flight; never forwarded, a client's is answered with -32603), replies to unknown or already answered
 ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
@@ -73,9 +75,14 @@ pub struct ProxyArgs {
     /// the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
+    /// Most requests tracked in flight in each direction; one more is not forwarded (its
+    /// reply could not be matched), and a client's gets a -32603 error reply.
+    #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
+    max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
-    /// protocol_version, progress_token, size, reply, violation), plus timeout and unanswered events and the
-    /// counters, to this file; `rpcwire check --session-log FILE` replays it.
+    /// protocol_version, progress_token, size, reply: the error reply the proxy sent in its
+    /// place, violation), plus timeout and unanswered events and the counters, to this file;
+    /// `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr every this many seconds.
@@ -215,8 +222,15 @@ impl Shared {
         self.state.lock().expect("state lock")
     }
 
-    /// Records one item in the session and the log; returns the verdict.
-    fn observe(&self, dir: Dir, item: &Seen<'_>, now: u64) -> Verdict {
+    /// Records one item in the session and the log; returns the verdict and the reply the
+    /// proxy sends in the item's place, if any (the log records that reply).
+    fn observe<'a>(
+        &self,
+        dir: Dir,
+        item: &Seen<'a>,
+        now: u64,
+        answering: &Answering,
+    ) -> (Verdict, Option<LocalReply<'a>>) {
         let (size, frame) = match item {
             Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
             Seen::TooLong => (0, None),
@@ -232,7 +246,6 @@ impl Shared {
         };
         let method;
         let version;
-        let mut reply = None;
         match item {
             Seen::Message(msg, _) => {
                 let msg = *msg;
@@ -254,7 +267,6 @@ impl Shared {
             Seen::Rejected(rej, _) => {
                 obs.kind = rej.kind_str();
                 obs.id = rej.id();
-                reply = rej.reply().filter(|_| dir == Dir::C2s);
             }
             Seen::TooLong => {}
         }
@@ -271,12 +283,13 @@ impl Shared {
             obs.protocol_version = version.as_deref();
         }
         let verdict = state.session.observe(dir, &obs, now);
+        let reply = answering.reply(item, &verdict);
         if let Some(log) = state.log.as_mut() {
             // Written under the lock, so that the log's order is the session's; into a
             // reused buffer, so that a record allocates nothing.
             RECORD.with_borrow_mut(|r| {
                 r.clear();
-                write_record(r, dir, now, &obs, size, reply);
+                write_record(r, dir, now, &obs, size, reply.map(|l| l.reply));
                 r.extend_from_slice(b",\"violation\":");
                 match verdict.violation {
                     Some(v) => json_str(r, v.as_str()),
@@ -306,7 +319,7 @@ impl Shared {
                 },
             );
         }
-        verdict
+        (verdict, reply)
     }
 
     fn print_counters(&self, label: &str) {
@@ -446,14 +459,70 @@ enum Seen<'a> {
     TooLong,
 }
 
+/// Which lines the proxy answers itself, in place of forwarding them: the client's only (a
+/// server's faults are reported, never answered).
+struct Answering {
+    /// Client side.
+    client: bool,
+    /// Answer invalid messages and over-long lines (unless `--drop-invalid`).
+    invalid: bool,
+    /// The id of a reply to a line whose id cannot be read.
+    unreadable_id: ReplyId<'static>,
+}
+
+/// An error reply the proxy sends the client itself.
+#[derive(Clone, Copy)]
+struct LocalReply<'a> {
+    reply: Reply<'a>,
+    message: &'static str,
+}
+
+impl Answering {
+    /// The reply to `item`, given the session's verdict on it.
+    fn reply<'a>(&self, item: &Seen<'a>, verdict: &Verdict) -> Option<LocalReply<'a>> {
+        if !self.client {
+            return None;
+        }
+        let local = |id, code: ErrorCode, message| {
+            Some(LocalReply {
+                reply: Reply { code, id },
+                message,
+            })
+        };
+        match (item, verdict.violation) {
+            (Seen::Rejected(rej, _), _) if self.invalid => rej.reply().map(|reply| LocalReply {
+                reply,
+                message: reply.code.default_message().unwrap_or("Error"),
+            }),
+            (Seen::TooLong, _) if self.invalid => local(
+                self.unreadable_id,
+                ErrorCode::PARSE_ERROR,
+                "Parse error: frame too long",
+            ),
+            // A valid request the session does not forward (MCP: a reused id; either
+            // dialect: too many in flight) is answered whatever the policy for invalid ones.
+            // (JSON-RPC forwards a reused id: the server answers it.)
+            (Seen::Message(msg, _), Some(Violation::DuplicateId)) if !verdict.forward => local(
+                ReplyId::Id(msg.id()?),
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: id already in flight",
+            ),
+            (Seen::Message(msg, _), Some(Violation::TooManyInFlight)) => local(
+                ReplyId::Id(msg.id()?),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: too many requests in flight",
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// What one side does with the lines it reads.
 struct Sorter {
     dir: Dir,
     framer: LineFramer,
     decoder: Decoder,
-    /// Client side: answer invalid messages unless `--drop-invalid`.
-    answer_invalid: bool,
-    unreadable_id: ReplyId<'static>,
+    answering: Answering,
     /// Runs of lines to forward to the other side, each line ending in `\n`.
     forward: Batch,
     /// Local replies to the client (client side only).
@@ -470,8 +539,12 @@ impl Sorter {
             dir,
             framer: LineFramer::new(args.max_frame),
             decoder: decoder(args, role),
-            answer_invalid: dir == Dir::C2s && !args.drop_invalid,
-            unreadable_id: DecodeOptions::new(crate::check::dialect(args.dialect)).unreadable_id,
+            answering: Answering {
+                client: dir == Dir::C2s,
+                invalid: !args.drop_invalid,
+                unreadable_id: DecodeOptions::new(crate::check::dialect(args.dialect))
+                    .unreadable_id,
+            },
             forward: Batch::new(),
             replies: BytesMut::new(),
         }
@@ -509,46 +582,32 @@ impl Sorter {
                 Ok(msg) => Seen::Message(msg, frame),
                 Err(rejection) => Seen::Rejected(rejection, frame),
             };
-            let verdict = shared.observe(self.dir, &seen, now);
-            match seen {
-                Seen::Message(..) if verdict.forward => {
-                    let end = at + frame.len();
-                    if run.end != at {
-                        self.push_run(&chunk, &run);
-                        run = at..at;
-                    }
-                    if chunk.get(end) == Some(&b'\n') {
-                        run.end = end + 1;
-                    } else {
-                        // `\r\n`, or the last line without a newline: forwarded with `\n`.
-                        self.push_run(&chunk, &(at..end));
-                        self.forward.push(Bytes::from_static(b"\n"));
-                        run = 0..0;
-                    }
+            let (verdict, reply) = shared.observe(self.dir, &seen, now, &self.answering);
+            if let Some(reply) = reply {
+                self.answer(reply);
+            }
+            if let (Seen::Message(..), true) = (&seen, verdict.forward) {
+                let end = at + frame.len();
+                if run.end != at {
+                    self.push_run(&chunk, &run);
+                    run = at..at;
                 }
-                Seen::Message(msg, _) => {
-                    // A duplicate in-flight id (MCP): reject the second request. (A client
-                    // reply the server cannot match is dropped, and never answered.)
-                    let duplicate = verdict.violation == Some(Violation::DuplicateId);
-                    if let (Some(id), true, Dir::C2s) = (msg.id(), duplicate, self.dir) {
-                        encode::write_error(
-                            &mut self.replies,
-                            ReplyId::Id(id),
-                            ErrorCode::INVALID_REQUEST,
-                            "Invalid Request: id already in flight",
-                            None,
-                        );
-                    }
+                if chunk.get(end) == Some(&b'\n') {
+                    run.end = end + 1;
+                } else {
+                    // `\r\n`, or the last line without a newline: forwarded with `\n`.
+                    self.push_run(&chunk, &(at..end));
+                    self.forward.push(Bytes::from_static(b"\n"));
+                    run = 0..0;
                 }
-                Seen::Rejected(rejection, _) if self.answer_invalid => {
-                    if let Some(reply) = rejection.reply() {
-                        encode::write_reply(&mut self.replies, &reply, None);
-                    }
-                }
-                _ => {}
             }
         }
         self.push_run(&chunk, &run);
+    }
+
+    fn answer(&mut self, local: LocalReply<'_>) {
+        let LocalReply { reply, message } = local;
+        encode::write_error(&mut self.replies, reply.id, reply.code, message, None);
     }
 
     fn push_run(&mut self, chunk: &Bytes, run: &std::ops::Range<usize>) {
@@ -559,15 +618,9 @@ impl Sorter {
 
     /// An over-long line: observed, and answered per policy.
     fn too_long(&mut self, shared: &Shared) {
-        shared.observe(self.dir, &Seen::TooLong, shared.now_ms());
-        if self.answer_invalid {
-            encode::write_error(
-                &mut self.replies,
-                self.unreadable_id,
-                ErrorCode::PARSE_ERROR,
-                "Parse error: frame too long",
-                None,
-            );
+        let (_, reply) = shared.observe(self.dir, &Seen::TooLong, shared.now_ms(), &self.answering);
+        if let Some(reply) = reply {
+            self.answer(reply);
         }
     }
 }
@@ -631,13 +684,18 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         }
     };
     let mut state = State {
-        session: Session::new(crate::check::dialect(args.dialect), args.timeout_ms),
+        session: Session::with_max_in_flight(
+            crate::check::dialect(args.dialect),
+            args.timeout_ms,
+            args.max_in_flight.get(),
+        ),
         log,
     };
     let header = json!({"rpcwire_proxy": {
         "version": env!("CARGO_PKG_VERSION"),
         "dialect": crate::check::dialect_name(args.dialect),
         "timeout_ms": args.timeout_ms,
+        "max_in_flight": args.max_in_flight,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

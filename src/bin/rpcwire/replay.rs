@@ -257,7 +257,16 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 Some("jsonrpc") => Dialect::JsonRpc2,
                 _ => Dialect::Mcp,
             };
-            session.get_or_insert_with(|| Session::new(dialect, None));
+            // And its limit of requests in flight (logs from before it was recorded: the
+            // default).
+            let max_in_flight = header
+                .get("max_in_flight")
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
+            session
+                .get_or_insert_with(|| Session::with_max_in_flight(dialect, None, max_in_flight));
             continue;
         }
         let session =

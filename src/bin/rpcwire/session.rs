@@ -5,6 +5,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use rpcwire::mcp::{self, Progress};
@@ -49,6 +50,9 @@ pub enum Violation {
     TooLong,
     /// A request reusing an id that is still in flight.
     DuplicateId,
+    /// A request beyond the session's limit of requests in flight in its direction
+    /// (`--max-in-flight`): not forwarded, since its reply could not be matched.
+    TooManyInFlight,
     /// A reply whose id matches no request in flight (unknown or already answered).
     UnknownReply,
     /// A reply to a request that was cancelled or timed out.
@@ -81,6 +85,7 @@ impl Violation {
             Violation::InvalidResponse => "invalid_response",
             Violation::TooLong => "too_long",
             Violation::DuplicateId => "duplicate_id",
+            Violation::TooManyInFlight => "too_many_in_flight",
             Violation::UnknownReply => "unknown_reply",
             Violation::LateReply => "late_reply",
             Violation::ReplyWithoutId => "reply_without_id",
@@ -272,11 +277,23 @@ fn slot(dir: Dir) -> usize {
     }
 }
 
+/// How many requests may wait in each direction by default.
+pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
+
 impl Session {
     pub fn new(dialect: Dialect, timeout_ms: Option<u64>) -> Session {
+        Session::with_max_in_flight(dialect, timeout_ms, MAX_IN_FLIGHT.get())
+    }
+
+    /// A session that tracks at most `max_in_flight` requests in each direction.
+    pub fn with_max_in_flight(
+        dialect: Dialect,
+        timeout_ms: Option<u64>,
+        max_in_flight: usize,
+    ) -> Session {
         Session {
             dialect,
-            waiting: [InFlight::new(1 << 20), InFlight::new(1 << 20)],
+            waiting: [InFlight::new(max_in_flight), InFlight::new(max_in_flight)],
             recent: [VecDeque::new(), VecDeque::new()],
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
@@ -385,10 +402,14 @@ impl Session {
                             }
                             None
                         }
-                        Err(InFlightError::Duplicate | InFlightError::Full) => {
+                        Err(InFlightError::Duplicate) => {
                             // MCP forbids reusing an in-flight id; JSON-RPC only warns.
                             forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::DuplicateId)
+                        }
+                        Err(InFlightError::Full) => {
+                            forward = false;
+                            self.flag(dir, Violation::TooManyInFlight)
                         }
                     }
                 }
@@ -577,6 +598,39 @@ mod tests {
             protocol_version: None,
             progress_token: None,
         }
+    }
+
+    /// Past the limit of requests in flight, a request is refused (not forwarded: its reply
+    /// could not be matched), a reused id is still a duplicate, and a reply makes room.
+    #[test]
+    fn requests_beyond_the_limit_are_refused() {
+        let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 2);
+        let id = |token: &'static str| Id::from_token(token.as_bytes()).unwrap();
+        let request = |session: &mut Session, token| {
+            let v = session.observe(
+                Dir::C2s,
+                &observation("request", id(token), Some("ping")),
+                0,
+            );
+            (v.forward, v.violation)
+        };
+        assert_eq!(request(&mut session, "1"), (true, None));
+        assert_eq!(request(&mut session, "2"), (true, None));
+        assert_eq!(
+            request(&mut session, "3"),
+            (false, Some(Violation::TooManyInFlight))
+        );
+        assert_eq!(
+            request(&mut session, "1"),
+            (false, Some(Violation::DuplicateId))
+        );
+        let reply = session.observe(Dir::S2c, &observation("success_response", id("3"), None), 0);
+        assert_eq!(reply.violation, Some(Violation::UnknownReply));
+        session.observe(Dir::S2c, &observation("success_response", id("1"), None), 0);
+        assert_eq!(request(&mut session, "3"), (true, None));
+        // The other direction has its own limit.
+        let v = session.observe(Dir::S2c, &observation("request", id("1"), Some("ping")), 0);
+        assert_eq!((v.forward, v.violation), (true, None));
     }
 
     /// A busy session with a long timeout: answered requests do not keep their deadlines,
