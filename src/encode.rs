@@ -29,13 +29,16 @@ pub fn write_raw_json(out: &mut BytesMut, raw: RawJson<'_>) {
 }
 
 /// Appends `s` as a JSON string literal, quotes included, escaping `"`, `\` and control
-/// characters.
+/// characters (as serde_json does: `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00xx`).
 pub fn write_json_string(out: &mut BytesMut, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.put_u8(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    loop {
+        let i = next_to_escape(bytes, start);
+        out.extend_from_slice(&bytes[start..i]);
+        let Some(&b) = bytes.get(i) else { break };
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -44,21 +47,53 @@ pub fn write_json_string(out: &mut BytesMut, s: &str) {
             b'\t' => b"\\t",
             0x08 => b"\\b",
             0x0c => b"\\f",
-            0x00..=0x1f => &[],
-            _ => continue,
+            _ => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xf) as usize],
+            ],
         };
-        out.extend_from_slice(&bytes[start..i]);
-        if escape.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.put_u8(HEX[(b >> 4) as usize]);
-            out.put_u8(HEX[(b & 0xf) as usize]);
-        } else {
-            out.extend_from_slice(escape);
-        }
+        out.extend_from_slice(escape);
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
     out.put_u8(b'"');
+}
+
+/// Whether JSON needs `b` escaped in a string.
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// The index of the first byte at or after `from` that JSON needs escaped, or `bytes.len()`.
+///
+/// Eight bytes at a time in a `u64` (memchr has no search for a class of bytes, and error
+/// messages and method names are too short for a SIMD call to pay): `x ^ 2 < 0x21` exactly
+/// for control bytes and `"` (see `scan`'s long-string jump), and `x ^ b'\\'` is zero for a
+/// backslash. Each test sets the top bit of the bytes it finds; a borrow can also mark bytes
+/// above a found one, never below, so the lowest mark is exact.
+#[inline]
+fn next_to_escape(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOP: u64 = ONES << 7;
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*chunk);
+        let quote_or_control = word ^ (ONES * 2);
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let below = quote_or_control.wrapping_sub(ONES * 0x21) & !quote_or_control;
+        let zero = backslash.wrapping_sub(ONES) & !backslash;
+        let marks = (below | zero) & TOP;
+        if marks != 0 {
+            return i + (marks.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|&b| needs_escape(b))
+        .unwrap_or(bytes.len() - i)
 }
 
 #[inline]
