@@ -6,6 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::num::NonZeroUsize;
+use std::ops::Bound;
 use std::sync::Arc;
 
 use rpcwire::mcp::{self, Progress};
@@ -221,17 +222,20 @@ impl Counters {
     /// under its own name.
     fn count_method(&mut self, dir: Dir, method: &str) -> Arc<str> {
         let by_method = self.requests_by_method.entry(dir).or_default();
-        if let Some((name, _)) = by_method.get_key_value(method) {
-            let name = name.clone();
-            *by_method.get_mut(method).expect("present") += 1;
-            return name;
+        // One lookup for the key and its count (a map has no `get_key_value_mut`).
+        let same = (Bound::Included(method), Bound::Included(method));
+        if let Some((name, count)) = by_method.range_mut::<str, _>(same).next() {
+            *count += 1;
+            return name.clone();
         }
         let name: Arc<str> = method.into();
         if by_method.len() < MAX_METHODS {
             by_method.insert(name.clone(), 1);
-        } else {
+        } else if let Some(other) = by_method.get_mut(OTHER_METHODS) {
             // A peer inventing method names must not grow the counters without bound.
-            *by_method.entry(OTHER_METHODS.into()).or_default() += 1;
+            *other += 1;
+        } else {
+            by_method.insert(OTHER_METHODS.into(), 1);
         }
         name
     }
