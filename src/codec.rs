@@ -47,11 +47,14 @@ pub struct LineCodec {
 }
 
 impl LineCodec {
-    /// A codec decoding with `decoder`, with frames of at most `max_frame` bytes.
+    /// A codec decoding with `decoder`, with frames of at most `max_frame` bytes (which
+    /// becomes the decoder's frame limit too).
     pub fn new(decoder: Decoder, max_frame: usize) -> Self {
+        let mut options = *decoder.options();
+        options.limits.max_frame = max_frame;
         LineCodec {
             framer: LineFramer::new(max_frame),
-            decoder,
+            decoder: Decoder::new(options),
         }
     }
 

@@ -42,7 +42,8 @@ pub struct DecodeOptions {
     pub validation: Validation,
     /// Who reads the stream.
     pub role: Role,
-    /// Depth, id and method limits (the frame limit is the framer's).
+    /// Frame, depth, id and method limits. A framer enforces the frame limit it is given as it
+    /// reads; the decoder refuses a longer frame too (one that came another way).
     pub limits: Limits,
     /// The reply id used when the request's id cannot be read: `Null` (JSON-RPC; Python MCP
     /// peers) or `Absent` (MCP's schema; TypeScript MCP peers reject `"id":null`).
@@ -355,8 +356,9 @@ impl Decoder {
 
     /// Decodes one frame into spans: the form an owned message keeps.
     pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
-        if frame.len() > u32::MAX as usize {
-            return Err(Reject::parse(ScanError::TooDeep));
+        // (Spans are `u32`: a frame limit beyond 4 GiB still stops there.)
+        if frame.len() > self.options.limits.max_frame.min(u32::MAX as usize) {
+            return Err(Reject::parse(DecodeError::FrameTooLong));
         }
         // Hardened: a CR left in a frame (the framer strips the one before LF) is a line end
         // to SSE-style and some stdio peers, who would cut this frame elsewhere than we do.

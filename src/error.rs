@@ -170,6 +170,9 @@ pub enum DecodeError {
     /// A carriage return inside the frame, which some peers read as a line end (-32700):
     /// hardened profile.
     LoneCarriageReturn,
+    /// The frame is longer than [`Limits::max_frame`](crate::Limits::max_frame) (-32700): a
+    /// frame that did not come through a framer with that limit.
+    FrameTooLong,
     /// The frame is JSON but not an object (nor, where allowed, a batch array).
     NotAnObject,
     /// A batch (top-level array) where the dialect forbids batches (MCP ≥ 2025-06-18).
@@ -244,6 +247,7 @@ impl DecodeError {
                 | DecodeError::TrailingData
                 | DecodeError::Empty
                 | DecodeError::LoneCarriageReturn
+                | DecodeError::FrameTooLong
         )
     }
 
@@ -255,6 +259,7 @@ impl DecodeError {
             DecodeError::TrailingData => "data after the JSON value",
             DecodeError::Empty => "empty frame",
             DecodeError::LoneCarriageReturn => "carriage return inside the frame",
+            DecodeError::FrameTooLong => "frame too long",
             DecodeError::NotAnObject => "message is not a JSON object",
             DecodeError::BatchNotAllowed => "batches are not allowed",
             DecodeError::EmptyBatch => "empty batch",

@@ -1,6 +1,9 @@
 //! Finite limits applied while framing and decoding.
 
-/// Upper bounds the framer and the decoder enforce on hostile input.
+/// Upper bounds the framer and the decoder enforce on hostile input: the decoder all four (in
+/// [`DecodeOptions::limits`](crate::DecodeOptions::limits)); a framer `max_frame`, given to
+/// its constructor (`LineFramer::new(limits.max_frame)`), so that an over-long frame is never
+/// buffered whole.
 ///
 /// Every limit is finite by default, so a peer can never make the codec buffer, recurse or
 /// allocate without bound.

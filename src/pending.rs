@@ -358,9 +358,9 @@ impl<T> PendingTable<T> {
     /// A time before which no deadline falls due, or `None` when no entry has a deadline:
     /// when to call [`expire`](PendingTable::expire) next.
     ///
-    /// Exact for deadlines within 64 units of the last `expire`; a lower bound (the start of
-    /// a coarser wheel bucket) beyond, in which case the `expire` at that time yields nothing
-    /// and a later wakeup follows.
+    /// Exact for deadlines in the same 64-unit block as the last `expire`'s `now` (equal
+    /// above the low 6 bits); a lower bound (the start of a coarser wheel bucket) otherwise,
+    /// in which case the `expire` at that time yields nothing and a later wakeup follows.
     pub fn next_wakeup(&self) -> Option<u64> {
         self.wheel.next_wakeup()
     }

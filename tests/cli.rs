@@ -524,3 +524,15 @@ fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
         check_session(&["--json", "--dialect", "jsonrpc", "--c2s", c2s, "--s2c", s2c]);
     assert_eq!(code, 0, "{summary}");
 }
+
+#[test]
+fn max_frame_above_the_default_reaches_the_decoder() {
+    // A 17 MiB request: over the default 16 MiB limit, under the one asked for.
+    let pad = "x".repeat(17 << 20);
+    let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{pad}"}}}}"#);
+    let (records, _, code) = check(&["--max-frame", "33554432"], Some(line.as_bytes()));
+    assert_eq!(code, 0, "{records:?}");
+    assert_eq!(kinds(&records), ["request"]);
+    let (records, _, code) = check(&[], Some(line.as_bytes()));
+    assert_eq!((code, kinds(&records)), (1, vec!["framing_error"]));
+}

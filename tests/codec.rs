@@ -152,3 +152,20 @@ async fn example_server_over_loopback_tcp() {
     assert!(replies.next().await.is_none());
     server.abort();
 }
+
+/// The codec's frame limit is its decoder's too: a decoder built with a smaller one does not
+/// refuse the frames its codec lets through.
+#[test]
+fn the_codecs_limit_is_its_decoders() {
+    use tokio_util::codec::Decoder as _;
+    let mut options = rpcwire::DecodeOptions::default();
+    options.limits.max_frame = 8;
+    let mut codec = LineCodec::new(Decoder::new(options), 1 << 10);
+    assert_eq!(codec.decoder().options().limits.max_frame, 1 << 10);
+    let mut buf =
+        bytes::BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..]);
+    assert!(matches!(
+        codec.decode(&mut buf).unwrap(),
+        Some(Incoming::Message(_))
+    ));
+}

@@ -663,3 +663,20 @@ fn walked_envelope_containers_count_against_the_depth_limit() {
     assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep));
     assert!(with_depth(Dialect::JsonRpc2, 1).decode(b"[1]").is_ok());
 }
+
+/// A frame longer than the decoder's `max_frame` (one that did not come through a framer with
+/// that limit: an HTTP body, a caller's own framing) is refused with -32700, not decoded.
+#[test]
+fn a_frame_over_the_decoders_limit_is_a_parse_error() {
+    let mut opts = DecodeOptions::new(Dialect::Mcp);
+    opts.limits.max_frame = PING.len();
+    assert!(Decoder::new(opts).decode(PING).is_ok());
+    opts.limits.max_frame = PING.len() - 1;
+    for validation in [Validation::Lazy, Validation::Strict] {
+        opts.validation = validation;
+        let rej = Decoder::new(opts).decode(PING).unwrap_err();
+        assert_eq!(rej.error(), DecodeError::FrameTooLong);
+        assert_eq!(rej.reply().unwrap().code, rpcwire::ErrorCode::PARSE_ERROR);
+        assert_eq!(rej.id(), None, "nothing of a refused frame is read");
+    }
+}

@@ -437,3 +437,22 @@ fn soak_long() {
         .unwrap_or(10_000_000);
     soak(requests);
 }
+
+/// `next_wakeup` is exact within the last `expire`'s 64-unit block, a lower bound beyond it
+/// (an early wakeup that expires nothing), as documented.
+#[test]
+fn next_wakeup_is_exact_within_the_current_block() {
+    let mut table = PendingTable::new();
+    assert_eq!(table.expire(61).count(), 0);
+    table.insert_with_deadline("soon", 63).unwrap();
+    assert_eq!(table.next_wakeup(), Some(63));
+    let mut table = PendingTable::new();
+    assert_eq!(table.expire(61).count(), 0);
+    table.insert_with_deadline("later", 100).unwrap();
+    let wakeup = table.next_wakeup().unwrap();
+    assert!((62..=100).contains(&wakeup), "{wakeup}");
+    if wakeup < 100 {
+        assert_eq!(table.expire(wakeup).count(), 0);
+    }
+    assert_eq!(table.expire(100).map(|(_, v)| v).collect::<Vec<_>>(), ["later"]);
+}

@@ -69,7 +69,9 @@ pub struct LineFramer {
 }
 
 impl LineFramer {
-    /// A framer whose frames are at most `max_frame` bytes (terminator excluded).
+    /// A framer whose frames are at most `max_frame` bytes (terminator excluded). The decoder
+    /// has its own limit (`DecodeOptions::limits.max_frame`, 16 MiB by default): raise it too
+    /// when this one is higher.
     pub fn new(max_frame: usize) -> Self {
         LineFramer {
             next_index: 0,

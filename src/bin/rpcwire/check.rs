@@ -413,6 +413,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         DirectionArg::S2c => Role::Client,
     };
     options.validation = validation(args.validate);
+    options.limits.max_frame = args.max_frame;
     let decoder = Decoder::new(options);
     let mut input = open(&args.file)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", display(&args.file))))?;

@@ -629,6 +629,7 @@ fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
     let mut options = DecodeOptions::new(crate::check::dialect(args.dialect));
     options.validation = crate::check::validation(args.validate);
     options.role = role;
+    options.limits.max_frame = args.max_frame;
     Decoder::new(options)
 }
 

@@ -338,6 +338,7 @@ impl Side {
         let mut options = DecodeOptions::new(crate::check::dialect(args.dialect));
         options.role = role;
         options.validation = crate::check::validation(args.validate);
+        options.limits.max_frame = args.max_frame;
         Ok(Side {
             input: open(path)?,
             framer: StreamFramer::new(args.framing, args.max_frame),
