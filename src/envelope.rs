@@ -3,7 +3,7 @@
 
 use crate::error::{DecodeError, Member};
 use crate::id::{Id, IdKind};
-use crate::json::{parse_i64, JsonStr, RawJson};
+use crate::json::{parse_i64, JsonStr, Lookup, RawJson};
 use crate::limits::Limits;
 use crate::message::{Kind, Message, Rejection, ReplyId};
 use crate::scan::{self, scalar::skip_ws, ScanError, Validation};
@@ -184,7 +184,8 @@ struct Members {
 enum ResultTypeSeen {
     Absent,
     Once(Span),
-    Duplicated,
+    /// More than one, or a result too malformed to tell.
+    Ambiguous,
 }
 
 /// A rejection as spans (converted to a borrowed [`Rejection`] at the end).
@@ -707,7 +708,7 @@ impl Decoder {
         let seen = match (count, found) {
             (1, Some(span)) => ResultTypeSeen::Once(span),
             (0, _) => ResultTypeSeen::Absent,
-            _ => ResultTypeSeen::Duplicated,
+            _ => ResultTypeSeen::Ambiguous,
         };
         Some((end, seen))
     }
@@ -889,24 +890,21 @@ impl Decoder {
                 if frame[result.start as usize] != b'{' {
                     return reject(DecodeError::ResultNotObject);
                 }
-                // A duplicated resultType is ambiguous (parsers disagree on which one wins):
-                // it is refused, never read as absent.
-                let result_type = match m.result_type {
-                    Some(seen) => seen,
-                    None => {
-                        let mut found = value.members().filter(|(k, _)| k.eq_str("resultType"));
-                        match (found.next(), found.next()) {
-                            (None, _) => ResultTypeSeen::Absent,
-                            (Some((_, v)), None) => {
+                // A duplicated resultType is ambiguous (parsers disagree on which one wins),
+                // and so is one in a result too malformed to read whole (lazy mode let it
+                // through): it is refused, never read as absent.
+                let result_type =
+                    m.result_type
+                        .unwrap_or_else(|| match value.lookup("resultType") {
+                            Lookup::Absent => ResultTypeSeen::Absent,
+                            Lookup::Found(v) => {
                                 ResultTypeSeen::Once(Span::within(frame, v.as_bytes()))
                             }
-                            (Some(_), Some(_)) => ResultTypeSeen::Duplicated,
-                        }
-                    }
-                };
+                            Lookup::Ambiguous => ResultTypeSeen::Ambiguous,
+                        });
                 let known = match result_type {
                     ResultTypeSeen::Absent => true,
-                    ResultTypeSeen::Duplicated => false,
+                    ResultTypeSeen::Ambiguous => false,
                     ResultTypeSeen::Once(span) => RawJson::trusted(&frame[span.range()])
                         .as_str()
                         .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t))),
@@ -1058,9 +1056,12 @@ mod tests {
             (r#"{"result\u0054ype":"complete"}"#, true),
             (r#"{"resultType":1}"#, false),
             (r#" { "resultType" : "complete" , "b" : [ ] } "#, true),
-            (r#"{"a" 1,"resultType":"bogus"}"#, true), // lazy: get stops at the malformed spot
-            (r#"{,"resultType":"bogus"}"#, true),      // (a comma before the first member, too)
-            (r#"{"a":01,"resultType":"bogus"}"#, true),
+            // Lazily valid but malformed: what lies past the malformed spot cannot be read, so
+            // the resultType is ambiguous, refused.
+            (r#"{"a" 1,"resultType":"bogus"}"#, false),
+            (r#"{,"resultType":"bogus"}"#, false),
+            (r#"{"a":01,"resultType":"complete"}"#, false),
+            (r#"{"a":1 "b":2}"#, false),
         ];
         let dec = Decoder::mcp();
         for (result, ok) in cases {

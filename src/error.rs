@@ -213,7 +213,9 @@ pub enum DecodeError {
     BadErrorObject(Member),
     /// `result` is not an object where the dialect requires one (MCP).
     ResultNotObject,
-    /// `result.resultType` is present with a value MCP 2026-07-28 does not define.
+    /// `result.resultType` is present with a value MCP 2026-07-28 does not define, occurs
+    /// twice, or cannot be read (lazy validation let through a result whose members cannot
+    /// all be read, `{"a":1 "resultType":…}`).
     BadResultType,
     /// A top-level member that is not an envelope member, with unknown members rejected.
     UnknownMember,
@@ -280,7 +282,7 @@ impl DecodeError {
             DecodeError::MissingId => "response without id",
             DecodeError::BadErrorObject(_) => "malformed error object",
             DecodeError::ResultNotObject => "result must be an object",
-            DecodeError::BadResultType => "unknown resultType",
+            DecodeError::BadResultType => "unknown, duplicated or unreadable resultType",
             DecodeError::UnknownMember => "unknown top-level member",
             DecodeError::CaseFoldedMember => "member name case-folds to an envelope member",
             DecodeError::LoneSurrogate => "unpaired surrogate in an envelope string",

@@ -268,7 +268,7 @@ impl<'a> HeaderCheck<'a> {
                     Lookup::Found(v) => v.as_str().is_some_and(|b| b.eq_str(value)),
                     // A notification carries no protocol version in its body.
                     Lookup::Absent => !required,
-                    Lookup::Duplicated => false,
+                    Lookup::Ambiguous => false,
                 };
                 if !agrees {
                     return Err(HeaderError::Mismatch(Header::ProtocolVersion));
@@ -326,7 +326,7 @@ impl<'a> HeaderCheck<'a> {
                     Lookup::Found(v) => Some(v),
                     Lookup::Absent => None,
                     // Which of two values a server acts on is anybody's guess.
-                    Lookup::Duplicated => return Err(HeaderError::Mismatch(header)),
+                    Lookup::Ambiguous => return Err(HeaderError::Mismatch(header)),
                 };
                 match (body, value) {
                     (None, None) => {}

@@ -220,8 +220,9 @@ pub(crate) enum Lookup<'a> {
     Absent,
     /// Exactly one.
     Found(RawJson<'a>),
-    /// More than one: ambiguous.
-    Duplicated,
+    /// More than one, or an object too malformed to tell (lazy validation let it through,
+    /// and its members cannot all be read): ambiguous.
+    Ambiguous,
 }
 
 /// The type of a JSON value, read from its first byte.
@@ -359,11 +360,12 @@ impl<'a> RawJson<'a> {
     /// The member `key` of this object (keys compared after unescaping). `None` when this is
     /// not an object, when the key is absent, and when the key occurs more than once: a
     /// duplicated member is ambiguous (parsers disagree on which one wins), and rpcwire's rule
-    /// for ambiguity is the envelope's: refuse it.
+    /// for ambiguity is the envelope's: refuse it. So is an object whose members cannot all be
+    /// read (lazy validation let `{"a":1 "a":2}` through): `None` for every key.
     pub fn get(&self, key: &str) -> Option<RawJson<'a>> {
         match self.lookup(key) {
             Lookup::Found(v) => Some(v),
-            Lookup::Absent | Lookup::Duplicated => None,
+            Lookup::Absent | Lookup::Ambiguous => None,
         }
     }
 
@@ -375,13 +377,18 @@ impl<'a> RawJson<'a> {
     /// [`Self::get`], telling an absent member from a duplicated one.
     pub(crate) fn lookup(&self, key: &str) -> Lookup<'a> {
         let mut found = Lookup::Absent;
-        for (k, v) in self.members() {
+        let mut members = self.members();
+        for (k, v) in members.by_ref() {
             if k.eq_str(key) {
                 if found != Lookup::Absent {
-                    return Lookup::Duplicated;
+                    return Lookup::Ambiguous;
                 }
                 found = Lookup::Found(v);
             }
+        }
+        // Past a malformed spot the key may occur again, unseen.
+        if members.malformed {
+            return Lookup::Ambiguous;
         }
         found
     }
@@ -406,6 +413,7 @@ impl<'a> RawJson<'a> {
         Members {
             bytes: self.bytes,
             pos,
+            malformed: false,
         }
     }
 
@@ -420,6 +428,7 @@ impl<'a> RawJson<'a> {
         Elements {
             bytes: self.bytes,
             pos,
+            malformed: false,
         }
     }
 }
@@ -440,6 +449,8 @@ fn skip_inner(bytes: &[u8], i: usize) -> Option<usize> {
 pub struct Members<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// Iteration stopped before the closing brace.
+    malformed: bool,
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -447,41 +458,82 @@ impl<'a> Iterator for Members<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.bytes;
-        let member = next_item(b, self.pos).and_then(|i| {
-            if b.get(i) != Some(&b'"') {
+        let i = match next_item(b, self.pos, b'}') {
+            Next::Item(i) => i,
+            Next::End => {
+                self.pos = b.len();
                 return None;
             }
-            let (close, esc) = scan::string_end(b, i + 1).ok()?;
-            let colon = skip_ws(b, close + 1);
-            if b.get(colon) != Some(&b':') {
-                return None;
-            }
-            let start = skip_ws(b, colon + 1);
-            Some((i + 1, close, esc, start, item_end(b, start, b'}')?))
-        });
-        let Some((key, close, esc, start, end)) = member else {
-            self.pos = b.len();
-            return None;
+            Next::Malformed => return self.stop(),
+        };
+        let member = (b.get(i) == Some(&b'"'))
+            .then(|| scan::string_end(b, i + 1).ok())
+            .flatten()
+            .and_then(|(close, esc)| {
+                let colon = skip_ws(b, close + 1);
+                if b.get(colon) != Some(&b':') {
+                    return None;
+                }
+                let start = skip_ws(b, colon + 1);
+                Some((close, esc, start, item_end(b, start, b'}')?))
+            });
+        let Some((close, esc, start, end)) = member else {
+            return self.stop();
         };
         self.pos = end;
         Some((
-            JsonStr::from_raw(&b[key..close], esc),
+            JsonStr::from_raw(&b[i + 1..close], esc),
             RawJson::trusted(&b[start..end]),
         ))
     }
 }
 
-/// Where the next member or element starts in the container `b`, from `pos`: 1 (just after
-/// the opening bracket), or the end of the previous item, which [`item_end`] saw followed by
-/// a comma or the closing bracket. `None` at the closing bracket (or a comma before the
-/// first item).
-fn next_item(b: &[u8], pos: usize) -> Option<usize> {
+impl Members<'_> {
+    /// Whether the iteration stopped at a malformed spot (lazy validation checks no token
+    /// order) rather than at the closing brace: the members seen may not be all of them.
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// let object = RawJson::new(br#"{"a":1 "b":2}"#).unwrap(); // lazily valid
+    /// let mut members = object.members();
+    /// assert!(members.next().is_none());
+    /// assert!(members.stopped_early());
+    /// ```
+    pub fn stopped_early(&self) -> bool {
+        self.malformed
+    }
+
+    /// Ends the iteration at a malformed spot.
+    fn stop<T>(&mut self) -> Option<T> {
+        self.pos = self.bytes.len();
+        self.malformed = true;
+        None
+    }
+}
+
+/// What comes next in a container: see [`next_item`].
+enum Next {
+    /// An item starts here.
+    Item(usize),
+    /// The closing bracket.
+    End,
+    /// Anything else: a comma before the first item, or after the last.
+    Malformed,
+}
+
+/// What comes next in the container `b` (closed by `close`), from `pos`: 1 (just after the
+/// opening bracket), or the end of the previous item, which [`item_end`] saw followed by a
+/// comma or the closing bracket.
+fn next_item(b: &[u8], pos: usize, close: u8) -> Next {
     let i = skip_ws(b, pos);
-    match b.get(i)? {
-        b',' if pos > 1 => Some(skip_ws(b, i + 1)),
-        b',' | b'}' | b']' => None,
-        _ if pos > 1 => None,
-        _ => Some(i),
+    let after_an_item = pos > 1;
+    match b.get(i) {
+        Some(b',') if after_an_item => Next::Item(skip_ws(b, i + 1)),
+        Some(&c) if c == close => Next::End,
+        Some(&c) if c != b',' && !after_an_item => Next::Item(i),
+        // (Past the end: the iteration ended before.)
+        None => Next::End,
+        _ => Next::Malformed,
     }
 }
 
@@ -498,6 +550,8 @@ fn item_end(b: &[u8], start: usize, close: u8) -> Option<usize> {
 pub struct Elements<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// Iteration stopped before the closing bracket.
+    malformed: bool,
 }
 
 impl<'a> Iterator for Elements<'a> {
@@ -505,13 +559,34 @@ impl<'a> Iterator for Elements<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.bytes;
-        let element = next_item(b, self.pos).and_then(|i| Some((i, item_end(b, i, b']')?)));
-        let Some((start, end)) = element else {
-            self.pos = b.len();
-            return None;
+        let start = match next_item(b, self.pos, b']') {
+            Next::Item(i) => i,
+            Next::End => {
+                self.pos = b.len();
+                return None;
+            }
+            Next::Malformed => return self.stop(),
+        };
+        let Some(end) = item_end(b, start, b']') else {
+            return self.stop();
         };
         self.pos = end;
         Some(RawJson::trusted(&b[start..end]))
+    }
+}
+
+impl Elements<'_> {
+    /// Whether the iteration stopped at a malformed spot rather than at the closing bracket
+    /// (see [`Members::stopped_early`]).
+    pub fn stopped_early(&self) -> bool {
+        self.malformed
+    }
+
+    /// Ends the iteration at a malformed spot.
+    fn stop<T>(&mut self) -> Option<T> {
+        self.pos = self.bytes.len();
+        self.malformed = true;
+        None
     }
 }
 

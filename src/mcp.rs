@@ -137,7 +137,7 @@ impl<'a> Progress<'a> {
         }
         let params = n.params?;
         Some(Progress {
-            token: id_like(params.get("progressToken")?)?,
+            token: id_like(params.get(meta_keys::PROGRESS_TOKEN)?)?,
             progress: params.get("progress")?.as_f64()?,
             total: params.get("total").and_then(|t| t.as_f64()),
             message: params.get("message").and_then(|m| m.as_str()),
@@ -145,19 +145,30 @@ impl<'a> Progress<'a> {
     }
 }
 
-/// The progress token a request asks for, in `params._meta.progressToken`.
+/// The progress token of a message: the one a request asks progress for
+/// (`params._meta.progressToken`), or the one a `notifications/progress` reports on
+/// (`params.progressToken`, read alone: [`Progress`] reads the whole notification). `None`
+/// for other messages, and for a token that is not a string or an integer.
 ///
 /// ```
 /// use rpcwire::{mcp, Decoder};
 /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"abc123"}}}"#;
 /// let msg = Decoder::mcp().decode(frame).unwrap();
 /// assert_eq!(mcp::progress_token(&msg).unwrap().raw(), br#""abc123""#);
+///
+/// let frame = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"abc123","progress":1}}"#;
+/// let msg = Decoder::mcp().decode(frame).unwrap();
+/// assert_eq!(mcp::progress_token(&msg).unwrap().raw(), br#""abc123""#);
 /// ```
 pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
-    id_like(
-        msg.params()?
-            .pointer(&["_meta", meta_keys::PROGRESS_TOKEN])?,
-    )
+    let token = match msg {
+        Message::Request(r) => r.params?.pointer(&["_meta", meta_keys::PROGRESS_TOKEN])?,
+        Message::Notification(n) if n.method.eq_str(methods::PROGRESS) => {
+            n.params?.get(meta_keys::PROGRESS_TOKEN)?
+        }
+        _ => return None,
+    };
+    id_like(token)
 }
 
 /// The per-request `_meta` fields of MCP 2026-07-28.

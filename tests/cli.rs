@@ -536,3 +536,33 @@ fn max_frame_above_the_default_reaches_the_decoder() {
     let (records, _, code) = check(&[], Some(line.as_bytes()));
     assert_eq!((code, kinds(&records)), (1, vec!["framing_error"]));
 }
+
+#[test]
+fn progress_beyond_f64_on_an_unknown_token_is_still_unknown_progress() {
+    // The token is what the check reads; a progress value `f64` cannot hold does not hide it.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-progress-1e400");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    std::fs::write(&c2s, "").unwrap();
+    std::fs::write(
+        &s2c,
+        concat!(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":5}}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":1e400}}\n",
+        ),
+    )
+    .unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1);
+    assert_eq!(records[0]["violation"], "unknown_progress");
+    assert_eq!(
+        records[1]["violation"], "unknown_progress",
+        "{}",
+        records[1]
+    );
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_progress": 2})
+    );
+}

@@ -164,3 +164,37 @@ fn members_and_elements_yield_only_separated_values() {
     let texts: Vec<&str> = array.elements().map(|e| e.as_text()).collect();
     assert_eq!(texts, ["1", "{}", "\"x\""]);
 }
+
+#[test]
+fn a_key_repeated_where_iteration_stops_is_still_ambiguous() {
+    // README: "A duplicated key is ambiguous and `get` returns `None` for it"; past a
+    // malformed spot the key may occur again, so such an object answers no key.
+    for text in [
+        r#"{"a":1,"a":01}"#,
+        r#"{"a":1,"a":2 "b":3}"#,
+        r#"{"a":1,"b":2 "a":3}"#,
+        r#"{"b":2 "a":3}"#,
+    ] {
+        let object = RawJson::new(text.as_bytes()).expect(text);
+        assert_eq!(object.get("a"), None, "{text}");
+        let mut members = object.members();
+        members.by_ref().for_each(drop);
+        assert!(members.stopped_early(), "{text}");
+    }
+    let clean = RawJson::new(br#"{ "a" : 1 }"#).unwrap();
+    let mut members = clean.members();
+    members.by_ref().for_each(drop);
+    assert!(!members.stopped_early());
+    // The envelope's rule (MCP, lazy by default): a resultType that may be duplicated is
+    // refused.
+    for result in [
+        r#"{"resultType":"complete","resultType":"bogus" "x":1}"#,
+        r#"{"x":1 "resultType":"complete","resultType":"bogus"}"#,
+    ] {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+        let rej = rpcwire::Decoder::mcp()
+            .decode(frame.as_bytes())
+            .unwrap_err();
+        assert_eq!(rej.error(), rpcwire::DecodeError::BadResultType, "{result}");
+    }
+}

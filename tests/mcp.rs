@@ -168,3 +168,29 @@ fn progress_beyond_f64_is_not_read() {
         assert_eq!(Progress::from_notification(&n), None, "{progress}");
     }
 }
+
+#[test]
+fn progress_token_of_requests_and_progress_notifications_only() {
+    let token = |frame: &[u8]| {
+        let msg = Decoder::mcp().decode(frame).unwrap();
+        mcp::progress_token(&msg).map(|t| t.raw().to_vec())
+    };
+    assert_eq!(
+        token(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1e400}}"#),
+        Some(b"7".to_vec())
+    );
+    assert_eq!(
+        token(br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"progressToken":7,"_meta":{"progressToken":8}}}"#),
+        None
+    );
+    assert_eq!(
+        token(br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"progressToken":7,"_meta":{"progressToken":8}}}"#),
+        Some(b"8".to_vec())
+    );
+    assert_eq!(
+        token(
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1.5}}}"#
+        ),
+        None
+    );
+}

@@ -454,5 +454,8 @@ fn next_wakeup_is_exact_within_the_current_block() {
     if wakeup < 100 {
         assert_eq!(table.expire(wakeup).count(), 0);
     }
-    assert_eq!(table.expire(100).map(|(_, v)| v).collect::<Vec<_>>(), ["later"]);
+    assert_eq!(
+        table.expire(100).map(|(_, v)| v).collect::<Vec<_>>(),
+        ["later"]
+    );
 }

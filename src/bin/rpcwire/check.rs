@@ -8,14 +8,12 @@ use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
-use rpcwire::mcp::Cancelled;
+use rpcwire::mcp::{progress_token, Cancelled};
 use rpcwire::{
     ContentLengthFramer, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message, Rejection,
     ReplyId, Role, SseFramer, Validation,
 };
 use serde_json::{json, Value};
-
-use crate::session::progress_token;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {

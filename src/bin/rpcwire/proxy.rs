@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
-use rpcwire::mcp::Cancelled;
+use rpcwire::mcp::{progress_token, Cancelled};
 use rpcwire::{
     encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines, Message, RawJson,
     Rejection, Reply, ReplyId, Role,
@@ -29,7 +29,7 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{progress_token, Dir, Observation, Session, Verdict, Violation};
+use crate::session::{Dir, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -38,8 +38,9 @@ Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank l
 tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
-lines (too_long), duplicate in-flight ids (duplicate_id; a client's is answered with -32600), requests
-beyond --max-in-flight (too_many_in_flight; never forwarded, a client's is answered with -32603), replies to unknown or already answered
+lines (too_long), duplicate in-flight ids (duplicate_id; under MCP a client's is answered with -32600),
+requests beyond --max-in-flight (too_many_in_flight; never forwarded, a client's is answered with
+-32603; a server's is dropped), replies to unknown or already answered
 ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
@@ -71,8 +72,8 @@ pub struct ProxyArgs {
     /// server's late reply is dropped.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
-    /// Drop invalid client messages silently instead of answering them with the error reply
-    /// the protocol calls for.
+    /// Drop invalid client messages and over-long lines silently instead of answering them
+    /// with the error reply the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
     /// Most requests tracked in flight in each direction; one more is not forwarded (its

@@ -9,8 +9,8 @@ use std::num::NonZeroUsize;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use rpcwire::mcp::{self, Progress};
-use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError, Message};
+use rpcwire::mcp;
+use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
 use serde_json::{json, Value};
 
 /// Which way a message travels.
@@ -115,16 +115,6 @@ pub struct Observation<'a> {
     /// For a request: the progress token it asks progress for (`params._meta.progressToken`);
     /// for `notifications/progress`: the token it reports on. See [`progress_token`].
     pub progress_token: Option<Id<'a>>,
-}
-
-/// The progress token of an MCP message: the one a request asks progress for, or the one a
-/// `notifications/progress` reports on.
-pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
-    match msg {
-        Message::Request(_) => mcp::progress_token(msg),
-        Message::Notification(n) => Progress::from_notification(n).map(|p| p.token),
-        _ => None,
-    }
 }
 
 /// What to do with one message.
