@@ -1,11 +1,11 @@
 //! The one-pass envelope walk: member spans, duplicate keys, the version, and the shape rules
 //! of each dialect.
 
-use crate::error::{DecodeError, Member};
+use crate::error::{DecodeError, ErrorCode, Member};
 use crate::id::{Id, IdKind};
 use crate::json::{parse_i64, JsonStr, Lookup, RawJson};
 use crate::limits::Limits;
-use crate::message::{Kind, Message, Rejection, ReplyId};
+use crate::message::{Kind, Message, Rejection, Reply, ReplyId};
 use crate::scan::{self, scalar::skip_ws, ScanError, Validation};
 
 /// Which set of rules a frame is held to.
@@ -341,6 +341,23 @@ impl Decoder {
     /// The options.
     pub const fn options(&self) -> &DecodeOptions {
         &self.options
+    }
+
+    /// The reply to a line a framer refused as too long (`FrameError::TooLong`), whose id
+    /// cannot be read: -32700 with this decoder's [`unreadable_id`](DecodeOptions::unreadable_id),
+    /// as for any frame that is not JSON. Whether to send it is the caller's policy, as for
+    /// [`Rejection::reply`].
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, ErrorCode, ReplyId};
+    /// let reply = Decoder::mcp().too_long_reply();
+    /// assert_eq!((reply.code, reply.id), (ErrorCode::PARSE_ERROR, ReplyId::Absent));
+    /// ```
+    pub const fn too_long_reply(&self) -> Reply<'static> {
+        Reply {
+            code: ErrorCode::PARSE_ERROR,
+            id: self.options.unreadable_id,
+        }
     }
 
     /// Decodes one frame (one line, without its terminator).

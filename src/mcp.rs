@@ -4,6 +4,9 @@
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
 
+use bytes::BytesMut;
+
+use crate::encode;
 use crate::id::{Id, IdKind};
 use crate::json::{JsonStr, RawJson};
 use crate::message::{Message, Notification};
@@ -113,6 +116,31 @@ impl<'a> Cancelled<'a> {
             reason: params.get("reason").and_then(|r| r.as_str()),
         })
     }
+}
+
+/// Appends a `notifications/cancelled` for the request `request_id` (its wire token, byte for
+/// byte), with an optional reason: what a proxy sends upstream for a request it gave up on.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{mcp, Id};
+/// let mut out = BytesMut::new();
+/// mcp::write_cancelled(&mut out, Id::from_token(b"7").unwrap(), Some("timed out"));
+/// assert_eq!(
+///     &out[..],
+///     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"timed out\"}}\n"
+/// );
+/// ```
+pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&str>) {
+    out.extend_from_slice(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"#,
+    );
+    out.extend_from_slice(request_id.raw());
+    if let Some(reason) = reason {
+        out.extend_from_slice(br#","reason":"#);
+        encode::write_json_string(out, reason);
+    }
+    out.extend_from_slice(b"}}\n");
 }
 
 /// `notifications/progress`: progress of a long-running request.

@@ -17,13 +17,16 @@ use crate::mcp::Cancelled;
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, TableFull, Token};
 
-/// Where a forwarded request came from.
+/// Where a forwarded request came from, and what the caller kept with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin<C> {
+pub struct Origin<C, T = ()> {
     /// The client (connection) that sent it.
     pub client: C,
     /// The client's id, exactly as it spelled it.
     pub id: IdBuf,
+    /// The caller's value for this request (its method, when it was sent, …): see
+    /// [`IdRemapper::forward_request_with`].
+    pub value: T,
 }
 
 /// Why a request could not be forwarded.
@@ -49,6 +52,11 @@ impl std::error::Error for RemapError {}
 
 /// Rewrites ids between clients and one upstream.
 ///
+/// Each request a client sends goes upstream with a [`Token`] as its id; the reply comes back
+/// to that client with its own id restored byte for byte. `C` names a client (a connection
+/// index, an address); `T` is a value kept with each request (`()` by default; see
+/// [`forward_request_with`](Self::forward_request_with)).
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{Decoder, IdRemapper, Message};
@@ -63,16 +71,16 @@ impl std::error::Error for RemapError {}
 /// let reply = format!("{{\"jsonrpc\":\"2.0\",\"id\":{token},\"result\":{{}}}}");
 /// let msg = Decoder::mcp().decode(reply.as_bytes()).unwrap();
 /// let mut to_client = BytesMut::new();
-/// let client = remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut to_client).unwrap();
-/// assert_eq!(client, "client-1");
+/// let origin = remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut to_client).unwrap();
+/// assert_eq!(origin.client, "client-1");
 /// assert_eq!(&to_client[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"result\":{}}\n");
 /// ```
-pub struct IdRemapper<C> {
-    pending: PendingTable<Origin<C>>,
+pub struct IdRemapper<C, T = ()> {
+    pending: PendingTable<Origin<C, T>>,
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
 }
 
-impl<C> core::fmt::Debug for IdRemapper<C> {
+impl<C, T> core::fmt::Debug for IdRemapper<C, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("IdRemapper")
             .field("in_flight", &self.pending.len())
@@ -81,6 +89,26 @@ impl<C> core::fmt::Debug for IdRemapper<C> {
 }
 
 impl<C: Clone + Eq + Hash> IdRemapper<C> {
+    /// Registers `req` (decoded from `frame`, sent by `client`) and appends the upstream frame:
+    /// the same bytes with our token as id. `deadline` (caller's time units) makes the
+    /// request expire in [`expire`](Self::expire).
+    ///
+    /// # Panics
+    ///
+    /// When `req` was not decoded from `frame` (its id must be a slice of it).
+    pub fn forward_request(
+        &mut self,
+        client: C,
+        frame: &[u8],
+        req: &Request<'_>,
+        deadline: Option<u64>,
+        out: &mut BytesMut,
+    ) -> Result<Token, RemapError> {
+        self.forward_request_with(client, (), frame, req, deadline, out)
+    }
+}
+
+impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// A remapper for at most `capacity` requests in flight.
     pub fn new(capacity: usize) -> Self {
         IdRemapper {
@@ -89,12 +117,16 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
         }
     }
 
-    /// Registers `req` (decoded from `frame`, sent by `client`) and appends the upstream frame:
-    /// the same bytes with our token as id. `deadline` (caller's time units) makes the
-    /// request expire in [`expire`](Self::expire).
-    pub fn forward_request(
+    /// [`forward_request`](IdRemapper::forward_request), keeping `value` with the request
+    /// until its reply, cancellation or expiry hands it back in an [`Origin`].
+    ///
+    /// # Panics
+    ///
+    /// When `req` was not decoded from `frame` (its id must be a slice of it).
+    pub fn forward_request_with(
         &mut self,
         client: C,
+        value: T,
         frame: &[u8],
         req: &Request<'_>,
         deadline: Option<u64>,
@@ -107,6 +139,7 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
         let origin = Origin {
             client,
             id: req.id.to_owned_id(),
+            value,
         };
         let inserted = match deadline {
             Some(d) => self.pending.insert_with_deadline(origin, d),
@@ -114,77 +147,107 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
         };
         let token = inserted.map_err(|TableFull(_)| RemapError::Full)?;
         self.by_client.insert(key, token);
-        let mut digits = [0u8; 20];
-        let wire = token.to_wire(&mut digits);
-        let new_id = Id::from_token(wire).expect("a token is an integer");
-        encode::write_with_id(out, frame, req.id, new_id);
+        encode::write_with_id(out, frame, req.id, token.to_id(&mut [0; 20]));
         Ok(token)
     }
 
     /// Matches an upstream reply (decoded from `frame`, with id `reply_id`) and appends the
-    /// client-bound frame with the client's id restored. Returns the client to send it to;
-    /// `Miss::Unknown` / `Miss::Stale` for replies nobody waits for (nothing is written).
+    /// client-bound frame with the client's id restored. Returns where the request came from
+    /// (the client to send it to); `Miss::Unknown` / `Miss::Stale` for replies nobody waits
+    /// for (nothing is written).
+    ///
+    /// # Panics
+    ///
+    /// When `reply_id` is not a slice of `frame`.
     pub fn route_reply(
         &mut self,
         frame: &[u8],
         reply_id: Id<'_>,
         out: &mut BytesMut,
-    ) -> Result<C, Miss> {
+    ) -> Result<Origin<C, T>, Miss> {
+        let origin = self.take(reply_id)?;
+        encode::write_with_id(out, frame, reply_id, origin.id.as_id());
+        Ok(origin)
+    }
+
+    /// Removes the request an upstream reply names, writing nothing: for a reply that cannot
+    /// be forwarded (an invalid response whose id was readable, [`Rejection::id`]), so that
+    /// the caller can answer the client itself (with `origin.id`) and the request does not
+    /// stay in flight.
+    ///
+    /// [`Rejection::id`]: crate::Rejection::id
+    pub fn take(&mut self, reply_id: Id<'_>) -> Result<Origin<C, T>, Miss> {
         let origin = self.pending.complete_wire(reply_id.raw())?;
         self.by_client
             .remove(&(origin.client.clone(), IdKey::of(origin.id.as_id())));
-        encode::write_with_id(out, frame, reply_id, origin.id.as_id());
-        Ok(origin.client)
+        Ok(origin)
+    }
+
+    /// The token and value of `client`'s request with id `id`, if it is in flight (before
+    /// cancelling it, say: MCP's `initialize` must not be cancelled).
+    pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
+        let token = *self.by_client.get(&(client.clone(), IdKey::of(id)))?;
+        Some((token, &self.pending.get(token)?.value))
     }
 
     /// Rewrites a client's `notifications/cancelled` (decoded from `frame`) for the upstream,
     /// its `requestId` replaced by our token, and forgets the request (a late reply will be
-    /// `Stale`). Returns `false` (nothing written) when the notification names no request of
-    /// this client in flight.
+    /// `Stale`). Returns the cancelled request's token and origin; `None` (nothing written)
+    /// when the notification is not a cancellation or names no request of this client in
+    /// flight.
+    ///
+    /// # Panics
+    ///
+    /// When `notification` was not decoded from `frame`.
     pub fn forward_cancel(
         &mut self,
         client: &C,
         frame: &[u8],
         notification: &Notification<'_>,
         out: &mut BytesMut,
-    ) -> bool {
-        let Some(cancelled) = Cancelled::from_notification(notification) else {
-            return false;
-        };
-        let Some(token) = self
+    ) -> Option<(Token, Origin<C, T>)> {
+        let cancelled = Cancelled::from_notification(notification)?;
+        let token = self
             .by_client
-            .remove(&(client.clone(), IdKey::of(cancelled.request_id)))
-        else {
-            return false;
-        };
-        self.pending.cancel(token);
-        let mut digits = [0u8; 20];
-        let wire = token.to_wire(&mut digits);
-        let new_id = Id::from_token(wire).expect("a token is an integer");
-        encode::write_with_id(out, frame, cancelled.request_id, new_id);
-        true
+            .remove(&(client.clone(), IdKey::of(cancelled.request_id)))?;
+        let origin = self.pending.cancel(token)?;
+        encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
+        Some((token, origin))
     }
 
     /// Requests whose deadline is ≤ `now`, removed: answer each client locally and send the
     /// upstream a cancellation for the token.
-    pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C>)> + '_ {
+    pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         let by_client = &mut self.by_client;
         self.pending.expire(now).inspect(move |(_, origin)| {
             by_client.remove(&(origin.client.clone(), IdKey::of(origin.id.as_id())));
         })
     }
 
-    /// A client went away: forget its requests (their late replies will be `Stale`).
-    pub fn drop_client(&mut self, client: &C) -> usize {
+    /// When to call [`expire`](Self::expire) next (see [`PendingTable::next_wakeup`]).
+    pub fn next_wakeup(&self) -> Option<u64> {
+        self.pending.next_wakeup()
+    }
+
+    /// A client went away: forgets its requests (their late replies will be `Stale`) and
+    /// returns them, so that the upstream can be told to cancel each.
+    pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
         let tokens: alloc::vec::Vec<Token> = self
             .by_client
             .extract_if(|(c, _), _| c == client)
             .map(|(_, token)| token)
             .collect();
-        for token in &tokens {
-            self.pending.cancel(*token);
-        }
-        tokens.len()
+        tokens
+            .into_iter()
+            .filter_map(|token| Some((token, self.pending.cancel(token)?)))
+            .collect()
+    }
+
+    /// The upstream went away: removes every request and yields them, so that each client can
+    /// be answered. The remapper stays usable; replies to the drained tokens are `Stale`.
+    pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
+        self.by_client.clear();
+        self.pending.drain()
     }
 
     /// Requests in flight.

@@ -194,3 +194,18 @@ fn progress_token_of_requests_and_progress_notifications_only() {
         None
     );
 }
+
+#[test]
+fn write_cancelled_reads_back_as_the_same_cancellation() {
+    for (id, reason) in [
+        (&b"7"[..], None),
+        (br#""a\"b\u00e9""#, Some("timed \"out\"\n")),
+    ] {
+        let mut out = bytes::BytesMut::new();
+        mcp::write_cancelled(&mut out, rpcwire::Id::from_token(id).unwrap(), reason);
+        let frame = out.strip_suffix(b"\n").unwrap();
+        let c = Cancelled::from_notification(&notification(frame)).unwrap();
+        assert_eq!(c.request_id.raw(), id);
+        assert_eq!(c.reason.map(|r| r.decode().into_owned()).as_deref(), reason);
+    }
+}

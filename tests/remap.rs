@@ -25,7 +25,9 @@ fn upstream_reply(upstream: &[u8]) -> Vec<u8> {
 fn route(remap: &mut IdRemapper<u32>, reply: &[u8]) -> (Result<u32, Miss>, Vec<u8>) {
     let msg = Decoder::jsonrpc().decode(reply).unwrap();
     let mut out = BytesMut::new();
-    let r = remap.route_reply(reply, msg.id().unwrap(), &mut out);
+    let r = remap
+        .route_reply(reply, msg.id().unwrap(), &mut out)
+        .map(|origin| origin.client);
     (r, out.to_vec())
 }
 
@@ -117,10 +119,12 @@ fn cancellation_is_rewritten_and_the_late_reply_is_stale() {
     };
     let mut out = BytesMut::new();
     assert!(
-        !remap.forward_cancel(&6, cancel, &n, &mut out),
+        remap.forward_cancel(&6, cancel, &n, &mut out).is_none(),
         "another client's id"
     );
-    assert!(remap.forward_cancel(&5, cancel, &n, &mut out));
+    let (cancelled, origin) = remap.forward_cancel(&5, cancel, &n, &mut out).unwrap();
+    assert_eq!((cancelled, origin.client), (token, 5));
+    assert_eq!(origin.id.as_id().raw(), br#""req-1""#);
     assert_eq!(
         String::from_utf8(out.to_vec()).unwrap(),
         format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{token},\"reason\":\"user\"}}}}\n")
@@ -146,7 +150,9 @@ fn a_cancellation_names_its_own_lone_surrogate_id_only() {
             panic!()
         };
         assert!(
-            !remap.forward_cancel(&1, cancel.as_bytes(), &n, &mut out),
+            remap
+                .forward_cancel(&1, cancel.as_bytes(), &n, &mut out)
+                .is_none(),
             "{other}"
         );
     }
@@ -179,6 +185,60 @@ fn expiry_and_disconnect() {
     remap
         .forward_request(1, a, &request(a), None, &mut BytesMut::new())
         .unwrap();
-    assert_eq!(remap.drop_client(&1), 2);
+    let mut dropped: Vec<_> = remap
+        .drop_client(&1)
+        .into_iter()
+        .map(|(_, o)| o.id.as_id().raw().to_vec())
+        .collect();
+    dropped.sort();
+    assert_eq!(dropped, [b"1".to_vec(), b"2".to_vec()]);
     assert!(remap.is_empty());
+}
+
+/// A gateway keeps its own value with each request (here the method, to keep MCP's
+/// `initialize` from being cancelled), fails a request whose reply it cannot forward, and
+/// answers everyone when the upstream goes away.
+#[test]
+fn values_lookups_failed_replies_and_a_lost_upstream() {
+    let mut remap: IdRemapper<u32, String> = IdRemapper::new(8);
+    let mut up = BytesMut::new();
+    let mut tokens = vec![];
+    for (client, frame) in [
+        (
+            1,
+            &br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#[..],
+        ),
+        (1, br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+        (2, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+    ] {
+        let req = request(frame);
+        let method = req.method.decode().into_owned();
+        tokens.push(
+            remap
+                .forward_request_with(client, method, frame, &req, Some(50), &mut up)
+                .unwrap(),
+        );
+    }
+    let id = |raw: &'static [u8]| rpcwire::Id::from_token(raw).unwrap();
+    let (token, method) = remap.get(&1, id(b"0")).unwrap();
+    assert_eq!((token, method.as_str()), (tokens[0], "initialize"));
+    assert_eq!(remap.get(&3, id(b"0")), None);
+    assert_eq!(remap.next_wakeup(), Some(50));
+    // An upstream reply that cannot be forwarded: the request is failed, not left waiting.
+    let origin = remap.take(tokens[1].to_id(&mut [0; 20])).unwrap();
+    assert_eq!((origin.client, origin.value.as_str()), (1, "tools/list"));
+    assert_eq!(
+        remap.take(tokens[1].to_id(&mut [0; 20])).err(),
+        Some(Miss::Stale)
+    );
+    // The upstream is gone: every request left comes back once.
+    let mut left: Vec<(u32, String)> = remap.drain().map(|(_, o)| (o.client, o.value)).collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [(1, "initialize".to_string()), (2, "ping".to_string())]
+    );
+    assert!(remap.is_empty());
+    assert_eq!(remap.get(&1, id(b"0")), None);
+    assert_eq!(remap.next_wakeup(), None);
 }

@@ -125,6 +125,21 @@ impl Token {
     }
 }
 
+impl Token {
+    /// The token as a message id (an integer) written into `out`: what the writers of
+    /// [`encode`](crate::encode) take.
+    ///
+    /// ```
+    /// use rpcwire::Token;
+    /// let token = Token::new(42).unwrap();
+    /// assert_eq!(token.to_id(&mut [0; 20]).raw(), b"42");
+    /// ```
+    #[inline]
+    pub fn to_id<'b>(&self, out: &'b mut [u8; 20]) -> crate::Id<'b> {
+        crate::Id::from_token(self.to_wire(out)).expect("a token is a canonical integer")
+    }
+}
+
 impl fmt::Display for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.0, f)

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
-use rpcwire::mcp::{progress_token, Cancelled};
+use rpcwire::mcp::{self, progress_token, Cancelled};
 use rpcwire::{
     encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines, Message, RawJson,
     Rejection, Reply, ReplyId, Role,
@@ -467,8 +467,8 @@ struct Answering {
     client: bool,
     /// Answer invalid messages and over-long lines (unless `--drop-invalid`).
     invalid: bool,
-    /// The id of a reply to a line whose id cannot be read.
-    unreadable_id: ReplyId<'static>,
+    /// The reply to an over-long line.
+    too_long: Reply<'static>,
 }
 
 /// An error reply the proxy sends the client itself.
@@ -495,11 +495,10 @@ impl Answering {
                 reply,
                 message: reply.code.default_message().unwrap_or("Error"),
             }),
-            (Seen::TooLong, _) if self.invalid => local(
-                self.unreadable_id,
-                ErrorCode::PARSE_ERROR,
-                "Parse error: frame too long",
-            ),
+            (Seen::TooLong, _) if self.invalid => Some(LocalReply {
+                reply: self.too_long,
+                message: "Parse error: frame too long",
+            }),
             // A valid request the session does not forward (MCP: a reused id; either
             // dialect: too many in flight) is answered whatever the policy for invalid ones.
             // (JSON-RPC forwards a reused id: the server answers it.)
@@ -536,16 +535,16 @@ impl Sorter {
             Dir::C2s => Role::Server,
             Dir::S2c => Role::Client,
         };
+        let decoder = decoder(args, role);
         Sorter {
             dir,
             framer: LineFramer::new(args.max_frame),
-            decoder: decoder(args, role),
             answering: Answering {
                 client: dir == Dir::C2s,
                 invalid: !args.drop_invalid,
-                unreadable_id: DecodeOptions::new(crate::check::dialect(args.dialect))
-                    .unreadable_id,
+                too_long: decoder.too_long_reply(),
             },
+            decoder,
             forward: Batch::new(),
             replies: BytesMut::new(),
         }
@@ -823,15 +822,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     if !e.cancel_on_server {
                         continue;
                     }
-                    let params = format!(
-                        "{{\"requestId\":{},\"reason\":\"timed out after {ms} ms\"}}",
-                        String::from_utf8_lossy(e.id.as_id().raw())
-                    );
-                    encode::write_notification(
-                        &mut cancels,
-                        "notifications/cancelled",
-                        RawJson::new(params.as_bytes()),
-                    );
+                    let reason = format!("timed out after {ms} ms");
+                    mcp::write_cancelled(&mut cancels, e.id.as_id(), Some(&reason));
                 }
                 // Blocking writes, off the runtime's threads. Either side may be gone
                 // already (the client closed its stdin but still reads replies, or the
