@@ -204,14 +204,35 @@ pub fn write_reply(out: &mut BytesMut, reply: &Reply<'_>, data: Option<RawJson<'
 /// # Panics
 /// If `old_id` does not point into `frame`.
 pub fn write_with_id(out: &mut BytesMut, frame: &[u8], old_id: Id<'_>, new_id: Id<'_>) {
-    let start = (old_id.raw().as_ptr() as usize)
-        .checked_sub(frame.as_ptr() as usize)
-        .filter(|&s| s + old_id.raw().len() <= frame.len())
-        .expect("old_id must be a subslice of frame");
-    let end = start + old_id.raw().len();
-    write_raw_json(out, RawJson::trusted(&frame[..start]));
-    out.extend_from_slice(new_id.raw());
-    write_raw_json(out, RawJson::trusted(&frame[end..]));
+    write_with_tokens(out, frame, [(old_id, new_id)]);
+}
+
+/// [`write_with_id`] for several tokens of `frame` at once (an id and a progress token, say):
+/// each `(old, new)` pair replaces the token `old`, a subslice of `frame`, by `new`.
+///
+/// # Panics
+/// If an `old` token does not point into `frame`, or two of them overlap.
+pub(crate) fn write_with_tokens<const N: usize>(
+    out: &mut BytesMut,
+    frame: &[u8],
+    tokens: [(Id<'_>, Id<'_>); N],
+) {
+    let mut spans = tokens.map(|(old, new)| {
+        let start = (old.raw().as_ptr() as usize)
+            .checked_sub(frame.as_ptr() as usize)
+            .filter(|&s| s + old.raw().len() <= frame.len())
+            .expect("a replaced token must be a subslice of the frame");
+        (start, start + old.raw().len(), new)
+    });
+    spans.sort_unstable_by_key(|&(start, ..)| start);
+    let mut at = 0;
+    for (start, end, new) in spans {
+        assert!(start >= at, "replaced tokens must not overlap");
+        write_raw_json(out, RawJson::trusted(&frame[at..start]));
+        out.extend_from_slice(new.raw());
+        at = end;
+    }
+    write_raw_json(out, RawJson::trusted(&frame[at..]));
     out.put_u8(b'\n');
 }
 

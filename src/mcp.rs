@@ -9,7 +9,7 @@ use bytes::BytesMut;
 use crate::encode;
 use crate::id::{Id, IdKind};
 use crate::json::{JsonStr, RawJson};
-use crate::message::{Message, Notification};
+use crate::message::{Message, Notification, Request};
 
 /// Method names defined by MCP.
 pub mod methods {
@@ -189,14 +189,24 @@ impl<'a> Progress<'a> {
 /// assert_eq!(mcp::progress_token(&msg).unwrap().raw(), br#""abc123""#);
 /// ```
 pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
-    let token = match msg {
-        Message::Request(r) => r.params?.pointer(&["_meta", meta_keys::PROGRESS_TOKEN])?,
-        Message::Notification(n) if n.method.eq_str(methods::PROGRESS) => {
-            n.params?.get(meta_keys::PROGRESS_TOKEN)?
-        }
-        _ => return None,
-    };
-    id_like(token)
+    match msg {
+        Message::Request(r) => requested_progress_token(r),
+        Message::Notification(n) => reported_progress_token(n),
+        _ => None,
+    }
+}
+
+/// The progress token a request asks for (`params._meta.progressToken`).
+pub(crate) fn requested_progress_token<'a>(r: &Request<'a>) -> Option<Id<'a>> {
+    id_like(r.params?.pointer(&["_meta", meta_keys::PROGRESS_TOKEN])?)
+}
+
+/// The progress token a `notifications/progress` reports on (`params.progressToken`).
+pub(crate) fn reported_progress_token<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
+    if !n.method.eq_str(methods::PROGRESS) {
+        return None;
+    }
+    id_like(n.params?.get(meta_keys::PROGRESS_TOKEN)?)
 }
 
 /// The per-request `_meta` fields of MCP 2026-07-28.

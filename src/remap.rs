@@ -13,7 +13,7 @@ use hashbrown::HashMap;
 use crate::encode;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
-use crate::mcp::Cancelled;
+use crate::mcp::{reported_progress_token, requested_progress_token, Cancelled};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, TableFull, Token};
 
@@ -24,6 +24,9 @@ pub struct Origin<C, T = ()> {
     pub client: C,
     /// The client's id, exactly as it spelled it.
     pub id: IdBuf,
+    /// The progress token the client asked for (MCP's `params._meta.progressToken`), exactly
+    /// as it spelled it: upstream it was replaced by the request's token.
+    pub progress_token: Option<IdBuf>,
     /// The caller's value for this request (its method, when it was sent, …): see
     /// [`IdRemapper::forward_request_with`].
     pub value: T,
@@ -53,7 +56,10 @@ impl std::error::Error for RemapError {}
 /// Rewrites ids between clients and one upstream.
 ///
 /// Each request a client sends goes upstream with a [`Token`] as its id; the reply comes back
-/// to that client with its own id restored byte for byte. `C` names a client (a connection
+/// to that client with its own id restored byte for byte. Two clients may pick the same
+/// progress token as well: a request's `_meta.progressToken` goes upstream as its token too,
+/// and [`route_progress`](Self::route_progress) restores it in the upstream's
+/// `notifications/progress`. `C` names a client (a connection
 /// index, an address); `T` is a value kept with each request (`()` by default; see
 /// [`forward_request_with`](Self::forward_request_with)).
 ///
@@ -136,9 +142,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.by_client.contains_key(&key) {
             return Err(RemapError::DuplicateId);
         }
+        let progress_token = requested_progress_token(req);
         let origin = Origin {
             client,
             id: req.id.to_owned_id(),
+            progress_token: progress_token.map(|t| t.to_owned_id()),
             value,
         };
         let inserted = match deadline {
@@ -147,8 +155,38 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         };
         let token = inserted.map_err(|TableFull(_)| RemapError::Full)?;
         self.by_client.insert(key, token);
-        encode::write_with_id(out, frame, req.id, token.to_id(&mut [0; 20]));
+        let mut digits = [0; 20];
+        let ours = token.to_id(&mut digits);
+        match progress_token {
+            Some(progress) => {
+                encode::write_with_tokens(out, frame, [(req.id, ours), (progress, ours)]);
+            }
+            None => encode::write_with_id(out, frame, req.id, ours),
+        }
         Ok(token)
+    }
+
+    /// Routes an upstream `notifications/progress` (decoded from `frame`) on the token of a
+    /// request in flight that asked for progress: appends the client-bound frame with the
+    /// client's progress token restored, and returns the request's origin (the client to send
+    /// it to). `None`, nothing written, for another notification or a token no such request
+    /// carries (progress after the result, or for a request that asked for none: MCP says to
+    /// drop it).
+    ///
+    /// # Panics
+    ///
+    /// When `notification` was not decoded from `frame`.
+    pub fn route_progress(
+        &self,
+        frame: &[u8],
+        notification: &Notification<'_>,
+        out: &mut BytesMut,
+    ) -> Option<&Origin<C, T>> {
+        let reported = reported_progress_token(notification)?;
+        let origin = self.pending.get(Token::from_wire(reported.raw())?)?;
+        let theirs = origin.progress_token.as_ref()?;
+        encode::write_with_id(out, frame, reported, theirs.as_id());
+        Some(origin)
     }
 
     /// Matches an upstream reply (decoded from `frame`, with id `reply_id`) and appends the

@@ -242,3 +242,72 @@ fn values_lookups_failed_replies_and_a_lost_upstream() {
     assert_eq!(remap.get(&1, id(b"0")), None);
     assert_eq!(remap.next_wakeup(), None);
 }
+
+/// Progress tokens collide across clients as ids do: each request's token goes upstream as its
+/// id's token, and the upstream's progress comes back with the client's token restored.
+#[test]
+fn progress_tokens_are_rewritten_both_ways() {
+    let mut remap = IdRemapper::new(8);
+    let frames: [&[u8]; 3] = [
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"1"}}}"#,
+        // The token before the id, and a line break inside params.
+        b"{\"jsonrpc\":\"2.0\",\"params\":{\"_meta\":{\"progressToken\":1},\n\"name\":\"b\"},\"method\":\"tools/call\",\"id\":1}",
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"c"}}"#,
+    ];
+    let mut tokens = vec![];
+    for (client, frame) in [1u32, 2, 1].into_iter().zip(frames) {
+        let mut up = BytesMut::new();
+        let req = request(frame);
+        let token = remap
+            .forward_request(client, frame, &req, None, &mut up)
+            .unwrap();
+        let sent = Decoder::mcp().decode(&up[..up.len() - 1]).unwrap();
+        assert_eq!(sent.id().unwrap().raw(), token.to_string().as_bytes());
+        let asked = rpcwire::mcp::progress_token(&sent).map(|t| t.raw().to_vec());
+        let expected = (client, frame) != (1, frames[2]);
+        assert_eq!(asked, expected.then(|| token.to_string().into_bytes()));
+        tokens.push(token);
+    }
+    let progress = |token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":5}}}}"#
+        )
+    };
+    let route = |remap: &IdRemapper<u32>, frame: &str| {
+        let Ok(Message::Notification(n)) = Decoder::mcp().decode(frame.as_bytes()) else {
+            panic!("{frame}")
+        };
+        let mut out = BytesMut::new();
+        let client = remap
+            .route_progress(frame.as_bytes(), &n, &mut out)
+            .map(|o| o.client);
+        (client, String::from_utf8(out.to_vec()).unwrap())
+    };
+    assert_eq!(
+        route(&remap, &progress(&tokens[0].to_string())),
+        (Some(1), progress("\"1\"") + "\n")
+    );
+    assert_eq!(
+        route(&remap, &progress(&tokens[1].to_string())),
+        (Some(2), progress("1") + "\n")
+    );
+    // A request that asked for no progress, a token we never minted, another notification.
+    for frame in [
+        progress(&tokens[2].to_string()),
+        progress("\"1\""),
+        progress("999999"),
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"progressToken":1}}"#.into(),
+    ] {
+        assert_eq!(route(&remap, &frame), (None, String::new()), "{frame}");
+    }
+    // Once answered, the token is no longer active.
+    let reply = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, tokens[0]);
+    let msg = Decoder::mcp().decode(reply.as_bytes()).unwrap();
+    remap
+        .route_reply(reply.as_bytes(), msg.id().unwrap(), &mut BytesMut::new())
+        .unwrap();
+    assert_eq!(
+        route(&remap, &progress(&tokens[0].to_string())),
+        (None, String::new())
+    );
+}
