@@ -174,6 +174,13 @@ impl core::fmt::Debug for IdBuf {
     }
 }
 
+/// The wire token, as [`Id`]'s.
+impl core::fmt::Display for IdBuf {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.as_id(), f)
+    }
+}
+
 impl From<Id<'_>> for IdBuf {
     fn from(id: Id<'_>) -> Self {
         id.to_owned_id()

@@ -47,3 +47,11 @@ fn main_types_are_send_sync_and_debug() {
     let remapper = rpcwire::IdRemapper::<u32>::new(8);
     assert_eq!(format!("{remapper:?}"), "IdRemapper { in_flight: 0, .. }");
 }
+
+#[test]
+fn ids_display_as_their_wire_token() {
+    let id = rpcwire::Id::from_token(br#""a\"b""#).unwrap();
+    assert_eq!(id.to_string(), r#""a\"b""#);
+    assert_eq!(id.to_owned_id().to_string(), r#""a\"b""#);
+    assert_eq!(rpcwire::IdBuf::from_i64(-7).to_string(), "-7");
+}
