@@ -1,9 +1,11 @@
 //! Proxy id remapping: many clients share one upstream without id collisions.
 //!
 //! A client's request goes upstream with an id we mint (a [`Token`], exact in every peer's
-//! number type), its payload untouched; the upstream's reply comes back to the client with the
-//! client's original id token restored byte for byte. Replies to tokens we never minted, or to
-//! requests already answered, cancelled or expired, are reported and not forwarded.
+//! number type), its payload untouched but for MCP's `params._meta.progressToken`, which gets
+//! the same token (clients collide there too); the upstream's reply, and its progress, come back
+//! to the client with the client's original tokens restored byte for byte. Replies to tokens we
+//! never minted, or to requests already answered, cancelled or expired, are reported and not
+//! forwarded.
 
 use core::hash::Hash;
 
@@ -11,9 +13,11 @@ use bytes::BytesMut;
 use hashbrown::HashMap;
 
 use crate::encode;
+use crate::id::IdKind;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
-use crate::mcp::{reported_progress_token, requested_progress_token, Cancelled};
+use crate::json::{JsonKind, Lookup};
+use crate::mcp::{meta_keys, reported_progress_token, Cancelled};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, TableFull, Token};
 
@@ -39,6 +43,11 @@ pub enum RemapError {
     DuplicateId,
     /// The table of requests in flight is full.
     Full,
+    /// `params._meta.progressToken` is neither a string nor a number, occurs twice, or cannot
+    /// be read (`params` too malformed to tell, which lazy validation lets through): the
+    /// remapper cannot rewrite it, and an upstream reading it its own way might report
+    /// progress on another client's token (MCP: answer -32602).
+    BadProgressToken,
 }
 
 impl core::fmt::Display for RemapError {
@@ -46,6 +55,7 @@ impl core::fmt::Display for RemapError {
         f.write_str(match self {
             RemapError::DuplicateId => "the client already has a request with this id in flight",
             RemapError::Full => "the table of requests in flight is full",
+            RemapError::BadProgressToken => "a progress token that cannot be rewritten",
         })
     }
 }
@@ -142,7 +152,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.by_client.contains_key(&key) {
             return Err(RemapError::DuplicateId);
         }
-        let progress_token = requested_progress_token(req);
+        let progress_token = progress_token_to_rewrite(req)?;
         let origin = Origin {
             client,
             id: req.id.to_owned_id(),
@@ -296,5 +306,23 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Whether none is in flight.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
+    }
+}
+
+/// The progress token of `req` to rewrite: `None` when it asks for none (no
+/// `_meta.progressToken`, or `null`); an error when the token could be read differently by the
+/// upstream than here (duplicated, unreadable, or not a string or a number).
+fn progress_token_to_rewrite<'a>(req: &Request<'a>) -> Result<Option<Id<'a>>, RemapError> {
+    let Some(params) = req.params else {
+        return Ok(None);
+    };
+    match params.lookup_path(&["_meta", meta_keys::PROGRESS_TOKEN]) {
+        Lookup::Absent => Ok(None),
+        Lookup::Found(v) if v.kind() == JsonKind::Null => Ok(None),
+        Lookup::Found(v) => match Id::from_token(v.as_bytes()) {
+            Some(id) if id.kind() != IdKind::Null => Ok(Some(id)),
+            _ => Err(RemapError::BadProgressToken),
+        },
+        Lookup::Ambiguous => Err(RemapError::BadProgressToken),
     }
 }

@@ -311,3 +311,77 @@ fn progress_tokens_are_rewritten_both_ways() {
         (None, String::new())
     );
 }
+
+/// What a JavaScript or pydantic upstream reads as a request's progress token: the last of
+/// duplicated keys, `5.0` as the integer 5.
+fn upstream_progress_token(up: &[u8]) -> Option<u64> {
+    let v: serde_json::Value = serde_json::from_slice(up).ok()?;
+    let t = v.pointer("/params/_meta/progressToken")?.as_f64()?;
+    (t.fract() == 0.0).then_some(t as u64)
+}
+
+/// A client cannot get the upstream to report progress on another client's token: a token
+/// spelled so that the upstream reads it differently (a float, duplicated keys) is rewritten
+/// or refused, never forwarded as is.
+#[test]
+fn a_progress_token_cannot_point_at_another_clients_request() {
+    let victim = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"mine"}}}"#;
+    let metas: [fn(u64) -> String; 4] = [
+        |t| format!(r#""_meta":{{"progressToken":{t}.0}}"#),
+        |t| format!(r#""_meta":{{"progressToken":"x","progressToken":{t}}}"#),
+        |t| format!(r#""_meta":{{"progressToken":"x"}},"_meta":{{"progressToken":{t}}}"#),
+        |t| format!(r#""_meta":{{"progressToken":[{t}]}}"#),
+    ];
+    for (case, meta) in metas.into_iter().enumerate() {
+        let mut remap = IdRemapper::new(8);
+        let t1 = remap
+            .forward_request(1u32, victim, &request(victim), None, &mut BytesMut::new())
+            .unwrap();
+        let attacker = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"b",{}}}}}"#,
+            meta(t1.get())
+        );
+        let mut up = BytesMut::new();
+        let forwarded = remap.forward_request(
+            2,
+            attacker.as_bytes(),
+            &request(attacker.as_bytes()),
+            None,
+            &mut up,
+        );
+        match forwarded {
+            Err(e) => {
+                assert_eq!(e, RemapError::BadProgressToken, "{case}");
+                assert!(up.is_empty());
+                assert_eq!(remap.len(), 1);
+            }
+            Ok(t2) => {
+                let read = upstream_progress_token(&up[..up.len() - 1]);
+                assert_eq!(read, Some(t2.get()), "{case}: the upstream reads our token");
+            }
+        }
+    }
+    // The float is rewritten (MCP's progress token is a string or any number), and restored.
+    let mut remap = IdRemapper::new(8);
+    let frame =
+        br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"progressToken":1.5}}}"#;
+    let token = remap
+        .forward_request(1u32, frame, &request(frame), None, &mut BytesMut::new())
+        .unwrap();
+    let progress = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+    );
+    let Ok(Message::Notification(n)) = Decoder::mcp().decode(progress.as_bytes()) else {
+        panic!()
+    };
+    let mut out = BytesMut::new();
+    assert_eq!(
+        remap
+            .route_progress(progress.as_bytes(), &n, &mut out)
+            .map(|o| o.client),
+        Some(1)
+    );
+    assert!(String::from_utf8(out.to_vec())
+        .unwrap()
+        .contains(r#""progressToken":1.5,"#));
+}

@@ -187,6 +187,8 @@ impl ContentLengthFramer {
     pub const DEFAULT_MAX_HEADERS: usize = 32;
 
     /// A framer whose bodies are at most `max_frame` bytes, with the default header limits.
+    /// The decoder has its own limit (`DecodeOptions::limits.max_frame`, 16 MiB by default):
+    /// raise it too when this one is higher.
     pub fn new(max_frame: usize) -> Self {
         ContentLengthFramer {
             max_frame,

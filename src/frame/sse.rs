@@ -131,7 +131,9 @@ pub struct SseFramer {
 }
 
 impl SseFramer {
-    /// A framer whose events hold at most `max_frame` bytes of data.
+    /// A framer whose events hold at most `max_frame` bytes of data. The decoder has its own
+    /// limit (`DecodeOptions::limits.max_frame`, 16 MiB by default): raise it too when this
+    /// one is higher.
     pub fn new(max_frame: usize) -> Self {
         SseFramer {
             max_frame,
