@@ -1,5 +1,6 @@
-//! `examples/rpc_demo.rs` prints the primer's lines: replies in completion order matched to
-//! their requests, then the four bad inputs' replies.
+//! The examples run: `examples/rpc_demo.rs` prints the primer's lines (replies in completion
+//! order matched to their requests, then the four bad inputs' replies), and
+//! `examples/gateway.rs` routes every line of its scenario.
 
 use std::process::Command;
 
@@ -31,6 +32,40 @@ fn rpc_demo_prints_the_primer_lines() {
             r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found","data":"teleport"}}"#,
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
             "None",
+        ]
+    );
+}
+
+/// `examples/gateway.rs`: two clients with the same ids and progress tokens through one
+/// upstream; every line the gateway writes, in order.
+#[test]
+fn gateway_example_routes_every_line() {
+    let exe = std::env::current_exe().unwrap();
+    let gateway = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join("gateway");
+    let out = Command::new(&gateway)
+        .output()
+        .unwrap_or_else(|e| panic!("run {} (built by `cargo test`): {e}", gateway.display()));
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            r#"-> upstream: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":1}}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast","_meta":{"progressToken":2}}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+            r#"-> client 0: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":50}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            r#"(dropped from upstream: {"jsonrpc":"2.0","id":1,"result":{"content":[]}})"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":262145,"method":"ping"}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":262145,"reason":"timed out"}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Request timed out"}}"#
         ]
     );
 }

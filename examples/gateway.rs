@@ -1,0 +1,240 @@
+//! A gateway core, without I/O: several MCP clients share one upstream server. Each client's
+//! requests go upstream under ids the gateway mints (`IdRemapper`), so that two clients may
+//! both use id `1` and progress token `"p"`; replies and progress come back to the right client
+//! with its own tokens restored byte for byte. Cancellations, timeouts, invalid lines from
+//! either side and replies nobody waits for are handled as a gateway must.
+//!
+//! `cargo run --example gateway` plays a short scenario and prints every line the gateway
+//! writes.
+
+use bytes::BytesMut;
+use rpcwire::scan::Validation;
+use rpcwire::{
+    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, IdRemapper, LineFramer, Message,
+    RemapError, ReplyId, Role,
+};
+
+/// How long a request may wait for the upstream, in the gateway's time units (ms here).
+const TIMEOUT: u64 = 30_000;
+/// Longest line accepted from anyone.
+const MAX_FRAME: usize = 1 << 20;
+
+struct Gateway {
+    /// The requests in flight: which client sent each, and its method.
+    remap: IdRemapper<usize, String>,
+    /// Reads what clients send (as an MCP server would), every payload validated.
+    from_clients: Decoder,
+    /// Reads what the upstream sends (as an MCP client would).
+    from_upstream: Decoder,
+    /// One framer and read buffer per client: a line split across reads waits in its buffer.
+    framers: Vec<LineFramer>,
+    reads: Vec<BytesMut>,
+    /// Lines to write upstream, and to each client.
+    upstream: BytesMut,
+    clients: Vec<BytesMut>,
+}
+
+impl Gateway {
+    fn new(clients: usize) -> Gateway {
+        let options = |role| DecodeOptions {
+            validation: Validation::Strict,
+            role,
+            ..DecodeOptions::new(Dialect::Mcp)
+        };
+        Gateway {
+            remap: IdRemapper::new(1 << 16),
+            from_clients: Decoder::new(options(Role::Server)),
+            from_upstream: Decoder::new(options(Role::Client)),
+            framers: (0..clients).map(|_| LineFramer::new(MAX_FRAME)).collect(),
+            reads: vec![BytesMut::new(); clients],
+            upstream: BytesMut::new(),
+            clients: vec![BytesMut::new(); clients],
+        }
+    }
+
+    /// Bytes read from `client`'s connection, at time `now`: every complete line is handled.
+    fn client_read(&mut self, client: usize, bytes: &[u8], now: u64) {
+        self.reads[client].extend_from_slice(bytes);
+        loop {
+            match self.framers[client].decode(&mut self.reads[client]) {
+                Ok(Some(frame)) => self.client_line(client, &frame, now),
+                // The rest of the buffer is the start of a line, for the next read.
+                Ok(None) => break,
+                Err(_) => {
+                    let reply = self.from_clients.too_long_reply();
+                    encode::write_reply(&mut self.clients[client], &reply, None);
+                }
+            }
+        }
+    }
+
+    fn client_line(&mut self, client: usize, frame: &[u8], now: u64) {
+        let out = &mut self.clients[client];
+        match self.from_clients.decode(frame) {
+            Ok(Message::Request(req)) => {
+                let method = req.method.decode().into_owned();
+                let deadline = Some(now + TIMEOUT);
+                let refused = match self.remap.forward_request_with(
+                    client,
+                    method,
+                    frame,
+                    &req,
+                    deadline,
+                    &mut self.upstream,
+                ) {
+                    Ok(_) => return,
+                    Err(RemapError::DuplicateId) => {
+                        (ErrorCode::INVALID_REQUEST, "Invalid Request: id in flight")
+                    }
+                    Err(RemapError::BadProgressToken) => {
+                        (ErrorCode::INVALID_PARAMS, "Invalid params: progress token")
+                    }
+                    Err(_) => (ErrorCode::INTERNAL_ERROR, "Internal error: gateway busy"),
+                };
+                encode::write_error(out, ReplyId::Id(req.id), refused.0, refused.1, None);
+            }
+            Ok(Message::Notification(n)) => {
+                // A cancellation goes upstream under our token, except for `initialize`,
+                // which MCP forbids cancelling. Other notifications are the gateway's own
+                // business (here: dropped).
+                if let Some(c) = mcp::Cancelled::from_notification(&n) {
+                    let initialize = self
+                        .remap
+                        .get(&client, c.request_id)
+                        .is_some_and(|(_, method)| method == mcp::methods::INITIALIZE);
+                    if !initialize {
+                        self.remap
+                            .forward_cancel(&client, frame, &n, &mut self.upstream);
+                    }
+                }
+            }
+            // A client's reply to a server request: this gateway sends none.
+            Ok(_) => {}
+            Err(rejection) => {
+                // Never answers a notification or a response.
+                if let Some(reply) = rejection.reply() {
+                    encode::write_reply(out, &reply, None);
+                }
+            }
+        }
+    }
+
+    /// One line from the upstream.
+    fn upstream_line(&mut self, frame: &[u8]) {
+        let mut routed = BytesMut::new();
+        let client = match self.from_upstream.decode(frame) {
+            Ok(msg @ (Message::Response(_) | Message::ErrorResponse(_))) => {
+                // (An MCP error response may have a null id: it answers nothing we sent.)
+                let id = msg.id().filter(|id| !id.is_null());
+                id.and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
+                    .map(|origin| origin.client)
+            }
+            Ok(Message::Notification(n)) => self
+                .remap
+                .route_progress(frame, &n, &mut routed)
+                .map(|origin| origin.client),
+            // An invalid reply whose id is readable fails its request: the client is told
+            // instead of waiting forever.
+            Err(rejection) if rejection.is_response() => {
+                let origin = rejection.id().and_then(|id| self.remap.take(id).ok());
+                if let Some(origin) = &origin {
+                    encode::write_error(
+                        &mut routed,
+                        ReplyId::Id(origin.id.as_id()),
+                        ErrorCode::INTERNAL_ERROR,
+                        "Internal error: invalid reply upstream",
+                        None,
+                    );
+                }
+                origin.map(|origin| origin.client)
+            }
+            _ => None,
+        };
+        match client {
+            Some(client) => self.clients[client].extend_from_slice(&routed),
+            None => println!(
+                "(dropped from upstream: {})",
+                String::from_utf8_lossy(frame)
+            ),
+        }
+    }
+
+    /// Time passes: requests past their deadline are answered here and cancelled upstream.
+    fn tick(&mut self, now: u64) {
+        let expired: Vec<_> = self.remap.expire(now).collect();
+        for (token, origin) in expired {
+            encode::write_error(
+                &mut self.clients[origin.client],
+                ReplyId::Id(origin.id.as_id()),
+                ErrorCode::INTERNAL_ERROR,
+                "Request timed out",
+                None,
+            );
+            mcp::write_cancelled(
+                &mut self.upstream,
+                token.to_id(&mut [0; 20]),
+                Some("timed out"),
+            );
+        }
+    }
+
+    /// Prints what the gateway wrote since the last call.
+    fn flush(&mut self) {
+        print_lines("upstream", &self.upstream.split());
+        for (client, out) in self.clients.iter_mut().enumerate() {
+            print_lines(&format!("client {client}"), &out.split());
+        }
+    }
+}
+
+fn print_lines(to: &str, bytes: &[u8]) {
+    for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        println!("-> {to}: {}", String::from_utf8_lossy(line));
+    }
+}
+
+fn main() {
+    let mut gw = Gateway::new(2);
+    // Both clients use id 1 and progress token "p"; client 1's line comes in two reads.
+    gw.client_read(
+        0,
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}
+"#,
+        0,
+    );
+    gw.client_read(1, br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","#, 0);
+    gw.client_read(
+        1,
+        br#""params":{"name":"fast","_meta":{"progressToken":"p"}}}
+{oops
+"#,
+        1,
+    );
+    gw.flush();
+    // The upstream saw tokens 1 and 2: it reports progress on client 0's request and answers
+    // client 1's.
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":50}}"#,
+    );
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#);
+    gw.flush();
+    // Client 0 gives up; the upstream's late reply goes nowhere.
+    gw.client_read(
+        0,
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+"#,
+        2,
+    );
+    gw.flush();
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#);
+    // A request the upstream never answers times out.
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+        3,
+    );
+    gw.flush();
+    gw.tick(3 + TIMEOUT);
+    gw.flush();
+    assert!(gw.remap.is_empty());
+}
