@@ -227,14 +227,23 @@ fn main() {
     );
     gw.flush();
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#);
-    // A request the upstream never answers times out.
+    // An invalid reply (an MCP result must be an object) fails its request.
     gw.client_read(
         1,
         b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
         3,
     );
     gw.flush();
-    gw.tick(3 + TIMEOUT);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":262145,"result":5}"#);
+    gw.flush();
+    // A request the upstream never answers times out.
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n",
+        4,
+    );
+    gw.flush();
+    gw.tick(4 + TIMEOUT);
     gw.flush();
     assert!(gw.remap.is_empty());
 }
