@@ -334,6 +334,35 @@ impl<T> PendingTable<T> {
         }
     }
 
+    /// Gives the request under `token` a new deadline, or none (`None`): MCP lets progress
+    /// reset a request's timeout. O(1). Returns `false` (nothing changed) when `token` is not
+    /// in flight.
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut table = PendingTable::new();
+    /// let token = table.insert_with_deadline("tools/call", 100).unwrap();
+    /// assert!(table.set_deadline(token, Some(250)));
+    /// assert_eq!(table.expire(200).count(), 0);
+    /// assert_eq!(table.expire(250).count(), 1);
+    /// assert!(!table.set_deadline(token, Some(300)));
+    /// ```
+    pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
+        let Some(index) = self.live_index(token) else {
+            return false;
+        };
+        let Entry::Occupied { timed, .. } = &mut self.slots[index].entry else {
+            unreachable!("a live token names an occupied slot");
+        };
+        if mem::replace(timed, deadline.is_some()) {
+            self.wheel.unschedule(index as u32);
+        }
+        if let Some(deadline) = deadline {
+            self.wheel.schedule(index as u32, deadline);
+        }
+        true
+    }
+
     /// Removes the request under `token` if it is in flight, e.g. when we cancel it.
     ///
     /// The same as [`remove`](PendingTable::remove) without the reason of a miss: the table

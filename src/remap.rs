@@ -272,6 +272,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         })
     }
 
+    /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a
+    /// request's timeout (after [`route_progress`](Self::route_progress), say). `false` when
+    /// it is not in flight.
+    pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
+        self.pending.set_deadline(token, deadline)
+    }
+
     /// When to call [`expire`](Self::expire) next (see [`PendingTable::next_wakeup`]).
     pub fn next_wakeup(&self) -> Option<u64> {
         self.pending.next_wakeup()

@@ -44,6 +44,10 @@ enum Op {
     Cancel(usize),
     CancelRetired(usize),
     Get(usize),
+    /// `set_deadline` of the k-th live token: `now + delta`, or none.
+    SetDeadline(usize, Option<i64>),
+    /// `set_deadline` of a retired token.
+    SetDeadlineRetired(usize),
     Expire(u64),
     Drain,
 }
@@ -65,6 +69,9 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::Cancel),
         1 => any::<usize>().prop_map(Op::CancelRetired),
         2 => any::<usize>().prop_map(Op::Get),
+        3 => (any::<usize>(), proptest::option::of(-5i64..100))
+            .prop_map(|(k, d)| Op::SetDeadline(k, d)),
+        1 => any::<usize>().prop_map(Op::SetDeadlineRetired),
         4 => prop_oneof![9 => 0u64..60, 1 => 0u64..1 << 40].prop_map(Op::Expire),
         1 => Just(Op::Drain),
     ]
@@ -225,6 +232,18 @@ fn run(limit: usize, ops: Vec<Op>) {
                     assert_eq!(table.get(token), Some(&model.live[&t].0));
                     *table.get_mut(token).unwrap() += 0;
                     assert!(table.contains(token));
+                }
+            }
+            Op::SetDeadline(k, delta) => {
+                if let Some(t) = model.kth_live(k) {
+                    let deadline = delta.map(|d| model.deadline(d));
+                    assert!(table.set_deadline(Token::new(t).unwrap(), deadline));
+                    model.live.get_mut(&t).unwrap().1 = deadline;
+                }
+            }
+            Op::SetDeadlineRetired(k) => {
+                if let Some(t) = model.kth_retired(k) {
+                    assert!(!table.set_deadline(Token::new(t).unwrap(), Some(0)));
                 }
             }
             Op::Expire(advance) => {

@@ -385,3 +385,27 @@ fn a_progress_token_cannot_point_at_another_clients_request() {
         .unwrap()
         .contains(r#""progressToken":1.5,"#));
 }
+
+/// Progress may reset a request's timeout: the new deadline is the one `expire` keeps.
+#[test]
+fn a_deadline_can_be_moved() {
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}"#;
+    let token = remap
+        .forward_request(
+            1u32,
+            frame,
+            &request(frame),
+            Some(100),
+            &mut BytesMut::new(),
+        )
+        .unwrap();
+    assert!(remap.set_deadline(token, Some(300)));
+    assert_eq!(remap.expire(200).count(), 0);
+    assert!(remap.set_deadline(token, None));
+    assert_eq!(remap.next_wakeup(), None);
+    assert!(remap.set_deadline(token, Some(400)));
+    let expired: Vec<_> = remap.expire(400).map(|(t, o)| (t, o.client)).collect();
+    assert_eq!(expired, [(token, 1)]);
+    assert!(!remap.set_deadline(token, Some(500)), "no longer in flight");
+}
