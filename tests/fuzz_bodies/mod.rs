@@ -740,10 +740,10 @@ pub fn pending_model(data: &[u8]) {
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
         let pick_live = |arg: u8| model.keys().nth(arg as usize % model.len()).copied();
-        match op % 6 {
+        match op % 7 {
             0 | 1 => {
                 next_value += 1;
-                let deadline = (op % 6 == 1).then(|| now + arg as u64);
+                let deadline = (op % 7 == 1).then(|| now + arg as u64);
                 let r = match deadline {
                     Some(d) => table.insert_with_deadline(next_value, d),
                     None => table.insert(next_value),
@@ -799,6 +799,17 @@ pub fn pending_model(data: &[u8]) {
                 for (t, _) in due {
                     model.remove(&t);
                     retired.push(Token::new(t).unwrap());
+                }
+            }
+            6 if !model.is_empty() => {
+                // A new deadline (odd `arg`) or none, for a live request; a retired one is
+                // refused.
+                let t = pick_live(arg).unwrap();
+                let deadline = (arg % 2 == 1).then(|| now + (arg / 2) as u64);
+                assert!(table.set_deadline(Token::new(t).unwrap(), deadline));
+                model.get_mut(&t).unwrap().1 = deadline;
+                if let Some(&token) = retired.last() {
+                    assert!(!table.set_deadline(token, Some(now)));
                 }
             }
             _ => {
