@@ -387,7 +387,7 @@ impl<'a> RawJson<'a> {
             }
         }
         // Past a malformed spot the key may occur again, unseen.
-        if members.malformed {
+        if members.stopped_early() {
             return Lookup::Ambiguous;
         }
         found
@@ -405,30 +405,16 @@ impl<'a> RawJson<'a> {
     /// yielded only when a comma or the closing brace follows it: iteration stops early on
     /// malformed content that lazy validation let through (`{"n":01}` has no members to read).
     pub fn members(&self) -> Members<'a> {
-        let pos = if self.kind() == JsonKind::Object {
-            1
-        } else {
-            self.bytes.len()
-        };
         Members {
-            bytes: self.bytes,
-            pos,
-            malformed: false,
+            at: Cursor::new(self, JsonKind::Object),
         }
     }
 
     /// The elements of this array, in order (empty when this is not an array). As with
     /// [`Self::members`], an element is yielded only when a comma or `]` follows it.
     pub fn elements(&self) -> Elements<'a> {
-        let pos = if self.kind() == JsonKind::Array {
-            1
-        } else {
-            self.bytes.len()
-        };
         Elements {
-            bytes: self.bytes,
-            pos,
-            malformed: false,
+            at: Cursor::new(self, JsonKind::Array),
         }
     }
 }
@@ -447,24 +433,52 @@ fn skip_inner(bytes: &[u8], i: usize) -> Option<usize> {
 /// Iterator over an object's members: `(key, value)`.
 #[derive(Debug, Clone)]
 pub struct Members<'a> {
+    at: Cursor<'a>,
+}
+
+/// Where an iteration over a container's items is.
+#[derive(Debug, Clone)]
+struct Cursor<'a> {
+    /// The container, brackets included.
     bytes: &'a [u8],
+    /// After the opening bracket (1) or after the last item yielded.
     pos: usize,
-    /// Iteration stopped before the closing brace.
+    /// The iteration stopped before the closing bracket.
     malformed: bool,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor before the first item; past the end when `kind` is not the container's.
+    fn new(value: &RawJson<'a>, kind: JsonKind) -> Self {
+        let pos = if value.kind() == kind {
+            1
+        } else {
+            value.bytes.len()
+        };
+        Cursor {
+            bytes: value.bytes,
+            pos,
+            malformed: false,
+        }
+    }
+
+    /// The end of the iteration: at the closing bracket (`malformed` false) or not.
+    fn finish<T>(&mut self, malformed: bool) -> Option<T> {
+        self.pos = self.bytes.len();
+        self.malformed |= malformed;
+        None
+    }
 }
 
 impl<'a> Iterator for Members<'a> {
     type Item = (JsonStr<'a>, RawJson<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let b = self.bytes;
-        let i = match next_item(b, self.pos, b'}') {
+        let b = self.at.bytes;
+        let i = match next_item(b, self.at.pos, b'}') {
             Next::Item(i) => i,
-            Next::End => {
-                self.pos = b.len();
-                return None;
-            }
-            Next::Malformed => return self.stop(),
+            Next::End => return self.at.finish(false),
+            Next::Malformed => return self.at.finish(true),
         };
         let member = (b.get(i) == Some(&b'"'))
             .then(|| scan::string_end(b, i + 1).ok())
@@ -478,9 +492,9 @@ impl<'a> Iterator for Members<'a> {
                 Some((close, esc, start, item_end(b, start, b'}')?))
             });
         let Some((close, esc, start, end)) = member else {
-            return self.stop();
+            return self.at.finish(true);
         };
-        self.pos = end;
+        self.at.pos = end;
         Some((
             JsonStr::from_raw(&b[i + 1..close], esc),
             RawJson::trusted(&b[start..end]),
@@ -500,14 +514,7 @@ impl Members<'_> {
     /// assert!(members.stopped_early());
     /// ```
     pub fn stopped_early(&self) -> bool {
-        self.malformed
-    }
-
-    /// Ends the iteration at a malformed spot.
-    fn stop<T>(&mut self) -> Option<T> {
-        self.pos = self.bytes.len();
-        self.malformed = true;
-        None
+        self.at.malformed
     }
 }
 
@@ -548,29 +555,23 @@ fn item_end(b: &[u8], start: usize, close: u8) -> Option<usize> {
 /// Iterator over an array's elements.
 #[derive(Debug, Clone)]
 pub struct Elements<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    /// Iteration stopped before the closing bracket.
-    malformed: bool,
+    at: Cursor<'a>,
 }
 
 impl<'a> Iterator for Elements<'a> {
     type Item = RawJson<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let b = self.bytes;
-        let start = match next_item(b, self.pos, b']') {
+        let b = self.at.bytes;
+        let start = match next_item(b, self.at.pos, b']') {
             Next::Item(i) => i,
-            Next::End => {
-                self.pos = b.len();
-                return None;
-            }
-            Next::Malformed => return self.stop(),
+            Next::End => return self.at.finish(false),
+            Next::Malformed => return self.at.finish(true),
         };
         let Some(end) = item_end(b, start, b']') else {
-            return self.stop();
+            return self.at.finish(true);
         };
-        self.pos = end;
+        self.at.pos = end;
         Some(RawJson::trusted(&b[start..end]))
     }
 }
@@ -579,14 +580,7 @@ impl Elements<'_> {
     /// Whether the iteration stopped at a malformed spot rather than at the closing bracket
     /// (see [`Members::stopped_early`]).
     pub fn stopped_early(&self) -> bool {
-        self.malformed
-    }
-
-    /// Ends the iteration at a malformed spot.
-    fn stop<T>(&mut self) -> Option<T> {
-        self.pos = self.bytes.len();
-        self.malformed = true;
-        None
+        self.at.malformed
     }
 }
 

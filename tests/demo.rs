@@ -4,25 +4,32 @@
 
 use std::process::Command;
 
-#[test]
-fn rpc_demo_prints_the_primer_lines() {
-    // `cargo test` builds the examples next to the test binaries' directory.
+/// Runs the example `name` (built by `cargo test` next to the test binaries' directory) and
+/// returns its output lines.
+fn run_example(name: &str) -> Vec<String> {
     let exe = std::env::current_exe().unwrap();
-    let demo = exe
+    let example = exe
         .parent()
         .unwrap()
         .parent()
         .unwrap()
         .join("examples")
-        .join("rpc_demo");
-    let out = Command::new(&demo)
+        .join(name);
+    let out = Command::new(&example)
         .output()
-        .unwrap_or_else(|e| panic!("run {} (built by `cargo test`): {e}", demo.display()));
+        .unwrap_or_else(|e| panic!("run {} (built by `cargo test`): {e}", example.display()));
     assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn rpc_demo_prints_the_primer_lines() {
     assert_eq!(
-        lines,
+        run_example("rpc_demo"),
         [
             r#"arrived: {"jsonrpc":"2.0","id":3,"result":"14:05"} -> answers get_time"#,
             r#"arrived: {"jsonrpc":"2.0","id":2,"result":12.7} -> answers convert"#,
@@ -40,21 +47,8 @@ fn rpc_demo_prints_the_primer_lines() {
 /// upstream; every line the gateway writes, in order.
 #[test]
 fn gateway_example_routes_every_line() {
-    let exe = std::env::current_exe().unwrap();
-    let gateway = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join("gateway");
-    let out = Command::new(&gateway)
-        .output()
-        .unwrap_or_else(|e| panic!("run {} (built by `cargo test`): {e}", gateway.display()));
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
-        text.lines().collect::<Vec<_>>(),
+        run_example("gateway"),
         [
             r#"-> upstream: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":1}}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast","_meta":{"progressToken":2}}}"#,
