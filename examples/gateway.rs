@@ -11,7 +11,7 @@ use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
     encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, IdRemapper, LineFramer, Message,
-    RemapError, ReplyId, Role,
+    ReplyId, Role,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -74,24 +74,19 @@ impl Gateway {
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
                 let deadline = Some(now + TIMEOUT);
-                let refused = match self.remap.forward_request_with(
+                let forwarded = self.remap.forward_request_with(
                     client,
                     method,
                     frame,
                     &req,
                     deadline,
                     &mut self.upstream,
-                ) {
-                    Ok(_) => return,
-                    Err(RemapError::DuplicateId) => {
-                        (ErrorCode::INVALID_REQUEST, "Invalid Request: id in flight")
-                    }
-                    Err(RemapError::BadProgressToken) => {
-                        (ErrorCode::INVALID_PARAMS, "Invalid params: progress token")
-                    }
-                    Err(_) => (ErrorCode::INTERNAL_ERROR, "Internal error: gateway busy"),
-                };
-                encode::write_error(out, ReplyId::Id(req.id), refused.0, refused.1, None);
+                );
+                // A reused id, a progress token it cannot rewrite, a full table.
+                if let Err(refused) = forwarded {
+                    let message = refused.to_string();
+                    encode::write_error(out, ReplyId::Id(req.id), refused.code(), &message, None);
+                }
             }
             Ok(Message::Notification(n)) => {
                 // A cancellation goes upstream under our token, except for `initialize`,
@@ -236,11 +231,16 @@ fn main() {
     gw.flush();
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":262145,"result":5}"#);
     gw.flush();
-    // A request the upstream never answers times out.
+    // A request the upstream never answers times out; reusing its id meanwhile is refused.
     gw.client_read(
         0,
         b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n",
         4,
+    );
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n",
+        5,
     );
     gw.flush();
     gw.tick(4 + TIMEOUT);

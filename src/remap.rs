@@ -13,6 +13,7 @@ use bytes::BytesMut;
 use hashbrown::HashMap;
 
 use crate::encode;
+use crate::error::ErrorCode;
 use crate::id::IdKind;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
@@ -48,6 +49,24 @@ pub enum RemapError {
     /// remapper cannot rewrite it, and an upstream reading it its own way might report
     /// progress on another client's token (MCP: answer -32602).
     BadProgressToken,
+}
+
+impl RemapError {
+    /// The error code of the reply the client gets for a request the remapper refused:
+    /// -32600 for a reused id, -32602 for a progress token it cannot rewrite, -32603 when the
+    /// table is full.
+    ///
+    /// ```
+    /// use rpcwire::{ErrorCode, RemapError};
+    /// assert_eq!(RemapError::DuplicateId.code(), ErrorCode::INVALID_REQUEST);
+    /// ```
+    pub const fn code(self) -> ErrorCode {
+        match self {
+            RemapError::DuplicateId => ErrorCode::INVALID_REQUEST,
+            RemapError::BadProgressToken => ErrorCode::INVALID_PARAMS,
+            RemapError::Full => ErrorCode::INTERNAL_ERROR,
+        }
+    }
 }
 
 impl core::fmt::Display for RemapError {

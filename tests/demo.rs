@@ -60,6 +60,7 @@ fn gateway_example_routes_every_line() {
             r#"-> upstream: {"jsonrpc":"2.0","id":262145,"method":"ping"}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error: invalid reply upstream"}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":524289,"method":"tools/list"}"#,
+            r#"-> client 0: {"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"the client already has a request with this id in flight"}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524289,"reason":"timed out"}}"#,
             r#"-> client 0: {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Request timed out"}}"#,
         ]

@@ -409,3 +409,23 @@ fn a_deadline_can_be_moved() {
     assert_eq!(expired, [(token, 1)]);
     assert!(!remap.set_deadline(token, Some(500)), "no longer in flight");
 }
+
+/// Each refusal maps to the reply a client must get: a reused id is an invalid request, a
+/// progress token the remapper cannot rewrite invalid params, a full table an internal error.
+#[test]
+fn refusals_carry_their_reply_codes() {
+    use rpcwire::ErrorCode;
+    let mut remap = IdRemapper::new(1);
+    let a = br#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let b = br#"{"jsonrpc":"2.0","id":2,"method":"b"}"#;
+    let c = br#"{"jsonrpc":"2.0","id":3,"method":"c","params":{"_meta":{"progressToken":true}}}"#;
+    let mut forward = |frame: &[u8]| {
+        remap
+            .forward_request(1u32, frame, &request(frame), None, &mut BytesMut::new())
+            .map_err(|e| e.code())
+    };
+    assert!(forward(a).is_ok());
+    assert_eq!(forward(a), Err(ErrorCode::INVALID_REQUEST));
+    assert_eq!(forward(c), Err(ErrorCode::INVALID_PARAMS));
+    assert_eq!(forward(b), Err(ErrorCode::INTERNAL_ERROR));
+}
