@@ -2,7 +2,9 @@
 //! requests go upstream under ids the gateway mints (`IdRemapper`), so that two clients may
 //! both use id `1` and progress token `"p"`; replies and progress come back to the right client
 //! with its own tokens restored byte for byte. Cancellations, timeouts, invalid lines from
-//! either side and replies nobody waits for are handled as a gateway must.
+//! either side and replies nobody waits for are handled as a gateway must. (Requests from the
+//! upstream, and its notifications other than progress, are not routed here: they are printed
+//! as dropped.)
 //!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
@@ -16,7 +18,8 @@ use rpcwire::{
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
 const TIMEOUT: u64 = 30_000;
-/// Longest line accepted from anyone.
+/// Longest line accepted from a client, in bytes (the client framers' limit; the decoders
+/// keep their 16 MiB default).
 const MAX_FRAME: usize = 1 << 20;
 
 struct Gateway {
@@ -106,7 +109,8 @@ impl Gateway {
             // A client's reply to a server request: this gateway sends none.
             Ok(_) => {}
             Err(rejection) => {
-                // Never answers a notification or a response.
+                // `reply()` is `None` only for a malformed response: a malformed notification is
+                // an invalid Request and gets -32600.
                 if let Some(reply) = rejection.reply() {
                     encode::write_reply(out, &reply, None);
                 }
@@ -154,7 +158,8 @@ impl Gateway {
         }
     }
 
-    /// Time passes: requests past their deadline are answered here and cancelled upstream.
+    /// Time passes: requests past their deadline are answered here and, except `initialize`
+    /// (which MCP forbids cancelling), cancelled upstream.
     fn tick(&mut self, now: u64) {
         let expired: Vec<_> = self.remap.expire(now).collect();
         for (token, origin) in expired {
@@ -165,11 +170,13 @@ impl Gateway {
                 "Request timed out",
                 None,
             );
-            mcp::write_cancelled(
-                &mut self.upstream,
-                token.to_id(&mut [0; 20]),
-                Some("timed out"),
-            );
+            if origin.value != mcp::methods::INITIALIZE {
+                mcp::write_cancelled(
+                    &mut self.upstream,
+                    token.to_id(&mut [0; 20]),
+                    Some("timed out"),
+                );
+            }
         }
     }
 
@@ -222,7 +229,9 @@ fn main() {
     );
     gw.flush();
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#);
-    // An invalid reply (an MCP result must be an object) fails its request.
+    // The upstream answers the ping (upstream id 262145, printed above: the cancelled request's
+    // slot reused under a new generation, `1 << 18 | 1`) with an invalid reply (an MCP result
+    // must be an object): client 1 gets -32603.
     gw.client_read(
         1,
         b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",

@@ -43,7 +43,9 @@ pub struct DecodeOptions {
     /// Who reads the stream.
     pub role: Role,
     /// Frame, depth, id and method limits. A framer enforces the frame limit it is given as it
-    /// reads; the decoder refuses a longer frame too (one that came another way).
+    /// reads; the decoder refuses a longer frame too (one that came another way). A framer
+    /// does not pass its limit to the decoder: when a framer's is higher, raise this one too,
+    /// or its longer frames become `FrameTooLong` (-32700).
     pub limits: Limits,
     /// The reply id used when the request's id cannot be read: `Null` (JSON-RPC; Python MCP
     /// peers) or `Absent` (MCP's schema; TypeScript MCP peers reject `"id":null`).
@@ -346,7 +348,8 @@ impl Decoder {
     /// The reply to a line a framer refused as too long (`FrameError::TooLong`), whose id
     /// cannot be read: -32700 with this decoder's [`unreadable_id`](DecodeOptions::unreadable_id),
     /// as for any frame that is not JSON. Whether to send it is the caller's policy, as for
-    /// [`Rejection::reply`].
+    /// [`Rejection::reply`]: send it only to a peer whose requests you read (`Role::Server`),
+    /// since an over-long line from a server may have been a response, which is never answered.
     ///
     /// ```
     /// use rpcwire::{Decoder, ErrorCode, ReplyId};

@@ -360,8 +360,8 @@ impl<'a> RawJson<'a> {
     /// The member `key` of this object (keys compared after unescaping). `None` when this is
     /// not an object, when the key is absent, and when the key occurs more than once: a
     /// duplicated member is ambiguous (parsers disagree on which one wins), and rpcwire's rule
-    /// for ambiguity is the envelope's: refuse it. So is an object whose members cannot all be
-    /// read (lazy validation let `{"a":1 "a":2}` through): `None` for every key.
+    /// for ambiguity is the envelope's: refuse it. The same holds for an object whose members
+    /// cannot all be read (lazy validation lets `{"a":1 "b":2}` through): `None` for every key.
     pub fn get(&self, key: &str) -> Option<RawJson<'a>> {
         match self.lookup(key) {
             Lookup::Found(v) => Some(v),
@@ -505,6 +505,7 @@ impl<'a> Iterator for Members<'a> {
 impl Members<'_> {
     /// Whether the iteration stopped at a malformed spot (lazy validation checks no token
     /// order) rather than at the closing brace: the members seen may not be all of them.
+    /// Meaningful once `next` has returned `None`; `false` before that.
     ///
     /// ```
     /// use rpcwire::RawJson;

@@ -119,7 +119,8 @@ impl<'a> Cancelled<'a> {
 }
 
 /// Appends a `notifications/cancelled` for the request `request_id` (its wire token, byte for
-/// byte), with an optional reason: what a proxy sends upstream for a request it gave up on.
+/// byte), with an optional reason: what a proxy sends upstream for a request it gave up on
+/// (never for `initialize`, which MCP forbids cancelling).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -175,8 +176,10 @@ impl<'a> Progress<'a> {
 
 /// The progress token of a message: the one a request asks progress for
 /// (`params._meta.progressToken`), or the one a `notifications/progress` reports on
-/// (`params.progressToken`, read alone: [`Progress`] reads the whole notification). `None`
-/// for other messages, and for a token that is not a string or an integer.
+/// (`params.progressToken`, read alone, so a notification whose `progress` cannot be read
+/// still yields its token, where [`Progress::from_notification`] gives `None`). `None` for
+/// other messages, and for a token that is not a string or an integer (`IdRemapper` rewrites
+/// any number token, `1.5` included; this function does not return one).
 ///
 /// ```
 /// use rpcwire::{mcp, Decoder};

@@ -125,8 +125,9 @@ impl<C, T> core::fmt::Debug for IdRemapper<C, T> {
 
 impl<C: Clone + Eq + Hash> IdRemapper<C> {
     /// Registers `req` (decoded from `frame`, sent by `client`) and appends the upstream frame:
-    /// the same bytes with our token as id. `deadline` (caller's time units) makes the
-    /// request expire in [`expire`](Self::expire).
+    /// the same bytes with our token as id, and as `params._meta.progressToken` when the
+    /// request has one. `deadline` (caller's time units) makes the request expire in
+    /// [`expire`](Self::expire). On `Err`, nothing is written.
     ///
     /// # Panics
     ///
@@ -283,7 +284,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Requests whose deadline is ≤ `now`, removed: answer each client locally and send the
-    /// upstream a cancellation for the token.
+    /// upstream a cancellation for the token (not for `initialize`, which MCP forbids
+    /// cancelling).
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         let by_client = &mut self.by_client;
         self.pending.expire(now).inspect(move |(_, origin)| {
@@ -292,8 +294,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a
-    /// request's timeout (after [`route_progress`](Self::route_progress), say). `false` when
-    /// it is not in flight.
+    /// request's timeout. After [`route_progress`](Self::route_progress), the token is the one
+    /// the upstream reported on (`Token::from_wire(mcp::progress_token(&msg)?.raw())`).
+    /// `false` when it is not in flight.
     pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
         self.pending.set_deadline(token, deadline)
     }
