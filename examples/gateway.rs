@@ -122,12 +122,11 @@ impl Gateway {
     fn upstream_line(&mut self, frame: &[u8]) {
         let mut routed = BytesMut::new();
         let client = match self.from_upstream.decode(frame) {
-            Ok(msg @ (Message::Response(_) | Message::ErrorResponse(_))) => {
-                // (An MCP error response may have a null id: it answers nothing we sent.)
-                let id = msg.id().filter(|id| !id.is_null());
-                id.and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
-                    .map(|origin| origin.client)
-            }
+            // (An error response's null id names no token of ours: `Miss::Unknown`.)
+            Ok(msg @ (Message::Response(_) | Message::ErrorResponse(_))) => msg
+                .id()
+                .and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
+                .map(|origin| origin.client),
             Ok(Message::Notification(n)) => self
                 .remap
                 .route_progress(frame, &n, &mut routed)

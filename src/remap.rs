@@ -153,6 +153,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
     }
 
+    /// The key of `client`'s request with id `id` in `by_client`.
+    fn key(client: &C, id: Id<'_>) -> (C, IdKey) {
+        (client.clone(), IdKey::of(id))
+    }
+
     /// [`forward_request`](IdRemapper::forward_request), keeping `value` with the request
     /// until its reply, cancellation or expiry hands it back in an [`Origin`].
     ///
@@ -168,7 +173,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         deadline: Option<u64>,
         out: &mut BytesMut,
     ) -> Result<Token, RemapError> {
-        let key = (client.clone(), IdKey::of(req.id));
+        let key = Self::key(&client, req.id);
         if self.by_client.contains_key(&key) {
             return Err(RemapError::DuplicateId);
         }
@@ -247,14 +252,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn take(&mut self, reply_id: Id<'_>) -> Result<Origin<C, T>, Miss> {
         let origin = self.pending.complete_wire(reply_id.raw())?;
         self.by_client
-            .remove(&(origin.client.clone(), IdKey::of(origin.id.as_id())));
+            .remove(&Self::key(&origin.client, origin.id.as_id()));
         Ok(origin)
     }
 
     /// The token and value of `client`'s request with id `id`, if it is in flight (before
     /// cancelling it, say: MCP's `initialize` must not be cancelled).
     pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
-        let token = *self.by_client.get(&(client.clone(), IdKey::of(id)))?;
+        let token = *self.by_client.get(&Self::key(client, id))?;
         Some((token, &self.pending.get(token)?.value))
     }
 
@@ -277,7 +282,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let cancelled = Cancelled::from_notification(notification)?;
         let token = self
             .by_client
-            .remove(&(client.clone(), IdKey::of(cancelled.request_id)))?;
+            .remove(&Self::key(client, cancelled.request_id))?;
         let origin = self.pending.cancel(token)?;
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
         Some((token, origin))
@@ -289,7 +294,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         let by_client = &mut self.by_client;
         self.pending.expire(now).inspect(move |(_, origin)| {
-            by_client.remove(&(origin.client.clone(), IdKey::of(origin.id.as_id())));
+            by_client.remove(&Self::key(&origin.client, origin.id.as_id()));
         })
     }
 
