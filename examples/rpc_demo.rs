@@ -13,8 +13,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Message, PendingTable,
-    RawJson, ReplyId, Request, Role,
+    encode, Decoder, ErrorCode, Id, LineFramer, Message, PendingTable, RawJson, ReplyId, Request,
 };
 
 /// What the server sends back for one incoming line: the reply and how long computing it
@@ -84,10 +83,7 @@ fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
 
 fn main() {
     let server = Decoder::jsonrpc();
-    let client = Decoder::new(DecodeOptions {
-        role: Role::Client,
-        ..DecodeOptions::new(Dialect::JsonRpc2)
-    });
+    let client = Decoder::jsonrpc_client();
 
     // The client sends three requests at once; its pending table mints their ids (1, 2, 3)
     // and remembers what each asked for.

@@ -171,6 +171,9 @@ struct Members {
     /// up yet).
     result_type: Option<ResultTypeSeen>,
     error: Option<Span>,
+    /// What the walk read of an `error` object (`None` when `error` is not an object): its
+    /// members, or the one that is missing, duplicated or of the wrong type.
+    error_members: Option<Result<ErrorMembers, Member>>,
     duplicate: Option<Member>,
     /// `id` occurs more than once (tracked apart from `duplicate`, which names only the first
     /// duplicated member, so a reply never echoes an ambiguous id).
@@ -338,6 +341,32 @@ impl Decoder {
     /// A decoder for plain JSON-RPC 2.0 with the default options.
     pub const fn jsonrpc() -> Self {
         Self::new(DecodeOptions::new(Dialect::JsonRpc2))
+    }
+
+    /// A decoder for MCP reading what a server wrote (`Role::Client`): a client, or a
+    /// gateway's upstream side. It differs from [`mcp`](Self::mcp) on one frame: an `id`
+    /// alone is an invalid response nobody answers, not an invalid request.
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, DecodeError};
+    /// let rej = Decoder::mcp_client().decode(br#"{"jsonrpc":"2.0","id":1}"#).unwrap_err();
+    /// assert_eq!(rej.error(), DecodeError::NoMethodNoResult);
+    /// assert!(rej.reply().is_none());
+    /// let rej = Decoder::mcp().decode(br#"{"jsonrpc":"2.0","id":1}"#).unwrap_err();
+    /// assert!(rej.reply().is_some());
+    /// ```
+    pub const fn mcp_client() -> Self {
+        let mut options = DecodeOptions::new(Dialect::Mcp);
+        options.role = Role::Client;
+        Self::new(options)
+    }
+
+    /// [`jsonrpc`](Self::jsonrpc) reading what a server wrote (`Role::Client`), as
+    /// [`mcp_client`](Self::mcp_client) is for MCP.
+    pub const fn jsonrpc_client() -> Self {
+        let mut options = DecodeOptions::new(Dialect::JsonRpc2);
+        options.role = Role::Client;
+        Self::new(options)
     }
 
     /// The options.
@@ -666,8 +695,9 @@ impl Decoder {
                     end
                 }
                 (Some(Member::Error), b'{') => {
-                    let end = self.skip_error_object(frame, v)?;
+                    let (end, members) = self.walk_error_object(frame, v)?;
                     m.error = Some(Span::new(v, end));
+                    m.error_members = Some(members);
                     end
                 }
                 (Some(member), _) => {
@@ -773,12 +803,51 @@ impl Decoder {
         }
     }
 
-    /// Skips the `error` object at `frame[v] == '{'`, checking its own grammar (keys, colons,
+    /// Walks the `error` object at `frame[v] == '{'`, checking its own grammar (keys, colons,
     /// commas) in every mode: it is part of the envelope, which a lazy skip of the whole object
     /// would leave unchecked (`{"code":1 "message":"m"}`). Its values are skipped as values
-    /// (`data` is a payload).
-    fn skip_error_object(&self, frame: &[u8], v: usize) -> Result<usize, Reject> {
-        self.walk_members(frame, v, 1, |_, _, at| self.skip(frame, at, 2))
+    /// (`data` is a payload), and `code`, `message` and `data` read on the way. Returns the
+    /// index after the object and what it holds: its members, or the first member found
+    /// twice, or else the first of `code` and `message` that is missing or of the wrong type.
+    fn walk_error_object(
+        &self,
+        frame: &[u8],
+        v: usize,
+    ) -> Result<(usize, Result<ErrorMembers, Member>), Reject> {
+        let (mut code, mut message, mut data) = (None, None, None);
+        let mut duplicate = None;
+        let end = self.walk_members(frame, v, 1, |key, esc, at| {
+            let end = self.skip(frame, at, 2)?;
+            let key = JsonStr::from_raw(key, esc);
+            let (slot, member) = if key.eq_str("code") {
+                (&mut code, Member::ErrorCode)
+            } else if key.eq_str("message") {
+                (&mut message, Member::ErrorMessage)
+            } else if key.eq_str("data") {
+                (&mut data, Member::ErrorData)
+            } else {
+                return Ok(end);
+            };
+            if slot.replace(Span::new(at, end)).is_some() {
+                duplicate.get_or_insert(member);
+            }
+            Ok(end)
+        })?;
+        let value = |span: Span| RawJson::trusted(&frame[span.range()]);
+        let members = match duplicate {
+            Some(member) => Err(member),
+            None => code
+                .and_then(|c| parse_i64(value(c).as_bytes()))
+                .ok_or(Member::ErrorCode)
+                .and_then(|code| {
+                    let message = message
+                        .and_then(|m| value(m).as_str())
+                        .ok_or(Member::ErrorMessage)?;
+                    let message_span = Span::within(frame, message.raw());
+                    Ok((code, (message_span, message.has_escapes()), data))
+                }),
+        };
+        Ok((end, members))
     }
 
     /// Applies the shape rules of the dialect to a syntactically valid object.
@@ -946,8 +1015,8 @@ impl Decoder {
         if m.id.is_none() && !mcp {
             return reject(DecodeError::MissingId);
         }
-        let error = m.error.unwrap_or(Span::new(0, 0));
-        match self.walk_error_object(frame, error) {
+        // (`error` is there: it is not a result and `has_response`.)
+        match m.error_members.unwrap_or(Err(Member::Error)) {
             Ok((code, message, data)) => Ok(Envelope {
                 kind: Kind::ErrorResponse,
                 id: m.id,
@@ -958,41 +1027,6 @@ impl Decoder {
             }),
             Err(member) => reject(DecodeError::BadErrorObject(member)),
         }
-    }
-
-    /// Reads `code`, `message` and `data` out of the (already skipped) error object.
-    fn walk_error_object(&self, frame: &[u8], span: Span) -> Result<ErrorMembers, Member> {
-        let obj = RawJson::trusted(&frame[span.range()]);
-        if frame.get(span.start as usize) != Some(&b'{') {
-            return Err(Member::Error);
-        }
-        let (mut code, mut message, mut data) = (None, None, None);
-        for (key, value) in obj.members() {
-            let slot = if key.eq_str("code") {
-                code.replace(value).map(|_| Member::ErrorCode)
-            } else if key.eq_str("message") {
-                message.replace(value).map(|_| Member::ErrorMessage)
-            } else if key.eq_str("data") {
-                data.replace(value).map(|_| Member::ErrorData)
-            } else {
-                None
-            };
-            if let Some(duplicate) = slot {
-                return Err(duplicate);
-            }
-        }
-        let code = code
-            .and_then(|c| parse_i64(c.as_bytes()))
-            .ok_or(Member::ErrorCode)?;
-        let message = message
-            .and_then(|m| m.as_str())
-            .ok_or(Member::ErrorMessage)?;
-        let message_span = Span::within(frame, message.raw());
-        Ok((
-            code,
-            (message_span, message.has_escapes()),
-            data.map(|d| Span::within(frame, d.as_bytes())),
-        ))
     }
 }
 

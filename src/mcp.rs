@@ -8,7 +8,7 @@ use bytes::BytesMut;
 
 use crate::encode;
 use crate::id::{Id, IdKind};
-use crate::json::{JsonStr, RawJson};
+use crate::json::{JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 
 /// Method names defined by MCP.
@@ -201,7 +201,19 @@ pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
 
 /// The progress token a request asks for (`params._meta.progressToken`).
 pub(crate) fn requested_progress_token<'a>(r: &Request<'a>) -> Option<Id<'a>> {
-    id_like(r.params?.pointer(&["_meta", meta_keys::PROGRESS_TOKEN])?)
+    match progress_token_member(r) {
+        Lookup::Found(token) => id_like(token),
+        Lookup::Absent | Lookup::Ambiguous => None,
+    }
+}
+
+/// A request's `params._meta.progressToken` member, whatever its value: absent, found once,
+/// or ambiguous (duplicated, or in an object too malformed to read whole). The one reader of
+/// the path; [`progress_token`] and `IdRemapper` apply their own rules to what it finds.
+pub(crate) fn progress_token_member<'a>(r: &Request<'a>) -> Lookup<'a> {
+    r.params.map_or(Lookup::Absent, |params| {
+        params.lookup_path(&["_meta", meta_keys::PROGRESS_TOKEN])
+    })
 }
 
 /// The progress token a `notifications/progress` reports on (`params.progressToken`).

@@ -18,7 +18,7 @@ use crate::id::IdKind;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
 use crate::json::{JsonKind, Lookup};
-use crate::mcp::{meta_keys, reported_progress_token, Cancelled};
+use crate::mcp::{progress_token_member, reported_progress_token, Cancelled};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, TableFull, Token};
 
@@ -104,7 +104,7 @@ impl std::error::Error for RemapError {}
 /// assert_eq!(&upstream[..], format!("{{\"jsonrpc\":\"2.0\",\"id\":{token},\"method\":\"tools/list\"}}\n").as_bytes());
 ///
 /// let reply = format!("{{\"jsonrpc\":\"2.0\",\"id\":{token},\"result\":{{}}}}");
-/// let msg = Decoder::mcp().decode(reply.as_bytes()).unwrap();
+/// let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
 /// let mut to_client = BytesMut::new();
 /// let origin = remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut to_client).unwrap();
 /// assert_eq!(origin.client, "client-1");
@@ -347,10 +347,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 /// `_meta.progressToken`, or `null`); an error when the token could be read differently by the
 /// upstream than here (duplicated, unreadable, or not a string or a number).
 fn progress_token_to_rewrite<'a>(req: &Request<'a>) -> Result<Option<Id<'a>>, RemapError> {
-    let Some(params) = req.params else {
-        return Ok(None);
-    };
-    match params.lookup_path(&["_meta", meta_keys::PROGRESS_TOKEN]) {
+    match progress_token_member(req) {
         Lookup::Absent => Ok(None),
         Lookup::Found(v) if v.kind() == JsonKind::Null => Ok(None),
         Lookup::Found(v) => match Id::from_token(v.as_bytes()) {

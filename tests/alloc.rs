@@ -99,10 +99,7 @@ fn zero_allocations_per_message() {
 #[test]
 fn zero_allocations_per_request_reply_cycle() {
     use rpcwire::{encode, Id, InFlight, PendingTable, RawJson};
-    let decoder = Decoder::new(DecodeOptions {
-        role: Role::Client,
-        ..DecodeOptions::new(Dialect::Mcp)
-    });
+    let decoder = Decoder::mcp_client();
     let mut pending = PendingTable::with_capacity_limit(1024);
     let mut peer = InFlight::new(1024);
     let mut wire = BytesMut::with_capacity(1 << 16);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 use rpcwire::typed::{self, Scratch};
-use rpcwire::{encode, DecodeOptions, Decoder, Dialect, Message, ReplyId, Role};
+use rpcwire::{encode, Decoder, Message, ReplyId};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -89,10 +89,7 @@ fn initialize_result_from_the_recorded_session() {
     ))
     .unwrap();
     let first = capture.split(|&b| b == b'\n').next().unwrap();
-    let decoder = Decoder::new(DecodeOptions {
-        role: Role::Client,
-        ..DecodeOptions::new(Dialect::Mcp)
-    });
+    let decoder = Decoder::mcp_client();
     let Ok(Message::Response(resp)) = decoder.decode(first) else {
         panic!("not a response")
     };
