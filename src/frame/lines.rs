@@ -17,6 +17,25 @@ pub enum FrameError {
     },
 }
 
+impl FrameError {
+    /// The stream offset of the bad frame's first byte, whatever the error (so callers need
+    /// no `match`, whose catch-all arm `#[non_exhaustive]` requires).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::LineFramer;
+    /// let mut framer = LineFramer::new(8);
+    /// let mut buf = BytesMut::from(&b"ok\nmuch too long\n"[..]);
+    /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap()[..], b"ok");
+    /// assert_eq!(framer.decode(&mut buf).unwrap_err().offset(), 3);
+    /// ```
+    pub const fn offset(&self) -> u64 {
+        match *self {
+            FrameError::TooLong { offset } => offset,
+        }
+    }
+}
+
 impl core::fmt::Display for FrameError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
