@@ -253,5 +253,15 @@ fn main() {
     gw.flush();
     gw.tick(4 + TIMEOUT);
     gw.flush();
+    // An `initialize` that times out is answered here but not cancelled upstream.
+    gw.client_read(
+        1,
+        br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c1","version":"1"}}}
+"#,
+        10 + TIMEOUT,
+    );
+    gw.flush();
+    gw.tick(10 + 2 * TIMEOUT);
+    gw.flush();
     assert!(gw.remap.is_empty());
 }

@@ -5,7 +5,8 @@
 use std::process::Command;
 
 /// Runs the example `name` (built by `cargo test` next to the test binaries' directory) and
-/// returns its output lines.
+/// returns its output lines. A plain `cargo test` rebuilds the examples first; one filtered
+/// with `--test demo` does not, so build them too (`cargo build --examples`) after editing one.
 fn run_example(name: &str) -> Vec<String> {
     let exe = std::env::current_exe().unwrap();
     let example = exe
@@ -63,6 +64,9 @@ fn gateway_example_routes_every_line() {
             r#"-> client 0: {"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"the client already has a request with this id in flight"}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524289,"reason":"timed out"}}"#,
             r#"-> client 0: {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Request timed out"}}"#,
+            // A timed-out `initialize` is not cancelled upstream (MCP forbids it).
+            r#"-> upstream: {"jsonrpc":"2.0","id":786433,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c1","version":"1"}}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":"init","error":{"code":-32603,"message":"Request timed out"}}"#,
         ]
     );
 }
