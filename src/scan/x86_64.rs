@@ -254,11 +254,16 @@ const _: () = assert!(U_BIT == 0x80, "movemask reads bit 7");
 /// all three.
 const ESCAPE_LUT: ([u8; 16], [u8; 16]) = merge_luts(
     merge_luts(
-        nibble_luts_from(&set_of(b"\"\\/bfnrtu"), 0, 4),
-        nibble_luts_from(&set_of(b"0123456789abcdefABCDEF"), 4, 7),
+        luts_on_bits(&set_of(b"\"\\/bfnrtu"), ESCAPE_BITS),
+        luts_on_bits(&set_of(b"0123456789abcdefABCDEF"), HEX_BITS),
     ),
-    nibble_luts_from(&set_of(b"u"), 7, 8),
+    luts_on_bits(&set_of(b"u"), U_BIT),
 );
+
+/// [`nibble_luts_from`] on the contiguous run of bits set in `bits`.
+const fn luts_on_bits(member: &[bool; 256], bits: u8) -> ([u8; 16], [u8; 16]) {
+    nibble_luts_from(member, bits.trailing_zeros(), 8 - bits.leading_zeros())
+}
 
 /// The union of tables whose rows use disjoint bits.
 const fn merge_luts(a: ([u8; 16], [u8; 16]), b: ([u8; 16], [u8; 16])) -> ([u8; 16], [u8; 16]) {
