@@ -993,3 +993,311 @@ fn an_over_long_line_in_pieces_is_answered_once_and_the_next_line_survives() {
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
     );
 }
+
+/// The echo server behind a proxy in the JSON-RPC dialect, logging to `dir/log.ndjson`.
+fn jsonrpc_echo(dir: &std::path::Path, options: &[&str]) -> (Proxy, PathBuf) {
+    let log = dir.join("log.ndjson");
+    let mut all = vec!["--dialect", "jsonrpc", "--log", log.to_str().unwrap()];
+    all.extend_from_slice(options);
+    (Proxy::echo(&all, dir), log)
+}
+
+/// Replays a proxy log offline and checks that it gives the live run's counters and
+/// violations; returns the live log.
+fn replayed_alike(log: &std::path::Path) -> Vec<Value> {
+    let live = read_log(log);
+    let (code, records) = check_json(&["--session-log".into(), log.display().to_string()]);
+    let offline = &records.last().unwrap()["summary"];
+    let expected = summary(&live);
+    for counter in [
+        "violations",
+        "messages",
+        "errors_by_code",
+        "requests_by_method",
+    ] {
+        assert_eq!(
+            offline[counter], expected[counter],
+            "{counter}: {records:#?}"
+        );
+    }
+    assert_eq!(violations(&records), violations(&live));
+    let clean = expected["total_violations"] == 0;
+    assert_eq!(code, Some(if clean { 0 } else { 1 }));
+    live
+}
+
+fn call(id: Value, method: &str) -> String {
+    request(id, method).to_string()
+}
+
+/// JSON-RPC 2.0 §6: the requests inside a batch are tracked one by one and matched by the
+/// elements of the batch the server answers with; the batch travels byte for byte.
+#[test]
+fn a_jsonrpc_batch_is_tracked_element_by_element() {
+    let dir = scratch("batch-clean");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    let note = json!({"jsonrpc":"2.0","method":"note"});
+    p.send_raw(
+        format!(
+            "[{}, {note} ,{}]\n",
+            call(json!(1), "a"),
+            call(json!("two"), "b")
+        )
+        .as_bytes(),
+    );
+    let reply = p.recv();
+    let ids: Vec<&Value> = reply.as_array().unwrap().iter().map(|r| &r["id"]).collect();
+    assert_eq!(ids, [&json!(1), &json!("two")]);
+    // A batch of one, answered with an array of one.
+    p.send_raw(format!("[{}]\n", call(json!(3), "c")).as_bytes());
+    assert_eq!(p.recv()[0]["id"], 3);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
+        String::from_utf8_lossy(&done.sent)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&done.received),
+        String::from_utf8_lossy(&std::fs::read(dir.join("server-out")).unwrap())
+    );
+    let records = replayed_alike(&log);
+    assert_eq!(violations(&records), counts(&[]), "{records:#?}");
+    let summary = summary(&records);
+    for (counter, n) in [
+        ("c2s/batch", 2),
+        ("c2s/request", 3),
+        ("c2s/notification", 1),
+        ("s2c/batch", 2),
+        ("s2c/success_response", 3),
+    ] {
+        assert_eq!(summary["messages"][counter], n, "{counter}: {summary}");
+    }
+    assert_eq!(summary["requests_by_method"]["c2s/b"], 1);
+    // The log: the batch's record, then one per element, with its index.
+    let first = records.iter().position(|r| r["kind"] == "batch").unwrap();
+    let batch: Vec<(&Value, &Value, &Value)> = records[first..first + 4]
+        .iter()
+        .map(|r| (&r["kind"], &r["id"], &r["element"]))
+        .collect();
+    assert_eq!(
+        batch,
+        [
+            (&json!("batch"), &Value::Null, &Value::Null),
+            (&json!("request"), &json!("1"), &json!(0)),
+            (&json!("notification"), &Value::Null, &json!(1)),
+            (&json!("request"), &json!("\"two\""), &json!(2)),
+        ]
+    );
+}
+
+#[test]
+fn a_batch_reusing_an_id_in_flight_is_reported_per_element() {
+    let dir = scratch("batch-duplicate");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    // 7 is in flight when the batch reuses it; 9 twice in one batch.
+    p.send(&request(json!(7), "slow"));
+    p.send_raw(
+        format!(
+            "[{},{}]\n[{},{}]\n",
+            call(json!(7), "ping"),
+            call(json!(8), "ping"),
+            call(json!(9), "ping"),
+            call(json!(9), "ping")
+        )
+        .as_bytes(),
+    );
+    assert_eq!(p.recv()["id"], 7);
+    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = replayed_alike(&log);
+    // JSON-RPC forwards a reused id (the server answers it), so the second reply to each
+    // reused id answers nothing any more.
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/duplicate_id", 2), ("s2c/unknown_reply", 2)]),
+        "{records:#?}"
+    );
+    assert_eq!(
+        done.stderr
+            .matches("c2s: duplicate_id (kind request, id 7, element 0 of a batch)")
+            .count(),
+        1,
+        "{}",
+        done.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in"))
+            .unwrap()
+            .lines()
+            .count(),
+        3,
+        "every batch forwarded"
+    );
+}
+
+#[test]
+fn an_unanswered_batch_request_is_reported_at_exit() {
+    let dir = scratch("batch-unanswered");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    p.send_raw(
+        format!(
+            "[{},{}]\n",
+            call(json!(1), "noreply"),
+            call(json!(2), "ping")
+        )
+        .as_bytes(),
+    );
+    assert_eq!(
+        p.recv(),
+        json!([{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}])
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        done.stderr
+            .matches("c2s: unanswered request 1 (noreply)")
+            .count(),
+        1,
+        "{}",
+        done.stderr
+    );
+    let records = replayed_alike(&log);
+    assert_eq!(violations(&records), counts(&[("c2s/unanswered", 1)]));
+}
+
+/// The requests of a batch that time out are answered with one array; the server's late
+/// reply to them, made only of late replies, is dropped.
+#[test]
+fn timed_out_batch_requests_are_answered_with_one_array() {
+    let dir = scratch("batch-timeout");
+    let (mut p, log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
+    let pings = p.ping_until_answered();
+    p.send_raw(
+        format!(
+            "[{},{}]\n",
+            call(json!("s"), "slow"),
+            call(json!("t"), "slow")
+        )
+        .as_bytes(),
+    );
+    let reply = p.recv();
+    let timed_out: Vec<(&Value, &Value)> = reply
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {reply}"))
+        .iter()
+        .map(|r| (&r["id"], &r["error"]["code"]))
+        .collect();
+    assert_eq!(
+        timed_out,
+        [(&json!("s"), &json!(-32603)), (&json!("t"), &json!(-32603))]
+    );
+    // The server answers after 1 s (dropped); this one comes once it is idle again.
+    thread::sleep(Duration::from_millis(1300));
+    p.send(&request(json!("after"), "ping"));
+    assert_eq!(p.recv()["id"], "after");
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let arrays = done.messages().iter().filter(|m| m.is_array()).count();
+    assert_eq!(arrays, 1, "only the proxy's array: {:?}", done.messages());
+    let late = pings - 1 + 2;
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/timed_out", late), ("s2c/late_reply", late)])
+    );
+    let cancelled = std::fs::read_to_string(dir.join("server-in"))
+        .unwrap()
+        .matches("notifications/cancelled")
+        .count();
+    assert_eq!(
+        cancelled as u64, late,
+        "each request cancelled on the server"
+    );
+}
+
+#[test]
+fn a_batch_reply_to_an_unknown_id_is_reported() {
+    let dir = scratch("batch-unknown");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    p.send_raw(
+        format!(
+            "[{},{}]\n",
+            call(json!(3), "unknown"),
+            call(json!(4), "ping")
+        )
+        .as_bytes(),
+    );
+    // JSON-RPC leaves an unknown reply to the peer: forwarded.
+    let reply = p.recv();
+    assert_eq!(reply[0]["id"], "no-such-id");
+    assert_eq!(reply[1]["id"], 4);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("s2c/unknown_reply", 1), ("c2s/unanswered", 1)])
+    );
+    assert!(
+        done.stderr.contains(
+            "s2c: unknown_reply (kind success_response, id \"no-such-id\", element 0 of a batch)"
+        ),
+        "{}",
+        done.stderr
+    );
+}
+
+/// JSON-RPC 2.0 §6: the server answers each invalid element of a batch itself, so the batch
+/// is forwarded whole and the proxy answers nothing; the server's null-id error replies to
+/// those elements are owed, not replies to notifications. An empty batch is one invalid
+/// request: answered locally with one -32600, as the server would.
+#[test]
+fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
+    let dir = scratch("batch-invalid");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    let batch = format!("[1,{},{{\"foo\":\"bar\"}}]\n", call(json!(5), "ping"));
+    p.send_raw(batch.as_bytes());
+    let reply = p.recv();
+    let got: Vec<(&Value, &Value)> = reply
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (&r["id"], &r["error"]["code"]))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (&Value::Null, &json!(-32600)),
+            (&json!(5), &Value::Null),
+            (&Value::Null, &json!(-32600))
+        ]
+    );
+    p.send_raw(b"[]\n");
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}})
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        batch,
+        "the batch, byte for byte; not the empty one"
+    );
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/invalid", 3)]),
+        "{records:#?}"
+    );
+    assert_eq!(summary(&records)["errors_by_code"]["s2c/-32600"], 2);
+}

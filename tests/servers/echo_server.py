@@ -14,6 +14,11 @@
 - notification "answer_notification": gets an error reply with id null;
 - notification "exit": ends the server with status 3.
 
+A batch (a JSON array, JSON-RPC 2.0 section 6) is answered with one array of the replies to its
+elements, in order, or with nothing when none calls for a reply: "slow" waits 0.5 s, "unknown"
+answers with a wrong id, "noreply" is not answered, notifications and responses get nothing,
+and an element that is not a request gets a -32600 error with id null.
+
 At end of input it sends the notification "notifications/stdin_closed" and exits 0. On SIGTERM
 it sends the notification "notifications/sigterm" and exits with status 42.
 
@@ -56,6 +61,26 @@ def on_sigterm(_signum, _frame):
 
 signal.signal(signal.SIGTERM, on_sigterm)
 
+def batch_reply(elements):
+    """The replies to the elements of a batch, as a list of JSON objects."""
+    replies = []
+    for element in elements:
+        is_object = isinstance(element, dict)
+        method = element.get("method") if is_object else None
+        if is_object and method is None and ("result" in element or "error" in element):
+            continue  # a response
+        if not is_object or not isinstance(method, str):
+            replies.append({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+            continue
+        if "id" not in element or method == "noreply":
+            continue
+        if method == "slow":
+            time.sleep(0.5)
+        reply_id = "no-such-id" if method == "unknown" else element["id"]
+        replies.append({"jsonrpc": "2.0", "id": reply_id, "result": {"echo": method}})
+    return replies
+
+
 waiting_for_roots = None  # the id of an "ask" request waiting for the client's reply
 for raw in sys.stdin.buffer:
     if record_in:
@@ -64,6 +89,11 @@ for raw in sys.stdin.buffer:
     if not line:
         continue
     msg = json.loads(line)
+    if isinstance(msg, list):
+        replies = batch_reply(msg)
+        if replies:
+            send(json.dumps(replies))
+        continue
     method = msg.get("method")
     if method is None:  # a response from the client
         if msg.get("id") == "srv-1" and waiting_for_roots is not None:

@@ -116,6 +116,9 @@ pub(crate) struct Record {
     /// for (a batch is valid when all its elements are).
     pub invalid_elements: u64,
     pub element_replies: Vec<(i64, String)>,
+    /// For an element of a batch in a proxy log: its index in the batch (the record's `frame`
+    /// is the batch's).
+    pub element: Option<u64>,
 }
 
 impl Record {
@@ -134,6 +137,7 @@ impl Record {
             progress_token: None,
             invalid_elements: 0,
             element_replies: Vec::new(),
+            element: None,
         }
     }
 
@@ -159,6 +163,9 @@ impl Record {
             record["invalid_elements"] = json!(self.invalid_elements);
             record["element_replies"] = self.element_replies.iter().map(reply).collect();
         }
+        if let Some(index) = self.element {
+            record["element"] = json!(index);
+        }
         record
     }
 
@@ -167,6 +174,9 @@ impl Record {
             Some(offset) => format!("#{} @{offset} {}", self.frame, self.kind),
             None => format!("#{} {}", self.frame, self.kind),
         };
+        if let Some(index) = self.element {
+            s += &format!(" (batch element {index})");
+        }
         if let Some(id) = &self.id {
             s += &format!(" id={id}");
         }

@@ -8,6 +8,7 @@
 //! read, and writes what it forwards straight into the other side's pipe; a small runtime
 //! waits for the server and runs the timeouts and signal forwarding.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufWriter, IoSlice, Read, Write};
 use std::num::NonZeroUsize;
@@ -22,14 +23,14 @@ use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
 use rpcwire::mcp::{self, progress_token, Cancelled};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines, Message, RawJson,
-    Rejection, Reply, ReplyId, Role,
+    encode, encode::BatchReply, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines,
+    Message, RawJson, Rejection, Reply, ReplyId, Role,
 };
 use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Dir, Observation, Session, Verdict, Violation};
+use crate::session::{forwards_batch, Dir, Expired, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -48,6 +49,15 @@ exit (unanswered). Under MCP, none of these is forwarded. Also reported under MC
 carries, after its result or cancellation (unknown_progress). And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
 the request stays in flight). Counters are printed at exit.
+
+With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
+nor rewritten, and each of its elements is tracked and reported as a message of its own: its
+requests go in flight (duplicate_id, too_many_in_flight, timed_out, unanswered apply per element),
+its replies are matched (unknown_reply, late_reply, reply_without_id). An invalid element is
+reported (invalid) but not answered by the proxy: the server answers it in its own reply to the
+batch. A batch is dropped only when it holds nothing but replies the proxy drops (late replies,
+malformed responses). The requests of a batch that time out are answered with one array. An empty
+batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
 group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
@@ -82,7 +92,8 @@ pub struct ProxyArgs {
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
     /// protocol_version, progress_token, size, reply: the error reply the proxy sent in its
-    /// place, violation), plus timeout and unanswered events and the counters, to this file;
+    /// place, violation; a batch's record is followed by one per element, with its index as
+    /// element), plus timeout and unanswered events and the counters, to this file;
     /// `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
@@ -143,7 +154,8 @@ thread_local! {
     static RECORD: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// Appends a message's log record up to (not including) its `violation` and closing brace.
+/// Appends a message's log record up to (not including) its `violation` and closing brace;
+/// `element` is the index of a batch element in its batch.
 fn write_record(
     r: &mut Vec<u8>,
     dir: Dir,
@@ -151,6 +163,7 @@ fn write_record(
     obs: &Observation<'_>,
     size: usize,
     reply: Option<Reply<'_>>,
+    element: Option<usize>,
 ) {
     // `write!` into a `Vec` cannot fail.
     let _ = write!(r, "{{\"dir\":\"{}\",\"t_ms\":{now},\"kind\":", dir.as_str());
@@ -175,9 +188,125 @@ fn write_record(
         }
         r.push(b'}');
     });
+    if let Some(index) = element {
+        let _ = write!(r, ",\"element\":{index}");
+    }
+}
+
+/// The elements of a batch: each one's bytes and its decoding (up to 8 inline).
+type BatchItems<'a> = SmallVec<[(&'a [u8], Result<Message<'a>, Rejection<'a>>); 8]>;
+
+/// What the session is told about one message or batch element, the strings it needs
+/// decoded (borrowed from the frame when they hold no escape).
+struct Described<'a> {
+    kind: &'static str,
+    id: Option<Id<'a>>,
+    method: Option<Cow<'a, str>>,
+    error_code: Option<i64>,
+    cancels: Option<Id<'a>>,
+    protocol_version: Option<Cow<'a, str>>,
+    progress_token: Option<Id<'a>>,
+}
+
+impl<'a> Described<'a> {
+    fn too_long() -> Self {
+        Described {
+            kind: "framing_error",
+            id: None,
+            method: None,
+            error_code: None,
+            cancels: None,
+            protocol_version: None,
+            progress_token: None,
+        }
+    }
+
+    fn of_rejection(rej: &Rejection<'a>) -> Self {
+        Described {
+            kind: rej.kind_str(),
+            id: rej.id(),
+            ..Described::too_long()
+        }
+    }
+
+    /// A valid message; `reads_progress`: MCP, whose progress tokens the session checks.
+    fn of_message(msg: &Message<'a>, reads_progress: bool) -> Self {
+        Described {
+            kind: msg.kind().as_str(),
+            id: msg.id(),
+            method: msg.method().map(|m| m.decode()),
+            error_code: match msg {
+                Message::ErrorResponse(e) => Some(e.error.code.get()),
+                _ => None,
+            },
+            cancels: match msg {
+                Message::Notification(n) => Cancelled::from_notification(n).map(|c| c.request_id),
+                _ => None,
+            },
+            protocol_version: None,
+            progress_token: if reads_progress {
+                progress_token(msg)
+            } else {
+                None
+            },
+        }
+    }
+
+    /// Reads the protocol version of a success response. Only the reply to `initialize` is
+    /// worth a look inside the result: call it while that reply is awaited.
+    fn read_protocol_version(&mut self, msg: &Message<'a>) {
+        if let Message::Response(r) = msg {
+            self.protocol_version = r
+                .result
+                .get("protocolVersion")
+                .and_then(|v| v.as_str())
+                .map(|s| s.decode());
+        }
+    }
+
+    fn observation(&self) -> Observation<'_> {
+        Observation {
+            kind: self.kind,
+            id: self.id,
+            method: self.method.as_deref(),
+            error_code: self.error_code,
+            cancels: self.cancels,
+            protocol_version: self.protocol_version.as_deref(),
+            progress_token: self.progress_token,
+        }
+    }
 }
 
 impl State {
+    /// Writes a message's log record (`element`: the index of a batch element in its batch),
+    /// into a reused buffer, so that a record allocates nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn log_record(
+        &mut self,
+        dir: Dir,
+        now: u64,
+        obs: &Observation<'_>,
+        size: usize,
+        reply: Option<Reply<'_>>,
+        element: Option<usize>,
+        violation: Option<Violation>,
+    ) {
+        let Some(log) = self.log.as_mut() else {
+            return;
+        };
+        RECORD.with_borrow_mut(|r| {
+            r.clear();
+            write_record(r, dir, now, obs, size, reply, element);
+            r.extend_from_slice(b",\"violation\":");
+            match violation {
+                Some(v) => json_str(r, v.as_str()),
+                None => r.extend_from_slice(b"null"),
+            }
+            r.extend_from_slice(b"}\n");
+            let _ = log.write_all(r);
+        });
+    }
+
     fn write_log(&mut self, record: &[u8]) {
         if let Some(log) = self.log.as_mut() {
             let _ = log.write_all(record);
@@ -225,98 +354,106 @@ impl Shared {
 
     /// Records one item in the session and the log; returns the verdict and the reply the
     /// proxy sends in the item's place, if any (the log records that reply).
+    ///
+    /// A JSON-RPC batch is recorded as one `batch` record, then one record per element (with
+    /// its index as `element`), each element observed as a message of its own; the batch is
+    /// forwarded whole or not at all ([`forwards_batch`]) and never answered here: the
+    /// receiver answers its elements, the invalid ones included.
     fn observe<'a>(
         &self,
         dir: Dir,
         item: &Seen<'a>,
         now: u64,
         answering: &Answering,
+        decoder: &Decoder,
     ) -> (Verdict, Option<LocalReply<'a>>) {
         let (size, frame) = match item {
             Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
             Seen::TooLong => (0, None),
         };
-        let mut obs = Observation {
-            kind: "framing_error",
-            id: None,
-            method: None,
-            error_code: None,
-            cancels: None,
-            protocol_version: None,
-            progress_token: None,
+        let mut described = match item {
+            Seen::Message(msg, _) => Described::of_message(msg, self.reads_progress),
+            Seen::Rejected(rej, _) => Described::of_rejection(rej),
+            Seen::TooLong => Described::too_long(),
         };
-        let method;
-        let version;
-        match item {
-            Seen::Message(msg, _) => {
-                let msg = *msg;
-                obs.kind = msg.kind().as_str();
-                obs.id = msg.id();
-                method = msg.method().map(|m| m.decode());
-                obs.method = method.as_deref();
-                if self.reads_progress {
-                    obs.progress_token = progress_token(&msg);
-                }
-                match msg {
-                    Message::ErrorResponse(e) => obs.error_code = Some(e.error.code.get()),
-                    Message::Notification(n) => {
-                        obs.cancels = Cancelled::from_notification(&n).map(|c| c.request_id)
-                    }
-                    _ => {}
-                }
-            }
-            Seen::Rejected(rej, _) => {
-                obs.kind = rej.kind_str();
-                obs.id = rej.id();
-            }
-            Seen::TooLong => {}
-        }
+        // Decoded before taking the lock: each element as if it were a frame of its own.
+        let elements: BatchItems<'a> = match item {
+            Seen::Message(Message::Batch(batch), _) => batch
+                .raw
+                .elements()
+                .map(|element| element.as_bytes())
+                .zip(batch.decode(decoder))
+                .collect(),
+            _ => BatchItems::new(),
+        };
+        let mut reports = Vec::new();
         let mut state = self.lock();
-        if let (Seen::Message(Message::Response(r), _), true) =
-            (item, state.session.awaits_initialize_reply())
-        {
-            // Only the reply to `initialize` is worth a look inside the result.
-            version = r
-                .result
-                .get("protocolVersion")
-                .and_then(|v| v.as_str())
-                .map(|s| s.decode());
-            obs.protocol_version = version.as_deref();
+        if let (Seen::Message(msg, _), true) = (item, state.session.awaits_initialize_reply()) {
+            described.read_protocol_version(msg);
         }
-        let verdict = state.session.observe(dir, &obs, now);
+        let obs = described.observation();
+        let mut verdict = state.session.observe(dir, &obs, now);
         let reply = answering.reply(item, &verdict);
-        if let Some(log) = state.log.as_mut() {
-            // Written under the lock, so that the log's order is the session's; into a
-            // reused buffer, so that a record allocates nothing.
-            RECORD.with_borrow_mut(|r| {
-                r.clear();
-                write_record(r, dir, now, &obs, size, reply.map(|l| l.reply));
-                r.extend_from_slice(b",\"violation\":");
-                match verdict.violation {
-                    Some(v) => json_str(r, v.as_str()),
-                    None => r.extend_from_slice(b"null"),
+        let reply_logged = reply.map(|l| l.reply);
+        state.log_record(dir, now, &obs, size, reply_logged, None, verdict.violation);
+        if !elements.is_empty() {
+            let mut verdicts = SmallVec::<[Verdict; 8]>::new();
+            for (index, (bytes, element)) in elements.iter().enumerate() {
+                let mut described = match element {
+                    Ok(msg) => Described::of_message(msg, self.reads_progress),
+                    Err(rej) => Described::of_rejection(rej),
+                };
+                if let (Ok(msg), true) = (element, state.session.awaits_initialize_reply()) {
+                    described.read_protocol_version(msg);
                 }
-                r.extend_from_slice(b"}\n");
-                let _ = log.write_all(r);
-            });
+                let obs = described.observation();
+                let element_verdict = state.session.observe_element(dir, &obs, now);
+                verdicts.push(element_verdict);
+                let v = element_verdict.violation;
+                state.log_record(dir, now, &obs, bytes.len(), None, Some(index), v);
+                if let (Some(v), false) = (v, self.quiet) {
+                    reports.push((v, described.kind, described.id, index, *bytes));
+                }
+            }
+            verdict.forward = forwards_batch(verdicts);
         }
         drop(state);
-        if let (Some(v), false) = (verdict.violation, self.quiet) {
-            let id = obs
-                .id
-                .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
-            let what = frame.map(|f| String::from_utf8_lossy(&f[..f.len().min(120)]).into_owned());
+        if self.quiet {
+            return (verdict, reply);
+        }
+        let not_forwarded = if verdict.forward {
+            ""
+        } else {
+            " [not forwarded]"
+        };
+        let show =
+            |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into_owned();
+        let token = |id: Option<Id<'_>>| {
+            id.map_or("-".into(), |id| {
+                String::from_utf8_lossy(id.raw()).into_owned()
+            })
+        };
+        if let Some(v) = verdict.violation {
             eprintln!(
-                "rpcwire proxy: {}: {} (kind {}, id {}){}{}",
+                "rpcwire proxy: {}: {} (kind {}, id {}){}{not_forwarded}",
                 dir.as_str(),
                 v.as_str(),
                 obs.kind,
-                id.as_deref().unwrap_or("-"),
-                what.map(|w| format!(": {w}")).unwrap_or_default(),
+                token(obs.id),
+                frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
+            );
+        }
+        for (v, kind, id, index, bytes) in reports {
+            eprintln!(
+                "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
+                dir.as_str(),
+                v.as_str(),
+                token(id),
+                show(bytes),
                 if verdict.forward {
                     ""
                 } else {
-                    " [not forwarded]"
+                    " [batch not forwarded]"
                 },
             );
         }
@@ -461,7 +598,11 @@ enum Seen<'a> {
 }
 
 /// Which lines the proxy answers itself, in place of forwarding them: the client's only (a
-/// server's faults are reported, never answered).
+/// server's faults are reported, never answered). Never a JSON-RPC batch that is valid JSON:
+/// it is forwarded whole and its receiver answers every element, the invalid ones included
+/// (§6); an answer from the proxy as well would be a second reply, and could not join the
+/// receiver's array. (An empty batch or one that is not JSON is a rejected line like any
+/// other, answered with the one -32600 or -32700 the specification calls for.)
 struct Answering {
     /// Client side.
     client: bool,
@@ -582,7 +723,8 @@ impl Sorter {
                 Ok(msg) => Seen::Message(msg, frame),
                 Err(rejection) => Seen::Rejected(rejection, frame),
             };
-            let (verdict, reply) = shared.observe(self.dir, &seen, now, &self.answering);
+            let (verdict, reply) =
+                shared.observe(self.dir, &seen, now, &self.answering, &self.decoder);
             if let Some(reply) = reply {
                 self.answer(reply);
             }
@@ -618,7 +760,13 @@ impl Sorter {
 
     /// An over-long line: observed, and answered per policy.
     fn too_long(&mut self, shared: &Shared) {
-        let (_, reply) = shared.observe(self.dir, &Seen::TooLong, shared.now_ms(), &self.answering);
+        let (_, reply) = shared.observe(
+            self.dir,
+            &Seen::TooLong,
+            shared.now_ms(),
+            &self.answering,
+            &self.decoder,
+        );
         if let Some(reply) = reply {
             self.answer(reply);
         }
@@ -783,7 +931,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
             loop {
                 tick.tick().await;
-                let expired = {
+                let mut expired = {
                     let mut state = shared.lock();
                     let now = shared.now_ms();
                     let expired = state.session.expire(now);
@@ -797,6 +945,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     continue;
                 }
                 let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
+                write_timeout_replies(&mut replies, &mut expired, ms);
                 for e in expired {
                     if !shared.quiet {
                         eprintln!(
@@ -810,15 +959,6 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             }
                         );
                     }
-                    let data = format!("{{\"method\":{},\"timeoutMs\":{ms}}}", json!(&*e.method));
-                    let data = RawJson::new(data.as_bytes());
-                    encode::write_error(
-                        &mut replies,
-                        ReplyId::Id(e.id.as_id()),
-                        ErrorCode::INTERNAL_ERROR,
-                        "Request timed out",
-                        data,
-                    );
                     if !e.cancel_on_server {
                         continue;
                     }
@@ -932,6 +1072,40 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             eprintln!("rpcwire proxy: waiting for the server: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Writes the client's replies to its timed-out requests: a -32603 "Request timed out" for
+/// each, alone for a request sent alone, and in one array for the requests of one batch (a
+/// client waits for an array in reply to a batch; the server's own reply to those requests,
+/// when it comes, is then made only of late replies and is dropped).
+fn write_timeout_replies(out: &mut BytesMut, expired: &mut [Expired], timeout_ms: u64) {
+    let write = |out: &mut BytesMut, e: &Expired| {
+        let data = format!(
+            "{{\"method\":{},\"timeoutMs\":{timeout_ms}}}",
+            json!(&*e.method)
+        );
+        encode::write_error(
+            out,
+            ReplyId::Id(e.id.as_id()),
+            ErrorCode::INTERNAL_ERROR,
+            "Request timed out",
+            RawJson::new(data.as_bytes()),
+        );
+    };
+    // The requests of a batch share one deadline, so they expire together; grouped (a
+    // stable sort keeps their order).
+    expired.sort_by_key(|e| e.batch);
+    for group in expired.chunk_by(|a, b| a.batch.is_some() && a.batch == b.batch) {
+        if group[0].batch.is_none() {
+            write(out, &group[0]);
+            continue;
+        }
+        let mut array = BatchReply::open(out);
+        for e in group {
+            array.push(out, |out| write(out, e));
+        }
+        array.close(out);
     }
 }
 

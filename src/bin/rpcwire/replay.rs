@@ -4,6 +4,8 @@
 //!
 //! A proxy log is replayed in its own order, which is the order the live proxy saw (the log is
 //! written under the session's lock), with its timeout events; the result is the live run's.
+//! A JSON-RPC batch is a `batch` record followed by one record per element (with its index
+//! as `element`), each observed as the proxy did.
 //!
 //! Two streams carry no timestamps, so they are merged causally, one message at a time, by
 //! these rules in this order:
@@ -188,7 +190,7 @@ fn wire_id(token: &Option<String>) -> Option<Id<'_>> {
     token.as_deref().and_then(|t| Id::from_token(t.as_bytes()))
 }
 
-/// Records one message in the session.
+/// Records one message in the session (a batch element, when the record is one).
 fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<Violation> {
     let obs = Observation {
         kind: r.kind,
@@ -199,7 +201,10 @@ fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<V
         protocol_version: r.protocol_version.as_deref(),
         progress_token: wire_id(&r.progress_token),
     };
-    session.observe(dir, &obs, now_ms).violation
+    match r.element {
+        Some(_) => session.observe_element(dir, &obs, now_ms).violation,
+        None => session.observe(dir, &obs, now_ms).violation,
+    }
 }
 
 /// Runs the session checks; `Ok(true)` when there is no violation.
@@ -297,8 +302,17 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     .and_then(Value::as_str)
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
                 let slot = &mut frames[(dir == Dir::S2c) as usize];
-                let mut r = Record::new(*slot, None, crate::session::kind_name(kind));
-                *slot += 1;
+                // An element of a batch follows its batch's record and shares its frame.
+                let element = v.get("element").and_then(Value::as_u64);
+                let frame = match element {
+                    Some(_) => slot.saturating_sub(1),
+                    None => {
+                        *slot += 1;
+                        *slot - 1
+                    }
+                };
+                let mut r = Record::new(frame, None, crate::session::kind_name(kind));
+                r.element = element;
                 r.id = str_field(&v, "id");
                 r.method = str_field(&v, "method");
                 r.error_code = v.get("error_code").and_then(Value::as_i64);

@@ -132,6 +132,8 @@ struct Waiting {
     seq: u64,
     /// The progress token the request asked for.
     progress_token: Option<IdKey>,
+    /// The batch it came in (JSON-RPC), numbered by the session; `None` when sent alone.
+    batch: Option<u64>,
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -142,6 +144,9 @@ pub struct Expired {
     /// Whether the server is to be told (not for MCP's `initialize`, which "MUST NOT be
     /// cancelled").
     pub cancel_on_server: bool,
+    /// The batch the request came in (JSON-RPC), numbered by the session: the client is
+    /// answered with one array for the requests of a batch that time out together.
+    pub batch: Option<u64>,
 }
 
 /// When a client request times out; ordered by time, then by arrival.
@@ -181,6 +186,15 @@ pub struct Session {
     waiting: [InFlight<Waiting>; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
     recent: [VecDeque<IdKey>; 2],
+    /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
+    /// the receiver answers each itself (§6), with the element's id when it could be read
+    /// (`Some`), else with a null id (`None`), which §5.1 requires for an invalid request.
+    /// The oldest first; at most [`RECENT`].
+    owed_element_replies: [VecDeque<Option<IdKey>>; 2],
+    /// The number of the last batch observed in each direction: its elements follow it.
+    current_batch: [u64; 2],
+    /// Batches observed so far, both directions.
+    batches: u64,
     /// The progress tokens of the requests waiting, by direction of the request: how many
     /// requests carry each (a token reused while in flight is counted, not lost).
     progress_tokens: [HashMap<IdKey, u32>; 2],
@@ -271,6 +285,24 @@ fn slot(dir: Dir) -> usize {
     }
 }
 
+/// The violation a message that is not valid counts as, by its kind.
+fn rejected_violation(kind: &str) -> Violation {
+    match kind {
+        "parse_error" => Violation::NotJson,
+        "invalid_response" => Violation::InvalidResponse,
+        "framing_error" => Violation::TooLong,
+        _ => Violation::Invalid,
+    }
+}
+
+/// Whether a JSON-RPC batch goes on, from the verdicts of its elements
+/// ([`Session::observe_element`]): a batch is never split nor rewritten, so it goes on whole
+/// when the receiver needs any of its elements, and is dropped only when it holds nothing
+/// but what the proxy drops when sent alone (late replies, malformed responses).
+pub fn forwards_batch(elements: impl IntoIterator<Item = Verdict>) -> bool {
+    elements.into_iter().any(|v| v.forward)
+}
+
 /// How many requests may wait in each direction by default.
 pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
 
@@ -289,6 +321,9 @@ impl Session {
             dialect,
             waiting: [InFlight::new(max_in_flight), InFlight::new(max_in_flight)],
             recent: [VecDeque::new(), VecDeque::new()],
+            owed_element_replies: [VecDeque::new(), VecDeque::new()],
+            current_batch: [0, 0],
+            batches: 0,
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
@@ -348,12 +383,88 @@ impl Session {
     }
 
     /// Records one message travelling in `dir`, at time `now_ms`.
+    ///
+    /// A JSON-RPC batch counts here as one `batch` message, with no violation of its own;
+    /// its elements are then recorded one by one, in order, with [`Session::observe_element`],
+    /// and [`forwards_batch`] says from their verdicts whether the batch goes on.
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
+        self.count_message(dir, o.kind);
+        if o.kind == "batch" {
+            self.batches += 1;
+            self.current_batch[slot(dir)] = self.batches;
+            return Verdict {
+                forward: true,
+                violation: None,
+            };
+        }
+        self.check(dir, o, now_ms, None)
+    }
+
+    /// Records one element of the batch last observed in `dir` (JSON-RPC 2.0 §6) as a message
+    /// of its own: a request goes in flight, a reply resolves its request, and each breach is
+    /// a violation of this element. The batch travels whole (never split), so the verdict's
+    /// `forward` says whether the receiver needs this element, for [`forwards_batch`]:
+    /// - an invalid element is a violation, but the receiver answers it itself in its reply
+    ///   to the batch (§6), so that reply is owed and matched, never reported;
+    /// - a request beyond the limit of requests in flight is a violation and goes with its
+    ///   batch untracked (its reply is then reported as `unknown_reply`): it cannot be
+    ///   refused alone, and refusing its batch would leave the others unanswered;
+    /// - everything else as for a message sent alone.
+    pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
+        self.count_message(dir, o.kind);
+        let batch = self.current_batch[slot(dir)];
+        match o.kind {
+            "invalid" | "parse_error" => {
+                // The reply carries the element's id when it could be read (a parse error's
+                // never: its id is not trusted).
+                let id = o.id.filter(|_| o.kind == "invalid").map(IdKey::of);
+                let owed = &mut self.owed_element_replies[slot(dir)];
+                if owed.len() == RECENT {
+                    owed.pop_front();
+                }
+                owed.push_back(id);
+                Verdict {
+                    forward: true,
+                    violation: self.flag(dir, rejected_violation(o.kind)),
+                }
+            }
+            _ => {
+                let mut verdict = self.check(dir, o, now_ms, Some(batch));
+                if verdict.violation == Some(Violation::TooManyInFlight) {
+                    verdict.forward = true;
+                }
+                verdict
+            }
+        }
+    }
+
+    fn count_message(&mut self, dir: Dir, kind: &str) {
         *self
             .counters
             .messages
-            .entry((dir, kind_name(o.kind)))
+            .entry((dir, kind_name(kind)))
             .or_default() += 1;
+    }
+
+    /// Whether a reply sent in `dir.other()` (an error response, with the id `key` or a null
+    /// id when `None`) answers an invalid batch element sent in `dir`; if so, it is owed no
+    /// more. A null id answers the oldest element whose id could not be read, or else the
+    /// oldest of all (JSON-RPC §5.1 wants a null id for any invalid request; rpcwire's own
+    /// replies echo an id that could be read).
+    fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
+        let owed = &mut self.owed_element_replies[slot(dir)];
+        let at = match key {
+            Some(key) => owed.iter().position(|o| o.as_ref() == Some(key)),
+            None => owed
+                .iter()
+                .position(Option::is_none)
+                .or_else(|| (!owed.is_empty()).then_some(0)),
+        };
+        at.and_then(|at| owed.remove(at)).is_some()
+    }
+
+    /// The checks of one message or batch element (`batch` names the batch it came in).
+    fn check(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, batch: Option<u64>) -> Verdict {
         let mut forward = true;
         let violation = match o.kind {
             "request" => {
@@ -378,6 +489,7 @@ impl Session {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
+                        batch,
                     };
                     match self.waiting[slot(dir)].insert(id, waiting) {
                         Ok(()) => {
@@ -445,10 +557,12 @@ impl Session {
                 let asked = dir.other();
                 let id =
                     o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
+                let is_error = o.kind == "error_response";
                 match id {
+                    None if is_error && self.take_owed_reply(asked, None) => None,
                     None => {
-                        // Every request the proxy forwards is valid and has an id, so this
-                        // answers a notification: nobody can match it.
+                        // Every valid request the proxy forwards has an id, so this answers a
+                        // notification: nobody can match it.
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
@@ -458,6 +572,8 @@ impl Session {
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
+                            None
+                        } else if is_error && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             None
                         } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
                             forward = false;
@@ -471,16 +587,9 @@ impl Session {
                     }
                 }
             }
-            "batch" => None,
             other => {
                 forward = false;
-                let v = match other {
-                    "parse_error" => Violation::NotJson,
-                    "invalid_response" => Violation::InvalidResponse,
-                    "framing_error" => Violation::TooLong,
-                    _ => Violation::Invalid,
-                };
-                self.flag(dir, v)
+                self.flag(dir, rejected_violation(other))
             }
         };
         Verdict { forward, violation }
@@ -505,6 +614,7 @@ impl Session {
                     id,
                     method: w.method,
                     cancel_on_server: !(was_initialize && self.dialect == Dialect::Mcp),
+                    batch: w.batch,
                 });
             }
         }
@@ -574,6 +684,8 @@ impl Session {
         }
         self.deadlines.clear();
         self.progress_tokens = [HashMap::new(), HashMap::new()];
+        // Not reported: the invalid elements were, when they were sent.
+        self.owed_element_replies = [VecDeque::new(), VecDeque::new()];
         out
     }
 }
@@ -659,5 +771,68 @@ mod tests {
         want.sort();
         assert_eq!(ids, want);
         assert!(session.deadlines.is_empty());
+    }
+
+    /// JSON-RPC batches: each element is tracked as a message of its own; a null-id error
+    /// reply answers an invalid element (owed), and a batch of late replies only is dropped.
+    #[test]
+    fn batch_elements_are_tracked_one_by_one() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        let id = |token: &'static str| Id::from_token(token.as_bytes()).unwrap();
+        let batch = Observation {
+            id: None,
+            ..observation("batch", id("1"), None)
+        };
+        let invalid = Observation {
+            id: None,
+            ..observation("invalid", id("1"), None)
+        };
+        // A batch of two requests and an invalid element.
+        session.observe(Dir::C2s, &batch, 0);
+        let sent: Vec<Verdict> = [
+            observation("request", id("1"), Some("a")),
+            observation("request", id("2"), Some("b")),
+            invalid,
+        ]
+        .iter()
+        .map(|o| session.observe_element(Dir::C2s, o, 0))
+        .collect();
+        assert_eq!(
+            sent.iter().map(|v| v.violation).collect::<Vec<_>>(),
+            [None, None, Some(Violation::Invalid)]
+        );
+        assert!(forwards_batch(sent));
+        assert!(session.is_waiting(Dir::C2s, id("1")));
+        // The reply: 1, the owed -32600 with a null id, and 1 again.
+        session.observe(Dir::S2c, &batch, 1);
+        let mut owed = observation("error_response", id("null"), None);
+        owed.error_code = Some(-32600);
+        let replies: Vec<Option<Violation>> = [
+            observation("success_response", id("1"), None),
+            owed,
+            observation("success_response", id("1"), None),
+        ]
+        .iter()
+        .map(|o| session.observe_element(Dir::S2c, o, 1).violation)
+        .collect();
+        assert_eq!(replies, [None, None, Some(Violation::UnknownReply)]);
+        // A second null-id error reply is owed to nobody.
+        let v = session.observe(Dir::S2c, &owed, 1);
+        assert_eq!(v.violation, Some(Violation::ReplyWithoutId));
+        // 2 times out, with its batch's number; its late reply alone is dropped.
+        let expired = session.expire(100);
+        assert_eq!(expired.len(), 1);
+        assert_eq!(expired[0].batch, Some(1));
+        session.observe(Dir::S2c, &batch, 200);
+        let late = session.observe_element(
+            Dir::S2c,
+            &observation("success_response", id("2"), None),
+            200,
+        );
+        assert_eq!(late.violation, Some(Violation::LateReply));
+        assert!(!forwards_batch([late]));
+        assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
+        assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
+        assert!(session.finish().is_empty());
     }
 }
