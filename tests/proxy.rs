@@ -1026,6 +1026,21 @@ fn replayed_alike(log: &std::path::Path) -> Vec<Value> {
     live
 }
 
+/// Checks the two streams the echo server recorded in `dir` (`check --c2s --s2c`): their
+/// violations, counted as `dir/violation`, and the summary.
+fn check_streams(dir: &std::path::Path) -> (BTreeMap<String, u64>, Value) {
+    let (_, records) = check_json(&[
+        "--dialect".into(),
+        "jsonrpc".into(),
+        "--c2s".into(),
+        dir.join("server-in").display().to_string(),
+        "--s2c".into(),
+        dir.join("server-out").display().to_string(),
+    ]);
+    let summary = records.last().unwrap()["summary"].clone();
+    (violations(&records), summary)
+}
+
 fn call(id: Value, method: &str) -> String {
     request(id, method).to_string()
 }
@@ -1075,6 +1090,10 @@ fn a_jsonrpc_batch_is_tracked_element_by_element() {
         assert_eq!(summary["messages"][counter], n, "{counter}: {summary}");
     }
     assert_eq!(summary["requests_by_method"]["c2s/b"], 1);
+    // The two recorded streams give the same.
+    let (streams, offline) = check_streams(&dir);
+    assert_eq!(streams, counts(&[]));
+    assert_eq!(offline["messages"], summary["messages"]);
     // The log: the batch's record, then one per element, with its index.
     let first = records.iter().position(|r| r["kind"] == "batch").unwrap();
     let batch: Vec<(&Value, &Value, &Value)> = records[first..first + 4]
@@ -1169,6 +1188,8 @@ fn an_unanswered_batch_request_is_reported_at_exit() {
     );
     let records = replayed_alike(&log);
     assert_eq!(violations(&records), counts(&[("c2s/unanswered", 1)]));
+    let (streams, _) = check_streams(&dir);
+    assert_eq!(streams, counts(&[("c2s/unanswered", 1)]));
 }
 
 /// The requests of a batch that time out are answered with one array; the server's late
@@ -1246,6 +1267,7 @@ fn a_batch_reply_to_an_unknown_id_is_reported() {
         violations(&records),
         counts(&[("s2c/unknown_reply", 1), ("c2s/unanswered", 1)])
     );
+    assert_eq!(check_streams(&dir).0, violations(&records));
     assert!(
         done.stderr.contains(
             "s2c: unknown_reply (kind success_response, id \"no-such-id\", element 0 of a batch)"
@@ -1300,4 +1322,6 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
         "{records:#?}"
     );
     assert_eq!(summary(&records)["errors_by_code"]["s2c/-32600"], 2);
+    // The server never read the empty batch.
+    assert_eq!(check_streams(&dir).0, counts(&[("c2s/invalid", 2)]));
 }

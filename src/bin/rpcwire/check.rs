@@ -116,9 +116,12 @@ pub(crate) struct Record {
     /// for (a batch is valid when all its elements are).
     pub invalid_elements: u64,
     pub element_replies: Vec<(i64, String)>,
-    /// For an element of a batch in a proxy log: its index in the batch (the record's `frame`
-    /// is the batch's).
+    /// For an element of a batch: its index in the batch (the record's `frame` is the
+    /// batch's).
     pub element: Option<u64>,
+    /// For a batch read from a stream: the records of its elements, in order (empty when
+    /// replaying a proxy log, whose element records follow their batch's).
+    pub elements: Vec<Record>,
 }
 
 impl Record {
@@ -138,6 +141,7 @@ impl Record {
             invalid_elements: 0,
             element_replies: Vec::new(),
             element: None,
+            elements: Vec::new(),
         }
     }
 
@@ -217,7 +221,17 @@ pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64)
     if frame.iter().all(|b| b" \t\r\n".contains(b)) {
         return Record::new(index, offset, "skip");
     }
-    match decoder.decode(frame) {
+    record_of(decoder, decoder.decode(frame), index, offset)
+}
+
+/// The record of one decoded frame (or batch element), its batch's elements included.
+fn record_of(
+    decoder: &Decoder,
+    decoded: Result<Message<'_>, Rejection<'_>>,
+    index: u64,
+    offset: Option<u64>,
+) -> Record {
+    match decoded {
         Ok(msg) => {
             let mut r = Record::new(index, offset, msg.kind().as_str());
             r.id = msg.id().map(|id| token(id.raw()));
@@ -240,15 +254,21 @@ pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64)
                 Message::Batch(batch) => {
                     // JSON-RPC 2.0 §6: each invalid element is answered on its own.
                     let elements = batch.decode(decoder);
-                    for rej in elements.iter().filter_map(|e| e.as_ref().err()) {
-                        r.invalid_elements += 1;
-                        r.element_replies.extend(reply_of(rej));
+                    let count = elements.len();
+                    for (at, element) in elements.into_iter().enumerate() {
+                        if let Err(rej) = &element {
+                            r.invalid_elements += 1;
+                            r.element_replies.extend(reply_of(rej));
+                        }
+                        // Never a batch again: a nested array is an invalid element.
+                        let mut element = record_of(decoder, element, index, offset);
+                        element.element = Some(at as u64);
+                        r.elements.push(element);
                     }
                     if r.invalid_elements > 0 {
                         r.detail = Some(format!(
                             "{} of {} elements invalid",
-                            r.invalid_elements,
-                            elements.len()
+                            r.invalid_elements, count
                         ));
                     }
                 }

@@ -20,6 +20,10 @@
 //!    only reach when a peer broke the protocol;
 //! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
 //!
+//! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;
+//! it pulls the other stream forward (rule 2) while any of its replies answers a request not
+//! seen yet, and goes first (rule 1) when any answers a request that is waiting.
+//!
 //! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
 //! request it answers. A real violation (a reply nobody asked for, a reused id, a request
 //! never answered, progress after its request's result or on a token nobody sent) is still
@@ -433,6 +437,15 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
             None => Need::Nothing,
         };
     }
+    if r.kind == "batch" {
+        // The other stream first while any element needs it (the peer answers only what it
+        // has read), else this one while any element matches.
+        let needs: Vec<Need> = r.elements.iter().map(|e| need(session, dir, e)).collect();
+        return [Need::OtherSide, Need::Matches]
+            .into_iter()
+            .find(|n| needs.contains(n))
+            .unwrap_or(Need::Nothing);
+    }
     if !matches!(r.kind, "success_response" | "error_response") {
         return Need::Nothing;
     }
@@ -481,6 +494,10 @@ fn merge_streams<W: Write>(
         let r = side.next(&mut progress)?.expect("peeked");
         let violation = observe(&mut session, dir, &r, 0);
         report.message(dir, &r, violation)?;
+        for element in &r.elements {
+            let violation = observe(&mut session, dir, element, 0);
+            report.message(dir, element, violation)?;
+        }
     }
     progress.finish();
     report.finish(session, [client.index, server.index])
