@@ -1237,10 +1237,7 @@ fn timed_out_batch_requests_are_answered_with_one_array() {
         .unwrap()
         .matches("notifications/cancelled")
         .count();
-    assert_eq!(
-        cancelled as u64, late,
-        "each request cancelled on the server"
-    );
+    assert_eq!(cancelled, 0, "JSON-RPC has no cancellation to send");
 }
 
 #[test]

@@ -77,9 +77,9 @@ pub struct ProxyArgs {
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
-    /// the client gets a -32603 "Request timed out" error reply, the server a
-    /// `notifications/cancelled` (not for MCP's initialize, which must not be cancelled); the
-    /// server's late reply is dropped.
+    /// the client gets a -32603 "Request timed out" error reply, an MCP server a
+    /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
+    /// JSON-RPC has no cancellation); the server's late reply is dropped.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages and over-long lines silently instead of answering them

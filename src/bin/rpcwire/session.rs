@@ -141,8 +141,9 @@ struct Waiting {
 pub struct Expired {
     pub id: IdBuf,
     pub method: Arc<str>,
-    /// Whether the server is to be told (not for MCP's `initialize`, which "MUST NOT be
-    /// cancelled").
+    /// Whether the server is to be told with MCP's `notifications/cancelled`: not for MCP's
+    /// `initialize`, which "MUST NOT be cancelled", and not under plain JSON-RPC 2.0, which
+    /// has no cancellation (a server of another protocol would read a stray notification).
     pub cancel_on_server: bool,
     /// The batch the request came in (JSON-RPC), numbered by the session: the client is
     /// answered with one array for the requests of a batch that time out together.
@@ -613,7 +614,7 @@ impl Session {
                 out.push(Expired {
                     id,
                     method: w.method,
-                    cancel_on_server: !(was_initialize && self.dialect == Dialect::Mcp),
+                    cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
                     batch: w.batch,
                 });
             }
