@@ -1045,6 +1045,12 @@ fn call(id: Value, method: &str) -> String {
     request(id, method).to_string()
 }
 
+/// A batch of requests, as one line.
+fn batch_of(calls: &[(Value, &str)]) -> Vec<u8> {
+    let calls: Vec<String> = calls.iter().map(|(id, m)| call(id.clone(), m)).collect();
+    format!("[{}]\n", calls.join(",")).into_bytes()
+}
+
 /// JSON-RPC 2.0 §6: the requests inside a batch are tracked one by one and matched by the
 /// elements of the batch the server answers with; the batch travels byte for byte.
 #[test]
@@ -1064,7 +1070,7 @@ fn a_jsonrpc_batch_is_tracked_element_by_element() {
     let ids: Vec<&Value> = reply.as_array().unwrap().iter().map(|r| &r["id"]).collect();
     assert_eq!(ids, [&json!(1), &json!("two")]);
     // A batch of one, answered with an array of one.
-    p.send_raw(format!("[{}]\n", call(json!(3), "c")).as_bytes());
+    p.send_raw(&batch_of(&[(json!(3), "c")]));
     assert_eq!(p.recv()[0]["id"], 3);
     p.close_stdin();
     let done = p.finish();
@@ -1163,14 +1169,7 @@ fn a_batch_reusing_an_id_in_flight_is_reported_per_element() {
 fn an_unanswered_batch_request_is_reported_at_exit() {
     let dir = scratch("batch-unanswered");
     let (mut p, log) = jsonrpc_echo(&dir, &[]);
-    p.send_raw(
-        format!(
-            "[{},{}]\n",
-            call(json!(1), "noreply"),
-            call(json!(2), "ping")
-        )
-        .as_bytes(),
-    );
+    p.send_raw(&batch_of(&[(json!(1), "noreply"), (json!(2), "ping")]));
     assert_eq!(
         p.recv(),
         json!([{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}])
@@ -1199,14 +1198,7 @@ fn timed_out_batch_requests_are_answered_with_one_array() {
     let dir = scratch("batch-timeout");
     let (mut p, log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
     let pings = p.ping_until_answered();
-    p.send_raw(
-        format!(
-            "[{},{}]\n",
-            call(json!("s"), "slow"),
-            call(json!("t"), "slow")
-        )
-        .as_bytes(),
-    );
+    p.send_raw(&batch_of(&[(json!("s"), "slow"), (json!("t"), "slow")]));
     let reply = p.recv();
     let timed_out: Vec<(&Value, &Value)> = reply
         .as_array()
@@ -1244,14 +1236,7 @@ fn timed_out_batch_requests_are_answered_with_one_array() {
 fn a_batch_reply_to_an_unknown_id_is_reported() {
     let dir = scratch("batch-unknown");
     let (mut p, log) = jsonrpc_echo(&dir, &[]);
-    p.send_raw(
-        format!(
-            "[{},{}]\n",
-            call(json!(3), "unknown"),
-            call(json!(4), "ping")
-        )
-        .as_bytes(),
-    );
+    p.send_raw(&batch_of(&[(json!(3), "unknown"), (json!(4), "ping")]));
     // JSON-RPC leaves an unknown reply to the peer: forwarded.
     let reply = p.recv();
     assert_eq!(reply[0]["id"], "no-such-id");

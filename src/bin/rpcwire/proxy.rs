@@ -154,17 +154,31 @@ thread_local! {
     static RECORD: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// Appends a message's log record up to (not including) its `violation` and closing brace;
-/// `element` is the index of a batch element in its batch.
-fn write_record(
-    r: &mut Vec<u8>,
+/// One message's (or batch element's) line of the log.
+struct Record<'r> {
     dir: Dir,
     now: u64,
-    obs: &Observation<'_>,
+    obs: &'r Observation<'r>,
+    /// The frame's length.
     size: usize,
-    reply: Option<Reply<'_>>,
+    /// The reply the proxy sent in the message's place.
+    reply: Option<Reply<'r>>,
+    /// The index of a batch element in its batch.
     element: Option<usize>,
-) {
+    violation: Option<Violation>,
+}
+
+/// Appends `record` as one JSON line.
+fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
+    let Record {
+        dir,
+        now,
+        obs,
+        size,
+        reply,
+        element,
+        violation,
+    } = *record;
     // `write!` into a `Vec` cannot fail.
     let _ = write!(r, "{{\"dir\":\"{}\",\"t_ms\":{now},\"kind\":", dir.as_str());
     json_str(r, obs.kind);
@@ -191,6 +205,12 @@ fn write_record(
     if let Some(index) = element {
         let _ = write!(r, ",\"element\":{index}");
     }
+    r.extend_from_slice(b",\"violation\":");
+    match violation {
+        Some(v) => json_str(r, v.as_str()),
+        None => r.extend_from_slice(b"null"),
+    }
+    r.extend_from_slice(b"}\n");
 }
 
 /// The elements of a batch: each one's bytes and its decoding (up to 8 inline).
@@ -278,31 +298,15 @@ impl<'a> Described<'a> {
 }
 
 impl State {
-    /// Writes a message's log record (`element`: the index of a batch element in its batch),
-    /// into a reused buffer, so that a record allocates nothing.
-    #[allow(clippy::too_many_arguments)]
-    fn log_record(
-        &mut self,
-        dir: Dir,
-        now: u64,
-        obs: &Observation<'_>,
-        size: usize,
-        reply: Option<Reply<'_>>,
-        element: Option<usize>,
-        violation: Option<Violation>,
-    ) {
+    /// Writes a message's log record, into a reused buffer, so that a record allocates
+    /// nothing.
+    fn log_record(&mut self, record: &Record<'_>) {
         let Some(log) = self.log.as_mut() else {
             return;
         };
         RECORD.with_borrow_mut(|r| {
             r.clear();
-            write_record(r, dir, now, obs, size, reply, element);
-            r.extend_from_slice(b",\"violation\":");
-            match violation {
-                Some(v) => json_str(r, v.as_str()),
-                None => r.extend_from_slice(b"null"),
-            }
-            r.extend_from_slice(b"}\n");
+            write_record(r, record);
             let _ = log.write_all(r);
         });
     }
@@ -395,7 +399,15 @@ impl Shared {
         let mut verdict = state.session.observe(dir, &obs, now);
         let reply = answering.reply(item, &verdict);
         let reply_logged = reply.map(|l| l.reply);
-        state.log_record(dir, now, &obs, size, reply_logged, None, verdict.violation);
+        state.log_record(&Record {
+            dir,
+            now,
+            obs: &obs,
+            size,
+            reply: reply_logged,
+            element: None,
+            violation: verdict.violation,
+        });
         if !elements.is_empty() {
             let mut verdicts = SmallVec::<[Verdict; 8]>::new();
             for (index, (bytes, element)) in elements.iter().enumerate() {
@@ -410,7 +422,15 @@ impl Shared {
                 let element_verdict = state.session.observe_element(dir, &obs, now);
                 verdicts.push(element_verdict);
                 let v = element_verdict.violation;
-                state.log_record(dir, now, &obs, bytes.len(), None, Some(index), v);
+                state.log_record(&Record {
+                    dir,
+                    now,
+                    obs: &obs,
+                    size: bytes.len(),
+                    reply: None,
+                    element: Some(index),
+                    violation: v,
+                });
                 if let (Some(v), false) = (v, self.quiet) {
                     reports.push((v, described.kind, described.id, index, *bytes));
                 }
