@@ -9,54 +9,74 @@
 //! there is nothing to reply (a batch of notifications) nothing at all is sent, never `[]`.
 //! [`encode::BatchReply`](crate::encode::BatchReply) writes that array.
 
-use smallvec::SmallVec;
+use core::borrow::Borrow;
 
 use crate::envelope::Decoder;
 use crate::error::DecodeError;
+use crate::json::Elements;
 use crate::message::{Batch, Message, Rejection};
 
-/// The outcome of every element of a batch, in order. Up to 8 elements live inline, so
-/// decoding a small batch does not allocate.
-pub type BatchElements<'a> = SmallVec<[Result<Message<'a>, Rejection<'a>>; 8]>;
+/// The elements of a batch, each decoded when it is reached ([`Batch::decode`]). Nothing is
+/// collected: a batch of millions of elements (a 16 MiB frame holds eight million `1,`)
+/// costs no memory beyond its frame, where a vector of outcomes would take ~36 times the
+/// frame.
+#[derive(Debug, Clone)]
+pub struct BatchElements<'a, 'd> {
+    raw: Elements<'a>,
+    decoder: &'d Decoder,
+}
+
+impl<'a> Iterator for BatchElements<'a, '_> {
+    type Item = Result<Message<'a>, Rejection<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let element = self.raw.next()?;
+        if element.as_bytes().first() == Some(&b'[') {
+            return Some(Err(Rejection {
+                error: DecodeError::NotAnObject,
+                id: None,
+                is_response: false,
+                unreadable_id: self.decoder.options().unreadable_id,
+            }));
+        }
+        Some(self.decoder.decode(element.as_bytes()))
+    }
+}
 
 impl<'a> Batch<'a> {
-    /// Decodes every element with `decoder`, as if each were a frame of its own; a nested
-    /// array is not a valid element (-32600, id `null`).
+    /// Decodes the elements with `decoder`, one at a time as the iterator is advanced, each as
+    /// if it were a frame of its own; a nested array is not a valid element (-32600, id
+    /// `null`). Zip it with `self.raw.elements()` for each element's bytes.
     ///
     /// ```
     /// use rpcwire::{Decoder, ErrorCode, Kind, Message, ReplyId};
     /// let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"sum","params":[1,2]},1,{"jsonrpc":"2.0","method":"log"}]"#;
     /// let decoder = Decoder::jsonrpc();
     /// let Ok(Message::Batch(batch)) = decoder.decode(frame) else { panic!() };
-    /// let elements = batch.decode(&decoder);
-    /// assert_eq!(elements[0].as_ref().unwrap().kind(), Kind::Request);
-    /// let reply = elements[1].as_ref().unwrap_err().reply().unwrap();
+    /// let mut elements = batch.decode(&decoder);
+    /// assert_eq!(elements.next().unwrap().unwrap().kind(), Kind::Request);
+    /// let reply = elements.next().unwrap().unwrap_err().reply().unwrap();
     /// assert_eq!((reply.code, reply.id), (ErrorCode::INVALID_REQUEST, ReplyId::Null));
-    /// assert_eq!(elements[2].as_ref().unwrap().kind(), Kind::Notification);
-    /// assert!(rpcwire::batch::expects_reply(&elements));
+    /// assert_eq!(elements.next().unwrap().unwrap().kind(), Kind::Notification);
+    /// assert!(elements.next().is_none());
+    /// assert!(rpcwire::batch::expects_reply(batch.decode(&decoder)));
     /// ```
-    pub fn decode(&self, decoder: &Decoder) -> BatchElements<'a> {
-        self.raw
-            .elements()
-            .map(|element| {
-                if element.as_bytes().first() == Some(&b'[') {
-                    return Err(Rejection {
-                        error: DecodeError::NotAnObject,
-                        id: None,
-                        is_response: false,
-                        unreadable_id: decoder.options().unreadable_id,
-                    });
-                }
-                decoder.decode(element.as_bytes())
-            })
-            .collect()
+    pub fn decode<'d>(&self, decoder: &'d Decoder) -> BatchElements<'a, 'd> {
+        BatchElements {
+            raw: self.raw.elements(),
+            decoder,
+        }
     }
 }
 
 /// Whether any element calls for a reply: a request, or a rejected element that must be
-/// answered. When none does, nothing at all is sent back (not even `[]`).
-pub fn expects_reply(elements: &[Result<Message<'_>, Rejection<'_>>]) -> bool {
-    elements.iter().any(|element| match element {
+/// answered. When none does, nothing at all is sent back (not even `[]`). Takes the
+/// elements by value ([`Batch::decode`]) or by reference (a collected slice).
+pub fn expects_reply<'a, E>(elements: impl IntoIterator<Item = E>) -> bool
+where
+    E: Borrow<Result<Message<'a>, Rejection<'a>>>,
+{
+    elements.into_iter().any(|element| match element.borrow() {
         Ok(message) => matches!(message, Message::Request(_)),
         Err(rejection) => rejection.reply().is_some(),
     })

@@ -1307,3 +1307,32 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
     // The server never read the empty batch.
     assert_eq!(check_streams(&dir).0, counts(&[("c2s/invalid", 2)]));
 }
+
+/// A batch of many invalid elements: each is in the log, but stderr shows the first 16 and
+/// counts the rest on one line (a hostile batch of millions must not flood it, nor be held in
+/// memory to be printed).
+#[test]
+fn stderr_shows_the_first_elements_of_a_batch_and_counts_the_rest() {
+    let dir = scratch("batch-many");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    let batch = format!("[{}]\n", vec!["1"; 20].join(","));
+    p.send_raw(batch.as_bytes());
+    assert_eq!(p.recv().as_array().unwrap().len(), 20);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let element_lines = done
+        .stderr
+        .lines()
+        .filter(|l| l.contains("of a batch"))
+        .count();
+    assert_eq!(element_lines, 16, "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("c2s: 4 more violations in elements of the same batch"),
+        "{}",
+        done.stderr
+    );
+    let records = replayed_alike(&log);
+    assert_eq!(violations(&records), counts(&[("c2s/invalid", 20)]));
+}

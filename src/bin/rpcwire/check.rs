@@ -253,9 +253,9 @@ fn record_of(
                 }
                 Message::Batch(batch) => {
                     // JSON-RPC 2.0 §6: each invalid element is answered on its own.
-                    let elements = batch.decode(decoder);
-                    let count = elements.len();
-                    for (at, element) in elements.into_iter().enumerate() {
+                    let mut count = 0;
+                    for (at, element) in batch.decode(decoder).enumerate() {
+                        count += 1;
                         if let Err(rej) = &element {
                             r.invalid_elements += 1;
                             r.element_replies.extend(reply_of(rej));

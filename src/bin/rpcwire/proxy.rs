@@ -30,7 +30,7 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{forwards_batch, Dir, Expired, Observation, Session, Verdict, Violation};
+use crate::session::{Dir, Expired, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -213,8 +213,9 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     r.extend_from_slice(b"}\n");
 }
 
-/// The elements of a batch: each one's bytes and its decoding (up to 8 inline).
-type BatchItems<'a> = SmallVec<[(&'a [u8], Result<Message<'a>, Rejection<'a>>); 8]>;
+/// How many of a batch's elements get a line of their own on stderr; the rest are counted
+/// on one more line (the log has them all).
+const REPORTED_ELEMENTS: usize = 16;
 
 /// What the session is told about one message or batch element, the strings it needs
 /// decoded (borrowed from the frame when they hold no escape).
@@ -361,7 +362,7 @@ impl Shared {
     ///
     /// A JSON-RPC batch is recorded as one `batch` record, then one record per element (with
     /// its index as `element`), each element observed as a message of its own; the batch is
-    /// forwarded whole or not at all ([`forwards_batch`]) and never answered here: the
+    /// forwarded whole or not at all and never answered here: the
     /// receiver answers its elements, the invalid ones included.
     fn observe<'a>(
         &self,
@@ -380,17 +381,9 @@ impl Shared {
             Seen::Rejected(rej, _) => Described::of_rejection(rej),
             Seen::TooLong => Described::too_long(),
         };
-        // Decoded before taking the lock: each element as if it were a frame of its own.
-        let elements: BatchItems<'a> = match item {
-            Seen::Message(Message::Batch(batch), _) => batch
-                .raw
-                .elements()
-                .map(|element| element.as_bytes())
-                .zip(batch.decode(decoder))
-                .collect(),
-            _ => BatchItems::new(),
-        };
-        let mut reports = Vec::new();
+        // What stderr shows of the batch's elements: the first few violations, then a count.
+        let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
+        let mut unreported = 0usize;
         let mut state = self.lock();
         if let (Seen::Message(msg, _), true) = (item, state.session.awaits_initialize_reply()) {
             described.read_protocol_version(msg);
@@ -408,19 +401,25 @@ impl Shared {
             element: None,
             violation: verdict.violation,
         });
-        if !elements.is_empty() {
-            let mut verdicts = SmallVec::<[Verdict; 8]>::new();
-            for (index, (bytes, element)) in elements.iter().enumerate() {
-                let mut described = match element {
+        if let Seen::Message(Message::Batch(batch), _) = item {
+            // Each element decoded as if it were a frame of its own, as it is reached: nothing
+            // is collected, whatever the number of elements. The batch goes on whole when the
+            // receiver needs any of them, and is dropped only when it holds nothing but what
+            // the proxy drops when sent alone (late replies, malformed responses).
+            let mut forward = false;
+            let elements = batch.raw.elements().zip(batch.decode(decoder));
+            for (index, (raw, element)) in elements.enumerate() {
+                let bytes = raw.as_bytes();
+                let mut described = match &element {
                     Ok(msg) => Described::of_message(msg, self.reads_progress),
                     Err(rej) => Described::of_rejection(rej),
                 };
-                if let (Ok(msg), true) = (element, state.session.awaits_initialize_reply()) {
+                if let (Ok(msg), true) = (&element, state.session.awaits_initialize_reply()) {
                     described.read_protocol_version(msg);
                 }
                 let obs = described.observation();
                 let element_verdict = state.session.observe_element(dir, &obs, now);
-                verdicts.push(element_verdict);
+                forward |= element_verdict.forward;
                 let v = element_verdict.violation;
                 state.log_record(&Record {
                     dir,
@@ -431,11 +430,16 @@ impl Shared {
                     element: Some(index),
                     violation: v,
                 });
-                if let (Some(v), false) = (v, self.quiet) {
-                    reports.push((v, described.kind, described.id, index, *bytes));
+                match v {
+                    Some(_) if self.quiet => {}
+                    Some(v) if reports.len() < REPORTED_ELEMENTS => {
+                        reports.push((v, described.kind, described.id, index, bytes))
+                    }
+                    Some(_) => unreported += 1,
+                    None => {}
                 }
             }
-            verdict.forward = forwards_batch(verdicts);
+            verdict.forward = forward;
         }
         drop(state);
         if self.quiet {
@@ -475,6 +479,12 @@ impl Shared {
                 } else {
                     " [batch not forwarded]"
                 },
+            );
+        }
+        if unreported > 0 {
+            eprintln!(
+                "rpcwire proxy: {}: {unreported} more violations in elements of the same batch",
+                dir.as_str()
             );
         }
         (verdict, reply)

@@ -296,14 +296,6 @@ fn rejected_violation(kind: &str) -> Violation {
     }
 }
 
-/// Whether a JSON-RPC batch goes on, from the verdicts of its elements
-/// ([`Session::observe_element`]): a batch is never split nor rewritten, so it goes on whole
-/// when the receiver needs any of its elements, and is dropped only when it holds nothing
-/// but what the proxy drops when sent alone (late replies, malformed responses).
-pub fn forwards_batch(elements: impl IntoIterator<Item = Verdict>) -> bool {
-    elements.into_iter().any(|v| v.forward)
-}
-
 /// How many requests may wait in each direction by default.
 pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
 
@@ -387,7 +379,7 @@ impl Session {
     ///
     /// A JSON-RPC batch counts here as one `batch` message, with no violation of its own;
     /// its elements are then recorded one by one, in order, with [`Session::observe_element`],
-    /// and [`forwards_batch`] says from their verdicts whether the batch goes on.
+    /// and the batch goes on when any of their verdicts says `forward`.
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         if o.kind == "batch" {
@@ -404,7 +396,7 @@ impl Session {
     /// Records one element of the batch last observed in `dir` (JSON-RPC 2.0 §6) as a message
     /// of its own: a request goes in flight, a reply resolves its request, and each breach is
     /// a violation of this element. The batch travels whole (never split), so the verdict's
-    /// `forward` says whether the receiver needs this element, for [`forwards_batch`]:
+    /// `forward` says whether the receiver needs this element:
     /// - an invalid element is a violation, but the receiver answers it itself in its reply
     ///   to the batch (§6), so that reply is owed and matched, never reported;
     /// - a request beyond the limit of requests in flight is a violation and goes with its
@@ -802,7 +794,7 @@ mod tests {
             sent.iter().map(|v| v.violation).collect::<Vec<_>>(),
             [None, None, Some(Violation::Invalid)]
         );
-        assert!(forwards_batch(sent));
+        assert!(sent.iter().any(|v| v.forward));
         assert!(session.is_waiting(Dir::C2s, id("1")));
         // The reply: 1, the owed -32600 with a null id, and 1 again.
         session.observe(Dir::S2c, &batch, 1);
@@ -831,7 +823,7 @@ mod tests {
             200,
         );
         assert_eq!(late.violation, Some(Violation::LateReply));
-        assert!(!forwards_batch([late]));
+        assert!(!late.forward);
         assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
         assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
         assert!(session.finish().is_empty());
