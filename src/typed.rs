@@ -99,7 +99,10 @@ impl Scratch {
 
     /// Deserializes `value` into an owned `T` with simd-json, on a copy in the scratch buffer.
     /// Numbers read as serde_json reads them (integers beyond 64 bits as `f64`), but for `-0`,
-    /// an integer zero here (serde_json: `-0.0`).
+    /// an integer zero here (serde_json: `-0.0`), and for decimals too long for an `f64`
+    /// (more than 17 significant digits, or near the smallest subnormal): simd-json rounds
+    /// them correctly, where serde_json without its `float_roundtrip` feature may be one unit
+    /// in the last place off, so [`deserialize_borrowed`] can then differ by that unit.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,

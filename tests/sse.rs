@@ -4,12 +4,30 @@
 mod common;
 
 use bytes::{Bytes, BytesMut};
-use common::{decoder_for, frame_all, input, load, outcome, Outcome};
+use common::{decoder_for, input, load, outcome, Outcome};
 use rpcwire::{Decoder, FrameError, Kind, SseEvent, SseFramer};
 use serde_json::Value;
 
+/// Every event (and error) of `chunks` read one after the other, from `SseFramer`'s own
+/// `decode` and `decode_eof`, which hand out priming events (the `Framer` trait does not).
+fn sse_all(framer: &mut SseFramer, chunks: &[&[u8]]) -> Vec<Result<SseEvent, FrameError>> {
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        while let Some(event) = framer.decode(&mut buf).transpose() {
+            out.push(event);
+        }
+    }
+    while let Some(event) = framer.decode_eof(&mut buf).transpose() {
+        out.push(event);
+    }
+    assert!(buf.is_empty());
+    out
+}
+
 fn events(input: &[u8]) -> Vec<Result<SseEvent, FrameError>> {
-    frame_all(&mut SseFramer::new(1 << 20), &[input])
+    sse_all(&mut SseFramer::new(1 << 20), &[input])
 }
 
 fn data_of(input: &[u8]) -> Vec<Vec<u8>> {
@@ -31,7 +49,7 @@ fn sse_vectors_both_dialects() {
         for dialect in ["jsonrpc2", "mcp"] {
             let decoder = decoder_for(dialect, case["dir"].as_str().unwrap());
             let mut framer = SseFramer::new(1 << 20).yield_empty_events(true);
-            let got: Vec<Outcome> = frame_all(&mut framer, &[&input(case)])
+            let got: Vec<Outcome> = sse_all(&mut framer, &[&input(case)])
                 .into_iter()
                 .map(|item| match item {
                     Ok(e) if e.data.is_empty() => Outcome::of_class("skip"),
@@ -121,7 +139,7 @@ fn sse_field_rules() {
 #[test]
 fn sse_event_type_rules() {
     let mut framer = SseFramer::new(1 << 20).yield_empty_events(true);
-    let got = frame_all(&mut framer, &[b"event: ping\ndata:\n\nevent: ping\n\n"]);
+    let got = sse_all(&mut framer, &[b"event: ping\ndata:\n\nevent: ping\n\n"]);
     assert_eq!(got.len(), 2, "{got:?}");
     let with_data = got[0].as_ref().unwrap();
     assert_eq!(
@@ -151,13 +169,13 @@ fn sse_retry_is_not_lost_at_eof_or_in_an_over_long_event() {
     let input = b"data: {}\n\nretry: 3000\ndata: lost";
     for at in 0..=input.len() {
         let (a, b) = input.split_at(at);
-        let got = frame_all(&mut SseFramer::new(1 << 20), &[a, b]);
+        let got = sse_all(&mut SseFramer::new(1 << 20), &[a, b]);
         let retries: Vec<_> = got.iter().map(|e| e.as_ref().unwrap().retry).collect();
         assert_eq!(retries, vec![None, Some(3000)], "split at {at}");
     }
     // An event made over-long by its data after a retry: the retry comes with the next event.
     let mut framer = SseFramer::new(8);
-    let got = frame_all(
+    let got = sse_all(
         &mut framer,
         &[b"retry: 5\ndata: far too long for eight\n\ndata: ok\n\n"],
     );
@@ -182,7 +200,7 @@ fn sse_long_comments_and_unknown_fields_are_skipped() {
         pad.clone(),
     ] {
         let input = format!("{line}\ndata: {{}}\n\n{line}\r\n\ndata: []\n{line}\rid: 9\n\n");
-        let whole = frame_all(&mut SseFramer::new(64), &[input.as_bytes()]);
+        let whole = sse_all(&mut SseFramer::new(64), &[input.as_bytes()]);
         let got: Vec<_> = whole.iter().map(|e| e.as_ref().unwrap()).collect();
         assert_eq!(got.len(), 2, "{line:.12}: {whole:?}");
         assert_eq!(&got[0].data[..], b"{}");
@@ -212,7 +230,7 @@ fn sse_long_comments_and_unknown_fields_are_skipped() {
     }
     // A kept field over the limit still makes its event over-long.
     let long_id = format!("id: {}\ndata: {{}}\n\ndata: 1\n\n", "9".repeat(200));
-    let got = frame_all(&mut SseFramer::new(64), &[long_id.as_bytes()]);
+    let got = sse_all(&mut SseFramer::new(64), &[long_id.as_bytes()]);
     assert!(
         matches!(got[0], Err(FrameError::TooLong { offset: 0 })),
         "{got:?}"
@@ -288,7 +306,7 @@ fn sse_reads_split_at_every_byte() {
     );
     let stream = stream.as_bytes();
     let make = || SseFramer::new(150);
-    let whole = frame_all(&mut make(), &[stream]);
+    let whole = sse_all(&mut make(), &[stream]);
     let kinds: Vec<String> = whole
         .iter()
         .map(|e| match e {
@@ -309,10 +327,10 @@ fn sse_reads_split_at_every_byte() {
         ]
     );
     let bytes: Vec<&[u8]> = stream.chunks(1).collect();
-    assert_eq!(frame_all(&mut make(), &bytes), whole, "1-byte reads");
+    assert_eq!(sse_all(&mut make(), &bytes), whole, "1-byte reads");
     for at in 0..=stream.len() {
         let (a, b) = stream.split_at(at);
-        assert_eq!(frame_all(&mut make(), &[a, b]), whole, "split at {at}");
+        assert_eq!(sse_all(&mut make(), &[a, b]), whole, "split at {at}");
     }
 }
 
@@ -376,7 +394,7 @@ fn sse_endless_event_constant_memory() {
 #[test]
 fn sse_data_at_the_limit() {
     let mut framer = SseFramer::new(4);
-    let got = frame_all(
+    let got = sse_all(
         &mut framer,
         &[b"data: abcd\n\ndata: abcde\n\ndata: ab\ndata: c\n\ndata: ab\ndata: cd\n\ndata: ok\n\n"],
     );
@@ -394,4 +412,25 @@ fn sse_data_at_the_limit() {
             Ok(b"ok".to_vec())
         ]
     );
+}
+
+/// Through the `Framer` trait, whose frames are messages, a priming event (an id and no data)
+/// is skipped: generic code that decodes every frame would otherwise take it for a frame that
+/// is not JSON. `SseFramer::decode` hands it out for its id; `yield_empty_events` brings it
+/// back through the trait too.
+#[test]
+fn the_framer_trait_skips_priming_events() {
+    let stream = &b"id: 0\ndata:\n\nretry: 5\n\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n"[..];
+    let through_trait = common::frame_all(&mut SseFramer::new(1024), &[stream]);
+    let ids: Vec<_> = through_trait
+        .iter()
+        .map(|e| e.as_ref().unwrap().id.clone())
+        .collect();
+    assert_eq!(ids, [Some(Bytes::from_static(b"1"))]);
+    assert!(Decoder::mcp()
+        .decode(&through_trait[0].as_ref().unwrap().data)
+        .is_ok());
+    assert_eq!(sse_all(&mut SseFramer::new(1024), &[stream]).len(), 3);
+    let all = SseFramer::new(1024).yield_empty_events(true);
+    assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);
 }

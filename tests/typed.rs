@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 use rpcwire::typed::{self, Scratch};
-use rpcwire::{encode, Decoder, Message, ReplyId};
+use rpcwire::{encode, Decoder, Message, RawJson, ReplyId};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -179,6 +179,28 @@ fn integers_beyond_64_bits_read_as_serde_json_reads_them() {
         assert_eq!(
             via_scratch["arguments"]["n"].as_f64(),
             Some(n.parse::<f64>().unwrap())
+        );
+    }
+}
+
+/// Decimals too long for an `f64`: the scratch path (simd-json) rounds them correctly, as
+/// Rust's own parser does; serde_json without `float_roundtrip` may be a unit in the last place
+/// off (as `Scratch::deserialize` documents), so only the scratch path is held to the exact value.
+#[test]
+fn long_decimals_are_rounded_correctly_on_the_scratch_path() {
+    let mut scratch = Scratch::new();
+    for n in [
+        "1.00000000000000011102230246251565404236316680908203125",
+        "2.4703282292062328e-324",
+        "0.30000000000000001665334536937734810635447502136230468750",
+    ] {
+        let raw = RawJson::new(n.as_bytes()).unwrap();
+        let x: f64 = scratch.deserialize(raw).unwrap();
+        assert_eq!(x.to_bits(), n.parse::<f64>().unwrap().to_bits(), "{n}");
+        let borrowed: f64 = typed::deserialize_borrowed(raw).unwrap();
+        assert!(
+            x.to_bits().abs_diff(borrowed.to_bits()) <= 1,
+            "{n}: {x} vs {borrowed}"
         );
     }
 }

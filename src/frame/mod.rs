@@ -41,7 +41,9 @@ pub use sse::{SseEvent, SseFramer};
 /// assert_eq!(valid_messages(&mut SseFramer::new(1024), &events), 1);
 /// ```
 pub trait Framer {
-    /// One frame; its bytes (`as_ref`) are the message it carries.
+    /// One frame; its bytes (`as_ref`) are the message it carries. (Through this trait a
+    /// [`SseFramer`] hands out no event without data, such as MCP's priming event, which
+    /// carries only an `id` for resumption: it is no message. Its own `decode` does.)
     type Frame: AsRef<[u8]>;
     /// A bad frame.
     type Error: core::fmt::Display;
@@ -105,19 +107,30 @@ impl<F: Framer> Iterator for Frames<'_, F> {
     }
 }
 
-/// Implements [`Framer`] with the framer's own methods of the same names.
+/// Implements [`Framer`] with the framer's own methods of the same names; `$is_message`
+/// says which of its frames the trait hands out (the others are skipped).
 macro_rules! impl_framer {
-    ($framer:ty, $frame:ty, $error:ty) => {
+    ($framer:ty, $frame:ty, $error:ty, $is_message:expr) => {
         impl Framer for $framer {
             type Frame = $frame;
             type Error = $error;
 
             fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<$frame>, $error> {
-                <$framer>::decode(self, buf)
+                loop {
+                    match <$framer>::decode(self, buf)? {
+                        Some(frame) if !$is_message(&*self, &frame) => continue,
+                        frame => return Ok(frame),
+                    }
+                }
             }
 
             fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<$frame>, $error> {
-                <$framer>::decode_eof(self, buf)
+                loop {
+                    match <$framer>::decode_eof(self, buf)? {
+                        Some(frame) if !$is_message(&*self, &frame) => continue,
+                        frame => return Ok(frame),
+                    }
+                }
             }
 
             fn last_offset(&self) -> u64 {
@@ -135,6 +148,16 @@ macro_rules! impl_framer {
     };
 }
 
-impl_framer!(LineFramer, bytes::Bytes, FrameError);
-impl_framer!(SseFramer, SseEvent, FrameError);
-impl_framer!(ContentLengthFramer, bytes::Bytes, ContentLengthError);
+/// Every frame is a message (an empty one is a parse error, for the decoder to report).
+fn every_frame<F, T>(_: &F, _: &T) -> bool {
+    true
+}
+
+impl_framer!(LineFramer, bytes::Bytes, FrameError, every_frame);
+impl_framer!(SseFramer, SseEvent, FrameError, SseFramer::carries_message);
+impl_framer!(
+    ContentLengthFramer,
+    bytes::Bytes,
+    ContentLengthError,
+    every_frame
+);

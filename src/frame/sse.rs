@@ -83,7 +83,9 @@ enum Data {
 /// event goes on.
 ///
 /// Events with empty data are skipped unless they carry an `id` or a `retry` (a priming
-/// event), or unless [`yield_empty_events`](Self::yield_empty_events) is set.
+/// event, which MCP servers send so a client can resume after it), or unless
+/// [`yield_empty_events`](Self::yield_empty_events) is set. Through the
+/// [`Framer`](super::Framer) trait, whose frames are messages, a priming event is skipped too.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -161,6 +163,13 @@ impl SseFramer {
     pub fn yield_empty_events(mut self, yes: bool) -> Self {
         self.yield_empty = yes;
         self
+    }
+
+    /// Whether `event` is a message for [`Framer`](super::Framer) to hand out: one with data,
+    /// or any event when [`yield_empty_events`](Self::yield_empty_events) is set. A priming
+    /// event (an `id` or `retry` and no data) is not.
+    pub(super) fn carries_message(&self, event: &SseEvent) -> bool {
+        !event.data.is_empty() || self.yield_empty
     }
 
     /// The data limit.
