@@ -397,6 +397,20 @@ fn a_batch_with_invalid_elements_is_not_all_valid() {
     assert_eq!((code, &summary["valid"]), (0, &serde_json::json!(true)));
 }
 
+/// A batch of many invalid elements lists the first 1,000 replies it calls for and counts
+/// the rest (a 16 MiB batch of eight million `1`s took 8 GiB to report when every reply was
+/// listed); the summary counts them all.
+#[test]
+fn a_batch_lists_its_first_thousand_element_replies() {
+    let input = format!("[{}]\n", vec!["1"; 1005].join(","));
+    let (records, summary, code) = check(&["--dialect", "jsonrpc"], Some(input.as_bytes()));
+    assert_eq!(code, 1);
+    assert_eq!(records[0]["invalid_elements"], 1005);
+    assert_eq!(records[0]["element_replies"].as_array().unwrap().len(), 1000);
+    assert_eq!(records[0]["element_replies_omitted"], 5);
+    assert_eq!(summary["by_reply_code"], serde_json::json!({"-32600": 1005}));
+}
+
 #[test]
 fn content_length_framing() {
     let input = b"Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}Content-Length: 5\r\nContent-Type: application/json\r\n\r\n{oops";

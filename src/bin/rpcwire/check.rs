@@ -115,7 +115,11 @@ pub(crate) struct Record {
     /// For a JSON-RPC batch: how many of its elements are rejected, and the replies they call
     /// for (a batch is valid when all its elements are).
     pub invalid_elements: u64,
+    /// The first [`LISTED_ELEMENT_REPLIES`] of those replies (a hostile batch of millions of
+    /// invalid elements must not take gigabytes to report), and how many replies of each code
+    /// there are in all.
     pub element_replies: Vec<(i64, String)>,
+    pub element_reply_codes: BTreeMap<i64, u64>,
     /// For an element of a batch: its index in the batch (the record's `frame` is the
     /// batch's).
     pub element: Option<u64>,
@@ -140,6 +144,7 @@ impl Record {
             progress_token: None,
             invalid_elements: 0,
             element_replies: Vec::new(),
+            element_reply_codes: BTreeMap::new(),
             element: None,
             elements: Vec::new(),
         }
@@ -166,6 +171,11 @@ impl Record {
         if self.kind == "batch" {
             record["invalid_elements"] = json!(self.invalid_elements);
             record["element_replies"] = self.element_replies.iter().map(reply).collect();
+            let listed = self.element_replies.len() as u64;
+            let all: u64 = self.element_reply_codes.values().sum();
+            if all > listed {
+                record["element_replies_omitted"] = json!(all - listed);
+            }
         }
         if let Some(index) = self.element {
             record["element"] = json!(index);
@@ -216,12 +226,30 @@ fn reply_of(rej: &Rejection<'_>) -> Option<(i64, String)> {
     })
 }
 
-pub(crate) fn classify(decoder: &Decoder, frame: &[u8], index: u64, offset: u64) -> Record {
+/// How many of a batch's element replies a record lists (the rest are counted).
+pub const LISTED_ELEMENT_REPLIES: usize = 1000;
+
+/// Whether a batch's record keeps a record of each element (for a session replay, which
+/// observes them one by one), or only counts them (a report: a batch of millions of elements
+/// must not take gigabytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementRecords {
+    Keep,
+    Count,
+}
+
+pub(crate) fn classify(
+    decoder: &Decoder,
+    frame: &[u8],
+    index: u64,
+    offset: u64,
+    elements: ElementRecords,
+) -> Record {
     let offset = Some(offset);
     if frame.iter().all(|b| b" \t\r\n".contains(b)) {
         return Record::new(index, offset, "skip");
     }
-    record_of(decoder, decoder.decode(frame), index, offset)
+    record_of(decoder, decoder.decode(frame), index, offset, elements)
 }
 
 /// The record of one decoded frame (or batch element), its batch's elements included.
@@ -230,6 +258,7 @@ fn record_of(
     decoded: Result<Message<'_>, Rejection<'_>>,
     index: u64,
     offset: Option<u64>,
+    elements: ElementRecords,
 ) -> Record {
     match decoded {
         Ok(msg) => {
@@ -258,12 +287,19 @@ fn record_of(
                         count += 1;
                         if let Err(rej) = &element {
                             r.invalid_elements += 1;
-                            r.element_replies.extend(reply_of(rej));
+                            if let Some(reply) = rej.reply() {
+                                *r.element_reply_codes.entry(reply.code.get()).or_default() += 1;
+                                if r.element_replies.len() < LISTED_ELEMENT_REPLIES {
+                                    r.element_replies.extend(reply_of(rej));
+                                }
+                            }
                         }
-                        // Never a batch again: a nested array is an invalid element.
-                        let mut element = record_of(decoder, element, index, offset);
-                        element.element = Some(at as u64);
-                        r.elements.push(element);
+                        if elements == ElementRecords::Keep {
+                            // Never a batch again: a nested array is an invalid element.
+                            let mut element = record_of(decoder, element, index, offset, elements);
+                            element.element = Some(at as u64);
+                            r.elements.push(element);
+                        }
                     }
                     if r.invalid_elements > 0 {
                         r.detail = Some(format!(
@@ -304,8 +340,11 @@ impl Summary {
         if let Some(c) = r.error_code {
             *self.by_error_code.entry(c).or_default() += 1;
         }
-        for (c, _) in r.reply.iter().chain(&r.element_replies) {
-            *self.by_reply_code.entry(*c).or_default() += 1;
+        if let Some((c, _)) = r.reply {
+            *self.by_reply_code.entry(c).or_default() += 1;
+        }
+        for (c, n) in &r.element_reply_codes {
+            *self.by_reply_code.entry(*c).or_default() += n;
         }
         self.invalid_batch_elements += r.invalid_elements;
     }
@@ -457,7 +496,13 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
      -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),
-            Ok(Some(frame)) => classify(&decoder, &frame, index, framer.last_offset()),
+            Ok(Some(frame)) => classify(
+                &decoder,
+                &frame,
+                index,
+                framer.last_offset(),
+                ElementRecords::Count,
+            ),
             Err(e) => {
                 let mut r = Record::new(index, Some(framer.last_offset()), "framing_error");
                 r.detail = Some(e);

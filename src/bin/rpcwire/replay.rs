@@ -39,7 +39,7 @@ use bytes::BytesMut;
 use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Role};
 use serde_json::{json, Value};
 
-use crate::check::{classify, read_into, CheckArgs, Record, StreamFramer};
+use crate::check::{classify, read_into, CheckArgs, ElementRecords, Record, StreamFramer};
 use crate::session::{Dir, Observation, Session, Violation};
 
 /// Files from this size on get a progress line on stderr, when stderr is a terminal.
@@ -386,7 +386,13 @@ impl Side {
         loop {
             let record = match self.framer.next(&mut self.buf, self.eof) {
                 Ok(Some(frame)) => {
-                    let r = classify(&self.decoder, &frame, self.index, self.framer.last_offset());
+                    let r = classify(
+                        &self.decoder,
+                        &frame,
+                        self.index,
+                        self.framer.last_offset(),
+                        ElementRecords::Keep,
+                    );
                     // Blank lines and empty events are no messages: the proxy drops them too.
                     if r.kind == "skip" {
                         continue;
