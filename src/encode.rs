@@ -147,25 +147,31 @@ pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
 }
 
 /// Appends an error response: `{"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M,"data":D}}`
-/// (the `id` member omitted for [`ReplyId::Absent`]).
+/// (the `id` member omitted for [`ReplyId::Absent`]). `id` is a [`ReplyId`] or, for the usual
+/// reply to a request, its [`Id`](crate::Id).
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use rpcwire::{encode, ErrorCode, RawJson, ReplyId};
+/// use rpcwire::{encode, ErrorCode, Id, RawJson, ReplyId};
 /// let mut out = BytesMut::new();
 /// encode::write_error(&mut out, ReplyId::Null, ErrorCode::PARSE_ERROR, "Parse error", None);
 /// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n"[..]);
+///
+/// let mut out = BytesMut::new();
+/// let id = Id::from_token(b"7").unwrap();
+/// encode::write_error(&mut out, id, ErrorCode::METHOD_NOT_FOUND, "Method not found", None);
+/// assert!(out.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":7,"));
 /// ```
 #[inline]
-pub fn write_error(
+pub fn write_error<'a>(
     out: &mut BytesMut,
-    id: ReplyId<'_>,
+    id: impl Into<ReplyId<'a>>,
     code: ErrorCode,
     message: &str,
     data: Option<RawJson<'_>>,
 ) {
     out.extend_from_slice(VERSION);
-    if let Some(token) = id.token() {
+    if let Some(token) = id.into().token() {
         out.extend_from_slice(b",\"id\":");
         out.extend_from_slice(token);
     }

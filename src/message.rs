@@ -175,6 +175,13 @@ pub enum ReplyId<'a> {
     Absent,
 }
 
+/// A request's id, echoed (so `encode::write_error` takes an [`Id`] as it is).
+impl<'a> From<Id<'a>> for ReplyId<'a> {
+    fn from(id: Id<'a>) -> Self {
+        ReplyId::Id(id)
+    }
+}
+
 impl ReplyId<'_> {
     /// The wire token (`null` for [`ReplyId::Null`]) or `None` for [`ReplyId::Absent`].
     pub fn token(&self) -> Option<&[u8]> {

@@ -8,7 +8,10 @@
 //! - [`deserialize_borrowed`]: serde_json straight from the frame, for `T` that borrows from it
 //!   (`&str`, `&RawValue`).
 //!
-//! Errors become -32602 Invalid params replies with the reason in `data`.
+//! Errors become -32602 Invalid params replies with the reason in `data` (serde_json's wording
+//! on both paths: the field, the expected type and the place). For MCP's `tools/call`, a tool
+//! whose *arguments* do not fit its input schema reports that in its result (`isError: true`,
+//! MCP 2025-11-25) rather than as -32602, which is for a malformed request or an unknown tool.
 
 use bytes::BytesMut;
 use serde::de::{Deserialize, DeserializeOwned};
@@ -110,9 +113,16 @@ impl Scratch {
         self.copy.clear();
         self.copy.extend_from_slice(value.as_bytes());
         simd_json::serde::from_slice_with_buffers(&mut self.copy, &mut self.buffers).map_err(|e| {
-            TypedError {
-                message: e.to_string(),
-            }
+            // simd-json's reasons name no field and point at "character 0" (`ExpectedFloat at
+            // character 0`); serde_json's name the field, the expected type and the place
+            // (`invalid type: string "x", expected f64 at line 1 column 8`), which is what a
+            // client can act on. The failure path is cold: read the value again with
+            // serde_json for its reason, keeping simd-json's if serde_json disagrees.
+            let message = match serde_json::from_slice::<T>(value.as_bytes()) {
+                Err(e) => e.to_string(),
+                Ok(_) => e.to_string(),
+            };
+            TypedError { message }
         })
     }
 

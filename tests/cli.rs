@@ -406,9 +406,15 @@ fn a_batch_lists_its_first_thousand_element_replies() {
     let (records, summary, code) = check(&["--dialect", "jsonrpc"], Some(input.as_bytes()));
     assert_eq!(code, 1);
     assert_eq!(records[0]["invalid_elements"], 1005);
-    assert_eq!(records[0]["element_replies"].as_array().unwrap().len(), 1000);
+    assert_eq!(
+        records[0]["element_replies"].as_array().unwrap().len(),
+        1000
+    );
     assert_eq!(records[0]["element_replies_omitted"], 5);
-    assert_eq!(summary["by_reply_code"], serde_json::json!({"-32600": 1005}));
+    assert_eq!(
+        summary["by_reply_code"],
+        serde_json::json!({"-32600": 1005})
+    );
 }
 
 #[test]

@@ -204,3 +204,36 @@ fn long_decimals_are_rounded_correctly_on_the_scratch_path() {
         );
     }
 }
+
+/// The scratch path reports a mismatch in serde_json's words (the field, the expected type,
+/// the place), not simd-json's (`ExpectedFloat at character 0`): the reason goes to the
+/// client in the -32602 reply's `data`.
+#[test]
+fn scratch_errors_name_the_field_and_the_expected_type() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Add {
+        a: f64,
+        b: f64,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Count {
+        n: i64,
+    }
+    let mut scratch = Scratch::new();
+    let raw = |s: &'static str| RawJson::new(s.as_bytes()).unwrap();
+    let e = scratch
+        .deserialize::<Add>(raw(r#"{"a":"x","b":2}"#))
+        .unwrap_err();
+    assert_eq!(
+        e.message(),
+        r#"invalid type: string "x", expected f64 at line 1 column 8"#
+    );
+    let e = scratch.deserialize::<Add>(raw(r#"{"a":1}"#)).unwrap_err();
+    assert_eq!(e.message(), "missing field `b` at line 1 column 7");
+    let e = scratch
+        .deserialize::<Count>(raw(r#"{"n":9223372036854775808}"#))
+        .unwrap_err();
+    assert!(e.message().contains("expected i64"), "{}", e.message());
+}
