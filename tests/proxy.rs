@@ -1336,3 +1336,164 @@ fn stderr_shows_the_first_elements_of_a_batch_and_counts_the_rest() {
     let records = replayed_alike(&log);
     assert_eq!(violations(&records), counts(&[("c2s/invalid", 20)]));
 }
+
+/// The scripted server (tests/servers/scripted.py) behind a JSON-RPC proxy: `script` maps the
+/// index of each line it reads to the lines it writes then.
+fn jsonrpc_scripted(dir: &std::path::Path, options: &[&str], script: Value) -> (Proxy, PathBuf) {
+    let log = dir.join("log.ndjson");
+    let mut all = vec!["--dialect", "jsonrpc", "--log", log.to_str().unwrap()];
+    all.extend_from_slice(options);
+    let server = format!("{}/tests/servers/scripted.py", env!("CARGO_MANIFEST_DIR"));
+    let record = dir.join("server-in");
+    let command = [
+        "python3",
+        &server,
+        &script.to_string(),
+        "--record-in",
+        record.to_str().unwrap(),
+    ];
+    (Proxy::spawn(&all, &command), log)
+}
+
+/// How many replies carrying `id` the client received, inside arrays or alone.
+fn replies_to(messages: &[Value], id: &Value) -> usize {
+    messages
+        .iter()
+        .flat_map(|m| m.as_array().cloned().unwrap_or_else(|| vec![m.clone()]))
+        .filter(|m| m.get("method").is_none() && &m["id"] == id)
+        .count()
+}
+
+/// A batch whose request times out is answered by the proxy with one array; the server's
+/// late array for it is dropped whole, even when it also holds what the proxy did not answer
+/// (the reply owed to an invalid element, a request forwarded untracked beyond
+/// --max-in-flight): the client gets one array and one reply per id.
+#[test]
+fn a_late_batch_reply_is_dropped_whole() {
+    for (options, batch) in [
+        (
+            &["--timeout-ms", "100"][..],
+            format!("[{},1]\n", call(json!("s"), "slow")).into_bytes(),
+        ),
+        (
+            &["--timeout-ms", "100", "--max-in-flight", "1"][..],
+            batch_of(&[(json!("s"), "slow"), (json!("t"), "ping")]),
+        ),
+    ] {
+        let dir = scratch("batch-late-whole");
+        let (mut p, log) = jsonrpc_echo(&dir, options);
+        p.ping_until_answered();
+        p.send_raw(&batch);
+        assert_eq!(p.recv()[0]["error"]["code"], -32603);
+        thread::sleep(Duration::from_millis(1300));
+        p.close_stdin();
+        let done = p.finish();
+        replayed_alike(&log);
+        let messages = done.messages();
+        let arrays = messages.iter().filter(|m| m.is_array()).count();
+        assert_eq!(
+            (replies_to(&messages, &json!("s")), arrays),
+            (1, 1),
+            "{options:?}: {messages:#?}"
+        );
+    }
+}
+
+/// A batch from the server with an invalid element never reaches the client (alone, `42` is
+/// dropped too): the client gets valid messages only.
+#[test]
+fn a_server_batch_with_an_invalid_element_is_dropped() {
+    let dir = scratch("batch-s2c-invalid");
+    let script = json!({"0": [
+        {"send": "[42,{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]"},
+        {"send": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}"}
+    ]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
+    p.send(&request(json!(1), "ping"));
+    let first = p.recv();
+    p.close_stdin();
+    p.finish();
+    assert_eq!(first["id"], 1, "the client got {first}");
+    let records = replayed_alike(&log);
+    assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+}
+
+/// `check --c2s --s2c` matches the server's reply to an invalid batch element as the proxy
+/// does: it used to take it for a reply the client stream had to catch up with, and then
+/// reported a legitimate reuse of id 1 as a duplicate.
+#[test]
+fn streams_match_the_reply_to_an_invalid_element() {
+    let dir = scratch("batch-streams-owed");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    p.send_raw(format!("[1,{}]\n", call(json!(1), "ping")).as_bytes());
+    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    p.close_stdin();
+    p.finish();
+    let live = violations(&replayed_alike(&log));
+    assert_eq!(live, counts(&[("c2s/invalid", 1)]));
+    assert_eq!(check_streams(&dir).0, live);
+}
+
+/// Under plain JSON-RPC, `notifications/cancelled` is a notification like any other: the
+/// server's reply to request 1 still reaches the client.
+#[test]
+fn jsonrpc_has_no_cancellation() {
+    let dir = scratch("jsonrpc-cancel");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    p.send(&request(json!(1), "slow"));
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}));
+    p.send(&request(json!(2), "ping"));
+    let first = p.recv();
+    p.close_stdin();
+    p.finish();
+    assert_eq!(first["id"], 1, "{:?}", violations(&read_log(&log)));
+}
+
+/// Under plain JSON-RPC a timeout is not described in MCP's terms (initialize).
+#[test]
+fn a_jsonrpc_timeout_does_not_mention_initialize() {
+    let dir = scratch("jsonrpc-timeout-message");
+    let (mut p, _log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
+    p.ping_until_answered();
+    p.send(&request(json!("s"), "slow"));
+    p.recv();
+    p.close_stdin();
+    let done = p.finish();
+    assert!(done.stderr.contains("timed_out"), "{}", done.stderr);
+    assert!(!done.stderr.contains("initialize"), "{}", done.stderr);
+}
+
+/// A session mixing --drop-invalid, batches with invalid elements, a nested array, a
+/// duplicate id within one batch, a batch of notifications, an over-long line and timeouts
+/// replays to the live counters.
+#[test]
+fn a_mixed_batch_session_replays_alike() {
+    let dir = scratch("batch-replay-mixed");
+    let options = [
+        "--timeout-ms",
+        "100",
+        "--drop-invalid",
+        "--max-frame",
+        "4096",
+    ];
+    let (mut p, log) = jsonrpc_echo(&dir, &options);
+    p.ping_until_answered();
+    p.send_raw(b"[1]\n{\"jsonrpc\":\"2.0\"}\n");
+    assert_eq!(p.recv().as_array().unwrap().len(), 1);
+    let nested = format!("[[{}],{}]\n", call(json!(1), "x"), call(json!(2), "y"));
+    p.send_raw(nested.as_bytes());
+    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    p.send_raw(&batch_of(&[(json!(3), "a"), (json!(3), "b")]));
+    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]\n");
+    p.send_raw(format!("{}\n", "x".repeat(5000)).as_bytes());
+    p.send_raw(&batch_of(&[(json!("s"), "slow"), (json!("t"), "noreply")]));
+    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    thread::sleep(Duration::from_millis(800));
+    p.close_stdin();
+    p.finish();
+    let records = replayed_alike(&log);
+    assert!(violations(&records).contains_key("c2s/timed_out"));
+}

@@ -53,11 +53,13 @@ the request stays in flight). Counters are printed at exit.
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
 nor rewritten, and each of its elements is tracked and reported as a message of its own: its
 requests go in flight (duplicate_id, too_many_in_flight, timed_out, unanswered apply per element),
-its replies are matched (unknown_reply, late_reply, reply_without_id). An invalid element is
-reported (invalid) but not answered by the proxy: the server answers it in its own reply to the
-batch. A batch is dropped only when it holds nothing but replies the proxy drops (late replies,
-malformed responses). The requests of a batch that time out are answered with one array. An empty
-batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
+its replies are matched (unknown_reply, late_reply, reply_without_id). An invalid element from
+the client is reported (invalid) but not answered by the proxy: the server answers it in its own
+array. A batch is dropped when it holds nothing the receiver needs, when it holds a late reply
+(the proxy answered that batch already: the requests of a batch that time out are answered with
+one array), and when it comes from the server with an invalid element. An empty batch or one
+that is not JSON is an invalid line: answered with one -32600 or -32700. Cancellation and
+initialize are MCP's: plain JSON-RPC has neither.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
 group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
@@ -119,8 +121,9 @@ struct Shared {
     state: Mutex<State>,
     start: Instant,
     quiet: bool,
-    /// MCP: progress tokens are read (for the session's progress check).
-    reads_progress: bool,
+    /// The MCP dialect: progress tokens are read (for the session's progress check), and
+    /// `initialize` is never cancelled.
+    mcp: bool,
 }
 
 /// Appends `s` as a JSON string.
@@ -250,8 +253,8 @@ impl<'a> Described<'a> {
         }
     }
 
-    /// A valid message; `reads_progress`: MCP, whose progress tokens the session checks.
-    fn of_message(msg: &Message<'a>, reads_progress: bool) -> Self {
+    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks.
+    fn of_message(msg: &Message<'a>, mcp: bool) -> Self {
         Described {
             kind: msg.kind().as_str(),
             id: msg.id(),
@@ -265,11 +268,7 @@ impl<'a> Described<'a> {
                 _ => None,
             },
             protocol_version: None,
-            progress_token: if reads_progress {
-                progress_token(msg)
-            } else {
-                None
-            },
+            progress_token: if mcp { progress_token(msg) } else { None },
         }
     }
 
@@ -377,7 +376,7 @@ impl Shared {
             Seen::TooLong => (0, None),
         };
         let mut described = match item {
-            Seen::Message(msg, _) => Described::of_message(msg, self.reads_progress),
+            Seen::Message(msg, _) => Described::of_message(msg, self.mcp),
             Seen::Rejected(rej, _) => Described::of_rejection(rej),
             Seen::TooLong => Described::too_long(),
         };
@@ -403,15 +402,13 @@ impl Shared {
         });
         if let Seen::Message(Message::Batch(batch), _) = item {
             // Each element decoded as if it were a frame of its own, as it is reached: nothing
-            // is collected, whatever the number of elements. The batch goes on whole when the
-            // receiver needs any of them, and is dropped only when it holds nothing but what
-            // the proxy drops when sent alone (late replies, malformed responses).
-            let mut forward = false;
+            // is collected, whatever the number of elements. The session then says whether
+            // the batch goes on (whole, or not at all).
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
                 let mut described = match &element {
-                    Ok(msg) => Described::of_message(msg, self.reads_progress),
+                    Ok(msg) => Described::of_message(msg, self.mcp),
                     Err(rej) => Described::of_rejection(rej),
                 };
                 if let (Ok(msg), true) = (&element, state.session.awaits_initialize_reply()) {
@@ -419,7 +416,6 @@ impl Shared {
                 }
                 let obs = described.observation();
                 let element_verdict = state.session.observe_element(dir, &obs, now);
-                forward |= element_verdict.forward;
                 let v = element_verdict.violation;
                 state.log_record(&Record {
                     dir,
@@ -439,7 +435,7 @@ impl Shared {
                     None => {}
                 }
             }
-            verdict.forward = forward;
+            verdict.forward = state.session.batch_forwards(dir);
         }
         drop(state);
         if self.quiet {
@@ -505,18 +501,19 @@ const READ: usize = 256 << 10;
 const PIPE: usize = 1 << 20;
 
 /// What one writer gets at a time: runs of forwarded lines (slices of the reader's buffer,
-/// not copies) and local replies, written in order with vectored writes.
-type Batch = Vec<Bytes>;
+/// not copies) and local replies, written in order with vectored writes. (Not a JSON-RPC
+/// batch: those travel inside the parts like any other line.)
+type Parts = Vec<Bytes>;
 
-/// A batch being written: what is left of it.
+/// Parts being written: what is left of them.
 struct Unwritten {
-    parts: Batch,
+    parts: Parts,
     /// The first part not written in full.
     next: usize,
 }
 
 impl Unwritten {
-    fn new(parts: Batch) -> Self {
+    fn new(parts: Parts) -> Self {
         Unwritten { parts, next: 0 }
     }
 
@@ -544,9 +541,9 @@ impl Unwritten {
     }
 }
 
-/// Writes every part of `batch` to a blocking writer.
-fn write_batch(out: &mut impl Write, batch: Batch) -> io::Result<()> {
-    let mut left = Unwritten::new(batch);
+/// Writes every one of `parts` to a blocking writer.
+fn write_parts(out: &mut impl Write, parts: Parts) -> io::Result<()> {
+    let mut left = Unwritten::new(parts);
     while !left.is_done() {
         let written = out.write_vectored(&left.slices());
         match written {
@@ -574,14 +571,14 @@ impl<W: Write> Sink<W> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Writes the whole batch (blocking while the reader is behind: backpressure); `false`
+    /// Writes all the parts (blocking while the reader is behind: backpressure); `false`
     /// when the sink is closed or the write fails (the sink is then closed).
-    fn send(&self, batch: Batch) -> bool {
+    fn send(&self, parts: Parts) -> bool {
         let mut out = self.lock();
         let Some(w) = out.as_mut() else {
             return false;
         };
-        let sent = write_batch(w, batch).is_ok();
+        let sent = write_parts(w, parts).is_ok();
         if !sent {
             *out = None;
         }
@@ -695,7 +692,7 @@ struct Sorter {
     decoder: Decoder,
     answering: Answering,
     /// Runs of lines to forward to the other side, each line ending in `\n`.
-    forward: Batch,
+    forward: Parts,
     /// Local replies to the client (client side only).
     replies: BytesMut,
 }
@@ -716,7 +713,7 @@ impl Sorter {
                 too_long: decoder.too_long_reply(),
             },
             decoder,
-            forward: Batch::new(),
+            forward: Parts::new(),
             replies: BytesMut::new(),
         }
     }
@@ -882,7 +879,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         state: Mutex::new(state),
         start: Instant::now(),
         quiet: args.quiet,
-        reads_progress: crate::check::dialect(args.dialect) == Dialect::Mcp,
+        mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
     });
 
     // Blocking pipes, each read by a thread of its own that writes what it forwards
@@ -984,8 +981,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             e.method,
                             if e.cancel_on_server {
                                 ", cancelled on the server"
-                            } else {
+                            } else if shared.mcp {
                                 " (initialize is never cancelled)"
+                            } else {
+                                ""
                             }
                         );
                     }

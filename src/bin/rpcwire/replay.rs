@@ -459,7 +459,16 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
         Dir::C2s => Dir::S2c,
         Dir::S2c => Dir::C2s,
     };
-    match wire_id(&r.id) {
+    let id = wire_id(&r.id);
+    // An error inside an array may answer an invalid element of a batch (the session matches
+    // it so, before any request of that id).
+    if r.element.is_some()
+        && r.kind == "error_response"
+        && session.owes_element_reply(requester, id)
+    {
+        return Need::Matches;
+    }
+    match id {
         Some(id) if session.is_waiting(requester, id) => Need::Matches,
         // A null id answers only a JSON-RPC request whose id was null.
         Some(id) if !id.is_null() || session.dialect() == Dialect::JsonRpc2 => Need::OtherSide,

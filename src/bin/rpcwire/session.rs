@@ -194,6 +194,8 @@ pub struct Session {
     owed_element_replies: [VecDeque<Option<IdKey>>; 2],
     /// The number of the last batch observed in each direction: its elements follow it.
     current_batch: [u64; 2],
+    /// Whether the last batch observed in each direction goes on, from its elements so far.
+    batch_forward: [BatchForward; 2],
     /// Batches observed so far, both directions.
     batches: u64,
     /// The progress tokens of the requests waiting, by direction of the request: how many
@@ -286,6 +288,15 @@ fn slot(dir: Dir) -> usize {
     }
 }
 
+/// What the elements of a batch observed so far say of it ([`Session::batch_forwards`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct BatchForward {
+    /// The receiver needs an element.
+    needed: bool,
+    /// An element forbids forwarding the batch.
+    vetoed: bool,
+}
+
 /// The violation a message that is not valid counts as, by its kind.
 fn rejected_violation(kind: &str) -> Violation {
     match kind {
@@ -316,6 +327,7 @@ impl Session {
             recent: [VecDeque::new(), VecDeque::new()],
             owed_element_replies: [VecDeque::new(), VecDeque::new()],
             current_batch: [0, 0],
+            batch_forward: [BatchForward::default(); 2],
             batches: 0,
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
@@ -379,18 +391,29 @@ impl Session {
     ///
     /// A JSON-RPC batch counts here as one `batch` message, with no violation of its own;
     /// its elements are then recorded one by one, in order, with [`Session::observe_element`],
-    /// and the batch goes on when any of their verdicts says `forward`.
+    /// and [`Session::batch_forwards`] says whether the batch goes on.
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         if o.kind == "batch" {
             self.batches += 1;
             self.current_batch[slot(dir)] = self.batches;
+            self.batch_forward[slot(dir)] = BatchForward::default();
             return Verdict {
                 forward: true,
                 violation: None,
             };
         }
         self.check(dir, o, now_ms, None)
+    }
+
+    /// Whether the batch last observed in `dir` goes on, once all its elements are: it is
+    /// never split nor rewritten, so it goes on whole when the receiver needs any element, but
+    /// not when it holds a late reply (the proxy answered that batch already, when its
+    /// requests timed out, and a client waits for one array) nor, from the server, anything
+    /// invalid (the client gets valid messages only).
+    pub fn batch_forwards(&self, dir: Dir) -> bool {
+        let b = self.batch_forward[slot(dir)];
+        b.needed && !b.vetoed
     }
 
     /// Records one element of the batch last observed in `dir` (JSON-RPC 2.0 §6) as a message
@@ -406,8 +429,20 @@ impl Session {
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         let batch = self.current_batch[slot(dir)];
+        let verdict = self.check_element(dir, o, now_ms, batch);
+        let rejected = matches!(o.kind, "invalid" | "parse_error" | "invalid_response");
+        let b = &mut self.batch_forward[slot(dir)];
+        b.needed |= verdict.forward;
+        b.vetoed |=
+            verdict.violation == Some(Violation::LateReply) || (rejected && dir == Dir::S2c);
+        verdict
+    }
+
+    fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, batch: u64) -> Verdict {
         match o.kind {
-            "invalid" | "parse_error" => {
+            // From the server, an invalid element vetoes its batch (`batch_forwards`): the
+            // client, which never sees it, owes nothing.
+            "invalid" | "parse_error" if dir == Dir::C2s => {
                 // The reply carries the element's id when it could be read (a parse error's
                 // never: its id is not trusted).
                 let id = o.id.filter(|_| o.kind == "invalid").map(IdKey::of);
@@ -445,19 +480,34 @@ impl Session {
     /// oldest of all (JSON-RPC §5.1 wants a null id for any invalid request; rpcwire's own
     /// replies echo an id that could be read).
     fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
-        let owed = &mut self.owed_element_replies[slot(dir)];
-        let at = match key {
+        let at = self.owed_reply_at(dir, key);
+        at.and_then(|at| self.owed_element_replies[slot(dir)].remove(at))
+            .is_some()
+    }
+
+    /// Whether an error reply inside an array, sent in `dir.other()` with the id `id` (`None`:
+    /// a null id), answers an invalid batch element sent in `dir` (see `take_owed_reply`).
+    pub fn owes_element_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
+        let key = id.filter(|id| !id.is_null()).map(IdKey::of);
+        self.owed_reply_at(dir, key.as_ref()).is_some()
+    }
+
+    fn owed_reply_at(&self, dir: Dir, key: Option<&IdKey>) -> Option<usize> {
+        let owed = &self.owed_element_replies[slot(dir)];
+        match key {
             Some(key) => owed.iter().position(|o| o.as_ref() == Some(key)),
             None => owed
                 .iter()
                 .position(Option::is_none)
                 .or_else(|| (!owed.is_empty()).then_some(0)),
-        };
-        at.and_then(|at| owed.remove(at)).is_some()
+        }
     }
 
     /// The checks of one message or batch element (`batch` names the batch it came in).
     fn check(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, batch: Option<u64>) -> Verdict {
+        // Cancellation, `initialize` and the protocol version are MCP's; plain JSON-RPC has
+        // none of them (a `notifications/cancelled` there is just a notification).
+        let mcp = self.dialect == Dialect::Mcp;
         let mut forward = true;
         let violation = match o.kind {
             "request" => {
@@ -489,7 +539,7 @@ impl Session {
                             if let Some(token) = progress_token {
                                 *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
                             }
-                            if method == "initialize" && dir == Dir::C2s {
+                            if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
                             if let (Some(t), Dir::C2s) = (self.timeout_ms, dir) {
@@ -514,16 +564,16 @@ impl Session {
                 }
             }
             "notification" => {
-                let cancels_initialize = dir == Dir::C2s
-                    && self.dialect == Dialect::Mcp
-                    && o.cancels.is_some_and(|id| self.is_initialize(id));
+                let cancels = o.cancels.filter(|_| mcp);
+                let cancels_initialize =
+                    dir == Dir::C2s && cancels.is_some_and(|id| self.is_initialize(id));
                 if cancels_initialize {
                     // MCP: initialize "MUST NOT be cancelled by clients". It stays in flight,
                     // so the server's result is matched (and its protocol version read).
                     forward = false;
                     self.flag(dir, Violation::CancelledInitialize)
                 } else {
-                    if let Some(cancelled) = o.cancels {
+                    if let Some(cancelled) = cancels {
                         // The peer gave up on its own request: a late reply is to be ignored.
                         if let Some((_, w)) = self.waiting[slot(dir)].remove(cancelled) {
                             self.release(dir, &w);
@@ -550,23 +600,25 @@ impl Session {
                 let asked = dir.other();
                 let id =
                     o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
-                let is_error = o.kind == "error_response";
+                // Only a reply inside an array can answer an invalid element of a batch (§6:
+                // the receiver answers a batch with an array), and one that echoes the
+                // element's id answers it before any request of that id in flight.
+                let owed = batch.is_some() && o.kind == "error_response";
                 match id {
-                    None if is_error && self.take_owed_reply(asked, None) => None,
+                    None if owed && self.take_owed_reply(asked, None) => None,
                     None => {
                         // Every valid request the proxy forwards has an id, so this answers a
                         // notification: nobody can match it.
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
+                    Some(id) if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) => None,
                     Some(id) => {
                         if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
                             self.release(asked, &w);
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
-                            None
-                        } else if is_error && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             None
                         } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
                             forward = false;
@@ -827,5 +879,85 @@ mod tests {
         assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
         assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
         assert!(session.finish().is_empty());
+    }
+
+    fn id(token: &'static str) -> Id<'static> {
+        Id::from_token(token.as_bytes()).unwrap()
+    }
+
+    /// Observes a batch of `elements` travelling in `dir`; their verdicts.
+    fn batch(session: &mut Session, dir: Dir, elements: &[Observation<'_>]) -> Vec<Verdict> {
+        let batch = Observation {
+            id: None,
+            ..observation("batch", id("0"), None)
+        };
+        session.observe(dir, &batch, 0);
+        elements
+            .iter()
+            .map(|o| session.observe_element(dir, o, 0))
+            .collect()
+    }
+
+    /// A reply owed to an invalid batch element is taken only by an error inside an array:
+    /// one the server never sends does not hide a later null-id error to a notification.
+    #[test]
+    fn an_owed_reply_comes_in_an_array() {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        let invalid = Observation {
+            id: None,
+            ..observation("invalid", id("1"), None)
+        };
+        batch(&mut session, Dir::C2s, &[invalid]);
+        let note = Observation {
+            id: None,
+            ..observation("notification", id("1"), Some("n"))
+        };
+        session.observe(Dir::C2s, &note, 1);
+        let mut error = observation("error_response", id("null"), None);
+        error.error_code = Some(-32601);
+        let v = session.observe(Dir::S2c, &error, 2);
+        assert_eq!(v.violation, Some(Violation::ReplyWithoutId));
+        // Inside an array it is the owed reply.
+        let verdicts = batch(&mut session, Dir::S2c, &[error]);
+        assert_eq!(verdicts[0].violation, None);
+        assert!(session.batch_forwards(Dir::S2c));
+    }
+
+    /// An invalid element whose id is also in flight: an error in the server's array echoing
+    /// that id answers the element, not the request, which still waits.
+    #[test]
+    fn an_owed_reply_is_matched_before_a_request_of_its_id() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        session.observe(Dir::C2s, &observation("request", id("7"), Some("slow")), 0);
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("invalid", id("7"), None)],
+        );
+        let mut error = observation("error_response", id("7"), None);
+        error.error_code = Some(-32600);
+        batch(&mut session, Dir::S2c, &[error]);
+        assert!(session.is_waiting(Dir::C2s, id("7")));
+        // The request's own reply then matches it.
+        let v = session.observe(Dir::S2c, &observation("success_response", id("7"), None), 1);
+        assert_eq!(v.violation, None);
+    }
+
+    /// MCP's `initialize` and protocol version mean nothing under plain JSON-RPC: a result
+    /// with `protocolVersion` 2026-07-28 to a request named `initialize` does not forbid the
+    /// server's requests.
+    #[test]
+    fn jsonrpc_has_no_initialize() {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("initialize")),
+            0,
+        );
+        let mut reply = observation("success_response", id("1"), None);
+        reply.protocol_version = Some("2026-07-28");
+        session.observe(Dir::S2c, &reply, 1);
+        let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 2);
+        assert_eq!((v.forward, v.violation), (true, None));
     }
 }
