@@ -8,12 +8,12 @@
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec};
-use rpcwire::{encode, Decoder, ErrorCode, Message, RawJson};
+use rpcwire::{encode, Decoder, Message, RawJson};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::codec::Framed;
 
 /// The reply to one incoming item, if any.
-pub fn answer(item: &Incoming, unreadable: rpcwire::ReplyId<'static>) -> Option<Bytes> {
+pub fn answer(item: &Incoming) -> Option<Bytes> {
     let mut out = BytesMut::new();
     match item {
         Incoming::Message(msg) => match msg.message() {
@@ -24,30 +24,17 @@ pub fn answer(item: &Incoming, unreadable: rpcwire::ReplyId<'static>) -> Option<
             // Notifications and responses are never answered.
             _ => return None,
         },
-        Incoming::Rejected(rejected) => {
-            let reply = rejected.rejection().reply()?;
-            encode::write_reply(&mut out, &reply, None);
-        }
-        Incoming::TooLong { .. } => {
-            let code = ErrorCode::PARSE_ERROR;
-            encode::write_error(
-                &mut out,
-                unreadable,
-                code,
-                "Parse error: frame too long",
-                None,
-            );
-        }
+        // A rejected frame or an over-long line: the error reply it calls for, if any.
+        _ => encode::write_reply(&mut out, &item.reply()?, None),
     }
     Some(out.freeze())
 }
 
 /// Serves one connection until the peer closes it.
 pub async fn serve_connection(stream: TcpStream, decoder: Decoder) -> std::io::Result<()> {
-    let unreadable = decoder.options().unreadable_id;
     let mut framed = Framed::new(stream, LineCodec::new(decoder, 1 << 20));
     while let Some(item) = framed.next().await {
-        if let Some(reply) = answer(&item?, unreadable) {
+        if let Some(reply) = answer(&item?) {
             framed.send(reply).await?;
         }
     }

@@ -9,7 +9,7 @@ use std::io;
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::frame::{FrameError, LineFramer};
-use crate::message::{OwnedMessage, OwnedRejection};
+use crate::message::{OwnedMessage, OwnedRejection, Reply};
 use crate::Decoder;
 
 /// One item read off the stream.
@@ -24,7 +24,44 @@ pub enum Incoming {
     TooLong {
         /// Stream offset of the line's first byte.
         offset: u64,
+        /// The reply it calls for: -32700 with the decoder's
+        /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
+        /// ([`Decoder::too_long_reply`]).
+        reply: Reply<'static>,
     },
+}
+
+impl Incoming {
+    /// The error reply this item calls for, as [`Rejection::reply`](crate::Rejection::reply)
+    /// gives it: `None` for a message (a request's answer is the application's) and for a
+    /// malformed response. Whether to send a reply to a frame that is not JSON, or to an
+    /// over-long line, is the caller's policy: answer a peer whose requests you read
+    /// ([`Role::Server`](crate::Role::Server)); from a server such a line may have been a
+    /// response, which is never answered.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::LineCodec;
+    /// use rpcwire::{encode, ErrorCode};
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 16);
+    /// let mut buf = BytesMut::from(&b"{\"id\":1}\nmuch too long for sixteen bytes\n"[..]);
+    /// let mut out = BytesMut::new();
+    /// while let Some(item) = codec.decode(&mut buf).unwrap() {
+    ///     if let Some(reply) = item.reply() {
+    ///         encode::write_reply(&mut out, &reply, None);
+    ///     }
+    /// }
+    /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2); // -32600, then -32700
+    /// ```
+    pub fn reply(&self) -> Option<Reply<'_>> {
+        match self {
+            Incoming::Message(_) => None,
+            Incoming::Rejected(rejected) => rejected.rejection().reply(),
+            Incoming::TooLong { reply, .. } => Some(*reply),
+        }
+    }
 }
 
 /// A tokio-util codec for newline-delimited JSON-RPC / MCP (the stdio transport).
@@ -70,7 +107,10 @@ impl LineCodec {
                 Ok(msg) => Incoming::Message(msg),
                 Err(rejection) => Incoming::Rejected(rejection),
             }),
-            Err(FrameError::TooLong { offset }) => Some(Incoming::TooLong { offset }),
+            Err(FrameError::TooLong { offset }) => Some(Incoming::TooLong {
+                offset,
+                reply: self.decoder.too_long_reply(),
+            }),
         }
     }
 }

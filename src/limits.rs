@@ -8,6 +8,12 @@
 /// Every limit is finite by default, so a peer can never make the codec buffer, recurse or
 /// allocate without bound.
 ///
+/// A frame over `max_frame` or `max_depth` is refused as a parse error (-32700, id `null` or
+/// absent), as serde_json-based servers refuse it: the frame is not read to its end, so its
+/// id is not trusted even when it came first. An `id` or `method` over its limit makes an
+/// invalid request (-32600) instead, whose reply echoes the id unless the id is what is too
+/// long.
+///
 /// ```
 /// use rpcwire::Limits;
 /// let limits = Limits { max_frame: 1 << 20, ..Limits::default() };

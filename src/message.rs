@@ -238,6 +238,11 @@ impl<'a> Rejection<'a> {
     }
 
     /// The error reply to send, or `None` when none may be sent (a malformed response).
+    ///
+    /// A frame that is not JSON (or breaks a frame or depth limit) gets -32700 in either
+    /// role: whether to send it is the caller's policy. Answer a peer whose requests you read
+    /// ([`Role::Server`](crate::Role::Server)); from a server, such a line may have been a
+    /// response, which is never answered, and a client usually drops it.
     pub fn reply(&self) -> Option<Reply<'a>> {
         if self.is_response {
             return None;

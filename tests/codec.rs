@@ -101,10 +101,7 @@ async fn example_server_over_loopback_tcp() {
 
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (read, mut write) = stream.into_split();
-    let client_decoder = Decoder::new(rpcwire::DecodeOptions {
-        role: rpcwire::Role::Client,
-        ..rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp)
-    });
+    let client_decoder = Decoder::mcp_client();
     let mut replies = FramedRead::new(read, LineCodec::new(client_decoder, 1 << 20));
     // A request, a bad line in the middle, a notification, then another request.
     write
@@ -168,4 +165,34 @@ fn the_codecs_limit_is_its_decoders() {
         codec.decode(&mut buf).unwrap(),
         Some(Incoming::Message(_))
     ));
+}
+
+/// `Incoming::reply`: nothing for a message, the rejection's reply for a bad frame, and for an
+/// over-long line -32700 with the decoder's unreadable-id form (`null` in JSON-RPC).
+#[test]
+fn incoming_items_say_what_they_call_for() {
+    use bytes::BytesMut;
+    use rpcwire::{ErrorCode, ReplyId};
+    use tokio_util::codec::Decoder as _;
+    let mut codec = LineCodec::new(Decoder::jsonrpc(), 48);
+    let mut buf = BytesMut::from(
+        &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n{\"id\":2}\n0123456789012345678901234567890123456789012345678\n"[..],
+    );
+    let replies: Vec<_> = std::iter::from_fn(|| codec.decode(&mut buf).unwrap())
+        .map(|item| {
+            item.reply()
+                .map(|r| (r.code, r.id.token().map(<[u8]>::to_vec)))
+        })
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            None,
+            Some((ErrorCode::INVALID_REQUEST, Some(b"2".to_vec()))),
+            Some((
+                ErrorCode::PARSE_ERROR,
+                ReplyId::Null.token().map(<[u8]>::to_vec)
+            )),
+        ]
+    );
 }
