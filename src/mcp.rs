@@ -63,6 +63,18 @@ pub mod methods {
     pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
     /// `notifications/roots/list_changed`
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+    /// `notifications/elicitation/complete` (2025-11-25: a URL-mode elicitation finished)
+    pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+    /// `tasks/get` (2025-11-25, experimental: a task's status; either side may run tasks)
+    pub const TASKS_GET: &str = "tasks/get";
+    /// `tasks/result` (2025-11-25, experimental: a finished task's result)
+    pub const TASKS_RESULT: &str = "tasks/result";
+    /// `tasks/list` (2025-11-25, experimental)
+    pub const TASKS_LIST: &str = "tasks/list";
+    /// `tasks/cancel` (2025-11-25, experimental)
+    pub const TASKS_CANCEL: &str = "tasks/cancel";
+    /// `notifications/tasks/status` (2025-11-25, experimental)
+    pub const TASKS_STATUS: &str = "notifications/tasks/status";
 }
 
 /// The `_meta` keys of MCP 2026-07-28's per-request metadata.
@@ -142,6 +154,53 @@ pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&s
         encode::write_json_string(out, reason);
     }
     out.extend_from_slice(b"}}\n");
+}
+
+/// Appends a `notifications/progress` on `token` (the request's `_meta.progressToken`, its
+/// wire token byte for byte): `progress` so far, with the `total` and a `message` when given.
+/// Returns `false`, writing nothing, when `progress` or `total` is not finite (JSON has no NaN
+/// or infinity).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{mcp, Id};
+/// let mut out = BytesMut::new();
+/// assert!(mcp::write_progress(&mut out, Id::from_token(b"\"p-1\"").unwrap(), 0.5, Some(1.0), Some("half")));
+/// assert_eq!(
+///     &out[..],
+///     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p-1\",\"progress\":0.5,\"total\":1,\"message\":\"half\"}}\n"
+/// );
+/// assert!(!mcp::write_progress(&mut out, Id::from_token(b"1").unwrap(), f64::NAN, None, None));
+/// ```
+#[must_use = "nothing is written for a progress or total that is not finite"]
+pub fn write_progress(
+    out: &mut BytesMut,
+    token: Id<'_>,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) -> bool {
+    use core::fmt::Write as _;
+    if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+        return false;
+    }
+    out.extend_from_slice(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"#,
+    );
+    out.extend_from_slice(token.raw());
+    // `Display` of a finite `f64` is a JSON number: the shortest digits that read back as the
+    // same value, never an exponent (`-0` is written `-0`, which JSON allows). Writing into a
+    // `BytesMut` cannot fail.
+    let _ = write!(out, r#","progress":{progress}"#);
+    if let Some(total) = total {
+        let _ = write!(out, r#","total":{total}"#);
+    }
+    if let Some(message) = message {
+        out.extend_from_slice(br#","message":"#);
+        encode::write_json_string(out, message);
+    }
+    out.extend_from_slice(b"}}\n");
+    true
 }
 
 /// `notifications/progress`: progress of a long-running request.

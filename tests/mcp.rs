@@ -209,3 +209,51 @@ fn write_cancelled_reads_back_as_the_same_cancellation() {
         assert_eq!(c.reason.map(|r| r.decode().into_owned()).as_deref(), reason);
     }
 }
+
+/// `write_progress` writes what `Progress::from_notification` reads back, the numbers exactly
+/// (shortest digits, no exponent), the token byte for byte and the message escaped.
+#[test]
+fn written_progress_reads_back() {
+    let cases: [(&[u8], f64, Option<f64>, Option<&str>); 4] = [
+        (b"7", 0.0, None, None),
+        (
+            br#""tok \"a\"""#,
+            0.1,
+            Some(3.0),
+            Some("line\nbreak \u{e9}"),
+        ),
+        (b"-12", 1e-7, Some(1e300), None),
+        (b"123456789012345678901234567890", 42.5, None, Some("")),
+    ];
+    for (token, progress, total, message) in cases {
+        let mut out = bytes::BytesMut::new();
+        let token = rpcwire::Id::from_token(token).unwrap();
+        assert!(mcp::write_progress(
+            &mut out, token, progress, total, message
+        ));
+        assert_eq!(out.last(), Some(&b'\n'));
+        let line = &out[..out.len() - 1];
+        let read = Progress::from_notification(&notification(line)).unwrap();
+        assert_eq!(read.token.raw(), token.raw());
+        assert_eq!(read.progress.to_bits(), progress.to_bits());
+        assert_eq!(read.total.map(f64::to_bits), total.map(f64::to_bits));
+        assert_eq!(
+            read.message.map(|m| m.decode().into_owned()),
+            message.map(str::to_owned)
+        );
+        let text = String::from_utf8(line.to_vec()).unwrap();
+        let number = text.split(r#""progress":"#).nth(1).unwrap();
+        let number = &number[..number.find([',', '}']).unwrap()];
+        assert!(!number.contains(['e', 'E']), "no exponent: {text}");
+    }
+    let mut out = bytes::BytesMut::new();
+    let token = rpcwire::Id::from_token(b"1").unwrap();
+    assert!(!mcp::write_progress(
+        &mut out,
+        token,
+        1.0,
+        Some(f64::INFINITY),
+        None
+    ));
+    assert!(out.is_empty());
+}

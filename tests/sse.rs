@@ -434,3 +434,38 @@ fn the_framer_trait_skips_priming_events() {
     let all = SseFramer::new(1024).yield_empty_events(true);
     assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);
 }
+
+/// `last_event_id` follows WHATWG's last event ID string: set by every event ended by a blank
+/// line that has an `id` (a priming event too, though the `Framer` trait skips it), kept by
+/// events without one, reset by an empty `id`, and not set by an event the stream's end cuts
+/// off or one dropped as over-long.
+#[test]
+fn last_event_id_is_what_a_client_resumes_from() {
+    let mut framer = SseFramer::new(16);
+    let mut buf = BytesMut::new();
+    let mut seen = vec![];
+    let mut read = |framer: &mut SseFramer, bytes: &[u8], eof: bool| {
+        buf.extend_from_slice(bytes);
+        let n = rpcwire::Framer::frames(framer, &mut buf, eof).count();
+        seen.push((n, framer.last_event_id().map(<[u8]>::to_vec)));
+    };
+    read(&mut framer, b"id: p\ndata:\n\n", false);
+    read(&mut framer, b"data: 1\n\n", false);
+    read(&mut framer, b"id: 2\ndata: 2\n\nid\ndata: 3\n\n", false);
+    read(
+        &mut framer,
+        b"id: 4\ndata: far too long for sixteen\n\n",
+        false,
+    );
+    read(&mut framer, b"id: 5\ndata: 5\n", true);
+    assert_eq!(
+        seen,
+        [
+            (0, Some(b"p".to_vec())),
+            (1, Some(b"p".to_vec())),
+            (2, Some(b"".to_vec())),
+            (1, Some(b"".to_vec())),
+            (0, Some(b"".to_vec())),
+        ]
+    );
+}

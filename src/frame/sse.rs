@@ -130,6 +130,8 @@ pub struct SseFramer {
     id: Option<Bytes>,
     event: Option<Bytes>,
     retry: Option<u64>,
+    /// The id of the last dispatched event that had one (WHATWG's "last event ID string").
+    last_event_id: Option<Bytes>,
 }
 
 impl SseFramer {
@@ -155,6 +157,7 @@ impl SseFramer {
             id: None,
             event: None,
             retry: None,
+            last_event_id: None,
         }
     }
 
@@ -170,6 +173,24 @@ impl SseFramer {
     /// event (an `id` or `retry` and no data) is not.
     pub(super) fn carries_message(&self, event: &SseEvent) -> bool {
         !event.data.is_empty() || self.yield_empty
+    }
+
+    /// The `id` of the last event that had one, among the events ended so far (handed out or
+    /// skipped, a priming event included): what a client sends as `Last-Event-ID` to resume
+    /// the stream after a reconnection. `Some(b"")` when the server reset it with an empty
+    /// `id` (then no header is sent); `None` before any.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Framer, SseFramer};
+    /// let mut framer = SseFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"id: 41\ndata:\n\ndata: {}\n\nid: 42\ndata: {}\n\n"[..]);
+    /// let frames: Vec<_> = framer.frames(&mut buf, false).collect(); // the two with data
+    /// assert_eq!(frames.len(), 2);
+    /// assert_eq!(framer.last_event_id(), Some(&b"42"[..]));
+    /// ```
+    pub fn last_event_id(&self) -> Option<&[u8]> {
+        self.last_event_id.as_deref()
     }
 
     /// The data limit.
@@ -424,6 +445,11 @@ impl SseFramer {
         };
         let (id, event, retry) = (self.id.take(), self.event.take(), self.retry.take());
         self.clear_event();
+        // Every event ended by a blank line sets it, skipped ones included (WHATWG sets it
+        // before it looks at the data).
+        if id.is_some() {
+            self.last_event_id.clone_from(&id);
+        }
         if data.is_empty() && id.is_none() && retry.is_none() && !self.yield_empty {
             return None;
         }
