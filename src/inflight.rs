@@ -172,7 +172,10 @@ fn push_sum(key: &mut SmallVec<[u8; 24]>, shift: i64, negative: bool, exponent: 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum InFlightError {
     /// The same id is already in flight (MCP: reject the second request with -32600 and leave
-    /// the first untouched).
+    /// the first untouched). The peer then gets two replies with that id, the -32600 and, later,
+    /// the first request's own: the wire cannot tell them apart, which is the peer's doing.
+    /// (A proxy may instead drop the second request unanswered, or, under plain JSON-RPC,
+    /// which only advises unique ids, forward it.)
     Duplicate,
     /// The table holds its maximum number of requests.
     Full,

@@ -214,7 +214,8 @@ fn write_cancelled_reads_back_as_the_same_cancellation() {
 /// (shortest digits, no exponent), the token byte for byte and the message escaped.
 #[test]
 fn written_progress_reads_back() {
-    let cases: [(&[u8], f64, Option<f64>, Option<&str>); 4] = [
+    type Case<'a> = (&'a [u8], f64, Option<f64>, Option<&'a str>);
+    let cases: [Case<'_>; 4] = [
         (b"7", 0.0, None, None),
         (
             br#""tok \"a\"""#,
