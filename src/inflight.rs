@@ -241,15 +241,33 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// Registers a request; a duplicate leaves the existing entry untouched.
     pub fn insert(&mut self, id: Id<'_>, value: T) -> Result<(), InFlightError> {
+        self.reserve(id)?.insert(value);
+        Ok(())
+    }
+
+    /// Claims `id` before its value exists, as [`insert`](Self::insert) would check it: for a
+    /// value made only once the request is known to be new (the handle of a task spawned to
+    /// serve it). Dropping the reservation leaves the table unchanged.
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight, InFlightError};
+    /// let mut table = InFlight::new(16);
+    /// let id = Id::from_token(b"7").unwrap();
+    /// let reserved = table.reserve(id).unwrap();
+    /// let handle = "task serving 7"; // spawned now that 7 is known to be new
+    /// reserved.insert(handle);
+    /// assert_eq!(table.reserve(id).unwrap_err(), InFlightError::Duplicate);
+    /// ```
+    pub fn reserve(&mut self, id: Id<'_>) -> Result<ReservedId<'_, T, S>, InFlightError> {
         let at_capacity = self.map.len() >= self.capacity;
         match self.map.entry(self.key(id)) {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
             hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),
             hashbrown::hash_map::Entry::Vacant(_) if at_capacity => Err(InFlightError::Full),
-            hashbrown::hash_map::Entry::Vacant(v) => {
-                v.insert((id.to_owned_id(), value));
-                Ok(())
-            }
+            hashbrown::hash_map::Entry::Vacant(entry) => Ok(ReservedId {
+                entry,
+                id: id.to_owned_id(),
+            }),
         }
     }
 
@@ -282,6 +300,31 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// Removes and returns every request (the connection ended: they stay unanswered).
     pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
         self.map.drain().map(|(_, v)| v)
+    }
+}
+
+/// An id claimed in an [`InFlight`] table by [`InFlight::reserve`]: the request is registered
+/// when its value is [`insert`](Self::insert)ed.
+pub struct ReservedId<'a, T, S> {
+    entry: hashbrown::hash_map::VacantEntry<'a, IdKey, (IdBuf, T), S>,
+    id: IdBuf,
+}
+
+impl<T, S: BuildHasher> ReservedId<'_, T, S> {
+    /// The id, exactly as the request spelled it.
+    pub fn id(&self) -> Id<'_> {
+        self.id.as_id()
+    }
+
+    /// Registers the request with `value`.
+    pub fn insert(self, value: T) {
+        self.entry.insert((self.id, value));
+    }
+}
+
+impl<T, S> core::fmt::Debug for ReservedId<'_, T, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReservedId").field("id", &self.id).finish()
     }
 }
 

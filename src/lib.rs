@@ -81,7 +81,7 @@ pub use error::{CodeRange, DecodeError, ErrorCode, Member};
 pub use frame::{ContentLengthError, ContentLengthFramer, SseEvent, SseFramer};
 pub use frame::{FrameError, Framer, Frames, LineFramer, Lines};
 pub use id::{Id, IdBuf, IdKind};
-pub use inflight::{IdKey, InFlight, InFlightError};
+pub use inflight::{IdKey, InFlight, InFlightError, ReservedId};
 pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};
 pub use limits::Limits;
 pub use message::{

@@ -205,6 +205,31 @@ fn capacity_and_drain() {
     );
 }
 
+/// `reserve` claims an id as `insert` would check it; the reservation keeps the id as the
+/// request spelled it, and dropping it leaves the table unchanged.
+#[test]
+fn reserving_an_id_before_its_value() {
+    let mut t = InFlight::new(1);
+    let reserved = t.reserve(Id::from_token(b"1.0").unwrap()).unwrap();
+    assert_eq!(reserved.id().raw(), b"1.0");
+    drop(reserved);
+    assert!(t.is_empty());
+    t.reserve(Id::from_token(b"1.0").unwrap())
+        .unwrap()
+        .insert('a');
+    assert_eq!(t.get(Id::from_token(b"1").unwrap()), Some(&'a'));
+    assert_eq!(
+        t.reserve(Id::from_token(b"1").unwrap()).unwrap_err(),
+        InFlightError::Duplicate
+    );
+    assert_eq!(
+        t.reserve(Id::from_token(b"2").unwrap()).unwrap_err(),
+        InFlightError::Full
+    );
+    let (id, value) = t.remove(Id::from_token(b"1").unwrap()).unwrap();
+    assert_eq!((id.as_id().raw(), value), (&b"1.0"[..], 'a'));
+}
+
 proptest::proptest! {
     /// Exponents too long for a machine integer: a number keys the same as the same value
     /// spelled with its mantissa shifted (the exponent then differs by a carry or a borrow
