@@ -60,7 +60,9 @@ pub struct DecodeOptions {
     pub hardened: bool,
     /// `resultType` values accepted in MCP results (an absent `resultType` means `complete`).
     /// The default is MCP 2026-07-28's: `complete` and `input_required` (a multi round-trip
-    /// request: the server asks the client for input, the client retries).
+    /// request: the server asks the client for input, the client retries). Empty: no check,
+    /// for sessions under an earlier version, where `resultType` is an extra member like any
+    /// other (the result is then skipped whole, not walked member by member).
     pub result_types: &'static [&'static str],
 }
 
@@ -685,7 +687,9 @@ impl Decoder {
                     m.method_not_string = true;
                     self.skip(frame, v, 1)?
                 }
-                (Some(Member::Result), b'{') if opts.dialect == Dialect::Mcp => {
+                (Some(Member::Result), b'{')
+                    if opts.dialect == Dialect::Mcp && !opts.result_types.is_empty() =>
+                {
                     let (end, result_type) = match self.walk_result::<TRACK>(frame, v, ascii) {
                         Some((end, rt)) => (end, Some(rt)),
                         None => (self.skip_payload::<TRACK>(frame, v, 1, ascii)?, None),
@@ -974,11 +978,11 @@ impl Decoder {
             if m.id.is_none() {
                 return reject(DecodeError::MissingId);
             }
-            if mcp {
+            if mcp && frame[result.start as usize] != b'{' {
+                return reject(DecodeError::ResultNotObject);
+            }
+            if mcp && !opts.result_types.is_empty() {
                 let value = RawJson::trusted(&frame[result.range()]);
-                if frame[result.start as usize] != b'{' {
-                    return reject(DecodeError::ResultNotObject);
-                }
                 // A duplicated resultType is ambiguous (parsers disagree on which one wins),
                 // and so is one in a result too malformed to read whole (lazy mode let it
                 // through): it is refused, never read as absent.

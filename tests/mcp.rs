@@ -109,6 +109,26 @@ fn result_type_rules() {
     assert_eq!(rej.error(), rpcwire::DecodeError::BadResultType);
     assert_eq!(rej.reply(), None);
     assert_eq!(rej.id().unwrap().raw(), b"1");
+    // With no accepted values listed, resultType is not checked (a session under a version
+    // before 2026-07-28, where it is an extra member like any other); results stay objects.
+    let mut options = *decoder.options();
+    options.result_types = &[];
+    let before = rpcwire::Decoder::new(options);
+    for frame in [
+        &br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"later"}}"#[..],
+        br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":1,"resultType":2}}"#,
+    ] {
+        assert!(
+            before.decode(frame).is_ok(),
+            "{}",
+            String::from_utf8_lossy(frame)
+        );
+        assert!(decoder.decode(frame).is_err());
+    }
+    let rej = before
+        .decode(br#"{"jsonrpc":"2.0","id":1,"result":[]}"#)
+        .unwrap_err();
+    assert_eq!(rej.error(), rpcwire::DecodeError::ResultNotObject);
 }
 
 #[test]
