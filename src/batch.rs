@@ -21,6 +21,7 @@ use crate::message::{Batch, Message, Rejection};
 /// costs no memory beyond its frame, where a vector of outcomes would take ~36 times the
 /// frame.
 #[derive(Debug, Clone)]
+#[must_use = "iterators are lazy: nothing is decoded until the elements are read"]
 pub struct BatchElements<'a, 'd> {
     raw: Elements<'a>,
     decoder: &'d Decoder,

@@ -305,6 +305,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
 /// An id claimed in an [`InFlight`] table by [`InFlight::reserve`]: the request is registered
 /// when its value is [`insert`](Self::insert)ed.
+#[must_use = "dropping the reservation registers nothing: insert the request's value"]
 pub struct ReservedId<'a, T, S> {
     entry: hashbrown::hash_map::VacantEntry<'a, IdKey, (IdBuf, T), S>,
     id: IdBuf,

@@ -168,7 +168,7 @@ pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&s
 /// assert!(mcp::write_progress(&mut out, Id::from_token(b"\"p-1\"").unwrap(), 0.5, Some(1.0), Some("half")));
 /// assert_eq!(
 ///     &out[..],
-///     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p-1\",\"progress\":0.5,\"total\":1,\"message\":\"half\"}}\n"
+///     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p-1\",\"progress\":0.5,\"total\":1.0,\"message\":\"half\"}}\n"
 /// );
 /// assert!(!mcp::write_progress(&mut out, Id::from_token(b"1").unwrap(), f64::NAN, None, None));
 /// ```
@@ -188,12 +188,14 @@ pub fn write_progress(
         br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"#,
     );
     out.extend_from_slice(token.raw());
-    // `Display` of a finite `f64` is a JSON number: the shortest digits that read back as the
-    // same value, never an exponent (`-0` is written `-0`, which JSON allows). Writing into a
-    // `BytesMut` cannot fail.
-    let _ = write!(out, r#","progress":{progress}"#);
+    // `Debug` of a finite `f64` is a JSON number: the shortest digits that read back as the
+    // same value, with an exponent beyond 1e16 and below 1e-5 (`1e300`, `5e-324`, where
+    // `Display` writes hundreds of digits, and serde_json refuses `f64::MAX` written out),
+    // and `.0` on an integer (`-0.0` too, which JSON allows). Writing into a `BytesMut`
+    // cannot fail.
+    let _ = write!(out, r#","progress":{progress:?}"#);
     if let Some(total) = total {
-        let _ = write!(out, r#","total":{total}"#);
+        let _ = write!(out, r#","total":{total:?}"#);
     }
     if let Some(message) = message {
         out.extend_from_slice(br#","message":"#);

@@ -469,3 +469,31 @@ fn last_event_id_is_what_a_client_resumes_from() {
         ]
     );
 }
+
+/// Through the `Framer` trait, a skipped event (no data) leaves `last_offset` on the last
+/// event handed out, and its `retry` is kept as the reconnection time (WHATWG sets it as the
+/// line is read), as a retry-only event before the stream closes says when to reconnect.
+#[test]
+fn skipped_events_keep_the_offset_and_the_retry() {
+    use rpcwire::Framer;
+    let mut framer = SseFramer::new(1024);
+    let mut buf = BytesMut::from(&b"data: {}\n\n"[..]);
+    assert!(Framer::decode(&mut framer, &mut buf).unwrap().is_some());
+    assert_eq!(Framer::last_offset(&framer), 0);
+    buf.extend_from_slice(b"id: 7\n\nretry: 3000\n\n");
+    assert!(Framer::decode(&mut framer, &mut buf).unwrap().is_none());
+    assert_eq!(Framer::last_offset(&framer), 0);
+    assert_eq!(framer.retry(), Some(3000));
+    assert_eq!(framer.last_event_id(), Some(&b"7"[..]));
+    buf.extend_from_slice(b"retry: x\ndata: 1\n\n");
+    assert!(Framer::decode(&mut framer, &mut buf).unwrap().is_some());
+    assert_eq!(Framer::last_offset(&framer), 30);
+    assert_eq!(
+        framer.retry(),
+        Some(3000),
+        "a retry that is not digits is ignored"
+    );
+    buf.extend_from_slice(b"retry: 10\n");
+    assert!(Framer::decode_eof(&mut framer, &mut buf).unwrap().is_none());
+    assert_eq!(framer.retry(), Some(10));
+}

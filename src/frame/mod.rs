@@ -43,7 +43,8 @@ pub use sse::{SseEvent, SseFramer};
 pub trait Framer {
     /// One frame; its bytes (`as_ref`) are the message it carries. (Through this trait a
     /// [`SseFramer`] hands out no event without data, such as MCP's priming event, which
-    /// carries only an `id` for resumption: it is no message. Its own `decode` does.)
+    /// carries only an `id` for resumption: it is no message. Its own `decode` does, and
+    /// [`SseFramer::last_event_id`] and [`SseFramer::retry`] keep what such events say.)
     type Frame: AsRef<[u8]>;
     /// A bad frame.
     type Error: core::fmt::Display;
@@ -107,30 +108,20 @@ impl<F: Framer> Iterator for Frames<'_, F> {
     }
 }
 
-/// Implements [`Framer`] with the framer's own methods of the same names; `$is_message`
-/// says which of its frames the trait hands out (the others are skipped).
+/// Implements [`Framer`] with the framer's own methods: `$decode` and `$decode_eof` (which
+/// hand out messages only), and those named like the trait's.
 macro_rules! impl_framer {
-    ($framer:ty, $frame:ty, $error:ty, $is_message:expr) => {
+    ($framer:ty, $frame:ty, $error:ty, $decode:ident, $decode_eof:ident) => {
         impl Framer for $framer {
             type Frame = $frame;
             type Error = $error;
 
             fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<$frame>, $error> {
-                loop {
-                    match <$framer>::decode(self, buf)? {
-                        Some(frame) if !$is_message(&*self, &frame) => continue,
-                        frame => return Ok(frame),
-                    }
-                }
+                <$framer>::$decode(self, buf)
             }
 
             fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<$frame>, $error> {
-                loop {
-                    match <$framer>::decode_eof(self, buf)? {
-                        Some(frame) if !$is_message(&*self, &frame) => continue,
-                        frame => return Ok(frame),
-                    }
-                }
+                <$framer>::$decode_eof(self, buf)
             }
 
             fn last_offset(&self) -> u64 {
@@ -148,16 +139,18 @@ macro_rules! impl_framer {
     };
 }
 
-/// Every frame is a message (an empty one is a parse error, for the decoder to report).
-fn every_frame<F, T>(_: &F, _: &T) -> bool {
-    true
-}
-
-impl_framer!(LineFramer, bytes::Bytes, FrameError, every_frame);
-impl_framer!(SseFramer, SseEvent, FrameError, SseFramer::carries_message);
+impl_framer!(LineFramer, bytes::Bytes, FrameError, decode, decode_eof);
+impl_framer!(
+    SseFramer,
+    SseEvent,
+    FrameError,
+    decode_message,
+    decode_message_eof
+);
 impl_framer!(
     ContentLengthFramer,
     bytes::Bytes,
     ContentLengthError,
-    every_frame
+    decode,
+    decode_eof
 );

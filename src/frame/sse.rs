@@ -132,6 +132,8 @@ pub struct SseFramer {
     retry: Option<u64>,
     /// The id of the last dispatched event that had one (WHATWG's "last event ID string").
     last_event_id: Option<Bytes>,
+    /// The last valid `retry` read (WHATWG's reconnection time).
+    reconnection_time: Option<u64>,
 }
 
 impl SseFramer {
@@ -158,6 +160,7 @@ impl SseFramer {
             event: None,
             retry: None,
             last_event_id: None,
+            reconnection_time: None,
         }
     }
 
@@ -168,17 +171,53 @@ impl SseFramer {
         self
     }
 
-    /// Whether `event` is a message for [`Framer`](super::Framer) to hand out: one with data,
-    /// or any event when [`yield_empty_events`](Self::yield_empty_events) is set. A priming
-    /// event (an `id` or `retry` and no data) is not.
-    pub(super) fn carries_message(&self, event: &SseEvent) -> bool {
-        !event.data.is_empty() || self.yield_empty
+    /// [`decode`](Self::decode) for the [`Framer`](super::Framer) trait, whose frames are
+    /// messages: an event without data (a priming event: an `id` or a `retry` only) is
+    /// skipped, unless [`yield_empty_events`](Self::yield_empty_events) is set;
+    /// [`last_event_id`](Self::last_event_id) and [`retry`](Self::retry) keep what it said,
+    /// and [`last_offset`](Self::last_offset) stays on the last event handed out.
+    pub(super) fn decode_message(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<SseEvent>, FrameError> {
+        self.skip_non_messages(|framer| framer.decode(buf))
+    }
+
+    /// [`decode_message`](Self::decode_message) at end of stream.
+    pub(super) fn decode_message_eof(
+        &mut self,
+        buf: &mut BytesMut,
+    ) -> Result<Option<SseEvent>, FrameError> {
+        self.skip_non_messages(|framer| framer.decode_eof(buf))
+    }
+
+    fn skip_non_messages(
+        &mut self,
+        mut next: impl FnMut(&mut Self) -> Result<Option<SseEvent>, FrameError>,
+    ) -> Result<Option<SseEvent>, FrameError> {
+        let handed_out = self.last_offset;
+        loop {
+            match next(self) {
+                Ok(Some(event)) if event.data.is_empty() && !self.yield_empty => {
+                    self.last_offset = handed_out;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// The reconnection time the server last set with a `retry` field, in milliseconds
+    /// (WHATWG sets it as the line is read, whether or not its event is dispatched): how long
+    /// a client waits before it reconnects. `None` before any.
+    pub fn retry(&self) -> Option<u64> {
+        self.reconnection_time
     }
 
     /// The `id` of the last event that had one, among the events ended so far (handed out or
-    /// skipped, a priming event included): what a client sends as `Last-Event-ID` to resume
-    /// the stream after a reconnection. `Some(b"")` when the server reset it with an empty
-    /// `id` (then no header is sent); `None` before any.
+    /// skipped, a priming event included; not one dropped as over-long, which WHATWG, without
+    /// a limit, would have dispatched): what a client sends as `Last-Event-ID` to resume the
+    /// stream after a reconnection. `Some(b"")` when the server reset it with an empty `id`
+    /// (then no header is sent); `None` before any.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -425,6 +464,7 @@ impl SseFramer {
                         .and_then(|s| s.parse().ok())
                     {
                         self.retry = Some(ms);
+                        self.reconnection_time = Some(ms);
                     }
                 }
                 self.advance(buf, end);
