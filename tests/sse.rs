@@ -483,17 +483,17 @@ fn skipped_events_keep_the_offset_and_the_retry() {
     buf.extend_from_slice(b"id: 7\n\nretry: 3000\n\n");
     assert!(Framer::decode(&mut framer, &mut buf).unwrap().is_none());
     assert_eq!(Framer::last_offset(&framer), 0);
-    assert_eq!(framer.retry(), Some(3000));
+    assert_eq!(framer.reconnection_time(), Some(3000));
     assert_eq!(framer.last_event_id(), Some(&b"7"[..]));
     buf.extend_from_slice(b"retry: x\ndata: 1\n\n");
     assert!(Framer::decode(&mut framer, &mut buf).unwrap().is_some());
     assert_eq!(Framer::last_offset(&framer), 30);
     assert_eq!(
-        framer.retry(),
+        framer.reconnection_time(),
         Some(3000),
         "a retry that is not digits is ignored"
     );
     buf.extend_from_slice(b"retry: 10\n");
     assert!(Framer::decode_eof(&mut framer, &mut buf).unwrap().is_none());
-    assert_eq!(framer.retry(), Some(10));
+    assert_eq!(framer.reconnection_time(), Some(10));
 }

@@ -44,7 +44,7 @@ pub trait Framer {
     /// One frame; its bytes (`as_ref`) are the message it carries. (Through this trait a
     /// [`SseFramer`] hands out no event without data, such as MCP's priming event, which
     /// carries only an `id` for resumption: it is no message. Its own `decode` does, and
-    /// [`SseFramer::last_event_id`] and [`SseFramer::retry`] keep what such events say.)
+    /// [`SseFramer::last_event_id`] and [`SseFramer::reconnection_time`] keep what such events say.)
     type Frame: AsRef<[u8]>;
     /// A bad frame.
     type Error: core::fmt::Display;

@@ -174,7 +174,7 @@ impl SseFramer {
     /// [`decode`](Self::decode) for the [`Framer`](super::Framer) trait, whose frames are
     /// messages: an event without data (a priming event: an `id` or a `retry` only) is
     /// skipped, unless [`yield_empty_events`](Self::yield_empty_events) is set;
-    /// [`last_event_id`](Self::last_event_id) and [`retry`](Self::retry) keep what it said,
+    /// [`last_event_id`](Self::last_event_id) and [`reconnection_time`](Self::reconnection_time) keep what it said,
     /// and [`last_offset`](Self::last_offset) stays on the last event handed out.
     pub(super) fn decode_message(
         &mut self,
@@ -209,7 +209,7 @@ impl SseFramer {
     /// The reconnection time the server last set with a `retry` field, in milliseconds
     /// (WHATWG sets it as the line is read, whether or not its event is dispatched): how long
     /// a client waits before it reconnects. `None` before any.
-    pub fn retry(&self) -> Option<u64> {
+    pub fn reconnection_time(&self) -> Option<u64> {
         self.reconnection_time
     }
 
