@@ -148,7 +148,7 @@ pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
 
 /// Appends an error response: `{"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M,"data":D}}`
 /// (the `id` member omitted for [`ReplyId::Absent`]). `id` is a [`ReplyId`] or, for the usual
-/// reply to a request, its [`Id`](crate::Id).
+/// reply to a request, its [`Id`].
 ///
 /// ```
 /// use bytes::BytesMut;
