@@ -23,8 +23,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
 use rpcwire::mcp::{self, progress_token, Cancelled};
 use rpcwire::{
-    encode, encode::BatchReply, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines,
-    Message, RawJson, Rejection, Reply, ReplyId, Role,
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines, Message, RawJson,
+    Rejection, Reply, ReplyId, Role,
 };
 use serde_json::json;
 use smallvec::SmallVec;
@@ -52,14 +52,15 @@ the request stays in flight). Counters are printed at exit.
 
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
 nor rewritten, and each of its elements is tracked and reported as a message of its own: its
-requests go in flight (duplicate_id, too_many_in_flight, timed_out, unanswered apply per element),
-its replies are matched (unknown_reply, late_reply, reply_without_id). An invalid element from
-the client is reported (invalid) but not answered by the proxy: the server answers it in its own
-array. A batch is dropped when it holds nothing the receiver needs, when it holds a late reply
-(the proxy answered that batch already: the requests of a batch that time out are answered with
-one array), and when it comes from the server with an invalid element. An empty batch or one
-that is not JSON is an invalid line: answered with one -32600 or -32700. Cancellation and
-initialize are MCP's: plain JSON-RPC has neither.
+requests go in flight (duplicate_id, unanswered apply per element; one beyond --max-in-flight is
+reported and goes with its batch, untracked), its replies are matched (unknown_reply, late_reply,
+reply_without_id). The requests of a batch are not timed out: the batch is answered by one array,
+the server's. An invalid element from the client is reported (invalid) but not answered by the
+proxy: the server answers it in its own array. A batch is dropped when it holds nothing the
+receiver needs, and when it comes from the server with an invalid element (the client gets valid
+messages only; its elements then have no effect: a reply in it leaves its request waiting). An
+empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
+Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
 group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
@@ -89,7 +90,8 @@ pub struct ProxyArgs {
     #[arg(long)]
     drop_invalid: bool,
     /// Most requests tracked in flight in each direction; one more is not forwarded (its
-    /// reply could not be matched), and a client's gets a -32603 error reply.
+    /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
+    /// batch, it goes with its batch, untracked).
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
@@ -168,6 +170,8 @@ struct Record<'r> {
     reply: Option<Reply<'r>>,
     /// The index of a batch element in its batch.
     element: Option<usize>,
+    /// A batch dropped whole ([`Session::drop_batch`]).
+    dropped: bool,
     violation: Option<Violation>,
 }
 
@@ -180,6 +184,7 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
         size,
         reply,
         element,
+        dropped,
         violation,
     } = *record;
     // `write!` into a `Vec` cannot fail.
@@ -207,6 +212,9 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     });
     if let Some(index) = element {
         let _ = write!(r, ",\"element\":{index}");
+    }
+    if dropped {
+        r.extend_from_slice(b",\"dropped\":true");
     }
     r.extend_from_slice(b",\"violation\":");
     match violation {
@@ -383,12 +391,27 @@ impl Shared {
         // What stderr shows of the batch's elements: the first few violations, then a count.
         let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
         let mut unreported = 0usize;
+        // A batch dropped whole is known before its elements are observed, so that they have
+        // no effect (a first pass over them, decoded again below: nothing is collected).
+        let dropped = match item {
+            Seen::Message(Message::Batch(batch), _) => {
+                let kinds = batch.decode(decoder).map(|element| match element {
+                    Ok(msg) => msg.kind().as_str(),
+                    Err(rej) => rej.kind_str(),
+                });
+                Session::drops_batch(dir, kinds)
+            }
+            _ => false,
+        };
         let mut state = self.lock();
         if let (Seen::Message(msg, _), true) = (item, state.session.awaits_initialize_reply()) {
             described.read_protocol_version(msg);
         }
         let obs = described.observation();
         let mut verdict = state.session.observe(dir, &obs, now);
+        if dropped {
+            state.session.drop_batch(dir);
+        }
         let reply = answering.reply(item, &verdict);
         let reply_logged = reply.map(|l| l.reply);
         state.log_record(&Record {
@@ -398,6 +421,7 @@ impl Shared {
             size,
             reply: reply_logged,
             element: None,
+            dropped,
             violation: verdict.violation,
         });
         if let Seen::Message(Message::Batch(batch), _) = item {
@@ -424,6 +448,7 @@ impl Shared {
                     size: bytes.len(),
                     reply: None,
                     element: Some(index),
+                    dropped: false,
                     violation: v,
                 });
                 match v {
@@ -958,7 +983,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
             loop {
                 tick.tick().await;
-                let mut expired = {
+                let expired = {
                     let mut state = shared.lock();
                     let now = shared.now_ms();
                     let expired = state.session.expire(now);
@@ -972,8 +997,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     continue;
                 }
                 let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
-                write_timeout_replies(&mut replies, &mut expired, ms);
                 for e in expired {
+                    write_timeout_reply(&mut replies, &e, ms);
                     if !shared.quiet {
                         eprintln!(
                             "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
@@ -1104,38 +1129,19 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     }
 }
 
-/// Writes the client's replies to its timed-out requests: a -32603 "Request timed out" for
-/// each, alone for a request sent alone, and in one array for the requests of one batch (a
-/// client waits for an array in reply to a batch; the server's own reply to those requests,
-/// when it comes, is then made only of late replies and is dropped).
-fn write_timeout_replies(out: &mut BytesMut, expired: &mut [Expired], timeout_ms: u64) {
-    let write = |out: &mut BytesMut, e: &Expired| {
-        let data = format!(
-            "{{\"method\":{},\"timeoutMs\":{timeout_ms}}}",
-            json!(&*e.method)
-        );
-        encode::write_error(
-            out,
-            ReplyId::Id(e.id.as_id()),
-            ErrorCode::INTERNAL_ERROR,
-            "Request timed out",
-            RawJson::new(data.as_bytes()),
-        );
-    };
-    // The requests of a batch share one deadline, so they expire together; grouped (a
-    // stable sort keeps their order).
-    expired.sort_by_key(|e| e.batch);
-    for group in expired.chunk_by(|a, b| a.batch.is_some() && a.batch == b.batch) {
-        if group[0].batch.is_none() {
-            write(out, &group[0]);
-            continue;
-        }
-        let mut array = BatchReply::open(out);
-        for e in group {
-            array.push(out, |out| write(out, e));
-        }
-        array.close(out);
-    }
+/// Writes the client's reply to a timed-out request: a -32603 "Request timed out".
+fn write_timeout_reply(out: &mut BytesMut, expired: &Expired, timeout_ms: u64) {
+    let data = format!(
+        "{{\"method\":{},\"timeoutMs\":{timeout_ms}}}",
+        json!(&*expired.method)
+    );
+    encode::write_error(
+        out,
+        expired.id.as_id(),
+        ErrorCode::INTERNAL_ERROR,
+        "Request timed out",
+        RawJson::new(data.as_bytes()),
+    );
 }
 
 /// How long the server's output is still read after it exited.

@@ -330,6 +330,10 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     )
                 });
                 let violation = observe(session, dir, &r, t_ms);
+                // The proxy dropped this batch whole: its elements have no effect.
+                if v.get("dropped").and_then(Value::as_bool) == Some(true) {
+                    session.drop_batch(dir);
+                }
                 report.message(dir, &r, violation)?;
             }
         }
@@ -508,6 +512,9 @@ fn merge_streams<W: Write>(
         };
         let r = side.next(&mut progress)?.expect("peeked");
         let violation = observe(&mut session, dir, &r, 0);
+        if Session::drops_batch(dir, r.elements.iter().map(|e| e.kind)) {
+            session.drop_batch(dir);
+        }
         report.message(dir, &r, violation)?;
         for element in &r.elements {
             let violation = observe(&mut session, dir, element, 0);

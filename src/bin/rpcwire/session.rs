@@ -132,8 +132,6 @@ struct Waiting {
     seq: u64,
     /// The progress token the request asked for.
     progress_token: Option<IdKey>,
-    /// The batch it came in (JSON-RPC), numbered by the session; `None` when sent alone.
-    batch: Option<u64>,
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -145,9 +143,6 @@ pub struct Expired {
     /// `initialize`, which "MUST NOT be cancelled", and not under plain JSON-RPC 2.0, which
     /// has no cancellation (a server of another protocol would read a stray notification).
     pub cancel_on_server: bool,
-    /// The batch the request came in (JSON-RPC), numbered by the session: the client is
-    /// answered with one array for the requests of a batch that time out together.
-    pub batch: Option<u64>,
 }
 
 /// When a client request times out; ordered by time, then by arrival.
@@ -190,14 +185,12 @@ pub struct Session {
     /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
     /// the receiver answers each itself (§6), with the element's id when it could be read
     /// (`Some`), else with a null id (`None`), which §5.1 requires for an invalid request.
-    /// The oldest first; at most [`RECENT`].
+    /// The oldest first; at most as many as requests may wait.
     owed_element_replies: [VecDeque<Option<IdKey>>; 2],
-    /// The number of the last batch observed in each direction: its elements follow it.
-    current_batch: [u64; 2],
+    /// How many requests may wait in each direction (and replies be owed).
+    max_in_flight: usize,
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
-    /// Batches observed so far, both directions.
-    batches: u64,
     /// The progress tokens of the requests waiting, by direction of the request: how many
     /// requests carry each (a token reused while in flight is counted, not lost).
     progress_tokens: [HashMap<IdKey, u32>; 2],
@@ -288,22 +281,29 @@ fn slot(dir: Dir) -> usize {
     }
 }
 
-/// What the elements of a batch observed so far say of it ([`Session::batch_forwards`]).
+/// What is known of the batch last observed in a direction ([`Session::batch_forwards`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct BatchForward {
     /// The receiver needs an element.
     needed: bool,
-    /// An element forbids forwarding the batch.
-    vetoed: bool,
+    /// The batch is dropped whatever its elements ([`Session::drop_batch`]).
+    dropped: bool,
 }
 
 /// The violation a message that is not valid counts as, by its kind.
 fn rejected_violation(kind: &str) -> Violation {
+    rejected_violation_of(kind).unwrap_or(Violation::Invalid)
+}
+
+/// The violation a message of this kind counts as when it is not valid; `None` for the
+/// kinds of valid messages.
+fn rejected_violation_of(kind: &str) -> Option<Violation> {
     match kind {
-        "parse_error" => Violation::NotJson,
-        "invalid_response" => Violation::InvalidResponse,
-        "framing_error" => Violation::TooLong,
-        _ => Violation::Invalid,
+        "parse_error" => Some(Violation::NotJson),
+        "invalid_response" => Some(Violation::InvalidResponse),
+        "framing_error" => Some(Violation::TooLong),
+        "request" | "notification" | "success_response" | "error_response" | "batch" => None,
+        _ => Some(Violation::Invalid),
     }
 }
 
@@ -326,9 +326,8 @@ impl Session {
             waiting: [InFlight::new(max_in_flight), InFlight::new(max_in_flight)],
             recent: [VecDeque::new(), VecDeque::new()],
             owed_element_replies: [VecDeque::new(), VecDeque::new()],
-            current_batch: [0, 0],
+            max_in_flight,
             batch_forward: [BatchForward::default(); 2],
-            batches: 0,
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
@@ -395,25 +394,36 @@ impl Session {
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         if o.kind == "batch" {
-            self.batches += 1;
-            self.current_batch[slot(dir)] = self.batches;
             self.batch_forward[slot(dir)] = BatchForward::default();
             return Verdict {
                 forward: true,
                 violation: None,
             };
         }
-        self.check(dir, o, now_ms, None)
+        self.check(dir, o, now_ms, false)
     }
 
     /// Whether the batch last observed in `dir` goes on, once all its elements are: it is
-    /// never split nor rewritten, so it goes on whole when the receiver needs any element, but
-    /// not when it holds a late reply (the proxy answered that batch already, when its
-    /// requests timed out, and a client waits for one array) nor, from the server, anything
-    /// invalid (the client gets valid messages only).
+    /// never split nor rewritten, so it goes on whole when the receiver needs any element
+    /// (it holds more than late replies and malformed responses), unless it was dropped.
     pub fn batch_forwards(&self, dir: Dir) -> bool {
         let b = self.batch_forward[slot(dir)];
-        b.needed && !b.vetoed
+        b.needed && !b.dropped
+    }
+
+    /// Drops the batch just observed in `dir`, before its elements: they are then counted,
+    /// and an invalid one reported, but none has any effect (no request goes in flight, no
+    /// reply resolves its request, which keeps waiting and may time out). For a batch from
+    /// the server with an invalid element: the client gets valid messages only
+    /// ([`drops_batch`](Self::drops_batch)).
+    pub fn drop_batch(&mut self, dir: Dir) {
+        self.batch_forward[slot(dir)].dropped = true;
+    }
+
+    /// Whether a batch travelling in `dir` whose elements are of the kinds `kinds` is dropped
+    /// whole: one from the server holding anything invalid.
+    pub fn drops_batch<'k>(dir: Dir, mut kinds: impl Iterator<Item = &'k str>) -> bool {
+        dir == Dir::S2c && kinds.any(|k| rejected_violation_of(k).is_some())
     }
 
     /// Records one element of the batch last observed in `dir` (JSON-RPC 2.0 §6) as a message
@@ -428,26 +438,26 @@ impl Session {
     /// - everything else as for a message sent alone.
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
-        let batch = self.current_batch[slot(dir)];
-        let verdict = self.check_element(dir, o, now_ms, batch);
-        let rejected = matches!(o.kind, "invalid" | "parse_error" | "invalid_response");
-        let b = &mut self.batch_forward[slot(dir)];
-        b.needed |= verdict.forward;
-        b.vetoed |=
-            verdict.violation == Some(Violation::LateReply) || (rejected && dir == Dir::S2c);
+        let verdict = if self.batch_forward[slot(dir)].dropped {
+            Verdict {
+                forward: false,
+                violation: rejected_violation_of(o.kind).and_then(|v| self.flag(dir, v)),
+            }
+        } else {
+            self.check_element(dir, o, now_ms)
+        };
+        self.batch_forward[slot(dir)].needed |= verdict.forward;
         verdict
     }
 
-    fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, batch: u64) -> Verdict {
+    fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         match o.kind {
-            // From the server, an invalid element vetoes its batch (`batch_forwards`): the
-            // client, which never sees it, owes nothing.
-            "invalid" | "parse_error" if dir == Dir::C2s => {
+            "invalid" | "parse_error" => {
                 // The reply carries the element's id when it could be read (a parse error's
-                // never: its id is not trusted).
+                // never: its id is not trusted). Bounded like the requests in flight.
                 let id = o.id.filter(|_| o.kind == "invalid").map(IdKey::of);
                 let owed = &mut self.owed_element_replies[slot(dir)];
-                if owed.len() == RECENT {
+                if owed.len() >= self.max_in_flight {
                     owed.pop_front();
                 }
                 owed.push_back(id);
@@ -457,7 +467,7 @@ impl Session {
                 }
             }
             _ => {
-                let mut verdict = self.check(dir, o, now_ms, Some(batch));
+                let mut verdict = self.check(dir, o, now_ms, true);
                 if verdict.violation == Some(Violation::TooManyInFlight) {
                     verdict.forward = true;
                 }
@@ -503,8 +513,8 @@ impl Session {
         }
     }
 
-    /// The checks of one message or batch element (`batch` names the batch it came in).
-    fn check(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, batch: Option<u64>) -> Verdict {
+    /// The checks of one message, or element of a batch (`in_batch`).
+    fn check(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, in_batch: bool) -> Verdict {
         // Cancellation, `initialize` and the protocol version are MCP's; plain JSON-RPC has
         // none of them (a `notifications/cancelled` there is just a notification).
         let mcp = self.dialect == Dialect::Mcp;
@@ -532,7 +542,6 @@ impl Session {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
-                        batch,
                     };
                     match self.waiting[slot(dir)].insert(id, waiting) {
                         Ok(()) => {
@@ -542,7 +551,10 @@ impl Session {
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
-                            if let (Some(t), Dir::C2s) = (self.timeout_ms, dir) {
+                            // A request inside a batch is not timed out: the batch is
+                            // answered by one array, the server's; the proxy cannot answer part
+                            // of it without the client getting two arrays.
+                            if let (Some(t), Dir::C2s, false) = (self.timeout_ms, dir, in_batch) {
                                 self.deadlines.push(Reverse(Deadline {
                                     at: now_ms + t,
                                     seq: self.seq,
@@ -601,9 +613,9 @@ impl Session {
                 let id =
                     o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
                 // Only a reply inside an array can answer an invalid element of a batch (§6:
-                // the receiver answers a batch with an array), and one that echoes the
-                // element's id answers it before any request of that id in flight.
-                let owed = batch.is_some() && o.kind == "error_response";
+                // the receiver answers a batch with an array), after any request of that id
+                // in flight (an owed reply the receiver never sent must not take a request's).
+                let owed = in_batch && o.kind == "error_response";
                 match id {
                     None if owed && self.take_owed_reply(asked, None) => None,
                     None => {
@@ -612,13 +624,14 @@ impl Session {
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
-                    Some(id) if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) => None,
                     Some(id) => {
                         if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
                             self.release(asked, &w);
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
+                            None
+                        } else if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             None
                         } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
                             forward = false;
@@ -659,7 +672,6 @@ impl Session {
                     id,
                     method: w.method,
                     cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
-                    batch: w.batch,
                 });
             }
         }
@@ -864,21 +876,85 @@ mod tests {
         // A second null-id error reply is owed to nobody.
         let v = session.observe(Dir::S2c, &owed, 1);
         assert_eq!(v.violation, Some(Violation::ReplyWithoutId));
-        // 2 times out, with its batch's number; its late reply alone is dropped.
-        let expired = session.expire(100);
-        assert_eq!(expired.len(), 1);
-        assert_eq!(expired[0].batch, Some(1));
+        // 2 is not timed out (a batch is answered by one array, the server's); its reply, in
+        // an array or alone, matches it.
+        assert!(session.expire(100).is_empty());
         session.observe(Dir::S2c, &batch, 200);
-        let late = session.observe_element(
+        let reply = session.observe_element(
             Dir::S2c,
             &observation("success_response", id("2"), None),
             200,
         );
-        assert_eq!(late.violation, Some(Violation::LateReply));
-        assert!(!late.forward);
+        assert_eq!((reply.forward, reply.violation), (true, None));
+        assert!(session.batch_forwards(Dir::S2c));
         assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
         assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
         assert!(session.finish().is_empty());
+    }
+
+    /// A batch from the server with an invalid element is dropped whole, and its elements
+    /// have no effect: the reply in it leaves its request waiting (to time out), the request
+    /// in it is not tracked.
+    #[test]
+    fn a_dropped_batch_has_no_effect() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        session.observe(Dir::C2s, &observation("request", id("1"), Some("a")), 0);
+        let elements = [
+            observation("success_response", id("1"), None),
+            observation("request", id("9"), Some("ask")),
+            Observation {
+                id: None,
+                ..observation("invalid", id("1"), None)
+            },
+        ];
+        assert!(Session::drops_batch(
+            Dir::S2c,
+            elements.iter().map(|o| o.kind)
+        ));
+        assert!(!Session::drops_batch(
+            Dir::C2s,
+            elements.iter().map(|o| o.kind)
+        ));
+        let batch_obs = Observation {
+            id: None,
+            ..observation("batch", id("0"), None)
+        };
+        session.observe(Dir::S2c, &batch_obs, 1);
+        session.drop_batch(Dir::S2c);
+        let violations: Vec<_> = elements
+            .iter()
+            .map(|o| session.observe_element(Dir::S2c, o, 1).violation)
+            .collect();
+        assert_eq!(violations, [None, None, Some(Violation::Invalid)]);
+        assert!(!session.batch_forwards(Dir::S2c));
+        assert!(session.is_waiting(Dir::C2s, id("1")));
+        assert!(!session.is_waiting(Dir::S2c, id("9")));
+        assert_eq!(session.expire(100).len(), 1);
+        // The next batch is not dropped.
+        session.observe(Dir::S2c, &batch_obs, 2);
+        let v = session.observe_element(Dir::S2c, &elements[1], 2);
+        assert!(v.forward && session.batch_forwards(Dir::S2c));
+    }
+
+    /// Replies owed to invalid elements are bounded like the requests in flight, not by the
+    /// memory of recent ids: a batch of 5,000 invalid elements gets its 5,000 replies matched.
+    #[test]
+    fn owed_replies_are_bounded_like_requests_in_flight() {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        let invalid = Observation {
+            id: None,
+            ..observation("invalid", id("1"), None)
+        };
+        let mut error = observation("error_response", id("null"), None);
+        error.error_code = Some(-32600);
+        batch(&mut session, Dir::C2s, &vec![invalid; 5000]);
+        let verdicts = batch(&mut session, Dir::S2c, &vec![error; 5000]);
+        assert!(verdicts.iter().all(|v| v.violation.is_none()));
+        let mut small = Session::with_max_in_flight(Dialect::JsonRpc2, None, 2);
+        batch(&mut small, Dir::C2s, &[invalid, invalid, invalid]);
+        let verdicts = batch(&mut small, Dir::S2c, &[error, error, error]);
+        let unmatched = verdicts.iter().filter(|v| v.violation.is_some()).count();
+        assert_eq!(unmatched, 1);
     }
 
     fn id(token: &'static str) -> Id<'static> {
@@ -923,24 +999,30 @@ mod tests {
         assert!(session.batch_forwards(Dir::S2c));
     }
 
-    /// An invalid element whose id is also in flight: an error in the server's array echoing
-    /// that id answers the element, not the request, which still waits.
+    /// An error in an array with the id of a request in flight answers that request, before
+    /// an owed reply of the same id: the receiver may never have sent that one (it took the
+    /// invalid element for a response), and a stale owed entry must not take a request's
+    /// reply (the request would then time out with its reply already forwarded).
     #[test]
-    fn an_owed_reply_is_matched_before_a_request_of_its_id() {
+    fn a_request_in_flight_is_matched_before_an_owed_reply() {
         let mut session = Session::new(Dialect::JsonRpc2, Some(100));
-        session.observe(Dir::C2s, &observation("request", id("7"), Some("slow")), 0);
         batch(
             &mut session,
             Dir::C2s,
-            &[observation("invalid", id("7"), None)],
+            &[observation("invalid", id("5"), None)],
         );
-        let mut error = observation("error_response", id("7"), None);
-        error.error_code = Some(-32600);
-        batch(&mut session, Dir::S2c, &[error]);
-        assert!(session.is_waiting(Dir::C2s, id("7")));
-        // The request's own reply then matches it.
-        let v = session.observe(Dir::S2c, &observation("success_response", id("7"), None), 1);
-        assert_eq!(v.violation, None);
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", id("5"), Some("missing"))],
+        );
+        let mut error = observation("error_response", id("5"), None);
+        error.error_code = Some(-32601);
+        let verdicts = batch(&mut session, Dir::S2c, &[error]);
+        assert_eq!(verdicts[0].violation, None);
+        assert!(!session.is_waiting(Dir::C2s, id("5")));
+        // The owed reply is still expected.
+        assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
     }
 
     /// MCP's `initialize` and protocol version mean nothing under plain JSON-RPC: a result
