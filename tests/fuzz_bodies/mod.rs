@@ -664,8 +664,8 @@ impl Chunks {
 }
 
 /// Feeds `input` to a framer one-shot and in random reads; both must give the same items
-/// (with their offsets), and no frame may exceed the limit.
-fn same_items_chunked<F>(seed: u8, input: &[u8], fresh: impl Fn() -> F)
+/// (with their offsets), and no frame may exceed the limit. Returns the two framers.
+fn same_items_chunked<F>(seed: u8, input: &[u8], fresh: impl Fn() -> F) -> (F, F)
 where
     F: Framer,
     F::Frame: PartialEq + std::fmt::Debug,
@@ -702,6 +702,7 @@ where
         got, expected,
         "chunked framing differs from one-shot framing"
     );
+    (one_shot, chunked)
 }
 
 /// SSE framing over random chunkings equals one-shot framing; it never panics.
@@ -713,6 +714,11 @@ pub fn sse_chunks(data: &[u8]) {
     same_items_chunked(*seed, input, || {
         rpcwire::SseFramer::new(max_frame).yield_empty_events(true)
     });
+    // The default, through the trait: events without data skipped, what they said kept.
+    let (one_shot, chunked) =
+        same_items_chunked(*seed, input, || rpcwire::SseFramer::new(max_frame));
+    assert_eq!(one_shot.last_event_id(), chunked.last_event_id());
+    assert_eq!(one_shot.reconnection_time(), chunked.reconnection_time());
 }
 
 /// Content-Length framing over random chunkings equals one-shot framing; it never panics.
