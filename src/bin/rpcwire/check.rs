@@ -126,6 +126,10 @@ pub(crate) struct Record {
     /// For a batch read from a stream: the records of its elements, in order (empty when
     /// replaying a proxy log, whose element records follow their batch's).
     pub elements: Vec<Record>,
+    /// Whether any of `elements` may answer the other side (a response, or a notification),
+    /// so that a merge of two streams need not look at each element of a batch of requests
+    /// at every step.
+    pub elements_may_answer: bool,
 }
 
 impl Record {
@@ -147,6 +151,7 @@ impl Record {
             element_reply_codes: BTreeMap::new(),
             element: None,
             elements: Vec::new(),
+            elements_may_answer: false,
         }
     }
 
@@ -298,6 +303,10 @@ fn record_of(
                             // Never a batch again: a nested array is an invalid element.
                             let mut element = record_of(decoder, element, index, offset, elements);
                             element.element = Some(at as u64);
+                            r.elements_may_answer |= matches!(
+                                element.kind,
+                                "success_response" | "error_response" | "notification"
+                            );
                             r.elements.push(element);
                         }
                     }

@@ -58,7 +58,9 @@ reply_without_id). The requests of a batch are not timed out: the batch is answe
 the server's. An invalid element from the client is reported (invalid) but not answered by the
 proxy: the server answers it in its own array. A batch is dropped when it holds nothing the
 receiver needs, and when it comes from the server with an invalid element (the client gets valid
-messages only; its elements then have no effect: a reply in it leaves its request waiting). An
+messages only; its elements then have no effect: a reply in it leaves its request waiting, and a
+batch's requests are not timed out). At most --max-in-flight replies to invalid elements are
+expected at once. An
 empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 

@@ -449,12 +449,24 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
     }
     if r.kind == "batch" {
         // The other stream first while any element needs it (the peer answers only what it
-        // has read), else this one while any element matches.
-        let needs: Vec<Need> = r.elements.iter().map(|e| need(session, dir, e)).collect();
-        return [Need::OtherSide, Need::Matches]
-            .into_iter()
-            .find(|n| needs.contains(n))
-            .unwrap_or(Need::Nothing);
+        // has read), else this one while any element matches. (A batch of requests needs
+        // nothing: not looked at element by element at every step of the merge.)
+        if !r.elements_may_answer {
+            return Need::Nothing;
+        }
+        let mut matches = false;
+        for element in &r.elements {
+            match need(session, dir, element) {
+                Need::OtherSide => return Need::OtherSide,
+                Need::Matches => matches = true,
+                Need::Nothing => {}
+            }
+        }
+        return if matches {
+            Need::Matches
+        } else {
+            Need::Nothing
+        };
     }
     if !matches!(r.kind, "success_response" | "error_response") {
         return Need::Nothing;

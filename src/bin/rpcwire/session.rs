@@ -132,6 +132,8 @@ struct Waiting {
     seq: u64,
     /// The progress token the request asked for.
     progress_token: Option<IdKey>,
+    /// Sent inside a batch (answered inside an array).
+    in_batch: bool,
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -184,9 +186,8 @@ pub struct Session {
     recent: [VecDeque<IdKey>; 2],
     /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
     /// the receiver answers each itself (§6), with the element's id when it could be read
-    /// (`Some`), else with a null id (`None`), which §5.1 requires for an invalid request.
-    /// The oldest first; at most as many as requests may wait.
-    owed_element_replies: [VecDeque<Option<IdKey>>; 2],
+    /// (`Some`), else with a null id, which §5.1 requires for an invalid request.
+    owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
     /// Whether the last batch observed in each direction goes on, from its elements so far.
@@ -290,6 +291,89 @@ struct BatchForward {
     dropped: bool,
 }
 
+/// The replies owed to the invalid elements of batches sent one way, counted by the id they
+/// must carry: matched in constant time (a batch of a million invalid elements must not make
+/// each reply a scan of the others).
+#[derive(Debug, Default)]
+struct OwedReplies {
+    /// Elements whose id could be read: their reply echoes it (or is null, §5.1).
+    by_id: HashMap<IdKey, u32>,
+    /// Those ids in the order they were owed, for a null-id reply to take the oldest; an id
+    /// already answered is skipped when met (and the queue rebuilt when mostly such).
+    order: VecDeque<IdKey>,
+    /// Elements whose id could not be read: their reply's id is null.
+    without_id: usize,
+    len: usize,
+}
+
+impl OwedReplies {
+    /// Records one owed reply; at `limit` (the limit of requests in flight) it is not
+    /// recorded, and its reply will be reported as unmatched.
+    fn push(&mut self, id: Option<IdKey>, limit: usize) {
+        if self.len >= limit {
+            return;
+        }
+        self.len += 1;
+        match id {
+            Some(id) => {
+                *self.by_id.entry(id.clone()).or_default() += 1;
+                self.order.push_back(id);
+            }
+            None => self.without_id += 1,
+        }
+    }
+
+    /// Whether a reply with this id (`None`: null) is owed: one with the same id, or for a
+    /// null id any (an element without a readable id first).
+    fn owes(&self, key: Option<&IdKey>) -> bool {
+        match key {
+            Some(key) => self.by_id.contains_key(key),
+            None => self.len > 0,
+        }
+    }
+
+    /// Takes the reply `owes` found, if any.
+    fn take(&mut self, key: Option<&IdKey>) -> bool {
+        let key = match key {
+            Some(key) => key.clone(),
+            None if self.without_id > 0 => {
+                self.without_id -= 1;
+                self.len -= 1;
+                return true;
+            }
+            // A null id for an element whose id could be read (§5.1 allows it): the oldest.
+            None => loop {
+                let Some(key) = self.order.pop_front() else {
+                    return false;
+                };
+                if self.by_id.contains_key(&key) {
+                    break key;
+                }
+            },
+        };
+        let Some(count) = self.by_id.get_mut(&key) else {
+            return false;
+        };
+        *count -= 1;
+        if *count == 0 {
+            self.by_id.remove(&key);
+        }
+        self.len -= 1;
+        // Ids answered by their own id stay in `order` until met: rebuild it when they are
+        // most of it, so that it stays within twice what is owed.
+        if self.order.len() > 2 * self.by_id.len() + 16 {
+            let by_id = &self.by_id;
+            let mut seen: HashMap<IdKey, u32> = HashMap::new();
+            self.order.retain(|k| {
+                let n = seen.entry(k.clone()).or_default();
+                *n += 1;
+                by_id.get(k).is_some_and(|&owed| *n <= owed)
+            });
+        }
+        true
+    }
+}
+
 /// The violation a message that is not valid counts as, by its kind.
 fn rejected_violation(kind: &str) -> Violation {
     rejected_violation_of(kind).unwrap_or(Violation::Invalid)
@@ -325,7 +409,7 @@ impl Session {
             dialect,
             waiting: [InFlight::new(max_in_flight), InFlight::new(max_in_flight)],
             recent: [VecDeque::new(), VecDeque::new()],
-            owed_element_replies: [VecDeque::new(), VecDeque::new()],
+            owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
             batch_forward: [BatchForward::default(); 2],
             progress_tokens: [HashMap::new(), HashMap::new()],
@@ -456,11 +540,7 @@ impl Session {
                 // The reply carries the element's id when it could be read (a parse error's
                 // never: its id is not trusted). Bounded like the requests in flight.
                 let id = o.id.filter(|_| o.kind == "invalid").map(IdKey::of);
-                let owed = &mut self.owed_element_replies[slot(dir)];
-                if owed.len() >= self.max_in_flight {
-                    owed.pop_front();
-                }
-                owed.push_back(id);
+                self.owed_element_replies[slot(dir)].push(id, self.max_in_flight);
                 Verdict {
                     forward: true,
                     violation: self.flag(dir, rejected_violation(o.kind)),
@@ -486,31 +566,16 @@ impl Session {
 
     /// Whether a reply sent in `dir.other()` (an error response, with the id `key` or a null
     /// id when `None`) answers an invalid batch element sent in `dir`; if so, it is owed no
-    /// more. A null id answers the oldest element whose id could not be read, or else the
-    /// oldest of all (JSON-RPC §5.1 wants a null id for any invalid request; rpcwire's own
-    /// replies echo an id that could be read).
+    /// more (see [`OwedReplies::take`]).
     fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
-        let at = self.owed_reply_at(dir, key);
-        at.and_then(|at| self.owed_element_replies[slot(dir)].remove(at))
-            .is_some()
+        self.owed_element_replies[slot(dir)].take(key)
     }
 
     /// Whether an error reply inside an array, sent in `dir.other()` with the id `id` (`None`:
     /// a null id), answers an invalid batch element sent in `dir` (see `take_owed_reply`).
     pub fn owes_element_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
         let key = id.filter(|id| !id.is_null()).map(IdKey::of);
-        self.owed_reply_at(dir, key.as_ref()).is_some()
-    }
-
-    fn owed_reply_at(&self, dir: Dir, key: Option<&IdKey>) -> Option<usize> {
-        let owed = &self.owed_element_replies[slot(dir)];
-        match key {
-            Some(key) => owed.iter().position(|o| o.as_ref() == Some(key)),
-            None => owed
-                .iter()
-                .position(Option::is_none)
-                .or_else(|| (!owed.is_empty()).then_some(0)),
-        }
+        self.owed_element_replies[slot(dir)].owes(key.as_ref())
     }
 
     /// The checks of one message, or element of a batch (`in_batch`).
@@ -542,6 +607,7 @@ impl Session {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
+                        in_batch,
                     };
                     match self.waiting[slot(dir)].insert(id, waiting) {
                         Ok(()) => {
@@ -613,8 +679,9 @@ impl Session {
                 let id =
                     o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
                 // Only a reply inside an array can answer an invalid element of a batch (§6:
-                // the receiver answers a batch with an array), after any request of that id
-                // in flight (an owed reply the receiver never sent must not take a request's).
+                // the receiver answers a batch with an array): after a request of that id sent
+                // in a batch (an owed reply the receiver never sent must not take a request's),
+                // before one sent alone (which is answered alone).
                 let owed = in_batch && o.kind == "error_response";
                 match id {
                     None if owed && self.take_owed_reply(asked, None) => None,
@@ -623,6 +690,15 @@ impl Session {
                         // notification: nobody can match it.
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
+                    }
+                    Some(id)
+                        if owed
+                            && self.waiting[slot(asked)]
+                                .get(id)
+                                .is_some_and(|w| !w.in_batch)
+                            && self.take_owed_reply(asked, Some(&IdKey::of(id))) =>
+                    {
+                        None
                     }
                     Some(id) => {
                         if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
@@ -742,7 +818,7 @@ impl Session {
         self.deadlines.clear();
         self.progress_tokens = [HashMap::new(), HashMap::new()];
         // Not reported: the invalid elements were, when they were sent.
-        self.owed_element_replies = [VecDeque::new(), VecDeque::new()];
+        self.owed_element_replies = [OwedReplies::default(), OwedReplies::default()];
         out
     }
 }
@@ -1041,5 +1117,62 @@ mod tests {
         session.observe(Dir::S2c, &reply, 1);
         let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 2);
         assert_eq!((v.forward, v.violation), (true, None));
+    }
+
+    /// Owed replies are counted by id: a null-id reply takes an element without a readable
+    /// id first, else the oldest with one; a reply echoing an id takes that one; and the order
+    /// kept for null-id replies stays within twice what is owed however many were answered by
+    /// their own id.
+    #[test]
+    fn owed_replies_by_id_and_in_order() {
+        let key = |n: u32| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
+        let mut owed = OwedReplies::default();
+        for n in 0..1000 {
+            owed.push(Some(key(n)), usize::MAX);
+        }
+        owed.push(None, usize::MAX);
+        for n in 10..1000 {
+            assert!(owed.take(Some(&key(n))));
+        }
+        assert!(owed.order.len() <= 2 * owed.by_id.len() + 16);
+        assert!(!owed.take(Some(&key(500))), "answered already");
+        assert!(owed.take(None), "the one without an id");
+        assert_eq!(owed.without_id, 0);
+        for n in 0..10 {
+            assert!(owed.owes(Some(&key(n))));
+            assert!(owed.take(None));
+            assert!(!owed.owes(Some(&key(n))), "the oldest first: {n}");
+        }
+        assert!(!owed.take(None));
+        assert_eq!(owed.len, 0);
+        // At the limit, not recorded.
+        owed.push(None, 0);
+        assert!(!owed.owes(None));
+    }
+
+    /// Inside an array, an error with the id of a request sent alone answers an invalid
+    /// element of that id (a request sent alone is answered alone, §6); with the id of a
+    /// request sent in a batch, that request.
+    #[test]
+    fn an_array_error_answers_a_request_sent_in_a_batch_not_one_sent_alone() {
+        let mut error = observation("error_response", id("5"), None);
+        error.error_code = Some(-32600);
+        let invalid = observation("invalid", id("5"), None);
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        session.observe(Dir::C2s, &observation("request", id("5"), Some("slow")), 0);
+        batch(&mut session, Dir::C2s, &[invalid]);
+        batch(&mut session, Dir::S2c, &[error]);
+        assert!(session.is_waiting(Dir::C2s, id("5")));
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        batch(&mut session, Dir::C2s, &[invalid]);
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", id("5"), Some("slow"))],
+        );
+        batch(&mut session, Dir::S2c, &[error]);
+        assert!(!session.is_waiting(Dir::C2s, id("5")));
+        assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
     }
 }
