@@ -1456,3 +1456,30 @@ fn a_mixed_batch_session_replays_alike() {
         "{v:?}"
     );
 }
+
+/// A server batch dropped whole that holds replies to requests sent in a batch (which are not
+/// timed out): the proxy answers those requests itself, in one array of -32603 errors, so the
+/// client does not wait for them forever; the session replays alike.
+#[test]
+fn a_dropped_server_array_answering_a_batch_is_answered_by_the_proxy() {
+    let dir = scratch("batch-dropped-answered");
+    let script = json!({"0": [{"send": "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2},42]"}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
+    p.send_raw(&batch_of(&[(json!(1), "a"), (json!(2), "b")]));
+    let reply = p.recv();
+    let got: Vec<(&Value, &Value)> = reply
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {reply}"))
+        .iter()
+        .map(|r| (&r["id"], &r["error"]["code"]))
+        .collect();
+    assert_eq!(
+        got,
+        [(&json!(1), &json!(-32603)), (&json!(2), &json!(-32603))]
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.messages().len(), 1, "{:?}", done.messages());
+    let records = replayed_alike(&log);
+    assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+}

@@ -23,8 +23,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
 use rpcwire::mcp::{self, progress_token, Cancelled};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, Id, LineFramer, Lines, Message, RawJson,
-    Rejection, Reply, ReplyId, Role,
+    encode, encode::BatchReply, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, LineFramer,
+    Lines, Message, RawJson, Rejection, Reply, ReplyId, Role,
 };
 use serde_json::json;
 use smallvec::SmallVec;
@@ -58,9 +58,9 @@ reply_without_id). The requests of a batch are not timed out: the batch is answe
 the server's. An invalid element from the client is reported (invalid) but not answered by the
 proxy: the server answers it in its own array. A batch is dropped when it holds nothing the
 receiver needs, and when it comes from the server with an invalid element (the client gets valid
-messages only; its elements then have no effect: a reply in it leaves its request waiting, and a
-batch's requests are not timed out). At most --max-in-flight replies to invalid elements are
-expected at once. An
+messages only; its elements then have no effect: a reply in it leaves its request waiting, but
+the requests of a batch it answered get one array of -32603 errors from the proxy, since they are
+not timed out). At most --max-in-flight replies to invalid elements are expected at once. An
 empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
@@ -226,6 +226,40 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     r.extend_from_slice(b"}\n");
 }
 
+/// What `Shared::observe` decided about one item.
+struct Observed<'a> {
+    verdict: Verdict,
+    /// The reply the proxy sends in the item's place.
+    reply: Option<LocalReply<'a>>,
+    /// For a batch from the server dropped whole: the array the proxy sends the client in its
+    /// place, answering the requests of a batch that it held replies to.
+    in_place: Option<Bytes>,
+}
+
+/// The client's array in place of a dropped server batch that answered the batch requests
+/// `ids` (those are not timed out, so the client would wait for them forever): a -32603 for
+/// each. `None` when there are none.
+fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
+    if ids.is_empty() {
+        return None;
+    }
+    let mut out = BytesMut::new();
+    let mut array = BatchReply::open(&mut out);
+    for id in ids {
+        array.push(&mut out, |out| {
+            encode::write_error(
+                out,
+                id.as_id(),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: invalid reply from server",
+                None,
+            )
+        });
+    }
+    array.close(&mut out);
+    Some(out.freeze())
+}
+
 /// How many of a batch's elements get a line of their own on stderr; the rest are counted
 /// on one more line (the log has them all).
 const REPORTED_ELEMENTS: usize = 16;
@@ -380,7 +414,7 @@ impl Shared {
         now: u64,
         answering: &Answering,
         decoder: &Decoder,
-    ) -> (Verdict, Option<LocalReply<'a>>) {
+    ) -> Observed<'a> {
         let (size, frame) = match item {
             Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
             Seen::TooLong => (0, None),
@@ -464,9 +498,16 @@ impl Shared {
             }
             verdict.forward = state.session.batch_forwards(dir);
         }
+        let in_place =
+            dropped.then(|| in_place_of_dropped(&state.session.take_answered_in_place()));
         drop(state);
+        let observed = Observed {
+            verdict,
+            reply,
+            in_place: in_place.flatten(),
+        };
         if self.quiet {
-            return (verdict, reply);
+            return observed;
         }
         let not_forwarded = if verdict.forward {
             ""
@@ -510,7 +551,7 @@ impl Shared {
                 dir.as_str()
             );
         }
-        (verdict, reply)
+        observed
     }
 
     fn print_counters(&self, label: &str) {
@@ -777,10 +818,19 @@ impl Sorter {
                 Ok(msg) => Seen::Message(msg, frame),
                 Err(rejection) => Seen::Rejected(rejection, frame),
             };
-            let (verdict, reply) =
-                shared.observe(self.dir, &seen, now, &self.answering, &self.decoder);
+            let Observed {
+                verdict,
+                reply,
+                in_place,
+            } = shared.observe(self.dir, &seen, now, &self.answering, &self.decoder);
             if let Some(reply) = reply {
                 self.answer(reply);
+            }
+            if let Some(array) = in_place {
+                // In order with what was forwarded before it.
+                self.push_run(&chunk, &run);
+                run = 0..0;
+                self.forward.push(array);
             }
             if let (Seen::Message(..), true) = (&seen, verdict.forward) {
                 let end = at + frame.len();
@@ -814,7 +864,7 @@ impl Sorter {
 
     /// An over-long line: observed, and answered per policy.
     fn too_long(&mut self, shared: &Shared) {
-        let (_, reply) = shared.observe(
+        let Observed { reply, .. } = shared.observe(
             self.dir,
             &Seen::TooLong,
             shared.now_ms(),

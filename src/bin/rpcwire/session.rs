@@ -192,6 +192,8 @@ pub struct Session {
     max_in_flight: usize,
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
+    /// Requests a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
+    answered_in_place: Vec<IdBuf>,
     /// The progress tokens of the requests waiting, by direction of the request: how many
     /// requests carry each (a token reused while in flight is counted, not lost).
     progress_tokens: [HashMap<IdKey, u32>; 2],
@@ -412,6 +414,7 @@ impl Session {
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
             batch_forward: [BatchForward::default(); 2],
+            answered_in_place: Vec::new(),
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
@@ -479,6 +482,7 @@ impl Session {
         self.count_message(dir, o.kind);
         if o.kind == "batch" {
             self.batch_forward[slot(dir)] = BatchForward::default();
+            self.answered_in_place.clear();
             return Verdict {
                 forward: true,
                 violation: None,
@@ -523,6 +527,7 @@ impl Session {
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         let verdict = if self.batch_forward[slot(dir)].dropped {
+            self.answer_in_place_of(dir, o);
             Verdict {
                 forward: false,
                 violation: rejected_violation_of(o.kind).and_then(|v| self.flag(dir, v)),
@@ -532,6 +537,33 @@ impl Session {
         };
         self.batch_forward[slot(dir)].needed |= verdict.forward;
         verdict
+    }
+
+    /// A reply inside a dropped batch to a request sent in a batch: that batch's array never
+    /// reaches the requester, and its requests are not timed out, so the caller answers the
+    /// request itself ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no
+    /// more. (A request sent alone keeps waiting, and times out.)
+    fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
+        let asked = dir.other();
+        let in_batch_request = matches!(o.kind, "success_response" | "error_response")
+            && o.id.is_some_and(|id| {
+                !id.is_null()
+                    && self.waiting[slot(asked)]
+                        .get(id)
+                        .is_some_and(|w| w.in_batch)
+            });
+        if let (true, Some(id)) = (in_batch_request, o.id) {
+            if let Some((id, w)) = self.waiting[slot(asked)].remove(id) {
+                self.release(asked, &w);
+                self.answered_in_place.push(id);
+            }
+        }
+    }
+
+    /// The requests the last dropped batch answered, which the caller now answers itself,
+    /// in one array (they came in a batch): -32603.
+    pub fn take_answered_in_place(&mut self) -> Vec<IdBuf> {
+        std::mem::take(&mut self.answered_in_place)
     }
 
     fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
