@@ -1,5 +1,6 @@
 //! `rpcwire check`: frame and decode a stream, report every message and a summary.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -8,12 +9,13 @@ use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
-use rpcwire::mcp::{progress_token, Cancelled};
 use rpcwire::{
     ContentLengthFramer, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message, Rejection,
     ReplyId, Role, SseFramer, Validation,
 };
 use serde_json::{json, Value};
+
+use crate::session::Described;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
@@ -267,57 +269,49 @@ fn record_of(
 ) -> Record {
     match decoded {
         Ok(msg) => {
-            let mut r = Record::new(index, offset, msg.kind().as_str());
-            r.id = msg.id().map(|id| token(id.raw()));
-            r.method = msg.method().map(|m| m.decode().into_owned());
-            if decoder.options().dialect == Dialect::Mcp {
-                r.progress_token = progress_token(&msg).map(|t| token(t.raw()));
-            }
-            match msg {
-                Message::ErrorResponse(e) => r.error_code = Some(e.error.code.get()),
-                Message::Notification(n) => {
-                    r.cancels = Cancelled::from_notification(&n).map(|c| token(c.request_id.raw()))
-                }
-                Message::Response(resp) => {
-                    r.protocol_version = resp
-                        .result
-                        .get("protocolVersion")
-                        .and_then(|v| v.as_str())
-                        .map(|v| v.decode().into_owned())
-                }
-                Message::Batch(batch) => {
-                    // JSON-RPC 2.0 §6: each invalid element is answered on its own.
-                    let mut count = 0;
-                    for (at, element) in batch.decode(decoder).enumerate() {
-                        count += 1;
-                        if let Err(rej) = &element {
-                            r.invalid_elements += 1;
-                            if let Some(reply) = rej.reply() {
-                                *r.element_reply_codes.entry(reply.code.get()).or_default() += 1;
-                                if r.element_replies.len() < LISTED_ELEMENT_REPLIES {
-                                    r.element_replies.extend(reply_of(rej));
-                                }
+            // What the proxy's session is told, as strings (a stream has no session to say
+            // whether the reply to `initialize` is awaited: every result is looked at).
+            let mut described =
+                Described::of_message(&msg, decoder.options().dialect == Dialect::Mcp);
+            described.read_protocol_version(&msg);
+            let mut r = Record::new(index, offset, described.kind);
+            r.id = described.id.map(|id| token(id.raw()));
+            r.method = described.method.map(Cow::into_owned);
+            r.error_code = described.error_code;
+            r.cancels = described.cancels.map(|id| token(id.raw()));
+            r.protocol_version = described.protocol_version.map(Cow::into_owned);
+            r.progress_token = described.progress_token.map(|t| token(t.raw()));
+            if let Message::Batch(batch) = msg {
+                // JSON-RPC 2.0 §6: each invalid element is answered on its own.
+                let mut count = 0;
+                for (at, element) in batch.decode(decoder).enumerate() {
+                    count += 1;
+                    if let Err(rej) = &element {
+                        r.invalid_elements += 1;
+                        if let Some(reply) = rej.reply() {
+                            *r.element_reply_codes.entry(reply.code.get()).or_default() += 1;
+                            if r.element_replies.len() < LISTED_ELEMENT_REPLIES {
+                                r.element_replies.extend(reply_of(rej));
                             }
                         }
-                        if elements == ElementRecords::Keep {
-                            // Never a batch again: a nested array is an invalid element.
-                            let mut element = record_of(decoder, element, index, offset, elements);
-                            element.element = Some(at as u64);
-                            r.elements_may_answer |= matches!(
-                                element.kind,
-                                "success_response" | "error_response" | "notification"
-                            );
-                            r.elements.push(element);
-                        }
                     }
-                    if r.invalid_elements > 0 {
-                        r.detail = Some(format!(
-                            "{} of {} elements invalid",
-                            r.invalid_elements, count
-                        ));
+                    if elements == ElementRecords::Keep {
+                        // Never a batch again: a nested array is an invalid element.
+                        let mut element = record_of(decoder, element, index, offset, elements);
+                        element.element = Some(at as u64);
+                        r.elements_may_answer |= matches!(
+                            element.kind,
+                            "success_response" | "error_response" | "notification"
+                        );
+                        r.elements.push(element);
                     }
                 }
-                _ => {}
+                if r.invalid_elements > 0 {
+                    r.detail = Some(format!(
+                        "{} of {} elements invalid",
+                        r.invalid_elements, count
+                    ));
+                }
             }
             r
         }

@@ -8,7 +8,6 @@
 //! read, and writes what it forwards straight into the other side's pipe; a small runtime
 //! waits for the server and runs the timeouts and signal forwarding.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufWriter, IoSlice, Read, Write};
 use std::num::NonZeroUsize;
@@ -21,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
-use rpcwire::mcp::{self, progress_token, Cancelled};
+use rpcwire::mcp;
 use rpcwire::{
     encode, encode::BatchReply, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, LineFramer,
     Lines, Message, RawJson, Rejection, Reply, ReplyId, Role,
@@ -30,7 +29,7 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Dir, Expired, Observation, Session, Verdict, Violation};
+use crate::session::{Described, Dir, Expired, Observation, Session, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -264,83 +263,6 @@ fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
 /// on one more line (the log has them all).
 const REPORTED_ELEMENTS: usize = 16;
 
-/// What the session is told about one message or batch element, the strings it needs
-/// decoded (borrowed from the frame when they hold no escape).
-struct Described<'a> {
-    kind: &'static str,
-    id: Option<Id<'a>>,
-    method: Option<Cow<'a, str>>,
-    error_code: Option<i64>,
-    cancels: Option<Id<'a>>,
-    protocol_version: Option<Cow<'a, str>>,
-    progress_token: Option<Id<'a>>,
-}
-
-impl<'a> Described<'a> {
-    fn too_long() -> Self {
-        Described {
-            kind: "framing_error",
-            id: None,
-            method: None,
-            error_code: None,
-            cancels: None,
-            protocol_version: None,
-            progress_token: None,
-        }
-    }
-
-    fn of_rejection(rej: &Rejection<'a>) -> Self {
-        Described {
-            kind: rej.kind_str(),
-            id: rej.id(),
-            ..Described::too_long()
-        }
-    }
-
-    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks.
-    fn of_message(msg: &Message<'a>, mcp: bool) -> Self {
-        Described {
-            kind: msg.kind().as_str(),
-            id: msg.id(),
-            method: msg.method().map(|m| m.decode()),
-            error_code: match msg {
-                Message::ErrorResponse(e) => Some(e.error.code.get()),
-                _ => None,
-            },
-            cancels: match msg {
-                Message::Notification(n) => Cancelled::from_notification(n).map(|c| c.request_id),
-                _ => None,
-            },
-            protocol_version: None,
-            progress_token: if mcp { progress_token(msg) } else { None },
-        }
-    }
-
-    /// Reads the protocol version of a success response. Only the reply to `initialize` is
-    /// worth a look inside the result: call it while that reply is awaited.
-    fn read_protocol_version(&mut self, msg: &Message<'a>) {
-        if let Message::Response(r) = msg {
-            self.protocol_version = r
-                .result
-                .get("protocolVersion")
-                .and_then(|v| v.as_str())
-                .map(|s| s.decode());
-        }
-    }
-
-    fn observation(&self) -> Observation<'_> {
-        Observation {
-            kind: self.kind,
-            id: self.id,
-            method: self.method.as_deref(),
-            error_code: self.error_code,
-            cancels: self.cancels,
-            protocol_version: self.protocol_version.as_deref(),
-            progress_token: self.progress_token,
-        }
-    }
-}
-
 impl State {
     /// Writes a message's log record, into a reused buffer, so that a record allocates
     /// nothing.
@@ -419,11 +341,6 @@ impl Shared {
             Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
             Seen::TooLong => (0, None),
         };
-        let mut described = match item {
-            Seen::Message(msg, _) => Described::of_message(msg, self.mcp),
-            Seen::Rejected(rej, _) => Described::of_rejection(rej),
-            Seen::TooLong => Described::too_long(),
-        };
         // What stderr shows of the batch's elements: the first few violations, then a count.
         let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
         let mut unreported = 0usize;
@@ -440,9 +357,11 @@ impl Shared {
             _ => false,
         };
         let mut state = self.lock();
-        if let (Seen::Message(msg, _), true) = (item, state.session.awaits_initialize_reply()) {
-            described.read_protocol_version(msg);
-        }
+        let described = match item {
+            Seen::Message(msg, _) => self.describe(&state.session, Ok(msg)),
+            Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
+            Seen::TooLong => Described::too_long(),
+        };
         let obs = described.observation();
         let mut verdict = state.session.observe(dir, &obs, now);
         if dropped {
@@ -467,13 +386,7 @@ impl Shared {
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
-                let mut described = match &element {
-                    Ok(msg) => Described::of_message(msg, self.mcp),
-                    Err(rej) => Described::of_rejection(rej),
-                };
-                if let (Ok(msg), true) = (&element, state.session.awaits_initialize_reply()) {
-                    described.read_protocol_version(msg);
-                }
+                let described = self.describe(&state.session, element.as_ref());
                 let obs = described.observation();
                 let element_verdict = state.session.observe_element(dir, &obs, now);
                 let v = element_verdict.violation;
@@ -552,6 +465,20 @@ impl Shared {
             );
         }
         observed
+    }
+
+    /// What the session is told of a decoded frame; the protocol version is read only from
+    /// the reply to `initialize` (while it is awaited).
+    fn describe<'a>(
+        &self,
+        session: &Session,
+        decoded: Result<&Message<'a>, &Rejection<'a>>,
+    ) -> Described<'a> {
+        let mut described = Described::of(decoded, self.mcp);
+        if let (Ok(msg), true) = (decoded, session.awaits_initialize_reply()) {
+            described.read_protocol_version(msg);
+        }
+        described
     }
 
     fn print_counters(&self, label: &str) {

@@ -3,14 +3,15 @@
 //!
 //! Pure bookkeeping: no I/O, no clock (times are milliseconds passed in by the caller).
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::num::NonZeroUsize;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use rpcwire::mcp;
-use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
+use rpcwire::mcp::{self, progress_token, Cancelled};
+use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError, Message, Rejection};
 use serde_json::{json, Value};
 
 /// Which way a message travels.
@@ -95,6 +96,96 @@ impl Violation {
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
             Violation::CancelledInitialize => "cancelled_initialize",
+        }
+    }
+}
+
+/// What the session is told about one message or batch element, read from it once for the
+/// proxy and for `check` (the strings it needs decoded, borrowed from the frame when they hold
+/// no escape).
+pub struct Described<'a> {
+    pub kind: &'static str,
+    pub id: Option<Id<'a>>,
+    pub method: Option<Cow<'a, str>>,
+    pub error_code: Option<i64>,
+    pub cancels: Option<Id<'a>>,
+    pub protocol_version: Option<Cow<'a, str>>,
+    pub progress_token: Option<Id<'a>>,
+}
+
+impl<'a> Described<'a> {
+    /// An over-long line.
+    pub fn too_long() -> Self {
+        Described {
+            kind: "framing_error",
+            id: None,
+            method: None,
+            error_code: None,
+            cancels: None,
+            protocol_version: None,
+            progress_token: None,
+        }
+    }
+
+    /// A rejected frame: its kind, and its id when it could be read.
+    pub fn of_rejection(rej: &Rejection<'a>) -> Self {
+        Described {
+            kind: rej.kind_str(),
+            id: rej.id(),
+            ..Described::too_long()
+        }
+    }
+
+    /// A decoded frame: [`of_message`](Self::of_message) or [`of_rejection`](Self::of_rejection).
+    pub fn of(decoded: Result<&Message<'a>, &Rejection<'a>>, mcp: bool) -> Self {
+        match decoded {
+            Ok(msg) => Self::of_message(msg, mcp),
+            Err(rej) => Self::of_rejection(rej),
+        }
+    }
+
+    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks.
+    /// (Its protocol version is read apart: [`Self::read_protocol_version`].)
+    pub fn of_message(msg: &Message<'a>, mcp: bool) -> Self {
+        Described {
+            kind: msg.kind().as_str(),
+            id: msg.id(),
+            method: msg.method().map(|m| m.decode()),
+            error_code: match msg {
+                Message::ErrorResponse(e) => Some(e.error.code.get()),
+                _ => None,
+            },
+            cancels: match msg {
+                Message::Notification(n) => Cancelled::from_notification(n).map(|c| c.request_id),
+                _ => None,
+            },
+            protocol_version: None,
+            progress_token: if mcp { progress_token(msg) } else { None },
+        }
+    }
+
+    /// Reads the protocol version of a success response (only the reply to `initialize`
+    /// carries one: the proxy calls it while that reply is awaited).
+    pub fn read_protocol_version(&mut self, msg: &Message<'a>) {
+        if let Message::Response(r) = msg {
+            self.protocol_version = r
+                .result
+                .get("protocolVersion")
+                .and_then(|v| v.as_str())
+                .map(|s| s.decode());
+        }
+    }
+
+    /// What the session is told.
+    pub fn observation(&self) -> Observation<'_> {
+        Observation {
+            kind: self.kind,
+            id: self.id,
+            method: self.method.as_deref(),
+            error_code: self.error_code,
+            cancels: self.cancels,
+            protocol_version: self.protocol_version.as_deref(),
+            progress_token: self.progress_token,
         }
     }
 }
@@ -876,7 +967,6 @@ mod tests {
     #[test]
     fn requests_beyond_the_limit_are_refused() {
         let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 2);
-        let id = |token: &'static str| Id::from_token(token.as_bytes()).unwrap();
         let request = |session: &mut Session, token| {
             let v = session.observe(
                 Dir::C2s,
@@ -943,15 +1033,8 @@ mod tests {
     #[test]
     fn batch_elements_are_tracked_one_by_one() {
         let mut session = Session::new(Dialect::JsonRpc2, Some(100));
-        let id = |token: &'static str| Id::from_token(token.as_bytes()).unwrap();
-        let batch = Observation {
-            id: None,
-            ..observation("batch", id("1"), None)
-        };
-        let invalid = Observation {
-            id: None,
-            ..observation("invalid", id("1"), None)
-        };
+        let batch = without_id("batch", None);
+        let invalid = without_id("invalid", None);
         // A batch of two requests and an invalid element.
         session.observe(Dir::C2s, &batch, 0);
         let sent: Vec<Verdict> = [
@@ -1010,10 +1093,7 @@ mod tests {
         let elements = [
             observation("success_response", id("1"), None),
             observation("request", id("9"), Some("ask")),
-            Observation {
-                id: None,
-                ..observation("invalid", id("1"), None)
-            },
+            without_id("invalid", None),
         ];
         assert!(Session::drops_batch(
             Dir::S2c,
@@ -1023,10 +1103,7 @@ mod tests {
             Dir::C2s,
             elements.iter().map(|o| o.kind)
         ));
-        let batch_obs = Observation {
-            id: None,
-            ..observation("batch", id("0"), None)
-        };
+        let batch_obs = without_id("batch", None);
         session.observe(Dir::S2c, &batch_obs, 1);
         session.drop_batch(Dir::S2c);
         let violations: Vec<_> = elements
@@ -1049,10 +1126,7 @@ mod tests {
     #[test]
     fn owed_replies_are_bounded_like_requests_in_flight() {
         let mut session = Session::new(Dialect::JsonRpc2, None);
-        let invalid = Observation {
-            id: None,
-            ..observation("invalid", id("1"), None)
-        };
+        let invalid = without_id("invalid", None);
         let mut error = observation("error_response", id("null"), None);
         error.error_code = Some(-32600);
         batch(&mut session, Dir::C2s, &vec![invalid; 5000]);
@@ -1069,12 +1143,18 @@ mod tests {
         Id::from_token(token.as_bytes()).unwrap()
     }
 
+    /// An observation of `kind` without an id (a batch, a notification, an element whose id
+    /// could not be read).
+    fn without_id<'a>(kind: &'a str, method: Option<&'a str>) -> Observation<'a> {
+        Observation {
+            id: None,
+            ..observation(kind, id("0"), method)
+        }
+    }
+
     /// Observes a batch of `elements` travelling in `dir`; their verdicts.
     fn batch(session: &mut Session, dir: Dir, elements: &[Observation<'_>]) -> Vec<Verdict> {
-        let batch = Observation {
-            id: None,
-            ..observation("batch", id("0"), None)
-        };
+        let batch = without_id("batch", None);
         session.observe(dir, &batch, 0);
         elements
             .iter()
@@ -1087,15 +1167,9 @@ mod tests {
     #[test]
     fn an_owed_reply_comes_in_an_array() {
         let mut session = Session::new(Dialect::JsonRpc2, None);
-        let invalid = Observation {
-            id: None,
-            ..observation("invalid", id("1"), None)
-        };
+        let invalid = without_id("invalid", None);
         batch(&mut session, Dir::C2s, &[invalid]);
-        let note = Observation {
-            id: None,
-            ..observation("notification", id("1"), Some("n"))
-        };
+        let note = without_id("notification", Some("n"));
         session.observe(Dir::C2s, &note, 1);
         let mut error = observation("error_response", id("null"), None);
         error.error_code = Some(-32601);
