@@ -13,7 +13,7 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, BatchSize, BenchmarkGroup, Criterion, Throughput};
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Lines, Message,
+    encode, ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Message,
     RawJson, ReplyId, SseFramer,
 };
 use serde::Deserialize;
@@ -54,9 +54,9 @@ fn lines(stream: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 fn rpcwire(decoder: &Decoder, stream: &[u8]) -> usize {
     let mut n = 0;
-    for frame in Lines::new(stream, MAX_FRAME) {
-        let (_, frame) = frame.unwrap();
-        match decoder.decode(frame) {
+    for line in decoder.decode_lines(stream) {
+        let (_, decoded) = line.unwrap();
+        match decoded {
             Ok(msg) => n += fields(&msg),
             Err(_) => n += 100,
         }

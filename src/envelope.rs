@@ -397,7 +397,25 @@ impl Decoder {
     // payload of every message).
     #[inline(always)]
     pub fn decode<'a>(&self, frame: &'a [u8]) -> Result<Message<'a>, Rejection<'a>> {
-        match self.decode_spans(frame) {
+        self.view(frame, self.decode_spans(frame))
+    }
+
+    /// Decodes every line of a complete buffer (a capture, a file, a body of
+    /// newline-delimited messages): [`Lines`](crate::Lines) with this decoder's frame limit,
+    /// and [`Self::decode`] of each frame, in one pass over each long line. See
+    /// [`DecodeLines`](crate::DecodeLines).
+    pub fn decode_lines<'d, 'a>(&'d self, input: &'a [u8]) -> crate::DecodeLines<'d, 'a> {
+        crate::DecodeLines::new(self, input)
+    }
+
+    /// What [`Self::decode`] makes of `decode_spans`'s answer for `frame`.
+    #[inline(always)]
+    pub(crate) fn view<'a>(
+        &self,
+        frame: &'a [u8],
+        decoded: Result<Envelope, Reject>,
+    ) -> Result<Message<'a>, Rejection<'a>> {
+        match decoded {
             Ok(env) => Ok(env.view(frame)),
             Err(r) => Err(r.view(frame, self.options.unreadable_id)),
         }
@@ -436,7 +454,7 @@ impl Decoder {
             Some(b'{') => {
                 let mut error = None;
                 let (members, end) =
-                    self.walk_object::<false>(frame, start, &mut None, &mut error)?;
+                    self.walk_object::<false, false>(frame, start, &mut None, &mut error)?;
                 if skip_ws(frame, end) != frame.len() {
                     return Err(Reject::parse(DecodeError::TrailingData));
                 }
@@ -471,10 +489,74 @@ impl Decoder {
         Some(self.walk_long_object(frame, start))
     }
 
+    /// The first line of `input` (a stream, not yet cut into lines) decoded in the same pass
+    /// that finds its end, when that line is a long object in lazy mode: `decode` would take
+    /// [`Self::walk_long_object`] for it, and a `\n` can only lie outside the payloads the
+    /// one-line kernel vouched for (`walk_object` with `LINE`), so only the rest of the
+    /// envelope is searched for one. Returns the length of the frame (the line without its
+    /// `\r`), of the line with its `\n`, and exactly what [`Self::decode_spans`] gives for the
+    /// frame. `None` when that is not proven in this pass: the line is not such an object,
+    /// the walk failed (its error may lie past the line), the line is over `max_line` or the
+    /// frame limit, or anything but blanks follows the object on its line. No value is
+    /// skipped past the line's end, so the work lost on `None` is bounded by the line.
+    pub(crate) fn decode_long_line(
+        &self,
+        input: &[u8],
+        max_line: usize,
+    ) -> Option<(usize, usize, Result<Envelope, Reject>)> {
+        let opts = &self.options;
+        if opts.validation != Validation::Lazy || opts.hardened {
+            return None;
+        }
+        let limit = max_line.min(opts.limits.max_frame).min(u32::MAX as usize);
+        // The frame may be `limit` bytes, and then the line one more (a `\r`).
+        let window = &input[..input.len().min(limit.saturating_add(1))];
+        let start = blanks_end(window, 0);
+        if window.get(start) != Some(&b'{') {
+            return None;
+        }
+        let (mut clean, mut error) = (None, None);
+        let walked = self.walk_object::<true, true>(window, start, &mut clean, &mut error);
+        let (members, end) = walked.ok()?;
+        let outside = match clean {
+            Some(span) => [
+                &window[..span.start as usize],
+                &window[span.end as usize..end],
+            ],
+            None => [&window[..end], &[][..]],
+        };
+        if outside
+            .iter()
+            .any(|part| memchr::memchr(b'\n', part).is_some())
+        {
+            return None;
+        }
+        let nl = blanks_end(input, end);
+        let line = match input.get(nl) {
+            Some(b'\n') => nl + 1,
+            None => nl,
+            Some(_) => return None,
+        };
+        let frame = &input[..nl];
+        let frame = frame.strip_suffix(b"\r").unwrap_or(frame);
+        if frame.len() > limit || frame.len() <= DEFER_UTF8_ABOVE {
+            return None;
+        }
+        // What `walk_long_object` does with the frame, its walk done.
+        if !is_utf8_outside(frame, clean) {
+            return Some((
+                frame.len(),
+                line,
+                Err(Reject::parse(DecodeError::InvalidUtf8)),
+            ));
+        }
+        Some((frame.len(), line, self.classify(frame, members, error)))
+    }
+
     /// [`Self::decode_long_object`] once it applies.
     fn walk_long_object(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
         let (mut ascii, mut error) = (None, None);
-        let walked = self.walk_object::<true>(frame, start, &mut ascii, &mut error);
+        let walked = self.walk_object::<true, false>(frame, start, &mut ascii, &mut error);
         if !is_utf8_outside(frame, walked.is_ok().then_some(ascii).flatten()) {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
@@ -485,10 +567,10 @@ impl Decoder {
         self.classify(frame, members, error)
     }
 
-    /// [`Self::skip`] for a payload; with `TRACK`, the longest payload seen to be ASCII is
-    /// kept in `ascii`.
+    /// [`Self::skip`] for a payload; with `TRACK`, the longest payload seen to be ASCII (and
+    /// with `LINE`, to hold no `\n`: see `walk_object`) is kept in `ascii`.
     #[inline(always)]
-    fn skip_payload<const TRACK: bool>(
+    fn skip_payload<const TRACK: bool, const LINE: bool>(
         &self,
         frame: &[u8],
         at: usize,
@@ -500,12 +582,29 @@ impl Decoder {
         }
         let mut is_ascii = false;
         let max_depth = self.options.limits.max_depth;
-        let end = scan::skip_lazy_value_ascii(frame, at, depth, max_depth, &mut is_ascii)
+        let end = scan::skip_lazy_value_ascii::<LINE>(frame, at, depth, max_depth, &mut is_ascii)
             .map_err(Reject::parse)?;
         if is_ascii && ascii.is_none_or(|s| s.range().len() < end - at) {
             *ascii = Some(Span::new(at, end));
         }
         Ok(end)
+    }
+
+    /// [`Self::skip`] for a value of the envelope that is not a payload; with `LINE` (see
+    /// `walk_object`), within the line.
+    #[inline(always)]
+    fn skip_member<const LINE: bool>(
+        &self,
+        frame: &[u8],
+        at: usize,
+        depth: u32,
+    ) -> Result<usize, Reject> {
+        if !LINE {
+            return self.skip(frame, at, depth);
+        }
+        let max_depth = self.options.limits.max_depth;
+        scan::skip_lazy_value_ascii::<true>(frame, at, depth, max_depth, &mut false)
+            .map_err(Reject::parse)
     }
 
     #[inline(always)]
@@ -579,8 +678,11 @@ impl Decoder {
     /// after its closing brace. Any JSON syntax error ends the walk as a parse error; envelope
     /// violations are only recorded, because -32700 takes precedence over -32600.
     /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`;
-    /// what an `error` object holds goes to `error` (see `classify`).
-    fn walk_object<const TRACK: bool>(
+    /// what an `error` object holds goes to `error` (see `classify`). With `LINE` (and
+    /// `TRACK`), `frame` is a stream whose line starting at `start` has not been cut yet (see
+    /// `decode_long_line`): no value is skipped past that line's end, and `ascii` is a payload
+    /// also seen to hold no `\n`.
+    fn walk_object<const TRACK: bool, const LINE: bool>(
         &self,
         frame: &[u8],
         start: usize,
@@ -648,7 +750,7 @@ impl Decoder {
                 }
                 (Some(Member::JsonRpc), _) => {
                     m.version_ok = Some(false);
-                    self.skip(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, 1)?
                 }
                 (Some(Member::Id), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
@@ -671,13 +773,13 @@ impl Decoder {
                     end
                 }
                 (Some(Member::Id), b'n') => {
-                    let end = self.skip(frame, v, 1)?;
+                    let end = self.skip_member::<LINE>(frame, v, 1)?;
                     m.id = Some((Span::new(v, end), IdKind::Null));
                     end
                 }
                 (Some(Member::Id), _) => {
                     m.id_bad_type = true;
-                    self.skip(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, 1)?
                 }
                 (Some(Member::Method), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
@@ -686,27 +788,28 @@ impl Decoder {
                 }
                 (Some(Member::Method), _) => {
                     m.method_not_string = true;
-                    self.skip(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, 1)?
                 }
                 (Some(Member::Result), b'{')
                     if opts.dialect == Dialect::Mcp && !opts.result_types.is_empty() =>
                 {
-                    let (end, result_type) = match self.walk_result::<TRACK>(frame, v, ascii) {
+                    let (end, result_type) = match self.walk_result::<TRACK, LINE>(frame, v, ascii)
+                    {
                         Some((end, rt)) => (end, Some(rt)),
-                        None => (self.skip_payload::<TRACK>(frame, v, 1, ascii)?, None),
+                        None => (self.skip_payload::<TRACK, LINE>(frame, v, 1, ascii)?, None),
                     };
                     m.result = Some(Span::new(v, end));
                     m.result_type = result_type;
                     end
                 }
                 (Some(Member::Error), b'{') => {
-                    let (end, members) = self.walk_error_object(frame, v)?;
+                    let (end, members) = self.walk_error_object::<LINE>(frame, v)?;
                     m.error = Some(Span::new(v, end));
                     *error = Some(members);
                     end
                 }
                 (Some(member), _) => {
-                    let end = self.skip_payload::<TRACK>(frame, v, 1, ascii)?;
+                    let end = self.skip_payload::<TRACK, LINE>(frame, v, 1, ascii)?;
                     let span = Some(Span::new(v, end));
                     match member {
                         Member::Params => m.params = span,
@@ -722,7 +825,7 @@ impl Decoder {
                     if opts.hardened && case_folds_to_member(key, esc) {
                         m.case_folded = true;
                     }
-                    self.skip(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, 1)?
                 }
             };
             i = skip_ws(frame, i);
@@ -742,7 +845,7 @@ impl Decoder {
     /// gives the authoritative result or error) and looks `resultType` up afterwards.
     /// With `TRACK`, the longest member value seen to be ASCII is kept in `ascii`.
     #[inline]
-    fn walk_result<const TRACK: bool>(
+    fn walk_result<const TRACK: bool, const LINE: bool>(
         &self,
         frame: &[u8],
         v: usize,
@@ -752,7 +855,7 @@ impl Decoder {
         let mut count = 0u32;
         let end = self
             .walk_members(frame, v, 1, |key, esc, at| {
-                let end = self.skip_payload::<TRACK>(frame, at, 2, ascii)?;
+                let end = self.skip_payload::<TRACK, LINE>(frame, at, 2, ascii)?;
                 if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
                     count += 1;
                     found = Some(Span::new(at, end));
@@ -814,7 +917,7 @@ impl Decoder {
     /// (`data` is a payload), and `code`, `message` and `data` read on the way. Returns the
     /// index after the object and what it holds: its members, or the first member found
     /// twice, or else the first of `code` and `message` that is missing or of the wrong type.
-    fn walk_error_object(
+    fn walk_error_object<const LINE: bool>(
         &self,
         frame: &[u8],
         v: usize,
@@ -822,7 +925,7 @@ impl Decoder {
         let (mut code, mut message, mut data) = (None, None, None);
         let mut duplicate = None;
         let end = self.walk_members(frame, v, 1, |key, esc, at| {
-            let end = self.skip(frame, at, 2)?;
+            let end = self.skip_member::<LINE>(frame, at, 2)?;
             let key = JsonStr::from_raw(key, esc);
             let (slot, member) = if key.eq_str("code") {
                 (&mut code, Member::ErrorCode)
@@ -1054,6 +1157,15 @@ const DEFER_UTF8_ABOVE: usize = 4096;
 /// is checked. The span is a payload, which starts with `{` or `[` and ends with `}` or `]`,
 /// so both of its edges fall between characters and the frame is UTF-8 exactly when the parts
 /// before and after it are.
+/// The index of the first byte at or after `i` that is not a blank on a line (space, tab,
+/// `\r`: whitespace but `\n`).
+fn blanks_end(buf: &[u8], mut i: usize) -> usize {
+    while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
 fn is_utf8_outside(frame: &[u8], ascii: Option<Span>) -> bool {
     match ascii {
         Some(span) => {

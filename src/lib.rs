@@ -59,6 +59,7 @@ extern crate alloc;
 pub mod batch;
 #[cfg(feature = "tokio")]
 pub mod codec;
+mod decode_lines;
 pub mod encode;
 mod envelope;
 mod error;
@@ -76,6 +77,7 @@ pub mod scan;
 #[cfg(feature = "serde")]
 pub mod typed;
 
+pub use decode_lines::DecodeLines;
 pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
 pub use frame::{ContentLengthError, ContentLengthFramer, SseEvent, SseFramer};

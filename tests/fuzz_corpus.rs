@@ -186,6 +186,29 @@ fn write_seed_corpus() {
     for (i, p) in programs.iter().enumerate() {
         write("pending_model", &format!("hand-{i}"), p);
     }
+    // Streams for `decode_lines`: a config byte, then a template whose `~` and `` ` `` grow
+    // into long runs (see `fuzz_bodies::grown`).
+    let mut streams: Vec<Vec<u8>> = [
+        &br#"{"jsonrpc":"2.0","id":1,"result":{"contents":[{"blob":"``"}]}}"#[..],
+        br#"{"jsonrpc":"2.0","id":1,"result":{"t":"`","u":[1,{"v":"`"}]}}~"#,
+        br#"{"jsonrpc":"2.0","id":1,"result":{"t":"`"}"#,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"``\",\n\"u\":1}}\n",
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"a\":[~]}}\r\n\n{\"id\":2}",
+        b"\n~\n{\"jsonrpc\":\"2.0\",\"id\":\"a\",~\"error\":{\"code\":-1,\"message\":\"`\"}}",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"``\xc3\xa9\xff\"}}\n[1,`]",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"``\"}} \t\r\r\n{\"x\":[~\n]}",
+    ]
+    .iter()
+    .map(|s| s.to_vec())
+    .collect();
+    streams.push(streams[0].repeat(3));
+    for (i, stream) in streams.iter().enumerate() {
+        for config in [0u8, 2, 0x12, 0x23, 0x37] {
+            let mut d = vec![config];
+            d.extend_from_slice(stream);
+            write("decode_lines", &format!("hand-{i}-{config:02x}"), &d);
+        }
+    }
 }
 
 proptest::proptest! {
@@ -207,5 +230,27 @@ proptest::proptest! {
             }
         }
         fuzz_bodies::framing_chunks(&data);
+    }
+}
+
+proptest::proptest! {
+    /// The `decode_lines` body (one pass over long lines against `Lines` + `decode`) on
+    /// generated streams: long lines of valid messages, cut, broken and joined anywhere.
+    #[test]
+    fn decode_lines_body_on_generated_streams(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            &br#"{"jsonrpc":"2.0","id":1,"result":{"b":"``","c":[1,{"d":null}]}}"#[..],
+            br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`"}}"#,
+            br#"{"jsonrpc":"2.0","id":"r","error":{"code":-32000,"message":"`","data":[~]}}"#,
+            b"\n", b"\r\n", b"~", b"`", b"\"", b"\\", b"{", b"}", b"[", b"]", b",", b":",
+            b"\xc3\xa9", b"\xff", b"\r", b"\t", b"\x01",
+        ]), 1..12),
+        config in proptest::num::u8::ANY,
+    ) {
+        let mut data = vec![config];
+        for piece in pieces {
+            data.extend_from_slice(piece);
+        }
+        fuzz_bodies::decode_lines(&data);
     }
 }

@@ -57,6 +57,13 @@ fn decoding_the_corpora_allocates_nothing() {
                 n += msg.kind() as usize;
             }
         }
+        // The whole stream at once (long lines in one pass).
+        for dec in [&lazy, &strict] {
+            for line in dec.decode_lines(&c.stream) {
+                let (_, msg) = line.unwrap();
+                n += msg.expect("corpus frames are valid").kind() as usize;
+            }
+        }
         let after = ALLOCATIONS.with(Cell::get);
         assert_eq!(
             after - before,

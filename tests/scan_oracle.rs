@@ -24,8 +24,31 @@ fn check_skip(buf: &[u8], start: usize, depth: u32, max_depth: u32) {
 /// skip, and "ASCII" never said of a value holding a byte that is not (the decoder skips the
 /// UTF-8 check of such a value). Returns what it said.
 fn check_ascii_said(buf: &[u8], start: usize, depth: u32, max_depth: u32) -> bool {
+    // The one-line instance: the same result, and "clean" never said of a value with a
+    // `\n` (the decoder of a whole stream then skips looking for a line end in it).
+    let mut clean = false;
+    let one_line =
+        scan::simd_skip_lazy_value_ascii::<true>(buf, start, depth, max_depth, &mut clean);
+    if clean {
+        let end = one_line.expect("clean said of a value that failed");
+        assert!(
+            buf[start..end].is_ascii() && !buf[start..end].contains(&b'\n'),
+            "clean said of a value that is not: start={start} input={:?}",
+            String::from_utf8_lossy(buf)
+        );
+    }
+    let line = &buf[..buf[start.min(buf.len())..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(buf.len(), |nl| start + nl)];
+    // Its answer: the oracle's on the line when the value ends there, an error otherwise.
+    assert_eq!(
+        one_line.ok(),
+        scan::scalar_skip_value(line, start, depth, max_depth, Validation::Lazy).ok(),
+        "one-line instance against the oracle on the line, start={start}"
+    );
     let mut ascii = false;
-    let got = scan::simd_skip_lazy_value_ascii(buf, start, depth, max_depth, &mut ascii);
+    let got = scan::simd_skip_lazy_value_ascii::<false>(buf, start, depth, max_depth, &mut ascii);
     let plain = scan::simd_skip_value(buf, start, depth, max_depth, Validation::Lazy);
     assert_eq!(
         got,

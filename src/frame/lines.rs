@@ -333,25 +333,53 @@ impl<'a> Iterator for Lines<'a> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let start = self.pos;
-            if start >= self.input.len() {
+            let rest = self.rest();
+            if rest.is_empty() {
                 return None;
             }
-            let rest = &self.input[start..];
-            let (line, end) = match memchr::memchr(b'\n', rest) {
-                Some(nl) => (&rest[..nl], nl + 1),
-                None => (rest, rest.len()),
-            };
-            self.pos = start + end;
-            let line = without_cr(line);
-            if line.len() > self.max_frame {
-                return Some(Err(FrameError::TooLong {
-                    offset: start as u64,
-                }));
-            }
-            if !is_blank(line) {
-                return Some(Ok((start, line)));
+            if let Some(item) = self.cut_line(memchr::memchr(b'\n', rest)) {
+                return Some(item);
             }
         }
+    }
+}
+
+impl<'a> Lines<'a> {
+    /// What is left to frame.
+    #[inline]
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.input.get(self.pos..).unwrap_or(&[])
+    }
+
+    /// The offset of [`Self::rest`] in the input.
+    #[inline]
+    pub(crate) fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves past the first `n` bytes of [`Self::rest`] (a line framed by the caller).
+    #[inline]
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.pos += n;
+    }
+
+    /// Cuts the first line of a non-empty [`Self::rest`], whose `\n` is at `nl` (`None`:
+    /// there is none), and moves past it; `None` when the line is blank.
+    #[inline]
+    pub(crate) fn cut_line(&mut self, nl: Option<usize>) -> Option<<Self as Iterator>::Item> {
+        let start = self.pos;
+        let rest = self.rest();
+        let (line, end) = match nl {
+            Some(nl) => (&rest[..nl], nl + 1),
+            None => (rest, rest.len()),
+        };
+        self.pos = start + end;
+        let line = without_cr(line);
+        if line.len() > self.max_frame {
+            return Some(Err(FrameError::TooLong {
+                offset: start as u64,
+            }));
+        }
+        (!is_blank(line)).then_some(Ok((start, line)))
     }
 }

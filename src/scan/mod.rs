@@ -240,12 +240,10 @@ pub fn simd_skip_value(
             Some(b'{' | b'[') => match (validation, x86_64::Avx2::get()) {
                 // What follows is long enough for a long value: the kernel instance with the
                 // shortcut for dense blocks (its ASCII answer is not needed here).
-                (Validation::Lazy, Some(avx2)) if buf.len() - start >= LONG_VALUE => {
-                    avx2.skip_container_lazy::<true>(buf, start, depth, max_depth, &mut false)
-                }
-                (Validation::Lazy, Some(avx2)) => {
-                    avx2.skip_container_lazy::<false>(buf, start, depth, max_depth, &mut false)
-                }
+                (Validation::Lazy, Some(avx2)) if buf.len() - start >= LONG_VALUE => avx2
+                    .skip_container_lazy::<true, false>(buf, start, depth, max_depth, &mut false),
+                (Validation::Lazy, Some(avx2)) => avx2
+                    .skip_container_lazy::<false, false>(buf, start, depth, max_depth, &mut false),
                 (Validation::Lazy, None) => {
                     scalar::skip_container_lazy(buf, start, depth, max_depth)
                 }
@@ -274,9 +272,10 @@ pub fn simd_skip_value(
 /// [`skip_value`] in lazy mode, which also sets `ascii` when every byte of the value is ASCII
 /// and the kernel saw so on its way (the AVX2 container skip); otherwise it leaves `ascii`
 /// alone, which may also mean "not known". A decoder that knows a value is ASCII need not
-/// check it for UTF-8 again.
+/// check it for UTF-8 again. With `ONE_LINE`, `ascii` is set only if moreover the value has
+/// no `\n` byte: a decoder that knows so need not look for a line end in it.
 #[inline]
-pub(crate) fn skip_lazy_value_ascii(
+pub(crate) fn skip_lazy_value_ascii<const ONE_LINE: bool>(
     buf: &[u8],
     start: usize,
     depth: u32,
@@ -284,16 +283,22 @@ pub(crate) fn skip_lazy_value_ascii(
     ascii: &mut bool,
 ) -> Result<usize, ScanError> {
     if FORCE_SCALAR.load(Ordering::Relaxed) {
+        if ONE_LINE && matches!(buf.get(start), Some(b'{' | b'[')) {
+            return scalar::skip_container_lazy_on_line(buf, start, depth, max_depth);
+        }
         return scalar_skip_value(buf, start, depth, max_depth, Validation::Lazy);
     }
-    simd_skip_lazy_value_ascii(buf, start, depth, max_depth, ascii)
+    simd_skip_lazy_value_ascii::<ONE_LINE>(buf, start, depth, max_depth, ascii)
 }
 
 /// [`skip_lazy_value_ascii`] ignoring [`force_scalar`] (for the oracle tests: `ascii` must
-/// never be set for a value with a byte that is not ASCII).
+/// never be set for a value with a byte that is not ASCII, nor, with `ONE_LINE`, for one
+/// with a `\n`). With `ONE_LINE` the value must end on its line: the answer is the lazy
+/// skip's when it does, an error otherwise, found without reading past the line (strings,
+/// numbers and literals stop at a `\n` anyway; containers take the line variants).
 #[doc(hidden)]
 #[inline]
-pub fn simd_skip_lazy_value_ascii(
+pub fn simd_skip_lazy_value_ascii<const ONE_LINE: bool>(
     buf: &[u8],
     start: usize,
     depth: u32,
@@ -306,9 +311,12 @@ pub fn simd_skip_lazy_value_ascii(
         not(rpcwire_force_scalar)
     ))]
     if let (Some(b'{' | b'['), Some(avx2)) = (buf.get(start), x86_64::Avx2::get()) {
-        return avx2.skip_container_lazy::<true>(buf, start, depth, max_depth, ascii);
+        return avx2.skip_container_lazy::<true, ONE_LINE>(buf, start, depth, max_depth, ascii);
     }
     let _ = ascii;
+    if ONE_LINE && matches!(buf.get(start), Some(b'{' | b'[')) {
+        return scalar::skip_container_lazy_on_line(buf, start, depth, max_depth);
+    }
     simd_skip_value(buf, start, depth, max_depth, Validation::Lazy)
 }
 

@@ -205,6 +205,31 @@ pub fn skip_container_lazy(
     depth: u32,
     max_depth: u32,
 ) -> Result<usize, ScanError> {
+    skip_container_lazy_in::<false>(buf, start, depth, max_depth)
+}
+
+/// [`skip_container_lazy`] for a value that must end on its line: a `\n` outside strings
+/// ends the line, and the value unclosed there is [`ScanError::UnexpectedEnd`] (inside a
+/// string it is a raw control byte, an error already). Never reads past the line.
+// Kept out of line, as `skip_container_lazy` is: inlined into the AVX2 kernel's fallback it
+// cost the kernel 12 % on dense values (register pressure), where it is never called.
+#[inline(never)]
+pub(crate) fn skip_container_lazy_on_line(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+) -> Result<usize, ScanError> {
+    skip_container_lazy_in::<true>(buf, start, depth, max_depth)
+}
+
+#[inline(always)]
+fn skip_container_lazy_in<const ONE_LINE: bool>(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+) -> Result<usize, ScanError> {
     let mut stack = NestingStack::new();
     let mut i = start;
     let mut level = depth;
@@ -231,6 +256,7 @@ pub fn skip_container_lazy(
                     return Ok(i + 1);
                 }
             }
+            b'\n' if ONE_LINE => return Err(ScanError::UnexpectedEnd),
             _ if LAZY_ALLOWED[b as usize] => {}
             _ => return Err(ScanError::UnexpectedByte),
         }

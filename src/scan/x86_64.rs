@@ -91,9 +91,11 @@ impl Avx2 {
 
     /// [`scalar::skip_container_lazy`], 64 bytes at a time. With `TRACK_ASCII` it also sets
     /// `ascii` when every byte of the value is ASCII (left alone otherwise, and when not
-    /// known); without, `ascii` is not touched.
+    /// known); without, `ascii` is not touched. With `ONE_LINE` (only with `TRACK_ASCII`),
+    /// the value must end on its line (see [`scalar::skip_container_lazy_on_line`]), and
+    /// `ascii` is set only if no byte of the value is `\n`.
     #[inline]
-    pub(super) fn skip_container_lazy<const TRACK_ASCII: bool>(
+    pub(super) fn skip_container_lazy<const TRACK_ASCII: bool, const ONE_LINE: bool>(
         self,
         buf: &[u8],
         start: usize,
@@ -101,7 +103,19 @@ impl Avx2 {
         max_depth: u32,
         ascii: &mut bool,
     ) -> Result<usize, ScanError> {
-        let oracle = || scalar::skip_container_lazy(buf, start, depth, max_depth);
+        // With `ONE_LINE` a `\n` outside strings is not in the alphabet, so the kernel hands
+        // it to the oracle, whose line variant stops there: the value's end when it ends on
+        // its line, an error otherwise, found without reading past the line.
+        //
+        // (The line is a run-time choice within one kernel instance, not an instance of its
+        // own: with two instances taking the one-kind shortcut, LLVM no longer inlined the
+        // shortcut into either, dense −12 %.)
+        let oracle = oracle(buf, start, depth, max_depth, ONE_LINE);
+        let alphabet = if ONE_LINE {
+            &OUTSIDE_LINE_LUT
+        } else {
+            &OUTSIDE_LUT
+        };
         // The decoder asks for ASCII tracking on long frames (it defers their UTF-8 check),
         // where the one-kind shortcut pays (dense −20 %); on short values the shortcut's
         // extra code cost 2–6 % (tiny, typical) without ever being taken.
@@ -109,10 +123,32 @@ impl Avx2 {
         // `skip_lazy_avx2` is compiled with.
         unsafe {
             if TRACK_ASCII && self.fast_pext {
-                skip_lazy_avx2::<true, true, _>(buf, start, depth, max_depth, ascii, oracle)
+                skip_lazy_avx2::<true, true, _>(
+                    buf, start, depth, max_depth, ascii, alphabet, oracle,
+                )
             } else {
-                skip_lazy_avx2::<TRACK_ASCII, false, _>(buf, start, depth, max_depth, ascii, oracle)
+                skip_lazy_avx2::<TRACK_ASCII, false, _>(
+                    buf, start, depth, max_depth, ascii, alphabet, oracle,
+                )
             }
+        }
+    }
+}
+
+/// The scalar oracle the lazy kernel hands a value to, on the value's line only or not: one
+/// closure type for both, so that both share one kernel instance.
+fn oracle(
+    buf: &[u8],
+    start: usize,
+    depth: u32,
+    max_depth: u32,
+    on_line: bool,
+) -> impl FnOnce() -> Result<usize, ScanError> + '_ {
+    move || {
+        if on_line {
+            scalar::skip_container_lazy_on_line(buf, start, depth, max_depth)
+        } else {
+            scalar::skip_container_lazy(buf, start, depth, max_depth)
         }
     }
 }
@@ -241,7 +277,18 @@ const fn outside_set() -> [bool; 256] {
     t
 }
 
-const OUTSIDE_LUT: ([u8; 16], [u8; 16]) = nibble_luts(&outside_set());
+/// A pair of nibble tables: `LO[b & 15] & HI[b >> 4]` classifies byte `b`.
+type Lut = ([u8; 16], [u8; 16]);
+
+const OUTSIDE_LUT: Lut = nibble_luts(&outside_set());
+
+/// [`OUTSIDE_LUT`] without `\n`: for a value that must lie on one line (inside strings a
+/// `\n` is a control byte, which the kernel hands to the oracle already).
+const OUTSIDE_LINE_LUT: Lut = nibble_luts(&{
+    let mut t = outside_set();
+    t[b'\n' as usize] = false;
+    t
+});
 
 /// The characters that may follow a backslash: bits 0..=3 of [`ESCAPE_LUT`].
 const ESCAPE_BITS: u8 = 0x0f;
@@ -348,10 +395,11 @@ impl Block {
         bad
     }
 
-    /// Brackets and the lazy alphabet, for the bytes outside strings.
+    /// Brackets and the bytes not in `alphabet` ([`OUTSIDE_LUT`] or [`OUTSIDE_LINE_LUT`]),
+    /// for the bytes outside strings.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn outside(&self) -> Outside {
+    fn outside(&self, alphabet: &Lut) -> Outside {
         // Clearing bit 5 folds `{`→`[` and `}`→`]`: one compare finds both kinds.
         let fold = _mm256_set1_epi8(!0x20);
         let folded_eq = |c: u8| {
@@ -363,7 +411,7 @@ impl Block {
             close: folded_eq(b']'),
             // Shift bit 5 of every byte up to bit 7, where movemask reads it.
             bit5: self.bits(|x| _mm256_slli_epi16::<2>(x)),
-            not_outside: self.bits(|x| not_in_set(x, &OUTSIDE_LUT)),
+            not_outside: self.bits(|x| not_in_set(x, alphabet)),
         }
     }
 }
@@ -499,6 +547,7 @@ fn skip_lazy_avx2<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
     depth: u32,
     max_depth: u32,
     ascii: &mut bool,
+    alphabet: &Lut,
     oracle: F,
 ) -> Result<usize, ScanError>
 where
@@ -586,7 +635,7 @@ where
         let out = if string == u64::MAX {
             Outside::default()
         } else {
-            b.outside()
+            b.outside(alphabet)
         };
         bad |= out.not_outside & !string;
         let opens = out.open & !string & !u64::from(pos == start);
@@ -1178,6 +1227,11 @@ mod tests {
                 outside[b as usize],
                 "outside {b:#x}"
             );
+            assert_eq!(
+                in_lut(b, &OUTSIDE_LINE_LUT),
+                outside[b as usize] && b != b'\n',
+                "outside on one line {b:#x}"
+            );
             let class = |bits: u8| {
                 ESCAPE_LUT.0[(b & 15) as usize] & ESCAPE_LUT.1[(b >> 4) as usize] & bits != 0
             };
@@ -1221,28 +1275,119 @@ mod tests {
                 // SAFETY: `Avx2::get` returned a token: the CPU has the features.
                 let mut ascii = false;
                 let got = unsafe {
-                    skip_lazy_avx2::<true, true, _>(&buf, pad, 1, 128, &mut ascii, || {
-                        panic!("fell back on {case}")
-                    })
+                    skip_lazy_avx2::<true, true, _>(
+                        &buf,
+                        pad,
+                        1,
+                        128,
+                        &mut ascii,
+                        &OUTSIDE_LUT,
+                        || panic!("fell back on {case}"),
+                    )
                 };
                 assert_eq!(got, expected, "{case}");
                 // SAFETY: as above.
                 let untracked = unsafe {
-                    skip_lazy_avx2::<false, false, _>(&buf, pad, 1, 128, &mut false, || {
-                        panic!("fell back on {case}")
-                    })
+                    skip_lazy_avx2::<false, false, _>(
+                        &buf,
+                        pad,
+                        1,
+                        128,
+                        &mut false,
+                        &OUTSIDE_LUT,
+                        || panic!("fell back on {case}"),
+                    )
                 };
                 assert_eq!(untracked, expected, "{case}");
                 // SAFETY: as above. (The instance for CPUs with a slow `pext`.)
                 let mut tracked = false;
                 let without_shortcut = unsafe {
-                    skip_lazy_avx2::<true, false, _>(&buf, pad, 1, 128, &mut tracked, || {
-                        panic!("fell back on {case}")
-                    })
+                    skip_lazy_avx2::<true, false, _>(
+                        &buf,
+                        pad,
+                        1,
+                        128,
+                        &mut tracked,
+                        &OUTSIDE_LUT,
+                        || panic!("fell back on {case}"),
+                    )
                 };
                 assert_eq!((without_shortcut, tracked), (expected, ascii), "{case}");
+                // SAFETY: as above. (The instance for a value on one line: none of these
+                // has a `\n`, so it never falls back either.)
+                let mut on_one_line = false;
+                let one_line = unsafe {
+                    skip_lazy_avx2::<true, true, _>(
+                        &buf,
+                        pad,
+                        1,
+                        128,
+                        &mut on_one_line,
+                        &OUTSIDE_LINE_LUT,
+                        || panic!("fell back on {case}"),
+                    )
+                };
+                assert_eq!((one_line, on_one_line), (expected, ascii), "{case}");
                 // Said ASCII exactly when it is (the bytes around the value are ASCII).
                 assert_eq!(ascii, case.is_ascii(), "{case}");
+            }
+        }
+    }
+
+    /// The one-line instance never says a value with a `\n` in it is clean, wherever the
+    /// `\n` is (whitespace between tokens, inside a string, in a long-string jump, after a
+    /// block edge), and still ends where the oracle says.
+    #[test]
+    fn one_line_instance_never_vouches_for_a_newline() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let blob = "QUJD".repeat(50);
+        let body =
+            format!(r#"{{"a":[1, 2, {{"b":"x\"y"}}],"blob":"{blob}","c":{{"d":[true,null]}}}}"#);
+        for at in 1..body.len() - 1 {
+            let mut value = body.clone().into_bytes();
+            value.insert(at, b'\n');
+            for pad in [0usize, 1, 33, 63] {
+                let mut buf = vec![b' '; pad];
+                buf.extend_from_slice(&value);
+                buf.extend_from_slice(b",\"tail\":1}");
+                // The value does not end on its line.
+                let expected = scalar::skip_container_lazy_on_line(&buf, pad, 1, 128);
+                assert!(expected.is_err(), "newline at {at}");
+                for shortcut in [true, false] {
+                    let mut clean = false;
+                    let oracle = || scalar::skip_container_lazy_on_line(&buf, pad, 1, 128);
+                    // SAFETY: `Avx2::get` returned a token: the CPU has the features.
+                    let got = unsafe {
+                        let line = &OUTSIDE_LINE_LUT;
+                        if shortcut {
+                            skip_lazy_avx2::<true, true, _>(
+                                &buf, pad, 1, 128, &mut clean, line, oracle,
+                            )
+                        } else {
+                            skip_lazy_avx2::<true, false, _>(
+                                &buf, pad, 1, 128, &mut clean, line, oracle,
+                            )
+                        }
+                    };
+                    assert_eq!(
+                        (got, clean),
+                        (expected, false),
+                        "newline at {at}, pad {pad}"
+                    );
+                }
+                // Through the dispatch, which picks the oracle's line variant itself.
+                let mut clean = false;
+                let got = Avx2::get()
+                    .unwrap()
+                    .skip_container_lazy::<true, true>(&buf, pad, 1, 128, &mut clean);
+                assert_eq!(
+                    (got, clean),
+                    (expected, false),
+                    "newline at {at}, pad {pad}"
+                );
             }
         }
     }

@@ -12,8 +12,8 @@ pub mod reference;
 use bytes::{Bytes, BytesMut};
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf, LineFramer,
-    Lines, Message, OwnedMessage, RawJson, ReplyId, Role,
+    encode, DecodeOptions, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf, Limits,
+    LineFramer, Lines, Message, OwnedMessage, RawJson, ReplyId, Role,
 };
 use serde_json::value::RawValue;
 
@@ -30,6 +30,7 @@ pub const TARGETS: &[Target] = &[
     ("sse_chunks", sse_chunks),
     ("content_length_chunks", content_length_chunks),
     ("pending_model", pending_model),
+    ("decode_lines", decode_lines),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
@@ -556,13 +557,36 @@ pub fn scan(data: &[u8]) {
     // The lazy skip that says whether the value is ASCII: the same answer, and "ASCII" never
     // said of a value holding a byte that is not.
     let mut said_ascii = false;
-    let with_ascii = scan::simd_skip_lazy_value_ascii(buf, start, 0, max_depth, &mut said_ascii);
+    let with_ascii =
+        scan::simd_skip_lazy_value_ascii::<false>(buf, start, 0, max_depth, &mut said_ascii);
     assert_eq!(with_ascii, lazy, "the ASCII-tracking skip disagrees");
     if said_ascii {
         let end = with_ascii.expect("ASCII said of a value that failed");
         assert!(
             buf[start..end].is_ascii(),
             "ASCII said of a value that is not"
+        );
+    }
+    // Its one-line instance: "clean" never said of a value with a `\n` either.
+    let mut said_clean = false;
+    let one_line =
+        scan::simd_skip_lazy_value_ascii::<true>(buf, start, 0, max_depth, &mut said_clean);
+    let line_end = buf
+        .get(start..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        .map_or(buf.len(), |nl| start + nl);
+    let on_line = scan::scalar_skip_value(&buf[..line_end], start, 0, max_depth, Validation::Lazy);
+    // (An error when the value does not end on its line, of whatever kind.)
+    assert_eq!(
+        one_line.ok(),
+        on_line.ok(),
+        "the one-line skip disagrees with the oracle on the line"
+    );
+    if said_clean {
+        let end = one_line.expect("clean said of a value that failed");
+        assert!(
+            buf[start..end].is_ascii() && !buf[start..end].contains(&b'\n'),
+            "clean said of a value with a newline or a byte that is not ASCII"
         );
     }
     // The ASCII check: every byte before its answer is ASCII, all of them exactly when the
@@ -832,4 +856,48 @@ pub fn pending_model(data: &[u8]) {
     left.sort();
     assert_eq!(drained, left);
     assert_eq!(table.len(), 0);
+}
+
+// ------------------------------------------------------------------------- decode_lines
+
+/// `template` with every `~` grown into 1,500 spaces and every `` ` `` into 1,600 bytes of
+/// base64: lines over the 4 KiB from which `Decoder::decode_lines` decodes a line in the pass
+/// that finds its end, out of inputs a fuzzer can mutate.
+pub fn grown(template: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(template.len() * 4);
+    for &b in template {
+        match b {
+            b'~' => out.extend_from_slice(&[b' '; 1500]),
+            b'`' => out.extend(b"QUJD".iter().cycle().take(1600)),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// `Decoder::decode_lines` against `Lines` + `Decoder::decode`, item for item: a config byte
+/// (dialect and role, validation, hardened, frame limit), then a stream template (see
+/// [`grown`]).
+pub fn decode_lines(data: &[u8]) {
+    let [config, template @ ..] = data else {
+        return;
+    };
+    let stream = grown(template);
+    let (dialect, role) = CONFIGS[usize::from(config & 3)];
+    let mut opts = DecodeOptions::new(dialect);
+    opts.role = role;
+    if config & 4 != 0 {
+        opts.validation = Validation::Strict;
+    }
+    opts.hardened = config & 8 != 0;
+    opts.limits = Limits {
+        max_frame: [16 << 20, 4096, 4100, 9000][usize::from(config >> 4 & 3)],
+        ..Limits::default()
+    };
+    let decoder = Decoder::new(opts);
+    let got: Vec<_> = decoder.decode_lines(&stream).collect();
+    let expected: Vec<_> = Lines::new(&stream, opts.limits.max_frame)
+        .map(|line| line.map(|(offset, frame)| (offset, decoder.decode(frame))))
+        .collect();
+    assert_eq!(got, expected, "decode_lines differs from Lines + decode");
 }

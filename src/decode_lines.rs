@@ -1,0 +1,166 @@
+//! Decoding every line of a complete buffer: [`Lines`] and [`Decoder::decode`] in one pass
+//! over each long line.
+
+use crate::frame::{FrameError, Lines};
+use crate::message::{Message, Rejection};
+use crate::Decoder;
+
+/// From how many bytes a line is decoded in the pass that finds its end: shorter lines are cut
+/// first (a `memchr` over a short line costs less than walking it twice when the walk fails).
+/// The decoder's own threshold for long frames, whose walk this pass reuses.
+const LONG_LINE: usize = 4096;
+
+/// The newline-delimited messages of a complete buffer, decoded: what
+/// [`Lines`] (with the decoder's frame limit) followed by [`Decoder::decode`] of each frame
+/// gives, item for item, from [`Decoder::decode_lines`].
+///
+/// A long line (over 4 KiB) that holds an object is decoded in the pass that finds its end: in
+/// lazy mode the payload skip also proves the payload holds no `\n`, so only the rest of the
+/// envelope is searched for one, and the line is read once instead of twice (`memchr`, then
+/// the walk). Anything that pass does not prove (an error, a line over the limit) is framed
+/// and decoded as [`Lines`] and [`Decoder::decode`] would, with the same result; the work
+/// lost is bounded by the line.
+///
+/// ```
+/// use rpcwire::{Decoder, Kind};
+/// let stream = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n{\"id\":2}\n";
+/// let decoder = Decoder::mcp();
+/// let mut lines = decoder.decode_lines(stream);
+/// let (offset, first) = lines.next().unwrap().unwrap();
+/// assert_eq!((offset, first.unwrap().kind()), (0, Kind::Request));
+/// let (offset, second) = lines.next().unwrap().unwrap();
+/// assert_eq!(offset, 42);
+/// assert!(second.is_err()); // -32600: no "jsonrpc", no method
+/// assert!(lines.next().is_none());
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "an iterator does nothing unless consumed"]
+pub struct DecodeLines<'d, 'a> {
+    decoder: &'d Decoder,
+    lines: Lines<'a>,
+}
+
+impl<'d, 'a> DecodeLines<'d, 'a> {
+    pub(crate) fn new(decoder: &'d Decoder, input: &'a [u8]) -> Self {
+        DecodeLines {
+            decoder,
+            lines: Lines::new(input, decoder.options().limits.max_frame),
+        }
+    }
+}
+
+impl<'a> Iterator for DecodeLines<'_, 'a> {
+    /// A line's offset in the buffer and its message or rejection, or an over-long line (as
+    /// [`Lines`] reports it).
+    type Item = Result<(usize, Result<Message<'a>, Rejection<'a>>), FrameError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let rest = self.lines.rest();
+            if rest.is_empty() {
+                return None;
+            }
+            let probe = &rest[..rest.len().min(LONG_LINE + 1)];
+            let mut nl = memchr::memchr(b'\n', probe);
+            if nl.is_none() && probe.len() < rest.len() {
+                let max_line = self.decoder.options().limits.max_frame;
+                if let Some((frame, line, decoded)) = self.decoder.decode_long_line(rest, max_line)
+                {
+                    let offset = self.lines.offset();
+                    self.lines.advance(line);
+                    let frame = &rest[..frame];
+                    return Some(Ok((offset, self.decoder.view(frame, decoded))));
+                }
+                nl = memchr::memchr(b'\n', &rest[probe.len()..]).map(|nl| nl + probe.len());
+            }
+            if let Some(item) = self.lines.cut_line(nl) {
+                return Some(item.map(|(offset, frame)| (offset, self.decoder.decode(frame))));
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for DecodeLines<'_, '_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DecodeOptions, Dialect, Kind, Limits, Validation};
+
+    fn long_result(text: &str) -> Vec<u8> {
+        let blob = "QUJD".repeat(2000);
+        format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"b":"{blob}","t":"{text}"}}}}"#).into_bytes()
+    }
+
+    /// The one pass is taken where it applies (the iterator's results are compared with
+    /// `Lines` + `decode` in `tests/decode_lines.rs`; this checks the pass is not skipped).
+    #[test]
+    fn long_objects_are_decoded_in_the_pass_that_finds_their_end() {
+        let decoder = Decoder::mcp();
+        let max = decoder.options().limits.max_frame;
+        let line = long_result("x");
+        let mut stream = line.clone();
+        stream.extend_from_slice(b" \t\r\n{}\n");
+        let (frame, consumed, decoded) = decoder.decode_long_line(&stream, max).unwrap();
+        assert_eq!((frame, consumed), (line.len() + 2, line.len() + 4));
+        assert_eq!(
+            decoder.view(&stream[..frame], decoded).unwrap().kind(),
+            Kind::Response
+        );
+        // At the end of the input, without a newline.
+        assert!(decoder.decode_long_line(&line, max).is_some());
+        // Not ASCII: the pass still applies (the UTF-8 check is the frame's).
+        assert!(decoder.decode_long_line(&long_result("é"), max).is_some());
+    }
+
+    #[test]
+    fn the_pass_gives_up_where_it_proves_nothing() {
+        let decoder = Decoder::mcp();
+        let max = decoder.options().limits.max_frame;
+        let line = long_result("x");
+        // A `\n` in the envelope, in the payload (between tokens, in a string), after it.
+        let at = |needle: &[u8], offset: usize| {
+            let i = line
+                .windows(needle.len())
+                .position(|w| w == needle)
+                .unwrap()
+                + offset;
+            let mut s = line.clone();
+            s.insert(i, b'\n');
+            s
+        };
+        for stream in [
+            at(b"\"id\"", 0),
+            at(b",\"t\"", 1),
+            at(b"QUJD", 2),
+            at(b"}}", 1),
+        ] {
+            assert!(decoder.decode_long_line(&stream, max).is_none());
+        }
+        // Not an object; something after it on its line; short; over the limit.
+        let mut batch = b"[".to_vec();
+        batch.extend_from_slice(&line);
+        batch.push(b']');
+        let mut trailing = line.clone();
+        trailing.extend_from_slice(b" x\n");
+        for stream in [batch, trailing, long_result("x")[..4000].to_vec()] {
+            assert!(decoder.decode_long_line(&stream, max).is_none());
+        }
+        assert!(decoder.decode_long_line(&line, line.len() - 1).is_none());
+        // Strict and hardened decoders take the plain path.
+        for opts in [
+            DecodeOptions {
+                validation: Validation::Strict,
+                ..DecodeOptions::new(Dialect::Mcp)
+            },
+            DecodeOptions {
+                hardened: true,
+                limits: Limits::default(),
+                ..DecodeOptions::new(Dialect::Mcp)
+            },
+        ] {
+            assert!(Decoder::new(opts).decode_long_line(&line, max).is_none());
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! `Decoder::decode_lines` gives what `Lines` and `Decoder::decode` give, item for item, on
+//! the captured session and on a long message with a line break put at every byte.
+
+use rpcwire::{DecodeOptions, Decoder, Dialect, Lines, Role, Validation};
+
+fn assert_same(decoder: &Decoder, stream: &[u8]) {
+    let got: Vec<_> = decoder.decode_lines(stream).collect();
+    let expected: Vec<_> = Lines::new(stream, decoder.options().limits.max_frame)
+        .map(|line| line.map(|(offset, frame)| (offset, decoder.decode(frame))))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+fn decoders() -> Vec<Decoder> {
+    let mut all = Vec::new();
+    for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+        for role in [Role::Server, Role::Client] {
+            for validation in [Validation::Lazy, Validation::Strict] {
+                let mut opts = DecodeOptions::new(dialect);
+                opts.role = role;
+                opts.validation = validation;
+                all.push(Decoder::new(opts));
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn captured_session() {
+    for name in ["capture-c2s.ndjson", "capture-s2c.ndjson"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        let stream = std::fs::read(path).unwrap();
+        let lines = Lines::new(&stream, usize::MAX).count();
+        assert!(lines > 5, "{name}: {lines} lines");
+        for decoder in decoders() {
+            assert_same(&decoder, &stream);
+        }
+    }
+}
+
+/// A resources/read result of about 5 KiB, then a ping, with one `\n` or `\r\n` inserted at
+/// every offset of the long line: the break lands in the envelope, in keys, between tokens,
+/// inside strings and escapes, in the base64 run and after the object.
+#[cfg_attr(miri, ignore)]
+#[test]
+fn a_line_break_anywhere_in_a_long_line() {
+    let blob = "QUJD".repeat(1100);
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":42,"result":{{"contents":[{{"uri":"file:///a","text":"x\"y\\z\u00e9 caf\u00e9","blob":"{blob}"}}],"n":[1,2.5,-3e4,true,false,null]}}}}"#
+    );
+    let ping = br#"{"jsonrpc":"2.0","id":43,"method":"ping"}"#;
+    let decoder = Decoder::mcp_client();
+    let lazy_server = Decoder::mcp();
+    for brk in [&b"\n"[..], b"\r\n"] {
+        for at in 0..=long.len() {
+            let mut stream = long.as_bytes()[..at].to_vec();
+            stream.extend_from_slice(brk);
+            stream.extend_from_slice(&long.as_bytes()[at..]);
+            stream.push(b'\n');
+            stream.extend_from_slice(ping);
+            assert_same(&decoder, &stream);
+            if at % 97 == 0 {
+                assert_same(&lazy_server, &stream);
+            }
+        }
+    }
+}
