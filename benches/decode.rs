@@ -55,8 +55,7 @@ fn lines(stream: &[u8]) -> impl Iterator<Item = &[u8]> {
 fn rpcwire(decoder: &Decoder, stream: &[u8]) -> usize {
     let mut n = 0;
     for line in decoder.decode_lines(stream) {
-        let (_, decoded) = line.unwrap();
-        match decoded {
+        match line.unwrap().message {
             Ok(msg) => n += fields(&msg),
             Err(_) => n += 100,
         }

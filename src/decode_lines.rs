@@ -26,11 +26,11 @@ const LONG_LINE: usize = 4096;
 /// let stream = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n{\"id\":2}\n";
 /// let decoder = Decoder::mcp();
 /// let mut lines = decoder.decode_lines(stream);
-/// let (offset, first) = lines.next().unwrap().unwrap();
-/// assert_eq!((offset, first.unwrap().kind()), (0, Kind::Request));
-/// let (offset, second) = lines.next().unwrap().unwrap();
-/// assert_eq!(offset, 42);
-/// assert!(second.is_err()); // -32600: no "jsonrpc", no method
+/// let first = lines.next().unwrap().unwrap();
+/// assert_eq!((first.offset, first.message.unwrap().kind()), (0, Kind::Request));
+/// let second = lines.next().unwrap().unwrap();
+/// assert_eq!((second.offset, second.frame), (42, &b"{\"id\":2}"[..]));
+/// assert!(second.message.is_err()); // -32600: no "jsonrpc", no method
 /// assert!(lines.next().is_none());
 /// ```
 #[derive(Debug, Clone)]
@@ -49,10 +49,22 @@ impl<'d, 'a> DecodeLines<'d, 'a> {
     }
 }
 
+/// One line of a buffer, decoded: an item of [`DecodeLines`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodedLine<'a> {
+    /// Where the line starts in the buffer.
+    pub offset: usize,
+    /// The frame: the line without its `\n` and without a `\r` before it (to forward it
+    /// as it came, or to keep it: [`OwnedMessage::decode`](crate::OwnedMessage::decode)).
+    pub frame: &'a [u8],
+    /// What [`Decoder::decode`] makes of the frame.
+    pub message: Result<Message<'a>, Rejection<'a>>,
+}
+
 impl<'a> Iterator for DecodeLines<'_, 'a> {
-    /// A line's offset in the buffer and its message or rejection, or an over-long line (as
-    /// [`Lines`] reports it).
-    type Item = Result<(usize, Result<Message<'a>, Rejection<'a>>), FrameError>;
+    /// A decoded line, or an over-long line (as [`Lines`] reports it: the decoder's frame
+    /// limit applies to lines).
+    type Item = Result<DecodedLine<'a>, FrameError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -70,12 +82,21 @@ impl<'a> Iterator for DecodeLines<'_, 'a> {
                     let offset = self.lines.offset();
                     self.lines.advance(line);
                     let frame = &rest[..frame];
-                    return Some(Ok((offset, self.decoder.view(frame, decoded))));
+                    let message = self.decoder.view(frame, decoded);
+                    return Some(Ok(DecodedLine {
+                        offset,
+                        frame,
+                        message,
+                    }));
                 }
                 nl = memchr::memchr(b'\n', &rest[probe.len()..]).map(|nl| nl + probe.len());
             }
             if let Some(item) = self.lines.cut_line(nl) {
-                return Some(item.map(|(offset, frame)| (offset, self.decoder.decode(frame))));
+                return Some(item.map(|(offset, frame)| DecodedLine {
+                    offset,
+                    frame,
+                    message: self.decoder.decode(frame),
+                }));
             }
         }
     }

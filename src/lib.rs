@@ -77,7 +77,7 @@ pub mod scan;
 #[cfg(feature = "serde")]
 pub mod typed;
 
-pub use decode_lines::DecodeLines;
+pub use decode_lines::{DecodeLines, DecodedLine};
 pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
 pub use frame::{ContentLengthError, ContentLengthFramer, SseEvent, SseFramer};

@@ -1,12 +1,18 @@
 //! `Decoder::decode_lines` gives what `Lines` and `Decoder::decode` give, item for item, on
 //! the captured session and on a long message with a line break put at every byte.
 
-use rpcwire::{DecodeOptions, Decoder, Dialect, Lines, Role, Validation};
+use rpcwire::{DecodeOptions, DecodedLine, Decoder, Dialect, Lines, Role, Validation};
 
 fn assert_same(decoder: &Decoder, stream: &[u8]) {
     let got: Vec<_> = decoder.decode_lines(stream).collect();
     let expected: Vec<_> = Lines::new(stream, decoder.options().limits.max_frame)
-        .map(|line| line.map(|(offset, frame)| (offset, decoder.decode(frame))))
+        .map(|line| {
+            line.map(|(offset, frame)| DecodedLine {
+                offset,
+                frame,
+                message: decoder.decode(frame),
+            })
+        })
         .collect();
     assert_eq!(got, expected);
 }

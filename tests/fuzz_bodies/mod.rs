@@ -12,8 +12,8 @@ pub mod reference;
 use bytes::{Bytes, BytesMut};
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, DecodeOptions, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf, Limits,
-    LineFramer, Lines, Message, OwnedMessage, RawJson, ReplyId, Role,
+    encode, DecodeOptions, DecodedLine, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf,
+    Limits, LineFramer, Lines, Message, OwnedMessage, RawJson, ReplyId, Role,
 };
 use serde_json::value::RawValue;
 
@@ -897,7 +897,13 @@ pub fn decode_lines(data: &[u8]) {
     let decoder = Decoder::new(opts);
     let got: Vec<_> = decoder.decode_lines(&stream).collect();
     let expected: Vec<_> = Lines::new(&stream, opts.limits.max_frame)
-        .map(|line| line.map(|(offset, frame)| (offset, decoder.decode(frame))))
+        .map(|line| {
+            line.map(|(offset, frame)| DecodedLine {
+                offset,
+                frame,
+                message: decoder.decode(frame),
+            })
+        })
         .collect();
     assert_eq!(got, expected, "decode_lines differs from Lines + decode");
 }
