@@ -18,8 +18,8 @@ const LONG_LINE: usize = 4096;
 /// lazy mode the payload skip also proves the payload holds no `\n`, so only the rest of the
 /// envelope is searched for one, and the line is read once instead of twice (`memchr`, then
 /// the walk). Anything that pass does not prove (an error, a line over the limit) is framed
-/// and decoded as [`Lines`] and [`Decoder::decode`] would, with the same result; the work
-/// lost is bounded by the line.
+/// and decoded as [`Lines`] and [`Decoder::decode`] would, with the same result; that pass
+/// reads nothing past the line (nor past the frame limit), so the work lost is bounded by it.
 ///
 /// ```
 /// use rpcwire::{Decoder, Kind};

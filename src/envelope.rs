@@ -497,8 +497,10 @@ impl Decoder {
     /// `\r`), of the line with its `\n`, and exactly what [`Self::decode_spans`] gives for the
     /// frame. `None` when that is not proven in this pass: the line is not such an object,
     /// the walk failed (its error may lie past the line), the line is over `max_line` or the
-    /// frame limit, or anything but blanks follows the object on its line. No value is
-    /// skipped past the line's end, so the work lost on `None` is bounded by the line.
+    /// frame limit, or anything but blanks follows the object on its line. The walk reads
+    /// nothing past the line's `\n` (whitespace, values and strings all stop there) nor past
+    /// `max_line` + 1 bytes, so the work lost on `None` is bounded by the line, within the
+    /// limit (a payload the kernel hands to its oracle is read twice).
     pub(crate) fn decode_long_line(
         &self,
         input: &[u8],
@@ -531,12 +533,17 @@ impl Decoder {
         {
             return None;
         }
-        let nl = blanks_end(input, end);
-        let line = match input.get(nl) {
-            Some(b'\n') => nl + 1,
-            None => nl,
-            Some(_) => return None,
+        // The line's end, found with `memchr` (a line over the limit may hold megabytes of
+        // blanks), then only blanks before it.
+        let nl = match memchr::memchr(b'\n', &window[end..]) {
+            Some(at) => end + at,
+            None if window.len() == input.len() => window.len(),
+            None => return None,
         };
+        if blanks_end(window, end) != nl {
+            return None;
+        }
+        let line = (nl + 1).min(input.len());
         let frame = &input[..nl];
         let frame = frame.strip_suffix(b"\r").unwrap_or(frame);
         if frame.len() > limit || frame.len() <= DEFER_UTF8_ABOVE {
@@ -700,7 +707,7 @@ impl Decoder {
             m.version_ok = Some(true);
             m.seen = 1 << Member::JsonRpc as u8;
         }
-        let mut i = skip_ws(frame, start + if usual { USUAL_START.len() } else { 1 });
+        let mut i = skip_ws_on::<LINE>(frame, start + if usual { USUAL_START.len() } else { 1 });
         if !usual && frame.get(i) == Some(&b'}') {
             return Ok((m, i + 1));
         }
@@ -709,7 +716,7 @@ impl Decoder {
             if let Some((plain, after_colon)) = plain_member_key(frame, i) {
                 // `"name":` spelled plainly: no key scan, no lookup.
                 (member, key, esc) = (Some(plain), &b""[..], false);
-                v = skip_ws(frame, after_colon);
+                v = skip_ws_on::<LINE>(frame, after_colon);
             } else {
                 if frame.get(i) != Some(&b'"') {
                     return Err(Reject::parse(syntax_at(frame, i)));
@@ -717,11 +724,11 @@ impl Decoder {
                 let close;
                 (close, esc) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
                 key = &frame[i + 1..close];
-                i = skip_ws(frame, close + 1);
+                i = skip_ws_on::<LINE>(frame, close + 1);
                 if frame.get(i) != Some(&b':') {
                     return Err(Reject::parse(syntax_at(frame, i)));
                 }
-                v = skip_ws(frame, i + 1);
+                v = skip_ws_on::<LINE>(frame, i + 1);
                 member = member_of(key, esc);
             }
             let Some(&first) = frame.get(v) else {
@@ -828,9 +835,9 @@ impl Decoder {
                     self.skip_member::<LINE>(frame, v, 1)?
                 }
             };
-            i = skip_ws(frame, i);
+            i = skip_ws_on::<LINE>(frame, i);
             match frame.get(i) {
-                Some(b',') => i = skip_ws(frame, i + 1),
+                Some(b',') => i = skip_ws_on::<LINE>(frame, i + 1),
                 Some(b'}') => return Ok((m, i + 1)),
                 _ => return Err(Reject::parse(syntax_at(frame, i))),
             }
@@ -854,7 +861,7 @@ impl Decoder {
         let mut found: Option<Span> = None;
         let mut count = 0u32;
         let end = self
-            .walk_members(frame, v, 1, |key, esc, at| {
+            .walk_members::<LINE>(frame, v, 1, |key, esc, at| {
                 let end = self.skip_payload::<TRACK, LINE>(frame, at, 2, ascii)?;
                 if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
                     count += 1;
@@ -877,7 +884,7 @@ impl Decoder {
     /// nesting depth before it opens (1 for a member of the envelope), checked against the
     /// limit as a skip would. Returns the index after the object.
     #[inline(always)]
-    fn walk_members(
+    fn walk_members<const LINE: bool>(
         &self,
         frame: &[u8],
         v: usize,
@@ -887,7 +894,7 @@ impl Decoder {
         if depth >= self.options.limits.max_depth {
             return Err(Reject::parse(ScanError::TooDeep));
         }
-        let mut i = skip_ws(frame, v + 1);
+        let mut i = skip_ws_on::<LINE>(frame, v + 1);
         if frame.get(i) == Some(&b'}') {
             return Ok(i + 1);
         }
@@ -897,14 +904,14 @@ impl Decoder {
             }
             let key = i + 1;
             let (close, esc) = scan::string_end(frame, key).map_err(Reject::parse)?;
-            i = skip_ws(frame, close + 1);
+            i = skip_ws_on::<LINE>(frame, close + 1);
             if frame.get(i) != Some(&b':') {
                 return Err(Reject::parse(syntax_at(frame, i)));
             }
-            let end = value(&frame[key..close], esc, skip_ws(frame, i + 1))?;
-            i = skip_ws(frame, end);
+            let end = value(&frame[key..close], esc, skip_ws_on::<LINE>(frame, i + 1))?;
+            i = skip_ws_on::<LINE>(frame, end);
             match frame.get(i) {
-                Some(b',') => i = skip_ws(frame, i + 1),
+                Some(b',') => i = skip_ws_on::<LINE>(frame, i + 1),
                 Some(b'}') => return Ok(i + 1),
                 _ => return Err(Reject::parse(syntax_at(frame, i))),
             }
@@ -924,7 +931,7 @@ impl Decoder {
     ) -> Result<(usize, Result<ErrorMembers, Member>), Reject> {
         let (mut code, mut message, mut data) = (None, None, None);
         let mut duplicate = None;
-        let end = self.walk_members(frame, v, 1, |key, esc, at| {
+        let end = self.walk_members::<LINE>(frame, v, 1, |key, esc, at| {
             let end = self.skip_member::<LINE>(frame, at, 2)?;
             let key = JsonStr::from_raw(key, esc);
             let (slot, member) = if key.eq_str("code") {
@@ -1153,12 +1160,9 @@ impl Decoder {
 /// kernel and the split validation cost more than the pass they spare).
 const DEFER_UTF8_ABOVE: usize = 4096;
 
-/// Whether `frame` is UTF-8, `ascii` (when some) being a span of it known to be ASCII: the rest
-/// is checked. The span is a payload, which starts with `{` or `[` and ends with `}` or `]`,
-/// so both of its edges fall between characters and the frame is UTF-8 exactly when the parts
-/// before and after it are.
 /// The index of the first byte at or after `i` that is not a blank on a line (space, tab,
 /// `\r`: whitespace but `\n`).
+#[inline(always)]
 fn blanks_end(buf: &[u8], mut i: usize) -> usize {
     while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r')) {
         i += 1;
@@ -1166,6 +1170,21 @@ fn blanks_end(buf: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// `skip_ws` for the walks; with `LINE` (see `walk_object`) a `\n` ends the line, so it is
+/// not skipped: a walk never leaves its line.
+#[inline(always)]
+fn skip_ws_on<const LINE: bool>(frame: &[u8], i: usize) -> usize {
+    if LINE {
+        blanks_end(frame, i)
+    } else {
+        skip_ws(frame, i)
+    }
+}
+
+/// Whether `frame` is UTF-8, `ascii` (when some) being a span of it known to be ASCII: the rest
+/// is checked. The span is a payload, which starts with `{` or `[` and ends with `}` or `]`,
+/// so both of its edges fall between characters and the frame is UTF-8 exactly when the parts
+/// before and after it are.
 fn is_utf8_outside(frame: &[u8], ascii: Option<Span>) -> bool {
     match ascii {
         Some(span) => {
@@ -1209,6 +1228,38 @@ fn syntax_at(frame: &[u8], i: usize) -> ScanError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walk on one line (`LINE`) stops at a `\n` wherever the walk of a frame would skip it
+    /// as whitespace (between members, after a key, inside a result or an error object, in a
+    /// value that is not a payload), so that `decode_long_line` never reads past its line:
+    /// each of these objects is valid across the break, and fails at it on one line.
+    #[test]
+    fn a_walk_on_one_line_stops_at_its_end() {
+        let decoder = Decoder::new(DecodeOptions {
+            result_types: &["complete"],
+            ..DecodeOptions::new(Dialect::Mcp)
+        });
+        for stream in [
+            &br#"{"jsonrpc":"2.0","id":1 ,"result":{}}"#[..],
+            br#"{"jsonrpc":"2.0","id": 1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"a": 1,"resultType":"complete"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"a":1 ,"resultType":"complete"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code": -1,"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":[1, 2]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{},"x":{"y": 1}}"#,
+            br#"{"jsonrpc":"2.0","id":[1, 2],"result":{}}"#,
+        ] {
+            let at = stream.iter().position(|&b| b == b' ').unwrap();
+            let mut broken = stream.to_vec();
+            broken[at] = b'\n';
+            let (mut ascii, mut error) = (None, None);
+            let across = decoder.walk_object::<true, false>(&broken, 0, &mut ascii, &mut error);
+            assert!(across.is_ok(), "{}", String::from_utf8_lossy(stream));
+            let (mut ascii, mut error) = (None, None);
+            let on_line = decoder.walk_object::<true, true>(&broken, 0, &mut ascii, &mut error);
+            assert!(on_line.is_err(), "{}", String::from_utf8_lossy(stream));
+        }
+    }
 
     /// `resultType` is looked up while the result is walked member by member; the outcome
     /// must be the fallback's (a walk of the whole result's members, taken when the fast walk

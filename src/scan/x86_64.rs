@@ -111,11 +111,6 @@ impl Avx2 {
         // own: with two instances taking the one-kind shortcut, LLVM no longer inlined the
         // shortcut into either, dense −12 %.)
         let oracle = oracle(buf, start, depth, max_depth, ONE_LINE);
-        let alphabet = if ONE_LINE {
-            &OUTSIDE_LINE_LUT
-        } else {
-            &OUTSIDE_LUT
-        };
         // The decoder asks for ASCII tracking on long frames (it defers their UTF-8 check),
         // where the one-kind shortcut pays (dense −20 %); on short values the shortcut's
         // extra code cost 2–6 % (tiny, typical) without ever being taken.
@@ -124,11 +119,11 @@ impl Avx2 {
         unsafe {
             if TRACK_ASCII && self.fast_pext {
                 skip_lazy_avx2::<true, true, _>(
-                    buf, start, depth, max_depth, ascii, alphabet, oracle,
+                    buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
                 )
             } else {
                 skip_lazy_avx2::<TRACK_ASCII, false, _>(
-                    buf, start, depth, max_depth, ascii, alphabet, oracle,
+                    buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
                 )
             }
         }
@@ -547,12 +542,18 @@ fn skip_lazy_avx2<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
     depth: u32,
     max_depth: u32,
     ascii: &mut bool,
-    alphabet: &Lut,
+    one_line: bool,
     oracle: F,
 ) -> Result<usize, ScanError>
 where
     F: FnOnce() -> Result<usize, ScanError>,
 {
+    // On one line, a `\n` outside strings is not in the alphabet: it goes to the oracle.
+    let alphabet = if one_line {
+        &OUTSIDE_LINE_LUT
+    } else {
+        &OUTSIDE_LUT
+    };
     // Every block loaded so far and the long-string jumps' bytes, OR-ed as movemasks: a bit
     // set where a byte is not ASCII. (A scalar: the vector OR-ed across blocks was spilled to
     // the stack and reloaded in every block.)
@@ -585,7 +586,9 @@ where
         let rest = buf.get(pos..).unwrap_or(&[]);
         let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
             Some(block) => (block, 0),
-            // The value is not closed: the oracle says how.
+            // The value is not closed: the oracle says how (on one line, that it is not is
+            // the answer: a value cut by a window over a long line is not read twice).
+            None if rest.is_empty() && one_line => return Err(ScanError::UnexpectedEnd),
             None if rest.is_empty() => return oracle(),
             // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
             // bytes before `pos` out of the masks.
@@ -1275,42 +1278,24 @@ mod tests {
                 // SAFETY: `Avx2::get` returned a token: the CPU has the features.
                 let mut ascii = false;
                 let got = unsafe {
-                    skip_lazy_avx2::<true, true, _>(
-                        &buf,
-                        pad,
-                        1,
-                        128,
-                        &mut ascii,
-                        &OUTSIDE_LUT,
-                        || panic!("fell back on {case}"),
-                    )
+                    skip_lazy_avx2::<true, true, _>(&buf, pad, 1, 128, &mut ascii, false, || {
+                        panic!("fell back on {case}")
+                    })
                 };
                 assert_eq!(got, expected, "{case}");
                 // SAFETY: as above.
                 let untracked = unsafe {
-                    skip_lazy_avx2::<false, false, _>(
-                        &buf,
-                        pad,
-                        1,
-                        128,
-                        &mut false,
-                        &OUTSIDE_LUT,
-                        || panic!("fell back on {case}"),
-                    )
+                    skip_lazy_avx2::<false, false, _>(&buf, pad, 1, 128, &mut false, false, || {
+                        panic!("fell back on {case}")
+                    })
                 };
                 assert_eq!(untracked, expected, "{case}");
                 // SAFETY: as above. (The instance for CPUs with a slow `pext`.)
                 let mut tracked = false;
                 let without_shortcut = unsafe {
-                    skip_lazy_avx2::<true, false, _>(
-                        &buf,
-                        pad,
-                        1,
-                        128,
-                        &mut tracked,
-                        &OUTSIDE_LUT,
-                        || panic!("fell back on {case}"),
-                    )
+                    skip_lazy_avx2::<true, false, _>(&buf, pad, 1, 128, &mut tracked, false, || {
+                        panic!("fell back on {case}")
+                    })
                 };
                 assert_eq!((without_shortcut, tracked), (expected, ascii), "{case}");
                 // SAFETY: as above. (The instance for a value on one line: none of these
@@ -1323,7 +1308,7 @@ mod tests {
                         1,
                         128,
                         &mut on_one_line,
-                        &OUTSIDE_LINE_LUT,
+                        true,
                         || panic!("fell back on {case}"),
                     )
                 };
@@ -1361,7 +1346,7 @@ mod tests {
                     let oracle = || scalar::skip_container_lazy_on_line(&buf, pad, 1, 128);
                     // SAFETY: `Avx2::get` returned a token: the CPU has the features.
                     let got = unsafe {
-                        let line = &OUTSIDE_LINE_LUT;
+                        let line = true;
                         if shortcut {
                             skip_lazy_avx2::<true, true, _>(
                                 &buf, pad, 1, 128, &mut clean, line, oracle,
