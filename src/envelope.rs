@@ -237,10 +237,13 @@ fn member_of(key: &[u8], has_escapes: bool) -> Option<Member> {
     // Decoded once (a comparison per name unescaped the key six times: 350 ns a member).
     let (chars, len) = short_key(key, true)?;
     KEYS.iter()
-        .find(|(name, _)| {
-            name.len() == len && name.iter().zip(&chars).all(|(&n, &c)| c == char::from(n))
-        })
+        .find(|(name, _)| spells(name, &chars[..len]))
         .map(|k| k.1)
+}
+
+/// Whether the characters `chars` spell the ASCII `name`.
+fn spells(name: &[u8], chars: &[char]) -> bool {
+    name.len() == chars.len() && name.iter().zip(chars).all(|(&n, &c)| c == char::from(n))
 }
 
 /// The characters of a key, decoded, when it has at most seven (no envelope member name is
@@ -335,9 +338,7 @@ fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
             c => c.to_ascii_lowercase(),
         };
     }
-    KEYS.iter().any(|(name, _)| {
-        name.len() == len && name.iter().zip(&chars).all(|(&n, &c)| c == char::from(n))
-    })
+    KEYS.iter().any(|(name, _)| spells(name, &chars[..len]))
 }
 
 impl Decoder {
