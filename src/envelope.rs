@@ -241,6 +241,24 @@ fn member_of(key: &[u8], has_escapes: bool) -> Option<Member> {
         .map(|k| k.1)
 }
 
+/// The member of an error object a key names (`code`, `message`, `data`), if any; an
+/// escaped key is decoded once, as for the envelope's names.
+fn error_member_of(key: &[u8], has_escapes: bool) -> Option<Member> {
+    const NAMES: [(&[u8], Member); 3] = [
+        (b"code", Member::ErrorCode),
+        (b"message", Member::ErrorMessage),
+        (b"data", Member::ErrorData),
+    ];
+    if !has_escapes {
+        return NAMES.iter().find(|(name, _)| *name == key).map(|n| n.1);
+    }
+    let (chars, len) = short_key(key, true)?;
+    NAMES
+        .iter()
+        .find(|(name, _)| spells(name, &chars[..len]))
+        .map(|n| n.1)
+}
+
 /// Whether the characters `chars` spell the ASCII `name`.
 fn spells(name: &[u8], chars: &[char]) -> bool {
     name.len() == chars.len() && name.iter().zip(chars).all(|(&n, &c)| c == char::from(n))
@@ -948,15 +966,11 @@ impl Decoder {
         let mut duplicate = None;
         let end = self.walk_members::<LINE>(frame, v, 1, |key, esc, at| {
             let end = self.skip_member::<LINE>(frame, at, 2)?;
-            let key = JsonStr::from_raw(key, esc);
-            let (slot, member) = if key.eq_str("code") {
-                (&mut code, Member::ErrorCode)
-            } else if key.eq_str("message") {
-                (&mut message, Member::ErrorMessage)
-            } else if key.eq_str("data") {
-                (&mut data, Member::ErrorData)
-            } else {
-                return Ok(end);
+            let (slot, member) = match error_member_of(key, esc) {
+                Some(Member::ErrorCode) => (&mut code, Member::ErrorCode),
+                Some(Member::ErrorMessage) => (&mut message, Member::ErrorMessage),
+                Some(_) => (&mut data, Member::ErrorData),
+                None => return Ok(end),
             };
             if slot.replace(Span::new(at, end)).is_some() {
                 duplicate.get_or_insert(member);
@@ -1265,6 +1279,13 @@ mod tests {
         ] {
             assert_eq!(escaped(other), None, "{other}");
         }
+        let error_member = |key: &str, esc| error_member_of(key.as_bytes(), esc);
+        assert_eq!(error_member("code", false), Some(Member::ErrorCode));
+        assert_eq!(error_member(r"\u0063ode", true), Some(Member::ErrorCode));
+        assert_eq!(error_member(r"m\u0065ssage", true), Some(Member::ErrorMessage));
+        assert_eq!(error_member(r"dat\u0061", true), Some(Member::ErrorData));
+        assert_eq!(error_member(r"dat\u0061", false), None);
+        assert_eq!(error_member(r"\u0063odes", true), None);
         let folds = |key: &str, esc| case_folds_to_member(key.as_bytes(), esc);
         for (key, esc) in [
             ("ID", false),
