@@ -8,16 +8,19 @@ use crate::Decoder;
 /// From how many bytes a line is decoded in the pass that finds its end: shorter lines are cut
 /// first (a `memchr` over a short line costs less than walking it twice when the walk fails).
 /// The decoder's own threshold for long frames, whose walk this pass reuses.
-const LONG_LINE: usize = 4096;
+const LONG_LINE: usize = crate::envelope::DEFER_UTF8_ABOVE;
 
 /// The newline-delimited messages of a complete buffer, decoded: what
 /// [`Lines`] (with the decoder's frame limit) followed by [`Decoder::decode`] of each frame
 /// gives, item for item, from [`Decoder::decode_lines`].
 ///
-/// A long line (over 4 KiB) that holds an object is decoded in the pass that finds its end: in
-/// lazy mode the payload skip also proves the payload holds no `\n`, so only the rest of the
-/// envelope is searched for one, and the line is read once instead of twice (`memchr`, then
-/// the walk). Anything that pass does not prove (an error, a line over the limit) is framed
+/// A long line (over 4 KiB) that holds an object is decoded in the pass that finds its end, by
+/// a lazy decoder that is not hardened: where the AVX2 kernel skips a payload that is an object
+/// or an array (an MCP `params` or `result`), it also proves the payload holds no `\n`, so
+/// only the rest of the envelope is searched for one, and the payload is read once instead of
+/// twice (`memchr`, then the walk). Strict and hardened decoders, payloads that are strings,
+/// and CPUs without AVX2 read the line twice, as [`Lines`] and [`Decoder::decode`] do. Anything
+/// that pass does not prove (an error, a line over the limit) is framed
 /// and decoded as [`Lines`] and [`Decoder::decode`] would, with the same result; that pass
 /// reads nothing past the line (nor past the frame limit), so the work lost is bounded by it.
 ///
@@ -35,13 +38,13 @@ const LONG_LINE: usize = 4096;
 /// ```
 #[derive(Debug, Clone)]
 #[must_use = "an iterator does nothing unless consumed"]
-pub struct DecodeLines<'d, 'a> {
-    decoder: &'d Decoder,
+pub struct DecodeLines<'a> {
+    decoder: Decoder,
     lines: Lines<'a>,
 }
 
-impl<'d, 'a> DecodeLines<'d, 'a> {
-    pub(crate) fn new(decoder: &'d Decoder, input: &'a [u8]) -> Self {
+impl<'a> DecodeLines<'a> {
+    pub(crate) fn new(decoder: Decoder, input: &'a [u8]) -> Self {
         DecodeLines {
             decoder,
             lines: Lines::new(input, decoder.options().limits.max_frame),
@@ -61,7 +64,7 @@ pub struct DecodedLine<'a> {
     pub message: Result<Message<'a>, Rejection<'a>>,
 }
 
-impl<'a> Iterator for DecodeLines<'_, 'a> {
+impl<'a> Iterator for DecodeLines<'a> {
     /// A decoded line, or an over-long line (as [`Lines`] reports it: the decoder's frame
     /// limit applies to lines).
     type Item = Result<DecodedLine<'a>, FrameError>;
@@ -102,7 +105,7 @@ impl<'a> Iterator for DecodeLines<'_, 'a> {
     }
 }
 
-impl core::iter::FusedIterator for DecodeLines<'_, '_> {}
+impl core::iter::FusedIterator for DecodeLines<'_> {}
 
 #[cfg(test)]
 mod tests {

@@ -211,9 +211,6 @@ pub fn skip_container_lazy(
 /// [`skip_container_lazy`] for a value that must end on its line: a `\n` outside strings
 /// ends the line, and the value unclosed there is [`ScanError::UnexpectedEnd`] (inside a
 /// string it is a raw control byte, an error already). Never reads past the line.
-// Kept out of line, as `skip_container_lazy` is: inlined into the AVX2 kernel's fallback it
-// cost the kernel 12 % on dense values (register pressure), where it is never called.
-#[inline(never)]
 pub(crate) fn skip_container_lazy_on_line(
     buf: &[u8],
     start: usize,

@@ -105,12 +105,9 @@ impl Avx2 {
     ) -> Result<usize, ScanError> {
         // With `ONE_LINE` a `\n` outside strings is not in the alphabet, so the kernel hands
         // it to the oracle, whose line variant stops there: the value's end when it ends on
-        // its line, an error otherwise, found without reading past the line.
-        //
-        // (The line is a run-time choice within one kernel instance, not an instance of its
-        // own: with two instances taking the one-kind shortcut, LLVM no longer inlined the
-        // shortcut into either, dense −12 %.)
-        let oracle = oracle(buf, start, depth, max_depth, ONE_LINE);
+        // its line, an error otherwise, found without reading past the line. (A run-time
+        // choice within one kernel instance: one closure type for both oracles.)
+        let oracle = lazy_oracle(buf, start, depth, max_depth, ONE_LINE);
         // The decoder asks for ASCII tracking on long frames (it defers their UTF-8 check),
         // where the one-kind shortcut pays (dense −20 %); on short values the shortcut's
         // extra code cost 2–6 % (tiny, typical) without ever being taken.
@@ -132,7 +129,7 @@ impl Avx2 {
 
 /// The scalar oracle the lazy kernel hands a value to, on the value's line only or not: one
 /// closure type for both, so that both share one kernel instance.
-fn oracle(
+fn lazy_oracle(
     buf: &[u8],
     start: usize,
     depth: u32,
@@ -586,10 +583,9 @@ where
         let rest = buf.get(pos..).unwrap_or(&[]);
         let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
             Some(block) => (block, 0),
-            // The value is not closed: the oracle says how (on one line, that it is not is
-            // the answer: a value cut by a window over a long line is not read twice).
-            None if rest.is_empty() && one_line => return Err(ScanError::UnexpectedEnd),
-            None if rest.is_empty() => return oracle(),
+            // The value is not closed, and every block before the end was proven (anything
+            // unproven went to the oracle): the oracle's answer, without reading it again.
+            None if rest.is_empty() => return Err(ScanError::UnexpectedEnd),
             // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
             // bytes before `pos` out of the masks.
             None => match buf.last_chunk() {
@@ -883,7 +879,9 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         let rest = buf.get(pos..).unwrap_or(&[]);
         let b = match rest.first_chunk() {
             Some(block) => classify(block, 0),
-            None if rest.is_empty() => return oracle(),
+            // No closing quote, and nothing wrong before the end (an escape the end cuts is
+            // incomplete, not wrong): the oracle's answer, without reading the string again.
+            None if rest.is_empty() => return Err(ScanError::UnexpectedEnd),
             // Fewer than 64 bytes left: the buffer's last 64, the bytes before `pos` shifted
             // out (bits past the end are clear: no quote there).
             None => match buf.last_chunk() {
