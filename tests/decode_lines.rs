@@ -1,21 +1,10 @@
 //! `Decoder::decode_lines` gives what `Lines` and `Decoder::decode` give, item for item, on
 //! the captured session and on a long message with a line break put at every byte.
 
-use rpcwire::{DecodeOptions, DecodedLine, Decoder, Dialect, Lines, Role, Validation};
+mod fuzz_bodies;
 
-fn assert_same(decoder: &Decoder, stream: &[u8]) {
-    let got: Vec<_> = decoder.decode_lines(stream).collect();
-    let expected: Vec<_> = Lines::new(stream, decoder.options().limits.max_frame)
-        .map(|line| {
-            line.map(|(offset, frame)| DecodedLine {
-                offset,
-                frame,
-                message: decoder.decode(frame),
-            })
-        })
-        .collect();
-    assert_eq!(got, expected);
-}
+use fuzz_bodies::assert_decodes_lines_as_framed as assert_same;
+use rpcwire::{DecodeOptions, Decoder, Dialect, Lines, Role, Validation};
 
 fn decoders() -> Vec<Decoder> {
     let mut all = Vec::new();

@@ -894,9 +894,14 @@ pub fn decode_lines(data: &[u8]) {
         max_frame: [16 << 20, 4096, 4100, 9000][usize::from(config >> 4 & 3)],
         ..Limits::default()
     };
-    let decoder = Decoder::new(opts);
-    let got: Vec<_> = decoder.decode_lines(&stream).collect();
-    let expected: Vec<_> = Lines::new(&stream, opts.limits.max_frame)
+    assert_decodes_lines_as_framed(&Decoder::new(opts), &stream);
+}
+
+/// `decoder.decode_lines(stream)` gives what `Lines` (with the decoder's frame limit) and
+/// `decoder.decode` of each frame give, item for item.
+pub fn assert_decodes_lines_as_framed(decoder: &Decoder, stream: &[u8]) {
+    let got: Vec<_> = decoder.decode_lines(stream).collect();
+    let expected: Vec<_> = Lines::new(stream, decoder.options().limits.max_frame)
         .map(|line| {
             line.map(|(offset, frame)| DecodedLine {
                 offset,
