@@ -15,11 +15,11 @@ const LONG_LINE: usize = crate::envelope::DEFER_UTF8_ABOVE;
 /// gives, item for item, from [`Decoder::decode_lines`].
 ///
 /// A long line (over 4 KiB) that holds an object is decoded in the pass that finds its end, by
-/// a lazy decoder that is not hardened: where the AVX2 kernel skips a payload that is an object
-/// or an array (an MCP `params` or `result`), it also proves the payload holds no `\n`, so
-/// only the rest of the envelope is searched for one, and the payload is read once instead of
-/// twice (`memchr`, then the walk). Strict and hardened decoders, payloads that are strings,
-/// and CPUs without AVX2 read the line twice, as [`Lines`] and [`Decoder::decode`] do. Anything
+/// a lazy decoder that is not hardened: the walk fails at a `\n` wherever it meets one (the
+/// AVX2 kernel that skips an object or array payload, an MCP `params` or `result`, leaves `\n`
+/// out of its alphabet), so a walk that succeeds has read the line once instead of twice
+/// (`memchr`, then the walk). Strict and hardened decoders read the line twice, as [`Lines`]
+/// and [`Decoder::decode`] do. Anything
 /// that pass does not prove (an error, a line over the limit) is framed
 /// and decoded as [`Lines`] and [`Decoder::decode`] would, with the same result; that pass
 /// reads nothing past the line (nor past the frame limit), so the work lost is bounded by it.
@@ -79,9 +79,7 @@ impl<'a> Iterator for DecodeLines<'a> {
             let probe = &rest[..rest.len().min(LONG_LINE + 1)];
             let mut nl = memchr::memchr(b'\n', probe);
             if nl.is_none() && probe.len() < rest.len() {
-                let max_line = self.decoder.options().limits.max_frame;
-                if let Some((frame, line, decoded)) = self.decoder.decode_long_line(rest, max_line)
-                {
+                if let Some((frame, line, decoded)) = self.decoder.decode_long_line(rest) {
                     let offset = self.lines.offset();
                     self.lines.advance(line);
                     let frame = &rest[..frame];
@@ -122,26 +120,24 @@ mod tests {
     #[test]
     fn long_objects_are_decoded_in_the_pass_that_finds_their_end() {
         let decoder = Decoder::mcp();
-        let max = decoder.options().limits.max_frame;
         let line = long_result("x");
         let mut stream = line.clone();
         stream.extend_from_slice(b" \t\r\n{}\n");
-        let (frame, consumed, decoded) = decoder.decode_long_line(&stream, max).unwrap();
+        let (frame, consumed, decoded) = decoder.decode_long_line(&stream).unwrap();
         assert_eq!((frame, consumed), (line.len() + 2, line.len() + 4));
         assert_eq!(
             decoder.view(&stream[..frame], decoded).unwrap().kind(),
             Kind::Response
         );
         // At the end of the input, without a newline.
-        assert!(decoder.decode_long_line(&line, max).is_some());
+        assert!(decoder.decode_long_line(&line).is_some());
         // Not ASCII: the pass still applies (the UTF-8 check is the frame's).
-        assert!(decoder.decode_long_line(&long_result("é"), max).is_some());
+        assert!(decoder.decode_long_line(&long_result("é")).is_some());
     }
 
     #[test]
     fn the_pass_gives_up_where_it_proves_nothing() {
         let decoder = Decoder::mcp();
-        let max = decoder.options().limits.max_frame;
         let line = long_result("x");
         // A `\n` in the envelope, in the payload (between tokens, in a string), after it.
         let at = |needle: &[u8], offset: usize| {
@@ -160,7 +156,7 @@ mod tests {
             at(b"QUJD", 2),
             at(b"}}", 1),
         ] {
-            assert!(decoder.decode_long_line(&stream, max).is_none());
+            assert!(decoder.decode_long_line(&stream).is_none());
         }
         // Not an object; something after it on its line; short; over the limit.
         let mut batch = b"[".to_vec();
@@ -169,9 +165,11 @@ mod tests {
         let mut trailing = line.clone();
         trailing.extend_from_slice(b" x\n");
         for stream in [batch, trailing, long_result("x")[..4000].to_vec()] {
-            assert!(decoder.decode_long_line(&stream, max).is_none());
+            assert!(decoder.decode_long_line(&stream).is_none());
         }
-        assert!(decoder.decode_long_line(&line, line.len() - 1).is_none());
+        let mut short_limit = DecodeOptions::new(Dialect::Mcp);
+        short_limit.limits.max_frame = line.len() - 1;
+        assert!(Decoder::new(short_limit).decode_long_line(&line).is_none());
         // Strict and hardened decoders take the plain path.
         for opts in [
             DecodeOptions {
@@ -184,7 +182,7 @@ mod tests {
                 ..DecodeOptions::new(Dialect::Mcp)
             },
         ] {
-            assert!(Decoder::new(opts).decode_long_line(&line, max).is_none());
+            assert!(Decoder::new(opts).decode_long_line(&line).is_none());
         }
     }
 }

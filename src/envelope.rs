@@ -522,26 +522,25 @@ impl Decoder {
 
     /// The first line of `input` (a stream, not yet cut into lines) decoded in the same pass
     /// that finds its end, when that line is a long object in lazy mode: `decode` would take
-    /// [`Self::walk_long_object`] for it, and a `\n` can only lie outside the payloads the
-    /// one-line kernel vouched for (`walk_object` with `LINE`), so only the rest of the
-    /// envelope is searched for one. Returns the length of the frame (the line without its
-    /// `\r`), of the line with its `\n`, and exactly what [`Self::decode_spans`] gives for the
-    /// frame. `None` when that is not proven in this pass: the line is not such an object,
-    /// the walk failed (its error may lie past the line), the line is over `max_line` or the
-    /// frame limit, or anything but blanks follows the object on its line. The walk reads
-    /// nothing past the line's `\n` (whitespace, values and strings all stop there) nor past
-    /// `max_line` + 1 bytes, so the work lost on `None` is bounded by the line, within the
-    /// limit (a payload the kernel hands to its oracle is read twice).
+    /// [`Self::walk_long_object`] for it, and the walk on one line (`walk_object` with
+    /// `LINE`) fails at a `\n` wherever it meets one (whitespace, values and strings all stop
+    /// there), so a walk that succeeds proves the line goes on past the object. Returns the
+    /// length of the frame (the line without its `\r`), of the line with its `\n`, and
+    /// exactly what [`Self::decode_spans`] gives for the frame. `None` when that is not proven
+    /// in this pass: the line is not such an object, the walk failed (its error may lie past
+    /// the line), the line is over the frame limit, or anything but blanks follows the object
+    /// on its line. The walk reads nothing past the line's `\n` nor past the limit + 1 bytes,
+    /// so the work lost on `None` is bounded by the line, within the limit (a payload the
+    /// kernel hands to its oracle is read twice).
     pub(crate) fn decode_long_line(
         &self,
         input: &[u8],
-        max_line: usize,
     ) -> Option<(usize, usize, Result<Envelope, Reject>)> {
         let opts = &self.options;
         if opts.validation != Validation::Lazy || opts.hardened {
             return None;
         }
-        let limit = max_line.min(opts.limits.max_frame).min(u32::MAX as usize);
+        let limit = opts.limits.max_frame.min(u32::MAX as usize);
         // The frame may be `limit` bytes, and then the line one more (a `\r`).
         let window = &input[..input.len().min(limit.saturating_add(1))];
         // (Blanks before the object are unusual: a few are looked through, not megabytes.)
@@ -552,19 +551,6 @@ impl Decoder {
         let (mut clean, mut error) = (None, None);
         let walked = self.walk_object::<true, true>(window, start, &mut clean, &mut error);
         let (members, end) = walked.ok()?;
-        let outside = match clean {
-            Some(span) => [
-                &window[..span.start as usize],
-                &window[span.end as usize..end],
-            ],
-            None => [&window[..end], &[][..]],
-        };
-        if outside
-            .iter()
-            .any(|part| memchr::memchr(b'\n', part).is_some())
-        {
-            return None;
-        }
         // The line's end, found with `memchr` (a line over the limit may hold megabytes of
         // blanks), then only blanks before it.
         let nl = match memchr::memchr(b'\n', &window[end..]) {
@@ -720,8 +706,7 @@ impl Decoder {
     /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`;
     /// what an `error` object holds goes to `error` (see `classify`). With `LINE` (and
     /// `TRACK`), `frame` is a stream whose line starting at `start` has not been cut yet (see
-    /// `decode_long_line`): no value is skipped past that line's end, and `ascii` is a payload
-    /// also seen to hold no `\n`.
+    /// `decode_long_line`): nothing is read past that line's end (a `\n` fails the walk).
     fn walk_object<const TRACK: bool, const LINE: bool>(
         &self,
         frame: &[u8],
