@@ -272,8 +272,8 @@ pub fn simd_skip_value(
 /// [`skip_value`] in lazy mode, which also sets `ascii` when every byte of the value is ASCII
 /// and the kernel saw so on its way (the AVX2 container skip); otherwise it leaves `ascii`
 /// alone, which may also mean "not known". A decoder that knows a value is ASCII need not
-/// check it for UTF-8 again. With `ONE_LINE`, `ascii` is set only if moreover the value has
-/// no `\n` byte: a decoder that knows so need not look for a line end in it.
+/// check it for UTF-8 again. With `ONE_LINE`, the value must end on its line: a `\n` makes
+/// it an error (see [`simd_skip_lazy_value_ascii`]).
 #[inline]
 pub(crate) fn skip_lazy_value_ascii<const ONE_LINE: bool>(
     buf: &[u8],
