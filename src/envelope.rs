@@ -83,6 +83,28 @@ impl DecodeOptions {
             result_types: &["complete", "input_required"],
         }
     }
+
+    /// These options for a session that negotiated the MCP revision `version` (the
+    /// `protocolVersion` of the server's reply to `initialize`): [`result_types`] is left as
+    /// it is from 2026-07-28 on, and emptied before it, where `resultType` means nothing and
+    /// a result holding one (`"resultType": 42`, an application's own member) is valid.
+    ///
+    /// ```
+    /// use rpcwire::{DecodeOptions, Decoder, Dialect};
+    /// let reply = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":42}}"#;
+    /// let newest = Decoder::new(DecodeOptions::new(Dialect::Mcp));
+    /// assert!(newest.decode(reply).is_err());
+    /// let older = Decoder::new(DecodeOptions::new(Dialect::Mcp).for_protocol_version("2025-11-25"));
+    /// assert!(older.decode(reply).is_ok());
+    /// ```
+    ///
+    /// [`result_types`]: DecodeOptions::result_types
+    pub fn for_protocol_version(mut self, version: &str) -> Self {
+        if !crate::mcp::versions::has_result_type(version) {
+            self.result_types = &[];
+        }
+        self
+    }
 }
 
 impl Default for DecodeOptions {

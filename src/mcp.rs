@@ -312,6 +312,43 @@ impl<'a> RequestMeta<'a> {
     }
 }
 
+/// MCP protocol revisions (`protocolVersion` values) where a rule of this crate changes.
+///
+/// Revisions are dates, `YYYY-MM-DD`, so they order as strings: [`is_at_least`] compares
+/// them so. A version that is not a date (a draft's name, say `DRAFT-2026-v1`) orders after
+/// every dated one, so it gets the newest rules.
+pub mod versions {
+    /// 2025-03-26: JSON-RPC batches allowed.
+    pub const V2025_03_26: &str = "2025-03-26";
+    /// 2025-06-18: batches removed.
+    pub const V2025_06_18: &str = "2025-06-18";
+    /// 2025-11-25: a reply to an unreadable id leaves `id` out; URL elicitation; tasks.
+    pub const V2025_11_25: &str = "2025-11-25";
+    /// 2026-07-28: `resultType` on results, per-request `_meta`, no requests from the
+    /// server (a result with `resultType: "input_required"` asks the client instead), the
+    /// split of the -32000..-32099 error codes.
+    pub const V2026_07_28: &str = "2026-07-28";
+
+    /// Whether `version` is `revision` or a later one.
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::{is_at_least, V2026_07_28};
+    /// assert!(is_at_least("2026-07-28", V2026_07_28));
+    /// assert!(!is_at_least("2025-11-25", V2026_07_28));
+    /// assert!(is_at_least("DRAFT-2026-v1", V2026_07_28));
+    /// ```
+    pub fn is_at_least(version: &str, revision: &str) -> bool {
+        version >= revision
+    }
+
+    /// Whether results under `version` carry a `resultType` to check (2026-07-28 on). Under
+    /// an earlier version `resultType` is an extra member like any other: see
+    /// [`DecodeOptions::for_protocol_version`](crate::DecodeOptions::for_protocol_version).
+    pub fn has_result_type(version: &str) -> bool {
+        is_at_least(version, V2026_07_28)
+    }
+}
+
 /// The `resultType` of an MCP 2026-07-28 result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResultType<'a> {

@@ -586,3 +586,97 @@ fn progress_beyond_f64_on_an_unknown_token_is_still_unknown_progress() {
         serde_json::json!({"s2c/unknown_progress": 2})
     );
 }
+
+/// A session's initialize exchange under `version`, then a result holding `resultType: 42`
+/// (the client's stream, the server's).
+fn session_with_an_untyped_result_type(version: &str) -> (String, String) {
+    let c2s = format!(
+        concat!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{v}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}\n",
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n",
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"t\"}}}}\n",
+        ),
+        v = version
+    );
+    let s2c = format!(
+        concat!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{v}\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n",
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[],\"resultType\":42}}}}\n",
+        ),
+        v = version
+    );
+    (c2s, s2c)
+}
+
+/// `resultType` is checked only in sessions that negotiated MCP 2026-07-28 or later: before,
+/// it is an application's member like any other, and the result is valid.
+#[test]
+fn result_type_is_checked_from_the_version_that_defines_it() {
+    for (version, valid) in [
+        ("2025-11-25", true),
+        ("2025-06-18", true),
+        ("2026-07-28", false),
+    ] {
+        let (_, s2c) = session_with_an_untyped_result_type(version);
+        let (records, _, code) = check(&["--direction", "s2c"], Some(s2c.as_bytes()));
+        assert_eq!(
+            kinds(&records),
+            [
+                "success_response",
+                if valid {
+                    "success_response"
+                } else {
+                    "invalid_response"
+                }
+            ],
+            "{version}"
+        );
+        assert_eq!(code, if valid { 0 } else { 1 }, "{version}");
+        // A client's stream: the version its `initialize` asks for, for the client's own
+        // results (to a server's request).
+        let c2s = format!(
+            concat!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{}\"}}}}\n",
+                "{{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"result\":{{\"roots\":[],\"resultType\":\"x\"}}}}\n",
+            ),
+            version
+        );
+        let (records, _, code) = check(&[], Some(c2s.as_bytes()));
+        assert_eq!(
+            kinds(&records)[1],
+            if valid {
+                "success_response"
+            } else {
+                "invalid_response"
+            },
+            "{version}"
+        );
+        assert_eq!(code, if valid { 0 } else { 1 }, "{version}");
+    }
+}
+
+/// The same rule when two streams are merged: the session's negotiated version decides.
+#[test]
+fn merged_streams_follow_the_negotiated_version() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-result-type");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (version, valid) in [("2025-11-25", true), ("2026-07-28", false)] {
+        let (c2s_text, s2c_text) = session_with_an_untyped_result_type(version);
+        let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+        std::fs::write(&c2s, c2s_text).unwrap();
+        std::fs::write(&s2c, s2c_text).unwrap();
+        let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+        let (records, _, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+        let last = records
+            .iter()
+            .rfind(|r| r["dir"] == "s2c" && r.get("kind").is_some())
+            .unwrap();
+        if valid {
+            assert_eq!(code, 0, "{version}: {records:?}");
+            assert_eq!(last["kind"], "success_response", "{version}");
+        } else {
+            assert_eq!(code, 1, "{version}: {records:?}");
+            assert_eq!(last["kind"], "invalid_response", "{version}");
+        }
+    }
+}

@@ -1304,8 +1304,15 @@ fn stderr_shows_the_first_elements_of_a_batch_and_counts_the_rest() {
 /// The scripted server (tests/servers/scripted.py) behind a JSON-RPC proxy: `script` maps the
 /// index of each line it reads to the lines it writes then.
 fn jsonrpc_scripted(dir: &std::path::Path, options: &[&str], script: Value) -> (Proxy, PathBuf) {
+    let mut all = vec!["--dialect", "jsonrpc"];
+    all.extend_from_slice(options);
+    scripted(dir, &all, script)
+}
+
+/// The scripted server behind a proxy with `options`, logging to `dir/log.ndjson`.
+fn scripted(dir: &std::path::Path, options: &[&str], script: Value) -> (Proxy, PathBuf) {
     let log = dir.join("log.ndjson");
-    let mut all = vec!["--dialect", "jsonrpc", "--log", log.to_str().unwrap()];
+    let mut all = vec!["--log", log.to_str().unwrap()];
     all.extend_from_slice(options);
     let server = format!("{}/tests/servers/scripted.py", env!("CARGO_MANIFEST_DIR"));
     let record = dir.join("server-in");
@@ -1482,4 +1489,47 @@ fn a_dropped_server_array_answering_a_batch_is_answered_by_the_proxy() {
     assert_eq!(done.messages().len(), 1, "{:?}", done.messages());
     let records = replayed_alike(&log);
     assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+}
+
+/// A result holding `resultType: 42` is forwarded in a session that negotiated a version
+/// before 2026-07-28 (where `resultType` means nothing) and dropped as invalid in one that
+/// negotiated 2026-07-28, whose results must carry a known `resultType` (the client then gets
+/// the proxy's timeout reply instead).
+#[test]
+fn result_type_is_checked_from_the_negotiated_version_on() {
+    for (version, valid) in [("2025-11-25", true), ("2026-07-28", false)] {
+        let dir = scratch(&format!("result-type-{version}"));
+        let initialized = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{version}","capabilities":{{}},"serverInfo":{{"name":"s","version":"1"}}}}}}"#
+        );
+        // The reply to `initialize`, and the result to the tools/call in the same write: the
+        // proxy may read them as one chunk.
+        let script = json!({
+            "0": [{"send": format!("{initialized}\n{}", r#"{"jsonrpc":"2.0","id":9,"result":{"resultType":42}}"#)}],
+            "2": [{"send": r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":42}}"#}]
+        });
+        let (mut p, log) = scripted(&dir, &["--timeout-ms", "300"], script);
+        p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize",
+            "params":{"protocolVersion":version,"capabilities":{},
+                      "clientInfo":{"name":"c","version":"1"}}}));
+        assert_eq!(p.recv()["result"]["protocolVersion"], version);
+        p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        p.send(&request(json!(1), "tools/call"));
+        let reply = p.recv();
+        assert_eq!(reply["id"], 1, "{reply}");
+        if valid {
+            assert_eq!(reply["result"]["resultType"], 42, "{version}: {reply}");
+        } else {
+            assert_eq!(reply["error"]["code"], -32603, "{version}: {reply}");
+        }
+        p.close_stdin();
+        p.finish();
+        let records = read_log(&log);
+        let expected = if valid {
+            counts(&[("s2c/unknown_reply", 1)])
+        } else {
+            counts(&[("s2c/invalid_response", 2), ("c2s/timed_out", 1)])
+        };
+        assert_eq!(violations(&records), expected, "{version}");
+    }
 }

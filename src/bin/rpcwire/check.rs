@@ -484,7 +484,8 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     };
     options.validation = validation(args.validate);
     options.limits.max_frame = args.max_frame;
-    let decoder = Decoder::new(options);
+    let mut decoder = Decoder::new(options);
+    let mut adopted_version = false;
     let mut input = open(&args.file)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", display(&args.file))))?;
     let stdout = io::stdout();
@@ -499,13 +500,22 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
      -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),
-            Ok(Some(frame)) => classify(
-                &decoder,
-                &frame,
-                index,
-                framer.last_offset(),
-                ElementRecords::Count,
-            ),
+            Ok(Some(frame)) => {
+                let record = classify(
+                    &decoder,
+                    &frame,
+                    index,
+                    framer.last_offset(),
+                    ElementRecords::Count,
+                );
+                if !adopted_version {
+                    if let Some(version) = stream_protocol_version(&decoder, &frame, &record) {
+                        decoder = Decoder::new(decoder.options().for_protocol_version(&version));
+                        adopted_version = true;
+                    }
+                }
+                record
+            }
             Err(e) => {
                 let mut r = Record::new(index, Some(framer.last_offset()), "framing_error");
                 r.detail = Some(e);
@@ -557,6 +567,27 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     }
     out.flush()?;
     Ok(summary.valid())
+}
+
+/// The protocol version the rest of one stream follows, if `record` (of `frame`) tells it:
+/// the server's reply to `initialize` (its first result holding a `protocolVersion`), or, in a
+/// client's stream, the version its `initialize` asks for (a client asks for the latest it
+/// supports, and the one negotiated is never later).
+fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> Option<String> {
+    if record.kind == "success_response" {
+        return record.protocol_version.clone();
+    }
+    let asks = record.kind == "request"
+        && record.method.as_deref() == Some(rpcwire::mcp::methods::INITIALIZE)
+        && decoder.options().role == Role::Server;
+    if !asks {
+        return None;
+    }
+    let Ok(Message::Request(request)) = decoder.decode(frame) else {
+        return None;
+    };
+    let version = request.params?.get("protocolVersion")?.as_str()?;
+    Some(version.decode().into_owned())
 }
 
 pub(crate) fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<usize> {

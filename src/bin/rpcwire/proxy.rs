@@ -15,7 +15,7 @@ use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes, BytesMut};
@@ -127,6 +127,9 @@ struct Shared {
     /// The MCP dialect: progress tokens are read (for the session's progress check), and
     /// `initialize` is never cancelled.
     mcp: bool,
+    /// The protocol version the session negotiated, once the server's reply to `initialize`
+    /// came: each side then decodes with that version's rules (`resultType`).
+    negotiated: OnceLock<String>,
 }
 
 /// Appends `s` as a JSON string.
@@ -364,6 +367,10 @@ impl Shared {
         };
         let obs = described.observation();
         let mut verdict = state.session.observe(dir, &obs, now);
+        if let (Some(version), None) = (state.session.protocol_version(), self.negotiated.get()) {
+            // (Set here only, under the lock.)
+            let _ = self.negotiated.set(version.to_owned());
+        }
         if dropped {
             state.session.drop_batch(dir);
         }
@@ -685,6 +692,8 @@ struct Sorter {
     dir: Dir,
     framer: LineFramer,
     decoder: Decoder,
+    /// Whether `decoder` follows the negotiated protocol version yet.
+    adopted_version: bool,
     answering: Answering,
     /// Runs of lines to forward to the other side, each line ending in `\n`.
     forward: Parts,
@@ -708,6 +717,7 @@ impl Sorter {
                 too_long: decoder.too_long_reply(),
             },
             decoder,
+            adopted_version: false,
             forward: Parts::new(),
             replies: BytesMut::new(),
         }
@@ -740,6 +750,7 @@ impl Sorter {
                 self.too_long(shared);
                 continue;
             };
+            self.adopt_protocol_version(shared);
             let decoded = self.decoder.decode(frame);
             let seen = match decoded {
                 Ok(msg) => Seen::Message(msg, frame),
@@ -776,6 +787,20 @@ impl Sorter {
             }
         }
         self.push_run(&chunk, &run);
+    }
+
+    /// Once the session knows the negotiated protocol version, decodes with its rules: a
+    /// result's `resultType` is checked only from MCP 2026-07-28 on. (One atomic load a line
+    /// until then: the version may come in the middle of the other side's chunk.)
+    fn adopt_protocol_version(&mut self, shared: &Shared) {
+        if self.adopted_version {
+            return;
+        }
+        if let Some(version) = shared.negotiated.get() {
+            let options = self.decoder.options().for_protocol_version(version);
+            self.decoder = Decoder::new(options);
+            self.adopted_version = true;
+        }
     }
 
     fn answer(&mut self, local: LocalReply<'_>) {
@@ -884,6 +909,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         start: Instant::now(),
         quiet: args.quiet,
         mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
+        negotiated: OnceLock::new(),
     });
 
     // Blocking pipes, each read by a thread of its own that writes what it forwards

@@ -35,7 +35,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Role};
 use serde_json::{json, Value};
 
@@ -353,6 +353,10 @@ struct Side {
     eof: bool,
     index: u64,
     peeked: Option<Record>,
+    /// The frame of the last record read (the peeked one, while there is one).
+    last_frame: Option<Bytes>,
+    /// Whether `decoder` follows the negotiated protocol version yet.
+    adopted_version: bool,
 }
 
 impl Side {
@@ -369,7 +373,30 @@ impl Side {
             eof: false,
             index: 0,
             peeked: None,
+            last_frame: None,
+            adopted_version: false,
         })
+    }
+
+    /// Decodes with the rules of the protocol version the session negotiated (a result's
+    /// `resultType` is checked only from MCP 2026-07-28 on), the record already peeked
+    /// included.
+    fn adopt_protocol_version(&mut self, version: &str) {
+        if self.adopted_version {
+            return;
+        }
+        self.adopted_version = true;
+        self.decoder = Decoder::new(self.decoder.options().for_protocol_version(version));
+        if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.last_frame) {
+            let offset = peeked.offset.unwrap_or_default();
+            *peeked = classify(
+                &self.decoder,
+                frame,
+                peeked.frame,
+                offset,
+                ElementRecords::Keep,
+            );
+        }
     }
 
     fn peek(&mut self, progress: &mut Progress) -> io::Result<Option<&Record>> {
@@ -401,9 +428,11 @@ impl Side {
                     if r.kind == "skip" {
                         continue;
                     }
+                    self.last_frame = Some(frame);
                     r
                 }
                 Err(e) => {
+                    self.last_frame = None;
                     let mut r =
                         Record::new(self.index, Some(self.framer.last_offset()), "framing_error");
                     r.detail = Some(e);
@@ -524,6 +553,10 @@ fn merge_streams<W: Write>(
         };
         let r = side.next(&mut progress)?.expect("peeked");
         let violation = observe(&mut session, dir, &r, 0);
+        if let Some(version) = session.protocol_version() {
+            client.adopt_protocol_version(version);
+            server.adopt_protocol_version(version);
+        }
         if Session::drops_batch(dir, r.elements.iter().map(|e| e.kind)) {
             session.drop_batch(dir);
         }

@@ -564,6 +564,11 @@ impl Session {
         self.initialize.is_some()
     }
 
+    /// The `protocolVersion` of the server's reply to `initialize`, once it came.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
     /// Records one message travelling in `dir`, at time `now_ms`.
     ///
     /// A JSON-RPC batch counts here as one `batch` message, with no violation of its own;
@@ -716,7 +721,7 @@ impl Session {
                     && self
                         .protocol_version
                         .as_deref()
-                        .is_some_and(|v| v >= "2026-07-28");
+                        .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28));
                 if forbidden {
                     forward = false;
                     self.flag(dir, Violation::ServerRequestForbidden)
