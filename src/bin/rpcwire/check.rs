@@ -125,12 +125,14 @@ pub(crate) struct Record {
     /// For an element of a batch: its index in the batch (the record's `frame` is the
     /// batch's).
     pub element: Option<u64>,
-    /// For a batch read from a stream: the records of its elements, in order (empty when
-    /// replaying a proxy log, whose element records follow their batch's).
-    pub elements: Vec<Record>,
-    /// Whether any of `elements` may answer the other side (a response, or a notification),
-    /// so that a merge of two streams need not look at each element of a batch of requests
-    /// at every step.
+    /// For a batch read from a stream: its frame, whose elements [`element_records`] decodes
+    /// again when they are reached (`None` when replaying a proxy log, whose element records
+    /// follow their batch's). Records of every element, kept, would take ~300 bytes an
+    /// element: gigabytes for a batch of millions.
+    pub batch: Option<Bytes>,
+    /// Whether any element of the batch may answer the other side (a response, or a
+    /// notification), so that a merge of two streams need not look at each element of a
+    /// batch of requests at every step.
     pub elements_may_answer: bool,
 }
 
@@ -152,7 +154,7 @@ impl Record {
             element_replies: Vec::new(),
             element_reply_codes: BTreeMap::new(),
             element: None,
-            elements: Vec::new(),
+            batch: None,
             elements_may_answer: false,
         }
     }
@@ -236,36 +238,50 @@ fn reply_of(rej: &Rejection<'_>) -> Option<(i64, String)> {
 /// How many of a batch's element replies a record lists (the rest are counted).
 pub const LISTED_ELEMENT_REPLIES: usize = 1000;
 
-/// Whether a batch's record keeps a record of each element (for a session replay, which
-/// observes them one by one), or only counts them (a report: a batch of millions of elements
-/// must not take gigabytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ElementRecords {
-    Keep,
-    Count,
-}
-
-pub(crate) fn classify(
-    decoder: &Decoder,
-    frame: &[u8],
-    index: u64,
-    offset: u64,
-    elements: ElementRecords,
-) -> Record {
+pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64) -> Record {
     let offset = Some(offset);
     if frame.iter().all(|b| b" \t\r\n".contains(b)) {
         return Record::new(index, offset, "skip");
     }
-    record_of(decoder, decoder.decode(frame), index, offset, elements)
+    let mut r = record_of(decoder, decoder.decode(frame), index, offset);
+    if r.kind == "batch" {
+        r.batch = Some(frame.clone());
+    }
+    r
 }
 
-/// The record of one decoded frame (or batch element), its batch's elements included.
+/// The elements of a batch's record as the decoder reads them again, in order (none for any
+/// other record).
+pub(crate) fn batch_elements<'a>(
+    decoder: &'a Decoder,
+    r: &'a Record,
+) -> impl Iterator<Item = Result<Message<'a>, Rejection<'a>>> + 'a {
+    let batch = match r.batch.as_deref().map(|frame| decoder.decode(frame)) {
+        Some(Ok(Message::Batch(batch))) => Some(batch.decode(decoder)),
+        _ => None,
+    };
+    batch.into_iter().flatten()
+}
+
+/// The records of a batch's elements, each with its index as `element`.
+pub(crate) fn element_records<'a>(
+    decoder: &'a Decoder,
+    r: &'a Record,
+) -> impl Iterator<Item = Record> + 'a {
+    batch_elements(decoder, r).enumerate().map(|(at, element)| {
+        let mut element = record_of(decoder, element, r.frame, r.offset);
+        element.element = Some(at as u64);
+        element
+    })
+}
+
+/// The record of one decoded frame (or batch element); a batch's counts its invalid
+/// elements and the replies they call for.
 fn record_of(
     decoder: &Decoder,
     decoded: Result<Message<'_>, Rejection<'_>>,
     index: u64,
     offset: Option<u64>,
-    elements: ElementRecords,
 ) -> Record {
     match decoded {
         Ok(msg) => {
@@ -284,8 +300,14 @@ fn record_of(
             if let Message::Batch(batch) = msg {
                 // JSON-RPC 2.0 §6: each invalid element is answered on its own.
                 let mut count = 0;
-                for (at, element) in batch.decode(decoder).enumerate() {
+                for element in batch.decode(decoder) {
                     count += 1;
+                    let kind = match &element {
+                        Ok(msg) => msg.kind().as_str(),
+                        Err(rej) => rej.kind_str(),
+                    };
+                    r.elements_may_answer |=
+                        matches!(kind, "success_response" | "error_response" | "notification");
                     if let Err(rej) = &element {
                         r.invalid_elements += 1;
                         if let Some(reply) = rej.reply() {
@@ -294,16 +316,6 @@ fn record_of(
                                 r.element_replies.extend(reply_of(rej));
                             }
                         }
-                    }
-                    if elements == ElementRecords::Keep {
-                        // Never a batch again: a nested array is an invalid element.
-                        let mut element = record_of(decoder, element, index, offset, elements);
-                        element.element = Some(at as u64);
-                        r.elements_may_answer |= matches!(
-                            element.kind,
-                            "success_response" | "error_response" | "notification"
-                        );
-                        r.elements.push(element);
                     }
                 }
                 if r.invalid_elements > 0 {
@@ -501,13 +513,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),
             Ok(Some(frame)) => {
-                let record = classify(
-                    &decoder,
-                    &frame,
-                    index,
-                    framer.last_offset(),
-                    ElementRecords::Count,
-                );
+                let record = classify(&decoder, &frame, index, framer.last_offset());
                 if !adopted_version {
                     if let Some(version) = stream_protocol_version(&decoder, &frame, &record) {
                         decoder = Decoder::new(decoder.options().for_protocol_version(&version));

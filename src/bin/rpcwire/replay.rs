@@ -39,8 +39,10 @@ use bytes::{Bytes, BytesMut};
 use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Role};
 use serde_json::{json, Value};
 
-use crate::check::{classify, read_into, CheckArgs, ElementRecords, Record, StreamFramer};
-use crate::session::{Dir, Observation, Session, Violation};
+use crate::check::{
+    batch_elements, classify, element_records, read_into, CheckArgs, Record, StreamFramer,
+};
+use crate::session::{Described, Dir, Observation, Session, Violation};
 
 /// Files from this size on get a progress line on stderr, when stderr is a terminal.
 const PROGRESS_FROM: u64 = 64 << 20;
@@ -194,9 +196,9 @@ fn wire_id(token: &Option<String>) -> Option<Id<'_>> {
     token.as_deref().and_then(|t| Id::from_token(t.as_bytes()))
 }
 
-/// Records one message in the session (a batch element, when the record is one).
-fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<Violation> {
-    let obs = Observation {
+/// What the session is told of a record.
+fn observation(r: &Record) -> Observation<'_> {
+    Observation {
         kind: r.kind,
         id: wire_id(&r.id),
         method: r.method.as_deref(),
@@ -204,7 +206,12 @@ fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<V
         cancels: wire_id(&r.cancels),
         protocol_version: r.protocol_version.as_deref(),
         progress_token: wire_id(&r.progress_token),
-    };
+    }
+}
+
+/// Records one message in the session (a batch element, when the record is one).
+fn observe(session: &mut Session, dir: Dir, r: &Record, now_ms: u64) -> Option<Violation> {
+    let obs = observation(r);
     match r.element {
         Some(_) => session.observe_element(dir, &obs, now_ms).violation,
         None => session.observe(dir, &obs, now_ms).violation,
@@ -389,13 +396,7 @@ impl Side {
         self.decoder = Decoder::new(self.decoder.options().for_protocol_version(version));
         if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.last_frame) {
             let offset = peeked.offset.unwrap_or_default();
-            *peeked = classify(
-                &self.decoder,
-                frame,
-                peeked.frame,
-                offset,
-                ElementRecords::Keep,
-            );
+            *peeked = classify(&self.decoder, frame, peeked.frame, offset);
         }
     }
 
@@ -404,6 +405,20 @@ impl Side {
             self.peeked = self.read(progress)?;
         }
         Ok(self.peeked.as_ref())
+    }
+
+    /// How the next record relates to the session (`None` at the end of the stream).
+    fn peek_need(
+        &mut self,
+        session: &Session,
+        dir: Dir,
+        progress: &mut Progress,
+    ) -> io::Result<Option<Need>> {
+        self.peek(progress)?;
+        Ok(self
+            .peeked
+            .as_ref()
+            .map(|r| need(session, dir, r, &self.decoder)))
     }
 
     fn next(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
@@ -417,13 +432,7 @@ impl Side {
         loop {
             let record = match self.framer.next(&mut self.buf, self.eof) {
                 Ok(Some(frame)) => {
-                    let r = classify(
-                        &self.decoder,
-                        &frame,
-                        self.index,
-                        self.framer.last_offset(),
-                        ElementRecords::Keep,
-                    );
+                    let r = classify(&self.decoder, &frame, self.index, self.framer.last_offset());
                     // Blank lines and empty events are no messages: the proxy drops them too.
                     if r.kind == "skip" {
                         continue;
@@ -465,52 +474,57 @@ enum Need {
     Nothing,
 }
 
-fn need(session: &Session, dir: Dir, r: &Record) -> Need {
-    let is_progress = r.kind == "notification"
-        && r.method.as_deref() == Some(rpcwire::mcp::methods::PROGRESS)
+/// How the record `r`, read from `dir`'s stream by `decoder`, relates to the session.
+fn need(session: &Session, dir: Dir, r: &Record, decoder: &Decoder) -> Need {
+    if r.kind != "batch" {
+        return need_of(session, dir, &observation(r), r.element.is_some());
+    }
+    // The other stream first while any element needs it (the peer answers only what it has
+    // read), else this one while any element matches. (A batch of requests needs nothing:
+    // not decoded again at every step of the merge.)
+    if !r.elements_may_answer {
+        return Need::Nothing;
+    }
+    let mcp = session.dialect() == Dialect::Mcp;
+    let mut matches = false;
+    for element in batch_elements(decoder, r) {
+        let described = Described::of(element.as_ref(), mcp);
+        match need_of(session, dir, &described.observation(), true) {
+            Need::OtherSide => return Need::OtherSide,
+            Need::Matches => matches = true,
+            Need::Nothing => {}
+        }
+    }
+    if matches {
+        Need::Matches
+    } else {
+        Need::Nothing
+    }
+}
+
+/// How one message (an element of a batch: `in_batch`) relates to the session.
+fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> Need {
+    let is_progress = o.kind == "notification"
+        && o.method == Some(rpcwire::mcp::methods::PROGRESS)
         && session.tracks_progress();
     if is_progress {
-        return match wire_id(&r.progress_token) {
+        return match o.progress_token {
             Some(token) if session.progress_is_active(dir, token) => Need::Matches,
             Some(_) => Need::OtherSide,
             None => Need::Nothing,
         };
     }
-    if r.kind == "batch" {
-        // The other stream first while any element needs it (the peer answers only what it
-        // has read), else this one while any element matches. (A batch of requests needs
-        // nothing: not looked at element by element at every step of the merge.)
-        if !r.elements_may_answer {
-            return Need::Nothing;
-        }
-        let mut matches = false;
-        for element in &r.elements {
-            match need(session, dir, element) {
-                Need::OtherSide => return Need::OtherSide,
-                Need::Matches => matches = true,
-                Need::Nothing => {}
-            }
-        }
-        return if matches {
-            Need::Matches
-        } else {
-            Need::Nothing
-        };
-    }
-    if !matches!(r.kind, "success_response" | "error_response") {
+    if !matches!(o.kind, "success_response" | "error_response") {
         return Need::Nothing;
     }
     let requester = match dir {
         Dir::C2s => Dir::S2c,
         Dir::S2c => Dir::C2s,
     };
-    let id = wire_id(&r.id);
+    let id = o.id;
     // An error inside an array may answer an invalid element of a batch (the session matches
     // it so, before any request of that id).
-    if r.element.is_some()
-        && r.kind == "error_response"
-        && session.owes_element_reply(requester, id)
-    {
+    if in_batch && o.kind == "error_response" && session.owes_element_reply(requester, id) {
         return Need::Matches;
     }
     match id {
@@ -532,12 +546,8 @@ fn merge_streams<W: Write>(
     let mut server = Side::new(args, s2c, Role::Client)?;
     let mut session = Session::new(crate::check::dialect(args.dialect), None);
     loop {
-        let c = client
-            .peek(&mut progress)?
-            .map(|r| need(&session, Dir::C2s, r));
-        let s = server
-            .peek(&mut progress)?
-            .map(|r| need(&session, Dir::S2c, r));
+        let c = client.peek_need(&session, Dir::C2s, &mut progress)?;
+        let s = server.peek_need(&session, Dir::S2c, &mut progress)?;
         let dir = match (c, s) {
             (None, None) => break,
             (Some(_), None) => Dir::C2s,
@@ -553,17 +563,21 @@ fn merge_streams<W: Write>(
         };
         let r = side.next(&mut progress)?.expect("peeked");
         let violation = observe(&mut session, dir, &r, 0);
-        if let Some(version) = session.protocol_version() {
-            client.adopt_protocol_version(version);
-            server.adopt_protocol_version(version);
-        }
-        if Session::drops_batch(dir, r.elements.iter().map(|e| e.kind)) {
+        let kinds = batch_elements(&side.decoder, &r).map(|element| match element {
+            Ok(msg) => msg.kind().as_str(),
+            Err(rej) => rej.kind_str(),
+        });
+        if Session::drops_batch(dir, kinds) {
             session.drop_batch(dir);
         }
         report.message(dir, &r, violation)?;
-        for element in &r.elements {
-            let violation = observe(&mut session, dir, element, 0);
-            report.message(dir, element, violation)?;
+        for element in element_records(&side.decoder, &r) {
+            let violation = observe(&mut session, dir, &element, 0);
+            report.message(dir, &element, violation)?;
+        }
+        if let Some(version) = session.protocol_version() {
+            client.adopt_protocol_version(version);
+            server.adopt_protocol_version(version);
         }
     }
     progress.finish();
