@@ -5,36 +5,36 @@
 //! Run with `cargo run --example tokio_server --features tokio -- 127.0.0.1:7777`, then e.g.
 //! `printf '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}\n' | nc 127.0.0.1 7777`.
 
-use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
-use rpcwire::codec::{Incoming, LineCodec};
-use rpcwire::{encode, Decoder, Message, RawJson};
+use rpcwire::codec::{Incoming, LineCodec, Outgoing};
+use rpcwire::{Decoder, Message, RawJson};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::codec::Framed;
 
-/// The reply to one incoming item, if any.
-pub fn answer(item: &Incoming) -> Option<Bytes> {
-    let mut out = BytesMut::new();
+/// The reply to one incoming item, if any (written by the codec straight into its buffer).
+pub fn answer(item: &Incoming) -> Option<Outgoing<'_>> {
     match item {
         Incoming::Message(msg) => match msg.message() {
-            Message::Request(req) => {
-                let empty = RawJson::new(b"{}").expect("static JSON");
-                encode::write_response(&mut out, req.id, req.params.unwrap_or(empty));
-            }
+            Message::Request(req) => Some(Outgoing::Response {
+                id: req.id,
+                result: req
+                    .params
+                    .unwrap_or_else(|| RawJson::new(b"{}").expect("static JSON")),
+            }),
             // Notifications and responses are never answered.
-            _ => return None,
+            _ => None,
         },
         // A rejected frame or an over-long line: the error reply it calls for, if any.
-        _ => encode::write_reply(&mut out, &item.reply()?, None),
+        _ => item.reply().map(Outgoing::Reply),
     }
-    Some(out.freeze())
 }
 
 /// Serves one connection until the peer closes it.
 pub async fn serve_connection(stream: TcpStream, decoder: Decoder) -> std::io::Result<()> {
     let mut framed = Framed::new(stream, LineCodec::new(decoder, 1 << 20));
     while let Some(item) = framed.next().await {
-        if let Some(reply) = answer(&item?) {
+        let item = item?;
+        if let Some(reply) = answer(&item) {
             framed.send(reply).await?;
         }
     }

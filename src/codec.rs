@@ -3,14 +3,20 @@
 //!
 //! A bad line is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
 //! the stream goes on after it. `Err` is only for I/O.
+//!
+//! [`LineCodec`] reads and writes; [`LineEncoder`] only writes (the write half of a split
+//! stream, a client's requests), with no decoder to configure. Both write an [`Outgoing`]
+//! message straight into the sink's buffer, a received [`OwnedMessage`] byte for byte, or a
+//! line already encoded.
 
 use std::io;
 
 use bytes::{BufMut, Bytes, BytesMut};
 
+use crate::encode;
 use crate::frame::{FrameError, LineFramer};
-use crate::message::{OwnedMessage, OwnedRejection, Reply};
-use crate::Decoder;
+use crate::message::{OwnedMessage, OwnedRejection, Reply, ReplyId};
+use crate::{Decoder, ErrorCode, Id, RawJson};
 
 /// One item read off the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,8 +136,111 @@ impl tokio_util::codec::Decoder for LineCodec {
     }
 }
 
+/// One message to write, encoded straight into the sink's buffer by [`LineEncoder`] or
+/// [`LineCodec`] (as the [`encode`] functions write it, as one line).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{LineEncoder, Outgoing};
+/// use rpcwire::{Id, RawJson};
+/// use tokio_util::codec::Encoder as _;
+///
+/// let mut out = BytesMut::new();
+/// let params = RawJson::new(br#"{"name":"get_weather"}"#).unwrap();
+/// let id = Id::from_token(b"7").unwrap();
+/// LineEncoder.encode(Outgoing::Request { id, method: "tools/call", params: Some(params) }, &mut out)?;
+/// LineEncoder.encode(Outgoing::Notification { method: "notifications/initialized", params: None }, &mut out)?;
+/// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_weather"}}
+/// {"jsonrpc":"2.0","method":"notifications/initialized"}
+/// "#[..]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outgoing<'a> {
+    /// A request ([`encode::write_request`]).
+    Request {
+        /// Its id.
+        id: Id<'a>,
+        /// The method.
+        method: &'a str,
+        /// The parameters, written raw.
+        params: Option<RawJson<'a>>,
+    },
+    /// A notification ([`encode::write_notification`]).
+    Notification {
+        /// The method.
+        method: &'a str,
+        /// The parameters, written raw.
+        params: Option<RawJson<'a>>,
+    },
+    /// A success response ([`encode::write_response`]).
+    Response {
+        /// The request's id.
+        id: Id<'a>,
+        /// The result, written raw.
+        result: RawJson<'a>,
+    },
+    /// An error response ([`encode::write_error`]).
+    Error {
+        /// The request's id, or null or absent when it could not be read.
+        id: ReplyId<'a>,
+        /// The error code.
+        code: ErrorCode,
+        /// The message.
+        message: &'a str,
+        /// The error's data, written raw.
+        data: Option<RawJson<'a>>,
+    },
+    /// The error reply a rejected frame or an over-long line calls for
+    /// ([`Incoming::reply`], [`encode::write_reply`]).
+    Reply(Reply<'a>),
+}
+
+/// The encoder half of [`LineCodec`], with no decoder: writes each message as one line
+/// (MCP's stdio framing).
+///
+/// ```
+/// use futures_util::SinkExt;
+/// use rpcwire::codec::{LineEncoder, Outgoing};
+/// use tokio_util::codec::FramedWrite;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut sink = FramedWrite::new(Vec::new(), LineEncoder);
+/// sink.send(Outgoing::Notification { method: "notifications/initialized", params: None }).await?;
+/// assert_eq!(sink.get_ref(), b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineEncoder;
+
+impl tokio_util::codec::Encoder<Outgoing<'_>> for LineEncoder {
+    type Error = io::Error;
+
+    fn encode(&mut self, msg: Outgoing<'_>, dst: &mut BytesMut) -> Result<(), io::Error> {
+        match msg {
+            Outgoing::Request { id, method, params } => {
+                encode::write_request(dst, id, method, params)
+            }
+            Outgoing::Notification { method, params } => {
+                encode::write_notification(dst, method, params)
+            }
+            Outgoing::Response { id, result } => encode::write_response(dst, id, result),
+            Outgoing::Error {
+                id,
+                code,
+                message,
+                data,
+            } => encode::write_error(dst, id, code, message, data),
+            Outgoing::Reply(reply) => encode::write_reply(dst, &reply, None),
+        }
+        Ok(())
+    }
+}
+
 /// Writes one encoded line (as produced by [`crate::encode`]); a missing final `\n` is added.
-impl tokio_util::codec::Encoder<Bytes> for LineCodec {
+/// A line break inside it is an `InvalidInput` error: it would split the message in two.
+impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
     type Error = io::Error;
 
     fn encode(&mut self, line: Bytes, dst: &mut BytesMut) -> Result<(), io::Error> {
@@ -150,14 +259,27 @@ impl tokio_util::codec::Encoder<Bytes> for LineCodec {
 }
 
 /// Forwards a received message byte for byte, as one line.
-impl tokio_util::codec::Encoder<&OwnedMessage> for LineCodec {
+impl tokio_util::codec::Encoder<&OwnedMessage> for LineEncoder {
     type Error = io::Error;
 
     fn encode(&mut self, msg: &OwnedMessage, dst: &mut BytesMut) -> Result<(), io::Error> {
         // A decoded frame holds no line feed (the framer cut there), but may hold a lone CR
         // as JSON whitespace; the encoder turns line breaks into spaces.
-        crate::encode::write_raw_json(dst, crate::RawJson::trusted(msg.frame()));
+        encode::write_raw_json(dst, RawJson::trusted(msg.frame()));
         dst.put_u8(b'\n');
         Ok(())
+    }
+}
+
+/// [`LineEncoder`]'s: an [`Outgoing`] message, an encoded line (`Bytes`), or a received
+/// message (`&OwnedMessage`).
+impl<T> tokio_util::codec::Encoder<T> for LineCodec
+where
+    LineEncoder: tokio_util::codec::Encoder<T, Error = io::Error>,
+{
+    type Error = io::Error;
+
+    fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), io::Error> {
+        LineEncoder.encode(item, dst)
     }
 }

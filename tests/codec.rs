@@ -2,10 +2,10 @@
 //! position, and the tokio example server over a real loopback TCP socket.
 #![cfg(feature = "tokio")]
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
-use rpcwire::codec::{Incoming, LineCodec};
-use rpcwire::{Decoder, Kind};
+use rpcwire::codec::{Incoming, LineCodec, LineEncoder, Outgoing};
+use rpcwire::{encode, Decoder, ErrorCode, Id, Kind, RawJson, ReplyId};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
@@ -194,5 +194,160 @@ fn incoming_items_say_what_they_call_for() {
                 ReplyId::Null.token().map(<[u8]>::to_vec)
             )),
         ]
+    );
+}
+
+/// Each `Outgoing` shape is written as the `encode` function it names writes it, by the
+/// encoder alone and by the codec, and what they write decodes back to that shape.
+#[tokio::test]
+async fn outgoing_messages_are_written_as_encode_writes_them() {
+    let id = Id::from_token(b"\"a\\u0062\"").unwrap();
+    let params = RawJson::new(br#"{"x":[1,2]}"#).unwrap();
+    let data = RawJson::new(br#""tools/frob""#).unwrap();
+    let reply = Decoder::mcp()
+        .decode(br#"{"jsonrpc":"2.0","id":3}"#)
+        .unwrap_err()
+        .reply()
+        .unwrap();
+    type Write = fn(&mut BytesMut);
+    let cases: [(Outgoing<'_>, Write, Kind); 7] = [
+        (
+            Outgoing::Request {
+                id,
+                method: "tools/call",
+                params: Some(params),
+            },
+            |out| {
+                let id = Id::from_token(b"\"a\\u0062\"").unwrap();
+                let params = RawJson::new(br#"{"x":[1,2]}"#).unwrap();
+                encode::write_request(out, id, "tools/call", Some(params))
+            },
+            Kind::Request,
+        ),
+        (
+            Outgoing::Notification {
+                method: "n\u{e9}\"",
+                params: None,
+            },
+            |out| encode::write_notification(out, "n\u{e9}\"", None),
+            Kind::Notification,
+        ),
+        (
+            Outgoing::Response { id, result: params },
+            |out| {
+                let id = Id::from_token(b"\"a\\u0062\"").unwrap();
+                encode::write_response(out, id, RawJson::new(br#"{"x":[1,2]}"#).unwrap())
+            },
+            Kind::Response,
+        ),
+        (
+            Outgoing::Error {
+                id: ReplyId::Id(id),
+                code: ErrorCode::METHOD_NOT_FOUND,
+                message: "Method not found",
+                data: Some(data),
+            },
+            |out| {
+                let id = Id::from_token(b"\"a\\u0062\"").unwrap();
+                let data = RawJson::new(br#""tools/frob""#).unwrap();
+                encode::write_error(
+                    out,
+                    id,
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "Method not found",
+                    Some(data),
+                )
+            },
+            Kind::ErrorResponse,
+        ),
+        (
+            Outgoing::Error {
+                id: ReplyId::Null,
+                code: ErrorCode::PARSE_ERROR,
+                message: "Parse error",
+                data: None,
+            },
+            |out| {
+                encode::write_error(
+                    out,
+                    ReplyId::Null,
+                    ErrorCode::PARSE_ERROR,
+                    "Parse error",
+                    None,
+                )
+            },
+            Kind::ErrorResponse,
+        ),
+        (
+            Outgoing::Error {
+                id: ReplyId::Absent,
+                code: ErrorCode::INVALID_REQUEST,
+                message: "Invalid Request",
+                data: None,
+            },
+            |out| {
+                encode::write_error(
+                    out,
+                    ReplyId::Absent,
+                    ErrorCode::INVALID_REQUEST,
+                    "Invalid Request",
+                    None,
+                )
+            },
+            Kind::ErrorResponse,
+        ),
+        (
+            Outgoing::Reply(reply),
+            |out| {
+                let id = Id::from_token(b"3").unwrap();
+                encode::write_error(out, id, ErrorCode::INVALID_REQUEST, "Invalid Request", None)
+            },
+            Kind::ErrorResponse,
+        ),
+    ];
+    for (msg, write, kind) in cases {
+        let mut expected = BytesMut::new();
+        write(&mut expected);
+        let mut encoder = FramedWrite::new(Vec::new(), LineEncoder);
+        encoder.send(msg).await.unwrap();
+        let mut codec = FramedWrite::new(Vec::new(), LineCodec::new(Decoder::mcp(), 1024));
+        codec.send(msg).await.unwrap();
+        assert_eq!(encoder.get_ref(), &expected[..], "{msg:?}");
+        assert_eq!(codec.get_ref(), &expected[..], "{msg:?}");
+        let line = expected.strip_suffix(b"\n").unwrap();
+        // A null id is JSON-RPC's form, an absent one MCP's (read by a client).
+        let decoder = match msg {
+            Outgoing::Error {
+                id: ReplyId::Absent,
+                ..
+            } => Decoder::mcp_client(),
+            _ => Decoder::jsonrpc(),
+        };
+        let decoded = decoder.decode(line).unwrap();
+        assert_eq!(decoded.kind(), kind, "{msg:?}");
+    }
+}
+
+/// A write half needs no decoder: `LineEncoder` on its own, and a received message forwarded
+/// byte for byte.
+#[tokio::test]
+async fn the_encoder_alone_writes_lines() {
+    let (client, mut server) = tokio::io::duplex(1024);
+    let mut sink = FramedWrite::new(client, LineEncoder);
+    let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let received = rpcwire::OwnedMessage::decode(&Decoder::mcp(), frame.clone()).unwrap();
+    sink.send(&received).await.unwrap();
+    sink.send(Bytes::from_static(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}",
+    ))
+    .await
+    .unwrap();
+    assert!(sink.send(Bytes::from_static(b"{\"x\":\r1}")).await.is_err());
+    drop(sink);
+    let mut out = vec![];
+    server.read_to_end(&mut out).await.unwrap();
+    assert_eq!(
+        out,
+        [&frame[..], b"\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n"].concat()
     );
 }
