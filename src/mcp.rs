@@ -314,7 +314,7 @@ impl<'a> RequestMeta<'a> {
 
 /// MCP protocol revisions (`protocolVersion` values) where a rule of this crate changes.
 ///
-/// Revisions are dates, `YYYY-MM-DD`, so they order as strings: [`is_at_least`] compares
+/// Revisions are dates, `YYYY-MM-DD`, so they order as strings: [`is_at_least`](versions::is_at_least) compares
 /// them so. A version that is not a date (a draft's name, say `DRAFT-2026-v1`) orders after
 /// every dated one, so it gets the newest rules.
 pub mod versions {
