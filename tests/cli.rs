@@ -680,3 +680,56 @@ fn merged_streams_follow_the_negotiated_version() {
         }
     }
 }
+
+/// A frame that is not JSON is reported with why and where: the byte of the frame where it
+/// stops being JSON (its length when it ends too early), in the JSON records and the text.
+#[test]
+fn parse_errors_say_where_the_frame_stops_being_json() {
+    let stream: &[u8] =
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":[1,2,}}\n\
+{\"\xc3\xa9\":\"\xff\"}\n\
+{\"jsonrpc\":\"2.0\",\"method\":\"m\"} x\n\
+{\"jsonrpc\":\"2.0\",\n\
+{\"jsonrpc\":\"2.0\",\"id\":1}\n";
+    let (records, _, code) = check(&[], Some(stream));
+    assert_eq!(code, 1);
+    let at: Vec<Option<u64>> = records.iter().map(|r| r["at"].as_u64()).collect();
+    let frames: Vec<&[u8]> = stream.split(|&b| b == b'\n').collect();
+    let find = |frame: &[u8], what: &[u8]| frame.windows(what.len()).position(|w| w == what);
+    let expected = [
+        find(frames[0], b",}").map(|i| i + 1), // the `}` after a comma
+        find(frames[1], b"\xff"),              // the byte that is not UTF-8
+        find(frames[2], b"x"),                 // the data after the object
+        Some(frames[3].len()),                 // the end, too early
+        None,                                  // valid JSON, an invalid request
+    ];
+    assert_eq!(at, expected.map(|i| i.map(|i| i as u64)));
+    assert_eq!(records[0]["detail"], "mismatched bracket");
+    // An invalid request has no position, but says why.
+    assert_eq!(records[4]["kind"], "invalid");
+    assert!(
+        records[4]["detail"].as_str().unwrap().contains("method"),
+        "{}",
+        records[4]
+    );
+    // Over SSE a frame may hold line feeds (`data:` lines joined): offsets still count bytes.
+    let sse = b"data: {\"jsonrpc\":\"2.0\",\ndata:  \"id\": 1 2}\n\n";
+    let (records, _, _) = check(&["--framing", "sse"], Some(sse));
+    // The frame is `{"jsonrpc":"2.0",\n "id": 1 2}`: the `2` is where it breaks.
+    let frame = b"{\"jsonrpc\":\"2.0\",\n \"id\": 1 2}";
+    let two = frame.iter().rposition(|&b| b == b'2').unwrap();
+    assert_eq!(records[0]["at"], two, "{}", records[0]);
+    // The text report too.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .arg("check")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stream).unwrap();
+    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        text.contains("#0 @0 parse_error (mismatched bracket, at byte 56 of the frame)"),
+        "{text}"
+    );
+}

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
 use rpcwire::{
-    ContentLengthFramer, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message, Rejection,
-    ReplyId, Role, SseFramer, Validation,
+    ContentLengthFramer, DecodeError, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message,
+    Rejection, ReplyId, Role, SseFramer, Validation,
 };
 use serde_json::{json, Value};
 
@@ -107,6 +107,8 @@ pub(crate) struct Record {
     pub error_code: Option<i64>,
     pub reply: Option<(i64, String)>,
     pub detail: Option<String>,
+    /// For a frame that is not JSON: the byte offset in the frame where it stops being JSON.
+    pub at: Option<u64>,
     /// For `notifications/cancelled`: the wire token of the request it cancels.
     pub cancels: Option<String>,
     /// For a success response holding `protocolVersion` (the reply to `initialize`).
@@ -147,6 +149,7 @@ impl Record {
             error_code: None,
             reply: None,
             detail: None,
+            at: None,
             cancels: None,
             protocol_version: None,
             progress_token: None,
@@ -189,6 +192,12 @@ impl Record {
         if let Some(index) = self.element {
             record["element"] = json!(index);
         }
+        if let Some(detail) = &self.detail {
+            record["detail"] = json!(detail);
+        }
+        if let Some(at) = self.at {
+            record["at"] = json!(at);
+        }
         record
     }
 
@@ -209,8 +218,10 @@ impl Record {
         if let Some(c) = self.error_code {
             s += &format!(" error_code={c}");
         }
-        if let Some(d) = &self.detail {
-            s += &format!(" ({d})");
+        match (&self.detail, self.at) {
+            (Some(d), Some(at)) => s += &format!(" ({d}, at byte {at} of the frame)"),
+            (Some(d), None) => s += &format!(" ({d})"),
+            _ => {}
         }
         if let Some((code, id)) = &self.reply {
             s += &format!(" -> reply {code} id={id}");
@@ -243,11 +254,45 @@ pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64
     if frame.iter().all(|b| b" \t\r\n".contains(b)) {
         return Record::new(index, offset, "skip");
     }
-    let mut r = record_of(decoder, decoder.decode(frame), index, offset);
+    let decoded = decoder.decode(frame);
+    let at = match &decoded {
+        Err(rej) => error_offset(frame, rej.error()),
+        Ok(_) => None,
+    };
+    let mut r = record_of(decoder, decoded, index, offset);
+    r.at = at;
     if r.kind == "batch" {
         r.batch = Some(frame.clone());
     }
     r
+}
+
+/// Where a frame the decoder refused as not JSON stops being JSON: the offset of the first
+/// byte that cannot be there, or the frame's length when it ends too early. (Found again on
+/// this cold path, by `str::from_utf8` and serde_json, so that the decoder's hot path keeps
+/// no positions; `None` when they read the frame whole: one of the decoder's limits.)
+fn error_offset(frame: &[u8], error: DecodeError) -> Option<u64> {
+    let at = match error {
+        DecodeError::InvalidUtf8 => std::str::from_utf8(frame).err()?.valid_up_to(),
+        DecodeError::LoneCarriageReturn => memchr::memchr(b'\r', frame)?,
+        DecodeError::Syntax(_) | DecodeError::TrailingData | DecodeError::Empty => {
+            let e = serde_json::from_slice::<&serde_json::value::RawValue>(frame).err()?;
+            if e.is_eof() {
+                frame.len()
+            } else {
+                // serde_json counts lines and, within a line, bytes from 1 (an SSE or
+                // Content-Length frame may hold line feeds).
+                let line_start: usize = frame
+                    .split_inclusive(|&b| b == b'\n')
+                    .take(e.line().saturating_sub(1))
+                    .map(<[u8]>::len)
+                    .sum();
+                (line_start + e.column().saturating_sub(1)).min(frame.len())
+            }
+        }
+        _ => return None,
+    };
+    Some(at as u64)
 }
 
 /// The elements of a batch's record as the decoder reads them again, in order (none for any
