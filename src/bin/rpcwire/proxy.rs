@@ -29,7 +29,7 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Described, Dir, Expired, Observation, Session, Verdict, Violation};
+use crate::session::{Described, Dir, Expired, Observation, Session, Timeout, Verdict, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -53,13 +53,15 @@ With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for
 nor rewritten, and each of its elements is tracked and reported as a message of its own: its
 requests go in flight (duplicate_id, unanswered apply per element; one beyond --max-in-flight is
 reported and goes with its batch, untracked), its replies are matched (unknown_reply, late_reply,
-reply_without_id). The requests of a batch are not timed out: the batch is answered by one array,
-the server's. An invalid element from the client is reported (invalid) but not answered by the
-proxy: the server answers it in its own array. A batch is dropped when it holds nothing the
-receiver needs, and when it comes from the server with an invalid element (the client gets valid
-messages only; its elements then have no effect: a reply in it leaves its request waiting, but
-the requests of a batch it answered get one array of -32603 errors from the proxy, since they are
-not timed out). At most --max-in-flight replies to invalid elements are expected at once. An
+reply_without_id). An invalid element from the client is reported (invalid) but not answered by
+the proxy: the server answers it in its own array. A client batch times out as a unit (one array
+answers a batch): at --timeout-ms the client gets one array from the proxy for what is left of it,
+a -32603 for each request and a -32600 for each invalid element, and the server's array, coming
+later, is late. A batch is dropped when it holds nothing the receiver needs, and when it comes
+from the server with an invalid element (the client gets valid messages only; its elements then
+have no effect: a reply in it leaves its request waiting, but the requests of a batch it answered
+get one array of -32603 errors from the proxy at once). At most --max-in-flight replies to
+invalid elements are expected at once. An
 empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
@@ -98,7 +100,8 @@ pub struct ProxyArgs {
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
     /// protocol_version, progress_token, size, reply: the error reply the proxy sent in its
     /// place, violation; a batch's record is followed by one per element, with its index as
-    /// element), plus timeout and unanswered events and the counters, to this file;
+    /// element), plus timeout, owed_answered (a reply to an invalid element of a timed-out
+    /// batch, sent by the proxy) and unanswered events and the counters, to this file;
     /// `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
@@ -239,8 +242,8 @@ struct Observed<'a> {
 }
 
 /// The client's array in place of a dropped server batch that answered the batch requests
-/// `ids` (those are not timed out, so the client would wait for them forever): a -32603 for
-/// each. `None` when there are none.
+/// `ids` (the client would wait for them until their batch's deadline, or forever without
+/// one): a -32603 for each. `None` when there are none.
 fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
     if ids.is_empty() {
         return None;
@@ -288,6 +291,20 @@ impl State {
     }
 
     /// A log record for something that is not a message (`timeout`, `unanswered`).
+    /// The reply owed to an invalid element of a timed-out client batch, sent by the proxy
+    /// (`id`: the id it carries; `None`: null).
+    fn log_owed_answered(&mut self, t_ms: u64, id: Option<Id<'_>>) {
+        if self.log.is_none() {
+            return;
+        }
+        let mut r = Vec::with_capacity(96);
+        r.extend_from_slice(b"{\"event\":\"owed_answered\",\"dir\":\"c2s\",");
+        r.extend_from_slice(format!("\"t_ms\":{t_ms}").as_bytes());
+        json_opt(&mut r, "id", id, |r, id| json_token(r, id.raw()));
+        r.push(b'}');
+        self.write_log(&r);
+    }
+
     fn log_event(
         &mut self,
         t_ms: u64,
@@ -992,9 +1009,18 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     let mut state = shared.lock();
                     let now = shared.now_ms();
                     let expired = state.session.expire(now);
-                    for e in &expired {
-                        let v = Violation::TimedOut;
-                        state.log_event(now, "timeout", Dir::C2s, e.id.as_id(), &e.method, v);
+                    for timeout in &expired {
+                        let (requests, owed) = match timeout {
+                            Timeout::Request(e) => (std::slice::from_ref(e), &[][..]),
+                            Timeout::Batch { requests, owed } => (&requests[..], &owed[..]),
+                        };
+                        for e in requests {
+                            let v = Violation::TimedOut;
+                            state.log_event(now, "timeout", Dir::C2s, e.id.as_id(), &e.method, v);
+                        }
+                        for id in owed {
+                            state.log_owed_answered(now, id.as_ref().map(IdBuf::as_id));
+                        }
                     }
                     expired
                 };
@@ -1002,27 +1028,62 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     continue;
                 }
                 let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
-                for e in expired {
-                    write_timeout_reply(&mut replies, &e, ms);
-                    if !shared.quiet {
-                        eprintln!(
-                            "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
-                            String::from_utf8_lossy(e.id.as_id().raw()),
-                            e.method,
+                let report = |e: &Expired| {
+                    if shared.quiet {
+                        return;
+                    }
+                    eprintln!(
+                        "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
+                        String::from_utf8_lossy(e.id.as_id().raw()),
+                        e.method,
+                        if e.cancel_on_server {
+                            ", cancelled on the server"
+                        } else if shared.mcp {
+                            " (initialize is never cancelled)"
+                        } else {
+                            ""
+                        }
+                    );
+                };
+                for timeout in expired {
+                    match timeout {
+                        Timeout::Request(e) => {
+                            write_timeout_reply(&mut replies, &e, ms);
+                            report(&e);
                             if e.cancel_on_server {
-                                ", cancelled on the server"
-                            } else if shared.mcp {
-                                " (initialize is never cancelled)"
-                            } else {
-                                ""
+                                let reason = format!("timed out after {ms} ms");
+                                mcp::write_cancelled(&mut cancels, e.id.as_id(), Some(&reason));
                             }
-                        );
+                        }
+                        // One array for what is left of the batch, as the server would have
+                        // answered it: a second one would answer the same batch twice.
+                        Timeout::Batch { requests, owed } => {
+                            let mut array = BatchReply::open(&mut replies);
+                            for e in &requests {
+                                array.push(&mut replies, |out| write_timeout_reply(out, e, ms));
+                                report(e);
+                            }
+                            for id in &owed {
+                                let id = id.as_ref().map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id()));
+                                array.push(&mut replies, |out| {
+                                    encode::write_error(
+                                        out,
+                                        id,
+                                        ErrorCode::INVALID_REQUEST,
+                                        "Invalid Request",
+                                        None,
+                                    )
+                                });
+                            }
+                            if !shared.quiet && !owed.is_empty() {
+                                eprintln!(
+                                    "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
+                                    owed.len()
+                                );
+                            }
+                            let _ = array.close(&mut replies);
+                        }
                     }
-                    if !e.cancel_on_server {
-                        continue;
-                    }
-                    let reason = format!("timed out after {ms} ms");
-                    mcp::write_cancelled(&mut cancels, e.id.as_id(), Some(&reason));
                 }
                 // Blocking writes, off the runtime's threads. Either side may be gone
                 // already (the client closed its stdin but still reads replies, or the

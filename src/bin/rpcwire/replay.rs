@@ -304,6 +304,18 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 let timed_out = session.time_out(id).then_some(Violation::TimedOut);
                 report.event("timeout", dir, id, &method, timed_out)?;
             }
+            // The proxy answered an invalid element of a timed-out batch itself: its reply is
+            // owed no more.
+            Some("owed_answered") => {
+                let id = match v.get("id") {
+                    Some(Value::String(token)) => Some(
+                        Id::from_token(token.as_bytes())
+                            .ok_or_else(|| bad_log(number, "a bad id"))?,
+                    ),
+                    _ => None,
+                };
+                session.forget_owed_reply(id);
+            }
             // Recomputed at the end.
             Some("unanswered") => {}
             Some(other) => return Err(bad_log(number, &format!("unknown event {other:?}"))),

@@ -225,6 +225,36 @@ struct Waiting {
     progress_token: Option<IdKey>,
     /// Sent inside a batch (answered inside an array).
     in_batch: bool,
+    /// The number of the client batch it came in, when that batch times out as a unit
+    /// ([`BatchWait`]); 0 otherwise.
+    batch: u64,
+}
+
+/// A client batch whose requests time out together: one array answers a batch (JSON-RPC 2.0
+/// §6), so the proxy answers whatever of it is still unanswered at its deadline in one array
+/// of its own, and the server's, coming later, holds only late replies.
+#[derive(Debug, Default)]
+struct BatchWait {
+    /// Its requests that went in flight.
+    requests: Vec<IdBuf>,
+    /// How many of them still wait: at none, the batch was answered (by the server's array,
+    /// or by the proxy in place of a dropped one) and its record goes, so that records do not
+    /// pile up with the rate of batches times the timeout.
+    waiting: usize,
+    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null).
+    owed: Vec<Option<IdBuf>>,
+}
+
+/// What timed out: a request sent alone, or what was left unanswered of a batch.
+#[derive(Debug)]
+pub enum Timeout {
+    Request(Expired),
+    Batch {
+        requests: Vec<Expired>,
+        /// The replies owed to its invalid elements, each with the id it carries (`None`:
+        /// null): a -32600 each, as the server would have answered them.
+        owed: Vec<Option<IdBuf>>,
+    },
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -238,12 +268,19 @@ pub struct Expired {
     pub cancel_on_server: bool,
 }
 
-/// When a client request times out; ordered by time, then by arrival.
+/// When a client request, or a client batch, times out; ordered by time, then by arrival.
 #[derive(Debug)]
 struct Deadline {
     at: u64,
     seq: u64,
-    id: IdBuf,
+    of: DeadlineOf,
+}
+
+#[derive(Debug)]
+enum DeadlineOf {
+    Request(IdBuf),
+    /// The number of a batch in [`Session::batches`].
+    Batch(u64),
 }
 
 impl PartialEq for Deadline {
@@ -290,6 +327,14 @@ pub struct Session {
     progress_tokens: [HashMap<IdKey, u32>; 2],
     deadlines: BinaryHeap<Reverse<Deadline>>,
     timeout_ms: Option<u64>,
+    /// With a timeout: the client batch being observed (its number, when it came, what it
+    /// holds), and the batches observed whose deadline is to come, by number.
+    open_batch: Option<(u64, u64, BatchWait)>,
+    /// How many null-id replies owed to elements of timed-out batches the proxy answered
+    /// itself: the server's, coming later, are late (at most [`RECENT`]).
+    late_null_replies: usize,
+    batches: HashMap<u64, BatchWait>,
+    batch_no: u64,
     seq: u64,
     initialize: Option<IdKey>,
     protocol_version: Option<String>,
@@ -402,9 +447,10 @@ struct OwedReplies {
 impl OwedReplies {
     /// Records one owed reply; at `limit` (the limit of requests in flight) it is not
     /// recorded, and its reply will be reported as unmatched.
-    fn push(&mut self, id: Option<IdKey>, limit: usize) {
+    /// Returns whether it was recorded.
+    fn push(&mut self, id: Option<IdKey>, limit: usize) -> bool {
         if self.len >= limit {
-            return;
+            return false;
         }
         self.len += 1;
         match id {
@@ -413,6 +459,17 @@ impl OwedReplies {
                 self.order.push_back(id);
             }
             None => self.without_id += 1,
+        }
+        true
+    }
+
+    /// Forgets one owed reply with this id (`None`: one whose id could not be read): its
+    /// element was answered otherwise. Returns whether it was owed.
+    fn forget(&mut self, key: Option<&IdKey>) -> bool {
+        match key {
+            Some(_) => self.take(key),
+            None if self.without_id > 0 => self.take(None),
+            None => false,
         }
     }
 
@@ -509,6 +566,10 @@ impl Session {
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
+            open_batch: None,
+            late_null_replies: 0,
+            batches: HashMap::new(),
+            batch_no: 0,
             seq: 0,
             initialize: None,
             protocol_version: None,
@@ -525,6 +586,12 @@ impl Session {
     /// a client request's deadline is dead).
     fn release(&mut self, dir: Dir, waiting: &Waiting) {
         if dir == Dir::C2s {
+            if let Some(batch) = self.batches.get_mut(&waiting.batch) {
+                batch.waiting -= 1;
+                if batch.waiting == 0 {
+                    self.batches.remove(&waiting.batch);
+                }
+            }
             self.prune_deadlines();
         }
         let Some(token) = &waiting.progress_token else {
@@ -545,8 +612,11 @@ impl Session {
     fn prune_deadlines(&mut self) {
         let waiting = &self.waiting[slot(Dir::C2s)];
         if self.deadlines.len() > 2 * waiting.len() + 64 {
-            self.deadlines
-                .retain(|Reverse(d)| waiting.get(d.id.as_id()).is_some_and(|w| w.seq == d.seq));
+            let batches = &self.batches;
+            self.deadlines.retain(|Reverse(d)| match &d.of {
+                DeadlineOf::Request(id) => waiting.get(id.as_id()).is_some_and(|w| w.seq == d.seq),
+                DeadlineOf::Batch(no) => batches.contains_key(no),
+            });
         }
     }
 
@@ -576,15 +646,40 @@ impl Session {
     /// and [`Session::batch_forwards`] says whether the batch goes on.
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
+        self.close_batch();
         if o.kind == "batch" {
             self.batch_forward[slot(dir)] = BatchForward::default();
             self.answered_in_place.clear();
+            if let (Some(_), Dir::C2s) = (self.timeout_ms, dir) {
+                self.batch_no += 1;
+                self.open_batch = Some((self.batch_no, now_ms, BatchWait::default()));
+            }
             return Verdict {
                 forward: true,
                 violation: None,
             };
         }
         self.check(dir, o, now_ms, false)
+    }
+
+    /// The client batch last observed is complete: with a timeout, its deadline is set when it
+    /// holds a request in flight or an owed reply (a dropped batch holds neither).
+    fn close_batch(&mut self) {
+        let Some((no, at, wait)) = self.open_batch.take() else {
+            return;
+        };
+        let Some(t) = self.timeout_ms else {
+            return;
+        };
+        if wait.requests.is_empty() && wait.owed.is_empty() {
+            return;
+        }
+        self.batches.insert(no, wait);
+        self.deadlines.push(Reverse(Deadline {
+            at: at + t,
+            seq: self.seq,
+            of: DeadlineOf::Batch(no),
+        }));
     }
 
     /// Whether the batch last observed in `dir` goes on, once all its elements are: it is
@@ -636,8 +731,8 @@ impl Session {
     }
 
     /// A reply inside a dropped batch to a request sent in a batch: that batch's array never
-    /// reaches the requester, and its requests are not timed out, so the caller answers the
-    /// request itself ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no
+    /// reaches the requester, whose requests would wait until their batch's deadline (forever
+    /// without one), so the caller answers the request itself ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no
     /// more. (A request sent alone keeps waiting, and times out.)
     fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
         let asked = dir.other();
@@ -667,8 +762,12 @@ impl Session {
             "invalid" | "parse_error" => {
                 // The reply carries the element's id when it could be read (a parse error's
                 // never: its id is not trusted). Bounded like the requests in flight.
-                let id = o.id.filter(|_| o.kind == "invalid").map(IdKey::of);
-                self.owed_element_replies[slot(dir)].push(id, self.max_in_flight);
+                let id = o.id.filter(|_| o.kind == "invalid");
+                let owed = self.owed_element_replies[slot(dir)]
+                    .push(id.map(IdKey::of), self.max_in_flight);
+                if let (true, Some((_, _, wait))) = (owed, &mut self.open_batch) {
+                    wait.owed.push(id.map(|id| id.to_owned_id()));
+                }
                 Verdict {
                     forward: true,
                     violation: self.flag(dir, rejected_violation(o.kind)),
@@ -731,11 +830,16 @@ impl Session {
                         .progress_token
                         .filter(|_| self.tracks_progress())
                         .map(IdKey::of);
+                    let batch = match (&self.open_batch, dir, in_batch) {
+                        (Some((no, ..)), Dir::C2s, true) => *no,
+                        _ => 0,
+                    };
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
                         in_batch,
+                        batch,
                     };
                     match self.waiting[slot(dir)].insert(id, waiting) {
                         Ok(()) => {
@@ -745,14 +849,16 @@ impl Session {
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
-                            // A request inside a batch is not timed out: the batch is
-                            // answered by one array, the server's; the proxy cannot answer part
-                            // of it without the client getting two arrays.
-                            if let (Some(t), Dir::C2s, false) = (self.timeout_ms, dir, in_batch) {
+                            // A request inside a batch times out with its batch (one array
+                            // answers it: `close_batch`).
+                            if let (Some((_, _, wait)), true) = (&mut self.open_batch, batch != 0) {
+                                wait.requests.push(id.to_owned_id());
+                                wait.waiting += 1;
+                            } else if let (Some(t), Dir::C2s) = (self.timeout_ms, dir) {
                                 self.deadlines.push(Reverse(Deadline {
                                     at: now_ms + t,
                                     seq: self.seq,
-                                    id: id.to_owned_id(),
+                                    of: DeadlineOf::Request(id.to_owned_id()),
                                 }));
                             }
                             None
@@ -813,6 +919,12 @@ impl Session {
                 let owed = in_batch && o.kind == "error_response";
                 match id {
                     None if owed && self.take_owed_reply(asked, None) => None,
+                    None if owed && asked == Dir::C2s && self.late_null_replies > 0 => {
+                        // Owed to an element of a batch that timed out: the proxy answered it.
+                        self.late_null_replies -= 1;
+                        forward = false;
+                        self.flag(dir, Violation::LateReply)
+                    }
                     None => {
                         // Every valid request the proxy forwards has an id, so this answers a
                         // notification: nobody can match it.
@@ -857,29 +969,78 @@ impl Session {
         Verdict { forward, violation }
     }
 
-    /// Client requests whose deadline passed by `now_ms`: removed, remembered for late
-    /// replies, counted as timed out.
-    pub fn expire(&mut self, now_ms: u64) -> Vec<Expired> {
+    /// Client requests and batches whose deadline passed by `now_ms`: their requests still
+    /// waiting removed, remembered for late replies, counted as timed out; a batch's owed
+    /// replies no longer owed (the caller answers them).
+    pub fn expire(&mut self, now_ms: u64) -> Vec<Timeout> {
+        self.close_batch();
         let mut out = vec![];
         while self.deadlines.peek().is_some_and(|d| d.0.at <= now_ms) {
-            let Some(Reverse(Deadline { seq, id, .. })) = self.deadlines.pop() else {
+            let Some(Reverse(Deadline { seq, of, .. })) = self.deadlines.pop() else {
                 break;
             };
-            let table = &mut self.waiting[slot(Dir::C2s)];
-            if table.get(id.as_id()).is_some_and(|w| w.seq == seq) {
-                let (id, w) = table.remove(id.as_id()).expect("present");
-                self.release(Dir::C2s, &w);
-                let was_initialize = self.forget_initialize(id.as_id());
-                self.remember(Dir::C2s, IdKey::of(id.as_id()));
-                self.flag(Dir::C2s, Violation::TimedOut);
-                out.push(Expired {
-                    id,
-                    method: w.method,
-                    cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
-                });
+            match of {
+                DeadlineOf::Request(id) => {
+                    let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
+                    if waits.is_some_and(|w| w.seq == seq) {
+                        out.extend(self.expire_request(id.as_id()).map(Timeout::Request));
+                    }
+                }
+                DeadlineOf::Batch(no) => {
+                    let Some(wait) = self.batches.remove(&no) else {
+                        continue;
+                    };
+                    let mut requests = vec![];
+                    for id in &wait.requests {
+                        let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
+                        if waits.is_some_and(|w| w.batch == no) {
+                            requests.extend(self.expire_request(id.as_id()));
+                        }
+                    }
+                    let owed: Vec<Option<IdBuf>> = wait
+                        .owed
+                        .into_iter()
+                        .filter(|id| self.forget_owed_reply(id.as_ref().map(IdBuf::as_id)))
+                        .collect();
+                    if !requests.is_empty() || !owed.is_empty() {
+                        out.push(Timeout::Batch { requests, owed });
+                    }
+                }
             }
         }
         out
+    }
+
+    /// A client request timed out: removed, remembered for a late reply, counted.
+    fn expire_request(&mut self, id: Id<'_>) -> Option<Expired> {
+        let (id, w) = self.waiting[slot(Dir::C2s)].remove(id)?;
+        self.release(Dir::C2s, &w);
+        let was_initialize = self.forget_initialize(id.as_id());
+        self.remember(Dir::C2s, IdKey::of(id.as_id()));
+        self.flag(Dir::C2s, Violation::TimedOut);
+        Some(Expired {
+            id,
+            method: w.method,
+            // Never for a request of a batch: batches are JSON-RPC's, which has no
+            // cancellation.
+            cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
+        })
+    }
+
+    /// The reply owed to an invalid element of a client batch is answered by the proxy at the
+    /// batch's deadline ([`Session::expire`]; replaying a proxy log, where the log recorded
+    /// it): owed no more, and the server's, coming later, is late. `id`: the id the reply
+    /// carries (`None`: null). Returns whether it was owed.
+    pub fn forget_owed_reply(&mut self, id: Option<Id<'_>>) -> bool {
+        let key = id.map(IdKey::of);
+        if !self.owed_element_replies[slot(Dir::C2s)].forget(key.as_ref()) {
+            return false;
+        }
+        match key {
+            Some(key) => self.remember(Dir::C2s, key),
+            None => self.late_null_replies = (self.late_null_replies + 1).min(RECENT),
+        }
+        true
     }
 
     /// Whether `id` is the client's `initialize` request, still waiting.
@@ -944,6 +1105,8 @@ impl Session {
             }
         }
         self.deadlines.clear();
+        self.open_batch = None;
+        self.batches.clear();
         self.progress_tokens = [HashMap::new(), HashMap::new()];
         // Not reported: the invalid elements were, when they were sent.
         self.owed_element_replies = [OwedReplies::default(), OwedReplies::default()];
@@ -1021,7 +1184,10 @@ mod tests {
         let expired = session.expire(60_000);
         let mut ids: Vec<_> = expired
             .iter()
-            .map(|e| e.id.as_id().raw().to_vec())
+            .map(|t| match t {
+                Timeout::Request(e) => e.id.as_id().raw().to_vec(),
+                Timeout::Batch { .. } => panic!("no batch was sent"),
+            })
             .collect();
         ids.sort();
         let mut want: Vec<_> = (0..10_000u32)
@@ -1072,17 +1238,17 @@ mod tests {
         // A second null-id error reply is owed to nobody.
         let v = session.observe(Dir::S2c, &owed, 1);
         assert_eq!(v.violation, Some(Violation::ReplyWithoutId));
-        // 2 is not timed out (a batch is answered by one array, the server's); its reply, in
-        // an array or alone, matches it.
-        assert!(session.expire(100).is_empty());
-        session.observe(Dir::S2c, &batch, 200);
+        // Its reply, in an array or alone, matches 2 while it waits.
+        session.observe(Dir::S2c, &batch, 50);
         let reply = session.observe_element(
             Dir::S2c,
             &observation("success_response", id("2"), None),
-            200,
+            50,
         );
         assert_eq!((reply.forward, reply.violation), (true, None));
         assert!(session.batch_forwards(Dir::S2c));
+        // Everything of the batch was answered: nothing times out.
+        assert!(session.expire(100).is_empty());
         assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
         assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
         assert!(session.finish().is_empty());
@@ -1285,5 +1451,115 @@ mod tests {
         batch(&mut session, Dir::S2c, &[error]);
         assert!(!session.is_waiting(Dir::C2s, id("5")));
         assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
+    }
+
+    /// What a batch timeout answers: the requests of the batch still waiting, and the owed
+    /// replies of its invalid elements still owed.
+    fn timed_out(timeouts: &[Timeout]) -> Vec<(Vec<String>, Vec<Option<String>>)> {
+        let token = |id: &IdBuf| String::from_utf8_lossy(id.as_id().raw()).into_owned();
+        timeouts
+            .iter()
+            .map(|t| match t {
+                Timeout::Request(e) => (vec![token(&e.id)], vec![]),
+                Timeout::Batch { requests, owed } => (
+                    requests.iter().map(|e| token(&e.id)).collect(),
+                    owed.iter().map(|id| id.as_ref().map(token)).collect(),
+                ),
+            })
+            .collect()
+    }
+
+    /// A client batch times out as a unit, at its own deadline: what is left of it is
+    /// answered in one go, what was answered is not, and the server's late replies (with an
+    /// id or null) are late, not unknown (which JSON-RPC would forward).
+    #[test]
+    fn a_batch_times_out_as_a_unit() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        let (a, b, c) = (id("1"), id("2"), id("3"));
+        let invalid = |token| Observation {
+            id: Some(id(token)),
+            ..without_id("invalid", None)
+        };
+        session.observe(Dir::C2s, &observation("request", id("0"), Some("alone")), 0);
+        let sent = [
+            observation("request", a, Some("a")),
+            observation("request", b, Some("b")),
+            invalid("9"),
+            without_id("parse_error", None),
+            without_id("notification", Some("n")),
+        ];
+        session.observe(Dir::C2s, &without_id("batch", None), 10);
+        for o in &sent {
+            session.observe_element(Dir::C2s, o, 10);
+        }
+        // A second batch, answered in full by an array before its deadline.
+        session.observe(Dir::C2s, &without_id("batch", None), 20);
+        session.observe_element(Dir::C2s, &observation("request", c, Some("c")), 20);
+        session.observe_element(Dir::C2s, &invalid("8"), 20);
+        session.observe(Dir::S2c, &without_id("batch", None), 30);
+        session.observe_element(Dir::S2c, &observation("success_response", c, None), 30);
+        let owed = Observation {
+            id: Some(id("8")),
+            ..without_id("error_response", None)
+        };
+        assert_eq!(session.observe_element(Dir::S2c, &owed, 30).violation, None);
+        assert_eq!(session.batches.len(), 1, "the answered batch is no longer kept");
+        // The server answers `b` alone (as no conforming server would): `a` is left.
+        session.observe(Dir::S2c, &observation("success_response", b, None), 40);
+        assert_eq!(timed_out(&session.expire(99)), []);
+        assert_eq!(
+            timed_out(&session.expire(100)),
+            [(vec!["0".to_string()], vec![])],
+            "the request sent alone, at its own deadline"
+        );
+        assert_eq!(
+            timed_out(&session.expire(110)),
+            [(vec!["1".to_string()], vec![Some("9".to_string()), None])],
+            "the first batch, without `2`, answered"
+        );
+        assert_eq!(
+            timed_out(&session.expire(10_000)),
+            [],
+            "the second batch was answered in full"
+        );
+        assert!(!session.is_waiting(Dir::C2s, a));
+        // The server's array, late: every element is a late reply, so it is not forwarded.
+        session.observe(Dir::S2c, &without_id("batch", None), 200);
+        let late = [
+            observation("success_response", a, None),
+            Observation {
+                id: Some(id("9")),
+                ..without_id("error_response", None)
+            },
+            Observation {
+                id: Some(Id::from_token(b"null").unwrap()),
+                ..without_id("error_response", None)
+            },
+        ];
+        for o in &late {
+            let verdict = session.observe_element(Dir::S2c, o, 200);
+            assert_eq!(verdict.violation, Some(Violation::LateReply), "{o:?}");
+        }
+        assert!(!session.batch_forwards(Dir::S2c));
+        assert!(session.batches.is_empty() && session.open_batch.is_none());
+    }
+
+    /// Replaying a proxy log: the owed replies the proxy answered are forgotten as its
+    /// `owed_answered` events say, with the same effect as the live timeout.
+    #[test]
+    fn owed_replies_the_proxy_answered_are_forgotten() {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        batch(&mut session, Dir::C2s, &[without_id("parse_error", None)]);
+        assert!(session.owes_element_reply(Dir::C2s, None));
+        assert!(session.forget_owed_reply(None));
+        assert!(!session.forget_owed_reply(None), "owed once");
+        assert!(!session.owes_element_reply(Dir::C2s, None));
+        session.observe(Dir::S2c, &without_id("batch", None), 0);
+        let null = Observation {
+            id: Some(Id::from_token(b"null").unwrap()),
+            ..without_id("error_response", None)
+        };
+        let verdict = session.observe_element(Dir::S2c, &null, 0);
+        assert_eq!(verdict.violation, Some(Violation::LateReply));
     }
 }
