@@ -668,9 +668,12 @@ impl Decoder {
     }
 
     fn walk_batch(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
-        // The batch array is the envelope: its own commas are checked in every mode (a lazy
-        // skip of the whole array would take `[A B]`, or `[A,,B]`, whose B the elements'
-        // reader would then never see); its elements are skipped as values.
+        // The batch array and its elements are envelopes, checked as JSON in every mode
+        // (§6: a batch that is not valid JSON gets one -32700, never an array that answers
+        // its valid elements). Its own commas (a lazy skip of the whole array would take
+        // `[A B]`, or `[A,,B]`), each object element's members by the envelope walk (`[{"a" 1}]`),
+        // whose payloads are then skipped as the mode says, and any other element strictly
+        // (`[01]`). Its elements' envelope rules are checked when they are decoded.
         if self.options.limits.max_depth == 0 {
             return Err(Reject::parse(ScanError::TooDeep));
         }
@@ -679,7 +682,15 @@ impl Decoder {
             i + 1
         } else {
             loop {
-                i = skip_ws(frame, self.skip(frame, i, 1)?);
+                let element_end = if frame.get(i) == Some(&b'{') {
+                    self.walk_object::<false, false>(frame, i, &mut None, &mut None)?
+                        .1
+                } else {
+                    let max_depth = self.options.limits.max_depth;
+                    scan::skip_value(frame, i, 1, max_depth, Validation::Strict)
+                        .map_err(Reject::parse)?
+                };
+                i = skip_ws(frame, element_end);
                 match frame.get(i) {
                     Some(b',') => i = skip_ws(frame, i + 1),
                     Some(b']') => break i + 1,

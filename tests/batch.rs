@@ -317,6 +317,16 @@ fn batch_separators_are_checked_in_every_mode() {
         format!("[{response},,{b}]"),
         format!("[{a}"),
         format!("[{a},"),
+        // §6: a batch that is not valid JSON is answered by one -32700, not by an array
+        // answering its valid elements: its elements' envelopes are JSON-checked in every mode.
+        format!(r#"[{a},{{"jsonrpc":"2.0" "id":2,"method":"b"}}]"#),
+        r#"[{"jsonrpc":"2.0","id":01,"method":"a"}]"#.to_string(),
+        r#"[{"a" 1}]"#.to_string(),
+        format!(r#"[{a},{{"jsonrpc":"2.0","id":3,"method":"c",}}]"#),
+        format!("[{a},01]"),
+        format!("[{a},tru]"),
+        format!("[{a},[1,]]"),
+        format!(r#"[{a},"\x"]"#),
     ];
     for validation in [
         rpcwire::scan::Validation::Lazy,
@@ -326,6 +336,20 @@ fn batch_separators_are_checked_in_every_mode() {
             let mut options = rpcwire::DecodeOptions::new(dialect);
             options.validation = validation;
             let decoder = Decoder::new(options);
+            // A payload inside an element is checked as the mode says, as in a frame alone.
+            let payload =
+                format!(r#"[{a},{{"jsonrpc":"2.0","id":4,"method":"d","params":{{"x":01}}}}]"#);
+            let decoded = decoder.decode(payload.as_bytes());
+            match (dialect, validation) {
+                (rpcwire::Dialect::Mcp, rpcwire::scan::Validation::Lazy) => assert_eq!(
+                    decoded.unwrap_err().error(),
+                    rpcwire::DecodeError::BatchNotAllowed
+                ),
+                (_, rpcwire::scan::Validation::Lazy) => {
+                    assert!(matches!(decoded, Ok(Message::Batch(_))), "{decoded:?}")
+                }
+                _ => assert!(decoded.unwrap_err().error().is_parse_error()),
+            }
             for frame in &frames {
                 let rejection = decoder.decode(frame.as_bytes()).unwrap_err();
                 assert!(
@@ -335,11 +359,13 @@ fn batch_separators_are_checked_in_every_mode() {
                 );
                 assert_eq!(rejection.reply().unwrap().code, ErrorCode::PARSE_ERROR);
             }
-            // Well-formed batches, with whitespace anywhere it may be, still decode.
+            // Well-formed batches, with whitespace anywhere it may be, still decode, their
+            // elements' envelope violations answered one by one.
             for frame in [
                 format!("[ {a} , {b} ]"),
                 format!("[{a},{b}]"),
                 "[ 1 ]".into(),
+                format!(r#"[{a},{{"jsonrpc":"2.0","id":3}}]"#),
             ] {
                 let decoded = decoder.decode(frame.as_bytes());
                 match dialect {
@@ -349,6 +375,9 @@ fn batch_separators_are_checked_in_every_mode() {
                         };
                         let count = frame.matches("jsonrpc").count().max(1);
                         assert_eq!(batch.decode(&decoder).count(), count, "{frame}");
+                        let invalid = batch.decode(&decoder).filter(Result::is_err).count();
+                        let expected = usize::from(frame.contains(" 1 ") || frame.contains(":3}"));
+                        assert_eq!(invalid, expected, "{frame}");
                     }
                     _ => assert_eq!(
                         decoded.unwrap_err().error(),

@@ -1503,7 +1503,11 @@ mod tests {
             ..without_id("error_response", None)
         };
         assert_eq!(session.observe_element(Dir::S2c, &owed, 30).violation, None);
-        assert_eq!(session.batches.len(), 1, "the answered batch is no longer kept");
+        assert_eq!(
+            session.batches.len(),
+            1,
+            "the answered batch is no longer kept"
+        );
         // The server answers `b` alone (as no conforming server would): `a` is left.
         session.observe(Dir::S2c, &observation("success_response", b, None), 40);
         assert_eq!(timed_out(&session.expire(99)), []);
