@@ -23,6 +23,12 @@ use crate::id::{Id, IdBuf, IdKind};
 pub struct IdKey(SmallVec<[u8; 24]>);
 
 impl IdKey {
+    /// The length of the key's canonical form, in bytes (about the id's token length): for
+    /// a caller bounding the memory of the keys it keeps.
+    pub fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+
     /// The key of `id` under the strict rules.
     pub fn of(id: Id<'_>) -> IdKey {
         Self::with(id, false)

@@ -39,7 +39,8 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate in-flight ids (duplicate_id; under MCP a client's is answered with -32600),
-requests beyond --max-in-flight (too_many_in_flight; never forwarded, a client's is answered with
+requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
+never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered
 ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
@@ -94,7 +95,8 @@ pub struct ProxyArgs {
     drop_invalid: bool,
     /// Most requests tracked in flight in each direction; one more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
-    /// batch, it goes with its batch, untracked).
+    /// batch, it goes with its batch, untracked). So is one that would take the ids and method
+    /// names waiting in its direction past 256 MiB.
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,

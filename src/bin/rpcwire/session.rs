@@ -228,6 +228,8 @@ struct Waiting {
     /// The number of the client batch it came in, when that batch times out as a unit
     /// ([`BatchWait`]); 0 otherwise.
     batch: u64,
+    /// What it counts against [`MAX_IN_FLIGHT_BYTES`]: its id's and method's lengths.
+    bytes: usize,
 }
 
 /// A client batch whose requests time out together: one array answers a batch (JSON-RPC 2.0
@@ -303,6 +305,45 @@ impl Ord for Deadline {
     }
 }
 
+/// Ids recently cancelled or timed out, for late replies: the last [`RECENT`] of them, at most
+/// [`RECENT_BYTES`] of keys, looked up in constant time (every reply that matches no request
+/// is looked up: a scan would cost thousands of compares of ids of up to 64 KiB each).
+#[derive(Debug, Default)]
+struct Recent {
+    order: VecDeque<IdKey>,
+    /// How many times each key is in `order`.
+    set: HashMap<IdKey, u32>,
+    /// The bytes of the keys in `order`.
+    bytes: usize,
+}
+
+impl Recent {
+    fn push(&mut self, key: IdKey) {
+        self.bytes += key.encoded_len();
+        *self.set.entry(key.clone()).or_default() += 1;
+        self.order.push_back(key);
+        while self.order.len() > RECENT || self.bytes > RECENT_BYTES {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            self.bytes -= old.encoded_len();
+            if let Some(n) = self.set.get_mut(&old) {
+                *n -= 1;
+                if *n == 0 {
+                    self.set.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn contains(&self, key: &IdKey) -> bool {
+        self.set.contains_key(key)
+    }
+}
+
+/// How many bytes of ids [`Recent`] keeps at most (in each direction).
+const RECENT_BYTES: usize = 1 << 20;
+
 /// How many recently cancelled or timed-out ids are remembered for late replies.
 const RECENT: usize = 4096;
 
@@ -311,13 +352,17 @@ pub struct Session {
     /// Requests each side sent and still waits on, by direction of the request.
     waiting: [InFlight<Waiting>; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
-    recent: [VecDeque<IdKey>; 2],
+    recent: [Recent; 2],
     /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
     /// the receiver answers each itself (§6), with the element's id when it could be read
     /// (`Some`), else with a null id, which §5.1 requires for an invalid request.
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
+    /// The bytes of ids and method names of the requests waiting, by direction of the request
+    /// (at most `max_in_flight_bytes`).
+    in_flight_bytes: [usize; 2],
+    max_in_flight_bytes: usize,
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
     /// Requests a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
@@ -541,6 +586,12 @@ fn rejected_violation_of(kind: &str) -> Option<Violation> {
     }
 }
 
+/// How many bytes of ids and method names the requests waiting in each direction may hold:
+/// `--max-in-flight` bounds their number, this their memory (a million requests with ids and
+/// names of 64 KiB each would otherwise take 128 GB). Beyond it a request is refused as beyond
+/// `--max-in-flight`. (Each byte is kept about twice: the id's key and its token.)
+pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
+
 /// How many requests may wait in each direction by default.
 pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
 
@@ -558,9 +609,11 @@ impl Session {
         Session {
             dialect,
             waiting: [InFlight::new(max_in_flight), InFlight::new(max_in_flight)],
-            recent: [VecDeque::new(), VecDeque::new()],
+            recent: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
+            in_flight_bytes: [0, 0],
+            max_in_flight_bytes: MAX_IN_FLIGHT_BYTES,
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: Vec::new(),
             progress_tokens: [HashMap::new(), HashMap::new()],
@@ -585,6 +638,7 @@ impl Session {
     /// A request sent in `dir` stopped waiting: its progress token is no longer active (and
     /// a client request's deadline is dead).
     fn release(&mut self, dir: Dir, waiting: &Waiting) {
+        self.in_flight_bytes[slot(dir)] -= waiting.bytes;
         if dir == Dir::C2s {
             if let Some(batch) = self.batches.get_mut(&waiting.batch) {
                 batch.waiting -= 1;
@@ -621,11 +675,7 @@ impl Session {
     }
 
     fn remember(&mut self, dir: Dir, key: IdKey) {
-        let recent = &mut self.recent[slot(dir)];
-        if recent.len() == RECENT {
-            recent.pop_front();
-        }
-        recent.push_back(key);
+        self.recent[slot(dir)].push(key);
     }
 
     /// Whether the reply to the client's `initialize` is still to come (the only reply whose
@@ -834,15 +884,24 @@ impl Session {
                         (Some((no, ..)), Dir::C2s, true) => *no,
                         _ => 0,
                     };
+                    let bytes = id.raw().len() + method.len();
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
                         in_batch,
                         batch,
+                        bytes,
                     };
-                    match self.waiting[slot(dir)].insert(id, waiting) {
+                    let within =
+                        self.in_flight_bytes[slot(dir)] + bytes <= self.max_in_flight_bytes;
+                    let inserted = match within {
+                        true => self.waiting[slot(dir)].insert(id, waiting),
+                        false => Err(InFlightError::Full),
+                    };
+                    match inserted {
                         Ok(()) => {
+                            self.in_flight_bytes[slot(dir)] += bytes;
                             if let Some(token) = progress_token {
                                 *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
                             }
@@ -1097,6 +1156,7 @@ impl Session {
     /// The session ended: every request still waiting is unanswered.
     pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
         let mut out = vec![];
+        self.in_flight_bytes = [0, 0];
         for dir in [Dir::C2s, Dir::S2c] {
             let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
             for (id, w) in left {
@@ -1565,5 +1625,74 @@ mod tests {
         };
         let verdict = session.observe_element(Dir::S2c, &null, 0);
         assert_eq!(verdict.violation, Some(Violation::LateReply));
+    }
+
+    /// Recent ids are kept by count and by bytes, oldest out first, and found by key.
+    #[test]
+    fn recent_ids_are_bounded_by_count_and_bytes() {
+        let key = |n: usize| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
+        let mut recent = Recent::default();
+        for n in 0..RECENT + 10 {
+            recent.push(key(n));
+        }
+        assert_eq!(recent.order.len(), RECENT);
+        assert!(!recent.contains(&key(9)) && recent.contains(&key(10)));
+        assert!(recent.contains(&key(RECENT + 9)));
+        // The same id twice stays known until both are out.
+        recent.push(key(10));
+        for n in 0..RECENT - 1 {
+            recent.push(key(1_000_000 + n));
+        }
+        assert!(recent.contains(&key(10)), "its second entry is still in");
+        recent.push(key(2_000_000));
+        assert!(!recent.contains(&key(10)));
+        // Long ids: as many as fit in the byte budget.
+        let long = |n: usize| {
+            let token = format!("\"{n:0>65000}\"");
+            IdKey::of(Id::from_token(token.as_bytes()).unwrap())
+        };
+        for n in 0..100 {
+            recent.push(long(n));
+        }
+        assert!(recent.bytes <= RECENT_BYTES, "{}", recent.bytes);
+        assert!(recent.contains(&long(99)) && !recent.contains(&long(80)));
+        assert_eq!(
+            recent.set.values().sum::<u32>() as usize,
+            recent.order.len()
+        );
+    }
+
+    /// The requests waiting are bounded by bytes as well as by number: a request whose id and
+    /// method would take the direction past the budget is refused like one beyond the limit,
+    /// and a reply frees its bytes.
+    #[test]
+    fn requests_in_flight_are_bounded_by_bytes() {
+        let mut session = Session::new(Dialect::Mcp, Some(1_000));
+        session.max_in_flight_bytes = 1 << 20;
+        let method = "m".repeat(1000);
+        let token = |n: usize| format!("\"{n:0>64000}\"");
+        let tokens: Vec<String> = (0..17).map(token).collect();
+        let ids: Vec<Id<'_>> = tokens.iter().map(|t| id_of(t)).collect();
+        for (n, id) in ids.iter().enumerate() {
+            let v = session.observe(Dir::C2s, &observation("request", *id, Some(&method)), 0);
+            let refused = n == 16; // 16 × 65,002 bytes fit in 1 MiB, 17 do not
+            assert_eq!(v.violation.is_some(), refused, "{n}");
+            assert_eq!(v.forward, !refused, "{n}");
+        }
+        assert!(!session.is_waiting(Dir::C2s, ids[16]));
+        session.observe(Dir::S2c, &observation("success_response", ids[0], None), 1);
+        let v = session.observe(Dir::C2s, &observation("request", ids[16], Some(&method)), 2);
+        assert_eq!(v.violation, None);
+        assert_eq!(
+            session.in_flight_bytes[slot(Dir::C2s)],
+            16 * (64_002 + 1000)
+        );
+        // Timeouts free them too.
+        assert_eq!(session.expire(10_000).len(), 16);
+        assert_eq!(session.in_flight_bytes[slot(Dir::C2s)], 0);
+    }
+
+    fn id_of(token: &str) -> Id<'_> {
+        Id::from_token(token.as_bytes()).unwrap()
     }
 }
