@@ -36,7 +36,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Role};
+use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Message, Role};
 use serde_json::{json, Value};
 
 use crate::check::{
@@ -372,6 +372,8 @@ struct Side {
     eof: bool,
     index: u64,
     peeked: Option<Record>,
+    /// For a peeked batch: how far its elements were found not to need the other stream.
+    peeked_batch: Option<BatchNeed>,
     /// The frame of the last record read (the peeked one, while there is one).
     last_frame: Option<Bytes>,
     /// Whether `decoder` follows the negotiated protocol version yet.
@@ -392,6 +394,7 @@ impl Side {
             eof: false,
             index: 0,
             peeked: None,
+            peeked_batch: None,
             last_frame: None,
             adopted_version: false,
         })
@@ -409,6 +412,7 @@ impl Side {
         if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.last_frame) {
             let offset = peeked.offset.unwrap_or_default();
             *peeked = classify(&self.decoder, frame, peeked.frame, offset);
+            self.peeked_batch = None;
         }
     }
 
@@ -427,13 +431,20 @@ impl Side {
         progress: &mut Progress,
     ) -> io::Result<Option<Need>> {
         self.peek(progress)?;
-        Ok(self
-            .peeked
-            .as_ref()
-            .map(|r| need(session, dir, r, &self.decoder)))
+        let Some(r) = &self.peeked else {
+            return Ok(None);
+        };
+        if r.kind != "batch" {
+            return Ok(Some(need(session, dir, r)));
+        }
+        let batch = self
+            .peeked_batch
+            .get_or_insert_with(|| BatchNeed::of(&self.decoder, r));
+        Ok(Some(batch.need(session, dir, r, &self.decoder)))
     }
 
     fn next(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
+        self.peeked_batch = None;
         match self.peeked.take() {
             Some(r) => Ok(Some(r)),
             None => self.read(progress),
@@ -486,31 +497,84 @@ enum Need {
     Nothing,
 }
 
-/// How the record `r`, read from `dir`'s stream by `decoder`, relates to the session.
-fn need(session: &Session, dir: Dir, r: &Record, decoder: &Decoder) -> Need {
-    if r.kind != "batch" {
-        return need_of(session, dir, &observation(r), r.element.is_some());
-    }
-    // The other stream first while any element needs it (the peer answers only what it has
-    // read), else this one while any element matches. (A batch of requests needs nothing:
-    // not decoded again at every step of the merge.)
-    if !r.elements_may_answer {
-        return Need::Nothing;
-    }
-    let mcp = session.dialect() == Dialect::Mcp;
-    let mut matches = false;
-    for element in batch_elements(decoder, r) {
-        let described = Described::of(element.as_ref(), mcp);
-        match need_of(session, dir, &described.observation(), true) {
-            Need::OtherSide => return Need::OtherSide,
-            Need::Matches => matches = true,
-            Need::Nothing => {}
+/// How the record `r` (not a batch: [`BatchNeed`]), read from `dir`'s stream, relates to the
+/// session.
+fn need(session: &Session, dir: Dir, r: &Record) -> Need {
+    need_of(session, dir, &observation(r), r.element.is_some())
+}
+
+/// How a peeked batch relates to the session: the other stream first while any element needs
+/// it (the peer answers only what it has read), else this one while any element matches.
+///
+/// The batch stays peeked while the other stream moves on, one message a step, and the answer
+/// is asked again at each step: looking at all its elements each time made a batch of `n`
+/// replies, pulling `n` messages, cost `n²` decodes. What the steps change only turns an
+/// element from needing the other stream into matching, as requests arrive, so the elements
+/// found not to need it are not looked at again, until a request stops waiting (a
+/// cancellation), which may turn one back.
+struct BatchNeed {
+    /// The byte ranges, in the frame, of the elements that may answer the other side
+    /// (responses, notifications): the others need nothing.
+    answering: Vec<(usize, usize)>,
+    /// The first element of `answering` not yet found not to need the other stream.
+    next: usize,
+    /// Whether one of those before `next` matches a request waiting.
+    matches: bool,
+    /// The session's count of requests that stopped waiting in the other direction, as of
+    /// `next`.
+    stopped: u64,
+}
+
+impl BatchNeed {
+    fn of(decoder: &Decoder, r: &Record) -> BatchNeed {
+        let frame = r.batch.as_deref().unwrap_or_default();
+        let mut answering = vec![];
+        if r.elements_may_answer {
+            let Ok(Message::Batch(batch)) = decoder.decode(frame) else {
+                unreachable!("a batch's record keeps the batch's frame");
+            };
+            for (raw, element) in batch.raw.elements().zip(batch.decode(decoder)) {
+                let kind = match &element {
+                    Ok(msg) => msg.kind().as_str(),
+                    Err(rej) => rej.kind_str(),
+                };
+                if matches!(kind, "success_response" | "error_response" | "notification") {
+                    // (A subslice of the frame: its offset.)
+                    let start = raw.as_bytes().as_ptr() as usize - frame.as_ptr() as usize;
+                    answering.push((start, start + raw.as_bytes().len()));
+                }
+            }
+        }
+        BatchNeed {
+            answering,
+            next: 0,
+            matches: false,
+            stopped: 0,
         }
     }
-    if matches {
-        Need::Matches
-    } else {
-        Need::Nothing
+
+    fn need(&mut self, session: &Session, dir: Dir, r: &Record, decoder: &Decoder) -> Need {
+        let stopped = session.stopped_waiting(dir.other());
+        if stopped != self.stopped {
+            (self.next, self.matches, self.stopped) = (0, false, stopped);
+        }
+        let frame = r.batch.as_deref().unwrap_or_default();
+        let mcp = session.dialect() == Dialect::Mcp;
+        while let Some(&(start, end)) = self.answering.get(self.next) {
+            let element = decoder.decode(&frame[start..end]);
+            let described = Described::of(element.as_ref(), mcp);
+            match need_of(session, dir, &described.observation(), true) {
+                Need::OtherSide => return Need::OtherSide,
+                Need::Matches => self.matches = true,
+                Need::Nothing => {}
+            }
+            self.next += 1;
+        }
+        if self.matches {
+            Need::Matches
+        } else {
+            Need::Nothing
+        }
     }
 }
 

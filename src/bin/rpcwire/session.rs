@@ -31,7 +31,7 @@ impl Dir {
         }
     }
 
-    fn other(self) -> Dir {
+    pub fn other(self) -> Dir {
         match self {
             Dir::C2s => Dir::S2c,
             Dir::S2c => Dir::C2s,
@@ -363,6 +363,8 @@ pub struct Session {
     /// (at most `max_in_flight_bytes`).
     in_flight_bytes: [usize; 2],
     max_in_flight_bytes: usize,
+    /// How many requests stopped waiting, by direction of the request.
+    stopped_waiting: [u64; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
     /// Requests a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
@@ -614,6 +616,7 @@ impl Session {
             max_in_flight,
             in_flight_bytes: [0, 0],
             max_in_flight_bytes: MAX_IN_FLIGHT_BYTES,
+            stopped_waiting: [0, 0],
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: Vec::new(),
             progress_tokens: [HashMap::new(), HashMap::new()],
@@ -639,6 +642,7 @@ impl Session {
     /// a client request's deadline is dead).
     fn release(&mut self, dir: Dir, waiting: &Waiting) {
         self.in_flight_bytes[slot(dir)] -= waiting.bytes;
+        self.stopped_waiting[slot(dir)] += 1;
         if dir == Dir::C2s {
             if let Some(batch) = self.batches.get_mut(&waiting.batch) {
                 batch.waiting -= 1;
@@ -1133,6 +1137,12 @@ impl Session {
     /// waiting from the other side.
     pub fn progress_is_active(&self, dir: Dir, token: Id<'_>) -> bool {
         self.progress_tokens[slot(dir.other())].contains_key(&IdKey::of(token))
+    }
+
+    /// How many requests sent in `dir` stopped waiting so far (answered, cancelled, timed
+    /// out): a count that moves whenever one does.
+    pub fn stopped_waiting(&self, dir: Dir) -> u64 {
+        self.stopped_waiting[slot(dir)]
     }
 
     /// Whether the request `id` sent in direction `requester` is still waiting for its reply.
