@@ -1,13 +1,15 @@
-//! `rpcwire check --c2s --s2c` over a hostile JSON-RPC batch: a million elements, each an
-//! invalid `1`. Its peak memory must stay near the frame's size (the batch's elements are
-//! decoded again as they are observed, not kept as records: ~400 MB for this batch).
-//! Alone in its test binary: the peak is read for all the children of this process.
+//! `rpcwire check` over hostile input, its peak memory measured: it must stay near the size of
+//! the largest frame or record, whatever they hold.
+//! These tests are alone in their test binary: the peak is read for all the children of this process, so
+//! each bound holds for the largest of them.
 #![cfg(all(feature = "cli", target_os = "linux"))]
 
 use std::process::{Command, Stdio};
 
 use nix::sys::resource::{getrusage, UsageWho};
 
+/// `check --c2s --s2c` over a JSON-RPC batch of a million elements, each an invalid `1`: its
+/// elements are decoded again as they are observed, not kept as records (~400 MB here).
 #[test]
 #[cfg_attr(miri, ignore)]
 fn a_batch_of_a_million_elements_is_not_kept_element_by_element() {
@@ -37,5 +39,37 @@ fn a_batch_of_a_million_elements_is_not_kept_element_by_element() {
     assert_eq!(status.code(), Some(1));
     let peak_kib = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss();
     // The 2 MiB frame, the read buffer, the binary: well under 64 MiB.
+    assert!(peak_kib < 64 << 10, "peak RSS {peak_kib} KiB");
+}
+
+/// `rpcwire check --session-log` over a record padded with 16 MB of members the replay does
+/// not read: they are skipped, not built (as a `serde_json::Value` they took ~36 times their
+/// size: 580 MB here).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_padded_log_record_is_not_built() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-rss-log");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("log.ndjson");
+    let mut record =
+        br#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"m","junk":["#.to_vec();
+    for i in 0..8 << 20 {
+        if i > 0 {
+            record.push(b',');
+        }
+        record.push(b'0');
+    }
+    record.extend_from_slice(b"]}\n");
+    std::fs::write(&log, &record).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--session-log"])
+        .arg(&log)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    // The request is never answered: one violation.
+    assert_eq!(status.code(), Some(1));
+    let peak_kib = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss();
+    // The 16 MB line read whole, the binary: well under 64 MiB.
     assert!(peak_kib < 64 << 10, "peak RSS {peak_kib} KiB");
 }

@@ -37,7 +37,8 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::{DecodeOptions, Decoder, Dialect, Id, Message, Role};
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::json;
 
 use crate::check::{
     batch_elements, classify, element_records, read_into, CheckArgs, Record, StreamFramer,
@@ -237,16 +238,50 @@ pub fn run(
     }
 }
 
-fn str_field(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 fn bad_log(line: u64, what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
         format!("line {line} of the session log: {what}"),
     )
 }
+
+/// One line of a proxy log, as the replay reads it: the fields it needs, typed, and nothing
+/// else (a member it does not know is skipped, not built: a record padded with megabytes of
+/// junk must not cost dozens of times its size, as a `serde_json::Value` would).
+#[derive(Deserialize)]
+struct LogLine {
+    /// The header: the proxy's options.
+    rpcwire_proxy: Option<LogHeader>,
+    dir: Option<String>,
+    t_ms: Option<u64>,
+    event: Option<String>,
+    kind: Option<String>,
+    id: Option<String>,
+    method: Option<String>,
+    error_code: Option<i64>,
+    cancels: Option<String>,
+    protocol_version: Option<String>,
+    progress_token: Option<String>,
+    reply: Option<LogReply>,
+    element: Option<u64>,
+    dropped: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct LogHeader {
+    dialect: Option<String>,
+    max_in_flight: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct LogReply {
+    code: Option<i64>,
+    id: Option<String>,
+}
+
+/// The longest line of a proxy log the replay reads: its records hold ids and method names of
+/// at most 64 KiB each and a `protocolVersion` of at most a frame (16 MiB by default), escaped.
+const MAX_LOG_LINE: u64 = 256 << 20;
 
 fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io::Result<bool> {
     let mut progress = Progress::new(file_size(path));
@@ -257,27 +292,30 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
     let mut number = 0u64;
     loop {
         line.clear();
-        let n = input.read_line(&mut line)?;
+        let n = (&mut input).take(MAX_LOG_LINE).read_line(&mut line)?;
         if n == 0 {
             break;
         }
         number += 1;
+        if n as u64 == MAX_LOG_LINE && !line.ends_with('\n') {
+            return Err(bad_log(number, "a record longer than 256 MiB"));
+        }
         progress.add(n as u64);
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = serde_json::from_str(&line).map_err(|e| bad_log(number, &e.to_string()))?;
-        if let Some(header) = v.get("rpcwire_proxy") {
+        let v: LogLine =
+            serde_json::from_str(&line).map_err(|e| bad_log(number, &e.to_string()))?;
+        if let Some(header) = v.rpcwire_proxy {
             // The dialect the proxy ran with.
-            let dialect = match header.get("dialect").and_then(Value::as_str) {
+            let dialect = match header.dialect.as_deref() {
                 Some("jsonrpc") => Dialect::JsonRpc2,
                 _ => Dialect::Mcp,
             };
             // And its limit of requests in flight (logs from before it was recorded: the
             // default).
             let max_in_flight = header
-                .get("max_in_flight")
-                .and_then(Value::as_u64)
+                .max_in_flight
                 .and_then(|n| usize::try_from(n).ok())
                 .filter(|&n| n > 0)
                 .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
@@ -287,47 +325,45 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
         }
         let session =
             session.get_or_insert_with(|| Session::new(crate::check::dialect(args.dialect), None));
-        let dir = match v.get("dir").and_then(Value::as_str) {
+        let dir = match v.dir.as_deref() {
             Some("c2s") => Dir::C2s,
             Some("s2c") => Dir::S2c,
             // Counters ("stats", "summary"): the replay computes its own.
             _ => continue,
         };
-        let t_ms = v.get("t_ms").and_then(Value::as_u64).unwrap_or(0);
-        match v.get("event").and_then(Value::as_str) {
+        let t_ms = v.t_ms.unwrap_or(0);
+        fn id(token: &Option<String>, number: u64) -> io::Result<Option<Id<'_>>> {
+            match token {
+                Some(token) => Id::from_token(token.as_bytes())
+                    .map(Some)
+                    .ok_or_else(|| bad_log(number, "a bad id")),
+                None => Ok(None),
+            }
+        }
+        match v.event.as_deref() {
             Some("timeout") => {
-                let token = str_field(&v, "id")
-                    .ok_or_else(|| bad_log(number, "a timeout without an id"))?;
                 let id =
-                    Id::from_token(token.as_bytes()).ok_or_else(|| bad_log(number, "a bad id"))?;
-                let method = str_field(&v, "method").unwrap_or_default();
+                    id(&v.id, number)?.ok_or_else(|| bad_log(number, "a timeout without an id"))?;
+                let method = v.method.as_deref().unwrap_or_default();
                 let timed_out = session.time_out(id).then_some(Violation::TimedOut);
-                report.event("timeout", dir, id, &method, timed_out)?;
+                report.event("timeout", dir, id, method, timed_out)?;
             }
             // The proxy answered an invalid element of a timed-out batch itself: its reply is
             // owed no more.
             Some("owed_answered") => {
-                let id = match v.get("id") {
-                    Some(Value::String(token)) => Some(
-                        Id::from_token(token.as_bytes())
-                            .ok_or_else(|| bad_log(number, "a bad id"))?,
-                    ),
-                    _ => None,
-                };
-                session.forget_owed_reply(id);
+                session.forget_owed_reply(id(&v.id, number)?);
             }
             // Recomputed at the end.
             Some("unanswered") => {}
             Some(other) => return Err(bad_log(number, &format!("unknown event {other:?}"))),
             None => {
                 let kind = v
-                    .get("kind")
-                    .and_then(Value::as_str)
+                    .kind
+                    .as_deref()
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
                 let slot = &mut frames[(dir == Dir::S2c) as usize];
                 // An element of a batch follows its batch's record and shares its frame.
-                let element = v.get("element").and_then(Value::as_u64);
-                let frame = match element {
+                let frame = match v.element {
                     Some(_) => slot.saturating_sub(1),
                     None => {
                         *slot += 1;
@@ -335,22 +371,19 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     }
                 };
                 let mut r = Record::new(frame, None, crate::session::kind_name(kind));
-                r.element = element;
-                r.id = str_field(&v, "id");
-                r.method = str_field(&v, "method");
-                r.error_code = v.get("error_code").and_then(Value::as_i64);
-                r.cancels = str_field(&v, "cancels");
-                r.protocol_version = str_field(&v, "protocol_version");
-                r.progress_token = str_field(&v, "progress_token");
-                r.reply = v.get("reply").filter(|r| !r.is_null()).map(|reply| {
-                    (
-                        reply["code"].as_i64().unwrap_or_default(),
-                        reply["id"].as_str().unwrap_or_default().to_string(),
-                    )
-                });
+                r.element = v.element;
+                r.id = v.id;
+                r.method = v.method;
+                r.error_code = v.error_code;
+                r.cancels = v.cancels;
+                r.protocol_version = v.protocol_version;
+                r.progress_token = v.progress_token;
+                r.reply = v
+                    .reply
+                    .map(|reply| (reply.code.unwrap_or_default(), reply.id.unwrap_or_default()));
                 let violation = observe(session, dir, &r, t_ms);
                 // The proxy dropped this batch whole: its elements have no effect.
-                if v.get("dropped").and_then(Value::as_bool) == Some(true) {
+                if v.dropped == Some(true) {
                     session.drop_batch(dir);
                 }
                 report.message(dir, &r, violation)?;
