@@ -617,20 +617,14 @@ fn result_type_is_checked_from_the_version_that_defines_it() {
         ("2025-06-18", true),
         ("2026-07-28", false),
     ] {
+        let result = if valid {
+            "success_response"
+        } else {
+            "invalid_response"
+        };
         let (_, s2c) = session_with_an_untyped_result_type(version);
         let (records, _, code) = check(&["--direction", "s2c"], Some(s2c.as_bytes()));
-        assert_eq!(
-            kinds(&records),
-            [
-                "success_response",
-                if valid {
-                    "success_response"
-                } else {
-                    "invalid_response"
-                }
-            ],
-            "{version}"
-        );
+        assert_eq!(kinds(&records), ["success_response", result], "{version}");
         assert_eq!(code, if valid { 0 } else { 1 }, "{version}");
         // A client's stream: the version its `initialize` asks for, for the client's own
         // results (to a server's request).
@@ -642,15 +636,7 @@ fn result_type_is_checked_from_the_version_that_defines_it() {
             version
         );
         let (records, _, code) = check(&[], Some(c2s.as_bytes()));
-        assert_eq!(
-            kinds(&records)[1],
-            if valid {
-                "success_response"
-            } else {
-                "invalid_response"
-            },
-            "{version}"
-        );
+        assert_eq!(kinds(&records)[1], result, "{version}");
         assert_eq!(code, if valid { 0 } else { 1 }, "{version}");
     }
 }

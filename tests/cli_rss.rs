@@ -8,6 +8,27 @@ use std::process::{Command, Stdio};
 
 use nix::sys::resource::{getrusage, UsageWho};
 
+/// `rpcwire check ARGS`, its report dropped: its exit code.
+fn check(args: &[&str]) -> Option<i32> {
+    let status = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .arg("check")
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    status.code()
+}
+
+fn path(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The peak resident set of the largest child so far is below `bytes`.
+fn assert_peak_below(bytes: i64) {
+    let peak = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss() * 1024;
+    assert!(peak < bytes, "peak RSS {} KiB", peak / 1024);
+}
+
 /// `check --c2s --s2c` over a JSON-RPC batch of a million elements, each an invalid `1`: its
 /// elements are decoded again as they are observed, not kept as records (~400 MB here).
 #[test]
@@ -27,19 +48,18 @@ fn a_batch_of_a_million_elements_is_not_kept_element_by_element() {
     batch.extend_from_slice(b"]\n");
     std::fs::write(&c2s, &batch).unwrap();
     std::fs::write(&s2c, b"").unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .args(["check", "--dialect", "jsonrpc", "--c2s"])
-        .arg(&c2s)
-        .arg("--s2c")
-        .arg(&s2c)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
+    let args = [
+        "--dialect",
+        "jsonrpc",
+        "--c2s",
+        path(&c2s),
+        "--s2c",
+        path(&s2c),
+    ];
     // Every element is invalid: a violation each.
-    assert_eq!(status.code(), Some(1));
-    let peak_kib = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss();
+    assert_eq!(check(&args), Some(1));
     // The 2 MiB frame, the read buffer, the binary: well under 64 MiB.
-    assert!(peak_kib < 64 << 10, "peak RSS {peak_kib} KiB");
+    assert_peak_below(64 << 20);
 }
 
 /// `rpcwire check --session-log` over a record padded with 16 MB of members the replay does
@@ -61,15 +81,8 @@ fn a_padded_log_record_is_not_built() {
     }
     record.extend_from_slice(b"]}\n");
     std::fs::write(&log, &record).unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .args(["check", "--session-log"])
-        .arg(&log)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
     // The request is never answered: one violation.
-    assert_eq!(status.code(), Some(1));
-    let peak_kib = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss();
+    assert_eq!(check(&["--session-log", path(&log)]), Some(1));
     // The 16 MB line read whole, the binary: well under 64 MiB.
-    assert!(peak_kib < 64 << 10, "peak RSS {peak_kib} KiB");
+    assert_peak_below(64 << 20);
 }
