@@ -112,17 +112,17 @@ impl Scratch {
     ) -> Result<T, TypedError> {
         self.copy.clear();
         self.copy.extend_from_slice(value.as_bytes());
-        simd_json::serde::from_slice_with_buffers(&mut self.copy, &mut self.buffers).map_err(|e| {
+        simd_json::serde::from_slice_with_buffers(&mut self.copy, &mut self.buffers).or_else(|_| {
             // simd-json's reasons name no field and point at "character 0" (`ExpectedFloat at
             // character 0`); serde_json's name the field, the expected type and the place
             // (`invalid type: string "x", expected f64 at line 1 column 8`), which is what a
             // client can act on. The failure path is cold: read the value again with
-            // serde_json for its reason, keeping simd-json's if serde_json disagrees.
-            let message = match serde_json::from_slice::<T>(value.as_bytes()) {
-                Err(e) => e.to_string(),
-                Ok(_) => e.to_string(),
-            };
-            TypedError { message }
+            // serde_json, whose answer is taken, so that this path and
+            // `deserialize_borrowed` accept the same values (simd-json refuses some that
+            // serde_json reads: a number beyond the range of `f64` in a member `T` ignores).
+            serde_json::from_slice::<T>(value.as_bytes()).map_err(|e| TypedError {
+                message: e.to_string(),
+            })
         })
     }
 

@@ -237,3 +237,24 @@ fn scratch_errors_name_the_field_and_the_expected_type() {
         .unwrap_err();
     assert!(e.message().contains("expected i64"), "{}", e.message());
 }
+
+/// Both paths accept the same values: a number beyond the range of `f64` in a member the
+/// type ignores is refused by simd-json, read by serde_json, and the scratch path then takes
+/// serde_json's answer; where both refuse, the reason is serde_json's.
+#[test]
+fn both_paths_accept_the_same_values() {
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Named {
+        name: String,
+    }
+    let value = RawJson::new(br#"{"name":"x","n":1e400}"#).unwrap();
+    let borrowed: Result<Named, _> = typed::deserialize_borrowed(value);
+    let scratch: Result<Named, _> = Scratch::new().deserialize(value);
+    assert_eq!(borrowed.as_ref().map(|n| n.name.as_str()), Ok("x"));
+    assert_eq!(scratch, borrowed);
+    let wrong = RawJson::new(br#"{"name":1,"n":1e400}"#).unwrap();
+    let borrowed = typed::deserialize_borrowed::<Named>(wrong).unwrap_err();
+    let scratch = Scratch::new().deserialize::<Named>(wrong).unwrap_err();
+    assert_eq!(scratch.message(), borrowed.message());
+    assert!(scratch.message().contains("expected a string"), "{scratch}");
+}
