@@ -681,14 +681,22 @@ impl Decoder {
         let end = if frame.get(i) == Some(&b']') {
             i + 1
         } else {
+            // An element sits one level below the array: walked as an envelope of its own, it
+            // may nest one level less.
+            let max_depth = self.options.limits.max_depth;
+            let mut element_options = self.options;
+            element_options.limits.max_depth = max_depth - 1;
+            let element_walk = Decoder::new(element_options);
             loop {
-                let element_end = if frame.get(i) == Some(&b'{') {
-                    self.walk_object::<false, false>(frame, i, &mut None, &mut None)?
-                        .1
-                } else {
-                    let max_depth = self.options.limits.max_depth;
-                    scan::skip_value(frame, i, 1, max_depth, Validation::Strict)
-                        .map_err(Reject::parse)?
+                let element_end = match frame.get(i) {
+                    Some(b'{') if max_depth < 2 => return Err(Reject::parse(ScanError::TooDeep)),
+                    Some(b'{') => {
+                        element_walk
+                            .walk_object::<false, false>(frame, i, &mut None, &mut None)?
+                            .1
+                    }
+                    _ => scan::skip_value(frame, i, 1, max_depth, Validation::Strict)
+                        .map_err(Reject::parse)?,
                 };
                 i = skip_ws(frame, element_end);
                 match frame.get(i) {

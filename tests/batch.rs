@@ -388,3 +388,59 @@ fn batch_separators_are_checked_in_every_mode() {
         }
     }
 }
+
+/// A batch's elements count against the depth limit one level below the array: a batch is
+/// refused as too deep exactly when its nesting, the array's level included, is over
+/// `max_depth`, in every mode, whatever the kind of the element.
+#[test]
+fn batch_depth_counts_the_array() {
+    let elements = |n: usize| {
+        let nested = format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        [
+            format!(r#"{{"jsonrpc":"2.0","method":"m","params":[{nested}]}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":{nested}}}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"m","x":{nested}}}"#),
+            nested,
+        ]
+    };
+    // The deepest nesting of a frame whose strings hold no bracket.
+    let depth = |frame: &str| {
+        let (mut d, mut max) = (0i32, 0);
+        for b in frame.bytes() {
+            match b {
+                b'[' | b'{' => {
+                    d += 1;
+                    max = max.max(d)
+                }
+                b']' | b'}' => d -= 1,
+                _ => {}
+            }
+        }
+        max as u32
+    };
+    for validation in [
+        rpcwire::scan::Validation::Lazy,
+        rpcwire::scan::Validation::Strict,
+    ] {
+        for max_depth in 1..=6 {
+            let mut options = rpcwire::DecodeOptions::new(rpcwire::Dialect::JsonRpc2);
+            options.validation = validation;
+            options.limits.max_depth = max_depth;
+            let decoder = Decoder::new(options);
+            for n in 0..6 {
+                for element in elements(n) {
+                    let frame = format!("[{element}]");
+                    let too_deep = matches!(
+                        decoder.decode(frame.as_bytes()),
+                        Err(ref r) if r.error() == rpcwire::DecodeError::Syntax(rpcwire::ScanError::TooDeep)
+                    );
+                    assert_eq!(
+                        too_deep,
+                        depth(&frame) > max_depth,
+                        "{validation:?} max_depth {max_depth}: {frame}"
+                    );
+                }
+            }
+        }
+    }
+}
