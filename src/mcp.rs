@@ -314,9 +314,11 @@ impl<'a> RequestMeta<'a> {
 
 /// MCP protocol revisions (`protocolVersion` values) where a rule of this crate changes.
 ///
-/// Revisions are dates, `YYYY-MM-DD`, so they order as strings: [`is_at_least`](versions::is_at_least) compares
-/// them so. A version that is not a date (a draft's name, say `DRAFT-2026-v1`) orders after
-/// every dated one, so it gets the newest rules.
+/// Revisions are dates, `YYYY-MM-DD`, so they order as strings: [`is_at_least`](versions::is_at_least)
+/// compares them so. A version that is not a date compares as a string too: a draft's name
+/// starting with a letter (`DRAFT-2026-v1`) orders after every dated revision and gets the
+/// newest rules; one starting with a digit or a sign below `2` (`1.0`, or an empty string)
+/// orders before them.
 pub mod versions {
     /// 2025-03-26: JSON-RPC batches allowed.
     pub const V2025_03_26: &str = "2025-03-26";

@@ -239,12 +239,21 @@ struct Waiting {
 struct BatchWait {
     /// Its requests that went in flight.
     requests: Vec<IdBuf>,
-    /// How many of them still wait: at none, the batch was answered (by the server's array,
-    /// or by the proxy in place of a dropped one) and its record goes, so that records do not
-    /// pile up with the rate of batches times the timeout.
+    /// How many of them still wait.
     waiting: usize,
     /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null).
     owed: Vec<Option<IdBuf>>,
+    /// How many of those are still owed.
+    owed_left: usize,
+}
+
+impl BatchWait {
+    /// Whether nothing of the batch is left to answer (the server's array came, or the proxy
+    /// answered in place of a dropped one): its record then goes at once, so that records do
+    /// not pile up with the rate of batches times the timeout.
+    fn is_answered(&self) -> bool {
+        self.waiting == 0 && self.owed_left == 0
+    }
 }
 
 /// What timed out: a request sent alone, or what was left unanswered of a batch.
@@ -476,48 +485,43 @@ struct BatchForward {
     dropped: bool,
 }
 
-/// The replies owed to the invalid elements of batches sent one way, counted by the id they
-/// must carry: matched in constant time (a batch of a million invalid elements must not make
-/// each reply a scan of the others).
+/// The replies owed to the invalid elements of batches sent one way, by the id they must
+/// carry: matched in constant time (a batch of a million invalid elements must not make each
+/// reply a scan of the others). Each entry holds the number of the client batch it came in
+/// ([`BatchWait`]; 0 when batches are not timed out), so that a batch's deadline forgets its
+/// own entries and no other batch's: they are the oldest by then, as every batch before it
+/// had its deadline first.
 #[derive(Debug, Default)]
 struct OwedReplies {
-    /// Elements whose id could be read: their reply echoes it (or is null, §5.1).
-    by_id: HashMap<IdKey, u32>,
+    /// Elements whose id could be read (their reply echoes it, or is null: §5.1), by that
+    /// id: their batches, oldest first.
+    by_id: HashMap<IdKey, VecDeque<u64>>,
     /// Those ids in the order they were owed, for a null-id reply to take the oldest; an id
     /// already answered is skipped when met (and the queue rebuilt when mostly such).
     order: VecDeque<IdKey>,
-    /// Elements whose id could not be read: their reply's id is null.
-    without_id: usize,
+    /// Elements whose id could not be read (their reply's id is null): their batches, oldest
+    /// first.
+    without_id: VecDeque<u64>,
     len: usize,
 }
 
 impl OwedReplies {
-    /// Records one owed reply; at `limit` (the limit of requests in flight) it is not
-    /// recorded, and its reply will be reported as unmatched.
-    /// Returns whether it was recorded.
-    fn push(&mut self, id: Option<IdKey>, limit: usize) -> bool {
+    /// Records one reply owed to an element of `batch`; at `limit` (the limit of requests in
+    /// flight) it is not recorded, and its reply will be reported as unmatched. Returns
+    /// whether it was recorded.
+    fn push(&mut self, id: Option<IdKey>, batch: u64, limit: usize) -> bool {
         if self.len >= limit {
             return false;
         }
         self.len += 1;
         match id {
             Some(id) => {
-                *self.by_id.entry(id.clone()).or_default() += 1;
+                self.by_id.entry(id.clone()).or_default().push_back(batch);
                 self.order.push_back(id);
             }
-            None => self.without_id += 1,
+            None => self.without_id.push_back(batch),
         }
         true
-    }
-
-    /// Forgets one owed reply with this id (`None`: one whose id could not be read): its
-    /// element was answered otherwise. Returns whether it was owed.
-    fn forget(&mut self, key: Option<&IdKey>) -> bool {
-        match key {
-            Some(_) => self.take(key),
-            None if self.without_id > 0 => self.take(None),
-            None => false,
-        }
     }
 
     /// Whether a reply with this id (`None`: null) is owed: one with the same id, or for a
@@ -529,45 +533,66 @@ impl OwedReplies {
         }
     }
 
-    /// Takes the reply `owes` found, if any.
-    fn take(&mut self, key: Option<&IdKey>) -> bool {
+    /// Takes the reply `owes` found, if any: the batch its element came in.
+    fn take(&mut self, key: Option<&IdKey>) -> Option<u64> {
         let key = match key {
             Some(key) => key.clone(),
-            None if self.without_id > 0 => {
-                self.without_id -= 1;
+            None if !self.without_id.is_empty() => {
                 self.len -= 1;
-                return true;
+                return self.without_id.pop_front();
             }
             // A null id for an element whose id could be read (§5.1 allows it): the oldest.
             None => loop {
-                let Some(key) = self.order.pop_front() else {
-                    return false;
-                };
+                let key = self.order.pop_front()?;
                 if self.by_id.contains_key(&key) {
                     break key;
                 }
             },
         };
-        let Some(count) = self.by_id.get_mut(&key) else {
-            return false;
-        };
-        *count -= 1;
-        if *count == 0 {
-            self.by_id.remove(&key);
+        self.take_by_id(&key, None)
+    }
+
+    /// Forgets the oldest reply owed with this id (`None`: to an element whose id could not
+    /// be read), if it is owed to an element of `batch` (any batch: `None`): it was answered
+    /// otherwise. Returns whether it was owed.
+    fn forget_oldest(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
+        match key {
+            Some(key) => self.take_by_id(key, batch).is_some(),
+            None => {
+                let front = self.without_id.front().copied();
+                if front.is_none() || batch.is_some_and(|b| front != Some(b)) {
+                    return false;
+                }
+                self.without_id.pop_front();
+                self.len -= 1;
+                true
+            }
+        }
+    }
+
+    /// Takes the oldest entry with id `key` (only if of `batch`, when given): its batch.
+    fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
+        let batches = self.by_id.get_mut(key)?;
+        if batch.is_some_and(|b| batches.front() != Some(&b)) {
+            return None;
+        }
+        let taken = batches.pop_front();
+        if batches.is_empty() {
+            self.by_id.remove(key);
         }
         self.len -= 1;
         // Ids answered by their own id stay in `order` until met: rebuild it when they are
         // most of it, so that it stays within twice what is owed.
         if self.order.len() > 2 * self.by_id.len() + 16 {
             let by_id = &self.by_id;
-            let mut seen: HashMap<IdKey, u32> = HashMap::new();
+            let mut seen: HashMap<IdKey, usize> = HashMap::new();
             self.order.retain(|k| {
                 let n = seen.entry(k.clone()).or_default();
                 *n += 1;
-                by_id.get(k).is_some_and(|&owed| *n <= owed)
+                by_id.get(k).is_some_and(|owed| *n <= owed.len())
             });
         }
-        true
+        taken
     }
 }
 
@@ -646,7 +671,7 @@ impl Session {
         if dir == Dir::C2s {
             if let Some(batch) = self.batches.get_mut(&waiting.batch) {
                 batch.waiting -= 1;
-                if batch.waiting == 0 {
+                if batch.is_answered() {
                     self.batches.remove(&waiting.batch);
                 }
             }
@@ -728,7 +753,14 @@ impl Session {
         if wait.requests.is_empty() && wait.owed.is_empty() {
             return;
         }
+        let wait = BatchWait {
+            owed_left: wait.owed.len(),
+            ..wait
+        };
         self.batches.insert(no, wait);
+        // (A number of its own: batches with the same deadline expire in the order they
+        // came, each forgetting the oldest owed replies.)
+        self.seq += 1;
         self.deadlines.push(Reverse(Deadline {
             at: at + t,
             seq: self.seq,
@@ -817,8 +849,15 @@ impl Session {
                 // The reply carries the element's id when it could be read (a parse error's
                 // never: its id is not trusted). Bounded like the requests in flight.
                 let id = o.id.filter(|_| o.kind == "invalid");
-                let owed = self.owed_element_replies[slot(dir)]
-                    .push(id.map(IdKey::of), self.max_in_flight);
+                let batch = match (&self.open_batch, dir) {
+                    (Some((no, ..)), Dir::C2s) => *no,
+                    _ => 0,
+                };
+                let owed = self.owed_element_replies[slot(dir)].push(
+                    id.map(IdKey::of),
+                    batch,
+                    self.max_in_flight,
+                );
                 if let (true, Some((_, _, wait))) = (owed, &mut self.open_batch) {
                     wait.owed.push(id.map(|id| id.to_owned_id()));
                 }
@@ -849,7 +888,16 @@ impl Session {
     /// id when `None`) answers an invalid batch element sent in `dir`; if so, it is owed no
     /// more (see [`OwedReplies::take`]).
     fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
-        self.owed_element_replies[slot(dir)].take(key)
+        let Some(batch) = self.owed_element_replies[slot(dir)].take(key) else {
+            return false;
+        };
+        if let Some(wait) = self.batches.get_mut(&batch) {
+            wait.owed_left -= 1;
+            if wait.is_answered() {
+                self.batches.remove(&batch);
+            }
+        }
+        true
     }
 
     /// Whether an error reply inside an array, sent in `dir.other()` with the id `id` (`None`:
@@ -1063,7 +1111,7 @@ impl Session {
                     let owed: Vec<Option<IdBuf>> = wait
                         .owed
                         .into_iter()
-                        .filter(|id| self.forget_owed_reply(id.as_ref().map(IdBuf::as_id)))
+                        .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
                         .collect();
                     if !requests.is_empty() || !owed.is_empty() {
                         out.push(Timeout::Batch { requests, owed });
@@ -1095,14 +1143,23 @@ impl Session {
     /// it): owed no more, and the server's, coming later, is late. `id`: the id the reply
     /// carries (`None`: null). Returns whether it was owed.
     pub fn forget_owed_reply(&mut self, id: Option<Id<'_>>) -> bool {
+        self.forget_owed(id, None)
+    }
+
+    /// [`Session::forget_owed_reply`], for an element of `batch` only (any: `None`). The
+    /// server's reply, coming later, is late: with the element's id, or with a null one
+    /// (§5.1 lets a server answer an invalid request so; counted once more than the replies
+    /// that come, at worst, and bounded).
+    fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> bool {
         let key = id.map(IdKey::of);
-        if !self.owed_element_replies[slot(Dir::C2s)].forget(key.as_ref()) {
+        let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
+        if !owed.forget_oldest(key.as_ref(), batch) {
             return false;
         }
-        match key {
-            Some(key) => self.remember(Dir::C2s, key),
-            None => self.late_null_replies = (self.late_null_replies + 1).min(RECENT),
+        if let Some(key) = key {
+            self.remember(Dir::C2s, key);
         }
+        self.late_null_replies = (self.late_null_replies + 1).min(RECENT);
         true
     }
 
@@ -1475,26 +1532,36 @@ mod tests {
         let key = |n: u32| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
         let mut owed = OwedReplies::default();
         for n in 0..1000 {
-            owed.push(Some(key(n)), usize::MAX);
+            owed.push(Some(key(n)), u64::from(n), usize::MAX);
         }
-        owed.push(None, usize::MAX);
+        owed.push(None, 1000, usize::MAX);
         for n in 10..1000 {
-            assert!(owed.take(Some(&key(n))));
+            assert_eq!(owed.take(Some(&key(n))), Some(u64::from(n)), "its batch");
         }
         assert!(owed.order.len() <= 2 * owed.by_id.len() + 16);
-        assert!(!owed.take(Some(&key(500))), "answered already");
-        assert!(owed.take(None), "the one without an id");
-        assert_eq!(owed.without_id, 0);
+        assert_eq!(owed.take(Some(&key(500))), None, "answered already");
+        assert_eq!(owed.take(None), Some(1000), "the one without an id");
+        assert!(owed.without_id.is_empty());
         for n in 0..10 {
             assert!(owed.owes(Some(&key(n))));
-            assert!(owed.take(None));
+            assert_eq!(owed.take(None), Some(u64::from(n)));
             assert!(!owed.owes(Some(&key(n))), "the oldest first: {n}");
         }
-        assert!(!owed.take(None));
+        assert_eq!(owed.take(None), None);
         assert_eq!(owed.len, 0);
         // At the limit, not recorded.
-        owed.push(None, 0);
+        owed.push(None, 0, 0);
         assert!(!owed.owes(None));
+        // Forgetting takes the oldest, and only if of the batch named.
+        owed.push(Some(key(1)), 1, usize::MAX);
+        owed.push(Some(key(1)), 2, usize::MAX);
+        owed.push(None, 1, usize::MAX);
+        assert!(!owed.forget_oldest(Some(&key(1)), Some(2)));
+        assert!(!owed.forget_oldest(None, Some(2)));
+        assert!(owed.forget_oldest(Some(&key(1)), Some(1)));
+        assert!(owed.forget_oldest(Some(&key(1)), Some(2)));
+        assert!(owed.forget_oldest(None, None));
+        assert_eq!(owed.len, 0);
     }
 
     /// Inside an array, an error with the id of a request sent alone answers an invalid
@@ -1704,5 +1771,77 @@ mod tests {
 
     fn id_of(token: &str) -> Id<'_> {
         Id::from_token(token.as_bytes()).unwrap()
+    }
+
+    /// A client batch of one invalid element, as a JSON-RPC session sends it.
+    fn invalid_batch(session: &mut Session, id: Option<&'static str>, now: u64) {
+        session.observe(Dir::C2s, &without_id("batch", None), now);
+        let element = match id {
+            Some(token) => Observation {
+                id: Some(Id::from_token(token.as_bytes()).unwrap()),
+                ..without_id("invalid", None)
+            },
+            None => without_id("parse_error", None),
+        };
+        session.observe_element(Dir::C2s, &element, now);
+    }
+
+    /// The server's array answering one invalid element: an error with this id (`null`).
+    fn owed_answer(session: &mut Session, token: &'static str, now: u64) -> Verdict {
+        session.observe(Dir::S2c, &without_id("batch", None), now);
+        let reply = Observation {
+            id: Some(Id::from_token(token.as_bytes()).unwrap()),
+            ..without_id("error_response", None)
+        };
+        session.observe_element(Dir::S2c, &reply, now)
+    }
+
+    /// A batch's deadline forgets its own owed replies, never another batch's; a batch
+    /// answered in time leaves no record.
+    #[test]
+    fn a_batch_deadline_forgets_only_its_own_owed_replies() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(300));
+        invalid_batch(&mut session, None, 0); // A
+        assert_eq!(owed_answer(&mut session, "null", 100).violation, None);
+        invalid_batch(&mut session, None, 250); // B
+        assert!(session.expire(301).is_empty(), "A was answered");
+        assert_eq!(
+            owed_answer(&mut session, "null", 395).violation,
+            None,
+            "B's, in time"
+        );
+        assert!(session.expire(10_000).is_empty());
+        assert!(session.batches.is_empty());
+        // Two batches with the same deadline: each forgets its own, oldest first.
+        invalid_batch(&mut session, Some("7"), 20_000);
+        invalid_batch(&mut session, None, 20_000);
+        let timeouts = session.expire(20_300);
+        assert_eq!(
+            timed_out(&timeouts),
+            [(vec![], vec![Some("7".to_string())]), (vec![], vec![None])]
+        );
+        // A thousand batches answered at once leave no record behind.
+        for n in 0..1000 {
+            invalid_batch(&mut session, None, 30_000 + n);
+            owed_answer(&mut session, "null", 30_000 + n);
+        }
+        assert!(session.batches.is_empty());
+        assert!(session.expire(40_000).is_empty());
+        assert!(session.deadlines.is_empty());
+    }
+
+    /// §5.1 lets a server answer an invalid element whose id it read with a null id: after
+    /// the proxy answered it at the batch's deadline, such a reply is late too.
+    #[test]
+    fn a_late_null_reply_to_an_element_with_an_id_is_late() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        invalid_batch(&mut session, Some("5"), 0);
+        assert_eq!(
+            timed_out(&session.expire(100)),
+            [(vec![], vec![Some("5".to_string())])]
+        );
+        let verdict = owed_answer(&mut session, "null", 400);
+        assert_eq!(verdict.violation, Some(Violation::LateReply));
+        assert!(!session.batch_forwards(Dir::S2c));
     }
 }
