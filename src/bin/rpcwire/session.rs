@@ -386,9 +386,10 @@ pub struct Session {
     /// With a timeout: the client batch being observed (its number, when it came, what it
     /// holds), and the batches observed whose deadline is to come, by number.
     open_batch: Option<(u64, u64, BatchWait)>,
-    /// How many null-id replies owed to elements of timed-out batches the proxy answered
-    /// itself: the server's, coming later, are late (at most [`RECENT`]).
-    late_null_replies: usize,
+    /// The replies owed to elements of client batches that timed out, which the proxy sent
+    /// itself: the server's, coming later inside an array, are late, each once (at most
+    /// [`RECENT`] of them, [`RECENT_BYTES`] of ids).
+    late_owed: OwedReplies,
     batches: HashMap<u64, BatchWait>,
     batch_no: u64,
     seq: u64,
@@ -490,7 +491,10 @@ struct BatchForward {
 /// reply a scan of the others). Each entry holds the number of the client batch it came in
 /// ([`BatchWait`]; 0 when batches are not timed out), so that a batch's deadline forgets its
 /// own entries and no other batch's: they are the oldest by then, as every batch before it
-/// had its deadline first.
+/// had its deadline first. A reply takes the oldest entry with its id (null: the oldest
+/// without one): nothing on the wire says which batch it answers, so a server answering
+/// batches out of order, with the same ids in their invalid elements, has its replies
+/// counted against the older batch.
 #[derive(Debug, Default)]
 struct OwedReplies {
     /// Elements whose id could be read (their reply echoes it, or is null: §5.1), by that
@@ -503,6 +507,8 @@ struct OwedReplies {
     /// first.
     without_id: VecDeque<u64>,
     len: usize,
+    /// The bytes of the ids owed.
+    bytes: usize,
 }
 
 impl OwedReplies {
@@ -516,6 +522,7 @@ impl OwedReplies {
         self.len += 1;
         match id {
             Some(id) => {
+                self.bytes += id.encoded_len();
                 self.by_id.entry(id.clone()).or_default().push_back(batch);
                 self.order.push_back(id);
             }
@@ -581,6 +588,7 @@ impl OwedReplies {
             self.by_id.remove(key);
         }
         self.len -= 1;
+        self.bytes -= key.encoded_len();
         // Ids answered by their own id stay in `order` until met: rebuild it when they are
         // most of it, so that it stays within twice what is owed.
         if self.order.len() > 2 * self.by_id.len() + 16 {
@@ -648,7 +656,7 @@ impl Session {
             deadlines: BinaryHeap::new(),
             timeout_ms,
             open_batch: None,
-            late_null_replies: 0,
+            late_owed: OwedReplies::default(),
             batches: HashMap::new(),
             batch_no: 0,
             seq: 0,
@@ -689,12 +697,13 @@ impl Session {
         }
     }
 
-    /// Drops the deadlines of client requests no longer waiting once they outnumber the live
-    /// ones: the heap then grows with the requests in flight, not with the request rate times
-    /// the timeout (each prune is paid for by as many releases as it keeps entries).
+    /// Drops the deadlines of client requests no longer waiting, and of batches answered,
+    /// once they outnumber the live ones: the heap then grows with the requests and batches in
+    /// flight, not with their rate times the timeout (each prune is paid for by as many
+    /// releases as it keeps entries).
     fn prune_deadlines(&mut self) {
         let waiting = &self.waiting[slot(Dir::C2s)];
-        if self.deadlines.len() > 2 * waiting.len() + 64 {
+        if self.deadlines.len() > 2 * (waiting.len() + self.batches.len()) + 64 {
             let batches = &self.batches;
             self.deadlines.retain(|Reverse(d)| match &d.of {
                 DeadlineOf::Request(id) => waiting.get(id.as_id()).is_some_and(|w| w.seq == d.seq),
@@ -895,6 +904,7 @@ impl Session {
             wait.owed_left -= 1;
             if wait.is_answered() {
                 self.batches.remove(&batch);
+                self.prune_deadlines();
             }
         }
         true
@@ -1030,9 +1040,8 @@ impl Session {
                 let owed = in_batch && o.kind == "error_response";
                 match id {
                     None if owed && self.take_owed_reply(asked, None) => None,
-                    None if owed && asked == Dir::C2s && self.late_null_replies > 0 => {
+                    None if owed && asked == Dir::C2s && self.late_owed.take(None).is_some() => {
                         // Owed to an element of a batch that timed out: the proxy answered it.
-                        self.late_null_replies -= 1;
                         forward = false;
                         self.flag(dir, Violation::LateReply)
                     }
@@ -1060,6 +1069,13 @@ impl Session {
                             None
                         } else if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             None
+                        } else if owed
+                            && asked == Dir::C2s
+                            && self.late_owed.take(Some(&IdKey::of(id))).is_some()
+                        {
+                            // The same, with the element's id.
+                            forward = false;
+                            self.flag(dir, Violation::LateReply)
                         } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
                             forward = false;
                             self.flag(dir, Violation::LateReply)
@@ -1147,19 +1163,22 @@ impl Session {
     }
 
     /// [`Session::forget_owed_reply`], for an element of `batch` only (any: `None`). The
-    /// server's reply, coming later, is late: with the element's id, or with a null one
-    /// (§5.1 lets a server answer an invalid request so; counted once more than the replies
-    /// that come, at worst, and bounded).
+    /// server's reply, coming later in an array, is late once: with the element's id, or with
+    /// a null one (§5.1 lets a server answer an invalid request so).
     fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> bool {
         let key = id.map(IdKey::of);
         let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
         if !owed.forget_oldest(key.as_ref(), batch) {
             return false;
         }
+        let bytes = key.as_ref().map_or(0, IdKey::encoded_len);
+        let late = &mut self.late_owed;
+        if late.len < RECENT && late.bytes + bytes <= RECENT_BYTES {
+            late.push(key.clone(), 0, RECENT);
+        }
         if let Some(key) = key {
             self.remember(Dir::C2s, key);
         }
-        self.late_null_replies = (self.late_null_replies + 1).min(RECENT);
         true
     }
 
@@ -1831,7 +1850,8 @@ mod tests {
     }
 
     /// §5.1 lets a server answer an invalid element whose id it read with a null id: after
-    /// the proxy answered it at the batch's deadline, such a reply is late too.
+    /// the proxy answered it at the batch's deadline, such a reply is late too, once: the
+    /// late reply, with the id or null, takes it.
     #[test]
     fn a_late_null_reply_to_an_element_with_an_id_is_late() {
         let mut session = Session::new(Dialect::JsonRpc2, Some(100));
@@ -1843,5 +1863,29 @@ mod tests {
         let verdict = owed_answer(&mut session, "null", 400);
         assert_eq!(verdict.violation, Some(Violation::LateReply));
         assert!(!session.batch_forwards(Dir::S2c));
+        // Answered late with its id, the element is owed nothing more: a null-id error in an
+        // array afterwards answers a notification.
+        invalid_batch(&mut session, Some("6"), 1000);
+        session.expire(1100);
+        assert_eq!(
+            owed_answer(&mut session, "6", 1200).violation,
+            Some(Violation::LateReply)
+        );
+        let stray = owed_answer(&mut session, "null", 1300);
+        assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
+        assert!(session.batch_forwards(Dir::S2c), "JSON-RPC forwards it");
+    }
+
+    /// The deadlines of batches answered in time do not pile up in the heap until they fall
+    /// due, even when no request ever stops waiting (batches of invalid elements only).
+    #[test]
+    fn deadlines_of_answered_batches_are_dropped() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(3_600_000));
+        for n in 0..10_000 {
+            invalid_batch(&mut session, None, n);
+            assert_eq!(owed_answer(&mut session, "null", n).violation, None);
+            assert!(session.deadlines.len() <= 2 * session.batches.len() + 65);
+        }
+        assert!(session.batches.is_empty());
     }
 }
