@@ -15,7 +15,7 @@ use rpcwire::{
 };
 use serde_json::{json, Value};
 
-use crate::session::Described;
+use crate::session::{kind_of, may_answer, Described};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
@@ -347,12 +347,7 @@ fn record_of(
                 let mut count = 0;
                 for element in batch.decode(decoder) {
                     count += 1;
-                    let kind = match &element {
-                        Ok(msg) => msg.kind().as_str(),
-                        Err(rej) => rej.kind_str(),
-                    };
-                    r.elements_may_answer |=
-                        matches!(kind, "success_response" | "error_response" | "notification");
+                    r.elements_may_answer |= may_answer(kind_of(&element));
                     if let Err(rej) = &element {
                         r.invalid_elements += 1;
                         if let Some(reply) = rej.reply() {

@@ -29,7 +29,9 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
-use crate::session::{Described, Dir, Expired, Observation, Session, Timeout, Verdict, Violation};
+use crate::session::{
+    kind_of, Described, Dir, Expired, Observation, Session, Timeout, Verdict, Violation,
+};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
@@ -370,10 +372,7 @@ impl Shared {
         // no effect (a first pass over them, decoded again below: nothing is collected).
         let dropped = match item {
             Seen::Message(Message::Batch(batch), _) => {
-                let kinds = batch.decode(decoder).map(|element| match element {
-                    Ok(msg) => msg.kind().as_str(),
-                    Err(rej) => rej.kind_str(),
-                });
+                let kinds = batch.decode(decoder).map(|element| kind_of(&element));
                 Session::drops_batch(dir, kinds)
             }
             _ => false,
@@ -1066,16 +1065,11 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                                 report(e);
                             }
                             for id in &owed {
-                                let id = id.as_ref().map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id()));
-                                array.push(&mut replies, |out| {
-                                    encode::write_error(
-                                        out,
-                                        id,
-                                        ErrorCode::INVALID_REQUEST,
-                                        "Invalid Request",
-                                        None,
-                                    )
-                                });
+                                let reply = Reply {
+                                    code: ErrorCode::INVALID_REQUEST,
+                                    id: id.as_ref().map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id())),
+                                };
+                                array.push(&mut replies, |out| encode::write_reply(out, &reply, None));
                             }
                             if !shared.quiet && !owed.is_empty() {
                                 eprintln!(

@@ -43,7 +43,7 @@ use serde_json::json;
 use crate::check::{
     batch_elements, classify, element_records, read_into, CheckArgs, Record, StreamFramer,
 };
-use crate::session::{Described, Dir, Observation, Session, Violation};
+use crate::session::{kind_of, may_answer, Described, Dir, Observation, Session, Violation};
 
 /// Files from this size on get a progress line on stderr, when stderr is a terminal.
 const PROGRESS_FROM: u64 = 64 << 20;
@@ -567,11 +567,7 @@ impl BatchNeed {
                 unreachable!("a batch's record keeps the batch's frame");
             };
             for (raw, element) in batch.raw.elements().zip(batch.decode(decoder)) {
-                let kind = match &element {
-                    Ok(msg) => msg.kind().as_str(),
-                    Err(rej) => rej.kind_str(),
-                };
-                if matches!(kind, "success_response" | "error_response" | "notification") {
+                if may_answer(kind_of(&element)) {
                     // (A subslice of the frame: its offset.)
                     let start = raw.as_bytes().as_ptr() as usize - frame.as_ptr() as usize;
                     answering.push((start, start + raw.as_bytes().len()));
@@ -672,10 +668,7 @@ fn merge_streams<W: Write>(
         };
         let r = side.next(&mut progress)?.expect("peeked");
         let violation = observe(&mut session, dir, &r, 0);
-        let kinds = batch_elements(&side.decoder, &r).map(|element| match element {
-            Ok(msg) => msg.kind().as_str(),
-            Err(rej) => rej.kind_str(),
-        });
+        let kinds = batch_elements(&side.decoder, &r).map(|element| kind_of(&element));
         if Session::drops_batch(dir, kinds) {
             session.drop_batch(dir);
         }

@@ -604,6 +604,20 @@ impl OwedReplies {
     }
 }
 
+/// The kind of a decoded frame or batch element, as [`Observation::kind`] names it.
+pub fn kind_of(decoded: &Result<Message<'_>, Rejection<'_>>) -> &'static str {
+    match decoded {
+        Ok(msg) => msg.kind().as_str(),
+        Err(rej) => rej.kind_str(),
+    }
+}
+
+/// Whether a message of this kind may answer the other side: a response, or a notification
+/// (MCP's progress reports on a request of the other side).
+pub fn may_answer(kind: &str) -> bool {
+    matches!(kind, "success_response" | "error_response" | "notification")
+}
+
 /// The violation a message that is not valid counts as, by its kind.
 fn rejected_violation(kind: &str) -> Violation {
     rejected_violation_of(kind).unwrap_or(Violation::Invalid)
@@ -677,12 +691,7 @@ impl Session {
         self.in_flight_bytes[slot(dir)] -= waiting.bytes;
         self.stopped_waiting[slot(dir)] += 1;
         if dir == Dir::C2s {
-            if let Some(batch) = self.batches.get_mut(&waiting.batch) {
-                batch.waiting -= 1;
-                if batch.is_answered() {
-                    self.batches.remove(&waiting.batch);
-                }
-            }
+            self.batch_part_answered(waiting.batch, |batch| batch.waiting -= 1);
             self.prune_deadlines();
         }
         let Some(token) = &waiting.progress_token else {
@@ -827,8 +836,9 @@ impl Session {
 
     /// A reply inside a dropped batch to a request sent in a batch: that batch's array never
     /// reaches the requester, whose requests would wait until their batch's deadline (forever
-    /// without one), so the caller answers the request itself ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no
-    /// more. (A request sent alone keeps waiting, and times out.)
+    /// without one), so the caller answers the request itself
+    /// ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no more. (A
+    /// request sent alone keeps waiting, and times out.)
     fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
         let asked = dir.other();
         let in_batch_request = matches!(o.kind, "success_response" | "error_response")
@@ -858,10 +868,7 @@ impl Session {
                 // The reply carries the element's id when it could be read (a parse error's
                 // never: its id is not trusted). Bounded like the requests in flight.
                 let id = o.id.filter(|_| o.kind == "invalid");
-                let batch = match (&self.open_batch, dir) {
-                    (Some((no, ..)), Dir::C2s) => *no,
-                    _ => 0,
-                };
+                let batch = self.open_batch_no(dir);
                 let owed = self.owed_element_replies[slot(dir)].push(
                     id.map(IdKey::of),
                     batch,
@@ -900,14 +907,29 @@ impl Session {
         let Some(batch) = self.owed_element_replies[slot(dir)].take(key) else {
             return false;
         };
-        if let Some(wait) = self.batches.get_mut(&batch) {
-            wait.owed_left -= 1;
-            if wait.is_answered() {
-                self.batches.remove(&batch);
-                self.prune_deadlines();
+        self.batch_part_answered(batch, |batch| batch.owed_left -= 1);
+        self.prune_deadlines();
+        true
+    }
+
+    /// A request or owed reply of the client batch `no` was answered (`part` counts it): the
+    /// batch's record goes once nothing of it is left.
+    fn batch_part_answered(&mut self, no: u64, part: impl FnOnce(&mut BatchWait)) {
+        if let Some(batch) = self.batches.get_mut(&no) {
+            part(batch);
+            if batch.is_answered() {
+                self.batches.remove(&no);
             }
         }
-        true
+    }
+
+    /// The number of the client batch being observed, when it times out as a unit ([`BatchWait`]);
+    /// 0 otherwise.
+    fn open_batch_no(&self, dir: Dir) -> u64 {
+        match (&self.open_batch, dir) {
+            (Some((no, ..)), Dir::C2s) => *no,
+            _ => 0,
+        }
     }
 
     /// Whether an error reply inside an array, sent in `dir.other()` with the id `id` (`None`:
@@ -942,10 +964,8 @@ impl Session {
                         .progress_token
                         .filter(|_| self.tracks_progress())
                         .map(IdKey::of);
-                    let batch = match (&self.open_batch, dir, in_batch) {
-                        (Some((no, ..)), Dir::C2s, true) => *no,
-                        _ => 0,
-                    };
+                    // (A batch is open only while its elements are observed.)
+                    let batch = self.open_batch_no(dir);
                     let bytes = id.raw().len() + method.len();
                     let waiting = Waiting {
                         method: name,
@@ -1172,9 +1192,8 @@ impl Session {
             return false;
         }
         let bytes = key.as_ref().map_or(0, IdKey::encoded_len);
-        let late = &mut self.late_owed;
-        if late.len < RECENT && late.bytes + bytes <= RECENT_BYTES {
-            late.push(key.clone(), 0, RECENT);
+        if self.late_owed.bytes + bytes <= RECENT_BYTES {
+            self.late_owed.push(key.clone(), 0, RECENT);
         }
         if let Some(key) = key {
             self.remember(Dir::C2s, key);
