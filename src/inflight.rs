@@ -183,7 +183,8 @@ pub enum InFlightError {
     /// (A proxy may instead drop the second request unanswered, or, under plain JSON-RPC,
     /// which only advises unique ids, forward it.)
     Duplicate,
-    /// The table holds its maximum number of requests.
+    /// The table holds its maximum number of requests, or the request's id would take the
+    /// bytes its ids hold over their limit ([`InFlight::max_id_bytes`]).
     Full,
 }
 
@@ -215,7 +216,20 @@ pub struct InFlight<T, S = foldhash::quality::RandomState> {
     map: HashMap<IdKey, (IdBuf, T), S>,
     capacity: usize,
     lenient: bool,
+    /// What the ids of the entries hold ([`id_cost`]), and its limit.
+    id_bytes: usize,
+    max_id_bytes: usize,
 }
+
+/// What an entry's id counts against [`InFlight::max_id_bytes`]: its spelling and its key,
+/// the two copies the table keeps (inline up to about 22 bytes, on the heap beyond).
+fn id_cost(id: Id<'_>, key: &IdKey) -> usize {
+    id.raw().len() + key.encoded_len()
+}
+
+/// The default of [`InFlight::max_id_bytes`]: 64 MiB of ids (an id may be as long as a
+/// frame, so the count of entries alone does not bound the table's memory).
+const DEFAULT_MAX_ID_BYTES: usize = 64 << 20;
 
 impl<T> InFlight<T> {
     /// A table of at most `capacity` requests, hashed with a randomly keyed fast hash
@@ -232,7 +246,36 @@ impl<T, S: BuildHasher> InFlight<T, S> {
             map: HashMap::with_hasher(hasher),
             capacity,
             lenient: false,
+            id_bytes: 0,
+            max_id_bytes: DEFAULT_MAX_ID_BYTES,
         }
+    }
+
+    /// Bounds the bytes the entries' ids hold together (each counts its spelling and its
+    /// canonical key, about twice its length): beyond it a new request is refused as
+    /// [`InFlightError::Full`]. A peer may send ids as long as its frames, so a table of
+    /// `capacity` entries could otherwise hold `capacity` times the frame limit.
+    /// 64 MiB unless set.
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight, InFlightError};
+    /// let mut table = InFlight::new(1024).max_id_bytes(100);
+    /// let long = format!("\"{}\"", "x".repeat(60));
+    /// assert_eq!(
+    ///     table.insert(Id::from_token(long.as_bytes()).unwrap(), ()),
+    ///     Err(InFlightError::Full)
+    /// );
+    /// table.insert(Id::from_token(b"1").unwrap(), ()).unwrap();
+    /// assert!(table.id_bytes() <= 100);
+    /// ```
+    pub fn max_id_bytes(mut self, bytes: usize) -> Self {
+        self.max_id_bytes = bytes;
+        self
+    }
+
+    /// The bytes the entries' ids hold, as [`max_id_bytes`](Self::max_id_bytes) counts them.
+    pub fn id_bytes(&self) -> usize {
+        self.id_bytes
     }
 
     /// Match a string holding a number against that number (off by default).
@@ -265,14 +308,18 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// assert_eq!(table.reserve(id).unwrap_err(), InFlightError::Duplicate);
     /// ```
     pub fn reserve(&mut self, id: Id<'_>) -> Result<ReservedId<'_, T, S>, InFlightError> {
-        let at_capacity = self.map.len() >= self.capacity;
-        match self.map.entry(self.key(id)) {
+        let key = self.key(id);
+        let cost = id_cost(id, &key);
+        let full = self.map.len() >= self.capacity
+            || self.id_bytes.saturating_add(cost) > self.max_id_bytes;
+        match self.map.entry(key) {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
             hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),
-            hashbrown::hash_map::Entry::Vacant(_) if at_capacity => Err(InFlightError::Full),
+            hashbrown::hash_map::Entry::Vacant(_) if full => Err(InFlightError::Full),
             hashbrown::hash_map::Entry::Vacant(entry) => Ok(ReservedId {
                 entry,
                 id: id.to_owned_id(),
+                id_bytes: (&mut self.id_bytes, cost),
             }),
         }
     }
@@ -290,7 +337,9 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// Removes the request this reply (or cancellation) names; returns the id exactly as the
     /// request spelled it, and the value.
     pub fn remove(&mut self, id: Id<'_>) -> Option<(IdBuf, T)> {
-        self.map.remove(&self.key(id))
+        let (key, (id, value)) = self.map.remove_entry(&self.key(id))?;
+        self.id_bytes -= id_cost(id.as_id(), &key);
+        Some((id, value))
     }
 
     /// Number of requests in flight.
@@ -305,6 +354,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// Removes and returns every request (the connection ended: they stay unanswered).
     pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
+        // (The map is empty once `drain` returns, whether or not the iterator is run.)
+        self.id_bytes = 0;
         self.map.drain().map(|(_, v)| v)
     }
 }
@@ -315,6 +366,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 pub struct ReservedId<'a, T, S> {
     entry: hashbrown::hash_map::VacantEntry<'a, IdKey, (IdBuf, T), S>,
     id: IdBuf,
+    /// The table's count of id bytes, and what this id adds to it once inserted.
+    id_bytes: (&'a mut usize, usize),
 }
 
 impl<T, S: BuildHasher> ReservedId<'_, T, S> {
@@ -325,6 +378,7 @@ impl<T, S: BuildHasher> ReservedId<'_, T, S> {
 
     /// Registers the request with `value`.
     pub fn insert(self, value: T) {
+        *self.id_bytes.0 += self.id_bytes.1;
         self.entry.insert((self.id, value));
     }
 }

@@ -42,7 +42,8 @@ pub struct Origin<C, T = ()> {
 pub enum RemapError {
     /// The client already has a request with this id in flight (MCP: answer -32600).
     DuplicateId,
-    /// The table of requests in flight is full.
+    /// The table of requests in flight is full: it holds its number of requests, or the bytes
+    /// of their clients' ids and progress tokens would pass [`IdRemapper::max_id_bytes`].
     Full,
     /// `params._meta.progressToken` is neither a string nor a number, occurs twice, or cannot
     /// be read (`params` too malformed to tell, which lazy validation lets through): the
@@ -113,6 +114,20 @@ impl std::error::Error for RemapError {}
 pub struct IdRemapper<C, T = ()> {
     pending: PendingTable<Origin<C, T>>,
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
+    /// What the requests' clients' ids and progress tokens hold ([`held_bytes`]), and its
+    /// limit.
+    id_bytes: usize,
+    max_id_bytes: usize,
+}
+
+/// What a request counts against [`IdRemapper::max_id_bytes`]: its client's id twice (its
+/// spelling and its key) and its progress token.
+fn held_bytes<C, T>(origin: &Origin<C, T>) -> usize {
+    2 * origin.id.as_id().raw().len()
+        + origin
+            .progress_token
+            .as_ref()
+            .map_or(0, |t| t.as_id().raw().len())
 }
 
 impl<C, T> core::fmt::Debug for IdRemapper<C, T> {
@@ -150,7 +165,40 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         IdRemapper {
             pending: PendingTable::with_capacity_limit(capacity),
             by_client: HashMap::with_hasher(Default::default()),
+            id_bytes: 0,
+            max_id_bytes: 64 << 20,
         }
+    }
+
+    /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
+    /// (an id counts twice, its spelling and its key): beyond it a request is refused as
+    /// [`RemapError::Full`]. A client may send ids and progress tokens as long as its frames,
+    /// so `capacity` requests could otherwise hold `capacity` times the frame limit. 64 MiB
+    /// unless set.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, IdRemapper, Message, RemapError};
+    ///
+    /// let mut remap = IdRemapper::new(1024).max_id_bytes(1000);
+    /// let frame = format!(
+    ///     r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"progressToken":"{}"}}}}}}"#,
+    ///     "p".repeat(2000),
+    /// );
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else { panic!() };
+    /// let refused = remap.forward_request("client-1", frame.as_bytes(), &req, None, &mut BytesMut::new());
+    /// assert_eq!(refused, Err(RemapError::Full));
+    /// assert_eq!(remap.id_bytes(), 0);
+    /// ```
+    pub fn max_id_bytes(mut self, bytes: usize) -> Self {
+        self.max_id_bytes = bytes;
+        self
+    }
+
+    /// The bytes the requests in flight keep of their clients' ids and progress tokens, as
+    /// [`max_id_bytes`](Self::max_id_bytes) counts them.
+    pub fn id_bytes(&self) -> usize {
+        self.id_bytes
     }
 
     /// The key of `client`'s request with id `id` in `by_client`.
@@ -184,12 +232,17 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             progress_token: progress_token.map(|t| t.to_owned_id()),
             value,
         };
+        let held = held_bytes(&origin);
+        if self.id_bytes.saturating_add(held) > self.max_id_bytes {
+            return Err(RemapError::Full);
+        }
         let inserted = match deadline {
             Some(d) => self.pending.insert_with_deadline(origin, d),
             None => self.pending.insert(origin),
         };
         let token = inserted.map_err(|TableFull(_)| RemapError::Full)?;
         self.by_client.insert(key, token);
+        self.id_bytes += held;
         let mut digits = [0; 20];
         let ours = token.to_id(&mut digits);
         match progress_token {
@@ -251,8 +304,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// [`Rejection::id`]: crate::Rejection::id
     pub fn take(&mut self, reply_id: Id<'_>) -> Result<Origin<C, T>, Miss> {
         let origin = self.pending.complete_wire(reply_id.raw())?;
-        self.by_client
-            .remove(&Self::key(&origin.client, origin.id.as_id()));
+        self.forget(&origin);
         Ok(origin)
     }
 
@@ -284,6 +336,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .by_client
             .remove(&Self::key(client, cancelled.request_id))?;
         let origin = self.pending.cancel(token)?;
+        self.id_bytes -= held_bytes(&origin);
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
         Some((token, origin))
     }
@@ -292,9 +345,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// upstream a cancellation for the token (not for `initialize`, which MCP forbids
     /// cancelling).
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
-        let by_client = &mut self.by_client;
+        let (by_client, id_bytes) = (&mut self.by_client, &mut self.id_bytes);
         self.pending.expire(now).inspect(move |(_, origin)| {
             by_client.remove(&Self::key(&origin.client, origin.id.as_id()));
+            *id_bytes -= held_bytes(origin);
         })
     }
 
@@ -319,17 +373,28 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .extract_if(|(c, _), _| c == client)
             .map(|(_, token)| token)
             .collect();
-        tokens
+        let dropped: alloc::vec::Vec<_> = tokens
             .into_iter()
             .filter_map(|token| Some((token, self.pending.cancel(token)?)))
-            .collect()
+            .collect();
+        self.id_bytes -= dropped.iter().map(|(_, o)| held_bytes(o)).sum::<usize>();
+        dropped
     }
 
     /// The upstream went away: removes every request and yields them, so that each client can
     /// be answered. The remapper stays usable; replies to the drained tokens are `Stale`.
     pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         self.by_client.clear();
+        // (The table is empty once `drain` returns, whether or not the iterator is run.)
+        self.id_bytes = 0;
         self.pending.drain()
+    }
+
+    /// Forgets what `origin`'s request kept besides its entry in `pending` (already removed).
+    fn forget(&mut self, origin: &Origin<C, T>) {
+        self.by_client
+            .remove(&Self::key(&origin.client, origin.id.as_id()));
+        self.id_bytes -= held_bytes(origin);
     }
 
     /// Requests in flight.

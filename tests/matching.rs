@@ -281,3 +281,54 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn id_bytes_are_bounded_and_given_back() {
+    let token = |n: usize, c: char| format!("\"{}\"", c.to_string().repeat(n));
+    // Each 40-byte id counts its spelling (42 bytes, quotes included) and its key (41: a
+    // type tag and the 40 characters).
+    let mut t = InFlight::new(1000).max_id_bytes(260);
+    for c in ['a', 'b', 'c'] {
+        let id = token(40, c);
+        t.insert(Id::from_token(id.as_bytes()).unwrap(), c).unwrap();
+    }
+    assert_eq!(t.id_bytes(), 3 * 83);
+    let d = token(40, 'd');
+    let d = Id::from_token(d.as_bytes()).unwrap();
+    assert_eq!(t.insert(d, 'd'), Err(InFlightError::Full));
+    // A reused id is still a duplicate, not `Full`.
+    let a = token(40, 'a');
+    let a = Id::from_token(a.as_bytes()).unwrap();
+    assert_eq!(t.insert(a, 'x'), Err(InFlightError::Duplicate));
+    // A short id still fits: the bound is on bytes, not entries.
+    t.insert(Id::from_token(b"1").unwrap(), '1').unwrap();
+    // (Its key is `n+1e1`: a number's tag, sign, digits and exponent.)
+    assert_eq!(t.id_bytes(), 3 * 83 + 1 + 5);
+    assert_eq!(t.len(), 4);
+    // Removing gives the bytes back; a dropped reservation takes none.
+    assert_eq!(t.remove(a).map(|(_, v)| v), Some('a'));
+    assert_eq!(t.id_bytes(), 2 * 83 + 6);
+    drop(t.reserve(d).unwrap());
+    assert_eq!(t.id_bytes(), 2 * 83 + 6);
+    assert!(!t.contains(d));
+    t.reserve(d).unwrap().insert('d');
+    assert_eq!(t.id_bytes(), 3 * 83 + 6);
+    assert_eq!(t.drain().count(), 4);
+    assert_eq!(t.id_bytes(), 0);
+    // The default bounds a table of long ids too: ids of 64 KiB stop well before its 100,000
+    // entries.
+    let mut t = InFlight::new(100_000);
+    let mut inserted = 0;
+    while inserted < 100_000 {
+        let id = format!("\"{}{inserted:08}\"", "0".repeat(65_528));
+        match t.insert(Id::from_token(id.as_bytes()).unwrap(), ()) {
+            Ok(()) => inserted += 1,
+            Err(e) => {
+                assert_eq!(e, InFlightError::Full);
+                break;
+            }
+        }
+    }
+    assert!((400..600).contains(&inserted), "{inserted} ids of 64 KiB");
+    assert!(t.id_bytes() <= 64 << 20);
+}

@@ -429,3 +429,72 @@ fn refusals_carry_their_reply_codes() {
     assert_eq!(forward(c), Err(ErrorCode::INVALID_PARAMS));
     assert_eq!(forward(b), Err(ErrorCode::INTERNAL_ERROR));
 }
+
+/// The bytes kept of clients' ids and progress tokens are bounded, and every way a request
+/// leaves (reply, take, cancellation, expiry, a client or the upstream going away) gives its
+/// bytes back.
+#[test]
+fn id_and_progress_token_bytes_are_bounded_and_given_back() {
+    // A request with a 100-byte string id (102 with its quotes, counted twice) and a progress
+    // token of 300 bytes (302): 506 bytes each.
+    let frame = |n: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{n:0>100}","method":"m","params":{{"_meta":{{"progressToken":"{n:0>300}"}}}}}}"#
+        )
+        .into_bytes()
+    };
+    let cancel = |n: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"{n:0>100}"}}}}"#
+        )
+        .into_bytes()
+    };
+    let mut remap: IdRemapper<u32> = IdRemapper::new(100).max_id_bytes(2 * 506);
+    let mut up: Vec<Vec<u8>> = Vec::new();
+    let forward = |remap: &mut IdRemapper<u32>, client: u32, n: u32, deadline| {
+        let f = frame(n);
+        let mut out = BytesMut::new();
+        let r = remap.forward_request(client, &f, &request(&f), deadline, &mut out);
+        r.map(|_| out.to_vec())
+    };
+    up.push(forward(&mut remap, 1, 1, None).unwrap());
+    forward(&mut remap, 1, 2, Some(10)).unwrap();
+    assert_eq!(remap.id_bytes(), 2 * 506);
+    // A third is refused (the table has room for 100 entries, not for their bytes), and a
+    // short id would still fit were there room.
+    assert_eq!(forward(&mut remap, 1, 3, None), Err(RemapError::Full));
+    assert_eq!(remap.len(), 2);
+    // Expiry gives its request's bytes back.
+    assert_eq!(remap.expire(10).count(), 1);
+    assert_eq!(remap.id_bytes(), 506);
+    // A reply does.
+    assert_eq!(route(&mut remap, &upstream_reply(&up[0])).0, Ok(1));
+    assert_eq!(remap.id_bytes(), 0);
+    // A cancellation does.
+    forward(&mut remap, 2, 4, None).unwrap();
+    let c = cancel(4);
+    let Ok(Message::Notification(n)) = Decoder::mcp().decode(&c) else {
+        panic!("a cancellation")
+    };
+    let cancelled = remap.forward_cancel(&2, &c, &n, &mut BytesMut::new());
+    assert!(cancelled.is_some());
+    assert_eq!(remap.id_bytes(), 0);
+    // A client going away does.
+    forward(&mut remap, 3, 5, None).unwrap();
+    up.push(forward(&mut remap, 4, 6, None).unwrap());
+    assert_eq!(remap.drop_client(&3).len(), 1);
+    assert_eq!(remap.id_bytes(), 506);
+    // `take` does.
+    let reply = upstream_reply(up.last().unwrap());
+    let msg = Decoder::mcp_client().decode(&reply).unwrap();
+    assert_eq!(remap.take(msg.id().unwrap()).map(|o| o.client), Ok(4));
+    assert_eq!(remap.id_bytes(), 0);
+    // The upstream going away does, even with the drain dropped unread.
+    forward(&mut remap, 5, 7, None).unwrap();
+    drop(remap.drain());
+    assert_eq!((remap.id_bytes(), remap.len()), (0, 0));
+    // After all that, the budget holds two again.
+    forward(&mut remap, 6, 8, None).unwrap();
+    forward(&mut remap, 6, 9, None).unwrap();
+    assert_eq!(forward(&mut remap, 6, 10, None), Err(RemapError::Full));
+}

@@ -228,7 +228,9 @@ struct Waiting {
     /// The number of the client batch it came in, when that batch times out as a unit
     /// ([`BatchWait`]); 0 otherwise.
     batch: u64,
-    /// What it counts against [`MAX_IN_FLIGHT_BYTES`]: its id's and method's lengths.
+    /// What it counts against [`MAX_IN_FLIGHT_BYTES`]: its id's and method's lengths, and its
+    /// progress token's key twice (here and in `progress_tokens`): a token is not bounded by
+    /// the id limit, only by the frame's.
     bytes: usize,
 }
 
@@ -635,10 +637,12 @@ fn rejected_violation_of(kind: &str) -> Option<Violation> {
     }
 }
 
-/// How many bytes of ids and method names the requests waiting in each direction may hold:
-/// `--max-in-flight` bounds their number, this their memory (a million requests with ids and
-/// names of 64 KiB each would otherwise take 128 GB). Beyond it a request is refused as beyond
-/// `--max-in-flight`. (Each byte is kept about twice: the id's key and its token.)
+/// How many bytes of ids, method names and progress tokens the requests waiting in each
+/// direction may hold: `--max-in-flight` bounds their number, this their memory (a million
+/// requests with ids and names of 64 KiB each would otherwise take 128 GB, and a progress
+/// token may be as long as a frame). Beyond it a request is refused as beyond
+/// `--max-in-flight`. (Each byte is kept about twice: an id's key and its token, a progress
+/// token's key in its request and in the count of requests reporting on it.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
 /// How many requests may wait in each direction by default.
@@ -657,7 +661,9 @@ impl Session {
     ) -> Session {
         Session {
             dialect,
-            waiting: [InFlight::new(max_in_flight), InFlight::new(max_in_flight)],
+            // The session bounds ids and method names together (`MAX_IN_FLIGHT_BYTES`), not
+            // the tables their ids alone.
+            waiting: [(); 2].map(|()| InFlight::new(max_in_flight).max_id_bytes(usize::MAX)),
             recent: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
@@ -966,7 +972,9 @@ impl Session {
                         .map(IdKey::of);
                     // (A batch is open only while its elements are observed.)
                     let batch = self.open_batch_no(dir);
-                    let bytes = id.raw().len() + method.len();
+                    let bytes = id.raw().len()
+                        + method.len()
+                        + progress_token.as_ref().map_or(0, |k| 2 * k.encoded_len());
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
@@ -1805,6 +1813,36 @@ mod tests {
         // Timeouts free them too.
         assert_eq!(session.expire(10_000).len(), 16);
         assert_eq!(session.in_flight_bytes[slot(Dir::C2s)], 0);
+    }
+
+    /// A progress token counts against the bytes too (it is bounded by the frame limit only,
+    /// not by the id limit), twice, and a reply gives it back.
+    #[test]
+    fn progress_tokens_count_against_the_bytes_in_flight() {
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.max_in_flight_bytes = 1 << 20;
+        let token = format!("\"{}\"", "p".repeat(300_000));
+        let request = |session: &mut Session, n: &str| {
+            let o = Observation {
+                progress_token: Some(id_of(&token)),
+                ..observation("request", id_of(n), Some("tools/call"))
+            };
+            session.observe(Dir::C2s, &o, 0).violation
+        };
+        assert_eq!(request(&mut session, "1"), None);
+        // Its key (300,001 bytes) twice, the id and the method.
+        assert_eq!(
+            session.in_flight_bytes[slot(Dir::C2s)],
+            2 * 300_001 + 1 + "tools/call".len()
+        );
+        assert_eq!(request(&mut session, "2"), Some(Violation::TooManyInFlight));
+        session.observe(
+            Dir::S2c,
+            &observation("success_response", id_of("1"), None),
+            1,
+        );
+        assert_eq!(session.in_flight_bytes[slot(Dir::C2s)], 0);
+        assert_eq!(request(&mut session, "2"), None);
     }
 
     fn id_of(token: &str) -> Id<'_> {
