@@ -186,6 +186,19 @@ fn write_seed_corpus() {
     for (i, p) in programs.iter().enumerate() {
         write("pending_model", &format!("hand-{i}"), p);
     }
+    // Id-table programs: (op, argument) byte pairs (see `fuzz_bodies::tables_model`).
+    let programs: &[&[u8]] = &[
+        &[0, 1, 0, 5, 0, 9, 1, 2, 1, 3, 2, 1, 0, 1, 3, 0],
+        &[4, 1, 5, 2, 4, 7, 6, 0, 6, 1, 7, 1, 8, 3, 8, 4],
+        &[5, 9, 5, 10, 5, 11, 9, 0, 9, 4, 6, 3, 4, 200],
+        &[1, 6, 1, 9, 1, 12, 0, 255, 4, 255, 5, 254, 8, 2, 3, 16],
+        &[
+            4, 0, 4, 4, 4, 8, 4, 12, 4, 16, 4, 20, 4, 24, 4, 28, 4, 32, 8, 0, 8, 4,
+        ],
+    ];
+    for (i, p) in programs.iter().enumerate() {
+        write("tables_model", &format!("hand-{i}"), p);
+    }
     // Streams for `decode_lines`: a config byte, then a template whose `~` and `` ` `` grow
     // into long runs (see `fuzz_bodies::grown`).
     let mut streams: Vec<Vec<u8>> = [
@@ -212,6 +225,13 @@ fn write_seed_corpus() {
 }
 
 proptest::proptest! {
+    /// The id-table body (`InFlight` and `IdRemapper` against models of their entries and
+    /// id bytes) on random programs.
+    #[test]
+    fn tables_body_on_random_programs(program in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+        fuzz_bodies::tables_model(&program);
+    }
+
     /// The framing body (read-by-read `decode` and `decode_chunk` against one-shot `Lines`)
     /// on generated streams: short and over-long lines, CRLF, blank lines, any read sizes.
     #[test]

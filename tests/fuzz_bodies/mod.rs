@@ -31,6 +31,7 @@ pub const TARGETS: &[Target] = &[
     ("content_length_chunks", content_length_chunks),
     ("pending_model", pending_model),
     ("decode_lines", decode_lines),
+    ("tables_model", tables_model),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
@@ -856,6 +857,193 @@ pub fn pending_model(data: &[u8]) {
     left.sort();
     assert_eq!(drained, left);
     assert_eq!(table.len(), 0);
+}
+
+// ------------------------------------------------------------------------- tables_model
+
+/// The id token an operation's byte names: a string or a number of a length from 1 to 64
+/// bytes, sometimes spelled with escapes (`\u0061` for `a`, whose key is shorter than its
+/// token), from few enough values that ids repeat.
+fn model_id(arg: u8) -> String {
+    let len = 1 + (arg as usize * 7) % 64;
+    match arg % 4 {
+        0 => format!("{}", 1 + (arg / 4) % 8),
+        1 => format!("\"{}\"", "a".repeat(len)),
+        2 => format!("\"{}\"", "\\u0061".repeat(len.div_ceil(6))),
+        _ => format!("\"{}{}\"", arg % 5, "b".repeat(len)),
+    }
+}
+
+/// `InFlight` and `IdRemapper` against models of what they hold: the same answers (accepted,
+/// duplicate, full) and the same count of id bytes, through every way an entry leaves. Each
+/// byte pair is an operation and its argument.
+pub fn tables_model(data: &[u8]) {
+    use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
+    use std::collections::HashMap;
+
+    fn id(token: &str) -> Id<'_> {
+        Id::from_token(token.as_bytes()).expect("a valid id token")
+    }
+    let (capacity, budget) = (8, 400);
+
+    // InFlight: the model maps each key to its cost (token and key lengths).
+    let mut table = InFlight::new(capacity).max_id_bytes(budget);
+    let mut model: HashMap<IdKey, usize> = HashMap::new();
+    // IdRemapper: the model maps (client, key) to (upstream token, cost), the cost being the
+    // id twice and the progress token.
+    let mut remap: IdRemapper<u8> = IdRemapper::new(capacity).max_id_bytes(budget);
+    #[allow(clippy::type_complexity)]
+    let mut remapped: HashMap<(u8, IdKey), (Vec<u8>, usize, Option<u64>, String)> = HashMap::new();
+    let mut now = 0u64;
+    for pair in data.chunks(2) {
+        let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
+        let token = model_id(arg);
+        let key = IdKey::of(id(&token));
+        match op % 10 {
+            0 | 1 => {
+                let cost = token.len() + key.encoded_len();
+                let used: usize = model.values().sum();
+                let expected = if model.contains_key(&key) {
+                    Err(InFlightError::Duplicate)
+                } else if model.len() >= capacity || used + cost > budget {
+                    Err(InFlightError::Full)
+                } else {
+                    Ok(())
+                };
+                // Through `insert`, or a reservation, which is sometimes dropped (and then
+                // holds nothing).
+                let kept = match op % 10 {
+                    0 => table.insert(id(&token), ()).map(|()| true),
+                    _ => table.reserve(id(&token)).map(|r| match arg % 3 {
+                        0 => false,
+                        _ => {
+                            r.insert(());
+                            true
+                        }
+                    }),
+                };
+                assert_eq!(kept.map(|_| ()), expected, "insert {token}");
+                if kept == Ok(true) {
+                    model.insert(key, cost);
+                }
+            }
+            2 => {
+                let removed = table.remove(id(&token)).map(|(id, ())| id);
+                assert_eq!(
+                    removed.is_some(),
+                    model.remove(&key).is_some(),
+                    "remove {token}"
+                );
+            }
+            3 if arg % 8 == 0 => {
+                let drain = table.drain();
+                if arg % 16 == 0 {
+                    assert_eq!(drain.count(), model.len());
+                }
+                model.clear();
+            }
+            4 | 5 => {
+                let client = arg % 3;
+                let progress = (op % 10 == 5).then(|| model_id(arg.rotate_left(3)));
+                let frame = match &progress {
+                    Some(p) => format!(
+                        r#"{{"jsonrpc":"2.0","id":{token},"method":"m","params":{{"_meta":{{"progressToken":{p}}}}}}}"#
+                    ),
+                    None => format!(r#"{{"jsonrpc":"2.0","id":{token},"method":"m"}}"#),
+                };
+                let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+                    panic!("a request: {frame}");
+                };
+                let cost = 2 * token.len() + progress.as_ref().map_or(0, String::len);
+                let used: usize = remapped.values().map(|v| v.1).sum();
+                let expected = if remapped.contains_key(&(client, key.clone())) {
+                    Err(RemapError::DuplicateId)
+                } else if remapped.len() >= capacity || used + cost > budget {
+                    Err(RemapError::Full)
+                } else {
+                    Ok(())
+                };
+                let deadline = (arg % 2 == 0).then_some(now + u64::from(arg % 7));
+                let mut out = BytesMut::new();
+                let got = remap.forward_request(client, frame.as_bytes(), &req, deadline, &mut out);
+                assert_eq!(got.map(|_| ()), expected, "forward {frame}");
+                if let Ok(upstream) = got {
+                    let mut digits = [0; 20];
+                    let wire = upstream.to_wire(&mut digits).to_vec();
+                    remapped.insert((client, key), (wire, cost, deadline, token));
+                }
+            }
+            6 if !remapped.is_empty() => {
+                // A reply to a live request, routed or taken.
+                let at = arg as usize % remapped.len();
+                let (k, wire) = remapped
+                    .iter()
+                    .nth(at)
+                    .map(|(k, v)| (k.clone(), v.0.clone()))
+                    .unwrap();
+                let reply = format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                    String::from_utf8_lossy(&wire)
+                );
+                let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
+                let reply_id = msg.id().expect("a reply's id, a slice of its frame");
+                let origin = if arg % 2 == 0 {
+                    remap.route_reply(reply.as_bytes(), reply_id, &mut BytesMut::new())
+                } else {
+                    remap.take(reply_id)
+                };
+                assert_eq!(origin.map(|o| o.client), Ok(k.0));
+                remapped.remove(&k);
+                // A second reply to it is stale.
+                assert_eq!(remap.take(reply_id).map(|o| o.client), Err(Miss::Stale));
+            }
+            7 => {
+                let client = arg % 3;
+                let cancel = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{token}}}}}"#
+                );
+                let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel.as_bytes()) else {
+                    panic!("a notification: {cancel}");
+                };
+                let cancelled =
+                    remap.forward_cancel(&client, cancel.as_bytes(), &n, &mut BytesMut::new());
+                let was = remapped.remove(&(client, key));
+                assert_eq!(cancelled.is_some(), was.is_some(), "cancel {token}");
+            }
+            8 => {
+                now += u64::from(arg % 5);
+                let mut expired: Vec<(u8, Vec<u8>)> = remap
+                    .expire(now)
+                    .map(|(_, o)| (o.client, o.id.as_id().raw().to_vec()))
+                    .collect();
+                expired.sort();
+                let mut due: Vec<(u8, Vec<u8>)> = Vec::new();
+                remapped.retain(|(client, _), (_, _, deadline, token)| {
+                    let is_due = deadline.is_some_and(|d| d <= now);
+                    if is_due {
+                        due.push((*client, token.as_bytes().to_vec()));
+                    }
+                    !is_due
+                });
+                due.sort();
+                assert_eq!(expired, due, "expired at {now}");
+            }
+            9 if arg % 4 == 0 => {
+                let client = arg % 3;
+                let dropped = remap.drop_client(&client).len();
+                let before = remapped.len();
+                remapped.retain(|(c, _), _| *c != client);
+                assert_eq!(dropped, before - remapped.len(), "drop client {client}");
+            }
+            _ => {}
+        }
+        let used: usize = model.values().sum();
+        assert_eq!((table.id_bytes(), table.len()), (used, model.len()));
+        let used: usize = remapped.values().map(|v| v.1).sum();
+        assert_eq!((remap.id_bytes(), remap.len()), (used, remapped.len()));
+    }
+    drop(remap.drain());
+    assert_eq!((remap.id_bytes(), remap.len()), (0, 0));
 }
 
 // ------------------------------------------------------------------------- decode_lines
