@@ -2,10 +2,10 @@
 //! position, and the tokio example server over a real loopback TCP socket.
 #![cfg(feature = "tokio")]
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec, LineEncoder, Outgoing};
-use rpcwire::{encode, Decoder, ErrorCode, Id, Kind, RawJson, ReplyId};
+use rpcwire::{Decoder, ErrorCode, Id, Kind, RawJson, ReplyId};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
@@ -197,10 +197,10 @@ fn incoming_items_say_what_they_call_for() {
     );
 }
 
-/// Each `Outgoing` shape is written as the `encode` function it names writes it, by the
-/// encoder alone and by the codec, and what they write decodes back to that shape.
+/// Each `Outgoing` shape is written as its exact line, by the encoder alone and by the codec,
+/// and that line decodes back to the shape.
 #[tokio::test]
-async fn outgoing_messages_are_written_as_encode_writes_them() {
+async fn outgoing_messages_are_written_as_their_lines() {
     let id = Id::from_token(b"\"a\\u0062\"").unwrap();
     let params = RawJson::new(br#"{"x":[1,2]}"#).unwrap();
     let data = RawJson::new(br#""tools/frob""#).unwrap();
@@ -209,19 +209,16 @@ async fn outgoing_messages_are_written_as_encode_writes_them() {
         .unwrap_err()
         .reply()
         .unwrap();
-    type Write = fn(&mut BytesMut);
-    let cases: [(Outgoing<'_>, Write, Kind); 7] = [
+    // Each message's line, spelled out: the id's token as it came (escapes and all), the
+    // payloads spliced raw, a null id as JSON-RPC writes it, an absent one as MCP does.
+    let cases: [(Outgoing<'_>, &str, Kind); 7] = [
         (
             Outgoing::Request {
                 id,
                 method: "tools/call",
                 params: Some(params),
             },
-            |out| {
-                let id = Id::from_token(b"\"a\\u0062\"").unwrap();
-                let params = RawJson::new(br#"{"x":[1,2]}"#).unwrap();
-                encode::write_request(out, id, "tools/call", Some(params))
-            },
+            r#"{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{"x":[1,2]}}"#,
             Kind::Request,
         ),
         (
@@ -229,15 +226,12 @@ async fn outgoing_messages_are_written_as_encode_writes_them() {
                 method: "n\u{e9}\"",
                 params: None,
             },
-            |out| encode::write_notification(out, "n\u{e9}\"", None),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"n\u{e9}\\\"\"}",
             Kind::Notification,
         ),
         (
             Outgoing::Response { id, result: params },
-            |out| {
-                let id = Id::from_token(b"\"a\\u0062\"").unwrap();
-                encode::write_response(out, id, RawJson::new(br#"{"x":[1,2]}"#).unwrap())
-            },
+            r#"{"jsonrpc":"2.0","id":"a\u0062","result":{"x":[1,2]}}"#,
             Kind::Response,
         ),
         (
@@ -247,17 +241,7 @@ async fn outgoing_messages_are_written_as_encode_writes_them() {
                 message: "Method not found",
                 data: Some(data),
             },
-            |out| {
-                let id = Id::from_token(b"\"a\\u0062\"").unwrap();
-                let data = RawJson::new(br#""tools/frob""#).unwrap();
-                encode::write_error(
-                    out,
-                    id,
-                    ErrorCode::METHOD_NOT_FOUND,
-                    "Method not found",
-                    Some(data),
-                )
-            },
+            r#"{"jsonrpc":"2.0","id":"a\u0062","error":{"code":-32601,"message":"Method not found","data":"tools/frob"}}"#,
             Kind::ErrorResponse,
         ),
         (
@@ -267,15 +251,7 @@ async fn outgoing_messages_are_written_as_encode_writes_them() {
                 message: "Parse error",
                 data: None,
             },
-            |out| {
-                encode::write_error(
-                    out,
-                    ReplyId::Null,
-                    ErrorCode::PARSE_ERROR,
-                    "Parse error",
-                    None,
-                )
-            },
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
             Kind::ErrorResponse,
         ),
         (
@@ -285,36 +261,24 @@ async fn outgoing_messages_are_written_as_encode_writes_them() {
                 message: "Invalid Request",
                 data: None,
             },
-            |out| {
-                encode::write_error(
-                    out,
-                    ReplyId::Absent,
-                    ErrorCode::INVALID_REQUEST,
-                    "Invalid Request",
-                    None,
-                )
-            },
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}"#,
             Kind::ErrorResponse,
         ),
         (
             Outgoing::Reply(reply),
-            |out| {
-                let id = Id::from_token(b"3").unwrap();
-                encode::write_error(out, id, ErrorCode::INVALID_REQUEST, "Invalid Request", None)
-            },
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}"#,
             Kind::ErrorResponse,
         ),
     ];
-    for (msg, write, kind) in cases {
-        let mut expected = BytesMut::new();
-        write(&mut expected);
+    for (msg, line, kind) in cases {
+        let expected = format!("{line}\n");
         let mut encoder = FramedWrite::new(Vec::new(), LineEncoder);
         encoder.send(msg).await.unwrap();
         let mut codec = FramedWrite::new(Vec::new(), LineCodec::new(Decoder::mcp(), 1024));
         codec.send(msg).await.unwrap();
-        assert_eq!(encoder.get_ref(), &expected[..], "{msg:?}");
-        assert_eq!(codec.get_ref(), &expected[..], "{msg:?}");
-        let line = expected.strip_suffix(b"\n").unwrap();
+        assert_eq!(encoder.get_ref(), expected.as_bytes(), "{msg:?}");
+        assert_eq!(codec.get_ref(), expected.as_bytes(), "{msg:?}");
+        let line = line.as_bytes();
         // A null id is JSON-RPC's form, an absent one MCP's (read by a client).
         let decoder = match msg {
             Outgoing::Error {
