@@ -169,6 +169,33 @@ pub fn escapes() -> Corpus {
     Corpus::new("escapes", &frames)
 }
 
+/// `c`'s frames with their members in the order the official MCP TypeScript SDK writes them
+/// (see its captured session in `tests/data/`): the message's own members first (`method`,
+/// `params`, `result`, `error`), then `jsonrpc` and `id`. The corpora above put `jsonrpc` and
+/// `id` first, as the Python and Rust SDKs do; the decoder has a straight path for that order,
+/// so both are measured.
+pub fn sdk_order(c: &Corpus, name: &'static str) -> Corpus {
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+    let frames: Vec<String> = c
+        .frames()
+        .map(|f| {
+            let members: BTreeMap<&str, &RawValue> = serde_json::from_slice(f).unwrap();
+            let order = ["method", "params", "result", "error", "jsonrpc", "id"];
+            assert_eq!(
+                members.len(),
+                order.iter().filter(|k| members.contains_key(*k)).count()
+            );
+            let written: Vec<String> = order
+                .iter()
+                .filter_map(|k| Some(format!("\"{k}\":{}", members.get(k)?.get())))
+                .collect();
+            format!("{{{}}}", written.join(","))
+        })
+        .collect();
+    Corpus::new(name, &frames)
+}
+
 /// All five, in report order.
 pub fn all() -> Vec<Corpus> {
     vec![tiny(), typical(), large(), dense(), escapes()]

@@ -357,7 +357,11 @@ fn min_of_passes(rounds: u32) {
     );
     println!("| corpus | lazy | strict | serde_json + &RawValue | sonic-rs | lazy / serde_json | strict / serde_json | lazy / sonic-rs | lazy messages/s |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for c in corpus::all() {
+    let sdk_ordered = [
+        corpus::sdk_order(&corpus::tiny(), "tiny, TS SDK order"),
+        corpus::sdk_order(&corpus::typical(), "typical, TS SDK order"),
+    ];
+    for c in corpus::all().into_iter().chain(sdk_ordered) {
         check(&c);
         let stream = &c.stream[..];
         type Pass<'a> = Box<dyn FnMut() -> usize + 'a>;
