@@ -501,6 +501,14 @@ impl Decoder {
         if ascii < frame.len() && simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
+        match self.decode_usual(frame) {
+            Some(envelope) => Ok(envelope),
+            None => self.decode_walked(frame),
+        }
+    }
+
+    /// `decode_spans` of a frame whose UTF-8 is checked, by the general walk.
+    fn decode_walked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         let start = skip_ws(frame, 0);
         match frame.get(start) {
             None => Err(Reject::parse(DecodeError::Empty)),
@@ -526,6 +534,113 @@ impl Decoder {
                 })
             }
         }
+    }
+
+    /// The envelope of a valid frame in the compact shape nearly every encoder writes, its
+    /// members in the usual order:
+    /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}` or
+    /// `{"jsonrpc":"2.0","id":ID,"result":…}`, the id a positive integer or a string, nothing
+    /// after the closing brace. Exactly what `walk_object` and `classify` make of such a
+    /// frame, without their general machinery (the member dispatch, duplicate tracking,
+    /// `Members` and the shape rules for members that cannot be there): a frame of this shape
+    /// has no duplicate, unknown or misplaced member, so of the rules only those of its
+    /// members' values are left, checked here as `classify` checks them. `None` for anything
+    /// else, or anything this path would have to reject (an error, a limit crossed, a
+    /// `resultType` refused, the hardened profile): the general walk then decodes the frame
+    /// from the start and gives the answer. Checked against the general walk in the tests.
+    #[inline(always)]
+    fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
+        const USUAL_START: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
+        let opts = &self.options;
+        if opts.hardened || frame.first_chunk() != Some(USUAL_START) {
+            return None;
+        }
+        let mcp = opts.dialect == Dialect::Mcp;
+        let mut i = USUAL_START.len();
+        let mut id = None;
+        if frame.get(i..i + 5) == Some(br#""id":"#) {
+            let v = i + 5;
+            let (end, kind) = match frame.get(v)? {
+                // (A `,` must follow the digits: no fraction, no exponent.)
+                b'1'..=b'9' => (digits_end(frame, v + 1), IdKind::Integer),
+                b'"' => {
+                    let (close, esc) = scan::string_end(frame, v + 1).ok()?;
+                    (close + 1, IdKind::String { has_escapes: esc })
+                }
+                _ => return None,
+            };
+            if frame.get(end) != Some(&b',') || end - v > opts.limits.max_id_len {
+                return None;
+            }
+            id = Some((Span::new(v, end), kind));
+            i = end + 1;
+        }
+        let (kind, text, payload, end) = if frame.get(i..i + 10) == Some(br#""method":""#) {
+            let v = i + 10;
+            let (close, esc) = scan::string_end(frame, v).ok()?;
+            if close - v > opts.limits.max_method_len {
+                return None;
+            }
+            let mut end = close + 1;
+            let mut params = None;
+            if frame.get(end..end + 10) == Some(br#","params":"#) {
+                let p = end + 10;
+                match frame.get(p)? {
+                    b'{' => {}
+                    b'[' if !mcp => {}
+                    _ => return None,
+                }
+                end = self.skip(frame, p, 1).ok()?;
+                params = Some(Span::new(p, end));
+            }
+            let kind = if id.is_some() {
+                Kind::Request
+            } else {
+                Kind::Notification
+            };
+            (kind, Some((Span::new(v, close), esc)), params, end)
+        } else if id.is_some() && frame.get(i..i + 9) == Some(br#""result":"#) {
+            let v = i + 9;
+            let end = if mcp && !opts.result_types.is_empty() {
+                if frame.get(v) != Some(&b'{') {
+                    return None;
+                }
+                let (end, result_type) = self.walk_result::<false, false>(frame, v, &mut None)?;
+                match result_type {
+                    ResultTypeSeen::Absent => {}
+                    ResultTypeSeen::Ambiguous => return None,
+                    ResultTypeSeen::Once(span) => {
+                        let value = RawJson::trusted(&frame[span.range()]);
+                        if !value
+                            .as_str()
+                            .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)))
+                        {
+                            return None;
+                        }
+                    }
+                }
+                end
+            } else {
+                if mcp && frame.get(v) != Some(&b'{') {
+                    return None;
+                }
+                self.skip(frame, v, 1).ok()?
+            };
+            (Kind::Response, None, Some(Span::new(v, end)), end)
+        } else {
+            return None;
+        };
+        if end + 1 != frame.len() || frame[end] != b'}' {
+            return None;
+        }
+        Some(Envelope {
+            kind,
+            id,
+            text,
+            payload,
+            error_code: 0,
+            error_data: None,
+        })
     }
 
     /// `decode_spans` for a long object (over `DEFER_UTF8_ABOVE` bytes) in lazy mode, `None`
@@ -1371,6 +1486,126 @@ mod tests {
             let on_line = decoder.walk_object::<true, true>(&broken, 0, &mut ascii, &mut error);
             assert!(on_line.is_err(), "{}", String::from_utf8_lossy(stream));
         }
+    }
+
+    /// The usual shapes' path (`decode_usual`) gives what the general walk gives, whenever it
+    /// answers: on frames of those shapes and of near shapes, each mutated at every position
+    /// (a byte dropped, replaced or inserted, the frame cut), under options that change what
+    /// the path checks (dialect, mode, role, `resultType`s, every limit it meets).
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn the_usual_shapes_path_agrees_with_the_walk() {
+        let frames: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1234,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":50}}"#,
+            r#"{"jsonrpc":"2.0","id":"r-3","method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}],"c":"d\"e"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","x":1}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"other"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resultType":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"result\u0054ype":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":"s"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":"\u0041\"","method":"m\u00e9\\"}"#,
+            r#"{"jsonrpc":"2.0","id":"","method":""}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":[1,{}]}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":{"x":[[[[1]]]]}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":-1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1e3,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"id":2}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"} "#,
+            r#"{"jsonrpc":"2.0","id":1 ,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0", "id":1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a"}"#,
+        ];
+        let special = b"\"\\{}[],:0 \n\x001-.eEu";
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for frame in frames {
+            let frame = frame.as_bytes();
+            variants.push(frame.to_vec());
+            for at in 0..=frame.len() {
+                variants.push(frame[..at].to_vec());
+                if at < frame.len() {
+                    let mut dropped = frame.to_vec();
+                    dropped.remove(at);
+                    variants.push(dropped);
+                }
+                for &b in special {
+                    if at < frame.len() {
+                        let mut replaced = frame.to_vec();
+                        replaced[at] = b;
+                        variants.push(replaced);
+                    }
+                    let mut inserted = frame.to_vec();
+                    inserted.insert(at, b);
+                    variants.push(inserted);
+                }
+            }
+        }
+        let mut options = Vec::new();
+        for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+            for validation in [Validation::Lazy, Validation::Strict] {
+                for result_types in [&["complete", "input_required"][..], &[], &["complete"]] {
+                    let base = DecodeOptions {
+                        validation,
+                        result_types,
+                        ..DecodeOptions::new(dialect)
+                    };
+                    options.push(base);
+                    options.push(DecodeOptions {
+                        role: Role::Client,
+                        ..base
+                    });
+                    options.push(DecodeOptions {
+                        hardened: true,
+                        ..base
+                    });
+                    for max_depth in [0, 1, 2, 3] {
+                        let mut o = base;
+                        o.limits.max_depth = max_depth;
+                        options.push(o);
+                    }
+                    for len in [0, 1, 2, 3, 4, 10] {
+                        let mut o = base;
+                        o.limits.max_id_len = len;
+                        options.push(o);
+                        let mut o = base;
+                        o.limits.max_method_len = len;
+                        options.push(o);
+                    }
+                }
+            }
+        }
+        let mut answered = 0;
+        for opts in options {
+            let decoder = Decoder::new(opts);
+            for frame in &variants {
+                if let Some(usual) = decoder.decode_usual(frame) {
+                    answered += 1;
+                    assert_eq!(
+                        decoder.decode_walked(frame),
+                        Ok(usual),
+                        "{opts:?} on {}",
+                        String::from_utf8_lossy(frame)
+                    );
+                }
+            }
+        }
+        // (The path is taken: most of the unmutated frames and many mutants are its shapes.)
+        assert!(answered > 100_000, "{answered}");
     }
 
     /// `resultType` is looked up while the result is walked member by member; the outcome
