@@ -475,7 +475,28 @@ impl Decoder {
     }
 
     /// Decodes one frame into spans: the form an owned message keeps.
+    // Always inlined for a short ASCII frame of the usual shape, which is then decoded in the
+    // caller's registers, its envelope not written to memory and read back (tiny −5 %);
+    // everything else goes through `decode_checked`, out of line.
+    #[inline(always)]
     pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
+        let opts = &self.options;
+        if frame.len() <= 256 && frame.len() <= opts.limits.max_frame && !opts.hardened {
+            let ascii = scan::ascii_prefix(frame);
+            if ascii == frame.len() {
+                return match self.decode_usual(frame) {
+                    Some(envelope) => Ok(envelope),
+                    None => self.decode_walked(frame),
+                };
+            }
+        }
+        self.decode_checked(frame)
+    }
+
+    /// [`Self::decode_spans`] of any frame: the limit, the hardened profile's `\r`, UTF-8,
+    /// then the usual shapes or the general walk.
+    #[inline(never)]
+    fn decode_checked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         // (Spans are `u32`: a frame limit beyond 4 GiB still stops there.)
         if frame.len() > self.options.limits.max_frame.min(u32::MAX as usize) {
             return Err(Reject::parse(DecodeError::FrameTooLong));
@@ -508,6 +529,7 @@ impl Decoder {
     }
 
     /// `decode_spans` of a frame whose UTF-8 is checked, by the general walk.
+    #[inline(never)]
     fn decode_walked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         let start = skip_ws(frame, 0);
         match frame.get(start) {
