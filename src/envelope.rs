@@ -558,10 +558,13 @@ impl Decoder {
         }
     }
 
-    /// The envelope of a valid frame in the compact shape nearly every encoder writes, its
-    /// members in the usual order:
+    /// The envelope of a valid frame in a compact shape nearly every encoder writes, its
+    /// members in one of the two usual orders: `jsonrpc` (and `id`) first, as the Python and
+    /// Rust SDKs write them,
     /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}` or
-    /// `{"jsonrpc":"2.0","id":ID,"result":…}`, the id a positive integer or a string, nothing
+    /// `{"jsonrpc":"2.0","id":ID,"result":…}`, or last, as the TypeScript SDK does,
+    /// `{"method":"…"[,"params":{…}],"jsonrpc":"2.0"[,"id":ID]}` or
+    /// `{"result":…,"jsonrpc":"2.0","id":ID}`; the id a positive integer or a string, nothing
     /// after the closing brace. Exactly what `walk_object` and `classify` make of such a
     /// frame, without their general machinery (the member dispatch, duplicate tracking,
     /// `Members` and the shape rules for members that cannot be there): a frame of this shape
@@ -572,32 +575,89 @@ impl Decoder {
     /// from the start and gives the answer. Checked against the general walk in the tests.
     #[inline(always)]
     fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
-        const USUAL_START: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
-        let opts = &self.options;
-        if opts.hardened || frame.first_chunk() != Some(USUAL_START) {
+        const JSONRPC_FIRST: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
+        const JSONRPC_LAST: &[u8; 16] = br#","jsonrpc":"2.0""#;
+        if self.options.hardened {
             return None;
         }
-        let mcp = opts.dialect == Dialect::Mcp;
-        let mut i = USUAL_START.len();
-        let mut id = None;
-        if frame.get(i..i + 5) == Some(br#""id":"#) {
-            let v = i + 5;
-            let (end, kind) = match frame.get(v)? {
-                // (A `,` must follow the digits: no fraction, no exponent.)
-                b'1'..=b'9' => (digits_end(frame, v + 1), IdKind::Integer),
-                b'"' => {
-                    let (close, esc) = scan::string_end(frame, v + 1).ok()?;
-                    (close + 1, IdKind::String { has_escapes: esc })
+        let (id, body, end) = if frame.first_chunk() == Some(JSONRPC_FIRST) {
+            let mut i = JSONRPC_FIRST.len();
+            let mut id = None;
+            if frame.get(i..i + 5) == Some(br#""id":"#) {
+                let (span, kind) = self.usual_id(frame, i + 5)?;
+                i = span.range().end;
+                if frame.get(i) != Some(&b',') {
+                    return None;
                 }
-                _ => return None,
-            };
-            if frame.get(end) != Some(&b',') || end - v > opts.limits.max_id_len {
+                id = Some((span, kind));
+                i += 1;
+            }
+            let (body, end) = self.usual_body(frame, i)?;
+            (id, body, end)
+        } else if frame.first() == Some(&b'{') {
+            let (body, mut end) = self.usual_body(frame, 1)?;
+            if frame.get(end..end + JSONRPC_LAST.len()) != Some(JSONRPC_LAST) {
                 return None;
             }
-            id = Some((Span::new(v, end), kind));
-            i = end + 1;
+            end += JSONRPC_LAST.len();
+            let mut id = None;
+            if frame.get(end..end + 6) == Some(br#","id":"#) {
+                let (span, kind) = self.usual_id(frame, end + 6)?;
+                end = span.range().end;
+                id = Some((span, kind));
+            }
+            (id, body, end)
+        } else {
+            return None;
+        };
+        if end + 1 != frame.len() || frame[end] != b'}' {
+            return None;
         }
-        let (kind, text, payload, end) = if frame.get(i..i + 10) == Some(br#""method":""#) {
+        let (kind, text, payload) = match body {
+            UsualBody::Method { text, params } if id.is_some() => {
+                (Kind::Request, Some(text), params)
+            }
+            UsualBody::Method { text, params } => (Kind::Notification, Some(text), params),
+            UsualBody::Result(result) if id.is_some() => (Kind::Response, None, Some(result)),
+            UsualBody::Result(_) => return None,
+        };
+        Some(Envelope {
+            kind,
+            id,
+            text,
+            payload,
+            error_code: 0,
+            error_data: None,
+        })
+    }
+
+    /// The id of a usual shape at `v`: a positive integer (no fraction, no exponent: the
+    /// caller checks what follows the digits) or a string, within the id limit.
+    #[inline(always)]
+    fn usual_id(&self, frame: &[u8], v: usize) -> Option<(Span, IdKind)> {
+        let (end, kind) = match frame.get(v)? {
+            b'1'..=b'9' => (digits_end(frame, v + 1), IdKind::Integer),
+            b'"' => {
+                let (close, esc) = scan::string_end(frame, v + 1).ok()?;
+                (close + 1, IdKind::String { has_escapes: esc })
+            }
+            _ => return None,
+        };
+        if end - v > self.options.limits.max_id_len {
+            return None;
+        }
+        Some((Span::new(v, end), kind))
+    }
+
+    /// The members of a usual shape at `i` besides `jsonrpc` and `id`: `"method":"…"`, then
+    /// `,"params":` an object (or, in JSON-RPC, an array), or `"result":` a value (an object
+    /// in MCP, whose `resultType` must be one the options allow). Returns them and the index
+    /// after them.
+    #[inline(always)]
+    fn usual_body(&self, frame: &[u8], i: usize) -> Option<(UsualBody, usize)> {
+        let opts = &self.options;
+        let mcp = opts.dialect == Dialect::Mcp;
+        if frame.get(i..i + 10) == Some(br#""method":""#) {
             let v = i + 10;
             let (close, esc) = scan::string_end(frame, v).ok()?;
             if close - v > opts.limits.max_method_len {
@@ -615,13 +675,9 @@ impl Decoder {
                 end = self.skip(frame, p, 1).ok()?;
                 params = Some(Span::new(p, end));
             }
-            let kind = if id.is_some() {
-                Kind::Request
-            } else {
-                Kind::Notification
-            };
-            (kind, Some((Span::new(v, close), esc)), params, end)
-        } else if id.is_some() && frame.get(i..i + 9) == Some(br#""result":"#) {
+            let text = (Span::new(v, close), esc);
+            Some((UsualBody::Method { text, params }, end))
+        } else if frame.get(i..i + 9) == Some(br#""result":"#) {
             let v = i + 9;
             let end = if mcp && !opts.result_types.is_empty() {
                 if frame.get(v) != Some(&b'{') {
@@ -648,21 +704,10 @@ impl Decoder {
                 }
                 self.skip(frame, v, 1).ok()?
             };
-            (Kind::Response, None, Some(Span::new(v, end)), end)
+            Some((UsualBody::Result(Span::new(v, end)), end))
         } else {
-            return None;
-        };
-        if end + 1 != frame.len() || frame[end] != b'}' {
-            return None;
+            None
         }
-        Some(Envelope {
-            kind,
-            id,
-            text,
-            payload,
-            error_code: 0,
-            error_data: None,
-        })
     }
 
     /// `decode_spans` for a long object (over `DEFER_UTF8_ABOVE` bytes) in lazy mode, `None`
@@ -1392,8 +1437,17 @@ fn is_utf8_outside(frame: &[u8], ascii: Option<Span>) -> bool {
     }
 }
 
-/// Hardened profile: a numeric id must be an integer token within ±(2^53 − 1) (I-JSON), so
-/// every peer, including those that read numbers as doubles, sees the same id.
+/// What a usual shape holds besides `jsonrpc` and `id` (see `Decoder::decode_usual`).
+enum UsualBody {
+    /// The method's string body and whether it has escapes, and the params.
+    Method {
+        text: (Span, bool),
+        params: Option<Span>,
+    },
+    /// The result.
+    Result(Span),
+}
+
 /// The index of the first byte at or after `i` that is not an ASCII digit.
 #[inline(always)]
 fn digits_end(frame: &[u8], mut i: usize) -> usize {
@@ -1403,6 +1457,8 @@ fn digits_end(frame: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Hardened profile: a numeric id must be an integer token within ±(2^53 − 1) (I-JSON), so
+/// every peer, including those that read numbers as doubles, sees the same id.
 fn is_safe_integer_id(token: &[u8], kind: IdKind) -> bool {
     const MAX_SAFE: i64 = (1 << 53) - 1;
     match kind {
@@ -1552,6 +1608,27 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1 ,"method":"a"}"#,
             r#"{"jsonrpc":"2.0", "id":1,"method":"a"}"#,
             r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a"}"#,
+            // The TypeScript SDK's order: `jsonrpc` and `id` last.
+            r#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":1234}"#,
+            r#"{"method":"notifications/progress","params":{"progressToken":5,"progress":50},"jsonrpc":"2.0"}"#,
+            r#"{"method":"tools/list","params":{},"jsonrpc":"2.0","id":"r-3"}"#,
+            r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#,
+            r#"{"result":{"content":[{"type":"text","text":"hi"}],"isError":false},"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":{"resultType":"other"},"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":[1],"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":{},"jsonrpc":"2.0"}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":null}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":1.5}"#,
+            r#"{"method":"a","params":5,"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","params":[1],"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"2.0","id":1,"id":2}"#,
+            r#"{"method":"m\u00e9","jsonrpc":"2.0","id":"\u0041\""}"#,
+            r#"{"method":"a","jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+            r#"{"method":"a","result":{},"jsonrpc":"2.0","id":1}"#,
+            r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"1.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"2.0","id":0}"#,
         ];
         let special = b"\"\\{}[],:0 \n\x001-.eEu";
         let mut variants: Vec<Vec<u8>> = Vec::new();
@@ -1628,6 +1705,18 @@ mod tests {
         }
         // (The path is taken: most of the unmutated frames and many mutants are its shapes.)
         assert!(answered > 100_000, "{answered}");
+        // In both orders.
+        for frame in [
+            &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
+            br#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+            br#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+            br#"{"method":"a","params":{},"jsonrpc":"2.0"}"#,
+            br#"{"jsonrpc":"2.0","id":"x","result":{}}"#,
+            br#"{"result":{},"jsonrpc":"2.0","id":"x"}"#,
+        ] {
+            let usual = Decoder::mcp().decode_usual(frame);
+            assert!(usual.is_some(), "{}", String::from_utf8_lossy(frame));
+        }
     }
 
     /// `resultType` is looked up while the result is walked member by member; the outcome
