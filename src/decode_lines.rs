@@ -77,7 +77,7 @@ impl<'a> Iterator for DecodeLines<'a> {
                 return None;
             }
             let probe = &rest[..rest.len().min(LONG_LINE + 1)];
-            let mut nl = memchr::memchr(b'\n', probe);
+            let mut nl = crate::scan::newline(probe);
             if nl.is_none() && probe.len() < rest.len() {
                 if let Some((frame, line, decoded)) = self.decoder.decode_long_line(rest) {
                     let offset = self.lines.offset();

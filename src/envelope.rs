@@ -475,7 +475,28 @@ impl Decoder {
     }
 
     /// Decodes one frame into spans: the form an owned message keeps.
+    // Always inlined for a short ASCII frame of the usual shape, which is then decoded in the
+    // caller's registers, its envelope not written to memory and read back (tiny −5 %);
+    // everything else goes through `decode_checked`, out of line.
+    #[inline(always)]
     pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
+        let opts = &self.options;
+        if frame.len() <= 256 && frame.len() <= opts.limits.max_frame && !opts.hardened {
+            let ascii = scan::ascii_prefix(frame);
+            if ascii == frame.len() {
+                return match self.decode_usual(frame) {
+                    Some(envelope) => Ok(envelope),
+                    None => self.decode_walked(frame),
+                };
+            }
+        }
+        self.decode_checked(frame)
+    }
+
+    /// [`Self::decode_spans`] of any frame: the limit, the hardened profile's `\r`, UTF-8,
+    /// then the usual shapes or the general walk.
+    #[inline(never)]
+    fn decode_checked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         // (Spans are `u32`: a frame limit beyond 4 GiB still stops there.)
         if frame.len() > self.options.limits.max_frame.min(u32::MAX as usize) {
             return Err(Reject::parse(DecodeError::FrameTooLong));
@@ -501,6 +522,15 @@ impl Decoder {
         if ascii < frame.len() && simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
+        match self.decode_usual(frame) {
+            Some(envelope) => Ok(envelope),
+            None => self.decode_walked(frame),
+        }
+    }
+
+    /// `decode_spans` of a frame whose UTF-8 is checked, by the general walk.
+    #[inline(never)]
+    fn decode_walked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         let start = skip_ws(frame, 0);
         match frame.get(start) {
             None => Err(Reject::parse(DecodeError::Empty)),
@@ -525,6 +555,158 @@ impl Decoder {
                     is_response: false,
                 })
             }
+        }
+    }
+
+    /// The envelope of a valid frame in a compact shape nearly every encoder writes, its
+    /// members in one of the two usual orders: `jsonrpc` (and `id`) first, as the Python and
+    /// Rust SDKs write them,
+    /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}` or
+    /// `{"jsonrpc":"2.0","id":ID,"result":…}`, or last, as the TypeScript SDK does,
+    /// `{"method":"…"[,"params":{…}],"jsonrpc":"2.0"[,"id":ID]}` or
+    /// `{"result":…,"jsonrpc":"2.0","id":ID}`; the id a positive integer or a string, nothing
+    /// after the closing brace. Exactly what `walk_object` and `classify` make of such a
+    /// frame, without their general machinery (the member dispatch, duplicate tracking,
+    /// `Members` and the shape rules for members that cannot be there): a frame of this shape
+    /// has no duplicate, unknown or misplaced member, so of the rules only those of its
+    /// members' values are left, checked here as `classify` checks them. `None` for anything
+    /// else, or anything this path would have to reject (an error, a limit crossed, a
+    /// `resultType` refused, the hardened profile): the general walk then decodes the frame
+    /// from the start and gives the answer. Checked against the general walk in the tests.
+    #[inline(always)]
+    fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
+        const JSONRPC_FIRST: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
+        const JSONRPC_LAST: &[u8; 16] = br#","jsonrpc":"2.0""#;
+        if self.options.hardened {
+            return None;
+        }
+        let (id, body, end) = if frame.first_chunk() == Some(JSONRPC_FIRST) {
+            let mut i = JSONRPC_FIRST.len();
+            let mut id = None;
+            if frame.get(i..i + 5) == Some(br#""id":"#) {
+                let (span, kind) = self.usual_id(frame, i + 5)?;
+                i = span.range().end;
+                if frame.get(i) != Some(&b',') {
+                    return None;
+                }
+                id = Some((span, kind));
+                i += 1;
+            }
+            let (body, end) = self.usual_body(frame, i)?;
+            (id, body, end)
+        } else if frame.first() == Some(&b'{') {
+            let (body, mut end) = self.usual_body(frame, 1)?;
+            if frame.get(end..end + JSONRPC_LAST.len()) != Some(JSONRPC_LAST) {
+                return None;
+            }
+            end += JSONRPC_LAST.len();
+            let mut id = None;
+            if frame.get(end..end + 6) == Some(br#","id":"#) {
+                let (span, kind) = self.usual_id(frame, end + 6)?;
+                end = span.range().end;
+                id = Some((span, kind));
+            }
+            (id, body, end)
+        } else {
+            return None;
+        };
+        if end + 1 != frame.len() || frame[end] != b'}' {
+            return None;
+        }
+        let (kind, text, payload) = match body {
+            UsualBody::Method { text, params } if id.is_some() => {
+                (Kind::Request, Some(text), params)
+            }
+            UsualBody::Method { text, params } => (Kind::Notification, Some(text), params),
+            UsualBody::Result(result) if id.is_some() => (Kind::Response, None, Some(result)),
+            UsualBody::Result(_) => return None,
+        };
+        Some(Envelope {
+            kind,
+            id,
+            text,
+            payload,
+            error_code: 0,
+            error_data: None,
+        })
+    }
+
+    /// The id of a usual shape at `v`: a positive integer (no fraction, no exponent: the
+    /// caller checks what follows the digits) or a string, within the id limit.
+    #[inline(always)]
+    fn usual_id(&self, frame: &[u8], v: usize) -> Option<(Span, IdKind)> {
+        let (end, kind) = match frame.get(v)? {
+            b'1'..=b'9' => (digits_end(frame, v + 1), IdKind::Integer),
+            b'"' => {
+                let (close, esc) = scan::string_end(frame, v + 1).ok()?;
+                (close + 1, IdKind::String { has_escapes: esc })
+            }
+            _ => return None,
+        };
+        if end - v > self.options.limits.max_id_len {
+            return None;
+        }
+        Some((Span::new(v, end), kind))
+    }
+
+    /// The members of a usual shape at `i` besides `jsonrpc` and `id`: `"method":"…"`, then
+    /// `,"params":` an object (or, in JSON-RPC, an array), or `"result":` a value (an object
+    /// in MCP, whose `resultType` must be one the options allow). Returns them and the index
+    /// after them.
+    #[inline(always)]
+    fn usual_body(&self, frame: &[u8], i: usize) -> Option<(UsualBody, usize)> {
+        let opts = &self.options;
+        let mcp = opts.dialect == Dialect::Mcp;
+        if frame.get(i..i + 10) == Some(br#""method":""#) {
+            let v = i + 10;
+            let (close, esc) = scan::string_end(frame, v).ok()?;
+            if close - v > opts.limits.max_method_len {
+                return None;
+            }
+            let mut end = close + 1;
+            let mut params = None;
+            if frame.get(end..end + 10) == Some(br#","params":"#) {
+                let p = end + 10;
+                match frame.get(p)? {
+                    b'{' => {}
+                    b'[' if !mcp => {}
+                    _ => return None,
+                }
+                end = self.skip(frame, p, 1).ok()?;
+                params = Some(Span::new(p, end));
+            }
+            let text = (Span::new(v, close), esc);
+            Some((UsualBody::Method { text, params }, end))
+        } else if frame.get(i..i + 9) == Some(br#""result":"#) {
+            let v = i + 9;
+            let end = if mcp && !opts.result_types.is_empty() {
+                if frame.get(v) != Some(&b'{') {
+                    return None;
+                }
+                let (end, result_type) = self.walk_result::<false, false>(frame, v, &mut None)?;
+                match result_type {
+                    ResultTypeSeen::Absent => {}
+                    ResultTypeSeen::Ambiguous => return None,
+                    ResultTypeSeen::Once(span) => {
+                        let value = RawJson::trusted(&frame[span.range()]);
+                        if !value
+                            .as_str()
+                            .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)))
+                        {
+                            return None;
+                        }
+                    }
+                }
+                end
+            } else {
+                if mcp && frame.get(v) != Some(&b'{') {
+                    return None;
+                }
+                self.skip(frame, v, 1).ok()?
+            };
+            Some((UsualBody::Result(Span::new(v, end)), end))
+        } else {
+            None
         }
     }
 
@@ -1255,8 +1437,17 @@ fn is_utf8_outside(frame: &[u8], ascii: Option<Span>) -> bool {
     }
 }
 
-/// Hardened profile: a numeric id must be an integer token within ±(2^53 − 1) (I-JSON), so
-/// every peer, including those that read numbers as doubles, sees the same id.
+/// What a usual shape holds besides `jsonrpc` and `id` (see `Decoder::decode_usual`).
+enum UsualBody {
+    /// The method's string body and whether it has escapes, and the params.
+    Method {
+        text: (Span, bool),
+        params: Option<Span>,
+    },
+    /// The result.
+    Result(Span),
+}
+
 /// The index of the first byte at or after `i` that is not an ASCII digit.
 #[inline(always)]
 fn digits_end(frame: &[u8], mut i: usize) -> usize {
@@ -1266,6 +1457,8 @@ fn digits_end(frame: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Hardened profile: a numeric id must be an integer token within ±(2^53 − 1) (I-JSON), so
+/// every peer, including those that read numbers as doubles, sees the same id.
 fn is_safe_integer_id(token: &[u8], kind: IdKind) -> bool {
     const MAX_SAFE: i64 = (1 << 53) - 1;
     match kind {
@@ -1370,6 +1563,159 @@ mod tests {
             let (mut ascii, mut error) = (None, None);
             let on_line = decoder.walk_object::<true, true>(&broken, 0, &mut ascii, &mut error);
             assert!(on_line.is_err(), "{}", String::from_utf8_lossy(stream));
+        }
+    }
+
+    /// The usual shapes' path (`decode_usual`) gives what the general walk gives, whenever it
+    /// answers: on frames of those shapes and of near shapes, each mutated at every position
+    /// (a byte dropped, replaced or inserted, the frame cut), under options that change what
+    /// the path checks (dialect, mode, role, `resultType`s, every limit it meets).
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn the_usual_shapes_path_agrees_with_the_walk() {
+        let frames: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1234,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":50}}"#,
+            r#"{"jsonrpc":"2.0","id":"r-3","method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}],"c":"d\"e"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","x":1}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"other"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resultType":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"result\u0054ype":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":"s"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":"\u0041\"","method":"m\u00e9\\"}"#,
+            r#"{"jsonrpc":"2.0","id":"","method":""}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":[1,{}]}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":{"x":[[[[1]]]]}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":-1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1e3,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"id":2}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"} "#,
+            r#"{"jsonrpc":"2.0","id":1 ,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0", "id":1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a"}"#,
+            // The TypeScript SDK's order: `jsonrpc` and `id` last.
+            r#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":1234}"#,
+            r#"{"method":"notifications/progress","params":{"progressToken":5,"progress":50},"jsonrpc":"2.0"}"#,
+            r#"{"method":"tools/list","params":{},"jsonrpc":"2.0","id":"r-3"}"#,
+            r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#,
+            r#"{"result":{"content":[{"type":"text","text":"hi"}],"isError":false},"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":{"resultType":"other"},"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":[1],"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":{},"jsonrpc":"2.0"}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":null}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":1.5}"#,
+            r#"{"method":"a","params":5,"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","params":[1],"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"2.0","id":1,"id":2}"#,
+            r#"{"method":"m\u00e9","jsonrpc":"2.0","id":"\u0041\""}"#,
+            r#"{"method":"a","jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+            r#"{"method":"a","result":{},"jsonrpc":"2.0","id":1}"#,
+            r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"1.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"2.0","id":0}"#,
+        ];
+        let special = b"\"\\{}[],:0 \n\x001-.eEu";
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for frame in frames {
+            let frame = frame.as_bytes();
+            variants.push(frame.to_vec());
+            for at in 0..=frame.len() {
+                variants.push(frame[..at].to_vec());
+                if at < frame.len() {
+                    let mut dropped = frame.to_vec();
+                    dropped.remove(at);
+                    variants.push(dropped);
+                }
+                for &b in special {
+                    if at < frame.len() {
+                        let mut replaced = frame.to_vec();
+                        replaced[at] = b;
+                        variants.push(replaced);
+                    }
+                    let mut inserted = frame.to_vec();
+                    inserted.insert(at, b);
+                    variants.push(inserted);
+                }
+            }
+        }
+        let mut options = Vec::new();
+        for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+            for validation in [Validation::Lazy, Validation::Strict] {
+                for result_types in [&["complete", "input_required"][..], &[], &["complete"]] {
+                    let base = DecodeOptions {
+                        validation,
+                        result_types,
+                        ..DecodeOptions::new(dialect)
+                    };
+                    options.push(base);
+                    options.push(DecodeOptions {
+                        role: Role::Client,
+                        ..base
+                    });
+                    options.push(DecodeOptions {
+                        hardened: true,
+                        ..base
+                    });
+                    for max_depth in [0, 1, 2, 3] {
+                        let mut o = base;
+                        o.limits.max_depth = max_depth;
+                        options.push(o);
+                    }
+                    for len in [0, 1, 2, 3, 4, 10] {
+                        let mut o = base;
+                        o.limits.max_id_len = len;
+                        options.push(o);
+                        let mut o = base;
+                        o.limits.max_method_len = len;
+                        options.push(o);
+                    }
+                }
+            }
+        }
+        let mut answered = 0;
+        for opts in options {
+            let decoder = Decoder::new(opts);
+            for frame in &variants {
+                if let Some(usual) = decoder.decode_usual(frame) {
+                    answered += 1;
+                    assert_eq!(
+                        decoder.decode_walked(frame),
+                        Ok(usual),
+                        "{opts:?} on {}",
+                        String::from_utf8_lossy(frame)
+                    );
+                }
+            }
+        }
+        // (The path is taken: most of the unmutated frames and many mutants are its shapes.)
+        assert!(answered > 100_000, "{answered}");
+        // In both orders.
+        for frame in [
+            &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
+            br#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+            br#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+            br#"{"method":"a","params":{},"jsonrpc":"2.0"}"#,
+            br#"{"jsonrpc":"2.0","id":"x","result":{}}"#,
+            br#"{"result":{},"jsonrpc":"2.0","id":"x"}"#,
+        ] {
+            let usual = Decoder::mcp().decode_usual(frame);
+            assert!(usual.is_some(), "{}", String::from_utf8_lossy(frame));
         }
     }
 

@@ -407,6 +407,20 @@ pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
     scalar::ascii_prefix(buf)
 }
 
+/// The index of the first `\n` in `buf`: `memchr`, with less set-up on short lines.
+#[inline]
+pub(crate) fn newline(buf: &[u8]) -> Option<usize> {
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
+    if let Some(avx2) = x86_64::Avx2::get() {
+        return avx2.newline(buf);
+    }
+    memchr::memchr(b'\n', buf)
+}
+
 /// [`ascii_prefix`] on the fastest kernel, ignoring [`force_scalar`] (for the oracle tests).
 #[doc(hidden)]
 pub fn simd_ascii_prefix(buf: &[u8]) -> usize {
@@ -440,6 +454,34 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
     )))]
     {
         scalar::string_end(buf, start)
+    }
+}
+
+#[cfg(test)]
+mod newline_tests {
+    /// `newline` is `memchr` for `\n`: on every length up to a few blocks, with no newline,
+    /// one at each position, and two, at every alignment.
+    #[test]
+    fn newline_agrees_with_memchr() {
+        let mut backing: Vec<u8> = (0..300u32).map(|i| b'a' + (i % 26) as u8).collect();
+        for offset in 0..4 {
+            for len in 0..200 {
+                let buf = &mut backing[offset..offset + len];
+                assert_eq!(super::newline(buf), None, "{offset} {len}");
+                for at in 0..len {
+                    buf[at] = b'\n';
+                    assert_eq!(super::newline(buf), Some(at), "{offset} {len} {at}");
+                    if at + 7 < len {
+                        buf[at + 7] = b'\n';
+                        assert_eq!(super::newline(buf), Some(at), "{offset} {len} {at}");
+                        buf[at + 7] = b'x';
+                    }
+                    buf[at] = 0x8a; // (`\n` with the top bit set)
+                    assert_eq!(super::newline(buf), None, "{offset} {len} {at}");
+                    buf[at] = b'x';
+                }
+            }
+        }
     }
 }
 

@@ -82,6 +82,13 @@ impl Avx2 {
         unsafe { string_end_avx2(buf, pos) }
     }
 
+    /// [`super::newline`], 64 bytes at a time.
+    #[inline]
+    pub(super) fn newline(self, buf: &[u8]) -> Option<usize> {
+        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
+        unsafe { newline_avx2(buf) }
+    }
+
     /// [`super::ascii_prefix`], 64 bytes at a time.
     #[inline]
     pub(super) fn ascii_prefix(self, buf: &[u8]) -> usize {
@@ -919,6 +926,43 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
             pos = string_run::<false>(buf, pos, &mut 0);
         }
+    }
+}
+
+/// The index of the first `\n` in `buf`. A line is found in the first block or the next few,
+/// so this is `memchr` without its set-up (a dispatch through a pointer, alignment, a loop
+/// unrolled for long haystacks), which cost more than the search on a short line.
+#[target_feature(enable = "avx2")]
+fn newline_avx2(buf: &[u8]) -> Option<usize> {
+    let nl = _mm256_set1_epi8(b'\n' as i8);
+    // SAFETY: `chunk` is 32 readable bytes; `loadu` has no alignment requirement.
+    let load = |chunk: &[u8; 32]| unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+    let mask = |v: __m256i| _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)) as u32 as u64;
+    let mut pos = 0;
+    while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
+        let (lo, hi) = block.split_at(32);
+        let found = mask(load(lo.try_into().expect("32 bytes")))
+            | mask(load(hi.try_into().expect("32 bytes"))) << 32;
+        if found != 0 {
+            return Some(pos + found.trailing_zeros() as usize);
+        }
+        pos += 64;
+    }
+    // Fewer than 64 bytes left: the buffer's last 64 bytes, those before `pos` shifted out
+    // (they hold no `\n`), or a short buffer byte by byte.
+    let rest = buf.len() - pos;
+    if rest == 0 {
+        return None;
+    }
+    match buf.last_chunk::<64>() {
+        Some(last) => {
+            let (lo, hi) = last.split_at(32);
+            let found = mask(load(lo.try_into().expect("32 bytes")))
+                | mask(load(hi.try_into().expect("32 bytes"))) << 32;
+            let found = found >> (64 - rest);
+            (found != 0).then(|| pos + found.trailing_zeros() as usize)
+        }
+        None => buf.iter().position(|&b| b == b'\n'),
     }
 }
 
