@@ -460,13 +460,14 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
 
 #[cfg(test)]
 mod newline_tests {
-    /// `newline` is `memchr` for `\n`: on every length up to a few blocks, with no newline,
-    /// one at each position, and two, at every alignment.
+    /// `newline` is `memchr` for `\n`: on every length up to a few blocks and around the
+    /// point where it hands a long line to `memchr`, with no newline, one at each position,
+    /// and two, at every alignment.
     #[test]
     fn newline_agrees_with_memchr() {
-        let mut backing: Vec<u8> = (0..300u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut backing: Vec<u8> = (0..1600u32).map(|i| b'a' + (i % 26) as u8).collect();
         for offset in 0..4 {
-            for len in 0..200 {
+            for len in (0..200).chain(500..530).chain([1500]) {
                 let buf = &mut backing[offset..offset + len];
                 assert_eq!(super::newline(buf), None, "{offset} {len}");
                 for at in 0..len {
