@@ -667,10 +667,8 @@ impl Decoder {
             let mut params = None;
             if frame.get(end..end + 10) == Some(br#","params":"#) {
                 let p = end + 10;
-                match frame.get(p)? {
-                    b'{' => {}
-                    b'[' if !mcp => {}
-                    _ => return None,
+                if params_error(*frame.get(p)?, mcp).is_some() {
+                    return None;
                 }
                 end = self.skip(frame, p, 1).ok()?;
                 params = Some(Span::new(p, end));
@@ -684,18 +682,8 @@ impl Decoder {
                     return None;
                 }
                 let (end, result_type) = self.walk_result::<false, false>(frame, v, &mut None)?;
-                match result_type {
-                    ResultTypeSeen::Absent => {}
-                    ResultTypeSeen::Ambiguous => return None,
-                    ResultTypeSeen::Once(span) => {
-                        let value = RawJson::trusted(&frame[span.range()]);
-                        if !value
-                            .as_str()
-                            .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t)))
-                        {
-                            return None;
-                        }
-                    }
+                if !self.is_known_result_type(frame, result_type) {
+                    return None;
                 }
                 end
             } else {
@@ -1212,6 +1200,20 @@ impl Decoder {
     /// object): its members, or the one that is missing, duplicated or of the wrong type. (Kept
     /// out of `Members`, which it would make 48 bytes larger for every message: tiny and
     /// typical +3 to +5 % in alternating runs.)
+    /// Whether a result whose `resultType` was seen as `seen` may be accepted: absent (the
+    /// default, `complete`), or once, a string the options allow; a duplicated one, or one in a
+    /// result too malformed to read whole, is ambiguous and refused.
+    #[inline(always)]
+    fn is_known_result_type(&self, frame: &[u8], seen: ResultTypeSeen) -> bool {
+        match seen {
+            ResultTypeSeen::Absent => true,
+            ResultTypeSeen::Ambiguous => false,
+            ResultTypeSeen::Once(span) => RawJson::trusted(&frame[span.range()])
+                .as_str()
+                .is_some_and(|s| self.options.result_types.iter().any(|t| s.eq_str(t))),
+        }
+    }
+
     fn classify(
         &self,
         frame: &[u8],
@@ -1302,13 +1304,11 @@ impl Decoder {
                     return reject(DecodeError::ControlInMethod);
                 }
             }
-            if let Some(p) = m.params {
-                match frame[p.start as usize] {
-                    b'{' => {}
-                    b'[' if !mcp => {}
-                    b'[' => return reject(DecodeError::ParamsNotObject),
-                    _ => return reject(DecodeError::BadParams),
-                }
+            if let Some(e) = m
+                .params
+                .and_then(|p| params_error(frame[p.start as usize], mcp))
+            {
+                return reject(e);
             }
             return Ok(Envelope {
                 kind: if m.id.is_some() {
@@ -1357,14 +1357,7 @@ impl Decoder {
                             }
                             Lookup::Ambiguous => ResultTypeSeen::Ambiguous,
                         });
-                let known = match result_type {
-                    ResultTypeSeen::Absent => true,
-                    ResultTypeSeen::Ambiguous => false,
-                    ResultTypeSeen::Once(span) => RawJson::trusted(&frame[span.range()])
-                        .as_str()
-                        .is_some_and(|s| opts.result_types.iter().any(|t| s.eq_str(t))),
-                };
-                if !known {
+                if !self.is_known_result_type(frame, result_type) {
                     return reject(DecodeError::BadResultType);
                 }
             }
@@ -1446,6 +1439,18 @@ enum UsualBody {
     },
     /// The result.
     Result(Span),
+}
+
+/// What is wrong with `params` whose first byte is `first`, if anything: an object always
+/// does, an array in JSON-RPC only (MCP's params are objects), any other value never.
+#[inline(always)]
+fn params_error(first: u8, mcp: bool) -> Option<DecodeError> {
+    match first {
+        b'{' => None,
+        b'[' if !mcp => None,
+        b'[' => Some(DecodeError::ParamsNotObject),
+        _ => Some(DecodeError::BadParams),
+    }
 }
 
 /// The index of the first byte at or after `i` that is not an ASCII digit.
