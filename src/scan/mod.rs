@@ -463,7 +463,7 @@ mod newline_tests {
     /// `newline` is `memchr` for `\n`: on every length up to a few blocks and around the
     /// point where it hands a long line to `memchr`, with no newline, one at each position,
     /// and two, at every alignment. (Not under Miri: it has no AVX2, so `newline` is
-    /// `memchr` there, and the test would compare it with itself for hours.)
+    /// `memchr` there, and the interpreted test would only compare it with itself, slowly.)
     #[test]
     #[cfg_attr(miri, ignore)]
     fn newline_agrees_with_memchr() {
