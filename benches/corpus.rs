@@ -172,8 +172,8 @@ pub fn escapes() -> Corpus {
 /// `c`'s frames with their members in the order the official MCP TypeScript SDK writes them
 /// (see its captured session in `tests/data/`): the message's own members first (`method`,
 /// `params`, `result`, `error`), then `jsonrpc` and `id`. The corpora above put `jsonrpc` and
-/// `id` first, as the Python and Rust SDKs do; the decoder has a straight path for that order,
-/// so both are measured.
+/// `id` first, as the specification's examples do; the decoder has a straight path for
+/// either order, so both are measured.
 pub fn sdk_order(c: &Corpus, name: &'static str) -> Corpus {
     use serde_json::value::RawValue;
     use std::collections::BTreeMap;

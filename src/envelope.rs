@@ -559,10 +559,11 @@ impl Decoder {
     }
 
     /// The envelope of a valid frame in a compact shape nearly every encoder writes, its
-    /// members in one of the two usual orders: `jsonrpc` (and `id`) first, as the Python and
-    /// Rust SDKs write them,
-    /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}` or
-    /// `{"jsonrpc":"2.0","id":ID,"result":…}`, or last, as the TypeScript SDK does,
+    /// members in one of the usual orders: `jsonrpc` first, `id` next or last,
+    /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}`,
+    /// `{"jsonrpc":"2.0","method":"…"[,"params":{…}],"id":ID}`,
+    /// `{"jsonrpc":"2.0","id":ID,"result":…}` or `{"jsonrpc":"2.0","result":…,"id":ID}`; or
+    /// both last, as the official TypeScript SDK writes them,
     /// `{"method":"…"[,"params":{…}],"jsonrpc":"2.0"[,"id":ID]}` or
     /// `{"result":…,"jsonrpc":"2.0","id":ID}`; the id a positive integer or a string, nothing
     /// after the closing brace. Exactly what `walk_object` and `classify` make of such a
@@ -592,7 +593,12 @@ impl Decoder {
                 id = Some((span, kind));
                 i += 1;
             }
-            let (body, end) = self.usual_body(frame, i)?;
+            let (body, mut end) = self.usual_body(frame, i)?;
+            if id.is_none() && frame.get(end..end + 6) == Some(br#","id":"#) {
+                let (span, kind) = self.usual_id(frame, end + 6)?;
+                end = span.range().end;
+                id = Some((span, kind));
+            }
             (id, body, end)
         } else if frame.first() == Some(&b'{') {
             let (body, mut end) = self.usual_body(frame, 1)?;
@@ -1634,6 +1640,13 @@ mod tests {
             r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":1}"#,
             r#"{"method":"a","jsonrpc":"1.0","id":1}"#,
             r#"{"method":"a","jsonrpc":"2.0","id":0}"#,
+            // `jsonrpc` first, `id` last.
+            r#"{"jsonrpc":"2.0","method":"tools/list","params":{},"id":"r-3"}"#,
+            r#"{"jsonrpc":"2.0","method":"ping","id":7}"#,
+            r#"{"jsonrpc":"2.0","result":{"content":[]},"id":12}"#,
+            r#"{"jsonrpc":"2.0","result":{},"id":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","id":2}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1.5}"#,
         ];
         let special = b"\"\\{}[],:0 \n\x001-.eEu";
         let mut variants: Vec<Vec<u8>> = Vec::new();
@@ -1710,7 +1723,7 @@ mod tests {
         }
         // (The path is taken: most of the unmutated frames and many mutants are its shapes.)
         assert!(answered > 100_000, "{answered}");
-        // In both orders.
+        // In every order it takes.
         for frame in [
             &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
             br#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
@@ -1718,6 +1731,8 @@ mod tests {
             br#"{"method":"a","params":{},"jsonrpc":"2.0"}"#,
             br#"{"jsonrpc":"2.0","id":"x","result":{}}"#,
             br#"{"result":{},"jsonrpc":"2.0","id":"x"}"#,
+            br#"{"jsonrpc":"2.0","method":"a","params":{},"id":1}"#,
+            br#"{"jsonrpc":"2.0","result":{},"id":"x"}"#,
         ] {
             let usual = Decoder::mcp().decode_usual(frame);
             assert!(usual.is_some(), "{}", String::from_utf8_lossy(frame));
