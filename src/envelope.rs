@@ -484,13 +484,31 @@ impl Decoder {
         if frame.len() <= 256 && frame.len() <= opts.limits.max_frame && !opts.hardened {
             let ascii = scan::ascii_prefix(frame);
             if ascii == frame.len() {
-                return match self.decode_usual(frame) {
-                    Some(envelope) => Ok(envelope),
-                    None => self.decode_walked(frame),
-                };
+                return self.decode_valid_utf8(frame);
             }
+            return self.decode_short_from(frame, ascii);
         }
         self.decode_checked(frame)
+    }
+
+    /// [`Self::decode_spans`] of a short frame within the limit, outside the hardened
+    /// profile, whose first `ascii` bytes are ASCII and the next one is not: the rest checked
+    /// as UTF-8 (from where the ASCII check stopped, not again from the start), then decoded.
+    #[inline(never)]
+    fn decode_short_from(&self, frame: &[u8], ascii: usize) -> Result<Envelope, Reject> {
+        if simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {
+            return Err(Reject::parse(DecodeError::InvalidUtf8));
+        }
+        self.decode_valid_utf8(frame)
+    }
+
+    /// A frame whose UTF-8 is checked: the usual shapes, else the general walk.
+    #[inline(always)]
+    fn decode_valid_utf8(&self, frame: &[u8]) -> Result<Envelope, Reject> {
+        match self.decode_usual(frame) {
+            Some(envelope) => Ok(envelope),
+            None => self.decode_walked(frame),
+        }
     }
 
     /// [`Self::decode_spans`] of any frame: the limit, the hardened profile's `\r`, UTF-8,
@@ -522,10 +540,7 @@ impl Decoder {
         if ascii < frame.len() && simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
-        match self.decode_usual(frame) {
-            Some(envelope) => Ok(envelope),
-            None => self.decode_walked(frame),
-        }
+        self.decode_valid_utf8(frame)
     }
 
     /// `decode_spans` of a frame whose UTF-8 is checked, by the general walk.
@@ -1201,11 +1216,6 @@ impl Decoder {
         Ok((end, members))
     }
 
-    /// Applies the shape rules of the dialect to a syntactically valid object.
-    /// `error`: what the walk read of an `error` object (`None` when `error` is not an
-    /// object): its members, or the one that is missing, duplicated or of the wrong type. (Kept
-    /// out of `Members`, which it would make 48 bytes larger for every message: tiny and
-    /// typical +3 to +5 % in alternating runs.)
     /// Whether a result whose `resultType` was seen as `seen` may be accepted: absent (the
     /// default, `complete`), or once, a string the options allow; a duplicated one, or one in a
     /// result too malformed to read whole, is ambiguous and refused.
@@ -1220,6 +1230,11 @@ impl Decoder {
         }
     }
 
+    /// Applies the shape rules of the dialect to a syntactically valid object.
+    /// `error`: what the walk read of an `error` object (`None` when `error` is not an
+    /// object): its members, or the one that is missing, duplicated or of the wrong type. (Kept
+    /// out of `Members`, which it would make 48 bytes larger for every message: tiny and
+    /// typical +3 to +5 % in alternating runs.)
     fn classify(
         &self,
         frame: &[u8],

@@ -166,7 +166,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             pending: PendingTable::with_capacity_limit(capacity),
             by_client: HashMap::with_hasher(Default::default()),
             id_bytes: 0,
-            max_id_bytes: 64 << 20,
+            max_id_bytes: crate::inflight::DEFAULT_MAX_ID_BYTES,
         }
     }
 

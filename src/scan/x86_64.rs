@@ -935,14 +935,20 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
 #[target_feature(enable = "avx2")]
 fn newline_avx2(buf: &[u8]) -> Option<usize> {
     let nl = _mm256_set1_epi8(b'\n' as i8);
-    // SAFETY: `chunk` is 32 readable bytes; `loadu` has no alignment requirement.
-    let load = |chunk: &[u8; 32]| unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-    let mask = |v: __m256i| _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)) as u32 as u64;
+    // Bit `i` set where byte `i` of `block` is `\n`.
+    let newlines = |block: &[u8; 64]| {
+        // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr().cast()),
+                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+            )
+        };
+        movemask64(_mm256_cmpeq_epi8(lo, nl), _mm256_cmpeq_epi8(hi, nl))
+    };
     let mut pos = 0;
     while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
-        let (lo, hi) = block.split_at(32);
-        let found = mask(load(lo.try_into().expect("32 bytes")))
-            | mask(load(hi.try_into().expect("32 bytes"))) << 32;
+        let found = newlines(block);
         if found != 0 {
             return Some(pos + found.trailing_zeros() as usize);
         }
@@ -962,10 +968,7 @@ fn newline_avx2(buf: &[u8]) -> Option<usize> {
     }
     match buf.last_chunk::<64>() {
         Some(last) => {
-            let (lo, hi) = last.split_at(32);
-            let found = mask(load(lo.try_into().expect("32 bytes")))
-                | mask(load(hi.try_into().expect("32 bytes"))) << 32;
-            let found = found >> (64 - rest);
+            let found = newlines(last) >> (64 - rest);
             (found != 0).then(|| pos + found.trailing_zeros() as usize)
         }
         None => buf.iter().position(|&b| b == b'\n'),

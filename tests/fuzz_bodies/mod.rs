@@ -889,11 +889,18 @@ pub fn tables_model(data: &[u8]) {
     // InFlight: the model maps each key to its cost (token and key lengths).
     let mut table = InFlight::new(capacity).max_id_bytes(budget);
     let mut model: HashMap<IdKey, usize> = HashMap::new();
-    // IdRemapper: the model maps (client, key) to (upstream token, cost), the cost being the
-    // id twice and the progress token.
+    // IdRemapper: the model maps (client, key) to what it knows of each request.
+    struct Remapped {
+        /// The upstream token, as written on the wire.
+        wire: Vec<u8>,
+        /// The id twice and the progress token.
+        cost: usize,
+        deadline: Option<u64>,
+        /// The client's id token.
+        token: String,
+    }
     let mut remap: IdRemapper<u8> = IdRemapper::new(capacity).max_id_bytes(budget);
-    #[allow(clippy::type_complexity)]
-    let mut remapped: HashMap<(u8, IdKey), (Vec<u8>, usize, Option<u64>, String)> = HashMap::new();
+    let mut remapped: HashMap<(u8, IdKey), Remapped> = HashMap::new();
     let mut now = 0u64;
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
@@ -955,7 +962,7 @@ pub fn tables_model(data: &[u8]) {
                     panic!("a request: {frame}");
                 };
                 let cost = 2 * token.len() + progress.as_ref().map_or(0, String::len);
-                let used: usize = remapped.values().map(|v| v.1).sum();
+                let used: usize = remapped.values().map(|r| r.cost).sum();
                 let expected = if remapped.contains_key(&(client, key.clone())) {
                     Err(RemapError::DuplicateId)
                 } else if remapped.len() >= capacity || used + cost > budget {
@@ -970,7 +977,13 @@ pub fn tables_model(data: &[u8]) {
                 if let Ok(upstream) = got {
                     let mut digits = [0; 20];
                     let wire = upstream.to_wire(&mut digits).to_vec();
-                    remapped.insert((client, key), (wire, cost, deadline, token));
+                    let request = Remapped {
+                        wire,
+                        cost,
+                        deadline,
+                        token,
+                    };
+                    remapped.insert((client, key), request);
                 }
             }
             6 if !remapped.is_empty() => {
@@ -979,7 +992,7 @@ pub fn tables_model(data: &[u8]) {
                 let (k, wire) = remapped
                     .iter()
                     .nth(at)
-                    .map(|(k, v)| (k.clone(), v.0.clone()))
+                    .map(|(k, r)| (k.clone(), r.wire.clone()))
                     .unwrap();
                 let reply = format!(
                     r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
@@ -1018,13 +1031,18 @@ pub fn tables_model(data: &[u8]) {
                     .collect();
                 expired.sort();
                 let mut due: Vec<(u8, Vec<u8>)> = Vec::new();
-                remapped.retain(|(client, _), (_, _, deadline, token)| {
-                    let is_due = deadline.is_some_and(|d| d <= now);
-                    if is_due {
-                        due.push((*client, token.as_bytes().to_vec()));
-                    }
-                    !is_due
-                });
+                remapped.retain(
+                    |(client, _),
+                     Remapped {
+                         deadline, token, ..
+                     }| {
+                        let is_due = deadline.is_some_and(|d| d <= now);
+                        if is_due {
+                            due.push((*client, token.as_bytes().to_vec()));
+                        }
+                        !is_due
+                    },
+                );
                 due.sort();
                 assert_eq!(expired, due, "expired at {now}");
             }
@@ -1039,7 +1057,7 @@ pub fn tables_model(data: &[u8]) {
         }
         let used: usize = model.values().sum();
         assert_eq!((table.id_bytes(), table.len()), (used, model.len()));
-        let used: usize = remapped.values().map(|v| v.1).sum();
+        let used: usize = remapped.values().map(|r| r.cost).sum();
         assert_eq!((remap.id_bytes(), remap.len()), (used, remapped.len()));
     }
     drop(remap.drain());
