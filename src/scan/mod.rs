@@ -460,10 +460,11 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
 
 #[cfg(test)]
 mod newline_tests {
-    /// `newline` is `memchr` for `\n`: on every length up to a few blocks and around the
-    /// point where it hands a long line to `memchr`, with no newline, one at each position,
-    /// and two, at every alignment. (Not under Miri: it has no AVX2, so `newline` is
-    /// `memchr` there, and the interpreted test would only compare it with itself, slowly.)
+    /// `newline` is `memchr` for `\n`: on every length up to a few blocks (the first two
+    /// blocks, the 128-byte turns, the block and the tail after them) and around 512 bytes,
+    /// with no newline, one at each position, and two, at every alignment. (Not under Miri:
+    /// it has no AVX2, so `newline` is `memchr` there, and the interpreted test would only
+    /// compare it with itself, slowly.)
     #[test]
     #[cfg_attr(miri, ignore)]
     fn newline_agrees_with_memchr() {
