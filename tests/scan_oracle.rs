@@ -400,6 +400,45 @@ fn escape_heavy_strings() {
     }
 }
 
+/// Long escape-heavy strings (the lazy kernel goes through their bodies with its
+/// string-body loop) with a piece at every offset across several 64-byte edges: escapes and
+/// backslash runs cut by an edge, a `\u` whose digits cross it, bad escapes, control bytes,
+/// an early closing quote, a byte that is not ASCII; the value then cut at a few points.
+#[test]
+fn escape_heavy_bodies_at_every_offset() {
+    let unit: &[u8] = br#"x \"q\" \\p\\ \n caf\u00e9 \/"#;
+    let pieces: [&[u8]; 10] = [
+        br#"\\\""#,
+        br#"\\\\\u0041"#,
+        br#"\uD83D\uDE00"#,
+        br#"\u00g0"#,
+        br#"\q"#,
+        b"\x1f",
+        b"\n",
+        br#"""#,
+        b"\xc3\xa9",
+        br#"\"#,
+    ];
+    for piece in pieces {
+        for offset in 120..270 {
+            let mut b = b"{\"t\":\"".to_vec();
+            while b.len() + unit.len() <= offset {
+                b.extend_from_slice(unit);
+            }
+            b.resize(offset, b'y');
+            b.extend_from_slice(piece);
+            for _ in 0..5 {
+                b.extend_from_slice(unit);
+            }
+            b.extend_from_slice(br#"","n":[1,{"k":2}]}"#);
+            check_skip(&b, 0, 0, 128);
+            for cut in [offset + 1, offset + 64, b.len() - 3] {
+                check_skip(&b[..cut.min(b.len())], 0, 1, 10);
+            }
+        }
+    }
+}
+
 /// Bytes JSON-ish enough to make interesting containers, plus any byte now and then.
 fn jsonish_byte() -> impl Strategy<Value = u8> {
     prop_oneof![

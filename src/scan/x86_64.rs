@@ -7,7 +7,9 @@
 //! the wrong kind, a depth over the limit, the end of the input) it hands the whole value to
 //! the scalar oracle, which then produces the result, error kind included. So on every input
 //! the result is the oracle's by construction; the fast path only has to be right about
-//! success.
+//! success. Inside a long string it goes through the body with a loop of its own
+//! ([`string_body`]) that does only a string body's checks and hands the first block it does
+//! not prove back to the block-by-block walk.
 //!
 //! This is the only module of the crate with `unsafe` code.
 
@@ -361,37 +363,11 @@ impl Block {
         movemask64(f(self.v[0]), f(self.v[1])) >> self.shift
     }
 
-    /// The bytes that break an escape: an `escaped` byte that may not follow a backslash, or
-    /// one of the four bytes after an escaped `u` that is not a hex digit (`hex_carry`: those
-    /// of a `\u` near the previous block's end; updated for the next block). Most escapes
-    /// are `\n`, `\"`, `\\`: the hex lookup runs only near a `\u`.
+    /// [`bad_escapes`] of this block.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn bad_escapes(&self, escaped: u64, hex_carry: &mut u64) -> u64 {
-        let class = [
-            nibble_lookup(self.v[0], &ESCAPE_LUT),
-            nibble_lookup(self.v[1], &ESCAPE_LUT),
-        ];
-        let not_in = |bits: u8| {
-            let bits = _mm256_set1_epi8(bits as i8);
-            let zero = _mm256_setzero_si256();
-            let not = |c| _mm256_cmpeq_epi8(_mm256_and_si256(c, bits), zero);
-            movemask64(not(class[0]), not(class[1])) >> self.shift
-        };
-        let u = escaped & (movemask64(class[0], class[1]) >> self.shift);
-        let mut bad = escaped & not_in(ESCAPE_BITS);
-        if u | *hex_carry != 0 {
-            let not_hex = not_in(HEX_BITS);
-            // The four bytes after each `u`: `u << 1 | u << 2 | u << 3 | u << 4`, and the
-            // bits shifted out of this block for the next.
-            let pair = u | (u << 1);
-            let need_hex = (pair << 1) | (pair << 3) | *hex_carry;
-            let top = u >> 60;
-            let top = top | (top >> 1);
-            *hex_carry = top | (top >> 2);
-            bad |= need_hex & not_hex;
-        }
-        bad
+        bad_escapes(&self.v, self.shift, escaped, hex_carry)
     }
 
     /// Brackets and the bytes not in `alphabet` ([`OUTSIDE_LUT`] or [`OUTSIDE_LINE_LUT`]),
@@ -413,6 +389,40 @@ impl Block {
             not_outside: self.bits(|x| not_in_set(x, alphabet)),
         }
     }
+}
+
+/// The bytes of the block `v` that break an escape: an `escaped` byte that may not follow a
+/// backslash, or one of the four bytes after an escaped `u` that is not a hex digit
+/// (`hex_carry`: those of a `\u` near the previous block's end; updated for the next block).
+/// Masks are shifted right by `shift`, as in [`classify`]. Most escapes are `\n`, `\"`,
+/// `\\`: the hex lookup runs only near a `\u`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn bad_escapes(v: &[__m256i; 2], shift: u32, escaped: u64, hex_carry: &mut u64) -> u64 {
+    let class = [
+        nibble_lookup(v[0], &ESCAPE_LUT),
+        nibble_lookup(v[1], &ESCAPE_LUT),
+    ];
+    let not_in = |bits: u8| {
+        let bits = _mm256_set1_epi8(bits as i8);
+        let zero = _mm256_setzero_si256();
+        let not = |c| _mm256_cmpeq_epi8(_mm256_and_si256(c, bits), zero);
+        movemask64(not(class[0]), not(class[1])) >> shift
+    };
+    let u = escaped & (movemask64(class[0], class[1]) >> shift);
+    let mut bad = escaped & not_in(ESCAPE_BITS);
+    if u | *hex_carry != 0 {
+        let not_hex = not_in(HEX_BITS);
+        // The four bytes after each `u` (`u << 1 | u << 2 | u << 3 | u << 4`), and those of
+        // a `\u` near the previous block's end.
+        let pair = u | (u << 1);
+        let need_hex = ((pair | (pair << 2)) << 1) | *hex_carry;
+        // Those past this block, for the next: bits `0..=p - 60` for the last `u` on bit
+        // `p`, none when `p < 60`. (`| 1`: no shift by 64 when there is no `u`.)
+        *hex_carry = (u64::MAX >> (u | 1).leading_zeros()) >> 60;
+        bad |= need_hex & not_hex;
+    }
+    bad
 }
 
 /// Bit `i` set where byte `i` of the two halves has its top bit set.
@@ -489,9 +499,10 @@ fn prefix_xor(x: u64) -> u64 {
     _mm_cvtsi128_si64(_mm_clmulepi64_si128::<0>(x, ones)) as u64
 }
 
-const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+const ODD_BITS: u64 = 0xaaaa_aaaa_aaaa_aaaa;
 
-/// The bytes escaped by a backslash (simdjson's branchless odd-backslash-run trick).
+/// The bytes escaped by a backslash (simdjson's branchless odd-backslash-run trick, in its
+/// subtraction form).
 ///
 /// `carry` is 1 when the first byte of this block is escaped by a backslash that ended the
 /// previous block; it is updated for the next block.
@@ -499,17 +510,18 @@ const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
 fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     // A backslash escaped by the previous block's run starts nothing.
     let backslash = backslash & !*carry;
-    // Bytes right after a backslash (or escaped from the previous block).
-    let follows = (backslash << 1) | *carry;
-    // Runs starting on an odd bit: adding the run's start bit to the run itself carries
-    // through the run and leaves one bit just past its end. Runs starting on an even bit
-    // are added nothing and stay. The carry out of bit 63 is a run crossing the block edge.
-    let odd_starts = backslash & !EVEN_BITS & !follows;
-    let (sum, overflow) = odd_starts.overflowing_add(backslash);
-    *carry = overflow as u64;
-    // Within a run the escaped bytes alternate; which parity depends on where the run
-    // started. `sum << 1` flips the parity for the runs that started on an odd bit.
-    (EVEN_BITS ^ (sum << 1)) & follows
+    // `(backslash << 1 | ODD_BITS) - backslash` is `backslash` plus the odd bits that are not
+    // right after a backslash. A run that starts on an odd bit gets its start bit added
+    // again: the carry goes through the run (all zero) and stops on the byte after it. A run
+    // that starts on an even bit is added nothing and stays all ones. XOR with the odd bits
+    // then leaves, in each run, ones on every other backslash from its start: those that
+    // escape the next byte (and elsewhere ones on the bytes after odd runs, not used).
+    let code = ((backslash << 1) | ODD_BITS).wrapping_sub(backslash) ^ ODD_BITS;
+    let escapes = code & backslash;
+    let escaped = (escapes << 1) | *carry;
+    // A backslash escaping on bit 63 escapes the next block's first byte.
+    *carry = escapes >> 63;
+    escaped
 }
 
 /// Bits `0..n` (`n <= 64`).
@@ -739,13 +751,15 @@ where
             return oracle();
         }
 
-        // 5. Next block. After a whole block of string body without quote or backslash,
-        // the string is probably long (a base64 blob, a document): jump to its next quote,
-        // backslash or control byte with a tighter loop.
+        // 5. Next block. After a whole block of string body the string is probably long (a
+        // document, a base64 blob): go through its body with the string-body loop, which
+        // does none of the work on bytes outside strings, and come back for the block that
+        // ends it.
         pos += 64;
         in_string = next_in_string;
-        if in_string == u64::MAX && b.quote | b.backslash | escape_carry | hex_carry == 0 {
-            pos = string_run::<TRACK_ASCII>(buf, pos, &mut high);
+        if string == u64::MAX {
+            pos =
+                string_body::<TRACK_ASCII>(buf, pos, &mut escape_carry, &mut hex_carry, &mut high);
         }
     }
 }
@@ -1027,6 +1041,102 @@ fn ascii_prefix_avx2(buf: &[u8]) -> usize {
     } else {
         pos
     }
+}
+
+/// The lazy kernel's loop over a long string body: from `pos`, a block start inside a string
+/// (`escape_carry` and `hex_carry` as the kernel keeps them), the whole 64-byte blocks that
+/// are string body with valid escapes and no unescaped quote. Returns the start of the first
+/// block it does not prove so (the one with the closing quote, a control byte or a bad
+/// escape; fewer than 64 bytes left), with the carries set for that block, which the kernel
+/// then classifies in full. With `TRACK_ASCII`, sets bit 7 of `high` as [`string_run`] does.
+///
+/// A block of a long text is nearly always body alone, with escapes: [`body_blocks`] does
+/// only what such a block needs. A block without a stop byte jumps to the next one by
+/// [`string_run`]. (Not inlined: within the kernel, which keeps many values live, the loop
+/// spilled and shuffled registers, ~20 instructions a block.)
+#[inline(never)]
+#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
+fn string_body<const TRACK_ASCII: bool>(
+    buf: &[u8],
+    pos: usize,
+    escape_carry: &mut u64,
+    hex_carry: &mut u64,
+    high: &mut i32,
+) -> usize {
+    let mut carries = (*escape_carry, *hex_carry);
+    let mut pos = pos.min(buf.len());
+    loop {
+        let (proven, plain) = body_blocks::<TRACK_ASCII>(&buf[pos..], &mut carries, high);
+        pos += proven;
+        if !plain {
+            break;
+        }
+        pos = string_run::<TRACK_ASCII>(buf, pos, high);
+    }
+    (*escape_carry, *hex_carry) = carries;
+    pos
+}
+
+/// The whole 64-byte blocks at the start of `bytes`, inside a string body, that are body
+/// with valid escapes and no unescaped quote (`carries`: the kernel's escape and hex
+/// carries, updated to the end of the last one): how many bytes, and whether the last one
+/// has no stop byte (`"`, `\`, control byte) and nothing carried into it or out of it, where
+/// a jump to the next stop byte pays. With `TRACK_ASCII`, sets bit 7 of `high` when a byte
+/// of a block it loaded is not ASCII.
+///
+/// Fewer masks than [`classify`]: quotes and control bytes in one (either ends the loop
+/// unless escaped), no brackets, alphabet or shift. Its own function, so that the loop keeps
+/// only its own values in registers.
+#[inline]
+#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
+fn body_blocks<const TRACK_ASCII: bool>(
+    bytes: &[u8],
+    carries: &mut (u64, u64),
+    high: &mut i32,
+) -> (usize, bool) {
+    // As in `string_run`: `x ^ 2` is at most 0x20 exactly for a control byte or a `"`.
+    let stop_of = |x: __m256i| {
+        let y = _mm256_xor_si256(x, _mm256_set1_epi8(2));
+        _mm256_cmpeq_epi8(_mm256_min_epu8(y, _mm256_set1_epi8(0x20)), y)
+    };
+    let backslash_of = |x: __m256i| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
+    let (mut escape_in, mut hex_in) = *carries;
+    let mut seen = 0i32;
+    let mut rest = bytes;
+    let plain = loop {
+        let Some((block, after)) = rest.split_first_chunk::<64>() else {
+            break false;
+        };
+        // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+        let v = unsafe {
+            [
+                _mm256_loadu_si256(block.as_ptr().cast()),
+                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+            ]
+        };
+        if TRACK_ASCII {
+            seen |= _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1]));
+        }
+        let backslash = movemask64(backslash_of(v[0]), backslash_of(v[1]));
+        let stop = movemask64(stop_of(v[0]), stop_of(v[1]));
+        if backslash | stop | escape_in | hex_in == 0 {
+            rest = after;
+            break true;
+        }
+        // The carries move on only once the block is proven: a block handed back is
+        // classified from the state at its start.
+        let mut escape_out = escape_in;
+        let escaped = escaped_bytes(backslash, &mut escape_out);
+        let mut hex_out = hex_in;
+        if stop & !escaped != 0 || bad_escapes(&v, 0, escaped, &mut hex_out) != 0 {
+            break false;
+        }
+        (escape_in, hex_in) = (escape_out, hex_out);
+        rest = after;
+    };
+    *carries = (escape_in, hex_in);
+    *high |= seen;
+    (bytes.len() - rest.len(), plain)
 }
 
 /// The index of the first `"`, `\` or control byte at or after `pos` (or `buf.len()`).
@@ -1548,6 +1658,152 @@ mod tests {
         assert_eq!(carry, 1);
         assert_eq!(escaped_bytes(0, &mut carry), 1);
         assert_eq!(carry, 0);
+    }
+
+    /// `escaped_bytes` against a byte-by-byte reading of the backslash runs, on random masks
+    /// of every density (runs of every length, at both parities, across the block edge) and
+    /// both carries in.
+    #[test]
+    fn escaped_bytes_is_the_byte_by_byte_reading() {
+        // (`random_blocks` gives three masks of varied density; any of them will do.)
+        for (i, (a, b, c)) in random_blocks(20_000).enumerate() {
+            let backslash = match i % 4 {
+                0 => a,
+                1 => a | b,
+                2 => !(a & b & c),
+                _ => u64::MAX ^ (1 << (i % 64)),
+            };
+            for carry_in in [0, 1] {
+                let (mut escaped, mut pending) = (0u64, carry_in == 1);
+                for bit in 0..64 {
+                    if pending {
+                        escaped |= 1 << bit;
+                        pending = false;
+                    } else {
+                        pending = backslash >> bit & 1 == 1;
+                    }
+                }
+                let mut carry = carry_in;
+                assert_eq!(
+                    escaped_bytes(backslash, &mut carry),
+                    escaped,
+                    "{backslash:#x} {carry_in}"
+                );
+                assert_eq!(carry, u64::from(pending), "{backslash:#x} {carry_in}");
+            }
+        }
+    }
+
+    /// The string-body loop against the oracle: a long escape-heavy string (the loop runs on
+    /// its blocks) with a piece put at every offset across three 64-byte edges (escapes and
+    /// backslash runs cut by an edge, a `\u` whose digits cross it, bad escapes, control
+    /// bytes, a closing quote, a byte that is not ASCII), the value ending at several
+    /// distances from the end of the buffer. Every instance gives the oracle's answer, says
+    /// ASCII only of ASCII values, and never falls back on a valid value.
+    #[test]
+    fn string_body_agrees_with_the_oracle() {
+        if Avx2::get().is_none() {
+            eprintln!("no AVX2: skipped");
+            return;
+        }
+        let unit: &[u8] = br#"ab \"c\" d\\e\nf \u00e9\/"#;
+        let pieces: [&[u8]; 16] = [
+            br#"\""#,
+            br#"\\"#,
+            br#"\\\""#,
+            br#"\\\\\\\u0041"#,
+            br#"\u00e9"#,
+            br#"\uABCD"#,
+            br#"\u12"#,
+            br#"\u12g4"#,
+            br#"\x"#,
+            br#"\"#,
+            b"\x01",
+            b"\n",
+            b"\x7f\x1f",
+            br#"""#,
+            b"\xc3\xa9",
+            br#"\t\r\b\f"#,
+        ];
+        for piece in pieces {
+            for offset in 100..260 {
+                let mut value = b"[\"".to_vec();
+                while value.len() + unit.len() <= offset {
+                    value.extend_from_slice(unit);
+                }
+                value.resize(offset, b'a');
+                value.extend_from_slice(piece);
+                for _ in 0..6 {
+                    value.extend_from_slice(unit);
+                }
+                value.extend_from_slice(br#"",1]"#);
+                for tail in [0usize, 1, 31, 63, 64, 65] {
+                    let mut buf = value.clone();
+                    buf.resize(value.len() + tail, b' ');
+                    let expected = scalar::skip_container_lazy(&buf, 0, 1, 128);
+                    let what = || format!("{} at {offset}, {tail} after", piece.escape_ascii());
+                    let fell_back = core::cell::Cell::new(false);
+                    let oracle = || {
+                        fell_back.set(true);
+                        scalar::skip_container_lazy(&buf, 0, 1, 128)
+                    };
+                    let mut ascii = [false; 3];
+                    // SAFETY: `Avx2::get` returned a token: the CPU has the features.
+                    let got = unsafe {
+                        [
+                            skip_lazy_avx2::<true, true, _>(
+                                &buf,
+                                0,
+                                1,
+                                128,
+                                &mut ascii[0],
+                                false,
+                                oracle,
+                            ),
+                            skip_lazy_avx2::<true, false, _>(
+                                &buf,
+                                0,
+                                1,
+                                128,
+                                &mut ascii[1],
+                                false,
+                                oracle,
+                            ),
+                            skip_lazy_avx2::<false, false, _>(
+                                &buf,
+                                0,
+                                1,
+                                128,
+                                &mut ascii[2],
+                                false,
+                                oracle,
+                            ),
+                        ]
+                    };
+                    assert_eq!(got, [expected; 3], "{}", what());
+                    if expected.is_ok() {
+                        assert!(!fell_back.get(), "fell back on {}", what());
+                    }
+                    let is_ascii = expected.is_ok_and(|end| buf[..end].is_ascii());
+                    assert!(ascii[0] == is_ascii && ascii[1] == is_ascii, "{}", what());
+                    assert!(!ascii[2], "{}", what());
+                    // On one line, through the dispatch (a raw `\n` in the string is an
+                    // error there).
+                    let mut clean = false;
+                    let on_line = Avx2::get()
+                        .unwrap()
+                        .skip_container_lazy::<true, true>(&buf, 0, 1, 128, &mut clean);
+                    let expected = scalar::skip_container_lazy_on_line(&buf, 0, 1, 128);
+                    assert_eq!(on_line, expected, "on one line: {}", what());
+                    assert_eq!(
+                        clean,
+                        expected.is_ok_and(|end| buf[..end].is_ascii()),
+                        "on one line: {}",
+                        what()
+                    );
+                }
+            }
+        }
     }
 
     #[test]
