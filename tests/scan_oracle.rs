@@ -308,6 +308,77 @@ fn depth_limits_near_max() {
     }
 }
 
+/// The strict walk's short paths against the oracle at every cut: keys of up to three plain
+/// bytes (and the keys just past them, or with a stop byte, a space or no colon after them,
+/// where it hands over to the longer way) and the literals, whole, misspelt and cut short.
+#[test]
+fn short_keys_and_literals_at_every_cut() {
+    let keys: [&[u8]; 14] = [
+        b"",
+        b"a",
+        b"id",
+        b"abc",
+        b"abcd",
+        b"\\",
+        b"a\\n",
+        b"\x1f",
+        b"a\x01",
+        b"ab\x00",
+        b"\x7f",
+        b"\xc3\xa9",
+        b"\xff\xff\xff",
+        b"a\"",
+    ];
+    let colons: [&[u8]; 5] = [b":", b" :", b": ", b"", b","];
+    let values: [&[u8]; 16] = [
+        b"true", b"false", b"null", b"tru", b"fals", b"nul", b"truex", b"falsy", b"nulll", b"t",
+        b"f", b"nUll", b"1", b"-0.5", b"\"v1\"", b"{}",
+    ];
+    for key in keys {
+        for colon in colons {
+            for value in values {
+                let member = [b"\"", key, b"\"", colon, value].concat();
+                let object = [b"{", &member[..], b",", &member[..], b"}"].concat();
+                check_all_cuts(&object);
+                let array = [b"[", value, b",", value, b"]"].concat();
+                check_all_cuts(&array);
+            }
+        }
+    }
+}
+
+/// Valid mixed nesting across the strict walk's 63-level stack word (and its spills),
+/// with every depth limit near there, and each closing bracket in turn swapped for the
+/// other kind.
+#[test]
+fn strict_nesting_across_the_stack_word() {
+    for levels in [62usize, 63, 64, 65, 126, 127, 128, 129, 200] {
+        let kinds: Vec<bool> = (0..levels).map(|l| l % 3 != 1).collect();
+        let mut b = Vec::new();
+        for &object in &kinds {
+            b.extend_from_slice(if object { b"{\"k\":" } else { b"[" });
+        }
+        b.push(b'0');
+        for &object in kinds.iter().rev() {
+            b.extend_from_slice(if object { b",\"z\":true}" } else { b",2]" });
+        }
+        for max in [63u32, 64, 65, 127, 128, 129, 300] {
+            check_skip(&b, 0, 0, max);
+            check_skip(&b, 0, 2, max);
+        }
+        for at in 0..b.len() {
+            let swapped = match b[at] {
+                b'}' => b']',
+                b']' => b'}',
+                _ => continue,
+            };
+            let mut wrong = b.clone();
+            wrong[at] = swapped;
+            check_skip(&wrong, 0, 0, 300);
+        }
+    }
+}
+
 #[test]
 fn long_strings() {
     for len in [60usize, 63, 64, 65, 127, 128, 129, 1000, 4096, 70_000] {
@@ -528,6 +599,33 @@ proptest! {
         if b[0] == b'"' {
             check_string(&b, 1);
         }
+    }
+
+    /// Objects of short members (keys of 0 to 4 JSON-ish bytes, colons with and without
+    /// space or missing, literals whole or cut), whole and cut anywhere: the strict walk's
+    /// short-key and literal paths against the oracle.
+    #[test]
+    fn short_members(members in prop::collection::vec((
+                         prop::collection::vec(jsonish_byte(), 0..5),
+                         prop::sample::select(vec![":", " :", ": ", "", ","]),
+                         prop::sample::select(vec!["true", "false", "null", "tru", "fals", "nul",
+                             "truefalse", "0", "-1", "12.5", "\"v\"", "{}", "[true]", ""])), 1..6),
+                     cut in any::<prop::sample::Index>()) {
+        let mut b = b"{".to_vec();
+        for (n, (key, colon, value)) in members.iter().enumerate() {
+            if n > 0 {
+                b.push(b',');
+            }
+            b.push(b'"');
+            b.extend_from_slice(key);
+            b.push(b'"');
+            b.extend_from_slice(colon.as_bytes());
+            b.extend_from_slice(value.as_bytes());
+        }
+        b.push(b'}');
+        check_skip(&b, 0, 0, 128);
+        let cut = cut.index(b.len() + 1);
+        check_skip(&b[..cut], 0, 0, 128);
     }
 
     #[test]
