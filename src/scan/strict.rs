@@ -194,10 +194,7 @@ pub(crate) fn skip_container_strict(
     let mut i = start;
     loop {
         // At a value.
-        i = skip_ws(buf, i);
-        let Some(&b) = buf.get(i) else {
-            return Err(ScanError::UnexpectedEnd);
-        };
+        let b = next_byte(buf, &mut i)?;
         match b {
             b'{' | b'[' => {
                 if room == 0 {
