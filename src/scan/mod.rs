@@ -122,58 +122,92 @@ impl core::fmt::Display for ScanError {
     }
 }
 
-/// A stack of one bit per open container (`true` = object). The innermost 64 levels live in
-/// one word (innermost at bit 0), so `top`, `push` and `pop` are a shift and a mask; deeper
-/// levels are spilled 64 at a time (inline for the first 256).
+/// A stack of one bit per open container (`true` = object): the innermost levels in one
+/// word, innermost at bit 0, above a marker bit (`word == 1`: none open), so a push is a
+/// shift and an or and a pop a shift and one compare; deeper levels are spilled 63 at a
+/// time, out of line (inline for the first 252). The strict walk's hot path uses
+/// [`Self::top_is_object`] and [`Self::pop_is_last`]; the oracle the checked forms.
 pub(crate) struct NestingStack {
-    /// The innermost `(len - 1) % 64 + 1` levels (none when `len == 0`).
-    current: u64,
+    /// The marker bit, then the innermost levels. It is `1` only when the stack is empty:
+    /// a word that empties takes the next spilled one back at once.
+    word: u64,
     /// Full words of the outer levels, outermost first.
-    spilled: SmallVec<[u64; 3]>,
-    len: usize,
+    spilled: SmallVec<[u64; 4]>,
 }
 
 impl NestingStack {
     #[inline(always)]
     pub(crate) fn new() -> Self {
         NestingStack {
-            current: 0,
+            word: 1,
             spilled: SmallVec::new(),
-            len: 0,
         }
     }
 
     #[inline(always)]
-    pub(crate) fn push(&mut self, is_object: bool) -> Result<(), ScanError> {
-        if self.len & 63 == 0 && self.len > 0 {
-            self.spilled.push(self.current);
-            self.current = 0;
+    pub(crate) fn push(&mut self, is_object: bool) {
+        // The marker at the top bit: the word is full.
+        if self.word >> 63 != 0 {
+            spill(&mut self.spilled, self.word);
+            self.word = 1;
         }
-        self.current = (self.current << 1) | is_object as u64;
-        self.len += 1;
-        Ok(())
+        self.word = (self.word << 1) | u64::from(is_object);
     }
 
+    /// Whether the innermost open container is an object (one must be open).
+    #[inline(always)]
+    pub(crate) fn top_is_object(&self) -> bool {
+        self.word & 1 != 0
+    }
+
+    /// Closes the innermost container (one must be open); `true` when that was the last.
+    #[inline(always)]
+    pub(crate) fn pop_is_last(&mut self) -> bool {
+        self.word >>= 1;
+        if self.word != 1 {
+            return false;
+        }
+        if self.spilled.is_empty() {
+            return true;
+        }
+        // The word emptied: the next spilled one comes back.
+        self.word = unspill(&mut self.spilled);
+        false
+    }
+
+    /// The innermost container's kind, `None` when none is open.
     #[inline(always)]
     pub(crate) fn top(&self) -> Option<bool> {
-        (self.len > 0).then_some(self.current & 1 != 0)
+        (!self.is_empty()).then_some(self.top_is_object())
     }
 
+    /// Closes the innermost container: its kind, `None` when none is open.
     #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<bool> {
         let top = self.top()?;
-        self.len -= 1;
-        self.current >>= 1;
-        if self.len & 63 == 0 {
-            self.current = self.spilled.pop().unwrap_or(0);
-        }
+        self.pop_is_last();
         Some(top)
     }
 
     #[inline(always)]
     pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
+        self.word == 1
     }
+}
+
+/// [`NestingStack::push`] with its word full: out of line and cold (past 63 levels), so the
+/// hot walk carries none of the vector's growth code.
+#[cold]
+#[inline(never)]
+fn spill(spilled: &mut SmallVec<[u64; 4]>, word: u64) {
+    spilled.push(word);
+}
+
+/// [`NestingStack::pop_is_last`] with its word emptied and a spilled one to take back.
+#[cold]
+#[inline(never)]
+fn unspill(spilled: &mut SmallVec<[u64; 4]>) -> u64 {
+    spilled.pop().unwrap_or(1)
 }
 
 /// Skips the JSON value that starts at `buf[start]` (no leading whitespace), nested inside
@@ -494,8 +528,8 @@ mod newline_tests {
 mod nesting_stack_tests {
     use super::NestingStack;
 
-    /// Pushes and pops across the 64-level word boundaries and past the inline spill words,
-    /// against a `Vec<bool>` model.
+    /// Pushes and pops across the 63-level word boundaries and past the inline spill words,
+    /// against a `Vec<bool>` model, through both the checked and the hot-path forms.
     #[test]
     fn nesting_stack_agrees_with_a_vec() {
         let mut stack = NestingStack::new();
@@ -514,8 +548,11 @@ mod nesting_stack_tests {
             };
             if push {
                 let kind = state & 0x100 != 0;
-                stack.push(kind).unwrap();
+                stack.push(kind);
                 model.push(kind);
+            } else if step % 3 == 0 && !model.is_empty() {
+                assert_eq!(stack.top_is_object(), model.pop().unwrap(), "step {step}");
+                assert_eq!(stack.pop_is_last(), model.is_empty(), "step {step}");
             } else {
                 assert_eq!(stack.pop(), model.pop(), "step {step}");
             }

@@ -242,7 +242,7 @@ fn skip_container_lazy_in<const ONE_LINE: bool>(
                     return Err(ScanError::TooDeep);
                 }
                 level += 1;
-                stack.push(b == b'{')?;
+                stack.push(b == b'{');
             }
             b'}' | b']' => {
                 if stack.pop() != Some(b == b'}') {
@@ -347,7 +347,7 @@ where
                         return Err(ScanError::TooDeep);
                     }
                     level += 1;
-                    stack.push(b == b'{')?;
+                    stack.push(b == b'{');
                     i += 1;
                     expect = if b == b'{' {
                         Expect::FirstKey

@@ -4,10 +4,8 @@
 //! one loop dispatching on a state variable, whose indirect jump mispredicted on almost
 //! every token.
 
-use smallvec::SmallVec;
-
 use super::scalar::{self, skip_ws};
-use super::{fast_plain_key_colon, fast_string_end as string_end, ScanError};
+use super::{fast_plain_key_colon, fast_string_end as string_end, NestingStack, ScanError};
 
 /// Bytes that stand for themselves in a string body: not `"`, `\\`, nor a control byte.
 static PLAIN: [bool; 256] = {
@@ -108,76 +106,6 @@ fn literal_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
     scalar::literal_end(buf, i)
 }
 
-/// The open containers of the walk, one bit each (`1` = object), innermost at bit 0, above
-/// a marker bit: `word == 1` when none is open in it. The innermost 63 levels live in that
-/// one word, deeper ones go to `spilled`, 63 at a time. Against the shared
-/// [`super::NestingStack`] (a word and a count, with the emptiness and spill tests on the
-/// count), a push is a shift and an or, a pop a shift and one compare: 12 % fewer
-/// instructions on the dense corpus, and the depth limit is a countdown of its own.
-struct KindStack {
-    /// The marker bit, then the innermost levels.
-    word: u64,
-    /// Full words of the outer levels, outermost first.
-    spilled: SmallVec<[u64; 4]>,
-}
-
-impl KindStack {
-    #[inline(always)]
-    fn new() -> Self {
-        KindStack {
-            word: 1,
-            spilled: SmallVec::new(),
-        }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, is_object: bool) {
-        // The marker at the top bit: the word is full.
-        if self.word >> 63 != 0 {
-            spill(&mut self.spilled, self.word);
-            self.word = 1;
-        }
-        self.word = (self.word << 1) | u64::from(is_object);
-    }
-
-    /// Whether the innermost open container is an object (one must be open).
-    #[inline(always)]
-    fn top_is_object(&self) -> bool {
-        self.word & 1 != 0
-    }
-
-    /// Closes the innermost container; `true` when that was the outermost one.
-    #[inline(always)]
-    fn pop_is_last(&mut self) -> bool {
-        self.word >>= 1;
-        if self.word != 1 {
-            return false;
-        }
-        if self.spilled.is_empty() {
-            return true;
-        }
-        // The word emptied: the next spilled one comes back.
-        self.word = unspill(&mut self.spilled);
-        false
-    }
-}
-
-/// [`KindStack::push`] with its word full: out of line and cold (past 63 levels), so the
-/// hot walk carries none of the vector's growth code.
-#[cold]
-#[inline(never)]
-fn spill(spilled: &mut SmallVec<[u64; 4]>, word: u64) {
-    spilled.push(word);
-}
-
-/// [`KindStack::pop_is_last`] with its word emptied and a spilled one to take back (as
-/// [`spill`]).
-#[cold]
-#[inline(never)]
-fn unspill(spilled: &mut SmallVec<[u64; 4]>) -> u64 {
-    spilled.pop().unwrap_or(1)
-}
-
 /// [`scalar::skip_container_strict`], with strings scanned by the fastest string kernel.
 #[inline]
 pub(crate) fn skip_container_strict(
@@ -190,7 +118,7 @@ pub(crate) fn skip_container_strict(
     // How many more containers may open: `depth + open >= max_depth` is the oracle's "too
     // deep", and a depth already at the limit leaves no room at all.
     let mut room = max_depth.saturating_sub(depth);
-    let mut stack = KindStack::new();
+    let mut stack = NestingStack::new();
     let mut i = start;
     loop {
         // At a value.
