@@ -363,13 +363,6 @@ impl Block {
         movemask64(f(self.v[0]), f(self.v[1])) >> self.shift
     }
 
-    /// [`bad_escapes`] of this block.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn bad_escapes(&self, escaped: u64, hex_carry: &mut u64) -> u64 {
-        bad_escapes(&self.v, self.shift, escaped, hex_carry)
-    }
-
     /// Brackets and the bytes not in `alphabet` ([`OUTSIDE_LUT`] or [`OUTSIDE_LINE_LUT`]),
     /// for the bytes outside strings.
     #[inline]
@@ -645,7 +638,7 @@ where
         // backslashes and control bytes other than whitespace), and bad escapes.
         let mut bad = b.ctrl & string;
         if escaped | hex_carry != 0 {
-            bad |= b.bad_escapes(escaped, &mut hex_carry);
+            bad |= bad_escapes(&b.v, b.shift, escaped, &mut hex_carry);
         }
 
         // 4. Bytes outside strings: the lazy alphabet, brackets. A block of string body
@@ -925,7 +918,7 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         };
         let mut bad = b.ctrl;
         if escaped | hex_carry != 0 {
-            bad |= b.bad_escapes(escaped, &mut hex_carry);
+            bad |= bad_escapes(&b.v, b.shift, escaped, &mut hex_carry);
         }
         if bad & body != 0 {
             return oracle();
@@ -1094,12 +1087,6 @@ fn body_blocks<const TRACK_ASCII: bool>(
     carries: &mut (u64, u64),
     high: &mut i32,
 ) -> (usize, bool) {
-    // As in `string_run`: `x ^ 2` is at most 0x20 exactly for a control byte or a `"`.
-    let stop_of = |x: __m256i| {
-        let y = _mm256_xor_si256(x, _mm256_set1_epi8(2));
-        _mm256_cmpeq_epi8(_mm256_min_epu8(y, _mm256_set1_epi8(0x20)), y)
-    };
-    let backslash_of = |x: __m256i| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
     let (mut escape_in, mut hex_in) = *carries;
     let mut seen = 0i32;
     let mut rest = bytes;
@@ -1117,8 +1104,8 @@ fn body_blocks<const TRACK_ASCII: bool>(
         if TRACK_ASCII {
             seen |= _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1]));
         }
-        let backslash = movemask64(backslash_of(v[0]), backslash_of(v[1]));
-        let stop = movemask64(stop_of(v[0]), stop_of(v[1]));
+        let backslash = movemask64(backslashes(v[0]), backslashes(v[1]));
+        let stop = movemask64(quote_or_control(v[0]), quote_or_control(v[1]));
         if backslash | stop | escape_in | hex_in == 0 {
             rest = after;
             break true;
@@ -1139,6 +1126,36 @@ fn body_blocks<const TRACK_ASCII: bool>(
     (bytes.len() - rest.len(), plain)
 }
 
+/// `x ^ 2` for every byte: at most 0x20 exactly for a control byte or `"` (0x22 → 0x20;
+/// bytes below 0x20 stay below it; every other byte lands above), so one unsigned test finds
+/// both classes ([`at_most_0x20`]), and the minimum of several such vectors tests them all.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn xor_2(x: __m256i) -> __m256i {
+    _mm256_xor_si256(x, _mm256_set1_epi8(2))
+}
+
+/// 0xff where a byte of `y` is at most 0x20 (unsigned).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn at_most_0x20(y: __m256i) -> __m256i {
+    _mm256_cmpeq_epi8(_mm256_min_epu8(y, _mm256_set1_epi8(0x20)), y)
+}
+
+/// 0xff where a byte of `x` is a control byte or `"`: what ends a string body unless escaped.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn quote_or_control(x: __m256i) -> __m256i {
+    at_most_0x20(xor_2(x))
+}
+
+/// 0xff where a byte of `x` is a backslash.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn backslashes(x: __m256i) -> __m256i {
+    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8))
+}
+
 /// The index of the first `"`, `\` or control byte at or after `pos` (or `buf.len()`).
 /// With `TRACK_ASCII`, sets bit 7 of `high` when a byte it went over (or loaded with them) is
 /// not ASCII.
@@ -1146,13 +1163,7 @@ fn body_blocks<const TRACK_ASCII: bool>(
 #[target_feature(enable = "avx2")]
 fn string_run<const TRACK_ASCII: bool>(buf: &[u8], mut pos: usize, high: &mut i32) -> usize {
     let mut seen = _mm256_setzero_si256();
-    // `x ^ 2` is at most 0x20 exactly when `x` is a control byte or `"` (0x22 → 0x20; bytes
-    // below 0x20 stay below it; every other byte lands above): one test for both classes.
-    let low_of = |x: __m256i| _mm256_xor_si256(x, _mm256_set1_epi8(2));
-    let at_most_0x20 =
-        |y: __m256i| _mm256_cmpeq_epi8(_mm256_min_epu8(y, _mm256_set1_epi8(0x20)), y);
-    let backslash_of = |x: __m256i| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
-    let stop_mask = |x: __m256i| _mm256_or_si256(at_most_0x20(low_of(x)), backslash_of(x));
+    let stop_mask = |x: __m256i| _mm256_or_si256(quote_or_control(x), backslashes(x));
     // 128 bytes a turn while they last: one test and one branch for four loads.
     while let Some(chunk) = buf.get(pos..).and_then(|rest| rest.first_chunk::<128>()) {
         // SAFETY: `chunk` is 128 readable bytes; `loadu` has no alignment requirement.
@@ -1166,9 +1177,9 @@ fn string_run<const TRACK_ASCII: bool>(buf: &[u8], mut pos: usize, high: &mut i3
         }
         // Whether the 128 bytes hold a stop byte, in fewer operations than their four masks:
         // the smallest `x ^ 2` of the four chunks tests control bytes and quotes at once.
-        let [la, lb, lc, ld] = [a, b, c, d].map(low_of);
+        let [la, lb, lc, ld] = [a, b, c, d].map(|x| xor_2(x));
         let low = _mm256_min_epu8(_mm256_min_epu8(la, lb), _mm256_min_epu8(lc, ld));
-        let [ba, bb, bc, bd] = [a, b, c, d].map(backslash_of);
+        let [ba, bb, bc, bd] = [a, b, c, d].map(|x| backslashes(x));
         let backslash = _mm256_or_si256(_mm256_or_si256(ba, bb), _mm256_or_si256(bc, bd));
         let any = _mm256_or_si256(at_most_0x20(low), backslash);
         if _mm256_testz_si256(any, any) == 0 {
