@@ -552,7 +552,7 @@ impl Decoder {
             Some(b'{') => {
                 let mut error = None;
                 let (members, end) =
-                    self.walk_object::<false, false>(frame, start, &mut None, &mut error)?;
+                    self.walk_object::<false, false>(frame, start, 0, &mut None, &mut error)?;
                 if skip_ws(frame, end) != frame.len() {
                     return Err(Reject::parse(DecodeError::TrailingData));
                 }
@@ -702,7 +702,8 @@ impl Decoder {
                 if frame.get(v) != Some(&b'{') {
                     return None;
                 }
-                let (end, result_type) = self.walk_result::<false, false>(frame, v, &mut None)?;
+                let (end, result_type) =
+                    self.walk_result::<false, false>(frame, v, 1, &mut None)?;
                 if !self.is_known_result_type(frame, result_type) {
                     return None;
                 }
@@ -762,7 +763,7 @@ impl Decoder {
             return None;
         }
         let (mut clean, mut error) = (None, None);
-        let walked = self.walk_object::<true, true>(window, start, &mut clean, &mut error);
+        let walked = self.walk_object::<true, true>(window, start, 0, &mut clean, &mut error);
         let (members, end) = walked.ok()?;
         // The line's end, found with `memchr` (a line over the limit may hold megabytes of
         // blanks), then only blanks before it.
@@ -794,7 +795,7 @@ impl Decoder {
     /// [`Self::decode_long_object`] once it applies.
     fn walk_long_object(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
         let (mut ascii, mut error) = (None, None);
-        let walked = self.walk_object::<true, false>(frame, start, &mut ascii, &mut error);
+        let walked = self.walk_object::<true, false>(frame, start, 0, &mut ascii, &mut error);
         if !is_utf8_outside(frame, walked.is_ok().then_some(ascii).flatten()) {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
@@ -872,18 +873,14 @@ impl Decoder {
         let end = if frame.get(i) == Some(&b']') {
             i + 1
         } else {
-            // An element sits one level below the array: walked as an envelope of its own, it
-            // may nest one level less.
+            // An element sits one level below the array: an object is walked as an envelope
+            // of its own at depth 1, where it opens the second level.
             let max_depth = self.options.limits.max_depth;
-            let mut element_options = self.options;
-            element_options.limits.max_depth = max_depth - 1;
-            let element_walk = Decoder::new(element_options);
             loop {
                 let element_end = match frame.get(i) {
                     Some(b'{') if max_depth < 2 => return Err(Reject::parse(ScanError::TooDeep)),
                     Some(b'{') => {
-                        element_walk
-                            .walk_object::<false, false>(frame, i, &mut None, &mut None)?
+                        self.walk_object::<false, false>(frame, i, 1, &mut None, &mut None)?
                             .1
                     }
                     _ => scan::skip_value(frame, i, 1, max_depth, Validation::Strict)
@@ -932,8 +929,11 @@ impl Decoder {
         })
     }
 
-    /// Walks the top-level object at `frame[start] == '{'`; returns its members and the index
-    /// after its closing brace. Any JSON syntax error ends the walk as a parse error; envelope
+    /// Walks the envelope object at `frame[start] == '{'`; returns its members and the index
+    /// after its closing brace. `depth` is the nesting around the object (0 for a frame's
+    /// envelope, 1 for a batch element's): its members' values sit at `depth + 1` before they
+    /// open, and are checked against the depth limit there (the caller checks the object's
+    /// own level). Any JSON syntax error ends the walk as a parse error; envelope
     /// violations are only recorded, because -32700 takes precedence over -32600.
     /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`;
     /// what an `error` object holds goes to `error` (see `classify`). With `LINE` (and
@@ -943,10 +943,12 @@ impl Decoder {
         &self,
         frame: &[u8],
         start: usize,
+        depth: u32,
         ascii: &mut Option<Span>,
         error: &mut Option<Result<ErrorMembers, Member>>,
     ) -> Result<(Members, usize), Reject> {
         let opts = &self.options;
+        let value_depth = depth + 1;
         let mut m = Members::default();
         // Nearly every encoder opens with exactly this: the first member and its comma
         // in one compare, where the loop below would look the key up, dispatch on it and
@@ -1007,7 +1009,7 @@ impl Decoder {
                 }
                 (Some(Member::JsonRpc), _) => {
                     m.version_ok = Some(false);
-                    self.skip_member::<LINE>(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, value_depth)?
                 }
                 (Some(Member::Id), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
@@ -1030,13 +1032,13 @@ impl Decoder {
                     end
                 }
                 (Some(Member::Id), b'n') => {
-                    let end = self.skip_member::<LINE>(frame, v, 1)?;
+                    let end = self.skip_member::<LINE>(frame, v, value_depth)?;
                     m.id = Some((Span::new(v, end), IdKind::Null));
                     end
                 }
                 (Some(Member::Id), _) => {
                     m.id_bad_type = true;
-                    self.skip_member::<LINE>(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, value_depth)?
                 }
                 (Some(Member::Method), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
@@ -1045,31 +1047,34 @@ impl Decoder {
                 }
                 (Some(Member::Method), _) => {
                     m.method_not_string = true;
-                    self.skip_member::<LINE>(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, value_depth)?
                 }
                 (Some(Member::Result), b'{')
                     if opts.dialect == Dialect::Mcp && !opts.result_types.is_empty() =>
                 {
-                    let (end, result_type) = match self.walk_result::<TRACK, LINE>(frame, v, ascii)
-                    {
-                        Some((end, rt)) => (end, Some(rt)),
-                        // On one line the walk fails only where the skip would (it reads a
-                        // valid object whole): not the same bytes a second time.
-                        None if LINE => return Err(Reject::parse(ScanError::UnexpectedEnd)),
-                        None => (self.skip_payload::<TRACK, LINE>(frame, v, 1, ascii)?, None),
-                    };
+                    let (end, result_type) =
+                        match self.walk_result::<TRACK, LINE>(frame, v, value_depth, ascii) {
+                            Some((end, rt)) => (end, Some(rt)),
+                            // On one line the walk fails only where the skip would (it reads a
+                            // valid object whole): not the same bytes a second time.
+                            None if LINE => return Err(Reject::parse(ScanError::UnexpectedEnd)),
+                            None => (
+                                self.skip_payload::<TRACK, LINE>(frame, v, value_depth, ascii)?,
+                                None,
+                            ),
+                        };
                     m.result = Some(Span::new(v, end));
                     m.result_type = result_type;
                     end
                 }
                 (Some(Member::Error), b'{') => {
-                    let (end, members) = self.walk_error_object::<LINE>(frame, v)?;
+                    let (end, members) = self.walk_error_object::<LINE>(frame, v, value_depth)?;
                     m.error = Some(Span::new(v, end));
                     *error = Some(members);
                     end
                 }
                 (Some(member), _) => {
-                    let end = self.skip_payload::<TRACK, LINE>(frame, v, 1, ascii)?;
+                    let end = self.skip_payload::<TRACK, LINE>(frame, v, value_depth, ascii)?;
                     let span = Some(Span::new(v, end));
                     match member {
                         Member::Params => m.params = span,
@@ -1085,7 +1090,7 @@ impl Decoder {
                     if opts.hardened && case_folds_to_member(key, esc) {
                         m.case_folded = true;
                     }
-                    self.skip_member::<LINE>(frame, v, 1)?
+                    self.skip_member::<LINE>(frame, v, value_depth)?
                 }
             };
             i = skip_ws_on::<LINE>(frame, i);
@@ -1103,19 +1108,21 @@ impl Decoder {
     /// and the lookup, or `None` when the object is not in the plain form
     /// `{"key":value,...}` or anything fails: the caller then skips the object whole (which
     /// gives the authoritative result or error) and looks `resultType` up afterwards.
-    /// With `TRACK`, the longest member value seen to be ASCII is kept in `ascii`.
+    /// With `TRACK`, the longest member value seen to be ASCII is kept in `ascii`. `depth`:
+    /// the object's nesting depth before it opens (as `walk_members`'s).
     #[inline]
     fn walk_result<const TRACK: bool, const LINE: bool>(
         &self,
         frame: &[u8],
         v: usize,
+        depth: u32,
         ascii: &mut Option<Span>,
     ) -> Option<(usize, ResultTypeSeen)> {
         let mut found: Option<Span> = None;
         let mut count = 0u32;
         let end = self
-            .walk_members::<LINE>(frame, v, 1, |key, esc, at| {
-                let end = self.skip_payload::<TRACK, LINE>(frame, at, 2, ascii)?;
+            .walk_members::<LINE>(frame, v, depth, |key, esc, at| {
+                let end = self.skip_payload::<TRACK, LINE>(frame, at, depth + 1, ascii)?;
                 if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
                     count += 1;
                     found = Some(Span::new(at, end));
@@ -1177,15 +1184,17 @@ impl Decoder {
     /// (`data` is a payload), and `code`, `message` and `data` read on the way. Returns the
     /// index after the object and what it holds: its members, or the first member found
     /// twice, or else the first of `code` and `message` that is missing or of the wrong type.
+    /// `depth`: the object's nesting depth before it opens (as `walk_members`'s).
     fn walk_error_object<const LINE: bool>(
         &self,
         frame: &[u8],
         v: usize,
+        depth: u32,
     ) -> Result<(usize, Result<ErrorMembers, Member>), Reject> {
         let (mut code, mut message, mut data) = (None, None, None);
         let mut duplicate = None;
-        let end = self.walk_members::<LINE>(frame, v, 1, |key, esc, at| {
-            let end = self.skip_member::<LINE>(frame, at, 2)?;
+        let end = self.walk_members::<LINE>(frame, v, depth, |key, esc, at| {
+            let end = self.skip_member::<LINE>(frame, at, depth + 1)?;
             let Some(member) = lookup(&ERROR_MEMBERS, key, esc) else {
                 return Ok(end);
             };
@@ -1584,10 +1593,10 @@ mod tests {
             let mut broken = stream.to_vec();
             broken[at] = b'\n';
             let (mut ascii, mut error) = (None, None);
-            let across = decoder.walk_object::<true, false>(&broken, 0, &mut ascii, &mut error);
+            let across = decoder.walk_object::<true, false>(&broken, 0, 0, &mut ascii, &mut error);
             assert!(across.is_ok(), "{}", String::from_utf8_lossy(stream));
             let (mut ascii, mut error) = (None, None);
-            let on_line = decoder.walk_object::<true, true>(&broken, 0, &mut ascii, &mut error);
+            let on_line = decoder.walk_object::<true, true>(&broken, 0, 0, &mut ascii, &mut error);
             assert!(on_line.is_err(), "{}", String::from_utf8_lossy(stream));
         }
     }

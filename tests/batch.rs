@@ -391,7 +391,8 @@ fn batch_separators_are_checked_in_every_mode() {
 
 /// A batch's elements count against the depth limit one level below the array: a batch is
 /// refused as too deep exactly when its nesting, the array's level included, is over
-/// `max_depth`, in every mode, whatever the kind of the element.
+/// `max_depth`, in every mode and dialect (MCP walks a batch before refusing it, and walks an
+/// element's `result` member by member), whatever the kind of the element.
 #[test]
 fn batch_depth_counts_the_array() {
     let elements = |n: usize| {
@@ -400,6 +401,9 @@ fn batch_depth_counts_the_array() {
             format!(r#"{{"jsonrpc":"2.0","method":"m","params":[{nested}]}}"#),
             format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":{nested}}}}}"#),
             format!(r#"{{"jsonrpc":"2.0","method":"m","x":{nested}}}"#),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":1,"message":"m","data":{nested}}}}}"#
+            ),
             nested,
         ]
     };
@@ -418,12 +422,14 @@ fn batch_depth_counts_the_array() {
         }
         max as u32
     };
-    for validation in [
+    let modes = [
         rpcwire::scan::Validation::Lazy,
         rpcwire::scan::Validation::Strict,
-    ] {
+    ];
+    let dialects = [rpcwire::Dialect::JsonRpc2, rpcwire::Dialect::Mcp];
+    for (dialect, validation) in dialects.iter().flat_map(|&d| modes.map(|v| (d, v))) {
         for max_depth in 1..=6 {
-            let mut options = rpcwire::DecodeOptions::new(rpcwire::Dialect::JsonRpc2);
+            let mut options = rpcwire::DecodeOptions::new(dialect);
             options.validation = validation;
             options.limits.max_depth = max_depth;
             let decoder = Decoder::new(options);
@@ -437,7 +443,7 @@ fn batch_depth_counts_the_array() {
                     assert_eq!(
                         too_deep,
                         depth(&frame) > max_depth,
-                        "{validation:?} max_depth {max_depth}: {frame}"
+                        "{dialect:?} {validation:?} max_depth {max_depth}: {frame}"
                     );
                 }
             }
