@@ -664,10 +664,11 @@ impl Decoder {
             }
             _ => return None,
         };
-        if end - v > self.options.limits.max_id_len {
+        let span = Span::new(v, end);
+        if id_too_long(span, &self.options.limits) {
             return None;
         }
-        Some((Span::new(v, end), kind))
+        Some((span, kind))
     }
 
     /// The members of a usual shape at `i` besides `jsonrpc` and `id`: `"method":"…"`, then
@@ -681,7 +682,8 @@ impl Decoder {
         if frame.get(i..i + 10) == Some(br#""method":""#) {
             let v = i + 10;
             let (close, esc) = scan::string_end(frame, v).ok()?;
-            if close - v > opts.limits.max_method_len {
+            let text = (Span::new(v, close), esc);
+            if method_too_long(text.0, &opts.limits) {
                 return None;
             }
             let mut end = close + 1;
@@ -694,7 +696,6 @@ impl Decoder {
                 end = self.skip(frame, p, 1).ok()?;
                 params = Some(Span::new(p, end));
             }
-            let text = (Span::new(v, close), esc);
             Some((UsualBody::Method { text, params }, end))
         } else if frame.get(i..i + 9) == Some(br#""result":"#) {
             let v = i + 9;
@@ -1267,7 +1268,7 @@ impl Decoder {
         } else {
             m.id.and_then(|(span, kind)| {
                 let token = &frame[span.range()];
-                if token.len() > opts.limits.max_id_len {
+                if id_too_long(span, &opts.limits) {
                     Some(DecodeError::IdTooLong)
                 } else if mcp && kind == IdKind::Null && (m.error.is_none() || has_method) {
                     // (MCP allows a null id only in an error response.)
@@ -1322,7 +1323,7 @@ impl Decoder {
             let Some((span, esc)) = m.method else {
                 return reject(DecodeError::MethodNotString);
             };
-            if span.range().len() > opts.limits.max_method_len {
+            if method_too_long(span, &opts.limits) {
                 return reject(DecodeError::MethodTooLong);
             }
             if opts.hardened && esc {
@@ -1481,6 +1482,20 @@ fn params_error(first: u8, mcp: bool) -> Option<DecodeError> {
         b'[' => Some(DecodeError::ParamsNotObject),
         _ => Some(DecodeError::BadParams),
     }
+}
+
+/// Whether the `id` token at `token` (quotes included, as [`Limits::max_id_len`] counts it) is
+/// over the limit: -32600 in the general walk, `None` from the usual shapes.
+#[inline(always)]
+fn id_too_long(token: Span, limits: &Limits) -> bool {
+    token.range().len() > limits.max_id_len
+}
+
+/// Whether the `method` string whose body is at `body` (escaped, between its quotes, as
+/// [`Limits::max_method_len`] counts it) is over the limit: as [`id_too_long`].
+#[inline(always)]
+fn method_too_long(body: Span, limits: &Limits) -> bool {
+    body.range().len() > limits.max_method_len
 }
 
 /// The index of the first byte at or after `i` that is not an ASCII digit.
@@ -1803,6 +1818,37 @@ mod tests {
             assert_eq!(got.is_ok(), *ok, "{result}: {got:?}");
             if let Err(r) = got {
                 assert_eq!(r.error, DecodeError::BadResultType, "{result}");
+            }
+        }
+    }
+
+    /// The id and method limits hold to the byte on both paths: a frame of a usual shape at
+    /// a limit is decoded there, one byte over it falls to the general walk, and the walk
+    /// (which alone decides the frames out of the usual order) refuses it.
+    #[test]
+    fn id_and_method_limits_are_exact_on_both_paths() {
+        let mut options = DecodeOptions::new(Dialect::Mcp);
+        options.limits.max_id_len = 4; // `"ab"`, or `1234`
+        options.limits.max_method_len = 3; // `abc`, escaped form: `a\n` is 3 bytes
+        let decoder = Decoder::new(options);
+        let cases: [(&str, &str, Option<DecodeError>); 6] = [
+            (r#""ab""#, "abc", None),
+            ("1234", r"a\n", None),
+            (r#""abc""#, "abc", Some(DecodeError::IdTooLong)),
+            ("12345", "abc", Some(DecodeError::IdTooLong)),
+            (r#""ab""#, "abcd", Some(DecodeError::MethodTooLong)),
+            ("1234", r"ab\n", Some(DecodeError::MethodTooLong)),
+        ];
+        for (id, method, expected) in cases {
+            let usual = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+            let unusual = format!(r#"{{"id":{id},"jsonrpc":"2.0","method":"{method}"}}"#);
+            let straight = decoder.decode_usual(usual.as_bytes());
+            assert_eq!(straight.is_some(), expected.is_none(), "{usual}");
+            for frame in [&usual, &unusual] {
+                let walked = decoder.decode_walked(frame.as_bytes());
+                assert_eq!(walked.err().map(|r| r.error), expected, "{frame}");
+                let decoded = decoder.decode(frame.as_bytes());
+                assert_eq!(decoded.err().map(|r| r.error()), expected, "{frame}");
             }
         }
     }
