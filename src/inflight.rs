@@ -183,9 +183,11 @@ pub enum InFlightError {
     /// (A proxy may instead drop the second request unanswered, or, under plain JSON-RPC,
     /// which only advises unique ids, forward it.)
     Duplicate,
-    /// The table holds its maximum number of requests, or the request's id would take the
-    /// bytes its ids hold over their limit ([`InFlight::max_id_bytes`]).
+    /// The table holds its maximum number of requests.
     Full,
+    /// The request's id and the extra bytes it came with would take the bytes the table's
+    /// entries hold over their budget ([`InFlight::max_bytes`]).
+    OverBudget,
 }
 
 impl core::fmt::Display for InFlightError {
@@ -193,6 +195,9 @@ impl core::fmt::Display for InFlightError {
         f.write_str(match self {
             InFlightError::Duplicate => "a request with this id is already in flight",
             InFlightError::Full => "the table of requests in flight is full",
+            InFlightError::OverBudget => {
+                "the requests in flight would hold more bytes than their budget"
+            }
         })
     }
 }
@@ -213,22 +218,32 @@ impl std::error::Error for InFlightError {}
 /// ```
 #[derive(Clone)]
 pub struct InFlight<T, S = foldhash::quality::RandomState> {
-    map: HashMap<IdKey, (IdBuf, T), S>,
+    map: HashMap<IdKey, Entry<T>, S>,
     capacity: usize,
     lenient: bool,
-    /// What the ids of the entries hold ([`id_cost`]), and its limit.
-    id_bytes: usize,
-    max_id_bytes: usize,
+    /// What the entries hold ([`Entry::bytes`]), and its budget.
+    bytes: usize,
+    max_bytes: usize,
 }
 
-/// What an entry's id counts against [`InFlight::max_id_bytes`]: its spelling and its key,
-/// the two copies the table keeps (inline up to about 22 bytes, on the heap beyond).
+/// A request in flight: its id as it was spelled, the caller's value, and what it counts
+/// against [`InFlight::max_bytes`].
+#[derive(Clone)]
+struct Entry<T> {
+    id: IdBuf,
+    value: T,
+    /// Its id's cost ([`id_cost`]) and the extra bytes it was registered with.
+    bytes: usize,
+}
+
+/// What an entry's id counts against [`InFlight::max_bytes`]: its spelling and its key, the
+/// two copies the table keeps (inline up to about 22 bytes, on the heap beyond).
 fn id_cost(id: Id<'_>, key: &IdKey) -> usize {
     id.raw().len() + key.encoded_len()
 }
 
-/// The default of [`InFlight::max_id_bytes`] (and `IdRemapper::max_id_bytes`): 64 MiB of
-/// ids (an id may be as long as a frame, so the count of entries alone does not bound the
+/// The default of [`InFlight::max_bytes`] (and `IdRemapper::max_id_bytes`): 64 MiB of ids
+/// (an id may be as long as a frame, so the count of entries alone does not bound the
 /// table's memory).
 pub(crate) const DEFAULT_MAX_ID_BYTES: usize = 64 << 20;
 
@@ -247,36 +262,58 @@ impl<T, S: BuildHasher> InFlight<T, S> {
             map: HashMap::with_hasher(hasher),
             capacity,
             lenient: false,
-            id_bytes: 0,
-            max_id_bytes: DEFAULT_MAX_ID_BYTES,
+            bytes: 0,
+            max_bytes: DEFAULT_MAX_ID_BYTES,
         }
     }
 
-    /// Bounds the bytes the entries' ids hold together (each counts its spelling and its
-    /// canonical key, about twice its length): beyond it a new request is refused as
-    /// [`InFlightError::Full`]. A peer may send ids as long as its frames, so a table of
-    /// `capacity` entries could otherwise hold `capacity` times the frame limit.
-    /// 64 MiB unless set.
+    /// Bounds the bytes the entries hold together: each its id (its spelling and its
+    /// canonical key, about twice its length) and the extra bytes it was registered with by
+    /// [`insert_with_extra`](Self::insert_with_extra) or
+    /// [`reserve_with_extra`](Self::reserve_with_extra) (what the caller's value holds of
+    /// the peer's bytes, such as a method name or a progress token, also as long as a frame
+    /// may be). Beyond it a new request is refused as [`InFlightError::OverBudget`]. A peer
+    /// may send ids as long as its frames, so a table of `capacity` entries could otherwise
+    /// hold `capacity` times the frame limit. 64 MiB unless set.
     ///
     /// ```
     /// use rpcwire::{Id, InFlight, InFlightError};
-    /// let mut table = InFlight::new(1024).max_id_bytes(100);
-    /// let long = format!("\"{}\"", "x".repeat(60));
-    /// assert_eq!(
-    ///     table.insert(Id::from_token(long.as_bytes()).unwrap(), ()),
-    ///     Err(InFlightError::Full)
-    /// );
-    /// table.insert(Id::from_token(b"1").unwrap(), ()).unwrap();
-    /// assert!(table.id_bytes() <= 100);
+    /// // Each id here counts 1 + 5 bytes: its spelling `1` and its key (`n+1e1`, `n+2e1`).
+    /// let mut table = InFlight::new(1024).max_bytes(20);
+    /// let method = "tools/call";
+    /// table.insert_with_extra(Id::from_token(b"1").unwrap(), method.len(), method).unwrap();
+    /// assert_eq!(table.bytes(), 16);
+    /// // 16 + 6 + 0 would pass 20: refused, however few the entries.
+    /// let two = Id::from_token(b"2").unwrap();
+    /// assert_eq!(table.insert(two, "ping"), Err(InFlightError::OverBudget));
+    /// // A reply gives the bytes back.
+    /// table.remove(Id::from_token(b"1").unwrap()).unwrap();
+    /// assert_eq!(table.bytes(), 0);
+    /// table.insert(two, "ping").unwrap();
     /// ```
-    pub fn max_id_bytes(mut self, bytes: usize) -> Self {
-        self.max_id_bytes = bytes;
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
         self
     }
 
-    /// The bytes the entries' ids hold, as [`max_id_bytes`](Self::max_id_bytes) counts them.
+    /// The bytes the entries hold, as [`max_bytes`](Self::max_bytes) counts them.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// [`max_bytes`](Self::max_bytes) under its first name, from when the budget counted
+    /// only the ids: the same budget (an entry inserted without extra bytes counts its id
+    /// alone).
+    #[deprecated(note = "renamed `max_bytes`: the budget counts extra bytes too")]
+    pub fn max_id_bytes(self, bytes: usize) -> Self {
+        self.max_bytes(bytes)
+    }
+
+    /// [`bytes`](Self::bytes) under its first name (see
+    /// [`max_id_bytes`](Self::max_id_bytes)).
+    #[deprecated(note = "renamed `bytes`: the budget counts extra bytes too")]
     pub fn id_bytes(&self) -> usize {
-        self.id_bytes
+        self.bytes()
     }
 
     /// Match a string holding a number against that number (off by default).
@@ -291,7 +328,19 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// Registers a request; a duplicate leaves the existing entry untouched.
     pub fn insert(&mut self, id: Id<'_>, value: T) -> Result<(), InFlightError> {
-        self.reserve(id)?.insert(value);
+        self.insert_with_extra(id, 0, value)
+    }
+
+    /// Registers a request that holds `extra_bytes` beside its id, counted against
+    /// [`max_bytes`](Self::max_bytes) with it until the request leaves the table (see there
+    /// for an example); otherwise as [`insert`](Self::insert).
+    pub fn insert_with_extra(
+        &mut self,
+        id: Id<'_>,
+        extra_bytes: usize,
+        value: T,
+    ) -> Result<(), InFlightError> {
+        self.reserve_with_extra(id, extra_bytes)?.insert(value);
         Ok(())
     }
 
@@ -309,18 +358,29 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// assert_eq!(table.reserve(id).unwrap_err(), InFlightError::Duplicate);
     /// ```
     pub fn reserve(&mut self, id: Id<'_>) -> Result<ReservedId<'_, T, S>, InFlightError> {
+        self.reserve_with_extra(id, 0)
+    }
+
+    /// [`reserve`](Self::reserve) for a request that holds `extra_bytes` beside its id, as
+    /// [`insert_with_extra`](Self::insert_with_extra) counts them.
+    pub fn reserve_with_extra(
+        &mut self,
+        id: Id<'_>,
+        extra_bytes: usize,
+    ) -> Result<ReservedId<'_, T, S>, InFlightError> {
         let key = self.key(id);
-        let cost = id_cost(id, &key);
-        let full = self.map.len() >= self.capacity
-            || self.id_bytes.saturating_add(cost) > self.max_id_bytes;
+        let cost = id_cost(id, &key).saturating_add(extra_bytes);
+        let full = self.map.len() >= self.capacity;
+        let over_budget = self.bytes.saturating_add(cost) > self.max_bytes;
         match self.map.entry(key) {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
             hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),
             hashbrown::hash_map::Entry::Vacant(_) if full => Err(InFlightError::Full),
+            hashbrown::hash_map::Entry::Vacant(_) if over_budget => Err(InFlightError::OverBudget),
             hashbrown::hash_map::Entry::Vacant(entry) => Ok(ReservedId {
                 entry,
                 id: id.to_owned_id(),
-                id_bytes: (&mut self.id_bytes, cost),
+                bytes: (&mut self.bytes, cost),
             }),
         }
     }
@@ -332,15 +392,15 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// The value of the request with this id.
     pub fn get(&self, id: Id<'_>) -> Option<&T> {
-        self.map.get(&self.key(id)).map(|(_, v)| v)
+        self.map.get(&self.key(id)).map(|entry| &entry.value)
     }
 
     /// Removes the request this reply (or cancellation) names; returns the id exactly as the
     /// request spelled it, and the value.
     pub fn remove(&mut self, id: Id<'_>) -> Option<(IdBuf, T)> {
-        let (key, (id, value)) = self.map.remove_entry(&self.key(id))?;
-        self.id_bytes -= id_cost(id.as_id(), &key);
-        Some((id, value))
+        let entry = self.map.remove(&self.key(id))?;
+        self.bytes -= entry.bytes;
+        Some((entry.id, entry.value))
     }
 
     /// Number of requests in flight.
@@ -356,8 +416,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// Removes and returns every request (the connection ended: they stay unanswered).
     pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
         // (The map is empty once `drain` returns, whether or not the iterator is run.)
-        self.id_bytes = 0;
-        self.map.drain().map(|(_, v)| v)
+        self.bytes = 0;
+        self.map.drain().map(|(_, entry)| (entry.id, entry.value))
     }
 }
 
@@ -365,10 +425,10 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 /// when its value is [`insert`](Self::insert)ed.
 #[must_use = "dropping the reservation registers nothing: insert the request's value"]
 pub struct ReservedId<'a, T, S> {
-    entry: hashbrown::hash_map::VacantEntry<'a, IdKey, (IdBuf, T), S>,
+    entry: hashbrown::hash_map::VacantEntry<'a, IdKey, Entry<T>, S>,
     id: IdBuf,
-    /// The table's count of id bytes, and what this id adds to it once inserted.
-    id_bytes: (&'a mut usize, usize),
+    /// The table's count of bytes, and what this request adds to it once inserted.
+    bytes: (&'a mut usize, usize),
 }
 
 impl<T, S: BuildHasher> ReservedId<'_, T, S> {
@@ -379,8 +439,13 @@ impl<T, S: BuildHasher> ReservedId<'_, T, S> {
 
     /// Registers the request with `value`.
     pub fn insert(self, value: T) {
-        *self.id_bytes.0 += self.id_bytes.1;
-        self.entry.insert((self.id, value));
+        let (held, bytes) = self.bytes;
+        *held += bytes;
+        self.entry.insert(Entry {
+            id: self.id,
+            value,
+            bytes,
+        });
     }
 }
 
@@ -393,7 +458,7 @@ impl<T, S> core::fmt::Debug for ReservedId<'_, T, S> {
 impl<T: core::fmt::Debug, S> core::fmt::Debug for InFlight<T, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_map()
-            .entries(self.map.values().map(|(id, v)| (id, v)))
+            .entries(self.map.values().map(|entry| (&entry.id, &entry.value)))
             .finish()
     }
 }

@@ -19,6 +19,7 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::RemapError::Full),
         error(rpcwire::InFlightError::Duplicate),
         error(rpcwire::InFlightError::Full),
+        error(rpcwire::InFlightError::OverBudget),
         error(ValueError::InvalidCharacter),
         error(ValueError::BadBase64),
         error(ValueError::NotUtf8),

@@ -287,34 +287,34 @@ fn id_bytes_are_bounded_and_given_back() {
     let token = |n: usize, c: char| format!("\"{}\"", c.to_string().repeat(n));
     // Each 40-byte id counts its spelling (42 bytes, quotes included) and its key (41: a
     // type tag and the 40 characters).
-    let mut t = InFlight::new(1000).max_id_bytes(260);
+    let mut t = InFlight::new(1000).max_bytes(260);
     for c in ['a', 'b', 'c'] {
         let id = token(40, c);
         t.insert(Id::from_token(id.as_bytes()).unwrap(), c).unwrap();
     }
-    assert_eq!(t.id_bytes(), 3 * 83);
+    assert_eq!(t.bytes(), 3 * 83);
     let d = token(40, 'd');
     let d = Id::from_token(d.as_bytes()).unwrap();
-    assert_eq!(t.insert(d, 'd'), Err(InFlightError::Full));
-    // A reused id is still a duplicate, not `Full`.
+    assert_eq!(t.insert(d, 'd'), Err(InFlightError::OverBudget));
+    // A reused id is still a duplicate, not over the budget.
     let a = token(40, 'a');
     let a = Id::from_token(a.as_bytes()).unwrap();
     assert_eq!(t.insert(a, 'x'), Err(InFlightError::Duplicate));
     // A short id still fits: the bound is on bytes, not entries.
     t.insert(Id::from_token(b"1").unwrap(), '1').unwrap();
     // (Its key is `n+1e1`: a number's tag, sign, digits and exponent.)
-    assert_eq!(t.id_bytes(), 3 * 83 + 1 + 5);
+    assert_eq!(t.bytes(), 3 * 83 + 1 + 5);
     assert_eq!(t.len(), 4);
     // Removing gives the bytes back; a dropped reservation takes none.
     assert_eq!(t.remove(a).map(|(_, v)| v), Some('a'));
-    assert_eq!(t.id_bytes(), 2 * 83 + 6);
+    assert_eq!(t.bytes(), 2 * 83 + 6);
     drop(t.reserve(d).unwrap());
-    assert_eq!(t.id_bytes(), 2 * 83 + 6);
+    assert_eq!(t.bytes(), 2 * 83 + 6);
     assert!(!t.contains(d));
     t.reserve(d).unwrap().insert('d');
-    assert_eq!(t.id_bytes(), 3 * 83 + 6);
+    assert_eq!(t.bytes(), 3 * 83 + 6);
     assert_eq!(t.drain().count(), 4);
-    assert_eq!(t.id_bytes(), 0);
+    assert_eq!(t.bytes(), 0);
     // The default bounds a table of long ids too: ids of 64 KiB stop well before its 100,000
     // entries.
     let mut t = InFlight::new(100_000);
@@ -324,11 +324,68 @@ fn id_bytes_are_bounded_and_given_back() {
         match t.insert(Id::from_token(id.as_bytes()).unwrap(), ()) {
             Ok(()) => inserted += 1,
             Err(e) => {
-                assert_eq!(e, InFlightError::Full);
+                assert_eq!(e, InFlightError::OverBudget);
                 break;
             }
         }
     }
     assert!((400..600).contains(&inserted), "{inserted} ids of 64 KiB");
-    assert!(t.id_bytes() <= 64 << 20);
+    assert!(t.bytes() <= 64 << 20);
+}
+
+/// The budget counts each entry's id and the extra bytes it was registered with, to the
+/// byte: an entry that brings the total exactly to the budget fits, one byte more does not
+/// (whatever way it comes in), and every way out gives its bytes back.
+#[test]
+fn extra_bytes_count_against_the_budget() {
+    let id = |t: &'static str| Id::from_token(t.as_bytes()).unwrap();
+    // `1` counts 1 + 5 bytes (its spelling and its key, `n+1e1`), and so does each digit.
+    let mut t = InFlight::new(10).max_bytes(100);
+    t.insert_with_extra(id("1"), 44, "a").unwrap();
+    assert_eq!(t.bytes(), 50);
+    // 50 + 6 + 45 is one byte over: refused by both ways in, the table untouched.
+    assert_eq!(
+        t.insert_with_extra(id("2"), 45, "b"),
+        Err(InFlightError::OverBudget)
+    );
+    assert_eq!(
+        t.reserve_with_extra(id("2"), 45).unwrap_err(),
+        InFlightError::OverBudget
+    );
+    assert_eq!((t.bytes(), t.len()), (50, 1));
+    // 50 + 6 + 44 is the budget exactly.
+    t.reserve_with_extra(id("2"), 44).unwrap().insert("b");
+    assert_eq!(t.bytes(), 100);
+    // Full to the byte: not even an id alone fits, but a reused id is still a duplicate.
+    assert_eq!(t.insert(id("3"), "c"), Err(InFlightError::OverBudget));
+    assert_eq!(
+        t.insert_with_extra(id("1"), 0, "x"),
+        Err(InFlightError::Duplicate)
+    );
+    // A removal gives back the id and its extra bytes.
+    assert_eq!(t.remove(id("1")).map(|(_, v)| v), Some("a"));
+    assert_eq!(t.bytes(), 50);
+    // An extra count that would overflow is over any budget, not wrapped around.
+    assert_eq!(
+        t.insert_with_extra(id("3"), usize::MAX, "c"),
+        Err(InFlightError::OverBudget)
+    );
+    t.insert_with_extra(id("3"), 44, "c").unwrap();
+    assert_eq!(t.bytes(), 100);
+    // Draining gives back everything, even if the iterator is dropped unread.
+    drop(t.drain());
+    assert_eq!((t.bytes(), t.len()), (0, 0));
+    // The count of entries is checked first: a table at capacity is full, whatever the
+    // budget.
+    let mut t = InFlight::new(1).max_bytes(6);
+    t.insert(id("1"), ()).unwrap();
+    assert_eq!(t.insert(id("2"), ()), Err(InFlightError::Full));
+    // The budget's first names still work, as the same budget.
+    #[allow(deprecated)]
+    {
+        let mut t = InFlight::new(10).max_id_bytes(12);
+        t.insert_with_extra(id("1"), 6, ()).unwrap();
+        assert_eq!(t.id_bytes(), 12);
+        assert_eq!(t.insert(id("2"), ()), Err(InFlightError::OverBudget));
+    }
 }

@@ -875,8 +875,8 @@ fn model_id(arg: u8) -> String {
 }
 
 /// `InFlight` and `IdRemapper` against models of what they hold: the same answers (accepted,
-/// duplicate, full) and the same count of id bytes, through every way an entry leaves. Each
-/// byte pair is an operation and its argument.
+/// duplicate, full, over the byte budget) and the same count of bytes, through every way an
+/// entry leaves. Each byte pair is an operation and its argument.
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
@@ -886,8 +886,9 @@ pub fn tables_model(data: &[u8]) {
     }
     let (capacity, budget) = (8, 400);
 
-    // InFlight: the model maps each key to its cost (token and key lengths).
-    let mut table = InFlight::new(capacity).max_id_bytes(budget);
+    // InFlight: the model maps each key to its cost (token and key lengths, and the extra
+    // bytes it was inserted with).
+    let mut table = InFlight::new(capacity).max_bytes(budget);
     let mut model: HashMap<IdKey, usize> = HashMap::new();
     // IdRemapper: the model maps (client, key) to what it knows of each request.
     struct Remapped {
@@ -908,26 +909,38 @@ pub fn tables_model(data: &[u8]) {
         let key = IdKey::of(id(&token));
         match op % 10 {
             0 | 1 => {
-                let cost = token.len() + key.encoded_len();
+                // Half the time with extra bytes, up to 56.
+                let extra = if op & 0x10 == 0 {
+                    0
+                } else {
+                    8 * usize::from(arg >> 5)
+                };
+                let cost = token.len() + key.encoded_len() + extra;
                 let used: usize = model.values().sum();
                 let expected = if model.contains_key(&key) {
                     Err(InFlightError::Duplicate)
-                } else if model.len() >= capacity || used + cost > budget {
+                } else if model.len() >= capacity {
                     Err(InFlightError::Full)
+                } else if used + cost > budget {
+                    Err(InFlightError::OverBudget)
                 } else {
                     Ok(())
                 };
                 // Through `insert`, or a reservation, which is sometimes dropped (and then
                 // holds nothing).
                 let kept = match op % 10 {
-                    0 => table.insert(id(&token), ()).map(|()| true),
-                    _ => table.reserve(id(&token)).map(|r| match arg % 3 {
-                        0 => false,
-                        _ => {
-                            r.insert(());
-                            true
-                        }
-                    }),
+                    0 => table
+                        .insert_with_extra(id(&token), extra, ())
+                        .map(|()| true),
+                    _ => table
+                        .reserve_with_extra(id(&token), extra)
+                        .map(|r| match arg % 3 {
+                            0 => false,
+                            _ => {
+                                r.insert(());
+                                true
+                            }
+                        }),
                 };
                 assert_eq!(kept.map(|_| ()), expected, "insert {token}");
                 if kept == Ok(true) {
@@ -1056,7 +1069,7 @@ pub fn tables_model(data: &[u8]) {
             _ => {}
         }
         let used: usize = model.values().sum();
-        assert_eq!((table.id_bytes(), table.len()), (used, model.len()));
+        assert_eq!((table.bytes(), table.len()), (used, model.len()));
         let used: usize = remapped.values().map(|r| r.cost).sum();
         assert_eq!((remap.id_bytes(), remap.len()), (used, remapped.len()));
     }

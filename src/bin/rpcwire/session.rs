@@ -228,10 +228,6 @@ struct Waiting {
     /// The number of the client batch it came in, when that batch times out as a unit
     /// ([`BatchWait`]); 0 otherwise.
     batch: u64,
-    /// What it counts against [`MAX_IN_FLIGHT_BYTES`]: its id's and method's lengths, and its
-    /// progress token's key twice (here and in `progress_tokens`): a token is not bounded by
-    /// the id limit, only by the frame's.
-    bytes: usize,
 }
 
 /// A client batch whose requests time out together: one array answers a batch (JSON-RPC 2.0
@@ -370,10 +366,6 @@ pub struct Session {
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
-    /// The bytes of ids and method names of the requests waiting, by direction of the request
-    /// (at most `max_in_flight_bytes`).
-    in_flight_bytes: [usize; 2],
-    max_in_flight_bytes: usize,
     /// How many requests stopped waiting, by direction of the request.
     stopped_waiting: [u64; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
@@ -638,11 +630,13 @@ fn rejected_violation_of(kind: &str) -> Option<Violation> {
 }
 
 /// How many bytes of ids, method names and progress tokens the requests waiting in each
-/// direction may hold: `--max-in-flight` bounds their number, this their memory (a million
+/// direction may hold (the budget of their `InFlight` table, each request's method and token
+/// its extra bytes): `--max-in-flight` bounds their number, this their memory (a million
 /// requests with ids and names of 64 KiB each would otherwise take 128 GB, and a progress
 /// token may be as long as a frame). Beyond it a request is refused as beyond
-/// `--max-in-flight`. (Each byte is kept about twice: an id's key and its token, a progress
-/// token's key in its request and in the count of requests reporting on it.)
+/// `--max-in-flight`. (Ids and tokens are counted as kept, about twice: an id's key and its
+/// token, a progress token's key in its request and in the count of requests reporting on
+/// it.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
 /// How many requests may wait in each direction by default.
@@ -659,16 +653,24 @@ impl Session {
         timeout_ms: Option<u64>,
         max_in_flight: usize,
     ) -> Session {
+        Session::with_budget(dialect, timeout_ms, max_in_flight, MAX_IN_FLIGHT_BYTES)
+    }
+
+    /// A session that tracks at most `max_in_flight` requests in each direction, holding at
+    /// most `max_bytes` of ids, method names and progress tokens (see
+    /// [`MAX_IN_FLIGHT_BYTES`]).
+    fn with_budget(
+        dialect: Dialect,
+        timeout_ms: Option<u64>,
+        max_in_flight: usize,
+        max_bytes: usize,
+    ) -> Session {
         Session {
             dialect,
-            // The session bounds ids and method names together (`MAX_IN_FLIGHT_BYTES`), not
-            // the tables their ids alone.
-            waiting: [(); 2].map(|()| InFlight::new(max_in_flight).max_id_bytes(usize::MAX)),
+            waiting: [(); 2].map(|()| InFlight::new(max_in_flight).max_bytes(max_bytes)),
             recent: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
-            in_flight_bytes: [0, 0],
-            max_in_flight_bytes: MAX_IN_FLIGHT_BYTES,
             stopped_waiting: [0, 0],
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: Vec::new(),
@@ -694,7 +696,6 @@ impl Session {
     /// A request sent in `dir` stopped waiting: its progress token is no longer active (and
     /// a client request's deadline is dead).
     fn release(&mut self, dir: Dir, waiting: &Waiting) {
-        self.in_flight_bytes[slot(dir)] -= waiting.bytes;
         self.stopped_waiting[slot(dir)] += 1;
         if dir == Dir::C2s {
             self.batch_part_answered(waiting.batch, |batch| batch.waiting -= 1);
@@ -972,26 +973,21 @@ impl Session {
                         .map(IdKey::of);
                     // (A batch is open only while its elements are observed.)
                     let batch = self.open_batch_no(dir);
-                    let bytes = id.raw().len()
-                        + method.len()
-                        + progress_token.as_ref().map_or(0, |k| 2 * k.encoded_len());
+                    // What the request holds beside its id, against `MAX_IN_FLIGHT_BYTES`: its
+                    // method and its progress token's key twice (here and in
+                    // `progress_tokens`): a token is not bounded by the id limit, only by the
+                    // frame's.
+                    let extra_bytes =
+                        method.len() + progress_token.as_ref().map_or(0, |k| 2 * k.encoded_len());
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
                         in_batch,
                         batch,
-                        bytes,
                     };
-                    let within =
-                        self.in_flight_bytes[slot(dir)] + bytes <= self.max_in_flight_bytes;
-                    let inserted = match within {
-                        true => self.waiting[slot(dir)].insert(id, waiting),
-                        false => Err(InFlightError::Full),
-                    };
-                    match inserted {
+                    match self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting) {
                         Ok(()) => {
-                            self.in_flight_bytes[slot(dir)] += bytes;
                             if let Some(token) = progress_token {
                                 *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
                             }
@@ -1017,7 +1013,7 @@ impl Session {
                             forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::DuplicateId)
                         }
-                        Err(InFlightError::Full) => {
+                        Err(InFlightError::Full | InFlightError::OverBudget) => {
                             forward = false;
                             self.flag(dir, Violation::TooManyInFlight)
                         }
@@ -1269,7 +1265,6 @@ impl Session {
     /// The session ended: every request still waiting is unanswered.
     pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
         let mut out = vec![];
-        self.in_flight_bytes = [0, 0];
         for dir in [Dir::C2s, Dir::S2c] {
             let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
             for (id, w) in left {
@@ -1790,15 +1785,17 @@ mod tests {
     /// and a reply frees its bytes.
     #[test]
     fn requests_in_flight_are_bounded_by_bytes() {
-        let mut session = Session::new(Dialect::Mcp, Some(1_000));
-        session.max_in_flight_bytes = 1 << 20;
+        let mut session =
+            Session::with_budget(Dialect::Mcp, Some(1_000), MAX_IN_FLIGHT.get(), 2 << 20);
         let method = "m".repeat(1000);
         let token = |n: usize| format!("\"{n:0>64000}\"");
         let tokens: Vec<String> = (0..17).map(token).collect();
         let ids: Vec<Id<'_>> = tokens.iter().map(|t| id_of(t)).collect();
         for (n, id) in ids.iter().enumerate() {
             let v = session.observe(Dir::C2s, &observation("request", *id, Some(&method)), 0);
-            let refused = n == 16; // 16 × 65,002 bytes fit in 1 MiB, 17 do not
+            // Each counts its id's spelling (64,002 bytes) and key (64,001) and its method
+            // (1,000): 16 × 129,003 bytes fit in 2 MiB, 17 do not.
+            let refused = n == 16;
             assert_eq!(v.violation.is_some(), refused, "{n}");
             assert_eq!(v.forward, !refused, "{n}");
         }
@@ -1807,20 +1804,19 @@ mod tests {
         let v = session.observe(Dir::C2s, &observation("request", ids[16], Some(&method)), 2);
         assert_eq!(v.violation, None);
         assert_eq!(
-            session.in_flight_bytes[slot(Dir::C2s)],
-            16 * (64_002 + 1000)
+            session.waiting[slot(Dir::C2s)].bytes(),
+            16 * (64_002 + 64_001 + 1000)
         );
         // Timeouts free them too.
         assert_eq!(session.expire(10_000).len(), 16);
-        assert_eq!(session.in_flight_bytes[slot(Dir::C2s)], 0);
+        assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
     }
 
     /// A progress token counts against the bytes too (it is bounded by the frame limit only,
     /// not by the id limit), twice, and a reply gives it back.
     #[test]
     fn progress_tokens_count_against_the_bytes_in_flight() {
-        let mut session = Session::new(Dialect::Mcp, None);
-        session.max_in_flight_bytes = 1 << 20;
+        let mut session = Session::with_budget(Dialect::Mcp, None, MAX_IN_FLIGHT.get(), 1 << 20);
         let token = format!("\"{}\"", "p".repeat(300_000));
         let request = |session: &mut Session, n: &str| {
             let o = Observation {
@@ -1830,10 +1826,11 @@ mod tests {
             session.observe(Dir::C2s, &o, 0).violation
         };
         assert_eq!(request(&mut session, "1"), None);
-        // Its key (300,001 bytes) twice, the id and the method.
+        // Its key (300,001 bytes) twice, the id (its spelling `1` and its key `n+1e1`) and
+        // the method.
         assert_eq!(
-            session.in_flight_bytes[slot(Dir::C2s)],
-            2 * 300_001 + 1 + "tools/call".len()
+            session.waiting[slot(Dir::C2s)].bytes(),
+            2 * 300_001 + (1 + 5) + "tools/call".len()
         );
         assert_eq!(request(&mut session, "2"), Some(Violation::TooManyInFlight));
         session.observe(
@@ -1841,7 +1838,7 @@ mod tests {
             &observation("success_response", id_of("1"), None),
             1,
         );
-        assert_eq!(session.in_flight_bytes[slot(Dir::C2s)], 0);
+        assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
         assert_eq!(request(&mut session, "2"), None);
     }
 
