@@ -301,21 +301,6 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         self.bytes
     }
 
-    /// [`max_bytes`](Self::max_bytes) under its first name, from when the budget counted
-    /// only the ids: the same budget (an entry inserted without extra bytes counts its id
-    /// alone).
-    #[deprecated(note = "renamed `max_bytes`: the budget counts extra bytes too")]
-    pub fn max_id_bytes(self, bytes: usize) -> Self {
-        self.max_bytes(bytes)
-    }
-
-    /// [`bytes`](Self::bytes) under its first name (see
-    /// [`max_id_bytes`](Self::max_id_bytes)).
-    #[deprecated(note = "renamed `bytes`: the budget counts extra bytes too")]
-    pub fn id_bytes(&self) -> usize {
-        self.bytes()
-    }
-
     /// Match a string holding a number against that number (off by default).
     pub fn lenient(mut self, yes: bool) -> Self {
         self.lenient = yes;

@@ -380,12 +380,4 @@ fn extra_bytes_count_against_the_budget() {
     let mut t = InFlight::new(1).max_bytes(6);
     t.insert(id("1"), ()).unwrap();
     assert_eq!(t.insert(id("2"), ()), Err(InFlightError::Full));
-    // The budget's first names still work, as the same budget.
-    #[allow(deprecated)]
-    {
-        let mut t = InFlight::new(10).max_id_bytes(12);
-        t.insert_with_extra(id("1"), 6, ()).unwrap();
-        assert_eq!(t.id_bytes(), 12);
-        assert_eq!(t.insert(id("2"), ()), Err(InFlightError::OverBudget));
-    }
 }
