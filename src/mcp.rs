@@ -361,12 +361,14 @@ pub enum ResultType<'a> {
     InputRequired,
     /// Another string value (valid only if the receiver knows it).
     Other(JsonStr<'a>),
-    /// Present but not a string.
+    /// Present but not a string, or ambiguous (duplicated, or in an object too malformed to
+    /// read whole).
     Malformed,
 }
 
 impl<'a> ResultType<'a> {
-    /// Reads `result.resultType`.
+    /// Reads `result.resultType`. A duplicated one, or one in an object whose members cannot
+    /// all be read, is ambiguous and [`Malformed`](Self::Malformed), as the decoder refuses it.
     ///
     /// ```
     /// use rpcwire::{mcp::ResultType, RawJson};
@@ -374,9 +376,10 @@ impl<'a> ResultType<'a> {
     /// assert_eq!(ResultType::of(RawJson::new(br#"{"resultType":7}"#).unwrap()), ResultType::Malformed);
     /// ```
     pub fn of(result: RawJson<'a>) -> Self {
-        match result.get("resultType") {
-            None => ResultType::Complete,
-            Some(v) => match v.as_str() {
+        match result.lookup("resultType") {
+            Lookup::Absent => ResultType::Complete,
+            Lookup::Ambiguous => ResultType::Malformed,
+            Lookup::Found(v) => match v.as_str() {
                 Some(s) if s.eq_str("complete") => ResultType::Complete,
                 Some(s) if s.eq_str("input_required") => ResultType::InputRequired,
                 Some(s) => ResultType::Other(s),

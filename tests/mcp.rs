@@ -132,6 +132,21 @@ fn result_type_rules() {
 }
 
 #[test]
+fn an_ambiguous_result_type_is_malformed_not_complete() {
+    // Read on its own (a decoder that checks no resultType lets these through), a duplicated
+    // `resultType`, or one in an object whose members cannot all be read, is ambiguous: the
+    // decoder's rule refuses it, and it must not pass for an absent one (`Complete`).
+    for result in [
+        &br#"{"resultType":"input_required","resultType":"input_required"}"#[..],
+        br#"{"resultType":"complete","resultType":"input_required"}"#,
+        br#"{"content":[] "resultType":"input_required"}"#,
+    ] {
+        let result = rpcwire::RawJson::new(result).unwrap();
+        assert_eq!(ResultType::of(result), ResultType::Malformed, "{result:?}");
+    }
+}
+
+#[test]
 fn meta_key_names() {
     for good in [
         "progressToken",

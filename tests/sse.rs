@@ -187,6 +187,39 @@ fn sse_retry_is_not_lost_at_eof_or_in_an_over_long_event() {
     assert_eq!(events(b"retry: 7\ndata: x\n\n").len(), 1);
 }
 
+/// Nor is a `retry` read after its event was found over-long: WHATWG applies it as the line
+/// is read (only the event's data, type and id go with the event), so the reconnection time
+/// takes it and the next event carries it, however the reads are cut. The over-long line
+/// (here longer than the limit, or data joined past it) is not read as a field.
+#[test]
+fn sse_retry_after_the_limit_in_an_over_long_event() {
+    let inputs: [&[u8]; 2] = [
+        b"data: far too long for eight\nretry: 5000\n\ndata: ok\n\n",
+        b"data: 12345\ndata: 12345\nretry: 5000\nid: 9\n\ndata: ok\n\n",
+    ];
+    for input in inputs {
+        for at in 0..=input.len() {
+            let (a, b) = input.split_at(at);
+            let mut framer = SseFramer::new(8);
+            let got = sse_all(&mut framer, &[a, b]);
+            assert_eq!(got.len(), 2, "split at {at}: {got:?}");
+            assert!(matches!(got[0], Err(FrameError::TooLong { offset: 0 })));
+            let next = got[1].as_ref().unwrap();
+            assert_eq!(
+                (&next.data[..], next.retry),
+                (&b"ok"[..], Some(5000)),
+                "split at {at}"
+            );
+            assert_eq!(framer.reconnection_time(), Some(5000));
+            assert_eq!(
+                framer.last_event_id(),
+                None,
+                "the over-long event's id is dropped"
+            );
+        }
+    }
+}
+
 /// WHATWG ignores comment lines and unknown fields: one longer than the limit is skipped,
 /// without buffering it, and does not make its event over-long.
 #[test]

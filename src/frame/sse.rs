@@ -5,7 +5,7 @@
 //! (however long), an event not ended by a blank line at end of stream is dropped (but not a
 //! `retry` it set: the reconnection time takes effect when its field is read), and an
 //! over-long event is reported once and then discarded up to its blank line without
-//! buffering it.
+//! buffering it (but for one line within the limit at a time, which may be a `retry`).
 //!
 //! The data of an event with a single `data:` line is a [`Bytes`] slice of the read buffer
 //! (no copy); only data spread over several lines is joined into a fresh buffer.
@@ -57,6 +57,16 @@ impl AsRef<[u8]> for SseEvent {
 fn is_ignored_field(prefix: &[u8]) -> bool {
     let name = memchr::memchr(b':', prefix).map_or(prefix, |colon| &prefix[..colon]);
     !matches!(name, b"data" | b"id" | b"event" | b"retry")
+}
+
+/// Where the field name of a non-blank, non-comment line ends and its value starts (after the
+/// colon and one optional space; a line without a colon is all name, with an empty value).
+fn field_parts(line: &[u8]) -> (usize, usize) {
+    match memchr::memchr(b':', line) {
+        Some(c) if line.get(c + 1) == Some(&b' ') => (c, c + 2),
+        Some(c) => (c, c + 1),
+        None => (line.len(), line.len()),
+    }
 }
 
 /// The data of the event under construction.
@@ -285,7 +295,8 @@ impl SseFramer {
     }
 
     /// Reports the event under construction as over-long and starts discarding it. A `retry`
-    /// read before stays pending: the reconnection time is not part of the event.
+    /// read before stays pending, as one read while discarding will: the reconnection time is
+    /// not part of the event.
     fn too_long(&mut self) -> FrameError {
         let offset = self.event_start.unwrap_or(self.consumed);
         let retry = self.retry.take();
@@ -330,6 +341,12 @@ impl SseFramer {
                 _ => memchr::memchr2(b'\r', b'\n', search),
             };
             let Some(at) = found.map(|i| self.next_index + i) else {
+                if self.discarding && !self.in_line && buf.len() <= self.line_limit() {
+                    // The start of a line of the event being dropped, within the limit: it
+                    // waits for its end, in case it is a `retry` (see below).
+                    self.next_index = buf.len();
+                    return Ok(None);
+                }
                 if self.discarding || self.skipping_line {
                     // (`in_line` is the discarding mode's: a skipped line never ends an event.)
                     self.in_line |= self.discarding && !buf.is_empty();
@@ -377,6 +394,16 @@ impl SseFramer {
                 continue;
             }
             if self.discarding {
+                // WHATWG applies a `retry` as its line is read, whatever becomes of its event;
+                // the event's other fields go with it. (A line over the limit is not read, as
+                // anywhere else.)
+                if !self.in_line && at <= self.line_limit() {
+                    let line = &buf[..at];
+                    let (name_end, value_start) = field_parts(line);
+                    if &line[..name_end] == b"retry" {
+                        self.set_retry(&line[value_start..]);
+                    }
+                }
                 let blank = at == 0 && !self.in_line;
                 self.in_line = false;
                 self.advance(buf, end);
@@ -411,11 +438,7 @@ impl SseFramer {
             self.advance(buf, end);
             return Ok(());
         }
-        let (name_end, value_start) = match memchr::memchr(b':', line) {
-            Some(c) if line.get(c + 1) == Some(&b' ') => (c, c + 2),
-            Some(c) => (c, c + 1),
-            None => (at, at),
-        };
+        let (name_end, value_start) = field_parts(line);
         let value_len = at - value_start;
         match &line[..name_end] {
             b"data" => {
@@ -456,22 +479,27 @@ impl SseFramer {
                 self.event = Some(self.take_value(buf, value_start, at, end));
             }
             b"retry" => {
-                let value = &line[value_start..];
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    // Digits only, so the only possible failure is overflow: ignore that.
-                    if let Some(ms) = core::str::from_utf8(value)
-                        .ok()
-                        .and_then(|s| s.parse().ok())
-                    {
-                        self.retry = Some(ms);
-                        self.reconnection_time = Some(ms);
-                    }
-                }
+                self.set_retry(&line[value_start..]);
                 self.advance(buf, end);
             }
             _ => self.advance(buf, end),
         }
         Ok(())
+    }
+
+    /// A `retry` field's value: the reconnection time when it is made of ASCII digits that fit
+    /// `u64`, else ignored.
+    fn set_retry(&mut self, value: &[u8]) {
+        if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+            // Digits only, so the only possible failure is overflow: ignore that.
+            if let Some(ms) = core::str::from_utf8(value)
+                .ok()
+                .and_then(|s| s.parse().ok())
+            {
+                self.retry = Some(ms);
+                self.reconnection_time = Some(ms);
+            }
+        }
     }
 
     /// Ends the event under construction at a blank line.

@@ -150,7 +150,8 @@ fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
                     assert!(n.params.is_none_or(|p| p.as_bytes()[0] == b'{' || !mcp));
                 }
                 Message::Response(r) => {
-                    assert!(!r.id.is_null());
+                    // JSON-RPC: a null id answers a request whose id was null (§5).
+                    assert!(!r.id.is_null() || !mcp);
                     assert!(r.result.as_bytes()[0] == b'{' || !mcp);
                 }
                 Message::ErrorResponse(e) => assert!(e.id.is_some() || mcp),
