@@ -143,3 +143,42 @@ proptest! {
         prop_assert_eq!(frame_all(&chunks, 32), expected);
     }
 }
+
+/// Each framer after a partial frame in one buffer is handed a new, shorter one (a caller
+/// that cleared or replaced its buffer): it searches the new buffer from its start, gives its
+/// frame, and never slices past its end (each of these panicked while the framers resumed
+/// where their last search of the old buffer had stopped).
+#[test]
+fn a_replaced_shorter_buffer_is_searched_from_its_start() {
+    fn check<F: Framer>(framer: &mut F, partial: &[u8], complete: &[u8], frame: &[u8]) {
+        let mut old = BytesMut::from(partial);
+        assert!(framer.decode(&mut old).unwrap_or(None).is_none());
+        let mut new = BytesMut::from(complete);
+        let got = framer.decode(&mut new).ok().flatten();
+        assert_eq!(got.as_ref().map(AsRef::as_ref), Some(frame));
+    }
+    let partial = b"{\"jsonrpc\":\"2.0\",\"method\":\"partial";
+    check(&mut LineFramer::new(1024), partial, b"{}\n", b"{}");
+    let events = [&b"data: "[..], partial].concat();
+    check(
+        &mut rpcwire::SseFramer::new(1024),
+        &events,
+        b"data: {}\n\n",
+        b"{}",
+    );
+    check(
+        &mut rpcwire::ContentLengthFramer::new(1024),
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8",
+        b"Content-Length: 2\r\n\r\n{}",
+        b"{}",
+    );
+    // The chunk reader too.
+    let mut framer = LineFramer::new(1024);
+    let mut old = BytesMut::from(&partial[..]);
+    assert_eq!(framer.decode_chunk(&mut old).unwrap(), None);
+    let mut new = BytesMut::from(&b"{}\n"[..]);
+    assert_eq!(
+        framer.decode_chunk(&mut new).unwrap().unwrap(),
+        &b"{}\n"[..]
+    );
+}

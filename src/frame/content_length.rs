@@ -293,7 +293,8 @@ impl ContentLengthFramer {
                     let offset = self.message_start;
                     // Look no further than the header block's limit.
                     let read_to = buf.len().min(self.max_header_bytes.saturating_sub(bytes));
-                    let search = &buf[self.next_index..read_to];
+                    let from = super::resume_at(self.next_index, read_to);
+                    let search = &buf[from..read_to];
                     // The blank line that ends a header block is found without a call.
                     let found = if search.starts_with(b"\r\n") {
                         Some(1)
@@ -309,7 +310,7 @@ impl ContentLengthFramer {
                         self.next_index = read_to;
                         return Ok(None);
                     };
-                    let end = self.next_index + lf + 1;
+                    let end = from + lf + 1;
                     self.next_index = 0;
                     let Some(line) = buf[..end - 1].strip_suffix(b"\r") else {
                         return Err(self.fail(buf, ContentLengthError::MalformedHeader { offset }));

@@ -157,9 +157,10 @@ impl LineFramer {
             }
             // A frame of max_frame bytes may be followed by "\r\n": look no further.
             let read_to = buf.len().min(self.max_frame.saturating_add(2));
-            match memchr::memchr(b'\n', &buf[self.next_index..read_to]) {
+            let from = super::resume_at(self.next_index, read_to);
+            match memchr::memchr(b'\n', &buf[from..read_to]) {
                 Some(at) => {
-                    let end = self.next_index + at + 1;
+                    let end = from + at + 1;
                     self.next_index = 0;
                     let offset = self.consumed;
                     let line = without_cr(&buf[..end - 1]).len();
@@ -241,9 +242,10 @@ impl LineFramer {
         if self.discarding && !self.discard(buf) {
             return Ok(None);
         }
-        match memchr::memrchr(b'\n', &buf[self.next_index..]) {
+        let from = super::resume_at(self.next_index, buf.len());
+        match memchr::memrchr(b'\n', &buf[from..]) {
             Some(at) => {
-                let end = self.next_index + at + 1;
+                let end = from + at + 1;
                 self.next_index = 0;
                 self.last_offset = self.consumed;
                 self.consumed += end as u64;

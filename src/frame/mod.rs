@@ -6,6 +6,11 @@
 //! exception is Content-Length framing, where a malformed header block leaves no way to find
 //! the next message: those errors are fatal ([`ContentLengthError::is_fatal`]), and the framer
 //! yields nothing more.
+//!
+//! A framer remembers how far it has searched its buffer, so a partial frame is never
+//! searched twice: pass it the same buffer on every call, appending what is read (as with
+//! tokio-util's `LinesCodec`). A buffer emptied or replaced by a shorter one only restarts the
+//! search.
 
 pub mod content_length;
 pub mod lines;
@@ -16,6 +21,21 @@ use bytes::BytesMut;
 pub use content_length::{ContentLengthError, ContentLengthFramer};
 pub use lines::{FrameError, LineFramer, Lines};
 pub use sse::{SseEvent, SseFramer};
+
+/// Where a framer resumes its search of `buf[..read_to]`: at `next_index`, where its last call
+/// stopped (the bytes before it hold nothing it looks for), or at the start when the buffer
+/// is now shorter than that. Every framer follows one buffer that the caller only appends to
+/// and lets the framer consume; a caller that empties or replaces it gets a search from the
+/// start (searching again is always right) rather than a slice past the end. (A replacement at
+/// least as long as what was searched cannot be told apart from the same buffer grown.)
+#[inline]
+fn resume_at(next_index: usize, read_to: usize) -> usize {
+    if next_index <= read_to {
+        next_index
+    } else {
+        0
+    }
+}
 
 /// What [`LineFramer`], [`SseFramer`] and [`ContentLengthFramer`] have in common: code
 /// written against it works over every transport MCP uses.

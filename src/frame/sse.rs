@@ -334,13 +334,14 @@ impl SseFramer {
             } else {
                 buf.len().min(self.line_limit().saturating_add(1))
             };
-            let search = &buf[self.next_index..read_to];
+            let from = super::resume_at(self.next_index, read_to);
+            let search = &buf[from..read_to];
             // The blank line that ends an event is common: find it without a call.
             let found = match search.first() {
                 Some(b'\r' | b'\n') => Some(0),
                 _ => memchr::memchr2(b'\r', b'\n', search),
             };
-            let Some(at) = found.map(|i| self.next_index + i) else {
+            let Some(at) = found.map(|i| from + i) else {
                 if self.discarding && !self.in_line && buf.len() <= self.line_limit() {
                     // The start of a line of the event being dropped, within the limit: it
                     // waits for its end, in case it is a `retry` (see below).
