@@ -284,13 +284,20 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Panics
     ///
-    /// When `reply_id` is not a slice of `frame`.
+    /// When `reply_id` is not a slice of `frame` (before anything is removed: the request
+    /// stays in flight).
     pub fn route_reply(
         &mut self,
         frame: &[u8],
         reply_id: Id<'_>,
         out: &mut BytesMut,
     ) -> Result<Origin<C, T>, Miss> {
+        // Before anything is removed: a caller's mistake must not lose the request.
+        assert!(
+            encode::offset_in(frame, reply_id.raw()).is_some(),
+            "{}",
+            encode::NOT_IN_FRAME
+        );
         let origin = self.take(reply_id)?;
         encode::write_with_id(out, frame, reply_id, origin.id.as_id());
         Ok(origin)
@@ -323,7 +330,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Panics
     ///
-    /// When `notification` was not decoded from `frame`.
+    /// When `notification` was not decoded from `frame` (before anything is removed: the
+    /// request stays in flight).
     pub fn forward_cancel(
         &mut self,
         client: &C,
@@ -332,6 +340,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<(Token, Origin<C, T>)> {
         let cancelled = Cancelled::from_notification(notification)?;
+        assert!(
+            encode::offset_in(frame, cancelled.request_id.raw()).is_some(),
+            "{}",
+            encode::NOT_IN_FRAME
+        );
         let token = self
             .by_client
             .remove(&Self::key(client, cancelled.request_id))?;

@@ -498,3 +498,37 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     forward(&mut remap, 6, 9, None).unwrap();
     assert_eq!(forward(&mut remap, 6, 10, None), Err(RemapError::Full));
 }
+
+/// A reply or a cancellation passed with another buffer than the one it was decoded from is
+/// the caller's mistake, and panics (as documented), but before anything is removed: the
+/// request stays in flight, and the right call still routes it.
+#[test]
+fn a_mistaken_frame_panics_before_the_request_is_forgotten() {
+    let mut remap: IdRemapper<u32> = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":"req-1","method":"tools/call"}"#;
+    let mut up = BytesMut::new();
+    remap
+        .forward_request(5, frame, &request(frame), None, &mut up)
+        .unwrap();
+    let reply = upstream_reply(&up);
+    let copy = reply.clone();
+    let msg = Decoder::jsonrpc().decode(&reply).unwrap();
+    let id = msg.id().unwrap();
+    let mistaken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        remap.route_reply(&copy, id, &mut BytesMut::new())
+    }));
+    assert!(mistaken.is_err());
+    assert_eq!(remap.len(), 1);
+
+    let cancel =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"req-1"}}"#;
+    let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else {
+        panic!()
+    };
+    let mistaken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        remap.forward_cancel(&5, &cancel.clone(), &n, &mut BytesMut::new())
+    }));
+    assert!(mistaken.is_err());
+    assert_eq!(remap.len(), 1);
+    assert_eq!(route(&mut remap, &reply).0, Ok(5));
+}
