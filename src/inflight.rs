@@ -301,8 +301,18 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         self.bytes
     }
 
-    /// Match a string holding a number against that number (off by default).
+    /// Match a string holding a number against that number (off by default). A builder
+    /// setting, for a table not yet used.
+    ///
+    /// # Panics
+    ///
+    /// When the table holds requests: they are keyed by the old setting, and could no longer
+    /// be found (or two of them would become one).
     pub fn lenient(mut self, yes: bool) -> Self {
+        assert!(
+            self.map.is_empty(),
+            "InFlight::lenient on a table that holds requests"
+        );
         self.lenient = yes;
         self
     }

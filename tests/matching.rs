@@ -381,3 +381,17 @@ fn extra_bytes_count_against_the_budget() {
     t.insert(id("1"), ()).unwrap();
     assert_eq!(t.insert(id("2"), ()), Err(InFlightError::Full));
 }
+
+/// `lenient` is a builder setting: on an empty table it takes effect, on one that holds
+/// requests (keyed the old way, which could no longer be found) it panics instead of losing
+/// them.
+#[test]
+fn lenient_is_set_before_the_table_is_used() {
+    let id = |t: &[u8]| Id::from_token(t).unwrap();
+    let mut t = InFlight::new(4).lenient(true);
+    t.insert(id(br#""1""#), 'a').unwrap();
+    assert_eq!(t.remove(id(b"1")).map(|(_, v)| v), Some('a'));
+    t.insert(id(br#""1""#), 'a').unwrap();
+    let used = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.lenient(false)));
+    assert!(used.is_err());
+}
