@@ -387,7 +387,9 @@ fn extra_bytes_count_against_the_budget() {
 /// them.
 #[test]
 fn lenient_is_set_before_the_table_is_used() {
-    let id = |t: &[u8]| Id::from_token(t).unwrap();
+    fn id(token: &[u8]) -> Id<'_> {
+        Id::from_token(token).unwrap()
+    }
     let mut t = InFlight::new(4).lenient(true);
     t.insert(id(br#""1""#), 'a').unwrap();
     assert_eq!(t.remove(id(b"1")).map(|(_, v)| v), Some('a'));
