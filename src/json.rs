@@ -280,6 +280,10 @@ impl<'a> RawJson<'a> {
     /// (A walk down a value costs its depth times its size: the limit keeps that finite for
     /// untrusted bytes.)
     ///
+    /// Lazy validation delimits the value without reading its every token: `[1 2]` and
+    /// `{"a"::1}` pass. Bytes that go to a peer as a payload, from a source not trusted to
+    /// write JSON, want [`Self::new_strict`].
+    ///
     /// [`Limits::DEFAULT`]: crate::Limits::DEFAULT
     pub fn new(bytes: &'a [u8]) -> Option<Self> {
         Self::with_max_depth(bytes, crate::Limits::DEFAULT.max_depth)
@@ -288,8 +292,26 @@ impl<'a> RawJson<'a> {
     /// [`Self::new`] with another nesting limit (`1` allows a container of scalars,
     /// `u32::MAX` any depth).
     pub fn with_max_depth(bytes: &'a [u8], max_depth: u32) -> Option<Self> {
+        Self::checked(bytes, max_depth, Validation::Lazy)
+    }
+
+    /// [`Self::new`], with the value fully validated by RFC 8259 ([`Validation::Strict`]):
+    /// what a strict peer accepts.
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// assert!(RawJson::new(b"[1 2]").is_some()); // delimited, not read token by token
+    /// assert!(RawJson::new_strict(b"[1 2]").is_none());
+    /// assert!(RawJson::new_strict(b" [1, 2.5e3, \"\\u00e9\"] ").is_some());
+    /// ```
+    pub fn new_strict(bytes: &'a [u8]) -> Option<Self> {
+        Self::checked(bytes, crate::Limits::DEFAULT.max_depth, Validation::Strict)
+    }
+
+    /// `bytes`, one value with surrounding whitespace, checked as `validation` says.
+    fn checked(bytes: &'a [u8], max_depth: u32, validation: Validation) -> Option<Self> {
         let start = skip_ws(bytes, 0);
-        let end = scan::skip_value(bytes, start, 0, max_depth, Validation::Lazy).ok()?;
+        let end = scan::skip_value(bytes, start, 0, max_depth, validation).ok()?;
         if skip_ws(bytes, end) != bytes.len() || core::str::from_utf8(bytes).is_err() {
             return None;
         }

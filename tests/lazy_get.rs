@@ -198,3 +198,52 @@ fn a_key_repeated_where_iteration_stops_is_still_ambiguous() {
         assert_eq!(rej.error(), rpcwire::DecodeError::BadResultType, "{result}");
     }
 }
+
+/// Whether serde_json reads `bytes` as exactly one JSON value.
+fn serde_reads(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+}
+
+/// `RawJson::new_strict` takes exactly what serde_json reads, where `new` (lazy) only
+/// delimits: the payloads a strict peer would refuse are refused before they are written.
+#[test]
+fn new_strict_takes_what_serde_json_reads() {
+    let cases: &[&[u8]] = &[
+        b"[tr]",
+        b"[-]",
+        b"[1 2]",
+        br#"{"a"::1}"#,
+        br#"{"a":1,}"#,
+        b"[01]",
+        b"1.",
+        b"-",
+        br#""\x""#,
+        b"nul",
+        b"[1,2]",
+        b"{}",
+        br#" {"a":[true,false,null,-0.5e+3]} "#,
+        br#""\ud83d\ude00""#,
+        b"\"\x01\"",
+    ];
+    for &case in cases {
+        assert_eq!(
+            RawJson::new_strict(case).is_some(),
+            serde_reads(case),
+            "{}",
+            String::from_utf8_lossy(case)
+        );
+    }
+    // The lazy constructor delimits the first four without reading their tokens.
+    for case in [&b"[tr]"[..], b"[-]", b"[1 2]", br#"{"a"::1}"#] {
+        assert!(RawJson::new(case).is_some());
+    }
+}
+
+proptest! {
+    /// On random short texts over JSON's structural alphabet, `new_strict` and serde_json
+    /// agree.
+    #[test]
+    fn new_strict_agrees_with_serde_json(text in r#"[ \[\]{}:,"a0-9.eE+\-tfnrul\\]{0,24}"#) {
+        prop_assert_eq!(RawJson::new_strict(text.as_bytes()).is_some(), serde_reads(text.as_bytes()));
+    }
+}
