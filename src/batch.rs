@@ -1,6 +1,6 @@
-//! JSON-RPC 2.0 batches (the `JsonRpc2` dialect; MCP removed them in 2025-06-18 and its
-//! dialect keeps rejecting them): the elements decoded one by one with the same decoder,
-//! and the rules for the reply.
+//! JSON-RPC 2.0 batches (the `JsonRpc2` dialect, and MCP 2025-03-26: see
+//! [`DecodeOptions::batches`](crate::DecodeOptions::batches); MCP removed them in 2025-06-18):
+//! the elements decoded one by one with the same decoder, and the rules for the reply.
 //!
 //! The rules of the specification (§6): a batch that is not valid JSON or is an empty array
 //! gets one error object, not an array (the [`Decoder`] already rejects both as a whole);

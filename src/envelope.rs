@@ -14,7 +14,8 @@ pub enum Dialect {
     /// Plain JSON-RPC 2.0: batches allowed; ids may be strings, any number, or null;
     /// `params` an object or an array; `result` any value.
     JsonRpc2,
-    /// MCP (2025-06-18 and later): no batches; ids are strings or canonical integers, never
+    /// MCP (2025-06-18 and later): no batches (2025-03-26's are
+    /// [`DecodeOptions::for_protocol_version`]'s); ids are strings or canonical integers, never
     /// null; `params` and `result` are objects; `result.resultType`, when present, must be a
     /// known value.
     #[default]
@@ -64,6 +65,13 @@ pub struct DecodeOptions {
     /// for sessions under an earlier version, where `resultType` is an extra member like any
     /// other (the result is then skipped whole, not walked member by member).
     pub result_types: &'static [&'static str],
+    /// Whether a JSON array is a batch ([`Message::Batch`], its elements decoded one by one)
+    /// or refused whole as -32600 (`BatchNotAllowed`). The dialect's default: JSON-RPC 2.0
+    /// allows them; MCP does not (it removed them in 2025-06-18), except under 2025-03-26,
+    /// whose receivers must accept them ([`for_protocol_version`]).
+    ///
+    /// [`for_protocol_version`]: DecodeOptions::for_protocol_version
+    pub batches: bool,
 }
 
 impl DecodeOptions {
@@ -81,13 +89,16 @@ impl DecodeOptions {
             reject_unknown_members: false,
             hardened: false,
             result_types: &["complete", "input_required"],
+            batches: matches!(dialect, Dialect::JsonRpc2),
         }
     }
 
     /// These options for a session that negotiated the MCP revision `version` (the
     /// `protocolVersion` of the server's reply to `initialize`): [`result_types`] is left as
     /// it is from 2026-07-28 on, and emptied before it, where `resultType` means nothing and
-    /// a result holding one (`"resultType": 42`, an application's own member) is valid.
+    /// a result holding one (`"resultType": 42`, an application's own member) is valid. In
+    /// the MCP dialect, [`batches`] are allowed under 2025-03-26 only (its receivers must
+    /// accept them; 2025-06-18 removed them).
     ///
     /// ```
     /// use rpcwire::{DecodeOptions, Decoder, Dialect};
@@ -98,10 +109,23 @@ impl DecodeOptions {
     /// assert!(older.decode(reply).is_ok());
     /// ```
     ///
+    /// ```
+    /// use rpcwire::{DecodeOptions, Decoder, Dialect, Message};
+    /// let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    /// let options = DecodeOptions::new(Dialect::Mcp);
+    /// assert!(Decoder::new(options.for_protocol_version("2025-06-18")).decode(batch).is_err());
+    /// let decoder = Decoder::new(options.for_protocol_version("2025-03-26"));
+    /// assert!(matches!(decoder.decode(batch), Ok(Message::Batch(_))));
+    /// ```
+    ///
     /// [`result_types`]: DecodeOptions::result_types
+    /// [`batches`]: DecodeOptions::batches
     pub fn for_protocol_version(mut self, version: &str) -> Self {
         if !crate::mcp::versions::has_result_type(version) {
             self.result_types = &[];
+        }
+        if self.dialect == Dialect::Mcp {
+            self.batches = crate::mcp::versions::has_batches(version);
         }
         self
     }
@@ -907,7 +931,7 @@ impl Decoder {
                 is_response: false,
             });
         };
-        if self.options.dialect == Dialect::Mcp {
+        if !self.options.batches {
             // Nobody answers a batch made only of responses. Members are looked up by
             // presence (`get` would read a duplicated `method` as absent).
             let has = |e: RawJson<'_>, key: &str| e.members().any(|(k, _)| k.eq_str(key));

@@ -343,6 +343,18 @@ pub mod versions {
         version >= revision
     }
 
+    /// Whether `version` has JSON-RPC batches (2025-03-26 only: its receivers must accept
+    /// them, and 2025-06-18 removed them).
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::has_batches;
+    /// assert!(has_batches("2025-03-26"));
+    /// assert!(!has_batches("2024-11-05") && !has_batches("2025-06-18"));
+    /// ```
+    pub fn has_batches(version: &str) -> bool {
+        is_at_least(version, V2025_03_26) && !is_at_least(version, V2025_06_18)
+    }
+
     /// Whether results under `version` carry a `resultType` to check (2026-07-28 on). Under
     /// an earlier version `resultType` is an extra member like any other: see
     /// [`DecodeOptions::for_protocol_version`](crate::DecodeOptions::for_protocol_version).

@@ -450,3 +450,43 @@ fn batch_depth_counts_the_array() {
         }
     }
 }
+
+/// MCP 2025-03-26 had batches, which its receivers must accept: a decoder for a session of
+/// that version decodes them, each element held to MCP's rules (a null id, array params);
+/// one for 2025-06-18 on, or the MCP default, refuses them whole as -32600.
+#[test]
+fn mcp_2025_03_26_sessions_have_batches() {
+    use rpcwire::{DecodeError, DecodeOptions, Dialect, Kind};
+    let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":null,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x","params":[1]},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+    let mcp = DecodeOptions::new(Dialect::Mcp);
+    let decoder = Decoder::new(mcp.for_protocol_version("2025-03-26"));
+    let Ok(Message::Batch(batch)) = decoder.decode(frame) else {
+        panic!("a batch under 2025-03-26")
+    };
+    let kinds: Vec<_> = batch
+        .decode(&decoder)
+        .map(|element| element.map(|m| m.kind()).map_err(|r| r.error()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Ok(Kind::Request),
+            Err(DecodeError::NullId),
+            Err(DecodeError::ParamsNotObject),
+            Ok(Kind::Notification),
+        ]
+    );
+    for refusing in [
+        Decoder::mcp(),
+        Decoder::new(mcp.for_protocol_version("2025-06-18")),
+        Decoder::new(mcp.for_protocol_version("2024-11-05")),
+        Decoder::new(DecodeOptions {
+            batches: false,
+            ..DecodeOptions::new(Dialect::JsonRpc2)
+        }),
+    ] {
+        let rejection = refusing.decode(frame).unwrap_err();
+        assert_eq!(rejection.error(), DecodeError::BatchNotAllowed);
+        assert_eq!(rejection.reply().unwrap().code, ErrorCode::INVALID_REQUEST);
+    }
+}
