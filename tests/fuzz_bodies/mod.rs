@@ -121,7 +121,7 @@ fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
                     e.error.data
                 }
                 Message::Batch(b) => {
-                    assert!(!mcp, "no batch in MCP");
+                    assert!(opts.batches, "a batch where batches are not allowed");
                     let mut n = 0;
                     for element in b.raw.elements() {
                         check_decode(dec, element.as_bytes());
@@ -354,22 +354,27 @@ fn chunk_framing(input: &[u8], max_frame: usize, seed: u8) -> Vec<Item> {
 // ------------------------------------------------------------------------- differential
 
 /// The decoder against the reference classifier: strict mode always, lazy mode when serde_json
-/// accepts the frame; both dialects, both roles.
+/// accepts the frame; both dialects, both roles, batches allowed or not (MCP 2025-03-26 has
+/// them).
 pub fn differential(data: &[u8]) {
     let json = reference::is_json(data);
     for (dialect, role) in CONFIGS {
-        let expected = reference::classify(data, dialect, role);
-        for validation in [Validation::Strict, Validation::Lazy] {
-            if validation == Validation::Lazy && !json {
-                continue;
+        for batches in [false, true] {
+            let expected = reference::classify_with_batches(data, dialect, role, batches);
+            for validation in [Validation::Strict, Validation::Lazy] {
+                if validation == Validation::Lazy && !json {
+                    continue;
+                }
+                let options = *decoder(dialect, role, validation).options();
+                let decoder = Decoder::new(DecodeOptions { batches, ..options });
+                let got = reference::observe(&decoder, data);
+                assert_eq!(
+                    got,
+                    expected,
+                    "{dialect:?}/{role:?}/{validation:?}/batches {batches} on {:?}",
+                    String::from_utf8_lossy(data)
+                );
             }
-            let got = reference::observe(&decoder(dialect, role, validation), data);
-            assert_eq!(
-                got,
-                expected,
-                "{dialect:?}/{role:?}/{validation:?} on {:?}",
-                String::from_utf8_lossy(data)
-            );
         }
     }
 }

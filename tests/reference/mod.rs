@@ -233,6 +233,12 @@ fn is_integer_token(t: &[u8]) -> bool {
 /// What rpcwire's decoder must make of `frame` with the default options of `dialect`
 /// (default limits, not hardened, unknown members ignored) reading as `role`.
 pub fn classify(frame: &[u8], dialect: Dialect, role: Role) -> Outcome {
+    classify_with_batches(frame, dialect, role, dialect == Dialect::JsonRpc2)
+}
+
+/// [`classify`] with batches allowed or not (`DecodeOptions::batches`), whatever the dialect's
+/// default.
+pub fn classify_with_batches(frame: &[u8], dialect: Dialect, role: Role, batches: bool) -> Outcome {
     let mcp = dialect == Dialect::Mcp;
     // MCP's default for an unreadable id is to omit it; JSON-RPC's is null.
     let unreadable = if mcp { None } else { Some("null".to_string()) };
@@ -267,8 +273,8 @@ pub fn classify(frame: &[u8], dialect: Dialect, role: Role) -> Outcome {
             if elements.is_empty() {
                 return rejected(None, false);
             }
-            if mcp {
-                // Batches are not MCP; one made only of responses is not answered.
+            if !batches {
+                // A batch where none is allowed; one made only of responses is not answered.
                 let is_response = |e: &&RawValue| {
                     first(e) == b'{' && {
                         let m = members(e);
