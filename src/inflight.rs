@@ -242,10 +242,10 @@ fn id_cost(id: Id<'_>, key: &IdKey) -> usize {
     id.raw().len() + key.encoded_len()
 }
 
-/// The default of [`InFlight::max_bytes`] (and `IdRemapper::max_id_bytes`): 64 MiB of ids
+/// The default of [`InFlight::max_bytes`] (and `IdRemapper::max_bytes`): 64 MiB of ids
 /// (an id may be as long as a frame, so the count of entries alone does not bound the
 /// table's memory).
-pub(crate) const DEFAULT_MAX_ID_BYTES: usize = 64 << 20;
+pub(crate) const DEFAULT_MAX_BYTES: usize = 64 << 20;
 
 impl<T> InFlight<T> {
     /// A table of at most `capacity` requests, hashed with a randomly keyed fast hash
@@ -263,7 +263,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
             capacity,
             lenient: false,
             bytes: 0,
-            max_bytes: DEFAULT_MAX_ID_BYTES,
+            max_bytes: DEFAULT_MAX_BYTES,
         }
     }
 

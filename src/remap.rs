@@ -42,9 +42,14 @@ pub struct Origin<C, T = ()> {
 pub enum RemapError {
     /// The client already has a request with this id in flight (MCP: answer -32600).
     DuplicateId,
-    /// The table of requests in flight is full: it holds its number of requests, or the bytes
-    /// of their clients' ids and progress tokens would pass [`IdRemapper::max_id_bytes`].
+    /// The table of requests in flight holds its number of requests.
     Full,
+    /// The bytes of the requests' clients' ids and progress tokens would pass
+    /// [`IdRemapper::max_bytes`] (as [`InFlightError::OverBudget`] for
+    /// [`InFlight`](crate::InFlight)).
+    ///
+    /// [`InFlightError::OverBudget`]: crate::InFlightError::OverBudget
+    OverBudget,
     /// `params._meta.progressToken` is neither a string nor a number, occurs twice, or cannot
     /// be read (`params` too malformed to tell, which lazy validation lets through): the
     /// remapper cannot rewrite it, and an upstream reading it its own way might report
@@ -55,7 +60,7 @@ pub enum RemapError {
 impl RemapError {
     /// The error code of the reply the client gets for a request the remapper refused:
     /// -32600 for a reused id, -32602 for a progress token it cannot rewrite, -32603 when the
-    /// table is full.
+    /// table is full or over its budget.
     ///
     /// ```
     /// use rpcwire::{ErrorCode, RemapError};
@@ -65,7 +70,7 @@ impl RemapError {
         match self {
             RemapError::DuplicateId => ErrorCode::INVALID_REQUEST,
             RemapError::BadProgressToken => ErrorCode::INVALID_PARAMS,
-            RemapError::Full => ErrorCode::INTERNAL_ERROR,
+            RemapError::Full | RemapError::OverBudget => ErrorCode::INTERNAL_ERROR,
         }
     }
 }
@@ -75,6 +80,9 @@ impl core::fmt::Display for RemapError {
         f.write_str(match self {
             RemapError::DuplicateId => "the client already has a request with this id in flight",
             RemapError::Full => "the table of requests in flight is full",
+            RemapError::OverBudget => {
+                "the requests in flight would hold more bytes than their budget"
+            }
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
         })
     }
@@ -116,11 +124,11 @@ pub struct IdRemapper<C, T = ()> {
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
     /// What the requests' clients' ids and progress tokens hold ([`held_bytes`]), and its
     /// limit.
-    id_bytes: usize,
-    max_id_bytes: usize,
+    bytes: usize,
+    max_bytes: usize,
 }
 
-/// What a request counts against [`IdRemapper::max_id_bytes`]: its client's id twice (its
+/// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
 /// spelling and its key) and its progress token.
 fn held_bytes<C, T>(origin: &Origin<C, T>) -> usize {
     2 * origin.id.as_id().raw().len()
@@ -146,7 +154,8 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
     ///
     /// # Panics
     ///
-    /// When `req` was not decoded from `frame` (its id must be a slice of it).
+    /// When `req` was not decoded from `frame` (its id must be a slice of it), before anything
+    /// is kept.
     pub fn forward_request(
         &mut self,
         client: C,
@@ -165,14 +174,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         IdRemapper {
             pending: PendingTable::with_capacity_limit(capacity),
             by_client: HashMap::with_hasher(Default::default()),
-            id_bytes: 0,
-            max_id_bytes: crate::inflight::DEFAULT_MAX_ID_BYTES,
+            bytes: 0,
+            max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
         }
     }
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
     /// (an id counts twice, its spelling and its key): beyond it a request is refused as
-    /// [`RemapError::Full`]. A client may send ids and progress tokens as long as its frames,
+    /// [`RemapError::OverBudget`]. A client may send ids and progress tokens as long as its frames,
     /// so `capacity` requests could otherwise hold `capacity` times the frame limit. 64 MiB
     /// unless set.
     ///
@@ -180,25 +189,25 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// use bytes::BytesMut;
     /// use rpcwire::{Decoder, IdRemapper, Message, RemapError};
     ///
-    /// let mut remap = IdRemapper::new(1024).max_id_bytes(1000);
+    /// let mut remap = IdRemapper::new(1024).max_bytes(1000);
     /// let frame = format!(
     ///     r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"progressToken":"{}"}}}}}}"#,
     ///     "p".repeat(2000),
     /// );
     /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else { panic!() };
     /// let refused = remap.forward_request("client-1", frame.as_bytes(), &req, None, &mut BytesMut::new());
-    /// assert_eq!(refused, Err(RemapError::Full));
-    /// assert_eq!(remap.id_bytes(), 0);
+    /// assert_eq!(refused, Err(RemapError::OverBudget));
+    /// assert_eq!(remap.bytes(), 0);
     /// ```
-    pub fn max_id_bytes(mut self, bytes: usize) -> Self {
-        self.max_id_bytes = bytes;
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
         self
     }
 
     /// The bytes the requests in flight keep of their clients' ids and progress tokens, as
-    /// [`max_id_bytes`](Self::max_id_bytes) counts them.
-    pub fn id_bytes(&self) -> usize {
-        self.id_bytes
+    /// [`max_bytes`](Self::max_bytes) counts them.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// The key of `client`'s request with id `id` in `by_client`.
@@ -211,7 +220,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Panics
     ///
-    /// When `req` was not decoded from `frame` (its id must be a slice of it).
+    /// When `req` was not decoded from `frame` (its id must be a slice of it), before anything
+    /// is kept.
     pub fn forward_request_with(
         &mut self,
         client: C,
@@ -226,6 +236,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return Err(RemapError::DuplicateId);
         }
         let progress_token = progress_token_to_rewrite(req)?;
+        // Before anything is kept: a caller's mistake must not leave a request behind.
+        let rewritten = [Some(req.id), progress_token];
+        assert!(
+            rewritten
+                .iter()
+                .flatten()
+                .all(|token| encode::offset_in(frame, token.raw()).is_some()),
+            "{}",
+            encode::NOT_IN_FRAME
+        );
         let origin = Origin {
             client,
             id: req.id.to_owned_id(),
@@ -233,8 +253,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             value,
         };
         let held = held_bytes(&origin);
-        if self.id_bytes.saturating_add(held) > self.max_id_bytes {
+        // The count of requests first, then their bytes (as `InFlight` checks them).
+        if self.pending.len() >= self.pending.capacity_limit() {
             return Err(RemapError::Full);
+        }
+        if self.bytes.saturating_add(held) > self.max_bytes {
+            return Err(RemapError::OverBudget);
         }
         let inserted = match deadline {
             Some(d) => self.pending.insert_with_deadline(origin, d),
@@ -242,7 +266,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         };
         let token = inserted.map_err(|TableFull(_)| RemapError::Full)?;
         self.by_client.insert(key, token);
-        self.id_bytes += held;
+        self.bytes += held;
         let mut digits = [0; 20];
         let ours = token.to_id(&mut digits);
         match progress_token {
@@ -349,7 +373,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .by_client
             .remove(&Self::key(client, cancelled.request_id))?;
         let origin = self.pending.cancel(token)?;
-        self.id_bytes -= held_bytes(&origin);
+        self.bytes -= held_bytes(&origin);
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
         Some((token, origin))
     }
@@ -358,10 +382,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// upstream a cancellation for the token (not for `initialize`, which MCP forbids
     /// cancelling).
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
-        let (by_client, id_bytes) = (&mut self.by_client, &mut self.id_bytes);
+        let (by_client, bytes) = (&mut self.by_client, &mut self.bytes);
         self.pending.expire(now).inspect(move |(_, origin)| {
             by_client.remove(&Self::key(&origin.client, origin.id.as_id()));
-            *id_bytes -= held_bytes(origin);
+            *bytes -= held_bytes(origin);
         })
     }
 
@@ -390,7 +414,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .into_iter()
             .filter_map(|token| Some((token, self.pending.cancel(token)?)))
             .collect();
-        self.id_bytes -= dropped.iter().map(|(_, o)| held_bytes(o)).sum::<usize>();
+        self.bytes -= dropped.iter().map(|(_, o)| held_bytes(o)).sum::<usize>();
         dropped
     }
 
@@ -399,7 +423,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         self.by_client.clear();
         // (The table is empty once `drain` returns, whether or not the iterator is run.)
-        self.id_bytes = 0;
+        self.bytes = 0;
         self.pending.drain()
     }
 
@@ -407,7 +431,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     fn forget(&mut self, origin: &Origin<C, T>) {
         self.by_client
             .remove(&Self::key(&origin.client, origin.id.as_id()));
-        self.id_bytes -= held_bytes(origin);
+        self.bytes -= held_bytes(origin);
     }
 
     /// Requests in flight.

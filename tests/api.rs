@@ -17,6 +17,7 @@ fn every_error_type_is_an_error_with_a_message() {
     let _errors = [
         error(rpcwire::RemapError::DuplicateId),
         error(rpcwire::RemapError::Full),
+        error(rpcwire::RemapError::OverBudget),
         error(rpcwire::InFlightError::Duplicate),
         error(rpcwire::InFlightError::Full),
         error(rpcwire::InFlightError::OverBudget),

@@ -449,7 +449,7 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
         )
         .into_bytes()
     };
-    let mut remap: IdRemapper<u32> = IdRemapper::new(100).max_id_bytes(2 * 506);
+    let mut remap: IdRemapper<u32> = IdRemapper::new(100).max_bytes(2 * 506);
     let mut up: Vec<Vec<u8>> = Vec::new();
     let forward = |remap: &mut IdRemapper<u32>, client: u32, n: u32, deadline| {
         let f = frame(n);
@@ -459,17 +459,17 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     };
     up.push(forward(&mut remap, 1, 1, None).unwrap());
     forward(&mut remap, 1, 2, Some(10)).unwrap();
-    assert_eq!(remap.id_bytes(), 2 * 506);
+    assert_eq!(remap.bytes(), 2 * 506);
     // A third is refused (the table has room for 100 entries, not for their bytes), and a
     // short id would still fit were there room.
-    assert_eq!(forward(&mut remap, 1, 3, None), Err(RemapError::Full));
+    assert_eq!(forward(&mut remap, 1, 3, None), Err(RemapError::OverBudget));
     assert_eq!(remap.len(), 2);
     // Expiry gives its request's bytes back.
     assert_eq!(remap.expire(10).count(), 1);
-    assert_eq!(remap.id_bytes(), 506);
+    assert_eq!(remap.bytes(), 506);
     // A reply does.
     assert_eq!(route(&mut remap, &upstream_reply(&up[0])).0, Ok(1));
-    assert_eq!(remap.id_bytes(), 0);
+    assert_eq!(remap.bytes(), 0);
     // A cancellation does.
     forward(&mut remap, 2, 4, None).unwrap();
     let c = cancel(4);
@@ -478,25 +478,28 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     };
     let cancelled = remap.forward_cancel(&2, &c, &n, &mut BytesMut::new());
     assert!(cancelled.is_some());
-    assert_eq!(remap.id_bytes(), 0);
+    assert_eq!(remap.bytes(), 0);
     // A client going away does.
     forward(&mut remap, 3, 5, None).unwrap();
     up.push(forward(&mut remap, 4, 6, None).unwrap());
     assert_eq!(remap.drop_client(&3).len(), 1);
-    assert_eq!(remap.id_bytes(), 506);
+    assert_eq!(remap.bytes(), 506);
     // `take` does.
     let reply = upstream_reply(up.last().unwrap());
     let msg = Decoder::mcp_client().decode(&reply).unwrap();
     assert_eq!(remap.take(msg.id().unwrap()).map(|o| o.client), Ok(4));
-    assert_eq!(remap.id_bytes(), 0);
+    assert_eq!(remap.bytes(), 0);
     // The upstream going away does, even with the drain dropped unread.
     forward(&mut remap, 5, 7, None).unwrap();
     drop(remap.drain());
-    assert_eq!((remap.id_bytes(), remap.len()), (0, 0));
+    assert_eq!((remap.bytes(), remap.len()), (0, 0));
     // After all that, the budget holds two again.
     forward(&mut remap, 6, 8, None).unwrap();
     forward(&mut remap, 6, 9, None).unwrap();
-    assert_eq!(forward(&mut remap, 6, 10, None), Err(RemapError::Full));
+    assert_eq!(
+        forward(&mut remap, 6, 10, None),
+        Err(RemapError::OverBudget)
+    );
 }
 
 /// A reply or a cancellation passed with another buffer than the one it was decoded from is
@@ -531,4 +534,22 @@ fn a_mistaken_frame_panics_before_the_request_is_forgotten() {
     assert!(mistaken.is_err());
     assert_eq!(remap.len(), 1);
     assert_eq!(route(&mut remap, &reply).0, Ok(5));
+}
+
+/// A request passed with another buffer than the one it was decoded from panics before the
+/// remapper keeps anything: the client may send it again, properly, with the same id.
+#[test]
+fn a_mistaken_request_frame_panics_before_anything_is_kept() {
+    let mut remap: IdRemapper<u32> = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":"req-1","method":"tools/call"}"#;
+    let copy = *frame;
+    let req = request(frame);
+    let mistaken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        remap.forward_request(5, &copy, &req, None, &mut BytesMut::new())
+    }));
+    assert!(mistaken.is_err());
+    assert_eq!((remap.len(), remap.bytes()), (0, 0));
+    assert!(remap
+        .forward_request(5, frame, &req, None, &mut BytesMut::new())
+        .is_ok());
 }

@@ -906,7 +906,7 @@ pub fn tables_model(data: &[u8]) {
         /// The client's id token.
         token: String,
     }
-    let mut remap: IdRemapper<u8> = IdRemapper::new(capacity).max_id_bytes(budget);
+    let mut remap: IdRemapper<u8> = IdRemapper::new(capacity).max_bytes(budget);
     let mut remapped: HashMap<(u8, IdKey), Remapped> = HashMap::new();
     let mut now = 0u64;
     for pair in data.chunks(2) {
@@ -984,8 +984,10 @@ pub fn tables_model(data: &[u8]) {
                 let used: usize = remapped.values().map(|r| r.cost).sum();
                 let expected = if remapped.contains_key(&(client, key.clone())) {
                     Err(RemapError::DuplicateId)
-                } else if remapped.len() >= capacity || used + cost > budget {
+                } else if remapped.len() >= capacity {
                     Err(RemapError::Full)
+                } else if used + cost > budget {
+                    Err(RemapError::OverBudget)
                 } else {
                     Ok(())
                 };
@@ -1077,10 +1079,10 @@ pub fn tables_model(data: &[u8]) {
         let used: usize = model.values().sum();
         assert_eq!((table.bytes(), table.len()), (used, model.len()));
         let used: usize = remapped.values().map(|r| r.cost).sum();
-        assert_eq!((remap.id_bytes(), remap.len()), (used, remapped.len()));
+        assert_eq!((remap.bytes(), remap.len()), (used, remapped.len()));
     }
     drop(remap.drain());
-    assert_eq!((remap.id_bytes(), remap.len()), (0, 0));
+    assert_eq!((remap.bytes(), remap.len()), (0, 0));
 }
 
 // ------------------------------------------------------------------------- decode_lines
