@@ -70,12 +70,7 @@ fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
         }
         _ => {
             // -32601 carries the unknown method's name in `data`.
-            let mut data = BytesMut::new();
-            encode::write_json_string(&mut data, &method);
-            let data = RawJson::new(&data).expect("a JSON string");
-            let code = ErrorCode::METHOD_NOT_FOUND;
-            let message = code.default_message().unwrap_or_default();
-            encode::write_error(out, ReplyId::Id(req.id), code, message, Some(data));
+            encode::write_method_not_found(out, req.id, req.method);
             Duration::ZERO
         }
     }

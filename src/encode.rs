@@ -10,7 +10,7 @@ use bytes::{BufMut, BytesMut};
 
 use crate::error::ErrorCode;
 use crate::id::Id;
-use crate::json::RawJson;
+use crate::json::{JsonStr, RawJson};
 use crate::message::{Reply, ReplyId};
 
 const VERSION: &[u8] = b"{\"jsonrpc\":\"2.0\"";
@@ -170,8 +170,19 @@ pub fn write_error<'a>(
     message: &str,
     data: Option<RawJson<'_>>,
 ) {
+    write_error_up_to_data(out, id.into(), code, message);
+    if let Some(data) = data {
+        out.extend_from_slice(b",\"data\":");
+        write_raw_json(out, data);
+    }
+    out.extend_from_slice(b"}}\n");
+}
+
+/// An error response up to its `data` member: the version, the id, the code and the message.
+#[inline]
+fn write_error_up_to_data(out: &mut BytesMut, id: ReplyId<'_>, code: ErrorCode, message: &str) {
     out.extend_from_slice(VERSION);
-    if let Some(token) = id.into().token() {
+    if let Some(token) = id.token() {
         out.extend_from_slice(b",\"id\":");
         out.extend_from_slice(token);
     }
@@ -179,11 +190,32 @@ pub fn write_error<'a>(
     out.extend_from_slice(itoa::Buffer::new().format(code.get()).as_bytes());
     out.extend_from_slice(b",\"message\":");
     write_json_string(out, message);
-    if let Some(data) = data {
-        out.extend_from_slice(b",\"data\":");
-        write_raw_json(out, data);
-    }
-    out.extend_from_slice(b"}}\n");
+}
+
+/// Appends the -32601 reply to a request for a method the server does not have, with the
+/// method in `data` as JSON-RPC's examples and MCP's servers give it: its string spliced as
+/// it came (escapes and all), no copy to build it.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":5,"method":"tele\u0070ort"}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let mut out = BytesMut::new();
+/// encode::write_method_not_found(&mut out, req.id, req.method);
+/// assert_eq!(
+///     out[..].strip_suffix(b"\n").unwrap(),
+///     br#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found","data":"tele\u0070ort"}}"#,
+/// );
+/// ```
+pub fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: JsonStr<'_>) {
+    let code = ErrorCode::METHOD_NOT_FOUND;
+    let message = code.default_message().unwrap_or("Method not found");
+    write_error_up_to_data(out, ReplyId::Id(id), code, message);
+    out.extend_from_slice(b",\"data\":\"");
+    // A string's body holds no raw line break (control bytes are escaped in JSON strings).
+    out.extend_from_slice(method.raw());
+    out.extend_from_slice(b"\"}}\n");
 }
 
 /// Appends the error reply a rejected frame calls for, with the code's standard message and

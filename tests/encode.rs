@@ -57,3 +57,34 @@ proptest! {
         prop_assert_eq!(escaped(&s), serde(&s));
     }
 }
+
+/// `write_method_not_found` answers a request with -32601 and the method, as the request
+/// spelled it, in `data`: the reply decodes as an error response to the request's id, and its
+/// `data` reads as the same string as the request's `method`.
+#[test]
+fn method_not_found_carries_the_method_as_sent() {
+    use rpcwire::{Decoder, ErrorCode, Message};
+    for method in [
+        r#""teleport""#,
+        r#""tele\u0070ort""#,
+        r#""caf\u00e9 \"quoted\" \\ \ud83d\ude00""#,
+        "\"caf\u{e9}\"",
+        r#""""#,
+    ] {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":"r-1","method":{method}}}"#);
+        let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+            panic!("a request: {frame}")
+        };
+        let mut out = BytesMut::new();
+        encode::write_method_not_found(&mut out, req.id, req.method);
+        let line = out.strip_suffix(b"\n").expect("one line");
+        let Ok(Message::ErrorResponse(reply)) = Decoder::mcp_client().decode(line) else {
+            panic!("an error response: {}", String::from_utf8_lossy(line))
+        };
+        assert_eq!(reply.id.map(|id| id.raw()), Some(&br#""r-1""#[..]));
+        assert_eq!(reply.error.code, ErrorCode::METHOD_NOT_FOUND);
+        let data: String = serde_json::from_slice(reply.error.data.unwrap().as_bytes()).unwrap();
+        let sent: String = serde_json::from_str(method).unwrap();
+        assert_eq!(data, sent);
+    }
+}
