@@ -6,6 +6,12 @@
 //! exception is Content-Length framing, where a malformed header block leaves no way to find
 //! the next message: those errors are fatal ([`ContentLengthError::is_fatal`]), and the framer
 //! yields nothing more.
+//!
+//! Each framing has its writer too, next to its framer: [`write_sse_event`] (with
+//! [`write_sse_retry`] and [`write_sse_comment`] for the other lines a server sends) and
+//! [`write_content_length_frame`]; newline framing is what the [`encode`](crate::encode)
+//! writers write. The writers take a message with or without the line end an `encode` writer
+//! puts after it (see [`without_line_end`]), so one's output can be passed to another as it is.
 
 pub mod content_length;
 pub mod lines;
@@ -13,9 +19,31 @@ pub mod sse;
 
 use bytes::BytesMut;
 
-pub use content_length::{ContentLengthError, ContentLengthFramer};
+pub use content_length::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
 pub use lines::{FrameError, LineFramer, Lines};
-pub use sse::{SseEvent, SseFramer};
+pub use sse::{
+    write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer, SseWriteError,
+};
+
+/// The message the frame writers put on the wire: `message` without one line end at its very
+/// end, a `\n` or a `\r\n` (what an [`encode`](crate::encode) writer appends, or a line read
+/// with its end). Nothing else is removed: `{}\n\n` is the message `{}\n`, and a lone `\r`
+/// at the end stays.
+///
+/// ```
+/// use rpcwire::frame::without_line_end;
+/// assert_eq!(without_line_end(b"{}\n"), b"{}");
+/// assert_eq!(without_line_end(b"{}\r\n"), b"{}");
+/// assert_eq!(without_line_end(b"{}"), b"{}");
+/// assert_eq!(without_line_end(b"{}\n\n"), b"{}\n");
+/// assert_eq!(without_line_end(b"{}\r"), b"{}\r");
+/// ```
+pub fn without_line_end(message: &[u8]) -> &[u8] {
+    match message.strip_suffix(b"\n") {
+        Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+        None => message,
+    }
+}
 
 /// What [`LineFramer`], [`SseFramer`] and [`ContentLengthFramer`] have in common: code
 /// written against it works over every transport MCP uses.
