@@ -32,7 +32,9 @@
 //! ## Map
 //! - Framing: [`LineFramer`] / [`Lines`] (newline-delimited, MCP stdio), [`SseFramer`]
 //!   (Streamable HTTP event streams), [`ContentLengthFramer`] (LSP-style headers), all three
-//!   behind the [`Framer`] trait.
+//!   behind the [`Framer`] trait; and their writers: [`write_sse_event`] (with
+//!   [`write_sse_retry`] and [`write_sse_comment`]) and [`write_content_length_frame`] frame a
+//!   message written by [`encode`].
 //! - Decoding: [`Decoder`] with [`DecodeOptions`] → [`Message`] or [`Rejection`];
 //!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches.
 //! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; [`mcp`] helpers; typed
@@ -80,8 +82,9 @@ pub mod typed;
 pub use decode_lines::{DecodeLines, DecodedLine};
 pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
-pub use frame::{ContentLengthError, ContentLengthFramer, SseEvent, SseFramer};
-pub use frame::{FrameError, Framer, Frames, LineFramer, Lines};
+pub use frame::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
+pub use frame::{write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer};
+pub use frame::{FrameError, Framer, Frames, LineFramer, Lines, SseWriteError};
 pub use id::{Id, IdBuf, IdKind};
 pub use inflight::{IdKey, InFlight, InFlightError, ReservedId};
 pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};

@@ -28,6 +28,8 @@ fn every_error_type_is_an_error_with_a_message() {
         error(MetaKeyError::BadName),
         error(rpcwire::Miss::Stale),
         error(rpcwire::FrameError::TooLong { offset: 0 }),
+        error(rpcwire::SseWriteError::InvalidId),
+        error(rpcwire::SseWriteError::InvalidEventType),
         error(rpcwire::DecodeError::Empty),
         error(rpcwire::ScanError::UnexpectedEnd),
     ];

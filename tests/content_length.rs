@@ -4,8 +4,11 @@
 mod common;
 
 use bytes::{Bytes, BytesMut};
-use common::frame_all;
-use rpcwire::{ContentLengthError as E, ContentLengthFramer, Decoder, Kind};
+use common::{assert_any_split, encoded_messages, frame_all, written_message};
+use proptest::prelude::*;
+use rpcwire::{
+    write_content_length_frame, ContentLengthError as E, ContentLengthFramer, Decoder, Kind,
+};
 
 fn frames(input: &[u8]) -> Vec<Result<Bytes, E>> {
     frame_all(&mut ContentLengthFramer::new(1 << 20), &[input])
@@ -211,4 +214,82 @@ fn content_length_endless_body_constant_memory() {
     assert_eq!(errors, 1);
     buf.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
     assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"{}"[..]);
+}
+
+/// Every line the `encode` writers write, passed with its `\n`, without it and with `\r\n`
+/// instead, comes back from the framer as the line without its end: in one read, one byte at
+/// a time and split in two at every position.
+#[test]
+fn content_length_writer_round_trips_every_encode_shape() {
+    let mut stream = BytesMut::new();
+    let mut expected = vec![];
+    for (message, body) in encoded_messages() {
+        write_content_length_frame(&mut stream, &message);
+        expected.push(Ok(Bytes::from(body)));
+    }
+    assert_any_split(&stream, &expected, |chunks| {
+        frame_all(&mut ContentLengthFramer::new(1 << 10), chunks)
+    });
+}
+
+/// The exact frame: the header, then the body as it is but for one line end at its very end.
+#[test]
+fn content_length_writer_bytes() {
+    let cases: [(&[u8], &[u8]); 9] = [
+        (b"{}", b"Content-Length: 2\r\n\r\n{}"),
+        (b"{}\n", b"Content-Length: 2\r\n\r\n{}"),
+        (b"{}\r\n", b"Content-Length: 2\r\n\r\n{}"),
+        (b"{}\r", b"Content-Length: 3\r\n\r\n{}\r"),
+        (b"{}\n\n", b"Content-Length: 3\r\n\r\n{}\n"),
+        (b"\n\r\n", b"Content-Length: 1\r\n\r\n\n"),
+        (b"", b"Content-Length: 0\r\n\r\n"),
+        (b"\n", b"Content-Length: 0\r\n\r\n"),
+        (
+            b"[\r\n\r\nContent-Length: 1\r\n\r\n]",
+            b"Content-Length: 27\r\n\r\n[\r\n\r\nContent-Length: 1\r\n\r\n]",
+        ),
+    ];
+    for (message, wire) in cases {
+        let mut out = BytesMut::from(&b"before"[..]);
+        write_content_length_frame(&mut out, message);
+        assert_eq!(&out[6..], wire, "{:?}", message.escape_ascii().to_string());
+        assert_eq!(&out[..6], b"before");
+        assert_eq!(
+            frames(&out[6..]),
+            vec![Ok(Bytes::copy_from_slice(written_message(message)))]
+        );
+    }
+    let body = vec![b'x'; 100_000];
+    let mut out = BytesMut::new();
+    write_content_length_frame(&mut out, &body);
+    assert!(out.starts_with(b"Content-Length: 100000\r\n\r\nxxx"));
+    assert_eq!(frames(&out), vec![Ok(Bytes::from(body))]);
+}
+
+proptest! {
+    /// Any message bytes, several in a row: the framer gives back each body exactly (the
+    /// message without one line end at its very end), the stream split in two anywhere.
+    #[test]
+    fn content_length_writer_round_trips_any_bytes(
+        messages in proptest::collection::vec(
+            proptest::collection::vec(
+                prop_oneof![any::<u8>(), Just(b'\r'), Just(b'\n'), Just(b':')],
+                0..80,
+            ),
+            0..5,
+        ),
+        at in any::<proptest::sample::Index>(),
+    ) {
+        let mut out = BytesMut::new();
+        for message in &messages {
+            write_content_length_frame(&mut out, message);
+        }
+        let (a, b) = out.split_at(at.index(out.len() + 1));
+        let got = frame_all(&mut ContentLengthFramer::new(1 << 10), &[a, b]);
+        let want: Vec<Result<Bytes, E>> = messages
+            .iter()
+            .map(|m| Ok(Bytes::copy_from_slice(written_message(m))))
+            .collect();
+        prop_assert_eq!(got, want);
+    }
 }

@@ -4,8 +4,15 @@
 mod common;
 
 use bytes::{Bytes, BytesMut};
-use common::{decoder_for, input, load, outcome, Outcome};
-use rpcwire::{Decoder, FrameError, Kind, SseEvent, SseFramer};
+use common::{
+    assert_any_split, decoder_for, encoded_messages, frame_all, input, load, outcome,
+    written_message, Outcome,
+};
+use proptest::prelude::*;
+use rpcwire::{
+    write_sse_comment, write_sse_event, write_sse_retry, Decoder, FrameError, Kind, SseEvent,
+    SseFramer, SseWriteError,
+};
 use serde_json::Value;
 
 /// Every event (and error) of `chunks` read one after the other, from `SseFramer`'s own
@@ -529,4 +536,214 @@ fn skipped_events_keep_the_offset_and_the_retry() {
     buf.extend_from_slice(b"retry: 10\n");
     assert!(Framer::decode_eof(&mut framer, &mut buf).unwrap().is_none());
     assert_eq!(framer.reconnection_time(), Some(10));
+}
+
+/// What a reader gets back from an event written with `message`: the written message (see
+/// `written_message`) with every line break, `\r\n`, `\r` or `\n`, made `\n`.
+fn read_back(message: &[u8]) -> Vec<u8> {
+    let message = written_message(message);
+    let mut out = Vec::with_capacity(message.len());
+    let mut i = 0;
+    while i < message.len() {
+        if message[i] == b'\r' {
+            out.push(b'\n');
+            if message.get(i + 1) == Some(&b'\n') {
+                i += 1;
+            }
+        } else {
+            out.push(message[i]);
+        }
+        i += 1;
+    }
+    out
+}
+
+fn event(data: &[u8], id: Option<&str>, event: Option<&str>) -> SseEvent {
+    SseEvent {
+        data: Bytes::copy_from_slice(data),
+        id: id.map(|id| Bytes::copy_from_slice(id.as_bytes())),
+        event: event.map(|e| Bytes::copy_from_slice(e.as_bytes())),
+        retry: None,
+    }
+}
+
+/// Every line the `encode` writers write, passed with its `\n`, without it and with `\r\n`
+/// instead, under assorted ids and event types, comes back from the framer as the line
+/// without its end, with its id and type: in one read, one byte at a time and split in two
+/// at every position.
+#[test]
+fn sse_writer_round_trips_every_encode_shape() {
+    let ids = [None, Some(""), Some("7"), Some(" spaced id "), Some("é/ü")];
+    let types = [None, Some("message"), Some("custom type")];
+    let mut stream = BytesMut::new();
+    let mut expected = vec![];
+    // (5 and 3 are coprime: every id goes with every type.)
+    for (n, (message, body)) in encoded_messages().iter().enumerate() {
+        let (id, kind) = (ids[n % ids.len()], types[n % types.len()]);
+        write_sse_event(&mut stream, message, id, kind).unwrap();
+        expected.push(Ok(event(body, id, kind)));
+    }
+    assert_any_split(&stream, &expected, |chunks| {
+        sse_all(&mut SseFramer::new(1 << 10), chunks)
+    });
+    // Through the `Framer` trait: the messages, and the id a client resumes from.
+    let mut framer = SseFramer::new(1 << 10);
+    let frames = frame_all(&mut framer, &[&stream]);
+    let data: Vec<Bytes> = frames.into_iter().map(|f| f.unwrap().data).collect();
+    let want: Vec<Bytes> = expected.iter().map(|e| e.clone().unwrap().data).collect();
+    assert_eq!(data, want);
+    let last_id = expected.iter().rev().find_map(|e| e.clone().unwrap().id);
+    assert_eq!(framer.last_event_id(), last_id.as_deref());
+}
+
+/// Each line break in a message starts another `data:` line; one line end at the very end is
+/// dropped, nothing else; and the framer reads the message back with its line breaks made
+/// `\n`, split in two at every position.
+#[test]
+fn sse_writer_line_breaks_become_data_lines() {
+    let cases: [(&[u8], &[u8]); 17] = [
+        (b"{}", b"data: {}\n\n"),
+        (b"a\nb", b"data: a\ndata: b\n\n"),
+        (b"a\rb", b"data: a\ndata: b\n\n"),
+        (b"a\r\nb", b"data: a\ndata: b\n\n"),
+        (b"a\n\rb", b"data: a\ndata:\ndata: b\n\n"),
+        (b"a\r\r\nb", b"data: a\ndata:\ndata: b\n\n"),
+        (b"\na", b"data:\ndata: a\n\n"),
+        (b"\r\na", b"data:\ndata: a\n\n"),
+        (b"a\n", b"data: a\n\n"),
+        (b"a\r\n", b"data: a\n\n"),
+        (b"a\r", b"data: a\ndata:\n\n"),
+        (b"a\n\n", b"data: a\ndata:\n\n"),
+        (b"a\r\n\r\n", b"data: a\ndata:\n\n"),
+        (b"\n", b"data:\n\n"),
+        (b" a\n  b", b"data:  a\ndata:   b\n\n"),
+        (
+            b":x\ndata: y\nid: z",
+            b"data: :x\ndata: data: y\ndata: id: z\n\n",
+        ),
+        (
+            b"\0\xff\n\xEF\xBB\xBF",
+            b"data: \0\xff\ndata: \xEF\xBB\xBF\n\n",
+        ),
+    ];
+    for (message, wire) in cases {
+        let mut out = BytesMut::new();
+        write_sse_event(&mut out, message, None, None).unwrap();
+        assert_eq!(&out[..], wire, "{:?}", message.escape_ascii().to_string());
+        let want = [Ok(event(&read_back(message), None, None))];
+        assert_any_split(&out, &want, |chunks| {
+            sse_all(&mut SseFramer::new(64).yield_empty_events(true), chunks)
+        });
+    }
+}
+
+/// An id or event type that a field cannot carry is an error, and nothing is written; a NUL
+/// in an event type is fine.
+#[test]
+fn sse_writer_rejects_bad_ids_and_event_types() {
+    let mut out = BytesMut::from(&b"data: before\n\n"[..]);
+    for bad in ["a\nb", "\r", "x\r\n", "\n", "nul\0", "\0"] {
+        let got = write_sse_event(&mut out, b"{}", Some(bad), None);
+        assert_eq!(got, Err(SseWriteError::InvalidId), "{bad:?}");
+        let got = write_sse_event(&mut out, b"{}", Some(bad), Some("bad\n"));
+        assert_eq!(got, Err(SseWriteError::InvalidId), "{bad:?}");
+    }
+    for bad in ["a\nb", "\r", "x\r\n", "\n"] {
+        let got = write_sse_event(&mut out, b"{}", Some("1"), Some(bad));
+        assert_eq!(got, Err(SseWriteError::InvalidEventType), "{bad:?}");
+    }
+    assert_eq!(&out[..], b"data: before\n\n");
+    write_sse_event(&mut out, b"{}", Some("1"), Some("a\0b")).unwrap();
+    assert_eq!(
+        data_of(&out),
+        vec![b"before".to_vec(), b"{}".to_vec()],
+        "{out:?}"
+    );
+    assert_eq!(events(&out)[1], Ok(event(b"{}", Some("1"), Some("a\0b"))));
+    let error: &dyn std::error::Error = &SseWriteError::InvalidId;
+    assert_eq!(
+        error.to_string(),
+        "an SSE event id cannot hold a line break or NUL"
+    );
+    assert_eq!(
+        SseWriteError::InvalidEventType.to_string(),
+        "an SSE event type cannot hold a line break"
+    );
+}
+
+/// A priming event (an id and an empty message), `retry` events and comments (keep-alives)
+/// read back as a server means them: through the `Framer` trait only the message comes, and
+/// the framer keeps the id and the reconnection time.
+#[test]
+fn sse_writer_priming_retry_and_keep_alives() {
+    let mut out = BytesMut::new();
+    write_sse_retry(&mut out, 2500);
+    write_sse_event(&mut out, b"", Some("s-0"), None).unwrap();
+    write_sse_comment(&mut out, "");
+    write_sse_comment(&mut out, "keep\r\nalive\rnow\n");
+    write_sse_event(&mut out, b"{}\n", Some("s-1"), None).unwrap();
+    write_sse_comment(&mut out, "keep-alive");
+    write_sse_event(&mut out, b"\n", None, None).unwrap();
+    write_sse_retry(&mut out, u64::MAX);
+    assert_eq!(
+        &out[..],
+        &b"retry: 2500\n\nid: s-0\ndata:\n\n:\n: keep\n: alive\n: now\n:\nid: s-1\ndata: {}\n\n\
+           : keep-alive\ndata:\n\nretry: 18446744073709551615\n\n"[..]
+    );
+    let retry = |ms| SseEvent {
+        retry: Some(ms),
+        ..SseEvent::default()
+    };
+    assert_eq!(
+        events(&out),
+        vec![
+            Ok(retry(2500)),
+            Ok(event(b"", Some("s-0"), None)),
+            Ok(event(b"{}", Some("s-1"), None)),
+            Ok(retry(u64::MAX)),
+        ]
+    );
+    let mut framer = SseFramer::new(1 << 10);
+    let frames: Vec<_> = frame_all(&mut framer, &[&out]);
+    assert_eq!(frames, vec![Ok(event(b"{}", Some("s-1"), None))]);
+    assert_eq!(framer.last_event_id(), Some(&b"s-1"[..]));
+    assert_eq!(framer.reconnection_time(), Some(u64::MAX));
+}
+
+proptest! {
+    /// Any message bytes, id and event type: written between other lines, the event reads
+    /// back as the message with its line breaks made `\n` (split in two anywhere), or the
+    /// writer refuses the id or type and writes nothing.
+    #[test]
+    fn sse_writer_round_trips_any_message(
+        message in proptest::collection::vec(
+            prop_oneof![any::<u8>(), Just(b'\r'), Just(b'\n'), Just(b' ')],
+            0..80,
+        ),
+        id in proptest::option::of("[a-z:\r\n\0 ]{0,6}"),
+        kind in proptest::option::of("[a-z:\r\n\0 ]{0,6}"),
+        at in any::<proptest::sample::Index>(),
+    ) {
+        let before = b": before\nretry: 1\n\n";
+        let mut out = BytesMut::from(&before[..]);
+        let written = write_sse_event(&mut out, &message, id.as_deref(), kind.as_deref());
+        if id.as_deref().is_some_and(|id| id.contains(['\r', '\n', '\0'])) {
+            prop_assert_eq!(written, Err(SseWriteError::InvalidId));
+            prop_assert_eq!(&out[..], &before[..]);
+            return Ok(());
+        }
+        if kind.as_deref().is_some_and(|kind| kind.contains(['\r', '\n'])) {
+            prop_assert_eq!(written, Err(SseWriteError::InvalidEventType));
+            prop_assert_eq!(&out[..], &before[..]);
+            return Ok(());
+        }
+        prop_assert_eq!(written, Ok(()));
+        write_sse_comment(&mut out, "after");
+        let (a, b) = out.split_at(at.index(out.len() + 1));
+        let mut framer = SseFramer::new(1 << 10).yield_empty_events(true);
+        let got = sse_all(&mut framer, &[a, b]);
+        let kind = kind.as_deref().filter(|kind| !kind.is_empty());
+        let want = event(&read_back(&message), id.as_deref(), kind);
+        prop_assert_eq!(got, vec![Ok(SseEvent { retry: Some(1), ..SseEvent::default() }), Ok(want)]);
+    }
 }

@@ -8,8 +8,12 @@
 //!
 //! Unlike newline or SSE framing, a damaged header block leaves no way to find the next
 //! message, so most errors are fatal: see [`ContentLengthError::is_fatal`].
+//!
+//! The writing side is [`write_content_length_frame`].
 
 use bytes::{Buf, Bytes, BytesMut};
+
+use super::without_line_end;
 
 /// Why a `Content-Length` stream could not be framed. Small and `Copy`; every variant carries
 /// the stream offset of the first byte of the message it is about.
@@ -397,6 +401,37 @@ impl ContentLengthFramer {
             offset: self.message_start,
         })
     }
+}
+
+/// Appends one message in `Content-Length` framing: `Content-Length: N\r\n\r\n`, then the
+/// `N` bytes of the body, as [`ContentLengthFramer`] and LSP peers read it. No `Content-Type`
+/// header is written: its default, `application/vscode-jsonrpc; charset=utf-8`, is what a
+/// JSON-RPC body is.
+///
+/// The body is `message` as [`without_line_end`] gives it: one `\n` or `\r\n` at its very
+/// end is not part of it (so the output of an [`encode`](crate::encode) writer can be passed
+/// as it is); every other byte is written as it is.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, write_content_length_frame, ContentLengthFramer, Id, RawJson};
+/// let mut line = BytesMut::new();
+/// encode::write_response(&mut line, Id::from_token(b"1").unwrap(), RawJson::new(b"{}").unwrap());
+/// let mut out = BytesMut::new();
+/// write_content_length_frame(&mut out, &line);
+/// assert_eq!(&out[..], b"Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+/// let body = ContentLengthFramer::new(1024).decode(&mut out).unwrap().unwrap();
+/// assert_eq!(body, line[..line.len() - 1]);
+/// ```
+pub fn write_content_length_frame(out: &mut BytesMut, message: &[u8]) {
+    let body = without_line_end(message);
+    let mut digits = itoa::Buffer::new();
+    let length = digits.format(body.len()).as_bytes();
+    out.reserve(b"Content-Length: \r\n\r\n".len() + length.len() + body.len());
+    out.extend_from_slice(b"Content-Length: ");
+    out.extend_from_slice(length);
+    out.extend_from_slice(b"\r\n\r\n");
+    out.extend_from_slice(body);
 }
 
 /// Parses one header line (without its `\r\n`): `Ok(Some(value))` for `Content-Length`,

@@ -11,6 +11,12 @@
 //! searched twice: pass it the same buffer on every call, appending what is read (as with
 //! tokio-util's `LinesCodec`). A buffer emptied or replaced by a shorter one only restarts the
 //! search.
+//!
+//! Each framing has its writer too, next to its framer: [`write_sse_event`] (with
+//! [`write_sse_retry`] and [`write_sse_comment`] for the other lines a server sends) and
+//! [`write_content_length_frame`]; newline framing is what the [`encode`](crate::encode)
+//! writers write. The writers take a message with or without the line end an `encode` writer
+//! puts after it (see [`without_line_end`]), so one's output can be passed to another as it is.
 
 pub mod content_length;
 pub mod lines;
@@ -18,9 +24,31 @@ pub mod sse;
 
 use bytes::BytesMut;
 
-pub use content_length::{ContentLengthError, ContentLengthFramer};
+pub use content_length::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
 pub use lines::{FrameError, LineFramer, Lines};
-pub use sse::{SseEvent, SseFramer};
+pub use sse::{
+    write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer, SseWriteError,
+};
+
+/// The message the frame writers put on the wire: `message` without one line end at its very
+/// end, a `\n` or a `\r\n` (what an [`encode`](crate::encode) writer appends, or a line read
+/// with its end). Nothing else is removed: `{}\n\n` is the message `{}\n`, and a lone `\r`
+/// at the end stays.
+///
+/// ```
+/// use rpcwire::frame::without_line_end;
+/// assert_eq!(without_line_end(b"{}\n"), b"{}");
+/// assert_eq!(without_line_end(b"{}\r\n"), b"{}");
+/// assert_eq!(without_line_end(b"{}"), b"{}");
+/// assert_eq!(without_line_end(b"{}\n\n"), b"{}\n");
+/// assert_eq!(without_line_end(b"{}\r"), b"{}\r");
+/// ```
+pub fn without_line_end(message: &[u8]) -> &[u8] {
+    match message.strip_suffix(b"\n") {
+        Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+        None => message,
+    }
+}
 
 /// Where a framer resumes its search of `buf[..read_to]`: at `next_index`, where its last call
 /// stopped (the bytes before it hold nothing it looks for), or at the start when the buffer

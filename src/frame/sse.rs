@@ -9,10 +9,15 @@
 //!
 //! The data of an event with a single `data:` line is a [`Bytes`] slice of the read buffer
 //! (no copy); only data spread over several lines is joined into a fresh buffer.
+//!
+//! The writing side: [`write_sse_event`] appends an event carrying one message,
+//! [`write_sse_retry`] sets the client's reconnection time, and [`write_sse_comment`] writes a
+//! comment line (a keep-alive).
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use super::lines::FrameError;
+use super::without_line_end;
 
 /// The byte order mark a stream may start with (stripped once, as WHATWG's UTF-8 decode does).
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -559,4 +564,167 @@ impl SseFramer {
             }
         }))
     }
+}
+
+/// Why [`write_sse_event`] could not write an event: a field that the format cannot carry.
+/// Nothing was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SseWriteError {
+    /// The event id holds a `\n` or `\r` (which would end its line) or a NUL (for which a
+    /// reader ignores the whole `id:` field).
+    InvalidId,
+    /// The event type holds a `\n` or `\r` (which would end its line).
+    InvalidEventType,
+}
+
+impl core::fmt::Display for SseWriteError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            SseWriteError::InvalidId => "an SSE event id cannot hold a line break or NUL",
+            SseWriteError::InvalidEventType => "an SSE event type cannot hold a line break",
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for SseWriteError {}
+
+/// Appends one line `name: value` (`name:` alone for an empty value, which reads the same);
+/// `value` holds no line break. The space is always written before a value, so a value that
+/// starts with one keeps it (the reader removes only the first).
+fn write_field(out: &mut BytesMut, name: &[u8], value: &[u8]) {
+    out.extend_from_slice(name);
+    out.put_u8(b':');
+    if !value.is_empty() {
+        out.put_u8(b' ');
+        out.extend_from_slice(value);
+    }
+    out.put_u8(b'\n');
+}
+
+/// Appends `text` as `name:` lines, one for each of its lines: it is split at every `\n`,
+/// `\r` and `\r\n`, as a reader splits the stream, so the lines read back, joined with `\n`,
+/// are `text` with each of those line breaks made a `\n`.
+fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
+    let mut rest = text;
+    while let Some(at) = memchr::memchr2(b'\r', b'\n', rest) {
+        write_field(out, name, &rest[..at]);
+        let end = if rest[at..].starts_with(b"\r\n") {
+            at + 2
+        } else {
+            at + 1
+        };
+        rest = &rest[end..];
+    }
+    write_field(out, name, rest);
+}
+
+/// Appends one Server-Sent Event carrying `message`, for a `text/event-stream` response (an
+/// MCP Streamable HTTP stream): an `id:` line when `id` is given, an `event:` line when
+/// `event` is given, the message as `data:` lines, then the blank line that ends the event.
+///
+/// - `message` is taken as [`without_line_end`] gives it: one `\n` or `\r\n` at its very end
+///   is not part of it, so the output of an [`encode`](crate::encode) writer can be passed as
+///   it is. Each line break left in it (`\n`, `\r` or `\r\n`) starts another `data:` line;
+///   a reader ([`SseFramer`], a browser's `EventSource`) joins them with `\n`, so it gets the
+///   message with those line breaks made `\n` (the `encode` writers put none inside a
+///   message).
+/// - `id` is the event id a client resumes from (`Last-Event-ID`); `Some("")` resets the
+///   client's last event id. `event` is the event type; MCP uses the default, `message`, so it
+///   is usually `None`.
+/// - An empty message gives an event with one empty `data:` line, which a reader does not
+///   dispatch: with an `id`, that is MCP's priming event, which only sets the id a client
+///   resumes from.
+///
+/// # Errors
+/// [`SseWriteError::InvalidId`] when `id` holds a `\n`, `\r` or NUL, and
+/// [`SseWriteError::InvalidEventType`] when `event` holds a `\n` or `\r`; nothing is
+/// written then. (A line break cannot be escaped in a field, and a reader ignores an `id`
+/// with a NUL.)
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, write_sse_event, Id, RawJson, SseFramer, SseWriteError};
+/// let mut out = BytesMut::new();
+/// encode::write_response(&mut out, Id::from_token(b"1").unwrap(), RawJson::new(b"{}").unwrap());
+/// let mut sse = BytesMut::new();
+/// write_sse_event(&mut sse, &out, Some("stream-1/7"), None).unwrap();
+/// assert_eq!(&sse[..], b"id: stream-1/7\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n");
+///
+/// // Line breaks in the message become `data:` lines, read back joined with `\n`.
+/// let mut sse = BytesMut::new();
+/// write_sse_event(&mut sse, b"[1,\r\n2]", None, Some("batch")).unwrap();
+/// assert_eq!(&sse[..], b"event: batch\ndata: [1,\ndata: 2]\n\n");
+/// let event = SseFramer::new(1024).decode(&mut sse).unwrap().unwrap();
+/// assert_eq!(&event.data[..], b"[1,\n2]");
+///
+/// assert_eq!(write_sse_event(&mut sse, b"{}", Some("a\nb"), None), Err(SseWriteError::InvalidId));
+/// assert!(sse.is_empty());
+/// ```
+pub fn write_sse_event(
+    out: &mut BytesMut,
+    message: &[u8],
+    id: Option<&str>,
+    event: Option<&str>,
+) -> Result<(), SseWriteError> {
+    let (id, event) = (id.map(str::as_bytes), event.map(str::as_bytes));
+    if id.is_some_and(|id| memchr::memchr3(b'\n', b'\r', 0, id).is_some()) {
+        return Err(SseWriteError::InvalidId);
+    }
+    if event.is_some_and(|event| memchr::memchr2(b'\n', b'\r', event).is_some()) {
+        return Err(SseWriteError::InvalidEventType);
+    }
+    let message = without_line_end(message);
+    // The usual event: at most an id and a type, and a single data line.
+    let fields = id.map_or(0, |id| id.len() + 5) + event.map_or(0, |event| event.len() + 8);
+    out.reserve(fields + message.len() + 8);
+    if let Some(id) = id {
+        write_field(out, b"id", id);
+    }
+    if let Some(event) = event {
+        write_field(out, b"event", event);
+    }
+    write_field_lines(out, b"data", message);
+    out.put_u8(b'\n');
+    Ok(())
+}
+
+/// Appends an event that only sets the client's reconnection time, in milliseconds:
+/// `retry: ms`, then the blank line. MCP servers send one before closing a stream they mean
+/// the client to resume (with `Last-Event-ID`). A reader dispatches no message for it;
+/// [`SseFramer::decode`] hands it out as an event with empty data and this `retry`.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{write_sse_retry, SseFramer};
+/// let mut out = BytesMut::new();
+/// write_sse_retry(&mut out, 3000);
+/// assert_eq!(&out[..], b"retry: 3000\n\n");
+/// let mut framer = SseFramer::new(1024);
+/// assert_eq!(framer.decode(&mut out).unwrap().unwrap().retry, Some(3000));
+/// assert_eq!(framer.reconnection_time(), Some(3000));
+/// ```
+pub fn write_sse_retry(out: &mut BytesMut, ms: u64) {
+    write_field(out, b"retry", itoa::Buffer::new().format(ms).as_bytes());
+    out.put_u8(b'\n');
+}
+
+/// Appends a comment: `: text`, as several comment lines when `text` holds line breaks (`:`
+/// alone for an empty `text`). A reader ignores comments; a server sends one as a keep-alive,
+/// so that an idle stream is not closed by a proxy or a timeout. It is a line, not an event:
+/// it goes between events (where every other writer of this module leaves the stream).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{write_sse_comment, write_sse_event, SseFramer};
+/// let mut out = BytesMut::new();
+/// write_sse_comment(&mut out, "keep-alive");
+/// write_sse_event(&mut out, b"{}", None, None).unwrap();
+/// assert_eq!(&out[..], b": keep-alive\ndata: {}\n\n");
+/// let event = SseFramer::new(1024).decode(&mut out).unwrap().unwrap();
+/// assert_eq!(&event.data[..], b"{}");
+/// ```
+pub fn write_sse_comment(out: &mut BytesMut, text: &str) {
+    write_field_lines(out, b"", text.as_bytes());
 }

@@ -191,3 +191,125 @@ pub fn frame_all<F: rpcwire::Framer>(
     assert!(buf.is_empty());
     out
 }
+
+/// One line of every shape the `encode` (and `mcp`) writers write, each ending in its `\n`:
+/// requests with and without params (a multi-line raw payload among them, whose line breaks
+/// the writers make spaces), a notification, responses, errors (with and without an `id`), the
+/// reply to a rejected frame, an id rewrite, a batch reply, cancellation and progress.
+pub fn encoded_lines() -> Vec<Vec<u8>> {
+    use rpcwire::{encode, mcp, ErrorCode, Id, RawJson};
+    let id = |token: &'static [u8]| Id::from_token(token).unwrap();
+    let raw = |json: &'static [u8]| RawJson::new(json).unwrap();
+    let mut lines = vec![];
+    let mut line = |write: &dyn Fn(&mut BytesMut)| {
+        let mut out = BytesMut::new();
+        write(&mut out);
+        assert!(out.ends_with(b"\n"), "{out:?}");
+        lines.push(out.to_vec());
+    };
+    line(&|out| {
+        encode::write_request(
+            out,
+            id(b"1"),
+            "tools/call",
+            Some(raw(b"{\"name\":\r\n\"x\",\n\"arguments\":{}\r}")),
+        )
+    });
+    line(&|out| encode::write_request(out, id(b"\"s-1\""), "ping", None));
+    line(&|out| encode::write_notification(out, "notifications/initialized", None));
+    line(&|out| encode::write_notification(out, "n", Some(raw(b"[1, \"a\\nb\"]"))));
+    line(&|out| encode::write_response(out, id(b"2"), raw(b"{}")));
+    line(&|out| encode::write_response(out, id(b"-3.5e2"), raw(b"{\n  \"tools\": []\n}")));
+    line(&|out| {
+        encode::write_error(
+            out,
+            id(b"4"),
+            ErrorCode::METHOD_NOT_FOUND,
+            "no \"such\"\nmethod",
+            Some(raw(b"{\"m\":\"x\"}")),
+        )
+    });
+    line(&|out| {
+        encode::write_error(
+            out,
+            ReplyId::Absent,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid Request",
+            None,
+        )
+    });
+    line(&|out| {
+        let rejection = Decoder::mcp().decode(b"{oops").unwrap_err();
+        encode::write_reply(out, &rejection.reply().unwrap(), None)
+    });
+    line(&|out| {
+        let frame = br#"{"jsonrpc":"2.0","id":"client-7","method":"ping"}"#;
+        let req = Decoder::mcp().decode(frame).unwrap();
+        encode::write_with_id(out, frame, req.id().unwrap(), id(b"42"))
+    });
+    line(&|out| {
+        let mut batch = encode::BatchReply::open(out);
+        batch.push(out, |out| encode::write_response(out, id(b"1"), raw(b"7")));
+        batch.push(out, |out| {
+            encode::write_error(
+                out,
+                ReplyId::Null,
+                ErrorCode::PARSE_ERROR,
+                "Parse error",
+                None,
+            )
+        });
+        assert!(batch.close(out));
+    });
+    line(&|out| mcp::write_cancelled(out, id(b"7"), Some("timed out")));
+    line(&|out| {
+        assert!(mcp::write_progress(
+            out,
+            id(b"\"p\""),
+            0.5,
+            Some(1.0),
+            Some("half")
+        ))
+    });
+    lines
+}
+
+/// Every line of [`encoded_lines`] as a frame writer may be given it, with its `\n`, without
+/// it, and with `\r\n` instead, each paired with the message it carries: the line without
+/// its end.
+pub fn encoded_messages() -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut messages = vec![];
+    for line in encoded_lines() {
+        let body = line[..line.len() - 1].to_vec();
+        let crlf = [&body[..], b"\r\n"].concat();
+        messages.push((line, body.clone()));
+        messages.push((body.clone(), body.clone()));
+        messages.push((crlf, body));
+    }
+    messages
+}
+
+/// The message the frame writers are documented to write for `message`: without one `\n` or
+/// `\r\n` at its very end (written apart from the crate's own `frame::without_line_end`).
+pub fn written_message(message: &[u8]) -> &[u8] {
+    if let Some(body) = message.strip_suffix(b"\r\n") {
+        return body;
+    }
+    message.strip_suffix(b"\n").unwrap_or(message)
+}
+
+/// Asserts that `read` (which reads a stream fed in the given chunks) gives `expected` for
+/// `stream` in one read, one byte at a time, and split in two at every position.
+pub fn assert_any_split<T: PartialEq + std::fmt::Debug>(
+    stream: &[u8],
+    expected: &[T],
+    read: impl Fn(&[&[u8]]) -> Vec<T>,
+) {
+    assert_eq!(read(&[stream]), expected, "one read of {stream:?}");
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(read(&bytes), expected, "1-byte reads of {stream:?}");
+    for at in 0..=stream.len() {
+        let (a, b) = stream.split_at(at);
+        assert_eq!(read(&[a, b]), expected, "{stream:?} split at {at}");
+    }
+}
