@@ -483,6 +483,20 @@ pub fn roundtrip(data: &[u8]) {
     assert_eq!(memchr_count(&out), 1, "exactly one line");
     assert_eq!(out.last(), Some(&b'\n'));
     let frame = &out[..out.len() - 1];
+    // The line's writers for the other framings take it as it is, and their framers give the
+    // same frame back.
+    let mut sse = BytesMut::new();
+    rpcwire::write_sse_event(&mut sse, &out, Some(&method), None).unwrap_or_else(|_| {
+        assert!(method.contains(['\n', '\r', '\0']), "a valid id refused");
+        rpcwire::write_sse_event(&mut sse, &out, None, None).expect("no id, no event type");
+    });
+    let event = rpcwire::SseFramer::new(sse.len()).decode(&mut sse);
+    assert_eq!(event.unwrap().expect("one event").data, frame);
+    let mut content_length = BytesMut::new();
+    rpcwire::write_content_length_frame(&mut content_length, &out);
+    let framed = rpcwire::ContentLengthFramer::new(frame.len()).decode(&mut content_length);
+    assert_eq!(framed.unwrap().expect("one frame"), frame);
+    assert!(sse.is_empty() && content_length.is_empty());
 
     for (dialect, role) in CONFIGS {
         let mcp = dialect == Dialect::Mcp;
