@@ -1582,3 +1582,62 @@ fn result_type_is_checked_from_the_negotiated_version_on() {
         assert_eq!(violations(&records), expected, "{version}");
     }
 }
+
+/// A lone request the scripted server answers at once (its line 0), sent and answered first:
+/// the server is up before what a test times (with a timeout of `TIMEOUT_MS`, long enough
+/// for it to start on a loaded machine).
+fn warm_up(p: &mut Proxy) {
+    p.send(&request(json!(0), "warm-up"));
+    let reply = p.recv();
+    assert_eq!(reply["result"], 0, "the server's reply: {reply}");
+}
+
+/// The timeout of the tests that start with [`warm_up`], and how long they wait for it.
+const TIMEOUT_MS: &str = "1500";
+const PAST_TIMEOUT: Duration = Duration::from_millis(1800);
+
+/// The scripted server's reply to the warm-up request.
+const WARM_UP_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":0}"#;
+
+/// A dropped server array that answered a client batch: the proxy answers the batch's
+/// requests it held replies to and the batch's invalid elements in one array (a -32603 each,
+/// a -32600 each), with or without a timeout, and nothing more at the batch's deadline.
+#[test]
+fn a_dropped_server_array_answers_the_batchs_invalid_elements_in_the_same_array() {
+    for options in [&[][..], &["--timeout-ms", TIMEOUT_MS][..]] {
+        let dir = scratch(&format!("batch-dropped-owed-{}", options.len()));
+        let dropped = r#"[{"jsonrpc":"2.0","id":1,"result":1},42]"#;
+        let script = json!({"0": [{"send": WARM_UP_REPLY}], "1": [{"send": dropped}]});
+        let (mut p, log) = jsonrpc_scripted(&dir, options, script);
+        warm_up(&mut p);
+        let invalid = r#"{"jsonrpc":"2.0","id":7,"method":"m","params":1}"#;
+        p.send_raw(format!("[{},{invalid},1]\n", call(json!(1), "a")).as_bytes());
+        let reply = p.recv();
+        let got: Vec<(&Value, &Value)> = reply
+            .as_array()
+            .unwrap_or_else(|| panic!("an array: {reply}"))
+            .iter()
+            .map(|r| (&r["id"], &r["error"]["code"]))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (&json!(1), &json!(-32603)),
+                (&json!(7), &json!(-32600)),
+                (&Value::Null, &json!(-32600))
+            ],
+            "{options:?}: {reply}"
+        );
+        // Past the batch's deadline: nothing more for it.
+        thread::sleep(PAST_TIMEOUT);
+        p.close_stdin();
+        let done = p.finish();
+        assert_eq!(done.messages().len(), 2, "{:?}", done.messages());
+        let records = replayed_alike(&log);
+        assert_eq!(
+            violations(&records),
+            counts(&[("c2s/invalid", 2), ("s2c/invalid", 1)]),
+            "{options:?}"
+        );
+    }
+}

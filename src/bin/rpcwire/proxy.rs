@@ -30,7 +30,7 @@ use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
 use crate::session::{
-    kind_of, Described, Dir, Expired, Observation, Session, Timeout, Verdict, Violation,
+    kind_of, Described, Dir, Expired, InPlace, Observation, Session, Timeout, Verdict, Violation,
 };
 
 /// Options of `rpcwire proxy`.
@@ -63,7 +63,8 @@ a -32603 for each request and a -32600 for each invalid element, and the server'
 later, is late. A batch is dropped when it holds nothing the receiver needs, and when it comes
 from the server with an invalid element (the client gets valid messages only; its elements then
 have no effect: a reply in it leaves its request waiting, but the requests of a batch it answered
-get one array of -32603 errors from the proxy at once). At most --max-in-flight replies to
+get one array from the proxy at once, a -32603 for each and a -32600 for each invalid element of
+their batch still owed). At most --max-in-flight replies to
 invalid elements are expected at once. An
 empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
@@ -241,20 +242,20 @@ struct Observed<'a> {
     /// The reply the proxy sends in the item's place.
     reply: Option<LocalReply<'a>>,
     /// For a batch from the server dropped whole: the array the proxy sends the client in its
-    /// place, answering the requests of a batch that it held replies to.
+    /// place, answering what of the client's batches it held replies to
+    /// ([`in_place_of_dropped`]).
     in_place: Option<Bytes>,
 }
 
-/// The client's array in place of a dropped server batch that answered the batch requests
-/// `ids` (the client would wait for them until their batch's deadline, or forever without
-/// one): a -32603 for each. `None` when there are none.
-fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
-    if ids.is_empty() {
-        return None;
-    }
+/// The client's array in place of a dropped server batch that answered the requests of a
+/// client batch (the client would wait for them until their batch's deadline, or forever
+/// without one): a -32603 for each of those requests, and a -32600 for each reply still owed
+/// to an invalid element of their batches, so that one array answers the batch. `None` when
+/// there is nothing to answer.
+fn in_place_of_dropped(answered: &InPlace) -> Option<Bytes> {
     let mut out = BytesMut::new();
     let mut array = BatchReply::open(&mut out);
-    for id in ids {
+    for id in &answered.requests {
         array.push(&mut out, |out| {
             encode::write_error(
                 out,
@@ -265,8 +266,22 @@ fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
             )
         });
     }
-    array.close(&mut out);
-    Some(out.freeze())
+    push_owed_replies(&mut array, &mut out, &answered.owed);
+    array.close(&mut out).then(|| out.freeze())
+}
+
+/// Appends to `array` the -32600 the proxy sends in the server's place for each invalid
+/// element of a client batch whose reply is owed (`owed`: the id each carries; `None`: null).
+fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<IdBuf>]) {
+    for id in owed {
+        let reply = Reply {
+            code: ErrorCode::INVALID_REQUEST,
+            id: id
+                .as_ref()
+                .map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id())),
+        };
+        array.push(out, |out| encode::write_reply(out, &reply, None));
+    }
 }
 
 /// How many of a batch's elements get a line of their own on stderr; the rest are counted
@@ -1064,13 +1079,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                                 array.push(&mut replies, |out| write_timeout_reply(out, e, ms));
                                 report(e);
                             }
-                            for id in &owed {
-                                let reply = Reply {
-                                    code: ErrorCode::INVALID_REQUEST,
-                                    id: id.as_ref().map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id())),
-                                };
-                                array.push(&mut replies, |out| encode::write_reply(out, &reply, None));
-                            }
+                            push_owed_replies(&mut array, &mut replies, &owed);
                             if !shared.quiet && !owed.is_empty() {
                                 eprintln!(
                                     "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",

@@ -225,8 +225,8 @@ struct Waiting {
     progress_token: Option<IdKey>,
     /// Sent inside a batch (answered inside an array).
     in_batch: bool,
-    /// The number of the client batch it came in, when that batch times out as a unit
-    /// ([`BatchWait`]); 0 otherwise.
+    /// The number of the client batch it came in ([`BatchWait`]); 0 for a request sent alone
+    /// or by the server.
     batch: u64,
     /// What it counts against [`MAX_IN_FLIGHT_BYTES`]: its id's and method's lengths, and its
     /// progress token's key twice (here and in `progress_tokens`): a token is not bounded by
@@ -234,16 +234,18 @@ struct Waiting {
     bytes: usize,
 }
 
-/// A client batch whose requests time out together: one array answers a batch (JSON-RPC 2.0
-/// §6), so the proxy answers whatever of it is still unanswered at its deadline in one array
-/// of its own, and the server's, coming later, holds only late replies.
+/// A client batch with something left to answer: one array answers a batch (JSON-RPC 2.0
+/// §6), so when the proxy answers in the server's place (at the batch's deadline, or in place
+/// of a dropped server array that answered it) it answers all it can of the batch in one
+/// array of its own, and the server's, coming later, holds only late replies.
 #[derive(Debug, Default)]
 struct BatchWait {
-    /// Its requests that went in flight.
+    /// Its requests that went in flight (taken when the batch times out).
     requests: Vec<IdBuf>,
     /// How many of them still wait.
     waiting: usize,
-    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null).
+    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null);
+    /// taken when the proxy answers them.
     owed: Vec<Option<IdBuf>>,
     /// How many of those are still owed.
     owed_left: usize,
@@ -268,6 +270,16 @@ pub enum Timeout {
         /// null): a -32600 each, as the server would have answered them.
         owed: Vec<Option<IdBuf>>,
     },
+}
+
+/// What a dropped server batch answered, which the caller answers in its place, in one array
+/// ([`Session::take_answered_in_place`]): requests sent in a batch that it held replies to (a
+/// -32603 each), and the replies still owed to the invalid elements of their batches (a
+/// -32600 each, with the id it carries; `None`: null), as the server would have answered them.
+#[derive(Debug, Default)]
+pub struct InPlace {
+    pub requests: Vec<IdBuf>,
+    pub owed: Vec<Option<IdBuf>>,
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -378,15 +390,15 @@ pub struct Session {
     stopped_waiting: [u64; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
-    /// Requests a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
-    answered_in_place: Vec<IdBuf>,
+    /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
+    answered_in_place: InPlace,
     /// The progress tokens of the requests waiting, by direction of the request: how many
     /// requests carry each (a token reused while in flight is counted, not lost).
     progress_tokens: [HashMap<IdKey, u32>; 2],
     deadlines: BinaryHeap<Reverse<Deadline>>,
     timeout_ms: Option<u64>,
-    /// With a timeout: the client batch being observed (its number, when it came, what it
-    /// holds), and the batches observed whose deadline is to come, by number.
+    /// The client batch being observed (its number, when it came, what it holds), and the
+    /// client batches with something left to answer, by number.
     open_batch: Option<(u64, u64, BatchWait)>,
     /// The replies owed to elements of client batches that timed out, which the proxy sent
     /// itself: the server's, coming later inside an array, are late, each once (at most
@@ -491,9 +503,9 @@ struct BatchForward {
 /// The replies owed to the invalid elements of batches sent one way, by the id they must
 /// carry: matched in constant time (a batch of a million invalid elements must not make each
 /// reply a scan of the others). Each entry holds the number of the client batch it came in
-/// ([`BatchWait`]; 0 when batches are not timed out), so that a batch's deadline forgets its
-/// own entries and no other batch's: they are the oldest by then, as every batch before it
-/// had its deadline first. A reply takes the oldest entry with its id (null: the oldest
+/// ([`BatchWait`]; 0 for the server's), so that the proxy, answering a batch's owed replies
+/// itself (at its deadline, or in place of a dropped array), forgets that batch's entries and
+/// no other batch's. A reply takes the oldest entry with its id (null: the oldest
 /// without one): nothing on the wire says which batch it answers, so a server answering
 /// batches out of order, with the same ids in their invalid elements, has its replies
 /// counted against the older batch.
@@ -561,31 +573,24 @@ impl OwedReplies {
         self.take_by_id(&key, None)
     }
 
-    /// Forgets the oldest reply owed with this id (`None`: to an element whose id could not
-    /// be read), if it is owed to an element of `batch` (any batch: `None`): it was answered
-    /// otherwise. Returns whether it was owed.
-    fn forget_oldest(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
+    /// Forgets a reply owed with this id (`None`: to an element whose id could not be read)
+    /// to an element of `batch` (the oldest of any batch: `None`), if there is one: it was
+    /// answered otherwise. Returns whether it was owed.
+    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
         match key {
             Some(key) => self.take_by_id(key, batch).is_some(),
             None => {
-                let front = self.without_id.front().copied();
-                if front.is_none() || batch.is_some_and(|b| front != Some(b)) {
-                    return false;
-                }
-                self.without_id.pop_front();
-                self.len -= 1;
-                true
+                let taken = take_batch_entry(&mut self.without_id, batch);
+                self.len -= usize::from(taken.is_some());
+                taken.is_some()
             }
         }
     }
 
-    /// Takes the oldest entry with id `key` (only if of `batch`, when given): its batch.
+    /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch.
     fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
         let batches = self.by_id.get_mut(key)?;
-        if batch.is_some_and(|b| batches.front() != Some(&b)) {
-            return None;
-        }
-        let taken = batches.pop_front();
+        let taken = take_batch_entry(batches, batch)?;
         if batches.is_empty() {
             self.by_id.remove(key);
         }
@@ -602,8 +607,19 @@ impl OwedReplies {
                 by_id.get(k).is_some_and(|owed| *n <= owed.len())
             });
         }
-        taken
+        Some(taken)
     }
+}
+
+/// Takes an entry of `batch` (the oldest: `None`) from `batches`, the batches of some owed
+/// replies, oldest first (so in order: batch numbers only grow): by a binary search, since a
+/// batch answered in place need not be the oldest owed.
+fn take_batch_entry(batches: &mut VecDeque<u64>, batch: Option<u64>) -> Option<u64> {
+    let at = match batch {
+        None => 0,
+        Some(b) => batches.binary_search(&b).ok()?,
+    };
+    batches.remove(at)
 }
 
 /// The kind of a decoded frame or batch element, as [`Observation::kind`] names it.
@@ -671,7 +687,7 @@ impl Session {
             max_in_flight_bytes: MAX_IN_FLIGHT_BYTES,
             stopped_waiting: [0, 0],
             batch_forward: [BatchForward::default(); 2],
-            answered_in_place: Vec::new(),
+            answered_in_place: InPlace::default(),
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
@@ -752,8 +768,8 @@ impl Session {
         self.close_batch();
         if o.kind == "batch" {
             self.batch_forward[slot(dir)] = BatchForward::default();
-            self.answered_in_place.clear();
-            if let (Some(_), Dir::C2s) = (self.timeout_ms, dir) {
+            self.answered_in_place = InPlace::default();
+            if dir == Dir::C2s {
                 self.batch_no += 1;
                 self.open_batch = Some((self.batch_no, now_ms, BatchWait::default()));
             }
@@ -765,13 +781,10 @@ impl Session {
         self.check(dir, o, now_ms, false)
     }
 
-    /// The client batch last observed is complete: with a timeout, its deadline is set when it
-    /// holds a request in flight or an owed reply (a dropped batch holds neither).
+    /// The client batch last observed is complete: it is kept while it holds a request in
+    /// flight or an owed reply, with a deadline under a timeout.
     fn close_batch(&mut self) {
         let Some((no, at, wait)) = self.open_batch.take() else {
-            return;
-        };
-        let Some(t) = self.timeout_ms else {
             return;
         };
         if wait.requests.is_empty() && wait.owed.is_empty() {
@@ -782,6 +795,9 @@ impl Session {
             ..wait
         };
         self.batches.insert(no, wait);
+        let Some(t) = self.timeout_ms else {
+            return;
+        };
         // (A number of its own: batches with the same deadline expire in the order they
         // came, each forgetting the oldest owed replies.)
         self.seq += 1;
@@ -842,9 +858,11 @@ impl Session {
 
     /// A reply inside a dropped batch to a request sent in a batch: that batch's array never
     /// reaches the requester, whose requests would wait until their batch's deadline (forever
-    /// without one), so the caller answers the request itself
-    /// ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no more. (A
-    /// request sent alone keeps waiting, and times out.)
+    /// without one), so the caller answers the request itself, and the replies still owed to
+    /// the invalid elements of its batch, in the same array
+    /// ([`take_answered_in_place`](Self::take_answered_in_place)): it waits no more, and they
+    /// are owed no more (the server's, coming later, are late). (A request sent alone keeps
+    /// waiting, and times out.)
     fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
         let asked = dir.other();
         let in_batch_request = matches!(o.kind, "success_response" | "error_response")
@@ -856,16 +874,35 @@ impl Session {
             });
         if let (true, Some(id)) = (in_batch_request, o.id) {
             if let Some((id, w)) = self.waiting[slot(asked)].remove(id) {
+                let owed = self.answer_owed_of_batch(w.batch);
+                self.answered_in_place.owed.extend(owed);
                 self.release(asked, &w);
-                self.answered_in_place.push(id);
+                self.answered_in_place.requests.push(id);
             }
         }
     }
 
-    /// The requests the last dropped batch answered, which the caller now answers itself,
-    /// in one array (they came in a batch): -32603.
-    pub fn take_answered_in_place(&mut self) -> Vec<IdBuf> {
+    /// What the last dropped batch answered, which the caller now answers itself, in one
+    /// array.
+    pub fn take_answered_in_place(&mut self) -> InPlace {
         std::mem::take(&mut self.answered_in_place)
+    }
+
+    /// The proxy answers the replies still owed to the invalid elements of the client batch
+    /// `no`: they are owed no more (the server's, coming later, are late). Returns the id each
+    /// of those replies carries (`None`: null).
+    fn answer_owed_of_batch(&mut self, no: u64) -> Vec<Option<IdBuf>> {
+        let Some(wait) = self.batches.get_mut(&no) else {
+            return vec![];
+        };
+        let owed = std::mem::take(&mut wait.owed);
+        wait.owed_left = 0;
+        if wait.is_answered() {
+            self.batches.remove(&no);
+        }
+        owed.into_iter()
+            .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
+            .collect()
     }
 
     fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
@@ -929,8 +966,8 @@ impl Session {
         }
     }
 
-    /// The number of the client batch being observed, when it times out as a unit ([`BatchWait`]);
-    /// 0 otherwise.
+    /// The number of the client batch being observed ([`BatchWait`]) when `dir` is the
+    /// client's; 0 otherwise.
     fn open_batch_no(&self, dir: Dir) -> u64 {
         match (&self.open_batch, dir) {
             (Some((no, ..)), Dir::C2s) => *no,
@@ -1142,21 +1179,19 @@ impl Session {
                     }
                 }
                 DeadlineOf::Batch(no) => {
-                    let Some(wait) = self.batches.remove(&no) else {
+                    let Some(wait) = self.batches.get_mut(&no) else {
                         continue;
                     };
+                    let ids = std::mem::take(&mut wait.requests);
+                    let owed = self.answer_owed_of_batch(no);
                     let mut requests = vec![];
-                    for id in &wait.requests {
+                    for id in &ids {
                         let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
                         if waits.is_some_and(|w| w.batch == no) {
                             requests.extend(self.expire_request(id.as_id()));
                         }
                     }
-                    let owed: Vec<Option<IdBuf>> = wait
-                        .owed
-                        .into_iter()
-                        .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
-                        .collect();
+                    self.batches.remove(&no);
                     if !requests.is_empty() || !owed.is_empty() {
                         out.push(Timeout::Batch { requests, owed });
                     }
@@ -1196,7 +1231,7 @@ impl Session {
     fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> bool {
         let key = id.map(IdKey::of);
         let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
-        if !owed.forget_oldest(key.as_ref(), batch) {
+        if !owed.forget(key.as_ref(), batch) {
             return false;
         }
         let bytes = key.as_ref().map_or(0, IdKey::encoded_len);
@@ -1598,15 +1633,20 @@ mod tests {
         // At the limit, not recorded.
         owed.push(None, 0, 0);
         assert!(!owed.owes(None));
-        // Forgetting takes the oldest, and only if of the batch named.
+        // Forgetting takes an entry of the batch named (not only the oldest), or the oldest.
         owed.push(Some(key(1)), 1, usize::MAX);
         owed.push(Some(key(1)), 2, usize::MAX);
+        owed.push(Some(key(1)), 3, usize::MAX);
         owed.push(None, 1, usize::MAX);
-        assert!(!owed.forget_oldest(Some(&key(1)), Some(2)));
-        assert!(!owed.forget_oldest(None, Some(2)));
-        assert!(owed.forget_oldest(Some(&key(1)), Some(1)));
-        assert!(owed.forget_oldest(Some(&key(1)), Some(2)));
-        assert!(owed.forget_oldest(None, None));
+        owed.push(None, 3, usize::MAX);
+        assert!(!owed.forget(Some(&key(1)), Some(4)));
+        assert!(!owed.forget(None, Some(2)));
+        assert!(owed.forget(Some(&key(1)), Some(2)));
+        assert!(!owed.forget(Some(&key(1)), Some(2)), "once");
+        assert!(owed.forget(None, Some(3)));
+        assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
+        assert!(owed.forget(Some(&key(1)), None));
+        assert!(owed.forget(None, None));
         assert_eq!(owed.len, 0);
     }
 
@@ -1931,6 +1971,70 @@ mod tests {
         let stray = owed_answer(&mut session, "null", 1300);
         assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
         assert!(session.batch_forwards(Dir::S2c), "JSON-RPC forwards it");
+    }
+
+    /// The tokens of what a dropped batch answered: its requests, and the owed replies.
+    fn in_place(session: &mut Session) -> (Vec<String>, Vec<Option<String>>) {
+        let token = |id: &IdBuf| String::from_utf8_lossy(id.as_id().raw()).into_owned();
+        let answered = session.take_answered_in_place();
+        (
+            answered.requests.iter().map(token).collect(),
+            answered
+                .owed
+                .iter()
+                .map(|id| id.as_ref().map(token))
+                .collect(),
+        )
+    }
+
+    /// A dropped server array holding a reply to a request of a client batch makes the proxy
+    /// answer that request and the replies still owed to the batch's invalid elements, in one
+    /// array: with or without a timeout, they are owed no more (nothing more of them at the
+    /// batch's deadline; the server's, coming later, are late), and another batch's are still
+    /// owed.
+    #[test]
+    fn a_dropped_array_answers_the_owed_replies_of_the_batch_it_answers() {
+        for timeout in [None, Some(100)] {
+            let mut session = Session::new(Dialect::JsonRpc2, timeout);
+            let invalid = |token| observation("invalid", id(token), None);
+            batch(&mut session, Dir::C2s, &[invalid("8")]);
+            let sent = [
+                invalid("9"),
+                without_id("parse_error", None),
+                observation("request", id("1"), Some("a")),
+                observation("request", id("2"), Some("b")),
+            ];
+            batch(&mut session, Dir::C2s, &sent);
+            session.observe(Dir::S2c, &without_id("batch", None), 0);
+            session.drop_batch(Dir::S2c);
+            let dropped = [
+                observation("success_response", id("1"), None),
+                without_id("invalid", None),
+            ];
+            for o in &dropped {
+                session.observe_element(Dir::S2c, o, 0);
+            }
+            assert_eq!(
+                in_place(&mut session),
+                (vec!["1".to_string()], vec![Some("9".to_string()), None]),
+                "{timeout:?}"
+            );
+            assert!(session.owes_element_reply(Dir::C2s, Some(id("8"))));
+            assert!(!session.owes_element_reply(Dir::C2s, Some(id("9"))));
+            assert!(session.is_waiting(Dir::C2s, id("2")));
+            if timeout.is_some() {
+                assert_eq!(
+                    timed_out(&session.expire(100)),
+                    [
+                        (vec![], vec![Some("8".to_string())]),
+                        (vec!["2".to_string()], vec![])
+                    ],
+                    "the first batch's owed reply; of the second, its request left"
+                );
+            }
+            let late = owed_answer(&mut session, "9", 200);
+            assert_eq!(late.violation, Some(Violation::LateReply), "{timeout:?}");
+        }
     }
 
     /// The deadlines of batches answered in time do not pile up in the heap until they fall
