@@ -855,6 +855,7 @@ fn help_documents_every_option() {
         "too_many_in_flight",
         "unknown_progress",
         "cancelled_initialize",
+        "success_to_invalid",
         "unanswered",
         "Example",
     ] {
@@ -1640,4 +1641,28 @@ fn a_dropped_server_array_answers_the_batchs_invalid_elements_in_the_same_array(
             "{options:?}"
         );
     }
+}
+
+/// A server answering an invalid batch element with a success (it took the element for a
+/// request): reported, forwarded as the element's one reply, and the proxy does not answer
+/// the element again at the batch's deadline.
+#[test]
+fn a_success_to_an_invalid_element_is_its_one_reply() {
+    let dir = scratch("batch-success-to-invalid");
+    let answer = r#"[{"jsonrpc":"2.0","id":5,"result":1}]"#;
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "1": [{"send": answer}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"m\",\"params\":1}]\n");
+    assert_eq!(p.recv(), serde_json::from_str::<Value>(answer).unwrap());
+    // Past the batch's deadline: nothing more for it.
+    thread::sleep(PAST_TIMEOUT);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.messages().len(), 2, "{:?}", done.messages());
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/invalid", 1), ("s2c/success_to_invalid", 1)])
+    );
 }

@@ -57,7 +57,8 @@ nor rewritten, and each of its elements is tracked and reported as a message of 
 requests go in flight (duplicate_id, unanswered apply per element; one beyond --max-in-flight is
 reported and goes with its batch, untracked), its replies are matched (unknown_reply, late_reply,
 reply_without_id). An invalid element from the client is reported (invalid) but not answered by
-the proxy: the server answers it in its own array. A client batch times out as a unit (one array
+the proxy: the server answers it in its own array (a success there is success_to_invalid, forwarded
+as the element's one reply). A client batch times out as a unit (one array
 answers a batch): at --timeout-ms the client gets one array from the proxy for what is left of it,
 a -32603 for each request and a -32600 for each invalid element, and the server's array, coming
 later, is late. A batch is dropped when it holds nothing the receiver needs, and when it comes

@@ -627,9 +627,9 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
         Dir::S2c => Dir::C2s,
     };
     let id = o.id;
-    // An error inside an array may answer an invalid element of a batch (the session matches
-    // it so, before any request of that id).
-    if in_batch && o.kind == "error_response" && session.owes_element_reply(requester, id) {
+    // A reply inside an array may answer an invalid element of a batch (the session matches
+    // it so: an error before any request of that id sent alone, a success as a violation).
+    if in_batch && session.owes_element_reply(requester, id) {
         return Need::Matches;
     }
     match id {

@@ -77,6 +77,10 @@ pub enum Violation {
     /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
     /// server's result is matched as usual.
     CancelledInitialize,
+    /// JSON-RPC: a success reply inside an array that answers an invalid batch element (owed
+    /// a -32600, §6): the peer took the element for a request. Forwarded: it is that
+    /// element's one reply, and the element is owed nothing more.
+    SuccessToInvalid,
 }
 
 impl Violation {
@@ -96,6 +100,7 @@ impl Violation {
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
             Violation::CancelledInitialize => "cancelled_initialize",
+            Violation::SuccessToInvalid => "success_to_invalid",
         }
     }
 }
@@ -943,9 +948,9 @@ impl Session {
             .or_default() += 1;
     }
 
-    /// Whether a reply sent in `dir.other()` (an error response, with the id `key` or a null
-    /// id when `None`) answers an invalid batch element sent in `dir`; if so, it is owed no
-    /// more (see [`OwedReplies::take`]).
+    /// Whether a reply sent in `dir.other()` (with the id `key` or a null id when `None`)
+    /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see
+    /// [`OwedReplies::take`]).
     fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
         let Some(batch) = self.owed_element_replies[slot(dir)].take(key) else {
             return false;
@@ -975,8 +980,8 @@ impl Session {
         }
     }
 
-    /// Whether an error reply inside an array, sent in `dir.other()` with the id `id` (`None`:
-    /// a null id), answers an invalid batch element sent in `dir` (see `take_owed_reply`).
+    /// Whether a reply inside an array, sent in `dir.other()` with the id `id` (`None`: a null
+    /// id), may answer an invalid batch element sent in `dir` (see `take_owed_reply`).
     pub fn owes_element_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
         let key = id.filter(|id| !id.is_null()).map(IdKey::of);
         self.owed_element_replies[slot(dir)].owes(key.as_ref())
@@ -1101,10 +1106,15 @@ impl Session {
                 // Only a reply inside an array can answer an invalid element of a batch (§6:
                 // the receiver answers a batch with an array): after a request of that id sent
                 // in a batch (an owed reply the receiver never sent must not take a request's),
-                // before one sent alone (which is answered alone).
-                let owed = in_batch && o.kind == "error_response";
+                // an error before one sent alone (which is answered alone). A success answers
+                // an owed reply only when no request of its id waits, as a violation
+                // (`owed_answered_by`).
+                let owed = in_batch;
+                let owed_error = in_batch && o.kind == "error_response";
                 match id {
-                    None if owed && self.take_owed_reply(asked, None) => None,
+                    None if owed && self.take_owed_reply(asked, None) => {
+                        self.owed_answered_by(dir, o.kind)
+                    }
                     None if owed && asked == Dir::C2s && self.late_owed.take(None).is_some() => {
                         // Owed to an element of a batch that timed out: the proxy answered it.
                         forward = false;
@@ -1117,7 +1127,7 @@ impl Session {
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
                     Some(id)
-                        if owed
+                        if owed_error
                             && self.waiting[slot(asked)]
                                 .get(id)
                                 .is_some_and(|w| !w.in_batch)
@@ -1133,7 +1143,7 @@ impl Session {
                             }
                             None
                         } else if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
-                            None
+                            self.owed_answered_by(dir, o.kind)
                         } else if owed
                             && asked == Dir::C2s
                             && self.late_owed.take(Some(&IdKey::of(id))).is_some()
@@ -1159,6 +1169,18 @@ impl Session {
             }
         };
         Verdict { forward, violation }
+    }
+
+    /// The violation of a reply of `kind`, sent in `dir`, that took a reply owed to an invalid
+    /// batch element: none for an error, the -32600 owed; a success means the peer took the
+    /// invalid element for a request. Either way it is the element's one reply: forwarded, and
+    /// the element is owed nothing more (the proxy does not answer it again at its batch's
+    /// deadline, nor does a later null-id error find it still owed).
+    fn owed_answered_by(&mut self, dir: Dir, kind: &str) -> Option<Violation> {
+        match kind {
+            "success_response" => self.flag(dir, Violation::SuccessToInvalid),
+            _ => None,
+        }
     }
 
     /// Client requests and batches whose deadline passed by `now_ms`: their requests still
@@ -2035,6 +2057,43 @@ mod tests {
             let late = owed_answer(&mut session, "9", 200);
             assert_eq!(late.violation, Some(Violation::LateReply), "{timeout:?}");
         }
+    }
+
+    /// A success inside an array answering a reply owed to an invalid element is reported
+    /// (the server took the element for a request) and takes the owed reply: the proxy does
+    /// not answer the element again at its batch's deadline, and a later null-id error is
+    /// not taken for it. A request waiting with the same id is answered first.
+    #[test]
+    fn a_success_answering_an_owed_reply_takes_it() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        invalid_batch(&mut session, Some("5"), 0);
+        let success = observation("success_response", id("5"), None);
+        let verdicts = batch(&mut session, Dir::S2c, &[success]);
+        assert_eq!(verdicts[0].violation, Some(Violation::SuccessToInvalid));
+        assert!(verdicts[0].forward && session.batch_forwards(Dir::S2c));
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+        assert_eq!(timed_out(&session.expire(100)), []);
+        // With a null id, for an element whose id could not be read.
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        invalid_batch(&mut session, None, 0);
+        let null = Observation {
+            id: Some(id("null")),
+            ..without_id("success_response", None)
+        };
+        let verdicts = batch(&mut session, Dir::S2c, &[null]);
+        assert_eq!(verdicts[0].violation, Some(Violation::SuccessToInvalid));
+        let stray = owed_answer(&mut session, "null", 1);
+        assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
+        // A request of that id waiting is answered first.
+        invalid_batch(&mut session, Some("5"), 2);
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", id("5"), Some("m"))],
+        );
+        let verdicts = batch(&mut session, Dir::S2c, &[success]);
+        assert_eq!(verdicts[0].violation, None);
+        assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
     }
 
     /// The deadlines of batches answered in time do not pile up in the heap until they fall
