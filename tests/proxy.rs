@@ -1643,6 +1643,46 @@ fn a_dropped_server_array_answers_the_batchs_invalid_elements_in_the_same_array(
     }
 }
 
+/// A server array the client needs that also holds a late reply (to a request the proxy
+/// answered at its timeout) reaches the client without it: the other elements byte for byte,
+/// in a new array; the client never gets two replies to one request.
+#[test]
+fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
+    let dir = scratch("batch-late-cut");
+    let array =
+        r#"[ {"jsonrpc":"2.0","id":"x","result":1} , {"jsonrpc":"2.0","id":2,"result": [2] } ]"#;
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!("x"), "slow"));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!("x"), &json!(-32603)),
+        "{timed_out}"
+    );
+    p.send_raw(&batch_of(&[(json!(2), "b")]));
+    p.recv();
+    p.close_stdin();
+    let done = p.finish();
+    let last = done.received.split_inclusive(|&b| b == b'\n').next_back();
+    assert_eq!(
+        String::from_utf8_lossy(last.unwrap()),
+        "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\": [2] }]\n"
+    );
+    assert_eq!(done.messages().len(), 3, "{:?}", done.messages());
+    assert!(
+        done.stderr.contains("[cut from the batch]"),
+        "{}",
+        done.stderr
+    );
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/timed_out", 1), ("s2c/late_reply", 1)])
+    );
+}
+
 /// A server answering an invalid batch element with a success (it took the element for a
 /// request): reported, forwarded as the element's one reply, and the proxy does not answer
 /// the element again at the batch's deadline.

@@ -53,7 +53,8 @@ client's cancellation of its initialize request, which must not be cancelled (ca
 the request stays in flight). Counters are printed at exit.
 
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
-nor rewritten, and each of its elements is tracked and reported as a message of its own: its
+(an array the receiver needs goes on without the late replies it holds, as a new array of its other
+elements, each byte for byte), and each of its elements is tracked and reported as a message of its own: its
 requests go in flight (duplicate_id, unanswered apply per element; one beyond --max-in-flight is
 reported and goes with its batch, untracked), its replies are matched (unknown_reply, late_reply,
 reply_without_id). An invalid element from the client is reported (invalid) but not answered by
@@ -242,9 +243,10 @@ struct Observed<'a> {
     verdict: Verdict,
     /// The reply the proxy sends in the item's place.
     reply: Option<LocalReply<'a>>,
-    /// For a batch from the server dropped whole: the array the proxy sends the client in its
-    /// place, answering what of the client's batches it held replies to
-    /// ([`in_place_of_dropped`]).
+    /// The array the proxy sends on in a batch's place (the batch itself is then not
+    /// forwarded): for a batch from the server dropped whole, its answer to what of the
+    /// client's batches it held replies to ([`in_place_of_dropped`]); for a batch holding
+    /// elements the receiver must not get, the batch without them ([`without_elements`]).
     in_place: Option<Bytes>,
 }
 
@@ -283,6 +285,22 @@ fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<
         };
         array.push(out, |out| encode::write_reply(out, &reply, None));
     }
+}
+
+/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte,
+/// in order, in a new array (one line). For a batch the receiver needs that holds elements it
+/// must not get (a late reply: the proxy answered its request already).
+fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
+    let mut out = BytesMut::with_capacity(batch.as_bytes().len() + 1);
+    let mut array = BatchReply::open(&mut out);
+    let mut cut = cut.iter().peekable();
+    for (index, element) in batch.elements().enumerate() {
+        if cut.next_if_eq(&&index).is_none() {
+            array.push(&mut out, |out| out.extend_from_slice(element.as_bytes()));
+        }
+    }
+    array.close(&mut out);
+    out.freeze()
 }
 
 /// How many of a batch's elements get a line of their own on stderr; the rest are counted
@@ -367,8 +385,8 @@ impl Shared {
     ///
     /// A JSON-RPC batch is recorded as one `batch` record, then one record per element (with
     /// its index as `element`), each element observed as a message of its own; the batch is
-    /// forwarded whole or not at all and never answered here: the
-    /// receiver answers its elements, the invalid ones included.
+    /// forwarded whole, without the elements the receiver must not get, or not at all, and
+    /// never answered here: the receiver answers its elements, the invalid ones included.
     fn observe<'a>(
         &self,
         dir: Dir,
@@ -420,10 +438,14 @@ impl Shared {
             dropped,
             violation: verdict.violation,
         });
+        // The elements of a forwarded batch the receiver must not get, by index.
+        let mut cut = SmallVec::<[usize; 4]>::new();
+        let mut forwards_batch = false;
         if let Seen::Message(Message::Batch(batch), _) = item {
             // Each element decoded as if it were a frame of its own, as it is reached: nothing
             // is collected, whatever the number of elements. The session then says whether
-            // the batch goes on (whole, or not at all).
+            // the batch goes on (whole, without the elements the receiver must not get, or not
+            // at all).
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
@@ -441,24 +463,34 @@ impl Shared {
                     dropped: false,
                     violation: v,
                 });
+                if !element_verdict.forward && !dropped {
+                    cut.push(index);
+                }
                 match v {
                     Some(_) if self.quiet => {}
                     Some(v) if reports.len() < REPORTED_ELEMENTS => {
-                        reports.push((v, described.kind, described.id, index, bytes))
+                        let element_cut = !element_verdict.forward;
+                        reports.push((v, described.kind, described.id, index, bytes, element_cut))
                     }
                     Some(_) => unreported += 1,
                     None => {}
                 }
             }
-            verdict.forward = state.session.batch_forwards(dir);
+            forwards_batch = state.session.batch_forwards(dir);
+            verdict.forward = forwards_batch && cut.is_empty();
         }
-        let in_place =
-            dropped.then(|| in_place_of_dropped(&state.session.take_answered_in_place()));
+        let in_place = match item {
+            Seen::Message(Message::Batch(batch), _) if forwards_batch && !cut.is_empty() => {
+                Some(without_elements(batch.raw, &cut))
+            }
+            _ if dropped => in_place_of_dropped(&state.session.take_answered_in_place()),
+            _ => None,
+        };
         drop(state);
         let observed = Observed {
             verdict,
             reply,
-            in_place: in_place.flatten(),
+            in_place,
         };
         if self.quiet {
             return observed;
@@ -485,17 +517,17 @@ impl Shared {
                 frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             );
         }
-        for (v, kind, id, index, bytes) in reports {
+        for (v, kind, id, index, bytes, element_cut) in reports {
             eprintln!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
                 v.as_str(),
                 token(id),
                 show(bytes),
-                if verdict.forward {
-                    ""
-                } else {
-                    " [batch not forwarded]"
+                match (forwards_batch, element_cut) {
+                    (false, _) => " [batch not forwarded]",
+                    (true, true) => " [cut from the batch]",
+                    (true, false) => "",
                 },
             );
         }
