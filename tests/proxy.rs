@@ -1600,11 +1600,12 @@ const PAST_TIMEOUT: Duration = Duration::from_millis(1800);
 /// The scripted server's reply to the warm-up request.
 const WARM_UP_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":0}"#;
 
-/// A dropped server array that answered a client batch: the proxy answers the batch's
-/// requests it held replies to and the batch's invalid elements in one array (a -32603 each,
-/// a -32600 each), with or without a timeout, and nothing more at the batch's deadline.
+/// A dropped server array that answered a client batch: the proxy answers all that is left of
+/// the batch in one array (a -32603 for each request, the one the array answered or not, and a
+/// -32600 for each invalid element), with or without a timeout, and nothing more at the
+/// batch's deadline.
 #[test]
-fn a_dropped_server_array_answers_the_batchs_invalid_elements_in_the_same_array() {
+fn a_dropped_server_array_answers_all_that_is_left_of_the_batch_in_one_array() {
     for options in [&[][..], &["--timeout-ms", TIMEOUT_MS][..]] {
         let dir = scratch(&format!("batch-dropped-owed-{}", options.len()));
         let dropped = r#"[{"jsonrpc":"2.0","id":1,"result":1},42]"#;
@@ -1612,7 +1613,8 @@ fn a_dropped_server_array_answers_the_batchs_invalid_elements_in_the_same_array(
         let (mut p, log) = jsonrpc_scripted(&dir, options, script);
         warm_up(&mut p);
         let invalid = r#"{"jsonrpc":"2.0","id":7,"method":"m","params":1}"#;
-        p.send_raw(format!("[{},{invalid},1]\n", call(json!(1), "a")).as_bytes());
+        let requests = [call(json!(1), "a"), call(json!(2), "b")];
+        p.send_raw(format!("[{},{},{invalid},1]\n", requests[0], requests[1]).as_bytes());
         let reply = p.recv();
         let got: Vec<(&Value, &Value)> = reply
             .as_array()
@@ -1624,6 +1626,7 @@ fn a_dropped_server_array_answers_the_batchs_invalid_elements_in_the_same_array(
             got,
             [
                 (&json!(1), &json!(-32603)),
+                (&json!(2), &json!(-32603)),
                 (&json!(7), &json!(-32600)),
                 (&Value::Null, &json!(-32600))
             ],

@@ -64,9 +64,9 @@ answers a batch): at --timeout-ms the client gets one array from the proxy for w
 a -32603 for each request and a -32600 for each invalid element, and the server's array, coming
 later, is late. A batch is dropped when it holds nothing the receiver needs, and when it comes
 from the server with an invalid element (the client gets valid messages only; its elements then
-have no effect: a reply in it leaves its request waiting, but the requests of a batch it answered
-get one array from the proxy at once, a -32603 for each and a -32600 for each invalid element of
-their batch still owed). At most --max-in-flight replies to
+have no effect: a reply in it leaves its request waiting, but a batch it answered gets one array
+from the proxy at once for all that is left of it, a -32603 for each request and a -32600 for each
+invalid element). At most --max-in-flight replies to
 invalid elements are expected at once. An
 empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
@@ -250,11 +250,10 @@ struct Observed<'a> {
     in_place: Option<Bytes>,
 }
 
-/// The client's array in place of a dropped server batch that answered the requests of a
-/// client batch (the client would wait for them until their batch's deadline, or forever
-/// without one): a -32603 for each of those requests, and a -32600 for each reply still owed
-/// to an invalid element of their batches, so that one array answers the batch. `None` when
-/// there is nothing to answer.
+/// The client's array in place of a dropped server batch that answered client batches (the
+/// client would wait for them until their deadline, or forever without one): for all that is
+/// left of those, a -32603 for each request and a -32600 for each invalid element whose reply
+/// is owed, so that one array answers a batch. `None` when there is nothing to answer.
 fn in_place_of_dropped(answered: &InPlace) -> Option<Bytes> {
     let mut out = BytesMut::new();
     let mut array = BatchReply::open(&mut out);

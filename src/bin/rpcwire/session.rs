@@ -245,7 +245,7 @@ struct Waiting {
 /// array of its own, and the server's, coming later, holds only late replies.
 #[derive(Debug, Default)]
 struct BatchWait {
-    /// Its requests that went in flight (taken when the batch times out).
+    /// Its requests that went in flight (taken when the proxy answers what is left of it).
     requests: Vec<IdBuf>,
     /// How many of them still wait.
     waiting: usize,
@@ -278,9 +278,9 @@ pub enum Timeout {
 }
 
 /// What a dropped server batch answered, which the caller answers in its place, in one array
-/// ([`Session::take_answered_in_place`]): requests sent in a batch that it held replies to (a
-/// -32603 each), and the replies still owed to the invalid elements of their batches (a
-/// -32600 each, with the id it carries; `None`: null), as the server would have answered them.
+/// ([`Session::take_answered_in_place`]): all that was left of the client batches it held a
+/// reply to: their requests still waiting (a -32603 each), and the replies still owed to their
+/// invalid elements (a -32600 each, with the id it carries; `None`: null).
 #[derive(Debug, Default)]
 pub struct InPlace {
     pub requests: Vec<IdBuf>,
@@ -861,30 +861,30 @@ impl Session {
         verdict
     }
 
-    /// A reply inside a dropped batch to a request sent in a batch: that batch's array never
-    /// reaches the requester, whose requests would wait until their batch's deadline (forever
-    /// without one), so the caller answers the request itself, and the replies still owed to
-    /// the invalid elements of its batch, in the same array
-    /// ([`take_answered_in_place`](Self::take_answered_in_place)): it waits no more, and they
-    /// are owed no more (the server's, coming later, are late). (A request sent alone keeps
-    /// waiting, and times out.)
+    /// A reply inside a dropped batch to a request sent in a batch: the dropped array was the
+    /// server's answer to that batch (one array answers a batch), and it never reaches the
+    /// client, whose requests would wait until their batch's deadline (forever without one).
+    /// So the caller answers, in one array, all that is left of that batch
+    /// ([`take_answered_in_place`](Self::take_answered_in_place)): its requests still waiting
+    /// wait no more, its replies still owed are owed no more, and the server's replies to them,
+    /// coming later, are late. (A request sent alone keeps waiting, and times out.)
     fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
-        let asked = dir.other();
-        let in_batch_request = matches!(o.kind, "success_response" | "error_response")
-            && o.id.is_some_and(|id| {
-                !id.is_null()
-                    && self.waiting[slot(asked)]
-                        .get(id)
-                        .is_some_and(|w| w.in_batch)
-            });
-        if let (true, Some(id)) = (in_batch_request, o.id) {
-            if let Some((id, w)) = self.waiting[slot(asked)].remove(id) {
-                let owed = self.answer_owed_of_batch(w.batch);
-                self.answered_in_place.owed.extend(owed);
-                self.release(asked, &w);
-                self.answered_in_place.requests.push(id);
+        // Only the server's batches are dropped: the requests they answer are the client's.
+        let batch = match (dir, o.kind, o.id) {
+            (Dir::S2c, "success_response" | "error_response", Some(id)) if !id.is_null() => {
+                self.waiting[slot(Dir::C2s)].get(id).map_or(0, |w| w.batch)
             }
+            _ => 0,
+        };
+        if batch == 0 {
+            return;
         }
+        let (requests, owed) = self.take_rest_of_batch(batch);
+        let answered = &mut self.answered_in_place;
+        answered
+            .requests
+            .extend(requests.into_iter().map(|(id, _)| id));
+        answered.owed.extend(owed);
     }
 
     /// What the last dropped batch answered, which the caller now answers itself, in one
@@ -893,21 +893,27 @@ impl Session {
         std::mem::take(&mut self.answered_in_place)
     }
 
-    /// The proxy answers the replies still owed to the invalid elements of the client batch
-    /// `no`: they are owed no more (the server's, coming later, are late). Returns the id each
-    /// of those replies carries (`None`: null).
-    fn answer_owed_of_batch(&mut self, no: u64) -> Vec<Option<IdBuf>> {
-        let Some(wait) = self.batches.get_mut(&no) else {
-            return vec![];
+    /// What is left unanswered of the client batch `no`, which the proxy answers itself now
+    /// (at its deadline, or in place of a dropped array): its requests still waiting, removed
+    /// (each remembered for a late reply), and the id each of its replies still owed carries
+    /// (`None`: null), owed no more. The batch's record goes.
+    fn take_rest_of_batch(&mut self, no: u64) -> (Vec<(IdBuf, Waiting)>, Vec<Option<IdBuf>>) {
+        let Some(wait) = self.batches.remove(&no) else {
+            return (vec![], vec![]);
         };
-        let owed = std::mem::take(&mut wait.owed);
-        wait.owed_left = 0;
-        if wait.is_answered() {
-            self.batches.remove(&no);
-        }
-        owed.into_iter()
+        let owed = wait
+            .owed
+            .into_iter()
             .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
-            .collect()
+            .collect();
+        let mut requests = vec![];
+        for id in &wait.requests {
+            let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
+            if waits.is_some_and(|w| w.batch == no) {
+                requests.extend(self.stop_waiting(id.as_id()));
+            }
+        }
+        (requests, owed)
     }
 
     fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
@@ -1201,19 +1207,11 @@ impl Session {
                     }
                 }
                 DeadlineOf::Batch(no) => {
-                    let Some(wait) = self.batches.get_mut(&no) else {
-                        continue;
-                    };
-                    let ids = std::mem::take(&mut wait.requests);
-                    let owed = self.answer_owed_of_batch(no);
-                    let mut requests = vec![];
-                    for id in &ids {
-                        let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
-                        if waits.is_some_and(|w| w.batch == no) {
-                            requests.extend(self.expire_request(id.as_id()));
-                        }
-                    }
-                    self.batches.remove(&no);
+                    let (requests, owed) = self.take_rest_of_batch(no);
+                    let requests: Vec<Expired> = requests
+                        .into_iter()
+                        .map(|(id, w)| self.timed_out(id, w))
+                        .collect();
                     if !requests.is_empty() || !owed.is_empty() {
                         out.push(Timeout::Batch { requests, owed });
                     }
@@ -1225,18 +1223,30 @@ impl Session {
 
     /// A client request timed out: removed, remembered for a late reply, counted.
     fn expire_request(&mut self, id: Id<'_>) -> Option<Expired> {
+        let (id, w) = self.stop_waiting(id)?;
+        Some(self.timed_out(id, w))
+    }
+
+    /// A client request the proxy answers itself (it timed out, or a dropped batch answered
+    /// it): removed, released, remembered for a late reply.
+    fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let (id, w) = self.waiting[slot(Dir::C2s)].remove(id)?;
         self.release(Dir::C2s, &w);
-        let was_initialize = self.forget_initialize(id.as_id());
         self.remember(Dir::C2s, IdKey::of(id.as_id()));
+        Some((id, w))
+    }
+
+    /// A client request, no longer waiting ([`Session::stop_waiting`]), timed out: counted.
+    fn timed_out(&mut self, id: IdBuf, w: Waiting) -> Expired {
+        let was_initialize = self.forget_initialize(id.as_id());
         self.flag(Dir::C2s, Violation::TimedOut);
-        Some(Expired {
+        Expired {
             id,
             method: w.method,
             // Never for a request of a batch: batches are JSON-RPC's, which has no
             // cancellation.
             cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
-        })
+        }
     }
 
     /// The reply owed to an invalid element of a client batch is answered by the proxy at the
@@ -1313,14 +1323,7 @@ impl Session {
     /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
     /// [`Session::expire`] for that one id. Returns whether it was waiting.
     pub fn time_out(&mut self, id: Id<'_>) -> bool {
-        let Some((_, w)) = self.waiting[slot(Dir::C2s)].remove(id) else {
-            return false;
-        };
-        self.release(Dir::C2s, &w);
-        self.forget_initialize(id);
-        self.remember(Dir::C2s, IdKey::of(id));
-        self.flag(Dir::C2s, Violation::TimedOut);
-        true
+        self.expire_request(id).is_some()
     }
 
     /// The session ended: every request still waiting is unanswered.
@@ -2010,12 +2013,12 @@ mod tests {
     }
 
     /// A dropped server array holding a reply to a request of a client batch makes the proxy
-    /// answer that request and the replies still owed to the batch's invalid elements, in one
-    /// array: with or without a timeout, they are owed no more (nothing more of them at the
-    /// batch's deadline; the server's, coming later, are late), and another batch's are still
-    /// owed.
+    /// answer all that is left of that batch, in one array: its requests still waiting, the
+    /// one the array answered or not, and the replies still owed to its invalid elements. With
+    /// or without a timeout, nothing of it is left for the batch's deadline, the server's
+    /// replies coming later are late, and another batch's owed replies are still owed.
     #[test]
-    fn a_dropped_array_answers_the_owed_replies_of_the_batch_it_answers() {
+    fn a_dropped_array_answers_all_that_is_left_of_the_batch_it_answers() {
         for timeout in [None, Some(100)] {
             let mut session = Session::new(Dialect::JsonRpc2, timeout);
             let invalid = |token| observation("invalid", id(token), None);
@@ -2038,24 +2041,30 @@ mod tests {
             }
             assert_eq!(
                 in_place(&mut session),
-                (vec!["1".to_string()], vec![Some("9".to_string()), None]),
+                (
+                    vec!["1".to_string(), "2".to_string()],
+                    vec![Some("9".to_string()), None]
+                ),
                 "{timeout:?}"
             );
             assert!(session.owes_element_reply(Dir::C2s, Some(id("8"))));
             assert!(!session.owes_element_reply(Dir::C2s, Some(id("9"))));
-            assert!(session.is_waiting(Dir::C2s, id("2")));
+            assert!(!session.is_waiting(Dir::C2s, id("2")));
             if timeout.is_some() {
                 assert_eq!(
                     timed_out(&session.expire(100)),
-                    [
-                        (vec![], vec![Some("8".to_string())]),
-                        (vec!["2".to_string()], vec![])
-                    ],
-                    "the first batch's owed reply; of the second, its request left"
+                    [(vec![], vec![Some("8".to_string())])],
+                    "the first batch's owed reply; nothing of the second"
                 );
             }
             let late = owed_answer(&mut session, "9", 200);
             assert_eq!(late.violation, Some(Violation::LateReply), "{timeout:?}");
+            let reply = session.observe(
+                Dir::S2c,
+                &observation("success_response", id("2"), None),
+                200,
+            );
+            assert_eq!(reply.violation, Some(Violation::LateReply), "{timeout:?}");
         }
     }
 
