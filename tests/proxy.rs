@@ -1027,6 +1027,24 @@ fn replayed_alike(log: &std::path::Path) -> Vec<Value> {
     live
 }
 
+/// The id and error code of each reply in the array `reply` (fails when it is no array).
+fn ids_and_codes(reply: &Value) -> Vec<(&Value, &Value)> {
+    reply
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {reply}"))
+        .iter()
+        .map(|r| (&r["id"], &r["error"]["code"]))
+        .collect()
+}
+
+/// [`replayed_alike`], and the log's violations, counted as `dir/violation`, are `expected`;
+/// returns the live log.
+fn replayed_with_violations(log: &std::path::Path, expected: &[(&str, u64)]) -> Vec<Value> {
+    let records = replayed_alike(log);
+    assert_eq!(violations(&records), counts(expected), "{records:#?}");
+    records
+}
+
 /// Checks the two streams the echo server recorded in `dir` (`check --c2s --s2c`): their
 /// violations, counted as `dir/violation`, and the summary.
 fn check_streams(dir: &std::path::Path) -> (BTreeMap<String, u64>, Value) {
@@ -1084,8 +1102,7 @@ fn a_jsonrpc_batch_is_tracked_element_by_element() {
         String::from_utf8_lossy(&done.received),
         String::from_utf8_lossy(&std::fs::read(dir.join("server-out")).unwrap())
     );
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[]), "{records:#?}");
+    let records = replayed_with_violations(&log, &[]);
     let summary = summary(&records);
     for (counter, n) in [
         ("c2s/batch", 2),
@@ -1186,8 +1203,7 @@ fn an_unanswered_batch_request_is_reported_at_exit() {
         "{}",
         done.stderr
     );
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("c2s/unanswered", 1)]));
+    replayed_with_violations(&log, &[("c2s/unanswered", 1)]);
     let (streams, _) = check_streams(&dir);
     assert_eq!(streams, counts(&[("c2s/unanswered", 1)]));
 }
@@ -1210,12 +1226,7 @@ fn a_batch_times_out_as_a_unit() {
     );
     p.send_raw(batch.as_bytes());
     let reply = p.recv();
-    let got: Vec<(&Value, &Value)> = reply
-        .as_array()
-        .unwrap_or_else(|| panic!("an array: {reply}"))
-        .iter()
-        .map(|r| (&r["id"], &r["error"]["code"]))
-        .collect();
+    let got = ids_and_codes(&reply);
     assert_eq!(
         got,
         [
@@ -1275,12 +1286,7 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
     let batch = format!("[1,{},{{\"foo\":\"bar\"}}]\n", call(json!(5), "ping"));
     p.send_raw(batch.as_bytes());
     let reply = p.recv();
-    let got: Vec<(&Value, &Value)> = reply
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (&r["id"], &r["error"]["code"]))
-        .collect();
+    let got = ids_and_codes(&reply);
     assert_eq!(
         got,
         [
@@ -1302,12 +1308,7 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
         batch,
         "the batch, byte for byte; not the empty one"
     );
-    let records = replayed_alike(&log);
-    assert_eq!(
-        violations(&records),
-        counts(&[("c2s/invalid", 3)]),
-        "{records:#?}"
-    );
+    let records = replayed_with_violations(&log, &[("c2s/invalid", 3)]);
     assert_eq!(summary(&records)["errors_by_code"]["s2c/-32600"], 2);
     // The server never read the empty batch.
     assert_eq!(check_streams(&dir).0, counts(&[("c2s/invalid", 2)]));
@@ -1338,8 +1339,7 @@ fn stderr_shows_the_first_elements_of_a_batch_and_counts_the_rest() {
         "{}",
         done.stderr
     );
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("c2s/invalid", 20)]));
+    replayed_with_violations(&log, &[("c2s/invalid", 20)]);
 }
 
 /// The scripted server (tests/servers/scripted.py) behind a JSON-RPC proxy: `script` maps the
@@ -1387,11 +1387,7 @@ fn a_dropped_server_batch_leaves_its_requests_waiting() {
     );
     p.close_stdin();
     p.finish();
-    let records = replayed_alike(&log);
-    assert_eq!(
-        violations(&records),
-        counts(&[("s2c/invalid", 1), ("c2s/timed_out", 2)])
-    );
+    replayed_with_violations(&log, &[("s2c/invalid", 1), ("c2s/timed_out", 2)]);
 }
 
 /// A batch from the server with an invalid element never reaches the client (alone, `42` is
@@ -1409,8 +1405,7 @@ fn a_server_batch_with_an_invalid_element_is_dropped() {
     p.close_stdin();
     p.finish();
     assert_eq!(first["id"], 1, "the client got {first}");
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+    replayed_with_violations(&log, &[("s2c/invalid", 1)]);
 }
 
 /// `check --c2s --s2c` matches the server's reply to an invalid batch element as the proxy
@@ -1523,12 +1518,7 @@ fn a_dropped_server_array_answering_a_batch_is_answered_by_the_proxy() {
     let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
     p.send_raw(&batch_of(&[(json!(1), "a"), (json!(2), "b")]));
     let reply = p.recv();
-    let got: Vec<(&Value, &Value)> = reply
-        .as_array()
-        .unwrap_or_else(|| panic!("an array: {reply}"))
-        .iter()
-        .map(|r| (&r["id"], &r["error"]["code"]))
-        .collect();
+    let got = ids_and_codes(&reply);
     assert_eq!(
         got,
         [(&json!(1), &json!(-32603)), (&json!(2), &json!(-32603))]
@@ -1536,8 +1526,7 @@ fn a_dropped_server_array_answering_a_batch_is_answered_by_the_proxy() {
     p.close_stdin();
     let done = p.finish();
     assert_eq!(done.messages().len(), 1, "{:?}", done.messages());
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+    replayed_with_violations(&log, &[("s2c/invalid", 1)]);
 }
 
 /// A result holding `resultType: 42` is forwarded in a session that negotiated a version
@@ -1617,12 +1606,7 @@ fn a_dropped_server_array_answers_all_that_is_left_of_the_batch_in_one_array() {
         let requests = [call(json!(1), "a"), call(json!(2), "b")];
         p.send_raw(format!("[{},{},{invalid},1]\n", requests[0], requests[1]).as_bytes());
         let reply = p.recv();
-        let got: Vec<(&Value, &Value)> = reply
-            .as_array()
-            .unwrap_or_else(|| panic!("an array: {reply}"))
-            .iter()
-            .map(|r| (&r["id"], &r["error"]["code"]))
-            .collect();
+        let got = ids_and_codes(&reply);
         assert_eq!(
             got,
             [
@@ -1680,11 +1664,7 @@ fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
         "{}",
         done.stderr
     );
-    let records = replayed_alike(&log);
-    assert_eq!(
-        violations(&records),
-        counts(&[("c2s/timed_out", 1), ("s2c/late_reply", 1)])
-    );
+    replayed_with_violations(&log, &[("c2s/timed_out", 1), ("s2c/late_reply", 1)]);
 }
 
 /// A server answering an invalid batch element with a success (it took the element for a
@@ -1704,11 +1684,7 @@ fn a_success_to_an_invalid_element_is_its_one_reply() {
     p.close_stdin();
     let done = p.finish();
     assert_eq!(done.messages().len(), 2, "{:?}", done.messages());
-    let records = replayed_alike(&log);
-    assert_eq!(
-        violations(&records),
-        counts(&[("c2s/invalid", 1), ("s2c/success_to_invalid", 1)])
-    );
+    replayed_with_violations(&log, &[("c2s/invalid", 1), ("s2c/success_to_invalid", 1)]);
 }
 
 /// A small deterministic generator (xorshift64*) for random sessions.
