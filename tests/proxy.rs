@@ -1736,8 +1736,8 @@ fn random_reply(rng: &mut Rng, item: Answerable) -> String {
 /// One random JSON-RPC session after the warm-up: the client's lines (lone requests; batches
 /// of requests, invalid elements with and without an id, notifications), each with a pause
 /// before it (0 or `pause` ms), and the scripted server's answers, each thing answered at most
-/// once, after it was read, sometimes late (a sleep of `sleep` s first), alone (a request) or
-/// inside arrays, in arrays the proxy drops (with `42` in them), or never. (The server's
+/// once, after it was read, sometimes late (a sleep of `sleep` s first), alone (not with a
+/// null id) or inside arrays, in arrays the proxy drops (with `42` in them), or never. (The server's
 /// error messages are not the proxy's: a reply the proxy made is told apart by its message.)
 fn random_session(rng: &mut Rng, pause: u64, sleep: f64) -> (Vec<(u64, String)>, Value) {
     let mut lines = vec![];
@@ -1800,16 +1800,16 @@ fn random_steps(rng: &mut Rng, open: &mut Vec<Answerable>, sleep: f64) -> Value 
             break;
         }
         let mut replies = vec![];
-        // (An invalid element is answered inside an array, §6: the session takes an owed
-        // reply from an array only.)
+        // (A null-id reply alone answers a notification: §6 answers a batch in an array.)
         let mut alone = rng.chance(50);
         for _ in 0..=rng.below(3) {
             if open.is_empty() {
                 break;
             }
             let item = open.swap_remove(rng.below(open.len() as u64) as usize);
-            alone &= matches!(item, Answerable::Request(_));
-            replies.push(random_reply(rng, item));
+            let reply = random_reply(rng, item);
+            alone &= !reply.contains("\"id\":null");
+            replies.push(reply);
         }
         let send = if replies.len() == 1 && alone {
             replies.remove(0)
@@ -1878,10 +1878,10 @@ fn batches_answered_by_proxy_arrays(lines: &[(u64, String)], messages: &[Value])
 /// arrays from the proxy for one batch, and with a timeout every request gets a reply.
 #[test]
 fn random_batch_sessions_replay_alike() {
-    // Four at a time: a proxy and a server each, on a machine that may be busy.
-    let threads: Vec<_> = (0..4u64)
+    // Two at a time, a proxy and a server each: the tests beside it time the proxy too.
+    let threads: Vec<_> = (0..2u64)
         .map(|thread| {
-            thread::spawn(move || (1..=4).for_each(|n| random_batch_session(4 * thread + n)))
+            thread::spawn(move || (1..=8).for_each(|n| random_batch_session(8 * thread + n)))
         })
         .collect();
     for thread in threads {

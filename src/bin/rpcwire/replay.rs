@@ -639,9 +639,11 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
         Dir::S2c => Dir::C2s,
     };
     let id = o.id;
-    // A reply inside an array may answer an invalid element of a batch (the session matches
-    // it so: an error before any request of that id sent alone, a success as a violation).
-    if in_batch && session.owes_element_reply(requester, id) {
+    // A reply may answer an invalid element of a batch (the session matches it so: an error
+    // in an array before any request of that id sent alone, a success as a violation; with a
+    // null id, only inside an array).
+    let may_answer_owed = in_batch || id.is_some_and(|id| !id.is_null());
+    if may_answer_owed && session.owes_element_reply(requester, id) {
         return Need::Matches;
     }
     match id {

@@ -986,8 +986,9 @@ impl Session {
         }
     }
 
-    /// Whether a reply inside an array, sent in `dir.other()` with the id `id` (`None`: a null
-    /// id), may answer an invalid batch element sent in `dir` (see `take_owed_reply`).
+    /// Whether a reply sent in `dir.other()` with the id `id` (`None`: a null id, which only a
+    /// reply inside an array may carry), may answer an invalid batch element sent in `dir`
+    /// (see `take_owed_reply`).
     pub fn owes_element_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
         let key = id.filter(|id| !id.is_null()).map(IdKey::of);
         self.owed_element_replies[slot(dir)].owes(key.as_ref())
@@ -1109,12 +1110,15 @@ impl Session {
                 let asked = dir.other();
                 let id =
                     o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
-                // Only a reply inside an array can answer an invalid element of a batch (§6:
-                // the receiver answers a batch with an array): after a request of that id sent
+                // A reply answers an invalid element of a batch after a request of its id sent
                 // in a batch (an owed reply the receiver never sent must not take a request's),
-                // an error before one sent alone (which is answered alone). A success answers
-                // an owed reply only when no request of its id waits, as a violation
-                // (`owed_answered_by`).
+                // an error in an array before one sent alone (which is answered alone). A
+                // success answers an owed reply only when no request of its id waits, as a
+                // violation (`owed_answered_by`). With a null id, only inside an array (§6: the
+                // receiver answers a batch with an array; alone, it answers a notification);
+                // with the element's id, alone too (as a request of a batch answered alone is
+                // matched): the element is owed nothing more, and does not get a second reply
+                // from the proxy.
                 let owed = in_batch;
                 let owed_error = in_batch && o.kind == "error_response";
                 match id {
@@ -1148,10 +1152,9 @@ impl Session {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
                             None
-                        } else if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
+                        } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             self.owed_answered_by(dir, o.kind)
-                        } else if owed
-                            && asked == Dir::C2s
+                        } else if asked == Dir::C2s
                             && self.late_owed.take(Some(&IdKey::of(id))).is_some()
                         {
                             // The same, with the element's id.
@@ -2103,6 +2106,33 @@ mod tests {
         let verdicts = batch(&mut session, Dir::S2c, &[success]);
         assert_eq!(verdicts[0].violation, None);
         assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
+    }
+
+    /// A reply with the id of an invalid element sent alone (not in an array, as §6 asks)
+    /// answers the element when no request of that id waits: it is owed nothing more, so the
+    /// proxy does not answer it again at its batch's deadline. A null-id reply alone still
+    /// answers nothing (it answers a notification).
+    #[test]
+    fn a_reply_alone_with_an_owed_id_answers_the_element() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        invalid_batch(&mut session, Some("5"), 0);
+        invalid_batch(&mut session, None, 0);
+        let mut error = observation("error_response", id("5"), None);
+        error.error_code = Some(-32600);
+        let verdict = session.observe(Dir::S2c, &error, 1);
+        assert_eq!((verdict.forward, verdict.violation), (true, None));
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+        let null = Observation {
+            id: Some(id("null")),
+            ..error
+        };
+        let verdict = session.observe(Dir::S2c, &null, 1);
+        assert_eq!(verdict.violation, Some(Violation::ReplyWithoutId));
+        assert_eq!(
+            timed_out(&session.expire(100)),
+            [(vec![], vec![None])],
+            "only the element without an id"
+        );
     }
 
     /// The deadlines of batches answered in time do not pile up in the heap until they fall
