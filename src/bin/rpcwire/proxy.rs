@@ -53,22 +53,22 @@ client's cancellation of its initialize request, which must not be cancelled (ca
 the request stays in flight). Counters are printed at exit.
 
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
-(an array the receiver needs goes on without the late replies it holds, as a new array of its other
-elements, each byte for byte), and each of its elements is tracked and reported as a message of its own: its
-requests go in flight (duplicate_id, unanswered apply per element; one beyond --max-in-flight is
-reported and goes with its batch, untracked), its replies are matched (unknown_reply, late_reply,
-reply_without_id). An invalid element from the client is reported (invalid) but not answered by
-the proxy: the server answers it in its own array (a success there is success_to_invalid, forwarded
-as the element's one reply). A client batch times out as a unit (one array
-answers a batch): at --timeout-ms the client gets one array from the proxy for what is left of it,
-a -32603 for each request and a -32600 for each invalid element, and the server's array, coming
-later, is late. A batch is dropped when it holds nothing the receiver needs, and when it comes
-from the server with an invalid element (the client gets valid messages only; its elements then
-have no effect: a reply in it leaves its request waiting, but a batch it answered gets one array
-from the proxy at once for all that is left of it, a -32603 for each request and a -32600 for each
-invalid element). At most --max-in-flight replies to
-invalid elements are expected at once. An
-empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
+(an array the receiver needs goes on without the late replies it holds, as a new array of its
+other elements, each byte for byte), and each of its elements is tracked and reported as a message
+of its own: its requests go in flight (duplicate_id, unanswered apply per element; one beyond
+--max-in-flight is reported and goes with its batch, untracked), its replies are matched
+(unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
+(invalid) but not answered by the proxy: the server answers it in its own array (a success there
+is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
+(one array answers a batch): at --timeout-ms the client gets one array from the proxy for what is
+left of it, a -32603 for each request and a -32600 for each invalid element, and the server's
+array, coming later, is late. A batch is dropped when it holds nothing the receiver needs, and
+when it comes from the server with an invalid element (the client gets valid messages only; its
+elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
+gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
+-32600 for each invalid element). At most --max-in-flight replies to invalid elements are expected
+at once. An empty batch or one that is not JSON is an invalid line: answered with one -32600 or
+-32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process

@@ -77,9 +77,10 @@ pub enum Violation {
     /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
     /// server's result is matched as usual.
     CancelledInitialize,
-    /// JSON-RPC: a success reply inside an array that answers an invalid batch element (owed
-    /// a -32600, §6): the peer took the element for a request. Forwarded: it is that
-    /// element's one reply, and the element is owed nothing more.
+    /// JSON-RPC: a success reply that answers an invalid batch element (owed a -32600, §6),
+    /// inside an array or alone with the element's id: the peer took the element for a
+    /// request. Forwarded: it is that element's one reply, and the element is owed nothing
+    /// more.
     SuccessToInvalid,
 }
 
@@ -283,7 +284,9 @@ pub enum Timeout {
 /// invalid elements (a -32600 each, with the id it carries; `None`: null).
 #[derive(Debug, Default)]
 pub struct InPlace {
+    /// The requests, by id.
     pub requests: Vec<IdBuf>,
+    /// The owed replies, by the id each carries (`None`: null).
     pub owed: Vec<Option<IdBuf>>,
 }
 
@@ -1119,13 +1122,15 @@ impl Session {
                 // with the element's id, alone too (as a request of a batch answered alone is
                 // matched): the element is owed nothing more, and does not get a second reply
                 // from the proxy.
-                let owed = in_batch;
                 let owed_error = in_batch && o.kind == "error_response";
                 match id {
-                    None if owed && self.take_owed_reply(asked, None) => {
+                    None if in_batch && self.take_owed_reply(asked, None) => {
                         self.owed_answered_by(dir, o.kind)
                     }
-                    None if owed && asked == Dir::C2s && self.late_owed.take(None).is_some() => {
+                    None if in_batch
+                        && asked == Dir::C2s
+                        && self.late_owed.take(None).is_some() =>
+                    {
                         // Owed to an element of a batch that timed out: the proxy answered it.
                         forward = false;
                         self.flag(dir, Violation::LateReply)
