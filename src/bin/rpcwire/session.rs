@@ -562,6 +562,16 @@ impl OwedReplies {
         }
     }
 
+    /// The batch of the oldest element owed a reply with this id (`None`: of the oldest whose
+    /// id could not be read; in constant time, so not one whose id could be read, which a
+    /// null-id reply may also answer).
+    fn oldest_batch(&self, key: Option<&IdKey>) -> Option<u64> {
+        match key {
+            Some(key) => self.by_id.get(key)?.front().copied(),
+            None => self.without_id.front().copied(),
+        }
+    }
+
     /// Takes the reply `owes` found, if any: the batch its element came in.
     fn take(&mut self, key: Option<&IdKey>) -> Option<u64> {
         let key = match key {
@@ -864,20 +874,30 @@ impl Session {
         verdict
     }
 
-    /// A reply inside a dropped batch to a request sent in a batch: the dropped array was the
-    /// server's answer to that batch (one array answers a batch), and it never reaches the
-    /// client, whose requests would wait until their batch's deadline (forever without one).
-    /// So the caller answers, in one array, all that is left of that batch
-    /// ([`take_answered_in_place`](Self::take_answered_in_place)): its requests still waiting
-    /// wait no more, its replies still owed are owed no more, and the server's replies to them,
-    /// coming later, are late. (A request sent alone keeps waiting, and times out.)
+    /// A reply inside a dropped batch to a request sent in a batch, or to an invalid element
+    /// of one: the dropped array was the server's answer to that batch (one array answers a
+    /// batch), and it never reaches the client, whose requests would wait until their batch's
+    /// deadline (forever without one). So the caller answers, in one array, all that is left of
+    /// that batch ([`take_answered_in_place`](Self::take_answered_in_place)): its requests
+    /// still waiting wait no more, its replies still owed are owed no more, and the server's
+    /// replies to them, coming later, are late. (A request sent alone keeps waiting, and times
+    /// out.)
     fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
         // Only the server's batches are dropped: the requests they answer are the client's.
-        let batch = match (dir, o.kind, o.id) {
-            (Dir::S2c, "success_response" | "error_response", Some(id)) if !id.is_null() => {
-                self.waiting[slot(Dir::C2s)].get(id).map_or(0, |w| w.batch)
+        let reply = matches!(o.kind, "success_response" | "error_response");
+        if dir != Dir::S2c || !reply {
+            return;
+        }
+        let id = o.id.filter(|id| !id.is_null());
+        let request_batch = id.and_then(|id| self.waiting[slot(Dir::C2s)].get(id));
+        // (A request sent alone is not answered in an array: an owed reply of its id first.)
+        let batch = match request_batch.map(|w| w.batch).filter(|&batch| batch != 0) {
+            Some(batch) => batch,
+            None => {
+                let key = id.map(IdKey::of);
+                let owed = &self.owed_element_replies[slot(Dir::C2s)];
+                owed.oldest_batch(key.as_ref()).unwrap_or(0)
             }
-            _ => 0,
         };
         if batch == 0 {
             return;
@@ -2074,6 +2094,35 @@ mod tests {
             );
             assert_eq!(reply.violation, Some(Violation::LateReply), "{timeout:?}");
         }
+    }
+
+    /// A dropped server array holding only a reply owed to an invalid element (the batch had
+    /// no request) makes the proxy answer the batch's owed replies in place too; with a null
+    /// id, the oldest batch with an element whose id could not be read.
+    #[test]
+    fn a_dropped_array_of_owed_replies_answers_their_batch() {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        let sent = [
+            observation("invalid", id("9"), None),
+            without_id("parse_error", None),
+        ];
+        batch(&mut session, Dir::C2s, &sent);
+        invalid_batch(&mut session, None, 0);
+        for reply in ["9", "null"] {
+            session.observe(Dir::S2c, &without_id("batch", None), 0);
+            session.drop_batch(Dir::S2c);
+            let error = Observation {
+                id: Some(id(reply)),
+                ..without_id("error_response", None)
+            };
+            session.observe_element(Dir::S2c, &error, 0);
+            let expected = match reply {
+                "9" => vec![Some("9".to_string()), None],
+                _ => vec![None],
+            };
+            assert_eq!(in_place(&mut session), (vec![], expected), "{reply}");
+        }
+        assert!(!session.owes_element_reply(Dir::C2s, None));
     }
 
     /// A success inside an array answering a reply owed to an invalid element is reported
