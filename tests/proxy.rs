@@ -855,6 +855,7 @@ fn help_documents_every_option() {
         "too_many_in_flight",
         "unknown_progress",
         "cancelled_initialize",
+        "success_to_invalid",
         "unanswered",
         "Example",
     ] {
@@ -1026,6 +1027,24 @@ fn replayed_alike(log: &std::path::Path) -> Vec<Value> {
     live
 }
 
+/// The id and error code of each reply in the array `reply` (fails when it is no array).
+fn ids_and_codes(reply: &Value) -> Vec<(&Value, &Value)> {
+    reply
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {reply}"))
+        .iter()
+        .map(|r| (&r["id"], &r["error"]["code"]))
+        .collect()
+}
+
+/// [`replayed_alike`], and the log's violations, counted as `dir/violation`, are `expected`;
+/// returns the live log.
+fn replayed_with_violations(log: &std::path::Path, expected: &[(&str, u64)]) -> Vec<Value> {
+    let records = replayed_alike(log);
+    assert_eq!(violations(&records), counts(expected), "{records:#?}");
+    records
+}
+
 /// Checks the two streams the echo server recorded in `dir` (`check --c2s --s2c`): their
 /// violations, counted as `dir/violation`, and the summary.
 fn check_streams(dir: &std::path::Path) -> (BTreeMap<String, u64>, Value) {
@@ -1083,8 +1102,7 @@ fn a_jsonrpc_batch_is_tracked_element_by_element() {
         String::from_utf8_lossy(&done.received),
         String::from_utf8_lossy(&std::fs::read(dir.join("server-out")).unwrap())
     );
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[]), "{records:#?}");
+    let records = replayed_with_violations(&log, &[]);
     let summary = summary(&records);
     for (counter, n) in [
         ("c2s/batch", 2),
@@ -1185,8 +1203,7 @@ fn an_unanswered_batch_request_is_reported_at_exit() {
         "{}",
         done.stderr
     );
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("c2s/unanswered", 1)]));
+    replayed_with_violations(&log, &[("c2s/unanswered", 1)]);
     let (streams, _) = check_streams(&dir);
     assert_eq!(streams, counts(&[("c2s/unanswered", 1)]));
 }
@@ -1209,12 +1226,7 @@ fn a_batch_times_out_as_a_unit() {
     );
     p.send_raw(batch.as_bytes());
     let reply = p.recv();
-    let got: Vec<(&Value, &Value)> = reply
-        .as_array()
-        .unwrap_or_else(|| panic!("an array: {reply}"))
-        .iter()
-        .map(|r| (&r["id"], &r["error"]["code"]))
-        .collect();
+    let got = ids_and_codes(&reply);
     assert_eq!(
         got,
         [
@@ -1274,12 +1286,7 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
     let batch = format!("[1,{},{{\"foo\":\"bar\"}}]\n", call(json!(5), "ping"));
     p.send_raw(batch.as_bytes());
     let reply = p.recv();
-    let got: Vec<(&Value, &Value)> = reply
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (&r["id"], &r["error"]["code"]))
-        .collect();
+    let got = ids_and_codes(&reply);
     assert_eq!(
         got,
         [
@@ -1301,12 +1308,7 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
         batch,
         "the batch, byte for byte; not the empty one"
     );
-    let records = replayed_alike(&log);
-    assert_eq!(
-        violations(&records),
-        counts(&[("c2s/invalid", 3)]),
-        "{records:#?}"
-    );
+    let records = replayed_with_violations(&log, &[("c2s/invalid", 3)]);
     assert_eq!(summary(&records)["errors_by_code"]["s2c/-32600"], 2);
     // The server never read the empty batch.
     assert_eq!(check_streams(&dir).0, counts(&[("c2s/invalid", 2)]));
@@ -1337,8 +1339,7 @@ fn stderr_shows_the_first_elements_of_a_batch_and_counts_the_rest() {
         "{}",
         done.stderr
     );
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("c2s/invalid", 20)]));
+    replayed_with_violations(&log, &[("c2s/invalid", 20)]);
 }
 
 /// The scripted server (tests/servers/scripted.py) behind a JSON-RPC proxy: `script` maps the
@@ -1386,11 +1387,7 @@ fn a_dropped_server_batch_leaves_its_requests_waiting() {
     );
     p.close_stdin();
     p.finish();
-    let records = replayed_alike(&log);
-    assert_eq!(
-        violations(&records),
-        counts(&[("s2c/invalid", 1), ("c2s/timed_out", 2)])
-    );
+    replayed_with_violations(&log, &[("s2c/invalid", 1), ("c2s/timed_out", 2)]);
 }
 
 /// A batch from the server with an invalid element never reaches the client (alone, `42` is
@@ -1408,8 +1405,7 @@ fn a_server_batch_with_an_invalid_element_is_dropped() {
     p.close_stdin();
     p.finish();
     assert_eq!(first["id"], 1, "the client got {first}");
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+    replayed_with_violations(&log, &[("s2c/invalid", 1)]);
 }
 
 /// `check --c2s --s2c` matches the server's reply to an invalid batch element as the proxy
@@ -1522,12 +1518,7 @@ fn a_dropped_server_array_answering_a_batch_is_answered_by_the_proxy() {
     let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
     p.send_raw(&batch_of(&[(json!(1), "a"), (json!(2), "b")]));
     let reply = p.recv();
-    let got: Vec<(&Value, &Value)> = reply
-        .as_array()
-        .unwrap_or_else(|| panic!("an array: {reply}"))
-        .iter()
-        .map(|r| (&r["id"], &r["error"]["code"]))
-        .collect();
+    let got = ids_and_codes(&reply);
     assert_eq!(
         got,
         [(&json!(1), &json!(-32603)), (&json!(2), &json!(-32603))]
@@ -1535,8 +1526,7 @@ fn a_dropped_server_array_answering_a_batch_is_answered_by_the_proxy() {
     p.close_stdin();
     let done = p.finish();
     assert_eq!(done.messages().len(), 1, "{:?}", done.messages());
-    let records = replayed_alike(&log);
-    assert_eq!(violations(&records), counts(&[("s2c/invalid", 1)]));
+    replayed_with_violations(&log, &[("s2c/invalid", 1)]);
 }
 
 /// A result holding `resultType: 42` is forwarded in a session that negotiated a version
@@ -1581,4 +1571,391 @@ fn result_type_is_checked_from_the_negotiated_version_on() {
         };
         assert_eq!(violations(&records), expected, "{version}");
     }
+}
+
+/// A lone request the scripted server answers at once (its line 0), sent and answered first:
+/// the server is up before what a test times (with a timeout of `TIMEOUT_MS`, long enough
+/// for it to start on a loaded machine).
+fn warm_up(p: &mut Proxy) {
+    p.send(&request(json!(0), "warm-up"));
+    let reply = p.recv();
+    assert_eq!(reply["result"], 0, "the server's reply: {reply}");
+}
+
+/// The timeout of the tests that start with [`warm_up`], and how long they wait for it (the
+/// proxy looks at its deadlines every 250 ms at most).
+const TIMEOUT_MS: &str = "1500";
+const PAST_TIMEOUT: Duration = Duration::from_millis(2500);
+
+/// The scripted server's reply to the warm-up request.
+const WARM_UP_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":0}"#;
+
+/// A dropped server array that answered a client batch: the proxy answers all that is left of
+/// the batch in one array (a -32603 for each request, the one the array answered or not, and a
+/// -32600 for each invalid element), with or without a timeout, and nothing more at the
+/// batch's deadline.
+#[test]
+fn a_dropped_server_array_answers_all_that_is_left_of_the_batch_in_one_array() {
+    for options in [&[][..], &["--timeout-ms", TIMEOUT_MS][..]] {
+        let dir = scratch(&format!("batch-dropped-owed-{}", options.len()));
+        let dropped = r#"[{"jsonrpc":"2.0","id":1,"result":1},42]"#;
+        let script = json!({"0": [{"send": WARM_UP_REPLY}], "1": [{"send": dropped}]});
+        let (mut p, log) = jsonrpc_scripted(&dir, options, script);
+        warm_up(&mut p);
+        let invalid = r#"{"jsonrpc":"2.0","id":7,"method":"m","params":1}"#;
+        let requests = [call(json!(1), "a"), call(json!(2), "b")];
+        p.send_raw(format!("[{},{},{invalid},1]\n", requests[0], requests[1]).as_bytes());
+        let reply = p.recv();
+        let got = ids_and_codes(&reply);
+        assert_eq!(
+            got,
+            [
+                (&json!(1), &json!(-32603)),
+                (&json!(2), &json!(-32603)),
+                (&json!(7), &json!(-32600)),
+                (&Value::Null, &json!(-32600))
+            ],
+            "{options:?}: {reply}"
+        );
+        // Past the batch's deadline: nothing more for it.
+        thread::sleep(PAST_TIMEOUT);
+        p.close_stdin();
+        let done = p.finish();
+        assert_eq!(done.messages().len(), 2, "{:?}", done.messages());
+        let records = replayed_alike(&log);
+        assert_eq!(
+            violations(&records),
+            counts(&[("c2s/invalid", 2), ("s2c/invalid", 1)]),
+            "{options:?}"
+        );
+    }
+}
+
+/// A server array the client needs that also holds a late reply (to a request the proxy
+/// answered at its timeout) reaches the client without it: the other elements byte for byte,
+/// in a new array; the client never gets two replies to one request.
+#[test]
+fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
+    let dir = scratch("batch-late-cut");
+    let array =
+        r#"[ {"jsonrpc":"2.0","id":"x","result":1} , {"jsonrpc":"2.0","id":2,"result": [2] } ]"#;
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!("x"), "slow"));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!("x"), &json!(-32603)),
+        "{timed_out}"
+    );
+    p.send_raw(&batch_of(&[(json!(2), "b")]));
+    p.recv();
+    p.close_stdin();
+    let done = p.finish();
+    let last = done.received.split_inclusive(|&b| b == b'\n').next_back();
+    assert_eq!(
+        String::from_utf8_lossy(last.unwrap()),
+        "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\": [2] }]\n"
+    );
+    assert_eq!(done.messages().len(), 3, "{:?}", done.messages());
+    assert!(
+        done.stderr.contains("[cut from the batch]"),
+        "{}",
+        done.stderr
+    );
+    replayed_with_violations(&log, &[("c2s/timed_out", 1), ("s2c/late_reply", 1)]);
+}
+
+/// A server answering an invalid batch element with a success (it took the element for a
+/// request): reported, forwarded as the element's one reply, and the proxy does not answer
+/// the element again at the batch's deadline.
+#[test]
+fn a_success_to_an_invalid_element_is_its_one_reply() {
+    let dir = scratch("batch-success-to-invalid");
+    let answer = r#"[{"jsonrpc":"2.0","id":5,"result":1}]"#;
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "1": [{"send": answer}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"m\",\"params\":1}]\n");
+    assert_eq!(p.recv(), serde_json::from_str::<Value>(answer).unwrap());
+    // Past the batch's deadline: nothing more for it.
+    thread::sleep(PAST_TIMEOUT);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.messages().len(), 2, "{:?}", done.messages());
+    replayed_with_violations(&log, &[("c2s/invalid", 1), ("s2c/success_to_invalid", 1)]);
+}
+
+/// A small deterministic generator (xorshift64*) for random sessions.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// What the random server may still answer: a request (its id), or an invalid element (its
+/// numeric id, when it has one).
+#[derive(Clone, Copy)]
+enum Answerable {
+    Request(u64),
+    Invalid(Option<u64>),
+}
+
+/// The server's reply to `item`: a result or an error for a request, a -32600 for an invalid
+/// element (now and then a success instead, or a null id for one with an id).
+fn random_reply(rng: &mut Rng, item: Answerable) -> String {
+    match item {
+        Answerable::Request(n) if rng.chance(80) => {
+            format!(r#"{{"jsonrpc":"2.0","id":"r{n}","result":{n}}}"#)
+        }
+        Answerable::Request(n) => {
+            format!(r#"{{"jsonrpc":"2.0","id":"r{n}","error":{{"code":-32601,"message":"no"}}}}"#)
+        }
+        Answerable::Invalid(Some(n)) if rng.chance(20) => {
+            format!(r#"{{"jsonrpc":"2.0","id":{n},"result":1}}"#)
+        }
+        Answerable::Invalid(Some(n)) if rng.chance(80) => {
+            format!(r#"{{"jsonrpc":"2.0","id":{n},"error":{{"code":-32600,"message":"bad"}}}}"#)
+        }
+        Answerable::Invalid(_) => {
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}"#.to_string()
+        }
+    }
+}
+
+/// One random JSON-RPC session after the warm-up: the client's lines (lone requests; batches
+/// of requests, invalid elements with and without an id, notifications), each with a pause
+/// before it (0 or `pause` ms), and the scripted server's answers, each thing answered at most
+/// once, after it was read, sometimes late (a sleep of `sleep` s first), alone (not with a
+/// null id) or inside arrays, in arrays the proxy drops (with `42` in them), or never. (The server's
+/// error messages are not the proxy's: a reply the proxy made is told apart by its message.)
+fn random_session(rng: &mut Rng, pause: u64, sleep: f64) -> (Vec<(u64, String)>, Value) {
+    let mut lines = vec![];
+    let mut open: Vec<Answerable> = vec![];
+    let mut script = serde_json::Map::new();
+    script.insert("0".into(), json!([{ "send": WARM_UP_REPLY }]));
+    let mut next_id = 0u64;
+    for line in 1..=8 {
+        let text = random_line(rng, &mut next_id, &mut open);
+        lines.push((if rng.chance(50) { pause } else { 0 }, text));
+        let steps = random_steps(rng, &mut open, sleep);
+        script.insert(line.to_string(), steps);
+    }
+    (lines, Value::Object(script))
+}
+
+/// A client line of [`random_session`]: a lone request, or a batch of one to four elements
+/// numbered from `next_id` on; what the server may answer of it joins `open`.
+fn random_line(rng: &mut Rng, next_id: &mut u64, open: &mut Vec<Answerable>) -> String {
+    let mut elements = vec![];
+    for _ in 0..=rng.below(4) {
+        *next_id += 1;
+        let n = *next_id;
+        match rng.below(10) {
+            0..=5 => {
+                elements.push(call(json!(format!("r{n}")), "m"));
+                open.push(Answerable::Request(n));
+            }
+            6 | 7 => {
+                let id = 1000 + n;
+                elements.push(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"m","params":1}}"#
+                ));
+                open.push(Answerable::Invalid(Some(id)));
+            }
+            8 => {
+                elements.push("1".to_string());
+                open.push(Answerable::Invalid(None));
+            }
+            _ => elements.push(r#"{"jsonrpc":"2.0","method":"note"}"#.to_string()),
+        }
+    }
+    let lone_request = elements.len() == 1 && elements[0].contains("\"r");
+    if lone_request && rng.chance(50) {
+        elements.remove(0)
+    } else {
+        format!("[{}]", elements.join(","))
+    }
+}
+
+/// What the server of [`random_session`] does after reading a line: sometimes a sleep of
+/// `sleep` s, then up to two writes, each answering up to four things taken from `open`.
+fn random_steps(rng: &mut Rng, open: &mut Vec<Answerable>, sleep: f64) -> Value {
+    let mut steps = vec![];
+    if rng.chance(30) {
+        steps.push(json!({ "sleep": sleep }));
+    }
+    for _ in 0..rng.below(3) {
+        if open.is_empty() {
+            break;
+        }
+        let mut replies = vec![];
+        // (A null-id reply alone answers a notification: §6 answers a batch in an array.)
+        let mut alone = rng.chance(50);
+        for _ in 0..=rng.below(3) {
+            if open.is_empty() {
+                break;
+            }
+            let item = open.swap_remove(rng.below(open.len() as u64) as usize);
+            let reply = random_reply(rng, item);
+            alone &= !reply.contains("\"id\":null");
+            replies.push(reply);
+        }
+        let send = if replies.len() == 1 && alone {
+            replies.remove(0)
+        } else {
+            if rng.chance(15) {
+                replies.push("42".to_string());
+            }
+            format!("[{}]", replies.join(","))
+        };
+        steps.push(json!({ "send": send }));
+    }
+    Value::Array(steps)
+}
+
+/// How many replies the client got to each request and to each invalid element with an id
+/// (by wire token: `"r1"`, `1001`).
+fn replies_by_id(messages: &[Value]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for reply in messages
+        .iter()
+        .flat_map(|m| m.as_array().map_or(std::slice::from_ref(m), Vec::as_slice))
+    {
+        let is_reply = reply.get("result").is_some() || reply.get("error").is_some();
+        if is_reply && !reply["id"].is_null() {
+            *out.entry(reply["id"].to_string()).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// The client batches (`lines`, by index) that arrays made by the proxy answered, each array
+/// once: a reply the proxy made is one with a message of its own.
+fn batches_answered_by_proxy_arrays(lines: &[(u64, String)], messages: &[Value]) -> Vec<usize> {
+    let proxy_made = |reply: &Value| {
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        [
+            "Request timed out",
+            "Internal error: invalid reply from server",
+            "Invalid Request",
+        ]
+        .contains(&message)
+    };
+    let batch_of = |reply: &Value| {
+        let token = format!("\"id\":{}", reply["id"]);
+        lines
+            .iter()
+            .position(|(_, l)| l.starts_with('[') && l.contains(&token))
+    };
+    let mut out = vec![];
+    for array in messages.iter().filter_map(Value::as_array) {
+        let mut batches: Vec<usize> = array
+            .iter()
+            .filter(|r| proxy_made(r) && !r["id"].is_null())
+            .filter_map(batch_of)
+            .collect();
+        batches.sort_unstable();
+        batches.dedup();
+        out.extend(batches);
+    }
+    out
+}
+
+/// Random JSON-RPC sessions with batches, invalid elements, late, dropped and missing replies,
+/// with and without a timeout: the replay of each proxy log gives the live run's counters and
+/// violations, the client never gets two replies to one request or invalid element, nor two
+/// arrays from the proxy for one batch, and with a timeout every request gets a reply.
+#[test]
+fn random_batch_sessions_replay_alike() {
+    // Two at a time, a proxy and a server each: the tests beside it time the proxy too.
+    let threads: Vec<_> = (0..2u64)
+        .map(|thread| {
+            thread::spawn(move || (1..=8).for_each(|n| random_batch_session(8 * thread + n)))
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+}
+
+/// One session of [`random_batch_sessions_replay_alike`], from its seed.
+fn random_batch_session(seed: u64) {
+    let timeout = seed.is_multiple_of(2);
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let (pause, sleep) = if timeout { (250, 0.6) } else { (0, 0.0) };
+    let (lines, script) = random_session(&mut rng, pause, sleep);
+    let dir = scratch(&format!("random-batches-{seed}"));
+    let options: &[&str] = if timeout {
+        &["--timeout-ms", TIMEOUT_MS]
+    } else {
+        &[]
+    };
+    let (mut p, log) = jsonrpc_scripted(&dir, options, script.clone());
+    warm_up(&mut p);
+    for (pause, line) in &lines {
+        thread::sleep(Duration::from_millis(*pause));
+        p.send_raw(format!("{line}\n").as_bytes());
+    }
+    // Past every deadline: they run from when the proxy read each line.
+    thread::sleep(if timeout {
+        PAST_TIMEOUT
+    } else {
+        Duration::from_millis(500)
+    });
+    p.close_stdin();
+    let done = p.finish();
+    let got = done.messages();
+    let context = format!("seed {seed}: {got:?}\n{lines:?}\n{script}");
+    replayed_alike(&log);
+    let replies = replies_by_id(&got);
+    assert!(replies.values().all(|&n| n == 1), "{replies:?}: {context}");
+    let mut batches = batches_answered_by_proxy_arrays(&lines, &got);
+    let all = batches.len();
+    batches.sort_unstable();
+    batches.dedup();
+    assert_eq!(batches.len(), all, "a batch got two arrays: {context}");
+    let requests = (1..=8 * 4)
+        .map(|n| format!("\"r{n}\""))
+        .filter(|token| lines.iter().any(|(_, l)| l.contains(token)));
+    for token in requests.filter(|_| timeout) {
+        assert_eq!(replies.get(&token), Some(&1), "{token}: {context}");
+    }
+    if timeout {
+        // One reply each (with an id or a null one) to the requests and invalid elements.
+        let sent = lines.iter().map(|(_, l)| answerable(l)).sum::<usize>();
+        assert_eq!(reply_count(&got), 1 + sent, "warm-up included: {context}");
+    }
+}
+
+/// How many requests and invalid elements a line of [`random_line`] holds: the elements
+/// with an id, and those that are no object (its notifications have no id).
+fn answerable(line: &str) -> usize {
+    let line: Value = serde_json::from_str(line).unwrap();
+    let elements = line
+        .as_array()
+        .map_or(std::slice::from_ref(&line), Vec::as_slice);
+    elements
+        .iter()
+        .filter(|e| e.get("id").is_some() || !e.is_object())
+        .count()
+}
+
+/// How many replies `messages` hold, arrays opened.
+fn reply_count(messages: &[Value]) -> usize {
+    messages
+        .iter()
+        .flat_map(|m| m.as_array().map_or(std::slice::from_ref(m), Vec::as_slice))
+        .filter(|r| r.get("result").is_some() || r.get("error").is_some())
+        .count()
 }

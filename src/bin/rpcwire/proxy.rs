@@ -30,7 +30,7 @@ use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
 use crate::session::{
-    kind_of, Described, Dir, Expired, Observation, Session, Timeout, Verdict, Violation,
+    kind_of, Described, Dir, Expired, InPlace, Observation, Session, Timeout, Verdict, Violation,
 };
 
 /// Options of `rpcwire proxy`.
@@ -53,19 +53,22 @@ client's cancellation of its initialize request, which must not be cancelled (ca
 the request stays in flight). Counters are printed at exit.
 
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
-nor rewritten, and each of its elements is tracked and reported as a message of its own: its
-requests go in flight (duplicate_id, unanswered apply per element; one beyond --max-in-flight is
-reported and goes with its batch, untracked), its replies are matched (unknown_reply, late_reply,
-reply_without_id). An invalid element from the client is reported (invalid) but not answered by
-the proxy: the server answers it in its own array. A client batch times out as a unit (one array
-answers a batch): at --timeout-ms the client gets one array from the proxy for what is left of it,
-a -32603 for each request and a -32600 for each invalid element, and the server's array, coming
-later, is late. A batch is dropped when it holds nothing the receiver needs, and when it comes
-from the server with an invalid element (the client gets valid messages only; its elements then
-have no effect: a reply in it leaves its request waiting, but the requests of a batch it answered
-get one array of -32603 errors from the proxy at once). At most --max-in-flight replies to
-invalid elements are expected at once. An
-empty batch or one that is not JSON is an invalid line: answered with one -32600 or -32700.
+(an array the receiver needs goes on without the late replies it holds, as a new array of its
+other elements, each byte for byte), and each of its elements is tracked and reported as a message
+of its own: its requests go in flight (duplicate_id, unanswered apply per element; one beyond
+--max-in-flight is reported and goes with its batch, untracked), its replies are matched
+(unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
+(invalid) but not answered by the proxy: the server answers it in its own array (a success there
+is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
+(one array answers a batch): at --timeout-ms the client gets one array from the proxy for what is
+left of it, a -32603 for each request and a -32600 for each invalid element, and the server's
+array, coming later, is late. A batch is dropped when it holds nothing the receiver needs, and
+when it comes from the server with an invalid element (the client gets valid messages only; its
+elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
+gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
+-32600 for each invalid element). At most --max-in-flight replies to invalid elements are expected
+at once. An empty batch or one that is not JSON is an invalid line: answered with one -32600 or
+-32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
@@ -240,21 +243,21 @@ struct Observed<'a> {
     verdict: Verdict,
     /// The reply the proxy sends in the item's place.
     reply: Option<LocalReply<'a>>,
-    /// For a batch from the server dropped whole: the array the proxy sends the client in its
-    /// place, answering the requests of a batch that it held replies to.
+    /// The array the proxy sends on in a batch's place (the batch itself is then not
+    /// forwarded): for a batch from the server dropped whole, its answer to what of the
+    /// client's batches it held replies to ([`in_place_of_dropped`]); for a batch holding
+    /// elements the receiver must not get, the batch without them ([`without_elements`]).
     in_place: Option<Bytes>,
 }
 
-/// The client's array in place of a dropped server batch that answered the batch requests
-/// `ids` (the client would wait for them until their batch's deadline, or forever without
-/// one): a -32603 for each. `None` when there are none.
-fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
-    if ids.is_empty() {
-        return None;
-    }
+/// The client's array in place of a dropped server batch that answered client batches (the
+/// client would wait for them until their deadline, or forever without one): for all that is
+/// left of those, a -32603 for each request and a -32600 for each invalid element whose reply
+/// is owed, so that one array answers a batch. `None` when there is nothing to answer.
+fn in_place_of_dropped(answered: &InPlace) -> Option<Bytes> {
     let mut out = BytesMut::new();
     let mut array = BatchReply::open(&mut out);
-    for id in ids {
+    for id in &answered.requests {
         array.push(&mut out, |out| {
             encode::write_error(
                 out,
@@ -265,8 +268,38 @@ fn in_place_of_dropped(ids: &[IdBuf]) -> Option<Bytes> {
             )
         });
     }
+    push_owed_replies(&mut array, &mut out, &answered.owed);
+    array.close(&mut out).then(|| out.freeze())
+}
+
+/// Appends to `array` the -32600 the proxy sends in the server's place for each invalid
+/// element of a client batch whose reply is owed (`owed`: the id each carries; `None`: null).
+fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<IdBuf>]) {
+    for id in owed {
+        let reply = Reply {
+            code: ErrorCode::INVALID_REQUEST,
+            id: id
+                .as_ref()
+                .map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id())),
+        };
+        array.push(out, |out| encode::write_reply(out, &reply, None));
+    }
+}
+
+/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte,
+/// in order, in a new array (one line). For a batch the receiver needs that holds elements it
+/// must not get (a late reply: the proxy answered its request already).
+fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
+    let mut out = BytesMut::with_capacity(batch.as_bytes().len() + 1);
+    let mut array = BatchReply::open(&mut out);
+    let mut cut = cut.iter().peekable();
+    for (index, element) in batch.elements().enumerate() {
+        if cut.next_if_eq(&&index).is_none() {
+            array.push(&mut out, |out| out.extend_from_slice(element.as_bytes()));
+        }
+    }
     array.close(&mut out);
-    Some(out.freeze())
+    out.freeze()
 }
 
 /// How many of a batch's elements get a line of their own on stderr; the rest are counted
@@ -351,8 +384,8 @@ impl Shared {
     ///
     /// A JSON-RPC batch is recorded as one `batch` record, then one record per element (with
     /// its index as `element`), each element observed as a message of its own; the batch is
-    /// forwarded whole or not at all and never answered here: the
-    /// receiver answers its elements, the invalid ones included.
+    /// forwarded whole, without the elements the receiver must not get, or not at all, and
+    /// never answered here: the receiver answers its elements, the invalid ones included.
     fn observe<'a>(
         &self,
         dir: Dir,
@@ -404,10 +437,14 @@ impl Shared {
             dropped,
             violation: verdict.violation,
         });
+        // The elements of a forwarded batch the receiver must not get, by index.
+        let mut cut = SmallVec::<[usize; 4]>::new();
+        let mut forwards_batch = false;
         if let Seen::Message(Message::Batch(batch), _) = item {
             // Each element decoded as if it were a frame of its own, as it is reached: nothing
             // is collected, whatever the number of elements. The session then says whether
-            // the batch goes on (whole, or not at all).
+            // the batch goes on (whole, without the elements the receiver must not get, or not
+            // at all).
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
@@ -425,24 +462,34 @@ impl Shared {
                     dropped: false,
                     violation: v,
                 });
+                if !element_verdict.forward && !dropped {
+                    cut.push(index);
+                }
                 match v {
                     Some(_) if self.quiet => {}
                     Some(v) if reports.len() < REPORTED_ELEMENTS => {
-                        reports.push((v, described.kind, described.id, index, bytes))
+                        let element_cut = !element_verdict.forward;
+                        reports.push((v, described.kind, described.id, index, bytes, element_cut))
                     }
                     Some(_) => unreported += 1,
                     None => {}
                 }
             }
-            verdict.forward = state.session.batch_forwards(dir);
+            forwards_batch = state.session.batch_forwards(dir);
+            verdict.forward = forwards_batch && cut.is_empty();
         }
-        let in_place =
-            dropped.then(|| in_place_of_dropped(&state.session.take_answered_in_place()));
+        let in_place = match item {
+            Seen::Message(Message::Batch(batch), _) if forwards_batch && !cut.is_empty() => {
+                Some(without_elements(batch.raw, &cut))
+            }
+            _ if dropped => in_place_of_dropped(&state.session.take_answered_in_place()),
+            _ => None,
+        };
         drop(state);
         let observed = Observed {
             verdict,
             reply,
-            in_place: in_place.flatten(),
+            in_place,
         };
         if self.quiet {
             return observed;
@@ -469,17 +516,17 @@ impl Shared {
                 frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             );
         }
-        for (v, kind, id, index, bytes) in reports {
+        for (v, kind, id, index, bytes, element_cut) in reports {
             eprintln!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
                 v.as_str(),
                 token(id),
                 show(bytes),
-                if verdict.forward {
-                    ""
-                } else {
-                    " [batch not forwarded]"
+                match (forwards_batch, element_cut) {
+                    (false, _) => " [batch not forwarded]",
+                    (true, true) => " [cut from the batch]",
+                    (true, false) => "",
                 },
             );
         }
@@ -1064,13 +1111,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                                 array.push(&mut replies, |out| write_timeout_reply(out, e, ms));
                                 report(e);
                             }
-                            for id in &owed {
-                                let reply = Reply {
-                                    code: ErrorCode::INVALID_REQUEST,
-                                    id: id.as_ref().map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id())),
-                                };
-                                array.push(&mut replies, |out| encode::write_reply(out, &reply, None));
-                            }
+                            push_owed_replies(&mut array, &mut replies, &owed);
                             if !shared.quiet && !owed.is_empty() {
                                 eprintln!(
                                     "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",

@@ -543,8 +543,11 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
 /// is asked again at each step: looking at all its elements each time made a batch of `n`
 /// replies, pulling `n` messages, cost `n²` decodes. What the steps change only turns an
 /// element from needing the other stream into matching, as requests arrive, so the elements
-/// found not to need it are not looked at again, until a request stops waiting (a
-/// cancellation), which may turn one back.
+/// found not to need it are not looked at again, unless a request of the other side stops
+/// waiting, which may turn one back. None does while the batch is peeked: batches are
+/// JSON-RPC's, which has no cancellation, and there the requests of one side stop waiting
+/// only by the other side's replies, which come after the peeked batch in its own stream
+/// (and no merge has timeouts). So each element is looked at once.
 struct BatchNeed {
     /// The byte ranges, in the frame, of the elements that may answer the other side
     /// (responses, notifications): the others need nothing.
@@ -556,6 +559,9 @@ struct BatchNeed {
     /// The session's count of requests that stopped waiting in the other direction, as of
     /// `next`.
     stopped: u64,
+    /// How many elements were looked at, for the tests.
+    #[cfg(test)]
+    examined: usize,
 }
 
 impl BatchNeed {
@@ -579,6 +585,8 @@ impl BatchNeed {
             next: 0,
             matches: false,
             stopped: 0,
+            #[cfg(test)]
+            examined: 0,
         }
     }
 
@@ -590,6 +598,10 @@ impl BatchNeed {
         let frame = r.batch.as_deref().unwrap_or_default();
         let mcp = session.dialect() == Dialect::Mcp;
         while let Some(&(start, end)) = self.answering.get(self.next) {
+            #[cfg(test)]
+            {
+                self.examined += 1;
+            }
             let element = decoder.decode(&frame[start..end]);
             let described = Described::of(element.as_ref(), mcp);
             match need_of(session, dir, &described.observation(), true) {
@@ -627,9 +639,11 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
         Dir::S2c => Dir::C2s,
     };
     let id = o.id;
-    // An error inside an array may answer an invalid element of a batch (the session matches
-    // it so, before any request of that id).
-    if in_batch && o.kind == "error_response" && session.owes_element_reply(requester, id) {
+    // A reply may answer an invalid element of a batch (the session matches it so: an error
+    // in an array before any request of that id sent alone, a success as a violation; with a
+    // null id, only inside an array).
+    let may_answer_owed = in_batch || id.is_some_and(|id| !id.is_null());
+    if may_answer_owed && session.owes_element_reply(requester, id) {
         return Need::Matches;
     }
     match id {
@@ -684,4 +698,54 @@ fn merge_streams<W: Write>(
     }
     progress.finish();
     report.finish(session, [client.index, server.index])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record `check` reads of `line`.
+    fn record(decoder: &Decoder, line: &str) -> Record {
+        let frame = Bytes::copy_from_slice(line.as_bytes());
+        crate::check::classify(decoder, &frame, 0, 0)
+    }
+
+    /// A JSON-RPC decoder for the stream `dir` writes.
+    fn decoder(dir: Dir) -> Decoder {
+        let mut options = DecodeOptions::new(Dialect::JsonRpc2);
+        options.role = match dir {
+            Dir::C2s => Role::Server,
+            Dir::S2c => Role::Client,
+        };
+        Decoder::new(options)
+    }
+
+    /// A server batch of replies to requests not sent yet stays peeked while the client's
+    /// stream sends them, each followed by a `notifications/cancelled` (for the request
+    /// before it): each element is looked at a bounded number of times, not once a step (a
+    /// batch of 5,000 replies would cost 12.5 million looks).
+    #[test]
+    fn a_peeked_batch_looks_at_each_element_once() {
+        const N: usize = 5_000;
+        let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
+        let replies: Vec<String> = (0..N)
+            .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#))
+            .collect();
+        let batch = record(&server, &format!("[{}]", replies.join(",")));
+        let mut need = BatchNeed::of(&server, &batch);
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        for n in 0..N {
+            let now = need.need(&session, Dir::S2c, &batch, &server);
+            assert!(now == Need::OtherSide, "{n}");
+            let request = format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"m"}}"#);
+            observe(&mut session, Dir::C2s, &record(&client, &request), 0);
+            let cancel = format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{}}}}}"#,
+                n.saturating_sub(1)
+            );
+            observe(&mut session, Dir::C2s, &record(&client, &cancel), 0);
+        }
+        assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::Matches);
+        assert!(need.examined <= 2 * N, "{} looks", need.examined);
+    }
 }

@@ -77,6 +77,11 @@ pub enum Violation {
     /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
     /// server's result is matched as usual.
     CancelledInitialize,
+    /// JSON-RPC: a success reply that answers an invalid batch element (owed a -32600, §6),
+    /// inside an array or alone with the element's id: the peer took the element for a
+    /// request. Forwarded: it is that element's one reply, and the element is owed nothing
+    /// more.
+    SuccessToInvalid,
 }
 
 impl Violation {
@@ -96,6 +101,7 @@ impl Violation {
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
             Violation::CancelledInitialize => "cancelled_initialize",
+            Violation::SuccessToInvalid => "success_to_invalid",
         }
     }
 }
@@ -225,21 +231,23 @@ struct Waiting {
     progress_token: Option<IdKey>,
     /// Sent inside a batch (answered inside an array).
     in_batch: bool,
-    /// The number of the client batch it came in, when that batch times out as a unit
-    /// ([`BatchWait`]); 0 otherwise.
+    /// The number of the client batch it came in ([`BatchWait`]); 0 for a request sent alone
+    /// or by the server.
     batch: u64,
 }
 
-/// A client batch whose requests time out together: one array answers a batch (JSON-RPC 2.0
-/// §6), so the proxy answers whatever of it is still unanswered at its deadline in one array
-/// of its own, and the server's, coming later, holds only late replies.
+/// A client batch with something left to answer: one array answers a batch (JSON-RPC 2.0
+/// §6), so when the proxy answers in the server's place (at the batch's deadline, or in place
+/// of a dropped server array that answered it) it answers all it can of the batch in one
+/// array of its own, and the server's, coming later, holds only late replies.
 #[derive(Debug, Default)]
 struct BatchWait {
-    /// Its requests that went in flight.
+    /// Its requests that went in flight (taken when the proxy answers what is left of it).
     requests: Vec<IdBuf>,
     /// How many of them still wait.
     waiting: usize,
-    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null).
+    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null);
+    /// taken when the proxy answers them.
     owed: Vec<Option<IdBuf>>,
     /// How many of those are still owed.
     owed_left: usize,
@@ -264,6 +272,18 @@ pub enum Timeout {
         /// null): a -32600 each, as the server would have answered them.
         owed: Vec<Option<IdBuf>>,
     },
+}
+
+/// What a dropped server batch answered, which the caller answers in its place, in one array
+/// ([`Session::take_answered_in_place`]): all that was left of the client batches it held a
+/// reply to: their requests still waiting (a -32603 each), and the replies still owed to their
+/// invalid elements (a -32600 each, with the id it carries; `None`: null).
+#[derive(Debug, Default)]
+pub struct InPlace {
+    /// The requests, by id.
+    pub requests: Vec<IdBuf>,
+    /// The owed replies, by the id each carries (`None`: null).
+    pub owed: Vec<Option<IdBuf>>,
 }
 
 /// A request that timed out: the caller answers the client and cancels on the server.
@@ -370,15 +390,15 @@ pub struct Session {
     stopped_waiting: [u64; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
-    /// Requests a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
-    answered_in_place: Vec<IdBuf>,
+    /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
+    answered_in_place: InPlace,
     /// The progress tokens of the requests waiting, by direction of the request: how many
     /// requests carry each (a token reused while in flight is counted, not lost).
     progress_tokens: [HashMap<IdKey, u32>; 2],
     deadlines: BinaryHeap<Reverse<Deadline>>,
     timeout_ms: Option<u64>,
-    /// With a timeout: the client batch being observed (its number, when it came, what it
-    /// holds), and the batches observed whose deadline is to come, by number.
+    /// The client batch being observed (its number, when it came, what it holds), and the
+    /// client batches with something left to answer, by number.
     open_batch: Option<(u64, u64, BatchWait)>,
     /// The replies owed to elements of client batches that timed out, which the proxy sent
     /// itself: the server's, coming later inside an array, are late, each once (at most
@@ -483,9 +503,9 @@ struct BatchForward {
 /// The replies owed to the invalid elements of batches sent one way, by the id they must
 /// carry: matched in constant time (a batch of a million invalid elements must not make each
 /// reply a scan of the others). Each entry holds the number of the client batch it came in
-/// ([`BatchWait`]; 0 when batches are not timed out), so that a batch's deadline forgets its
-/// own entries and no other batch's: they are the oldest by then, as every batch before it
-/// had its deadline first. A reply takes the oldest entry with its id (null: the oldest
+/// ([`BatchWait`]; 0 for the server's), so that the proxy, answering a batch's owed replies
+/// itself (at its deadline, or in place of a dropped array), forgets that batch's entries and
+/// no other batch's. A reply takes the oldest entry with its id (null: the oldest
 /// without one): nothing on the wire says which batch it answers, so a server answering
 /// batches out of order, with the same ids in their invalid elements, has its replies
 /// counted against the older batch.
@@ -534,6 +554,16 @@ impl OwedReplies {
         }
     }
 
+    /// The batch of the oldest element owed a reply with this id (`None`: of the oldest whose
+    /// id could not be read; in constant time, so not one whose id could be read, which a
+    /// null-id reply may also answer).
+    fn oldest_batch(&self, key: Option<&IdKey>) -> Option<u64> {
+        match key {
+            Some(key) => self.by_id.get(key)?.front().copied(),
+            None => self.without_id.front().copied(),
+        }
+    }
+
     /// Takes the reply `owes` found, if any: the batch its element came in.
     fn take(&mut self, key: Option<&IdKey>) -> Option<u64> {
         let key = match key {
@@ -553,31 +583,24 @@ impl OwedReplies {
         self.take_by_id(&key, None)
     }
 
-    /// Forgets the oldest reply owed with this id (`None`: to an element whose id could not
-    /// be read), if it is owed to an element of `batch` (any batch: `None`): it was answered
-    /// otherwise. Returns whether it was owed.
-    fn forget_oldest(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
+    /// Forgets a reply owed with this id (`None`: to an element whose id could not be read)
+    /// to an element of `batch` (the oldest of any batch: `None`), if there is one: it was
+    /// answered otherwise. Returns whether it was owed.
+    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
         match key {
             Some(key) => self.take_by_id(key, batch).is_some(),
             None => {
-                let front = self.without_id.front().copied();
-                if front.is_none() || batch.is_some_and(|b| front != Some(b)) {
-                    return false;
-                }
-                self.without_id.pop_front();
-                self.len -= 1;
-                true
+                let taken = take_batch_entry(&mut self.without_id, batch);
+                self.len -= usize::from(taken.is_some());
+                taken.is_some()
             }
         }
     }
 
-    /// Takes the oldest entry with id `key` (only if of `batch`, when given): its batch.
+    /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch.
     fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
         let batches = self.by_id.get_mut(key)?;
-        if batch.is_some_and(|b| batches.front() != Some(&b)) {
-            return None;
-        }
-        let taken = batches.pop_front();
+        let taken = take_batch_entry(batches, batch)?;
         if batches.is_empty() {
             self.by_id.remove(key);
         }
@@ -594,8 +617,19 @@ impl OwedReplies {
                 by_id.get(k).is_some_and(|owed| *n <= owed.len())
             });
         }
-        taken
+        Some(taken)
     }
+}
+
+/// Takes an entry of `batch` (the oldest: `None`) from `batches`, the batches of some owed
+/// replies, oldest first (so in order: batch numbers only grow): by a binary search, since a
+/// batch answered in place need not be the oldest owed.
+fn take_batch_entry(batches: &mut VecDeque<u64>, batch: Option<u64>) -> Option<u64> {
+    let at = match batch {
+        None => 0,
+        Some(b) => batches.binary_search(&b).ok()?,
+    };
+    batches.remove(at)
 }
 
 /// The kind of a decoded frame or batch element, as [`Observation::kind`] names it.
@@ -673,7 +707,7 @@ impl Session {
             max_in_flight,
             stopped_waiting: [0, 0],
             batch_forward: [BatchForward::default(); 2],
-            answered_in_place: Vec::new(),
+            answered_in_place: InPlace::default(),
             progress_tokens: [HashMap::new(), HashMap::new()],
             deadlines: BinaryHeap::new(),
             timeout_ms,
@@ -753,8 +787,8 @@ impl Session {
         self.close_batch();
         if o.kind == "batch" {
             self.batch_forward[slot(dir)] = BatchForward::default();
-            self.answered_in_place.clear();
-            if let (Some(_), Dir::C2s) = (self.timeout_ms, dir) {
+            self.answered_in_place = InPlace::default();
+            if dir == Dir::C2s {
                 self.batch_no += 1;
                 self.open_batch = Some((self.batch_no, now_ms, BatchWait::default()));
             }
@@ -766,13 +800,10 @@ impl Session {
         self.check(dir, o, now_ms, false)
     }
 
-    /// The client batch last observed is complete: with a timeout, its deadline is set when it
-    /// holds a request in flight or an owed reply (a dropped batch holds neither).
+    /// The client batch last observed is complete: it is kept while it holds a request in
+    /// flight or an owed reply, with a deadline under a timeout.
     fn close_batch(&mut self) {
         let Some((no, at, wait)) = self.open_batch.take() else {
-            return;
-        };
-        let Some(t) = self.timeout_ms else {
             return;
         };
         if wait.requests.is_empty() && wait.owed.is_empty() {
@@ -783,6 +814,9 @@ impl Session {
             ..wait
         };
         self.batches.insert(no, wait);
+        let Some(t) = self.timeout_ms else {
+            return;
+        };
         // (A number of its own: batches with the same deadline expire in the order they
         // came, each forgetting the oldest owed replies.)
         self.seq += 1;
@@ -841,32 +875,69 @@ impl Session {
         verdict
     }
 
-    /// A reply inside a dropped batch to a request sent in a batch: that batch's array never
-    /// reaches the requester, whose requests would wait until their batch's deadline (forever
-    /// without one), so the caller answers the request itself
-    /// ([`take_answered_in_place`](Self::take_answered_in_place)); it waits no more. (A
-    /// request sent alone keeps waiting, and times out.)
+    /// A reply inside a dropped batch to a request sent in a batch, or to an invalid element
+    /// of one: the dropped array was the server's answer to that batch (one array answers a
+    /// batch), and it never reaches the client, whose requests would wait until their batch's
+    /// deadline (forever without one). So the caller answers, in one array, all that is left of
+    /// that batch ([`take_answered_in_place`](Self::take_answered_in_place)): its requests
+    /// still waiting wait no more, its replies still owed are owed no more, and the server's
+    /// replies to them, coming later, are late. (A request sent alone keeps waiting, and times
+    /// out.)
     fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
-        let asked = dir.other();
-        let in_batch_request = matches!(o.kind, "success_response" | "error_response")
-            && o.id.is_some_and(|id| {
-                !id.is_null()
-                    && self.waiting[slot(asked)]
-                        .get(id)
-                        .is_some_and(|w| w.in_batch)
-            });
-        if let (true, Some(id)) = (in_batch_request, o.id) {
-            if let Some((id, w)) = self.waiting[slot(asked)].remove(id) {
-                self.release(asked, &w);
-                self.answered_in_place.push(id);
-            }
+        // Only the server's batches are dropped: the requests they answer are the client's.
+        let reply = matches!(o.kind, "success_response" | "error_response");
+        if dir != Dir::S2c || !reply {
+            return;
         }
+        let id = o.id.filter(|id| !id.is_null());
+        let request_batch = id.and_then(|id| self.waiting[slot(Dir::C2s)].get(id));
+        // (A request sent alone is not answered in an array: an owed reply of its id first.)
+        let batch = match request_batch.map(|w| w.batch).filter(|&batch| batch != 0) {
+            Some(batch) => batch,
+            None => {
+                let key = id.map(IdKey::of);
+                let owed = &self.owed_element_replies[slot(Dir::C2s)];
+                owed.oldest_batch(key.as_ref()).unwrap_or(0)
+            }
+        };
+        if batch == 0 {
+            return;
+        }
+        let (requests, owed) = self.take_rest_of_batch(batch);
+        let answered = &mut self.answered_in_place;
+        answered
+            .requests
+            .extend(requests.into_iter().map(|(id, _)| id));
+        answered.owed.extend(owed);
     }
 
-    /// The requests the last dropped batch answered, which the caller now answers itself,
-    /// in one array (they came in a batch): -32603.
-    pub fn take_answered_in_place(&mut self) -> Vec<IdBuf> {
+    /// What the last dropped batch answered, which the caller now answers itself, in one
+    /// array.
+    pub fn take_answered_in_place(&mut self) -> InPlace {
         std::mem::take(&mut self.answered_in_place)
+    }
+
+    /// What is left unanswered of the client batch `no`, which the proxy answers itself now
+    /// (at its deadline, or in place of a dropped array): its requests still waiting, removed
+    /// (each remembered for a late reply), and the id each of its replies still owed carries
+    /// (`None`: null), owed no more. The batch's record goes.
+    fn take_rest_of_batch(&mut self, no: u64) -> (Vec<(IdBuf, Waiting)>, Vec<Option<IdBuf>>) {
+        let Some(wait) = self.batches.remove(&no) else {
+            return (vec![], vec![]);
+        };
+        let owed = wait
+            .owed
+            .into_iter()
+            .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
+            .collect();
+        let mut requests = vec![];
+        for id in &wait.requests {
+            let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
+            if waits.is_some_and(|w| w.batch == no) {
+                requests.extend(self.stop_waiting(id.as_id()));
+            }
+        }
+        (requests, owed)
     }
 
     fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
@@ -907,9 +978,9 @@ impl Session {
             .or_default() += 1;
     }
 
-    /// Whether a reply sent in `dir.other()` (an error response, with the id `key` or a null
-    /// id when `None`) answers an invalid batch element sent in `dir`; if so, it is owed no
-    /// more (see [`OwedReplies::take`]).
+    /// Whether a reply sent in `dir.other()` (with the id `key` or a null id when `None`)
+    /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see
+    /// [`OwedReplies::take`]).
     fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
         let Some(batch) = self.owed_element_replies[slot(dir)].take(key) else {
             return false;
@@ -930,8 +1001,8 @@ impl Session {
         }
     }
 
-    /// The number of the client batch being observed, when it times out as a unit ([`BatchWait`]);
-    /// 0 otherwise.
+    /// The number of the client batch being observed ([`BatchWait`]) when `dir` is the
+    /// client's; 0 otherwise.
     fn open_batch_no(&self, dir: Dir) -> u64 {
         match (&self.open_batch, dir) {
             (Some((no, ..)), Dir::C2s) => *no,
@@ -939,8 +1010,9 @@ impl Session {
         }
     }
 
-    /// Whether an error reply inside an array, sent in `dir.other()` with the id `id` (`None`:
-    /// a null id), answers an invalid batch element sent in `dir` (see `take_owed_reply`).
+    /// Whether a reply sent in `dir.other()` with the id `id` (`None`: a null id, which only a
+    /// reply inside an array may carry), may answer an invalid batch element sent in `dir`
+    /// (see `take_owed_reply`).
     pub fn owes_element_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
         let key = id.filter(|id| !id.is_null()).map(IdKey::of);
         self.owed_element_replies[slot(dir)].owes(key.as_ref())
@@ -1057,14 +1129,24 @@ impl Session {
                 let asked = dir.other();
                 let id =
                     o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
-                // Only a reply inside an array can answer an invalid element of a batch (§6:
-                // the receiver answers a batch with an array): after a request of that id sent
+                // A reply answers an invalid element of a batch after a request of its id sent
                 // in a batch (an owed reply the receiver never sent must not take a request's),
-                // before one sent alone (which is answered alone).
-                let owed = in_batch && o.kind == "error_response";
+                // an error in an array before one sent alone (which is answered alone). A
+                // success answers an owed reply only when no request of its id waits, as a
+                // violation (`owed_answered_by`). With a null id, only inside an array (§6: the
+                // receiver answers a batch with an array; alone, it answers a notification);
+                // with the element's id, alone too (as a request of a batch answered alone is
+                // matched): the element is owed nothing more, and does not get a second reply
+                // from the proxy.
+                let owed_error = in_batch && o.kind == "error_response";
                 match id {
-                    None if owed && self.take_owed_reply(asked, None) => None,
-                    None if owed && asked == Dir::C2s && self.late_owed.take(None).is_some() => {
+                    None if in_batch && self.take_owed_reply(asked, None) => {
+                        self.owed_answered_by(dir, o.kind)
+                    }
+                    None if in_batch
+                        && asked == Dir::C2s
+                        && self.late_owed.take(None).is_some() =>
+                    {
                         // Owed to an element of a batch that timed out: the proxy answered it.
                         forward = false;
                         self.flag(dir, Violation::LateReply)
@@ -1076,7 +1158,7 @@ impl Session {
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
                     Some(id)
-                        if owed
+                        if owed_error
                             && self.waiting[slot(asked)]
                                 .get(id)
                                 .is_some_and(|w| !w.in_batch)
@@ -1091,10 +1173,9 @@ impl Session {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
                             None
-                        } else if owed && self.take_owed_reply(asked, Some(&IdKey::of(id))) {
-                            None
-                        } else if owed
-                            && asked == Dir::C2s
+                        } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
+                            self.owed_answered_by(dir, o.kind)
+                        } else if asked == Dir::C2s
                             && self.late_owed.take(Some(&IdKey::of(id))).is_some()
                         {
                             // The same, with the element's id.
@@ -1120,6 +1201,18 @@ impl Session {
         Verdict { forward, violation }
     }
 
+    /// The violation of a reply of `kind`, sent in `dir`, that took a reply owed to an invalid
+    /// batch element: none for an error, the -32600 owed; a success means the peer took the
+    /// invalid element for a request. Either way it is the element's one reply: forwarded, and
+    /// the element is owed nothing more (the proxy does not answer it again at its batch's
+    /// deadline, nor does a later null-id error find it still owed).
+    fn owed_answered_by(&mut self, dir: Dir, kind: &str) -> Option<Violation> {
+        match kind {
+            "success_response" => self.flag(dir, Violation::SuccessToInvalid),
+            _ => None,
+        }
+    }
+
     /// Client requests and batches whose deadline passed by `now_ms`: their requests still
     /// waiting removed, remembered for late replies, counted as timed out; a batch's owed
     /// replies no longer owed (the caller answers them).
@@ -1138,20 +1231,10 @@ impl Session {
                     }
                 }
                 DeadlineOf::Batch(no) => {
-                    let Some(wait) = self.batches.remove(&no) else {
-                        continue;
-                    };
-                    let mut requests = vec![];
-                    for id in &wait.requests {
-                        let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
-                        if waits.is_some_and(|w| w.batch == no) {
-                            requests.extend(self.expire_request(id.as_id()));
-                        }
-                    }
-                    let owed: Vec<Option<IdBuf>> = wait
-                        .owed
+                    let (requests, owed) = self.take_rest_of_batch(no);
+                    let requests: Vec<Expired> = requests
                         .into_iter()
-                        .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
+                        .map(|(id, w)| self.timed_out(id, w))
                         .collect();
                     if !requests.is_empty() || !owed.is_empty() {
                         out.push(Timeout::Batch { requests, owed });
@@ -1164,18 +1247,30 @@ impl Session {
 
     /// A client request timed out: removed, remembered for a late reply, counted.
     fn expire_request(&mut self, id: Id<'_>) -> Option<Expired> {
+        let (id, w) = self.stop_waiting(id)?;
+        Some(self.timed_out(id, w))
+    }
+
+    /// A client request the proxy answers itself (it timed out, or a dropped batch answered
+    /// it): removed, released, remembered for a late reply.
+    fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let (id, w) = self.waiting[slot(Dir::C2s)].remove(id)?;
         self.release(Dir::C2s, &w);
-        let was_initialize = self.forget_initialize(id.as_id());
         self.remember(Dir::C2s, IdKey::of(id.as_id()));
+        Some((id, w))
+    }
+
+    /// A client request, no longer waiting ([`Session::stop_waiting`]), timed out: counted.
+    fn timed_out(&mut self, id: IdBuf, w: Waiting) -> Expired {
+        let was_initialize = self.forget_initialize(id.as_id());
         self.flag(Dir::C2s, Violation::TimedOut);
-        Some(Expired {
+        Expired {
             id,
             method: w.method,
             // Never for a request of a batch: batches are JSON-RPC's, which has no
             // cancellation.
             cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
-        })
+        }
     }
 
     /// The reply owed to an invalid element of a client batch is answered by the proxy at the
@@ -1192,7 +1287,7 @@ impl Session {
     fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> bool {
         let key = id.map(IdKey::of);
         let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
-        if !owed.forget_oldest(key.as_ref(), batch) {
+        if !owed.forget(key.as_ref(), batch) {
             return false;
         }
         let bytes = key.as_ref().map_or(0, IdKey::encoded_len);
@@ -1252,14 +1347,7 @@ impl Session {
     /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
     /// [`Session::expire`] for that one id. Returns whether it was waiting.
     pub fn time_out(&mut self, id: Id<'_>) -> bool {
-        let Some((_, w)) = self.waiting[slot(Dir::C2s)].remove(id) else {
-            return false;
-        };
-        self.release(Dir::C2s, &w);
-        self.forget_initialize(id);
-        self.remember(Dir::C2s, IdKey::of(id));
-        self.flag(Dir::C2s, Violation::TimedOut);
-        true
+        self.expire_request(id).is_some()
     }
 
     /// The session ended: every request still waiting is unanswered.
@@ -1593,15 +1681,20 @@ mod tests {
         // At the limit, not recorded.
         owed.push(None, 0, 0);
         assert!(!owed.owes(None));
-        // Forgetting takes the oldest, and only if of the batch named.
+        // Forgetting takes an entry of the batch named (not only the oldest), or the oldest.
         owed.push(Some(key(1)), 1, usize::MAX);
         owed.push(Some(key(1)), 2, usize::MAX);
+        owed.push(Some(key(1)), 3, usize::MAX);
         owed.push(None, 1, usize::MAX);
-        assert!(!owed.forget_oldest(Some(&key(1)), Some(2)));
-        assert!(!owed.forget_oldest(None, Some(2)));
-        assert!(owed.forget_oldest(Some(&key(1)), Some(1)));
-        assert!(owed.forget_oldest(Some(&key(1)), Some(2)));
-        assert!(owed.forget_oldest(None, None));
+        owed.push(None, 3, usize::MAX);
+        assert!(!owed.forget(Some(&key(1)), Some(4)));
+        assert!(!owed.forget(None, Some(2)));
+        assert!(owed.forget(Some(&key(1)), Some(2)));
+        assert!(!owed.forget(Some(&key(1)), Some(2)), "once");
+        assert!(owed.forget(None, Some(3)));
+        assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
+        assert!(owed.forget(Some(&key(1)), None));
+        assert!(owed.forget(None, None));
         assert_eq!(owed.len, 0);
     }
 
@@ -1928,6 +2021,169 @@ mod tests {
         let stray = owed_answer(&mut session, "null", 1300);
         assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
         assert!(session.batch_forwards(Dir::S2c), "JSON-RPC forwards it");
+    }
+
+    /// The tokens of what a dropped batch answered: its requests, and the owed replies.
+    fn in_place(session: &mut Session) -> (Vec<String>, Vec<Option<String>>) {
+        let token = |id: &IdBuf| String::from_utf8_lossy(id.as_id().raw()).into_owned();
+        let answered = session.take_answered_in_place();
+        (
+            answered.requests.iter().map(token).collect(),
+            answered
+                .owed
+                .iter()
+                .map(|id| id.as_ref().map(token))
+                .collect(),
+        )
+    }
+
+    /// A dropped server array holding a reply to a request of a client batch makes the proxy
+    /// answer all that is left of that batch, in one array: its requests still waiting, the
+    /// one the array answered or not, and the replies still owed to its invalid elements. With
+    /// or without a timeout, nothing of it is left for the batch's deadline, the server's
+    /// replies coming later are late, and another batch's owed replies are still owed.
+    #[test]
+    fn a_dropped_array_answers_all_that_is_left_of_the_batch_it_answers() {
+        for timeout in [None, Some(100)] {
+            let mut session = Session::new(Dialect::JsonRpc2, timeout);
+            let invalid = |token| observation("invalid", id(token), None);
+            batch(&mut session, Dir::C2s, &[invalid("8")]);
+            let sent = [
+                invalid("9"),
+                without_id("parse_error", None),
+                observation("request", id("1"), Some("a")),
+                observation("request", id("2"), Some("b")),
+            ];
+            batch(&mut session, Dir::C2s, &sent);
+            session.observe(Dir::S2c, &without_id("batch", None), 0);
+            session.drop_batch(Dir::S2c);
+            let dropped = [
+                observation("success_response", id("1"), None),
+                without_id("invalid", None),
+            ];
+            for o in &dropped {
+                session.observe_element(Dir::S2c, o, 0);
+            }
+            assert_eq!(
+                in_place(&mut session),
+                (
+                    vec!["1".to_string(), "2".to_string()],
+                    vec![Some("9".to_string()), None]
+                ),
+                "{timeout:?}"
+            );
+            assert!(session.owes_element_reply(Dir::C2s, Some(id("8"))));
+            assert!(!session.owes_element_reply(Dir::C2s, Some(id("9"))));
+            assert!(!session.is_waiting(Dir::C2s, id("2")));
+            if timeout.is_some() {
+                assert_eq!(
+                    timed_out(&session.expire(100)),
+                    [(vec![], vec![Some("8".to_string())])],
+                    "the first batch's owed reply; nothing of the second"
+                );
+            }
+            let late = owed_answer(&mut session, "9", 200);
+            assert_eq!(late.violation, Some(Violation::LateReply), "{timeout:?}");
+            let reply = session.observe(
+                Dir::S2c,
+                &observation("success_response", id("2"), None),
+                200,
+            );
+            assert_eq!(reply.violation, Some(Violation::LateReply), "{timeout:?}");
+        }
+    }
+
+    /// A dropped server array holding only a reply owed to an invalid element (the batch had
+    /// no request) makes the proxy answer the batch's owed replies in place too; with a null
+    /// id, the oldest batch with an element whose id could not be read.
+    #[test]
+    fn a_dropped_array_of_owed_replies_answers_their_batch() {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        let sent = [
+            observation("invalid", id("9"), None),
+            without_id("parse_error", None),
+        ];
+        batch(&mut session, Dir::C2s, &sent);
+        invalid_batch(&mut session, None, 0);
+        for reply in ["9", "null"] {
+            session.observe(Dir::S2c, &without_id("batch", None), 0);
+            session.drop_batch(Dir::S2c);
+            let error = Observation {
+                id: Some(id(reply)),
+                ..without_id("error_response", None)
+            };
+            session.observe_element(Dir::S2c, &error, 0);
+            let expected = match reply {
+                "9" => vec![Some("9".to_string()), None],
+                _ => vec![None],
+            };
+            assert_eq!(in_place(&mut session), (vec![], expected), "{reply}");
+        }
+        assert!(!session.owes_element_reply(Dir::C2s, None));
+    }
+
+    /// A success inside an array answering a reply owed to an invalid element is reported
+    /// (the server took the element for a request) and takes the owed reply: the proxy does
+    /// not answer the element again at its batch's deadline, and a later null-id error is
+    /// not taken for it. A request waiting with the same id is answered first.
+    #[test]
+    fn a_success_answering_an_owed_reply_takes_it() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        invalid_batch(&mut session, Some("5"), 0);
+        let success = observation("success_response", id("5"), None);
+        let verdicts = batch(&mut session, Dir::S2c, &[success]);
+        assert_eq!(verdicts[0].violation, Some(Violation::SuccessToInvalid));
+        assert!(verdicts[0].forward && session.batch_forwards(Dir::S2c));
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+        assert_eq!(timed_out(&session.expire(100)), []);
+        // With a null id, for an element whose id could not be read.
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        invalid_batch(&mut session, None, 0);
+        let null = Observation {
+            id: Some(id("null")),
+            ..without_id("success_response", None)
+        };
+        let verdicts = batch(&mut session, Dir::S2c, &[null]);
+        assert_eq!(verdicts[0].violation, Some(Violation::SuccessToInvalid));
+        let stray = owed_answer(&mut session, "null", 1);
+        assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
+        // A request of that id waiting is answered first.
+        invalid_batch(&mut session, Some("5"), 2);
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", id("5"), Some("m"))],
+        );
+        let verdicts = batch(&mut session, Dir::S2c, &[success]);
+        assert_eq!(verdicts[0].violation, None);
+        assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
+    }
+
+    /// A reply with the id of an invalid element sent alone (not in an array, as §6 asks)
+    /// answers the element when no request of that id waits: it is owed nothing more, so the
+    /// proxy does not answer it again at its batch's deadline. A null-id reply alone still
+    /// answers nothing (it answers a notification).
+    #[test]
+    fn a_reply_alone_with_an_owed_id_answers_the_element() {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+        invalid_batch(&mut session, Some("5"), 0);
+        invalid_batch(&mut session, None, 0);
+        let mut error = observation("error_response", id("5"), None);
+        error.error_code = Some(-32600);
+        let verdict = session.observe(Dir::S2c, &error, 1);
+        assert_eq!((verdict.forward, verdict.violation), (true, None));
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+        let null = Observation {
+            id: Some(id("null")),
+            ..error
+        };
+        let verdict = session.observe(Dir::S2c, &null, 1);
+        assert_eq!(verdict.violation, Some(Violation::ReplyWithoutId));
+        assert_eq!(
+            timed_out(&session.expire(100)),
+            [(vec![], vec![None])],
+            "only the element without an id"
+        );
     }
 
     /// The deadlines of batches answered in time do not pile up in the heap until they fall
