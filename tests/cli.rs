@@ -719,3 +719,18 @@ fn parse_errors_say_where_the_frame_stops_being_json() {
         "{text}"
     );
 }
+
+/// The tool tracks JSON-RPC's batches, not MCP 2025-03-26's: in an MCP stream that negotiated
+/// that version, a batch is still refused (-32600), as in any MCP stream, though the library's
+/// decoder for that version reads it (`DecodeOptions::for_protocol_version`).
+#[test]
+fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
+    let c2s = concat!(
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\"}}\n",
+        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n",
+    );
+    let (records, _, code) = check(&[], Some(c2s.as_bytes()));
+    assert_eq!(kinds(&records), ["request", "invalid"]);
+    assert_eq!(records[1]["reply"]["code"], -32600);
+    assert_eq!(code, 1);
+}

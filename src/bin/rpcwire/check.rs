@@ -441,6 +441,17 @@ fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
     })
 }
 
+/// The decoder for a stream once its session's MCP version is known (`resultType` checked
+/// from 2026-07-28 on), with batches as the dialect has them: the tool's session tracking
+/// follows JSON-RPC's batches, not MCP 2025-03-26's, which it refuses as before.
+pub fn decoder_for_version(decoder: &Decoder, version: &str) -> Decoder {
+    let options = decoder.options();
+    Decoder::new(DecodeOptions {
+        batches: options.batches,
+        ..options.for_protocol_version(version)
+    })
+}
+
 pub fn dialect(arg: DialectArg) -> Dialect {
     match arg {
         DialectArg::Mcp => Dialect::Mcp,
@@ -556,7 +567,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 let record = classify(&decoder, &frame, index, framer.last_offset());
                 if !adopted_version {
                     if let Some(version) = stream_protocol_version(&decoder, &frame, &record) {
-                        decoder = Decoder::new(decoder.options().for_protocol_version(&version));
+                        decoder = decoder_for_version(&decoder, &version);
                         adopted_version = true;
                     }
                 }

@@ -862,8 +862,7 @@ impl Sorter {
             return;
         }
         if let Some(version) = shared.negotiated.get() {
-            let options = self.decoder.options().for_protocol_version(version);
-            self.decoder = Decoder::new(options);
+            self.decoder = crate::check::decoder_for_version(&self.decoder, version);
             self.adopted_version = true;
         }
     }

@@ -441,7 +441,7 @@ impl Side {
             return;
         }
         self.adopted_version = true;
-        self.decoder = Decoder::new(self.decoder.options().for_protocol_version(version));
+        self.decoder = crate::check::decoder_for_version(&self.decoder, version);
         if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.last_frame) {
             let offset = peeked.offset.unwrap_or_default();
             *peeked = classify(&self.decoder, frame, peeked.frame, offset);
