@@ -991,12 +991,20 @@ impl Session {
     }
 
     /// A request or owed reply of the client batch `no` was answered (`part` counts it): the
-    /// batch's record goes once nothing of it is left.
+    /// batch's record goes once nothing of it is left, and the ids of its requests no longer
+    /// waiting once they are most of its ids (an amortized constant time a request): a batch
+    /// with one request left must not hold the ids of all the others, outside the budget of
+    /// the requests in flight.
     fn batch_part_answered(&mut self, no: u64, part: impl FnOnce(&mut BatchWait)) {
         if let Some(batch) = self.batches.get_mut(&no) {
             part(batch);
             if batch.is_answered() {
                 self.batches.remove(&no);
+            } else if batch.requests.len() > 2 * batch.waiting.max(8) {
+                let waiting = &self.waiting[slot(Dir::C2s)];
+                batch
+                    .requests
+                    .retain(|id| waiting.get(id.as_id()).is_some_and(|w| w.batch == no));
             }
         }
     }
@@ -2197,5 +2205,39 @@ mod tests {
             assert!(session.deadlines.len() <= 2 * session.batches.len() + 65);
         }
         assert!(session.batches.is_empty());
+    }
+
+    /// A client batch keeps the ids of its requests only while they wait: a batch whose
+    /// requests are answered but one does not hold all their ids until that one is (without a
+    /// timeout, forever), or batches of thousands of requests, each with one left waiting,
+    /// would hold every id they ever sent, outside the budget of the requests in flight.
+    #[test]
+    fn a_batch_keeps_only_the_ids_of_its_requests_still_waiting() {
+        const BATCHES: usize = 50;
+        const REQUESTS: usize = 200;
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        for b in 0..BATCHES {
+            let tokens: Vec<String> = (0..REQUESTS).map(|r| format!("\"{b}-{r}\"")).collect();
+            let ids: Vec<Id<'_>> = tokens
+                .iter()
+                .map(|t| Id::from_token(t.as_bytes()).unwrap())
+                .collect();
+            session.observe(Dir::C2s, &without_id("batch", None), 0);
+            for id in &ids {
+                session.observe_element(Dir::C2s, &observation("request", *id, Some("m")), 0);
+            }
+            // All but the first answered (alone, as a server may for a batch it splits).
+            for id in &ids[1..] {
+                let v = session.observe(Dir::S2c, &observation("success_response", *id, None), 0);
+                assert_eq!(v.violation, None);
+            }
+        }
+        assert_eq!(session.waiting[slot(Dir::C2s)].len(), BATCHES);
+        assert_eq!(session.batches.len(), BATCHES);
+        let kept: usize = session.batches.values().map(|b| b.requests.len()).sum();
+        assert!(
+            kept <= 16 * BATCHES,
+            "{kept} ids kept for {BATCHES} requests waiting"
+        );
     }
 }
