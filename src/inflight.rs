@@ -364,9 +364,13 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         extra_bytes: usize,
     ) -> Result<ReservedId<'_, T, S>, InFlightError> {
         let key = self.key(id);
-        let cost = id_cost(id, &key).saturating_add(extra_bytes);
+        // Checked sums: a count past `usize::MAX` is over any budget (a saturated one would
+        // let the entry in, and the count wrap at its insertion).
+        let held = id_cost(id, &key).checked_add(extra_bytes);
+        let total = held.and_then(|cost| self.bytes.checked_add(cost));
         let full = self.map.len() >= self.capacity;
-        let over_budget = self.bytes.saturating_add(cost) > self.max_bytes;
+        let over_budget = total.is_none_or(|total| total > self.max_bytes);
+        let cost = held.unwrap_or(usize::MAX);
         match self.map.entry(key) {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
             hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),

@@ -372,6 +372,18 @@ fn extra_bytes_count_against_the_budget() {
     );
     t.insert_with_extra(id("3"), 44, "c").unwrap();
     assert_eq!(t.bytes(), 100);
+    // With no budget to speak of (`usize::MAX`), the count still cannot wrap: an entry that
+    // would take it past `usize::MAX` is over the budget.
+    let mut unbounded = InFlight::new(10).max_bytes(usize::MAX);
+    unbounded
+        .insert_with_extra(id("1"), usize::MAX - 6, "a")
+        .unwrap();
+    assert_eq!(unbounded.bytes(), usize::MAX);
+    assert_eq!(
+        unbounded.insert_with_extra(id("2"), 1, "b"),
+        Err(InFlightError::OverBudget)
+    );
+    assert_eq!((unbounded.bytes(), unbounded.len()), (usize::MAX, 1));
     // Draining gives back everything, even if the iterator is dropped unread.
     drop(t.drain());
     assert_eq!((t.bytes(), t.len()), (0, 0));

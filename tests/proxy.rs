@@ -1959,3 +1959,24 @@ fn reply_count(messages: &[Value]) -> usize {
         .filter(|r| r.get("result").is_some() || r.get("error").is_some())
         .count()
 }
+
+/// A batch travels byte for byte, rewritten only to cut late replies: a malformed response
+/// inside a client batch that also holds a request goes on with it (it is reported, as
+/// `invalid_response`, not cut).
+#[test]
+fn a_client_batch_with_a_malformed_response_travels_whole() {
+    let dir = scratch("batch-malformed-response");
+    let (mut p, log) = jsonrpc_echo(&dir, &[]);
+    let malformed = r#"{"jsonrpc":"2.0","id":"x","result":1,"error":{"code":1,"message":"m"}}"#;
+    p.send_raw(format!("[{},{malformed}]\n", call(json!(1), "a")).as_bytes());
+    let reply = p.recv();
+    assert_eq!(reply[0]["id"], 1, "{reply}");
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
+        String::from_utf8_lossy(&done.sent)
+    );
+    replayed_with_violations(&log, &[("c2s/invalid_response", 1)]);
+}

@@ -633,9 +633,12 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 /// - `id` is the event id a client resumes from (`Last-Event-ID`); `Some("")` resets the
 ///   client's last event id. `event` is the event type; MCP uses the default, `message`, so it
 ///   is usually `None`.
-/// - An empty message gives an event with one empty `data:` line, which a reader does not
-///   dispatch: with an `id`, that is MCP's priming event, which only sets the id a client
-///   resumes from.
+/// - An empty message gives an event with one empty `data:` line: with an `id`, MCP's
+///   priming event, which sets the id a client resumes from. WHATWG dispatches it (a
+///   browser's `EventSource` fires a `message` with empty data, which MCP clients ignore);
+///   [`SseFramer::decode`] hands it out only when it carries an `id` (or with
+///   [`yield_empty_events`](SseFramer::yield_empty_events)), and its
+///   [`Framer`](super::Framer) frames skip it.
 ///
 /// # Errors
 /// [`SseWriteError::InvalidId`] when `id` holds a `\n`, `\r` or NUL, and

@@ -437,7 +437,7 @@ impl Shared {
             dropped,
             violation: verdict.violation,
         });
-        // The elements of a forwarded batch the receiver must not get, by index.
+        // The elements of a forwarded batch the receiver must not get (late replies), by index.
         let mut cut = SmallVec::<[usize; 4]>::new();
         let mut forwards_batch = false;
         if let Seen::Message(Message::Batch(batch), _) = item {
@@ -462,13 +462,16 @@ impl Shared {
                     dropped: false,
                     violation: v,
                 });
-                if !element_verdict.forward && !dropped {
+                // Only a late reply is cut: the receiver must not get it (its request was
+                // answered already). Any other element goes on with its batch, byte for byte,
+                // needed or not (a malformed response).
+                let element_cut = !dropped && v == Some(Violation::LateReply);
+                if element_cut {
                     cut.push(index);
                 }
                 match v {
                     Some(_) if self.quiet => {}
                     Some(v) if reports.len() < REPORTED_ELEMENTS => {
-                        let element_cut = !element_verdict.forward;
                         reports.push((v, described.kind, described.id, index, bytes, element_cut))
                     }
                     Some(_) => unreported += 1,

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::num::NonZeroUsize;
 use std::ops::Bound;
@@ -554,6 +555,19 @@ impl OwedReplies {
         }
     }
 
+    /// How many replies with this id (`None`: to elements whose id could not be read) are
+    /// owed to elements of `batch`.
+    fn count(&self, key: Option<&IdKey>, batch: u64) -> usize {
+        let batches = match key {
+            Some(key) => match self.by_id.get(key) {
+                Some(batches) => batches,
+                None => return 0,
+            },
+            None => &self.without_id,
+        };
+        batches.partition_point(|&b| b <= batch) - batches.partition_point(|&b| b < batch)
+    }
+
     /// The batch of the oldest element owed a reply with this id (`None`: of the oldest whose
     /// id could not be read; in constant time, so not one whose id could be read, which a
     /// null-id reply may also answer).
@@ -991,13 +1005,42 @@ impl Session {
     }
 
     /// A request or owed reply of the client batch `no` was answered (`part` counts it): the
-    /// batch's record goes once nothing of it is left.
+    /// batch's record goes once nothing of it is left, and the ids of its requests no longer
+    /// waiting, or of its replies no longer owed, once they are most of its ids (an amortized
+    /// constant time each): a batch with one left must not hold the ids of all the others,
+    /// outside the budget of the requests in flight.
     fn batch_part_answered(&mut self, no: u64, part: impl FnOnce(&mut BatchWait)) {
-        if let Some(batch) = self.batches.get_mut(&no) {
-            part(batch);
-            if batch.is_answered() {
-                self.batches.remove(&no);
-            }
+        let Some(batch) = self.batches.get_mut(&no) else {
+            return;
+        };
+        part(batch);
+        if batch.is_answered() {
+            self.batches.remove(&no);
+            return;
+        }
+        if batch.requests.len() > 2 * batch.waiting.max(8) {
+            let waiting = &self.waiting[slot(Dir::C2s)];
+            batch
+                .requests
+                .retain(|id| waiting.get(id.as_id()).is_some_and(|w| w.batch == no));
+        }
+        if batch.owed.len() > 2 * batch.owed_left.max(8) {
+            // As many of each id as are still owed to this batch.
+            let owed = &self.owed_element_replies[slot(Dir::C2s)];
+            let mut left: HashMap<Option<IdKey>, usize> = HashMap::new();
+            batch.owed.retain(|id| {
+                let key = id.as_ref().map(|id| IdKey::of(id.as_id()));
+                let n = match left.entry(key) {
+                    Entry::Occupied(n) => n.into_mut(),
+                    Entry::Vacant(v) => {
+                        let n = owed.count(v.key().as_ref(), no);
+                        v.insert(n)
+                    }
+                };
+                let keep = *n > 0;
+                *n = n.saturating_sub(1);
+                keep
+            });
         }
     }
 
@@ -2197,5 +2240,86 @@ mod tests {
             assert!(session.deadlines.len() <= 2 * session.batches.len() + 65);
         }
         assert!(session.batches.is_empty());
+    }
+
+    /// A client batch keeps the ids of its requests only while they wait: a batch whose
+    /// requests are answered but one does not hold all their ids until that one is (without a
+    /// timeout, forever), or batches of thousands of requests, each with one left waiting,
+    /// would hold every id they ever sent, outside the budget of the requests in flight.
+    #[test]
+    fn a_batch_keeps_only_the_ids_of_its_requests_still_waiting() {
+        const BATCHES: usize = 50;
+        const REQUESTS: usize = 200;
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        for b in 0..BATCHES {
+            let tokens: Vec<String> = (0..REQUESTS).map(|r| format!("\"{b}-{r}\"")).collect();
+            let ids: Vec<Id<'_>> = tokens
+                .iter()
+                .map(|t| Id::from_token(t.as_bytes()).unwrap())
+                .collect();
+            session.observe(Dir::C2s, &without_id("batch", None), 0);
+            for id in &ids {
+                session.observe_element(Dir::C2s, &observation("request", *id, Some("m")), 0);
+            }
+            // All but the first answered (alone, as a server may for a batch it splits).
+            for id in &ids[1..] {
+                let v = session.observe(Dir::S2c, &observation("success_response", *id, None), 0);
+                assert_eq!(v.violation, None);
+            }
+        }
+        assert_eq!(session.waiting[slot(Dir::C2s)].len(), BATCHES);
+        assert_eq!(session.batches.len(), BATCHES);
+        let kept: usize = session.batches.values().map(|b| b.requests.len()).sum();
+        assert!(
+            kept <= 16 * BATCHES,
+            "{kept} ids kept for {BATCHES} requests waiting"
+        );
+    }
+
+    /// The same for the replies owed to a batch's invalid elements: a batch with one left owed
+    /// does not hold the ids of all the others, answered, until it is (without a timeout,
+    /// forever).
+    #[test]
+    fn a_batch_keeps_only_the_ids_of_its_replies_still_owed() {
+        const BATCHES: usize = 50;
+        const ELEMENTS: usize = 200;
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        for b in 0..BATCHES {
+            let tokens: Vec<String> = (0..ELEMENTS).map(|e| format!("\"{b}-{e}\"")).collect();
+            let ids: Vec<Id<'_>> = tokens
+                .iter()
+                .map(|t| Id::from_token(t.as_bytes()).unwrap())
+                .collect();
+            session.observe(Dir::C2s, &without_id("batch", None), 0);
+            for id in &ids {
+                let invalid = Observation {
+                    id: Some(*id),
+                    ..without_id("invalid", None)
+                };
+                session.observe_element(Dir::C2s, &invalid, 0);
+            }
+            // All but the first answered, in the server's array.
+            session.observe(Dir::S2c, &without_id("batch", None), 0);
+            for id in &ids[1..] {
+                let error = Observation {
+                    id: Some(*id),
+                    ..without_id("error_response", None)
+                };
+                assert_eq!(session.observe_element(Dir::S2c, &error, 0).violation, None);
+            }
+        }
+        assert_eq!(session.batches.len(), BATCHES);
+        let kept: usize = session.batches.values().map(|b| b.owed.len()).sum();
+        assert!(
+            kept <= 16 * BATCHES,
+            "{kept} ids kept for {BATCHES} replies owed"
+        );
+        // What is left is still answered in place of a dropped array, by its own id.
+        let first = session.batches.keys().min().copied().unwrap();
+        let (_, owed) = session.take_rest_of_batch(first);
+        assert_eq!(
+            owed,
+            [Some(IdBuf::from(Id::from_token(br#""0-0""#).unwrap()))]
+        );
     }
 }
