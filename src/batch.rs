@@ -11,7 +11,7 @@
 
 use core::borrow::Borrow;
 
-use crate::envelope::Decoder;
+use crate::envelope::{Decoder, Dialect};
 use crate::error::DecodeError;
 use crate::json::Elements;
 use crate::message::{Batch, Message, Rejection};
@@ -40,7 +40,20 @@ impl<'a> Iterator for BatchElements<'a, '_> {
                 unreadable_id: self.decoder.options().unreadable_id,
             }));
         }
-        Some(self.decoder.decode(element.as_bytes()))
+        let decoded = self.decoder.decode(element.as_bytes());
+        if let Ok(Message::Request(request)) = &decoded {
+            if self.decoder.options().dialect == Dialect::Mcp
+                && request.method.eq_str(crate::mcp::methods::INITIALIZE)
+            {
+                return Some(Err(Rejection {
+                    error: DecodeError::InitializeInBatch,
+                    id: Some(request.id),
+                    is_response: false,
+                    unreadable_id: self.decoder.options().unreadable_id,
+                }));
+            }
+        }
+        Some(decoded)
     }
 }
 

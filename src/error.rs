@@ -227,6 +227,9 @@ pub enum DecodeError {
     ControlInMethod,
     /// A numeric id that is not an integer within ±(2^53 − 1): hardened profile.
     UnsafeNumericId,
+    /// MCP: an `initialize` request inside a batch (2025-03-26, the one version with batches:
+    /// "The initialize request MUST NOT be part of a JSON-RPC batch").
+    InitializeInBatch,
 }
 
 impl DecodeError {
@@ -288,6 +291,7 @@ impl DecodeError {
             DecodeError::LoneSurrogate => "unpaired surrogate in an envelope string",
             DecodeError::ControlInMethod => "control character in method",
             DecodeError::UnsafeNumericId => "numeric id outside the exactly representable range",
+            DecodeError::InitializeInBatch => "initialize inside a batch",
         }
     }
 }

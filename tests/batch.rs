@@ -457,7 +457,7 @@ fn batch_depth_counts_the_array() {
 #[test]
 fn mcp_2025_03_26_sessions_have_batches() {
     use rpcwire::{DecodeError, DecodeOptions, Dialect, Kind};
-    let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":null,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x","params":[1]},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+    let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":null,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x","params":[1]},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"initialize","params":{}}]"#;
     let mcp = DecodeOptions::new(Dialect::Mcp);
     let decoder = Decoder::new(mcp.for_protocol_version("2025-03-26"));
     let Ok(Message::Batch(batch)) = decoder.decode(frame) else {
@@ -474,8 +474,23 @@ fn mcp_2025_03_26_sessions_have_batches() {
             Err(DecodeError::NullId),
             Err(DecodeError::ParamsNotObject),
             Ok(Kind::Notification),
+            Err(DecodeError::InitializeInBatch),
         ]
     );
+    // "The initialize request MUST NOT be part of a JSON-RPC batch": answered -32600 with its
+    // id, as an element of the batch.
+    let initialize = batch.decode(&decoder).last().unwrap().unwrap_err();
+    let reply = initialize.reply().unwrap();
+    assert_eq!(
+        (reply.code, reply.id.token()),
+        (ErrorCode::INVALID_REQUEST, Some(&b"3"[..]))
+    );
+    // JSON-RPC has no such rule.
+    let jsonrpc = Decoder::jsonrpc();
+    let Ok(Message::Batch(batch)) = jsonrpc.decode(frame) else {
+        panic!("a JSON-RPC batch")
+    };
+    assert!(batch.decode(&jsonrpc).last().unwrap().is_ok());
     for refusing in [
         Decoder::mcp(),
         Decoder::new(mcp.for_protocol_version("2025-06-18")),
