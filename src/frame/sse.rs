@@ -621,8 +621,9 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 }
 
 /// Appends one Server-Sent Event carrying `message`, for a `text/event-stream` response (an
-/// MCP Streamable HTTP stream): an `id:` line when `id` is given, an `event:` line when
-/// `event` is given, the message as `data:` lines, then the blank line that ends the event.
+/// MCP Streamable HTTP stream): an `id:` line when `event_id` is given, an `event:` line when
+/// `event_type` is given, the message as `data:` lines, then the blank line that ends the
+/// event.
 ///
 /// - `message` is taken as [`without_line_end`] gives it: one `\n` or `\r\n` at its very end
 ///   is not part of it, so the output of an [`encode`](crate::encode) writer can be passed as
@@ -630,9 +631,11 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 ///   a reader ([`SseFramer`], a browser's `EventSource`) joins them with `\n`, so it gets the
 ///   message with those line breaks made `\n` (the `encode` writers put none inside a
 ///   message).
-/// - `id` is the event id a client resumes from (`Last-Event-ID`); `Some("")` resets the
-///   client's last event id. `event` is the event type; MCP uses the default, `message`, so it
-///   is usually `None`.
+/// - `event_id` is the SSE event id a client resumes from (`Last-Event-ID`), not a JSON-RPC
+///   id; `Some("")` resets the client's last event id. It is text, as an event stream is
+///   UTF-8: one read back as bytes ([`SseFramer::last_event_id`], [`SseEvent::id`]) is
+///   relayed through `core::str::from_utf8`. `event_type` is the event type; MCP uses the
+///   default, `message`, so it is usually `None`.
 /// - An empty message gives an event with one empty `data:` line: with an `id`, MCP's
 ///   priming event, which sets the id a client resumes from. WHATWG dispatches it (a
 ///   browser's `EventSource` fires a `message` with empty data, which MCP clients ignore);
@@ -641,8 +644,8 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 ///   [`Framer`](super::Framer) frames skip it.
 ///
 /// # Errors
-/// [`SseWriteError::InvalidId`] when `id` holds a `\n`, `\r` or NUL, and
-/// [`SseWriteError::InvalidEventType`] when `event` holds a `\n` or `\r`; nothing is
+/// [`SseWriteError::InvalidId`] when `event_id` holds a `\n`, `\r` or NUL, and
+/// [`SseWriteError::InvalidEventType`] when `event_type` holds a `\n` or `\r`; nothing is
 /// written then. (A line break cannot be escaped in a field, and a reader ignores an `id`
 /// with a NUL.)
 ///
@@ -668,10 +671,10 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 pub fn write_sse_event(
     out: &mut BytesMut,
     message: &[u8],
-    id: Option<&str>,
-    event: Option<&str>,
+    event_id: Option<&str>,
+    event_type: Option<&str>,
 ) -> Result<(), SseWriteError> {
-    let (id, event) = (id.map(str::as_bytes), event.map(str::as_bytes));
+    let (id, event) = (event_id.map(str::as_bytes), event_type.map(str::as_bytes));
     if id.is_some_and(|id| memchr::memchr3(b'\n', b'\r', 0, id).is_some()) {
         return Err(SseWriteError::InvalidId);
     }
