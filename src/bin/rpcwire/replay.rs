@@ -722,10 +722,11 @@ mod tests {
 
     /// A server batch of replies to requests not sent yet stays peeked while the client's
     /// stream sends them, each followed by a `notifications/cancelled` (for the request
-    /// before it): each element is looked at a bounded number of times, not once a step (a
+    /// before it; under JSON-RPC a notification like any other, which stops no request): each
+    /// element is looked at a bounded number of times (at most twice), not once a step (a
     /// batch of 5,000 replies would cost 12.5 million looks).
     #[test]
-    fn a_peeked_batch_looks_at_each_element_once() {
+    fn a_peeked_batch_looks_at_each_element_a_bounded_number_of_times() {
         const N: usize = 5_000;
         let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
         let replies: Vec<String> = (0..N)
