@@ -514,13 +514,13 @@ struct BatchForward {
 struct OwedReplies {
     /// Elements whose id could be read (their reply echoes it, or is null: §5.1), by that
     /// id: their batches, oldest first.
-    by_id: HashMap<IdKey, VecDeque<u64>>,
+    by_id: HashMap<IdKey, OwedBatches>,
     /// Those ids in the order they were owed, for a null-id reply to take the oldest; an id
     /// already answered is skipped when met (and the queue rebuilt when mostly such).
     order: VecDeque<IdKey>,
     /// Elements whose id could not be read (their reply's id is null): their batches, oldest
     /// first.
-    without_id: VecDeque<u64>,
+    without_id: OwedBatches,
     len: usize,
     /// The bytes of the ids owed.
     bytes: usize,
@@ -538,10 +538,10 @@ impl OwedReplies {
         match id {
             Some(id) => {
                 self.bytes += id.encoded_len();
-                self.by_id.entry(id.clone()).or_default().push_back(batch);
+                self.by_id.entry(id.clone()).or_default().push(batch);
                 self.order.push_back(id);
             }
-            None => self.without_id.push_back(batch),
+            None => self.without_id.push(batch),
         }
         true
     }
@@ -565,7 +565,7 @@ impl OwedReplies {
             },
             None => &self.without_id,
         };
-        batches.partition_point(|&b| b <= batch) - batches.partition_point(|&b| b < batch)
+        batches.count(batch)
     }
 
     /// The batch of the oldest element owed a reply with this id (`None`: of the oldest whose
@@ -573,8 +573,8 @@ impl OwedReplies {
     /// null-id reply may also answer).
     fn oldest_batch(&self, key: Option<&IdKey>) -> Option<u64> {
         match key {
-            Some(key) => self.by_id.get(key)?.front().copied(),
-            None => self.without_id.front().copied(),
+            Some(key) => self.by_id.get(key)?.oldest(),
+            None => self.without_id.oldest(),
         }
     }
 
@@ -584,7 +584,7 @@ impl OwedReplies {
             Some(key) => key.clone(),
             None if !self.without_id.is_empty() => {
                 self.len -= 1;
-                return self.without_id.pop_front();
+                return self.without_id.take(None);
             }
             // A null id for an element whose id could be read (§5.1 allows it): the oldest.
             None => loop {
@@ -604,7 +604,7 @@ impl OwedReplies {
         match key {
             Some(key) => self.take_by_id(key, batch).is_some(),
             None => {
-                let taken = take_batch_entry(&mut self.without_id, batch);
+                let taken = self.without_id.take(batch);
                 self.len -= usize::from(taken.is_some());
                 taken.is_some()
             }
@@ -614,15 +614,16 @@ impl OwedReplies {
     /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch.
     fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
         let batches = self.by_id.get_mut(key)?;
-        let taken = take_batch_entry(batches, batch)?;
+        let taken = batches.take(batch)?;
         if batches.is_empty() {
             self.by_id.remove(key);
         }
         self.len -= 1;
         self.bytes -= key.encoded_len();
         // Ids answered by their own id stay in `order` until met: rebuild it when they are
-        // most of it, so that it stays within twice what is owed.
-        if self.order.len() > 2 * self.by_id.len() + 16 {
+        // most of it, so that it stays within twice what is owed with an id (entries, not
+        // distinct ids: one id owed to many batches would rebuild it at every answer).
+        if self.order.len() > 2 * (self.len - self.without_id.len()) + 16 {
             let by_id = &self.by_id;
             let mut seen: HashMap<IdKey, usize> = HashMap::new();
             self.order.retain(|k| {
@@ -635,15 +636,54 @@ impl OwedReplies {
     }
 }
 
-/// Takes an entry of `batch` (the oldest: `None`) from `batches`, the batches of some owed
-/// replies, oldest first (so in order: batch numbers only grow): by a binary search, since a
-/// batch answered in place need not be the oldest owed.
-fn take_batch_entry(batches: &mut VecDeque<u64>, batch: Option<u64>) -> Option<u64> {
-    let at = match batch {
-        None => 0,
-        Some(b) => batches.binary_search(&b).ok()?,
-    };
-    batches.remove(at)
+/// The batches of the replies owed with one id (or to elements without one), each with how
+/// many: any batch's entry is counted and taken in logarithmic time, the oldest's too (a
+/// batch answered in place need not be the oldest owed, and a queue's removal from its
+/// middle let a server answering a client's many batches out of order go quadratic).
+#[derive(Debug, Default)]
+struct OwedBatches {
+    counts: BTreeMap<u64, usize>,
+    len: usize,
+}
+
+impl OwedBatches {
+    fn push(&mut self, batch: u64) {
+        *self.counts.entry(batch).or_default() += 1;
+        self.len += 1;
+    }
+
+    /// How many replies are owed to elements of `batch`.
+    fn count(&self, batch: u64) -> usize {
+        self.counts.get(&batch).copied().unwrap_or(0)
+    }
+
+    /// The oldest batch owed one.
+    fn oldest(&self) -> Option<u64> {
+        self.counts.keys().next().copied()
+    }
+
+    /// Takes an entry of `batch` (of the oldest: `None`): its batch.
+    fn take(&mut self, batch: Option<u64>) -> Option<u64> {
+        let batch = match batch {
+            Some(batch) => batch,
+            None => self.oldest()?,
+        };
+        let count = self.counts.get_mut(&batch)?;
+        *count -= 1;
+        if *count == 0 {
+            self.counts.remove(&batch);
+        }
+        self.len -= 1;
+        Some(batch)
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// The kind of a decoded frame or batch element, as [`Observation::kind`] names it.
@@ -1710,7 +1750,7 @@ mod tests {
         for n in 10..1000 {
             assert_eq!(owed.take(Some(&key(n))), Some(u64::from(n)), "its batch");
         }
-        assert!(owed.order.len() <= 2 * owed.by_id.len() + 16);
+        assert!(owed.order.len() <= 2 * (owed.len - owed.without_id.len()) + 16);
         assert_eq!(owed.take(Some(&key(500))), None, "answered already");
         assert_eq!(owed.take(None), Some(1000), "the one without an id");
         assert!(owed.without_id.is_empty());
@@ -1738,6 +1778,25 @@ mod tests {
         assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
         assert!(owed.forget(Some(&key(1)), None));
         assert!(owed.forget(None, None));
+        assert_eq!(owed.len, 0);
+        // One id owed to many batches (twice to each), forgotten batch by batch newest first,
+        // as in-place answers may come: each takes its batch's entries, the counts follow.
+        const BATCHES: u64 = 20_000;
+        for batch in 0..BATCHES {
+            owed.push(Some(key(7)), batch, usize::MAX);
+            owed.push(Some(key(7)), batch, usize::MAX);
+        }
+        for batch in (1..BATCHES).rev() {
+            assert_eq!(owed.count(Some(&key(7)), batch), 2);
+            assert!(owed.forget(Some(&key(7)), Some(batch)));
+            assert!(owed.forget(Some(&key(7)), Some(batch)));
+            assert_eq!(owed.count(Some(&key(7)), batch), 0);
+            assert!(!owed.forget(Some(&key(7)), Some(batch)));
+        }
+        assert_eq!(owed.oldest_batch(Some(&key(7))), Some(0));
+        assert_eq!(owed.take(Some(&key(7))), Some(0));
+        assert_eq!(owed.take(Some(&key(7))), Some(0));
+        assert!(!owed.owes(Some(&key(7))));
         assert_eq!(owed.len, 0);
     }
 
