@@ -1037,6 +1037,16 @@ fn ids_and_codes(reply: &Value) -> Vec<(&Value, &Value)> {
         .collect()
 }
 
+/// The proxy exited cleanly, and the server read exactly what the client wrote (each batch
+/// whole, byte for byte).
+fn server_read_what_the_client_sent(dir: &std::path::Path, done: &Finished) {
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
+        String::from_utf8_lossy(&done.sent)
+    );
+}
+
 /// [`replayed_alike`], and the log's violations, counted as `dir/violation`, are `expected`;
 /// returns the live log.
 fn replayed_with_violations(log: &std::path::Path, expected: &[(&str, u64)]) -> Vec<Value> {
@@ -1093,11 +1103,7 @@ fn a_jsonrpc_batch_is_tracked_element_by_element() {
     assert_eq!(p.recv()[0]["id"], 3);
     p.close_stdin();
     let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
-    assert_eq!(
-        String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
-        String::from_utf8_lossy(&done.sent)
-    );
+    server_read_what_the_client_sent(&dir, &done);
     assert_eq!(
         String::from_utf8_lossy(&done.received),
         String::from_utf8_lossy(&std::fs::read(dir.join("server-out")).unwrap())
@@ -1973,10 +1979,6 @@ fn a_client_batch_with_a_malformed_response_travels_whole() {
     assert_eq!(reply[0]["id"], 1, "{reply}");
     p.close_stdin();
     let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
-    assert_eq!(
-        String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
-        String::from_utf8_lossy(&done.sent)
-    );
+    server_read_what_the_client_sent(&dir, &done);
     replayed_with_violations(&log, &[("c2s/invalid_response", 1)]);
 }

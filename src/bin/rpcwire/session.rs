@@ -2301,6 +2301,19 @@ mod tests {
         assert!(session.batches.is_empty());
     }
 
+    /// The id tokens `"b-0"`, `"b-1"`, … of `n` elements of batch `b`.
+    fn batch_id_tokens(b: usize, n: usize) -> Vec<String> {
+        (0..n).map(|e| format!("\"{b}-{e}\"")).collect()
+    }
+
+    /// The ids those tokens spell.
+    fn ids_of(tokens: &[String]) -> Vec<Id<'_>> {
+        tokens
+            .iter()
+            .map(|t| Id::from_token(t.as_bytes()).unwrap())
+            .collect()
+    }
+
     /// A client batch keeps the ids of its requests only while they wait: a batch whose
     /// requests are answered but one does not hold all their ids until that one is (without a
     /// timeout, forever), or batches of thousands of requests, each with one left waiting,
@@ -2311,11 +2324,8 @@ mod tests {
         const REQUESTS: usize = 200;
         let mut session = Session::new(Dialect::JsonRpc2, None);
         for b in 0..BATCHES {
-            let tokens: Vec<String> = (0..REQUESTS).map(|r| format!("\"{b}-{r}\"")).collect();
-            let ids: Vec<Id<'_>> = tokens
-                .iter()
-                .map(|t| Id::from_token(t.as_bytes()).unwrap())
-                .collect();
+            let tokens = batch_id_tokens(b, REQUESTS);
+            let ids = ids_of(&tokens);
             session.observe(Dir::C2s, &without_id("batch", None), 0);
             for id in &ids {
                 session.observe_element(Dir::C2s, &observation("request", *id, Some("m")), 0);
@@ -2344,11 +2354,8 @@ mod tests {
         const ELEMENTS: usize = 200;
         let mut session = Session::new(Dialect::JsonRpc2, None);
         for b in 0..BATCHES {
-            let tokens: Vec<String> = (0..ELEMENTS).map(|e| format!("\"{b}-{e}\"")).collect();
-            let ids: Vec<Id<'_>> = tokens
-                .iter()
-                .map(|t| Id::from_token(t.as_bytes()).unwrap())
-                .collect();
+            let tokens = batch_id_tokens(b, ELEMENTS);
+            let ids = ids_of(&tokens);
             session.observe(Dir::C2s, &without_id("batch", None), 0);
             for id in &ids {
                 let invalid = Observation {
