@@ -46,7 +46,8 @@ pub struct DecodeOptions {
     /// Frame, depth, id and method limits. A framer enforces the frame limit it is given as it
     /// reads; the decoder refuses a longer frame too (one that came another way). A framer
     /// does not pass its limit to the decoder: when a framer's is higher, raise this one too,
-    /// or its longer frames become `FrameTooLong` (-32700).
+    /// or its longer frames become `FrameTooLong` (-32700); [`Decoder::line_framer`] and its
+    /// siblings build framers with this limit.
     pub limits: Limits,
     /// The reply id used when the request's id cannot be read: `Null` (JSON-RPC; Python MCP
     /// peers) or `Absent` (MCP's schema; TypeScript MCP peers reject `"id":null`).
@@ -449,6 +450,33 @@ impl Decoder {
     /// The options.
     pub const fn options(&self) -> &DecodeOptions {
         &self.options
+    }
+
+    /// A newline framer with this decoder's frame limit ([`Limits::max_frame`]): a framer
+    /// built with a higher limit of its own hands out frames this decoder then refuses
+    /// (`FrameTooLong`, -32700), and one with a lower limit refuses frames it would read.
+    ///
+    /// ```
+    /// use rpcwire::{DecodeOptions, Decoder, Framer};
+    /// let mut options = DecodeOptions::default();
+    /// options.limits.max_frame = 32 << 20;
+    /// let decoder = Decoder::new(options);
+    /// assert_eq!(decoder.line_framer().max_frame(), 32 << 20);
+    /// assert_eq!(decoder.sse_framer().max_frame(), 32 << 20);
+    /// assert_eq!(decoder.content_length_framer().max_frame(), 32 << 20);
+    /// ```
+    pub fn line_framer(&self) -> crate::LineFramer {
+        crate::LineFramer::new(self.options.limits.max_frame)
+    }
+
+    /// An SSE framer with this decoder's frame limit (see [`Self::line_framer`]).
+    pub fn sse_framer(&self) -> crate::SseFramer {
+        crate::SseFramer::new(self.options.limits.max_frame)
+    }
+
+    /// A `Content-Length` framer with this decoder's frame limit (see [`Self::line_framer`]).
+    pub fn content_length_framer(&self) -> crate::ContentLengthFramer {
+        crate::ContentLengthFramer::new(self.options.limits.max_frame)
     }
 
     /// The reply to a line a framer refused as too long (`FrameError::TooLong`), whose id

@@ -182,3 +182,45 @@ fn a_replaced_shorter_buffer_is_searched_from_its_start() {
         &b"{}\n"[..]
     );
 }
+
+/// A decoder's framers share its frame limit: a frame of exactly the limit goes through the
+/// framer and decodes; one byte more is refused by the framer, not handed to the decoder to be
+/// refused there.
+#[test]
+fn a_decoders_framers_share_its_frame_limit() {
+    use rpcwire::{DecodeOptions, Decoder, Message};
+    let padding = |n: usize| " ".repeat(n);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let mut options = DecodeOptions::default();
+    options.limits.max_frame = ping.len() + 8;
+    let decoder = Decoder::new(options);
+    let at_limit = format!("{}{ping}\n", padding(8));
+    let frame = decoder
+        .line_framer()
+        .decode(&mut BytesMut::from(at_limit.as_bytes()))
+        .unwrap()
+        .unwrap();
+    assert!(matches!(decoder.decode(&frame), Ok(Message::Request(_))));
+    let over = format!("{}{ping}\n", padding(9));
+    assert!(matches!(
+        decoder
+            .line_framer()
+            .decode(&mut BytesMut::from(over.as_bytes())),
+        Err(FrameError::TooLong { .. })
+    ));
+    let event = format!("data: {}{ping}\n\n", padding(8));
+    let event = decoder
+        .sse_framer()
+        .decode(&mut BytesMut::from(event.as_bytes()))
+        .unwrap()
+        .unwrap();
+    assert!(decoder.decode(&event.data).is_ok());
+    let body = format!("{}{ping}", padding(8));
+    let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let frame = decoder
+        .content_length_framer()
+        .decode(&mut BytesMut::from(framed.as_bytes()))
+        .unwrap()
+        .unwrap();
+    assert!(decoder.decode(&frame).is_ok());
+}
