@@ -246,14 +246,16 @@ pub fn write_with_id(out: &mut BytesMut, frame: &[u8], old_id: Id<'_>, new_id: I
 }
 
 /// The panic message of a token that is not a subslice of its frame.
-pub(crate) const NOT_IN_FRAME: &str = "a replaced token must be a subslice of the frame";
-
-/// Where `token` starts in `frame`, when it is a subslice of it (as the tokens
-/// [`write_with_id`] replaces must be).
-pub(crate) fn offset_in(frame: &[u8], token: &[u8]) -> Option<usize> {
+/// Where `token` starts in `frame`.
+///
+/// # Panics
+/// When `token` is not a subslice of `frame` (as the tokens [`write_with_id`] replaces must
+/// be): a caller's mistake, which callers that keep state check before changing it.
+pub(crate) fn offset_in(frame: &[u8], token: &[u8]) -> usize {
     (token.as_ptr() as usize)
         .checked_sub(frame.as_ptr() as usize)
         .filter(|&start| start + token.len() <= frame.len())
+        .expect("a replaced token must be a subslice of the frame")
 }
 
 /// [`write_with_id`] for several tokens of `frame` at once (an id and a progress token, say):
@@ -267,7 +269,7 @@ pub(crate) fn write_with_tokens<const N: usize>(
     tokens: [(Id<'_>, Id<'_>); N],
 ) {
     let mut spans = tokens.map(|(old, new)| {
-        let start = offset_in(frame, old.raw()).expect(NOT_IN_FRAME);
+        let start = offset_in(frame, old.raw());
         (start, start + old.raw().len(), new)
     });
     spans.sort_unstable_by_key(|&(start, ..)| start);

@@ -58,7 +58,7 @@ fn is_blank(line: &[u8]) -> bool {
 /// A line without its `\n` (already cut off: its position is known, so the byte is not
 /// looked at again) and without a `\r` before it.
 #[inline]
-fn without_cr(line: &[u8]) -> &[u8] {
+pub(super) fn without_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 

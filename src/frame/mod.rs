@@ -45,7 +45,7 @@ pub use sse::{
 /// ```
 pub fn without_line_end(message: &[u8]) -> &[u8] {
     match message.strip_suffix(b"\n") {
-        Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+        Some(line) => lines::without_cr(line),
         None => message,
     }
 }
