@@ -667,6 +667,43 @@ fn merged_streams_follow_the_negotiated_version() {
     }
 }
 
+/// An MCP 2026-07-28 session has no `initialize`: its requests name their version in `_meta`,
+/// and the merged streams follow it once the server answered one with a success. The server's
+/// request that comes after is then forbidden; before, with no version known, it is not.
+#[test]
+fn merged_streams_follow_a_per_request_version() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-per-request");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
+    std::fs::write(
+        &c2s,
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{meta}}}\n\
+             {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n\
+             {{\"jsonrpc\":\"2.0\",\"id\":\"r2\",\"result\":{{\"roots\":[]}}}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &s2c,
+        concat!(
+            r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#, "\n",
+            r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"resultType":"complete"}}"#, "\n",
+            r#"{"jsonrpc":"2.0","id":"r2","method":"roots/list"}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1, "{records:#?}");
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/server_request_forbidden": 1, "c2s/unknown_reply": 1}),
+        "{records:#?}"
+    );
+}
+
 /// A frame that is not JSON is reported with why and where: the byte of the frame where it
 /// stops being JSON (its length when it ends too early), in the JSON records and the text.
 #[test]

@@ -1579,6 +1579,62 @@ fn result_type_is_checked_from_the_negotiated_version_on() {
     }
 }
 
+/// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. Once the
+/// server answered such a request with a success (here `server/discover`), the session follows
+/// that version, under which a server sends no requests: the proxy drops one and flags it.
+/// When the server refused the probe, no version is known, and its request is forwarded.
+#[test]
+fn per_request_version_once_the_server_accepts_it() {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let server_request = r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#;
+    for accepted in [true, false] {
+        let dir = scratch(&format!("per-request-version-{accepted}"));
+        let probe_reply = if accepted {
+            r#"{"jsonrpc":"2.0","id":0,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"resultType":"complete"}}"#
+        } else {
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}"#
+        };
+        let script = json!({
+            "0": [{"send": probe_reply}, {"send": server_request}],
+            "1": [{"send": r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}"#}]
+        });
+        let (mut p, log) = scripted(&dir, &[], script);
+        p.send(&json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":meta}}));
+        assert_eq!(p.recv()["id"], 0);
+        p.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+            "params":{"name":"t","_meta":meta}}));
+        // The tools/call's result comes after the server's request, forwarded or not.
+        while p.recv()["id"] != 1 {}
+        p.close_stdin();
+        let received = p.finish().messages();
+        let ids: Vec<&Value> = received.iter().map(|m| &m["id"]).collect();
+        if accepted {
+            assert_eq!(ids, [&json!(0), &json!(1)], "{received:?}");
+        } else {
+            assert_eq!(ids, [&json!(0), &json!("s1"), &json!(1)], "{received:?}");
+        }
+        let records = read_log(&log);
+        let expected: &[(&str, u64)] = if accepted {
+            &[("s2c/server_request_forbidden", 1)]
+        } else {
+            // (The client never answers it.)
+            &[("s2c/unanswered", 1)]
+        };
+        assert_eq!(
+            violations(&records),
+            counts(expected),
+            "accepted: {accepted}"
+        );
+        replayed_with_violations(&log, expected);
+        let versions: Vec<&Value> = records
+            .iter()
+            .filter(|r| r["dir"] == "c2s" && r["kind"] == "request")
+            .map(|r| &r["protocol_version"])
+            .collect();
+        assert_eq!(versions, [&json!("2026-07-28"); 2], "each request's own");
+    }
+}
+
 /// A lone request the scripted server answers at once (its line 0), sent and answered first:
 /// the server is up before what a test times (with a timeout of `TIMEOUT_MS`, long enough
 /// for it to start on a loaded machine).

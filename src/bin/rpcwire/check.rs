@@ -111,7 +111,8 @@ pub(crate) struct Record {
     pub at: Option<u64>,
     /// For `notifications/cancelled`: the wire token of the request it cancels.
     pub cancels: Option<String>,
-    /// For a success response holding `protocolVersion` (the reply to `initialize`).
+    /// For a success response holding `protocolVersion` (the reply to `initialize`), or an MCP
+    /// request naming its version in `_meta` (2026-07-28).
     pub protocol_version: Option<String>,
     /// The wire token of the progress token a request asks for or a progress notification
     /// reports on.

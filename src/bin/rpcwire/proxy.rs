@@ -138,7 +138,8 @@ struct Shared {
     /// `initialize` is never cancelled.
     mcp: bool,
     /// The protocol version the session negotiated, once the server's reply to `initialize`
-    /// came: each side then decodes with that version's rules (`resultType`).
+    /// came, or its success to a request naming its version (MCP 2026-07-28): each side then
+    /// decodes with that version's rules (`resultType`).
     negotiated: OnceLock<String>,
 }
 

@@ -11,7 +11,7 @@ use std::num::NonZeroUsize;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use rpcwire::mcp::{self, progress_token, Cancelled};
+use rpcwire::mcp::{self, progress_token, Cancelled, RequestMeta};
 use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError, Message, Rejection};
 use serde_json::{json, Value};
 
@@ -151,8 +151,10 @@ impl<'a> Described<'a> {
         }
     }
 
-    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks.
-    /// (Its protocol version is read apart: [`Self::read_protocol_version`].)
+    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks, and
+    /// whose requests may carry their protocol version (2026-07-28's per-request `_meta`). (The
+    /// version a reply to `initialize` negotiates is read apart:
+    /// [`Self::read_protocol_version`].)
     pub fn of_message(msg: &Message<'a>, mcp: bool) -> Self {
         Described {
             kind: msg.kind().as_str(),
@@ -166,7 +168,12 @@ impl<'a> Described<'a> {
                 Message::Notification(n) => Cancelled::from_notification(n).map(|c| c.request_id),
                 _ => None,
             },
-            protocol_version: None,
+            protocol_version: match msg {
+                Message::Request(_) if mcp => RequestMeta::from_message(msg)
+                    .protocol_version
+                    .map(|v| v.decode()),
+                _ => None,
+            },
             progress_token: if mcp { progress_token(msg) } else { None },
         }
     }
@@ -208,7 +215,9 @@ pub struct Observation<'a> {
     pub error_code: Option<i64>,
     /// For `notifications/cancelled`: the request it cancels.
     pub cancels: Option<Id<'a>>,
-    /// For the reply to `initialize`: the negotiated protocol version.
+    /// For the reply to `initialize`: the negotiated protocol version; for an MCP request:
+    /// the version its `_meta` names (`io.modelcontextprotocol/protocolVersion`, MCP
+    /// 2026-07-28's per-request version).
     pub protocol_version: Option<&'a str>,
     /// For a request: the progress token it asks progress for (`params._meta.progressToken`);
     /// for `notifications/progress`: the token it reports on. See [`progress_token`].
@@ -409,6 +418,12 @@ pub struct Session {
     batch_no: u64,
     seq: u64,
     initialize: Option<IdKey>,
+    /// The latest client request naming its protocol version in `_meta` (MCP 2026-07-28 has
+    /// no `initialize`: every request names its version), while no version is known: a
+    /// success reply to it makes that version the session's. (Not the request itself: a
+    /// client probing `server/discover` at a version the server does not speak falls back to
+    /// `initialize`.)
+    versioned_request: Option<(IdKey, String)>,
     protocol_version: Option<String>,
     pub counters: Counters,
 }
@@ -771,6 +786,7 @@ impl Session {
             batch_no: 0,
             seq: 0,
             initialize: None,
+            versioned_request: None,
             protocol_version: None,
             counters: Counters::default(),
         }
@@ -826,7 +842,9 @@ impl Session {
         self.initialize.is_some()
     }
 
-    /// The `protocolVersion` of the server's reply to `initialize`, once it came.
+    /// The session's protocol version, once known: the `protocolVersion` of the server's
+    /// reply to `initialize`, or the per-request version of a request the server answered
+    /// with a success (MCP 2026-07-28).
     pub fn protocol_version(&self) -> Option<&str> {
         self.protocol_version.as_deref()
     }
@@ -1149,6 +1167,11 @@ impl Session {
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
+                            if let (Some(version), Dir::C2s, true, None) =
+                                (o.protocol_version, dir, mcp, &self.protocol_version)
+                            {
+                                self.versioned_request = Some((IdKey::of(id), version.to_string()));
+                            }
                             // A request inside a batch times out with its batch (one array
                             // answers it: `close_batch`).
                             if let (Some((_, _, wait)), true) = (&mut self.open_batch, batch != 0) {
@@ -1254,6 +1277,9 @@ impl Session {
                             self.release(asked, &w);
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
+                            }
+                            if dir == Dir::S2c {
+                                self.adopt_request_version(id, o.kind);
                             }
                             None
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
@@ -1381,6 +1407,21 @@ impl Session {
             self.remember(Dir::C2s, key);
         }
         true
+    }
+
+    /// A reply from the server to `id`, of `kind`: a success to the latest request naming its
+    /// version makes that version the session's; any other reply to it forgets it.
+    fn adopt_request_version(&mut self, id: Id<'_>, kind: &str) {
+        let answers = self
+            .versioned_request
+            .as_ref()
+            .is_some_and(|(key, _)| *key == IdKey::of(id));
+        if answers {
+            let (_, version) = self.versioned_request.take().expect("checked");
+            if kind == "success_response" && self.protocol_version.is_none() {
+                self.protocol_version = Some(version);
+            }
+        }
     }
 
     /// Whether `id` is the client's `initialize` request, still waiting.
@@ -1733,6 +1774,60 @@ mod tests {
         session.observe(Dir::S2c, &reply, 1);
         let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 2);
         assert_eq!((v.forward, v.violation), (true, None));
+    }
+
+    /// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. The
+    /// version becomes the session's when the server answers such a request with a success
+    /// (the server's requests are then forbidden); a probe the server refuses leaves the
+    /// version to the `initialize` handshake the client falls back to.
+    #[test]
+    fn per_request_version_once_the_server_accepts_it() {
+        let versioned = |n: &'static str, method: &'static str| Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id(n), Some(method))
+        };
+        let server_request = |session: &mut Session| {
+            let v = session.observe(Dir::S2c, &observation("request", id("91"), Some("x")), 9);
+            (v.forward, v.violation)
+        };
+
+        // Accepted: the version is the session's from the success on.
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+        assert_eq!(session.protocol_version(), None, "not before the reply");
+        session.observe(Dir::C2s, &versioned("2", "tools/list"), 1);
+        session.observe(Dir::S2c, &observation("success_response", id("2"), None), 2);
+        assert_eq!(session.protocol_version(), Some("2026-07-28"));
+        let forbidden = (false, Some(Violation::ServerRequestForbidden));
+        assert_eq!(server_request(&mut session), forbidden);
+
+        // Refused, then the handshake: the handshake's version.
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+        let mut refused = observation("error_response", id("1"), None);
+        refused.error_code = Some(-32601);
+        session.observe(Dir::S2c, &refused, 1);
+        assert_eq!(session.protocol_version(), None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("2"), Some("initialize")),
+            2,
+        );
+        let mut negotiated = observation("success_response", id("2"), None);
+        negotiated.protocol_version = Some("2025-11-25");
+        session.observe(Dir::S2c, &negotiated, 3);
+        assert_eq!(session.protocol_version(), Some("2025-11-25"));
+        assert_eq!(server_request(&mut session), (true, None));
+        // A later request naming another version changes nothing.
+        session.observe(Dir::C2s, &versioned("3", "tools/list"), 4);
+        session.observe(Dir::S2c, &observation("success_response", id("3"), None), 5);
+        assert_eq!(session.protocol_version(), Some("2025-11-25"));
+
+        // Plain JSON-RPC has no protocol version.
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        session.observe(Dir::C2s, &versioned("1", "x"), 0);
+        session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+        assert_eq!(session.protocol_version(), None);
     }
 
     /// Owed replies are counted by id: a null-id reply takes an element without a readable
