@@ -75,6 +75,15 @@ pub mod methods {
     pub const TASKS_CANCEL: &str = "tasks/cancel";
     /// `notifications/tasks/status` (2025-11-25, experimental)
     pub const TASKS_STATUS: &str = "notifications/tasks/status";
+    /// `server/discover` (2026-07-28: what a server speaks, in place of `initialize`)
+    pub const SERVER_DISCOVER: &str = "server/discover";
+    /// `subscriptions/listen` (2026-07-28: a stream of change notifications, each with the
+    /// request's id in `_meta` ([`SUBSCRIPTION_ID`](super::meta_keys::SUBSCRIPTION_ID)); the
+    /// server's result to it closes the stream, so it waits as long as the stream is open)
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// `notifications/subscriptions/acknowledged` (2026-07-28: a `subscriptions/listen` stream
+    /// is open, with what the server will send on it)
+    pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 }
 
 /// The `_meta` keys of MCP 2026-07-28's per-request metadata.
@@ -87,6 +96,12 @@ pub mod meta_keys {
     pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
     /// The progress token a request asks progress notifications for.
     pub const PROGRESS_TOKEN: &str = "progressToken";
+    /// On a notification of a `subscriptions/listen` stream: the id of the request that opened
+    /// it.
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// The least severe log level the request wants `notifications/message` for (2026-07-28:
+    /// no `logging/setLevel`).
+    pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 }
 
 /// An id-like value (a request id or a progress token): a string or an integer; MCP allows

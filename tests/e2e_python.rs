@@ -130,7 +130,7 @@ fn session(mode: &str) -> PathBuf {
         status.success(),
         "the SDK client's checks failed:\n{report}"
     );
-    assert_eq!(report.matches("ok - ").count(), 10, "{report}");
+    assert_eq!(report.matches("ok - ").count(), 11, "{report}");
     out
 }
 
@@ -196,7 +196,10 @@ fn methods(messages: &[Value]) -> Vec<&str> {
 fn python_sdk_2026_07_28_session_through_the_proxy() {
     let out = session("auto");
     let (c2s, s2c, log) = assert_clean(&out);
-    let requests: Vec<&Value> = c2s.iter().filter(|m| m["method"].is_string()).collect();
+    let requests: Vec<&Value> = c2s
+        .iter()
+        .filter(|m| m["method"].is_string() && m.get("id").is_some())
+        .collect();
     assert_eq!(requests[0]["method"], "server/discover");
     assert!(!methods(&c2s).contains(&"initialize"), "{c2s:#?}");
     // Every request names its version, and the proxy's log says which.
@@ -228,6 +231,28 @@ fn python_sdk_2026_07_28_session_through_the_proxy() {
         .filter(|m| m["params"].get("inputResponses").is_some())
         .count();
     assert_eq!(retried, 1, "{c2s:#?}");
+    // A `subscriptions/listen` stream: acknowledged, one change on it, closed by the client's
+    // cancellation (its request waits as long as it is open).
+    let listen = requests
+        .iter()
+        .find(|m| m["method"] == "subscriptions/listen")
+        .unwrap();
+    let on_stream: Vec<&str> = s2c
+        .iter()
+        .filter(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen["id"])
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        on_stream,
+        [
+            "notifications/subscriptions/acknowledged",
+            "notifications/tools/list_changed"
+        ]
+    );
+    assert!(c2s
+        .iter()
+        .any(|m| m["method"] == "notifications/cancelled"
+            && m["params"]["requestId"] == listen["id"]));
 }
 
 #[test]

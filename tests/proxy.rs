@@ -1749,6 +1749,67 @@ fn a_success_to_an_invalid_element_is_its_one_reply() {
     replayed_with_violations(&log, &[("c2s/invalid", 1), ("s2c/success_to_invalid", 1)]);
 }
 
+/// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's
+/// result closes it): no timeout applies to it, and the server is never told to cancel it. A
+/// request sent beside it still times out.
+#[test]
+fn a_listen_stream_never_times_out() {
+    let dir = scratch("listen-no-timeout");
+    let stamp = json!({"io.modelcontextprotocol/subscriptionId": "listen-1"});
+    let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
+        "params":{"_meta":stamp,"notifications":{"toolsListChanged":true}}});
+    let changed = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":stamp}});
+    let script = json!({
+        "0": [{"send": r#"{"jsonrpc":"2.0","id":0,"result":{}}"#}],
+        "1": [{"send": ack.to_string()}],
+        // (Line 3 is the proxy's cancellation of request 2.)
+        "4": [
+            {"send": changed.to_string()},
+            {"send": r#"{"jsonrpc":"2.0","id":"listen-1","result":{}}"#},
+            {"send": r#"{"jsonrpc":"2.0","id":3,"result":{}}"#}
+        ]
+    });
+    let (mut p, log) = scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    // (MCP's warm-up: a result is an object.)
+    p.send(&request(json!(0), "warm-up"));
+    assert_eq!(p.recv()["result"], json!({}));
+    p.send(
+        &json!({"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen",
+        "params":{"notifications":{"toolsListChanged":true},
+                  "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}),
+    );
+    assert_eq!(p.recv(), ack);
+    p.send(&request(json!(2), "slow"));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!(2), &json!(-32603)),
+        "{timed_out}"
+    );
+    // The stream has been open for longer than the timeout by now; wait some more.
+    thread::sleep(PAST_TIMEOUT);
+    p.send(&request(json!(3), "close"));
+    assert_eq!(p.recv(), changed);
+    let closed = p.recv();
+    assert_eq!(
+        (&closed["id"], &closed["result"]),
+        (&json!("listen-1"), &json!({}))
+    );
+    assert_eq!(p.recv()["id"], 3);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.messages().len(), 6, "{:?}", done.messages());
+    replayed_with_violations(&log, &[("c2s/timed_out", 1)]);
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    let cancelled: Vec<Value> = server_in
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .map(|m| m["params"]["requestId"].clone())
+        .collect();
+    assert_eq!(cancelled, [json!(2)], "{server_in}");
+}
+
 /// A small deterministic generator (xorshift64*) for random sessions.
 struct Rng(u64);
 

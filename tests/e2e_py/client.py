@@ -69,7 +69,7 @@ async def main():
         expected_version = "2026-07-28" if mode == "auto" else "2025-11-25"
         check(client.protocol_version == expected_version, f"protocol version {client.protocol_version}")
         tools = await client.list_tools()
-        check(sorted(t.name for t in tools.tools) == ["add", "count", "haiku"], "tools/list")
+        check(sorted(t.name for t in tools.tools) == ["add", "count", "grow", "haiku"], "tools/list")
 
         result = await client.call_tool("add", {"a": 2, "b": 40})
         check(result.structured_content == {"result": 42}, f"add: {result.structured_content}")
@@ -94,6 +94,17 @@ async def main():
 
         result = await client.get_prompt("review", {"code": "x = 1"})
         check(result.messages[0].content.text == "Review this code:\nx = 1", "prompts/get")
+
+        if mode == "auto":
+            # A 2026-07-28 change stream: acknowledged, one event, closed by the client.
+            async with client.listen(tools_list_changed=True) as stream:
+                result = await client.call_tool("grow", {})
+                async for event in stream:
+                    check(type(event).__name__ == "ToolsListChanged", f"listen: {event}")
+                    break
+        else:
+            result = await client.call_tool("grow", {})
+            check(result.structured_content == {"result": "grown"}, "grow")
 
         result = await client.call_tool("no-such-tool", {})
         check(result.is_error and "no-such-tool" in result.content[0].text, f"an unknown tool: {result}")

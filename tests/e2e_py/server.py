@@ -2,8 +2,9 @@
 
 A tool, one that reports progress, one that samples the client's model (in a 2026-07-28
 session an `input_required` result that the client answers by calling again; before, a
-`sampling/createMessage` request to the client in the middle of the call), a resource whose
-text holds escapes and non-ASCII, and a prompt."""
+`sampling/createMessage` request to the client in the middle of the call), one that adds a tool
+and says so to `subscriptions/listen` streams, a resource whose text holds escapes and
+non-ASCII, and a prompt."""
 
 from typing import Annotated
 
@@ -38,6 +39,14 @@ def ask(topic: str) -> Sample:
 def haiku(topic: str, sampled: Annotated[CreateMessageResult, Resolve(ask)]) -> str:
     """Asks the client's model for a haiku."""
     return f"{sampled.model} wrote: {sampled.content.text}"
+
+
+@mcp.tool()
+async def grow(ctx: Context) -> str:
+    """Adds a tool, and says so on `subscriptions/listen` streams (2026-07-28)."""
+    mcp.add_tool(lambda: "grown", name="grown")
+    await ctx.notify_tools_changed()
+    return "grown"
 
 
 @mcp.resource("text://greeting")

@@ -1177,7 +1177,9 @@ impl Session {
                             if let (Some((_, _, wait)), true) = (&mut self.open_batch, batch != 0) {
                                 wait.requests.push(id.to_owned_id());
                                 wait.waiting += 1;
-                            } else if let (Some(t), Dir::C2s) = (self.timeout_ms, dir) {
+                            } else if let (Some(t), Dir::C2s, false) =
+                                (self.timeout_ms, dir, self.is_stream(method))
+                            {
                                 self.deadlines.push(Reverse(Deadline {
                                     at: now_ms + t,
                                     seq: self.seq,
@@ -1422,6 +1424,17 @@ impl Session {
                 self.protocol_version = Some(version);
             }
         }
+    }
+
+    /// Whether a client request of `method` is a stream that waits as long as it is open: MCP
+    /// 2026-07-28's `subscriptions/listen`, whose result closes it (no timeout applies).
+    fn is_stream(&self, method: &str) -> bool {
+        self.dialect == Dialect::Mcp
+            && method == mcp::methods::SUBSCRIPTIONS_LISTEN
+            && self
+                .protocol_version
+                .as_deref()
+                .is_none_or(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
     }
 
     /// Whether `id` is the client's `initialize` request, still waiting.
