@@ -1,10 +1,11 @@
 //! A gateway core, without I/O: several MCP clients share one upstream server. Each client's
 //! requests go upstream under ids the gateway mints (`IdRemapper`), so that two clients may
 //! both use id `1` and progress token `"p"`; replies and progress come back to the right client
-//! with its own tokens restored byte for byte. Cancellations, timeouts, invalid lines from
+//! with its own tokens restored byte for byte, and so do the changes on a client's MCP
+//! 2026-07-28 `subscriptions/listen` stream. Cancellations, timeouts, invalid lines from
 //! either side and replies nobody waits for are handled as a gateway must. (Requests from the
-//! upstream, and its notifications other than progress, are not routed here: they are printed
-//! as dropped.)
+//! upstream, and its notifications other than progress and listen streams, are not routed
+//! here: they are printed as dropped.)
 //!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
@@ -76,7 +77,9 @@ impl Gateway {
         match self.from_clients.decode(frame) {
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
-                let deadline = Some(now + TIMEOUT);
+                // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open.
+                let deadline =
+                    (method != mcp::methods::SUBSCRIPTIONS_LISTEN).then_some(now + TIMEOUT);
                 let forwarded = self.remap.forward_request_with(
                     client,
                     method,
@@ -127,9 +130,11 @@ impl Gateway {
                 .id()
                 .and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
                 .map(|origin| origin.client),
+            // Progress on a request's token, or a change on a client's listen stream.
             Ok(Message::Notification(n)) => self
                 .remap
                 .route_progress(frame, &n, &mut routed)
+                .or_else(|| self.remap.route_subscription(frame, &n, &mut routed))
                 .map(|origin| origin.client),
             // An invalid reply whose id is readable fails its request: the client is told
             // instead of waiting forever.
@@ -262,6 +267,25 @@ fn main() {
     );
     gw.flush();
     gw.tick(10 + 2 * TIMEOUT);
+    gw.flush();
+    // Both clients open an MCP 2026-07-28 `subscriptions/listen` stream with id "l": it has no
+    // deadline, and each change the upstream stamps with a stream's token goes back to the
+    // client that opened it, under its own id, until the upstream's result closes the stream.
+    for client in [0, 1] {
+        gw.client_read(
+            client,
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+            20 + 2 * TIMEOUT,
+        );
+    }
+    gw.flush();
+    gw.tick(20 + 4 * TIMEOUT);
+    // (Tokens 1048577 and 262146, printed above: slots 1 and 2 again.)
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":262146}}}"#,
+    );
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":1048577,"result":{}}"#);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":262146,"result":{}}"#);
     gw.flush();
     assert!(gw.remap.is_empty());
 }

@@ -275,6 +275,20 @@ pub fn progress_token<'a>(msg: &Message<'a>) -> Option<Id<'a>> {
     }
 }
 
+/// The `subscriptions/listen` request a notification of its stream belongs to (MCP
+/// 2026-07-28: `params._meta["io.modelcontextprotocol/subscriptionId"]`, the request's id), as
+/// the token on the wire: a string or an integer, else `None`.
+///
+/// ```
+/// use rpcwire::{mcp, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"listen-1"}}}"#;
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// assert_eq!(mcp::subscription_id(&n).unwrap().raw(), br#""listen-1""#);
+/// ```
+pub fn subscription_id<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
+    id_like(n.params?.get("_meta")?.get(meta_keys::SUBSCRIPTION_ID)?)
+}
+
 /// The progress token a request asks for (`params._meta.progressToken`).
 pub(crate) fn requested_progress_token<'a>(r: &Request<'a>) -> Option<Id<'a>> {
     match progress_token_member(r) {

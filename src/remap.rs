@@ -18,7 +18,7 @@ use crate::id::IdKind;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
 use crate::json::{JsonKind, Lookup};
-use crate::mcp::{progress_token_member, reported_progress_token, Cancelled};
+use crate::mcp::{progress_token_member, reported_progress_token, subscription_id, Cancelled};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, TableFull, Token};
 
@@ -292,6 +292,49 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let origin = self.pending.get(Token::from_wire(reported.raw())?)?;
         let theirs = origin.progress_token.as_ref()?;
         encode::write_with_id(out, frame, reported, theirs.as_id());
+        Some(origin)
+    }
+
+    /// Routes an upstream notification of a `subscriptions/listen` stream (MCP 2026-07-28:
+    /// its `_meta` names the listen request's id, [`mcp::subscription_id`]) while that request
+    /// is in flight (a stream is open until its result): appends the client-bound frame with
+    /// the client's id for the request restored, and returns the request's origin (the client
+    /// to send it to). `None`, nothing written, for a notification of no stream or of a
+    /// stream no longer open.
+    ///
+    /// A listen request waits as long as its stream is open: forward it without a deadline.
+    ///
+    /// [`mcp::subscription_id`]: crate::mcp::subscription_id
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, IdRemapper, Message};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let listen = br#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(listen) else { panic!() };
+    /// let token = remap.forward_request(7, listen, &req, None, &mut BytesMut::new()).unwrap();
+    ///
+    /// let event = format!(r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#);
+    /// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(event.as_bytes()) else { panic!() };
+    /// let mut to_client = BytesMut::new();
+    /// assert_eq!(remap.route_subscription(event.as_bytes(), &n, &mut to_client).unwrap().client, 7);
+    /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l1"}}}
+    /// "#[..]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `notification` was not decoded from `frame`.
+    pub fn route_subscription(
+        &self,
+        frame: &[u8],
+        notification: &Notification<'_>,
+        out: &mut BytesMut,
+    ) -> Option<&Origin<C, T>> {
+        let stream = subscription_id(notification)?;
+        let origin = self.pending.get(Token::from_wire(stream.raw())?)?;
+        encode::write_with_id(out, frame, stream, origin.id.as_id());
         Some(origin)
     }
 

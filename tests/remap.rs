@@ -312,6 +312,71 @@ fn progress_tokens_are_rewritten_both_ways() {
     );
 }
 
+/// MCP 2026-07-28's `subscriptions/listen` streams: the upstream stamps each notification of
+/// a stream with the listen request's id (our token), which goes back to the client that
+/// opened it with the client's own id; two clients may use the same id. Once the stream's
+/// result came (or for a token of nothing in flight, or an unstamped notification), nothing
+/// is routed.
+#[test]
+fn subscription_streams_go_back_to_their_clients() {
+    let mut remap = IdRemapper::new(8);
+    let listen = br#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}"#;
+    let tokens: Vec<_> = [1u32, 2]
+        .into_iter()
+        .map(|client| {
+            let req = request(listen);
+            remap
+                .forward_request(client, listen, &req, None, &mut BytesMut::new())
+                .unwrap()
+        })
+        .collect();
+    let event = |stream: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream},"x":1}}}}}}"#
+        )
+    };
+    let route_event = |remap: &IdRemapper<u32>, frame: &str| {
+        let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+            panic!("{frame}")
+        };
+        let mut out = BytesMut::new();
+        let client = remap
+            .route_subscription(frame.as_bytes(), &n, &mut out)
+            .map(|o| o.client);
+        (client, String::from_utf8(out.to_vec()).unwrap())
+    };
+    for (client, token) in [1, 2].into_iter().zip(&tokens) {
+        assert_eq!(
+            route_event(&remap, &event(&token.to_string())),
+            (Some(client), event("\"l1\"") + "\n")
+        );
+    }
+    let unstamped = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#;
+    for frame in [
+        event("\"l1\""),
+        event("999999"),
+        event("[1]"),
+        unstamped.into(),
+    ] {
+        assert_eq!(
+            route_event(&remap, &frame),
+            (None, String::new()),
+            "{frame}"
+        );
+    }
+    // The result closes the first stream; the second is still open.
+    let closed = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, tokens[0]);
+    assert_eq!(route(&mut remap, closed.as_bytes()).0, Ok(1));
+    assert_eq!(
+        route_event(&remap, &event(&tokens[0].to_string())),
+        (None, String::new())
+    );
+    assert_eq!(
+        route_event(&remap, &event(&tokens[1].to_string())).0,
+        Some(2)
+    );
+}
+
 /// What a JavaScript or pydantic upstream reads as a request's progress token: the last of
 /// duplicated keys, `5.0` as the integer 5.
 fn upstream_progress_token(up: &[u8]) -> Option<u64> {
