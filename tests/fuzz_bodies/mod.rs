@@ -1029,6 +1029,31 @@ pub fn tables_model(data: &[u8]) {
                     .nth(at)
                     .map(|(k, r)| (k.clone(), r.wire.clone()))
                     .unwrap();
+                // A change on its stream, were it a `subscriptions/listen`, goes to its client
+                // under the client's id while it is live, and nowhere once answered.
+                let stamp = "io.modelcontextprotocol/subscriptionId";
+                let event = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"{stamp}":{}}}}}}}"#,
+                    String::from_utf8_lossy(&wire)
+                );
+                let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(event.as_bytes())
+                else {
+                    panic!("a notification: {event}");
+                };
+                let route_event = |remap: &IdRemapper<u8>| {
+                    let mut out = BytesMut::new();
+                    let client = remap
+                        .route_subscription(event.as_bytes(), &n, &mut out)
+                        .map(|o| o.client);
+                    (client, out)
+                };
+                let (client, out) = route_event(&remap);
+                let theirs = &remapped[&k].token;
+                assert_eq!(client, Some(k.0));
+                let expected = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"{stamp}":{theirs}}}}}}}"#
+                );
+                assert_eq!(&out[..], format!("{expected}\n").as_bytes());
                 let reply = format!(
                     r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
                     String::from_utf8_lossy(&wire)
@@ -1042,6 +1067,7 @@ pub fn tables_model(data: &[u8]) {
                 };
                 assert_eq!(origin.map(|o| o.client), Ok(k.0));
                 remapped.remove(&k);
+                assert_eq!(route_event(&remap), (None, BytesMut::new()));
                 // A second reply to it is stale.
                 assert_eq!(remap.take(reply_id).map(|o| o.client), Err(Miss::Stale));
             }
