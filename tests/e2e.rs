@@ -4,133 +4,22 @@
 //! `node_modules` is missing, and fails (never skips) when that is impossible.
 #![cfg(feature = "cli")]
 
+mod peers;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use peers::{first_difference, lines, BIN};
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_rpcwire");
-
-fn e2e_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e")
-}
-
-/// Installs the pinned packages (`package-lock.json`) unless they are there.
-fn npm_ci() {
-    let dir = e2e_dir();
-    let installed = dir
-        .join("node_modules/@modelcontextprotocol/sdk/package.json")
-        .exists()
-        && dir
-            .join("node_modules/@modelcontextprotocol/server-everything/package.json")
-            .exists();
-    if installed {
-        return;
-    }
-    let out = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("the e2e test needs npm (Node >= 20) to install tests/e2e: cannot run npm: {e}")
-        });
-    assert!(
-        out.status.success(),
-        "`npm ci` in tests/e2e failed (is the npm registry reachable?):\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// The first line where two recordings differ, for a readable failure.
-fn first_difference(a: &[u8], b: &[u8]) -> String {
-    let (la, lb): (Vec<&[u8]>, Vec<&[u8]>) = (
-        a.split(|&c| c == b'\n').collect(),
-        b.split(|&c| c == b'\n').collect(),
-    );
-    for i in 0..la.len().max(lb.len()) {
-        let (x, y) = (la.get(i), lb.get(i));
-        if x != y {
-            return format!(
-                "line {}:\n  {:?}\n  {:?}",
-                i + 1,
-                x.map(|l| String::from_utf8_lossy(l)),
-                y.map(|l| String::from_utf8_lossy(l))
-            );
-        }
-    }
-    "no line differs".into()
-}
-
-fn lines(bytes: &[u8]) -> Vec<Value> {
-    bytes
-        .split(|&c| c == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            serde_json::from_slice(l).unwrap_or_else(|e| {
-                panic!("not a JSON line ({e}): {:?}", String::from_utf8_lossy(l))
-            })
-        })
-        .collect()
-}
 
 #[test]
 fn sdk_client_and_server_everything_through_the_proxy() {
-    match Command::new("node").arg("--version").output() {
-        Ok(out) if out.status.success() => {
-            let version = String::from_utf8_lossy(&out.stdout);
-            let major: u32 = version
-                .trim()
-                .trim_start_matches('v')
-                .split('.')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-            assert!(
-                major >= 20,
-                "the e2e test needs Node >= 20, found {version}"
-            );
-        }
-        other => panic!("the e2e test needs Node >= 20 (`node --version`: {other:?})"),
-    }
-    npm_ci();
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
-
+    let node = peers::node_packages();
+    let out = peers::out_dir("e2e");
     // The client's own checks (it exits non-zero on any failure).
-    let mut client = Command::new("node")
-        .arg(e2e_dir().join("client.mjs"))
-        .arg(BIN)
-        .arg(&out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = client.stdout.take().unwrap();
-    let report = thread::spawn(move || std::io::read_to_string(stdout).unwrap());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = client.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = client.kill();
-            panic!("the e2e client did not finish in 120 s");
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
-    let report = report.join().unwrap();
-    println!("{report}");
-    assert!(
-        status.success(),
-        "the SDK client's checks failed:\n{report}"
-    );
+    let mut client = Command::new("node");
+    client.arg(node.join("client.mjs")).arg(BIN).arg(&out);
+    peers::run_client(client);
 
     let read = |name: &str| std::fs::read(out.join(name)).unwrap();
     let (client_out, server_in) = (read("client-out"), read("server-in"));
@@ -287,47 +176,24 @@ fn sdk_client_and_server_everything_through_the_proxy() {
     // Offline, the same session gives the same: the log replayed; and the two recordings
     // merged, where no progress after a cancellation can be told from progress before it (no
     // timing), at most the same.
-    for (args, at_most) in [
-        (
-            vec![
-                "--session-log".to_string(),
-                out.join("proxy.log").display().to_string(),
-            ],
-            false,
-        ),
-        (
-            vec![
-                "--c2s".to_string(),
-                out.join("client-out").display().to_string(),
-                "--s2c".to_string(),
-                out.join("server-out").display().to_string(),
-            ],
-            true,
-        ),
-    ] {
-        let check = Command::new(BIN)
-            .args(["check", "--json"])
-            .args(&args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&check.stdout);
-        let offline = lines(&check.stdout);
-        let violations = &offline.last().unwrap()["summary"]["violations"];
-        let late = violations["s2c/unknown_progress"].as_u64().unwrap_or(0);
+    for offline in peers::check_offline(&out) {
+        let (source, stdout) = (offline.source, &offline.stdout);
+        let late = offline.violations.get("s2c/unknown_progress");
+        let late = late.and_then(Value::as_u64).unwrap_or(0);
         assert_eq!(
-            violations.as_object().unwrap().len(),
+            offline.violations.len(),
             usize::from(late > 0),
-            "{args:?}: {stdout}"
+            "{source}: {stdout}"
         );
-        if at_most {
-            assert!(late <= flagged.len() as u64, "{args:?}: {stdout}");
+        if source == "streams" {
+            assert!(late <= flagged.len() as u64, "{source}: {stdout}");
         } else {
-            assert_eq!(late, flagged.len() as u64, "{args:?}: {stdout}");
+            assert_eq!(late, flagged.len() as u64, "{source}: {stdout}");
         }
         assert_eq!(
-            check.status.code(),
+            offline.exit_code,
             Some(i32::from(late > 0)),
-            "{args:?}: {stdout}"
+            "{source}: {stdout}"
         );
     }
 }

@@ -1,135 +1,31 @@
-//! End to end against the official MCP Python SDK on both sides of `rpcwire proxy`: its client
+//! End to end with the official MCP Python SDK through `rpcwire proxy`. Its client
 //! (`tests/e2e_py/client.py`) drives the proxy in front of a server written with its
 //! `MCPServer` (`tests/e2e_py/server.py`), once in an MCP 2026-07-28 session (the SDK's default:
 //! a `server/discover` probe, then every request naming its version in `_meta`, no
-//! `initialize`, sampling by an `input_required` result) and once with the `initialize`
-//! handshake (2025-11-25, sampling by a request from the server). Needs Python >= 3.10 with
-//! `venv` and the PyPI registry: the SDK is installed, pinned (`tests/e2e_py/requirements.txt`),
-//! into a virtual environment under the target directory, and the test fails (never skips)
-//! when that is impossible.
+//! `initialize`, sampling by an `input_required` result, a `subscriptions/listen` stream) and
+//! once with the `initialize` handshake (2025-11-25, sampling by a request from the server);
+//! and in its default mode in front of the TypeScript reference `server-everything`
+//! (`tests/e2e_py/against_everything.py`), which refuses the probe. Needs Python >= 3.10 with
+//! `venv` and PyPI, and Node >= 20 with npm for the last (see `tests/peers/`).
 #![cfg(feature = "cli")]
 
+mod peers;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use peers::{lines, BIN};
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_rpcwire");
-
-fn e2e_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e_py")
-}
-
-/// The virtual environment's Python, with the pinned packages installed (once: a marker file
-/// holds the requirements it was made from).
-fn python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let requirements = std::fs::read_to_string(e2e_dir().join("requirements.txt")).unwrap();
-        let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-py-venv");
-        let python = venv.join("bin/python");
-        let marker = venv.join("rpcwire-requirements.txt");
-        if std::fs::read_to_string(&marker).ok().as_deref() == Some(requirements.as_str()) {
-            return python;
-        }
-        let _ = std::fs::remove_dir_all(&venv);
-        let run = |program: &Path, args: &[&str], what: &str| {
-            let out = Command::new(program)
-                .args(args)
-                .stdin(Stdio::null())
-                .output()
-                .unwrap_or_else(|e| panic!("{what}: cannot run {}: {e}", program.display()));
-            assert!(
-                out.status.success(),
-                "{what} failed:\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        };
-        let system = Path::new("python3");
-        let version = run(
-            system,
-            &["-c", "import sys; print(sys.version_info >= (3, 10))"],
-            "the Python e2e test needs python3 >= 3.10",
-        );
-        assert_eq!(
-            version.trim(),
-            "True",
-            "the Python e2e test needs python3 >= 3.10"
-        );
-        run(
-            system,
-            &["-m", "venv", venv.to_str().unwrap()],
-            "python3 -m venv (Debian: the python3-venv package)",
-        );
-        let requirements_path = e2e_dir().join("requirements.txt");
-        run(
-            &python,
-            &[
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-                requirements_path.to_str().unwrap(),
-            ],
-            "pip install of tests/e2e_py/requirements.txt (is the PyPI registry reachable?)",
-        );
-        std::fs::write(&marker, requirements).unwrap();
-        python
-    })
-}
-
-fn lines(bytes: &[u8]) -> Vec<Value> {
-    bytes
-        .split(|&c| c == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            serde_json::from_slice(l).unwrap_or_else(|e| {
-                panic!("not a JSON line ({e}): {:?}", String::from_utf8_lossy(l))
-            })
-        })
-        .collect()
-}
 
 /// Runs the SDK client's session in `mode` through the proxy; returns its output directory
 /// after the client's own checks passed.
 fn session(mode: &str) -> PathBuf {
-    let python = python();
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("e2e-py-{mode}"));
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
-    let mut client = Command::new(python)
-        .arg(e2e_dir().join("client.py"))
-        .args([BIN, out.to_str().unwrap(), mode])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = client.stdout.take().unwrap();
-    let report = thread::spawn(move || std::io::read_to_string(stdout).unwrap());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = client.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = client.kill();
-            panic!("the Python SDK client did not finish in 120 s");
-        }
-        thread::sleep(Duration::from_millis(50));
-    };
-    let report = report.join().unwrap();
-    println!("{report}");
-    assert!(
-        status.success(),
-        "the SDK client's checks failed:\n{report}"
-    );
+    let out = peers::out_dir(&format!("e2e-py-{mode}"));
+    let mut client = Command::new(peers::python());
+    client
+        .arg(peers::tests_dir("e2e_py").join("client.py"))
+        .args([BIN, out.to_str().unwrap(), mode]);
+    let report = peers::run_client(client);
     assert_eq!(report.matches("ok - ").count(), 11, "{report}");
     out
 }
@@ -160,29 +56,24 @@ fn assert_clean(out: &Path) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
         0,
         "{log:#?}"
     );
-    for args in [
-        vec![
-            "--session-log".to_string(),
-            out.join("proxy.log").display().to_string(),
-        ],
-        vec![
-            "--c2s".to_string(),
-            out.join("client-out").display().to_string(),
-            "--s2c".to_string(),
-            out.join("server-out").display().to_string(),
-        ],
-    ] {
-        let check = Command::new(BIN)
-            .args(["check", "--json"])
-            .args(&args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&check.stdout);
-        let summary = lines(&check.stdout).last().unwrap()["summary"].clone();
-        assert_eq!(summary["total_violations"], 0, "{args:?}: {stdout}");
-        assert_eq!(check.status.code(), Some(0), "{args:?}: {stdout}");
+    for offline in peers::check_offline(out) {
+        let (source, stdout) = (offline.source, &offline.stdout);
+        assert!(offline.violations.is_empty(), "{source}: {stdout}");
+        assert_eq!(offline.exit_code, Some(0), "{source}: {stdout}");
     }
     (lines(&client_out), lines(&server_out), log)
+}
+
+/// The version the server's reply to `initialize` names, as the proxy logged it.
+fn negotiated_version<'a>(c2s: &[Value], log: &'a [Value]) -> &'a Value {
+    let initialize = c2s.iter().find(|m| m["method"] == "initialize").unwrap();
+    // (The log holds each id's wire token as a string.)
+    let id = initialize["id"].to_string();
+    let reply = log
+        .iter()
+        .find(|r| r["dir"] == "s2c" && r["id"].as_str() == Some(id.as_str()))
+        .unwrap();
+    &reply["protocol_version"]
 }
 
 fn methods(messages: &[Value]) -> Vec<&str> {
@@ -260,13 +151,7 @@ fn python_sdk_initialize_session_through_the_proxy() {
     let out = session("legacy");
     let (c2s, s2c, log) = assert_clean(&out);
     assert_eq!(c2s[0]["method"], "initialize");
-    // (The log holds each id's wire token as a string.)
-    let initialize_id = c2s[0]["id"].to_string();
-    let negotiated = log
-        .iter()
-        .find(|r| r["dir"] == "s2c" && r["id"].as_str() == Some(initialize_id.as_str()))
-        .unwrap();
-    assert_eq!(negotiated["protocol_version"], "2025-11-25", "{negotiated}");
+    assert_eq!(negotiated_version(&c2s, &log), "2025-11-25");
     // Sampling went as the server's request, answered by the client through the proxy.
     let sampling: Vec<&Value> = s2c
         .iter()
@@ -277,4 +162,31 @@ fn python_sdk_initialize_session_through_the_proxy() {
         .iter()
         .find(|m| m["id"] == sampling[0]["id"] && m.get("result").is_some());
     assert_eq!(answer.unwrap()["result"]["model"], "stub-model", "{c2s:#?}");
+}
+
+/// The Python SDK's client in its default mode against the TypeScript reference
+/// `server-everything`, which speaks no MCP 2026-07-28: the `server/discover` probe is refused
+/// and the client falls back to `initialize`. The proxy follows the handshake's version, not
+/// the probe's, so the server's `roots/list` request is forwarded and answered.
+#[test]
+fn python_sdk_client_falls_back_against_server_everything() {
+    let out = peers::out_dir("e2e-py-everything");
+    let mut client = Command::new(peers::python());
+    client
+        .arg(peers::tests_dir("e2e_py").join("against_everything.py"))
+        .arg(BIN)
+        .arg(peers::server_everything())
+        .arg(&out);
+    let report = peers::run_client(client);
+    assert_eq!(report.matches("ok - ").count(), 6, "{report}");
+    let (c2s, s2c, log) = assert_clean(&out);
+    assert_eq!(methods(&c2s)[..2], ["server/discover", "initialize"]);
+    assert_eq!(s2c[0]["error"]["code"], -32601, "{}", s2c[0]);
+    assert_eq!(negotiated_version(&c2s, &log), "2025-11-25");
+    let roots = s2c.iter().find(|m| m["method"] == "roots/list").unwrap();
+    let answer = c2s
+        .iter()
+        .find(|m| m["id"] == roots["id"] && m.get("result").is_some())
+        .unwrap();
+    assert_eq!(answer["result"]["roots"][0]["uri"], "file:///srv/project");
 }

@@ -592,13 +592,7 @@ fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
     p.close_stdin();
     let done = p.finish();
     assert_eq!(done.code, Some(0));
-    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
-    let cancelled: Vec<Value> = server_in
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|m| m["method"] == "notifications/cancelled")
-        .map(|m| m["params"]["requestId"].clone())
-        .collect();
+    let (cancelled, server_in) = cancelled_on_server(&dir);
     assert!(!cancelled.contains(&json!("init")), "{server_in}");
     assert_eq!(
         cancelled.len(),
@@ -1800,14 +1794,21 @@ fn a_listen_stream_never_times_out() {
     let done = p.finish();
     assert_eq!(done.messages().len(), 6, "{:?}", done.messages());
     replayed_with_violations(&log, &[("c2s/timed_out", 1)]);
+    let (cancelled, server_in) = cancelled_on_server(&dir);
+    assert_eq!(cancelled, [json!(2)], "{server_in}");
+}
+
+/// The ids of the `notifications/cancelled` the scripted server read (it records its input in
+/// `dir`), and that input, for a failure's message.
+fn cancelled_on_server(dir: &std::path::Path) -> (Vec<Value>, String) {
     let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
-    let cancelled: Vec<Value> = server_in
+    let cancelled = server_in
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|m| m["method"] == "notifications/cancelled")
         .map(|m| m["params"]["requestId"].clone())
         .collect();
-    assert_eq!(cancelled, [json!(2)], "{server_in}");
+    (cancelled, server_in)
 }
 
 /// A small deterministic generator (xorshift64*) for random sessions.

@@ -4,32 +4,20 @@
 
 MODE is the SDK client's `mode`: `auto` probes `server/discover` and speaks MCP 2026-07-28
 (every request names its version in `_meta`; no `initialize`), `legacy` does the `initialize`
-handshake (2025-11-25). The transport spawns
-
-    tee CLIENT_OUT | rpcwire proxy --log LOG -- sh -c 'tee SERVER_IN | python server.py | tee SERVER_OUT' | tee CLIENT_IN
-
-so OUT_DIR gets both sides of the proxy. Any failed expectation, or an exception, exits
-non-zero."""
+handshake (2025-11-25). OUT_DIR gets both sides of the proxy (`recorded.proxied`). Any failed
+expectation, or an exception, exits non-zero."""
 
 import os
 import sys
 
 import anyio
+import recorded
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageResult, TextContent
+from recorded import check
 
 rpcwire, out_dir, mode = sys.argv[1:4]
-os.makedirs(out_dir, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    failures += 0 if ok else 1
-
 
 sampled = []
 
@@ -40,31 +28,8 @@ async def sampling(ctx, params):
     return CreateMessageResult(role="assistant", content=text, model="stub-model")
 
 
-def out(name):
-    return os.path.join(out_dir, name)
-
-
 async def main():
-    params = StdioServerParameters(
-        command="sh",
-        args=[
-            "-c",
-            'tee "$CLIENT_OUT" | "$RPCWIRE" proxy --log "$PROXY_LOG" -- '
-            "sh -c 'tee \"$SERVER_IN\" | \"$PYTHON\" \"$SERVER\" | tee \"$SERVER_OUT\"' "
-            '| tee "$CLIENT_IN"',
-        ],
-        env={
-            **os.environ,
-            "RPCWIRE": os.path.abspath(rpcwire),
-            "PYTHON": sys.executable,
-            "SERVER": os.path.join(here, "server.py"),
-            "CLIENT_OUT": out("client-out"),
-            "SERVER_IN": out("server-in"),
-            "SERVER_OUT": out("server-out"),
-            "CLIENT_IN": out("client-in"),
-            "PROXY_LOG": out("proxy.log"),
-        },
-    )
+    params = recorded.proxied(rpcwire, out_dir, [sys.executable, os.path.join(here, "server.py")])
     async with Client(params, mode=mode, sampling_callback=sampling) as client:
         expected_version = "2026-07-28" if mode == "auto" else "2025-11-25"
         check(client.protocol_version == expected_version, f"protocol version {client.protocol_version}")
@@ -111,4 +76,4 @@ async def main():
 
 
 anyio.run(main)
-sys.exit(1 if failures else 0)
+sys.exit(1 if recorded.failures else 0)
