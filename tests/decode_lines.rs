@@ -23,7 +23,13 @@ fn decoders() -> Vec<Decoder> {
 
 #[test]
 fn captured_session() {
-    for name in ["capture-c2s.ndjson", "capture-s2c.ndjson"] {
+    // The TypeScript SDK's session, and the Python SDK's in MCP 2026-07-28.
+    for name in [
+        "capture-c2s.ndjson",
+        "capture-s2c.ndjson",
+        "capture-2026-c2s.ndjson",
+        "capture-2026-s2c.ndjson",
+    ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data")
             .join(name);

@@ -320,6 +320,16 @@ proptest! {
     }
 }
 
+/// The captured sessions: the official TypeScript SDK client with a reference server, and the
+/// official Python SDK on both sides in MCP 2026-07-28 (`server/discover`, per-request
+/// versions, an `input_required` result, a `subscriptions/listen` stream).
+const CAPTURES: [&str; 4] = [
+    "capture-c2s.ndjson",
+    "capture-s2c.ndjson",
+    "capture-2026-c2s.ndjson",
+    "capture-2026-s2c.ndjson",
+];
+
 /// Every vector of `tests/data/envelope.jsonl` that is a single line (framing `line`), plus the
 /// JSON-RPC specification examples and the captured sessions, line by line.
 #[test]
@@ -334,7 +344,7 @@ fn vectors_and_captures_agree() {
     for case in common::load("jsonrpc-spec.jsonl") {
         compared += check_frame(&common::hex(case["hex"].as_str().unwrap())).unwrap();
     }
-    for capture in ["capture-c2s.ndjson", "capture-s2c.ndjson"] {
+    for capture in CAPTURES {
         let path = format!("{}/tests/data/{capture}", env!("CARGO_MANIFEST_DIR"));
         for line in std::fs::read(path).unwrap().split(|&b| b == b'\n') {
             compared += check_frame(line).unwrap();

@@ -88,6 +88,75 @@ fn request_meta_of_2026_07_28() {
     assert_eq!(meta.client_capabilities, None);
 }
 
+/// The official Python SDK's MCP 2026-07-28 session (`tests/data/capture-2026-*.ndjson`):
+/// every line valid under that version's rules, strictly, every request naming the version
+/// and the client in its `_meta`, the results typed (one asks for input, and the client's
+/// second call answers it), and the listen stream's notifications stamped with its id.
+#[test]
+fn the_python_sdks_2026_07_28_session() {
+    use rpcwire::scan::Validation;
+    use rpcwire::{DecodeOptions, Dialect, Role};
+    let read = |name: &str| {
+        let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read(path).unwrap()
+    };
+    let decoder = |role| {
+        Decoder::new(DecodeOptions {
+            validation: Validation::Strict,
+            role,
+            ..DecodeOptions::new(Dialect::Mcp).for_protocol_version(mcp::versions::V2026_07_28)
+        })
+    };
+    let (c2s, s2c) = (
+        read("capture-2026-c2s.ndjson"),
+        read("capture-2026-s2c.ndjson"),
+    );
+    let (from_client, from_server) = (decoder(Role::Server), decoder(Role::Client));
+
+    let mut listen = None;
+    let mut requests = 0;
+    for line in c2s.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        match from_client.decode(line).unwrap() {
+            msg @ Message::Request(r) => {
+                requests += 1;
+                let meta = RequestMeta::from_message(&msg);
+                assert!(meta.protocol_version.unwrap().eq_str("2026-07-28"));
+                assert!(meta.client_info.is_some() && meta.client_capabilities.is_some());
+                if r.method.eq_str(mcp::methods::SUBSCRIPTIONS_LISTEN) {
+                    listen = Some(r.id.raw().to_vec());
+                }
+            }
+            Message::Notification(n) => {
+                let cancelled = Cancelled::from_notification(&n).unwrap();
+                assert_eq!(Some(cancelled.request_id.raw().to_vec()), listen);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(requests, 11);
+
+    let mut result_types = (0, 0);
+    let mut stamped = 0;
+    for line in s2c.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        match from_server.decode(line).unwrap() {
+            Message::Response(r) => match ResultType::of(r.result) {
+                ResultType::Complete => result_types.0 += 1,
+                ResultType::InputRequired => result_types.1 += 1,
+                other => panic!("{other:?}"),
+            },
+            Message::Notification(n) => {
+                if let Some(stream) = mcp::subscription_id(&n) {
+                    assert_eq!(Some(stream.raw().to_vec()), listen);
+                    stamped += 1;
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(result_types, (9, 1));
+    assert_eq!(stamped, 2, "the acknowledgement and one change");
+}
+
 #[test]
 fn result_type_rules() {
     let decoder = common::decoder_for("mcp", "s2c");
