@@ -704,6 +704,40 @@ fn merged_streams_follow_a_per_request_version() {
     );
 }
 
+/// Merged streams of an MCP 2026-07-28 session with a `subscriptions/listen` stream: the
+/// server's notifications of the stream need the client's listen request first (they pull the
+/// client's stream forward, as progress does); one naming a stream never opened is flagged.
+#[test]
+fn merged_streams_match_listen_streams() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-listen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let stamped = |stream: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{{\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{stream}}}}}}}\n"
+        )
+    };
+    std::fs::write(
+        &c2s,
+        concat!(
+            r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l"}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(&s2c, stamped("\"l\"") + &stamped("\"other\"")).unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1, "{records:#?}");
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_subscription": 1}),
+        "{records:#?}"
+    );
+}
+
 /// A frame that is not JSON is reported with why and where: the byte of the frame where it
 /// stops being JSON (its length when it ends too early), in the JSON records and the text.
 #[test]

@@ -1745,7 +1745,8 @@ fn a_success_to_an_invalid_element_is_its_one_reply() {
 
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's
 /// result closes it): no timeout applies to it, and the server is never told to cancel it. A
-/// request sent beside it still times out.
+/// request sent beside it still times out. A change on the stream after its result is
+/// flagged and forwarded.
 #[test]
 fn a_listen_stream_never_times_out() {
     let dir = scratch("listen-no-timeout");
@@ -1760,7 +1761,9 @@ fn a_listen_stream_never_times_out() {
         "4": [
             {"send": changed.to_string()},
             {"send": r#"{"jsonrpc":"2.0","id":"listen-1","result":{}}"#},
-            {"send": r#"{"jsonrpc":"2.0","id":3,"result":{}}"#}
+            {"send": r#"{"jsonrpc":"2.0","id":3,"result":{}}"#},
+            // On the stream its result closed: flagged, forwarded.
+            {"send": changed.to_string()}
         ]
     });
     let (mut p, log) = scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
@@ -1790,10 +1793,12 @@ fn a_listen_stream_never_times_out() {
         (&json!("listen-1"), &json!({}))
     );
     assert_eq!(p.recv()["id"], 3);
+    assert_eq!(p.recv(), changed);
     p.close_stdin();
     let done = p.finish();
-    assert_eq!(done.messages().len(), 6, "{:?}", done.messages());
-    replayed_with_violations(&log, &[("c2s/timed_out", 1)]);
+    assert_eq!(done.messages().len(), 7, "{:?}", done.messages());
+    let expected = [("c2s/timed_out", 1), ("s2c/unknown_subscription", 1)];
+    replayed_with_violations(&log, &expected);
     let (cancelled, server_in) = cancelled_on_server(&dir);
     assert_eq!(cancelled, [json!(2)], "{server_in}");
 }

@@ -117,6 +117,9 @@ pub(crate) struct Record {
     /// The wire token of the progress token a request asks for or a progress notification
     /// reports on.
     pub progress_token: Option<String>,
+    /// The wire token of the listen request a notification of its stream names (MCP
+    /// 2026-07-28).
+    pub subscription: Option<String>,
     /// For a JSON-RPC batch: how many of its elements are rejected, and the replies they call
     /// for (a batch is valid when all its elements are).
     pub invalid_elements: u64,
@@ -154,6 +157,7 @@ impl Record {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            subscription: None,
             invalid_elements: 0,
             element_replies: Vec::new(),
             element_reply_codes: BTreeMap::new(),
@@ -343,6 +347,7 @@ fn record_of(
             r.cancels = described.cancels.map(|id| token(id.raw()));
             r.protocol_version = described.protocol_version.map(Cow::into_owned);
             r.progress_token = described.progress_token.map(|t| token(t.raw()));
+            r.subscription = described.subscription.map(|id| token(id.raw()));
             if let Message::Batch(batch) = msg {
                 // JSON-RPC 2.0 §6: each invalid element is answered on its own.
                 let mut count = 0;

@@ -106,7 +106,7 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
-    /// protocol_version, progress_token, size, reply: the error reply the proxy sent in its
+    /// protocol_version, progress_token, subscription, size, reply: the error reply the proxy sent in its
     /// place, violation; a batch's record is followed by one per element, with its index as
     /// element), plus timeout, owed_answered (a reply to an invalid element of a timed-out
     /// batch, sent by the proxy) and unanswered events and the counters, to this file;
@@ -215,6 +215,9 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     json_opt(r, "protocol_version", obs.protocol_version, json_str);
     json_opt(r, "progress_token", obs.progress_token, |r, t| {
         json_token(r, t.raw())
+    });
+    json_opt(r, "subscription", obs.subscription, |r, id| {
+        json_token(r, id.raw())
     });
     let _ = write!(r, ",\"size\":{size}");
     json_opt(r, "reply", reply, |r, reply| {

@@ -207,6 +207,7 @@ fn observation(r: &Record) -> Observation<'_> {
         cancels: wire_id(&r.cancels),
         protocol_version: r.protocol_version.as_deref(),
         progress_token: wire_id(&r.progress_token),
+        subscription: wire_id(&r.subscription),
     }
 }
 
@@ -262,6 +263,7 @@ struct LogLine {
     cancels: Option<String>,
     protocol_version: Option<String>,
     progress_token: Option<String>,
+    subscription: Option<String>,
     reply: Option<LogReply>,
     element: Option<u64>,
     dropped: Option<bool>,
@@ -378,6 +380,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 r.cancels = v.cancels;
                 r.protocol_version = v.protocol_version;
                 r.progress_token = v.progress_token;
+                r.subscription = v.subscription;
                 r.reply = v
                     .reply
                     .map(|reply| (reply.code.unwrap_or_default(), reply.id.unwrap_or_default()));
@@ -629,6 +632,14 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
             Some(token) if session.progress_is_active(dir, token) => Need::Matches,
             Some(_) => Need::OtherSide,
             None => Need::Nothing,
+        };
+    }
+    // A notification of a listen stream needs the client's listen request first.
+    if let (Some(stream), Dir::S2c, Dialect::Mcp) = (o.subscription, dir, session.dialect()) {
+        return if session.is_waiting(Dir::C2s, stream) {
+            Need::Matches
+        } else {
+            Need::OtherSide
         };
     }
     if !matches!(o.kind, "success_response" | "error_response") {

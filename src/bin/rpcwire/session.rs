@@ -74,6 +74,11 @@ pub enum Violation {
     /// after the result, after a cancellation, or for a token nobody sent. Forwarded: it
     /// asks nothing of the receiver, which ignores it.
     UnknownProgress,
+    /// A notification of an MCP 2026-07-28 `subscriptions/listen` stream (its `_meta` names
+    /// the listen request's id) when no such request of the client's is waiting: the stream
+    /// was closed by its result or a cancellation, or never opened. Forwarded: the client
+    /// ignores it.
+    UnknownSubscription,
     /// MCP: a client's `notifications/cancelled` for its `initialize` request, which "MUST
     /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
     /// server's result is matched as usual.
@@ -101,6 +106,7 @@ impl Violation {
             Violation::TimedOut => "timed_out",
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
+            Violation::UnknownSubscription => "unknown_subscription",
             Violation::CancelledInitialize => "cancelled_initialize",
             Violation::SuccessToInvalid => "success_to_invalid",
         }
@@ -118,6 +124,7 @@ pub struct Described<'a> {
     pub cancels: Option<Id<'a>>,
     pub protocol_version: Option<Cow<'a, str>>,
     pub progress_token: Option<Id<'a>>,
+    pub subscription: Option<Id<'a>>,
 }
 
 impl<'a> Described<'a> {
@@ -131,6 +138,7 @@ impl<'a> Described<'a> {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            subscription: None,
         }
     }
 
@@ -175,6 +183,10 @@ impl<'a> Described<'a> {
                 _ => None,
             },
             progress_token: if mcp { progress_token(msg) } else { None },
+            subscription: match msg {
+                Message::Notification(n) if mcp => mcp::subscription_id(n),
+                _ => None,
+            },
         }
     }
 
@@ -200,6 +212,7 @@ impl<'a> Described<'a> {
             cancels: self.cancels,
             protocol_version: self.protocol_version.as_deref(),
             progress_token: self.progress_token,
+            subscription: self.subscription,
         }
     }
 }
@@ -222,6 +235,9 @@ pub struct Observation<'a> {
     /// For a request: the progress token it asks progress for (`params._meta.progressToken`);
     /// for `notifications/progress`: the token it reports on. See [`progress_token`].
     pub progress_token: Option<Id<'a>>,
+    /// For a notification of an MCP 2026-07-28 `subscriptions/listen` stream: the listen
+    /// request's id (`_meta`'s `io.modelcontextprotocol/subscriptionId`).
+    pub subscription: Option<Id<'a>>,
 }
 
 /// What to do with one message.
@@ -1223,6 +1239,8 @@ impl Session {
                             .is_some_and(|token| !self.progress_is_active(dir, token));
                     if stray_progress {
                         self.flag(dir, Violation::UnknownProgress)
+                    } else if self.stream_is_closed(dir, o.subscription) {
+                        self.flag(dir, Violation::UnknownSubscription)
                     } else {
                         None
                     }
@@ -1426,6 +1444,14 @@ impl Session {
         }
     }
 
+    /// Whether a server's notification of a listen stream (`subscription`: the listen
+    /// request's id) comes when no such client request is waiting (MCP only).
+    fn stream_is_closed(&self, dir: Dir, subscription: Option<Id<'_>>) -> bool {
+        self.dialect == Dialect::Mcp
+            && dir == Dir::S2c
+            && subscription.is_some_and(|id| !self.waiting[slot(Dir::C2s)].contains(id))
+    }
+
     /// Whether a client request of `method` is a stream that waits as long as it is open: MCP
     /// 2026-07-28's `subscriptions/listen`, whose result closes it (no timeout applies).
     fn is_stream(&self, method: &str) -> bool {
@@ -1520,6 +1546,7 @@ mod tests {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            subscription: None,
         }
     }
 
@@ -1787,6 +1814,36 @@ mod tests {
         session.observe(Dir::S2c, &reply, 1);
         let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 2);
         assert_eq!((v.forward, v.violation), (true, None));
+    }
+
+    /// A server's notification of a listen stream is expected while the client's listen
+    /// request waits; after its result or cancellation, or naming a request never sent, it is
+    /// flagged (and forwarded). Only from the server, only under MCP.
+    #[test]
+    fn listen_stream_notifications_need_an_open_stream() {
+        let event = |stream: &'static str| Observation {
+            subscription: Some(id(stream)),
+            ..without_id("notification", Some("notifications/tools/list_changed"))
+        };
+        let mut session = Session::new(Dialect::Mcp, None);
+        let listen = observation("request", id("7"), Some("subscriptions/listen"));
+        session.observe(Dir::C2s, &listen, 0);
+        let open = session.observe(Dir::S2c, &event("7"), 1);
+        assert_eq!((open.forward, open.violation), (true, None));
+        let never = session.observe(Dir::S2c, &event("8"), 2);
+        let flagged = (true, Some(Violation::UnknownSubscription));
+        assert_eq!((never.forward, never.violation), flagged);
+        assert_eq!(
+            session.observe(Dir::C2s, &event("8"), 3).violation,
+            None,
+            "from the client"
+        );
+        session.observe(Dir::S2c, &observation("success_response", id("7"), None), 4);
+        let closed = session.observe(Dir::S2c, &event("7"), 5);
+        assert_eq!((closed.forward, closed.violation), flagged);
+
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        assert_eq!(session.observe(Dir::S2c, &event("7"), 0).violation, None);
     }
 
     /// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. The
