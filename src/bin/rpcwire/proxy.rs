@@ -106,10 +106,10 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
-    /// protocol_version, progress_token, subscription, size, reply: the error reply the proxy sent in its
-    /// place, violation; a batch's record is followed by one per element, with its index as
-    /// element), plus timeout, owed_answered (a reply to an invalid element of a timed-out
-    /// batch, sent by the proxy) and unanswered events and the counters, to this file;
+    /// protocol_version, progress_token, subscription, size, reply: the error reply the proxy
+    /// sent in its place, violation; a batch's record is followed by one per element, with its
+    /// index as element), plus timeout, owed_answered (a reply to an invalid element of a
+    /// timed-out batch, sent by the proxy) and unanswered events and the counters, to this file;
     /// `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
