@@ -1,20 +1,39 @@
 //! tokio-util integration: a [`Decoder`](tokio_util::codec::Decoder) and
-//! [`Encoder`](tokio_util::codec::Encoder) for newline-delimited JSON-RPC.
+//! [`Encoder`](tokio_util::codec::Encoder) for each transport MCP uses.
 //!
-//! A bad line is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
-//! the stream goes on after it. `Err` is only for I/O.
+//! - [`LineCodec`] (and [`LineEncoder`], its write half): newline-delimited JSON-RPC, the
+//!   stdio transport.
+//! - [`SseCodec`] (and [`SseEncoder`]): a `text/event-stream` body, the streamed response of
+//!   MCP's Streamable HTTP transport (and the 2024-11-05 HTTP+SSE transport's stream). Its
+//!   items are [`SseItem`]s: the event's `id` and `retry` with what it carries, a decoded
+//!   message or an event that is none (a priming event, an `endpoint` event).
+//! - [`ContentLengthCodec`] (and [`ContentLengthEncoder`]): `Content-Length` framing, as LSP
+//!   peers use it.
 //!
-//! [`LineCodec`] reads and writes; [`LineEncoder`] only writes (the write half of a split
-//! stream, a client's requests), with no decoder to configure. Both write an [`Outgoing`]
-//! message straight into the sink's buffer, a received [`OwnedMessage`] byte for byte, or a
-//! line already encoded.
+//! A bad frame is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
+//! the stream goes on after it. `Err` is for I/O, and for what leaves no stream to go on
+//! with: a malformed `Content-Length` header block (`InvalidData`) or a message cut short by
+//! the end of a `Content-Length` stream (`UnexpectedEof`).
+//!
+//! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
+//! newline framing, through a scratch buffer kept by the encoder for the others, which need
+//! its length or its lines first), a received [`OwnedMessage`] byte for byte, or a message
+//! already encoded (`Bytes`).
+
+mod content_length;
+mod lines;
+mod sse;
 
 use std::io;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
+
+pub use content_length::{ContentLengthCodec, ContentLengthEncoder};
+pub use lines::{LineCodec, LineEncoder};
+pub use sse::{SseCodec, SseControl, SseEncoder, SseItem, SseMessage, SsePayload};
 
 use crate::encode;
-use crate::frame::{FrameError, LineFramer};
+use crate::frame::{FrameError, Framer};
 use crate::message::{OwnedMessage, OwnedRejection, Reply, ReplyId};
 use crate::{Decoder, ErrorCode, Id, RawJson};
 
@@ -26,9 +45,11 @@ pub enum Incoming {
     /// A frame that is not a valid message; [`OwnedRejection::rejection`] says whether and how
     /// to answer it.
     Rejected(OwnedRejection),
-    /// A line longer than the frame limit, discarded; `offset` is where it started.
+    /// A frame longer than the frame limit (a line, an event's data, a `Content-Length`
+    /// body), discarded; `offset` is where it started.
     TooLong {
-        /// Stream offset of the line's first byte.
+        /// Stream offset of the frame's first byte (of its first header byte, for
+        /// `Content-Length` framing; of its event's first line, for SSE).
         offset: u64,
         /// The reply it calls for: -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
@@ -70,74 +91,9 @@ impl Incoming {
     }
 }
 
-/// A tokio-util codec for newline-delimited JSON-RPC / MCP (the stdio transport).
-///
-/// ```
-/// use bytes::BytesMut;
-/// use rpcwire::codec::{Incoming, LineCodec};
-/// use tokio_util::codec::Decoder as _;
-///
-/// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 1 << 20);
-/// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nnot json\n"[..]);
-/// assert!(matches!(codec.decode(&mut buf).unwrap(), Some(Incoming::Message(_))));
-/// assert!(matches!(codec.decode(&mut buf).unwrap(), Some(Incoming::Rejected(_))));
-/// assert!(codec.decode(&mut buf).unwrap().is_none());
-/// ```
-#[derive(Debug, Clone)]
-pub struct LineCodec {
-    framer: LineFramer,
-    decoder: Decoder,
-}
-
-impl LineCodec {
-    /// A codec decoding with `decoder`, with frames of at most `max_frame` bytes (which
-    /// becomes the decoder's frame limit too).
-    pub fn new(decoder: Decoder, max_frame: usize) -> Self {
-        let mut options = *decoder.options();
-        options.limits.max_frame = max_frame;
-        LineCodec {
-            framer: LineFramer::new(max_frame),
-            decoder: Decoder::new(options),
-        }
-    }
-
-    /// The envelope decoder.
-    pub fn decoder(&self) -> &Decoder {
-        &self.decoder
-    }
-
-    fn item(&self, framed: Result<Option<Bytes>, FrameError>) -> Option<Incoming> {
-        match framed {
-            Ok(None) => None,
-            Ok(Some(frame)) => Some(match OwnedMessage::decode(&self.decoder, frame) {
-                Ok(msg) => Incoming::Message(msg),
-                Err(rejection) => Incoming::Rejected(rejection),
-            }),
-            Err(FrameError::TooLong { offset }) => Some(Incoming::TooLong {
-                offset,
-                reply: self.decoder.too_long_reply(),
-            }),
-        }
-    }
-}
-
-impl tokio_util::codec::Decoder for LineCodec {
-    type Item = Incoming;
-    type Error = io::Error;
-
-    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Incoming>, io::Error> {
-        let framed = self.framer.decode(src);
-        Ok(self.item(framed))
-    }
-
-    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Incoming>, io::Error> {
-        let framed = self.framer.decode_eof(src);
-        Ok(self.item(framed))
-    }
-}
-
-/// One message to write, encoded straight into the sink's buffer by [`LineEncoder`] or
-/// [`LineCodec`] (as the [`encode`] functions write it, as one line).
+/// One message to write, by any encoder of this module: [`LineEncoder`] encodes it straight
+/// into the sink's buffer (as the [`encode`] functions write it, as one line), [`SseEncoder`]
+/// and [`ContentLengthEncoder`] frame that line.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -191,95 +147,185 @@ pub enum Outgoing<'a> {
         /// The error's data, written raw.
         data: Option<RawJson<'a>>,
     },
-    /// The error reply a rejected frame or an over-long line calls for
+    /// The error reply a rejected frame or an over-long frame calls for
     /// ([`Incoming::reply`], [`encode::write_reply`]).
     Reply(Reply<'a>),
 }
 
-/// The encoder half of [`LineCodec`], with no decoder: writes each message as one line
-/// (MCP's stdio framing).
-///
-/// ```
-/// use futures_util::SinkExt;
-/// use rpcwire::codec::{LineEncoder, Outgoing};
-/// use tokio_util::codec::FramedWrite;
-///
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let mut sink = FramedWrite::new(Vec::new(), LineEncoder);
-/// sink.send(Outgoing::Notification { method: "notifications/initialized", params: None }).await?;
-/// assert_eq!(sink.get_ref(), b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-/// # Ok::<(), std::io::Error>(())
-/// # }).unwrap();
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LineEncoder;
-
-impl tokio_util::codec::Encoder<Outgoing<'_>> for LineEncoder {
-    type Error = io::Error;
-
-    fn encode(&mut self, msg: Outgoing<'_>, dst: &mut BytesMut) -> Result<(), io::Error> {
-        match msg {
+impl Outgoing<'_> {
+    /// Appends the message to `out` as one line, with the [`encode`] writer of its shape
+    /// (which puts no line break inside it, and a `\n` after it).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::Outgoing;
+    /// let mut out = BytesMut::new();
+    /// Outgoing::Notification { method: "notifications/initialized", params: None }.write(&mut out);
+    /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    /// ```
+    pub fn write(&self, out: &mut BytesMut) {
+        match *self {
             Outgoing::Request { id, method, params } => {
-                encode::write_request(dst, id, method, params)
+                encode::write_request(out, id, method, params)
             }
             Outgoing::Notification { method, params } => {
-                encode::write_notification(dst, method, params)
+                encode::write_notification(out, method, params)
             }
-            Outgoing::Response { id, result } => encode::write_response(dst, id, result),
+            Outgoing::Response { id, result } => encode::write_response(out, id, result),
             Outgoing::Error {
                 id,
                 code,
                 message,
                 data,
-            } => encode::write_error(dst, id, code, message, data),
-            Outgoing::Reply(reply) => encode::write_reply(dst, &reply, None),
+            } => encode::write_error(out, id, code, message, data),
+            Outgoing::Reply(reply) => encode::write_reply(out, &reply, None),
         }
-        Ok(())
     }
 }
 
-/// Writes one encoded line (as produced by [`crate::encode`]); a missing final `\n` is added.
-/// A line break inside it is an `InvalidInput` error: it would split the message in two.
-impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
-    type Error = io::Error;
+/// The tokio-util traits of a codec (a struct with an `encoder` field, of type `$encoder`,
+/// and a method `next(&mut self, src, eof)` giving its next item): its `Decoder`, and its
+/// `Encoder` for every item its encoder half takes.
+macro_rules! codec_traits {
+    ($codec:ident, $item:ty, $encoder:ident) => {
+        impl tokio_util::codec::Decoder for $codec {
+            type Item = $item;
+            type Error = std::io::Error;
 
-    fn encode(&mut self, line: Bytes, dst: &mut BytesMut) -> Result<(), io::Error> {
-        if memchr::memchr2(b'\n', b'\r', line.strip_suffix(b"\n").unwrap_or(&line)).is_some() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "a frame must be one line",
-            ));
+            fn decode(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
+                self.next(src, false)
+            }
+
+            fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
+                self.next(src, true)
+            }
         }
-        dst.extend_from_slice(&line);
-        if !line.ends_with(b"\n") {
-            dst.put_u8(b'\n');
+
+        #[doc = concat!("[`", stringify!($encoder), "`]'s: every item it takes.")]
+        impl<T> tokio_util::codec::Encoder<T> for $codec
+        where
+            $encoder: tokio_util::codec::Encoder<T, Error = std::io::Error>,
+        {
+            type Error = std::io::Error;
+
+            fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), std::io::Error> {
+                self.encoder.encode(item, dst)
+            }
         }
-        Ok(())
+    };
+}
+use codec_traits;
+
+/// A framer and the decoder that reads its frames: the read half every codec shares.
+#[derive(Debug, Clone)]
+struct FrameReader<F> {
+    framer: F,
+    decoder: Decoder,
+}
+
+impl<F> FrameReader<F> {
+    /// `framer` (whose limit is `max_frame`) with `decoder`, whose frame limit becomes
+    /// `max_frame` too (a lower one would refuse the frames the framer lets through).
+    fn new(decoder: Decoder, max_frame: usize, framer: F) -> Self {
+        let mut options = *decoder.options();
+        options.limits.max_frame = max_frame;
+        FrameReader {
+            framer,
+            decoder: Decoder::new(options),
+        }
+    }
+
+    /// The item a frame makes: a message or a rejection.
+    fn decode(&self, frame: Bytes) -> Incoming {
+        match OwnedMessage::decode(&self.decoder, frame) {
+            Ok(msg) => Incoming::Message(msg),
+            Err(rejection) => Incoming::Rejected(rejection),
+        }
+    }
+
+    /// What a codec hands out for a framer's answer: nothing yet, `item` of a frame, or what
+    /// a bad frame is ([`BadFrame::into_item`]).
+    fn item<Frame, E: BadFrame, T: From<Incoming>>(
+        &self,
+        framed: Result<Option<Frame>, E>,
+        item: impl FnOnce(&Self, Frame) -> T,
+    ) -> io::Result<Option<T>> {
+        match framed {
+            Ok(None) => Ok(None),
+            Ok(Some(frame)) => Ok(Some(item(self, frame))),
+            Err(bad) => bad
+                .into_item(self.decoder.too_long_reply())
+                .map(|i| Some(i.into())),
+        }
     }
 }
 
-/// Forwards a received message byte for byte, as one line.
-impl tokio_util::codec::Encoder<&OwnedMessage> for LineEncoder {
-    type Error = io::Error;
-
-    fn encode(&mut self, msg: &OwnedMessage, dst: &mut BytesMut) -> Result<(), io::Error> {
-        // A decoded frame holds no line feed (the framer cut there), but may hold a lone CR
-        // as JSON whitespace; the encoder turns line breaks into spaces.
-        encode::write_raw_json(dst, RawJson::trusted(msg.frame()));
-        dst.put_u8(b'\n');
-        Ok(())
-    }
-}
-
-/// [`LineEncoder`]'s: an [`Outgoing`] message, an encoded line (`Bytes`), or a received
-/// message (`&OwnedMessage`).
-impl<T> tokio_util::codec::Encoder<T> for LineCodec
+impl<F: Framer<Frame = Bytes>> FrameReader<F>
 where
-    LineEncoder: tokio_util::codec::Encoder<T, Error = io::Error>,
+    F::Error: BadFrame,
 {
-    type Error = io::Error;
+    /// The next item of a framer whose frames are messages.
+    fn next(&mut self, buf: &mut BytesMut, eof: bool) -> io::Result<Option<Incoming>> {
+        let framed = self.framer.next_frame(buf, eof);
+        self.item(framed, Self::decode)
+    }
+}
 
-    fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), io::Error> {
-        LineEncoder.encode(item, dst)
+/// A framer's error, as a codec hands it out.
+trait BadFrame {
+    /// The item for a frame the stream survives (an over-long one, answered with
+    /// `too_long`), or the `io::Error` that ends the stream.
+    fn into_item(self, too_long: Reply<'static>) -> io::Result<Incoming>;
+}
+
+impl BadFrame for FrameError {
+    fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
+        let FrameError::TooLong { offset } = self;
+        Ok(Incoming::TooLong { offset, reply })
+    }
+}
+
+/// A message the framing encoders ([`SseEncoder`], [`ContentLengthEncoder`]) take: an
+/// [`Outgoing`] message, a message already encoded (`Bytes`, with or without the line end an
+/// [`encode`] writer puts after it), or a received message (`&OwnedMessage`). Sealed: these
+/// three are all.
+pub trait MessageBytes: sealed::MessageBytes {}
+
+impl MessageBytes for Outgoing<'_> {}
+impl MessageBytes for Bytes {}
+impl MessageBytes for &OwnedMessage {}
+
+mod sealed {
+    use bytes::{Bytes, BytesMut};
+
+    use super::Outgoing;
+    use crate::message::OwnedMessage;
+
+    /// [`super::MessageBytes`]'s bytes.
+    pub trait MessageBytes {
+        /// The message's bytes: an [`Outgoing`] is encoded into `scratch` first.
+        fn bytes<'s>(&'s self, scratch: &'s mut BytesMut) -> &'s [u8];
+    }
+
+    impl MessageBytes for Outgoing<'_> {
+        fn bytes<'s>(&'s self, scratch: &'s mut BytesMut) -> &'s [u8] {
+            scratch.clear();
+            self.write(scratch);
+            scratch
+        }
+    }
+
+    /// A message already encoded.
+    impl MessageBytes for Bytes {
+        fn bytes<'s>(&'s self, _: &'s mut BytesMut) -> &'s [u8] {
+            self
+        }
+    }
+
+    /// A received message, forwarded byte for byte.
+    impl MessageBytes for &OwnedMessage {
+        fn bytes<'s>(&'s self, _: &'s mut BytesMut) -> &'s [u8] {
+            self.frame()
+        }
     }
 }
