@@ -178,3 +178,32 @@ async fn encoded_frames_read_back() {
         assert_eq!(items, vec![(kind, Bytes::from(line)); 4], "{line}");
     }
 }
+
+/// A message larger than what the encoder's scratch buffer keeps, written twice (the second
+/// time into a buffer given back), then a small one: each frame is exact.
+#[test]
+fn large_outgoing_messages() {
+    use rpcwire::codec::Outgoing;
+    use rpcwire::{Id, RawJson};
+    use tokio_util::codec::Encoder as _;
+    let result = format!("\"{}\"", "x".repeat(100 << 10));
+    let large = Outgoing::Response {
+        id: Id::from_token(b"1").unwrap(),
+        result: RawJson::new(result.as_bytes()).unwrap(),
+    };
+    let small = Outgoing::Notification {
+        method: "n",
+        params: None,
+    };
+    let mut encoder = ContentLengthEncoder::new();
+    let mut out = BytesMut::new();
+    for msg in [large, large, small] {
+        encoder.encode(msg, &mut out).unwrap();
+    }
+    let line = |msg: Outgoing<'_>| {
+        let mut line = BytesMut::new();
+        msg.write(&mut line);
+        frame(&line[..line.len() - 1])
+    };
+    assert_eq!(&out[..], [line(large), line(large), line(small)].concat());
+}

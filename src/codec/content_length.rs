@@ -5,7 +5,7 @@ use std::io;
 
 use bytes::BytesMut;
 
-use super::{BadFrame, FrameReader, Incoming, MessageBytes};
+use super::{write_message, BadFrame, FrameReader, Incoming, MessageBytes};
 use crate::frame::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
 use crate::message::Reply;
 use crate::Decoder;
@@ -146,7 +146,9 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
     type Error = io::Error;
 
     fn encode(&mut self, msg: T, dst: &mut BytesMut) -> Result<(), io::Error> {
-        write_content_length_frame(dst, msg.bytes(&mut self.scratch));
+        write_message(&mut self.scratch, &msg, |bytes| {
+            write_content_length_frame(dst, bytes)
+        });
         Ok(())
     }
 }

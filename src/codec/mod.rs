@@ -289,11 +289,49 @@ impl BadFrame for FrameError {
 /// [`Outgoing`] message, a message already encoded (`Bytes`, with or without the line end an
 /// [`encode`] writer puts after it), or a received message (`&OwnedMessage`). Sealed: these
 /// three are all.
+///
+/// ```
+/// use bytes::{Bytes, BytesMut};
+/// use rpcwire::codec::{ContentLengthEncoder, MessageBytes, Outgoing, SseEncoder};
+/// use tokio_util::codec::Encoder;
+///
+/// /// Writes `msg` in both framings.
+/// fn both<T: MessageBytes + Clone>(msg: T) -> (BytesMut, BytesMut) {
+///     let (mut sse, mut lsp) = (BytesMut::new(), BytesMut::new());
+///     SseEncoder::new().encode(msg.clone(), &mut sse).unwrap();
+///     ContentLengthEncoder::new().encode(msg, &mut lsp).unwrap();
+///     (sse, lsp)
+/// }
+/// let ping = Outgoing::Notification { method: "ping", params: None };
+/// let line = Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n");
+/// let (sse, lsp) = both(ping);
+/// assert_eq!(&sse[..], b"data: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n");
+/// assert_eq!(&lsp[..], b"Content-Length: 33\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}");
+/// assert_eq!(both(ping), both(line));
+/// ```
 pub trait MessageBytes: sealed::MessageBytes {}
 
 impl MessageBytes for Outgoing<'_> {}
 impl MessageBytes for Bytes {}
 impl MessageBytes for &OwnedMessage {}
+
+/// The most a framing encoder's scratch buffer keeps between messages: one grown past it, by
+/// a large [`Outgoing`] message, is given back, so that a long-lived encoder does not hold the
+/// largest message it ever wrote.
+const SCRATCH_KEEP: usize = 64 << 10;
+
+/// Hands `write` the bytes of `msg` (encoded into `scratch` first for an [`Outgoing`]).
+fn write_message<T: MessageBytes, R>(
+    scratch: &mut BytesMut,
+    msg: &T,
+    write: impl FnOnce(&[u8]) -> R,
+) -> R {
+    let written = write(msg.bytes(scratch));
+    if scratch.capacity() > SCRATCH_KEEP {
+        *scratch = BytesMut::new();
+    }
+    written
+}
 
 mod sealed {
     use bytes::{Bytes, BytesMut};

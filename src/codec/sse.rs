@@ -5,7 +5,7 @@ use std::io;
 
 use bytes::{Bytes, BytesMut};
 
-use super::{FrameReader, Incoming, MessageBytes};
+use super::{write_message, FrameReader, Incoming, MessageBytes};
 use crate::frame::{write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer};
 use crate::message::Reply;
 use crate::Decoder;
@@ -61,6 +61,36 @@ pub struct SseItem {
 }
 
 /// What an event carries.
+///
+/// A client's loop over a stream: messages to the application, the endpoint to post to, and
+/// the id to resume from, whatever the event.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{Incoming, SseCodec, SsePayload};
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = SseCodec::new(rpcwire::Decoder::mcp_client(), 1 << 20);
+/// let mut body = BytesMut::from(&b"event: endpoint\ndata: /messages?s=1\n\n\
+///     id: 9\ndata:\n\n\
+///     id: 10\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"[..]);
+/// let (mut endpoint, mut messages, mut resume_from) = (None, vec![], None);
+/// while let Some(item) = codec.decode(&mut body)? {
+///     if let Some(id) = item.id {
+///         resume_from = Some(id); // the `Last-Event-ID` of a reconnection
+///     }
+///     match item.payload {
+///         SsePayload::Message(Incoming::Message(msg)) => messages.push(msg),
+///         SsePayload::Message(_) => {} // a bad or over-long message: log it
+///         SsePayload::Other { event, data } if &event[..] == b"endpoint" => endpoint = Some(data),
+///         SsePayload::Other { .. } | SsePayload::Empty => {}
+///     }
+/// }
+/// assert_eq!(endpoint.as_deref(), Some(&b"/messages?s=1"[..]));
+/// assert!(messages[0].message().method().unwrap().eq_str("notifications/tools/list_changed"));
+/// assert_eq!(resume_from.as_deref(), Some(&b"10"[..]));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SsePayload {
     /// A `message` event (no `event:` field, or `event: message`) with data: the JSON-RPC
@@ -356,9 +386,10 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<SseMessage<'_, T>> for SseEncod
     type Error = io::Error;
 
     fn encode(&mut self, msg: SseMessage<'_, T>, dst: &mut BytesMut) -> Result<(), io::Error> {
-        let bytes = msg.message.bytes(&mut self.scratch);
-        write_sse_event(dst, bytes, msg.id, msg.event_type)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+        write_message(&mut self.scratch, &msg.message, |bytes| {
+            write_sse_event(dst, bytes, msg.id, msg.event_type)
+        })
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
     }
 }
 
