@@ -16,9 +16,9 @@
 //! the end of a `Content-Length` stream (`UnexpectedEof`).
 //!
 //! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
-//! newline framing, through a scratch buffer kept by the encoder for the others, which need
-//! its length or its lines first), a received [`OwnedMessage`] byte for byte, or a message
-//! already encoded (`Bytes`).
+//! newline framing; for the others, into a scratch buffer the encoder keeps, whose bytes the
+//! frame writer then frames: a `Content-Length` header needs the length first), a received
+//! [`OwnedMessage`] byte for byte, or a message already encoded (`Bytes`).
 
 mod content_length;
 mod lines;
