@@ -48,7 +48,8 @@
 //! ## Features
 //! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
 //!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.
-//! - `tokio`: `tokio_util::codec` integration.
+//! - `tokio`: `tokio_util::codec` integration: `codec`'s codecs for the newline, SSE and
+//!   `Content-Length` framings.
 //! - `serde`: typed access to payloads.
 //! - `cli`: the `rpcwire` command-line tool.
 #![cfg_attr(not(any(feature = "std", test)), no_std)]

@@ -2,10 +2,12 @@
 //! position, and the tokio example server over a real loopback TCP socket.
 #![cfg(feature = "tokio")]
 
+mod common;
+
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
-use rpcwire::codec::{Incoming, LineCodec, LineEncoder, Outgoing};
-use rpcwire::{Decoder, ErrorCode, Id, Kind, RawJson, ReplyId};
+use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
+use rpcwire::{Decoder, Kind};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
@@ -201,76 +203,7 @@ fn incoming_items_say_what_they_call_for() {
 /// and that line decodes back to the shape.
 #[tokio::test]
 async fn outgoing_messages_are_written_as_their_lines() {
-    let id = Id::from_token(b"\"a\\u0062\"").unwrap();
-    let params = RawJson::new(br#"{"x":[1,2]}"#).unwrap();
-    let data = RawJson::new(br#""tools/frob""#).unwrap();
-    let reply = Decoder::mcp()
-        .decode(br#"{"jsonrpc":"2.0","id":3}"#)
-        .unwrap_err()
-        .reply()
-        .unwrap();
-    // Each message's line, spelled out: the id's token as it came (escapes and all), the
-    // payloads spliced raw, a null id as JSON-RPC writes it, an absent one as MCP does.
-    let cases: [(Outgoing<'_>, &str, Kind); 7] = [
-        (
-            Outgoing::Request {
-                id,
-                method: "tools/call",
-                params: Some(params),
-            },
-            r#"{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{"x":[1,2]}}"#,
-            Kind::Request,
-        ),
-        (
-            Outgoing::Notification {
-                method: "n\u{e9}\"",
-                params: None,
-            },
-            "{\"jsonrpc\":\"2.0\",\"method\":\"n\u{e9}\\\"\"}",
-            Kind::Notification,
-        ),
-        (
-            Outgoing::Response { id, result: params },
-            r#"{"jsonrpc":"2.0","id":"a\u0062","result":{"x":[1,2]}}"#,
-            Kind::Response,
-        ),
-        (
-            Outgoing::Error {
-                id: ReplyId::Id(id),
-                code: ErrorCode::METHOD_NOT_FOUND,
-                message: "Method not found",
-                data: Some(data),
-            },
-            r#"{"jsonrpc":"2.0","id":"a\u0062","error":{"code":-32601,"message":"Method not found","data":"tools/frob"}}"#,
-            Kind::ErrorResponse,
-        ),
-        (
-            Outgoing::Error {
-                id: ReplyId::Null,
-                code: ErrorCode::PARSE_ERROR,
-                message: "Parse error",
-                data: None,
-            },
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
-            Kind::ErrorResponse,
-        ),
-        (
-            Outgoing::Error {
-                id: ReplyId::Absent,
-                code: ErrorCode::INVALID_REQUEST,
-                message: "Invalid Request",
-                data: None,
-            },
-            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}"#,
-            Kind::ErrorResponse,
-        ),
-        (
-            Outgoing::Reply(reply),
-            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}"#,
-            Kind::ErrorResponse,
-        ),
-    ];
-    for (msg, line, kind) in cases {
+    for (msg, line, kind, decoder, _) in common::outgoing_cases() {
         let expected = format!("{line}\n");
         let mut encoder = FramedWrite::new(Vec::new(), LineEncoder);
         encoder.send(msg).await.unwrap();
@@ -278,16 +211,7 @@ async fn outgoing_messages_are_written_as_their_lines() {
         codec.send(msg).await.unwrap();
         assert_eq!(encoder.get_ref(), expected.as_bytes(), "{msg:?}");
         assert_eq!(codec.get_ref(), expected.as_bytes(), "{msg:?}");
-        let line = line.as_bytes();
-        // A null id is JSON-RPC's form, an absent one MCP's (read by a client).
-        let decoder = match msg {
-            Outgoing::Error {
-                id: ReplyId::Absent,
-                ..
-            } => Decoder::mcp_client(),
-            _ => Decoder::jsonrpc(),
-        };
-        let decoded = decoder.decode(line).unwrap();
+        let decoded = decoder.decode(line.as_bytes()).unwrap();
         assert_eq!(decoded.kind(), kind, "{msg:?}");
     }
 }

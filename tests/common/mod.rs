@@ -313,3 +313,180 @@ pub fn assert_any_split<T: PartialEq + std::fmt::Debug>(
         assert_eq!(read(&[a, b]), expected, "{stream:?} split at {at}");
     }
 }
+
+/// An `AsyncRead` that hands out `chunks` one read each (an empty one is skipped: a read of
+/// nothing is the end of the stream), then ends: a stream split where a test wants it,
+/// always ready, so a `FramedRead` over it needs no runtime.
+pub struct Chunks(std::collections::VecDeque<Vec<u8>>);
+
+impl Chunks {
+    pub fn new(chunks: &[&[u8]]) -> Self {
+        Chunks(
+            chunks
+                .iter()
+                .filter(|c| !c.is_empty())
+                .map(|c| c.to_vec())
+                .collect(),
+        )
+    }
+}
+
+impl tokio::io::AsyncRead for Chunks {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if let Some(mut chunk) = self.0.pop_front() {
+            let n = chunk.len().min(buf.remaining());
+            buf.put_slice(&chunk[..n]);
+            if n < chunk.len() {
+                self.0.push_front(chunk.split_off(n));
+            }
+        }
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// Every item `codec` gives through a `FramedRead` over `chunks` until the stream ends (an
+/// error is the last), each as `show` puts it, and the codec.
+pub fn read_framed<C, T>(
+    codec: C,
+    chunks: &[&[u8]],
+    mut show: impl FnMut(&C, Result<C::Item, C::Error>) -> T,
+) -> (Vec<T>, C)
+where
+    C: tokio_util::codec::Decoder,
+{
+    use futures_util::{FutureExt, StreamExt};
+    let mut frames = tokio_util::codec::FramedRead::new(Chunks::new(chunks), codec);
+    let mut out = vec![];
+    while let Some(item) = frames.next().now_or_never().expect("always ready") {
+        out.push(show(frames.decoder(), item));
+    }
+    (out, frames.into_parts().codec)
+}
+
+/// An `io::Error` as a test compares it: its kind and its source's `Debug`.
+pub fn io_error(err: &std::io::Error) -> String {
+    format!("{:?} {:?}", err.kind(), err.get_ref())
+}
+
+/// A codec's item as a test compares it: a message's kind and frame, a rejection's reply
+/// code, an over-long frame's offset and reply code.
+#[cfg(feature = "tokio")]
+pub fn show_incoming(item: &rpcwire::codec::Incoming) -> String {
+    use rpcwire::codec::Incoming;
+    match item {
+        Incoming::Message(m) => format!(
+            "{} {}",
+            m.kind().as_str(),
+            String::from_utf8_lossy(m.frame())
+        ),
+        Incoming::Rejected(r) => {
+            format!("rejected {:?}", r.rejection().reply().map(|r| r.code.get()))
+        }
+        Incoming::TooLong { offset, reply } => {
+            format!("too long at {offset} ({})", reply.code.get())
+        }
+    }
+}
+
+/// Each shape of `codec::Outgoing`, with the line it is written as (without its `\n`), the
+/// kind that line decodes to, a decoder that reads it as one, and the message it reads.
+#[cfg(feature = "tokio")]
+pub fn outgoing_cases() -> Vec<(
+    rpcwire::codec::Outgoing<'static>,
+    &'static str,
+    rpcwire::Kind,
+    Decoder,
+    rpcwire::OwnedMessage,
+)> {
+    use rpcwire::codec::Outgoing;
+    use rpcwire::{ErrorCode, Id, Kind, RawJson};
+    let id = Id::from_token(b"\"a\\u0062\"").unwrap();
+    let params = RawJson::new(br#"{"x":[1,2]}"#).unwrap();
+    let data = RawJson::new(br#""tools/frob""#).unwrap();
+    let reply = Decoder::mcp()
+        .decode(br#"{"jsonrpc":"2.0","id":3}"#)
+        .unwrap_err()
+        .reply()
+        .unwrap();
+    // Each message's line, spelled out: the id's token as it came (escapes and all), the
+    // payloads spliced raw, a null id as JSON-RPC writes it, an absent one as MCP does (read
+    // by a client).
+    let cases = [
+        (
+            Outgoing::Request {
+                id,
+                method: "tools/call",
+                params: Some(params),
+            },
+            r#"{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{"x":[1,2]}}"#,
+            Kind::Request,
+            Decoder::jsonrpc(),
+        ),
+        (
+            Outgoing::Notification {
+                method: "n\u{e9}\"",
+                params: None,
+            },
+            "{\"jsonrpc\":\"2.0\",\"method\":\"n\u{e9}\\\"\"}",
+            Kind::Notification,
+            Decoder::jsonrpc(),
+        ),
+        (
+            Outgoing::Response { id, result: params },
+            r#"{"jsonrpc":"2.0","id":"a\u0062","result":{"x":[1,2]}}"#,
+            Kind::Response,
+            Decoder::jsonrpc(),
+        ),
+        (
+            Outgoing::Error {
+                id: ReplyId::Id(id),
+                code: ErrorCode::METHOD_NOT_FOUND,
+                message: "Method not found",
+                data: Some(data),
+            },
+            r#"{"jsonrpc":"2.0","id":"a\u0062","error":{"code":-32601,"message":"Method not found","data":"tools/frob"}}"#,
+            Kind::ErrorResponse,
+            Decoder::jsonrpc(),
+        ),
+        (
+            Outgoing::Error {
+                id: ReplyId::Null,
+                code: ErrorCode::PARSE_ERROR,
+                message: "Parse error",
+                data: None,
+            },
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+            Kind::ErrorResponse,
+            Decoder::jsonrpc(),
+        ),
+        (
+            Outgoing::Error {
+                id: ReplyId::Absent,
+                code: ErrorCode::INVALID_REQUEST,
+                message: "Invalid Request",
+                data: None,
+            },
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}"#,
+            Kind::ErrorResponse,
+            Decoder::mcp_client(),
+        ),
+        (
+            Outgoing::Reply(reply),
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}"#,
+            Kind::ErrorResponse,
+            Decoder::jsonrpc(),
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(msg, line, kind, decoder)| {
+            let received =
+                rpcwire::OwnedMessage::decode(&decoder, bytes::Bytes::from(line)).unwrap();
+            (msg, line, kind, decoder, received)
+        })
+        .collect()
+}

@@ -1,0 +1,154 @@
+//! `Content-Length` framing: [`ContentLengthCodec`] and its write half,
+//! [`ContentLengthEncoder`].
+
+use std::io;
+
+use bytes::BytesMut;
+
+use super::{write_message, BadFrame, FrameReader, Incoming, MessageBytes};
+use crate::frame::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
+use crate::message::Reply;
+use crate::Decoder;
+
+/// A body over the limit is an item (its length is known, so the framer skips it and the
+/// stream goes on); a message cut short by the end of the stream is `UnexpectedEof`, and any
+/// other error, which leaves no way to find the next message, `InvalidData`. Either error
+/// carries the [`ContentLengthError`] as its source.
+impl BadFrame for ContentLengthError {
+    fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
+        match self {
+            ContentLengthError::TooLong { offset, .. } => Ok(Incoming::TooLong { offset, reply }),
+            ContentLengthError::Truncated { .. } => {
+                Err(io::Error::new(io::ErrorKind::UnexpectedEof, self))
+            }
+            _ => Err(io::Error::new(io::ErrorKind::InvalidData, self)),
+        }
+    }
+}
+
+/// A tokio-util codec for `Content-Length` framing (the LSP base protocol's headers, which
+/// some JSON-RPC peers use): [`ContentLengthFramer`] cuts the bodies, the decoder reads each.
+///
+/// - A body that is not a valid message is an item ([`Incoming::Rejected`]), and so is one
+///   longer than the frame limit ([`Incoming::TooLong`]): its length is known, so the framer
+///   discards it as it arrives and the next message follows.
+/// - A malformed header block leaves no way to find the next message: it is an `io::Error`
+///   of kind `InvalidData` whose source is the [`ContentLengthError`] (`MissingLength`,
+///   `BadLength`, `MalformedHeader`, …). A `FramedRead` ends after it; the codec reads
+///   nothing more ([`is_failed`](Self::is_failed)).
+/// - A stream that ends inside a message is an `io::Error` of kind `UnexpectedEof`, whose
+///   source is [`ContentLengthError::Truncated`].
+///
+/// Its encoder half is [`ContentLengthEncoder`]'s.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{ContentLengthCodec, Incoming};
+/// use rpcwire::ContentLengthError;
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = ContentLengthCodec::new(rpcwire::Decoder::mcp(), 1 << 20);
+/// let mut buf = BytesMut::from(&b"Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\
+///     Content-Length: 8\r\n\r\nnot json\
+///     Content-Length: two\r\n\r\n{}"[..]);
+/// assert!(matches!(codec.decode(&mut buf)?, Some(Incoming::Message(_))));
+/// assert!(matches!(codec.decode(&mut buf)?, Some(Incoming::Rejected(_))));
+/// let err = codec.decode(&mut buf).unwrap_err();
+/// assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+/// let source = err.get_ref().unwrap().downcast_ref::<ContentLengthError>();
+/// assert_eq!(source, Some(&ContentLengthError::BadLength { offset: 91 }));
+/// assert!(codec.is_failed());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ContentLengthCodec {
+    reader: FrameReader<ContentLengthFramer>,
+    encoder: ContentLengthEncoder,
+}
+
+impl ContentLengthCodec {
+    /// A codec decoding with `decoder`, with bodies of at most `max_frame` bytes (which
+    /// becomes the decoder's frame limit too) and the framer's default header limits.
+    pub fn new(decoder: Decoder, max_frame: usize) -> Self {
+        Self::with_framer(decoder, ContentLengthFramer::new(max_frame))
+    }
+
+    /// A codec decoding with `decoder` the bodies `framer` cuts (configured with its own
+    /// header limits); the framer's frame limit becomes the decoder's.
+    pub fn with_framer(decoder: Decoder, framer: ContentLengthFramer) -> Self {
+        ContentLengthCodec {
+            reader: FrameReader::new(decoder, framer.max_frame(), framer),
+            encoder: ContentLengthEncoder::new(),
+        }
+    }
+
+    /// The envelope decoder.
+    pub fn decoder(&self) -> &Decoder {
+        &self.reader.decoder
+    }
+
+    /// The framer (its stream offsets: [`ContentLengthFramer::consumed`],
+    /// [`ContentLengthFramer::last_offset`]).
+    pub fn framer(&self) -> &ContentLengthFramer {
+        &self.reader.framer
+    }
+
+    /// Whether a malformed header block was read (and returned as an `InvalidData` error):
+    /// the codec then discards all input ([`ContentLengthFramer::is_failed`]).
+    pub fn is_failed(&self) -> bool {
+        self.reader.framer.is_failed()
+    }
+
+    fn next(&mut self, src: &mut BytesMut, eof: bool) -> io::Result<Option<Incoming>> {
+        self.reader.next(src, eof)
+    }
+}
+
+super::codec_traits!(ContentLengthCodec, Incoming, ContentLengthEncoder);
+
+/// The encoder half of [`ContentLengthCodec`], with no decoder: writes each message as
+/// `Content-Length: N\r\n\r\n` and its `N` bytes ([`write_content_length_frame`]).
+///
+/// It takes an [`Outgoing`](super::Outgoing) message (encoded into a scratch buffer the
+/// encoder keeps, since its length comes first), an encoded message (`Bytes`, with or without
+/// its line end, which is not written), or a received message (`&OwnedMessage`, byte for
+/// byte but for a line end at its very end).
+///
+/// ```
+/// use futures_util::SinkExt;
+/// use rpcwire::codec::{ContentLengthEncoder, Outgoing};
+/// use tokio_util::codec::FramedWrite;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut sink = FramedWrite::new(Vec::new(), ContentLengthEncoder::new());
+/// sink.send(Outgoing::Notification { method: "notifications/initialized", params: None }).await?;
+/// assert_eq!(
+///     sink.get_ref(),
+///     b"Content-Length: 54\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+/// );
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ContentLengthEncoder {
+    scratch: BytesMut,
+}
+
+impl ContentLengthEncoder {
+    /// An encoder.
+    pub fn new() -> Self {
+        ContentLengthEncoder::default()
+    }
+}
+
+/// A message: an [`Outgoing`](super::Outgoing), `Bytes` or `&OwnedMessage`.
+impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
+    type Error = io::Error;
+
+    fn encode(&mut self, msg: T, dst: &mut BytesMut) -> Result<(), io::Error> {
+        write_message(&mut self.scratch, &msg, |bytes| {
+            write_content_length_frame(dst, bytes)
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,117 @@
+//! Newline framing: [`LineCodec`] and its write half, [`LineEncoder`].
+
+use std::io;
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+use super::{FrameReader, Incoming, Outgoing};
+use crate::encode;
+use crate::frame::LineFramer;
+use crate::message::OwnedMessage;
+use crate::{Decoder, RawJson};
+
+/// A tokio-util codec for newline-delimited JSON-RPC / MCP (the stdio transport).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{Incoming, LineCodec};
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 1 << 20);
+/// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nnot json\n"[..]);
+/// assert!(matches!(codec.decode(&mut buf).unwrap(), Some(Incoming::Message(_))));
+/// assert!(matches!(codec.decode(&mut buf).unwrap(), Some(Incoming::Rejected(_))));
+/// assert!(codec.decode(&mut buf).unwrap().is_none());
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineCodec {
+    reader: FrameReader<LineFramer>,
+    encoder: LineEncoder,
+}
+
+impl LineCodec {
+    /// A codec decoding with `decoder`, with frames of at most `max_frame` bytes (which
+    /// becomes the decoder's frame limit too).
+    pub fn new(decoder: Decoder, max_frame: usize) -> Self {
+        LineCodec {
+            reader: FrameReader::new(decoder, max_frame, LineFramer::new(max_frame)),
+            encoder: LineEncoder,
+        }
+    }
+
+    /// The envelope decoder.
+    pub fn decoder(&self) -> &Decoder {
+        &self.reader.decoder
+    }
+
+    /// The framer (its stream offsets: [`LineFramer::consumed`], [`LineFramer::last_offset`]).
+    pub fn framer(&self) -> &LineFramer {
+        &self.reader.framer
+    }
+
+    fn next(&mut self, src: &mut BytesMut, eof: bool) -> io::Result<Option<Incoming>> {
+        self.reader.next(src, eof)
+    }
+}
+
+super::codec_traits!(LineCodec, Incoming, LineEncoder);
+
+/// The encoder half of [`LineCodec`], with no decoder: writes each message as one line
+/// (MCP's stdio framing).
+///
+/// ```
+/// use futures_util::SinkExt;
+/// use rpcwire::codec::{LineEncoder, Outgoing};
+/// use tokio_util::codec::FramedWrite;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut sink = FramedWrite::new(Vec::new(), LineEncoder);
+/// sink.send(Outgoing::Notification { method: "notifications/initialized", params: None }).await?;
+/// assert_eq!(sink.get_ref(), b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineEncoder;
+
+impl tokio_util::codec::Encoder<Outgoing<'_>> for LineEncoder {
+    type Error = io::Error;
+
+    fn encode(&mut self, msg: Outgoing<'_>, dst: &mut BytesMut) -> Result<(), io::Error> {
+        msg.write(dst);
+        Ok(())
+    }
+}
+
+/// Writes one encoded line (as produced by [`crate::encode`]); a missing final `\n` is added.
+/// A line break inside it is an `InvalidInput` error: it would split the message in two.
+impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
+    type Error = io::Error;
+
+    fn encode(&mut self, line: Bytes, dst: &mut BytesMut) -> Result<(), io::Error> {
+        if memchr::memchr2(b'\n', b'\r', line.strip_suffix(b"\n").unwrap_or(&line)).is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a frame must be one line",
+            ));
+        }
+        dst.extend_from_slice(&line);
+        if !line.ends_with(b"\n") {
+            dst.put_u8(b'\n');
+        }
+        Ok(())
+    }
+}
+
+/// Forwards a received message byte for byte, as one line.
+impl tokio_util::codec::Encoder<&OwnedMessage> for LineEncoder {
+    type Error = io::Error;
+
+    fn encode(&mut self, msg: &OwnedMessage, dst: &mut BytesMut) -> Result<(), io::Error> {
+        // A frame read by another framer may hold line breaks, as JSON whitespace (a lone CR
+        // even in one read by `LineFramer`); the encoder turns them into spaces.
+        encode::write_raw_json(dst, RawJson::trusted(msg.frame()));
+        dst.put_u8(b'\n');
+        Ok(())
+    }
+}

@@ -1,0 +1,369 @@
+//! tokio-util integration: a [`Decoder`](tokio_util::codec::Decoder) and
+//! [`Encoder`](tokio_util::codec::Encoder) for each transport MCP uses.
+//!
+//! - [`LineCodec`] (and [`LineEncoder`], its write half): newline-delimited JSON-RPC, the
+//!   stdio transport.
+//! - [`SseCodec`] (and [`SseEncoder`]): a `text/event-stream` body, the streamed response of
+//!   MCP's Streamable HTTP transport (and the 2024-11-05 HTTP+SSE transport's stream). Its
+//!   items are [`SseItem`]s: the event's `id` and `retry` with what it carries, a decoded
+//!   message or an event that is none (a priming event, an `endpoint` event).
+//! - [`ContentLengthCodec`] (and [`ContentLengthEncoder`]): `Content-Length` framing, as LSP
+//!   peers use it.
+//!
+//! A bad frame is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
+//! the stream goes on after it. `Err` is for I/O, and for what leaves no stream to go on
+//! with: a malformed `Content-Length` header block (`InvalidData`) or a message cut short by
+//! the end of a `Content-Length` stream (`UnexpectedEof`).
+//!
+//! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
+//! newline framing; for the others, into a scratch buffer the encoder keeps, whose bytes the
+//! frame writer then frames: a `Content-Length` header needs the length first), a received
+//! [`OwnedMessage`] byte for byte, or a message already encoded (`Bytes`).
+
+mod content_length;
+mod lines;
+mod sse;
+
+use std::io;
+
+use bytes::{Bytes, BytesMut};
+
+pub use content_length::{ContentLengthCodec, ContentLengthEncoder};
+pub use lines::{LineCodec, LineEncoder};
+pub use sse::{SseCodec, SseControl, SseEncoder, SseItem, SseMessage, SsePayload};
+
+use crate::encode;
+use crate::frame::{FrameError, Framer};
+use crate::message::{OwnedMessage, OwnedRejection, Reply, ReplyId};
+use crate::{Decoder, ErrorCode, Id, RawJson};
+
+/// One item read off the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incoming {
+    /// A valid message (the frame's `Bytes` plus spans: no copy).
+    Message(OwnedMessage),
+    /// A frame that is not a valid message; [`OwnedRejection::rejection`] says whether and how
+    /// to answer it.
+    Rejected(OwnedRejection),
+    /// A frame longer than the frame limit (a line, an event's data, a `Content-Length`
+    /// body), discarded; `offset` is where it started.
+    TooLong {
+        /// Stream offset of the frame's first byte (of its first header byte, for
+        /// `Content-Length` framing; of its event's first line, for SSE).
+        offset: u64,
+        /// The reply it calls for: -32700 with the decoder's
+        /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
+        /// ([`Decoder::too_long_reply`]).
+        reply: Reply<'static>,
+    },
+}
+
+impl Incoming {
+    /// The error reply this item calls for, as [`Rejection::reply`](crate::Rejection::reply)
+    /// gives it: `None` for a message (a request's answer is the application's) and for a
+    /// malformed response. Whether to send a reply to a frame that is not JSON, or to an
+    /// over-long line, is the caller's policy: answer a peer whose requests you read
+    /// ([`Role::Server`](crate::Role::Server)); from a server such a line may have been a
+    /// response, which is never answered.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::LineCodec;
+    /// use rpcwire::{encode, ErrorCode};
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 16);
+    /// let mut buf = BytesMut::from(&b"{\"id\":1}\nmuch too long for sixteen bytes\n"[..]);
+    /// let mut out = BytesMut::new();
+    /// while let Some(item) = codec.decode(&mut buf).unwrap() {
+    ///     if let Some(reply) = item.reply() {
+    ///         encode::write_reply(&mut out, &reply, None);
+    ///     }
+    /// }
+    /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2); // -32600, then -32700
+    /// ```
+    pub fn reply(&self) -> Option<Reply<'_>> {
+        match self {
+            Incoming::Message(_) => None,
+            Incoming::Rejected(rejected) => rejected.rejection().reply(),
+            Incoming::TooLong { reply, .. } => Some(*reply),
+        }
+    }
+}
+
+/// One message to write, by any encoder of this module: [`LineEncoder`] encodes it straight
+/// into the sink's buffer (as the [`encode`] functions write it, as one line), [`SseEncoder`]
+/// and [`ContentLengthEncoder`] frame that line.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{LineEncoder, Outgoing};
+/// use rpcwire::{Id, RawJson};
+/// use tokio_util::codec::Encoder as _;
+///
+/// let mut out = BytesMut::new();
+/// let params = RawJson::new(br#"{"name":"get_weather"}"#).unwrap();
+/// let id = Id::from_token(b"7").unwrap();
+/// LineEncoder.encode(Outgoing::Request { id, method: "tools/call", params: Some(params) }, &mut out)?;
+/// LineEncoder.encode(Outgoing::Notification { method: "notifications/initialized", params: None }, &mut out)?;
+/// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_weather"}}
+/// {"jsonrpc":"2.0","method":"notifications/initialized"}
+/// "#[..]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outgoing<'a> {
+    /// A request ([`encode::write_request`]).
+    Request {
+        /// Its id.
+        id: Id<'a>,
+        /// The method.
+        method: &'a str,
+        /// The parameters, written raw.
+        params: Option<RawJson<'a>>,
+    },
+    /// A notification ([`encode::write_notification`]).
+    Notification {
+        /// The method.
+        method: &'a str,
+        /// The parameters, written raw.
+        params: Option<RawJson<'a>>,
+    },
+    /// A success response ([`encode::write_response`]).
+    Response {
+        /// The request's id.
+        id: Id<'a>,
+        /// The result, written raw.
+        result: RawJson<'a>,
+    },
+    /// An error response ([`encode::write_error`]).
+    Error {
+        /// The request's id, or null or absent when it could not be read.
+        id: ReplyId<'a>,
+        /// The error code.
+        code: ErrorCode,
+        /// The message.
+        message: &'a str,
+        /// The error's data, written raw.
+        data: Option<RawJson<'a>>,
+    },
+    /// The error reply a rejected frame or an over-long frame calls for
+    /// ([`Incoming::reply`], [`encode::write_reply`]).
+    Reply(Reply<'a>),
+}
+
+impl Outgoing<'_> {
+    /// Appends the message to `out` as one line, with the [`encode`] writer of its shape
+    /// (which puts no line break inside it, and a `\n` after it).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::Outgoing;
+    /// let mut out = BytesMut::new();
+    /// Outgoing::Notification { method: "notifications/initialized", params: None }.write(&mut out);
+    /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    /// ```
+    pub fn write(&self, out: &mut BytesMut) {
+        match *self {
+            Outgoing::Request { id, method, params } => {
+                encode::write_request(out, id, method, params)
+            }
+            Outgoing::Notification { method, params } => {
+                encode::write_notification(out, method, params)
+            }
+            Outgoing::Response { id, result } => encode::write_response(out, id, result),
+            Outgoing::Error {
+                id,
+                code,
+                message,
+                data,
+            } => encode::write_error(out, id, code, message, data),
+            Outgoing::Reply(reply) => encode::write_reply(out, &reply, None),
+        }
+    }
+}
+
+/// The tokio-util traits of a codec (a struct with an `encoder` field, of type `$encoder`,
+/// and a method `next(&mut self, src, eof)` giving its next item): its `Decoder`, and its
+/// `Encoder` for every item its encoder half takes.
+macro_rules! codec_traits {
+    ($codec:ident, $item:ty, $encoder:ident) => {
+        impl tokio_util::codec::Decoder for $codec {
+            type Item = $item;
+            type Error = std::io::Error;
+
+            fn decode(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
+                self.next(src, false)
+            }
+
+            fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
+                self.next(src, true)
+            }
+        }
+
+        #[doc = concat!("[`", stringify!($encoder), "`]'s: every item it takes.")]
+        impl<T> tokio_util::codec::Encoder<T> for $codec
+        where
+            $encoder: tokio_util::codec::Encoder<T, Error = std::io::Error>,
+        {
+            type Error = std::io::Error;
+
+            fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), std::io::Error> {
+                self.encoder.encode(item, dst)
+            }
+        }
+    };
+}
+use codec_traits;
+
+/// A framer and the decoder that reads its frames: the read half every codec shares.
+#[derive(Debug, Clone)]
+struct FrameReader<F> {
+    framer: F,
+    decoder: Decoder,
+}
+
+impl<F> FrameReader<F> {
+    /// `framer` (whose limit is `max_frame`) with `decoder`, whose frame limit becomes
+    /// `max_frame` too (a lower one would refuse the frames the framer lets through).
+    fn new(decoder: Decoder, max_frame: usize, framer: F) -> Self {
+        let mut options = *decoder.options();
+        options.limits.max_frame = max_frame;
+        FrameReader {
+            framer,
+            decoder: Decoder::new(options),
+        }
+    }
+
+    /// The item a frame makes: a message or a rejection.
+    fn decode(&self, frame: Bytes) -> Incoming {
+        match OwnedMessage::decode(&self.decoder, frame) {
+            Ok(msg) => Incoming::Message(msg),
+            Err(rejection) => Incoming::Rejected(rejection),
+        }
+    }
+
+    /// What a codec hands out for a framer's answer: nothing yet, `item` of a frame, or what
+    /// a bad frame is ([`BadFrame::into_item`]).
+    fn item<Frame, E: BadFrame, T: From<Incoming>>(
+        &self,
+        framed: Result<Option<Frame>, E>,
+        item: impl FnOnce(&Self, Frame) -> T,
+    ) -> io::Result<Option<T>> {
+        match framed {
+            Ok(None) => Ok(None),
+            Ok(Some(frame)) => Ok(Some(item(self, frame))),
+            Err(bad) => bad
+                .into_item(self.decoder.too_long_reply())
+                .map(|i| Some(i.into())),
+        }
+    }
+}
+
+impl<F: Framer<Frame = Bytes>> FrameReader<F>
+where
+    F::Error: BadFrame,
+{
+    /// The next item of a framer whose frames are messages.
+    fn next(&mut self, buf: &mut BytesMut, eof: bool) -> io::Result<Option<Incoming>> {
+        let framed = self.framer.next_frame(buf, eof);
+        self.item(framed, Self::decode)
+    }
+}
+
+/// A framer's error, as a codec hands it out.
+trait BadFrame {
+    /// The item for a frame the stream survives (an over-long one, answered with
+    /// `too_long`), or the `io::Error` that ends the stream.
+    fn into_item(self, too_long: Reply<'static>) -> io::Result<Incoming>;
+}
+
+impl BadFrame for FrameError {
+    fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
+        let FrameError::TooLong { offset } = self;
+        Ok(Incoming::TooLong { offset, reply })
+    }
+}
+
+/// A message the framing encoders ([`SseEncoder`], [`ContentLengthEncoder`]) take: an
+/// [`Outgoing`] message, a message already encoded (`Bytes`, with or without the line end an
+/// [`encode`] writer puts after it), or a received message (`&OwnedMessage`). Sealed: these
+/// three are all.
+///
+/// ```
+/// use bytes::{Bytes, BytesMut};
+/// use rpcwire::codec::{ContentLengthEncoder, MessageBytes, Outgoing, SseEncoder};
+/// use tokio_util::codec::Encoder;
+///
+/// /// Writes `msg` in both framings.
+/// fn both<T: MessageBytes + Clone>(msg: T) -> (BytesMut, BytesMut) {
+///     let (mut sse, mut lsp) = (BytesMut::new(), BytesMut::new());
+///     SseEncoder::new().encode(msg.clone(), &mut sse).unwrap();
+///     ContentLengthEncoder::new().encode(msg, &mut lsp).unwrap();
+///     (sse, lsp)
+/// }
+/// let ping = Outgoing::Notification { method: "ping", params: None };
+/// let line = Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n");
+/// let (sse, lsp) = both(ping);
+/// assert_eq!(&sse[..], b"data: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n");
+/// assert_eq!(&lsp[..], b"Content-Length: 33\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}");
+/// assert_eq!(both(ping), both(line));
+/// ```
+pub trait MessageBytes: sealed::MessageBytes {}
+
+impl MessageBytes for Outgoing<'_> {}
+impl MessageBytes for Bytes {}
+impl MessageBytes for &OwnedMessage {}
+
+/// The most a framing encoder's scratch buffer keeps between messages: one grown past it, by
+/// a large [`Outgoing`] message, is given back, so that a long-lived encoder does not hold the
+/// largest message it ever wrote.
+const SCRATCH_KEEP: usize = 64 << 10;
+
+/// Hands `write` the bytes of `msg` (encoded into `scratch` first for an [`Outgoing`]).
+fn write_message<T: MessageBytes, R>(
+    scratch: &mut BytesMut,
+    msg: &T,
+    write: impl FnOnce(&[u8]) -> R,
+) -> R {
+    let written = write(msg.bytes(scratch));
+    if scratch.capacity() > SCRATCH_KEEP {
+        *scratch = BytesMut::new();
+    }
+    written
+}
+
+mod sealed {
+    use bytes::{Bytes, BytesMut};
+
+    use super::Outgoing;
+    use crate::message::OwnedMessage;
+
+    /// [`super::MessageBytes`]'s bytes.
+    pub trait MessageBytes {
+        /// The message's bytes: an [`Outgoing`] is encoded into `scratch` first.
+        fn bytes<'s>(&'s self, scratch: &'s mut BytesMut) -> &'s [u8];
+    }
+
+    impl MessageBytes for Outgoing<'_> {
+        fn bytes<'s>(&'s self, scratch: &'s mut BytesMut) -> &'s [u8] {
+            scratch.clear();
+            self.write(scratch);
+            scratch
+        }
+    }
+
+    /// A message already encoded.
+    impl MessageBytes for Bytes {
+        fn bytes<'s>(&'s self, _: &'s mut BytesMut) -> &'s [u8] {
+            self
+        }
+    }
+
+    /// A received message, forwarded byte for byte.
+    impl MessageBytes for &OwnedMessage {
+        fn bytes<'s>(&'s self, _: &'s mut BytesMut) -> &'s [u8] {
+            self.frame()
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The SSE codec: every kind of event a client meets on an MCP stream (messages, priming
+//! events, the old transport's `endpoint` event, other types, `retry`, over-long events, an
+//! event cut off by the end of the body) through `FramedRead` with reads split anywhere, and
+//! the encoder's events read back.
+#![cfg(feature = "tokio")]
+
+mod common;
+
+use bytes::{Bytes, BytesMut};
+use common::{assert_any_split, outgoing_cases, read_framed, show_incoming};
+use futures_util::SinkExt;
+use proptest::prelude::*;
+use rpcwire::codec::{Incoming, SseCodec, SseControl, SseEncoder, SseItem, SseMessage, SsePayload};
+use rpcwire::{Decoder, SseWriteError};
+use tokio_util::codec::{Decoder as _, Encoder as _, FramedWrite};
+
+const MAX: usize = 64;
+
+/// A server's stream, one event of each kind, the last cut off by the end of the body.
+fn stream() -> Vec<u8> {
+    [
+        &b"\xEF\xBB\xBF: keep-alive\r\n\r\n"[..],
+        b"id: 0\ndata:\n\n",
+        b"event: endpoint\ndata: /messages?sessionId=abc\n\n",
+        b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+        b"data: {\"jsonrpc\":\"2.0\",\r\ndata: \"method\":\"n\",\"params\":{}}\r\n\r\n",
+        b"event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n",
+        b"data: not json\n\n",
+        b"id: 3\nevent: custom\ndata: a\ndata: b\n\n",
+        b"id: 99\ndata: ",
+        &[b'x'; MAX + 1],
+        b"\nretry: 2500\n\n",
+        b"id:\r\r",
+        b"id: 4\nretry: 9000\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"lost\"}\n",
+    ]
+    .concat()
+}
+
+/// An item as a test compares it.
+fn show(item: &SseItem) -> String {
+    let id = item
+        .id
+        .as_ref()
+        .map(|id| String::from_utf8_lossy(id).into_owned());
+    let payload = match &item.payload {
+        SsePayload::Message(incoming) => show_incoming(incoming),
+        SsePayload::Other { event, data } => format!(
+            "{} event: {}",
+            String::from_utf8_lossy(event),
+            String::from_utf8_lossy(data)
+        ),
+        SsePayload::Empty => "empty".into(),
+    };
+    format!("id {id:?} retry {:?}: {payload}", item.retry)
+}
+
+fn read(chunks: &[&[u8]]) -> Vec<String> {
+    let (mut out, codec) = read_framed(
+        SseCodec::new(Decoder::mcp_client(), MAX),
+        chunks,
+        |_, item| show(&item.unwrap()),
+    );
+    out.push(format!(
+        "last id {:?}, retry {:?}",
+        codec
+            .last_event_id()
+            .map(|id| String::from_utf8_lossy(id).into_owned()),
+        codec.reconnection_time()
+    ));
+    out
+}
+
+fn expected() -> Vec<String> {
+    let too_long_at = stream().windows(6).position(|w| w == b"id: 99").unwrap();
+    [
+        r#"id Some("0") retry None: empty"#.to_string(),
+        "id None retry None: endpoint event: /messages?sessionId=abc".into(),
+        r#"id Some("1") retry None: success_response {"jsonrpc":"2.0","id":1,"result":{}}"#.into(),
+        "id None retry None: notification {\"jsonrpc\":\"2.0\",\n\"method\":\"n\",\"params\":{}}"
+            .into(),
+        r#"id Some("2") retry None: success_response {"jsonrpc":"2.0","id":2,"result":{}}"#.into(),
+        // Not JSON: -32700 (whether to send it is the caller's policy; a client does not).
+        "id None retry None: rejected Some(-32700)".into(),
+        r#"id Some("3") retry None: custom event: a
+b"#
+        .into(),
+        format!("id None retry None: too long at {too_long_at} (-32700)"),
+        // The `retry` of the event dropped still counts: it comes with the next event, one
+        // whose empty id resets the last event id (its lines end in lone CRs).
+        r#"id Some("") retry Some(2500): empty"#.into(),
+        // The last event has no blank line: dropped, but for its `retry`.
+        "id None retry Some(9000): empty".into(),
+        r#"last id Some(""), retry Some(9000)"#.into(),
+    ]
+    .to_vec()
+}
+
+#[test]
+fn every_kind_of_event_split_anywhere() {
+    assert_any_split(&stream(), &expected(), read);
+}
+
+proptest! {
+    #[test]
+    fn every_kind_of_event_split_at_random(mut cuts in proptest::collection::vec(0..400usize, 0..12)) {
+        let stream = stream();
+        cuts.iter_mut().for_each(|c| *c = (*c).min(stream.len()));
+        cuts.sort_unstable();
+        let mut chunks = vec![];
+        let mut from = 0;
+        for &cut in &cuts {
+            chunks.push(&stream[from..cut]);
+            from = cut;
+        }
+        chunks.push(&stream[from..]);
+        prop_assert_eq!(read(&chunks), expected());
+    }
+}
+
+/// As a server (reading a client's stream), a message event that is no valid request calls
+/// for its reply, and so does an over-long one.
+#[test]
+fn items_say_what_they_call_for() {
+    let mut codec = SseCodec::new(Decoder::mcp(), MAX);
+    let mut buf = BytesMut::from(
+        &[
+            &b"data: {\"jsonrpc\":\"2.0\",\"id\":5}\n\n"[..],
+            b"id: 7\ndata:\n\n",
+            b"data: ",
+            &[b' '; MAX + 1],
+            b"\n\n",
+        ]
+        .concat()[..],
+    );
+    let mut replies = vec![];
+    while let Some(item) = codec.decode(&mut buf).unwrap() {
+        replies.push(
+            item.reply()
+                .map(|r| (r.code.get(), r.id.token().map(<[u8]>::to_vec))),
+        );
+    }
+    assert_eq!(
+        replies,
+        [
+            Some((-32600, Some(b"5".to_vec()))),
+            None,
+            Some((-32700, None))
+        ]
+    );
+}
+
+/// Each `Outgoing` shape, an encoded line and a received message, with and without an event
+/// id, is written as one event that reads back as the same message with the same id.
+#[tokio::test]
+async fn encoded_events_read_back() {
+    for (msg, line, kind, decoder, received) in outgoing_cases() {
+        let mut sink = FramedWrite::new(Vec::new(), SseCodec::new(Decoder::mcp(), 1024));
+        sink.send(msg).await.unwrap();
+        sink.send(SseMessage::new(msg).with_id("e-1"))
+            .await
+            .unwrap();
+        sink.send(Bytes::from(format!("{line}\n"))).await.unwrap();
+        sink.send(SseMessage::new(Bytes::from(line)).with_id(""))
+            .await
+            .unwrap();
+        sink.send(&received).await.unwrap();
+        sink.send(SseMessage::new(&received).with_id("e/3"))
+            .await
+            .unwrap();
+        sink.send(SseControl::Comment("between")).await.unwrap();
+        sink.send(SseControl::Retry(10)).await.unwrap();
+        let written = sink.into_inner();
+        assert_eq!(
+            &written[..],
+            format!(
+                "data: {line}\n\nid: e-1\ndata: {line}\n\ndata: {line}\n\nid:\ndata: {line}\n\n\
+                 data: {line}\n\nid: e/3\ndata: {line}\n\n: between\nretry: 10\n\n"
+            )
+            .as_bytes(),
+        );
+        let (items, codec) = read_framed(SseCodec::new(decoder, 1024), &[&written], |_, item| {
+            let item = item.unwrap();
+            let id = item.id.clone();
+            match item.into_incoming() {
+                Some(Incoming::Message(m)) => (id, Some((m.kind(), m.frame().clone()))),
+                other => (id, other.map(|_| panic!("{line}: not a message"))),
+            }
+        });
+        let message = Some((kind, Bytes::from(line)));
+        let ids = [None, Some("e-1"), None, Some(""), None, Some("e/3")];
+        let mut expected: Vec<_> = ids
+            .iter()
+            .map(|id| (id.map(Bytes::from), message.clone()))
+            .collect();
+        expected.push((None, None)); // the `retry`
+        assert_eq!(items, expected, "{line}");
+        assert_eq!(codec.reconnection_time(), Some(10));
+    }
+}
+
+/// An event id or type that would end its line (or an id with a NUL, which a reader would
+/// ignore) is an `InvalidInput` error carrying the `SseWriteError`, and nothing is written.
+#[test]
+fn a_field_that_would_corrupt_the_stream_is_refused() {
+    let notification = rpcwire::codec::Outgoing::Notification {
+        method: "n",
+        params: None,
+    };
+    let mut encoder = SseEncoder::new();
+    let mut out = BytesMut::from(&b"data: {}\n\n"[..]);
+    for (id, event_type, expected) in [
+        (Some("a\nb"), None, SseWriteError::InvalidId),
+        (Some("a\r"), None, SseWriteError::InvalidId),
+        (Some("\0"), None, SseWriteError::InvalidId),
+        (Some("1"), Some("x\r\ny"), SseWriteError::InvalidEventType),
+    ] {
+        let mut msg = SseMessage::new(notification);
+        msg.id = id;
+        msg.event_type = event_type;
+        let bytes = SseMessage {
+            message: Bytes::from_static(b"{}"),
+            id,
+            event_type,
+        };
+        for err in [
+            encoder.encode(msg, &mut out).unwrap_err(),
+            encoder.encode(bytes, &mut out).unwrap_err(),
+        ] {
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{id:?}");
+            let source = err
+                .get_ref()
+                .and_then(|e| e.downcast_ref::<SseWriteError>());
+            assert_eq!(source, Some(&expected), "{id:?}");
+        }
+    }
+    assert_eq!(&out[..], b"data: {}\n\n");
+}
+
+/// The body ends inside an event: WHATWG drops it, whatever it holds, and so does the codec
+/// (an `Err` would end a stream that ended well).
+#[test]
+fn a_body_that_ends_mid_event_drops_it() {
+    for tail in [
+        &b"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}"[..],
+        b"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n",
+        b"data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n",
+        b"id: 8\ndata: {}\r",
+        b"event: endpoint\ndata: /x\n",
+    ] {
+        let stream = [
+            &b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..],
+            tail,
+        ]
+        .concat();
+        let (items, codec) =
+            read_framed(SseCodec::new(Decoder::mcp(), MAX), &[&stream], |_, item| {
+                show(&item.unwrap())
+            });
+        assert_eq!(
+            items,
+            [r#"id Some("1") retry None: notification {"jsonrpc":"2.0","method":"m"}"#],
+            "{tail:?}"
+        );
+        assert_eq!(codec.last_event_id(), Some(&b"1"[..]), "{tail:?}");
+    }
+}
