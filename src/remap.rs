@@ -154,8 +154,8 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
     ///
     /// # Panics
     ///
-    /// When `req` was not decoded from `frame` (its id must be a slice of it), before anything
-    /// is kept.
+    /// When `req` was not decoded from `frame` (its id and its progress token must be
+    /// slices of it, apart), before anything is kept.
     pub fn forward_request(
         &mut self,
         client: C,
@@ -220,8 +220,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Panics
     ///
-    /// When `req` was not decoded from `frame` (its id must be a slice of it), before anything
-    /// is kept.
+    /// When `req` was not decoded from `frame` (its id and its progress token must be
+    /// slices of it, apart), before anything is kept.
     pub fn forward_request_with(
         &mut self,
         client: C,
@@ -237,8 +237,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         let progress_token = progress_token_to_rewrite(req)?;
         // Before anything is kept: a caller's mistake must not leave a request behind.
-        for token in [Some(req.id), progress_token].into_iter().flatten() {
-            encode::offset_in(frame, token.raw());
+        match progress_token {
+            Some(progress) => {
+                encode::token_spans(frame, [(req.id.raw(), ()), (progress.raw(), ())]);
+            }
+            None => {
+                encode::offset_in(frame, req.id.raw());
+            }
         }
         let origin = Origin {
             client,

@@ -553,3 +553,25 @@ fn a_mistaken_request_frame_panics_before_anything_is_kept() {
         .forward_request(5, frame, &req, None, &mut BytesMut::new())
         .is_ok());
 }
+
+/// A request whose id and progress token overlap in the frame was not decoded from it (the
+/// decoder never hands out such a pair): it panics as documented, and like any other such
+/// mistake before anything is kept, not after the request is filed (whose id the client could
+/// then never use again).
+#[test]
+fn overlapping_id_and_progress_token_panic_before_anything_is_kept() {
+    let mut remap: IdRemapper<u32> = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":"req-1","method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#;
+    let req = request(frame);
+    let token = rpcwire::mcp::progress_token(&Message::Request(req)).unwrap();
+    let forged = rpcwire::Request { id: token, ..req };
+    let mistaken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        remap.forward_request(5, frame, &forged, None, &mut BytesMut::new())
+    }));
+    assert!(mistaken.is_err());
+    assert_eq!((remap.len(), remap.bytes()), (0, 0));
+    assert!(remap.get(&5, token).is_none());
+    assert!(remap
+        .forward_request(5, frame, &req, None, &mut BytesMut::new())
+        .is_ok());
+}
