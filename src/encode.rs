@@ -245,7 +245,6 @@ pub fn write_with_id(out: &mut BytesMut, frame: &[u8], old_id: Id<'_>, new_id: I
     write_with_tokens(out, frame, [(old_id, new_id)]);
 }
 
-/// The panic message of a token that is not a subslice of its frame.
 /// Where `token` starts in `frame`.
 ///
 /// # Panics
@@ -258,6 +257,29 @@ pub(crate) fn offset_in(frame: &[u8], token: &[u8]) -> usize {
         .expect("a replaced token must be a subslice of the frame")
 }
 
+/// Where the tokens of `frame` that [`write_with_tokens`] replaces lie, in order: `(start,
+/// end, what)` for each `(token, what)`.
+///
+/// # Panics
+/// When a token is not a subslice of `frame`, or two of them overlap: a caller's mistake,
+/// which callers that keep state check before changing it (with `what` = `()`).
+pub(crate) fn token_spans<T, const N: usize>(
+    frame: &[u8],
+    tokens: [(&[u8], T); N],
+) -> [(usize, usize, T); N] {
+    let mut spans = tokens.map(|(token, what)| {
+        let start = offset_in(frame, token);
+        (start, start + token.len(), what)
+    });
+    spans.sort_unstable_by_key(|&(start, ..)| start);
+    let mut at = 0;
+    for &(start, end, _) in &spans {
+        assert!(start >= at, "replaced tokens must not overlap");
+        at = end;
+    }
+    spans
+}
+
 /// [`write_with_id`] for several tokens of `frame` at once (an id and a progress token, say):
 /// each `(old, new)` pair replaces the token `old`, a subslice of `frame`, by `new`.
 ///
@@ -268,14 +290,9 @@ pub(crate) fn write_with_tokens<const N: usize>(
     frame: &[u8],
     tokens: [(Id<'_>, Id<'_>); N],
 ) {
-    let mut spans = tokens.map(|(old, new)| {
-        let start = offset_in(frame, old.raw());
-        (start, start + old.raw().len(), new)
-    });
-    spans.sort_unstable_by_key(|&(start, ..)| start);
+    let spans = token_spans(frame, tokens.map(|(old, new)| (old.raw(), new)));
     let mut at = 0;
     for (start, end, new) in spans {
-        assert!(start >= at, "replaced tokens must not overlap");
         write_raw_json(out, RawJson::trusted(&frame[at..start]));
         out.extend_from_slice(new.raw());
         at = end;

@@ -65,6 +65,7 @@ pub struct DecodeOptions {
     /// request: the server asks the client for input, the client retries). Empty: no check,
     /// for sessions under an earlier version, where `resultType` is an extra member like any
     /// other (the result is then skipped whole, not walked member by member).
+    /// [`for_protocol_version`](Self::for_protocol_version) sets it from the version.
     pub result_types: &'static [&'static str],
     /// Whether a JSON array is a batch ([`Message::Batch`], its elements decoded one by one;
     /// in the MCP dialect each held to MCP's rules, and an `initialize` request refused as
@@ -90,25 +91,41 @@ impl DecodeOptions {
             },
             reject_unknown_members: false,
             hardened: false,
-            result_types: &["complete", "input_required"],
+            result_types: Self::RESULT_TYPES,
             batches: matches!(dialect, Dialect::JsonRpc2),
         }
     }
 
+    /// The `resultType` values MCP 2026-07-28 defines, `complete` and `input_required`: the
+    /// default [`result_types`](Self::result_types), and what
+    /// [`for_protocol_version`](Self::for_protocol_version) sets from that version on.
+    pub const RESULT_TYPES: &'static [&'static str] = &["complete", "input_required"];
+
     /// These options for a session that negotiated the MCP revision `version` (the
-    /// `protocolVersion` of the server's reply to `initialize`): [`result_types`] is left as
-    /// it is from 2026-07-28 on, and emptied before it, where `resultType` means nothing and
-    /// a result holding one (`"resultType": 42`, an application's own member) is valid. In
-    /// the MCP dialect, [`batches`] are allowed under 2025-03-26 only (its receivers must
-    /// accept them; 2025-06-18 removed them).
+    /// `protocolVersion` of the server's reply to `initialize`). It sets the fields the
+    /// version decides, whole, whatever they held before:
+    ///
+    /// - [`result_types`]: [`RESULT_TYPES`](Self::RESULT_TYPES) from 2026-07-28 on, empty
+    ///   before it, where `resultType` means nothing and a result holding one
+    ///   (`"resultType": 42`, an application's own member) is valid;
+    /// - in the MCP dialect, [`batches`]: allowed under 2025-03-26 only (its receivers must
+    ///   accept them; 2025-06-18 removed them). JSON-RPC's are the dialect's and stay as
+    ///   they are.
+    ///
+    /// So the last call counts: `options.for_protocol_version(a).for_protocol_version(b)` is
+    /// `options.for_protocol_version(b)`, and options can be derived again when a session's
+    /// version becomes known. A value of one's own for either field goes after it:
+    /// `DecodeOptions { batches: false, ..options.for_protocol_version(version) }`.
     ///
     /// ```
     /// use rpcwire::{DecodeOptions, Decoder, Dialect};
     /// let reply = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":42}}"#;
     /// let newest = Decoder::new(DecodeOptions::new(Dialect::Mcp));
     /// assert!(newest.decode(reply).is_err());
-    /// let older = Decoder::new(DecodeOptions::new(Dialect::Mcp).for_protocol_version("2025-11-25"));
-    /// assert!(older.decode(reply).is_ok());
+    /// let older = DecodeOptions::new(Dialect::Mcp).for_protocol_version("2025-11-25");
+    /// assert!(Decoder::new(older).decode(reply).is_ok());
+    /// // The check comes back with a later version.
+    /// assert!(Decoder::new(older.for_protocol_version("2026-07-28")).decode(reply).is_err());
     /// ```
     ///
     /// ```
@@ -123,9 +140,11 @@ impl DecodeOptions {
     /// [`result_types`]: DecodeOptions::result_types
     /// [`batches`]: DecodeOptions::batches
     pub fn for_protocol_version(mut self, version: &str) -> Self {
-        if !crate::mcp::versions::has_result_type(version) {
-            self.result_types = &[];
-        }
+        self.result_types = if crate::mcp::versions::has_result_type(version) {
+            Self::RESULT_TYPES
+        } else {
+            &[]
+        };
         if self.dialect == Dialect::Mcp {
             self.batches = crate::mcp::versions::has_batches(version);
         }

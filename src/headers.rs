@@ -392,9 +392,16 @@ fn strip_prefix_ignore_case<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
 }
 
 /// The value as text when it holds only visible ASCII, spaces and tabs (RFC 9110 field
-/// values, without obsolete text), whitespace around it stripped.
+/// values, without obsolete text), the spaces and tabs around it stripped (RFC 9110's OWS:
+/// another control character at either end, a line break, is malformed as one inside is).
 fn plain(value: &[u8]) -> Option<&str> {
-    let value = value.trim_ascii();
+    let is_ows = |b: &u8| matches!(b, b' ' | b'\t');
+    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
+    let value = &value[start..end];
     if value
         .iter()
         .all(|&b| (0x20..0x7f).contains(&b) || b == b'\t')
@@ -433,7 +440,8 @@ impl std::error::Error for ValueError {}
 
 /// Decodes a `Mcp-Name` or `Mcp-Param-*` header value to the text the body carries: a value
 /// in the sentinel form `=?base64?…?=` is Base64-decoded (standard alphabet, padding
-/// optional), any other value is taken as it is. Whitespace around the value is ignored.
+/// optional), any other value is taken as it is. Spaces and tabs around the value are
+/// ignored.
 ///
 /// ```
 /// use rpcwire::headers::decode_header_value;

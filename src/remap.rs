@@ -120,12 +120,26 @@ impl std::error::Error for RemapError {}
 /// assert_eq!(&to_client[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"result\":{}}\n");
 /// ```
 pub struct IdRemapper<C, T = ()> {
-    pending: PendingTable<Origin<C, T>>,
+    pending: PendingTable<Entry<C, T>>,
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
+    /// Each client's latest request in flight: the head of the list of its requests that
+    /// their entries link ([`Entry::prev`], [`Entry::next`]), so that a client going away
+    /// costs its own requests, not a scan of every request in flight.
+    heads: HashMap<C, Token, foldhash::quality::RandomState>,
     /// What the requests' clients' ids and progress tokens hold ([`held_bytes`]), and its
     /// limit.
     bytes: usize,
     max_bytes: usize,
+}
+
+/// A request in flight: where it came from, and its neighbours in its client's list (the
+/// client's next older and newer requests in flight).
+struct Entry<C, T> {
+    origin: Origin<C, T>,
+    /// The client's newer request (`None`: this one is the head, in `heads`).
+    prev: Option<Token>,
+    /// The client's older request.
+    next: Option<Token>,
 }
 
 /// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
@@ -154,8 +168,8 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
     ///
     /// # Panics
     ///
-    /// When `req` was not decoded from `frame` (its id must be a slice of it), before anything
-    /// is kept.
+    /// When `req` was not decoded from `frame` (its id and its progress token must be
+    /// slices of it, apart), before anything is kept.
     pub fn forward_request(
         &mut self,
         client: C,
@@ -174,6 +188,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         IdRemapper {
             pending: PendingTable::with_capacity_limit(capacity),
             by_client: HashMap::with_hasher(Default::default()),
+            heads: HashMap::with_hasher(Default::default()),
             bytes: 0,
             max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
         }
@@ -220,8 +235,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Panics
     ///
-    /// When `req` was not decoded from `frame` (its id must be a slice of it), before anything
-    /// is kept.
+    /// When `req` was not decoded from `frame` (its id and its progress token must be
+    /// slices of it, apart), before anything is kept.
     pub fn forward_request_with(
         &mut self,
         client: C,
@@ -237,8 +252,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         let progress_token = progress_token_to_rewrite(req)?;
         // Before anything is kept: a caller's mistake must not leave a request behind.
-        for token in [Some(req.id), progress_token].into_iter().flatten() {
-            encode::offset_in(frame, token.raw());
+        match progress_token {
+            Some(progress) => {
+                encode::token_spans(frame, [(req.id.raw(), ()), (progress.raw(), ())]);
+            }
+            None => {
+                encode::offset_in(frame, req.id.raw());
+            }
         }
         let origin = Origin {
             client,
@@ -254,11 +274,31 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.bytes.saturating_add(held) > self.max_bytes {
             return Err(RemapError::OverBudget);
         }
-        let inserted = match deadline {
-            Some(d) => self.pending.insert_with_deadline(origin, d),
-            None => self.pending.insert(origin),
+        let vacant = self
+            .pending
+            .vacant_entry()
+            .map_err(|TableFull(())| RemapError::Full)?;
+        let token = vacant.token();
+        // The request goes at the head of its client's list.
+        let next = match self.heads.get_mut(&origin.client) {
+            Some(head) => Some(core::mem::replace(head, token)),
+            None => {
+                self.heads.insert(origin.client.clone(), token);
+                None
+            }
         };
-        let token = inserted.map_err(|TableFull(_)| RemapError::Full)?;
+        let entry = Entry {
+            origin,
+            prev: None,
+            next,
+        };
+        match deadline {
+            Some(d) => vacant.insert_with_deadline(entry, d),
+            None => vacant.insert(entry),
+        };
+        if let Some(next) = next {
+            self.linked(next).prev = Some(token);
+        }
         self.by_client.insert(key, token);
         self.bytes += held;
         let mut digits = [0; 20];
@@ -289,7 +329,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let reported = reported_progress_token(notification)?;
-        let origin = self.pending.get(Token::from_wire(reported.raw())?)?;
+        let origin = &self.pending.get(Token::from_wire(reported.raw())?)?.origin;
         let theirs = origin.progress_token.as_ref()?;
         encode::write_with_id(out, frame, reported, theirs.as_id());
         Some(origin)
@@ -333,7 +373,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let stream = subscription_id(notification)?;
-        let origin = self.pending.get(Token::from_wire(stream.raw())?)?;
+        let origin = &self.pending.get(Token::from_wire(stream.raw())?)?.origin;
         encode::write_with_id(out, frame, stream, origin.id.as_id());
         Some(origin)
     }
@@ -367,16 +407,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// [`Rejection::id`]: crate::Rejection::id
     pub fn take(&mut self, reply_id: Id<'_>) -> Result<Origin<C, T>, Miss> {
-        let origin = self.pending.complete_wire(reply_id.raw())?;
-        self.forget(&origin);
-        Ok(origin)
+        let entry = self.pending.complete_wire(reply_id.raw())?;
+        Ok(self.forget(entry))
     }
 
     /// The token and value of `client`'s request with id `id`, if it is in flight (before
     /// cancelling it, say: MCP's `initialize` must not be cancelled).
     pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
         let token = *self.by_client.get(&Self::key(client, id))?;
-        Some((token, &self.pending.get(token)?.value))
+        Some((token, &self.pending.get(token)?.origin.value))
     }
 
     /// Rewrites a client's `notifications/cancelled` (decoded from `frame`) for the upstream,
@@ -399,11 +438,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let cancelled = Cancelled::from_notification(notification)?;
         // Before anything is removed: a caller's mistake must not lose the request.
         encode::offset_in(frame, cancelled.request_id.raw());
-        let token = self
+        let token = *self
             .by_client
-            .remove(&Self::key(client, cancelled.request_id))?;
-        let origin = self.pending.cancel(token)?;
-        self.bytes -= held_bytes(&origin);
+            .get(&Self::key(client, cancelled.request_id))?;
+        let entry = self.pending.cancel(token)?;
+        let origin = self.forget(entry);
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
         Some((token, origin))
     }
@@ -412,10 +451,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// upstream a cancellation for the token (not for `initialize`, which MCP forbids
     /// cancelling).
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
-        let (by_client, bytes) = (&mut self.by_client, &mut self.bytes);
-        self.pending.expire(now).inspect(move |(_, origin)| {
-            by_client.remove(&Self::key(&origin.client, origin.id.as_id()));
-            *bytes -= held_bytes(origin);
+        // One due request at a time, each forgotten as it is handed out: one not handed out
+        // (the iterator dropped early) stays in flight, due at the next call.
+        core::iter::from_fn(move || {
+            let (token, entry) = self.pending.expire(now).next()?;
+            Some((token, self.forget(entry)))
         })
     }
 
@@ -433,18 +473,23 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// A client went away: forgets its requests (their late replies will be `Stale`) and
-    /// returns them, so that the upstream can be told to cancel each.
+    /// returns them, latest first, so that the upstream can be told to cancel each. Costs
+    /// the client's own requests, however many other clients have in flight.
     pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
-        let tokens: alloc::vec::Vec<Token> = self
-            .by_client
-            .extract_if(|(c, _), _| c == client)
-            .map(|(_, token)| token)
-            .collect();
-        let dropped: alloc::vec::Vec<_> = tokens
-            .into_iter()
-            .filter_map(|token| Some((token, self.pending.cancel(token)?)))
-            .collect();
-        self.bytes -= dropped.iter().map(|(_, o)| held_bytes(o)).sum::<usize>();
+        let mut dropped = alloc::vec::Vec::new();
+        let mut at = self.heads.remove(client);
+        while let Some(token) = at {
+            let entry = self
+                .pending
+                .cancel(token)
+                .expect("a client's list holds its requests in flight");
+            at = entry.next;
+            let origin = entry.origin;
+            self.by_client
+                .remove(&Self::key(&origin.client, origin.id.as_id()));
+            self.bytes -= held_bytes(&origin);
+            dropped.push((token, origin));
+        }
         dropped
     }
 
@@ -452,16 +497,46 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// be answered. The remapper stays usable; replies to the drained tokens are `Stale`.
     pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         self.by_client.clear();
+        self.heads.clear();
         // (The table is empty once `drain` returns, whether or not the iterator is run.)
         self.bytes = 0;
-        self.pending.drain()
+        self.pending
+            .drain()
+            .map(|(token, entry)| (token, entry.origin))
     }
 
-    /// Forgets what `origin`'s request kept besides its entry in `pending` (already removed).
-    fn forget(&mut self, origin: &Origin<C, T>) {
+    /// Forgets what `entry`'s request kept besides its entry in `pending` (already removed):
+    /// its id, its bytes, its place in its client's list. Returns its origin.
+    fn forget(&mut self, entry: Entry<C, T>) -> Origin<C, T> {
+        let Entry { origin, prev, next } = entry;
         self.by_client
             .remove(&Self::key(&origin.client, origin.id.as_id()));
-        self.bytes -= held_bytes(origin);
+        self.bytes -= held_bytes(&origin);
+        match prev {
+            Some(prev) => self.linked(prev).next = next,
+            None => match next {
+                Some(next) => {
+                    *self
+                        .heads
+                        .get_mut(&origin.client)
+                        .expect("a client with requests in flight has a head") = next;
+                }
+                None => {
+                    self.heads.remove(&origin.client);
+                }
+            },
+        }
+        if let Some(next) = next {
+            self.linked(next).prev = prev;
+        }
+        origin
+    }
+
+    /// The entry of a request in a client's list (which holds requests in flight only).
+    fn linked(&mut self, token: Token) -> &mut Entry<C, T> {
+        self.pending
+            .get_mut(token)
+            .expect("a client's list holds its requests in flight")
     }
 
     /// Requests in flight.

@@ -574,3 +574,41 @@ fn notifications_check_only_present_headers() {
         Err(HeaderError::Mismatch(Header::ProtocolVersion))
     );
 }
+
+/// Only spaces and tabs around a value are whitespace (RFC 9110's OWS): a line break or
+/// another control character at either end is a character outside visible ASCII, space and
+/// tab like one inside, and the value is malformed, not trimmed into a match. (A peer that
+/// reads the raw header sees `tools/call\n`, not what the check compared.)
+#[test]
+fn control_characters_around_a_value_are_not_whitespace() {
+    let rules = HeaderCheck::new(VERSIONS);
+    for (name, value, header) in [
+        ("Mcp-Method", "tools/call\n", Header::Method),
+        ("Mcp-Method", "\x0ctools/call", Header::Method),
+        ("Mcp-Name", "get_weather\r\n", Header::Name),
+        ("Mcp-Name", "\rget_weather", Header::Name),
+        (
+            "MCP-Protocol-Version",
+            "2026-07-28\x0c",
+            Header::ProtocolVersion,
+        ),
+    ] {
+        let h = with(weather_headers(), name, Some(value));
+        assert_eq!(
+            check(rules, GET_WEATHER, &h),
+            Err(HeaderError::Malformed(header)),
+            "{value:?}"
+        );
+    }
+    for value in [&b"get_weather\n"[..], b"\x0cget_weather", b"\r\nx"] {
+        assert_eq!(
+            decode_header_value(value),
+            Err(ValueError::InvalidCharacter),
+            "{value:?}"
+        );
+    }
+    // Spaces and tabs around a value are not part of it.
+    let h = with(weather_headers(), "Mcp-Name", Some(" \tget_weather\t "));
+    assert_eq!(check(rules, GET_WEATHER, &h), Ok(()));
+    assert_eq!(decode_header_value(b"\t x \t").unwrap(), "x");
+}

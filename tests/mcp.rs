@@ -375,3 +375,48 @@ fn written_progress_reads_back() {
     ));
     assert!(out.is_empty());
 }
+
+/// `DecodeOptions::for_protocol_version` sets what the version decides whole, whatever an
+/// earlier call set: a session's options can be derived again when the version becomes known
+/// (or changes), and the last call is what counts. A value of one's own goes after it.
+#[test]
+fn for_protocol_version_is_the_last_versions_alone() {
+    use rpcwire::{DecodeOptions, Dialect};
+    let versions = [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ];
+    for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+        let options = DecodeOptions::new(dialect);
+        for first in versions {
+            for last in versions {
+                assert_eq!(
+                    options
+                        .for_protocol_version(first)
+                        .for_protocol_version(last),
+                    options.for_protocol_version(last),
+                    "{dialect:?}: {first} then {last}"
+                );
+            }
+        }
+    }
+    // The newest version checks resultType again after an older one emptied the list.
+    let reply = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":42}}"#;
+    let mcp = DecodeOptions::new(Dialect::Mcp);
+    let again = mcp
+        .for_protocol_version("2025-06-18")
+        .for_protocol_version("2026-07-28");
+    assert_eq!(again.result_types, DecodeOptions::RESULT_TYPES);
+    assert!(Decoder::new(again).decode(reply).is_err());
+    // Hand-set values go after it, and stay.
+    let own = DecodeOptions {
+        batches: false,
+        result_types: &["complete"],
+        ..mcp.for_protocol_version("2025-03-26")
+    };
+    assert!(!own.batches);
+    assert_eq!(own.result_types, &["complete"]);
+}

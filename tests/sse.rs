@@ -747,3 +747,114 @@ proptest! {
         prop_assert_eq!(got, vec![Ok(SseEvent { retry: Some(1), ..SseEvent::default() }), Ok(want)]);
     }
 }
+
+/// What a WHATWG event-stream reader makes of `input`, as the interpretation rules say
+/// (no limits): the `(data, type)` of every dispatched message event, the last event ID
+/// string, and the reconnection time. An event whose data is empty is left out, as
+/// [`SseFramer`] leaves it out (not a message; `write_sse_event` documents it).
+type Whatwg = (
+    Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    Option<Vec<u8>>,
+    Option<u64>,
+);
+
+fn whatwg(input: &[u8]) -> Whatwg {
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    // Lines end in CRLF, LF or CR; an unterminated last line is never processed.
+    let mut lines = vec![];
+    let mut line = vec![];
+    let mut i = 0;
+    while i < input.len() {
+        match input[i] {
+            b'\r' | b'\n' => {
+                if input[i..].starts_with(b"\r\n") {
+                    i += 1;
+                }
+                lines.push(std::mem::take(&mut line));
+            }
+            b => line.push(b),
+        }
+        i += 1;
+    }
+    let (mut data, mut kind, mut id_buffer) = (vec![], vec![], None::<Vec<u8>>);
+    let (mut events, mut last_id, mut retry) = (vec![], None, None);
+    for line in lines {
+        if line.is_empty() {
+            last_id.clone_from(&id_buffer);
+            if data.last() == Some(&b'\n') {
+                data.pop();
+            }
+            if !data.is_empty() {
+                events.push((std::mem::take(&mut data), Some(std::mem::take(&mut kind))));
+            }
+            (data, kind) = (vec![], vec![]);
+            continue;
+        }
+        if line[0] == b':' {
+            continue;
+        }
+        let colon = line.iter().position(|&b| b == b':').unwrap_or(line.len());
+        let value = line.get(colon + 1..).unwrap_or(&[]);
+        let value = value.strip_prefix(b" ").unwrap_or(value);
+        match &line[..colon] {
+            b"event" => kind = value.to_vec(),
+            b"data" => {
+                data.extend_from_slice(value);
+                data.push(b'\n');
+            }
+            b"id" if !value.contains(&0) => id_buffer = Some(value.to_vec()),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                retry = std::str::from_utf8(value).unwrap().parse().ok().or(retry);
+            }
+            _ => {}
+        }
+    }
+    let events = events
+        .into_iter()
+        .map(|(data, kind)| (data, kind.filter(|k| !k.is_empty())))
+        .collect();
+    (events, last_id, retry)
+}
+
+proptest! {
+    /// Streams of field names, colons, spaces, line ends of every kind, NULs, digits and
+    /// byte order marks, read in random pieces with a random limit: when nothing is over the
+    /// limit, `SseFramer` reads what the WHATWG rules read.
+    #[test]
+    fn sse_framer_reads_what_whatwg_reads(
+        tokens in proptest::collection::vec(
+            proptest::sample::select(vec![
+                &b"data"[..], b"id", b"event", b"retry", b"Data", b":", b" ", b"\r", b"\n",
+                b"\r\n", b"\0", b"x", b"12", b"\xEF\xBB\xBF",
+            ]),
+            0..40,
+        ),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
+        limit in 0usize..24,
+    ) {
+        let input = tokens.concat();
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut chunks = vec![];
+        let mut from = 0;
+        for cut in cuts.into_iter().chain([input.len()]) {
+            chunks.push(&input[from..cut]);
+            from = cut;
+        }
+        let mut framer = SseFramer::new(limit);
+        let read: Result<Vec<SseEvent>, FrameError> = sse_all(&mut framer, &chunks).into_iter().collect();
+        if let Ok(read) = read {
+            let events: Vec<_> = read
+                .into_iter()
+                .filter(|e| !e.data.is_empty())
+                .map(|e| (e.data.to_vec(), e.event.map(|k| k.to_vec())))
+                .collect();
+            let ours = (
+                events,
+                framer.last_event_id().map(<[u8]>::to_vec),
+                framer.reconnection_time(),
+            );
+            prop_assert_eq!(ours, whatwg(&input), "{:?}", String::from_utf8_lossy(&input));
+        }
+    }
+}
