@@ -12,6 +12,11 @@
 //! on both paths: the field, the expected type and the place). For MCP's `tools/call`, a tool
 //! whose *arguments* do not fit its input schema reports that in its result (`isError: true`,
 //! MCP 2025-11-25) rather than as -32602, which is for a malformed request or an unknown tool.
+//!
+//! A key given twice: a derived struct refuses a duplicated field (serde's `duplicate field`
+//! error, on both paths), but a map keeps the last value, where the lazy
+//! [`RawJson::get`](crate::RawJson::get) refuses the key as ambiguous. Read what a check made
+//! with `get` vouches for into a struct, so that no second value slips past it.
 
 use bytes::BytesMut;
 use serde::de::{Deserialize, DeserializeOwned};
