@@ -258,3 +258,30 @@ fn both_paths_accept_the_same_values() {
     assert_eq!(scratch.message(), borrowed.message());
     assert!(scratch.message().contains("expected a string"), "{scratch}");
 }
+
+/// A key given twice: a derived struct refuses it on both paths; a map keeps the last value
+/// (where the lazy `RawJson::get` refuses the key as ambiguous).
+#[test]
+fn a_duplicated_key_is_refused_by_a_struct_and_the_last_in_a_map() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Named<'a> {
+        name: &'a str,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct NamedOwned {
+        name: String,
+    }
+    let value = RawJson::new(br#"{"name":"a","name":"b"}"#).unwrap();
+    assert_eq!(value.get("name"), None, "ambiguous");
+    let borrowed = typed::deserialize_borrowed::<Named<'_>>(value).unwrap_err();
+    assert!(
+        borrowed.message().contains("duplicate field"),
+        "{borrowed:?}"
+    );
+    let owned = Scratch::new().deserialize::<NamedOwned>(value).unwrap_err();
+    assert!(owned.message().contains("duplicate field"), "{owned:?}");
+    let map: BTreeMap<String, String> = Scratch::new().deserialize(value).unwrap();
+    assert_eq!(map["name"], "b");
+}
