@@ -205,10 +205,42 @@ fn value_encoding_table() {
         decode_header_value(b"=?base64?/w==?="),
         Err(ValueError::NotUtf8)
     );
-    // Padding is optional.
+}
+
+/// The payload is Base64 as RFC 4648 defines it, and as clients encode it: padded, with zero
+/// pad bits. Anything else is malformed (-32020), not read leniently: a component decoding it
+/// strictly would see no value where we see one.
+#[test]
+fn base64_payloads_are_canonical() {
+    for (value, why) in [
+        (&b"=?base64?IHBhZGRlZCA?="[..], "no padding"),
+        (b"=?base64?Cg=?=", "half the padding"),
+        (b"=?base64?Lw?=", "no padding, one byte"),
+        (b"=?base64?YR==?=", "non-zero pad bits"),
+        (b"=?base64?IHBh ZGRlZCA=?=", "a space inside"),
+        (b"=?base64?IHBhZGRlZCA==?=", "too much padding"),
+        (b"=?base64?IHBhZGRlZCA-?=", "the URL-safe alphabet"),
+    ] {
+        assert_eq!(
+            decode_header_value(value),
+            Err(ValueError::BadBase64),
+            "{why}"
+        );
+    }
+    assert_eq!(decode_header_value(b"=?base64?Cg==?=").unwrap(), "\n");
+    assert_eq!(decode_header_value(b"=?base64??=").unwrap(), "");
+    let rules = HeaderCheck::new(VERSIONS);
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":" padded ","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut h = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "prompts/get"),
+        ("Mcp-Name", "=?base64?IHBhZGRlZCA=?="),
+    ];
+    assert_eq!(check(rules, body, &h), Ok(()));
+    h[2].1 = "=?base64?IHBhZGRlZCA?=";
     assert_eq!(
-        decode_header_value(b"=?base64?IHBhZGRlZCA?=").unwrap(),
-        " padded "
+        check(rules, body, &h),
+        Err(HeaderError::Malformed(Header::Name))
     );
 }
 
@@ -460,6 +492,63 @@ fn param_header_types() {
         check(rules, body, &h("forty-two", "true")),
         Err(HeaderError::Mismatch(Header::Param("Limit")))
     );
+}
+
+/// An integer header compares numerically: leading zeros are no different number (`042` is
+/// 42), and an exponent is part of the number (`4.2e1` is 42). A plus sign, a bare point or
+/// anything not a number is a mismatch.
+#[test]
+fn param_integers_compare_numerically() {
+    const PARAMS: &[ParamHeader<'static>] = &[ParamHeader {
+        name: "N",
+        path: &["n"],
+    }];
+    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
+    let body = |n: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"n":{n}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+        )
+    };
+    let headers = |n: &'static str| {
+        vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "t"),
+            ("Mcp-Param-N", n),
+        ]
+    };
+    for (n, header) in [
+        ("42", "042"),
+        ("42", "0042.000"),
+        ("-7", "-007"),
+        ("0", "00"),
+        ("0", "-0"),
+        ("0", "0.0"),
+        ("42", "4.2e1"),
+        ("42.0", "42"),
+        ("1e2", "100"),
+    ] {
+        assert_eq!(
+            check(rules, &body(n), &headers(header)),
+            Ok(()),
+            "{n} and {header}"
+        );
+    }
+    for (n, header) in [
+        ("42", "+42"),
+        ("42", "42."),
+        ("42", ".42"),
+        ("42", "0x2A"),
+        ("42", "0042.5"),
+        ("7", "-07"),
+        ("42", "4 2"),
+    ] {
+        assert_eq!(
+            check(rules, &body(n), &headers(header)),
+            Err(HeaderError::Mismatch(Header::Param("N"))),
+            "{n} and {header}"
+        );
+    }
 }
 
 /// Numbers compare by value exactly, at any size: through `f64` these two would be equal.
