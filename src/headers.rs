@@ -194,6 +194,26 @@ pub struct ParamHeader<'a> {
 /// (`42.0` = `42`, and `9007199254740993` ≠ `9007199254740992`). Unknown `Mcp-Param-*`
 /// headers are ignored.
 ///
+/// Where the official MCP Python SDK (2.3) decides otherwise, this check follows the text of
+/// the transport specification (`tests/headers_python.rs` compares the two):
+/// - the protocol version comes first, so a request at a version the server does not support
+///   gets -32022 even when its other headers are wrong: the specification orders neither, the
+///   other header rules are those of the requested version, and -32022 tells the client what
+///   to retry with (the SDK answers -32020 first);
+/// - `Mcp-Name` is required on `tools/call`, `prompts/get` and `resources/read` whatever the
+///   body holds ("A required standard header … is missing" is a failure), and one whose value
+///   the body lacks is a mismatch (the SDK compares only when the body has the value);
+/// - a value holding a byte outside visible ASCII, space and tab is malformed ("A header value
+///   contains invalid characters"; the SDK compares its Latin-1 reading);
+/// - a value the body carries at an annotated path needs its header whatever its type ("Client
+///   omits header but value is in body: Server MUST reject"; the SDK skips an object);
+/// - an integer header in exponent form is the number it spells (`4.2e1` = `42`: the
+///   specification compares numerically; the SDK only plain decimals);
+/// - a duplicated body member is ambiguous, as above (the SDK's JSON reading keeps the last);
+/// - a notification's headers, when present, must agree: the specification defines no header
+///   requirement for notification POSTs, so none is missing (the SDK reads only the version,
+///   and answers -32022 when it is absent).
+///
 /// ```
 /// use rpcwire::headers::{HeaderCheck, HeaderError, Header};
 /// use rpcwire::Decoder;
@@ -471,6 +491,10 @@ pub fn decode_header_value(value: &[u8]) -> Result<Cow<'_, str>, ValueError> {
 /// Encodes a value for a `Mcp-Name` or `Mcp-Param-*` header (the client side): as it is when
 /// it is plain visible ASCII (spaces inside allowed) with no whitespace around it and does
 /// not look like the sentinel, else in the sentinel form.
+///
+/// "Looks like the sentinel" is the specification's test, "starts with `=?base64?` and ends
+/// with `?=`", markers overlapping or not: `=?base64?=` is encoded (the Python SDK sends it as
+/// it is; both read it back as itself).
 ///
 /// ```
 /// use rpcwire::headers::encode_header_value;

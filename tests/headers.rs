@@ -663,3 +663,73 @@ fn notifications_check_only_present_headers() {
         Err(HeaderError::Mismatch(Header::ProtocolVersion))
     );
 }
+
+/// The choices where the official Python SDK decides otherwise (see `HeaderCheck`; the
+/// differential `tests/headers_python.rs` runs the SDK on the same cases).
+#[test]
+fn choices_where_the_python_sdk_differs() {
+    let rules = HeaderCheck::new(VERSIONS);
+    let prompt = r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"é","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let m = msg(prompt);
+    let with_name = |name: &'static [u8]| {
+        [
+            ("MCP-Protocol-Version", &b"2026-07-28"[..]),
+            ("Mcp-Method", b"prompts/get"),
+            ("Mcp-Name", name),
+        ]
+    };
+    // A raw Latin-1 byte is no valid header character, even where its Latin-1 reading is
+    // the body's name; nor is one inside the sentinel.
+    for name in [&b"\xe9"[..], b"=?base64?\xe9?="] {
+        assert_eq!(
+            rules.check(with_name(name), &m),
+            Err(HeaderError::Malformed(Header::Name)),
+            "{name:?}"
+        );
+    }
+    assert_eq!(rules.check(with_name(b"=?base64?w6k=?="), &m), Ok(()));
+
+    // Mcp-Name is required on tools/call whatever the body holds, and must match it.
+    let nameless = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(
+        check(rules, nameless, &with(weather_headers(), "Mcp-Name", None)),
+        Err(HeaderError::Missing(Header::Name))
+    );
+    assert_eq!(
+        check(rules, nameless, &weather_headers()),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+
+    // An unsupported version is reported before the other headers.
+    let future = GET_WEATHER.replace("\"2026-07-28\"", "\"2099-01-01\"");
+    let h = with(
+        with(
+            weather_headers(),
+            "MCP-Protocol-Version",
+            Some("2099-01-01"),
+        ),
+        "Mcp-Method",
+        Some("tools/list"),
+    );
+    assert_eq!(
+        check(rules, &future, &h),
+        Err(HeaderError::UnsupportedVersion {
+            requested: "2099-01-01"
+        })
+    );
+
+    // A value at an annotated path needs its header, whatever its type.
+    let object = EXECUTE_SQL.replace(r#""us-west1""#, r#"{"zone":"a"}"#);
+    let base = with(weather_headers(), "Mcp-Name", Some("execute_sql"));
+    assert_eq!(
+        check(rules.with_params(REGION), &object, &base),
+        Err(HeaderError::Missing(Header::Param("Region")))
+    );
+
+    // The sentinel's markers overlapping: encoded on the way out, literal on the way in.
+    assert_eq!(
+        encode_header_value("=?base64?="),
+        "=?base64?PT9iYXNlNjQ/PQ==?="
+    );
+    assert_eq!(decode_header_value(b"=?base64?=").unwrap(), "=?base64?=");
+}
