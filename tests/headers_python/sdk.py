@@ -2,7 +2,8 @@
 
 Reads {"versions", "cases", "encode", "decode", "seed", "random"} as JSON from the file named
 by argv[1] and prints one JSON object: the SDK's outcome for every case (those given, then
-`random` more made here from `seed`), and its encode_header_value / decode_header_value on the
+`random` integer parameters and `random` requests with slips in their headers, made here from
+`seed`), and its encode_header_value / decode_header_value on the
 values given, then on `random` more each.
 
 A case is a POST: a body (text), its header lines ([name, value] with the value's bytes as
@@ -185,12 +186,57 @@ def random_integer_case(rng: random.Random, n: int) -> dict:
     }
 
 
+def random_request_case(rng: random.Random, n: int) -> dict:
+    """A request with the headers a client sends for it, then up to two slips: a header
+    dropped, repeated, renamed in another case, given another value or whitespace around it."""
+    method = rng.choice(["tools/call", "prompts/get", "resources/read", "tools/list"])
+    version = rng.choice(["2026-07-28"] * 4 + ["2099-01-01"])
+    name = random_text(rng) or "x"
+    params: dict = {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    }
+    member = {"resources/read": "uri", "tools/list": None}.get(method, "name")
+    if member:
+        params[member] = name
+    headers = [["MCP-Protocol-Version", version], ["Mcp-Method", method]]
+    if member:
+        headers.append(["Mcp-Name", encode_header_value(name)])
+    others = ["tools/call", "2026-07-28", "2099-01-01", "x", encode_header_value(random_text(rng))]
+    for _ in range(rng.randrange(3)):
+        i = rng.randrange(len(headers))
+        slip = rng.choice(["drop", "repeat", "case", "value", "space", "name"])
+        if slip == "drop":
+            del headers[i]
+        elif slip == "repeat":
+            headers.append([headers[i][0], rng.choice([headers[i][1], rng.choice(others)])])
+        elif slip == "case":
+            headers[i][0] = rng.choice([headers[i][0].lower(), headers[i][0].upper()])
+        elif slip == "value":
+            headers[i][1] = rng.choice(others)
+        elif slip == "space":
+            headers[i][1] = rng.choice([" ", "\t"]) + headers[i][1] + rng.choice(["", " "])
+        else:
+            headers.append(["Mcp-Name", encode_header_value(name)])
+        if not headers:
+            break
+    return {
+        "name": f"random request {n}",
+        "body": json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params}),
+        "headers": headers,
+        "schema": None,
+    }
+
+
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as f:
         spec = json.load(f)
     versions = spec["versions"]
     rng = random.Random(spec["seed"])
     cases = spec["cases"] + [random_integer_case(rng, n) for n in range(spec["random"])]
+    cases += [random_request_case(rng, n) for n in range(spec["random"])]
     texts = spec["encode"] + [random_text(rng) for _ in range(spec["random"])]
     values = spec["decode"] + [random_header_value(rng) for _ in range(spec["random"])]
     print(
