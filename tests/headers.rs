@@ -494,29 +494,35 @@ fn param_header_types() {
     );
 }
 
+/// A tool with one annotated integer parameter, `n` as `Mcp-Param-N`.
+const N: &[ParamHeader<'static>] = &[ParamHeader {
+    name: "N",
+    path: &["n"],
+}];
+
+/// A call of that tool with `n` (a JSON number token).
+fn n_body(n: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"n":{n}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+    )
+}
+
+/// Its headers, with `n` as `Mcp-Param-N`.
+fn n_headers(n: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "t"),
+        ("Mcp-Param-N", n),
+    ]
+}
+
 /// An integer header compares numerically: leading zeros are no different number (`042` is
 /// 42), and an exponent is part of the number (`4.2e1` is 42). A plus sign, a bare point or
 /// anything not a number is a mismatch.
 #[test]
 fn param_integers_compare_numerically() {
-    const PARAMS: &[ParamHeader<'static>] = &[ParamHeader {
-        name: "N",
-        path: &["n"],
-    }];
-    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
-    let body = |n: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"n":{n}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
-        )
-    };
-    let headers = |n: &'static str| {
-        vec![
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "t"),
-            ("Mcp-Param-N", n),
-        ]
-    };
+    let rules = HeaderCheck::new(VERSIONS).with_params(N);
     for (n, header) in [
         ("42", "042"),
         ("42", "0042.000"),
@@ -529,7 +535,7 @@ fn param_integers_compare_numerically() {
         ("1e2", "100"),
     ] {
         assert_eq!(
-            check(rules, &body(n), &headers(header)),
+            check(rules, &n_body(n), &n_headers(header)),
             Ok(()),
             "{n} and {header}"
         );
@@ -544,7 +550,7 @@ fn param_integers_compare_numerically() {
         ("42", "4 2"),
     ] {
         assert_eq!(
-            check(rules, &body(n), &headers(header)),
+            check(rules, &n_body(n), &n_headers(header)),
             Err(HeaderError::Mismatch(Header::Param("N"))),
             "{n} and {header}"
         );
@@ -554,20 +560,9 @@ fn param_integers_compare_numerically() {
 /// Numbers compare by value exactly, at any size: through `f64` these two would be equal.
 #[test]
 fn param_numbers_compare_exactly() {
-    const PARAMS: &[ParamHeader<'static>] = &[ParamHeader {
-        name: "N",
-        path: &["n"],
-    }];
-    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"n":9007199254740993},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-    let headers = |n: &'static str| {
-        vec![
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "t"),
-            ("Mcp-Param-N", n),
-        ]
-    };
+    let rules = HeaderCheck::new(VERSIONS).with_params(N);
+    let body = &n_body("9007199254740993");
+    let headers = n_headers;
     assert_eq!(
         check(rules, body, &headers("9007199254740992")),
         Err(HeaderError::Mismatch(Header::Param("N")))
