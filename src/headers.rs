@@ -4,7 +4,7 @@
 //! `HeaderMismatch`, or -32022 for an unsupported protocol version).
 //!
 //! Values that are not plain ASCII travel in the Base64 sentinel form
-//! `=?base64?{Base64EncodedValue}?=` (standard alphabet, over the UTF-8 bytes); they are
+//! `=?base64?{Base64EncodedValue}?=` (standard alphabet, padded, over the UTF-8 bytes); they are
 //! decoded before the comparison, as the transport specification requires.
 
 use alloc::borrow::Cow;
@@ -193,6 +193,26 @@ pub struct ParamHeader<'a> {
 /// sentinel form, for `Mcp-Name` and `Mcp-Param-*`); numbers are compared by value, exactly
 /// (`42.0` = `42`, and `9007199254740993` ≠ `9007199254740992`). Unknown `Mcp-Param-*`
 /// headers are ignored.
+///
+/// Where the official MCP Python SDK (2.3) decides otherwise, this check follows the text of
+/// the transport specification (`tests/headers_python.rs` compares the two):
+/// - the protocol version comes first, so a request at a version the server does not support
+///   gets -32022 even when its other headers are wrong: the specification orders neither, the
+///   other header rules are those of the requested version, and -32022 tells the client what
+///   to retry with (the SDK answers -32020 first);
+/// - `Mcp-Name` is required on `tools/call`, `prompts/get` and `resources/read` whatever the
+///   body holds ("A required standard header … is missing" is a failure), and one whose value
+///   the body lacks is a mismatch (the SDK compares only when the body has the value);
+/// - a value holding a byte outside visible ASCII, space and tab is malformed ("A header value
+///   contains invalid characters"; the SDK compares its Latin-1 reading);
+/// - a value the body carries at an annotated path needs its header whatever its type ("Client
+///   omits header but value is in body: Server MUST reject"; the SDK skips an object);
+/// - an integer header in exponent form is the number it spells (`4.2e1` = `42`: the
+///   specification compares numerically; the SDK only plain decimals);
+/// - a duplicated body member is ambiguous, as above (the SDK's JSON reading keeps the last);
+/// - a notification's headers, when present, must agree: the specification defines no header
+///   requirement for notification POSTs, so none is missing (the SDK reads only the version,
+///   and answers -32022 when it is absent).
 ///
 /// ```
 /// use rpcwire::headers::{HeaderCheck, HeaderError, Header};
@@ -417,7 +437,8 @@ fn plain(value: &[u8]) -> Option<&str> {
 pub enum ValueError {
     /// The value holds a byte outside visible ASCII, space and tab.
     InvalidCharacter,
-    /// The value wears the sentinel markers but its payload is not Base64.
+    /// The value wears the sentinel markers but its payload is not canonical Base64 (standard
+    /// alphabet, padded, zero pad bits).
     BadBase64,
     /// The decoded payload is not UTF-8.
     NotUtf8,
@@ -439,15 +460,24 @@ impl core::fmt::Display for ValueError {
 impl std::error::Error for ValueError {}
 
 /// Decodes a `Mcp-Name` or `Mcp-Param-*` header value to the text the body carries: a value
-/// in the sentinel form `=?base64?…?=` is Base64-decoded (standard alphabet, padding
-/// optional), any other value is taken as it is. Spaces and tabs around the value are
-/// ignored.
+/// in the sentinel form `=?base64?…?=` is Base64-decoded, any other value is taken as it is.
+/// Spaces and tabs around the value are ignored (optional whitespace, no part of an HTTP
+/// field value).
+///
+/// The payload must be Base64 as RFC 4648 defines it and as a client's encoder writes it: the
+/// standard alphabet, padded ("Implementations MUST include appropriate pad characters at the
+/// end of encoded data unless the specification referring to this document explicitly states
+/// otherwise", §3.2; the transport specification does not, and pads its examples), with zero
+/// pad bits (§3.5 lets decoders reject others). A payload without its padding, or with stray
+/// pad bits, is [`ValueError::BadBase64`]: one value has one spelling, so no two components
+/// reading the header can disagree on whether it holds a value.
 ///
 /// ```
-/// use rpcwire::headers::decode_header_value;
+/// use rpcwire::headers::{decode_header_value, ValueError};
 /// assert_eq!(decode_header_value(b"get_weather").unwrap(), "get_weather");
 /// assert_eq!(decode_header_value(b"=?base64?SGVsbG8sIOS4lueVjA==?=").unwrap(), "Hello, 世界");
 /// assert_eq!(decode_header_value(b"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").unwrap(), "=?base64?literal?=");
+/// assert_eq!(decode_header_value(b"=?base64?SGVsbG8sIOS4lueVjA?="), Err(ValueError::BadBase64));
 /// ```
 pub fn decode_header_value(value: &[u8]) -> Result<Cow<'_, str>, ValueError> {
     let text = plain(value).ok_or(ValueError::InvalidCharacter)?;
@@ -457,12 +487,10 @@ pub fn decode_header_value(value: &[u8]) -> Result<Cow<'_, str>, ValueError> {
     else {
         return Ok(Cow::Borrowed(text));
     };
-    let engine = base64::engine::GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        base64::engine::GeneralPurposeConfig::new()
-            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-    );
-    let bytes: Vec<u8> = engine.decode(payload).map_err(|_| ValueError::BadBase64)?;
+    // Padding required and canonical, no trailing bits: the engine's defaults.
+    let bytes: Vec<u8> = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .map_err(|_| ValueError::BadBase64)?;
     String::from_utf8(bytes)
         .map(Cow::Owned)
         .map_err(|_| ValueError::NotUtf8)
@@ -471,6 +499,10 @@ pub fn decode_header_value(value: &[u8]) -> Result<Cow<'_, str>, ValueError> {
 /// Encodes a value for a `Mcp-Name` or `Mcp-Param-*` header (the client side): as it is when
 /// it is plain visible ASCII (spaces inside allowed) with no whitespace around it and does
 /// not look like the sentinel, else in the sentinel form.
+///
+/// "Looks like the sentinel" is the specification's test, "starts with `=?base64?` and ends
+/// with `?=`", markers overlapping or not: `=?base64?=` is encoded (the Python SDK sends it as
+/// it is; both read it back as itself).
 ///
 /// ```
 /// use rpcwire::headers::encode_header_value;
@@ -500,6 +532,10 @@ fn string_matches(body: RawJson<'_>, header: &str) -> bool {
 /// `true`/`false`, numbers by value, exactly at any size (`42.0` equals `42`; through `f64`,
 /// `9007199254740993` would equal `9007199254740992`): both compared as the canonical keys
 /// numeric ids get.
+///
+/// The header is read as a decimal number: a JSON number, leading zeros allowed (`042` is 42,
+/// as the specification's numeric comparison has it), exponent included (`4.2e1` is 42); a
+/// plus sign, a bare point or any other text is no number.
 fn param_matches(body: RawJson<'_>, header: &str) -> bool {
     match body.kind() {
         JsonKind::String => string_matches(body, header),
@@ -510,8 +546,29 @@ fn param_matches(body: RawJson<'_>, header: &str) -> bool {
                     .filter(|id| matches!(id.kind(), IdKind::Integer | IdKind::Number))
                     .map(IdKey::of)
             };
+            let header = without_leading_zeros(header);
             matches!((number(body.as_bytes()), number(header.as_bytes())), (Some(b), Some(h)) if b == h)
         }
         _ => false,
     }
+}
+
+/// `number` without the leading zeros of its integer part, which JSON's grammar refuses
+/// (`-007` → `-7`, `00.5` → `0.5`, `000` → `0`).
+fn without_leading_zeros(number: &str) -> Cow<'_, str> {
+    let (sign, digits) = match number.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", number),
+    };
+    let zeros = digits.bytes().take_while(|&b| b == b'0').count();
+    // Keep the last zero when no digit follows it (`0`, `0.5`, `0e3`).
+    let drop = if digits.as_bytes().get(zeros).is_some_and(u8::is_ascii_digit) {
+        zeros
+    } else {
+        zeros.saturating_sub(1)
+    };
+    if drop == 0 {
+        return Cow::Borrowed(number);
+    }
+    Cow::Owned(format!("{sign}{}", &digits[drop..]))
 }

@@ -205,10 +205,42 @@ fn value_encoding_table() {
         decode_header_value(b"=?base64?/w==?="),
         Err(ValueError::NotUtf8)
     );
-    // Padding is optional.
+}
+
+/// The payload is Base64 as RFC 4648 defines it, and as clients encode it: padded, with zero
+/// pad bits. Anything else is malformed (-32020), not read leniently: a component decoding it
+/// strictly would see no value where we see one.
+#[test]
+fn base64_payloads_are_canonical() {
+    for (value, why) in [
+        (&b"=?base64?IHBhZGRlZCA?="[..], "no padding"),
+        (b"=?base64?Cg=?=", "half the padding"),
+        (b"=?base64?Lw?=", "no padding, one byte"),
+        (b"=?base64?YR==?=", "non-zero pad bits"),
+        (b"=?base64?IHBh ZGRlZCA=?=", "a space inside"),
+        (b"=?base64?IHBhZGRlZCA==?=", "too much padding"),
+        (b"=?base64?IHBhZGRlZCA-?=", "the URL-safe alphabet"),
+    ] {
+        assert_eq!(
+            decode_header_value(value),
+            Err(ValueError::BadBase64),
+            "{why}"
+        );
+    }
+    assert_eq!(decode_header_value(b"=?base64?Cg==?=").unwrap(), "\n");
+    assert_eq!(decode_header_value(b"=?base64??=").unwrap(), "");
+    let rules = HeaderCheck::new(VERSIONS);
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":" padded ","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut h = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "prompts/get"),
+        ("Mcp-Name", "=?base64?IHBhZGRlZCA=?="),
+    ];
+    assert_eq!(check(rules, body, &h), Ok(()));
+    h[2].1 = "=?base64?IHBhZGRlZCA?=";
     assert_eq!(
-        decode_header_value(b"=?base64?IHBhZGRlZCA?=").unwrap(),
-        " padded "
+        check(rules, body, &h),
+        Err(HeaderError::Malformed(Header::Name))
     );
 }
 
@@ -462,23 +494,75 @@ fn param_header_types() {
     );
 }
 
+/// A tool with one annotated integer parameter, `n` as `Mcp-Param-N`.
+const N: &[ParamHeader<'static>] = &[ParamHeader {
+    name: "N",
+    path: &["n"],
+}];
+
+/// A call of that tool with `n` (a JSON number token).
+fn n_body(n: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"n":{n}}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+    )
+}
+
+/// Its headers, with `n` as `Mcp-Param-N`.
+fn n_headers(n: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "t"),
+        ("Mcp-Param-N", n),
+    ]
+}
+
+/// An integer header compares numerically: leading zeros are no different number (`042` is
+/// 42), and an exponent is part of the number (`4.2e1` is 42). A plus sign, a bare point or
+/// anything not a number is a mismatch.
+#[test]
+fn param_integers_compare_numerically() {
+    let rules = HeaderCheck::new(VERSIONS).with_params(N);
+    for (n, header) in [
+        ("42", "042"),
+        ("42", "0042.000"),
+        ("-7", "-007"),
+        ("0", "00"),
+        ("0", "-0"),
+        ("0", "0.0"),
+        ("42", "4.2e1"),
+        ("42.0", "42"),
+        ("1e2", "100"),
+    ] {
+        assert_eq!(
+            check(rules, &n_body(n), &n_headers(header)),
+            Ok(()),
+            "{n} and {header}"
+        );
+    }
+    for (n, header) in [
+        ("42", "+42"),
+        ("42", "42."),
+        ("42", ".42"),
+        ("42", "0x2A"),
+        ("42", "0042.5"),
+        ("7", "-07"),
+        ("42", "4 2"),
+    ] {
+        assert_eq!(
+            check(rules, &n_body(n), &n_headers(header)),
+            Err(HeaderError::Mismatch(Header::Param("N"))),
+            "{n} and {header}"
+        );
+    }
+}
+
 /// Numbers compare by value exactly, at any size: through `f64` these two would be equal.
 #[test]
 fn param_numbers_compare_exactly() {
-    const PARAMS: &[ParamHeader<'static>] = &[ParamHeader {
-        name: "N",
-        path: &["n"],
-    }];
-    let rules = HeaderCheck::new(VERSIONS).with_params(PARAMS);
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"n":9007199254740993},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-    let headers = |n: &'static str| {
-        vec![
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", "tools/call"),
-            ("Mcp-Name", "t"),
-            ("Mcp-Param-N", n),
-        ]
-    };
+    let rules = HeaderCheck::new(VERSIONS).with_params(N);
+    let body = &n_body("9007199254740993");
+    let headers = n_headers;
     assert_eq!(
         check(rules, body, &headers("9007199254740992")),
         Err(HeaderError::Mismatch(Header::Param("N")))
@@ -611,4 +695,74 @@ fn control_characters_around_a_value_are_not_whitespace() {
     let h = with(weather_headers(), "Mcp-Name", Some(" \tget_weather\t "));
     assert_eq!(check(rules, GET_WEATHER, &h), Ok(()));
     assert_eq!(decode_header_value(b"\t x \t").unwrap(), "x");
+}
+
+/// The choices where the official Python SDK decides otherwise (see `HeaderCheck`; the
+/// differential `tests/headers_python.rs` runs the SDK on the same cases).
+#[test]
+fn choices_where_the_python_sdk_differs() {
+    let rules = HeaderCheck::new(VERSIONS);
+    let prompt = r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"é","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let m = msg(prompt);
+    let with_name = |name: &'static [u8]| {
+        [
+            ("MCP-Protocol-Version", &b"2026-07-28"[..]),
+            ("Mcp-Method", b"prompts/get"),
+            ("Mcp-Name", name),
+        ]
+    };
+    // A raw Latin-1 byte is no valid header character, even where its Latin-1 reading is
+    // the body's name; nor is one inside the sentinel.
+    for name in [&b"\xe9"[..], b"=?base64?\xe9?="] {
+        assert_eq!(
+            rules.check(with_name(name), &m),
+            Err(HeaderError::Malformed(Header::Name)),
+            "{name:?}"
+        );
+    }
+    assert_eq!(rules.check(with_name(b"=?base64?w6k=?="), &m), Ok(()));
+
+    // Mcp-Name is required on tools/call whatever the body holds, and must match it.
+    let nameless = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(
+        check(rules, nameless, &with(weather_headers(), "Mcp-Name", None)),
+        Err(HeaderError::Missing(Header::Name))
+    );
+    assert_eq!(
+        check(rules, nameless, &weather_headers()),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+
+    // An unsupported version is reported before the other headers.
+    let future = GET_WEATHER.replace("\"2026-07-28\"", "\"2099-01-01\"");
+    let h = with(
+        with(
+            weather_headers(),
+            "MCP-Protocol-Version",
+            Some("2099-01-01"),
+        ),
+        "Mcp-Method",
+        Some("tools/list"),
+    );
+    assert_eq!(
+        check(rules, &future, &h),
+        Err(HeaderError::UnsupportedVersion {
+            requested: "2099-01-01"
+        })
+    );
+
+    // A value at an annotated path needs its header, whatever its type.
+    let object = EXECUTE_SQL.replace(r#""us-west1""#, r#"{"zone":"a"}"#);
+    let base = with(weather_headers(), "Mcp-Name", Some("execute_sql"));
+    assert_eq!(
+        check(rules.with_params(REGION), &object, &base),
+        Err(HeaderError::Missing(Header::Param("Region")))
+    );
+
+    // The sentinel's markers overlapping: encoded on the way out, literal on the way in.
+    assert_eq!(
+        encode_header_value("=?base64?="),
+        "=?base64?PT9iYXNlNjQ/PQ==?="
+    );
+    assert_eq!(decode_header_value(b"=?base64?=").unwrap(), "=?base64?=");
 }

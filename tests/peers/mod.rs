@@ -1,5 +1,6 @@
 //! The real MCP peers of the end-to-end tests: the official TypeScript SDK and reference
-//! `server-everything` (npm, `tests/e2e/`), the official Python SDK (PyPI, `tests/e2e_py/`),
+//! `server-everything` (npm, `tests/e2e/`), the official Python SDK (PyPI, `tests/e2e_py/`; also
+//! the header differential, `tests/headers_python/`),
 //! each installed pinned on first use, and what the tests read of a recorded session. A peer
 //! that cannot be installed fails the test: it never skips.
 #![allow(dead_code)]
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// The proxy under test.
+#[cfg(feature = "cli")]
 pub const BIN: &str = env!("CARGO_BIN_EXE_rpcwire");
 
 /// A directory of `tests/`.
@@ -192,6 +194,7 @@ pub struct Offline {
 
 /// The session recorded into `out` checked offline: from the proxy's log, then from the two
 /// streams.
+#[cfg(feature = "cli")]
 pub fn check_offline(out: &Path) -> [Offline; 2] {
     let path = |name: &str| out.join(name).display().to_string();
     let log = ["--session-log".to_string(), path("proxy.log")];
