@@ -84,6 +84,17 @@ pub mod methods {
     /// `notifications/subscriptions/acknowledged` (2026-07-28: a `subscriptions/listen` stream
     /// is open, with what the server will send on it)
     pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+    /// The notifications a `subscriptions/listen` stream carries (2026-07-28): its
+    /// acknowledgement and the changes it was asked for, each stamped with the listen
+    /// request's id ([`subscription_id`](crate::mcp::subscription_id)).
+    pub const LISTEN_STREAM: [&str; 5] = [
+        SUBSCRIPTIONS_ACKNOWLEDGED,
+        TOOLS_LIST_CHANGED,
+        PROMPTS_LIST_CHANGED,
+        RESOURCES_LIST_CHANGED,
+        RESOURCES_UPDATED,
+    ];
 }
 
 /// The `_meta` keys of MCP 2026-07-28's per-request metadata.

@@ -340,6 +340,9 @@ fn record_of(
             let mut described =
                 Described::of_message(&msg, decoder.options().dialect == Dialect::Mcp);
             described.read_protocol_version(&msg);
+            if decoder.options().dialect == Dialect::Mcp {
+                described.read_request_version(&msg);
+            }
             let mut r = Record::new(index, offset, described.kind);
             r.id = described.id.map(|id| token(id.raw()));
             r.method = described.method.map(Cow::into_owned);

@@ -547,8 +547,9 @@ impl Shared {
         observed
     }
 
-    /// What the session is told of a decoded frame; the protocol version is read only from
-    /// the reply to `initialize` (while it is awaited).
+    /// What the session is told of a decoded frame; protocol versions are read only while the
+    /// session needs them: from the reply to `initialize` while it is awaited, from a
+    /// request's `_meta` while the requests may tell it ([`Session::reads_request_versions`]).
     fn describe<'a>(
         &self,
         session: &Session,
@@ -557,6 +558,10 @@ impl Shared {
         let mut described = Described::of(decoded, self.mcp);
         if let (Ok(msg), true) = (decoded, session.awaits_initialize_reply()) {
             described.read_protocol_version(msg);
+        }
+        // (A second lookup in each request's params: only while the session needs it.)
+        if let (Ok(msg), true) = (decoded, session.reads_request_versions()) {
+            described.read_request_version(msg);
         }
         described
     }

@@ -159,15 +159,28 @@ impl<'a> Described<'a> {
         }
     }
 
-    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks, and
-    /// whose requests may carry their protocol version (2026-07-28's per-request `_meta`). (The
-    /// version a reply to `initialize` negotiates is read apart:
-    /// [`Self::read_protocol_version`].)
+    /// A valid message; `mcp`: the MCP dialect, whose progress tokens the session checks.
+    /// (Protocol versions are read apart, while the session needs them:
+    /// [`Self::read_protocol_version`], [`Self::read_request_version`].)
     pub fn of_message(msg: &Message<'a>, mcp: bool) -> Self {
+        let method = msg.method().map(|m| m.decode());
+        // (Only for the methods a listen stream carries: a lookup in the params of every
+        // progress report and log message costs the proxy a few per cent of its throughput.)
+        let subscription = match msg {
+            Message::Notification(n)
+                if mcp
+                    && method
+                        .as_deref()
+                        .is_some_and(|m| mcp::methods::LISTEN_STREAM.contains(&m)) =>
+            {
+                mcp::subscription_id(n)
+            }
+            _ => None,
+        };
         Described {
             kind: msg.kind().as_str(),
             id: msg.id(),
-            method: msg.method().map(|m| m.decode()),
+            method,
             error_code: match msg {
                 Message::ErrorResponse(e) => Some(e.error.code.get()),
                 _ => None,
@@ -176,17 +189,9 @@ impl<'a> Described<'a> {
                 Message::Notification(n) => Cancelled::from_notification(n).map(|c| c.request_id),
                 _ => None,
             },
-            protocol_version: match msg {
-                Message::Request(_) if mcp => RequestMeta::from_message(msg)
-                    .protocol_version
-                    .map(|v| v.decode()),
-                _ => None,
-            },
+            protocol_version: None,
             progress_token: if mcp { progress_token(msg) } else { None },
-            subscription: match msg {
-                Message::Notification(n) if mcp => mcp::subscription_id(n),
-                _ => None,
-            },
+            subscription,
         }
     }
 
@@ -199,6 +204,16 @@ impl<'a> Described<'a> {
                 .get("protocolVersion")
                 .and_then(|v| v.as_str())
                 .map(|s| s.decode());
+        }
+    }
+
+    /// Reads the protocol version an MCP request names in its `_meta` (2026-07-28's
+    /// per-request version: a session without `initialize` learns its version from them).
+    pub fn read_request_version(&mut self, msg: &Message<'a>) {
+        if let Message::Request(_) = msg {
+            self.protocol_version = RequestMeta::from_message(msg)
+                .protocol_version
+                .map(|v| v.decode());
         }
     }
 
@@ -440,6 +455,9 @@ pub struct Session {
     /// client probing `server/discover` at a version the server does not speak falls back to
     /// `initialize`.)
     versioned_request: Option<(IdKey, String)>,
+    /// A client request named no version while none was known: the client is not speaking
+    /// 2026-07-28, whose requests all name theirs (see [`Session::reads_request_versions`]).
+    unversioned_request: bool,
     protocol_version: Option<String>,
     pub counters: Counters,
 }
@@ -803,6 +821,7 @@ impl Session {
             seq: 0,
             initialize: None,
             versioned_request: None,
+            unversioned_request: false,
             protocol_version: None,
             counters: Counters::default(),
         }
@@ -863,6 +882,14 @@ impl Session {
     /// with a success (MCP 2026-07-28).
     pub fn protocol_version(&self) -> Option<&str> {
         self.protocol_version.as_deref()
+    }
+
+    /// Whether the client's requests may still tell the session's version (MCP 2026-07-28's
+    /// per-request `_meta`): no version is known yet, and every client request so far named
+    /// one (a 2026-07-28 client's all do; another's name none, and the version then comes
+    /// from `initialize`, if at all). The proxy reads them only while this holds.
+    pub fn reads_request_versions(&self) -> bool {
+        self.dialect == Dialect::Mcp && self.protocol_version.is_none() && !self.unversioned_request
     }
 
     /// Records one message travelling in `dir`, at time `now_ms`.
@@ -1183,10 +1210,14 @@ impl Session {
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
-                            if let (Some(version), Dir::C2s, true, None) =
-                                (o.protocol_version, dir, mcp, &self.protocol_version)
-                            {
-                                self.versioned_request = Some((IdKey::of(id), version.to_string()));
+                            if let (Dir::C2s, true, None) = (dir, mcp, &self.protocol_version) {
+                                match o.protocol_version {
+                                    Some(version) => {
+                                        self.versioned_request =
+                                            Some((IdKey::of(id), version.to_string()));
+                                    }
+                                    None => self.unversioned_request = true,
+                                }
                             }
                             // A request inside a batch times out with its batch (one array
                             // answers it: `close_batch`).
