@@ -1894,11 +1894,14 @@ mod tests {
 
         // Accepted: the version is the session's from the success on.
         let mut session = Session::new(Dialect::Mcp, None);
+        assert!(session.reads_request_versions());
         session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
         assert_eq!(session.protocol_version(), None, "not before the reply");
+        assert!(session.reads_request_versions());
         session.observe(Dir::C2s, &versioned("2", "tools/list"), 1);
         session.observe(Dir::S2c, &observation("success_response", id("2"), None), 2);
         assert_eq!(session.protocol_version(), Some("2026-07-28"));
+        assert!(!session.reads_request_versions(), "known");
         let forbidden = (false, Some(Violation::ServerRequestForbidden));
         assert_eq!(server_request(&mut session), forbidden);
 
@@ -1924,11 +1927,22 @@ mod tests {
         session.observe(Dir::S2c, &observation("success_response", id("3"), None), 5);
         assert_eq!(session.protocol_version(), Some("2025-11-25"));
 
+        // A client whose requests name no version is not speaking 2026-07-28: its requests
+        // are not read for one any more.
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("tools/list")),
+            0,
+        );
+        assert!(!session.reads_request_versions());
+
         // Plain JSON-RPC has no protocol version.
         let mut session = Session::new(Dialect::JsonRpc2, None);
         session.observe(Dir::C2s, &versioned("1", "x"), 0);
         session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
         assert_eq!(session.protocol_version(), None);
+        assert!(!session.reads_request_versions());
     }
 
     /// Owed replies are counted by id: a null-id reply takes an element without a readable
