@@ -1210,7 +1210,9 @@ impl Session {
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
-                            if let (Dir::C2s, true, None) = (dir, mcp, &self.protocol_version) {
+                            // (Only while the proxy reads them: a merged check's records
+                            // name every request's version.)
+                            if dir == Dir::C2s && self.reads_request_versions() {
                                 match o.protocol_version {
                                     Some(version) => {
                                         self.versioned_request =
@@ -1943,6 +1945,34 @@ mod tests {
         session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
         assert_eq!(session.protocol_version(), None);
         assert!(!session.reads_request_versions());
+    }
+
+    /// The session takes a request's version only while [`Session::reads_request_versions`]
+    /// holds, as the proxy reads them only then: a merged check, whose records name every
+    /// request's version, must not learn one the proxy never read (a client whose first
+    /// request named none, then a request naming one, answered with a success).
+    #[test]
+    fn no_request_version_after_an_unversioned_request() {
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("tools/list")),
+            0,
+        );
+        assert!(!session.reads_request_versions());
+        let versioned = Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id("2"), Some("tools/list"))
+        };
+        session.observe(Dir::C2s, &versioned, 1);
+        session.observe(Dir::S2c, &observation("success_response", id("2"), None), 2);
+        assert_eq!(session.protocol_version(), None);
+        let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 3);
+        assert_eq!(
+            (v.forward, v.violation),
+            (true, None),
+            "as the proxy saw it"
+        );
     }
 
     /// Owed replies are counted by id: a null-id reply takes an element without a readable
