@@ -1478,11 +1478,17 @@ impl Session {
     }
 
     /// Whether a server's notification of a listen stream (`subscription`: the listen
-    /// request's id) comes when no such client request is waiting (MCP only).
+    /// request's id) comes when no such client request is waiting (MCP only): none of that
+    /// id, or one of another method.
     fn stream_is_closed(&self, dir: Dir, subscription: Option<Id<'_>>) -> bool {
+        let is_listen = |id| {
+            self.waiting[slot(Dir::C2s)]
+                .get(id)
+                .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN)
+        };
         self.dialect == Dialect::Mcp
             && dir == Dir::S2c
-            && subscription.is_some_and(|id| !self.waiting[slot(Dir::C2s)].contains(id))
+            && subscription.is_some_and(|id| !is_listen(id))
     }
 
     /// Whether a client request of `method` is a stream that waits as long as it is open: MCP
@@ -1877,6 +1883,27 @@ mod tests {
 
         let mut session = Session::new(Dialect::JsonRpc2, None);
         assert_eq!(session.observe(Dir::S2c, &event("7"), 0).violation, None);
+    }
+
+    /// A listen stream is opened by a `subscriptions/listen` request only: a notification
+    /// naming another request of the client's, still waiting, is flagged too.
+    #[test]
+    fn a_stream_names_a_listen_request() {
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("5"), Some("tools/call")),
+            0,
+        );
+        let event = Observation {
+            subscription: Some(id("5")),
+            ..without_id("notification", Some("notifications/tools/list_changed"))
+        };
+        let v = session.observe(Dir::S2c, &event, 1);
+        assert_eq!(
+            (v.forward, v.violation),
+            (true, Some(Violation::UnknownSubscription))
+        );
     }
 
     /// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. The
