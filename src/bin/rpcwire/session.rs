@@ -1906,6 +1906,47 @@ mod tests {
         );
     }
 
+    /// `subscriptions/listen` waits with no deadline while the version is unknown or from
+    /// 2026-07-28 on (learnt from a request's `_meta` too); under an earlier negotiated version
+    /// it is a request like any other, and times out.
+    #[test]
+    fn listen_has_no_deadline_from_2026_07_28_only() {
+        let versioned = |n: &'static str, method: &'static str| Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id(n), Some(method))
+        };
+        let timed_out = |session: &mut Session| {
+            session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 100);
+            !session.expire(1_000).is_empty()
+        };
+        assert!(
+            !timed_out(&mut Session::new(Dialect::Mcp, Some(10))),
+            "unknown"
+        );
+
+        let mut session = Session::new(Dialect::Mcp, Some(10));
+        session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+        session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+        assert_eq!(session.protocol_version(), Some("2026-07-28"));
+        assert!(!timed_out(&mut session), "2026-07-28");
+
+        let mut session = Session::new(Dialect::Mcp, Some(10));
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("initialize")),
+            0,
+        );
+        let mut negotiated = observation("success_response", id("1"), None);
+        negotiated.protocol_version = Some("2025-11-25");
+        session.observe(Dir::S2c, &negotiated, 1);
+        assert!(timed_out(&mut session), "2025-11-25");
+
+        assert!(
+            timed_out(&mut Session::new(Dialect::JsonRpc2, Some(10))),
+            "plain JSON-RPC"
+        );
+    }
+
     /// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. The
     /// version becomes the session's when the server answers such a request with a success
     /// (the server's requests are then forbidden); a probe the server refuses leaves the
