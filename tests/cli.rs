@@ -704,6 +704,43 @@ fn merged_streams_follow_a_per_request_version() {
     );
 }
 
+/// A client whose first request names no version is not speaking MCP 2026-07-28: the proxy
+/// reads no version from its later requests, and neither do the merged streams, which name
+/// them all (the session would else take one the proxy never saw, and forbid the server's
+/// request the proxy forwarded).
+#[test]
+fn merged_streams_read_no_version_after_an_unversioned_request() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-unversioned");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
+    std::fs::write(
+        &c2s,
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}}\n\
+             {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{meta}}}\n\
+             {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &s2c,
+        concat!(
+            r#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 0, "{records:#?}");
+    assert_eq!(summary["violations"], serde_json::json!({}), "{records:#?}");
+}
+
 /// Merged streams of an MCP 2026-07-28 session with a `subscriptions/listen` stream: the
 /// server's notifications of the stream need the client's listen request first (they pull the
 /// client's stream forward, as progress does); one naming a stream never opened is flagged.

@@ -275,6 +275,9 @@ struct Waiting {
     /// The number of the client batch it came in ([`BatchWait`]); 0 for a request sent alone
     /// or by the server.
     batch: u64,
+    /// A client request naming its protocol version while the session read them
+    /// ([`Session::request_version`]).
+    names_version: bool,
 }
 
 /// A client batch with something left to answer: one array answers a batch (JSON-RPC 2.0
@@ -449,12 +452,12 @@ pub struct Session {
     batch_no: u64,
     seq: u64,
     initialize: Option<IdKey>,
-    /// The latest client request naming its protocol version in `_meta` (MCP 2026-07-28 has
-    /// no `initialize`: every request names its version), while no version is known: a
-    /// success reply to it makes that version the session's. (Not the request itself: a
-    /// client probing `server/discover` at a version the server does not speak falls back to
-    /// `initialize`.)
-    versioned_request: Option<(IdKey, String)>,
+    /// The version the latest client request named in `_meta` (MCP 2026-07-28 has no
+    /// `initialize`: every request names its version), while no version is known: a success
+    /// reply to a request that named one ([`Waiting::names_version`]) makes it the session's.
+    /// (Not the request itself: a client probing `server/discover` at a version the server
+    /// does not speak falls back to `initialize`.)
+    request_version: Option<String>,
     /// A client request named no version while none was known: the client is not speaking
     /// 2026-07-28, whose requests all name theirs (see [`Session::reads_request_versions`]).
     unversioned_request: bool,
@@ -820,7 +823,7 @@ impl Session {
             batch_no: 0,
             seq: 0,
             initialize: None,
-            versioned_request: None,
+            request_version: None,
             unversioned_request: false,
             protocol_version: None,
             counters: Counters::default(),
@@ -1195,12 +1198,16 @@ impl Session {
                     // frame's.
                     let extra_bytes =
                         method.len() + progress_token.as_ref().map_or(0, |k| 2 * k.encoded_len());
+                    // (Only while the proxy reads them: a merged check's records name every
+                    // request's version.)
+                    let reads_version = dir == Dir::C2s && self.reads_request_versions();
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
                         progress_token: progress_token.clone(),
                         in_batch,
                         batch,
+                        names_version: reads_version && o.protocol_version.is_some(),
                     };
                     match self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting) {
                         Ok(()) => {
@@ -1210,12 +1217,14 @@ impl Session {
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
-                            if let (Dir::C2s, true, None) = (dir, mcp, &self.protocol_version) {
+                            if reads_version {
                                 match o.protocol_version {
-                                    Some(version) => {
-                                        self.versioned_request =
-                                            Some((IdKey::of(id), version.to_string()));
+                                    Some(version)
+                                        if self.request_version.as_deref() != Some(version) =>
+                                    {
+                                        self.request_version = Some(version.to_string());
                                     }
+                                    Some(_) => {}
                                     None => self.unversioned_request = true,
                                 }
                             }
@@ -1329,8 +1338,8 @@ impl Session {
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
-                            if dir == Dir::S2c {
-                                self.adopt_request_version(id, o.kind);
+                            if dir == Dir::S2c && w.names_version {
+                                self.adopt_request_version(o.kind);
                             }
                             None
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
@@ -1460,27 +1469,26 @@ impl Session {
         true
     }
 
-    /// A reply from the server to `id`, of `kind`: a success to the latest request naming its
-    /// version makes that version the session's; any other reply to it forgets it.
-    fn adopt_request_version(&mut self, id: Id<'_>, kind: &str) {
-        let answers = self
-            .versioned_request
-            .as_ref()
-            .is_some_and(|(key, _)| *key == IdKey::of(id));
-        if answers {
-            let (_, version) = self.versioned_request.take().expect("checked");
-            if kind == "success_response" && self.protocol_version.is_none() {
-                self.protocol_version = Some(version);
-            }
+    /// A reply from the server, of `kind`, to a request that named its version: a success
+    /// makes the version the latest request named the session's.
+    fn adopt_request_version(&mut self, kind: &str) {
+        if kind == "success_response" && self.protocol_version.is_none() {
+            self.protocol_version = self.request_version.take();
         }
     }
 
     /// Whether a server's notification of a listen stream (`subscription`: the listen
-    /// request's id) comes when no such client request is waiting (MCP only).
+    /// request's id) comes when no such client request is waiting (MCP only): none of that
+    /// id, or one of another method.
     fn stream_is_closed(&self, dir: Dir, subscription: Option<Id<'_>>) -> bool {
+        let is_listen = |id| {
+            self.waiting[slot(Dir::C2s)]
+                .get(id)
+                .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN)
+        };
         self.dialect == Dialect::Mcp
             && dir == Dir::S2c
-            && subscription.is_some_and(|id| !self.waiting[slot(Dir::C2s)].contains(id))
+            && subscription.is_some_and(|id| !is_listen(id))
     }
 
     /// Whether a client request of `method` is a stream that waits as long as it is open: MCP
@@ -1877,6 +1885,68 @@ mod tests {
         assert_eq!(session.observe(Dir::S2c, &event("7"), 0).violation, None);
     }
 
+    /// A listen stream is opened by a `subscriptions/listen` request only: a notification
+    /// naming another request of the client's, still waiting, is flagged too.
+    #[test]
+    fn a_stream_names_a_listen_request() {
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("5"), Some("tools/call")),
+            0,
+        );
+        let event = Observation {
+            subscription: Some(id("5")),
+            ..without_id("notification", Some("notifications/tools/list_changed"))
+        };
+        let v = session.observe(Dir::S2c, &event, 1);
+        assert_eq!(
+            (v.forward, v.violation),
+            (true, Some(Violation::UnknownSubscription))
+        );
+    }
+
+    /// `subscriptions/listen` waits with no deadline while the version is unknown or from
+    /// 2026-07-28 on (learnt from a request's `_meta` too); under an earlier negotiated version
+    /// it is a request like any other, and times out.
+    #[test]
+    fn listen_has_no_deadline_from_2026_07_28_only() {
+        let versioned = |n: &'static str, method: &'static str| Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id(n), Some(method))
+        };
+        let timed_out = |session: &mut Session| {
+            session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 100);
+            !session.expire(1_000).is_empty()
+        };
+        assert!(
+            !timed_out(&mut Session::new(Dialect::Mcp, Some(10))),
+            "unknown"
+        );
+
+        let mut session = Session::new(Dialect::Mcp, Some(10));
+        session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+        session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+        assert_eq!(session.protocol_version(), Some("2026-07-28"));
+        assert!(!timed_out(&mut session), "2026-07-28");
+
+        let mut session = Session::new(Dialect::Mcp, Some(10));
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("initialize")),
+            0,
+        );
+        let mut negotiated = observation("success_response", id("1"), None);
+        negotiated.protocol_version = Some("2025-11-25");
+        session.observe(Dir::S2c, &negotiated, 1);
+        assert!(timed_out(&mut session), "2025-11-25");
+
+        assert!(
+            timed_out(&mut Session::new(Dialect::JsonRpc2, Some(10))),
+            "plain JSON-RPC"
+        );
+    }
+
     /// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. The
     /// version becomes the session's when the server answers such a request with a success
     /// (the server's requests are then forbidden); a probe the server refuses leaves the
@@ -1943,6 +2013,61 @@ mod tests {
         session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
         assert_eq!(session.protocol_version(), None);
         assert!(!session.reads_request_versions());
+    }
+
+    /// A client may send its next request before the server answers the last: a success to
+    /// any request that named the version tells it, not only to the latest (a listen stream
+    /// opened meanwhile is answered only when it closes).
+    #[test]
+    fn a_request_version_from_an_earlier_request() {
+        let versioned = |n: &'static str, method: &'static str| Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id(n), Some(method))
+        };
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+        session.observe(Dir::C2s, &versioned("2", "subscriptions/listen"), 1);
+        session.observe(Dir::S2c, &observation("success_response", id("1"), None), 2);
+        assert_eq!(session.protocol_version(), Some("2026-07-28"));
+
+        // A request that timed out (or was cancelled) tells nothing by its late reply.
+        let mut session = Session::new(Dialect::Mcp, Some(10));
+        session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+        session.expire(20);
+        session.observe(
+            Dir::S2c,
+            &observation("success_response", id("1"), None),
+            21,
+        );
+        assert_eq!(session.protocol_version(), None);
+    }
+
+    /// The session takes a request's version only while [`Session::reads_request_versions`]
+    /// holds, as the proxy reads them only then: a merged check, whose records name every
+    /// request's version, must not learn one the proxy never read (a client whose first
+    /// request named none, then a request naming one, answered with a success).
+    #[test]
+    fn no_request_version_after_an_unversioned_request() {
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("tools/list")),
+            0,
+        );
+        assert!(!session.reads_request_versions());
+        let versioned = Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id("2"), Some("tools/list"))
+        };
+        session.observe(Dir::C2s, &versioned, 1);
+        session.observe(Dir::S2c, &observation("success_response", id("2"), None), 2);
+        assert_eq!(session.protocol_version(), None);
+        let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 3);
+        assert_eq!(
+            (v.forward, v.violation),
+            (true, None),
+            "as the proxy saw it"
+        );
     }
 
     /// Owed replies are counted by id: a null-id reply takes an element without a readable
