@@ -167,6 +167,19 @@ fn check_session(args: &[&str]) -> (Vec<Value>, Value, i32, String) {
     (lines, summary, out.status.code().unwrap(), stderr)
 }
 
+/// `check --json --c2s --s2c` of two streams written under `target/tmp/NAME`: the records,
+/// the summary's violations and the exit code.
+fn check_merged(name: &str, c2s: &str, s2c: &str) -> (Vec<Value>, Value, i32) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    std::fs::write(&c2s_path, c2s).unwrap();
+    std::fs::write(&s2c_path, s2c).unwrap();
+    let (c2s, s2c) = (c2s_path.to_str().unwrap(), s2c_path.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    (records, summary["violations"].clone(), code)
+}
+
 #[test]
 fn capture_as_a_session_has_no_violation() {
     let (c2s, s2c) = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));
@@ -672,33 +685,24 @@ fn merged_streams_follow_the_negotiated_version() {
 /// request that comes after is then forbidden; before, with no version known, it is not.
 #[test]
 fn merged_streams_follow_a_per_request_version() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-per-request");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
     let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
-    std::fs::write(
-        &c2s,
-        format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{meta}}}\n\
-             {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n\
-             {{\"jsonrpc\":\"2.0\",\"id\":\"r2\",\"result\":{{\"roots\":[]}}}}\n"
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        &s2c,
-        concat!(
-            r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#, "\n",
-            r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"resultType":"complete"}}"#, "\n",
-            r#"{"jsonrpc":"2.0","id":"r2","method":"roots/list"}"#, "\n",
-        ),
-    )
-    .unwrap();
-    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let c2s = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{meta}}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":\"r2\",\"result\":{{\"roots\":[]}}}}\n"
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"resultType":"complete"}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":"r2","method":"roots/list"}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-per-request", &c2s, s2c);
     assert_eq!(code, 1, "{records:#?}");
     assert_eq!(
-        summary["violations"],
+        violations,
         serde_json::json!({"s2c/server_request_forbidden": 1, "c2s/unknown_reply": 1}),
         "{records:#?}"
     );
@@ -710,35 +714,23 @@ fn merged_streams_follow_a_per_request_version() {
 /// request the proxy forwarded).
 #[test]
 fn merged_streams_read_no_version_after_an_unversioned_request() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-unversioned");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
     let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
-    std::fs::write(
-        &c2s,
-        format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}}\n\
-             {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{meta}}}\n\
-             {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n"
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        &s2c,
-        concat!(
-            r#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
-            "\n",
-        ),
-    )
-    .unwrap();
-    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let c2s = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{meta}}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n"
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-unversioned", &c2s, s2c);
     assert_eq!(code, 0, "{records:#?}");
-    assert_eq!(summary["violations"], serde_json::json!({}), "{records:#?}");
+    assert_eq!(violations, serde_json::json!({}), "{records:#?}");
 }
 
 /// Merged streams of an MCP 2026-07-28 session with a `subscriptions/listen` stream: the
@@ -746,30 +738,22 @@ fn merged_streams_read_no_version_after_an_unversioned_request() {
 /// client's stream forward, as progress does); one naming a stream never opened is flagged.
 #[test]
 fn merged_streams_match_listen_streams() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-listen");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
     let stamped = |stream: &str| {
         format!(
             "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{{\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{stream}}}}}}}\n"
         )
     };
-    std::fs::write(
-        &c2s,
-        concat!(
-            r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#,
-            "\n",
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l"}}"#,
-            "\n",
-        ),
-    )
-    .unwrap();
-    std::fs::write(&s2c, stamped("\"l\"") + &stamped("\"other\"")).unwrap();
-    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l"}}"#,
+        "\n",
+    );
+    let s2c = stamped("\"l\"") + &stamped("\"other\"");
+    let (records, violations, code) = check_merged("cli-listen", c2s, &s2c);
     assert_eq!(code, 1, "{records:#?}");
     assert_eq!(
-        summary["violations"],
+        violations,
         serde_json::json!({"s2c/unknown_subscription": 1}),
         "{records:#?}"
     );
