@@ -343,6 +343,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// stream no longer open.
     ///
     /// A listen request waits as long as its stream is open: forward it without a deadline.
+    /// (The remapper keeps no methods: a stamp naming another request in flight routes to
+    /// that request's client too, the only one it can reach. Filter by
+    /// [`LISTEN_STREAM`](crate::mcp::methods::LISTEN_STREAM) first for the stream's methods
+    /// only.)
     ///
     /// [`mcp::subscription_id`]: crate::mcp::subscription_id
     ///
