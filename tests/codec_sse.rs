@@ -11,7 +11,7 @@ use common::{assert_any_split, outgoing_cases, read_framed, show_incoming};
 use futures_util::SinkExt;
 use proptest::prelude::*;
 use rpcwire::codec::{Incoming, SseCodec, SseControl, SseEncoder, SseItem, SseMessage, SsePayload};
-use rpcwire::{Decoder, SseWriteError};
+use rpcwire::{Decoder, SseFramer, SseWriteError};
 use tokio_util::codec::{Decoder as _, Encoder as _, FramedWrite};
 
 const MAX: usize = 64;
@@ -263,4 +263,20 @@ fn a_body_that_ends_mid_event_drops_it() {
         );
         assert_eq!(codec.last_event_id(), Some(&b"1"[..]), "{tail:?}");
     }
+}
+
+/// Keep-alives (comment-only events) are no items by default; with a framer that yields
+/// empty events, each is one, `Empty`, in its place among the messages.
+#[test]
+fn a_framer_of_ones_own_can_yield_keep_alives() {
+    let body: &[u8] =
+        b": keep-alive\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\n: keep-alive\n\n";
+    let items = |codec| read_framed(codec, &[body], |_, item| show(&item.unwrap())).0;
+    let message = r#"id None retry None: notification {"jsonrpc":"2.0","method":"n"}"#;
+    let empty = "id None retry None: empty";
+    let default = SseCodec::new(Decoder::mcp_client(), MAX);
+    assert_eq!(items(default), [message]);
+    let framer = SseFramer::new(MAX).yield_empty_events(true);
+    let every = SseCodec::with_framer(Decoder::mcp_client(), framer);
+    assert_eq!(items(every), [empty, message, empty]);
 }

@@ -191,8 +191,16 @@ impl SseCodec {
     /// A codec decoding with `decoder`, with events of at most `max_frame` bytes of data
     /// (which becomes the decoder's frame limit too).
     pub fn new(decoder: Decoder, max_frame: usize) -> Self {
+        Self::with_framer(decoder, SseFramer::new(max_frame))
+    }
+
+    /// A codec decoding with `decoder` the events `framer` cuts (configured as its own: with
+    /// [`yield_empty_events`](SseFramer::yield_empty_events), every event, a comment-only
+    /// keep-alive too, is an item, [`SsePayload::Empty`] when it has no data); the framer's
+    /// frame limit becomes the decoder's.
+    pub fn with_framer(decoder: Decoder, framer: SseFramer) -> Self {
         SseCodec {
-            reader: FrameReader::new(decoder, max_frame, SseFramer::new(max_frame)),
+            reader: FrameReader::new(decoder, framer.max_frame(), framer),
             encoder: SseEncoder::new(),
         }
     }
