@@ -1558,6 +1558,10 @@ impl Session {
         for dir in [Dir::C2s, Dir::S2c] {
             let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
             for (id, w) in left {
+                // An open listen stream ends with the session: nothing was owed.
+                if dir == Dir::C2s && self.is_stream(&w.method) {
+                    continue;
+                }
                 self.flag(dir, Violation::Unanswered);
                 out.push((dir, id, w.method));
             }
@@ -1887,6 +1891,19 @@ mod tests {
 
     /// A listen stream is opened by a `subscriptions/listen` request only: a notification
     /// naming another request of the client's, still waiting, is flagged too.
+    /// A listen stream still open when the session ends is no unanswered request: it ends
+    /// with the session. Another request is.
+    #[test]
+    fn an_open_listen_stream_ends_with_the_session() {
+        let mut session = Session::new(Dialect::Mcp, None);
+        for (n, method) in [("1", "subscriptions/listen"), ("2", "tools/call")] {
+            session.observe(Dir::C2s, &observation("request", id(n), Some(method)), 0);
+        }
+        let left: Vec<_> = session.finish().into_iter().map(|(_, _, m)| m).collect();
+        assert_eq!(left, [Arc::from("tools/call")]);
+        assert_eq!(session.counters.total_violations(), 1);
+    }
+
     #[test]
     fn a_stream_names_a_listen_request() {
         let mut session = Session::new(Dialect::Mcp, None);
