@@ -37,8 +37,11 @@
 //!   message written by [`encode`].
 //! - Decoding: [`Decoder`] with [`DecodeOptions`] → [`Message`] or [`Rejection`];
 //!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches.
-//! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; [`mcp`] helpers; typed
-//!   access in `typed` (feature `serde`).
+//! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; typed access in `typed`
+//!   (feature `serde`).
+//! - MCP: [`mcp`] (method names, cancellation and progress, 2026-07-28's per-request `_meta`,
+//!   `resultType`, listen streams, protocol versions);
+//!   [`DecodeOptions::for_protocol_version`] for the rules that change with the version.
 //! - Encoding: [`encode`] (the four shapes, error replies, id rewriting).
 //! - Reply matching: [`PendingTable`] (ids we mint), [`InFlight`] (the peer's ids),
 //!   [`IdRemapper`] (a proxy's id rewriting both ways).
