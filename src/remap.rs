@@ -329,7 +329,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let reported = reported_progress_token(notification)?;
-        let origin = &self.pending.get(Token::from_wire(reported.raw())?)?.origin;
+        let origin = self.in_flight(reported)?;
         let theirs = origin.progress_token.as_ref()?;
         encode::write_with_id(out, frame, reported, theirs.as_id());
         Some(origin)
@@ -377,9 +377,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let stream = subscription_id(notification)?;
-        let origin = &self.pending.get(Token::from_wire(stream.raw())?)?.origin;
+        let origin = self.in_flight(stream)?;
         encode::write_with_id(out, frame, stream, origin.id.as_id());
         Some(origin)
+    }
+
+    /// The request in flight that the upstream names by `token` (our token, as it wrote it:
+    /// a reply's id, a progress token, a listen stream's stamp).
+    fn in_flight(&self, token: Id<'_>) -> Option<&Origin<C, T>> {
+        Some(&self.pending.get(Token::from_wire(token.raw())?)?.origin)
     }
 
     /// Matches an upstream reply (decoded from `frame`, with id `reply_id`) and appends the

@@ -1773,6 +1773,14 @@ mod tests {
         assert_eq!(unmatched, 1);
     }
 
+    /// A client request of `method` naming MCP 2026-07-28 in its `_meta`.
+    fn versioned(n: &'static str, method: &'static str) -> Observation<'static> {
+        Observation {
+            protocol_version: Some("2026-07-28"),
+            ..observation("request", id(n), Some(method))
+        }
+    }
+
     fn id(token: &'static str) -> Id<'static> {
         Id::from_token(token.as_bytes()).unwrap()
     }
@@ -1928,10 +1936,6 @@ mod tests {
     /// it is a request like any other, and times out.
     #[test]
     fn listen_has_no_deadline_from_2026_07_28_only() {
-        let versioned = |n: &'static str, method: &'static str| Observation {
-            protocol_version: Some("2026-07-28"),
-            ..observation("request", id(n), Some(method))
-        };
         let timed_out = |session: &mut Session| {
             session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 100);
             !session.expire(1_000).is_empty()
@@ -1970,10 +1974,6 @@ mod tests {
     /// version to the `initialize` handshake the client falls back to.
     #[test]
     fn per_request_version_once_the_server_accepts_it() {
-        let versioned = |n: &'static str, method: &'static str| Observation {
-            protocol_version: Some("2026-07-28"),
-            ..observation("request", id(n), Some(method))
-        };
         let server_request = |session: &mut Session| {
             let v = session.observe(Dir::S2c, &observation("request", id("91"), Some("x")), 9);
             (v.forward, v.violation)
@@ -2037,10 +2037,6 @@ mod tests {
     /// opened meanwhile is answered only when it closes).
     #[test]
     fn a_request_version_from_an_earlier_request() {
-        let versioned = |n: &'static str, method: &'static str| Observation {
-            protocol_version: Some("2026-07-28"),
-            ..observation("request", id(n), Some(method))
-        };
         let mut session = Session::new(Dialect::Mcp, None);
         session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
         session.observe(Dir::C2s, &versioned("2", "subscriptions/listen"), 1);
