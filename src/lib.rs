@@ -45,7 +45,8 @@
 //! - Encoding: [`encode`] (the four shapes, error replies, id rewriting).
 //! - Reply matching: [`PendingTable`] (ids we mint), [`InFlight`] (the peer's ids),
 //!   [`IdRemapper`] (a proxy's id rewriting both ways).
-//! - MCP over HTTP: [`headers`] (the 2026-07-28 header mirroring check).
+//! - MCP over HTTP: [`headers`] (2026-07-28 header mirroring: the headers a client sends, a
+//!   tool's `x-mcp-header` annotations, and the server's check).
 //! - Scanning: [`scan`] (the one skip primitive, SIMD with a scalar oracle).
 //!
 //! ## Features

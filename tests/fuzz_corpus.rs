@@ -222,6 +222,34 @@ fn write_seed_corpus() {
             write("decode_lines", &format!("hand-{i}-{config:02x}"), &d);
         }
     }
+    // Header mirroring: a tool schema, a body and header lines, NUL-separated (see
+    // `fuzz_bodies::headers`).
+    let schemas: &[&str] = &[
+        r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"opts":{"properties":{"limit":{"type":"integer","x-mcp-header":"Limit"}}},"dry":{"type":"boolean","x-mcp-header":"Dry"}}}"#,
+        r#"{"properties":{"a":{"anyOf":[{"type":"string","x-mcp-header":"A"}]},"b":{"type":"number","x-mcp-header":"B"}}}"#,
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"r":{"type":"string","x-mcp-header":"a"}}}"#,
+        "{}",
+    ];
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+    let bodies: Vec<String> = vec![
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"region":"caf\u00e9","opts":{{"limit":42}},"dry":true}},{meta}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"file:///a b","id":1,{meta}}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"t","arguments":{{"region":"a","region":"b"}},{meta}}}}}"#
+        ),
+    ];
+    let lines = "MCP-Protocol-Version:2026-07-28\nMcp-Method:tools/call\nMcp-Name:t\nMcp-Param-Region:=?base64?Y2Fmw6k=?=\nmcp-param-limit: 042 \nMcp-Param-Dry:true";
+    for (i, schema) in schemas.iter().enumerate() {
+        for (j, body) in bodies.iter().enumerate() {
+            let data = [schema.as_bytes(), body.as_bytes(), lines.as_bytes()].join(&0u8);
+            write("headers", &format!("hand-{i}-{j}"), &data);
+        }
+    }
 }
 
 proptest::proptest! {

@@ -15,8 +15,8 @@ mod peers;
 use std::process::Command;
 
 use bytes::BytesMut;
-use rpcwire::headers::{decode_header_value, encode_header_value, HeaderCheck, ParamHeader};
-use rpcwire::{Decoder, Message, ReplyId};
+use rpcwire::headers::{decode_header_value, encode_header_value, HeaderCheck, ToolHeaders};
+use rpcwire::{Decoder, Message, RawJson, ReplyId};
 use serde_json::{json, Value};
 
 const VERSIONS: &[&str] = &["2026-07-28"];
@@ -150,6 +150,229 @@ const DECODE: &[&str] = &[
     "=?base64?=",
     "=?BASE64?YQ==?=",
 ];
+
+/// Tool schemas (as text) and arguments to mirror for them: the specification's example, each
+/// constraint on annotations, the keywords that leave the chain of `properties`, and members
+/// spelt twice.
+const SCHEMAS: &[(&str, &[&str])] = &[
+    (
+        r#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}}}"#,
+        &[
+            r#"{"query":"SELECT 1","region":"us-west1"}"#,
+            r#"{"region":null}"#,
+            "{}",
+            r#"{"region":"\u00e9"}"#,
+            r#"{"region":" padded "}"#,
+            r#"{"region":{"a":1}}"#,
+            r#"{"region":[1]}"#,
+            r#"{"region":5}"#,
+            r#"{"region":1.0}"#,
+            r#"{"region":true}"#,
+            r#"{"region":"=?base64?x?="}"#,
+            r#"{"region":"=?base64?="}"#,
+        ],
+    ),
+    (
+        r#"{"properties":{"a":{"properties":{"b":{"properties":{"c":{"type":"integer","x-mcp-header":"C"}}}}},"d":{"type":"boolean","x-mcp-header":"D"}}}"#,
+        &[
+            r#"{"a":{"b":{"c":-7}},"d":false}"#,
+            r#"{"a":{"b":5}}"#,
+            r#"{"a":{"b":{"c":123456789012345678901234567890}}}"#,
+        ],
+    ),
+    (r#"{"type":"string","x-mcp-header":"Root"}"#, &[]),
+    (
+        r#"{"properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"a":{"anyOf":[{"type":"string","x-mcp-header":"A"}]}}}"#,
+        &[],
+    ),
+    (
+        r##"{"$defs":{"r":{"type":"string","x-mcp-header":"R"}},"properties":{"r":{"$ref":"#/$defs/r"}}}"##,
+        &[],
+    ),
+    (
+        r#"{"additionalProperties":{"type":"string","x-mcp-header":"A"}}"#,
+        &[],
+    ),
+    (
+        r#"{"anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"a":{"type":"string","default":{"x-mcp-header":"A"},"const":{"x-mcp-header":"B"},"enum":[{"x-mcp-header":"C"}],"examples":[{"x-mcp-header":"D"}]}}}"#,
+        &[r#"{"a":"x"}"#],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"number","x-mcp-header":"N"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":["string","null"],"x-mcp-header":"N"}}}"#,
+        &[],
+    ),
+    (r#"{"properties":{"n":{"x-mcp-header":"N"}}}"#, &[]),
+    (
+        r#"{"properties":{"n":{"type":"object","x-mcp-header":"N"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":""}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":"a b"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":"a:b"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":"caf\u00e9"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":5}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":null}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"n":{"type":"string","x-mcp-header":"\u0052egion"}}}"#,
+        &[r#"{"n":"x"}"#],
+    ),
+    (
+        r#"{"properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"properties":{"c":{"type":"string","x-mcp-header":"REGION"}}}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"caf\u00e9":{"type":"string","x-mcp-header":"Cafe"}}}"#,
+        &[r#"{"caf\u00e9":"x"}"#, r#"{"café":"y"}"#],
+    ),
+    (r#"{"properties":{"a":true,"b":false}}"#, &[]),
+    ("true", &[]),
+    ("[]", &[]),
+    (
+        r#"{"properties":[{"type":"string","x-mcp-header":"A"}]}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"a":{"type":"string","properties":{"b":{"type":"string","x-mcp-header":"B"}}}}}"#,
+        &[r#"{"a":{"b":"x"}}"#, r#"{"a":"x"}"#],
+    ),
+    (
+        r#"{"properties":{"q":{"type":"string"},"q":{"type":"integer"},"r":{"type":"string","x-mcp-header":"R"}}}"#,
+        &[r#"{"r":"x","q":1}"#],
+    ),
+    (
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A","x-mcp-header":"B"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"r":{"type":"number","type":"string","x-mcp-header":"A"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"r":{"type":"string"}}}"#,
+        &[],
+    ),
+    (
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"}},"properties":{"s":{"type":"string"}}}"#,
+        &[],
+    ),
+];
+
+/// The schemas we read otherwise than the SDK, and why.
+const KNOWN_SCHEMAS: &[(&str, &str)] = &[
+    (
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A","x-mcp-header":"B"}}}"#,
+        "which of two annotations names the header is up to the reader: refused as ambiguous, \
+         where the SDK's JSON keeps the last",
+    ),
+    (
+        r#"{"properties":{"r":{"type":"number","type":"string","x-mcp-header":"A"}}}"#,
+        "two types: whether the parameter may be annotated is up to the reader",
+    ),
+    (
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"r":{"type":"string"}}}"#,
+        "a property declared twice: whether it is annotated is up to the reader",
+    ),
+    (
+        r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"}},"properties":{"s":{"type":"string"}}}"#,
+        "two properties objects: whether the annotated one counts is up to the reader",
+    ),
+];
+
+/// rpcwire's reading of a schema in the script's shape: `None` when invalid, else its
+/// annotations as sorted (path, name) pairs and the headers mirrored from each arguments
+/// object, sorted.
+type Reading = Option<(Vec<(Vec<String>, String)>, Vec<Vec<(String, String)>>)>;
+
+fn our_reading(schema: &str, arguments: &[&str]) -> Reading {
+    let tool = ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).ok()?;
+    let mut map: Vec<(Vec<String>, String)> = tool
+        .iter()
+        .map(|p| (p.path().map(String::from).collect(), p.name().to_string()))
+        .collect();
+    map.sort();
+    let mirrors = arguments
+        .iter()
+        .map(|a| {
+            let mut headers: Vec<(String, String)> = tool
+                .mirror(RawJson::new(a.as_bytes()).unwrap())
+                .map(|(h, v)| (h.to_string(), v.into_owned()))
+                .collect();
+            headers.sort();
+            headers
+        })
+        .collect();
+    Some((map, mirrors))
+}
+
+fn sdk_reading(report: &Value) -> Reading {
+    if !report["invalid"].is_null() {
+        return None;
+    }
+    let mut map: Vec<(Vec<String>, String)> =
+        serde_json::from_value(report["map"].clone()).unwrap();
+    map.sort();
+    let mirrors = report["mirror"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pair| {
+            let headers = pair[1].as_object().unwrap();
+            let mut headers: Vec<(String, String)> = headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+                .collect();
+            headers.sort();
+            headers
+        })
+        .collect();
+    Some((map, mirrors))
+}
+
+/// Whether two mirrored values differ only as `known_encode` allows: the same text, sent by
+/// the SDK as it is where we use the sentinel form.
+fn same_mirror(ours: &[(String, String)], sdk: &[(String, String)]) -> bool {
+    ours.len() == sdk.len()
+        && ours.iter().zip(sdk).all(|((on, ov), (sn, sv))| {
+            let text = |v: &str| {
+                decode_header_value(v.as_bytes())
+                    .map(|t| t.into_owned())
+                    .ok()
+            };
+            on == sn
+                && (ov == sv
+                    || (text(ov) == text(sv) && text(ov).is_some_and(|t| known_encode(&t))))
+        })
+}
 
 fn body(id: u32, method: &str, params: Value) -> String {
     let mut params = params;
@@ -356,21 +579,6 @@ fn cases() -> Vec<Value> {
     ]
 }
 
-/// The `Mcp-Param-*` headers a schema's `x-mcp-header` annotations ask for, as (name, path).
-fn annotations(schema: &Value, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
-    let Some(properties) = schema["properties"].as_object() else {
-        return;
-    };
-    for (key, sub) in properties {
-        path.push(key.clone());
-        if let Some(name) = sub["x-mcp-header"].as_str() {
-            out.push((name.to_string(), path.clone()));
-        }
-        annotations(sub, path, out);
-        path.pop();
-    }
-}
-
 /// rpcwire's outcome, in the script's shape.
 fn ours(case: &Value) -> Value {
     let body = case["body"].as_str().unwrap();
@@ -385,18 +593,13 @@ fn ours(case: &Value) -> Value {
             (h[0].as_str().unwrap().to_string(), bytes)
         })
         .collect();
-    let mut bindings = Vec::new();
-    annotations(&case["schema"], &mut Vec::new(), &mut bindings);
-    let paths: Vec<Vec<&str>> = bindings
-        .iter()
-        .map(|(_, p)| p.iter().map(String::as_str).collect())
-        .collect();
-    let params: Vec<ParamHeader<'_>> = bindings
-        .iter()
-        .zip(&paths)
-        .map(|((name, _), path)| ParamHeader { name, path })
-        .collect();
-    let check = HeaderCheck::new(VERSIONS).with_params(&params);
+    let schema = case["schema"].to_string();
+    let tool = (!case["schema"].is_null())
+        .then(|| ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).unwrap());
+    let check = match &tool {
+        Some(tool) => HeaderCheck::new(VERSIONS).with_tool(tool),
+        None => HeaderCheck::new(VERSIONS),
+    };
     let result = check.check(headers.iter().map(|(n, v)| (n.as_str(), &v[..])), &msg);
     match result {
         Ok(()) => {
@@ -440,6 +643,7 @@ fn rpcwire_agrees_with_the_python_sdk_but_where_documented() {
         "cases": cases(),
         "encode": ENCODE,
         "decode": DECODE,
+        "schemas": SCHEMAS,
     });
     std::fs::write(&input, spec.to_string()).unwrap();
     let mut script = Command::new(peers::python());
@@ -496,6 +700,45 @@ fn rpcwire_agrees_with_the_python_sdk_but_where_documented() {
             failures.push(format!("decode {value:?}: rpcwire {ours:?}, SDK {sdk:?}"));
         }
     }
+    let schemas = report["schemas"].as_array().unwrap();
+    assert_eq!(schemas.len(), SCHEMAS.len() + 400);
+    let mut known_schemas = Vec::new();
+    for read in schemas {
+        let text = read["schema"].as_str().unwrap();
+        let arguments: Vec<&str> = read["mirror"]
+            .as_array()
+            .map(|m| m.iter().map(|pair| pair[0].as_str().unwrap()).collect())
+            .unwrap_or_default();
+        let (ours, sdk) = (our_reading(text, &arguments), sdk_reading(read));
+        let agree = match (&ours, &sdk) {
+            (Some((om, oh)), Some((sm, sh))) => {
+                om == sm && oh.iter().zip(sh).all(|(o, s)| same_mirror(o, s))
+            }
+            (None, None) => true,
+            // The arguments mirrored are those the SDK reported for a valid schema.
+            _ => false,
+        };
+        let known = KNOWN_SCHEMAS.iter().any(|(k, _)| *k == text);
+        if known {
+            known_schemas.push(text);
+        }
+        if agree == known {
+            failures.push(format!(
+                "schema {text}: rpcwire {ours:?}, SDK {sdk:?} ({})",
+                if known {
+                    "listed as known, but agrees".to_string()
+                } else {
+                    read["invalid"].to_string()
+                }
+            ));
+        }
+    }
+    for (text, _) in KNOWN_SCHEMAS {
+        if !known_schemas.contains(text) {
+            failures.push(format!("schema {text}: a known difference no case shows"));
+        }
+    }
+
     assert!(
         failures.is_empty(),
         "{} disagreements:\n{}",

@@ -32,6 +32,7 @@ pub const TARGETS: &[Target] = &[
     ("pending_model", pending_model),
     ("decode_lines", decode_lines),
     ("tables_model", tables_model),
+    ("headers", headers),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
@@ -1178,4 +1179,118 @@ pub fn assert_decodes_lines_as_framed(decoder: &Decoder, stream: &[u8]) {
         })
         .collect();
     assert_eq!(got, expected, "decode_lines differs from Lines + decode");
+}
+
+// ------------------------------------------------------------------------------ headers
+
+/// `data` is a tool's `inputSchema`, a body and header lines (`name:value`), separated by NUL
+/// bytes. Checks that reading the schema, checking the headers against the body and mirroring
+/// the body's headers all end with an answer, and that:
+/// - a valid schema's annotations are distinct tokens on parameters with a path;
+/// - every mirrored value can be sent as it is (visible ASCII, spaces and tabs inside, no line
+///   break to end the header early) and the encoded ones decode;
+/// - the mirrored headers fail the check only for what the body itself lacks (a version, a
+///   name, an argument that cannot be mirrored), never for a value mirrored wrong;
+/// - a decodable header value survives encoding and decoding again.
+pub fn headers(data: &[u8]) {
+    use rpcwire::headers::{
+        decode_header_value, encode_header_value, mirror_headers, Header, HeaderCheck, HeaderError,
+        ToolHeaders,
+    };
+
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let (schema, body, lines) = (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    );
+    let tool = RawJson::new(schema).map(ToolHeaders::from_input_schema);
+    let tool = match tool {
+        Some(Ok(tool)) => {
+            let mut names: Vec<String> = Vec::new();
+            for param in &tool {
+                let name = param.name();
+                assert!(
+                    !name.is_empty() && name.bytes().all(|b| b.is_ascii_graphic() && b != b':'),
+                    "annotation {name:?} is no token"
+                );
+                assert!(param.path().len() > 0, "annotation {name:?} without a path");
+                names.push(name.to_ascii_lowercase());
+            }
+            let count = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), count, "annotations named twice: {tool:?}");
+            Some(tool)
+        }
+        Some(Err(invalid)) => {
+            let _ = invalid.to_string();
+            None
+        }
+        None => None,
+    };
+
+    let headers: Vec<(&str, &[u8])> = lines
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let colon = line.iter().position(|&b| b == b':')?;
+            Some((
+                core::str::from_utf8(&line[..colon]).ok()?,
+                &line[colon + 1..],
+            ))
+        })
+        .collect();
+    for (_, value) in &headers {
+        if let Ok(text) = decode_header_value(value) {
+            let again = encode_header_value(&text);
+            assert_eq!(
+                decode_header_value(again.as_bytes()).as_deref(),
+                Ok(&*text),
+                "{value:?} does not survive encoding again"
+            );
+        }
+    }
+
+    let Ok(msg) = Decoder::mcp().decode(body) else {
+        return;
+    };
+    let check = match &tool {
+        Some(tool) => HeaderCheck::new(&[]).with_tool(tool),
+        None => HeaderCheck::new(&[]),
+    };
+    if let Err(e) = check.check(headers.iter().copied(), &msg) {
+        let mut out = BytesMut::new();
+        e.write_reply(&mut out, ReplyId::Null, &["2026-07-28"]);
+        let reply: serde_json::Value = serde_json::from_slice(&out).expect("reply is JSON");
+        assert_eq!(reply["error"]["code"], e.code().get());
+    }
+
+    let Ok(mirrored) = mirror_headers(&msg, Some("2025-11-25"), tool.as_ref()) else {
+        return;
+    };
+    let names: Vec<String> = mirrored.iter().map(|(h, _)| h.to_string()).collect();
+    for (header, value) in &mirrored {
+        let sendable = value
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) || b == b'\t')
+            && !value.starts_with([' ', '\t'])
+            && !value.ends_with([' ', '\t']);
+        assert!(sendable, "{header} mirrored as {value:?}");
+        if matches!(header, Header::Name | Header::Param(_)) {
+            assert!(
+                decode_header_value(value.as_bytes()).is_ok(),
+                "{header}: {value:?}"
+            );
+        }
+    }
+    let sent = names
+        .iter()
+        .zip(&mirrored)
+        .map(|(n, (_, v))| (n.as_str(), v.as_bytes()));
+    match check.check(sent, &msg) {
+        Ok(())
+        | Err(HeaderError::Missing(_))
+        | Err(HeaderError::Mismatch(Header::ProtocolVersion | Header::Param(_))) => {}
+        Err(e) => panic!("the headers mirrored from {msg:?} fail the check: {e}; {mirrored:?}"),
+    }
 }

@@ -1,10 +1,12 @@
 """The official MCP Python SDK's verdict on the header mirroring cases of tests/headers_python.rs.
 
-Reads {"versions", "cases", "encode", "decode", "seed", "random"} as JSON from the file named
-by argv[1] and prints one JSON object: the SDK's outcome for every case (those given, then
-`random` integer parameters and `random` requests with slips in their headers, made here from
-`seed`), and its encode_header_value / decode_header_value on the
-values given, then on `random` more each.
+Reads {"versions", "cases", "encode", "decode", "schemas", "seed", "random"} as JSON from the
+file named by argv[1] and prints one JSON object: the SDK's outcome for every case (those given,
+then `random` integer parameters and `random` requests with slips in their headers, made here
+from `seed`), its encode_header_value / decode_header_value on the values given, then on
+`random` more each, and its reading of each tool schema (those given as [schema text,
+[arguments text...]], then `random` more): find_invalid_x_mcp_header, and for a valid one
+x_mcp_header_map and the mcp_param_headers of each arguments object.
 
 A case is a POST: a body (text), its header lines ([name, value] with the value's bytes as
 Latin-1 text) and, for tools/call, the tool's inputSchema. It goes through the SDK server's
@@ -32,8 +34,11 @@ from mcp.shared.inbound import (
     decode_header_value,
     encode_header_value,
     find_duplicated_routing_header,
+    find_invalid_x_mcp_header,
+    mcp_param_headers,
     unsupported_protocol_version_rejection,
     validate_mcp_param_headers,
+    x_mcp_header_map,
 )
 from mcp_types import JSONRPCNotification, JSONRPCRequest
 from mcp_types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST
@@ -230,6 +235,76 @@ def random_request_case(rng: random.Random, n: int) -> dict:
     }
 
 
+# Random tool schemas, and arguments for them.
+
+TOKENS = ["Region", "region", "REGION", "Limit", "Dry", "a-b", "x_1", "~!#$%&'*+.^`|"]
+BAD_TOKENS = ["", "a b", "a:b", "é", "a\n", 5, None, ["Region"]]
+TYPES = ["string", "integer", "boolean"]
+BAD_TYPES = ["number", "object", "array", "null", ["string", "null"], None]
+APPLICATORS = ["items", "additionalProperties", "not", "if", "contentSchema"]
+LISTS = ["anyOf", "allOf", "oneOf", "prefixItems"]
+MAPS = ["$defs", "patternProperties", "definitions"]
+DATA = ["default", "const", "examples", "enum"]
+KEYS = ["region", "opts", "limit", "dry", "q", "é", "a b"]
+
+
+def random_schema(rng: random.Random, depth: int, bad: float) -> dict:
+    """A schema position: an object schema with properties, maybe others' subschemas, and
+    annotations on some of its properties (invalid ones with probability `bad` each)."""
+    schema: dict = {}
+    if depth > 0 and rng.random() < 0.8:
+        props = {}
+        for key in rng.sample(KEYS, rng.randrange(1, 4)):
+            props[key] = random_schema(rng, depth - 1, bad)
+        schema["type"] = "object"
+        schema["properties"] = props
+    else:
+        schema["type"] = rng.choice(BAD_TYPES) if rng.random() < bad else rng.choice(TYPES)
+        if rng.random() < 0.5:
+            schema["x-mcp-header"] = rng.choice(BAD_TOKENS) if rng.random() < bad else rng.choice(TOKENS)
+        if schema["type"] is None:
+            del schema["type"]
+    if depth > 0 and rng.random() < bad:
+        sub = {"type": "string", "x-mcp-header": rng.choice(TOKENS)}
+        where = rng.choice(APPLICATORS + LISTS + MAPS + DATA)
+        if where in LISTS or where in ("examples", "enum"):
+            schema[where] = [sub]
+        elif where in MAPS:
+            schema[where] = {"k": sub}
+        else:
+            schema[where] = sub
+    return schema
+
+
+def random_arguments(rng: random.Random, schema: dict) -> dict:
+    """Arguments for `schema`: values of the declared types mostly, others sometimes."""
+    def value(sub):
+        if not isinstance(sub, dict):
+            return None
+        if "properties" in sub and rng.random() < 0.9:
+            return {k: value(v) for k, v in sub["properties"].items() if rng.random() < 0.8}
+        return rng.choice(
+            {
+                "string": [random_text(rng), "us-west1", "=?base64?x?="],
+                "integer": [0, -7, 42, 2**53 - 1, 10**20],
+            }.get(str(sub.get("type")), [True, False])
+            + [None, 1.5, "s", {"a": 1}, [1]]
+        )
+    args = value(schema)
+    return args if isinstance(args, dict) else {}
+
+
+def read_schema(text: str, arguments: list[str]) -> dict:
+    schema = json.loads(text)
+    invalid = find_invalid_x_mcp_header(schema)
+    out = {"schema": text, "invalid": invalid}
+    if invalid is None:
+        header_map = x_mcp_header_map(schema)
+        out["map"] = [[list(path), token] for path, token in header_map.items()]
+        out["mirror"] = [[a, mcp_param_headers(header_map, json.loads(a))] for a in arguments]
+    return out
+
+
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as f:
         spec = json.load(f)
@@ -239,12 +314,18 @@ def main() -> None:
     cases += [random_request_case(rng, n) for n in range(spec["random"])]
     texts = spec["encode"] + [random_text(rng) for _ in range(spec["random"])]
     values = spec["decode"] + [random_header_value(rng) for _ in range(spec["random"])]
+    schemas = [tuple(s) for s in spec["schemas"]]
+    for n in range(spec["random"]):
+        schema = random_schema(rng, rng.randrange(1, 4), rng.choice([0.0, 0.0, 0.1, 0.3]))
+        arguments = [json.dumps(random_arguments(rng, schema)) for _ in range(3)]
+        schemas.append((json.dumps(schema), arguments))
     print(
         json.dumps(
             {
                 "cases": [dict(case, sdk=outcome(case, versions)) for case in cases],
                 "encode": [[t, encode_header_value(t)] for t in texts],
                 "decode": [[v, decode_header_value(v)] for v in values],
+                "schemas": [read_schema(text, arguments) for text, arguments in schemas],
             }
         )
     )

@@ -9,10 +9,7 @@
 
 use alloc::borrow::Cow;
 use alloc::format;
-use alloc::string::String;
-use alloc::vec::Vec;
 
-use base64::Engine as _;
 use bytes::BytesMut;
 use smallvec::SmallVec;
 
@@ -20,9 +17,18 @@ use crate::encode;
 use crate::error::ErrorCode;
 use crate::id::{Id, IdKind};
 use crate::inflight::IdKey;
-use crate::json::{JsonKind, Lookup, RawJson};
+use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::mcp::{meta_keys, methods};
 use crate::message::{Message, ReplyId};
+
+mod mirror;
+mod tool;
+mod value;
+
+pub use mirror::mirror_headers;
+pub use tool::{InvalidSchema, ParamType, SchemaError, ToolHeaders, ToolParam};
+use value::plain;
+pub use value::{decode_header_value, encode_header_value, ValueError};
 
 /// `MCP-Protocol-Version`: the protocol version of the request (= `_meta`'s
 /// `io.modelcontextprotocol/protocolVersion`).
@@ -232,7 +238,48 @@ pub struct ParamHeader<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HeaderCheck<'a> {
     supported_versions: &'a [&'a str],
-    params: &'a [ParamHeader<'a>],
+    params: Params<'a>,
+}
+
+/// The annotated parameters a check knows: listed by the caller, or read from the tool's
+/// schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Params<'a> {
+    Listed(&'a [ParamHeader<'a>]),
+    Tool(&'a ToolHeaders),
+}
+
+impl Default for Params<'_> {
+    fn default() -> Self {
+        Params::Listed(&[])
+    }
+}
+
+impl<'a> Params<'a> {
+    fn len(self) -> usize {
+        match self {
+            Params::Listed(params) => params.len(),
+            Params::Tool(tool) => tool.len(),
+        }
+    }
+
+    /// The names of the annotations, in order.
+    fn names(self) -> impl Iterator<Item = &'a str> {
+        let (listed, tool) = match self {
+            Params::Listed(params) => (params, None),
+            Params::Tool(tool) => (&[][..], Some(tool)),
+        };
+        let tool = tool.into_iter().flat_map(|t| t.iter().map(ToolParam::name));
+        listed.iter().map(|p| p.name).chain(tool)
+    }
+
+    /// The value of the `i`-th parameter in `arguments`.
+    fn lookup<'v>(self, i: usize, arguments: RawJson<'v>) -> Lookup<'v> {
+        match self {
+            Params::Listed(params) => arguments.lookup_path(params[i].path),
+            Params::Tool(tool) => tool.params()[i].lookup(arguments),
+        }
+    }
 }
 
 /// The values of the mirrored headers found in a request.
@@ -249,14 +296,39 @@ impl<'a> HeaderCheck<'a> {
     pub const fn new(supported_versions: &'a [&'a str]) -> Self {
         HeaderCheck {
             supported_versions,
-            params: &[],
+            params: Params::Listed(&[]),
         }
     }
 
     /// Also checks these `Mcp-Param-*` headers (the annotated parameters of the tool that a
     /// `tools/call` names).
     pub const fn with_params(mut self, params: &'a [ParamHeader<'a>]) -> Self {
-        self.params = params;
+        self.params = Params::Listed(params);
+        self
+    }
+
+    /// Also checks the `Mcp-Param-*` headers of `tool`, read from the schema of the tool that a
+    /// `tools/call` names (in place of [`Self::with_params`]).
+    ///
+    /// ```
+    /// use rpcwire::headers::{Header, HeaderCheck, HeaderError, ToolHeaders};
+    /// use rpcwire::{Decoder, RawJson};
+    /// let schema = RawJson::new(br#"{"properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#).unwrap();
+    /// let tool = ToolHeaders::from_input_schema(schema).unwrap();
+    /// let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"region":"us-west1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    /// let msg = Decoder::mcp().decode(body).unwrap();
+    /// let check = HeaderCheck::new(&["2026-07-28"]).with_tool(&tool);
+    /// let mut headers = vec![
+    ///     ("MCP-Protocol-Version", &b"2026-07-28"[..]),
+    ///     ("Mcp-Method", b"tools/call"),
+    ///     ("Mcp-Name", b"execute_sql"),
+    /// ];
+    /// assert_eq!(check.check(headers.iter().copied(), &msg), Err(HeaderError::Missing(Header::Param("Region"))));
+    /// headers.push(("mcp-param-region", b"us-west1"));
+    /// assert_eq!(check.check(headers.iter().copied(), &msg), Ok(()));
+    /// ```
+    pub const fn with_tool(mut self, tool: &'a ToolHeaders) -> Self {
+        self.params = Params::Tool(tool);
         self
     }
 
@@ -311,14 +383,7 @@ impl<'a> HeaderCheck<'a> {
             }
         }
 
-        let name_member = match method {
-            Some(m) if m.eq_str(methods::TOOLS_CALL) || m.eq_str(methods::PROMPTS_GET) => {
-                Some("name")
-            }
-            Some(m) if m.eq_str(methods::RESOURCES_READ) => Some("uri"),
-            _ => None,
-        };
-        if let Some(member) = name_member {
+        if let Some(member) = method.and_then(name_member) {
             match found.name {
                 None if required => return Err(HeaderError::Missing(Header::Name)),
                 None => {}
@@ -335,10 +400,10 @@ impl<'a> HeaderCheck<'a> {
 
         if method.is_some_and(|m| m.eq_str(methods::TOOLS_CALL)) {
             let arguments = params.map_or(Lookup::Absent, |p| p.lookup("arguments"));
-            for (binding, value) in self.params.iter().zip(&found.params) {
-                let header = Header::Param(binding.name);
+            for (i, (name, value)) in self.params.names().zip(&found.params).enumerate() {
+                let header = Header::Param(name);
                 let body = match arguments {
-                    Lookup::Found(a) => a.lookup_path(binding.path),
+                    Lookup::Found(a) => self.params.lookup(i, a),
                     other => other,
                 };
                 let body = match body {
@@ -376,7 +441,7 @@ impl<'a> HeaderCheck<'a> {
             version: None,
             method: None,
             name: None,
-            params: self.params.iter().map(|_| None).collect(),
+            params: (0..self.params.len()).map(|_| None).collect(),
         };
         for (name, value) in headers {
             let (slot, header) = if name.eq_ignore_ascii_case(PROTOCOL_VERSION) {
@@ -386,14 +451,15 @@ impl<'a> HeaderCheck<'a> {
             } else if name.eq_ignore_ascii_case(NAME) {
                 (&mut found.name, Header::Name)
             } else if let Some(suffix) = strip_prefix_ignore_case(name, PARAM_PREFIX) {
-                let Some(i) = self
+                let Some((i, name)) = self
                     .params
-                    .iter()
-                    .position(|p| p.name.eq_ignore_ascii_case(suffix))
+                    .names()
+                    .enumerate()
+                    .find(|(_, name)| name.eq_ignore_ascii_case(suffix))
                 else {
                     continue;
                 };
-                (&mut found.params[i], Header::Param(self.params[i].name))
+                (&mut found.params[i], Header::Param(name))
             } else {
                 continue;
             };
@@ -405,122 +471,22 @@ impl<'a> HeaderCheck<'a> {
     }
 }
 
-fn strip_prefix_ignore_case<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
-    let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix)
-        .then(|| &s[prefix.len()..])
-}
-
-/// The value as text when it holds only visible ASCII, spaces and tabs (RFC 9110 field
-/// values, without obsolete text), the spaces and tabs around it stripped (RFC 9110's OWS:
-/// another control character at either end, a line break, is malformed as one inside is).
-fn plain(value: &[u8]) -> Option<&str> {
-    let is_ows = |b: &u8| matches!(b, b' ' | b'\t');
-    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
-    let end = value
-        .iter()
-        .rposition(|b| !is_ows(b))
-        .map_or(start, |i| i + 1);
-    let value = &value[start..end];
-    if value
-        .iter()
-        .all(|&b| (0x20..0x7f).contains(&b) || b == b'\t')
-    {
-        core::str::from_utf8(value).ok()
+/// The member of `params` that `Mcp-Name` mirrors for `method`: `name` for `tools/call` and
+/// `prompts/get`, `uri` for `resources/read`.
+fn name_member(method: JsonStr<'_>) -> Option<&'static str> {
+    if method.eq_str(methods::TOOLS_CALL) || method.eq_str(methods::PROMPTS_GET) {
+        Some("name")
+    } else if method.eq_str(methods::RESOURCES_READ) {
+        Some("uri")
     } else {
         None
     }
 }
 
-/// Why a header value could not be decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ValueError {
-    /// The value holds a byte outside visible ASCII, space and tab.
-    InvalidCharacter,
-    /// The value wears the sentinel markers but its payload is not canonical Base64 (standard
-    /// alphabet, padded, zero pad bits).
-    BadBase64,
-    /// The decoded payload is not UTF-8.
-    NotUtf8,
-}
-
-impl core::fmt::Display for ValueError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            ValueError::InvalidCharacter => {
-                "header value holds a byte outside visible ASCII, space and tab"
-            }
-            ValueError::BadBase64 => "header value in the Base64 sentinel form is not Base64",
-            ValueError::NotUtf8 => "Base64 header value does not decode to UTF-8",
-        })
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for ValueError {}
-
-/// Decodes a `Mcp-Name` or `Mcp-Param-*` header value to the text the body carries: a value
-/// in the sentinel form `=?base64?…?=` is Base64-decoded, any other value is taken as it is.
-/// Spaces and tabs around the value are ignored (optional whitespace, no part of an HTTP
-/// field value).
-///
-/// The payload must be Base64 as RFC 4648 defines it and as a client's encoder writes it: the
-/// standard alphabet, padded ("Implementations MUST include appropriate pad characters at the
-/// end of encoded data unless the specification referring to this document explicitly states
-/// otherwise", §3.2; the transport specification does not, and pads its examples), with zero
-/// pad bits (§3.5 lets decoders reject others). A payload without its padding, or with stray
-/// pad bits, is [`ValueError::BadBase64`]: one value has one spelling, so no two components
-/// reading the header can disagree on whether it holds a value.
-///
-/// ```
-/// use rpcwire::headers::{decode_header_value, ValueError};
-/// assert_eq!(decode_header_value(b"get_weather").unwrap(), "get_weather");
-/// assert_eq!(decode_header_value(b"=?base64?SGVsbG8sIOS4lueVjA==?=").unwrap(), "Hello, 世界");
-/// assert_eq!(decode_header_value(b"=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").unwrap(), "=?base64?literal?=");
-/// assert_eq!(decode_header_value(b"=?base64?SGVsbG8sIOS4lueVjA?="), Err(ValueError::BadBase64));
-/// ```
-pub fn decode_header_value(value: &[u8]) -> Result<Cow<'_, str>, ValueError> {
-    let text = plain(value).ok_or(ValueError::InvalidCharacter)?;
-    let Some(payload) = text
-        .strip_prefix(SENTINEL_PREFIX)
-        .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
-    else {
-        return Ok(Cow::Borrowed(text));
-    };
-    // Padding required and canonical, no trailing bits: the engine's defaults.
-    let bytes: Vec<u8> = base64::engine::general_purpose::STANDARD
-        .decode(payload)
-        .map_err(|_| ValueError::BadBase64)?;
-    String::from_utf8(bytes)
-        .map(Cow::Owned)
-        .map_err(|_| ValueError::NotUtf8)
-}
-
-/// Encodes a value for a `Mcp-Name` or `Mcp-Param-*` header (the client side): as it is when
-/// it is plain visible ASCII (spaces inside allowed) with no whitespace around it and does
-/// not look like the sentinel, else in the sentinel form.
-///
-/// "Looks like the sentinel" is the specification's test, "starts with `=?base64?` and ends
-/// with `?=`", markers overlapping or not: `=?base64?=` is encoded (the Python SDK sends it as
-/// it is; both read it back as itself).
-///
-/// ```
-/// use rpcwire::headers::encode_header_value;
-/// assert_eq!(encode_header_value("us-west1"), "us-west1");
-/// assert_eq!(encode_header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
-/// assert_eq!(encode_header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
-/// ```
-pub fn encode_header_value(value: &str) -> Cow<'_, str> {
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && value.trim_matches(' ') == value
-        && !(value.starts_with(SENTINEL_PREFIX) && value.ends_with(SENTINEL_SUFFIX));
-    if plain {
-        return Cow::Borrowed(value);
-    }
-    let mut out = String::from(SENTINEL_PREFIX);
-    base64::engine::general_purpose::STANDARD.encode_string(value, &mut out);
-    out.push_str(SENTINEL_SUFFIX);
-    Cow::Owned(out)
+fn strip_prefix_ignore_case<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 /// Whether the body value is a string equal to `header`.

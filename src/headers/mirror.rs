@@ -1,0 +1,116 @@
+//! The client side of header mirroring: the headers a message carries on Streamable HTTP,
+//! which [`HeaderCheck`](super::HeaderCheck) then finds in agreement with its body.
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+
+use super::{encode_header_value, name_member, Header, HeaderError, ToolHeaders};
+use crate::json::JsonStr;
+use crate::mcp::{meta_keys, methods};
+use crate::message::Message;
+
+/// The mirrored headers a client sends with `msg` over Streamable HTTP (MCP 2026-07-28), as
+/// (header, value) pairs ready for an HTTP request:
+/// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
+///   version agreed at `initialize`, for a session of an earlier version), else none;
+/// - `Mcp-Method`: the method;
+/// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
+///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel
+///   form when it is not plain ASCII);
+/// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
+///   tool it names ([`ToolHeaders::mirror`]).
+///
+/// Requests and notifications have them; other messages none. A method or protocol version
+/// that cannot be a header value as it is (a byte outside visible ASCII, space and tab, or
+/// whitespace at either end: a line break would end the header) is
+/// [`HeaderError::Malformed`]: the transport defines no encoding for them, and no MCP method
+/// or version needs one.
+///
+/// ```
+/// use rpcwire::headers::{mirror_headers, Header, HeaderCheck};
+/// use rpcwire::Decoder;
+/// let body = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///caf\u00e9.txt","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+/// let msg = Decoder::mcp().decode(body).unwrap();
+/// let headers = mirror_headers(&msg, None, None).unwrap();
+/// let text: Vec<_> = headers.iter().map(|(h, v)| (h.to_string(), &**v)).collect();
+/// assert_eq!(text, [
+///     ("MCP-Protocol-Version".to_string(), "2026-07-28"),
+///     ("Mcp-Method".to_string(), "resources/read"),
+///     ("Mcp-Name".to_string(), "=?base64?ZmlsZTovLy9jYWbDqS50eHQ=?="),
+/// ]);
+/// // What a server checks: they agree with the body.
+/// let names: Vec<String> = headers.iter().map(|(h, _)| h.to_string()).collect();
+/// let sent = names.iter().zip(&headers).map(|(n, (_, v))| (n.as_str(), v.as_bytes()));
+/// assert_eq!(HeaderCheck::new(&["2026-07-28"]).check(sent, &msg), Ok(()));
+/// ```
+pub fn mirror_headers<'m>(
+    msg: &Message<'m>,
+    negotiated: Option<&'m str>,
+    tool: Option<&'m ToolHeaders>,
+) -> Result<Vec<(Header<'m>, Cow<'m, str>)>, HeaderError<'m>> {
+    let mut headers = Vec::new();
+    let (Message::Request(_) | Message::Notification(_)) = msg else {
+        return Ok(headers);
+    };
+    let params = msg.params();
+
+    let meta_version = params
+        .and_then(|p| p.pointer(&["_meta", meta_keys::PROTOCOL_VERSION]))
+        .and_then(|v| v.as_str());
+    let version = match meta_version {
+        Some(v) => Some(v.decode()),
+        None => negotiated.map(Cow::Borrowed),
+    };
+    if let Some(version) = version {
+        headers.push((
+            Header::ProtocolVersion,
+            field_value(version, Header::ProtocolVersion)?,
+        ));
+    }
+
+    let Some(method) = msg.method() else {
+        return Ok(headers);
+    };
+    headers.push((
+        Header::Method,
+        field_value(method.decode(), Header::Method)?,
+    ));
+
+    if let Some(value) = name_member(method)
+        .and_then(|member| params?.get(member))
+        .and_then(|v| v.as_str())
+    {
+        headers.push((Header::Name, encoded(value)));
+    }
+
+    if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
+        if let Some(arguments) = params.and_then(|p| p.get("arguments")) {
+            headers.extend(tool.mirror(arguments));
+        }
+    }
+    Ok(headers)
+}
+
+/// `value` when it can be a header value as it is.
+fn field_value<'m>(
+    value: Cow<'m, str>,
+    header: Header<'m>,
+) -> Result<Cow<'m, str>, HeaderError<'m>> {
+    let visible = value
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) || b == b'\t');
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    if visible && !padded {
+        Ok(value)
+    } else {
+        Err(HeaderError::Malformed(header))
+    }
+}
+
+/// A JSON string's text through [`encode_header_value`].
+pub(super) fn encoded<'v>(value: JsonStr<'v>) -> Cow<'v, str> {
+    match value.decode() {
+        Cow::Borrowed(text) => encode_header_value(text),
+        Cow::Owned(text) => Cow::Owned(encode_header_value(&text).into_owned()),
+    }
+}

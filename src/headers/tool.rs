@@ -1,0 +1,467 @@
+//! A tool's `x-mcp-header` annotations: which of its parameters travel as `Mcp-Param-{Name}`
+//! headers, read from its `inputSchema` and checked against the constraints of the transport
+//! specification (MCP 2026-07-28, Streamable HTTP, "Custom Headers from Tool Parameters").
+//!
+//! Hand-written rather than done with a JSON Schema crate: no validator is needed (nothing is
+//! validated against the schema), only a walk over the schema's positions that knows which
+//! keywords keep a property "statically reachable", and the schema is read in place from the
+//! frame, as everything else in this crate.
+
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use smallvec::SmallVec;
+
+use super::mirror::encoded;
+use super::Header;
+use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
+
+/// The annotation keyword.
+const ANNOTATION: &str = "x-mcp-header";
+
+/// JSON Schema 2020-12 applicators whose value is one subschema. Crossing any applicator but
+/// `properties` leaves the chain of `properties` keys: what lies below is not statically
+/// reachable. (`$ref` is not followed, and data keywords such as `default`, `const`,
+/// `enum` and `examples` are not schemas: an `x-mcp-header` inside them is no annotation.)
+const ONE_SUBSCHEMA: &[&str] = &[
+    "items",
+    "contains",
+    "unevaluatedItems",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+/// Applicators whose value is an array of subschemas.
+const SUBSCHEMA_ARRAY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Applicators (and definition containers) whose value is an object of subschemas.
+const SUBSCHEMA_OBJECT: &[&str] = &[
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+
+/// The JSON Schema type of an annotated parameter: the only three the specification allows
+/// ("Parameters with type `number` are not permitted").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    /// `"type": "string"`: the header carries the text (in the Base64 sentinel form when it is
+    /// not plain ASCII).
+    String,
+    /// `"type": "integer"`: the header carries the number in decimal.
+    Integer,
+    /// `"type": "boolean"`: the header carries `true` or `false`.
+    Boolean,
+}
+
+impl ParamType {
+    fn of(type_keyword: &JsonStr<'_>) -> Option<ParamType> {
+        [
+            ("string", ParamType::String),
+            ("integer", ParamType::Integer),
+            ("boolean", ParamType::Boolean),
+        ]
+        .into_iter()
+        .find_map(|(name, ty)| type_keyword.eq_str(name).then_some(ty))
+    }
+}
+
+/// Why a tool's `x-mcp-header` annotations make its definition invalid. A client "MUST
+/// reject tool definitions where any `x-mcp-header` value violates these constraints" and
+/// leave the tool out of `tools/list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The `inputSchema` is not valid JSON (RFC 8259, nested no deeper than the default
+    /// limit), so its annotations cannot be known.
+    Malformed,
+    /// An annotation sits where no argument is: on the schema's root, or below a keyword other
+    /// than `properties` (`items`, `anyOf`, `$defs`, …), where the parameter is not
+    /// statically reachable through a chain of `properties`.
+    Unreachable,
+    /// The annotation's value is not a string.
+    NotAString,
+    /// The annotation's value is not an HTTP field-name token (`1*tchar`, RFC 9110 §5.6.2):
+    /// empty, or holding a space, a `:`, a control character or a byte that is not ASCII.
+    NotAToken,
+    /// The annotated parameter's `type` is not `"string"`, `"integer"` or `"boolean"` (a
+    /// `number`, an object, a list of types, or no `type` at all).
+    NotPrimitive,
+    /// Two annotations name the same header, compared case-insensitively.
+    DuplicateHeader,
+    /// A member that decides an annotation is spelt twice in one object (two `x-mcp-header`,
+    /// two `type`, two `properties`, or a property on the way to an annotation declared twice):
+    /// which one counts is up to the reader, so the header's meaning is unknown.
+    Ambiguous,
+}
+
+impl SchemaError {
+    /// A short description, for the warning a client logs when it drops the tool.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SchemaError::Malformed => "inputSchema is not valid JSON",
+            SchemaError::Unreachable => {
+                "x-mcp-header is not on a property reachable through `properties` alone"
+            }
+            SchemaError::NotAString => "x-mcp-header is not a string",
+            SchemaError::NotAToken => "x-mcp-header is not an HTTP field-name token",
+            SchemaError::NotPrimitive => {
+                "x-mcp-header is on a parameter whose type is not string, integer or boolean"
+            }
+            SchemaError::DuplicateHeader => "x-mcp-header repeats another (case-insensitively)",
+            SchemaError::Ambiguous => "a member deciding an x-mcp-header is duplicated",
+        }
+    }
+}
+
+impl core::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An invalid tool definition: why, and which annotation (when one is to blame).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidSchema<'a> {
+    /// Why.
+    pub error: SchemaError,
+    /// The annotation's value, when it is a string.
+    pub header: Option<JsonStr<'a>>,
+    /// The name of the annotated property (the last `properties` key on the way to it), when
+    /// there is one.
+    pub property: Option<JsonStr<'a>>,
+}
+
+impl core::fmt::Display for InvalidSchema<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.error.as_str())?;
+        if let Some(header) = self.header {
+            write!(f, " (x-mcp-header {:?}", header.decode())?;
+            if let Some(property) = self.property {
+                write!(f, " on property {:?}", property.decode())?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for InvalidSchema<'_> {}
+
+/// One annotated parameter of a tool.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ToolParam {
+    name: Box<str>,
+    path: Box<[Box<str>]>,
+    ty: ParamType,
+}
+
+impl ToolParam {
+    /// The annotation's value: the header is `Mcp-Param-{name}`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The header it asks for.
+    pub fn header(&self) -> Header<'_> {
+        Header::Param(&self.name)
+    }
+
+    /// The chain of `properties` keys from the schema's root to the parameter: the path of
+    /// its value inside `params.arguments`.
+    pub fn path(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        self.path.iter().map(|key| &**key)
+    }
+
+    /// The parameter's declared type.
+    pub fn ty(&self) -> ParamType {
+        self.ty
+    }
+
+    /// The parameter's value in `arguments` (a `tools/call`'s `params.arguments`).
+    pub(super) fn lookup<'v>(&self, arguments: RawJson<'v>) -> Lookup<'v> {
+        self.path()
+            .fold(Lookup::Found(arguments), |at, key| match at {
+                Lookup::Found(v) => v.lookup(key),
+                other => other,
+            })
+    }
+}
+
+/// The `x-mcp-header` annotations of one tool's `inputSchema`, validated: the parameters a
+/// client mirrors into `Mcp-Param-{Name}` headers when it calls the tool over Streamable HTTP
+/// ([`Self::mirror`]), and that a server checks them against
+/// ([`HeaderCheck::with_tool`](super::HeaderCheck::with_tool)).
+///
+/// A gateway reads each tool of a `tools/list` result once, keeps the valid ones by name, and
+/// drops a tool whose annotations are invalid, as the specification requires of clients.
+/// The walk takes the keywords of JSON Schema 2020-12 as the official Python SDK does (2.3,
+/// `find_invalid_x_mcp_header`); a duplicated member that decides an annotation is refused
+/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last.
+///
+/// ```
+/// use rpcwire::headers::{ParamType, SchemaError, ToolHeaders};
+/// use rpcwire::RawJson;
+///
+/// let schema = RawJson::new(br#"{"type":"object","properties":{
+///     "query":{"type":"string"},
+///     "region":{"type":"string","x-mcp-header":"Region"},
+///     "opts":{"type":"object","properties":{"limit":{"type":"integer","x-mcp-header":"Limit"}}}}}"#).unwrap();
+/// let tool = ToolHeaders::from_input_schema(schema).unwrap();
+/// let params: Vec<_> = tool.iter().map(|p| (p.name(), p.path().collect::<Vec<_>>(), p.ty())).collect();
+/// assert_eq!(params, [
+///     ("Region", vec!["region"], ParamType::String),
+///     ("Limit", vec!["opts", "limit"], ParamType::Integer),
+/// ]);
+///
+/// let arguments = RawJson::new(br#"{"query":"SELECT 1","region":"eu-west\u00e9","opts":{"limit":10}}"#).unwrap();
+/// let headers: Vec<_> = tool.mirror(arguments).map(|(h, v)| (h.to_string(), v)).collect();
+/// assert_eq!(headers, [
+///     ("Mcp-Param-Region".to_string(), "=?base64?ZXUtd2VzdMOp?=".into()),
+///     ("Mcp-Param-Limit".to_string(), "10".into()),
+/// ]);
+///
+/// let number = RawJson::new(br#"{"properties":{"n":{"type":"number","x-mcp-header":"N"}}}"#).unwrap();
+/// let invalid = ToolHeaders::from_input_schema(number).unwrap_err();
+/// assert_eq!(invalid.error, SchemaError::NotPrimitive);
+/// assert_eq!(invalid.to_string(), r#"x-mcp-header is on a parameter whose type is not string, integer or boolean (x-mcp-header "N" on property "n")"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ToolHeaders {
+    params: Vec<ToolParam>,
+}
+
+/// A schema position waiting to be read: the value, and where the chain of `properties` keys
+/// leading to it ends in the walk's arena (`None`: off the chain; `Some(ROOT)`: the root).
+struct Position<'a> {
+    schema: RawJson<'a>,
+    chain: Option<u32>,
+}
+
+/// The arena index of the root, which is no property.
+const ROOT: u32 = u32::MAX;
+
+/// A property on a chain of `properties` keys: its name, the chain before it, and whether its
+/// name is declared twice in its `properties` object.
+struct Link<'a> {
+    key: JsonStr<'a>,
+    parent: u32,
+    duplicated: bool,
+}
+
+impl ToolHeaders {
+    /// Reads and validates the annotations of a tool's `inputSchema` (the schema itself,
+    /// not the tool). A schema that is not an object has no annotations. The parameters come
+    /// in the order of their annotations in the schema.
+    pub fn from_input_schema(schema: RawJson<'_>) -> Result<ToolHeaders, InvalidSchema<'_>> {
+        let invalid = |error, header, property| InvalidSchema {
+            error,
+            header,
+            property,
+        };
+        // Strictly valid, so that every object's members can be read to its end: an
+        // annotation past a spot a lazy walk cannot read would go unseen.
+        let schema = RawJson::new_strict(schema.as_bytes())
+            .ok_or_else(|| invalid(SchemaError::Malformed, None, None))?;
+        let mut links: Vec<Link<'_>> = Vec::new();
+        let mut found: Vec<(usize, ToolParam)> = Vec::new();
+        let mut seen_names: BTreeSet<String> = BTreeSet::new();
+        let mut stack = Vec::from([Position {
+            schema,
+            chain: Some(ROOT),
+        }]);
+        let base = schema.as_bytes().as_ptr() as usize;
+
+        while let Some(Position { schema, chain }) = stack.pop() {
+            if schema.kind() != JsonKind::Object {
+                continue;
+            }
+            // The members that decide an annotation, and how many times each is spelt.
+            let (mut annotation, mut annotations) = (None, 0);
+            let (mut ty, mut types) = (None, 0);
+            let mut properties: SmallVec<[RawJson<'_>; 1]> = SmallVec::new();
+            for (key, value) in schema.members() {
+                if key.eq_str(ANNOTATION) {
+                    (annotation, annotations) = (Some(value), annotations + 1);
+                } else if key.eq_str("type") {
+                    (ty, types) = (Some(value), types + 1);
+                } else if key.eq_str("properties") {
+                    properties.push(value);
+                } else if ONE_SUBSCHEMA.iter().any(|k| key.eq_str(k)) {
+                    stack.push(Position {
+                        schema: value,
+                        chain: None,
+                    });
+                } else if SUBSCHEMA_ARRAY.iter().any(|k| key.eq_str(k)) {
+                    stack.extend(value.elements().map(|schema| Position {
+                        schema,
+                        chain: None,
+                    }));
+                } else if SUBSCHEMA_OBJECT.iter().any(|k| key.eq_str(k)) {
+                    stack.extend(value.members().map(|(_, schema)| Position {
+                        schema,
+                        chain: None,
+                    }));
+                }
+            }
+
+            // The properties, linked to the chain when it goes on. A name declared twice,
+            // and every name when `properties` itself is, leads to an ambiguous annotation.
+            let first = links.len();
+            for (key, value) in properties.iter().flat_map(|p| p.members()) {
+                let chain = chain.map(|parent| {
+                    links.push(Link {
+                        key,
+                        parent,
+                        duplicated: properties.len() > 1,
+                    });
+                    (links.len() - 1) as u32
+                });
+                stack.push(Position {
+                    schema: value,
+                    chain,
+                });
+            }
+            mark_duplicates(&mut links[first..]);
+
+            let Some(annotation) = annotation else {
+                continue;
+            };
+            let header = annotation.as_str();
+            let property = chain.filter(|&c| c != ROOT).map(|c| links[c as usize].key);
+            let fail = |error| Err(invalid(error, header, property));
+            if annotations > 1 || types > 1 {
+                return fail(SchemaError::Ambiguous);
+            }
+            let Some(chain) = chain.filter(|&c| c != ROOT) else {
+                return fail(SchemaError::Unreachable);
+            };
+            let Some(name) = header else {
+                return fail(SchemaError::NotAString);
+            };
+            let name = name.decode();
+            if !is_token(&name) {
+                return fail(SchemaError::NotAToken);
+            }
+            let Some(ty) = ty.and_then(|t| t.as_str()).and_then(|t| ParamType::of(&t)) else {
+                return fail(SchemaError::NotPrimitive);
+            };
+            let mut path = Vec::new();
+            let mut at = chain;
+            while at != ROOT {
+                let link = &links[at as usize];
+                if link.duplicated {
+                    return fail(SchemaError::Ambiguous);
+                }
+                path.push(Box::from(link.key.decode()));
+                at = link.parent;
+            }
+            path.reverse();
+            if !seen_names.insert(name.to_ascii_lowercase()) {
+                return fail(SchemaError::DuplicateHeader);
+            }
+            let offset = schema.as_bytes().as_ptr() as usize - base;
+            found.push((
+                offset,
+                ToolParam {
+                    name: Box::from(name),
+                    path: path.into_boxed_slice(),
+                    ty,
+                },
+            ));
+        }
+        found.sort_unstable_by_key(|&(offset, _)| offset);
+        Ok(ToolHeaders {
+            params: found.into_iter().map(|(_, param)| param).collect(),
+        })
+    }
+
+    pub(super) fn params(&self) -> &[ToolParam] {
+        &self.params
+    }
+
+    /// The annotated parameters, in the order of their annotations in the schema.
+    pub fn iter(&self) -> core::slice::Iter<'_, ToolParam> {
+        self.params.iter()
+    }
+
+    /// How many parameters are annotated.
+    pub fn len(&self) -> usize {
+        self.params.len()
+    }
+
+    /// Whether no parameter is annotated.
+    pub fn is_empty(&self) -> bool {
+        self.params.is_empty()
+    }
+
+    /// The `Mcp-Param-*` headers a `tools/call` with these `arguments` carries: for each
+    /// annotated parameter whose value is present and not `null`, its header and value, as
+    /// the official SDKs render it. A string is its text, through
+    /// [`encode_header_value`](super::encode_header_value) (the Base64 sentinel form when it is not plain ASCII); a
+    /// boolean is `true` or `false`; a number is its JSON spelling. A value with no
+    /// rendering (an object, an array) and a value spelt twice (`{"region":"eu","region":"us"}`:
+    /// which one a server acts on is unknown) give no header; a server that checks them refuses
+    /// such a call whatever headers it carries.
+    pub fn mirror<'v>(
+        &'v self,
+        arguments: RawJson<'v>,
+    ) -> impl Iterator<Item = (Header<'v>, Cow<'v, str>)> + 'v {
+        self.params.iter().filter_map(move |param| {
+            let Lookup::Found(value) = param.lookup(arguments) else {
+                return None;
+            };
+            let rendered = match value.kind() {
+                JsonKind::String => encoded(value.as_str()?),
+                JsonKind::Bool | JsonKind::Number => Cow::Borrowed(value.as_text()),
+                _ => return None,
+            };
+            Some((param.header(), rendered))
+        })
+    }
+}
+
+impl<'t> IntoIterator for &'t ToolHeaders {
+    type Item = &'t ToolParam;
+    type IntoIter = core::slice::Iter<'t, ToolParam>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Marks the properties of one `properties` object whose name is declared twice (compared
+/// after unescaping).
+fn mark_duplicates(links: &mut [Link<'_>]) {
+    if links.len() < 2 {
+        return;
+    }
+    let mut names: Vec<(Cow<'_, str>, usize)> = links
+        .iter()
+        .enumerate()
+        .map(|(i, link)| (link.key.decode(), i))
+        .collect();
+    names.sort_unstable();
+    for pair in names.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            links[pair[0].1].duplicated = true;
+            links[pair[1].1].duplicated = true;
+        }
+    }
+}
+
+/// Whether `name` is an HTTP field-name token: one or more `tchar` (RFC 9110 §5.6.2).
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}

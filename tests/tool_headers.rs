@@ -1,0 +1,461 @@
+//! A tool's `x-mcp-header` annotations (`ToolHeaders`) and the client side of header mirroring
+//! (`mirror_headers`): every constraint of the transport specification (MCP 2026-07-28,
+//! Streamable HTTP, "Custom Headers from Tool Parameters") refused with its reason, hostile
+//! schemas read without a panic, and, as a property, the headers mirrored from a request
+//! being exactly what `HeaderCheck` requires: together they pass, and without any one of them,
+//! or with any one of them changed, the request is refused.
+//!
+//! `tests/headers_python.rs` compares the same readings with the official Python SDK's.
+
+use proptest::prelude::*;
+use rpcwire::headers::{
+    mirror_headers, Header, HeaderCheck, HeaderError, ParamType, SchemaError, ToolHeaders,
+};
+use rpcwire::{Decoder, RawJson};
+use serde_json::{json, Value};
+
+const VERSION: &str = "2026-07-28";
+
+fn read(schema: &str) -> Result<Vec<(String, Vec<String>, ParamType)>, SchemaError> {
+    let raw = RawJson::new(schema.as_bytes()).expect("lazily valid");
+    ToolHeaders::from_input_schema(raw)
+        .map(|tool| {
+            tool.iter()
+                .map(|p| {
+                    let path = p.path().map(String::from).collect();
+                    (p.name().to_string(), path, p.ty())
+                })
+                .collect()
+        })
+        .map_err(|e| e.error)
+}
+
+fn param(name: &str, path: &[&str], ty: ParamType) -> (String, Vec<String>, ParamType) {
+    (
+        name.into(),
+        path.iter().map(|s| s.to_string()).collect(),
+        ty,
+    )
+}
+
+#[test]
+fn annotations_on_properties_at_any_depth() {
+    let schema = r#"{"type":"object","properties":{
+        "query":{"type":"string"},
+        "region":{"type":"string","x-mcp-header":"Region","description":"x-mcp-header"},
+        "opts":{"type":"object","properties":{
+            "limit":{"type":"integer","x-mcp-header":"Limit"},
+            "deep":{"properties":{"dry":{"x-mcp-header":"Dry-Run","type":"boolean"}}}}},
+        "caf\u00e9":{"type":"string","x-mcp-header":"\u0043afe"}}}"#;
+    assert_eq!(
+        read(schema),
+        Ok(vec![
+            param("Region", &["region"], ParamType::String),
+            param("Limit", &["opts", "limit"], ParamType::Integer),
+            param("Dry-Run", &["opts", "deep", "dry"], ParamType::Boolean),
+            param("Cafe", &["café"], ParamType::String),
+        ])
+    );
+    // Every tchar.
+    let all = r#"{"properties":{"a":{"type":"string","x-mcp-header":"!#$%&'*+-.^_`|~09AZaz"}}}"#;
+    assert_eq!(read(all).map(|p| p.len()), Ok(1));
+    // No annotation, or no object: nothing to mirror.
+    for none in [
+        r#"{"type":"object","properties":{"q":{"type":"string"}}}"#,
+        "{}",
+        "true",
+        "[]",
+        r#""x-mcp-header""#,
+        r#"{"properties":[{"type":"string","x-mcp-header":"A"}]}"#,
+        r#"{"properties":{"a":true,"b":false}}"#,
+    ] {
+        assert_eq!(read(none), Ok(vec![]), "{none}");
+    }
+}
+
+#[test]
+fn each_constraint_is_refused_with_its_reason() {
+    use SchemaError::*;
+    let on = |annotation: &str, ty: &str| {
+        format!(r#"{{"properties":{{"p":{{"type":{ty},"x-mcp-header":{annotation}}}}}}}"#)
+    };
+    let cases: Vec<(String, SchemaError)> = vec![
+        // Reachable through `properties` alone.
+        (r#"{"type":"string","x-mcp-header":"Root"}"#.into(), Unreachable),
+        (r#"{"properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
+        (r#"{"properties":{"a":{"anyOf":[{"type":"string","x-mcp-header":"A"}]}}}"#.into(), Unreachable),
+        (r#"{"properties":{"a":{"oneOf":[{"properties":{"b":{"type":"string","x-mcp-header":"B"}}}]}}}"#.into(), Unreachable),
+        (r##"{"$defs":{"r":{"type":"string","x-mcp-header":"R"}},"properties":{"r":{"$ref":"#/$defs/r"}}}"##.into(), Unreachable),
+        (r#"{"additionalProperties":{"type":"string","x-mcp-header":"A"}}"#.into(), Unreachable),
+        (r#"{"patternProperties":{"^a":{"type":"string","x-mcp-header":"A"}}}"#.into(), Unreachable),
+        (r#"{"if":{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
+        (r#"{"properties":{"a":{"not":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
+        (r#"{"prefixItems":[{"type":"string","x-mcp-header":"A"}]}"#.into(), Unreachable),
+        // The value: a token.
+        (on("5", r#""string""#), NotAString),
+        (on("null", r#""string""#), NotAString),
+        (on(r#"["A"]"#, r#""string""#), NotAString),
+        (on(r#""""#, r#""string""#), NotAToken),
+        (on(r#""a b""#, r#""string""#), NotAToken),
+        (on(r#""a:b""#, r#""string""#), NotAToken),
+        (on(r#""a\nb""#, r#""string""#), NotAToken),
+        (on(r#""a\r""#, r#""string""#), NotAToken),
+        (on(r#""caf\u00e9""#, r#""string""#), NotAToken),
+        (on(r#""a(b)""#, r#""string""#), NotAToken),
+        (on(r#""a\"b""#, r#""string""#), NotAToken),
+        // The type: string, integer or boolean.
+        (on(r#""N""#, r#""number""#), NotPrimitive),
+        (on(r#""N""#, r#""object""#), NotPrimitive),
+        (on(r#""N""#, r#""array""#), NotPrimitive),
+        (on(r#""N""#, r#""null""#), NotPrimitive),
+        (on(r#""N""#, r#"["string","null"]"#), NotPrimitive),
+        (on(r#""N""#, r#""String""#), NotPrimitive),
+        (r#"{"properties":{"p":{"x-mcp-header":"N"}}}"#.into(), NotPrimitive),
+        // Unique, case-insensitively, across the whole schema.
+        (r#"{"properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"properties":{"c":{"type":"string","x-mcp-header":"REGION"}}}}}"#.into(), DuplicateHeader),
+        (r#"{"properties":{"a":{"type":"string","x-mcp-header":"R"},"b":{"type":"string","x-mcp-header":"R"}}}"#.into(), DuplicateHeader),
+        // A member deciding an annotation, spelt twice.
+        (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A","x-mcp-header":"B"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"r":{"type":"number","type":"string","x-mcp-header":"A"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"r":{"type":"string"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"\u0072":{"type":"string"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"o":{"properties":{"r":{"type":"string","x-mcp-header":"A"}}},"o":{}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"}},"properties":{"s":{"type":"string"}}}"#.into(), Ambiguous),
+        // Not valid JSON: its annotations are unknown.
+        (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"s":tru}}"#.into(), Malformed),
+        (r#"{"properties" {"r":{"type":"string","x-mcp-header":"A"}}}"#.into(), Malformed),
+    ];
+    for (schema, error) in &cases {
+        assert_eq!(read(schema), Err(*error), "{schema}");
+    }
+    // A spelling twice that decides nothing is no ambiguity.
+    let harmless = r#"{"properties":{"q":{"type":"string"},"q":{"type":"integer"},"r":{"type":"string","x-mcp-header":"R","description":"a","description":"b"},"s":{"type":"a","type":"b"}}}"#;
+    assert_eq!(
+        read(harmless),
+        Ok(vec![param("R", &["r"], ParamType::String)])
+    );
+    // Data keywords hold no annotations.
+    let data = r#"{"properties":{"a":{"type":"string","default":{"x-mcp-header":"A"},"const":{"x-mcp-header":"B"},"enum":[{"x-mcp-header":"C"}],"examples":[{"x-mcp-header":"D"}]}}}"#;
+    assert_eq!(read(data), Ok(vec![]));
+}
+
+#[test]
+fn an_invalid_schema_names_its_annotation() {
+    let schema = br#"{"properties":{"opts":{"properties":{"limit":{"type":"number","x-mcp-header":"Limit"}}}}}"#;
+    let invalid = ToolHeaders::from_input_schema(RawJson::new(schema).unwrap()).unwrap_err();
+    assert_eq!(invalid.error, SchemaError::NotPrimitive);
+    assert_eq!(invalid.header.unwrap().decode(), "Limit");
+    assert_eq!(invalid.property.unwrap().decode(), "limit");
+    assert_eq!(
+        invalid.to_string(),
+        r#"x-mcp-header is on a parameter whose type is not string, integer or boolean (x-mcp-header "Limit" on property "limit")"#
+    );
+    let root = br#"{"type":"string","x-mcp-header":"Root"}"#;
+    let invalid = ToolHeaders::from_input_schema(RawJson::new(root).unwrap()).unwrap_err();
+    assert_eq!(
+        (invalid.error, invalid.property),
+        (SchemaError::Unreachable, None)
+    );
+}
+
+#[test]
+fn hostile_schemas_end_with_an_answer() {
+    // Deeper than the default nesting limit (a decoder with a higher one let it through):
+    // unreadable, so refused.
+    let deep = format!(
+        "{}{{}}{}",
+        r#"{"properties":{"a":"#.repeat(200),
+        "}}".repeat(200)
+    );
+    let raw = RawJson::with_max_depth(deep.as_bytes(), 1_000).unwrap();
+    let invalid = ToolHeaders::from_input_schema(raw).unwrap_err();
+    assert_eq!(invalid.error, SchemaError::Malformed);
+    // Within it, an annotation 60 properties down.
+    let nested = format!(
+        r#"{}{{"type":"string","x-mcp-header":"Deep"}}{}"#,
+        r#"{"properties":{"a":"#.repeat(60),
+        "}}".repeat(60)
+    );
+    let found = read(&nested).unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].1.len(), 60);
+    // Wide: 20,000 annotated properties, then one that repeats the first name in another case.
+    let mut wide: Vec<String> = (0..20_000)
+        .map(|i| format!(r#""p{i}":{{"type":"integer","x-mcp-header":"H{i}"}}"#))
+        .collect();
+    assert_eq!(
+        read(&format!(r#"{{"properties":{{{}}}}}"#, wide.join(","))).map(|p| p.len()),
+        Ok(20_000)
+    );
+    wide.push(r#""last":{"type":"integer","x-mcp-header":"h0"}"#.into());
+    assert_eq!(
+        read(&format!(r#"{{"properties":{{{}}}}}"#, wide.join(","))),
+        Err(SchemaError::DuplicateHeader)
+    );
+    // Many applicators, each a position to visit.
+    let any_of = format!(
+        r#"{{"anyOf":[{}]}}"#,
+        vec![r#"{"type":"string"}"#; 50_000].join(",")
+    );
+    assert_eq!(read(&any_of), Ok(vec![]));
+}
+
+fn call(arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{VERSION}"}}}}}}"#
+    )
+}
+
+fn tool(schema: &str) -> ToolHeaders {
+    ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).unwrap()
+}
+
+fn text(headers: &[(Header<'_>, std::borrow::Cow<'_, str>)]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(h, v)| (h.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
+    let tool = tool(
+        r#"{"properties":{"s":{"type":"string","x-mcp-header":"S"},"i":{"type":"integer","x-mcp-header":"I"},"b":{"type":"boolean","x-mcp-header":"B"},"o":{"properties":{"x":{"type":"string","x-mcp-header":"X"}}}}}"#,
+    );
+    let mirror = |arguments: &str| -> Vec<(String, String)> {
+        let arguments = RawJson::new(arguments.as_bytes()).unwrap();
+        tool.mirror(arguments)
+            .map(|(h, v)| (h.to_string(), v.into_owned()))
+            .collect()
+    };
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(h, v)| (h.to_string(), v.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        mirror(r#"{"s":"us-west1","i":-42,"b":true,"o":{"x":"a b"}}"#),
+        pairs(&[
+            ("Mcp-Param-S", "us-west1"),
+            ("Mcp-Param-I", "-42"),
+            ("Mcp-Param-B", "true"),
+            ("Mcp-Param-X", "a b"),
+        ])
+    );
+    // Escapes decoded, then the sentinel form where the text is not plain ASCII.
+    assert_eq!(
+        mirror(r#"{"s":"caf\u00e9","o":{"x":"line\n"}}"#),
+        pairs(&[
+            ("Mcp-Param-S", "=?base64?Y2Fmw6k=?="),
+            ("Mcp-Param-X", "=?base64?bGluZQo=?="),
+        ])
+    );
+    assert_eq!(mirror(r#"{"s":"a\/b"}"#), pairs(&[("Mcp-Param-S", "a/b")]));
+    // Absent, null, no rendering, a path through a non-object, a value spelt twice: nothing.
+    assert_eq!(
+        mirror(r#"{"s":null,"i":{"a":1},"b":[true],"o":"x"}"#),
+        pairs(&[])
+    );
+    assert_eq!(mirror(r#"{"s":"a","s":"b"}"#), pairs(&[]));
+    assert_eq!(mirror("[]"), pairs(&[]));
+    // Numbers as the body spells them (a server compares them by value).
+    assert_eq!(mirror(r#"{"i":1.0e3}"#), pairs(&[("Mcp-Param-I", "1.0e3")]));
+}
+
+/// The headers mirrored, as (name, value) text, or why not.
+type Expected = Result<Vec<(&'static str, &'static str)>, HeaderError<'static>>;
+
+#[test]
+fn standard_headers_of_each_message() {
+    let decoder = Decoder::mcp();
+    let cases: Vec<(String, Option<&str>, Expected)> = vec![
+        (
+            call(r#"{"q":1}"#),
+            None,
+            Ok(vec![
+                ("MCP-Protocol-Version", VERSION),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "t"),
+            ]),
+        ),
+        // The body's version wins over the negotiated one.
+        (
+            call("{}"),
+            Some("2025-11-25"),
+            Ok(vec![
+                ("MCP-Protocol-Version", VERSION),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "t"),
+            ]),
+        ),
+        // An earlier version: the negotiated one, the body naming none.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"caf\u00e9"}}"#.into(),
+            Some("2025-11-25"),
+            Ok(vec![
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Method", "prompts/get"),
+                ("Mcp-Name", "=?base64?Y2Fmw6k=?="),
+            ]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into(),
+            None,
+            Ok(vec![("Mcp-Method", "tools/list")]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+            Some("2025-11-25"),
+            Ok(vec![
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("Mcp-Method", "notifications/initialized"),
+            ]),
+        ),
+        // A name that is not a string is not mirrored.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#.into(),
+            None,
+            Ok(vec![("Mcp-Method", "tools/call")]),
+        ),
+        // Responses carry none.
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(), Some(VERSION), Ok(vec![])),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#.into(),
+            Some(VERSION),
+            Ok(vec![]),
+        ),
+        // What cannot be a header value as it is.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list\r\nX-Injected: 1"}"#.into(),
+            None,
+            Err(HeaderError::Malformed(Header::Method)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":" tools/list"}"#.into(),
+            None,
+            Err(HeaderError::Malformed(Header::Method)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"caf\u00e9"}"#.into(),
+            None,
+            Err(HeaderError::Malformed(Header::Method)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28\n"}}}"#.into(),
+            None,
+            Err(HeaderError::Malformed(Header::ProtocolVersion)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into(),
+            Some("2026-07-28 "),
+            Err(HeaderError::Malformed(Header::ProtocolVersion)),
+        ),
+    ];
+    for (body, negotiated, expected) in cases {
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        let got = mirror_headers(&msg, negotiated, None).map(|h| text(&h));
+        let expected = expected.map(|list| {
+            list.iter()
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(got, expected, "{body}");
+    }
+}
+
+#[test]
+fn the_tool_is_mirrored_on_tools_call_only() {
+    let tool = tool(r#"{"properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#);
+    let decoder = Decoder::mcp();
+    let body = call(r#"{"region":"eu"}"#);
+    let headers = mirror_headers(&decoder.decode(body.as_bytes()).unwrap(), None, Some(&tool));
+    assert_eq!(
+        text(&headers.unwrap())[3],
+        ("Mcp-Param-Region".into(), "eu".into())
+    );
+    let body = br#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"region":"eu"}}}"#;
+    let headers = mirror_headers(&decoder.decode(body).unwrap(), None, Some(&tool));
+    assert_eq!(text(&headers.unwrap()).len(), 2);
+}
+
+// The property: what a client mirrors is what a server requires.
+
+/// A tool schema with annotations on leaves at any depth, and arguments for it (JSON values).
+fn tool_and_arguments() -> impl Strategy<Value = (Value, Value)> {
+    let leaf = prop_oneof![
+        (".{0,6}").prop_map(Value::from),
+        any::<i64>().prop_map(|n| Value::from(n % 9_007_199_254_740_992)),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+    ];
+    let name = "[a-z]{1,3}";
+    let node = leaf.prop_recursive(3, 24, 4, move |inner| {
+        prop::collection::btree_map(name, inner, 1..4)
+            .prop_map(|m| Value::Object(m.into_iter().collect()))
+    });
+    (prop::collection::btree_map(name, node, 0..4)).prop_map(|arguments| {
+        // The schema follows the arguments' shape; every leaf is annotated with a header of
+        // its own, typed by its value (a string for the rest).
+        fn schema(value: &Value, counter: &mut usize) -> Value {
+            match value {
+                Value::Object(m) => {
+                    let props: serde_json::Map<String, Value> = m
+                        .iter()
+                        .map(|(k, v)| (k.clone(), schema(v, counter)))
+                        .collect();
+                    json!({"type": "object", "properties": props})
+                }
+                leaf => {
+                    *counter += 1;
+                    let ty = match leaf {
+                        Value::Number(_) => "integer",
+                        Value::Bool(_) => "boolean",
+                        _ => "string",
+                    };
+                    json!({"type": ty, "x-mcp-header": format!("P{counter}")})
+                }
+            }
+        }
+        let arguments = Value::Object(arguments.into_iter().collect());
+        (schema(&arguments, &mut 0), arguments)
+    })
+}
+
+fn names_and_values(headers: &[(String, String)]) -> Vec<(&str, &[u8])> {
+    headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_bytes()))
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn mirrored_headers_are_what_the_check_requires(
+        (schema, arguments) in tool_and_arguments(),
+        method in prop::sample::select(vec!["tools/call", "prompts/get", "resources/read", "tools/list"]),
+        name in ".{0,8}",
+        change in any::<prop::sample::Index>(),
+    ) {
+        let member = if method == "resources/read" { "uri" } else { "name" };
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {
+            member: name, "arguments": arguments,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": VERSION}}}).to_string();
+        let schema = schema.to_string();
+        let tool = ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).unwrap();
+        let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+        let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
+        let headers = text(&mirror_headers(&msg, None, Some(&tool)).unwrap());
+        prop_assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+
+        // Each one is needed, and must be right. (`tools/list` mirrors only the version and
+        // the method; `Mcp-Name` and the parameters only where the method has them.)
+        let i = change.index(headers.len());
+        let mut without = headers.clone();
+        without.remove(i);
+        prop_assert!(check.check(names_and_values(&without), &msg).is_err(), "without {:?}", headers[i]);
+        let mut changed = headers.clone();
+        let value = rpcwire::headers::decode_header_value(changed[i].1.as_bytes()).unwrap();
+        changed[i].1 = rpcwire::headers::encode_header_value(&format!("{value}x")).into_owned();
+        prop_assert!(check.check(names_and_values(&changed), &msg).is_err(), "changed {:?}", changed[i]);
+    }
+}
