@@ -406,6 +406,11 @@ fn min_of_passes(rounds: u32) {
 }
 
 fn main() {
+    // `RPCWIRE_BENCH_AVX2=1`: the lazy kernel's AVX2 instance on a CPU with AVX-512BW, to
+    // compare the two in one build.
+    if std::env::var_os("RPCWIRE_BENCH_AVX2").is_some() {
+        scan::force_avx2(true);
+    }
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == "--min-of-passes") {
         // (cargo adds `--bench` after the arguments it passes on.)

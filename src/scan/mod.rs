@@ -6,8 +6,9 @@
 //! (`tests/scan_oracle.rs`): same end offset, same [`ScanError`] kind, on every input.
 //!
 //! - Lazy containers on x86_64 with AVX2 + PCLMULQDQ + BMI1/2 + POPCNT (detected at run time,
-//!   cached): 64-byte blocks of bitmasks (`x86_64.rs`). Anything unusual in a block hands the
-//!   whole value to the scalar oracle, which then gives the answer.
+//!   cached): 64-byte blocks of bitmasks (`x86_64.rs`), classified with AVX-512BW where the
+//!   CPU has it. Anything unusual in a block hands the whole value to the scalar oracle,
+//!   which then gives the answer.
 //! - Strings on x86_64: 16-byte SSE2 probes (SSE2 is baseline; targets without it, such as
 //!   `x86_64-unknown-none`, take the scalar kernel), with a jump through long
 //!   bodies by the AVX2 loop when present.
@@ -41,9 +42,24 @@ pub fn force_scalar(on: bool) {
     FORCE_SCALAR.store(on, Ordering::Relaxed);
 }
 
+/// Makes the lazy container skip use its AVX2 instance even on a CPU with AVX-512BW (`true`),
+/// or the fastest one again (`false`). For the oracle tests of both instances and for
+/// benchmarks; without AVX2, or forced to scalar, it changes nothing.
+#[doc(hidden)]
+pub fn force_avx2(on: bool) {
+    #[cfg(all(
+        target_arch = "x86_64",
+        target_feature = "sse2",
+        not(rpcwire_force_scalar)
+    ))]
+    x86_64::force_avx2(on);
+    let _ = on;
+}
+
 /// The name of the kernel [`skip_value`] uses for containers in lazy mode on this CPU, when
-/// not forced to scalar: `"avx2"`, `"avx2 (slow pext)"` (without the shortcut that needs a
-/// fast `pext`), `"sse2"` (strings only) or `"scalar"`.
+/// not forced to scalar: `"avx512"` (the AVX2 kernel, each block classified with AVX-512BW),
+/// `"avx2"`, `"avx2 (slow pext)"` (without the shortcut that needs a fast `pext`), `"sse2"`
+/// (strings only) or `"scalar"`.
 #[doc(hidden)]
 pub fn simd_kernel() -> &'static str {
     #[cfg(all(
@@ -53,6 +69,7 @@ pub fn simd_kernel() -> &'static str {
     ))]
     {
         match x86_64::Avx2::get() {
+            Some(avx2) if avx2.is_wide() => "avx512",
             Some(avx2) if avx2.has_fast_pext() => "avx2",
             Some(_) => "avx2 (slow pext)",
             None => "sse2",

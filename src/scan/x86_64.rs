@@ -1,5 +1,6 @@
 //! x86_64 kernels: an SSE2 string scanner (SSE2 is part of the x86_64 baseline) and an
-//! AVX2 + PCLMULQDQ container skipper for lazy validation, chosen at run time.
+//! AVX2 + PCLMULQDQ container skipper for lazy validation, chosen at run time, with an
+//! instance that classifies each block with AVX-512BW where the CPU has it.
 //!
 //! The container skipper is *optimistic*: it proves, 64 bytes at a time, that the scalar
 //! oracle ([`scalar::skip_container_lazy`]) would succeed, and at which offset. Whenever a
@@ -14,7 +15,7 @@
 //! This is the only module of the crate with `unsafe` code.
 
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use super::{scalar, ScanError};
 
@@ -25,6 +26,20 @@ const UNKNOWN: u8 = 0;
 const ABSENT: u8 = 1;
 const PRESENT: u8 = 2;
 const PRESENT_SLOW_PEXT: u8 = 3;
+const PRESENT_AVX512: u8 = 4;
+
+/// Set by [`force_avx2`]: the lazy kernel's AVX2 instance even where AVX-512BW is present.
+static NARROW: AtomicBool = AtomicBool::new(false);
+
+/// Makes the lazy container skip use its AVX2 instance even on a CPU with AVX-512BW (`true`),
+/// or the widest one again (`false`): the next call detects afresh. For the oracle tests of
+/// both instances on one machine, and for measuring one against the other.
+pub(super) fn force_avx2(on: bool) {
+    if NARROW.load(Ordering::Relaxed) != on {
+        NARROW.store(on, Ordering::Relaxed);
+        AVX2_STATE.store(UNKNOWN, Ordering::Relaxed);
+    }
+}
 
 /// Whether the CPU has every feature the AVX2 kernel is compiled with, and whether its `pext`
 /// is fast (checked once).
@@ -37,6 +52,10 @@ pub(super) struct Avx2 {
     /// `pext` takes a few cycles (Intel since Haswell, AMD since Zen 3), not hundreds
     /// (microcode on earlier AMD cores): the one-kind shortcut, which uses it, pays.
     fast_pext: bool,
+    /// AVX-512F and AVX-512BW as well (Intel since Skylake-SP, AMD since Zen 4): the lazy
+    /// kernel's instance that classifies a block in one register, each class one compare
+    /// straight into a mask.
+    wide: bool,
 }
 
 impl Avx2 {
@@ -44,8 +63,18 @@ impl Avx2 {
     #[inline(always)]
     pub(super) fn get() -> Option<Avx2> {
         match AVX2_STATE.load(Ordering::Relaxed) {
-            PRESENT => Some(Avx2 { fast_pext: true }),
-            PRESENT_SLOW_PEXT => Some(Avx2 { fast_pext: false }),
+            PRESENT => Some(Avx2 {
+                fast_pext: true,
+                wide: false,
+            }),
+            PRESENT_SLOW_PEXT => Some(Avx2 {
+                fast_pext: false,
+                wide: false,
+            }),
+            PRESENT_AVX512 => Some(Avx2 {
+                fast_pext: true,
+                wide: true,
+            }),
             ABSENT => None,
             _ => Self::detect(),
         }
@@ -56,6 +85,11 @@ impl Avx2 {
         self.fast_pext
     }
 
+    /// Whether the lazy container skip takes its AVX-512 instance.
+    pub(super) fn is_wide(self) -> bool {
+        self.wide
+    }
+
     #[cold]
     fn detect() -> Option<Avx2> {
         // (`cpuid` only once the features are known present: Miri, for one, has no `cpuid`
@@ -64,6 +98,8 @@ impl Avx2 {
             ABSENT
         } else if slow_pext() {
             PRESENT_SLOW_PEXT
+        } else if detect_avx512() && !NARROW.load(Ordering::Relaxed) {
+            PRESENT_AVX512
         } else {
             PRESENT
         };
@@ -122,15 +158,22 @@ impl Avx2 {
         // extra code cost 2–6 % (tiny, typical) without ever being taken.
         // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
         // `skip_lazy_avx2` is compiled with.
+        // The AVX-512 instances need AVX-512F and BW as well: an `Avx2` is `wide` only when
+        // `detect_avx512` found them.
         unsafe {
-            if TRACK_ASCII && self.fast_pext {
-                skip_lazy_avx2::<true, true, _>(
+            match (self.wide, TRACK_ASCII && self.fast_pext) {
+                (true, true) => skip_lazy_avx512::<true, true, _>(
                     buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
-                )
-            } else {
-                skip_lazy_avx2::<TRACK_ASCII, false, _>(
+                ),
+                (true, false) => skip_lazy_avx512::<TRACK_ASCII, false, _>(
                     buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
-                )
+                ),
+                (false, true) => skip_lazy_avx2::<true, true, _>(
+                    buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
+                ),
+                (false, false) => skip_lazy_avx2::<TRACK_ASCII, false, _>(
+                    buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
+                ),
             }
         }
     }
@@ -190,6 +233,17 @@ fn detect_features() -> bool {
         && std::is_x86_feature_detected!("popcnt")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
+}
+
+/// Whether the CPU has AVX-512F and AVX-512BW, for the wide instance of the lazy kernel.
+#[cfg(feature = "std")]
+fn detect_avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+}
+
+#[cfg(not(feature = "std"))]
+fn detect_avx512() -> bool {
+    cfg!(all(target_feature = "avx512f", target_feature = "avx512bw"))
 }
 
 #[cfg(not(feature = "std"))]
@@ -356,6 +410,20 @@ struct Outside {
 }
 
 impl Block {
+    /// [`bad_escapes`] of this block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bad_escapes(&self, escaped: u64, hex_carry: &mut u64) -> u64 {
+        bad_escapes(self.v, self.shift, escaped, hex_carry)
+    }
+
+    /// Not zero when a byte of the block is not ASCII.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn non_ascii(&self) -> i32 {
+        _mm256_movemask_epi8(_mm256_or_si256(self.v[0], self.v[1]))
+    }
+
     /// The bytes where `f` (applied to each half) sets all bits, as a mask of this block.
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -391,7 +459,7 @@ impl Block {
 /// `\\`: the hex lookup runs only near a `\u`.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn bad_escapes(v: &[__m256i; 2], shift: u32, escaped: u64, hex_carry: &mut u64) -> u64 {
+fn bad_escapes(v: [__m256i; 2], shift: u32, escaped: u64, hex_carry: &mut u64) -> u64 {
     let class = [
         nibble_lookup(v[0], &ESCAPE_LUT),
         nibble_lookup(v[1], &ESCAPE_LUT),
@@ -405,17 +473,38 @@ fn bad_escapes(v: &[__m256i; 2], shift: u32, escaped: u64, hex_carry: &mut u64) 
     let u = escaped & (movemask64(class[0], class[1]) >> shift);
     let mut bad = escaped & not_in(ESCAPE_BITS);
     if u | *hex_carry != 0 {
-        let not_hex = not_in(HEX_BITS);
-        // The four bytes after each `u` (`u << 1 | u << 2 | u << 3 | u << 4`), and those of
-        // a `\u` near the previous block's end.
-        let pair = u | (u << 1);
-        let need_hex = ((pair | (pair << 2)) << 1) | *hex_carry;
-        // Those past this block, for the next: bits `0..=p - 60` for the last `u` on bit
-        // `p`, none when `p < 60`. (`| 1`: no shift by 64 when there is no `u`.)
-        *hex_carry = (u64::MAX >> (u | 1).leading_zeros()) >> 60;
-        bad |= need_hex & not_hex;
+        bad |= not_hex_after_u(u, not_in(HEX_BITS), hex_carry);
     }
     bad
+}
+
+/// [`bad_escapes`] on AVX-512BW: the block in one register, each class one test.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn bad_escapes_wide(w: __m512i, shift: u32, escaped: u64, hex_carry: &mut u64) -> u64 {
+    let class = nibble_lookup_wide(w, &ESCAPE_LUT);
+    let not_in = |bits: u8| _mm512_testn_epi8_mask(class, _mm512_set1_epi8(bits as i8)) >> shift;
+    let u = escaped & (_mm512_movepi8_mask(class) >> shift);
+    let mut bad = escaped & not_in(ESCAPE_BITS);
+    if u | *hex_carry != 0 {
+        bad |= not_hex_after_u(u, not_in(HEX_BITS), hex_carry);
+    }
+    bad
+}
+
+/// The bytes of a block that must be hex digits and are not (`not_hex`): the four after each
+/// escaped `u` (bits `u`), and those of a `\u` near the previous block's end (`hex_carry`,
+/// updated for the next block).
+#[inline]
+fn not_hex_after_u(u: u64, not_hex: u64, hex_carry: &mut u64) -> u64 {
+    // The four bytes after each `u` (`u << 1 | u << 2 | u << 3 | u << 4`), and those of
+    // a `\u` near the previous block's end.
+    let pair = u | (u << 1);
+    let need_hex = ((pair | (pair << 2)) << 1) | *hex_carry;
+    // Those past this block, for the next: bits `0..=p - 60` for the last `u` on bit
+    // `p`, none when `p < 60`. (`| 1`: no shift by 64 when there is no `u`.)
+    *hex_carry = (u64::MAX >> (u | 1).leading_zeros()) >> 60;
+    need_hex & not_hex
 }
 
 /// Bit `i` set where byte `i` of the two halves has its top bit set.
@@ -454,11 +543,29 @@ fn nibble_lookup(v: __m256i, lut: &([u8; 16], [u8; 16])) -> __m256i {
     _mm256_and_si256(_mm256_shuffle_epi8(lo_t, lo), _mm256_shuffle_epi8(hi_t, hi))
 }
 
+/// [`nibble_lookup`] on a whole block: `vpshufb` looks up within each 128-bit lane, so the
+/// tables are broadcast to all four.
 #[inline]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn nibble_lookup_wide(w: __m512i, lut: &([u8; 16], [u8; 16])) -> __m512i {
+    // SAFETY: each table is 16 readable bytes; `loadu` has no alignment requirement.
+    let (lo_t, hi_t) = unsafe {
+        (
+            _mm512_broadcast_i32x4(_mm_loadu_si128(lut.0.as_ptr().cast())),
+            _mm512_broadcast_i32x4(_mm_loadu_si128(lut.1.as_ptr().cast())),
+        )
+    };
+    let nib = _mm512_set1_epi8(0x0f);
+    let lo = _mm512_and_si512(w, nib);
+    let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(w), nib);
+    _mm512_and_si512(_mm512_shuffle_epi8(lo_t, lo), _mm512_shuffle_epi8(hi_t, hi))
+}
+
 /// Classifies 64 bytes; every mask is shifted right by `shift`, so that when the block is the
 /// last 64 bytes of the buffer read from before the position, bit 0 is still the byte at the
 /// position and the bits past the end of the buffer are clear.
+#[inline]
+#[target_feature(enable = "avx2")]
 fn classify(bytes: &[u8; 64], shift: u32) -> Block {
     // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
     let v = unsafe {
@@ -478,6 +585,66 @@ fn classify(bytes: &[u8; 64], shift: u32) -> Block {
         quote: eq(b'"') >> shift,
         backslash: eq(b'\\') >> shift,
         ctrl: movemask64(ctrl_of(v[0]), ctrl_of(v[1])) >> shift,
+        shift,
+    }
+}
+
+/// [`Block`] for the AVX-512 instance of the lazy kernel: the block in one register, each
+/// class one compare straight into a mask register (no `movemask` and no joining of halves).
+struct WideBlock {
+    w: __m512i,
+    quote: u64,
+    backslash: u64,
+    ctrl: u64,
+    shift: u32,
+}
+
+impl WideBlock {
+    /// [`bad_escapes`] of this block.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn bad_escapes(&self, escaped: u64, hex_carry: &mut u64) -> u64 {
+        bad_escapes_wide(self.w, self.shift, escaped, hex_carry)
+    }
+
+    /// Not zero when a byte of the block is not ASCII.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn non_ascii(&self) -> i32 {
+        i32::from(_mm512_movepi8_mask(self.w) != 0)
+    }
+
+    /// [`Block::outside`], one compare or test a class.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn outside(&self, alphabet: &Lut) -> Outside {
+        let w = self.w;
+        // Clearing bit 5 folds `{`→`[` and `}`→`]`: one compare finds both kinds.
+        let folded = _mm512_and_si512(w, _mm512_set1_epi8(!0x20));
+        let eq = |c: u8| _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(c as i8)) >> self.shift;
+        let class = nibble_lookup_wide(w, alphabet);
+        Outside {
+            open: eq(b'['),
+            close: eq(b']'),
+            bit5: _mm512_test_epi8_mask(w, _mm512_set1_epi8(0x20)) >> self.shift,
+            // A byte in no row of the alphabet (every byte not ASCII among them).
+            not_outside: _mm512_testn_epi8_mask(class, class) >> self.shift,
+        }
+    }
+}
+
+/// [`classify`] on AVX-512BW.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn classify_wide(bytes: &[u8; 64], shift: u32) -> WideBlock {
+    // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
+    let w = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) };
+    let eq = |c: u8| _mm512_cmpeq_epi8_mask(w, _mm512_set1_epi8(c as i8)) >> shift;
+    WideBlock {
+        w,
+        quote: eq(b'"'),
+        backslash: eq(b'\\'),
+        ctrl: _mm512_cmplt_epu8_mask(w, _mm512_set1_epi8(0x20)) >> shift,
         shift,
     }
 }
@@ -533,228 +700,250 @@ fn up_to(i: u32) -> u64 {
     u64::MAX >> (63 - i)
 }
 
-/// The lazy container skip. Every case the fast path does not prove goes to `oracle` (the
-/// scalar skip of the same value, from the start; the tests pass a probe instead).
-///
-/// With `TRACK_ASCII`, on success it sets `ascii` when every byte of the value is ASCII, a
-/// by-product of the blocks it loads anyway (the envelope then need not check those bytes for
-/// UTF-8 again); it leaves it alone when not known (the oracle's answers; a block that holds
-/// a non-ASCII byte outside the value). Two instances: the check costs 1–5 % where nothing
-/// asks for it.
-///
-/// With `ONE_KIND_SHORTCUT`, blocks whose brackets the simplest case does not prove try
-/// [`Nesting::after_block_of_one_kind`] before the walk.
-#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-fn skip_lazy_avx2<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
-    buf: &[u8],
-    start: usize,
-    depth: u32,
-    max_depth: u32,
-    ascii: &mut bool,
-    one_line: bool,
-    oracle: F,
-) -> Result<usize, ScanError>
-where
-    F: FnOnce() -> Result<usize, ScanError>,
-{
-    // On one line, a `\n` outside strings is not in the alphabet: it goes to the oracle.
-    let alphabet = if one_line {
-        &OUTSIDE_LINE_LUT
-    } else {
-        &OUTSIDE_LUT
-    };
-    // Every block loaded so far and the long-string jumps' bytes, OR-ed as movemasks: a bit
-    // set where a byte is not ASCII. (A scalar: the vector OR-ed across blocks was spilled to
-    // the stack and reloaded in every block.)
-    let mut high = 0i32;
-    let mut pos = start;
-    // All ones when the previous block ended inside a string.
-    let mut in_string = 0u64;
-    // 1 when the first byte of the block is escaped (see `escaped_bytes`).
-    let mut escape_carry = 0u64;
-    // Bytes of this block that must be hex digits because of a `\u` in the previous one.
-    let mut hex_carry = 0u64;
-    // The open containers of this value: one bit each (1 = object), innermost at bit 0.
-    // Deeper than 64 levels below `start` is left to the oracle.
-    //
-    // The value's own opener (`buf[start]`, `{` or `[`) is counted here, before the first
-    // block, whose mask then leaves it out (bit 0 while `pos == start`): so that block,
-    // like any other, sees a value already open and may take the fast bracket path below.
-    if depth >= max_depth {
-        return oracle(); // TooDeep
-    }
-    let mut stack = u64::from(buf.get(start) == Some(&b'{'));
-    let mut len = 1u32;
-    let max_level = max_depth as u64;
-    let mut level = depth as u64 + 1;
-    // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
-    // padded with spaces (neutral outside and inside strings).
-    let mut tail = [b' '; 64];
-
-    loop {
-        let rest = buf.get(pos..).unwrap_or(&[]);
-        let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
-            Some(block) => (block, 0),
-            // The value is not closed, and every block before the end was proven (anything
-            // unproven went to the oracle): the oracle's answer, without reading it again.
-            None if rest.is_empty() => return Err(ScanError::UnexpectedEnd),
-            // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
-            // bytes before `pos` out of the masks.
-            None => match buf.last_chunk() {
-                Some(last) => (last, 64 - rest.len() as u32),
-                None => {
-                    tail[..rest.len()].copy_from_slice(rest);
-                    (&tail, 0)
-                }
-            },
-        };
-        let b = classify(block, shift);
-        if TRACK_ASCII {
-            high |= _mm256_movemask_epi8(_mm256_or_si256(b.v[0], b.v[1]));
-        }
-
-        // 1. Escapes. Most blocks have no backslash and nothing carried in.
-        let escaped = if b.backslash | escape_carry == 0 {
-            0
-        } else {
-            escaped_bytes(b.backslash, &mut escape_carry)
-        };
-
-        // 2. Strings: unescaped quotes toggle; `string` covers the opening quote and the
-        // body, not the closing quote.
-        let quotes = b.quote & !escaped;
-        // (Inside a long text most blocks have no quote: no carry-less multiply to wait on.
-        // Escapes −4 %, large −3.5 %; typical and dense +1 %, where nearly every block has
-        // quotes and the branch is one more.)
-        let string = if quotes == 0 {
-            in_string
-        } else {
-            prefix_xor(quotes) ^ in_string
-        };
-        let next_in_string = ((string as i64) >> 63) as u64;
-
-        // 3. Everything the oracle would reject, as bits: raw control bytes inside strings,
-        // bytes outside the lazy alphabet outside strings (this includes stray
-        // backslashes and control bytes other than whitespace), and bad escapes.
-        let mut bad = b.ctrl & string;
-        if escaped | hex_carry != 0 {
-            bad |= bad_escapes(&b.v, b.shift, escaped, &mut hex_carry);
-        }
-
-        // 4. Bytes outside strings: the lazy alphabet, brackets. A block of string body
-        // (a long text, a blob) has none.
-        let out = if string == u64::MAX {
-            Outside::default()
-        } else {
-            b.outside(alphabet)
-        };
-        bad |= out.not_outside & !string;
-        let opens = out.open & !string & !u64::from(pos == start);
-        let closes = out.close & !string;
-        let brackets = opens | closes;
-        if brackets != 0 {
-            let objects = brackets & out.bit5;
-            let (o, c) = (opens.count_ones(), closes.count_ones());
-            let all_objects = objects == brackets;
-            // The `c` innermost containers, the only ones this block can close.
-            let top = low_bits(c);
-            let top_matches = if all_objects {
-                stack & top == top
+/// Stamps the lazy container skip for one block classifier and the target features it needs:
+/// [`skip_lazy_avx2`] and [`skip_lazy_avx512`] are one body.
+macro_rules! lazy_kernel {
+    ($(#[$doc:meta])* $name:ident, $classify:ident, $wide:literal, $features:literal) => {
+        $(#[$doc])*
+        #[target_feature(enable = $features)]
+        fn $name<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
+            buf: &[u8],
+            start: usize,
+            depth: u32,
+            max_depth: u32,
+            ascii: &mut bool,
+            one_line: bool,
+            oracle: F,
+        ) -> Result<usize, ScanError>
+        where
+            F: FnOnce() -> Result<usize, ScanError>,
+        {
+            // On one line, a `\n` outside strings is not in the alphabet: it goes to the oracle.
+            let alphabet = if one_line {
+                &OUTSIDE_LINE_LUT
             } else {
-                stack & top == 0
+                &OUTSIDE_LUT
             };
-            if (all_objects || objects == 0)
-                && c < len
-                && top_matches
-                && level + o as u64 <= max_level
-                && len + o <= 64
-            {
-                // The fast case: fewer closers than open containers (the value cannot
-                // end here), the depth limit cannot be crossed, and every bracket is of
-                // the kind of the `c` innermost containers, so whatever the order, they
-                // close containers of their own kind and all pushed ones are of that
-                // kind. The stack loses its `c` innermost entries (some may be closed
-                // and reopened: same kind) and gains `o` of that kind.
-                let pushed = if all_objects { low_bits(o) } else { 0 };
-                stack = ((stack >> c) << (o & 63)) | pushed;
-                len = len - c + o;
-                level = level - c as u64 + o as u64;
-            } else if let Some((new_stack, new_len)) =
-                // (`c < len + o`: the value does not end here, as the shortcut checks again on
-                // its brackets; leaf arrays add as many closers as openers.)
-                (ONE_KIND_SHORTCUT
-                    && c < len + o
-                    && may_be_one_kind(opens, closes, objects))
-                .then(|| {
-                    (Nesting {
-                        stack,
-                        len,
-                        level,
-                        max_level,
-                    })
-                    .after_block_of_one_kind(opens, closes, objects)
-                })
-                .flatten()
-            {
-                stack = new_stack;
-                level = level + new_len as u64 - len as u64;
-                len = new_len;
-            } else {
-                // Walk the brackets one by one, in order, without branching on their kind
-                // (mixed `{[` blocks are common, and their order is unpredictable).
-                if len + o > 64 || level + o as u64 > max_level {
-                    // Deeper than the fast stack, or the depth limit within reach: rare,
-                    // left to the oracle.
-                    return oracle();
+            // Every block loaded so far and the long-string jumps' bytes, OR-ed as movemasks: a bit
+            // set where a byte is not ASCII. (A scalar: the vector OR-ed across blocks was spilled to
+            // the stack and reloaded in every block.)
+            let mut high = 0i32;
+            let mut pos = start;
+            // All ones when the previous block ended inside a string.
+            let mut in_string = 0u64;
+            // 1 when the first byte of the block is escaped (see `escaped_bytes`).
+            let mut escape_carry = 0u64;
+            // Bytes of this block that must be hex digits because of a `\u` in the previous one.
+            let mut hex_carry = 0u64;
+            // The open containers of this value: one bit each (1 = object), innermost at bit 0.
+            // Deeper than 64 levels below `start` is left to the oracle.
+            //
+            // The value's own opener (`buf[start]`, `{` or `[`) is counted here, before the first
+            // block, whose mask then leaves it out (bit 0 while `pos == start`): so that block,
+            // like any other, sees a value already open and may take the fast bracket path below.
+            if depth >= max_depth {
+                return oracle(); // TooDeep
+            }
+            let mut stack = u64::from(buf.get(start) == Some(&b'{'));
+            let mut len = 1u32;
+            let max_level = max_depth as u64;
+            let mut level = depth as u64 + 1;
+            // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
+            // padded with spaces (neutral outside and inside strings).
+            let mut tail = [b' '; 64];
+
+            loop {
+                let rest = buf.get(pos..).unwrap_or(&[]);
+                let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
+                    Some(block) => (block, 0),
+                    // The value is not closed, and every block before the end was proven (anything
+                    // unproven went to the oracle): the oracle's answer, without reading it again.
+                    None if rest.is_empty() => return Err(ScanError::UnexpectedEnd),
+                    // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
+                    // bytes before `pos` out of the masks.
+                    None => match buf.last_chunk() {
+                        Some(last) => (last, 64 - rest.len() as u32),
+                        None => {
+                            tail[..rest.len()].copy_from_slice(rest);
+                            (&tail, 0)
+                        }
+                    },
+                };
+                let b = $classify(block, shift);
+                if TRACK_ASCII {
+                    high |= b.non_ascii();
                 }
-                let mut bits = brackets;
-                let mut mismatch = 0u64;
-                while bits != 0 {
-                    let i = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    let kind = (objects >> i) & 1;
-                    let is_close = (closes >> i) & 1;
-                    // A closer must match the innermost open container.
-                    mismatch |= is_close & (stack ^ kind) & 1;
-                    // Pop for a closer, push `kind` for an opener: select without a branch.
-                    stack = if is_close != 0 {
-                        stack >> 1
+
+                // 1. Escapes. Most blocks have no backslash and nothing carried in.
+                let escaped = if b.backslash | escape_carry == 0 {
+                    0
+                } else {
+                    escaped_bytes(b.backslash, &mut escape_carry)
+                };
+
+                // 2. Strings: unescaped quotes toggle; `string` covers the opening quote and the
+                // body, not the closing quote.
+                let quotes = b.quote & !escaped;
+                // (Inside a long text most blocks have no quote: no carry-less multiply to wait on.
+                // Escapes −4 %, large −3.5 %; typical and dense +1 %, where nearly every block has
+                // quotes and the branch is one more.)
+                let string = if quotes == 0 {
+                    in_string
+                } else {
+                    prefix_xor(quotes) ^ in_string
+                };
+                let next_in_string = ((string as i64) >> 63) as u64;
+
+                // 3. Everything the oracle would reject, as bits: raw control bytes inside strings,
+                // bytes outside the lazy alphabet outside strings (this includes stray
+                // backslashes and control bytes other than whitespace), and bad escapes.
+                let mut bad = b.ctrl & string;
+                if escaped | hex_carry != 0 {
+                    bad |= b.bad_escapes(escaped, &mut hex_carry);
+                }
+
+                // 4. Bytes outside strings: the lazy alphabet, brackets. A block of string body
+                // (a long text, a blob) has none.
+                let out = if string == u64::MAX {
+                    Outside::default()
+                } else {
+                    b.outside(alphabet)
+                };
+                bad |= out.not_outside & !string;
+                let opens = out.open & !string & !u64::from(pos == start);
+                let closes = out.close & !string;
+                let brackets = opens | closes;
+                if brackets != 0 {
+                    let objects = brackets & out.bit5;
+                    let (o, c) = (opens.count_ones(), closes.count_ones());
+                    let all_objects = objects == brackets;
+                    // The `c` innermost containers, the only ones this block can close.
+                    let top = low_bits(c);
+                    let top_matches = if all_objects {
+                        stack & top == top
                     } else {
-                        (stack << 1) | kind
+                        stack & top == 0
                     };
-                    len = len + 1 - 2 * is_close as u32;
-                    if len == 0 {
-                        // The value ends here: only what came before had to be right.
-                        if mismatch != 0 || bad & up_to(i) != 0 {
+                    if (all_objects || objects == 0)
+                        && c < len
+                        && top_matches
+                        && level + o as u64 <= max_level
+                        && len + o <= 64
+                    {
+                        // The fast case: fewer closers than open containers (the value cannot
+                        // end here), the depth limit cannot be crossed, and every bracket is of
+                        // the kind of the `c` innermost containers, so whatever the order, they
+                        // close containers of their own kind and all pushed ones are of that
+                        // kind. The stack loses its `c` innermost entries (some may be closed
+                        // and reopened: same kind) and gains `o` of that kind.
+                        let pushed = if all_objects { low_bits(o) } else { 0 };
+                        stack = ((stack >> c) << (o & 63)) | pushed;
+                        len = len - c + o;
+                        level = level - c as u64 + o as u64;
+                    } else if let Some((new_stack, new_len)) =
+                        // (`c < len + o`: the value does not end here, as the shortcut checks again on
+                        // its brackets; leaf arrays add as many closers as openers.)
+                        (ONE_KIND_SHORTCUT
+                            && c < len + o
+                            && may_be_one_kind(opens, closes, objects))
+                        .then(|| {
+                            (Nesting {
+                                stack,
+                                len,
+                                level,
+                                max_level,
+                            })
+                            .after_block_of_one_kind(opens, closes, objects)
+                        })
+                        .flatten()
+                    {
+                        stack = new_stack;
+                        level = level + new_len as u64 - len as u64;
+                        len = new_len;
+                    } else {
+                        // Walk the brackets one by one, in order, without branching on their kind
+                        // (mixed `{[` blocks are common, and their order is unpredictable).
+                        if len + o > 64 || level + o as u64 > max_level {
+                            // Deeper than the fast stack, or the depth limit within reach: rare,
+                            // left to the oracle.
                             return oracle();
                         }
-                        if TRACK_ASCII {
-                            *ascii = high == 0;
+                        let mut bits = brackets;
+                        let mut mismatch = 0u64;
+                        while bits != 0 {
+                            let i = bits.trailing_zeros();
+                            bits &= bits - 1;
+                            let kind = (objects >> i) & 1;
+                            let is_close = (closes >> i) & 1;
+                            // A closer must match the innermost open container.
+                            mismatch |= is_close & (stack ^ kind) & 1;
+                            // Pop for a closer, push `kind` for an opener: select without a branch.
+                            stack = if is_close != 0 {
+                                stack >> 1
+                            } else {
+                                (stack << 1) | kind
+                            };
+                            len = len + 1 - 2 * is_close as u32;
+                            if len == 0 {
+                                // The value ends here: only what came before had to be right.
+                                if mismatch != 0 || bad & up_to(i) != 0 {
+                                    return oracle();
+                                }
+                                if TRACK_ASCII {
+                                    *ascii = high == 0;
+                                }
+                                return Ok(pos + i as usize + 1);
+                            }
                         }
-                        return Ok(pos + i as usize + 1);
+                        if mismatch != 0 {
+                            return oracle(); // Mismatched
+                        }
+                        level = depth as u64 + len as u64;
                     }
                 }
-                if mismatch != 0 {
-                    return oracle(); // Mismatched
+                if bad != 0 {
+                    return oracle();
                 }
-                level = depth as u64 + len as u64;
+
+                // 5. Next block. After a whole block of string body the string is probably long (a
+                // document, a base64 blob): go through its body with the string-body loop, which
+                // does none of the work on bytes outside strings, and come back for the block that
+                // ends it.
+                pos += 64;
+                in_string = next_in_string;
+                if string == u64::MAX {
+                    pos =
+                        string_body::<TRACK_ASCII, $wide>(buf, pos, &mut escape_carry, &mut hex_carry, &mut high);
+                }
             }
         }
-        if bad != 0 {
-            return oracle();
-        }
+    };
+}
 
-        // 5. Next block. After a whole block of string body the string is probably long (a
-        // document, a base64 blob): go through its body with the string-body loop, which
-        // does none of the work on bytes outside strings, and come back for the block that
-        // ends it.
-        pos += 64;
-        in_string = next_in_string;
-        if string == u64::MAX {
-            pos =
-                string_body::<TRACK_ASCII>(buf, pos, &mut escape_carry, &mut hex_carry, &mut high);
-        }
-    }
+lazy_kernel! {
+    /// The lazy container skip. Every case the fast path does not prove goes to `oracle` (the
+    /// scalar skip of the same value, from the start; the tests pass a probe instead).
+    ///
+    /// With `TRACK_ASCII`, on success it sets `ascii` when every byte of the value is ASCII, a
+    /// by-product of the blocks it loads anyway (the envelope then need not check those bytes for
+    /// UTF-8 again); it leaves it alone when not known (the oracle's answers; a block that holds
+    /// a non-ASCII byte outside the value). Two instances: the check costs 1–5 % where nothing
+    /// asks for it.
+    ///
+    /// With `ONE_KIND_SHORTCUT`, blocks whose brackets the simplest case does not prove try
+    /// [`Nesting::after_block_of_one_kind`] before the walk.
+    skip_lazy_avx2,
+    classify,
+    false,
+    "avx2,pclmulqdq,popcnt,bmi1,bmi2"
+}
+
+lazy_kernel! {
+    /// [`skip_lazy_avx2`] with each block classified by AVX-512BW ([`classify_wide`]).
+    skip_lazy_avx512,
+    classify_wide,
+    true,
+    "avx2,avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2"
 }
 
 /// The lazy kernel's nesting state, for [`Nesting::after_block_of_one_kind`].
@@ -918,7 +1107,7 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         };
         let mut bad = b.ctrl;
         if escaped | hex_carry != 0 {
-            bad |= bad_escapes(&b.v, b.shift, escaped, &mut hex_carry);
+            bad |= b.bad_escapes(escaped, &mut hex_carry);
         }
         if bad & body != 0 {
             return oracle();
@@ -1047,9 +1236,12 @@ fn ascii_prefix_avx2(buf: &[u8]) -> usize {
 /// only what such a block needs. A block without a stop byte jumps to the next one by
 /// [`string_run`]. (Not inlined: within the kernel, which keeps many values live, the loop
 /// spilled and shuffled registers, ~20 instructions a block.)
+///
+/// With `WIDE` (only from the lazy kernel's AVX-512 instance), the blocks are proven by
+/// [`body_blocks_wide`].
 #[inline(never)]
 #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-fn string_body<const TRACK_ASCII: bool>(
+fn string_body<const TRACK_ASCII: bool, const WIDE: bool>(
     buf: &[u8],
     pos: usize,
     escape_carry: &mut u64,
@@ -1059,7 +1251,14 @@ fn string_body<const TRACK_ASCII: bool>(
     let mut carries = (*escape_carry, *hex_carry);
     let mut pos = pos.min(buf.len());
     loop {
-        let (proven, plain) = body_blocks::<TRACK_ASCII>(&buf[pos..], &mut carries, high);
+        let (proven, plain) = if WIDE {
+            // SAFETY: `WIDE` is set only by the AVX-512 instance of the lazy kernel, which
+            // runs only where `detect_avx512` found AVX-512F and BW (and `detect_features`
+            // the rest).
+            unsafe { body_blocks_wide::<TRACK_ASCII>(&buf[pos..], &mut carries, high) }
+        } else {
+            body_blocks::<TRACK_ASCII>(&buf[pos..], &mut carries, high)
+        };
         pos += proven;
         if !plain {
             break;
@@ -1070,60 +1269,125 @@ fn string_body<const TRACK_ASCII: bool>(
     pos
 }
 
-/// The whole 64-byte blocks at the start of `bytes`, inside a string body, that are body
-/// with valid escapes and no unescaped quote (`carries`: the kernel's escape and hex
-/// carries, updated to the end of the last one): how many bytes, and whether the last one
-/// has no stop byte (`"`, `\`, control byte) and nothing carried into it or out of it, where
-/// a jump to the next stop byte pays. With `TRACK_ASCII`, sets bit 7 of `high` when a byte
-/// of a block it loaded is not ASCII.
-///
-/// Fewer masks than [`classify`]: quotes and control bytes in one (either ends the loop
-/// unless escaped), no brackets, alphabet or shift. Its own function, so that the loop keeps
-/// only its own values in registers.
+/// One 64-byte block of a string body, loaded, with what [`body_blocks`] needs of it.
+struct BodyBlock<V> {
+    /// The bytes (for the escape check).
+    v: V,
+    backslash: u64,
+    /// Quotes and control bytes.
+    stop: u64,
+    /// Not zero when a byte is not ASCII.
+    non_ascii: i32,
+}
+
+/// A block of a string body for [`body_blocks`].
 #[inline]
-#[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-fn body_blocks<const TRACK_ASCII: bool>(
-    bytes: &[u8],
-    carries: &mut (u64, u64),
-    high: &mut i32,
-) -> (usize, bool) {
-    let (mut escape_in, mut hex_in) = *carries;
-    let mut seen = 0i32;
-    let mut rest = bytes;
-    let plain = loop {
-        let Some((block, after)) = rest.split_first_chunk::<64>() else {
-            break false;
-        };
-        // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
-        let v = unsafe {
-            [
-                _mm256_loadu_si256(block.as_ptr().cast()),
-                _mm256_loadu_si256(block.as_ptr().add(32).cast()),
-            ]
-        };
-        if TRACK_ASCII {
-            seen |= _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1]));
-        }
-        let backslash = movemask64(backslashes(v[0]), backslashes(v[1]));
-        let stop = movemask64(quote_or_control(v[0]), quote_or_control(v[1]));
-        if backslash | stop | escape_in | hex_in == 0 {
-            rest = after;
-            break true;
-        }
-        // The carries move on only once the block is proven: a block handed back is
-        // classified from the state at its start.
-        let mut escape_out = escape_in;
-        let escaped = escaped_bytes(backslash, &mut escape_out);
-        let mut hex_out = hex_in;
-        if stop & !escaped != 0 || bad_escapes(&v, 0, escaped, &mut hex_out) != 0 {
-            break false;
-        }
-        (escape_in, hex_in) = (escape_out, hex_out);
-        rest = after;
+#[target_feature(enable = "avx2")]
+fn body_block(block: &[u8; 64]) -> BodyBlock<[__m256i; 2]> {
+    // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+    let v = unsafe {
+        [
+            _mm256_loadu_si256(block.as_ptr().cast()),
+            _mm256_loadu_si256(block.as_ptr().add(32).cast()),
+        ]
     };
-    *carries = (escape_in, hex_in);
-    *high |= seen;
-    (bytes.len() - rest.len(), plain)
+    BodyBlock {
+        v,
+        backslash: movemask64(backslashes(v[0]), backslashes(v[1])),
+        stop: movemask64(quote_or_control(v[0]), quote_or_control(v[1])),
+        non_ascii: _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1])),
+    }
+}
+
+/// A block of a string body for [`body_blocks_wide`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn body_block_wide(block: &[u8; 64]) -> BodyBlock<__m512i> {
+    // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+    let w = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+    let set1 = |b: u8| _mm512_set1_epi8(b as i8);
+    BodyBlock {
+        v: w,
+        backslash: _mm512_cmpeq_epi8_mask(w, set1(b'\\')),
+        // `x ^ 2 <= 0x20`: see [`xor_2`].
+        stop: _mm512_cmple_epu8_mask(_mm512_xor_si512(w, set1(2)), set1(0x20)),
+        non_ascii: i32::from(_mm512_movepi8_mask(w) != 0),
+    }
+}
+
+/// Stamps the string-body loop for one way of loading a block: [`body_blocks`] and
+/// [`body_blocks_wide`] are one body.
+macro_rules! body_kernel {
+    ($(#[$doc:meta])* $name:ident, $load:ident, $bad_escapes:ident, $features:literal) => {
+        $(#[$doc])*
+        #[inline]
+        #[target_feature(enable = $features)]
+        fn $name<const TRACK_ASCII: bool>(
+            bytes: &[u8],
+            carries: &mut (u64, u64),
+            high: &mut i32,
+        ) -> (usize, bool) {
+            let (mut escape_in, mut hex_in) = *carries;
+            let mut seen = 0i32;
+            let mut rest = bytes;
+            let plain = loop {
+                let Some((block, after)) = rest.split_first_chunk::<64>() else {
+                    break false;
+                };
+                let BodyBlock {
+                    v,
+                    backslash,
+                    stop,
+                    non_ascii,
+                } = $load(block);
+                if TRACK_ASCII {
+                    seen |= non_ascii;
+                }
+                if backslash | stop | escape_in | hex_in == 0 {
+                    rest = after;
+                    break true;
+                }
+                // The carries move on only once the block is proven: a block handed back is
+                // classified from the state at its start.
+                let mut escape_out = escape_in;
+                let escaped = escaped_bytes(backslash, &mut escape_out);
+                let mut hex_out = hex_in;
+                if stop & !escaped != 0 || $bad_escapes(v, 0, escaped, &mut hex_out) != 0 {
+                    break false;
+                }
+                (escape_in, hex_in) = (escape_out, hex_out);
+                rest = after;
+            };
+            *carries = (escape_in, hex_in);
+            *high |= seen;
+            (bytes.len() - rest.len(), plain)
+        }
+    };
+}
+
+body_kernel! {
+    /// The whole 64-byte blocks at the start of `bytes`, inside a string body, that are body
+    /// with valid escapes and no unescaped quote (`carries`: the kernel's escape and hex
+    /// carries, updated to the end of the last one): how many bytes, and whether the last one
+    /// has no stop byte (`"`, `\`, control byte) and nothing carried into it or out of it, where
+    /// a jump to the next stop byte pays. With `TRACK_ASCII`, sets bit 7 of `high` when a byte
+    /// of a block it loaded is not ASCII.
+    ///
+    /// Fewer masks than [`classify`]: quotes and control bytes in one (either ends the loop
+    /// unless escaped), no brackets, alphabet or shift. Its own function, so that the loop keeps
+    /// only its own values in registers.
+    body_blocks,
+    body_block,
+    bad_escapes,
+    "avx2,pclmulqdq,popcnt,bmi1,bmi2"
+}
+
+body_kernel! {
+    /// [`body_blocks`] on AVX-512BW.
+    body_blocks_wide,
+    body_block_wide,
+    bad_escapes_wide,
+    "avx2,avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2"
 }
 
 /// `x ^ 2` for every byte: at most 0x20 exactly for a control byte or `"` (0x22 → 0x20;
