@@ -30,7 +30,8 @@ use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
 use crate::session::{
-    kind_of, Described, Dir, Expired, InPlace, Observation, Session, Timeout, Verdict, Violation,
+    invalid_tool_headers, kind_of, Described, Dir, Expired, InPlace, Observation, Session, Timeout,
+    Verdict, Violation,
 };
 
 /// Options of `rpcwire proxy`.
@@ -425,11 +426,24 @@ impl Shared {
         };
         let mut state = self.lock();
         let described = match item {
-            Seen::Message(msg, _) => self.describe(&state.session, dir, Ok(msg)),
-            Seen::Rejected(rej, _) => self.describe(&state.session, dir, Err(rej)),
+            Seen::Message(msg, _) => self.describe(&state.session, Ok(msg)),
+            Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
             Seen::TooLong => Described::too_long(),
         };
-        let obs = described.observation();
+        // The tools of a success answering a client's tools/list the session checks: read
+        // only then (a lookup only while one waits). Never inside a batch, which MCP has not.
+        let invalid_tools = match item {
+            Seen::Message(msg @ Message::Response(_), _)
+                if state.session.reads_tool_headers(dir, described.id) =>
+            {
+                invalid_tool_headers(msg)
+            }
+            _ => None,
+        };
+        let obs = Observation {
+            invalid_tools: invalid_tools.as_deref(),
+            ..described.observation()
+        };
         let mut verdict = state.session.observe(dir, &obs, now);
         if let (Some(version), None) = (state.session.protocol_version(), self.negotiated.get()) {
             // (Set here only, under the lock.)
@@ -461,7 +475,7 @@ impl Shared {
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
-                let described = self.describe(&state.session, dir, element.as_ref());
+                let described = self.describe(&state.session, element.as_ref());
                 let obs = described.observation();
                 let element_verdict = state.session.observe_element(dir, &obs, now);
                 let v = element_verdict.violation;
@@ -559,15 +573,12 @@ impl Shared {
         observed
     }
 
-    /// What the session is told of a decoded frame travelling in `dir`; protocol versions are
-    /// read only while the session needs them: from the reply to `initialize` while it is
-    /// awaited, from a request's `_meta` while the requests may tell it
-    /// ([`Session::reads_request_versions`]); the tools of a result only when it answers a
-    /// `tools/list` whose annotations the session checks ([`Session::reads_tool_headers`]).
+    /// What the session is told of a decoded frame; protocol versions are read only while the
+    /// session needs them: from the reply to `initialize` while it is awaited, from a
+    /// request's `_meta` while the requests may tell it ([`Session::reads_request_versions`]).
     fn describe<'a>(
         &self,
         session: &Session,
-        dir: Dir,
         decoded: Result<&Message<'a>, &Rejection<'a>>,
     ) -> Described<'a> {
         let mut described = Described::of(decoded, self.mcp);
@@ -577,12 +588,6 @@ impl Shared {
         // (A second lookup in each request's params: only while the session needs it.)
         if let (Ok(msg), true) = (decoded, session.reads_request_versions()) {
             described.read_request_version(msg);
-        }
-        // (A lookup only while a client's tools/list waits, for a success only.)
-        if let Ok(msg @ Message::Response(_)) = decoded {
-            if session.reads_tool_headers(dir, described.id) {
-                described.read_tool_headers(msg);
-            }
         }
         described
     }

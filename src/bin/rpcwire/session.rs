@@ -134,10 +134,6 @@ pub struct Described<'a> {
     pub protocol_version: Option<Cow<'a, str>>,
     pub progress_token: Option<Id<'a>>,
     pub subscription: Option<Id<'a>>,
-    /// The tools whose `x-mcp-header` annotations are invalid, each with why: read only from
-    /// a reply the session says answers a `tools/list` it checks
-    /// ([`Session::reads_tool_headers`]).
-    pub invalid_tools: Option<String>,
 }
 
 impl<'a> Described<'a> {
@@ -152,7 +148,6 @@ impl<'a> Described<'a> {
             protocol_version: None,
             progress_token: None,
             subscription: None,
-            invalid_tools: None,
         }
     }
 
@@ -206,7 +201,6 @@ impl<'a> Described<'a> {
             protocol_version: None,
             progress_token: if mcp { progress_token(msg) } else { None },
             subscription,
-            invalid_tools: None,
         }
     }
 
@@ -232,14 +226,8 @@ impl<'a> Described<'a> {
         }
     }
 
-    /// Reads the `x-mcp-header` annotations of the tools a success response lists (the reply
-    /// to `tools/list`: the proxy calls it only for a reply the session says answers one under
-    /// MCP 2026-07-28 or later, [`Session::reads_tool_headers`]).
-    pub fn read_tool_headers(&mut self, msg: &Message<'a>) {
-        self.invalid_tools = invalid_tool_headers(msg);
-    }
-
-    /// What the session is told.
+    /// What the session is told (the tools of a reply to `tools/list` are read apart, only
+    /// when the session checks them: [`Session::reads_tool_headers`]).
     pub fn observation(&self) -> Observation<'_> {
         Observation {
             kind: self.kind,
@@ -250,7 +238,7 @@ impl<'a> Described<'a> {
             protocol_version: self.protocol_version.as_deref(),
             progress_token: self.progress_token,
             subscription: self.subscription,
-            invalid_tools: self.invalid_tools.as_deref(),
+            invalid_tools: None,
         }
     }
 }
@@ -1583,8 +1571,8 @@ impl Session {
     /// in its `_meta` while the session read them, which this reply, a success, makes the
     /// session's. With no version known at all, no: the annotations are an unknown keyword
     /// before 2026-07-28, and a session that never said its version may be earlier. The proxy
-    /// reads the tools' annotations only when this holds ([`Described::read_tool_headers`]);
-    /// while no `tools/list` waits it answers without a lookup.
+    /// reads the tools' annotations ([`invalid_tool_headers`]) only when this holds; while no
+    /// `tools/list` waits it answers without a lookup.
     pub fn reads_tool_headers(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
         if self.tools_lists_waiting == 0 || dir != Dir::S2c {
             return false;
