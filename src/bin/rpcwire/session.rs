@@ -2251,6 +2251,43 @@ mod tests {
         assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
     }
 
+    /// What `invalid_tool_headers` reads of a `tools/list` result: each invalid tool named
+    /// with why, in order (one without a name said so), the first eight only and the rest
+    /// counted; a valid tool, one without `inputSchema` and a `tools` that is no array say
+    /// nothing.
+    #[test]
+    fn invalid_tools_are_named_with_why() {
+        let decoder = rpcwire::Decoder::new(rpcwire::DecodeOptions::new(Dialect::Mcp));
+        let read = |tools: &str| {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":{tools}}}}}"#);
+            invalid_tool_headers(&decoder.decode(frame.as_bytes()).unwrap())
+        };
+        let tool = |name: &str, header: &str| {
+            format!(
+                r#"{{{name}"inputSchema":{{"properties":{{"p":{{"type":"string","x-mcp-header":"{header}"}}}}}}}}"#
+            )
+        };
+        let bad = |n: usize| tool(&format!(r#""name":"t{n}","#), "a b");
+        let why =
+            r#"x-mcp-header is not an HTTP field-name token (x-mcp-header "a b" on property "p")"#;
+        assert_eq!(read("[]"), None);
+        assert_eq!(read(&format!("[{}]", tool(r#""name":"ok","#, "Ok"))), None);
+        assert_eq!(read(r#"[{"name":"no schema"},1]"#), None);
+        assert_eq!(read(&format!(r#"{{"t":{}}}"#, bad(0))), None, "no array");
+        assert_eq!(
+            read(&format!("[{},{}]", tool("", "a b"), bad(1))),
+            Some(format!("a tool without a name: {why}; tool \"t1\": {why}"))
+        );
+        let many: Vec<String> = (0..11).map(bad).collect();
+        let named: Vec<String> = (0..8).map(|n| format!("tool \"t{n}\": {why}")).collect();
+        assert_eq!(
+            read(&format!("[{}]", many.join(","))),
+            Some(format!("{}; 3 more", named.join("; ")))
+        );
+        let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#;
+        assert_eq!(invalid_tool_headers(&decoder.decode(error).unwrap()), None);
+    }
+
     /// A client may send its next request before the server answers the last: a success to
     /// any request that named the version tells it, not only to the latest (a listen stream
     /// opened meanwhile is answered only when it closes).
