@@ -759,6 +759,98 @@ fn merged_streams_match_listen_streams() {
     );
 }
 
+/// Merged streams check a `tools/list` result's `x-mcp-header` annotations as the proxy does:
+/// from MCP 2026-07-28 on (here the version the first request names, which the server's
+/// success makes the session's), a result listing a tool whose annotations are invalid is
+/// flagged, the report naming the tool and why; one whose tools are all valid is not. Neither
+/// is the same result when the session negotiated 2025-11-25, nor when it never said its
+/// version (it may be earlier).
+#[test]
+fn merged_streams_check_tool_headers_from_2026_07_28() {
+    let schema = |header: &str, ty: &str| {
+        format!(
+            r#"{{"type":"object","properties":{{"p":{{"type":"{ty}","x-mcp-header":"{header}"}}}}}}"#
+        )
+    };
+    let tools = format!(
+        r#"[{{"name":"good","inputSchema":{}}},{{"name":"bad","inputSchema":{}}}]"#,
+        schema("Region", "string"),
+        schema("Bad Header", "string")
+    );
+    let listed = |id: u32, tools: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":{tools},\"resultType\":\"complete\"}}}}\n")
+    };
+    let list = |id: u32, params: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\",\"params\":{params}}}\n"
+        )
+    };
+    let meta = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
+    let valid = format!(
+        r#"[{{"name":"good","inputSchema":{}}}]"#,
+        schema("Region", "string")
+    );
+    let why = r#"tool "bad": x-mcp-header is not an HTTP field-name token (x-mcp-header "Bad Header" on property "p")"#;
+
+    // 2026-07-28, named by the requests.
+    let c2s = list(1, meta) + &list(2, meta);
+    let s2c = listed(1, &tools) + &listed(2, &valid);
+    let (records, violations, code) = check_merged("cli-tool-headers", &c2s, &s2c);
+    assert_eq!(code, 1, "{records:#?}");
+    assert_eq!(
+        violations,
+        serde_json::json!({"s2c/invalid_tool_headers": 1}),
+        "{records:#?}"
+    );
+    let flagged: Vec<_> = records
+        .iter()
+        .filter(|r| r["violation"] == "invalid_tool_headers")
+        .map(|r| (&r["id"], &r["invalid_tools"]))
+        .collect();
+    assert_eq!(
+        flagged,
+        [(&serde_json::json!("1"), &serde_json::json!(why))]
+    );
+    // The text report names the tool and why.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-tool-headers");
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--c2s"])
+        .arg(dir.join("c2s.ndjson"))
+        .arg("--s2c")
+        .arg(dir.join("s2c.ndjson"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("id=1: invalid_tool_headers ({why})\n")),
+        "{text}"
+    );
+
+    // 2025-11-25, negotiated: an unknown keyword.
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let c2s = format!("{initialize}\n") + &list(1, "{}");
+    let s2c = format!("{initialized}\n") + &listed(1, &tools);
+    let (records, violations, code) = check_merged("cli-tool-headers-2025", &c2s, &s2c);
+    assert_eq!(
+        (code, violations),
+        (0, serde_json::json!({})),
+        "{records:#?}"
+    );
+
+    // No version known at all.
+    let (records, violations, code) = check_merged(
+        "cli-tool-headers-unknown",
+        &list(1, "{}"),
+        &listed(1, &tools),
+    );
+    assert_eq!(
+        (code, violations),
+        (0, serde_json::json!({})),
+        "{records:#?}"
+    );
+}
+
 /// A frame that is not JSON is reported with why and where: the byte of the frame where it
 /// stops being JSON (its length when it ends too early), in the JSON records and the text.
 #[test]

@@ -1823,6 +1823,116 @@ fn cancelled_on_server(dir: &std::path::Path) -> (Vec<Value>, String) {
     (cancelled, server_in)
 }
 
+/// MCP 2026-07-28: a `tools/list` result listing a tool whose `x-mcp-header` annotations are
+/// invalid (here on a `number` parameter), which its clients must drop, is flagged once,
+/// naming the tool and why (on stderr and in the log's `invalid_tools`), and forwarded byte
+/// for byte. Not flagged: a result whose tools are all valid, an error, a result whose
+/// `tools` is no array or absent (not this check's business), and the same result in a
+/// 2025-11-25 session, where `x-mcp-header` is an unknown keyword. The log replays alike.
+#[test]
+fn invalid_tool_headers_are_flagged_from_2026_07_28_and_forwarded_unchanged() {
+    let good = json!({"name": "good", "inputSchema": {"type": "object", "properties":
+        {"region": {"type": "string", "x-mcp-header": "Region"}}}});
+    let bad = json!({"name": "bad", "inputSchema": {"type": "object", "properties":
+        {"n": {"type": "number", "x-mcp-header": "N"}}}});
+    let result = |id: u64, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let listed = |id: u64, tools: Value| {
+        result(id, json!({"tools": tools, "resultType": "complete"})).to_string()
+    };
+    let invalid = listed(1, json!([good, bad]));
+    let reason = r#"tool "bad": x-mcp-header is on a parameter whose type is not string, integer or boolean (x-mcp-header "N" on property "n")"#;
+    for version in ["2026-07-28", "2025-11-25"] {
+        let flags = version == "2026-07-28";
+        let dir = scratch(&format!("tool-headers-{version}"));
+        // The server's lines, in the order it writes them (one per client line read), and
+        // the client's requests. A 2026-07-28 client names its version in each request; an
+        // earlier one negotiates it with `initialize`.
+        let mut answers = vec![];
+        let mut requests = vec![];
+        if !flags {
+            requests.push(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": version, "capabilities": {},
+                           "clientInfo": {"name": "c", "version": "1"}}}));
+            answers.push(Some(
+                result(
+                    0,
+                    json!({"protocolVersion": version, "capabilities": {},
+                                 "serverInfo": {"name": "s", "version": "1"}}),
+                )
+                .to_string(),
+            ));
+            requests.push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+            answers.push(None);
+        }
+        let malformed = [
+            listed(2, json!([good])),
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"no tools"}}"#.into(),
+            listed(4, json!({"bad": bad})),
+            result(5, json!({"resultType": "complete"})).to_string(),
+        ];
+        for (id, answer) in (1..).zip([invalid.clone()].into_iter().chain(malformed)) {
+            let meta = json!({"io.modelcontextprotocol/protocolVersion": version});
+            let params = if flags {
+                json!({"_meta": meta})
+            } else {
+                json!({})
+            };
+            requests.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+                "params": params}));
+            answers.push(Some(answer));
+        }
+        let script: serde_json::Map<String, Value> = answers
+            .iter()
+            .enumerate()
+            .filter_map(|(n, a)| a.as_ref().map(|a| (n.to_string(), json!([{"send": a}]))))
+            .collect();
+        let (mut p, log) = scripted(&dir, &[], Value::Object(script));
+        for (request, answer) in requests.iter().zip(&answers) {
+            p.send(request);
+            if answer.is_some() {
+                let got = p.recv();
+                assert_eq!(got["id"], request["id"], "{version}: {got}");
+            }
+        }
+        p.close_stdin();
+        let done = p.finish();
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        // Every answer reached the client byte for byte, the flagged one too.
+        let written: String = answers.iter().flatten().map(|a| format!("{a}\n")).collect();
+        assert_eq!(
+            String::from_utf8_lossy(&done.received),
+            written,
+            "{version}"
+        );
+        let line = format!(
+            "rpcwire proxy: s2c: invalid_tool_headers (kind success_response, id 1): {reason}\n"
+        );
+        assert_eq!(
+            done.stderr.contains(&line),
+            flags,
+            "{version}: {}",
+            done.stderr
+        );
+        let expected: &[(&str, u64)] = if flags {
+            &[("s2c/invalid_tool_headers", 1)]
+        } else {
+            &[]
+        };
+        let records = replayed_with_violations(&log, expected);
+        // The tools and why, on the flagged reply's record only (the others are not read).
+        let read: Vec<(&Value, &Value)> = records
+            .iter()
+            .filter(|r| r.get("invalid_tools").is_some())
+            .map(|r| (&r["id"], &r["invalid_tools"]))
+            .collect();
+        if flags {
+            assert_eq!(read, [(&json!("1"), &json!(reason))], "{version}");
+        } else {
+            assert_eq!(read, [], "{version}");
+        }
+    }
+}
+
 /// A small deterministic generator (xorshift64*) for random sessions.
 struct Rng(u64);
 

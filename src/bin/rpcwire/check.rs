@@ -120,6 +120,10 @@ pub(crate) struct Record {
     /// The wire token of the listen request a notification of its stream names (MCP
     /// 2026-07-28).
     pub subscription: Option<String>,
+    /// For a reply to `tools/list` the session checks (MCP 2026-07-28 on): the tools whose
+    /// `x-mcp-header` annotations are invalid, each with why (read when the merge reaches the
+    /// reply, or from a proxy log).
+    pub invalid_tools: Option<String>,
     /// For a JSON-RPC batch: how many of its elements are rejected, and the replies they call
     /// for (a batch is valid when all its elements are).
     pub invalid_elements: u64,
@@ -158,6 +162,7 @@ impl Record {
             protocol_version: None,
             progress_token: None,
             subscription: None,
+            invalid_tools: None,
             invalid_elements: 0,
             element_replies: Vec::new(),
             element_reply_codes: BTreeMap::new(),

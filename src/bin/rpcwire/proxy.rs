@@ -30,7 +30,8 @@ use smallvec::SmallVec;
 
 use crate::check::{DialectArg, ValidateArg};
 use crate::session::{
-    kind_of, Described, Dir, Expired, InPlace, Observation, Session, Timeout, Verdict, Violation,
+    invalid_tool_headers, kind_of, Described, Dir, Expired, InPlace, Observation, Session, Timeout,
+    Verdict, Violation,
 };
 
 /// Options of `rpcwire proxy`.
@@ -48,7 +49,9 @@ ids (unknown_reply), replies after a cancellation or a timeout (late_reply), err
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
 (it asks nothing of the receiver): progress notifications on a token no request in flight
-carries, after its result or cancellation (unknown_progress). And under MCP, not forwarded: a
+carries, after its result or cancellation (unknown_progress); from 2026-07-28 on, a server's
+tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
+must drop (invalid_tool_headers: the tools and why are reported). And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
 the request stays in flight). Counters are printed at exit.
 
@@ -106,11 +109,12 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
-    /// protocol_version, progress_token, subscription, size, reply: the error reply the proxy
-    /// sent in its place, violation; a batch's record is followed by one per element, with its
-    /// index as element), plus timeout, owed_answered (a reply to an invalid element of a
-    /// timed-out batch, sent by the proxy) and unanswered events and the counters, to this file;
-    /// `rpcwire check --session-log FILE` replays it.
+    /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
+    /// result lists with invalid x-mcp-header annotations, when read, size, reply: the error
+    /// reply the proxy sent in its place, violation; a batch's record is followed by one per
+    /// element, with its index as element), plus timeout, owed_answered (a reply to an invalid
+    /// element of a timed-out batch, sent by the proxy) and unanswered events and the
+    /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr every this many seconds.
@@ -219,6 +223,11 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     json_opt(r, "subscription", obs.subscription, |r, id| {
         json_token(r, id.raw())
     });
+    // (Only when read: the reply to a tools/list the session checks.)
+    if let Some(tools) = obs.invalid_tools {
+        r.extend_from_slice(b",\"invalid_tools\":");
+        json_str(r, tools);
+    }
     let _ = write!(r, ",\"size\":{size}");
     json_opt(r, "reply", reply, |r, reply| {
         let _ = write!(r, "{{\"code\":{},\"id\":", reply.code.get());
@@ -421,7 +430,20 @@ impl Shared {
             Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
             Seen::TooLong => Described::too_long(),
         };
-        let obs = described.observation();
+        // The tools of a success answering a client's tools/list the session checks: read
+        // only then (a lookup only while one waits). Never inside a batch, which MCP has not.
+        let invalid_tools = match item {
+            Seen::Message(msg @ Message::Response(_), _)
+                if state.session.reads_tool_headers(dir, described.id) =>
+            {
+                invalid_tool_headers(msg)
+            }
+            _ => None,
+        };
+        let obs = Observation {
+            invalid_tools: invalid_tools.as_deref(),
+            ..described.observation()
+        };
         let mut verdict = state.session.observe(dir, &obs, now);
         if let (Some(version), None) = (state.session.protocol_version(), self.negotiated.get()) {
             // (Set here only, under the lock.)
@@ -515,13 +537,17 @@ impl Shared {
             })
         };
         if let Some(v) = verdict.violation {
+            // What is wrong with a tools/list result is in its tools, deep in the frame.
+            let detail = match (v, obs.invalid_tools) {
+                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {tools}"),
+                _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
+            };
             eprintln!(
-                "rpcwire proxy: {}: {} (kind {}, id {}){}{not_forwarded}",
+                "rpcwire proxy: {}: {} (kind {}, id {}){detail}{not_forwarded}",
                 dir.as_str(),
                 v.as_str(),
                 obs.kind,
                 token(obs.id),
-                frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             );
         }
         for (v, kind, id, index, bytes, element_cut) in reports {

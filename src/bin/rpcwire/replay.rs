@@ -111,10 +111,24 @@ impl<W: Write> Report<W> {
             let map = record.as_object_mut().expect("an object");
             map.insert("dir".into(), json!(dir.as_str()));
             map.insert("violation".into(), json!(v.map(Violation::as_str)));
+            if let Some(tools) = &r.invalid_tools {
+                map.insert("invalid_tools".into(), json!(tools));
+            }
             serde_json::to_writer(&mut self.out, &record)?;
             self.out.write_all(b"\n")
         } else if let Some(v) = v {
-            writeln!(self.out, "{} {}: {}", dir.as_str(), r.to_text(), v.as_str())
+            // What is wrong with a tools/list result: its tools, and why.
+            let tools = match (v, &r.invalid_tools) {
+                (Violation::InvalidToolHeaders, Some(tools)) => format!(" ({tools})"),
+                _ => String::new(),
+            };
+            writeln!(
+                self.out,
+                "{} {}: {}{tools}",
+                dir.as_str(),
+                r.to_text(),
+                v.as_str()
+            )
         } else {
             Ok(())
         }
@@ -208,6 +222,7 @@ fn observation(r: &Record) -> Observation<'_> {
         protocol_version: r.protocol_version.as_deref(),
         progress_token: wire_id(&r.progress_token),
         subscription: wire_id(&r.subscription),
+        invalid_tools: r.invalid_tools.as_deref(),
     }
 }
 
@@ -264,6 +279,7 @@ struct LogLine {
     protocol_version: Option<String>,
     progress_token: Option<String>,
     subscription: Option<String>,
+    invalid_tools: Option<String>,
     reply: Option<LogReply>,
     element: Option<u64>,
     dropped: Option<bool>,
@@ -381,6 +397,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 r.protocol_version = v.protocol_version;
                 r.progress_token = v.progress_token;
                 r.subscription = v.subscription;
+                r.invalid_tools = v.invalid_tools;
                 r.reply = v
                     .reply
                     .map(|reply| (reply.code.unwrap_or_default(), reply.id.unwrap_or_default()));
@@ -450,6 +467,14 @@ impl Side {
             *peeked = classify(&self.decoder, frame, peeked.frame, offset);
             self.peeked_batch = None;
         }
+    }
+
+    /// The tools with invalid `x-mcp-header` annotations that the frame of the record last
+    /// taken lists (its reply to `tools/list`), each with why: decoded again, only for a reply
+    /// the session checks, as the proxy reads it ([`Session::reads_tool_headers`]).
+    fn invalid_tools(&self) -> Option<String> {
+        let frame = self.last_frame.as_ref()?;
+        crate::session::invalid_tool_headers(&self.decoder.decode(frame).ok()?)
     }
 
     fn peek(&mut self, progress: &mut Progress) -> io::Result<Option<&Record>> {
@@ -691,7 +716,10 @@ fn merge_streams<W: Write>(
             Dir::C2s => &mut client,
             Dir::S2c => &mut server,
         };
-        let r = side.next(&mut progress)?.expect("peeked");
+        let mut r = side.next(&mut progress)?.expect("peeked");
+        if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
+            r.invalid_tools = side.invalid_tools();
+        }
         let violation = observe(&mut session, dir, &r, 0);
         let kinds = batch_elements(&side.decoder, &r).map(|element| kind_of(&element));
         if Session::drops_batch(dir, kinds) {

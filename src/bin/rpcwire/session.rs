@@ -7,10 +7,12 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
+use std::fmt::Write as _;
 use std::num::NonZeroUsize;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use rpcwire::headers::ToolHeaders;
 use rpcwire::mcp::{self, progress_token, Cancelled, RequestMeta};
 use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError, Message, Rejection};
 use serde_json::{json, Value};
@@ -79,6 +81,12 @@ pub enum Violation {
     /// was closed by its result or a cancellation, or never opened. Forwarded: the client
     /// ignores it.
     UnknownSubscription,
+    /// A server's success to a client's `tools/list`, under MCP 2026-07-28 or later, listing
+    /// a tool whose `x-mcp-header` annotations break the specification's constraints (see
+    /// [`invalid_tool_headers`]): the client "MUST reject" that tool, so it silently loses
+    /// it. Flagged once for the response, and forwarded unchanged: the other tools are good,
+    /// and the proxy never alters the server's bytes.
+    InvalidToolHeaders,
     /// MCP: a client's `notifications/cancelled` for its `initialize` request, which "MUST
     /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
     /// server's result is matched as usual.
@@ -107,6 +115,7 @@ impl Violation {
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
             Violation::UnknownSubscription => "unknown_subscription",
+            Violation::InvalidToolHeaders => "invalid_tool_headers",
             Violation::CancelledInitialize => "cancelled_initialize",
             Violation::SuccessToInvalid => "success_to_invalid",
         }
@@ -217,7 +226,8 @@ impl<'a> Described<'a> {
         }
     }
 
-    /// What the session is told.
+    /// What the session is told (the tools of a reply to `tools/list` are read apart, only
+    /// when the session checks them: [`Session::reads_tool_headers`]).
     pub fn observation(&self) -> Observation<'_> {
         Observation {
             kind: self.kind,
@@ -228,8 +238,56 @@ impl<'a> Described<'a> {
             protocol_version: self.protocol_version.as_deref(),
             progress_token: self.progress_token,
             subscription: self.subscription,
+            invalid_tools: None,
         }
     }
+}
+
+/// How many invalid tools [`invalid_tool_headers`] names; the rest are counted.
+const NAMED_INVALID_TOOLS: usize = 8;
+
+/// The tools of a success response's `result.tools` whose `inputSchema`'s `x-mcp-header`
+/// annotations are invalid (MCP 2026-07-28, "Custom Headers from Tool Parameters":
+/// [`ToolHeaders::from_input_schema`]), each named with why, as one line: `None` when there
+/// is none. A result without an array of tools, a tool that is no object or has no
+/// `inputSchema`, has nothing to say here: the shape of a result is not the session's to
+/// check. The first [`NAMED_INVALID_TOOLS`] are named, the rest counted (a server listing
+/// thousands must not make a report line of megabytes).
+pub fn invalid_tool_headers(msg: &Message<'_>) -> Option<String> {
+    let Message::Response(response) = msg else {
+        return None;
+    };
+    let tools = response.result.get("tools")?;
+    let mut out = String::new();
+    let mut invalid = 0usize;
+    for tool in tools.elements() {
+        let Some(schema) = tool.get("inputSchema") else {
+            continue;
+        };
+        let Err(why) = ToolHeaders::from_input_schema(schema) else {
+            continue;
+        };
+        invalid += 1;
+        if invalid > NAMED_INVALID_TOOLS {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        let name = tool
+            .get("name")
+            .and_then(|n| n.as_str())
+            .map(|n| n.decode());
+        // `write!` into a `String` cannot fail.
+        let _ = match name {
+            Some(name) => write!(out, "tool {name:?}: {why}"),
+            None => write!(out, "a tool without a name: {why}"),
+        };
+    }
+    if invalid > NAMED_INVALID_TOOLS {
+        let _ = write!(out, "; {} more", invalid - NAMED_INVALID_TOOLS);
+    }
+    (invalid > 0).then_some(out)
 }
 
 /// What the session needs to know about one message.
@@ -253,6 +311,9 @@ pub struct Observation<'a> {
     /// For a notification of an MCP 2026-07-28 `subscriptions/listen` stream: the listen
     /// request's id (`_meta`'s `io.modelcontextprotocol/subscriptionId`).
     pub subscription: Option<Id<'a>>,
+    /// For a reply to `tools/list`: the tools whose `x-mcp-header` annotations are invalid,
+    /// each with why ([`invalid_tool_headers`]; read only when the session checks them).
+    pub invalid_tools: Option<&'a str>,
 }
 
 /// What to do with one message.
@@ -278,6 +339,9 @@ struct Waiting {
     /// A client request naming its protocol version while the session read them
     /// ([`Session::request_version`]).
     names_version: bool,
+    /// A client's `tools/list` (MCP), whose reply may list tools with invalid `x-mcp-header`
+    /// annotations ([`Violation::InvalidToolHeaders`]).
+    lists_tools: bool,
 }
 
 /// A client batch with something left to answer: one array answers a batch (JSON-RPC 2.0
@@ -462,6 +526,9 @@ pub struct Session {
     /// 2026-07-28, whose requests all name theirs (see [`Session::reads_request_versions`]).
     unversioned_request: bool,
     protocol_version: Option<String>,
+    /// How many client `tools/list` requests wait ([`Waiting::lists_tools`]): while none does,
+    /// [`Session::reads_tool_headers`] answers without a lookup.
+    tools_lists_waiting: usize,
     pub counters: Counters,
 }
 
@@ -535,6 +602,13 @@ pub fn kind_name(kind: &str) -> &'static str {
         "framing_error",
     ];
     KINDS.into_iter().find(|k| *k == kind).unwrap_or("invalid")
+}
+
+/// Whether a session of protocol `version` has `x-mcp-header` annotations (MCP 2026-07-28 on;
+/// before, the keyword means nothing; an unknown version: no, see
+/// [`Session::reads_tool_headers`]).
+fn has_tool_headers(version: Option<&str>) -> bool {
+    version.is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
 }
 
 fn slot(dir: Dir) -> usize {
@@ -826,6 +900,7 @@ impl Session {
             request_version: None,
             unversioned_request: false,
             protocol_version: None,
+            tools_lists_waiting: 0,
             counters: Counters::default(),
         }
     }
@@ -839,6 +914,9 @@ impl Session {
     /// a client request's deadline is dead).
     fn release(&mut self, dir: Dir, waiting: &Waiting) {
         self.stopped_waiting[slot(dir)] += 1;
+        if waiting.lists_tools {
+            self.tools_lists_waiting -= 1;
+        }
         if dir == Dir::C2s {
             self.batch_part_answered(waiting.batch, |batch| batch.waiting -= 1);
             self.prune_deadlines();
@@ -1208,12 +1286,15 @@ impl Session {
                         in_batch,
                         batch,
                         names_version: reads_version && o.protocol_version.is_some(),
+                        lists_tools: dir == Dir::C2s && mcp && method == mcp::methods::TOOLS_LIST,
                     };
+                    let lists_tools = waiting.lists_tools;
                     match self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting) {
                         Ok(()) => {
                             if let Some(token) = progress_token {
                                 *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
                             }
+                            self.tools_lists_waiting += usize::from(lists_tools);
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
@@ -1341,7 +1422,15 @@ impl Session {
                             if dir == Dir::S2c && w.names_version {
                                 self.adopt_request_version(o.kind);
                             }
-                            None
+                            let invalid_tools = w.lists_tools
+                                && o.kind == "success_response"
+                                && o.invalid_tools.is_some()
+                                && has_tool_headers(self.protocol_version.as_deref());
+                            if invalid_tools {
+                                self.flag(dir, Violation::InvalidToolHeaders)
+                            } else {
+                                None
+                            }
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             self.owed_answered_by(dir, o.kind)
                         } else if asked == Dir::C2s
@@ -1477,6 +1566,28 @@ impl Session {
         }
     }
 
+    /// Whether a reply sent in `dir` with the id `id` answers a client's `tools/list` under
+    /// MCP 2026-07-28 or later: the version the session knows, or the one the request named
+    /// in its `_meta` while the session read them, which this reply, a success, makes the
+    /// session's. With no version known at all, no: the annotations are an unknown keyword
+    /// before 2026-07-28, and a session that never said its version may be earlier. The proxy
+    /// reads the tools' annotations ([`invalid_tool_headers`]) only when this holds; while no
+    /// `tools/list` waits it answers without a lookup.
+    pub fn reads_tool_headers(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
+        if self.tools_lists_waiting == 0 || dir != Dir::S2c {
+            return false;
+        }
+        let Some(w) = id.and_then(|id| self.waiting[slot(Dir::C2s)].get(id)) else {
+            return false;
+        };
+        let version = match &self.protocol_version {
+            Some(version) => Some(version),
+            None if w.names_version => self.request_version.as_ref(),
+            None => None,
+        };
+        w.lists_tools && has_tool_headers(version.map(String::as_str))
+    }
+
     /// Whether a server's notification of a listen stream (`subscription`: the listen
     /// request's id) comes when no such client request is waiting (MCP only): none of that
     /// id, or one of another method.
@@ -1567,6 +1678,7 @@ impl Session {
             }
         }
         self.deadlines.clear();
+        self.tools_lists_waiting = 0;
         self.open_batch = None;
         self.batches.clear();
         self.progress_tokens = [HashMap::new(), HashMap::new()];
@@ -1590,6 +1702,7 @@ mod tests {
             protocol_version: None,
             progress_token: None,
             subscription: None,
+            invalid_tools: None,
         }
     }
 
@@ -2030,6 +2143,149 @@ mod tests {
         session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
         assert_eq!(session.protocol_version(), None);
         assert!(!session.reads_request_versions());
+    }
+
+    /// A server's success to a client's `tools/list` that lists tools with invalid
+    /// `x-mcp-header` annotations is flagged (and forwarded) from MCP 2026-07-28 on: the
+    /// session's version, or the one the request named (made the session's by this very
+    /// success). Not under an earlier version, nor with none known, nor for an error, another
+    /// method's reply, or plain JSON-RPC. The proxy reads the tools only
+    /// when `reads_tool_headers` says so.
+    #[test]
+    fn invalid_tool_headers_from_2026_07_28_only() {
+        let listed = |n: &'static str| Observation {
+            invalid_tools: Some("tool \"t\": x-mcp-header is not a string"),
+            ..observation("success_response", id(n), None)
+        };
+        let flagged = (true, Some(Violation::InvalidToolHeaders));
+        let verdict = |session: &mut Session, dir, o: &Observation<'_>| {
+            let v = session.observe(dir, o, 0);
+            (v.forward, v.violation)
+        };
+
+        // The request's own version, which its success makes the session's.
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+        assert!(session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+        assert!(
+            !session.reads_tool_headers(Dir::C2s, Some(id("1"))),
+            "from the client"
+        );
+        assert!(
+            !session.reads_tool_headers(Dir::S2c, Some(id("2"))),
+            "not waiting"
+        );
+        assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), flagged);
+        assert!(
+            !session.reads_tool_headers(Dir::S2c, Some(id("1"))),
+            "answered"
+        );
+        // Known now: a later one too, and every tool valid is no violation.
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("2"), Some("tools/list")),
+            0,
+        );
+        assert!(session.reads_tool_headers(Dir::S2c, Some(id("2"))));
+        let valid = observation("success_response", id("2"), None);
+        assert_eq!(verdict(&mut session, Dir::S2c, &valid), (true, None));
+        // An error answers it; another method's result is not a tool list.
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("3"), Some("tools/list")),
+            0,
+        );
+        let mut error = listed("3");
+        (error.kind, error.error_code) = ("error_response", Some(-32603));
+        assert_eq!(verdict(&mut session, Dir::S2c, &error), (true, None));
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("4"), Some("tools/call")),
+            0,
+        );
+        assert!(!session.reads_tool_headers(Dir::S2c, Some(id("4"))));
+        assert_eq!(verdict(&mut session, Dir::S2c, &listed("4")), (true, None));
+
+        // Under 2025-11-25 the annotation is an unknown keyword.
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("0"), Some("initialize")),
+            0,
+        );
+        let mut negotiated = observation("success_response", id("0"), None);
+        negotiated.protocol_version = Some("2025-11-25");
+        session.observe(Dir::S2c, &negotiated, 0);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("tools/list")),
+            0,
+        );
+        assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+        assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
+
+        // No version known at all: not flagged (it may be an earlier session).
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("tools/list")),
+            0,
+        );
+        assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+        assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
+
+        // A tools/list that stopped waiting otherwise (cancelled) is not read for.
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+        let cancel = Observation {
+            cancels: Some(id("1")),
+            ..without_id("notification", Some("notifications/cancelled"))
+        };
+        session.observe(Dir::C2s, &cancel, 0);
+        assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+        assert_eq!(session.tools_lists_waiting, 0);
+
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+        assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+        assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
+    }
+
+    /// What `invalid_tool_headers` reads of a `tools/list` result: each invalid tool named
+    /// with why, in order (one without a name said so), the first eight only and the rest
+    /// counted; a valid tool, one without `inputSchema` and a `tools` that is no array say
+    /// nothing.
+    #[test]
+    fn invalid_tools_are_named_with_why() {
+        let decoder = rpcwire::Decoder::new(rpcwire::DecodeOptions::new(Dialect::Mcp));
+        let read = |tools: &str| {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":{tools}}}}}"#);
+            invalid_tool_headers(&decoder.decode(frame.as_bytes()).unwrap())
+        };
+        let tool = |name: &str, header: &str| {
+            format!(
+                r#"{{{name}"inputSchema":{{"properties":{{"p":{{"type":"string","x-mcp-header":"{header}"}}}}}}}}"#
+            )
+        };
+        let bad = |n: usize| tool(&format!(r#""name":"t{n}","#), "a b");
+        let why =
+            r#"x-mcp-header is not an HTTP field-name token (x-mcp-header "a b" on property "p")"#;
+        assert_eq!(read("[]"), None);
+        assert_eq!(read(&format!("[{}]", tool(r#""name":"ok","#, "Ok"))), None);
+        assert_eq!(read(r#"[{"name":"no schema"},1]"#), None);
+        assert_eq!(read(&format!(r#"{{"t":{}}}"#, bad(0))), None, "no array");
+        assert_eq!(
+            read(&format!("[{},{}]", tool("", "a b"), bad(1))),
+            Some(format!("a tool without a name: {why}; tool \"t1\": {why}"))
+        );
+        let many: Vec<String> = (0..11).map(bad).collect();
+        let named: Vec<String> = (0..8).map(|n| format!("tool \"t{n}\": {why}")).collect();
+        assert_eq!(
+            read(&format!("[{}]", many.join(","))),
+            Some(format!("{}; 3 more", named.join("; ")))
+        );
+        let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#;
+        assert_eq!(invalid_tool_headers(&decoder.decode(error).unwrap()), None);
     }
 
     /// A client may send its next request before the server answers the last: a success to
