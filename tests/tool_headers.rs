@@ -150,6 +150,19 @@ fn an_invalid_schema_names_its_annotation() {
         invalid.to_string(),
         r#"x-mcp-header is on a parameter whose type is not string, integer or boolean (x-mcp-header "Limit" on property "limit")"#
     );
+    // The walk reads the schema in document order: the first annotation at fault is named,
+    // and of a repeated header, the repeat.
+    let two = br#"{"properties":{"a":{"properties":{"b":{"type":"number","x-mcp-header":"B"}}},"c":{"type":"string","x-mcp-header":""}}}"#;
+    let invalid = ToolHeaders::from_input_schema(RawJson::new(two).unwrap()).unwrap_err();
+    assert_eq!(
+        (invalid.error, invalid.property.unwrap().decode()),
+        (SchemaError::NotPrimitive, "b".into())
+    );
+    let repeated = br#"{"properties":{"first":{"type":"string","x-mcp-header":"X"},"second":{"anyOf":[]},"third":{"type":"integer","x-mcp-header":"x"}}}"#;
+    let invalid = ToolHeaders::from_input_schema(RawJson::new(repeated).unwrap()).unwrap_err();
+    assert_eq!(invalid.error, SchemaError::DuplicateHeader);
+    assert_eq!(invalid.property.unwrap().decode(), "third");
+    assert_eq!(invalid.header.unwrap().decode(), "x");
     let root = br#"{"type":"string","x-mcp-header":"Root"}"#;
     let invalid = ToolHeaders::from_input_schema(RawJson::new(root).unwrap()).unwrap_err();
     assert_eq!(

@@ -13,8 +13,6 @@ use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use smallvec::SmallVec;
-
 use super::mirror::encoded;
 use super::Header;
 use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
@@ -273,65 +271,76 @@ impl ToolHeaders {
         let schema = RawJson::new_strict(schema.as_bytes())
             .ok_or_else(|| invalid(SchemaError::Malformed, None, None))?;
         let mut links: Vec<Link<'_>> = Vec::new();
-        let mut found: Vec<(usize, ToolParam)> = Vec::new();
+        let mut found: Vec<ToolParam> = Vec::new();
         let mut seen_names: BTreeSet<String> = BTreeSet::new();
         let mut stack = Vec::from([Position {
             schema,
             chain: Some(ROOT),
         }]);
-        let base = schema.as_bytes().as_ptr() as usize;
 
+        // The positions below the one being read, in document order; pushed reversed, so that
+        // the walk reads the schema in document order and blames the first annotation at
+        // fault (for a repeated header, the repeat).
+        let mut below: Vec<Position<'_>> = Vec::new();
         while let Some(Position { schema, chain }) = stack.pop() {
             if schema.kind() != JsonKind::Object {
                 continue;
             }
+            below.clear();
             // The members that decide an annotation, and how many times each is spelt.
             let (mut annotation, mut annotations) = (None, 0);
             let (mut ty, mut types) = (None, 0);
-            let mut properties: SmallVec<[RawJson<'_>; 1]> = SmallVec::new();
+            let mut properties = 0;
+            // The properties, linked to the chain when it goes on.
+            let first = links.len();
             for (key, value) in schema.members() {
                 if key.eq_str(ANNOTATION) {
                     (annotation, annotations) = (Some(value), annotations + 1);
                 } else if key.eq_str("type") {
                     (ty, types) = (Some(value), types + 1);
                 } else if key.eq_str("properties") {
-                    properties.push(value);
+                    properties += 1;
+                    for (key, value) in value.members() {
+                        let chain = chain.map(|parent| {
+                            links.push(Link {
+                                key,
+                                parent,
+                                duplicated: false,
+                            });
+                            (links.len() - 1) as u32
+                        });
+                        below.push(Position {
+                            schema: value,
+                            chain,
+                        });
+                    }
                 } else if ONE_SUBSCHEMA.iter().any(|k| key.eq_str(k)) {
-                    stack.push(Position {
+                    below.push(Position {
                         schema: value,
                         chain: None,
                     });
                 } else if SUBSCHEMA_ARRAY.iter().any(|k| key.eq_str(k)) {
-                    stack.extend(value.elements().map(|schema| Position {
+                    below.extend(value.elements().map(|schema| Position {
                         schema,
                         chain: None,
                     }));
                 } else if SUBSCHEMA_OBJECT.iter().any(|k| key.eq_str(k)) {
-                    stack.extend(value.members().map(|(_, schema)| Position {
+                    below.extend(value.members().map(|(_, schema)| Position {
                         schema,
                         chain: None,
                     }));
                 }
             }
 
-            // The properties, linked to the chain when it goes on. A name declared twice,
-            // and every name when `properties` itself is, leads to an ambiguous annotation.
-            let first = links.len();
-            for (key, value) in properties.iter().flat_map(|p| p.members()) {
-                let chain = chain.map(|parent| {
-                    links.push(Link {
-                        key,
-                        parent,
-                        duplicated: properties.len() > 1,
-                    });
-                    (links.len() - 1) as u32
-                });
-                stack.push(Position {
-                    schema: value,
-                    chain,
-                });
+            // A name declared twice, and every name when `properties` itself is, leads to an
+            // ambiguous annotation.
+            if properties > 1 {
+                links[first..]
+                    .iter_mut()
+                    .for_each(|link| link.duplicated = true);
             }
             mark_duplicates(&mut links[first..]);
+            stack.extend(below.drain(..).rev());
 
             let Some(annotation) = annotation else {
                 continue;
@@ -369,20 +378,13 @@ impl ToolHeaders {
             if !seen_names.insert(name.to_ascii_lowercase()) {
                 return fail(SchemaError::DuplicateHeader);
             }
-            let offset = schema.as_bytes().as_ptr() as usize - base;
-            found.push((
-                offset,
-                ToolParam {
-                    name: Box::from(name),
-                    path: path.into_boxed_slice(),
-                    ty,
-                },
-            ));
+            found.push(ToolParam {
+                name: Box::from(name),
+                path: path.into_boxed_slice(),
+                ty,
+            });
         }
-        found.sort_unstable_by_key(|&(offset, _)| offset);
-        Ok(ToolHeaders {
-            params: found.into_iter().map(|(_, param)| param).collect(),
-        })
+        Ok(ToolHeaders { params: found })
     }
 
     pub(super) fn params(&self) -> &[ToolParam] {
