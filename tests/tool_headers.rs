@@ -271,8 +271,47 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
     );
     assert_eq!(mirror(r#"{"s":"a","s":"b"}"#), pairs(&[]));
     assert_eq!(mirror("[]"), pairs(&[]));
-    // Numbers as the body spells them (a server compares them by value).
-    assert_eq!(mirror(r#"{"i":1.0e3}"#), pairs(&[("Mcp-Param-I", "1.0e3")]));
+    // An integer parameter in decimal, as the specification converts it ("42", "-7"), however
+    // the body spells it: a server reading only plain decimals (the Python SDK's) takes "1000"
+    // for 1.0e3, not "1.0e3".
+    for (arguments, header) in [
+        (r#"{"i":1.0e3}"#, "1000"),
+        (r#"{"i":42.0}"#, "42"),
+        (r#"{"i":-4.20E+1}"#, "-42"),
+        (r#"{"i":-0}"#, "0"),
+        (r#"{"i":0.0e-5}"#, "0"),
+        (r#"{"i":9007199254740991}"#, "9007199254740991"),
+        (
+            r#"{"i":123456789012345678901234567890}"#,
+            "123456789012345678901234567890",
+        ),
+        (r#"{"i":1234567890123456789e2}"#, "123456789012345678900"),
+    ] {
+        assert_eq!(
+            mirror(arguments),
+            pairs(&[("Mcp-Param-I", header)]),
+            "{arguments}"
+        );
+    }
+    // No decimal integer: as the body spells it (the body breaks the schema, and a server
+    // compares numbers by value), as does an integral value too long for one (beyond the
+    // range the specification allows, and a billion digits for 1e999999999).
+    for arguments in [
+        r#"{"i":4.5}"#,
+        r#"{"i":1e-3}"#,
+        r#"{"i":1e400}"#,
+        r#"{"i":1e999999999}"#,
+    ] {
+        let spelt = &arguments[5..arguments.len() - 1];
+        assert_eq!(
+            mirror(arguments),
+            pairs(&[("Mcp-Param-I", spelt)]),
+            "{arguments}"
+        );
+    }
+    // A string parameter holding a number (the body breaks the schema): as spelt, as the
+    // SDK renders it.
+    assert_eq!(mirror(r#"{"s":1.0}"#), pairs(&[("Mcp-Param-S", "1.0")]));
 }
 
 /// The headers mirrored, as (name, value) text, or why not.

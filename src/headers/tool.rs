@@ -408,9 +408,14 @@ impl ToolHeaders {
 
     /// The `Mcp-Param-*` headers a `tools/call` with these `arguments` carries: for each
     /// annotated parameter whose value is present and not `null`, its header and value, as
-    /// the official SDKs render it. A string is its text, through
-    /// [`encode_header_value`](super::encode_header_value) (the Base64 sentinel form when it is not plain ASCII); a
-    /// boolean is `true` or `false`; a number is its JSON spelling. A value with no
+    /// the specification converts it. A string is its text, through
+    /// [`encode_header_value`](super::encode_header_value) (the Base64 sentinel form when it is
+    /// not plain ASCII); a boolean is `true` or `false`; an integer parameter's number is its
+    /// decimal integer form (`1.0e3` is `1000`: "Convert to decimal string representation",
+    /// and a server may compare only plain decimals numerically, as the Python SDK's does),
+    /// or its JSON spelling when it has none within 64 digits (`4.5`, `1e400`: beyond the
+    /// range the specification allows); any other number is its JSON spelling (the Python SDK
+    /// renders a float as Python prints it, `1000.0`). A value with no
     /// rendering (an object, an array) and a value spelt twice (`{"region":"eu","region":"us"}`:
     /// which one a server acts on is unknown) give no header; a server that checks them refuses
     /// such a call whatever headers it carries.
@@ -424,6 +429,7 @@ impl ToolHeaders {
             };
             let rendered = match value.kind() {
                 JsonKind::String => encoded(value.as_str()?),
+                JsonKind::Number if param.ty == ParamType::Integer => decimal(value.as_text()),
                 JsonKind::Bool | JsonKind::Number => Cow::Borrowed(value.as_text()),
                 _ => return None,
             };
@@ -458,6 +464,60 @@ fn mark_duplicates(links: &mut [Link<'_>]) {
             links[pair[1].1].duplicated = true;
         }
     }
+}
+
+/// The decimal integer form of the JSON number `token` (`1.0e3` → `1000`, `-0` → `0`), or
+/// `token` itself when it is already one, when its value is not an integer, or when the
+/// integer has more than 64 digits (a short exponent can ask for a billion).
+fn decimal(token: &str) -> Cow<'_, str> {
+    const MAX_DIGITS: usize = 64;
+    let (negative, rest) = match token.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, token),
+    };
+    let plain = !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    if plain && (rest.len() == 1 || !rest.starts_with('0')) && token != "-0" {
+        return Cow::Borrowed(token);
+    }
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, ""),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = || int.bytes().chain(frac.bytes());
+    let leading = digits().take_while(|&d| d == b'0').count();
+    let significant: Vec<u8> = digits().skip(leading).collect();
+    let Some(last) = significant.iter().rposition(|&d| d != b'0') else {
+        return Cow::Borrowed("0");
+    };
+    let significant = &significant[..=last];
+    // The exponent, when it is short enough to matter: a longer one puts the point a billion
+    // digits away, one way or the other.
+    let (exp_negative, exp_digits) = match exponent.as_bytes().first() {
+        Some(b'-') => (true, &exponent[1..]),
+        Some(b'+') => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    let exp_digits = exp_digits.trim_start_matches('0');
+    if exp_digits.len() > 9 {
+        return Cow::Borrowed(token);
+    }
+    let exp: i64 = exp_digits.parse().unwrap_or(0);
+    // Digits before the point.
+    let point = int.len() as i64 - leading as i64 + if exp_negative { -exp } else { exp };
+    if point < significant.len() as i64 || point > MAX_DIGITS as i64 {
+        return Cow::Borrowed(token);
+    }
+    let mut out = String::with_capacity(point as usize + 1);
+    if negative {
+        out.push('-');
+    }
+    out.extend(significant.iter().map(|&d| char::from(d)));
+    out.extend(core::iter::repeat_n(
+        '0',
+        point as usize - significant.len(),
+    ));
+    Cow::Owned(out)
 }
 
 /// Whether `name` is an HTTP field-name token: one or more `tchar` (RFC 9110 §5.6.2).
