@@ -13,6 +13,7 @@ use rpcwire::headers::{
 };
 use rpcwire::{Decoder, RawJson};
 use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 const VERSION: &str = "2026-07-28";
 
@@ -509,5 +510,132 @@ proptest! {
         let value = rpcwire::headers::decode_header_value(changed[i].1.as_bytes()).unwrap();
         changed[i].1 = rpcwire::headers::encode_header_value(&format!("{value}x")).into_owned();
         prop_assert!(check.check(names_and_values(&changed), &msg).is_err(), "changed {:?}", changed[i]);
+    }
+}
+
+/// A tool with many annotations and a call with large arguments: the check and the mirror
+/// read the arguments once, not once an annotation (1,000 annotations times 1 MB of arguments
+/// took three minutes in a debug build, a mirror and two checks).
+#[test]
+fn many_annotations_read_large_arguments_once() {
+    let props: Vec<String> = (0..1_000)
+        .map(|i| format!(r#""p{i}":{{"type":"integer","x-mcp-header":"H{i}"}}"#))
+        .collect();
+    let nested: Vec<String> = (0..1_000)
+        .map(|i| format!(r#""n{i}":{{"type":"integer","x-mcp-header":"N{i}"}}"#))
+        .collect();
+    let schema = format!(
+        r#"{{"properties":{{{},"o":{{"properties":{{{}}}}}}}}}"#,
+        props.join(","),
+        nested.join(",")
+    );
+    let tool = tool(&schema);
+    let mut members: Vec<String> = (0..100_000).map(|i| format!(r#""q{i}":1"#)).collect();
+    members.extend((0..1_000).step_by(7).map(|i| format!(r#""p{i}":{i}"#)));
+    let inner: Vec<String> = (0..50_000)
+        .map(|i| format!(r#""r{i}":1"#))
+        .chain((0..1_000).step_by(3).map(|i| format!(r#""n{i}":-{i}"#)))
+        .collect();
+    members.push(format!(r#""o":{{{}}}"#, inner.join(",")));
+    let body = call(&format!("{{{}}}", members.join(",")));
+    let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+    let started = Instant::now();
+    let headers = text(&mirror_headers(&msg, None, Some(&tool)).unwrap());
+    assert_eq!(
+        headers.len(),
+        3 + 1_000usize.div_ceil(7) + 1_000usize.div_ceil(3)
+    );
+    assert!(headers.contains(&("Mcp-Param-N999".into(), "-999".into())));
+    let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
+    assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+    let mut without = headers.clone();
+    without.retain(|(n, _)| n != "Mcp-Param-N999");
+    assert_eq!(
+        check.check(names_and_values(&without), &msg),
+        Err(HeaderError::Missing(Header::Param("N999")))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Past a few annotations the arguments are read in one walk: it finds what a lookup of each
+/// path alone finds (the tool of one annotation), members spelt twice, escaped keys, lone
+/// surrogates, paths through non-objects and a path that is another's prefix included.
+#[test]
+fn one_walk_finds_what_each_lookup_finds() {
+    let annotations: &[(&[&str], &str)] = &[
+        (&["a"], "string"),
+        (&["a", "b"], "string"),
+        (&["c"], "integer"),
+        (&["d", "e"], "boolean"),
+        (&["d", "f"], "string"),
+        (&["d", "g", "h"], "string"),
+        (&["café"], "string"),
+        (&["m"], "string"),
+        (&["x"], "string"),
+        (&["y", "z"], "integer"),
+        (&["\\uFFFD"], "string"),
+        (&["k"], "string"),
+    ];
+    fn schema(path: &[&str], ty: &str, name: &str) -> String {
+        let mut node = format!(r#"{{"type":"{ty}","x-mcp-header":"{name}"}}"#);
+        for key in path.iter().rev() {
+            node = format!(r#"{{"type":"object","properties":{{"{key}":{node}}}}}"#);
+        }
+        node
+    }
+    let singles: Vec<ToolHeaders> = annotations
+        .iter()
+        .enumerate()
+        .map(|(i, (path, ty))| tool(&schema(path, ty, &format!("H{i}"))))
+        .collect();
+    // All of them in one schema, in that order.
+    let all = [
+        r#"{"properties":{"#,
+        r#""a":{"type":"string","x-mcp-header":"H0","properties":{"b":{"type":"string","x-mcp-header":"H1"}}},"#,
+        r#""c":{"type":"integer","x-mcp-header":"H2"},"#,
+        r#""d":{"properties":{"e":{"type":"boolean","x-mcp-header":"H3"},"f":{"type":"string","x-mcp-header":"H4"},"#,
+        r#""g":{"properties":{"h":{"type":"string","x-mcp-header":"H5"}}}}},"#,
+        r#""caf\u00e9":{"type":"string","x-mcp-header":"H6"},"m":{"type":"string","x-mcp-header":"H7"},"#,
+        r#""x":{"type":"string","x-mcp-header":"H8"},"y":{"properties":{"z":{"type":"integer","x-mcp-header":"H9"}}},"#,
+        r#""\uFFFD":{"type":"string","x-mcp-header":"H10"},"k":{"type":"string","x-mcp-header":"H11"}}}"#,
+    ]
+    .concat();
+    let all = tool(&all);
+    assert_eq!(all.len(), annotations.len());
+    for arguments in [
+        r#"{"a":"s","c":5,"d":{"e":true,"f":"t","g":{"h":"u"}},"caf\u00e9":"v","\ud800":"w","m":"\ud800","x":"y","y":{"z":1},"\uFFFD":"r","k":"q"}"#,
+        r#"{"a":{"b":"inner"},"d":{"e":false,"e":true,"f":"t"},"x":"1","x":"2","y":[{"z":1}]}"#,
+        r#"{"d":{"g":{"h":"deep","h":"twice"},"f":"\u0041"},"d":{"e":true},"café":"raw","\uFFFD":"r"}"#,
+        r#"{"d":"no object","y":{"z":null},"k":null,"a":"s","a":"s"}"#,
+        r#"{"c":1.0e3,"y":{"z":-4.2e1},"d":{"g":{}},"caf\u00e9":"x","caf\u00e9":"y"}"#,
+        "{}",
+        "[1,2]",
+    ] {
+        let raw = RawJson::new(arguments.as_bytes()).unwrap();
+        let one_walk: Vec<(String, String)> = all
+            .mirror(raw)
+            .map(|(h, v)| (h.to_string(), v.into_owned()))
+            .collect();
+        let each: Vec<(String, String)> = singles
+            .iter()
+            .flat_map(|t| t.mirror(raw).map(|(h, v)| (h.to_string(), v.into_owned())))
+            .collect();
+        assert_eq!(one_walk, each, "{arguments}");
+        // And the check agrees with the mirror on the whole call.
+        let body = call(arguments);
+        let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+        let headers = text(&mirror_headers(&msg, None, Some(&all)).unwrap());
+        let single = |t: &ToolHeaders| {
+            HeaderCheck::new(&[VERSION])
+                .with_tool(t)
+                .check(names_and_values(&headers), &msg)
+                .is_ok()
+        };
+        let alone = singles.iter().all(single);
+        assert_eq!(single(&all), alone, "{arguments}");
     }
 }

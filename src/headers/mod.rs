@@ -273,11 +273,13 @@ impl<'a> Params<'a> {
         listed.iter().map(|p| p.name).chain(tool)
     }
 
-    /// The value of the `i`-th parameter in `arguments`.
-    fn lookup<'v>(self, i: usize, arguments: RawJson<'v>) -> Lookup<'v> {
+    /// The values of the parameters in `arguments`, in order.
+    fn lookup_all<'v>(self, arguments: RawJson<'v>) -> SmallVec<[Lookup<'v>; 4]> {
         match self {
-            Params::Listed(params) => arguments.lookup_path(params[i].path),
-            Params::Tool(tool) => tool.params()[i].lookup(arguments),
+            Params::Listed(params) => tool::lookup_all(arguments, params.len(), |i, depth| {
+                params[i].path.get(depth).copied()
+            }),
+            Params::Tool(tool) => tool.lookup_all(arguments),
         }
     }
 }
@@ -400,12 +402,12 @@ impl<'a> HeaderCheck<'a> {
 
         if method.is_some_and(|m| m.eq_str(methods::TOOLS_CALL)) {
             let arguments = params.map_or(Lookup::Absent, |p| p.lookup("arguments"));
-            for (i, (name, value)) in self.params.names().zip(&found.params).enumerate() {
+            let bodies = match arguments {
+                Lookup::Found(a) => self.params.lookup_all(a),
+                other => (0..self.params.len()).map(|_| other).collect(),
+            };
+            for ((name, value), body) in self.params.names().zip(&found.params).zip(bodies) {
                 let header = Header::Param(name);
-                let body = match arguments {
-                    Lookup::Found(a) => self.params.lookup(i, a),
-                    other => other,
-                };
                 let body = match body {
                     Lookup::Found(v) if v.kind() == JsonKind::Null => None,
                     Lookup::Found(v) => Some(v),
