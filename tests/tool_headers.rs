@@ -639,3 +639,47 @@ fn one_walk_finds_what_each_lookup_finds() {
         assert_eq!(single(&all), alone, "{arguments}");
     }
 }
+
+/// Many annotations and many `Mcp-Param-*` headers: each header is found among the
+/// annotations by binary search, not by a scan of them all (20,000 headers against 20,000
+/// annotations took 19 s for three checks in a debug build).
+#[test]
+fn many_headers_against_many_annotations() {
+    let props: Vec<String> = (0..20_000)
+        .map(|i| format!(r#""p{i}":{{"type":"integer","x-mcp-header":"H{i}"}}"#))
+        .collect();
+    let tool = tool(&format!(r#"{{"properties":{{{}}}}}"#, props.join(",")));
+    let members: Vec<String> = (0..20_000)
+        .step_by(1_000)
+        .map(|i| format!(r#""p{i}":{i}"#))
+        .collect();
+    let body = call(&format!("{{{}}}", members.join(",")));
+    let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+    let mut headers = text(&mirror_headers(&msg, None, None).unwrap());
+    headers.extend((0..20_000).map(|i| (format!("Mcp-Param-Unknown{i}"), "1".to_string())));
+    // Names compared case-insensitively.
+    headers.extend(
+        (0..20_000)
+            .step_by(1_000)
+            .map(|i| (format!("MCP-PARAM-h{i}"), i.to_string())),
+    );
+    let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
+    let started = Instant::now();
+    assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+    headers.push(("mcp-param-H19000".into(), "19000".into()));
+    assert_eq!(
+        check.check(names_and_values(&headers), &msg),
+        Err(HeaderError::Duplicate(Header::Param("H19000")))
+    );
+    headers.pop();
+    headers.push(("mcp-param-H19001".into(), "1".into()));
+    assert_eq!(
+        check.check(names_and_values(&headers), &msg),
+        Err(HeaderError::Mismatch(Header::Param("H19001")))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -273,6 +273,19 @@ impl<'a> Params<'a> {
         listed.iter().map(|p| p.name).chain(tool)
     }
 
+    /// The position and name of the parameter whose header is `Mcp-Param-{name}`, names
+    /// compared case-insensitively: by a scan of a listed parameters, by binary search of a
+    /// tool's.
+    fn find(self, name: &str) -> Option<(usize, &'a str)> {
+        match self {
+            Params::Listed(params) => params
+                .iter()
+                .position(|p| p.name.eq_ignore_ascii_case(name))
+                .map(|i| (i, params[i].name)),
+            Params::Tool(tool) => tool.find(name),
+        }
+    }
+
     /// The values of the parameters in `arguments`, in order.
     fn lookup_all<'v>(self, arguments: RawJson<'v>) -> SmallVec<[Lookup<'v>; 4]> {
         match self {
@@ -303,7 +316,8 @@ impl<'a> HeaderCheck<'a> {
     }
 
     /// Also checks these `Mcp-Param-*` headers (the annotated parameters of the tool that a
-    /// `tools/call` names).
+    /// `tools/call` names). Each `Mcp-Param-*` header of a request is looked for by a scan of
+    /// the list: for a tool of many annotations, [`Self::with_tool`] searches a sorted index.
     pub const fn with_params(mut self, params: &'a [ParamHeader<'a>]) -> Self {
         self.params = Params::Listed(params);
         self
@@ -453,12 +467,7 @@ impl<'a> HeaderCheck<'a> {
             } else if name.eq_ignore_ascii_case(NAME) {
                 (&mut found.name, Header::Name)
             } else if let Some(suffix) = strip_prefix_ignore_case(name, PARAM_PREFIX) {
-                let Some((i, name)) = self
-                    .params
-                    .names()
-                    .enumerate()
-                    .find(|(_, name)| name.eq_ignore_ascii_case(suffix))
-                else {
+                let Some((i, name)) = self.params.find(suffix) else {
                     continue;
                 };
                 (&mut found.params[i], Header::Param(name))

@@ -229,6 +229,9 @@ impl ToolParam {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ToolHeaders {
     params: Vec<ToolParam>,
+    /// The positions of the parameters in `params`, sorted by name, case-insensitively: a
+    /// header is found by binary search.
+    by_name: Vec<u32>,
 }
 
 /// A schema position waiting to be read: the value, and where the chain of `properties` keys
@@ -377,7 +380,25 @@ impl ToolHeaders {
                 ty,
             });
         }
-        Ok(ToolHeaders { params: found })
+        let mut by_name: Vec<u32> = (0..found.len() as u32).collect();
+        by_name.sort_unstable_by(|&a, &b| {
+            cmp_ignore_case(&found[a as usize].name, &found[b as usize].name)
+        });
+        Ok(ToolHeaders {
+            params: found,
+            by_name,
+        })
+    }
+
+    /// The position and name of the parameter whose header is `Mcp-Param-{name}`, names
+    /// compared case-insensitively (they are unique so).
+    pub(super) fn find(&self, name: &str) -> Option<(usize, &str)> {
+        let at = self
+            .by_name
+            .binary_search_by(|&i| cmp_ignore_case(&self.params[i as usize].name, name))
+            .ok()?;
+        let i = self.by_name[at] as usize;
+        Some((i, &self.params[i].name))
     }
 
     /// The values of the parameters in `arguments` (a `tools/call`'s `params.arguments`), in
@@ -624,6 +645,12 @@ fn decimal(token: &str) -> Cow<'_, str> {
         point as usize - significant.len(),
     ));
     Cow::Owned(out)
+}
+
+/// `a` against `b`, ASCII letters compared case-insensitively.
+fn cmp_ignore_case(a: &str, b: &str) -> core::cmp::Ordering {
+    let a = a.bytes().map(|b| b.to_ascii_lowercase());
+    a.cmp(b.bytes().map(|b| b.to_ascii_lowercase()))
 }
 
 /// Whether `name` is an HTTP field-name token: one or more `tchar` (RFC 9110 §5.6.2).
