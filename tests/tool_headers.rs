@@ -271,6 +271,13 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
         pairs(&[])
     );
     assert_eq!(mirror(r#"{"s":"a","s":"b"}"#), pairs(&[]));
+    // A lone surrogate has no UTF-8 form, so no Base64 of one: U+FFFD in its place would be
+    // another value (one a server refuses as such).
+    assert_eq!(mirror(r#"{"s":"a\ud800","o":{"x":"\udc00b"}}"#), pairs(&[]));
+    assert_eq!(
+        mirror(r#"{"s":"\ud83d\ude00"}"#),
+        pairs(&[("Mcp-Param-S", "=?base64?8J+YgA==?=")])
+    );
     assert_eq!(mirror("[]"), pairs(&[]));
     // An integer parameter in decimal, as the specification converts it ("42", "-7"), however
     // the body spells it: a server reading only plain decimals (the Python SDK's) takes "1000"
@@ -369,6 +376,12 @@ fn standard_headers_of_each_message() {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#.into(),
             None,
             Ok(vec![("Mcp-Method", "tools/call")]),
+        ),
+        // A lone surrogate has no UTF-8 form, so no Base64 of one.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///\udfff"}}"#.into(),
+            None,
+            Err(HeaderError::Malformed(Header::Name)),
         ),
         // Responses carry none.
         (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(), Some(VERSION), Ok(vec![])),

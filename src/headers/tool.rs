@@ -434,10 +434,11 @@ impl ToolHeaders {
     /// and a server may compare only plain decimals numerically, as the Python SDK's does),
     /// or its JSON spelling when it has none within 64 digits (`4.5`, `1e400`: beyond the
     /// range the specification allows); any other number is its JSON spelling (the Python SDK
-    /// renders a float as Python prints it, `1000.0`). A value with no
-    /// rendering (an object, an array) and a value spelt twice (`{"region":"eu","region":"us"}`:
-    /// which one a server acts on is unknown) give no header; a server that checks them refuses
-    /// such a call whatever headers it carries.
+    /// renders a float as Python prints it, `1000.0`). A value with no rendering (an object,
+    /// an array, a string holding a lone surrogate escape, which has no UTF-8 form) and a
+    /// value spelt twice (`{"region":"eu","region":"us"}`: which one a server acts on is
+    /// unknown) give no header; a server that checks them refuses such a call whatever
+    /// headers it carries.
     pub fn mirror<'v>(
         &'v self,
         arguments: RawJson<'v>,
@@ -451,7 +452,7 @@ impl ToolHeaders {
                     return None;
                 };
                 let rendered = match value.kind() {
-                    JsonKind::String => encoded(value.as_str()?),
+                    JsonKind::String => encoded(value.as_str()?)?,
                     JsonKind::Number if param.ty == ParamType::Integer => decimal(value.as_text()),
                     JsonKind::Bool | JsonKind::Number => Cow::Borrowed(value.as_text()),
                     _ => return None,
