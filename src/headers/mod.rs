@@ -203,7 +203,8 @@ pub struct ParamHeader<'a> {
 /// Where the official MCP Python SDK (2.3) decides otherwise, this check follows the text of
 /// the transport specification (`tests/headers_python.rs` compares the two):
 /// - the protocol version comes first, so a request at a version the server does not support
-///   gets -32022 even when its other headers are wrong: the specification orders neither, the
+///   gets -32022 even when its other headers are wrong (missing, different from the body, or
+///   sent twice; only a version sent twice is -32020): the specification orders neither, the
 ///   other header rules are those of the requested version, and -32022 tells the client what
 ///   to retry with (the SDK answers -32020 first);
 /// - `Mcp-Name` is required on `tools/call`, `prompts/get` and `resources/read` whatever the
@@ -303,6 +304,9 @@ struct Found<'h> {
     method: Option<&'h [u8]>,
     name: Option<&'h [u8]>,
     params: SmallVec<[Option<&'h [u8]>; 4]>,
+    /// The first header found twice: the protocol version's duplicate comes first, the other
+    /// rules being those of the version requested.
+    duplicate: Option<Header<'h>>,
 }
 
 impl<'a> HeaderCheck<'a> {
@@ -359,11 +363,14 @@ impl<'a> HeaderCheck<'a> {
             Message::Notification(_) => false,
             _ => return Ok(()),
         };
-        let found = self.collect(headers)?;
+        let found = self.collect(headers);
         let method = msg.method();
         let params = msg.params();
 
         // The protocol version first: the other rules are those of the version requested.
+        if let Some(Header::ProtocolVersion) = found.duplicate {
+            return Err(HeaderError::Duplicate(Header::ProtocolVersion));
+        }
         match found.version {
             None if required => return Err(HeaderError::Missing(Header::ProtocolVersion)),
             None => {}
@@ -386,6 +393,9 @@ impl<'a> HeaderCheck<'a> {
                     return Err(HeaderError::UnsupportedVersion { requested: value });
                 }
             }
+        }
+        if let Some(header) = found.duplicate {
+            return Err(HeaderError::Duplicate(header));
         }
 
         match found.method {
@@ -447,8 +457,8 @@ impl<'a> HeaderCheck<'a> {
         Ok(())
     }
 
-    /// One pass over the headers: the values of the mirrored ones, duplicates refused.
-    fn collect<'h, I>(&self, headers: I) -> Result<Found<'h>, HeaderError<'h>>
+    /// One pass over the headers: the values of the mirrored ones, and the first duplicate.
+    fn collect<'h, I>(&self, headers: I) -> Found<'h>
     where
         I: IntoIterator<Item = (&'h str, &'h [u8])>,
         'a: 'h,
@@ -458,6 +468,7 @@ impl<'a> HeaderCheck<'a> {
             method: None,
             name: None,
             params: (0..self.params.len()).map(|_| None).collect(),
+            duplicate: None,
         };
         for (name, value) in headers {
             let (slot, header) = if name.eq_ignore_ascii_case(PROTOCOL_VERSION) {
@@ -474,11 +485,15 @@ impl<'a> HeaderCheck<'a> {
             } else {
                 continue;
             };
-            if slot.replace(value).is_some() {
-                return Err(HeaderError::Duplicate(header));
+            if slot.is_some() {
+                if found.duplicate.is_none() || header == Header::ProtocolVersion {
+                    found.duplicate = Some(header);
+                }
+            } else {
+                *slot = Some(value);
             }
         }
-        Ok(found)
+        found
     }
 }
 
