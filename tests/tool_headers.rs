@@ -122,6 +122,10 @@ fn each_constraint_is_refused_with_its_reason() {
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"\u0072":{"type":"string"}}}"#.into(), Ambiguous),
         (r#"{"properties":{"o":{"properties":{"r":{"type":"string","x-mcp-header":"A"}}},"o":{}}}"#.into(), Ambiguous),
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"}},"properties":{"s":{"type":"string"}}}"#.into(), Ambiguous),
+        // A property named with a lone surrogate: decoded, it is U+FFFD, which would read the
+        // argument "\uFFFD" in its place; kept, no text can name it.
+        (r#"{"properties":{"\ud800":{"type":"string","x-mcp-header":"A"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"o\udc00":{"properties":{"r":{"type":"string","x-mcp-header":"A"}}}}}"#.into(), Ambiguous),
         // Not valid JSON: its annotations are unknown.
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"s":tru}}"#.into(), Malformed),
         (r#"{"properties" {"r":{"type":"string","x-mcp-header":"A"}}}"#.into(), Malformed),
@@ -138,6 +142,13 @@ fn each_constraint_is_refused_with_its_reason() {
     // Data keywords hold no annotations.
     let data = r#"{"properties":{"a":{"type":"string","default":{"x-mcp-header":"A"},"const":{"x-mcp-header":"B"},"enum":[{"x-mcp-header":"C"}],"examples":[{"x-mcp-header":"D"}]}}}"#;
     assert_eq!(read(data), Ok(vec![]));
+    // One that leads to no annotation decides nothing either.
+    let beside =
+        r#"{"properties":{"\ud800":{"type":"string"},"r":{"type":"string","x-mcp-header":"R"}}}"#;
+    assert_eq!(
+        read(beside),
+        Ok(vec![param("R", &["r"], ParamType::String)])
+    );
 }
 
 #[test]

@@ -99,7 +99,9 @@ pub enum SchemaError {
     DuplicateHeader,
     /// A member that decides an annotation is spelt twice in one object (two `x-mcp-header`,
     /// two `type`, two `properties`, or a property on the way to an annotation declared twice):
-    /// which one counts is up to the reader, so the header's meaning is unknown.
+    /// which one counts is up to the reader, so the header's meaning is unknown. Or a property
+    /// on the way is named with a lone surrogate escape (`"\ud800"`): a reader decoding it to
+    /// U+FFFD reads the argument `"\uFFFD"` in its place, one keeping it no text can name.
     Ambiguous,
 }
 
@@ -117,7 +119,9 @@ impl SchemaError {
                 "x-mcp-header is on a parameter whose type is not string, integer or boolean"
             }
             SchemaError::DuplicateHeader => "x-mcp-header repeats another (case-insensitively)",
-            SchemaError::Ambiguous => "a member deciding an x-mcp-header is duplicated",
+            SchemaError::Ambiguous => {
+                "a member deciding an x-mcp-header is duplicated, or names a lone surrogate"
+            }
         }
     }
 }
@@ -197,7 +201,8 @@ impl ToolParam {
 /// drops a tool whose annotations are invalid, as the specification requires of clients.
 /// The walk takes the keywords of JSON Schema 2020-12 as the official Python SDK does (2.3,
 /// `find_invalid_x_mcp_header`); a duplicated member that decides an annotation is refused
-/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last.
+/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last, and so is a property on
+/// the way named with a lone surrogate escape, which that SDK keeps as it is.
 ///
 /// ```
 /// use rpcwire::headers::{ParamType, SchemaError, ToolHeaders};
@@ -364,7 +369,7 @@ impl ToolHeaders {
             let mut at = chain;
             while at != ROOT {
                 let link = &links[at as usize];
-                if link.duplicated {
+                if link.duplicated || link.key.has_lone_surrogate() {
                     return fail(SchemaError::Ambiguous);
                 }
                 path.push(Box::from(link.key.decode()));
