@@ -359,6 +359,19 @@ fn unsupported_version_reply() {
         }
     );
     assert_eq!(err.code().get(), -32022);
+    // The version comes first, whatever is wrong with the other headers: a duplicate too.
+    let mut twice = h.clone();
+    twice.push(("mcp-method", "tools/call"));
+    twice.push(("mcp-name", "get_weather"));
+    assert_eq!(check(rules, &body, &twice), Err(err));
+    let h_wrong = with(h.clone(), "Mcp-Method", Some("tools/list"));
+    assert_eq!(check(rules, &body, &h_wrong), Err(err));
+    // But not a duplicated version: which one is requested is ambiguous.
+    twice.push(("MCP-PROTOCOL-VERSION", "2099-01-01"));
+    assert_eq!(
+        check(rules, &body, &twice),
+        Err(HeaderError::Duplicate(Header::ProtocolVersion))
+    );
     let m = msg(&body);
     let mut out = BytesMut::new();
     err.write_reply(

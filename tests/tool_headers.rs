@@ -13,6 +13,7 @@ use rpcwire::headers::{
 };
 use rpcwire::{Decoder, RawJson};
 use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 const VERSION: &str = "2026-07-28";
 
@@ -121,6 +122,10 @@ fn each_constraint_is_refused_with_its_reason() {
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"\u0072":{"type":"string"}}}"#.into(), Ambiguous),
         (r#"{"properties":{"o":{"properties":{"r":{"type":"string","x-mcp-header":"A"}}},"o":{}}}"#.into(), Ambiguous),
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"}},"properties":{"s":{"type":"string"}}}"#.into(), Ambiguous),
+        // A property named with a lone surrogate: decoded, it is U+FFFD, which would read the
+        // argument "\uFFFD" in its place; kept, no text can name it.
+        (r#"{"properties":{"\ud800":{"type":"string","x-mcp-header":"A"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"o\udc00":{"properties":{"r":{"type":"string","x-mcp-header":"A"}}}}}"#.into(), Ambiguous),
         // Not valid JSON: its annotations are unknown.
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"s":tru}}"#.into(), Malformed),
         (r#"{"properties" {"r":{"type":"string","x-mcp-header":"A"}}}"#.into(), Malformed),
@@ -137,6 +142,13 @@ fn each_constraint_is_refused_with_its_reason() {
     // Data keywords hold no annotations.
     let data = r#"{"properties":{"a":{"type":"string","default":{"x-mcp-header":"A"},"const":{"x-mcp-header":"B"},"enum":[{"x-mcp-header":"C"}],"examples":[{"x-mcp-header":"D"}]}}}"#;
     assert_eq!(read(data), Ok(vec![]));
+    // One that leads to no annotation decides nothing either.
+    let beside =
+        r#"{"properties":{"\ud800":{"type":"string"},"r":{"type":"string","x-mcp-header":"R"}}}"#;
+    assert_eq!(
+        read(beside),
+        Ok(vec![param("R", &["r"], ParamType::String)])
+    );
 }
 
 #[test]
@@ -270,9 +282,55 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
         pairs(&[])
     );
     assert_eq!(mirror(r#"{"s":"a","s":"b"}"#), pairs(&[]));
+    // A lone surrogate has no UTF-8 form, so no Base64 of one: U+FFFD in its place would be
+    // another value (one a server refuses as such).
+    assert_eq!(mirror(r#"{"s":"a\ud800","o":{"x":"\udc00b"}}"#), pairs(&[]));
+    assert_eq!(
+        mirror(r#"{"s":"\ud83d\ude00"}"#),
+        pairs(&[("Mcp-Param-S", "=?base64?8J+YgA==?=")])
+    );
     assert_eq!(mirror("[]"), pairs(&[]));
-    // Numbers as the body spells them (a server compares them by value).
-    assert_eq!(mirror(r#"{"i":1.0e3}"#), pairs(&[("Mcp-Param-I", "1.0e3")]));
+    // An integer parameter in decimal, as the specification converts it ("42", "-7"), however
+    // the body spells it: a server reading only plain decimals (the Python SDK's) takes "1000"
+    // for 1.0e3, not "1.0e3".
+    for (arguments, header) in [
+        (r#"{"i":1.0e3}"#, "1000"),
+        (r#"{"i":42.0}"#, "42"),
+        (r#"{"i":-4.20E+1}"#, "-42"),
+        (r#"{"i":-0}"#, "0"),
+        (r#"{"i":0.0e-5}"#, "0"),
+        (r#"{"i":9007199254740991}"#, "9007199254740991"),
+        (
+            r#"{"i":123456789012345678901234567890}"#,
+            "123456789012345678901234567890",
+        ),
+        (r#"{"i":1234567890123456789e2}"#, "123456789012345678900"),
+    ] {
+        assert_eq!(
+            mirror(arguments),
+            pairs(&[("Mcp-Param-I", header)]),
+            "{arguments}"
+        );
+    }
+    // No decimal integer: as the body spells it (the body breaks the schema, and a server
+    // compares numbers by value), as does an integral value too long for one (beyond the
+    // range the specification allows, and a billion digits for 1e999999999).
+    for arguments in [
+        r#"{"i":4.5}"#,
+        r#"{"i":1e-3}"#,
+        r#"{"i":1e400}"#,
+        r#"{"i":1e999999999}"#,
+    ] {
+        let spelt = &arguments[5..arguments.len() - 1];
+        assert_eq!(
+            mirror(arguments),
+            pairs(&[("Mcp-Param-I", spelt)]),
+            "{arguments}"
+        );
+    }
+    // A string parameter holding a number (the body breaks the schema): as spelt, as the
+    // SDK renders it.
+    assert_eq!(mirror(r#"{"s":1.0}"#), pairs(&[("Mcp-Param-S", "1.0")]));
 }
 
 /// The headers mirrored, as (name, value) text, or why not.
@@ -329,6 +387,12 @@ fn standard_headers_of_each_message() {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#.into(),
             None,
             Ok(vec![("Mcp-Method", "tools/call")]),
+        ),
+        // A lone surrogate has no UTF-8 form, so no Base64 of one.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///\udfff"}}"#.into(),
+            None,
+            Err(HeaderError::Malformed(Header::Name)),
         ),
         // Responses carry none.
         (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(), Some(VERSION), Ok(vec![])),
@@ -471,4 +535,175 @@ proptest! {
         changed[i].1 = rpcwire::headers::encode_header_value(&format!("{value}x")).into_owned();
         prop_assert!(check.check(names_and_values(&changed), &msg).is_err(), "changed {:?}", changed[i]);
     }
+}
+
+/// A tool with many annotations and a call with large arguments: the check and the mirror
+/// read the arguments once, not once an annotation (1,000 annotations times 1 MB of arguments
+/// took three minutes in a debug build, a mirror and two checks).
+#[test]
+fn many_annotations_read_large_arguments_once() {
+    let props: Vec<String> = (0..1_000)
+        .map(|i| format!(r#""p{i}":{{"type":"integer","x-mcp-header":"H{i}"}}"#))
+        .collect();
+    let nested: Vec<String> = (0..1_000)
+        .map(|i| format!(r#""n{i}":{{"type":"integer","x-mcp-header":"N{i}"}}"#))
+        .collect();
+    let schema = format!(
+        r#"{{"properties":{{{},"o":{{"properties":{{{}}}}}}}}}"#,
+        props.join(","),
+        nested.join(",")
+    );
+    let tool = tool(&schema);
+    let mut members: Vec<String> = (0..100_000).map(|i| format!(r#""q{i}":1"#)).collect();
+    members.extend((0..1_000).step_by(7).map(|i| format!(r#""p{i}":{i}"#)));
+    let inner: Vec<String> = (0..50_000)
+        .map(|i| format!(r#""r{i}":1"#))
+        .chain((0..1_000).step_by(3).map(|i| format!(r#""n{i}":-{i}"#)))
+        .collect();
+    members.push(format!(r#""o":{{{}}}"#, inner.join(",")));
+    let body = call(&format!("{{{}}}", members.join(",")));
+    let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+    let started = Instant::now();
+    let headers = text(&mirror_headers(&msg, None, Some(&tool)).unwrap());
+    assert_eq!(
+        headers.len(),
+        3 + 1_000usize.div_ceil(7) + 1_000usize.div_ceil(3)
+    );
+    assert!(headers.contains(&("Mcp-Param-N999".into(), "-999".into())));
+    let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
+    assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+    let mut without = headers.clone();
+    without.retain(|(n, _)| n != "Mcp-Param-N999");
+    assert_eq!(
+        check.check(names_and_values(&without), &msg),
+        Err(HeaderError::Missing(Header::Param("N999")))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Past a few annotations the arguments are read in one walk: it finds what a lookup of each
+/// path alone finds (the tool of one annotation), members spelt twice, escaped keys, lone
+/// surrogates, paths through non-objects and a path that is another's prefix included.
+#[test]
+fn one_walk_finds_what_each_lookup_finds() {
+    let annotations: &[(&[&str], &str)] = &[
+        (&["a"], "string"),
+        (&["a", "b"], "string"),
+        (&["c"], "integer"),
+        (&["d", "e"], "boolean"),
+        (&["d", "f"], "string"),
+        (&["d", "g", "h"], "string"),
+        (&["café"], "string"),
+        (&["m"], "string"),
+        (&["x"], "string"),
+        (&["y", "z"], "integer"),
+        (&["\\uFFFD"], "string"),
+        (&["k"], "string"),
+    ];
+    fn schema(path: &[&str], ty: &str, name: &str) -> String {
+        let mut node = format!(r#"{{"type":"{ty}","x-mcp-header":"{name}"}}"#);
+        for key in path.iter().rev() {
+            node = format!(r#"{{"type":"object","properties":{{"{key}":{node}}}}}"#);
+        }
+        node
+    }
+    let singles: Vec<ToolHeaders> = annotations
+        .iter()
+        .enumerate()
+        .map(|(i, (path, ty))| tool(&schema(path, ty, &format!("H{i}"))))
+        .collect();
+    // All of them in one schema, in that order.
+    let all = [
+        r#"{"properties":{"#,
+        r#""a":{"type":"string","x-mcp-header":"H0","properties":{"b":{"type":"string","x-mcp-header":"H1"}}},"#,
+        r#""c":{"type":"integer","x-mcp-header":"H2"},"#,
+        r#""d":{"properties":{"e":{"type":"boolean","x-mcp-header":"H3"},"f":{"type":"string","x-mcp-header":"H4"},"#,
+        r#""g":{"properties":{"h":{"type":"string","x-mcp-header":"H5"}}}}},"#,
+        r#""caf\u00e9":{"type":"string","x-mcp-header":"H6"},"m":{"type":"string","x-mcp-header":"H7"},"#,
+        r#""x":{"type":"string","x-mcp-header":"H8"},"y":{"properties":{"z":{"type":"integer","x-mcp-header":"H9"}}},"#,
+        r#""\uFFFD":{"type":"string","x-mcp-header":"H10"},"k":{"type":"string","x-mcp-header":"H11"}}}"#,
+    ]
+    .concat();
+    let all = tool(&all);
+    assert_eq!(all.len(), annotations.len());
+    for arguments in [
+        r#"{"a":"s","c":5,"d":{"e":true,"f":"t","g":{"h":"u"}},"caf\u00e9":"v","\ud800":"w","m":"\ud800","x":"y","y":{"z":1},"\uFFFD":"r","k":"q"}"#,
+        r#"{"a":{"b":"inner"},"d":{"e":false,"e":true,"f":"t"},"x":"1","x":"2","y":[{"z":1}]}"#,
+        r#"{"d":{"g":{"h":"deep","h":"twice"},"f":"\u0041"},"d":{"e":true},"café":"raw","\uFFFD":"r"}"#,
+        r#"{"d":"no object","y":{"z":null},"k":null,"a":"s","a":"s"}"#,
+        r#"{"c":1.0e3,"y":{"z":-4.2e1},"d":{"g":{}},"caf\u00e9":"x","caf\u00e9":"y"}"#,
+        "{}",
+        "[1,2]",
+    ] {
+        let raw = RawJson::new(arguments.as_bytes()).unwrap();
+        let one_walk: Vec<(String, String)> = all
+            .mirror(raw)
+            .map(|(h, v)| (h.to_string(), v.into_owned()))
+            .collect();
+        let each: Vec<(String, String)> = singles
+            .iter()
+            .flat_map(|t| t.mirror(raw).map(|(h, v)| (h.to_string(), v.into_owned())))
+            .collect();
+        assert_eq!(one_walk, each, "{arguments}");
+        // And the check agrees with the mirror on the whole call.
+        let body = call(arguments);
+        let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+        let headers = text(&mirror_headers(&msg, None, Some(&all)).unwrap());
+        let single = |t: &ToolHeaders| {
+            HeaderCheck::new(&[VERSION])
+                .with_tool(t)
+                .check(names_and_values(&headers), &msg)
+                .is_ok()
+        };
+        let alone = singles.iter().all(single);
+        assert_eq!(single(&all), alone, "{arguments}");
+    }
+}
+
+/// Many annotations and many `Mcp-Param-*` headers: each header is found among the
+/// annotations by binary search, not by a scan of them all (20,000 headers against 20,000
+/// annotations took 19 s for three checks in a debug build).
+#[test]
+fn many_headers_against_many_annotations() {
+    let props: Vec<String> = (0..20_000)
+        .map(|i| format!(r#""p{i}":{{"type":"integer","x-mcp-header":"H{i}"}}"#))
+        .collect();
+    let tool = tool(&format!(r#"{{"properties":{{{}}}}}"#, props.join(",")));
+    let members: Vec<String> = (0..20_000)
+        .step_by(1_000)
+        .map(|i| format!(r#""p{i}":{i}"#))
+        .collect();
+    let body = call(&format!("{{{}}}", members.join(",")));
+    let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
+    let mut headers = text(&mirror_headers(&msg, None, None).unwrap());
+    headers.extend((0..20_000).map(|i| (format!("Mcp-Param-Unknown{i}"), "1".to_string())));
+    // Names compared case-insensitively.
+    headers.extend(
+        (0..20_000)
+            .step_by(1_000)
+            .map(|i| (format!("MCP-PARAM-h{i}"), i.to_string())),
+    );
+    let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
+    let started = Instant::now();
+    assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+    headers.push(("mcp-param-H19000".into(), "19000".into()));
+    assert_eq!(
+        check.check(names_and_values(&headers), &msg),
+        Err(HeaderError::Duplicate(Header::Param("H19000")))
+    );
+    headers.pop();
+    headers.push(("mcp-param-H19001".into(), "1".into()));
+    assert_eq!(
+        check.check(names_and_values(&headers), &msg),
+        Err(HeaderError::Mismatch(Header::Param("H19001")))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
 }

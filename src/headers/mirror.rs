@@ -16,7 +16,8 @@ use crate::message::Message;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel
-///   form when it is not plain ASCII);
+///   form when it is not plain ASCII; one holding a lone surrogate escape, `\ud800`, has no
+///   UTF-8 form to encode, and is [`HeaderError::Malformed`]);
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
 ///   tool it names ([`ToolHeaders::mirror`]).
 ///
@@ -80,7 +81,8 @@ pub fn mirror_headers<'m>(
         .and_then(|member| params?.get(member))
         .and_then(|v| v.as_str())
     {
-        headers.push((Header::Name, encoded(value)));
+        let value = encoded(value).ok_or(HeaderError::Malformed(Header::Name))?;
+        headers.push((Header::Name, value));
     }
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
@@ -107,10 +109,15 @@ fn field_value<'m>(
     }
 }
 
-/// A JSON string's text through [`encode_header_value`].
-pub(super) fn encoded<'v>(value: JsonStr<'v>) -> Cow<'v, str> {
-    match value.decode() {
+/// A JSON string's text through [`encode_header_value`]; `None` for a string holding a lone
+/// surrogate escape (`\ud800`), which has no UTF-8 form to encode (U+FFFD in its place would
+/// be another value, and [`HeaderCheck`](super::HeaderCheck) matches it to no header).
+pub(super) fn encoded<'v>(value: JsonStr<'v>) -> Option<Cow<'v, str>> {
+    if value.has_lone_surrogate() {
+        return None;
+    }
+    Some(match value.decode() {
         Cow::Borrowed(text) => encode_header_value(text),
         Cow::Owned(text) => Cow::Owned(encode_header_value(&text).into_owned()),
-    }
+    })
 }

@@ -203,7 +203,8 @@ pub struct ParamHeader<'a> {
 /// Where the official MCP Python SDK (2.3) decides otherwise, this check follows the text of
 /// the transport specification (`tests/headers_python.rs` compares the two):
 /// - the protocol version comes first, so a request at a version the server does not support
-///   gets -32022 even when its other headers are wrong: the specification orders neither, the
+///   gets -32022 even when its other headers are wrong (missing, different from the body, or
+///   sent twice; only a version sent twice is -32020): the specification orders neither, the
 ///   other header rules are those of the requested version, and -32022 tells the client what
 ///   to retry with (the SDK answers -32020 first);
 /// - `Mcp-Name` is required on `tools/call`, `prompts/get` and `resources/read` whatever the
@@ -273,11 +274,26 @@ impl<'a> Params<'a> {
         listed.iter().map(|p| p.name).chain(tool)
     }
 
-    /// The value of the `i`-th parameter in `arguments`.
-    fn lookup<'v>(self, i: usize, arguments: RawJson<'v>) -> Lookup<'v> {
+    /// The position and name of the parameter whose header is `Mcp-Param-{name}`, names
+    /// compared case-insensitively: by a scan of a listed parameters, by binary search of a
+    /// tool's.
+    fn find(self, name: &str) -> Option<(usize, &'a str)> {
         match self {
-            Params::Listed(params) => arguments.lookup_path(params[i].path),
-            Params::Tool(tool) => tool.params()[i].lookup(arguments),
+            Params::Listed(params) => params
+                .iter()
+                .position(|p| p.name.eq_ignore_ascii_case(name))
+                .map(|i| (i, params[i].name)),
+            Params::Tool(tool) => tool.find(name),
+        }
+    }
+
+    /// The values of the parameters in `arguments`, in order.
+    fn lookup_all<'v>(self, arguments: RawJson<'v>) -> SmallVec<[Lookup<'v>; 4]> {
+        match self {
+            Params::Listed(params) => tool::lookup_all(arguments, params.len(), |i, depth| {
+                params[i].path.get(depth).copied()
+            }),
+            Params::Tool(tool) => tool.lookup_all(arguments),
         }
     }
 }
@@ -288,6 +304,9 @@ struct Found<'h> {
     method: Option<&'h [u8]>,
     name: Option<&'h [u8]>,
     params: SmallVec<[Option<&'h [u8]>; 4]>,
+    /// The first header found twice: the protocol version's duplicate comes first, the other
+    /// rules being those of the version requested.
+    duplicate: Option<Header<'h>>,
 }
 
 impl<'a> HeaderCheck<'a> {
@@ -301,7 +320,8 @@ impl<'a> HeaderCheck<'a> {
     }
 
     /// Also checks these `Mcp-Param-*` headers (the annotated parameters of the tool that a
-    /// `tools/call` names).
+    /// `tools/call` names). Each `Mcp-Param-*` header of a request is looked for by a scan of
+    /// the list: for a tool of many annotations, [`Self::with_tool`] searches a sorted index.
     pub const fn with_params(mut self, params: &'a [ParamHeader<'a>]) -> Self {
         self.params = Params::Listed(params);
         self
@@ -343,11 +363,14 @@ impl<'a> HeaderCheck<'a> {
             Message::Notification(_) => false,
             _ => return Ok(()),
         };
-        let found = self.collect(headers)?;
+        let found = self.collect(headers);
         let method = msg.method();
         let params = msg.params();
 
         // The protocol version first: the other rules are those of the version requested.
+        if let Some(Header::ProtocolVersion) = found.duplicate {
+            return Err(HeaderError::Duplicate(Header::ProtocolVersion));
+        }
         match found.version {
             None if required => return Err(HeaderError::Missing(Header::ProtocolVersion)),
             None => {}
@@ -370,6 +393,9 @@ impl<'a> HeaderCheck<'a> {
                     return Err(HeaderError::UnsupportedVersion { requested: value });
                 }
             }
+        }
+        if let Some(header) = found.duplicate {
+            return Err(HeaderError::Duplicate(header));
         }
 
         match found.method {
@@ -400,12 +426,12 @@ impl<'a> HeaderCheck<'a> {
 
         if method.is_some_and(|m| m.eq_str(methods::TOOLS_CALL)) {
             let arguments = params.map_or(Lookup::Absent, |p| p.lookup("arguments"));
-            for (i, (name, value)) in self.params.names().zip(&found.params).enumerate() {
+            let bodies = match arguments {
+                Lookup::Found(a) => self.params.lookup_all(a),
+                other => (0..self.params.len()).map(|_| other).collect(),
+            };
+            for ((name, value), body) in self.params.names().zip(&found.params).zip(bodies) {
                 let header = Header::Param(name);
-                let body = match arguments {
-                    Lookup::Found(a) => self.params.lookup(i, a),
-                    other => other,
-                };
                 let body = match body {
                     Lookup::Found(v) if v.kind() == JsonKind::Null => None,
                     Lookup::Found(v) => Some(v),
@@ -431,8 +457,8 @@ impl<'a> HeaderCheck<'a> {
         Ok(())
     }
 
-    /// One pass over the headers: the values of the mirrored ones, duplicates refused.
-    fn collect<'h, I>(&self, headers: I) -> Result<Found<'h>, HeaderError<'h>>
+    /// One pass over the headers: the values of the mirrored ones, and the first duplicate.
+    fn collect<'h, I>(&self, headers: I) -> Found<'h>
     where
         I: IntoIterator<Item = (&'h str, &'h [u8])>,
         'a: 'h,
@@ -442,6 +468,7 @@ impl<'a> HeaderCheck<'a> {
             method: None,
             name: None,
             params: (0..self.params.len()).map(|_| None).collect(),
+            duplicate: None,
         };
         for (name, value) in headers {
             let (slot, header) = if name.eq_ignore_ascii_case(PROTOCOL_VERSION) {
@@ -451,23 +478,22 @@ impl<'a> HeaderCheck<'a> {
             } else if name.eq_ignore_ascii_case(NAME) {
                 (&mut found.name, Header::Name)
             } else if let Some(suffix) = strip_prefix_ignore_case(name, PARAM_PREFIX) {
-                let Some((i, name)) = self
-                    .params
-                    .names()
-                    .enumerate()
-                    .find(|(_, name)| name.eq_ignore_ascii_case(suffix))
-                else {
+                let Some((i, name)) = self.params.find(suffix) else {
                     continue;
                 };
                 (&mut found.params[i], Header::Param(name))
             } else {
                 continue;
             };
-            if slot.replace(value).is_some() {
-                return Err(HeaderError::Duplicate(header));
+            if slot.is_some() {
+                if found.duplicate.is_none() || header == Header::ProtocolVersion {
+                    found.duplicate = Some(header);
+                }
+            } else {
+                *slot = Some(value);
             }
         }
-        Ok(found)
+        found
     }
 }
 

@@ -13,6 +13,8 @@ use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use smallvec::SmallVec;
+
 use super::mirror::encoded;
 use super::Header;
 use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
@@ -97,7 +99,9 @@ pub enum SchemaError {
     DuplicateHeader,
     /// A member that decides an annotation is spelt twice in one object (two `x-mcp-header`,
     /// two `type`, two `properties`, or a property on the way to an annotation declared twice):
-    /// which one counts is up to the reader, so the header's meaning is unknown.
+    /// which one counts is up to the reader, so the header's meaning is unknown. Or a property
+    /// on the way is named with a lone surrogate escape (`"\ud800"`): a reader decoding it to
+    /// U+FFFD reads the argument `"\uFFFD"` in its place, one keeping it no text can name.
     Ambiguous,
 }
 
@@ -115,7 +119,9 @@ impl SchemaError {
                 "x-mcp-header is on a parameter whose type is not string, integer or boolean"
             }
             SchemaError::DuplicateHeader => "x-mcp-header repeats another (case-insensitively)",
-            SchemaError::Ambiguous => "a member deciding an x-mcp-header is duplicated",
+            SchemaError::Ambiguous => {
+                "a member deciding an x-mcp-header is duplicated, or names a lone surrogate"
+            }
         }
     }
 }
@@ -184,15 +190,6 @@ impl ToolParam {
     pub fn ty(&self) -> ParamType {
         self.ty
     }
-
-    /// The parameter's value in `arguments` (a `tools/call`'s `params.arguments`).
-    pub(super) fn lookup<'v>(&self, arguments: RawJson<'v>) -> Lookup<'v> {
-        self.path()
-            .fold(Lookup::Found(arguments), |at, key| match at {
-                Lookup::Found(v) => v.lookup(key),
-                other => other,
-            })
-    }
 }
 
 /// The `x-mcp-header` annotations of one tool's `inputSchema`, validated: the parameters a
@@ -204,7 +201,8 @@ impl ToolParam {
 /// drops a tool whose annotations are invalid, as the specification requires of clients.
 /// The walk takes the keywords of JSON Schema 2020-12 as the official Python SDK does (2.3,
 /// `find_invalid_x_mcp_header`); a duplicated member that decides an annotation is refused
-/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last.
+/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last, and so is a property on
+/// the way named with a lone surrogate escape, which that SDK keeps as it is.
 ///
 /// ```
 /// use rpcwire::headers::{ParamType, SchemaError, ToolHeaders};
@@ -236,6 +234,9 @@ impl ToolParam {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ToolHeaders {
     params: Vec<ToolParam>,
+    /// The positions of the parameters in `params`, sorted by name, case-insensitively: a
+    /// header is found by binary search.
+    by_name: Vec<u32>,
 }
 
 /// A schema position waiting to be read: the value, and where the chain of `properties` keys
@@ -368,7 +369,7 @@ impl ToolHeaders {
             let mut at = chain;
             while at != ROOT {
                 let link = &links[at as usize];
-                if link.duplicated {
+                if link.duplicated || link.key.has_lone_surrogate() {
                     return fail(SchemaError::Ambiguous);
                 }
                 path.push(Box::from(link.key.decode()));
@@ -384,11 +385,34 @@ impl ToolHeaders {
                 ty,
             });
         }
-        Ok(ToolHeaders { params: found })
+        let mut by_name: Vec<u32> = (0..found.len() as u32).collect();
+        by_name.sort_unstable_by(|&a, &b| {
+            cmp_ignore_case(&found[a as usize].name, &found[b as usize].name)
+        });
+        Ok(ToolHeaders {
+            params: found,
+            by_name,
+        })
     }
 
-    pub(super) fn params(&self) -> &[ToolParam] {
-        &self.params
+    /// The position and name of the parameter whose header is `Mcp-Param-{name}`, names
+    /// compared case-insensitively (they are unique so).
+    pub(super) fn find(&self, name: &str) -> Option<(usize, &str)> {
+        let at = self
+            .by_name
+            .binary_search_by(|&i| cmp_ignore_case(&self.params[i as usize].name, name))
+            .ok()?;
+        let i = self.by_name[at] as usize;
+        Some((i, &self.params[i].name))
+    }
+
+    /// The values of the parameters in `arguments` (a `tools/call`'s `params.arguments`), in
+    /// order.
+    pub(super) fn lookup_all<'v>(&self, arguments: RawJson<'v>) -> SmallVec<[Lookup<'v>; 4]> {
+        let params = &self.params;
+        lookup_all(arguments, params.len(), |i, depth| {
+            params[i].path.get(depth).map(|key| &**key)
+        })
     }
 
     /// The annotated parameters, in the order of their annotations in the schema.
@@ -408,27 +432,38 @@ impl ToolHeaders {
 
     /// The `Mcp-Param-*` headers a `tools/call` with these `arguments` carries: for each
     /// annotated parameter whose value is present and not `null`, its header and value, as
-    /// the official SDKs render it. A string is its text, through
-    /// [`encode_header_value`](super::encode_header_value) (the Base64 sentinel form when it is not plain ASCII); a
-    /// boolean is `true` or `false`; a number is its JSON spelling. A value with no
-    /// rendering (an object, an array) and a value spelt twice (`{"region":"eu","region":"us"}`:
-    /// which one a server acts on is unknown) give no header; a server that checks them refuses
-    /// such a call whatever headers it carries.
+    /// the specification converts it. A string is its text, through
+    /// [`encode_header_value`](super::encode_header_value) (the Base64 sentinel form when it is
+    /// not plain ASCII); a boolean is `true` or `false`; an integer parameter's number is its
+    /// decimal integer form (`1.0e3` is `1000`: "Convert to decimal string representation",
+    /// and a server may compare only plain decimals numerically, as the Python SDK's does),
+    /// or its JSON spelling when it has none within 64 digits (`4.5`, `1e400`: beyond the
+    /// range the specification allows); any other number is its JSON spelling (the Python SDK
+    /// renders a float as Python prints it, `1000.0`). A value with no rendering (an object,
+    /// an array, a string holding a lone surrogate escape, which has no UTF-8 form) and a
+    /// value spelt twice (`{"region":"eu","region":"us"}`: which one a server acts on is
+    /// unknown) give no header; a server that checks them refuses such a call whatever
+    /// headers it carries.
     pub fn mirror<'v>(
         &'v self,
         arguments: RawJson<'v>,
     ) -> impl Iterator<Item = (Header<'v>, Cow<'v, str>)> + 'v {
-        self.params.iter().filter_map(move |param| {
-            let Lookup::Found(value) = param.lookup(arguments) else {
-                return None;
-            };
-            let rendered = match value.kind() {
-                JsonKind::String => encoded(value.as_str()?),
-                JsonKind::Bool | JsonKind::Number => Cow::Borrowed(value.as_text()),
-                _ => return None,
-            };
-            Some((param.header(), rendered))
-        })
+        let values = self.lookup_all(arguments);
+        self.params
+            .iter()
+            .zip(values)
+            .filter_map(move |(param, value)| {
+                let Lookup::Found(value) = value else {
+                    return None;
+                };
+                let rendered = match value.kind() {
+                    JsonKind::String => encoded(value.as_str()?)?,
+                    JsonKind::Number if param.ty == ParamType::Integer => decimal(value.as_text()),
+                    JsonKind::Bool | JsonKind::Number => Cow::Borrowed(value.as_text()),
+                    _ => return None,
+                };
+                Some((param.header(), rendered))
+            })
     }
 }
 
@@ -458,6 +493,170 @@ fn mark_duplicates(links: &mut [Link<'_>]) {
             links[pair[1].1].duplicated = true;
         }
     }
+}
+
+/// How many paths [`lookup_all`] follows one by one, each from the top: past it, each object
+/// on the way is read once for all of them.
+const ONE_BY_ONE: usize = 8;
+
+/// The values at `n` paths in `arguments`, each as [`RawJson::lookup_path`] finds it (absent,
+/// found, or ambiguous: spelt twice, or below a value that is), `key(i, depth)` being the
+/// `depth`-th key of the `i`-th path.
+///
+/// Past [`ONE_BY_ONE`] paths, one walk reads each object once, finding the keys asked of it
+/// by binary search: a tool with many annotations, called with large arguments, costs the
+/// size of the arguments (times a logarithm), not that times the annotations (1,000 of them
+/// over 1 MB of arguments took a minute a pass in a debug build).
+pub(super) fn lookup_all<'v, 'p>(
+    arguments: RawJson<'v>,
+    n: usize,
+    key: impl Fn(usize, usize) -> Option<&'p str> + Copy,
+) -> SmallVec<[Lookup<'v>; 4]> {
+    if n <= ONE_BY_ONE {
+        return (0..n)
+            .map(|i| {
+                (0..)
+                    .map_while(|depth| key(i, depth))
+                    .fold(Lookup::Found(arguments), |at, k| match at {
+                        Lookup::Found(v) => v.lookup(k),
+                        other => other,
+                    })
+            })
+            .collect();
+    }
+    // The paths sorted, so that those sharing a prefix are together and those ending at it
+    // come first.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        (0..)
+            .map(|depth| (key(a, depth), key(b, depth)))
+            .find(|(x, y)| x != y || x.is_none())
+            .map_or(core::cmp::Ordering::Equal, |(x, y)| x.cmp(&y))
+    });
+    let mut out: SmallVec<[Lookup<'v>; 4]> = (0..n).map(|_| Lookup::Absent).collect();
+    walk(Lookup::Found(arguments), &order, 0, key, &mut out);
+    out
+}
+
+/// [`lookup_all`] below one value: `at`, found at the shared prefix of the paths of `group`
+/// (sorted), `depth` keys long.
+fn walk<'v, 'p>(
+    at: Lookup<'v>,
+    group: &[usize],
+    depth: usize,
+    key: impl Fn(usize, usize) -> Option<&'p str> + Copy,
+    out: &mut [Lookup<'v>],
+) {
+    let ended = group
+        .iter()
+        .take_while(|&&i| key(i, depth).is_none())
+        .count();
+    let (ended, group) = group.split_at(ended);
+    for &i in ended {
+        out[i] = at;
+    }
+    let Lookup::Found(object) = at else {
+        for &i in group {
+            out[i] = at;
+        }
+        return;
+    };
+    // The keys asked of this value, sorted, each with the end of its run in `group` and what
+    // the value holds under it.
+    let mut runs: Vec<(&str, usize, Lookup<'v>)> = Vec::new();
+    for (end, &i) in (1..).zip(group) {
+        let Some(k) = key(i, depth) else { continue };
+        match runs.last_mut() {
+            Some((last, run_end, _)) if *last == k => *run_end = end,
+            _ => runs.push((k, end, Lookup::Absent)),
+        }
+    }
+    if runs.is_empty() {
+        return;
+    }
+    let mut members = object.members();
+    for (k, v) in members.by_ref() {
+        // A lone surrogate equals no key (as `JsonStr::eq_str` has it).
+        if k.has_lone_surrogate() {
+            continue;
+        }
+        let k = k.decode();
+        if let Ok(r) = runs.binary_search_by(|(run, _, _)| (*run).cmp(&*k)) {
+            let found = &mut runs[r].2;
+            *found = match found {
+                Lookup::Absent => Lookup::Found(v),
+                _ => Lookup::Ambiguous,
+            };
+        }
+    }
+    // Past a malformed spot any key may occur again, unseen.
+    let malformed = members.stopped_early();
+    let mut start = 0;
+    for (_, end, found) in runs {
+        let found = if malformed { Lookup::Ambiguous } else { found };
+        walk(found, &group[start..end], depth + 1, key, out);
+        start = end;
+    }
+}
+
+/// The decimal integer form of the JSON number `token` (`1.0e3` → `1000`, `-0` → `0`), or
+/// `token` itself when it is already one, when its value is not an integer, or when the
+/// integer has more than 64 digits (a short exponent can ask for a billion).
+fn decimal(token: &str) -> Cow<'_, str> {
+    const MAX_DIGITS: usize = 64;
+    let (negative, rest) = match token.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, token),
+    };
+    let plain = !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    if plain && (rest.len() == 1 || !rest.starts_with('0')) && token != "-0" {
+        return Cow::Borrowed(token);
+    }
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, ""),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = || int.bytes().chain(frac.bytes());
+    let leading = digits().take_while(|&d| d == b'0').count();
+    let significant: Vec<u8> = digits().skip(leading).collect();
+    let Some(last) = significant.iter().rposition(|&d| d != b'0') else {
+        return Cow::Borrowed("0");
+    };
+    let significant = &significant[..=last];
+    // The exponent, when it is short enough to matter: a longer one puts the point a billion
+    // digits away, one way or the other.
+    let (exp_negative, exp_digits) = match exponent.as_bytes().first() {
+        Some(b'-') => (true, &exponent[1..]),
+        Some(b'+') => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    let exp_digits = exp_digits.trim_start_matches('0');
+    if exp_digits.len() > 9 {
+        return Cow::Borrowed(token);
+    }
+    let exp: i64 = exp_digits.parse().unwrap_or(0);
+    // Digits before the point.
+    let point = int.len() as i64 - leading as i64 + if exp_negative { -exp } else { exp };
+    if point < significant.len() as i64 || point > MAX_DIGITS as i64 {
+        return Cow::Borrowed(token);
+    }
+    let mut out = String::with_capacity(point as usize + 1);
+    if negative {
+        out.push('-');
+    }
+    out.extend(significant.iter().map(|&d| char::from(d)));
+    out.extend(core::iter::repeat_n(
+        '0',
+        point as usize - significant.len(),
+    ));
+    Cow::Owned(out)
+}
+
+/// `a` against `b`, ASCII letters compared case-insensitively.
+fn cmp_ignore_case(a: &str, b: &str) -> core::cmp::Ordering {
+    let a = a.bytes().map(|b| b.to_ascii_lowercase());
+    a.cmp(b.bytes().map(|b| b.to_ascii_lowercase()))
 }
 
 /// Whether `name` is an HTTP field-name token: one or more `tchar` (RFC 9110 §5.6.2).
