@@ -22,11 +22,15 @@ use super::{scalar, ScanError};
 // ---------------------------------------------------------------------------------------
 // Run-time feature detection, cached.
 
+// The detected state is one byte: `UNKNOWN`, `ABSENT`, or `PRESENT` with the flags below, so
+// that handing out the token is one load and one compare.
 const UNKNOWN: u8 = 0;
 const ABSENT: u8 = 1;
 const PRESENT: u8 = 2;
-const PRESENT_SLOW_PEXT: u8 = 3;
-const PRESENT_AVX512: u8 = 4;
+/// With `PRESENT`: `pext` is fast.
+const FAST_PEXT: u8 = 4;
+/// With `PRESENT`: the AVX-512 instance of the lazy kernel runs.
+const WIDE: u8 = 8;
 
 /// Set by [`force_avx2`]: the lazy kernel's AVX2 instance even where AVX-512BW is present.
 static NARROW: AtomicBool = AtomicBool::new(false);
@@ -41,21 +45,21 @@ pub(super) fn force_avx2(on: bool) {
     }
 }
 
-/// Whether the CPU has every feature the AVX2 kernel is compiled with, and whether its `pext`
-/// is fast (checked once).
+/// Whether the CPU has every feature the AVX2 kernel is compiled with, whether its `pext` is
+/// fast, and whether the AVX-512 instance runs (checked once).
 static AVX2_STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
 /// Proof that the running CPU has AVX2, PCLMULQDQ, POPCNT, BMI1 and BMI2. Only
-/// [`Avx2::get`] makes one, after checking.
+/// [`Avx2::get`] makes one, after checking. It carries the detected state (`PRESENT` and its
+/// flags):
+/// - `FAST_PEXT`: `pext` takes a few cycles (Intel since Haswell, AMD since Zen 3), not
+///   hundreds (microcode on earlier AMD cores): the one-kind shortcut, which uses it, pays;
+/// - `WIDE`: AVX-512F and AVX-512BW as well (Intel since Skylake-SP, AMD since Zen 4): the lazy
+///   kernel's instance that classifies a block in one register, each class one compare
+///   straight into a mask.
 #[derive(Clone, Copy)]
 pub(super) struct Avx2 {
-    /// `pext` takes a few cycles (Intel since Haswell, AMD since Zen 3), not hundreds
-    /// (microcode on earlier AMD cores): the one-kind shortcut, which uses it, pays.
-    fast_pext: bool,
-    /// AVX-512F and AVX-512BW as well (Intel since Skylake-SP, AMD since Zen 4): the lazy
-    /// kernel's instance that classifies a block in one register, each class one compare
-    /// straight into a mask.
-    wide: bool,
+    state: u8,
 }
 
 impl Avx2 {
@@ -63,31 +67,22 @@ impl Avx2 {
     #[inline(always)]
     pub(super) fn get() -> Option<Avx2> {
         match AVX2_STATE.load(Ordering::Relaxed) {
-            PRESENT => Some(Avx2 {
-                fast_pext: true,
-                wide: false,
-            }),
-            PRESENT_SLOW_PEXT => Some(Avx2 {
-                fast_pext: false,
-                wide: false,
-            }),
-            PRESENT_AVX512 => Some(Avx2 {
-                fast_pext: true,
-                wide: true,
-            }),
+            state if state >= PRESENT => Some(Avx2 { state }),
             ABSENT => None,
             _ => Self::detect(),
         }
     }
 
     /// Whether `pext` is fast on this CPU (see [`slow_pext`]).
+    #[inline(always)]
     pub(super) fn has_fast_pext(self) -> bool {
-        self.fast_pext
+        self.state & FAST_PEXT != 0
     }
 
     /// Whether the lazy container skip takes its AVX-512 instance.
+    #[inline(always)]
     pub(super) fn is_wide(self) -> bool {
-        self.wide
+        self.state & WIDE != 0
     }
 
     #[cold]
@@ -97,11 +92,11 @@ impl Avx2 {
         let state = if !detect_features() {
             ABSENT
         } else if slow_pext() {
-            PRESENT_SLOW_PEXT
-        } else if detect_avx512() && !NARROW.load(Ordering::Relaxed) {
-            PRESENT_AVX512
-        } else {
             PRESENT
+        } else if detect_avx512() && !NARROW.load(Ordering::Relaxed) {
+            PRESENT | FAST_PEXT | WIDE
+        } else {
+            PRESENT | FAST_PEXT
         };
         AVX2_STATE.store(state, Ordering::Relaxed);
         Self::get()
@@ -161,7 +156,7 @@ impl Avx2 {
         // The AVX-512 instances need AVX-512F and BW as well: an `Avx2` is `wide` only when
         // `detect_avx512` found them.
         unsafe {
-            match (self.wide, TRACK_ASCII && self.fast_pext) {
+            match (self.is_wide(), TRACK_ASCII && self.has_fast_pext()) {
                 (true, true) => skip_lazy_avx512::<true, true, _>(
                     buf, start, depth, max_depth, ascii, ONE_LINE, oracle,
                 ),
@@ -853,7 +848,7 @@ macro_rules! lazy_kernel {
                                 level,
                                 max_level,
                             })
-                            .after_block_of_one_kind(opens, closes, objects)
+                            .after_block_of_one_kind::<$wide>(opens, closes, objects)
                         })
                         .flatten()
                     {
@@ -966,9 +961,17 @@ impl Nesting {
     /// containers of their own kind: the stack loses `popped` entries and gains
     /// `popped - c + o` of that kind. Returns the new `stack` and `len`, or `None` when the
     /// brackets must be walked.
+    ///
+    /// `WIDE` says which kernel instance calls it, so that each has a copy of its own: with
+    /// one caller LLVM inlines it, with two it did not (dense +18 % instructions).
     #[inline]
     #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-    fn after_block_of_one_kind(&self, opens: u64, closes: u64, objects: u64) -> Option<(u64, u32)> {
+    fn after_block_of_one_kind<const WIDE: bool>(
+        &self,
+        opens: u64,
+        closes: u64,
+        objects: u64,
+    ) -> Option<(u64, u32)> {
         let brackets = opens | closes;
         let (kept, objects_kept) = if objects == 0 || objects == brackets {
             (brackets, objects != 0)
@@ -987,7 +990,7 @@ impl Nesting {
         if c >= len + o || self.level + o as u64 + leaf_level > self.max_level || len + o > 64 {
             return None;
         }
-        let popped = popped_entries(opens & kept, kept);
+        let popped = popped_entries::<WIDE>(opens & kept, kept);
         let stack = self.stack;
         if popped >= len || stack & low_bits(popped) != of_kind(popped) {
             return None;
@@ -999,9 +1002,11 @@ impl Nesting {
 
 /// How many containers open before a block a run of brackets of one kind closes: the most
 /// closers in excess of openers over the run's prefixes (`opens` ⊆ `brackets`).
+///
+/// `WIDE`: one copy for each kernel instance, as for [`Nesting::after_block_of_one_kind`].
 #[inline]
 #[target_feature(enable = "bmi2,popcnt")]
-fn popped_entries(opens: u64, brackets: u64) -> u32 {
+fn popped_entries<const WIDE: bool>(opens: u64, brackets: u64) -> u32 {
     let n = brackets.count_ones();
     // The run in order, one bit per bracket (1 = opener), openers past its end (they change
     // no prefix's excess).
@@ -2164,7 +2169,7 @@ mod tests {
                 most = most.max(excess);
             }
             // SAFETY: `Avx2::get` returned a token: the CPU has the features.
-            let got = unsafe { popped_entries(opens, brackets) };
+            let got = unsafe { popped_entries::<false>(opens, brackets) };
             assert_eq!(got, most as u32, "brackets {brackets:#x} opens {opens:#x}");
         }
     }
@@ -2238,7 +2243,8 @@ mod tests {
                     max_level: 70,
                 };
                 // SAFETY: as above.
-                let got = unsafe { nesting.after_block_of_one_kind(opens, closes, objects) };
+                let got =
+                    unsafe { nesting.after_block_of_one_kind::<false>(opens, closes, objects) };
                 let Some((new_stack, new_len)) = got else {
                     continue;
                 };
