@@ -4,6 +4,7 @@
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
+use super::value::plain;
 use super::{encode_header_value, name_member, Header, HeaderError, ToolHeaders};
 use crate::json::JsonStr;
 use crate::mcp::{meta_keys, methods};
@@ -93,16 +94,13 @@ pub fn mirror_headers<'m>(
     Ok(headers)
 }
 
-/// `value` when it can be a header value as it is.
+/// `value` when it can be a header value as it is: what [`plain`] reads back unchanged (no
+/// byte outside visible ASCII, space and tab, and no whitespace around it to be stripped).
 fn field_value<'m>(
     value: Cow<'m, str>,
     header: Header<'m>,
 ) -> Result<Cow<'m, str>, HeaderError<'m>> {
-    let visible = value
-        .bytes()
-        .all(|b| (0x20..0x7f).contains(&b) || b == b'\t');
-    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
-    if visible && !padded {
+    if plain(value.as_bytes()).is_some_and(|read| read.len() == value.len()) {
         Ok(value)
     } else {
         Err(HeaderError::Malformed(header))

@@ -1898,6 +1898,28 @@ mod tests {
         Id::from_token(token.as_bytes()).unwrap()
     }
 
+    /// The client sends request `n` of `method` at time `t`.
+    fn request(session: &mut Session, n: &'static str, method: &'static str, t: u64) {
+        session.observe(Dir::C2s, &observation("request", id(n), Some(method)), t);
+    }
+
+    /// The client's `initialize` (request `n`, sent at time `sent`), answered with `version`
+    /// at time `answered`.
+    fn negotiate(
+        session: &mut Session,
+        n: &'static str,
+        version: &'static str,
+        sent: u64,
+        answered: u64,
+    ) {
+        request(session, n, "initialize", sent);
+        let negotiated = Observation {
+            protocol_version: Some(version),
+            ..observation("success_response", id(n), None)
+        };
+        session.observe(Dir::S2c, &negotiated, answered);
+    }
+
     /// An observation of `kind` without an id (a batch, a notification, an element whose id
     /// could not be read).
     fn without_id<'a>(kind: &'a str, method: Option<&'a str>) -> Observation<'a> {
@@ -2065,14 +2087,7 @@ mod tests {
         assert!(!timed_out(&mut session), "2026-07-28");
 
         let mut session = Session::new(Dialect::Mcp, Some(10));
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("1"), Some("initialize")),
-            0,
-        );
-        let mut negotiated = observation("success_response", id("1"), None);
-        negotiated.protocol_version = Some("2025-11-25");
-        session.observe(Dir::S2c, &negotiated, 1);
+        negotiate(&mut session, "1", "2025-11-25", 0, 1);
         assert!(timed_out(&mut session), "2025-11-25");
 
         assert!(
@@ -2112,14 +2127,7 @@ mod tests {
         refused.error_code = Some(-32601);
         session.observe(Dir::S2c, &refused, 1);
         assert_eq!(session.protocol_version(), None);
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("2"), Some("initialize")),
-            2,
-        );
-        let mut negotiated = observation("success_response", id("2"), None);
-        negotiated.protocol_version = Some("2025-11-25");
-        session.observe(Dir::S2c, &negotiated, 3);
+        negotiate(&mut session, "2", "2025-11-25", 2, 3);
         assert_eq!(session.protocol_version(), Some("2025-11-25"));
         assert_eq!(server_request(&mut session), (true, None));
         // A later request naming another version changes nothing.
@@ -2181,56 +2189,29 @@ mod tests {
             "answered"
         );
         // Known now: a later one too, and every tool valid is no violation.
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("2"), Some("tools/list")),
-            0,
-        );
+        request(&mut session, "2", "tools/list", 0);
         assert!(session.reads_tool_headers(Dir::S2c, Some(id("2"))));
         let valid = observation("success_response", id("2"), None);
         assert_eq!(verdict(&mut session, Dir::S2c, &valid), (true, None));
         // An error answers it; another method's result is not a tool list.
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("3"), Some("tools/list")),
-            0,
-        );
+        request(&mut session, "3", "tools/list", 0);
         let mut error = listed("3");
         (error.kind, error.error_code) = ("error_response", Some(-32603));
         assert_eq!(verdict(&mut session, Dir::S2c, &error), (true, None));
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("4"), Some("tools/call")),
-            0,
-        );
+        request(&mut session, "4", "tools/call", 0);
         assert!(!session.reads_tool_headers(Dir::S2c, Some(id("4"))));
         assert_eq!(verdict(&mut session, Dir::S2c, &listed("4")), (true, None));
 
         // Under 2025-11-25 the annotation is an unknown keyword.
         let mut session = Session::new(Dialect::Mcp, None);
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("0"), Some("initialize")),
-            0,
-        );
-        let mut negotiated = observation("success_response", id("0"), None);
-        negotiated.protocol_version = Some("2025-11-25");
-        session.observe(Dir::S2c, &negotiated, 0);
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("1"), Some("tools/list")),
-            0,
-        );
+        negotiate(&mut session, "0", "2025-11-25", 0, 0);
+        request(&mut session, "1", "tools/list", 0);
         assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
         assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
 
         // No version known at all: not flagged (it may be an earlier session).
         let mut session = Session::new(Dialect::Mcp, None);
-        session.observe(
-            Dir::C2s,
-            &observation("request", id("1"), Some("tools/list")),
-            0,
-        );
+        request(&mut session, "1", "tools/list", 0);
         assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
         assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
 
