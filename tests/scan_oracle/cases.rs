@@ -135,10 +135,20 @@ fn check_all_cuts(buf: &[u8]) {
     }
 }
 
+/// Names the kernel under test, one of those `scan::simd_kernel` documents; the binary that
+/// forces the AVX2 instance never runs the AVX-512 one.
 #[test]
 fn reports_kernel() {
     let kernel = simd::kernel();
     eprintln!("scan_oracle: SIMD kernel under test = {kernel}");
+    assert!(
+        matches!(
+            kernel,
+            "avx512" | "avx2" | "avx2 (slow pext)" | "sse2" | "scalar"
+        ),
+        "{kernel}"
+    );
+    assert!(!(crate::FORCE_AVX2 && kernel == "avx512"), "AVX2 forced");
     if !kernel.starts_with("avx") {
         eprintln!(
             "scan_oracle: no AVX2 on this CPU (or forced scalar): comparing the SSE2/scalar \
