@@ -42,9 +42,9 @@ pub fn force_scalar(on: bool) {
     FORCE_SCALAR.store(on, Ordering::Relaxed);
 }
 
-/// Makes the lazy container skip use its AVX2 instance even on a CPU with AVX-512BW (`true`),
-/// or the fastest one again (`false`). For the oracle tests of both instances and for
-/// benchmarks; without AVX2, or forced to scalar, it changes nothing.
+/// Makes the lazy container skip and the long-string scan use their AVX2 instances even on a
+/// CPU with AVX-512BW (`true`), or the fastest ones again (`false`). For the oracle tests of
+/// both instances and for benchmarks; without AVX2, or forced to scalar, it changes nothing.
 #[doc(hidden)]
 pub fn force_avx2(on: bool) {
     #[cfg(all(

@@ -35,9 +35,10 @@ const WIDE: u8 = 8;
 /// Set by [`force_avx2`]: the lazy kernel's AVX2 instance even where AVX-512BW is present.
 static NARROW: AtomicBool = AtomicBool::new(false);
 
-/// Makes the lazy container skip use its AVX2 instance even on a CPU with AVX-512BW (`true`),
-/// or the widest one again (`false`): the next call detects afresh. For the oracle tests of
-/// both instances on one machine, and for measuring one against the other.
+/// Makes the lazy container skip and the long-string scan use their AVX2 instances even on a
+/// CPU with AVX-512BW (`true`), or the widest ones again (`false`): the next call detects
+/// afresh. For the oracle tests of both instances on one machine, and for measuring one
+/// against the other.
 pub(super) fn force_avx2(on: bool) {
     if NARROW.load(Ordering::Relaxed) != on {
         NARROW.store(on, Ordering::Relaxed);
@@ -111,8 +112,15 @@ impl Avx2 {
         pos: usize,
     ) -> Result<(usize, bool), ScanError> {
         // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
-        // `string_end_avx2` is compiled with.
-        unsafe { string_end_avx2(buf, pos) }
+        // `string_end_avx2` is compiled with; it says `is_wide` only when `detect_avx512`
+        // found AVX-512F and BW, which `WIDE` needs.
+        unsafe {
+            if self.is_wide() {
+                string_end_avx2::<true>(buf, pos)
+            } else {
+                string_end_avx2::<false>(buf, pos)
+            }
+        }
     }
 
     /// [`super::newline`], 64 bytes at a time.
@@ -1076,8 +1084,13 @@ fn leaf_arrays(brackets: u64, opens: u64, objects: u64) -> bool {
 /// over long runs without a stop byte. Like that kernel it proves only success; whatever it
 /// does not prove (a control byte, a bad escape, no closing quote) goes to the scalar scanner
 /// from `start`, which gives the error.
+///
+/// Once a backslash has been seen (the answer's flag is then known), a block of body hands
+/// the rest to the lazy kernel's [`string_body`] loop, which proves the blocks of an escaped
+/// text with fewer masks, on AVX-512BW with `WIDE`; it stops at the block that ends the
+/// string, or at one it cannot prove, which this loop then classifies.
 #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
-fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+fn string_end_avx2<const WIDE: bool>(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     let oracle = || scalar::string_end(buf, start);
     let mut pos = start;
     let mut escape_carry = 0u64;
@@ -1123,8 +1136,10 @@ fn string_end_avx2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
             return Ok((pos + quotes.trailing_zeros() as usize, escapes));
         }
         pos += 64;
-        // A block without a stop byte: jump to the next one.
-        if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
+        if escapes {
+            pos = string_body::<false, WIDE>(buf, pos, &mut escape_carry, &mut hex_carry, &mut 0);
+        } else if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
+            // A block without a stop byte: jump to the next one.
             pos = string_run::<false>(buf, pos, &mut 0);
         }
     }
@@ -1242,7 +1257,8 @@ fn ascii_prefix_avx2(buf: &[u8]) -> usize {
 /// [`string_run`]. (Not inlined: within the kernel, which keeps many values live, the loop
 /// spilled and shuffled registers, ~20 instructions a block.)
 ///
-/// With `WIDE` (only from the lazy kernel's AVX-512 instance), the blocks are proven by
+/// With `WIDE` (only where AVX-512F and BW were detected: the lazy kernel's AVX-512
+/// instance, [`string_end_avx2`] on such a CPU), the blocks are proven by
 /// [`body_blocks_wide`].
 #[inline(never)]
 #[target_feature(enable = "avx2,pclmulqdq,popcnt,bmi1,bmi2")]
@@ -1257,9 +1273,9 @@ fn string_body<const TRACK_ASCII: bool, const WIDE: bool>(
     let mut pos = pos.min(buf.len());
     loop {
         let (proven, plain) = if WIDE {
-            // SAFETY: `WIDE` is set only by the AVX-512 instance of the lazy kernel, which
-            // runs only where `detect_avx512` found AVX-512F and BW (and `detect_features`
-            // the rest).
+            // SAFETY: `WIDE` is set only by the AVX-512 instance of the lazy kernel and by
+            // `string_end_blocks` for an `Avx2` that `is_wide`, which run only where
+            // `detect_avx512` found AVX-512F and BW (and `detect_features` the rest).
             unsafe { body_blocks_wide::<TRACK_ASCII>(&buf[pos..], &mut carries, high) }
         } else {
             body_blocks::<TRACK_ASCII>(&buf[pos..], &mut carries, high)

@@ -536,9 +536,11 @@ fn escape_heavy_strings() {
 }
 
 /// Long escape-heavy strings (the lazy kernel goes through their bodies with its
-/// string-body loop) with a piece at every offset across several 64-byte edges: escapes and
-/// backslash runs cut by an edge, a `\u` whose digits cross it, bad escapes, control bytes,
-/// an early closing quote, a byte that is not ASCII; the value then cut at a few points.
+/// string-body loop, and so does the string scanner once it has seen a backslash) with a
+/// piece at every offset across several 64-byte edges: escapes and backslash runs cut by an
+/// edge, a `\u` whose digits cross it, bad escapes, control bytes, an early closing quote, a
+/// byte that is not ASCII; the value then cut at a few points. Both the skip of the object
+/// and the end of its string.
 #[test]
 fn escape_heavy_bodies_at_every_offset() {
     let unit: &[u8] = br#"x \"q\" \\p\\ \n caf\u00e9 \/"#;
@@ -567,8 +569,10 @@ fn escape_heavy_bodies_at_every_offset() {
             }
             b.extend_from_slice(br#"","n":[1,{"k":2}]}"#);
             check_skip(&b, 0, 0, 128);
+            check_string(&b, 6);
             for cut in [offset + 1, offset + 64, b.len() - 3] {
                 check_skip(&b[..cut.min(b.len())], 0, 1, 10);
+                check_string(&b[..cut.min(b.len())], 6);
             }
         }
     }
