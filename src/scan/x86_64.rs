@@ -749,8 +749,9 @@ macro_rules! lazy_kernel {
             }
             let mut stack = u64::from(buf.get(start) == Some(&b'{'));
             let mut len = 1u32;
-            let max_level = max_depth as u64;
-            let mut level = depth as u64 + 1;
+            // The most containers the stack may hold: the value's nesting depth is `depth + len`,
+            // so one bound checks both the depth limit and the stack's width.
+            let room = (max_depth - depth).min(64);
             // A last, partial block when the whole buffer is shorter than 64 bytes is copied here,
             // padded with spaces (neutral outside and inside strings).
             let mut tail = [b' '; 64];
@@ -830,8 +831,7 @@ macro_rules! lazy_kernel {
                     if (all_objects || objects == 0)
                         && c < len
                         && top_matches
-                        && level + o as u64 <= max_level
-                        && len + o <= 64
+                        && len + o <= room
                     {
                         // The fast case: fewer closers than open containers (the value cannot
                         // end here), the depth limit cannot be crossed, and every bracket is of
@@ -842,7 +842,6 @@ macro_rules! lazy_kernel {
                         let pushed = if all_objects { low_bits(o) } else { 0 };
                         stack = ((stack >> c) << (o & 63)) | pushed;
                         len = len - c + o;
-                        level = level - c as u64 + o as u64;
                     } else if let Some((new_stack, new_len)) =
                         // (`c < len + o`: the value does not end here, as the shortcut checks again on
                         // its brackets; leaf arrays add as many closers as openers.)
@@ -850,23 +849,17 @@ macro_rules! lazy_kernel {
                             && c < len + o
                             && may_be_one_kind(opens, closes, objects))
                         .then(|| {
-                            (Nesting {
-                                stack,
-                                len,
-                                level,
-                                max_level,
-                            })
+                            (Nesting { stack, len, room })
                             .after_block_of_one_kind::<$wide>(opens, closes, objects)
                         })
                         .flatten()
                     {
                         stack = new_stack;
-                        level = level + new_len as u64 - len as u64;
                         len = new_len;
                     } else {
                         // Walk the brackets one by one, in order, without branching on their kind
                         // (mixed `{[` blocks are common, and their order is unpredictable).
-                        if len + o > 64 || level + o as u64 > max_level {
+                        if len + o > room {
                             // Deeper than the fast stack, or the depth limit within reach: rare,
                             // left to the oracle.
                             return oracle();
@@ -901,7 +894,6 @@ macro_rules! lazy_kernel {
                         if mismatch != 0 {
                             return oracle(); // Mismatched
                         }
-                        level = depth as u64 + len as u64;
                     }
                 }
                 if bad != 0 {
@@ -955,10 +947,9 @@ struct Nesting {
     stack: u64,
     /// How many bits of `stack` are used.
     len: u32,
-    /// The nesting depth of the innermost container (in the whole frame).
-    level: u64,
-    /// The deepest level allowed.
-    max_level: u64,
+    /// The most entries `stack` may hold: the levels left to the depth limit below the
+    /// value's start, at most 64.
+    room: u32,
 }
 
 impl Nesting {
@@ -991,11 +982,11 @@ impl Nesting {
         let (o, c) = ((opens & kept).count_ones(), (closes & kept).count_ones());
         let of_kind = |n: u32| if objects_kept { low_bits(n) } else { 0 };
         // A leaf array may sit one level below the deepest brace.
-        let leaf_level = u64::from(kept != brackets);
+        let leaf_level = u32::from(kept != brackets);
         let len = self.len;
         // (More closers than openers by `len`: the value ends here, which only the walk
         // finds.)
-        if c >= len + o || self.level + o as u64 + leaf_level > self.max_level || len + o > 64 {
+        if c >= len + o || len + o + leaf_level > self.room {
             return None;
         }
         let popped = popped_entries::<WIDE>(opens & kept, kept);
@@ -2255,8 +2246,7 @@ mod tests {
                 let nesting = Nesting {
                     stack,
                     len,
-                    level: u64::from(len) + 2,
-                    max_level: 70,
+                    room: 62,
                 };
                 // SAFETY: as above.
                 let got =
@@ -2273,7 +2263,7 @@ mod tests {
                     "brackets {brackets:#x} opens {opens:#x} objects {objects:#x} stack {stack:#x} len {len}"
                 );
                 // The depth limit holds at the deepest point (a leaf array one below).
-                assert!(u64::from(len + opens.count_ones()) + 2 + u64::from(mixed) <= 70);
+                assert!(len + opens.count_ones() + u32::from(mixed) <= 62);
             }
         }
         assert!(
