@@ -60,7 +60,7 @@ fn messages_rejections_and_over_long_bodies_split_anywhere() {
     let expected = [
         format!("request {}", String::from_utf8_lossy(ping)),
         "rejected Some(-32600)".into(),
-        format!("too long at {long_at} (-32700)"),
+        format!("too long at {long_at}, {} bytes (-32700)", long.len()),
         "rejected Some(-32600)".into(),
         r#"notification {"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
     ];
@@ -128,7 +128,7 @@ fn a_stream_cut_short_is_unexpected_eof() {
     let stream = [&ping[..], b"Content-Length: 500\r\n\r\n{}"].concat();
     assert_any_split(
         &stream,
-        &[first, format!("too long at {at} (-32700)")],
+        &[first, format!("too long at {at}, 500 bytes (-32700)")],
         read,
     );
 }

@@ -17,7 +17,11 @@ use crate::Decoder;
 impl BadFrame for ContentLengthError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
         match self {
-            ContentLengthError::TooLong { offset, .. } => Ok(Incoming::TooLong { offset, reply }),
+            ContentLengthError::TooLong { offset, length } => Ok(Incoming::TooLong {
+                offset,
+                length: Some(length),
+                reply,
+            }),
             ContentLengthError::Truncated { .. } => {
                 Err(io::Error::new(io::ErrorKind::UnexpectedEof, self))
             }

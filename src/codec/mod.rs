@@ -51,6 +51,9 @@ pub enum Incoming {
         /// Stream offset of the frame's first byte (of its first header byte, for
         /// `Content-Length` framing; of its event's first line, for SSE).
         offset: u64,
+        /// The body's length as its `Content-Length` header announced it; `None` for a line or
+        /// an SSE event, discarded before its end was known.
+        length: Option<u64>,
         /// The reply it calls for: -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
         /// ([`Decoder::too_long_reply`]).
@@ -281,7 +284,11 @@ trait BadFrame {
 impl BadFrame for FrameError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
         let FrameError::TooLong { offset } = self;
-        Ok(Incoming::TooLong { offset, reply })
+        Ok(Incoming::TooLong {
+            offset,
+            length: None,
+            reply,
+        })
     }
 }
 

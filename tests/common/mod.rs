@@ -386,9 +386,17 @@ pub fn show_incoming(item: &rpcwire::codec::Incoming) -> String {
         Incoming::Rejected(r) => {
             format!("rejected {:?}", r.rejection().reply().map(|r| r.code.get()))
         }
-        Incoming::TooLong { offset, reply } => {
-            format!("too long at {offset} ({})", reply.code.get())
-        }
+        Incoming::TooLong {
+            offset,
+            length,
+            reply,
+        } => match length {
+            Some(length) => format!(
+                "too long at {offset}, {length} bytes ({})",
+                reply.code.get()
+            ),
+            None => format!("too long at {offset} ({})", reply.code.get()),
+        },
     }
 }
 
