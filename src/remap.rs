@@ -6,6 +6,13 @@
 //! to the client with the client's original tokens restored byte for byte. Replies to tokens we
 //! never minted, or to requests already answered, cancelled or expired, are reported and not
 //! forwarded.
+//!
+//! Nothing here is tied to a direction: "client" is whoever sent the request. A gateway that
+//! puts several upstream servers behind one client keeps a second remapper keyed by upstream
+//! for the servers' own requests to the client (`sampling/createMessage`,
+//! `elicitation/create`, `roots/list` before MCP 2026-07-28): two servers' id `0` reach the
+//! client as two tokens, and each of the client's replies goes back to the server that asked,
+//! with its id restored.
 
 use core::hash::Hash;
 

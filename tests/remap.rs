@@ -687,3 +687,53 @@ fn a_client_going_away_costs_its_own_requests_only() {
     assert!(ids.eq((0..i64::from(N)).rev()));
     assert_eq!((remap.len(), remap.bytes()), (0, 0));
 }
+
+/// The other direction, with a remapper keyed by upstream: two servers behind one client both
+/// send it a request with id `0`; the client sees two tokens, and its replies, in either
+/// order, go back each to the server that asked, with `0` restored; a second reply to the
+/// same token goes nowhere.
+#[test]
+fn servers_requests_to_one_client() {
+    let mut to_client = IdRemapper::new(16);
+    let mut tokens = Vec::new();
+    for server in [7u32, 9] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{{"from":{server}}}}}"#
+        );
+        let mut out = BytesMut::new();
+        let token = to_client
+            .forward_request(
+                server,
+                frame.as_bytes(),
+                &request(frame.as_bytes()),
+                None,
+                &mut out,
+            )
+            .unwrap();
+        assert_eq!(
+            out.to_vec(),
+            format!(
+                "{}\n",
+                frame.replacen("\"id\":0", &format!("\"id\":{token}"), 1)
+            )
+            .into_bytes()
+        );
+        tokens.push(token);
+    }
+    assert_ne!(tokens[0], tokens[1]);
+    for (token, server) in [(tokens[1], 9u32), (tokens[0], 7)] {
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"model":"m"}}}}"#);
+        let (origin, out) = route(&mut to_client, reply.as_bytes());
+        assert_eq!(origin, Ok(server));
+        assert_eq!(
+            out,
+            b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"model\":\"m\"}}\n"
+        );
+        let (again, out) = route(&mut to_client, reply.as_bytes());
+        assert!(
+            again.is_err(),
+            "a second reply to {token} went to {again:?}"
+        );
+        assert!(out.is_empty());
+    }
+}
