@@ -29,10 +29,11 @@ const ABSENT: u8 = 1;
 const PRESENT: u8 = 2;
 /// With `PRESENT`: `pext` is fast.
 const FAST_PEXT: u8 = 4;
-/// With `PRESENT`: the AVX-512 instance of the lazy kernel runs.
+/// With `PRESENT`: the AVX-512 instances of the lazy kernel and of the long-string scan run.
 const WIDE: u8 = 8;
 
-/// Set by [`force_avx2`]: the lazy kernel's AVX2 instance even where AVX-512BW is present.
+/// Set by [`force_avx2`]: the AVX2 instances of the lazy kernel and of the long-string scan
+/// even where AVX-512BW is present.
 static NARROW: AtomicBool = AtomicBool::new(false);
 
 /// Makes the lazy container skip and the long-string scan use their AVX2 instances even on a
@@ -80,7 +81,7 @@ impl Avx2 {
         self.state & FAST_PEXT != 0
     }
 
-    /// Whether the lazy container skip takes its AVX-512 instance.
+    /// Whether the lazy container skip and the long-string scan take their AVX-512 instances.
     #[inline(always)]
     pub(super) fn is_wide(self) -> bool {
         self.state & WIDE != 0
@@ -158,7 +159,9 @@ impl Avx2 {
         let oracle = lazy_oracle(buf, start, depth, max_depth, ONE_LINE);
         // The decoder asks for ASCII tracking on long frames (it defers their UTF-8 check),
         // where the one-kind shortcut pays (dense −20 %); on short values the shortcut's
-        // extra code cost 2–6 % (tiny, typical) without ever being taken.
+        // extra code cost 2–6 % (tiny, typical). (Measured when the shortcut was tried only
+        // after the simplest case, which it now replaces in the instances that have it; the
+        // others keep the simplest case alone, `Nesting::after_block_of_one_kind_counted`.)
         // SAFETY: an `Avx2` exists only when `detect_features` found every feature that
         // `skip_lazy_avx2` is compiled with.
         // The AVX-512 instances need AVX-512F and BW as well: an `Avx2` is `wide` only when
@@ -897,9 +900,9 @@ lazy_kernel! {
     /// a non-ASCII byte outside the value). Two instances: the check costs 1–5 % where nothing
     /// asks for it.
     ///
-    /// With `ONE_KIND_SHORTCUT` (a fast `pext`), a block's brackets go through
-    /// [`Nesting::after_block_of_one_kind`], else through the simplest case,
-    /// [`Nesting::after_block_of_one_kind_counted`]; what neither proves is walked.
+    /// With `ONE_KIND_SHORTCUT` (ASCII tracked, on a CPU with a fast `pext`), a block's
+    /// brackets go through [`Nesting::after_block_of_one_kind`], else through the simplest
+    /// case, [`Nesting::after_block_of_one_kind_counted`]; what neither proves is walked.
     skip_lazy_avx2,
     classify,
     false,
@@ -914,7 +917,8 @@ lazy_kernel! {
     "avx2,avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2"
 }
 
-/// The lazy kernel's nesting state, for [`Nesting::after_block_of_one_kind`].
+/// The lazy kernel's nesting state, for [`Nesting::after_block_of_one_kind`] and
+/// [`Nesting::after_block_of_one_kind_counted`].
 struct Nesting {
     /// One bit per open container, innermost at bit 0 (1 = object).
     stack: u64,
@@ -926,12 +930,14 @@ struct Nesting {
 }
 
 impl Nesting {
-    /// The simplest fast case, for CPUs whose `pext` is slow: the block's brackets are of one
-    /// kind, fewer closers than open containers (the value cannot end here), the depth limit
-    /// cannot be crossed, and the `c` innermost containers, the only ones the block can close,
-    /// are of that kind. Whatever the order, the brackets then close containers of their own
-    /// kind: the stack loses its `c` innermost entries (some may be closed and reopened: same
-    /// kind) and gains `o` of that kind. Returns the new `stack` and `len`, or `None` when the
+    /// The simplest fast case, for the kernel instances without the one-kind shortcut (a CPU
+    /// whose `pext` is slow, or a skip that does not track ASCII, as [`super::skip_value`]'s
+    /// when fewer than 4 KiB follow the value's start): the block's brackets are of one kind,
+    /// fewer closers than open containers (the value cannot end here), the depth limit cannot
+    /// be crossed, and the `c` innermost containers, the only ones the block can close, are of
+    /// that kind. Whatever the order, the brackets then close containers of their own kind:
+    /// the stack loses its `c` innermost entries (some may be closed and reopened: same kind)
+    /// and gains `o` of that kind. Returns the new `stack` and `len`, or `None` when the
     /// brackets must be walked.
     #[inline(always)]
     fn after_block_of_one_kind_counted(
@@ -967,8 +973,8 @@ impl Nesting {
     /// It covers the simplest case too, and every condition is computed, then tested once:
     /// which of the cases a block of a document falls in follows no order a predictor could
     /// learn, and a branch per case cost more in mispredictions than the work it spared
-    /// (dense +6 to +15 % in the fastest passes on a Zen 5 with the AVX-512 instance, the same
-    /// with the AVX2 one; −2.6 % instructions).
+    /// (dense +6 to +15 % in the fastest passes on a Zen 5 with the AVX-512 instance, the AVX2
+    /// one unchanged; −2.6 % instructions).
     ///
     /// `WIDE` says which kernel instance calls it, so that each has a copy of its own: with
     /// one caller LLVM inlines it, with two it did not (dense +18 % instructions).
@@ -1232,12 +1238,13 @@ fn ascii_prefix_avx2(buf: &[u8]) -> usize {
     }
 }
 
-/// The lazy kernel's loop over a long string body: from `pos`, a block start inside a string
-/// (`escape_carry` and `hex_carry` as the kernel keeps them), the whole 64-byte blocks that
-/// are string body with valid escapes and no unescaped quote. Returns the start of the first
-/// block it does not prove so (the one with the closing quote, a control byte or a bad
-/// escape; fewer than 64 bytes left), with the carries set for that block, which the kernel
-/// then classifies in full. With `TRACK_ASCII`, sets bit 7 of `high` as [`string_run`] does.
+/// The lazy kernel's loop over a long string body (and [`string_end_avx2`]'s, once it has
+/// seen a backslash): from `pos`, a block start inside a string (`escape_carry` and
+/// `hex_carry` as the kernel keeps them), the whole 64-byte blocks that are string body with
+/// valid escapes and no unescaped quote. Returns the start of the first block it does not
+/// prove so (the one with the closing quote, a control byte or a bad escape; fewer than 64
+/// bytes left), with the carries set for that block, which the caller then classifies in
+/// full. With `TRACK_ASCII`, sets bit 7 of `high` as [`string_run`] does.
 ///
 /// A block of a long text is nearly always body alone, with escapes: [`body_blocks`] does
 /// only what such a block needs. A block without a stop byte jumps to the next one by
