@@ -11,7 +11,7 @@
 
 use core::borrow::Borrow;
 
-use crate::envelope::{Decoder, Dialect};
+use crate::decoder::{Decoder, Dialect};
 use crate::error::DecodeError;
 use crate::json::Elements;
 use crate::message::{Batch, Message, Rejection};

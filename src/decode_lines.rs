@@ -8,7 +8,7 @@ use crate::Decoder;
 /// From how many bytes a line is decoded in the pass that finds its end: shorter lines are cut
 /// first (a `memchr` over a short line costs less than walking it twice when the walk fails).
 /// The decoder's own threshold for long frames, whose walk this pass reuses.
-const LONG_LINE: usize = crate::envelope::DEFER_UTF8_ABOVE;
+const LONG_LINE: usize = crate::decoder::DEFER_UTF8_ABOVE;
 
 /// The newline-delimited messages of a complete buffer, decoded: what
 /// [`Lines`] (with the decoder's frame limit) followed by [`Decoder::decode`] of each frame

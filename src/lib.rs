@@ -67,8 +67,8 @@ pub mod batch;
 #[cfg(feature = "tokio")]
 pub mod codec;
 mod decode_lines;
+mod decoder;
 pub mod encode;
-mod envelope;
 mod error;
 pub mod frame;
 pub mod headers;
@@ -85,7 +85,7 @@ pub mod scan;
 pub mod typed;
 
 pub use decode_lines::{DecodeLines, DecodedLine};
-pub use envelope::{DecodeOptions, Decoder, Dialect, Role};
+pub use decoder::{DecodeOptions, Decoder, Dialect, Role};
 pub use error::{CodeRange, DecodeError, ErrorCode, Member};
 pub use frame::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
 pub use frame::{write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer};

@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 
-use crate::envelope::{Envelope, Reject, Span};
+use crate::decoder::{Envelope, Reject, Span};
 use crate::error::{DecodeError, ErrorCode};
 use crate::id::Id;
 use crate::json::{JsonStr, RawJson};

@@ -255,7 +255,7 @@ pub fn skip_value(
 
 /// From how many bytes after its start a lazy container may be long, for [`simd_skip_value`]:
 /// the kernel instance for long values pays on dense blocks (−20 %) and costs 2–6 % on short
-/// values, as the decoder found for frames (`envelope::DEFER_UTF8_ABOVE`).
+/// values, as the decoder found for frames (`decoder::DEFER_UTF8_ABOVE`).
 #[cfg(all(
     target_arch = "x86_64",
     target_feature = "sse2",

@@ -1,0 +1,371 @@
+//! The straight path: a valid frame in one of the compact shapes nearly every encoder
+//! writes, decoded without the general walk's machinery.
+
+use super::rules::{id_too_long, method_too_long, params_error};
+use super::walk::digits_end;
+use super::{Decoder, Dialect, Envelope, Span};
+use crate::id::IdKind;
+use crate::message::Kind;
+use crate::scan;
+
+impl Decoder {
+    /// The envelope of a valid frame in a compact shape nearly every encoder writes, its
+    /// members in one of the usual orders: `jsonrpc` first, `id` next or last,
+    /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}`,
+    /// `{"jsonrpc":"2.0","method":"…"[,"params":{…}],"id":ID}`,
+    /// `{"jsonrpc":"2.0","id":ID,"result":…}` or `{"jsonrpc":"2.0","result":…,"id":ID}`; or
+    /// both last, as the official TypeScript SDK writes them,
+    /// `{"method":"…"[,"params":{…}],"jsonrpc":"2.0"[,"id":ID]}` or
+    /// `{"result":…,"jsonrpc":"2.0","id":ID}`; the id a positive integer or a string, nothing
+    /// after the closing brace. Exactly what `walk_object` and `classify` make of such a
+    /// frame, without their general machinery (the member dispatch, duplicate tracking,
+    /// `Members` and the shape rules for members that cannot be there): a frame of this shape
+    /// has no duplicate, unknown or misplaced member, so of the rules only those of its
+    /// members' values are left, checked here as `classify` checks them. `None` for anything
+    /// else, or anything this path would have to reject (an error, a limit crossed, a
+    /// `resultType` refused, the hardened profile): the general walk then decodes the frame
+    /// from the start and gives the answer. Checked against the general walk in the tests.
+    #[inline(always)]
+    pub(super) fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
+        const JSONRPC_FIRST: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
+        const JSONRPC_LAST: &[u8; 16] = br#","jsonrpc":"2.0""#;
+        if self.options.hardened {
+            return None;
+        }
+        let (id, body, end) = if frame.first_chunk() == Some(JSONRPC_FIRST) {
+            let mut i = JSONRPC_FIRST.len();
+            let mut id = None;
+            if frame.get(i..i + 5) == Some(br#""id":"#) {
+                let (span, kind) = self.usual_id(frame, i + 5)?;
+                i = span.range().end;
+                if frame.get(i) != Some(&b',') {
+                    return None;
+                }
+                id = Some((span, kind));
+                i += 1;
+            }
+            let (body, mut end) = self.usual_body(frame, i)?;
+            if id.is_none() && frame.get(end..end + 6) == Some(br#","id":"#) {
+                let (span, kind) = self.usual_id(frame, end + 6)?;
+                end = span.range().end;
+                id = Some((span, kind));
+            }
+            (id, body, end)
+        } else if frame.first() == Some(&b'{') {
+            let (body, mut end) = self.usual_body(frame, 1)?;
+            if frame.get(end..end + JSONRPC_LAST.len()) != Some(JSONRPC_LAST) {
+                return None;
+            }
+            end += JSONRPC_LAST.len();
+            let mut id = None;
+            if frame.get(end..end + 6) == Some(br#","id":"#) {
+                let (span, kind) = self.usual_id(frame, end + 6)?;
+                end = span.range().end;
+                id = Some((span, kind));
+            }
+            (id, body, end)
+        } else {
+            return None;
+        };
+        if end + 1 != frame.len() || frame[end] != b'}' {
+            return None;
+        }
+        let (kind, text, payload) = match body {
+            UsualBody::Method { text, params } if id.is_some() => {
+                (Kind::Request, Some(text), params)
+            }
+            UsualBody::Method { text, params } => (Kind::Notification, Some(text), params),
+            UsualBody::Result(result) if id.is_some() => (Kind::Response, None, Some(result)),
+            UsualBody::Result(_) => return None,
+        };
+        Some(Envelope {
+            kind,
+            id,
+            text,
+            payload,
+            error_code: 0,
+            error_data: None,
+        })
+    }
+
+    /// The id of a usual shape at `v`: a positive integer (no fraction, no exponent: the
+    /// caller checks what follows the digits) or a string, within the id limit.
+    #[inline(always)]
+    fn usual_id(&self, frame: &[u8], v: usize) -> Option<(Span, IdKind)> {
+        let (end, kind) = match frame.get(v)? {
+            b'1'..=b'9' => (digits_end(frame, v + 1), IdKind::Integer),
+            b'"' => {
+                let (close, esc) = scan::string_end(frame, v + 1).ok()?;
+                (close + 1, IdKind::String { has_escapes: esc })
+            }
+            _ => return None,
+        };
+        let span = Span::new(v, end);
+        if id_too_long(span, &self.options.limits) {
+            return None;
+        }
+        Some((span, kind))
+    }
+
+    /// The members of a usual shape at `i` besides `jsonrpc` and `id`: `"method":"…"`, then
+    /// `,"params":` an object (or, in JSON-RPC, an array), or `"result":` a value (an object
+    /// in MCP, whose `resultType` must be one the options allow). Returns them and the index
+    /// after them.
+    #[inline(always)]
+    fn usual_body(&self, frame: &[u8], i: usize) -> Option<(UsualBody, usize)> {
+        let opts = &self.options;
+        let mcp = opts.dialect == Dialect::Mcp;
+        if frame.get(i..i + 10) == Some(br#""method":""#) {
+            let v = i + 10;
+            let (close, esc) = scan::string_end(frame, v).ok()?;
+            let text = (Span::new(v, close), esc);
+            if method_too_long(text.0, &opts.limits) {
+                return None;
+            }
+            let mut end = close + 1;
+            let mut params = None;
+            if frame.get(end..end + 10) == Some(br#","params":"#) {
+                let p = end + 10;
+                if params_error(*frame.get(p)?, mcp).is_some() {
+                    return None;
+                }
+                end = self.skip(frame, p, 1).ok()?;
+                params = Some(Span::new(p, end));
+            }
+            Some((UsualBody::Method { text, params }, end))
+        } else if frame.get(i..i + 9) == Some(br#""result":"#) {
+            let v = i + 9;
+            let end = if mcp && !opts.result_types.is_empty() {
+                if frame.get(v) != Some(&b'{') {
+                    return None;
+                }
+                let (end, result_type) =
+                    self.walk_result::<false, false>(frame, v, 1, &mut None)?;
+                if !self.is_known_result_type(frame, result_type) {
+                    return None;
+                }
+                end
+            } else {
+                if mcp && frame.get(v) != Some(&b'{') {
+                    return None;
+                }
+                self.skip(frame, v, 1).ok()?
+            };
+            Some((UsualBody::Result(Span::new(v, end)), end))
+        } else {
+            None
+        }
+    }
+}
+
+/// What a usual shape holds besides `jsonrpc` and `id` (see `Decoder::decode_usual`).
+enum UsualBody {
+    /// The method's string body and whether it has escapes, and the params.
+    Method {
+        text: (Span, bool),
+        params: Option<Span>,
+    },
+    /// The result.
+    Result(Span),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decoder::{DecodeOptions, Role};
+    use crate::error::DecodeError;
+    use crate::scan::Validation;
+
+    /// The usual shapes' path (`decode_usual`) gives what the general walk gives, whenever it
+    /// answers: on frames of those shapes and of near shapes, each mutated at every position
+    /// (a byte dropped, replaced or inserted, the frame cut), under options that change what
+    /// the path checks (dialect, mode, role, `resultType`s, every limit it meets).
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn the_usual_shapes_path_agrees_with_the_walk() {
+        let frames: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1234,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":50}}"#,
+            r#"{"jsonrpc":"2.0","id":"r-3","method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}],"c":"d\"e"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","x":1}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"other"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resultType":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"result\u0054ype":"complete"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":"s"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":"\u0041\"","method":"m\u00e9\\"}"#,
+            r#"{"jsonrpc":"2.0","id":"","method":""}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":[1,{}]}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"a","params":{"x":[[[[1]]]]}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":-1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":1e3,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"id":2}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"} "#,
+            r#"{"jsonrpc":"2.0","id":1 ,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0", "id":1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a"}"#,
+            // The TypeScript SDK's order: `jsonrpc` and `id` last.
+            r#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":1234}"#,
+            r#"{"method":"notifications/progress","params":{"progressToken":5,"progress":50},"jsonrpc":"2.0"}"#,
+            r#"{"method":"tools/list","params":{},"jsonrpc":"2.0","id":"r-3"}"#,
+            r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#,
+            r#"{"result":{"content":[{"type":"text","text":"hi"}],"isError":false},"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":{"resultType":"other"},"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":[1],"jsonrpc":"2.0","id":2}"#,
+            r#"{"result":{},"jsonrpc":"2.0"}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":null}"#,
+            r#"{"result":{},"jsonrpc":"2.0","id":1.5}"#,
+            r#"{"method":"a","params":5,"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","params":[1],"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"2.0","id":1,"id":2}"#,
+            r#"{"method":"m\u00e9","jsonrpc":"2.0","id":"\u0041\""}"#,
+            r#"{"method":"a","jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+            r#"{"method":"a","result":{},"jsonrpc":"2.0","id":1}"#,
+            r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"1.0","id":1}"#,
+            r#"{"method":"a","jsonrpc":"2.0","id":0}"#,
+            // `jsonrpc` first, `id` last.
+            r#"{"jsonrpc":"2.0","method":"tools/list","params":{},"id":"r-3"}"#,
+            r#"{"jsonrpc":"2.0","method":"ping","id":7}"#,
+            r#"{"jsonrpc":"2.0","result":{"content":[]},"id":12}"#,
+            r#"{"jsonrpc":"2.0","result":{},"id":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","id":2}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1.5}"#,
+        ];
+        let special = b"\"\\{}[],:0 \n\x001-.eEu";
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for frame in frames {
+            let frame = frame.as_bytes();
+            variants.push(frame.to_vec());
+            for at in 0..=frame.len() {
+                variants.push(frame[..at].to_vec());
+                if at < frame.len() {
+                    let mut dropped = frame.to_vec();
+                    dropped.remove(at);
+                    variants.push(dropped);
+                }
+                for &b in special {
+                    if at < frame.len() {
+                        let mut replaced = frame.to_vec();
+                        replaced[at] = b;
+                        variants.push(replaced);
+                    }
+                    let mut inserted = frame.to_vec();
+                    inserted.insert(at, b);
+                    variants.push(inserted);
+                }
+            }
+        }
+        let mut options = Vec::new();
+        for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+            for validation in [Validation::Lazy, Validation::Strict] {
+                for result_types in [&["complete", "input_required"][..], &[], &["complete"]] {
+                    let base = DecodeOptions {
+                        validation,
+                        result_types,
+                        ..DecodeOptions::new(dialect)
+                    };
+                    options.push(base);
+                    options.push(DecodeOptions {
+                        role: Role::Client,
+                        ..base
+                    });
+                    options.push(DecodeOptions {
+                        hardened: true,
+                        ..base
+                    });
+                    for max_depth in [0, 1, 2, 3] {
+                        let mut o = base;
+                        o.limits.max_depth = max_depth;
+                        options.push(o);
+                    }
+                    for len in [0, 1, 2, 3, 4, 10] {
+                        let mut o = base;
+                        o.limits.max_id_len = len;
+                        options.push(o);
+                        let mut o = base;
+                        o.limits.max_method_len = len;
+                        options.push(o);
+                    }
+                }
+            }
+        }
+        let mut answered = 0;
+        for opts in options {
+            let decoder = Decoder::new(opts);
+            for frame in &variants {
+                if let Some(usual) = decoder.decode_usual(frame) {
+                    answered += 1;
+                    assert_eq!(
+                        decoder.decode_walked(frame),
+                        Ok(usual),
+                        "{opts:?} on {}",
+                        String::from_utf8_lossy(frame)
+                    );
+                }
+            }
+        }
+        // (The path is taken: most of the unmutated frames and many mutants are its shapes.)
+        assert!(answered > 100_000, "{answered}");
+        // In every order it takes.
+        for frame in [
+            &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
+            br#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+            br#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+            br#"{"method":"a","params":{},"jsonrpc":"2.0"}"#,
+            br#"{"jsonrpc":"2.0","id":"x","result":{}}"#,
+            br#"{"result":{},"jsonrpc":"2.0","id":"x"}"#,
+            br#"{"jsonrpc":"2.0","method":"a","params":{},"id":1}"#,
+            br#"{"jsonrpc":"2.0","result":{},"id":"x"}"#,
+        ] {
+            let usual = Decoder::mcp().decode_usual(frame);
+            assert!(usual.is_some(), "{}", String::from_utf8_lossy(frame));
+        }
+    }
+
+    /// The id and method limits hold to the byte on both paths: a frame of a usual shape at
+    /// a limit is decoded there, one byte over it falls to the general walk, and the walk
+    /// (which alone decides the frames out of the usual order) refuses it.
+    #[test]
+    fn id_and_method_limits_are_exact_on_both_paths() {
+        let mut options = DecodeOptions::new(Dialect::Mcp);
+        options.limits.max_id_len = 4; // `"ab"`, or `1234`
+        options.limits.max_method_len = 3; // `abc`, escaped form: `a\n` is 3 bytes
+        let decoder = Decoder::new(options);
+        let cases: [(&str, &str, Option<DecodeError>); 6] = [
+            (r#""ab""#, "abc", None),
+            ("1234", r"a\n", None),
+            (r#""abc""#, "abc", Some(DecodeError::IdTooLong)),
+            ("12345", "abc", Some(DecodeError::IdTooLong)),
+            (r#""ab""#, "abcd", Some(DecodeError::MethodTooLong)),
+            ("1234", r"ab\n", Some(DecodeError::MethodTooLong)),
+        ];
+        for (id, method, expected) in cases {
+            let usual = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+            let unusual = format!(r#"{{"id":{id},"jsonrpc":"2.0","method":"{method}"}}"#);
+            let straight = decoder.decode_usual(usual.as_bytes());
+            assert_eq!(straight.is_some(), expected.is_none(), "{usual}");
+            for frame in [&usual, &unusual] {
+                let walked = decoder.decode_walked(frame.as_bytes());
+                assert_eq!(walked.err().map(|r| r.error), expected, "{frame}");
+                let decoded = decoder.decode(frame.as_bytes());
+                assert_eq!(decoded.err().map(|r| r.error()), expected, "{frame}");
+            }
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! The general walk over an envelope object, member by member (and over a batch, element
+//! by element): every member's span, duplicates, unknown members, the version, and what an
+//! `error` object holds. Syntax errors end it as parse errors; envelope violations are only
+//! recorded, for the rules to judge, since -32700 takes precedence over -32600.
+
+use super::keys::{case_folds_to_member, lookup, member_of, plain_member_key, ERROR_MEMBERS};
+use super::{Decoder, Dialect, Envelope, Reject, Span};
+use crate::error::{DecodeError, Member};
+use crate::id::{Id, IdKind};
+use crate::json::{parse_i64, JsonStr, RawJson};
+use crate::message::Kind;
+use crate::scan::{self, scalar::skip_ws, ScanError, Validation};
+
+/// `error.code`, `error.message` (span, has escapes) and `error.data`.
+pub(super) type ErrorMembers = (i64, (Span, bool), Option<Span>);
+
+/// What the walk over the top-level object found.
+#[derive(Default)]
+pub(super) struct Members {
+    pub(super) version_ok: Option<bool>,
+    pub(super) id: Option<(Span, IdKind)>,
+    pub(super) id_bad_type: bool,
+    pub(super) method: Option<(Span, bool)>,
+    pub(super) method_not_string: bool,
+    pub(super) params: Option<Span>,
+    pub(super) result: Option<Span>,
+    /// `result.resultType`, when the result was walked member by member (`None`: not looked
+    /// up yet).
+    pub(super) result_type: Option<ResultTypeSeen>,
+    pub(super) error: Option<Span>,
+    pub(super) duplicate: Option<Member>,
+    /// `id` occurs more than once (tracked apart from `duplicate`, which names only the first
+    /// duplicated member, so a reply never echoes an ambiguous id).
+    pub(super) id_duplicate: bool,
+    pub(super) unknown: bool,
+    pub(super) case_folded: bool,
+    /// The envelope members met so far, one bit each (`1 << member as u8`).
+    pub(super) seen: u8,
+}
+
+/// What a walk over an MCP result found of its `resultType` members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ResultTypeSeen {
+    Absent,
+    Once(Span),
+    /// More than one, or a result too malformed to tell.
+    Ambiguous,
+}
+
+impl Decoder {
+    /// [`Self::skip`] for a payload; with `TRACK`, the longest payload seen to be ASCII (and
+    /// with `LINE`, to hold no `\n`: see `walk_object`) is kept in `ascii`.
+    #[inline(always)]
+    fn skip_payload<const TRACK: bool, const LINE: bool>(
+        &self,
+        frame: &[u8],
+        at: usize,
+        depth: u32,
+        ascii: &mut Option<Span>,
+    ) -> Result<usize, Reject> {
+        const { assert!(TRACK || !LINE, "a walk on one line tracks its payloads") };
+        if !TRACK {
+            return self.skip(frame, at, depth);
+        }
+        let mut is_ascii = false;
+        let max_depth = self.options.limits.max_depth;
+        let end = scan::skip_lazy_value_ascii::<LINE>(frame, at, depth, max_depth, &mut is_ascii)
+            .map_err(Reject::parse)?;
+        if is_ascii && ascii.is_none_or(|s| s.range().len() < end - at) {
+            *ascii = Some(Span::new(at, end));
+        }
+        Ok(end)
+    }
+
+    /// [`Self::skip`] for a value of the envelope that is not a payload; with `LINE` (see
+    /// `walk_object`), within the line.
+    #[inline(always)]
+    fn skip_member<const LINE: bool>(
+        &self,
+        frame: &[u8],
+        at: usize,
+        depth: u32,
+    ) -> Result<usize, Reject> {
+        if !LINE {
+            return self.skip(frame, at, depth);
+        }
+        let max_depth = self.options.limits.max_depth;
+        scan::skip_lazy_value_ascii::<true>(frame, at, depth, max_depth, &mut false)
+            .map_err(Reject::parse)
+    }
+
+    #[inline(always)]
+    pub(super) fn skip(&self, frame: &[u8], at: usize, depth: u32) -> Result<usize, Reject> {
+        scan::skip_value(
+            frame,
+            at,
+            depth,
+            self.options.limits.max_depth,
+            self.options.validation,
+        )
+        .map_err(Reject::parse)
+    }
+
+    pub(super) fn walk_batch(&self, frame: &[u8], start: usize) -> Result<Envelope, Reject> {
+        // The batch array and its elements are envelopes, checked as JSON in every mode
+        // (§6: a batch that is not valid JSON gets one -32700, never an array that answers
+        // its valid elements). Its own commas (a lazy skip of the whole array would take
+        // `[A B]`, or `[A,,B]`), each object element's members by the envelope walk (`[{"a" 1}]`),
+        // whose payloads are then skipped as the mode says, and any other element strictly
+        // (`[01]`). Its elements' envelope rules are checked when they are decoded.
+        if self.options.limits.max_depth == 0 {
+            return Err(Reject::parse(ScanError::TooDeep));
+        }
+        let mut i = skip_ws(frame, start + 1);
+        let end = if frame.get(i) == Some(&b']') {
+            i + 1
+        } else {
+            // An element sits one level below the array: an object is walked as an envelope
+            // of its own at depth 1, where it opens the second level.
+            let max_depth = self.options.limits.max_depth;
+            loop {
+                let element_end = match frame.get(i) {
+                    Some(b'{') if max_depth < 2 => return Err(Reject::parse(ScanError::TooDeep)),
+                    Some(b'{') => {
+                        self.walk_object::<false, false>(frame, i, 1, &mut None, &mut None)?
+                            .1
+                    }
+                    _ => scan::skip_value(frame, i, 1, max_depth, Validation::Strict)
+                        .map_err(Reject::parse)?,
+                };
+                i = skip_ws(frame, element_end);
+                match frame.get(i) {
+                    Some(b',') => i = skip_ws(frame, i + 1),
+                    Some(b']') => break i + 1,
+                    _ => return Err(Reject::parse(syntax_at(frame, i))),
+                }
+            }
+        };
+        if skip_ws(frame, end) != frame.len() {
+            return Err(Reject::parse(DecodeError::TrailingData));
+        }
+        let raw = RawJson::trusted(&frame[start..end]);
+        let mut elements = raw.elements();
+        let Some(first) = elements.next() else {
+            return Err(Reject {
+                error: DecodeError::EmptyBatch,
+                id: None,
+                is_response: false,
+            });
+        };
+        if !self.options.batches {
+            // Nobody answers a batch made only of responses. Members are looked up by
+            // presence (`get` would read a duplicated `method` as absent).
+            let has = |e: RawJson<'_>, key: &str| e.members().any(|(k, _)| k.eq_str(key));
+            let is_response =
+                |e: RawJson<'_>| !has(e, "method") && (has(e, "result") || has(e, "error"));
+            let all_responses = is_response(first) && elements.all(is_response);
+            return Err(Reject {
+                error: DecodeError::BatchNotAllowed,
+                id: None,
+                is_response: all_responses,
+            });
+        }
+        Ok(Envelope {
+            kind: Kind::Batch,
+            id: None,
+            text: None,
+            payload: Some(Span::new(start, end)),
+            error_code: 0,
+            error_data: None,
+        })
+    }
+
+    /// Walks the envelope object at `frame[start] == '{'`; returns its members and the index
+    /// after its closing brace. `depth` is the nesting around the object (0 for a frame's
+    /// envelope, 1 for a batch element's): its members' values sit at `depth + 1` before they
+    /// open, and are checked against the depth limit there (the caller checks the object's
+    /// own level). Any JSON syntax error ends the walk as a parse error; envelope
+    /// violations are only recorded, because -32700 takes precedence over -32600.
+    /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`;
+    /// what an `error` object holds goes to `error` (see `classify`). With `LINE` (and
+    /// `TRACK`), `frame` is a stream whose line starting at `start` has not been cut yet (see
+    /// `decode_long_line`): nothing is read past that line's end (a `\n` fails the walk).
+    pub(super) fn walk_object<const TRACK: bool, const LINE: bool>(
+        &self,
+        frame: &[u8],
+        start: usize,
+        depth: u32,
+        ascii: &mut Option<Span>,
+        error: &mut Option<Result<ErrorMembers, Member>>,
+    ) -> Result<(Members, usize), Reject> {
+        let opts = &self.options;
+        let value_depth = depth + 1;
+        let mut m = Members::default();
+        // Nearly every encoder opens with exactly this: the first member and its comma
+        // in one compare, where the loop below would look the key up, dispatch on it and
+        // compare the value (what the loop would record, recorded).
+        const USUAL_START: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
+        let usual = frame.get(start..).and_then(<[u8]>::first_chunk) == Some(USUAL_START);
+        if usual {
+            m.version_ok = Some(true);
+            m.seen = 1 << Member::JsonRpc as u8;
+        }
+        let mut i = skip_ws_on::<LINE>(frame, start + if usual { USUAL_START.len() } else { 1 });
+        if !usual && frame.get(i) == Some(&b'}') {
+            return Ok((m, i + 1));
+        }
+        loop {
+            let (member, key, esc, v);
+            if let Some((plain, after_colon)) = plain_member_key(frame, i) {
+                // `"name":` spelled plainly: no key scan, no lookup.
+                (member, key, esc) = (Some(plain), &b""[..], false);
+                v = skip_ws_on::<LINE>(frame, after_colon);
+            } else {
+                if frame.get(i) != Some(&b'"') {
+                    return Err(Reject::parse(syntax_at(frame, i)));
+                }
+                let close;
+                (close, esc) = scan::string_end(frame, i + 1).map_err(Reject::parse)?;
+                key = &frame[i + 1..close];
+                i = skip_ws_on::<LINE>(frame, close + 1);
+                if frame.get(i) != Some(&b':') {
+                    return Err(Reject::parse(syntax_at(frame, i)));
+                }
+                v = skip_ws_on::<LINE>(frame, i + 1);
+                member = member_of(key, esc);
+            }
+            let Some(&first) = frame.get(v) else {
+                return Err(Reject::parse(ScanError::UnexpectedEnd));
+            };
+            if let Some(member) = member {
+                let bit = 1 << member as u8;
+                if m.seen & bit != 0 {
+                    m.duplicate.get_or_insert(member);
+                    m.id_duplicate |= member == Member::Id;
+                }
+                m.seen |= bit;
+            }
+            i = match (member, first) {
+                (Some(Member::JsonRpc), b'"') if frame.get(v..v + 5) == Some(b"\"2.0\"") => {
+                    m.version_ok = Some(true);
+                    v + 5
+                }
+                (Some(Member::JsonRpc), b'"') => {
+                    let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
+                    let body = &frame[v + 1..close];
+                    m.version_ok = Some(
+                        body == b"2.0" || (esc && JsonStr::from_raw(body, true).eq_str("2.0")),
+                    );
+                    close + 1
+                }
+                (Some(Member::JsonRpc), _) => {
+                    m.version_ok = Some(false);
+                    self.skip_member::<LINE>(frame, v, value_depth)?
+                }
+                (Some(Member::Id), b'"') => {
+                    let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
+                    m.id = Some((Span::new(v, close + 1), IdKind::String { has_escapes: esc }));
+                    close + 1
+                }
+                (Some(Member::Id), b'-' | b'0'..=b'9') => {
+                    // A positive integer (the usual id) is its digits, read once; anything
+                    // else goes through the whole number grammar.
+                    let digits = digits_end(frame, v + 1);
+                    let (end, kind) = if matches!(first, b'1'..=b'9')
+                        && !matches!(frame.get(digits), Some(b'.' | b'e' | b'E'))
+                    {
+                        (digits, IdKind::Integer)
+                    } else {
+                        let end = scan::scalar::number_end(frame, v).map_err(Reject::parse)?;
+                        (end, Id::number_kind(&frame[v..end]))
+                    };
+                    m.id = Some((Span::new(v, end), kind));
+                    end
+                }
+                (Some(Member::Id), b'n') => {
+                    let end = self.skip_member::<LINE>(frame, v, value_depth)?;
+                    m.id = Some((Span::new(v, end), IdKind::Null));
+                    end
+                }
+                (Some(Member::Id), _) => {
+                    m.id_bad_type = true;
+                    self.skip_member::<LINE>(frame, v, value_depth)?
+                }
+                (Some(Member::Method), b'"') => {
+                    let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
+                    m.method = Some((Span::new(v + 1, close), esc));
+                    close + 1
+                }
+                (Some(Member::Method), _) => {
+                    m.method_not_string = true;
+                    self.skip_member::<LINE>(frame, v, value_depth)?
+                }
+                (Some(Member::Result), b'{')
+                    if opts.dialect == Dialect::Mcp && !opts.result_types.is_empty() =>
+                {
+                    let (end, result_type) =
+                        match self.walk_result::<TRACK, LINE>(frame, v, value_depth, ascii) {
+                            Some((end, rt)) => (end, Some(rt)),
+                            // On one line the walk fails only where the skip would (it reads a
+                            // valid object whole): not the same bytes a second time.
+                            None if LINE => return Err(Reject::parse(ScanError::UnexpectedEnd)),
+                            None => (
+                                self.skip_payload::<TRACK, LINE>(frame, v, value_depth, ascii)?,
+                                None,
+                            ),
+                        };
+                    m.result = Some(Span::new(v, end));
+                    m.result_type = result_type;
+                    end
+                }
+                (Some(Member::Error), b'{') => {
+                    let (end, members) = self.walk_error_object::<LINE>(frame, v, value_depth)?;
+                    m.error = Some(Span::new(v, end));
+                    *error = Some(members);
+                    end
+                }
+                (Some(member), _) => {
+                    let end = self.skip_payload::<TRACK, LINE>(frame, v, value_depth, ascii)?;
+                    let span = Some(Span::new(v, end));
+                    match member {
+                        Member::Params => m.params = span,
+                        Member::Result => m.result = span,
+                        _ => m.error = span,
+                    }
+                    end
+                }
+                (None, _) => {
+                    if opts.reject_unknown_members {
+                        m.unknown = true;
+                    }
+                    if opts.hardened && case_folds_to_member(key, esc) {
+                        m.case_folded = true;
+                    }
+                    self.skip_member::<LINE>(frame, v, value_depth)?
+                }
+            };
+            i = skip_ws_on::<LINE>(frame, i);
+            match frame.get(i) {
+                Some(b',') => i = skip_ws_on::<LINE>(frame, i + 1),
+                Some(b'}') => return Ok((m, i + 1)),
+                _ => return Err(Reject::parse(syntax_at(frame, i))),
+            }
+        }
+    }
+
+    /// Skips an MCP `result` object at `frame[v] == '{'` member by member, looking up its
+    /// `resultType` on the way (with `RawJson::get`'s rules: absent or duplicated gives
+    /// `None`), so a result is scanned once, not twice. Returns the index after the object
+    /// and the lookup, or `None` when the object is not in the plain form
+    /// `{"key":value,...}` or anything fails: the caller then skips the object whole (which
+    /// gives the authoritative result or error) and looks `resultType` up afterwards.
+    /// With `TRACK`, the longest member value seen to be ASCII is kept in `ascii`. `depth`:
+    /// the object's nesting depth before it opens (as `walk_members`'s).
+    #[inline]
+    pub(super) fn walk_result<const TRACK: bool, const LINE: bool>(
+        &self,
+        frame: &[u8],
+        v: usize,
+        depth: u32,
+        ascii: &mut Option<Span>,
+    ) -> Option<(usize, ResultTypeSeen)> {
+        let mut found: Option<Span> = None;
+        let mut count = 0u32;
+        let end = self
+            .walk_members::<LINE>(frame, v, depth, |key, esc, at| {
+                let end = self.skip_payload::<TRACK, LINE>(frame, at, depth + 1, ascii)?;
+                if (key.len() == 10 || esc) && JsonStr::from_raw(key, esc).eq_str("resultType") {
+                    count += 1;
+                    found = Some(Span::new(at, end));
+                }
+                Ok(end)
+            })
+            .ok()?;
+        let seen = match (count, found) {
+            (1, Some(span)) => ResultTypeSeen::Once(span),
+            (0, _) => ResultTypeSeen::Absent,
+            _ => ResultTypeSeen::Ambiguous,
+        };
+        Some((end, seen))
+    }
+
+    /// Walks the members of the object at `frame[v] == '{'`, checking its own grammar
+    /// (`"key"`, `:`, value, then `,` or `}`; whitespace anywhere): `value(key, has_escapes,
+    /// at)` skips the value starting at `at` and returns its end. `depth` is the object's
+    /// nesting depth before it opens (1 for a member of the envelope), checked against the
+    /// limit as a skip would. Returns the index after the object.
+    #[inline(always)]
+    fn walk_members<const LINE: bool>(
+        &self,
+        frame: &[u8],
+        v: usize,
+        depth: u32,
+        mut value: impl FnMut(&[u8], bool, usize) -> Result<usize, Reject>,
+    ) -> Result<usize, Reject> {
+        if depth >= self.options.limits.max_depth {
+            return Err(Reject::parse(ScanError::TooDeep));
+        }
+        let mut i = skip_ws_on::<LINE>(frame, v + 1);
+        if frame.get(i) == Some(&b'}') {
+            return Ok(i + 1);
+        }
+        loop {
+            if frame.get(i) != Some(&b'"') {
+                return Err(Reject::parse(syntax_at(frame, i)));
+            }
+            let key = i + 1;
+            let (close, esc) = scan::string_end(frame, key).map_err(Reject::parse)?;
+            i = skip_ws_on::<LINE>(frame, close + 1);
+            if frame.get(i) != Some(&b':') {
+                return Err(Reject::parse(syntax_at(frame, i)));
+            }
+            let end = value(&frame[key..close], esc, skip_ws_on::<LINE>(frame, i + 1))?;
+            i = skip_ws_on::<LINE>(frame, end);
+            match frame.get(i) {
+                Some(b',') => i = skip_ws_on::<LINE>(frame, i + 1),
+                Some(b'}') => return Ok(i + 1),
+                _ => return Err(Reject::parse(syntax_at(frame, i))),
+            }
+        }
+    }
+
+    /// Walks the `error` object at `frame[v] == '{'`, checking its own grammar (keys, colons,
+    /// commas) in every mode: it is part of the envelope, which a lazy skip of the whole object
+    /// would leave unchecked (`{"code":1 "message":"m"}`). Its values are skipped as values
+    /// (`data` is a payload), and `code`, `message` and `data` read on the way. Returns the
+    /// index after the object and what it holds: its members, or the first member found
+    /// twice, or else the first of `code` and `message` that is missing or of the wrong type.
+    /// `depth`: the object's nesting depth before it opens (as `walk_members`'s).
+    fn walk_error_object<const LINE: bool>(
+        &self,
+        frame: &[u8],
+        v: usize,
+        depth: u32,
+    ) -> Result<(usize, Result<ErrorMembers, Member>), Reject> {
+        let (mut code, mut message, mut data) = (None, None, None);
+        let mut duplicate = None;
+        let end = self.walk_members::<LINE>(frame, v, depth, |key, esc, at| {
+            let end = self.skip_member::<LINE>(frame, at, depth + 1)?;
+            let Some(member) = lookup(&ERROR_MEMBERS, key, esc) else {
+                return Ok(end);
+            };
+            let slot = match member {
+                Member::ErrorCode => &mut code,
+                Member::ErrorMessage => &mut message,
+                _ => &mut data,
+            };
+            if slot.replace(Span::new(at, end)).is_some() {
+                duplicate.get_or_insert(member);
+            }
+            Ok(end)
+        })?;
+        let value = |span: Span| RawJson::trusted(&frame[span.range()]);
+        let members = match duplicate {
+            Some(member) => Err(member),
+            None => code
+                .and_then(|c| parse_i64(value(c).as_bytes()))
+                .ok_or(Member::ErrorCode)
+                .and_then(|code| {
+                    let message = message
+                        .and_then(|m| value(m).as_str())
+                        .ok_or(Member::ErrorMessage)?;
+                    let message_span = Span::within(frame, message.raw());
+                    Ok((code, (message_span, message.has_escapes()), data))
+                }),
+        };
+        Ok((end, members))
+    }
+}
+
+/// The index of the first byte at or after `i` that is not a blank on a line (space, tab,
+/// `\r`: whitespace but `\n`).
+#[inline(always)]
+pub(super) fn blanks_end(buf: &[u8], mut i: usize) -> usize {
+    while matches!(buf.get(i), Some(b' ' | b'\t' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// `skip_ws` for the walks; with `LINE` (see `walk_object`) a `\n` ends the line, so it is
+/// not skipped: a walk never leaves its line.
+#[inline(always)]
+fn skip_ws_on<const LINE: bool>(frame: &[u8], i: usize) -> usize {
+    if LINE {
+        blanks_end(frame, i)
+    } else {
+        skip_ws(frame, i)
+    }
+}
+
+/// The index of the first byte at or after `i` that is not an ASCII digit.
+#[inline(always)]
+pub(super) fn digits_end(frame: &[u8], mut i: usize) -> usize {
+    while frame.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+/// The syntax error at `i`: the end of input, or an unexpected byte.
+#[inline]
+fn syntax_at(frame: &[u8], i: usize) -> ScanError {
+    if i >= frame.len() {
+        ScanError::UnexpectedEnd
+    } else {
+        ScanError::UnexpectedByte
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decoder::DecodeOptions;
+
+    /// A walk on one line (`LINE`) stops at a `\n` wherever the walk of a frame would skip it
+    /// as whitespace (between members, after a key, inside a result or an error object, in a
+    /// value that is not a payload), so that `decode_long_line` never reads past its line:
+    /// each of these objects is valid across the break, and fails at it on one line.
+    #[test]
+    fn a_walk_on_one_line_stops_at_its_end() {
+        let decoder = Decoder::new(DecodeOptions {
+            result_types: &["complete"],
+            ..DecodeOptions::new(Dialect::Mcp)
+        });
+        for stream in [
+            &br#"{"jsonrpc":"2.0","id":1 ,"result":{}}"#[..],
+            br#"{"jsonrpc":"2.0","id": 1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"a": 1,"resultType":"complete"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"a":1 ,"resultType":"complete"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code": -1,"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":[1, 2]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{},"x":{"y": 1}}"#,
+            br#"{"jsonrpc":"2.0","id":[1, 2],"result":{}}"#,
+        ] {
+            let at = stream.iter().position(|&b| b == b' ').unwrap();
+            let mut broken = stream.to_vec();
+            broken[at] = b'\n';
+            let (mut ascii, mut error) = (None, None);
+            let across = decoder.walk_object::<true, false>(&broken, 0, 0, &mut ascii, &mut error);
+            assert!(across.is_ok(), "{}", String::from_utf8_lossy(stream));
+            let (mut ascii, mut error) = (None, None);
+            let on_line = decoder.walk_object::<true, true>(&broken, 0, 0, &mut ascii, &mut error);
+            assert!(on_line.is_err(), "{}", String::from_utf8_lossy(stream));
+        }
+    }
+}
