@@ -1,0 +1,285 @@
+//! JSON-RPC batches: what each batch from the client leaves to answer, and the elements of a
+//! batch observed one by one.
+
+use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+use rpcwire::{IdBuf, IdKey};
+
+use super::dir::slot;
+use super::kind::{rejected_violation, rejected_violation_of};
+use super::timeout::{Deadline, DeadlineOf};
+use super::waiting::Waiting;
+use super::{Dir, Observation, Session, Verdict, Violation};
+
+/// A client batch with something left to answer: one array answers a batch (JSON-RPC 2.0
+/// §6), so when the proxy answers in the server's place (at the batch's deadline, or in place
+/// of a dropped server array that answered it) it answers all it can of the batch in one
+/// array of its own, and the server's, coming later, holds only late replies.
+#[derive(Debug, Default)]
+pub(super) struct BatchWait {
+    /// Its requests that went in flight (taken when the proxy answers what is left of it).
+    pub(super) requests: Vec<IdBuf>,
+    /// How many of them still wait.
+    pub(super) waiting: usize,
+    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null);
+    /// taken when the proxy answers them.
+    pub(super) owed: Vec<Option<IdBuf>>,
+    /// How many of those are still owed.
+    pub(super) owed_left: usize,
+}
+
+impl BatchWait {
+    /// Whether nothing of the batch is left to answer (the server's array came, or the proxy
+    /// answered in place of a dropped one): its record then goes at once, so that records do
+    /// not pile up with the rate of batches times the timeout.
+    fn is_answered(&self) -> bool {
+        self.waiting == 0 && self.owed_left == 0
+    }
+}
+
+/// What a dropped server batch answered, which the caller answers in its place, in one array
+/// ([`Session::take_answered_in_place`]): all that was left of the client batches it held a
+/// reply to: their requests still waiting (a -32603 each), and the replies still owed to their
+/// invalid elements (a -32600 each, with the id it carries; `None`: null).
+#[derive(Debug, Default)]
+pub struct InPlace {
+    /// The requests, by id.
+    pub requests: Vec<IdBuf>,
+    /// The owed replies, by the id each carries (`None`: null).
+    pub owed: Vec<Option<IdBuf>>,
+}
+
+/// What is known of the batch last observed in a direction ([`Session::batch_forwards`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct BatchForward {
+    /// The receiver needs an element.
+    needed: bool,
+    /// The batch is dropped whatever its elements ([`Session::drop_batch`]).
+    dropped: bool,
+}
+
+impl Session {
+    /// The client batch last observed is complete: it is kept while it holds a request in
+    /// flight or an owed reply, with a deadline under a timeout.
+    pub(super) fn close_batch(&mut self) {
+        let Some((no, at, wait)) = self.open_batch.take() else {
+            return;
+        };
+        if wait.requests.is_empty() && wait.owed.is_empty() {
+            return;
+        }
+        let wait = BatchWait {
+            owed_left: wait.owed.len(),
+            ..wait
+        };
+        self.batches.insert(no, wait);
+        let Some(t) = self.timeout_ms else {
+            return;
+        };
+        // (A number of its own: batches with the same deadline expire in the order they
+        // came, each forgetting the oldest owed replies.)
+        self.seq += 1;
+        self.deadlines.push(Reverse(Deadline {
+            at: at + t,
+            seq: self.seq,
+            of: DeadlineOf::Batch(no),
+        }));
+    }
+
+    /// Whether the batch last observed in `dir` goes on, once all its elements are: it is
+    /// never split nor rewritten, so it goes on whole when the receiver needs any element
+    /// (it holds more than late replies and malformed responses), unless it was dropped.
+    pub fn batch_forwards(&self, dir: Dir) -> bool {
+        let b = self.batch_forward[slot(dir)];
+        b.needed && !b.dropped
+    }
+
+    /// Drops the batch just observed in `dir`, before its elements: they are then counted,
+    /// and an invalid one reported, but none has any effect (no request goes in flight, no
+    /// reply resolves its request, which keeps waiting and may time out). For a batch from
+    /// the server with an invalid element: the client gets valid messages only
+    /// ([`drops_batch`](Self::drops_batch)).
+    pub fn drop_batch(&mut self, dir: Dir) {
+        self.batch_forward[slot(dir)].dropped = true;
+    }
+
+    /// Whether a batch travelling in `dir` whose elements are of the kinds `kinds` is dropped
+    /// whole: one from the server holding anything invalid.
+    pub fn drops_batch<'k>(dir: Dir, mut kinds: impl Iterator<Item = &'k str>) -> bool {
+        dir == Dir::S2c && kinds.any(|k| rejected_violation_of(k).is_some())
+    }
+
+    /// Records one element of the batch last observed in `dir` (JSON-RPC 2.0 §6) as a message
+    /// of its own: a request goes in flight, a reply resolves its request, and each breach is
+    /// a violation of this element. The batch travels whole (never split), so the verdict's
+    /// `forward` says whether the receiver needs this element:
+    /// - an invalid element is a violation, but the receiver answers it itself in its reply
+    ///   to the batch (§6), so that reply is owed and matched, never reported;
+    /// - a request beyond the limit of requests in flight is a violation and goes with its
+    ///   batch untracked (its reply is then reported as `unknown_reply`): it cannot be
+    ///   refused alone, and refusing its batch would leave the others unanswered;
+    /// - everything else as for a message sent alone.
+    pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
+        self.count_message(dir, o.kind);
+        let verdict = if self.batch_forward[slot(dir)].dropped {
+            self.answer_in_place_of(dir, o);
+            Verdict {
+                forward: false,
+                violation: rejected_violation_of(o.kind).and_then(|v| self.flag(dir, v)),
+            }
+        } else {
+            self.check_element(dir, o, now_ms)
+        };
+        self.batch_forward[slot(dir)].needed |= verdict.forward;
+        verdict
+    }
+
+    /// A reply inside a dropped batch to a request sent in a batch, or to an invalid element
+    /// of one: the dropped array was the server's answer to that batch (one array answers a
+    /// batch), and it never reaches the client, whose requests would wait until their batch's
+    /// deadline (forever without one). So the caller answers, in one array, all that is left of
+    /// that batch ([`take_answered_in_place`](Self::take_answered_in_place)): its requests
+    /// still waiting wait no more, its replies still owed are owed no more, and the server's
+    /// replies to them, coming later, are late. (A request sent alone keeps waiting, and times
+    /// out.)
+    fn answer_in_place_of(&mut self, dir: Dir, o: &Observation<'_>) {
+        // Only the server's batches are dropped: the requests they answer are the client's.
+        let reply = matches!(o.kind, "success_response" | "error_response");
+        if dir != Dir::S2c || !reply {
+            return;
+        }
+        let id = o.id.filter(|id| !id.is_null());
+        let request_batch = id.and_then(|id| self.waiting[slot(Dir::C2s)].get(id));
+        // (A request sent alone is not answered in an array: an owed reply of its id first.)
+        let batch = match request_batch.map(|w| w.batch).filter(|&batch| batch != 0) {
+            Some(batch) => batch,
+            None => {
+                let key = id.map(IdKey::of);
+                let owed = &self.owed_element_replies[slot(Dir::C2s)];
+                owed.oldest_batch(key.as_ref()).unwrap_or(0)
+            }
+        };
+        if batch == 0 {
+            return;
+        }
+        let (requests, owed) = self.take_rest_of_batch(batch);
+        let answered = &mut self.answered_in_place;
+        answered
+            .requests
+            .extend(requests.into_iter().map(|(id, _)| id));
+        answered.owed.extend(owed);
+    }
+
+    /// What the last dropped batch answered, which the caller now answers itself, in one
+    /// array.
+    pub fn take_answered_in_place(&mut self) -> InPlace {
+        std::mem::take(&mut self.answered_in_place)
+    }
+
+    /// What is left unanswered of the client batch `no`, which the proxy answers itself now
+    /// (at its deadline, or in place of a dropped array): its requests still waiting, removed
+    /// (each remembered for a late reply), and the id each of its replies still owed carries
+    /// (`None`: null), owed no more. The batch's record goes.
+    pub(super) fn take_rest_of_batch(
+        &mut self,
+        no: u64,
+    ) -> (Vec<(IdBuf, Waiting)>, Vec<Option<IdBuf>>) {
+        let Some(wait) = self.batches.remove(&no) else {
+            return (vec![], vec![]);
+        };
+        let owed = wait
+            .owed
+            .into_iter()
+            .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
+            .collect();
+        let mut requests = vec![];
+        for id in &wait.requests {
+            let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
+            if waits.is_some_and(|w| w.batch == no) {
+                requests.extend(self.stop_waiting(id.as_id()));
+            }
+        }
+        (requests, owed)
+    }
+
+    fn check_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
+        match o.kind {
+            "invalid" | "parse_error" => {
+                // The reply carries the element's id when it could be read (a parse error's
+                // never: its id is not trusted). Bounded like the requests in flight.
+                let id = o.id.filter(|_| o.kind == "invalid");
+                let batch = self.open_batch_no(dir);
+                let owed = self.owed_element_replies[slot(dir)].push(
+                    id.map(IdKey::of),
+                    batch,
+                    self.max_in_flight,
+                );
+                if let (true, Some((_, _, wait))) = (owed, &mut self.open_batch) {
+                    wait.owed.push(id.map(|id| id.to_owned_id()));
+                }
+                Verdict {
+                    forward: true,
+                    violation: self.flag(dir, rejected_violation(o.kind)),
+                }
+            }
+            _ => {
+                let mut verdict = self.check(dir, o, now_ms, true);
+                if verdict.violation == Some(Violation::TooManyInFlight) {
+                    verdict.forward = true;
+                }
+                verdict
+            }
+        }
+    }
+
+    /// A request or owed reply of the client batch `no` was answered (`part` counts it): the
+    /// batch's record goes once nothing of it is left, and the ids of its requests no longer
+    /// waiting, or of its replies no longer owed, once they are most of its ids (an amortized
+    /// constant time each): a batch with one left must not hold the ids of all the others,
+    /// outside the budget of the requests in flight.
+    pub(super) fn batch_part_answered(&mut self, no: u64, part: impl FnOnce(&mut BatchWait)) {
+        let Some(batch) = self.batches.get_mut(&no) else {
+            return;
+        };
+        part(batch);
+        if batch.is_answered() {
+            self.batches.remove(&no);
+            return;
+        }
+        if batch.requests.len() > 2 * batch.waiting.max(8) {
+            let waiting = &self.waiting[slot(Dir::C2s)];
+            batch
+                .requests
+                .retain(|id| waiting.get(id.as_id()).is_some_and(|w| w.batch == no));
+        }
+        if batch.owed.len() > 2 * batch.owed_left.max(8) {
+            // As many of each id as are still owed to this batch.
+            let owed = &self.owed_element_replies[slot(Dir::C2s)];
+            let mut left: HashMap<Option<IdKey>, usize> = HashMap::new();
+            batch.owed.retain(|id| {
+                let key = id.as_ref().map(|id| IdKey::of(id.as_id()));
+                let n = match left.entry(key) {
+                    Entry::Occupied(n) => n.into_mut(),
+                    Entry::Vacant(v) => {
+                        let n = owed.count(v.key().as_ref(), no);
+                        v.insert(n)
+                    }
+                };
+                let keep = *n > 0;
+                *n = n.saturating_sub(1);
+                keep
+            });
+        }
+    }
+
+    /// The number of the client batch being observed ([`BatchWait`]) when `dir` is the
+    /// client's; 0 otherwise.
+    pub(super) fn open_batch_no(&self, dir: Dir) -> u64 {
+        match (&self.open_batch, dir) {
+            (Some((no, ..)), Dir::C2s) => *no,
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,599 @@
+//! Session-level checks shared by `rpcwire proxy` (live) and `rpcwire check` (offline): who
+//! waits for what, in both directions, and every violation of the request/reply discipline.
+//!
+//! Pure bookkeeping: no I/O, no clock (times are milliseconds passed in by the caller).
+//!
+//! [`Session`] is here, with what it does with each message ([`Session::observe`]); the rest,
+//! one concept a file: the directions ([`dir`]), the violations ([`violation`]), what the
+//! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
+//! requests waiting ([`waiting`]), batches ([`batch`]), the replies owed to their invalid
+//! elements ([`owed`]), timeouts ([`timeout`]), the ids recently given up on ([`recent`]), the
+//! tools' header annotations ([`tool_headers`]) and the counters ([`counters`]).
+
+mod batch;
+mod counters;
+mod described;
+mod dir;
+mod kind;
+mod observation;
+mod owed;
+mod recent;
+mod timeout;
+mod tool_headers;
+mod violation;
+mod waiting;
+
+pub use batch::InPlace;
+pub use described::Described;
+pub use dir::Dir;
+pub use kind::{kind_name, kind_of, may_answer};
+pub use observation::{Observation, Verdict};
+pub use timeout::{Expired, Timeout};
+pub use tool_headers::invalid_tool_headers;
+pub use violation::Violation;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use rpcwire::mcp;
+use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
+
+use batch::{BatchForward, BatchWait};
+use counters::Counters;
+use dir::slot;
+use kind::rejected_violation;
+use owed::OwedReplies;
+use recent::Recent;
+use timeout::{Deadline, DeadlineOf};
+use tool_headers::has_tool_headers;
+use waiting::Waiting;
+
+pub struct Session {
+    dialect: Dialect,
+    /// Requests each side sent and still waits on, by direction of the request.
+    waiting: [InFlight<Waiting>; 2],
+    /// Ids recently cancelled or timed out, by direction of the request.
+    recent: [Recent; 2],
+    /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
+    /// the receiver answers each itself (§6), with the element's id when it could be read
+    /// (`Some`), else with a null id, which §5.1 requires for an invalid request.
+    owed_element_replies: [OwedReplies; 2],
+    /// How many requests may wait in each direction (and replies be owed).
+    max_in_flight: usize,
+    /// How many requests stopped waiting, by direction of the request.
+    stopped_waiting: [u64; 2],
+    /// Whether the last batch observed in each direction goes on, from its elements so far.
+    batch_forward: [BatchForward; 2],
+    /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
+    answered_in_place: InPlace,
+    /// The progress tokens of the requests waiting, by direction of the request: how many
+    /// requests carry each (a token reused while in flight is counted, not lost).
+    progress_tokens: [HashMap<IdKey, u32>; 2],
+    deadlines: BinaryHeap<Reverse<Deadline>>,
+    timeout_ms: Option<u64>,
+    /// The client batch being observed (its number, when it came, what it holds), and the
+    /// client batches with something left to answer, by number.
+    open_batch: Option<(u64, u64, BatchWait)>,
+    /// The replies owed to elements of client batches that timed out, which the proxy sent
+    /// itself: the server's, coming later inside an array, are late, each once (at most
+    /// [`RECENT`](recent::RECENT) of them, [`RECENT_BYTES`](recent::RECENT_BYTES) of ids).
+    late_owed: OwedReplies,
+    batches: HashMap<u64, BatchWait>,
+    batch_no: u64,
+    seq: u64,
+    initialize: Option<IdKey>,
+    /// The version the latest client request named in `_meta` (MCP 2026-07-28 has no
+    /// `initialize`: every request names its version), while no version is known: a success
+    /// reply to a request that named one ([`Waiting::names_version`]) makes it the session's.
+    /// (Not the request itself: a client probing `server/discover` at a version the server
+    /// does not speak falls back to `initialize`.)
+    request_version: Option<String>,
+    /// A client request named no version while none was known: the client is not speaking
+    /// 2026-07-28, whose requests all name theirs (see [`Session::reads_request_versions`]).
+    unversioned_request: bool,
+    protocol_version: Option<String>,
+    /// How many client `tools/list` requests wait ([`Waiting::lists_tools`]): while none does,
+    /// [`Session::reads_tool_headers`] answers without a lookup.
+    tools_lists_waiting: usize,
+    pub counters: Counters,
+}
+
+/// How many bytes of ids, method names and progress tokens the requests waiting in each
+/// direction may hold (the budget of their `InFlight` table, each request's method and token
+/// its extra bytes): `--max-in-flight` bounds their number, this their memory (a million
+/// requests with ids and names of 64 KiB each would otherwise take 128 GB, and a progress
+/// token may be as long as a frame). Beyond it a request is refused as beyond
+/// `--max-in-flight`. (Ids and tokens are counted as kept, about twice: an id's key and its
+/// token, a progress token's key in its request and in the count of requests reporting on
+/// it.)
+pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
+
+/// How many requests may wait in each direction by default.
+pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
+
+impl Session {
+    pub fn new(dialect: Dialect, timeout_ms: Option<u64>) -> Session {
+        Session::with_max_in_flight(dialect, timeout_ms, MAX_IN_FLIGHT.get())
+    }
+
+    /// A session that tracks at most `max_in_flight` requests in each direction.
+    pub fn with_max_in_flight(
+        dialect: Dialect,
+        timeout_ms: Option<u64>,
+        max_in_flight: usize,
+    ) -> Session {
+        Session::with_budget(dialect, timeout_ms, max_in_flight, MAX_IN_FLIGHT_BYTES)
+    }
+
+    /// A session that tracks at most `max_in_flight` requests in each direction, holding at
+    /// most `max_bytes` of ids, method names and progress tokens (see
+    /// [`MAX_IN_FLIGHT_BYTES`]).
+    fn with_budget(
+        dialect: Dialect,
+        timeout_ms: Option<u64>,
+        max_in_flight: usize,
+        max_bytes: usize,
+    ) -> Session {
+        Session {
+            dialect,
+            waiting: [(); 2].map(|()| InFlight::new(max_in_flight).max_bytes(max_bytes)),
+            recent: [Recent::default(), Recent::default()],
+            owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
+            max_in_flight,
+            stopped_waiting: [0, 0],
+            batch_forward: [BatchForward::default(); 2],
+            answered_in_place: InPlace::default(),
+            progress_tokens: [HashMap::new(), HashMap::new()],
+            deadlines: BinaryHeap::new(),
+            timeout_ms,
+            open_batch: None,
+            late_owed: OwedReplies::default(),
+            batches: HashMap::new(),
+            batch_no: 0,
+            seq: 0,
+            initialize: None,
+            request_version: None,
+            unversioned_request: false,
+            protocol_version: None,
+            tools_lists_waiting: 0,
+            counters: Counters::default(),
+        }
+    }
+
+    fn flag(&mut self, dir: Dir, v: Violation) -> Option<Violation> {
+        *self.counters.violations.entry((dir, v)).or_default() += 1;
+        Some(v)
+    }
+
+    /// A request sent in `dir` stopped waiting: its progress token is no longer active (and
+    /// a client request's deadline is dead).
+    fn release(&mut self, dir: Dir, waiting: &Waiting) {
+        self.stopped_waiting[slot(dir)] += 1;
+        if waiting.lists_tools {
+            self.tools_lists_waiting -= 1;
+        }
+        if dir == Dir::C2s {
+            self.batch_part_answered(waiting.batch, |batch| batch.waiting -= 1);
+            self.prune_deadlines();
+        }
+        let Some(token) = &waiting.progress_token else {
+            return;
+        };
+        let tokens = &mut self.progress_tokens[slot(dir)];
+        if let Some(n) = tokens.get_mut(token) {
+            *n -= 1;
+            if *n == 0 {
+                tokens.remove(token);
+            }
+        }
+    }
+
+    fn remember(&mut self, dir: Dir, key: IdKey) {
+        self.recent[slot(dir)].push(key);
+    }
+
+    /// Whether the reply to the client's `initialize` is still to come (the only reply whose
+    /// `protocolVersion` the session reads).
+    pub fn awaits_initialize_reply(&self) -> bool {
+        self.initialize.is_some()
+    }
+
+    /// The session's protocol version, once known: the `protocolVersion` of the server's
+    /// reply to `initialize`, or the per-request version of a request the server answered
+    /// with a success (MCP 2026-07-28).
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// Whether the client's requests may still tell the session's version (MCP 2026-07-28's
+    /// per-request `_meta`): no version is known yet, and every client request so far named
+    /// one (a 2026-07-28 client's all do; another's name none, and the version then comes
+    /// from `initialize`, if at all). The proxy reads them only while this holds.
+    pub fn reads_request_versions(&self) -> bool {
+        self.dialect == Dialect::Mcp && self.protocol_version.is_none() && !self.unversioned_request
+    }
+
+    /// Records one message travelling in `dir`, at time `now_ms`.
+    ///
+    /// A JSON-RPC batch counts here as one `batch` message, with no violation of its own;
+    /// its elements are then recorded one by one, in order, with [`Session::observe_element`],
+    /// and [`Session::batch_forwards`] says whether the batch goes on.
+    pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
+        self.count_message(dir, o.kind);
+        self.close_batch();
+        if o.kind == "batch" {
+            self.batch_forward[slot(dir)] = BatchForward::default();
+            self.answered_in_place = InPlace::default();
+            if dir == Dir::C2s {
+                self.batch_no += 1;
+                self.open_batch = Some((self.batch_no, now_ms, BatchWait::default()));
+            }
+            return Verdict {
+                forward: true,
+                violation: None,
+            };
+        }
+        self.check(dir, o, now_ms, false)
+    }
+
+    fn count_message(&mut self, dir: Dir, kind: &str) {
+        *self
+            .counters
+            .messages
+            .entry((dir, kind_name(kind)))
+            .or_default() += 1;
+    }
+
+    /// The checks of one message, or element of a batch (`in_batch`).
+    fn check(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64, in_batch: bool) -> Verdict {
+        // Cancellation, `initialize` and the protocol version are MCP's; plain JSON-RPC has
+        // none of them (a `notifications/cancelled` there is just a notification).
+        let mcp = self.dialect == Dialect::Mcp;
+        let mut forward = true;
+        let violation = match o.kind {
+            "request" => {
+                let method = o.method.unwrap_or_default();
+                let name = self.counters.count_method(dir, method);
+                let id = o.id.expect("a request has an id");
+                let forbidden = dir == Dir::S2c
+                    && self
+                        .protocol_version
+                        .as_deref()
+                        .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28));
+                if forbidden {
+                    forward = false;
+                    self.flag(dir, Violation::ServerRequestForbidden)
+                } else {
+                    self.seq += 1;
+                    let progress_token = o
+                        .progress_token
+                        .filter(|_| self.tracks_progress())
+                        .map(IdKey::of);
+                    // (A batch is open only while its elements are observed.)
+                    let batch = self.open_batch_no(dir);
+                    // What the request holds beside its id, against `MAX_IN_FLIGHT_BYTES`: its
+                    // method and its progress token's key twice (here and in
+                    // `progress_tokens`): a token is not bounded by the id limit, only by the
+                    // frame's.
+                    let extra_bytes =
+                        method.len() + progress_token.as_ref().map_or(0, |k| 2 * k.encoded_len());
+                    // (Only while the proxy reads them: a merged check's records name every
+                    // request's version.)
+                    let reads_version = dir == Dir::C2s && self.reads_request_versions();
+                    let waiting = Waiting {
+                        method: name,
+                        seq: self.seq,
+                        progress_token: progress_token.clone(),
+                        in_batch,
+                        batch,
+                        names_version: reads_version && o.protocol_version.is_some(),
+                        lists_tools: dir == Dir::C2s && mcp && method == mcp::methods::TOOLS_LIST,
+                    };
+                    let lists_tools = waiting.lists_tools;
+                    match self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting) {
+                        Ok(()) => {
+                            if let Some(token) = progress_token {
+                                *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
+                            }
+                            self.tools_lists_waiting += usize::from(lists_tools);
+                            if method == "initialize" && dir == Dir::C2s && mcp {
+                                self.initialize = Some(IdKey::of(id));
+                            }
+                            if reads_version {
+                                match o.protocol_version {
+                                    Some(version)
+                                        if self.request_version.as_deref() != Some(version) =>
+                                    {
+                                        self.request_version = Some(version.to_string());
+                                    }
+                                    Some(_) => {}
+                                    None => self.unversioned_request = true,
+                                }
+                            }
+                            // A request inside a batch times out with its batch (one array
+                            // answers it: `close_batch`).
+                            if let (Some((_, _, wait)), true) = (&mut self.open_batch, batch != 0) {
+                                wait.requests.push(id.to_owned_id());
+                                wait.waiting += 1;
+                            } else if let (Some(t), Dir::C2s, false) =
+                                (self.timeout_ms, dir, self.is_stream(method))
+                            {
+                                self.deadlines.push(Reverse(Deadline {
+                                    at: now_ms + t,
+                                    seq: self.seq,
+                                    of: DeadlineOf::Request(id.to_owned_id()),
+                                }));
+                            }
+                            None
+                        }
+                        Err(InFlightError::Duplicate) => {
+                            // MCP forbids reusing an in-flight id; JSON-RPC only warns.
+                            forward = self.dialect == Dialect::JsonRpc2;
+                            self.flag(dir, Violation::DuplicateId)
+                        }
+                        Err(InFlightError::Full | InFlightError::OverBudget) => {
+                            forward = false;
+                            self.flag(dir, Violation::TooManyInFlight)
+                        }
+                    }
+                }
+            }
+            "notification" => {
+                let cancels = o.cancels.filter(|_| mcp);
+                let cancels_initialize =
+                    dir == Dir::C2s && cancels.is_some_and(|id| self.is_initialize(id));
+                if cancels_initialize {
+                    // MCP: initialize "MUST NOT be cancelled by clients". It stays in flight,
+                    // so the server's result is matched (and its protocol version read).
+                    forward = false;
+                    self.flag(dir, Violation::CancelledInitialize)
+                } else {
+                    if let Some(cancelled) = cancels {
+                        // The peer gave up on its own request: a late reply is to be ignored.
+                        if let Some((_, w)) = self.waiting[slot(dir)].remove(cancelled) {
+                            self.release(dir, &w);
+                            self.remember(dir, IdKey::of(cancelled));
+                        }
+                    }
+                    let stray_progress = self.tracks_progress()
+                        && o.method == Some(mcp::methods::PROGRESS)
+                        && o.progress_token
+                            .is_some_and(|token| !self.progress_is_active(dir, token));
+                    if stray_progress {
+                        self.flag(dir, Violation::UnknownProgress)
+                    } else if self.stream_is_closed(dir, o.subscription) {
+                        self.flag(dir, Violation::UnknownSubscription)
+                    } else {
+                        None
+                    }
+                }
+            }
+            "success_response" | "error_response" => {
+                if let Some(code) = o.error_code {
+                    *self.counters.errors_by_code.entry((dir, code)).or_default() += 1;
+                }
+                // A null id answers nothing, but a JSON-RPC request whose id was null (§5: the
+                // response's id is the request's).
+                let asked = dir.other();
+                let id =
+                    o.id.filter(|id| !id.is_null() || self.waiting[slot(asked)].contains(*id));
+                // A reply answers an invalid element of a batch after a request of its id sent
+                // in a batch (an owed reply the receiver never sent must not take a request's),
+                // an error in an array before one sent alone (which is answered alone). A
+                // success answers an owed reply only when no request of its id waits, as a
+                // violation (`owed_answered_by`). With a null id, only inside an array (§6: the
+                // receiver answers a batch with an array; alone, it answers a notification);
+                // with the element's id, alone too (as a request of a batch answered alone is
+                // matched): the element is owed nothing more, and does not get a second reply
+                // from the proxy.
+                let owed_error = in_batch && o.kind == "error_response";
+                match id {
+                    None if in_batch && self.take_owed_reply(asked, None) => {
+                        self.owed_answered_by(dir, o.kind)
+                    }
+                    None if in_batch
+                        && asked == Dir::C2s
+                        && self.late_owed.take(None).is_some() =>
+                    {
+                        // Owed to an element of a batch that timed out: the proxy answered it.
+                        forward = false;
+                        self.flag(dir, Violation::LateReply)
+                    }
+                    None => {
+                        // Every valid request the proxy forwards has an id, so this answers a
+                        // notification: nobody can match it.
+                        forward = self.dialect == Dialect::JsonRpc2;
+                        self.flag(dir, Violation::ReplyWithoutId)
+                    }
+                    Some(id)
+                        if owed_error
+                            && self.waiting[slot(asked)]
+                                .get(id)
+                                .is_some_and(|w| !w.in_batch)
+                            && self.take_owed_reply(asked, Some(&IdKey::of(id))) =>
+                    {
+                        None
+                    }
+                    Some(id) => {
+                        if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
+                            self.release(asked, &w);
+                            if dir == Dir::S2c && self.forget_initialize(id) {
+                                self.protocol_version = o.protocol_version.map(str::to_string);
+                            }
+                            if dir == Dir::S2c && w.names_version {
+                                self.adopt_request_version(o.kind);
+                            }
+                            let invalid_tools = w.lists_tools
+                                && o.kind == "success_response"
+                                && o.invalid_tools.is_some()
+                                && has_tool_headers(self.protocol_version.as_deref());
+                            if invalid_tools {
+                                self.flag(dir, Violation::InvalidToolHeaders)
+                            } else {
+                                None
+                            }
+                        } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
+                            self.owed_answered_by(dir, o.kind)
+                        } else if asked == Dir::C2s
+                            && self.late_owed.take(Some(&IdKey::of(id))).is_some()
+                        {
+                            // The same, with the element's id.
+                            forward = false;
+                            self.flag(dir, Violation::LateReply)
+                        } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
+                            forward = false;
+                            self.flag(dir, Violation::LateReply)
+                        } else {
+                            // A second reply, or one to an id nobody sent: the peer cannot
+                            // match it (MCP); JSON-RPC leaves it to the peer.
+                            forward = self.dialect == Dialect::JsonRpc2;
+                            self.flag(dir, Violation::UnknownReply)
+                        }
+                    }
+                }
+            }
+            other => {
+                forward = false;
+                self.flag(dir, rejected_violation(other))
+            }
+        };
+        Verdict { forward, violation }
+    }
+
+    /// A client request the proxy answers itself (it timed out, or a dropped batch answered
+    /// it): removed, released, remembered for a late reply.
+    fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
+        let (id, w) = self.waiting[slot(Dir::C2s)].remove(id)?;
+        self.release(Dir::C2s, &w);
+        self.remember(Dir::C2s, IdKey::of(id.as_id()));
+        Some((id, w))
+    }
+
+    /// A reply from the server, of `kind`, to a request that named its version: a success
+    /// makes the version the latest request named the session's.
+    fn adopt_request_version(&mut self, kind: &str) {
+        if kind == "success_response" && self.protocol_version.is_none() {
+            self.protocol_version = self.request_version.take();
+        }
+    }
+
+    /// Whether a reply sent in `dir` with the id `id` answers a client's `tools/list` under
+    /// MCP 2026-07-28 or later: the version the session knows, or the one the request named
+    /// in its `_meta` while the session read them, which this reply, a success, makes the
+    /// session's. With no version known at all, no: the annotations are an unknown keyword
+    /// before 2026-07-28, and a session that never said its version may be earlier. The proxy
+    /// reads the tools' annotations ([`invalid_tool_headers`]) only when this holds; while no
+    /// `tools/list` waits it answers without a lookup.
+    pub fn reads_tool_headers(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
+        if self.tools_lists_waiting == 0 || dir != Dir::S2c {
+            return false;
+        }
+        let Some(w) = id.and_then(|id| self.waiting[slot(Dir::C2s)].get(id)) else {
+            return false;
+        };
+        let version = match &self.protocol_version {
+            Some(version) => Some(version),
+            None if w.names_version => self.request_version.as_ref(),
+            None => None,
+        };
+        w.lists_tools && has_tool_headers(version.map(String::as_str))
+    }
+
+    /// Whether a server's notification of a listen stream (`subscription`: the listen
+    /// request's id) comes when no such client request is waiting (MCP only): none of that
+    /// id, or one of another method.
+    fn stream_is_closed(&self, dir: Dir, subscription: Option<Id<'_>>) -> bool {
+        let is_listen = |id| {
+            self.waiting[slot(Dir::C2s)]
+                .get(id)
+                .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN)
+        };
+        self.dialect == Dialect::Mcp
+            && dir == Dir::S2c
+            && subscription.is_some_and(|id| !is_listen(id))
+    }
+
+    /// Whether a client request of `method` is a stream that waits as long as it is open: MCP
+    /// 2026-07-28's `subscriptions/listen`, whose result closes it (no timeout applies).
+    fn is_stream(&self, method: &str) -> bool {
+        self.dialect == Dialect::Mcp
+            && method == mcp::methods::SUBSCRIPTIONS_LISTEN
+            && self
+                .protocol_version
+                .as_deref()
+                .is_none_or(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
+    }
+
+    /// Whether `id` is the client's `initialize` request, still waiting.
+    fn is_initialize(&self, id: Id<'_>) -> bool {
+        self.initialize
+            .as_ref()
+            .is_some_and(|k| *k == IdKey::of(id))
+    }
+
+    /// A client request stopped waiting (answered, timed out): when it was `initialize`, no
+    /// reply to it is awaited any more. Returns whether it was.
+    fn forget_initialize(&mut self, id: Id<'_>) -> bool {
+        let was = self.is_initialize(id);
+        if was {
+            self.initialize = None;
+        }
+        was
+    }
+
+    /// The rules the session applies.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Whether progress tokens are checked (MCP only: JSON-RPC has no progress notifications).
+    pub fn tracks_progress(&self) -> bool {
+        self.dialect == Dialect::Mcp
+    }
+
+    /// Whether a `notifications/progress` sent in `dir` reports on the token of a request
+    /// waiting from the other side.
+    pub fn progress_is_active(&self, dir: Dir, token: Id<'_>) -> bool {
+        self.progress_tokens[slot(dir.other())].contains_key(&IdKey::of(token))
+    }
+
+    /// How many requests sent in `dir` stopped waiting so far (answered, cancelled, timed
+    /// out): a count that moves whenever one does.
+    pub fn stopped_waiting(&self, dir: Dir) -> u64 {
+        self.stopped_waiting[slot(dir)]
+    }
+
+    /// Whether the request `id` sent in direction `requester` is still waiting for its reply.
+    pub fn is_waiting(&self, requester: Dir, id: Id<'_>) -> bool {
+        self.waiting[slot(requester)].contains(id)
+    }
+
+    /// The session ended: every request still waiting is unanswered.
+    pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
+        let mut out = vec![];
+        for dir in [Dir::C2s, Dir::S2c] {
+            let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
+            for (id, w) in left {
+                // An open listen stream ends with the session: nothing was owed.
+                if dir == Dir::C2s && self.is_stream(&w.method) {
+                    continue;
+                }
+                self.flag(dir, Violation::Unanswered);
+                out.push((dir, id, w.method));
+            }
+        }
+        self.deadlines.clear();
+        self.tools_lists_waiting = 0;
+        self.open_batch = None;
+        self.batches.clear();
+        self.progress_tokens = [HashMap::new(), HashMap::new()];
+        // Not reported: the invalid elements were, when they were sent.
+        self.owed_element_replies = [OwedReplies::default(), OwedReplies::default()];
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

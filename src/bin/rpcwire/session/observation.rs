@@ -1,0 +1,40 @@
+//! What the session is told about one message, and what it answers.
+
+use rpcwire::Id;
+
+use super::Violation;
+
+/// What the session needs to know about one message.
+#[derive(Debug, Clone, Copy)]
+pub struct Observation<'a> {
+    /// `request`, `notification`, `success_response`, `error_response`, `batch`, `invalid`,
+    /// `parse_error`, `invalid_response`, `framing_error`.
+    pub kind: &'a str,
+    pub id: Option<Id<'a>>,
+    pub method: Option<&'a str>,
+    pub error_code: Option<i64>,
+    /// For `notifications/cancelled`: the request it cancels.
+    pub cancels: Option<Id<'a>>,
+    /// For the reply to `initialize`: the negotiated protocol version; for an MCP request:
+    /// the version its `_meta` names (`io.modelcontextprotocol/protocolVersion`, MCP
+    /// 2026-07-28's per-request version).
+    pub protocol_version: Option<&'a str>,
+    /// For a request: the progress token it asks progress for (`params._meta.progressToken`);
+    /// for `notifications/progress`: the token it reports on. See
+    /// [`progress_token`](rpcwire::mcp::progress_token).
+    pub progress_token: Option<Id<'a>>,
+    /// For a notification of an MCP 2026-07-28 `subscriptions/listen` stream: the listen
+    /// request's id (`_meta`'s `io.modelcontextprotocol/subscriptionId`).
+    pub subscription: Option<Id<'a>>,
+    /// For a reply to `tools/list`: the tools whose `x-mcp-header` annotations are invalid,
+    /// each with why ([`invalid_tool_headers`](super::invalid_tool_headers); read only when the
+    /// session checks them).
+    pub invalid_tools: Option<&'a str>,
+}
+
+/// What to do with one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub forward: bool,
+    pub violation: Option<Violation>,
+}

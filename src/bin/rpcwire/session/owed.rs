@@ -1,0 +1,326 @@
+//! The replies owed to the invalid elements of JSON-RPC batches (§6), each answered once: by
+//! the peer, or by the proxy in its place.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use rpcwire::{Id, IdKey};
+
+use super::dir::slot;
+use super::recent::{RECENT, RECENT_BYTES};
+use super::{Dir, Session, Violation};
+
+/// The replies owed to the invalid elements of batches sent one way, by the id they must
+/// carry: matched in constant time (a batch of a million invalid elements must not make each
+/// reply a scan of the others). Each entry holds the number of the client batch it came in
+/// ([`BatchWait`](super::batch::BatchWait); 0 for the server's), so that the proxy, answering a
+/// batch's owed replies itself (at its deadline, or in place of a dropped array), forgets that
+/// batch's entries and no other batch's. A reply takes the oldest entry with its id (null: the
+/// oldest without one): nothing on the wire says which batch it answers, so a server answering
+/// batches out of order, with the same ids in their invalid elements, has its replies counted
+/// against the older batch.
+#[derive(Debug, Default)]
+pub(super) struct OwedReplies {
+    /// Elements whose id could be read (their reply echoes it, or is null: §5.1), by that
+    /// id: their batches, oldest first.
+    by_id: HashMap<IdKey, OwedBatches>,
+    /// Those ids in the order they were owed, for a null-id reply to take the oldest; an id
+    /// already answered is skipped when met (and the queue rebuilt when mostly such).
+    order: VecDeque<IdKey>,
+    /// Elements whose id could not be read (their reply's id is null): their batches, oldest
+    /// first.
+    without_id: OwedBatches,
+    len: usize,
+    /// The bytes of the ids owed.
+    bytes: usize,
+}
+
+impl OwedReplies {
+    /// Records one reply owed to an element of `batch`; at `limit` (the limit of requests in
+    /// flight) it is not recorded, and its reply will be reported as unmatched. Returns
+    /// whether it was recorded.
+    pub(super) fn push(&mut self, id: Option<IdKey>, batch: u64, limit: usize) -> bool {
+        if self.len >= limit {
+            return false;
+        }
+        self.len += 1;
+        match id {
+            Some(id) => {
+                self.bytes += id.encoded_len();
+                self.by_id.entry(id.clone()).or_default().push(batch);
+                self.order.push_back(id);
+            }
+            None => self.without_id.push(batch),
+        }
+        true
+    }
+
+    /// Whether a reply with this id (`None`: null) is owed: one with the same id, or for a
+    /// null id any (an element without a readable id first).
+    fn owes(&self, key: Option<&IdKey>) -> bool {
+        match key {
+            Some(key) => self.by_id.contains_key(key),
+            None => self.len > 0,
+        }
+    }
+
+    /// How many replies with this id (`None`: to elements whose id could not be read) are
+    /// owed to elements of `batch`.
+    pub(super) fn count(&self, key: Option<&IdKey>, batch: u64) -> usize {
+        let batches = match key {
+            Some(key) => match self.by_id.get(key) {
+                Some(batches) => batches,
+                None => return 0,
+            },
+            None => &self.without_id,
+        };
+        batches.count(batch)
+    }
+
+    /// The batch of the oldest element owed a reply with this id (`None`: of the oldest whose
+    /// id could not be read; in constant time, so not one whose id could be read, which a
+    /// null-id reply may also answer).
+    pub(super) fn oldest_batch(&self, key: Option<&IdKey>) -> Option<u64> {
+        match key {
+            Some(key) => self.by_id.get(key)?.oldest(),
+            None => self.without_id.oldest(),
+        }
+    }
+
+    /// Takes the reply `owes` found, if any: the batch its element came in.
+    pub(super) fn take(&mut self, key: Option<&IdKey>) -> Option<u64> {
+        let key = match key {
+            Some(key) => key.clone(),
+            None if !self.without_id.is_empty() => {
+                self.len -= 1;
+                return self.without_id.take(None);
+            }
+            // A null id for an element whose id could be read (§5.1 allows it): the oldest.
+            None => loop {
+                let key = self.order.pop_front()?;
+                if self.by_id.contains_key(&key) {
+                    break key;
+                }
+            },
+        };
+        self.take_by_id(&key, None)
+    }
+
+    /// Forgets a reply owed with this id (`None`: to an element whose id could not be read)
+    /// to an element of `batch` (the oldest of any batch: `None`), if there is one: it was
+    /// answered otherwise. Returns whether it was owed.
+    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
+        match key {
+            Some(key) => self.take_by_id(key, batch).is_some(),
+            None => {
+                let taken = self.without_id.take(batch);
+                self.len -= usize::from(taken.is_some());
+                taken.is_some()
+            }
+        }
+    }
+
+    /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch.
+    fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
+        let batches = self.by_id.get_mut(key)?;
+        let taken = batches.take(batch)?;
+        if batches.is_empty() {
+            self.by_id.remove(key);
+        }
+        self.len -= 1;
+        self.bytes -= key.encoded_len();
+        // Ids answered by their own id stay in `order` until met: rebuild it when they are
+        // most of it, so that it stays within twice what is owed with an id (entries, not
+        // distinct ids: one id owed to many batches would rebuild it at every answer).
+        if self.order.len() > 2 * (self.len - self.without_id.len()) + 16 {
+            let by_id = &self.by_id;
+            let mut seen: HashMap<IdKey, usize> = HashMap::new();
+            self.order.retain(|k| {
+                let n = seen.entry(k.clone()).or_default();
+                *n += 1;
+                by_id.get(k).is_some_and(|owed| *n <= owed.len())
+            });
+        }
+        Some(taken)
+    }
+}
+
+/// The batches of the replies owed with one id (or to elements without one), each with how
+/// many: any batch's entry is counted and taken in logarithmic time, the oldest's too (a
+/// batch answered in place need not be the oldest owed, and a queue's removal from its
+/// middle let a server answering a client's many batches out of order go quadratic).
+#[derive(Debug, Default)]
+struct OwedBatches {
+    counts: BTreeMap<u64, usize>,
+    len: usize,
+}
+
+impl OwedBatches {
+    fn push(&mut self, batch: u64) {
+        *self.counts.entry(batch).or_default() += 1;
+        self.len += 1;
+    }
+
+    /// How many replies are owed to elements of `batch`.
+    fn count(&self, batch: u64) -> usize {
+        self.counts.get(&batch).copied().unwrap_or(0)
+    }
+
+    /// The oldest batch owed one.
+    fn oldest(&self) -> Option<u64> {
+        self.counts.keys().next().copied()
+    }
+
+    /// Takes an entry of `batch` (of the oldest: `None`): its batch.
+    fn take(&mut self, batch: Option<u64>) -> Option<u64> {
+        let batch = match batch {
+            Some(batch) => batch,
+            None => self.oldest()?,
+        };
+        let count = self.counts.get_mut(&batch)?;
+        *count -= 1;
+        if *count == 0 {
+            self.counts.remove(&batch);
+        }
+        self.len -= 1;
+        Some(batch)
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Session {
+    /// Whether a reply sent in `dir.other()` (with the id `key` or a null id when `None`)
+    /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see
+    /// [`OwedReplies::take`]).
+    pub(super) fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
+        let Some(batch) = self.owed_element_replies[slot(dir)].take(key) else {
+            return false;
+        };
+        self.batch_part_answered(batch, |batch| batch.owed_left -= 1);
+        self.prune_deadlines();
+        true
+    }
+
+    /// Whether a reply sent in `dir.other()` with the id `id` (`None`: a null id, which only a
+    /// reply inside an array may carry), may answer an invalid batch element sent in `dir`
+    /// (see `take_owed_reply`).
+    pub fn owes_element_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
+        let key = id.filter(|id| !id.is_null()).map(IdKey::of);
+        self.owed_element_replies[slot(dir)].owes(key.as_ref())
+    }
+
+    /// The violation of a reply of `kind`, sent in `dir`, that took a reply owed to an invalid
+    /// batch element: none for an error, the -32600 owed; a success means the peer took the
+    /// invalid element for a request. Either way it is the element's one reply: forwarded, and
+    /// the element is owed nothing more (the proxy does not answer it again at its batch's
+    /// deadline, nor does a later null-id error find it still owed).
+    pub(super) fn owed_answered_by(&mut self, dir: Dir, kind: &str) -> Option<Violation> {
+        match kind {
+            "success_response" => self.flag(dir, Violation::SuccessToInvalid),
+            _ => None,
+        }
+    }
+
+    /// The reply owed to an invalid element of a client batch is answered by the proxy at the
+    /// batch's deadline ([`Session::expire`]; replaying a proxy log, where the log recorded
+    /// it): owed no more, and the server's, coming later, is late. `id`: the id the reply
+    /// carries (`None`: null). Returns whether it was owed.
+    pub fn forget_owed_reply(&mut self, id: Option<Id<'_>>) -> bool {
+        self.forget_owed(id, None)
+    }
+
+    /// [`Session::forget_owed_reply`], for an element of `batch` only (any: `None`). The
+    /// server's reply, coming later in an array, is late once: with the element's id, or with
+    /// a null one (§5.1 lets a server answer an invalid request so).
+    pub(super) fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> bool {
+        let key = id.map(IdKey::of);
+        let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
+        if !owed.forget(key.as_ref(), batch) {
+            return false;
+        }
+        let bytes = key.as_ref().map_or(0, IdKey::encoded_len);
+        if self.late_owed.bytes + bytes <= RECENT_BYTES {
+            self.late_owed.push(key.clone(), 0, RECENT);
+        }
+        if let Some(key) = key {
+            self.remember(Dir::C2s, key);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Owed replies are counted by id: a null-id reply takes an element without a readable
+    /// id first, else the oldest with one; a reply echoing an id takes that one; and the order
+    /// kept for null-id replies stays within twice what is owed however many were answered by
+    /// their own id.
+    #[test]
+    fn owed_replies_by_id_and_in_order() {
+        let key = |n: u32| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
+        let mut owed = OwedReplies::default();
+        for n in 0..1000 {
+            owed.push(Some(key(n)), u64::from(n), usize::MAX);
+        }
+        owed.push(None, 1000, usize::MAX);
+        for n in 10..1000 {
+            assert_eq!(owed.take(Some(&key(n))), Some(u64::from(n)), "its batch");
+        }
+        assert!(owed.order.len() <= 2 * (owed.len - owed.without_id.len()) + 16);
+        assert_eq!(owed.take(Some(&key(500))), None, "answered already");
+        assert_eq!(owed.take(None), Some(1000), "the one without an id");
+        assert!(owed.without_id.is_empty());
+        for n in 0..10 {
+            assert!(owed.owes(Some(&key(n))));
+            assert_eq!(owed.take(None), Some(u64::from(n)));
+            assert!(!owed.owes(Some(&key(n))), "the oldest first: {n}");
+        }
+        assert_eq!(owed.take(None), None);
+        assert_eq!(owed.len, 0);
+        // At the limit, not recorded.
+        owed.push(None, 0, 0);
+        assert!(!owed.owes(None));
+        // Forgetting takes an entry of the batch named (not only the oldest), or the oldest.
+        owed.push(Some(key(1)), 1, usize::MAX);
+        owed.push(Some(key(1)), 2, usize::MAX);
+        owed.push(Some(key(1)), 3, usize::MAX);
+        owed.push(None, 1, usize::MAX);
+        owed.push(None, 3, usize::MAX);
+        assert!(!owed.forget(Some(&key(1)), Some(4)));
+        assert!(!owed.forget(None, Some(2)));
+        assert!(owed.forget(Some(&key(1)), Some(2)));
+        assert!(!owed.forget(Some(&key(1)), Some(2)), "once");
+        assert!(owed.forget(None, Some(3)));
+        assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
+        assert!(owed.forget(Some(&key(1)), None));
+        assert!(owed.forget(None, None));
+        assert_eq!(owed.len, 0);
+        // One id owed to many batches (twice to each), forgotten batch by batch newest first,
+        // as in-place answers may come: each takes its batch's entries, the counts follow.
+        const BATCHES: u64 = 20_000;
+        for batch in 0..BATCHES {
+            owed.push(Some(key(7)), batch, usize::MAX);
+            owed.push(Some(key(7)), batch, usize::MAX);
+        }
+        for batch in (1..BATCHES).rev() {
+            assert_eq!(owed.count(Some(&key(7)), batch), 2);
+            assert!(owed.forget(Some(&key(7)), Some(batch)));
+            assert!(owed.forget(Some(&key(7)), Some(batch)));
+            assert_eq!(owed.count(Some(&key(7)), batch), 0);
+            assert!(!owed.forget(Some(&key(7)), Some(batch)));
+        }
+        assert_eq!(owed.oldest_batch(Some(&key(7))), Some(0));
+        assert_eq!(owed.take(Some(&key(7))), Some(0));
+        assert_eq!(owed.take(Some(&key(7))), Some(0));
+        assert!(!owed.owes(Some(&key(7))));
+        assert_eq!(owed.len, 0);
+    }
+}

@@ -1,0 +1,1145 @@
+use super::*;
+
+fn observation<'a>(kind: &'a str, id: Id<'a>, method: Option<&'a str>) -> Observation<'a> {
+    Observation {
+        kind,
+        id: Some(id),
+        method,
+        error_code: None,
+        cancels: None,
+        protocol_version: None,
+        progress_token: None,
+        subscription: None,
+        invalid_tools: None,
+    }
+}
+
+/// Past the limit of requests in flight, a request is refused (not forwarded: its reply
+/// could not be matched), a reused id is still a duplicate, and a reply makes room.
+#[test]
+fn requests_beyond_the_limit_are_refused() {
+    let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 2);
+    let request = |session: &mut Session, token| {
+        let v = session.observe(
+            Dir::C2s,
+            &observation("request", id(token), Some("ping")),
+            0,
+        );
+        (v.forward, v.violation)
+    };
+    assert_eq!(request(&mut session, "1"), (true, None));
+    assert_eq!(request(&mut session, "2"), (true, None));
+    assert_eq!(
+        request(&mut session, "3"),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    assert_eq!(
+        request(&mut session, "1"),
+        (false, Some(Violation::DuplicateId))
+    );
+    let reply = session.observe(Dir::S2c, &observation("success_response", id("3"), None), 0);
+    assert_eq!(reply.violation, Some(Violation::UnknownReply));
+    session.observe(Dir::S2c, &observation("success_response", id("1"), None), 0);
+    assert_eq!(request(&mut session, "3"), (true, None));
+    // The other direction has its own limit.
+    let v = session.observe(Dir::S2c, &observation("request", id("1"), Some("ping")), 0);
+    assert_eq!((v.forward, v.violation), (true, None));
+}
+
+/// A busy session with a long timeout: answered requests do not keep their deadlines,
+/// and the ones still waiting time out as before.
+#[test]
+fn deadlines_of_answered_requests_are_dropped() {
+    let mut session = Session::new(Dialect::Mcp, Some(60_000));
+    for n in 0..10_000u32 {
+        let token = n.to_string();
+        let id = Id::from_token(token.as_bytes()).unwrap();
+        session.observe(Dir::C2s, &observation("request", id, Some("ping")), 0);
+        if n % 100 != 0 {
+            session.observe(Dir::S2c, &observation("success_response", id, None), 1);
+        }
+        let live = session.waiting[slot(Dir::C2s)].len();
+        assert!(
+            session.deadlines.len() <= 2 * live + 65,
+            "{n}: {}",
+            session.deadlines.len()
+        );
+    }
+    let expired = session.expire(60_000);
+    let mut ids: Vec<_> = expired
+        .iter()
+        .map(|t| match t {
+            Timeout::Request(e) => e.id.as_id().raw().to_vec(),
+            Timeout::Batch { .. } => panic!("no batch was sent"),
+        })
+        .collect();
+    ids.sort();
+    let mut want: Vec<_> = (0..10_000u32)
+        .step_by(100)
+        .map(|n| n.to_string().into_bytes())
+        .collect();
+    want.sort();
+    assert_eq!(ids, want);
+    assert!(session.deadlines.is_empty());
+}
+
+/// JSON-RPC batches: each element is tracked as a message of its own; a null-id error
+/// reply answers an invalid element (owed), and a batch of late replies only is dropped.
+#[test]
+fn batch_elements_are_tracked_one_by_one() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    let batch = without_id("batch", None);
+    let invalid = without_id("invalid", None);
+    // A batch of two requests and an invalid element.
+    session.observe(Dir::C2s, &batch, 0);
+    let sent: Vec<Verdict> = [
+        observation("request", id("1"), Some("a")),
+        observation("request", id("2"), Some("b")),
+        invalid,
+    ]
+    .iter()
+    .map(|o| session.observe_element(Dir::C2s, o, 0))
+    .collect();
+    assert_eq!(
+        sent.iter().map(|v| v.violation).collect::<Vec<_>>(),
+        [None, None, Some(Violation::Invalid)]
+    );
+    assert!(sent.iter().any(|v| v.forward));
+    assert!(session.is_waiting(Dir::C2s, id("1")));
+    // The reply: 1, the owed -32600 with a null id, and 1 again.
+    session.observe(Dir::S2c, &batch, 1);
+    let mut owed = observation("error_response", id("null"), None);
+    owed.error_code = Some(-32600);
+    let replies: Vec<Option<Violation>> = [
+        observation("success_response", id("1"), None),
+        owed,
+        observation("success_response", id("1"), None),
+    ]
+    .iter()
+    .map(|o| session.observe_element(Dir::S2c, o, 1).violation)
+    .collect();
+    assert_eq!(replies, [None, None, Some(Violation::UnknownReply)]);
+    // A second null-id error reply is owed to nobody.
+    let v = session.observe(Dir::S2c, &owed, 1);
+    assert_eq!(v.violation, Some(Violation::ReplyWithoutId));
+    // Its reply, in an array or alone, matches 2 while it waits.
+    session.observe(Dir::S2c, &batch, 50);
+    let reply = session.observe_element(
+        Dir::S2c,
+        &observation("success_response", id("2"), None),
+        50,
+    );
+    assert_eq!((reply.forward, reply.violation), (true, None));
+    assert!(session.batch_forwards(Dir::S2c));
+    // Everything of the batch was answered: nothing times out.
+    assert!(session.expire(100).is_empty());
+    assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
+    assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
+    assert!(session.finish().is_empty());
+}
+
+/// A batch from the server with an invalid element is dropped whole, and its elements
+/// have no effect: the reply in it leaves its request waiting (to time out), the request
+/// in it is not tracked.
+#[test]
+fn a_dropped_batch_has_no_effect() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    session.observe(Dir::C2s, &observation("request", id("1"), Some("a")), 0);
+    let elements = [
+        observation("success_response", id("1"), None),
+        observation("request", id("9"), Some("ask")),
+        without_id("invalid", None),
+    ];
+    assert!(Session::drops_batch(
+        Dir::S2c,
+        elements.iter().map(|o| o.kind)
+    ));
+    assert!(!Session::drops_batch(
+        Dir::C2s,
+        elements.iter().map(|o| o.kind)
+    ));
+    let batch_obs = without_id("batch", None);
+    session.observe(Dir::S2c, &batch_obs, 1);
+    session.drop_batch(Dir::S2c);
+    let violations: Vec<_> = elements
+        .iter()
+        .map(|o| session.observe_element(Dir::S2c, o, 1).violation)
+        .collect();
+    assert_eq!(violations, [None, None, Some(Violation::Invalid)]);
+    assert!(!session.batch_forwards(Dir::S2c));
+    assert!(session.is_waiting(Dir::C2s, id("1")));
+    assert!(!session.is_waiting(Dir::S2c, id("9")));
+    assert_eq!(session.expire(100).len(), 1);
+    // The next batch is not dropped.
+    session.observe(Dir::S2c, &batch_obs, 2);
+    let v = session.observe_element(Dir::S2c, &elements[1], 2);
+    assert!(v.forward && session.batch_forwards(Dir::S2c));
+}
+
+/// Replies owed to invalid elements are bounded like the requests in flight, not by the
+/// memory of recent ids: a batch of 5,000 invalid elements gets its 5,000 replies matched.
+#[test]
+fn owed_replies_are_bounded_like_requests_in_flight() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let invalid = without_id("invalid", None);
+    let mut error = observation("error_response", id("null"), None);
+    error.error_code = Some(-32600);
+    batch(&mut session, Dir::C2s, &vec![invalid; 5000]);
+    let verdicts = batch(&mut session, Dir::S2c, &vec![error; 5000]);
+    assert!(verdicts.iter().all(|v| v.violation.is_none()));
+    let mut small = Session::with_max_in_flight(Dialect::JsonRpc2, None, 2);
+    batch(&mut small, Dir::C2s, &[invalid, invalid, invalid]);
+    let verdicts = batch(&mut small, Dir::S2c, &[error, error, error]);
+    let unmatched = verdicts.iter().filter(|v| v.violation.is_some()).count();
+    assert_eq!(unmatched, 1);
+}
+
+/// A client request of `method` naming MCP 2026-07-28 in its `_meta`.
+fn versioned(n: &'static str, method: &'static str) -> Observation<'static> {
+    Observation {
+        protocol_version: Some("2026-07-28"),
+        ..observation("request", id(n), Some(method))
+    }
+}
+
+fn id(token: &'static str) -> Id<'static> {
+    Id::from_token(token.as_bytes()).unwrap()
+}
+
+/// The client sends request `n` of `method` at time `t`.
+fn request(session: &mut Session, n: &'static str, method: &'static str, t: u64) {
+    session.observe(Dir::C2s, &observation("request", id(n), Some(method)), t);
+}
+
+/// The client's `initialize` (request `n`, sent at time `sent`), answered with `version`
+/// at time `answered`.
+fn negotiate(
+    session: &mut Session,
+    n: &'static str,
+    version: &'static str,
+    sent: u64,
+    answered: u64,
+) {
+    request(session, n, "initialize", sent);
+    let negotiated = Observation {
+        protocol_version: Some(version),
+        ..observation("success_response", id(n), None)
+    };
+    session.observe(Dir::S2c, &negotiated, answered);
+}
+
+/// An observation of `kind` without an id (a batch, a notification, an element whose id
+/// could not be read).
+fn without_id<'a>(kind: &'a str, method: Option<&'a str>) -> Observation<'a> {
+    Observation {
+        id: None,
+        ..observation(kind, id("0"), method)
+    }
+}
+
+/// Observes a batch of `elements` travelling in `dir`; their verdicts.
+fn batch(session: &mut Session, dir: Dir, elements: &[Observation<'_>]) -> Vec<Verdict> {
+    let batch = without_id("batch", None);
+    session.observe(dir, &batch, 0);
+    elements
+        .iter()
+        .map(|o| session.observe_element(dir, o, 0))
+        .collect()
+}
+
+/// A reply owed to an invalid batch element is taken only by an error inside an array:
+/// one the server never sends does not hide a later null-id error to a notification.
+#[test]
+fn an_owed_reply_comes_in_an_array() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let invalid = without_id("invalid", None);
+    batch(&mut session, Dir::C2s, &[invalid]);
+    let note = without_id("notification", Some("n"));
+    session.observe(Dir::C2s, &note, 1);
+    let mut error = observation("error_response", id("null"), None);
+    error.error_code = Some(-32601);
+    let v = session.observe(Dir::S2c, &error, 2);
+    assert_eq!(v.violation, Some(Violation::ReplyWithoutId));
+    // Inside an array it is the owed reply.
+    let verdicts = batch(&mut session, Dir::S2c, &[error]);
+    assert_eq!(verdicts[0].violation, None);
+    assert!(session.batch_forwards(Dir::S2c));
+}
+
+/// An error in an array with the id of a request in flight answers that request, before
+/// an owed reply of the same id: the receiver may never have sent that one (it took the
+/// invalid element for a response), and a stale owed entry must not take a request's
+/// reply (the request would then time out with its reply already forwarded).
+#[test]
+fn a_request_in_flight_is_matched_before_an_owed_reply() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("invalid", id("5"), None)],
+    );
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("request", id("5"), Some("missing"))],
+    );
+    let mut error = observation("error_response", id("5"), None);
+    error.error_code = Some(-32601);
+    let verdicts = batch(&mut session, Dir::S2c, &[error]);
+    assert_eq!(verdicts[0].violation, None);
+    assert!(!session.is_waiting(Dir::C2s, id("5")));
+    // The owed reply is still expected.
+    assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
+}
+
+/// MCP's `initialize` and protocol version mean nothing under plain JSON-RPC: a result
+/// with `protocolVersion` 2026-07-28 to a request named `initialize` does not forbid the
+/// server's requests.
+#[test]
+fn jsonrpc_has_no_initialize() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("1"), Some("initialize")),
+        0,
+    );
+    let mut reply = observation("success_response", id("1"), None);
+    reply.protocol_version = Some("2026-07-28");
+    session.observe(Dir::S2c, &reply, 1);
+    let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 2);
+    assert_eq!((v.forward, v.violation), (true, None));
+}
+
+/// A server's notification of a listen stream is expected while the client's listen
+/// request waits; after its result or cancellation, or naming a request never sent, it is
+/// flagged (and forwarded). Only from the server, only under MCP.
+#[test]
+fn listen_stream_notifications_need_an_open_stream() {
+    let event = |stream: &'static str| Observation {
+        subscription: Some(id(stream)),
+        ..without_id("notification", Some("notifications/tools/list_changed"))
+    };
+    let mut session = Session::new(Dialect::Mcp, None);
+    let listen = observation("request", id("7"), Some("subscriptions/listen"));
+    session.observe(Dir::C2s, &listen, 0);
+    let open = session.observe(Dir::S2c, &event("7"), 1);
+    assert_eq!((open.forward, open.violation), (true, None));
+    let never = session.observe(Dir::S2c, &event("8"), 2);
+    let flagged = (true, Some(Violation::UnknownSubscription));
+    assert_eq!((never.forward, never.violation), flagged);
+    assert_eq!(
+        session.observe(Dir::C2s, &event("8"), 3).violation,
+        None,
+        "from the client"
+    );
+    session.observe(Dir::S2c, &observation("success_response", id("7"), None), 4);
+    let closed = session.observe(Dir::S2c, &event("7"), 5);
+    assert_eq!((closed.forward, closed.violation), flagged);
+
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    assert_eq!(session.observe(Dir::S2c, &event("7"), 0).violation, None);
+}
+
+/// A listen stream is opened by a `subscriptions/listen` request only: a notification
+/// naming another request of the client's, still waiting, is flagged too.
+/// A listen stream still open when the session ends is no unanswered request: it ends
+/// with the session. Another request is.
+#[test]
+fn an_open_listen_stream_ends_with_the_session() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    for (n, method) in [("1", "subscriptions/listen"), ("2", "tools/call")] {
+        session.observe(Dir::C2s, &observation("request", id(n), Some(method)), 0);
+    }
+    let left: Vec<_> = session.finish().into_iter().map(|(_, _, m)| m).collect();
+    assert_eq!(left, [Arc::from("tools/call")]);
+    assert_eq!(session.counters.total_violations(), 1);
+}
+
+#[test]
+fn a_stream_names_a_listen_request() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("5"), Some("tools/call")),
+        0,
+    );
+    let event = Observation {
+        subscription: Some(id("5")),
+        ..without_id("notification", Some("notifications/tools/list_changed"))
+    };
+    let v = session.observe(Dir::S2c, &event, 1);
+    assert_eq!(
+        (v.forward, v.violation),
+        (true, Some(Violation::UnknownSubscription))
+    );
+}
+
+/// `subscriptions/listen` waits with no deadline while the version is unknown or from
+/// 2026-07-28 on (learnt from a request's `_meta` too); under an earlier negotiated version
+/// it is a request like any other, and times out.
+#[test]
+fn listen_has_no_deadline_from_2026_07_28_only() {
+    let timed_out = |session: &mut Session| {
+        session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 100);
+        !session.expire(1_000).is_empty()
+    };
+    assert!(
+        !timed_out(&mut Session::new(Dialect::Mcp, Some(10))),
+        "unknown"
+    );
+
+    let mut session = Session::new(Dialect::Mcp, Some(10));
+    session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+    session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+    assert_eq!(session.protocol_version(), Some("2026-07-28"));
+    assert!(!timed_out(&mut session), "2026-07-28");
+
+    let mut session = Session::new(Dialect::Mcp, Some(10));
+    negotiate(&mut session, "1", "2025-11-25", 0, 1);
+    assert!(timed_out(&mut session), "2025-11-25");
+
+    assert!(
+        timed_out(&mut Session::new(Dialect::JsonRpc2, Some(10))),
+        "plain JSON-RPC"
+    );
+}
+
+/// MCP 2026-07-28 has no `initialize`: each request names its version in `_meta`. The
+/// version becomes the session's when the server answers such a request with a success
+/// (the server's requests are then forbidden); a probe the server refuses leaves the
+/// version to the `initialize` handshake the client falls back to.
+#[test]
+fn per_request_version_once_the_server_accepts_it() {
+    let server_request = |session: &mut Session| {
+        let v = session.observe(Dir::S2c, &observation("request", id("91"), Some("x")), 9);
+        (v.forward, v.violation)
+    };
+
+    // Accepted: the version is the session's from the success on.
+    let mut session = Session::new(Dialect::Mcp, None);
+    assert!(session.reads_request_versions());
+    session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+    assert_eq!(session.protocol_version(), None, "not before the reply");
+    assert!(session.reads_request_versions());
+    session.observe(Dir::C2s, &versioned("2", "tools/list"), 1);
+    session.observe(Dir::S2c, &observation("success_response", id("2"), None), 2);
+    assert_eq!(session.protocol_version(), Some("2026-07-28"));
+    assert!(!session.reads_request_versions(), "known");
+    let forbidden = (false, Some(Violation::ServerRequestForbidden));
+    assert_eq!(server_request(&mut session), forbidden);
+
+    // Refused, then the handshake: the handshake's version.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+    let mut refused = observation("error_response", id("1"), None);
+    refused.error_code = Some(-32601);
+    session.observe(Dir::S2c, &refused, 1);
+    assert_eq!(session.protocol_version(), None);
+    negotiate(&mut session, "2", "2025-11-25", 2, 3);
+    assert_eq!(session.protocol_version(), Some("2025-11-25"));
+    assert_eq!(server_request(&mut session), (true, None));
+    // A later request naming another version changes nothing.
+    session.observe(Dir::C2s, &versioned("3", "tools/list"), 4);
+    session.observe(Dir::S2c, &observation("success_response", id("3"), None), 5);
+    assert_eq!(session.protocol_version(), Some("2025-11-25"));
+
+    // A client whose requests name no version is not speaking 2026-07-28: its requests
+    // are not read for one any more.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("1"), Some("tools/list")),
+        0,
+    );
+    assert!(!session.reads_request_versions());
+
+    // Plain JSON-RPC has no protocol version.
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    session.observe(Dir::C2s, &versioned("1", "x"), 0);
+    session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+    assert_eq!(session.protocol_version(), None);
+    assert!(!session.reads_request_versions());
+}
+
+/// A server's success to a client's `tools/list` that lists tools with invalid
+/// `x-mcp-header` annotations is flagged (and forwarded) from MCP 2026-07-28 on: the
+/// session's version, or the one the request named (made the session's by this very
+/// success). Not under an earlier version, nor with none known, nor for an error, another
+/// method's reply, or plain JSON-RPC. The proxy reads the tools only
+/// when `reads_tool_headers` says so.
+#[test]
+fn invalid_tool_headers_from_2026_07_28_only() {
+    let listed = |n: &'static str| Observation {
+        invalid_tools: Some("tool \"t\": x-mcp-header is not a string"),
+        ..observation("success_response", id(n), None)
+    };
+    let flagged = (true, Some(Violation::InvalidToolHeaders));
+    let verdict = |session: &mut Session, dir, o: &Observation<'_>| {
+        let v = session.observe(dir, o, 0);
+        (v.forward, v.violation)
+    };
+
+    // The request's own version, which its success makes the session's.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    assert!(session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+    assert!(
+        !session.reads_tool_headers(Dir::C2s, Some(id("1"))),
+        "from the client"
+    );
+    assert!(
+        !session.reads_tool_headers(Dir::S2c, Some(id("2"))),
+        "not waiting"
+    );
+    assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), flagged);
+    assert!(
+        !session.reads_tool_headers(Dir::S2c, Some(id("1"))),
+        "answered"
+    );
+    // Known now: a later one too, and every tool valid is no violation.
+    request(&mut session, "2", "tools/list", 0);
+    assert!(session.reads_tool_headers(Dir::S2c, Some(id("2"))));
+    let valid = observation("success_response", id("2"), None);
+    assert_eq!(verdict(&mut session, Dir::S2c, &valid), (true, None));
+    // An error answers it; another method's result is not a tool list.
+    request(&mut session, "3", "tools/list", 0);
+    let mut error = listed("3");
+    (error.kind, error.error_code) = ("error_response", Some(-32603));
+    assert_eq!(verdict(&mut session, Dir::S2c, &error), (true, None));
+    request(&mut session, "4", "tools/call", 0);
+    assert!(!session.reads_tool_headers(Dir::S2c, Some(id("4"))));
+    assert_eq!(verdict(&mut session, Dir::S2c, &listed("4")), (true, None));
+
+    // Under 2025-11-25 the annotation is an unknown keyword.
+    let mut session = Session::new(Dialect::Mcp, None);
+    negotiate(&mut session, "0", "2025-11-25", 0, 0);
+    request(&mut session, "1", "tools/list", 0);
+    assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+    assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
+
+    // No version known at all: not flagged (it may be an earlier session).
+    let mut session = Session::new(Dialect::Mcp, None);
+    request(&mut session, "1", "tools/list", 0);
+    assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+    assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
+
+    // A tools/list that stopped waiting otherwise (cancelled) is not read for.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    let cancel = Observation {
+        cancels: Some(id("1")),
+        ..without_id("notification", Some("notifications/cancelled"))
+    };
+    session.observe(Dir::C2s, &cancel, 0);
+    assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+    assert_eq!(session.tools_lists_waiting, 0);
+
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    assert!(!session.reads_tool_headers(Dir::S2c, Some(id("1"))));
+    assert_eq!(verdict(&mut session, Dir::S2c, &listed("1")), (true, None));
+}
+
+/// A client may send its next request before the server answers the last: a success to
+/// any request that named the version tells it, not only to the latest (a listen stream
+/// opened meanwhile is answered only when it closes).
+#[test]
+fn a_request_version_from_an_earlier_request() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    session.observe(Dir::C2s, &versioned("2", "subscriptions/listen"), 1);
+    session.observe(Dir::S2c, &observation("success_response", id("1"), None), 2);
+    assert_eq!(session.protocol_version(), Some("2026-07-28"));
+
+    // A request that timed out (or was cancelled) tells nothing by its late reply.
+    let mut session = Session::new(Dialect::Mcp, Some(10));
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    session.expire(20);
+    session.observe(
+        Dir::S2c,
+        &observation("success_response", id("1"), None),
+        21,
+    );
+    assert_eq!(session.protocol_version(), None);
+}
+
+/// The session takes a request's version only while [`Session::reads_request_versions`]
+/// holds, as the proxy reads them only then: a merged check, whose records name every
+/// request's version, must not learn one the proxy never read (a client whose first
+/// request named none, then a request naming one, answered with a success).
+#[test]
+fn no_request_version_after_an_unversioned_request() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("1"), Some("tools/list")),
+        0,
+    );
+    assert!(!session.reads_request_versions());
+    let versioned = Observation {
+        protocol_version: Some("2026-07-28"),
+        ..observation("request", id("2"), Some("tools/list"))
+    };
+    session.observe(Dir::C2s, &versioned, 1);
+    session.observe(Dir::S2c, &observation("success_response", id("2"), None), 2);
+    assert_eq!(session.protocol_version(), None);
+    let v = session.observe(Dir::S2c, &observation("request", id("9"), Some("x")), 3);
+    assert_eq!(
+        (v.forward, v.violation),
+        (true, None),
+        "as the proxy saw it"
+    );
+}
+
+/// Inside an array, an error with the id of a request sent alone answers an invalid
+/// element of that id (a request sent alone is answered alone, §6); with the id of a
+/// request sent in a batch, that request.
+#[test]
+fn an_array_error_answers_a_request_sent_in_a_batch_not_one_sent_alone() {
+    let mut error = observation("error_response", id("5"), None);
+    error.error_code = Some(-32600);
+    let invalid = observation("invalid", id("5"), None);
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    session.observe(Dir::C2s, &observation("request", id("5"), Some("slow")), 0);
+    batch(&mut session, Dir::C2s, &[invalid]);
+    batch(&mut session, Dir::S2c, &[error]);
+    assert!(session.is_waiting(Dir::C2s, id("5")));
+    assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    batch(&mut session, Dir::C2s, &[invalid]);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("request", id("5"), Some("slow"))],
+    );
+    batch(&mut session, Dir::S2c, &[error]);
+    assert!(!session.is_waiting(Dir::C2s, id("5")));
+    assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
+}
+
+/// What a batch timeout answers: the requests of the batch still waiting, and the owed
+/// replies of its invalid elements still owed.
+fn timed_out(timeouts: &[Timeout]) -> Vec<(Vec<String>, Vec<Option<String>>)> {
+    let token = |id: &IdBuf| String::from_utf8_lossy(id.as_id().raw()).into_owned();
+    timeouts
+        .iter()
+        .map(|t| match t {
+            Timeout::Request(e) => (vec![token(&e.id)], vec![]),
+            Timeout::Batch { requests, owed } => (
+                requests.iter().map(|e| token(&e.id)).collect(),
+                owed.iter().map(|id| id.as_ref().map(token)).collect(),
+            ),
+        })
+        .collect()
+}
+
+/// A client batch times out as a unit, at its own deadline: what is left of it is
+/// answered in one go, what was answered is not, and the server's late replies (with an
+/// id or null) are late, not unknown (which JSON-RPC would forward).
+#[test]
+fn a_batch_times_out_as_a_unit() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    let (a, b, c) = (id("1"), id("2"), id("3"));
+    let invalid = |token| Observation {
+        id: Some(id(token)),
+        ..without_id("invalid", None)
+    };
+    session.observe(Dir::C2s, &observation("request", id("0"), Some("alone")), 0);
+    let sent = [
+        observation("request", a, Some("a")),
+        observation("request", b, Some("b")),
+        invalid("9"),
+        without_id("parse_error", None),
+        without_id("notification", Some("n")),
+    ];
+    session.observe(Dir::C2s, &without_id("batch", None), 10);
+    for o in &sent {
+        session.observe_element(Dir::C2s, o, 10);
+    }
+    // A second batch, answered in full by an array before its deadline.
+    session.observe(Dir::C2s, &without_id("batch", None), 20);
+    session.observe_element(Dir::C2s, &observation("request", c, Some("c")), 20);
+    session.observe_element(Dir::C2s, &invalid("8"), 20);
+    session.observe(Dir::S2c, &without_id("batch", None), 30);
+    session.observe_element(Dir::S2c, &observation("success_response", c, None), 30);
+    let owed = Observation {
+        id: Some(id("8")),
+        ..without_id("error_response", None)
+    };
+    assert_eq!(session.observe_element(Dir::S2c, &owed, 30).violation, None);
+    assert_eq!(
+        session.batches.len(),
+        1,
+        "the answered batch is no longer kept"
+    );
+    // The server answers `b` alone (as no conforming server would): `a` is left.
+    session.observe(Dir::S2c, &observation("success_response", b, None), 40);
+    assert_eq!(timed_out(&session.expire(99)), []);
+    assert_eq!(
+        timed_out(&session.expire(100)),
+        [(vec!["0".to_string()], vec![])],
+        "the request sent alone, at its own deadline"
+    );
+    assert_eq!(
+        timed_out(&session.expire(110)),
+        [(vec!["1".to_string()], vec![Some("9".to_string()), None])],
+        "the first batch, without `2`, answered"
+    );
+    assert_eq!(
+        timed_out(&session.expire(10_000)),
+        [],
+        "the second batch was answered in full"
+    );
+    assert!(!session.is_waiting(Dir::C2s, a));
+    // The server's array, late: every element is a late reply, so it is not forwarded.
+    session.observe(Dir::S2c, &without_id("batch", None), 200);
+    let late = [
+        observation("success_response", a, None),
+        Observation {
+            id: Some(id("9")),
+            ..without_id("error_response", None)
+        },
+        Observation {
+            id: Some(Id::from_token(b"null").unwrap()),
+            ..without_id("error_response", None)
+        },
+    ];
+    for o in &late {
+        let verdict = session.observe_element(Dir::S2c, o, 200);
+        assert_eq!(verdict.violation, Some(Violation::LateReply), "{o:?}");
+    }
+    assert!(!session.batch_forwards(Dir::S2c));
+    assert!(session.batches.is_empty() && session.open_batch.is_none());
+}
+
+/// Replaying a proxy log: the owed replies the proxy answered are forgotten as its
+/// `owed_answered` events say, with the same effect as the live timeout.
+#[test]
+fn owed_replies_the_proxy_answered_are_forgotten() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    batch(&mut session, Dir::C2s, &[without_id("parse_error", None)]);
+    assert!(session.owes_element_reply(Dir::C2s, None));
+    assert!(session.forget_owed_reply(None));
+    assert!(!session.forget_owed_reply(None), "owed once");
+    assert!(!session.owes_element_reply(Dir::C2s, None));
+    session.observe(Dir::S2c, &without_id("batch", None), 0);
+    let null = Observation {
+        id: Some(Id::from_token(b"null").unwrap()),
+        ..without_id("error_response", None)
+    };
+    let verdict = session.observe_element(Dir::S2c, &null, 0);
+    assert_eq!(verdict.violation, Some(Violation::LateReply));
+}
+
+/// The requests waiting are bounded by bytes as well as by number: a request whose id and
+/// method would take the direction past the budget is refused like one beyond the limit,
+/// and a reply frees its bytes.
+#[test]
+fn requests_in_flight_are_bounded_by_bytes() {
+    let mut session = Session::with_budget(Dialect::Mcp, Some(1_000), MAX_IN_FLIGHT.get(), 2 << 20);
+    let method = "m".repeat(1000);
+    let token = |n: usize| format!("\"{n:0>64000}\"");
+    let tokens: Vec<String> = (0..17).map(token).collect();
+    let ids: Vec<Id<'_>> = tokens.iter().map(|t| id_of(t)).collect();
+    for (n, id) in ids.iter().enumerate() {
+        let v = session.observe(Dir::C2s, &observation("request", *id, Some(&method)), 0);
+        // Each counts its id's spelling (64,002 bytes) and key (64,001) and its method
+        // (1,000): 16 × 129,003 bytes fit in 2 MiB, 17 do not.
+        let refused = n == 16;
+        assert_eq!(v.violation.is_some(), refused, "{n}");
+        assert_eq!(v.forward, !refused, "{n}");
+    }
+    assert!(!session.is_waiting(Dir::C2s, ids[16]));
+    session.observe(Dir::S2c, &observation("success_response", ids[0], None), 1);
+    let v = session.observe(Dir::C2s, &observation("request", ids[16], Some(&method)), 2);
+    assert_eq!(v.violation, None);
+    assert_eq!(
+        session.waiting[slot(Dir::C2s)].bytes(),
+        16 * (64_002 + 64_001 + 1000)
+    );
+    // Timeouts free them too.
+    assert_eq!(session.expire(10_000).len(), 16);
+    assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
+}
+
+/// A progress token counts against the bytes too (it is bounded by the frame limit only,
+/// not by the id limit), twice, and a reply gives it back.
+#[test]
+fn progress_tokens_count_against_the_bytes_in_flight() {
+    let mut session = Session::with_budget(Dialect::Mcp, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let token = format!("\"{}\"", "p".repeat(300_000));
+    let request = |session: &mut Session, n: &str| {
+        let o = Observation {
+            progress_token: Some(id_of(&token)),
+            ..observation("request", id_of(n), Some("tools/call"))
+        };
+        session.observe(Dir::C2s, &o, 0).violation
+    };
+    assert_eq!(request(&mut session, "1"), None);
+    // Its key (300,001 bytes) twice, the id (its spelling `1` and its key `n+1e1`) and
+    // the method.
+    assert_eq!(
+        session.waiting[slot(Dir::C2s)].bytes(),
+        2 * 300_001 + (1 + 5) + "tools/call".len()
+    );
+    assert_eq!(request(&mut session, "2"), Some(Violation::TooManyInFlight));
+    session.observe(
+        Dir::S2c,
+        &observation("success_response", id_of("1"), None),
+        1,
+    );
+    assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
+    assert_eq!(request(&mut session, "2"), None);
+}
+
+fn id_of(token: &str) -> Id<'_> {
+    Id::from_token(token.as_bytes()).unwrap()
+}
+
+/// A client batch of one invalid element, as a JSON-RPC session sends it.
+fn invalid_batch(session: &mut Session, id: Option<&'static str>, now: u64) {
+    session.observe(Dir::C2s, &without_id("batch", None), now);
+    let element = match id {
+        Some(token) => Observation {
+            id: Some(Id::from_token(token.as_bytes()).unwrap()),
+            ..without_id("invalid", None)
+        },
+        None => without_id("parse_error", None),
+    };
+    session.observe_element(Dir::C2s, &element, now);
+}
+
+/// The server's array answering one invalid element: an error with this id (`null`).
+fn owed_answer(session: &mut Session, token: &'static str, now: u64) -> Verdict {
+    session.observe(Dir::S2c, &without_id("batch", None), now);
+    let reply = Observation {
+        id: Some(Id::from_token(token.as_bytes()).unwrap()),
+        ..without_id("error_response", None)
+    };
+    session.observe_element(Dir::S2c, &reply, now)
+}
+
+/// A batch's deadline forgets its own owed replies, never another batch's; a batch
+/// answered in time leaves no record.
+#[test]
+fn a_batch_deadline_forgets_only_its_own_owed_replies() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(300));
+    invalid_batch(&mut session, None, 0); // A
+    assert_eq!(owed_answer(&mut session, "null", 100).violation, None);
+    invalid_batch(&mut session, None, 250); // B
+    assert!(session.expire(301).is_empty(), "A was answered");
+    assert_eq!(
+        owed_answer(&mut session, "null", 395).violation,
+        None,
+        "B's, in time"
+    );
+    assert!(session.expire(10_000).is_empty());
+    assert!(session.batches.is_empty());
+    // Two batches with the same deadline: each forgets its own, oldest first.
+    invalid_batch(&mut session, Some("7"), 20_000);
+    invalid_batch(&mut session, None, 20_000);
+    let timeouts = session.expire(20_300);
+    assert_eq!(
+        timed_out(&timeouts),
+        [(vec![], vec![Some("7".to_string())]), (vec![], vec![None])]
+    );
+    // A thousand batches answered at once leave no record behind.
+    for n in 0..1000 {
+        invalid_batch(&mut session, None, 30_000 + n);
+        owed_answer(&mut session, "null", 30_000 + n);
+    }
+    assert!(session.batches.is_empty());
+    assert!(session.expire(40_000).is_empty());
+    assert!(session.deadlines.is_empty());
+}
+
+/// §5.1 lets a server answer an invalid element whose id it read with a null id: after
+/// the proxy answered it at the batch's deadline, such a reply is late too, once: the
+/// late reply, with the id or null, takes it.
+#[test]
+fn a_late_null_reply_to_an_element_with_an_id_is_late() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    invalid_batch(&mut session, Some("5"), 0);
+    assert_eq!(
+        timed_out(&session.expire(100)),
+        [(vec![], vec![Some("5".to_string())])]
+    );
+    let verdict = owed_answer(&mut session, "null", 400);
+    assert_eq!(verdict.violation, Some(Violation::LateReply));
+    assert!(!session.batch_forwards(Dir::S2c));
+    // Answered late with its id, the element is owed nothing more: a null-id error in an
+    // array afterwards answers a notification.
+    invalid_batch(&mut session, Some("6"), 1000);
+    session.expire(1100);
+    assert_eq!(
+        owed_answer(&mut session, "6", 1200).violation,
+        Some(Violation::LateReply)
+    );
+    let stray = owed_answer(&mut session, "null", 1300);
+    assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
+    assert!(session.batch_forwards(Dir::S2c), "JSON-RPC forwards it");
+}
+
+/// The tokens of what a dropped batch answered: its requests, and the owed replies.
+fn in_place(session: &mut Session) -> (Vec<String>, Vec<Option<String>>) {
+    let token = |id: &IdBuf| String::from_utf8_lossy(id.as_id().raw()).into_owned();
+    let answered = session.take_answered_in_place();
+    (
+        answered.requests.iter().map(token).collect(),
+        answered
+            .owed
+            .iter()
+            .map(|id| id.as_ref().map(token))
+            .collect(),
+    )
+}
+
+/// A dropped server array holding a reply to a request of a client batch makes the proxy
+/// answer all that is left of that batch, in one array: its requests still waiting, the
+/// one the array answered or not, and the replies still owed to its invalid elements. With
+/// or without a timeout, nothing of it is left for the batch's deadline, the server's
+/// replies coming later are late, and another batch's owed replies are still owed.
+#[test]
+fn a_dropped_array_answers_all_that_is_left_of_the_batch_it_answers() {
+    for timeout in [None, Some(100)] {
+        let mut session = Session::new(Dialect::JsonRpc2, timeout);
+        let invalid = |token| observation("invalid", id(token), None);
+        batch(&mut session, Dir::C2s, &[invalid("8")]);
+        let sent = [
+            invalid("9"),
+            without_id("parse_error", None),
+            observation("request", id("1"), Some("a")),
+            observation("request", id("2"), Some("b")),
+        ];
+        batch(&mut session, Dir::C2s, &sent);
+        session.observe(Dir::S2c, &without_id("batch", None), 0);
+        session.drop_batch(Dir::S2c);
+        let dropped = [
+            observation("success_response", id("1"), None),
+            without_id("invalid", None),
+        ];
+        for o in &dropped {
+            session.observe_element(Dir::S2c, o, 0);
+        }
+        assert_eq!(
+            in_place(&mut session),
+            (
+                vec!["1".to_string(), "2".to_string()],
+                vec![Some("9".to_string()), None]
+            ),
+            "{timeout:?}"
+        );
+        assert!(session.owes_element_reply(Dir::C2s, Some(id("8"))));
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("9"))));
+        assert!(!session.is_waiting(Dir::C2s, id("2")));
+        if timeout.is_some() {
+            assert_eq!(
+                timed_out(&session.expire(100)),
+                [(vec![], vec![Some("8".to_string())])],
+                "the first batch's owed reply; nothing of the second"
+            );
+        }
+        let late = owed_answer(&mut session, "9", 200);
+        assert_eq!(late.violation, Some(Violation::LateReply), "{timeout:?}");
+        let reply = session.observe(
+            Dir::S2c,
+            &observation("success_response", id("2"), None),
+            200,
+        );
+        assert_eq!(reply.violation, Some(Violation::LateReply), "{timeout:?}");
+    }
+}
+
+/// A dropped server array holding only a reply owed to an invalid element (the batch had
+/// no request) makes the proxy answer the batch's owed replies in place too; with a null
+/// id, the oldest batch with an element whose id could not be read.
+#[test]
+fn a_dropped_array_of_owed_replies_answers_their_batch() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let sent = [
+        observation("invalid", id("9"), None),
+        without_id("parse_error", None),
+    ];
+    batch(&mut session, Dir::C2s, &sent);
+    invalid_batch(&mut session, None, 0);
+    for reply in ["9", "null"] {
+        session.observe(Dir::S2c, &without_id("batch", None), 0);
+        session.drop_batch(Dir::S2c);
+        let error = Observation {
+            id: Some(id(reply)),
+            ..without_id("error_response", None)
+        };
+        session.observe_element(Dir::S2c, &error, 0);
+        let expected = match reply {
+            "9" => vec![Some("9".to_string()), None],
+            _ => vec![None],
+        };
+        assert_eq!(in_place(&mut session), (vec![], expected), "{reply}");
+    }
+    assert!(!session.owes_element_reply(Dir::C2s, None));
+}
+
+/// A success inside an array answering a reply owed to an invalid element is reported
+/// (the server took the element for a request) and takes the owed reply: the proxy does
+/// not answer the element again at its batch's deadline, and a later null-id error is
+/// not taken for it. A request waiting with the same id is answered first.
+#[test]
+fn a_success_answering_an_owed_reply_takes_it() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    invalid_batch(&mut session, Some("5"), 0);
+    let success = observation("success_response", id("5"), None);
+    let verdicts = batch(&mut session, Dir::S2c, &[success]);
+    assert_eq!(verdicts[0].violation, Some(Violation::SuccessToInvalid));
+    assert!(verdicts[0].forward && session.batch_forwards(Dir::S2c));
+    assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+    assert_eq!(timed_out(&session.expire(100)), []);
+    // With a null id, for an element whose id could not be read.
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    invalid_batch(&mut session, None, 0);
+    let null = Observation {
+        id: Some(id("null")),
+        ..without_id("success_response", None)
+    };
+    let verdicts = batch(&mut session, Dir::S2c, &[null]);
+    assert_eq!(verdicts[0].violation, Some(Violation::SuccessToInvalid));
+    let stray = owed_answer(&mut session, "null", 1);
+    assert_eq!(stray.violation, Some(Violation::ReplyWithoutId));
+    // A request of that id waiting is answered first.
+    invalid_batch(&mut session, Some("5"), 2);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("request", id("5"), Some("m"))],
+    );
+    let verdicts = batch(&mut session, Dir::S2c, &[success]);
+    assert_eq!(verdicts[0].violation, None);
+    assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
+}
+
+/// A reply with the id of an invalid element sent alone (not in an array, as §6 asks)
+/// answers the element when no request of that id waits: it is owed nothing more, so the
+/// proxy does not answer it again at its batch's deadline. A null-id reply alone still
+/// answers nothing (it answers a notification).
+#[test]
+fn a_reply_alone_with_an_owed_id_answers_the_element() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    invalid_batch(&mut session, Some("5"), 0);
+    invalid_batch(&mut session, None, 0);
+    let mut error = observation("error_response", id("5"), None);
+    error.error_code = Some(-32600);
+    let verdict = session.observe(Dir::S2c, &error, 1);
+    assert_eq!((verdict.forward, verdict.violation), (true, None));
+    assert!(!session.owes_element_reply(Dir::C2s, Some(id("5"))));
+    let null = Observation {
+        id: Some(id("null")),
+        ..error
+    };
+    let verdict = session.observe(Dir::S2c, &null, 1);
+    assert_eq!(verdict.violation, Some(Violation::ReplyWithoutId));
+    assert_eq!(
+        timed_out(&session.expire(100)),
+        [(vec![], vec![None])],
+        "only the element without an id"
+    );
+}
+
+/// The deadlines of batches answered in time do not pile up in the heap until they fall
+/// due, even when no request ever stops waiting (batches of invalid elements only).
+#[test]
+fn deadlines_of_answered_batches_are_dropped() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(3_600_000));
+    for n in 0..10_000 {
+        invalid_batch(&mut session, None, n);
+        assert_eq!(owed_answer(&mut session, "null", n).violation, None);
+        assert!(session.deadlines.len() <= 2 * session.batches.len() + 65);
+    }
+    assert!(session.batches.is_empty());
+}
+
+/// The id tokens `"b-0"`, `"b-1"`, … of `n` elements of batch `b`.
+fn batch_id_tokens(b: usize, n: usize) -> Vec<String> {
+    (0..n).map(|e| format!("\"{b}-{e}\"")).collect()
+}
+
+/// The ids those tokens spell.
+fn ids_of(tokens: &[String]) -> Vec<Id<'_>> {
+    tokens
+        .iter()
+        .map(|t| Id::from_token(t.as_bytes()).unwrap())
+        .collect()
+}
+
+/// A client batch keeps the ids of its requests only while they wait: a batch whose
+/// requests are answered but one does not hold all their ids until that one is (without a
+/// timeout, forever), or batches of thousands of requests, each with one left waiting,
+/// would hold every id they ever sent, outside the budget of the requests in flight.
+#[test]
+fn a_batch_keeps_only_the_ids_of_its_requests_still_waiting() {
+    const BATCHES: usize = 50;
+    const REQUESTS: usize = 200;
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    for b in 0..BATCHES {
+        let tokens = batch_id_tokens(b, REQUESTS);
+        let ids = ids_of(&tokens);
+        session.observe(Dir::C2s, &without_id("batch", None), 0);
+        for id in &ids {
+            session.observe_element(Dir::C2s, &observation("request", *id, Some("m")), 0);
+        }
+        // All but the first answered (alone, as a server may for a batch it splits).
+        for id in &ids[1..] {
+            let v = session.observe(Dir::S2c, &observation("success_response", *id, None), 0);
+            assert_eq!(v.violation, None);
+        }
+    }
+    assert_eq!(session.waiting[slot(Dir::C2s)].len(), BATCHES);
+    assert_eq!(session.batches.len(), BATCHES);
+    let kept: usize = session.batches.values().map(|b| b.requests.len()).sum();
+    assert!(
+        kept <= 16 * BATCHES,
+        "{kept} ids kept for {BATCHES} requests waiting"
+    );
+}
+
+/// The same for the replies owed to a batch's invalid elements: a batch with one left owed
+/// does not hold the ids of all the others, answered, until it is (without a timeout,
+/// forever).
+#[test]
+fn a_batch_keeps_only_the_ids_of_its_replies_still_owed() {
+    const BATCHES: usize = 50;
+    const ELEMENTS: usize = 200;
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    for b in 0..BATCHES {
+        let tokens = batch_id_tokens(b, ELEMENTS);
+        let ids = ids_of(&tokens);
+        session.observe(Dir::C2s, &without_id("batch", None), 0);
+        for id in &ids {
+            let invalid = Observation {
+                id: Some(*id),
+                ..without_id("invalid", None)
+            };
+            session.observe_element(Dir::C2s, &invalid, 0);
+        }
+        // All but the first answered, in the server's array.
+        session.observe(Dir::S2c, &without_id("batch", None), 0);
+        for id in &ids[1..] {
+            let error = Observation {
+                id: Some(*id),
+                ..without_id("error_response", None)
+            };
+            assert_eq!(session.observe_element(Dir::S2c, &error, 0).violation, None);
+        }
+    }
+    assert_eq!(session.batches.len(), BATCHES);
+    let kept: usize = session.batches.values().map(|b| b.owed.len()).sum();
+    assert!(
+        kept <= 16 * BATCHES,
+        "{kept} ids kept for {BATCHES} replies owed"
+    );
+    // What is left is still answered in place of a dropped array, by its own id.
+    let first = session.batches.keys().min().copied().unwrap();
+    let (_, owed) = session.take_rest_of_batch(first);
+    assert_eq!(
+        owed,
+        [Some(IdBuf::from(Id::from_token(br#""0-0""#).unwrap()))]
+    );
+}

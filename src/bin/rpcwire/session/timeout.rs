@@ -1,0 +1,142 @@
+//! Timeouts: the deadlines of client requests and batches, and what expires at them.
+
+use std::cmp::Reverse;
+use std::sync::Arc;
+
+use rpcwire::{Dialect, Id, IdBuf};
+
+use super::dir::slot;
+use super::waiting::Waiting;
+use super::{Dir, Session, Violation};
+
+/// What timed out: a request sent alone, or what was left unanswered of a batch.
+#[derive(Debug)]
+pub enum Timeout {
+    Request(Expired),
+    Batch {
+        requests: Vec<Expired>,
+        /// The replies owed to its invalid elements, each with the id it carries (`None`:
+        /// null): a -32600 each, as the server would have answered them.
+        owed: Vec<Option<IdBuf>>,
+    },
+}
+
+/// A request that timed out: the caller answers the client and cancels on the server.
+#[derive(Debug)]
+pub struct Expired {
+    pub id: IdBuf,
+    pub method: Arc<str>,
+    /// Whether the server is to be told with MCP's `notifications/cancelled`: not for MCP's
+    /// `initialize`, which "MUST NOT be cancelled", and not under plain JSON-RPC 2.0, which
+    /// has no cancellation (a server of another protocol would read a stray notification).
+    pub cancel_on_server: bool,
+}
+
+/// When a client request, or a client batch, times out; ordered by time, then by arrival.
+#[derive(Debug)]
+pub(super) struct Deadline {
+    pub(super) at: u64,
+    pub(super) seq: u64,
+    pub(super) of: DeadlineOf,
+}
+
+#[derive(Debug)]
+pub(super) enum DeadlineOf {
+    Request(IdBuf),
+    /// The number of a batch in [`Session::batches`].
+    Batch(u64),
+}
+
+impl PartialEq for Deadline {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for Deadline {}
+
+impl PartialOrd for Deadline {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Deadline {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+impl Session {
+    /// Drops the deadlines of client requests no longer waiting, and of batches answered,
+    /// once they outnumber the live ones: the heap then grows with the requests and batches in
+    /// flight, not with their rate times the timeout (each prune is paid for by as many
+    /// releases as it keeps entries).
+    pub(super) fn prune_deadlines(&mut self) {
+        let waiting = &self.waiting[slot(Dir::C2s)];
+        if self.deadlines.len() > 2 * (waiting.len() + self.batches.len()) + 64 {
+            let batches = &self.batches;
+            self.deadlines.retain(|Reverse(d)| match &d.of {
+                DeadlineOf::Request(id) => waiting.get(id.as_id()).is_some_and(|w| w.seq == d.seq),
+                DeadlineOf::Batch(no) => batches.contains_key(no),
+            });
+        }
+    }
+
+    /// Client requests and batches whose deadline passed by `now_ms`: their requests still
+    /// waiting removed, remembered for late replies, counted as timed out; a batch's owed
+    /// replies no longer owed (the caller answers them).
+    pub fn expire(&mut self, now_ms: u64) -> Vec<Timeout> {
+        self.close_batch();
+        let mut out = vec![];
+        while self.deadlines.peek().is_some_and(|d| d.0.at <= now_ms) {
+            let Some(Reverse(Deadline { seq, of, .. })) = self.deadlines.pop() else {
+                break;
+            };
+            match of {
+                DeadlineOf::Request(id) => {
+                    let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
+                    if waits.is_some_and(|w| w.seq == seq) {
+                        out.extend(self.expire_request(id.as_id()).map(Timeout::Request));
+                    }
+                }
+                DeadlineOf::Batch(no) => {
+                    let (requests, owed) = self.take_rest_of_batch(no);
+                    let requests: Vec<Expired> = requests
+                        .into_iter()
+                        .map(|(id, w)| self.timed_out(id, w))
+                        .collect();
+                    if !requests.is_empty() || !owed.is_empty() {
+                        out.push(Timeout::Batch { requests, owed });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A client request timed out: removed, remembered for a late reply, counted.
+    fn expire_request(&mut self, id: Id<'_>) -> Option<Expired> {
+        let (id, w) = self.stop_waiting(id)?;
+        Some(self.timed_out(id, w))
+    }
+
+    /// A client request, no longer waiting ([`Session::stop_waiting`]), timed out: counted.
+    fn timed_out(&mut self, id: IdBuf, w: Waiting) -> Expired {
+        let was_initialize = self.forget_initialize(id.as_id());
+        self.flag(Dir::C2s, Violation::TimedOut);
+        Expired {
+            id,
+            method: w.method,
+            // Never for a request of a batch: batches are JSON-RPC's, which has no
+            // cancellation.
+            cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
+        }
+    }
+
+    /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
+    /// [`Session::expire`] for that one id. Returns whether it was waiting.
+    pub fn time_out(&mut self, id: Id<'_>) -> bool {
+        self.expire_request(id).is_some()
+    }
+}

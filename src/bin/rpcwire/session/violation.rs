@@ -1,0 +1,81 @@
+//! Every breach of the request/reply discipline a session reports, by name.
+
+/// A breach of the protocol seen on the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Violation {
+    /// Not a valid message (answered per policy when a client sent it).
+    Invalid,
+    /// A line that is not JSON; from the server, the "stdout pollution" fault.
+    NotJson,
+    /// A malformed response.
+    InvalidResponse,
+    /// A line longer than the frame limit.
+    TooLong,
+    /// A request reusing an id that is still in flight.
+    DuplicateId,
+    /// A request beyond the session's limit of requests in flight in its direction
+    /// (`--max-in-flight`): not forwarded, since its reply could not be matched.
+    TooManyInFlight,
+    /// A reply whose id matches no request in flight (unknown or already answered).
+    UnknownReply,
+    /// A reply to a request that was cancelled or timed out.
+    LateReply,
+    /// An error response without an id: the peer answered a notification (every request we
+    /// forward is valid and has an id).
+    ReplyWithoutId,
+    /// A request still unanswered when the session ended.
+    Unanswered,
+    /// A request that timed out.
+    TimedOut,
+    /// A server-to-client request where the negotiated protocol (≥ 2026-07-28) forbids it.
+    ServerRequestForbidden,
+    /// A `notifications/progress` whose token no request in flight from the other side
+    /// carries (MCP: progress MUST only reference the token of an active request): it came
+    /// after the result, after a cancellation, or for a token nobody sent. Forwarded: it
+    /// asks nothing of the receiver, which ignores it.
+    UnknownProgress,
+    /// A notification of an MCP 2026-07-28 `subscriptions/listen` stream (its `_meta` names
+    /// the listen request's id) when no such request of the client's is waiting: the stream
+    /// was closed by its result or a cancellation, or never opened. Forwarded: the client
+    /// ignores it.
+    UnknownSubscription,
+    /// A server's success to a client's `tools/list`, under MCP 2026-07-28 or later, listing
+    /// a tool whose `x-mcp-header` annotations break the specification's constraints (see
+    /// [`invalid_tool_headers`](super::invalid_tool_headers)): the client "MUST reject" that tool,
+    /// so it silently loses it. Flagged once for the response, and forwarded unchanged: the other
+    /// tools are good, and the proxy never alters the server's bytes.
+    InvalidToolHeaders,
+    /// MCP: a client's `notifications/cancelled` for its `initialize` request, which "MUST
+    /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
+    /// server's result is matched as usual.
+    CancelledInitialize,
+    /// JSON-RPC: a success reply that answers an invalid batch element (owed a -32600, §6),
+    /// inside an array or alone with the element's id: the peer took the element for a
+    /// request. Forwarded: it is that element's one reply, and the element is owed nothing
+    /// more.
+    SuccessToInvalid,
+}
+
+impl Violation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Violation::Invalid => "invalid",
+            Violation::NotJson => "not_json",
+            Violation::InvalidResponse => "invalid_response",
+            Violation::TooLong => "too_long",
+            Violation::DuplicateId => "duplicate_id",
+            Violation::TooManyInFlight => "too_many_in_flight",
+            Violation::UnknownReply => "unknown_reply",
+            Violation::LateReply => "late_reply",
+            Violation::ReplyWithoutId => "reply_without_id",
+            Violation::Unanswered => "unanswered",
+            Violation::TimedOut => "timed_out",
+            Violation::ServerRequestForbidden => "server_request_forbidden",
+            Violation::UnknownProgress => "unknown_progress",
+            Violation::UnknownSubscription => "unknown_subscription",
+            Violation::InvalidToolHeaders => "invalid_tool_headers",
+            Violation::CancelledInitialize => "cancelled_initialize",
+            Violation::SuccessToInvalid => "success_to_invalid",
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! A request the session is waiting on.
+
+use std::sync::Arc;
+
+use rpcwire::IdKey;
+
+/// A request the session is waiting on.
+#[derive(Debug, Clone)]
+pub(super) struct Waiting {
+    /// Shared with the counters: no allocation per request.
+    pub(super) method: Arc<str>,
+    pub(super) seq: u64,
+    /// The progress token the request asked for.
+    pub(super) progress_token: Option<IdKey>,
+    /// Sent inside a batch (answered inside an array).
+    pub(super) in_batch: bool,
+    /// The number of the client batch it came in ([`BatchWait`](super::batch::BatchWait)); 0 for a
+    /// request sent alone or by the server.
+    pub(super) batch: u64,
+    /// A client request naming its protocol version while the session read them
+    /// ([`Session::request_version`](super::Session::request_version)).
+    pub(super) names_version: bool,
+    /// A client's `tools/list` (MCP), whose reply may list tools with invalid `x-mcp-header`
+    /// annotations ([`Violation::InvalidToolHeaders`](super::Violation::InvalidToolHeaders)).
+    pub(super) lists_tools: bool,
+}
