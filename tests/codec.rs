@@ -85,13 +85,34 @@ async fn encoder_writes_lines_and_refuses_embedded_newlines() {
     ))
     .await
     .unwrap();
-    assert!(sink.send(Bytes::from_static(b"{\"x\":\n1}")).await.is_err());
+    // A line may end with `\r\n`, written as it is; a CR anywhere else is a line break.
+    sink.send(Bytes::from_static(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"c\"}\r\n",
+    ))
+    .await
+    .unwrap();
+    // (On the encoder itself: a sink's error would not say which line it refused.)
+    let mut encoder = LineEncoder;
+    for broken in [
+        &b"{\"x\":\n1}"[..],
+        b"{\"x\":1}\r",
+        b"{\"x\":\r1}\n",
+        b"{}\r\r\n",
+        b"{}\n\n",
+    ] {
+        let mut out = bytes::BytesMut::new();
+        let encoded =
+            tokio_util::codec::Encoder::encode(&mut encoder, Bytes::from_static(broken), &mut out);
+        assert!(encoded.is_err(), "{:?}", String::from_utf8_lossy(broken));
+        assert!(out.is_empty());
+    }
     drop(sink);
     let mut out = vec![];
     server.read_to_end(&mut out).await.unwrap();
     assert_eq!(
         out,
-        b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n"
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n\
+          {\"jsonrpc\":\"2.0\",\"method\":\"c\"}\r\n"
     );
 }
 
@@ -167,6 +188,76 @@ fn the_codecs_limit_is_its_decoders() {
         codec.decode(&mut buf).unwrap(),
         Some(Incoming::Message(_))
     ));
+}
+
+/// A decoder set mid-stream (a session's version, once known) decodes what comes next, with
+/// the codec's frame limit, while each framer goes on where it was: a line being discarded
+/// stays discarded and is reported once, an SSE stream keeps its last event id, a
+/// `Content-Length` body split across the change is read whole.
+#[test]
+fn a_decoder_set_mid_stream_takes_the_frames_to_come() {
+    use bytes::BytesMut;
+    use rpcwire::codec::{ContentLengthCodec, SseCodec, SsePayload};
+    use tokio_util::codec::Decoder as _;
+    // Valid under 2025-11-25, where `resultType` is a member like any other; not under the
+    // default, 2026-07-28's rules.
+    let result = &b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"partial\"}}"[..];
+    let older = |codec_decoder: &Decoder| {
+        Decoder::new(codec_decoder.options().for_protocol_version("2025-11-25"))
+    };
+    let is_message = |item: &Incoming| matches!(item, Incoming::Message(_));
+
+    // Lines: the first half of an over-long line, the change, then its rest and the result.
+    let mut codec = LineCodec::new(Decoder::mcp_client(), 64);
+    let mut buf = BytesMut::from(&[b' '; 40][..]);
+    assert_eq!(codec.decode(&mut buf).unwrap(), None);
+    codec.set_decoder(older(codec.decoder()));
+    assert_eq!(codec.decoder().options().limits.max_frame, 64);
+    buf.extend_from_slice(&[b' '; 40]);
+    buf.extend_from_slice(b"\n");
+    buf.extend_from_slice(result);
+    buf.extend_from_slice(b"\n");
+    let too_long = codec.decode(&mut buf).unwrap().unwrap();
+    assert!(
+        matches!(too_long, Incoming::TooLong { offset: 0, .. }),
+        "{too_long:?}"
+    );
+    assert!(is_message(&codec.decode(&mut buf).unwrap().unwrap()));
+    assert_eq!(codec.decode(&mut buf).unwrap(), None);
+
+    // SSE: an event with an id, the change, the result in the next event.
+    let mut codec = SseCodec::new(Decoder::mcp_client(), 1 << 10);
+    let mut buf = BytesMut::new();
+    buf.extend_from_slice(b"id: 7\ndata: ");
+    buf.extend_from_slice(result);
+    buf.extend_from_slice(b"\n\n");
+    let before = codec.decode(&mut buf).unwrap().unwrap();
+    assert!(matches!(
+        before.payload,
+        SsePayload::Message(Incoming::Rejected(_))
+    ));
+    codec.set_decoder(older(codec.decoder()));
+    assert_eq!(codec.decoder().options().limits.max_frame, 1 << 10);
+    assert_eq!(codec.last_event_id(), Some(&b"7"[..]));
+    buf.extend_from_slice(b"data: ");
+    buf.extend_from_slice(result);
+    buf.extend_from_slice(b"\n\n");
+    let after = codec.decode(&mut buf).unwrap().unwrap();
+    match &after.payload {
+        SsePayload::Message(item) => assert!(is_message(item), "{item:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(codec.last_event_id(), Some(&b"7"[..]));
+
+    // Content-Length: the header and half the body, the change, the rest.
+    let mut codec = ContentLengthCodec::new(Decoder::mcp_client(), 1 << 10);
+    let mut buf = BytesMut::from(format!("Content-Length: {}\r\n\r\n", result.len()).as_bytes());
+    buf.extend_from_slice(&result[..10]);
+    assert_eq!(codec.decode(&mut buf).unwrap(), None);
+    codec.set_decoder(older(codec.decoder()));
+    assert_eq!(codec.decoder().options().limits.max_frame, 1 << 10);
+    buf.extend_from_slice(&result[10..]);
+    assert!(is_message(&codec.decode(&mut buf).unwrap().unwrap()));
 }
 
 /// `Incoming::reply`: nothing for a message, the rejection's reply for a bad frame, and for an

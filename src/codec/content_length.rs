@@ -91,6 +91,13 @@ impl ContentLengthCodec {
         &self.reader.decoder
     }
 
+    /// Decodes the frames to come with `decoder` (its frame limit set to the codec's), as
+    /// [`LineCodec::set_decoder`](super::LineCodec::set_decoder) does; the framer goes on
+    /// where it was.
+    pub fn set_decoder(&mut self, decoder: Decoder) {
+        self.reader.set_decoder(decoder);
+    }
+
     /// The framer (its stream offsets: [`ContentLengthFramer::consumed`],
     /// [`ContentLengthFramer::last_offset`]).
     pub fn framer(&self) -> &ContentLengthFramer {

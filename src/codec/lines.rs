@@ -44,6 +44,36 @@ impl LineCodec {
         &self.reader.decoder
     }
 
+    /// Decodes the frames to come with `decoder` (its frame limit set to the codec's); the
+    /// framer goes on where it was (its offsets, a line being discarded). The usual case is a
+    /// session's protocol version, once `initialize` has settled it: a decoder's default
+    /// options hold results to the newest revision's rules, which an older session's results
+    /// may break (2026-07-28's `resultType` values, say), and refuse batches, which 2025-03-26
+    /// allows ([`DecodeOptions::for_protocol_version`](crate::DecodeOptions::for_protocol_version)).
+    /// With a `Framed`, call it on `framed.codec_mut()`.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::{Incoming, LineCodec};
+    /// use rpcwire::Decoder;
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// // A client's view of a 2025-11-25 server, whose result holds a `resultType` of its own.
+    /// let result = &b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"partial\"}}\n"[..];
+    /// let mut codec = LineCodec::new(Decoder::mcp_client(), 1 << 20);
+    /// let item = codec.decode(&mut BytesMut::from(result)).unwrap();
+    /// assert!(matches!(item, Some(Incoming::Rejected(_)))); // by 2026-07-28's rules
+    ///
+    /// let options = codec.decoder().options().for_protocol_version("2025-11-25");
+    /// codec.set_decoder(Decoder::new(options));
+    /// let item = codec.decode(&mut BytesMut::from(result)).unwrap();
+    /// assert!(matches!(item, Some(Incoming::Message(_))));
+    /// assert_eq!(codec.decoder().options().limits.max_frame, 1 << 20);
+    /// ```
+    pub fn set_decoder(&mut self, decoder: Decoder) {
+        self.reader.set_decoder(decoder);
+    }
+
     /// The framer (its stream offsets: [`LineFramer::consumed`], [`LineFramer::last_offset`]).
     pub fn framer(&self) -> &LineFramer {
         &self.reader.framer
@@ -68,6 +98,9 @@ super::codec_traits!(LineCodec, Incoming, LineEncoder);
 /// let mut sink = FramedWrite::new(Vec::new(), LineEncoder);
 /// sink.send(Outgoing::Notification { method: "notifications/initialized", params: None }).await?;
 /// assert_eq!(sink.get_ref(), b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+/// // The encoder takes several item types (`Outgoing`, `Bytes`, `&OwnedMessage`): `flush` and
+/// // `close`, which take none, name the one meant (any will do).
+/// SinkExt::<Outgoing>::close(&mut sink).await?;
 /// # Ok::<(), std::io::Error>(())
 /// # }).unwrap();
 /// ```
@@ -83,13 +116,20 @@ impl tokio_util::codec::Encoder<Outgoing<'_>> for LineEncoder {
     }
 }
 
-/// Writes one encoded line (as produced by [`crate::encode`]); a missing final `\n` is added.
-/// A line break inside it is an `InvalidInput` error: it would split the message in two.
+/// Writes one encoded line (as produced by [`crate::encode`]) as it is, its end `\n` or
+/// `\r\n` included; a missing final `\n` is added. A line break inside it is an
+/// `InvalidInput` error: it would split the message in two. (A run of lines, as
+/// [`LineFramer::decode_chunk`](crate::LineFramer::decode_chunk) hands them out to forward,
+/// goes to the writer as it is: it needs no encoder.)
 impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
     type Error = io::Error;
 
     fn encode(&mut self, line: Bytes, dst: &mut BytesMut) -> Result<(), io::Error> {
-        if memchr::memchr2(b'\n', b'\r', line.strip_suffix(b"\n").unwrap_or(&line)).is_some() {
+        let body = match line.strip_suffix(b"\n") {
+            Some(body) => body.strip_suffix(b"\r").unwrap_or(body),
+            None => &line,
+        };
+        if memchr::memchr2(b'\n', b'\r', body).is_some() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "a frame must be one line",
@@ -103,7 +143,9 @@ impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
     }
 }
 
-/// Forwards a received message byte for byte, as one line.
+/// Forwards a received message as one line: byte for byte, but for the line breaks a frame
+/// may hold as JSON whitespace (a pretty-printed `Content-Length` body, an SSE event of
+/// several `data:` lines; a lone CR even in a line), which become spaces, the same JSON.
 impl tokio_util::codec::Encoder<&OwnedMessage> for LineEncoder {
     type Error = io::Error;
 

@@ -18,7 +18,8 @@
 //! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
 //! newline framing; for the others, into a scratch buffer the encoder keeps, whose bytes the
 //! frame writer then frames: a `Content-Length` header needs the length first), a received
-//! [`OwnedMessage`] byte for byte, or a message already encoded (`Bytes`).
+//! [`OwnedMessage`] byte for byte (on one line, the line breaks it may hold as JSON
+//! whitespace become spaces), or a message already encoded (`Bytes`).
 
 mod content_length;
 mod lines;
@@ -36,6 +37,13 @@ use crate::encode;
 use crate::frame::{FrameError, Framer};
 use crate::message::{OwnedMessage, OwnedRejection, Reply, ReplyId};
 use crate::{Decoder, ErrorCode, Id, RawJson};
+
+/// `decoder` with the frame limit `max_frame`.
+fn with_frame_limit(decoder: Decoder, max_frame: usize) -> Decoder {
+    let mut options = *decoder.options();
+    options.limits.max_frame = max_frame;
+    Decoder::new(options)
+}
 
 /// One item read off the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,12 +238,15 @@ impl<F> FrameReader<F> {
     /// `framer` (whose limit is `max_frame`) with `decoder`, whose frame limit becomes
     /// `max_frame` too (a lower one would refuse the frames the framer lets through).
     fn new(decoder: Decoder, max_frame: usize, framer: F) -> Self {
-        let mut options = *decoder.options();
-        options.limits.max_frame = max_frame;
         FrameReader {
             framer,
-            decoder: Decoder::new(options),
+            decoder: with_frame_limit(decoder, max_frame),
         }
+    }
+
+    /// Decodes the frames to come with `decoder`, its frame limit set to the framer's.
+    fn set_decoder(&mut self, decoder: Decoder) {
+        self.decoder = with_frame_limit(decoder, self.decoder.options().limits.max_frame);
     }
 
     /// The item a frame makes: a message or a rejection.

@@ -210,6 +210,13 @@ impl SseCodec {
         &self.reader.decoder
     }
 
+    /// Decodes the events to come with `decoder` (its frame limit set to the codec's), as
+    /// [`LineCodec::set_decoder`](super::LineCodec::set_decoder) does; the framer goes on
+    /// where it was (its last event id and reconnection time included).
+    pub fn set_decoder(&mut self, decoder: Decoder) {
+        self.reader.set_decoder(decoder);
+    }
+
     /// The framer (its stream offsets: [`SseFramer::consumed`], [`SseFramer::last_offset`]).
     pub fn framer(&self) -> &SseFramer {
         &self.reader.framer
