@@ -57,6 +57,7 @@
 //! - `serde`: typed access to payloads.
 //! - `cli`: the `rpcwire` command-line tool.
 #![cfg_attr(not(any(feature = "std", test)), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]

@@ -6,7 +6,8 @@
 //!   scratch buffer (simd-json parses in place, so it never gets the frame itself), for owned
 //!   `T`.
 //! - [`deserialize_borrowed`]: serde_json straight from the frame, for `T` that borrows from it
-//!   (`&str`, `&RawValue`).
+//!   (`Cow<str>` fields marked `#[serde(borrow)]`, `&RawValue` with serde_json's `raw_value`
+//!   feature).
 //!
 //! Errors become -32602 Invalid params replies with the reason in `data` (serde_json's wording
 //! on both paths: the field, the expected type and the place). For MCP's `tools/call`, a tool
@@ -140,13 +141,26 @@ impl Scratch {
 
 /// Deserializes `value` into a `T` that may borrow from the frame, with serde_json.
 ///
+/// A string field borrows when it can: as a `Cow<'a, str>` marked `#[serde(borrow)]`, it is
+/// the frame's bytes unless the string has escapes, decoded then into an owned copy. (A
+/// `&'a str` field refuses every string with an escape: serde cannot borrow what it must
+/// decode.)
+///
 /// ```
+/// use std::borrow::Cow;
 /// use rpcwire::{typed, RawJson};
 /// #[derive(serde::Deserialize)]
-/// struct Read<'a> { uri: &'a str }
+/// struct Read<'a> {
+///     #[serde(borrow)]
+///     uri: Cow<'a, str>,
+/// }
 /// let params = RawJson::new(br#"{"uri":"file:///etc/hosts"}"#).unwrap();
 /// let read: Read<'_> = typed::deserialize_borrowed(params).unwrap();
-/// assert_eq!(read.uri, "file:///etc/hosts");
+/// assert!(matches!(read.uri, Cow::Borrowed("file:///etc/hosts")));
+///
+/// let escaped = RawJson::new(br#"{"uri":"file:///tmp/a\"b"}"#).unwrap();
+/// let read: Read<'_> = typed::deserialize_borrowed(escaped).unwrap();
+/// assert_eq!(read.uri, "file:///tmp/a\"b");
 /// ```
 pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Result<T, TypedError> {
     serde_json::from_slice(value.as_bytes()).map_err(|e| TypedError {
