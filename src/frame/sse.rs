@@ -316,6 +316,11 @@ impl SseFramer {
 
     /// The next complete event in `buf`, `Ok(None)` when more bytes are needed, or an error
     /// for an over-long event (reported once; the following events still come).
+    ///
+    /// Every event that has data, an `id` or a `retry` comes out, MCP's priming event (an
+    /// `id` alone) included. Code generic over [`Framer`](super::Framer), whose frames are
+    /// messages, gets only the events with data from the trait's `decode` instead; called on an
+    /// `SseFramer` itself, `decode` is always this method, trait in scope or not.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if !self.bom_checked {
             if buf.len() < BOM.len() && BOM.starts_with(buf) {
