@@ -121,8 +121,8 @@ impl Gateway {
         }
     }
 
-    /// One line from the upstream.
-    fn upstream_line(&mut self, frame: &[u8]) {
+    /// One line from the upstream, at time `now`.
+    fn upstream_line(&mut self, frame: &[u8], now: u64) {
         let mut routed = BytesMut::new();
         let client = match self.from_upstream.decode(frame) {
             // (An error response's null id names no token of ours: `Miss::Unknown`.)
@@ -130,12 +130,20 @@ impl Gateway {
                 .id()
                 .and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
                 .map(|origin| origin.client),
-            // Progress on a request's token, or a change on a client's listen stream.
-            Ok(Message::Notification(n)) => self
-                .remap
-                .route_progress(frame, &n, &mut routed)
-                .or_else(|| self.remap.route_subscription(frame, &n, &mut routed))
-                .map(|origin| origin.client),
+            // Progress on a request's token, which resets its timeout (as MCP allows), or a
+            // change on a client's listen stream.
+            Ok(Message::Notification(n)) => match self.remap.route_progress(frame, &n, &mut routed)
+            {
+                Some((token, origin)) => {
+                    let client = origin.client;
+                    self.remap.set_deadline(token, Some(now + TIMEOUT));
+                    Some(client)
+                }
+                None => self
+                    .remap
+                    .route_subscription(frame, &n, &mut routed)
+                    .map(|origin| origin.client),
+            },
             // An invalid reply whose id is readable fails its request: the client is told
             // instead of waiting forever.
             Err(rejection) if rejection.is_response() => {
@@ -220,9 +228,8 @@ fn main() {
     // The upstream saw tokens 1 and 2: it reports progress on client 0's request and answers
     // client 1's.
     gw.upstream_line(
-        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":50}}"#,
-    );
-    gw.upstream_line(br#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#);
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":50}}"#, 1);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#, 1);
     gw.flush();
     // Client 0 gives up; the upstream's late reply goes nowhere.
     gw.client_read(
@@ -232,7 +239,7 @@ fn main() {
         2,
     );
     gw.flush();
-    gw.upstream_line(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#, 2);
     // The upstream answers the ping (upstream id 262145, printed above: the cancelled request's
     // slot reused under a new generation, `1 << 18 | 1`) with an invalid reply (an MCP result
     // must be an object): client 1 gets -32603.
@@ -242,7 +249,7 @@ fn main() {
         3,
     );
     gw.flush();
-    gw.upstream_line(br#"{"jsonrpc":"2.0","id":262145,"result":5}"#);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":262145,"result":5}"#, 3);
     gw.flush();
     // A request the upstream never answers times out; reusing its id meanwhile is refused.
     gw.client_read(
@@ -282,10 +289,15 @@ fn main() {
     gw.tick(20 + 4 * TIMEOUT);
     // (Tokens 1048577 and 262146, printed above: slots 1 and 2 again.)
     gw.upstream_line(
-        br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":262146}}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":262146}}}"#, 20 + 4 * TIMEOUT);
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","id":1048577,"result":{}}"#,
+        20 + 4 * TIMEOUT,
     );
-    gw.upstream_line(br#"{"jsonrpc":"2.0","id":1048577,"result":{}}"#);
-    gw.upstream_line(br#"{"jsonrpc":"2.0","id":262146,"result":{}}"#);
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","id":262146,"result":{}}"#,
+        20 + 4 * TIMEOUT,
+    );
     gw.flush();
     assert!(gw.remap.is_empty());
 }

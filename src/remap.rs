@@ -321,10 +321,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Routes an upstream `notifications/progress` (decoded from `frame`) on the token of a
     /// request in flight that asked for progress: appends the client-bound frame with the
-    /// client's progress token restored, and returns the request's origin (the client to send
-    /// it to). `None`, nothing written, for another notification or a token no such request
-    /// carries (progress after the result, or for a request that asked for none: MCP says to
-    /// drop it).
+    /// client's progress token restored, and returns the request's token (to move its
+    /// deadline with [`set_deadline`](Self::set_deadline): MCP lets progress reset a
+    /// timeout) and origin (the client to send it to). `None`, nothing written, for another
+    /// notification or a token no such request carries (progress after the result, or for a
+    /// request that asked for none: MCP says to drop it).
     ///
     /// # Panics
     ///
@@ -334,12 +335,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         frame: &[u8],
         notification: &Notification<'_>,
         out: &mut BytesMut,
-    ) -> Option<&Origin<C, T>> {
+    ) -> Option<(Token, &Origin<C, T>)> {
         let reported = reported_progress_token(notification)?;
-        let origin = self.in_flight(reported)?;
+        let token = Token::from_wire(reported.raw())?;
+        let origin = &self.pending.get(token)?.origin;
         let theirs = origin.progress_token.as_ref()?;
         encode::write_with_id(out, frame, reported, theirs.as_id());
-        Some(origin)
+        Some((token, origin))
     }
 
     /// Routes an upstream notification of a `subscriptions/listen` stream (MCP 2026-07-28:
@@ -477,9 +479,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a
-    /// request's timeout. After [`route_progress`](Self::route_progress), the token is the one
-    /// the upstream reported on (`Token::from_wire(mcp::progress_token(&msg)?.raw())`).
-    /// `false` when it is not in flight.
+    /// request's timeout ([`route_progress`](Self::route_progress) gives the token). `false`
+    /// when it is not in flight.
     pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
         self.pending.set_deadline(token, deadline)
     }

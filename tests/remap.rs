@@ -280,7 +280,7 @@ fn progress_tokens_are_rewritten_both_ways() {
         let mut out = BytesMut::new();
         let client = remap
             .route_progress(frame.as_bytes(), &n, &mut out)
-            .map(|o| o.client);
+            .map(|(_, o)| o.client);
         (client, String::from_utf8(out.to_vec()).unwrap())
     };
     assert_eq!(
@@ -443,12 +443,53 @@ fn a_progress_token_cannot_point_at_another_clients_request() {
     assert_eq!(
         remap
             .route_progress(progress.as_bytes(), &n, &mut out)
-            .map(|o| o.client),
+            .map(|(_, o)| o.client),
         Some(1)
     );
     assert!(String::from_utf8(out.to_vec())
         .unwrap()
         .contains(r#""progressToken":1.5,"#));
+}
+
+/// `route_progress` gives the token of the request the progress is for, which moves that
+/// request's deadline (MCP lets progress reset a timeout), not another's.
+#[test]
+fn progress_gives_the_token_whose_deadline_it_resets() {
+    let mut remap = IdRemapper::new(8);
+    let asks = br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","_meta":{"progressToken":"p"}}}"#;
+    let other = br#"{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"y"}}"#;
+    let mut forward = |frame: &[u8]| {
+        remap
+            .forward_request(
+                1u32,
+                frame,
+                &request(frame),
+                Some(100),
+                &mut BytesMut::new(),
+            )
+            .unwrap()
+    };
+    let (token, _) = (forward(asks), forward(other));
+    let progress = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+    );
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(progress.as_bytes()) else {
+        panic!()
+    };
+    let mut out = BytesMut::new();
+    let (routed, origin) = remap
+        .route_progress(progress.as_bytes(), &n, &mut out)
+        .unwrap();
+    assert_eq!((routed, origin.client), (token, 1));
+    assert!(remap.set_deadline(routed, Some(300)));
+    let expired: Vec<_> = remap
+        .expire(200)
+        .map(|(_, o)| o.id.as_id().raw().to_vec())
+        .collect();
+    assert_eq!(expired, [br#""b""#.to_vec()]);
+    assert_eq!(remap.expire(299).count(), 0);
+    let expired: Vec<_> = remap.expire(300).map(|(t, _)| t).collect();
+    assert_eq!(expired, [token]);
 }
 
 /// Progress may reset a request's timeout: the new deadline is the one `expire` keeps.
