@@ -6,7 +6,7 @@
 //! (`tests/scan_oracle.rs`): same end offset, same [`ScanError`] kind, on every input.
 //!
 //! - Lazy containers on x86_64 with AVX2 + PCLMULQDQ + BMI1/2 + POPCNT (detected at run time,
-//!   cached): 64-byte blocks of bitmasks (`x86_64.rs`), classified with AVX-512BW where the
+//!   cached): 64-byte blocks of bitmasks (`x86_64/`), classified with AVX-512BW where the
 //!   CPU has it. Anything unusual in a block hands the whole value to the scalar oracle,
 //!   which then gives the answer.
 //! - Strings on x86_64: 16-byte SSE2 probes (SSE2 is baseline; targets without it, such as
