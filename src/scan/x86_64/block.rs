@@ -258,12 +258,50 @@ impl WideBlock {
     }
 }
 
+/// [`classify`] of a value's last block, which the buffer ends before it is whole: `rest`,
+/// the fewer than 64 bytes left (not none), at the end of `buf`. The buffer's last 64 bytes,
+/// the masks shifted past the bytes before `rest`; or, in a buffer shorter than 64 bytes,
+/// `rest` copied into `tail`, padded with spaces (neutral outside strings and in them).
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn classify_last(buf: &[u8], rest: &[u8], tail: &mut [u8; 64]) -> Block {
+    match buf.last_chunk() {
+        Some(last) => classify(last, 64 - rest.len() as u32),
+        None => {
+            tail[..rest.len()].copy_from_slice(rest);
+            classify(tail, 0)
+        }
+    }
+}
+
 /// [`classify`] on AVX-512BW.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) fn classify_wide(bytes: &[u8; 64], shift: u32) -> WideBlock {
     // SAFETY: `bytes` is 64 readable bytes; `loadu` has no alignment requirement.
-    let w = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) };
+    classify_wide_bytes(unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }, shift)
+}
+
+/// [`classify_last`] on AVX-512BW: `rest` alone, by one masked load, padded with spaces; no
+/// mask is shifted.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) fn classify_wide_last(_: &[u8], rest: &[u8], _: &mut [u8; 64]) -> WideBlock {
+    debug_assert!(!rest.is_empty() && rest.len() < 64);
+    let spaces = _mm512_set1_epi8(b' ' as i8);
+    // SAFETY: the mask selects the first `rest.len()` bytes, all of them in `rest`; a masked
+    // load does not read the bytes it masks off, nor faults on them. `loadu` has no
+    // alignment requirement.
+    let w = unsafe {
+        _mm512_mask_loadu_epi8(spaces, low_bits(rest.len() as u32), rest.as_ptr().cast())
+    };
+    classify_wide_bytes(w, 0)
+}
+
+/// [`classify_wide`] of the block `w`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn classify_wide_bytes(w: __m512i, shift: u32) -> WideBlock {
     let eq = |c: u8| _mm512_cmpeq_epi8_mask(w, _mm512_set1_epi8(c as i8)) >> shift;
     WideBlock {
         w,

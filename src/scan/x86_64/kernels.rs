@@ -15,7 +15,10 @@
 //! this module, or adding a module, may change the code of others: compare the instruction
 //! counts and the symbols' sizes before and after.)
 
-use super::block::{classify, classify_wide, escaped_bytes, prefix_xor, up_to, Outside};
+use super::block::{
+    classify, classify_last, classify_wide, classify_wide_last, escaped_bytes, prefix_xor, up_to,
+    Outside,
+};
 use super::nesting::Nesting;
 use super::string::{body_blocks, body_blocks_wide, stops16, stops16_quotes, string_run};
 use super::tables::{OUTSIDE_LINE_LUT, OUTSIDE_LUT};
@@ -43,7 +46,10 @@ pub(super) fn lazy_oracle(
 /// Stamps the lazy container skip for one block classifier and the target features it needs:
 /// [`skip_lazy_avx2`] and [`skip_lazy_avx512`] are one body.
 macro_rules! lazy_kernel {
-    ($(#[$doc:meta])* $name:ident, $classify:ident, $wide:literal, $features:literal) => {
+    (
+        $(#[$doc:meta])* $name:ident, $classify:ident, $classify_last:ident, $wide:literal,
+        $features:literal
+    ) => {
         $(#[$doc])*
         #[target_feature(enable = $features)]
         pub(super) fn $name<const TRACK_ASCII: bool, const ONE_KIND_SHORTCUT: bool, F>(
@@ -95,22 +101,16 @@ macro_rules! lazy_kernel {
 
             loop {
                 let rest = buf.get(pos..).unwrap_or(&[]);
-                let (block, shift): (&[u8; 64], u32) = match rest.first_chunk() {
-                    Some(block) => (block, 0),
+                let b = match rest.first_chunk() {
+                    // (A whole block shifts no mask: the shift's code is in the last one's
+                    // path alone.)
+                    Some(block) => $classify(block, 0),
                     // The value is not closed, and every block before the end was proven (anything
                     // unproven went to the oracle): the oracle's answer, without reading it again.
                     None if rest.is_empty() => return Err(ScanError::UnexpectedEnd),
-                    // Fewer than 64 bytes left: read the buffer's last 64 bytes and shift the
-                    // bytes before `pos` out of the masks.
-                    None => match buf.last_chunk() {
-                        Some(last) => (last, 64 - rest.len() as u32),
-                        None => {
-                            tail[..rest.len()].copy_from_slice(rest);
-                            (&tail, 0)
-                        }
-                    },
+                    // Fewer than 64 bytes left.
+                    None => $classify_last(buf, rest, &mut tail),
                 };
-                let b = $classify(block, shift);
                 if TRACK_ASCII {
                     high |= b.non_ascii();
                 }
@@ -239,6 +239,7 @@ lazy_kernel! {
     /// case, [`Nesting::after_block_of_one_kind_counted`]; what neither proves is walked.
     skip_lazy_avx2,
     classify,
+    classify_last,
     false,
     "avx2,pclmulqdq,popcnt,bmi1,bmi2"
 }
@@ -247,6 +248,7 @@ lazy_kernel! {
     /// [`skip_lazy_avx2`] with each block classified by AVX-512BW ([`classify_wide`]).
     skip_lazy_avx512,
     classify_wide,
+    classify_wide_last,
     true,
     "avx2,avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2"
 }
