@@ -510,6 +510,35 @@ fn last_event_id_is_what_a_client_resumes_from() {
     );
 }
 
+/// One framer reads a client's streams one after the other (a reconnection with
+/// `Last-Event-ID`): each may start with a byte order mark, skipped; an event cut off by the
+/// end of a stream does not leak into the next, nor does its id; the last event id and the
+/// reconnection time carry over to the next stream until it sets its own.
+#[test]
+fn a_framer_reads_the_next_stream_after_the_end_of_one() {
+    let mut framer = SseFramer::new(1 << 10);
+    let first = sse_all(
+        &mut framer,
+        &[b"\xEF\xBB\xBFretry: 500\nid: 1\ndata: a\n\nid: 2\ndata: cut"],
+    );
+    let data = |events: &[Result<SseEvent, FrameError>]| -> Vec<Vec<u8>> {
+        events
+            .iter()
+            .map(|e| e.as_ref().unwrap().data.to_vec())
+            .collect()
+    };
+    assert_eq!(data(&first), [b"a".to_vec()]);
+    // (The cut event's id never came: it is not where the client resumes from.)
+    assert_eq!(framer.last_event_id(), Some(&b"1"[..]));
+    let second = sse_all(&mut framer, &[b"\xEF\xBB\xBF", b"data: b\n\n"]);
+    assert_eq!(data(&second), [b"b".to_vec()]);
+    assert_eq!(framer.last_event_id(), Some(&b"1"[..]));
+    assert_eq!(framer.reconnection_time(), Some(500));
+    let third = sse_all(&mut framer, &[b"\xEF\xBB\xBFid: 3\ndata: c\n\n"]);
+    assert_eq!(data(&third), [b"c".to_vec()]);
+    assert_eq!(framer.last_event_id(), Some(&b"3"[..]));
+}
+
 /// Through the `Framer` trait, a skipped event (no data) leaves `last_offset` on the last
 /// event handed out, and its `retry` is kept as the reconnection time (WHATWG sets it as the
 /// line is read), as a retry-only event before the stream closes says when to reconnect.

@@ -547,6 +547,11 @@ impl SseFramer {
     /// dropped, as WHATWG says, with whatever is left in `buf`; a `retry` it (or an over-long
     /// event) set still comes, alone in an event (a server may send one just before closing
     /// the stream, so that the client knows when to reconnect).
+    ///
+    /// The framer is then ready for the next stream, a client's reconnection say: its
+    /// [`last_event_id`](Self::last_event_id) (to send as `Last-Event-ID`) and
+    /// [`reconnection_time`](Self::reconnection_time) carry over, and a byte order mark
+    /// starting it is skipped as at the first stream's start. (Offsets go on counting.)
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if let Some(event) = self.decode(buf)? {
             return Ok(Some(event));
@@ -561,6 +566,7 @@ impl SseFramer {
         self.discarding = false;
         self.in_line = false;
         self.skipping_line = false;
+        self.bom_checked = false;
         Ok(retry.map(|retry| {
             self.last_offset = offset;
             SseEvent {
