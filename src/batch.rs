@@ -4,7 +4,9 @@
 //!
 //! The rules of the specification (§6): a batch that is not valid JSON or is an empty array
 //! gets one error object, not an array (the [`Decoder`] already rejects both as a whole);
-//! each invalid element gets its own error reply, with id `null` when its id cannot be read;
+//! each invalid element gets its own error reply, with id `null` when its id cannot be read
+//! (the decoder's [`unreadable_id`](crate::DecodeOptions::unreadable_id): in the MCP dialect
+//! the id is left out by default);
 //! notifications get nothing; the reply is an array of the replies in any order, and when
 //! there is nothing to reply (a batch of notifications) nothing at all is sent, never `[]`.
 //! [`encode::BatchReply`](crate::encode::BatchReply) writes that array.
@@ -59,8 +61,9 @@ impl<'a> Iterator for BatchElements<'a, '_> {
 
 impl<'a> Batch<'a> {
     /// Decodes the elements with `decoder`, one at a time as the iterator is advanced, each as
-    /// if it were a frame of its own; a nested array is not a valid element (-32600, id
-    /// `null`). Zip it with `self.raw.elements()` for each element's bytes.
+    /// if it were a frame of its own; a nested array is not a valid element (-32600, with the
+    /// decoder's [`unreadable_id`](crate::DecodeOptions::unreadable_id): `null` in JSON-RPC).
+    /// Zip it with `self.raw.elements()` for each element's bytes.
     ///
     /// ```
     /// use rpcwire::{Decoder, ErrorCode, Kind, Message, ReplyId};

@@ -213,9 +213,11 @@ impl Iterator for Unescape<'_> {
     }
 }
 
-/// What a member lookup found: [`RawJson::get`] reads both misses as `None`.
+/// What a member lookup found ([`RawJson::lookup`], [`RawJson::lookup_path`]):
+/// [`RawJson::get`] reads both misses as `None`, where a caller may have to refuse an
+/// ambiguous member rather than fall back as for an absent one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Lookup<'a> {
+pub enum Lookup<'a> {
     /// No such member (or not an object).
     Absent,
     /// Exactly one.
@@ -396,8 +398,17 @@ impl<'a> RawJson<'a> {
         path.iter().try_fold(*self, |v, k| v.get(k))
     }
 
-    /// [`Self::get`], telling an absent member from a duplicated one.
-    pub(crate) fn lookup(&self, key: &str) -> Lookup<'a> {
+    /// [`Self::get`], telling an absent member from a duplicated one (or one in an object
+    /// too malformed to read whole).
+    ///
+    /// ```
+    /// use rpcwire::{Lookup, RawJson};
+    /// let meta = RawJson::new(br#"{"v":"2025-11-25","v":"2026-07-28"}"#).unwrap();
+    /// assert_eq!(meta.get("v"), None);
+    /// assert_eq!(meta.lookup("v"), Lookup::Ambiguous);
+    /// assert_eq!(meta.lookup("w"), Lookup::Absent);
+    /// ```
+    pub fn lookup(&self, key: &str) -> Lookup<'a> {
         let mut found = Lookup::Absent;
         let mut members = self.members();
         for (k, v) in members.by_ref() {
@@ -416,7 +427,7 @@ impl<'a> RawJson<'a> {
     }
 
     /// [`Self::pointer`], telling an absent member from a duplicated one on the way.
-    pub(crate) fn lookup_path(&self, path: &[&str]) -> Lookup<'a> {
+    pub fn lookup_path(&self, path: &[&str]) -> Lookup<'a> {
         path.iter().fold(Lookup::Found(*self), |at, key| match at {
             Lookup::Found(v) => v.lookup(key),
             other => other,

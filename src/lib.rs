@@ -93,7 +93,7 @@ pub use frame::{write_sse_comment, write_sse_event, write_sse_retry, SseEvent, S
 pub use frame::{FrameError, Framer, Frames, LineFramer, Lines, SseWriteError};
 pub use id::{Id, IdBuf, IdKind};
 pub use inflight::{IdKey, InFlight, InFlightError, ReservedId};
-pub use json::{Elements, JsonKind, JsonStr, Members, RawJson};
+pub use json::{Elements, JsonKind, JsonStr, Lookup, Members, RawJson};
 pub use limits::Limits;
 pub use message::{
     Batch, ErrorObject, ErrorResponse, Kind, Message, Notification, OwnedMessage, OwnedRejection,

@@ -337,7 +337,22 @@ pub struct RequestMeta<'a> {
 }
 
 impl<'a> RequestMeta<'a> {
-    /// Reads the fields from a request's or notification's `params._meta`.
+    /// Reads the fields from a request's or notification's `params._meta`. A field that is
+    /// absent, of another type, or ambiguous (given twice, or in a `_meta` given twice or too
+    /// malformed to read whole) is `None` alike. Where the difference matters (a gateway
+    /// choosing a request's options by its version must refuse an ambiguous one, which the
+    /// server behind it may read either way, rather than fall back to the session's), look
+    /// the field up with [`RawJson::lookup_path`]:
+    ///
+    /// ```
+    /// use rpcwire::mcp::{meta_keys, RequestMeta};
+    /// use rpcwire::{Decoder, Lookup};
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#;
+    /// let msg = Decoder::mcp().decode(frame).unwrap();
+    /// assert_eq!(RequestMeta::from_message(&msg).protocol_version, None);
+    /// let path = ["_meta", meta_keys::PROTOCOL_VERSION];
+    /// assert_eq!(msg.params().unwrap().lookup_path(&path), Lookup::Ambiguous);
+    /// ```
     pub fn from_message(msg: &Message<'a>) -> Self {
         let Some(meta) = msg.params().and_then(|p| p.get("_meta")) else {
             return RequestMeta::default();
@@ -364,7 +379,13 @@ pub mod versions {
     pub const V2025_03_26: &str = "2025-03-26";
     /// 2025-06-18: batches removed.
     pub const V2025_06_18: &str = "2025-06-18";
-    /// 2025-11-25: a reply to an unreadable id leaves `id` out; URL elicitation; tasks.
+    /// 2025-11-25: an error reply's `id` may be left out (to a request whose id cannot be
+    /// read); URL elicitation; tasks. ([`for_protocol_version`] does not set
+    /// [`unreadable_id`] from it: peers of every version differ on that form, so it is a
+    /// per-peer setting, left out by default in the MCP dialect.)
+    ///
+    /// [`for_protocol_version`]: crate::DecodeOptions::for_protocol_version
+    /// [`unreadable_id`]: crate::DecodeOptions::unreadable_id
     pub const V2025_11_25: &str = "2025-11-25";
     /// 2026-07-28: `resultType` on results, per-request `_meta`, no requests from the
     /// server (a result with `resultType: "input_required"` asks the client instead), the

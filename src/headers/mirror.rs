@@ -1,5 +1,6 @@
 //! The client side of header mirroring: the headers a message carries on Streamable HTTP,
-//! which [`HeaderCheck`](super::HeaderCheck) then finds in agreement with its body.
+//! which [`HeaderCheck`](super::HeaderCheck) then finds in agreement with a body that names
+//! its protocol version (MCP 2026-07-28 on).
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -13,7 +14,9 @@ use crate::message::Message;
 /// The mirrored headers a client sends with `msg` over Streamable HTTP (MCP 2026-07-28), as
 /// (header, value) pairs ready for an HTTP request:
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
-///   version agreed at `initialize`, for a session of an earlier version), else none;
+///   version agreed at `initialize`, for a session of an earlier version, whose server checks
+///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
+///   none;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel

@@ -200,6 +200,18 @@ pub struct ParamHeader<'a> {
 /// (`42.0` = `42`, and `9007199254740993` ≠ `9007199254740992`). Unknown `Mcp-Param-*`
 /// headers are ignored.
 ///
+/// Two things the check does not do by itself:
+/// - **It knows only the annotations it is given.** Without [`with_tool`](Self::with_tool)
+///   (or [`with_params`](Self::with_params)), every `Mcp-Param-*` header is unknown, so
+///   ignored: a server, or a router acting on those headers, must give it the called tool's
+///   annotations, or not trust them.
+/// - **It is MCP 2026-07-28's rule.** A request of an earlier session names no version in
+///   its body, so its `MCP-Protocol-Version` header (which 2025-06-18 on also send) is a
+///   mismatch here: check such a header against the session's negotiated version instead.
+///   Run this check when either the header or the body's `_meta` names 2026-07-28 or later,
+///   not on the header alone: a header naming an earlier version over a body naming a later
+///   one is itself a mismatch, which this check reports.
+///
 /// Where the official MCP Python SDK (2.3) decides otherwise, this check follows the text of
 /// the transport specification (`tests/headers_python.rs` compares the two):
 /// - the protocol version comes first, so a request at a version the server does not support
