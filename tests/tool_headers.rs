@@ -455,6 +455,43 @@ fn the_tool_is_mirrored_on_tools_call_only() {
     assert_eq!(text(&headers.unwrap()).len(), 2);
 }
 
+/// A value a server would refuse whatever the headers (one with no header form, one spelt
+/// twice) is refused by `mirror_headers` before the call is sent, naming the parameter;
+/// `ToolHeaders::mirror` gives no header for it. An absent or `null` value needs none.
+#[test]
+fn values_a_server_would_refuse_are_refused_before_sending() {
+    let tool = tool(r#"{"properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#);
+    let decoder = Decoder::mcp();
+    let region = Header::Param("Region");
+    for (arguments, expected) in [
+        (
+            r#"{"region":"\ud800"}"#,
+            Err(HeaderError::Malformed(region)),
+        ),
+        (r#"{"region":{"a":1}}"#, Err(HeaderError::Malformed(region))),
+        (r#"{"region":[1]}"#, Err(HeaderError::Malformed(region))),
+        (
+            r#"{"region":"eu","region":"us"}"#,
+            Err(HeaderError::Mismatch(region)),
+        ),
+        (r#"{"region":null}"#, Ok(3)),
+        (r#"{}"#, Ok(3)),
+        (r#"{"region":"eu"}"#, Ok(4)),
+    ] {
+        let body = call(arguments);
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        let mirrored = mirror_headers(&msg, None, Some(&tool));
+        assert_eq!(
+            mirrored.as_ref().map(Vec::len).map_err(|e| *e),
+            expected,
+            "{arguments}"
+        );
+        let raw = RawJson::new(arguments.as_bytes()).unwrap();
+        let alone = tool.mirror(raw).count();
+        assert_eq!(alone, usize::from(expected == Ok(4)), "{arguments}");
+    }
+}
+
 // The property: what a client mirrors is what a server requires.
 
 /// A tool schema with annotations on leaves at any depth, and arguments for it (JSON values).
@@ -649,10 +686,12 @@ fn one_walk_finds_what_each_lookup_finds() {
             .flat_map(|t| t.mirror(raw).map(|(h, v)| (h.to_string(), v.into_owned())))
             .collect();
         assert_eq!(one_walk, each, "{arguments}");
-        // And the check agrees with the mirror on the whole call.
+        // And the check agrees with the mirror on the whole call: the mirrored headers pass
+        // it exactly when `mirror_headers` found nothing to refuse.
         let body = call(arguments);
         let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
-        let headers = text(&mirror_headers(&msg, None, Some(&all)).unwrap());
+        let mut headers = text(&mirror_headers(&msg, None, None).unwrap());
+        headers.extend(one_walk);
         let single = |t: &ToolHeaders| {
             HeaderCheck::new(&[VERSION])
                 .with_tool(t)
@@ -661,6 +700,8 @@ fn one_walk_finds_what_each_lookup_finds() {
         };
         let alone = singles.iter().all(single);
         assert_eq!(single(&all), alone, "{arguments}");
+        let refused = mirror_headers(&msg, None, Some(&all)).err();
+        assert_eq!(refused.is_none(), single(&all), "{arguments}: {refused:?}");
     }
 }
 

@@ -23,7 +23,10 @@ use crate::message::Message;
 ///   form when it is not plain ASCII; one holding a lone surrogate escape, `\ud800`, has no
 ///   UTF-8 form to encode, and is [`HeaderError::Malformed`]);
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
-///   tool it names ([`ToolHeaders::mirror`]).
+///   tool it names ([`ToolHeaders::mirror`]); an argument a server would refuse whatever the
+///   headers is refused here, before the call is sent: one with no header form (an object,
+///   an array, a string holding a lone surrogate escape) is [`HeaderError::Malformed`], one
+///   spelt twice [`HeaderError::Mismatch`], for its parameter.
 ///
 /// Requests and notifications have them; other messages none. A method or protocol version
 /// that cannot be a header value as it is (a byte outside visible ASCII, space and tab, or
@@ -91,7 +94,9 @@ pub fn mirror_headers<'m>(
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
         if let Some(arguments) = params.and_then(|p| p.get("arguments")) {
-            headers.extend(tool.mirror(arguments));
+            for header in tool.mirror_each(arguments) {
+                headers.extend(header?);
+            }
         }
     }
     Ok(headers)

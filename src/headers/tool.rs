@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use smallvec::SmallVec;
 
 use super::mirror::encoded;
-use super::Header;
+use super::{Header, HeaderError};
 use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 
 /// The annotation keyword.
@@ -443,27 +443,46 @@ impl ToolHeaders {
     /// an array, a string holding a lone surrogate escape, which has no UTF-8 form) and a
     /// value spelt twice (`{"region":"eu","region":"us"}`: which one a server acts on is
     /// unknown) give no header; a server that checks them refuses such a call whatever
-    /// headers it carries.
+    /// headers it carries ([`mirror_headers`](super::mirror_headers) refuses it before it is
+    /// sent).
     pub fn mirror<'v>(
         &'v self,
         arguments: RawJson<'v>,
     ) -> impl Iterator<Item = (Header<'v>, Cow<'v, str>)> + 'v {
+        self.mirror_each(arguments)
+            .filter_map(|header| header.ok().flatten())
+    }
+
+    /// [`Self::mirror`], parameter by parameter: no header (`Ok(None)`) for a value absent
+    /// or `null`, and for one a server would refuse whatever the headers, why:
+    /// [`HeaderError::Malformed`] for a value with no rendering, [`HeaderError::Mismatch`]
+    /// for one spelt twice.
+    pub(super) fn mirror_each<'v>(
+        &'v self,
+        arguments: RawJson<'v>,
+    ) -> impl Iterator<Item = Result<Option<(Header<'v>, Cow<'v, str>)>, HeaderError<'v>>> + 'v
+    {
         let values = self.lookup_all(arguments);
-        self.params
-            .iter()
-            .zip(values)
-            .filter_map(move |(param, value)| {
-                let Lookup::Found(value) = value else {
-                    return None;
-                };
-                let rendered = match value.kind() {
-                    JsonKind::String => encoded(value.as_str()?)?,
-                    JsonKind::Number if param.ty == ParamType::Integer => decimal(value.as_text()),
-                    JsonKind::Bool | JsonKind::Number => Cow::Borrowed(value.as_text()),
-                    _ => return None,
-                };
-                Some((param.header(), rendered))
-            })
+        self.params.iter().zip(values).map(|(param, value)| {
+            let value = match value {
+                Lookup::Absent => return Ok(None),
+                Lookup::Ambiguous => return Err(HeaderError::Mismatch(param.header())),
+                Lookup::Found(value) => value,
+            };
+            let rendered = match value.kind() {
+                JsonKind::Null => return Ok(None),
+                JsonKind::String => value.as_str().and_then(encoded),
+                JsonKind::Number if param.ty == ParamType::Integer => {
+                    Some(decimal(value.as_text()))
+                }
+                JsonKind::Bool | JsonKind::Number => Some(Cow::Borrowed(value.as_text())),
+                JsonKind::Object | JsonKind::Array => None,
+            };
+            match rendered {
+                Some(rendered) => Ok(Some((param.header(), rendered))),
+                None => Err(HeaderError::Malformed(param.header())),
+            }
+        })
     }
 }
 
