@@ -112,16 +112,16 @@ impl DecodeOptions {
     ///   accept them; 2025-06-18 removed them). JSON-RPC's are the dialect's and stay as
     ///   they are.
     ///
+    /// So the last call counts: `options.for_protocol_version(a).for_protocol_version(b)` is
+    /// `options.for_protocol_version(b)`, and options can be derived again when a session's
+    /// version becomes known. A value of one's own for either field goes after it:
+    /// `DecodeOptions { batches: false, ..options.for_protocol_version(version) }`.
+    ///
     /// Versions compare as text ([`versions::is_at_least`](crate::mcp::versions::is_at_least)),
     /// so a version from the wire (a header, a request's `_meta`) should be one of those the
     /// application supports before it is given here: `"2025-03-26x"` would allow batches.
     /// The decoder checks envelopes only: under 2026-07-28 a server's request is still a valid
     /// message to a `Role::Client` decoder, though that version has the server send none.
-    ///
-    /// So the last call counts: `options.for_protocol_version(a).for_protocol_version(b)` is
-    /// `options.for_protocol_version(b)`, and options can be derived again when a session's
-    /// version becomes known. A value of one's own for either field goes after it:
-    /// `DecodeOptions { batches: false, ..options.for_protocol_version(version) }`.
     ///
     /// ```
     /// use rpcwire::{DecodeOptions, Decoder, Dialect};
