@@ -1,6 +1,7 @@
 //! The examples run: `examples/rpc_demo.rs` prints the primer's lines (replies in completion
-//! order matched to their requests, then the four bad inputs' replies), and
-//! `examples/gateway.rs` routes every line of its scenario.
+//! order matched to their requests, then the four bad inputs' replies),
+//! `examples/gateway.rs` routes every line of its scenario, and `examples/streamable_http.rs`
+//! answers every request of its scenario, its client reading the event streams.
 
 use std::process::Command;
 
@@ -73,6 +74,66 @@ fn gateway_example_routes_every_line() {
             r#"-> client 0: {"jsonrpc":"2.0","id":"l","result":{}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"l","result":{}}"#,
+        ]
+    );
+}
+
+/// `examples/streamable_http.rs`: a Streamable HTTP server core and its client, every response
+/// and every event the client reads, in order.
+#[test]
+fn streamable_http_example_answers_every_post() {
+    assert_eq!(
+        run_example("streamable_http"),
+        [
+            r#"client: MCP-Protocol-Version: 2026-07-28"#,
+            r#"client: Mcp-Method: tools/call"#,
+            r#"client: Mcp-Name: execute_sql"#,
+            r#"client: Mcp-Param-Region: eu-west-1"#,
+            r#"client: Accept: application/json, text/event-stream"#,
+            r#"POST tools/call -> 200 text/event-stream"#,
+            r#"  | id: 0/0"#,
+            r#"  | data:"#,
+            r#"  | retry: 1000"#,
+            r#"  | id: 0/1"#,
+            r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1.0,"total":2.0}}"#,
+            r#"  | id: 0/2"#,
+            r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2.0,"total":2.0}}"#,
+            r#"  | id: 0/3"#,
+            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"client: event 0/0: priming"#,
+            r#"client: event (no id): retry 1000 ms"#,
+            r#"client: event 0/1: notification"#,
+            r#"client: cut off; 1000 ms later: GET, Last-Event-ID: 0/1"#,
+            r#"GET -> 200 text/event-stream"#,
+            r#"  | id: 0/2"#,
+            r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2.0,"total":2.0}}"#,
+            r#"  | id: 0/3"#,
+            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"client: event 0/2: notification"#,
+            r#"client: event 0/3: success_response"#,
+            r#"GET, Last-Event-ID: 9/0 -> 400 (no body)"#,
+            r#"POST tools/call, Accept: application/json -> 200 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"POST tools/call, Mcp-Method: tools/list -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Method header does not match the request body"}}"#,
+            r#"POST tools/call, no Mcp-Param-Region -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: required Mcp-Param-Region header is missing"}}"#,
+            r#"POST ping, _meta naming two versions -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: _meta names its protocol version twice"}}"#,
+            r#"POST ping (session of 2025-11-25) -> 200 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":3,"result":{}}"#,
+            r#"POST ping, MCP-Protocol-Version: 2025-06-18 -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version is not the session's version"}}"#,
+            r#"POST ping, MCP-Protocol-Version: 2024-11-05 -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-03-26","2025-06-18","2025-11-25","2026-07-28"],"requested":"2024-11-05"}}}"#,
+            r#"POST batch (session of 2025-11-25) -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}"#,
+            r#"POST batch (session of 2025-03-26) -> 200 application/json"#,
+            r#"  | [{"jsonrpc":"2.0","id":4,"result":{}},{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"1 row"}]}},{"jsonrpc":"2.0","id":6,"error":{"code":-32600,"message":"Invalid Request"}}]"#,
+            r#"POST notifications/cancelled -> 202 (no body)"#,
+            r#"POST {oops -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+            r#"POST a response with result 1 -> 400 (no body)"#,
         ]
     );
 }

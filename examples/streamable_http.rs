@@ -1,0 +1,446 @@
+//! MCP's Streamable HTTP transport on rpcwire, without an HTTP library: a sans-IO server core
+//! takes one POST as its headers and body, as any HTTP server hands them over, and gives back
+//! a status, a content type and a body.
+//!
+//! - The body is decoded as a gateway would (MCP, strict validation). An invalid one gets 400
+//!   with its error reply; a notification or a response gets 202.
+//! - A request of MCP 2026-07-28 (its `MCP-Protocol-Version` header or its `_meta` names that
+//!   version or a later one) must have headers that agree with its body (`HeaderCheck`, given
+//!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
+//!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
+//!   name that version.
+//! - A request is answered as one JSON body, or as an SSE stream when the client accepts one:
+//!   a priming event, a `retry`, progress, the result. Each event id names its stream, so a
+//!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
+//! - `main` plays the client too: `mirror_headers` gives the headers of its `tools/call`, and
+//!   an `SseFramer` reads the stream in small chunks, across a cut and the resumption.
+//!
+//! `cargo run --example streamable_http` plays a scenario, hostile requests included, and
+//! prints every response the server writes and every event the client reads.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use bytes::{Bytes, BytesMut};
+use rpcwire::encode::{self, BatchReply};
+use rpcwire::headers::{mirror_headers, HeaderCheck, HeaderError, ToolHeaders, PROTOCOL_VERSION};
+use rpcwire::mcp::{self, meta_keys, versions};
+use rpcwire::scan::Validation;
+use rpcwire::{
+    write_sse_event, write_sse_retry, DecodeOptions, Decoder, Dialect, ErrorCode, Id, Lookup,
+    Message, RawJson, ReplyId, Request, Role, SseEvent, SseFramer,
+};
+
+/// The versions this server speaks: negotiated at `initialize`, or from 2026-07-28 on named
+/// by each request.
+const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+/// How long a client waits before it reconnects to a stream, in ms.
+const RETRY_MS: u64 = 1000;
+/// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
+const EXECUTE_SQL: &str = "execute_sql";
+const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
+
+/// An HTTP header: its name and value.
+type Field<'a> = (&'a str, &'a [u8]);
+
+const JSON: &str = "application/json";
+const EVENT_STREAM: &str = "text/event-stream";
+
+/// What the HTTP layer sends back.
+struct HttpResponse {
+    status: u16,
+    content_type: Option<&'static str>,
+    body: BytesMut,
+}
+
+impl HttpResponse {
+    /// A response of `status`, with `body` of type `content_type` when there is one.
+    fn new(status: u16, content_type: &'static str, body: BytesMut) -> Self {
+        let content_type = (!body.is_empty()).then_some(content_type);
+        HttpResponse {
+            status,
+            content_type,
+            body,
+        }
+    }
+
+    /// 400 Bad Request, with the error reply `write` gives (if any).
+    fn bad_request(write: impl FnOnce(&mut BytesMut)) -> Self {
+        let mut body = BytesMut::new();
+        write(&mut body);
+        HttpResponse::new(400, JSON, body)
+    }
+}
+
+struct Server {
+    /// The version each session of an earlier revision negotiated at `initialize`, by its
+    /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
+    sessions: HashMap<&'static str, &'static str>,
+    /// The tools' `x-mcp-header` annotations, by name.
+    tools: HashMap<&'static str, ToolHeaders>,
+    /// The events of every SSE stream, by stream number, kept to be replayed.
+    streams: Vec<Vec<Bytes>>,
+}
+
+impl Server {
+    fn new(sessions: &[(&'static str, &'static str)]) -> Self {
+        let schema = RawJson::new(EXECUTE_SQL_SCHEMA).expect("a JSON schema");
+        let tool = ToolHeaders::from_input_schema(schema).expect("valid annotations");
+        Server {
+            sessions: sessions.iter().copied().collect(),
+            tools: HashMap::from([(EXECUTE_SQL, tool)]),
+            streams: Vec::new(),
+        }
+    }
+
+    /// One POST to the MCP endpoint.
+    fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
+        let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
+        let session = header(headers, "Mcp-Session-Id")
+            .and_then(|id| self.sessions.get(std::str::from_utf8(id).ok()?).copied());
+        // The version the body is read by: the header (sent from 2025-06-18 on), else the
+        // session's, else 2025-03-26 ("the server SHOULD assume protocol version
+        // 2025-03-26"). Versions compare as text: only a supported one chooses the rules.
+        let version = named
+            .as_deref()
+            .or(session)
+            .unwrap_or(versions::V2025_03_26);
+        let supported = SUPPORTED.iter().copied().find(|v| *v == version);
+        let options = DecodeOptions {
+            validation: Validation::Strict,
+            role: Role::Server,
+            ..DecodeOptions::new(Dialect::Mcp)
+        };
+        // (A body may name a later version in `_meta`, below: the rules that change, batches
+        // and `resultType`, are those of arrays and results, which have no `_meta`.)
+        let rules = supported.unwrap_or(versions::V2026_07_28);
+        let decoder = Decoder::new(options.for_protocol_version(rules));
+        let msg = match decoder.decode(body) {
+            Ok(msg) => msg,
+            // No reply only for a malformed response: 400 without a body.
+            Err(rejection) => {
+                return HttpResponse::bad_request(|out| {
+                    if let Some(reply) = rejection.reply() {
+                        encode::write_reply(out, &reply, None);
+                    }
+                })
+            }
+        };
+        // For a notification, "a JSON-RPC error response that has no id".
+        let id = msg.id().map_or(ReplyId::Absent, ReplyId::Id);
+
+        // The version the body names. One named twice may be read either way behind us: it
+        // is refused, not guessed.
+        let path = ["_meta", meta_keys::PROTOCOL_VERSION];
+        let meta = msg
+            .params()
+            .map_or(Lookup::Absent, |p| p.lookup_path(&path));
+        let body_version = match meta {
+            Lookup::Found(v) => v.as_str().map(|v| v.decode()),
+            Lookup::Absent => None,
+            Lookup::Ambiguous => {
+                return HttpResponse::bad_request(|out| {
+                    let message = "Invalid params: _meta names its protocol version twice";
+                    encode::write_error(out, id, ErrorCode::INVALID_PARAMS, message, None);
+                })
+            }
+        };
+        let newest = |v: &str| versions::is_at_least(v, versions::V2026_07_28);
+        if named.as_deref().is_some_and(newest) || body_version.as_deref().is_some_and(newest) {
+            // 2026-07-28: the headers mirror the body and must agree with it, a tool's
+            // `Mcp-Param-*` headers as its annotations say.
+            let tool = called_tool(&msg).and_then(|name| self.tools.get(&*name));
+            let check = match tool {
+                Some(tool) => HeaderCheck::new(SUPPORTED).with_tool(tool),
+                None => HeaderCheck::new(SUPPORTED),
+            };
+            if let Err(e) = check.check(headers.iter().copied(), &msg) {
+                return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
+            }
+        } else if supported.is_none() {
+            // "If the server receives a request with an invalid or unsupported
+            // MCP-Protocol-Version, it MUST respond with 400 Bad Request."
+            let e = HeaderError::UnsupportedVersion { requested: version };
+            return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
+        } else if session.is_some_and(|negotiated| negotiated != version) {
+            // An earlier session's body names no version: the header must be the one the
+            // session negotiated.
+            return HttpResponse::bad_request(|out| {
+                let message = "Header mismatch: MCP-Protocol-Version is not the session's version";
+                encode::write_error(out, id, ErrorCode::MCP_HEADER_MISMATCH, message, None);
+            });
+        }
+
+        match msg {
+            Message::Request(req) => {
+                let progress = mcp::progress_token(&msg);
+                self.answer(req, progress, accepts_event_stream(headers))
+            }
+            // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
+            Message::Batch(batch) => {
+                let mut out = BytesMut::new();
+                let mut reply = BatchReply::open(&mut out);
+                for element in batch.decode(&decoder) {
+                    match element {
+                        Ok(Message::Request(req)) => reply.push(&mut out, |o| self.result(o, req)),
+                        Ok(_) => {}
+                        Err(rejection) => {
+                            if let Some(r) = rejection.reply() {
+                                reply.push(&mut out, |o| encode::write_reply(o, &r, None));
+                            }
+                        }
+                    }
+                }
+                // Only notifications and responses: 202, no body.
+                let status = if reply.close(&mut out) { 200 } else { 202 };
+                HttpResponse::new(status, JSON, out)
+            }
+            // "If the input is a JSON-RPC response or notification: If the server accepts
+            // the input, the server MUST return HTTP status code 202 Accepted with no body."
+            _ => HttpResponse::new(202, JSON, BytesMut::new()),
+        }
+    }
+
+    /// The server's work: the reply to `req`, one line.
+    fn result(&self, out: &mut BytesMut, req: Request<'_>) {
+        let tool = called_tool(&Message::Request(req));
+        if tool.is_some_and(|name| self.tools.contains_key(&*name)) {
+            let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
+            encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
+        } else if req.method.eq_str(mcp::methods::PING) {
+            encode::write_response(out, req.id, RawJson::new(b"{}").expect("JSON"));
+        } else {
+            encode::write_method_not_found(out, req.id, req.method);
+        }
+    }
+
+    /// A request's reply: one JSON body, or an event stream when the client takes one.
+    fn answer(&mut self, req: Request<'_>, progress: Option<Id<'_>>, sse: bool) -> HttpResponse {
+        let mut reply = BytesMut::new();
+        self.result(&mut reply, req);
+        if !sse {
+            return HttpResponse::new(200, JSON, reply);
+        }
+        // One stream per request; event ids are `{stream}/{n}`, so that a `Last-Event-ID`
+        // names the stream to resume ("Event IDs SHOULD encode sufficient information to
+        // identify the originating stream").
+        let stream = self.streams.len();
+        let mut events = Vec::new();
+        let mut event = |message: &[u8]| {
+            let id = format!("{stream}/{}", events.len());
+            let mut out = BytesMut::new();
+            write_sse_event(&mut out, message, Some(&id), None).expect("no line break in the id");
+            events.push(out.freeze());
+        };
+        // "The server SHOULD immediately send an SSE event consisting of an event ID and an
+        // empty data field in order to prime the client to reconnect."
+        event(b"");
+        if let Some(token) = progress {
+            for done in [1.0, 2.0] {
+                let mut out = BytesMut::new();
+                let finite = mcp::write_progress(&mut out, token, done, Some(2.0), None);
+                assert!(finite);
+                event(&out);
+            }
+        }
+        event(&reply);
+        let mut body = BytesMut::new();
+        body.extend_from_slice(&events[0]);
+        write_sse_retry(&mut body, RETRY_MS);
+        for event in &events[1..] {
+            body.extend_from_slice(event);
+        }
+        self.streams.push(events);
+        HttpResponse::new(200, EVENT_STREAM, body)
+    }
+
+    /// A GET that resumes a stream: "the server MAY use this header to replay messages that
+    /// would have been sent after the last event ID, on the stream that was disconnected".
+    fn resume(&self, headers: &[Field]) -> HttpResponse {
+        let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
+        let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
+        let events = stream.and_then(|s| self.streams.get(s.parse::<usize>().ok()?));
+        match (events, n.and_then(|n| n.parse::<usize>().ok())) {
+            (Some(events), Some(n)) => {
+                let mut body = BytesMut::new();
+                for event in events.iter().skip(n).skip(1) {
+                    body.extend_from_slice(event);
+                }
+                HttpResponse::new(200, EVENT_STREAM, body)
+            }
+            // An id this server never gave.
+            _ => HttpResponse::bad_request(|_| {}),
+        }
+    }
+}
+
+/// The first value of header `name` (names compare case-insensitively).
+fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
+    let mut named = headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name));
+    named.next().map(|&(_, value)| value)
+}
+
+/// Whether an `Accept` header takes `text/event-stream` (or `text/*`, `*/*`).
+fn accepts_event_stream(headers: &[Field]) -> bool {
+    let accept = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("Accept"));
+    let ranges = accept.flat_map(|(_, value)| value.split(|&b| b == b','));
+    let mut media = ranges.filter_map(|range| range.split(|&b| b == b';').next());
+    let takes: [&[u8]; 3] = [b"text/event-stream", b"text/*", b"*/*"];
+    media.any(|m| takes.iter().any(|t| m.trim_ascii().eq_ignore_ascii_case(t)))
+}
+
+/// The tool a `tools/call` names.
+fn called_tool<'a>(msg: &Message<'a>) -> Option<Cow<'a, str>> {
+    let name = msg.params()?.get("name")?.as_str()?;
+    msg.method()?
+        .eq_str(mcp::methods::TOOLS_CALL)
+        .then(|| name.decode())
+}
+
+/// Prints a POST (or GET) and what the server answered.
+fn show(request: &str, response: &HttpResponse) {
+    let content_type = response.content_type.unwrap_or("(no body)");
+    println!("{request} -> {} {content_type}", response.status);
+    let lines = response.body[..].split(|&b| b == b'\n');
+    for line in lines.filter(|l| !l.is_empty()) {
+        println!("  | {}", String::from_utf8_lossy(line));
+    }
+}
+
+/// The client reads an event stream, 16 bytes at a time as the network hands them over, to
+/// its end, and prints each event's id and what it carries.
+fn read_stream(framer: &mut SseFramer, body: &[u8]) {
+    let decoder = Decoder::mcp_client();
+    let print = |event: SseEvent| {
+        let id = event
+            .id
+            .as_deref()
+            .map_or("(no id)".into(), String::from_utf8_lossy);
+        let what = match (event.retry, event.data.is_empty()) {
+            (Some(ms), _) => format!("retry {ms} ms"),
+            (None, true) => "priming".to_owned(),
+            (None, false) => match decoder.decode(&event.data) {
+                Ok(msg) => msg.kind().as_str().to_owned(),
+                Err(rejection) => format!("invalid ({:?})", rejection.error()),
+            },
+        };
+        println!("client: event {id}: {what}");
+    };
+    let mut buf = BytesMut::new();
+    for chunk in body.chunks(16) {
+        buf.extend_from_slice(chunk);
+        while let Some(event) = framer.decode(&mut buf).expect("no over-long event") {
+            print(event);
+        }
+    }
+    // The end of the body: an event it cut off is dropped.
+    while let Some(event) = framer.decode_eof(&mut buf).expect("no over-long event") {
+        print(event);
+    }
+}
+
+/// `headers` with `name`'s value replaced by `value`, or without it for `None`.
+fn with<'h>(headers: &[Field<'h>], name: &str, value: Option<&'h [u8]>) -> Vec<Field<'h>> {
+    let replace = |&(n, v): &Field<'h>| match n == name {
+        true => value.map(|value| (n, value)),
+        false => Some((n, v)),
+    };
+    headers.iter().filter_map(replace).collect()
+}
+
+fn main() {
+    let mut server = Server::new(&[("old", "2025-11-25"), ("batching", "2025-03-26")]);
+
+    // The client's `tools/call` (MCP 2026-07-28, progress asked for), with the headers that
+    // mirror it: it knows the tool's annotations from `tools/list`.
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1","region":"eu-west-1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p1"}}}"#;
+    let schema = RawJson::new(EXECUTE_SQL_SCHEMA).expect("a JSON schema");
+    let tool = ToolHeaders::from_input_schema(schema).expect("valid annotations");
+    let msg = Decoder::mcp().decode(call).expect("a valid request");
+    let mirrored = mirror_headers(&msg, None, Some(&tool)).expect("headers for the call");
+    let names: Vec<String> = mirrored.iter().map(|(h, _)| h.to_string()).collect();
+    let mut sent: Vec<Field> = names
+        .iter()
+        .zip(&mirrored)
+        .map(|(n, (_, v))| (n.as_str(), v.as_bytes()))
+        .collect();
+    sent.push(("Accept", b"application/json, text/event-stream"));
+    for (name, value) in &sent {
+        println!("client: {name}: {}", String::from_utf8_lossy(value));
+    }
+    let response = server.post(&sent, call);
+    show("POST tools/call", &response);
+
+    // The connection drops in the middle of the second progress event.
+    let mut framer = SseFramer::new(1 << 20);
+    let at = response.body.windows(7).position(|w| w == b"id: 0/2");
+    let cut = at.expect("event 0/2") + 20;
+    read_stream(&mut framer, &response.body[..cut]);
+    let last = framer.last_event_id().expect("an event id").to_vec();
+    let retry = framer.reconnection_time().expect("a retry");
+    println!(
+        "client: cut off; {retry} ms later: GET, Last-Event-ID: {}",
+        String::from_utf8_lossy(&last)
+    );
+    let replay = server.resume(&[("Last-Event-ID", &last)]);
+    show("GET", &replay);
+    read_stream(&mut framer, &replay.body);
+    show(
+        "GET, Last-Event-ID: 9/0",
+        &server.resume(&[("Last-Event-ID", b"9/0")]),
+    );
+
+    // Every other POST, printed as it is answered.
+    let mut post = |request: &str, headers: &[Field], body: &[u8]| {
+        show(&format!("POST {request}"), &server.post(headers, body));
+    };
+
+    // The same call from a client that takes JSON only.
+    let json_only = with(&sent, "Accept", Some(b"application/json"));
+    post("tools/call, Accept: application/json", &json_only, call);
+
+    // Headers that do not fit the body.
+    let method = with(&json_only, "Mcp-Method", Some(b"tools/list"));
+    post("tools/call, Mcp-Method: tools/list", &method, call);
+    let region = with(&json_only, "Mcp-Param-Region", None);
+    post("tools/call, no Mcp-Param-Region", &region, call);
+    let ambiguous = br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#;
+    let ping: &[Field] = &[
+        ("MCP-Protocol-Version", b"2026-07-28"),
+        ("Mcp-Method", b"ping"),
+    ];
+    post("ping, _meta naming two versions", ping, ambiguous);
+
+    // Earlier sessions: the header must be the negotiated version, and one the server speaks.
+    let ping = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    let old: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    post("ping (session of 2025-11-25)", old, ping);
+    let other = with(old, "MCP-Protocol-Version", Some(b"2025-06-18"));
+    post("ping, MCP-Protocol-Version: 2025-06-18", &other, ping);
+    let unknown: &[Field] = &[("MCP-Protocol-Version", b"2024-11-05")];
+    post("ping, MCP-Protocol-Version: 2024-11-05", unknown, ping);
+
+    // Batches: gone from 2025-06-18 on, to be answered under 2025-03-26 (whose clients send
+    // no version header).
+    let batch = br#"[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1"}}},{"id":6}]"#;
+    post("batch (session of 2025-11-25)", old, batch);
+    let batching: &[Field] = &[("Mcp-Session-Id", b"batching")];
+    post("batch (session of 2025-03-26)", batching, batch);
+
+    // What needs no reply, and bodies that are not valid.
+    let cancelled =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let notify: &[Field] = &[
+        ("MCP-Protocol-Version", b"2026-07-28"),
+        ("Mcp-Method", b"notifications/cancelled"),
+    ];
+    post("notifications/cancelled", notify, cancelled);
+    post("{oops", batching, b"{oops");
+    let malformed = br#"{"jsonrpc":"2.0","id":7,"result":1}"#;
+    post("a response with result 1", batching, malformed);
+}
