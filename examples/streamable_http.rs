@@ -263,7 +263,8 @@ impl Server {
         match (events, n.and_then(|n| n.parse::<usize>().ok())) {
             (Some(events), Some(n)) => {
                 let mut body = BytesMut::new();
-                for event in events.iter().skip(n).skip(1) {
+                // The events after the `n`-th.
+                for event in events.iter().skip(n.saturating_add(1)) {
                     body.extend_from_slice(event);
                 }
                 HttpResponse::new(200, EVENT_STREAM, body)
@@ -276,8 +277,10 @@ impl Server {
 
 /// The first value of header `name` (names compare case-insensitively).
 fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
-    let mut named = headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name));
-    named.next().map(|&(_, value)| value)
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, value)| value)
 }
 
 /// Whether an `Accept` header takes `text/event-stream` (or `text/*`, `*/*`).
