@@ -1,7 +1,9 @@
 //! The examples run: `examples/rpc_demo.rs` prints the primer's lines (replies in completion
 //! order matched to their requests, then the four bad inputs' replies),
-//! `examples/gateway.rs` routes every line of its scenario, and `examples/streamable_http.rs`
-//! answers every request of its scenario, its client reading the event streams.
+//! `examples/gateway.rs` routes every line of its scenario, `examples/streamable_http.rs`
+//! answers every request of its scenario, its client reading the event streams, and
+//! `examples/mcp_client.rs` plays its scenario against `examples/mcp_stub_server.rs` over
+//! stdio.
 
 use std::process::Command;
 
@@ -134,6 +136,32 @@ fn streamable_http_example_answers_every_post() {
             r#"POST {oops -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
             r#"POST a response with result 1 -> 400 (no body)"#,
+        ]
+    );
+}
+
+/// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
+/// once (progress moving a deadline, the server's own requests answered), a timeout, a call
+/// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_example_plays_its_scenario() {
+    assert_eq!(
+        run_example("mcp_client"),
+        [
+            "initialize: stub-server 0.1.0, protocol 2025-11-25, capabilities: tools",
+            "tools/list: echo, add, slow, ask, hang",
+            "4 calls at once:",
+            "  echo -> hello",
+            "  add -> 2 + 3 = 5",
+            "  slow (timeout 800 ms, moved by each progress) -> done in 5 steps; progress 1/5 2/5 3/5 4/5 5/5",
+            "  ask -> ping -> {}, roots/list -> error -32601",
+            "server asked: ping (answered {}), roots/list (answered -32601 Method not found)",
+            "hang (timeout 300 ms) -> timed out",
+            "slow (given up after progress 1/50) -> cancelled",
+            "nope -> error -32602: Unknown tool",
+            "dropped replies: 1 stale, 0 unknown; in flight: 0",
+            "server exited: 0",
         ]
     );
 }

@@ -1,0 +1,701 @@
+//! The core of an MCP client over stdio, on rpcwire and tokio: it spawns a server, runs the
+//! `initialize` handshake, lists the tools, calls several at once, and prints a transcript.
+//!
+//! - Every request goes out under an id the client's [`PendingTable`] mints; a reply finds its
+//!   request by that id, a late reply (to a request the client gave up on) is stale and
+//!   dropped, a reply to an id never sent is unknown and dropped.
+//! - A request may have a timeout: a deadline on the table, which one timer task expires; the
+//!   caller gets `Timeout` and the server a `notifications/cancelled` (never for `initialize`).
+//!   A caller that drops its call (gives up) cancels it the same way.
+//! - A `tools/call` may ask for progress: its progress token is its own id, so a
+//!   `notifications/progress` finds its request in the table in O(1), reaches the caller, and
+//!   moves the request's deadline (MCP lets progress reset a timeout).
+//! - Requests of the server: `ping` is answered, anything else gets -32601 (this client
+//!   declares no capabilities).
+//! - Results are read with serde (`rpcwire::typed`).
+//!
+//! `cargo run --example mcp_client --features tokio,serde` runs it against
+//! `examples/mcp_stub_server.rs` (built next to it); `-- COMMAND ARGS...` runs another
+//! server (the scenario is played with the stub server only: against another server, the
+//! handshake and `tools/list`).
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use futures_util::{SinkExt, StreamExt};
+use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
+use rpcwire::typed::{self, TypedError};
+use rpcwire::{
+    encode, mcp, DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson,
+    ReplyId, Token,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::{mpsc, oneshot, Notify};
+use tokio_util::codec::{FramedRead, FramedWrite};
+
+/// The protocol version the client asks for.
+const PROTOCOL_VERSION: &str = "2025-11-25";
+/// Longest line read from the server.
+const MAX_FRAME: usize = 16 << 20;
+
+/// Why a request got no result.
+#[derive(Debug)]
+enum CallError {
+    /// The server answered with an error.
+    Rpc { code: ErrorCode, message: String },
+    /// The server's reply to it was not a valid response (the decoder's reason).
+    BadReply(DecodeError),
+    /// The result did not have the expected shape.
+    Shape(TypedError),
+    /// No reply before the deadline (the server was told to stop).
+    Timeout,
+    /// The connection ended first.
+    Closed,
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Rpc { code, message } => write!(f, "error {}: {message}", code.get()),
+            CallError::BadReply(e) => write!(f, "invalid reply: {}", e.as_str()),
+            CallError::Shape(e) => write!(f, "unexpected result: {e}"),
+            CallError::Timeout => f.write_str("timed out"),
+            CallError::Closed => f.write_str("connection closed"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// One progress notification, owned (it crosses to the caller's task).
+#[derive(Debug, Clone, Copy)]
+struct Progress {
+    progress: f64,
+    total: Option<f64>,
+}
+
+/// A request in flight.
+struct Waiting {
+    method: &'static str,
+    done: oneshot::Sender<Result<OwnedMessage, CallError>>,
+    /// Where its progress goes, if it asked for some.
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Its timeout, in ms: each progress moves the deadline to now + this.
+    timeout: Option<u64>,
+}
+
+/// What the tasks of one connection share (never locked across an `.await`).
+struct Session {
+    pending: PendingTable<Waiting>,
+    /// What the server asked of the client, and the answer, in order.
+    server_requests: Vec<String>,
+    stale_replies: usize,
+    unknown_replies: usize,
+    /// Progress on a token no request in flight carries (after its result or cancellation).
+    unknown_progress: usize,
+}
+
+enum Line {
+    Send(Bytes),
+    Close,
+}
+
+struct Inner {
+    session: Mutex<Session>,
+    out: mpsc::UnboundedSender<Line>,
+    /// The table's clock: ms since the start.
+    start: Instant,
+    /// A deadline was set: the timer task looks again.
+    deadlines: Notify,
+}
+
+impl Inner {
+    fn now(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    fn send(&self, write: impl FnOnce(&mut BytesMut)) {
+        let mut line = BytesMut::new();
+        write(&mut line);
+        let _ = self.out.send(Line::Send(line.freeze()));
+    }
+
+    /// Tells the server to stop working on `token` (MCP forbids cancelling `initialize`).
+    fn cancel_on_server(&self, token: Token, method: &str, reason: &str) {
+        if method != mcp::methods::INITIALIZE {
+            let mut buf = [0; 20];
+            self.send(|out| mcp::write_cancelled(out, token.to_id(&mut buf), Some(reason)));
+        }
+    }
+}
+
+/// A handle on the connection: cheap to clone, usable from any task.
+#[derive(Clone)]
+struct Client {
+    inner: Arc<Inner>,
+}
+
+/// Options of one request.
+#[derive(Default)]
+struct CallOptions {
+    timeout: Option<Duration>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+/// Removes the request from the table and cancels it on the server if its caller stops
+/// waiting before the reply (a dropped future).
+struct GiveUp<'c> {
+    inner: &'c Inner,
+    token: Token,
+    method: &'static str,
+}
+
+impl Drop for GiveUp<'_> {
+    fn drop(&mut self) {
+        let removed = self
+            .inner
+            .session
+            .lock()
+            .unwrap()
+            .pending
+            .cancel(self.token);
+        if removed.is_some() {
+            self.inner
+                .cancel_on_server(self.token, self.method, "the client gave up");
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ToolCall<'a, A> {
+    name: &'a str,
+    arguments: A,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Meta>,
+}
+
+#[derive(Serialize)]
+struct Meta {
+    #[serde(rename = "progressToken")]
+    progress_token: u64,
+}
+
+impl Client {
+    /// Spawns `command` and starts the connection's tasks (reader, writer, timer).
+    fn spawn(mut command: Command) -> std::io::Result<(Client, Child)> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let (out, lines) = mpsc::unbounded_channel();
+        let inner = Arc::new(Inner {
+            session: Mutex::new(Session {
+                pending: PendingTable::new(),
+                server_requests: Vec::new(),
+                stale_replies: 0,
+                unknown_replies: 0,
+                unknown_progress: 0,
+            }),
+            out,
+            start: Instant::now(),
+            deadlines: Notify::new(),
+        });
+        tokio::spawn(write_lines(stdin, lines));
+        tokio::spawn(read_lines(inner.clone(), stdout));
+        tokio::spawn(expire(Arc::downgrade(&inner)));
+        Ok((Client { inner }, child))
+    }
+
+    /// Sends a request whose params `params` writes given the request's id (so that they may
+    /// carry it, as a progress token), and waits for its reply.
+    async fn request_with<P: Serialize>(
+        &self,
+        method: &'static str,
+        params: impl FnOnce(Token) -> Option<P>,
+        options: CallOptions,
+    ) -> Result<OwnedMessage, CallError> {
+        let (done, reply) = oneshot::channel();
+        let token = {
+            let mut session = self.inner.session.lock().unwrap();
+            let entry = session
+                .pending
+                .vacant_entry()
+                .map_err(|_| CallError::Closed)?;
+            let token = entry.token();
+            let mut json = Vec::new();
+            let params = match params(token) {
+                Some(p) => Some(typed::to_raw(&p, &mut json).map_err(CallError::Shape)?),
+                None => None,
+            };
+            let mut buf = [0; 20];
+            self.inner
+                .send(|out| encode::write_request(out, token.to_id(&mut buf), method, params));
+            let timeout = options.timeout.map(|t| t.as_millis() as u64);
+            let waiting = Waiting {
+                method,
+                done,
+                progress: options.progress,
+                timeout,
+            };
+            match timeout {
+                Some(t) => entry.insert_with_deadline(waiting, self.inner.now() + t),
+                None => entry.insert(waiting),
+            }
+        };
+        if options.timeout.is_some() {
+            self.inner.deadlines.notify_one();
+        }
+        // Answered, the request is gone from the table, and the guard's `cancel` finds nothing
+        // (the token is never minted again).
+        let _give_up = GiveUp {
+            inner: &self.inner,
+            token,
+            method,
+        };
+        reply.await.unwrap_or(Err(CallError::Closed))
+    }
+
+    /// A request and its result, read as `T`.
+    async fn request<T: DeserializeOwned, P: Serialize>(
+        &self,
+        method: &'static str,
+        params: Option<P>,
+        options: CallOptions,
+    ) -> Result<T, CallError> {
+        result(self.request_with(method, |_| params, options).await?)
+    }
+
+    /// `tools/call`, with progress if `options.progress` asks for it.
+    async fn call_tool<T: DeserializeOwned, A: Serialize>(
+        &self,
+        name: &str,
+        arguments: A,
+        options: CallOptions,
+    ) -> Result<T, CallError> {
+        let with_progress = options.progress.is_some();
+        let reply = self
+            .request_with(
+                mcp::methods::TOOLS_CALL,
+                |token| {
+                    Some(ToolCall {
+                        name,
+                        arguments,
+                        meta: with_progress.then(|| Meta {
+                            progress_token: token.get(),
+                        }),
+                    })
+                },
+                options,
+            )
+            .await?;
+        result(reply)
+    }
+
+    fn notify(&self, method: &str) {
+        self.inner
+            .send(|out| encode::write_notification(out, method, None));
+    }
+
+    /// Closes the server's stdin (the stdio transport's shutdown).
+    fn close(&self) {
+        let _ = self.inner.out.send(Line::Close);
+    }
+}
+
+/// A reply's result as `T`, or its error.
+fn result<T: DeserializeOwned>(reply: OwnedMessage) -> Result<T, CallError> {
+    match reply.message() {
+        Message::Response(r) => typed::deserialize_borrowed(r.result).map_err(CallError::Shape),
+        Message::ErrorResponse(e) => Err(CallError::Rpc {
+            code: e.error.code,
+            message: e.error.message.decode().into_owned(),
+        }),
+        _ => unreachable!("only replies are handed to callers"),
+    }
+}
+
+async fn write_lines(stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<Line>) {
+    let mut sink = FramedWrite::new(stdin, LineEncoder);
+    while let Some(Line::Send(line)) = lines.recv().await {
+        if sink.send(line).await.is_err() {
+            break;
+        }
+    }
+    let _ = SinkExt::<Bytes>::close(&mut sink).await;
+}
+
+/// Reads the server until it closes its stdout.
+async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
+    let mut lines = FramedRead::new(stdout, LineCodec::new(Decoder::mcp_client(), MAX_FRAME));
+    while let Some(Ok(item)) = lines.next().await {
+        match item {
+            Incoming::Message(msg) => {
+                let view = msg.message();
+                match view {
+                    Message::Response(_) | Message::ErrorResponse(_) => {
+                        let Some(id) = view.id() else {
+                            // A reply to a request the server could not read: whose, nobody
+                            // knows; the request will time out.
+                            eprintln!("client: error reply without an id: {view:?}");
+                            continue;
+                        };
+                        let Some(waiting) = complete(&inner, id) else {
+                            continue;
+                        };
+                        if waiting.method == mcp::methods::INITIALIZE {
+                            if let Message::Response(r) = view {
+                                settle_version(lines.decoder_mut(), r.result);
+                            }
+                        }
+                        let _ = waiting.done.send(Ok(msg));
+                    }
+                    Message::Request(req) => answer_server(&inner, req),
+                    Message::Notification(n) => notification(&inner, n),
+                    Message::Batch(_) => {}
+                }
+            }
+            Incoming::Rejected(rejected) => {
+                let rejection = rejected.rejection();
+                if rejection.is_response() {
+                    // A malformed reply to one of ours: fail that request.
+                    let waiting = rejection.id().and_then(|id| complete(&inner, id));
+                    if let Some(waiting) = waiting {
+                        let _ = waiting
+                            .done
+                            .send(Err(CallError::BadReply(rejection.error())));
+                    }
+                } else if let Some(reply) = rejection.reply() {
+                    // An invalid request of the server is answered (-32600) when its id can
+                    // be read; a line that is not JSON may have been a reply: never answered.
+                    if matches!(reply.id, ReplyId::Id(_)) {
+                        inner.send(|out| encode::write_reply(out, &reply, None));
+                    }
+                }
+            }
+            // The line may have been a reply, whose request then times out.
+            Incoming::TooLong { .. } => eprintln!("client: over-long line dropped"),
+        }
+    }
+    // The server is gone: nobody will answer what is still in flight.
+    let drained: Vec<_> = inner.session.lock().unwrap().pending.drain().collect();
+    for (_, waiting) in drained {
+        let _ = waiting.done.send(Err(CallError::Closed));
+    }
+}
+
+/// The request a reply with `id` answers, taken out of the table; a miss is counted.
+fn complete(inner: &Inner, id: Id<'_>) -> Option<Waiting> {
+    let mut session = inner.session.lock().unwrap();
+    match session.pending.complete_wire(id.raw()) {
+        Ok(waiting) => Some(waiting),
+        Err(rpcwire::Miss::Stale) => {
+            session.stale_replies += 1;
+            None
+        }
+        Err(rpcwire::Miss::Unknown) => {
+            session.unknown_replies += 1;
+            None
+        }
+    }
+}
+
+/// The server's answer to `initialize` settles the session's version, and the rules the
+/// decoder holds its messages to.
+fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) {
+    let version = result.get("protocolVersion").and_then(|v| v.as_str());
+    if let Some(version) = version {
+        let options = codec
+            .decoder()
+            .options()
+            .for_protocol_version(&version.decode());
+        codec.set_decoder(Decoder::new(options));
+    }
+}
+
+/// A request of the server: `ping` is answered, the rest is refused.
+fn answer_server(inner: &Inner, req: rpcwire::Request<'_>) {
+    let method = req.method.decode();
+    let answer = if req.method.eq_str(mcp::methods::PING) {
+        inner.send(|out| encode::write_response(out, req.id, RawJson::new(b"{}").unwrap()));
+        "{}".to_owned()
+    } else {
+        inner.send(|out| encode::write_method_not_found(out, req.id, req.method));
+        format!("{} Method not found", ErrorCode::METHOD_NOT_FOUND.get())
+    };
+    let mut session = inner.session.lock().unwrap();
+    session
+        .server_requests
+        .push(format!("{method} (answered {answer})"));
+}
+
+fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
+    if let Some(p) = mcp::Progress::from_notification(&n) {
+        // The token is the id of the request that asked for it.
+        let mut session = inner.session.lock().unwrap();
+        let token = Token::from_wire(p.token.raw());
+        let waiting = token.and_then(|t| Some((t, session.pending.get(t)?)));
+        let Some((token, waiting)) = waiting else {
+            session.unknown_progress += 1;
+            return;
+        };
+        let progress = Progress {
+            progress: p.progress,
+            total: p.total,
+        };
+        if let Some(to) = &waiting.progress {
+            let _ = to.send(progress);
+        }
+        if let Some(timeout) = waiting.timeout {
+            let deadline = inner.now() + timeout;
+            session.pending.set_deadline(token, Some(deadline));
+        }
+    } else if n.method.eq_str(mcp::methods::MESSAGE) {
+        eprintln!("server log: {}", n.params.map_or("", |p| p.as_text()));
+    }
+}
+
+/// Expires the requests whose deadline passed, until the connection is gone.
+async fn expire(inner: std::sync::Weak<Inner>) {
+    loop {
+        let (wakeup, notified) = {
+            let Some(inner) = inner.upgrade() else { return };
+            let wakeup = inner.session.lock().unwrap().pending.next_wakeup();
+            let wakeup = wakeup.map(|ms| inner.start + Duration::from_millis(ms));
+            // Registered before the sleep: a deadline set meanwhile wakes the task.
+            let inner2 = inner.clone();
+            (wakeup, async move { inner2.deadlines.notified().await })
+        };
+        let sleep = async {
+            match wakeup {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = sleep => {}
+            () = notified => continue,
+        }
+        let Some(inner) = inner.upgrade() else { return };
+        let now = inner.now();
+        let expired: Vec<_> = inner.session.lock().unwrap().pending.expire(now).collect();
+        for (token, waiting) in expired {
+            // The cancellation first: what the caller sends next goes after it.
+            inner.cancel_on_server(token, waiting.method, "timed out");
+            let _ = waiting.done.send(Err(CallError::Timeout));
+        }
+    }
+}
+
+// The results this client reads (the parts of MCP's schema it uses).
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeResult {
+    protocol_version: String,
+    server_info: Implementation,
+    #[serde(default)]
+    capabilities: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Implementation {
+    name: String,
+    version: String,
+}
+
+#[derive(Deserialize)]
+struct ListToolsResult {
+    tools: Vec<Tool>,
+}
+
+#[derive(Deserialize)]
+struct Tool {
+    name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallToolResult {
+    content: Vec<Content>,
+    #[serde(default)]
+    is_error: bool,
+}
+
+#[derive(Deserialize)]
+struct Content {
+    #[serde(default)]
+    text: String,
+}
+
+impl CallToolResult {
+    fn text(&self) -> String {
+        let text: Vec<_> = self.content.iter().map(|c| c.text.as_str()).collect();
+        let text = text.join(" ");
+        if self.is_error {
+            format!("tool error: {text}")
+        } else {
+            text
+        }
+    }
+}
+
+fn show(result: &Result<CallToolResult, CallError>) -> String {
+    match result {
+        Ok(result) => result.text(),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Every progress received so far, as `1/5 2/5 …`.
+fn progress_list(progress: &mut mpsc::UnboundedReceiver<Progress>) -> String {
+    let mut seen = Vec::new();
+    while let Ok(p) = progress.try_recv() {
+        seen.push(match p.total {
+            Some(total) => format!("{}/{}", p.progress, total),
+            None => p.progress.to_string(),
+        });
+    }
+    seen.join(" ")
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = if args.is_empty() {
+        let exe = std::env::current_exe()?;
+        Command::new(exe.with_file_name(format!("mcp_stub_server{}", std::env::consts::EXE_SUFFIX)))
+    } else {
+        let mut command = Command::new(&args[0]);
+        command.args(&args[1..]);
+        command
+    };
+    let (client, mut child) = Client::spawn(command)?;
+
+    let init: InitializeResult = client
+        .request(
+            mcp::methods::INITIALIZE,
+            Some(serde_json::json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "rpcwire-example", "version": "0.1.0"},
+            })),
+            CallOptions {
+                timeout: Some(Duration::from_secs(10)),
+                ..CallOptions::default()
+            },
+        )
+        .await?;
+    println!(
+        "initialize: {} {}, protocol {}, capabilities: {}",
+        init.server_info.name,
+        init.server_info.version,
+        init.protocol_version,
+        init.capabilities
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    client.notify(mcp::methods::INITIALIZED);
+
+    let tools: ListToolsResult = client
+        .request(mcp::methods::TOOLS_LIST, None::<()>, CallOptions::default())
+        .await?;
+    let names: Vec<_> = tools.tools.iter().map(|t| t.name.as_str()).collect();
+    println!("tools/list: {}", names.join(", "));
+
+    if init.server_info.name == "stub-server" {
+        scenario(&client).await;
+    }
+
+    client.close();
+    let status = child.wait().await?;
+    println!("server exited: {}", status.code().unwrap_or(-1));
+    Ok(())
+}
+
+/// The calls played against the stub server.
+async fn scenario(client: &Client) {
+    use serde_json::json;
+    let timeout = |ms| CallOptions {
+        timeout: Some(Duration::from_millis(ms)),
+        ..CallOptions::default()
+    };
+
+    // Four calls at once; `slow` would time out but for its progress.
+    let (progress, mut slow_progress) = mpsc::unbounded_channel();
+    let slow_options = CallOptions {
+        timeout: Some(Duration::from_millis(800)),
+        progress: Some(progress),
+    };
+    let (echo, add, slow, ask) = tokio::join!(
+        client.call_tool::<CallToolResult, _>("echo", json!({"text": "hello"}), timeout(5000)),
+        client.call_tool::<CallToolResult, _>("add", json!({"a": 2, "b": 3}), timeout(5000)),
+        client.call_tool::<CallToolResult, _>("slow", json!({"steps": 5, "ms": 200}), slow_options),
+        client.call_tool::<CallToolResult, _>("ask", json!({}), timeout(5000)),
+    );
+    println!("4 calls at once:");
+    println!("  echo -> {}", show(&echo));
+    println!("  add -> {}", show(&add));
+    println!(
+        "  slow (timeout 800 ms, moved by each progress) -> {}; progress {}",
+        show(&slow),
+        progress_list(&mut slow_progress)
+    );
+    println!("  ask -> {}", show(&ask));
+    let asked = client
+        .inner
+        .session
+        .lock()
+        .unwrap()
+        .server_requests
+        .join(", ");
+    println!("server asked: {asked}");
+
+    // No answer: the deadline passes, the server is told to stop.
+    let hang = client
+        .call_tool::<CallToolResult, _>("hang", json!({}), timeout(300))
+        .await;
+    println!("hang (timeout 300 ms) -> {}", show(&hang));
+
+    // Given up after its first progress: dropping the call cancels it.
+    let (progress, mut slow_progress) = mpsc::unbounded_channel();
+    let options = CallOptions {
+        progress: Some(progress),
+        ..CallOptions::default()
+    };
+    let call =
+        client.call_tool::<CallToolResult, _>("slow", json!({"steps": 50, "ms": 50}), options);
+    tokio::select! {
+        result = call => println!("slow -> {} (unexpected)", show(&result)),
+        Some(first) = slow_progress.recv() => println!(
+            "slow (given up after progress {}/{}) -> cancelled",
+            first.progress,
+            first.total.unwrap_or(f64::NAN)
+        ),
+    }
+
+    let nope = client
+        .call_tool::<CallToolResult, _>("nope", json!({}), timeout(5000))
+        .await;
+    println!("nope -> {}", show(&nope));
+
+    let session = client.inner.session.lock().unwrap();
+    println!(
+        "dropped replies: {} stale, {} unknown; in flight: {}",
+        session.stale_replies,
+        session.unknown_replies,
+        session.pending.len()
+    );
+    eprintln!(
+        "client: progress on no request: {}",
+        session.unknown_progress
+    );
+}

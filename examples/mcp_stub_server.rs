@@ -1,0 +1,248 @@
+//! A tiny MCP server over stdio, the peer of `examples/mcp_client.rs`, built on the same
+//! codec. Deterministic, and unkind on purpose where a client must cope:
+//!
+//! - tools `echo {text}`, `add {a, b}`;
+//! - `slow {steps, ms}`: a `notifications/progress` every `ms` on the request's progress token,
+//!   `steps` of them, then the result; a `notifications/cancelled` stops it;
+//! - `ask`: asks the client `ping` and `roots/list` (which the client did not declare), then
+//!   answers with what the client replied;
+//! - `hang`: never answers — until it is cancelled, when it answers anyway (a late reply the
+//!   client must drop as stale);
+//! - any other tool: -32602; any other method: -32601.
+//!
+//! Run it under the client: `cargo run --example mcp_client --features tokio,serde`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::{SinkExt, StreamExt};
+use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
+use rpcwire::{encode, mcp, Decoder, ErrorCode, IdBuf, Message, PendingTable, RawJson};
+use serde::Deserialize;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::{FramedRead, FramedWrite};
+
+type Out = mpsc::UnboundedSender<Bytes>;
+
+/// What the server keeps between lines.
+#[derive(Default)]
+struct State {
+    /// Requests the server sent the client: the reply goes to the waiting task.
+    asked: PendingTable<oneshot::Sender<String>>,
+    /// Requests of the client still running (`slow`, `hang`), by their wire id, and whether a
+    /// late reply is owed on cancellation (`hang`).
+    running: HashMap<IdBuf, Running>,
+}
+
+struct Running {
+    cancelled: Arc<std::sync::atomic::AtomicBool>,
+    reply_late: bool,
+}
+
+#[derive(Deserialize)]
+struct Call {
+    name: String,
+    #[serde(default)]
+    arguments: serde_json::Value,
+}
+
+fn line(write: impl FnOnce(&mut BytesMut)) -> Bytes {
+    let mut out = BytesMut::new();
+    write(&mut out);
+    out.freeze()
+}
+
+fn text_result(id: rpcwire::Id<'_>, text: &str) -> Bytes {
+    let result = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+    line(|out| encode::write_response(out, id, RawJson::new(result.as_bytes()).unwrap()))
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Bytes>();
+    let mut sink = FramedWrite::new(tokio::io::stdout(), LineEncoder);
+    let writer = tokio::spawn(async move {
+        while let Some(line) = rx.recv().await {
+            sink.send(line).await?;
+        }
+        SinkExt::<Bytes>::close(&mut sink).await
+    });
+
+    let state = Arc::new(Mutex::new(State::default()));
+    let mut lines = FramedRead::new(tokio::io::stdin(), LineCodec::new(Decoder::mcp(), 1 << 20));
+    while let Some(item) = lines.next().await {
+        let item = item?;
+        let Incoming::Message(msg) = &item else {
+            if let Some(reply) = item.reply() {
+                let _ = tx.send(line(|out| encode::write_reply(out, &reply, None)));
+            }
+            continue;
+        };
+        match msg.message() {
+            Message::Request(req) => request(&state, &tx, req),
+            Message::Notification(n) => {
+                if let Some(cancelled) = mcp::Cancelled::from_notification(&n) {
+                    let running = state
+                        .lock()
+                        .unwrap()
+                        .running
+                        .remove(&cancelled.request_id.to_owned_id());
+                    if let Some(running) = running {
+                        running
+                            .cancelled
+                            .store(true, std::sync::atomic::Ordering::SeqCst);
+                        if running.reply_late {
+                            let late = text_result(cancelled.request_id, "too late");
+                            let _ = tx.send(late);
+                        }
+                    }
+                }
+            }
+            Message::Response(r) => answer_of_client(&state, r.id, r.result.as_text().into()),
+            Message::ErrorResponse(e) => {
+                if let Some(id) = e.id {
+                    let what = format!("error {}", e.error.code.get());
+                    answer_of_client(&state, id, what);
+                }
+            }
+            Message::Batch(_) => {}
+        }
+    }
+    drop(tx);
+    writer.await.expect("writer task")
+}
+
+/// The client's reply to a request the server sent it.
+fn answer_of_client(state: &Mutex<State>, id: rpcwire::Id<'_>, what: String) {
+    if let Ok(waiting) = state.lock().unwrap().asked.complete_wire(id.raw()) {
+        let _ = waiting.send(what);
+    }
+}
+
+fn request(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) {
+    let id = req.id;
+    let result = |json: serde_json::Value| {
+        let body = json.to_string();
+        line(|out| encode::write_response(out, id, RawJson::new(body.as_bytes()).unwrap()))
+    };
+    let reply = if req.method.eq_str(mcp::methods::INITIALIZE) {
+        result(serde_json::json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "stub-server", "version": "0.1.0"},
+        }))
+    } else if req.method.eq_str(mcp::methods::PING) {
+        result(serde_json::json!({}))
+    } else if req.method.eq_str(mcp::methods::TOOLS_LIST) {
+        let tool = |name: &str, description: &str| {
+            serde_json::json!({"name": name, "description": description,
+                "inputSchema": {"type": "object"}})
+        };
+        result(serde_json::json!({"tools": [
+            tool("echo", "says it back"),
+            tool("add", "adds a and b"),
+            tool("slow", "reports progress"),
+            tool("ask", "asks the client"),
+            tool("hang", "never answers"),
+        ]}))
+    } else if req.method.eq_str(mcp::methods::TOOLS_CALL) {
+        match tool_call(state, tx, req) {
+            Some(reply) => reply,
+            None => return, // answered later by a task
+        }
+    } else {
+        line(|out| encode::write_method_not_found(out, id, req.method))
+    };
+    let _ = tx.send(reply);
+}
+
+fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> Option<Bytes> {
+    let id = req.id;
+    let params = req.params.unwrap_or(RawJson::new(b"{}").unwrap());
+    let call: Call = match rpcwire::typed::deserialize_borrowed(params) {
+        Ok(call) => call,
+        Err(e) => return Some(line(|out| e.write_reply(out, id.into()))),
+    };
+    let args = &call.arguments;
+    match call.name.as_str() {
+        "echo" => Some(text_result(id, args["text"].as_str().unwrap_or(""))),
+        "add" => {
+            let (a, b) = (
+                args["a"].as_i64().unwrap_or(0),
+                args["b"].as_i64().unwrap_or(0),
+            );
+            Some(text_result(id, &format!("{a} + {b} = {}", a + b)))
+        }
+        "slow" | "hang" => {
+            let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            state.lock().unwrap().running.insert(
+                id.to_owned_id(),
+                Running {
+                    cancelled: cancelled.clone(),
+                    reply_late: call.name == "hang",
+                },
+            );
+            if call.name == "slow" {
+                let steps = args["steps"].as_u64().unwrap_or(3);
+                let ms = args["ms"].as_u64().unwrap_or(10);
+                let token = mcp::progress_token(&Message::Request(req)).map(|t| t.to_owned_id());
+                let (id, tx, state) = (id.to_owned_id(), tx.clone(), state.clone());
+                tokio::spawn(async move {
+                    for step in 1..=steps {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        if cancelled.load(std::sync::atomic::Ordering::SeqCst) {
+                            return;
+                        }
+                        if let Some(token) = &token {
+                            let progress = line(|out| {
+                                let total = Some(steps as f64);
+                                let ok = mcp::write_progress(
+                                    out,
+                                    token.as_id(),
+                                    step as f64,
+                                    total,
+                                    None,
+                                );
+                                debug_assert!(ok);
+                            });
+                            let _ = tx.send(progress);
+                        }
+                    }
+                    if state.lock().unwrap().running.remove(&id).is_some() {
+                        let _ = tx.send(text_result(id.as_id(), &format!("done in {steps} steps")));
+                    }
+                });
+            }
+            None
+        }
+        "ask" => {
+            let (id, tx, state) = (id.to_owned_id(), tx.clone(), state.clone());
+            tokio::spawn(async move {
+                let mut answers = Vec::new();
+                for method in [mcp::methods::PING, mcp::methods::ROOTS_LIST] {
+                    let (done, answer) = oneshot::channel();
+                    let token = state.lock().unwrap().asked.insert(done).unwrap();
+                    let mut buf = [0; 20];
+                    let _ = tx.send(line(|out| {
+                        encode::write_request(out, token.to_id(&mut buf), method, None)
+                    }));
+                    answers.push(format!("{method} -> {}", answer.await.unwrap_or_default()));
+                }
+                let _ = tx.send(text_result(id.as_id(), &answers.join(", ")));
+            });
+            None
+        }
+        other => Some(line(|out| {
+            let data = serde_json::Value::from(other).to_string();
+            encode::write_error(
+                out,
+                id,
+                ErrorCode::INVALID_PARAMS,
+                "Unknown tool",
+                RawJson::new(data.as_bytes()),
+            )
+        })),
+    }
+}
