@@ -12,14 +12,15 @@
 //!
 //! Run it under the client: `cargo run --example mcp_client --features tokio,serde`.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
-use rpcwire::{encode, mcp, Decoder, ErrorCode, IdBuf, Message, PendingTable, RawJson};
+use rpcwire::{
+    encode, mcp, Decoder, ErrorCode, InFlight, InFlightError, Message, PendingTable, RawJson,
+};
 use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -27,13 +28,13 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 type Out = mpsc::UnboundedSender<Bytes>;
 
 /// What the server keeps between lines.
-#[derive(Default)]
 struct State {
     /// Requests the server sent the client: the reply goes to the waiting task.
     asked: PendingTable<oneshot::Sender<String>>,
-    /// Requests of the client still running (`slow`, `hang`), by their wire id, and whether a
-    /// late reply is owed on cancellation (`hang`).
-    running: HashMap<IdBuf, Running>,
+    /// Requests of the client still running (`slow`, `hang`), by their id (compared as JSON
+    /// values: a cancellation may spell it differently), and whether a late reply is owed on
+    /// cancellation (`hang`).
+    running: InFlight<Running>,
 }
 
 struct Running {
@@ -70,7 +71,10 @@ async fn main() -> std::io::Result<()> {
         SinkExt::<Bytes>::close(&mut sink).await
     });
 
-    let state = Arc::new(Mutex::new(State::default()));
+    let state = Arc::new(Mutex::new(State {
+        asked: PendingTable::new(),
+        running: InFlight::new(1024),
+    }));
     let mut lines = FramedRead::new(tokio::io::stdin(), LineCodec::new(Decoder::mcp(), 1 << 20));
     while let Some(item) = lines.next().await {
         let item = item?;
@@ -84,12 +88,8 @@ async fn main() -> std::io::Result<()> {
             Message::Request(req) => request(&state, &tx, req),
             Message::Notification(n) => {
                 if let Some(cancelled) = mcp::Cancelled::from_notification(&n) {
-                    let running = state
-                        .lock()
-                        .unwrap()
-                        .running
-                        .remove(&cancelled.request_id.to_owned_id());
-                    if let Some(running) = running {
+                    let running = state.lock().unwrap().running.remove(cancelled.request_id);
+                    if let Some((_, running)) = running {
                         running
                             .cancelled
                             .store(true, std::sync::atomic::Ordering::SeqCst);
@@ -177,13 +177,21 @@ fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> 
         }
         "slow" | "hang" => {
             let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            state.lock().unwrap().running.insert(
-                id.to_owned_id(),
-                Running {
-                    cancelled: cancelled.clone(),
-                    reply_late: call.name == "hang",
-                },
-            );
+            let running = Running {
+                cancelled: cancelled.clone(),
+                reply_late: call.name == "hang",
+            };
+            // (`InFlightError` has no `code()`, as `RemapError` has: the codes are the server's.)
+            let refused = match state.lock().unwrap().running.insert(id, running) {
+                Ok(()) => None,
+                Err(InFlightError::Duplicate) => Some((ErrorCode::INVALID_REQUEST, "duplicate id")),
+                Err(_) => Some((ErrorCode::INTERNAL_ERROR, "too many requests")),
+            };
+            if let Some((code, message)) = refused {
+                return Some(line(|out| {
+                    encode::write_error(out, id, code, message, None)
+                }));
+            }
             if call.name == "slow" {
                 let steps = args["steps"].as_u64().unwrap_or(3);
                 let ms = args["ms"].as_u64().unwrap_or(10);
@@ -210,7 +218,7 @@ fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> 
                             let _ = tx.send(progress);
                         }
                     }
-                    if state.lock().unwrap().running.remove(&id).is_some() {
+                    if state.lock().unwrap().running.remove(id.as_id()).is_some() {
                         let _ = tx.send(text_result(id.as_id(), &format!("done in {steps} steps")));
                     }
                 });

@@ -9,7 +9,9 @@ use std::process::Command;
 
 /// Runs the example `name` (built by `cargo test` next to the test binaries' directory) and
 /// returns its output lines. A plain `cargo test` rebuilds the examples first; one filtered
-/// with `--test demo` does not, so build them too (`cargo build --examples`) after editing one.
+/// with `--test demo` does not, so build them too (`cargo build --examples`; with
+/// `--all-features` for `mcp_client` and `mcp_stub_server`, which need `tokio` and `serde`) after
+/// editing one.
 fn run_example(name: &str) -> Vec<String> {
     let exe = std::env::current_exe().unwrap();
     let example = exe
