@@ -38,7 +38,7 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 /// The protocol version the client asks for.
-const PROTOCOL_VERSION: &str = "2025-11-25";
+const PROTOCOL_VERSION: &str = mcp::versions::V2025_11_25;
 /// Longest line read from the server.
 const MAX_FRAME: usize = 16 << 20;
 
@@ -181,7 +181,7 @@ struct ToolCall<'a, A> {
 #[derive(Serialize)]
 struct Meta {
     #[serde(rename = "progressToken")]
-    progress_token: u64,
+    progress_token: Token,
 }
 
 impl Client {
@@ -287,8 +287,8 @@ impl Client {
                     Some(ToolCall {
                         name,
                         arguments,
-                        meta: with_progress.then(|| Meta {
-                            progress_token: token.get(),
+                        meta: with_progress.then_some(Meta {
+                            progress_token: token,
                         }),
                     })
                 },
@@ -423,7 +423,7 @@ fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) {
 fn answer_server(inner: &Inner, req: rpcwire::Request<'_>) {
     let method = req.method.decode();
     let answer = if req.method.eq_str(mcp::methods::PING) {
-        inner.send(|out| encode::write_response(out, req.id, RawJson::new(b"{}").unwrap()));
+        inner.send(|out| encode::write_response(out, req.id, RawJson::EMPTY_OBJECT));
         "{}".to_owned()
     } else {
         inner.send(|out| encode::write_method_not_found(out, req.id, req.method));

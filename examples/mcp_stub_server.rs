@@ -160,10 +160,10 @@ fn request(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) {
 
 fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> Option<Bytes> {
     let id = req.id;
-    let params = req.params.unwrap_or(RawJson::new(b"{}").unwrap());
+    let params = req.params.unwrap_or(RawJson::EMPTY_OBJECT);
     let call: Call = match rpcwire::typed::deserialize_borrowed(params) {
         Ok(call) => call,
-        Err(e) => return Some(line(|out| e.write_reply(out, id.into()))),
+        Err(e) => return Some(line(|out| e.write_reply(out, id))),
     };
     let args = &call.arguments;
     match call.name.as_str() {
@@ -181,15 +181,14 @@ fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> 
                 cancelled: cancelled.clone(),
                 reply_late: call.name == "hang",
             };
-            // (`InFlightError` has no `code()`, as `RemapError` has: the codes are the server's.)
-            let refused = match state.lock().unwrap().running.insert(id, running) {
-                Ok(()) => None,
-                Err(InFlightError::Duplicate) => Some((ErrorCode::INVALID_REQUEST, "duplicate id")),
-                Err(_) => Some((ErrorCode::INTERNAL_ERROR, "too many requests")),
-            };
-            if let Some((code, message)) = refused {
+            let refused = state.lock().unwrap().running.insert(id, running);
+            if let Err(e) = refused {
+                let message = match e {
+                    InFlightError::Duplicate => "duplicate id",
+                    _ => "too many requests",
+                };
                 return Some(line(|out| {
-                    encode::write_error(out, id, code, message, None)
+                    encode::write_error(out, id, e.code(), message, None)
                 }));
             }
             if call.name == "slow" {

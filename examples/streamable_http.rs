@@ -208,7 +208,7 @@ impl Server {
             let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
             encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
         } else if req.method.eq_str(mcp::methods::PING) {
-            encode::write_response(out, req.id, RawJson::new(b"{}").expect("JSON"));
+            encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
         } else {
             encode::write_method_not_found(out, req.id, req.method);
         }

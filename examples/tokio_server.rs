@@ -17,9 +17,7 @@ pub fn answer(item: &Incoming) -> Option<Outgoing<'_>> {
         Incoming::Message(msg) => match msg.message() {
             Message::Request(req) => Some(Outgoing::Response {
                 id: req.id,
-                result: req
-                    .params
-                    .unwrap_or_else(|| RawJson::new(b"{}").expect("static JSON")),
+                result: req.params.unwrap_or(RawJson::EMPTY_OBJECT),
             }),
             // Notifications and responses are never answered.
             _ => None,

@@ -108,7 +108,7 @@ fn write_id(out: &mut BytesMut, id: Id<'_>) {
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, Id, RawJson};
 /// let mut out = BytesMut::new();
-/// encode::write_request(&mut out, Id::from_token(b"1").unwrap(), "tools/list", Some(RawJson::new(b"{}").unwrap()));
+/// encode::write_request(&mut out, Id::from_token(b"1").unwrap(), "tools/list", Some(RawJson::EMPTY_OBJECT));
 /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{}}\n");
 /// ```
 #[inline]

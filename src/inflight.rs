@@ -15,6 +15,7 @@ use core::hash::BuildHasher;
 use hashbrown::HashMap;
 use smallvec::SmallVec;
 
+use crate::error::ErrorCode;
 use crate::id::{Id, IdBuf, IdKind};
 
 /// The canonical form of an id: a type tag and the normalized value. Inline (no allocation)
@@ -188,6 +189,24 @@ pub enum InFlightError {
     /// The request's id and the extra bytes it came with would take the bytes the table's
     /// entries hold over their budget ([`InFlight::max_bytes`]).
     OverBudget,
+}
+
+impl InFlightError {
+    /// The error code of the reply the peer gets for a request the table refused, as
+    /// [`RemapError::code`](crate::RemapError::code) gives it: -32600 for a reused id, -32603
+    /// when the table is full or over its budget.
+    ///
+    /// ```
+    /// use rpcwire::{ErrorCode, InFlightError};
+    /// assert_eq!(InFlightError::Duplicate.code(), ErrorCode::INVALID_REQUEST);
+    /// assert_eq!(InFlightError::Full.code(), ErrorCode::INTERNAL_ERROR);
+    /// ```
+    pub const fn code(self) -> ErrorCode {
+        match self {
+            InFlightError::Duplicate => ErrorCode::INVALID_REQUEST,
+            InFlightError::Full | InFlightError::OverBudget => ErrorCode::INTERNAL_ERROR,
+        }
+    }
 }
 
 impl core::fmt::Display for InFlightError {

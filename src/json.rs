@@ -275,6 +275,20 @@ pub struct RawJson<'a> {
     bytes: &'a [u8],
 }
 
+impl RawJson<'static> {
+    /// `{}`: the result of a `ping`, params with nothing in them.
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// assert_eq!(RawJson::EMPTY_OBJECT, RawJson::new(b"{}").unwrap());
+    /// ```
+    pub const EMPTY_OBJECT: RawJson<'static> = RawJson { bytes: b"{}" };
+    /// `[]`.
+    pub const EMPTY_ARRAY: RawJson<'static> = RawJson { bytes: b"[]" };
+    /// `null`.
+    pub const NULL: RawJson<'static> = RawJson { bytes: b"null" };
+}
+
 impl<'a> RawJson<'a> {
     /// Checks (lazily, see [`Validation::Lazy`]) that `bytes` is exactly one JSON value,
     /// surrounding whitespace allowed, nested at most [`Limits::DEFAULT`]`.max_depth` (128)

@@ -375,6 +375,8 @@ impl<'a> RequestMeta<'a> {
 /// newest rules; one starting with a digit or a sign below `2` (`1.0`, or an empty string)
 /// orders before them.
 pub mod versions {
+    /// 2024-11-05: the first dated revision.
+    pub const V2024_11_05: &str = "2024-11-05";
     /// 2025-03-26: JSON-RPC batches allowed.
     pub const V2025_03_26: &str = "2025-03-26";
     /// 2025-06-18: batches removed.
@@ -391,6 +393,41 @@ pub mod versions {
     /// server (a result with `resultType: "input_required"` asks the client instead), the
     /// split of the -32000..-32099 error codes.
     pub const V2026_07_28: &str = "2026-07-28";
+
+    /// Every revision this crate knows the rules of, oldest first: the list to check a
+    /// `protocolVersion` or an `MCP-Protocol-Version` header read from the wire against
+    /// before handing it to [`for_protocol_version`] (which trusts its input), unless the
+    /// application supports fewer.
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::{KNOWN, LATEST, V2024_11_05};
+    /// assert_eq!((KNOWN[0], KNOWN[KNOWN.len() - 1]), (V2024_11_05, LATEST));
+    /// assert!(KNOWN.windows(2).all(|w| w[0] < w[1]));
+    /// ```
+    ///
+    /// [`for_protocol_version`]: crate::DecodeOptions::for_protocol_version
+    pub const KNOWN: &[&str] = &[
+        V2024_11_05,
+        V2025_03_26,
+        V2025_06_18,
+        V2025_11_25,
+        V2026_07_28,
+    ];
+
+    /// The latest revision this crate knows: the one a client offers in `initialize` when it
+    /// has no reason to offer another.
+    pub const LATEST: &str = V2026_07_28;
+
+    /// Whether `version` is one of the [`KNOWN`] revisions, exactly.
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::is_known;
+    /// assert!(is_known("2025-06-18"));
+    /// assert!(!is_known("2025-06-19") && !is_known(" 2025-06-18") && !is_known("DRAFT-2026-v1"));
+    /// ```
+    pub fn is_known(version: &str) -> bool {
+        KNOWN.contains(&version)
+    }
 
     /// Whether `version` is `revision` or a later one.
     ///

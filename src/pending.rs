@@ -267,6 +267,12 @@ impl<T> PendingTable<T> {
     ///
     /// Dropping the entry without inserting leaves the table as it was. Fails with `TableFull(())`
     /// at the capacity limit.
+    ///
+    /// The entry borrows the table until it is committed or dropped. Where the table sits
+    /// behind a lock, [`insert`](PendingTable::insert) first and writing the request after
+    /// is as correct and holds the lock for less: no reply can come before its request is
+    /// sent (a write that then fails takes the entry back with
+    /// [`remove`](PendingTable::remove)).
     #[inline]
     pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, TableFull<()>> {
         if self.len >= self.limit {

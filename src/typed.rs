@@ -46,7 +46,7 @@ impl TypedError {
     }
 
     /// Appends the -32602 error reply for the request `id`, with the reason in `data`.
-    pub fn write_reply(&self, out: &mut BytesMut, id: ReplyId<'_>) {
+    pub fn write_reply<'i>(&self, out: &mut BytesMut, id: impl Into<ReplyId<'i>>) {
         let mut data = BytesMut::new();
         encode::write_json_string(&mut data, &self.message);
         let data = RawJson::trusted(&data);

@@ -372,7 +372,7 @@ pub enum SseControl<'a> {
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let mut sink = FramedWrite::new(Vec::new(), SseEncoder::new());
-/// let result = RawJson::new(b"{}").unwrap();
+/// let result = RawJson::EMPTY_OBJECT;
 /// let response = Outgoing::Response { id: Id::from_token(b"1").unwrap(), result };
 /// sink.send(SseMessage::new(response).with_id("7")).await?;
 /// sink.send(Outgoing::Notification { method: "notifications/message", params: None }).await?;

@@ -416,7 +416,7 @@ impl ContentLengthFramer {
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, write_content_length_frame, ContentLengthFramer, Id, RawJson};
 /// let mut line = BytesMut::new();
-/// encode::write_response(&mut line, Id::from_token(b"1").unwrap(), RawJson::new(b"{}").unwrap());
+/// encode::write_response(&mut line, Id::from_token(b"1").unwrap(), RawJson::EMPTY_OBJECT);
 /// let mut out = BytesMut::new();
 /// write_content_length_frame(&mut out, &line);
 /// assert_eq!(&out[..], b"Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");

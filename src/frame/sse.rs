@@ -664,7 +664,7 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, write_sse_event, Id, RawJson, SseFramer, SseWriteError};
 /// let mut out = BytesMut::new();
-/// encode::write_response(&mut out, Id::from_token(b"1").unwrap(), RawJson::new(b"{}").unwrap());
+/// encode::write_response(&mut out, Id::from_token(b"1").unwrap(), RawJson::EMPTY_OBJECT);
 /// let mut sse = BytesMut::new();
 /// write_sse_event(&mut sse, &out, Some("stream-1/7"), None).unwrap();
 /// assert_eq!(&sse[..], b"id: stream-1/7\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n");

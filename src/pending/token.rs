@@ -153,6 +153,23 @@ impl From<Token> for u64 {
     }
 }
 
+/// A token serializes as the integer it is on the wire, so that a typed request can carry it
+/// as its id or as its `_meta.progressToken`.
+///
+/// ```
+/// use rpcwire::pending::PendingTable;
+/// let mut pending = PendingTable::with_capacity_limit(8);
+/// let token = pending.insert(()).unwrap();
+/// let meta = serde_json::json!({ "progressToken": token });
+/// assert_eq!(meta.to_string(), format!(r#"{{"progressToken":{}}}"#, token.get()));
+/// ```
+#[cfg(feature = "serde")]
+impl serde::Serialize for Token {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
