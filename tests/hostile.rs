@@ -664,6 +664,45 @@ fn walked_envelope_containers_count_against_the_depth_limit() {
     assert!(with_depth(Dialect::JsonRpc2, 1).decode(b"[1]").is_ok());
 }
 
+/// The envelope object is depth 1 (`Limits::max_depth`), as a batch array is: with a limit of
+/// 0 no object frame is read, whichever path decodes it (the usual shapes, the general walk,
+/// a long object in lazy mode, a long line of `decode_lines`, strict, hardened), as
+/// `RawJson::with_max_depth(b"{}", 0)` refuses `{}`.
+#[test]
+fn the_envelope_object_counts_against_the_depth_limit() {
+    assert!(RawJson::with_max_depth(b"{}", 0).is_none());
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let frames = [
+        ping.to_vec(),
+        br#"{"id":1,"jsonrpc":"2.0","method":"ping"}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":1,"result":1}"#.to_vec(),
+        b"{}".to_vec(),
+        [&ping[..], " ".repeat(5000).as_bytes()].concat(),
+    ];
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        for (validation, hardened) in [
+            (Validation::Lazy, false),
+            (Validation::Strict, false),
+            (Validation::Lazy, true),
+        ] {
+            let mut opts = DecodeOptions::new(dialect);
+            opts.limits.max_depth = 0;
+            opts.validation = validation;
+            opts.hardened = hardened;
+            let decoder = Decoder::new(opts);
+            for frame in &frames {
+                let e = assert_parse_error(&decoder, frame);
+                assert_eq!(e, DecodeError::Syntax(ScanError::TooDeep), "{opts:?}");
+                let mut stream = frame.clone();
+                stream.push(b'\n');
+                let line = decoder.decode_lines(&stream).next().unwrap().unwrap();
+                let rej = line.message.expect_err("refused in a stream too");
+                assert_eq!(rej.error(), DecodeError::Syntax(ScanError::TooDeep));
+            }
+        }
+    }
+}
+
 /// A frame longer than the decoder's `max_frame` (one that did not come through a framer with
 /// that limit: an HTTP body, a caller's own framing) is refused with -32700, not decoded.
 #[test]

@@ -176,7 +176,8 @@ impl Decoder {
     /// envelope, 1 for a batch element's): its members' values sit at `depth + 1` before they
     /// open, and are checked against the depth limit there (the caller checks the object's
     /// own level). Any JSON syntax error ends the walk as a parse error; envelope
-    /// violations are only recorded, because -32700 takes precedence over -32600.
+    /// violations are only recorded, because -32700 takes precedence over -32600. An object
+    /// whose own level is over the depth limit is `TooDeep`.
     /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`;
     /// what an `error` object holds goes to `error` (see `classify`). With `LINE` (and
     /// `TRACK`), `frame` is a stream whose line starting at `start` has not been cut yet (see
@@ -190,6 +191,10 @@ impl Decoder {
         error: &mut Option<Result<ErrorMembers, Member>>,
     ) -> Result<(Members, usize), Reject> {
         let opts = &self.options;
+        // The object's own level (the envelope is depth 1, a batch element depth 2).
+        if depth >= opts.limits.max_depth {
+            return Err(Reject::parse(ScanError::TooDeep));
+        }
         let value_depth = depth + 1;
         let mut m = Members::default();
         // Nearly every encoder opens with exactly this: the first member and its comma
