@@ -39,9 +39,20 @@ use crate::scan::{self, scalar::skip_ws};
 /// assert_eq!(reply.code, ErrorCode::PARSE_ERROR);
 /// assert_eq!(reply.id, ReplyId::Absent);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decoder {
     options: DecodeOptions,
+    /// Whether the straight path for the usual shapes may run ([`Decoder::decode_usual`]):
+    /// not when hardened, nor under a depth limit of 0, which refuses the envelope object
+    /// itself (the walk says so). One flag, set once: the check is on every message's path.
+    usual: bool,
+}
+
+impl Default for Decoder {
+    /// [`Decoder::new`] with the default options.
+    fn default() -> Self {
+        Self::new(DecodeOptions::default())
+    }
 }
 
 /// A span of a frame, as offsets (frames are limited well below 4 GiB).
@@ -111,7 +122,8 @@ impl Reject {
 impl Decoder {
     /// A decoder with these options.
     pub const fn new(options: DecodeOptions) -> Self {
-        Decoder { options }
+        let usual = !options.hardened && options.limits.max_depth > 0;
+        Decoder { options, usual }
     }
 
     /// A decoder for MCP with the default options (lazy validation, reading as a server).

@@ -29,8 +29,7 @@ impl Decoder {
     pub(super) fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
         const JSONRPC_FIRST: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
         const JSONRPC_LAST: &[u8; 16] = br#","jsonrpc":"2.0""#;
-        // (A zero depth limit refuses the envelope object itself: the walk says so.)
-        if self.options.hardened || self.options.limits.max_depth == 0 {
+        if !self.usual {
             return None;
         }
         let (id, body, end) = if frame.first_chunk() == Some(JSONRPC_FIRST) {

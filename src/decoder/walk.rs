@@ -174,10 +174,10 @@ impl Decoder {
     /// Walks the envelope object at `frame[start] == '{'`; returns its members and the index
     /// after its closing brace. `depth` is the nesting around the object (0 for a frame's
     /// envelope, 1 for a batch element's): its members' values sit at `depth + 1` before they
-    /// open, and are checked against the depth limit there (the caller checks the object's
-    /// own level). Any JSON syntax error ends the walk as a parse error; envelope
-    /// violations are only recorded, because -32700 takes precedence over -32600. An object
-    /// whose own level is over the depth limit is `TooDeep`.
+    /// open, and are checked against the depth limit there; the object's own level is checked
+    /// first (`TooDeep` over the limit). Any JSON syntax error ends the walk as a parse
+    /// error; envelope violations are only recorded, because -32700 takes precedence over
+    /// -32600.
     /// With `TRACK`, the longest payload the skip kernel saw to be ASCII is kept in `ascii`;
     /// what an `error` object holds goes to `error` (see `classify`). With `LINE` (and
     /// `TRACK`), `frame` is a stream whose line starting at `start` has not been cut yet (see
