@@ -566,6 +566,35 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
     );
 }
 
+/// A server that stops reading while the proxy is blocked writing to it (its pipe full): the
+/// client still gets its timeouts, for every request the proxy read. (The timer waited for its
+/// cancellations to reach the server before it looked at the clock again: blocked behind the
+/// full pipe, it answered no later request.)
+#[test]
+fn timeouts_keep_coming_while_the_server_does_not_read() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    // Reads one line, says so, then never reads again.
+    let server =
+        r#"head -n 1 >/dev/null; echo '{"jsonrpc":"2.0","method":"read_one"}'; exec sleep 60"#;
+    let mut p = Proxy::spawn(&["--quiet", "--timeout-ms", "1000"], &["sh", "-c", server]);
+    p.send(&request(json!(1), "tools/call"));
+    assert_eq!(p.recv()["method"], "read_one");
+    // A later deadline for the next request (the proxy's clock counts milliseconds).
+    thread::sleep(Duration::from_millis(5));
+    // Larger than the pipe to the server: the proxy reads it whole, then blocks writing it.
+    let pad = "x".repeat(4 << 20);
+    let params = json!({"name": "t", "arguments": {"pad": pad}});
+    p.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}));
+    for id in [1, 2] {
+        let reply = p.recv();
+        assert_eq!(reply["id"], id);
+        assert_eq!(reply["error"]["message"], "Request timed out");
+    }
+    kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
+    assert_eq!(p.finish().code, Some(128 + 15));
+}
+
 /// MCP: initialize "MUST NOT be cancelled". When it times out, the client gets its -32603,
 /// but the server no cancellation (and its late result is dropped, as any late reply).
 #[test]
