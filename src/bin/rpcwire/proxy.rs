@@ -1085,8 +1085,22 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 
     // Timeouts: answer the client locally, cancel on the server.
     let timer = args.timeout_ms.map(|ms| {
-        let (shared, server_in, client_out) =
-            (shared.clone(), server_in.clone(), client_out.clone());
+        // The cancellations reach the server from a thread of their own: a server that stops
+        // reading leaves the client's thread blocked writing to it, holding its sink, and
+        // the timer must go on answering the client meanwhile. (What waits here is bounded
+        // by the requests in flight: while the client's thread is blocked, no more are read.)
+        let (cancel, cancels_rx) = std::sync::mpsc::channel::<Bytes>();
+        {
+            let server_in = server_in.clone();
+            std::thread::spawn(move || {
+                while let Ok(first) = cancels_rx.recv() {
+                    let mut parts = vec![first];
+                    parts.extend(cancels_rx.try_iter());
+                    server_in.send(parts);
+                }
+            });
+        }
+        let (shared, client_out) = (shared.clone(), client_out.clone());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
             loop {
@@ -1160,17 +1174,17 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         }
                     }
                 }
-                // Blocking writes, off the runtime's threads. Either side may be gone
+                // A blocking write, off the runtime's threads. Either side may be gone
                 // already (the client closed its stdin but still reads replies, or the
                 // reverse): its sink is closed then.
-                let (server_in, client_out) = (server_in.clone(), client_out.clone());
+                let client_out = client_out.clone();
                 let _ = tokio::task::spawn_blocking(move || {
                     client_out.send(vec![replies.freeze()]);
-                    if !cancels.is_empty() {
-                        server_in.send(vec![cancels.freeze()]);
-                    }
                 })
                 .await;
+                if !cancels.is_empty() {
+                    let _ = cancel.send(cancels.freeze());
+                }
             }
         })
     });
