@@ -807,6 +807,55 @@ fn sigterm_to_the_proxy_reaches_the_server() {
     assert_eq!(done.code, Some(42), "the server's own exit status");
 }
 
+/// The server exits while the client does not read what it wrote last: the proxy waits for
+/// the client to take it, but a signal still ends that wait (it was swallowed once the server
+/// had exited: only SIGKILL stopped the proxy).
+#[test]
+fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = scratch("signal-after-exit");
+    let exited = dir.join("exited");
+    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
+    // (SIGTERM ignored: it may come before the server's exit, which is then still its own.)
+    let server = format!(
+        "import signal, sys\n\
+         signal.signal(signal.SIGTERM, signal.SIG_IGN)\n\
+         line = b'{{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{{\"p\":\"' + b'x' * 1000 + b'\"}}}}\\n'\n\
+         sys.stdout.buffer.write(line * 1536)\n\
+         sys.stdout.buffer.flush()\n\
+         open({:?}, 'w').close()\n\
+         sys.exit(5)\n",
+        exited.to_str().unwrap()
+    );
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--quiet", "--", "python3", "-c", &server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Never read (held open: the proxy's writes block rather than fail).
+    let _stdout = child.stdout.take();
+    let deadline = Instant::now() + WAIT;
+    while !exited.exists() {
+        assert!(Instant::now() < deadline, "the server wrote it all in time");
+        thread::sleep(Duration::from_millis(10));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the proxy did not exit in time");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(5), "the server's own exit status");
+}
+
 #[test]
 fn client_eof_closes_the_servers_stdin() {
     let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
