@@ -1202,6 +1202,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 
     // Signals go to the server; we exit when it does.
     let pid = child.id();
+    let (signalled_tx, mut signalled) = tokio::sync::watch::channel(false);
     let signals = tokio::spawn(async move {
         use nix::sys::signal::Signal;
         use tokio::signal::unix::{signal, SignalKind};
@@ -1221,6 +1222,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             // To the server's whole process group (its own, see above): a server started
             // through a wrapper (`sh -c`, a launcher) that does not relay signals ends too.
             let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), sig);
+            let _ = signalled_tx.send(true);
         }
     });
 
@@ -1230,17 +1232,47 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     };
     // The server is gone: its stdin closes (a process it left behind, holding its pipes,
     // sees the end of its input); what it wrote is still delivered, then our stdout is done.
-    // Not waiting forever for a leftover process that keeps its stdout open.
-    server_in.close();
-    let drained = tokio::task::spawn_blocking(move || s2c.join());
-    if tokio::time::timeout(DRAIN_AFTER_EXIT, drained)
-        .await
-        .is_err()
-        && !args.quiet
-    {
-        eprintln!(
-            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
-        );
+    // Not waiting forever for a leftover process that keeps its stdout open. Each step may
+    // block on a side's sink, held by a thread blocked writing to a peer that does not read
+    // (the client's thread writing to a leftover process; the server's writing to a client
+    // that does not read): off the runtime's thread.
+    let output_done = async {
+        // (Not awaited: the output is drained meanwhile.)
+        drop(tokio::task::spawn_blocking(move || server_in.close()));
+        let drained = tokio::task::spawn_blocking(move || s2c.join());
+        if tokio::time::timeout(DRAIN_AFTER_EXIT, drained)
+            .await
+            .is_err()
+            && !args.quiet
+        {
+            eprintln!(
+                "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
+            );
+        }
+        let client_out = client_out.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Some(out) = client_out.lock().as_mut() {
+                let _ = out.flush();
+            }
+        })
+        .await;
+    };
+    // A client that does not read what the server wrote last is waited for, unless we were
+    // told to end: then for as long as a leftover process is.
+    let signalled_then_grace = async {
+        if signalled.wait_for(|s| *s).await.is_err() {
+            // (No signal handling: nothing ends the wait.)
+            std::future::pending::<()>().await;
+        }
+        tokio::time::sleep(DRAIN_AFTER_EXIT).await;
+    };
+    tokio::select! {
+        () = output_done => {}
+        () = signalled_then_grace => if !args.quiet {
+            eprintln!(
+                "rpcwire proxy: signalled, and the client has not taken the server's last output; not waiting for it"
+            );
+        }
     }
     if let Some(t) = timer {
         t.abort();
@@ -1249,9 +1281,6 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         s.abort();
     }
     signals.abort();
-    if let Some(out) = client_out.lock().as_mut() {
-        let _ = out.flush();
-    }
 
     {
         let mut state = shared.lock();
