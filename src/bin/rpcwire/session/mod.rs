@@ -292,7 +292,16 @@ impl Session {
                         lists_tools: dir == Dir::C2s && mcp && method == mcp::methods::TOOLS_LIST,
                     };
                     let lists_tools = waiting.lists_tools;
-                    match self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting) {
+                    // An id cancelled or timed out lately is taken too: its late reply may
+                    // still come, and would answer the new request (MCP: an id is never
+                    // reused in a session).
+                    let recent = &self.recent[slot(dir)];
+                    let inserted = if !recent.is_empty() && recent.contains(&IdKey::of(id)) {
+                        Err(InFlightError::Duplicate)
+                    } else {
+                        self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting)
+                    };
+                    match inserted {
                         Ok(()) => {
                             if let Some(token) = progress_token {
                                 *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
@@ -329,7 +338,7 @@ impl Session {
                             None
                         }
                         Err(InFlightError::Duplicate) => {
-                            // MCP forbids reusing an in-flight id; JSON-RPC only warns.
+                            // MCP forbids reusing an id; JSON-RPC only warns.
                             forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::DuplicateId)
                         }

@@ -35,6 +35,10 @@ impl Recent {
         }
     }
 
+    pub(super) fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
     pub(super) fn contains(&self, key: &IdKey) -> bool {
         self.set.contains_key(key)
     }

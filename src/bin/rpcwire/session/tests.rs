@@ -46,6 +46,41 @@ fn requests_beyond_the_limit_are_refused() {
     assert_eq!((v.forward, v.violation), (true, None));
 }
 
+/// A request reusing the id of one the client cancelled, or of one that timed out, is a
+/// duplicate: refused (MCP), so that the old request's late reply, still possible, cannot
+/// answer it; that late reply is then dropped.
+#[test]
+fn an_id_reused_after_its_cancellation_or_timeout_is_a_duplicate() {
+    let mut session = Session::new(Dialect::Mcp, Some(1_000));
+    let mut observe = |dir, o: &Observation<'_>, now| {
+        let v = session.observe(dir, o, now);
+        (v.forward, v.violation)
+    };
+    let request = |token, method| observation("request", id(token), Some(method));
+    assert_eq!(observe(Dir::C2s, &request("5", "slow"), 0), (true, None));
+    let mut cancel = observation("notification", id("0"), Some("notifications/cancelled"));
+    cancel.id = None;
+    cancel.cancels = Some(id("5"));
+    observe(Dir::C2s, &cancel, 0);
+    assert_eq!(
+        observe(Dir::C2s, &request("5", "ping"), 0),
+        (false, Some(Violation::DuplicateId))
+    );
+    let late = observation("success_response", id("5"), None);
+    assert_eq!(
+        observe(Dir::S2c, &late, 0),
+        (false, Some(Violation::LateReply))
+    );
+    // A fresh id is fine; once it times out, it is taken too.
+    assert_eq!(observe(Dir::C2s, &request("6", "slow"), 0), (true, None));
+    assert_eq!(session.expire(1_000).len(), 1);
+    let v = session.observe(Dir::C2s, &request("6", "ping"), 1_000);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::DuplicateId))
+    );
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]
