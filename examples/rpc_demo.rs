@@ -1,9 +1,12 @@
-//! The protocol primer's worked example, with rpcwire doing every decode, encode and id match.
+//! Plain JSON-RPC 2.0 (`Decoder::jsonrpc`), with rpcwire doing every decode, encode and id
+//! match.
 //!
 //! A tiny server offers three methods of different latency (`lookup_weather` 0.3 s, `convert`
-//! 0.1 s, `get_time` at once). A client sends ids 1, 2 and 3 at once and prints each reply as
-//! it arrives (3, 2, 1), matched to the request it answers by id. Then four bad inputs show
-//! the error replies a server must send, and the one case where it must send nothing.
+//! 0.1 s, `get_time` at once). A client sends ids 1, 2 and 3 at once, minted by its
+//! `PendingTable`. It prints each reply as it arrives (3, 2, 1), matched by id to the request
+//! it answers. Then the server gets four more inputs: three get the error reply a server must
+//! send (-32602 for a missing argument, -32601 for an unknown method, -32700 for cut-off
+//! JSON), and a notification gets nothing (printed as `None`).
 //!
 //! Run with `cargo run --release --example rpc_demo`.
 

@@ -49,6 +49,22 @@
 //!   tool's `x-mcp-header` annotations, and the server's check).
 //! - Scanning: [`scan`] (the one skip primitive, SIMD with a scalar oracle).
 //!
+//! ## How do I …
+//! - answer a rejected frame: [`Rejection::reply`] gives the code and id, or `None` when
+//!   nothing may be sent; [`encode::write_reply`] writes it (as in the example above).
+//! - answer an over-long line: [`LineFramer::decode`] reports it once as
+//!   [`FrameError::TooLong`] and goes on; [`Decoder::too_long_reply`] is its reply.
+//! - read as a client: [`Decoder::mcp_client`] (or [`Decoder::jsonrpc_client`]) reads what a
+//!   server writes; [`Decoder::mcp`] reads what a client writes.
+//! - choose a validation mode: [`Validation::Strict`] in a proxy that forwards payloads to a
+//!   peer it does not control; [`Validation::Lazy`] (the default) when you parse the payloads
+//!   fully yourself anyway.
+//! - forward a message under a new id: [`encode::write_with_id`]; for many clients over one
+//!   upstream, [`IdRemapper`] mints the ids and restores them on the replies.
+//! - match replies to my requests: [`PendingTable`] mints the ids; [`InFlight`] tracks the
+//!   peer's ids.
+//! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
+//!
 //! ## Features
 //! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
 //!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.

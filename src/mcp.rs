@@ -1,5 +1,8 @@
-//! MCP on top of the envelope: method names, the cancellation and progress notifications,
-//! per-request `_meta` fields, `resultType`, and the `_meta` key-name rules.
+//! MCP on top of the envelope: method names, the cancellation and progress notifications
+//! (read, and written with [`write_cancelled`] and [`write_progress`]), per-request `_meta`
+//! fields ([`RequestMeta`]), the stream a `subscriptions/listen` notification belongs to
+//! ([`subscription_id`]), `resultType`, the protocol versions ([`versions`]), and the `_meta`
+//! key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.

@@ -19,7 +19,7 @@ pub enum Kind {
     Response,
     /// An error response: `error`, and an `id` unless the request's id could not be read.
     ErrorResponse,
-    /// A JSON-RPC batch (top-level array), in the dialect that allows it.
+    /// A JSON-RPC batch (top-level array), when the decoder's options allow batches.
     Batch,
 }
 
@@ -87,8 +87,8 @@ pub struct ErrorResponse<'a> {
     pub error: ErrorObject<'a>,
 }
 
-/// A JSON-RPC batch, kept raw; iterate its elements with [`RawJson::elements`] and decode
-/// each with the same decoder.
+/// A JSON-RPC batch, kept raw. [`Batch::decode`] decodes its elements one by one with the
+/// same decoder (and refuses what is not a valid element: a nested array, MCP's `initialize`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Batch<'a> {
     /// The whole array.
@@ -119,7 +119,8 @@ pub enum Message<'a> {
     Response(Response<'a>),
     /// An error response.
     ErrorResponse(ErrorResponse<'a>),
-    /// A batch (JSON-RPC dialect only).
+    /// A batch: JSON-RPC, or MCP when [`DecodeOptions::batches`](crate::DecodeOptions::batches)
+    /// allows it (a 2025-03-26 session).
     Batch(Batch<'a>),
 }
 

@@ -149,6 +149,11 @@ impl LineFramer {
 
     /// The next complete frame in `buf`, `Ok(None)` when more bytes are needed, or an error
     /// for an over-long line (reported once; the following lines still come).
+    ///
+    /// After [`FrameError::TooLong`], keep calling `decode`: it drops the rest of that line,
+    /// however long, then hands out the next one. The reply such a line calls for is
+    /// [`Decoder::too_long_reply`](crate::Decoder::too_long_reply); send it only to a peer
+    /// whose requests you read.
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         loop {

@@ -1,7 +1,13 @@
-//! MCP 2026-07-28 request metadata headers on Streamable HTTP: the check that the headers
-//! mirroring the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`)
-//! agree with it, and the error reply a server sends when they do not (-32020
-//! `HeaderMismatch`, or -32022 for an unsupported protocol version).
+//! MCP 2026-07-28 request metadata headers on Streamable HTTP. The headers
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`) mirror parts of the
+//! request body. Three parts:
+//!
+//! - [`ToolHeaders`]: a tool's `x-mcp-header` annotations, read from its `inputSchema` and
+//!   checked (a client drops a tool whose annotations are invalid);
+//! - [`mirror_headers`]: the headers a client sends with a message;
+//! - [`HeaderCheck`]: the server's check that the headers agree with the body, and the error
+//!   reply it sends when they do not ([`HeaderError::write_reply`]: -32020
+//!   `HeaderMismatch`, or -32022 for an unsupported protocol version).
 //!
 //! Values that are not plain ASCII travel in the Base64 sentinel form
 //! `=?base64?{Base64EncodedValue}?=` (standard alphabet, padded, over the UTF-8 bytes); they are
