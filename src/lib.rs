@@ -9,15 +9,15 @@
 //!
 //! ```
 //! use bytes::{BytesMut, BufMut};
-//! use rpcwire::{encode, Decoder, LineFramer, Message};
+//! use rpcwire::{encode, Decoder, Message, RawJson};
 //!
-//! let mut framer = LineFramer::new(1 << 20);
 //! let decoder = Decoder::mcp();
+//! let mut framer = decoder.line_framer(); // the decoder's frame limit
 //! let mut input = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..]);
 //! let mut out = BytesMut::new();
 //! while let Some(frame) = framer.decode(&mut input).unwrap() {
 //!     match decoder.decode(&frame) {
-//!         Ok(Message::Request(req)) => encode::write_response(&mut out, req.id, rpcwire::RawJson::new(b"{}").unwrap()),
+//!         Ok(Message::Request(req)) => encode::write_response(&mut out, req.id, RawJson::EMPTY_OBJECT),
 //!         Ok(_) => {}
 //!         Err(rejection) => {
 //!             if let Some(reply) = rejection.reply() {
