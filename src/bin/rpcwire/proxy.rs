@@ -41,7 +41,8 @@ Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank l
 tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
-lines (too_long), duplicate in-flight ids (duplicate_id; under MCP a client's is answered with -32600),
+lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
+client's is answered with -32600),
 requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered
@@ -49,7 +50,9 @@ ids (unknown_reply), replies after a cancellation or a timeout (late_reply), err
 notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
 (it asks nothing of the receiver): progress notifications on a token no request in flight
-carries, after its result or cancellation (unknown_progress); from 2026-07-28 on, a server's
+carries, after its result or cancellation (unknown_progress); a request whose progress token
+another request in flight from the same side carries (duplicate_progress_token: the request is
+valid, but the progress of the two cannot be told apart); from 2026-07-28 on, a server's
 tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
 must drop (invalid_tool_headers: the tools and why are reported). And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;

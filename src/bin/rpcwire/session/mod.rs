@@ -303,8 +303,15 @@ impl Session {
                     };
                     match inserted {
                         Ok(()) => {
+                            // MCP: a progress token "MUST be unique across all active
+                            // requests"; a second one is forwarded (the request is valid),
+                            // but the progress of the two cannot be told apart.
+                            let mut shared_token = false;
                             if let Some(token) = progress_token {
-                                *self.progress_tokens[slot(dir)].entry(token).or_default() += 1;
+                                let users =
+                                    self.progress_tokens[slot(dir)].entry(token).or_default();
+                                shared_token = *users > 0;
+                                *users += 1;
                             }
                             self.tools_lists_waiting += usize::from(lists_tools);
                             if method == "initialize" && dir == Dir::C2s && mcp {
@@ -335,7 +342,11 @@ impl Session {
                                     of: DeadlineOf::Request(id.to_owned_id()),
                                 }));
                             }
-                            None
+                            if shared_token {
+                                self.flag(dir, Violation::DuplicateProgressToken)
+                            } else {
+                                None
+                            }
                         }
                         Err(InFlightError::Duplicate) => {
                             // MCP forbids reusing an id; JSON-RPC only warns.

@@ -797,6 +797,36 @@ fn requests_in_flight_are_bounded_by_bytes() {
     assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
 }
 
+/// MCP: a request whose progress token another request in flight from the same side
+/// carries is flagged and forwarded; once the first is answered, the token is free again,
+/// and the other side has tokens of its own.
+#[test]
+fn a_progress_token_shared_by_two_requests_in_flight_is_flagged() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    let mut request = |dir, n: &'static str| {
+        let o = Observation {
+            progress_token: Some(id("\"p\"")),
+            ..observation("request", id(n), Some("tools/call"))
+        };
+        let v = session.observe(dir, &o, 0);
+        (v.forward, v.violation)
+    };
+    assert_eq!(request(Dir::C2s, "1"), (true, None));
+    assert_eq!(
+        request(Dir::C2s, "2"),
+        (true, Some(Violation::DuplicateProgressToken))
+    );
+    assert_eq!(request(Dir::S2c, "1"), (true, None));
+    for n in ["1", "2"] {
+        session.observe(Dir::S2c, &observation("success_response", id(n), None), 0);
+    }
+    let o = Observation {
+        progress_token: Some(id("\"p\"")),
+        ..observation("request", id("3"), Some("tools/call"))
+    };
+    assert_eq!(session.observe(Dir::C2s, &o, 0).violation, None);
+}
+
 /// A progress token counts against the bytes too (it is bounded by the frame limit only,
 /// not by the id limit), twice, and a reply gives it back.
 #[test]

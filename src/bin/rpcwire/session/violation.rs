@@ -11,8 +11,13 @@ pub enum Violation {
     InvalidResponse,
     /// A line longer than the frame limit.
     TooLong,
-    /// A request reusing an id that is still in flight.
+    /// A request reusing an id that is still in flight, or one cancelled or timed out lately
+    /// (its late reply may still come).
     DuplicateId,
+    /// MCP: a request whose `_meta.progressToken` another request in flight from the same
+    /// side already carries (tokens "MUST be unique across all active requests"). Forwarded:
+    /// the request is valid, but the progress of the two cannot be told apart.
+    DuplicateProgressToken,
     /// A request beyond the session's limit of requests in flight in its direction
     /// (`--max-in-flight`): not forwarded, since its reply could not be matched.
     TooManyInFlight,
@@ -64,6 +69,7 @@ impl Violation {
             Violation::InvalidResponse => "invalid_response",
             Violation::TooLong => "too_long",
             Violation::DuplicateId => "duplicate_id",
+            Violation::DuplicateProgressToken => "duplicate_progress_token",
             Violation::TooManyInFlight => "too_many_in_flight",
             Violation::UnknownReply => "unknown_reply",
             Violation::LateReply => "late_reply",
