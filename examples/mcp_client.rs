@@ -311,13 +311,13 @@ impl Client {
 
 /// A reply's result as `T`, or its error.
 fn result<T: DeserializeOwned>(reply: OwnedMessage) -> Result<T, CallError> {
-    match reply.message() {
-        Message::Response(r) => typed::deserialize_borrowed(r.result).map_err(CallError::Shape),
-        Message::ErrorResponse(e) => Err(CallError::Rpc {
-            code: e.error.code,
-            message: e.error.message.decode().into_owned(),
+    match reply.message().outcome() {
+        Some(Ok(result)) => typed::deserialize_borrowed(result).map_err(CallError::Shape),
+        Some(Err(error)) => Err(CallError::Rpc {
+            code: error.code,
+            message: error.message.decode().into_owned(),
         }),
-        _ => unreachable!("only replies are handed to callers"),
+        None => unreachable!("only replies are handed to callers"),
     }
 }
 

@@ -163,6 +163,29 @@ impl<'a> Message<'a> {
             _ => None,
         }
     }
+
+    /// What a reply says: its raw `result`, or its error; `None` for a request, a
+    /// notification or a batch. (What a caller waiting on a request wants of its reply.)
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, ErrorCode};
+    /// let decoder = Decoder::mcp_client();
+    /// let ok = decoder.decode(br#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#).unwrap();
+    /// assert_eq!(ok.outcome().unwrap().unwrap().as_bytes(), br#"{"a":1}"#);
+    /// let err = decoder
+    ///     .decode(br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#)
+    ///     .unwrap();
+    /// assert_eq!(err.outcome().unwrap().unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
+    /// let ping = decoder.decode(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).unwrap();
+    /// assert!(ping.outcome().is_none());
+    /// ```
+    pub fn outcome(&self) -> Option<Result<RawJson<'a>, ErrorObject<'a>>> {
+        match self {
+            Message::Response(r) => Some(Ok(r.result)),
+            Message::ErrorResponse(e) => Some(Err(e.error)),
+            _ => None,
+        }
+    }
 }
 
 /// Where the id the reply must carry comes from.
