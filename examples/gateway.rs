@@ -278,13 +278,22 @@ fn main() {
     // Both clients open an MCP 2026-07-28 `subscriptions/listen` stream with id "l": it has no
     // deadline, and each change the upstream stamps with a stream's token goes back to the
     // client that opened it, under its own id, until the upstream's result closes the stream.
-    for client in [0, 1] {
-        gw.client_read(
-            client,
-            b"{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
-            20 + 2 * TIMEOUT,
-        );
-    }
+    // Client 0's asks for progress, which the upstream reports (without giving the stream a
+    // timeout).
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{\"_meta\":{\"progressToken\":\"lp\"}}}\n",
+        20 + 2 * TIMEOUT,
+    );
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        20 + 2 * TIMEOUT,
+    );
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1048577,"progress":1}}"#,
+        20 + 2 * TIMEOUT,
+    );
     gw.flush();
     gw.tick(20 + 4 * TIMEOUT);
     // (Tokens 1048577 and 262146, printed above: slots 1 and 2 again.)

@@ -72,9 +72,11 @@ fn gateway_example_routes_every_line() {
             // A timed-out `initialize` is not cancelled upstream (MCP forbids it).
             r#"-> upstream: {"jsonrpc":"2.0","id":786433,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c1","version":"1"}}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"init","error":{"code":-32603,"message":"Request timed out"}}"#,
-            // Two listen streams with one id: no timeout, each change to its own client.
-            r#"-> upstream: {"jsonrpc":"2.0","id":1048577,"method":"subscriptions/listen","params":{}}"#,
+            // Two listen streams with one id: no timeout, each change to its own client. Client
+            // 0's asks for progress: progress on it must not give it a timeout either.
+            r#"-> upstream: {"jsonrpc":"2.0","id":1048577,"method":"subscriptions/listen","params":{"_meta":{"progressToken":1048577}}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":262146,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> client 0: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"lp","progress":1}}"#,
             r#"-> client 0: {"jsonrpc":"2.0","id":"l","result":{}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"l","result":{}}"#,
