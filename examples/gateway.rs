@@ -136,7 +136,10 @@ impl Gateway {
             {
                 Some((token, origin)) => {
                     let client = origin.client;
-                    self.remap.set_deadline(token, Some(now + TIMEOUT));
+                    // A listen stream has no timeout to reset: progress must not give it one.
+                    if origin.value != mcp::methods::SUBSCRIPTIONS_LISTEN {
+                        self.remap.set_deadline(token, Some(now + TIMEOUT));
+                    }
                     Some(client)
                 }
                 None => self
