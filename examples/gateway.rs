@@ -136,8 +136,9 @@ impl Gateway {
             {
                 Some((token, origin)) => {
                     let client = origin.client;
-                    // A listen stream has no timeout to reset: progress must not give it one.
-                    if origin.value != mcp::methods::SUBSCRIPTIONS_LISTEN {
+                    // Progress resets a timeout, and gives none to a request without one (a
+                    // listen stream waits as long as it is open).
+                    if self.remap.has_deadline(token) == Some(true) {
                         self.remap.set_deadline(token, Some(now + TIMEOUT));
                     }
                     Some(client)

@@ -369,6 +369,26 @@ impl<T> PendingTable<T> {
         true
     }
 
+    /// Whether the request under `token` has a deadline; `None` when it is not in flight.
+    /// Progress resets the timeout of a request that has one, and must not give one to a
+    /// request that waits without (an MCP `subscriptions/listen` stream, say).
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut table = PendingTable::new();
+    /// let (timed, open) = (table.insert_with_deadline((), 100).unwrap(), table.insert(()).unwrap());
+    /// assert_eq!((table.has_deadline(timed), table.has_deadline(open)), (Some(true), Some(false)));
+    /// table.cancel(open);
+    /// assert_eq!(table.has_deadline(open), None);
+    /// ```
+    pub fn has_deadline(&self, token: Token) -> Option<bool> {
+        let index = self.live_index(token)?;
+        match &self.slots[index].entry {
+            Entry::Occupied { timed, .. } => Some(*timed),
+            Entry::Vacant { .. } => unreachable!("a live token names an occupied slot"),
+        }
+    }
+
     /// Removes the request under `token` if it is in flight, e.g. when we cancel it.
     ///
     /// The same as [`remove`](PendingTable::remove) without the reason of a miss: the table

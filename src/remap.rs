@@ -480,9 +480,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a
     /// request's timeout ([`route_progress`](Self::route_progress) gives the token). `false`
-    /// when it is not in flight.
+    /// when it is not in flight. A request forwarded without a deadline (a listen stream)
+    /// should keep none: ask [`has_deadline`](Self::has_deadline) first.
     pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
         self.pending.set_deadline(token, deadline)
+    }
+
+    /// Whether the request under `token` has a deadline (see [`PendingTable::has_deadline`]):
+    /// progress on a request without one (a listen stream) must not give it one.
+    pub fn has_deadline(&self, token: Token) -> Option<bool> {
+        self.pending.has_deadline(token)
     }
 
     /// When to call [`expire`](Self::expire) next (see [`PendingTable::next_wakeup`]).

@@ -11,7 +11,9 @@ use crate::message::Reply;
 use crate::Decoder;
 
 /// A body over the limit is an item (its length is known, so the framer skips it and the
-/// stream goes on); a message cut short by the end of the stream is `UnexpectedEof`, and any
+/// stream goes on); a message cut short by the end of the stream is `UnexpectedEof` (but for
+/// an over-long body, reported already as `TooLong`, which the end cuts short: nothing more is
+/// reported for it), and any
 /// other error, which leaves no way to find the next message, `InvalidData`. Either error
 /// carries the [`ContentLengthError`] as its source.
 impl BadFrame for ContentLengthError {
