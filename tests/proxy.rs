@@ -991,6 +991,27 @@ fn crlf_becomes_lf_and_blank_lines_are_dropped() {
 }
 
 #[test]
+fn a_carriage_return_inside_a_message_goes_on_as_a_space() {
+    // JSON whitespace, but a line end to a reader in universal-newline mode (Python's text
+    // stdin, which MCP's Python SDK reads): forwarded as it came, the server would see two
+    // lines that are not JSON.
+    let dir = scratch("inner-cr");
+    let mut p = Proxy::echo(&[], &dir);
+    p.send_raw(b"{\"jsonrpc\":\"2.0\",\r\"id\":1,\"method\":\"ping\"\r}\r\n");
+    p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+    assert_eq!(p.recv()["id"], 1);
+    assert_eq!(p.recv()["id"], 2);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        "{\"jsonrpc\":\"2.0\", \"id\":1,\"method\":\"ping\" }\n\
+         {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+    );
+}
+
+#[test]
 fn lines_arriving_in_one_read_are_sorted_one_by_one() {
     let dir = scratch("one-read");
     let log = dir.join("log.ndjson");
