@@ -1,7 +1,7 @@
 //! `rpcwire proxy -- CMD ARGS...`: a validating MCP stdio proxy.
 //!
 //! Spawns the server, forwards every valid message byte for byte in both directions (a line's
-//! `\r\n` becomes `\n`; blank lines are dropped), tracks the requests in flight both ways, and
+//! `\r\n` becomes `\n`, a `\r` inside a message a space; blank lines are dropped), tracks the requests in flight both ways, and
 //! reports violations. It never writes a byte to either side that is not a valid message.
 //!
 //! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
@@ -37,7 +37,8 @@ use crate::session::{
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, blank lines are dropped) and
+Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, a \\r inside a message a space
+(whitespace to JSON, a line end to some readers), blank lines are dropped) and
 tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
@@ -879,6 +880,18 @@ impl Sorter {
             }
             if let (Seen::Message(..), true) = (&seen, verdict.forward) {
                 let end = at + frame.len();
+                if memchr::memchr(b'\r', frame).is_some() {
+                    // Whitespace in a valid message (a raw `\r` is nowhere else), but a line
+                    // end to a reader in universal-newline mode (Python's text stdin, which
+                    // MCP's Python SDK reads): it goes on as a space, in a copy of the line.
+                    self.push_run(&chunk, &run);
+                    run = 0..0;
+                    let mut line = BytesMut::with_capacity(frame.len() + 1);
+                    line.extend(frame.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
+                    line.extend_from_slice(b"\n");
+                    self.forward.push(line.freeze());
+                    continue;
+                }
                 if run.end != at {
                     self.push_run(&chunk, &run);
                     run = at..at;
