@@ -207,3 +207,23 @@ fn large_outgoing_messages() {
     };
     assert_eq!(&out[..], [line(large), line(large), line(small)].concat());
 }
+
+/// An empty message has no `Content-Length` frame a reader takes for one (`Content-Length: 0`
+/// is a body that is not JSON): the encoder refuses it, writing nothing.
+#[test]
+fn the_encoder_refuses_an_empty_message() {
+    use tokio_util::codec::Encoder as _;
+    let mut encoder = ContentLengthEncoder::new();
+    for empty in [&b""[..], b"\n", b"\r\n"] {
+        let mut out = BytesMut::new();
+        let err = encoder
+            .encode(Bytes::from_static(empty), &mut out)
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{empty:?}");
+        assert!(out.is_empty(), "{empty:?}");
+    }
+    // A one-byte message is still one.
+    let mut out = BytesMut::new();
+    encoder.encode(Bytes::from_static(b"1\n"), &mut out).unwrap();
+    assert_eq!(&out[..], b"Content-Length: 1\r\n\r\n1");
+}
