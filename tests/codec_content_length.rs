@@ -224,6 +224,8 @@ fn the_encoder_refuses_an_empty_message() {
     }
     // A one-byte message is still one.
     let mut out = BytesMut::new();
-    encoder.encode(Bytes::from_static(b"1\n"), &mut out).unwrap();
+    encoder
+        .encode(Bytes::from_static(b"1\n"), &mut out)
+        .unwrap();
     assert_eq!(&out[..], b"Content-Length: 1\r\n\r\n1");
 }

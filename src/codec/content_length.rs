@@ -125,7 +125,8 @@ super::codec_traits!(ContentLengthCodec, Incoming, ContentLengthEncoder);
 /// It takes an [`Outgoing`](super::Outgoing) message (encoded into a scratch buffer the
 /// encoder keeps, since its length comes first), an encoded message (`Bytes`, with or without
 /// its line end, which is not written), or a received message (`&OwnedMessage`, byte for
-/// byte but for a line end at its very end).
+/// byte but for a line end at its very end). An empty message (`Bytes` with nothing but a line
+/// end) is an `InvalidInput` error: its `Content-Length: 0` frame would be no message.
 ///
 /// ```
 /// use futures_util::SinkExt;
@@ -160,8 +161,11 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
 
     fn encode(&mut self, msg: T, dst: &mut BytesMut) -> Result<(), io::Error> {
         write_message(&mut self.scratch, &msg, |bytes| {
-            write_content_length_frame(dst, bytes)
-        });
-        Ok(())
+            if crate::frame::without_line_end(bytes).is_empty() {
+                return Err(super::empty_message());
+            }
+            write_content_length_frame(dst, bytes);
+            Ok(())
+        })
     }
 }
