@@ -4,11 +4,17 @@
 //! hands back requests whose deadline passed.
 //!
 //! Sans-IO: no clock inside. Deadlines and `now` are plain `u64`s in a monotonic unit the
-//! caller picks (milliseconds, ticks, …).
+//! caller picks (milliseconds, ticks, …). Under tokio, [`DeadlineClock`] (feature `tokio`)
+//! is a clock in milliseconds and the timer that wakes a task at the next deadline.
 
+#[cfg(feature = "tokio")]
+mod clock;
 mod token;
 mod wheel;
 
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use clock::DeadlineClock;
 pub use token::Token;
 
 use alloc::vec::Vec;
