@@ -205,6 +205,39 @@ fn long_decimals_are_rounded_correctly_on_the_scratch_path() {
     }
 }
 
+/// `Scratch::deserialize` says where its numbers may differ from serde_json's: decimals of
+/// more than 17 significant digits (or near the smallest subnormal), which serde_json may read
+/// one unit in the last place off. Short decimals with a large exponent, and a unit beyond.
+#[test]
+fn where_the_two_paths_round_decimals_differently() {
+    let mut scratch = Scratch::new();
+    for n in [
+        "9e-23",
+        "952e252",
+        "0.00000000000000000000000000001",
+        "13162589530227589e-227",
+        "112260536263865721808e-55",
+    ] {
+        let raw = RawJson::new(n.as_bytes()).unwrap();
+        let exact = n.parse::<f64>().unwrap().to_bits();
+        let x: f64 = scratch.deserialize(raw).unwrap();
+        assert_eq!(x.to_bits(), exact, "{n}");
+        let borrowed: f64 = typed::deserialize_borrowed(raw).unwrap();
+        let significant = n
+            .split(['e', 'E'])
+            .next()
+            .unwrap()
+            .replace('.', "")
+            .trim_matches('0')
+            .len();
+        let off = borrowed.to_bits().abs_diff(exact);
+        assert!(off <= 1, "{n}: {off} units off");
+        if significant <= 17 {
+            assert_eq!(off, 0, "{n}: {significant} significant digits");
+        }
+    }
+}
+
 /// The scratch path reports a mismatch in serde_json's words (the field, the expected type,
 /// the place), not simd-json's (`ExpectedFloat at character 0`): the reason goes to the
 /// client in the -32602 reply's `data`.
