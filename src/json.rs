@@ -260,6 +260,10 @@ impl JsonKind {
     }
 }
 
+/// The nesting limit of [`RawJson::new`] and [`RawJson::new_strict`]: a value's, inside an
+/// envelope that the default limit counts as one level.
+const VALUE_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
+
 /// One complete JSON value, borrowed from a frame exactly as it was received.
 ///
 /// Member lookup walks the object once with the same skip primitive as the decoder.
@@ -291,10 +295,13 @@ impl RawJson<'static> {
 
 impl<'a> RawJson<'a> {
     /// Checks (lazily, see [`Validation::Lazy`]) that `bytes` is exactly one JSON value,
-    /// surrounding whitespace allowed, nested at most [`Limits::DEFAULT`]`.max_depth` (128)
-    /// levels deep as the decoder's values are, and wraps the value without the whitespace.
-    /// (A walk down a value costs its depth times its size: the limit keeps that finite for
-    /// untrusted bytes.)
+    /// surrounding whitespace allowed, nested at most 127 levels deep as the decoder's values
+    /// are (one under [`Limits::DEFAULT`]`.max_depth`, which counts the envelope), and wraps
+    /// the value without the whitespace. A value this deep is one serde_json reads (its
+    /// recursion limit lets 127 levels through), and sent as params or a result it makes a
+    /// frame the default decoder reads (an error's `data` sits one level deeper). (A walk down
+    /// a value costs its depth times its size: the limit keeps that finite for untrusted
+    /// bytes.)
     ///
     /// Lazy validation delimits the value without reading its every token: `[1 2]` and
     /// `{"a"::1}` pass. Bytes that go to a peer as a payload, from a source not trusted to
@@ -302,7 +309,7 @@ impl<'a> RawJson<'a> {
     ///
     /// [`Limits::DEFAULT`]: crate::Limits::DEFAULT
     pub fn new(bytes: &'a [u8]) -> Option<Self> {
-        Self::with_max_depth(bytes, crate::Limits::DEFAULT.max_depth)
+        Self::with_max_depth(bytes, VALUE_MAX_DEPTH)
     }
 
     /// [`Self::new`] with another nesting limit (`1` allows a container of scalars,
@@ -321,7 +328,7 @@ impl<'a> RawJson<'a> {
     /// assert!(RawJson::new_strict(b" [1, 2.5e3, \"\\u00e9\"] ").is_some());
     /// ```
     pub fn new_strict(bytes: &'a [u8]) -> Option<Self> {
-        Self::checked(bytes, crate::Limits::DEFAULT.max_depth, Validation::Strict)
+        Self::checked(bytes, VALUE_MAX_DEPTH, Validation::Strict)
     }
 
     /// `bytes`, one value with surrounding whitespace, checked as `validation` says.

@@ -108,10 +108,10 @@ impl Scratch {
 
     /// Deserializes `value` into an owned `T` with simd-json, on a copy in the scratch buffer.
     /// Numbers read as serde_json reads them (integers beyond 64 bits as `f64`), but for `-0`,
-    /// an integer zero here (serde_json: `-0.0`), and for decimals too long for an `f64`
-    /// (more than 17 significant digits, or near the smallest subnormal): simd-json rounds
-    /// them correctly, where serde_json without its `float_roundtrip` feature may be one unit
-    /// in the last place off, so [`deserialize_borrowed`] can then differ by that unit.
+    /// an integer zero here (serde_json: `-0.0`), and for the rounding of decimals: simd-json
+    /// rounds every one correctly, where serde_json without its `float_roundtrip` feature
+    /// rounds some a unit or two in the last place off (long ones, and short ones with a large
+    /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,

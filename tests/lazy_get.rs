@@ -239,6 +239,36 @@ fn new_strict_takes_what_serde_json_reads() {
     }
 }
 
+/// The deepest value `RawJson::new` takes is one a peer can read: serde_json reads it (its
+/// recursion limit lets 127 levels through), `new_strict` takes it too, and spliced into a
+/// response as its result (one level deeper) it makes a frame the default decoder reads. One
+/// level more is refused by both constructors, as serde_json refuses it.
+#[test]
+fn the_deepest_value_new_takes_can_be_sent() {
+    use bytes::BytesMut;
+    use rpcwire::{encode, Decoder, Id};
+    let nested = |depth: usize| [vec![b'['; depth], vec![b']'; depth]].concat();
+    let deepest = (1..200)
+        .take_while(|&depth| RawJson::new(&nested(depth)).is_some())
+        .last()
+        .unwrap();
+    // (`IgnoredAny` skips without a recursion limit: a `Value` is what a server reads.)
+    let serde_reads = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
+    let value = nested(deepest);
+    assert!(serde_reads(&value), "depth {deepest}");
+    let raw = RawJson::new_strict(&value).expect("strict");
+    let mut out = BytesMut::new();
+    encode::write_response(&mut out, Id::from_token(b"1").unwrap(), raw);
+    let line = out.strip_suffix(b"\n").unwrap();
+    assert!(
+        Decoder::jsonrpc_client().decode(line).is_ok(),
+        "depth {deepest}"
+    );
+    let deeper = nested(deepest + 1);
+    assert!(!serde_reads(&deeper));
+    assert!(RawJson::new_strict(&deeper).is_none());
+}
+
 proptest! {
     /// On random short texts over JSON's structural alphabet, `new_strict` and serde_json
     /// agree.
