@@ -88,6 +88,23 @@ fn request_meta_of_2026_07_28() {
     assert_eq!(meta.client_capabilities, None);
 }
 
+/// A `_meta` field of another type than the schema's is `None`, as `RequestMeta`'s doc says:
+/// the capabilities and the client's info are objects, the version a string.
+#[test]
+fn request_meta_fields_of_another_type_are_none() {
+    for (capabilities, info) in [(r#""all""#, "[1]"), ("null", "7"), ("[]", r#""c""#)] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{capabilities},"io.modelcontextprotocol/clientInfo":{info}}}}}}}"#
+        );
+        let msg = Decoder::mcp().decode(frame.as_bytes()).unwrap();
+        assert_eq!(
+            RequestMeta::from_message(&msg),
+            RequestMeta::default(),
+            "{frame}"
+        );
+    }
+}
+
 /// The official Python SDK's MCP 2026-07-28 session (`tests/data/capture-2026-*.ndjson`):
 /// every line valid under that version's rules, strictly, every request naming the version
 /// and the client in its `_meta`, the results typed (one asks for input, and the client's
