@@ -11,7 +11,7 @@ use bytes::BytesMut;
 
 use crate::encode;
 use crate::id::{Id, IdKind};
-use crate::json::{JsonStr, Lookup, RawJson};
+use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 
 /// Method names defined by MCP.
@@ -360,12 +360,13 @@ impl<'a> RequestMeta<'a> {
         let Some(meta) = msg.params().and_then(|p| p.get("_meta")) else {
             return RequestMeta::default();
         };
+        let object = |key| meta.get(key).filter(|v| v.kind() == JsonKind::Object);
         RequestMeta {
             protocol_version: meta
                 .get(meta_keys::PROTOCOL_VERSION)
                 .and_then(|v| v.as_str()),
-            client_capabilities: meta.get(meta_keys::CLIENT_CAPABILITIES),
-            client_info: meta.get(meta_keys::CLIENT_INFO),
+            client_capabilities: object(meta_keys::CLIENT_CAPABILITIES),
+            client_info: object(meta_keys::CLIENT_INFO),
         }
     }
 }
