@@ -290,6 +290,29 @@ fn progress_beyond_f64_is_not_read() {
     }
 }
 
+/// A progress notification whose `total` or `message` is there but cannot be read (of
+/// another type, beyond `f64`, or given twice) is malformed: `None`, as for its `progress`,
+/// not a notification read as if the member were absent.
+#[test]
+fn progress_with_an_unreadable_total_or_message_is_malformed() {
+    for extra in [
+        r#""total":"ten""#,
+        r#""total":1e400"#,
+        r#""total":2,"total":3"#,
+        r#""message":5"#,
+        r#""message":"a","message":"b""#,
+    ] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":7,"progress":1,{extra}}}}}"#
+        );
+        let n = notification(frame.as_bytes());
+        assert_eq!(Progress::from_notification(&n), None, "{extra}");
+        // The token is still read alone (`progress_token`'s rule).
+        let msg = Decoder::mcp().decode(frame.as_bytes()).unwrap();
+        assert_eq!(mcp::progress_token(&msg).unwrap().raw(), b"7");
+    }
+}
+
 #[test]
 fn progress_token_of_requests_and_progress_notifications_only() {
     let token = |frame: &[u8]| {
