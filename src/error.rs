@@ -205,7 +205,8 @@ pub enum DecodeError {
     MethodInResponse,
     /// Both `result` and `error` are present.
     ResultAndError,
-    /// An id but none of `method`, `result`, `error`.
+    /// An object with none of `method`, `result`, `error` (with an id alone: an invalid
+    /// request to a server, an invalid response to a client).
     NoMethodNoResult,
     /// A response without an `id` member where the dialect requires one.
     MissingId,

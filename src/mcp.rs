@@ -11,7 +11,7 @@ use bytes::BytesMut;
 
 use crate::encode;
 use crate::id::{Id, IdKind};
-use crate::json::{JsonStr, Lookup, RawJson};
+use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 
 /// Method names defined by MCP.
@@ -123,6 +123,21 @@ pub mod meta_keys {
 fn id_like(value: RawJson<'_>) -> Option<Id<'_>> {
     let id = Id::from_token(value.as_bytes())?;
     matches!(id.kind(), IdKind::String { .. } | IdKind::Integer).then_some(id)
+}
+
+/// An optional member of `params` read by `read`: `Some(None)` when it is absent or `null`,
+/// `None` when it is there but cannot be read (`read` fails, or it is ambiguous).
+fn optional<'a, T>(
+    params: RawJson<'a>,
+    key: &str,
+    read: impl FnOnce(RawJson<'a>) -> Option<T>,
+) -> Option<Option<T>> {
+    match params.lookup(key) {
+        Lookup::Absent => Some(None),
+        Lookup::Found(v) if v.as_bytes() == b"null" => Some(None),
+        Lookup::Found(v) => read(v).map(Some),
+        Lookup::Ambiguous => None,
+    }
 }
 
 /// `notifications/cancelled`: which request the peer gave up on.
@@ -249,7 +264,9 @@ pub struct Progress<'a> {
 
 impl<'a> Progress<'a> {
     /// Reads a `notifications/progress` notification; `None` for another method or a
-    /// malformed one.
+    /// malformed one: a token or `progress` missing or that cannot be read, or a `total` or
+    /// `message` there that cannot be read (of another type, beyond `f64`, or given twice). A
+    /// `null` `total` or `message` reads as absent.
     pub fn from_notification(n: &Notification<'a>) -> Option<Self> {
         if !n.method.eq_str(methods::PROGRESS) {
             return None;
@@ -258,8 +275,8 @@ impl<'a> Progress<'a> {
         Some(Progress {
             token: id_like(params.get(meta_keys::PROGRESS_TOKEN)?)?,
             progress: params.get("progress")?.as_f64()?,
-            total: params.get("total").and_then(|t| t.as_f64()),
-            message: params.get("message").and_then(|m| m.as_str()),
+            total: optional(params, "total", |t| t.as_f64())?,
+            message: optional(params, "message", |m| m.as_str())?,
         })
     }
 }
@@ -360,12 +377,13 @@ impl<'a> RequestMeta<'a> {
         let Some(meta) = msg.params().and_then(|p| p.get("_meta")) else {
             return RequestMeta::default();
         };
+        let object = |key| meta.get(key).filter(|v| v.kind() == JsonKind::Object);
         RequestMeta {
             protocol_version: meta
                 .get(meta_keys::PROTOCOL_VERSION)
                 .and_then(|v| v.as_str()),
-            client_capabilities: meta.get(meta_keys::CLIENT_CAPABILITIES),
-            client_info: meta.get(meta_keys::CLIENT_INFO),
+            client_capabilities: object(meta_keys::CLIENT_CAPABILITIES),
+            client_info: object(meta_keys::CLIENT_INFO),
         }
     }
 }

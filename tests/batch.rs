@@ -505,3 +505,39 @@ fn mcp_2025_03_26_sessions_have_batches() {
         assert_eq!(rejection.reply().unwrap().code, ErrorCode::INVALID_REQUEST);
     }
 }
+
+/// A batch refused whole (`BatchNotAllowed`) is not answered when it is made only of
+/// responses as the reader's role reads its elements, none of which would be answered under a
+/// decoder that allows batches. Reading as a client, an `id` alone is such an (invalid)
+/// response, so a batch of replies holding one is not answered; a server reading it answers
+/// it, as it would the element.
+#[test]
+fn a_refused_batch_is_answered_as_its_elements_would_be() {
+    use rpcwire::{batch::expects_reply, DecodeError, DecodeOptions, Role};
+    for frame in [
+        &br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2}]"#[..],
+        br#"[{"jsonrpc":"2.0","id":"x"}]"#,
+    ] {
+        for role in [Role::Client, Role::Server] {
+            let refusing = Decoder::new(DecodeOptions {
+                role,
+                ..DecodeOptions::default()
+            });
+            let allowing = Decoder::new(DecodeOptions {
+                batches: true,
+                ..*refusing.options()
+            });
+            let Ok(Message::Batch(batch)) = allowing.decode(frame) else {
+                panic!()
+            };
+            let rejection = refusing.decode(frame).unwrap_err();
+            assert_eq!(rejection.error(), DecodeError::BatchNotAllowed);
+            assert_eq!(
+                rejection.reply().is_some(),
+                expects_reply(batch.decode(&allowing)),
+                "{role:?} on {}",
+                String::from_utf8_lossy(frame)
+            );
+        }
+    }
+}

@@ -542,6 +542,33 @@ fn id_only_frame_by_role() {
     ));
 }
 
+/// An object with none of `method`, `result`, `error` is an object: its error says what it
+/// lacks (`NoMethodNoResult`, as with an id), not that it is no object (`NotAnObject`, for
+/// `5` or `"x"`), with or without an id, whatever else it holds.
+#[test]
+fn an_object_without_method_or_result_is_still_an_object() {
+    for frame in [
+        &br#"{"jsonrpc":"2.0"}"#[..],
+        br#"{"jsonrpc":"2.0","Method":"ping"}"#,
+        br#"{"jsonrpc":"2.0","params":{}}"#,
+        br#"{"jsonrpc":"2.0","id":5}"#,
+    ] {
+        for dec in decoders() {
+            let rej = dec.decode(frame).unwrap_err();
+            assert_eq!(
+                rej.error(),
+                DecodeError::NoMethodNoResult,
+                "{}",
+                String::from_utf8_lossy(frame)
+            );
+        }
+    }
+    assert_eq!(
+        Decoder::mcp().decode(b"5").unwrap_err().error(),
+        DecodeError::NotAnObject
+    );
+}
+
 /// The hardened profile refuses a CR inside a frame: a peer that ends lines on a lone CR
 /// would cut the frame in two where rpcwire sees one message.
 #[test]

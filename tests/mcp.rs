@@ -88,6 +88,23 @@ fn request_meta_of_2026_07_28() {
     assert_eq!(meta.client_capabilities, None);
 }
 
+/// A `_meta` field of another type than the schema's is `None`, as `RequestMeta`'s doc says:
+/// the capabilities and the client's info are objects, the version a string.
+#[test]
+fn request_meta_fields_of_another_type_are_none() {
+    for (capabilities, info) in [(r#""all""#, "[1]"), ("null", "7"), ("[]", r#""c""#)] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":20260728,"io.modelcontextprotocol/clientCapabilities":{capabilities},"io.modelcontextprotocol/clientInfo":{info}}}}}}}"#
+        );
+        let msg = Decoder::mcp().decode(frame.as_bytes()).unwrap();
+        assert_eq!(
+            RequestMeta::from_message(&msg),
+            RequestMeta::default(),
+            "{frame}"
+        );
+    }
+}
+
 /// The official Python SDK's MCP 2026-07-28 session (`tests/data/capture-2026-*.ndjson`):
 /// every line valid under that version's rules, strictly, every request naming the version
 /// and the client in its `_meta`, the results typed (one asks for input, and the client's
@@ -270,6 +287,29 @@ fn progress_beyond_f64_is_not_read() {
         );
         let n = notification(frame.as_bytes());
         assert_eq!(Progress::from_notification(&n), None, "{progress}");
+    }
+}
+
+/// A progress notification whose `total` or `message` is there but cannot be read (of
+/// another type, beyond `f64`, or given twice) is malformed: `None`, as for its `progress`,
+/// not a notification read as if the member were absent.
+#[test]
+fn progress_with_an_unreadable_total_or_message_is_malformed() {
+    for extra in [
+        r#""total":"ten""#,
+        r#""total":1e400"#,
+        r#""total":2,"total":3"#,
+        r#""message":5"#,
+        r#""message":"a","message":"b""#,
+    ] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":7,"progress":1,{extra}}}}}"#
+        );
+        let n = notification(frame.as_bytes());
+        assert_eq!(Progress::from_notification(&n), None, "{extra}");
+        // The token is still read alone (`progress_token`'s rule).
+        let msg = Decoder::mcp().decode(frame.as_bytes()).unwrap();
+        assert_eq!(mcp::progress_token(&msg).unwrap().raw(), b"7");
     }
 }
 

@@ -140,11 +140,7 @@ impl Decoder {
         }
 
         if !has_response {
-            return reject(if has_id {
-                DecodeError::NoMethodNoResult
-            } else {
-                DecodeError::NotAnObject
-            });
+            return reject(DecodeError::NoMethodNoResult);
         }
         if m.result.is_some() && m.error.is_some() {
             return reject(DecodeError::ResultAndError);

@@ -4,7 +4,7 @@
 //! recorded, for the rules to judge, since -32700 takes precedence over -32600.
 
 use super::keys::{case_folds_to_member, lookup, member_of, plain_member_key, ERROR_MEMBERS};
-use super::{Decoder, Dialect, Envelope, Reject, Span};
+use super::{Decoder, Dialect, Envelope, Reject, Role, Span};
 use crate::error::{DecodeError, Member};
 use crate::id::{Id, IdKind};
 use crate::json::{parse_i64, JsonStr, RawJson};
@@ -149,11 +149,15 @@ impl Decoder {
             });
         };
         if !self.options.batches {
-            // Nobody answers a batch made only of responses. Members are looked up by
-            // presence (`get` would read a duplicated `method` as absent).
+            // Nobody answers a batch made only of responses, as `classify` tells them (an `id`
+            // alone is one when a client reads it). Members are looked up by presence (`get`
+            // would read a duplicated `method` as absent).
             let has = |e: RawJson<'_>, key: &str| e.members().any(|(k, _)| k.eq_str(key));
-            let is_response =
-                |e: RawJson<'_>| !has(e, "method") && (has(e, "result") || has(e, "error"));
+            let client = self.options.role == Role::Client;
+            let is_response = |e: RawJson<'_>| {
+                !has(e, "method")
+                    && (has(e, "result") || has(e, "error") || (client && has(e, "id")))
+            };
             let all_responses = is_response(first) && elements.all(is_response);
             return Err(Reject {
                 error: DecodeError::BatchNotAllowed,

@@ -274,12 +274,15 @@ pub fn classify_with_batches(frame: &[u8], dialect: Dialect, role: Role, batches
                 return rejected(None, false);
             }
             if !batches {
-                // A batch where none is allowed; one made only of responses is not answered.
+                // A batch where none is allowed; one made only of responses is not answered
+                // (an `id` alone is one when a client reads it).
                 let is_response = |e: &&RawValue| {
                     first(e) == b'{' && {
                         let m = members(e);
                         m.all("method").is_empty()
-                            && !(m.all("result").is_empty() && m.all("error").is_empty())
+                            && !(m.all("result").is_empty()
+                                && m.all("error").is_empty()
+                                && (role == Role::Server || m.all("id").is_empty()))
                     }
                 };
                 return rejected(None, elements.iter().all(is_response));
