@@ -918,3 +918,34 @@ fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
     assert_eq!(records[1]["reply"]["code"], -32600);
     assert_eq!(code, 1);
 }
+
+/// A proxy log whose record names a request without a valid id (none, or a token that is no
+/// JSON id) is a bad log: exit 2 with the line, as for any malformed record, not a panic.
+#[test]
+fn a_log_request_without_a_valid_id_is_a_bad_log() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-bad-id");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    for record in [
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","method":"ping"}"#,
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1 2","method":"ping"}"#,
+        r#"{"dir":"s2c","t_ms":0,"kind":"request","id":"","method":"ping"}"#,
+    ] {
+        std::fs::write(
+            &log,
+            format!("{{\"rpcwire_proxy\":{{\"dialect\":\"mcp\"}}}}\n{record}\n"),
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", "--session-log", log.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
+        assert!(
+            stderr.starts_with("rpcwire check: line 2 of the session log: "),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+}
