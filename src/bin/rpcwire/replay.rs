@@ -379,6 +379,13 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     .kind
                     .as_deref()
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
+                // The session takes a record's tokens as the decoder would have given them.
+                for token in [&v.id, &v.cancels, &v.progress_token, &v.subscription] {
+                    id(token, number)?;
+                }
+                if kind == "request" && v.id.is_none() {
+                    return Err(bad_log(number, "a request without an id"));
+                }
                 let slot = &mut frames[(dir == Dir::S2c) as usize];
                 // An element of a batch follows its batch's record and shares its frame.
                 let frame = match v.element {
