@@ -949,3 +949,45 @@ fn a_log_request_without_a_valid_id_is_a_bad_log() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
 }
+
+/// A frame over the limit is not JSON the reader could take: it calls for the -32700 reply a
+/// frame that is not JSON does (`Decoder::too_long_reply`, as the library's codecs and the
+/// proxy send it), with the id the dialect gives an unreadable one, and the summary counts it.
+#[test]
+fn an_over_long_frame_calls_for_a_parse_error_reply() {
+    let line = format!("{}\n", "x".repeat(300));
+    let body = "y".repeat(300);
+    let content_length = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    for (args, input, id) in [
+        (&["--max-frame", "100"][..], &line, "<absent>"),
+        (
+            &["--max-frame", "100", "--dialect", "jsonrpc"],
+            &line,
+            "null",
+        ),
+        (
+            &["--max-frame", "100", "--framing", "content-length"],
+            &content_length,
+            "<absent>",
+        ),
+    ] {
+        let (records, summary, code) = check(args, Some(input.as_bytes()));
+        assert_eq!(code, 1);
+        assert_eq!(records[0]["kind"], "framing_error", "{args:?}");
+        assert_eq!(
+            records[0]["reply"],
+            serde_json::json!({"code": -32700, "id": id}),
+            "{args:?}"
+        );
+        assert_eq!(summary["by_reply_code"], serde_json::json!({"-32700": 1}));
+    }
+    // A stream cut inside a message calls for nothing: nothing more can be read.
+    let (records, _, _) = check(
+        &["--framing", "content-length"],
+        Some(b"Content-Length: 10\r\n\r\n{}"),
+    );
+    assert_eq!(
+        (&records[0]["kind"], &records[0]["reply"]),
+        (&serde_json::json!("framing_error"), &Value::Null)
+    );
+}
