@@ -533,10 +533,7 @@ impl Side {
                 }
                 Err(e) => {
                     self.last_frame = None;
-                    let mut r =
-                        Record::new(self.index, Some(self.framer.last_offset()), "framing_error");
-                    r.detail = Some(e);
-                    r
+                    e.record(&self.decoder, self.index, self.framer.last_offset())
                 }
                 Ok(None) if self.eof => return Ok(None),
                 Ok(None) => {
