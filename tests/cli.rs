@@ -991,3 +991,30 @@ fn an_over_long_frame_calls_for_a_parse_error_reply() {
         (&serde_json::json!("framing_error"), &Value::Null)
     );
 }
+
+/// A blank line is no message, and neither is an SSE event without data (a keep-alive): both
+/// are `skip`. But a Content-Length body is a message whatever it holds, and so is an SSE
+/// event's data that is not empty: blank, they are frames that are not JSON, which the
+/// library's `ContentLengthCodec` and `SseCodec` reject with -32700.
+#[test]
+fn a_blank_body_is_a_message_that_is_not_json() {
+    let (records, _, code) = check(&[], Some(b" \t\r\n\n"));
+    assert_eq!((kinds(&records), code), (vec!["skip", "skip"], 0));
+    let (records, _, code) = check(&["--framing", "sse"], Some(b": ping\n\ndata:\n\n"));
+    assert_eq!((kinds(&records), code), (vec!["skip", "skip"], 0));
+    for (framing, input) in [
+        ("content-length", &b"Content-Length: 0\r\n\r\n"[..]),
+        ("content-length", b"Content-Length: 2\r\n\r\n \n"),
+        ("sse", b"data:  \n\n"),
+        ("sse", b"data:\ndata:\n\n"),
+    ] {
+        let (records, summary, code) = check(&["--framing", framing], Some(input));
+        assert_eq!(
+            (kinds(&records), code),
+            (vec!["parse_error"], 1),
+            "{framing} {:?}",
+            String::from_utf8_lossy(input)
+        );
+        assert_eq!(summary["by_reply_code"], serde_json::json!({"-32700": 1}));
+    }
+}
