@@ -265,9 +265,6 @@ pub const LISTED_ELEMENT_REPLIES: usize = 1000;
 
 pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64) -> Record {
     let offset = Some(offset);
-    if frame.iter().all(|b| b" \t\r\n".contains(b)) {
-        return Record::new(index, offset, "skip");
-    }
     let decoded = decoder.decode(frame);
     let at = match &decoded {
         Err(rej) => error_offset(frame, rej.error()),
@@ -589,6 +586,18 @@ impl StreamFramer {
         }
     }
 
+    /// Whether `frame`, which this framer handed out, holds no message, as the library's
+    /// readers skip it: a blank line, or an SSE event without data. (A Content-Length body
+    /// is a message whatever it holds, and so is SSE data that is not empty: blank, they are
+    /// frames that are not JSON.)
+    pub(crate) fn holds_no_message(&self, frame: &[u8]) -> bool {
+        match self {
+            StreamFramer::Lines(_) => frame.iter().all(|b| b" \t\r\n".contains(b)),
+            StreamFramer::Sse(_) => frame.is_empty(),
+            StreamFramer::ContentLength(_) => false,
+        }
+    }
+
     pub(crate) fn last_offset(&self) -> u64 {
         match self {
             StreamFramer::Lines(f) => f.last_offset(),
@@ -622,6 +631,9 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
      -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),
+            Ok(Some(frame)) if framer.holds_no_message(&frame) => {
+                Record::new(index, Some(framer.last_offset()), "skip")
+            }
             Ok(Some(frame)) => {
                 let record = classify(&decoder, &frame, index, framer.last_offset());
                 if !adopted_version {

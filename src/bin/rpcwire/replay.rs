@@ -522,12 +522,10 @@ impl Side {
     fn read(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
         loop {
             let record = match self.framer.next(&mut self.buf, self.eof) {
+                // Blank lines and empty events are no messages: the proxy drops them too.
+                Ok(Some(frame)) if self.framer.holds_no_message(&frame) => continue,
                 Ok(Some(frame)) => {
                     let r = classify(&self.decoder, &frame, self.index, self.framer.last_offset());
-                    // Blank lines and empty events are no messages: the proxy drops them too.
-                    if r.kind == "skip" {
-                        continue;
-                    }
                     self.last_frame = Some(frame);
                     r
                 }
