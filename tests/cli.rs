@@ -1018,3 +1018,22 @@ fn a_blank_body_is_a_message_that_is_not_json() {
         assert_eq!(summary["by_reply_code"], serde_json::json!({"-32700": 1}));
     }
 }
+
+/// An SSE event of a type other than `message` carries no JSON-RPC message (the library's
+/// `SseCodec` hands its data out undecoded): the 2024-11-05 HTTP+SSE transport's `endpoint`
+/// event, whose data is a URL, is skipped, not a parse error. `event: message` is a message.
+#[test]
+fn an_sse_event_of_another_type_is_no_message() {
+    let input = b"event: endpoint\ndata: /messages?sessionId=abc\n\n\
+event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n\
+event: ping\ndata: {\"jsonrpc\":1}\n\n\
+data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
+    let (records, _, code) = check(&["--framing", "sse", "--direction", "s2c"], Some(input));
+    assert_eq!(
+        (kinds(&records), code),
+        (
+            vec!["skip", "success_response", "skip", "success_response"],
+            0
+        )
+    );
+}
