@@ -581,13 +581,19 @@ impl StreamFramer {
     ) -> Result<Option<Bytes>, FramingError> {
         match self {
             StreamFramer::Lines(f) => Ok(f.next_frame(buf, eof)?),
-            StreamFramer::Sse(f) => Ok(f.next_frame(buf, eof)?.map(|e| e.data)),
+            // An event of a type other than `message` carries no message (`SseCodec` hands its
+            // data out undecoded: HTTP+SSE's `endpoint` event holds a URL): handed out empty.
+            StreamFramer::Sse(f) => Ok(f.next_frame(buf, eof)?.map(|e| match e.event {
+                Some(event) if &event[..] != b"message" => Bytes::new(),
+                _ => e.data,
+            })),
             StreamFramer::ContentLength(f) => Ok(f.next_frame(buf, eof)?),
         }
     }
 
     /// Whether `frame`, which this framer handed out, holds no message, as the library's
-    /// readers skip it: a blank line, or an SSE event without data. (A Content-Length body
+    /// readers skip it: a blank line, or an SSE event without data or of a type other than
+    /// `message` (handed out empty). (A Content-Length body
     /// is a message whatever it holds, and so is SSE data that is not empty: blank, they are
     /// frames that are not JSON.)
     pub(crate) fn holds_no_message(&self, frame: &[u8]) -> bool {
