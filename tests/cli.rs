@@ -1037,3 +1037,40 @@ data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
         )
     );
 }
+
+/// A proxy log holds no batch's frame, only a record per element after the batch's: the
+/// replayed batch record cannot count its invalid elements, and must not claim it has none.
+#[test]
+fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-batch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"batch"}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"ping","element":0}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"invalid","element":1,"violation":"invalid"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"1","element":0}"#, "\n",
+            r#"{"dir":"s2c","t_ms":1,"kind":"error_response","id":"null","error_code":-32600,"element":1}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let (records, summary, code, _) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(summary["violations"], serde_json::json!({"c2s/invalid": 1}));
+    assert_eq!(
+        (records[0]["kind"].as_str(), records[0]["element"].as_u64()),
+        (Some("batch"), None)
+    );
+    assert_eq!(records[2]["violation"], "invalid");
+    for batch in [&records[0], &records[3]] {
+        assert_eq!(batch["kind"], "batch");
+        for key in ["invalid_elements", "element_replies"] {
+            assert!(batch.get(key).is_none(), "{key}: {batch}");
+        }
+    }
+}
