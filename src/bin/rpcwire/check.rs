@@ -191,7 +191,9 @@ impl Record {
             "error_code": self.error_code,
             "reply": self.reply.as_ref().map(reply),
         });
-        if self.kind == "batch" {
+        // (Counted only where the batch's frame was read: a proxy log's element records
+        // follow.)
+        if self.kind == "batch" && self.batch.is_some() {
             record["invalid_elements"] = json!(self.invalid_elements);
             record["element_replies"] = self.element_replies.iter().map(reply).collect();
             let listed = self.element_replies.len() as u64;
