@@ -1074,3 +1074,53 @@ fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
         }
     }
 }
+
+/// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
+/// without a readable id) is answered with a null id. In two merged streams that reply
+/// answers the client's line: it is no reply to a notification, and it does not pull the
+/// client's stream forward past requests the server answers after it (the client reuses
+/// id 1 once it was answered: no duplicate id, no unknown reply).
+#[test]
+fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
+    let reuse = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+        "\n"
+    );
+    let replies = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":1}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":2}"#,
+        "\n"
+    );
+    for (line, code, violation) in [
+        ("{x", -32700, "c2s/not_json"),
+        (r#"{"jsonrpc":"2.0","method":1}"#, -32600, "c2s/invalid"),
+    ] {
+        let c2s = format!("{line}\n{reuse}");
+        let s2c = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{code},\"message\":\"m\"}}}}\n{replies}"
+        );
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-null-reply");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+        std::fs::write(&c2s_path, c2s).unwrap();
+        std::fs::write(&s2c_path, s2c).unwrap();
+        let (_, summary, code, _) = check_session(&[
+            "--json",
+            "--dialect",
+            "jsonrpc",
+            "--c2s",
+            c2s_path.to_str().unwrap(),
+            "--s2c",
+            s2c_path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1);
+        assert_eq!(
+            summary["violations"],
+            serde_json::json!({ violation: 1 }),
+            "{line}"
+        );
+    }
+}
