@@ -918,3 +918,209 @@ fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
     assert_eq!(records[1]["reply"]["code"], -32600);
     assert_eq!(code, 1);
 }
+
+/// A proxy log whose record names a request without a valid id (none, or a token that is no
+/// JSON id) is a bad log: exit 2 with the line, as for any malformed record, not a panic.
+#[test]
+fn a_log_request_without_a_valid_id_is_a_bad_log() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-bad-id");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    for record in [
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","method":"ping"}"#,
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1 2","method":"ping"}"#,
+        r#"{"dir":"s2c","t_ms":0,"kind":"request","id":"","method":"ping"}"#,
+    ] {
+        std::fs::write(
+            &log,
+            format!("{{\"rpcwire_proxy\":{{\"dialect\":\"mcp\"}}}}\n{record}\n"),
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", "--session-log", log.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
+        assert!(
+            stderr.starts_with("rpcwire check: line 2 of the session log: "),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+}
+
+/// A frame over the limit is not JSON the reader could take: it calls for the -32700 reply a
+/// frame that is not JSON does (`Decoder::too_long_reply`, as the library's codecs and the
+/// proxy send it), with the id the dialect gives an unreadable one, and the summary counts it.
+#[test]
+fn an_over_long_frame_calls_for_a_parse_error_reply() {
+    let line = format!("{}\n", "x".repeat(300));
+    let body = "y".repeat(300);
+    let content_length = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    for (args, input, id) in [
+        (&["--max-frame", "100"][..], &line, "<absent>"),
+        (
+            &["--max-frame", "100", "--dialect", "jsonrpc"],
+            &line,
+            "null",
+        ),
+        (
+            &["--max-frame", "100", "--framing", "content-length"],
+            &content_length,
+            "<absent>",
+        ),
+    ] {
+        let (records, summary, code) = check(args, Some(input.as_bytes()));
+        assert_eq!(code, 1);
+        assert_eq!(records[0]["kind"], "framing_error", "{args:?}");
+        assert_eq!(
+            records[0]["reply"],
+            serde_json::json!({"code": -32700, "id": id}),
+            "{args:?}"
+        );
+        assert_eq!(summary["by_reply_code"], serde_json::json!({"-32700": 1}));
+    }
+    // A stream cut inside a message calls for nothing: nothing more can be read.
+    let (records, _, _) = check(
+        &["--framing", "content-length"],
+        Some(b"Content-Length: 10\r\n\r\n{}"),
+    );
+    assert_eq!(
+        (&records[0]["kind"], &records[0]["reply"]),
+        (&serde_json::json!("framing_error"), &Value::Null)
+    );
+}
+
+/// A blank line is no message, and neither is an SSE event without data (a keep-alive): both
+/// are `skip`. But a Content-Length body is a message whatever it holds, and so is an SSE
+/// event's data that is not empty: blank, they are frames that are not JSON, which the
+/// library's `ContentLengthCodec` and `SseCodec` reject with -32700.
+#[test]
+fn a_blank_body_is_a_message_that_is_not_json() {
+    let (records, _, code) = check(&[], Some(b" \t\r\n\n"));
+    assert_eq!((kinds(&records), code), (vec!["skip", "skip"], 0));
+    let (records, _, code) = check(&["--framing", "sse"], Some(b": ping\n\ndata:\n\n"));
+    assert_eq!((kinds(&records), code), (vec!["skip", "skip"], 0));
+    for (framing, input) in [
+        ("content-length", &b"Content-Length: 0\r\n\r\n"[..]),
+        ("content-length", b"Content-Length: 2\r\n\r\n \n"),
+        ("sse", b"data:  \n\n"),
+        ("sse", b"data:\ndata:\n\n"),
+    ] {
+        let (records, summary, code) = check(&["--framing", framing], Some(input));
+        assert_eq!(
+            (kinds(&records), code),
+            (vec!["parse_error"], 1),
+            "{framing} {:?}",
+            String::from_utf8_lossy(input)
+        );
+        assert_eq!(summary["by_reply_code"], serde_json::json!({"-32700": 1}));
+    }
+}
+
+/// An SSE event of a type other than `message` carries no JSON-RPC message (the library's
+/// `SseCodec` hands its data out undecoded): the 2024-11-05 HTTP+SSE transport's `endpoint`
+/// event, whose data is a URL, is skipped, not a parse error. `event: message` is a message.
+#[test]
+fn an_sse_event_of_another_type_is_no_message() {
+    let input = b"event: endpoint\ndata: /messages?sessionId=abc\n\n\
+event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n\
+event: ping\ndata: {\"jsonrpc\":1}\n\n\
+data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
+    let (records, _, code) = check(&["--framing", "sse", "--direction", "s2c"], Some(input));
+    assert_eq!(
+        (kinds(&records), code),
+        (
+            vec!["skip", "success_response", "skip", "success_response"],
+            0
+        )
+    );
+}
+
+/// A proxy log holds no batch's frame, only a record per element after the batch's: the
+/// replayed batch record cannot count its invalid elements, and must not claim it has none.
+#[test]
+fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-batch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"batch"}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"ping","element":0}"#, "\n",
+            r#"{"dir":"c2s","t_ms":0,"kind":"invalid","element":1,"violation":"invalid"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#, "\n",
+            r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"1","element":0}"#, "\n",
+            r#"{"dir":"s2c","t_ms":1,"kind":"error_response","id":"null","error_code":-32600,"element":1}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let (records, summary, code, _) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(summary["violations"], serde_json::json!({"c2s/invalid": 1}));
+    assert_eq!(
+        (records[0]["kind"].as_str(), records[0]["element"].as_u64()),
+        (Some("batch"), None)
+    );
+    assert_eq!(records[2]["violation"], "invalid");
+    for batch in [&records[0], &records[3]] {
+        assert_eq!(batch["kind"], "batch");
+        for key in ["invalid_elements", "element_replies"] {
+            assert!(batch.get(key).is_none(), "{key}: {batch}");
+        }
+    }
+}
+
+/// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
+/// without a readable id) is answered with a null id. In two merged streams that reply
+/// answers the client's line: it is no reply to a notification, and it does not pull the
+/// client's stream forward past requests the server answers after it (the client reuses
+/// id 1 once it was answered: no duplicate id, no unknown reply).
+#[test]
+fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
+    let reuse = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+        "\n"
+    );
+    let replies = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":1}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":2}"#,
+        "\n"
+    );
+    for (line, code, violation) in [
+        ("{x", -32700, "c2s/not_json"),
+        (r#"{"jsonrpc":"2.0","method":1}"#, -32600, "c2s/invalid"),
+    ] {
+        let c2s = format!("{line}\n{reuse}");
+        let s2c = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{code},\"message\":\"m\"}}}}\n{replies}"
+        );
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-null-reply");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+        std::fs::write(&c2s_path, c2s).unwrap();
+        std::fs::write(&s2c_path, s2c).unwrap();
+        let (_, summary, code, _) = check_session(&[
+            "--json",
+            "--dialect",
+            "jsonrpc",
+            "--c2s",
+            c2s_path.to_str().unwrap(),
+            "--s2c",
+            s2c_path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1);
+        assert_eq!(
+            summary["violations"],
+            serde_json::json!({ violation: 1 }),
+            "{line}"
+        );
+    }
+}

@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
 use rpcwire::{
-    ContentLengthFramer, DecodeError, DecodeOptions, Decoder, Dialect, Framer, LineFramer, Message,
-    Rejection, ReplyId, Role, SseFramer, Validation,
+    ContentLengthError, ContentLengthFramer, DecodeError, DecodeOptions, Decoder, Dialect,
+    FrameError, Framer, LineFramer, Message, Rejection, Reply, ReplyId, Role, SseFramer,
+    Validation,
 };
 use serde_json::{json, Value};
 
@@ -190,7 +191,9 @@ impl Record {
             "error_code": self.error_code,
             "reply": self.reply.as_ref().map(reply),
         });
-        if self.kind == "batch" {
+        // (Counted only where the batch's frame was read: a proxy log's element records
+        // follow.)
+        if self.kind == "batch" && self.batch.is_some() {
             record["invalid_elements"] = json!(self.invalid_elements);
             record["element_replies"] = self.element_replies.iter().map(reply).collect();
             let listed = self.element_replies.len() as u64;
@@ -244,16 +247,19 @@ fn token(raw: &[u8]) -> String {
     String::from_utf8_lossy(raw).into_owned()
 }
 
+/// A reply, as the report shows it.
+fn reply_text(reply: Reply<'_>) -> (i64, String) {
+    let id = match reply.id {
+        ReplyId::Id(id) => token(id.raw()),
+        ReplyId::Null => "null".into(),
+        ReplyId::Absent => "<absent>".into(),
+    };
+    (reply.code.get(), id)
+}
+
 /// The reply a rejection calls for, as the report shows it.
 fn reply_of(rej: &Rejection<'_>) -> Option<(i64, String)> {
-    rej.reply().map(|reply| {
-        let id = match reply.id {
-            ReplyId::Id(id) => token(id.raw()),
-            ReplyId::Null => "null".into(),
-            ReplyId::Absent => "<absent>".into(),
-        };
-        (reply.code.get(), id)
-    })
+    rej.reply().map(reply_text)
 }
 
 /// How many of a batch's element replies a record lists (the rest are counted).
@@ -261,9 +267,6 @@ pub const LISTED_ELEMENT_REPLIES: usize = 1000;
 
 pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64) -> Record {
     let offset = Some(offset);
-    if frame.iter().all(|b| b" \t\r\n".contains(b)) {
-        return Record::new(index, offset, "skip");
-    }
     let decoded = decoder.decode(frame);
     let at = match &decoded {
         Err(rej) => error_offset(frame, rej.error()),
@@ -509,7 +512,47 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     }
 }
 
-/// The framer `--framing` selects, behind one interface: frames out, errors as text.
+/// Why a framer could not hand out a frame.
+pub(crate) struct FramingError {
+    /// What went wrong, as text.
+    detail: String,
+    /// Whether the frame was over the limit (skipped: the stream goes on), which calls for
+    /// the reply a frame that is not JSON does ([`Decoder::too_long_reply`]).
+    too_long: bool,
+}
+
+impl FramingError {
+    /// The record of the error, the `index`th of the stream, at `offset`.
+    pub(crate) fn record(self, decoder: &Decoder, index: u64, offset: u64) -> Record {
+        let mut r = Record::new(index, Some(offset), "framing_error");
+        r.detail = Some(self.detail);
+        if self.too_long {
+            r.reply = Some(reply_text(decoder.too_long_reply()));
+        }
+        r
+    }
+}
+
+impl From<FrameError> for FramingError {
+    fn from(e: FrameError) -> Self {
+        FramingError {
+            detail: e.to_string(),
+            too_long: matches!(e, FrameError::TooLong { .. }),
+        }
+    }
+}
+
+impl From<ContentLengthError> for FramingError {
+    fn from(e: ContentLengthError) -> Self {
+        FramingError {
+            detail: e.to_string(),
+            too_long: matches!(e, ContentLengthError::TooLong { .. }),
+        }
+    }
+}
+
+/// The framer `--framing` selects, behind one interface: frames out, errors as
+/// [`FramingError`]s.
 pub(crate) enum StreamFramer {
     Lines(LineFramer),
     Sse(SseFramer),
@@ -533,14 +576,33 @@ impl StreamFramer {
     }
 
     /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done).
-    pub(crate) fn next(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, String> {
+    pub(crate) fn next(
+        &mut self,
+        buf: &mut BytesMut,
+        eof: bool,
+    ) -> Result<Option<Bytes>, FramingError> {
         match self {
-            StreamFramer::Lines(f) => f.next_frame(buf, eof).map_err(|e| e.to_string()),
-            StreamFramer::Sse(f) => f
-                .next_frame(buf, eof)
-                .map(|event| event.map(|e| e.data))
-                .map_err(|e| e.to_string()),
-            StreamFramer::ContentLength(f) => f.next_frame(buf, eof).map_err(|e| e.to_string()),
+            StreamFramer::Lines(f) => Ok(f.next_frame(buf, eof)?),
+            // An event of a type other than `message` carries no message (`SseCodec` hands its
+            // data out undecoded: HTTP+SSE's `endpoint` event holds a URL): handed out empty.
+            StreamFramer::Sse(f) => Ok(f.next_frame(buf, eof)?.map(|e| match e.event {
+                Some(event) if &event[..] != b"message" => Bytes::new(),
+                _ => e.data,
+            })),
+            StreamFramer::ContentLength(f) => Ok(f.next_frame(buf, eof)?),
+        }
+    }
+
+    /// Whether `frame`, which this framer handed out, holds no message, as the library's
+    /// readers skip it: a blank line, or an SSE event without data or of a type other than
+    /// `message` (handed out empty). (A Content-Length body
+    /// is a message whatever it holds, and so is SSE data that is not empty: blank, they are
+    /// frames that are not JSON.)
+    pub(crate) fn holds_no_message(&self, frame: &[u8]) -> bool {
+        match self {
+            StreamFramer::Lines(_) => frame.iter().all(|b| b" \t\r\n".contains(b)),
+            StreamFramer::Sse(_) => frame.is_empty(),
+            StreamFramer::ContentLength(_) => false,
         }
     }
 
@@ -571,12 +633,15 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     let mut framer = StreamFramer::new(args.framing, args.max_frame);
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut index = 0u64;
-    let mut emit = |item: Result<Option<Bytes>, String>,
+    let mut emit = |item: Result<Option<Bytes>, FramingError>,
                     framer: &StreamFramer,
                     out: &mut BufWriter<io::StdoutLock<'_>>|
      -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),
+            Ok(Some(frame)) if framer.holds_no_message(&frame) => {
+                Record::new(index, Some(framer.last_offset()), "skip")
+            }
             Ok(Some(frame)) => {
                 let record = classify(&decoder, &frame, index, framer.last_offset());
                 if !adopted_version {
@@ -587,11 +652,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 }
                 record
             }
-            Err(e) => {
-                let mut r = Record::new(index, Some(framer.last_offset()), "framing_error");
-                r.detail = Some(e);
-                r
-            }
+            Err(e) => e.record(&decoder, index, framer.last_offset()),
         };
         index += 1;
         summary.add(&record);

@@ -13,7 +13,9 @@
 //!    as the streams allow, before a cancellation or a reused id that follows it elsewhere.
 //!    A `notifications/progress` (MCP) counts as a reply to the request carrying its token:
 //!    it goes first while that request waits, and otherwise pulls the other stream forward as
-//!    in rule 2;
+//!    in rule 2. So does an error with a null id sent alone while a line of the other stream
+//!    whose id could not be read waits for it (JSON-RPC 2.0 §5.1: a peer reads every line of
+//!    the streams, so it answers those too; such a reply is no violation);
 //! 2. a server reply to an id the client has not sent yet pulls the client's stream forward,
 //!    one message at a time, until it has (or the client's stream ends) — unless the client's
 //!    next message is itself a reply to a server request not seen yet, a deadlock the streams
@@ -379,6 +381,13 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     .kind
                     .as_deref()
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
+                // The session takes a record's tokens as the decoder would have given them.
+                for token in [&v.id, &v.cancels, &v.progress_token, &v.subscription] {
+                    id(token, number)?;
+                }
+                if kind == "request" && v.id.is_none() {
+                    return Err(bad_log(number, "a request without an id"));
+                }
                 let slot = &mut frames[(dir == Dir::S2c) as usize];
                 // An element of a batch follows its batch's record and shares its frame.
                 let frame = match v.element {
@@ -515,21 +524,16 @@ impl Side {
     fn read(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
         loop {
             let record = match self.framer.next(&mut self.buf, self.eof) {
+                // Blank lines and empty events are no messages: the proxy drops them too.
+                Ok(Some(frame)) if self.framer.holds_no_message(&frame) => continue,
                 Ok(Some(frame)) => {
                     let r = classify(&self.decoder, &frame, self.index, self.framer.last_offset());
-                    // Blank lines and empty events are no messages: the proxy drops them too.
-                    if r.kind == "skip" {
-                        continue;
-                    }
                     self.last_frame = Some(frame);
                     r
                 }
                 Err(e) => {
                     self.last_frame = None;
-                    let mut r =
-                        Record::new(self.index, Some(self.framer.last_offset()), "framing_error");
-                    r.detail = Some(e);
-                    r
+                    e.record(&self.decoder, self.index, self.framer.last_offset())
                 }
                 Ok(None) if self.eof => return Ok(None),
                 Ok(None) => {
@@ -684,6 +688,15 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
     }
     match id {
         Some(id) if session.is_waiting(requester, id) => Need::Matches,
+        // A null-id error alone answers a line whose id could not be read (§5.1).
+        Some(id)
+            if id.is_null()
+                && !in_batch
+                && o.kind == "error_response"
+                && session.owes_null_reply(requester) =>
+        {
+            Need::Matches
+        }
         // A null id answers only a JSON-RPC request whose id was null.
         Some(id) if !id.is_null() || session.dialect() == Dialect::JsonRpc2 => Need::OtherSide,
         _ => Need::Nothing,
@@ -721,6 +734,11 @@ fn merge_streams<W: Write>(
             r.invalid_tools = side.invalid_tools();
         }
         let violation = observe(&mut session, dir, &r, 0);
+        // Its peer reads every line: one whose id could not be read is owed a null-id error
+        // (JSON-RPC 2.0 §5.1).
+        if r.reply.as_ref().is_some_and(|(_, id)| id == "null") {
+            session.owe_null_reply(dir);
+        }
         let kinds = batch_elements(&side.decoder, &r).map(|element| kind_of(&element));
         if Session::drops_batch(dir, kinds) {
             session.drop_batch(dir);

@@ -62,6 +62,10 @@ pub struct Session {
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
+    /// The lines sent each way whose id could not be read and whose null-id error reply
+    /// (JSON-RPC 2.0 §5.1) the peer still owes: counted only in a merge of two streams
+    /// ([`Session::owe_null_reply`]); through the proxy the server never reads such a line.
+    null_replies_owed: [u64; 2],
     /// How many requests stopped waiting, by direction of the request.
     stopped_waiting: [u64; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
@@ -142,6 +146,7 @@ impl Session {
             recent: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
+            null_replies_owed: [0, 0],
             stopped_waiting: [0, 0],
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: InPlace::default(),
@@ -421,6 +426,14 @@ impl Session {
                         forward = false;
                         self.flag(dir, Violation::LateReply)
                     }
+                    None if !in_batch
+                        && o.kind == "error_response"
+                        && self.null_replies_owed[slot(asked)] > 0 =>
+                    {
+                        // The reply to a line whose id could not be read.
+                        self.null_replies_owed[slot(asked)] -= 1;
+                        None
+                    }
                     None => {
                         // Every valid request the proxy forwards has an id, so this answers a
                         // notification: nobody can match it.
@@ -480,6 +493,20 @@ impl Session {
             }
         };
         Verdict { forward, violation }
+    }
+
+    /// A line sent in `dir` whose id could not be read calls for an error reply with a null id
+    /// (JSON-RPC 2.0 §5.1), sent alone: its peer owes it. A merge of two streams, whose peers
+    /// read every line, tells it; the proxy answers such a client line itself, and drops
+    /// such a server line.
+    pub fn owe_null_reply(&mut self, dir: Dir) {
+        self.null_replies_owed[slot(dir)] += 1;
+    }
+
+    /// Whether an error reply with a null id, sent alone, answers a line sent in `dir`
+    /// ([`owe_null_reply`](Self::owe_null_reply)).
+    pub fn owes_null_reply(&self, dir: Dir) -> bool {
+        self.null_replies_owed[slot(dir)] > 0
     }
 
     /// A client request the proxy answers itself (it timed out, or a dropped batch answered
