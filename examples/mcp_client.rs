@@ -4,8 +4,9 @@
 //! - Every request goes out under an id the client's [`PendingTable`] mints; a reply finds its
 //!   request by that id, a late reply (to a request the client gave up on) is stale and
 //!   dropped, a reply to an id never sent is unknown and dropped.
-//! - A request may have a timeout: a deadline on the table, which one timer task expires; the
-//!   caller gets `Timeout` and the server a `notifications/cancelled` (never for `initialize`).
+//! - A request may have a timeout: a deadline on the table, which one timer task expires (on a
+//!   [`DeadlineClock`](rpcwire::pending::DeadlineClock)); the caller gets `Timeout` and the
+//!   server a `notifications/cancelled` (never for `initialize`).
 //!   A caller that drops its call (gives up) cancels it the same way.
 //! - A `tools/call` may ask for progress: its progress token is its own id, so a
 //!   `notifications/progress` finds its request in the table in O(1), reaches the caller, and
@@ -21,11 +22,12 @@
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
+use rpcwire::pending::DeadlineClock;
 use rpcwire::typed::{self, TypedError};
 use rpcwire::{
     encode, mcp, DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson,
@@ -34,7 +36,7 @@ use rpcwire::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 /// The protocol version the client asks for.
@@ -55,6 +57,8 @@ enum CallError {
     Timeout,
     /// The connection ended first.
     Closed,
+    /// As many requests wait as the table holds (`PendingTable::capacity_limit`).
+    TooManyInFlight,
 }
 
 impl std::fmt::Display for CallError {
@@ -65,6 +69,7 @@ impl std::fmt::Display for CallError {
             CallError::Shape(e) => write!(f, "unexpected result: {e}"),
             CallError::Timeout => f.write_str("timed out"),
             CallError::Closed => f.write_str("connection closed"),
+            CallError::TooManyInFlight => f.write_str("too many requests in flight"),
         }
     }
 }
@@ -84,8 +89,8 @@ struct Waiting {
     done: oneshot::Sender<Result<OwnedMessage, CallError>>,
     /// Where its progress goes, if it asked for some.
     progress: Option<mpsc::UnboundedSender<Progress>>,
-    /// Its timeout, in ms: each progress moves the deadline to now + this.
-    timeout: Option<u64>,
+    /// Its timeout: each progress moves the deadline to now + this (later: no nudge needed).
+    timeout: Option<Duration>,
 }
 
 /// What the tasks of one connection share (never locked across an `.await`).
@@ -107,17 +112,18 @@ enum Line {
 struct Inner {
     session: Mutex<Session>,
     out: mpsc::UnboundedSender<Line>,
-    /// The table's clock: ms since the start.
-    start: Instant,
-    /// A deadline was set: the timer task looks again.
-    deadlines: Notify,
+    /// The table's clock, and the timer task's wake-up call.
+    clock: Arc<DeadlineClock>,
+}
+
+impl Drop for Inner {
+    /// The connection is gone: the timer task wakes and ends.
+    fn drop(&mut self) {
+        self.clock.nudge();
+    }
 }
 
 impl Inner {
-    fn now(&self) -> u64 {
-        self.start.elapsed().as_millis() as u64
-    }
-
     fn send(&self, write: impl FnOnce(&mut BytesMut)) {
         let mut line = BytesMut::new();
         write(&mut line);
@@ -204,12 +210,11 @@ impl Client {
                 unknown_progress: 0,
             }),
             out,
-            start: Instant::now(),
-            deadlines: Notify::new(),
+            clock: Arc::new(DeadlineClock::new()),
         });
         tokio::spawn(write_lines(stdin, lines));
         tokio::spawn(read_lines(inner.clone(), stdout));
-        tokio::spawn(expire(Arc::downgrade(&inner)));
+        tokio::spawn(expire(Arc::downgrade(&inner), inner.clock.clone()));
         Ok((Client { inner }, child))
     }
 
@@ -227,7 +232,7 @@ impl Client {
             let entry = session
                 .pending
                 .vacant_entry()
-                .map_err(|_| CallError::Closed)?;
+                .map_err(|_| CallError::TooManyInFlight)?;
             let token = entry.token();
             let mut json = Vec::new();
             let params = match params(token) {
@@ -237,21 +242,22 @@ impl Client {
             let mut buf = [0; 20];
             self.inner
                 .send(|out| encode::write_request(out, token.to_id(&mut buf), method, params));
-            let timeout = options.timeout.map(|t| t.as_millis() as u64);
             let waiting = Waiting {
                 method,
                 done,
                 progress: options.progress,
-                timeout,
+                timeout: options.timeout,
             };
-            match timeout {
-                Some(t) => entry.insert_with_deadline(waiting, self.inner.now() + t),
+            match options.timeout {
+                Some(t) => {
+                    let token =
+                        entry.insert_with_deadline(waiting, self.inner.clock.deadline_in(t));
+                    self.inner.clock.nudge();
+                    token
+                }
                 None => entry.insert(waiting),
             }
         };
-        if options.timeout.is_some() {
-            self.inner.deadlines.notify_one();
-        }
         // Answered, the request is gone from the table, and the guard's `cancel` finds nothing
         // (the token is never minted again).
         let _give_up = GiveUp {
@@ -453,7 +459,7 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
             let _ = to.send(progress);
         }
         if let Some(timeout) = waiting.timeout {
-            let deadline = inner.now() + timeout;
+            let deadline = inner.clock.deadline_in(timeout);
             session.pending.set_deadline(token, Some(deadline));
         }
     } else if n.method.eq_str(mcp::methods::MESSAGE) {
@@ -462,29 +468,21 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
 }
 
 /// Expires the requests whose deadline passed, until the connection is gone.
-async fn expire(inner: std::sync::Weak<Inner>) {
+async fn expire(inner: std::sync::Weak<Inner>, clock: Arc<DeadlineClock>) {
     loop {
-        let (wakeup, notified) = {
-            let Some(inner) = inner.upgrade() else { return };
-            let wakeup = inner.session.lock().unwrap().pending.next_wakeup();
-            let wakeup = wakeup.map(|ms| inner.start + Duration::from_millis(ms));
-            // Registered before the sleep: a deadline set meanwhile wakes the task.
-            let inner2 = inner.clone();
-            (wakeup, async move { inner2.deadlines.notified().await })
+        let next = match inner.upgrade() {
+            Some(inner) => inner.session.lock().unwrap().pending.next_wakeup(),
+            None => return,
         };
-        let sleep = async {
-            match wakeup {
-                Some(at) => tokio::time::sleep_until(at.into()).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            () = sleep => {}
-            () = notified => continue,
-        }
+        clock.wait(next).await;
         let Some(inner) = inner.upgrade() else { return };
-        let now = inner.now();
-        let expired: Vec<_> = inner.session.lock().unwrap().pending.expire(now).collect();
+        let expired: Vec<_> = inner
+            .session
+            .lock()
+            .unwrap()
+            .pending
+            .expire(clock.now())
+            .collect();
         for (token, waiting) in expired {
             // The cancellation first: what the caller sends next goes after it.
             inner.cancel_on_server(token, waiting.method, "timed out");

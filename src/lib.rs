@@ -63,13 +63,16 @@
 //!   upstream, [`IdRemapper`] mints the ids and restores them on the replies.
 //! - match replies to my requests: [`PendingTable`] mints the ids; [`InFlight`] tracks the
 //!   peer's ids.
+//! - time out my requests: a deadline on each in the [`PendingTable`] (or [`IdRemapper`]),
+//!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
+//!   `tokio`) is the clock and the timer of the task that expires them.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
 //!
 //! ## Features
 //! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
 //!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.
 //! - `tokio`: `tokio_util::codec` integration: `codec`'s codecs for the newline, SSE and
-//!   `Content-Length` framings.
+//!   `Content-Length` framings; `pending::DeadlineClock` for a table's deadlines.
 //! - `serde`: typed access to payloads.
 //! - `cli`: the `rpcwire` command-line tool.
 #![cfg_attr(not(any(feature = "std", test)), no_std)]
