@@ -138,6 +138,30 @@ fn usage_and_io_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// An error reading a file (a directory opens, then fails to read) names the file, in each
+/// mode that reads files.
+#[test]
+fn a_read_error_names_its_file() {
+    let dir = std::env::temp_dir().join(format!("rpcwire-cli-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.to_str().unwrap();
+    let capture = data("capture-c2s.ndjson");
+    for args in [
+        vec!["check", dir],
+        vec!["check", "--c2s", dir, "--s2c", &capture],
+        vec!["check", "--c2s", &capture, "--s2c", dir],
+        vec!["check", "--session-log", dir],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(dir), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn over_long_frame_is_a_framing_error_and_the_stream_goes_on() {
     let mut input = vec![b'x'; 300];
