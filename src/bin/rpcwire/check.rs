@@ -1,10 +1,10 @@
-//! `rpcwire check`: frame and decode a stream, report every message and a summary.
+//! `rpcwire check`: frame and decode a stream, report its messages (the invalid ones, or every one with `--json`) and a summary.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bytes::{Bytes, BytesMut};
@@ -453,9 +453,38 @@ impl Summary {
 
 fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
     Ok(match file {
-        Some(p) if p.as_os_str() != "-" => Box::new(File::open(p)?),
+        Some(p) if p.as_os_str() != "-" => Box::new(Named::open(p)?),
         _ => Box::new(io::stdin().lock()),
     })
+}
+
+/// A file whose errors, opening it or reading it (a directory opens, then fails to read),
+/// name it.
+pub(crate) struct Named {
+    file: File,
+    path: PathBuf,
+}
+
+impl Named {
+    pub(crate) fn open(path: &Path) -> io::Result<Named> {
+        match File::open(path) {
+            Ok(file) => Ok(Named {
+                file,
+                path: path.to_owned(),
+            }),
+            Err(e) => Err(in_file(path, e)),
+        }
+    }
+}
+
+impl Read for Named {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.file.read(buf).map_err(|e| in_file(&self.path, e))
+    }
+}
+
+fn in_file(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 /// The decoder for a stream once its session's MCP version is known (`resultType` checked
@@ -625,8 +654,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     options.limits.max_frame = args.max_frame;
     let mut decoder = Decoder::new(options);
     let mut adopted_version = false;
-    let mut input = open(&args.file)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", display(&args.file))))?;
+    let mut input = open(&args.file)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut summary = Summary::default();
@@ -733,9 +761,4 @@ pub(crate) fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<
     };
     buf.truncate(start + *n.as_ref().unwrap_or(&0));
     n
-}
-
-fn display(file: &Option<PathBuf>) -> String {
-    file.as_ref()
-        .map_or("<stdin>".into(), |p| p.display().to_string())
 }

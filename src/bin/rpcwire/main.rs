@@ -23,7 +23,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Read a stream (a file or stdin) and report every message; or check a whole session
+    /// Read a stream (a file or stdin) and report each message that is not valid (every one
+    /// with --json) and a summary; or check a whole session
     /// (`--session-log FILE`, or `--c2s FILE --s2c FILE`).
     Check(check::CheckArgs),
     /// Run an MCP stdio server behind a validating proxy: `rpcwire proxy [OPTIONS] -- CMD [ARGS...]`.

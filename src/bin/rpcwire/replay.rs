@@ -32,7 +32,6 @@
 //! found; what no merge can know is the real timing, so late replies, progress after a
 //! cancellation and timeouts are only found in a proxy log.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -43,7 +42,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::check::{
-    batch_elements, classify, element_records, read_into, CheckArgs, Record, StreamFramer,
+    batch_elements, classify, element_records, read_into, CheckArgs, Named, Record, StreamFramer,
 };
 use crate::session::{kind_of, may_answer, Described, Dir, Observation, Session, Violation};
 
@@ -96,8 +95,8 @@ fn file_size(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
-fn open(path: &Path) -> io::Result<File> {
-    File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+fn open(path: &Path) -> io::Result<Named> {
+    Named::open(path)
 }
 
 /// Where the report goes.
@@ -427,7 +426,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
 
 /// One side of a session read from its own file, one classified message at a time.
 struct Side {
-    input: File,
+    input: Named,
     framer: StreamFramer,
     decoder: Decoder,
     buf: BytesMut,
