@@ -1,4 +1,5 @@
-//! `rpcwire check`: frame and decode a stream, report its messages (the invalid ones, or every one with `--json`) and a summary.
+//! `rpcwire check`: frame and decode a stream, report its messages (the invalid ones, or every
+//! one with `--json`) and a summary.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
