@@ -102,7 +102,9 @@ fn write_id(out: &mut BytesMut, id: Id<'_>) {
     out.extend_from_slice(id.raw());
 }
 
-/// Appends a request: `{"jsonrpc":"2.0","id":ID,"method":M,"params":P}`.
+/// Appends a request: `{"jsonrpc":"2.0","id":ID,"method":M,"params":P}`. `params` is written
+/// as it is: JSON-RPC wants an object or an array (MCP an object), and a receiver refuses any
+/// other value with -32600, as [`Decoder`](crate::Decoder) does.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -118,7 +120,8 @@ pub fn write_request(out: &mut BytesMut, id: Id<'_>, method: &str, params: Optio
     write_method_and_params(out, method, params);
 }
 
-/// Appends a notification: `{"jsonrpc":"2.0","method":M,"params":P}`.
+/// Appends a notification: `{"jsonrpc":"2.0","method":M,"params":P}` (`params` as in
+/// [`write_request`]).
 #[inline]
 pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
     out.extend_from_slice(VERSION);

@@ -94,9 +94,12 @@ impl ErrorCode {
         })
     }
 
-    /// Whether an implementation of MCP 2026-07-28 must not emit this code: the withdrawn
-    /// -32002 and -32042, the rest of the legacy block, codes of the reserved blocks that no
-    /// specification defines, and JSON-RPC's reserved codes other than the five standard ones.
+    /// Whether an implementation of MCP 2026-07-28 is not to emit this code: it must not emit
+    /// the withdrawn -32002 and -32042, codes of the reserved blocks that no specification
+    /// defines, and JSON-RPC's reserved codes other than the five standard ones; and a new
+    /// implementation should not use the rest of the legacy block (-32000..-32019), which
+    /// existing ones keep using (an SDK's -32000 "connection closed", say). A peer's code here
+    /// is no reason to refuse its message.
     pub const fn is_forbidden_in_mcp_2026(self) -> bool {
         match self.range() {
             CodeRange::Standard | CodeRange::Application => false,
