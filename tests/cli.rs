@@ -408,6 +408,78 @@ fn two_streams_in_sse_and_content_length_framing() {
     }
 }
 
+/// In two merged streams, a framing error that is not an over-long frame (the stream ends
+/// inside a message, a malformed header block) is `bad_framing`, not `too_long`; it owes no
+/// reply.
+#[test]
+fn a_stream_cut_inside_a_message_is_bad_framing_in_a_merge() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-cut-session");
+    std::fs::create_dir_all(&dir).unwrap();
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let reply = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"{}"}}"#,
+        "x".repeat(200)
+    );
+    let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let cases = [
+        (
+            "cut",
+            format!("{}Content-Length: 90\r\n\r\n{{\"jsonrpc\"", frame(request)),
+            "bad_framing",
+        ),
+        (
+            "header",
+            format!("{}Content-Length: x\r\n\r\n", frame(request)),
+            "bad_framing",
+        ),
+        (
+            "long",
+            format!("{}{}", frame(request), frame(&long)),
+            "too_long",
+        ),
+    ];
+    for (name, c2s, violation) in cases {
+        let (c2s_path, s2c_path) = (
+            dir.join(format!("{name}.c2s")),
+            dir.join(format!("{name}.s2c")),
+        );
+        std::fs::write(&c2s_path, c2s).unwrap();
+        std::fs::write(&s2c_path, frame(reply)).unwrap();
+        let (records, summary, code, _) = check_session(&[
+            "--json",
+            "--framing",
+            "content-length",
+            "--max-frame",
+            "100",
+            "--c2s",
+            c2s_path.to_str().unwrap(),
+            "--s2c",
+            s2c_path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{name}");
+        let error = records
+            .iter()
+            .find(|r| r["kind"] == "framing_error")
+            .unwrap();
+        assert_eq!(error["violation"], violation, "{name}: {error}");
+        assert_eq!(
+            error["reply"].is_null(),
+            violation == "bad_framing",
+            "{name}: {error}"
+        );
+        assert_eq!(
+            summary["violations"][format!("c2s/{violation}")],
+            1,
+            "{name}: {summary}"
+        );
+        assert_eq!(
+            summary["messages"]["c2s/framing_error"], 1,
+            "{name}: {summary}"
+        );
+    }
+}
+
 /// JSON-RPC 2.0 §6: each invalid element of a batch is answered on its own; a batch with
 /// invalid elements is not "all valid".
 #[test]
