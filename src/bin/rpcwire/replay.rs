@@ -732,7 +732,12 @@ fn merge_streams<W: Write>(
         if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
             r.invalid_tools = side.invalid_tools();
         }
-        let violation = observe(&mut session, dir, &r, 0);
+        let violation = if r.kind == "framing_error" && r.reply.is_none() {
+            // Not an over-long frame: where the stream can be read no further.
+            Some(session.observe_bad_framing(dir))
+        } else {
+            observe(&mut session, dir, &r, 0)
+        };
         // Its peer reads every line: one whose id could not be read is owed a null-id error
         // (JSON-RPC 2.0 §5.1).
         if r.reply.as_ref().is_some_and(|(_, id)| id == "null") {

@@ -243,6 +243,15 @@ impl Session {
         self.check(dir, o, now_ms, false)
     }
 
+    /// A framing error that is not an over-long frame (the stream ends inside a message, a
+    /// `Content-Length` header block is malformed): no message can be read there. Only a
+    /// merge of two recorded streams meets one; the proxy's lines always end.
+    pub fn observe_bad_framing(&mut self, dir: Dir) -> Violation {
+        self.count_message(dir, "framing_error");
+        self.flag(dir, Violation::BadFraming);
+        Violation::BadFraming
+    }
+
     fn count_message(&mut self, dir: Dir, kind: &str) {
         *self
             .counters

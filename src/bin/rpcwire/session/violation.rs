@@ -11,6 +11,9 @@ pub enum Violation {
     InvalidResponse,
     /// A line longer than the frame limit.
     TooLong,
+    /// A stream that can be read no further: it ends inside a message, or a `Content-Length`
+    /// header block is malformed (in two recorded streams only).
+    BadFraming,
     /// A request reusing an id that is still in flight, or one cancelled or timed out lately
     /// (its late reply may still come).
     DuplicateId,
@@ -68,6 +71,7 @@ impl Violation {
             Violation::NotJson => "not_json",
             Violation::InvalidResponse => "invalid_response",
             Violation::TooLong => "too_long",
+            Violation::BadFraming => "bad_framing",
             Violation::DuplicateId => "duplicate_id",
             Violation::DuplicateProgressToken => "duplicate_progress_token",
             Violation::TooManyInFlight => "too_many_in_flight",
