@@ -887,3 +887,45 @@ proptest! {
         }
     }
 }
+
+/// `ends_inside_event`: whether the stream, ended after the bytes given (read in pieces of
+/// every size, all decoded), would drop an event with data, which a reader does silently.
+#[test]
+fn ends_inside_event_tells_an_event_the_end_would_drop() {
+    let cases: &[(&[u8], bool)] = &[
+        (b"", false),
+        (b"data: {}\n\n", false),
+        (b": keep-alive\n\n: hi", false),
+        (b"id: 7\nevent: message\n", false),
+        (b"retry: 10", false),
+        (b"data: {}\n", true),
+        (b"data: {}\r", true),
+        (b"data: {}\r\n", true),
+        (b"data: {}", true),
+        (b"dat", false),
+        (b"data", true),
+        (b"data:", true),
+        (b"id: 1\ndata: [1,\ndata: 2]\n", true),
+        (b"data: {}\n\ndata: {}", true),
+        (b"data: {}\n\nid: 2", false),
+        (b"\xEF\xBB\xBFdata: {}\n", true),
+        // Over the limit: reported once already, as `TooLong`.
+        (b"data: 0123456789012345678901234567890123456789\n", false),
+    ];
+    for &(input, expected) in cases {
+        for piece in 1..=input.len().max(1) {
+            let mut framer = SseFramer::new(16);
+            let mut buf = BytesMut::new();
+            for chunk in input.chunks(piece) {
+                buf.extend_from_slice(chunk);
+                while let Ok(Some(_)) | Err(_) = framer.decode(&mut buf) {}
+            }
+            assert_eq!(
+                framer.ends_inside_event(&buf),
+                expected,
+                "{:?} in pieces of {piece}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+}

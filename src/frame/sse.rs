@@ -247,6 +247,44 @@ impl SseFramer {
         self.last_event_id.as_deref()
     }
 
+    /// Whether the stream, were it to end now, would end inside an event with data, which
+    /// [`decode_eof`](Self::decode_eof) drops as WHATWG says (and a browser does silently):
+    /// a `data` line was read and no blank line followed, or the unfinished line left in
+    /// `buf` (after [`decode`](Self::decode) returned `Ok(None)`) is a `data` line. An event
+    /// reported over-long already is not one. For a checker to report what a client would
+    /// lose.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::SseFramer;
+    /// let mut framer = SseFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"data: {}\n\n: keep-alive\n"[..]);
+    /// assert!(framer.decode(&mut buf).unwrap().is_some());
+    /// assert!(framer.decode(&mut buf).unwrap().is_none());
+    /// assert!(!framer.ends_inside_event(&buf));
+    /// buf.extend_from_slice(b"data: {\"jsonrpc\"");
+    /// assert!(framer.decode(&mut buf).unwrap().is_none());
+    /// assert!(framer.ends_inside_event(&buf));
+    /// ```
+    pub fn ends_inside_event(&self, buf: &[u8]) -> bool {
+        if self.discarding || self.skipping_line {
+            return false;
+        }
+        if !matches!(self.data, Data::None) {
+            return true;
+        }
+        let mut line = buf;
+        if !self.bom_checked {
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
+        if self.skip_lf {
+            line = line.strip_prefix(b"\n").unwrap_or(line);
+        }
+        // (Whole lines were consumed: what is left is one unfinished line.)
+        let (name_end, _) = field_parts(line);
+        &line[..name_end] == b"data"
+    }
+
     /// The data limit.
     pub fn max_frame(&self) -> usize {
         self.max_frame
