@@ -359,6 +359,40 @@ fn sse_framing() {
     assert_eq!(code, 1);
 }
 
+/// An SSE stream that ends inside an event with data (no blank line after it): a client
+/// drops that event silently (WHATWG), so `check` reports it, where a stream ending after a
+/// comment or a complete event is fine.
+#[test]
+fn sse_stream_ending_inside_an_event_is_a_framing_error() {
+    let event = "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n";
+    for (tail, cut) in [
+        ("", false),
+        (": bye\n", false),
+        (": bye", false),
+        ("data: {}\n", true),
+        ("data: {}", true),
+    ] {
+        let input = format!("{event}\n{tail}");
+        let (records, summary, code) = check(
+            &["--framing", "sse", "--direction", "s2c"],
+            Some(input.as_bytes()),
+        );
+        assert_eq!(records[0]["kind"], "success_response", "{tail:?}");
+        if cut {
+            assert_eq!(
+                kinds(&records),
+                ["success_response", "framing_error"],
+                "{tail:?}"
+            );
+            assert!(records[1]["reply"].is_null(), "{tail:?}");
+            assert_eq!(code, 1, "{tail:?}: {summary}");
+        } else {
+            assert_eq!(records.len(), 1, "{tail:?}: {records:?}");
+            assert_eq!(code, 0, "{tail:?}: {summary}");
+        }
+    }
+}
+
 /// Two recorded streams are framed as `--framing` says, as a single stream is.
 #[test]
 fn two_streams_in_sse_and_content_length_framing() {
