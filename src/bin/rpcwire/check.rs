@@ -615,10 +615,24 @@ impl StreamFramer {
             StreamFramer::Lines(f) => Ok(f.next_frame(buf, eof)?),
             // An event of a type other than `message` carries no message (`SseCodec` hands its
             // data out undecoded: HTTP+SSE's `endpoint` event holds a URL): handed out empty.
-            StreamFramer::Sse(f) => Ok(f.next_frame(buf, eof)?.map(|e| match e.event {
-                Some(event) if &event[..] != b"message" => Bytes::new(),
-                _ => e.data,
-            })),
+            StreamFramer::Sse(f) => {
+                let event = match f.decode(buf)? {
+                    None if eof && f.ends_inside_event(buf) => {
+                        // The event is dropped, as a client drops it; the framer is reset.
+                        f.decode_eof(buf)?;
+                        return Err(FramingError {
+                            detail: "stream ended inside an event, which a client drops".into(),
+                            too_long: false,
+                        });
+                    }
+                    None if eof => f.decode_eof(buf)?,
+                    event => event,
+                };
+                Ok(event.map(|e| match e.event {
+                    Some(event) if &event[..] != b"message" => Bytes::new(),
+                    _ => e.data,
+                }))
+            }
             StreamFramer::ContentLength(f) => Ok(f.next_frame(buf, eof)?),
         }
     }
