@@ -1208,3 +1208,37 @@ fn a_batch_keeps_only_the_ids_of_its_replies_still_owed() {
         [Some(IdBuf::from(Id::from_token(br#""0-0""#).unwrap()))]
     );
 }
+
+/// MCP's `tasks/result` waits until its task ends (the receiver "MUST block the response
+/// until the task reaches a terminal status", 2025-11-25): no timeout applies to it, as to a
+/// listen stream; it is still unanswered if the session ends first. Another request times out.
+#[test]
+fn tasks_result_never_times_out() {
+    let mut session = Session::new(Dialect::Mcp, Some(100));
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("1"), Some("tasks/result")),
+        0,
+    );
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("2"), Some("tasks/get")),
+        0,
+    );
+    assert_eq!(
+        timed_out(&session.expire(1_000_000)),
+        [(vec!["2".into()], vec![])]
+    );
+    assert!(session.is_waiting(Dir::C2s, id("1")));
+    // Plain JSON-RPC has no tasks: a method of that name is a request like any other.
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("1"), Some("tasks/result")),
+        0,
+    );
+    assert_eq!(
+        timed_out(&session.expire(100)),
+        [(vec!["1".into()], vec![])]
+    );
+}
