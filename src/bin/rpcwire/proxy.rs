@@ -99,7 +99,8 @@ pub struct ProxyArgs {
     /// the client gets a -32603 "Request timed out" error reply, an MCP server a
     /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
     /// JSON-RPC has no cancellation); the server's late reply is dropped. MCP 2026-07-28's
-    /// `subscriptions/listen`, a stream its result closes, never times out.
+    /// `subscriptions/listen`, a stream its result closes, never times out, nor does MCP's
+    /// `tasks/result`, which waits until its task ends.
     #[arg(long, value_name = "MS")]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages and over-long lines silently instead of answering them

@@ -348,7 +348,7 @@ impl Session {
                                 wait.requests.push(id.to_owned_id());
                                 wait.waiting += 1;
                             } else if let (Some(t), Dir::C2s, false) =
-                                (self.timeout_ms, dir, self.is_stream(method))
+                                (self.timeout_ms, dir, self.waits_by_design(method))
                             {
                                 self.deadlines.push(Reverse(Deadline {
                                     at: now_ms + t,
@@ -580,6 +580,15 @@ impl Session {
                 .protocol_version
                 .as_deref()
                 .is_none_or(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
+    }
+
+    /// Whether a client request of `method` waits as long as it takes, so that no timeout
+    /// applies: a listen stream ([`is_stream`](Self::is_stream)), or MCP's `tasks/result`,
+    /// whose receiver "MUST block the response until the task reaches a terminal status"
+    /// (2025-11-25; a method no earlier version has).
+    fn waits_by_design(&self, method: &str) -> bool {
+        self.is_stream(method)
+            || (self.dialect == Dialect::Mcp && method == mcp::methods::TASKS_RESULT)
     }
 
     /// Whether `id` is the client's `initialize` request, still waiting.
