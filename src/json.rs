@@ -9,11 +9,16 @@ use crate::scan::{self, scalar::skip_ws, Validation};
 /// A JSON string as it appears on the wire: the bytes between the quotes, still escaped, and
 /// whether any backslash occurs. Unescaping happens only when asked for.
 ///
+/// `==` and `Hash` compare the wire spellings: `"a"` and `"\u0061"` are the same string to
+/// JSON but not equal here. Compare with [`eq_str`](Self::eq_str) (or the [`decode`](Self::decode)d
+/// strings) to compare what they say.
+///
 /// ```
 /// use rpcwire::JsonStr;
 /// let s = JsonStr::from_raw(br"tools\/call", true);
 /// assert_eq!(s.decode(), "tools/call");
 /// assert!(s.eq_str("tools/call"));
+/// assert_ne!(s, JsonStr::from_raw(b"tools/call", false));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct JsonStr<'a> {
@@ -385,7 +390,8 @@ impl<'a> RawJson<'a> {
         }
     }
 
-    /// The number, when this value is an integer that fits `i64`.
+    /// The number, when this value is an integer that fits `i64` (`-0` is `0`, where
+    /// serde_json reads the float `-0.0`).
     pub fn as_i64(&self) -> Option<i64> {
         parse_i64(self.bytes)
     }
