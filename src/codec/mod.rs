@@ -192,6 +192,22 @@ impl Outgoing<'_> {
             Outgoing::Reply(reply) => encode::write_reply(out, &reply, None),
         }
     }
+
+    /// The message as one line, owned: an `Outgoing` borrows its parts, and this is the form
+    /// that crosses to a writer task (every encoder of this module takes `Bytes`, sending it
+    /// as it is or framed).
+    ///
+    /// ```
+    /// use rpcwire::codec::Outgoing;
+    /// let line = Outgoing::Notification { method: "notifications/initialized", params: None }.to_bytes();
+    /// let writer = std::thread::spawn(move || line.len());
+    /// assert_eq!(writer.join().unwrap(), 55); // its `\n` included
+    /// ```
+    pub fn to_bytes(&self) -> Bytes {
+        let mut out = BytesMut::new();
+        self.write(&mut out);
+        out.freeze()
+    }
 }
 
 /// The tokio-util traits of a codec (a struct with an `encoder` field, of type `$encoder`,
