@@ -111,7 +111,10 @@ impl Scratch {
     /// an integer zero here (serde_json: `-0.0`), and for the rounding of decimals: simd-json
     /// rounds every one correctly, where serde_json without its `float_roundtrip` feature
     /// rounds some a unit or two in the last place off (long ones, and short ones with a large
-    /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units.
+    /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units. Both
+    /// read values as deep as [`RawJson::new`] and the decoder's default limits let through
+    /// (127 levels); one deeper, from raised limits, only this path reads (to 1,023 levels;
+    /// serde_json stops at 128).
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,
