@@ -929,3 +929,65 @@ fn ends_inside_event_tells_an_event_the_end_would_drop() {
         }
     }
 }
+
+/// Whether a WHATWG reader, at the end of `input`, drops an event that has data: a `data`
+/// field read since the last blank line, or an unterminated last line naming the `data`
+/// field (which the reader never processes).
+fn whatwg_ends_inside_event(input: &[u8]) -> bool {
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    let mut has_data = false;
+    let mut start = 0;
+    let mut i = 0;
+    while i < input.len() {
+        if matches!(input[i], b'\r' | b'\n') {
+            let complete = &input[start..i];
+            if input[i..].starts_with(b"\r\n") {
+                i += 1;
+            }
+            let name = complete.split(|&b| b == b':').next().unwrap_or(&[]);
+            if complete.is_empty() {
+                has_data = false;
+            } else if name == b"data" {
+                has_data = true;
+            }
+            start = i + 1;
+        }
+        i += 1;
+    }
+    let line = &input[start.min(input.len())..];
+    has_data || (!line.is_empty() && line.split(|&b| b == b':').next() == Some(&b"data"[..]))
+}
+
+proptest! {
+    /// `ends_inside_event` after any stream read in random pieces (every event decoded, none
+    /// over the limit) says what the WHATWG rules drop at its end.
+    #[test]
+    fn ends_inside_event_agrees_with_whatwg(
+        tokens in proptest::collection::vec(
+            proptest::sample::select(vec![
+                &b"data"[..], b"id", b"event", b"retry", b"Data", b":", b" ", b"\r", b"\n",
+                b"\r\n", b"x", b"\xEF\xBB\xBF",
+            ]),
+            0..40,
+        ),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
+    ) {
+        let input = tokens.concat();
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut framer = SseFramer::new(1 << 10);
+        let mut buf = BytesMut::new();
+        let mut from = 0;
+        for cut in cuts.into_iter().chain([input.len()]) {
+            buf.extend_from_slice(&input[from..cut]);
+            from = cut;
+            while framer.decode(&mut buf).unwrap().is_some() {}
+        }
+        prop_assert_eq!(
+            framer.ends_inside_event(&buf),
+            whatwg_ends_inside_event(&input),
+            "{:?}",
+            String::from_utf8_lossy(&input)
+        );
+    }
+}

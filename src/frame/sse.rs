@@ -273,16 +273,10 @@ impl SseFramer {
         if !matches!(self.data, Data::None) {
             return true;
         }
-        let mut line = buf;
-        if !self.bom_checked {
-            line = line.strip_prefix(BOM).unwrap_or(line);
-        }
-        if self.skip_lf {
-            line = line.strip_prefix(b"\n").unwrap_or(line);
-        }
-        // (Whole lines were consumed: what is left is one unfinished line.)
-        let (name_end, _) = field_parts(line);
-        &line[..name_end] == b"data"
+        // `decode` consumed every whole line (and a byte order mark, and the LF of a CRLF cut
+        // after its CR): what is left is one unfinished line.
+        let (name_end, _) = field_parts(buf);
+        &buf[..name_end] == b"data"
     }
 
     /// The data limit.
