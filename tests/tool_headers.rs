@@ -490,6 +490,20 @@ fn values_a_server_would_refuse_are_refused_before_sending() {
         let alone = tool.mirror(raw).count();
         assert_eq!(alone, usize::from(expected == Ok(4)), "{arguments}");
     }
+    // `arguments` itself spelt twice: every annotated value is, and a server refuses the
+    // call whatever its headers.
+    for twice in [
+        r#"{"region":"eu"},"arguments":{"region":"us"}"#,
+        r#"{},"arguments":{}"#,
+    ] {
+        let body = call(twice);
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        assert_eq!(
+            mirror_headers(&msg, None, Some(&tool)).map(|h| text(&h)),
+            Err(HeaderError::Mismatch(region)),
+            "{twice}"
+        );
+    }
 }
 
 // The property: what a client mirrors is what a server requires.
