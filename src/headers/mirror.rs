@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use super::value::plain;
 use super::{encode_header_value, name_member, Header, HeaderError, ToolHeaders};
-use crate::json::JsonStr;
+use crate::json::{JsonStr, Lookup};
 use crate::mcp::{meta_keys, methods};
 use crate::message::Message;
 
@@ -26,7 +26,8 @@ use crate::message::Message;
 ///   tool it names ([`ToolHeaders::mirror`]); an argument a server would refuse whatever the
 ///   headers is refused here, before the call is sent: one with no header form (an object,
 ///   an array, a string holding a lone surrogate escape) is [`HeaderError::Malformed`], one
-///   spelt twice [`HeaderError::Mismatch`], for its parameter.
+///   spelt twice (or under an `arguments` spelt twice) [`HeaderError::Mismatch`], for its
+///   parameter.
 ///
 /// Requests and notifications have them; other messages none. A method or protocol version
 /// that cannot be a header value as it is (a byte outside visible ASCII, space and tab, or
@@ -93,9 +94,18 @@ pub fn mirror_headers<'m>(
     }
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
-        if let Some(arguments) = params.and_then(|p| p.get("arguments")) {
-            for header in tool.mirror_each(arguments) {
-                headers.extend(header?);
+        match params.map_or(Lookup::Absent, |p| p.lookup("arguments")) {
+            Lookup::Found(arguments) => {
+                for header in tool.mirror_each(arguments) {
+                    headers.extend(header?);
+                }
+            }
+            Lookup::Absent => {}
+            // `arguments` spelt twice: so is every annotated value.
+            Lookup::Ambiguous => {
+                if let Some(param) = tool.iter().next() {
+                    return Err(HeaderError::Mismatch(param.header()));
+                }
             }
         }
     }
