@@ -427,6 +427,13 @@ fn standard_headers_of_each_message() {
             Some("2026-07-28 "),
             Err(HeaderError::Malformed(Header::ProtocolVersion)),
         ),
+        // A version `_meta` names twice is no version (a server refuses it whatever the
+        // header), not one to replace with the negotiated one.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+            Some("2025-11-25"),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        ),
     ];
     for (body, negotiated, expected) in cases {
         let msg = decoder.decode(body.as_bytes()).unwrap();
