@@ -16,7 +16,7 @@ use crate::message::Message;
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
 ///   version agreed at `initialize`, for a session of an earlier version, whose server checks
 ///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
-///   none;
+///   none; a `_meta` naming it twice is [`HeaderError::Mismatch`], as a server finds it;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel
@@ -63,9 +63,14 @@ pub fn mirror_headers<'m>(
     };
     let params = msg.params();
 
-    let meta_version = params
-        .and_then(|p| p.pointer(&["_meta", meta_keys::PROTOCOL_VERSION]))
-        .and_then(|v| v.as_str());
+    let meta_version = match params.map_or(Lookup::Absent, |p| {
+        p.lookup_path(&["_meta", meta_keys::PROTOCOL_VERSION])
+    }) {
+        Lookup::Found(v) => v.as_str(),
+        Lookup::Absent => None,
+        // Named twice: no version, whatever header goes with it.
+        Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+    };
     let version = match meta_version {
         Some(v) => Some(v.decode()),
         None => negotiated.map(Cow::Borrowed),
