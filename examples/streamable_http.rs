@@ -425,6 +425,13 @@ fn main() {
     post("ping (session of 2025-11-25)", old, ping);
     let other = with(old, "MCP-Protocol-Version", Some(b"2025-06-18"));
     post("ping, MCP-Protocol-Version: 2025-06-18", &other, ping);
+    // The version sent twice: a peer reading the second takes it for a request of 2026-07-28.
+    let twice = [old, &[("MCP-Protocol-Version", &b"2026-07-28"[..])]].concat();
+    post(
+        "ping, MCP-Protocol-Version: 2025-11-25 and 2026-07-28",
+        &twice,
+        ping,
+    );
     let unknown: &[Field] = &[("MCP-Protocol-Version", b"2024-11-05")];
     post("ping, MCP-Protocol-Version: 2024-11-05", unknown, ping);
 

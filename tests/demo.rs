@@ -130,6 +130,8 @@ fn streamable_http_example_answers_every_post() {
             r#"  | {"jsonrpc":"2.0","id":3,"result":{}}"#,
             r#"POST ping, MCP-Protocol-Version: 2025-06-18 -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version is not the session's version"}}"#,
+            r#"POST ping, MCP-Protocol-Version: 2025-11-25 and 2026-07-28 -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version header appears more than once"}}"#,
             r#"POST ping, MCP-Protocol-Version: 2024-11-05 -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-03-26","2025-06-18","2025-11-25","2026-07-28"],"requested":"2024-11-05"}}}"#,
             r#"POST batch (session of 2025-11-25) -> 400 application/json"#,
