@@ -69,7 +69,10 @@ fn main() {
                 "tools/list: warning: tool {:?} dropped: {invalid}",
                 name.map_or("(unnamed)".into(), |n| n.decode())
             ),
-            _ => println!("tools/list: a tool without a name or schema kept as it is"),
+            _ => {
+                println!("tools/list: a tool without a name or schema kept as it is");
+                kept.push(tool);
+            }
         }
     }
     // The result the client gets: the kept tools, and the other members as they came.
