@@ -24,11 +24,13 @@ use rpcwire::{encode, Decoder, Message, RawJson, ReplyId};
 const VERSION: &str = "2026-07-28";
 
 /// What the server answers to `tools/list`: one valid annotated tool, one whose annotation is
-/// on a `number` (which the specification forbids), and one without annotations.
+/// on a `number` (which the specification forbids), one without annotations, and one without
+/// a schema.
 const TOOLS_LIST_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[
 {"name":"execute_sql","inputSchema":{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}},
 {"name":"set_price","inputSchema":{"type":"object","properties":{"price":{"type":"number","x-mcp-header":"Price"}}}},
-{"name":"get_weather","inputSchema":{"type":"object","properties":{"location":{"type":"string"}}}}
+{"name":"get_weather","inputSchema":{"type":"object","properties":{"location":{"type":"string"}}}},
+{"name":"legacy"}
 ],"nextCursor":"page-2"}}"#;
 
 /// The client's call.
@@ -67,7 +69,10 @@ fn main() {
                 "tools/list: warning: tool {:?} dropped: {invalid}",
                 name.map_or("(unnamed)".into(), |n| n.decode())
             ),
-            _ => println!("tools/list: a tool without a name or schema kept as it is"),
+            _ => {
+                println!("tools/list: a tool without a name or schema kept as it is");
+                kept.push(tool);
+            }
         }
     }
     // The result the client gets: the kept tools, and the other members as they came.

@@ -8,7 +8,8 @@
 //!   version or a later one) must have headers that agree with its body (`HeaderCheck`, given
 //!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
 //!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
-//!   name that version.
+//!   name that version. A request sending `MCP-Protocol-Version` twice is refused, whatever
+//!   its version.
 //! - A request is answered as one JSON body, or as an SSE stream when the client accepts one:
 //!   a priming event, a `retry`, progress, the result. Each event id names its stream, so a
 //!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
@@ -23,7 +24,9 @@ use std::collections::HashMap;
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::{self, BatchReply};
-use rpcwire::headers::{mirror_headers, HeaderCheck, HeaderError, ToolHeaders, PROTOCOL_VERSION};
+use rpcwire::headers::{
+    mirror_headers, Header, HeaderCheck, HeaderError, ToolHeaders, PROTOCOL_VERSION,
+};
 use rpcwire::mcp::{self, meta_keys, versions};
 use rpcwire::scan::Validation;
 use rpcwire::{
@@ -128,6 +131,17 @@ impl Server {
         };
         // For a notification, "a JSON-RPC error response that has no id".
         let id = msg.id().map_or(ReplyId::Absent, ReplyId::Id);
+
+        // The version sent twice names no one version: a peer reading another copy than the
+        // first may take an earlier session's request for one of 2026-07-28, and trust its
+        // headers unchecked.
+        let versions = headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(PROTOCOL_VERSION));
+        if versions.count() > 1 {
+            let e = HeaderError::Duplicate(Header::ProtocolVersion);
+            return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
+        }
 
         // The version the body names. One named twice may be read either way behind us: it
         // is refused, not guessed.
@@ -425,6 +439,13 @@ fn main() {
     post("ping (session of 2025-11-25)", old, ping);
     let other = with(old, "MCP-Protocol-Version", Some(b"2025-06-18"));
     post("ping, MCP-Protocol-Version: 2025-06-18", &other, ping);
+    // The version sent twice: a peer reading the second takes it for a request of 2026-07-28.
+    let twice = [old, &[("MCP-Protocol-Version", &b"2026-07-28"[..])]].concat();
+    post(
+        "ping, MCP-Protocol-Version: 2025-11-25 and 2026-07-28",
+        &twice,
+        ping,
+    );
     let unknown: &[Field] = &[("MCP-Protocol-Version", b"2024-11-05")];
     post("ping, MCP-Protocol-Version: 2024-11-05", unknown, ping);
 

@@ -1,6 +1,7 @@
 //! The examples run: `examples/rpc_demo.rs` prints the primer's lines (replies in completion
 //! order matched to their requests, then the four bad inputs' replies),
-//! `examples/gateway.rs` routes every line of its scenario, `examples/streamable_http.rs`
+//! `examples/gateway.rs` routes every line of its scenario, `examples/http_headers.rs` hands its
+//! client every tool but the invalid one, `examples/streamable_http.rs`
 //! answers every request of its scenario, its client reading the event streams, and
 //! `examples/mcp_client.rs` plays its scenario against `examples/mcp_stub_server.rs` over
 //! stdio.
@@ -84,6 +85,26 @@ fn gateway_example_routes_every_line() {
     );
 }
 
+/// `examples/http_headers.rs`: the `tools/list` result its client gets keeps every tool but the
+/// one whose annotation is invalid, in order.
+#[test]
+fn http_headers_example_drops_only_the_invalid_tool() {
+    let lines = run_example("http_headers");
+    let to_client = lines
+        .iter()
+        .find_map(|line| line.strip_prefix("to the client: "))
+        .expect("the result the client gets");
+    let reply: serde_json::Value = serde_json::from_str(to_client).unwrap();
+    let names: Vec<&str> = reply["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["execute_sql", "get_weather", "legacy"]);
+    assert_eq!(reply["result"]["nextCursor"], "page-2");
+}
+
 /// `examples/streamable_http.rs`: a Streamable HTTP server core and its client, every response
 /// and every event the client reads, in order.
 #[test]
@@ -130,6 +151,8 @@ fn streamable_http_example_answers_every_post() {
             r#"  | {"jsonrpc":"2.0","id":3,"result":{}}"#,
             r#"POST ping, MCP-Protocol-Version: 2025-06-18 -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version is not the session's version"}}"#,
+            r#"POST ping, MCP-Protocol-Version: 2025-11-25 and 2026-07-28 -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version header appears more than once"}}"#,
             r#"POST ping, MCP-Protocol-Version: 2024-11-05 -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-03-26","2025-06-18","2025-11-25","2026-07-28"],"requested":"2024-11-05"}}}"#,
             r#"POST batch (session of 2025-11-25) -> 400 application/json"#,

@@ -427,6 +427,13 @@ fn standard_headers_of_each_message() {
             Some("2026-07-28 "),
             Err(HeaderError::Malformed(Header::ProtocolVersion)),
         ),
+        // A version `_meta` names twice is no version (a server refuses it whatever the
+        // header), not one to replace with the negotiated one.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+            Some("2025-11-25"),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        ),
     ];
     for (body, negotiated, expected) in cases {
         let msg = decoder.decode(body.as_bytes()).unwrap();
@@ -489,6 +496,20 @@ fn values_a_server_would_refuse_are_refused_before_sending() {
         let raw = RawJson::new(arguments.as_bytes()).unwrap();
         let alone = tool.mirror(raw).count();
         assert_eq!(alone, usize::from(expected == Ok(4)), "{arguments}");
+    }
+    // `arguments` itself spelt twice: every annotated value is, and a server refuses the
+    // call whatever its headers.
+    for twice in [
+        r#"{"region":"eu"},"arguments":{"region":"us"}"#,
+        r#"{},"arguments":{}"#,
+    ] {
+        let body = call(twice);
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        assert_eq!(
+            mirror_headers(&msg, None, Some(&tool)).map(|h| text(&h)),
+            Err(HeaderError::Mismatch(region)),
+            "{twice}"
+        );
     }
 }
 

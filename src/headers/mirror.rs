@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use super::value::plain;
 use super::{encode_header_value, name_member, Header, HeaderError, ToolHeaders};
-use crate::json::JsonStr;
+use crate::json::{JsonStr, Lookup};
 use crate::mcp::{meta_keys, methods};
 use crate::message::Message;
 
@@ -16,7 +16,7 @@ use crate::message::Message;
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
 ///   version agreed at `initialize`, for a session of an earlier version, whose server checks
 ///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
-///   none;
+///   none; a `_meta` naming it twice is [`HeaderError::Mismatch`], as a server finds it;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel
@@ -26,7 +26,8 @@ use crate::message::Message;
 ///   tool it names ([`ToolHeaders::mirror`]); an argument a server would refuse whatever the
 ///   headers is refused here, before the call is sent: one with no header form (an object,
 ///   an array, a string holding a lone surrogate escape) is [`HeaderError::Malformed`], one
-///   spelt twice [`HeaderError::Mismatch`], for its parameter.
+///   spelt twice (or under an `arguments` spelt twice) [`HeaderError::Mismatch`], for its
+///   parameter.
 ///
 /// Requests and notifications have them; other messages none. A method or protocol version
 /// that cannot be a header value as it is (a byte outside visible ASCII, space and tab, or
@@ -62,9 +63,14 @@ pub fn mirror_headers<'m>(
     };
     let params = msg.params();
 
-    let meta_version = params
-        .and_then(|p| p.pointer(&["_meta", meta_keys::PROTOCOL_VERSION]))
-        .and_then(|v| v.as_str());
+    let meta_version = match params.map_or(Lookup::Absent, |p| {
+        p.lookup_path(&["_meta", meta_keys::PROTOCOL_VERSION])
+    }) {
+        Lookup::Found(v) => v.as_str(),
+        Lookup::Absent => None,
+        // Named twice: no version, whatever header goes with it.
+        Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+    };
     let version = match meta_version {
         Some(v) => Some(v.decode()),
         None => negotiated.map(Cow::Borrowed),
@@ -93,9 +99,18 @@ pub fn mirror_headers<'m>(
     }
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
-        if let Some(arguments) = params.and_then(|p| p.get("arguments")) {
-            for header in tool.mirror_each(arguments) {
-                headers.extend(header?);
+        match params.map_or(Lookup::Absent, |p| p.lookup("arguments")) {
+            Lookup::Found(arguments) => {
+                for header in tool.mirror_each(arguments) {
+                    headers.extend(header?);
+                }
+            }
+            Lookup::Absent => {}
+            // `arguments` spelt twice: so is every annotated value.
+            Lookup::Ambiguous => {
+                if let Some(param) = tool.iter().next() {
+                    return Err(HeaderError::Mismatch(param.header()));
+                }
             }
         }
     }
