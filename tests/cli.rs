@@ -1080,6 +1080,29 @@ fn a_log_request_without_a_valid_id_is_a_bad_log() {
     }
 }
 
+/// A proxy log line that is not UTF-8 is a bad log, named by its line like any other.
+#[test]
+fn a_log_line_that_is_not_utf8_is_a_bad_log_with_its_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-utf8");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    let mut bytes = b"{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n".to_vec();
+    bytes.extend_from_slice(
+        b"{\"dir\":\"c2s\",\"t_ms\":0,\"kind\":\"notification\",\"method\":\"\xff\"}\n",
+    );
+    std::fs::write(&log, bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--session-log", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("rpcwire check: line 2 of the session log: "),
+        "{stderr}"
+    );
+}
+
 /// A frame over the limit is not JSON the reader could take: it calls for the -32700 reply a
 /// frame that is not JSON does (`Decoder::too_long_reply`, as the library's codecs and the
 /// proxy send it), with the id the dialect gives an unreadable one, and the summary counts it.
