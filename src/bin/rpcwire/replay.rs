@@ -307,24 +307,26 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
     let mut input = BufReader::with_capacity(64 << 10, open(path)?);
     let mut session: Option<Session> = None;
     let mut frames = [0u64; 2];
-    let mut line = String::new();
+    let mut bytes = Vec::new();
     let mut number = 0u64;
     loop {
-        line.clear();
-        let n = (&mut input).take(MAX_LOG_LINE).read_line(&mut line)?;
+        bytes.clear();
+        let n = (&mut input)
+            .take(MAX_LOG_LINE)
+            .read_until(b'\n', &mut bytes)?;
         if n == 0 {
             break;
         }
         number += 1;
-        if n as u64 == MAX_LOG_LINE && !line.ends_with('\n') {
+        if n as u64 == MAX_LOG_LINE && !bytes.ends_with(b"\n") {
             return Err(bad_log(number, "a record longer than 256 MiB"));
         }
+        let line = std::str::from_utf8(&bytes).map_err(|e| bad_log(number, &e.to_string()))?;
         progress.add(n as u64);
         if line.trim().is_empty() {
             continue;
         }
-        let v: LogLine =
-            serde_json::from_str(&line).map_err(|e| bad_log(number, &e.to_string()))?;
+        let v: LogLine = serde_json::from_str(line).map_err(|e| bad_log(number, &e.to_string()))?;
         if let Some(header) = v.rpcwire_proxy {
             // The dialect the proxy ran with.
             let dialect = match header.dialect.as_deref() {
