@@ -31,6 +31,31 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Waits until the echo server has recorded, in `path` (its `server-in` or `server-out`), a
+/// message that `seen` accepts: it has read or sent it (fails after `WAIT`). For a step that
+/// must come after the server's: a fixed sleep is too short on a loaded machine.
+fn await_recorded(path: &std::path::Path, seen: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        // (Whole lines only: the server may be writing the last one.)
+        let found = text
+            .split_inclusive('\n')
+            .filter(|l| l.ends_with('\n'))
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|m| seen(&m));
+        if found {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not recorded in {}: {text}",
+            path.display()
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// A running proxy: what it prints arrives line by line on `lines`.
 struct Proxy {
     child: Child,
@@ -532,16 +557,19 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
         json!({"method":"slow","timeoutMs":100})
     );
     // The server answers "slow" late (dropped), then reads the cancellation; this one comes
-    // once the server is idle again, so that it does not time out too.
-    thread::sleep(Duration::from_millis(700));
-    p.send(&request(json!(2), "ping"));
-    assert_eq!(p.recv()["id"], 2);
+    // once the server is idle again, so that it does not time out too. Its id is new: the
+    // early pings' ids may have timed out, and reusing one is a duplicate_id.
+    await_recorded(&dir.join("server-in"), |m| {
+        m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "s"
+    });
+    p.send(&request(json!("after"), "ping"));
+    assert_eq!(p.recv()["id"], "after");
     p.close_stdin();
     let done = p.finish();
     assert_eq!(done.code, Some(0));
     let ids: Vec<Value> = done.messages().iter().map(|m| m["id"].clone()).collect();
     let mut expected: Vec<Value> = (1..=pings).map(|n| json!(n)).collect();
-    expected.extend([json!("s"), json!(2), Value::Null]);
+    expected.extend([json!("s"), json!("after"), Value::Null]);
     assert_eq!(ids, expected, "one reply for \"s\"");
     let server_in: Vec<Value> = std::fs::read_to_string(dir.join("server-in"))
         .unwrap()
@@ -615,7 +643,8 @@ fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
         (&reply["id"], &reply["error"]["code"]),
         (&json!("init"), &json!(-32603))
     );
-    thread::sleep(Duration::from_millis(600));
+    // Once the server has answered it late, so that the ping does not time out too.
+    await_recorded(&dir.join("server-out"), |m| m["id"] == "init");
     p.send(&request(json!("after"), "ping"));
     assert_eq!(p.recv()["id"], "after");
     p.close_stdin();
@@ -1336,8 +1365,9 @@ fn a_batch_times_out_as_a_unit() {
         "{reply}"
     );
     // The echo server answers the two slow requests after a second: by then its array is
-    // late, and the next line the client gets is the reply to a ping sent after it.
-    thread::sleep(Duration::from_millis(1500));
+    // late, and the next line the client gets is the reply to a ping sent after it (once the
+    // server has sent the array, so that the ping does not time out too).
+    await_recorded(&dir.join("server-out"), Value::is_array);
     p.send(&request(json!("after"), "ping"));
     let after = p.recv();
     assert_eq!(after["id"], "after", "{after}");
@@ -1569,12 +1599,14 @@ fn a_mixed_batch_session_replays_alike() {
     ];
     let (mut p, log) = jsonrpc_echo(&dir, &options);
     let pings = p.ping_until_answered();
+    // (The ids below are not the pings': one of those that timed out, reused, is a
+    // duplicate_id, and its reply late.)
     p.send_raw(b"[1]\n{\"jsonrpc\":\"2.0\"}\n");
     assert_eq!(p.recv().as_array().unwrap().len(), 1);
-    let nested = format!("[[{}],{}]\n", call(json!(1), "x"), call(json!(2), "y"));
+    let nested = format!("[[{}],{}]\n", call(json!("x"), "x"), call(json!("y"), "y"));
     p.send_raw(nested.as_bytes());
     assert_eq!(p.recv().as_array().unwrap().len(), 2);
-    p.send_raw(&batch_of(&[(json!(3), "a"), (json!(3), "b")]));
+    p.send_raw(&batch_of(&[(json!("d"), "a"), (json!("d"), "b")]));
     assert_eq!(p.recv().as_array().unwrap().len(), 2);
     p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]\n");
     p.send_raw(format!("{}\n", "x".repeat(5000)).as_bytes());
@@ -1588,7 +1620,10 @@ fn a_mixed_batch_session_replays_alike() {
         "the timeout of the request sent alone: {reply}"
     );
     assert_eq!(p.recv().as_array().unwrap().len(), 2);
-    thread::sleep(Duration::from_millis(700));
+    await_recorded(&dir.join("server-out"), |m| {
+        m.as_array()
+            .is_some_and(|a| a.iter().any(|r| r["id"] == "s"))
+    });
     p.close_stdin();
     let done = p.finish();
     let late = done.messages().into_iter().find(|m| {

@@ -43,7 +43,8 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
-client's is answered with -32600),
+client's is answered with -32600; under JSON-RPC one reusing an id given up on is forwarded and
+waits like any other request, the first reply with its id answering it),
 requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered

@@ -308,9 +308,13 @@ impl Session {
                     let lists_tools = waiting.lists_tools;
                     // An id cancelled or timed out lately is taken too: its late reply may
                     // still come, and would answer the new request (MCP: an id is never
-                    // reused in a session).
+                    // reused in a session; refused). JSON-RPC only warns: the request is
+                    // forwarded, so it waits like any other (else every reply with its id
+                    // would be dropped as late, and no deadline would answer it), and the
+                    // first reply with its id answers it.
                     let recent = &self.recent[slot(dir)];
-                    let inserted = if !recent.is_empty() && recent.contains(&IdKey::of(id)) {
+                    let reused = !recent.is_empty() && recent.contains(&IdKey::of(id));
+                    let inserted = if reused && mcp {
                         Err(InFlightError::Duplicate)
                     } else {
                         self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting)
@@ -356,7 +360,9 @@ impl Session {
                                     of: DeadlineOf::Request(id.to_owned_id()),
                                 }));
                             }
-                            if shared_token {
+                            if reused {
+                                self.flag(dir, Violation::DuplicateId)
+                            } else if shared_token {
                                 self.flag(dir, Violation::DuplicateProgressToken)
                             } else {
                                 None

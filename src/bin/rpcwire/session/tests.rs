@@ -81,6 +81,34 @@ fn an_id_reused_after_its_cancellation_or_timeout_is_a_duplicate() {
     );
 }
 
+/// JSON-RPC: a request reusing the id of one that timed out is reported and forwarded (JSON-RPC
+/// only warns), and waits like any other: the server's replies with that id are not all
+/// dropped as late (the client would wait forever), and it times out in turn.
+#[test]
+fn a_jsonrpc_request_reusing_a_timed_out_id_is_forwarded_and_waits() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000));
+    // What timed out by `now`, then the verdict on `o`.
+    let mut observe = |dir, o: &Observation<'_>, now| {
+        let expired = session.expire(now).len();
+        let v = session.observe(dir, o, now);
+        (expired, v.forward, v.violation)
+    };
+    let request = observation("request", id("5"), Some("ping"));
+    let reply = observation("success_response", id("5"), None);
+    assert_eq!(observe(Dir::C2s, &request, 0), (0, true, None));
+    let reused = (1, true, Some(Violation::DuplicateId));
+    assert_eq!(observe(Dir::C2s, &request, 1_000), reused);
+    // The first reply with its id answers it (it may be the old one's: the client reused the
+    // id); the second is late.
+    assert_eq!(observe(Dir::S2c, &reply, 1_001), (0, true, None));
+    let late = (0, false, Some(Violation::LateReply));
+    assert_eq!(observe(Dir::S2c, &reply, 1_002), late);
+    // Unanswered, it times out.
+    let reused = (0, true, Some(Violation::DuplicateId));
+    assert_eq!(observe(Dir::C2s, &request, 1_003), reused);
+    assert_eq!(session.expire(2_003).len(), 1);
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]
