@@ -163,6 +163,20 @@ fn check(c: &Corpus) {
         }
     }
     assert_eq!(count, c.messages);
+    // The timed rpcwire path is `decode_lines`, which walks a long line on the unsplit stream
+    // (not `Lines` + `decode`, checked above), and `rpcwire()` counts a rejection instead of
+    // failing: a rejection there would time a fast failure as a decode.
+    for decoder in [&lazy, &strict] {
+        let mut lines_seen = 0;
+        for line in decoder.decode_lines(&c.stream) {
+            lines_seen += 1;
+            let line = line.unwrap_or_else(|e| panic!("{}: decode_lines: {e:?}", c.name));
+            if let Err(e) = line.message {
+                panic!("{}: decode_lines rejects: {e:?}", c.name);
+            }
+        }
+        assert_eq!(lines_seen, c.messages);
+    }
     // The timed simd-json path builds the same tapes as `to_tape` on each frame alone.
     let mut buffers = simd_json::Buffers::new(c.stream.len());
     let (mut scratch, mut spare) = (Vec::new(), simd_json::Tape::null());
