@@ -33,13 +33,14 @@ use std::path::{Path, PathBuf};
 mod corpus;
 
 /// The methods of `decode/<corpus>/<method>`, in table order, with their labels.
-const METHODS: [(&str, &str); 6] = [
+const METHODS: [(&str, &str); 7] = [
     ("memchr_floor", "memchr newline scan (floor)"),
     ("rpcwire_lazy", "rpcwire lazy"),
     ("rpcwire_strict", "rpcwire strict"),
     ("serde_json_rawvalue", "serde_json + &RawValue"),
     ("simd_json_tape", "simd-json tape (incl. copy)"),
     ("sonic_rs_iter_unchecked", "sonic-rs object iter, unchecked"),
+    ("sonic_rs_iter_checked", "sonic-rs object iter, checked"),
 ];
 
 /// DESIGN §5: lazy ≥ N× serde_json, per corpus.
