@@ -231,8 +231,9 @@ fn xml_escape(s: &str) -> String {
 
 /// A horizontal grouped bar chart, one group per corpus, log-scale MB/s.
 fn svg(all: &BTreeMap<(String, String), Measure>, corpora: &[&str]) -> String {
-    const COLORS: [&str; 6] = [
-        "#9e9e9e", "#1565c0", "#64b5f6", "#ef6c00", "#8e24aa", "#2e7d32",
+    // One a method, in `METHODS`' order.
+    const COLORS: [&str; METHODS.len()] = [
+        "#9e9e9e", "#1565c0", "#64b5f6", "#ef6c00", "#8e24aa", "#2e7d32", "#a5d6a7",
     ];
     let (left, bar_h, gap, width) = (150.0, 14.0, 18.0, 900.0);
     let plot_w = width - left - 80.0;
