@@ -845,6 +845,19 @@ fn whatwg(input: &[u8]) -> Whatwg {
     (events, last_id, retry)
 }
 
+/// `input` cut at the given places (each an index into `0..=input.len()`), in order.
+fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut chunks = vec![];
+    let mut from = 0;
+    for cut in cuts.into_iter().chain([input.len()]) {
+        chunks.push(&input[from..cut]);
+        from = cut;
+    }
+    chunks
+}
+
 proptest! {
     /// Streams of field names, colons, spaces, line ends of every kind, NULs, digits and
     /// byte order marks, read in random pieces with a random limit: when nothing is over the
@@ -862,14 +875,7 @@ proptest! {
         limit in 0usize..24,
     ) {
         let input = tokens.concat();
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut chunks = vec![];
-        let mut from = 0;
-        for cut in cuts.into_iter().chain([input.len()]) {
-            chunks.push(&input[from..cut]);
-            from = cut;
-        }
+        let chunks = pieces(&input, &cuts);
         let mut framer = SseFramer::new(limit);
         let read: Result<Vec<SseEvent>, FrameError> = sse_all(&mut framer, &chunks).into_iter().collect();
         if let Ok(read) = read {
@@ -973,14 +979,10 @@ proptest! {
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
     ) {
         let input = tokens.concat();
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
-        cuts.sort_unstable();
         let mut framer = SseFramer::new(1 << 10);
         let mut buf = BytesMut::new();
-        let mut from = 0;
-        for cut in cuts.into_iter().chain([input.len()]) {
-            buf.extend_from_slice(&input[from..cut]);
-            from = cut;
+        for piece in pieces(&input, &cuts) {
+            buf.extend_from_slice(piece);
             while framer.decode(&mut buf).unwrap().is_some() {}
         }
         prop_assert_eq!(
