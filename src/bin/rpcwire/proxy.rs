@@ -1,8 +1,9 @@
 //! `rpcwire proxy -- CMD ARGS...`: a validating MCP stdio proxy.
 //!
 //! Spawns the server, forwards every valid message byte for byte in both directions (a line's
-//! `\r\n` becomes `\n`, a `\r` inside a message a space; blank lines are dropped), tracks the requests in flight both ways, and
-//! reports violations. It never writes a byte to either side that is not a valid message.
+//! `\r\n` becomes `\n`, a `\r` inside a message a space; blank lines are dropped), tracks the
+//! requests in flight both ways, and reports violations. It never writes a byte to either side
+//! that is not a valid message.
 //!
 //! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
 //! read, and writes what it forwards straight into the other side's pipe; a small runtime
@@ -855,6 +856,8 @@ impl Sorter {
         let mut run = 0..0;
         // One clock reading per chunk: its lines arrived together.
         let now = shared.now_ms();
+        // A `\r` is rare: one search of the chunk spares most lines a search of their own.
+        let has_cr = memchr::memchr(b'\r', &chunk).is_some();
         for line in Lines::new(&chunk, self.framer.max_frame()) {
             let Ok((at, frame)) = line else {
                 self.too_long(shared);
@@ -882,7 +885,7 @@ impl Sorter {
             }
             if let (Seen::Message(..), true) = (&seen, verdict.forward) {
                 let end = at + frame.len();
-                if memchr::memchr(b'\r', frame).is_some() {
+                if has_cr && memchr::memchr(b'\r', frame).is_some() {
                     // Whitespace in a valid message (a raw `\r` is nowhere else), but a line
                     // end to a reader in universal-newline mode (Python's text stdin, which
                     // MCP's Python SDK reads): it goes on as a space, in a copy of the line.

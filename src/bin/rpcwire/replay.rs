@@ -95,10 +95,6 @@ fn file_size(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
-fn open(path: &Path) -> io::Result<Named> {
-    Named::open(path)
-}
-
 /// Where the report goes.
 struct Report<W: Write> {
     out: W,
@@ -304,7 +300,7 @@ const MAX_LOG_LINE: u64 = 256 << 20;
 
 fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io::Result<bool> {
     let mut progress = Progress::new(file_size(path));
-    let mut input = BufReader::with_capacity(64 << 10, open(path)?);
+    let mut input = BufReader::with_capacity(64 << 10, Named::open(path)?);
     let mut session: Option<Session> = None;
     let mut frames = [0u64; 2];
     let mut bytes = Vec::new();
@@ -450,7 +446,7 @@ impl Side {
         options.validation = crate::check::validation(args.validate);
         options.limits.max_frame = args.max_frame;
         Ok(Side {
-            input: open(path)?,
+            input: Named::open(path)?,
             framer: StreamFramer::new(args.framing, args.max_frame),
             decoder: Decoder::new(options),
             buf: BytesMut::with_capacity(64 << 10),
