@@ -196,6 +196,30 @@ pub fn sdk_order(c: &Corpus, name: &'static str) -> Corpus {
     Corpus::new(name, &frames)
 }
 
+/// `c`'s frames with a space after every `,` and `:` between tokens: the separators of
+/// Python's `json.dumps` by default, which hand-written Python servers send. The SDKs write
+/// compact JSON, as the corpora above are; the decoder has a straight path for both.
+pub fn spaced(c: &Corpus, name: &'static str) -> Corpus {
+    let frames: Vec<String> = c
+        .frames()
+        .map(|f| {
+            let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+            for ch in std::str::from_utf8(f).unwrap().chars() {
+                out.push(ch);
+                match ch {
+                    _ if escaped => escaped = false,
+                    '\\' if in_string => escaped = true,
+                    '"' => in_string = !in_string,
+                    ',' | ':' if !in_string => out.push(' '),
+                    _ => {}
+                }
+            }
+            out
+        })
+        .collect();
+    Corpus::new(name, &frames)
+}
+
 /// All five, in report order.
 pub fn all() -> Vec<Corpus> {
     vec![tiny(), typical(), large(), dense(), escapes()]

@@ -421,11 +421,13 @@ fn min_of_passes(rounds: u32) {
     );
     println!("| corpus | lazy | strict | serde_json + &RawValue | sonic-rs | lazy / serde_json | strict / serde_json | lazy / sonic-rs | lazy messages/s |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let sdk_ordered = [
+    let variants = [
         corpus::sdk_order(&corpus::tiny(), "tiny, TS SDK order"),
         corpus::sdk_order(&corpus::typical(), "typical, TS SDK order"),
+        corpus::spaced(&corpus::tiny(), "tiny, spaced"),
+        corpus::spaced(&corpus::typical(), "typical, spaced"),
     ];
-    for c in corpus::all().into_iter().chain(sdk_ordered) {
+    for c in corpus::all().into_iter().chain(variants) {
         check(&c);
         let stream = &c.stream[..];
         type Pass<'a> = Box<dyn FnMut() -> usize + 'a>;

@@ -3,7 +3,8 @@
 //!
 //! - `options`: what configures a [`Decoder`] (dialect, role, validation, limits, profiles);
 //! - here, the entry points: the limit, UTF-8, then the straight path or the general walk;
-//! - `usual`: the straight path for the compact shapes nearly every encoder writes;
+//! - `usual`: the straight path for the compact shapes nearly every encoder writes (and for
+//!   the same shapes spaced as Python's `json.dumps` writes them);
 //! - `walk`: the general walk over an envelope object (or a batch), member by member, with
 //!   `keys`, the envelope's member names read from raw bytes or after unescaping;
 //! - `rules`: the shape rules of each dialect applied to what the walk found, and the error
@@ -276,6 +277,16 @@ impl Decoder {
     #[inline(always)]
     fn decode_valid_utf8(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         match self.decode_usual(frame) {
+            Some(envelope) => Ok(envelope),
+            None => self.decode_unusual(frame),
+        }
+    }
+
+    /// A frame whose UTF-8 is checked and that is not of the compact usual shapes: the
+    /// spaced usual shapes (Python's `json.dumps` separators), else the general walk.
+    #[inline(never)]
+    fn decode_unusual(&self, frame: &[u8]) -> Result<Envelope, Reject> {
+        match self.decode_usual_spaced(frame) {
             Some(envelope) => Ok(envelope),
             None => self.decode_walked(frame),
         }

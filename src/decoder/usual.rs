@@ -1,5 +1,6 @@
 //! The straight path: a valid frame in one of the compact shapes nearly every encoder
-//! writes, decoded without the general walk's machinery.
+//! writes, or the same shapes spaced as Python's `json.dumps` writes them by default, decoded
+//! without the general walk's machinery.
 
 use super::rules::{id_too_long, method_too_long, params_error};
 use super::walk::digits_end;
@@ -7,6 +8,58 @@ use super::{Decoder, Dialect, Envelope, Span};
 use crate::id::IdKind;
 use crate::message::Kind;
 use crate::scan;
+
+/// The envelope's separators in a usual shape, as the literals the straight path compares:
+/// compact (`,` and `:`, what the MCP SDKs and `JSON.stringify` write) or spaced (`, ` and
+/// `: `, the default of Python's `json.dumps`, which hand-written servers use).
+struct Separators {
+    /// `{"jsonrpc":"2.0",` and the space after it, if any.
+    jsonrpc_first: &'static [u8],
+    /// `,"jsonrpc":"2.0"`, the version as the last but the id.
+    jsonrpc_last: &'static [u8],
+    /// `"id":` and the space after it, if any.
+    id: &'static [u8],
+    /// `,"id":`, the id as the last member, and the spaces of both separators, if any.
+    last_id: &'static [u8],
+    /// `,` and the space after it, if any.
+    comma: &'static [u8],
+    /// `"method":"`, the method's opening quote included.
+    method: &'static [u8],
+    /// `,"params":` and the space after it, if any.
+    params: &'static [u8],
+    /// `"result":` and the space after it, if any.
+    result: &'static [u8],
+}
+
+/// `{"jsonrpc":"2.0","id":1,"method":"ping"}`.
+const COMPACT: Separators = Separators {
+    jsonrpc_first: br#"{"jsonrpc":"2.0","#,
+    jsonrpc_last: br#","jsonrpc":"2.0""#,
+    id: br#""id":"#,
+    last_id: br#","id":"#,
+    comma: b",",
+    method: br#""method":""#,
+    params: br#","params":"#,
+    result: br#""result":"#,
+};
+
+/// `{"jsonrpc": "2.0", "id": 1, "method": "ping"}`.
+const SPACED: Separators = Separators {
+    jsonrpc_first: br#"{"jsonrpc": "2.0", "#,
+    jsonrpc_last: br#", "jsonrpc": "2.0""#,
+    id: br#""id": "#,
+    last_id: br#", "id": "#,
+    comma: b", ",
+    method: br#""method": ""#,
+    params: br#", "params": "#,
+    result: br#""result": "#,
+};
+
+/// Whether `frame` holds `literal` at `i`.
+#[inline(always)]
+fn holds(frame: &[u8], i: usize, literal: &[u8]) -> bool {
+    frame.get(i..i + literal.len()) == Some(literal)
+}
 
 impl Decoder {
     /// The envelope of a valid frame in a compact shape nearly every encoder writes, its
@@ -27,39 +80,53 @@ impl Decoder {
     /// from the start and gives the answer. Checked against the general walk in the tests.
     #[inline(always)]
     pub(super) fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
-        const JSONRPC_FIRST: &[u8; 17] = br#"{"jsonrpc":"2.0","#;
-        const JSONRPC_LAST: &[u8; 16] = br#","jsonrpc":"2.0""#;
+        self.decode_usual_with(frame, &COMPACT)
+    }
+
+    /// [`Self::decode_usual`] for the same shapes spaced as Python's `json.dumps` writes them
+    /// by default: a space after each of the envelope's `,` and `:`
+    /// (`{"jsonrpc": "2.0", "id": 1, "method": "ping"}`; what the values hold is theirs).
+    /// Out of line: it runs only where the compact shapes did not match, and fails at its
+    /// first comparison on a compact frame.
+    #[inline(always)]
+    pub(super) fn decode_usual_spaced(&self, frame: &[u8]) -> Option<Envelope> {
+        self.decode_usual_with(frame, &SPACED)
+    }
+
+    /// The usual shapes with the separators `sep`.
+    #[inline(always)]
+    fn decode_usual_with(&self, frame: &[u8], sep: &Separators) -> Option<Envelope> {
         if !self.usual {
             return None;
         }
-        let (id, body, end) = if frame.first_chunk() == Some(JSONRPC_FIRST) {
-            let mut i = JSONRPC_FIRST.len();
+        let (id, body, end) = if holds(frame, 0, sep.jsonrpc_first) {
+            let mut i = sep.jsonrpc_first.len();
             let mut id = None;
-            if frame.get(i..i + 5) == Some(br#""id":"#) {
-                let (span, kind) = self.usual_id(frame, i + 5)?;
+            if holds(frame, i, sep.id) {
+                let (span, kind) = self.usual_id(frame, i + sep.id.len())?;
                 i = span.range().end;
-                if frame.get(i) != Some(&b',') {
+                if !holds(frame, i, sep.comma) {
                     return None;
                 }
                 id = Some((span, kind));
-                i += 1;
+                i += sep.comma.len();
             }
-            let (body, mut end) = self.usual_body(frame, i)?;
-            if id.is_none() && frame.get(end..end + 6) == Some(br#","id":"#) {
-                let (span, kind) = self.usual_id(frame, end + 6)?;
+            let (body, mut end) = self.usual_body(frame, i, sep)?;
+            if id.is_none() && holds(frame, end, sep.last_id) {
+                let (span, kind) = self.usual_id(frame, end + sep.last_id.len())?;
                 end = span.range().end;
                 id = Some((span, kind));
             }
             (id, body, end)
         } else if frame.first() == Some(&b'{') {
-            let (body, mut end) = self.usual_body(frame, 1)?;
-            if frame.get(end..end + JSONRPC_LAST.len()) != Some(JSONRPC_LAST) {
+            let (body, mut end) = self.usual_body(frame, 1, sep)?;
+            if !holds(frame, end, sep.jsonrpc_last) {
                 return None;
             }
-            end += JSONRPC_LAST.len();
+            end += sep.jsonrpc_last.len();
             let mut id = None;
-            if frame.get(end..end + 6) == Some(br#","id":"#) {
-                let (span, kind) = self.usual_id(frame, end + 6)?;
+            if holds(frame, end, sep.last_id) {
+                let (span, kind) = self.usual_id(frame, end + sep.last_id.len())?;
                 end = span.range().end;
                 id = Some((span, kind));
             }
@@ -109,14 +176,14 @@ impl Decoder {
 
     /// The members of a usual shape at `i` besides `jsonrpc` and `id`: `"method":"…"`, then
     /// `,"params":` an object (or, in JSON-RPC, an array), or `"result":` a value (an object
-    /// in MCP, whose `resultType` must be one the options allow). Returns them and the index
-    /// after them.
+    /// in MCP, whose `resultType` must be one the options allow), with the separators `sep`.
+    /// Returns them and the index after them.
     #[inline(always)]
-    fn usual_body(&self, frame: &[u8], i: usize) -> Option<(UsualBody, usize)> {
+    fn usual_body(&self, frame: &[u8], i: usize, sep: &Separators) -> Option<(UsualBody, usize)> {
         let opts = &self.options;
         let mcp = opts.dialect == Dialect::Mcp;
-        if frame.get(i..i + 10) == Some(br#""method":""#) {
-            let v = i + 10;
+        if holds(frame, i, sep.method) {
+            let v = i + sep.method.len();
             let (close, esc) = scan::string_end(frame, v).ok()?;
             let text = (Span::new(v, close), esc);
             if method_too_long(text.0, &opts.limits) {
@@ -124,8 +191,8 @@ impl Decoder {
             }
             let mut end = close + 1;
             let mut params = None;
-            if frame.get(end..end + 10) == Some(br#","params":"#) {
-                let p = end + 10;
+            if holds(frame, end, sep.params) {
+                let p = end + sep.params.len();
                 if params_error(*frame.get(p)?, mcp).is_some() {
                     return None;
                 }
@@ -133,8 +200,8 @@ impl Decoder {
                 params = Some(Span::new(p, end));
             }
             Some((UsualBody::Method { text, params }, end))
-        } else if frame.get(i..i + 9) == Some(br#""result":"#) {
-            let v = i + 9;
+        } else if holds(frame, i, sep.result) {
+            let v = i + sep.result.len();
             let end = if mcp && !opts.result_types.is_empty() {
                 if frame.get(v) != Some(&b'{') {
                     return None;
@@ -248,8 +315,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1.5}"#,
         ];
         let special = b"\"\\{}[],:0 \n\x001-.eEu";
+        let spaced_frames: Vec<String> = frames.iter().map(|f| spaced(f)).collect();
         let mut variants: Vec<Vec<u8>> = Vec::new();
-        for frame in frames {
+        for frame in frames
+            .iter()
+            .copied()
+            .chain(spaced_frames.iter().map(String::as_str))
+        {
             let frame = frame.as_bytes();
             variants.push(frame.to_vec());
             for at in 0..=frame.len() {
@@ -305,23 +377,33 @@ mod tests {
                 }
             }
         }
-        let mut answered = 0;
+        let (mut answered, mut answered_spaced) = (0, 0);
         for opts in options {
             let decoder = Decoder::new(opts);
             for frame in &variants {
-                if let Some(usual) = decoder.decode_usual(frame) {
-                    answered += 1;
-                    assert_eq!(
-                        decoder.decode_walked(frame),
-                        Ok(usual),
-                        "{opts:?} on {}",
-                        String::from_utf8_lossy(frame)
-                    );
+                let usual = decoder.decode_usual(frame);
+                let usual_spaced = decoder.decode_usual_spaced(frame);
+                // (A frame is of one of the two forms at most: they differ in `{"jsonrpc":`'s
+                // or `{"method":`'s or `{"result":`'s next byte.)
+                assert!(usual.is_none() || usual_spaced.is_none());
+                for (answer, answered) in
+                    [(usual, &mut answered), (usual_spaced, &mut answered_spaced)]
+                {
+                    if let Some(envelope) = answer {
+                        *answered += 1;
+                        assert_eq!(
+                            decoder.decode_walked(frame),
+                            Ok(envelope),
+                            "{opts:?} on {}",
+                            String::from_utf8_lossy(frame)
+                        );
+                    }
                 }
             }
         }
-        // (The path is taken: most of the unmutated frames and many mutants are its shapes.)
+        // (Each path is taken: most of the unmutated frames and many mutants are its shapes.)
         assert!(answered > 100_000, "{answered}");
+        assert!(answered_spaced > 100_000, "{answered_spaced}");
         // In every order it takes.
         for frame in [
             &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
@@ -333,9 +415,40 @@ mod tests {
             br#"{"jsonrpc":"2.0","method":"a","params":{},"id":1}"#,
             br#"{"jsonrpc":"2.0","result":{},"id":"x"}"#,
         ] {
-            let usual = Decoder::mcp().decode_usual(frame);
-            assert!(usual.is_some(), "{}", String::from_utf8_lossy(frame));
+            let decoder = Decoder::mcp();
+            assert!(
+                decoder.decode_usual(frame).is_some(),
+                "{}",
+                String::from_utf8_lossy(frame)
+            );
+            let frame = spaced(core::str::from_utf8(frame).unwrap());
+            assert!(
+                decoder.decode_usual_spaced(frame.as_bytes()).is_some(),
+                "{frame}"
+            );
+            // Through the entry point too, which tries the compact shapes first.
+            assert_eq!(
+                decoder.decode_spans(frame.as_bytes()).ok(),
+                decoder.decode_usual_spaced(frame.as_bytes())
+            );
         }
+    }
+
+    /// `frame` with a space after each `,` and `:` between tokens, as Python's `json.dumps`
+    /// writes by default.
+    fn spaced(frame: &str) -> String {
+        let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+        for ch in frame.chars() {
+            out.push(ch);
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' if in_string => escaped = true,
+                '"' => in_string = !in_string,
+                ',' | ':' if !in_string => out.push(' '),
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The id and method limits hold to the byte on both paths: a frame of a usual shape at
