@@ -320,6 +320,8 @@ fn session_options_are_checked() {
     let log = log.to_str().unwrap();
     let (_, _, code, _) = check_session(&["--json", "--session-log", log]);
     assert_eq!(code, 0, "the log itself is fine");
+    let (_, _, code, _) = check_session(&["--json", "--dialect", "mcp", "--session-log", log]);
+    assert_eq!(code, 0, "naming the dialect the log was recorded with");
     for args in [
         &["check", "--c2s", "x"][..],
         &["check", "--session-log", "x", "y"],
@@ -329,6 +331,8 @@ fn session_options_are_checked() {
         &["check", "--session-log", log, "--framing", "sse"],
         &["check", "--session-log", log, "--validate", "strict"],
         &["check", "--session-log", log, "--max-frame", "10"],
+        // The log says which dialect the proxy ran with; another one cannot apply.
+        &["check", "--session-log", log, "--dialect", "jsonrpc"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
             .args(args)

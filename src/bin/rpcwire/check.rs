@@ -56,9 +56,10 @@ pub enum ValidateArg {
 /// Options of `rpcwire check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The rule set.
-    #[arg(long, value_enum, default_value = "mcp")]
-    pub(crate) dialect: DialectArg,
+    /// The rule set [default: mcp]. With --session-log, the one the proxy ran with, which the
+    /// log records; naming another is an error.
+    #[arg(long, value_enum)]
+    dialect: Option<DialectArg>,
     /// Who wrote the stream: c2s is read by a server, s2c by a client.
     #[arg(long, value_enum, default_value = "c2s")]
     direction: DirectionArg,
@@ -95,6 +96,18 @@ pub struct CheckArgs {
     /// With --c2s: the server-to-client stream of the session.
     #[arg(long, value_name = "FILE", requires = "c2s", conflicts_with_all = ["file", "direction"])]
     s2c: Option<PathBuf>,
+}
+
+impl CheckArgs {
+    /// The rule set: `--dialect`, MCP by default.
+    pub(crate) fn dialect(&self) -> Dialect {
+        dialect(self.dialect.unwrap_or(DialectArg::Mcp))
+    }
+
+    /// The name of the dialect `--dialect` gives, if given.
+    pub(crate) fn given_dialect(&self) -> Option<&'static str> {
+        self.dialect.map(dialect_name)
+    }
 }
 
 /// One line of the report.
@@ -660,7 +673,7 @@ impl StreamFramer {
 }
 
 fn check(args: &CheckArgs) -> io::Result<bool> {
-    let mut options = DecodeOptions::new(dialect(args.dialect));
+    let mut options = DecodeOptions::new(args.dialect());
     options.role = match args.direction {
         DirectionArg::C2s => Role::Server,
         DirectionArg::S2c => Role::Client,

@@ -329,6 +329,11 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 Some("jsonrpc") => Dialect::JsonRpc2,
                 _ => Dialect::Mcp,
             };
+            if let Some(given) = args.given_dialect().filter(|_| args.dialect() != dialect) {
+                let recorded = header.dialect.as_deref().unwrap_or("mcp");
+                let what = format!("the proxy ran with --dialect {recorded}, not {given}");
+                return Err(bad_log(number, &what));
+            }
             // And its limit of requests in flight (logs from before it was recorded: the
             // default).
             let max_in_flight = header
@@ -340,8 +345,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 .get_or_insert_with(|| Session::with_max_in_flight(dialect, None, max_in_flight));
             continue;
         }
-        let session =
-            session.get_or_insert_with(|| Session::new(crate::check::dialect(args.dialect), None));
+        let session = session.get_or_insert_with(|| Session::new(args.dialect(), None));
         let dir = match v.dir.as_deref() {
             Some("c2s") => Dir::C2s,
             Some("s2c") => Dir::S2c,
@@ -417,8 +421,7 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
         }
     }
     progress.finish();
-    let session =
-        session.unwrap_or_else(|| Session::new(crate::check::dialect(args.dialect), None));
+    let session = session.unwrap_or_else(|| Session::new(args.dialect(), None));
     report.finish(session, frames)
 }
 
@@ -441,7 +444,7 @@ struct Side {
 
 impl Side {
     fn new(args: &CheckArgs, path: &Path, role: Role) -> io::Result<Side> {
-        let mut options = DecodeOptions::new(crate::check::dialect(args.dialect));
+        let mut options = DecodeOptions::new(args.dialect());
         options.role = role;
         options.validation = crate::check::validation(args.validate);
         options.limits.max_frame = args.max_frame;
@@ -709,7 +712,7 @@ fn merge_streams<W: Write>(
     let mut progress = Progress::new(file_size(c2s) + file_size(s2c));
     let mut client = Side::new(args, c2s, Role::Server)?;
     let mut server = Side::new(args, s2c, Role::Client)?;
-    let mut session = Session::new(crate::check::dialect(args.dialect), None);
+    let mut session = Session::new(args.dialect(), None);
     loop {
         let c = client.peek_need(&session, Dir::C2s, &mut progress)?;
         let s = server.peek_need(&session, Dir::S2c, &mut progress)?;
