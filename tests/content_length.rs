@@ -120,6 +120,33 @@ fn header_limits() {
     assert_eq!(got, vec![Err(E::HeaderTooLarge { offset: 0 })]);
 }
 
+/// The header block's limit is exact (its blank line counted), and a limit no block fits in
+/// fails on the first byte of a block, not before one arrives: an empty buffer needs more.
+#[test]
+fn the_header_limit_is_exact_and_waits_for_a_byte() {
+    let message = b"Content-Length: 2\r\n\r\n{}";
+    let block = message.len() - 2;
+    let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(block);
+    assert_eq!(
+        frame_all(&mut framer, &[message]),
+        vec![Ok(Bytes::from("{}"))]
+    );
+    let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(block - 1);
+    assert_eq!(
+        frame_all(&mut framer, &[message]),
+        vec![Err(E::HeaderTooLarge { offset: 0 })]
+    );
+    let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(0);
+    let mut buf = BytesMut::new();
+    assert_eq!(framer.decode(&mut buf), Ok(None));
+    assert_eq!(framer.decode_eof(&mut buf), Ok(None));
+    buf.extend_from_slice(b"C");
+    assert_eq!(
+        framer.decode(&mut buf),
+        Err(E::HeaderTooLarge { offset: 0 })
+    );
+}
+
 #[test]
 fn over_long_body_is_skipped_exactly() {
     let mut framer = ContentLengthFramer::new(8);

@@ -206,7 +206,8 @@ impl ContentLengthFramer {
         }
     }
 
-    /// Sets the limit on the size of a header block (its blank line included).
+    /// Sets the limit on the size of a header block (its blank line included). A block of
+    /// exactly this size is taken; at 0, none is, and the first byte of one fails.
     pub fn max_header_bytes(mut self, bytes: usize) -> Self {
         self.max_header_bytes = bytes;
         self
@@ -306,7 +307,11 @@ impl ContentLengthFramer {
                         memchr::memchr(b'\n', search)
                     };
                     let Some(lf) = found else {
-                        if buf.len() >= self.max_header_bytes.saturating_sub(bytes) {
+                        // (Not before a byte comes: under a limit of 0, an empty buffer
+                        // still needs more.)
+                        if !buf.is_empty()
+                            && buf.len() >= self.max_header_bytes.saturating_sub(bytes)
+                        {
                             return Err(
                                 self.fail(buf, ContentLengthError::HeaderTooLarge { offset })
                             );
