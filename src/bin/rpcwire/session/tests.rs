@@ -1270,3 +1270,21 @@ fn tasks_result_never_times_out() {
         [(vec!["1".into()], vec![])]
     );
 }
+
+/// A timeout too long to reach (`--timeout-ms 18446744073709551615`, "never") never expires:
+/// its deadline is not computed past `u64::MAX`, which panicked, or wrapped round to a
+/// deadline already past, timing out every request and batch at once.
+#[test]
+fn a_timeout_too_long_to_reach_never_expires() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(u64::MAX));
+    request(&mut session, "1", "ping", 5);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("request", id("2"), Some("a"))],
+    );
+    request(&mut session, "3", "ping", 7);
+    assert_eq!(timed_out(&session.expire(1_000_000)), []);
+    assert!(session.is_waiting(Dir::C2s, id("1")));
+    assert!(session.is_waiting(Dir::C2s, id("2")));
+}
