@@ -82,7 +82,7 @@ impl Session {
         // came, each forgetting the oldest owed replies.)
         self.seq += 1;
         self.deadlines.push(Reverse(Deadline {
-            at: at + t,
+            at: at.saturating_add(t),
             seq: self.seq,
             of: DeadlineOf::Batch(no),
         }));

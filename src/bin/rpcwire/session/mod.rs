@@ -355,7 +355,8 @@ impl Session {
                                 (self.timeout_ms, dir, self.waits_by_design(method))
                             {
                                 self.deadlines.push(Reverse(Deadline {
-                                    at: now_ms + t,
+                                    // (A timeout too long to reach never expires.)
+                                    at: now_ms.saturating_add(t),
                                     seq: self.seq,
                                     of: DeadlineOf::Request(id.to_owned_id()),
                                 }));
