@@ -1864,6 +1864,29 @@ fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
     replayed_with_violations(&log, &[("c2s/timed_out", 1), ("s2c/late_reply", 1)]);
 }
 
+/// The array a late reply is cut from is made anew, but its other elements still go on with
+/// each `\r` inside them a space, as in a message forwarded as it came: a reader in
+/// universal-newline mode would end a line there.
+#[test]
+fn an_array_a_late_reply_is_cut_from_carries_no_carriage_return() {
+    let dir = scratch("batch-late-cut-cr");
+    let array = "[{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":1},{\"jsonrpc\":\"2.0\",\r\"id\":2,\"result\":2}]";
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
+    let (mut p, _) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!("x"), "slow"));
+    assert_eq!(p.recv()["error"]["code"], -32603);
+    p.send_raw(&batch_of(&[(json!(2), "b")]));
+    p.recv();
+    p.close_stdin();
+    let done = p.finish();
+    let last = done.received.split_inclusive(|&b| b == b'\n').next_back();
+    assert_eq!(
+        String::from_utf8_lossy(last.unwrap()),
+        "[{\"jsonrpc\":\"2.0\", \"id\":2,\"result\":2}]\n"
+    );
+}
+
 /// A server answering an invalid batch element with a success (it took the element for a
 /// request): reported, forwarded as the element's one reply, and the proxy does not answer
 /// the element again at the batch's deadline.
