@@ -307,16 +307,20 @@ fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<
     }
 }
 
-/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte,
-/// in order, in a new array (one line). For a batch the receiver needs that holds elements it
-/// must not get (a late reply: the proxy answered its request already).
+/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte
+/// (a `\r` inside one a space, as in a line forwarded as it came), in order, in a new array
+/// (one line). For a batch the receiver needs that holds elements it must not get (a late
+/// reply: the proxy answered its request already).
 fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
     let mut out = BytesMut::with_capacity(batch.as_bytes().len() + 1);
     let mut array = BatchReply::open(&mut out);
     let mut cut = cut.iter().peekable();
     for (index, element) in batch.elements().enumerate() {
         if cut.next_if_eq(&&index).is_none() {
-            array.push(&mut out, |out| out.extend_from_slice(element.as_bytes()));
+            array.push(&mut out, |out| {
+                let bytes = element.as_bytes();
+                out.extend(bytes.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
+            });
         }
     }
     array.close(&mut out);
