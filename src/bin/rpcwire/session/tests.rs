@@ -1288,3 +1288,33 @@ fn a_timeout_too_long_to_reach_never_expires() {
     assert!(session.is_waiting(Dir::C2s, id("1")));
     assert!(session.is_waiting(Dir::C2s, id("2")));
 }
+
+/// Replies owed to invalid elements are bounded by bytes as well as by number, as the
+/// requests in flight are: each keeps its element's id, which may be 64 KiB long, so a
+/// million of them would otherwise hold 64 GB. Past the budget an element is not owed a
+/// reply, and the server's reply to it is unmatched, as past `--max-in-flight`.
+#[test]
+fn owed_replies_are_bounded_by_bytes() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let tokens: Vec<String> = (0..20).map(|n| format!("\"{n:0>64000}\"")).collect();
+    let invalid: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            ..without_id("invalid", None)
+        })
+        .collect();
+    batch(&mut session, Dir::C2s, &invalid);
+    let errors: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            error_code: Some(-32600),
+            ..without_id("error_response", None)
+        })
+        .collect();
+    let verdicts = batch(&mut session, Dir::S2c, &errors);
+    // Each key takes 64,001 bytes: 16 fit in 1 MiB, 17 do not.
+    let matched = verdicts.iter().filter(|v| v.violation.is_none()).count();
+    assert_eq!(matched, 16, "{verdicts:?}");
+}
