@@ -215,6 +215,7 @@ impl Session {
                     id.map(IdKey::of),
                     batch,
                     self.max_in_flight,
+                    self.max_owed_bytes,
                 );
                 if let (true, Some((_, _, wait))) = (owed, &mut self.open_batch) {
                     wait.owed.push(id.map(|id| id.to_owned_id()));
