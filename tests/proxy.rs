@@ -885,6 +885,41 @@ fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
     assert_eq!(status.code(), Some(5), "the server's own exit status");
 }
 
+/// The server exits while the client does not read what it wrote last: what the proxy says
+/// on stderr while it waits names the client, not a process the server left behind holding
+/// its stdout (what it said, which sent one looking for a process that is not there).
+#[test]
+fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
+    let server = "import sys\n\
+         line = b'{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"p\":\"' + b'x' * 1000 + b'\"}}\\n'\n\
+         sys.stdout.buffer.write(line * 1536)\n";
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", "python3", "-c", server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Never read (held open: the proxy's writes block rather than fail).
+    let _stdout = child.stdout.take();
+    let (tx, lines) = mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // What the proxy says once it has waited for the server's output a while.
+    let said = lines.recv_timeout(WAIT).expect("a line on stderr in time");
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let _ = child.wait();
+    assert!(said.contains("the client"), "{said}");
+    assert!(!said.contains("left behind"), "{said}");
+}
+
 #[test]
 fn client_eof_closes_the_servers_stdin() {
     let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
