@@ -920,6 +920,40 @@ fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
     assert!(!said.contains("left behind"), "{said}");
 }
 
+/// The server exits while the client does not read what it wrote last, and the client then
+/// reads it all: nothing is lost, however long the client took (the proxy gave up after 2 s,
+/// taking the client for a process left behind holding the server's stdout, and exited
+/// with the rest of the server's output unread).
+#[test]
+fn a_client_that_reads_late_gets_all_the_server_wrote_before_its_exit() {
+    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
+    let server = "import sys\n\
+         line = b'{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"p\":\"' + b'x' * 1000 + b'\"}}\\n'\n\
+         sys.stdout.buffer.write(line * 1536)\n";
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", "python3", "-c", server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // Not read until the proxy says it waited for the server's output a while.
+    let said = lines.recv_timeout(WAIT).expect("a line on stderr in time");
+    let mut received = vec![];
+    stdout.read_to_end(&mut received).unwrap();
+    let _ = child.wait();
+    let lines = received.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(lines, 1536, "{said}");
+}
+
 #[test]
 fn client_eof_closes_the_servers_stdin() {
     let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
