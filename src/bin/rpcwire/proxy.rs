@@ -16,6 +16,7 @@ use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -1086,15 +1087,21 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         });
     }
 
-    // Server → client, until the server's stdout ends.
+    // Server → client, until the server's stdout ends. Whether the thread is reading the
+    // server's stdout, not writing to the client, tells what it waits for when the server
+    // has exited.
+    let reading_server = Arc::new(AtomicBool::new(false));
     let s2c = {
         let (shared, client_out) = (shared.clone(), client_out.clone());
+        let reading = reading_server.clone();
         let mut sorter = Sorter::new(Dir::S2c, args);
         std::thread::spawn(move || {
             let mut scratch = vec![0u8; READ];
             let mut buf = BytesMut::with_capacity(READ);
             loop {
+                reading.store(true, Ordering::Relaxed);
                 let n = read_into(&mut server_out, &mut scratch, &mut buf);
+                reading.store(false, Ordering::Relaxed);
                 sorter.sort(&shared, &mut buf, n == 0);
                 // Without a reader on our stdout (the sink closed), keep reading the
                 // server's, checking it.
@@ -1264,15 +1271,35 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let output_done = async {
         // (Not awaited: the output is drained meanwhile.)
         drop(tokio::task::spawn_blocking(move || server_in.close()));
-        let drained = tokio::task::spawn_blocking(move || s2c.join());
-        if tokio::time::timeout(DRAIN_AFTER_EXIT, drained)
+        let mut drained = tokio::task::spawn_blocking(move || s2c.join());
+        // The server's output is drained for as long as it takes the client to read it; a
+        // process left behind holding the server's stdout open is waited for only until the
+        // thread has spent `DRAIN_AFTER_EXIT` in all reading that stdout (not writing to the
+        // client), as sampled every `DRAIN_POLL`.
+        let (mut waited, mut read_for, mut told) = (Duration::ZERO, Duration::ZERO, false);
+        while tokio::time::timeout(DRAIN_POLL, &mut drained)
             .await
             .is_err()
-            && !args.quiet
         {
-            eprintln!(
-                "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
-            );
+            waited += DRAIN_POLL;
+            if reading_server.load(Ordering::Relaxed) {
+                read_for += DRAIN_POLL;
+                if read_for >= DRAIN_AFTER_EXIT {
+                    if !args.quiet {
+                        eprintln!(
+                            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
+                        );
+                    }
+                    break;
+                }
+            } else if waited >= DRAIN_AFTER_EXIT && !told {
+                told = true;
+                if !args.quiet {
+                    eprintln!(
+                        "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it"
+                    );
+                }
+            }
         }
         let client_out = client_out.clone();
         let _ = tokio::task::spawn_blocking(move || {
@@ -1353,8 +1380,11 @@ fn write_timeout_reply(out: &mut BytesMut, expired: &Expired, timeout_ms: u64) {
     );
 }
 
-/// How long the server's output is still read after it exited.
+/// How long the server's stdout is still read after it exited while nothing comes (a process
+/// it left behind holds it open), and how long a signal leaves a client that does not read.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// How often the drain of the server's output after its exit is looked at.
+const DRAIN_POLL: Duration = Duration::from_millis(100);
 
 /// The server's exit status as ours: its code, or 128 + the signal that ended it.
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {
