@@ -1318,3 +1318,23 @@ fn owed_replies_are_bounded_by_bytes() {
     let matched = verdicts.iter().filter(|v| v.violation.is_none()).count();
     assert_eq!(matched, 16, "{verdicts:?}");
 }
+
+/// Error replies are counted by code for the first 256 codes in each direction, the rest
+/// under `(other)`, as method names are: a peer inventing codes (any integer) must not grow
+/// the counters, nor the summary printed at every `--stats-every`, without bound.
+#[test]
+fn error_codes_counted_are_capped() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    for code in 0..10_000 {
+        let reply = Observation {
+            error_code: Some(-code),
+            ..observation("error_response", id("7"), None)
+        };
+        session.observe(Dir::S2c, &reply, 0);
+    }
+    let counters = session.counters.to_json();
+    let by_code = counters["errors_by_code"].as_object().unwrap();
+    assert_eq!(by_code.len(), 256 + 1);
+    assert_eq!(by_code["s2c/0"], 1);
+    assert_eq!(by_code["s2c/(other)"], 10_000 - 256);
+}
