@@ -418,7 +418,7 @@ impl Session {
             }
             "success_response" | "error_response" => {
                 if let Some(code) = o.error_code {
-                    *self.counters.errors_by_code.entry((dir, code)).or_default() += 1;
+                    self.counters.count_error(dir, code);
                 }
                 // A null id answers nothing, but a JSON-RPC request whose id was null (§5: the
                 // response's id is the request's).
