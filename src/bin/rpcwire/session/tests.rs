@@ -1338,3 +1338,26 @@ fn error_codes_counted_are_capped() {
     assert_eq!(by_code["s2c/0"], 1);
     assert_eq!(by_code["s2c/(other)"], 10_000 - 256);
 }
+
+/// JSON-RPC: the late reply to a request with a null id (which the specification
+/// discourages, but allows) that timed out is late, as with any other id: not forwarded,
+/// since the proxy answered the request already. (It was taken for a reply to a
+/// notification, forwarded, and the client got two replies to one request.)
+#[test]
+fn the_late_reply_to_a_timed_out_request_with_a_null_id_is_late() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    let null = id("null");
+    session.observe(Dir::C2s, &observation("request", null, Some("a")), 0);
+    assert_eq!(
+        timed_out(&session.expire(100)),
+        [(vec!["null".into()], vec![])]
+    );
+    for kind in ["success_response", "error_response"] {
+        let late = session.observe(Dir::S2c, &observation(kind, null, None), 200);
+        assert_eq!(
+            (late.forward, late.violation),
+            (false, Some(Violation::LateReply)),
+            "{kind}"
+        );
+    }
+}
