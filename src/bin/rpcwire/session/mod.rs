@@ -455,6 +455,15 @@ impl Session {
                         self.null_replies_owed[slot(asked)] -= 1;
                         None
                     }
+                    None if o.id.is_some_and(|id| {
+                        id.is_null() && self.recent[slot(asked)].contains(&IdKey::of(id))
+                    }) =>
+                    {
+                        // The late reply to a JSON-RPC request with a null id that was given
+                        // up on: the proxy answered it already.
+                        forward = false;
+                        self.flag(dir, Violation::LateReply)
+                    }
                     None => {
                         // Every valid request the proxy forwards has an id, so this answers a
                         // notification: nobody can match it.
