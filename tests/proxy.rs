@@ -885,6 +885,75 @@ fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
     assert_eq!(status.code(), Some(5), "the server's own exit status");
 }
 
+/// The server exits while the client does not read what it wrote last: what the proxy says
+/// on stderr while it waits names the client, not a process the server left behind holding
+/// its stdout (what it said, which sent one looking for a process that is not there).
+#[test]
+fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
+    let server = "import sys\n\
+         line = b'{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"p\":\"' + b'x' * 1000 + b'\"}}\\n'\n\
+         sys.stdout.buffer.write(line * 1536)\n";
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", "python3", "-c", server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Never read (held open: the proxy's writes block rather than fail).
+    let _stdout = child.stdout.take();
+    let (tx, lines) = mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // What the proxy says once it has waited for the server's output a while.
+    let said = lines.recv_timeout(WAIT).expect("a line on stderr in time");
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let _ = child.wait();
+    assert!(said.contains("the client"), "{said}");
+    assert!(!said.contains("left behind"), "{said}");
+}
+
+/// The server exits while the client does not read what it wrote last, and the client then
+/// reads it all: nothing is lost, however long the client took (the proxy gave up after 2 s,
+/// taking the client for a process left behind holding the server's stdout, and exited
+/// with the rest of the server's output unread).
+#[test]
+fn a_client_that_reads_late_gets_all_the_server_wrote_before_its_exit() {
+    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
+    let server = "import sys\n\
+         line = b'{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"p\":\"' + b'x' * 1000 + b'\"}}\\n'\n\
+         sys.stdout.buffer.write(line * 1536)\n";
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", "python3", "-c", server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // Not read until the proxy says it waited for the server's output a while.
+    let said = lines.recv_timeout(WAIT).expect("a line on stderr in time");
+    let mut received = vec![];
+    stdout.read_to_end(&mut received).unwrap();
+    let _ = child.wait();
+    let lines = received.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(lines, 1536, "{said}");
+}
+
 #[test]
 fn client_eof_closes_the_servers_stdin() {
     let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
@@ -1862,6 +1931,29 @@ fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
         done.stderr
     );
     replayed_with_violations(&log, &[("c2s/timed_out", 1), ("s2c/late_reply", 1)]);
+}
+
+/// The array a late reply is cut from is made anew, but its other elements still go on with
+/// each `\r` inside them a space, as in a message forwarded as it came: a reader in
+/// universal-newline mode would end a line there.
+#[test]
+fn an_array_a_late_reply_is_cut_from_carries_no_carriage_return() {
+    let dir = scratch("batch-late-cut-cr");
+    let array = "[{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":1},{\"jsonrpc\":\"2.0\",\r\"id\":2,\"result\":2}]";
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
+    let (mut p, _) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!("x"), "slow"));
+    assert_eq!(p.recv()["error"]["code"], -32603);
+    p.send_raw(&batch_of(&[(json!(2), "b")]));
+    p.recv();
+    p.close_stdin();
+    let done = p.finish();
+    let last = done.received.split_inclusive(|&b| b == b'\n').next_back();
+    assert_eq!(
+        String::from_utf8_lossy(last.unwrap()),
+        "[{\"jsonrpc\":\"2.0\", \"id\":2,\"result\":2}]\n"
+    );
 }
 
 /// A server answering an invalid batch element with a success (it took the element for a

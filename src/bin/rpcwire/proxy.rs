@@ -16,6 +16,7 @@ use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -75,8 +76,8 @@ array, coming later, is late. A batch is dropped when it holds nothing the recei
 when it comes from the server with an invalid element (the client gets valid messages only; its
 elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
 gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
--32600 for each invalid element). At most --max-in-flight replies to invalid elements are expected
-at once. An empty batch or one that is not JSON is an invalid line: answered with one -32600 or
+-32600 for each invalid element). At most --max-in-flight replies to invalid elements, and 256 MiB
+of their ids, are expected at once. An empty batch or one that is not JSON is an invalid line: answered with one -32600 or
 -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
@@ -307,16 +308,20 @@ fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<
     }
 }
 
-/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte,
-/// in order, in a new array (one line). For a batch the receiver needs that holds elements it
-/// must not get (a late reply: the proxy answered its request already).
+/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte
+/// (a `\r` inside one a space, as in a line forwarded as it came), in order, in a new array
+/// (one line). For a batch the receiver needs that holds elements it must not get (a late
+/// reply: the proxy answered its request already).
 fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
     let mut out = BytesMut::with_capacity(batch.as_bytes().len() + 1);
     let mut array = BatchReply::open(&mut out);
     let mut cut = cut.iter().peekable();
     for (index, element) in batch.elements().enumerate() {
         if cut.next_if_eq(&&index).is_none() {
-            array.push(&mut out, |out| out.extend_from_slice(element.as_bytes()));
+            array.push(&mut out, |out| {
+                let bytes = element.as_bytes();
+                out.extend(bytes.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
+            });
         }
     }
     array.close(&mut out);
@@ -1082,15 +1087,21 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         });
     }
 
-    // Server → client, until the server's stdout ends.
+    // Server → client, until the server's stdout ends. Whether the thread is reading the
+    // server's stdout, not writing to the client, tells what it waits for when the server
+    // has exited.
+    let reading_server = Arc::new(AtomicBool::new(false));
     let s2c = {
         let (shared, client_out) = (shared.clone(), client_out.clone());
+        let reading = reading_server.clone();
         let mut sorter = Sorter::new(Dir::S2c, args);
         std::thread::spawn(move || {
             let mut scratch = vec![0u8; READ];
             let mut buf = BytesMut::with_capacity(READ);
             loop {
+                reading.store(true, Ordering::Relaxed);
                 let n = read_into(&mut server_out, &mut scratch, &mut buf);
+                reading.store(false, Ordering::Relaxed);
                 sorter.sort(&shared, &mut buf, n == 0);
                 // Without a reader on our stdout (the sink closed), keep reading the
                 // server's, checking it.
@@ -1260,15 +1271,35 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let output_done = async {
         // (Not awaited: the output is drained meanwhile.)
         drop(tokio::task::spawn_blocking(move || server_in.close()));
-        let drained = tokio::task::spawn_blocking(move || s2c.join());
-        if tokio::time::timeout(DRAIN_AFTER_EXIT, drained)
+        let mut drained = tokio::task::spawn_blocking(move || s2c.join());
+        // The server's output is drained for as long as it takes the client to read it; a
+        // process left behind holding the server's stdout open is waited for only until the
+        // thread has spent `DRAIN_AFTER_EXIT` in all reading that stdout (not writing to the
+        // client), as sampled every `DRAIN_POLL`.
+        let (mut waited, mut read_for, mut told) = (Duration::ZERO, Duration::ZERO, false);
+        while tokio::time::timeout(DRAIN_POLL, &mut drained)
             .await
             .is_err()
-            && !args.quiet
         {
-            eprintln!(
-                "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
-            );
+            waited += DRAIN_POLL;
+            if reading_server.load(Ordering::Relaxed) {
+                read_for += DRAIN_POLL;
+                if read_for >= DRAIN_AFTER_EXIT {
+                    if !args.quiet {
+                        eprintln!(
+                            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
+                        );
+                    }
+                    break;
+                }
+            } else if waited >= DRAIN_AFTER_EXIT && !told {
+                told = true;
+                if !args.quiet {
+                    eprintln!(
+                        "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it"
+                    );
+                }
+            }
         }
         let client_out = client_out.clone();
         let _ = tokio::task::spawn_blocking(move || {
@@ -1349,8 +1380,11 @@ fn write_timeout_reply(out: &mut BytesMut, expired: &Expired, timeout_ms: u64) {
     );
 }
 
-/// How long the server's output is still read after it exited.
+/// How long the server's stdout is still read after it exited while nothing comes (a process
+/// it left behind holds it open), and how long a signal leaves a client that does not read.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// How often the drain of the server's output after its exit is looked at.
+const DRAIN_POLL: Duration = Duration::from_millis(100);
 
 /// The server's exit status as ours: its code, or 128 + the signal that ended it.
 fn exit_code(status: std::process::ExitStatus) -> ExitCode {

@@ -197,6 +197,13 @@ impl<W: Write> Report<W> {
                     dir.as_str()
                 )?;
             }
+            for (dir, n) in &counters.other_error_codes {
+                writeln!(
+                    self.out,
+                    "  {} error responses with other codes: {n}",
+                    dir.as_str()
+                )?;
+            }
         }
         self.out.flush()?;
         Ok(valid)

@@ -82,7 +82,7 @@ impl Session {
         // came, each forgetting the oldest owed replies.)
         self.seq += 1;
         self.deadlines.push(Reverse(Deadline {
-            at: at + t,
+            at: at.saturating_add(t),
             seq: self.seq,
             of: DeadlineOf::Batch(no),
         }));
@@ -215,6 +215,7 @@ impl Session {
                     id.map(IdKey::of),
                     batch,
                     self.max_in_flight,
+                    self.max_owed_bytes,
                 );
                 if let (true, Some((_, _, wait))) = (owed, &mut self.open_batch) {
                     wait.owed.push(id.map(|id| id.to_owned_id()));

@@ -13,13 +13,21 @@ pub const MAX_METHODS: usize = 256;
 /// The counter of the requests whose method came after the first [`MAX_METHODS`].
 pub const OTHER_METHODS: &str = "(other)";
 
+/// Distinct error codes counted per direction; more go under [`OTHER_CODES`].
+pub const MAX_ERROR_CODES: usize = 256;
+/// The counter of the error replies whose code came after the first [`MAX_ERROR_CODES`].
+pub const OTHER_CODES: &str = "(other)";
+
 /// The numbers worth alerting on.
 #[derive(Debug, Default)]
 pub struct Counters {
     pub messages: BTreeMap<(Dir, &'static str), u64>,
     /// At most [`MAX_METHODS`] names per direction; the rest are counted as `(other)`.
     pub requests_by_method: BTreeMap<Dir, BTreeMap<Arc<str>, u64>>,
+    /// At most [`MAX_ERROR_CODES`] codes per direction; the rest are counted in
+    /// `other_error_codes`.
     pub errors_by_code: BTreeMap<(Dir, i64), u64>,
+    pub other_error_codes: BTreeMap<Dir, u64>,
     pub violations: BTreeMap<(Dir, Violation), u64>,
 }
 
@@ -46,6 +54,21 @@ impl Counters {
         name
     }
 
+    /// Counts an error reply by its code.
+    pub(super) fn count_error(&mut self, dir: Dir, code: i64) {
+        if let Some(count) = self.errors_by_code.get_mut(&(dir, code)) {
+            *count += 1;
+            return;
+        }
+        let codes = self.errors_by_code.range((dir, i64::MIN)..=(dir, i64::MAX));
+        if codes.count() < MAX_ERROR_CODES {
+            self.errors_by_code.insert((dir, code), 1);
+        } else {
+            // A peer inventing codes must not grow the counters without bound.
+            *self.other_error_codes.entry(dir).or_default() += 1;
+        }
+    }
+
     pub fn total_violations(&self) -> u64 {
         self.violations.values().sum()
     }
@@ -57,7 +80,7 @@ impl Counters {
         json!({
             "messages": map(self.messages.iter().map(|((d, k), n)| (format!("{}/{k}", d.as_str()), *n)).collect()),
             "requests_by_method": map(self.requests_by_method.iter().flat_map(|(d, m)| m.iter().map(move |(m, n)| (format!("{}/{m}", d.as_str()), *n))).collect()),
-            "errors_by_code": map(self.errors_by_code.iter().map(|((d, c), n)| (format!("{}/{c}", d.as_str()), *n)).collect()),
+            "errors_by_code": map(self.errors_by_code.iter().map(|((d, c), n)| (format!("{}/{c}", d.as_str()), *n)).chain(self.other_error_codes.iter().map(|(d, n)| (format!("{}/{OTHER_CODES}", d.as_str()), *n))).collect()),
             "violations": map(self.violations.iter().map(|((d, v), n)| (format!("{}/{}", d.as_str(), v.as_str()), *n)).collect()),
             "total_violations": self.total_violations(),
         })

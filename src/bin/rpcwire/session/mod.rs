@@ -62,6 +62,9 @@ pub struct Session {
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
+    /// How many bytes of ids the replies owed in each direction may hold
+    /// ([`MAX_IN_FLIGHT_BYTES`], the budget of the requests waiting).
+    max_owed_bytes: usize,
     /// The lines sent each way whose id could not be read and whose null-id error reply
     /// (JSON-RPC 2.0 §5.1) the peer still owes: counted only in a merge of two streams
     /// ([`Session::owe_null_reply`]); through the proxy the server never reads such a line.
@@ -109,7 +112,8 @@ pub struct Session {
 /// its extra bytes): `--max-in-flight` bounds their number, this their memory (a million
 /// requests with ids and names of 64 KiB each would otherwise take 128 GB, and a progress
 /// token may be as long as a frame). Beyond it a request is refused as beyond
-/// `--max-in-flight`. (Ids and tokens are counted as kept, about twice: an id's key and its
+/// `--max-in-flight`. The ids of the replies owed to invalid batch elements have a budget of
+/// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`. (Ids and tokens are counted as kept, about twice: an id's key and its
 /// token, a progress token's key in its request and in the count of requests reporting on
 /// it.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
@@ -146,6 +150,7 @@ impl Session {
             recent: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
+            max_owed_bytes: max_bytes,
             null_replies_owed: [0, 0],
             stopped_waiting: [0, 0],
             batch_forward: [BatchForward::default(); 2],
@@ -355,7 +360,8 @@ impl Session {
                                 (self.timeout_ms, dir, self.waits_by_design(method))
                             {
                                 self.deadlines.push(Reverse(Deadline {
-                                    at: now_ms + t,
+                                    // (A timeout too long to reach never expires.)
+                                    at: now_ms.saturating_add(t),
                                     seq: self.seq,
                                     of: DeadlineOf::Request(id.to_owned_id()),
                                 }));
@@ -412,7 +418,7 @@ impl Session {
             }
             "success_response" | "error_response" => {
                 if let Some(code) = o.error_code {
-                    *self.counters.errors_by_code.entry((dir, code)).or_default() += 1;
+                    self.counters.count_error(dir, code);
                 }
                 // A null id answers nothing, but a JSON-RPC request whose id was null (§5: the
                 // response's id is the request's).
@@ -448,6 +454,15 @@ impl Session {
                         // The reply to a line whose id could not be read.
                         self.null_replies_owed[slot(asked)] -= 1;
                         None
+                    }
+                    None if o.id.is_some_and(|id| {
+                        id.is_null() && self.recent[slot(asked)].contains(&IdKey::of(id))
+                    }) =>
+                    {
+                        // The late reply to a JSON-RPC request with a null id that was given
+                        // up on: the proxy answered it already.
+                        forward = false;
+                        self.flag(dir, Violation::LateReply)
                     }
                     None => {
                         // Every valid request the proxy forwards has an id, so this answers a

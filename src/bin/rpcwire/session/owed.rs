@@ -36,10 +36,17 @@ pub(super) struct OwedReplies {
 
 impl OwedReplies {
     /// Records one reply owed to an element of `batch`; at `limit` (the limit of requests in
-    /// flight) it is not recorded, and its reply will be reported as unmatched. Returns
-    /// whether it was recorded.
-    pub(super) fn push(&mut self, id: Option<IdKey>, batch: u64, limit: usize) -> bool {
-        if self.len >= limit {
+    /// flight), or when its id would take the ids owed past `max_bytes`, it is not recorded,
+    /// and its reply will be reported as unmatched. Returns whether it was recorded.
+    pub(super) fn push(
+        &mut self,
+        id: Option<IdKey>,
+        batch: u64,
+        limit: usize,
+        max_bytes: usize,
+    ) -> bool {
+        let bytes = id.as_ref().map_or(0, IdKey::encoded_len);
+        if self.len >= limit || self.bytes.saturating_add(bytes) > max_bytes {
             return false;
         }
         self.len += 1;
@@ -244,10 +251,7 @@ impl Session {
         if !owed.forget(key.as_ref(), batch) {
             return false;
         }
-        let bytes = key.as_ref().map_or(0, IdKey::encoded_len);
-        if self.late_owed.bytes + bytes <= RECENT_BYTES {
-            self.late_owed.push(key.clone(), 0, RECENT);
-        }
+        self.late_owed.push(key.clone(), 0, RECENT, RECENT_BYTES);
         if let Some(key) = key {
             self.remember(Dir::C2s, key);
         }
@@ -268,9 +272,9 @@ mod tests {
         let key = |n: u32| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
         let mut owed = OwedReplies::default();
         for n in 0..1000 {
-            owed.push(Some(key(n)), u64::from(n), usize::MAX);
+            owed.push(Some(key(n)), u64::from(n), usize::MAX, usize::MAX);
         }
-        owed.push(None, 1000, usize::MAX);
+        owed.push(None, 1000, usize::MAX, usize::MAX);
         for n in 10..1000 {
             assert_eq!(owed.take(Some(&key(n))), Some(u64::from(n)), "its batch");
         }
@@ -286,14 +290,14 @@ mod tests {
         assert_eq!(owed.take(None), None);
         assert_eq!(owed.len, 0);
         // At the limit, not recorded.
-        owed.push(None, 0, 0);
+        owed.push(None, 0, 0, usize::MAX);
         assert!(!owed.owes(None));
         // Forgetting takes an entry of the batch named (not only the oldest), or the oldest.
-        owed.push(Some(key(1)), 1, usize::MAX);
-        owed.push(Some(key(1)), 2, usize::MAX);
-        owed.push(Some(key(1)), 3, usize::MAX);
-        owed.push(None, 1, usize::MAX);
-        owed.push(None, 3, usize::MAX);
+        owed.push(Some(key(1)), 1, usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 2, usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 3, usize::MAX, usize::MAX);
+        owed.push(None, 1, usize::MAX, usize::MAX);
+        owed.push(None, 3, usize::MAX, usize::MAX);
         assert!(!owed.forget(Some(&key(1)), Some(4)));
         assert!(!owed.forget(None, Some(2)));
         assert!(owed.forget(Some(&key(1)), Some(2)));
@@ -307,8 +311,8 @@ mod tests {
         // as in-place answers may come: each takes its batch's entries, the counts follow.
         const BATCHES: u64 = 20_000;
         for batch in 0..BATCHES {
-            owed.push(Some(key(7)), batch, usize::MAX);
-            owed.push(Some(key(7)), batch, usize::MAX);
+            owed.push(Some(key(7)), batch, usize::MAX, usize::MAX);
+            owed.push(Some(key(7)), batch, usize::MAX, usize::MAX);
         }
         for batch in (1..BATCHES).rev() {
             assert_eq!(owed.count(Some(&key(7)), batch), 2);

@@ -1270,3 +1270,94 @@ fn tasks_result_never_times_out() {
         [(vec!["1".into()], vec![])]
     );
 }
+
+/// A timeout too long to reach (`--timeout-ms 18446744073709551615`, "never") never expires:
+/// its deadline is not computed past `u64::MAX`, which panicked, or wrapped round to a
+/// deadline already past, timing out every request and batch at once.
+#[test]
+fn a_timeout_too_long_to_reach_never_expires() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(u64::MAX));
+    request(&mut session, "1", "ping", 5);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("request", id("2"), Some("a"))],
+    );
+    request(&mut session, "3", "ping", 7);
+    assert_eq!(timed_out(&session.expire(1_000_000)), []);
+    assert!(session.is_waiting(Dir::C2s, id("1")));
+    assert!(session.is_waiting(Dir::C2s, id("2")));
+}
+
+/// Replies owed to invalid elements are bounded by bytes as well as by number, as the
+/// requests in flight are: each keeps its element's id, which may be 64 KiB long, so a
+/// million of them would otherwise hold 64 GB. Past the budget an element is not owed a
+/// reply, and the server's reply to it is unmatched, as past `--max-in-flight`.
+#[test]
+fn owed_replies_are_bounded_by_bytes() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let tokens: Vec<String> = (0..20).map(|n| format!("\"{n:0>64000}\"")).collect();
+    let invalid: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            ..without_id("invalid", None)
+        })
+        .collect();
+    batch(&mut session, Dir::C2s, &invalid);
+    let errors: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            error_code: Some(-32600),
+            ..without_id("error_response", None)
+        })
+        .collect();
+    let verdicts = batch(&mut session, Dir::S2c, &errors);
+    // Each key takes 64,001 bytes: 16 fit in 1 MiB, 17 do not.
+    let matched = verdicts.iter().filter(|v| v.violation.is_none()).count();
+    assert_eq!(matched, 16, "{verdicts:?}");
+}
+
+/// Error replies are counted by code for the first 256 codes in each direction, the rest
+/// under `(other)`, as method names are: a peer inventing codes (any integer) must not grow
+/// the counters, nor the summary printed at every `--stats-every`, without bound.
+#[test]
+fn error_codes_counted_are_capped() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    for code in 0..10_000 {
+        let reply = Observation {
+            error_code: Some(-code),
+            ..observation("error_response", id("7"), None)
+        };
+        session.observe(Dir::S2c, &reply, 0);
+    }
+    let counters = session.counters.to_json();
+    let by_code = counters["errors_by_code"].as_object().unwrap();
+    assert_eq!(by_code.len(), 256 + 1);
+    assert_eq!(by_code["s2c/0"], 1);
+    assert_eq!(by_code["s2c/(other)"], 10_000 - 256);
+}
+
+/// JSON-RPC: the late reply to a request with a null id (which the specification
+/// discourages, but allows) that timed out is late, as with any other id: not forwarded,
+/// since the proxy answered the request already. (It was taken for a reply to a
+/// notification, forwarded, and the client got two replies to one request.)
+#[test]
+fn the_late_reply_to_a_timed_out_request_with_a_null_id_is_late() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    let null = id("null");
+    session.observe(Dir::C2s, &observation("request", null, Some("a")), 0);
+    assert_eq!(
+        timed_out(&session.expire(100)),
+        [(vec!["null".into()], vec![])]
+    );
+    for kind in ["success_response", "error_response"] {
+        let late = session.observe(Dir::S2c, &observation(kind, null, None), 200);
+        assert_eq!(
+            (late.forward, late.violation),
+            (false, Some(Violation::LateReply)),
+            "{kind}"
+        );
+    }
+}
