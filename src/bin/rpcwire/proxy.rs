@@ -77,8 +77,8 @@ when it comes from the server with an invalid element (the client gets valid mes
 elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
 gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
 -32600 for each invalid element). At most --max-in-flight replies to invalid elements, and 256 MiB
-of their ids, are expected at once. An empty batch or one that is not JSON is an invalid line: answered with one -32600 or
--32700.
+of their ids, are expected at once. An empty batch or one that is not JSON is an invalid line:
+answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
