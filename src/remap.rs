@@ -520,14 +520,21 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// The upstream went away: removes every request and yields them, so that each client can
     /// be answered. The remapper stays usable; replies to the drained tokens are `Stale`.
-    pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
+    ///
+    /// The remapper is empty once `drain` returns, whether the iterator is run, dropped or
+    /// leaked: the requests are taken out at once (into one vector: the upstream going away
+    /// is rare, and a leaked lazy drain would leave the table and the remapper's own maps
+    /// disagreeing about what is in flight).
+    pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> {
         self.by_client.clear();
         self.heads.clear();
-        // (The table is empty once `drain` returns, whether or not the iterator is run.)
         self.bytes = 0;
-        self.pending
+        let drained: alloc::vec::Vec<_> = self
+            .pending
             .drain()
             .map(|(token, entry)| (token, entry.origin))
+            .collect();
+        drained.into_iter()
     }
 
     /// Forgets what `entry`'s request kept besides its entry in `pending` (already removed):

@@ -599,6 +599,13 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     forward(&mut remap, 5, 7, None).unwrap();
     drop(remap.drain());
     assert_eq!((remap.bytes(), remap.len()), (0, 0));
+    // Or leaked: a reply to a request it held is then stale, not a panic.
+    let leaked = forward(&mut remap, 5, 7, None).unwrap();
+    core::mem::forget(remap.drain());
+    assert_eq!((remap.bytes(), remap.len()), (0, 0));
+    let reply = upstream_reply(&leaked);
+    let msg = Decoder::mcp_client().decode(&reply).unwrap();
+    assert!(remap.take(msg.id().unwrap()).is_err());
     // After all that, the budget holds two again.
     forward(&mut remap, 6, 8, None).unwrap();
     forward(&mut remap, 6, 9, None).unwrap();
