@@ -150,7 +150,8 @@ struct Entry<C, T> {
 }
 
 /// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
-/// spelling and its key) and its progress token.
+/// spelling and its key, counted as long as the spelling: a key is within a few bytes of it,
+/// shorter for an escaped string, longer for a short number) and its progress token.
 fn held_bytes<C, T>(origin: &Origin<C, T>) -> usize {
     2 * origin.id.as_id().raw().len()
         + origin
@@ -202,7 +203,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
-    /// (an id counts twice, its spelling and its key): beyond it a request is refused as
+    /// (an id counts twice its spelling's length, for its spelling and its key, which is
+    /// within a few bytes of it): beyond it a request is refused as
     /// [`RemapError::OverBudget`]. A client may send ids and progress tokens as long as its frames,
     /// so `capacity` requests could otherwise hold `capacity` times the frame limit. 64 MiB
     /// unless set.
