@@ -175,13 +175,31 @@ pub fn escapes() -> Corpus {
 /// `id` first, as the specification's examples do; the decoder has a straight path for
 /// either order, so both are measured.
 pub fn sdk_order(c: &Corpus, name: &'static str) -> Corpus {
+    reordered(
+        c,
+        name,
+        ["method", "params", "result", "error", "jsonrpc", "id"],
+    )
+}
+
+/// `c`'s frames with their members in the order of the MCP Java SDK's records: `jsonrpc`,
+/// `method`, `id`, `params` (responses as the corpora have them).
+pub fn java_order(c: &Corpus, name: &'static str) -> Corpus {
+    reordered(
+        c,
+        name,
+        ["jsonrpc", "method", "id", "params", "result", "error"],
+    )
+}
+
+/// `c`'s frames with their top-level members in `order`.
+fn reordered(c: &Corpus, name: &'static str, order: [&str; 6]) -> Corpus {
     use serde_json::value::RawValue;
     use std::collections::BTreeMap;
     let frames: Vec<String> = c
         .frames()
         .map(|f| {
             let members: BTreeMap<&str, &RawValue> = serde_json::from_slice(f).unwrap();
-            let order = ["method", "params", "result", "error", "jsonrpc", "id"];
             assert_eq!(
                 members.len(),
                 order.iter().filter(|k| members.contains_key(*k)).count()

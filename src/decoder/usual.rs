@@ -66,6 +66,7 @@ impl Decoder {
     /// members in one of the usual orders: `jsonrpc` first, `id` next or last,
     /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}`,
     /// `{"jsonrpc":"2.0","method":"…"[,"params":{…}],"id":ID}`,
+    /// `{"jsonrpc":"2.0","method":"…","id":ID,"params":{…}}` (the MCP Java SDK's order),
     /// `{"jsonrpc":"2.0","id":ID,"result":…}` or `{"jsonrpc":"2.0","result":…,"id":ID}`; or
     /// both last, as the official TypeScript SDK writes them,
     /// `{"method":"…"[,"params":{…}],"jsonrpc":"2.0"[,"id":ID]}` or
@@ -111,11 +112,22 @@ impl Decoder {
                 id = Some((span, kind));
                 i += sep.comma.len();
             }
-            let (body, mut end) = self.usual_body(frame, i, sep)?;
+            let (mut body, mut end) = self.usual_body(frame, i, sep)?;
             if id.is_none() && holds(frame, end, sep.last_id) {
                 let (span, kind) = self.usual_id(frame, end + sep.last_id.len())?;
                 end = span.range().end;
                 id = Some((span, kind));
+                // The MCP Java SDK's order: `params` after the id.
+                if let UsualBody::Method { text, params: None } = body {
+                    if holds(frame, end, sep.params) {
+                        let params = self.params_after_id(frame, end + sep.params.len())?;
+                        end = params.range().end;
+                        body = UsualBody::Method {
+                            text,
+                            params: Some(params),
+                        };
+                    }
+                }
             }
             (id, body, end)
         } else if frame.first() == Some(&b'{') {
@@ -223,6 +235,18 @@ impl Decoder {
             None
         }
     }
+
+    /// The `params` at `p` of a request in the MCP Java SDK's order (`params` after the id):
+    /// an object (or, in JSON-RPC, an array), skipped. Out of line: on the path of the usual
+    /// orders, its code cost about 2 % more instructions per message (measured).
+    #[inline(never)]
+    fn params_after_id(&self, frame: &[u8], p: usize) -> Option<Span> {
+        if params_error(*frame.get(p)?, self.options.dialect == Dialect::Mcp).is_some() {
+            return None;
+        }
+        let end = self.skip(frame, p, 1).ok()?;
+        Some(Span::new(p, end))
+    }
 }
 
 /// What a usual shape holds besides `jsonrpc` and `id` (see `Decoder::decode_usual`).
@@ -313,6 +337,12 @@ mod tests {
             r#"{"jsonrpc":"2.0","result":{},"id":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"a","id":2}"#,
             r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1.5}"#,
+            // The Java SDK's order: `params` after the id.
+            r#"{"jsonrpc":"2.0","method":"tools/list","id":1,"params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","id":"x","params":[1,{}]}"#,
+            r#"{"jsonrpc":"2.0","method":"a","params":{},"id":1,"params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","id":1,"params":5}"#,
+            r#"{"jsonrpc":"2.0","result":{},"id":1,"params":{}}"#,
         ];
         let special = b"\"\\{}[],:0 \n\x001-.eEu";
         let spaced_frames: Vec<String> = frames.iter().map(|f| spaced(f)).collect();
@@ -414,6 +444,7 @@ mod tests {
             br#"{"result":{},"jsonrpc":"2.0","id":"x"}"#,
             br#"{"jsonrpc":"2.0","method":"a","params":{},"id":1}"#,
             br#"{"jsonrpc":"2.0","result":{},"id":"x"}"#,
+            br#"{"jsonrpc":"2.0","method":"a","id":1,"params":{}}"#,
         ] {
             let decoder = Decoder::mcp();
             assert!(
