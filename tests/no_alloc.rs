@@ -1,5 +1,5 @@
-//! Decoding allocates nothing: every frame of every benchmark corpus, lazy and strict, with
-//! a counting global allocator (counted per thread, so parallel tests do not interfere).
+//! Decoding allocates nothing: every frame of every benchmark corpus (and of its variants in
+//! other member orders and spacing), lazy and strict, with a counting global allocator (counted per thread, so parallel tests do not interfere).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -39,7 +39,14 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn decoding_the_corpora_allocates_nothing() {
-    let corpora = corpus::all();
+    // With the tiny and typical frames also in the other SDKs' member orders and spaced as
+    // Python writes JSON: the other straight paths.
+    let mut corpora = corpus::all();
+    for c in [corpus::tiny(), corpus::typical()] {
+        corpora.push(corpus::sdk_order(&c, "TS SDK order"));
+        corpora.push(corpus::java_order(&c, "Java SDK order"));
+        corpora.push(corpus::spaced(&c, "spaced"));
+    }
     let lazy = Decoder::mcp();
     let strict = Decoder::new(DecodeOptions {
         validation: Validation::Strict,
