@@ -888,11 +888,9 @@ fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
 /// The server exits while the client does not read what it wrote last: what the proxy says
 /// on stderr while it waits names the client, not a process the server left behind holding
 /// its stdout (what it said, which sent one looking for a process that is not there).
-#[test]
-fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
-    use nix::sys::signal::{kill, Signal};
-    use nix::unistd::Pid;
-    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
+/// A proxy whose server writes 1.5 MiB (more than the pipe to the client holds, less than it
+/// and the server's together) and exits, with the lines it writes to stderr as they come.
+fn proxy_for_a_server_that_writes_and_exits() -> (std::process::Child, mpsc::Receiver<String>) {
     let server = "import sys\n\
          line = b'{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"p\":\"' + b'x' * 1000 + b'\"}}\\n'\n\
          sys.stdout.buffer.write(line * 1536)\n";
@@ -903,8 +901,6 @@ fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Never read (held open: the proxy's writes block rather than fail).
-    let _stdout = child.stdout.take();
     let (tx, lines) = mpsc::channel();
     let stderr = BufReader::new(child.stderr.take().unwrap());
     thread::spawn(move || {
@@ -912,6 +908,19 @@ fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
             let _ = tx.send(line);
         }
     });
+    (child, lines)
+}
+
+/// The server exits while the client does not read what it wrote last: what the proxy says
+/// on stderr while it waits names the client, not a process the server left behind holding
+/// its stdout (what it said, which sent one looking for a process that is not there).
+#[test]
+fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let (mut child, lines) = proxy_for_a_server_that_writes_and_exits();
+    // Never read (held open: the proxy's writes block rather than fail).
+    let _stdout = child.stdout.take();
     // What the proxy says once it has waited for the server's output a while.
     let said = lines.recv_timeout(WAIT).expect("a line on stderr in time");
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
@@ -926,25 +935,8 @@ fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
 /// with the rest of the server's output unread).
 #[test]
 fn a_client_that_reads_late_gets_all_the_server_wrote_before_its_exit() {
-    // 1.5 MiB: more than the pipe to the client holds, less than it and the server's together.
-    let server = "import sys\n\
-         line = b'{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"p\":\"' + b'x' * 1000 + b'\"}}\\n'\n\
-         sys.stdout.buffer.write(line * 1536)\n";
-    let mut child = Command::new(BIN)
-        .args(["proxy", "--", "python3", "-c", server])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (mut child, lines) = proxy_for_a_server_that_writes_and_exits();
     let mut stdout = child.stdout.take().unwrap();
-    let (tx, lines) = mpsc::channel();
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
     // Not read until the proxy says it waited for the server's output a while.
     let said = lines.recv_timeout(WAIT).expect("a line on stderr in time");
     let mut received = vec![];
