@@ -858,23 +858,37 @@ fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]
     chunks
 }
 
+/// Streams of up to 40 tokens: field names, colons, spaces, line ends of every kind, NULs,
+/// digits and byte order marks, so that fields, events and their ends meet in every way.
+fn sse_stream() -> impl Strategy<Value = Vec<u8>> {
+    let tokens = proptest::sample::select(vec![
+        &b"data"[..],
+        b"id",
+        b"event",
+        b"retry",
+        b"Data",
+        b":",
+        b" ",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b"\0",
+        b"x",
+        b"12",
+        b"\xEF\xBB\xBF",
+    ]);
+    proptest::collection::vec(tokens, 0..40).prop_map(|tokens| tokens.concat())
+}
+
 proptest! {
-    /// Streams of field names, colons, spaces, line ends of every kind, NULs, digits and
-    /// byte order marks, read in random pieces with a random limit: when nothing is over the
-    /// limit, `SseFramer` reads what the WHATWG rules read.
+    /// Streams of SSE tokens read in random pieces with a random limit: when nothing is over
+    /// the limit, `SseFramer` reads what the WHATWG rules read.
     #[test]
     fn sse_framer_reads_what_whatwg_reads(
-        tokens in proptest::collection::vec(
-            proptest::sample::select(vec![
-                &b"data"[..], b"id", b"event", b"retry", b"Data", b":", b" ", b"\r", b"\n",
-                b"\r\n", b"\0", b"x", b"12", b"\xEF\xBB\xBF",
-            ]),
-            0..40,
-        ),
+        input in sse_stream(),
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
         limit in 0usize..24,
     ) {
-        let input = tokens.concat();
         let chunks = pieces(&input, &cuts);
         let mut framer = SseFramer::new(limit);
         let read: Result<Vec<SseEvent>, FrameError> = sse_all(&mut framer, &chunks).into_iter().collect();
@@ -969,16 +983,9 @@ proptest! {
     /// over the limit) says what the WHATWG rules drop at its end.
     #[test]
     fn ends_inside_event_agrees_with_whatwg(
-        tokens in proptest::collection::vec(
-            proptest::sample::select(vec![
-                &b"data"[..], b"id", b"event", b"retry", b"Data", b":", b" ", b"\r", b"\n",
-                b"\r\n", b"x", b"\xEF\xBB\xBF",
-            ]),
-            0..40,
-        ),
+        input in sse_stream(),
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
     ) {
-        let input = tokens.concat();
         let mut framer = SseFramer::new(1 << 10);
         let mut buf = BytesMut::new();
         for piece in pieces(&input, &cuts) {
