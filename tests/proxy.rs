@@ -710,6 +710,57 @@ fn a_jsonrpc_request_with_a_null_id_is_answered() {
     );
 }
 
+/// A success with a null id when no request with a null id waits answers nothing, as an error
+/// with a null id does: both are `reply_without_id` (forwarded under JSON-RPC, which leaves
+/// unmatched replies to the peer), and the help text and the README say so, not "an error
+/// reply" only.
+#[test]
+fn a_null_id_success_answering_nothing_is_a_reply_without_id_as_documented() {
+    let dir = scratch("null-id-success");
+    let script = json!({"0": [
+        {"send": "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}"},
+        {"send": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"},
+    ]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":null,"result":{}}));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":1,"result":{}}));
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("s2c/reply_without_id", 1)]),
+        "{records:#?}"
+    );
+    // What the documentation says of `reply_without_id`: the words before it in the help
+    // text (since the previous violation), and its row in the README's table.
+    let out = Command::new(BIN)
+        .args(["proxy", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = help.find("(reply_without_id)").expect("documented");
+    let since = help[..at].rfind("), ").expect("a violation before it");
+    let described = &help[since..at];
+    assert!(
+        described.contains("null id") && !described.contains("error replies"),
+        "{described}"
+    );
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| `reply_without_id`"))
+        .expect("a row of the table");
+    assert!(
+        row.contains("success") && !row.contains("an error reply with a null id:"),
+        "{row}"
+    );
+}
+
 #[test]
 fn requests_beyond_max_in_flight_are_answered_and_not_forwarded() {
     let dir = scratch("max-in-flight");
