@@ -50,8 +50,10 @@ waits like any other request, the first reply with its id answering it),
 requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered
-ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
-notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
+ids (unknown_reply), replies after a cancellation or a timeout (late_reply), replies with a null id
+that answer no request, an error to a notification or to a line whose id could not be read or,
+under JSON-RPC, a success while no request with a null id waits (reply_without_id), timed-out
+requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
 (it asks nothing of the receiver): progress notifications on a token no request in flight
 carries, after its result or cancellation (unknown_progress); a request whose progress token

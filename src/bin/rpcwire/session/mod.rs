@@ -465,8 +465,10 @@ impl Session {
                         self.flag(dir, Violation::LateReply)
                     }
                     None => {
-                        // Every valid request the proxy forwards has an id, so this answers a
-                        // notification: nobody can match it.
+                        // Every valid request the proxy forwards has an id, and none with a
+                        // null id waits: an error here answers a notification (or a line whose
+                        // id could not be read), a success (JSON-RPC) nothing at all. Nobody
+                        // can match either.
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
