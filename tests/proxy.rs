@@ -1237,6 +1237,55 @@ fn an_over_long_line_in_pieces_is_answered_once_and_the_next_line_survives() {
     );
 }
 
+/// An over-long line's log record carries its size when the proxy knows it: a line whose end
+/// it read together with its start (the framer then cuts it whole). One whose end had not come
+/// when the limit was crossed is reported then and discarded as it comes, never held: its size
+/// is not known, and its record has no `size` (not a wrong 0).
+#[test]
+fn an_over_long_lines_record_has_its_size_when_known() {
+    let dir = scratch("long-size");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--max-frame", "4096", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    // Whole, in one write (one read: a pipe write is read whole or in pages of 4 KiB, and a
+    // page does not cross the limit without its newline).
+    let whole = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\r\n",
+        "x".repeat(5000)
+    );
+    p.send_raw(whole.as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    // Its start only: the proxy answers it once the limit is crossed, before its end comes.
+    p.send_raw(format!("{{\"pad\":\"{}", "y".repeat(6000)).as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    p.send_raw(format!("{}\"}}\n", "y".repeat(3000)).as_bytes());
+    p.send(&request(json!(2), "ping"));
+    assert_eq!(p.recv()["result"]["echo"], "ping");
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    let too_long: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["violation"] == "too_long")
+        .collect();
+    assert_eq!(too_long.len(), 2, "{records:#?}");
+    // The frame's length, as for any other line: without its `\r\n`.
+    assert_eq!(
+        too_long[0]["size"],
+        json!(whole.len() - 2),
+        "{}",
+        too_long[0]
+    );
+    assert!(too_long[1].get("size").is_none(), "{}", too_long[1]);
+    // The replay reads such records as the proxy wrote them.
+    let (code, replayed) = check_json(&["--session-log".into(), log.display().to_string()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(violations(&replayed), violations(&records));
+}
+
 /// The echo server behind a proxy in the JSON-RPC dialect, logging to `dir/log.ndjson`.
 fn jsonrpc_echo(dir: &std::path::Path, options: &[&str]) -> (Proxy, PathBuf) {
     let log = dir.join("log.ndjson");
