@@ -120,8 +120,10 @@ pub struct ProxyArgs {
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
     /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
-    /// result lists with invalid x-mcp-header annotations, when read, size, reply: the error
-    /// reply the proxy sent in its place, violation; a batch's record is followed by one per
+    /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
+    /// left out for an over-long line the proxy reported before its end came (discarded as it
+    /// comes, never held, its length is not known), reply: the error reply the proxy sent in
+    /// its place, violation; a batch's record is followed by one per
     /// element, with its index as element), plus timeout, owed_answered (a reply to an invalid
     /// element of a timed-out batch, sent by the proxy) and unanswered events and the
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
@@ -194,8 +196,9 @@ struct Record<'r> {
     dir: Dir,
     now: u64,
     obs: &'r Observation<'r>,
-    /// The frame's length.
-    size: usize,
+    /// The frame's length; `None` for an over-long line whose length is not known
+    /// ([`Seen::TooLong`]).
+    size: Option<usize>,
     /// The reply the proxy sent in the message's place.
     reply: Option<Reply<'r>>,
     /// The index of a batch element in its batch.
@@ -238,7 +241,10 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
         r.extend_from_slice(b",\"invalid_tools\":");
         json_str(r, tools);
     }
-    let _ = write!(r, ",\"size\":{size}");
+    // (Left out when not known, rather than a wrong number.)
+    if let Some(size) = size {
+        let _ = write!(r, ",\"size\":{size}");
+    }
     json_opt(r, "reply", reply, |r, reply| {
         let _ = write!(r, "{{\"code\":{},\"id\":", reply.code.get());
         match reply.id {
@@ -423,8 +429,8 @@ impl Shared {
         decoder: &Decoder,
     ) -> Observed<'a> {
         let (size, frame) = match item {
-            Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
-            Seen::TooLong => (0, None),
+            Seen::Message(_, frame) | Seen::Rejected(_, frame) => (Some(frame.len()), Some(*frame)),
+            Seen::TooLong(size) => (*size, None),
         };
         // What stderr shows of the batch's elements: the first few violations, then a count.
         let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
@@ -442,7 +448,7 @@ impl Shared {
         let described = match item {
             Seen::Message(msg, _) => self.describe(&state.session, Ok(msg)),
             Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
-            Seen::TooLong => Described::too_long(),
+            Seen::TooLong(_) => Described::too_long(),
         };
         // The tools of a success answering a client's tools/list the session checks: read
         // only then (a lookup only while one waits). Never inside a batch, which MCP has not.
@@ -497,7 +503,7 @@ impl Shared {
                     dir,
                     now,
                     obs: &obs,
-                    size: bytes.len(),
+                    size: Some(bytes.len()),
                     reply: None,
                     element: Some(index),
                     dropped: false,
@@ -741,7 +747,11 @@ fn widen_pipe(fd: impl std::os::fd::AsFd) {
 enum Seen<'a> {
     Message(Message<'a>, &'a [u8]),
     Rejected(Rejection<'a>, &'a [u8]),
-    TooLong,
+    /// An over-long line, with its length (without its terminator, as a frame's) when known:
+    /// when the proxy read its end with its start, in one chunk of whole lines. One whose end
+    /// had not come when it crossed the limit is reported then and discarded as it comes,
+    /// never held, so its length is never known.
+    TooLong(Option<usize>),
 }
 
 /// Which lines the proxy answers itself, in place of forwarding them: the client's only (a
@@ -783,7 +793,7 @@ impl Answering {
                 reply,
                 message: reply.code.default_message().unwrap_or("Error"),
             }),
-            (Seen::TooLong, _) if self.invalid => Some(LocalReply {
+            (Seen::TooLong(_), _) if self.invalid => Some(LocalReply {
                 reply: self.too_long,
                 message: "Parse error: frame too long",
             }),
@@ -852,7 +862,8 @@ impl Sorter {
             match chunk {
                 Ok(Some(chunk)) => self.sort_chunk(shared, chunk),
                 Ok(None) => break,
-                Err(_) => self.too_long(shared),
+                // Reported when it crossed the limit, before its end: its length is unknown.
+                Err(_) => self.too_long(shared, None),
             }
         }
     }
@@ -866,9 +877,14 @@ impl Sorter {
         // A `\r` is rare: one search of the chunk spares most lines a search of their own.
         let has_cr = memchr::memchr(b'\r', &chunk).is_some();
         for line in Lines::new(&chunk, self.framer.max_frame()) {
-            let Ok((at, frame)) = line else {
-                self.too_long(shared);
-                continue;
+            let (at, frame) = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    // Whole in the chunk: its length is known.
+                    let at = usize::try_from(e.offset()).expect("an offset in the chunk");
+                    self.too_long(shared, Some(line_len(&chunk[at..])));
+                    continue;
+                }
             };
             self.adopt_protocol_version(shared);
             let decoded = self.decoder.decode(frame);
@@ -945,11 +961,11 @@ impl Sorter {
         }
     }
 
-    /// An over-long line: observed, and answered per policy.
-    fn too_long(&mut self, shared: &Shared) {
+    /// An over-long line (`size`: its length, when known): observed, and answered per policy.
+    fn too_long(&mut self, shared: &Shared, size: Option<usize>) {
         let Observed { reply, .. } = shared.observe(
             self.dir,
-            &Seen::TooLong,
+            &Seen::TooLong(size),
             shared.now_ms(),
             &self.answering,
             &self.decoder,
@@ -958,6 +974,13 @@ impl Sorter {
             self.answer(reply);
         }
     }
+}
+
+/// The length of the first line of `rest`, as a frame's: without its `\n` and a `\r` before it
+/// (the whole of `rest` when it has no `\n`: the last line of the input).
+fn line_len(rest: &[u8]) -> usize {
+    let line = memchr::memchr(b'\n', rest).map_or(rest, |nl| &rest[..nl]);
+    line.strip_suffix(b"\r").unwrap_or(line).len()
 }
 
 fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
