@@ -1086,7 +1086,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1107,6 +1107,11 @@ fn errors_print_one_clear_line_and_exit_2() {
         (
             &["proxy", "--max-in-flight", "0", "--", "cat"],
             "--max-in-flight",
+        ),
+        // Counters every 0 seconds mean nothing (it printed them every second).
+        (
+            &["proxy", "--stats-every", "0", "--", "cat"],
+            "--stats-every",
         ),
     ];
     for (args, expect) in cases {
