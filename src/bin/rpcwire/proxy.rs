@@ -129,8 +129,9 @@ pub struct ProxyArgs {
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
-    /// Print the counters to stderr every this many seconds.
-    #[arg(long, value_name = "SECS")]
+    /// Print the counters to stderr (and to the --log file) every this many seconds, at
+    /// least 1; without it, only at exit.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
     #[arg(long)]
@@ -1248,7 +1249,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let stats = args.stats_every.map(|secs| {
         let shared = shared.clone();
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(secs.max(1)));
+            // (At least 1: refused at parsing.)
+            let mut tick = tokio::time::interval(Duration::from_secs(secs));
             tick.tick().await;
             loop {
                 tick.tick().await;
