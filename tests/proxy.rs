@@ -842,6 +842,40 @@ fn a_reused_id_under_jsonrpc_is_forwarded_and_answered_by_the_server_only() {
     assert_eq!(reused[0]["reply"], Value::Null);
 }
 
+/// JSON-RPC: a request reusing an id still in flight is forwarded and waits behind the first
+/// (the first reply with the id answers the first): under --timeout-ms, the server never
+/// answering it, the client gets the proxy's -32603 for it instead of waiting forever.
+#[test]
+fn a_jsonrpc_request_reusing_an_id_in_flight_times_out_in_turn() {
+    let dir = scratch("jsonrpc-reused-in-flight-times-out");
+    // One reply with id 7, once both requests are read.
+    let script = json!({
+        "0": [{"send": WARM_UP_REPLY}],
+        "2": [{"send": "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"first\"}"}],
+    });
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!(7), "first"));
+    p.send(&request(json!(7), "second"));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":7,"result":"first"}));
+    let timed_out = p.recv();
+    assert_eq!(timed_out["id"], 7, "{timed_out}");
+    assert_eq!(timed_out["error"]["code"], -32603, "{timed_out}");
+    assert_eq!(
+        timed_out["error"]["data"]["method"], "second",
+        "{timed_out}"
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/duplicate_id", 1), ("c2s/timed_out", 1)]),
+        "{records:#?}"
+    );
+}
+
 /// Signals reach the server's whole process group: a server started through a wrapper that
 /// does not relay them (`sh -c`) ends too, and the proxy with it, though the client keeps
 /// its end open.
