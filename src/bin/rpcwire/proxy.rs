@@ -45,8 +45,10 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
-client's is answered with -32600; under JSON-RPC one reusing an id given up on is forwarded and
-waits like any other request, the first reply with its id answering it),
+client's is answered with -32600; under JSON-RPC it is forwarded and waits like any other
+request, with a deadline of its own, the first reply with its id answering it: one reusing an id
+in flight waits behind the request holding it, the first reply answering the first, and counts
+against --max-in-flight; inside a batch, it goes with its batch, untracked),
 requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered
@@ -68,7 +70,8 @@ With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for
 (an array the receiver needs goes on without the late replies it holds, as a new array of its
 other elements, each byte for byte), and each of its elements is tracked and reported as a message
 of its own: its requests go in flight (duplicate_id, unanswered apply per element; one beyond
---max-in-flight is reported and goes with its batch, untracked), its replies are matched
+--max-in-flight, or reusing an id in flight, is reported and goes with its batch, untracked),
+its replies are matched
 (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
 is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
@@ -112,7 +115,8 @@ pub struct ProxyArgs {
     /// with the error reply the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
-    /// Most requests tracked in flight in each direction; one more is not forwarded (its
+    /// Most requests tracked in flight in each direction (JSON-RPC requests waiting behind one
+    /// of the same id included); one more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
     /// batch, it goes with its batch, untracked). So is one that would take the ids and method
     /// names waiting in its direction past 256 MiB.
