@@ -710,6 +710,57 @@ fn a_jsonrpc_request_with_a_null_id_is_answered() {
     );
 }
 
+/// A success with a null id when no request with a null id waits answers nothing, as an error
+/// with a null id does: both are `reply_without_id` (forwarded under JSON-RPC, which leaves
+/// unmatched replies to the peer), and the help text and the README say so, not "an error
+/// reply" only.
+#[test]
+fn a_null_id_success_answering_nothing_is_a_reply_without_id_as_documented() {
+    let dir = scratch("null-id-success");
+    let script = json!({"0": [
+        {"send": "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}"},
+        {"send": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"},
+    ]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":null,"result":{}}));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":1,"result":{}}));
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("s2c/reply_without_id", 1)]),
+        "{records:#?}"
+    );
+    // What the documentation says of `reply_without_id`: the words before it in the help
+    // text (since the previous violation), and its row in the README's table.
+    let out = Command::new(BIN)
+        .args(["proxy", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = help.find("(reply_without_id)").expect("documented");
+    let since = help[..at].rfind("), ").expect("a violation before it");
+    let described = &help[since..at];
+    assert!(
+        described.contains("null id") && !described.contains("error replies"),
+        "{described}"
+    );
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| `reply_without_id`"))
+        .expect("a row of the table");
+    assert!(
+        row.contains("success") && !row.contains("an error reply with a null id:"),
+        "{row}"
+    );
+}
+
 #[test]
 fn requests_beyond_max_in_flight_are_answered_and_not_forwarded() {
     let dir = scratch("max-in-flight");
@@ -789,6 +840,40 @@ fn a_reused_id_under_jsonrpc_is_forwarded_and_answered_by_the_server_only() {
         .collect();
     assert_eq!(reused.len(), 1, "{records:#?}");
     assert_eq!(reused[0]["reply"], Value::Null);
+}
+
+/// JSON-RPC: a request reusing an id still in flight is forwarded and waits behind the first
+/// (the first reply with the id answers the first): under --timeout-ms, the server never
+/// answering it, the client gets the proxy's -32603 for it instead of waiting forever.
+#[test]
+fn a_jsonrpc_request_reusing_an_id_in_flight_times_out_in_turn() {
+    let dir = scratch("jsonrpc-reused-in-flight-times-out");
+    // One reply with id 7, once both requests are read.
+    let script = json!({
+        "0": [{"send": WARM_UP_REPLY}],
+        "2": [{"send": "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"first\"}"}],
+    });
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!(7), "first"));
+    p.send(&request(json!(7), "second"));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":7,"result":"first"}));
+    let timed_out = p.recv();
+    assert_eq!(timed_out["id"], 7, "{timed_out}");
+    assert_eq!(timed_out["error"]["code"], -32603, "{timed_out}");
+    assert_eq!(
+        timed_out["error"]["data"]["method"], "second",
+        "{timed_out}"
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = replayed_alike(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/duplicate_id", 1), ("c2s/timed_out", 1)]),
+        "{records:#?}"
+    );
 }
 
 /// Signals reach the server's whole process group: a server started through a wrapper that
@@ -1027,7 +1112,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1048,6 +1133,11 @@ fn errors_print_one_clear_line_and_exit_2() {
         (
             &["proxy", "--max-in-flight", "0", "--", "cat"],
             "--max-in-flight",
+        ),
+        // Counters every 0 seconds mean nothing (it printed them every second).
+        (
+            &["proxy", "--stats-every", "0", "--", "cat"],
+            "--stats-every",
         ),
     ];
     for (args, expect) in cases {
@@ -1176,6 +1266,55 @@ fn an_over_long_line_in_pieces_is_answered_once_and_the_next_line_survives() {
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
     );
+}
+
+/// An over-long line's log record carries its size when the proxy knows it: a line whose end
+/// it read together with its start (the framer then cuts it whole). One whose end had not come
+/// when the limit was crossed is reported then and discarded as it comes, never held: its size
+/// is not known, and its record has no `size` (not a wrong 0).
+#[test]
+fn an_over_long_lines_record_has_its_size_when_known() {
+    let dir = scratch("long-size");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--max-frame", "4096", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    // Whole, in one write (one read: a pipe write is read whole or in pages of 4 KiB, and a
+    // page does not cross the limit without its newline).
+    let whole = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}\r\n",
+        "x".repeat(5000)
+    );
+    p.send_raw(whole.as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    // Its start only: the proxy answers it once the limit is crossed, before its end comes.
+    p.send_raw(format!("{{\"pad\":\"{}", "y".repeat(6000)).as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    p.send_raw(format!("{}\"}}\n", "y".repeat(3000)).as_bytes());
+    p.send(&request(json!(2), "ping"));
+    assert_eq!(p.recv()["result"]["echo"], "ping");
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let records = read_log(&log);
+    let too_long: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["violation"] == "too_long")
+        .collect();
+    assert_eq!(too_long.len(), 2, "{records:#?}");
+    // The frame's length, as for any other line: without its `\r\n`.
+    assert_eq!(
+        too_long[0]["size"],
+        json!(whole.len() - 2),
+        "{}",
+        too_long[0]
+    );
+    assert!(too_long[1].get("size").is_none(), "{}", too_long[1]);
+    // The replay reads such records as the proxy wrote them.
+    let (code, replayed) = check_json(&["--session-log".into(), log.display().to_string()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(violations(&replayed), violations(&records));
 }
 
 /// The echo server behind a proxy in the JSON-RPC dialect, logging to `dir/log.ndjson`.

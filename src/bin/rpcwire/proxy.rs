@@ -45,13 +45,17 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
-client's is answered with -32600; under JSON-RPC one reusing an id given up on is forwarded and
-waits like any other request, the first reply with its id answering it),
+client's is answered with -32600; under JSON-RPC it is forwarded and waits like any other
+request, with a deadline of its own, the first reply with its id answering it: one reusing an id
+in flight waits behind the request holding it, the first reply answering the first, and counts
+against --max-in-flight; inside a batch, it goes with its batch, untracked),
 requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered
-ids (unknown_reply), replies after a cancellation or a timeout (late_reply), error replies to
-notifications (reply_without_id), timed-out requests (timed_out), and requests left unanswered at
+ids (unknown_reply), replies after a cancellation or a timeout (late_reply), replies with a null id
+that answer no request, an error to a notification or to a line whose id could not be read or,
+under JSON-RPC, a success while no request with a null id waits (reply_without_id), timed-out
+requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
 (it asks nothing of the receiver): progress notifications on a token no request in flight
 carries, after its result or cancellation (unknown_progress); a request whose progress token
@@ -66,7 +70,8 @@ With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for
 (an array the receiver needs goes on without the late replies it holds, as a new array of its
 other elements, each byte for byte), and each of its elements is tracked and reported as a message
 of its own: its requests go in flight (duplicate_id, unanswered apply per element; one beyond
---max-in-flight is reported and goes with its batch, untracked), its replies are matched
+--max-in-flight, or reusing an id in flight, is reported and goes with its batch, untracked),
+its replies are matched
 (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
 is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
@@ -110,7 +115,8 @@ pub struct ProxyArgs {
     /// with the error reply the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
-    /// Most requests tracked in flight in each direction; one more is not forwarded (its
+    /// Most requests tracked in flight in each direction (JSON-RPC requests waiting behind one
+    /// of the same id included); one more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
     /// batch, it goes with its batch, untracked). So is one that would take the ids and method
     /// names waiting in its direction past 256 MiB.
@@ -118,15 +124,18 @@ pub struct ProxyArgs {
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
     /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
-    /// result lists with invalid x-mcp-header annotations, when read, size, reply: the error
-    /// reply the proxy sent in its place, violation; a batch's record is followed by one per
+    /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
+    /// left out for an over-long line the proxy reported before its end came (discarded as it
+    /// comes, never held, its length is not known), reply: the error reply the proxy sent in
+    /// its place, violation; a batch's record is followed by one per
     /// element, with its index as element), plus timeout, owed_answered (a reply to an invalid
     /// element of a timed-out batch, sent by the proxy) and unanswered events and the
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
-    /// Print the counters to stderr every this many seconds.
-    #[arg(long, value_name = "SECS")]
+    /// Print the counters to stderr (and to the --log file) every this many seconds, at
+    /// least 1; without it, only at exit.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
     #[arg(long)]
@@ -192,8 +201,9 @@ struct Record<'r> {
     dir: Dir,
     now: u64,
     obs: &'r Observation<'r>,
-    /// The frame's length.
-    size: usize,
+    /// The frame's length; `None` for an over-long line whose length is not known
+    /// ([`Seen::TooLong`]).
+    size: Option<usize>,
     /// The reply the proxy sent in the message's place.
     reply: Option<Reply<'r>>,
     /// The index of a batch element in its batch.
@@ -236,7 +246,10 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
         r.extend_from_slice(b",\"invalid_tools\":");
         json_str(r, tools);
     }
-    let _ = write!(r, ",\"size\":{size}");
+    // (Left out when not known, rather than a wrong number.)
+    if let Some(size) = size {
+        let _ = write!(r, ",\"size\":{size}");
+    }
     json_opt(r, "reply", reply, |r, reply| {
         let _ = write!(r, "{{\"code\":{},\"id\":", reply.code.get());
         match reply.id {
@@ -421,8 +434,8 @@ impl Shared {
         decoder: &Decoder,
     ) -> Observed<'a> {
         let (size, frame) = match item {
-            Seen::Message(_, frame) | Seen::Rejected(_, frame) => (frame.len(), Some(*frame)),
-            Seen::TooLong => (0, None),
+            Seen::Message(_, frame) | Seen::Rejected(_, frame) => (Some(frame.len()), Some(*frame)),
+            Seen::TooLong(size) => (*size, None),
         };
         // What stderr shows of the batch's elements: the first few violations, then a count.
         let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
@@ -440,7 +453,7 @@ impl Shared {
         let described = match item {
             Seen::Message(msg, _) => self.describe(&state.session, Ok(msg)),
             Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
-            Seen::TooLong => Described::too_long(),
+            Seen::TooLong(_) => Described::too_long(),
         };
         // The tools of a success answering a client's tools/list the session checks: read
         // only then (a lookup only while one waits). Never inside a batch, which MCP has not.
@@ -495,7 +508,7 @@ impl Shared {
                     dir,
                     now,
                     obs: &obs,
-                    size: bytes.len(),
+                    size: Some(bytes.len()),
                     reply: None,
                     element: Some(index),
                     dropped: false,
@@ -739,7 +752,11 @@ fn widen_pipe(fd: impl std::os::fd::AsFd) {
 enum Seen<'a> {
     Message(Message<'a>, &'a [u8]),
     Rejected(Rejection<'a>, &'a [u8]),
-    TooLong,
+    /// An over-long line, with its length (without its terminator, as a frame's) when known:
+    /// when the proxy read its end with its start, in one chunk of whole lines. One whose end
+    /// had not come when it crossed the limit is reported then and discarded as it comes,
+    /// never held, so its length is never known.
+    TooLong(Option<usize>),
 }
 
 /// Which lines the proxy answers itself, in place of forwarding them: the client's only (a
@@ -781,7 +798,7 @@ impl Answering {
                 reply,
                 message: reply.code.default_message().unwrap_or("Error"),
             }),
-            (Seen::TooLong, _) if self.invalid => Some(LocalReply {
+            (Seen::TooLong(_), _) if self.invalid => Some(LocalReply {
                 reply: self.too_long,
                 message: "Parse error: frame too long",
             }),
@@ -850,7 +867,8 @@ impl Sorter {
             match chunk {
                 Ok(Some(chunk)) => self.sort_chunk(shared, chunk),
                 Ok(None) => break,
-                Err(_) => self.too_long(shared),
+                // Reported when it crossed the limit, before its end: its length is unknown.
+                Err(_) => self.too_long(shared, None),
             }
         }
     }
@@ -864,9 +882,14 @@ impl Sorter {
         // A `\r` is rare: one search of the chunk spares most lines a search of their own.
         let has_cr = memchr::memchr(b'\r', &chunk).is_some();
         for line in Lines::new(&chunk, self.framer.max_frame()) {
-            let Ok((at, frame)) = line else {
-                self.too_long(shared);
-                continue;
+            let (at, frame) = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    // Whole in the chunk: its length is known.
+                    let at = usize::try_from(e.offset()).expect("an offset in the chunk");
+                    self.too_long(shared, Some(line_len(&chunk[at..])));
+                    continue;
+                }
             };
             self.adopt_protocol_version(shared);
             let decoded = self.decoder.decode(frame);
@@ -943,11 +966,11 @@ impl Sorter {
         }
     }
 
-    /// An over-long line: observed, and answered per policy.
-    fn too_long(&mut self, shared: &Shared) {
+    /// An over-long line (`size`: its length, when known): observed, and answered per policy.
+    fn too_long(&mut self, shared: &Shared, size: Option<usize>) {
         let Observed { reply, .. } = shared.observe(
             self.dir,
-            &Seen::TooLong,
+            &Seen::TooLong(size),
             shared.now_ms(),
             &self.answering,
             &self.decoder,
@@ -956,6 +979,13 @@ impl Sorter {
             self.answer(reply);
         }
     }
+}
+
+/// The length of the first line of `rest`, as a frame's: without its `\n` and a `\r` before it
+/// (the whole of `rest` when it has no `\n`: the last line of the input).
+fn line_len(rest: &[u8]) -> usize {
+    let line = memchr::memchr(b'\n', rest).map_or(rest, |nl| &rest[..nl]);
+    line.strip_suffix(b"\r").unwrap_or(line).len()
 }
 
 fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
@@ -1223,7 +1253,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let stats = args.stats_every.map(|secs| {
         let shared = shared.clone();
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(secs.max(1)));
+            // (At least 1: refused at parsing.)
+            let mut tick = tokio::time::interval(Duration::from_secs(secs));
             tick.tick().await;
             loop {
                 tick.tick().await;

@@ -6,9 +6,10 @@
 //! [`Session`] is here, with what it does with each message ([`Session::observe`]); the rest,
 //! one concept a file: the directions ([`dir`]), the violations ([`violation`]), what the
 //! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
-//! requests waiting ([`waiting`]), batches ([`batch`]), the replies owed to their invalid
-//! elements ([`owed`]), timeouts ([`timeout`]), the ids recently given up on ([`recent`]), the
-//! tools' header annotations ([`tool_headers`]) and the counters ([`counters`]).
+//! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
+//! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
+//! ([`timeout`]), the ids recently given up on ([`recent`]), the tools' header annotations
+//! ([`tool_headers`]) and the counters ([`counters`]).
 
 mod batch;
 mod counters;
@@ -17,6 +18,7 @@ mod dir;
 mod kind;
 mod observation;
 mod owed;
+mod queued;
 mod recent;
 mod timeout;
 mod tool_headers;
@@ -45,6 +47,7 @@ use counters::Counters;
 use dir::slot;
 use kind::rejected_violation;
 use owed::OwedReplies;
+use queued::Queued;
 use recent::Recent;
 use timeout::{Deadline, DeadlineOf};
 use tool_headers::has_tool_headers;
@@ -54,6 +57,9 @@ pub struct Session {
     dialect: Dialect,
     /// Requests each side sent and still waits on, by direction of the request.
     waiting: [InFlight<Waiting>; 2],
+    /// JSON-RPC requests reusing an id still in `waiting`, waiting their turn behind it, by
+    /// direction of the request.
+    queued: [Queued; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
     recent: [Recent; 2],
     /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
@@ -62,8 +68,9 @@ pub struct Session {
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
-    /// How many bytes of ids the replies owed in each direction may hold
-    /// ([`MAX_IN_FLIGHT_BYTES`], the budget of the requests waiting).
+    /// How many bytes of ids the replies owed in each direction may hold, and so the requests
+    /// waiting in line behind one of the same id ([`Queued`]) ([`MAX_IN_FLIGHT_BYTES`], the
+    /// budget of the requests waiting).
     max_owed_bytes: usize,
     /// The lines sent each way whose id could not be read and whose null-id error reply
     /// (JSON-RPC 2.0 §5.1) the peer still owes: counted only in a merge of two streams
@@ -113,9 +120,10 @@ pub struct Session {
 /// requests with ids and names of 64 KiB each would otherwise take 128 GB, and a progress
 /// token may be as long as a frame). Beyond it a request is refused as beyond
 /// `--max-in-flight`. The ids of the replies owed to invalid batch elements have a budget of
-/// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`. (Ids and tokens are counted as kept, about twice: an id's key and its
-/// token, a progress token's key in its request and in the count of requests reporting on
-/// it.)
+/// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`, and
+/// so have the JSON-RPC requests waiting behind one of the same id ([`Queued`]). (Ids and
+/// tokens are counted as kept, about twice: an id's key and its token, a progress token's key
+/// in its request and in the count of requests reporting on it.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
 /// How many requests may wait in each direction by default.
@@ -147,6 +155,7 @@ impl Session {
         Session {
             dialect,
             waiting: [(); 2].map(|()| InFlight::new(max_in_flight).max_bytes(max_bytes)),
+            queued: [Queued::default(), Queued::default()],
             recent: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
@@ -319,13 +328,22 @@ impl Session {
                     // first reply with its id answers it.
                     let recent = &self.recent[slot(dir)];
                     let reused = !recent.is_empty() && recent.contains(&IdKey::of(id));
-                    let inserted = if reused && mcp {
+                    let table = &mut self.waiting[slot(dir)];
+                    let reserved = if reused && mcp {
                         Err(InFlightError::Duplicate)
                     } else {
-                        self.waiting[slot(dir)].insert_with_extra(id, extra_bytes, waiting)
+                        table.reserve_with_extra(id, extra_bytes)
                     };
-                    match inserted {
-                        Ok(()) => {
+                    // (`refused`: the request, when the table did not take it in.)
+                    let (inserted, refused) = match reserved {
+                        Ok(reserved) => {
+                            reserved.insert(waiting);
+                            (Ok(()), None)
+                        }
+                        Err(e) => (Err(e), Some(waiting)),
+                    };
+                    match (inserted, refused) {
+                        (Ok(()), _) => {
                             // MCP: a progress token "MUST be unique across all active
                             // requests"; a second one is forwarded (the request is valid),
                             // but the progress of the two cannot be told apart.
@@ -374,12 +392,27 @@ impl Session {
                                 None
                             }
                         }
-                        Err(InFlightError::Duplicate) => {
-                            // MCP forbids reusing an id; JSON-RPC only warns.
+                        // JSON-RPC only warns: a request reusing an id still in flight is
+                        // forwarded and waits behind the one holding it (the first reply with
+                        // the id answers the first), within the limits of the requests in
+                        // flight. Not one inside a batch, which goes with its batch,
+                        // untracked: a batch's requests are found by id when it times out, and
+                        // the one holding the id would be taken for it.
+                        (Err(InFlightError::Duplicate), Some(waiting)) if !mcp && !in_batch => {
+                            if self.wait_in_line(dir, id, waiting, extra_bytes, now_ms) {
+                                self.flag(dir, Violation::DuplicateId)
+                            } else {
+                                forward = false;
+                                self.flag(dir, Violation::TooManyInFlight)
+                            }
+                        }
+                        (Err(InFlightError::Duplicate), _) => {
+                            // MCP forbids reusing an id; JSON-RPC only warns (inside a batch:
+                            // untracked).
                             forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::DuplicateId)
                         }
-                        Err(InFlightError::Full | InFlightError::OverBudget) => {
+                        (Err(InFlightError::Full | InFlightError::OverBudget), _) => {
                             forward = false;
                             self.flag(dir, Violation::TooManyInFlight)
                         }
@@ -398,7 +431,7 @@ impl Session {
                 } else {
                     if let Some(cancelled) = cancels {
                         // The peer gave up on its own request: a late reply is to be ignored.
-                        if let Some((_, w)) = self.waiting[slot(dir)].remove(cancelled) {
+                        if let Some((_, w)) = self.take_waiting(dir, cancelled) {
                             self.release(dir, &w);
                             self.remember(dir, IdKey::of(cancelled));
                         }
@@ -465,8 +498,10 @@ impl Session {
                         self.flag(dir, Violation::LateReply)
                     }
                     None => {
-                        // Every valid request the proxy forwards has an id, so this answers a
-                        // notification: nobody can match it.
+                        // Every valid request the proxy forwards has an id, and none with a
+                        // null id waits: an error here answers a notification (or a line whose
+                        // id could not be read), a success (JSON-RPC) nothing at all. Nobody
+                        // can match either.
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
@@ -480,7 +515,7 @@ impl Session {
                         None
                     }
                     Some(id) => {
-                        if let Some((_, w)) = self.waiting[slot(asked)].remove(id) {
+                        if let Some((_, w)) = self.take_waiting(asked, id) {
                             self.release(asked, &w);
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
@@ -525,6 +560,56 @@ impl Session {
         Verdict { forward, violation }
     }
 
+    /// Takes the request sent in `dir` that holds `id` in the table of requests waiting (it was
+    /// answered, cancelled, given up on); the next one in line reusing that id ([`Queued`]),
+    /// if any, takes its place.
+    fn take_waiting(&mut self, dir: Dir, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
+        let taken = self.waiting[slot(dir)].remove(id)?;
+        if let Some((next, waiting, extra_bytes)) = self.queued[slot(dir)].pop(id) {
+            // There is room: the request it replaces left it (its method's bytes aside, which
+            // are the counters' anyway; an id spelled longer than the one it replaces, too
+            // long for what is left of the budget, leaves the request untracked, as a
+            // request beyond the limits is).
+            let table = &mut self.waiting[slot(dir)];
+            let _ = table
+                .insert_with_extra(next.as_id(), extra_bytes, waiting.clone())
+                .or_else(|_| table.insert(next.as_id(), waiting));
+        }
+        Some(taken)
+    }
+
+    /// Puts a JSON-RPC request sent in `dir` reusing `id`, still in flight, in line behind the
+    /// one holding it ([`Queued`]), with a deadline of its own (a client's, as any request's),
+    /// unless the requests in flight in `dir`, it included, would be more than
+    /// `--max-in-flight`, or the line's bytes more than their budget. Returns whether it was.
+    fn wait_in_line(
+        &mut self,
+        dir: Dir,
+        id: Id<'_>,
+        waiting: Waiting,
+        extra_bytes: usize,
+        now_ms: u64,
+    ) -> bool {
+        // (MCP's only, which never puts a request in line: no progress token nor tools/list
+        // to count.)
+        debug_assert!(waiting.progress_token.is_none() && !waiting.lists_tools);
+        let in_flight = self.waiting[slot(dir)].len() + self.queued[slot(dir)].len();
+        let (seq, method) = (waiting.seq, waiting.method.clone());
+        let in_line = in_flight < self.max_in_flight
+            && self.queued[slot(dir)].push(id, waiting, extra_bytes, self.max_owed_bytes);
+        if let (true, Some(t), Dir::C2s, false) =
+            (in_line, self.timeout_ms, dir, self.waits_by_design(&method))
+        {
+            self.deadlines.push(Reverse(Deadline {
+                // (A timeout too long to reach never expires.)
+                at: now_ms.saturating_add(t),
+                seq,
+                of: DeadlineOf::Request(id.to_owned_id()),
+            }));
+        }
+        in_line
+    }
+
     /// A line sent in `dir` whose id could not be read calls for an error reply with a null id
     /// (JSON-RPC 2.0 §5.1), sent alone: its peer owes it. A merge of two streams, whose peers
     /// read every line, tells it; the proxy answers such a client line itself, and drops
@@ -542,7 +627,7 @@ impl Session {
     /// A client request the proxy answers itself (it timed out, or a dropped batch answered
     /// it): removed, released, remembered for a late reply.
     fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
-        let (id, w) = self.waiting[slot(Dir::C2s)].remove(id)?;
+        let (id, w) = self.take_waiting(Dir::C2s, id)?;
         self.release(Dir::C2s, &w);
         self.remember(Dir::C2s, IdKey::of(id.as_id()));
         Some((id, w))
@@ -660,7 +745,9 @@ impl Session {
     pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {
-            let left: Vec<_> = self.waiting[slot(dir)].drain().collect();
+            let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
+            // Those that waited behind one of the same id after it.
+            left.extend(self.queued[slot(dir)].drain());
             for (id, w) in left {
                 // An open listen stream ends with the session: nothing was owed.
                 if dir == Dir::C2s && self.is_stream(&w.method) {

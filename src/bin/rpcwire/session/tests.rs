@@ -109,6 +109,80 @@ fn a_jsonrpc_request_reusing_a_timed_out_id_is_forwarded_and_waits() {
     assert_eq!(session.expire(2_003).len(), 1);
 }
 
+/// JSON-RPC: a request reusing an id still in flight is reported and forwarded, and waits
+/// behind the first: the first reply with the id answers the first request, the next one the
+/// second. Unanswered, the second times out at its own deadline (the client is not left
+/// waiting for it), and at the end of the session it is unanswered like any other. It counts
+/// against `--max-in-flight`: beyond it, it is refused as any request is.
+#[test]
+fn a_jsonrpc_request_reusing_an_id_in_flight_waits_behind_the_first() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000));
+    let mut observe = |o: &Observation<'_>, now| {
+        let dir = if o.kind == "request" {
+            Dir::C2s
+        } else {
+            Dir::S2c
+        };
+        let v = session.observe(dir, o, now);
+        (v.forward, v.violation)
+    };
+    let first = observation("request", id("5"), Some("first"));
+    let second = observation("request", id("5"), Some("second"));
+    let reply = observation("success_response", id("5"), None);
+    assert_eq!(observe(&first, 0), (true, None));
+    let reused = (true, Some(Violation::DuplicateId));
+    assert_eq!(observe(&second, 10), reused);
+    // The first reply answers the first request; the second still waits.
+    assert_eq!(observe(&reply, 20), (true, None));
+    assert!(session.is_waiting(Dir::C2s, id("5")));
+    // It times out at its own deadline, not at the first's.
+    assert!(session.expire(1_000).is_empty());
+    let expired = session.expire(1_010);
+    let methods: Vec<&str> = expired
+        .iter()
+        .map(|t| match t {
+            Timeout::Request(e) => &*e.method,
+            Timeout::Batch { .. } => panic!("no batch was sent"),
+        })
+        .collect();
+    assert_eq!(methods, ["second"]);
+    // Its reply, coming later, is late.
+    let v = session.observe(Dir::S2c, &reply, 1_020);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::LateReply))
+    );
+    // Two replies answer both, in order: none is an unknown reply.
+    for o in [&first, &second, &reply, &reply] {
+        let v = session.observe(
+            if o.kind == "request" {
+                Dir::C2s
+            } else {
+                Dir::S2c
+            },
+            o,
+            2_000,
+        );
+        assert!(v.forward && v.violation != Some(Violation::UnknownReply));
+    }
+    assert!(!session.is_waiting(Dir::C2s, id("5")));
+    // Both left waiting at the end: both unanswered.
+    session.observe(Dir::C2s, &first, 3_000);
+    session.observe(Dir::C2s, &second, 3_000);
+    let left = session.finish();
+    let unanswered: Vec<&str> = left.iter().map(|(_, _, method)| &**method).collect();
+    assert_eq!(unanswered, ["first", "second"]);
+    // Within the limit of requests in flight.
+    let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1);
+    let v = session.observe(Dir::C2s, &first, 0);
+    assert_eq!((v.forward, v.violation), (true, None));
+    let v = session.observe(Dir::C2s, &second, 0);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]

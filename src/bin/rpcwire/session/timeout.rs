@@ -74,10 +74,15 @@ impl Session {
     /// releases as it keeps entries).
     pub(super) fn prune_deadlines(&mut self) {
         let waiting = &self.waiting[slot(Dir::C2s)];
-        if self.deadlines.len() > 2 * (waiting.len() + self.batches.len()) + 64 {
+        let queued = &self.queued[slot(Dir::C2s)];
+        let live = waiting.len() + queued.len() + self.batches.len();
+        if self.deadlines.len() > 2 * live + 64 {
             let batches = &self.batches;
             self.deadlines.retain(|Reverse(d)| match &d.of {
-                DeadlineOf::Request(id) => waiting.get(id.as_id()).is_some_and(|w| w.seq == d.seq),
+                DeadlineOf::Request(id) => {
+                    let id = id.as_id();
+                    waiting.get(id).is_some_and(|w| w.seq == d.seq) || queued.holds(id, d.seq)
+                }
                 DeadlineOf::Batch(no) => batches.contains_key(no),
             });
         }

@@ -28,8 +28,11 @@ pub enum Violation {
     UnknownReply,
     /// A reply to a request that was cancelled or timed out.
     LateReply,
-    /// An error response without an id: the peer answered a notification (every request we
-    /// forward is valid and has an id).
+    /// A response with a null id that answers no request: an error (the peer answered a
+    /// notification, or a line whose id it could not read: every request we forward is valid
+    /// and has an id), or a JSON-RPC success when no request with a null id waits (a success's
+    /// id is its request's, JSON-RPC 2.0 §5, so it answers nothing either). MCP ids are never
+    /// null: there only an error can carry one.
     ReplyWithoutId,
     /// A request still unanswered when the session ended.
     Unanswered,

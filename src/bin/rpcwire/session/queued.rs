@@ -1,0 +1,110 @@
+//! JSON-RPC requests reusing an id still in flight, each waiting its turn behind the request
+//! that holds the id.
+
+use std::collections::{HashMap, VecDeque};
+
+use rpcwire::{Id, IdBuf, IdKey};
+
+use super::waiting::Waiting;
+
+/// The requests sent in one direction that reuse an id still in flight (JSON-RPC only warns;
+/// MCP refuses them), by id, in the order they came. The [`InFlight`](rpcwire::InFlight) table
+/// holds one request per id: the first reply with an id answers the request holding it there,
+/// and the next one in line here then takes its place ([`Session::take_waiting`]): two
+/// requests, one id, the first reply answers the first. Each keeps the deadline it got when
+/// it came, which comes after that of every request before it in line: it is at the head of
+/// its line, in the table, by the time its deadline passes.
+///
+/// Bounded with the requests in flight: the table and these together hold at most
+/// `--max-in-flight` requests, and these at most [`MAX_IN_FLIGHT_BYTES`] of ids and method
+/// names of their own (as the replies owed to invalid batch elements).
+///
+/// [`Session::take_waiting`]: super::Session::take_waiting
+/// [`MAX_IN_FLIGHT_BYTES`]: super::MAX_IN_FLIGHT_BYTES
+#[derive(Debug, Default)]
+pub(super) struct Queued {
+    lines: HashMap<IdKey, VecDeque<InLine>>,
+    /// How many requests wait in all the lines.
+    len: usize,
+    /// The bytes they hold, as counted in [`InLine::bytes`].
+    bytes: usize,
+}
+
+/// A request waiting its turn.
+#[derive(Debug)]
+struct InLine {
+    /// Its id, as it spelled it.
+    id: IdBuf,
+    waiting: Waiting,
+    /// What it holds beside its id, as the table counts it (its method).
+    extra_bytes: usize,
+    /// What it counts against the budget: its id twice (its key here and its token), and
+    /// its extra bytes.
+    bytes: usize,
+}
+
+impl Queued {
+    /// How many requests wait in line.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Puts a request reusing `id` at the end of its line, unless its bytes would take the
+    /// line's past `max_bytes`; returns whether it was.
+    pub(super) fn push(
+        &mut self,
+        id: Id<'_>,
+        waiting: Waiting,
+        extra_bytes: usize,
+        max_bytes: usize,
+    ) -> bool {
+        let key = IdKey::of(id);
+        let bytes = (2 * key.encoded_len()).saturating_add(extra_bytes);
+        if self.bytes.saturating_add(bytes) > max_bytes {
+            return false;
+        }
+        self.bytes += bytes;
+        self.len += 1;
+        self.lines.entry(key).or_default().push_back(InLine {
+            id: id.to_owned_id(),
+            waiting,
+            extra_bytes,
+            bytes,
+        });
+        true
+    }
+
+    /// The next request in line for `id` (its id, what it waits for, its extra bytes), out of
+    /// the line.
+    pub(super) fn pop(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting, usize)> {
+        let key = IdKey::of(id);
+        let line = self.lines.get_mut(&key)?;
+        let next = line.pop_front()?;
+        if line.is_empty() {
+            self.lines.remove(&key);
+        }
+        self.len -= 1;
+        self.bytes -= next.bytes;
+        Some((next.id, next.waiting, next.extra_bytes))
+    }
+
+    /// Whether the request of `id` that came as number `seq` waits in line.
+    pub(super) fn holds(&self, id: Id<'_>, seq: u64) -> bool {
+        self.lines
+            .get(&IdKey::of(id))
+            .is_some_and(|line| line.iter().any(|r| r.waiting.seq == seq))
+    }
+
+    /// Every request in line, in the order they came (the session ended).
+    pub(super) fn drain(&mut self) -> Vec<(IdBuf, Waiting)> {
+        let mut all: Vec<(IdBuf, Waiting)> = self
+            .lines
+            .drain()
+            .flat_map(|(_, line)| line)
+            .map(|r| (r.id, r.waiting))
+            .collect();
+        all.sort_by_key(|(_, w)| w.seq);
+        (self.len, self.bytes) = (0, 0);
+        all
+    }
+}
