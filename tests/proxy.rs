@@ -179,6 +179,14 @@ impl Proxy {
         self.stdin = None;
     }
 
+    /// Closes the proxy's stdin and waits for it to exit with status 0 (as [`Proxy::finish`]).
+    fn finish_cleanly(mut self) -> Finished {
+        self.close_stdin();
+        let done = self.finish();
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        done
+    }
+
     /// Waits for the proxy to exit (fails after `WAIT`), collecting the rest of its output.
     fn finish(mut self) -> Finished {
         use std::os::unix::process::ExitStatusExt;
@@ -243,6 +251,11 @@ fn read_log(path: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
+/// The log's records flagged `violation`.
+fn flagged<'a>(log: &'a [Value], violation: &str) -> Vec<&'a Value> {
+    log.iter().filter(|r| r["violation"] == violation).collect()
+}
+
 /// The log's `violation` fields, counted as `dir/violation`.
 fn violations(log: &[Value]) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
@@ -294,9 +307,7 @@ fn clean_session_is_forwarded_byte_for_byte_both_ways() {
     );
     p.send(&request(json!(3), "ping"));
     assert_eq!(p.recv()["id"], 3);
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let done = p.finish_cleanly();
     assert_eq!(
         String::from_utf8_lossy(&std::fs::read(dir.join("server-in")).unwrap()),
         String::from_utf8_lossy(&done.sent),
@@ -345,9 +356,7 @@ fn progress_after_the_result_is_reported_and_forwarded() {
     for _ in 0..3 {
         p.recv();
     }
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let done = p.finish_cleanly();
     let records = read_log(&log);
     assert_eq!(violations(&records), counts(&[("s2c/unknown_progress", 2)]));
     let tokens: Vec<&Value> = records
@@ -564,9 +573,7 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
     });
     p.send(&request(json!("after"), "ping"));
     assert_eq!(p.recv()["id"], "after");
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    let done = p.finish_cleanly();
     let ids: Vec<Value> = done.messages().iter().map(|m| m["id"].clone()).collect();
     let mut expected: Vec<Value> = (1..=pings).map(|n| json!(n)).collect();
     expected.extend([json!("s"), json!("after"), Value::Null]);
@@ -647,9 +654,7 @@ fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
     await_recorded(&dir.join("server-out"), |m| m["id"] == "init");
     p.send(&request(json!("after"), "ping"));
     assert_eq!(p.recv()["id"], "after");
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    let done = p.finish_cleanly();
     let (cancelled, server_in) = cancelled_on_server(&dir);
     assert!(!cancelled.contains(&json!("init")), "{server_in}");
     assert_eq!(
@@ -686,9 +691,7 @@ fn a_jsonrpc_request_with_a_null_id_is_answered() {
         (&reply["id"], &reply["result"]),
         (&Value::Null, &json!({"echo":"ping"}))
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    p.finish_cleanly();
     let records = read_log(&log);
     assert_eq!(violations(&records), counts(&[]), "{records:#?}");
     // Replayed offline, and checked from the two recorded streams, the same.
@@ -725,9 +728,7 @@ fn a_null_id_success_answering_nothing_is_a_reply_without_id_as_documented() {
     p.send(&request(json!(1), "ping"));
     assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":null,"result":{}}));
     assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":1,"result":{}}));
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     let records = read_log(&log);
     assert_eq!(
         violations(&records),
@@ -779,18 +780,13 @@ fn requests_beyond_max_in_flight_are_answered_and_not_forwarded() {
     // Room again once 1 is answered.
     p.send(&request(json!(2), "ping"));
     assert_eq!(p.recv()["result"]["echo"], "ping");
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     let records = read_log(&log);
     assert_eq!(
         violations(&records),
         counts(&[("c2s/too_many_in_flight", 1)])
     );
-    let refused: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["violation"] == "too_many_in_flight")
-        .collect();
+    let refused = flagged(&records, "too_many_in_flight");
     assert_eq!(refused[0]["reply"], json!({"code":-32603,"id":"2"}));
     let sent: Vec<String> = std::fs::read_to_string(dir.join("server-in"))
         .unwrap()
@@ -830,14 +826,9 @@ fn a_reused_id_under_jsonrpc_is_forwarded_and_answered_by_the_server_only() {
             .collect::<Vec<_>>(),
         [(&json!(7), false), (&json!(7), false), (&json!(8), false)]
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     let records = read_log(&log);
-    let reused: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["violation"] == "duplicate_id")
-        .collect();
+    let reused = flagged(&records, "duplicate_id");
     assert_eq!(reused.len(), 1, "{records:#?}");
     assert_eq!(reused[0]["reply"], Value::Null);
 }
@@ -865,9 +856,7 @@ fn a_jsonrpc_request_reusing_an_id_in_flight_times_out_in_turn() {
         timed_out["error"]["data"]["method"], "second",
         "{timed_out}"
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     let records = replayed_alike(&log);
     assert_eq!(
         violations(&records),
@@ -1049,9 +1038,7 @@ fn unanswered_requests_are_reported_at_exit() {
     p.send(&request(json!(5), "noreply"));
     p.send(&request(json!(6), "ping"));
     assert_eq!(p.recv()["id"], 6);
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    let done = p.finish_cleanly();
     assert_eq!(
         done.stderr
             .matches("c2s: unanswered request 5 (noreply)")
@@ -1161,9 +1148,7 @@ fn crlf_becomes_lf_and_blank_lines_are_dropped() {
     let mut p = Proxy::echo(&[], &dir);
     p.send_raw(b"\r\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n");
     assert_eq!(p.recv()["id"], 1);
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    p.finish_cleanly();
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
@@ -1181,9 +1166,7 @@ fn a_carriage_return_inside_a_message_goes_on_as_a_space() {
     p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
     assert_eq!(p.recv()["id"], 1);
     assert_eq!(p.recv()["id"], 2);
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    p.finish_cleanly();
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         "{\"jsonrpc\":\"2.0\", \"id\":1,\"method\":\"ping\" }\n\
@@ -1201,9 +1184,7 @@ fn lines_arriving_in_one_read_are_sorted_one_by_one() {
     p.send_raw(
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\nnot json\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\r\n\n{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"c\"}",
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    let done = p.finish_cleanly();
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n\
@@ -1259,9 +1240,7 @@ fn an_over_long_line_in_pieces_is_answered_once_and_the_next_line_survives() {
         p.recv(),
         json!({"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}})
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0));
+    p.finish_cleanly();
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
@@ -1294,14 +1273,9 @@ fn an_over_long_lines_record_has_its_size_when_known() {
     p.send_raw(format!("{}\"}}\n", "y".repeat(3000)).as_bytes());
     p.send(&request(json!(2), "ping"));
     assert_eq!(p.recv()["result"]["echo"], "ping");
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     let records = read_log(&log);
-    let too_long: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["violation"] == "too_long")
-        .collect();
+    let too_long = flagged(&records, "too_long");
     assert_eq!(too_long.len(), 2, "{records:#?}");
     // The frame's length, as for any other line: without its `\r\n`.
     assert_eq!(
@@ -1482,9 +1456,7 @@ fn a_batch_reusing_an_id_in_flight_is_reported_per_element() {
     assert_eq!(p.recv()["id"], 7);
     assert_eq!(p.recv().as_array().unwrap().len(), 2);
     assert_eq!(p.recv().as_array().unwrap().len(), 2);
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let done = p.finish_cleanly();
     let records = replayed_alike(&log);
     // JSON-RPC forwards a reused id (the server answers it), so the second reply to each
     // reused id answers nothing any more.
@@ -1520,9 +1492,7 @@ fn an_unanswered_batch_request_is_reported_at_exit() {
         p.recv(),
         json!([{"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}}])
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let done = p.finish_cleanly();
     assert_eq!(
         done.stderr
             .matches("c2s: unanswered request 1 (noreply)")
@@ -1572,9 +1542,7 @@ fn a_batch_times_out_as_a_unit() {
     let after = p.recv();
     assert_eq!(after["id"], "after", "{after}");
     assert!(after.get("result").is_some(), "{after}");
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     let server_out = std::fs::read_to_string(dir.join("server-out")).unwrap();
     assert!(
         server_out.contains(r#"{"echo": "slow"}"#),
@@ -1629,9 +1597,7 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
         p.recv(),
         json!({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}})
     );
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    p.finish_cleanly();
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         batch,
@@ -1653,9 +1619,7 @@ fn stderr_shows_the_first_elements_of_a_batch_and_counts_the_rest() {
     let batch = format!("[{}]\n", vec!["1"; 20].join(","));
     p.send_raw(batch.as_bytes());
     assert_eq!(p.recv().as_array().unwrap().len(), 20);
-    p.close_stdin();
-    let done = p.finish();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let done = p.finish_cleanly();
     let element_lines = done
         .stderr
         .lines()
@@ -2251,9 +2215,7 @@ fn invalid_tool_headers_are_flagged_from_2026_07_28_and_forwarded_unchanged() {
                 assert_eq!(got["id"], request["id"], "{version}: {got}");
             }
         }
-        p.close_stdin();
-        let done = p.finish();
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        let done = p.finish_cleanly();
         // Every answer reached the client byte for byte, the flagged one too.
         let written: String = answers.iter().flatten().map(|a| format!("{a}\n")).collect();
         assert_eq!(
