@@ -2000,20 +2000,7 @@ fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
     let dir = scratch("batch-late-cut");
     let array =
         r#"[ {"jsonrpc":"2.0","id":"x","result":1} , {"jsonrpc":"2.0","id":2,"result": [2] } ]"#;
-    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
-    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
-    warm_up(&mut p);
-    p.send(&request(json!("x"), "slow"));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!("x"), &json!(-32603)),
-        "{timed_out}"
-    );
-    p.send_raw(&batch_of(&[(json!(2), "b")]));
-    p.recv();
-    p.close_stdin();
-    let done = p.finish();
+    let (done, log) = array_answering_a_timed_out_request(&dir, array);
     let last = done.received.split_inclusive(|&b| b == b'\n').next_back();
     assert_eq!(
         String::from_utf8_lossy(last.unwrap()),
@@ -2028,6 +2015,26 @@ fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
     replayed_with_violations(&log, &[("c2s/timed_out", 1), ("s2c/late_reply", 1)]);
 }
 
+/// A JSON-RPC session whose server answers, with `array`, the client's request `"x"` after
+/// it timed out and a batch of one request (`2`) the client sent next: what the client got,
+/// and the log.
+fn array_answering_a_timed_out_request(dir: &std::path::Path, array: &str) -> (Finished, PathBuf) {
+    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
+    let (mut p, log) = jsonrpc_scripted(dir, &["--timeout-ms", TIMEOUT_MS], script);
+    warm_up(&mut p);
+    p.send(&request(json!("x"), "slow"));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!("x"), &json!(-32603)),
+        "{timed_out}"
+    );
+    p.send_raw(&batch_of(&[(json!(2), "b")]));
+    p.recv();
+    p.close_stdin();
+    (p.finish(), log)
+}
+
 /// The array a late reply is cut from is made anew, but its other elements still go on with
 /// each `\r` inside them a space, as in a message forwarded as it came: a reader in
 /// universal-newline mode would end a line there.
@@ -2035,15 +2042,7 @@ fn a_late_reply_inside_a_needed_array_is_cut_from_it() {
 fn an_array_a_late_reply_is_cut_from_carries_no_carriage_return() {
     let dir = scratch("batch-late-cut-cr");
     let array = "[{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":1},{\"jsonrpc\":\"2.0\",\r\"id\":2,\"result\":2}]";
-    let script = json!({"0": [{"send": WARM_UP_REPLY}], "2": [{"send": array}]});
-    let (mut p, _) = jsonrpc_scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
-    warm_up(&mut p);
-    p.send(&request(json!("x"), "slow"));
-    assert_eq!(p.recv()["error"]["code"], -32603);
-    p.send_raw(&batch_of(&[(json!(2), "b")]));
-    p.recv();
-    p.close_stdin();
-    let done = p.finish();
+    let (done, _) = array_answering_a_timed_out_request(&dir, array);
     let last = done.received.split_inclusive(|&b| b == b'\n').next_back();
     assert_eq!(
         String::from_utf8_lossy(last.unwrap()),
