@@ -8,20 +8,21 @@
 
 use std::process::Command;
 
+/// Where `cargo test` built the example `name`.
+fn example_path(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    dir.join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
 /// Runs the example `name` (built by `cargo test` next to the test binaries' directory) and
 /// returns its output lines. A plain `cargo test` rebuilds the examples first; one filtered
 /// with `--test demo` does not, so build them too (`cargo build --examples`; with
 /// `--all-features` for `mcp_client` and `mcp_stub_server`, which need `tokio` and `serde`) after
 /// editing one.
 fn run_example(name: &str) -> Vec<String> {
-    let exe = std::env::current_exe().unwrap();
-    let example = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(name);
+    let example = example_path(name);
     let out = Command::new(&example)
         .output()
         .unwrap_or_else(|e| panic!("run {} (built by `cargo test`): {e}", example.display()));
@@ -191,4 +192,69 @@ fn mcp_client_example_plays_its_scenario() {
             "server exited: 0",
         ]
     );
+}
+
+/// Runs `examples/mcp_stub_server.rs` on `input` (then end of input, as a client that goes
+/// away) and returns its output lines, or `None` if it has not exited `within` later.
+#[cfg(all(feature = "tokio", feature = "serde"))]
+fn run_stub_server(input: &str, within: std::time::Duration) -> Option<Vec<String>> {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > within {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(
+        status.success(),
+        "the stub server failed: {status}; wrote {out}"
+    );
+    Some(out.lines().map(str::to_owned).collect())
+}
+
+/// The stub server's `add` adds any two integers a client sends: a sum past `i64` is no
+/// reason to crash (it did, with an overflow panic, taking every other request with it).
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_adds_past_i64() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":9223372036854775807,"b":1}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+    );
+    let lines = run_stub_server(input, std::time::Duration::from_secs(10)).expect("exits");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let sum: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(sum["id"], 1);
+    assert_eq!(
+        sum["result"]["content"][0]["text"],
+        "9223372036854775807 + 1 = 9223372036854775808"
+    );
+    assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
