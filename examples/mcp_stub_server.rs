@@ -173,7 +173,9 @@ fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> 
                 args["a"].as_i64().unwrap_or(0),
                 args["b"].as_i64().unwrap_or(0),
             );
-            Some(text_result(id, &format!("{a} + {b} = {}", a + b)))
+            // In i128: two i64s from the client may add up past i64.
+            let sum = i128::from(a) + i128::from(b);
+            Some(text_result(id, &format!("{a} + {b} = {sum}")))
         }
         "slow" | "hang" => {
             let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
