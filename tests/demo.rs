@@ -258,3 +258,24 @@ fn mcp_stub_server_adds_past_i64() {
     );
     assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
+
+/// A client that goes away in the middle of its requests (an `ask` waiting for its answer, a
+/// long `slow`, a `hang`) leaves nothing running: the stub server exits at once (it waited
+/// for the `ask` forever, and for the `slow` to the end of its steps).
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_exits_when_its_client_goes_away_mid_request() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1000,"ms":1000}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hang","arguments":{}}}"#,
+        "\n",
+    );
+    let lines = run_stub_server(input, std::time::Duration::from_secs(5))
+        .expect("the stub server exits when its input ends");
+    // At most the question `ask` sent, if it did before the client left.
+    let ask = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert!(lines.iter().all(|line| line == ask), "{lines:?}");
+}
