@@ -23,6 +23,7 @@ use rpcwire::{
 };
 use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinSet;
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 type Out = mpsc::UnboundedSender<Bytes>;
@@ -75,9 +76,13 @@ async fn main() -> std::io::Result<()> {
         asked: PendingTable::new(),
         running: InFlight::new(1024),
     }));
+    // The tasks that answer requests later (`slow`, `ask`).
+    let mut tasks = JoinSet::new();
     let mut lines = FramedRead::new(tokio::io::stdin(), LineCodec::new(Decoder::mcp(), 1 << 20));
     while let Some(item) = lines.next().await {
         let item = item?;
+        // Forget the tasks that are done (a `JoinSet` keeps each one's outcome until then).
+        while tasks.try_join_next().is_some() {}
         let Incoming::Message(msg) = &item else {
             if let Some(reply) = item.reply() {
                 let _ = tx.send(line(|out| encode::write_reply(out, &reply, None)));
@@ -85,7 +90,7 @@ async fn main() -> std::io::Result<()> {
             continue;
         };
         match msg.message() {
-            Message::Request(req) => request(&state, &tx, req),
+            Message::Request(req) => request(&state, &tx, &mut tasks, req),
             Message::Notification(n) => {
                 if let Some(cancelled) = mcp::Cancelled::from_notification(&n) {
                     let running = state.lock().unwrap().running.remove(cancelled.request_id);
@@ -110,6 +115,9 @@ async fn main() -> std::io::Result<()> {
             Message::Batch(_) => {}
         }
     }
+    // The client is gone: nobody waits for what its requests still run for (an `ask` would
+    // wait for its answer forever). Stop them, so that the writer ends with the last line.
+    tasks.shutdown().await;
     drop(tx);
     writer.await.expect("writer task")
 }
@@ -121,7 +129,12 @@ fn answer_of_client(state: &Mutex<State>, id: rpcwire::Id<'_>, what: String) {
     }
 }
 
-fn request(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) {
+fn request(
+    state: &Arc<Mutex<State>>,
+    tx: &Out,
+    tasks: &mut JoinSet<()>,
+    req: rpcwire::Request<'_>,
+) {
     let id = req.id;
     let result = |json: serde_json::Value| {
         let body = json.to_string();
@@ -148,7 +161,7 @@ fn request(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) {
             tool("hang", "never answers"),
         ]}))
     } else if req.method.eq_str(mcp::methods::TOOLS_CALL) {
-        match tool_call(state, tx, req) {
+        match tool_call(state, tx, tasks, req) {
             Some(reply) => reply,
             None => return, // answered later by a task
         }
@@ -158,7 +171,12 @@ fn request(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) {
     let _ = tx.send(reply);
 }
 
-fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> Option<Bytes> {
+fn tool_call(
+    state: &Arc<Mutex<State>>,
+    tx: &Out,
+    tasks: &mut JoinSet<()>,
+    req: rpcwire::Request<'_>,
+) -> Option<Bytes> {
     let id = req.id;
     let params = req.params.unwrap_or(RawJson::EMPTY_OBJECT);
     let call: Call = match rpcwire::typed::deserialize_borrowed(params) {
@@ -198,7 +216,7 @@ fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> 
                 let ms = args["ms"].as_u64().unwrap_or(10);
                 let token = mcp::progress_token(&Message::Request(req)).map(|t| t.to_owned_id());
                 let (id, tx, state) = (id.to_owned_id(), tx.clone(), state.clone());
-                tokio::spawn(async move {
+                tasks.spawn(async move {
                     for step in 1..=steps {
                         tokio::time::sleep(Duration::from_millis(ms)).await;
                         if cancelled.load(std::sync::atomic::Ordering::SeqCst) {
@@ -228,7 +246,7 @@ fn tool_call(state: &Arc<Mutex<State>>, tx: &Out, req: rpcwire::Request<'_>) -> 
         }
         "ask" => {
             let (id, tx, state) = (id.to_owned_id(), tx.clone(), state.clone());
-            tokio::spawn(async move {
+            tasks.spawn(async move {
                 let mut answers = Vec::new();
                 for method in [mcp::methods::PING, mcp::methods::ROOTS_LIST] {
                     let (done, answer) = oneshot::channel();
