@@ -21,7 +21,7 @@ use rpcwire::{
 
 /// What the server sends back for one incoming line: the reply and how long computing it
 /// takes, or `None` when nothing may be sent.
-fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
+pub fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
     let mut out = BytesMut::new();
     match decoder.decode(line) {
         Ok(Message::Request(req)) => {
@@ -79,6 +79,7 @@ fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
     }
 }
 
+#[allow(dead_code)]
 fn main() {
     let server = Decoder::jsonrpc();
     let client = Decoder::jsonrpc_client();

@@ -8,6 +8,9 @@
 
 use std::process::Command;
 
+#[path = "../examples/rpc_demo.rs"]
+mod rpc_demo;
+
 /// Where `cargo test` built the example `name`.
 fn example_path(name: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -49,6 +52,19 @@ fn rpc_demo_prints_the_primer_lines() {
             "None",
         ]
     );
+}
+
+/// `examples/rpc_demo.rs`'s server answers every request, whatever number `convert` is given:
+/// one whose centimetres are past `f64` gets -32602 (the result was `inf`, which is no JSON
+/// number, and the server panicked on it).
+#[test]
+fn rpc_demo_server_refuses_a_conversion_past_f64() {
+    let server = rpcwire::Decoder::jsonrpc();
+    let line = br#"{"jsonrpc":"2.0","id":7,"method":"convert","params":{"inches":1e308}}"#;
+    let (_, reply) = rpc_demo::handle(&server, line).expect("a reply");
+    let reply: serde_json::Value = serde_json::from_slice(&reply).expect("a JSON reply");
+    assert_eq!(reply["id"], 7);
+    assert_eq!(reply["error"]["code"], -32602);
 }
 
 /// `examples/gateway.rs`: two clients with the same ids, progress tokens and listen streams
