@@ -52,9 +52,11 @@ fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
                 .params
                 .and_then(|p| p.get("inches"))
                 .and_then(|v| v.as_f64());
-            match value {
-                Some(inches) => {
-                    let cm = format!("{}", (inches * 2.54 * 100.0).round() / 100.0);
+            // Past f64 (`1e308` inches) the centimetres are `inf`, which no JSON number spells.
+            let cm = value.map(|inches| (inches * 2.54 * 100.0).round() / 100.0);
+            match cm.filter(|cm| cm.is_finite()) {
+                Some(cm) => {
+                    let cm = cm.to_string();
                     encode::write_response(out, req.id, RawJson::new(cm.as_bytes()).unwrap());
                 }
                 None => {
