@@ -98,6 +98,14 @@ fn gateway_example_routes_every_line() {
             r#"-> client 0: {"jsonrpc":"2.0","id":"l","result":{}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"l","result":{}}"#,
+            // Client 0 goes away with a call and a listen stream open: both are cancelled
+            // upstream and forgotten (a listen stream has no deadline: it would stay forever),
+            // and the call's late reply goes nowhere.
+            r#"-> upstream: {"jsonrpc":"2.0","id":524290,"method":"tools/call","params":{"name":"slow"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":1310721,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1310721,"reason":"the client went away"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524290,"reason":"the client went away"}}"#,
+            r#"(dropped from upstream: {"jsonrpc":"2.0","id":524290,"result":{"content":[]}})"#,
         ]
     );
 }
