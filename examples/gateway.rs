@@ -3,9 +3,9 @@
 //! both use id `1` and progress token `"p"`; replies and progress come back to the right client
 //! with its own tokens restored byte for byte, and so do the changes on a client's MCP
 //! 2026-07-28 `subscriptions/listen` stream. Cancellations, timeouts, invalid lines from
-//! either side and replies nobody waits for are handled as a gateway must. (Requests from the
-//! upstream, and its notifications other than progress and listen streams, are not routed
-//! here: they are printed as dropped.)
+//! either side, replies nobody waits for and clients that go away are handled as a gateway
+//! must. (Requests from the upstream, and its notifications other than progress and listen
+//! streams, are not routed here: they are printed as dropped.)
 //!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
@@ -196,6 +196,24 @@ impl Gateway {
         }
     }
 
+    /// `client`'s connection closed: its requests are forgotten (a late reply is dropped as
+    /// stale) and, except `initialize`, cancelled upstream. A listen stream, which has no
+    /// deadline, would otherwise stay open upstream and in the table forever.
+    fn client_closed(&mut self, client: usize) {
+        for (token, origin) in self.remap.drop_client(&client) {
+            if origin.value != mcp::methods::INITIALIZE {
+                mcp::write_cancelled(
+                    &mut self.upstream,
+                    token.to_id(&mut [0; 20]),
+                    Some("the client went away"),
+                );
+            }
+        }
+        // The slot may serve a new connection: nothing of this one's lines is kept.
+        self.reads[client].clear();
+        self.framers[client] = LineFramer::new(MAX_FRAME);
+    }
+
     /// Prints what the gateway wrote since the last call.
     fn flush(&mut self) {
         print_lines("upstream", &self.upstream.split());
@@ -312,5 +330,21 @@ fn main() {
         20 + 4 * TIMEOUT,
     );
     gw.flush();
+    // Client 0 goes away in the middle of a call, with a listen stream open (and half a line
+    // read): both are cancelled upstream, and the call's late reply goes nowhere.
+    let now = 30 + 4 * TIMEOUT;
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n{\"jsonrpc\"",
+        now,
+    );
+    gw.client_closed(0);
+    gw.flush();
+    // (Upstream ids 524290 and 1310721, printed above.)
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","id":524290,"result":{"content":[]}}"#,
+        now,
+    );
     assert!(gw.remap.is_empty());
 }
