@@ -303,3 +303,57 @@ fn mcp_stub_server_exits_when_its_client_goes_away_mid_request() {
     let ask = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     assert!(lines.iter().all(|line| line == ask), "{lines:?}");
 }
+
+/// `examples/tokio_server.rs` goes on serving after an error accepting a connection: a peer
+/// that opens more connections than the process has file descriptors makes `accept` fail
+/// (EMFILE), and the server ended there, for every client.
+#[cfg(all(unix, feature = "tokio"))]
+#[test]
+fn tokio_server_survives_running_out_of_file_descriptors() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpStream;
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    let mut server = Command::new("sh")
+        .args(["-c", "ulimit -n 32 && exec \"$0\" 127.0.0.1:0"])
+        .arg(example_path("tokio_server"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tokio_server (built by `cargo test --features tokio`)");
+    let mut log = BufReader::new(server.stderr.take().unwrap()).lines();
+    let first = log.next().unwrap().unwrap();
+    let addr = first
+        .strip_prefix("listening on ")
+        .expect("the address")
+        .to_owned();
+    // Drain the rest of its log, so that the server never blocks writing it.
+    std::thread::spawn(move || log.for_each(drop));
+
+    // More connections than the server has descriptors for, held open a moment.
+    let held: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(held);
+    std::thread::sleep(Duration::from_millis(500));
+
+    let answered = (|| {
+        let mut client = TcpStream::connect(&addr).ok()?;
+        client.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\"}\n")
+            .ok()?;
+        let mut reply = String::new();
+        BufReader::new(client).read_line(&mut reply).ok()?;
+        Some(reply)
+    })();
+    let exited = server.try_wait().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(exited, None, "the server exited");
+    assert_eq!(
+        answered.as_deref(),
+        Some("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")
+    );
+}
