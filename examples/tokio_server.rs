@@ -5,6 +5,8 @@
 //! Run with `cargo run --example tokio_server --features tokio -- 127.0.0.1:7777`, then e.g.
 //! `printf '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}\n' | nc 127.0.0.1 7777`.
 
+use std::time::Duration;
+
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec, Outgoing};
 use rpcwire::{Decoder, Message, RawJson};
@@ -40,10 +42,20 @@ pub async fn serve_connection(stream: TcpStream, decoder: Decoder) -> std::io::R
 }
 
 /// Accepts connections forever, one task each.
-pub async fn serve(listener: TcpListener, decoder: Decoder) -> std::io::Result<()> {
+pub async fn serve(listener: TcpListener, decoder: Decoder) {
     loop {
-        let (stream, _) = listener.accept().await?;
-        tokio::spawn(serve_connection(stream, decoder));
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                tokio::spawn(serve_connection(stream, decoder));
+            }
+            // A failed accept ends no server: it is a connection reset before it was accepted,
+            // or the process out of file descriptors (which many connections cause), and the
+            // pause lets some connections close.
+            Err(e) => {
+                eprintln!("accept: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
     }
 }
 
@@ -55,5 +67,6 @@ async fn main() -> std::io::Result<()> {
         .unwrap_or_else(|| "127.0.0.1:7777".into());
     let listener = TcpListener::bind(&addr).await?;
     eprintln!("listening on {}", listener.local_addr()?);
-    serve(listener, Decoder::mcp()).await
+    serve(listener, Decoder::mcp()).await;
+    Ok(())
 }
