@@ -328,7 +328,7 @@ fn show(request: &str, response: &HttpResponse) {
 
 /// The client reads an event stream, 16 bytes at a time as the network hands them over, to
 /// its end, and prints each event's id and what it carries.
-fn read_stream(framer: &mut SseFramer, body: &[u8]) {
+pub fn read_stream(framer: &mut SseFramer, body: &[u8]) {
     let decoder = Decoder::mcp_client();
     let print = |event: SseEvent| {
         let id = event

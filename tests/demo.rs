@@ -10,6 +10,10 @@ use std::process::Command;
 
 #[path = "../examples/rpc_demo.rs"]
 mod rpc_demo;
+// (Only its client's `read_stream` is called here.)
+#[allow(dead_code)]
+#[path = "../examples/streamable_http.rs"]
+mod streamable_http;
 
 /// Where `cargo test` built the example `name`.
 fn example_path(name: &str) -> std::path::PathBuf {
@@ -190,6 +194,18 @@ fn streamable_http_example_answers_every_post() {
             r#"POST a response with result 1 -> 400 (no body)"#,
         ]
     );
+}
+
+/// `examples/streamable_http.rs`'s client reads on past an event longer than its framer takes,
+/// which is the server's to send: the framer reports it once and skips it (the client
+/// panicked, `expect`ing no over-long event).
+#[test]
+fn streamable_http_client_reads_past_an_over_long_event() {
+    let mut framer = rpcwire::SseFramer::new(64);
+    let long = format!("id: 0\ndata: \"{}\"\n\n", "x".repeat(100));
+    let next = "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n";
+    streamable_http::read_stream(&mut framer, format!("{long}{next}").as_bytes());
+    assert_eq!(framer.last_event_id(), Some(&b"1"[..]));
 }
 
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
