@@ -20,7 +20,7 @@
 //! prints every response the server writes and every event the client reads.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::{self, BatchReply};
@@ -37,6 +37,8 @@ use rpcwire::{
 /// The versions this server speaks: negotiated at `initialize`, or from 2026-07-28 on named
 /// by each request.
 const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+/// How many streams are kept to be replayed (the latest).
+const KEPT_STREAMS: usize = 1024;
 /// How long a client waits before it reconnects to a stream, in ms.
 const RETRY_MS: u64 = 1000;
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
@@ -81,8 +83,11 @@ struct Server {
     sessions: HashMap<&'static str, &'static str>,
     /// The tools' `x-mcp-header` annotations, by name.
     tools: HashMap<&'static str, ToolHeaders>,
-    /// The events of every SSE stream, by stream number, kept to be replayed.
-    streams: Vec<Vec<Bytes>>,
+    /// The events of the latest SSE streams, kept to be replayed: stream number
+    /// `first_stream + i` is `streams[i]`. The oldest is forgotten past `KEPT_STREAMS`, or
+    /// every POST a client makes would be kept forever.
+    streams: VecDeque<Vec<Bytes>>,
+    first_stream: usize,
 }
 
 impl Server {
@@ -92,7 +97,8 @@ impl Server {
         Server {
             sessions: sessions.iter().copied().collect(),
             tools: HashMap::from([(EXECUTE_SQL, tool)]),
-            streams: Vec::new(),
+            streams: VecDeque::new(),
+            first_stream: 0,
         }
     }
 
@@ -238,7 +244,7 @@ impl Server {
         // One stream per request; event ids are `{stream}/{n}`, so that a `Last-Event-ID`
         // names the stream to resume ("Event IDs SHOULD encode sufficient information to
         // identify the originating stream").
-        let stream = self.streams.len();
+        let stream = self.first_stream + self.streams.len();
         let mut events = Vec::new();
         let mut event = |message: &[u8]| {
             let id = format!("{stream}/{}", events.len());
@@ -264,7 +270,11 @@ impl Server {
         for event in &events[1..] {
             body.extend_from_slice(event);
         }
-        self.streams.push(events);
+        self.streams.push_back(events);
+        if self.streams.len() > KEPT_STREAMS {
+            self.streams.pop_front();
+            self.first_stream += 1;
+        }
         HttpResponse::new(200, EVENT_STREAM, body)
     }
 
@@ -273,7 +283,8 @@ impl Server {
     fn resume(&self, headers: &[Field]) -> HttpResponse {
         let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
         let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
-        let events = stream.and_then(|s| self.streams.get(s.parse::<usize>().ok()?));
+        let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);
+        let events = stream.and_then(|s| self.streams.get(kept(s)?));
         match (events, n.and_then(|n| n.parse::<usize>().ok())) {
             (Some(events), Some(n)) => {
                 let mut body = BytesMut::new();
@@ -283,7 +294,7 @@ impl Server {
                 }
                 HttpResponse::new(200, EVENT_STREAM, body)
             }
-            // An id this server never gave.
+            // An id this server never gave, or of a stream it no longer keeps.
             _ => HttpResponse::bad_request(|_| {}),
         }
     }
