@@ -10,7 +10,10 @@ use std::process::Command;
 
 #[path = "../examples/rpc_demo.rs"]
 mod rpc_demo;
-// (Only its client's `read_stream` is called here.)
+// (Only their functions called here are used.)
+#[allow(dead_code)]
+#[path = "../examples/http_headers.rs"]
+mod http_headers;
 #[allow(dead_code)]
 #[path = "../examples/streamable_http.rs"]
 mod streamable_http;
@@ -132,6 +135,82 @@ fn http_headers_example_drops_only_the_invalid_tool() {
         .collect();
     assert_eq!(names, ["execute_sql", "get_weather", "legacy"]);
     assert_eq!(reply["result"]["nextCursor"], "page-2");
+}
+
+/// `examples/http_headers.rs`'s bridge hands its client a reply to `tools/list` that is no
+/// success as it came, for the client to judge: it panicked on an error reply
+/// (`unreachable!`) and on one it could not decode (`expect`).
+#[test]
+fn http_headers_bridge_passes_on_what_is_no_success() {
+    let mut tools = std::collections::HashMap::new();
+    let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"down"}}"#;
+    for reply in [&error[..], b"{oops"] {
+        let to_client = http_headers::filter_tools_list(reply, &mut tools);
+        assert_eq!(to_client, [reply, b"\n"].concat());
+    }
+    assert!(tools.is_empty());
+}
+
+/// `examples/http_headers.rs`'s server checks a POST's headers against the annotations of the
+/// tool its body calls (it used `execute_sql`'s for every call), answers a notification's
+/// mismatch without an id (MCP's form: it wrote `"id":null`), and a body it cannot decode
+/// with that error's reply (it panicked).
+#[test]
+fn http_headers_server_checks_the_called_tool() {
+    use rpcwire::headers::{mirror_headers, ToolHeaders};
+    use rpcwire::{Decoder, RawJson};
+    let annotated = |schema: &'static str| {
+        ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).unwrap()
+    };
+    let tools = std::collections::HashMap::from([
+        (
+            "execute_sql".to_owned(),
+            annotated(
+                r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#,
+            ),
+        ),
+        (
+            "get_weather".to_owned(),
+            annotated(r#"{"type":"object","properties":{"region":{"type":"string"}}}"#),
+        ),
+    ]);
+    let headers_of = |body: &[u8]| -> Vec<(String, Vec<u8>)> {
+        let msg = Decoder::mcp().decode(body).unwrap();
+        let tool = msg
+            .params()
+            .and_then(|p| p.get("name")?.as_str())
+            .and_then(|name| tools.get(&*name.decode()));
+        let headers = mirror_headers(&msg, None, tool).unwrap();
+        headers
+            .iter()
+            .map(|(h, v)| (h.to_string(), v.as_bytes().to_vec()))
+            .collect()
+    };
+    let reply = |r: Result<(), bytes::BytesMut>| {
+        let r = r.expect_err("an error reply");
+        serde_json::from_slice::<serde_json::Value>(&r).unwrap()
+    };
+
+    // `get_weather` mirrors no argument: its region needs no header.
+    let weather = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_weather","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(
+        http_headers::server_check(&tools, &headers_of(weather), weather),
+        Ok(())
+    );
+
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut headers = headers_of(note);
+    for (name, value) in &mut headers {
+        if name == "Mcp-Method" {
+            *value = b"ping".to_vec();
+        }
+    }
+    let error = reply(http_headers::server_check(&tools, &headers, note));
+    assert_eq!(error["error"]["code"], -32020);
+    assert!(error.get("id").is_none(), "{error}");
+
+    let error = reply(http_headers::server_check(&tools, &headers, b"{oops"));
+    assert_eq!(error["error"]["code"], -32700);
 }
 
 /// `examples/streamable_http.rs`: a Streamable HTTP server core and its client, every response
