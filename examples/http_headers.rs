@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use bytes::BytesMut;
 use rpcwire::headers::{mirror_headers, HeaderCheck, ToolHeaders};
-use rpcwire::{encode, Decoder, Message, RawJson, ReplyId};
+use rpcwire::{encode, mcp, Decoder, Message, RawJson, ReplyId};
 
 const VERSION: &str = "2026-07-28";
 
@@ -39,10 +39,16 @@ const CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"n
 /// Step 1: the server's reply to the client's `tools/list`, as the bridge hands it on: the
 /// valid tools kept (their annotations put in `tools`, by name), the others dropped.
 pub fn filter_tools_list(reply: &[u8], tools: &mut HashMap<String, ToolHeaders>) -> BytesMut {
-    let decoder = Decoder::mcp();
-    let reply = decoder.decode(reply).expect("a valid reply");
-    let Message::Response(success) = &reply else {
-        unreachable!("a success")
+    // The bridge reads what a server sends: `mcp_client`, not `mcp` (which reads a client).
+    let success = match Decoder::mcp_client().decode(reply) {
+        Ok(Message::Response(success)) => success,
+        // An error reply, or a line the bridge cannot read: nothing to filter, and the
+        // client's to judge, as it came.
+        _ => {
+            let mut to_client = BytesMut::from(reply);
+            to_client.extend_from_slice(b"\n");
+            return to_client;
+        }
     };
     let result = success.result;
     let mut kept: Vec<RawJson<'_>> = Vec::new();
@@ -101,17 +107,32 @@ pub fn server_check(
     headers: &[(String, Vec<u8>)],
     body: &[u8],
 ) -> Result<(), BytesMut> {
-    let decoder = Decoder::mcp();
-    let received = decoder.decode(body).expect("a valid request");
-    let named = tools.get("execute_sql");
-    let check = match named {
+    let mut reply = BytesMut::new();
+    let received = match Decoder::mcp().decode(body) {
+        Ok(received) => received,
+        Err(rejection) => {
+            // (`None` only for a malformed response: 400 without a body.)
+            if let Some(error) = rejection.reply() {
+                encode::write_reply(&mut reply, &error, None);
+            }
+            return Err(reply);
+        }
+    };
+    // The annotations of the tool the body calls, if it calls one.
+    let calls = received
+        .method()
+        .is_some_and(|m| m.eq_str(mcp::methods::TOOLS_CALL));
+    let called = calls
+        .then(|| received.params()?.get("name")?.as_str())
+        .flatten();
+    let check = match called.and_then(|name| tools.get(&*name.decode())) {
         Some(tool) => HeaderCheck::new(&[VERSION]).with_tool(tool),
         None => HeaderCheck::new(&[VERSION]),
     };
     let headers = headers.iter().map(|(n, v)| (n.as_str(), v.as_slice()));
     check.check(headers, &received).map_err(|e| {
-        let mut reply = BytesMut::new();
-        let id = received.id().map_or(ReplyId::Null, ReplyId::Id);
+        // A notification's error reply has no id (MCP's form; not `"id":null`).
+        let id = received.id().map_or(ReplyId::Absent, ReplyId::Id);
         e.write_reply(&mut reply, id, &[VERSION]);
         reply
     })
