@@ -113,6 +113,10 @@ fn gateway_example_routes_every_line() {
             r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1310721,"reason":"the client went away"}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524290,"reason":"the client went away"}}"#,
             r#"(dropped from upstream: {"jsonrpc":"2.0","id":524290,"result":{"content":[]}})"#,
+            // The upstream's own requests are answered, for no client to answer them: a
+            // `ping`, and -32601 for what the gateway does not offer (they went unanswered).
+            r#"-> upstream: {"jsonrpc":"2.0","id":"s1","result":{}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":"s2","error":{"code":-32601,"message":"Method not found","data":"roots/list"}}"#,
         ]
     );
 }
