@@ -4,8 +4,9 @@
 //! with its own tokens restored byte for byte, and so do the changes on a client's MCP
 //! 2026-07-28 `subscriptions/listen` stream. Cancellations, timeouts, invalid lines from
 //! either side, replies nobody waits for and clients that go away are handled as a gateway
-//! must. (Requests from the upstream, and its notifications other than progress and listen
-//! streams, are not routed here: they are printed as dropped.)
+//! must. (Requests from the upstream are not routed to a client here: the gateway answers
+//! `ping` and refuses the others with -32601. Its notifications other than progress and
+//! listen streams are printed as dropped.)
 //!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
@@ -14,7 +15,7 @@ use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
     encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, IdRemapper, LineFramer, Message,
-    ReplyId, Role,
+    RawJson, ReplyId, Role,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -148,6 +149,16 @@ impl Gateway {
                     .route_subscription(frame, &n, &mut routed)
                     .map(|origin| origin.client),
             },
+            // A request of the upstream's own: no client is asked (this gateway routes none),
+            // so the gateway answers it, as JSON-RPC requires of whoever receives a request.
+            Ok(Message::Request(req)) => {
+                if req.method.eq_str(mcp::methods::PING) {
+                    encode::write_response(&mut self.upstream, req.id, RawJson::EMPTY_OBJECT);
+                } else {
+                    encode::write_method_not_found(&mut self.upstream, req.id, req.method);
+                }
+                return;
+            }
             // An invalid reply whose id is readable fails its request: the client is told
             // instead of waiting forever.
             Err(rejection) if rejection.is_response() => {
@@ -346,5 +357,9 @@ fn main() {
         br#"{"jsonrpc":"2.0","id":524290,"result":{"content":[]}}"#,
         now,
     );
+    // The upstream's own requests.
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#, now);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s2","method":"roots/list"}"#, now);
+    gw.flush();
     assert!(gw.remap.is_empty());
 }
