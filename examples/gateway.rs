@@ -360,6 +360,7 @@ fn main() {
     // The upstream's own requests.
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#, now);
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s2","method":"roots/list"}"#, now);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s3","method":7}"#, now);
     gw.flush();
     assert!(gw.remap.is_empty());
 }

@@ -117,6 +117,8 @@ fn gateway_example_routes_every_line() {
             // `ping`, and -32601 for what the gateway does not offer (they went unanswered).
             r#"-> upstream: {"jsonrpc":"2.0","id":"s1","result":{}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":"s2","error":{"code":-32601,"message":"Method not found","data":"roots/list"}}"#,
+            // An invalid request of the upstream's, its id readable, gets -32600.
+            r#"-> upstream: {"jsonrpc":"2.0","id":"s3","error":{"code":-32600,"message":"Invalid Request"}}"#,
         ]
     );
 }
