@@ -174,6 +174,17 @@ impl Gateway {
                 }
                 origin.map(|origin| origin.client)
             }
+            // An invalid request of the upstream's gets -32600, when its id can be read: a
+            // line that is not JSON may have been a reply, and is never answered.
+            Err(rejection) => {
+                if let Some(reply) = rejection.reply() {
+                    if matches!(reply.id, ReplyId::Id(_)) {
+                        encode::write_reply(&mut self.upstream, &reply, None);
+                        return;
+                    }
+                }
+                None
+            }
             _ => None,
         };
         match client {
