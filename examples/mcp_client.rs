@@ -102,6 +102,8 @@ struct Session {
     unknown_replies: usize,
     /// Progress on a token no request in flight carries (after its result or cancellation).
     unknown_progress: usize,
+    /// The server closed its stdout: a request put in the table now would never be answered.
+    closed: bool,
 }
 
 enum Line {
@@ -208,6 +210,7 @@ impl Client {
                 stale_replies: 0,
                 unknown_replies: 0,
                 unknown_progress: 0,
+                closed: false,
             }),
             out,
             clock: Arc::new(DeadlineClock::new()),
@@ -229,6 +232,9 @@ impl Client {
         let (done, reply) = oneshot::channel();
         let token = {
             let mut session = self.inner.session.lock().unwrap();
+            if session.closed {
+                return Err(CallError::Closed);
+            }
             let entry = session
                 .pending
                 .vacant_entry()
@@ -389,8 +395,12 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
             Incoming::TooLong { .. } => eprintln!("client: over-long line dropped"),
         }
     }
-    // The server is gone: nobody will answer what is still in flight.
-    let drained: Vec<_> = inner.session.lock().unwrap().pending.drain().collect();
+    // The server is gone: nobody will answer what is still in flight, nor what comes next.
+    let drained: Vec<_> = {
+        let mut session = inner.session.lock().unwrap();
+        session.closed = true;
+        session.pending.drain().collect()
+    };
     for (_, waiting) in drained {
         let _ = waiting.done.send(Err(CallError::Closed));
     }
