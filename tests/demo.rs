@@ -458,3 +458,39 @@ fn tokio_server_survives_running_out_of_file_descriptors() {
         Some("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")
     );
 }
+
+/// `examples/mcp_stub_server.rs` holds no more than a few replies for a client that sends
+/// and does not read them: it stops reading until its stdout drains. (It read on, queueing
+/// every reply in memory: a flood of pings grew it without bound.)
+#[cfg(all(target_os = "linux", feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_holds_few_replies_for_a_client_that_does_not_read() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    let rss_kib = |pid: u32| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    // 64 MiB of pings, from a thread: once the stub stops reading, the writes block.
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1234567,\"method\":\"ping\"}\n".repeat(1 << 14);
+        for _ in 0..(64 << 20) / ping.len() {
+            if stdin.write_all(&ping).is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let after = rss_kib(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // (A few MiB for the process itself; the flood's replies would take hundreds.)
+    assert!(after < 48 * 1024, "RSS grew to {after} KiB");
+}
