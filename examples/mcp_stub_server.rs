@@ -26,7 +26,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-type Out = mpsc::UnboundedSender<Bytes>;
+/// Lines for the writer task. A bounded queue: when the client does not read its replies,
+/// sending waits, and so does reading its next request (an unbounded one would hold every
+/// reply in memory).
+type Out = mpsc::Sender<Bytes>;
 
 /// What the server keeps between lines.
 struct State {
@@ -63,7 +66,7 @@ fn text_result(id: rpcwire::Id<'_>, text: &str) -> Bytes {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Bytes>();
+    let (tx, mut rx) = mpsc::channel::<Bytes>(64);
     let mut sink = FramedWrite::new(tokio::io::stdout(), LineEncoder);
     let writer = tokio::spawn(async move {
         while let Some(line) = rx.recv().await {
@@ -85,12 +88,18 @@ async fn main() -> std::io::Result<()> {
         while tasks.try_join_next().is_some() {}
         let Incoming::Message(msg) = &item else {
             if let Some(reply) = item.reply() {
-                let _ = tx.send(line(|out| encode::write_reply(out, &reply, None)));
+                let _ = tx
+                    .send(line(|out| encode::write_reply(out, &reply, None)))
+                    .await;
             }
             continue;
         };
         match msg.message() {
-            Message::Request(req) => request(&state, &tx, &mut tasks, req),
+            Message::Request(req) => {
+                if let Some(reply) = request(&state, &tx, &mut tasks, req) {
+                    let _ = tx.send(reply).await;
+                }
+            }
             Message::Notification(n) => {
                 if let Some(cancelled) = mcp::Cancelled::from_notification(&n) {
                     let running = state.lock().unwrap().running.remove(cancelled.request_id);
@@ -100,7 +109,7 @@ async fn main() -> std::io::Result<()> {
                             .store(true, std::sync::atomic::Ordering::SeqCst);
                         if running.reply_late {
                             let late = text_result(cancelled.request_id, "too late");
-                            let _ = tx.send(late);
+                            let _ = tx.send(late).await;
                         }
                     }
                 }
@@ -129,12 +138,13 @@ fn answer_of_client(state: &Mutex<State>, id: rpcwire::Id<'_>, what: String) {
     }
 }
 
+/// The reply to a request, or `None` when a task answers it later.
 fn request(
     state: &Arc<Mutex<State>>,
     tx: &Out,
     tasks: &mut JoinSet<()>,
     req: rpcwire::Request<'_>,
-) {
+) -> Option<Bytes> {
     let id = req.id;
     let result = |json: serde_json::Value| {
         let body = json.to_string();
@@ -161,14 +171,11 @@ fn request(
             tool("hang", "never answers"),
         ]}))
     } else if req.method.eq_str(mcp::methods::TOOLS_CALL) {
-        match tool_call(state, tx, tasks, req) {
-            Some(reply) => reply,
-            None => return, // answered later by a task
-        }
+        return tool_call(state, tx, tasks, req);
     } else {
         line(|out| encode::write_method_not_found(out, id, req.method))
     };
-    let _ = tx.send(reply);
+    Some(reply)
 }
 
 fn tool_call(
@@ -234,11 +241,13 @@ fn tool_call(
                                 );
                                 debug_assert!(ok);
                             });
-                            let _ = tx.send(progress);
+                            let _ = tx.send(progress).await;
                         }
                     }
-                    if state.lock().unwrap().running.remove(id.as_id()).is_some() {
-                        let _ = tx.send(text_result(id.as_id(), &format!("done in {steps} steps")));
+                    let done = state.lock().unwrap().running.remove(id.as_id()).is_some();
+                    if done {
+                        let result = text_result(id.as_id(), &format!("done in {steps} steps"));
+                        let _ = tx.send(result).await;
                     }
                 });
             }
@@ -252,12 +261,12 @@ fn tool_call(
                     let (done, answer) = oneshot::channel();
                     let token = state.lock().unwrap().asked.insert(done).unwrap();
                     let mut buf = [0; 20];
-                    let _ = tx.send(line(|out| {
-                        encode::write_request(out, token.to_id(&mut buf), method, None)
-                    }));
+                    let question =
+                        line(|out| encode::write_request(out, token.to_id(&mut buf), method, None));
+                    let _ = tx.send(question).await;
                     answers.push(format!("{method} -> {}", answer.await.unwrap_or_default()));
                 }
-                let _ = tx.send(text_result(id.as_id(), &answers.join(", ")));
+                let _ = tx.send(text_result(id.as_id(), &answers.join(", "))).await;
             });
             None
         }
