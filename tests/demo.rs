@@ -494,3 +494,27 @@ fn mcp_stub_server_holds_few_replies_for_a_client_that_does_not_read() {
     // (A few MiB for the process itself; the flood's replies would take hundreds.)
     assert!(after < 48 * 1024, "RSS grew to {after} KiB");
 }
+
+/// `examples/mcp_stub_server.rs` keeps at most as many requests running as its table of
+/// running requests holds (1024), `ask`s included, which wait for the client's answers: the
+/// next is refused with -32603. (An `ask` was never counted: a client that never answers
+/// could keep any number waiting, and past the table of questions, 65536, the task panicked
+/// and the request went unanswered.)
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_bounds_the_asks_waiting_for_answers() {
+    let ask = |id: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"ask","arguments":{{}}}}}}"#
+        ) + "\n"
+    };
+    let input: String = (1..=1025).map(ask).collect();
+    let lines = run_stub_server(&input, std::time::Duration::from_secs(10)).expect("exits");
+    let refused =
+        r#"{"jsonrpc":"2.0","id":1025,"error":{"code":-32603,"message":"too many requests"}}"#;
+    assert!(
+        lines.iter().any(|line| line == refused),
+        "{:?}",
+        &lines[lines.len().saturating_sub(3)..]
+    );
+}
