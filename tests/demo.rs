@@ -518,3 +518,27 @@ fn mcp_stub_server_bounds_the_asks_waiting_for_answers() {
         &lines[lines.len().saturating_sub(3)..]
     );
 }
+
+/// `examples/mcp_client.rs` holds few replies for a server that floods it with requests and
+/// does not read its stdin: it stops reading the server until they are written. (It read on,
+/// queueing a reply and a transcript line for each: it grew without bound.)
+#[cfg(all(target_os = "linux", feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_holds_few_replies_for_a_server_that_does_not_read() {
+    use std::process::Stdio;
+    let ping = r#"{"jsonrpc":"2.0","id":1234567,"method":"ping"}"#;
+    let mut client = Command::new(example_path("mcp_client"))
+        .args(["yes", ping])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp_client (built by `cargo test --all-features`)");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", client.id())).unwrap();
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let rss_kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    // (A few MiB for the process itself; the flood's replies would take hundreds.)
+    assert!(rss_kib < 48 * 1024, "RSS grew to {rss_kib} KiB");
+}
