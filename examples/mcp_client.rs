@@ -93,7 +93,7 @@ struct Waiting {
     method: &'static str,
     done: oneshot::Sender<Result<OwnedMessage, CallError>>,
     /// Where its progress goes, if it asked for some.
-    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress: Option<mpsc::Sender<Progress>>,
     /// Its timeout: each progress moves the deadline to now + this (later: no nudge needed).
     timeout: Option<Duration>,
 }
@@ -172,7 +172,7 @@ struct Client {
 #[derive(Default)]
 struct CallOptions {
     timeout: Option<Duration>,
-    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress: Option<mpsc::Sender<Progress>>,
 }
 
 /// Removes the request from the table and cancels it on the server if its caller stops
@@ -499,7 +499,9 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
             total: p.total,
         };
         if let Some(to) = &waiting.progress {
-            let _ = to.send(progress);
+            // A caller that falls behind misses progress (the server's to send without
+            // end), rather than the client queueing all of it.
+            let _ = to.try_send(progress);
         }
         if let Some(timeout) = waiting.timeout {
             let deadline = inner.clock.deadline_in(timeout);
@@ -595,7 +597,7 @@ fn show(result: &Result<CallToolResult, CallError>) -> String {
 }
 
 /// Every progress received so far, as `1/5 2/5 …`.
-fn progress_list(progress: &mut mpsc::UnboundedReceiver<Progress>) -> String {
+fn progress_list(progress: &mut mpsc::Receiver<Progress>) -> String {
     let mut seen = Vec::new();
     while let Ok(p) = progress.try_recv() {
         seen.push(match p.total {
@@ -671,7 +673,7 @@ async fn scenario(client: &Client) {
     };
 
     // Four calls at once; `slow` would time out but for its progress.
-    let (progress, mut slow_progress) = mpsc::unbounded_channel();
+    let (progress, mut slow_progress) = mpsc::channel(64);
     let slow_options = CallOptions {
         timeout: Some(Duration::from_millis(800)),
         progress: Some(progress),
@@ -707,7 +709,7 @@ async fn scenario(client: &Client) {
     println!("hang (timeout 300 ms) -> {}", show(&hang));
 
     // Given up after its first progress: dropping the call cancels it.
-    let (progress, mut slow_progress) = mpsc::unbounded_channel();
+    let (progress, mut slow_progress) = mpsc::channel(64);
     let options = CallOptions {
         progress: Some(progress),
         ..CallOptions::default()
