@@ -373,5 +373,13 @@ fn main() {
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s2","method":"roots/list"}"#, now);
     gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s3","method":7}"#, now);
     gw.flush();
+    // The upstream goes away with a call and a listen stream of client 1's in flight.
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l2\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        now,
+    );
+    gw.flush();
     assert!(gw.remap.is_empty());
 }

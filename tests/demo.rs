@@ -119,6 +119,12 @@ fn gateway_example_routes_every_line() {
             r#"-> upstream: {"jsonrpc":"2.0","id":"s2","error":{"code":-32601,"message":"Method not found","data":"roots/list"}}"#,
             // An invalid request of the upstream's, its id readable, gets -32600.
             r#"-> upstream: {"jsonrpc":"2.0","id":"s3","error":{"code":-32600,"message":"Invalid Request"}}"#,
+            // The upstream goes away with client 1's call and listen stream in flight: each
+            // is answered (a listen stream has no deadline: it would wait forever).
+            r#"-> upstream: {"jsonrpc":"2.0","id":786434,"method":"tools/call","params":{"name":"fast"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":1572865,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":"l2","error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
         ]
     );
 }
