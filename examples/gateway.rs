@@ -3,10 +3,10 @@
 //! both use id `1` and progress token `"p"`; replies and progress come back to the right client
 //! with its own tokens restored byte for byte, and so do the changes on a client's MCP
 //! 2026-07-28 `subscriptions/listen` stream. Cancellations, timeouts, invalid lines from
-//! either side, replies nobody waits for and clients that go away are handled as a gateway
-//! must. (Requests from the upstream are not routed to a client here: the gateway answers
-//! `ping` and refuses the others with -32601. Its notifications other than progress and
-//! listen streams are printed as dropped.)
+//! either side, replies nobody waits for, and clients or the upstream going away are
+//! handled as a gateway must. (Requests from the upstream are not routed to a client here:
+//! the gateway answers `ping` and refuses the others with -32601. Its notifications other
+//! than progress and listen streams are printed as dropped.)
 //!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
@@ -236,6 +236,22 @@ impl Gateway {
         self.framers[client] = LineFramer::new(MAX_FRAME);
     }
 
+    /// The upstream's connection closed: every request in flight is answered, since no reply
+    /// will come (a listen stream, which has no deadline, would wait forever). What is left to
+    /// write upstream is dropped.
+    fn upstream_closed(&mut self) {
+        for (_, origin) in self.remap.drain() {
+            encode::write_error(
+                &mut self.clients[origin.client],
+                ReplyId::Id(origin.id.as_id()),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: the upstream went away",
+                None,
+            );
+        }
+        self.upstream.clear();
+    }
+
     /// Prints what the gateway wrote since the last call.
     fn flush(&mut self) {
         print_lines("upstream", &self.upstream.split());
@@ -380,6 +396,8 @@ fn main() {
           {\"jsonrpc\":\"2.0\",\"id\":\"l2\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
         now,
     );
+    gw.flush();
+    gw.upstream_closed();
     gw.flush();
     assert!(gw.remap.is_empty());
 }
