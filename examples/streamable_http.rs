@@ -46,14 +46,14 @@ const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
 
 /// An HTTP header: its name and value.
-type Field<'a> = (&'a str, &'a [u8]);
+pub type Field<'a> = (&'a str, &'a [u8]);
 
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
 
 /// What the HTTP layer sends back.
-struct HttpResponse {
-    status: u16,
+pub struct HttpResponse {
+    pub status: u16,
     content_type: Option<&'static str>,
     body: BytesMut,
 }
@@ -77,7 +77,7 @@ impl HttpResponse {
     }
 }
 
-struct Server {
+pub struct Server {
     /// The version each session of an earlier revision negotiated at `initialize`, by its
     /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
     sessions: HashMap<&'static str, &'static str>,
@@ -91,7 +91,7 @@ struct Server {
 }
 
 impl Server {
-    fn new(sessions: &[(&'static str, &'static str)]) -> Self {
+    pub fn new(sessions: &[(&'static str, &'static str)]) -> Self {
         let schema = RawJson::new(EXECUTE_SQL_SCHEMA).expect("a JSON schema");
         let tool = ToolHeaders::from_input_schema(schema).expect("valid annotations");
         Server {
@@ -103,7 +103,7 @@ impl Server {
     }
 
     /// One POST to the MCP endpoint.
-    fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
+    pub fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
         let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
         let session = header(headers, "Mcp-Session-Id")
             .and_then(|id| self.sessions.get(std::str::from_utf8(id).ok()?).copied());
@@ -280,7 +280,7 @@ impl Server {
 
     /// A GET that resumes a stream: "the server MAY use this header to replay messages that
     /// would have been sent after the last event ID, on the stream that was disconnected".
-    fn resume(&self, headers: &[Field]) -> HttpResponse {
+    pub fn resume(&self, headers: &[Field]) -> HttpResponse {
         let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
         let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
         let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);

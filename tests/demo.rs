@@ -299,6 +299,28 @@ fn streamable_http_client_reads_past_an_over_long_event() {
     assert_eq!(framer.last_event_id(), Some(&b"1"[..]));
 }
 
+/// `examples/streamable_http.rs` replays a stream only to its own session: a GET naming
+/// another session, or none, gets 400, not the events of a stream it never opened. (Any
+/// client could read any session's results by counting stream numbers.)
+#[test]
+fn streamable_http_replays_a_stream_to_its_own_session_only() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-11-25"), ("b", "2025-11-25")]);
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT secret"}}}"#;
+    let post: &[Field] = &[
+        ("Mcp-Session-Id", b"a"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Accept", b"text/event-stream"),
+    ];
+    assert_eq!(server.post(post, call).status, 200);
+    let own: &[Field] = &[("Mcp-Session-Id", b"a"), ("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(own).status, 200);
+    let other: &[Field] = &[("Mcp-Session-Id", b"b"), ("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(other).status, 400);
+    let none: &[Field] = &[("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(none).status, 400);
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
