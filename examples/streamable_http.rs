@@ -77,6 +77,14 @@ impl HttpResponse {
     }
 }
 
+/// An SSE stream kept to be replayed, and the session that opened it (its `Mcp-Session-Id`):
+/// only that session may resume it. Stream numbers are easy to guess, and another client
+/// naming one would read its results.
+struct Stream {
+    session: Option<Vec<u8>>,
+    events: Vec<Bytes>,
+}
+
 pub struct Server {
     /// The version each session of an earlier revision negotiated at `initialize`, by its
     /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
@@ -86,7 +94,7 @@ pub struct Server {
     /// The events of the latest SSE streams, kept to be replayed: stream number
     /// `first_stream + i` is `streams[i]`. The oldest is forgotten past `KEPT_STREAMS`, or
     /// every POST a client makes would be kept forever.
-    streams: VecDeque<Vec<Bytes>>,
+    streams: VecDeque<Stream>,
     first_stream: usize,
 }
 
@@ -194,7 +202,8 @@ impl Server {
         match msg {
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
-                self.answer(req, progress, accepts_event_stream(headers))
+                let sse = accepts_event_stream(headers);
+                self.answer(req, progress, sse, header(headers, "Mcp-Session-Id"))
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
             Message::Batch(batch) => {
@@ -234,8 +243,15 @@ impl Server {
         }
     }
 
-    /// A request's reply: one JSON body, or an event stream when the client takes one.
-    fn answer(&mut self, req: Request<'_>, progress: Option<Id<'_>>, sse: bool) -> HttpResponse {
+    /// A request's reply: one JSON body, or an event stream of `session`'s when the client
+    /// takes one.
+    fn answer(
+        &mut self,
+        req: Request<'_>,
+        progress: Option<Id<'_>>,
+        sse: bool,
+        session: Option<&[u8]>,
+    ) -> HttpResponse {
         let mut reply = BytesMut::new();
         self.result(&mut reply, req);
         if !sse {
@@ -270,7 +286,10 @@ impl Server {
         for event in &events[1..] {
             body.extend_from_slice(event);
         }
-        self.streams.push_back(events);
+        self.streams.push_back(Stream {
+            session: session.map(<[u8]>::to_vec),
+            events,
+        });
         if self.streams.len() > KEPT_STREAMS {
             self.streams.pop_front();
             self.first_stream += 1;
@@ -284,7 +303,13 @@ impl Server {
         let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
         let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
         let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);
-        let events = stream.and_then(|s| self.streams.get(kept(s)?));
+        let session = header(headers, "Mcp-Session-Id");
+        // (A stream opened without a session is anyone's who names it: a server without
+        // sessions would make its stream numbers unguessable.)
+        let events = stream
+            .and_then(|s| self.streams.get(kept(s)?))
+            .filter(|stream| stream.session.as_deref() == session)
+            .map(|stream| &stream.events);
         match (events, n.and_then(|n| n.parse::<usize>().ok())) {
             (Some(events), Some(n)) => {
                 let mut body = BytesMut::new();
@@ -294,7 +319,8 @@ impl Server {
                 }
                 HttpResponse::new(200, EVENT_STREAM, body)
             }
-            // An id this server never gave, or of a stream it no longer keeps.
+            // An id this server never gave, of a stream it no longer keeps, or another
+            // session's.
             _ => HttpResponse::bad_request(|_| {}),
         }
     }
