@@ -321,6 +321,23 @@ fn streamable_http_replays_a_stream_to_its_own_session_only() {
     assert_eq!(server.resume(none).status, 400);
 }
 
+/// `examples/streamable_http.rs` keeps the latest 1024 streams for replay, not every one a
+/// client makes it open: the oldest is forgotten.
+#[test]
+fn streamable_http_forgets_the_oldest_stream() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let post: &[Field] = &[("Accept", b"text/event-stream")];
+    for _ in 0..=1024 {
+        assert_eq!(server.post(post, ping).status, 200);
+    }
+    let resume = |id: &[u8]| server.resume(&[("Last-Event-ID", id)]).status;
+    assert_eq!(resume(b"0/0"), 400);
+    assert_eq!(resume(b"1/0"), 200);
+    assert_eq!(resume(b"1024/0"), 200);
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
