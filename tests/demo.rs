@@ -74,6 +74,26 @@ fn rpc_demo_server_refuses_a_conversion_past_f64() {
     assert_eq!(reply["error"]["code"], -32602);
 }
 
+/// `examples/rpc_demo.rs`'s server answers a batch (JSON-RPC 2.0 allows them) with one
+/// array, and a batch of notifications with nothing. (It answered no batch.)
+#[test]
+fn rpc_demo_server_answers_a_batch() {
+    let server = rpcwire::Decoder::jsonrpc();
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"get_time"},{"jsonrpc":"2.0","method":"log"},{"jsonrpc":"2.0","id":2,"method":"teleport"},1]"#;
+    let (_, reply) = rpc_demo::handle(&server, batch).expect("a reply");
+    assert_eq!(
+        std::str::from_utf8(&reply).unwrap(),
+        concat!(
+            r#"[{"jsonrpc":"2.0","id":1,"result":"14:05"},"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found","data":"teleport"}},"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]"#,
+            "\n"
+        )
+    );
+    let notifications = br#"[{"jsonrpc":"2.0","method":"log"}]"#;
+    assert!(rpc_demo::handle(&server, notifications).is_none());
+}
+
 /// `examples/gateway.rs`: two clients with the same ids, progress tokens and listen streams
 /// through one upstream; every line the gateway writes, in order.
 #[test]
