@@ -15,18 +15,39 @@ use std::thread;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use rpcwire::encode::BatchReply;
 use rpcwire::{
     encode, Decoder, ErrorCode, Id, LineFramer, Message, PendingTable, RawJson, ReplyId, Request,
 };
 
 /// What the server sends back for one incoming line: the reply and how long computing it
-/// takes, or `None` when nothing may be sent.
+/// takes, or `None` when nothing may be sent. A batch gets one array of replies, when the
+/// slowest is done.
 pub fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
     let mut out = BytesMut::new();
     match decoder.decode(line) {
         Ok(Message::Request(req)) => {
             let delay = dispatch(&req, &mut out);
             Some((delay, out.freeze()))
+        }
+        Ok(Message::Batch(batch)) => {
+            let mut replies = BatchReply::open(&mut out);
+            let mut delay = Duration::ZERO;
+            for element in batch.decode(decoder) {
+                match element {
+                    Ok(Message::Request(req)) => {
+                        replies.push(&mut out, |out| delay = delay.max(dispatch(&req, out)))
+                    }
+                    Ok(_) => {}
+                    Err(rejection) => {
+                        if let Some(reply) = rejection.reply() {
+                            replies.push(&mut out, |out| encode::write_reply(out, &reply, None));
+                        }
+                    }
+                }
+            }
+            // Only notifications: no reply at all, not an empty array.
+            replies.close(&mut out).then(|| (delay, out.freeze()))
         }
         // Never answer a notification (nor a response), not even with an error.
         Ok(_) => None,
