@@ -3,9 +3,10 @@
 //! both use id `1` and progress token `"p"`; replies and progress come back to the right client
 //! with its own tokens restored byte for byte, and so do the changes on a client's MCP
 //! 2026-07-28 `subscriptions/listen` stream. Cancellations, timeouts, invalid lines from
-//! either side and replies nobody waits for are handled as a gateway must. (Requests from the
-//! upstream, and its notifications other than progress and listen streams, are not routed
-//! here: they are printed as dropped.)
+//! either side, replies nobody waits for, and clients or the upstream going away are
+//! handled as a gateway must. (Requests from the upstream are not routed to a client here:
+//! the gateway answers `ping` and refuses the others with -32601. Its notifications other
+//! than progress and listen streams are printed as dropped.)
 //!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
@@ -14,7 +15,7 @@ use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
     encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, IdRemapper, LineFramer, Message,
-    ReplyId, Role,
+    RawJson, ReplyId, Role,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -148,6 +149,16 @@ impl Gateway {
                     .route_subscription(frame, &n, &mut routed)
                     .map(|origin| origin.client),
             },
+            // A request of the upstream's own: no client is asked (this gateway routes none),
+            // so the gateway answers it, as JSON-RPC requires of whoever receives a request.
+            Ok(Message::Request(req)) => {
+                if req.method.eq_str(mcp::methods::PING) {
+                    encode::write_response(&mut self.upstream, req.id, RawJson::EMPTY_OBJECT);
+                } else {
+                    encode::write_method_not_found(&mut self.upstream, req.id, req.method);
+                }
+                return;
+            }
             // An invalid reply whose id is readable fails its request: the client is told
             // instead of waiting forever.
             Err(rejection) if rejection.is_response() => {
@@ -162,6 +173,17 @@ impl Gateway {
                     );
                 }
                 origin.map(|origin| origin.client)
+            }
+            // An invalid request of the upstream's gets -32600, when its id can be read: a
+            // line that is not JSON may have been a reply, and is never answered.
+            Err(rejection) => {
+                if let Some(reply) = rejection.reply() {
+                    if matches!(reply.id, ReplyId::Id(_)) {
+                        encode::write_reply(&mut self.upstream, &reply, None);
+                        return;
+                    }
+                }
+                None
             }
             _ => None,
         };
@@ -194,6 +216,40 @@ impl Gateway {
                 );
             }
         }
+    }
+
+    /// `client`'s connection closed: its requests are forgotten (a late reply is dropped as
+    /// stale) and, except `initialize`, cancelled upstream. A listen stream, which has no
+    /// deadline, would otherwise stay open upstream and in the table forever.
+    fn client_closed(&mut self, client: usize) {
+        for (token, origin) in self.remap.drop_client(&client) {
+            if origin.value != mcp::methods::INITIALIZE {
+                mcp::write_cancelled(
+                    &mut self.upstream,
+                    token.to_id(&mut [0; 20]),
+                    Some("the client went away"),
+                );
+            }
+        }
+        // The slot may serve a new connection: nothing of this one's lines is kept.
+        self.reads[client].clear();
+        self.framers[client] = LineFramer::new(MAX_FRAME);
+    }
+
+    /// The upstream's connection closed: every request in flight is answered, since no reply
+    /// will come (a listen stream, which has no deadline, would wait forever). What is left to
+    /// write upstream is dropped.
+    fn upstream_closed(&mut self) {
+        for (_, origin) in self.remap.drain() {
+            encode::write_error(
+                &mut self.clients[origin.client],
+                ReplyId::Id(origin.id.as_id()),
+                ErrorCode::INTERNAL_ERROR,
+                "Internal error: the upstream went away",
+                None,
+            );
+        }
+        self.upstream.clear();
     }
 
     /// Prints what the gateway wrote since the last call.
@@ -311,6 +367,37 @@ fn main() {
         br#"{"jsonrpc":"2.0","id":262146,"result":{}}"#,
         20 + 4 * TIMEOUT,
     );
+    gw.flush();
+    // Client 0 goes away in the middle of a call, with a listen stream open (and half a line
+    // read): both are cancelled upstream, and the call's late reply goes nowhere.
+    let now = 30 + 4 * TIMEOUT;
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n{\"jsonrpc\"",
+        now,
+    );
+    gw.client_closed(0);
+    gw.flush();
+    // (Upstream ids 524290 and 1310721, printed above.)
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","id":524290,"result":{"content":[]}}"#,
+        now,
+    );
+    // The upstream's own requests.
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#, now);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s2","method":"roots/list"}"#, now);
+    gw.upstream_line(br#"{"jsonrpc":"2.0","id":"s3","method":7}"#, now);
+    gw.flush();
+    // The upstream goes away with a call and a listen stream of client 1's in flight.
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l2\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        now,
+    );
+    gw.flush();
+    gw.upstream_closed();
     gw.flush();
     assert!(gw.remap.is_empty());
 }

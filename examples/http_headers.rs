@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use bytes::BytesMut;
 use rpcwire::headers::{mirror_headers, HeaderCheck, ToolHeaders};
-use rpcwire::{encode, Decoder, Message, RawJson, ReplyId};
+use rpcwire::{encode, mcp, Decoder, Message, RawJson, ReplyId};
 
 const VERSION: &str = "2026-07-28";
 
@@ -36,18 +36,21 @@ const TOOLS_LIST_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[
 /// The client's call.
 const CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1","region":"eu-west-1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
 
-fn main() {
-    let decoder = Decoder::mcp();
-
-    // 1. tools/list: keep the valid tools, drop the others from what the client sees.
-    let reply = decoder
-        .decode(TOOLS_LIST_RESULT.as_bytes())
-        .expect("a valid reply");
-    let Message::Response(success) = &reply else {
-        unreachable!("a success")
+/// Step 1: the server's reply to the client's `tools/list`, as the bridge hands it on: the
+/// valid tools kept (their annotations put in `tools`, by name), the others dropped.
+pub fn filter_tools_list(reply: &[u8], tools: &mut HashMap<String, ToolHeaders>) -> BytesMut {
+    // The bridge reads what a server sends: `mcp_client`, not `mcp` (which reads a client).
+    let success = match Decoder::mcp_client().decode(reply) {
+        Ok(Message::Response(success)) => success,
+        // An error reply, or a line the bridge cannot read: nothing to filter, and the
+        // client's to judge, as it came.
+        _ => {
+            let mut to_client = BytesMut::from(reply);
+            to_client.extend_from_slice(b"\n");
+            return to_client;
+        }
     };
     let result = success.result;
-    let mut tools: HashMap<String, ToolHeaders> = HashMap::new();
     let mut kept: Vec<RawJson<'_>> = Vec::new();
     for tool in result.get("tools").into_iter().flat_map(|t| t.elements()) {
         let name = tool.get("name").and_then(|n| n.as_str());
@@ -94,6 +97,53 @@ fn main() {
     let filtered = RawJson::new(&filtered).expect("valid JSON");
     let mut to_client = BytesMut::new();
     encode::write_response(&mut to_client, success.id, filtered);
+    to_client
+}
+
+/// Step 3: the server's check of a POST, whose headers must agree with its body. The error
+/// reply to send with status 400 if not.
+pub fn server_check(
+    tools: &HashMap<String, ToolHeaders>,
+    headers: &[(String, Vec<u8>)],
+    body: &[u8],
+) -> Result<(), BytesMut> {
+    let mut reply = BytesMut::new();
+    let received = match Decoder::mcp().decode(body) {
+        Ok(received) => received,
+        Err(rejection) => {
+            // (`None` only for a malformed response: 400 without a body.)
+            if let Some(error) = rejection.reply() {
+                encode::write_reply(&mut reply, &error, None);
+            }
+            return Err(reply);
+        }
+    };
+    // The annotations of the tool the body calls, if it calls one.
+    let calls = received
+        .method()
+        .is_some_and(|m| m.eq_str(mcp::methods::TOOLS_CALL));
+    let called = calls
+        .then(|| received.params()?.get("name")?.as_str())
+        .flatten();
+    let check = match called.and_then(|name| tools.get(&*name.decode())) {
+        Some(tool) => HeaderCheck::new(&[VERSION]).with_tool(tool),
+        None => HeaderCheck::new(&[VERSION]),
+    };
+    let headers = headers.iter().map(|(n, v)| (n.as_str(), v.as_slice()));
+    check.check(headers, &received).map_err(|e| {
+        // A notification's error reply has no id (MCP's form; not `"id":null`).
+        let id = received.id().map_or(ReplyId::Absent, ReplyId::Id);
+        e.write_reply(&mut reply, id, &[VERSION]);
+        reply
+    })
+}
+
+fn main() {
+    let decoder = Decoder::mcp();
+
+    // 1. tools/list: keep the valid tools, drop the others from what the client sees.
+    let mut tools: HashMap<String, ToolHeaders> = HashMap::new();
+    let to_client = filter_tools_list(TOOLS_LIST_RESULT.as_bytes(), &mut tools);
     print!("to the client: {}", String::from_utf8_lossy(&to_client));
 
     // 2. The client's call, as the bridge POSTs it.
@@ -120,23 +170,10 @@ fn main() {
     println!("\n{CALL}");
 
     // 3. The server: the headers must agree with the body.
-    let check = |headers: &[(String, Vec<u8>)]| {
-        let received = decoder.decode(CALL.as_bytes()).expect("a valid request");
-        let named = tools.get("execute_sql");
-        let check = match named {
-            Some(tool) => HeaderCheck::new(&[VERSION]).with_tool(tool),
-            None => HeaderCheck::new(&[VERSION]),
-        };
-        let headers = headers.iter().map(|(n, v)| (n.as_str(), v.as_slice()));
-        match check.check(headers, &received) {
-            Ok(()) => println!("server: the headers agree with the body"),
-            Err(e) => {
-                let mut reply = BytesMut::new();
-                let id = received.id().map_or(ReplyId::Null, ReplyId::Id);
-                e.write_reply(&mut reply, id, &[VERSION]);
-                print!("server: 400 {}", String::from_utf8_lossy(&reply));
-            }
-        }
+    let check = |headers: &[(String, Vec<u8>)]| match server_check(&tools, headers, CALL.as_bytes())
+    {
+        Ok(()) => println!("server: the headers agree with the body"),
+        Err(reply) => print!("server: 400 {}", String::from_utf8_lossy(&reply)),
     };
     check(&sent);
     // An intermediary routed on another region than the body names.

@@ -36,13 +36,18 @@ use rpcwire::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 /// The protocol version the client asks for.
 const PROTOCOL_VERSION: &str = mcp::versions::V2025_11_25;
 /// Longest line read from the server.
 const MAX_FRAME: usize = 16 << 20;
+/// Most replies to the server's requests waiting to be written: past them, the server is read
+/// no further until it reads them (its requests are the server's to send without end).
+const MAX_QUEUED_REPLIES: usize = 64;
+/// Most requests of the server kept in the transcript.
+const MAX_TRANSCRIPT: usize = 64;
 
 /// Why a request got no result.
 #[derive(Debug)]
@@ -88,7 +93,7 @@ struct Waiting {
     method: &'static str,
     done: oneshot::Sender<Result<OwnedMessage, CallError>>,
     /// Where its progress goes, if it asked for some.
-    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress: Option<mpsc::Sender<Progress>>,
     /// Its timeout: each progress moves the deadline to now + this (later: no nudge needed).
     timeout: Option<Duration>,
 }
@@ -96,22 +101,31 @@ struct Waiting {
 /// What the tasks of one connection share (never locked across an `.await`).
 struct Session {
     pending: PendingTable<Waiting>,
-    /// What the server asked of the client, and the answer, in order.
+    /// What the server asked of the client, and the answer, in order (the first
+    /// `MAX_TRANSCRIPT`).
     server_requests: Vec<String>,
     stale_replies: usize,
     unknown_replies: usize,
     /// Progress on a token no request in flight carries (after its result or cancellation).
     unknown_progress: usize,
+    /// The server closed its stdout: a request put in the table now would never be answered.
+    closed: bool,
 }
 
 enum Line {
     Send(Bytes),
+    /// A reply to a request of the server's, with its place among the `MAX_QUEUED_REPLIES`,
+    /// given back once it is written.
+    Reply(Bytes, OwnedSemaphorePermit),
     Close,
 }
 
 struct Inner {
     session: Mutex<Session>,
+    /// The lines for the writer. What the client's callers send is bounded by the table;
+    /// what the reader sends, by the permits of `replies`.
     out: mpsc::UnboundedSender<Line>,
+    replies: Arc<Semaphore>,
     /// The table's clock, and the timer task's wake-up call.
     clock: Arc<DeadlineClock>,
 }
@@ -128,6 +142,15 @@ impl Inner {
         let mut line = BytesMut::new();
         write(&mut line);
         let _ = self.out.send(Line::Send(line.freeze()));
+    }
+
+    /// Sends a reply to the server once fewer than `MAX_QUEUED_REPLIES` wait to be written.
+    async fn reply(&self, write: impl FnOnce(&mut BytesMut)) {
+        let room = self.replies.clone().acquire_owned().await;
+        let room = room.expect("the semaphore is never closed");
+        let mut line = BytesMut::new();
+        write(&mut line);
+        let _ = self.out.send(Line::Reply(line.freeze(), room));
     }
 
     /// Tells the server to stop working on `token` (MCP forbids cancelling `initialize`).
@@ -149,7 +172,7 @@ struct Client {
 #[derive(Default)]
 struct CallOptions {
     timeout: Option<Duration>,
-    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress: Option<mpsc::Sender<Progress>>,
 }
 
 /// Removes the request from the table and cancels it on the server if its caller stops
@@ -208,8 +231,10 @@ impl Client {
                 stale_replies: 0,
                 unknown_replies: 0,
                 unknown_progress: 0,
+                closed: false,
             }),
             out,
+            replies: Arc::new(Semaphore::new(MAX_QUEUED_REPLIES)),
             clock: Arc::new(DeadlineClock::new()),
         });
         tokio::spawn(write_lines(stdin, lines));
@@ -229,6 +254,9 @@ impl Client {
         let (done, reply) = oneshot::channel();
         let token = {
             let mut session = self.inner.session.lock().unwrap();
+            if session.closed {
+                return Err(CallError::Closed);
+            }
             let entry = session
                 .pending
                 .vacant_entry()
@@ -329,7 +357,13 @@ fn result<T: DeserializeOwned>(reply: OwnedMessage) -> Result<T, CallError> {
 
 async fn write_lines(stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<Line>) {
     let mut sink = FramedWrite::new(stdin, LineEncoder);
-    while let Some(Line::Send(line)) = lines.recv().await {
+    while let Some(line) = lines.recv().await {
+        let (line, _room) = match line {
+            Line::Send(line) => (line, None),
+            // A reply gives its room back once written, at the end of this iteration.
+            Line::Reply(line, room) => (line, Some(room)),
+            Line::Close => break,
+        };
         if sink.send(line).await.is_err() {
             break;
         }
@@ -362,7 +396,7 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
                         }
                         let _ = waiting.done.send(Ok(msg));
                     }
-                    Message::Request(req) => answer_server(&inner, req),
+                    Message::Request(req) => answer_server(&inner, req).await,
                     Message::Notification(n) => notification(&inner, n),
                     Message::Batch(_) => {}
                 }
@@ -381,7 +415,9 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
                     // An invalid request of the server is answered (-32600) when its id can
                     // be read; a line that is not JSON may have been a reply: never answered.
                     if matches!(reply.id, ReplyId::Id(_)) {
-                        inner.send(|out| encode::write_reply(out, &reply, None));
+                        inner
+                            .reply(|out| encode::write_reply(out, &reply, None))
+                            .await;
                     }
                 }
             }
@@ -389,8 +425,12 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
             Incoming::TooLong { .. } => eprintln!("client: over-long line dropped"),
         }
     }
-    // The server is gone: nobody will answer what is still in flight.
-    let drained: Vec<_> = inner.session.lock().unwrap().pending.drain().collect();
+    // The server is gone: nobody will answer what is still in flight, nor what comes next.
+    let drained: Vec<_> = {
+        let mut session = inner.session.lock().unwrap();
+        session.closed = true;
+        session.pending.drain().collect()
+    };
     for (_, waiting) in drained {
         let _ = waiting.done.send(Err(CallError::Closed));
     }
@@ -426,19 +466,22 @@ fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) {
 }
 
 /// A request of the server: `ping` is answered, the rest is refused.
-fn answer_server(inner: &Inner, req: rpcwire::Request<'_>) {
+async fn answer_server(inner: &Inner, req: rpcwire::Request<'_>) {
     let method = req.method.decode();
     let answer = if req.method.eq_str(mcp::methods::PING) {
-        inner.send(|out| encode::write_response(out, req.id, RawJson::EMPTY_OBJECT));
+        let pong = |out: &mut BytesMut| encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
+        inner.reply(pong).await;
         "{}".to_owned()
     } else {
-        inner.send(|out| encode::write_method_not_found(out, req.id, req.method));
+        let refusal = |out: &mut BytesMut| encode::write_method_not_found(out, req.id, req.method);
+        inner.reply(refusal).await;
         format!("{} Method not found", ErrorCode::METHOD_NOT_FOUND.get())
     };
     let mut session = inner.session.lock().unwrap();
-    session
-        .server_requests
-        .push(format!("{method} (answered {answer})"));
+    if session.server_requests.len() < MAX_TRANSCRIPT {
+        let asked = format!("{method} (answered {answer})");
+        session.server_requests.push(asked);
+    }
 }
 
 fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
@@ -456,7 +499,9 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
             total: p.total,
         };
         if let Some(to) = &waiting.progress {
-            let _ = to.send(progress);
+            // A caller that falls behind misses progress (the server's to send without
+            // end), rather than the client queueing all of it.
+            let _ = to.try_send(progress);
         }
         if let Some(timeout) = waiting.timeout {
             let deadline = inner.clock.deadline_in(timeout);
@@ -552,7 +597,7 @@ fn show(result: &Result<CallToolResult, CallError>) -> String {
 }
 
 /// Every progress received so far, as `1/5 2/5 …`.
-fn progress_list(progress: &mut mpsc::UnboundedReceiver<Progress>) -> String {
+fn progress_list(progress: &mut mpsc::Receiver<Progress>) -> String {
     let mut seen = Vec::new();
     while let Ok(p) = progress.try_recv() {
         seen.push(match p.total {
@@ -628,7 +673,7 @@ async fn scenario(client: &Client) {
     };
 
     // Four calls at once; `slow` would time out but for its progress.
-    let (progress, mut slow_progress) = mpsc::unbounded_channel();
+    let (progress, mut slow_progress) = mpsc::channel(64);
     let slow_options = CallOptions {
         timeout: Some(Duration::from_millis(800)),
         progress: Some(progress),
@@ -664,7 +709,7 @@ async fn scenario(client: &Client) {
     println!("hang (timeout 300 ms) -> {}", show(&hang));
 
     // Given up after its first progress: dropping the call cancels it.
-    let (progress, mut slow_progress) = mpsc::unbounded_channel();
+    let (progress, mut slow_progress) = mpsc::channel(64);
     let options = CallOptions {
         progress: Some(progress),
         ..CallOptions::default()

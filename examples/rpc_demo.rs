@@ -15,18 +15,39 @@ use std::thread;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use rpcwire::encode::BatchReply;
 use rpcwire::{
     encode, Decoder, ErrorCode, Id, LineFramer, Message, PendingTable, RawJson, ReplyId, Request,
 };
 
 /// What the server sends back for one incoming line: the reply and how long computing it
-/// takes, or `None` when nothing may be sent.
-fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
+/// takes, or `None` when nothing may be sent. A batch gets one array of replies, when the
+/// slowest is done.
+pub fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
     let mut out = BytesMut::new();
     match decoder.decode(line) {
         Ok(Message::Request(req)) => {
             let delay = dispatch(&req, &mut out);
             Some((delay, out.freeze()))
+        }
+        Ok(Message::Batch(batch)) => {
+            let mut replies = BatchReply::open(&mut out);
+            let mut delay = Duration::ZERO;
+            for element in batch.decode(decoder) {
+                match element {
+                    Ok(Message::Request(req)) => {
+                        replies.push(&mut out, |out| delay = delay.max(dispatch(&req, out)))
+                    }
+                    Ok(_) => {}
+                    Err(rejection) => {
+                        if let Some(reply) = rejection.reply() {
+                            replies.push(&mut out, |out| encode::write_reply(out, &reply, None));
+                        }
+                    }
+                }
+            }
+            // Only notifications: no reply at all, not an empty array.
+            replies.close(&mut out).then(|| (delay, out.freeze()))
         }
         // Never answer a notification (nor a response), not even with an error.
         Ok(_) => None,
@@ -52,9 +73,11 @@ fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
                 .params
                 .and_then(|p| p.get("inches"))
                 .and_then(|v| v.as_f64());
-            match value {
-                Some(inches) => {
-                    let cm = format!("{}", (inches * 2.54 * 100.0).round() / 100.0);
+            // Past f64 (`1e308` inches) the centimetres are `inf`, which no JSON number spells.
+            let cm = value.map(|inches| (inches * 2.54 * 100.0).round() / 100.0);
+            match cm.filter(|cm| cm.is_finite()) {
+                Some(cm) => {
+                    let cm = cm.to_string();
                     encode::write_response(out, req.id, RawJson::new(cm.as_bytes()).unwrap());
                 }
                 None => {
@@ -79,6 +102,7 @@ fn dispatch(req: &Request<'_>, out: &mut BytesMut) -> Duration {
     }
 }
 
+#[allow(dead_code)]
 fn main() {
     let server = Decoder::jsonrpc();
     let client = Decoder::jsonrpc_client();

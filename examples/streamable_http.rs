@@ -20,7 +20,7 @@
 //! prints every response the server writes and every event the client reads.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::{self, BatchReply};
@@ -37,6 +37,8 @@ use rpcwire::{
 /// The versions this server speaks: negotiated at `initialize`, or from 2026-07-28 on named
 /// by each request.
 const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+/// How many streams are kept to be replayed (the latest).
+const KEPT_STREAMS: usize = 1024;
 /// How long a client waits before it reconnects to a stream, in ms.
 const RETRY_MS: u64 = 1000;
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
@@ -44,14 +46,14 @@ const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
 
 /// An HTTP header: its name and value.
-type Field<'a> = (&'a str, &'a [u8]);
+pub type Field<'a> = (&'a str, &'a [u8]);
 
 const JSON: &str = "application/json";
 const EVENT_STREAM: &str = "text/event-stream";
 
 /// What the HTTP layer sends back.
-struct HttpResponse {
-    status: u16,
+pub struct HttpResponse {
+    pub status: u16,
     content_type: Option<&'static str>,
     body: BytesMut,
 }
@@ -75,29 +77,41 @@ impl HttpResponse {
     }
 }
 
-struct Server {
+/// An SSE stream kept to be replayed, and the session that opened it (its `Mcp-Session-Id`):
+/// only that session may resume it. Stream numbers are easy to guess, and another client
+/// naming one would read its results.
+struct Stream {
+    session: Option<Vec<u8>>,
+    events: Vec<Bytes>,
+}
+
+pub struct Server {
     /// The version each session of an earlier revision negotiated at `initialize`, by its
     /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
     sessions: HashMap<&'static str, &'static str>,
     /// The tools' `x-mcp-header` annotations, by name.
     tools: HashMap<&'static str, ToolHeaders>,
-    /// The events of every SSE stream, by stream number, kept to be replayed.
-    streams: Vec<Vec<Bytes>>,
+    /// The events of the latest SSE streams, kept to be replayed: stream number
+    /// `first_stream + i` is `streams[i]`. The oldest is forgotten past `KEPT_STREAMS`, or
+    /// every POST a client makes would be kept forever.
+    streams: VecDeque<Stream>,
+    first_stream: usize,
 }
 
 impl Server {
-    fn new(sessions: &[(&'static str, &'static str)]) -> Self {
+    pub fn new(sessions: &[(&'static str, &'static str)]) -> Self {
         let schema = RawJson::new(EXECUTE_SQL_SCHEMA).expect("a JSON schema");
         let tool = ToolHeaders::from_input_schema(schema).expect("valid annotations");
         Server {
             sessions: sessions.iter().copied().collect(),
             tools: HashMap::from([(EXECUTE_SQL, tool)]),
-            streams: Vec::new(),
+            streams: VecDeque::new(),
+            first_stream: 0,
         }
     }
 
     /// One POST to the MCP endpoint.
-    fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
+    pub fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
         let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
         let session = header(headers, "Mcp-Session-Id")
             .and_then(|id| self.sessions.get(std::str::from_utf8(id).ok()?).copied());
@@ -188,7 +202,8 @@ impl Server {
         match msg {
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
-                self.answer(req, progress, accepts_event_stream(headers))
+                let sse = accepts_event_stream(headers);
+                self.answer(req, progress, sse, header(headers, "Mcp-Session-Id"))
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
             Message::Batch(batch) => {
@@ -228,8 +243,15 @@ impl Server {
         }
     }
 
-    /// A request's reply: one JSON body, or an event stream when the client takes one.
-    fn answer(&mut self, req: Request<'_>, progress: Option<Id<'_>>, sse: bool) -> HttpResponse {
+    /// A request's reply: one JSON body, or an event stream of `session`'s when the client
+    /// takes one.
+    fn answer(
+        &mut self,
+        req: Request<'_>,
+        progress: Option<Id<'_>>,
+        sse: bool,
+        session: Option<&[u8]>,
+    ) -> HttpResponse {
         let mut reply = BytesMut::new();
         self.result(&mut reply, req);
         if !sse {
@@ -238,7 +260,7 @@ impl Server {
         // One stream per request; event ids are `{stream}/{n}`, so that a `Last-Event-ID`
         // names the stream to resume ("Event IDs SHOULD encode sufficient information to
         // identify the originating stream").
-        let stream = self.streams.len();
+        let stream = self.first_stream + self.streams.len();
         let mut events = Vec::new();
         let mut event = |message: &[u8]| {
             let id = format!("{stream}/{}", events.len());
@@ -264,16 +286,30 @@ impl Server {
         for event in &events[1..] {
             body.extend_from_slice(event);
         }
-        self.streams.push(events);
+        self.streams.push_back(Stream {
+            session: session.map(<[u8]>::to_vec),
+            events,
+        });
+        if self.streams.len() > KEPT_STREAMS {
+            self.streams.pop_front();
+            self.first_stream += 1;
+        }
         HttpResponse::new(200, EVENT_STREAM, body)
     }
 
     /// A GET that resumes a stream: "the server MAY use this header to replay messages that
     /// would have been sent after the last event ID, on the stream that was disconnected".
-    fn resume(&self, headers: &[Field]) -> HttpResponse {
+    pub fn resume(&self, headers: &[Field]) -> HttpResponse {
         let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
         let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
-        let events = stream.and_then(|s| self.streams.get(s.parse::<usize>().ok()?));
+        let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);
+        let session = header(headers, "Mcp-Session-Id");
+        // (A stream opened without a session is anyone's who names it: a server without
+        // sessions would make its stream numbers unguessable.)
+        let events = stream
+            .and_then(|s| self.streams.get(kept(s)?))
+            .filter(|stream| stream.session.as_deref() == session)
+            .map(|stream| &stream.events);
         match (events, n.and_then(|n| n.parse::<usize>().ok())) {
             (Some(events), Some(n)) => {
                 let mut body = BytesMut::new();
@@ -283,7 +319,8 @@ impl Server {
                 }
                 HttpResponse::new(200, EVENT_STREAM, body)
             }
-            // An id this server never gave.
+            // An id this server never gave, of a stream it no longer keeps, or another
+            // session's.
             _ => HttpResponse::bad_request(|_| {}),
         }
     }
@@ -328,7 +365,7 @@ fn show(request: &str, response: &HttpResponse) {
 
 /// The client reads an event stream, 16 bytes at a time as the network hands them over, to
 /// its end, and prints each event's id and what it carries.
-fn read_stream(framer: &mut SseFramer, body: &[u8]) {
+pub fn read_stream(framer: &mut SseFramer, body: &[u8]) {
     let decoder = Decoder::mcp_client();
     let print = |event: SseEvent| {
         let id = event
@@ -348,13 +385,23 @@ fn read_stream(framer: &mut SseFramer, body: &[u8]) {
     let mut buf = BytesMut::new();
     for chunk in body.chunks(16) {
         buf.extend_from_slice(chunk);
-        while let Some(event) = framer.decode(&mut buf).expect("no over-long event") {
-            print(event);
+        loop {
+            match framer.decode(&mut buf) {
+                Ok(Some(event)) => print(event),
+                Ok(None) => break,
+                // An event past the framer's limit is the server's doing: it is reported once
+                // and skipped, and the events after it still come.
+                Err(e) => println!("client: event dropped: {e}"),
+            }
         }
     }
     // The end of the body: an event it cut off is dropped.
-    while let Some(event) = framer.decode_eof(&mut buf).expect("no over-long event") {
-        print(event);
+    loop {
+        match framer.decode_eof(&mut buf) {
+            Ok(Some(event)) => print(event),
+            Ok(None) => break,
+            Err(e) => println!("client: event dropped: {e}"),
+        }
     }
 }
 

@@ -177,6 +177,39 @@ async fn example_server_over_loopback_tcp() {
     server.abort();
 }
 
+/// The example server given a JSON-RPC decoder, which lets batches through, answers a batch
+/// with one array: a reply for each request and each invalid element, none for a
+/// notification; a batch of notifications gets nothing. (It answered no batch at all.)
+#[tokio::test]
+async fn example_server_answers_a_batch() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(tokio_server::serve(listener, Decoder::jsonrpc()));
+
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(
+            b"[{\"jsonrpc\":\"2.0\",\"method\":\"log\"},{\"jsonrpc\":\"2.0\",\"method\":\"log\"}]\n\
+              [{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":[1]},\
+               {\"jsonrpc\":\"2.0\",\"method\":\"log\"},{\"id\":2}]\n",
+        )
+        .await
+        .unwrap();
+    stream.shutdown().await.unwrap();
+    let mut replies = String::new();
+    let read = stream.read_to_string(&mut replies);
+    tokio::time::timeout(std::time::Duration::from_secs(5), read)
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    assert_eq!(
+        replies,
+        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[1]},\
+         {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32600,\"message\":\"Invalid Request\"}}]\n"
+    );
+    server.abort();
+}
+
 /// The codec's frame limit is its decoder's too: a decoder built with a smaller one does not
 /// refuse the frames its codec lets through.
 #[test]

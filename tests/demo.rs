@@ -8,20 +8,31 @@
 
 use std::process::Command;
 
+#[path = "../examples/rpc_demo.rs"]
+mod rpc_demo;
+// (Only their functions called here are used.)
+#[allow(dead_code)]
+#[path = "../examples/http_headers.rs"]
+mod http_headers;
+#[allow(dead_code)]
+#[path = "../examples/streamable_http.rs"]
+mod streamable_http;
+
+/// Where `cargo test` built the example `name`.
+fn example_path(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    dir.join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
 /// Runs the example `name` (built by `cargo test` next to the test binaries' directory) and
 /// returns its output lines. A plain `cargo test` rebuilds the examples first; one filtered
 /// with `--test demo` does not, so build them too (`cargo build --examples`; with
 /// `--all-features` for `mcp_client` and `mcp_stub_server`, which need `tokio` and `serde`) after
 /// editing one.
 fn run_example(name: &str) -> Vec<String> {
-    let exe = std::env::current_exe().unwrap();
-    let example = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(name);
+    let example = example_path(name);
     let out = Command::new(&example)
         .output()
         .unwrap_or_else(|e| panic!("run {} (built by `cargo test`): {e}", example.display()));
@@ -48,6 +59,39 @@ fn rpc_demo_prints_the_primer_lines() {
             "None",
         ]
     );
+}
+
+/// `examples/rpc_demo.rs`'s server answers every request, whatever number `convert` is given:
+/// one whose centimetres are past `f64` gets -32602 (the result was `inf`, which is no JSON
+/// number, and the server panicked on it).
+#[test]
+fn rpc_demo_server_refuses_a_conversion_past_f64() {
+    let server = rpcwire::Decoder::jsonrpc();
+    let line = br#"{"jsonrpc":"2.0","id":7,"method":"convert","params":{"inches":1e308}}"#;
+    let (_, reply) = rpc_demo::handle(&server, line).expect("a reply");
+    let reply: serde_json::Value = serde_json::from_slice(&reply).expect("a JSON reply");
+    assert_eq!(reply["id"], 7);
+    assert_eq!(reply["error"]["code"], -32602);
+}
+
+/// `examples/rpc_demo.rs`'s server answers a batch (JSON-RPC 2.0 allows them) with one
+/// array, and a batch of notifications with nothing. (It answered no batch.)
+#[test]
+fn rpc_demo_server_answers_a_batch() {
+    let server = rpcwire::Decoder::jsonrpc();
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"get_time"},{"jsonrpc":"2.0","method":"log"},{"jsonrpc":"2.0","id":2,"method":"teleport"},1]"#;
+    let (_, reply) = rpc_demo::handle(&server, batch).expect("a reply");
+    assert_eq!(
+        std::str::from_utf8(&reply).unwrap(),
+        concat!(
+            r#"[{"jsonrpc":"2.0","id":1,"result":"14:05"},"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found","data":"teleport"}},"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]"#,
+            "\n"
+        )
+    );
+    let notifications = br#"[{"jsonrpc":"2.0","method":"log"}]"#;
+    assert!(rpc_demo::handle(&server, notifications).is_none());
 }
 
 /// `examples/gateway.rs`: two clients with the same ids, progress tokens and listen streams
@@ -81,6 +125,26 @@ fn gateway_example_routes_every_line() {
             r#"-> client 0: {"jsonrpc":"2.0","id":"l","result":{}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"l","result":{}}"#,
+            // Client 0 goes away with a call and a listen stream open: both are cancelled
+            // upstream and forgotten (a listen stream has no deadline: it would stay forever),
+            // and the call's late reply goes nowhere.
+            r#"-> upstream: {"jsonrpc":"2.0","id":524290,"method":"tools/call","params":{"name":"slow"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":1310721,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1310721,"reason":"the client went away"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524290,"reason":"the client went away"}}"#,
+            r#"(dropped from upstream: {"jsonrpc":"2.0","id":524290,"result":{"content":[]}})"#,
+            // The upstream's own requests are answered, for no client to answer them: a
+            // `ping`, and -32601 for what the gateway does not offer (they went unanswered).
+            r#"-> upstream: {"jsonrpc":"2.0","id":"s1","result":{}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":"s2","error":{"code":-32601,"message":"Method not found","data":"roots/list"}}"#,
+            // An invalid request of the upstream's, its id readable, gets -32600.
+            r#"-> upstream: {"jsonrpc":"2.0","id":"s3","error":{"code":-32600,"message":"Invalid Request"}}"#,
+            // The upstream goes away with client 1's call and listen stream in flight: each
+            // is answered (a listen stream has no deadline: it would wait forever).
+            r#"-> upstream: {"jsonrpc":"2.0","id":786434,"method":"tools/call","params":{"name":"fast"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":1572865,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":"l2","error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
         ]
     );
 }
@@ -103,6 +167,82 @@ fn http_headers_example_drops_only_the_invalid_tool() {
         .collect();
     assert_eq!(names, ["execute_sql", "get_weather", "legacy"]);
     assert_eq!(reply["result"]["nextCursor"], "page-2");
+}
+
+/// `examples/http_headers.rs`'s bridge hands its client a reply to `tools/list` that is no
+/// success as it came, for the client to judge: it panicked on an error reply
+/// (`unreachable!`) and on one it could not decode (`expect`).
+#[test]
+fn http_headers_bridge_passes_on_what_is_no_success() {
+    let mut tools = std::collections::HashMap::new();
+    let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"down"}}"#;
+    for reply in [&error[..], b"{oops"] {
+        let to_client = http_headers::filter_tools_list(reply, &mut tools);
+        assert_eq!(to_client, [reply, b"\n"].concat());
+    }
+    assert!(tools.is_empty());
+}
+
+/// `examples/http_headers.rs`'s server checks a POST's headers against the annotations of the
+/// tool its body calls (it used `execute_sql`'s for every call), answers a notification's
+/// mismatch without an id (MCP's form: it wrote `"id":null`), and a body it cannot decode
+/// with that error's reply (it panicked).
+#[test]
+fn http_headers_server_checks_the_called_tool() {
+    use rpcwire::headers::{mirror_headers, ToolHeaders};
+    use rpcwire::{Decoder, RawJson};
+    let annotated = |schema: &'static str| {
+        ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).unwrap()
+    };
+    let tools = std::collections::HashMap::from([
+        (
+            "execute_sql".to_owned(),
+            annotated(
+                r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#,
+            ),
+        ),
+        (
+            "get_weather".to_owned(),
+            annotated(r#"{"type":"object","properties":{"region":{"type":"string"}}}"#),
+        ),
+    ]);
+    let headers_of = |body: &[u8]| -> Vec<(String, Vec<u8>)> {
+        let msg = Decoder::mcp().decode(body).unwrap();
+        let tool = msg
+            .params()
+            .and_then(|p| p.get("name")?.as_str())
+            .and_then(|name| tools.get(&*name.decode()));
+        let headers = mirror_headers(&msg, None, tool).unwrap();
+        headers
+            .iter()
+            .map(|(h, v)| (h.to_string(), v.as_bytes().to_vec()))
+            .collect()
+    };
+    let reply = |r: Result<(), bytes::BytesMut>| {
+        let r = r.expect_err("an error reply");
+        serde_json::from_slice::<serde_json::Value>(&r).unwrap()
+    };
+
+    // `get_weather` mirrors no argument: its region needs no header.
+    let weather = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_weather","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(
+        http_headers::server_check(&tools, &headers_of(weather), weather),
+        Ok(())
+    );
+
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut headers = headers_of(note);
+    for (name, value) in &mut headers {
+        if name == "Mcp-Method" {
+            *value = b"ping".to_vec();
+        }
+    }
+    let error = reply(http_headers::server_check(&tools, &headers, note));
+    assert_eq!(error["error"]["code"], -32020);
+    assert!(error.get("id").is_none(), "{error}");
+
+    let error = reply(http_headers::server_check(&tools, &headers, b"{oops"));
+    assert_eq!(error["error"]["code"], -32700);
 }
 
 /// `examples/streamable_http.rs`: a Streamable HTTP server core and its client, every response
@@ -167,6 +307,57 @@ fn streamable_http_example_answers_every_post() {
     );
 }
 
+/// `examples/streamable_http.rs`'s client reads on past an event longer than its framer takes,
+/// which is the server's to send: the framer reports it once and skips it (the client
+/// panicked, `expect`ing no over-long event).
+#[test]
+fn streamable_http_client_reads_past_an_over_long_event() {
+    let mut framer = rpcwire::SseFramer::new(64);
+    let long = format!("id: 0\ndata: \"{}\"\n\n", "x".repeat(100));
+    let next = "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n";
+    streamable_http::read_stream(&mut framer, format!("{long}{next}").as_bytes());
+    assert_eq!(framer.last_event_id(), Some(&b"1"[..]));
+}
+
+/// `examples/streamable_http.rs` replays a stream only to its own session: a GET naming
+/// another session, or none, gets 400, not the events of a stream it never opened. (Any
+/// client could read any session's results by counting stream numbers.)
+#[test]
+fn streamable_http_replays_a_stream_to_its_own_session_only() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-11-25"), ("b", "2025-11-25")]);
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT secret"}}}"#;
+    let post: &[Field] = &[
+        ("Mcp-Session-Id", b"a"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Accept", b"text/event-stream"),
+    ];
+    assert_eq!(server.post(post, call).status, 200);
+    let own: &[Field] = &[("Mcp-Session-Id", b"a"), ("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(own).status, 200);
+    let other: &[Field] = &[("Mcp-Session-Id", b"b"), ("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(other).status, 400);
+    let none: &[Field] = &[("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(none).status, 400);
+}
+
+/// `examples/streamable_http.rs` keeps the latest 1024 streams for replay, not every one a
+/// client makes it open: the oldest is forgotten.
+#[test]
+fn streamable_http_forgets_the_oldest_stream() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let post: &[Field] = &[("Accept", b"text/event-stream")];
+    for _ in 0..=1024 {
+        assert_eq!(server.post(post, ping).status, 200);
+    }
+    let resume = |id: &[u8]| server.resume(&[("Last-Event-ID", id)]).status;
+    assert_eq!(resume(b"0/0"), 400);
+    assert_eq!(resume(b"1/0"), 200);
+    assert_eq!(resume(b"1024/0"), 200);
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
@@ -191,4 +382,228 @@ fn mcp_client_example_plays_its_scenario() {
             "server exited: 0",
         ]
     );
+}
+
+/// Runs `examples/mcp_stub_server.rs` on `input` (then end of input, as a client that goes
+/// away) and returns its output lines, or `None` if it has not exited `within` later.
+#[cfg(all(feature = "tokio", feature = "serde"))]
+fn run_stub_server(input: &str, within: std::time::Duration) -> Option<Vec<String>> {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > within {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(
+        status.success(),
+        "the stub server failed: {status}; wrote {out}"
+    );
+    Some(out.lines().map(str::to_owned).collect())
+}
+
+/// The stub server's `add` adds any two integers a client sends: a sum past `i64` is no
+/// reason to crash (it did, with an overflow panic, taking every other request with it).
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_adds_past_i64() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":9223372036854775807,"b":1}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+    );
+    let lines = run_stub_server(input, std::time::Duration::from_secs(10)).expect("exits");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let sum: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(sum["id"], 1);
+    assert_eq!(
+        sum["result"]["content"][0]["text"],
+        "9223372036854775807 + 1 = 9223372036854775808"
+    );
+    assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+}
+
+/// A client that goes away in the middle of its requests (an `ask` waiting for its answer, a
+/// long `slow`, a `hang`) leaves nothing running: the stub server exits at once (it waited
+/// for the `ask` forever, and for the `slow` to the end of its steps).
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_exits_when_its_client_goes_away_mid_request() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1000,"ms":1000}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hang","arguments":{}}}"#,
+        "\n",
+    );
+    let lines = run_stub_server(input, std::time::Duration::from_secs(5))
+        .expect("the stub server exits when its input ends");
+    // At most the question `ask` sent, if it did before the client left.
+    let ask = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert!(lines.iter().all(|line| line == ask), "{lines:?}");
+}
+
+/// `examples/tokio_server.rs` goes on serving after an error accepting a connection: a peer
+/// that opens more connections than the process has file descriptors makes `accept` fail
+/// (EMFILE), and the server ended there, for every client.
+#[cfg(all(unix, feature = "tokio"))]
+#[test]
+fn tokio_server_survives_running_out_of_file_descriptors() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpStream;
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    let mut server = Command::new("sh")
+        .args(["-c", "ulimit -n 32 && exec \"$0\" 127.0.0.1:0"])
+        .arg(example_path("tokio_server"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tokio_server (built by `cargo test --features tokio`)");
+    let mut log = BufReader::new(server.stderr.take().unwrap()).lines();
+    let first = log.next().unwrap().unwrap();
+    let addr = first
+        .strip_prefix("listening on ")
+        .expect("the address")
+        .to_owned();
+    // Drain the rest of its log, so that the server never blocks writing it.
+    std::thread::spawn(move || log.for_each(drop));
+
+    // More connections than the server has descriptors for, held open a moment.
+    let held: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(held);
+    std::thread::sleep(Duration::from_millis(500));
+
+    let answered = (|| {
+        let mut client = TcpStream::connect(&addr).ok()?;
+        client.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\"}\n")
+            .ok()?;
+        let mut reply = String::new();
+        BufReader::new(client).read_line(&mut reply).ok()?;
+        Some(reply)
+    })();
+    let exited = server.try_wait().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(exited, None, "the server exited");
+    assert_eq!(
+        answered.as_deref(),
+        Some("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")
+    );
+}
+
+/// `examples/mcp_stub_server.rs` holds no more than a few replies for a client that sends
+/// and does not read them: it stops reading until its stdout drains. (It read on, queueing
+/// every reply in memory: a flood of pings grew it without bound.)
+#[cfg(all(target_os = "linux", feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_holds_few_replies_for_a_client_that_does_not_read() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    let rss_kib = |pid: u32| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    // 64 MiB of pings, from a thread: once the stub stops reading, the writes block.
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1234567,\"method\":\"ping\"}\n".repeat(1 << 14);
+        for _ in 0..(64 << 20) / ping.len() {
+            if stdin.write_all(&ping).is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let after = rss_kib(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // (A few MiB for the process itself; the flood's replies would take hundreds.)
+    assert!(after < 48 * 1024, "RSS grew to {after} KiB");
+}
+
+/// `examples/mcp_stub_server.rs` keeps at most as many requests running as its table of
+/// running requests holds (1024), `ask`s included, which wait for the client's answers: the
+/// next is refused with -32603. (An `ask` was never counted: a client that never answers
+/// could keep any number waiting, and past the table of questions, 65536, the task panicked
+/// and the request went unanswered.)
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_bounds_the_asks_waiting_for_answers() {
+    let ask = |id: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"ask","arguments":{{}}}}}}"#
+        ) + "\n"
+    };
+    let input: String = (1..=1025).map(ask).collect();
+    let lines = run_stub_server(&input, std::time::Duration::from_secs(10)).expect("exits");
+    let refused =
+        r#"{"jsonrpc":"2.0","id":1025,"error":{"code":-32603,"message":"too many requests"}}"#;
+    assert!(
+        lines.iter().any(|line| line == refused),
+        "{:?}",
+        &lines[lines.len().saturating_sub(3)..]
+    );
+}
+
+/// `examples/mcp_client.rs` holds few replies for a server that floods it with requests and
+/// does not read its stdin: it stops reading the server until they are written. (It read on,
+/// queueing a reply and a transcript line for each: it grew without bound.)
+#[cfg(all(target_os = "linux", feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_holds_few_replies_for_a_server_that_does_not_read() {
+    use std::process::Stdio;
+    let ping = r#"{"jsonrpc":"2.0","id":1234567,"method":"ping"}"#;
+    let mut client = Command::new(example_path("mcp_client"))
+        .args(["yes", ping])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp_client (built by `cargo test --all-features`)");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", client.id())).unwrap();
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let rss_kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    // (A few MiB for the process itself; the flood's replies would take hundreds.)
+    assert!(rss_kib < 48 * 1024, "RSS grew to {rss_kib} KiB");
 }
