@@ -36,7 +36,10 @@
 //!   [`write_sse_retry`] and [`write_sse_comment`]) and [`write_content_length_frame`] frame a
 //!   message written by [`encode`].
 //! - Decoding: [`Decoder`] with [`DecodeOptions`] → [`Message`] or [`Rejection`];
-//!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches.
+//!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches;
+//!   [`Decoder::decode_lines`] decodes every line of a complete buffer ([`DecodeLines`]).
+//! - tokio: `codec` (feature `tokio`), tokio-util codecs for the three framings, which read
+//!   a bad frame as an item and write messages straight into the sink's buffer.
 //! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; typed access in `typed`
 //!   (feature `serde`).
 //! - MCP: [`mcp`] (method names, cancellation and progress, 2026-07-28's per-request `_meta`,
@@ -67,6 +70,68 @@
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
 //!   `tokio`) is the clock and the timer of the task that expires them.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
+//! - read stdin (or any byte stream): see [Reading a stream](#reading-a-stream) below; under
+//!   tokio, `codec::LineCodec` (feature `tokio`) over `tokio::io::stdin()` in a `FramedRead`
+//!   (`examples/mcp_stub_server.rs`).
+//! - speak SSE or `Content-Length`: [`SseFramer`] and [`ContentLengthFramer`] (or
+//!   [`Decoder::sse_framer`], [`Decoder::content_length_framer`]) read them, [`write_sse_event`]
+//!   and [`write_content_length_frame`] write them; under tokio, `codec::SseCodec` and
+//!   `codec::ContentLengthCodec`.
+//!
+//! ## Reading a stream
+//!
+//! A framer follows one buffer: append each read to it, take frames until the framer needs
+//! more bytes, and at end of stream take what is left ([`Framer::frames`] with `eof` does
+//! both). An over-long line is an error item, after which the next line comes.
+//!
+//! ```
+//! use std::io::Read;
+//! use bytes::BytesMut;
+//! use rpcwire::{encode, Decoder, Framer, Message, RawJson};
+//!
+//! /// Answers every request read from `input` (`std::io::stdin().lock()`, say) into `out`.
+//! fn serve(mut input: impl Read, out: &mut BytesMut) -> std::io::Result<()> {
+//!     let decoder = Decoder::mcp();
+//!     let mut framer = decoder.line_framer();
+//!     let mut buf = BytesMut::new();
+//!     let mut chunk = vec![0; 64 << 10];
+//!     loop {
+//!         let n = input.read(&mut chunk)?;
+//!         buf.extend_from_slice(&chunk[..n]);
+//!         let eof = n == 0;
+//!         for frame in framer.frames(&mut buf, eof) {
+//!             let Ok(frame) = frame else {
+//!                 // An over-long line (`FrameError::TooLong`), skipped by the framer.
+//!                 encode::write_reply(out, &decoder.too_long_reply(), None);
+//!                 continue;
+//!             };
+//!             match decoder.decode(&frame) {
+//!                 Ok(Message::Request(req)) => {
+//!                     encode::write_response(out, req.id, RawJson::EMPTY_OBJECT)
+//!                 }
+//!                 Ok(_) => {}
+//!                 Err(rejection) => {
+//!                     if let Some(reply) = rejection.reply() {
+//!                         encode::write_reply(out, &reply, None);
+//!                     }
+//!                 }
+//!             }
+//!         }
+//!         if eof {
+//!             return Ok(());
+//!         }
+//!     }
+//! }
+//!
+//! let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}";
+//! let mut out = BytesMut::new();
+//! serve(&input[..], &mut out).unwrap();
+//! // The second line has no newline: it comes at end of stream.
+//! assert_eq!(
+//!     &out[..],
+//!     b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n"
+//! );
+//! ```
 //!
 //! ## Features
 //! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
