@@ -49,7 +49,8 @@ client's is answered with -32600; under JSON-RPC it is forwarded and waits like 
 request, with a deadline of its own, the first reply with its id answering it: one reusing an id
 in flight waits behind the request holding it, the first reply answering the first, and counts
 against --max-in-flight; inside a batch, it goes with its batch, untracked),
-requests beyond --max-in-flight or 256 MiB of ids and method names waiting (too_many_in_flight;
+requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
+(too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered
 ids (unknown_reply), replies after a cancellation or a timeout (late_reply), replies with a null id
@@ -118,8 +119,8 @@ pub struct ProxyArgs {
     /// Most requests tracked in flight in each direction (JSON-RPC requests waiting behind one
     /// of the same id included); one more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
-    /// batch, it goes with its batch, untracked). So is one that would take the ids and method
-    /// names waiting in its direction past 256 MiB.
+    /// batch, it goes with its batch, untracked). So is one that would take the ids, method
+    /// names and progress tokens waiting in its direction past 256 MiB.
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
