@@ -1,10 +1,11 @@
 //! Writers for the four message shapes, the error reply for a rejected frame, and id
 //! rewriting for proxies.
 //!
-//! Every writer appends exactly one line (the JSON object and a `\n`) to a [`BytesMut`].
-//! Raw payloads are spliced in as they are, except that line breaks (which valid JSON can only
-//! hold as insignificant whitespace) become spaces, so a payload from a multi-line source never
-//! puts a newline on the wire.
+//! Every message writer appends exactly one line (the JSON object and a `\n`) to a
+//! [`BytesMut`]; [`write_raw_json`] and [`write_json_string`] append a single value, with no
+//! line end, for building payloads. Raw payloads are spliced in as they are, except that line
+//! breaks (which valid JSON can only hold as insignificant whitespace) become spaces, so a
+//! payload from a multi-line source never puts a newline on the wire.
 
 use bytes::{BufMut, BytesMut};
 
