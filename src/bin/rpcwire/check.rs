@@ -21,7 +21,7 @@ use crate::session::{kind_of, may_answer, Described};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
-    /// MCP (2025-06-18 and later).
+    /// MCP, any revision from 2024-11-05 on (batches refused, as from 2025-06-18).
     Mcp,
     /// Plain JSON-RPC 2.0.
     Jsonrpc,
