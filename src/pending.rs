@@ -4,7 +4,7 @@
 //! hands back requests whose deadline passed.
 //!
 //! Sans-IO: no clock inside. Deadlines and `now` are plain `u64`s in a monotonic unit the
-//! caller picks (milliseconds, ticks, …). Under tokio, [`DeadlineClock`] (feature `tokio`)
+//! caller picks (milliseconds, ticks, …). Under tokio, `DeadlineClock` (feature `tokio`)
 //! is a clock in milliseconds and the timer that wakes a task at the next deadline.
 
 #[cfg(feature = "tokio")]
