@@ -389,6 +389,8 @@ fn sse_stream_ending_inside_an_event_is_a_framing_error() {
                 "{tail:?}"
             );
             assert!(records[1]["reply"].is_null(), "{tail:?}");
+            // At the cut event's first byte (it was at the complete event's).
+            assert_eq!(records[1]["offset"], event.len() + 1, "{tail:?}");
             assert_eq!(code, 1, "{tail:?}: {summary}");
         } else {
             assert_eq!(records.len(), 1, "{tail:?}: {records:?}");

@@ -289,6 +289,24 @@ impl SseFramer {
         self.last_offset
     }
 
+    /// Stream offset of the first byte of the event being read: where an event the end would
+    /// drop begins, when [`ends_inside_event`](Self::ends_inside_event) says there is one.
+    /// Between events, the first byte still in the buffer ([`consumed`](Self::consumed)).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::SseFramer;
+    /// let mut framer = SseFramer::new(1 << 20);
+    /// let mut buf = BytesMut::from(&b"data: 1\n\ndata: [2,\ndata: 3"[..]);
+    /// assert!(framer.decode(&mut buf).unwrap().is_some());
+    /// assert!(framer.decode(&mut buf).unwrap().is_none());
+    /// assert!(framer.ends_inside_event(&buf));
+    /// assert_eq!(framer.event_offset(), 9);
+    /// ```
+    pub fn event_offset(&self) -> u64 {
+        self.event_start.unwrap_or(self.consumed)
+    }
+
     /// Stream offset of the first byte still in the buffer.
     pub fn consumed(&self) -> u64 {
         self.consumed

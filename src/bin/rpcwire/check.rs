@@ -562,11 +562,15 @@ pub(crate) struct FramingError {
     /// Whether the frame was over the limit (skipped: the stream goes on), which calls for
     /// the reply a frame that is not JSON does ([`Decoder::too_long_reply`]).
     too_long: bool,
+    /// Where the message in error began, when the framer's last offset is not it (an SSE
+    /// event the stream's end cut, which the framer never hands out).
+    offset: Option<u64>,
 }
 
 impl FramingError {
     /// The record of the error, the `index`th of the stream, at `offset`.
     pub(crate) fn record(self, decoder: &Decoder, index: u64, offset: u64) -> Record {
+        let offset = self.offset.unwrap_or(offset);
         let mut r = Record::new(index, Some(offset), "framing_error");
         r.detail = Some(self.detail);
         if self.too_long {
@@ -581,6 +585,7 @@ impl From<FrameError> for FramingError {
         FramingError {
             detail: e.to_string(),
             too_long: matches!(e, FrameError::TooLong { .. }),
+            offset: None,
         }
     }
 }
@@ -590,6 +595,7 @@ impl From<ContentLengthError> for FramingError {
         FramingError {
             detail: e.to_string(),
             too_long: matches!(e, ContentLengthError::TooLong { .. }),
+            offset: None,
         }
     }
 }
@@ -632,10 +638,12 @@ impl StreamFramer {
                 let event = match f.decode(buf)? {
                     None if eof && f.ends_inside_event(buf) => {
                         // The event is dropped, as a client drops it; the framer is reset.
+                        let offset = f.event_offset();
                         f.decode_eof(buf)?;
                         return Err(FramingError {
                             detail: "stream ended inside an event, which a client drops".into(),
                             too_long: false,
+                            offset: Some(offset),
                         });
                     }
                     None if eof => f.decode_eof(buf)?,
