@@ -183,6 +183,45 @@ fn a_jsonrpc_request_reusing_an_id_in_flight_waits_behind_the_first() {
     );
 }
 
+/// JSON-RPC: the requests waiting in line behind one of the same id count against
+/// `--max-in-flight` for every request, not only for another one in line: with one in the
+/// table and one in line, a request of a fresh id is one too many (alone, in a batch, or from
+/// the server), until a reply makes room.
+#[test]
+fn requests_in_line_count_against_the_limit_for_fresh_ids() {
+    let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 2);
+    let mut observe = |dir, o: &Observation<'_>| {
+        let v = session.observe(dir, o, 0);
+        (v.forward, v.violation)
+    };
+    let request = |token| observation("request", id(token), Some("ping"));
+    assert_eq!(observe(Dir::C2s, &request("1")), (true, None));
+    let reused = (true, Some(Violation::DuplicateId));
+    assert_eq!(observe(Dir::C2s, &request("1")), reused);
+    let refused = (false, Some(Violation::TooManyInFlight));
+    assert_eq!(observe(Dir::C2s, &request("2")), refused);
+    // The first reply answers the first; the second takes its place in the table, and there
+    // is room for one more.
+    let reply = observation("success_response", id("1"), None);
+    assert_eq!(observe(Dir::S2c, &reply), (true, None));
+    assert_eq!(observe(Dir::C2s, &request("2")), (true, None));
+    assert_eq!(observe(Dir::C2s, &request("3")), refused);
+    let v = batch(&mut session, Dir::C2s, &[request("3")]);
+    let untracked = (true, Some(Violation::TooManyInFlight));
+    assert_eq!((v[0].forward, v[0].violation), untracked);
+    assert!(!session.is_waiting(Dir::C2s, id("3")));
+    let mut observe = |dir, o: &Observation<'_>| {
+        let v = session.observe(dir, o, 0);
+        (v.forward, v.violation)
+    };
+    // The other direction has its own limit.
+    assert_eq!(observe(Dir::S2c, &request("1")), (true, None));
+    assert_eq!(observe(Dir::S2c, &request("1")), reused);
+    assert_eq!(observe(Dir::S2c, &request("2")), refused);
+    let unanswered = session.finish();
+    assert_eq!(unanswered.len(), 4);
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]
