@@ -328,9 +328,17 @@ impl Session {
                     // first reply with its id answers it.
                     let recent = &self.recent[slot(dir)];
                     let reused = !recent.is_empty() && recent.contains(&IdKey::of(id));
+                    // The requests in line count against `--max-in-flight` too: the table
+                    // alone would take a fresh id while it and the lines hold the limit.
+                    let in_line = self.queued[slot(dir)].len();
                     let table = &mut self.waiting[slot(dir)];
                     let reserved = if reused && mcp {
                         Err(InFlightError::Duplicate)
+                    } else if in_line > 0
+                        && table.len() + in_line >= self.max_in_flight
+                        && !table.contains(id)
+                    {
+                        Err(InFlightError::Full)
                     } else {
                         table.reserve_with_extra(id, extra_bytes)
                     };
