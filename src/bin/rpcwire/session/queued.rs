@@ -88,11 +88,13 @@ impl Queued {
         Some((next.id, next.waiting, next.extra_bytes))
     }
 
-    /// Whether the request of `id` that came as number `seq` waits in line.
+    /// Whether the request of `id` that came as number `seq` waits in line. (A line is in the
+    /// order its requests came, so by number: a search, not a walk, which pruning the
+    /// deadlines of a long line would pay for each.)
     pub(super) fn holds(&self, id: Id<'_>, seq: u64) -> bool {
         self.lines
             .get(&IdKey::of(id))
-            .is_some_and(|line| line.iter().any(|r| r.waiting.seq == seq))
+            .is_some_and(|line| line.binary_search_by_key(&seq, |r| r.waiting.seq).is_ok())
     }
 
     /// Every request in line, in the order they came (the session ended).
