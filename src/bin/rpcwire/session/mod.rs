@@ -573,15 +573,19 @@ impl Session {
     /// if any, takes its place.
     fn take_waiting(&mut self, dir: Dir, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let taken = self.waiting[slot(dir)].remove(id)?;
-        if let Some((next, waiting, extra_bytes)) = self.queued[slot(dir)].pop(id) {
+        while let Some((next, waiting, extra_bytes)) = self.queued[slot(dir)].pop(id) {
             // There is room: the request it replaces left it (its method's bytes aside, which
             // are the counters' anyway; an id spelled longer than the one it replaces, too
             // long for what is left of the budget, leaves the request untracked, as a
-            // request beyond the limits is).
+            // request beyond the limits is, and the next in line takes its place: no line
+            // waits behind an id the table no longer holds).
             let table = &mut self.waiting[slot(dir)];
-            let _ = table
+            let entered = table
                 .insert_with_extra(next.as_id(), extra_bytes, waiting.clone())
                 .or_else(|_| table.insert(next.as_id(), waiting));
+            if entered.is_ok() {
+                break;
+            }
         }
         Some(taken)
     }
