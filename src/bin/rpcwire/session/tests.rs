@@ -263,6 +263,28 @@ fn a_request_in_line_too_long_for_the_table_makes_way_for_the_next() {
     assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
 }
 
+/// JSON-RPC: the requests waiting in line are bounded by the bytes they hold, their ids as
+/// spelled included: a number's key is short whatever its spelling ("1.000…" keys as 1), and
+/// counting the key twice let a client queue a million ids of 64 KiB each as 10 bytes apiece.
+#[test]
+fn requests_in_line_are_bounded_by_the_bytes_of_their_ids_as_spelled() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let long = format!("1.{}", "0".repeat(64_000));
+    let request = |id| observation("request", id, Some("m"));
+    session.observe(Dir::C2s, &request(id("1")), 0);
+    // Each holds 64,002 bytes of spelling, 5 of key, 1 of method: 16 fit in 1 MiB, 17 do not.
+    for n in 0..17 {
+        let v = session.observe(Dir::C2s, &request(id_of(&long)), 0);
+        let want = if n < 16 {
+            (true, Some(Violation::DuplicateId))
+        } else {
+            (false, Some(Violation::TooManyInFlight))
+        };
+        assert_eq!((v.forward, v.violation), want, "{n}");
+    }
+    assert_eq!(session.queued[slot(Dir::C2s)].len(), 16);
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]
