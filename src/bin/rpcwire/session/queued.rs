@@ -38,8 +38,9 @@ struct InLine {
     waiting: Waiting,
     /// What it holds beside its id, as the table counts it (its method).
     extra_bytes: usize,
-    /// What it counts against the budget: its id twice (its key here and its token), and
-    /// its extra bytes.
+    /// What it counts against the budget: its id twice, as the table counts it (its key
+    /// here, and its spelling, which a number's key does not bound: `1.000…` keys as 1),
+    /// and its extra bytes.
     bytes: usize,
 }
 
@@ -59,7 +60,7 @@ impl Queued {
         max_bytes: usize,
     ) -> bool {
         let key = IdKey::of(id);
-        let bytes = (2 * key.encoded_len()).saturating_add(extra_bytes);
+        let bytes = (id.raw().len() + key.encoded_len()).saturating_add(extra_bytes);
         if self.bytes.saturating_add(bytes) > max_bytes {
             return false;
         }
