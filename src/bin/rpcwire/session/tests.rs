@@ -285,6 +285,45 @@ fn requests_in_line_are_bounded_by_the_bytes_of_their_ids_as_spelled() {
     assert_eq!(session.queued[slot(Dir::C2s)].len(), 16);
 }
 
+/// JSON-RPC: the requests in the table and those waiting in line behind one of the same id
+/// share one byte budget, as they share `--max-in-flight` (the help text: a request is refused
+/// when it "would take the ids and method names waiting in its direction past 256 MiB"): with
+/// the table half full, the line takes only the other half, and while the line holds its half
+/// a fresh id finds the table full.
+#[test]
+fn requests_in_line_share_the_byte_budget_of_the_table() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let spelled = |n: usize| format!("{n}.{}", "0".repeat(64_000));
+    let tokens: Vec<String> = (1..=9).map(spelled).collect();
+    let ids: Vec<Id<'_>> = tokens.iter().map(|t| id_of(t)).collect();
+    let request = |id| observation("request", id, Some("m"));
+    // Each holds 64,008 bytes (spelling, key, method): 8 in the table, 8 in line behind the
+    // first fill 1 MiB (16 fit, 17 do not).
+    for id in &ids[..8] {
+        assert_eq!(session.observe(Dir::C2s, &request(*id), 0).violation, None);
+    }
+    for n in 0..9 {
+        let v = session.observe(Dir::C2s, &request(ids[0]), 0);
+        let want = if n < 8 {
+            (true, Some(Violation::DuplicateId))
+        } else {
+            (false, Some(Violation::TooManyInFlight))
+        };
+        assert_eq!((v.forward, v.violation), want, "{n}");
+    }
+    let v = session.observe(Dir::C2s, &request(ids[8]), 0);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    // A reply to another id makes room for it.
+    session.observe(Dir::S2c, &observation("success_response", ids[1], None), 1);
+    assert_eq!(
+        session.observe(Dir::C2s, &request(ids[8]), 2).violation,
+        None
+    );
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]
