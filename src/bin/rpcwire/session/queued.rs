@@ -16,8 +16,7 @@ use super::waiting::Waiting;
 /// its line, in the table, by the time its deadline passes.
 ///
 /// Bounded with the requests in flight: the table and these together hold at most
-/// `--max-in-flight` requests, and these at most [`MAX_IN_FLIGHT_BYTES`] of ids and method
-/// names of their own (as the replies owed to invalid batch elements).
+/// `--max-in-flight` requests, and at most [`MAX_IN_FLIGHT_BYTES`] of ids and method names.
 ///
 /// [`Session::take_waiting`]: super::Session::take_waiting
 /// [`MAX_IN_FLIGHT_BYTES`]: super::MAX_IN_FLIGHT_BYTES
@@ -50,8 +49,13 @@ impl Queued {
         self.len
     }
 
+    /// The bytes they hold, as the table counts its requests'.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Puts a request reusing `id` at the end of its line, unless its bytes would take the
-    /// line's past `max_bytes`; returns whether it was.
+    /// lines' past `max_bytes` (what the table leaves of the budget); returns whether it was.
     pub(super) fn push(
         &mut self,
         id: Id<'_>,

@@ -222,30 +222,33 @@ fn requests_in_line_count_against_the_limit_for_fresh_ids() {
     assert_eq!(unanswered.len(), 4);
 }
 
-/// JSON-RPC: a request in line whose id, spelled longer than that of the request it
-/// replaces, no longer fits the budget of the table when its turn comes is left untracked,
-/// and the next in line takes its place: the line does not stay stuck behind an id no
-/// request holds any more (its requests never answered, never timed out, and unanswered at
-/// the end though the server answered them).
+/// JSON-RPC: a request reusing an id in flight, spelled longer than that of the request
+/// holding it, and too long for what the table leaves of the byte budget, is refused as
+/// beyond the limits; the next one goes in line, and takes the first's place when it is
+/// answered (the line never waits behind an id the table no longer holds: its requests would
+/// never be answered nor time out, and would be unanswered at the end though the server
+/// answered them).
 #[test]
-fn a_request_in_line_too_long_for_the_table_makes_way_for_the_next() {
+fn a_request_too_long_for_the_budget_is_refused_and_its_line_goes_on() {
     let mut session = Session::with_budget(Dialect::JsonRpc2, Some(1_000), MAX_IN_FLIGHT.get(), 64);
     let long = format!("1.{}", "0".repeat(40));
     let (short, long) = (id("1"), id_of(&long));
     let request = |id, method| observation("request", id, Some(method));
-    // "2" with a 50-byte method (56 bytes with its id's spelling and key) and "1" (7): 63 of
-    // 64 bytes. "1.000…" needs 47 even without its method, "1" 7.
-    let method = "m".repeat(50);
+    // "2" with a 43-byte method (49 bytes with its id's spelling and key) and "1" (7): 56 of
+    // 64 bytes. "1.000…" needs 48, "1" 7.
+    let method = "m".repeat(43);
     session.observe(Dir::C2s, &request(id("2"), &method), 0);
     session.observe(Dir::C2s, &request(short, "a"), 0);
-    // Two in line: the first spelled "1.000…" (too long for what the table has left), the
-    // second "1".
-    for (o, t) in [(request(long, "b"), 10), (request(short, "c"), 20)] {
-        let v = session.observe(Dir::C2s, &o, t);
-        assert_eq!(v.violation, Some(Violation::DuplicateId));
-    }
+    let v = session.observe(Dir::C2s, &request(long, "b"), 10);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    // "1" fits: in line, it is the table's in turn.
+    let v = session.observe(Dir::C2s, &request(short, "c"), 20);
+    assert_eq!(v.violation, Some(Violation::DuplicateId));
     let reply = observation("success_response", short, None);
-    // The first reply answers "a"; "b" cannot enter the table, "c" takes its place.
+    // The first reply answers "a"; "c" takes its place.
     assert_eq!(session.observe(Dir::S2c, &reply, 30).violation, None);
     assert!(session.is_waiting(Dir::C2s, short));
     // "c" times out at its own deadline.
