@@ -68,9 +68,9 @@ pub struct Session {
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
-    /// How many bytes of ids the replies owed in each direction may hold, and so the requests
-    /// waiting in line behind one of the same id ([`Queued`]) ([`MAX_IN_FLIGHT_BYTES`], the
-    /// budget of the requests waiting).
+    /// How many bytes of ids the replies owed in each direction may hold, and the requests
+    /// waiting, in the table and in line behind one of the same id ([`Queued`]), together
+    /// ([`MAX_IN_FLIGHT_BYTES`], the budget of the requests waiting).
     max_owed_bytes: usize,
     /// The lines sent each way whose id could not be read and whose null-id error reply
     /// (JSON-RPC 2.0 §5.1) the peer still owes: counted only in a merge of two streams
@@ -120,8 +120,8 @@ pub struct Session {
 /// requests with ids and names of 64 KiB each would otherwise take 128 GB, and a progress
 /// token may be as long as a frame). Beyond it a request is refused as beyond
 /// `--max-in-flight`. The ids of the replies owed to invalid batch elements have a budget of
-/// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`, and
-/// so have the JSON-RPC requests waiting behind one of the same id ([`Queued`]). (Ids and
+/// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`; the
+/// JSON-RPC requests waiting behind one of the same id ([`Queued`]) share the table's. (Ids and
 /// tokens are counted as kept, about twice: an id's key and its token, a progress token's key
 /// in its request and in the count of requests reporting on it.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
@@ -328,9 +328,21 @@ impl Session {
                     // first reply with its id answers it.
                     let recent = &self.recent[slot(dir)];
                     let reused = !recent.is_empty() && recent.contains(&IdKey::of(id));
+                    // The requests in line count against `--max-in-flight` and the byte
+                    // budget too: the table alone would take a fresh id while it and the
+                    // lines hold the limit (its cost as the table counts it: its spelling,
+                    // its key and its extra bytes).
+                    let line = &self.queued[slot(dir)];
+                    let (in_line, line_bytes) = (line.len(), line.bytes());
                     let table = &mut self.waiting[slot(dir)];
+                    let fresh = in_line > 0 && !table.contains(id);
+                    let cost = || id.raw().len() + IdKey::of(id).encoded_len() + extra_bytes;
                     let reserved = if reused && mcp {
                         Err(InFlightError::Duplicate)
+                    } else if fresh && table.len() + in_line >= self.max_in_flight {
+                        Err(InFlightError::Full)
+                    } else if fresh && table.bytes() + line_bytes + cost() > self.max_owed_bytes {
+                        Err(InFlightError::OverBudget)
                     } else {
                         table.reserve_with_extra(id, extra_bytes)
                     };
@@ -565,15 +577,19 @@ impl Session {
     /// if any, takes its place.
     fn take_waiting(&mut self, dir: Dir, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let taken = self.waiting[slot(dir)].remove(id)?;
-        if let Some((next, waiting, extra_bytes)) = self.queued[slot(dir)].pop(id) {
-            // There is room: the request it replaces left it (its method's bytes aside, which
-            // are the counters' anyway; an id spelled longer than the one it replaces, too
-            // long for what is left of the budget, leaves the request untracked, as a
-            // request beyond the limits is).
+        while let Some((next, waiting, extra_bytes)) = self.queued[slot(dir)].pop(id) {
+            // There is room: the request it replaces left it, and the lines share the table's
+            // limits, so the table and they never hold more than the budget. (Were it to fail,
+            // the request would be left untracked, as a request beyond the limits is, and the
+            // next in line would take its place: no line waits behind an id the table no
+            // longer holds.)
             let table = &mut self.waiting[slot(dir)];
-            let _ = table
+            let entered = table
                 .insert_with_extra(next.as_id(), extra_bytes, waiting.clone())
                 .or_else(|_| table.insert(next.as_id(), waiting));
+            if entered.is_ok() {
+                break;
+            }
         }
         Some(taken)
     }
@@ -581,7 +597,7 @@ impl Session {
     /// Puts a JSON-RPC request sent in `dir` reusing `id`, still in flight, in line behind the
     /// one holding it ([`Queued`]), with a deadline of its own (a client's, as any request's),
     /// unless the requests in flight in `dir`, it included, would be more than
-    /// `--max-in-flight`, or the line's bytes more than their budget. Returns whether it was.
+    /// `--max-in-flight`, or their bytes more than their budget. Returns whether it was.
     fn wait_in_line(
         &mut self,
         dir: Dir,
@@ -593,10 +609,12 @@ impl Session {
         // (MCP's only, which never puts a request in line: no progress token nor tools/list
         // to count.)
         debug_assert!(waiting.progress_token.is_none() && !waiting.lists_tools);
-        let in_flight = self.waiting[slot(dir)].len() + self.queued[slot(dir)].len();
+        let table = &self.waiting[slot(dir)];
+        let in_flight = table.len() + self.queued[slot(dir)].len();
+        let room = self.max_owed_bytes.saturating_sub(table.bytes());
         let (seq, method) = (waiting.seq, waiting.method.clone());
         let in_line = in_flight < self.max_in_flight
-            && self.queued[slot(dir)].push(id, waiting, extra_bytes, self.max_owed_bytes);
+            && self.queued[slot(dir)].push(id, waiting, extra_bytes, room);
         if let (true, Some(t), Dir::C2s, false) =
             (in_line, self.timeout_ms, dir, self.waits_by_design(&method))
         {

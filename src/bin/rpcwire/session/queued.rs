@@ -16,8 +16,7 @@ use super::waiting::Waiting;
 /// its line, in the table, by the time its deadline passes.
 ///
 /// Bounded with the requests in flight: the table and these together hold at most
-/// `--max-in-flight` requests, and these at most [`MAX_IN_FLIGHT_BYTES`] of ids and method
-/// names of their own (as the replies owed to invalid batch elements).
+/// `--max-in-flight` requests, and at most [`MAX_IN_FLIGHT_BYTES`] of ids and method names.
 ///
 /// [`Session::take_waiting`]: super::Session::take_waiting
 /// [`MAX_IN_FLIGHT_BYTES`]: super::MAX_IN_FLIGHT_BYTES
@@ -38,8 +37,9 @@ struct InLine {
     waiting: Waiting,
     /// What it holds beside its id, as the table counts it (its method).
     extra_bytes: usize,
-    /// What it counts against the budget: its id twice (its key here and its token), and
-    /// its extra bytes.
+    /// What it counts against the budget: its id twice, as the table counts it (its key
+    /// here, and its spelling, which a number's key does not bound: `1.000…` keys as 1),
+    /// and its extra bytes.
     bytes: usize,
 }
 
@@ -49,8 +49,13 @@ impl Queued {
         self.len
     }
 
+    /// The bytes they hold, as the table counts its requests'.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Puts a request reusing `id` at the end of its line, unless its bytes would take the
-    /// line's past `max_bytes`; returns whether it was.
+    /// lines' past `max_bytes` (what the table leaves of the budget); returns whether it was.
     pub(super) fn push(
         &mut self,
         id: Id<'_>,
@@ -59,7 +64,7 @@ impl Queued {
         max_bytes: usize,
     ) -> bool {
         let key = IdKey::of(id);
-        let bytes = (2 * key.encoded_len()).saturating_add(extra_bytes);
+        let bytes = (id.raw().len() + key.encoded_len()).saturating_add(extra_bytes);
         if self.bytes.saturating_add(bytes) > max_bytes {
             return false;
         }
@@ -88,11 +93,13 @@ impl Queued {
         Some((next.id, next.waiting, next.extra_bytes))
     }
 
-    /// Whether the request of `id` that came as number `seq` waits in line.
+    /// Whether the request of `id` that came as number `seq` waits in line. (A line is in the
+    /// order its requests came, so by number: a search, not a walk, which pruning the
+    /// deadlines of a long line would pay for each.)
     pub(super) fn holds(&self, id: Id<'_>, seq: u64) -> bool {
         self.lines
             .get(&IdKey::of(id))
-            .is_some_and(|line| line.iter().any(|r| r.waiting.seq == seq))
+            .is_some_and(|line| line.binary_search_by_key(&seq, |r| r.waiting.seq).is_ok())
     }
 
     /// Every request in line, in the order they came (the session ended).

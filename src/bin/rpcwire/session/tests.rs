@@ -183,6 +183,150 @@ fn a_jsonrpc_request_reusing_an_id_in_flight_waits_behind_the_first() {
     );
 }
 
+/// JSON-RPC: the requests waiting in line behind one of the same id count against
+/// `--max-in-flight` for every request, not only for another one in line: with one in the
+/// table and one in line, a request of a fresh id is one too many (alone, in a batch, or from
+/// the server), until a reply makes room.
+#[test]
+fn requests_in_line_count_against_the_limit_for_fresh_ids() {
+    let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 2);
+    let mut observe = |dir, o: &Observation<'_>| {
+        let v = session.observe(dir, o, 0);
+        (v.forward, v.violation)
+    };
+    let request = |token| observation("request", id(token), Some("ping"));
+    assert_eq!(observe(Dir::C2s, &request("1")), (true, None));
+    let reused = (true, Some(Violation::DuplicateId));
+    assert_eq!(observe(Dir::C2s, &request("1")), reused);
+    let refused = (false, Some(Violation::TooManyInFlight));
+    assert_eq!(observe(Dir::C2s, &request("2")), refused);
+    // The first reply answers the first; the second takes its place in the table, and there
+    // is room for one more.
+    let reply = observation("success_response", id("1"), None);
+    assert_eq!(observe(Dir::S2c, &reply), (true, None));
+    assert_eq!(observe(Dir::C2s, &request("2")), (true, None));
+    assert_eq!(observe(Dir::C2s, &request("3")), refused);
+    let v = batch(&mut session, Dir::C2s, &[request("3")]);
+    let untracked = (true, Some(Violation::TooManyInFlight));
+    assert_eq!((v[0].forward, v[0].violation), untracked);
+    assert!(!session.is_waiting(Dir::C2s, id("3")));
+    let mut observe = |dir, o: &Observation<'_>| {
+        let v = session.observe(dir, o, 0);
+        (v.forward, v.violation)
+    };
+    // The other direction has its own limit.
+    assert_eq!(observe(Dir::S2c, &request("1")), (true, None));
+    assert_eq!(observe(Dir::S2c, &request("1")), reused);
+    assert_eq!(observe(Dir::S2c, &request("2")), refused);
+    let unanswered = session.finish();
+    assert_eq!(unanswered.len(), 4);
+}
+
+/// JSON-RPC: a request reusing an id in flight, spelled longer than that of the request
+/// holding it, and too long for what the table leaves of the byte budget, is refused as
+/// beyond the limits; the next one goes in line, and takes the first's place when it is
+/// answered (the line never waits behind an id the table no longer holds: its requests would
+/// never be answered nor time out, and would be unanswered at the end though the server
+/// answered them).
+#[test]
+fn a_request_too_long_for_the_budget_is_refused_and_its_line_goes_on() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, Some(1_000), MAX_IN_FLIGHT.get(), 64);
+    let long = format!("1.{}", "0".repeat(40));
+    let (short, long) = (id("1"), id_of(&long));
+    let request = |id, method| observation("request", id, Some(method));
+    // "2" with a 43-byte method (49 bytes with its id's spelling and key) and "1" (7): 56 of
+    // 64 bytes. "1.000…" needs 48, "1" 7.
+    let method = "m".repeat(43);
+    session.observe(Dir::C2s, &request(id("2"), &method), 0);
+    session.observe(Dir::C2s, &request(short, "a"), 0);
+    let v = session.observe(Dir::C2s, &request(long, "b"), 10);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    // "1" fits: in line, it is the table's in turn.
+    let v = session.observe(Dir::C2s, &request(short, "c"), 20);
+    assert_eq!(v.violation, Some(Violation::DuplicateId));
+    let reply = observation("success_response", short, None);
+    // The first reply answers "a"; "c" takes its place.
+    assert_eq!(session.observe(Dir::S2c, &reply, 30).violation, None);
+    assert!(session.is_waiting(Dir::C2s, short));
+    // "c" times out at its own deadline.
+    assert_eq!(session.expire(1_019).len(), 1);
+    let expired = session.expire(1_020);
+    let methods: Vec<&str> = expired
+        .iter()
+        .map(|t| match t {
+            Timeout::Request(e) => &*e.method,
+            Timeout::Batch { .. } => panic!("no batch was sent"),
+        })
+        .collect();
+    assert_eq!(methods, ["c"]);
+    assert!(session.finish().is_empty());
+    assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
+}
+
+/// JSON-RPC: the requests waiting in line are bounded by the bytes they hold, their ids as
+/// spelled included: a number's key is short whatever its spelling ("1.000…" keys as 1), and
+/// counting the key twice let a client queue a million ids of 64 KiB each as 10 bytes apiece.
+#[test]
+fn requests_in_line_are_bounded_by_the_bytes_of_their_ids_as_spelled() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let long = format!("1.{}", "0".repeat(64_000));
+    let request = |id| observation("request", id, Some("m"));
+    session.observe(Dir::C2s, &request(id("1")), 0);
+    // Each holds 64,002 bytes of spelling, 5 of key, 1 of method: 16 fit in 1 MiB, 17 do not.
+    for n in 0..17 {
+        let v = session.observe(Dir::C2s, &request(id_of(&long)), 0);
+        let want = if n < 16 {
+            (true, Some(Violation::DuplicateId))
+        } else {
+            (false, Some(Violation::TooManyInFlight))
+        };
+        assert_eq!((v.forward, v.violation), want, "{n}");
+    }
+    assert_eq!(session.queued[slot(Dir::C2s)].len(), 16);
+}
+
+/// JSON-RPC: the requests in the table and those waiting in line behind one of the same id
+/// share one byte budget, as they share `--max-in-flight` (the help text: a request is refused
+/// when it "would take the ids and method names waiting in its direction past 256 MiB"): with
+/// the table half full, the line takes only the other half, and while the line holds its half
+/// a fresh id finds the table full.
+#[test]
+fn requests_in_line_share_the_byte_budget_of_the_table() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 1 << 20);
+    let spelled = |n: usize| format!("{n}.{}", "0".repeat(64_000));
+    let tokens: Vec<String> = (1..=9).map(spelled).collect();
+    let ids: Vec<Id<'_>> = tokens.iter().map(|t| id_of(t)).collect();
+    let request = |id| observation("request", id, Some("m"));
+    // Each holds 64,008 bytes (spelling, key, method): 8 in the table, 8 in line behind the
+    // first fill 1 MiB (16 fit, 17 do not).
+    for id in &ids[..8] {
+        assert_eq!(session.observe(Dir::C2s, &request(*id), 0).violation, None);
+    }
+    for n in 0..9 {
+        let v = session.observe(Dir::C2s, &request(ids[0]), 0);
+        let want = if n < 8 {
+            (true, Some(Violation::DuplicateId))
+        } else {
+            (false, Some(Violation::TooManyInFlight))
+        };
+        assert_eq!((v.forward, v.violation), want, "{n}");
+    }
+    let v = session.observe(Dir::C2s, &request(ids[8]), 0);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    // A reply to another id makes room for it.
+    session.observe(Dir::S2c, &observation("success_response", ids[1], None), 1);
+    assert_eq!(
+        session.observe(Dir::C2s, &request(ids[8]), 2).violation,
+        None
+    );
+}
+
 /// A busy session with a long timeout: answered requests do not keep their deadlines,
 /// and the ones still waiting time out as before.
 #[test]
@@ -1434,4 +1578,26 @@ fn the_late_reply_to_a_timed_out_request_with_a_null_id_is_late() {
             "{kind}"
         );
     }
+}
+
+/// JSON-RPC: a long line of requests reusing one id, answered one by one, is pruned of its
+/// deadlines in a time linear in them: finding whether a request still waits in line must
+/// not walk its line (60,000 requests took 20 s in a debug build, holding the proxy's lock; the
+/// default `--max-in-flight` allows a million).
+#[test]
+fn deadlines_of_a_long_line_are_pruned_in_linear_time() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(60_000));
+    let started = std::time::Instant::now();
+    let n = 60_000;
+    for _ in 0..n {
+        session.observe(Dir::C2s, &observation("request", id("1"), Some("ping")), 0);
+    }
+    for left in (0..n).rev() {
+        let v = session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+        assert_eq!(v.violation, None);
+        assert!(session.deadlines.len() <= 2 * left + 65, "{left}");
+    }
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(session.expire(60_000).is_empty());
 }
