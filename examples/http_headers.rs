@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use bytes::BytesMut;
 use rpcwire::headers::{mirror_headers, HeaderCheck, ToolHeaders};
-use rpcwire::{encode, mcp, Decoder, Message, RawJson, ReplyId};
+use rpcwire::{encode, mcp, Decoder, JsonKind, Message, RawJson, ReplyId};
 
 const VERSION: &str = "2026-07-28";
 
@@ -40,19 +40,25 @@ const CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"n
 /// valid tools kept (their annotations put in `tools`, by name), the others dropped.
 pub fn filter_tools_list(reply: &[u8], tools: &mut HashMap<String, ToolHeaders>) -> BytesMut {
     // The bridge reads what a server sends: `mcp_client`, not `mcp` (which reads a client).
+    let as_it_came = || {
+        let mut to_client = BytesMut::from(reply);
+        to_client.extend_from_slice(b"\n");
+        to_client
+    };
     let success = match Decoder::mcp_client().decode(reply) {
         Ok(Message::Response(success)) => success,
         // An error reply, or a line the bridge cannot read: nothing to filter, and the
         // client's to judge, as it came.
-        _ => {
-            let mut to_client = BytesMut::from(reply);
-            to_client.extend_from_slice(b"\n");
-            return to_client;
-        }
+        _ => return as_it_came(),
     };
     let result = success.result;
+    // No one list of tools (absent, not an array, or `tools` twice, which readers take
+    // differently): nothing the bridge can filter, so nothing it drops either.
+    let Some(listed) = result.get("tools").filter(|t| t.kind() == JsonKind::Array) else {
+        return as_it_came();
+    };
     let mut kept: Vec<RawJson<'_>> = Vec::new();
-    for tool in result.get("tools").into_iter().flat_map(|t| t.elements()) {
+    for tool in listed.elements() {
         let name = tool.get("name").and_then(|n| n.as_str());
         let schema = tool.get("inputSchema");
         match (name, schema.map(ToolHeaders::from_input_schema)) {

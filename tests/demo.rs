@@ -171,12 +171,15 @@ fn http_headers_example_drops_only_the_invalid_tool() {
 
 /// `examples/http_headers.rs`'s bridge hands its client a reply to `tools/list` that is no
 /// success as it came, for the client to judge: it panicked on an error reply
-/// (`unreachable!`) and on one it could not decode (`expect`).
+/// (`unreachable!`) and on one it could not decode (`expect`). So too a success without one
+/// list of tools to filter: `tools` twice became an empty list.
 #[test]
 fn http_headers_bridge_passes_on_what_is_no_success() {
     let mut tools = std::collections::HashMap::new();
     let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"down"}}"#;
-    for reply in [&error[..], b"{oops"] {
+    let twice = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}],"tools":[]}}"#;
+    let not_a_list = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":{"name":"a"}}}"#;
+    for reply in [&error[..], b"{oops", twice, not_a_list] {
         let to_client = http_headers::filter_tools_list(reply, &mut tools);
         assert_eq!(to_client, [reply, b"\n"].concat());
     }
