@@ -192,6 +192,16 @@ pub fn java_order(c: &Corpus, name: &'static str) -> Corpus {
     )
 }
 
+/// `c`'s frames with their members in the order of the MCP Kotlin SDK's classes: `id`,
+/// `method`, `params` or `result`, then `jsonrpc` (a notification: the TypeScript SDK's order).
+pub fn kotlin_order(c: &Corpus, name: &'static str) -> Corpus {
+    reordered(
+        c,
+        name,
+        ["id", "method", "params", "result", "error", "jsonrpc"],
+    )
+}
+
 /// `c`'s frames with their top-level members in `order`.
 fn reordered(c: &Corpus, name: &'static str, order: [&str; 6]) -> Corpus {
     use serde_json::value::RawValue;

@@ -425,6 +425,7 @@ fn min_of_passes(rounds: u32) {
         corpus::sdk_order(&corpus::tiny(), "tiny, TS SDK order"),
         corpus::sdk_order(&corpus::typical(), "typical, TS SDK order"),
         corpus::java_order(&corpus::tiny(), "tiny, Java SDK order"),
+        corpus::kotlin_order(&corpus::tiny(), "tiny, Kotlin SDK order"),
         corpus::spaced(&corpus::tiny(), "tiny, spaced"),
         corpus::spaced(&corpus::typical(), "typical, spaced"),
     ];

@@ -45,6 +45,7 @@ fn decoding_the_corpora_allocates_nothing() {
     for c in [corpus::tiny(), corpus::typical()] {
         corpora.push(corpus::sdk_order(&c, "TS SDK order"));
         corpora.push(corpus::java_order(&c, "Java SDK order"));
+        corpora.push(corpus::kotlin_order(&c, "Kotlin SDK order"));
         corpora.push(corpus::spaced(&c, "spaced"));
     }
     let lazy = Decoder::mcp();

@@ -283,10 +283,14 @@ impl Decoder {
     }
 
     /// A frame whose UTF-8 is checked and that is not of the compact usual shapes: the
-    /// spaced usual shapes (Python's `json.dumps` separators), else the general walk.
+    /// Kotlin SDK's order or the spaced usual shapes (Python's `json.dumps` separators), else
+    /// the general walk.
     #[inline(never)]
     fn decode_unusual(&self, frame: &[u8]) -> Result<Envelope, Reject> {
-        match self.decode_usual_spaced(frame) {
+        let usual = self
+            .decode_usual_id_first(frame)
+            .or_else(|| self.decode_usual_spaced(frame));
+        match usual {
             Some(envelope) => Ok(envelope),
             None => self.decode_walked(frame),
         }
