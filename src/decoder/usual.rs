@@ -67,8 +67,6 @@ impl Decoder {
     /// `{"jsonrpc":"2.0",["id":ID,]"method":"…"[,"params":{…}]}`,
     /// `{"jsonrpc":"2.0","method":"…"[,"params":{…}],"id":ID}`,
     /// `{"jsonrpc":"2.0","method":"…","id":ID,"params":{…}}` (the MCP Java SDK's order),
-    /// `{"id":ID,"method":"…"[,"params":{…}],"jsonrpc":"2.0"}` and
-    /// `{"id":ID,"result":…,"jsonrpc":"2.0"}` (the MCP Kotlin SDK's),
     /// `{"jsonrpc":"2.0","id":ID,"result":…}` or `{"jsonrpc":"2.0","result":…,"id":ID}`; or
     /// both last, as the official TypeScript SDK writes them,
     /// `{"method":"…"[,"params":{…}],"jsonrpc":"2.0"[,"id":ID]}` or
@@ -81,6 +79,8 @@ impl Decoder {
     /// else, or anything this path would have to reject (an error, a limit crossed, a
     /// `resultType` refused, the hardened profile): the general walk then decodes the frame
     /// from the start and gives the answer. Checked against the general walk in the tests.
+    /// (Out of line, after it: the MCP Kotlin SDK's order, [`Self::decode_usual_id_first`],
+    /// and the same shapes spaced, [`Self::decode_usual_spaced`].)
     #[inline(always)]
     pub(super) fn decode_usual(&self, frame: &[u8]) -> Option<Envelope> {
         self.decode_usual_with(frame, &COMPACT)
