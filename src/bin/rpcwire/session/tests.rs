@@ -1537,6 +1537,65 @@ fn owed_replies_are_bounded_by_bytes() {
     assert_eq!(matched, 16, "{verdicts:?}");
 }
 
+/// Replies owed to invalid elements count each id as it is kept, its spelling (in its
+/// batch's record) and its key, as the requests waiting do: a number's key is short whatever
+/// its spelling ("1.000…" keys as 1), and counting the key alone let a client have a million
+/// elements with ids of 64 KiB each owed as 5 bytes apiece. Each gives its bytes back however
+/// it goes: answered by the server, answered by the proxy at its batch's deadline or in place
+/// of a dropped array, or with the session.
+#[test]
+fn owed_replies_are_bounded_by_the_bytes_of_their_ids_as_spelled() {
+    let mut session =
+        Session::with_budget(Dialect::JsonRpc2, Some(100), MAX_IN_FLIGHT.get(), 1 << 20);
+    let tokens: Vec<String> = (0..20)
+        .map(|n| format!("{n}.{}", "0".repeat(64_000)))
+        .collect();
+    let invalid: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            ..without_id("invalid", None)
+        })
+        .collect();
+    let errors: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            error_code: Some(-32600),
+            ..without_id("error_response", None)
+        })
+        .collect();
+    // Each holds 64,002 or 64,003 bytes of spelling and a few of key: 16 fit in 1 MiB, 17 do
+    // not. Answered by the server:
+    batch(&mut session, Dir::C2s, &invalid);
+    let verdicts = batch(&mut session, Dir::S2c, &errors);
+    let matched = verdicts.iter().filter(|v| v.violation.is_none()).count();
+    assert_eq!(matched, 16);
+    // Answered by the proxy at their batch's deadline:
+    batch(&mut session, Dir::C2s, &invalid);
+    let expired = timed_out(&session.expire(1_000));
+    assert_eq!(expired.len(), 1);
+    assert_eq!(expired[0].1.len(), 16);
+    // Answered by the proxy in place of a dropped array:
+    batch(&mut session, Dir::C2s, &invalid);
+    session.observe(Dir::S2c, &without_id("batch", None), 2_000);
+    session.drop_batch(Dir::S2c);
+    session.observe_element(Dir::S2c, &errors[0], 2_000);
+    assert_eq!(in_place(&mut session).1.len(), 16);
+    // Owed when the session ends:
+    batch(&mut session, Dir::C2s, &invalid);
+    session.close_batch();
+    assert_eq!(
+        session
+            .batches
+            .values()
+            .map(|b| b.owed.len())
+            .sum::<usize>(),
+        16
+    );
+    session.finish();
+}
+
 /// Error replies are counted by code for the first 256 codes in each direction, the rest
 /// under `(other)`, as method names are: a peer inventing codes (any integer) must not grow
 /// the counters, nor the summary printed at every `--stats-every`, without bound.
