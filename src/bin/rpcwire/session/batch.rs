@@ -23,8 +23,11 @@ pub(super) struct BatchWait {
     pub(super) requests: Vec<IdBuf>,
     /// How many of them still wait.
     pub(super) waiting: usize,
-    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null);
-    /// taken when the proxy answers them.
+    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null),
+    /// as spelled (counted against the budget of the replies owed: [`OwedReplies`]); taken
+    /// when the proxy answers them.
+    ///
+    /// [`OwedReplies`]: super::owed::OwedReplies
     pub(super) owed: Vec<Option<IdBuf>>,
     /// How many of those are still owed.
     pub(super) owed_left: usize,
@@ -211,8 +214,16 @@ impl Session {
                 // never: its id is not trusted). Bounded like the requests in flight.
                 let id = o.id.filter(|_| o.kind == "invalid");
                 let batch = self.open_batch_no(dir);
+                // Its spelling, kept in its batch's record (a client batch has one), counts
+                // against the budget with its key, which does not bound it (`1.000…` keys as
+                // 1), as the requests in flight count their ids.
+                let spelled = match (id, batch) {
+                    (Some(id), 1..) => id.raw().len(),
+                    _ => 0,
+                };
                 let owed = self.owed_element_replies[slot(dir)].push(
                     id.map(IdKey::of),
+                    spelled,
                     batch,
                     self.max_in_flight,
                     self.max_owed_bytes,

@@ -68,9 +68,10 @@ pub struct Session {
     owed_element_replies: [OwedReplies; 2],
     /// How many requests may wait in each direction (and replies be owed).
     max_in_flight: usize,
-    /// How many bytes of ids the replies owed in each direction may hold, and the requests
-    /// waiting, in the table and in line behind one of the same id ([`Queued`]), together
-    /// ([`MAX_IN_FLIGHT_BYTES`], the budget of the requests waiting).
+    /// How many bytes of ids the replies owed in each direction may hold (each id's key and
+    /// its spelling, kept in its batch's record), and the requests waiting, in the table and
+    /// in line behind one of the same id ([`Queued`]), together ([`MAX_IN_FLIGHT_BYTES`], the
+    /// budget of the requests waiting).
     max_owed_bytes: usize,
     /// The lines sent each way whose id could not be read and whose null-id error reply
     /// (JSON-RPC 2.0 §5.1) the peer still owes: counted only in a merge of two streams
@@ -122,8 +123,10 @@ pub struct Session {
 /// `--max-in-flight`. The ids of the replies owed to invalid batch elements have a budget of
 /// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`; the
 /// JSON-RPC requests waiting behind one of the same id ([`Queued`]) share the table's. (Ids and
-/// tokens are counted as kept, about twice: an id's key and its token, a progress token's key
-/// in its request and in the count of requests reporting on it.)
+/// tokens are counted as kept, about twice: an id's key and its token (a reply owed, its key
+/// and the spelling its batch's record keeps), a progress token's key in its request and in
+/// the count of requests reporting on it. The key alone does not bound a number's spelling:
+/// `1.000…` keys as 1.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
 /// How many requests may wait in each direction by default.

@@ -18,6 +18,14 @@ use super::{Dir, Session, Violation};
 /// oldest without one): nothing on the wire says which batch it answers, so a server answering
 /// batches out of order, with the same ids in their invalid elements, has its replies counted
 /// against the older batch.
+///
+/// Bounded by a number of entries and a byte budget ([`MAX_IN_FLIGHT_BYTES`] for the replies
+/// owed to the elements of client batches), against which each entry counts its id as it is
+/// kept: its key here, and the spelling its batch's record keeps beside it (which the key does
+/// not bound: `1.000…` keys as 1), as the requests in flight count theirs. An entry gives its
+/// bytes back when it goes, however it goes (answered, or forgotten when the proxy answers it).
+///
+/// [`MAX_IN_FLIGHT_BYTES`]: super::MAX_IN_FLIGHT_BYTES
 #[derive(Debug, Default)]
 pub(super) struct OwedReplies {
     /// Elements whose id could be read (their reply echoes it, or is null: §5.1), by that
@@ -30,35 +38,44 @@ pub(super) struct OwedReplies {
     /// first.
     without_id: OwedBatches,
     len: usize,
-    /// The bytes of the ids owed.
+    /// The bytes of the ids owed: of each, its key and the spelling kept elsewhere.
     bytes: usize,
 }
 
 impl OwedReplies {
-    /// Records one reply owed to an element of `batch`; at `limit` (the limit of requests in
-    /// flight), or when its id would take the ids owed past `max_bytes`, it is not recorded,
-    /// and its reply will be reported as unmatched. Returns whether it was recorded.
+    /// Records one reply owed to an element of `batch`, whose id's spelling, `spelled` bytes,
+    /// is kept elsewhere (its batch's record; 0 when none is); at `limit` (the limit of
+    /// requests in flight), or when its id (its key and that spelling) would take the ids owed
+    /// past `max_bytes`, it is not recorded, and its reply will be reported as unmatched.
+    /// Returns whether it was recorded.
     pub(super) fn push(
         &mut self,
         id: Option<IdKey>,
+        spelled: usize,
         batch: u64,
         limit: usize,
         max_bytes: usize,
     ) -> bool {
-        let bytes = id.as_ref().map_or(0, IdKey::encoded_len);
+        let bytes = id.as_ref().map_or(0, |id| id.encoded_len() + spelled);
         if self.len >= limit || self.bytes.saturating_add(bytes) > max_bytes {
             return false;
         }
         self.len += 1;
+        self.bytes += bytes;
         match id {
             Some(id) => {
-                self.bytes += id.encoded_len();
-                self.by_id.entry(id.clone()).or_default().push(batch);
+                self.by_id.entry(id.clone()).or_default().push(batch, bytes);
                 self.order.push_back(id);
             }
-            None => self.without_id.push(batch),
+            None => self.without_id.push(batch, bytes),
         }
         true
+    }
+
+    /// The bytes the ids owed count against the budget.
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// Whether a reply with this id (`None`: null) is owed: one with the same id, or for a
@@ -98,8 +115,10 @@ impl OwedReplies {
         let key = match key {
             Some(key) => key.clone(),
             None if !self.without_id.is_empty() => {
+                let (batch, bytes) = self.without_id.take(None)?;
                 self.len -= 1;
-                return self.without_id.take(None);
+                self.bytes -= bytes;
+                return Some(batch);
             }
             // A null id for an element whose id could be read (§5.1 allows it): the oldest.
             None => loop {
@@ -119,9 +138,12 @@ impl OwedReplies {
         match key {
             Some(key) => self.take_by_id(key, batch).is_some(),
             None => {
-                let taken = self.without_id.take(batch);
-                self.len -= usize::from(taken.is_some());
-                taken.is_some()
+                let Some((_, bytes)) = self.without_id.take(batch) else {
+                    return false;
+                };
+                self.len -= 1;
+                self.bytes -= bytes;
+                true
             }
         }
     }
@@ -129,12 +151,12 @@ impl OwedReplies {
     /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch.
     fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
         let batches = self.by_id.get_mut(key)?;
-        let taken = batches.take(batch)?;
+        let (taken, bytes) = batches.take(batch)?;
         if batches.is_empty() {
             self.by_id.remove(key);
         }
         self.len -= 1;
-        self.bytes -= key.encoded_len();
+        self.bytes -= bytes;
         // Ids answered by their own id stay in `order` until met: rebuild it when they are
         // most of it, so that it stays within twice what is owed with an id (entries, not
         // distinct ids: one id owed to many batches would rebuild it at every answer).
@@ -151,45 +173,50 @@ impl OwedReplies {
     }
 }
 
-/// The batches of the replies owed with one id (or to elements without one), each with how
-/// many: any batch's entry is counted and taken in logarithmic time, the oldest's too (a
-/// batch answered in place need not be the oldest owed, and a queue's removal from its
-/// middle let a server answering a client's many batches out of order go quadratic).
+/// The batches of the replies owed with one id (or to elements without one), each with the
+/// bytes each of its entries counts: any batch's entry is counted and taken in logarithmic
+/// time, the oldest's too (a batch answered in place need not be the oldest owed, and a
+/// queue's removal from its middle let a server answering a client's many batches out of
+/// order go quadratic).
 #[derive(Debug, Default)]
 struct OwedBatches {
-    counts: BTreeMap<u64, usize>,
+    /// By batch, the bytes of its entries in the order they came: one id may be spelled
+    /// differently by elements of one batch (`1`, `1.0`), and each entry gives back what it
+    /// counted. The newest goes first, so that those left count the spellings a batch's record
+    /// keeps when it drops those no longer owed (the first of each id).
+    entries: BTreeMap<u64, Vec<usize>>,
     len: usize,
 }
 
 impl OwedBatches {
-    fn push(&mut self, batch: u64) {
-        *self.counts.entry(batch).or_default() += 1;
+    fn push(&mut self, batch: u64, bytes: usize) {
+        self.entries.entry(batch).or_default().push(bytes);
         self.len += 1;
     }
 
     /// How many replies are owed to elements of `batch`.
     fn count(&self, batch: u64) -> usize {
-        self.counts.get(&batch).copied().unwrap_or(0)
+        self.entries.get(&batch).map_or(0, Vec::len)
     }
 
     /// The oldest batch owed one.
     fn oldest(&self) -> Option<u64> {
-        self.counts.keys().next().copied()
+        self.entries.keys().next().copied()
     }
 
-    /// Takes an entry of `batch` (of the oldest: `None`): its batch.
-    fn take(&mut self, batch: Option<u64>) -> Option<u64> {
+    /// Takes an entry of `batch` (of the oldest: `None`): its batch, and the bytes it counted.
+    fn take(&mut self, batch: Option<u64>) -> Option<(u64, usize)> {
         let batch = match batch {
             Some(batch) => batch,
             None => self.oldest()?,
         };
-        let count = self.counts.get_mut(&batch)?;
-        *count -= 1;
-        if *count == 0 {
-            self.counts.remove(&batch);
+        let entries = self.entries.get_mut(&batch)?;
+        let bytes = entries.pop()?;
+        if entries.is_empty() {
+            self.entries.remove(&batch);
         }
         self.len -= 1;
-        Some(batch)
+        Some((batch, bytes))
     }
 
     fn len(&self) -> usize {
@@ -251,7 +278,8 @@ impl Session {
         if !owed.forget(key.as_ref(), batch) {
             return false;
         }
-        self.late_owed.push(key.clone(), 0, RECENT, RECENT_BYTES);
+        // (Its key only: no spelling is kept of a late reply.)
+        self.late_owed.push(key.clone(), 0, 0, RECENT, RECENT_BYTES);
         if let Some(key) = key {
             self.remember(Dir::C2s, key);
         }
@@ -266,15 +294,17 @@ mod tests {
     /// Owed replies are counted by id: a null-id reply takes an element without a readable
     /// id first, else the oldest with one; a reply echoing an id takes that one; and the order
     /// kept for null-id replies stays within twice what is owed however many were answered by
-    /// their own id.
+    /// their own id. Each entry gives back the bytes it counted.
     #[test]
     fn owed_replies_by_id_and_in_order() {
         let key = |n: u32| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
         let mut owed = OwedReplies::default();
         for n in 0..1000 {
-            owed.push(Some(key(n)), u64::from(n), usize::MAX, usize::MAX);
+            owed.push(Some(key(n)), 100, u64::from(n), usize::MAX, usize::MAX);
         }
-        owed.push(None, 1000, usize::MAX, usize::MAX);
+        owed.push(None, 0, 1000, usize::MAX, usize::MAX);
+        let keys: usize = (0..1000).map(|n| key(n).encoded_len()).sum();
+        assert_eq!(owed.bytes, keys + 1000 * 100, "each id's key and spelling");
         for n in 10..1000 {
             assert_eq!(owed.take(Some(&key(n))), Some(u64::from(n)), "its batch");
         }
@@ -288,16 +318,16 @@ mod tests {
             assert!(!owed.owes(Some(&key(n))), "the oldest first: {n}");
         }
         assert_eq!(owed.take(None), None);
-        assert_eq!(owed.len, 0);
+        assert_eq!((owed.len, owed.bytes), (0, 0));
         // At the limit, not recorded.
-        owed.push(None, 0, 0, usize::MAX);
+        owed.push(None, 0, 0, 0, usize::MAX);
         assert!(!owed.owes(None));
         // Forgetting takes an entry of the batch named (not only the oldest), or the oldest.
-        owed.push(Some(key(1)), 1, usize::MAX, usize::MAX);
-        owed.push(Some(key(1)), 2, usize::MAX, usize::MAX);
-        owed.push(Some(key(1)), 3, usize::MAX, usize::MAX);
-        owed.push(None, 1, usize::MAX, usize::MAX);
-        owed.push(None, 3, usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 100, 1, usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 100, 2, usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 100, 3, usize::MAX, usize::MAX);
+        owed.push(None, 0, 1, usize::MAX, usize::MAX);
+        owed.push(None, 0, 3, usize::MAX, usize::MAX);
         assert!(!owed.forget(Some(&key(1)), Some(4)));
         assert!(!owed.forget(None, Some(2)));
         assert!(owed.forget(Some(&key(1)), Some(2)));
@@ -306,14 +336,18 @@ mod tests {
         assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
         assert!(owed.forget(Some(&key(1)), None));
         assert!(owed.forget(None, None));
-        assert_eq!(owed.len, 0);
+        assert_eq!((owed.len, owed.bytes), (0, 0));
         // One id owed to many batches (twice to each), forgotten batch by batch newest first,
         // as in-place answers may come: each takes its batch's entries, the counts follow.
         const BATCHES: u64 = 20_000;
         for batch in 0..BATCHES {
-            owed.push(Some(key(7)), batch, usize::MAX, usize::MAX);
-            owed.push(Some(key(7)), batch, usize::MAX, usize::MAX);
+            owed.push(Some(key(7)), 100, batch, usize::MAX, usize::MAX);
+            owed.push(Some(key(7)), 5, batch, usize::MAX, usize::MAX);
         }
+        assert_eq!(
+            owed.bytes,
+            BATCHES as usize * (2 * key(7).encoded_len() + 105)
+        );
         for batch in (1..BATCHES).rev() {
             assert_eq!(owed.count(Some(&key(7)), batch), 2);
             assert!(owed.forget(Some(&key(7)), Some(batch)));
@@ -325,6 +359,6 @@ mod tests {
         assert_eq!(owed.take(Some(&key(7))), Some(0));
         assert_eq!(owed.take(Some(&key(7))), Some(0));
         assert!(!owed.owes(Some(&key(7))));
-        assert_eq!(owed.len, 0);
+        assert_eq!((owed.len, owed.bytes), (0, 0));
     }
 }

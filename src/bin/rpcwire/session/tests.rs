@@ -991,6 +991,7 @@ fn a_batch_times_out_as_a_unit() {
     }
     assert!(!session.batch_forwards(Dir::S2c));
     assert!(session.batches.is_empty() && session.open_batch.is_none());
+    assert_eq!(owed_bytes(&session), 0);
 }
 
 /// Replaying a proxy log: the owed replies the proxy answered are forgotten as its
@@ -1003,6 +1004,14 @@ fn owed_replies_the_proxy_answered_are_forgotten() {
     assert!(session.forget_owed_reply(None));
     assert!(!session.forget_owed_reply(None), "owed once");
     assert!(!session.owes_element_reply(Dir::C2s, None));
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[observation("invalid", id("1.0"), None)],
+    );
+    assert_eq!(owed_bytes(&session), 3 + IdKey::of(id("1")).encoded_len());
+    assert!(session.forget_owed_reply(Some(id("1"))));
+    assert_eq!(owed_bytes(&session), 0);
     session.observe(Dir::S2c, &without_id("batch", None), 0);
     let null = Observation {
         id: Some(Id::from_token(b"null").unwrap()),
@@ -1101,6 +1110,11 @@ fn progress_tokens_count_against_the_bytes_in_flight() {
     );
     assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
     assert_eq!(request(&mut session, "2"), None);
+}
+
+/// The bytes the replies owed to the client's invalid batch elements count.
+fn owed_bytes(session: &Session) -> usize {
+    session.owed_element_replies[slot(Dir::C2s)].bytes()
 }
 
 fn id_of(token: &str) -> Id<'_> {
@@ -1288,6 +1302,7 @@ fn a_dropped_array_of_owed_replies_answers_their_batch() {
         assert_eq!(in_place(&mut session), (vec![], expected), "{reply}");
     }
     assert!(!session.owes_element_reply(Dir::C2s, None));
+    assert_eq!(owed_bytes(&session), 0);
 }
 
 /// A success inside an array answering a reply owed to an invalid element is reported
@@ -1453,6 +1468,11 @@ fn a_batch_keeps_only_the_ids_of_its_replies_still_owed() {
         owed,
         [Some(IdBuf::from(Id::from_token(br#""0-0""#).unwrap()))]
     );
+    let rest: Vec<u64> = session.batches.keys().copied().collect();
+    for no in rest {
+        assert_eq!(session.take_rest_of_batch(no).1.len(), 1);
+    }
+    assert_eq!(owed_bytes(&session), 0);
 }
 
 /// MCP's `tasks/result` waits until its task ends (the receiver "MUST block the response
@@ -1532,9 +1552,74 @@ fn owed_replies_are_bounded_by_bytes() {
         })
         .collect();
     let verdicts = batch(&mut session, Dir::S2c, &errors);
-    // Each key takes 64,001 bytes: 16 fit in 1 MiB, 17 do not.
+    // Each id takes 64,002 bytes of spelling and 64,001 of key: 8 fit in 1 MiB, 9 do not.
     let matched = verdicts.iter().filter(|v| v.violation.is_none()).count();
-    assert_eq!(matched, 16, "{verdicts:?}");
+    assert_eq!(matched, 8, "{verdicts:?}");
+    assert_eq!(owed_bytes(&session), 0);
+}
+
+/// Replies owed to invalid elements count each id as it is kept, its spelling (in its
+/// batch's record) and its key, as the requests waiting do: a number's key is short whatever
+/// its spelling ("1.000…" keys as 1), and counting the key alone let a client have a million
+/// elements with ids of 64 KiB each owed as 5 bytes apiece. Each gives its bytes back however
+/// it goes: answered by the server, answered by the proxy at its batch's deadline or in place
+/// of a dropped array, or with the session.
+#[test]
+fn owed_replies_are_bounded_by_the_bytes_of_their_ids_as_spelled() {
+    let mut session =
+        Session::with_budget(Dialect::JsonRpc2, Some(100), MAX_IN_FLIGHT.get(), 1 << 20);
+    let tokens: Vec<String> = (0..20)
+        .map(|n| format!("{n}.{}", "0".repeat(64_000)))
+        .collect();
+    let invalid: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            ..without_id("invalid", None)
+        })
+        .collect();
+    let errors: Vec<Observation<'_>> = tokens
+        .iter()
+        .map(|t| Observation {
+            id: Some(id_of(t)),
+            error_code: Some(-32600),
+            ..without_id("error_response", None)
+        })
+        .collect();
+    // Each holds 64,002 or 64,003 bytes of spelling and a few of key: 16 fit in 1 MiB, 17 do
+    // not. Answered by the server:
+    batch(&mut session, Dir::C2s, &invalid);
+    let verdicts = batch(&mut session, Dir::S2c, &errors);
+    let matched = verdicts.iter().filter(|v| v.violation.is_none()).count();
+    assert_eq!(matched, 16);
+    assert_eq!(owed_bytes(&session), 0);
+    // Answered by the proxy at their batch's deadline:
+    batch(&mut session, Dir::C2s, &invalid);
+    let expired = timed_out(&session.expire(1_000));
+    assert_eq!(expired.len(), 1);
+    assert_eq!(expired[0].1.len(), 16);
+    assert_eq!(owed_bytes(&session), 0);
+    // Answered by the proxy in place of a dropped array:
+    batch(&mut session, Dir::C2s, &invalid);
+    session.observe(Dir::S2c, &without_id("batch", None), 2_000);
+    session.drop_batch(Dir::S2c);
+    session.observe_element(Dir::S2c, &errors[0], 2_000);
+    assert_eq!(in_place(&mut session).1.len(), 16);
+    assert_eq!(owed_bytes(&session), 0);
+    // Owed when the session ends:
+    batch(&mut session, Dir::C2s, &invalid);
+    session.close_batch();
+    assert_eq!(
+        session
+            .batches
+            .values()
+            .map(|b| b.owed.len())
+            .sum::<usize>(),
+        16
+    );
+    assert!(owed_bytes(&session) > 16 * 64_002);
+    session.finish();
+    assert_eq!(owed_bytes(&session), 0);
 }
 
 /// Error replies are counted by code for the first 256 codes in each direction, the rest
