@@ -1,6 +1,7 @@
-//! The straight path: a valid frame in one of the compact shapes nearly every encoder
-//! writes, or the same shapes spaced as Python's `json.dumps` writes them by default, decoded
-//! without the general walk's machinery.
+//! The straight path: a valid frame in one of the compact shapes the MCP SDKs write (the
+//! specification's member order, the TypeScript, Java and Kotlin SDKs'), or in those shapes
+//! spaced as Python's `json.dumps` writes them by default, decoded without the general walk's
+//! machinery.
 
 use super::rules::{id_too_long, method_too_long, params_error};
 use super::walk::digits_end;
@@ -89,8 +90,8 @@ impl Decoder {
     /// [`Self::decode_usual`] for the same shapes spaced as Python's `json.dumps` writes them
     /// by default: a space after each of the envelope's `,` and `:`
     /// (`{"jsonrpc": "2.0", "id": 1, "method": "ping"}`; what the values hold is theirs).
-    /// Out of line: it runs only where the compact shapes did not match, and fails at its
-    /// first comparison on a compact frame.
+    /// Out of line (in `decode_unusual`): it runs only where the compact shapes did not match,
+    /// and fails at its first comparison on a compact frame.
     #[inline(always)]
     pub(super) fn decode_usual_spaced(&self, frame: &[u8]) -> Option<Envelope> {
         self.decode_usual_with(frame, &SPACED)
@@ -275,8 +276,9 @@ impl Decoder {
     }
 
     /// The `params` at `p` of a request in the MCP Java SDK's order (`params` after the id):
-    /// an object (or, in JSON-RPC, an array), skipped. Out of line: on the path of the usual
-    /// orders, its code cost about 2 % more instructions per message (measured).
+    /// an object (or, in JSON-RPC, an array), skipped, as `usual_body` reads `params` in line.
+    /// Out of line: on the path of the usual orders, its code cost about 2 % more instructions
+    /// per message (measured).
     #[inline(never)]
     fn params_after_id(&self, frame: &[u8], p: usize) -> Option<Span> {
         if params_error(*frame.get(p)?, self.options.dialect == Dialect::Mcp).is_some() {

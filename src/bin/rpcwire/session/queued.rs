@@ -82,6 +82,10 @@ impl Queued {
     /// The next request in line for `id` (its id, what it waits for, its extra bytes), out of
     /// the line.
     pub(super) fn pop(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting, usize)> {
+        // (On every reply's path: nothing to key while no line waits, the usual case.)
+        if self.len == 0 {
+            return None;
+        }
         let key = IdKey::of(id);
         let line = self.lines.get_mut(&key)?;
         let next = line.pop_front()?;
@@ -97,9 +101,11 @@ impl Queued {
     /// order its requests came, so by number: a search, not a walk, which pruning the
     /// deadlines of a long line would pay for each.)
     pub(super) fn holds(&self, id: Id<'_>, seq: u64) -> bool {
-        self.lines
-            .get(&IdKey::of(id))
-            .is_some_and(|line| line.binary_search_by_key(&seq, |r| r.waiting.seq).is_ok())
+        self.len > 0
+            && self
+                .lines
+                .get(&IdKey::of(id))
+                .is_some_and(|line| line.binary_search_by_key(&seq, |r| r.waiting.seq).is_ok())
     }
 
     /// Every request in line, in the order they came (the session ended).
