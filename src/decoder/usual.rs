@@ -206,12 +206,16 @@ impl Decoder {
         usual_envelope(Some((span, kind)), body)
     }
 
-    /// The id of a usual shape at `v`: a positive integer (no fraction, no exponent: the
-    /// caller checks what follows the digits) or a string, within the id limit.
+    /// The id of a usual shape at `v`: an integer (no fraction, no exponent: the caller
+    /// checks what follows the digits, so `01` or `0.5` fail there) or a string, within the
+    /// id limit.
     #[inline(always)]
     fn usual_id(&self, frame: &[u8], v: usize) -> Option<(Span, IdKind)> {
         let (end, kind) = match frame.get(v)? {
             b'1'..=b'9' => (digits_end(frame, v + 1), IdKind::Integer),
+            // Zero (the first request of the TypeScript and Python SDKs) or negative: out of
+            // line (inline, the two cases cost the usual ids 2 instructions a frame).
+            b'0' | b'-' => (zero_or_negative_end(frame, v)?, IdKind::Integer),
             b'"' => {
                 let (close, esc) = scan::string_end(frame, v + 1).ok()?;
                 (close + 1, IdKind::String { has_escapes: esc })
@@ -323,3 +327,20 @@ enum UsualBody {
 
 #[cfg(test)]
 mod tests;
+
+/// The end of an integer id `0`, `-0` or `-` followed by digits at `v` (what follows is the
+/// caller's to check: `01` and `-0.5` fail there), or `None` for any other token.
+#[cold]
+#[inline(never)]
+fn zero_or_negative_end(frame: &[u8], v: usize) -> Option<usize> {
+    let digits = if frame.get(v) == Some(&b'-') {
+        v + 1
+    } else {
+        v
+    };
+    match frame.get(digits)? {
+        b'0' => Some(digits + 1),
+        b'1'..=b'9' => Some(digits_end(frame, digits + 1)),
+        _ => None,
+    }
+}

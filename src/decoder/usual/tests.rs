@@ -197,6 +197,11 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         br#"{"jsonrpc":"2.0","method":"a","params":{},"id":1}"#,
         br#"{"jsonrpc":"2.0","result":{},"id":"x"}"#,
         br#"{"jsonrpc":"2.0","method":"a","id":1,"params":{}}"#,
+        // Zero and negative integer ids.
+        br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
+        br#"{"result":{},"jsonrpc":"2.0","id":0}"#,
+        br#"{"jsonrpc":"2.0","id":-12,"result":{}}"#,
+        br#"{"jsonrpc":"2.0","id":-0,"method":"a"}"#,
     ] {
         let decoder = Decoder::mcp();
         assert!(
@@ -220,6 +225,7 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         &br#"{"id":"a","method":"a","params":{},"jsonrpc":"2.0"}"#[..],
         br#"{"id":1,"method":"a","jsonrpc":"2.0"}"#,
         br#"{"id":1,"result":{},"jsonrpc":"2.0"}"#,
+        br#"{"id":0,"method":"a","jsonrpc":"2.0"}"#,
     ] {
         let decoder = Decoder::mcp();
         let id_first = decoder.decode_usual_id_first(frame);
