@@ -28,6 +28,9 @@ pub struct Counters {
     /// `other_error_codes`.
     pub errors_by_code: BTreeMap<(Dir, i64), u64>,
     pub other_error_codes: BTreeMap<Dir, u64>,
+    /// How many codes `errors_by_code` holds per direction (so that a new code is counted in
+    /// constant time, not by counting the codes already there).
+    distinct_error_codes: BTreeMap<Dir, usize>,
     pub violations: BTreeMap<(Dir, Violation), u64>,
 }
 
@@ -60,8 +63,9 @@ impl Counters {
             *count += 1;
             return;
         }
-        let codes = self.errors_by_code.range((dir, i64::MIN)..=(dir, i64::MAX));
-        if codes.count() < MAX_ERROR_CODES {
+        let distinct = self.distinct_error_codes.entry(dir).or_default();
+        if *distinct < MAX_ERROR_CODES {
+            *distinct += 1;
             self.errors_by_code.insert((dir, code), 1);
         } else {
             // A peer inventing codes must not grow the counters without bound.

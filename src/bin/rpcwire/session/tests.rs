@@ -1635,11 +1635,19 @@ fn error_codes_counted_are_capped() {
         };
         session.observe(Dir::S2c, &reply, 0);
     }
+    // Each direction has its own 256.
+    let reply = Observation {
+        error_code: Some(5),
+        ..observation("error_response", id("7"), None)
+    };
+    session.observe(Dir::C2s, &reply, 0);
+    session.observe(Dir::C2s, &reply, 0);
     let counters = session.counters.to_json();
     let by_code = counters["errors_by_code"].as_object().unwrap();
-    assert_eq!(by_code.len(), 256 + 1);
+    assert_eq!(by_code.len(), 256 + 1 + 1);
     assert_eq!(by_code["s2c/0"], 1);
     assert_eq!(by_code["s2c/(other)"], 10_000 - 256);
+    assert_eq!(by_code["c2s/5"], 2);
 }
 
 /// JSON-RPC: the late reply to a request with a null id (which the specification
