@@ -83,6 +83,36 @@ fn decoding_the_corpora_allocates_nothing() {
     }
 }
 
+/// Error responses, in each member order the straight paths take and spaced, and those
+/// only the general walk reads (no id, members reordered), allocate nothing either.
+#[test]
+fn decoding_error_responses_allocates_nothing() {
+    let frames = [
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":"x/y"}}"#,
+        r#"{"error":{"code":-32602,"message":"Invalid params"},"jsonrpc":"2.0","id":"a"}"#,
+        r#"{"id":0,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error"}}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"error":{"message":"m","data":[1,{}],"code":5}}"#,
+    ];
+    let lazy = Decoder::mcp();
+    let strict = Decoder::new(DecodeOptions {
+        validation: Validation::Strict,
+        ..DecodeOptions::default()
+    });
+    let _ = lazy.decode(frames[0].as_bytes());
+    let before = ALLOCATIONS.with(Cell::get);
+    let mut n = 0;
+    for frame in frames {
+        for dec in [&lazy, &strict] {
+            let msg = dec.decode(frame.as_bytes()).expect("valid error responses");
+            n += msg.kind() as usize;
+        }
+    }
+    let after = ALLOCATIONS.with(Cell::get);
+    assert_eq!(after - before, 0, "{} allocations ({n})", after - before);
+}
+
 /// A JSON-RPC batch's elements are decoded one at a time, collecting nothing: a batch of
 /// 100,000 elements (valid requests and invalid `1`s) allocates nothing, where a vector of
 /// its outcomes would take about 36 times the frame.

@@ -283,14 +283,25 @@ impl Decoder {
     }
 
     /// A frame whose UTF-8 is checked and that is not of the compact usual shapes: the
-    /// Kotlin SDK's order or the spaced usual shapes (Python's `json.dumps` separators), else
-    /// the general walk.
+    /// Kotlin SDK's order, the spaced usual shapes (Python's `json.dumps` separators) or the
+    /// usual error responses, else the general walk.
     #[inline(never)]
     fn decode_unusual(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         let usual = self
             .decode_usual_id_first(frame)
             .or_else(|| self.decode_usual_spaced(frame));
         match usual {
+            Some(envelope) => Ok(envelope),
+            None => self.decode_error_or_walked(frame),
+        }
+    }
+
+    /// A usual error response ([`Self::decode_usual_error`]), else the general walk. (Out of
+    /// line: in `decode_unusual`, the error shapes cost the spaced ones 2.7 % more
+    /// instructions, callgrind on `tiny`.)
+    #[inline(never)]
+    fn decode_error_or_walked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
+        match self.decode_usual_error(frame) {
             Some(envelope) => Ok(envelope),
             None => self.decode_walked(frame),
         }

@@ -90,6 +90,18 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         r#"{"id":1,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
         r#"{"id":1,"method":"a","jsonrpc":"2.0","id":2}"#,
         r#"{"id":null,"result":{},"jsonrpc":"2.0"}"#,
+        // Error responses.
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad \"x\"","data":{"k":[1,{"n":null}]}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-9223372036854775808,"message":"m"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":9223372036854775808,"message":"m"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","data":1,"x":2}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","message":"n"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"message":"m","code":1}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":5}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"},"result":{}}"#,
+        r#"{"error":{"code":1,"message":"m","data":[]},"jsonrpc":"2.0"}"#,
     ];
     let special = b"\"\\{}[],:0 \n\x001-.eEu";
     let spaced_frames: Vec<String> = frames.iter().map(|f| spaced(f)).collect();
@@ -155,20 +167,23 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         }
     }
     let (mut answered, mut answered_spaced, mut answered_id_first) = (0, 0, 0);
+    let mut answered_error = 0;
     for opts in options {
         let decoder = Decoder::new(opts);
         for frame in &variants {
             let usual = decoder.decode_usual(frame);
             let usual_spaced = decoder.decode_usual_spaced(frame);
             let id_first = decoder.decode_usual_id_first(frame);
-            // (A frame is of one of the three forms at most: they differ in the first
-            // member's name or the byte after its colon.)
-            let forms = [&usual, &usual_spaced, &id_first];
+            let error = decoder.decode_usual_error(frame);
+            // (A frame is of one of the four forms at most: they differ in the first
+            // member's name, the byte after its colon, or `error` in place of the others.)
+            let forms = [&usual, &usual_spaced, &id_first, &error];
             assert!(forms.iter().filter(|f| f.is_some()).count() <= 1);
             for (answer, answered) in [
                 (usual, &mut answered),
                 (usual_spaced, &mut answered_spaced),
                 (id_first, &mut answered_id_first),
+                (error, &mut answered_error),
             ] {
                 if let Some(envelope) = answer {
                     *answered += 1;
@@ -186,6 +201,7 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
     assert!(answered > 100_000, "{answered}");
     assert!(answered_spaced > 100_000, "{answered_spaced}");
     assert!(answered_id_first > 10_000, "{answered_id_first}");
+    assert!(answered_error > 10_000, "{answered_error}");
     // In every order it takes.
     for frame in [
         &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
@@ -231,6 +247,23 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         let id_first = decoder.decode_usual_id_first(frame);
         assert!(id_first.is_some(), "{}", String::from_utf8_lossy(frame));
         assert_eq!(decoder.decode_spans(frame).ok(), id_first);
+    }
+    // Error responses, `data` or not, in each order, compact and spaced, through the entry
+    // point too.
+    for frame in [
+        &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#[..],
+        br#"{"jsonrpc":"2.0","id":"x","error":{"code":0,"message":"m\"","data":{"a":[1]}}}"#,
+        br#"{"jsonrpc":"2.0","error":{"code":7,"message":""},"id":-1}"#,
+        br#"{"error":{"code":-32602,"message":"bad","data":"tools/call"},"jsonrpc":"2.0","id":3}"#,
+        br#"{"id":0,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
+    ] {
+        let decoder = Decoder::mcp();
+        let spaced = spaced(core::str::from_utf8(frame).unwrap());
+        for frame in [frame, spaced.as_bytes()] {
+            let error = decoder.decode_usual_error(frame);
+            assert!(error.is_some(), "{}", String::from_utf8_lossy(frame));
+            assert_eq!(decoder.decode_spans(frame).ok(), error);
+        }
     }
 }
 
@@ -711,7 +744,7 @@ fn generated_envelopes_agree_with_the_walk() {
         failure_persistence: None,
         ..Config::default()
     });
-    let answered = [Cell::new(0u32), Cell::new(0), Cell::new(0)];
+    let answered = [Cell::new(0u32), Cell::new(0), Cell::new(0), Cell::new(0)];
     let strategy = (
         generated_frame(),
         prop::collection::vec(generated_options(), 3),
@@ -729,6 +762,7 @@ fn generated_envelopes_agree_with_the_walk() {
                         "decode_usual_id_first",
                         decoder.decode_usual_id_first(frame),
                     ),
+                    ("decode_usual_error", decoder.decode_usual_error(frame)),
                 ];
                 for ((path, answer), count) in paths.into_iter().zip(&answered) {
                     if let Some(envelope) = answer {
@@ -742,11 +776,12 @@ fn generated_envelopes_agree_with_the_walk() {
         })
         .unwrap();
     // (Each path answers a share of them, the compact shapes some 5 % of the frames and
-    // options, the spaced 4 %, the Kotlin SDK's order 1 %.)
+    // options, the spaced 4 %, the Kotlin SDK's order 1 %, the error responses 0.7 %.)
     let answered = answered.map(Cell::into_inner);
     assert!(answered[0] > CASES / 12, "{answered:?}");
     assert!(answered[1] > CASES / 20, "{answered:?}");
     assert!(answered[2] > CASES / 100, "{answered:?}");
+    assert!(answered[3] > CASES / 200, "{answered:?}");
 }
 
 /// `frame` with a space after each `,` and `:` between tokens, as Python's `json.dumps`
