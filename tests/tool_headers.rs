@@ -434,6 +434,18 @@ fn standard_headers_of_each_message() {
             Some("2025-11-25"),
             Err(HeaderError::Mismatch(Header::ProtocolVersion)),
         ),
+        // Nor is a version that is not a string (`null` included): a server finds no header
+        // equal to it, so the negotiated one in its place would be refused.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}}"#.into(),
+            Some("2026-07-28"),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}"#.into(),
+            Some("2026-07-28"),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        ),
     ];
     for (body, negotiated, expected) in cases {
         let msg = decoder.decode(body.as_bytes()).unwrap();

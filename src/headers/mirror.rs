@@ -16,7 +16,8 @@ use crate::message::Message;
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
 ///   version agreed at `initialize`, for a session of an earlier version, whose server checks
 ///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
-///   none; a `_meta` naming it twice is [`HeaderError::Mismatch`], as a server finds it;
+///   none; a `_meta` naming it twice, or naming a value that is not a string (`null`
+///   included), is [`HeaderError::Mismatch`], as a server finds it;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel
@@ -66,7 +67,11 @@ pub fn mirror_headers<'m>(
     let meta_version = match params.map_or(Lookup::Absent, |p| {
         p.lookup_path(&["_meta", meta_keys::PROTOCOL_VERSION])
     }) {
-        Lookup::Found(v) => v.as_str(),
+        // Not a string (`null` included): no header equals it, so none may stand for it.
+        Lookup::Found(v) => Some(
+            v.as_str()
+                .ok_or(HeaderError::Mismatch(Header::ProtocolVersion))?,
+        ),
         Lookup::Absent => None,
         // Named twice: no version, whatever header goes with it.
         Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::ProtocolVersion)),
