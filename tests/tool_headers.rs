@@ -92,6 +92,11 @@ fn each_constraint_is_refused_with_its_reason() {
         (r#"{"if":{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
         (r#"{"properties":{"a":{"not":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
         (r#"{"prefixItems":[{"type":"string","x-mcp-header":"A"}]}"#.into(), Unreachable),
+        // The keywords of the dialects a schema may name with `$schema` (MCP: draft-07, say):
+        // the tuple form of `items`, `additionalItems`, `dependencies`.
+        (r#"{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"type":"array","items":[{"type":"string","x-mcp-header":"A"}]}}}"#.into(), Unreachable),
+        (r#"{"properties":{"a":{"type":"array","items":[{"type":"integer"}],"additionalItems":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
+        (r#"{"dependencies":{"a":["b"],"b":{"properties":{"c":{"type":"string","x-mcp-header":"C"}}}}}"#.into(), Unreachable),
         // The value: a token.
         (on("5", r#""string""#), NotAString),
         (on("null", r#""string""#), NotAString),
