@@ -209,10 +209,10 @@ impl ToolParam {
 /// The walk takes the keywords of JSON Schema 2020-12 as the official Python SDK does (2.3,
 /// `find_invalid_x_mcp_header`), and those of the earlier dialects a schema may name with
 /// `$schema` (the tuple form of `items`, `additionalItems`, `dependencies`: below them no
-/// property is statically reachable either), which that SDK does not enter; a duplicated
-/// member that decides an annotation is refused
-/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last, and so is a property on
-/// the way named with a lone surrogate escape, which that SDK keeps as it is.
+/// property is statically reachable either), which that SDK does not enter. A duplicated
+/// member that decides an annotation is refused here ([`SchemaError::Ambiguous`]) where that
+/// SDK keeps the last, and so is a property on the way named with a lone surrogate escape,
+/// which that SDK keeps as it is.
 ///
 /// ```
 /// use rpcwire::headers::{ParamType, SchemaError, ToolHeaders};
