@@ -393,6 +393,13 @@ fn standard_headers_of_each_message() {
             None,
             Ok(vec![("Mcp-Method", "tools/call")]),
         ),
+        // A name spelt twice is ambiguous (a gateway routing on one and a server acting on
+        // the other): a server refuses it whatever the header, as for the version.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#.into(),
+            None,
+            Err(HeaderError::Mismatch(Header::Name)),
+        ),
         // A lone surrogate has no UTF-8 form, so no Base64 of one.
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///\udfff"}}"#.into(),
