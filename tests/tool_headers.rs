@@ -180,6 +180,17 @@ fn an_invalid_schema_names_its_annotation() {
     assert_eq!(invalid.error, SchemaError::DuplicateHeader);
     assert_eq!(invalid.property.unwrap().decode(), "third");
     assert_eq!(invalid.header.unwrap().decode(), "x");
+    // An annotation that is not a string has no value to name, but its property still is.
+    let five = br#"{"properties":{"limit":{"type":"integer","x-mcp-header":5}}}"#;
+    let invalid = ToolHeaders::from_input_schema(RawJson::new(five).unwrap()).unwrap_err();
+    assert_eq!(
+        (invalid.error, invalid.header),
+        (SchemaError::NotAString, None)
+    );
+    assert_eq!(
+        invalid.to_string(),
+        r#"x-mcp-header is not a string (on property "limit")"#
+    );
     let root = br#"{"type":"string","x-mcp-header":"Root"}"#;
     let invalid = ToolHeaders::from_input_schema(RawJson::new(root).unwrap()).unwrap_err();
     assert_eq!(

@@ -154,14 +154,18 @@ pub struct InvalidSchema<'a> {
 impl core::fmt::Display for InvalidSchema<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.error.as_str())?;
-        if let Some(header) = self.header {
-            write!(f, " (x-mcp-header {:?}", header.decode())?;
-            if let Some(property) = self.property {
-                write!(f, " on property {:?}", property.decode())?;
-            }
-            f.write_str(")")?;
+        match (self.header, self.property) {
+            (Some(header), Some(property)) => write!(
+                f,
+                " (x-mcp-header {:?} on property {:?})",
+                header.decode(),
+                property.decode()
+            ),
+            (Some(header), None) => write!(f, " (x-mcp-header {:?})", header.decode()),
+            // An annotation that is not a string: its property still tells where it is.
+            (None, Some(property)) => write!(f, " (on property {:?})", property.decode()),
+            (None, None) => Ok(()),
         }
-        Ok(())
     }
 }
 
