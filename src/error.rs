@@ -22,8 +22,8 @@ pub struct ErrorCode(pub i64);
 pub enum CodeRange {
     /// One of the five codes JSON-RPC 2.0 defines (-32700, -32600..-32603).
     Standard,
-    /// Elsewhere in JSON-RPC's reserved block -32768..-32100, or in -32604..-32699 and
-    /// -32701..-32768: reserved for future use by JSON-RPC.
+    /// Elsewhere in JSON-RPC's reserved block, -32768..-32100 (the five standard codes
+    /// aside): reserved for future use by JSON-RPC.
     JsonRpcReserved,
     /// MCP's legacy block -32019..-32000 (implementation-defined server errors; only -32002,
     /// the older "resource not found", has a meaning).

@@ -405,7 +405,8 @@ fn mismatch_replies_name_the_header() {
         ),
     ] {
         let mut out = BytesMut::new();
-        err.write_reply(&mut out, ReplyId::Id(m.id().unwrap()), VERSIONS);
+        // The request's `Id` as it is, as `encode::write_error` takes it.
+        err.write_reply(&mut out, m.id().unwrap(), VERSIONS);
         let reply: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(reply["id"], 1);
         assert_eq!(reply["error"]["code"], -32020);

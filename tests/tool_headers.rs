@@ -92,6 +92,11 @@ fn each_constraint_is_refused_with_its_reason() {
         (r#"{"if":{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
         (r#"{"properties":{"a":{"not":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
         (r#"{"prefixItems":[{"type":"string","x-mcp-header":"A"}]}"#.into(), Unreachable),
+        // The keywords of the dialects a schema may name with `$schema` (MCP: draft-07, say):
+        // the tuple form of `items`, `additionalItems`, `dependencies`.
+        (r#"{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"type":"array","items":[{"type":"string","x-mcp-header":"A"}]}}}"#.into(), Unreachable),
+        (r#"{"properties":{"a":{"type":"array","items":[{"type":"integer"}],"additionalItems":{"type":"string","x-mcp-header":"A"}}}}"#.into(), Unreachable),
+        (r#"{"dependencies":{"a":["b"],"b":{"properties":{"c":{"type":"string","x-mcp-header":"C"}}}}}"#.into(), Unreachable),
         // The value: a token.
         (on("5", r#""string""#), NotAString),
         (on("null", r#""string""#), NotAString),
@@ -175,6 +180,17 @@ fn an_invalid_schema_names_its_annotation() {
     assert_eq!(invalid.error, SchemaError::DuplicateHeader);
     assert_eq!(invalid.property.unwrap().decode(), "third");
     assert_eq!(invalid.header.unwrap().decode(), "x");
+    // An annotation that is not a string has no value to name, but its property still is.
+    let five = br#"{"properties":{"limit":{"type":"integer","x-mcp-header":5}}}"#;
+    let invalid = ToolHeaders::from_input_schema(RawJson::new(five).unwrap()).unwrap_err();
+    assert_eq!(
+        (invalid.error, invalid.header),
+        (SchemaError::NotAString, None)
+    );
+    assert_eq!(
+        invalid.to_string(),
+        r#"x-mcp-header is not a string (on property "limit")"#
+    );
     let root = br#"{"type":"string","x-mcp-header":"Root"}"#;
     let invalid = ToolHeaders::from_input_schema(RawJson::new(root).unwrap()).unwrap_err();
     assert_eq!(
@@ -388,6 +404,13 @@ fn standard_headers_of_each_message() {
             None,
             Ok(vec![("Mcp-Method", "tools/call")]),
         ),
+        // A name spelt twice is ambiguous (a gateway routing on one and a server acting on
+        // the other): a server refuses it whatever the header, as for the version.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#.into(),
+            None,
+            Err(HeaderError::Mismatch(Header::Name)),
+        ),
         // A lone surrogate has no UTF-8 form, so no Base64 of one.
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///\udfff"}}"#.into(),
@@ -432,6 +455,18 @@ fn standard_headers_of_each_message() {
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
             Some("2025-11-25"),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        ),
+        // Nor is a version that is not a string (`null` included): a server finds no header
+        // equal to it, so the negotiated one in its place would be refused.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}}"#.into(),
+            Some("2026-07-28"),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}"#.into(),
+            Some("2026-07-28"),
             Err(HeaderError::Mismatch(Header::ProtocolVersion)),
         ),
     ];

@@ -16,12 +16,14 @@ use crate::message::Message;
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
 ///   version agreed at `initialize`, for a session of an earlier version, whose server checks
 ///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
-///   none; a `_meta` naming it twice is [`HeaderError::Mismatch`], as a server finds it;
+///   none; a `_meta` naming it twice, or naming a value that is not a string (`null`
+///   included), is [`HeaderError::Mismatch`], as a server finds it;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
-///   `resources/read`, when the body has it ([`encode_header_value`]: the Base64 sentinel
-///   form when it is not plain ASCII; one holding a lone surrogate escape, `\ud800`, has no
-///   UTF-8 form to encode, and is [`HeaderError::Malformed`]);
+///   `resources/read`, when the body has it as a string ([`encode_header_value`]: the Base64
+///   sentinel form when it is not plain ASCII; one holding a lone surrogate escape, `\ud800`,
+///   has no UTF-8 form to encode, and is [`HeaderError::Malformed`]; one spelt twice is
+///   [`HeaderError::Mismatch`], as a server finds it);
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
 ///   tool it names ([`ToolHeaders::mirror`]); an argument a server would refuse whatever the
 ///   headers is refused here, before the call is sent: one with no header form (an object,
@@ -66,7 +68,11 @@ pub fn mirror_headers<'m>(
     let meta_version = match params.map_or(Lookup::Absent, |p| {
         p.lookup_path(&["_meta", meta_keys::PROTOCOL_VERSION])
     }) {
-        Lookup::Found(v) => v.as_str(),
+        // Not a string (`null` included): no header equals it, so none may stand for it.
+        Lookup::Found(v) => Some(
+            v.as_str()
+                .ok_or(HeaderError::Mismatch(Header::ProtocolVersion))?,
+        ),
         Lookup::Absent => None,
         // Named twice: no version, whatever header goes with it.
         Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::ProtocolVersion)),
@@ -90,12 +96,19 @@ pub fn mirror_headers<'m>(
         field_value(method.decode(), Header::Method)?,
     ));
 
-    if let Some(value) = name_member(method)
-        .and_then(|member| params?.get(member))
-        .and_then(|v| v.as_str())
-    {
-        let value = encoded(value).ok_or(HeaderError::Malformed(Header::Name))?;
-        headers.push((Header::Name, value));
+    let name = name_member(method).map_or(Lookup::Absent, |member| {
+        params.map_or(Lookup::Absent, |p| p.lookup(member))
+    });
+    match name {
+        Lookup::Found(v) => {
+            if let Some(value) = v.as_str() {
+                let value = encoded(value).ok_or(HeaderError::Malformed(Header::Name))?;
+                headers.push((Header::Name, value));
+            }
+        }
+        Lookup::Absent => {}
+        // Spelt twice: which one a server acts on is unknown, and it refuses the call.
+        Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::Name)),
     }
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {

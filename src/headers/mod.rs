@@ -119,19 +119,26 @@ impl HeaderError<'_> {
 
     /// Appends the error reply (one line): -32020 with a message naming the header, or
     /// -32022 with `data: {"supported": [...], "requested": "..."}`. On HTTP it goes with
-    /// status `400 Bad Request`.
+    /// status `400 Bad Request`. `id` is a [`ReplyId`] or, for the usual reply to a request,
+    /// its [`Id`] (as [`encode::write_error`] takes it).
     ///
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::headers::{Header, HeaderError};
-    /// use rpcwire::{Id, ReplyId};
+    /// use rpcwire::Id;
     /// let mut out = BytesMut::new();
-    /// let id = ReplyId::Id(Id::from_token(b"1").unwrap());
+    /// let id = Id::from_token(b"1").unwrap();
     /// HeaderError::Mismatch(Header::Name).write_reply(&mut out, id, &[]);
     /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name header does not match the request body"}}
     /// "#[..]);
     /// ```
-    pub fn write_reply(&self, out: &mut BytesMut, id: ReplyId<'_>, supported: &[&str]) {
+    pub fn write_reply<'i>(
+        &self,
+        out: &mut BytesMut,
+        id: impl Into<ReplyId<'i>>,
+        supported: &[&str],
+    ) {
+        let id = id.into();
         let message = match self {
             HeaderError::Missing(h) => format!("Header mismatch: required {h} header is missing"),
             HeaderError::Duplicate(h) => {

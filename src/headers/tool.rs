@@ -22,12 +22,16 @@ use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 /// The annotation keyword.
 const ANNOTATION: &str = "x-mcp-header";
 
-/// JSON Schema 2020-12 applicators whose value is one subschema. Crossing any applicator but
-/// `properties` leaves the chain of `properties` keys: what lies below is not statically
-/// reachable. (`$ref` is not followed, and data keywords such as `default`, `const`,
-/// `enum` and `examples` are not schemas: an `x-mcp-header` inside them is no annotation.)
+/// JSON Schema 2020-12 applicators whose value is one subschema, and `additionalItems` of the
+/// earlier dialects a schema may name with `$schema` (MCP allows draft-07). Crossing any
+/// applicator but `properties` leaves the chain of `properties` keys: what lies below is not
+/// statically reachable. (`$ref` is not followed, and data keywords such as `default`,
+/// `const`, `enum` and `examples` are not schemas: an `x-mcp-header` inside them is no
+/// annotation.) An array value is read as a list of subschemas: the tuple form of `items`
+/// before 2020-12.
 const ONE_SUBSCHEMA: &[&str] = &[
     "items",
+    "additionalItems",
     "contains",
     "unevaluatedItems",
     "additionalProperties",
@@ -41,10 +45,13 @@ const ONE_SUBSCHEMA: &[&str] = &[
 ];
 /// Applicators whose value is an array of subschemas.
 const SUBSCHEMA_ARRAY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Applicators (and definition containers) whose value is an object of subschemas.
+/// Applicators (and definition containers) whose value is an object of subschemas:
+/// `dependencies` of the dialects before 2019-09 too, whose members that are lists of names
+/// are no schemas.
 const SUBSCHEMA_OBJECT: &[&str] = &[
     "patternProperties",
     "dependentSchemas",
+    "dependencies",
     "$defs",
     "definitions",
 ];
@@ -147,14 +154,18 @@ pub struct InvalidSchema<'a> {
 impl core::fmt::Display for InvalidSchema<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.error.as_str())?;
-        if let Some(header) = self.header {
-            write!(f, " (x-mcp-header {:?}", header.decode())?;
-            if let Some(property) = self.property {
-                write!(f, " on property {:?}", property.decode())?;
-            }
-            f.write_str(")")?;
+        match (self.header, self.property) {
+            (Some(header), Some(property)) => write!(
+                f,
+                " (x-mcp-header {:?} on property {:?})",
+                header.decode(),
+                property.decode()
+            ),
+            (Some(header), None) => write!(f, " (x-mcp-header {:?})", header.decode()),
+            // An annotation that is not a string: its property still tells where it is.
+            (None, Some(property)) => write!(f, " (on property {:?})", property.decode()),
+            (None, None) => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -200,9 +211,12 @@ impl ToolParam {
 /// A gateway reads each tool of a `tools/list` result once, keeps the valid ones by name, and
 /// drops a tool whose annotations are invalid, as the specification requires of clients.
 /// The walk takes the keywords of JSON Schema 2020-12 as the official Python SDK does (2.3,
-/// `find_invalid_x_mcp_header`); a duplicated member that decides an annotation is refused
-/// here ([`SchemaError::Ambiguous`]) where that SDK keeps the last, and so is a property on
-/// the way named with a lone surrogate escape, which that SDK keeps as it is.
+/// `find_invalid_x_mcp_header`), and those of the earlier dialects a schema may name with
+/// `$schema` (the tuple form of `items`, `additionalItems`, `dependencies`: below them no
+/// property is statically reachable either), which that SDK does not enter. A duplicated
+/// member that decides an annotation is refused here ([`SchemaError::Ambiguous`]) where that
+/// SDK keeps the last, and so is a property on the way named with a lone surrogate escape,
+/// which that SDK keeps as it is.
 ///
 /// ```
 /// use rpcwire::headers::{ParamType, SchemaError, ToolHeaders};
@@ -316,10 +330,15 @@ impl ToolHeaders {
                         });
                     }
                 } else if ONE_SUBSCHEMA.iter().any(|k| key.eq_str(k)) {
+                    // One subschema, or a list of them (`items` before 2020-12).
                     below.push(Position {
                         schema: value,
                         chain: None,
                     });
+                    below.extend(value.elements().map(|schema| Position {
+                        schema,
+                        chain: None,
+                    }));
                 } else if SUBSCHEMA_ARRAY.iter().any(|k| key.eq_str(k)) {
                     below.extend(value.elements().map(|schema| Position {
                         schema,
