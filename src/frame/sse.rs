@@ -267,11 +267,16 @@ impl SseFramer {
     /// assert!(framer.ends_inside_event(&buf));
     /// ```
     pub fn ends_inside_event(&self, buf: &[u8]) -> bool {
-        if self.discarding || self.skipping_line {
+        if self.discarding {
             return false;
         }
         if !matches!(self.data, Data::None) {
+            // (An over-long comment being skipped leaves its event as it was.)
             return true;
+        }
+        if self.skipping_line {
+            // What is left is the rest of a comment or of an unknown field.
+            return false;
         }
         // `decode` consumed every whole line (and a byte order mark, and the LF of a CRLF cut
         // after its CR): what is left is one unfinished line.
