@@ -475,6 +475,35 @@ fn the_framer_trait_skips_priming_events() {
     assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);
 }
 
+/// Through the `Framer` trait, an event of a type other than `message` is skipped too: its data
+/// is no message (the 2024-11-05 transport's `endpoint` event holds a URL, which generic code
+/// would otherwise decode as a frame that is not JSON). An `event: message` is a message, and
+/// `yield_empty_events` brings every event back.
+#[test]
+fn the_framer_trait_skips_events_of_other_types() {
+    let stream = &b"event: endpoint\ndata: /messages?session=42\n\n\
+        event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n\
+        event: custom\nid: 9\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n"[..];
+    let mut framer = SseFramer::new(1024);
+    let through_trait = common::frame_all(&mut framer, &[stream]);
+    let data: Vec<_> = through_trait
+        .iter()
+        .map(|e| e.as_ref().unwrap().data.clone())
+        .collect();
+    assert_eq!(
+        data,
+        [Bytes::from_static(
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}"
+        )]
+    );
+    assert_eq!(rpcwire::Framer::last_offset(&framer), 44);
+    // What a skipped event said is kept.
+    assert_eq!(framer.last_event_id(), Some(&b"9"[..]));
+    assert_eq!(sse_all(&mut SseFramer::new(1024), &[stream]).len(), 3);
+    let all = SseFramer::new(1024).yield_empty_events(true);
+    assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);
+}
+
 /// `last_event_id` follows WHATWG's last event ID string: set by every event ended by a blank
 /// line that has an `id` (a priming event too, though the `Framer` trait skips it), kept by
 /// events without one, reset by an empty `id`, and not set by an event the stream's end cuts
@@ -615,11 +644,17 @@ fn sse_writer_round_trips_every_encode_shape() {
     assert_any_split(&stream, &expected, |chunks| {
         sse_all(&mut SseFramer::new(1 << 10), chunks)
     });
-    // Through the `Framer` trait: the messages, and the id a client resumes from.
+    // Through the `Framer` trait: the messages (not the events of another type), and the id a
+    // client resumes from.
     let mut framer = SseFramer::new(1 << 10);
     let frames = frame_all(&mut framer, &[&stream]);
     let data: Vec<Bytes> = frames.into_iter().map(|f| f.unwrap().data).collect();
-    let want: Vec<Bytes> = expected.iter().map(|e| e.clone().unwrap().data).collect();
+    let want: Vec<Bytes> = expected
+        .iter()
+        .map(|e| e.clone().unwrap())
+        .filter(|e| e.event.as_deref() != Some(&b"custom type"[..]))
+        .map(|e| e.data)
+        .collect();
     assert_eq!(data, want);
     let last_id = expected.iter().rev().find_map(|e| e.clone().unwrap().id);
     assert_eq!(framer.last_event_id(), last_id.as_deref());
