@@ -320,3 +320,162 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+/// What `ContentLengthFramer` hands out for a stream, as the LSP base protocol with the
+/// framer's documented rules and limits gives it: `Ok(body)`, an over-long body's `TooLong`
+/// (its bytes skipped, however many arrive), or the first error that ends the stream (fatal,
+/// or `Truncated` when the stream ends inside a message).
+fn content_length_model(
+    input: &[u8],
+    max_frame: usize,
+    max_bytes: usize,
+    max_headers: usize,
+) -> Vec<Result<Bytes, E>> {
+    let is_tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    let mut out = vec![];
+    let mut pos = 0;
+    while pos < input.len() {
+        let offset = pos as u64;
+        let (mut length, mut count) = (None, 0);
+        let body = loop {
+            let window = &input[pos..input.len().min(offset as usize + max_bytes)];
+            let Some(lf) = window.iter().position(|&b| b == b'\n') else {
+                // The block's limit is crossed once as many bytes as it allows are there.
+                return if input.len() >= offset as usize + max_bytes {
+                    out.push(Err(E::HeaderTooLarge { offset }));
+                    out
+                } else {
+                    out.push(Err(E::Truncated { offset }));
+                    out
+                };
+            };
+            let line = &input[pos..pos + lf];
+            pos += lf + 1;
+            let Some(line) = line.strip_suffix(b"\r") else {
+                out.push(Err(E::MalformedHeader { offset }));
+                return out;
+            };
+            if line.is_empty() {
+                match length {
+                    Some(length) => break length,
+                    None => {
+                        out.push(Err(E::MissingLength { offset }));
+                        return out;
+                    }
+                }
+            }
+            let colon = line.iter().position(|&b| b == b':');
+            let Some((name, value)) = colon.map(|c| (&line[..c], &line[c + 1..])) else {
+                out.push(Err(E::MalformedHeader { offset }));
+                return out;
+            };
+            if name.is_empty()
+                || !name.iter().all(|&b| is_tchar(b))
+                || value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)
+            {
+                out.push(Err(E::MalformedHeader { offset }));
+                return out;
+            }
+            if name.eq_ignore_ascii_case(b"content-length") {
+                if length.is_some() {
+                    out.push(Err(E::DuplicateLength { offset }));
+                    return out;
+                }
+                let digits = value.trim_ascii();
+                let parsed = (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
+                    .then(|| std::str::from_utf8(digits).unwrap().parse::<u64>().ok())
+                    .flatten();
+                let Some(n) = parsed else {
+                    out.push(Err(E::BadLength { offset }));
+                    return out;
+                };
+                length = Some(n);
+            }
+            count += 1;
+            if count > max_headers {
+                out.push(Err(E::TooManyHeaders { offset }));
+                return out;
+            }
+        };
+        let rest = (input.len() - pos) as u64;
+        if body > max_frame as u64 {
+            out.push(Err(E::TooLong {
+                offset,
+                length: body,
+            }));
+            pos += body.min(rest) as usize;
+        } else if body > rest {
+            out.push(Err(E::Truncated { offset }));
+            return out;
+        } else {
+            out.push(Ok(Bytes::copy_from_slice(&input[pos..pos + body as usize])));
+            pos += body as usize;
+        }
+    }
+    out
+}
+
+/// Messages of a few header lines (`Content-Length` in every form, other headers, malformed
+/// ones, bare LF or CR line ends) and a body of about the announced length.
+fn content_length_stream() -> impl Strategy<Value = Vec<u8>> {
+    let header = proptest::sample::select(vec![
+        "Content-Length: {n}",
+        "content-length:{n}",
+        "CONTENT-LENGTH:\t{n} ",
+        "Content-Length: 0{n}",
+        "Content-Length: {n}x",
+        "Content-Length : {n}",
+        "Content-Length: {n+1}",
+        "Content-Type: application/vscode-jsonrpc; charset=utf-8",
+        "X-A: b",
+        "X:",
+        " X: y",
+    ]);
+    let end = proptest::sample::select(vec!["\r\n", "\r\n", "\r\n", "\r\n", "\n", "\r"]);
+    let message = (
+        proptest::collection::vec((header, end.clone()), 0..4),
+        end,
+        0usize..12,
+        -1isize..2,
+    )
+        .prop_map(|(headers, blank, n, off)| {
+            let mut m = String::new();
+            for (h, e) in headers {
+                m.push_str(
+                    &h.replace("{n+1}", &(n + 1).to_string())
+                        .replace("{n}", &n.to_string()),
+                );
+                m.push_str(e);
+            }
+            m.push_str(blank);
+            m.push_str(&"b".repeat(n.saturating_add_signed(off)));
+            m.into_bytes()
+        });
+    proptest::collection::vec(message, 0..5).prop_map(|m| m.concat())
+}
+
+proptest! {
+    /// Any such stream, under any limits, in one read and one byte at a time: the framer
+    /// hands out what the model gives.
+    #[test]
+    fn content_length_framer_agrees_with_the_model(
+        input in content_length_stream(),
+        max_frame in 0usize..12,
+        max_bytes in 0usize..80,
+        max_headers in 0usize..5,
+    ) {
+        let expected = content_length_model(&input, max_frame, max_bytes, max_headers);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        for chunks in [vec![&input[..]], bytes] {
+            let mut framer = ContentLengthFramer::new(max_frame)
+                .max_header_bytes(max_bytes)
+                .max_headers(max_headers);
+            prop_assert_eq!(
+                frame_all(&mut framer, &chunks),
+                expected.clone(),
+                "{:?}",
+                String::from_utf8_lossy(&input)
+            );
+        }
+    }
+}

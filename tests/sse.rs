@@ -475,6 +475,35 @@ fn the_framer_trait_skips_priming_events() {
     assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);
 }
 
+/// Through the `Framer` trait, an event of a type other than `message` is skipped too: its data
+/// is no message (the 2024-11-05 transport's `endpoint` event holds a URL, which generic code
+/// would otherwise decode as a frame that is not JSON). An `event: message` is a message, and
+/// `yield_empty_events` brings every event back.
+#[test]
+fn the_framer_trait_skips_events_of_other_types() {
+    let stream = &b"event: endpoint\ndata: /messages?session=42\n\n\
+        event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n\
+        event: custom\nid: 9\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n"[..];
+    let mut framer = SseFramer::new(1024);
+    let through_trait = common::frame_all(&mut framer, &[stream]);
+    let data: Vec<_> = through_trait
+        .iter()
+        .map(|e| e.as_ref().unwrap().data.clone())
+        .collect();
+    assert_eq!(
+        data,
+        [Bytes::from_static(
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}"
+        )]
+    );
+    assert_eq!(rpcwire::Framer::last_offset(&framer), 44);
+    // What a skipped event said is kept.
+    assert_eq!(framer.last_event_id(), Some(&b"9"[..]));
+    assert_eq!(sse_all(&mut SseFramer::new(1024), &[stream]).len(), 3);
+    let all = SseFramer::new(1024).yield_empty_events(true);
+    assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);
+}
+
 /// `last_event_id` follows WHATWG's last event ID string: set by every event ended by a blank
 /// line that has an `id` (a priming event too, though the `Framer` trait skips it), kept by
 /// events without one, reset by an empty `id`, and not set by an event the stream's end cuts
@@ -615,11 +644,17 @@ fn sse_writer_round_trips_every_encode_shape() {
     assert_any_split(&stream, &expected, |chunks| {
         sse_all(&mut SseFramer::new(1 << 10), chunks)
     });
-    // Through the `Framer` trait: the messages, and the id a client resumes from.
+    // Through the `Framer` trait: the messages (not the events of another type), and the id a
+    // client resumes from.
     let mut framer = SseFramer::new(1 << 10);
     let frames = frame_all(&mut framer, &[&stream]);
     let data: Vec<Bytes> = frames.into_iter().map(|f| f.unwrap().data).collect();
-    let want: Vec<Bytes> = expected.iter().map(|e| e.clone().unwrap().data).collect();
+    let want: Vec<Bytes> = expected
+        .iter()
+        .map(|e| e.clone().unwrap())
+        .filter(|e| e.event.as_deref() != Some(&b"custom type"[..]))
+        .map(|e| e.data)
+        .collect();
     assert_eq!(data, want);
     let last_id = expected.iter().rev().find_map(|e| e.clone().unwrap().id);
     assert_eq!(framer.last_event_id(), last_id.as_deref());
@@ -931,6 +966,17 @@ fn ends_inside_event_tells_an_event_the_end_would_drop() {
         (b"\xEF\xBB\xBFdata: {}\n", true),
         // Over the limit: reported once already, as `TooLong`.
         (b"data: 0123456789012345678901234567890123456789\n", false),
+        // A comment over the limit is skipped, and its event goes on.
+        (
+            b"data: {}\n: 0123456789012345678901234567890123456789",
+            true,
+        ),
+        (
+            b"data: {}\nx-unknown: 0123456789012345678901234567890123456789",
+            true,
+        ),
+        (b": 0123456789012345678901234567890123456789", false),
+        (b": 0123456789012345678901234567890123456789\ndata", true),
     ];
     for &(input, expected) in cases {
         for piece in 1..=input.len().max(1) {
@@ -980,17 +1026,26 @@ fn whatwg_ends_inside_event(input: &[u8]) -> bool {
 
 proptest! {
     /// `ends_inside_event` after any stream read in random pieces (every event decoded, none
-    /// over the limit) says what the WHATWG rules drop at its end.
+    /// over the limit, though comments and unknown fields may be, which are skipped) says what
+    /// the WHATWG rules drop at its end.
     #[test]
     fn ends_inside_event_agrees_with_whatwg(
         input in sse_stream(),
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
+        limit in prop_oneof![Just(1usize << 10), 0usize..24],
     ) {
-        let mut framer = SseFramer::new(1 << 10);
+        let mut framer = SseFramer::new(limit);
         let mut buf = BytesMut::new();
         for piece in pieces(&input, &cuts) {
             buf.extend_from_slice(piece);
-            while framer.decode(&mut buf).unwrap().is_some() {}
+            loop {
+                match framer.decode(&mut buf) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => break,
+                    // Over the limit: not what this compares.
+                    Err(_) => return Ok(()),
+                }
+            }
         }
         prop_assert_eq!(
             framer.ends_inside_event(&buf),
@@ -998,5 +1053,170 @@ proptest! {
             "{:?}",
             String::from_utf8_lossy(&input)
         );
+    }
+}
+
+/// What [`SseFramer`] hands out for a stream, as the WHATWG rules with its documented limits
+/// give it: an event ended by a blank line comes out when it has data, an `id` or a pending
+/// `retry` (its type only with data, an empty type as none); an event whose joined data
+/// exceeds `limit`, or with a `data`, `id`, `event` or `retry` line longer than `limit` plus 8
+/// bytes, is one `TooLong` and sets nothing but the `retry`s of its lines within that length;
+/// longer comments and unknown fields are ignored; an unterminated last line is not read
+/// (but reported when it is over the limit and would make its event over-long); a `retry`
+/// left pending at the end comes alone. Then the last event id and the reconnection time.
+type Limited = (Vec<Result<SseEvent, ()>>, Option<Vec<u8>>, Option<u64>);
+
+fn whatwg_with_limits(input: &[u8], limit: usize) -> Limited {
+    let line_limit = limit + 8;
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    let mut lines = vec![];
+    let mut line = vec![];
+    let mut i = 0;
+    while i < input.len() {
+        match input[i] {
+            b'\r' | b'\n' => {
+                if input[i..].starts_with(b"\r\n") {
+                    i += 1;
+                }
+                lines.push(std::mem::take(&mut line));
+            }
+            b => line.push(b),
+        }
+        i += 1;
+    }
+    let kept = |line: &[u8]| {
+        let name = line.split(|&b| b == b':').next().unwrap_or(&[]);
+        matches!(name, b"data" | b"id" | b"event" | b"retry")
+    };
+    let mut out = vec![];
+    let (mut data, mut kind, mut id) = (None::<Vec<u8>>, None::<Vec<u8>>, None::<Vec<u8>>);
+    let (mut over, mut pending_retry) = (false, None);
+    let (mut last_id, mut reconnection) = (None, None);
+    for line in lines {
+        if line.is_empty() {
+            if !over {
+                if id.is_some() {
+                    last_id.clone_from(&id);
+                }
+                let retry = pending_retry.take();
+                let had_data = data.is_some();
+                let data = data.take().unwrap_or_default();
+                if !data.is_empty() || id.is_some() || retry.is_some() {
+                    out.push(Ok(SseEvent {
+                        data: data.into(),
+                        id: id.clone().map(Into::into),
+                        event: kind
+                            .clone()
+                            .filter(|k| had_data && !k.is_empty())
+                            .map(Into::into),
+                        retry,
+                    }));
+                }
+            }
+            (data, kind, id, over) = (None, None, None, false);
+            continue;
+        }
+        if line.len() > line_limit {
+            if kept(&line) && !over {
+                out.push(Err(()));
+                (data, kind, id, over) = (None, None, None, true);
+            }
+            continue;
+        }
+        if line[0] == b':' {
+            continue;
+        }
+        let colon = line.iter().position(|&b| b == b':').unwrap_or(line.len());
+        let value = line.get(colon + 1..).unwrap_or(&[]);
+        let value = value.strip_prefix(b" ").unwrap_or(value);
+        match &line[..colon] {
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                if let Ok(ms) = std::str::from_utf8(value).unwrap().parse() {
+                    (reconnection, pending_retry) = (Some(ms), Some(ms));
+                }
+            }
+            _ if over => {}
+            b"event" => kind = Some(value.to_vec()),
+            b"data" => {
+                let joined = match data.take() {
+                    Some(mut d) => {
+                        d.push(b'\n');
+                        d.extend_from_slice(value);
+                        d
+                    }
+                    None => value.to_vec(),
+                };
+                if joined.len() > limit {
+                    out.push(Err(()));
+                    (data, kind, id, over) = (None, None, None, true);
+                } else {
+                    data = Some(joined);
+                }
+            }
+            b"id" if !value.contains(&0) => id = Some(value.to_vec()),
+            _ => {}
+        }
+    }
+    if line.len() > line_limit && kept(&line) && !over {
+        out.push(Err(()));
+    }
+    if let Some(retry) = pending_retry {
+        out.push(Ok(SseEvent {
+            retry: Some(retry),
+            ..SseEvent::default()
+        }));
+    }
+    (out, last_id, reconnection)
+}
+
+/// Streams of tokens as `sse_stream`'s, with long runs and whole fields, so that lines and
+/// events cross the limit in every way.
+fn sse_stream_with_long_lines() -> impl Strategy<Value = Vec<u8>> {
+    let tokens = proptest::sample::select(vec![
+        &b"data"[..],
+        b"id",
+        b"event",
+        b"retry",
+        b":",
+        b" ",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b"\0",
+        b"x",
+        b"12",
+        b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        b"\xEF\xBB\xBF",
+        b"data: ",
+        b"retry: 7",
+        b"\n\n",
+    ]);
+    proptest::collection::vec(tokens, 0..60).prop_map(|tokens| tokens.concat())
+}
+
+proptest! {
+    /// Any stream, over the limit or not, read in one piece, one byte at a time and in random
+    /// pieces: `SseFramer` hands out what the WHATWG rules with its limits give.
+    #[test]
+    fn sse_framer_reads_what_whatwg_reads_under_its_limits(
+        input in sse_stream_with_long_lines(),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
+        limit in 0usize..24,
+    ) {
+        let expected = whatwg_with_limits(&input, limit);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        for chunks in [vec![&input[..]], bytes, pieces(&input, &cuts)] {
+            let mut framer = SseFramer::new(limit);
+            let read: Vec<_> = sse_all(&mut framer, &chunks)
+                .into_iter()
+                .map(|e| e.map_err(drop))
+                .collect();
+            let ours = (
+                read,
+                framer.last_event_id().map(<[u8]>::to_vec),
+                framer.reconnection_time(),
+            );
+            prop_assert_eq!(&ours, &expected, "{:?}", String::from_utf8_lossy(&input));
+        }
     }
 }

@@ -49,6 +49,24 @@ pub struct SseEvent {
     pub retry: Option<u64>,
 }
 
+impl SseEvent {
+    /// Whether the event carries a message: it has data, and its type is `message` (no
+    /// `event:` field, or `event: message`). An event of another type is dispatched to the
+    /// listeners of that type, not to a client's `onmessage`.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::SseFramer;
+    /// let mut framer = SseFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"event: endpoint\ndata: /messages\n\ndata: {}\n\n"[..]);
+    /// assert!(!framer.decode(&mut buf).unwrap().unwrap().carries_message());
+    /// assert!(framer.decode(&mut buf).unwrap().unwrap().carries_message());
+    /// ```
+    pub fn carries_message(&self) -> bool {
+        !self.data.is_empty() && self.event.as_deref().is_none_or(|e| e == b"message")
+    }
+}
+
 /// The event's data: the message it carries.
 impl AsRef<[u8]> for SseEvent {
     fn as_ref(&self) -> &[u8] {
@@ -100,7 +118,8 @@ enum Data {
 /// Events with empty data are skipped unless they carry an `id` or a `retry` (a priming
 /// event, which MCP servers send so a client can resume after it), or unless
 /// [`yield_empty_events`](Self::yield_empty_events) is set. Through the
-/// [`Framer`](super::Framer) trait, whose frames are messages, a priming event is skipped too.
+/// [`Framer`](super::Framer) trait, whose frames are messages, a priming event is skipped too,
+/// and so is an event of a type other than `message` ([`SseEvent::carries_message`]).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -187,8 +206,10 @@ impl SseFramer {
     }
 
     /// [`decode`](Self::decode) for the [`Framer`](super::Framer) trait, whose frames are
-    /// messages: an event without data (a priming event: an `id` or a `retry` only) is
-    /// skipped, unless [`yield_empty_events`](Self::yield_empty_events) is set;
+    /// messages: an event without data (a priming event: an `id` or a `retry` only) and an
+    /// event of a type other than `message` (the 2024-11-05 transport's `endpoint` event, whose
+    /// data is a URL; a browser's `onmessage` does not see it either) are skipped, unless
+    /// [`yield_empty_events`](Self::yield_empty_events) is set;
     /// [`last_event_id`](Self::last_event_id) and [`reconnection_time`](Self::reconnection_time) keep what it said,
     /// and [`last_offset`](Self::last_offset) stays on the last event handed out.
     pub(super) fn decode_message(
@@ -213,7 +234,7 @@ impl SseFramer {
         let handed_out = self.last_offset;
         loop {
             match next(self) {
-                Ok(Some(event)) if event.data.is_empty() && !self.yield_empty => {
+                Ok(Some(event)) if !self.yield_empty && !event.carries_message() => {
                     self.last_offset = handed_out;
                 }
                 other => return other,
@@ -267,11 +288,16 @@ impl SseFramer {
     /// assert!(framer.ends_inside_event(&buf));
     /// ```
     pub fn ends_inside_event(&self, buf: &[u8]) -> bool {
-        if self.discarding || self.skipping_line {
+        if self.discarding {
             return false;
         }
         if !matches!(self.data, Data::None) {
+            // (An over-long comment being skipped leaves its event as it was.)
             return true;
+        }
+        if self.skipping_line {
+            // What is left is the rest of a comment or of an unknown field.
+            return false;
         }
         // `decode` consumed every whole line (and a byte order mark, and the LF of a CRLF cut
         // after its CR): what is left is one unfinished line.
