@@ -169,6 +169,29 @@ pub fn escapes() -> Corpus {
     Corpus::new("escapes", &frames)
 }
 
+/// Error responses as a server answers bad calls (~100 B each): -32601 with the unknown
+/// method as `data` (the specification's recommendation), -32602 with a reason, -32603
+/// without `data`, in the specification's member order. Not one of the five corpora: a
+/// variant for the straight path's error responses (take `sdk_order` of it for the TypeScript
+/// SDK's order).
+pub fn error_responses() -> Corpus {
+    let mut frames = Vec::new();
+    for i in 0..1000u32 {
+        frames.push(match i % 3 {
+            0 => format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"error":{{"code":-32601,"message":"Method not found","data":"tools/unknown_{i}"}}}}"#
+            ),
+            1 => format!(
+                r#"{{"jsonrpc":"2.0","id":"r-{i}","error":{{"code":-32602,"message":"Invalid params","data":{{"reason":"missing argument","field":"path"}}}}}}"#
+            ),
+            _ => format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"error":{{"code":-32603,"message":"Internal error"}}}}"#
+            ),
+        });
+    }
+    Corpus::new("error responses", &frames)
+}
+
 /// `c`'s frames with their members in the order the official MCP TypeScript SDK writes them
 /// (see its captured session in `tests/data/`): the message's own members first (`method`,
 /// `params`, `result`, `error`), then `jsonrpc` and `id`. The corpora above put `jsonrpc` and

@@ -428,6 +428,8 @@ fn min_of_passes(rounds: u32) {
         corpus::kotlin_order(&corpus::tiny(), "tiny, Kotlin SDK order"),
         corpus::spaced(&corpus::tiny(), "tiny, spaced"),
         corpus::spaced(&corpus::typical(), "typical, spaced"),
+        corpus::error_responses(),
+        corpus::sdk_order(&corpus::error_responses(), "error responses, TS SDK order"),
     ];
     for c in corpus::all().into_iter().chain(variants) {
         check(&c);

@@ -42,6 +42,7 @@ fn decoding_the_corpora_allocates_nothing() {
     // With the tiny and typical frames also in the other SDKs' member orders and spaced as
     // Python writes JSON: the other straight paths.
     let mut corpora = corpus::all();
+    corpora.push(corpus::error_responses());
     for c in [corpus::tiny(), corpus::typical()] {
         corpora.push(corpus::sdk_order(&c, "TS SDK order"));
         corpora.push(corpus::java_order(&c, "Java SDK order"));
