@@ -648,6 +648,53 @@ fn error_object_grammar_is_checked_in_every_mode() {
     }
 }
 
+/// The envelope's own values are checked as JSON in every mode, as the `error` object's
+/// grammar is: an `id`, `method`, `jsonrpc` or `error` (or an error's `code` or `message`) of the wrong
+/// type that is not JSON either (`[1 2]`) makes the frame a parse error (-32700, which takes
+/// precedence over -32600), not an invalid request answered -32600, as strict mode and every
+/// JSON parser say. Lazy mode skipped such a value like a payload, without reading its tokens;
+/// payloads (`params`, `result`, `error.data`) and unknown members stay lazily skipped.
+#[test]
+fn envelope_values_of_the_wrong_type_are_checked_as_json_in_every_mode() {
+    let pad = "x".repeat(5000);
+    let broken = [
+        r#"{"jsonrpc":"2.0","id":[1 2],"method":"a"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":{"a" 1},"method":"a"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"a","id":[1,]}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"method":[1:2]}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"method":{"a":01}}"#.to_string(),
+        r#"{"jsonrpc":{"v" "2.0"},"id":1,"method":"a"}"#.to_string(),
+        r#"{"jsonrpc":["2.0",,],"id":1,"method":"a"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":[1 2],"message":"m"}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":{"a" 1}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":1,"error":[1 2]}"#.to_string(),
+        // A long frame (the walk that defers UTF-8), and a batch element.
+        format!(r#"{{"jsonrpc":"2.0","id":[1 2],"method":"a","params":{{"p":"{pad}"}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","params":{{"p":"{pad}"}},"method":"a","id":{{"a" 1}}}}"#),
+        r#"[{"jsonrpc":"2.0","id":[1 2],"method":"a"}]"#.to_string(),
+    ];
+    for dec in decoders() {
+        for frame in &broken {
+            assert_parse_error(&dec, frame.as_bytes());
+            // The same line in a stream, read in the pass that finds its end.
+            let stream = format!("{frame}\n{}\n", std::str::from_utf8(PING).unwrap());
+            let lines: Vec<_> = dec.decode_lines(stream.as_bytes()).collect();
+            let first = lines[0].as_ref().unwrap().message.unwrap_err();
+            assert!(first.error().is_parse_error(), "{frame}: {first:?}");
+            assert!(lines[1].as_ref().unwrap().message.is_ok());
+        }
+        // Valid JSON of the wrong type stays an invalid request, answered with -32600.
+        for frame in [
+            &br#"{"jsonrpc":"2.0","id":[1,2],"method":"a"}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"method":{"a":[1]}}"#,
+            br#"{"jsonrpc":["2.0"],"id":1,"method":"a"}"#,
+        ] {
+            let rej = dec.decode(frame).unwrap_err();
+            assert_eq!(rej.reply().unwrap().code.get(), -32600);
+        }
+    }
+}
+
 /// MCP allows a null id only in an error response: a request that also carries an `error`
 /// member (rejected: method and response members) must not have its null id echoed.
 #[test]

@@ -89,6 +89,38 @@ impl Decoder {
             .map_err(Reject::parse)
     }
 
+    /// [`Self::skip_member`] for the value of an envelope member that is not of the member's
+    /// type (`jsonrpc`, `id`, `method` or `error` that is not what it must be, or an error's
+    /// `code` or `message`): a container there is checked as JSON in every mode, as the rest
+    /// of the envelope is (`"id":[1 2]` is a parse error, -32700, not an invalid request), not
+    /// only delimited as a payload is in lazy mode. Scalars are always checked whole. With
+    /// `LINE`, the value is delimited on its line first, and nothing past it is read.
+    #[inline(always)]
+    fn skip_envelope_value<const LINE: bool>(
+        &self,
+        frame: &[u8],
+        at: usize,
+        depth: u32,
+    ) -> Result<usize, Reject> {
+        let end = self.skip_member::<LINE>(frame, at, depth)?;
+        if self.options.validation == Validation::Lazy && matches!(frame[at], b'{' | b'[') {
+            self.check_strictly(&frame[..end], at, depth)?;
+        }
+        Ok(end)
+    }
+
+    /// Checks the container at `frame[at]`, which a lazy skip found to end where `frame`
+    /// does, by the full grammar (a valid container ends at the same bracket): out of line,
+    /// as it is only met in invalid messages.
+    #[cold]
+    #[inline(never)]
+    fn check_strictly(&self, frame: &[u8], at: usize, depth: u32) -> Result<(), Reject> {
+        let max_depth = self.options.limits.max_depth;
+        scan::skip_value(frame, at, depth, max_depth, Validation::Strict)
+            .map(drop)
+            .map_err(Reject::parse)
+    }
+
     #[inline(always)]
     pub(super) fn skip(&self, frame: &[u8], at: usize, depth: u32) -> Result<usize, Reject> {
         scan::skip_value(
@@ -260,7 +292,7 @@ impl Decoder {
                 }
                 (Some(Member::JsonRpc), _) => {
                     m.version_ok = Some(false);
-                    self.skip_member::<LINE>(frame, v, value_depth)?
+                    self.skip_envelope_value::<LINE>(frame, v, value_depth)?
                 }
                 (Some(Member::Id), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
@@ -289,7 +321,7 @@ impl Decoder {
                 }
                 (Some(Member::Id), _) => {
                     m.id_bad_type = true;
-                    self.skip_member::<LINE>(frame, v, value_depth)?
+                    self.skip_envelope_value::<LINE>(frame, v, value_depth)?
                 }
                 (Some(Member::Method), b'"') => {
                     let (close, esc) = scan::string_end(frame, v + 1).map_err(Reject::parse)?;
@@ -298,7 +330,7 @@ impl Decoder {
                 }
                 (Some(Member::Method), _) => {
                     m.method_not_string = true;
-                    self.skip_member::<LINE>(frame, v, value_depth)?
+                    self.skip_envelope_value::<LINE>(frame, v, value_depth)?
                 }
                 (Some(Member::Result), b'{')
                     if opts.dialect == Dialect::Mcp && !opts.result_types.is_empty() =>
@@ -324,13 +356,17 @@ impl Decoder {
                     *error = Some(members);
                     end
                 }
+                (Some(Member::Error), _) => {
+                    let end = self.skip_envelope_value::<LINE>(frame, v, value_depth)?;
+                    m.error = Some(Span::new(v, end));
+                    end
+                }
                 (Some(member), _) => {
                     let end = self.skip_payload::<TRACK, LINE>(frame, v, value_depth, ascii)?;
                     let span = Some(Span::new(v, end));
                     match member {
                         Member::Params => m.params = span,
-                        Member::Result => m.result = span,
-                        _ => m.error = span,
+                        _ => m.result = span,
                     }
                     end
                 }
@@ -431,8 +467,9 @@ impl Decoder {
 
     /// Walks the `error` object at `frame[v] == '{'`, checking its own grammar (keys, colons,
     /// commas) in every mode: it is part of the envelope, which a lazy skip of the whole object
-    /// would leave unchecked (`{"code":1 "message":"m"}`). Its values are skipped as values
-    /// (`data` is a payload), and `code`, `message` and `data` read on the way. Returns the
+    /// would leave unchecked (`{"code":1 "message":"m"}`). Its values are skipped as values:
+    /// `code` and `message` as the envelope's (checked as JSON whatever their type), `data` and
+    /// other members as payloads; `code`, `message` and `data` are read on the way. Returns the
     /// index after the object and what it holds: its members, or the first member found
     /// twice, or else the first of `code` and `message` that is missing or of the wrong type.
     /// `depth`: the object's nesting depth before it opens (as `walk_members`'s).
@@ -445,8 +482,15 @@ impl Decoder {
         let (mut code, mut message, mut data) = (None, None, None);
         let mut duplicate = None;
         let end = self.walk_members::<LINE>(frame, v, depth, |key, esc, at| {
-            let end = self.skip_member::<LINE>(frame, at, depth + 1)?;
-            let Some(member) = lookup(&ERROR_MEMBERS, key, esc) else {
+            let member = lookup(&ERROR_MEMBERS, key, esc);
+            let end = match member {
+                // `code` and `message` are the envelope's; `data` is a payload.
+                Some(Member::ErrorCode | Member::ErrorMessage) => {
+                    self.skip_envelope_value::<LINE>(frame, at, depth + 1)?
+                }
+                _ => self.skip_member::<LINE>(frame, at, depth + 1)?,
+            };
+            let Some(member) = member else {
                 return Ok(end);
             };
             let slot = match member {
@@ -541,6 +585,11 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":[1, 2]}}"#,
             br#"{"jsonrpc":"2.0","id":1,"result":{},"x":{"y": 1}}"#,
             br#"{"jsonrpc":"2.0","id":[1, 2],"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":{"a": 1}}"#,
+            br#"{"jsonrpc":["2.0", 1],"id":1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":[1, 2]}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":[1, 2],"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":{"a": 1}}}"#,
         ] {
             let at = stream.iter().position(|&b| b == b' ').unwrap();
             let mut broken = stream.to_vec();
