@@ -137,8 +137,10 @@ pub(super) fn plain_member_key(frame: &[u8], i: usize) -> Option<(Member, usize)
     (word8 & key.mask == key.value && colon_ok).then_some((key.member, i + 1 + key.len as usize))
 }
 
-/// Whether a key that is not an envelope member case-folds to one (`ID`, `Method`, and the
-/// Unicode folds U+017F `ſ` → `s` and U+212A `K` → `k`).
+/// Whether a key that is not an envelope member case-folds to one (`ID`, `Method`, the
+/// Unicode folds U+017F `ſ` → `s` and U+212A `K` → `k`, and U+0130 `İ` and U+0131 `ı`,
+/// which Java's `equalsIgnoreCase` matches with `i`, as .NET's ordinal case-insensitive
+/// comparison does `ı`).
 pub(super) fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
     let Some((mut chars, len)) = short_key(key, has_escapes) else {
         return false;
@@ -147,6 +149,7 @@ pub(super) fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
         *c = match *c {
             '\u{017f}' => 's',
             '\u{212a}' => 'k',
+            '\u{0130}' | '\u{0131}' => 'i',
             c => c.to_ascii_lowercase(),
         };
     }
@@ -197,6 +200,8 @@ mod tests {
             (r"par\u0041ms", true),
             (r"re\u017fult", true),
             ("re\u{17f}ult", false),
+            ("\u{131}d", false),
+            (r"\u0130D", true),
         ] {
             assert!(folds(key, esc), "{key}");
         }
