@@ -496,6 +496,25 @@ fn duplicate_and_escaped_envelope_keys() {
         .decode(br#"{"jsonrpc":"2.0","ID":1,"method":"a"}"#)
         .unwrap_err();
     assert_eq!(rej.error(), DecodeError::CaseFoldedMember);
+    // A key that folds to `id` beside `id` makes the id ambiguous (a peer folding case may
+    // read either): the reply echoes neither, as for a second `id`. A key folding to
+    // another member leaves the id alone.
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let dec = hardened(dialect);
+        for frame in [
+            &br#"{"jsonrpc":"2.0","ID":1,"id":2,"method":"a"}"#[..],
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"\u{131}d\":1,\"method\":\"a\"}".as_bytes(),
+        ] {
+            let rej = dec.decode(frame).unwrap_err();
+            assert_eq!(rej.error(), DecodeError::CaseFoldedMember);
+            assert_eq!(rej.reply().unwrap().id, dec.options().unreadable_id);
+        }
+        let rej = dec
+            .decode(br#"{"jsonrpc":"2.0","id":2,"Method":"b","method":"a"}"#)
+            .unwrap_err();
+        assert_eq!(rej.error(), DecodeError::CaseFoldedMember);
+        assert!(matches!(rej.reply().unwrap().id, ReplyId::Id(id) if id.raw() == b"2"));
+    }
 }
 
 /// Over-long lines in a stream are reported once each, discarded without buffering, and never

@@ -137,14 +137,12 @@ pub(super) fn plain_member_key(frame: &[u8], i: usize) -> Option<(Member, usize)
     (word8 & key.mask == key.value && colon_ok).then_some((key.member, i + 1 + key.len as usize))
 }
 
-/// Whether a key that is not an envelope member case-folds to one (`ID`, `Method`, the
+/// The envelope member a key that is not one case-folds to, if any (`ID`, `Method`, the
 /// Unicode folds U+017F `ſ` → `s` and U+212A `K` → `k`, and U+0130 `İ` and U+0131 `ı`,
 /// which Java's `equalsIgnoreCase` matches with `i`, as .NET's ordinal case-insensitive
 /// comparison does `ı`).
-pub(super) fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
-    let Some((mut chars, len)) = short_key(key, has_escapes) else {
-        return false;
-    };
+pub(super) fn case_folds_to_member(key: &[u8], has_escapes: bool) -> Option<Member> {
+    let (mut chars, len) = short_key(key, has_escapes)?;
     for c in &mut chars[..len] {
         *c = match *c {
             '\u{017f}' => 's',
@@ -153,7 +151,9 @@ pub(super) fn case_folds_to_member(key: &[u8], has_escapes: bool) -> bool {
             c => c.to_ascii_lowercase(),
         };
     }
-    KEYS.iter().any(|(name, _)| spells(name, &chars[..len]))
+    KEYS.iter()
+        .find(|(name, _)| spells(name, &chars[..len]))
+        .map(|&(_, member)| member)
 }
 
 #[cfg(test)]
@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(error_member(r"dat\u0061", true), Some(Member::ErrorData));
         assert_eq!(error_member(r"dat\u0061", false), None);
         assert_eq!(error_member(r"\u0063odes", true), None);
-        let folds = |key: &str, esc| case_folds_to_member(key.as_bytes(), esc);
+        let folds = |key: &str, esc| case_folds_to_member(key.as_bytes(), esc).is_some();
         for (key, esc) in [
             ("ID", false),
             ("Method", false),
@@ -213,5 +213,9 @@ mod tests {
         ] {
             assert!(!folds(key, esc), "{key}");
         }
+        assert_eq!(
+            case_folds_to_member("\u{131}D".as_bytes(), false),
+            Some(Member::Id)
+        );
     }
 }

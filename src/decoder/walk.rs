@@ -29,8 +29,9 @@ pub(super) struct Members {
     pub(super) result_type: Option<ResultTypeSeen>,
     pub(super) error: Option<Span>,
     pub(super) duplicate: Option<Member>,
-    /// `id` occurs more than once (tracked apart from `duplicate`, which names only the first
-    /// duplicated member, so a reply never echoes an ambiguous id).
+    /// `id` occurs more than once, or (hardened profile) a key case-folds to it (tracked apart
+    /// from `duplicate`, which names only the first duplicated member, so a reply never
+    /// echoes an ambiguous id).
     pub(super) id_duplicate: bool,
     pub(super) unknown: bool,
     pub(super) case_folded: bool,
@@ -374,8 +375,13 @@ impl Decoder {
                     if opts.reject_unknown_members {
                         m.unknown = true;
                     }
-                    if opts.hardened && case_folds_to_member(key, esc) {
-                        m.case_folded = true;
+                    if opts.hardened {
+                        if let Some(folded) = case_folds_to_member(key, esc) {
+                            m.case_folded = true;
+                            // (A peer that folds case may take it for the id: the id is
+                            // ambiguous, as with a second `id`, and no reply echoes it.)
+                            m.id_duplicate |= folded == Member::Id;
+                        }
                     }
                     self.skip_member::<LINE>(frame, v, value_depth)?
                 }
