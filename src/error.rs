@@ -19,6 +19,7 @@ pub struct ErrorCode(pub i64);
 
 /// Where an error code sits in the reserved blocks of JSON-RPC 2.0 and MCP 2026-07-28.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CodeRange {
     /// One of the five codes JSON-RPC 2.0 defines (-32700, -32600..-32603).
     Standard,

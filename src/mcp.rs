@@ -522,6 +522,7 @@ impl<'a> ResultType<'a> {
 
 /// Why a `_meta` key name breaks MCP's naming rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MetaKeyError {
     /// A prefix label is empty, does not start with a letter, does not end with a letter or
     /// digit, or holds a character other than letters, digits and hyphens.

@@ -78,6 +78,7 @@ impl core::fmt::Display for Header<'_> {
 
 /// Why the headers of a request do not fit its body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum HeaderError<'a> {
     /// A required header is absent (-32020).
     Missing(Header<'a>),

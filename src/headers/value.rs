@@ -32,6 +32,7 @@ pub(super) fn plain(value: &[u8]) -> Option<&str> {
 
 /// Why a header value could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ValueError {
     /// The value holds a byte outside visible ASCII, space and tab.
     InvalidCharacter,
