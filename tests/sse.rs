@@ -822,9 +822,10 @@ type Whatwg = (
     Option<u64>,
 );
 
-fn whatwg(input: &[u8]) -> Whatwg {
+/// The lines of an event stream, as WHATWG splits them: a BOM first is dropped, lines end
+/// in CRLF, LF or CR; and the unterminated last line, which is never processed.
+fn whatwg_lines(input: &[u8]) -> (Vec<Vec<u8>>, Vec<u8>) {
     let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    // Lines end in CRLF, LF or CR; an unterminated last line is never processed.
     let mut lines = vec![];
     let mut line = vec![];
     let mut i = 0;
@@ -840,6 +841,11 @@ fn whatwg(input: &[u8]) -> Whatwg {
         }
         i += 1;
     }
+    (lines, line)
+}
+
+fn whatwg(input: &[u8]) -> Whatwg {
+    let (lines, _) = whatwg_lines(input);
     let (mut data, mut kind, mut id_buffer) = (vec![], vec![], None::<Vec<u8>>);
     let (mut events, mut last_id, mut retry) = (vec![], None, None);
     for line in lines {
@@ -1068,22 +1074,7 @@ type Limited = (Vec<Result<SseEvent, ()>>, Option<Vec<u8>>, Option<u64>);
 
 fn whatwg_with_limits(input: &[u8], limit: usize) -> Limited {
     let line_limit = limit + 8;
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    let mut lines = vec![];
-    let mut line = vec![];
-    let mut i = 0;
-    while i < input.len() {
-        match input[i] {
-            b'\r' | b'\n' => {
-                if input[i..].starts_with(b"\r\n") {
-                    i += 1;
-                }
-                lines.push(std::mem::take(&mut line));
-            }
-            b => line.push(b),
-        }
-        i += 1;
-    }
+    let (lines, line) = whatwg_lines(input);
     let kept = |line: &[u8]| {
         let name = line.split(|&b| b == b':').next().unwrap_or(&[]);
         matches!(name, b"data" | b"id" | b"event" | b"retry")
