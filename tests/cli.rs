@@ -1283,3 +1283,49 @@ fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
         );
     }
 }
+
+/// A stream of error responses each with a code of its own: the summary counts the first 256
+/// codes under their own names and the rest under `(other)`, as the session's counters do
+/// (one entry per distinct code made memory, and the summary, grow with the stream: ~1 GB
+/// for 3 million codes with `--json`).
+#[test]
+fn the_summary_counts_a_bounded_number_of_error_codes() {
+    let mut input = String::new();
+    for code in 0..1000 {
+        input += &format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{{\"code\":{},\"message\":\"m\"}}}}\n",
+            1000 + code
+        );
+    }
+    let (records, summary, code) = check(&["--direction", "s2c"], Some(input.as_bytes()));
+    assert_eq!(code, 0);
+    assert_eq!(records.len(), 1000);
+    let by_code = summary["by_error_code"].as_object().unwrap();
+    assert_eq!(by_code.len(), 257, "{summary}");
+    assert_eq!(by_code["1000"], 1);
+    assert_eq!(by_code["1255"], 1);
+    assert_eq!(by_code["(other)"], 744);
+    // The text summary too: one line a counted code, one for the rest.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--direction", "s2c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert_eq!(
+        text.matches("error responses with code").count(),
+        256,
+        "{text}"
+    );
+    assert!(
+        text.contains("  error responses with other codes: 744\n"),
+        "{text}"
+    );
+}
