@@ -1329,3 +1329,30 @@ fn the_summary_counts_a_bounded_number_of_error_codes() {
         "{text}"
     );
 }
+
+/// The requests left unanswered at the end of a session are reported in the order they were
+/// sent, the same at every run (they came in the table's hash order, seeded at random: the
+/// report of one session changed from run to run).
+#[test]
+fn unanswered_requests_are_reported_in_the_order_they_were_sent() {
+    let ids: Vec<String> = (0..40).map(|n| format!("\"r{n}\"")).collect();
+    let c2s: String = ids
+        .iter()
+        .map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n"))
+        .collect();
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":\"srv\",\"method\":\"ping\"}\n";
+    let (records, violations, code) = check_merged("cli-unanswered-order", &c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        violations,
+        serde_json::json!({"c2s/unanswered": 40, "s2c/unanswered": 1})
+    );
+    let unanswered: Vec<&str> = records
+        .iter()
+        .filter(|r| r["event"] == "unanswered")
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let mut expected: Vec<&str> = ids.iter().map(String::as_str).collect();
+    expected.push("\"srv\"");
+    assert_eq!(unanswered, expected);
+}
