@@ -1356,3 +1356,43 @@ fn unanswered_requests_are_reported_in_the_order_they_were_sent() {
     expected.push("\"srv\"");
     assert_eq!(unanswered, expected);
 }
+
+/// Inside a string, the byte where a frame stops being JSON is the raw control character
+/// (a tab, say), or the byte of an escape that cannot be there: not the byte before the
+/// control character, nor the last of a `\u` escape's four (where serde_json's position
+/// points), in either validation mode.
+#[test]
+fn parse_errors_in_strings_say_which_byte() {
+    let cases: [(&[u8], &[u8]); 6] = [
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"a\tb\"}", b"\t"),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\x1bb\",\"method\":\"m\"}",
+            b"\x1b",
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"k\\u00\":1}}",
+            b"\\u00\"",
+        ),
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\u12x4\"}", b"x"),
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\q\"}", b"q"),
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\\\uab\\q\"}", b"q"),
+    ];
+    for validate in ["lazy", "strict"] {
+        for (frame, what) in cases {
+            let mut input = frame.to_vec();
+            input.push(b'\n');
+            let (records, _, code) = check(&["--validate", validate], Some(&input));
+            assert_eq!(code, 1);
+            let at = frame.windows(what.len()).position(|w| w == what).unwrap();
+            // (For the `\u00"` escape: its `"`, the first byte that is no hex digit.)
+            let at = if what.starts_with(b"\\u") { at + 4 } else { at };
+            assert_eq!(
+                records[0]["at"],
+                at,
+                "{validate} {}: {}",
+                String::from_utf8_lossy(frame),
+                records[0]
+            );
+        }
+    }
+}

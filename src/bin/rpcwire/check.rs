@@ -304,6 +304,21 @@ fn error_offset(frame: &[u8], error: DecodeError) -> Option<u64> {
         DecodeError::LoneCarriageReturn => memchr::memchr(b'\r', frame)?,
         DecodeError::Syntax(_) | DecodeError::TrailingData | DecodeError::Empty => {
             let e = serde_json::from_slice::<&serde_json::value::RawValue>(frame).err()?;
+            // serde_json's position is one byte before a raw control character in a string,
+            // at the last of a `\u` escape's four bytes, and at the frame's end for one cut
+            // short: the byte is found again (serde_json read the frame as JSON up to that
+            // string, so the first string error is its).
+            let in_string = [
+                "control character",
+                "invalid escape",
+                "EOF while parsing a string",
+            ];
+            let message = e.to_string();
+            if in_string.iter().any(|m| message.starts_with(m)) {
+                if let Some(at) = string_error(frame) {
+                    return Some(at as u64);
+                }
+            }
             if e.is_eof() {
                 frame.len()
             } else {
@@ -320,6 +335,36 @@ fn error_offset(frame: &[u8], error: DecodeError) -> Option<u64> {
         _ => return None,
     };
     Some(at as u64)
+}
+
+/// The first byte inside a string of `frame` that cannot be there: a raw control character,
+/// the character after a backslash that makes no escape, or the first byte of a `\u`
+/// escape's four that is no hex digit. Strings are found by their quotes, which is right up to
+/// the first error when what comes before is JSON.
+fn string_error(frame: &[u8]) -> Option<usize> {
+    let mut in_string = false;
+    let mut i = 0;
+    while let Some(&b) = frame.get(i) {
+        match b {
+            _ if !in_string => in_string = b == b'"',
+            b'"' => in_string = false,
+            b'\\' => match frame.get(i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 1,
+                b'u' => {
+                    let hex = &frame[i + 2..frame.len().min(i + 6)];
+                    if let Some(k) = hex.iter().position(|h| !h.is_ascii_hexdigit()) {
+                        return Some(i + 2 + k);
+                    }
+                    i += 5;
+                }
+                _ => return Some(i + 1),
+            },
+            0..=0x1f => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The elements of a batch's record as the decoder reads them again, in order (none for any
