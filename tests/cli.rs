@@ -1396,3 +1396,32 @@ fn parse_errors_in_strings_say_which_byte() {
         }
     }
 }
+
+/// An SSE stream cut inside an event that set a `retry`: the reconnection time is a client's
+/// as soon as its line is read, so the `retry` comes as the `skip` it is in a stream ending
+/// after it alone, after the `framing_error` of the event the client drops (it was lost with
+/// the event).
+#[test]
+fn a_retry_in_an_sse_event_cut_by_the_end_is_still_reported() {
+    let (records, _, code) = check(&["--framing", "sse"], Some(b"retry: 5\n"));
+    assert_eq!(code, 0);
+    assert_eq!(kinds(&records), ["skip"]);
+    for input in [
+        &b"retry: 5\ndata: {}"[..],
+        b"data: {}\nretry: 5\n",
+        b": c\nretry: 5\ndata: {}\n",
+    ] {
+        let (records, summary, code) = check(&["--framing", "sse"], Some(input));
+        assert_eq!(code, 1);
+        assert_eq!(
+            kinds(&records),
+            ["framing_error", "skip"],
+            "{}",
+            String::from_utf8_lossy(input)
+        );
+        assert_eq!(records[0]["offset"], 0);
+        assert_eq!(records[1]["offset"], 0);
+        assert_eq!(records[1]["frame"], 1);
+        assert_eq!(summary["messages"], 2);
+    }
+}

@@ -662,7 +662,10 @@ impl From<ContentLengthError> for FramingError {
 /// [`FramingError`]s.
 pub(crate) enum StreamFramer {
     Lines(LineFramer),
-    Sse(SseFramer),
+    /// With whether a `retry` the end of the stream left pending waits to be handed out,
+    /// after the error of the event it was read in, which the end cut (a client keeps the
+    /// reconnection time it set, not the event).
+    Sse(SseFramer, bool),
     ContentLength(ContentLengthFramer),
 }
 
@@ -674,7 +677,7 @@ impl StreamFramer {
                 StreamFramer::Lines(LineFramer::new(max_frame).yield_blank_lines(true))
             }
             FramingArg::Sse => {
-                StreamFramer::Sse(SseFramer::new(max_frame).yield_empty_events(true))
+                StreamFramer::Sse(SseFramer::new(max_frame).yield_empty_events(true), false)
             }
             FramingArg::ContentLength => {
                 StreamFramer::ContentLength(ContentLengthFramer::new(max_frame))
@@ -692,12 +695,18 @@ impl StreamFramer {
             StreamFramer::Lines(f) => Ok(f.next_frame(buf, eof)?),
             // An event of a type other than `message` carries no message (`SseCodec` hands its
             // data out undecoded: HTTP+SSE's `endpoint` event holds a URL): handed out empty.
-            StreamFramer::Sse(f) => {
+            StreamFramer::Sse(_, pending_retry @ true) => {
+                // Its offset is the framer's last.
+                *pending_retry = false;
+                Ok(Some(Bytes::new()))
+            }
+            StreamFramer::Sse(f, pending_retry) => {
                 let event = match f.decode(buf)? {
                     None if eof && f.ends_inside_event(buf) => {
-                        // The event is dropped, as a client drops it; the framer is reset.
+                        // The event is dropped, as a client drops it; the framer is reset. A
+                        // `retry` it set comes next, in an event of its own.
                         let offset = f.event_offset();
-                        f.decode_eof(buf)?;
+                        *pending_retry = f.decode_eof(buf)?.is_some();
                         return Err(FramingError {
                             detail: "stream ended inside an event, which a client drops".into(),
                             too_long: false,
@@ -724,7 +733,7 @@ impl StreamFramer {
     pub(crate) fn holds_no_message(&self, frame: &[u8]) -> bool {
         match self {
             StreamFramer::Lines(_) => frame.iter().all(|b| b" \t\r\n".contains(b)),
-            StreamFramer::Sse(_) => frame.is_empty(),
+            StreamFramer::Sse(..) => frame.is_empty(),
             StreamFramer::ContentLength(_) => false,
         }
     }
@@ -732,7 +741,7 @@ impl StreamFramer {
     pub(crate) fn last_offset(&self) -> u64 {
         match self {
             StreamFramer::Lines(f) => f.last_offset(),
-            StreamFramer::Sse(f) => f.last_offset(),
+            StreamFramer::Sse(f, _) => f.last_offset(),
             StreamFramer::ContentLength(f) => f.last_offset(),
         }
     }
