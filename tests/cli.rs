@@ -1363,8 +1363,10 @@ fn unanswered_requests_are_reported_in_the_order_they_were_sent() {
 /// points), in either validation mode.
 #[test]
 fn parse_errors_in_strings_say_which_byte() {
-    let cases: [(&[u8], &[u8]); 6] = [
+    let cases: [(&[u8], &[u8]); 7] = [
         (b"{\"jsonrpc\":\"2.0\",\"method\":\"a\tb\"}", b"\t"),
+        // Fewer than four bytes after `\u` (serde_json: the end of the frame).
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\u1\"}", b"\"}"),
         (
             b"{\"jsonrpc\":\"2.0\",\"id\":\"a\x1bb\",\"method\":\"m\"}",
             b"\x1b",
