@@ -1427,3 +1427,40 @@ fn a_retry_in_an_sse_event_cut_by_the_end_is_still_reported() {
         assert_eq!(summary["messages"], 2);
     }
 }
+
+/// A stream of each framing cut at every byte: the report is always one JSON record a
+/// message and a summary, frames numbered in order, offsets in order and inside the bytes
+/// read, the summary's count and validity agreeing with the records and the exit code.
+#[test]
+fn a_stream_cut_at_every_byte_is_reported_consistently() {
+    let streams: [(&str, &[u8]); 3] = [
+        (
+            "ndjson",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"a\":\"\\u00e9\xc3\xa9\"}}\n[1]\n{bad\n",
+        ),
+        (
+            "sse",
+            b"\xef\xbb\xbf: hi\r\nid: 1\r\nevent: endpoint\r\ndata: /x\r\n\r\nretry: 9\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"n\"}\n\nid: 2\n\n\rdata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\r",
+        ),
+        (
+            "content-length",
+            b"Content-Length: 31\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"a\"} Content-Length: 2\r\nContent-Type: x\r\n\r\n{}content-length:0\r\n\r\n",
+        ),
+    ];
+    for (framing, stream) in streams {
+        for cut in 0..=stream.len() {
+            let (records, summary, code) = check(&["--framing", framing], Some(&stream[..cut]));
+            let what = format!("{framing} cut at {cut}: {records:?}");
+            assert_eq!(summary["messages"], records.len(), "{what}");
+            assert_eq!(summary["valid"], code == 0, "{what}");
+            assert!(code == 0 || code == 1, "{what}");
+            let mut last = 0;
+            for (n, r) in records.iter().enumerate() {
+                assert_eq!(r["frame"], n, "{what}");
+                let offset = r["offset"].as_u64().unwrap();
+                assert!(last <= offset && offset <= cut as u64, "{what}");
+                last = offset;
+            }
+        }
+    }
+}
