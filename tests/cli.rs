@@ -1464,3 +1464,29 @@ fn a_stream_cut_at_every_byte_is_reported_consistently() {
         }
     }
 }
+
+/// A record of a merged session names the frame `check` names for the same stream: blank
+/// lines (and SSE events holding no message) are frames there, reported as `skip`; the merge
+/// does not report them, but counts them (its frame numbers skipped them, so a violation's
+/// frame pointed at another message of the stream).
+#[test]
+fn merged_records_number_frames_as_a_single_stream_does() {
+    let c2s = "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\n  \n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"m\"}\n";
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n";
+    let (merged, _, code) = check_merged("cli-merge-frames", c2s, s2c);
+    assert_eq!(code, 1);
+    for (dir, stream, direction) in [("c2s", c2s, "c2s"), ("s2c", s2c, "s2c")] {
+        let (single, _, _) = check(&["--direction", direction], Some(stream.as_bytes()));
+        let single: Vec<(&Value, &Value)> = single
+            .iter()
+            .filter(|r| r["kind"] != "skip")
+            .map(|r| (&r["frame"], &r["offset"]))
+            .collect();
+        let merged: Vec<(&Value, &Value)> = merged
+            .iter()
+            .filter(|r| r["dir"] == dir && r["event"].is_null())
+            .map(|r| (&r["frame"], &r["offset"]))
+            .collect();
+        assert_eq!(merged, single, "{dir}");
+    }
+}
