@@ -1283,3 +1283,210 @@ fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
         );
     }
 }
+
+/// A stream of error responses each with a code of its own: the summary counts the first 256
+/// codes under their own names and the rest under `(other)`, as the session's counters do
+/// (one entry per distinct code made memory, and the summary, grow with the stream: ~1 GB
+/// for 3 million codes with `--json`).
+#[test]
+fn the_summary_counts_a_bounded_number_of_error_codes() {
+    let mut input = String::new();
+    for code in 0..1000 {
+        input += &format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{{\"code\":{},\"message\":\"m\"}}}}\n",
+            1000 + code
+        );
+    }
+    let (records, summary, code) = check(&["--direction", "s2c"], Some(input.as_bytes()));
+    assert_eq!(code, 0);
+    assert_eq!(records.len(), 1000);
+    let by_code = summary["by_error_code"].as_object().unwrap();
+    assert_eq!(by_code.len(), 257, "{summary}");
+    assert_eq!(by_code["1000"], 1);
+    assert_eq!(by_code["1255"], 1);
+    assert_eq!(by_code["(other)"], 744);
+    // The text summary too: one line a counted code, one for the rest.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--direction", "s2c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert_eq!(
+        text.matches("error responses with code").count(),
+        256,
+        "{text}"
+    );
+    assert!(
+        text.contains("  error responses with other codes: 744\n"),
+        "{text}"
+    );
+}
+
+/// The requests left unanswered at the end of a session are reported in the order they were
+/// sent, the same at every run (they came in the table's hash order, seeded at random: the
+/// report of one session changed from run to run).
+#[test]
+fn unanswered_requests_are_reported_in_the_order_they_were_sent() {
+    let ids: Vec<String> = (0..40).map(|n| format!("\"r{n}\"")).collect();
+    let c2s: String = ids
+        .iter()
+        .map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n"))
+        .collect();
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":\"srv\",\"method\":\"ping\"}\n";
+    let (records, violations, code) = check_merged("cli-unanswered-order", &c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        violations,
+        serde_json::json!({"c2s/unanswered": 40, "s2c/unanswered": 1})
+    );
+    let unanswered: Vec<&str> = records
+        .iter()
+        .filter(|r| r["event"] == "unanswered")
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let mut expected: Vec<&str> = ids.iter().map(String::as_str).collect();
+    expected.push("\"srv\"");
+    assert_eq!(unanswered, expected);
+}
+
+/// Inside a string, the byte where a frame stops being JSON is the raw control character
+/// (a tab, say), or the byte of an escape that cannot be there: not the byte before the
+/// control character, nor the last of a `\u` escape's four (where serde_json's position
+/// points), in either validation mode.
+#[test]
+fn parse_errors_in_strings_say_which_byte() {
+    let cases: [(&[u8], &[u8]); 7] = [
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"a\tb\"}", b"\t"),
+        // Fewer than four bytes after `\u` (serde_json: the end of the frame).
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\u1\"}", b"\"}"),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\x1bb\",\"method\":\"m\"}",
+            b"\x1b",
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"k\\u00\":1}}",
+            b"\\u00\"",
+        ),
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\u12x4\"}", b"x"),
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\q\"}", b"q"),
+        (b"{\"jsonrpc\":\"2.0\",\"method\":\"\\\\uab\\q\"}", b"q"),
+    ];
+    for validate in ["lazy", "strict"] {
+        for (frame, what) in cases {
+            let mut input = frame.to_vec();
+            input.push(b'\n');
+            let (records, _, code) = check(&["--validate", validate], Some(&input));
+            assert_eq!(code, 1);
+            let at = frame.windows(what.len()).position(|w| w == what).unwrap();
+            // (For the `\u00"` escape: its `"`, the first byte that is no hex digit.)
+            let at = if what.starts_with(b"\\u") { at + 4 } else { at };
+            assert_eq!(
+                records[0]["at"],
+                at,
+                "{validate} {}: {}",
+                String::from_utf8_lossy(frame),
+                records[0]
+            );
+        }
+    }
+}
+
+/// An SSE stream cut inside an event that set a `retry`: the reconnection time is a client's
+/// as soon as its line is read, so the `retry` comes as the `skip` it is in a stream ending
+/// after it alone, after the `framing_error` of the event the client drops (it was lost with
+/// the event).
+#[test]
+fn a_retry_in_an_sse_event_cut_by_the_end_is_still_reported() {
+    let (records, _, code) = check(&["--framing", "sse"], Some(b"retry: 5\n"));
+    assert_eq!(code, 0);
+    assert_eq!(kinds(&records), ["skip"]);
+    for input in [
+        &b"retry: 5\ndata: {}"[..],
+        b"data: {}\nretry: 5\n",
+        b": c\nretry: 5\ndata: {}\n",
+    ] {
+        let (records, summary, code) = check(&["--framing", "sse"], Some(input));
+        assert_eq!(code, 1);
+        assert_eq!(
+            kinds(&records),
+            ["framing_error", "skip"],
+            "{}",
+            String::from_utf8_lossy(input)
+        );
+        assert_eq!(records[0]["offset"], 0);
+        assert_eq!(records[1]["offset"], 0);
+        assert_eq!(records[1]["frame"], 1);
+        assert_eq!(summary["messages"], 2);
+    }
+}
+
+/// A stream of each framing cut at every byte: the report is always one JSON record a
+/// message and a summary, frames numbered in order, offsets in order and inside the bytes
+/// read, the summary's count and validity agreeing with the records and the exit code.
+#[test]
+fn a_stream_cut_at_every_byte_is_reported_consistently() {
+    let streams: [(&str, &[u8]); 3] = [
+        (
+            "ndjson",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"a\":\"\\u00e9\xc3\xa9\"}}\n[1]\n{bad\n",
+        ),
+        (
+            "sse",
+            b"\xef\xbb\xbf: hi\r\nid: 1\r\nevent: endpoint\r\ndata: /x\r\n\r\nretry: 9\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"n\"}\n\nid: 2\n\n\rdata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\r",
+        ),
+        (
+            "content-length",
+            b"Content-Length: 31\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"a\"} Content-Length: 2\r\nContent-Type: x\r\n\r\n{}content-length:0\r\n\r\n",
+        ),
+    ];
+    for (framing, stream) in streams {
+        for cut in 0..=stream.len() {
+            let (records, summary, code) = check(&["--framing", framing], Some(&stream[..cut]));
+            let what = format!("{framing} cut at {cut}: {records:?}");
+            assert_eq!(summary["messages"], records.len(), "{what}");
+            assert_eq!(summary["valid"], code == 0, "{what}");
+            assert!(code == 0 || code == 1, "{what}");
+            let mut last = 0;
+            for (n, r) in records.iter().enumerate() {
+                assert_eq!(r["frame"], n, "{what}");
+                let offset = r["offset"].as_u64().unwrap();
+                assert!(last <= offset && offset <= cut as u64, "{what}");
+                last = offset;
+            }
+        }
+    }
+}
+
+/// A record of a merged session names the frame `check` names for the same stream: blank
+/// lines (and SSE events holding no message) are frames there, reported as `skip`; the merge
+/// does not report them, but counts them (its frame numbers skipped them, so a violation's
+/// frame pointed at another message of the stream).
+#[test]
+fn merged_records_number_frames_as_a_single_stream_does() {
+    let c2s = "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\n  \n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"m\"}\n";
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n";
+    let (merged, _, code) = check_merged("cli-merge-frames", c2s, s2c);
+    assert_eq!(code, 1);
+    for (dir, stream, direction) in [("c2s", c2s, "c2s"), ("s2c", s2c, "s2c")] {
+        let (single, _, _) = check(&["--direction", direction], Some(stream.as_bytes()));
+        let single: Vec<(&Value, &Value)> = single
+            .iter()
+            .filter(|r| r["kind"] != "skip")
+            .map(|r| (&r["frame"], &r["offset"]))
+            .collect();
+        let merged: Vec<(&Value, &Value)> = merged
+            .iter()
+            .filter(|r| r["dir"] == dir && r["event"].is_null())
+            .map(|r| (&r["frame"], &r["offset"]))
+            .collect();
+        assert_eq!(merged, single, "{dir}");
+    }
+}

@@ -17,7 +17,7 @@ use rpcwire::{
 };
 use serde_json::{json, Value};
 
-use crate::session::{kind_of, may_answer, Described};
+use crate::session::{kind_of, may_answer, Described, MAX_ERROR_CODES, OTHER_CODES};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
@@ -304,6 +304,21 @@ fn error_offset(frame: &[u8], error: DecodeError) -> Option<u64> {
         DecodeError::LoneCarriageReturn => memchr::memchr(b'\r', frame)?,
         DecodeError::Syntax(_) | DecodeError::TrailingData | DecodeError::Empty => {
             let e = serde_json::from_slice::<&serde_json::value::RawValue>(frame).err()?;
+            // serde_json's position is one byte before a raw control character in a string,
+            // at the last of a `\u` escape's four bytes, and at the frame's end for one cut
+            // short: the byte is found again (serde_json read the frame as JSON up to that
+            // string, so the first string error is its).
+            let in_string = [
+                "control character",
+                "invalid escape",
+                "EOF while parsing a string",
+            ];
+            let message = e.to_string();
+            if in_string.iter().any(|m| message.starts_with(m)) {
+                if let Some(at) = string_error(frame) {
+                    return Some(at as u64);
+                }
+            }
             if e.is_eof() {
                 frame.len()
             } else {
@@ -320,6 +335,36 @@ fn error_offset(frame: &[u8], error: DecodeError) -> Option<u64> {
         _ => return None,
     };
     Some(at as u64)
+}
+
+/// The first byte inside a string of `frame` that cannot be there: a raw control character,
+/// the character after a backslash that makes no escape, or the first byte of a `\u`
+/// escape's four that is no hex digit. Strings are found by their quotes, which is right up to
+/// the first error when what comes before is JSON.
+fn string_error(frame: &[u8]) -> Option<usize> {
+    let mut in_string = false;
+    let mut i = 0;
+    while let Some(&b) = frame.get(i) {
+        match b {
+            _ if !in_string => in_string = b == b'"',
+            b'"' => in_string = false,
+            b'\\' => match frame.get(i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 1,
+                b'u' => {
+                    let hex = &frame[i + 2..frame.len().min(i + 6)];
+                    if let Some(k) = hex.iter().position(|h| !h.is_ascii_hexdigit()) {
+                        return Some(i + 2 + k);
+                    }
+                    i += 5;
+                }
+                _ => return Some(i + 1),
+            },
+            0..=0x1f => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The elements of a batch's record as the decoder reads them again, in order (none for any
@@ -413,7 +458,10 @@ fn record_of(
 struct Summary {
     messages: u64,
     by_kind: BTreeMap<&'static str, u64>,
+    /// At most [`MAX_ERROR_CODES`] codes; the rest are counted in `other_error_codes` (a
+    /// stream inventing codes must not grow the summary, and the memory, without bound).
     by_error_code: BTreeMap<i64, u64>,
+    other_error_codes: u64,
     by_reply_code: BTreeMap<i64, u64>,
     /// Rejected elements of batches (the batches themselves count as `batch`).
     invalid_batch_elements: u64,
@@ -424,7 +472,13 @@ impl Summary {
         self.messages += 1;
         *self.by_kind.entry(r.kind).or_default() += 1;
         if let Some(c) = r.error_code {
-            *self.by_error_code.entry(c).or_default() += 1;
+            if let Some(n) = self.by_error_code.get_mut(&c) {
+                *n += 1;
+            } else if self.by_error_code.len() < MAX_ERROR_CODES {
+                self.by_error_code.insert(c, 1);
+            } else {
+                self.other_error_codes += 1;
+            }
         }
         if let Some((c, _)) = r.reply {
             *self.by_reply_code.entry(c).or_default() += 1;
@@ -451,11 +505,15 @@ impl Summary {
         let codes = |m: &BTreeMap<i64, u64>| -> serde_json::Map<String, Value> {
             m.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()
         };
+        let mut by_error_code = codes(&self.by_error_code);
+        if self.other_error_codes > 0 {
+            by_error_code.insert(OTHER_CODES.into(), json!(self.other_error_codes));
+        }
         let mut summary = json!({"summary": {
             "messages": self.messages,
             "valid": self.valid(),
             "by_kind": self.by_kind,
-            "by_error_code": codes(&self.by_error_code),
+            "by_error_code": by_error_code,
             "by_reply_code": codes(&self.by_reply_code),
         }});
         if self.invalid_batch_elements > 0 {
@@ -604,7 +662,10 @@ impl From<ContentLengthError> for FramingError {
 /// [`FramingError`]s.
 pub(crate) enum StreamFramer {
     Lines(LineFramer),
-    Sse(SseFramer),
+    /// With whether a `retry` the end of the stream left pending waits to be handed out,
+    /// after the error of the event it was read in, which the end cut (a client keeps the
+    /// reconnection time it set, not the event).
+    Sse(SseFramer, bool),
     ContentLength(ContentLengthFramer),
 }
 
@@ -616,7 +677,7 @@ impl StreamFramer {
                 StreamFramer::Lines(LineFramer::new(max_frame).yield_blank_lines(true))
             }
             FramingArg::Sse => {
-                StreamFramer::Sse(SseFramer::new(max_frame).yield_empty_events(true))
+                StreamFramer::Sse(SseFramer::new(max_frame).yield_empty_events(true), false)
             }
             FramingArg::ContentLength => {
                 StreamFramer::ContentLength(ContentLengthFramer::new(max_frame))
@@ -634,12 +695,18 @@ impl StreamFramer {
             StreamFramer::Lines(f) => Ok(f.next_frame(buf, eof)?),
             // An event of a type other than `message` carries no message (`SseCodec` hands its
             // data out undecoded: HTTP+SSE's `endpoint` event holds a URL): handed out empty.
-            StreamFramer::Sse(f) => {
+            StreamFramer::Sse(_, pending_retry @ true) => {
+                // Its offset is the framer's last.
+                *pending_retry = false;
+                Ok(Some(Bytes::new()))
+            }
+            StreamFramer::Sse(f, pending_retry) => {
                 let event = match f.decode(buf)? {
                     None if eof && f.ends_inside_event(buf) => {
-                        // The event is dropped, as a client drops it; the framer is reset.
+                        // The event is dropped, as a client drops it; the framer is reset. A
+                        // `retry` it set comes next, in an event of its own.
                         let offset = f.event_offset();
-                        f.decode_eof(buf)?;
+                        *pending_retry = f.decode_eof(buf)?.is_some();
                         return Err(FramingError {
                             detail: "stream ended inside an event, which a client drops".into(),
                             too_long: false,
@@ -666,7 +733,7 @@ impl StreamFramer {
     pub(crate) fn holds_no_message(&self, frame: &[u8]) -> bool {
         match self {
             StreamFramer::Lines(_) => frame.iter().all(|b| b" \t\r\n".contains(b)),
-            StreamFramer::Sse(_) => frame.is_empty(),
+            StreamFramer::Sse(..) => frame.is_empty(),
             StreamFramer::ContentLength(_) => false,
         }
     }
@@ -674,7 +741,7 @@ impl StreamFramer {
     pub(crate) fn last_offset(&self) -> u64 {
         match self {
             StreamFramer::Lines(f) => f.last_offset(),
-            StreamFramer::Sse(f) => f.last_offset(),
+            StreamFramer::Sse(f, _) => f.last_offset(),
             StreamFramer::ContentLength(f) => f.last_offset(),
         }
     }
@@ -756,6 +823,10 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         }
         for (code, n) in &summary.by_error_code {
             writeln!(out, "  error responses with code {code}: {n}")?;
+        }
+        if summary.other_error_codes > 0 {
+            let n = summary.other_error_codes;
+            writeln!(out, "  error responses with other codes: {n}")?;
         }
         for (code, n) in &summary.by_reply_code {
             writeln!(out, "  replies owed with code {code}: {n}")?;

@@ -439,7 +439,11 @@ struct Side {
     decoder: Decoder,
     buf: BytesMut,
     eof: bool,
+    /// How many records were read.
     index: u64,
+    /// How many frames holding no message were passed over: a record's frame number counts
+    /// them, as `check` of the stream alone numbers its frames (it reports them as `skip`).
+    skipped: u64,
     peeked: Option<Record>,
     /// For a peeked batch: how far its elements were found not to need the other stream.
     peeked_batch: Option<BatchNeed>,
@@ -462,6 +466,7 @@ impl Side {
             buf: BytesMut::with_capacity(64 << 10),
             eof: false,
             index: 0,
+            skipped: 0,
             peeked: None,
             peeked_batch: None,
             last_frame: None,
@@ -532,15 +537,20 @@ impl Side {
         loop {
             let record = match self.framer.next(&mut self.buf, self.eof) {
                 // Blank lines and empty events are no messages: the proxy drops them too.
-                Ok(Some(frame)) if self.framer.holds_no_message(&frame) => continue,
+                Ok(Some(frame)) if self.framer.holds_no_message(&frame) => {
+                    self.skipped += 1;
+                    continue;
+                }
                 Ok(Some(frame)) => {
-                    let r = classify(&self.decoder, &frame, self.index, self.framer.last_offset());
+                    let frame_no = self.index + self.skipped;
+                    let r = classify(&self.decoder, &frame, frame_no, self.framer.last_offset());
                     self.last_frame = Some(frame);
                     r
                 }
                 Err(e) => {
                     self.last_frame = None;
-                    e.record(&self.decoder, self.index, self.framer.last_offset())
+                    let frame_no = self.index + self.skipped;
+                    e.record(&self.decoder, frame_no, self.framer.last_offset())
                 }
                 Ok(None) if self.eof => return Ok(None),
                 Ok(None) => {

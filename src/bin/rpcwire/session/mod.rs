@@ -26,6 +26,7 @@ mod violation;
 mod waiting;
 
 pub use batch::InPlace;
+pub use counters::{MAX_ERROR_CODES, OTHER_CODES};
 pub use described::Described;
 pub use dir::Dir;
 pub use kind::{kind_name, kind_of, may_answer};
@@ -762,13 +763,17 @@ impl Session {
         self.waiting[slot(requester)].contains(id)
     }
 
-    /// The session ended: every request still waiting is unanswered.
+    /// The session ended: every request still waiting is unanswered, in each direction in the
+    /// order they were sent.
     pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {
             let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
             // Those that waited behind one of the same id after it.
             left.extend(self.queued[slot(dir)].drain());
+            // In the order they were sent (the table's is its hash order, seeded at random:
+            // the report must not change from run to run).
+            left.sort_unstable_by_key(|(_, w)| w.seq);
             for (id, w) in left {
                 // An open listen stream ends with the session: nothing was owed.
                 if dir == Dir::C2s && self.is_stream(&w.method) {
