@@ -85,11 +85,15 @@ pub(crate) fn escape_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
         None => Err(ScanError::UnexpectedEnd),
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
         Some(b'u') => {
-            let hex = buf.get(i + 2..i + 6).ok_or(ScanError::UnexpectedEnd)?;
-            if hex.iter().all(u8::is_ascii_hexdigit) {
-                Ok(i + 6)
-            } else {
+            // A byte that is no hex digit is a bad escape even when the input ends before the
+            // fourth (`"\u1"` then the end: the quote is the error, not the end).
+            let hex = &buf[i + 2..buf.len().min(i + 6)];
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
                 Err(ScanError::BadEscape)
+            } else if hex.len() < 4 {
+                Err(ScanError::UnexpectedEnd)
+            } else {
+                Ok(i + 6)
             }
         }
         Some(_) => Err(ScanError::BadEscape),

@@ -725,6 +725,24 @@ fn errors_are_classified() {
             String::from_utf8_lossy(input)
         );
     }
+    // A `\u` escape, in both modes, on both paths: a byte that is no hex digit is the error
+    // even when the input ends before the fourth (it was an unexpected end); only hex digits
+    // cut short are.
+    let escapes: [(&[u8], ScanError); 4] = [
+        (b"[\"\\u1\"]", ScanError::BadEscape),
+        (b"[\"\\u\"", ScanError::BadEscape),
+        (b"[\"\\u1", ScanError::UnexpectedEnd),
+        (b"[\"\\u12a", ScanError::UnexpectedEnd),
+    ];
+    for (input, kind) in escapes {
+        for mode in MODES {
+            let simd = simd::skip_value(input, 0, 0, 3, mode);
+            let scalar = scan::scalar_skip_value(input, 0, 0, 3, mode);
+            let text = String::from_utf8_lossy(input);
+            assert_eq!(simd, Err(kind), "{text:?} {mode:?}");
+            assert_eq!(scalar, Err(kind), "{text:?} {mode:?} (scalar)");
+        }
+    }
 }
 
 /// The public entry points take any start and any depth: no panic (debug builds check
