@@ -262,6 +262,22 @@ fn a_body_that_ends_mid_event_drops_it() {
             "{tail:?}"
         );
         assert_eq!(codec.last_event_id(), Some(&b"1"[..]), "{tail:?}");
+        // The codec says the stream was cut, in whatever pieces it came.
+        assert!(codec.ended_inside_event(), "{tail:?}");
+        let pieces: Vec<&[u8]> = stream.chunks(3).collect();
+        let (_, codec) = read_framed(SseCodec::new(Decoder::mcp(), MAX), &pieces, |_, _| ());
+        assert!(codec.ended_inside_event(), "{tail:?} in pieces");
+    }
+    // A body read whole: ended by a blank line, then nothing, a comment or blank lines.
+    for tail in [&b""[..], b": bye\n", b"\n\n", b": partial comment"] {
+        let stream = [
+            &b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..],
+            tail,
+        ]
+        .concat();
+        let (items, codec) = read_framed(SseCodec::new(Decoder::mcp(), MAX), &[&stream], |_, _| ());
+        assert_eq!(items.len(), 1, "{tail:?}");
+        assert!(!codec.ended_inside_event(), "{tail:?}");
     }
 }
 

@@ -185,6 +185,8 @@ impl From<Incoming> for SseItem {
 pub struct SseCodec {
     reader: FrameReader<SseFramer>,
     encoder: SseEncoder,
+    /// The body ended inside an event, which was dropped.
+    ended_inside_event: bool,
 }
 
 impl SseCodec {
@@ -202,6 +204,7 @@ impl SseCodec {
         SseCodec {
             reader: FrameReader::new(decoder, framer.max_frame(), framer),
             encoder: SseEncoder::new(),
+            ended_inside_event: false,
         }
     }
 
@@ -235,12 +238,37 @@ impl SseCodec {
         self.reader.framer.reconnection_time()
     }
 
+    /// Whether the body ended inside an event, which was dropped, as WHATWG says (no item
+    /// carries it): the stream was cut, and a message may be lost with it. A client resumes
+    /// such a stream with [`last_event_id`](Self::last_event_id) as `Last-Event-ID`; only a
+    /// stream ended by a blank line (or by a comment, or nothing, after one) was read whole.
+    /// Known once the stream of items has ended.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use rpcwire::codec::SseCodec;
+    /// use tokio_util::codec::FramedRead;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let body: &[u8] = b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\nid: 2\ndata: {\"jsonrpc\"";
+    /// let mut events = FramedRead::new(body, SseCodec::new(rpcwire::Decoder::mcp_client(), 1 << 20));
+    /// assert!(events.next().await.is_some());
+    /// assert!(events.next().await.is_none());
+    /// assert!(events.decoder().ended_inside_event());
+    /// assert_eq!(events.decoder().last_event_id(), Some(&b"1"[..]));
+    /// # });
+    /// ```
+    pub fn ended_inside_event(&self) -> bool {
+        self.ended_inside_event
+    }
+
     /// The next item: at the end of the body (`eof`), an event not ended by a blank line is
     /// dropped, as WHATWG says, but a `retry` it set comes in an item of its own
     /// ([`SseFramer::decode_eof`]).
     fn next(&mut self, src: &mut BytesMut, eof: bool) -> io::Result<Option<SseItem>> {
         let framer = &mut self.reader.framer;
         let event = if eof {
+            self.ended_inside_event |= framer.ends_inside_event(src);
             framer.decode_eof(src)
         } else {
             framer.decode(src)
