@@ -54,8 +54,8 @@ const EVENT_STREAM: &str = "text/event-stream";
 /// What the HTTP layer sends back.
 pub struct HttpResponse {
     pub status: u16,
-    content_type: Option<&'static str>,
-    body: BytesMut,
+    pub content_type: Option<&'static str>,
+    pub body: BytesMut,
 }
 
 impl HttpResponse {
@@ -143,8 +143,12 @@ impl Server {
                 })
             }
         };
-        // For a notification, "a JSON-RPC error response that has no id".
-        let id = msg.id().map_or(ReplyId::Absent, ReplyId::Id);
+        // Only a request's id is echoed. For a notification or a response, "a JSON-RPC error
+        // response that has no id": a response's id is one of the client's own requests.
+        let id = match msg {
+            Message::Request(req) => ReplyId::Id(req.id),
+            _ => ReplyId::Absent,
+        };
 
         // The version sent twice names no one version: a peer reading another copy than the
         // first may take an earlier session's request for one of 2026-07-28, and trust its

@@ -361,6 +361,35 @@ fn streamable_http_forgets_the_oldest_stream() {
     assert_eq!(resume(b"1024/0"), 200);
 }
 
+/// `examples/streamable_http.rs` never answers a response the client POSTs: one it refuses
+/// (an unsupported `MCP-Protocol-Version`, the header twice) gets 400 with an error reply
+/// that has no id, as for a notification ("a JSON-RPC error response that has no id"). It
+/// wrote the response's own id, which the client reads as the reply to its own request of
+/// that id.
+#[test]
+fn streamable_http_refuses_a_response_without_its_id() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let response = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let unsupported: &[Field] = &[("MCP-Protocol-Version", b"2024-11-05")];
+    let twice: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    let other: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-06-18"),
+    ];
+    for headers in [unsupported, twice, other] {
+        let refused = server.post(headers, response);
+        assert_eq!(refused.status, 400);
+        let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+        assert!(reply.get("error").is_some(), "{reply}");
+        assert!(reply.get("id").is_none(), "{reply}");
+    }
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
