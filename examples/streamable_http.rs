@@ -236,10 +236,19 @@ impl Server {
 
     /// The server's work: the reply to `req`, one line.
     fn result(&self, out: &mut BytesMut, req: Request<'_>) {
-        let tool = called_tool(&Message::Request(req));
-        if tool.is_some_and(|name| self.tools.contains_key(&*name)) {
-            let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
-            encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
+        if req.method.eq_str(mcp::methods::TOOLS_CALL) {
+            match called_tool(&Message::Request(req)) {
+                Some(name) if self.tools.contains_key(&*name) => {
+                    let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
+                    encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
+                }
+                // The method exists: an unknown tool (or none named) is -32602, MCP's
+                // "Unknown tool: invalid params".
+                _ => {
+                    let code = ErrorCode::INVALID_PARAMS;
+                    encode::write_error(out, req.id, code, "Unknown tool", None);
+                }
+            }
         } else if req.method.eq_str(mcp::methods::PING) {
             encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
         } else {

@@ -390,6 +390,25 @@ fn streamable_http_refuses_a_response_without_its_id() {
     }
 }
 
+/// `examples/streamable_http.rs` answers a `tools/call` of a tool it does not have with
+/// -32602, as MCP says ("Unknown tool: invalid params"): the method exists. (It answered
+/// -32601 Method not found.)
+#[test]
+fn streamable_http_answers_an_unknown_tool_with_invalid_params() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"drop_table","arguments":{}}}"#;
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    let answered = server.post(headers, call);
+    assert_eq!(answered.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&answered.body).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
