@@ -635,6 +635,56 @@ fn mcp_stub_server_bounds_the_asks_waiting_for_answers() {
     );
 }
 
+/// `examples/mcp_client.rs` runs `server` (a shell script) as its server and returns its
+/// exit status and output lines, or `None` if it has not exited `within` later.
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+fn run_mcp_client(
+    server: &str,
+    within: std::time::Duration,
+) -> Option<(std::process::ExitStatus, Vec<String>)> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut client = Command::new(example_path("mcp_client"))
+        .args(["sh", "-c", server])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp_client (built by `cargo test --all-features`)");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = client.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > within {
+            client.kill().unwrap();
+            client.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    let mut stdout = client.stdout.take().unwrap();
+    stdout.read_to_string(&mut out).unwrap();
+    Some((status, out.lines().map(str::to_owned).collect()))
+}
+
+/// `examples/mcp_client.rs` refuses a session in a protocol version it does not speak (MCP:
+/// "If the client does not support the version in the server's response, it SHOULD
+/// disconnect"): it fails `initialize` and exits. (It took any version the server named, and
+/// even set its decoder by it.)
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_refuses_a_protocol_version_it_does_not_speak() {
+    let server = r#"read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2099-01-01","capabilities":{},"serverInfo":{"name":"future","version":"1"}}}\n' "$id"
+cat >/dev/null"#;
+    let (status, lines) = run_mcp_client(server, std::time::Duration::from_secs(10))
+        .expect("the client gives up on the session");
+    assert!(!status.success(), "{lines:?}");
+    assert!(lines.is_empty(), "{lines:?}");
+}
+
 /// `examples/mcp_client.rs` holds few replies for a server that floods it with requests and
 /// does not read its stdin: it stops reading the server until they are written. (It read on,
 /// queueing a reply and a transcript line for each: it grew without bound.)
