@@ -114,7 +114,8 @@ struct Session {
     server_requests: Vec<String>,
     stale_replies: usize,
     unknown_replies: usize,
-    /// Progress on a token no request in flight carries (after its result or cancellation).
+    /// Progress on a token no request in flight carries (after its result or cancellation, or
+    /// the id of a request that asked for none).
     unknown_progress: usize,
     /// The server closed its stdout: a request put in the table now would never be answered.
     closed: bool,
@@ -504,9 +505,12 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
     if let Some(p) = mcp::Progress::from_notification(&n) {
         // The token is the id of the request that asked for it.
         let mut session = inner.session.lock().unwrap();
+        // Only a request that asked for progress gave its id as a token: progress naming
+        // another request's id moves no deadline (it would keep the request from timing out).
         let token = Token::from_wire(p.token.raw());
         let waiting = token.and_then(|t| Some((t, session.pending.get(t)?)));
-        let Some((token, waiting)) = waiting else {
+        let asked = waiting.and_then(|(t, w)| Some((t, w.progress.as_ref()?, w.timeout)));
+        let Some((token, to, timeout)) = asked else {
             session.unknown_progress += 1;
             return;
         };
@@ -514,12 +518,10 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
             progress: p.progress,
             total: p.total,
         };
-        if let Some(to) = &waiting.progress {
-            // A caller that falls behind misses progress (the server's to send without
-            // end), rather than the client queueing all of it.
-            let _ = to.try_send(progress);
-        }
-        if let Some(timeout) = waiting.timeout {
+        // A caller that falls behind misses progress (the server's to send without end),
+        // rather than the client queueing all of it.
+        let _ = to.try_send(progress);
+        if let Some(timeout) = timeout {
             let deadline = inner.clock.deadline_in(timeout);
             session.pending.set_deadline(token, Some(deadline));
         }

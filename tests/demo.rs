@@ -685,6 +685,29 @@ cat >/dev/null"#;
     assert!(lines.is_empty(), "{lines:?}");
 }
 
+/// `examples/mcp_client.rs` takes progress only on the token of a request that asked for it
+/// (MCP: progress "MUST only reference tokens that were provided in an active request"):
+/// progress naming the id of its `initialize`, which asked for none, does not keep it from
+/// timing out. (Tokens are ids: the progress moved the deadline, and a server that sent it
+/// every second kept the client waiting forever.)
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_takes_progress_only_where_it_asked_for_some() {
+    let server = r#"read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+n=0
+while :; do
+  n=$((n+1))
+  printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%s}}\n' "$id" "$n"
+  sleep 1
+done"#;
+    // `initialize` times out after 10 s.
+    let (status, lines) = run_mcp_client(server, std::time::Duration::from_secs(20))
+        .expect("initialize times out");
+    assert!(!status.success(), "{lines:?}");
+    assert!(lines.is_empty(), "{lines:?}");
+}
+
 /// `examples/mcp_client.rs` holds few replies for a server that floods it with requests and
 /// does not read its stdin: it stops reading the server until they are written. (It read on,
 /// queueing a reply and a transcript line for each: it grew without bound.)
