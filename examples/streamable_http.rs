@@ -312,8 +312,15 @@ impl Server {
 
     /// A GET that resumes a stream: "the server MAY use this header to replay messages that
     /// would have been sent after the last event ID, on the stream that was disconnected".
+    /// One without `Last-Event-ID` asks for a stream of the server's own messages, which this
+    /// server does not offer: 405 ("The server MUST either return Content-Type:
+    /// text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not
+    /// Allowed").
     pub fn resume(&self, headers: &[Field]) -> HttpResponse {
-        let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
+        let Some(last) = header(headers, "Last-Event-ID") else {
+            return HttpResponse::new(405, JSON, BytesMut::new());
+        };
+        let last = std::str::from_utf8(last).ok();
         let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
         let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);
         let session = header(headers, "Mcp-Session-Id");

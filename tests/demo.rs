@@ -409,6 +409,20 @@ fn streamable_http_answers_an_unknown_tool_with_invalid_params() {
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
 }
 
+/// `examples/streamable_http.rs` answers a GET without `Last-Event-ID` (a client opening a
+/// stream of the server's own messages, which this server does not offer) with 405, as MCP
+/// says: "The server MUST either return Content-Type: text/event-stream in response to this
+/// HTTP GET, or else return HTTP 405 Method Not Allowed". (It answered 400.)
+#[test]
+fn streamable_http_offers_no_stream_to_a_get_without_last_event_id() {
+    use streamable_http::{Field, Server};
+    let server = Server::new(&[("a", "2025-11-25")]);
+    let get: &[Field] = &[("Mcp-Session-Id", b"a"), ("Accept", b"text/event-stream")];
+    let response = server.resume(get);
+    assert_eq!(response.status, 405);
+    assert!(response.body.is_empty());
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
