@@ -59,9 +59,11 @@ pub struct HttpResponse {
 }
 
 impl HttpResponse {
-    /// A response of `status`, with `body` of type `content_type` when there is one.
+    /// A response of `status`, with `body` of type `content_type` when there is one. An
+    /// event stream is one even when empty (a resumed stream with no event left to replay).
     fn new(status: u16, content_type: &'static str, body: BytesMut) -> Self {
-        let content_type = (!body.is_empty()).then_some(content_type);
+        let content_type =
+            (!body.is_empty() || content_type == EVENT_STREAM).then_some(content_type);
         HttpResponse {
             status,
             content_type,

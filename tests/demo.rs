@@ -423,6 +423,24 @@ fn streamable_http_offers_no_stream_to_a_get_without_last_event_id() {
     assert!(response.body.is_empty());
 }
 
+/// `examples/streamable_http.rs` resumes a stream whose every event the client has seen with
+/// an empty event stream: still `text/event-stream`, as a GET's 200 must be. (The response
+/// had no content type: it was given by the body, which was empty.)
+#[test]
+fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let post: &[Field] = &[("Accept", b"text/event-stream")];
+    let answered = server.post(post, ping);
+    assert_eq!(answered.content_type, Some("text/event-stream"));
+    // Events 0/0 (priming) and 0/1 (the result).
+    let resumed = server.resume(&[("Last-Event-ID", b"0/1")]);
+    assert_eq!(resumed.status, 200);
+    assert!(resumed.body.is_empty());
+    assert_eq!(resumed.content_type, Some("text/event-stream"));
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
@@ -716,8 +734,8 @@ while :; do
   sleep 1
 done"#;
     // `initialize` times out after 10 s.
-    let (status, lines) = run_mcp_client(server, std::time::Duration::from_secs(20))
-        .expect("initialize times out");
+    let (status, lines) =
+        run_mcp_client(server, std::time::Duration::from_secs(20)).expect("initialize times out");
     assert!(!status.success(), "{lines:?}");
     assert!(lines.is_empty(), "{lines:?}");
 }
