@@ -12,6 +12,9 @@ use std::process::Command;
 mod rpc_demo;
 // (Only their functions called here are used.)
 #[allow(dead_code)]
+#[path = "../examples/gateway.rs"]
+mod gateway;
+#[allow(dead_code)]
 #[path = "../examples/http_headers.rs"]
 mod http_headers;
 #[allow(dead_code)]
@@ -147,6 +150,48 @@ fn gateway_example_routes_every_line() {
             r#"-> client 1: {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
         ]
     );
+}
+
+/// `examples/gateway.rs` routes to a client only the notifications of a listen stream
+/// (`mcp::methods::LISTEN_STREAM`) stamped with the id of a `subscriptions/listen` request
+/// (as `IdRemapper::route_subscription` asks of its caller): a stamp naming a client's call,
+/// or another notification stamped with a listen request's id, is no stream's, and goes to
+/// no client. (Any notification stamped with any request's token went to its client.)
+#[test]
+fn gateway_routes_only_listen_stream_notifications() {
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        0,
+    );
+    let upstream = gw.upstream.split();
+    let tokens: Vec<serde_json::Value> = upstream[..]
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice::<serde_json::Value>(line).unwrap()["id"].clone())
+        .collect();
+    let [call, listen] = &tokens[..] else {
+        panic!("{tokens:?}")
+    };
+    let stamped = |method: &str, token: &serde_json::Value| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#
+        )
+    };
+    gw.upstream_line(
+        stamped("notifications/tools/list_changed", call).as_bytes(),
+        1,
+    );
+    gw.upstream_line(stamped("notifications/message", listen).as_bytes(), 1);
+    assert!(gw.clients[0].is_empty(), "{:?}", gw.clients[0]);
+    // The stream's own notification still goes to its client.
+    gw.upstream_line(
+        stamped("notifications/tools/list_changed", listen).as_bytes(),
+        1,
+    );
+    assert!(!gw.clients[0].is_empty());
 }
 
 /// `examples/http_headers.rs`: the `tools/list` result its client gets keeps every tool but the
