@@ -652,6 +652,57 @@ fn tokio_server_survives_running_out_of_file_descriptors() {
     );
 }
 
+/// `examples/mcp_stub_server.rs` reads its client by the rules of the version `initialize`
+/// settled (2025-11-25), under which a result's `resultType` is a member like any other: the
+/// client's answer to the `ask` tool's `ping` carrying one is an answer, and `ask` goes on to
+/// its next question. (It read every session by 2026-07-28's rules, refused that answer as an
+/// invalid response, and `ask` waited for it forever.)
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_reads_its_client_by_the_negotiated_version() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::Duration;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |line: &str| stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+    send(
+        r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send(
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
+    );
+    let next = || lines.recv_timeout(Duration::from_secs(5)).ok();
+    let init: serde_json::Value = serde_json::from_str(&next().expect("initialize")).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let ping: serde_json::Value = serde_json::from_str(&next().expect("a ping")).unwrap();
+    assert_eq!(ping["method"], "ping");
+    let answer =
+        serde_json::json!({"jsonrpc":"2.0","id":ping["id"],"result":{"resultType":"later"}});
+    send(&answer.to_string());
+    let question = next();
+    let _ = child.kill();
+    let _ = child.wait();
+    let question: serde_json::Value =
+        serde_json::from_str(&question.expect("the next question")).unwrap();
+    assert_eq!(question["method"], "roots/list");
+}
+
 /// `examples/mcp_stub_server.rs` holds no more than a few replies for a client that sends
 /// and does not read them: it stops reading until its stdout drains. (It read on, queueing
 /// every reply in memory: a flood of pings grew it without bound.)
