@@ -9,7 +9,7 @@
 //!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
 //!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
 //!   name that version. A request sending `MCP-Protocol-Version` twice is refused, whatever
-//!   its version.
+//!   its version, and one naming a session the server does not know gets 404.
 //! - A request is answered as one JSON body, or as an SSE stream when the client accepts one:
 //!   a priming event, a `retry`, progress, the result. Each event id names its stream, so a
 //!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
@@ -115,8 +115,10 @@ impl Server {
     /// One POST to the MCP endpoint.
     pub fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
         let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
-        let session = header(headers, "Mcp-Session-Id")
-            .and_then(|id| self.sessions.get(std::str::from_utf8(id).ok()?).copied());
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(not_found) => return not_found,
+        };
         // The version the body is read by: the header (sent from 2025-06-18 on), else the
         // session's, else 2025-03-26 ("the server SHOULD assume protocol version
         // 2025-03-26"). Versions compare as text: only a supported one chooses the rules.
@@ -236,6 +238,24 @@ impl Server {
         }
     }
 
+    /// The version `headers`' session negotiated, `None` for a request of no session, or 404
+    /// for a session the server does not know: "The server MAY terminate the session at any
+    /// time, after which it MUST respond to requests containing that session ID with HTTP 404
+    /// Not Found" (and the client starts a new one). Such a request is no request of no
+    /// session: read as one, an earlier version's rules would apply (2025-03-26's batches).
+    fn session(&self, headers: &[Field]) -> Result<Option<&'static str>, HttpResponse> {
+        let Some(id) = header(headers, "Mcp-Session-Id") else {
+            return Ok(None);
+        };
+        let negotiated = std::str::from_utf8(id)
+            .ok()
+            .and_then(|id| self.sessions.get(id));
+        match negotiated {
+            Some(&version) => Ok(Some(version)),
+            None => Err(HttpResponse::new(404, JSON, BytesMut::new())),
+        }
+    }
+
     /// The server's work: the reply to `req`, one line.
     fn result(&self, out: &mut BytesMut, req: Request<'_>) {
         if req.method.eq_str(mcp::methods::TOOLS_CALL) {
@@ -319,6 +339,9 @@ impl Server {
     /// text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not
     /// Allowed").
     pub fn resume(&self, headers: &[Field]) -> HttpResponse {
+        if let Err(not_found) = self.session(headers) {
+            return not_found;
+        }
         let Some(last) = header(headers, "Last-Event-ID") else {
             return HttpResponse::new(405, JSON, BytesMut::new());
         };

@@ -486,6 +486,25 @@ fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
     assert_eq!(resumed.content_type, Some("text/event-stream"));
 }
 
+/// `examples/streamable_http.rs` answers a request naming a session it does not know with 404
+/// (MCP: a server "MUST respond to requests containing that session ID with HTTP 404 Not
+/// Found", which tells the client to start a new session). It read such a request as one of
+/// no session, by 2025-03-26's rules: batches and all.
+#[test]
+fn streamable_http_answers_an_unknown_session_with_404() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-03-26")]);
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    let known: &[Field] = &[("Mcp-Session-Id", b"a")];
+    assert_eq!(server.post(known, batch).status, 200);
+    let unknown: &[Field] = &[("Mcp-Session-Id", b"gone")];
+    let refused = server.post(unknown, batch);
+    assert_eq!(refused.status, 404);
+    assert!(refused.body.is_empty());
+    let get: &[Field] = &[("Mcp-Session-Id", b"gone"), ("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(get).status, 404);
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
