@@ -271,6 +271,14 @@ impl Server {
                     encode::write_error(out, req.id, code, "Unknown tool", None);
                 }
             }
+        } else if req.method.eq_str(mcp::methods::TOOLS_LIST) {
+            // The tool and its schema, whose annotations the client mirrors in its headers.
+            let mut result = BytesMut::from(&b"{\"tools\":[{\"name\":"[..]);
+            encode::write_json_string(&mut result, EXECUTE_SQL);
+            result.extend_from_slice(b",\"inputSchema\":");
+            result.extend_from_slice(EXECUTE_SQL_SCHEMA);
+            result.extend_from_slice(b"}]}");
+            encode::write_response(out, req.id, RawJson::new(&result).expect("JSON"));
         } else if req.method.eq_str(mcp::methods::PING) {
             encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
         } else {

@@ -505,6 +505,27 @@ fn streamable_http_answers_an_unknown_session_with_404() {
     assert_eq!(server.resume(get).status, 404);
 }
 
+/// `examples/streamable_http.rs` lists its tool, with the schema whose `x-mcp-header`
+/// annotation its client mirrors (the example's client "knows the tool's annotations from
+/// `tools/list`"; the server answered it with -32601).
+#[test]
+fn streamable_http_lists_its_tool() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    let listed = server.post(headers, list);
+    assert_eq!(listed.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&listed.body).unwrap();
+    let tool = &reply["result"]["tools"][0];
+    assert_eq!(tool["name"], "execute_sql", "{reply}");
+    let region = &tool["inputSchema"]["properties"]["region"];
+    assert_eq!(region["x-mcp-header"], "Region");
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
