@@ -182,7 +182,16 @@ impl Server {
             }
         };
         let newest = |v: &str| versions::is_at_least(v, versions::V2026_07_28);
-        if named.as_deref().is_some_and(newest) || body_version.as_deref().is_some_and(newest) {
+        if session.is_some_and(|negotiated| negotiated != version) {
+            // A request of an earlier session: the header must be the version the session
+            // negotiated, whatever version it (and its body) name instead.
+            return HttpResponse::bad_request(|out| {
+                let message = "Header mismatch: MCP-Protocol-Version is not the session's version";
+                encode::write_error(out, id, ErrorCode::MCP_HEADER_MISMATCH, message, None);
+            });
+        } else if named.as_deref().is_some_and(newest)
+            || body_version.as_deref().is_some_and(newest)
+        {
             // 2026-07-28: the headers mirror the body and must agree with it, a tool's
             // `Mcp-Param-*` headers as its annotations say.
             let tool = called_tool(&msg).and_then(|name| self.tools.get(&*name));
@@ -198,13 +207,6 @@ impl Server {
             // MCP-Protocol-Version, it MUST respond with 400 Bad Request."
             let e = HeaderError::UnsupportedVersion { requested: version };
             return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
-        } else if session.is_some_and(|negotiated| negotiated != version) {
-            // An earlier session's body names no version: the header must be the one the
-            // session negotiated.
-            return HttpResponse::bad_request(|out| {
-                let message = "Header mismatch: MCP-Protocol-Version is not the session's version";
-                encode::write_error(out, id, ErrorCode::MCP_HEADER_MISMATCH, message, None);
-            });
         }
 
         match msg {

@@ -526,6 +526,29 @@ fn streamable_http_lists_its_tool() {
     assert_eq!(region["x-mcp-header"], "Region");
 }
 
+/// `examples/streamable_http.rs` holds a request of an earlier session to the version the
+/// session negotiated, even when its header (and body) name 2026-07-28: it is still the
+/// session's request, and the version is not the session's. (It checked the headers against
+/// the body only, and served it.)
+#[test]
+fn streamable_http_holds_a_session_to_its_version() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2026-07-28"),
+        ("Mcp-Method", b"ping"),
+    ];
+    let refused = server.post(headers, ping);
+    assert_eq!(refused.status, 400);
+    let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["error"]["code"], -32020, "{reply}");
+    // Without the session, the same request is served.
+    assert_eq!(server.post(&headers[1..], ping).status, 200);
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
