@@ -24,7 +24,7 @@ const TIMEOUT: u64 = 30_000;
 /// keep their 16 MiB default).
 const MAX_FRAME: usize = 1 << 20;
 
-struct Gateway {
+pub struct Gateway {
     /// The requests in flight: which client sent each, and its method.
     remap: IdRemapper<usize, String>,
     /// Reads what clients send (as an MCP server would), every payload validated.
@@ -35,12 +35,12 @@ struct Gateway {
     framers: Vec<LineFramer>,
     reads: Vec<BytesMut>,
     /// Lines to write upstream, and to each client.
-    upstream: BytesMut,
-    clients: Vec<BytesMut>,
+    pub upstream: BytesMut,
+    pub clients: Vec<BytesMut>,
 }
 
 impl Gateway {
-    fn new(clients: usize) -> Gateway {
+    pub fn new(clients: usize) -> Gateway {
         let options = |role| DecodeOptions {
             validation: Validation::Strict,
             role,
@@ -58,7 +58,7 @@ impl Gateway {
     }
 
     /// Bytes read from `client`'s connection, at time `now`: every complete line is handled.
-    fn client_read(&mut self, client: usize, bytes: &[u8], now: u64) {
+    pub fn client_read(&mut self, client: usize, bytes: &[u8], now: u64) {
         self.reads[client].extend_from_slice(bytes);
         loop {
             match self.framers[client].decode(&mut self.reads[client]) {
@@ -123,7 +123,7 @@ impl Gateway {
     }
 
     /// One line from the upstream, at time `now`.
-    fn upstream_line(&mut self, frame: &[u8], now: u64) {
+    pub fn upstream_line(&mut self, frame: &[u8], now: u64) {
         let mut routed = BytesMut::new();
         let client = match self.from_upstream.decode(frame) {
             // (An error response's null id names no token of ours: `Miss::Unknown`.)
@@ -144,10 +144,24 @@ impl Gateway {
                     }
                     Some(client)
                 }
-                None => self
-                    .remap
-                    .route_subscription(frame, &n, &mut routed)
-                    .map(|origin| origin.client),
+                // A listen stream's notification, stamped with its listen request's id. (The
+                // remapper routes any stamp naming a request in flight: a call's is no
+                // stream's, nor is another notification stamped with a listen request's id.)
+                None if mcp::methods::LISTEN_STREAM
+                    .iter()
+                    .any(|m| n.method.eq_str(m)) =>
+                {
+                    match self.remap.route_subscription(frame, &n, &mut routed) {
+                        Some(origin) if origin.value == mcp::methods::SUBSCRIPTIONS_LISTEN => {
+                            Some(origin.client)
+                        }
+                        _ => {
+                            routed.clear();
+                            None
+                        }
+                    }
+                }
+                None => None,
             },
             // A request of the upstream's own: no client is asked (this gateway routes none),
             // so the gateway answers it, as JSON-RPC requires of whoever receives a request.

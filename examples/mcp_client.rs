@@ -13,6 +13,9 @@
 //!   moves the request's deadline (MCP lets progress reset a timeout).
 //! - Requests of the server: `ping` is answered, anything else gets -32601 (this client
 //!   declares no capabilities).
+//! - The server's answer to `initialize` settles the protocol version: one the client speaks
+//!   sets the decoder's rules for the session, another fails `initialize`, and the client
+//!   disconnects.
 //! - Results are read with serde (`rpcwire::typed`).
 //!
 //! `cargo run --example mcp_client --features tokio,serde` runs it against
@@ -39,7 +42,8 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-/// The protocol version the client asks for.
+/// The protocol version the client asks for: the latest it speaks. A server may answer with
+/// an earlier one (the client speaks every earlier revision), never a later one.
 const PROTOCOL_VERSION: &str = mcp::versions::V2025_11_25;
 /// Longest line read from the server.
 const MAX_FRAME: usize = 16 << 20;
@@ -64,6 +68,9 @@ enum CallError {
     Closed,
     /// As many requests wait as the table holds (`PendingTable::capacity_limit`).
     TooManyInFlight,
+    /// The server answered `initialize` with a protocol version the client does not speak
+    /// (MCP: the client "SHOULD disconnect").
+    UnsupportedVersion(String),
 }
 
 impl std::fmt::Display for CallError {
@@ -75,6 +82,7 @@ impl std::fmt::Display for CallError {
             CallError::Timeout => f.write_str("timed out"),
             CallError::Closed => f.write_str("connection closed"),
             CallError::TooManyInFlight => f.write_str("too many requests in flight"),
+            CallError::UnsupportedVersion(v) => write!(f, "unsupported protocol version {v:?}"),
         }
     }
 }
@@ -106,7 +114,8 @@ struct Session {
     server_requests: Vec<String>,
     stale_replies: usize,
     unknown_replies: usize,
-    /// Progress on a token no request in flight carries (after its result or cancellation).
+    /// Progress on a token no request in flight carries (after its result or cancellation, or
+    /// the id of a request that asked for none).
     unknown_progress: usize,
     /// The server closed its stdout: a request put in the table now would never be answered.
     closed: bool,
@@ -391,7 +400,10 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
                         };
                         if waiting.method == mcp::methods::INITIALIZE {
                             if let Message::Response(r) = view {
-                                settle_version(lines.decoder_mut(), r.result);
+                                if let Err(e) = settle_version(lines.decoder_mut(), r.result) {
+                                    let _ = waiting.done.send(Err(e));
+                                    continue;
+                                }
                             }
                         }
                         let _ = waiting.done.send(Ok(msg));
@@ -453,16 +465,21 @@ fn complete(inner: &Inner, id: Id<'_>) -> Option<Waiting> {
 }
 
 /// The server's answer to `initialize` settles the session's version, and the rules the
-/// decoder holds its messages to.
-fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) {
-    let version = result.get("protocolVersion").and_then(|v| v.as_str());
-    if let Some(version) = version {
-        let options = codec
-            .decoder()
-            .options()
-            .for_protocol_version(&version.decode());
-        codec.set_decoder(Decoder::new(options));
+/// decoder holds its messages to: a revision the client knows, and no later than the one it
+/// asked for. Another is refused (`for_protocol_version` trusts its input). A result without
+/// a version is left to the result's own check.
+fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) -> Result<(), CallError> {
+    let Some(version) = result.get("protocolVersion").and_then(|v| v.as_str()) else {
+        return Ok(());
+    };
+    let version = version.decode();
+    let speaks = mcp::versions::is_known(&version) && *version <= *PROTOCOL_VERSION;
+    if !speaks {
+        return Err(CallError::UnsupportedVersion(version.into_owned()));
     }
+    let options = codec.decoder().options().for_protocol_version(&version);
+    codec.set_decoder(Decoder::new(options));
+    Ok(())
 }
 
 /// A request of the server: `ping` is answered, the rest is refused.
@@ -488,9 +505,12 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
     if let Some(p) = mcp::Progress::from_notification(&n) {
         // The token is the id of the request that asked for it.
         let mut session = inner.session.lock().unwrap();
+        // Only a request that asked for progress gave its id as a token: progress naming
+        // another request's id moves no deadline (it would keep the request from timing out).
         let token = Token::from_wire(p.token.raw());
         let waiting = token.and_then(|t| Some((t, session.pending.get(t)?)));
-        let Some((token, waiting)) = waiting else {
+        let asked = waiting.and_then(|(t, w)| Some((t, w.progress.as_ref()?, w.timeout)));
+        let Some((token, to, timeout)) = asked else {
             session.unknown_progress += 1;
             return;
         };
@@ -498,12 +518,10 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
             progress: p.progress,
             total: p.total,
         };
-        if let Some(to) = &waiting.progress {
-            // A caller that falls behind misses progress (the server's to send without
-            // end), rather than the client queueing all of it.
-            let _ = to.try_send(progress);
-        }
-        if let Some(timeout) = waiting.timeout {
+        // A caller that falls behind misses progress (the server's to send without end),
+        // rather than the client queueing all of it.
+        let _ = to.try_send(progress);
+        if let Some(timeout) = timeout {
             let deadline = inner.clock.deadline_in(timeout);
             session.pending.set_deadline(token, Some(deadline));
         }

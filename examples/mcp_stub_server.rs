@@ -28,6 +28,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
+/// The one protocol version the server speaks, whatever its client asks for (MCP: a server
+/// answers another version it supports, and a client that does not speak it disconnects).
+const PROTOCOL_VERSION: &str = mcp::versions::V2025_11_25;
+
 /// Lines for the writer task. A bounded queue: when the client does not read its replies,
 /// sending waits, and so does reading its next request (an unbounded one would hold every
 /// reply in memory).
@@ -100,6 +104,17 @@ async fn main() -> std::io::Result<()> {
         };
         match msg.message() {
             Message::Request(req) => {
+                if req.method.eq_str(mcp::methods::INITIALIZE) {
+                    // The session's version is settled: its rules are the decoder's (a
+                    // decoder's default holds results to the newest revision's, whose
+                    // `resultType` is a member like any other before 2026-07-28).
+                    let codec = lines.decoder_mut();
+                    let options = codec
+                        .decoder()
+                        .options()
+                        .for_protocol_version(PROTOCOL_VERSION);
+                    codec.set_decoder(Decoder::new(options));
+                }
                 if let Some(reply) = request(&state, &tx, &mut tasks, req) {
                     let _ = tx.send(reply).await;
                 }
@@ -156,7 +171,7 @@ fn request(
     };
     let reply = if req.method.eq_str(mcp::methods::INITIALIZE) {
         result(serde_json::json!({
-            "protocolVersion": "2025-11-25",
+            "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "stub-server", "version": "0.1.0"},
         }))

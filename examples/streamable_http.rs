@@ -9,7 +9,7 @@
 //!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
 //!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
 //!   name that version. A request sending `MCP-Protocol-Version` twice is refused, whatever
-//!   its version.
+//!   its version, and one naming a session the server does not know gets 404.
 //! - A request is answered as one JSON body, or as an SSE stream when the client accepts one:
 //!   a priming event, a `retry`, progress, the result. Each event id names its stream, so a
 //!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
@@ -54,14 +54,16 @@ const EVENT_STREAM: &str = "text/event-stream";
 /// What the HTTP layer sends back.
 pub struct HttpResponse {
     pub status: u16,
-    content_type: Option<&'static str>,
-    body: BytesMut,
+    pub content_type: Option<&'static str>,
+    pub body: BytesMut,
 }
 
 impl HttpResponse {
-    /// A response of `status`, with `body` of type `content_type` when there is one.
+    /// A response of `status`, with `body` of type `content_type` when there is one. An
+    /// event stream is one even when empty (a resumed stream with no event left to replay).
     fn new(status: u16, content_type: &'static str, body: BytesMut) -> Self {
-        let content_type = (!body.is_empty()).then_some(content_type);
+        let content_type =
+            (!body.is_empty() || content_type == EVENT_STREAM).then_some(content_type);
         HttpResponse {
             status,
             content_type,
@@ -113,8 +115,10 @@ impl Server {
     /// One POST to the MCP endpoint.
     pub fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
         let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
-        let session = header(headers, "Mcp-Session-Id")
-            .and_then(|id| self.sessions.get(std::str::from_utf8(id).ok()?).copied());
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(not_found) => return not_found,
+        };
         // The version the body is read by: the header (sent from 2025-06-18 on), else the
         // session's, else 2025-03-26 ("the server SHOULD assume protocol version
         // 2025-03-26"). Versions compare as text: only a supported one chooses the rules.
@@ -143,8 +147,12 @@ impl Server {
                 })
             }
         };
-        // For a notification, "a JSON-RPC error response that has no id".
-        let id = msg.id().map_or(ReplyId::Absent, ReplyId::Id);
+        // Only a request's id is echoed. For a notification or a response, "a JSON-RPC error
+        // response that has no id": a response's id is one of the client's own requests.
+        let id = match msg {
+            Message::Request(req) => ReplyId::Id(req.id),
+            _ => ReplyId::Absent,
+        };
 
         // The version sent twice names no one version: a peer reading another copy than the
         // first may take an earlier session's request for one of 2026-07-28, and trust its
@@ -174,7 +182,16 @@ impl Server {
             }
         };
         let newest = |v: &str| versions::is_at_least(v, versions::V2026_07_28);
-        if named.as_deref().is_some_and(newest) || body_version.as_deref().is_some_and(newest) {
+        if session.is_some_and(|negotiated| negotiated != version) {
+            // A request of an earlier session: the header must be the version the session
+            // negotiated, whatever version it (and its body) name instead.
+            return HttpResponse::bad_request(|out| {
+                let message = "Header mismatch: MCP-Protocol-Version is not the session's version";
+                encode::write_error(out, id, ErrorCode::MCP_HEADER_MISMATCH, message, None);
+            });
+        } else if named.as_deref().is_some_and(newest)
+            || body_version.as_deref().is_some_and(newest)
+        {
             // 2026-07-28: the headers mirror the body and must agree with it, a tool's
             // `Mcp-Param-*` headers as its annotations say.
             let tool = called_tool(&msg).and_then(|name| self.tools.get(&*name));
@@ -190,13 +207,6 @@ impl Server {
             // MCP-Protocol-Version, it MUST respond with 400 Bad Request."
             let e = HeaderError::UnsupportedVersion { requested: version };
             return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
-        } else if session.is_some_and(|negotiated| negotiated != version) {
-            // An earlier session's body names no version: the header must be the one the
-            // session negotiated.
-            return HttpResponse::bad_request(|out| {
-                let message = "Header mismatch: MCP-Protocol-Version is not the session's version";
-                encode::write_error(out, id, ErrorCode::MCP_HEADER_MISMATCH, message, None);
-            });
         }
 
         match msg {
@@ -230,12 +240,47 @@ impl Server {
         }
     }
 
+    /// The version `headers`' session negotiated, `None` for a request of no session, or 404
+    /// for a session the server does not know: "The server MAY terminate the session at any
+    /// time, after which it MUST respond to requests containing that session ID with HTTP 404
+    /// Not Found" (and the client starts a new one). Such a request is no request of no
+    /// session: read as one, an earlier version's rules would apply (2025-03-26's batches).
+    fn session(&self, headers: &[Field]) -> Result<Option<&'static str>, HttpResponse> {
+        let Some(id) = header(headers, "Mcp-Session-Id") else {
+            return Ok(None);
+        };
+        let negotiated = std::str::from_utf8(id)
+            .ok()
+            .and_then(|id| self.sessions.get(id));
+        match negotiated {
+            Some(&version) => Ok(Some(version)),
+            None => Err(HttpResponse::new(404, JSON, BytesMut::new())),
+        }
+    }
+
     /// The server's work: the reply to `req`, one line.
     fn result(&self, out: &mut BytesMut, req: Request<'_>) {
-        let tool = called_tool(&Message::Request(req));
-        if tool.is_some_and(|name| self.tools.contains_key(&*name)) {
-            let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
-            encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
+        if req.method.eq_str(mcp::methods::TOOLS_CALL) {
+            match called_tool(&Message::Request(req)) {
+                Some(name) if self.tools.contains_key(&*name) => {
+                    let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
+                    encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
+                }
+                // The method exists: an unknown tool (or none named) is -32602, MCP's
+                // "Unknown tool: invalid params".
+                _ => {
+                    let code = ErrorCode::INVALID_PARAMS;
+                    encode::write_error(out, req.id, code, "Unknown tool", None);
+                }
+            }
+        } else if req.method.eq_str(mcp::methods::TOOLS_LIST) {
+            // The tool and its schema, whose annotations the client mirrors in its headers.
+            let mut result = BytesMut::from(&b"{\"tools\":[{\"name\":"[..]);
+            encode::write_json_string(&mut result, EXECUTE_SQL);
+            result.extend_from_slice(b",\"inputSchema\":");
+            result.extend_from_slice(EXECUTE_SQL_SCHEMA);
+            result.extend_from_slice(b"}]}");
+            encode::write_response(out, req.id, RawJson::new(&result).expect("JSON"));
         } else if req.method.eq_str(mcp::methods::PING) {
             encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
         } else {
@@ -299,8 +344,18 @@ impl Server {
 
     /// A GET that resumes a stream: "the server MAY use this header to replay messages that
     /// would have been sent after the last event ID, on the stream that was disconnected".
+    /// One without `Last-Event-ID` asks for a stream of the server's own messages, which this
+    /// server does not offer: 405 ("The server MUST either return Content-Type:
+    /// text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not
+    /// Allowed").
     pub fn resume(&self, headers: &[Field]) -> HttpResponse {
-        let last = header(headers, "Last-Event-ID").and_then(|id| std::str::from_utf8(id).ok());
+        if let Err(not_found) = self.session(headers) {
+            return not_found;
+        }
+        let Some(last) = header(headers, "Last-Event-ID") else {
+            return HttpResponse::new(405, JSON, BytesMut::new());
+        };
+        let last = std::str::from_utf8(last).ok();
         let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
         let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);
         let session = header(headers, "Mcp-Session-Id");

@@ -12,6 +12,9 @@ use std::process::Command;
 mod rpc_demo;
 // (Only their functions called here are used.)
 #[allow(dead_code)]
+#[path = "../examples/gateway.rs"]
+mod gateway;
+#[allow(dead_code)]
 #[path = "../examples/http_headers.rs"]
 mod http_headers;
 #[allow(dead_code)]
@@ -147,6 +150,48 @@ fn gateway_example_routes_every_line() {
             r#"-> client 1: {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
         ]
     );
+}
+
+/// `examples/gateway.rs` routes to a client only the notifications of a listen stream
+/// (`mcp::methods::LISTEN_STREAM`) stamped with the id of a `subscriptions/listen` request
+/// (as `IdRemapper::route_subscription` asks of its caller): a stamp naming a client's call,
+/// or another notification stamped with a listen request's id, is no stream's, and goes to
+/// no client. (Any notification stamped with any request's token went to its client.)
+#[test]
+fn gateway_routes_only_listen_stream_notifications() {
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        0,
+    );
+    let upstream = gw.upstream.split();
+    let tokens: Vec<serde_json::Value> = upstream[..]
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice::<serde_json::Value>(line).unwrap()["id"].clone())
+        .collect();
+    let [call, listen] = &tokens[..] else {
+        panic!("{tokens:?}")
+    };
+    let stamped = |method: &str, token: &serde_json::Value| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#
+        )
+    };
+    gw.upstream_line(
+        stamped("notifications/tools/list_changed", call).as_bytes(),
+        1,
+    );
+    gw.upstream_line(stamped("notifications/message", listen).as_bytes(), 1);
+    assert!(gw.clients[0].is_empty(), "{:?}", gw.clients[0]);
+    // The stream's own notification still goes to its client.
+    gw.upstream_line(
+        stamped("notifications/tools/list_changed", listen).as_bytes(),
+        1,
+    );
+    assert!(!gw.clients[0].is_empty());
 }
 
 /// `examples/http_headers.rs`: the `tools/list` result its client gets keeps every tool but the
@@ -361,6 +406,149 @@ fn streamable_http_forgets_the_oldest_stream() {
     assert_eq!(resume(b"1024/0"), 200);
 }
 
+/// `examples/streamable_http.rs` never answers a response the client POSTs: one it refuses
+/// (an unsupported `MCP-Protocol-Version`, the header twice) gets 400 with an error reply
+/// that has no id, as for a notification ("a JSON-RPC error response that has no id"). It
+/// wrote the response's own id, which the client reads as the reply to its own request of
+/// that id.
+#[test]
+fn streamable_http_refuses_a_response_without_its_id() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let response = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let unsupported: &[Field] = &[("MCP-Protocol-Version", b"2024-11-05")];
+    let twice: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    let other: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-06-18"),
+    ];
+    for headers in [unsupported, twice, other] {
+        let refused = server.post(headers, response);
+        assert_eq!(refused.status, 400);
+        let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+        assert!(reply.get("error").is_some(), "{reply}");
+        assert!(reply.get("id").is_none(), "{reply}");
+    }
+}
+
+/// `examples/streamable_http.rs` answers a `tools/call` of a tool it does not have with
+/// -32602, as MCP says ("Unknown tool: invalid params"): the method exists. (It answered
+/// -32601 Method not found.)
+#[test]
+fn streamable_http_answers_an_unknown_tool_with_invalid_params() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"drop_table","arguments":{}}}"#;
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    let answered = server.post(headers, call);
+    assert_eq!(answered.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&answered.body).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+}
+
+/// `examples/streamable_http.rs` answers a GET without `Last-Event-ID` (a client opening a
+/// stream of the server's own messages, which this server does not offer) with 405, as MCP
+/// says: "The server MUST either return Content-Type: text/event-stream in response to this
+/// HTTP GET, or else return HTTP 405 Method Not Allowed". (It answered 400.)
+#[test]
+fn streamable_http_offers_no_stream_to_a_get_without_last_event_id() {
+    use streamable_http::{Field, Server};
+    let server = Server::new(&[("a", "2025-11-25")]);
+    let get: &[Field] = &[("Mcp-Session-Id", b"a"), ("Accept", b"text/event-stream")];
+    let response = server.resume(get);
+    assert_eq!(response.status, 405);
+    assert!(response.body.is_empty());
+}
+
+/// `examples/streamable_http.rs` resumes a stream whose every event the client has seen with
+/// an empty event stream: still `text/event-stream`, as a GET's 200 must be. (The response
+/// had no content type: it was given by the body, which was empty.)
+#[test]
+fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let post: &[Field] = &[("Accept", b"text/event-stream")];
+    let answered = server.post(post, ping);
+    assert_eq!(answered.content_type, Some("text/event-stream"));
+    // Events 0/0 (priming) and 0/1 (the result).
+    let resumed = server.resume(&[("Last-Event-ID", b"0/1")]);
+    assert_eq!(resumed.status, 200);
+    assert!(resumed.body.is_empty());
+    assert_eq!(resumed.content_type, Some("text/event-stream"));
+}
+
+/// `examples/streamable_http.rs` answers a request naming a session it does not know with 404
+/// (MCP: a server "MUST respond to requests containing that session ID with HTTP 404 Not
+/// Found", which tells the client to start a new session). It read such a request as one of
+/// no session, by 2025-03-26's rules: batches and all.
+#[test]
+fn streamable_http_answers_an_unknown_session_with_404() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-03-26")]);
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    let known: &[Field] = &[("Mcp-Session-Id", b"a")];
+    assert_eq!(server.post(known, batch).status, 200);
+    let unknown: &[Field] = &[("Mcp-Session-Id", b"gone")];
+    let refused = server.post(unknown, batch);
+    assert_eq!(refused.status, 404);
+    assert!(refused.body.is_empty());
+    let get: &[Field] = &[("Mcp-Session-Id", b"gone"), ("Last-Event-ID", b"0/0")];
+    assert_eq!(server.resume(get).status, 404);
+}
+
+/// `examples/streamable_http.rs` lists its tool, with the schema whose `x-mcp-header`
+/// annotation its client mirrors (the example's client "knows the tool's annotations from
+/// `tools/list`"; the server answered it with -32601).
+#[test]
+fn streamable_http_lists_its_tool() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
+    let listed = server.post(headers, list);
+    assert_eq!(listed.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&listed.body).unwrap();
+    let tool = &reply["result"]["tools"][0];
+    assert_eq!(tool["name"], "execute_sql", "{reply}");
+    let region = &tool["inputSchema"]["properties"]["region"];
+    assert_eq!(region["x-mcp-header"], "Region");
+}
+
+/// `examples/streamable_http.rs` holds a request of an earlier session to the version the
+/// session negotiated, even when its header (and body) name 2026-07-28: it is still the
+/// session's request, and the version is not the session's. (It checked the headers against
+/// the body only, and served it.)
+#[test]
+fn streamable_http_holds_a_session_to_its_version() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2026-07-28"),
+        ("Mcp-Method", b"ping"),
+    ];
+    let refused = server.post(headers, ping);
+    assert_eq!(refused.status, 400);
+    let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["error"]["code"], -32020, "{reply}");
+    // Without the session, the same request is served.
+    assert_eq!(server.post(&headers[1..], ping).status, 200);
+}
+
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
 /// once (progress moving a deadline, the server's own requests answered), a timeout, a call
 /// given up, an error, and the stale reply the stub sends after a cancellation, dropped.
@@ -527,6 +715,57 @@ fn tokio_server_survives_running_out_of_file_descriptors() {
     );
 }
 
+/// `examples/mcp_stub_server.rs` reads its client by the rules of the version `initialize`
+/// settled (2025-11-25), under which a result's `resultType` is a member like any other: the
+/// client's answer to the `ask` tool's `ping` carrying one is an answer, and `ask` goes on to
+/// its next question. (It read every session by 2026-07-28's rules, refused that answer as an
+/// invalid response, and `ask` waited for it forever.)
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_reads_its_client_by_the_negotiated_version() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::Duration;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |line: &str| stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+    send(
+        r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send(
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
+    );
+    let next = || lines.recv_timeout(Duration::from_secs(5)).ok();
+    let init: serde_json::Value = serde_json::from_str(&next().expect("initialize")).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let ping: serde_json::Value = serde_json::from_str(&next().expect("a ping")).unwrap();
+    assert_eq!(ping["method"], "ping");
+    let answer =
+        serde_json::json!({"jsonrpc":"2.0","id":ping["id"],"result":{"resultType":"later"}});
+    send(&answer.to_string());
+    let question = next();
+    let _ = child.kill();
+    let _ = child.wait();
+    let question: serde_json::Value =
+        serde_json::from_str(&question.expect("the next question")).unwrap();
+    assert_eq!(question["method"], "roots/list");
+}
+
 /// `examples/mcp_stub_server.rs` holds no more than a few replies for a client that sends
 /// and does not read them: it stops reading until its stdout drains. (It read on, queueing
 /// every reply in memory: a flood of pings grew it without bound.)
@@ -585,6 +824,79 @@ fn mcp_stub_server_bounds_the_asks_waiting_for_answers() {
         "{:?}",
         &lines[lines.len().saturating_sub(3)..]
     );
+}
+
+/// `examples/mcp_client.rs` runs `server` (a shell script) as its server and returns its
+/// exit status and output lines, or `None` if it has not exited `within` later.
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+fn run_mcp_client(
+    server: &str,
+    within: std::time::Duration,
+) -> Option<(std::process::ExitStatus, Vec<String>)> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut client = Command::new(example_path("mcp_client"))
+        .args(["sh", "-c", server])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp_client (built by `cargo test --all-features`)");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = client.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > within {
+            client.kill().unwrap();
+            client.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut out = String::new();
+    let mut stdout = client.stdout.take().unwrap();
+    stdout.read_to_string(&mut out).unwrap();
+    Some((status, out.lines().map(str::to_owned).collect()))
+}
+
+/// `examples/mcp_client.rs` refuses a session in a protocol version it does not speak (MCP:
+/// "If the client does not support the version in the server's response, it SHOULD
+/// disconnect"): it fails `initialize` and exits. (It took any version the server named, and
+/// even set its decoder by it.)
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_refuses_a_protocol_version_it_does_not_speak() {
+    let server = r#"read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2099-01-01","capabilities":{},"serverInfo":{"name":"future","version":"1"}}}\n' "$id"
+cat >/dev/null"#;
+    let (status, lines) = run_mcp_client(server, std::time::Duration::from_secs(10))
+        .expect("the client gives up on the session");
+    assert!(!status.success(), "{lines:?}");
+    assert!(lines.is_empty(), "{lines:?}");
+}
+
+/// `examples/mcp_client.rs` takes progress only on the token of a request that asked for it
+/// (MCP: progress "MUST only reference tokens that were provided in an active request"):
+/// progress naming the id of its `initialize`, which asked for none, does not keep it from
+/// timing out. (Tokens are ids: the progress moved the deadline, and a server that sent it
+/// every second kept the client waiting forever.)
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_takes_progress_only_where_it_asked_for_some() {
+    let server = r#"read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+n=0
+while :; do
+  n=$((n+1))
+  printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%s}}\n' "$id" "$n"
+  sleep 1
+done"#;
+    // `initialize` times out after 10 s.
+    let (status, lines) =
+        run_mcp_client(server, std::time::Duration::from_secs(20)).expect("initialize times out");
+    assert!(!status.success(), "{lines:?}");
+    assert!(lines.is_empty(), "{lines:?}");
 }
 
 /// `examples/mcp_client.rs` holds few replies for a server that floods it with requests and
