@@ -20,22 +20,23 @@ fn kinds(records: &[Value]) -> Vec<&str> {
         .collect()
 }
 
-fn check(args: &[&str], stdin: Option<&[u8]>) -> (Vec<Value>, Value, i32) {
+/// Runs `rpcwire check ARGS` with `stdin` written to it; what it printed and its status.
+fn run_check(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
         .arg("check")
-        .arg("--json")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.unwrap_or_default())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// [`run_check`] with `--json`: the records, the summary and the exit code.
+fn check(args: &[&str], stdin: Option<&[u8]>) -> (Vec<Value>, Value, i32) {
+    let args: Vec<&str> = ["--json"].into_iter().chain(args.iter().copied()).collect();
+    let out = run_check(&args, stdin.unwrap_or_default());
     let mut lines: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -1026,14 +1027,7 @@ fn parse_errors_say_where_the_frame_stops_being_json() {
     let two = frame.iter().rposition(|&b| b == b'2').unwrap();
     assert_eq!(records[0]["at"], two, "{}", records[0]);
     // The text report too.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .arg("check")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stream).unwrap();
-    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let text = String::from_utf8(run_check(&[], stream).stdout).unwrap();
     assert!(
         text.contains("#0 @0 parse_error (mismatched bracket, at byte 56 of the frame)"),
         "{text}"
@@ -1306,19 +1300,8 @@ fn the_summary_counts_a_bounded_number_of_error_codes() {
     assert_eq!(by_code["1255"], 1);
     assert_eq!(by_code["(other)"], 744);
     // The text summary too: one line a counted code, one for the rest.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .args(["check", "--direction", "s2c"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let text =
+        String::from_utf8(run_check(&["--direction", "s2c"], input.as_bytes()).stdout).unwrap();
     assert_eq!(
         text.matches("error responses with code").count(),
         256,
