@@ -575,23 +575,14 @@ fn mcp_client_example_plays_its_scenario() {
     );
 }
 
-/// Runs `examples/mcp_stub_server.rs` on `input` (then end of input, as a client that goes
-/// away) and returns its output lines, or `None` if it has not exited `within` later.
+/// Waits for `child` to exit, at most `within` (then kills it: `None`); its exit status and
+/// everything it wrote to stdout (which the test's inputs keep within a pipe's buffer).
 #[cfg(all(feature = "tokio", feature = "serde"))]
-fn run_stub_server(input: &str, within: std::time::Duration) -> Option<Vec<String>> {
-    use std::io::{Read, Write};
-    use std::process::Stdio;
-    let mut child = Command::new(example_path("mcp_stub_server"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run mcp_stub_server (built by `cargo test`)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+fn wait_within(
+    child: &mut std::process::Child,
+    within: std::time::Duration,
+) -> Option<(std::process::ExitStatus, String)> {
+    use std::io::Read;
     let started = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -611,6 +602,27 @@ fn run_stub_server(input: &str, within: std::time::Duration) -> Option<Vec<Strin
         .unwrap()
         .read_to_string(&mut out)
         .unwrap();
+    Some((status, out))
+}
+
+/// Runs `examples/mcp_stub_server.rs` on `input` (then end of input, as a client that goes
+/// away) and returns its output lines, or `None` if it has not exited `within` later.
+#[cfg(all(feature = "tokio", feature = "serde"))]
+fn run_stub_server(input: &str, within: std::time::Duration) -> Option<Vec<String>> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(example_path("mcp_stub_server"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run mcp_stub_server (built by `cargo test`)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let (status, out) = wait_within(&mut child, within)?;
     assert!(
         status.success(),
         "the stub server failed: {status}; wrote {out}"
@@ -833,7 +845,6 @@ fn run_mcp_client(
     server: &str,
     within: std::time::Duration,
 ) -> Option<(std::process::ExitStatus, Vec<String>)> {
-    use std::io::Read;
     use std::process::Stdio;
     let mut client = Command::new(example_path("mcp_client"))
         .args(["sh", "-c", server])
@@ -841,21 +852,7 @@ fn run_mcp_client(
         .stderr(Stdio::null())
         .spawn()
         .expect("run mcp_client (built by `cargo test --all-features`)");
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = client.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > within {
-            client.kill().unwrap();
-            client.wait().unwrap();
-            return None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let mut out = String::new();
-    let mut stdout = client.stdout.take().unwrap();
-    stdout.read_to_string(&mut out).unwrap();
+    let (status, out) = wait_within(&mut client, within)?;
     Some((status, out.lines().map(str::to_owned).collect()))
 }
 
