@@ -61,7 +61,14 @@ fn main() {
     let rpcwire = args
         .next()
         .expect("usage: latency_probe RPCWIRE_BINARY [ROUNDS]");
-    let rounds: u64 = args.next().map_or(10_000, |r| r.parse().expect("ROUNDS"));
+    let rounds: u64 = match args.next().map(|r| r.parse::<u64>()) {
+        None => 10_000,
+        Some(Ok(rounds)) if rounds > 0 => rounds,
+        Some(_) => {
+            eprintln!("ROUNDS is a number of round trips, at least 1");
+            std::process::exit(2);
+        }
+    };
     let direct = probe(&["cat"], rounds);
     let proxied = probe(&[&rpcwire, "proxy", "--quiet", "--", "cat"], rounds);
     let us = |ns: u64| ns as f64 / 1000.0;
