@@ -666,8 +666,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     client.notify(mcp::methods::INITIALIZED);
 
+    // (A deadline as for `initialize`: a server that never answers must not hang the client.)
+    let listing = CallOptions {
+        timeout: Some(Duration::from_secs(10)),
+        ..CallOptions::default()
+    };
     let tools: ListToolsResult = client
-        .request(mcp::methods::TOOLS_LIST, None::<()>, CallOptions::default())
+        .request(mcp::methods::TOOLS_LIST, None::<()>, listing)
         .await?;
     let names: Vec<_> = tools.tools.iter().map(|t| t.name.as_str()).collect();
     println!("tools/list: {}", names.join(", "));

@@ -873,6 +873,26 @@ cat >/dev/null"#;
     assert!(lines.is_empty(), "{lines:?}");
 }
 
+/// `examples/mcp_client.rs` gives `tools/list` a deadline, as `initialize` has one: a server
+/// that answers the handshake and then never answers does not hang the client. (It waited
+/// forever.)
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_gives_up_on_a_tools_list_never_answered() {
+    let server = r#"read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"mute","version":"1"}}}\n' "$id"
+cat >/dev/null"#;
+    // `tools/list` times out after 10 s.
+    let (status, lines) = run_mcp_client(server, std::time::Duration::from_secs(20))
+        .expect("the client gives up on tools/list");
+    assert!(!status.success(), "{lines:?}");
+    assert!(
+        lines.iter().all(|l| !l.starts_with("tools/list")),
+        "{lines:?}"
+    );
+}
+
 /// `examples/mcp_client.rs` takes progress only on the token of a request that asked for it
 /// (MCP: progress "MUST only reference tokens that were provided in an active request"):
 /// progress naming the id of its `initialize`, which asked for none, does not keep it from
