@@ -2540,3 +2540,59 @@ fn a_client_batch_with_a_malformed_response_travels_whole() {
     server_read_what_the_client_sent(&dir, &done);
     replayed_with_violations(&log, &[("c2s/invalid_response", 1)]);
 }
+
+/// A client that closed the read end of the proxy's stderr: what the proxy would say there
+/// is lost, and nothing else (it panicked on the first violation it printed, leaving the
+/// client without the reply, the valid request after it never forwarded, the client hung).
+#[test]
+fn a_closed_stderr_loses_the_reports_only() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = Command::new(BIN)
+        .args([
+            "proxy",
+            "--stats-every",
+            "1",
+            "--",
+            "python3",
+            &echo_server(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"garbage\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut next = || -> Value {
+        serde_json::from_str(&rx.recv_timeout(WAIT).expect("a line in time")).unwrap()
+    };
+    assert_eq!(next()["error"]["code"], -32700);
+    assert_eq!(next()["id"], 1);
+    // The counters, every second, go nowhere too.
+    thread::sleep(Duration::from_millis(1500));
+    drop(stdin);
+    assert_eq!(next()["method"], "notifications/stdin_closed");
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the proxy did not exit in time");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0), "the server's status, not a panic's");
+}

@@ -36,6 +36,14 @@ use crate::session::{
     Verdict, Violation,
 };
 
+/// `eprintln!`, without its panic when stderr cannot be written (a client that closed the
+/// read end of our stderr): what the proxy says there is lost, and nothing else is.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(io::stderr(), $($arg)*);
+    }};
+}
+
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -568,7 +576,7 @@ impl Shared {
                 (Violation::InvalidToolHeaders, Some(tools)) => format!(": {tools}"),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
-            eprintln!(
+            say!(
                 "rpcwire proxy: {}: {} (kind {}, id {}){detail}{not_forwarded}",
                 dir.as_str(),
                 v.as_str(),
@@ -577,7 +585,7 @@ impl Shared {
             );
         }
         for (v, kind, id, index, bytes, element_cut) in reports {
-            eprintln!(
+            say!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
                 v.as_str(),
@@ -591,7 +599,7 @@ impl Shared {
             );
         }
         if unreported > 0 {
-            eprintln!(
+            say!(
                 "rpcwire proxy: {}: {unreported} more violations in elements of the same batch",
                 dir.as_str()
             );
@@ -621,7 +629,7 @@ impl Shared {
     fn print_counters(&self, label: &str) {
         let mut state = self.lock();
         let counters = state.session.counters.to_json();
-        eprintln!("rpcwire proxy: {label}: {counters}");
+        say!("rpcwire proxy: {label}: {counters}");
         let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
         state.write_log(record.as_bytes());
     }
@@ -1007,7 +1015,7 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("rpcwire proxy: cannot start the runtime: {e}");
+            say!("rpcwire proxy: cannot start the runtime: {e}");
             return ExitCode::from(2);
         }
     };
@@ -1024,7 +1032,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             // A large buffer: a record per message, one write per megabyte.
             Ok(f) => Some(BufWriter::with_capacity(1 << 20, f)),
             Err(e) => {
-                eprintln!(
+                say!(
                     "rpcwire proxy: cannot write the log {}: {e}",
                     path.display()
                 );
@@ -1044,7 +1052,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     {
         Ok(child) => child,
         Err(e) => {
-            eprintln!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
+            say!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
             return ExitCode::from(2);
         }
     };
@@ -1195,7 +1203,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     if shared.quiet {
                         return;
                     }
-                    eprintln!(
+                    say!(
                         "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
                         String::from_utf8_lossy(e.id.as_id().raw()),
                         e.method,
@@ -1228,7 +1236,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             }
                             push_owed_replies(&mut array, &mut replies, &owed);
                             if !shared.quiet && !owed.is_empty() {
-                                eprintln!(
+                                say!(
                                     "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
                                     owed.len()
                                 );
@@ -1318,7 +1326,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 read_for += DRAIN_POLL;
                 if read_for >= DRAIN_AFTER_EXIT {
                     if !args.quiet {
-                        eprintln!(
+                        say!(
                             "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
                         );
                     }
@@ -1327,7 +1335,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             } else if waited >= DRAIN_AFTER_EXIT && !told {
                 told = true;
                 if !args.quiet {
-                    eprintln!(
+                    say!(
                         "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it"
                     );
                 }
@@ -1353,7 +1361,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     tokio::select! {
         () = output_done => {}
         () = signalled_then_grace => if !args.quiet {
-            eprintln!(
+            say!(
                 "rpcwire proxy: signalled, and the client has not taken the server's last output; not waiting for it"
             );
         }
@@ -1372,7 +1380,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         let unanswered = state.session.finish();
         for (dir, id, method) in &unanswered {
             if !args.quiet {
-                eprintln!(
+                say!(
                     "rpcwire proxy: {}: unanswered request {} ({method})",
                     dir.as_str(),
                     String::from_utf8_lossy(id.as_id().raw())
@@ -1385,13 +1393,13 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     shared.print_counters("summary");
     if let Some(log) = shared.lock().log.as_mut() {
         if let Err(e) = log.flush() {
-            eprintln!("rpcwire proxy: writing the log: {e}");
+            say!("rpcwire proxy: writing the log: {e}");
         }
     }
     match status {
         Ok(status) => exit_code(status),
         Err(e) => {
-            eprintln!("rpcwire proxy: waiting for the server: {e}");
+            say!("rpcwire proxy: waiting for the server: {e}");
             ExitCode::from(2)
         }
     }
