@@ -2596,3 +2596,35 @@ fn a_closed_stderr_loses_the_reports_only() {
     };
     assert_eq!(status.code(), Some(0), "the server's status, not a panic's");
 }
+
+/// `--stats-every` puts the counters in the log as they are printed, for whoever follows the
+/// log during the session (they stayed in the log's buffer until the proxy exited).
+#[test]
+fn periodic_counters_reach_the_log_file_during_the_session() {
+    let dir = scratch("stats-in-log");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--stats-every", "1", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    let deadline = Instant::now() + WAIT;
+    let stats = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let found = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|r| r.get("stats").is_some());
+        if let Some(stats) = found {
+            break stats;
+        }
+        assert!(Instant::now() < deadline, "no stats in the log: {text}");
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(stats["stats"]["requests_by_method"]["c2s/ping"], 1);
+    // The records before them are in the log too.
+    let log_now = read_log(&log);
+    assert!(log_now.iter().any(|r| r["kind"] == "success_response"));
+    p.finish_cleanly();
+}

@@ -142,8 +142,8 @@ pub struct ProxyArgs {
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
-    /// Print the counters to stderr (and to the --log file) every this many seconds, at
-    /// least 1; without it, only at exit.
+    /// Print the counters to stderr (and to the --log file, which is flushed then) every this
+    /// many seconds, at least 1; without it, only at exit.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
@@ -632,6 +632,12 @@ impl Shared {
         say!("rpcwire proxy: {label}: {counters}");
         let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
         state.write_log(record.as_bytes());
+        // Out to the file now, with every record before them, for whoever follows the log
+        // during the session: the buffer holds a megabyte, which a quiet session takes
+        // hours to fill. (At most once a second; the summary's flush reports its errors.)
+        if let Some(log) = state.log.as_mut() {
+            let _ = log.flush();
+        }
     }
 }
 
