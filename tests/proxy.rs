@@ -1099,7 +1099,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1121,6 +1121,8 @@ fn errors_print_one_clear_line_and_exit_2() {
             &["proxy", "--max-in-flight", "0", "--", "cat"],
             "--max-in-flight",
         ),
+        // A timeout of 0 ms fails every request, however fast the server answers.
+        (&["proxy", "--timeout-ms", "0", "--", "cat"], "--timeout-ms"),
         // Counters every 0 seconds mean nothing (it printed them every second).
         (
             &["proxy", "--stats-every", "0", "--", "cat"],

@@ -117,8 +117,8 @@ pub struct ProxyArgs {
     /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
     /// JSON-RPC has no cancellation); the server's late reply is dropped. MCP 2026-07-28's
     /// `subscriptions/listen`, a stream its result closes, never times out, nor does MCP's
-    /// `tasks/result`, which waits until its task ends.
-    #[arg(long, value_name = "MS")]
+    /// `tasks/result`, which waits until its task ends. At least 1.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages and over-long lines silently instead of answering them
     /// with the error reply the protocol calls for.
