@@ -2630,3 +2630,37 @@ fn periodic_counters_reach_the_log_file_during_the_session() {
     assert!(log_now.iter().any(|r| r["kind"] == "success_response"));
     p.finish_cleanly();
 }
+
+/// Every field a message's record in the `--log` file can carry is named where `--help`
+/// describes the log (a batch dropped whole carries `dropped`, which it did not name).
+#[test]
+fn every_field_of_a_log_record_is_documented() {
+    let out = Command::new(BIN)
+        .args(["proxy", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let at = help.find("  --log <FILE>").unwrap();
+    let end = help[at..].find("  --stats-every").unwrap();
+    let described = &help[at..at + end];
+    let dir = scratch("log-fields");
+    // A server batch with an invalid element (dropped whole), and a batch from the client.
+    let script = json!({"0": [{"send": "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1},42]"}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", "100"], script);
+    p.send_raw(&batch_of(&[(json!(1), "ping"), (json!(2), "ping")]));
+    p.recv();
+    p.close_stdin();
+    p.finish();
+    let records = read_log(&log);
+    let mut fields = std::collections::BTreeSet::new();
+    for r in records.iter().filter(|r| r.get("kind").is_some()) {
+        fields.extend(r.as_object().unwrap().keys().cloned());
+    }
+    assert!(fields.contains("dropped"), "{records:#?}");
+    for field in fields {
+        assert!(
+            described.contains(&field),
+            "{field} missing from:\n{described}"
+        );
+    }
+}

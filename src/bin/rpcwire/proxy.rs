@@ -137,7 +137,8 @@ pub struct ProxyArgs {
     /// left out for an over-long line the proxy reported before its end came (discarded as it
     /// comes, never held, its length is not known), reply: the error reply the proxy sent in
     /// its place, violation; a batch's record is followed by one per
-    /// element, with its index as element), plus timeout, owed_answered (a reply to an invalid
+    /// element, with its index as element, and has dropped: true when the batch is dropped
+    /// whole, not forwarded), plus timeout, owed_answered (a reply to an invalid
     /// element of a timed-out batch, sent by the proxy) and unanswered events and the
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
