@@ -2664,3 +2664,46 @@ fn every_field_of_a_log_record_is_documented() {
         );
     }
 }
+
+/// A log record's `protocol_version` is that of the reply to `initialize` (or of a request's
+/// `_meta`), as documented: not the `protocolVersion` member of any other result that comes
+/// while the reply to `initialize` is awaited, nor of a client's result (those were recorded,
+/// though the session never took them for the version).
+#[test]
+fn only_the_reply_to_initialize_records_a_protocol_version() {
+    let dir = scratch("version-of-initialize-only");
+    let script = json!({
+        "1": [
+            {"send": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2024-11-05\"}}"},
+            {"send": "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"roots/list\"}"}
+        ],
+        "2": [
+            {"send": "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}"}
+        ]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    assert_eq!(p.recv()["id"], "s");
+    p.send(&json!({"jsonrpc":"2.0","id":"s","result":{"roots":[],"protocolVersion":"2025-03-26"}}));
+    assert_eq!(p.recv()["id"], 0);
+    p.finish_cleanly();
+    let versions: Vec<(String, String, Value)> = read_log(&log)
+        .iter()
+        .filter(|r| r["kind"] == "success_response")
+        .map(|r| {
+            let dir = r["dir"].as_str().unwrap().to_owned();
+            let id = r["id"].as_str().unwrap().to_owned();
+            (dir, id, r["protocol_version"].clone())
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("s2c".into(), "1".into(), Value::Null),
+            ("c2s".into(), "\"s\"".into(), Value::Null),
+            ("s2c".into(), "0".into(), json!("2025-11-25")),
+        ]
+    );
+}

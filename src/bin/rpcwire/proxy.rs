@@ -461,8 +461,8 @@ impl Shared {
         };
         let mut state = self.lock();
         let described = match item {
-            Seen::Message(msg, _) => self.describe(&state.session, Ok(msg)),
-            Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
+            Seen::Message(msg, _) => self.describe(dir, &state.session, Ok(msg)),
+            Seen::Rejected(rej, _) => self.describe(dir, &state.session, Err(rej)),
             Seen::TooLong(_) => Described::too_long(),
         };
         // The tools of a success answering a client's tools/list the session checks: read
@@ -510,7 +510,7 @@ impl Shared {
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
-                let described = self.describe(&state.session, element.as_ref());
+                let described = self.describe(dir, &state.session, element.as_ref());
                 let obs = described.observation();
                 let element_verdict = state.session.observe_element(dir, &obs, now);
                 let v = element_verdict.violation;
@@ -608,17 +608,21 @@ impl Shared {
         observed
     }
 
-    /// What the session is told of a decoded frame; protocol versions are read only while the
-    /// session needs them: from the reply to `initialize` while it is awaited, from a
-    /// request's `_meta` while the requests may tell it ([`Session::reads_request_versions`]).
+    /// What the session is told of a decoded frame sent in `dir`; protocol versions are read
+    /// only while the session needs them: from the server's reply to `initialize` while it is
+    /// awaited (no other result's), from a request's `_meta` while the requests may tell it
+    /// ([`Session::reads_request_versions`]).
     fn describe<'a>(
         &self,
+        dir: Dir,
         session: &Session,
         decoded: Result<&Message<'a>, &Rejection<'a>>,
     ) -> Described<'a> {
         let mut described = Described::of(decoded, self.mcp);
-        if let (Ok(msg), true) = (decoded, session.awaits_initialize_reply()) {
-            described.read_protocol_version(msg);
+        if let Ok(msg @ Message::Response(r)) = decoded {
+            if session.is_initialize_reply(dir, r.id) {
+                described.read_protocol_version(msg);
+            }
         }
         // (A second lookup in each request's params: only while the session needs it.)
         if let (Ok(msg), true) = (decoded, session.reads_request_versions()) {
