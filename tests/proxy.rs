@@ -2707,3 +2707,36 @@ fn only_the_reply_to_initialize_records_a_protocol_version() {
         ]
     );
 }
+
+/// What stderr shows of a bad line is one line of text: a carriage return in it (a line end
+/// to a universal-newline reader, which read one report as two) and other control characters
+/// (a terminal's escape sequences, from a peer, raw or in a method name decoded) are shown
+/// escaped.
+#[test]
+fn stderr_shows_control_characters_of_a_bad_line_escaped() {
+    let mut p = Proxy::spawn(&[], &["sh", "-c", "cat >/dev/null"]);
+    p.send_raw(b"not json\rstill\x1b[31m red\x07\n");
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    // A method name is decoded: its escapes are control characters again.
+    p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\\u001b[2J\"}\n");
+    let done = p.finish_cleanly();
+    assert!(
+        done.stderr.contains(r"unanswered request 9 (m\x1b[2J)"),
+        "{:?}",
+        done.stderr
+    );
+    let report = done
+        .stderr
+        .lines()
+        .find(|l| l.contains("not_json"))
+        .unwrap_or_else(|| panic!("{}", done.stderr));
+    assert!(
+        !done.stderr.contains(['\r', '\x1b', '\x07']),
+        "{:?}",
+        done.stderr
+    );
+    assert!(
+        report.ends_with(r"not json\rstill\x1b[31m red\x07 [not forwarded]"),
+        "{report:?}"
+    );
+}

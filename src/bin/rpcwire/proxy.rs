@@ -351,6 +351,24 @@ fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
     out.freeze()
 }
 
+/// `text` as one line of plain text for stderr: its control characters (a `\r`, a line end
+/// to a universal-newline reader; a terminal's escape sequences, from a peer) escaped as
+/// `\r`, `\x1b`, ….
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = core::fmt::Write::write_fmt(&mut out, format_args!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// How many of a batch's elements get a line of their own on stderr; the rest are counted
 /// on one more line (the log has them all).
 const REPORTED_ELEMENTS: usize = 16;
@@ -565,16 +583,16 @@ impl Shared {
             " [not forwarded]"
         };
         let show =
-            |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into_owned();
+            |bytes: &[u8]| printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(120)]));
         let token = |id: Option<Id<'_>>| {
             id.map_or("-".into(), |id| {
-                String::from_utf8_lossy(id.raw()).into_owned()
+                printable(&String::from_utf8_lossy(id.raw()))
             })
         };
         if let Some(v) = verdict.violation {
             // What is wrong with a tools/list result is in its tools, deep in the frame.
             let detail = match (v, obs.invalid_tools) {
-                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {tools}"),
+                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
             say!(
@@ -1216,8 +1234,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     }
                     say!(
                         "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
-                        String::from_utf8_lossy(e.id.as_id().raw()),
-                        e.method,
+                        printable(&String::from_utf8_lossy(e.id.as_id().raw())),
+                        printable(&e.method),
                         if e.cancel_on_server {
                             ", cancelled on the server"
                         } else if shared.mcp {
@@ -1392,9 +1410,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         for (dir, id, method) in &unanswered {
             if !args.quiet {
                 say!(
-                    "rpcwire proxy: {}: unanswered request {} ({method})",
+                    "rpcwire proxy: {}: unanswered request {} ({})",
                     dir.as_str(),
-                    String::from_utf8_lossy(id.as_id().raw())
+                    printable(&String::from_utf8_lossy(id.as_id().raw())),
+                    printable(method)
                 );
             }
             let v = Violation::Unanswered;
