@@ -2576,7 +2576,7 @@ fn a_closed_stderr_loses_the_reports_only() {
             let _ = tx.send(line);
         }
     });
-    let mut next = || -> Value {
+    let next = || -> Value {
         serde_json::from_str(&rx.recv_timeout(WAIT).expect("a line in time")).unwrap()
     };
     assert_eq!(next()["error"]["code"], -32700);
