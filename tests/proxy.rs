@@ -1099,7 +1099,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1121,6 +1121,8 @@ fn errors_print_one_clear_line_and_exit_2() {
             &["proxy", "--max-in-flight", "0", "--", "cat"],
             "--max-in-flight",
         ),
+        // A timeout of 0 ms fails every request, however fast the server answers.
+        (&["proxy", "--timeout-ms", "0", "--", "cat"], "--timeout-ms"),
         // Counters every 0 seconds mean nothing (it printed them every second).
         (
             &["proxy", "--stats-every", "0", "--", "cat"],
@@ -2539,4 +2541,202 @@ fn a_client_batch_with_a_malformed_response_travels_whole() {
     let done = p.finish();
     server_read_what_the_client_sent(&dir, &done);
     replayed_with_violations(&log, &[("c2s/invalid_response", 1)]);
+}
+
+/// A client that closed the read end of the proxy's stderr: what the proxy would say there
+/// is lost, and nothing else (it panicked on the first violation it printed, leaving the
+/// client without the reply, the valid request after it never forwarded, the client hung).
+#[test]
+fn a_closed_stderr_loses_the_reports_only() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut child = Command::new(BIN)
+        .args([
+            "proxy",
+            "--stats-every",
+            "1",
+            "--",
+            "python3",
+            &echo_server(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"garbage\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let next = || -> Value {
+        serde_json::from_str(&rx.recv_timeout(WAIT).expect("a line in time")).unwrap()
+    };
+    assert_eq!(next()["error"]["code"], -32700);
+    assert_eq!(next()["id"], 1);
+    // The counters, every second, go nowhere too.
+    thread::sleep(Duration::from_millis(1500));
+    drop(stdin);
+    assert_eq!(next()["method"], "notifications/stdin_closed");
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the proxy did not exit in time");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0), "the server's status, not a panic's");
+}
+
+/// `--stats-every` puts the counters in the log as they are printed, for whoever follows the
+/// log during the session (they stayed in the log's buffer until the proxy exited).
+#[test]
+fn periodic_counters_reach_the_log_file_during_the_session() {
+    let dir = scratch("stats-in-log");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(
+        &["--stats-every", "1", "--log", log.to_str().unwrap()],
+        &dir,
+    );
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    let deadline = Instant::now() + WAIT;
+    let stats = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let found = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|r| r.get("stats").is_some());
+        if let Some(stats) = found {
+            break stats;
+        }
+        assert!(Instant::now() < deadline, "no stats in the log: {text}");
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(stats["stats"]["requests_by_method"]["c2s/ping"], 1);
+    // The records before them are in the log too.
+    let log_now = read_log(&log);
+    assert!(log_now.iter().any(|r| r["kind"] == "success_response"));
+    p.finish_cleanly();
+}
+
+/// Every field a message's record in the `--log` file can carry is named where `--help`
+/// describes the log (a batch dropped whole carries `dropped`, which it did not name).
+#[test]
+fn every_field_of_a_log_record_is_documented() {
+    let out = Command::new(BIN)
+        .args(["proxy", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let at = help.find("  --log <FILE>").unwrap();
+    let end = help[at..].find("  --stats-every").unwrap();
+    let described = &help[at..at + end];
+    let dir = scratch("log-fields");
+    // A server batch with an invalid element (dropped whole), and a batch from the client.
+    let script = json!({"0": [{"send": "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1},42]"}]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--timeout-ms", "100"], script);
+    p.send_raw(&batch_of(&[(json!(1), "ping"), (json!(2), "ping")]));
+    p.recv();
+    p.close_stdin();
+    p.finish();
+    let records = read_log(&log);
+    let mut fields = std::collections::BTreeSet::new();
+    for r in records.iter().filter(|r| r.get("kind").is_some()) {
+        fields.extend(r.as_object().unwrap().keys().cloned());
+    }
+    assert!(fields.contains("dropped"), "{records:#?}");
+    for field in fields {
+        assert!(
+            described.contains(&field),
+            "{field} missing from:\n{described}"
+        );
+    }
+}
+
+/// A log record's `protocol_version` is that of the reply to `initialize` (or of a request's
+/// `_meta`), as documented: not the `protocolVersion` member of any other result that comes
+/// while the reply to `initialize` is awaited, nor of a client's result (those were recorded,
+/// though the session never took them for the version).
+#[test]
+fn only_the_reply_to_initialize_records_a_protocol_version() {
+    let dir = scratch("version-of-initialize-only");
+    let script = json!({
+        "1": [
+            {"send": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2024-11-05\"}}"},
+            {"send": "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"roots/list\"}"}
+        ],
+        "2": [
+            {"send": "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}"}
+        ]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    assert_eq!(p.recv()["id"], "s");
+    p.send(&json!({"jsonrpc":"2.0","id":"s","result":{"roots":[],"protocolVersion":"2025-03-26"}}));
+    assert_eq!(p.recv()["id"], 0);
+    p.finish_cleanly();
+    let versions: Vec<(String, String, Value)> = read_log(&log)
+        .iter()
+        .filter(|r| r["kind"] == "success_response")
+        .map(|r| {
+            let dir = r["dir"].as_str().unwrap().to_owned();
+            let id = r["id"].as_str().unwrap().to_owned();
+            (dir, id, r["protocol_version"].clone())
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            ("s2c".into(), "1".into(), Value::Null),
+            ("c2s".into(), "\"s\"".into(), Value::Null),
+            ("s2c".into(), "0".into(), json!("2025-11-25")),
+        ]
+    );
+}
+
+/// What stderr shows of a bad line is one line of text: a carriage return in it (a line end
+/// to a universal-newline reader, which read one report as two) and other control characters
+/// (a terminal's escape sequences, from a peer, raw or in a method name decoded) are shown
+/// escaped.
+#[test]
+fn stderr_shows_control_characters_of_a_bad_line_escaped() {
+    let mut p = Proxy::spawn(&[], &["sh", "-c", "cat >/dev/null"]);
+    p.send_raw(b"not json\rstill\x1b[31m red\x07\n");
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    // A method name is decoded: its escapes are control characters again.
+    p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"m\\u001b[2J\"}\n");
+    let done = p.finish_cleanly();
+    assert!(
+        done.stderr.contains(r"unanswered request 9 (m\x1b[2J)"),
+        "{:?}",
+        done.stderr
+    );
+    let report = done
+        .stderr
+        .lines()
+        .find(|l| l.contains("not_json"))
+        .unwrap_or_else(|| panic!("{}", done.stderr));
+    assert!(
+        !done.stderr.contains(['\r', '\x1b', '\x07']),
+        "{:?}",
+        done.stderr
+    );
+    assert!(
+        report.ends_with(r"not json\rstill\x1b[31m red\x07 [not forwarded]"),
+        "{report:?}"
+    );
 }

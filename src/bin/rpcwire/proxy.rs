@@ -36,6 +36,14 @@ use crate::session::{
     Verdict, Violation,
 };
 
+/// `eprintln!`, without its panic when stderr cannot be written (a client that closed the
+/// read end of our stderr): what the proxy says there is lost, and nothing else is.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(io::stderr(), $($arg)*);
+    }};
+}
+
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -109,8 +117,8 @@ pub struct ProxyArgs {
     /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
     /// JSON-RPC has no cancellation); the server's late reply is dropped. MCP 2026-07-28's
     /// `subscriptions/listen`, a stream its result closes, never times out, nor does MCP's
-    /// `tasks/result`, which waits until its task ends.
-    #[arg(long, value_name = "MS")]
+    /// `tasks/result`, which waits until its task ends. At least 1.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: Option<u64>,
     /// Drop invalid client messages and over-long lines silently instead of answering them
     /// with the error reply the protocol calls for.
@@ -129,13 +137,14 @@ pub struct ProxyArgs {
     /// left out for an over-long line the proxy reported before its end came (discarded as it
     /// comes, never held, its length is not known), reply: the error reply the proxy sent in
     /// its place, violation; a batch's record is followed by one per
-    /// element, with its index as element), plus timeout, owed_answered (a reply to an invalid
+    /// element, with its index as element, and has dropped: true when the batch is dropped
+    /// whole, not forwarded), plus timeout, owed_answered (a reply to an invalid
     /// element of a timed-out batch, sent by the proxy) and unanswered events and the
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
-    /// Print the counters to stderr (and to the --log file) every this many seconds, at
-    /// least 1; without it, only at exit.
+    /// Print the counters to stderr (and to the --log file, which is flushed then) every this
+    /// many seconds, at least 1; without it, only at exit.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
@@ -342,6 +351,24 @@ fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
     out.freeze()
 }
 
+/// `text` as one line of plain text for stderr: its control characters (a `\r`, a line end
+/// to a universal-newline reader; a terminal's escape sequences, from a peer) escaped as
+/// `\r`, `\x1b`, ….
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = core::fmt::Write::write_fmt(&mut out, format_args!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// How many of a batch's elements get a line of their own on stderr; the rest are counted
 /// on one more line (the log has them all).
 const REPORTED_ELEMENTS: usize = 16;
@@ -452,8 +479,8 @@ impl Shared {
         };
         let mut state = self.lock();
         let described = match item {
-            Seen::Message(msg, _) => self.describe(&state.session, Ok(msg)),
-            Seen::Rejected(rej, _) => self.describe(&state.session, Err(rej)),
+            Seen::Message(msg, _) => self.describe(dir, &state.session, Ok(msg)),
+            Seen::Rejected(rej, _) => self.describe(dir, &state.session, Err(rej)),
             Seen::TooLong(_) => Described::too_long(),
         };
         // The tools of a success answering a client's tools/list the session checks: read
@@ -501,7 +528,7 @@ impl Shared {
             let elements = batch.raw.elements().zip(batch.decode(decoder));
             for (index, (raw, element)) in elements.enumerate() {
                 let bytes = raw.as_bytes();
-                let described = self.describe(&state.session, element.as_ref());
+                let described = self.describe(dir, &state.session, element.as_ref());
                 let obs = described.observation();
                 let element_verdict = state.session.observe_element(dir, &obs, now);
                 let v = element_verdict.violation;
@@ -556,19 +583,19 @@ impl Shared {
             " [not forwarded]"
         };
         let show =
-            |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into_owned();
+            |bytes: &[u8]| printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(120)]));
         let token = |id: Option<Id<'_>>| {
             id.map_or("-".into(), |id| {
-                String::from_utf8_lossy(id.raw()).into_owned()
+                printable(&String::from_utf8_lossy(id.raw()))
             })
         };
         if let Some(v) = verdict.violation {
             // What is wrong with a tools/list result is in its tools, deep in the frame.
             let detail = match (v, obs.invalid_tools) {
-                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {tools}"),
+                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
-            eprintln!(
+            say!(
                 "rpcwire proxy: {}: {} (kind {}, id {}){detail}{not_forwarded}",
                 dir.as_str(),
                 v.as_str(),
@@ -577,7 +604,7 @@ impl Shared {
             );
         }
         for (v, kind, id, index, bytes, element_cut) in reports {
-            eprintln!(
+            say!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
                 v.as_str(),
@@ -591,7 +618,7 @@ impl Shared {
             );
         }
         if unreported > 0 {
-            eprintln!(
+            say!(
                 "rpcwire proxy: {}: {unreported} more violations in elements of the same batch",
                 dir.as_str()
             );
@@ -599,17 +626,21 @@ impl Shared {
         observed
     }
 
-    /// What the session is told of a decoded frame; protocol versions are read only while the
-    /// session needs them: from the reply to `initialize` while it is awaited, from a
-    /// request's `_meta` while the requests may tell it ([`Session::reads_request_versions`]).
+    /// What the session is told of a decoded frame sent in `dir`; protocol versions are read
+    /// only while the session needs them: from the server's reply to `initialize` while it is
+    /// awaited (no other result's), from a request's `_meta` while the requests may tell it
+    /// ([`Session::reads_request_versions`]).
     fn describe<'a>(
         &self,
+        dir: Dir,
         session: &Session,
         decoded: Result<&Message<'a>, &Rejection<'a>>,
     ) -> Described<'a> {
         let mut described = Described::of(decoded, self.mcp);
-        if let (Ok(msg), true) = (decoded, session.awaits_initialize_reply()) {
-            described.read_protocol_version(msg);
+        if let Ok(msg @ Message::Response(r)) = decoded {
+            if session.is_initialize_reply(dir, r.id) {
+                described.read_protocol_version(msg);
+            }
         }
         // (A second lookup in each request's params: only while the session needs it.)
         if let (Ok(msg), true) = (decoded, session.reads_request_versions()) {
@@ -621,9 +652,15 @@ impl Shared {
     fn print_counters(&self, label: &str) {
         let mut state = self.lock();
         let counters = state.session.counters.to_json();
-        eprintln!("rpcwire proxy: {label}: {counters}");
+        say!("rpcwire proxy: {label}: {counters}");
         let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
         state.write_log(record.as_bytes());
+        // Out to the file now, with every record before them, for whoever follows the log
+        // during the session: the buffer holds a megabyte, which a quiet session takes
+        // hours to fill. (At most once a second; the summary's flush reports its errors.)
+        if let Some(log) = state.log.as_mut() {
+            let _ = log.flush();
+        }
     }
 }
 
@@ -1007,7 +1044,7 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("rpcwire proxy: cannot start the runtime: {e}");
+            say!("rpcwire proxy: cannot start the runtime: {e}");
             return ExitCode::from(2);
         }
     };
@@ -1024,7 +1061,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             // A large buffer: a record per message, one write per megabyte.
             Ok(f) => Some(BufWriter::with_capacity(1 << 20, f)),
             Err(e) => {
-                eprintln!(
+                say!(
                     "rpcwire proxy: cannot write the log {}: {e}",
                     path.display()
                 );
@@ -1044,7 +1081,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     {
         Ok(child) => child,
         Err(e) => {
-            eprintln!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
+            say!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
             return ExitCode::from(2);
         }
     };
@@ -1195,10 +1232,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                     if shared.quiet {
                         return;
                     }
-                    eprintln!(
+                    say!(
                         "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
-                        String::from_utf8_lossy(e.id.as_id().raw()),
-                        e.method,
+                        printable(&String::from_utf8_lossy(e.id.as_id().raw())),
+                        printable(&e.method),
                         if e.cancel_on_server {
                             ", cancelled on the server"
                         } else if shared.mcp {
@@ -1228,7 +1265,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             }
                             push_owed_replies(&mut array, &mut replies, &owed);
                             if !shared.quiet && !owed.is_empty() {
-                                eprintln!(
+                                say!(
                                     "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
                                     owed.len()
                                 );
@@ -1318,7 +1355,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 read_for += DRAIN_POLL;
                 if read_for >= DRAIN_AFTER_EXIT {
                     if !args.quiet {
-                        eprintln!(
+                        say!(
                             "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
                         );
                     }
@@ -1327,7 +1364,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             } else if waited >= DRAIN_AFTER_EXIT && !told {
                 told = true;
                 if !args.quiet {
-                    eprintln!(
+                    say!(
                         "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it"
                     );
                 }
@@ -1353,7 +1390,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     tokio::select! {
         () = output_done => {}
         () = signalled_then_grace => if !args.quiet {
-            eprintln!(
+            say!(
                 "rpcwire proxy: signalled, and the client has not taken the server's last output; not waiting for it"
             );
         }
@@ -1372,10 +1409,11 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         let unanswered = state.session.finish();
         for (dir, id, method) in &unanswered {
             if !args.quiet {
-                eprintln!(
-                    "rpcwire proxy: {}: unanswered request {} ({method})",
+                say!(
+                    "rpcwire proxy: {}: unanswered request {} ({})",
                     dir.as_str(),
-                    String::from_utf8_lossy(id.as_id().raw())
+                    printable(&String::from_utf8_lossy(id.as_id().raw())),
+                    printable(method)
                 );
             }
             let v = Violation::Unanswered;
@@ -1385,13 +1423,13 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     shared.print_counters("summary");
     if let Some(log) = shared.lock().log.as_mut() {
         if let Err(e) = log.flush() {
-            eprintln!("rpcwire proxy: writing the log: {e}");
+            say!("rpcwire proxy: writing the log: {e}");
         }
     }
     match status {
         Ok(status) => exit_code(status),
         Err(e) => {
-            eprintln!("rpcwire proxy: waiting for the server: {e}");
+            say!("rpcwire proxy: waiting for the server: {e}");
             ExitCode::from(2)
         }
     }

@@ -217,10 +217,10 @@ impl Session {
         self.recent[slot(dir)].push(key);
     }
 
-    /// Whether the reply to the client's `initialize` is still to come (the only reply whose
-    /// `protocolVersion` the session reads).
-    pub fn awaits_initialize_reply(&self) -> bool {
-        self.initialize.is_some()
+    /// Whether a message sent in `dir` with the id `id` would be the reply to the client's
+    /// `initialize`, still awaited (the only reply whose `protocolVersion` the session reads).
+    pub fn is_initialize_reply(&self, dir: Dir, id: Id<'_>) -> bool {
+        dir == Dir::S2c && self.is_initialize(id)
     }
 
     /// The session's protocol version, once known: the `protocolVersion` of the server's
