@@ -78,6 +78,20 @@ struct Finished {
     sent: Vec<u8>,
 }
 
+/// Waits for the proxy to exit, failing (after killing it) past `deadline`.
+fn wait_exit(child: &mut Child, deadline: Instant) -> std::process::ExitStatus {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the proxy did not exit in time");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 impl Proxy {
     fn spawn(options: &[&str], server: &[&str]) -> Proxy {
         let mut child = Command::new(BIN)
@@ -190,17 +204,7 @@ impl Proxy {
     /// Waits for the proxy to exit (fails after `WAIT`), collecting the rest of its output.
     fn finish(mut self) -> Finished {
         use std::os::unix::process::ExitStatusExt;
-        let deadline = Instant::now() + WAIT;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the proxy did not exit in time");
-            }
-            thread::sleep(Duration::from_millis(10));
-        };
+        let status = wait_exit(&mut self.child, Instant::now() + WAIT);
         while let Ok(line) = self.lines.recv_timeout(WAIT) {
             self.received.extend_from_slice(&line);
         }
@@ -946,16 +950,7 @@ fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
         thread::sleep(Duration::from_millis(10));
     }
     kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the proxy did not exit in time");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_exit(&mut child, deadline);
     assert_eq!(status.code(), Some(5), "the server's own exit status");
 }
 
@@ -2586,16 +2581,7 @@ fn a_closed_stderr_loses_the_reports_only() {
     drop(stdin);
     assert_eq!(next()["method"], "notifications/stdin_closed");
     let deadline = Instant::now() + WAIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the proxy did not exit in time");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
+    let status = wait_exit(&mut child, deadline);
     assert_eq!(status.code(), Some(0), "the server's status, not a panic's");
 }
 
