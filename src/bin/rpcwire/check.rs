@@ -17,7 +17,7 @@ use rpcwire::{
 };
 use serde_json::{json, Value};
 
-use crate::session::{kind_of, may_answer, Described, MAX_ERROR_CODES, OTHER_CODES};
+use crate::session::{kind_of, may_answer, CodeCounts, Described};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
@@ -458,10 +458,9 @@ fn record_of(
 struct Summary {
     messages: u64,
     by_kind: BTreeMap<&'static str, u64>,
-    /// At most [`MAX_ERROR_CODES`] codes; the rest are counted in `other_error_codes` (a
-    /// stream inventing codes must not grow the summary, and the memory, without bound).
-    by_error_code: BTreeMap<i64, u64>,
-    other_error_codes: u64,
+    /// At most 256 codes, the rest together (a stream inventing codes must not grow the
+    /// summary, and the memory, without bound): as the session's counters count them.
+    by_error_code: CodeCounts,
     by_reply_code: BTreeMap<i64, u64>,
     /// Rejected elements of batches (the batches themselves count as `batch`).
     invalid_batch_elements: u64,
@@ -472,13 +471,7 @@ impl Summary {
         self.messages += 1;
         *self.by_kind.entry(r.kind).or_default() += 1;
         if let Some(c) = r.error_code {
-            if let Some(n) = self.by_error_code.get_mut(&c) {
-                *n += 1;
-            } else if self.by_error_code.len() < MAX_ERROR_CODES {
-                self.by_error_code.insert(c, 1);
-            } else {
-                self.other_error_codes += 1;
-            }
+            self.by_error_code.add(c);
         }
         if let Some((c, _)) = r.reply {
             *self.by_reply_code.entry(c).or_default() += 1;
@@ -505,10 +498,11 @@ impl Summary {
         let codes = |m: &BTreeMap<i64, u64>| -> serde_json::Map<String, Value> {
             m.iter().map(|(k, v)| (k.to_string(), json!(v))).collect()
         };
-        let mut by_error_code = codes(&self.by_error_code);
-        if self.other_error_codes > 0 {
-            by_error_code.insert(OTHER_CODES.into(), json!(self.other_error_codes));
-        }
+        let by_error_code: serde_json::Map<String, Value> = self
+            .by_error_code
+            .to_json_entries("")
+            .map(|(k, n)| (k, json!(n)))
+            .collect();
         let mut summary = json!({"summary": {
             "messages": self.messages,
             "valid": self.valid(),
@@ -821,11 +815,11 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         for (kind, n) in &summary.by_kind {
             writeln!(out, "  {kind}: {n}")?;
         }
-        for (code, n) in &summary.by_error_code {
+        for (code, n) in summary.by_error_code.iter() {
             writeln!(out, "  error responses with code {code}: {n}")?;
         }
-        if summary.other_error_codes > 0 {
-            let n = summary.other_error_codes;
+        if summary.by_error_code.other() > 0 {
+            let n = summary.by_error_code.other();
             writeln!(out, "  error responses with other codes: {n}")?;
         }
         for (code, n) in &summary.by_reply_code {

@@ -190,19 +190,17 @@ impl<W: Write> Report<W> {
             for ((dir, v), n) in &counters.violations {
                 writeln!(self.out, "  {} {}: {n}", dir.as_str(), v.as_str())?;
             }
-            for ((dir, code), n) in &counters.errors_by_code {
-                writeln!(
-                    self.out,
-                    "  {} error responses with code {code}: {n}",
-                    dir.as_str()
-                )?;
+            for (dir, codes) in &counters.errors_by_code {
+                for (code, n) in codes.iter() {
+                    let dir = dir.as_str();
+                    writeln!(self.out, "  {dir} error responses with code {code}: {n}")?;
+                }
             }
-            for (dir, n) in &counters.other_error_codes {
-                writeln!(
-                    self.out,
-                    "  {} error responses with other codes: {n}",
-                    dir.as_str()
-                )?;
+            for (dir, codes) in &counters.errors_by_code {
+                if codes.other() > 0 {
+                    let (dir, n) = (dir.as_str(), codes.other());
+                    writeln!(self.out, "  {dir} error responses with other codes: {n}")?;
+                }
             }
         }
         self.out.flush()?;

@@ -18,19 +18,55 @@ pub const MAX_ERROR_CODES: usize = 256;
 /// The counter of the error replies whose code came after the first [`MAX_ERROR_CODES`].
 pub const OTHER_CODES: &str = "(other)";
 
+/// Counts by code: the first [`MAX_ERROR_CODES`] distinct codes each under its own, the rest
+/// together (a peer inventing codes must not grow the counters, nor a summary, without bound).
+#[derive(Debug, Default)]
+pub struct CodeCounts {
+    counts: BTreeMap<i64, u64>,
+    other: u64,
+}
+
+impl CodeCounts {
+    /// Counts one `code`.
+    pub fn add(&mut self, code: i64) {
+        if let Some(count) = self.counts.get_mut(&code) {
+            *count += 1;
+        } else if self.counts.len() < MAX_ERROR_CODES {
+            self.counts.insert(code, 1);
+        } else {
+            self.other += 1;
+        }
+    }
+
+    /// The codes counted under their own, in order, with their counts.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        self.counts.iter().map(|(&code, &n)| (code, n))
+    }
+
+    /// How many came with a code past the first [`MAX_ERROR_CODES`].
+    pub fn other(&self) -> u64 {
+        self.other
+    }
+
+    /// As JSON: each code's count by its decimal spelling, the rest under [`OTHER_CODES`]
+    /// (when there are any), each key after `prefix`.
+    pub fn to_json_entries(&self, prefix: &str) -> impl Iterator<Item = (String, u64)> + '_ {
+        let other = (self.other > 0).then(|| (format!("{prefix}{OTHER_CODES}"), self.other));
+        let prefix = prefix.to_string();
+        self.iter()
+            .map(move |(code, n)| (format!("{prefix}{code}"), n))
+            .chain(other)
+    }
+}
+
 /// The numbers worth alerting on.
 #[derive(Debug, Default)]
 pub struct Counters {
     pub messages: BTreeMap<(Dir, &'static str), u64>,
     /// At most [`MAX_METHODS`] names per direction; the rest are counted as `(other)`.
     pub requests_by_method: BTreeMap<Dir, BTreeMap<Arc<str>, u64>>,
-    /// At most [`MAX_ERROR_CODES`] codes per direction; the rest are counted in
-    /// `other_error_codes`.
-    pub errors_by_code: BTreeMap<(Dir, i64), u64>,
-    pub other_error_codes: BTreeMap<Dir, u64>,
-    /// How many codes `errors_by_code` holds per direction (so that a new code is counted in
-    /// constant time, not by counting the codes already there).
-    distinct_error_codes: BTreeMap<Dir, usize>,
+    /// Per direction, at most [`MAX_ERROR_CODES`] codes, the rest together.
+    pub errors_by_code: BTreeMap<Dir, CodeCounts>,
     pub violations: BTreeMap<(Dir, Violation), u64>,
 }
 
@@ -59,18 +95,7 @@ impl Counters {
 
     /// Counts an error reply by its code.
     pub(super) fn count_error(&mut self, dir: Dir, code: i64) {
-        if let Some(count) = self.errors_by_code.get_mut(&(dir, code)) {
-            *count += 1;
-            return;
-        }
-        let distinct = self.distinct_error_codes.entry(dir).or_default();
-        if *distinct < MAX_ERROR_CODES {
-            *distinct += 1;
-            self.errors_by_code.insert((dir, code), 1);
-        } else {
-            // A peer inventing codes must not grow the counters without bound.
-            *self.other_error_codes.entry(dir).or_default() += 1;
-        }
+        self.errors_by_code.entry(dir).or_default().add(code);
     }
 
     pub fn total_violations(&self) -> u64 {
@@ -84,7 +109,7 @@ impl Counters {
         json!({
             "messages": map(self.messages.iter().map(|((d, k), n)| (format!("{}/{k}", d.as_str()), *n)).collect()),
             "requests_by_method": map(self.requests_by_method.iter().flat_map(|(d, m)| m.iter().map(move |(m, n)| (format!("{}/{m}", d.as_str()), *n))).collect()),
-            "errors_by_code": map(self.errors_by_code.iter().map(|((d, c), n)| (format!("{}/{c}", d.as_str()), *n)).chain(self.other_error_codes.iter().map(|(d, n)| (format!("{}/{OTHER_CODES}", d.as_str()), *n))).collect()),
+            "errors_by_code": map(self.errors_by_code.iter().flat_map(|(d, codes)| codes.to_json_entries(&format!("{}/", d.as_str())).collect::<Vec<_>>()).collect()),
             "violations": map(self.violations.iter().map(|((d, v), n)| (format!("{}/{}", d.as_str(), v.as_str()), *n)).collect()),
             "total_violations": self.total_violations(),
         })

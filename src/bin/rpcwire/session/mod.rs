@@ -26,7 +26,7 @@ mod violation;
 mod waiting;
 
 pub use batch::InPlace;
-pub use counters::{MAX_ERROR_CODES, OTHER_CODES};
+pub use counters::CodeCounts;
 pub use described::Described;
 pub use dir::Dir;
 pub use kind::{kind_name, kind_of, may_answer};
