@@ -8,14 +8,22 @@
 //! the gateway answers `ping` and refuses the others with -32601. Its notifications other
 //! than progress and listen streams are printed as dropped.)
 //!
+//! The gateway owns the upstream session (MCP's lifecycle, up to 2025-11-25): the first
+//! client's `initialize` goes upstream under the gateway's own id, and once its result comes
+//! the gateway sends `notifications/initialized` upstream, once. Every client, then or later,
+//! gets that result under its own id: the upstream speaks one protocol version, the one it
+//! chose, and a client that does not speak it disconnects, as MCP's negotiation says. The
+//! clients' own `notifications/initialized` stay here, and a client's requests other than
+//! `ping` are refused with -32600 until its `initialize` is answered.
+//!
 //! `cargo run --example gateway` plays a short scenario and prints every line the gateway
 //! writes.
 
 use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
-    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, IdRemapper, LineFramer, Message,
-    RawJson, ReplyId, Role,
+    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdRemapper, LineFramer,
+    Message, RawJson, Rejection, ReplyId, Request, Role,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -23,6 +31,28 @@ const TIMEOUT: u64 = 30_000;
 /// Longest line accepted from a client, in bytes (the client framers' limit; the decoders
 /// keep their 16 MiB default).
 const MAX_FRAME: usize = 1 << 20;
+/// The id of the gateway's own `initialize` upstream: a string, which `IdRemapper` (whose
+/// tokens are integers) never mints.
+const HANDSHAKE_ID: &str = "gateway-initialize";
+const HANDSHAKE_TOKEN: &[u8] = b"\"gateway-initialize\"";
+
+/// A client's `initialize` waiting for the upstream's result.
+struct Waiter {
+    client: usize,
+    id: IdBuf,
+    deadline: u64,
+}
+
+/// Where the upstream session is in MCP's lifecycle.
+enum Handshake {
+    /// No `initialize` sent upstream yet (or the last one failed: the next client's is sent).
+    NotStarted,
+    /// Our `initialize` is upstream; these clients wait for its result.
+    Initializing(Vec<Waiter>),
+    /// The upstream answered, and got `notifications/initialized`: its result, the answer to
+    /// every client's `initialize`.
+    Ready(Vec<u8>),
+}
 
 pub struct Gateway {
     /// The requests in flight: which client sent each, and its method.
@@ -34,6 +64,11 @@ pub struct Gateway {
     /// One framer and read buffer per client: a line split across reads waits in its buffer.
     framers: Vec<LineFramer>,
     reads: Vec<BytesMut>,
+    /// The upstream session's handshake.
+    handshake: Handshake,
+    /// Whether each client's `initialize` was answered with a result: until then its requests
+    /// (but `ping`) are refused, as an MCP server may before the handshake.
+    initialized: Vec<bool>,
     /// Lines to write upstream, and to each client.
     pub upstream: BytesMut,
     pub clients: Vec<BytesMut>,
@@ -52,6 +87,8 @@ impl Gateway {
             from_upstream: Decoder::new(options(Role::Client)),
             framers: (0..clients).map(|_| LineFramer::new(MAX_FRAME)).collect(),
             reads: vec![BytesMut::new(); clients],
+            handshake: Handshake::NotStarted,
+            initialized: vec![false; clients],
             upstream: BytesMut::new(),
             clients: vec![BytesMut::new(); clients],
         }
@@ -76,6 +113,15 @@ impl Gateway {
     fn client_line(&mut self, client: usize, frame: &[u8], now: u64) {
         let out = &mut self.clients[client];
         match self.from_clients.decode(frame) {
+            Ok(Message::Request(req)) if req.method.eq_str(mcp::methods::INITIALIZE) => {
+                self.client_initialize(client, req, now);
+            }
+            Ok(Message::Request(req))
+                if !self.initialized[client] && !req.method.eq_str(mcp::methods::PING) =>
+            {
+                let message = "Invalid Request: initialize first";
+                encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
+            }
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
                 // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open.
@@ -96,18 +142,13 @@ impl Gateway {
                 }
             }
             Ok(Message::Notification(n)) => {
-                // A cancellation goes upstream under our token, except for `initialize`,
-                // which MCP forbids cancelling. Other notifications are the gateway's own
-                // business (here: dropped).
-                if let Some(c) = mcp::Cancelled::from_notification(&n) {
-                    let initialize = self
-                        .remap
-                        .get(&client, c.request_id)
-                        .is_some_and(|(_, method)| method == mcp::methods::INITIALIZE);
-                    if !initialize {
-                        self.remap
-                            .forward_cancel(&client, frame, &n, &mut self.upstream);
-                    }
+                // A cancellation goes upstream under our token (never one of `initialize`,
+                // which is the gateway's own upstream, and which MCP forbids cancelling).
+                // Other notifications are the gateway's own business (here: dropped), the
+                // clients' `notifications/initialized` first: the upstream gets the gateway's.
+                if mcp::Cancelled::from_notification(&n).is_some() {
+                    self.remap
+                        .forward_cancel(&client, frame, &n, &mut self.upstream);
                 }
             }
             // A client's reply to a server request: this gateway sends none.
@@ -122,10 +163,86 @@ impl Gateway {
         }
     }
 
+    /// A client's `initialize`: the first goes upstream under our id; the others wait for
+    /// its result, or are answered with it. Its params go as the client sent them: the
+    /// upstream sees the first client's version, capabilities and name.
+    fn client_initialize(&mut self, client: usize, req: Request<'_>, now: u64) {
+        if self.initialized[client] {
+            let message = "Invalid Request: already initialized";
+            let out = &mut self.clients[client];
+            encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
+            return;
+        }
+        let waiter = Waiter {
+            client,
+            id: req.id.to_owned_id(),
+            deadline: now + TIMEOUT,
+        };
+        match &mut self.handshake {
+            Handshake::NotStarted => {
+                let id = Id::from_token(HANDSHAKE_TOKEN).expect("a JSON string");
+                let method = mcp::methods::INITIALIZE;
+                encode::write_request(&mut self.upstream, id, method, req.params);
+                self.handshake = Handshake::Initializing(vec![waiter]);
+            }
+            Handshake::Initializing(waiting) => waiting.push(waiter),
+            Handshake::Ready(result) => {
+                answer_initialize(&mut self.clients[client], req.id, result);
+                self.initialized[client] = true;
+            }
+        }
+    }
+
+    /// The upstream's reply to our `initialize`. A result readies the session: the upstream
+    /// gets `notifications/initialized`, and each waiting client the result. An error (or
+    /// an invalid reply) goes to each waiting client, and the next `initialize` tries again.
+    fn handshake_reply(&mut self, reply: Result<Message<'_>, Rejection<'_>>) {
+        let Handshake::Initializing(waiting) =
+            std::mem::replace(&mut self.handshake, Handshake::NotStarted)
+        else {
+            println!("(dropped from upstream: a reply to no initialize in flight)");
+            return;
+        };
+        for waiter in &waiting {
+            let out = &mut self.clients[waiter.client];
+            let id = waiter.id.as_id();
+            match &reply {
+                Ok(Message::Response(response)) => {
+                    encode::write_response(out, id, response.result);
+                    self.initialized[waiter.client] = true;
+                }
+                Ok(Message::ErrorResponse(e)) => {
+                    let message = e.error.message.decode();
+                    encode::write_error(out, id, e.error.code, &message, e.error.data);
+                }
+                _ => {
+                    let message = "Internal error: invalid reply upstream";
+                    encode::write_error(out, id, ErrorCode::INTERNAL_ERROR, message, None);
+                }
+            }
+        }
+        if let Ok(Message::Response(response)) = reply {
+            encode::write_notification(&mut self.upstream, mcp::methods::INITIALIZED, None);
+            self.handshake = Handshake::Ready(response.result.as_bytes().to_vec());
+        }
+    }
+
     /// One line from the upstream, at time `now`.
     pub fn upstream_line(&mut self, frame: &[u8], now: u64) {
+        let decoded = self.from_upstream.decode(frame);
+        let reply_id = match &decoded {
+            Ok(msg @ (Message::Response(_) | Message::ErrorResponse(_))) => msg.id(),
+            Err(rejection) if rejection.is_response() => rejection.id(),
+            _ => None,
+        };
+        let handshake = reply_id
+            .and_then(|id| id.as_str())
+            .is_some_and(|id| id.eq_str(HANDSHAKE_ID));
+        if handshake {
+            return self.handshake_reply(decoded);
+        }
         let mut routed = BytesMut::new();
-        let client = match self.from_upstream.decode(frame) {
+        let client = match decoded {
             // (An error response's null id names no token of ours: `Miss::Unknown`.)
             Ok(msg @ (Message::Response(_) | Message::ErrorResponse(_))) => msg
                 .id()
@@ -210,9 +327,10 @@ impl Gateway {
         }
     }
 
-    /// Time passes: requests past their deadline are answered here and, except `initialize`
-    /// (which MCP forbids cancelling), cancelled upstream.
-    fn tick(&mut self, now: u64) {
+    /// Time passes: requests past their deadline are answered here and cancelled upstream.
+    /// A client's `initialize` is answered too, but ours stays upstream (MCP forbids
+    /// cancelling it): its result, when it comes, still readies the session.
+    pub fn tick(&mut self, now: u64) {
         let expired: Vec<_> = self.remap.expire(now).collect();
         for (token, origin) in expired {
             encode::write_error(
@@ -222,29 +340,41 @@ impl Gateway {
                 "Request timed out",
                 None,
             );
-            if origin.value != mcp::methods::INITIALIZE {
-                mcp::write_cancelled(
-                    &mut self.upstream,
-                    token.to_id(&mut [0; 20]),
-                    Some("timed out"),
+            mcp::write_cancelled(
+                &mut self.upstream,
+                token.to_id(&mut [0; 20]),
+                Some("timed out"),
+            );
+        }
+        if let Handshake::Initializing(waiting) = &mut self.handshake {
+            for waiter in waiting.extract_if(.., |w| w.deadline <= now) {
+                encode::write_error(
+                    &mut self.clients[waiter.client],
+                    waiter.id.as_id(),
+                    ErrorCode::INTERNAL_ERROR,
+                    "Request timed out",
+                    None,
                 );
             }
         }
     }
 
     /// `client`'s connection closed: its requests are forgotten (a late reply is dropped as
-    /// stale) and, except `initialize`, cancelled upstream. A listen stream, which has no
-    /// deadline, would otherwise stay open upstream and in the table forever.
-    fn client_closed(&mut self, client: usize) {
-        for (token, origin) in self.remap.drop_client(&client) {
-            if origin.value != mcp::methods::INITIALIZE {
-                mcp::write_cancelled(
-                    &mut self.upstream,
-                    token.to_id(&mut [0; 20]),
-                    Some("the client went away"),
-                );
-            }
+    /// stale) and cancelled upstream. A listen stream, which has no deadline, would otherwise
+    /// stay open upstream and in the table forever. Its `initialize`, if it waits, is
+    /// forgotten too (ours stays upstream: the session is the gateway's).
+    pub fn client_closed(&mut self, client: usize) {
+        for (token, _) in self.remap.drop_client(&client) {
+            mcp::write_cancelled(
+                &mut self.upstream,
+                token.to_id(&mut [0; 20]),
+                Some("the client went away"),
+            );
         }
+        if let Handshake::Initializing(waiting) = &mut self.handshake {
+            waiting.retain(|w| w.client != client);
+        }
+        self.initialized[client] = false;
         // The slot may serve a new connection: nothing of this one's lines is kept.
         self.reads[client].clear();
         self.framers[client] = LineFramer::new(MAX_FRAME);
@@ -253,7 +383,7 @@ impl Gateway {
     /// The upstream's connection closed: every request in flight is answered, since no reply
     /// will come (a listen stream, which has no deadline, would wait forever). What is left to
     /// write upstream is dropped.
-    fn upstream_closed(&mut self) {
+    pub fn upstream_closed(&mut self) {
         for (_, origin) in self.remap.drain() {
             encode::write_error(
                 &mut self.clients[origin.client],
@@ -275,6 +405,18 @@ impl Gateway {
     }
 }
 
+/// Answers a client's `initialize` (id `id`) with the upstream's `result`.
+fn answer_initialize(out: &mut BytesMut, id: Id<'_>, result: &[u8]) {
+    match RawJson::new(result) {
+        Some(result) => encode::write_response(out, id, result),
+        // (Never: the bytes are a result the upstream decoder read.)
+        None => {
+            let message = "Internal error: the upstream's initialize result";
+            encode::write_error(out, id, ErrorCode::INTERNAL_ERROR, message, None);
+        }
+    }
+}
+
 fn print_lines(to: &str, bytes: &[u8]) {
     for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         println!("-> {to}: {}", String::from_utf8_lossy(line));
@@ -283,6 +425,36 @@ fn print_lines(to: &str, bytes: &[u8]) {
 
 fn main() {
     let mut gw = Gateway::new(2);
+    // The handshake: client 0's `initialize` goes upstream under the gateway's id, its
+    // `tools/list` sent too early is refused, and client 1's `initialize` waits for the
+    // result. Then the upstream gets `notifications/initialized`, once, and both clients the
+    // result under their own ids; their own `notifications/initialized` go no further.
+    gw.client_read(
+        0,
+        br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c0","version":"1"}}}
+{"jsonrpc":"2.0","id":9,"method":"tools/list"}
+"#,
+        0,
+    );
+    gw.client_read(
+        1,
+        br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c1","version":"1"}}}
+"#,
+        0,
+    );
+    gw.flush();
+    gw.upstream_line(
+        br#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"upstream","version":"1"}}}"#,
+        0,
+    );
+    for client in 0..2 {
+        gw.client_read(
+            client,
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+            0,
+        );
+    }
+    gw.flush();
     // Both clients use id 1 and progress token "p"; client 1's line comes in two reads.
     gw.client_read(
         0,
@@ -339,16 +511,6 @@ fn main() {
     gw.flush();
     gw.tick(4 + TIMEOUT);
     gw.flush();
-    // An `initialize` that times out is answered here but not cancelled upstream.
-    gw.client_read(
-        1,
-        br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c1","version":"1"}}}
-"#,
-        10 + TIMEOUT,
-    );
-    gw.flush();
-    gw.tick(10 + 2 * TIMEOUT);
-    gw.flush();
     // Both clients open an MCP 2026-07-28 `subscriptions/listen` stream with id "l": it has no
     // deadline, and each change the upstream stamps with a stream's token goes back to the
     // client that opened it, under its own id, until the upstream's result closes the stream.
@@ -365,16 +527,16 @@ fn main() {
         20 + 2 * TIMEOUT,
     );
     gw.upstream_line(
-        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1048577,"progress":1}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":786433,"progress":1}}"#,
         20 + 2 * TIMEOUT,
     );
     gw.flush();
     gw.tick(20 + 4 * TIMEOUT);
-    // (Tokens 1048577 and 262146, printed above: slots 1 and 2 again.)
+    // (Tokens 786433 and 262146, printed above: slots 1 and 2 again.)
     gw.upstream_line(
         br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":262146}}}"#, 20 + 4 * TIMEOUT);
     gw.upstream_line(
-        br#"{"jsonrpc":"2.0","id":1048577,"result":{}}"#,
+        br#"{"jsonrpc":"2.0","id":786433,"result":{}}"#,
         20 + 4 * TIMEOUT,
     );
     gw.upstream_line(
@@ -393,7 +555,7 @@ fn main() {
     );
     gw.client_closed(0);
     gw.flush();
-    // (Upstream ids 524290 and 1310721, printed above.)
+    // (Upstream ids 524290 and 1048577, printed above.)
     gw.upstream_line(
         br#"{"jsonrpc":"2.0","id":524290,"result":{"content":[]}}"#,
         now,

@@ -104,6 +104,14 @@ fn gateway_example_routes_every_line() {
     assert_eq!(
         run_example("gateway"),
         [
+            // The handshake: one `initialize` upstream, under the gateway's id; a request before
+            // the client's `initialize` is answered is refused; once the upstream answers, it gets
+            // `notifications/initialized` and each client the result under its own id.
+            r#"-> upstream: {"jsonrpc":"2.0","id":"gateway-initialize","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c0","version":"1"}}}"#,
+            r#"-> client 0: {"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"Invalid Request: initialize first"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"-> client 0: {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"upstream","version":"1"}}}"#,
+            r#"-> client 1: {"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"upstream","version":"1"}}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":1}}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast","_meta":{"progressToken":2}}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
@@ -117,12 +125,9 @@ fn gateway_example_routes_every_line() {
             r#"-> client 0: {"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"the client already has a request with this id in flight"}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524289,"reason":"timed out"}}"#,
             r#"-> client 0: {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Request timed out"}}"#,
-            // A timed-out `initialize` is not cancelled upstream (MCP forbids it).
-            r#"-> upstream: {"jsonrpc":"2.0","id":786433,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c1","version":"1"}}}"#,
-            r#"-> client 1: {"jsonrpc":"2.0","id":"init","error":{"code":-32603,"message":"Request timed out"}}"#,
             // Two listen streams with one id: no timeout, each change to its own client. Client
             // 0's asks for progress: progress on it must not give it a timeout either.
-            r#"-> upstream: {"jsonrpc":"2.0","id":1048577,"method":"subscriptions/listen","params":{"_meta":{"progressToken":1048577}}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":786433,"method":"subscriptions/listen","params":{"_meta":{"progressToken":786433}}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","id":262146,"method":"subscriptions/listen","params":{}}"#,
             r#"-> client 0: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"lp","progress":1}}"#,
             r#"-> client 0: {"jsonrpc":"2.0","id":"l","result":{}}"#,
@@ -132,8 +137,8 @@ fn gateway_example_routes_every_line() {
             // upstream and forgotten (a listen stream has no deadline: it would stay forever),
             // and the call's late reply goes nowhere.
             r#"-> upstream: {"jsonrpc":"2.0","id":524290,"method":"tools/call","params":{"name":"slow"}}"#,
-            r#"-> upstream: {"jsonrpc":"2.0","id":1310721,"method":"subscriptions/listen","params":{}}"#,
-            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1310721,"reason":"the client went away"}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":1048577,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1048577,"reason":"the client went away"}}"#,
             r#"-> upstream: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":524290,"reason":"the client went away"}}"#,
             r#"(dropped from upstream: {"jsonrpc":"2.0","id":524290,"result":{"content":[]}})"#,
             // The upstream's own requests are answered, for no client to answer them: a
@@ -145,7 +150,7 @@ fn gateway_example_routes_every_line() {
             // The upstream goes away with client 1's call and listen stream in flight: each
             // is answered (a listen stream has no deadline: it would wait forever).
             r#"-> upstream: {"jsonrpc":"2.0","id":786434,"method":"tools/call","params":{"name":"fast"}}"#,
-            r#"-> upstream: {"jsonrpc":"2.0","id":1572865,"method":"subscriptions/listen","params":{}}"#,
+            r#"-> upstream: {"jsonrpc":"2.0","id":1310721,"method":"subscriptions/listen","params":{}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"l2","error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
         ]
@@ -159,7 +164,7 @@ fn gateway_example_routes_every_line() {
 /// no client. (Any notification stamped with any request's token went to its client.)
 #[test]
 fn gateway_routes_only_listen_stream_notifications() {
-    let mut gw = gateway::Gateway::new(1);
+    let mut gw = initialized_gateway(1);
     gw.client_read(
         0,
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
@@ -192,6 +197,136 @@ fn gateway_routes_only_listen_stream_notifications() {
         1,
     );
     assert!(!gw.clients[0].is_empty());
+}
+
+/// The lines `out` holds, each read as JSON.
+fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    out.split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).unwrap())
+        .collect()
+}
+
+/// A client's `initialize` line, with id `id` (a JSON token), asking for `version`.
+fn initialize_line(id: &str, version: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+    ) + "\n"
+}
+
+/// An `examples/gateway.rs` of `clients` clients, each through the handshake, nothing left
+/// to write.
+fn initialized_gateway(clients: usize) -> gateway::Gateway {
+    let mut gw = gateway::Gateway::new(clients);
+    for client in 0..clients {
+        gw.client_read(client, initialize_line("0", "2025-11-25").as_bytes(), 0);
+    }
+    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    gw.upstream_line(result.as_bytes(), 0);
+    gw.upstream.clear();
+    gw.clients.iter_mut().for_each(|out| out.clear());
+    gw
+}
+
+/// `examples/gateway.rs` owns the upstream session: however many clients initialize, the
+/// upstream gets one `initialize` and, after its result, one `notifications/initialized`
+/// (MCP: the client MUST send it, and a server may refuse other requests before it); each
+/// client gets that result under its own id, and the clients' own
+/// `notifications/initialized` stay with the gateway. A client's request before its
+/// `initialize` is answered is refused, not forwarded. (The gateway forwarded every
+/// `initialize` and no `notifications/initialized`.)
+#[test]
+fn gateway_initializes_the_upstream_once() {
+    let mut gw = gateway::Gateway::new(2);
+    let call = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n";
+    gw.client_read(0, initialize_line("1", "2025-06-18").as_bytes(), 0);
+    gw.client_read(0, call, 0);
+    gw.client_read(1, initialize_line("\"a\"", "2025-11-25").as_bytes(), 1);
+    let upstream = json_lines(&gw.upstream.split());
+    let [initialize] = &upstream[..] else {
+        panic!("one initialize upstream: {upstream:?}")
+    };
+    assert_eq!(initialize["method"], "initialize");
+    assert_eq!(initialize["params"]["protocolVersion"], "2025-06-18");
+    let early = json_lines(&gw.clients[0].split());
+    assert_eq!(early.len(), 1, "{early:?}");
+    assert_eq!(early[0]["id"], 7);
+    assert!(early[0]["error"]["code"].is_i64(), "{early:?}");
+
+    let result = serde_json::json!({"jsonrpc":"2.0","id":initialize["id"],"result":{
+        "protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}});
+    gw.upstream_line(result.to_string().as_bytes(), 2);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(
+        upstream,
+        [serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"})]
+    );
+    for (client, id) in [(0, serde_json::json!(1)), (1, serde_json::json!("a"))] {
+        let replies = json_lines(&gw.clients[client].split());
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert_eq!(replies[0]["id"], id);
+        assert_eq!(replies[0]["result"], result["result"]);
+    }
+
+    // The clients' own `notifications/initialized` go nowhere; a client initializing later is
+    // answered from the session, nothing sent upstream; requests now go through.
+    let initialized = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    gw.client_read(0, initialized, 3);
+    gw.client_read(1, initialized, 3);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    gw.client_closed(1);
+    gw.client_read(1, initialize_line("2", "2025-06-18").as_bytes(), 4);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    let replies = json_lines(&gw.clients[1].split());
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(replies[0]["id"], 2);
+    assert_eq!(replies[0]["result"], result["result"]);
+    gw.client_read(0, call, 5);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(upstream.len(), 1, "{upstream:?}");
+    assert_eq!(upstream[0]["method"], "tools/list");
+}
+
+/// `examples/gateway.rs`'s handshake failing: an `initialize` that times out is answered
+/// here (ours is never cancelled upstream, as MCP says), and an upstream error goes to every
+/// client waiting, after which the next `initialize` goes upstream again.
+#[test]
+fn gateway_answers_a_failed_handshake() {
+    let mut gw = gateway::Gateway::new(2);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    gw.tick(60_000);
+    let timed_out = json_lines(&gw.clients[0].split());
+    assert_eq!(timed_out[0]["error"]["code"], -32603, "{timed_out:?}");
+    assert_eq!(
+        json_lines(&gw.upstream.split()).len(),
+        1,
+        "only the initialize"
+    );
+    gw.client_read(0, initialize_line("2", "2025-11-25").as_bytes(), 60_000);
+    gw.client_read(1, initialize_line("3", "2025-11-25").as_bytes(), 60_000);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    let refused = r#"{"jsonrpc":"2.0","id":"gateway-initialize","error":{"code":-32602,"message":"Unsupported protocol version"}}"#;
+    gw.upstream_line(refused.as_bytes(), 60_001);
+    for (client, id) in [(0, 2), (1, 3)] {
+        let replies = json_lines(&gw.clients[client].split());
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert_eq!(
+            (
+                replies[0]["id"].clone(),
+                replies[0]["error"]["code"].clone()
+            ),
+            (id.into(), (-32602).into())
+        );
+    }
+    assert!(
+        gw.upstream.is_empty(),
+        "no notifications/initialized: {:?}",
+        gw.upstream
+    );
+    gw.client_read(1, initialize_line("4", "2025-11-25").as_bytes(), 60_002);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(upstream.len(), 1, "{upstream:?}");
+    assert_eq!(upstream[0]["method"], "initialize");
 }
 
 /// `examples/http_headers.rs`: the `tools/list` result its client gets keeps every tool but the
