@@ -35,6 +35,8 @@ const MAX_FRAME: usize = 1 << 20;
 /// tokens are integers) never mints.
 const HANDSHAKE_ID: &str = "gateway-initialize";
 const HANDSHAKE_TOKEN: &[u8] = b"\"gateway-initialize\"";
+/// The error message of a request the upstream will never answer.
+const UPSTREAM_GONE: &str = "Internal error: the upstream went away";
 
 /// A client's `initialize` waiting for the upstream's result.
 struct Waiter {
@@ -52,6 +54,9 @@ enum Handshake {
     /// The upstream answered, and got `notifications/initialized`: its result, the answer to
     /// every client's `initialize`.
     Ready(Vec<u8>),
+    /// The upstream's connection closed: every request is answered with -32603 at once, as
+    /// no reply will come. (A real gateway would reconnect, and start a new session.)
+    Closed,
 }
 
 pub struct Gateway {
@@ -113,6 +118,12 @@ impl Gateway {
     fn client_line(&mut self, client: usize, frame: &[u8], now: u64) {
         let out = &mut self.clients[client];
         match self.from_clients.decode(frame) {
+            // Nothing goes to an upstream that went away: the client is told at once, not
+            // left waiting for its timeout (-32603, as for the requests it had in flight).
+            Ok(Message::Request(req)) if matches!(self.handshake, Handshake::Closed) => {
+                let message = UPSTREAM_GONE;
+                encode::write_error(out, req.id, ErrorCode::INTERNAL_ERROR, message, None);
+            }
             Ok(Message::Request(req)) if req.method.eq_str(mcp::methods::INITIALIZE) => {
                 self.client_initialize(client, req, now);
             }
@@ -186,6 +197,8 @@ impl Gateway {
                 self.handshake = Handshake::Initializing(vec![waiter]);
             }
             Handshake::Initializing(waiting) => waiting.push(waiter),
+            // (Refused before: see `client_line`.)
+            Handshake::Closed => {}
             Handshake::Ready(result) => {
                 answer_initialize(&mut self.clients[client], req.id, result);
                 self.initialized[client] = true;
@@ -197,12 +210,14 @@ impl Gateway {
     /// gets `notifications/initialized`, and each waiting client the result. An error (or
     /// an invalid reply) goes to each waiting client, and the next `initialize` tries again.
     fn handshake_reply(&mut self, reply: Result<Message<'_>, Rejection<'_>>) {
-        let Handshake::Initializing(waiting) =
-            std::mem::replace(&mut self.handshake, Handshake::NotStarted)
-        else {
-            println!("(dropped from upstream: a reply to no initialize in flight)");
-            return;
+        let waiting = match &mut self.handshake {
+            Handshake::Initializing(waiting) => std::mem::take(waiting),
+            _ => {
+                println!("(dropped from upstream: a reply to no initialize in flight)");
+                return;
+            }
         };
+        self.handshake = Handshake::NotStarted;
         for waiter in &waiting {
             let out = &mut self.clients[waiter.client];
             let id = waiter.id.as_id();
@@ -381,17 +396,26 @@ impl Gateway {
     }
 
     /// The upstream's connection closed: every request in flight is answered, since no reply
-    /// will come (a listen stream, which has no deadline, would wait forever). What is left to
-    /// write upstream is dropped.
+    /// will come (a listen stream, which has no deadline, would wait forever), and so is every
+    /// `initialize` waiting; every later request is answered at once. What is left to write
+    /// upstream is dropped.
     pub fn upstream_closed(&mut self) {
         for (_, origin) in self.remap.drain() {
             encode::write_error(
                 &mut self.clients[origin.client],
                 ReplyId::Id(origin.id.as_id()),
                 ErrorCode::INTERNAL_ERROR,
-                "Internal error: the upstream went away",
+                UPSTREAM_GONE,
                 None,
             );
+        }
+        let handshake = std::mem::replace(&mut self.handshake, Handshake::Closed);
+        if let Handshake::Initializing(waiting) = handshake {
+            for waiter in waiting {
+                let out = &mut self.clients[waiter.client];
+                let id = waiter.id.as_id();
+                encode::write_error(out, id, ErrorCode::INTERNAL_ERROR, UPSTREAM_GONE, None);
+            }
         }
         self.upstream.clear();
     }
@@ -576,4 +600,11 @@ fn main() {
     gw.upstream_closed();
     gw.flush();
     assert!(gw.remap.is_empty());
+    // A request after that is answered at once: nothing goes to the closed upstream.
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}\n",
+        now,
+    );
+    gw.flush();
 }

@@ -153,6 +153,8 @@ fn gateway_example_routes_every_line() {
             r#"-> upstream: {"jsonrpc":"2.0","id":1310721,"method":"subscriptions/listen","params":{}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":"l2","error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
             r#"-> client 1: {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
+            // A request after that is answered at once, not forwarded into the closed upstream.
+            r#"-> client 1: {"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"Internal error: the upstream went away"}}"#,
         ]
     );
 }
@@ -327,6 +329,39 @@ fn gateway_answers_a_failed_handshake() {
     let upstream = json_lines(&gw.upstream.split());
     assert_eq!(upstream.len(), 1, "{upstream:?}");
     assert_eq!(upstream[0]["method"], "initialize");
+}
+
+/// `examples/gateway.rs` answers a request that comes after the upstream went away with
+/// -32603 at once, and writes nothing upstream: no reply would ever come. So too a client's
+/// `initialize`, waiting or new. (It forwarded them into the closed upstream's buffer, and
+/// the client waited until its timeout; an `initialize` forever, had none been set.)
+#[test]
+fn gateway_answers_requests_after_the_upstream_went_away() {
+    let mut gw = initialized_gateway(1);
+    let mut fresh = gateway::Gateway::new(1);
+    fresh.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    fresh.upstream.clear();
+    for gw in [&mut gw, &mut fresh] {
+        gw.upstream_closed();
+        let waiting = json_lines(&gw.clients[0].split());
+        assert!(
+            waiting.iter().all(|r| r["error"]["code"] == -32603),
+            "{waiting:?}"
+        );
+        gw.client_read(
+            0,
+            b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n",
+            1,
+        );
+        gw.client_read(0, initialize_line("9", "2025-11-25").as_bytes(), 1);
+        assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+        let replies = json_lines(&gw.clients[0].split());
+        assert_eq!(replies.len(), 2, "{replies:?}");
+        for (reply, id) in replies.iter().zip([8, 9]) {
+            assert_eq!(reply["id"], id);
+            assert_eq!(reply["error"]["code"], -32603, "{reply}");
+        }
+    }
 }
 
 /// `examples/http_headers.rs`: the `tools/list` result its client gets keeps every tool but the
