@@ -10,6 +10,10 @@
 //!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
 //!   name that version. A request sending `MCP-Protocol-Version` twice is refused, whatever
 //!   its version, and one naming a session the server does not know gets 404.
+//! - A POST of `initialize` without `Mcp-Session-Id` creates a session: its version is the
+//!   client's if the server speaks it (with sessions: up to 2025-11-25), else the server's
+//!   latest, and the response's `Mcp-Session-Id` names it. (A server may also be given
+//!   sessions made in advance, as the tests do.)
 //! - A request is answered as one JSON body, or as an SSE stream when the client accepts one:
 //!   a priming event, a `retry`, progress, the result. Each event id names its stream, so a
 //!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
@@ -21,6 +25,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, RandomState};
 
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::{self, BatchReply};
@@ -37,13 +42,22 @@ use rpcwire::{
 /// The versions this server speaks: negotiated at `initialize`, or from 2026-07-28 on named
 /// by each request.
 const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+/// The versions a session negotiates at `initialize` (2026-07-28 has no `initialize`), oldest
+/// first.
+const SESSION_VERSIONS: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25"];
 /// How many streams are kept to be replayed (the latest).
 const KEPT_STREAMS: usize = 1024;
+/// How many sessions `initialize` may create before the oldest is forgotten (its client then
+/// gets 404, and initializes anew): a client may POST `initialize` any number of times.
+const KEPT_SESSIONS: usize = 1024;
 /// How long a client waits before it reconnects to a stream, in ms.
 const RETRY_MS: u64 = 1000;
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
 const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
+/// The rest of the `initialize` result, after its `protocolVersion`.
+const SERVER_CAPABILITIES_AND_INFO: &[u8] =
+    br#","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}"#;
 
 /// An HTTP header: its name and value.
 pub type Field<'a> = (&'a str, &'a [u8]);
@@ -55,6 +69,8 @@ const EVENT_STREAM: &str = "text/event-stream";
 pub struct HttpResponse {
     pub status: u16,
     pub content_type: Option<&'static str>,
+    /// The `Mcp-Session-Id` header to send: the session an `initialize` created.
+    pub session_id: Option<String>,
     pub body: BytesMut,
 }
 
@@ -67,6 +83,7 @@ impl HttpResponse {
         HttpResponse {
             status,
             content_type,
+            session_id: None,
             body,
         }
     }
@@ -90,7 +107,14 @@ struct Stream {
 pub struct Server {
     /// The version each session of an earlier revision negotiated at `initialize`, by its
     /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
-    sessions: HashMap<&'static str, &'static str>,
+    sessions: HashMap<String, &'static str>,
+    /// The sessions `initialize` created, oldest first (those made in advance stay).
+    created: VecDeque<String>,
+    /// Keys the session ids: `RandomState` is seeded from the OS's randomness, so that an id
+    /// cannot be guessed from another (a real server takes 128 bits from a CSPRNG).
+    session_keys: RandomState,
+    /// How many sessions were ever created: each id hashes a new number.
+    sessions_created: u64,
     /// The tools' `x-mcp-header` annotations, by name.
     tools: HashMap<&'static str, ToolHeaders>,
     /// The events of the latest SSE streams, kept to be replayed: stream number
@@ -105,7 +129,10 @@ impl Server {
         let schema = RawJson::new(EXECUTE_SQL_SCHEMA).expect("a JSON schema");
         let tool = ToolHeaders::from_input_schema(schema).expect("valid annotations");
         Server {
-            sessions: sessions.iter().copied().collect(),
+            sessions: sessions.iter().map(|&(id, v)| (id.to_owned(), v)).collect(),
+            created: VecDeque::new(),
+            session_keys: RandomState::new(),
+            sessions_created: 0,
             tools: HashMap::from([(EXECUTE_SQL, tool)]),
             streams: VecDeque::new(),
             first_stream: 0,
@@ -210,6 +237,9 @@ impl Server {
         }
 
         match msg {
+            Message::Request(req) if req.method.eq_str(mcp::methods::INITIALIZE) => {
+                self.initialize(req, session.is_some())
+            }
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
                 let sse = accepts_event_stream(headers);
@@ -256,6 +286,63 @@ impl Server {
             Some(&version) => Ok(Some(version)),
             None => Err(HttpResponse::new(404, JSON, BytesMut::new())),
         }
+    }
+
+    /// A POST of `initialize`: a new session, its version negotiated ("If the server supports
+    /// the requested protocol version, it MUST respond with the same version. Otherwise, the
+    /// server MUST respond with another protocol version it supports"), its id in the
+    /// response's `Mcp-Session-Id` ("A server using the Streamable HTTP transport MAY assign a
+    /// session ID at initialization time"). One inside a session is refused with 400: a
+    /// session is initialized once.
+    fn initialize(&mut self, req: Request<'_>, in_session: bool) -> HttpResponse {
+        if in_session {
+            return HttpResponse::bad_request(|out| {
+                let message = "Invalid Request: the session is initialized already";
+                encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
+            });
+        }
+        let requested = req.params.and_then(|p| p.get("protocolVersion")?.as_str());
+        let Some(requested) = requested else {
+            let mut body = BytesMut::new();
+            let message = "Invalid params: protocolVersion must be a string";
+            encode::write_error(&mut body, req.id, ErrorCode::INVALID_PARAMS, message, None);
+            return HttpResponse::new(200, JSON, body);
+        };
+        let latest = SESSION_VERSIONS[SESSION_VERSIONS.len() - 1];
+        let version = SESSION_VERSIONS
+            .iter()
+            .copied()
+            .find(|v| requested.eq_str(v))
+            .unwrap_or(latest);
+
+        let mut result = BytesMut::from(&b"{\"protocolVersion\":"[..]);
+        encode::write_json_string(&mut result, version);
+        result.extend_from_slice(SERVER_CAPABILITIES_AND_INFO);
+        let mut body = BytesMut::new();
+        let result = RawJson::new(&result).expect("JSON");
+        encode::write_response(&mut body, req.id, result);
+
+        let id = self.new_session_id();
+        self.sessions.insert(id.clone(), version);
+        self.created.push_back(id.clone());
+        if self.created.len() > KEPT_SESSIONS {
+            if let Some(oldest) = self.created.pop_front() {
+                self.sessions.remove(&oldest);
+            }
+        }
+        let mut response = HttpResponse::new(200, JSON, body);
+        response.session_id = Some(id);
+        response
+    }
+
+    /// A new session's id: 32 hex digits ("The session ID SHOULD be globally unique and
+    /// cryptographically secure"; visible ASCII only, as MCP asks).
+    fn new_session_id(&mut self) -> String {
+        self.sessions_created += 1;
+        let n = self.sessions_created;
+        let high = self.session_keys.hash_one((n, 0u8));
+        let low = self.session_keys.hash_one((n, 1u8));
+        format!("{high:016x}{low:016x}")
     }
 
     /// The server's work: the reply to `req`, one line.
@@ -412,6 +499,10 @@ fn called_tool<'a>(msg: &Message<'a>) -> Option<Cow<'a, str>> {
 fn show(request: &str, response: &HttpResponse) {
     let content_type = response.content_type.unwrap_or("(no body)");
     println!("{request} -> {} {content_type}", response.status);
+    // (A new session's id is random: printed as such.)
+    if response.session_id.is_some() {
+        println!("  Mcp-Session-Id: (a new session)");
+    }
     let lines = response.body[..].split(|&b| b == b'\n');
     for line in lines.filter(|l| !l.is_empty()) {
         println!("  | {}", String::from_utf8_lossy(line));
@@ -509,6 +600,24 @@ fn main() {
     show(
         "GET, Last-Event-ID: 9/0",
         &server.resume(&[("Last-Event-ID", b"9/0")]),
+    );
+
+    // A session of 2025-06-18: `initialize` without `Mcp-Session-Id` creates it, and the
+    // response names it; the session's requests send it back, with its version.
+    let initialize = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"client","version":"1"}}}"#;
+    let accept: Field = ("Accept", b"application/json, text/event-stream");
+    let created = server.post(&[accept], initialize);
+    show("POST initialize", &created);
+    let session = created.session_id.expect("a new session");
+    let in_session: &[Field] = &[
+        accept,
+        ("Mcp-Session-Id", session.as_bytes()),
+        ("MCP-Protocol-Version", b"2025-06-18"),
+    ];
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    show(
+        "POST ping (the new session)",
+        &server.post(in_session, ping),
     );
 
     // Every other POST, printed as it is answered.

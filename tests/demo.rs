@@ -497,6 +497,16 @@ fn streamable_http_example_answers_every_post() {
             r#"client: event 0/2: notification"#,
             r#"client: event 0/3: success_response"#,
             r#"GET, Last-Event-ID: 9/0 -> 400 (no body)"#,
+            // `initialize` creates a session, named in `Mcp-Session-Id` (random: not printed).
+            r#"POST initialize -> 200 application/json"#,
+            r#"  Mcp-Session-Id: (a new session)"#,
+            r#"  | {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}}"#,
+            r#"POST ping (the new session) -> 200 text/event-stream"#,
+            r#"  | id: 1/0"#,
+            r#"  | data:"#,
+            r#"  | retry: 1000"#,
+            r#"  | id: 1/1"#,
+            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{}}"#,
             r#"POST tools/call, Accept: application/json -> 200 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
             r#"POST tools/call, Mcp-Method: tools/list -> 400 application/json"#,
@@ -523,6 +533,57 @@ fn streamable_http_example_answers_every_post() {
             r#"POST a response with result 1 -> 400 (no body)"#,
         ]
     );
+}
+
+/// `examples/streamable_http.rs` answers a POST of `initialize` without `Mcp-Session-Id` as
+/// MCP's Streamable HTTP says: it creates a session, negotiates its version (the client's if
+/// the server speaks it, else the server's latest with sessions), and sends the session's id
+/// in `Mcp-Session-Id`; the session's requests are then read by that version. An
+/// `initialize` inside a session is refused. (It answered every `initialize` with -32601:
+/// sessions were made in advance only.)
+#[test]
+fn streamable_http_initialize_creates_a_session() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let accept: &[u8] = b"application/json, text/event-stream";
+    let initialize = |version: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        )
+    };
+    let created = server.post(&[("Accept", accept)], initialize("2025-06-18").as_bytes());
+    assert_eq!(created.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&created.body).unwrap();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(reply["result"]["protocolVersion"], "2025-06-18", "{reply}");
+    let session = created.session_id.expect("an Mcp-Session-Id");
+    assert!(
+        session.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "{session}"
+    );
+
+    let ping = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let in_session = |version: &'static [u8]| -> Vec<Field> {
+        vec![
+            ("Accept", accept),
+            ("Mcp-Session-Id", session.as_bytes()),
+            ("MCP-Protocol-Version", version),
+        ]
+    };
+    assert_eq!(server.post(&in_session(b"2025-06-18"), ping).status, 200);
+    assert_eq!(server.post(&in_session(b"2025-11-25"), ping).status, 400);
+    let again = server.post(
+        &in_session(b"2025-06-18"),
+        initialize("2025-06-18").as_bytes(),
+    );
+    assert_eq!(again.status, 400);
+    assert!(again.session_id.is_none());
+
+    // A version the server does not speak: it answers with its latest, in a new session.
+    let other = server.post(&[("Accept", accept)], initialize("2024-11-05").as_bytes());
+    let reply: serde_json::Value = serde_json::from_slice(&other.body).unwrap();
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
+    assert_ne!(other.session_id.as_deref(), Some(&*session));
 }
 
 /// `examples/streamable_http.rs`'s client reads on past an event longer than its framer takes,
