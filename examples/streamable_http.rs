@@ -2,6 +2,9 @@
 //! takes one POST as its headers and body, as any HTTP server hands them over, and gives back
 //! a status, a content type and a body.
 //!
+//! - A POST must accept both JSON and an event stream (its `Accept` lists both, as MCP says
+//!   the client MUST), else 406 Not Acceptable, and carry JSON (`Content-Type:
+//!   application/json`, parameters allowed), else 415 Unsupported Media Type.
 //! - The body is decoded as a gateway would (MCP, strict validation). An invalid one gets 400
 //!   with its error reply; a notification or a response gets 202.
 //! - A request of MCP 2026-07-28 (its `MCP-Protocol-Version` header or its `_meta` names that
@@ -14,8 +17,9 @@
 //!   client's if the server speaks it (with sessions: up to 2025-11-25), else the server's
 //!   latest, and the response's `Mcp-Session-Id` names it. (A server may also be given
 //!   sessions made in advance, as the tests do.)
-//! - A request is answered as one JSON body, or as an SSE stream when the client accepts one:
-//!   a priming event, a `retry`, progress, the result. Each event id names its stream, so a
+//! - A request is answered as one JSON body, or as an SSE stream when it asked for progress
+//!   (the server's choice: the client takes both): a priming event, a `retry`, progress, the
+//!   result. Each event id names its stream, so a
 //!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
 //! - `main` plays the client too: `mirror_headers` gives the headers of its `tools/call`, and
 //!   an `SseFramer` reads the stream in small chunks, across a cut and the resumption.
@@ -141,6 +145,16 @@ impl Server {
 
     /// One POST to the MCP endpoint.
     pub fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
+        // "The client MUST include an Accept header, listing both application/json and
+        // text/event-stream as supported content types": the server may answer either way.
+        if !accepts(headers, JSON) || !accepts(headers, EVENT_STREAM) {
+            return HttpResponse::new(406, JSON, BytesMut::new());
+        }
+        // The body is a JSON-RPC message, and says so.
+        let content_type = header(headers, "Content-Type").map(media_type);
+        if content_type.is_none_or(|media| !media.eq_ignore_ascii_case(JSON.as_bytes())) {
+            return HttpResponse::new(415, JSON, BytesMut::new());
+        }
         let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
         let session = match self.session(headers) {
             Ok(session) => session,
@@ -242,8 +256,7 @@ impl Server {
             }
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
-                let sse = accepts_event_stream(headers);
-                self.answer(req, progress, sse, header(headers, "Mcp-Session-Id"))
+                self.answer(req, progress, header(headers, "Mcp-Session-Id"))
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
             Message::Batch(batch) => {
@@ -375,20 +388,19 @@ impl Server {
         }
     }
 
-    /// A request's reply: one JSON body, or an event stream of `session`'s when the client
-    /// takes one.
+    /// A request's reply: an event stream of `session`'s when the request asked for
+    /// progress (there is something to send before the result), else one JSON body.
     fn answer(
         &mut self,
         req: Request<'_>,
         progress: Option<Id<'_>>,
-        sse: bool,
         session: Option<&[u8]>,
     ) -> HttpResponse {
         let mut reply = BytesMut::new();
         self.result(&mut reply, req);
-        if !sse {
+        let Some(progress) = progress else {
             return HttpResponse::new(200, JSON, reply);
-        }
+        };
         // One stream per request; event ids are `{stream}/{n}`, so that a `Last-Event-ID`
         // names the stream to resume ("Event IDs SHOULD encode sufficient information to
         // identify the originating stream").
@@ -403,13 +415,11 @@ impl Server {
         // "The server SHOULD immediately send an SSE event consisting of an event ID and an
         // empty data field in order to prime the client to reconnect."
         event(b"");
-        if let Some(token) = progress {
-            for done in [1.0, 2.0] {
-                let mut out = BytesMut::new();
-                let finite = mcp::write_progress(&mut out, token, done, Some(2.0), None);
-                assert!(finite);
-                event(&out);
-            }
+        for done in [1.0, 2.0] {
+            let mut out = BytesMut::new();
+            let finite = mcp::write_progress(&mut out, progress, done, Some(2.0), None);
+            assert!(finite);
+            event(&out);
         }
         event(&reply);
         let mut body = BytesMut::new();
@@ -476,15 +486,56 @@ fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
         .map(|&(_, value)| value)
 }
 
-/// Whether an `Accept` header takes `text/event-stream` (or `text/*`, `*/*`).
-fn accepts_event_stream(headers: &[Field]) -> bool {
+/// Whether the `Accept` headers take `media` (`type/subtype`): the most specific range that
+/// covers it (`media` itself, then `type/*`, then `*/*`) decides, and one of weight 0 (`q=0`)
+/// refuses it (RFC 9110, 12.5.1). No `Accept` at all takes nothing here: MCP's client MUST
+/// send one.
+fn accepts(headers: &[Field], media: &str) -> bool {
+    let (ty, _) = media.split_once('/').unwrap_or((media, ""));
+    let any_subtype = format!("{ty}/*");
+    let (media, any_subtype) = (media.as_bytes(), any_subtype.as_bytes());
     let accept = headers
         .iter()
         .filter(|(n, _)| n.eq_ignore_ascii_case("Accept"));
     let ranges = accept.flat_map(|(_, value)| value.split(|&b| b == b','));
-    let mut media = ranges.filter_map(|range| range.split(|&b| b == b';').next());
-    let takes: [&[u8]; 3] = [b"text/event-stream", b"text/*", b"*/*"];
-    media.any(|m| takes.iter().any(|t| m.trim_ascii().eq_ignore_ascii_case(t)))
+    let mut best: Option<(u8, bool)> = None;
+    for range in ranges {
+        let mut parts = range.split(|&b| b == b';');
+        let name = parts.next().unwrap_or_default().trim_ascii();
+        let specificity = if name.eq_ignore_ascii_case(media) {
+            3
+        } else if name.eq_ignore_ascii_case(any_subtype) {
+            2
+        } else if name == b"*/*" {
+            1
+        } else {
+            continue;
+        };
+        let refused = parts.any(is_zero_weight);
+        if best.is_none_or(|(most, _)| specificity > most) {
+            best = Some((specificity, !refused));
+        }
+    }
+    best.is_some_and(|(_, takes)| takes)
+}
+
+/// Whether a media range's parameter is `q=0` (`0.0`, `0.000`...): "not acceptable".
+fn is_zero_weight(parameter: &[u8]) -> bool {
+    let mut name_and_value = parameter.splitn(2, |&b| b == b'=');
+    let name = name_and_value.next().unwrap_or_default().trim_ascii();
+    let value = name_and_value.next().unwrap_or_default().trim_ascii();
+    name.eq_ignore_ascii_case(b"q")
+        && value.first() == Some(&b'0')
+        && value.iter().all(|&b| b == b'0' || b == b'.')
+}
+
+/// A `Content-Type` value's media type, its parameters (`; charset=utf-8`) left out.
+fn media_type(value: &[u8]) -> &[u8] {
+    value
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii()
 }
 
 /// The tool a `tools/call` names.
@@ -576,6 +627,7 @@ fn main() {
         .zip(&mirrored)
         .map(|(n, (_, v))| (n.as_str(), v.as_bytes()))
         .collect();
+    sent.push(("Content-Type", b"application/json"));
     sent.push(("Accept", b"application/json, text/event-stream"));
     for (name, value) in &sent {
         println!("client: {name}: {}", String::from_utf8_lossy(value));
@@ -606,10 +658,12 @@ fn main() {
     // response names it; the session's requests send it back, with its version.
     let initialize = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"client","version":"1"}}}"#;
     let accept: Field = ("Accept", b"application/json, text/event-stream");
-    let created = server.post(&[accept], initialize);
+    let json: Field = ("Content-Type", b"application/json");
+    let created = server.post(&[json, accept], initialize);
     show("POST initialize", &created);
     let session = created.session_id.expect("a new session");
     let in_session: &[Field] = &[
+        json,
         accept,
         ("Mcp-Session-Id", session.as_bytes()),
         ("MCP-Protocol-Version", b"2025-06-18"),
@@ -620,19 +674,28 @@ fn main() {
         &server.post(in_session, ping),
     );
 
-    // Every other POST, printed as it is answered.
+    // Every other POST, printed as it is answered. Each carries the `Content-Type` and the
+    // `Accept` a client MUST send, unless it names its own.
     let mut post = |request: &str, headers: &[Field], body: &[u8]| {
-        show(&format!("POST {request}"), &server.post(headers, body));
+        let mut headers = headers.to_vec();
+        for required in [json, accept] {
+            if header(&headers, required.0).is_none() {
+                headers.push(required);
+            }
+        }
+        show(&format!("POST {request}"), &server.post(&headers, body));
     };
 
-    // The same call from a client that takes JSON only.
+    // The same call from a client that takes JSON only, and one whose body is not JSON.
     let json_only = with(&sent, "Accept", Some(b"application/json"));
     post("tools/call, Accept: application/json", &json_only, call);
+    let text = with(&sent, "Content-Type", Some(b"text/plain"));
+    post("tools/call, Content-Type: text/plain", &text, call);
 
     // Headers that do not fit the body.
-    let method = with(&json_only, "Mcp-Method", Some(b"tools/list"));
+    let method = with(&sent, "Mcp-Method", Some(b"tools/list"));
     post("tools/call, Mcp-Method: tools/list", &method, call);
-    let region = with(&json_only, "Mcp-Param-Region", None);
+    let region = with(&sent, "Mcp-Param-Region", None);
     post("tools/call, no Mcp-Param-Region", &region, call);
     let ambiguous = br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#;
     let ping: &[Field] = &[

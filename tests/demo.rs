@@ -474,6 +474,7 @@ fn streamable_http_example_answers_every_post() {
             r#"client: Mcp-Method: tools/call"#,
             r#"client: Mcp-Name: execute_sql"#,
             r#"client: Mcp-Param-Region: eu-west-1"#,
+            r#"client: Content-Type: application/json"#,
             r#"client: Accept: application/json, text/event-stream"#,
             r#"POST tools/call -> 200 text/event-stream"#,
             r#"  | id: 0/0"#,
@@ -501,14 +502,11 @@ fn streamable_http_example_answers_every_post() {
             r#"POST initialize -> 200 application/json"#,
             r#"  Mcp-Session-Id: (a new session)"#,
             r#"  | {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}}"#,
-            r#"POST ping (the new session) -> 200 text/event-stream"#,
-            r#"  | id: 1/0"#,
-            r#"  | data:"#,
-            r#"  | retry: 1000"#,
-            r#"  | id: 1/1"#,
-            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{}}"#,
-            r#"POST tools/call, Accept: application/json -> 200 application/json"#,
-            r#"  | {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"POST ping (the new session) -> 200 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":1,"result":{}}"#,
+            // A client MUST accept both JSON and an event stream, and send JSON.
+            r#"POST tools/call, Accept: application/json -> 406 (no body)"#,
+            r#"POST tools/call, Content-Type: text/plain -> 415 (no body)"#,
             r#"POST tools/call, Mcp-Method: tools/list -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Method header does not match the request body"}}"#,
             r#"POST tools/call, no Mcp-Param-Region -> 400 application/json"#,
@@ -551,7 +549,11 @@ fn streamable_http_initialize_creates_a_session() {
             r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
         )
     };
-    let created = server.post(&[("Accept", accept)], initialize("2025-06-18").as_bytes());
+    let json: Field = ("Content-Type", b"application/json");
+    let created = server.post(
+        &[json, ("Accept", accept)],
+        initialize("2025-06-18").as_bytes(),
+    );
     assert_eq!(created.status, 200);
     let reply: serde_json::Value = serde_json::from_slice(&created.body).unwrap();
     assert_eq!(reply["id"], 1);
@@ -565,6 +567,7 @@ fn streamable_http_initialize_creates_a_session() {
     let ping = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
     let in_session = |version: &'static [u8]| -> Vec<Field> {
         vec![
+            json,
             ("Accept", accept),
             ("Mcp-Session-Id", session.as_bytes()),
             ("MCP-Protocol-Version", version),
@@ -580,10 +583,77 @@ fn streamable_http_initialize_creates_a_session() {
     assert!(again.session_id.is_none());
 
     // A version the server does not speak: it answers with its latest, in a new session.
-    let other = server.post(&[("Accept", accept)], initialize("2024-11-05").as_bytes());
+    let other = server.post(
+        &[json, ("Accept", accept)],
+        initialize("2024-11-05").as_bytes(),
+    );
     let reply: serde_json::Value = serde_json::from_slice(&other.body).unwrap();
     assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
     assert_ne!(other.session_id.as_deref(), Some(&*session));
+}
+
+/// `examples/streamable_http.rs` checks a POST's `Accept` and `Content-Type` as MCP's
+/// Streamable HTTP asks: "The client MUST include an Accept header, listing both
+/// application/json and text/event-stream" (else 406 Not Acceptable; a range such as `*/*`
+/// lists a type, one of weight `q=0` refuses it), and the body is JSON (else 415
+/// Unsupported Media Type; parameters such as `charset` are allowed). (It checked neither.)
+#[test]
+fn streamable_http_checks_accept_and_content_type() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let json: &[u8] = b"application/json";
+    let both: &[u8] = b"application/json, text/event-stream";
+    let cases: &[(&[Field], u16)] = &[
+        (&[("Content-Type", json), ("Accept", json)], 406),
+        (
+            &[("Content-Type", json), ("Accept", b"text/event-stream")],
+            406,
+        ),
+        (&[("Content-Type", json)], 406),
+        (
+            &[
+                ("Content-Type", json),
+                ("Accept", b"application/json, text/event-stream;q=0"),
+            ],
+            406,
+        ),
+        (
+            &[
+                ("Content-Type", json),
+                ("Accept", b"*/*, text/event-stream; q=0.0"),
+            ],
+            406,
+        ),
+        (&[("Content-Type", b"text/plain"), ("Accept", both)], 415),
+        (
+            &[("Content-Type", b"application/jsonl"), ("Accept", both)],
+            415,
+        ),
+        (&[("Accept", both)], 415),
+        (
+            &[
+                ("Content-Type", b"application/json; charset=utf-8"),
+                ("Accept", both),
+            ],
+            200,
+        ),
+        (
+            &[
+                ("content-type", b"Application/JSON"),
+                ("accept", b"application/*;q=0.5"),
+                ("accept", b"text/*"),
+            ],
+            200,
+        ),
+        (&[("Content-Type", json), ("Accept", b"*/*")], 200),
+    ];
+    for &(headers, status) in cases {
+        assert_eq!(server.post(headers, ping).status, status, "{headers:?}");
+        let status = if status == 200 { 202 } else { status };
+        assert_eq!(server.post(headers, note).status, status, "{headers:?}");
+    }
 }
 
 /// `examples/streamable_http.rs`'s client reads on past an event longer than its framer takes,
@@ -605,11 +675,12 @@ fn streamable_http_client_reads_past_an_over_long_event() {
 fn streamable_http_replays_a_stream_to_its_own_session_only() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("a", "2025-11-25"), ("b", "2025-11-25")]);
-    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT secret"}}}"#;
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT secret"},"_meta":{"progressToken":"p"}}}"#;
     let post: &[Field] = &[
         ("Mcp-Session-Id", b"a"),
         ("MCP-Protocol-Version", b"2025-11-25"),
-        ("Accept", b"text/event-stream"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
     ];
     assert_eq!(server.post(post, call).status, 200);
     let own: &[Field] = &[("Mcp-Session-Id", b"a"), ("Last-Event-ID", b"0/0")];
@@ -626,8 +697,12 @@ fn streamable_http_replays_a_stream_to_its_own_session_only() {
 fn streamable_http_forgets_the_oldest_stream() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[]);
-    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let post: &[Field] = &[("Accept", b"text/event-stream")];
+    let ping =
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
+    let post: &[Field] = &[
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
     for _ in 0..=1024 {
         assert_eq!(server.post(post, ping).status, 200);
     }
@@ -647,15 +722,23 @@ fn streamable_http_refuses_a_response_without_its_id() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("old", "2025-11-25")]);
     let response = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
-    let unsupported: &[Field] = &[("MCP-Protocol-Version", b"2024-11-05")];
+    let unsupported: &[Field] = &[
+        ("MCP-Protocol-Version", b"2024-11-05"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
     let twice: &[Field] = &[
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2025-11-25"),
         ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
     ];
     let other: &[Field] = &[
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2025-06-18"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
     ];
     for headers in [unsupported, twice, other] {
         let refused = server.post(headers, response);
@@ -677,6 +760,8 @@ fn streamable_http_answers_an_unknown_tool_with_invalid_params() {
     let headers: &[Field] = &[
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
     ];
     let answered = server.post(headers, call);
     assert_eq!(answered.status, 200);
@@ -706,12 +791,16 @@ fn streamable_http_offers_no_stream_to_a_get_without_last_event_id() {
 fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[]);
-    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let post: &[Field] = &[("Accept", b"text/event-stream")];
+    let ping =
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
+    let post: &[Field] = &[
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
     let answered = server.post(post, ping);
     assert_eq!(answered.content_type, Some("text/event-stream"));
-    // Events 0/0 (priming) and 0/1 (the result).
-    let resumed = server.resume(&[("Last-Event-ID", b"0/1")]);
+    // Events 0/0 (priming), 0/1 and 0/2 (progress), 0/3 (the result).
+    let resumed = server.resume(&[("Last-Event-ID", b"0/3")]);
     assert_eq!(resumed.status, 200);
     assert!(resumed.body.is_empty());
     assert_eq!(resumed.content_type, Some("text/event-stream"));
@@ -726,9 +815,17 @@ fn streamable_http_answers_an_unknown_session_with_404() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("a", "2025-03-26")]);
     let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
-    let known: &[Field] = &[("Mcp-Session-Id", b"a")];
+    let known: &[Field] = &[
+        ("Mcp-Session-Id", b"a"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
     assert_eq!(server.post(known, batch).status, 200);
-    let unknown: &[Field] = &[("Mcp-Session-Id", b"gone")];
+    let unknown: &[Field] = &[
+        ("Mcp-Session-Id", b"gone"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
     let refused = server.post(unknown, batch);
     assert_eq!(refused.status, 404);
     assert!(refused.body.is_empty());
@@ -747,6 +844,8 @@ fn streamable_http_lists_its_tool() {
     let headers: &[Field] = &[
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
     ];
     let listed = server.post(headers, list);
     assert_eq!(listed.status, 200);
@@ -770,6 +869,8 @@ fn streamable_http_holds_a_session_to_its_version() {
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2026-07-28"),
         ("Mcp-Method", b"ping"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
     ];
     let refused = server.post(headers, ping);
     assert_eq!(refused.status, 400);
