@@ -19,8 +19,9 @@
 //!   sessions made in advance, as the tests do.)
 //! - A request is answered as one JSON body, or as an SSE stream when it asked for progress
 //!   (the server's choice: the client takes both): a priming event, a `retry`, progress, the
-//!   result. Each event id names its stream, so a
-//!   client cut off resumes with `Last-Event-ID` and gets the events after it replayed.
+//!   result. Each event id names its stream, so a client cut off resumes with
+//!   `Last-Event-ID` and gets the events after it replayed (none after the last: an empty
+//!   stream); an id the server never gave, one past the end of its stream included, gets 400.
 //! - `main` plays the client too: `mirror_headers` gives the headers of its `tools/call`, and
 //!   an `SseFramer` reads the stream in small chunks, across a cut and the resumption.
 //!
@@ -452,28 +453,40 @@ impl Server {
         let Some(last) = header(headers, "Last-Event-ID") else {
             return HttpResponse::new(405, JSON, BytesMut::new());
         };
-        let last = std::str::from_utf8(last).ok();
-        let (stream, n) = last.and_then(|id| id.split_once('/')).unzip();
-        let kept = |s: &str| s.parse::<usize>().ok()?.checked_sub(self.first_stream);
+        // The stream and event numbers of an id as this server writes them (`{stream}/{n}`):
+        // `0/01` or `0/+1` would parse, but name no event the client was sent.
+        let numbers = std::str::from_utf8(last).ok().and_then(|id| {
+            let (stream, n) = id.split_once('/')?;
+            let (stream, n) = (stream.parse::<usize>().ok()?, n.parse::<usize>().ok()?);
+            (format!("{stream}/{n}") == id).then_some((stream, n))
+        });
         let session = header(headers, "Mcp-Session-Id");
         // (A stream opened without a session is anyone's who names it: a server without
         // sessions would make its stream numbers unguessable.)
-        let events = stream
-            .and_then(|s| self.streams.get(kept(s)?))
-            .filter(|stream| stream.session.as_deref() == session)
-            .map(|stream| &stream.events);
-        match (events, n.and_then(|n| n.parse::<usize>().ok())) {
-            (Some(events), Some(n)) => {
+        let events = numbers
+            .and_then(|(stream, n)| {
+                let stream = self.streams.get(stream.checked_sub(self.first_stream)?)?;
+                Some((stream, n))
+            })
+            .filter(|(stream, _)| stream.session.as_deref() == session)
+            // An event of the stream: one past its end was never sent.
+            .filter(|(stream, n)| *n < stream.events.len());
+        match events {
+            // The events after the `n`-th: none after the last, a resumption with nothing
+            // to replay (200, an empty stream, which ends).
+            Some((stream, n)) => {
                 let mut body = BytesMut::new();
-                // The events after the `n`-th.
-                for event in events.iter().skip(n.saturating_add(1)) {
+                for event in &stream.events[n + 1..] {
                     body.extend_from_slice(event);
                 }
                 HttpResponse::new(200, EVENT_STREAM, body)
             }
-            // An id this server never gave, of a stream it no longer keeps, or another
-            // session's.
-            _ => HttpResponse::bad_request(|_| {}),
+            // An id this server never gave (past the end of its stream, or not written as
+            // the server writes them), of a stream it no longer keeps, or another session's.
+            // The spec says nothing of such an id ("the server MAY use this header to replay
+            // messages"): 400, for a client that is broken or guessing, as for a malformed
+            // request.
+            None => HttpResponse::bad_request(|_| {}),
         }
     }
 }

@@ -806,6 +806,45 @@ fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
     assert_eq!(resumed.content_type, Some("text/event-stream"));
 }
 
+/// `examples/streamable_http.rs` resumes a stream only from an event id it gave: one past
+/// the end of the stream, or one written otherwise than the server wrote it (`0/01`,
+/// `0/+1`), names no event of it, and gets 400 as any id the server never gave (the spec
+/// lets a server replay or not, and says nothing of such an id: a client sending one is
+/// broken, or guessing). (It answered 200 with an empty stream, as if the client had read
+/// every event.) The last event's id is a resumption with nothing to replay: 200, empty.
+#[test]
+fn streamable_http_refuses_an_event_id_past_the_end_of_its_stream() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping =
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
+    let post: &[Field] = &[
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    assert_eq!(server.post(post, ping).status, 200);
+    // Events 0/0 (priming), 0/1 and 0/2 (progress), 0/3 (the result).
+    let resume = |id: &[u8]| server.resume(&[("Last-Event-ID", id)]);
+    let last = resume(b"0/3");
+    assert_eq!((last.status, last.body.is_empty()), (200, true));
+    for never_given in [
+        &b"0/4"[..],
+        b"0/18446744073709551615",
+        b"0/01",
+        b"0/+1",
+        b"+0/1",
+        b"0/ 1",
+    ] {
+        let refused = resume(never_given);
+        assert_eq!(
+            refused.status,
+            400,
+            "{}",
+            String::from_utf8_lossy(never_given)
+        );
+    }
+}
+
 /// `examples/streamable_http.rs` answers a request naming a session it does not know with 404
 /// (MCP: a server "MUST respond to requests containing that session ID with HTTP 404 Not
 /// Found", which tells the client to start a new session). It read such a request as one of
