@@ -413,6 +413,13 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         self.map.get(&self.key(id)).map(|entry| &entry.value)
     }
 
+    /// The value of the request with this id, to update in place (its id and the bytes it
+    /// counts stay as they were).
+    pub fn get_mut(&mut self, id: Id<'_>) -> Option<&mut T> {
+        let key = self.key(id);
+        self.map.get_mut(&key).map(|entry| &mut entry.value)
+    }
+
     /// Removes the request this reply (or cancellation) names; returns the id exactly as the
     /// request spelled it, and the value.
     pub fn remove(&mut self, id: Id<'_>) -> Option<(IdBuf, T)> {

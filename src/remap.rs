@@ -439,6 +439,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         Some((token, &self.pending.get(token)?.origin.value))
     }
 
+    /// [`get`](Self::get), with the request's value to update in place (a count of its
+    /// progress notifications, say).
+    pub fn get_mut(&mut self, client: &C, id: Id<'_>) -> Option<(Token, &mut T)> {
+        let token = *self.by_client.get(&Self::key(client, id))?;
+        Some((token, &mut self.pending.get_mut(token)?.origin.value))
+    }
+
     /// Rewrites a client's `notifications/cancelled` (decoded from `frame`) for the upstream,
     /// its `requestId` replaced by our token, and forgets the request (a late reply will be
     /// `Stale`). Returns the cancelled request's token and origin; `None` (nothing written)

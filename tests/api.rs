@@ -59,3 +59,32 @@ fn ids_display_as_their_wire_token() {
     assert_eq!(id.to_owned_id().to_string(), r#""a\"b""#);
     assert_eq!(rpcwire::IdBuf::from_i64(-7).to_string(), "-7");
 }
+
+/// A value kept with a request in flight can be updated where it is (a count of its progress
+/// notifications, a state it moved to), in each table that keeps one.
+#[test]
+fn values_kept_with_requests_in_flight_can_be_updated_in_place() {
+    use bytes::BytesMut;
+    use rpcwire::{Decoder, Id, IdRemapper, InFlight, Message};
+
+    let one = Id::from_token(b"1").unwrap();
+    let mut peer = InFlight::new(8);
+    peer.insert(one, 0u32).unwrap();
+    *peer.get_mut(Id::from_token(b"1.0").unwrap()).unwrap() += 1;
+    assert_eq!(peer.get(one), Some(&1));
+    assert_eq!(peer.get_mut(Id::from_token(b"2").unwrap()), None);
+
+    let mut remap: IdRemapper<u8, u32> = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":"a","method":"tools/call"}"#;
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else {
+        panic!()
+    };
+    let token = remap
+        .forward_request_with(7, 0, frame, &req, None, &mut BytesMut::new())
+        .unwrap();
+    let (found, progress_seen) = remap.get_mut(&7, req.id).unwrap();
+    assert_eq!(found, token);
+    *progress_seen += 1;
+    assert_eq!(remap.get(&7, req.id), Some((token, &1)));
+    assert!(remap.get_mut(&8, req.id).is_none());
+}
