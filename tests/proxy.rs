@@ -1086,6 +1086,8 @@ fn help_documents_every_option() {
         "cancelled_initialize",
         "success_to_invalid",
         "unanswered",
+        "upstream_id",
+        "rpcwire-N",
         "Example",
     ] {
         assert!(help.contains(topic), "{topic} missing from:\n{help}");

@@ -2,7 +2,9 @@
 //!
 //! Spawns the server, forwards every valid message byte for byte in both directions (a line's
 //! `\r\n` becomes `\n`, a `\r` inside a message a space; blank lines are dropped), tracks the
-//! requests in flight both ways, and reports violations. It never writes a byte to either side
+//! requests in flight both ways, and reports violations. (Under JSON-RPC, a client request
+//! reusing an id whose reply could still come goes under an id the session mints, and its reply
+//! back with the client's: `session/rewrite.rs`.) It never writes a byte to either side
 //! that is not a valid message.
 //!
 //! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
@@ -53,10 +55,14 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
-client's is answered with -32600; under JSON-RPC it is forwarded and waits like any other
-request, with a deadline of its own, the first reply with its id answering it: one reusing an id
-in flight waits behind the request holding it, the first reply answering the first, and counts
-against --max-in-flight; inside a batch, it goes with its batch, untracked),
+client's is answered with -32600; under JSON-RPC a client's, sent alone, is forwarded under an id
+the proxy mints (a number counting down from 2^53-1 for a numeric id, else a string
+\"rpcwire-N\", never one the server may still answer) and its reply goes back with the client's id
+restored, so the late reply to the old request is dropped as late and never answers the new
+one; it waits like any other request, with a deadline of its own, and counts against
+--max-in-flight; inside a batch, it goes with its batch as it is, not rewritten (one reusing an id
+in flight untracked); a server's waits behind the request holding the id, the first reply
+answering the first),
 requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
 (too_many_in_flight;
 never forwarded, a client's is answered with
@@ -131,7 +137,9 @@ pub struct ProxyArgs {
     /// names and progress tokens waiting in its direction past 256 MiB.
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
-    /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
+    /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
+    /// minted for a client request reusing an id, also on its timeout and unanswered events,
+    /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
     /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
     /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
     /// left out for an over-long line the proxy reported before its end came (discarded as it

@@ -61,7 +61,8 @@ pub struct Session {
     /// Requests each side sent and still waits on, by direction of the request.
     waiting: [InFlight<Waiting>; 2],
     /// JSON-RPC requests reusing an id still in `waiting`, waiting their turn behind it, by
-    /// direction of the request.
+    /// direction of the request: the server's, and the client's in a session that does not
+    /// rewrite them ([`Session::rewriting_reused_ids`]; two recorded streams).
     queued: [Queued; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
     recent: [Recent; 2],
