@@ -1086,6 +1086,8 @@ fn help_documents_every_option() {
         "cancelled_initialize",
         "success_to_invalid",
         "unanswered",
+        "upstream_id",
+        "rpcwire-N",
         "Example",
     ] {
         assert!(help.contains(topic), "{topic} missing from:\n{help}");
@@ -2725,4 +2727,86 @@ fn stderr_shows_control_characters_of_a_bad_line_escaped() {
         report.ends_with(r"not json\rstill\x1b[31m red\x07 [not forwarded]"),
         "{report:?}"
     );
+}
+
+/// The server of tests/servers/late_reply.py behind a JSON-RPC proxy with `options`, logging
+/// to `dir/log.ndjson` and recording what it reads in `dir/server-in`; warmed up (it answers
+/// a request with its method as the result, except `hold`, which it answers late).
+fn late_reply_server(dir: &std::path::Path, options: &[&str]) -> (Proxy, PathBuf) {
+    let log = dir.join("log.ndjson");
+    let mut all = vec!["--dialect", "jsonrpc", "--log", log.to_str().unwrap()];
+    all.extend_from_slice(options);
+    let server = format!("{}/tests/servers/late_reply.py", env!("CARGO_MANIFEST_DIR"));
+    let record = dir.join("server-in");
+    let mut p = Proxy::spawn(
+        &all,
+        &["python3", &server, "--record-in", record.to_str().unwrap()],
+    );
+    p.send(&request(json!(0), "warm-up"));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":0,"result":"warm-up"}));
+    (p, log)
+}
+
+/// The requests the server read (dir/server-in), parsed.
+fn server_read(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::read(dir.join("server-in"))
+        .unwrap()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+/// JSON-RPC: a client reusing the id of a request that timed out gets the server's reply to
+/// its new request, never the late reply to the old one. The proxy forwards the new request
+/// under an id it mints and restores the client's on the reply, byte for byte; the late reply
+/// keeps the old id, and is dropped as late.
+#[test]
+fn a_jsonrpc_id_reused_after_its_timeout_gets_its_own_reply_not_the_late_one() {
+    let dir = scratch("jsonrpc-reused-after-timeout");
+    let (mut p, log) = late_reply_server(&dir, &["--timeout-ms", TIMEOUT_MS]);
+    p.send(&request(json!(7), "hold"));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!(7), &json!(-32603)),
+        "{timed_out}"
+    );
+    p.send(&request(json!(7), "again"));
+    let reply = p.recv();
+    assert_eq!(reply, json!({"jsonrpc":"2.0","id":7,"result":"again"}));
+    let done = p.finish_cleanly();
+    assert_eq!(
+        done.messages().len(),
+        3,
+        "nothing more: {:?}",
+        done.messages()
+    );
+    // The server read the new request under another id than the client's.
+    let read = server_read(&dir);
+    let upstream = &read[2]["id"];
+    assert_eq!(read[2]["method"], "again");
+    assert_ne!(upstream, &json!(7));
+    let records = replayed_with_violations(
+        &log,
+        &[
+            ("c2s/duplicate_id", 1),
+            ("c2s/timed_out", 1),
+            ("s2c/late_reply", 1),
+        ],
+    );
+    // The log shows each message with the id it came with, and the id it went on with.
+    let again = flagged(&records, "duplicate_id")[0];
+    assert_eq!(
+        (&again["id"], &again["method"]),
+        (&json!("7"), &json!("again"))
+    );
+    assert_eq!(again["upstream_id"], json!(upstream.to_string()));
+    let late = flagged(&records, "late_reply")[0];
+    assert_eq!(late["id"], "7");
+    let answer = records
+        .iter()
+        .find(|r| r["dir"] == "s2c" && r["client_id"] == "7")
+        .unwrap_or_else(|| panic!("the restored reply: {records:#?}"));
+    assert_eq!(answer["id"], json!(upstream.to_string()));
 }

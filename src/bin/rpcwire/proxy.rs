@@ -2,7 +2,9 @@
 //!
 //! Spawns the server, forwards every valid message byte for byte in both directions (a line's
 //! `\r\n` becomes `\n`, a `\r` inside a message a space; blank lines are dropped), tracks the
-//! requests in flight both ways, and reports violations. It never writes a byte to either side
+//! requests in flight both ways, and reports violations. (Under JSON-RPC, a client request
+//! reusing an id whose reply could still come goes under an id the session mints, and its reply
+//! back with the client's: `session/rewrite.rs`.) It never writes a byte to either side
 //! that is not a valid message.
 //!
 //! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
@@ -53,10 +55,14 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
-client's is answered with -32600; under JSON-RPC it is forwarded and waits like any other
-request, with a deadline of its own, the first reply with its id answering it: one reusing an id
-in flight waits behind the request holding it, the first reply answering the first, and counts
-against --max-in-flight; inside a batch, it goes with its batch, untracked),
+client's is answered with -32600; under JSON-RPC a client's, sent alone, is forwarded under an id
+the proxy mints (a number counting down from 2^53-1 for a numeric id, else a string
+\"rpcwire-N\", never one the server may still answer) and its reply goes back with the client's id
+restored, so the late reply to the old request is dropped as late and never answers the new
+one; it waits like any other request, with a deadline of its own, and counts against
+--max-in-flight; inside a batch, it goes with its batch as it is, not rewritten (one reusing an id
+in flight untracked); a server's waits behind the request holding the id, the first reply
+answering the first),
 requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
 (too_many_in_flight;
 never forwarded, a client's is answered with
@@ -131,7 +137,9 @@ pub struct ProxyArgs {
     /// names and progress tokens waiting in its direction past 256 MiB.
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
-    /// Write one NDJSON record per message (dir, t_ms, kind, id, method, error_code, cancels,
+    /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
+    /// minted for a client request reusing an id, also on its timeout and unanswered events,
+    /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
     /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
     /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
     /// left out for an over-long line the proxy reported before its end came (discarded as it
@@ -221,6 +229,9 @@ struct Record<'r> {
     /// A batch dropped whole ([`Session::drop_batch`]).
     dropped: bool,
     violation: Option<Violation>,
+    /// The id the message went on with in place of its own ([`Verdict::forward_id`]): logged
+    /// as `upstream_id` on a client request, `client_id` on the server's reply.
+    forward_id: Option<Id<'r>>,
 }
 
 /// Appends `record` as one JSON line.
@@ -234,11 +245,18 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
         element,
         dropped,
         violation,
+        forward_id,
     } = *record;
     // `write!` into a `Vec` cannot fail.
     let _ = write!(r, "{{\"dir\":\"{}\",\"t_ms\":{now},\"kind\":", dir.as_str());
     json_str(r, obs.kind);
     json_opt(r, "id", obs.id, |r, id| json_token(r, id.raw()));
+    if let Some(forward_id) = forward_id {
+        r.push(b',');
+        json_str(r, forwarded_id_field(dir));
+        r.push(b':');
+        json_token(r, forward_id.raw());
+    }
     json_opt(r, "method", obs.method, json_str);
     json_opt(r, "error_code", obs.error_code, |r, c| {
         let _ = write!(r, "{c}");
@@ -281,6 +299,15 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
         None => r.extend_from_slice(b"null"),
     }
     r.extend_from_slice(b"}\n");
+}
+
+/// The name of the log field holding the id a message sent in `dir` went on with, when the
+/// proxy rewrote it: a client request's minted id, the client's id restored on the reply.
+fn forwarded_id_field(dir: Dir) -> &'static str {
+    match dir {
+        Dir::C2s => "upstream_id",
+        Dir::S2c => "client_id",
+    }
 }
 
 /// What `Shared::observe` decided about one item.
@@ -409,12 +436,16 @@ impl State {
         self.write_log(&r);
     }
 
+    /// `id` is the sender's id for the request; `upstream_id` the one the proxy minted for
+    /// the server, if any.
+    #[allow(clippy::too_many_arguments)]
     fn log_event(
         &mut self,
         t_ms: u64,
         event: &str,
         dir: Dir,
         id: Id<'_>,
+        upstream_id: Option<Id<'_>>,
         method: &str,
         v: Violation,
     ) {
@@ -428,6 +459,10 @@ impl State {
         json_str(&mut r, dir.as_str());
         r.extend_from_slice(format!(",\"t_ms\":{t_ms},\"id\":").as_bytes());
         json_token(&mut r, id.raw());
+        if let Some(upstream_id) = upstream_id {
+            r.extend_from_slice(b",\"upstream_id\":");
+            json_token(&mut r, upstream_id.raw());
+        }
         r.extend_from_slice(b",\"method\":");
         json_str(&mut r, method);
         r.extend_from_slice(b",\"violation\":");
@@ -516,6 +551,7 @@ impl Shared {
             element: None,
             dropped,
             violation: verdict.violation,
+            forward_id: verdict.forward_id.as_ref().map(IdBuf::as_id),
         });
         // The elements of a forwarded batch the receiver must not get (late replies), by index.
         let mut cut = SmallVec::<[usize; 4]>::new();
@@ -541,6 +577,8 @@ impl Shared {
                     element: Some(index),
                     dropped: false,
                     violation: v,
+                    // (Never inside a batch, which goes on byte for byte.)
+                    forward_id: None,
                 });
                 // Only a late reply is cut: the receiver must not get it (its request was
                 // answered already). Any other element goes on with its batch, byte for byte,
@@ -569,6 +607,15 @@ impl Shared {
             _ => None,
         };
         drop(state);
+        let how_forwarded = match (verdict.forward, &verdict.forward_id) {
+            (false, _) => " [not forwarded]".to_string(),
+            (true, Some(id)) => format!(
+                " [forwarded as id {}]",
+                printable(&String::from_utf8_lossy(id.as_id().raw()))
+            ),
+            (true, None) => String::new(),
+        };
+        let violation = verdict.violation;
         let observed = Observed {
             verdict,
             reply,
@@ -577,11 +624,6 @@ impl Shared {
         if self.quiet {
             return observed;
         }
-        let not_forwarded = if verdict.forward {
-            ""
-        } else {
-            " [not forwarded]"
-        };
         let show =
             |bytes: &[u8]| printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(120)]));
         let token = |id: Option<Id<'_>>| {
@@ -589,14 +631,14 @@ impl Shared {
                 printable(&String::from_utf8_lossy(id.raw()))
             })
         };
-        if let Some(v) = verdict.violation {
+        if let Some(v) = violation {
             // What is wrong with a tools/list result is in its tools, deep in the frame.
             let detail = match (v, obs.invalid_tools) {
                 (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
             say!(
-                "rpcwire proxy: {}: {} (kind {}, id {}){detail}{not_forwarded}",
+                "rpcwire proxy: {}: {} (kind {}, id {}){detail}{how_forwarded}",
                 dir.as_str(),
                 v.as_str(),
                 obs.kind,
@@ -949,7 +991,19 @@ impl Sorter {
                 run = 0..0;
                 self.forward.push(array);
             }
-            if let (Seen::Message(..), true) = (&seen, verdict.forward) {
+            if let (Seen::Message(msg, _), true) = (&seen, verdict.forward) {
+                if let (Some(forward_id), Some(id)) = (&verdict.forward_id, msg.id()) {
+                    // A client request under the id the session minted, or the server's reply
+                    // to one with the client's id restored: a copy of the line with its id
+                    // replaced, the rest byte for byte (a `\r` a space, as below).
+                    self.push_run(&chunk, &run);
+                    run = 0..0;
+                    let mut line =
+                        BytesMut::with_capacity(frame.len() + forward_id.as_id().raw().len());
+                    encode::write_with_id(&mut line, frame, id, forward_id.as_id());
+                    self.forward.push(line.freeze());
+                    continue;
+                }
                 let end = at + frame.len();
                 if has_cr && memchr::memchr(b'\r', frame).is_some() {
                     // Whitespace in a valid message (a raw `\r` is nowhere else), but a line
@@ -1086,11 +1140,14 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         }
     };
     let mut state = State {
+        // A JSON-RPC request reusing an id whose reply could still come goes to the server
+        // under an id the session mints, so that each reply answers one request exactly.
         session: Session::with_max_in_flight(
             crate::check::dialect(args.dialect),
             args.timeout_ms,
             args.max_in_flight.get(),
-        ),
+        )
+        .rewriting_reused_ids(),
         log,
     };
     let header = json!({"rpcwire_proxy": {
@@ -1216,7 +1273,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         };
                         for e in requests {
                             let v = Violation::TimedOut;
-                            state.log_event(now, "timeout", Dir::C2s, e.id.as_id(), &e.method, v);
+                            let upstream_id = e.upstream_id.as_ref().map(IdBuf::as_id);
+                            let (id, method) = (e.id.as_id(), &e.method);
+                            state.log_event(now, "timeout", Dir::C2s, id, upstream_id, method, v);
                         }
                         for id in owed {
                             state.log_owed_answered(now, id.as_ref().map(IdBuf::as_id));
@@ -1252,7 +1311,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             report(&e);
                             if e.cancel_on_server {
                                 let reason = format!("timed out after {ms} ms");
-                                mcp::write_cancelled(&mut cancels, e.id.as_id(), Some(&reason));
+                                // (Under the id the server knows it by.)
+                                mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
                             }
                         }
                         // One array for what is left of the batch, as the server would have
@@ -1407,17 +1467,26 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         let mut state = shared.lock();
         let now = shared.now_ms();
         let unanswered = state.session.finish();
-        for (dir, id, method) in &unanswered {
+        for u in &unanswered {
             if !args.quiet {
                 say!(
-                    "rpcwire proxy: {}: unanswered request {} ({})",
-                    dir.as_str(),
-                    printable(&String::from_utf8_lossy(id.as_id().raw())),
-                    printable(method)
+                    "rpcwire proxy: {}: unanswered request {} ({}){}",
+                    u.dir.as_str(),
+                    printable(&String::from_utf8_lossy(u.id.as_id().raw())),
+                    printable(&u.method),
+                    match &u.upstream_id {
+                        Some(upstream) => format!(
+                            ", forwarded as {}",
+                            printable(&String::from_utf8_lossy(upstream.as_id().raw()))
+                        ),
+                        None => String::new(),
+                    }
                 );
             }
             let v = Violation::Unanswered;
-            state.log_event(now, "unanswered", *dir, id.as_id(), method, v);
+            let upstream_id = u.upstream_id.as_ref().map(IdBuf::as_id);
+            let (id, method) = (u.id.as_id(), &u.method);
+            state.log_event(now, "unanswered", u.dir, id, upstream_id, method, v);
         }
     }
     shared.print_counters("summary");

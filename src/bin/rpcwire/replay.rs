@@ -157,12 +157,12 @@ impl<W: Write> Report<W> {
     /// Reports the requests left waiting, then the summary; returns whether the session is
     /// free of violations.
     fn finish(mut self, mut session: Session, frames: [u64; 2]) -> io::Result<bool> {
-        for (dir, id, method) in session.finish() {
+        for unanswered in session.finish() {
             self.event(
                 "unanswered",
-                dir,
-                id.as_id(),
-                &method,
+                unanswered.dir,
+                unanswered.id.as_id(),
+                &unanswered.method,
                 Some(Violation::Unanswered),
             )?;
         }
@@ -275,6 +275,9 @@ struct LogLine {
     event: Option<String>,
     kind: Option<String>,
     id: Option<String>,
+    /// The id the proxy forwarded a client request under, when it minted one (a request's
+    /// record, a timeout): the session mints the same, replaying; a timeout names it.
+    upstream_id: Option<String>,
     method: Option<String>,
     error_code: Option<i64>,
     cancels: Option<String>,
@@ -346,11 +349,15 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 .and_then(|n| usize::try_from(n).ok())
                 .filter(|&n| n > 0)
                 .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
-            session
-                .get_or_insert_with(|| Session::with_max_in_flight(dialect, None, max_in_flight));
+            // (The proxy forwards a JSON-RPC request reusing an id whose reply could still
+            // come under an id it mints: so does its replay, alike.)
+            session.get_or_insert_with(|| {
+                Session::with_max_in_flight(dialect, None, max_in_flight).rewriting_reused_ids()
+            });
             continue;
         }
-        let session = session.get_or_insert_with(|| Session::new(args.dialect(), None));
+        let session = session
+            .get_or_insert_with(|| Session::new(args.dialect(), None).rewriting_reused_ids());
         let dir = match v.dir.as_deref() {
             Some("c2s") => Dir::C2s,
             Some("s2c") => Dir::S2c,
@@ -368,10 +375,13 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
         }
         match v.event.as_deref() {
             Some("timeout") => {
+                // The table holds a request by the id the server knows it by.
+                let upstream = id(&v.upstream_id, number)?;
                 let id =
                     id(&v.id, number)?.ok_or_else(|| bad_log(number, "a timeout without an id"))?;
                 let method = v.method.as_deref().unwrap_or_default();
-                let timed_out = session.time_out(id).then_some(Violation::TimedOut);
+                let upstream = upstream.unwrap_or(id);
+                let timed_out = session.time_out(upstream).then_some(Violation::TimedOut);
                 report.event("timeout", dir, id, method, timed_out)?;
             }
             // The proxy answered an invalid element of a timed-out batch itself: its reply is

@@ -131,6 +131,7 @@ impl Session {
             Verdict {
                 forward: false,
                 violation: rejected_violation_of(o.kind).and_then(|v| self.flag(dir, v)),
+                forward_id: None,
             }
         } else {
             self.check_element(dir, o, now_ms)
@@ -234,6 +235,7 @@ impl Session {
                 Verdict {
                     forward: true,
                     violation: self.flag(dir, rejected_violation(o.kind)),
+                    forward_id: None,
                 }
             }
             _ => {

@@ -8,7 +8,8 @@
 //! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
 //! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
 //! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
-//! ([`timeout`]), the ids recently given up on ([`recent`]), the tools' header annotations
+//! ([`timeout`]), the ids recently given up on ([`recent`]), the ids minted for client
+//! requests reusing an id whose reply could still come ([`rewrite`]), the tools' header annotations
 //! ([`tool_headers`]) and the counters ([`counters`]).
 
 mod batch;
@@ -20,6 +21,7 @@ mod observation;
 mod owed;
 mod queued;
 mod recent;
+mod rewrite;
 mod timeout;
 mod tool_headers;
 mod violation;
@@ -59,7 +61,8 @@ pub struct Session {
     /// Requests each side sent and still waits on, by direction of the request.
     waiting: [InFlight<Waiting>; 2],
     /// JSON-RPC requests reusing an id still in `waiting`, waiting their turn behind it, by
-    /// direction of the request.
+    /// direction of the request: the server's, and the client's in a session that does not
+    /// rewrite them ([`Session::rewriting_reused_ids`]; two recorded streams).
     queued: [Queued; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
     recent: [Recent; 2],
@@ -113,7 +116,22 @@ pub struct Session {
     /// How many client `tools/list` requests wait ([`Waiting::lists_tools`]): while none does,
     /// [`Session::reads_tool_headers`] answers without a lookup.
     tools_lists_waiting: usize,
+    /// Whether client requests reusing an id whose reply could still come go to the server
+    /// under an id the session mints ([`Session::rewriting_reused_ids`]).
+    rewrites_reused_ids: bool,
+    /// How many ids the session minted so far ([`rewrite`]).
+    minted: u64,
     pub counters: Counters,
+}
+
+/// A request still waiting when the session ended.
+pub struct Unanswered {
+    pub dir: Dir,
+    /// The id its sender gave it.
+    pub id: IdBuf,
+    /// The id the server knows it by, when the session minted one.
+    pub upstream_id: Option<IdBuf>,
+    pub method: Arc<str>,
 }
 
 /// How many bytes of ids, method names and progress tokens the requests waiting in each
@@ -181,6 +199,8 @@ impl Session {
             unversioned_request: false,
             protocol_version: None,
             tools_lists_waiting: 0,
+            rewrites_reused_ids: false,
+            minted: 0,
             counters: Counters::default(),
         }
     }
@@ -256,6 +276,7 @@ impl Session {
             return Verdict {
                 forward: true,
                 violation: None,
+                forward_id: None,
             };
         }
         self.check(dir, o, now_ms, false)
@@ -284,6 +305,7 @@ impl Session {
         // none of them (a `notifications/cancelled` there is just a notification).
         let mcp = self.dialect == Dialect::Mcp;
         let mut forward = true;
+        let mut forward_id = None;
         let violation = match o.kind {
             "request" => {
                 let method = o.method.unwrap_or_default();
@@ -322,16 +344,36 @@ impl Session {
                         batch,
                         names_version: reads_version && o.protocol_version.is_some(),
                         lists_tools: dir == Dir::C2s && mcp && method == mcp::methods::TOOLS_LIST,
+                        client_id: None,
                     };
                     let lists_tools = waiting.lists_tools;
+                    // A JSON-RPC client request reusing an id whose reply could still come
+                    // goes to the server under a minted id, and waits by it: the late reply
+                    // to the old request then answers the old one only ([`rewrite`]).
+                    let mut waiting = waiting;
+                    let upstream_id = self
+                        .needs_upstream_id(dir, id, in_batch)
+                        .then(|| self.mint_upstream_id(id));
+                    // (The client's id is kept beside the minted one: its spelling counts.)
+                    let extra_bytes =
+                        extra_bytes + upstream_id.as_ref().map_or(0, |_| id.raw().len());
+                    let id = match &upstream_id {
+                        Some(upstream_id) => {
+                            waiting.client_id = Some(id.to_owned_id());
+                            upstream_id.as_id()
+                        }
+                        None => id,
+                    };
                     // An id cancelled or timed out lately is taken too: its late reply may
                     // still come, and would answer the new request (MCP: an id is never
                     // reused in a session; refused). JSON-RPC only warns: the request is
-                    // forwarded, so it waits like any other (else every reply with its id
+                    // forwarded, under a minted id when the session rewrites them (above),
+                    // else as it is, so it waits like any other (else every reply with its id
                     // would be dropped as late, and no deadline would answer it), and the
                     // first reply with its id answers it.
                     let recent = &self.recent[slot(dir)];
-                    let reused = !recent.is_empty() && recent.contains(&IdKey::of(id));
+                    let reused = upstream_id.is_some()
+                        || (!recent.is_empty() && recent.contains(&IdKey::of(id)));
                     // The requests in line count against `--max-in-flight` and the byte
                     // budget too: the table alone would take a fresh id while it and the
                     // lines hold the limit (its cost as the table counts it: its spelling,
@@ -360,6 +402,7 @@ impl Session {
                     };
                     match (inserted, refused) {
                         (Ok(()), _) => {
+                            forward_id = upstream_id.clone();
                             // MCP: a progress token "MUST be unique across all active
                             // requests"; a second one is forwarded (the request is valid),
                             // but the progress of the two cannot be told apart.
@@ -533,6 +576,12 @@ impl Session {
                     Some(id) => {
                         if let Some((_, w)) = self.take_waiting(asked, id) {
                             self.release(asked, &w);
+                            // The reply to a request forwarded under a minted id goes back
+                            // with the client's. (Not inside an array, which goes on byte for
+                            // byte: a server answers a request sent alone alone, §6.)
+                            if !in_batch {
+                                forward_id = w.client_id.clone();
+                            }
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
@@ -573,7 +622,11 @@ impl Session {
                 self.flag(dir, rejected_violation(other))
             }
         };
-        Verdict { forward, violation }
+        Verdict {
+            forward,
+            violation,
+            forward_id,
+        }
     }
 
     /// Takes the request sent in `dir` that holds `id` in the table of requests waiting (it was
@@ -764,8 +817,9 @@ impl Session {
     }
 
     /// The session ended: every request still waiting is unanswered, in each direction in the
-    /// order they were sent.
-    pub fn finish(&mut self) -> Vec<(Dir, IdBuf, Arc<str>)> {
+    /// order they were sent. Each with the id its sender gave it, and the one the session
+    /// minted for the server, if any ([`Session::rewriting_reused_ids`]).
+    pub fn finish(&mut self) -> Vec<Unanswered> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {
             let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
@@ -780,7 +834,16 @@ impl Session {
                     continue;
                 }
                 self.flag(dir, Violation::Unanswered);
-                out.push((dir, id, w.method));
+                let (id, upstream_id) = match w.client_id {
+                    Some(client_id) => (client_id, Some(id)),
+                    None => (id, None),
+                };
+                out.push(Unanswered {
+                    dir,
+                    id,
+                    upstream_id,
+                    method: w.method,
+                });
             }
         }
         self.deadlines.clear();

@@ -1,6 +1,6 @@
 //! What the session is told about one message, and what it answers.
 
-use rpcwire::Id;
+use rpcwire::{Id, IdBuf};
 
 use super::Violation;
 
@@ -33,8 +33,13 @@ pub struct Observation<'a> {
 }
 
 /// What to do with one message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
     pub forward: bool,
     pub violation: Option<Violation>,
+    /// The id the message goes on with in place of its own, when the session rewrites it
+    /// ([`Session::rewriting_reused_ids`](super::Session::rewriting_reused_ids)): for a client
+    /// request reusing an id whose reply could still come, the id the session minted for the
+    /// server; for the server's reply to it, the client's id, restored. `None`: as it came.
+    pub forward_id: Option<IdBuf>,
 }

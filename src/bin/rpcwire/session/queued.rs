@@ -97,6 +97,11 @@ impl Queued {
         Some((next.id, next.waiting, next.extra_bytes))
     }
 
+    /// Whether a request of `id` waits in line.
+    pub(super) fn contains(&self, id: Id<'_>) -> bool {
+        self.len > 0 && self.lines.contains_key(&IdKey::of(id))
+    }
+
     /// Whether the request of `id` that came as number `seq` waits in line. (A line is in the
     /// order its requests came, so by number: a search, not a walk, which pruning the
     /// deadlines of a long line would pay for each.)

@@ -170,7 +170,7 @@ fn a_jsonrpc_request_reusing_an_id_in_flight_waits_behind_the_first() {
     session.observe(Dir::C2s, &first, 3_000);
     session.observe(Dir::C2s, &second, 3_000);
     let left = session.finish();
-    let unanswered: Vec<&str> = left.iter().map(|(_, _, method)| &**method).collect();
+    let unanswered: Vec<&str> = left.iter().map(|u| &*u.method).collect();
     assert_eq!(unanswered, ["first", "second"]);
     // Within the limit of requests in flight.
     let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1);
@@ -631,7 +631,7 @@ fn an_open_listen_stream_ends_with_the_session() {
     for (n, method) in [("1", "subscriptions/listen"), ("2", "tools/call")] {
         session.observe(Dir::C2s, &observation("request", id(n), Some(method)), 0);
     }
-    let left: Vec<_> = session.finish().into_iter().map(|(_, _, m)| m).collect();
+    let left: Vec<_> = session.finish().into_iter().map(|u| u.method).collect();
     assert_eq!(left, [Arc::from("tools/call")]);
     assert_eq!(session.counters.total_violations(), 1);
 }
@@ -1691,4 +1691,89 @@ fn deadlines_of_a_long_line_are_pruned_as_it_is_answered() {
         assert!(session.deadlines.len() <= 2 * left + 65, "{left}");
     }
     assert!(session.expire(u64::MAX).is_empty());
+}
+
+/// The id a message goes on with, as text (`None`: its own).
+fn forwarded_as(v: &Verdict) -> Option<String> {
+    v.forward_id.as_ref().map(|id| id.to_string())
+}
+
+/// JSON-RPC, rewriting as the proxy does: a client request reusing an id whose reply could
+/// still come (one in flight, one timed out) goes to the server under a minted id, which no
+/// other request holds; the server's reply to it goes back with the client's id, whatever
+/// the order of the replies, and the late reply to the old request is late.
+#[test]
+fn a_reused_jsonrpc_id_goes_upstream_under_a_minted_one() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000)).rewriting_reused_ids();
+    let request = |token, method| observation("request", id(token), Some(method));
+    let reply = |token| observation("success_response", id_of(token), None);
+    let first = session.observe(Dir::C2s, &request("7", "a"), 0);
+    assert_eq!(forwarded_as(&first), None, "a fresh id goes on as it is");
+    // Reused while in flight: a number, counting down from 2^53 - 1.
+    let second = session.observe(Dir::C2s, &request("7", "b"), 0);
+    assert_eq!(second.violation, Some(Violation::DuplicateId));
+    assert_eq!(forwarded_as(&second).as_deref(), Some("9007199254740990"));
+    // The server answers the second first: its reply goes back as 7, and the first's too.
+    let answer = session.observe(Dir::S2c, &reply("9007199254740990"), 0);
+    assert_eq!(
+        (answer.violation, forwarded_as(&answer).as_deref()),
+        (None, Some("7"))
+    );
+    let answer = session.observe(Dir::S2c, &reply("7"), 0);
+    assert_eq!((answer.violation, forwarded_as(&answer)), (None, None));
+    // A string id, reused after its timeout: a minted string; the timeout answers the client
+    // with its own id, and names the minted one for the server.
+    session.observe(Dir::C2s, &request("\"x\"", "slow"), 0);
+    let timeouts = session.expire(1_000);
+    assert_eq!(timeouts.len(), 1);
+    let again = session.observe(Dir::C2s, &request("\"x\"", "again"), 1_000);
+    assert_eq!(forwarded_as(&again).as_deref(), Some("\"rpcwire-2\""));
+    let late = session.observe(Dir::S2c, &reply("\"x\""), 1_001);
+    assert_eq!(
+        (late.forward, late.violation),
+        (false, Some(Violation::LateReply))
+    );
+    // The client sending the minted id itself while it is in use: rewritten in turn.
+    let collision = session.observe(Dir::C2s, &request("\"rpcwire-2\"", "c"), 1_002);
+    assert_eq!(forwarded_as(&collision).as_deref(), Some("\"rpcwire-3\""));
+    // A rewritten request that times out: the client's id, and the server's.
+    let timeouts = session.expire(2_500);
+    let expired: Vec<_> = timeouts
+        .iter()
+        .map(|t| match t {
+            Timeout::Request(e) => (e.id.to_string(), e.upstream().to_string()),
+            Timeout::Batch { .. } => panic!("no batch"),
+        })
+        .collect();
+    assert_eq!(
+        expired,
+        [
+            ("\"x\"".to_string(), "\"rpcwire-2\"".to_string()),
+            ("\"rpcwire-2\"".to_string(), "\"rpcwire-3\"".to_string())
+        ]
+    );
+    // Its late reply is late.
+    let late = session.observe(Dir::S2c, &reply("\"rpcwire-3\""), 2_600);
+    assert_eq!(late.violation, Some(Violation::LateReply));
+}
+
+/// MCP never rewrites: a reused id is refused, as before. Nor does a session merging two
+/// recorded streams (not told to rewrite), whose server read the client's ids as they were.
+#[test]
+fn only_a_rewriting_jsonrpc_session_mints_ids() {
+    let request = |token, method| observation("request", id(token), Some(method));
+    let mut mcp = Session::new(Dialect::Mcp, None).rewriting_reused_ids();
+    mcp.observe(Dir::C2s, &request("7", "a"), 0);
+    let v = mcp.observe(Dir::C2s, &request("7", "b"), 0);
+    assert_eq!(
+        (v.forward, v.violation, v.forward_id),
+        (false, Some(Violation::DuplicateId), None)
+    );
+    let mut merged = Session::new(Dialect::JsonRpc2, None);
+    merged.observe(Dir::C2s, &request("7", "a"), 0);
+    let v = merged.observe(Dir::C2s, &request("7", "b"), 0);
+    assert_eq!(
+        (v.forward, v.violation, v.forward_id),
+        (true, Some(Violation::DuplicateId), None)
+    );
 }

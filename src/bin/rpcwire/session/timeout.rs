@@ -24,12 +24,23 @@ pub enum Timeout {
 /// A request that timed out: the caller answers the client and cancels on the server.
 #[derive(Debug)]
 pub struct Expired {
+    /// The client's id, which its reply carries.
     pub id: IdBuf,
+    /// The id the server knows the request by, when the session minted one
+    /// ([`Session::rewriting_reused_ids`]); its late reply carries that one.
+    pub upstream_id: Option<IdBuf>,
     pub method: Arc<str>,
     /// Whether the server is to be told with MCP's `notifications/cancelled`: not for MCP's
     /// `initialize`, which "MUST NOT be cancelled", and not under plain JSON-RPC 2.0, which
     /// has no cancellation (a server of another protocol would read a stray notification).
     pub cancel_on_server: bool,
+}
+
+impl Expired {
+    /// The id the server knows the request by (what a cancellation names).
+    pub fn upstream(&self) -> Id<'_> {
+        self.upstream_id.as_ref().unwrap_or(&self.id).as_id()
+    }
 }
 
 /// When a client request, or a client batch, times out; ordered by time, then by arrival.
@@ -130,8 +141,13 @@ impl Session {
     fn timed_out(&mut self, id: IdBuf, w: Waiting) -> Expired {
         let was_initialize = self.forget_initialize(id.as_id());
         self.flag(Dir::C2s, Violation::TimedOut);
+        let (id, upstream_id) = match w.client_id {
+            Some(client_id) => (client_id, Some(id)),
+            None => (id, None),
+        };
         Expired {
             id,
+            upstream_id,
             method: w.method,
             // Never for a request of a batch: batches are JSON-RPC's, which has no
             // cancellation.
@@ -140,7 +156,8 @@ impl Session {
     }
 
     /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
-    /// [`Session::expire`] for that one id. Returns whether it was waiting.
+    /// [`Session::expire`] for that one id (the one the server knows it by, minted or the
+    /// client's). Returns whether it was waiting.
     pub fn time_out(&mut self, id: Id<'_>) -> bool {
         self.expire_request(id).is_some()
     }

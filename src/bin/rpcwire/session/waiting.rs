@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use rpcwire::IdKey;
+use rpcwire::{IdBuf, IdKey};
 
 /// A request the session is waiting on.
 #[derive(Debug, Clone)]
@@ -23,4 +23,9 @@ pub(super) struct Waiting {
     /// A client's `tools/list` (MCP), whose reply may list tools with invalid `x-mcp-header`
     /// annotations ([`Violation::InvalidToolHeaders`](super::Violation::InvalidToolHeaders)).
     pub(super) lists_tools: bool,
+    /// The client's own id, when the request went to the server under an id the session
+    /// minted ([`Session::rewriting_reused_ids`](super::Session::rewriting_reused_ids)): the
+    /// table holds it by the minted id, which the server's reply carries, and the client gets
+    /// the reply, or the proxy's own, with this one.
+    pub(super) client_id: Option<IdBuf>,
 }

@@ -1,0 +1,78 @@
+//! JSON-RPC client requests reusing an id whose reply could still come, forwarded under an id
+//! the session mints: every reply the server sends then answers one request, exactly.
+//!
+//! A request reusing the id of one the proxy gave up on (timed out) would otherwise take the
+//! late reply to the old one as its own; one reusing an id in flight would take whichever
+//! reply with that id comes first (a server may answer out of order). Counting the replies per
+//! id cannot tell them apart; a fresh id upstream can. The server's reply to the minted id goes
+//! back with the client's id restored, byte for byte ([`Verdict::forward_id`]); the late reply
+//! to the old request keeps the old id, and is found late.
+//!
+//! [`Verdict::forward_id`]: super::Verdict::forward_id
+
+use rpcwire::{Dialect, Id, IdBuf, IdKey, IdKind};
+
+use super::dir::slot;
+use super::{Dir, Session};
+
+/// The largest integer every peer's number type holds exactly (2^53 - 1: a JavaScript
+/// number's): minted numeric ids count down from it, far from the ids clients count up with.
+const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
+
+impl Session {
+    /// A session that forwards a client request reusing an id whose reply could still come
+    /// under an id it mints ([`Verdict::forward_id`](super::Verdict::forward_id)), as the
+    /// proxy does and as its log is replayed; under JSON-RPC only (MCP refuses a reused id).
+    /// Not for two recorded streams, whose server read the client's ids as they were.
+    pub fn rewriting_reused_ids(mut self) -> Session {
+        self.rewrites_reused_ids = true;
+        self
+    }
+
+    /// Whether a request sent in `dir` with `id` goes to the server under a minted id: a
+    /// JSON-RPC client request, sent alone, while a reply with its id could still come for
+    /// another request (one waiting, in the table or in line behind it, or one cancelled or
+    /// timed out lately, whose late reply may come). That covers a client sending an id the
+    /// session minted while it is in use: rewritten in turn. (Not a request inside a batch,
+    /// which goes with its batch byte for byte: see the README.)
+    pub(super) fn needs_upstream_id(&self, dir: Dir, id: Id<'_>, in_batch: bool) -> bool {
+        self.rewrites_reused_ids
+            && self.dialect == Dialect::JsonRpc2
+            && dir == Dir::C2s
+            && !in_batch
+            && self.server_may_answer(id)
+    }
+
+    /// Whether a reply with `id` could still come from the server: a client request with
+    /// that id, as the server read it, waits (in the table or in line) or was given up on
+    /// lately.
+    fn server_may_answer(&self, id: Id<'_>) -> bool {
+        let recent = &self.recent[slot(Dir::C2s)];
+        self.waiting[slot(Dir::C2s)].contains(id)
+            || self.queued[slot(Dir::C2s)].contains(id)
+            || (!recent.is_empty() && recent.contains(&IdKey::of(id)))
+    }
+
+    /// An id for the server that no other reply could carry: a number counting down from
+    /// 2^53 - 1 in place of a numeric id (a server may read ids as numbers only), a string
+    /// `"rpcwire-N"` in place of any other; never one the server may still answer
+    /// ([`server_may_answer`](Self::server_may_answer)).
+    pub(super) fn mint_upstream_id(&mut self, like: Id<'_>) -> IdBuf {
+        loop {
+            self.minted += 1;
+            let numeric = matches!(like.kind(), IdKind::Integer | IdKind::Number);
+            let minted = match MINTED_NUMBERS_FROM.checked_sub_unsigned(self.minted) {
+                Some(n) if numeric && n >= 0 => IdBuf::from_i64(n),
+                _ => {
+                    let token = format!("\"rpcwire-{}\"", self.minted);
+                    Id::from_token(token.as_bytes())
+                        .expect("a plain string is an id")
+                        .to_owned_id()
+                }
+            };
+            if !self.server_may_answer(minted.as_id()) {
+                return minted;
+            }
+        }
+    }
+}
