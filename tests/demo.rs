@@ -1310,3 +1310,38 @@ fn mcp_client_holds_few_replies_for_a_server_that_does_not_read() {
     // (A few MiB for the process itself; the flood's replies would take hundreds.)
     assert!(rss_kib < 48 * 1024, "RSS grew to {rss_kib} KiB");
 }
+
+/// `examples/streamable_http.rs` reads an `Accept` whose parameter is a quoted string holding
+/// a comma (RFC 9110's `quoted-string`) as one media range: the comma splits no range. (It
+/// split there, and took the rest of the quoted string for a range of its own: a range
+/// refusing the event stream that no client wrote, or one listing JSON.)
+#[test]
+fn streamable_http_reads_commas_inside_quoted_accept_parameters() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let cases: &[(&[u8], u16)] = &[
+        (
+            br#"text/plain;a="x,text/event-stream;q=0;b=", application/json, text/event-stream"#,
+            200,
+        ),
+        (
+            br#"text/html;a=", application/json;", text/event-stream"#,
+            406,
+        ),
+        (
+            br#"text/event-stream;a="\",application/json", application/json;q=0.5"#,
+            200,
+        ),
+    ];
+    for &(accept, status) in cases {
+        let headers: &[Field] = &[("Content-Type", b"application/json"), ("Accept", accept)];
+        let answered = server.post(headers, ping);
+        assert_eq!(
+            answered.status,
+            status,
+            "{}",
+            String::from_utf8_lossy(accept)
+        );
+    }
+}
