@@ -176,9 +176,15 @@ impl Gateway {
 
     /// A client's `initialize`: the first goes upstream under our id; the others wait for
     /// its result, or are answered with it. Its params go as the client sent them: the
-    /// upstream sees the first client's version, capabilities and name.
+    /// upstream sees the first client's version, capabilities and name. A client's second
+    /// `initialize`, its first answered or still waiting, is refused with -32600.
     fn client_initialize(&mut self, client: usize, req: Request<'_>, now: u64) {
-        if self.initialized[client] {
+        // (One waiting counts: both answered, the client would get two results.)
+        let waiting = match &self.handshake {
+            Handshake::Initializing(waiting) => waiting.iter().any(|w| w.client == client),
+            _ => false,
+        };
+        if self.initialized[client] || waiting {
             let message = "Invalid Request: already initialized";
             let out = &mut self.clients[client];
             encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);

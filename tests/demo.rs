@@ -1345,3 +1345,25 @@ fn streamable_http_reads_commas_inside_quoted_accept_parameters() {
         );
     }
 }
+
+/// `examples/gateway.rs` answers a client's second `initialize` sent while its first waits
+/// for the upstream with -32600, as it does one sent after its first was answered: a
+/// session is initialized once. (It queued both, and answered the client's one handshake
+/// twice.)
+#[test]
+fn gateway_refuses_a_second_initialize_while_the_first_waits() {
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    gw.client_read(0, initialize_line("2", "2025-11-25").as_bytes(), 0);
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["id"], 2);
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+    assert_eq!(json_lines(&gw.upstream.split()).len(), 1, "one initialize");
+    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    gw.upstream_line(result.as_bytes(), 1);
+    let replies = json_lines(&gw.clients[0].split());
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(replies[0]["id"], 1);
+    assert!(replies[0]["result"].is_object(), "{replies:?}");
+}
