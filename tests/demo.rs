@@ -1367,3 +1367,52 @@ fn gateway_refuses_a_second_initialize_while_the_first_waits() {
     assert_eq!(replies[0]["id"], 1);
     assert!(replies[0]["result"].is_object(), "{replies:?}");
 }
+/// `examples/gateway.rs` sends its `initialize` upstream with a progress token of its own
+/// when the client's asks for progress, never the client's: the client's token, sent as it
+/// was, may be one the gateway mints for another client's request, and the upstream's
+/// progress on the handshake would reach that client as its own progress. (It sent the
+/// client's token.)
+#[test]
+fn gateway_sends_no_client_progress_token_in_its_initialize() {
+    let mut gw = gateway::Gateway::new(2);
+    // Client 1's ping (before its handshake, as MCP allows) asks for progress: upstream it is
+    // token 1, and so is its progress token.
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":{\"_meta\":{\"progressToken\":\"mine\"}}}\n",
+        0,
+    );
+    let ping = json_lines(&gw.upstream.split());
+    let token = ping[0]["id"].clone();
+    assert_eq!(ping[0]["params"]["_meta"]["progressToken"], token);
+    // Client 0 initializes, asking for progress under that same number.
+    let initialize = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"_meta":{{"progressToken":{token}}},"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+    ) + "\n";
+    gw.client_read(0, initialize.as_bytes(), 0);
+    let upstream = json_lines(&gw.upstream.split());
+    let [sent] = &upstream[..] else {
+        panic!("one initialize: {upstream:?}")
+    };
+    assert_eq!(sent["method"], "initialize");
+    assert_eq!(sent["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(sent["params"]["clientInfo"]["name"], "c");
+    let progress_token = sent["params"]["_meta"]["progressToken"].clone();
+    assert!(
+        progress_token.is_string(),
+        "a token the gateway never mints: {sent}"
+    );
+    // The upstream reports progress on the handshake: client 1 hears nothing of it.
+    let progress = serde_json::json!({"jsonrpc":"2.0","method":"notifications/progress",
+        "params":{"progressToken":progress_token,"progress":1}});
+    gw.upstream_line(progress.to_string().as_bytes(), 1);
+    assert!(gw.clients[1].is_empty(), "{:?}", gw.clients[1]);
+
+    // A progress token the remapper could not rewrite either is refused, as for any request.
+    let mut gw = gateway::Gateway::new(1);
+    let bad = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":{"progressToken":{}},"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    gw.client_read(0, format!("{bad}\n").as_bytes(), 0);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused[0]["error"]["code"], -32602, "{refused:?}");
+}
