@@ -22,8 +22,8 @@
 use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
-    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdRemapper, JsonKind,
-    LineFramer, Lookup, Message, RawJson, Rejection, RemapError, ReplyId, Request, Role,
+    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdKey, IdRemapper,
+    JsonKind, LineFramer, Lookup, Message, RawJson, Rejection, RemapError, ReplyId, Request, Role,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -57,6 +57,23 @@ enum Handshake {
     /// The upstream's connection closed: every request is answered with -32603 at once, as
     /// no reply will come. (A real gateway would reconnect, and start a new session.)
     Closed,
+}
+
+impl Handshake {
+    /// Whether `client`'s `initialize` waits for the upstream's result (under `id`, if given:
+    /// ids compare as the remapper compares them, `1` the same as `1.0`).
+    fn waits(&self, client: usize, id: Option<Id<'_>>) -> bool {
+        let Handshake::Initializing(waiting) = self else {
+            return false;
+        };
+        let key = id.map(IdKey::of);
+        waiting.iter().any(|w| {
+            w.client == client
+                && key
+                    .as_ref()
+                    .is_none_or(|key| *key == IdKey::of(w.id.as_id()))
+        })
+    }
 }
 
 pub struct Gateway {
@@ -133,6 +150,11 @@ impl Gateway {
                 let message = "Invalid Request: initialize first";
                 encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
             }
+            // A `ping` under the id of the client's `initialize`, which waits.
+            Ok(Message::Request(req)) if self.handshake.waits(client, Some(req.id)) => {
+                let refused = RemapError::DuplicateId;
+                encode::write_error(out, req.id, refused.code(), &refused.to_string(), None);
+            }
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
                 // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open.
@@ -180,15 +202,17 @@ impl Gateway {
     /// capabilities and name. A client's second
     /// `initialize`, its first answered or still waiting, is refused with -32600.
     fn client_initialize(&mut self, client: usize, req: Request<'_>, now: u64) {
+        let out = &mut self.clients[client];
         // (One waiting counts: both answered, the client would get two results.)
-        let waiting = match &self.handshake {
-            Handshake::Initializing(waiting) => waiting.iter().any(|w| w.client == client),
-            _ => false,
-        };
-        if self.initialized[client] || waiting {
+        if self.initialized[client] || self.handshake.waits(client, None) {
             let message = "Invalid Request: already initialized";
-            let out = &mut self.clients[client];
             encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
+            return;
+        }
+        // Its id is the client's request in flight (a `ping`): both would be answered under it.
+        if self.remap.get(&client, req.id).is_some() {
+            let refused = RemapError::DuplicateId;
+            encode::write_error(out, req.id, refused.code(), &refused.to_string(), None);
             return;
         }
         let waiter = Waiter {

@@ -1416,3 +1416,30 @@ fn gateway_sends_no_client_progress_token_in_its_initialize() {
     let refused = json_lines(&gw.clients[0].split());
     assert_eq!(refused[0]["error"]["code"], -32602, "{refused:?}");
 }
+
+/// `examples/gateway.rs` refuses a client's `initialize` under the id of its request in
+/// flight (a `ping`, which may go before the handshake), and a request under the id of its
+/// `initialize` waiting, with -32600, as it refuses any reused id: each would be answered
+/// twice under one id, and a cancellation naming it would reach the other. (It took both.)
+#[test]
+fn gateway_refuses_an_id_reused_around_the_handshake() {
+    let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+    // A ping in flight, then an initialize under its id.
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(0, ping, 0);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(upstream.len(), 1, "only the ping: {upstream:?}");
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+    // An initialize waiting, then a ping under its id.
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    gw.client_read(0, ping, 0);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(upstream.len(), 1, "only the initialize: {upstream:?}");
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+}
