@@ -199,8 +199,8 @@ impl Gateway {
     /// A client's `initialize`: the first goes upstream under our id; the others wait for
     /// its result, or are answered with it. Its params go as the client sent them (but for a
     /// progress token: see `handshake_params`): the upstream sees the first client's version,
-    /// capabilities and name. A client's second
-    /// `initialize`, its first answered or still waiting, is refused with -32600.
+    /// capabilities and name. A client's second `initialize` (its first answered or still
+    /// waiting), or one under the id of its request in flight, is refused with -32600.
     fn client_initialize(&mut self, client: usize, req: Request<'_>, now: u64) {
         let out = &mut self.clients[client];
         // (One waiting counts: both answered, the client would get two results.)
