@@ -22,8 +22,8 @@
 use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
-    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdRemapper, LineFramer,
-    Message, RawJson, Rejection, ReplyId, Request, Role,
+    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdKey, IdRemapper,
+    JsonKind, LineFramer, Lookup, Message, RawJson, Rejection, RemapError, ReplyId, Request, Role,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -57,6 +57,23 @@ enum Handshake {
     /// The upstream's connection closed: every request is answered with -32603 at once, as
     /// no reply will come. (A real gateway would reconnect, and start a new session.)
     Closed,
+}
+
+impl Handshake {
+    /// Whether `client`'s `initialize` waits for the upstream's result (under `id`, if given:
+    /// ids compare as the remapper compares them, `1` the same as `1.0`).
+    fn waits(&self, client: usize, id: Option<Id<'_>>) -> bool {
+        let Handshake::Initializing(waiting) = self else {
+            return false;
+        };
+        let key = id.map(IdKey::of);
+        waiting.iter().any(|w| {
+            w.client == client
+                && key
+                    .as_ref()
+                    .is_none_or(|key| *key == IdKey::of(w.id.as_id()))
+        })
+    }
 }
 
 pub struct Gateway {
@@ -133,6 +150,11 @@ impl Gateway {
                 let message = "Invalid Request: initialize first";
                 encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
             }
+            // A `ping` under the id of the client's `initialize`, which waits.
+            Ok(Message::Request(req)) if self.handshake.waits(client, Some(req.id)) => {
+                let refused = RemapError::DuplicateId;
+                encode::write_error(out, req.id, refused.code(), &refused.to_string(), None);
+            }
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
                 // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open.
@@ -175,13 +197,22 @@ impl Gateway {
     }
 
     /// A client's `initialize`: the first goes upstream under our id; the others wait for
-    /// its result, or are answered with it. Its params go as the client sent them: the
-    /// upstream sees the first client's version, capabilities and name.
+    /// its result, or are answered with it. Its params go as the client sent them (but for a
+    /// progress token: see `handshake_params`): the upstream sees the first client's version,
+    /// capabilities and name. A client's second `initialize` (its first answered or still
+    /// waiting), or one under the id of its request in flight, is refused with -32600.
     fn client_initialize(&mut self, client: usize, req: Request<'_>, now: u64) {
-        if self.initialized[client] {
+        let out = &mut self.clients[client];
+        // (One waiting counts: both answered, the client would get two results.)
+        if self.initialized[client] || self.handshake.waits(client, None) {
             let message = "Invalid Request: already initialized";
-            let out = &mut self.clients[client];
             encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
+            return;
+        }
+        // Its id is the client's request in flight (a `ping`): both would be answered under it.
+        if self.remap.get(&client, req.id).is_some() {
+            let refused = RemapError::DuplicateId;
+            encode::write_error(out, req.id, refused.code(), &refused.to_string(), None);
             return;
         }
         let waiter = Waiter {
@@ -191,9 +222,19 @@ impl Gateway {
         };
         match &mut self.handshake {
             Handshake::NotStarted => {
+                let mut buf = BytesMut::new();
+                let params = match handshake_params(req.params, &mut buf) {
+                    Ok(params) => params,
+                    Err(refused) => {
+                        let out = &mut self.clients[client];
+                        let message = refused.to_string();
+                        encode::write_error(out, req.id, refused.code(), &message, None);
+                        return;
+                    }
+                };
                 let id = Id::from_token(HANDSHAKE_TOKEN).expect("a JSON string");
                 let method = mcp::methods::INITIALIZE;
-                encode::write_request(&mut self.upstream, id, method, req.params);
+                encode::write_request(&mut self.upstream, id, method, params);
                 self.handshake = Handshake::Initializing(vec![waiter]);
             }
             Handshake::Initializing(waiting) => waiting.push(waiter),
@@ -427,6 +468,30 @@ impl Gateway {
             print_lines(&format!("client {client}"), &out.split());
         }
     }
+}
+
+/// The params of the gateway's `initialize` upstream: the client's, but for its progress
+/// token (if it asked for progress), which becomes the handshake's id. The client's own may
+/// be a number the remapper mints for another client's request, which the upstream's
+/// progress on the handshake would reach. A token the remapper would refuse too (neither a
+/// string nor a number, or named twice) is refused, as `RemapError::BadProgressToken`.
+fn handshake_params<'a>(
+    params: Option<RawJson<'a>>,
+    buf: &'a mut BytesMut,
+) -> Result<Option<RawJson<'a>>, RemapError> {
+    let path = ["_meta", mcp::meta_keys::PROGRESS_TOKEN];
+    let token = match params.map_or(Lookup::Absent, |p| p.lookup_path(&path)) {
+        Lookup::Found(token) if token.kind() == JsonKind::Null => return Ok(params),
+        Lookup::Found(token) => Id::from_token(token.as_bytes()),
+        Lookup::Absent => return Ok(params),
+        Lookup::Ambiguous => None,
+    };
+    let (Some(params), Some(token)) = (params, token) else {
+        return Err(RemapError::BadProgressToken);
+    };
+    let ours = Id::from_token(HANDSHAKE_TOKEN).expect("a JSON string");
+    encode::write_with_id(buf, params.as_bytes(), token, ours);
+    Ok(RawJson::new(buf.trim_ascii_end()))
 }
 
 /// Answers a client's `initialize` (id `id`) with the upstream's `result`.

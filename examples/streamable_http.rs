@@ -510,10 +510,10 @@ fn accepts(headers: &[Field], media: &str) -> bool {
     let accept = headers
         .iter()
         .filter(|(n, _)| n.eq_ignore_ascii_case("Accept"));
-    let ranges = accept.flat_map(|(_, value)| value.split(|&b| b == b','));
+    let ranges = accept.flat_map(|(_, value)| split_unquoted(value, b','));
     let mut best: Option<(u8, bool)> = None;
     for range in ranges {
-        let mut parts = range.split(|&b| b == b';');
+        let mut parts = split_unquoted(range, b';');
         let name = parts.next().unwrap_or_default().trim_ascii();
         let specificity = if name.eq_ignore_ascii_case(media) {
             3
@@ -530,6 +530,23 @@ fn accepts(headers: &[Field], media: &str) -> bool {
         }
     }
     best.is_some_and(|(_, takes)| takes)
+}
+
+/// `value` split at each `separator` outside a quoted string (RFC 9110's `quoted-string`,
+/// in which `\` escapes the next byte): `a;p="x,y", b` is two ranges, not three.
+fn split_unquoted(value: &[u8], separator: u8) -> impl Iterator<Item = &[u8]> {
+    let (mut quoted, mut escaped) = (false, false);
+    value.split(move |&b| {
+        let splits = b == separator && !quoted;
+        if escaped {
+            escaped = false;
+        } else if quoted && b == b'\\' {
+            escaped = true;
+        } else if b == b'"' {
+            quoted = !quoted;
+        }
+        splits
+    })
 }
 
 /// Whether a media range's parameter is `q=0` (`0.0`, `0.000`...): "not acceptable".

@@ -1310,3 +1310,136 @@ fn mcp_client_holds_few_replies_for_a_server_that_does_not_read() {
     // (A few MiB for the process itself; the flood's replies would take hundreds.)
     assert!(rss_kib < 48 * 1024, "RSS grew to {rss_kib} KiB");
 }
+
+/// `examples/streamable_http.rs` reads an `Accept` whose parameter is a quoted string holding
+/// a comma (RFC 9110's `quoted-string`) as one media range: the comma splits no range. (It
+/// split there, and took the rest of the quoted string for a range of its own: a range
+/// refusing the event stream that no client wrote, or one listing JSON.)
+#[test]
+fn streamable_http_reads_commas_inside_quoted_accept_parameters() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let cases: &[(&[u8], u16)] = &[
+        (
+            br#"text/plain;a="x,text/event-stream;q=0;b=", application/json, text/event-stream"#,
+            200,
+        ),
+        (
+            br#"text/html;a=", application/json;", text/event-stream"#,
+            406,
+        ),
+        (
+            br#"text/event-stream;a="\",application/json", application/json;q=0.5"#,
+            200,
+        ),
+    ];
+    for &(accept, status) in cases {
+        let headers: &[Field] = &[("Content-Type", b"application/json"), ("Accept", accept)];
+        let answered = server.post(headers, ping);
+        assert_eq!(
+            answered.status,
+            status,
+            "{}",
+            String::from_utf8_lossy(accept)
+        );
+    }
+}
+
+/// `examples/gateway.rs` answers a client's second `initialize` sent while its first waits
+/// for the upstream with -32600, as it does one sent after its first was answered: a
+/// session is initialized once. (It queued both, and answered the client's one handshake
+/// twice.)
+#[test]
+fn gateway_refuses_a_second_initialize_while_the_first_waits() {
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    gw.client_read(0, initialize_line("2", "2025-11-25").as_bytes(), 0);
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["id"], 2);
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+    assert_eq!(json_lines(&gw.upstream.split()).len(), 1, "one initialize");
+    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    gw.upstream_line(result.as_bytes(), 1);
+    let replies = json_lines(&gw.clients[0].split());
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(replies[0]["id"], 1);
+    assert!(replies[0]["result"].is_object(), "{replies:?}");
+}
+/// `examples/gateway.rs` sends its `initialize` upstream with a progress token of its own
+/// when the client's asks for progress, never the client's: the client's token, sent as it
+/// was, may be one the gateway mints for another client's request, and the upstream's
+/// progress on the handshake would reach that client as its own progress. (It sent the
+/// client's token.)
+#[test]
+fn gateway_sends_no_client_progress_token_in_its_initialize() {
+    let mut gw = gateway::Gateway::new(2);
+    // Client 1's ping (before its handshake, as MCP allows) asks for progress: upstream it is
+    // token 1, and so is its progress token.
+    gw.client_read(
+        1,
+        b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"params\":{\"_meta\":{\"progressToken\":\"mine\"}}}\n",
+        0,
+    );
+    let ping = json_lines(&gw.upstream.split());
+    let token = ping[0]["id"].clone();
+    assert_eq!(ping[0]["params"]["_meta"]["progressToken"], token);
+    // Client 0 initializes, asking for progress under that same number.
+    let initialize = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"_meta":{{"progressToken":{token}}},"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+    ) + "\n";
+    gw.client_read(0, initialize.as_bytes(), 0);
+    let upstream = json_lines(&gw.upstream.split());
+    let [sent] = &upstream[..] else {
+        panic!("one initialize: {upstream:?}")
+    };
+    assert_eq!(sent["method"], "initialize");
+    assert_eq!(sent["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(sent["params"]["clientInfo"]["name"], "c");
+    let progress_token = sent["params"]["_meta"]["progressToken"].clone();
+    assert!(
+        progress_token.is_string(),
+        "a token the gateway never mints: {sent}"
+    );
+    // The upstream reports progress on the handshake: client 1 hears nothing of it.
+    let progress = serde_json::json!({"jsonrpc":"2.0","method":"notifications/progress",
+        "params":{"progressToken":progress_token,"progress":1}});
+    gw.upstream_line(progress.to_string().as_bytes(), 1);
+    assert!(gw.clients[1].is_empty(), "{:?}", gw.clients[1]);
+
+    // A progress token the remapper could not rewrite either is refused, as for any request.
+    let mut gw = gateway::Gateway::new(1);
+    let bad = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":{"progressToken":{}},"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    gw.client_read(0, format!("{bad}\n").as_bytes(), 0);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused[0]["error"]["code"], -32602, "{refused:?}");
+}
+
+/// `examples/gateway.rs` refuses a client's `initialize` under the id of its request in
+/// flight (a `ping`, which may go before the handshake), and a request under the id of its
+/// `initialize` waiting, with -32600, as it refuses any reused id: each would be answered
+/// twice under one id, and a cancellation naming it would reach the other. (It took both.)
+#[test]
+fn gateway_refuses_an_id_reused_around_the_handshake() {
+    let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+    // A ping in flight, then an initialize under its id.
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(0, ping, 0);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(upstream.len(), 1, "only the ping: {upstream:?}");
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+    // An initialize waiting, then a ping under its id.
+    let mut gw = gateway::Gateway::new(1);
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    gw.client_read(0, ping, 0);
+    let upstream = json_lines(&gw.upstream.split());
+    assert_eq!(upstream.len(), 1, "only the initialize: {upstream:?}");
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+}
