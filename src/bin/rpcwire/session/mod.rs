@@ -597,7 +597,21 @@ impl Session {
                         None
                     }
                     Some(id) => {
-                        if let Some((_, w)) = self.take_waiting(asked, id) {
+                        // A reply inside an array never answers a request sent alone under a
+                        // minted id (§6: a request sent alone is answered alone): it answers
+                        // the client's own request of that id sent in a batch (untracked: the
+                        // table held the minted one), and the minted one still waits for its
+                        // reply, to go back with the client's id.
+                        let minted_alone = in_batch
+                            && self.waiting[slot(asked)]
+                                .get(id)
+                                .is_some_and(|w| w.client_id.is_some());
+                        let taken = if minted_alone {
+                            None
+                        } else {
+                            self.take_waiting(asked, id)
+                        };
+                        if let Some((_, w)) = taken {
                             self.release(asked, &w);
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's. (Not inside an array, which goes on byte for

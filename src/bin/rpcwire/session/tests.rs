@@ -1849,3 +1849,34 @@ fn a_client_id_equal_to_a_minted_one_is_no_duplicate() {
     assert_eq!(after.violation, None);
     assert!(forwarded_as(&after).is_some_and(|m| m != minted));
 }
+/// JSON-RPC, rewriting: a reply inside an array never answers a request the session sent
+/// alone under a minted id (§6: the server answers a request sent alone alone): with that id,
+/// it answers the client's own request of the same id, sent in a batch. The minted request's
+/// reply, alone, still goes back with the client's id.
+#[test]
+fn a_reply_in_an_array_does_not_take_a_minted_request() {
+    let mut session = Session::new(Dialect::JsonRpc2, None).rewriting_reused_ids();
+    let request = |token, method| observation("request", id_of(token), Some(method));
+    let reply = |token| observation("success_response", id_of(token), None);
+    session.observe(Dir::C2s, &request("7", "a"), 0);
+    let minted = forwarded_as(&session.observe(Dir::C2s, &request("7", "b"), 0)).unwrap();
+    // The client's batch holds a request of the minted id, as its own.
+    session.observe(Dir::C2s, &without_id("batch", None), 0);
+    session.observe_element(Dir::C2s, &request(&minted, "c"), 0);
+    // The server answers the batch first, in an array.
+    session.observe(Dir::S2c, &without_id("batch", None), 0);
+    let in_array = session.observe_element(Dir::S2c, &reply(&minted), 0);
+    // (The element went untracked, as any reusing an id in flight: its reply is unknown.)
+    assert_eq!(
+        (
+            in_array.forward,
+            in_array.violation,
+            forwarded_as(&in_array)
+        ),
+        (true, Some(Violation::UnknownReply), None)
+    );
+    // Then the minted request, alone: back to the client as 7.
+    let alone = session.observe(Dir::S2c, &reply(&minted), 0);
+    assert_eq!(forwarded_as(&alone).as_deref(), Some("7"), "{alone:?}");
+    assert_eq!(alone.violation, None);
+}
