@@ -16,7 +16,7 @@ use super::dir::slot;
 use super::{Dir, Session};
 
 /// The largest integer every peer's number type holds exactly (2^53 - 1: a JavaScript
-/// number's): minted numeric ids count down from it, far from the ids clients count up with.
+/// number's): minted numeric ids count down below it, far from the ids clients count up with.
 const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
 
 impl Session {
@@ -82,8 +82,8 @@ impl Session {
     }
 
     /// An id for the server that no other reply could carry: a number counting down from
-    /// 2^53 - 1 in place of a numeric id (a server may read ids as numbers only), a string
-    /// `"rpcwire-N"` in place of any other; never one the server may still answer
+    /// 2^53 - 2 (one below [`MINTED_NUMBERS_FROM`]) in place of a numeric id (a server may
+    /// read ids as numbers only), a string `"rpcwire-N"` in place of any other; never one the server may still answer
     /// ([`server_may_answer`](Self::server_may_answer)).
     pub(super) fn mint_upstream_id(&mut self, like: Id<'_>) -> IdBuf {
         loop {
