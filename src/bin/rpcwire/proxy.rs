@@ -56,7 +56,7 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
 client's is answered with -32600; under JSON-RPC a client's, sent alone, is forwarded under an id
-the proxy mints (a number counting down from 2^53-1 for a numeric id, else a string
+the proxy mints (a number counting down from 2^53-2 for a numeric id, else a string
 \"rpcwire-N\", never one the server may still answer) and its reply goes back with the client's id
 restored, so the late reply to the old request is dropped as late and never answers the new
 one; it waits like any other request, with a deadline of its own, and counts against

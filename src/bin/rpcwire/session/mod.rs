@@ -121,6 +121,10 @@ pub struct Session {
     rewrites_reused_ids: bool,
     /// How many ids the session minted so far ([`rewrite`]).
     minted: u64,
+    /// The client's ids of the requests waiting under a minted id, with how many wait under
+    /// each ([`Waiting::client_id`]): the table holds them by the minted id, and a client
+    /// request reusing one of them is still a duplicate ([`Session::sender_reuses`]).
+    rewritten_client_ids: HashMap<IdKey, u32>,
     pub counters: Counters,
 }
 
@@ -201,6 +205,7 @@ impl Session {
             tools_lists_waiting: 0,
             rewrites_reused_ids: false,
             minted: 0,
+            rewritten_client_ids: HashMap::new(),
             counters: Counters::default(),
         }
     }
@@ -221,6 +226,9 @@ impl Session {
             self.batch_part_answered(waiting.batch, |batch| batch.waiting -= 1);
             self.prune_deadlines();
         }
+        if let Some(client_id) = &waiting.client_id {
+            self.forget_rewritten(client_id.as_id());
+        }
         let Some(token) = &waiting.progress_token else {
             return;
         };
@@ -233,8 +241,10 @@ impl Session {
         }
     }
 
-    fn remember(&mut self, dir: Dir, key: IdKey) {
-        self.recent[slot(dir)].push(key);
+    /// Remembers the request sent in `dir` under `key` as given up on (cancelled, timed out),
+    /// for its late reply; `sender_key`: its sender's own id, when `key` was minted in its place.
+    fn remember(&mut self, dir: Dir, key: IdKey, sender_key: Option<IdKey>) {
+        self.recent[slot(dir)].push(key, sender_key);
     }
 
     /// Whether a message sent in `dir` with the id `id` would be the reply to the client's
@@ -347,6 +357,10 @@ impl Session {
                         client_id: None,
                     };
                     let lists_tools = waiting.lists_tools;
+                    // Whether the sender reuses an id of its own whose reply could still come
+                    // (a duplicate): judged by its ids, not by those the server was sent, which
+                    // the session may have minted.
+                    let reused = self.sender_reuses(dir, id);
                     // A JSON-RPC client request reusing an id whose reply could still come
                     // goes to the server under a minted id, and waits by it: the late reply
                     // to the old request then answers the old one only ([`rewrite`]).
@@ -364,6 +378,7 @@ impl Session {
                         }
                         None => id,
                     };
+                    let waiting_client_id = waiting.client_id.clone();
                     // An id cancelled or timed out lately is taken too: its late reply may
                     // still come, and would answer the new request (MCP: an id is never
                     // reused in a session; refused). JSON-RPC only warns: the request is
@@ -371,9 +386,6 @@ impl Session {
                     // else as it is, so it waits like any other (else every reply with its id
                     // would be dropped as late, and no deadline would answer it), and the
                     // first reply with its id answers it.
-                    let recent = &self.recent[slot(dir)];
-                    let reused = upstream_id.is_some()
-                        || (!recent.is_empty() && recent.contains(&IdKey::of(id)));
                     // The requests in line count against `--max-in-flight` and the byte
                     // budget too: the table alone would take a fresh id while it and the
                     // lines hold the limit (its cost as the table counts it: its spelling,
@@ -402,6 +414,12 @@ impl Session {
                     };
                     match (inserted, refused) {
                         (Ok(()), _) => {
+                            if let Some(client_id) = &waiting_client_id {
+                                *self
+                                    .rewritten_client_ids
+                                    .entry(IdKey::of(client_id.as_id()))
+                                    .or_default() += 1;
+                            }
                             forward_id = upstream_id.clone();
                             // MCP: a progress token "MUST be unique across all active
                             // requests"; a second one is forwarded (the request is valid),
@@ -467,9 +485,14 @@ impl Session {
                         }
                         (Err(InFlightError::Duplicate), _) => {
                             // MCP forbids reusing an id; JSON-RPC only warns (inside a batch:
-                            // untracked).
+                            // untracked). No duplicate when the id the table holds is one the
+                            // session minted, which the client never sent (`reused`).
                             forward = self.dialect == Dialect::JsonRpc2;
-                            self.flag(dir, Violation::DuplicateId)
+                            if reused || mcp {
+                                self.flag(dir, Violation::DuplicateId)
+                            } else {
+                                None
+                            }
                         }
                         (Err(InFlightError::Full | InFlightError::OverBudget), _) => {
                             forward = false;
@@ -492,7 +515,7 @@ impl Session {
                         // The peer gave up on its own request: a late reply is to be ignored.
                         if let Some((_, w)) = self.take_waiting(dir, cancelled) {
                             self.release(dir, &w);
-                            self.remember(dir, IdKey::of(cancelled));
+                            self.remember(dir, IdKey::of(cancelled), None);
                         }
                     }
                     let stray_progress = self.tracks_progress()
@@ -574,7 +597,21 @@ impl Session {
                         None
                     }
                     Some(id) => {
-                        if let Some((_, w)) = self.take_waiting(asked, id) {
+                        // A reply inside an array never answers a request sent alone under a
+                        // minted id (§6: a request sent alone is answered alone): it answers
+                        // the client's own request of that id sent in a batch (untracked: the
+                        // table held the minted one), and the minted one still waits for its
+                        // reply, to go back with the client's id.
+                        let minted_alone = in_batch
+                            && self.waiting[slot(asked)]
+                                .get(id)
+                                .is_some_and(|w| w.client_id.is_some());
+                        let taken = if minted_alone {
+                            None
+                        } else {
+                            self.take_waiting(asked, id)
+                        };
+                        if let Some((_, w)) = taken {
                             self.release(asked, &w);
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's. (Not inside an array, which goes on byte for
@@ -704,7 +741,8 @@ impl Session {
     fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let (id, w) = self.take_waiting(Dir::C2s, id)?;
         self.release(Dir::C2s, &w);
-        self.remember(Dir::C2s, IdKey::of(id.as_id()));
+        let client_key = w.client_id.as_ref().map(|c| IdKey::of(c.as_id()));
+        self.remember(Dir::C2s, IdKey::of(id.as_id()), client_key);
         Some((id, w))
     }
 

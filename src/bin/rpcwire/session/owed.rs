@@ -281,7 +281,7 @@ impl Session {
         // (Its key only: no spelling is kept of a late reply.)
         self.late_owed.push(key.clone(), 0, 0, RECENT, RECENT_BYTES);
         if let Some(key) = key {
-            self.remember(Dir::C2s, key);
+            self.remember(Dir::C2s, key, None);
         }
         true
     }

@@ -7,32 +7,70 @@ use rpcwire::IdKey;
 /// Ids recently cancelled or timed out, for late replies: the last [`RECENT`] of them, at most
 /// [`RECENT_BYTES`] of keys, looked up in constant time (every reply that matches no request
 /// is looked up: a scan would cost thousands of compares of ids of up to 64 KiB each).
+///
+/// Each id is the one the peer was sent (what a late reply carries), and, when the session
+/// minted it ([`Session::rewriting_reused_ids`](super::Session::rewriting_reused_ids)), the
+/// sender's own beside it: a request reusing an id the sender gave up on lately is a
+/// duplicate, one that merely equals an id the session minted is not.
 #[derive(Debug, Default)]
 pub(super) struct Recent {
-    order: VecDeque<IdKey>,
-    /// How many times each key is in `order`.
+    /// Each id as sent on, with the sender's own when the session minted the first.
+    order: VecDeque<(IdKey, Option<IdKey>)>,
+    /// How many times each key sent on is in `order`.
     set: HashMap<IdKey, u32>,
+    /// How many of those were minted by the session (the sender never sent them).
+    minted: HashMap<IdKey, u32>,
+    /// How many times each sender's id of a minted one is in `order`.
+    senders: HashMap<IdKey, u32>,
     /// The bytes of the keys in `order`.
     bytes: usize,
 }
 
+/// Counts one more `key` in `counts`.
+fn add(counts: &mut HashMap<IdKey, u32>, key: &IdKey) {
+    *counts.entry(key.clone()).or_default() += 1;
+}
+
+/// Counts one `key` less in `counts`, forgetting it at zero.
+fn sub(counts: &mut HashMap<IdKey, u32>, key: &IdKey) {
+    if let Some(n) = counts.get_mut(key) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(key);
+        }
+    }
+}
+
 impl Recent {
-    pub(super) fn push(&mut self, key: IdKey) {
-        self.bytes += key.encoded_len();
-        *self.set.entry(key.clone()).or_default() += 1;
-        self.order.push_back(key);
+    /// Remembers `key`, the id the request went on with; `sender`: its sender's own, when
+    /// the session minted `key` in its place.
+    pub(super) fn push(&mut self, key: IdKey, sender: Option<IdKey>) {
+        self.bytes += key.encoded_len() + sender.as_ref().map_or(0, IdKey::encoded_len);
+        add(&mut self.set, &key);
+        if let Some(sender) = &sender {
+            add(&mut self.minted, &key);
+            add(&mut self.senders, sender);
+        }
+        self.order.push_back((key, sender));
         while self.order.len() > RECENT || self.bytes > RECENT_BYTES {
-            let Some(old) = self.order.pop_front() else {
+            let Some((old, sender)) = self.order.pop_front() else {
                 break;
             };
-            self.bytes -= old.encoded_len();
-            if let Some(n) = self.set.get_mut(&old) {
-                *n -= 1;
-                if *n == 0 {
-                    self.set.remove(&old);
-                }
+            self.bytes -= old.encoded_len() + sender.as_ref().map_or(0, IdKey::encoded_len);
+            sub(&mut self.set, &old);
+            if let Some(sender) = &sender {
+                sub(&mut self.minted, &old);
+                sub(&mut self.senders, sender);
             }
         }
+    }
+
+    /// Whether the sender itself gave up lately on a request of `key`: sent on under it, or
+    /// under an id minted in its place.
+    pub(super) fn given_up_by_sender(&self, key: &IdKey) -> bool {
+        let sent_on = self.set.get(key).copied().unwrap_or(0);
+        let minted = self.minted.get(key).copied().unwrap_or(0);
+        sent_on > minted || self.senders.contains_key(key)
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -61,18 +99,18 @@ mod tests {
         let key = |n: usize| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
         let mut recent = Recent::default();
         for n in 0..RECENT + 10 {
-            recent.push(key(n));
+            recent.push(key(n), None);
         }
         assert_eq!(recent.order.len(), RECENT);
         assert!(!recent.contains(&key(9)) && recent.contains(&key(10)));
         assert!(recent.contains(&key(RECENT + 9)));
         // The same id twice stays known until both are out.
-        recent.push(key(10));
+        recent.push(key(10), None);
         for n in 0..RECENT - 1 {
-            recent.push(key(1_000_000 + n));
+            recent.push(key(1_000_000 + n), None);
         }
         assert!(recent.contains(&key(10)), "its second entry is still in");
-        recent.push(key(2_000_000));
+        recent.push(key(2_000_000), None);
         assert!(!recent.contains(&key(10)));
         // Long ids: as many as fit in the byte budget.
         let long = |n: usize| {
@@ -80,7 +118,7 @@ mod tests {
             IdKey::of(Id::from_token(token.as_bytes()).unwrap())
         };
         for n in 0..100 {
-            recent.push(long(n));
+            recent.push(long(n), None);
         }
         assert!(recent.bytes <= RECENT_BYTES, "{}", recent.bytes);
         assert!(recent.contains(&long(99)) && !recent.contains(&long(80)));
@@ -88,5 +126,25 @@ mod tests {
             recent.set.values().sum::<u32>() as usize,
             recent.order.len()
         );
+    }
+
+    /// An id minted in place of the sender's is known for late replies, but the sender gave up
+    /// on its own id only, until both are out.
+    #[test]
+    fn a_minted_id_is_not_given_up_by_its_sender() {
+        let key = |token: &str| IdKey::of(Id::from_token(token.as_bytes()).unwrap());
+        let mut recent = Recent::default();
+        recent.push(key("9"), Some(key("7")));
+        assert!(recent.contains(&key("9")) && !recent.contains(&key("7")));
+        assert!(recent.given_up_by_sender(&key("7")));
+        assert!(!recent.given_up_by_sender(&key("9")));
+        // The sender's own 9 given up on too.
+        recent.push(key("9"), None);
+        assert!(recent.given_up_by_sender(&key("9")));
+        for n in 0..RECENT {
+            recent.push(key(&(100 + n).to_string()), None);
+        }
+        assert!(!recent.given_up_by_sender(&key("7")) && !recent.contains(&key("9")));
+        assert!(recent.minted.is_empty() && recent.senders.is_empty());
     }
 }

@@ -16,7 +16,7 @@ use super::dir::slot;
 use super::{Dir, Session};
 
 /// The largest integer every peer's number type holds exactly (2^53 - 1: a JavaScript
-/// number's): minted numeric ids count down from it, far from the ids clients count up with.
+/// number's): minted numeric ids count down below it, far from the ids clients count up with.
 const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
 
 impl Session {
@@ -53,9 +53,37 @@ impl Session {
             || (!recent.is_empty() && recent.contains(&IdKey::of(id)))
     }
 
+    /// Whether a request sent in `dir` with `id` reuses an id of its sender's whose reply could
+    /// still come (a duplicate): one of its requests waits with that id (in the table as it
+    /// is, in line, or under an id minted in its place), or it gave one up lately. An id the
+    /// session minted does not count, in flight or given up on: the sender never sent it, and
+    /// a request equal to it goes on under another minted id, no duplicate of anything.
+    pub(super) fn sender_reuses(&self, dir: Dir, id: Id<'_>) -> bool {
+        let key = IdKey::of(id);
+        let recent = &self.recent[slot(dir)];
+        self.waiting[slot(dir)]
+            .get(id)
+            .is_some_and(|w| w.client_id.is_none())
+            || self.queued[slot(dir)].contains(id)
+            || (dir == Dir::C2s && self.rewritten_client_ids.contains_key(&key))
+            || (!recent.is_empty() && recent.given_up_by_sender(&key))
+    }
+
+    /// A request forwarded under a minted id in place of the client's `client_id` no longer
+    /// waits ([`Session::rewritten_client_ids`]).
+    pub(super) fn forget_rewritten(&mut self, client_id: Id<'_>) {
+        let key = IdKey::of(client_id);
+        if let Some(n) = self.rewritten_client_ids.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                self.rewritten_client_ids.remove(&key);
+            }
+        }
+    }
+
     /// An id for the server that no other reply could carry: a number counting down from
-    /// 2^53 - 1 in place of a numeric id (a server may read ids as numbers only), a string
-    /// `"rpcwire-N"` in place of any other; never one the server may still answer
+    /// 2^53 - 2 (one below [`MINTED_NUMBERS_FROM`]) in place of a numeric id (a server may
+    /// read ids as numbers only), a string `"rpcwire-N"` in place of any other; never one the server may still answer
     /// ([`server_may_answer`](Self::server_may_answer)).
     pub(super) fn mint_upstream_id(&mut self, like: Id<'_>) -> IdBuf {
         loop {

@@ -1777,3 +1777,106 @@ fn only_a_rewriting_jsonrpc_session_mints_ids() {
         (true, Some(Violation::DuplicateId), None)
     );
 }
+
+/// JSON-RPC, rewriting: a client request reusing an id that waits only as the client's id of
+/// a request forwarded under a minted one is still a duplicate (the client has two requests of
+/// that id in flight), though it goes on under its own id (no reply with it can come for
+/// another request); so is one reusing the client's id of a minted request that timed out.
+#[test]
+fn reusing_the_client_id_of_a_rewritten_request_is_a_duplicate() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000)).rewriting_reused_ids();
+    let request = |token, method| observation("request", id(token), Some(method));
+    let reply = |token| observation("success_response", id_of(token), None);
+    session.observe(Dir::C2s, &request("7", "a"), 0);
+    let second = session.observe(Dir::C2s, &request("7", "b"), 0);
+    let minted = forwarded_as(&second).expect("minted");
+    // The first is answered: 7 waits only as the client's id of the second.
+    session.observe(Dir::S2c, &reply("7"), 0);
+    let third = session.observe(Dir::C2s, &request("7", "c"), 0);
+    assert_eq!(
+        (third.forward, third.violation, forwarded_as(&third)),
+        (true, Some(Violation::DuplicateId), None)
+    );
+    // Each reply goes back as 7, to its own request.
+    assert_eq!(
+        forwarded_as(&session.observe(Dir::S2c, &reply(&minted), 0)).as_deref(),
+        Some("7")
+    );
+    assert_eq!(session.observe(Dir::S2c, &reply("7"), 0).violation, None);
+    // A minted request timing out: the client reusing its id right after is a duplicate too.
+    session.observe(Dir::C2s, &request("8", "slow"), 0);
+    let again = session.observe(Dir::C2s, &request("8", "slow too"), 0);
+    let minted = forwarded_as(&again).expect("minted");
+    session.observe(Dir::S2c, &reply("8"), 0);
+    assert_eq!(session.expire(1_000).len(), 1);
+    let after = session.observe(Dir::C2s, &request("8", "after"), 1_000);
+    assert_eq!(after.violation, Some(Violation::DuplicateId));
+    // The late reply to the minted one is late.
+    let late = session.observe(Dir::S2c, &reply(&minted), 1_001);
+    assert_eq!(late.violation, Some(Violation::LateReply));
+}
+
+/// JSON-RPC, rewriting: a client request of an id the session minted, while the server may
+/// still answer the minted one, goes on under another minted id, but is no duplicate: the
+/// client never sent that id before (the collision is the proxy's doing). Alone, in flight
+/// or timed out, or inside a batch.
+#[test]
+fn a_client_id_equal_to_a_minted_one_is_no_duplicate() {
+    let request = |token, method| observation("request", id_of(token), Some(method));
+    // A session that minted an id for a reused 7, and that id.
+    let minting = || {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(1_000)).rewriting_reused_ids();
+        session.observe(Dir::C2s, &request("7", "a"), 0);
+        let v = session.observe(Dir::C2s, &request("7", "b"), 0);
+        assert_eq!(v.violation, Some(Violation::DuplicateId));
+        let minted = forwarded_as(&v).unwrap();
+        (session, minted)
+    };
+    // In flight, alone: under another minted id.
+    let (mut session, minted) = minting();
+    let same = session.observe(Dir::C2s, &request(&minted, "c"), 0);
+    assert_eq!(same.violation, None);
+    assert!(forwarded_as(&same).is_some_and(|m| m != minted));
+    // In flight, inside a batch: goes with it as it is.
+    let (mut session, minted) = minting();
+    session.observe(Dir::C2s, &without_id("batch", None), 0);
+    let element = session.observe_element(Dir::C2s, &request(&minted, "d"), 0);
+    assert_eq!((element.forward, element.violation), (true, None));
+    // Timed out (the minted id is remembered for its late reply): under another minted id.
+    let (mut session, minted) = minting();
+    assert_eq!(session.expire(1_000).len(), 2);
+    let after = session.observe(Dir::C2s, &request(&minted, "e"), 1_000);
+    assert_eq!(after.violation, None);
+    assert!(forwarded_as(&after).is_some_and(|m| m != minted));
+}
+/// JSON-RPC, rewriting: a reply inside an array never answers a request the session sent
+/// alone under a minted id (§6: the server answers a request sent alone alone): with that id,
+/// it answers the client's own request of the same id, sent in a batch. The minted request's
+/// reply, alone, still goes back with the client's id.
+#[test]
+fn a_reply_in_an_array_does_not_take_a_minted_request() {
+    let mut session = Session::new(Dialect::JsonRpc2, None).rewriting_reused_ids();
+    let request = |token, method| observation("request", id_of(token), Some(method));
+    let reply = |token| observation("success_response", id_of(token), None);
+    session.observe(Dir::C2s, &request("7", "a"), 0);
+    let minted = forwarded_as(&session.observe(Dir::C2s, &request("7", "b"), 0)).unwrap();
+    // The client's batch holds a request of the minted id, as its own.
+    session.observe(Dir::C2s, &without_id("batch", None), 0);
+    session.observe_element(Dir::C2s, &request(&minted, "c"), 0);
+    // The server answers the batch first, in an array.
+    session.observe(Dir::S2c, &without_id("batch", None), 0);
+    let in_array = session.observe_element(Dir::S2c, &reply(&minted), 0);
+    // (The element went untracked, as any reusing an id in flight: its reply is unknown.)
+    assert_eq!(
+        (
+            in_array.forward,
+            in_array.violation,
+            forwarded_as(&in_array)
+        ),
+        (true, Some(Violation::UnknownReply), None)
+    );
+    // Then the minted request, alone: back to the client as 7.
+    let alone = session.observe(Dir::S2c, &reply(&minted), 0);
+    assert_eq!(forwarded_as(&alone).as_deref(), Some("7"), "{alone:?}");
+    assert_eq!(alone.violation, None);
+}
