@@ -1228,6 +1228,37 @@ fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
     }
 }
 
+/// A JSON-RPC log of a proxy that forwarded a reused id as it was (its header does not say
+/// `rewrites_reused_ids`) is replayed as that proxy ran: the second request with id 1 waited
+/// behind the first, and the server's two replies with id 1 answered them in turn. Replayed
+/// as the present proxy runs, the second request would have gone upstream under a minted id,
+/// and the second reply with id 1 would be a reply to nothing.
+#[test]
+fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-no-rewrite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"1","method":"b","violation":"duplicate_id"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1"}"#,
+        "\n",
+    );
+    let replay = |header: &str| {
+        let log = dir.join("session.ndjson");
+        std::fs::write(&log, format!("{header}\n{body}")).unwrap();
+        let (_, summary, _, _) = check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+        summary["violations"].clone()
+    };
+    let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#);
+    assert_eq!(old, serde_json::json!({"c2s/duplicate_id": 1}));
+    let new = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
+    assert_ne!(new, old, "the present proxy's replay differs on this log");
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

@@ -1155,6 +1155,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "dialect": crate::check::dialect_name(args.dialect),
         "timeout_ms": args.timeout_ms,
         "max_in_flight": args.max_in_flight,
+        "rewrites_reused_ids": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

@@ -294,6 +294,9 @@ struct LogLine {
 struct LogHeader {
     dialect: Option<String>,
     max_in_flight: Option<u64>,
+    /// Whether the proxy forwarded a JSON-RPC request reusing an id whose reply could still
+    /// come under an id it minted: absent from the logs of proxies that did not.
+    rewrites_reused_ids: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -349,10 +352,16 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 .and_then(|n| usize::try_from(n).ok())
                 .filter(|&n| n > 0)
                 .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
-            // (The proxy forwards a JSON-RPC request reusing an id whose reply could still
-            // come under an id it mints: so does its replay, alike.)
+            // The proxy forwards a JSON-RPC request reusing an id whose reply could still
+            // come under an id it mints: so does its replay, alike. A log of a proxy that
+            // did not (no such field in its header) is replayed as that proxy ran.
             session.get_or_insert_with(|| {
-                Session::with_max_in_flight(dialect, None, max_in_flight).rewriting_reused_ids()
+                let session = Session::with_max_in_flight(dialect, None, max_in_flight);
+                if header.rewrites_reused_ids == Some(true) {
+                    session.rewriting_reused_ids()
+                } else {
+                    session
+                }
             });
             continue;
         }
