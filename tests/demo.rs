@@ -463,6 +463,13 @@ fn http_headers_server_checks_the_called_tool() {
     assert_eq!(error["error"]["code"], -32700);
 }
 
+/// The headers of a POST to `examples/streamable_http.rs` with nothing else to say: a JSON
+/// body, and an `Accept` that takes both answers, as the transport requires of a client.
+const JSON_POST: &[streamable_http::Field] = &[
+    ("Content-Type", b"application/json"),
+    ("Accept", b"application/json, text/event-stream"),
+];
+
 /// `examples/streamable_http.rs`: a Streamable HTTP server core and its client, every response
 /// and every event the client reads, in order.
 #[test]
@@ -695,14 +702,11 @@ fn streamable_http_replays_a_stream_to_its_own_session_only() {
 /// client makes it open: the oldest is forgotten.
 #[test]
 fn streamable_http_forgets_the_oldest_stream() {
-    use streamable_http::{Field, Server};
+    use streamable_http::Server;
     let mut server = Server::new(&[]);
     let ping =
         br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
-    let post: &[Field] = &[
-        ("Content-Type", b"application/json"),
-        ("Accept", b"application/json, text/event-stream"),
-    ];
+    let post = JSON_POST;
     for _ in 0..=1024 {
         assert_eq!(server.post(post, ping).status, 200);
     }
@@ -789,14 +793,11 @@ fn streamable_http_offers_no_stream_to_a_get_without_last_event_id() {
 /// had no content type: it was given by the body, which was empty.)
 #[test]
 fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
-    use streamable_http::{Field, Server};
+    use streamable_http::Server;
     let mut server = Server::new(&[]);
     let ping =
         br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
-    let post: &[Field] = &[
-        ("Content-Type", b"application/json"),
-        ("Accept", b"application/json, text/event-stream"),
-    ];
+    let post = JSON_POST;
     let answered = server.post(post, ping);
     assert_eq!(answered.content_type, Some("text/event-stream"));
     // Events 0/0 (priming), 0/1 and 0/2 (progress), 0/3 (the result).
@@ -814,14 +815,11 @@ fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
 /// every event.) The last event's id is a resumption with nothing to replay: 200, empty.
 #[test]
 fn streamable_http_refuses_an_event_id_past_the_end_of_its_stream() {
-    use streamable_http::{Field, Server};
+    use streamable_http::Server;
     let mut server = Server::new(&[]);
     let ping =
         br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
-    let post: &[Field] = &[
-        ("Content-Type", b"application/json"),
-        ("Accept", b"application/json, text/event-stream"),
-    ];
+    let post = JSON_POST;
     assert_eq!(server.post(post, ping).status, 200);
     // Events 0/0 (priming), 0/1 and 0/2 (progress), 0/3 (the result).
     let resume = |id: &[u8]| server.resume(&[("Last-Event-ID", id)]);
