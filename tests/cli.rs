@@ -205,6 +205,42 @@ fn check_merged(name: &str, c2s: &str, s2c: &str) -> (Vec<Value>, Value, i32) {
     (records, summary["violations"].clone(), code)
 }
 
+/// `-` names the standard input for a session's log or one of its two streams, as it does
+/// for the stream `check` reads (it opened a file named `-`); both streams cannot be it.
+#[test]
+fn a_session_stream_or_log_may_be_the_standard_input() {
+    let (c2s, s2c) = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));
+    let from_files = check_session(&["--json", "--c2s", &c2s, "--s2c", &s2c]);
+    let piped = run_check(
+        &["--json", "--c2s", "-", "--s2c", &s2c],
+        &std::fs::read(&c2s).unwrap(),
+    );
+    assert_eq!(piped.status.code(), Some(0));
+    let summary: Value = serde_json::from_str(
+        String::from_utf8(piped.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["summary"], from_files.1);
+
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-stdin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = concat!(
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":0,"kind":"success_response","id":"9"}"#,
+        "\n",
+    );
+    let piped = run_check(&["--json", "--session-log", "-"], log.as_bytes());
+    assert_eq!(piped.status.code(), Some(1), "a reply to nothing");
+
+    let both = run_check(&["--c2s", "-", "--s2c", "-"], b"");
+    assert_eq!(both.status.code(), Some(2));
+}
+
 #[test]
 fn capture_as_a_session_has_no_violation() {
     let (c2s, s2c) = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));

@@ -90,7 +90,8 @@ pub struct CheckArgs {
     )]
     session_log: Option<PathBuf>,
     /// With --s2c: check a session from its two streams, client to server and server to
-    /// client, merged causally (a reply is taken once its request has been seen).
+    /// client, merged causally (a reply is taken once its request has been seen). `-` is the
+    /// standard input (for one of the two streams; so is it for --session-log).
     #[arg(long, value_name = "FILE", requires = "s2c", conflicts_with_all = ["file", "direction"])]
     c2s: Option<PathBuf>,
     /// With --c2s: the server-to-client stream of the session.
@@ -525,17 +526,23 @@ fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
 }
 
 /// A file whose errors, opening it or reading it (a directory opens, then fails to read),
-/// name it.
+/// name it; `-` is the standard input, as for the stream `check` reads.
 pub(crate) struct Named {
-    file: File,
+    input: Box<dyn Read>,
     path: PathBuf,
 }
 
 impl Named {
     pub(crate) fn open(path: &Path) -> io::Result<Named> {
+        if path.as_os_str() == "-" {
+            return Ok(Named {
+                input: Box::new(io::stdin().lock()),
+                path: PathBuf::from("standard input"),
+            });
+        }
         match File::open(path) {
             Ok(file) => Ok(Named {
-                file,
+                input: Box::new(file),
                 path: path.to_owned(),
             }),
             Err(e) => Err(in_file(path, e)),
@@ -545,7 +552,7 @@ impl Named {
 
 impl Read for Named {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file.read(buf).map_err(|e| in_file(&self.path, e))
+        self.input.read(buf).map_err(|e| in_file(&self.path, e))
     }
 }
 

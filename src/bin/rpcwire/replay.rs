@@ -251,6 +251,12 @@ pub fn run(
     };
     match (log, c2s, s2c) {
         (Some(log), _, _) => replay_log(args, log, report),
+        (None, Some(c2s), Some(s2c)) if c2s.as_os_str() == "-" && s2c.as_os_str() == "-" => {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--c2s and --s2c cannot both be the standard input (-)",
+            ))
+        }
         (None, Some(c2s), Some(s2c)) => merge_streams(args, c2s, s2c, report),
         _ => unreachable!("clap requires --session-log or both --c2s and --s2c"),
     }
