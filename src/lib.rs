@@ -72,7 +72,8 @@
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
 //! - read stdin (or any byte stream): see [Reading a stream](#reading-a-stream) below; under
 //!   tokio, `codec::LineCodec` (feature `tokio`) over `tokio::io::stdin()` in a `FramedRead`
-//!   (`examples/mcp_stub_server.rs`).
+//!   (`LineCodec::from(Decoder::mcp())`, with the decoder's frame limit;
+//!   `examples/mcp_stub_server.rs`).
 //! - speak SSE or `Content-Length`: [`SseFramer`] and [`ContentLengthFramer`] (or
 //!   [`Decoder::sse_framer`], [`Decoder::content_length_framer`]) read them, [`write_sse_event`]
 //!   and [`write_content_length_frame`] write them; under tokio, `codec::SseCodec` and
