@@ -181,6 +181,27 @@ impl core::fmt::Display for IdBuf {
     }
 }
 
+/// A [`PendingTable`](crate::PendingTable) token as an owned integer id: to keep the id a
+/// request went out with (a [`Token`](crate::Token) is at most 2^53 − 1, so any fits).
+/// ([`Token::to_id`](crate::Token::to_id) borrows a stack buffer instead, for writing it.)
+///
+/// ```
+/// use rpcwire::{IdBuf, IdKind, PendingTable};
+/// let mut table = PendingTable::new();
+/// let id = IdBuf::from(table.insert("ping").unwrap());
+/// assert_eq!(id.as_id().raw(), b"1");
+/// assert_eq!(id.as_id().kind(), IdKind::Integer);
+/// ```
+impl From<crate::pending::Token> for IdBuf {
+    fn from(token: crate::pending::Token) -> Self {
+        let mut b = itoa::Buffer::new();
+        IdBuf {
+            raw: SmallVec::from_slice(b.format(token.get()).as_bytes()),
+            kind: IdKind::Integer,
+        }
+    }
+}
+
 impl From<Id<'_>> for IdBuf {
     fn from(id: Id<'_>) -> Self {
         id.to_owned_id()

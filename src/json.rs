@@ -129,6 +129,27 @@ impl core::fmt::Debug for JsonStr<'_> {
     }
 }
 
+/// The decoded string, without quotes (a lone surrogate escape as U+FFFD, as
+/// [`JsonStr::chars`] gives it); nothing is allocated. For logs: `{}` of a method name.
+///
+/// ```
+/// use rpcwire::{Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert_eq!(format!("calling {}", req.method), "calling tools/call");
+/// ```
+impl core::fmt::Display for JsonStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if !self.has_escapes {
+            if let Ok(s) = core::str::from_utf8(self.raw) {
+                return f.write_str(s);
+            }
+        }
+        self.chars()
+            .try_for_each(|c| core::fmt::Write::write_char(f, c))
+    }
+}
+
 enum Unit {
     Char(char),
     /// A `\uD800`–`\uDFFF` escape without its pair: the code unit.
@@ -480,6 +501,19 @@ impl<'a> RawJson<'a> {
 }
 
 impl core::fmt::Debug for RawJson<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_text())
+    }
+}
+
+/// The value's exact text, as [`RawJson::as_text`] gives it.
+///
+/// ```
+/// use rpcwire::RawJson;
+/// let v = RawJson::new(br#" {"tools": []} "#).unwrap();
+/// assert_eq!(v.to_string(), r#"{"tools": []}"#);
+/// ```
+impl core::fmt::Display for RawJson<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_text())
     }

@@ -53,6 +53,13 @@
 //! - Scanning: [`scan`] (the one skip primitive, SIMD with a scalar oracle).
 //!
 //! ## How do I …
+//! - dispatch on a request's method: `match &*req.method.decode()` against the constants of
+//!   [`mcp::methods`] (borrowed, no allocation, unless the name holds escapes); answer an
+//!   unknown one with [`encode::write_method_not_found`] (-32601). Never answer a
+//!   [`Message::Notification`], even an unknown one.
+//! - log what arrived: [`JsonStr`] (a method), [`RawJson`], [`ErrorObject`] (an error
+//!   reply's code and message) and [`Rejection`] (why a frame was refused, with its id)
+//!   implement `Display`.
 //! - answer a rejected frame: [`Rejection::reply`] gives the code and id, or `None` when
 //!   nothing may be sent; [`encode::write_reply`] writes it (as in the example above).
 //! - answer an over-long line: [`LineFramer::decode`] reports it once as
@@ -64,15 +71,17 @@
 //!   fully yourself anyway.
 //! - forward a message under a new id: [`encode::write_with_id`]; for many clients over one
 //!   upstream, [`IdRemapper`] mints the ids and restores them on the replies.
-//! - match replies to my requests: [`PendingTable`] mints the ids; [`InFlight`] tracks the
-//!   peer's ids.
+//! - match replies to my requests: [`PendingTable`] mints the ids ([`Token::to_id`] writes
+//!   one as a request's id, `complete_wire(reply_id.raw())` matches the reply); [`InFlight`]
+//!   tracks the peer's ids.
 //! - time out my requests: a deadline on each in the [`PendingTable`] (or [`IdRemapper`]),
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
 //!   `tokio`) is the clock and the timer of the task that expires them.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
 //! - read stdin (or any byte stream): see [Reading a stream](#reading-a-stream) below; under
 //!   tokio, `codec::LineCodec` (feature `tokio`) over `tokio::io::stdin()` in a `FramedRead`
-//!   (`examples/mcp_stub_server.rs`).
+//!   (`LineCodec::from(Decoder::mcp())`, with the decoder's frame limit;
+//!   `examples/mcp_stub_server.rs`).
 //! - speak SSE or `Content-Length`: [`SseFramer`] and [`ContentLengthFramer`] (or
 //!   [`Decoder::sse_framer`], [`Decoder::content_length_framer`]) read them, [`write_sse_event`]
 //!   and [`write_content_length_frame`] write them; under tokio, `codec::SseCodec` and

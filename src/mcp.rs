@@ -15,6 +15,27 @@ use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 
 /// Method names defined by MCP.
+///
+/// The constants are patterns: a server dispatches on a request's method by matching its
+/// decoded string, which borrows the frame (no allocation) unless the name holds escapes.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::methods;
+/// use rpcwire::{encode, Decoder, Message, RawJson};
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let mut out = BytesMut::new();
+/// match &*req.method.decode() {
+///     methods::PING => encode::write_response(&mut out, req.id, RawJson::EMPTY_OBJECT),
+///     methods::TOOLS_LIST => {
+///         encode::write_response(&mut out, req.id, RawJson::new(br#"{"tools":[]}"#).unwrap())
+///     }
+///     _ => encode::write_method_not_found(&mut out, req.id, req.method),
+/// }
+/// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"tools\":[]}}\n");
+/// ```
 pub mod methods {
     /// `initialize`
     pub const INITIALIZE: &str = "initialize";

@@ -37,6 +37,17 @@ impl Kind {
     }
 }
 
+/// The report name, as [`Kind::as_str`] gives it.
+///
+/// ```
+/// assert_eq!(rpcwire::Kind::Response.to_string(), "success_response");
+/// ```
+impl core::fmt::Display for Kind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A request: the peer waits for a reply carrying the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Request<'a> {
@@ -75,6 +86,22 @@ pub struct ErrorObject<'a> {
     pub message: JsonStr<'a>,
     /// The raw `error.data` value, if present.
     pub data: Option<RawJson<'a>>,
+}
+
+/// The code and the decoded message, `-32601 Method not found` (`data` is left out: it may
+/// be large, and is any JSON value).
+///
+/// ```
+/// use rpcwire::Decoder;
+/// let frame = br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found","data":"x"}}"#;
+/// let reply = Decoder::mcp_client().decode(frame).unwrap();
+/// let error = reply.outcome().unwrap().unwrap_err();
+/// assert_eq!(error.to_string(), "-32601 Method not found");
+/// ```
+impl core::fmt::Display for ErrorObject<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} {}", self.code, self.message)
+    }
 }
 
 /// An error response.
@@ -293,6 +320,43 @@ impl<'a> Rejection<'a> {
     }
 }
 
+/// What was wrong, for logs: the kind of rejection, the id when it could be read, and the
+/// [`DecodeError`].
+///
+/// ```
+/// use rpcwire::Decoder;
+/// let decoder = Decoder::mcp();
+/// let not_json = decoder.decode(b"{oops").unwrap_err();
+/// assert_eq!(not_json.to_string(), "not JSON: unexpected byte");
+/// let invalid = decoder.decode(br#"{"jsonrpc":"2.0","id":3}"#).unwrap_err();
+/// assert_eq!(invalid.to_string(), "invalid message (id 3): none of method, result, error");
+/// ```
+impl core::fmt::Display for Rejection<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let what = if self.is_response {
+            "invalid response"
+        } else if self.error.is_parse_error() {
+            "not JSON"
+        } else {
+            "invalid message"
+        };
+        match self.id {
+            Some(id) if !self.error.is_parse_error() => {
+                write!(f, "{what} (id {id}): {}", self.error)
+            }
+            _ => write!(f, "{what}: {}", self.error),
+        }
+    }
+}
+
+/// Its [`DecodeError`] is the [`source`](std::error::Error::source).
+#[cfg(feature = "std")]
+impl std::error::Error for Rejection<'_> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
 impl Envelope {
     /// The borrowed view of this envelope over the frame it was decoded from. Inlined, so the
     /// envelope just written by the decoder is read field by field, not copied whole first
@@ -424,5 +488,31 @@ impl Reject {
 impl core::fmt::Debug for OwnedRejection {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::Debug::fmt(&self.rejection(), f)
+    }
+}
+
+/// As [`Rejection`]'s. An `OwnedRejection` is `'static`, so it goes into a
+/// `Box<dyn Error>` (or an `io::Error`) as it is.
+///
+/// ```
+/// use bytes::Bytes;
+/// use rpcwire::{Decoder, OwnedMessage};
+/// fn decode(frame: Bytes) -> Result<OwnedMessage, Box<dyn std::error::Error>> {
+///     Ok(OwnedMessage::decode(&Decoder::mcp(), frame)?)
+/// }
+/// let err = decode(Bytes::from_static(br#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#)).unwrap_err();
+/// assert_eq!(err.to_string(), r#"invalid message (id 1): "jsonrpc" must be exactly "2.0""#);
+/// ```
+impl core::fmt::Display for OwnedRejection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.rejection(), f)
+    }
+}
+
+/// Its [`DecodeError`] is the [`source`](std::error::Error::source).
+#[cfg(feature = "std")]
+impl std::error::Error for OwnedRejection {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.reject.error)
     }
 }

@@ -138,25 +138,28 @@ struct Slot<T> {
 /// # Example
 ///
 /// ```
+/// use bytes::BytesMut;
 /// use rpcwire::pending::{Miss, PendingTable};
+/// use rpcwire::{encode, Decoder};
 ///
 /// let mut pending = PendingTable::with_capacity_limit(1024);
+/// let mut wire = BytesMut::new();
 ///
-/// // Learn the id first, write the request, then commit it.
+/// // Learn the id first, write the request under it, then commit it.
 /// let entry = pending.vacant_entry().unwrap();
-/// let id = entry.token();
-/// let mut buf = [0u8; 20];
-/// let frame = format!(
-///     r#"{{"jsonrpc":"2.0","id":{},"method":"tools/list"}}"#,
-///     std::str::from_utf8(id.to_wire(&mut buf)).unwrap(),
-/// );
+/// let mut buf = [0; 20]; // `Token::to_id` writes the digits here
+/// encode::write_request(&mut wire, entry.token().to_id(&mut buf), "tools/list", None);
 /// entry.insert_with_deadline("tools/list", /* now + 30 s, in ms */ 30_000);
-/// assert!(frame.contains(r#""id":1,"#));
+/// assert_eq!(&wire[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n");
 ///
+/// // Or insert first, and write the request after (as the lock-holding callers do).
 /// let ping = pending.insert("ping").unwrap();
+/// encode::write_request(&mut wire, ping.to_id(&mut [0; 20]), "ping", None);
 ///
-/// // A reply comes back: match its raw id token.
-/// assert_eq!(pending.complete_wire(b"1"), Ok("tools/list"));
+/// // A reply comes back: decode it as a client, match its raw id token.
+/// let decoder = Decoder::mcp_client();
+/// let reply = decoder.decode(br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#).unwrap();
+/// assert_eq!(pending.complete_wire(reply.id().unwrap().raw()), Ok("tools/list"));
 /// // The same id again is a duplicate/late reply; a string id was never ours.
 /// assert_eq!(pending.complete_wire(b"1"), Err(Miss::Stale));
 /// assert_eq!(pending.complete_wire(br#""1""#), Err(Miss::Unknown));
@@ -169,7 +172,6 @@ struct Slot<T> {
 /// assert_eq!(left, [(ping, "ping")]);
 /// assert!(pending.is_empty());
 /// ```
-#[derive(Clone)]
 pub struct PendingTable<T> {
     slots: Vec<Slot<T>>,
     /// Head of the free list of vacant, non-retired slots (LIFO: the hottest slot first).

@@ -72,6 +72,23 @@ pub struct ContentLengthCodec {
     encoder: ContentLengthEncoder,
 }
 
+/// A codec decoding with `decoder`, bodies limited by the decoder's own frame limit, as
+/// [`Decoder::content_length_framer`] limits them: [`ContentLengthCodec::new`] without
+/// repeating the limit.
+///
+/// ```
+/// use rpcwire::codec::ContentLengthCodec;
+/// use rpcwire::Decoder;
+/// let codec = ContentLengthCodec::from(Decoder::mcp());
+/// assert_eq!(codec.decoder().options().limits.max_frame, Decoder::mcp().options().limits.max_frame);
+/// ```
+impl From<Decoder> for ContentLengthCodec {
+    fn from(decoder: Decoder) -> Self {
+        let max_frame = decoder.options().limits.max_frame;
+        ContentLengthCodec::new(decoder, max_frame)
+    }
+}
+
 impl ContentLengthCodec {
     /// A codec decoding with `decoder`, with bodies of at most `max_frame` bytes (which
     /// becomes the decoder's frame limit too) and the framer's default header limits.

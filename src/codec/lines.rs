@@ -84,6 +84,30 @@ impl LineCodec {
     }
 }
 
+/// A codec decoding with `decoder`, its frames limited by the decoder's own frame limit
+/// ([`Limits::max_frame`](crate::Limits::max_frame), 16 MiB by default), as
+/// [`Decoder::line_framer`] limits them: [`LineCodec::new`] without repeating the limit.
+///
+/// ```
+/// use futures_util::StreamExt;
+/// use rpcwire::codec::{Incoming, LineCodec};
+/// use rpcwire::Decoder;
+/// use tokio_util::codec::FramedRead;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let stdin = &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..]; // tokio::io::stdin(), say
+/// let mut frames = FramedRead::new(stdin, LineCodec::from(Decoder::mcp()));
+/// assert!(matches!(frames.next().await, Some(Ok(Incoming::Message(_)))));
+/// assert_eq!(frames.decoder().decoder().options().limits.max_frame, 16 << 20);
+/// # });
+/// ```
+impl From<Decoder> for LineCodec {
+    fn from(decoder: Decoder) -> Self {
+        let max_frame = decoder.options().limits.max_frame;
+        LineCodec::new(decoder, max_frame)
+    }
+}
+
 super::codec_traits!(LineCodec, Incoming, LineEncoder);
 
 /// The encoder half of [`LineCodec`], with no decoder: writes each message as one line

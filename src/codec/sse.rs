@@ -189,6 +189,24 @@ pub struct SseCodec {
     ended_inside_event: bool,
 }
 
+/// A codec decoding with `decoder`, events limited by the decoder's own frame limit, as
+/// [`Decoder::sse_framer`] limits them: [`SseCodec::new`] without repeating the limit.
+///
+/// ```
+/// use rpcwire::codec::SseCodec;
+/// use rpcwire::Decoder;
+/// let mut options = *Decoder::mcp_client().options();
+/// options.limits.max_frame = 4096;
+/// let codec = SseCodec::from(Decoder::new(options));
+/// assert_eq!(codec.decoder().options().limits.max_frame, 4096);
+/// ```
+impl From<Decoder> for SseCodec {
+    fn from(decoder: Decoder) -> Self {
+        let max_frame = decoder.options().limits.max_frame;
+        SseCodec::new(decoder, max_frame)
+    }
+}
+
 impl SseCodec {
     /// A codec decoding with `decoder`, with events of at most `max_frame` bytes of data
     /// (which becomes the decoder's frame limit too).
