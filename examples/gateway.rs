@@ -152,8 +152,7 @@ impl Gateway {
             }
             // A `ping` under the id of the client's `initialize`, which waits.
             Ok(Message::Request(req)) if self.handshake.waits(client, Some(req.id)) => {
-                let refused = RemapError::DuplicateId;
-                encode::write_error(out, req.id, refused.code(), &refused.to_string(), None);
+                RemapError::DuplicateId.write_reply(out, req.id);
             }
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
@@ -170,8 +169,7 @@ impl Gateway {
                 );
                 // A reused id, a progress token it cannot rewrite, a full table.
                 if let Err(refused) = forwarded {
-                    let message = refused.to_string();
-                    encode::write_error(out, ReplyId::Id(req.id), refused.code(), &message, None);
+                    refused.write_reply(out, req.id);
                 }
             }
             Ok(Message::Notification(n)) => {
@@ -211,8 +209,7 @@ impl Gateway {
         }
         // Its id is the client's request in flight (a `ping`): both would be answered under it.
         if self.remap.get(&client, req.id).is_some() {
-            let refused = RemapError::DuplicateId;
-            encode::write_error(out, req.id, refused.code(), &refused.to_string(), None);
+            RemapError::DuplicateId.write_reply(out, req.id);
             return;
         }
         let waiter = Waiter {
@@ -226,9 +223,7 @@ impl Gateway {
                 let params = match handshake_params(req.params, &mut buf) {
                     Ok(params) => params,
                     Err(refused) => {
-                        let out = &mut self.clients[client];
-                        let message = refused.to_string();
-                        encode::write_error(out, req.id, refused.code(), &message, None);
+                        refused.write_reply(&mut self.clients[client], req.id);
                         return;
                     }
                 };

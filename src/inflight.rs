@@ -207,17 +207,37 @@ impl InFlightError {
             InFlightError::Full | InFlightError::OverBudget => ErrorCode::INTERNAL_ERROR,
         }
     }
-}
 
-impl core::fmt::Display for InFlightError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
+    /// Writes the error reply the peer gets for the request the table refused: its
+    /// [`code`](Self::code), and this error's text as the message, under the request's id
+    /// (an [`Id`], or any [`ReplyId`](crate::ReplyId)).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Id, InFlightError};
+    /// let mut out = BytesMut::new();
+    /// InFlightError::Full.write_reply(&mut out, Id::from_token(br#""a""#).unwrap());
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"the table of requests in flight is full"}}
+    /// "#[..]);
+    /// ```
+    pub fn write_reply<'i>(self, out: &mut bytes::BytesMut, id: impl Into<crate::ReplyId<'i>>) {
+        crate::encode::write_error(out, id, self.code(), self.as_str(), None);
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
             InFlightError::Duplicate => "a request with this id is already in flight",
             InFlightError::Full => "the table of requests in flight is full",
             InFlightError::OverBudget => {
                 "the requests in flight would hold more bytes than their budget"
             }
-        })
+        }
+    }
+}
+
+impl core::fmt::Display for InFlightError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

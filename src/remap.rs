@@ -80,18 +80,38 @@ impl RemapError {
             RemapError::Full | RemapError::OverBudget => ErrorCode::INTERNAL_ERROR,
         }
     }
-}
 
-impl core::fmt::Display for RemapError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
+    /// Writes the error reply the client gets for the request the remapper refused: its
+    /// [`code`](Self::code), and this error's text as the message, under the request's id
+    /// (an [`Id`], or any [`ReplyId`](crate::ReplyId)).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Id, RemapError};
+    /// let mut out = BytesMut::new();
+    /// RemapError::DuplicateId.write_reply(&mut out, Id::from_token(b"7").unwrap());
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"the client already has a request with this id in flight"}}
+    /// "#[..]);
+    /// ```
+    pub fn write_reply<'i>(self, out: &mut BytesMut, id: impl Into<crate::ReplyId<'i>>) {
+        encode::write_error(out, id, self.code(), self.as_str(), None);
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
             RemapError::DuplicateId => "the client already has a request with this id in flight",
             RemapError::Full => "the table of requests in flight is full",
             RemapError::OverBudget => {
                 "the requests in flight would hold more bytes than their budget"
             }
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
-        })
+        }
+    }
+}
+
+impl core::fmt::Display for RemapError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
