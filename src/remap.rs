@@ -424,6 +424,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// (the client to send it to); `Miss::Unknown` / `Miss::Stale` for replies nobody waits
     /// for (nothing is written).
     ///
+    /// An error reply may have no id (MCP's form when the upstream could not read the
+    /// request's: `ErrorResponse::id` is `None`) or a null one: it names no request, so
+    /// there is nothing to route (`Message::id` gives `None` or [`Id::NULL`], which misses as
+    /// `Unknown`); log it or drop it, and let the request's deadline answer its client.
+    ///
     /// # Panics
     ///
     /// When `reply_id` is not a slice of `frame` (before anything is removed: the request

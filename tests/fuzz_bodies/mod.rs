@@ -111,14 +111,17 @@ fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
                 assert_eq!(frame[start - 1], b'"');
                 assert_eq!(scan::string_end(frame, start).map(|e| e.0), Ok(end));
                 assert!(m.raw().len() <= opts.limits.max_method_len);
-                let _ = m.decode();
+                // What a log line shows is the decoded method.
+                assert_eq!(m.to_string(), m.decode());
             }
             let payload = match msg {
                 Message::Request(r) => r.params,
                 Message::Notification(n) => n.params,
                 Message::Response(r) => Some(r.result),
                 Message::ErrorResponse(e) => {
-                    let _ = e.error.message.decode();
+                    assert_eq!(e.error.message.to_string(), e.error.message.decode());
+                    let shown = e.error.to_string();
+                    assert!(shown.starts_with(&e.error.code.to_string()), "{shown}");
                     e.error.data
                 }
                 Message::Batch(b) => {
@@ -162,6 +165,7 @@ fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
         Err(rej) => {
             let owned = owned.expect_err("owned decode must agree with borrowed decode");
             assert_eq!(format!("{:?}", owned.rejection()), format!("{rej:?}"));
+            assert_eq!(owned.to_string(), rej.to_string());
             let error = rej.error();
             if error.is_parse_error() {
                 assert!(rej.id().is_none() && !rej.is_response());
