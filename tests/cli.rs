@@ -1295,6 +1295,47 @@ fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
     assert_ne!(new, old, "the present proxy's replay differs on this log");
 }
 
+/// A log of a proxy that rewrote reused JSON-RPC ids of requests sent alone only (its header
+/// says `rewrites_reused_ids`, not `rewrites_reused_ids_in_batches`) is replayed as it ran: a
+/// batch element reusing an id went to the server as it was, untracked, and the server's
+/// array reply to it is unknown. Replayed as the present proxy runs, the element would wait
+/// under a minted id the server never read (left unanswered).
+#[test]
+fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-no-batch-rewrite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"1","method":"b","element":0,"violation":"duplicate_id"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":3,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
+        "\n",
+    );
+    let replay = |header: &str| {
+        let log = dir.join("session.ndjson");
+        std::fs::write(&log, format!("{header}\n{body}")).unwrap();
+        let (_, summary, _, _) = check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+        summary["violations"].clone()
+    };
+    let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
+    assert_eq!(
+        old,
+        serde_json::json!({"c2s/duplicate_id": 1, "s2c/unknown_reply": 1})
+    );
+    let new = replay(
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true}}"#,
+    );
+    assert_ne!(new, old, "the present proxy's replay differs on this log");
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

@@ -3,7 +3,9 @@
 
 A request of method "hold" is held, unanswered. A request of any other method first answers
 every held request (late: its reply carries the held request's id, as the server read it, and
-"late" as its result), then itself, with "<method>" as its result and the id it read.
+"late" as its result, each alone), then itself, with "<method>" as its result and the id it
+read. A batch (an array of requests) is read the same way, element by element: its held
+elements go unanswered, the late replies go first, alone, then one array answers its others.
 `--record-in FILE` records what it read."""
 import json
 import sys
@@ -12,19 +14,27 @@ record = None
 if len(sys.argv) > 2 and sys.argv[1] == "--record-in":
     record = open(sys.argv[2], "wb", buffering=0)
 
+
+def write(message):
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+
+
 held = []
 for raw in sys.stdin.buffer:
     if record:
         record.write(raw)
     if not raw.strip():
         continue
-    request = json.loads(raw)
-    if request["method"] == "hold":
-        held.append(request)
+    message = json.loads(raw)
+    batch = isinstance(message, list)
+    requests = message if batch else [message]
+    held.extend(r for r in requests if r["method"] == "hold")
+    answered = [r for r in requests if r["method"] != "hold"]
+    if not answered:
         continue
-    replies = [{"jsonrpc": "2.0", "id": r["id"], "result": "late"} for r in held]
+    for r in held:
+        write({"jsonrpc": "2.0", "id": r["id"], "result": "late"})
     held = []
-    replies.append({"jsonrpc": "2.0", "id": request["id"], "result": request["method"]})
-    for reply in replies:
-        sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+    replies = [{"jsonrpc": "2.0", "id": r["id"], "result": r["method"]} for r in answered]
+    write(replies if batch else replies[0])
     sys.stdout.flush()

@@ -60,9 +60,9 @@ the proxy mints (a number counting down from 2^53-2 for a numeric id, else a str
 \"rpcwire-N\", never one the server may still answer) and its reply goes back with the client's id
 restored, so the late reply to the old request is dropped as late and never answers the new
 one; it waits like any other request, with a deadline of its own, and counts against
---max-in-flight; inside a batch, it goes with its batch as it is, not rewritten (one reusing an id
-in flight untracked); a server's waits behind the request holding the id, the first reply
-answering the first),
+--max-in-flight; inside a batch, the batch goes on rebuilt with that element under the minted
+id, and the server's reply to it, in its array or alone, with the client's id restored; a
+server's waits behind the request holding the id, the first reply answering the first),
 requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
 (too_many_in_flight;
 never forwarded, a client's is answered with
@@ -82,10 +82,11 @@ client's cancellation of its initialize request, which must not be cancelled (ca
 the request stays in flight). Counters are printed at exit.
 
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
-(an array the receiver needs goes on without the late replies it holds, as a new array of its
-other elements, each byte for byte), and each of its elements is tracked and reported as a message
-of its own: its requests go in flight (duplicate_id, unanswered apply per element; one beyond
---max-in-flight, or reusing an id in flight, is reported and goes with its batch, untracked),
+(an array the receiver needs goes on without the late replies it holds, and with the ids the
+proxy rewrites, as a new array of its elements, each otherwise byte for byte), and each of its
+elements is tracked and reported as a message of its own: its requests go in flight
+(duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
+with its batch, untracked; one reusing an id goes on under a minted id, as one sent alone),
 its replies are matched
 (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
@@ -318,7 +319,8 @@ struct Observed<'a> {
     /// The array the proxy sends on in a batch's place (the batch itself is then not
     /// forwarded): for a batch from the server dropped whole, its answer to what of the
     /// client's batches it held replies to ([`in_place_of_dropped`]); for a batch holding
-    /// elements the receiver must not get, the batch without them ([`without_elements`]).
+    /// elements the receiver must not get or whose ids the session rewrote, the batch
+    /// without them, and with those ids ([`rebuilt`]).
     in_place: Option<Bytes>,
 }
 
@@ -358,20 +360,39 @@ fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<
     }
 }
 
-/// `batch` without its elements at the indices `cut` (ascending): the others byte for byte
-/// (a `\r` inside one a space, as in a line forwarded as it came), in order, in a new array
-/// (one line). For a batch the receiver needs that holds elements it must not get (a late
-/// reply: the proxy answered its request already).
-fn without_elements(batch: RawJson<'_>, cut: &[usize]) -> Bytes {
+/// What becomes of one element of a batch that goes on rebuilt ([`rebuilt`]).
+enum Edit<'a> {
+    /// Cut: the receiver must not get it (a late reply: the proxy answered its request
+    /// already).
+    Cut,
+    /// Its id token `old` replaced by `new`, the rest byte for byte: a client request under
+    /// the id the session minted, or the server's reply to one with the client's id restored
+    /// ([`Verdict::forward_id`]).
+    Id { old: Id<'a>, new: IdBuf },
+}
+
+/// `batch` with the elements at the indices of `edits` (ascending) cut or given another id,
+/// the others byte for byte (a `\r` inside one a space, as in a line forwarded as it came), in
+/// order, in a new array (one line). For a batch the receiver needs that holds elements it
+/// must not get, or whose ids the session rewrote.
+fn rebuilt(batch: RawJson<'_>, edits: &[(usize, Edit<'_>)]) -> Bytes {
     let mut out = BytesMut::with_capacity(batch.as_bytes().len() + 1);
     let mut array = BatchReply::open(&mut out);
-    let mut cut = cut.iter().peekable();
+    let mut edits = edits.iter().peekable();
     for (index, element) in batch.elements().enumerate() {
-        if cut.next_if_eq(&&index).is_none() {
-            array.push(&mut out, |out| {
-                let bytes = element.as_bytes();
+        let bytes = element.as_bytes();
+        match edits.next_if(|(at, _)| *at == index).map(|(_, edit)| edit) {
+            Some(Edit::Cut) => {}
+            // (`old` was decoded from these bytes: it points into them, as `write_with_id`
+            // needs; the trailing `\n` it writes is taken off by the array.)
+            Some(Edit::Id { old, new }) => {
+                array.push(&mut out, |out| {
+                    encode::write_with_id(out, bytes, *old, new.as_id())
+                });
+            }
+            None => array.push(&mut out, |out| {
                 out.extend(bytes.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
-            });
+            }),
         }
     }
     array.close(&mut out);
@@ -553,8 +574,9 @@ impl Shared {
             violation: verdict.violation,
             forward_id: verdict.forward_id.as_ref().map(IdBuf::as_id),
         });
-        // The elements of a forwarded batch the receiver must not get (late replies), by index.
-        let mut cut = SmallVec::<[usize; 4]>::new();
+        // The elements of a forwarded batch the receiver must not get (late replies), and
+        // those going on under another id, by index.
+        let mut edits = SmallVec::<[(usize, Edit<'a>); 4]>::new();
         let mut forwards_batch = false;
         if let Seen::Message(Message::Batch(batch), _) = item {
             // Each element decoded as if it were a frame of its own, as it is reached: nothing
@@ -577,31 +599,41 @@ impl Shared {
                     element: Some(index),
                     dropped: false,
                     violation: v,
-                    // (Never inside a batch, which goes on byte for byte.)
-                    forward_id: None,
+                    forward_id: element_verdict.forward_id.as_ref().map(IdBuf::as_id),
                 });
                 // Only a late reply is cut: the receiver must not get it (its request was
-                // answered already). Any other element goes on with its batch, byte for byte,
-                // needed or not (a malformed response).
+                // answered already). A request the session forwards under a minted id, or
+                // the reply to one, goes on with the id it says. Any other element goes on
+                // with its batch, byte for byte, needed or not (a malformed response).
                 let element_cut = !dropped && v == Some(Violation::LateReply);
                 if element_cut {
-                    cut.push(index);
+                    edits.push((index, Edit::Cut));
+                } else if let (Some(new), Some(old), false) =
+                    (element_verdict.forward_id, described.id, dropped)
+                {
+                    edits.push((index, Edit::Id { old, new }));
                 }
                 match v {
                     Some(_) if self.quiet => {}
                     Some(v) if reports.len() < REPORTED_ELEMENTS => {
-                        reports.push((v, described.kind, described.id, index, bytes, element_cut))
+                        // The id it goes on with, when the session rewrote it.
+                        let rewritten = match edits.last() {
+                            Some((at, Edit::Id { new, .. })) if *at == index => Some(new.clone()),
+                            _ => None,
+                        };
+                        let how = (element_cut, rewritten);
+                        reports.push((v, described.kind, described.id, index, bytes, how))
                     }
                     Some(_) => unreported += 1,
                     None => {}
                 }
             }
             forwards_batch = state.session.batch_forwards(dir);
-            verdict.forward = forwards_batch && cut.is_empty();
+            verdict.forward = forwards_batch && edits.is_empty();
         }
         let in_place = match item {
-            Seen::Message(Message::Batch(batch), _) if forwards_batch && !cut.is_empty() => {
-                Some(without_elements(batch.raw, &cut))
+            Seen::Message(Message::Batch(batch), _) if forwards_batch && !edits.is_empty() => {
+                Some(rebuilt(batch.raw, &edits))
             }
             _ if dropped => in_place_of_dropped(&state.session.take_answered_in_place()),
             _ => None,
@@ -645,17 +677,19 @@ impl Shared {
                 token(obs.id),
             );
         }
-        for (v, kind, id, index, bytes, element_cut) in reports {
+        for (v, kind, id, index, bytes, (element_cut, rewritten)) in reports {
             say!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
                 v.as_str(),
                 token(id),
                 show(bytes),
-                match (forwards_batch, element_cut) {
-                    (false, _) => " [batch not forwarded]",
-                    (true, true) => " [cut from the batch]",
-                    (true, false) => "",
+                match (forwards_batch, element_cut, rewritten) {
+                    (false, ..) => " [batch not forwarded]".to_string(),
+                    (true, true, _) => " [cut from the batch]".to_string(),
+                    (true, false, Some(new)) =>
+                        format!(" [forwarded as id {}]", token(Some(new.as_id()))),
+                    (true, false, None) => String::new(),
                 },
             );
         }
@@ -1156,6 +1190,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "timeout_ms": args.timeout_ms,
         "max_in_flight": args.max_in_flight,
         "rewrites_reused_ids": true,
+        "rewrites_reused_ids_in_batches": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

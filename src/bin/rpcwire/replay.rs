@@ -303,6 +303,9 @@ struct LogHeader {
     /// Whether the proxy forwarded a JSON-RPC request reusing an id whose reply could still
     /// come under an id it minted: absent from the logs of proxies that did not.
     rewrites_reused_ids: Option<bool>,
+    /// Whether it did so inside batches too (rebuilding them): absent from the logs of
+    /// proxies that forwarded a batch's ids as they came.
+    rewrites_reused_ids_in_batches: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -360,13 +363,17 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
             // The proxy forwards a JSON-RPC request reusing an id whose reply could still
             // come under an id it mints: so does its replay, alike. A log of a proxy that
-            // did not (no such field in its header) is replayed as that proxy ran.
+            // did not (no such field in its header) is replayed as that proxy ran, and so is
+            // one of a proxy that did for requests sent alone only.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
-                if header.rewrites_reused_ids == Some(true) {
-                    session.rewriting_reused_ids()
-                } else {
-                    session
+                match (
+                    header.rewrites_reused_ids,
+                    header.rewrites_reused_ids_in_batches,
+                ) {
+                    (Some(true), Some(true)) => session.rewriting_reused_ids(),
+                    (Some(true), _) => session.rewriting_reused_ids_alone(),
+                    _ => session,
                 }
             });
             continue;

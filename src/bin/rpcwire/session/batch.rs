@@ -92,8 +92,10 @@ impl Session {
     }
 
     /// Whether the batch last observed in `dir` goes on, once all its elements are: it is
-    /// never split nor rewritten, so it goes on whole when the receiver needs any element
-    /// (it holds more than late replies and malformed responses), unless it was dropped.
+    /// never split, so it goes on whole when the receiver needs any element (it holds more
+    /// than late replies and malformed responses), unless it was dropped. (The caller
+    /// rebuilds it without its late replies, and with the ids the session rewrote:
+    /// [`Verdict::forward_id`].)
     pub fn batch_forwards(&self, dir: Dir) -> bool {
         let b = self.batch_forward[slot(dir)];
         b.needed && !b.dropped
@@ -170,9 +172,13 @@ impl Session {
         }
         let (requests, owed) = self.take_rest_of_batch(batch);
         let answered = &mut self.answered_in_place;
-        answered
-            .requests
-            .extend(requests.into_iter().map(|(id, _)| id));
+        // Each with the client's id (a request forwarded under a minted id keeps that one
+        // in the table).
+        answered.requests.extend(
+            requests
+                .into_iter()
+                .map(|(id, w)| w.client_id.unwrap_or(id)),
+        );
         answered.owed.extend(owed);
     }
 

@@ -119,6 +119,10 @@ pub struct Session {
     /// Whether client requests reusing an id whose reply could still come go to the server
     /// under an id the session mints ([`Session::rewriting_reused_ids`]).
     rewrites_reused_ids: bool,
+    /// Whether that holds of requests inside a batch too (the proxy's batches go on rebuilt),
+    /// not only of those sent alone ([`Session::rewriting_reused_ids_alone`]: the logs of
+    /// older proxies).
+    rewrites_in_batches: bool,
     /// How many ids the session minted so far ([`rewrite`]).
     minted: u64,
     /// The client's ids of the requests waiting under a minted id, with how many wait under
@@ -204,6 +208,7 @@ impl Session {
             protocol_version: None,
             tools_lists_waiting: 0,
             rewrites_reused_ids: false,
+            rewrites_in_batches: false,
             minted: 0,
             rewritten_client_ids: HashMap::new(),
             counters: Counters::default(),
@@ -472,9 +477,10 @@ impl Session {
                         // JSON-RPC only warns: a request reusing an id still in flight is
                         // forwarded and waits behind the one holding it (the first reply with
                         // the id answers the first), within the limits of the requests in
-                        // flight. Not one inside a batch, which goes with its batch,
-                        // untracked: a batch's requests are found by id when it times out, and
-                        // the one holding the id would be taken for it.
+                        // flight (a session that does not rewrite it: the server's, or two
+                        // recorded streams). Not one inside a batch, which goes with its
+                        // batch, untracked: a batch's requests are found by id when it times
+                        // out, and the one holding the id would be taken for it.
                         (Err(InFlightError::Duplicate), Some(waiting)) if !mcp && !in_batch => {
                             if self.wait_in_line(dir, id, waiting, extra_bytes, now_ms) {
                                 self.flag(dir, Violation::DuplicateId)
@@ -600,12 +606,13 @@ impl Session {
                         // A reply inside an array never answers a request sent alone under a
                         // minted id (§6: a request sent alone is answered alone): it answers
                         // the client's own request of that id sent in a batch (untracked: the
-                        // table held the minted one), and the minted one still waits for its
-                        // reply, to go back with the client's id.
+                        // table held the minted one, in a session that does not rewrite batch
+                        // elements), and the minted one still waits for its reply, to go back
+                        // with the client's id.
                         let minted_alone = in_batch
                             && self.waiting[slot(asked)]
                                 .get(id)
-                                .is_some_and(|w| w.client_id.is_some());
+                                .is_some_and(|w| w.client_id.is_some() && !w.in_batch);
                         let taken = if minted_alone {
                             None
                         } else {
@@ -614,11 +621,9 @@ impl Session {
                         if let Some((_, w)) = taken {
                             self.release(asked, &w);
                             // The reply to a request forwarded under a minted id goes back
-                            // with the client's. (Not inside an array, which goes on byte for
-                            // byte: a server answers a request sent alone alone, §6.)
-                            if !in_batch {
-                                forward_id = w.client_id.clone();
-                            }
+                            // with the client's, alone or inside an array (rebuilt with that
+                            // element's id restored).
+                            forward_id = w.client_id.clone();
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }

@@ -6,7 +6,9 @@
 //! reply with that id comes first (a server may answer out of order). Counting the replies per
 //! id cannot tell them apart; a fresh id upstream can. The server's reply to the minted id goes
 //! back with the client's id restored, byte for byte ([`Verdict::forward_id`]); the late reply
-//! to the old request keeps the old id, and is found late.
+//! to the old request keeps the old id, and is found late. The same holds of a request inside
+//! a batch: its element goes on under the minted id (the batch rebuilt, the other elements
+//! byte for byte), and the server's reply to it, in its array or alone, with the client's.
 //!
 //! [`Verdict::forward_id`]: super::Verdict::forward_id
 
@@ -23,9 +25,21 @@ impl Session {
     /// A session that forwards a client request reusing an id whose reply could still come
     /// under an id it mints ([`Verdict::forward_id`](super::Verdict::forward_id)), as the
     /// proxy does and as its log is replayed; under JSON-RPC only (MCP refuses a reused id).
-    /// Not for two recorded streams, whose server read the client's ids as they were.
+    /// Not for two recorded streams, whose server read the client's ids as they were. A
+    /// request inside a batch is rewritten too: its batch goes on rebuilt, with that element
+    /// under the minted id.
     pub fn rewriting_reused_ids(mut self) -> Session {
         self.rewrites_reused_ids = true;
+        self.rewrites_in_batches = true;
+        self
+    }
+
+    /// [`rewriting_reused_ids`](Self::rewriting_reused_ids) for requests sent alone only, as
+    /// proxies did before they rewrote batch elements: the replay of their logs, whose
+    /// servers read a batch's ids as the client sent them.
+    pub fn rewriting_reused_ids_alone(mut self) -> Session {
+        self.rewrites_reused_ids = true;
+        self.rewrites_in_batches = false;
         self
     }
 
@@ -33,13 +47,16 @@ impl Session {
     /// JSON-RPC client request, sent alone, while a reply with its id could still come for
     /// another request (one waiting, in the table or in line behind it, or one cancelled or
     /// timed out lately, whose late reply may come). That covers a client sending an id the
-    /// session minted while it is in use: rewritten in turn. (Not a request inside a batch,
-    /// which goes with its batch byte for byte: see the README.)
+    /// session minted while it is in use: rewritten in turn. Inside a batch too (unless the
+    /// session rewrites requests sent alone only): the batch goes on rebuilt, that element
+    /// under the minted id, and is answered with it in the server's array, whose element
+    /// goes back with the client's id; an earlier element of the same batch holding the id
+    /// counts as in flight, so a batch reusing an id of its own has each tracked.
     pub(super) fn needs_upstream_id(&self, dir: Dir, id: Id<'_>, in_batch: bool) -> bool {
         self.rewrites_reused_ids
             && self.dialect == Dialect::JsonRpc2
             && dir == Dir::C2s
-            && !in_batch
+            && (!in_batch || self.rewrites_in_batches)
             && self.server_may_answer(id)
     }
 

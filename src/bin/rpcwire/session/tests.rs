@@ -1837,11 +1837,12 @@ fn a_client_id_equal_to_a_minted_one_is_no_duplicate() {
     let same = session.observe(Dir::C2s, &request(&minted, "c"), 0);
     assert_eq!(same.violation, None);
     assert!(forwarded_as(&same).is_some_and(|m| m != minted));
-    // In flight, inside a batch: goes with it as it is.
+    // In flight, inside a batch: under another minted id too.
     let (mut session, minted) = minting();
     session.observe(Dir::C2s, &without_id("batch", None), 0);
     let element = session.observe_element(Dir::C2s, &request(&minted, "d"), 0);
     assert_eq!((element.forward, element.violation), (true, None));
+    assert!(forwarded_as(&element).is_some_and(|m| m != minted));
     // Timed out (the minted id is remembered for its late reply): under another minted id.
     let (mut session, minted) = minting();
     assert_eq!(session.expire(1_000).len(), 2);
@@ -1850,9 +1851,10 @@ fn a_client_id_equal_to_a_minted_one_is_no_duplicate() {
     assert!(forwarded_as(&after).is_some_and(|m| m != minted));
 }
 /// JSON-RPC, rewriting: a reply inside an array never answers a request the session sent
-/// alone under a minted id (§6: the server answers a request sent alone alone): with that id,
-/// it answers the client's own request of the same id, sent in a batch. The minted request's
-/// reply, alone, still goes back with the client's id.
+/// alone under a minted id (§6: the server answers a request sent alone alone). A client's
+/// batch request of the same id goes on under another minted id, so such a reply answers
+/// nothing (a session rewriting requests sent alone only left that request untracked, the
+/// reply its). The minted request's reply, alone, still goes back with the client's id.
 #[test]
 fn a_reply_in_an_array_does_not_take_a_minted_request() {
     let mut session = Session::new(Dialect::JsonRpc2, None).rewriting_reused_ids();
@@ -1866,7 +1868,7 @@ fn a_reply_in_an_array_does_not_take_a_minted_request() {
     // The server answers the batch first, in an array.
     session.observe(Dir::S2c, &without_id("batch", None), 0);
     let in_array = session.observe_element(Dir::S2c, &reply(&minted), 0);
-    // (The element went untracked, as any reusing an id in flight: its reply is unknown.)
+    // (The element went on under another minted id: a reply of this one is unknown.)
     assert_eq!(
         (
             in_array.forward,
@@ -1879,4 +1881,149 @@ fn a_reply_in_an_array_does_not_take_a_minted_request() {
     let alone = session.observe(Dir::S2c, &reply(&minted), 0);
     assert_eq!(forwarded_as(&alone).as_deref(), Some("7"), "{alone:?}");
     assert_eq!(alone.violation, None);
+}
+
+/// A request with the id `token`, of `method`.
+fn request_of<'a>(token: &'a str, method: &'a str) -> Observation<'a> {
+    observation("request", id_of(token), Some(method))
+}
+
+/// A success reply with the id `token`.
+fn reply_of(token: &str) -> Observation<'_> {
+    observation("success_response", id_of(token), None)
+}
+
+/// JSON-RPC, rewriting: a batch element reusing an id in flight goes to the server under a
+/// minted id and is tracked by it; the server's reply to it, inside its array, goes back with
+/// the client's id, and so would one alone. The reply to the request first holding the id
+/// answers that one, as it is.
+#[test]
+fn an_array_reply_to_a_minted_element_gets_the_client_id_back() {
+    for alone in [false, true] {
+        let mut session = Session::new(Dialect::JsonRpc2, None).rewriting_reused_ids();
+        session.observe(Dir::C2s, &request_of("7", "a"), 0);
+        let sent = batch(
+            &mut session,
+            Dir::C2s,
+            &[request_of("7", "b"), request_of("8", "c")],
+        );
+        let minted = forwarded_as(&sent[0]).expect("minted");
+        assert_eq!(sent[0].violation, Some(Violation::DuplicateId));
+        assert_eq!((forwarded_as(&sent[1]), sent[1].violation), (None, None));
+        assert!(session.is_waiting(Dir::C2s, id_of(&minted)));
+        let first = session.observe(Dir::S2c, &reply_of("7"), 0);
+        assert_eq!((first.violation, forwarded_as(&first)), (None, None));
+        let answers = if alone {
+            vec![session.observe(Dir::S2c, &reply_of(&minted), 0)]
+        } else {
+            batch(&mut session, Dir::S2c, &[reply_of(&minted), reply_of("8")])
+        };
+        assert_eq!(
+            (answers[0].forward, answers[0].violation),
+            (true, None),
+            "{alone}"
+        );
+        assert_eq!(forwarded_as(&answers[0]).as_deref(), Some("7"), "{alone}");
+        if !alone {
+            assert_eq!(
+                (answers[1].violation, forwarded_as(&answers[1])),
+                (None, None)
+            );
+            assert!(session.batch_forwards(Dir::S2c));
+        }
+        let left = session.finish();
+        assert_eq!(left.len(), usize::from(alone), "8 unanswered when alone");
+    }
+}
+
+/// JSON-RPC, rewriting: a batch element reusing an id that timed out goes on under a minted
+/// id; the late reply to the old request keeps the old id and is late (cut from its array),
+/// the reply to the element goes back with the client's id. When the batch times out in turn,
+/// the proxy answers the element with the client's id, and names the minted one as the
+/// server's; a dropped server array answering it is answered with the client's id too.
+#[test]
+fn a_minted_element_timed_out_or_answered_in_place_keeps_the_client_id() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000)).rewriting_reused_ids();
+    session.observe(Dir::C2s, &request_of("7", "slow"), 0);
+    assert_eq!(session.expire(1_000).len(), 1);
+    let sent = batch(&mut session, Dir::C2s, &[request_of("7", "again")]);
+    let minted = forwarded_as(&sent[0]).expect("minted");
+    let array = batch(&mut session, Dir::S2c, &[reply_of("7"), reply_of(&minted)]);
+    assert_eq!(
+        (array[0].forward, array[0].violation),
+        (false, Some(Violation::LateReply))
+    );
+    assert_eq!(
+        (array[1].violation, forwarded_as(&array[1]).as_deref()),
+        (None, Some("7"))
+    );
+    // Again, the batch left to time out.
+    let sent = batch(&mut session, Dir::C2s, &[request_of("7", "third")]);
+    let minted = forwarded_as(&sent[0]).expect("minted");
+    let timeouts = session.expire(3_000);
+    let [Timeout::Batch { requests, .. }] = &timeouts[..] else {
+        panic!("one batch: {timeouts:?}");
+    };
+    let expired: Vec<_> = requests
+        .iter()
+        .map(|e| (e.id.to_string(), e.upstream().to_string()))
+        .collect();
+    assert_eq!(expired, [("7".to_string(), minted.clone())]);
+    let late = batch(&mut session, Dir::S2c, &[reply_of(&minted)]);
+    assert_eq!(late[0].violation, Some(Violation::LateReply));
+    // Once more, answered in place of a dropped server array.
+    let sent = batch(&mut session, Dir::C2s, &[request_of("7", "fourth")]);
+    let minted = forwarded_as(&sent[0]).expect("minted");
+    session.observe(Dir::S2c, &without_id("batch", None), 4_000);
+    session.drop_batch(Dir::S2c);
+    session.observe_element(Dir::S2c, &reply_of(&minted), 4_000);
+    let in_place = session.take_answered_in_place();
+    let ids: Vec<_> = in_place.requests.iter().map(ToString::to_string).collect();
+    assert_eq!(ids, ["7"]);
+}
+
+/// The replay of a proxy log agrees with the proxy: a session rewriting requests sent alone
+/// only (the logs of proxies from before batch elements were rewritten) forwards a batch
+/// element reusing an id as it came, untracked, as those proxies did; one rewriting both
+/// mints an id for it, as the present proxy does, and gives the same verdicts when the same
+/// messages are observed again (the minted ids are a function of what came before).
+#[test]
+fn a_replay_mints_the_ids_the_proxy_minted_for_batch_elements() {
+    let mut older = Session::new(Dialect::JsonRpc2, None).rewriting_reused_ids_alone();
+    older.observe(Dir::C2s, &request_of("7", "a"), 0);
+    let element = batch(&mut older, Dir::C2s, &[request_of("7", "b")]);
+    assert_eq!(
+        (
+            element[0].forward,
+            element[0].violation,
+            forwarded_as(&element[0])
+        ),
+        (true, Some(Violation::DuplicateId), None)
+    );
+    let alone = older.observe(Dir::C2s, &request_of("7", "c"), 0);
+    assert!(forwarded_as(&alone).is_some(), "alone, still rewritten");
+    // The present proxy and its replay, message for message.
+    let run = || {
+        let mut session = Session::new(Dialect::JsonRpc2, Some(1_000)).rewriting_reused_ids();
+        let mut verdicts = vec![session.observe(Dir::C2s, &request_of("7", "a"), 0)];
+        verdicts.extend(batch(
+            &mut session,
+            Dir::C2s,
+            &[request_of("7", "b"), request_of("7", "c")],
+        ));
+        let minted: Vec<_> = verdicts.iter().filter_map(forwarded_as).collect();
+        verdicts.extend(batch(
+            &mut session,
+            Dir::S2c,
+            &[reply_of(&minted[1]), reply_of(&minted[0])],
+        ));
+        verdicts.push(session.observe(Dir::S2c, &reply_of("7"), 0));
+        let unanswered = session.finish().len();
+        (verdicts, session.counters.violations.clone(), unanswered)
+    };
+    let live = run();
+    assert_eq!(live, run());
+    let restored: Vec<_> = live.0[3..5].iter().map(forwarded_as).collect();
+    assert_eq!(restored, [Some("7".to_string()), Some("7".to_string())]);
+    assert_eq!(live.2, 0);
 }
