@@ -2909,3 +2909,38 @@ fn a_jsonrpc_id_in_flight_reused_in_a_batch_is_tracked_under_a_minted_id() {
     assert_ne!(read[2][0]["id"], json!(5), "{read:?}");
     replayed_with_violations(&log, &[("c2s/duplicate_id", 1)]);
 }
+
+/// JSON-RPC: a batch element beyond `--max-in-flight` goes with its batch untracked, under the
+/// client's id, even when a request sent alone holds that id. The server's array reply to it
+/// answers the element (§6: a request sent alone is answered alone), never the request sent
+/// alone, which keeps waiting and gets the proxy's -32603 at its deadline (it was taken as
+/// answered, its deadline gone: the client waited for it forever).
+#[test]
+fn an_untracked_batch_element_reusing_an_id_sent_alone_does_not_answer_it() {
+    let dir = scratch("untracked-element-reusing-alone-id");
+    let script = json!({"1": [{"send": "[{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":\"b\"}]"}]});
+    let (mut p, log) = jsonrpc_scripted(
+        &dir,
+        &["--max-in-flight", "1", "--timeout-ms", TIMEOUT_MS],
+        script,
+    );
+    p.send(&request(json!(5), "hold"));
+    p.send(&json!([request(json!(5), "b")]));
+    assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":5,"result":"b"}]));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!(5), &json!(-32603)),
+        "{timed_out}"
+    );
+    assert_eq!(timed_out["error"]["data"]["method"], "hold", "{timed_out}");
+    p.finish_cleanly();
+    replayed_with_violations(
+        &log,
+        &[
+            ("c2s/too_many_in_flight", 1),
+            ("c2s/timed_out", 1),
+            ("s2c/unknown_reply", 1),
+        ],
+    );
+}

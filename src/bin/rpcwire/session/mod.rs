@@ -360,6 +360,7 @@ impl Session {
                         names_version: reads_version && o.protocol_version.is_some(),
                         lists_tools: dir == Dir::C2s && mcp && method == mcp::methods::TOOLS_LIST,
                         client_id: None,
+                        untracked_in_arrays: 0,
                     };
                     let lists_tools = waiting.lists_tools;
                     // Whether the sender reuses an id of its own whose reply could still come
@@ -502,6 +503,17 @@ impl Session {
                         }
                         (Err(InFlightError::Full | InFlightError::OverBudget), _) => {
                             forward = false;
+                            // Inside a batch it goes with its batch, untracked, under its own
+                            // id: a request sent alone holding that id is not answered by the
+                            // reply to it, in the server's array.
+                            let holder = (in_batch && self.rewrites_in_batches)
+                                .then(|| o.id.and_then(|id| self.waiting[slot(dir)].get_mut(id)))
+                                .flatten()
+                                .filter(|w| !w.in_batch);
+                            if let Some(holder) = holder {
+                                holder.untracked_in_arrays =
+                                    holder.untracked_in_arrays.saturating_add(1);
+                            }
                             self.flag(dir, Violation::TooManyInFlight)
                         }
                     }
@@ -608,12 +620,22 @@ impl Session {
                         // the client's own request of that id sent in a batch (untracked: the
                         // table held the minted one, in a session that does not rewrite batch
                         // elements), and the minted one still waits for its reply, to go back
-                        // with the client's id.
-                        let minted_alone = in_batch
-                            && self.waiting[slot(asked)]
-                                .get(id)
-                                .is_some_and(|w| w.client_id.is_some() && !w.in_batch);
-                        let taken = if minted_alone {
+                        // with the client's id. Nor one sent alone whose id an untracked
+                        // element of a client batch took since (`untracked_in_arrays`): the
+                        // reply is that element's.
+                        let alone = in_batch
+                            .then(|| self.waiting[slot(asked)].get_mut(id))
+                            .flatten()
+                            .filter(|w| !w.in_batch);
+                        let answers_alone_only = match alone {
+                            Some(w) if w.client_id.is_some() => true,
+                            Some(w) if w.untracked_in_arrays > 0 => {
+                                w.untracked_in_arrays -= 1;
+                                true
+                            }
+                            _ => false,
+                        };
+                        let taken = if answers_alone_only {
                             None
                         } else {
                             self.take_waiting(asked, id)

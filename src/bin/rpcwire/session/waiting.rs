@@ -28,4 +28,9 @@ pub(super) struct Waiting {
     /// table holds it by the minted id, which the server's reply carries, and the client gets
     /// the reply, or the proxy's own, with this one.
     pub(super) client_id: Option<IdBuf>,
+    /// For a client request sent alone: how many elements of client batches went to the
+    /// server with its id since, untracked (beyond the limits of the requests in flight, in a
+    /// session that rewrites batch elements): the replies with its id inside arrays are
+    /// theirs (§6: a request sent alone is answered alone), not this request's.
+    pub(super) untracked_in_arrays: u32,
 }
