@@ -131,8 +131,9 @@ pub struct ProxyArgs {
     /// with the error reply the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
-    /// Most requests tracked in flight in each direction (JSON-RPC requests waiting behind one
-    /// of the same id included); one more is not forwarded (its
+    /// Most requests tracked in flight in each direction (a server's JSON-RPC requests waiting
+    /// behind one of the same id, and a client's forwarded under a minted id, included); one
+    /// more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
     /// batch, it goes with its batch, untracked). So is one that would take the ids, method
     /// names and progress tokens waiting in its direction past 256 MiB.
