@@ -2766,6 +2766,18 @@ fn late_reply_server(dir: &std::path::Path, options: &[&str]) -> (Proxy, PathBuf
     (p, log)
 }
 
+/// Sends a request `hold` with `id`, which `late_reply.py` leaves unanswered, and waits for
+/// the proxy's timeout reply to it (the server's late reply then comes with its next answer).
+fn hold_until_timed_out(p: &mut Proxy, id: i64) {
+    p.send(&request(json!(id), "hold"));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!(id), &json!(-32603)),
+        "{timed_out}"
+    );
+}
+
 /// The requests the server read (dir/server-in), parsed.
 fn server_read(dir: &std::path::Path) -> Vec<Value> {
     std::fs::read(dir.join("server-in"))
@@ -2784,13 +2796,7 @@ fn server_read(dir: &std::path::Path) -> Vec<Value> {
 fn a_jsonrpc_id_reused_after_its_timeout_gets_its_own_reply_not_the_late_one() {
     let dir = scratch("jsonrpc-reused-after-timeout");
     let (mut p, log) = late_reply_server(&dir, &["--timeout-ms", TIMEOUT_MS]);
-    p.send(&request(json!(7), "hold"));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!(7), &json!(-32603)),
-        "{timed_out}"
-    );
+    hold_until_timed_out(&mut p, 7);
     p.send(&request(json!(7), "again"));
     let reply = p.recv();
     assert_eq!(reply, json!({"jsonrpc":"2.0","id":7,"result":"again"}));
@@ -2839,13 +2845,7 @@ fn a_jsonrpc_id_reused_after_its_timeout_gets_its_own_reply_not_the_late_one() {
 fn a_jsonrpc_id_reused_in_a_batch_after_its_timeout_gets_its_own_reply_not_the_late_one() {
     let dir = scratch("jsonrpc-reused-in-batch-after-timeout");
     let (mut p, log) = late_reply_server(&dir, &["--timeout-ms", TIMEOUT_MS]);
-    p.send(&request(json!(7), "hold"));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!(7), &json!(-32603)),
-        "{timed_out}"
-    );
+    hold_until_timed_out(&mut p, 7);
     p.send_raw(
         b"[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"again\"}, {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"other\"}]\n",
     );
