@@ -192,6 +192,15 @@ fn check_session(args: &[&str]) -> (Vec<Value>, Value, i32, String) {
     (lines, summary, out.status.code().unwrap(), stderr)
 }
 
+/// The violations `check --session-log` finds in a log of `header` then `body`, written
+/// under `dir`.
+fn log_violations(dir: &std::path::Path, header: &str, body: &str) -> Value {
+    let log = dir.join("session.ndjson");
+    std::fs::write(&log, format!("{header}\n{body}")).unwrap();
+    let (_, summary, _, _) = check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    summary["violations"].clone()
+}
+
 /// `check --json --c2s --s2c` of two streams written under `target/tmp/NAME`: the records,
 /// the summary's violations and the exit code.
 fn check_merged(name: &str, c2s: &str, s2c: &str) -> (Vec<Value>, Value, i32) {
@@ -1283,12 +1292,7 @@ fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1"}"#,
         "\n",
     );
-    let replay = |header: &str| {
-        let log = dir.join("session.ndjson");
-        std::fs::write(&log, format!("{header}\n{body}")).unwrap();
-        let (_, summary, _, _) = check_session(&["--json", "--session-log", log.to_str().unwrap()]);
-        summary["violations"].clone()
-    };
+    let replay = |header: &str| log_violations(&dir, header, body);
     let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#);
     assert_eq!(old, serde_json::json!({"c2s/duplicate_id": 1}));
     let new = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
@@ -1319,12 +1323,7 @@ fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() 
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
         "\n",
     );
-    let replay = |header: &str| {
-        let log = dir.join("session.ndjson");
-        std::fs::write(&log, format!("{header}\n{body}")).unwrap();
-        let (_, summary, _, _) = check_session(&["--json", "--session-log", log.to_str().unwrap()]);
-        summary["violations"].clone()
-    };
+    let replay = |header: &str| log_violations(&dir, header, body);
     let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
     assert_eq!(
         old,
