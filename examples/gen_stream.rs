@@ -178,12 +178,21 @@ fn main() -> io::Result<()> {
                 line
             }
             _ => {
-                // Progress on a request half-way between its echo and its reply: some
-                // `LAG / 2` messages either side, far more than the pipes and queues hold.
-                let middle = due.len() / 2;
-                let in_flight = (due.len() > LAG as usize / 4)
-                    .then(|| due.range(middle..).take(8).find(|d| d.2).map(|d| d.1))
-                    .flatten();
+                // Progress on a request sent at least `LAG / 2` messages before (about 9 MB,
+                // far more than the pipes and queues between the proxy's two sides hold: the
+                // echo of the request has reached the proxy), and answered at least as many
+                // messages later. Counted from the request, not from the middle of the replies
+                // still due, which early in the stream, before `LAG` messages, is closer than
+                // that (a run then saw progress pass the echo of its request: a violation of
+                // the harness's own making).
+                let in_flight = index.checked_sub(LAG / 2).and_then(|sent_before| {
+                    let old_enough = due.partition_point(|&(at, _, _)| at - LAG <= sent_before);
+                    due.range(..old_enough)
+                        .rev()
+                        .take(8)
+                        .find(|d| d.2)
+                        .map(|d| d.1)
+                });
                 notification(&mut rng, in_flight)
             }
         };
