@@ -143,7 +143,9 @@ fn usage_and_io_errors_exit_2() {
 /// mode that reads files.
 #[test]
 fn a_read_error_names_its_file() {
-    let dir = std::env::temp_dir().join(format!("rpcwire-cli-dir-{}", std::process::id()));
+    // Under the build's own scratch directory (one per clone, cleaned with `target`), not the
+    // system's temporary directory, where a directory per run was left behind.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-read-error-dir");
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.to_str().unwrap();
     let capture = data("capture-c2s.ndjson");
