@@ -333,12 +333,10 @@ impl<'a> Rejection<'a> {
 /// ```
 impl core::fmt::Display for Rejection<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let what = if self.is_response {
-            "invalid response"
-        } else if self.error.is_parse_error() {
-            "not JSON"
-        } else {
-            "invalid message"
+        let what = match self.kind_str() {
+            "invalid_response" => "invalid response",
+            "parse_error" => "not JSON",
+            _ => "invalid message",
         };
         match self.id {
             Some(id) if !self.error.is_parse_error() => {

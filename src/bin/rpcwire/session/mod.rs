@@ -377,14 +377,14 @@ impl Session {
                     // (The client's id is kept beside the minted one: its spelling counts.)
                     let extra_bytes =
                         extra_bytes + upstream_id.as_ref().map_or(0, |_| id.raw().len());
+                    let client_id = id;
                     let id = match &upstream_id {
                         Some(upstream_id) => {
-                            waiting.client_id = Some(id.to_owned_id());
+                            waiting.client_id = Some(client_id.to_owned_id());
                             upstream_id.as_id()
                         }
                         None => id,
                     };
-                    let waiting_client_id = waiting.client_id.clone();
                     // An id cancelled or timed out lately is taken too: its late reply may
                     // still come, and would answer the new request (MCP: an id is never
                     // reused in a session; refused). JSON-RPC only warns: the request is
@@ -420,10 +420,10 @@ impl Session {
                     };
                     match (inserted, refused) {
                         (Ok(()), _) => {
-                            if let Some(client_id) = &waiting_client_id {
+                            if upstream_id.is_some() {
                                 *self
                                     .rewritten_client_ids
-                                    .entry(IdKey::of(client_id.as_id()))
+                                    .entry(IdKey::of(client_id))
                                     .or_default() += 1;
                             }
                             forward_id = upstream_id.clone();
@@ -640,12 +640,12 @@ impl Session {
                         } else {
                             self.take_waiting(asked, id)
                         };
-                        if let Some((_, w)) = taken {
+                        if let Some((_, mut w)) = taken {
                             self.release(asked, &w);
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's, alone or inside an array (rebuilt with that
                             // element's id restored).
-                            forward_id = w.client_id.clone();
+                            forward_id = w.client_id.take();
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
