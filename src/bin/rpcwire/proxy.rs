@@ -640,14 +640,6 @@ impl Shared {
             _ => None,
         };
         drop(state);
-        let how_forwarded = match (verdict.forward, &verdict.forward_id) {
-            (false, _) => " [not forwarded]".to_string(),
-            (true, Some(id)) => format!(
-                " [forwarded as id {}]",
-                printable(&String::from_utf8_lossy(id.as_id().raw()))
-            ),
-            (true, None) => String::new(),
-        };
         let violation = verdict.violation;
         let observed = Observed {
             verdict,
@@ -669,6 +661,12 @@ impl Shared {
             let detail = match (v, obs.invalid_tools) {
                 (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
+            };
+            let verdict = &observed.verdict;
+            let how_forwarded = match (verdict.forward, &verdict.forward_id) {
+                (false, _) => " [not forwarded]".to_string(),
+                (true, Some(id)) => format!(" [forwarded as id {}]", token(Some(id.as_id()))),
+                (true, None) => String::new(),
             };
             say!(
                 "rpcwire proxy: {}: {} (kind {}, id {}){detail}{how_forwarded}",
