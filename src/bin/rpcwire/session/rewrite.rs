@@ -76,13 +76,21 @@ impl Session {
     /// session minted does not count, in flight or given up on: the sender never sent it, and
     /// a request equal to it goes on under another minted id, no duplicate of anything.
     pub(super) fn sender_reuses(&self, dir: Dir, id: Id<'_>) -> bool {
-        let key = IdKey::of(id);
-        let recent = &self.recent[slot(dir)];
-        self.waiting[slot(dir)]
+        let waits = self.waiting[slot(dir)]
             .get(id)
-            .is_some_and(|w| w.client_id.is_none())
-            || self.queued[slot(dir)].contains(id)
-            || (dir == Dir::C2s && self.rewritten_client_ids.contains_key(&key))
+            .is_some_and(|w| w.client_id.is_none());
+        if waits || self.queued[slot(dir)].contains(id) {
+            return true;
+        }
+        // The id's key only when something keyed holds ids (every request comes here).
+        let rewritten = (dir == Dir::C2s).then_some(&self.rewritten_client_ids);
+        let rewritten = rewritten.filter(|ids| !ids.is_empty());
+        let recent = &self.recent[slot(dir)];
+        if rewritten.is_none() && recent.is_empty() {
+            return false;
+        }
+        let key = IdKey::of(id);
+        rewritten.is_some_and(|ids| ids.contains_key(&key))
             || (!recent.is_empty() && recent.given_up_by_sender(&key))
     }
 
