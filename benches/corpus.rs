@@ -225,6 +225,20 @@ pub fn kotlin_order(c: &Corpus, name: &'static str) -> Corpus {
     )
 }
 
+/// `c`'s frames with their members in the order the official MCP C# SDK writes them: its
+/// serializer (System.Text.Json) writes a class's own properties before its base classes',
+/// so the message's own members come first, then `id` (declared by the base class of
+/// requests and responses), then `jsonrpc` (the root class's): `method`, `params`, `id`,
+/// `jsonrpc`, or `result` / `error`, `id`, `jsonrpc` (a notification: the TypeScript SDK's
+/// order). Many Ethereum JSON-RPC clients write requests in this order too.
+pub fn csharp_order(c: &Corpus, name: &'static str) -> Corpus {
+    reordered(
+        c,
+        name,
+        ["method", "params", "result", "error", "id", "jsonrpc"],
+    )
+}
+
 /// `c`'s frames with their top-level members in `order`.
 fn reordered(c: &Corpus, name: &'static str, order: [&str; 6]) -> Corpus {
     use serde_json::value::RawValue;

@@ -426,10 +426,12 @@ fn min_of_passes(rounds: u32) {
         corpus::sdk_order(&corpus::typical(), "typical, TS SDK order"),
         corpus::java_order(&corpus::tiny(), "tiny, Java SDK order"),
         corpus::kotlin_order(&corpus::tiny(), "tiny, Kotlin SDK order"),
+        corpus::csharp_order(&corpus::tiny(), "tiny, C# SDK order"),
         corpus::spaced(&corpus::tiny(), "tiny, spaced"),
         corpus::spaced(&corpus::typical(), "typical, spaced"),
         corpus::error_responses(),
         corpus::sdk_order(&corpus::error_responses(), "error responses, TS SDK order"),
+        corpus::csharp_order(&corpus::error_responses(), "error responses, C# SDK order"),
     ];
     for c in corpus::all().into_iter().chain(variants) {
         check(&c);

@@ -47,6 +47,7 @@ fn decoding_the_corpora_allocates_nothing() {
         corpora.push(corpus::sdk_order(&c, "TS SDK order"));
         corpora.push(corpus::java_order(&c, "Java SDK order"));
         corpora.push(corpus::kotlin_order(&c, "Kotlin SDK order"));
+        corpora.push(corpus::csharp_order(&c, "C# SDK order"));
         corpora.push(corpus::spaced(&c, "spaced"));
     }
     let lazy = Decoder::mcp();
@@ -92,6 +93,7 @@ fn decoding_error_responses_allocates_nothing() {
         r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found","data":"x/y"}}"#,
         r#"{"error":{"code":-32602,"message":"Invalid params"},"jsonrpc":"2.0","id":"a"}"#,
         r#"{"id":0,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
+        r#"{"error":{"code":-1,"message":"m","data":{}},"id":-4,"jsonrpc":"2.0"}"#,
         r#"{"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error"}}"#,
         r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
         r#"{"jsonrpc":"2.0","id":3,"error":{"message":"m","data":[1,{}],"code":5}}"#,

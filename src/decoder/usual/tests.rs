@@ -90,6 +90,20 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         r#"{"id":1,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
         r#"{"id":1,"method":"a","jsonrpc":"2.0","id":2}"#,
         r#"{"id":null,"result":{},"jsonrpc":"2.0"}"#,
+        // The C# SDK's order: `id`, then `jsonrpc` last.
+        r#"{"method":"tools/call","params":{"name":"x"},"id":"9f1c2e","jsonrpc":"2.0"}"#,
+        r#"{"method":"ping","id":0,"jsonrpc":"2.0"}"#,
+        r#"{"method":"a","params":[1],"id":1,"jsonrpc":"2.0"}"#,
+        r#"{"result":{"resultType":"complete"},"id":1,"jsonrpc":"2.0"}"#,
+        r#"{"result":{},"id":null,"jsonrpc":"2.0"}"#,
+        r#"{"result":{},"id":1,"jsonrpc":"2.0","id":2}"#,
+        r#"{"method":"a","id":1,"jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+        r#"{"method":"a","id":1,"params":{},"jsonrpc":"2.0"}"#,
+        r#"{"method":"a","id":1}"#,
+        r#"{"result":{},"id":1}"#,
+        r#"{"error":{"code":-32601,"message":"Method not found"},"id":3,"jsonrpc":"2.0"}"#,
+        r#"{"error":{"code":1,"message":"m","data":{"a":[]}},"id":"x","jsonrpc":"2.0"}"#,
+        r#"{"error":{"code":1,"message":"m"},"id":null,"jsonrpc":"2.0"}"#,
         // Error responses.
         r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad \"x\"","data":{"k":[1,{"n":null}]}}}"#,
         r#"{"jsonrpc":"2.0","id":5,"error":{"code":-9223372036854775808,"message":"m"}}"#,
@@ -504,6 +518,8 @@ mod generated {
             "mj", "mpj", "mji", "mpji", "rji", "rj",
             // The Kotlin SDK's.
             "imj", "impj", "irj",
+            // The C# SDK's.
+            "mij", "mpij", "rij", "eij",
             // Near them: error responses, `id` elsewhere, `params` first.
             "jie", "jei", "eji", "iej", "ijm", "ji", "j", "jpm", "pmj", "jmpir",
         ];
