@@ -451,7 +451,7 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
 /// The request a reply with `id` answers, taken out of the table; a miss is counted.
 fn complete(inner: &Inner, id: Id<'_>) -> Option<Waiting> {
     let mut session = inner.session.lock().unwrap();
-    match session.pending.complete_wire(id.raw()) {
+    match session.pending.complete(id) {
         Ok(waiting) => Some(waiting),
         Err(rpcwire::Miss::Stale) => {
             session.stale_replies += 1;

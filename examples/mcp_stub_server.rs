@@ -152,7 +152,7 @@ async fn main() -> std::io::Result<()> {
 
 /// The client's reply to a request the server sent it.
 fn answer_of_client(state: &Mutex<State>, id: rpcwire::Id<'_>, what: String) {
-    if let Ok(waiting) = state.lock().unwrap().asked.complete_wire(id.raw()) {
+    if let Ok(waiting) = state.lock().unwrap().asked.complete(id) {
         let _ = waiting.send(what);
     }
 }

@@ -146,7 +146,7 @@ fn main() {
             .expect("the server writes valid responses");
         let answers = msg
             .id()
-            .and_then(|id| pending.complete_wire(id.raw()).ok())
+            .and_then(|id| pending.complete(id).ok())
             .unwrap_or("<unknown id>");
         println!(
             "arrived: {} -> answers {answers}",

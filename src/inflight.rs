@@ -340,6 +340,22 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         self.bytes
     }
 
+    /// The most bytes the entries may hold: [`max_bytes`](Self::max_bytes)' bound.
+    ///
+    /// ```
+    /// use rpcwire::InFlight;
+    /// let table: InFlight<()> = InFlight::new(16).max_bytes(4096);
+    /// assert_eq!((table.capacity_limit(), table.byte_limit()), (16, 4096));
+    /// ```
+    pub fn byte_limit(&self) -> usize {
+        self.max_bytes
+    }
+
+    /// The most requests the table holds at once (the `capacity` it was made with).
+    pub fn capacity_limit(&self) -> usize {
+        self.capacity
+    }
+
     /// Match a string holding a number against that number (off by default). A builder
     /// setting, for a table not yet used.
     ///

@@ -72,7 +72,7 @@
 //! - forward a message under a new id: [`encode::write_with_id`]; for many clients over one
 //!   upstream, [`IdRemapper`] mints the ids and restores them on the replies.
 //! - match replies to my requests: [`PendingTable`] mints the ids ([`Token::to_id`] writes
-//!   one as a request's id, `complete_wire(reply_id.raw())` matches the reply); [`InFlight`]
+//!   one as a request's id, [`PendingTable::complete`] matches the reply by its id); [`InFlight`]
 //!   tracks the peer's ids.
 //! - time out my requests: a deadline on each in the [`PendingTable`] (or [`IdRemapper`]),
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature

@@ -348,6 +348,29 @@ impl<T> PendingTable<T> {
         }
     }
 
+    /// Matches a reply by its decoded id (a response's or error response's `id`) and removes
+    /// the request: [`complete_wire`](Self::complete_wire) of `id.raw()`.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{encode, Decoder, Message, Miss, PendingTable, RawJson};
+    ///
+    /// let mut table = PendingTable::new();
+    /// let token = table.insert("tools/list").unwrap();
+    /// // The server's reply, as it would come back.
+    /// let mut buf = [0; 20];
+    /// let mut reply = BytesMut::new();
+    /// encode::write_response(&mut reply, token.to_id(&mut buf), RawJson::EMPTY_OBJECT);
+    /// let Ok(Message::Response(resp)) = Decoder::mcp_client().decode(&reply[..reply.len() - 1])
+    /// else { panic!() };
+    /// assert_eq!(table.complete(resp.id), Ok("tools/list"));
+    /// assert_eq!(table.complete(resp.id), Err(Miss::Stale));
+    /// ```
+    #[inline]
+    pub fn complete(&mut self, id: crate::Id<'_>) -> Result<T, Miss> {
+        self.complete_wire(id.raw())
+    }
+
     /// Gives the request under `token` a new deadline, or none (`None`): MCP lets progress
     /// reset a request's timeout. O(1). Returns `false` (nothing changed) when `token` is not
     /// in flight.

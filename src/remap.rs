@@ -254,6 +254,23 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.bytes
     }
 
+    /// The most bytes the requests in flight may keep: [`max_bytes`](Self::max_bytes)' bound.
+    ///
+    /// ```
+    /// use rpcwire::IdRemapper;
+    /// let remap: IdRemapper<u32> = IdRemapper::new(16).max_bytes(4096);
+    /// assert_eq!((remap.capacity_limit(), remap.byte_limit()), (16, 4096));
+    /// ```
+    pub fn byte_limit(&self) -> usize {
+        self.max_bytes
+    }
+
+    /// The most requests in flight at once: the `capacity` it was made with, clamped to
+    /// [`PendingTable::MAX_CAPACITY_LIMIT`] (the ids it mints are its table's tokens).
+    pub fn capacity_limit(&self) -> usize {
+        self.pending.capacity_limit()
+    }
+
     /// The key of `client`'s request with id `id` in `by_client`.
     fn key(client: &C, id: Id<'_>) -> (C, IdKey) {
         (client.clone(), IdKey::of(id))
