@@ -491,22 +491,7 @@ pub fn simd_ascii_prefix(buf: &[u8]) -> usize {
 #[doc(hidden)]
 #[inline]
 pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
-    {
-        x86_64::string_end_short(buf, start)
-    }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    )))]
-    {
-        scalar::string_end(buf, start)
-    }
+    fast_string_end(buf, start)
 }
 
 #[cfg(test)]
