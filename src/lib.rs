@@ -60,6 +60,8 @@
 //! - log what arrived: [`JsonStr`] (a method), [`RawJson`], [`ErrorObject`] (an error
 //!   reply's code and message) and [`Rejection`] (why a frame was refused, with its id)
 //!   implement `Display`.
+//! - say where a frame stops being JSON: [`Decoder::parse_error_offset`] (a cold path, for
+//!   logs: it decodes prefixes of the frame again).
 //! - answer a rejected frame: [`Rejection::reply`] gives the code and id, or `None` when
 //!   nothing may be sent; [`encode::write_reply`] writes it (as in the example above).
 //! - answer an over-long line: [`LineFramer::decode`] reports it once as

@@ -12,6 +12,7 @@
 //! - `long_object`: a long object in lazy mode, its UTF-8 checked after the walk and, in a
 //!   stream, its line found in the same pass.
 
+mod error_offset;
 mod keys;
 mod long_object;
 mod options;

@@ -11,9 +11,8 @@ use std::process::ExitCode;
 use bytes::{Bytes, BytesMut};
 use clap::{Args, ValueEnum};
 use rpcwire::{
-    ContentLengthError, ContentLengthFramer, DecodeError, DecodeOptions, Decoder, Dialect,
-    FrameError, Framer, LineFramer, Message, Rejection, Reply, ReplyId, Role, SseFramer,
-    Validation,
+    ContentLengthError, ContentLengthFramer, DecodeOptions, Decoder, Dialect, FrameError, Framer,
+    LineFramer, Message, Rejection, Reply, ReplyId, Role, SseFramer, Validation,
 };
 use serde_json::{json, Value};
 
@@ -284,7 +283,7 @@ pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64
     let offset = Some(offset);
     let decoded = decoder.decode(frame);
     let at = match &decoded {
-        Err(rej) => error_offset(frame, rej.error()),
+        Err(_) => decoder.parse_error_offset(frame).map(|at| at as u64),
         Ok(_) => None,
     };
     let mut r = record_of(decoder, decoded, index, offset);
@@ -293,79 +292,6 @@ pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64
         r.batch = Some(frame.clone());
     }
     r
-}
-
-/// Where a frame the decoder refused as not JSON stops being JSON: the offset of the first
-/// byte that cannot be there, or the frame's length when it ends too early. (Found again on
-/// this cold path, by `str::from_utf8` and serde_json, so that the decoder's hot path keeps
-/// no positions; `None` when they read the frame whole: one of the decoder's limits.)
-fn error_offset(frame: &[u8], error: DecodeError) -> Option<u64> {
-    let at = match error {
-        DecodeError::InvalidUtf8 => std::str::from_utf8(frame).err()?.valid_up_to(),
-        DecodeError::LoneCarriageReturn => memchr::memchr(b'\r', frame)?,
-        DecodeError::Syntax(_) | DecodeError::TrailingData | DecodeError::Empty => {
-            let e = serde_json::from_slice::<&serde_json::value::RawValue>(frame).err()?;
-            // serde_json's position is one byte before a raw control character in a string,
-            // at the last of a `\u` escape's four bytes, and at the frame's end for one cut
-            // short: the byte is found again (serde_json read the frame as JSON up to that
-            // string, so the first string error is its).
-            let in_string = [
-                "control character",
-                "invalid escape",
-                "EOF while parsing a string",
-            ];
-            let message = e.to_string();
-            if in_string.iter().any(|m| message.starts_with(m)) {
-                if let Some(at) = string_error(frame) {
-                    return Some(at as u64);
-                }
-            }
-            if e.is_eof() {
-                frame.len()
-            } else {
-                // serde_json counts lines and, within a line, bytes from 1 (an SSE or
-                // Content-Length frame may hold line feeds).
-                let line_start: usize = frame
-                    .split_inclusive(|&b| b == b'\n')
-                    .take(e.line().saturating_sub(1))
-                    .map(<[u8]>::len)
-                    .sum();
-                (line_start + e.column().saturating_sub(1)).min(frame.len())
-            }
-        }
-        _ => return None,
-    };
-    Some(at as u64)
-}
-
-/// The first byte inside a string of `frame` that cannot be there: a raw control character,
-/// the character after a backslash that makes no escape, or the first byte of a `\u`
-/// escape's four that is no hex digit. Strings are found by their quotes, which is right up to
-/// the first error when what comes before is JSON.
-fn string_error(frame: &[u8]) -> Option<usize> {
-    let mut in_string = false;
-    let mut i = 0;
-    while let Some(&b) = frame.get(i) {
-        match b {
-            _ if !in_string => in_string = b == b'"',
-            b'"' => in_string = false,
-            b'\\' => match frame.get(i + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 1,
-                b'u' => {
-                    let hex = &frame[i + 2..frame.len().min(i + 6)];
-                    if let Some(k) = hex.iter().position(|h| !h.is_ascii_hexdigit()) {
-                        return Some(i + 2 + k);
-                    }
-                    i += 5;
-                }
-                _ => return Some(i + 1),
-            },
-            0..=0x1f => return Some(i),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 /// The elements of a batch's record as the decoder reads them again, in order (none for any
