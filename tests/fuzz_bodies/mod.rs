@@ -90,6 +90,7 @@ fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
         Ok(msg) => {
             let owned = owned.expect("owned decode must agree with borrowed decode");
             assert_eq!(format!("{:?}", owned.message()), format!("{msg:?}"));
+            assert_eq!(dec.parse_error_offset(frame), None);
             assert_eq!(owned.kind(), msg.kind());
             if let Some(id) = msg.id() {
                 let again = Id::from_token(id.raw()).expect("an id is a valid standalone token");
@@ -170,6 +171,10 @@ fn check_decode(dec: &Decoder, frame: &[u8]) -> reference::Outcome {
             if error.is_parse_error() {
                 assert!(rej.id().is_none() && !rej.is_response());
             }
+            // Where it stops being JSON: for a parse error only, within the frame.
+            let at = dec.parse_error_offset(frame);
+            assert_eq!(at.is_some(), error.is_parse_error(), "{error:?} at {at:?}");
+            assert!(at.is_none_or(|at| at <= frame.len()));
             match rej.reply() {
                 None => assert!(rej.is_response()),
                 Some(reply) => {
