@@ -1337,6 +1337,48 @@ fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() 
     assert_ne!(new, old, "the present proxy's replay differs on this log");
 }
 
+/// A log of a proxy that rewrote reused JSON-RPC ids of batch elements it tracked only (its
+/// header says `rewrites_reused_ids_in_batches`, not
+/// `rewrites_reused_ids_of_untracked_elements`) is replayed as it ran: an element beyond
+/// `--max-in-flight` reusing the id of a request sent alone went to the server as it was,
+/// untracked, and the server's array reply to it was the element's (unknown), not the
+/// request's, left unanswered. Replayed as the present proxy runs, the element would have gone
+/// under a minted id, and that reply would answer the request.
+#[test]
+fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ran() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-no-untracked-rewrite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"1","method":"b","element":0,"violation":"too_many_in_flight"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":2,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
+        "\n",
+    );
+    let replay = |header: &str| log_violations(&dir, header, body);
+    let old = replay(
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":1,"rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true}}"#,
+    );
+    assert_eq!(
+        old,
+        serde_json::json!({
+            "c2s/too_many_in_flight": 1,
+            "s2c/unknown_reply": 1,
+            "c2s/unanswered": 1
+        })
+    );
+    let new = replay(
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":1,"rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true}}"#,
+    );
+    assert_ne!(new, old, "the present proxy's replay differs on this log");
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

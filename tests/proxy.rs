@@ -2910,21 +2910,17 @@ fn a_jsonrpc_id_in_flight_reused_in_a_batch_is_tracked_under_a_minted_id() {
     replayed_with_violations(&log, &[("c2s/duplicate_id", 1)]);
 }
 
-/// JSON-RPC: a batch element beyond `--max-in-flight` goes with its batch untracked, under the
-/// client's id, even when a request sent alone holds that id. The server's array reply to it
-/// answers the element (§6: a request sent alone is answered alone), never the request sent
-/// alone, which keeps waiting and gets the proxy's -32603 at its deadline (it was taken as
-/// answered, its deadline gone: the client waited for it forever).
+/// JSON-RPC: a batch element beyond `--max-in-flight` goes with its batch untracked, under a
+/// minted id when a request sent alone holds the client's. The server's array reply to it
+/// answers the element (back with the client's id), never the request sent alone, which keeps
+/// waiting and gets the proxy's -32603 at its deadline (it was taken as answered, its deadline
+/// gone: the client waited for it forever).
 #[test]
 fn an_untracked_batch_element_reusing_an_id_sent_alone_does_not_answer_it() {
     let dir = scratch("untracked-element-reusing-alone-id");
-    let script = json!({"1": [{"send": "[{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":\"b\"}]"}]});
-    let (mut p, log) = jsonrpc_scripted(
-        &dir,
-        &["--max-in-flight", "1", "--timeout-ms", TIMEOUT_MS],
-        script,
-    );
-    p.send(&request(json!(5), "hold"));
+    let options = ["--max-in-flight", "1", "--timeout-ms", TIMEOUT_MS];
+    let (mut p, log) = late_reply_server(&dir, &options);
+    p.send(&request(json!(5), "never"));
     p.send(&json!([request(json!(5), "b")]));
     assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":5,"result":"b"}]));
     let timed_out = p.recv();
@@ -2933,13 +2929,101 @@ fn an_untracked_batch_element_reusing_an_id_sent_alone_does_not_answer_it() {
         (&json!(5), &json!(-32603)),
         "{timed_out}"
     );
-    assert_eq!(timed_out["error"]["data"]["method"], "hold", "{timed_out}");
+    assert_eq!(timed_out["error"]["data"]["method"], "never", "{timed_out}");
     p.finish_cleanly();
+    let read = server_read(&dir);
+    assert_ne!(read[2][0]["id"], json!(5), "{read:?}");
     replayed_with_violations(
         &log,
         &[
             ("c2s/too_many_in_flight", 1),
             ("c2s/timed_out", 1),
+            ("s2c/unknown_reply", 1),
+        ],
+    );
+}
+
+/// JSON-RPC: a batch element beyond `--max-in-flight` reusing the id of a request that timed
+/// out goes with its batch untracked, but under a minted id: the server's reply to it, inside
+/// its array, goes back with the client's id, and the late reply to the old request is still
+/// dropped as late. (Under the client's id, its reply was taken for the late one and cut: the
+/// client never got a reply for that element.)
+#[test]
+fn an_untracked_batch_element_reusing_a_timed_out_id_gets_its_own_reply() {
+    let dir = scratch("untracked-element-reusing-timed-out-id");
+    let options = ["--max-in-flight", "1", "--timeout-ms", TIMEOUT_MS];
+    let (mut p, log) = late_reply_server(&dir, &options);
+    hold_until_timed_out(&mut p, 7);
+    // 9 takes the one place in flight; 7 goes beyond it.
+    p.send(&json!([
+        request(json!(9), "hold"),
+        request(json!(7), "again")
+    ]));
+    // The server answers the held 7 (late, dropped) and 9 alone, then its array.
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":9,"result":"late"}));
+    assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":7,"result":"again"}]));
+    let done = p.finish_cleanly();
+    assert_eq!(
+        done.messages().len(),
+        4,
+        "nothing more: {:?}",
+        done.messages()
+    );
+    // The server read the element under another id than the client's, the other as it was.
+    let read = server_read(&dir);
+    let upstream = &read[2][1]["id"];
+    assert_eq!(read[2][1]["method"], "again");
+    assert!(upstream.is_u64() && upstream != &json!(7), "{upstream}");
+    assert_eq!(read[2][0], request(json!(9), "hold"));
+    // Its reply is as unknown as that of any request beyond the limit, but goes back as 7.
+    let records = replayed_with_violations(
+        &log,
+        &[
+            ("c2s/timed_out", 1),
+            ("c2s/too_many_in_flight", 1),
+            ("s2c/late_reply", 1),
+            ("s2c/unknown_reply", 1),
+        ],
+    );
+    let element = flagged(&records, "too_many_in_flight")[0];
+    assert_eq!(
+        (&element["id"], &element["upstream_id"]),
+        (&json!("7"), &json!(upstream.to_string()))
+    );
+    let answer = flagged(&records, "unknown_reply")[0];
+    assert_eq!(
+        (&answer["id"], &answer["client_id"]),
+        (&json!(upstream.to_string()), &json!("7"))
+    );
+}
+
+/// JSON-RPC: a batch element beyond `--max-in-flight` reusing the id of a request waiting in
+/// another batch goes on under a minted id: the server's reply to it does not answer that
+/// request, which keeps waiting and gets the proxy's -32603 at its batch's deadline. (Under
+/// the client's id, the reply took that request as answered: its deadline was gone, and the
+/// client waited for it forever.)
+#[test]
+fn an_untracked_batch_element_reusing_an_id_of_another_batch_does_not_answer_it() {
+    let dir = scratch("untracked-element-reusing-batch-id");
+    let options = ["--max-in-flight", "1", "--timeout-ms", TIMEOUT_MS];
+    let (mut p, log) = late_reply_server(&dir, &options);
+    p.send(&json!([request(json!(5), "never")]));
+    p.send(&json!([request(json!(5), "b")]));
+    assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":5,"result":"b"}]));
+    let timed_out = p.recv();
+    assert_eq!(
+        ids_and_codes(&timed_out),
+        [(&json!(5), &json!(-32603))],
+        "{timed_out}"
+    );
+    p.finish_cleanly();
+    let read = server_read(&dir);
+    assert_ne!(read[2][0]["id"], json!(5), "{read:?}");
+    replayed_with_violations(
+        &log,
+        &[
+            ("c2s/timed_out", 1),
+            ("c2s/too_many_in_flight", 1),
             ("s2c/unknown_reply", 1),
         ],
     );

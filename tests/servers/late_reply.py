@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A stdio JSON-RPC server that answers late, and answers its latest request first.
 
-A request of method "hold" is held, unanswered. A request of any other method first answers
-every held request (late: its reply carries the held request's id, as the server read it, and
-"late" as its result, each alone), then itself, with "<method>" as its result and the id it
-read. A batch (an array of requests) is read the same way, element by element: its held
-elements go unanswered, the late replies go first, alone, then one array answers its others.
+A request of method "hold" is held, unanswered; one of method "never" is never answered. A
+request of any other method first answers every held request (late: its reply carries the
+held request's id, as the server read it, and "late" as its result, each alone), then itself,
+with "<method>" as its result and the id it read. A batch (an array of requests) is read the
+same way, element by element: its held elements go unanswered, the late replies go first,
+alone, then one array answers its others.
 `--record-in FILE` records what it read."""
 import json
 import sys
@@ -29,7 +30,7 @@ for raw in sys.stdin.buffer:
     batch = isinstance(message, list)
     requests = message if batch else [message]
     held.extend(r for r in requests if r["method"] == "hold")
-    answered = [r for r in requests if r["method"] != "hold"]
+    answered = [r for r in requests if r["method"] not in ("hold", "never")]
     if not answered:
         continue
     for r in held:

@@ -86,7 +86,8 @@ With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for
 proxy rewrites, as a new array of its elements, each otherwise byte for byte), and each of its
 elements is tracked and reported as a message of its own: its requests go in flight
 (duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
-with its batch, untracked; one reusing an id goes on under a minted id, as one sent alone),
+with its batch, untracked; one reusing an id goes on under a minted id, as one sent alone,
+untracked or not: the reply to an untracked one, an unknown_reply, goes back with its id),
 its replies are matched
 (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
@@ -135,7 +136,8 @@ pub struct ProxyArgs {
     /// behind one of the same id, and a client's forwarded under a minted id, included); one
     /// more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
-    /// batch, it goes with its batch, untracked). So is one that would take the ids, method
+    /// batch, it goes with its batch, untracked, under a minted id when it reuses an id whose
+    /// reply could still come). So is one that would take the ids, method
     /// names and progress tokens waiting in its direction past 256 MiB.
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
@@ -1190,6 +1192,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "max_in_flight": args.max_in_flight,
         "rewrites_reused_ids": true,
         "rewrites_reused_ids_in_batches": true,
+        "rewrites_reused_ids_of_untracked_elements": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

@@ -306,6 +306,9 @@ struct LogHeader {
     /// Whether it did so inside batches too (rebuilding them): absent from the logs of
     /// proxies that forwarded a batch's ids as they came.
     rewrites_reused_ids_in_batches: Option<bool>,
+    /// Whether it did so for the batch elements beyond its `--max-in-flight` too (forwarded
+    /// untracked): absent from the logs of proxies that forwarded those under the client's id.
+    rewrites_reused_ids_of_untracked_elements: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -364,15 +367,18 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
             // The proxy forwards a JSON-RPC request reusing an id whose reply could still
             // come under an id it mints: so does its replay, alike. A log of a proxy that
             // did not (no such field in its header) is replayed as that proxy ran, and so is
-            // one of a proxy that did for requests sent alone only.
+            // one of a proxy that did for requests sent alone only, or for those and the batch
+            // elements it tracked only.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
                 match (
                     header.rewrites_reused_ids,
                     header.rewrites_reused_ids_in_batches,
+                    header.rewrites_reused_ids_of_untracked_elements,
                 ) {
-                    (Some(true), Some(true)) => session.rewriting_reused_ids(),
-                    (Some(true), _) => session.rewriting_reused_ids_alone(),
+                    (Some(true), Some(true), Some(true)) => session.rewriting_reused_ids(),
+                    (Some(true), Some(true), _) => session.rewriting_tracked_reused_ids(),
+                    (Some(true), ..) => session.rewriting_reused_ids_alone(),
                     _ => session,
                 }
             });

@@ -124,7 +124,10 @@ impl Session {
     ///   to the batch (§6), so that reply is owed and matched, never reported;
     /// - a request beyond the limit of requests in flight is a violation and goes with its
     ///   batch untracked (its reply is then reported as `unknown_reply`): it cannot be
-    ///   refused alone, and refusing its batch would leave the others unanswered;
+    ///   refused alone, and refusing its batch would leave the others unanswered. When the
+    ///   server may still answer its id for another request, it goes under a minted id (a
+    ///   session rewriting reused ids: [`Verdict::forward_id`]), and its reply goes back with
+    ///   the client's;
     /// - everything else as for a message sent alone.
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);

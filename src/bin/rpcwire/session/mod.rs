@@ -9,7 +9,8 @@
 //! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
 //! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
 //! ([`timeout`]), the ids recently given up on ([`recent`]), the ids minted for client
-//! requests reusing an id whose reply could still come ([`rewrite`]), the tools' header annotations
+//! requests reusing an id whose reply could still come ([`rewrite`]) and for such batch
+//! elements beyond the limits, untracked ([`untracked`]), the tools' header annotations
 //! ([`tool_headers`]) and the counters ([`counters`]).
 
 mod batch;
@@ -24,6 +25,7 @@ mod recent;
 mod rewrite;
 mod timeout;
 mod tool_headers;
+mod untracked;
 mod violation;
 mod waiting;
 
@@ -54,6 +56,7 @@ use queued::Queued;
 use recent::Recent;
 use timeout::{Deadline, DeadlineOf};
 use tool_headers::has_tool_headers;
+use untracked::UntrackedRewrites;
 use waiting::Waiting;
 
 pub struct Session {
@@ -123,6 +126,14 @@ pub struct Session {
     /// not only of those sent alone ([`Session::rewriting_reused_ids_alone`]: the logs of
     /// older proxies).
     rewrites_in_batches: bool,
+    /// Whether that holds of a batch element beyond the limits of the requests in flight too,
+    /// which goes with its batch untracked, under a minted id ([`untracked`]): not in the
+    /// replay of the logs of older proxies, which forwarded it under the client's id
+    /// ([`Session::rewriting_tracked_reused_ids`]).
+    rewrites_untracked: bool,
+    /// The client's ids of the untracked batch elements forwarded under a minted id, by that
+    /// id: the server's reply to one goes back with the client's.
+    untracked_rewrites: UntrackedRewrites,
     /// How many ids the session minted so far ([`rewrite`]).
     minted: u64,
     /// The client's ids of the requests waiting under a minted id, with how many wait under
@@ -209,6 +220,8 @@ impl Session {
             tools_lists_waiting: 0,
             rewrites_reused_ids: false,
             rewrites_in_batches: false,
+            rewrites_untracked: false,
+            untracked_rewrites: UntrackedRewrites::default(),
             minted: 0,
             rewritten_client_ids: HashMap::new(),
             counters: Counters::default(),
@@ -503,10 +516,23 @@ impl Session {
                         }
                         (Err(InFlightError::Full | InFlightError::OverBudget), _) => {
                             forward = false;
-                            // Inside a batch it goes with its batch, untracked, under its own
-                            // id: a request sent alone holding that id is not answered by the
-                            // reply to it, in the server's array.
-                            let holder = (in_batch && self.rewrites_in_batches)
+                            // Inside a batch it goes with its batch, untracked: under the id
+                            // minted for it when the server may still answer its own for
+                            // another request (the reply to it is then told from that one's,
+                            // and goes back with the client's id), else under its own id, and
+                            // a request sent alone holding that id is not answered by the
+                            // reply to it, in the server's array (a session that forwarded
+                            // every untracked element under the client's id: older logs).
+                            let minted = upstream_id.clone().filter(|minted| {
+                                in_batch
+                                    && self.rewrites_untracked
+                                    && self
+                                        .untracked_rewrites
+                                        .push(IdKey::of(minted.as_id()), client_id.to_owned_id())
+                            });
+                            let under_own_id = minted.is_none();
+                            forward_id = minted;
+                            let holder = (in_batch && self.rewrites_in_batches && under_own_id)
                                 .then(|| o.id.and_then(|id| self.waiting[slot(dir)].get_mut(id)))
                                 .flatten()
                                 .filter(|w| !w.in_batch);
@@ -663,6 +689,12 @@ impl Session {
                             }
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             self.owed_answered_by(dir, o.kind)
+                        } else if let Some(client_id) = self.take_untracked_rewrite(asked, id) {
+                            // The reply to a batch element beyond the limits, forwarded under
+                            // a minted id: back with the client's, alone or inside an array,
+                            // and unknown, as the reply to any request beyond the limits.
+                            forward_id = Some(client_id);
+                            self.flag(dir, Violation::UnknownReply)
                         } else if asked == Dir::C2s
                             && self.late_owed.take(Some(&IdKey::of(id))).is_some()
                         {

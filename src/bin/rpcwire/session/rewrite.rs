@@ -8,9 +8,11 @@
 //! back with the client's id restored, byte for byte ([`Verdict::forward_id`]); the late reply
 //! to the old request keeps the old id, and is found late. The same holds of a request inside
 //! a batch: its element goes on under the minted id (the batch rebuilt, the other elements
-//! byte for byte), and the server's reply to it, in its array or alone, with the client's.
+//! byte for byte), and the server's reply to it, in its array or alone, with the client's; so
+//! does one beyond the limits of the requests in flight, untracked ([`untracked`]).
 //!
 //! [`Verdict::forward_id`]: super::Verdict::forward_id
+//! [`untracked`]: super::untracked
 
 use rpcwire::{Dialect, Id, IdBuf, IdKey, IdKind};
 
@@ -27,10 +29,23 @@ impl Session {
     /// proxy does and as its log is replayed; under JSON-RPC only (MCP refuses a reused id).
     /// Not for two recorded streams, whose server read the client's ids as they were. A
     /// request inside a batch is rewritten too: its batch goes on rebuilt, with that element
-    /// under the minted id.
+    /// under the minted id, even beyond the limits of the requests in flight, where it goes
+    /// untracked.
     pub fn rewriting_reused_ids(mut self) -> Session {
         self.rewrites_reused_ids = true;
         self.rewrites_in_batches = true;
+        self.rewrites_untracked = true;
+        self
+    }
+
+    /// [`rewriting_reused_ids`](Self::rewriting_reused_ids) for requests sent alone and the
+    /// batch elements tracked only, as proxies did before they rewrote the elements beyond the
+    /// limits of the requests in flight: the replay of their logs, whose servers read such an
+    /// element's id as the client sent it.
+    pub fn rewriting_tracked_reused_ids(mut self) -> Session {
+        self.rewrites_reused_ids = true;
+        self.rewrites_in_batches = true;
+        self.rewrites_untracked = false;
         self
     }
 
@@ -40,6 +55,7 @@ impl Session {
     pub fn rewriting_reused_ids_alone(mut self) -> Session {
         self.rewrites_reused_ids = true;
         self.rewrites_in_batches = false;
+        self.rewrites_untracked = false;
         self
     }
 
@@ -51,7 +67,9 @@ impl Session {
     /// session rewrites requests sent alone only): the batch goes on rebuilt, that element
     /// under the minted id, and is answered with it in the server's array, whose element
     /// goes back with the client's id; an earlier element of the same batch holding the id
-    /// counts as in flight, so a batch reusing an id of its own has each tracked.
+    /// counts as in flight, so a batch reusing an id of its own has each tracked. (Beyond the
+    /// limits of the requests in flight, such an element goes under the minted id untracked,
+    /// unless the session forwards those under the client's id: older logs.)
     pub(super) fn needs_upstream_id(&self, dir: Dir, id: Id<'_>, in_batch: bool) -> bool {
         self.rewrites_reused_ids
             && self.dialect == Dialect::JsonRpc2
@@ -61,13 +79,26 @@ impl Session {
     }
 
     /// Whether a reply with `id` could still come from the server: a client request with
-    /// that id, as the server read it, waits (in the table or in line) or was given up on
-    /// lately.
+    /// that id, as the server read it, waits (in the table or in line), was given up on
+    /// lately, or went untracked under it, minted ([`untracked`](super::untracked)).
     fn server_may_answer(&self, id: Id<'_>) -> bool {
         let recent = &self.recent[slot(Dir::C2s)];
+        let untracked = &self.untracked_rewrites;
         self.waiting[slot(Dir::C2s)].contains(id)
             || self.queued[slot(Dir::C2s)].contains(id)
-            || (!recent.is_empty() && recent.contains(&IdKey::of(id)))
+            || ((!recent.is_empty() || !untracked.is_empty()) && {
+                let key = IdKey::of(id);
+                recent.contains(&key) || untracked.contains(&key)
+            })
+    }
+
+    /// The client's id of the untracked batch element the server's reply with `id`, to a
+    /// request sent in `asked`, answers, when that element went under `id`, minted; taken.
+    pub(super) fn take_untracked_rewrite(&mut self, asked: Dir, id: Id<'_>) -> Option<IdBuf> {
+        if asked != Dir::C2s || self.untracked_rewrites.is_empty() {
+            return None;
+        }
+        self.untracked_rewrites.take(&IdKey::of(id))
     }
 
     /// Whether a request sent in `dir` with `id` reuses an id of its sender's whose reply could

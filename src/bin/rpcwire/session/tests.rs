@@ -2027,3 +2027,55 @@ fn a_replay_mints_the_ids_the_proxy_minted_for_batch_elements() {
     assert_eq!(restored, [Some("7".to_string()), Some("7".to_string())]);
     assert_eq!(live.2, 0);
 }
+
+/// JSON-RPC, rewriting, beyond the limit of requests in flight: a batch element whose id the
+/// server may still answer goes with its batch untracked, but under a minted id, so that
+/// its reply, alone or inside an array, is told from any other and goes back with the
+/// client's id (reported unknown, as the reply to any request beyond the limit). Here the
+/// element's id is one the session minted for a request sent alone: a server answering the
+/// element alone (§6 wants an array) answered that request, under the element's own id.
+#[test]
+fn an_untracked_element_whose_id_the_server_may_answer_goes_under_a_minted_id() {
+    for alone in [false, true] {
+        let mut session =
+            Session::with_max_in_flight(Dialect::JsonRpc2, None, 2).rewriting_reused_ids();
+        session.observe(Dir::C2s, &request_of("7", "a"), 0);
+        let second = session.observe(Dir::C2s, &request_of("7", "b"), 0);
+        let minted = forwarded_as(&second).expect("minted");
+        // The table is full: the element goes untracked.
+        let sent = batch(&mut session, Dir::C2s, &[request_of(&minted, "c")]);
+        assert_eq!(
+            (sent[0].forward, sent[0].violation),
+            (true, Some(Violation::TooManyInFlight))
+        );
+        let upstream = forwarded_as(&sent[0]).unwrap_or_else(|| minted.clone());
+        assert_ne!(upstream, minted, "under an id of its own");
+        let answers = if alone {
+            vec![session.observe(Dir::S2c, &reply_of(&upstream), 0)]
+        } else {
+            batch(&mut session, Dir::S2c, &[reply_of(&upstream)])
+        };
+        assert_eq!(
+            (answers[0].forward, answers[0].violation),
+            (true, Some(Violation::UnknownReply)),
+            "{alone}"
+        );
+        assert_eq!(forwarded_as(&answers[0]), Some(minted.clone()), "{alone}");
+        // The request sent alone still waits, and its reply goes back as 7.
+        let reply = session.observe(Dir::S2c, &reply_of(&minted), 0);
+        assert_eq!(
+            (reply.violation, forwarded_as(&reply).as_deref()),
+            (None, Some("7")),
+            "{alone}"
+        );
+        // The element's reply is taken: a second one is unknown, and goes on as it came.
+        let again = session.observe(Dir::S2c, &reply_of(&upstream), 0);
+        assert_eq!(
+            (again.violation, forwarded_as(&again)),
+            (Some(Violation::UnknownReply), None)
+        );
+        let first = session.observe(Dir::S2c, &reply_of("7"), 0);
+        assert_eq!((first.violation, forwarded_as(&first)), (None, None));
+        assert!(session.finish().is_empty());
+    }
+}

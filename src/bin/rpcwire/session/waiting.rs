@@ -30,7 +30,8 @@ pub(super) struct Waiting {
     pub(super) client_id: Option<IdBuf>,
     /// For a client request sent alone: how many elements of client batches went to the
     /// server with its id since, untracked (beyond the limits of the requests in flight, in a
-    /// session that rewrites batch elements): the replies with its id inside arrays are
-    /// theirs (§6: a request sent alone is answered alone), not this request's.
+    /// session that rewrites the batch elements it tracks only: the replay of older logs; the
+    /// present proxy sends such an element under a minted id): the replies with its id inside
+    /// arrays are theirs (§6: a request sent alone is answered alone), not this request's.
     pub(super) untracked_in_arrays: u32,
 }
