@@ -2746,6 +2746,11 @@ fn stderr_shows_control_characters_of_a_bad_line_escaped() {
         report.ends_with(r"not json\rstill\x1b[31m red\x07 [not forwarded]"),
         "{report:?}"
     );
+    // Where the line stops being JSON: its second byte (`n` may begin `null`).
+    assert!(
+        report.contains("(kind parse_error, id -, at byte 1)"),
+        "{report:?}"
+    );
 }
 
 /// The server of tests/servers/late_reply.py behind a JSON-RPC proxy with `options`, logging

@@ -6,10 +6,12 @@ use crate::error::DecodeError;
 use crate::scan::ScanError;
 
 impl Decoder {
-    /// Where `frame`, which this decoder refuses as not JSON (-32700), goes wrong: the offset
-    /// of the first byte (the first byte of the character) that no message could have there,
-    /// or `frame.len()` when the frame is a message cut short (an unclosed string or object,
-    /// nothing but whitespace). `None` when the decoder does not refuse `frame` as not JSON.
+    /// Where `frame`, which this decoder refuses as not JSON (-32700), stops being JSON: the
+    /// offset of the first byte (the first byte of the character) that no JSON text could
+    /// have there (one the decoder accepts, or refuses only as JSON-RPC, -32600: `null` is
+    /// JSON, so in `nul!` it is the `!`), or `frame.len()` when the frame is cut short (an
+    /// unclosed string or object, nothing but whitespace). `None` when the decoder does not
+    /// refuse `frame` as not JSON.
     ///
     /// It is the decoder's own reading, in its own mode: in lazy mode a payload's bad number
     /// is no error (lazy mode only delimits payloads), and the offset is that of what lazy

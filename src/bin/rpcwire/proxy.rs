@@ -424,6 +424,11 @@ fn printable(text: &str) -> String {
 /// on one more line (the log has them all).
 const REPORTED_ELEMENTS: usize = 16;
 
+/// The longest line not JSON whose report on stderr says where it stops being JSON: finding
+/// it decodes prefixes of the line again (`Decoder::parse_error_offset`, about `log2(len)`
+/// of them), work a peer sending long garbage should not be able to multiply.
+const LOCATED_NOT_JSON: usize = 64 << 10;
+
 impl State {
     /// Writes a message's log record, into a reused buffer, so that a record allocates
     /// nothing.
@@ -664,6 +669,12 @@ impl Shared {
                 (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
+            let at = match (v, frame) {
+                (Violation::NotJson, Some(f)) if f.len() <= LOCATED_NOT_JSON => decoder
+                    .parse_error_offset(f)
+                    .map(|at| format!(", at byte {at}")),
+                _ => None,
+            };
             let verdict = &observed.verdict;
             let how_forwarded = match (verdict.forward, &verdict.forward_id) {
                 (false, _) => " [not forwarded]".to_string(),
@@ -671,11 +682,12 @@ impl Shared {
                 (true, None) => String::new(),
             };
             say!(
-                "rpcwire proxy: {}: {} (kind {}, id {}){detail}{how_forwarded}",
+                "rpcwire proxy: {}: {} (kind {}, id {}{}){detail}{how_forwarded}",
                 dir.as_str(),
                 v.as_str(),
                 obs.kind,
                 token(obs.id),
+                at.unwrap_or_default(),
             );
         }
         for (v, kind, id, index, bytes, (element_cut, rewritten)) in reports {
