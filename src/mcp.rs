@@ -224,7 +224,8 @@ pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&s
 /// Appends a `notifications/progress` on `token` (the request's `_meta.progressToken`, its
 /// wire token byte for byte): `progress` so far, with the `total` and a `message` when given.
 /// Returns `false`, writing nothing, when `progress` or `total` is not finite (JSON has no NaN
-/// or infinity).
+/// or infinity), or when `token` is neither a string nor an integer (MCP's `ProgressToken`:
+/// `null` or `1.5` names no request's token).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -236,8 +237,9 @@ pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&s
 ///     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p-1\",\"progress\":0.5,\"total\":1.0,\"message\":\"half\"}}\n"
 /// );
 /// assert!(!mcp::write_progress(&mut out, Id::from_token(b"1").unwrap(), f64::NAN, None, None));
+/// assert!(!mcp::write_progress(&mut out, Id::NULL, 1.0, None, None));
 /// ```
-#[must_use = "nothing is written for a progress or total that is not finite"]
+#[must_use = "nothing is written for a progress or total that is not finite, or a token that is not a string or integer"]
 pub fn write_progress(
     out: &mut BytesMut,
     token: Id<'_>,
@@ -246,7 +248,10 @@ pub fn write_progress(
     message: Option<&str>,
 ) -> bool {
     use core::fmt::Write as _;
-    if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+    if !progress.is_finite()
+        || total.is_some_and(|t| !t.is_finite())
+        || matches!(token.kind(), IdKind::Null | IdKind::Number)
+    {
         return false;
     }
     out.extend_from_slice(

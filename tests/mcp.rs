@@ -414,6 +414,12 @@ fn written_progress_reads_back() {
         None
     ));
     assert!(out.is_empty());
+    // MCP's progress token is a string or an integer: `null` and other numbers are refused.
+    for token in [&b"null"[..], b"1.5", b"1e3", b"-0.0"] {
+        let token = rpcwire::Id::from_token(token).unwrap();
+        assert!(!mcp::write_progress(&mut out, token, 1.0, None, None));
+        assert!(out.is_empty());
+    }
 }
 
 /// `DecodeOptions::for_protocol_version` sets what the version decides whole, whatever an
