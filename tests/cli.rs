@@ -1379,6 +1379,50 @@ fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ra
     assert_ne!(new, old, "the present proxy's replay differs on this log");
 }
 
+/// A log of a proxy that forwarded a request with the id of a batch element it had sent on
+/// untracked, under that id (its header lacks `rewrites_ids_of_untracked_elements_reused`), is
+/// replayed as it ran: the server's array reply to the element answered the request. Replayed
+/// as the present proxy runs, the request would have gone under a minted id, the element's
+/// reply would be unknown and the request left unanswered.
+#[test]
+fn a_log_of_a_proxy_that_did_not_rewrite_ids_of_untracked_elements_is_replayed_as_it_ran() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli-log-no-rewrite-after-untracked");
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"5","method":"b","element":0,"violation":"too_many_in_flight"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":3,"kind":"request","id":"5","method":"c"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":4,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":4,"kind":"success_response","id":"5","element":0}"#,
+        "\n",
+    );
+    let replay = |header: &str| log_violations(&dir, header, body);
+    let old = replay(
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":1,"rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true}}"#,
+    );
+    assert_eq!(old, serde_json::json!({"c2s/too_many_in_flight": 1}));
+    let new = replay(
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":1,"rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true,"rewrites_ids_of_untracked_elements_reused":true}}"#,
+    );
+    assert_eq!(
+        new,
+        serde_json::json!({
+            "c2s/too_many_in_flight": 1,
+            "s2c/unknown_reply": 1,
+            "c2s/unanswered": 1
+        })
+    );
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

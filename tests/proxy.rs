@@ -3033,3 +3033,52 @@ fn an_untracked_batch_element_reusing_an_id_of_another_batch_does_not_answer_it(
         ],
     );
 }
+
+/// JSON-RPC: a batch element beyond `--max-in-flight` with a fresh id goes with its batch,
+/// untracked; a request sent alone later with the same id, once there is room, is tracked,
+/// and the server's array reply to the element does not answer it: the element's reply (an
+/// `unknown_reply`) reaches the client, and the request still waits, and gets the proxy's
+/// -32603 at its deadline. (The element went under the client's id: its array reply took the
+/// request as answered, no violation, its deadline gone, and the client waited for it
+/// forever.)
+#[test]
+fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
+    let dir = scratch("untracked-element-then-request-of-its-id");
+    let options = ["--max-in-flight", "2", "--timeout-ms", TIMEOUT_MS];
+    let (mut p, log) = late_reply_server(&dir, &options);
+    // 1 and 2 take the places in flight; the element 5 goes beyond them, held by the server.
+    p.send(&request(json!(1), "hold"));
+    p.send(&request(json!(2), "hold"));
+    p.send(&json!([request(json!(5), "later")]));
+    for id in [1, 2] {
+        let timed_out = p.recv();
+        assert_eq!(
+            (&timed_out["id"], &timed_out["error"]["code"]),
+            (&json!(id), &json!(-32603)),
+            "{timed_out}"
+        );
+    }
+    // There is room again: 5 sent alone is tracked; the server never answers it.
+    p.send(&request(json!(5), "never"));
+    // The server answers the held 1 and 2 (late, dropped), the element in an array, then 9.
+    p.send(&request(json!(9), "go"));
+    assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":5,"result":"late"}]));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":9,"result":"go"}));
+    let timed_out = p.recv();
+    assert_eq!(
+        (&timed_out["id"], &timed_out["error"]["code"]),
+        (&json!(5), &json!(-32603)),
+        "{timed_out}"
+    );
+    assert_eq!(timed_out["error"]["data"]["method"], "never", "{timed_out}");
+    p.finish_cleanly();
+    replayed_with_violations(
+        &log,
+        &[
+            ("c2s/timed_out", 3),
+            ("c2s/too_many_in_flight", 1),
+            ("s2c/late_reply", 2),
+            ("s2c/unknown_reply", 1),
+        ],
+    );
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A stdio JSON-RPC server that answers late, and answers its latest request first.
 
-A request of method "hold" is held, unanswered; one of method "never" is never answered. A
-request of any other method first answers every held request (late: its reply carries the
-held request's id, as the server read it, and "late" as its result, each alone), then itself,
+A request of method "hold" is held, unanswered; so is one of method "later", whose late reply
+comes inside an array, as the reply to a batch's element (§6); one of method "never" is never
+answered. A request of any other method first answers every held request (late: its reply
+carries the held request's id, as the server read it, and "late" as its result, each alone, or
+alone in an array for "later"), then itself,
 with "<method>" as its result and the id it read. A batch (an array of requests) is read the
 same way, element by element: its held elements go unanswered, the late replies go first,
 alone, then one array answers its others.
@@ -29,12 +31,13 @@ for raw in sys.stdin.buffer:
     message = json.loads(raw)
     batch = isinstance(message, list)
     requests = message if batch else [message]
-    held.extend(r for r in requests if r["method"] == "hold")
-    answered = [r for r in requests if r["method"] not in ("hold", "never")]
+    held.extend(r for r in requests if r["method"] in ("hold", "later"))
+    answered = [r for r in requests if r["method"] not in ("hold", "later", "never")]
     if not answered:
         continue
     for r in held:
-        write({"jsonrpc": "2.0", "id": r["id"], "result": "late"})
+        late = {"jsonrpc": "2.0", "id": r["id"], "result": "late"}
+        write([late] if r["method"] == "later" else late)
     held = []
     replies = [{"jsonrpc": "2.0", "id": r["id"], "result": r["method"]} for r in answered]
     write(replies if batch else replies[0])

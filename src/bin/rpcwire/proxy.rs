@@ -87,7 +87,8 @@ proxy rewrites, as a new array of its elements, each otherwise byte for byte), a
 elements is tracked and reported as a message of its own: its requests go in flight
 (duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
 with its batch, untracked; one reusing an id goes on under a minted id, as one sent alone,
-untracked or not: the reply to an untracked one, an unknown_reply, goes back with its id),
+untracked or not: the reply to an untracked one, an unknown_reply, goes back with its id; a
+later request with the id of one that went untracked under its own goes under a minted id),
 its replies are matched
 (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
@@ -1205,6 +1206,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "rewrites_reused_ids": true,
         "rewrites_reused_ids_in_batches": true,
         "rewrites_reused_ids_of_untracked_elements": true,
+        "rewrites_ids_of_untracked_elements_reused": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

@@ -309,6 +309,10 @@ struct LogHeader {
     /// Whether it did so for the batch elements beyond its `--max-in-flight` too (forwarded
     /// untracked): absent from the logs of proxies that forwarded those under the client's id.
     rewrites_reused_ids_of_untracked_elements: Option<bool>,
+    /// Whether it did so for a request with the id of a batch element it forwarded untracked
+    /// under that id lately too: absent from the logs of proxies that forwarded that request
+    /// under its own id.
+    rewrites_ids_of_untracked_elements_reused: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -368,16 +372,23 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
             // come under an id it mints: so does its replay, alike. A log of a proxy that
             // did not (no such field in its header) is replayed as that proxy ran, and so is
             // one of a proxy that did for requests sent alone only, or for those and the batch
-            // elements it tracked only.
+            // elements it tracked only, or not for a request with the id of a batch element it
+            // forwarded untracked under that id.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
                 match (
                     header.rewrites_reused_ids,
                     header.rewrites_reused_ids_in_batches,
                     header.rewrites_reused_ids_of_untracked_elements,
+                    header.rewrites_ids_of_untracked_elements_reused,
                 ) {
-                    (Some(true), Some(true), Some(true)) => session.rewriting_reused_ids(),
-                    (Some(true), Some(true), _) => session.rewriting_tracked_reused_ids(),
+                    (Some(true), Some(true), Some(true), Some(true)) => {
+                        session.rewriting_reused_ids()
+                    }
+                    (Some(true), Some(true), Some(true), _) => {
+                        session.rewriting_reused_ids_not_after_untracked()
+                    }
+                    (Some(true), Some(true), ..) => session.rewriting_tracked_reused_ids(),
                     (Some(true), ..) => session.rewriting_reused_ids_alone(),
                     _ => session,
                 }

@@ -134,6 +134,19 @@ pub struct Session {
     /// The client's ids of the untracked batch elements forwarded under a minted id, by that
     /// id: the server's reply to one goes back with the client's.
     untracked_rewrites: UntrackedRewrites,
+    /// Whether a client request with the id of a batch element that went untracked under
+    /// that id lately (`untracked_own_ids`) goes under a minted id, as one reusing an id in
+    /// flight: the server's reply to the element, in its array, is then told from the
+    /// request's. Not in the replay of the logs of older proxies, which forwarded it under
+    /// its own id ([`Session::rewriting_reused_ids_not_after_untracked`]).
+    rewrites_after_untracked: bool,
+    /// The ids of the client's batch elements that went untracked under the client's own id
+    /// (beyond the limits of the requests in flight, while the server could answer no other
+    /// request of that id): the last [`RECENT`](recent::RECENT) of them, at most
+    /// [`RECENT_BYTES`](recent::RECENT_BYTES) of keys, the oldest forgotten first (a request
+    /// of a forgotten one goes under its own id). Not taken by a reply: which of several
+    /// replies with the id is the element's is not known.
+    untracked_own_ids: Recent,
     /// How many ids the session minted so far ([`rewrite`]).
     minted: u64,
     /// The client's ids of the requests waiting under a minted id, with how many wait under
@@ -222,6 +235,8 @@ impl Session {
             rewrites_in_batches: false,
             rewrites_untracked: false,
             untracked_rewrites: UntrackedRewrites::default(),
+            rewrites_after_untracked: false,
+            untracked_own_ids: Recent::default(),
             minted: 0,
             rewritten_client_ids: HashMap::new(),
             counters: Counters::default(),
@@ -532,6 +547,17 @@ impl Session {
                             });
                             let under_own_id = minted.is_none();
                             forward_id = minted;
+                            // A later request of its id, sent alone or in a batch, goes under a
+                            // minted id: the server's reply to the element, which answers no
+                            // request, is not taken for that request's.
+                            if in_batch
+                                && under_own_id
+                                && dir == Dir::C2s
+                                && self.dialect == Dialect::JsonRpc2
+                                && self.rewrites_after_untracked
+                            {
+                                self.untracked_own_ids.push(IdKey::of(client_id), None);
+                            }
                             let holder = (in_batch && self.rewrites_in_batches && under_own_id)
                                 .then(|| o.id.and_then(|id| self.waiting[slot(dir)].get_mut(id)))
                                 .flatten()

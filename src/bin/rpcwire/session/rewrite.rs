@@ -31,10 +31,24 @@ impl Session {
     /// request inside a batch is rewritten too: its batch goes on rebuilt, with that element
     /// under the minted id, even beyond the limits of the requests in flight, where it goes
     /// untracked.
+    /// So does a request with the id of a batch element that went untracked under that id
+    /// lately (beyond the limits, fresh): the server's reply to the element is not taken for
+    /// the request's.
     pub fn rewriting_reused_ids(mut self) -> Session {
         self.rewrites_reused_ids = true;
         self.rewrites_in_batches = true;
         self.rewrites_untracked = true;
+        self.rewrites_after_untracked = true;
+        self
+    }
+
+    /// [`rewriting_reused_ids`](Self::rewriting_reused_ids), but a request with the id of a
+    /// batch element that went untracked under that id goes under that id too, as proxies did
+    /// before they rewrote those: the replay of their logs, whose servers read such a request's
+    /// id as the client sent it.
+    pub fn rewriting_reused_ids_not_after_untracked(mut self) -> Session {
+        self = self.rewriting_reused_ids();
+        self.rewrites_after_untracked = false;
         self
     }
 
@@ -46,6 +60,7 @@ impl Session {
         self.rewrites_reused_ids = true;
         self.rewrites_in_batches = true;
         self.rewrites_untracked = false;
+        self.rewrites_after_untracked = false;
         self
     }
 
@@ -56,6 +71,7 @@ impl Session {
         self.rewrites_reused_ids = true;
         self.rewrites_in_batches = false;
         self.rewrites_untracked = false;
+        self.rewrites_after_untracked = false;
         self
     }
 
@@ -80,15 +96,17 @@ impl Session {
 
     /// Whether a reply with `id` could still come from the server: a client request with
     /// that id, as the server read it, waits (in the table or in line), was given up on
-    /// lately, or went untracked under it, minted ([`untracked`](super::untracked)).
+    /// lately, or went untracked under it, minted ([`untracked`](super::untracked)) or the
+    /// client's own, lately ([`Session::untracked_own_ids`]).
     fn server_may_answer(&self, id: Id<'_>) -> bool {
         let recent = &self.recent[slot(Dir::C2s)];
         let untracked = &self.untracked_rewrites;
+        let own = &self.untracked_own_ids;
         self.waiting[slot(Dir::C2s)].contains(id)
             || self.queued[slot(Dir::C2s)].contains(id)
-            || ((!recent.is_empty() || !untracked.is_empty()) && {
+            || ((!recent.is_empty() || !untracked.is_empty() || !own.is_empty()) && {
                 let key = IdKey::of(id);
-                recent.contains(&key) || untracked.contains(&key)
+                recent.contains(&key) || untracked.contains(&key) || own.contains(&key)
             })
     }
 

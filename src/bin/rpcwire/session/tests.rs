@@ -2079,3 +2079,72 @@ fn an_untracked_element_whose_id_the_server_may_answer_goes_under_a_minted_id() 
         assert!(session.finish().is_empty());
     }
 }
+
+/// JSON-RPC, rewriting: a batch element beyond the limit of requests in flight with a fresh id
+/// goes untracked under that id, and a later request of the same id goes under a minted id,
+/// so that the server's reply to the element, alone or in an array, never answers it; nor is
+/// any id minted later equal to the element's. The session remembers the last [`RECENT`] such
+/// ids: a request of an older one goes under its own id.
+///
+/// [`RECENT`]: recent::RECENT
+#[test]
+fn a_request_reusing_the_id_of_an_untracked_element_goes_under_a_minted_id() {
+    let mut session =
+        Session::with_max_in_flight(Dialect::JsonRpc2, None, 2).rewriting_reused_ids();
+    session.observe(Dir::C2s, &request_of("1", "a"), 0);
+    session.observe(Dir::C2s, &request_of("2", "b"), 0);
+    // The table is full: the element goes untracked, under its own id, which is the first
+    // the session would mint.
+    let first_minted = "9007199254740990".to_string();
+    let sent = batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("5", "c"), request_of(&first_minted, "d")],
+    );
+    for element in &sent {
+        assert_eq!(
+            (element.violation, forwarded_as(element)),
+            (Some(Violation::TooManyInFlight), None)
+        );
+    }
+    session.observe(Dir::S2c, &reply_of("1"), 0);
+    // 2 waits: its reuse goes under a minted id, not the element's.
+    let again = session.observe(Dir::C2s, &request_of("2", "e"), 0);
+    let minted = forwarded_as(&again).expect("minted");
+    assert_ne!(minted, first_minted);
+    session.observe(Dir::S2c, &reply_of("2"), 0);
+    // 5 is in flight nowhere, but the server may answer the element: under a minted id too.
+    let five = session.observe(Dir::C2s, &request_of("5", "f"), 0);
+    let five_upstream = forwarded_as(&five).expect("minted");
+    // The element's replies, in an array or alone (§6 wants an array), answer nothing.
+    let answers = batch(&mut session, Dir::S2c, &[reply_of("5")]);
+    assert_eq!(answers[0].violation, Some(Violation::UnknownReply));
+    let alone = session.observe(Dir::S2c, &reply_of(&first_minted), 0);
+    assert_eq!(
+        (alone.violation, forwarded_as(&alone)),
+        (Some(Violation::UnknownReply), None)
+    );
+    // The requests' own replies go back with the client's ids.
+    for (upstream, client) in [(&minted, "2"), (&five_upstream, "5")] {
+        let reply = session.observe(Dir::S2c, &reply_of(upstream), 0);
+        assert_eq!(
+            (reply.violation, forwarded_as(&reply).as_deref()),
+            (None, Some(client))
+        );
+    }
+    assert!(session.finish().is_empty());
+
+    // The oldest forgotten: a request of its id goes under that id.
+    let mut session =
+        Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
+    session.observe(Dir::C2s, &request_of("1", "a"), 0);
+    let tokens: Vec<String> = (0..=recent::RECENT).map(|n| format!("\"e{n}\"")).collect();
+    let elements: Vec<_> = tokens.iter().map(|t| request_of(t, "b")).collect();
+    batch(&mut session, Dir::C2s, &elements);
+    session.observe(Dir::S2c, &reply_of("1"), 0);
+    let oldest = session.observe(Dir::C2s, &request_of("\"e0\"", "c"), 0);
+    assert_eq!((oldest.violation, forwarded_as(&oldest)), (None, None));
+    session.observe(Dir::S2c, &reply_of("\"e0\""), 0);
+    let newer = session.observe(Dir::C2s, &request_of("\"e1\"", "c"), 0);
+    assert!(forwarded_as(&newer).is_some());
+}
