@@ -11,6 +11,9 @@
 //!   each violation is;
 //! - `long_object`: a long object in lazy mode, its UTF-8 checked after the walk and, in a
 //!   stream, its line found in the same pass.
+//!
+//! Off that path, `error_offset`: where a refused frame stops being JSON
+//! ([`Decoder::parse_error_offset`]), for logs.
 
 mod error_offset;
 mod keys;

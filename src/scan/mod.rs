@@ -11,7 +11,8 @@
 //!   which then gives the answer.
 //! - Strings on x86_64: 16-byte SSE2 probes (SSE2 is baseline; targets without it, such as
 //!   `x86_64-unknown-none`, take the scalar kernel), with a jump through long
-//!   bodies by the AVX2 loop when present.
+//!   bodies by the AVX2 loop when present (its AVX-512 instance where the lazy kernel takes
+//!   one).
 //! - Strict containers: a flattened recursive-descent walk (`strict.rs`) using the fast string
 //!   scanner.
 //! - Everything else, other architectures, and builds with

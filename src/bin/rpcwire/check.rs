@@ -81,7 +81,7 @@ pub struct CheckArgs {
     /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
     /// tokens no request in flight carries). Records get
     /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
-    /// the framing, validation and frame limit options do not apply.)
+    /// the framing, validation and frame limit options are refused with it.)
     #[arg(
         long,
         value_name = "FILE",

@@ -1,4 +1,4 @@
-//! `rpcwire check` on a whole session, offline: the proxy's session checks (`session.rs`) over
+//! `rpcwire check` on a whole session, offline: the proxy's session checks (`session/`) over
 //! a log written by `rpcwire proxy --log` (`--session-log FILE`) or over the two streams of a
 //! session (`--c2s FILE --s2c FILE`).
 //!
