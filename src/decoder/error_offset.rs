@@ -198,7 +198,8 @@ mod tests {
             )
         ) {
             for decoder in decoders() {
-                prop_assert_eq!(decoder.parse_error_offset(&frame), by_every_prefix(&decoder, &frame));
+                let expected = by_every_prefix(&decoder, &frame);
+                prop_assert_eq!(decoder.parse_error_offset(&frame), expected);
             }
         }
     }
