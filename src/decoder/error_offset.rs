@@ -184,6 +184,72 @@ mod tests {
         assert!(found > 10_000, "{found}");
     }
 
+    /// Frames over 4 KiB, which lazy mode walks before it checks their UTF-8
+    /// (`decode_long_object`), and whose payload the SIMD kernel skips: mutated at a few
+    /// places each (inside a two-byte character too), the offset is the boundary it claims to
+    /// be: the prefix before it continues, the prefix through its character (and the byte
+    /// after an invalid sequence) does not, nor the whole frame. (Checked at the boundary, not by trying every prefix, which on
+    /// 5 KB frames is too slow for a debug build; the tests above try every prefix.)
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn the_offset_is_the_boundary_on_frames_over_4_kib() {
+        let text = r#"caf\u00e9 é \"q\" "#.repeat(300);
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{text}"}}],"n":[1,{{"a":[]}}]}}}}"#
+        );
+        let frame = frame.as_bytes();
+        assert!(frame.len() > 4096);
+        let lazy = Decoder::mcp_client();
+        let strict = Decoder::new(DecodeOptions {
+            validation: Validation::Strict,
+            role: Role::Client,
+            ..DecodeOptions::default()
+        });
+        let first_e_acute = frame.iter().position(|&b| b == 0xC3).unwrap();
+        let places = [
+            40,
+            60,
+            first_e_acute,
+            first_e_acute + 1,
+            2000,
+            4095,
+            4096,
+            4097,
+        ];
+        let places = places
+            .into_iter()
+            .chain([frame.len() - 30, frame.len() - 3]);
+        let mut variants = vec![frame[..frame.len() - 1].to_vec()];
+        for at in places {
+            for b in [b'}', b']', b'\\', 0x01, 0xFF, 0xC3, b'\n'] {
+                let mut replaced = frame.to_vec();
+                replaced[at] = b;
+                variants.push(replaced);
+            }
+        }
+        let mut located = 0;
+        for variant in &variants {
+            for decoder in [&lazy, &strict] {
+                let Some(at) = decoder.parse_error_offset(variant) else {
+                    let refused = decoder.decode_spans(variant).err();
+                    assert!(!refused.is_some_and(|r| r.error.is_parse_error()));
+                    continue;
+                };
+                assert!(decoder.continues(&variant[..at]), "{at}");
+                if at == variant.len() {
+                    continue;
+                }
+                located += 1;
+                // Up to four bytes on (a whole character, or an invalid sequence and the
+                // byte that shows it is one), and the whole frame, do not continue.
+                for end in [(at + 4).min(variant.len()), variant.len()] {
+                    assert!(!decoder.continues(&variant[..end]), "{at} {end}");
+                }
+            }
+        }
+        assert!(located > 100, "{located}");
+    }
+
     proptest! {
         /// The same on arbitrary bytes around JSON's punctuation.
         #[test]
