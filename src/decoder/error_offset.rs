@@ -250,6 +250,34 @@ mod tests {
         assert!(located > 100, "{located}");
     }
 
+    /// A container where an envelope member's value must be a scalar (`id`, `jsonrpc`,
+    /// `method`, `error` that is no object, an error's `code` and `message`) is checked as JSON
+    /// in lazy mode too: cut short after its first bad byte, it is already no JSON (no
+    /// completion makes it so), and the offset is that byte, not the container's end.
+    #[test]
+    fn a_bad_container_in_the_envelope_is_located_in_lazy_mode() {
+        for frame in [
+            &br#"{"jsonrpc":"2.0","id":[1 2,3],"method":"x"}"#[..],
+            br#"{"jsonrpc":[1 2,3],"id":1,"method":"x"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":{"a" 2,"b":3}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":[1 2,3]}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":[1 2,3],"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":[1 2,3]}}"#,
+        ] {
+            // The `2` after the space: no JSON has a value there.
+            let bad = frame.windows(2).position(|w| w == b" 2").unwrap() + 1;
+            for decoder in [Decoder::mcp(), Decoder::jsonrpc_client()] {
+                assert_eq!(
+                    decoder.parse_error_offset(frame),
+                    Some(bad),
+                    "{}",
+                    String::from_utf8_lossy(frame)
+                );
+                assert!(!decoder.continues(&frame[..bad + 1]));
+            }
+        }
+    }
+
     proptest! {
         /// The same on arbitrary bytes around JSON's punctuation.
         #[test]

@@ -103,22 +103,35 @@ impl Decoder {
         at: usize,
         depth: u32,
     ) -> Result<usize, Reject> {
-        let end = self.skip_member::<LINE>(frame, at, depth)?;
-        if self.options.validation == Validation::Lazy && matches!(frame[at], b'{' | b'[') {
-            self.check_strictly(&frame[..end], at, depth)?;
+        if self.options.validation == Validation::Lazy && matches!(frame.get(at), Some(b'{' | b'['))
+        {
+            return self.skip_strictly::<LINE>(frame, at, depth);
         }
-        Ok(end)
+        self.skip_member::<LINE>(frame, at, depth)
     }
 
-    /// Checks the container at `frame[at]`, which a lazy skip found to end where `frame`
-    /// does, by the full grammar (a valid container ends at the same bracket): out of line,
-    /// as it is only met in invalid messages.
+    /// Skips the container at `frame[at]` by the full grammar, in lazy mode: out of line, as
+    /// it is only met in invalid messages. Not a lazy skip first and a check after it: that
+    /// reports only the end of a frame cut inside the container, even after a byte no JSON
+    /// has there (`"id":[1 2`), and `parse_error_offset`, which decodes prefixes, would then
+    /// place the error at the container's end. With `LINE`, the container is delimited on its
+    /// line first (the strict skip takes a `\n` for whitespace and would read past the line),
+    /// then checked (a valid container ends at the same bracket).
     #[cold]
     #[inline(never)]
-    fn check_strictly(&self, frame: &[u8], at: usize, depth: u32) -> Result<(), Reject> {
+    fn skip_strictly<const LINE: bool>(
+        &self,
+        frame: &[u8],
+        at: usize,
+        depth: u32,
+    ) -> Result<usize, Reject> {
+        let end = if LINE {
+            self.skip_member::<LINE>(frame, at, depth)?
+        } else {
+            frame.len()
+        };
         let max_depth = self.options.limits.max_depth;
-        scan::skip_value(frame, at, depth, max_depth, Validation::Strict)
-            .map(drop)
+        scan::skip_value(&frame[..end], at, depth, max_depth, Validation::Strict)
             .map_err(Reject::parse)
     }
 
