@@ -104,6 +104,15 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
         r#"{"error":{"code":-32601,"message":"Method not found"},"id":3,"jsonrpc":"2.0"}"#,
         r#"{"error":{"code":1,"message":"m","data":{"a":[]}},"id":"x","jsonrpc":"2.0"}"#,
         r#"{"error":{"code":1,"message":"m"},"id":null,"jsonrpc":"2.0"}"#,
+        // ... with ids at the limits the options set (4 bytes), escaped, zero, negative,
+        // JSON-RPC's array params and non-object results.
+        r#"{"method":"abc","id":1234,"jsonrpc":"2.0"}"#,
+        r#"{"result":{},"id":"ab","jsonrpc":"2.0"}"#,
+        r#"{"error":{"code":1,"message":"m"},"id":"ab","jsonrpc":"2.0"}"#,
+        r#"{"method":"a","params":[1,{}],"id":"a"b","jsonrpc":"2.0"}"#,
+        r#"{"result":[1],"id":-7,"jsonrpc":"2.0"}"#,
+        r#"{"error":{"code":0,"message":"m"","data":[1]},"id":-0,"jsonrpc":"2.0"}"#,
+        r#"{"method":"a","id":"A","jsonrpc":"2.0","id":"A"}"#,
         // Error responses.
         r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad \"x\"","data":{"k":[1,{"n":null}]}}}"#,
         r#"{"jsonrpc":"2.0","id":5,"error":{"code":-9223372036854775808,"message":"m"}}"#,
@@ -836,10 +845,14 @@ fn id_and_method_limits_are_exact_on_both_paths() {
     ];
     for (id, method, expected) in cases {
         let usual = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+        // The C# SDK's order, on the straight path too.
+        let csharp = format!(r#"{{"method":"{method}","id":{id},"jsonrpc":"2.0"}}"#);
         let unusual = format!(r#"{{"id":{id},"jsonrpc":"2.0","method":"{method}"}}"#);
-        let straight = decoder.decode_usual(usual.as_bytes());
-        assert_eq!(straight.is_some(), expected.is_none(), "{usual}");
-        for frame in [&usual, &unusual] {
+        for frame in [&usual, &csharp] {
+            let straight = decoder.decode_usual(frame.as_bytes());
+            assert_eq!(straight.is_some(), expected.is_none(), "{frame}");
+        }
+        for frame in [&usual, &csharp, &unusual] {
             let walked = decoder.decode_walked(frame.as_bytes());
             assert_eq!(walked.err().map(|r| r.error), expected, "{frame}");
             let decoded = decoder.decode(frame.as_bytes());
