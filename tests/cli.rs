@@ -203,6 +203,14 @@ fn log_violations(dir: &std::path::Path, header: &str, body: &str) -> Value {
     summary["violations"].clone()
 }
 
+/// [`log_violations`] of `body` under the header it is given, written under
+/// `target/tmp/NAME`: to replay one log as proxies of different versions wrote it.
+fn replay_under_headers(name: &str, body: &'static str) -> impl Fn(&str) -> Value {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    move |header| log_violations(&dir, header, body)
+}
+
 /// `check --json --c2s --s2c` of two streams written under `target/tmp/NAME`: the records,
 /// the summary's violations and the exit code.
 fn check_merged(name: &str, c2s: &str, s2c: &str) -> (Vec<Value>, Value, i32) {
@@ -1282,8 +1290,6 @@ fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
 /// and the second reply with id 1 would be a reply to nothing.
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-no-rewrite");
-    std::fs::create_dir_all(&dir).unwrap();
     let body = concat!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
         "\n",
@@ -1294,7 +1300,7 @@ fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1"}"#,
         "\n",
     );
-    let replay = |header: &str| log_violations(&dir, header, body);
+    let replay = replay_under_headers("cli-log-no-rewrite", body);
     let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#);
     assert_eq!(old, serde_json::json!({"c2s/duplicate_id": 1}));
     let new = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
@@ -1308,9 +1314,6 @@ fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
 /// under a minted id the server never read (left unanswered).
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-no-batch-rewrite");
-    std::fs::create_dir_all(&dir).unwrap();
     let body = concat!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
         "\n",
@@ -1325,7 +1328,7 @@ fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() 
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
         "\n",
     );
-    let replay = |header: &str| log_violations(&dir, header, body);
+    let replay = replay_under_headers("cli-log-no-batch-rewrite", body);
     let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
     assert_eq!(
         old,
@@ -1346,9 +1349,6 @@ fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() 
 /// under a minted id, and that reply would answer the request.
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ran() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-no-untracked-rewrite");
-    std::fs::create_dir_all(&dir).unwrap();
     let body = concat!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
         "\n",
@@ -1361,7 +1361,7 @@ fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ra
         r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
         "\n",
     );
-    let replay = |header: &str| log_violations(&dir, header, body);
+    let replay = replay_under_headers("cli-log-no-untracked-rewrite", body);
     let old = replay(
         r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":1,"rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true}}"#,
     );
@@ -1386,9 +1386,6 @@ fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ra
 /// reply would be unknown and the request left unanswered.
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_ids_of_untracked_elements_is_replayed_as_it_ran() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli-log-no-rewrite-after-untracked");
-    std::fs::create_dir_all(&dir).unwrap();
     let body = concat!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
         "\n",
@@ -1405,7 +1402,7 @@ fn a_log_of_a_proxy_that_did_not_rewrite_ids_of_untracked_elements_is_replayed_a
         r#"{"dir":"s2c","t_ms":4,"kind":"success_response","id":"5","element":0}"#,
         "\n",
     );
-    let replay = |header: &str| log_violations(&dir, header, body);
+    let replay = replay_under_headers("cli-log-no-rewrite-after-untracked", body);
     let old = replay(
         r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":1,"rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true}}"#,
     );
