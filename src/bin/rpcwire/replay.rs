@@ -44,7 +44,9 @@ use serde_json::json;
 use crate::check::{
     batch_elements, classify, element_records, read_into, CheckArgs, Named, Record, StreamFramer,
 };
-use crate::session::{kind_of, may_answer, Described, Dir, Observation, Session, Violation};
+use crate::session::{
+    kind_of, may_answer, Described, Dir, IdRewriting, Observation, Session, Violation,
+};
 
 /// Files from this size on get a progress line on stderr, when stderr is a terminal.
 const PROGRESS_FROM: u64 = 64 << 20;
@@ -376,22 +378,14 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
             // forwarded untracked under that id.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
-                match (
+                let flags = [
                     header.rewrites_reused_ids,
                     header.rewrites_reused_ids_in_batches,
                     header.rewrites_reused_ids_of_untracked_elements,
                     header.rewrites_ids_of_untracked_elements_reused,
-                ) {
-                    (Some(true), Some(true), Some(true), Some(true)) => {
-                        session.rewriting_reused_ids()
-                    }
-                    (Some(true), Some(true), Some(true), _) => {
-                        session.rewriting_reused_ids_not_after_untracked()
-                    }
-                    (Some(true), Some(true), ..) => session.rewriting_tracked_reused_ids(),
-                    (Some(true), ..) => session.rewriting_reused_ids_alone(),
-                    _ => session,
-                }
+                ];
+                let said = flags.iter().take_while(|f| **f == Some(true)).count();
+                session.rewriting(IdRewriting::LEVELS[said])
             });
             continue;
         }

@@ -35,6 +35,7 @@ pub use described::Described;
 pub use dir::Dir;
 pub use kind::{kind_name, kind_of, may_answer};
 pub use observation::{Observation, Verdict};
+pub use rewrite::IdRewriting;
 pub use timeout::{Expired, Timeout};
 pub use tool_headers::invalid_tool_headers;
 pub use violation::Violation;
@@ -119,27 +120,12 @@ pub struct Session {
     /// How many client `tools/list` requests wait ([`Waiting::lists_tools`]): while none does,
     /// [`Session::reads_tool_headers`] answers without a lookup.
     tools_lists_waiting: usize,
-    /// Whether client requests reusing an id whose reply could still come go to the server
-    /// under an id the session mints ([`Session::rewriting_reused_ids`]).
-    rewrites_reused_ids: bool,
-    /// Whether that holds of requests inside a batch too (the proxy's batches go on rebuilt),
-    /// not only of those sent alone ([`Session::rewriting_reused_ids_alone`]: the logs of
-    /// older proxies).
-    rewrites_in_batches: bool,
-    /// Whether that holds of a batch element beyond the limits of the requests in flight too,
-    /// which goes with its batch untracked, under a minted id ([`untracked`]): not in the
-    /// replay of the logs of older proxies, which forwarded it under the client's id
-    /// ([`Session::rewriting_tracked_reused_ids`]).
-    rewrites_untracked: bool,
+    /// How far client requests reusing an id whose reply could still come go to the server
+    /// under an id the session mints ([`IdRewriting`]).
+    rewriting: IdRewriting,
     /// The client's ids of the untracked batch elements forwarded under a minted id, by that
     /// id: the server's reply to one goes back with the client's.
     untracked_rewrites: UntrackedRewrites,
-    /// Whether a client request with the id of a batch element that went untracked under
-    /// that id lately (`untracked_own_ids`) goes under a minted id, as one reusing an id in
-    /// flight: the server's reply to the element, in its array, is then told from the
-    /// request's. Not in the replay of the logs of older proxies, which forwarded it under
-    /// its own id ([`Session::rewriting_reused_ids_not_after_untracked`]).
-    rewrites_after_untracked: bool,
     /// The ids of the client's batch elements that went untracked under the client's own id
     /// (beyond the limits of the requests in flight, while the server could answer no other
     /// request of that id): the last [`RECENT`](recent::RECENT) of them, at most
@@ -231,11 +217,8 @@ impl Session {
             unversioned_request: false,
             protocol_version: None,
             tools_lists_waiting: 0,
-            rewrites_reused_ids: false,
-            rewrites_in_batches: false,
-            rewrites_untracked: false,
+            rewriting: IdRewriting::None,
             untracked_rewrites: UntrackedRewrites::default(),
-            rewrites_after_untracked: false,
             untracked_own_ids: Recent::default(),
             minted: 0,
             rewritten_client_ids: HashMap::new(),
@@ -540,7 +523,7 @@ impl Session {
                             // every untracked element under the client's id: older logs).
                             let minted = upstream_id.clone().filter(|minted| {
                                 in_batch
-                                    && self.rewrites_untracked
+                                    && self.rewriting >= IdRewriting::UntrackedElements
                                     && self
                                         .untracked_rewrites
                                         .push(IdKey::of(minted.as_id()), client_id.to_owned_id())
@@ -554,11 +537,13 @@ impl Session {
                                 && under_own_id
                                 && dir == Dir::C2s
                                 && self.dialect == Dialect::JsonRpc2
-                                && self.rewrites_after_untracked
+                                && self.rewriting == IdRewriting::All
                             {
                                 self.untracked_own_ids.push(IdKey::of(client_id), None);
                             }
-                            let holder = (in_batch && self.rewrites_in_batches && under_own_id)
+                            let holder = (in_batch
+                                && self.rewriting >= IdRewriting::TrackedElements
+                                && under_own_id)
                                 .then(|| o.id.and_then(|id| self.waiting[slot(dir)].get_mut(id)))
                                 .flatten()
                                 .filter(|w| !w.in_batch);

@@ -23,56 +23,56 @@ use super::{Dir, Session};
 /// number's): minted numeric ids count down below it, far from the ids clients count up with.
 const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
 
-impl Session {
-    /// A session that forwards a client request reusing an id whose reply could still come
-    /// under an id it mints ([`Verdict::forward_id`](super::Verdict::forward_id)), as the
-    /// proxy does and as its log is replayed; under JSON-RPC only (MCP refuses a reused id).
-    /// Not for two recorded streams, whose server read the client's ids as they were. A
-    /// request inside a batch is rewritten too: its batch goes on rebuilt, with that element
-    /// under the minted id, even beyond the limits of the requests in flight, where it goes
-    /// untracked.
-    /// So does a request with the id of a batch element that went untracked under that id
+/// How far a session forwards JSON-RPC client requests reusing an id whose reply could still
+/// come under an id it mints: each level is what a version of the proxy did, and takes in the
+/// levels before it. The proxy runs at [`All`](Self::All); the replay of a log runs at its
+/// proxy's level, read from the log's header ([`IdRewriting::LEVELS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IdRewriting {
+    /// No id is rewritten: two recorded streams, whose server read the client's ids as they
+    /// were, or the log of a proxy from before the rewriting.
+    None,
+    /// Requests sent alone.
+    Alone,
+    /// And the batch elements the session tracks: the batch goes on rebuilt, the element
+    /// under the minted id.
+    TrackedElements,
+    /// And the batch elements beyond the limits of the requests in flight, which go with
+    /// their batch untracked ([`untracked`](super::untracked)).
+    UntrackedElements,
+    /// And a request with the id of a batch element that went untracked under that id
     /// lately (beyond the limits, fresh): the server's reply to the element is not taken for
     /// the request's.
-    pub fn rewriting_reused_ids(mut self) -> Session {
-        self.rewrites_reused_ids = true;
-        self.rewrites_in_batches = true;
-        self.rewrites_untracked = true;
-        self.rewrites_after_untracked = true;
+    All,
+}
+
+impl IdRewriting {
+    /// The levels in order, each the one of a proxy whose log header says `true` for the
+    /// first `n` of `rewrites_reused_ids`, `rewrites_reused_ids_in_batches`,
+    /// `rewrites_reused_ids_of_untracked_elements`, `rewrites_ids_of_untracked_elements_reused`
+    /// (the flags were added in that order, one by each proxy version).
+    pub const LEVELS: [IdRewriting; 5] = [
+        IdRewriting::None,
+        IdRewriting::Alone,
+        IdRewriting::TrackedElements,
+        IdRewriting::UntrackedElements,
+        IdRewriting::All,
+    ];
+}
+
+impl Session {
+    /// A session that rewrites reused ids as far as `level` says ([`IdRewriting`]); under
+    /// JSON-RPC only (MCP refuses a reused id).
+    pub fn rewriting(mut self, level: IdRewriting) -> Session {
+        self.rewriting = level;
         self
     }
 
-    /// [`rewriting_reused_ids`](Self::rewriting_reused_ids), but a request with the id of a
-    /// batch element that went untracked under that id goes under that id too, as proxies did
-    /// before they rewrote those: the replay of their logs, whose servers read such a request's
-    /// id as the client sent it.
-    pub fn rewriting_reused_ids_not_after_untracked(mut self) -> Session {
-        self = self.rewriting_reused_ids();
-        self.rewrites_after_untracked = false;
-        self
-    }
-
-    /// [`rewriting_reused_ids`](Self::rewriting_reused_ids) for requests sent alone and the
-    /// batch elements tracked only, as proxies did before they rewrote the elements beyond the
-    /// limits of the requests in flight: the replay of their logs, whose servers read such an
-    /// element's id as the client sent it.
-    pub fn rewriting_tracked_reused_ids(mut self) -> Session {
-        self.rewrites_reused_ids = true;
-        self.rewrites_in_batches = true;
-        self.rewrites_untracked = false;
-        self.rewrites_after_untracked = false;
-        self
-    }
-
-    /// [`rewriting_reused_ids`](Self::rewriting_reused_ids) for requests sent alone only, as
-    /// proxies did before they rewrote batch elements: the replay of their logs, whose
-    /// servers read a batch's ids as the client sent them.
-    pub fn rewriting_reused_ids_alone(mut self) -> Session {
-        self.rewrites_reused_ids = true;
-        self.rewrites_in_batches = false;
-        self.rewrites_untracked = false;
-        self.rewrites_after_untracked = false;
-        self
+    /// A session that forwards a client request reusing an id whose reply could still come
+    /// under an id it mints ([`Verdict::forward_id`](super::Verdict::forward_id)), as the
+    /// proxy does and as its log is replayed: [`IdRewriting::All`].
+    pub fn rewriting_reused_ids(self) -> Session {
+        self.rewriting(IdRewriting::All)
     }
 
     /// Whether a request sent in `dir` with `id` goes to the server under a minted id: a
@@ -87,10 +87,14 @@ impl Session {
     /// limits of the requests in flight, such an element goes under the minted id untracked,
     /// unless the session forwards those under the client's id: older logs.)
     pub(super) fn needs_upstream_id(&self, dir: Dir, id: Id<'_>, in_batch: bool) -> bool {
-        self.rewrites_reused_ids
+        let level = if in_batch {
+            IdRewriting::TrackedElements
+        } else {
+            IdRewriting::Alone
+        };
+        self.rewriting >= level
             && self.dialect == Dialect::JsonRpc2
             && dir == Dir::C2s
-            && (!in_batch || self.rewrites_in_batches)
             && self.server_may_answer(id)
     }
 

@@ -1989,7 +1989,7 @@ fn a_minted_element_timed_out_or_answered_in_place_keeps_the_client_id() {
 /// messages are observed again (the minted ids are a function of what came before).
 #[test]
 fn a_replay_mints_the_ids_the_proxy_minted_for_batch_elements() {
-    let mut older = Session::new(Dialect::JsonRpc2, None).rewriting_reused_ids_alone();
+    let mut older = Session::new(Dialect::JsonRpc2, None).rewriting(IdRewriting::Alone);
     older.observe(Dir::C2s, &request_of("7", "a"), 0);
     let element = batch(&mut older, Dir::C2s, &[request_of("7", "b")]);
     assert_eq!(
