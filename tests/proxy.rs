@@ -2041,12 +2041,7 @@ fn array_answering_a_timed_out_request(dir: &std::path::Path, array: &str) -> (F
     let (mut p, log) = jsonrpc_scripted(dir, &["--timeout-ms", TIMEOUT_MS], script);
     warm_up(&mut p);
     p.send(&request(json!("x"), "slow"));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!("x"), &json!(-32603)),
-        "{timed_out}"
-    );
+    expect_timed_out(&mut p, "x");
     p.send_raw(&batch_of(&[(json!(2), "b")]));
     p.recv();
     p.close_stdin();
@@ -2122,12 +2117,7 @@ fn a_listen_stream_never_times_out() {
     );
     assert_eq!(p.recv(), ack);
     p.send(&request(json!(2), "slow"));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!(2), &json!(-32603)),
-        "{timed_out}"
-    );
+    expect_timed_out(&mut p, 2);
     // The stream has been open for longer than the timeout by now; wait some more.
     thread::sleep(PAST_TIMEOUT);
     p.send(&request(json!(3), "close"));
@@ -2775,12 +2765,20 @@ fn late_reply_server(dir: &std::path::Path, options: &[&str]) -> (Proxy, PathBuf
 /// the proxy's timeout reply to it (the server's late reply then comes with its next answer).
 fn hold_until_timed_out(p: &mut Proxy, id: i64) {
     p.send(&request(json!(id), "hold"));
+    expect_timed_out(p, id);
+}
+
+/// The next line the client reads is the proxy's -32603 for its request `id`, timed out; it
+/// is returned for further checks.
+fn expect_timed_out(p: &mut Proxy, id: impl Into<Value>) -> Value {
+    let id: Value = id.into();
     let timed_out = p.recv();
     assert_eq!(
         (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!(id), &json!(-32603)),
+        (&id, &json!(-32603)),
         "{timed_out}"
     );
+    timed_out
 }
 
 /// The requests the server read (dir/server-in), parsed.
@@ -2928,12 +2926,7 @@ fn an_untracked_batch_element_reusing_an_id_sent_alone_does_not_answer_it() {
     p.send(&request(json!(5), "never"));
     p.send(&json!([request(json!(5), "b")]));
     assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":5,"result":"b"}]));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!(5), &json!(-32603)),
-        "{timed_out}"
-    );
+    let timed_out = expect_timed_out(&mut p, 5);
     assert_eq!(timed_out["error"]["data"]["method"], "never", "{timed_out}");
     p.finish_cleanly();
     let read = server_read(&dir);
@@ -3051,12 +3044,7 @@ fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
     p.send(&request(json!(2), "hold"));
     p.send(&json!([request(json!(5), "later")]));
     for id in [1, 2] {
-        let timed_out = p.recv();
-        assert_eq!(
-            (&timed_out["id"], &timed_out["error"]["code"]),
-            (&json!(id), &json!(-32603)),
-            "{timed_out}"
-        );
+        expect_timed_out(&mut p, id);
     }
     // There is room again: 5 sent alone is tracked; the server never answers it.
     p.send(&request(json!(5), "never"));
@@ -3064,12 +3052,7 @@ fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
     p.send(&request(json!(9), "go"));
     assert_eq!(p.recv(), json!([{"jsonrpc":"2.0","id":5,"result":"late"}]));
     assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":9,"result":"go"}));
-    let timed_out = p.recv();
-    assert_eq!(
-        (&timed_out["id"], &timed_out["error"]["code"]),
-        (&json!(5), &json!(-32603)),
-        "{timed_out}"
-    );
+    let timed_out = expect_timed_out(&mut p, 5);
     assert_eq!(timed_out["error"]["data"]["method"], "never", "{timed_out}");
     p.finish_cleanly();
     replayed_with_violations(
