@@ -800,12 +800,13 @@ fn generated_envelopes_agree_with_the_walk() {
             Ok(())
         })
         .unwrap();
-    // (Each path answers a share of them, the compact shapes some 5 % of the frames and
-    // options, the spaced 4 %, the Kotlin SDK's order 1 %, the error responses 0.7 %.)
+    // (Each path answers a share of them, out of 9,000 frames and options: in seven runs the
+    // compact shapes 338-417, the spaced 229-308, the Kotlin SDK's order 27-72, the error
+    // responses 39-62. The bounds sit well under the lowest: the seed is random.)
     let answered = answered.map(Cell::into_inner);
     assert!(answered[0] > CASES / 12, "{answered:?}");
     assert!(answered[1] > CASES / 20, "{answered:?}");
-    assert!(answered[2] > CASES / 100, "{answered:?}");
+    assert!(answered[2] > CASES / 300, "{answered:?}");
     assert!(answered[3] > CASES / 200, "{answered:?}");
 }
 
