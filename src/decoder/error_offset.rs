@@ -71,16 +71,42 @@ impl Decoder {
             Ok(_) => true,
             Err(reject) => match reject.error {
                 DecodeError::Syntax(ScanError::UnexpectedEnd) | DecodeError::Empty => true,
-                // Cut inside a character: as the prefix before it (the character's bytes
-                // are judged once it is whole).
+                // Cut inside a character: as the prefix with the character completed (any
+                // completion: JSON tells no two non-ASCII characters apart; it may have one
+                // inside a string and nowhere else).
                 DecodeError::InvalidUtf8 => match core::str::from_utf8(prefix) {
-                    Err(e) if e.error_len().is_none() => self.continues(&prefix[..e.valid_up_to()]),
+                    Err(e) if e.error_len().is_none() => {
+                        self.continues(&complete_last_character(prefix, e.valid_up_to()))
+                    }
                     _ => false,
                 },
                 e => !e.is_parse_error(),
             },
         }
     }
+}
+
+/// `prefix`, whose bytes from `start` are the start of a UTF-8 character cut short (valid so
+/// far), with that character completed by the smallest continuation bytes its lead byte
+/// allows (after `E0` the second byte is at least `A0`, after `F0` at least `90`: no overlong
+/// form).
+fn complete_last_character(prefix: &[u8], start: usize) -> Vec<u8> {
+    let lead = prefix[start];
+    let len = match lead {
+        0xF0..=0xF4 => 4,
+        0xE0..=0xEF => 3,
+        _ => 2,
+    };
+    let mut whole = prefix.to_vec();
+    while whole.len() < start + len {
+        let second = whole.len() == start + 1;
+        whole.push(match lead {
+            0xE0 if second => 0xA0,
+            0xF0 if second => 0x90,
+            _ => 0x80,
+        });
+    }
+    whole
 }
 
 #[cfg(test)]
@@ -315,6 +341,9 @@ mod tests {
         );
         // A whole character where none may be: its first byte.
         assert_eq!(at("{\"jsonrpc\":\"2.0\",é}".as_bytes()), Some(17));
+        // A character cut short where no character may be, and where one may.
+        assert_eq!(at(b"{\"jsonrpc\":\"2.0\"\xc3"), Some(16));
+        assert_eq!(at(b"{\"jsonrpc\":\"2.0\xe2\x82"), Some(17));
         // Nothing at all, and a value cut short.
         assert_eq!(at(b""), Some(0));
         assert_eq!(at(b"  "), Some(2));

@@ -384,6 +384,16 @@ pub fn differential(data: &[u8]) {
                     "{dialect:?}/{role:?}/{validation:?}/batches {batches} on {:?}",
                     String::from_utf8_lossy(data)
                 );
+                // Strict mode reads every token: where the frame stops being JSON is where
+                // the grammar's recogniser says.
+                if validation == Validation::Strict {
+                    assert_eq!(
+                        decoder.parse_error_offset(data),
+                        reference::json_prefix::parse_error_offset(data, reference::MAX_DEPTH),
+                        "{dialect:?}/{role:?}/batches {batches} on {:?}",
+                        String::from_utf8_lossy(data)
+                    );
+                }
             }
         }
     }

@@ -31,6 +31,8 @@
 //! change the outcome compared here (kind, valid id, reply), only which `DecodeError` is named.
 #![allow(dead_code)]
 
+pub mod json_prefix;
+
 use rpcwire::{Decoder, Dialect, Message, ReplyId, Role};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
