@@ -119,3 +119,35 @@ proptest! {
     }
 }
 
+/// Tests of the tokio codecs.
+#[cfg(feature = "tokio")]
+mod codecs {
+    use bytes::BytesMut;
+    use rpcwire::codec::{SseCodec, SsePayload};
+    use rpcwire::Decoder;
+    use tokio_util::codec::Decoder as _;
+
+    /// A body received whole and read with `decode_eof` alone (what `FramedRead` calls at the
+    /// end, and what a caller with the whole body in hand calls): the events come out, and
+    /// the codec says the body ended inside an event only when it did.
+    #[test]
+    fn sse_codec_decode_eof_on_a_whole_body() {
+        let event = &b"data: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..];
+        for (tail, inside) in [
+            (&b""[..], false),
+            (b": bye\n", false),
+            (b"data: {\"jsonrpc\"", true),
+            (b"id: 2\ndata: {}\n", true),
+        ] {
+            let mut codec = SseCodec::new(Decoder::mcp_client(), 1024);
+            let mut body = BytesMut::from(&[event, tail].concat()[..]);
+            let mut items = vec![];
+            while let Some(item) = codec.decode_eof(&mut body).unwrap() {
+                items.push(item);
+            }
+            assert_eq!(items.len(), 1, "{tail:?}");
+            assert!(matches!(items[0].payload, SsePayload::Message(_)));
+            assert_eq!(codec.ended_inside_event(), inside, "{tail:?}");
+        }
+    }
+}
