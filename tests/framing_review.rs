@@ -17,6 +17,7 @@ fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]
     chunks
 }
 
+/// Frames and errors with their stream offsets.
 type Framed = Vec<Result<(u64, Vec<u8>), FrameError>>;
 
 /// Frames `chunks` with `LineFramer::decode`, each frame with its `last_offset`.
@@ -148,6 +149,223 @@ mod codecs {
             assert_eq!(items.len(), 1, "{tail:?}");
             assert!(matches!(items[0].payload, SsePayload::Message(_)));
             assert_eq!(codec.ended_inside_event(), inside, "{tail:?}");
+        }
+    }
+}
+
+/// What `sse_read` gives.
+type SseRead = (
+    Vec<Result<(u64, rpcwire::SseEvent), FrameError>>,
+    Option<Vec<u8>>,
+    Option<u64>,
+    u64,
+);
+
+/// Every event (and error) an `SseFramer` hands out for `chunks`, with its `last_offset`,
+/// then the framer's last event id, reconnection time and `consumed`.
+fn sse_read(framer: &mut rpcwire::SseFramer, chunks: &[&[u8]]) -> SseRead {
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    let mut push = |framer: &rpcwire::SseFramer, r: Result<rpcwire::SseEvent, FrameError>| {
+        if let Err(e) = &r {
+            assert_eq!(e.offset(), framer.last_offset());
+        }
+        out.push(r.map(|e| (framer.last_offset(), e)));
+    };
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        loop {
+            match framer.decode(&mut buf) {
+                Ok(None) => break,
+                r => push(framer, r.map(Option::unwrap)),
+            }
+        }
+    }
+    loop {
+        match framer.decode_eof(&mut buf) {
+            Ok(None) => break,
+            r => push(framer, r.map(Option::unwrap)),
+        }
+    }
+    assert!(buf.is_empty());
+    (
+        out,
+        framer.last_event_id().map(<[u8]>::to_vec),
+        framer.reconnection_time(),
+        framer.consumed(),
+    )
+}
+
+/// The stream offsets where an event may start: the start of every line that follows a
+/// blank line (or starts the stream, after a byte order mark), as WHATWG splits lines.
+fn sse_event_starts(input: &[u8]) -> Vec<u64> {
+    let bom = if input.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let mut starts = vec![];
+    let mut line_start = bom;
+    let mut event_start = None;
+    let mut i = bom;
+    while i < input.len() {
+        if matches!(input[i], b'\r' | b'\n') {
+            let blank = i == line_start;
+            event_start.get_or_insert(line_start);
+            if input[i..].starts_with(b"\r\n") {
+                i += 1;
+            }
+            if blank {
+                starts.push(event_start.take().unwrap() as u64);
+            }
+            line_start = i + 1;
+        } else {
+            event_start.get_or_insert(line_start);
+        }
+        i += 1;
+    }
+    starts.extend(event_start.map(|s| s as u64));
+    starts.push(input.len() as u64);
+    starts
+}
+
+fn sse_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let tokens = proptest::sample::select(vec![
+        &b"data"[..],
+        b"data: ",
+        b"id",
+        b"event",
+        b"retry",
+        b":",
+        b" ",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b"\n\n",
+        b"\0",
+        b"x",
+        b"7",
+        b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        b"\xEF\xBB\xBF",
+        b"\xEF",
+        b"\xBB\xBF",
+        b"message",
+    ]);
+    proptest::collection::vec(tokens, 0..50).prop_map(|t| t.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// Any stream in one read, one byte at a time and in random pieces, with or without the
+    /// empty events: the same events, at the same offsets (each where an event starts).
+    #[test]
+    fn sse_framer_any_reads_same_events_and_offsets(
+        input in sse_bytes(),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6),
+        limit in 0usize..24,
+        empty in any::<bool>(),
+    ) {
+        let make = || rpcwire::SseFramer::new(limit).yield_empty_events(empty);
+        let want = sse_read(&mut make(), &[&input]);
+        let starts = sse_event_starts(&input);
+        for item in &want.0 {
+            let offset = match item {
+                Ok((offset, _)) => *offset,
+                Err(e) => e.offset(),
+            };
+            prop_assert!(starts.contains(&offset), "offset {} not in {:?} of {:?}", offset, starts, String::from_utf8_lossy(&input));
+        }
+        prop_assert_eq!(want.3, input.len() as u64);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        for chunks in [bytes, pieces(&input, &cuts)] {
+            prop_assert_eq!(&sse_read(&mut make(), &chunks), &want, "{:?}", chunks);
+        }
+    }
+}
+
+/// What `cl_read` gives.
+type ClRead = (
+    Vec<Result<(u64, Vec<u8>), rpcwire::ContentLengthError>>,
+    u64,
+    bool,
+);
+
+/// Every body (and error) a `ContentLengthFramer` hands out for `chunks`, each with its
+/// `last_offset`, then `consumed` and `is_failed`.
+fn cl_read(framer: &mut rpcwire::ContentLengthFramer, chunks: &[&[u8]]) -> ClRead {
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    let mut push = |framer: &rpcwire::ContentLengthFramer, r: Result<bytes::Bytes, _>| {
+        if let Err(e) = &r {
+            let e: &rpcwire::ContentLengthError = e;
+            assert_eq!(e.offset(), framer.last_offset());
+        }
+        out.push(r.map(|b| (framer.last_offset(), b.to_vec())));
+    };
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        loop {
+            match framer.decode(&mut buf) {
+                Ok(None) => break,
+                r => push(framer, r.map(Option::unwrap)),
+            }
+        }
+        assert!(buf.len() <= 64 + 16 || !framer.is_failed());
+    }
+    loop {
+        match framer.decode_eof(&mut buf) {
+            Ok(None) => break,
+            r => push(framer, r.map(Option::unwrap)),
+        }
+    }
+    assert!(buf.is_empty());
+    (out, framer.consumed(), framer.is_failed())
+}
+
+fn cl_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let tokens = proptest::sample::select(vec![
+        &b"Content-Length: 2\r\n"[..],
+        b"content-length:0\r\n",
+        b"Content-Length: 12\r\n",
+        b"Content-Type: x\r\n",
+        b"Content-Length",
+        b":",
+        b" ",
+        b"\t",
+        b"+",
+        b"-",
+        b"1",
+        b"0",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b"\r\n\r\n",
+        b"{}",
+        b"xxxxxxxxxxxx",
+    ]);
+    proptest::collection::vec(tokens, 0..30).prop_map(|t| t.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// Any stream in one read, one byte at a time and in random pieces: the same bodies and
+    /// errors at the same offsets.
+    #[test]
+    fn content_length_framer_any_reads_same_frames_and_offsets(
+        input in cl_bytes(),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6),
+        max_frame in 0usize..16,
+        max_bytes in 0usize..64,
+        max_headers in 0usize..4,
+    ) {
+        let make = || rpcwire::ContentLengthFramer::new(max_frame)
+            .max_header_bytes(max_bytes)
+            .max_headers(max_headers);
+        let want = cl_read(&mut make(), &[&input]);
+        prop_assert_eq!(want.1, input.len() as u64);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        for chunks in [bytes, pieces(&input, &cuts)] {
+            prop_assert_eq!(&cl_read(&mut make(), &chunks), &want, "{:?}", chunks);
         }
     }
 }
