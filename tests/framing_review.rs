@@ -1,5 +1,7 @@
 //! Hostile-input review of the framers and codecs: arbitrary bytes in arbitrary reads.
 
+mod common;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::{FrameError, LineFramer, Lines};
@@ -127,6 +129,56 @@ mod codecs {
     use rpcwire::codec::{SseCodec, SsePayload};
     use rpcwire::Decoder;
     use tokio_util::codec::Decoder as _;
+
+    use super::common::{assert_any_split, read_framed, show_incoming};
+
+    /// Over-long lines (unterminated at the end, and exactly at the limit plus a CR or one
+    /// byte over it) among good and bad ones, through a `FramedRead`: each is one item, the
+    /// stream goes on, and the items are the same in any reads.
+    #[test]
+    fn line_codec_over_long_lines_in_any_reads() {
+        let ping = &br#"{"jsonrpc":"2.0","method":"ping"}"#[..];
+        let max = ping.len();
+        let over = vec![b'x'; max + 1];
+        let twice = [&over[..], &over[..]].concat();
+        let spaces = vec![b' '; 3 * max];
+        // A line at the limit with its CR kept is one byte over.
+        let with_cr = [ping, b"\r"].concat();
+        let lines: [(&[u8], &[u8]); 8] = [
+            (ping, b"\r\n"),
+            (&over, b"\n\n"),
+            (&with_cr, b"\r\n"),
+            (b"not json", b"\n"),
+            (&spaces, b"\n"),
+            (&twice, b"\r\n"),
+            (ping, b"\n"),
+            (&over, b""),
+        ];
+        let mut stream = vec![];
+        let mut at = vec![];
+        for (line, end) in lines {
+            at.push(stream.len());
+            stream.extend_from_slice(line);
+            stream.extend_from_slice(end);
+        }
+        let read = |chunks: &[&[u8]]| {
+            let codec = rpcwire::codec::LineCodec::new(Decoder::mcp(), max);
+            read_framed(codec, chunks, |_, item| show_incoming(&item.unwrap())).0
+        };
+        let notification = format!("notification {}", String::from_utf8_lossy(ping));
+        let too_long = |i: usize| format!("too long at {} (-32700)", at[i]);
+        let expected = [
+            notification.clone(),
+            too_long(1),
+            too_long(2),
+            "rejected Some(-32700)".into(),
+            too_long(4),
+            too_long(5),
+            notification,
+            too_long(7),
+        ];
+        assert_any_split(&stream, &expected, read);
+    }
 
     /// A body received whole and read with `decode_eof` alone (what `FramedRead` calls at the
     /// end, and what a caller with the whole body in hand calls): the events come out, and
