@@ -24,7 +24,12 @@ type Framed = Vec<Result<(u64, Vec<u8>), FrameError>>;
 
 /// Frames `chunks` with `LineFramer::decode`, each frame with its `last_offset`.
 fn by_decode(chunks: &[&[u8]], max: usize) -> Framed {
-    let mut framer = LineFramer::new(max);
+    by_decode_with(chunks, LineFramer::new(max))
+}
+
+/// Frames `chunks` with `framer`'s `decode`, each frame with its `last_offset`.
+fn by_decode_with(chunks: &[&[u8]], mut framer: LineFramer) -> Framed {
+    let max = framer.max_frame();
     let mut buf = BytesMut::new();
     let mut out = vec![];
     for (i, chunk) in chunks.iter().enumerate() {
@@ -91,6 +96,30 @@ fn by_slice(input: &[u8], max: usize) -> Framed {
         .collect()
 }
 
+/// Every line of `input` (its `\n` and one `\r` before it cut off; the last one, when
+/// not empty, without its `\n`), blank lines included, and over-long ones as errors.
+fn every_line(input: &[u8], max: usize) -> Framed {
+    let mut out = vec![];
+    let mut start = 0;
+    while start < input.len() {
+        let end = input[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(input.len(), |nl| start + nl);
+        let line = &input[start..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        out.push(if line.len() > max {
+            Err(FrameError::TooLong {
+                offset: start as u64,
+            })
+        } else {
+            Ok((start as u64, line.to_vec()))
+        });
+        start = end + 1;
+    }
+    out
+}
+
 fn line_stream() -> impl Strategy<Value = Vec<u8>> {
     let tokens = proptest::sample::select(vec![
         &b"a"[..],
@@ -118,6 +147,8 @@ proptest! {
         for chunks in [vec![&input[..]], bytes, pieces(&input, &cuts)] {
             prop_assert_eq!(&by_decode(&chunks, max), &want, "decode {:?}", chunks);
             prop_assert_eq!(&by_chunk(&chunks, max), &want, "chunk {:?}", chunks);
+            let every = LineFramer::new(max).yield_blank_lines(true);
+            prop_assert_eq!(by_decode_with(&chunks, every), every_line(&input, max), "blank {:?}", chunks);
         }
     }
 }
