@@ -362,6 +362,25 @@ proptest! {
         let bytes: Vec<&[u8]> = input.chunks(1).collect();
         for chunks in [bytes, pieces(&input, &cuts)] {
             prop_assert_eq!(&sse_read(&mut make(), &chunks), &want, "{:?}", chunks);
+            // Through the `Framer` trait: the events that carry a message (all, with the
+            // empty ones), at the same offsets.
+            let mut framer = make();
+            let mut buf = BytesMut::new();
+            let mut frames = vec![];
+            for (i, chunk) in chunks.iter().enumerate() {
+                buf.extend_from_slice(chunk);
+                let eof = i + 1 == chunks.len();
+                while let Some(r) = rpcwire::Framer::next_frame(&mut framer, &mut buf, eof).transpose() {
+                    frames.push(r.map(|e| (rpcwire::Framer::last_offset(&framer), e)));
+                }
+            }
+            let messages: Vec<_> = want
+                .0
+                .iter()
+                .filter(|r| empty || r.as_ref().map_or(true, |(_, e)| e.carries_message()))
+                .cloned()
+                .collect();
+            prop_assert_eq!(frames, messages, "trait {:?}", chunks);
         }
     }
 }
