@@ -285,11 +285,14 @@ impl SseCodec {
     /// ([`SseFramer::decode_eof`]).
     fn next(&mut self, src: &mut BytesMut, eof: bool) -> io::Result<Option<SseItem>> {
         let framer = &mut self.reader.framer;
-        let event = if eof {
-            self.ended_inside_event |= framer.ends_inside_event(src);
-            framer.decode_eof(src)
-        } else {
-            framer.decode(src)
+        let event = match framer.decode(src) {
+            // The events `src` still holds come first (`decode_eof` may be called on a whole
+            // body); `ends_inside_event` looks at what is left once none is.
+            Ok(None) if eof => {
+                self.ended_inside_event |= framer.ends_inside_event(src);
+                framer.decode_eof(src)
+            }
+            other => other,
         };
         self.reader.item(event, Self::item)
     }
