@@ -70,3 +70,84 @@ fn the_text_report_escapes_control_characters_in_ids() {
     assert_eq!(records[0]["id"], token.as_str());
     assert_eq!(records[0]["reply"]["id"], token.as_str());
 }
+
+/// A record's `offset` is where its message starts in the stream, in bytes, whatever the line
+/// ends: the first byte of its line (ndjson), of its event's first line, comments included
+/// (sse), of its first header line (content-length); an error's is that of the message it is
+/// about.
+#[test]
+fn offsets_are_where_each_message_starts_in_every_framing() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let offsets = |records: &[Value]| -> Vec<u64> {
+        records
+            .iter()
+            .map(|r| r["offset"].as_u64().unwrap())
+            .collect()
+    };
+    let kinds = |records: &[Value]| -> Vec<String> {
+        records
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // ndjson: CRLF and LF lines, a blank line, an over-long line, no final newline.
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","method":"n","params":{{"p":"{}"}}}}"#,
+        "x".repeat(200)
+    );
+    let input = format!("{request}\r\n{request}\n\r\n{long}\r\n{request}");
+    let (records, _, code) = check(&["--max-frame", "100"], input.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        ["request", "request", "skip", "framing_error", "request"]
+    );
+    let line = request.len() as u64;
+    let long_at = 2 * line + 5;
+    assert_eq!(
+        offsets(&records),
+        [
+            0,
+            line + 2,
+            2 * line + 3,
+            long_at,
+            long_at + long.len() as u64 + 2
+        ]
+    );
+
+    // sse: an event starts at its first line (a comment here), after the blank line that ends
+    // the one before; CRLF, LF and CR line ends.
+    let first = format!(": keep-alive\r\nevent: message\r\ndata: {request}\r\n\r\n");
+    let second = format!("id: 7\ndata: {request}\n\n");
+    let third = format!("data: {request}\r\r");
+    let cut = "data: {";
+    let input = format!("{first}{second}{third}{cut}");
+    let (records, _, code) = check(&["--framing", "sse"], input.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        ["request", "request", "request", "framing_error"]
+    );
+    let second_at = first.len() as u64;
+    let third_at = second_at + second.len() as u64;
+    let cut_at = third_at + third.len() as u64;
+    assert_eq!(offsets(&records), [0, second_at, third_at, cut_at]);
+
+    // content-length: the first header byte, for a body that is not JSON and for one over the
+    // limit too.
+    let message = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let (a, b, c) = (message(request), message("{oops"), message(&long));
+    let input = format!("{a}{b}{c}{a}");
+    let (records, _, code) = check(
+        &["--framing", "content-length", "--max-frame", "100"],
+        input.as_bytes(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        ["request", "parse_error", "framing_error", "request"]
+    );
+    let (a, b, c) = (a.len() as u64, b.len() as u64, c.len() as u64);
+    assert_eq!(offsets(&records), [0, a, a + b, a + b + c]);
+}
