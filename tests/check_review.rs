@@ -151,3 +151,56 @@ fn offsets_are_where_each_message_starts_in_every_framing() {
     let (a, b, c) = (a.len() as u64, b.len() as u64, c.len() as u64);
     assert_eq!(offsets(&records), [0, a, a + b, a + b + c]);
 }
+
+/// An empty stream is a summary alone (exit 0); a path that cannot be read, a directory or
+/// one under a regular file, is an I/O error (exit 2, nothing on stdout).
+#[test]
+fn empty_streams_and_unreadable_paths() {
+    for framing in ["ndjson", "sse", "content-length"] {
+        let (records, summary, code) = check(&["--framing", framing], b"");
+        assert_eq!((records.len(), code), (0, 0), "{framing}");
+        assert_eq!(summary["messages"], 0, "{framing}");
+        assert_eq!(summary["valid"], true, "{framing}");
+    }
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let dir = env!("CARGO_MANIFEST_DIR");
+    for path in [format!("{file}/x"), dir.to_string()] {
+        for json in [true, false] {
+            let args: Vec<&str> = if json {
+                vec!["--json", &path]
+            } else {
+                vec![&path]
+            };
+            let out = run_check(&args, b"");
+            assert_eq!(out.status.code(), Some(2), "{path}");
+            assert!(out.stdout.is_empty(), "{path}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(&path),
+                "{path}"
+            );
+        }
+    }
+}
+
+/// What a frame holds never reaches the JSON report raw: a frame that is not UTF-8 is a
+/// parse error without an id, and escaped control characters in a method or id are escaped
+/// again in the record.
+#[test]
+fn the_json_report_stays_json_whatever_the_frames_hold() {
+    let input = b"{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"m\"}\n\
+{\"jsonrpc\":\"2.0\",\"id\":\"\\u001b]0;x\\u0007\",\"method\":\"\\u001b[2J\\\"\"}\n\
+{\"jsonrpc\":\"2.0\",\"id\":\"\x1b\",\"method\":\"m\"}\n";
+    let (records, summary, code) = check(&[], input);
+    assert_eq!(code, 1);
+    assert_eq!(summary["messages"], 3);
+    assert_eq!(records[0]["kind"], "parse_error");
+    assert_eq!(records[0]["id"], Value::Null);
+    assert_eq!(records[1]["kind"], "request");
+    assert_eq!(records[1]["id"], r#""\u001b]0;x\u0007""#);
+    assert_eq!(records[1]["method"], "\u{1b}[2J\"");
+    // A raw control character in a string is not JSON.
+    assert_eq!(records[2]["kind"], "parse_error");
+    // The readable report of the same stream holds no control character either.
+    let text = String::from_utf8(run_check(&[], input).stdout).unwrap();
+    assert_eq!(terminal_controls(&text), [], "{text:?}");
+}
