@@ -204,3 +204,27 @@ fn the_json_report_stays_json_whatever_the_frames_hold() {
     let text = String::from_utf8(run_check(&[], input).stdout).unwrap();
     assert_eq!(terminal_controls(&text), [], "{text:?}");
 }
+
+/// A usage error exits 2, whatever bytes the arguments hold (the first argument, where the
+/// subcommand goes, not UTF-8 included: reading it as a `String` panicked, exit 101).
+#[test]
+fn a_usage_error_exits_2_whatever_the_arguments_hold() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    for args in [
+        &[&b"\xff"[..]][..],
+        &[b"check", b"--bogus", b"\xff"],
+        &[b"check", b"--dialect", b"\xff"],
+        &[b"\xff", b"check"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("rpcwire: error: "), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}

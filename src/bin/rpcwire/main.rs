@@ -57,11 +57,13 @@ fn one_line(rendered: &str) -> String {
     let words: Vec<&str> = first.split_whitespace().collect();
     let line = words.join(" ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    let sub = std::env::args()
+    // (`args_os`: an argument that is not UTF-8 is a usage error like any other, which
+    // `args` would turn into a panic.)
+    let sub = std::env::args_os()
         .nth(1)
         .filter(|a| a == "check" || a == "proxy");
     let help = sub.map_or("rpcwire --help".to_string(), |s| {
-        format!("rpcwire {s} --help")
+        format!("rpcwire {} --help", s.to_string_lossy())
     });
     format!("rpcwire: error: {line} (see `{help}`)")
 }
