@@ -228,3 +228,22 @@ fn a_usage_error_exits_2_whatever_the_arguments_hold() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
     }
 }
+
+/// `rpcwire` without a subcommand is a usage error that says so (its one line was the crate's
+/// description, clap's help being the error it rendered).
+#[test]
+fn a_missing_subcommand_is_a_usage_error_that_says_so() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("rpcwire: error: "), "{stderr}");
+    assert!(stderr.contains("subcommand"), "{stderr}");
+    assert!(
+        stderr.contains("check") && stderr.contains("proxy"),
+        "{stderr}"
+    );
+}

@@ -11,6 +11,7 @@ mod session;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 /// Validating tools for JSON-RPC 2.0 and MCP streams.
@@ -38,6 +39,14 @@ fn main() -> ExitCode {
             // --help, --version
             let _ = e.print();
             return ExitCode::SUCCESS;
+        }
+        // (Without a subcommand clap's error is the whole help, whose first paragraph is the
+        // crate's description, no error at all.)
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!(
+                "rpcwire: error: a subcommand is required: check or proxy (see `rpcwire --help`)"
+            );
+            return ExitCode::from(2);
         }
         Err(e) => {
             eprintln!("{}", one_line(&e.render().to_string()));
