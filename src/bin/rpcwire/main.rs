@@ -42,7 +42,10 @@ fn main() -> ExitCode {
         }
         // (Without a subcommand clap's error is the whole help, whose first paragraph is the
         // crate's description, no error at all.)
-        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        Err(e)
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                && std::env::args_os().len() <= 1 =>
+        {
             eprintln!(
                 "rpcwire: error: a subcommand is required: check or proxy (see `rpcwire --help`)"
             );
