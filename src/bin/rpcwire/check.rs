@@ -71,7 +71,9 @@ pub struct CheckArgs {
     /// Longest frame accepted, in bytes.
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     pub(crate) max_frame: usize,
-    /// Print one JSON object per message, then a summary object.
+    /// Print one JSON object per message, then a summary object. A record's `offset` is the
+    /// stream byte where its message starts: the first byte of its line (ndjson), of its
+    /// event's first line (sse), of its first header line (content-length).
     #[arg(long)]
     pub(crate) json: bool,
     /// The stream to read (stdin when absent or `-`).
@@ -237,7 +239,7 @@ impl Record {
             s += &format!(" (batch element {index})");
         }
         if let Some(id) = &self.id {
-            s += &format!(" id={id}");
+            s += &format!(" id={}", shown(id));
         }
         if let Some(m) = &self.method {
             s += &format!(" method={m:?}");
@@ -246,15 +248,35 @@ impl Record {
             s += &format!(" error_code={c}");
         }
         match (&self.detail, self.at) {
-            (Some(d), Some(at)) => s += &format!(" ({d}, at byte {at} of the frame)"),
-            (Some(d), None) => s += &format!(" ({d})"),
+            (Some(d), Some(at)) => s += &format!(" ({}, at byte {at} of the frame)", shown(d)),
+            (Some(d), None) => s += &format!(" ({})", shown(d)),
             _ => {}
         }
         if let Some((code, id)) = &self.reply {
-            s += &format!(" -> reply {code} id={id}");
+            s += &format!(" -> reply {code} id={}", shown(id));
         }
         s
     }
+}
+
+/// `text` for a line of the readable report, which goes to a terminal: each character a
+/// terminal may act on (C0 and C1 controls, DEL, the bidirectional overrides; a JSON string
+/// holds all but the C0 controls raw) escaped as `{:?}` escapes it (`\u{9b}`), the others,
+/// quotes and backslashes of a wire token included, as they are.
+fn shown(text: &str) -> Cow<'_, str> {
+    let plain = |c: char| matches!(c, '"' | '\'' | '\\') || c.escape_debug().len() == 1;
+    if text.chars().all(plain) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if plain(c) {
+            out.push(c);
+        } else {
+            out.extend(c.escape_debug());
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn token(raw: &[u8]) -> String {

@@ -11,6 +11,7 @@ mod session;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 /// Validating tools for JSON-RPC 2.0 and MCP streams.
@@ -39,6 +40,17 @@ fn main() -> ExitCode {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
+        // (Without a subcommand clap's error is the whole help, whose first paragraph is the
+        // crate's description, no error at all.)
+        Err(e)
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                && std::env::args_os().len() <= 1 =>
+        {
+            eprintln!(
+                "rpcwire: error: a subcommand is required: check or proxy (see `rpcwire --help`)"
+            );
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("{}", one_line(&e.render().to_string()));
             return ExitCode::from(2);
@@ -57,11 +69,13 @@ fn one_line(rendered: &str) -> String {
     let words: Vec<&str> = first.split_whitespace().collect();
     let line = words.join(" ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    let sub = std::env::args()
+    // (`args_os`: an argument that is not UTF-8 is a usage error like any other, which
+    // `args` would turn into a panic.)
+    let sub = std::env::args_os()
         .nth(1)
         .filter(|a| a == "check" || a == "proxy");
     let help = sub.map_or("rpcwire --help".to_string(), |s| {
-        format!("rpcwire {s} --help")
+        format!("rpcwire {} --help", s.to_string_lossy())
     });
     format!("rpcwire: error: {line} (see `{help}`)")
 }

@@ -1,0 +1,249 @@
+//! `rpcwire check` against its contract (DESIGN.md §6): the fields of each record, offsets in
+//! each framing, and a report that hostile input cannot turn into terminal control sequences.
+#![cfg(feature = "cli")]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// Runs `rpcwire check ARGS` with `stdin` written to it; what it printed and its status.
+fn run_check(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .arg("check")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// [`run_check`] with `--json`: the records, the summary and the exit code. Every line of the
+/// output must be JSON.
+fn check(args: &[&str], stdin: &[u8]) -> (Vec<Value>, Value, i32) {
+    let args: Vec<&str> = ["--json"].into_iter().chain(args.iter().copied()).collect();
+    let out = run_check(&args, stdin);
+    let mut lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect();
+    let summary = lines.pop().unwrap()["summary"].clone();
+    (lines, summary, out.status.code().unwrap())
+}
+
+/// The characters of `text` a terminal may act on: C0 and C1 controls, DEL, and the Unicode
+/// bidirectional formatting characters (which reorder what follows them on the line).
+fn terminal_controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+/// Ids are JSON strings, which may hold DEL, C1 controls (U+009B is the 8-bit CSI) and bidi
+/// overrides raw: the readable report, meant for a terminal, shows them escaped, in the record's
+/// id and in the id its reply must carry.
+#[test]
+fn the_text_report_escapes_control_characters_in_ids() {
+    let hostile = "\u{7f}\u{9b}31m\u{202e}\u{2066}x";
+    let input = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"{hostile}\"}}\n\
+         {{\"jsonrpc\":\"1.0\",\"id\":\"{hostile}\",\"method\":\"{hostile}\"}}\n"
+    );
+    let out = run_check(&[], input.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(terminal_controls(&text), [], "{text:?}");
+    // Still readable: the id and its reply, each escaped.
+    assert!(text.contains("-> reply -32600"), "{text:?}");
+    assert_eq!(text.matches("\\u{9b}31m").count(), 4, "{text:?}");
+    // The JSON report carries the ids as JSON strings, whatever they hold.
+    let (records, _, code) = check(&[], input.as_bytes());
+    assert_eq!(code, 1);
+    let token = format!("\"{hostile}\"");
+    assert_eq!(records[0]["id"], token.as_str());
+    assert_eq!(records[0]["reply"]["id"], token.as_str());
+}
+
+/// A record's `offset` is where its message starts in the stream, in bytes, whatever the line
+/// ends: the first byte of its line (ndjson), of its event's first line, comments included
+/// (sse), of its first header line (content-length); an error's is that of the message it is
+/// about.
+#[test]
+fn offsets_are_where_each_message_starts_in_every_framing() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let offsets = |records: &[Value]| -> Vec<u64> {
+        records
+            .iter()
+            .map(|r| r["offset"].as_u64().unwrap())
+            .collect()
+    };
+    let kinds = |records: &[Value]| -> Vec<String> {
+        records
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // ndjson: CRLF and LF lines, a blank line, an over-long line, no final newline.
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","method":"n","params":{{"p":"{}"}}}}"#,
+        "x".repeat(200)
+    );
+    let input = format!("{request}\r\n{request}\n\r\n{long}\r\n{request}");
+    let (records, _, code) = check(&["--max-frame", "100"], input.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        ["request", "request", "skip", "framing_error", "request"]
+    );
+    let line = request.len() as u64;
+    let long_at = 2 * line + 5;
+    assert_eq!(
+        offsets(&records),
+        [
+            0,
+            line + 2,
+            2 * line + 3,
+            long_at,
+            long_at + long.len() as u64 + 2
+        ]
+    );
+
+    // sse: an event starts at its first line (a comment here), after the blank line that ends
+    // the one before; CRLF, LF and CR line ends.
+    let first = format!(": keep-alive\r\nevent: message\r\ndata: {request}\r\n\r\n");
+    let second = format!("id: 7\ndata: {request}\n\n");
+    let third = format!("data: {request}\r\r");
+    let cut = "data: {";
+    let input = format!("{first}{second}{third}{cut}");
+    let (records, _, code) = check(&["--framing", "sse"], input.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        ["request", "request", "request", "framing_error"]
+    );
+    let second_at = first.len() as u64;
+    let third_at = second_at + second.len() as u64;
+    let cut_at = third_at + third.len() as u64;
+    assert_eq!(offsets(&records), [0, second_at, third_at, cut_at]);
+
+    // content-length: the first header byte, for a body that is not JSON and for one over the
+    // limit too.
+    let message = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let (a, b, c) = (message(request), message("{oops"), message(&long));
+    let input = format!("{a}{b}{c}{a}");
+    let (records, _, code) = check(
+        &["--framing", "content-length", "--max-frame", "100"],
+        input.as_bytes(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        ["request", "parse_error", "framing_error", "request"]
+    );
+    let (a, b, c) = (a.len() as u64, b.len() as u64, c.len() as u64);
+    assert_eq!(offsets(&records), [0, a, a + b, a + b + c]);
+}
+
+/// An empty stream is a summary alone (exit 0); a path that cannot be read, a directory or
+/// one under a regular file, is an I/O error (exit 2, nothing on stdout).
+#[test]
+fn empty_streams_and_unreadable_paths() {
+    for framing in ["ndjson", "sse", "content-length"] {
+        let (records, summary, code) = check(&["--framing", framing], b"");
+        assert_eq!((records.len(), code), (0, 0), "{framing}");
+        assert_eq!(summary["messages"], 0, "{framing}");
+        assert_eq!(summary["valid"], true, "{framing}");
+    }
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let dir = env!("CARGO_MANIFEST_DIR");
+    for path in [format!("{file}/x"), dir.to_string()] {
+        for json in [true, false] {
+            let args: Vec<&str> = if json {
+                vec!["--json", &path]
+            } else {
+                vec![&path]
+            };
+            let out = run_check(&args, b"");
+            assert_eq!(out.status.code(), Some(2), "{path}");
+            assert!(out.stdout.is_empty(), "{path}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(&path),
+                "{path}"
+            );
+        }
+    }
+}
+
+/// What a frame holds never reaches the JSON report raw: a frame that is not UTF-8 is a
+/// parse error without an id, and escaped control characters in a method or id are escaped
+/// again in the record.
+#[test]
+fn the_json_report_stays_json_whatever_the_frames_hold() {
+    let input = b"{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"m\"}\n\
+{\"jsonrpc\":\"2.0\",\"id\":\"\\u001b]0;x\\u0007\",\"method\":\"\\u001b[2J\\\"\"}\n\
+{\"jsonrpc\":\"2.0\",\"id\":\"\x1b\",\"method\":\"m\"}\n";
+    let (records, summary, code) = check(&[], input);
+    assert_eq!(code, 1);
+    assert_eq!(summary["messages"], 3);
+    assert_eq!(records[0]["kind"], "parse_error");
+    assert_eq!(records[0]["id"], Value::Null);
+    assert_eq!(records[1]["kind"], "request");
+    assert_eq!(records[1]["id"], r#""\u001b]0;x\u0007""#);
+    assert_eq!(records[1]["method"], "\u{1b}[2J\"");
+    // A raw control character in a string is not JSON.
+    assert_eq!(records[2]["kind"], "parse_error");
+    // The readable report of the same stream holds no control character either.
+    let text = String::from_utf8(run_check(&[], input).stdout).unwrap();
+    assert_eq!(terminal_controls(&text), [], "{text:?}");
+}
+
+/// A usage error exits 2, whatever bytes the arguments hold (the first argument, where the
+/// subcommand goes, not UTF-8 included: reading it as a `String` panicked, exit 101).
+#[test]
+fn a_usage_error_exits_2_whatever_the_arguments_hold() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    for args in [
+        &[&b"\xff"[..]][..],
+        &[b"check", b"--bogus", b"\xff"],
+        &[b"check", b"--dialect", b"\xff"],
+        &[b"\xff", b"check"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("rpcwire: error: "), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
+
+/// `rpcwire` without a subcommand is a usage error that says so (its one line was the crate's
+/// description, clap's help being the error it rendered).
+#[test]
+fn a_missing_subcommand_is_a_usage_error_that_says_so() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("rpcwire: error: "), "{stderr}");
+    assert!(stderr.contains("subcommand"), "{stderr}");
+    assert!(
+        stderr.contains("check") && stderr.contains("proxy"),
+        "{stderr}"
+    );
+}
