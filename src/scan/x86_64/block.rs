@@ -285,7 +285,7 @@ pub(super) fn classify_wide(bytes: &[u8; 64], shift: u32) -> WideBlock {
 /// [`classify_last`] on AVX-512BW: `rest` alone, by one masked load, padded with spaces; no
 /// mask is shifted.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 pub(super) fn classify_wide_last(_: &[u8], rest: &[u8], _: &mut [u8; 64]) -> WideBlock {
     debug_assert!(!rest.is_empty() && rest.len() < 64);
     let spaces = _mm512_set1_epi8(b' ' as i8);
@@ -347,14 +347,12 @@ pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     escaped
 }
 
-/// Bits `0..n` (`n <= 64`).
-#[inline(always)]
+/// Bits `0..n` (`n <= 64`): one `bzhi`, which takes 64 as all bits (a shift by 64 would need
+/// a compare and a select).
+#[inline]
+#[target_feature(enable = "bmi2")]
 pub(super) fn low_bits(n: u32) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1 << n) - 1
-    }
+    _bzhi_u64(u64::MAX, n)
 }
 
 /// Bits `0..=i`.
@@ -367,6 +365,20 @@ pub(super) fn up_to(i: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::scan::x86_64::nesting::tests::random_blocks;
+
+    #[test]
+    fn low_bits_are_the_bits_below_n() {
+        let Some(_) = crate::scan::x86_64::Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        for n in 0..=64u32 {
+            // SAFETY: `Avx2::get` returned a token: the CPU has BMI2.
+            let got = unsafe { low_bits(n) };
+            assert_eq!(got.count_ones(), n);
+            assert_eq!(got, (0..n).fold(0u64, |m, i| m | 1 << i), "{n}");
+        }
+    }
 
     #[test]
     fn escaped_bytes_runs() {

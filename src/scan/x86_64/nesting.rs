@@ -27,7 +27,8 @@ impl Nesting {
     /// close containers of their own kind: the stack loses its `c` innermost entries (some may
     /// be closed and reopened: same kind) and gains `o` of that kind. Returns the new `stack`
     /// and `len`, or `None` when the brackets must be walked.
-    #[inline(always)]
+    #[inline]
+    #[target_feature(enable = "bmi2,popcnt")]
     pub(super) fn after_block_of_one_kind_counted(
         &self,
         opens: u64,
@@ -187,6 +188,11 @@ pub(super) mod tests {
         })
     }
 
+    /// Bits `0..n`, the plain way.
+    fn low(n: u32) -> u64 {
+        u64::MAX.checked_shr(64 - n).unwrap_or(0)
+    }
+
     /// The brackets of a block one by one, as the kernel's walk does: the stack and length
     /// after them, or `None` when one closes a container of the other kind or the value (all
     /// `len` containers) ends.
@@ -299,7 +305,7 @@ pub(super) mod tests {
             let closes = brackets & !opens;
             let stack = stacks[n % stacks.len()];
             for len in [1u32, 3, 8, 20, 40, 63, 64] {
-                let stack = stack & low_bits(len);
+                let stack = stack & low(len);
                 let nesting = Nesting {
                     stack,
                     len,
@@ -315,7 +321,7 @@ pub(super) mod tests {
                 answered[usize::from(mixed)] += 1;
                 let want = walk(opens, closes, objects, stack, len);
                 assert_eq!(
-                    Some((u128::from(new_stack & low_bits(new_len)), new_len)),
+                    Some((u128::from(new_stack & low(new_len)), new_len)),
                     want,
                     "brackets {brackets:#x} opens {opens:#x} objects {objects:#x} stack {stack:#x} len {len}"
                 );
