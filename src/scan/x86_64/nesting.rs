@@ -3,7 +3,7 @@
 
 use core::arch::x86_64::*;
 
-use super::block::{low_bits, prefix_xor};
+use super::block::low_bits;
 
 /// The lazy kernel's nesting state, for [`Nesting::after_block_of_one_kind`] and
 /// [`Nesting::after_block_of_one_kind_counted`].
@@ -151,14 +151,20 @@ static POPPED_BY_BYTE: [u8; 256] = {
 /// array within the block, one with no bracket inside (an array of scalars): their `[` and
 /// `]` alternate, from a `[`, and no brace sits between them. (A leaf array cut by the block's
 /// edge is left to the walk.)
+///
+/// Without a carry-less multiply: for pairs that alternate from a `[`, the `]`s minus the `[`s
+/// as integers (the sum of `2^close - 2^open`) is the mask from each `[` up to (not including)
+/// its `]`, and they alternate exactly when that mask rises at each `[` and falls at each `]`
+/// without running off the block's end. (The multiply's moves to and from a vector register
+/// sat on the chain before every block's conditions: dense +4 to +7 % with AVX-512.)
 #[inline]
-#[target_feature(enable = "pclmulqdq,sse2")]
 fn leaf_arrays(brackets: u64, opens: u64, objects: u64) -> bool {
     let squares = brackets & !objects;
-    // Like quotes: from each `[` up to (not including) its `]`.
-    let inside = prefix_xor(squares);
-    let alternate = squares & opens & !inside == 0 && squares & !opens & inside == 0;
-    alternate && inside >> 63 == 0 && brackets & objects & inside == 0
+    let (open, close) = (squares & opens, squares & !opens);
+    let inside = close.wrapping_sub(open);
+    let rises = inside & !(inside << 1);
+    let falls = !inside & (inside << 1);
+    (rises == open) & (falls == close) & (inside >> 63 == 0) & (brackets & objects & inside == 0)
 }
 
 #[cfg(test)]
@@ -246,10 +252,6 @@ pub(super) mod tests {
 
     #[test]
     fn leaf_arrays_are_alternating_bracket_free_pairs() {
-        let Some(_) = Avx2::get() else {
-            eprintln!("no AVX2: skipped");
-            return;
-        };
         let mut leaves = 0;
         for (brackets, opens, objects) in random_blocks(200_000).chain([
             // `[1,2]`, `{[]}`, `[{}]`, `][`, `[`.
@@ -277,8 +279,7 @@ pub(super) mod tests {
             }
             let want = leaf && !open;
             leaves += usize::from(want);
-            // SAFETY: as above.
-            let got = unsafe { leaf_arrays(brackets, opens, objects) };
+            let got = leaf_arrays(brackets, opens, objects);
             assert_eq!(
                 got, want,
                 "brackets {brackets:#x} opens {opens:#x} objects {objects:#x}"
