@@ -2,24 +2,12 @@
 //! each framing, and a report that hostile input cannot turn into terminal control sequences.
 #![cfg(feature = "cli")]
 
-use std::io::Write;
+mod check_cli;
+
 use std::process::{Command, Stdio};
 
+use check_cli::run_check;
 use serde_json::Value;
-
-/// Runs `rpcwire check ARGS` with `stdin` written to it; what it printed and its status.
-fn run_check(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .arg("check")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 /// [`run_check`] with `--json`: the records, the summary and the exit code. Every line of the
 /// output must be JSON.

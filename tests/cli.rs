@@ -2,9 +2,11 @@
 //! reference server), and its exit codes.
 #![cfg(feature = "cli")]
 
-use std::io::Write;
+mod check_cli;
+
 use std::process::{Command, Stdio};
 
+use check_cli::run_check;
 use serde_json::Value;
 
 fn data(file: &str) -> String {
@@ -18,19 +20,6 @@ fn kinds(records: &[Value]) -> Vec<&str> {
         .iter()
         .map(|r| r["kind"].as_str().unwrap())
         .collect()
-}
-
-/// Runs `rpcwire check ARGS` with `stdin` written to it; what it printed and its status.
-fn run_check(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .arg("check")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// [`run_check`] with `--json`: the records, the summary and the exit code.
