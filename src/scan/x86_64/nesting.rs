@@ -251,6 +251,7 @@ pub(super) mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)] // 200,000 blocks; safe bit arithmetic, nothing for Miri to find.
     fn leaf_arrays_are_alternating_bracket_free_pairs() {
         let mut leaves = 0;
         for (brackets, opens, objects) in random_blocks(200_000).chain([
