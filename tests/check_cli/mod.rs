@@ -1,4 +1,4 @@
-//! Running `rpcwire check` from a test, shared by `tests/cli.rs` and `tests/check_review.rs`.
+//! Running `rpcwire check` from a test, shared by `tests/cli.rs` and `tests/check_contract.rs`.
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -1,4 +1,4 @@
-//! Hostile-input review of the framers and codecs: arbitrary bytes in arbitrary reads.
+//! The framers and codecs on hostile input: arbitrary bytes in arbitrary reads give the same items at the same offsets as one read.
 
 mod common;
 
