@@ -1,4 +1,5 @@
-//! The framers and codecs on hostile input: arbitrary bytes in arbitrary reads give the same items at the same offsets as one read.
+//! The framers and codecs on hostile input: arbitrary bytes in arbitrary reads give the same
+//! items at the same offsets as one read.
 
 mod common;
 
