@@ -227,8 +227,9 @@ impl LineFramer {
 impl LineFramer {
     /// Every complete line in `buf` at once, as one chunk (terminators, blank and over-long
     /// lines included), for callers that forward runs of lines without copying them. Frame
-    /// the chunk with [`Lines`], which applies the same rules as [`decode`](Self::decode);
-    /// a frame's stream offset is [`last_offset`](Self::last_offset) plus its offset in the
+    /// the chunk with [`Lines`], which applies the same rules as [`decode`](Self::decode)
+    /// (blank lines are skipped there, even with
+    /// [`yield_blank_lines`](Self::yield_blank_lines)); a frame's stream offset is [`last_offset`](Self::last_offset) plus its offset in the
     /// chunk. `Ok(None)` when no complete line has arrived. An unfinished line that crosses
     /// the limit is reported here, once, and then discarded up to its newline, as with
     /// `decode`.
