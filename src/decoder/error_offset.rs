@@ -1,6 +1,8 @@
 //! Where a frame stops being JSON: the offset of a parse error, found again on a cold path,
 //! so that the decoder's hot path keeps no positions.
 
+use alloc::vec::Vec;
+
 use super::Decoder;
 use crate::error::DecodeError;
 use crate::scan::ScanError;
