@@ -99,10 +99,14 @@ async fn encoder_writes_lines_and_refuses_embedded_newlines() {
         b"{\"x\":\r1}\n",
         b"{}\r\r\n",
         b"{}\n\n",
-        // No message: a blank line, which readers refuse or skip.
+        // No message: a blank line, which readers refuse or skip, JSON whitespace alone
+        // included (every line framer skips it).
         b"",
         b"\n",
         b"\r\n",
+        b" ",
+        b"\t \n",
+        b"  \r\n",
     ] {
         let mut out = bytes::BytesMut::new();
         let encoded =

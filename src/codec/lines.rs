@@ -142,8 +142,8 @@ impl tokio_util::codec::Encoder<Outgoing<'_>> for LineEncoder {
 
 /// Writes one encoded line (as produced by [`crate::encode`]) as it is, its end `\n` or
 /// `\r\n` included; a missing final `\n` is added. A line break inside it is an
-/// `InvalidInput` error: it would split the message in two; so is an empty line, which is no
-/// message. (A run of lines, as
+/// `InvalidInput` error: it would split the message in two; so is a blank line (empty, or JSON
+/// whitespace alone), which is no message and which every line framer skips. (A run of lines, as
 /// [`LineFramer::decode_chunk`](crate::LineFramer::decode_chunk) hands them out to forward,
 /// goes to the writer as it is: it needs no encoder.)
 impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
@@ -154,7 +154,7 @@ impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
             Some(body) => body.strip_suffix(b"\r").unwrap_or(body),
             None => &line,
         };
-        if body.is_empty() {
+        if crate::frame::lines::is_blank(body) {
             return Err(super::empty_message());
         }
         if memchr::memchr2(b'\n', b'\r', body).is_some() {

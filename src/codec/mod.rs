@@ -368,10 +368,14 @@ fn write_message<T: MessageBytes, R>(
 }
 
 /// The `InvalidInput` error of the line and `Content-Length` encoders for an empty message
-/// (nothing but a line end), whose frame no reader takes for a message: a blank line,
-/// `Content-Length: 0`. (An SSE event may be empty: MCP's priming event.)
+/// (nothing but a line end; for the line encoder, JSON whitespace too), whose frame no reader
+/// takes for a message: a blank line, `Content-Length: 0`. (An SSE event may be empty: MCP's
+/// priming event.)
 fn empty_message() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, "a message cannot be empty")
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "a message cannot be empty or blank",
+    )
 }
 
 mod sealed {

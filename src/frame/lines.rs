@@ -49,9 +49,9 @@ impl core::fmt::Display for FrameError {
 #[cfg(feature = "std")]
 impl std::error::Error for FrameError {}
 
-/// Whether `line` holds nothing but JSON whitespace.
+/// Whether `line` holds nothing but JSON whitespace: a line every line framer skips.
 #[inline]
-fn is_blank(line: &[u8]) -> bool {
+pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|&b| crate::scan::scalar::is_ws(b))
 }
 
