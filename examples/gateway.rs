@@ -391,7 +391,8 @@ impl Gateway {
                 "Request timed out",
                 None,
             );
-            mcp::write_cancelled(
+            // A minted token is an integer: the cancellation is always written.
+            let _ = mcp::write_cancelled(
                 &mut self.upstream,
                 token.to_id(&mut [0; 20]),
                 Some("timed out"),
@@ -416,7 +417,8 @@ impl Gateway {
     /// forgotten too (ours stays upstream: the session is the gateway's).
     pub fn client_closed(&mut self, client: usize) {
         for (token, _) in self.remap.drop_client(&client) {
-            mcp::write_cancelled(
+            // A minted token is an integer: the cancellation is always written.
+            let _ = mcp::write_cancelled(
                 &mut self.upstream,
                 token.to_id(&mut [0; 20]),
                 Some("the client went away"),

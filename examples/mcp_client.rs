@@ -166,7 +166,10 @@ impl Inner {
     fn cancel_on_server(&self, token: Token, method: &str, reason: &str) {
         if method != mcp::methods::INITIALIZE {
             let mut buf = [0; 20];
-            self.send(|out| mcp::write_cancelled(out, token.to_id(&mut buf), Some(reason)));
+            // A minted token is an integer: the cancellation is always written.
+            self.send(|out| {
+                let _ = mcp::write_cancelled(out, token.to_id(&mut buf), Some(reason));
+            });
         }
     }
 }

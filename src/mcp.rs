@@ -197,19 +197,26 @@ impl<'a> Cancelled<'a> {
 
 /// Appends a `notifications/cancelled` for the request `request_id` (its wire token, byte for
 /// byte), with an optional reason: what a proxy sends upstream for a request it gave up on
-/// (never for `initialize`, which MCP forbids cancelling).
+/// (never for `initialize`, which MCP forbids cancelling). Returns `false`, writing nothing,
+/// when `request_id` is neither a string nor an integer (MCP: "Requests MUST include a string
+/// or integer ID"; `null` or `1.5` names no request a peer can cancel).
 ///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{mcp, Id};
 /// let mut out = BytesMut::new();
-/// mcp::write_cancelled(&mut out, Id::from_token(b"7").unwrap(), Some("timed out"));
+/// assert!(mcp::write_cancelled(&mut out, Id::from_token(b"7").unwrap(), Some("timed out")));
 /// assert_eq!(
 ///     &out[..],
 ///     b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"timed out\"}}\n"
 /// );
+/// assert!(!mcp::write_cancelled(&mut out, Id::NULL, None));
 /// ```
-pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&str>) {
+#[must_use = "nothing is written for an id that is not a string or an integer"]
+pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&str>) -> bool {
+    if matches!(request_id.kind(), IdKind::Null | IdKind::Number) {
+        return false;
+    }
     out.extend_from_slice(
         br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"#,
     );
@@ -219,6 +226,7 @@ pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&s
         encode::write_json_string(out, reason);
     }
     out.extend_from_slice(b"}}\n");
+    true
 }
 
 /// Appends a `notifications/progress` on `token` (the request's `_meta.progressToken`, its

@@ -346,11 +346,28 @@ fn write_cancelled_reads_back_as_the_same_cancellation() {
         (br#""a\"b\u00e9""#, Some("timed \"out\"\n")),
     ] {
         let mut out = bytes::BytesMut::new();
-        mcp::write_cancelled(&mut out, rpcwire::Id::from_token(id).unwrap(), reason);
+        assert!(mcp::write_cancelled(
+            &mut out,
+            rpcwire::Id::from_token(id).unwrap(),
+            reason
+        ));
         let frame = out.strip_suffix(b"\n").unwrap();
         let c = Cancelled::from_notification(&notification(frame)).unwrap();
         assert_eq!(c.request_id.raw(), id);
         assert_eq!(c.reason.map(|r| r.decode().into_owned()).as_deref(), reason);
+    }
+}
+
+/// An id that is not a string or an integer names no request a peer can cancel (MCP's request
+/// ids are strings or integers): nothing is written, and `false` says so.
+#[test]
+fn write_cancelled_refuses_an_id_no_request_can_have() {
+    for id in [&b"null"[..], b"1.5", b"1e3", b"-0.0"] {
+        let mut out = bytes::BytesMut::new();
+        let written =
+            mcp::write_cancelled(&mut out, rpcwire::Id::from_token(id).unwrap(), Some("gone"));
+        assert!(!written, "{}", String::from_utf8_lossy(id));
+        assert!(out.is_empty(), "{}", String::from_utf8_lossy(id));
     }
 }
 

@@ -261,7 +261,7 @@ pub fn encoded_lines() -> Vec<Vec<u8>> {
         });
         assert!(batch.close(out));
     });
-    line(&|out| mcp::write_cancelled(out, id(b"7"), Some("timed out")));
+    line(&|out| assert!(mcp::write_cancelled(out, id(b"7"), Some("timed out"))));
     line(&|out| {
         assert!(mcp::write_progress(
             out,

@@ -1363,8 +1363,10 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                             report(&e);
                             if e.cancel_on_server {
                                 let reason = format!("timed out after {ms} ms");
-                                // (Under the id the server knows it by.)
-                                mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
+                                // (Under the id the server knows it by. One that is not a string
+                                // or an integer names no request to cancel: nothing is sent.)
+                                let _ =
+                                    mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
                             }
                         }
                         // One array for what is left of the batch, as the server would have
