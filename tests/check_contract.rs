@@ -235,3 +235,45 @@ fn a_missing_subcommand_is_a_usage_error_that_says_so() {
         "{stderr}"
     );
 }
+
+/// A `skip` record (a blank line, an SSE event holding no message) holds no message: the
+/// summary's `messages` leaves it out (`by_kind` still counts it), and so does the readable
+/// report's count; a `framing_error` is about a message, and is counted.
+#[test]
+fn skip_records_are_not_counted_as_messages() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let ndjson = format!("\n{request}\n  \n{request}\n");
+    let sse = format!(": keep-alive\n\nevent: endpoint\ndata: /x\n\ndata: {request}\n\n");
+    for (framing, input, skips) in [("ndjson", ndjson.as_str(), 2), ("sse", sse.as_str(), 2)] {
+        let (records, summary, code) = check(&["--framing", framing], input.as_bytes());
+        assert_eq!(code, 0, "{framing}");
+        let skipped = records.iter().filter(|r| r["kind"] == "skip").count();
+        assert_eq!(skipped, skips, "{framing}");
+        assert_eq!(summary["by_kind"]["skip"], skips, "{framing}: {summary}");
+        assert_eq!(
+            summary["messages"],
+            records.len() - skips,
+            "{framing}: {summary}"
+        );
+        let text =
+            String::from_utf8(run_check(&["--framing", framing], input.as_bytes()).stdout).unwrap();
+        let count = format!("\n{} messages, all valid\n", records.len() - skips);
+        assert!(text.contains(&count), "{framing}: {text:?}");
+    }
+    // A blank line and an over-long one: the framing error is counted, the blank line not.
+    let input = format!(
+        "\n{request}\n{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}\n",
+        "x".repeat(100)
+    );
+    let (records, summary, code) = check(&["--max-frame", "60"], input.as_bytes());
+    assert_eq!(code, 1);
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["skip", "request", "framing_error"]);
+    assert_eq!(summary["messages"], 2, "{summary}");
+    let text =
+        String::from_utf8(run_check(&["--max-frame", "60"], input.as_bytes()).stdout).unwrap();
+    assert!(text.contains("\n2 messages, some invalid\n"), "{text:?}");
+}

@@ -405,6 +405,8 @@ fn record_of(
 /// Counts for the summary.
 #[derive(Default)]
 struct Summary {
+    /// The records that hold a message (each but a `skip`: a blank line, an SSE event without
+    /// data or of another type than `message`), valid or not.
     messages: u64,
     by_kind: BTreeMap<&'static str, u64>,
     /// At most 256 codes, the rest together (a stream inventing codes must not grow the
@@ -417,7 +419,9 @@ struct Summary {
 
 impl Summary {
     fn add(&mut self, r: &Record) {
-        self.messages += 1;
+        if r.kind != "skip" {
+            self.messages += 1;
+        }
         *self.by_kind.entry(r.kind).or_default() += 1;
         if let Some(c) = r.error_code {
             self.by_error_code.add(c);
