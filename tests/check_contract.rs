@@ -277,3 +277,44 @@ fn skip_records_are_not_counted_as_messages() {
         String::from_utf8(run_check(&["--max-frame", "60"], input.as_bytes()).stdout).unwrap();
     assert!(text.contains("\n2 messages, some invalid\n"), "{text:?}");
 }
+
+/// The error responses of a batch (JSON-RPC: a server's batch of replies) are counted in
+/// `by_error_code`, each by its code, as those sent alone are, in the readable report too; an
+/// element that is not a valid error response is not.
+#[test]
+fn error_responses_in_a_batch_are_counted_by_code() {
+    let error = |id: u32, code: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"m"}}}}"#)
+    };
+    let success = r#"{"jsonrpc":"2.0","id":4,"result":{}}"#;
+    let input = format!(
+        "{}\n[{},{},{success},{},{}]\n",
+        error(1, "-32601"),
+        error(2, "-32601"),
+        error(3, "-32000"),
+        error(5, "-32601"),
+        error(6, "\"x\""),
+    );
+    let args = ["--dialect", "jsonrpc", "--direction", "s2c"];
+    let (records, summary, code) = check(&args, input.as_bytes());
+    assert_eq!(code, 1);
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["error_response", "batch"]);
+    assert_eq!(records[1]["error_code"], Value::Null);
+    assert_eq!(records[1]["invalid_elements"], 1);
+    assert_eq!(
+        summary["by_error_code"],
+        serde_json::json!({"-32601": 3, "-32000": 1}),
+        "{summary}"
+    );
+    let text = String::from_utf8(run_check(&args, input.as_bytes()).stdout).unwrap();
+    assert!(
+        text.contains(
+            "\n  error responses with code -32601: 3\n  error responses with code -32000: 1\n"
+        ),
+        "{text:?}"
+    );
+}

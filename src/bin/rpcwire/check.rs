@@ -435,6 +435,19 @@ impl Summary {
         self.invalid_batch_elements += r.invalid_elements;
     }
 
+    /// Counts the error responses among a batch's elements (the batch itself is counted by
+    /// [`add`](Self::add)), each by its code, in order, as those sent alone are.
+    fn add_elements<'a>(
+        &mut self,
+        elements: impl Iterator<Item = Result<Message<'a>, Rejection<'a>>>,
+    ) {
+        for element in elements {
+            if let Ok(Message::ErrorResponse(e)) = element {
+                self.by_error_code.add(e.error.code.get());
+            }
+        }
+    }
+
     fn valid(&self) -> bool {
         [
             "invalid",
@@ -740,6 +753,10 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         };
         index += 1;
         summary.add(&record);
+        // (Decoded again only for a batch holding responses or notifications.)
+        if record.elements_may_answer {
+            summary.add_elements(batch_elements(&decoder, &record));
+        }
         if args.json {
             serde_json::to_writer(&mut *out, &record.to_json())?;
             out.write_all(b"\n")?;
