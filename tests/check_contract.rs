@@ -318,3 +318,49 @@ fn error_responses_in_a_batch_are_counted_by_code() {
         "{text:?}"
     );
 }
+
+/// A Content-Length header error (a missing or malformed header, a length that is no number)
+/// leaves the framer no way to find the next message: the check ends there, and its
+/// `framing_error` says how much of the stream, from the message in error on, was not checked
+/// (the stream read to its end, over many reads), in the readable report too.
+#[test]
+fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let message = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let good = message(request);
+    let rest = good.repeat(5000);
+    for (bad, error) in [
+        ("Content-Type: x\r\n\r\n{}", "missing Content-Length header"),
+        ("Content-Length 2\r\n\r\n{}", "malformed header line"),
+        (
+            "Content-Length: two\r\n\r\n{}",
+            "Content-Length is not a decimal number",
+        ),
+    ] {
+        let input = format!("{good}{bad}{rest}");
+        let at = good.len();
+        let unchecked = input.len() - at;
+        assert!(unchecked > 200_000);
+        let detail = format!(
+            "{error} (message starting at byte {at}); the messages after it cannot be found: \
+             the rest of the stream, {unchecked} bytes, was not checked"
+        );
+        let args = ["--framing", "content-length"];
+        let (records, summary, code) = check(&args, input.as_bytes());
+        assert_eq!(code, 1, "{bad:?}");
+        let kinds: Vec<&str> = records
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["request", "framing_error"], "{bad:?}");
+        assert_eq!(records[1]["offset"], at, "{bad:?}");
+        assert_eq!(records[1]["detail"], detail.as_str(), "{bad:?}");
+        assert_eq!(records[1]["reply"], Value::Null, "{bad:?}");
+        assert_eq!(summary["messages"], 2, "{bad:?}");
+        let text = String::from_utf8(run_check(&args, input.as_bytes()).stdout).unwrap();
+        assert!(
+            text.starts_with(&format!("#1 @{at} framing_error ({detail})\n")),
+            "{text:?}"
+        );
+    }
+}

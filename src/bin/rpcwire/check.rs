@@ -589,9 +589,33 @@ pub(crate) struct FramingError {
     /// Where the message in error began, when the framer's last offset is not it (an SSE
     /// event the stream's end cut, which the framer never hands out).
     offset: Option<u64>,
+    /// Whether the framer cannot go on after it: a Content-Length header error, after which
+    /// where the next message starts cannot be known (the framer discards the rest).
+    fatal: bool,
 }
 
 impl FramingError {
+    /// Whether the framer cannot go on after the error: the rest of the stream holds no
+    /// message it can find ([`rest_unchecked`](Self::rest_unchecked) says so).
+    pub(crate) fn is_fatal(&self) -> bool {
+        self.fatal
+    }
+
+    /// A fatal error, saying how much of the stream, `len` bytes long in all, was not
+    /// checked: from the message in error (at the framer's last offset, unless the error
+    /// knows it) to the end. (The framer cannot resynchronise: a line or an event ends where
+    /// its bytes say, a Content-Length body where a header that could not be read said.)
+    pub(crate) fn rest_unchecked(mut self, framer: &StreamFramer, len: u64) -> FramingError {
+        let at = self.offset.unwrap_or_else(|| framer.last_offset());
+        let rest = len.saturating_sub(at);
+        self.detail = format!(
+            "{}; the messages after it cannot be found: the rest of the stream, {rest} bytes, \
+             was not checked",
+            self.detail
+        );
+        self
+    }
+
     /// The record of the error, the `index`th of the stream, at `offset`.
     pub(crate) fn record(self, decoder: &Decoder, index: u64, offset: u64) -> Record {
         let offset = self.offset.unwrap_or(offset);
@@ -610,6 +634,7 @@ impl From<FrameError> for FramingError {
             detail: e.to_string(),
             too_long: matches!(e, FrameError::TooLong { .. }),
             offset: None,
+            fatal: false,
         }
     }
 }
@@ -619,7 +644,8 @@ impl From<ContentLengthError> for FramingError {
         FramingError {
             detail: e.to_string(),
             too_long: matches!(e, ContentLengthError::TooLong { .. }),
-            offset: None,
+            offset: Some(e.offset()),
+            fatal: e.is_fatal(),
         }
     }
 }
@@ -677,6 +703,7 @@ impl StreamFramer {
                             detail: "stream ended inside an event, which a client drops".into(),
                             too_long: false,
                             offset: Some(offset),
+                            fatal: false,
                         });
                     }
                     None if eof => f.decode_eof(buf)?,
@@ -765,14 +792,30 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         }
         Ok(true)
     };
+    // The stream's bytes read so far.
+    let mut len = 0u64;
     loop {
         buf.reserve(64 << 10);
         let n = read_into(&mut input, &mut buf)?;
-        if n == 0 {
-            while emit(framer.next(&mut buf, true), &framer, &mut out)? {}
+        len += n as u64;
+        let eof = n == 0;
+        loop {
+            let item = match framer.next(&mut buf, eof) {
+                // Nothing after it can be read as messages: the rest is counted, for the
+                // report to say how much of the stream was not checked.
+                Err(e) if e.is_fatal() => {
+                    len += drain(&mut input, |_| {})?;
+                    Err(e.rest_unchecked(&framer, len))
+                }
+                item => item,
+            };
+            if !emit(item, &framer, &mut out)? {
+                break;
+            }
+        }
+        if eof {
             break;
         }
-        while emit(framer.next(&mut buf, false), &framer, &mut out)? {}
     }
     if args.json {
         serde_json::to_writer(&mut out, &summary.to_json())?;
@@ -825,6 +868,24 @@ fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> 
     };
     let version = request.params?.get("protocolVersion")?.as_str()?;
     Some(version.decode().into_owned())
+}
+
+/// Reads `input` to its end, discarding what it holds, telling `read` how many bytes each read
+/// gave; how many there were in all.
+pub(crate) fn drain(input: &mut dyn Read, mut read: impl FnMut(u64)) -> io::Result<u64> {
+    let mut buf = vec![0; 64 << 10];
+    let mut all = 0u64;
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => return Ok(all),
+            Ok(n) => {
+                read(n as u64);
+                all += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 pub(crate) fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<usize> {
