@@ -364,3 +364,44 @@ fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
         );
     }
 }
+
+/// `rpcwire check ... | head -1`: once the reader of its report goes, the check ends quietly
+/// (nothing on stderr, exit 2: it did not complete), the JSON report, the readable one and a
+/// merged session's alike.
+#[test]
+fn a_closed_stdout_ends_the_check_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-closed-stdout");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Invalid requests (JSON-RPC 1.0), so that the readable report has a line for each: far
+    // more than a pipe holds.
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let line = "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"a\"}\n";
+    std::fs::write(&c2s, line.repeat(100_000)).unwrap();
+    std::fs::write(&s2c, "").unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    for args in [
+        vec!["--json", c2s],
+        vec![c2s],
+        vec!["--json", "--c2s", c2s, "--s2c", s2c],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .arg("check")
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.starts_with(if args[0] == "--json" { "{" } else { "#0 " }));
+        // (The reader, and with it the read end of the pipe, is dropped.)
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr, "", "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}

@@ -572,11 +572,65 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        // The report's reader is gone (`rpcwire check ... | head -1`): it asked for no more,
+        // and there is nothing to say about it on stderr, which `head`'s user would read as a
+        // failure of the check (a shell says nothing of the commands of a pipeline a SIGPIPE
+        // ended, as it ends most tools). The status is still 2, an I/O error: the check did
+        // not complete, so 0 or 1 would claim a verdict on a stream it did not read through.
+        Err(e) if stdout_closed(&e) => ExitCode::from(2),
         Err(e) => {
             eprintln!("rpcwire check: {e}");
             ExitCode::from(2)
         }
     }
+}
+
+/// The standard output, for a report: a write to it once its reader is gone (the read end of
+/// its pipe closed) fails with an error [`stdout_closed`] tells from the others (a
+/// `BrokenPipe` of another file, read, is not it).
+pub(crate) struct ReportOut(io::StdoutLock<'static>);
+
+impl ReportOut {
+    /// The standard output, locked.
+    pub(crate) fn lock() -> ReportOut {
+        ReportOut(io::stdout().lock())
+    }
+}
+
+impl Write for ReportOut {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(closed)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(closed)
+    }
+}
+
+/// The error of a write to the standard output whose reader is gone.
+#[derive(Debug)]
+struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the standard output was closed")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// `e`, a write to the standard output's error, as [`StdoutClosed`] when its reader is gone.
+fn closed(e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        io::Error::new(io::ErrorKind::BrokenPipe, StdoutClosed)
+    } else {
+        e
+    }
+}
+
+/// Whether `e` is a write to the standard output whose reader is gone.
+fn stdout_closed(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>())
 }
 
 /// Why a framer could not hand out a frame.
@@ -751,15 +805,14 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     let mut decoder = Decoder::new(options);
     let mut adopted_version = false;
     let mut input = open(&args.file)?;
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(ReportOut::lock());
     let mut summary = Summary::default();
     let mut framer = StreamFramer::new(args.framing, args.max_frame);
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut index = 0u64;
     let mut emit = |item: Result<Option<Bytes>, FramingError>,
                     framer: &StreamFramer,
-                    out: &mut BufWriter<io::StdoutLock<'_>>|
+                    out: &mut BufWriter<ReportOut>|
      -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),

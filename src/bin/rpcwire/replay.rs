@@ -43,7 +43,7 @@ use serde_json::json;
 
 use crate::check::{
     batch_elements, classify, drain, element_records, read_into, CheckArgs, Named, Record,
-    StreamFramer,
+    ReportOut, StreamFramer,
 };
 use crate::session::{
     kind_of, may_answer, Described, Dir, IdRewriting, Observation, Session, Violation,
@@ -247,9 +247,8 @@ pub fn run(
     c2s: Option<&Path>,
     s2c: Option<&Path>,
 ) -> io::Result<bool> {
-    let stdout = io::stdout();
     let report = Report {
-        out: BufWriter::new(stdout.lock()),
+        out: BufWriter::new(ReportOut::lock()),
         json: args.json,
     };
     match (log, c2s, s2c) {
