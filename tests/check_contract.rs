@@ -235,3 +235,173 @@ fn a_missing_subcommand_is_a_usage_error_that_says_so() {
         "{stderr}"
     );
 }
+
+/// A `skip` record (a blank line, an SSE event holding no message) holds no message: the
+/// summary's `messages` leaves it out (`by_kind` still counts it), and so does the readable
+/// report's count; a `framing_error` is about a message, and is counted.
+#[test]
+fn skip_records_are_not_counted_as_messages() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let ndjson = format!("\n{request}\n  \n{request}\n");
+    let sse = format!(": keep-alive\n\nevent: endpoint\ndata: /x\n\ndata: {request}\n\n");
+    for (framing, input, skips) in [("ndjson", ndjson.as_str(), 2), ("sse", sse.as_str(), 2)] {
+        let (records, summary, code) = check(&["--framing", framing], input.as_bytes());
+        assert_eq!(code, 0, "{framing}");
+        let skipped = records.iter().filter(|r| r["kind"] == "skip").count();
+        assert_eq!(skipped, skips, "{framing}");
+        assert_eq!(summary["by_kind"]["skip"], skips, "{framing}: {summary}");
+        assert_eq!(
+            summary["messages"],
+            records.len() - skips,
+            "{framing}: {summary}"
+        );
+        let text =
+            String::from_utf8(run_check(&["--framing", framing], input.as_bytes()).stdout).unwrap();
+        let count = format!("\n{} messages, all valid\n", records.len() - skips);
+        assert!(text.contains(&count), "{framing}: {text:?}");
+    }
+    // A blank line and an over-long one: the framing error is counted, the blank line not.
+    let input = format!(
+        "\n{request}\n{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}\n",
+        "x".repeat(100)
+    );
+    let (records, summary, code) = check(&["--max-frame", "60"], input.as_bytes());
+    assert_eq!(code, 1);
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["skip", "request", "framing_error"]);
+    assert_eq!(summary["messages"], 2, "{summary}");
+    let text =
+        String::from_utf8(run_check(&["--max-frame", "60"], input.as_bytes()).stdout).unwrap();
+    assert!(text.contains("\n2 messages, some invalid\n"), "{text:?}");
+}
+
+/// The error responses of a batch (JSON-RPC: a server's batch of replies) are counted in
+/// `by_error_code`, each by its code, as those sent alone are, in the readable report too; an
+/// element that is not a valid error response is not.
+#[test]
+fn error_responses_in_a_batch_are_counted_by_code() {
+    let error = |id: u32, code: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"m"}}}}"#)
+    };
+    let success = r#"{"jsonrpc":"2.0","id":4,"result":{}}"#;
+    let input = format!(
+        "{}\n[{},{},{success},{},{}]\n",
+        error(1, "-32601"),
+        error(2, "-32601"),
+        error(3, "-32000"),
+        error(5, "-32601"),
+        error(6, "\"x\""),
+    );
+    let args = ["--dialect", "jsonrpc", "--direction", "s2c"];
+    let (records, summary, code) = check(&args, input.as_bytes());
+    assert_eq!(code, 1);
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["error_response", "batch"]);
+    assert_eq!(records[1]["error_code"], Value::Null);
+    assert_eq!(records[1]["invalid_elements"], 1);
+    assert_eq!(
+        summary["by_error_code"],
+        serde_json::json!({"-32601": 3, "-32000": 1}),
+        "{summary}"
+    );
+    let text = String::from_utf8(run_check(&args, input.as_bytes()).stdout).unwrap();
+    assert!(
+        text.contains(
+            "\n  error responses with code -32601: 3\n  error responses with code -32000: 1\n"
+        ),
+        "{text:?}"
+    );
+}
+
+/// A Content-Length header error (a missing or malformed header, a length that is no number)
+/// leaves the framer no way to find the next message: the check ends there, and its
+/// `framing_error` says how much of the stream, from the message in error on, was not checked
+/// (the stream read to its end, over many reads), in the readable report too.
+#[test]
+fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
+    let message = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let good = message(request);
+    let rest = good.repeat(5000);
+    for (bad, error) in [
+        ("Content-Type: x\r\n\r\n{}", "missing Content-Length header"),
+        ("Content-Length 2\r\n\r\n{}", "malformed header line"),
+        (
+            "Content-Length: two\r\n\r\n{}",
+            "Content-Length is not a decimal number",
+        ),
+    ] {
+        let input = format!("{good}{bad}{rest}");
+        let at = good.len();
+        let unchecked = input.len() - at;
+        assert!(unchecked > 200_000);
+        let detail = format!(
+            "{error} (message starting at byte {at}); the messages after it cannot be found: \
+             the rest of the stream, {unchecked} bytes, was not checked"
+        );
+        let args = ["--framing", "content-length"];
+        let (records, summary, code) = check(&args, input.as_bytes());
+        assert_eq!(code, 1, "{bad:?}");
+        let kinds: Vec<&str> = records
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["request", "framing_error"], "{bad:?}");
+        assert_eq!(records[1]["offset"], at, "{bad:?}");
+        assert_eq!(records[1]["detail"], detail.as_str(), "{bad:?}");
+        assert_eq!(records[1]["reply"], Value::Null, "{bad:?}");
+        assert_eq!(summary["messages"], 2, "{bad:?}");
+        let text = String::from_utf8(run_check(&args, input.as_bytes()).stdout).unwrap();
+        assert!(
+            text.starts_with(&format!("#1 @{at} framing_error ({detail})\n")),
+            "{text:?}"
+        );
+    }
+}
+
+/// `rpcwire check ... | head -1`: once the reader of its report goes, the check ends quietly
+/// (nothing on stderr, exit 2: it did not complete), the JSON report, the readable one and a
+/// merged session's alike.
+#[test]
+fn a_closed_stdout_ends_the_check_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-closed-stdout");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Invalid requests (JSON-RPC 1.0), so that the readable report has a line for each: far
+    // more than a pipe holds.
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let line = "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"a\"}\n";
+    std::fs::write(&c2s, line.repeat(100_000)).unwrap();
+    std::fs::write(&s2c, "").unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    for args in [
+        vec!["--json", c2s],
+        vec![c2s],
+        vec!["--json", "--c2s", c2s, "--s2c", s2c],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .arg("check")
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.starts_with(if args[0] == "--json" { "{" } else { "#0 " }));
+        // (The reader, and with it the read end of the pipe, is dropped.)
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr, "", "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}

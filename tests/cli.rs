@@ -404,7 +404,8 @@ fn sse_framing() {
         ]
     );
     assert_eq!(records[2]["id"], "6");
-    assert_eq!(summary["messages"], 4);
+    // (The keep-alive holds no message.)
+    assert_eq!(summary["messages"], 3);
     assert_eq!(code, 1);
 }
 
@@ -563,6 +564,64 @@ fn a_stream_cut_inside_a_message_is_bad_framing_in_a_merge() {
             "{name}: {summary}"
         );
     }
+}
+
+/// In two merged streams, a Content-Length header error ends its stream's check, as it does
+/// a single stream's: its record says how much of that stream, from the message in error on,
+/// was not checked; the other stream is checked to its end.
+#[test]
+fn a_header_error_in_a_merge_says_how_much_of_its_stream_was_not_checked() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-header-session");
+    std::fs::create_dir_all(&dir).unwrap();
+    let request = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let reply = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let first = frame(&request(1));
+    let c2s = format!(
+        "{first}Content-Length: x\r\n\r\n{}",
+        frame(&request(2)).repeat(5000)
+    );
+    let s2c = format!("{}{}", frame(&reply(1)), frame(&reply(2)));
+    let (c2s_path, s2c_path) = (dir.join("c2s"), dir.join("s2c"));
+    std::fs::write(&c2s_path, &c2s).unwrap();
+    std::fs::write(&s2c_path, &s2c).unwrap();
+    let (records, _, code, _) = check_session(&[
+        "--json",
+        "--framing",
+        "content-length",
+        "--c2s",
+        c2s_path.to_str().unwrap(),
+        "--s2c",
+        s2c_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds(&records),
+        [
+            "request",
+            "success_response",
+            "framing_error",
+            "success_response"
+        ],
+        "{records:#?}"
+    );
+    let error = &records[2];
+    let at = first.len();
+    let detail = format!(
+        "Content-Length is not a decimal number (message starting at byte {at}); the messages \
+         after it cannot be found: the rest of the stream, {} bytes, was not checked",
+        c2s.len() - at
+    );
+    assert_eq!(
+        (&error["dir"], &error["offset"], &error["violation"]),
+        (
+            &serde_json::json!("c2s"),
+            &serde_json::json!(at),
+            &serde_json::json!("bad_framing")
+        ),
+        "{error}"
+    );
+    assert_eq!(error["detail"], detail.as_str(), "{error}");
 }
 
 /// JSON-RPC 2.0 §6: each invalid element of a batch is answered on its own; a batch with
@@ -1588,13 +1647,15 @@ fn a_retry_in_an_sse_event_cut_by_the_end_is_still_reported() {
         assert_eq!(records[0]["offset"], 0);
         assert_eq!(records[1]["offset"], 0);
         assert_eq!(records[1]["frame"], 1);
-        assert_eq!(summary["messages"], 2);
+        // (The `retry`'s event holds no message.)
+        assert_eq!(summary["messages"], 1);
     }
 }
 
 /// A stream of each framing cut at every byte: the report is always one JSON record a
-/// message and a summary, frames numbered in order, offsets in order and inside the bytes
-/// read, the summary's count and validity agreeing with the records and the exit code.
+/// frame and a summary, frames numbered in order, offsets in order and inside the bytes
+/// read, the summary's count of messages (the records but `skip`s) and validity agreeing
+/// with the records and the exit code.
 #[test]
 fn a_stream_cut_at_every_byte_is_reported_consistently() {
     let streams: [(&str, &[u8]); 3] = [
@@ -1615,7 +1676,8 @@ fn a_stream_cut_at_every_byte_is_reported_consistently() {
         for cut in 0..=stream.len() {
             let (records, summary, code) = check(&["--framing", framing], Some(&stream[..cut]));
             let what = format!("{framing} cut at {cut}: {records:?}");
-            assert_eq!(summary["messages"], records.len(), "{what}");
+            let messages = records.iter().filter(|r| r["kind"] != "skip").count();
+            assert_eq!(summary["messages"], messages, "{what}");
             assert_eq!(summary["valid"], code == 0, "{what}");
             assert!(code == 0 || code == 1, "{what}");
             let mut last = 0;

@@ -405,6 +405,8 @@ fn record_of(
 /// Counts for the summary.
 #[derive(Default)]
 struct Summary {
+    /// The records that hold a message (each but a `skip`: a blank line, an SSE event without
+    /// data or of another type than `message`), valid or not.
     messages: u64,
     by_kind: BTreeMap<&'static str, u64>,
     /// At most 256 codes, the rest together (a stream inventing codes must not grow the
@@ -417,7 +419,9 @@ struct Summary {
 
 impl Summary {
     fn add(&mut self, r: &Record) {
-        self.messages += 1;
+        if r.kind != "skip" {
+            self.messages += 1;
+        }
         *self.by_kind.entry(r.kind).or_default() += 1;
         if let Some(c) = r.error_code {
             self.by_error_code.add(c);
@@ -429,6 +433,19 @@ impl Summary {
             *self.by_reply_code.entry(*c).or_default() += n;
         }
         self.invalid_batch_elements += r.invalid_elements;
+    }
+
+    /// Counts the error responses among a batch's elements (the batch itself is counted by
+    /// [`add`](Self::add)), each by its code, in order, as those sent alone are.
+    fn add_elements<'a>(
+        &mut self,
+        elements: impl Iterator<Item = Result<Message<'a>, Rejection<'a>>>,
+    ) {
+        for element in elements {
+            if let Ok(Message::ErrorResponse(e)) = element {
+                self.by_error_code.add(e.error.code.get());
+            }
+        }
     }
 
     fn valid(&self) -> bool {
@@ -555,11 +572,65 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        // The report's reader is gone (`rpcwire check ... | head -1`): it asked for no more,
+        // and there is nothing to say about it on stderr, which `head`'s user would read as a
+        // failure of the check (a shell says nothing of the commands of a pipeline a SIGPIPE
+        // ended, as it ends most tools). The status is still 2, an I/O error: the check did
+        // not complete, so 0 or 1 would claim a verdict on a stream it did not read through.
+        Err(e) if stdout_closed(&e) => ExitCode::from(2),
         Err(e) => {
             eprintln!("rpcwire check: {e}");
             ExitCode::from(2)
         }
     }
+}
+
+/// The standard output, for a report: a write to it once its reader is gone (the read end of
+/// its pipe closed) fails with an error [`stdout_closed`] tells from the others (a
+/// `BrokenPipe` of another file, read, is not it).
+pub(crate) struct ReportOut(io::StdoutLock<'static>);
+
+impl ReportOut {
+    /// The standard output, locked.
+    pub(crate) fn lock() -> ReportOut {
+        ReportOut(io::stdout().lock())
+    }
+}
+
+impl Write for ReportOut {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(closed)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(closed)
+    }
+}
+
+/// The error of a write to the standard output whose reader is gone.
+#[derive(Debug)]
+struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the standard output was closed")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// `e`, a write to the standard output's error, as [`StdoutClosed`] when its reader is gone.
+fn closed(e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        io::Error::new(io::ErrorKind::BrokenPipe, StdoutClosed)
+    } else {
+        e
+    }
+}
+
+/// Whether `e` is a write to the standard output whose reader is gone.
+fn stdout_closed(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>())
 }
 
 /// Why a framer could not hand out a frame.
@@ -572,9 +643,33 @@ pub(crate) struct FramingError {
     /// Where the message in error began, when the framer's last offset is not it (an SSE
     /// event the stream's end cut, which the framer never hands out).
     offset: Option<u64>,
+    /// Whether the framer cannot go on after it: a Content-Length header error, after which
+    /// where the next message starts cannot be known (the framer discards the rest).
+    fatal: bool,
 }
 
 impl FramingError {
+    /// Whether the framer cannot go on after the error: the rest of the stream holds no
+    /// message it can find ([`rest_unchecked`](Self::rest_unchecked) says so).
+    pub(crate) fn is_fatal(&self) -> bool {
+        self.fatal
+    }
+
+    /// A fatal error, saying how much of the stream, `len` bytes long in all, was not
+    /// checked: from the message in error (at the framer's last offset, unless the error
+    /// knows it) to the end. (The framer cannot resynchronise: a line or an event ends where
+    /// its bytes say, a Content-Length body where a header that could not be read said.)
+    pub(crate) fn rest_unchecked(mut self, framer: &StreamFramer, len: u64) -> FramingError {
+        let at = self.offset.unwrap_or_else(|| framer.last_offset());
+        let rest = len.saturating_sub(at);
+        self.detail = format!(
+            "{}; the messages after it cannot be found: the rest of the stream, {rest} bytes, \
+             was not checked",
+            self.detail
+        );
+        self
+    }
+
     /// The record of the error, the `index`th of the stream, at `offset`.
     pub(crate) fn record(self, decoder: &Decoder, index: u64, offset: u64) -> Record {
         let offset = self.offset.unwrap_or(offset);
@@ -593,6 +688,7 @@ impl From<FrameError> for FramingError {
             detail: e.to_string(),
             too_long: matches!(e, FrameError::TooLong { .. }),
             offset: None,
+            fatal: false,
         }
     }
 }
@@ -602,7 +698,8 @@ impl From<ContentLengthError> for FramingError {
         FramingError {
             detail: e.to_string(),
             too_long: matches!(e, ContentLengthError::TooLong { .. }),
-            offset: None,
+            offset: Some(e.offset()),
+            fatal: e.is_fatal(),
         }
     }
 }
@@ -660,6 +757,7 @@ impl StreamFramer {
                             detail: "stream ended inside an event, which a client drops".into(),
                             too_long: false,
                             offset: Some(offset),
+                            fatal: false,
                         });
                     }
                     None if eof => f.decode_eof(buf)?,
@@ -707,15 +805,14 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     let mut decoder = Decoder::new(options);
     let mut adopted_version = false;
     let mut input = open(&args.file)?;
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(ReportOut::lock());
     let mut summary = Summary::default();
     let mut framer = StreamFramer::new(args.framing, args.max_frame);
     let mut buf = BytesMut::with_capacity(64 << 10);
     let mut index = 0u64;
     let mut emit = |item: Result<Option<Bytes>, FramingError>,
                     framer: &StreamFramer,
-                    out: &mut BufWriter<io::StdoutLock<'_>>|
+                    out: &mut BufWriter<ReportOut>|
      -> io::Result<bool> {
         let record = match item {
             Ok(None) => return Ok(false),
@@ -736,6 +833,10 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         };
         index += 1;
         summary.add(&record);
+        // (Decoded again only for a batch holding responses or notifications.)
+        if record.elements_may_answer {
+            summary.add_elements(batch_elements(&decoder, &record));
+        }
         if args.json {
             serde_json::to_writer(&mut *out, &record.to_json())?;
             out.write_all(b"\n")?;
@@ -744,14 +845,30 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         }
         Ok(true)
     };
+    // The stream's bytes read so far.
+    let mut len = 0u64;
     loop {
         buf.reserve(64 << 10);
         let n = read_into(&mut input, &mut buf)?;
-        if n == 0 {
-            while emit(framer.next(&mut buf, true), &framer, &mut out)? {}
+        len += n as u64;
+        let eof = n == 0;
+        loop {
+            let item = match framer.next(&mut buf, eof) {
+                // Nothing after it can be read as messages: the rest is counted, for the
+                // report to say how much of the stream was not checked.
+                Err(e) if e.is_fatal() => {
+                    len += drain(&mut input, |_| {})?;
+                    Err(e.rest_unchecked(&framer, len))
+                }
+                item => item,
+            };
+            if !emit(item, &framer, &mut out)? {
+                break;
+            }
+        }
+        if eof {
             break;
         }
-        while emit(framer.next(&mut buf, false), &framer, &mut out)? {}
     }
     if args.json {
         serde_json::to_writer(&mut out, &summary.to_json())?;
@@ -804,6 +921,24 @@ fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> 
     };
     let version = request.params?.get("protocolVersion")?.as_str()?;
     Some(version.decode().into_owned())
+}
+
+/// Reads `input` to its end, discarding what it holds, telling `read` how many bytes each read
+/// gave; how many there were in all.
+pub(crate) fn drain(input: &mut dyn Read, mut read: impl FnMut(u64)) -> io::Result<u64> {
+    let mut buf = vec![0; 64 << 10];
+    let mut all = 0u64;
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => return Ok(all),
+            Ok(n) => {
+                read(n as u64);
+                all += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 pub(crate) fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<usize> {

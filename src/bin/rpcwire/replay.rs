@@ -42,7 +42,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::check::{
-    batch_elements, classify, element_records, read_into, CheckArgs, Named, Record, StreamFramer,
+    batch_elements, classify, drain, element_records, read_into, CheckArgs, Named, Record,
+    ReportOut, StreamFramer,
 };
 use crate::session::{
     kind_of, may_answer, Described, Dir, IdRewriting, Observation, Session, Violation,
@@ -246,9 +247,8 @@ pub fn run(
     c2s: Option<&Path>,
     s2c: Option<&Path>,
 ) -> io::Result<bool> {
-    let stdout = io::stdout();
     let report = Report {
-        out: BufWriter::new(stdout.lock()),
+        out: BufWriter::new(ReportOut::lock()),
         json: args.json,
     };
     match (log, c2s, s2c) {
@@ -480,6 +480,8 @@ struct Side {
     decoder: Decoder,
     buf: BytesMut,
     eof: bool,
+    /// How many bytes of the stream were read.
+    len: u64,
     /// How many records were read.
     index: u64,
     /// How many frames holding no message were passed over: a record's frame number counts
@@ -506,6 +508,7 @@ impl Side {
             decoder: Decoder::new(options),
             buf: BytesMut::with_capacity(64 << 10),
             eof: false,
+            len: 0,
             index: 0,
             skipped: 0,
             peeked: None,
@@ -591,6 +594,15 @@ impl Side {
                 Err(e) => {
                     self.last_frame = None;
                     let frame_no = self.index + self.skipped;
+                    // Nothing after it can be read as messages: the rest is counted, for the
+                    // report to say how much of the stream was not checked.
+                    let e = if e.is_fatal() {
+                        self.len += drain(&mut self.input, |n| progress.add(n))?;
+                        self.eof = true;
+                        e.rest_unchecked(&self.framer, self.len)
+                    } else {
+                        e
+                    };
                     e.record(&self.decoder, frame_no, self.framer.last_offset())
                 }
                 Ok(None) if self.eof => return Ok(None),
@@ -598,6 +610,7 @@ impl Side {
                     self.buf.reserve(64 << 10);
                     let n = read_into(&mut self.input as &mut dyn Read, &mut self.buf)?;
                     progress.add(n as u64);
+                    self.len += n as u64;
                     self.eof = n == 0;
                     continue;
                 }
