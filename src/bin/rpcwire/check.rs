@@ -71,7 +71,8 @@ pub struct CheckArgs {
     /// Longest frame accepted, in bytes.
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     pub(crate) max_frame: usize,
-    /// Print one JSON object per message, then a summary object. A record's `offset` is the
+    /// Print one JSON object per message (and per skipped blank line or event), then a summary
+    /// object. A record's `offset` is the
     /// stream byte where its message starts: the first byte of its line (ndjson), of its
     /// event's first line (sse), of its first header line (content-length).
     #[arg(long)]
