@@ -299,12 +299,13 @@ impl Gateway {
                 .id()
                 .and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
                 .map(|origin| origin.client),
-            // Progress on a request's token, which resets its timeout (as MCP allows), or a
-            // change on a client's listen stream.
+            // Progress on a request's token (or a task's, after the request created it), which
+            // resets its timeout (as MCP allows), a task's status, or a change on a client's
+            // listen stream.
             Ok(Message::Notification(n)) => match self.remap.route_progress(frame, &n, &mut routed)
             {
-                Some((token, origin)) => {
-                    let client = origin.client;
+                Some(progress) => {
+                    let (token, client) = (progress.token, *progress.client);
                     // Progress resets a timeout, and gives none to a request without one (a
                     // listen stream waits as long as it is open).
                     if self.remap.has_deadline(token) == Some(true) {
@@ -312,6 +313,17 @@ impl Gateway {
                     }
                     Some(client)
                 }
+                // A task's status goes to the client whose request created it, and only there;
+                // it keeps the task's route alive as progress does.
+                None if n.method.eq_str(mcp::methods::TASKS_STATUS) => self
+                    .remap
+                    .route_task_status(frame, &n, &mut routed)
+                    .map(|(token, client)| {
+                        if self.remap.has_deadline(token) == Some(true) {
+                            self.remap.set_deadline(token, Some(now + TIMEOUT));
+                        }
+                        client
+                    }),
                 // A listen stream's notification, stamped with its listen request's id. (The
                 // remapper routes any stamp naming a request in flight: a call's is no
                 // stream's, nor is another notification stamped with a listen request's id.)

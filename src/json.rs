@@ -457,19 +457,27 @@ impl<'a> RawJson<'a> {
     /// assert_eq!(meta.lookup("w"), Lookup::Absent);
     /// ```
     pub fn lookup(&self, key: &str) -> Lookup<'a> {
-        let mut found = Lookup::Absent;
+        let [found] = self.lookup_each([key]);
+        found
+    }
+
+    /// [`Self::lookup`] of several keys in one pass over the members.
+    pub(crate) fn lookup_each<const N: usize>(&self, keys: [&str; N]) -> [Lookup<'a>; N] {
+        let mut found = [Lookup::Absent; N];
         let mut members = self.members();
         for (k, v) in members.by_ref() {
-            if k.eq_str(key) {
-                if found != Lookup::Absent {
-                    return Lookup::Ambiguous;
+            for (key, found) in keys.iter().zip(&mut found) {
+                if k.eq_str(key) {
+                    *found = match found {
+                        Lookup::Absent => Lookup::Found(v),
+                        _ => Lookup::Ambiguous,
+                    };
                 }
-                found = Lookup::Found(v);
             }
         }
-        // Past a malformed spot the key may occur again, unseen.
+        // Past a malformed spot a key may occur again, unseen.
         if members.stopped_early() {
-            return Lookup::Ambiguous;
+            return [Lookup::Ambiguous; N];
         }
         found
     }

@@ -195,7 +195,7 @@ pub use message::{
     Rejection, Reply, ReplyId, Request, Response,
 };
 pub use pending::{Miss, PendingTable, TableFull, Token, VacantEntry};
-pub use remap::{IdRemapper, Origin, RemapError};
+pub use remap::{IdRemapper, Origin, ProgressRoute, RemapError};
 pub use scan::{ScanError, Validation};
 
 #[cfg(doctest)]

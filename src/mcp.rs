@@ -121,7 +121,8 @@ pub mod methods {
     ];
 }
 
-/// The `_meta` keys of MCP 2026-07-28's per-request metadata.
+/// `_meta` keys: MCP 2026-07-28's per-request metadata, and the keys naming what a message
+/// belongs to (a listen stream, a task).
 pub mod meta_keys {
     /// The protocol version the request is made under.
     pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -134,6 +135,9 @@ pub mod meta_keys {
     /// On a notification of a `subscriptions/listen` stream: the id of the request that opened
     /// it.
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// On a message of a task (MCP 2025-11-25, experimental; a `tasks/result` result, say):
+    /// `{"taskId": …}`, the task it belongs to.
+    pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
     /// The least severe log level the request wants `notifications/message` for (2026-07-28:
     /// no `logging/setLevel`).
     pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -369,6 +373,21 @@ pub(crate) fn progress_token_member<'a>(r: &Request<'a>) -> Lookup<'a> {
     r.params.map_or(Lookup::Absent, |params| {
         params.lookup_path(&["_meta", meta_keys::PROGRESS_TOKEN])
     })
+}
+
+/// A request's `params._meta.progressToken` member (as [`progress_token_member`] reads it)
+/// and its `params.task` member (MCP 2025-11-25: a task-augmented request), in one pass over
+/// `params`.
+pub(crate) fn progress_token_and_task_members<'a>(r: &Request<'a>) -> (Lookup<'a>, Lookup<'a>) {
+    let Some(params) = r.params else {
+        return (Lookup::Absent, Lookup::Absent);
+    };
+    let [meta, task] = params.lookup_each(["_meta", "task"]);
+    let token = match meta {
+        Lookup::Found(meta) => meta.lookup(meta_keys::PROGRESS_TOKEN),
+        other => other,
+    };
+    (token, task)
 }
 
 /// The progress token a `notifications/progress` reports on (`params.progressToken`).

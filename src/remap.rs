@@ -13,6 +13,11 @@
 //! `elicitation/create`, `roots/list` before MCP 2026-07-28): two servers' id `0` reach the
 //! client as two tokens, and each of the client's replies goes back to the server that asked,
 //! with its id restored.
+//!
+//! A task-augmented request (MCP 2025-11-25, experimental: `params.task`) answered with a
+//! `CreateTaskResult` leaves a route behind it: the task's progress, and its
+//! `notifications/tasks/status`, still go to the client that asked, until the task ends (see
+//! [`IdRemapper`]'s section on tasks).
 
 use core::hash::Hash;
 
@@ -24,8 +29,11 @@ use crate::error::ErrorCode;
 use crate::id::IdKind;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
-use crate::json::{JsonKind, Lookup};
-use crate::mcp::{progress_token_member, reported_progress_token, subscription_id, Cancelled};
+use crate::json::{JsonKind, Lookup, RawJson};
+use crate::mcp::{
+    meta_keys, methods, progress_token_and_task_members, reported_progress_token, subscription_id,
+    Cancelled,
+};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, TableFull, Token};
 
@@ -43,6 +51,27 @@ pub struct Origin<C, T = ()> {
     /// [`IdRemapper::forward_request_with`].
     pub value: T,
 }
+
+/// Where [`IdRemapper::route_progress`] sends an upstream progress notification.
+#[derive(Debug)]
+pub struct ProgressRoute<'a, C, T = ()> {
+    /// The token of the request (or of the task's route) the progress is for: give it to
+    /// [`IdRemapper::set_deadline`] when progress resets a timeout.
+    pub token: Token,
+    /// The client to send the notification to.
+    pub client: &'a C,
+    /// The request, while it is in flight; `None` for a task's progress after its
+    /// `CreateTaskResult` (the request was answered: its [`Origin`] went with its reply).
+    pub request: Option<&'a Origin<C, T>>,
+}
+
+impl<C, T> Clone for ProgressRoute<'_, C, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C, T> Copy for ProgressRoute<'_, C, T> {}
 
 /// Why a request could not be forwarded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,27 +175,147 @@ impl std::error::Error for RemapError {}
 /// assert_eq!(origin.client, "client-1");
 /// assert_eq!(&to_client[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"result\":{}}\n");
 /// ```
+///
+/// # Tasks
+///
+/// MCP 2025-11-25 (experimental) lets a request be task-augmented: its `params` carry a
+/// `task` member, and the receiver answers at once with a `CreateTaskResult`
+/// (`{"task":{"taskId":…,"status":"working",…}}`) while the task runs on. Its progress does
+/// not end with that reply. The revision's progress utility says:
+///
+/// > For task-augmented requests, the `progressToken` provided in the original request
+/// > **MUST** continue to be used for progress notifications throughout the task's lifetime,
+/// > even after the `CreateTaskResult` has been returned. The progress token remains valid
+/// > and associated with the task until the task reaches a terminal status.
+///
+/// and that progress for a task "**MUST** stop after the task reaches a terminal status
+/// (`completed`, `failed`, or `cancelled`)".
+///
+/// So when a request whose `params.task` is an object is answered by a success whose
+/// `result.task` is an object with a string `taskId` (and a status not yet terminal), the
+/// remapper keeps a route under the request's token: the client, the client's progress
+/// token, the task id. [`route_progress`](Self::route_progress) keeps restoring the client's
+/// token on the task's progress, and
+/// [`route_task_status`](Self::route_task_status) sends the task's
+/// `notifications/tasks/status` to that client alone. Any other reply (an error, a plain
+/// result) ends the request as usual. The route is forgotten when
+///
+/// - the task is seen to end: a `notifications/tasks/status` with a terminal status, a
+///   `tasks/get` or `tasks/cancel` result with one, or any `tasks/result` result (it comes
+///   when the task has ended, and names the task in `_meta`'s
+///   [`RELATED_TASK`](crate::mcp::meta_keys::RELATED_TASK)), for requests forwarded by
+///   this remapper;
+/// - its client goes ([`drop_client`](Self::drop_client)) or the upstream does
+///   ([`drain`](Self::drain));
+/// - its deadline passes in [`expire`](Self::expire), which hands out nothing for it (there
+///   is no one to answer, and nothing to cancel: a task is cancelled with `tasks/cancel`). A
+///   route keeps its request's deadline, which progress moves as it moved the request's
+///   ([`set_deadline`](Self::set_deadline) on the token progress and status notifications
+///   give; the reply's id is the token too). A request forwarded without a deadline leaves a
+///   route without one.
+///
+/// A route holds a place in the table and counts against [`max_bytes`](Self::max_bytes)
+/// (the client's progress token and the task id), so the routes of tasks
+/// that never end cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass
+/// the byte budget, or that names a task id already routed, leaves no route (the reply is
+/// still routed). Task ids are the upstream's: they go both ways unchanged.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Decoder, IdRemapper, Message};
+///
+/// let mut remap = IdRemapper::new(16);
+/// let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{"ttl":60000},"_meta":{"progressToken":"p1"}}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(call) else { panic!() };
+/// let token = remap.forward_request(7, call, &req, None, &mut BytesMut::new()).unwrap();
+///
+/// // The upstream creates the task: the reply goes back, the progress route stays.
+/// let created = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"t-1","status":"working"}}}}}}"#);
+/// let msg = Decoder::mcp_client().decode(created.as_bytes()).unwrap();
+/// remap.route_reply(created.as_bytes(), msg.id().unwrap(), &mut BytesMut::new()).unwrap();
+/// assert_eq!((remap.len(), remap.task_routes()), (0, 1));
+///
+/// let progress = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#);
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(progress.as_bytes()) else { panic!() };
+/// let mut to_client = BytesMut::new();
+/// assert_eq!(*remap.route_progress(progress.as_bytes(), &n, &mut to_client).unwrap().client, 7);
+/// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}
+/// "#[..]);
+///
+/// // The task ends: the status goes to its client, and the route is forgotten.
+/// let done = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}}"#;
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(done) else { panic!() };
+/// assert_eq!(remap.route_task_status(done, &n, &mut BytesMut::new()).map(|(_, c)| c), Some(7));
+/// assert_eq!(remap.task_routes(), 0);
+/// assert!(remap.route_progress(progress.as_bytes(), &n, &mut BytesMut::new()).is_none());
+/// ```
 pub struct IdRemapper<C, T = ()> {
     pending: PendingTable<Entry<C, T>>,
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
-    /// Each client's latest request in flight: the head of the list of its requests that
-    /// their entries link ([`Entry::prev`], [`Entry::next`]), so that a client going away
-    /// costs its own requests, not a scan of every request in flight.
+    /// The routes of tasks ([`Held::Task`]) by task id.
+    task_ids: HashMap<IdKey, Token, foldhash::quality::RandomState>,
+    /// Each client's latest request in flight (or task route): the head of the list of its
+    /// entries that they link ([`Entry::prev`], [`Entry::next`]), so that a client going
+    /// away costs its own entries, not a scan of every request in flight.
     heads: HashMap<C, Token, foldhash::quality::RandomState>,
-    /// What the requests' clients' ids and progress tokens hold ([`held_bytes`]), and its
-    /// limit.
+    /// What the requests' clients' ids and progress tokens hold ([`held_bytes`]), and the
+    /// task routes ([`TaskRoute::held`]); and its limit.
     bytes: usize,
     max_bytes: usize,
+    /// The entries of `pending` that are task routes.
+    routes: usize,
 }
 
-/// A request in flight: where it came from, and its neighbours in its client's list (the
-/// client's next older and newer requests in flight).
+/// An entry of the table: a request in flight or a task's route, and its neighbours in its
+/// client's list (the client's next older and newer entries).
 struct Entry<C, T> {
-    origin: Origin<C, T>,
-    /// The client's newer request (`None`: this one is the head, in `heads`).
+    held: Held<C, T>,
+    /// The client's newer entry (`None`: this one is the head, in `heads`).
     prev: Option<Token>,
-    /// The client's older request.
+    /// The client's older entry.
     next: Option<Token>,
+}
+
+/// What an entry holds.
+enum Held<C, T> {
+    /// A request in flight, and what its reply may tell.
+    Request { origin: Origin<C, T>, kind: Kind },
+    /// What a task-augmented request left when its `CreateTaskResult` came.
+    Task(TaskRoute<C>),
+}
+
+impl<C, T> Held<C, T> {
+    fn client(&self) -> &C {
+        match self {
+            Held::Request { origin, .. } => &origin.client,
+            Held::Task(route) => &route.client,
+        }
+    }
+}
+
+/// What a request's reply may tell about tasks (MCP 2025-11-25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Nothing.
+    Plain,
+    /// `params.task` is an object (or ambiguous): a `CreateTaskResult` may answer it.
+    TaskAugmented,
+    /// `tasks/get` or `tasks/cancel`: the result is the task, its status perhaps terminal.
+    TaskQuery,
+    /// `tasks/result`: a result comes once the task has ended, naming it in `_meta`.
+    TaskResult,
+}
+
+/// A task's route, after the `CreateTaskResult` of the request that created it.
+struct TaskRoute<C> {
+    client: C,
+    /// The client's progress token, as it spelled it (`None`: it asked for no progress).
+    progress_token: Option<IdBuf>,
+    /// The task id's key in `task_ids`.
+    task_id: IdKey,
+    /// What it counts against the budget: the progress token and the task id (its key,
+    /// counted as long as its spelling).
+    held: usize,
 }
 
 /// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
@@ -183,7 +332,8 @@ fn held_bytes<C, T>(origin: &Origin<C, T>) -> usize {
 impl<C, T> core::fmt::Debug for IdRemapper<C, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("IdRemapper")
-            .field("in_flight", &self.pending.len())
+            .field("in_flight", &(self.pending.len() - self.routes))
+            .field("task_routes", &self.routes)
             .finish_non_exhaustive()
     }
 }
@@ -211,21 +361,25 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
 }
 
 impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
-    /// A remapper for at most `capacity` requests in flight.
+    /// A remapper for at most `capacity` requests in flight (task routes, see
+    /// [Tasks](Self#tasks), take places among them).
     pub fn new(capacity: usize) -> Self {
         IdRemapper {
             pending: PendingTable::with_capacity_limit(capacity),
             by_client: HashMap::with_hasher(Default::default()),
+            task_ids: HashMap::with_hasher(Default::default()),
             heads: HashMap::with_hasher(Default::default()),
             bytes: 0,
             max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
+            routes: 0,
         }
     }
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
     /// (an id counts twice its spelling's length, for its spelling and its key, which is
-    /// within a few bytes of it): beyond it a request is refused as
-    /// [`RemapError::OverBudget`]. A client may send ids and progress tokens as long as its frames,
+    /// within a few bytes of it), with what task routes keep (a progress token and a task
+    /// id): beyond it a request is refused as [`RemapError::OverBudget`], and a
+    /// `CreateTaskResult` leaves no route. A client may send ids and progress tokens as long as its frames,
     /// so `capacity` requests could otherwise hold `capacity` times the frame limit. 64 MiB
     /// unless set.
     ///
@@ -248,7 +402,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self
     }
 
-    /// The bytes the requests in flight keep of their clients' ids and progress tokens, as
+    /// The bytes the requests in flight keep of their clients' ids and progress tokens, and
+    /// the task routes of their progress tokens and task ids, as
     /// [`max_bytes`](Self::max_bytes) counts them.
     pub fn bytes(&self) -> usize {
         self.bytes
@@ -296,7 +451,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.by_client.contains_key(&key) {
             return Err(RemapError::DuplicateId);
         }
-        let progress_token = progress_token_to_rewrite(req)?;
+        let (progress_member, task_member) = progress_token_and_task_members(req);
+        let progress_token = progress_token_to_rewrite(progress_member)?;
+        let kind = kind_of(req, task_member);
         // Before anything is kept: a caller's mistake must not leave a request behind.
         match progress_token {
             Some(progress) => {
@@ -334,7 +491,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             }
         };
         let entry = Entry {
-            origin,
+            held: Held::Request { origin, kind },
             prev: None,
             next,
         };
@@ -359,12 +516,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Routes an upstream `notifications/progress` (decoded from `frame`) on the token of a
-    /// request in flight that asked for progress: appends the client-bound frame with the
-    /// client's progress token restored, and returns the request's token (to move its
-    /// deadline with [`set_deadline`](Self::set_deadline): MCP lets progress reset a
-    /// timeout) and origin (the client to send it to). `None`, nothing written, for another
-    /// notification or a token no such request carries (progress after the result, or for a
-    /// request that asked for none: MCP says to drop it).
+    /// request in flight that asked for progress, or of a task it created (see
+    /// [Tasks](Self#tasks)): appends the client-bound frame with the client's progress token
+    /// restored, and returns the token (to move the deadline with
+    /// [`set_deadline`](Self::set_deadline): MCP lets progress reset a timeout), the client
+    /// to send it to, and the request while it is in flight. `None`, nothing written, for
+    /// another notification or a token no such request or task carries (progress after the
+    /// result, or after the task ended, or for a request that asked for none: MCP says to
+    /// drop it).
     ///
     /// # Panics
     ///
@@ -374,13 +533,57 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         frame: &[u8],
         notification: &Notification<'_>,
         out: &mut BytesMut,
-    ) -> Option<(Token, &Origin<C, T>)> {
+    ) -> Option<ProgressRoute<'_, C, T>> {
         let reported = reported_progress_token(notification)?;
         let token = Token::from_wire(reported.raw())?;
-        let origin = &self.pending.get(token)?.origin;
-        let theirs = origin.progress_token.as_ref()?;
+        let (client, theirs, request) = match &self.pending.get(token)?.held {
+            Held::Request { origin, .. } => (
+                &origin.client,
+                origin.progress_token.as_ref()?,
+                Some(origin),
+            ),
+            Held::Task(route) => (&route.client, route.progress_token.as_ref()?, None),
+        };
         encode::write_with_id(out, frame, reported, theirs.as_id());
-        Some((token, origin))
+        Some(ProgressRoute {
+            token,
+            client,
+            request,
+        })
+    }
+
+    /// Routes an upstream `notifications/tasks/status` (MCP 2025-11-25, decoded from
+    /// `frame`) to the client whose request created the task (see [Tasks](Self#tasks)):
+    /// appends the frame unchanged (task ids are the upstream's), and returns the route's
+    /// token (to move its deadline, as for progress) and the client. A terminal status
+    /// (`completed`, `failed`, `cancelled`) ends the task: the route is forgotten, and
+    /// progress on its token is no longer routed. `None`, nothing written, for another
+    /// notification or a task no route names.
+    pub fn route_task_status(
+        &mut self,
+        frame: &[u8],
+        notification: &Notification<'_>,
+        out: &mut BytesMut,
+    ) -> Option<(Token, C)> {
+        if !notification.method.eq_str(methods::TASKS_STATUS) {
+            return None;
+        }
+        let (task_id, status) = task_of(notification.params?)?;
+        let token = *self.task_ids.get(&IdKey::of(task_id))?;
+        let Held::Task(route) = &self.pending.get(token)?.held else {
+            return None;
+        };
+        let client = route.client.clone();
+        encode::write_with_tokens(out, frame, []);
+        if status.is_some_and(is_terminal) {
+            self.end_route(token);
+        }
+        Some((token, client))
+    }
+
+    /// The task routes kept (see [Tasks](Self#tasks)).
+    pub fn task_routes(&self) -> usize {
+        self.routes
     }
 
     /// Routes an upstream notification of a `subscriptions/listen` stream (MCP 2026-07-28:
@@ -433,7 +636,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// The request in flight that the upstream names by `token` (our token, as it wrote it:
     /// a reply's id, a progress token, a listen stream's stamp).
     fn in_flight(&self, token: Id<'_>) -> Option<&Origin<C, T>> {
-        Some(&self.pending.get(Token::from_wire(token.raw())?)?.origin)
+        match &self.pending.get(Token::from_wire(token.raw())?)?.held {
+            Held::Request { origin, .. } => Some(origin),
+            Held::Task(_) => None,
+        }
     }
 
     /// Matches an upstream reply (decoded from `frame`, with id `reply_id`) and appends the
@@ -445,6 +651,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// request's: `ErrorResponse::id` is `None`) or a null one: it names no request, so
     /// there is nothing to route (`Message::id` gives `None` or [`Id::NULL`], which misses as
     /// `Unknown`); log it or drop it, and let the request's deadline answer its client.
+    ///
+    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route, and
+    /// a result telling that a task ended forgets its route (see [Tasks](Self#tasks)); a
+    /// second reply under a route's token is `Stale`.
     ///
     /// # Panics
     ///
@@ -458,9 +668,82 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ) -> Result<Origin<C, T>, Miss> {
         // Before anything is removed: a caller's mistake must not lose the request.
         encode::offset_in(frame, reply_id.raw());
-        let origin = self.take(reply_id)?;
+        let token = Token::from_wire(reply_id.raw());
+        let kind = match token.and_then(|t| self.pending.get(t)) {
+            Some(Entry {
+                held: Held::Request { kind, .. },
+                ..
+            }) => *kind,
+            // Answered already: the request became a task's route.
+            Some(Entry {
+                held: Held::Task(_),
+                ..
+            }) => return Err(Miss::Stale),
+            // `take` tells a stale token from an unknown one.
+            None => Kind::Plain,
+        };
+        let kept = match (kind, token) {
+            (Kind::TaskAugmented, Some(token)) => {
+                created_task(frame).and_then(|task_id| self.keep_route(token, task_id))
+            }
+            _ => None,
+        };
+        let origin = match kept {
+            Some(origin) => origin,
+            None => self.take(reply_id)?,
+        };
+        if self.routes > 0 {
+            if let Some(task_id) = ended_task(frame, kind) {
+                if let Some(&token) = self.task_ids.get(&IdKey::of(task_id)) {
+                    self.end_route(token);
+                }
+            }
+        }
         encode::write_with_id(out, frame, reply_id, origin.id.as_id());
         Ok(origin)
+    }
+
+    /// Turns the request under `token` (in flight, task-augmented) into the route of the task
+    /// `task_id` its reply created, and returns its origin; `None`, nothing changed, when the
+    /// route would pass the byte budget or the task id is routed already.
+    fn keep_route(&mut self, token: Token, task_id: Id<'_>) -> Option<Origin<C, T>> {
+        let entry = self.pending.get_mut(token)?;
+        let Held::Request { origin, .. } = &entry.held else {
+            return None;
+        };
+        let key = IdKey::of(task_id);
+        let progress_token = origin.progress_token.clone();
+        let held =
+            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + task_id.raw().len();
+        let released = held_bytes(origin);
+        if self.task_ids.contains_key(&key)
+            || (self.bytes - released).saturating_add(held) > self.max_bytes
+        {
+            return None;
+        }
+        let route = TaskRoute {
+            client: origin.client.clone(),
+            progress_token,
+            task_id: key.clone(),
+            held,
+        };
+        let Held::Request { origin, .. } = core::mem::replace(&mut entry.held, Held::Task(route))
+        else {
+            return None;
+        };
+        self.by_client
+            .remove(&Self::key(&origin.client, origin.id.as_id()));
+        self.bytes = self.bytes - released + held;
+        self.task_ids.insert(key, token);
+        self.routes += 1;
+        Some(origin)
+    }
+
+    /// Forgets the task route under `token`.
+    fn end_route(&mut self, token: Token) {
+        if let Some(entry) = self.pending.cancel(token) {
+            self.forget(entry);
+        }
     }
 
     /// Removes the request an upstream reply names, writing nothing: for a reply that cannot
@@ -470,22 +753,37 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// [`Rejection::id`]: crate::Rejection::id
     pub fn take(&mut self, reply_id: Id<'_>) -> Result<Origin<C, T>, Miss> {
+        let token = Token::from_wire(reply_id.raw());
+        if let Some(Entry {
+            held: Held::Task(_),
+            ..
+        }) = token.and_then(|t| self.pending.get(t))
+        {
+            // Answered already: the request became a task's route.
+            return Err(Miss::Stale);
+        }
         let entry = self.pending.complete_wire(reply_id.raw())?;
-        Ok(self.forget(entry))
+        self.forget(entry).ok_or(Miss::Stale)
     }
 
     /// The token and value of `client`'s request with id `id`, if it is in flight (before
     /// cancelling it, say: MCP's `initialize` must not be cancelled).
     pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
         let token = *self.by_client.get(&Self::key(client, id))?;
-        Some((token, &self.pending.get(token)?.origin.value))
+        match &self.pending.get(token)?.held {
+            Held::Request { origin, .. } => Some((token, &origin.value)),
+            Held::Task(_) => None,
+        }
     }
 
     /// [`get`](Self::get), with the request's value to update in place (a count of its
     /// progress notifications, say).
     pub fn get_mut(&mut self, client: &C, id: Id<'_>) -> Option<(Token, &mut T)> {
         let token = *self.by_client.get(&Self::key(client, id))?;
-        Some((token, &mut self.pending.get_mut(token)?.origin.value))
+        match &mut self.pending.get_mut(token)?.held {
+            Held::Request { origin, .. } => Some((token, &mut origin.value)),
+            Held::Task(_) => None,
+        }
     }
 
     /// Rewrites a client's `notifications/cancelled` (decoded from `frame`) for the upstream,
@@ -512,20 +810,23 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .by_client
             .get(&Self::key(client, cancelled.request_id))?;
         let entry = self.pending.cancel(token)?;
-        let origin = self.forget(entry);
+        let origin = self.forget(entry)?;
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
         Some((token, origin))
     }
 
     /// Requests whose deadline is ≤ `now`, removed: answer each client locally and send the
     /// upstream a cancellation for the token (not for `initialize`, which MCP forbids
-    /// cancelling).
+    /// cancelling). Task routes whose deadline is ≤ `now` are forgotten on the way, and not
+    /// handed out.
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.
-        core::iter::from_fn(move || {
+        core::iter::from_fn(move || loop {
             let (token, entry) = self.pending.expire(now).next()?;
-            Some((token, self.forget(entry)))
+            if let Some(origin) = self.forget(entry) {
+                return Some((token, origin));
+            }
         })
     }
 
@@ -550,7 +851,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// A client went away: forgets its requests (their late replies will be `Stale`) and
     /// returns them, latest first, so that the upstream can be told to cancel each. Costs
-    /// the client's own requests, however many other clients have in flight.
+    /// the client's own requests, however many other clients have in flight. Its task routes
+    /// are forgotten too (its tasks' progress and status go nowhere), and not returned.
     pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
         let mut dropped = alloc::vec::Vec::new();
         let mut at = self.heads.remove(client);
@@ -558,13 +860,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             let entry = self
                 .pending
                 .cancel(token)
-                .expect("a client's list holds its requests in flight");
+                .expect("a client's list holds its entries");
             at = entry.next;
-            let origin = entry.origin;
-            self.by_client
-                .remove(&Self::key(&origin.client, origin.id.as_id()));
-            self.bytes -= held_bytes(&origin);
-            dropped.push((token, origin));
+            if let Some(origin) = self.release(entry.held) {
+                dropped.push((token, origin));
+            }
         }
         dropped
     }
@@ -578,66 +878,89 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// disagreeing about what is in flight).
     pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> {
         self.by_client.clear();
+        self.task_ids.clear();
         self.heads.clear();
         self.bytes = 0;
+        self.routes = 0;
         let drained: alloc::vec::Vec<_> = self
             .pending
             .drain()
-            .map(|(token, entry)| (token, entry.origin))
+            .filter_map(|(token, entry)| match entry.held {
+                Held::Request { origin, .. } => Some((token, origin)),
+                Held::Task(_) => None,
+            })
             .collect();
         drained.into_iter()
     }
 
-    /// Forgets what `entry`'s request kept besides its entry in `pending` (already removed):
-    /// its id, its bytes, its place in its client's list. Returns its origin.
-    fn forget(&mut self, entry: Entry<C, T>) -> Origin<C, T> {
-        let Entry { origin, prev, next } = entry;
-        self.by_client
-            .remove(&Self::key(&origin.client, origin.id.as_id()));
-        self.bytes -= held_bytes(&origin);
+    /// Forgets what `entry` kept besides its entry in `pending` (already removed): its
+    /// request's id or its task id, its bytes, its place in its client's list. Returns its
+    /// request's origin (`None` for a task route).
+    fn forget(&mut self, entry: Entry<C, T>) -> Option<Origin<C, T>> {
+        let Entry { held, prev, next } = entry;
         match prev {
             Some(prev) => self.linked(prev).next = next,
             None => match next {
                 Some(next) => {
                     *self
                         .heads
-                        .get_mut(&origin.client)
-                        .expect("a client with requests in flight has a head") = next;
+                        .get_mut(held.client())
+                        .expect("a client with entries has a head") = next;
                 }
                 None => {
-                    self.heads.remove(&origin.client);
+                    self.heads.remove(held.client());
                 }
             },
         }
         if let Some(next) = next {
             self.linked(next).prev = prev;
         }
-        origin
+        self.release(held)
     }
 
-    /// The entry of a request in a client's list (which holds requests in flight only).
+    /// Forgets the id (or task id) and the bytes of what an entry held, and returns its
+    /// request's origin (`None` for a task route).
+    fn release(&mut self, held: Held<C, T>) -> Option<Origin<C, T>> {
+        match held {
+            Held::Request { origin, .. } => {
+                self.by_client
+                    .remove(&Self::key(&origin.client, origin.id.as_id()));
+                self.bytes -= held_bytes(&origin);
+                Some(origin)
+            }
+            Held::Task(route) => {
+                self.task_ids.remove(&route.task_id);
+                self.bytes -= route.held;
+                self.routes -= 1;
+                None
+            }
+        }
+    }
+
+    /// An entry of a client's list (which holds entries of `pending` only).
     fn linked(&mut self, token: Token) -> &mut Entry<C, T> {
         self.pending
             .get_mut(token)
-            .expect("a client's list holds its requests in flight")
+            .expect("a client's list holds its entries")
     }
 
-    /// Requests in flight.
+    /// Requests in flight (not counting [task routes](Self::task_routes)).
     pub fn len(&self) -> usize {
-        self.pending.len()
+        self.pending.len() - self.routes
     }
 
-    /// Whether none is in flight.
+    /// Whether none is in flight (task routes may be kept).
     pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
+        self.len() == 0
     }
 }
 
-/// The progress token of `req` to rewrite: `None` when it asks for none (no
-/// `_meta.progressToken`, or `null`); an error when the token could be read differently by the
-/// upstream than here (duplicated, unreadable, or not a string or a number).
-fn progress_token_to_rewrite<'a>(req: &Request<'a>) -> Result<Option<Id<'a>>, RemapError> {
-    match progress_token_member(req) {
+/// The progress token to rewrite, from a request's `_meta.progressToken` member: `None` when
+/// it asks for none (no `_meta.progressToken`, or `null`); an error when the token could be
+/// read differently by the upstream than here (duplicated, unreadable, or not a string or a
+/// number).
+fn progress_token_to_rewrite(member: Lookup<'_>) -> Result<Option<Id<'_>>, RemapError> {
+    match member {
         Lookup::Absent => Ok(None),
         Lookup::Found(v) if v.kind() == JsonKind::Null => Ok(None),
         Lookup::Found(v) => match Id::from_token(v.as_bytes()) {
@@ -645,5 +968,72 @@ fn progress_token_to_rewrite<'a>(req: &Request<'a>) -> Result<Option<Id<'a>>, Re
             _ => Err(RemapError::BadProgressToken),
         },
         Lookup::Ambiguous => Err(RemapError::BadProgressToken),
+    }
+}
+
+/// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
+fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
+    match task {
+        // Ambiguous: the upstream may read a task in it.
+        Lookup::Found(t) if t.kind() == JsonKind::Object => Kind::TaskAugmented,
+        Lookup::Ambiguous => Kind::TaskAugmented,
+        _ if req.method.eq_str(methods::TASKS_GET) || req.method.eq_str(methods::TASKS_CANCEL) => {
+            Kind::TaskQuery
+        }
+        _ if req.method.eq_str(methods::TASKS_RESULT) => Kind::TaskResult,
+        _ => Kind::Plain,
+    }
+}
+
+/// A task's id (a string) and its status (if there is one), from a `Task` object.
+fn task_of(task: RawJson<'_>) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
+    let [id, status] = task.lookup_each(["taskId", "status"]);
+    let Lookup::Found(id) = id else {
+        return None;
+    };
+    id.as_str()?;
+    let id = Id::from_token(id.as_bytes())?;
+    let status = match status {
+        Lookup::Found(status) => Some(status),
+        Lookup::Absent => None,
+        Lookup::Ambiguous => return None,
+    };
+    Some((id, status))
+}
+
+/// Whether a task's status is terminal: `completed`, `failed` or `cancelled`.
+fn is_terminal(status: RawJson<'_>) -> bool {
+    status.as_str().is_some_and(|s| {
+        ["completed", "failed", "cancelled"]
+            .iter()
+            .any(|t| s.eq_str(t))
+    })
+}
+
+/// The task a reply (the whole `frame`) to a task-augmented request created: the id of
+/// `result.task`, a `CreateTaskResult`'s task, whose status is not terminal. `None` for any
+/// other reply (an error, a plain result).
+fn created_task(frame: &[u8]) -> Option<Id<'_>> {
+    let (id, status) = task_of(RawJson::new(frame)?.get("result")?.get("task")?)?;
+    (!status.is_some_and(is_terminal)).then_some(id)
+}
+
+/// The task a reply (the whole `frame`) to a request of `kind` tells has ended: a `tasks/get`
+/// or `tasks/cancel` result with a terminal status, or a `tasks/result` result (which comes
+/// once its task has ended), by the task id in its `_meta`.
+fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
+    let result = match kind {
+        Kind::TaskQuery | Kind::TaskResult => RawJson::new(frame)?.get("result")?,
+        Kind::Plain | Kind::TaskAugmented => return None,
+    };
+    match kind {
+        Kind::TaskQuery => {
+            let (id, status) = task_of(result)?;
+            status.is_some_and(is_terminal).then_some(id)
+        }
+        _ => {
+            let related = result.get("_meta")?.get(meta_keys::RELATED_TASK)?;
+            Some(task_of(related)?.0)
+        }
     }
 }

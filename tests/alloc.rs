@@ -130,6 +130,68 @@ fn zero_allocations_per_request_reply_cycle() {
     assert_eq!(allocations() - before, 0);
 }
 
+/// A proxy's cycle through the id remapper (a client's request with a progress token
+/// forwarded, the upstream's progress and reply routed back) allocates nothing in steady state
+/// for a request that is not task-augmented: looking for `params.task` and for task results
+/// costs no allocation.
+#[test]
+fn zero_allocations_per_remapped_request() {
+    use rpcwire::{IdRemapper, Message};
+    let client_side = Decoder::mcp();
+    let upstream_side = Decoder::mcp_client();
+    let mut remap: IdRemapper<u32> = IdRemapper::new(1024);
+    let mut up = BytesMut::with_capacity(1 << 12);
+    let mut down = BytesMut::with_capacity(1 << 12);
+    let mut line = Vec::with_capacity(1 << 12);
+    let request = br#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"name":"t","arguments":{"a":[1,2]},"_meta":{"progressToken":"p-1"}}}"#;
+    let mut cycle = |i: u64| {
+        up.clear();
+        down.clear();
+        let Ok(Message::Request(req)) = client_side.decode(request) else {
+            panic!()
+        };
+        let token = remap
+            .forward_request(1, request, &req, Some(i + 1000), &mut up)
+            .unwrap();
+        let mut digits = [0u8; 20];
+        let token = std::str::from_utf8(token.to_wire(&mut digits)).unwrap();
+        line.clear();
+        line.extend_from_slice(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"#,
+        );
+        line.extend_from_slice(token.as_bytes());
+        line.extend_from_slice(br#","progress":1}}"#);
+        let Ok(Message::Notification(n)) = upstream_side.decode(&line) else {
+            panic!()
+        };
+        assert_eq!(
+            remap
+                .route_progress(&line, &n, &mut down)
+                .map(|r| *r.client),
+            Some(1)
+        );
+        line.clear();
+        line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        line.extend_from_slice(token.as_bytes());
+        line.extend_from_slice(br#","result":{"content":[],"isError":false}}"#);
+        let msg = upstream_side.decode(&line).unwrap();
+        let origin = remap
+            .route_reply(&line, msg.id().unwrap(), &mut down)
+            .unwrap();
+        assert_eq!(origin.client, 1);
+        drop(origin);
+        remap.expire(i).count();
+    };
+    for i in 0..1000 {
+        cycle(i);
+    }
+    let before = allocations();
+    for i in 1000..101_000 {
+        cycle(i);
+    }
+    assert_eq!(allocations() - before, 0);
+}
+
 /// The counter itself works: a heap allocation on this thread is seen.
 #[test]
 fn the_counter_sees_allocations() {

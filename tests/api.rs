@@ -49,7 +49,10 @@ fn main_types_are_send_sync_and_debug() {
     shared::<rpcwire::SseFramer>();
     shared::<rpcwire::ContentLengthFramer>();
     let remapper = rpcwire::IdRemapper::<u32>::new(8);
-    assert_eq!(format!("{remapper:?}"), "IdRemapper { in_flight: 0, .. }");
+    assert_eq!(
+        format!("{remapper:?}"),
+        "IdRemapper { in_flight: 0, task_routes: 0, .. }"
+    );
 }
 
 #[test]

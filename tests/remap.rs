@@ -280,7 +280,7 @@ fn progress_tokens_are_rewritten_both_ways() {
         let mut out = BytesMut::new();
         let client = remap
             .route_progress(frame.as_bytes(), &n, &mut out)
-            .map(|(_, o)| o.client);
+            .map(|r| *r.client);
         (client, String::from_utf8(out.to_vec()).unwrap())
     };
     assert_eq!(
@@ -443,7 +443,7 @@ fn a_progress_token_cannot_point_at_another_clients_request() {
     assert_eq!(
         remap
             .route_progress(progress.as_bytes(), &n, &mut out)
-            .map(|(_, o)| o.client),
+            .map(|r| *r.client),
         Some(1)
     );
     assert!(String::from_utf8(out.to_vec())
@@ -477,10 +477,15 @@ fn progress_gives_the_token_whose_deadline_it_resets() {
         panic!()
     };
     let mut out = BytesMut::new();
-    let (routed, origin) = remap
+    let routed = remap
         .route_progress(progress.as_bytes(), &n, &mut out)
         .unwrap();
-    assert_eq!((routed, origin.client), (token, 1));
+    assert_eq!((routed.token, *routed.client), (token, 1));
+    assert_eq!(
+        routed.request.map(|o| o.id.as_id().raw()),
+        Some(&b"\"a\""[..])
+    );
+    let routed = routed.token;
     assert!(remap.set_deadline(routed, Some(300)));
     let expired: Vec<_> = remap
         .expire(200)
@@ -784,4 +789,385 @@ fn servers_requests_to_one_client() {
         );
         assert!(out.is_empty());
     }
+}
+
+// Tasks (MCP 2025-11-25, experimental): a task-augmented request's progress token stays valid
+// after its `CreateTaskResult`, until the task reaches a terminal status.
+
+/// A `tools/call` of `client`'s, with id `id`, task-augmented when `task`, asking for progress
+/// on `"p1"`: forwarded, its token returned.
+fn forward_call(remap: &mut IdRemapper<u32>, client: u32, id: u32, task: bool) -> u64 {
+    let task = if task { r#","task":{"ttl":60000}"# } else { "" };
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x","arguments":{{}}{task},"_meta":{{"progressToken":"p1"}}}}}}"#
+    );
+    let frame = frame.as_bytes();
+    remap
+        .forward_request(client, frame, &request(frame), None, &mut BytesMut::new())
+        .unwrap()
+        .get()
+}
+
+/// The upstream's `CreateTaskResult` for `token`: task `task_id`, status `working`.
+fn created(token: u64, task_id: &str) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"{task_id}","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000,"pollInterval":5000}}}}}}"#
+    )
+    .into_bytes()
+}
+
+/// Progress on `token` as the upstream sends it.
+fn task_progress(token: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+    )
+}
+
+/// Routes upstream progress: the client and what was written, the token, and whether the
+/// request was still in flight.
+fn progress_to(remap: &IdRemapper<u32>, frame: &str) -> Option<(u32, String, u64, bool)> {
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+        panic!("{frame}")
+    };
+    let mut out = BytesMut::new();
+    let routed = remap.route_progress(frame.as_bytes(), &n, &mut out);
+    match routed {
+        Some(r) => Some((
+            *r.client,
+            String::from_utf8(out.to_vec()).unwrap(),
+            r.token.get(),
+            r.request.is_some(),
+        )),
+        None => {
+            assert!(out.is_empty());
+            None
+        }
+    }
+}
+
+/// A task's status notification as the upstream sends it.
+fn status(task_id: &str, status: &str) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{{"taskId":"{task_id}","status":"{status}","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:50:00Z","ttl":60000}}}}"#
+    )
+    .into_bytes()
+}
+
+/// Routes a status notification: its client, and what was written.
+fn status_to(remap: &mut IdRemapper<u32>, frame: &[u8]) -> Option<(u32, Vec<u8>)> {
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else {
+        panic!()
+    };
+    let mut out = BytesMut::new();
+    let routed = remap.route_task_status(frame, &n, &mut out);
+    if routed.is_none() {
+        assert!(out.is_empty());
+    }
+    routed.map(|(_, client)| (client, out.to_vec()))
+}
+
+/// Two clients each create a task, both asking progress on `"p1"`: after the
+/// `CreateTaskResult`s, each task's progress goes to its own client with `"p1"` restored, its
+/// status notifications to that client alone; a terminal status ends the route, and later
+/// progress on its token is unknown (dropped, as progress after a request's result is). The
+/// other task's route lives on.
+#[test]
+fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
+    let mut remap = IdRemapper::new(8);
+    let t1 = forward_call(&mut remap, 1, 1, true);
+    let t2 = forward_call(&mut remap, 2, 1, true);
+    // Before the reply, progress is the request's.
+    let p1 = task_progress(t1);
+    let restored =
+        task_progress(0).replace("\"progressToken\":0", "\"progressToken\":\"p1\"") + "\n";
+    assert_eq!(
+        progress_to(&remap, &p1),
+        Some((1, restored.clone(), t1, true))
+    );
+
+    for (token, task_id, client) in [(t1, "task-1", 1), (t2, "task-2", 2)] {
+        let (routed, out) = route(&mut remap, &created(token, task_id));
+        assert_eq!(routed, Ok(client));
+        // The reply itself goes back with the client's id, the task id unchanged.
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(created(1, task_id)).unwrap() + "\n"
+        );
+    }
+    assert_eq!((remap.len(), remap.task_routes()), (0, 2));
+    // Answered: the clients' ids are free again; a second reply is stale.
+    assert_eq!(
+        route(&mut remap, &created(t1, "task-1")),
+        (Err(Miss::Stale), vec![])
+    );
+    let t3 = forward_call(&mut remap, 1, 1, false);
+    assert_ne!(t3, t1);
+
+    // The tasks' progress, each to its client, after the reply.
+    assert_eq!(
+        progress_to(&remap, &p1),
+        Some((1, restored.clone(), t1, false))
+    );
+    assert_eq!(
+        progress_to(&remap, &task_progress(t2)),
+        Some((2, restored.clone(), t2, false))
+    );
+    // Status notifications go to the task's client alone, unchanged; one not terminal keeps
+    // the route.
+    for (task_id, client) in [("task-1", 1), ("task-2", 2)] {
+        let s = status(task_id, "input_required");
+        let mut expected = s.clone();
+        expected.push(b'\n');
+        assert_eq!(status_to(&mut remap, &s), Some((client, expected)));
+    }
+    assert_eq!(status_to(&mut remap, &status("task-9", "completed")), None);
+    assert_eq!(remap.task_routes(), 2);
+
+    // Task 1 completes: its status goes to client 1, then its progress goes nowhere.
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "completed")).map(|(c, _)| c),
+        Some(1)
+    );
+    assert_eq!(progress_to(&remap, &p1), None);
+    assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
+    assert_eq!(remap.task_routes(), 1);
+    // Task 2's route is untouched, until its task fails.
+    assert_eq!(
+        progress_to(&remap, &task_progress(t2)).map(|r| r.0),
+        Some(2)
+    );
+    assert_eq!(
+        status_to(&mut remap, &status("task-2", "failed")).map(|(c, _)| c),
+        Some(2)
+    );
+    assert_eq!(progress_to(&remap, &task_progress(t2)), None);
+    // What is left is the plain request in flight, and its bytes only.
+    assert_eq!((remap.len(), remap.task_routes()), (1, 0));
+    assert_eq!(remap.bytes(), 2 + 4);
+}
+
+/// A request that is not task-augmented loses its progress route at its reply, whatever the
+/// reply holds (even a result shaped like a `CreateTaskResult`); a task-augmented request
+/// answered by anything but a `CreateTaskResult` of a live task loses it too.
+#[test]
+fn any_other_reply_ends_the_progress_route() {
+    let mut remap = IdRemapper::new(8);
+    let plain = forward_call(&mut remap, 1, 1, false);
+    assert_eq!(route(&mut remap, &created(plain, "task-1")).0, Ok(1));
+    assert_eq!(progress_to(&remap, &task_progress(plain)), None);
+    assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
+
+    let replies: [fn(u64) -> String; 8] = [
+        // A plain result: the upstream ran the call without a task.
+        |t| format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{{"content":[],"isError":false}}}}"#),
+        |t| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{t},"error":{{"code":-32601,"message":"Method not found"}}}}"#
+            )
+        },
+        // A task already ended, a task id that is no string, a task that is no object, no
+        // task id, an ambiguous task id, a task in the wrong place.
+        |t| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":{{"taskId":"t","status":"completed"}}}}}}"#
+            )
+        },
+        |t| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":{{"taskId":7,"status":"working"}}}}}}"#
+            )
+        },
+        |t| format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":"t"}}}}"#),
+        |t| format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":{{"status":"working"}}}}}}"#),
+        |t| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":{{"taskId":"a","taskId":"b"}}}}}}"#
+            )
+        },
+        |t| format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{{"taskId":"t","status":"working"}}}}"#),
+    ];
+    for (case, reply) in replies.into_iter().enumerate() {
+        let token = forward_call(&mut remap, 1, 1, true);
+        let (routed, out) = route(&mut remap, reply(token).as_bytes());
+        assert_eq!(routed, Ok(1), "{case}");
+        assert!(!out.is_empty(), "{case}");
+        assert_eq!(progress_to(&remap, &task_progress(token)), None, "{case}");
+        assert_eq!(
+            (remap.len(), remap.task_routes(), remap.bytes()),
+            (0, 0, 0),
+            "{case}"
+        );
+    }
+    // An invalid reply the caller takes out leaves no route either.
+    let token = forward_call(&mut remap, 1, 1, true);
+    let reply = created(token, "task-1");
+    let msg = Decoder::mcp_client().decode(&reply).unwrap();
+    assert_eq!(remap.take(msg.id().unwrap()).map(|o| o.client), Ok(1));
+    assert_eq!((remap.len(), remap.task_routes()), (0, 0));
+}
+
+/// The results of `tasks/get` and `tasks/cancel` that carry a terminal status, and any
+/// result of `tasks/result` (it comes once the task has ended), forget the task's route; a
+/// status not terminal, or another task's, does not.
+#[test]
+fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
+    let query = |remap: &mut IdRemapper<u32>, client: u32, method: &str, result: &str| {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{{"taskId":"task-1"}}}}"#
+        );
+        let mut up = BytesMut::new();
+        let token = remap
+            .forward_request(
+                client,
+                frame.as_bytes(),
+                &request(frame.as_bytes()),
+                None,
+                &mut up,
+            )
+            .unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{result}}}"#);
+        assert_eq!(route(remap, reply.as_bytes()).0, Ok(client));
+    };
+    let task = |status: &str| {
+        format!(
+            r#"{{"taskId":"task-1","status":"{status}","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:40:00Z","ttl":30000}}"#
+        )
+    };
+    let related = r#"{"content":[],"isError":false,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-1"}}}"#;
+    let ends: [(&str, String); 3] = [
+        ("tasks/get", task("completed")),
+        ("tasks/cancel", task("cancelled")),
+        ("tasks/result", related.into()),
+    ];
+    for (method, result) in ends {
+        let mut remap = IdRemapper::new(8);
+        let token = forward_call(&mut remap, 1, 1, true);
+        route(&mut remap, &created(token, "task-1")).0.unwrap();
+        // Not ended yet: a status not terminal, another task's, another method's result.
+        query(&mut remap, 1, "tasks/get", &task("working"));
+        query(
+            &mut remap,
+            1,
+            "tasks/get",
+            &task("completed").replace("task-1", "task-2"),
+        );
+        query(&mut remap, 1, "tools/list", &task("completed"));
+        assert!(
+            progress_to(&remap, &task_progress(token)).is_some(),
+            "{method}"
+        );
+        // Another client's query (the task's own client polls through the same upstream).
+        query(&mut remap, 2, method, &result);
+        assert_eq!(progress_to(&remap, &task_progress(token)), None, "{method}");
+        assert_eq!(
+            (remap.len(), remap.task_routes(), remap.bytes()),
+            (0, 0, 0),
+            "{method}"
+        );
+    }
+}
+
+/// Task routes hold places and bytes under the remapper's bounds: a `CreateTaskResult` whose
+/// route would pass the byte budget (a task id as long as a hostile upstream likes), or that
+/// names a task id routed already, leaves none (the reply still goes back); a client going
+/// away, the upstream going away and a route's deadline forget routes, giving their bytes
+/// back, and hand out nothing for them.
+#[test]
+fn task_routes_are_bounded_and_forgotten() {
+    // A route holds "p1" (4 bytes) and its task id (quotes included).
+    let mut remap = IdRemapper::new(3).max_bytes(100);
+    let token = forward_call(&mut remap, 1, 1, true);
+    assert_eq!(remap.bytes(), 2 + 4);
+    let long = "x".repeat(200);
+    assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(1));
+    assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    // One that fits is kept: 4 + 8.
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
+    // The same task id again (from another client's request) leaves no second route: the
+    // first keeps its client.
+    let other = forward_call(&mut remap, 2, 1, true);
+    assert_eq!(route(&mut remap, &created(other, "task-1")).0, Ok(2));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
+    assert_eq!(progress_to(&remap, &task_progress(other)), None);
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "working")).map(|(c, _)| c),
+        Some(1)
+    );
+    // Routes take places in the table: three routes, and a request is refused as Full.
+    for client in [2, 3] {
+        let token = forward_call(&mut remap, client, 1, true);
+        route(&mut remap, &created(token, &format!("task-{client}")))
+            .0
+            .unwrap();
+    }
+    assert_eq!((remap.len(), remap.task_routes()), (0, 3));
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert_eq!(
+        remap.forward_request(4, frame, &request(frame), None, &mut BytesMut::new()),
+        Err(RemapError::Full)
+    );
+    // A client going away forgets its routes, and returns none.
+    assert!(remap.drop_client(&2).is_empty());
+    assert_eq!((remap.task_routes(), remap.bytes()), (2, 24));
+    assert_eq!(status_to(&mut remap, &status("task-2", "working")), None);
+    // The upstream going away forgets them all.
+    assert_eq!(remap.drain().count(), 0);
+    assert_eq!((remap.len(), remap.task_routes(), remap.bytes()), (0, 0, 0));
+    assert_eq!(status_to(&mut remap, &status("task-1", "working")), None);
+
+    // A route keeps its request's deadline, which progress may move, and expires silently.
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
+    let token = remap
+        .forward_request(1, frame, &request(frame), Some(100), &mut BytesMut::new())
+        .unwrap();
+    route(&mut remap, &created(token.get(), "task-1"))
+        .0
+        .unwrap();
+    assert_eq!(remap.has_deadline(token), Some(true));
+    assert!(remap.next_wakeup().is_some_and(|at| at <= 100));
+    let routed = progress_to(&remap, &task_progress(token.get())).unwrap();
+    assert_eq!(routed.2, token.get());
+    assert!(remap.set_deadline(token, Some(200)));
+    assert_eq!(remap.expire(150).count(), 0);
+    assert_eq!(remap.task_routes(), 1);
+    assert_eq!(remap.expire(200).count(), 0);
+    assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
+    assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(remap.next_wakeup(), None);
+}
+
+/// After its `CreateTaskResult`, the request is answered: its client's cancellation of it
+/// names nothing (MCP cancels a task with `tasks/cancel`), and a listen-stream stamp naming
+/// its token routes nowhere.
+#[test]
+fn a_task_route_is_no_request_in_flight() {
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    let cancel =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else {
+        panic!()
+    };
+    assert!(remap
+        .forward_cancel(&1, cancel, &n, &mut BytesMut::new())
+        .is_none());
+    assert_eq!(
+        remap.get(&1, request(br#"{"jsonrpc":"2.0","id":1,"method":"m"}"#).id),
+        None
+    );
+    let stamped = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#
+    );
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(stamped.as_bytes()) else {
+        panic!()
+    };
+    assert!(remap
+        .route_subscription(stamped.as_bytes(), &n, &mut BytesMut::new())
+        .is_none());
+    assert_eq!(remap.task_routes(), 1);
 }

@@ -154,7 +154,7 @@ proptest! {
                     let frame = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{t},"progress":1}}}}"#);
                     let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else { panic!() };
                     let mut out = BytesMut::new();
-                    let res = r.route_progress(frame.as_bytes(), &n, &mut out).map(|(tok, o)| (tok.get(), o.client));
+                    let res = r.route_progress(frame.as_bytes(), &n, &mut out).map(|r| (r.token.get(), *r.client));
                     match model.get(&t) {
                         Some(m) if m.progress.is_some() => { prop_assert_eq!(res, Some((t, m.client))); prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, m.progress.as_ref().unwrap()) + "\n"); }
                         _ => prop_assert_eq!(res, None),
