@@ -244,9 +244,10 @@ impl std::error::Error for RemapError {}
 ///
 /// // The task ends: the status goes to its client, and the route is forgotten.
 /// let done = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}}"#;
-/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(done) else { panic!() };
-/// assert_eq!(remap.route_task_status(done, &n, &mut BytesMut::new()).map(|(_, c)| c), Some(7));
+/// let Ok(Message::Notification(status)) = Decoder::mcp_client().decode(done) else { panic!() };
+/// assert_eq!(remap.route_task_status(done, &status, &mut BytesMut::new()).map(|(_, c)| c), Some(7));
 /// assert_eq!(remap.task_routes(), 0);
+/// // Progress on its token now names nothing: dropped, as MCP says.
 /// assert!(remap.route_progress(progress.as_bytes(), &n, &mut BytesMut::new()).is_none());
 /// ```
 pub struct IdRemapper<C, T = ()> {
