@@ -405,3 +405,28 @@ fn a_closed_stdout_ends_the_check_quietly() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// A closed stderr (its pipe's read end gone before the program writes) loses what would be
+/// said there, and nothing else: a usage error and an unreadable file still exit 2, without a
+/// panic (101) from writing to it.
+#[test]
+fn a_closed_stderr_loses_the_message_and_nothing_else() {
+    let missing = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("no-such-stream");
+    for args in [
+        vec![],
+        vec!["check", "--no-such-option"],
+        vec!["check", missing.to_str().unwrap()],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(writer)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -580,7 +580,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         // not complete, so 0 or 1 would claim a verdict on a stream it did not read through.
         Err(e) if stdout_closed(&e) => ExitCode::from(2),
         Err(e) => {
-            eprintln!("rpcwire check: {e}");
+            say!("rpcwire check: {e}");
             ExitCode::from(2)
         }
     }

@@ -4,6 +4,16 @@
 #[cfg(not(unix))]
 compile_error!("the rpcwire command-line tool needs a Unix system (process groups, signals)");
 
+/// `eprintln!`, without its panic when stderr cannot be written (its reader closed the read
+/// end of the pipe: a client of the proxy, a shell's `2>&1 | head`): what is said there is
+/// lost, and nothing else is.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod check;
 mod proxy;
 mod replay;
@@ -46,13 +56,11 @@ fn main() -> ExitCode {
             if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
                 && std::env::args_os().len() <= 1 =>
         {
-            eprintln!(
-                "rpcwire: error: a subcommand is required: check or proxy (see `rpcwire --help`)"
-            );
+            say!("rpcwire: error: a subcommand is required: check or proxy (see `rpcwire --help`)");
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("{}", one_line(&e.render().to_string()));
+            say!("{}", one_line(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };

@@ -38,14 +38,6 @@ use crate::session::{
     Verdict, Violation,
 };
 
-/// `eprintln!`, without its panic when stderr cannot be written (a client that closed the
-/// read end of our stderr): what the proxy says there is lost, and nothing else is.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        let _ = writeln!(io::stderr(), $($arg)*);
-    }};
-}
-
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
 #[command(after_help = "\

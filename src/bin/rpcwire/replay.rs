@@ -77,7 +77,9 @@ impl Progress {
         if self.enabled && self.last.elapsed() >= Duration::from_millis(250) {
             self.last = Instant::now();
             self.shown = true;
-            eprint!(
+            // (A closed stderr loses the meter, nothing else.)
+            let _ = write!(
+                io::stderr(),
                 "\rrpcwire check: {} of {} MB ({}%)",
                 self.done >> 20,
                 self.total >> 20,
@@ -88,7 +90,7 @@ impl Progress {
 
     pub fn finish(&mut self) {
         if self.shown {
-            eprintln!("\rrpcwire check: {} MB, done.          ", self.done >> 20);
+            say!("\rrpcwire check: {} MB, done.          ", self.done >> 20);
             self.shown = false;
         }
     }
