@@ -200,3 +200,36 @@ fn the_counter_sees_allocations() {
     assert_eq!(allocations() - before, 1);
     drop(v);
 }
+
+/// An SSE stream of events with ids (MCP's resumable streams) frames and decodes without an
+/// allocation per event: each event's data and id are slices of the read buffer, and the last
+/// event id, copied out of it, reuses its room.
+#[test]
+fn zero_allocations_per_sse_event_with_an_id() {
+    let decoder = Decoder::mcp_client();
+    let mut stream = Vec::new();
+    for i in 0..20_000 {
+        stream.extend_from_slice(
+            format!(
+                "id: stream-1/{i:05}\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n\n"
+            )
+            .as_bytes(),
+        );
+    }
+    let mut buf = BytesMut::with_capacity(stream.len());
+    buf.extend_from_slice(&stream);
+    let mut framer = rpcwire::SseFramer::new(1 << 20);
+    // Warm-up: the first split shares the buffer, the first id takes its room.
+    let first = framer.decode(&mut buf).unwrap().unwrap();
+    assert!(decoder.decode(&first.data).is_ok());
+    drop(first);
+    let before = allocations();
+    let mut n = 1;
+    while let Some(event) = framer.decode(&mut buf).unwrap() {
+        assert!(decoder.decode(&event.data).is_ok());
+        n += 1;
+    }
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(n, 20_000);
+    assert_eq!(framer.last_event_id(), Some(&b"stream-1/19999"[..]));
+}

@@ -1211,3 +1211,26 @@ proptest! {
         }
     }
 }
+
+/// The last event id outlives its event (a client resumes from it), but not the read buffer
+/// it came in: once the events handed out are dropped, the buffer's memory is the caller's
+/// again (a slice of it held until the next id would keep the whole read buffer alive, one
+/// per stream, up to the frame limit each).
+#[test]
+fn the_last_event_id_does_not_keep_the_read_buffer() {
+    let mut framer = SseFramer::new(1 << 20);
+    let mut buf = BytesMut::with_capacity(4096);
+    for (stream, id) in [
+        (&b"id: 7\ndata: {}\n\n"[..], &b"7"[..]),
+        (b"id: 8\n\n", b"8"),
+        (b"id\n\n", b""),
+    ] {
+        buf.extend_from_slice(stream);
+        let event = framer.decode(&mut buf).unwrap().unwrap();
+        assert_eq!(event.id.as_deref(), Some(id));
+        drop(event);
+        assert!(buf.is_empty());
+        assert!(buf.try_reclaim(4096), "the buffer is still shared");
+        assert_eq!(framer.last_event_id(), Some(id));
+    }
+}

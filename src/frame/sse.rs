@@ -14,6 +14,8 @@
 //! [`write_sse_retry`] sets the client's reconnection time, and [`write_sse_comment`] writes a
 //! comment line (a keep-alive).
 
+use alloc::vec::Vec;
+
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use super::lines::FrameError;
@@ -164,8 +166,11 @@ pub struct SseFramer {
     id: Option<Bytes>,
     event: Option<Bytes>,
     retry: Option<u64>,
-    /// The id of the last dispatched event that had one (WHATWG's "last event ID string").
-    last_event_id: Option<Bytes>,
+    /// The id of the last dispatched event that had one (WHATWG's "last event ID string"),
+    /// copied out of the read buffer: a slice of it would keep the whole buffer alive until
+    /// the next id (the copy reuses its capacity: no allocation per event once it holds the
+    /// stream's ids).
+    last_event_id: Option<Vec<u8>>,
     /// The last valid `retry` read (WHATWG's reconnection time).
     reconnection_time: Option<u64>,
 }
@@ -602,8 +607,10 @@ impl SseFramer {
         self.clear_event();
         // Every event ended by a blank line sets it, skipped ones included (WHATWG sets it
         // before it looks at the data).
-        if id.is_some() {
-            self.last_event_id.clone_from(&id);
+        if let Some(id) = &id {
+            let kept = self.last_event_id.get_or_insert_with(Vec::new);
+            kept.clear();
+            kept.extend_from_slice(id);
         }
         if data.is_empty() && id.is_none() && retry.is_none() && !self.yield_empty {
             return None;
