@@ -91,12 +91,23 @@ pub enum RemapError {
     /// remapper cannot rewrite it, and an upstream reading it its own way might report
     /// progress on another client's token (MCP: answer -32602).
     BadProgressToken,
+    /// A `tasks/get`, `tasks/result` or `tasks/cancel` names (by `params.taskId`) a task that
+    /// another client's request created (MCP 2025-11-25; see [`IdRemapper`]'s section on
+    /// tasks): every client shares the upstream's session, so the upstream cannot refuse it
+    /// itself. MCP answers -32602, as for a task the receiver does not know; the reply
+    /// ([`write_reply`](Self::write_reply)) reads as one, so that a client cannot tell another
+    /// client's task from no task.
+    ForeignTask,
+    /// A `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId` is not one
+    /// string (absent, another type, named twice, or in `params` too malformed to tell): the
+    /// upstream might read it as a task the remapper did not check (MCP: answer -32602).
+    BadTaskId,
 }
 
 impl RemapError {
     /// The error code of the reply the client gets for a request the remapper refused:
-    /// -32600 for a reused id, -32602 for a progress token it cannot rewrite, -32603 when the
-    /// table is full or over its budget.
+    /// -32600 for a reused id, -32602 for a progress token it cannot rewrite or a task the
+    /// client may not reach, -32603 when the table is full or over its budget.
     ///
     /// ```
     /// use rpcwire::{ErrorCode, RemapError};
@@ -105,14 +116,18 @@ impl RemapError {
     pub const fn code(self) -> ErrorCode {
         match self {
             RemapError::DuplicateId => ErrorCode::INVALID_REQUEST,
-            RemapError::BadProgressToken => ErrorCode::INVALID_PARAMS,
+            RemapError::BadProgressToken | RemapError::ForeignTask | RemapError::BadTaskId => {
+                ErrorCode::INVALID_PARAMS
+            }
             RemapError::Full | RemapError::OverBudget => ErrorCode::INTERNAL_ERROR,
         }
     }
 
     /// Writes the error reply the client gets for the request the remapper refused: its
-    /// [`code`](Self::code), and this error's text as the message, under the request's id
-    /// (an [`Id`], or any [`ReplyId`](crate::ReplyId)).
+    /// [`code`](Self::code), and this error's text as the message (for
+    /// [`ForeignTask`](Self::ForeignTask), the text of the specification's example for a task
+    /// not found, `Failed to retrieve task: Task not found`), under the request's id (an
+    /// [`Id`], or any [`ReplyId`](crate::ReplyId)).
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -123,7 +138,12 @@ impl RemapError {
     /// "#[..]);
     /// ```
     pub fn write_reply<'i>(self, out: &mut BytesMut, id: impl Into<crate::ReplyId<'i>>) {
-        encode::write_error(out, id, self.code(), self.as_str(), None);
+        let message = match self {
+            // No word of another client: the client learns no more than from the upstream.
+            RemapError::ForeignTask => "Failed to retrieve task: Task not found",
+            _ => self.as_str(),
+        };
+        encode::write_error(out, id, self.code(), message, None);
     }
 
     fn as_str(self) -> &'static str {
@@ -134,6 +154,8 @@ impl RemapError {
                 "the requests in flight would hold more bytes than their budget"
             }
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
+            RemapError::ForeignTask => "the task named is another client's",
+            RemapError::BadTaskId => "a task request whose params.taskId is not one string",
         }
     }
 }
@@ -219,6 +241,48 @@ impl std::error::Error for RemapError {}
 /// that never end cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass
 /// the byte budget, or that names a task id already routed, leaves no route (the reply is
 /// still routed). Task ids are the upstream's: they go both ways unchanged.
+///
+/// ## Whose task it is
+///
+/// Through a gateway every client's requests share one session upstream, so the upstream
+/// cannot tell one client's tasks from another's; the remapper can. The specification's
+/// security considerations on tasks:
+///
+/// > Task IDs are the primary mechanism for accessing task state and results. Without
+/// > proper access controls, any party that can guess or obtain a task ID could potentially
+/// > access sensitive information or manipulate tasks they did not create.
+/// >
+/// > When an authorization context is provided, receivers **MUST** bind tasks to said
+/// > context.
+/// >
+/// > [...] If context-binding is available, receivers **MUST** reject `tasks/get`,
+/// > `tasks/result`, and `tasks/cancel` requests for tasks that do not belong to the same
+/// > authorization context as the requestor. For `tasks/list` requests, receivers **MUST**
+/// > ensure the returned task list includes only tasks associated with the requestor's
+/// > authorization context.
+///
+/// So [`forward_request`](Self::forward_request) refuses a client's `tasks/get`,
+/// `tasks/result` or `tasks/cancel` whose `params.taskId` names a task the route of another
+/// client's request holds ([`RemapError::ForeignTask`]; [`task_owner`](Self::task_owner)
+/// tells whose a task is), and one whose `params.taskId` is not one string
+/// ([`RemapError::BadTaskId`]), which the upstream might read as a task the remapper did
+/// not check ("the `taskId` parameter in the request **MUST** be used as the source of
+/// truth for identifying the target task": `_meta`'s related task does not count). Both are
+/// answered -32602, as MCP answers an "invalid or nonexistent `taskId` in `tasks/get`,
+/// `tasks/result`, or `tasks/cancel`"; a foreign task's reply reads as a task not found,
+/// so that a client cannot probe for other clients' task ids.
+///
+/// A task id no route holds goes upstream, which answers for it: the remapper cannot tell
+/// a task it never saw (created before it, or through another gateway) from none, and the
+/// upstream answers -32602 for a task it does not know. A task whose route was not kept (a
+/// `CreateTaskResult` over the byte budget) is such a task: keep
+/// [`max_bytes`](Self::max_bytes) well above what the clients' tasks need.
+///
+/// `tasks/list` goes upstream as any request does, and its result lists the tasks of the
+/// whole session, every client's: a gateway multiplexing clients must not forward it as
+/// is. (Answer it itself instead, with -32601 Method not found, and keep `tasks.list` out
+/// of the capabilities it passes on: each client knows its own tasks from their
+/// `CreateTaskResult`s.)
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -455,6 +519,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let (progress_member, task_member) = progress_token_and_task_members(req);
         let progress_token = progress_token_to_rewrite(progress_member)?;
         let kind = kind_of(req, task_member);
+        if matches!(kind, Kind::TaskQuery | Kind::TaskResult) {
+            let task_id = requested_task(req)?;
+            if self
+                .task_owner(task_id)
+                .is_some_and(|owner| *owner != client)
+            {
+                return Err(RemapError::ForeignTask);
+            }
+        }
         // Before anything is kept: a caller's mistake must not leave a request behind.
         match progress_token {
             Some(progress) => {
@@ -585,6 +658,20 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// The task routes kept (see [Tasks](Self#tasks)).
     pub fn task_routes(&self) -> usize {
         self.routes
+    }
+
+    /// The client whose request created the task `task_id` (a string id, compared as
+    /// the remapper compares ids: `"a"` is `"\u0061"`), while the remapper keeps the task's
+    /// route (see [Tasks](Self#tasks)); `None` for a task it holds no route of.
+    pub fn task_owner(&self, task_id: Id<'_>) -> Option<&C> {
+        if self.routes == 0 {
+            return None;
+        }
+        let token = *self.task_ids.get(&IdKey::of(task_id))?;
+        match &self.pending.get(token)?.held {
+            Held::Task(route) => Some(&route.client),
+            Held::Request { .. } => None,
+        }
     }
 
     /// Routes an upstream notification of a `subscriptions/listen` stream (MCP 2026-07-28:
@@ -973,17 +1060,33 @@ fn progress_token_to_rewrite(member: Lookup<'_>) -> Result<Option<Id<'_>>, Remap
 }
 
 /// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
+///
+/// The method first: a `tasks/get`, `tasks/result` or `tasks/cancel` is one whatever else
+/// its `params` hold (a `task` member must not spare it the check of its task's client).
 fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
+    let method = &req.method;
+    if method.eq_str(methods::TASKS_GET) || method.eq_str(methods::TASKS_CANCEL) {
+        return Kind::TaskQuery;
+    }
+    if method.eq_str(methods::TASKS_RESULT) {
+        return Kind::TaskResult;
+    }
     match task {
         // Ambiguous: the upstream may read a task in it.
         Lookup::Found(t) if t.kind() == JsonKind::Object => Kind::TaskAugmented,
         Lookup::Ambiguous => Kind::TaskAugmented,
-        _ if req.method.eq_str(methods::TASKS_GET) || req.method.eq_str(methods::TASKS_CANCEL) => {
-            Kind::TaskQuery
-        }
-        _ if req.method.eq_str(methods::TASKS_RESULT) => Kind::TaskResult,
         _ => Kind::Plain,
     }
+}
+
+/// The task a `tasks/get`, `tasks/result` or `tasks/cancel` names: its `params.taskId`, one
+/// string, else [`RemapError::BadTaskId`].
+fn requested_task<'a>(req: &Request<'a>) -> Result<Id<'a>, RemapError> {
+    let Some(Lookup::Found(id)) = req.params.map(|p| p.lookup("taskId")) else {
+        return Err(RemapError::BadTaskId);
+    };
+    id.as_str().ok_or(RemapError::BadTaskId)?;
+    Id::from_token(id.as_bytes()).ok_or(RemapError::BadTaskId)
 }
 
 /// A task's id (a string) and its status (if there is one), from a `Task` object.

@@ -2,7 +2,7 @@
 //! byte for byte on the way back; unknown, stale, cancelled and expired replies go nowhere.
 
 use bytes::BytesMut;
-use rpcwire::{Decoder, IdRemapper, Message, Miss, RemapError};
+use rpcwire::{Decoder, Id, IdRemapper, Message, Miss, RemapError};
 
 fn request(frame: &[u8]) -> rpcwire::Request<'_> {
     match Decoder::jsonrpc().decode(frame) {
@@ -1056,8 +1056,8 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
             progress_to(&remap, &task_progress(token)).is_some(),
             "{method}"
         );
-        // Another client's query (the task's own client polls through the same upstream).
-        query(&mut remap, 2, method, &result);
+        // The task's own client learns it ended.
+        query(&mut remap, 1, method, &result);
         assert_eq!(progress_to(&remap, &task_progress(token)), None, "{method}");
         assert_eq!(
             (remap.len(), remap.task_routes(), remap.bytes()),
@@ -1170,4 +1170,122 @@ fn a_task_route_is_no_request_in_flight() {
         .route_subscription(stamped.as_bytes(), &n, &mut BytesMut::new())
         .is_none());
     assert_eq!(remap.task_routes(), 1);
+}
+
+/// `client`'s request `frame` (its id `"q"`), forwarded or refused: the token, or the error
+/// and that nothing was written or kept.
+fn forward_task_op(
+    remap: &mut IdRemapper<u32>,
+    client: u32,
+    frame: &str,
+) -> Result<u64, RemapError> {
+    let (len, bytes) = (remap.len(), remap.bytes());
+    let mut up = BytesMut::new();
+    let sent = remap.forward_request(
+        client,
+        frame.as_bytes(),
+        &request(frame.as_bytes()),
+        None,
+        &mut up,
+    );
+    match sent {
+        Ok(token) => Ok(token.get()),
+        Err(e) => {
+            assert!(up.is_empty(), "{frame}");
+            assert_eq!((remap.len(), remap.bytes()), (len, bytes), "{frame}");
+            Err(e)
+        }
+    }
+}
+
+/// Through a gateway every client shares the upstream's session, so the upstream cannot tell
+/// them apart: the remapper refuses a client's `tasks/get`, `tasks/result` or `tasks/cancel`
+/// naming a task another client's request created, however the method or the task id is
+/// spelled; the task's own client gets through, and so does a task id no route holds. A
+/// task id the upstream could read otherwise than the remapper (not a string, named twice,
+/// absent) is refused too.
+#[test]
+fn a_task_is_reachable_by_its_own_client_only() {
+    let mut remap = IdRemapper::new(16);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-1\"").unwrap()),
+        Some(&1)
+    );
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-9\"").unwrap()),
+        None
+    );
+    let op = |method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{params}}}"#)
+    };
+    let foreign = [
+        op("tasks/get", r#"{"taskId":"task-1"}"#),
+        op("tasks/result", r#"{"taskId":"task-1"}"#),
+        op("tasks/cancel", r#"{"taskId":"task-1"}"#),
+        // The same task, spelled otherwise; the method, escaped.
+        op("tasks/get", r#"{"taskId":"task\u002d1"}"#),
+        op("tasks\\/result", r#"{"taskId":"task-1"}"#),
+        // A `task` member does not make it a task-augmented request to let through.
+        op("tasks/get", r#"{"taskId":"task-1","task":{}}"#),
+        // Related-task metadata does not count (the spec: `taskId` is the source of truth).
+        op(
+            "tasks/get",
+            r#"{"taskId":"task-1","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-2"}}}"#,
+        ),
+    ];
+    for frame in &foreign {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, frame),
+            Err(RemapError::ForeignTask),
+            "{frame}"
+        );
+        // Its own client gets through.
+        let token = forward_task_op(&mut remap, 1, frame).expect(frame);
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+        assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    }
+    let unreadable = [
+        op("tasks/get", r#"{"taskId":7}"#),
+        op("tasks/result", r#"{"taskId":"task-9","taskId":"task-1"}"#),
+        op("tasks/cancel", r#"{}"#),
+        r#"{"jsonrpc":"2.0","id":"q","method":"tasks/get"}"#.to_string(),
+    ];
+    for frame in &unreadable {
+        for client in [1, 2] {
+            assert_eq!(
+                forward_task_op(&mut remap, client, frame),
+                Err(RemapError::BadTaskId),
+                "{frame}"
+            );
+        }
+    }
+    // A task no route holds goes upstream (which answers for it), and so does `tasks/list`.
+    let unknown = op("tasks/get", r#"{"taskId":"task-9"}"#);
+    assert!(forward_task_op(&mut remap, 2, &unknown).is_ok());
+    assert!(forward_task_op(
+        &mut remap,
+        2,
+        &op("tasks/list", "{}").replace("\"q\"", "\"l\"")
+    )
+    .is_ok());
+    assert_eq!((remap.len(), remap.task_routes()), (2, 1));
+
+    // The refusal's reply reads as an upstream's for a task it does not know (-32602).
+    let mut out = BytesMut::new();
+    RemapError::ForeignTask.write_reply(&mut out, Id::from_token(b"\"q\"").unwrap());
+    assert_eq!(
+        &out[..],
+        &br#"{"jsonrpc":"2.0","id":"q","error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}
+"#[..]
+    );
+    assert_eq!(
+        RemapError::BadTaskId.code(),
+        rpcwire::ErrorCode::INVALID_PARAMS
+    );
+    assert_eq!(
+        RemapError::ForeignTask.to_string(),
+        "the task named is another client's"
+    );
 }
