@@ -869,8 +869,9 @@ fn status_to(remap: &mut IdRemapper<u32>, frame: &[u8]) -> Option<(u32, Vec<u8>)
 /// Two clients each create a task, both asking progress on `"p1"`: after the
 /// `CreateTaskResult`s, each task's progress goes to its own client with `"p1"` restored, its
 /// status notifications to that client alone; a terminal status ends the route, and later
-/// progress on its token is unknown (dropped, as progress after a request's result is). The
-/// other task's route lives on.
+/// progress on its token is unknown (dropped, as progress after a request's result is), while
+/// the task's client is kept (its status still goes there alone). The other task's route lives
+/// on.
 #[test]
 fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
     let mut remap = IdRemapper::new(8);
@@ -929,8 +930,11 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
         Some(1)
     );
     assert_eq!(progress_to(&remap, &p1), None);
-    assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
-    assert_eq!(remap.task_routes(), 1);
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "completed")).map(|(c, _)| c),
+        Some(1)
+    );
+    assert_eq!((remap.task_routes(), remap.tasks()), (1, 2));
     // Task 2's route is untouched, until its task fails.
     assert_eq!(
         progress_to(&remap, &task_progress(t2)).map(|r| r.0),
@@ -941,9 +945,10 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
         Some(2)
     );
     assert_eq!(progress_to(&remap, &task_progress(t2)), None);
-    // What is left is the plain request in flight, and its bytes only.
-    assert_eq!((remap.len(), remap.task_routes()), (1, 0));
-    assert_eq!(remap.bytes(), 2 + 4);
+    // What is left is the plain request in flight, and the two ended tasks' records: their
+    // task ids ("task-1", quotes included), not their progress tokens.
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 0, 2));
+    assert_eq!(remap.bytes(), 2 + 4 + 2 * 8);
 }
 
 /// A request that is not task-augmented loses its progress route at its reply, whatever the
@@ -1007,8 +1012,8 @@ fn any_other_reply_ends_the_progress_route() {
 }
 
 /// The results of `tasks/get` and `tasks/cancel` that carry a terminal status, and any
-/// result of `tasks/result` (it comes once the task has ended), forget the task's route; a
-/// status not terminal, or another task's, does not.
+/// result of `tasks/result` (it comes once the task has ended), end the task's route (the
+/// record of its client stays); a status not terminal, or another task's, does not.
 #[test]
 fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
     let query = |remap: &mut IdRemapper<u32>, client: u32, method: &str, result: &str| {
@@ -1060,8 +1065,13 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
         query(&mut remap, 1, method, &result);
         assert_eq!(progress_to(&remap, &task_progress(token)), None, "{method}");
         assert_eq!(
-            (remap.len(), remap.task_routes(), remap.bytes()),
-            (0, 0, 0),
+            (
+                remap.len(),
+                remap.task_routes(),
+                remap.tasks(),
+                remap.bytes()
+            ),
+            (0, 0, 1, 8),
             "{method}"
         );
     }
@@ -1118,7 +1128,9 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!((remap.len(), remap.task_routes(), remap.bytes()), (0, 0, 0));
     assert_eq!(status_to(&mut remap, &status("task-1", "working")), None);
 
-    // A route keeps its request's deadline, which progress may move, and expires silently.
+    // A route keeps its request's deadline, which progress may move, and ends silently there:
+    // its client is kept (routed without the time, the task's ttl cannot be told: until the
+    // client goes).
     let mut remap = IdRemapper::new(8);
     let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
     let token = remap
@@ -1135,9 +1147,19 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!(remap.expire(150).count(), 0);
     assert_eq!(remap.task_routes(), 1);
     assert_eq!(remap.expire(200).count(), 0);
-    assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.bytes()),
+        (0, 1, 8)
+    );
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(remap.has_deadline(token), None);
     assert_eq!(remap.next_wakeup(), None);
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-1\"").unwrap()),
+        Some(&1)
+    );
+    assert!(remap.drop_client(&1).is_empty());
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
 }
 
 /// After its `CreateTaskResult`, the request is answered: its client's cancellation of it
@@ -1288,4 +1310,154 @@ fn a_task_is_reachable_by_its_own_client_only() {
         RemapError::ForeignTask.to_string(),
         "the task named is another client's"
     );
+}
+
+/// `route_reply_at`: routes `reply` at `now`, to the client it names.
+fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
+    let msg = Decoder::jsonrpc().decode(reply).unwrap();
+    remap
+        .route_reply_at(reply, msg.id().unwrap(), now, &mut BytesMut::new())
+        .map(|origin| origin.client)
+}
+
+/// A task's result stays retrievable after it ends, for its ttl ("Results retained for ttl
+/// period from creation"): its progress route ends with it, but the remapper keeps its client,
+/// and refuses the task to other clients, until the ttl (from the `CreateTaskResult`, routed
+/// at a time) has passed; then the record goes, its bytes with it. `null` is unlimited: kept
+/// until the client goes. A route whose deadline passes before the task ends keeps the
+/// record too. A -32602 error answering the owner's `tasks/get` (the upstream no longer knows
+/// the task) forgets it; one answering `tasks/result` or `tasks/cancel` does not (the task's
+/// own request's error, or a task already ended).
+#[test]
+fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    let op = |method: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{{"taskId":"task-1"}}}}"#
+        )
+    };
+    // Created at 1,000 with a ttl of 60,000 (the `created` helper's).
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    assert_eq!(
+        route_at(&mut remap, &created(token, "task-1"), 1_000),
+        Ok(1)
+    );
+    let token = rpcwire::Token::new(token).unwrap();
+    assert_eq!(remap.has_deadline(token), Some(false));
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "completed")).map(|(c, _)| c),
+        Some(1)
+    );
+    assert_eq!((remap.task_routes(), remap.tasks(), remap.len()), (0, 1, 0));
+    // Its progress token's bytes are given back, its task id's kept; its deadline is no
+    // longer the caller's to move.
+    assert_eq!(remap.bytes(), 8);
+    assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(
+        (
+            remap.has_deadline(token),
+            remap.set_deadline(token, Some(5))
+        ),
+        (None, false)
+    );
+    assert_eq!(remap.next_wakeup().map(|at| at <= 61_000), Some(true));
+    // Another client still cannot fetch its result; its own client can, again and again.
+    for _ in 0..2 {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &op("tasks/result")),
+            Err(RemapError::ForeignTask)
+        );
+        let q = forward_task_op(&mut remap, 1, &op("tasks/result")).unwrap();
+        let result = format!(
+            r#"{{"jsonrpc":"2.0","id":{q},"result":{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"task-1"}}}}}}}}"#
+        );
+        assert_eq!(route_at(&mut remap, result.as_bytes(), 2_000), Ok(1));
+    }
+    assert_eq!(remap.expire(60_999).count(), 0);
+    assert_eq!(remap.task_owner(t1()), Some(&1));
+    // The ttl has passed: the upstream may have deleted the task; the record goes.
+    assert_eq!(remap.expire(61_000).count(), 0);
+    assert_eq!(
+        (remap.tasks(), remap.bytes(), remap.task_owner(t1())),
+        (0, 0, None)
+    );
+    assert!(forward_task_op(&mut remap, 2, &op("tasks/result")).is_ok());
+
+    // A null ttl is unlimited: kept past any time, until its client goes.
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    let unlimited = String::from_utf8(created(token, "task-1"))
+        .unwrap()
+        .replace("\"ttl\":60000", "\"ttl\":null");
+    route_at(&mut remap, unlimited.as_bytes(), 1_000).unwrap();
+    status_to(&mut remap, &status("task-1", "failed")).unwrap();
+    assert_eq!(remap.expire(u64::MAX).count(), 0);
+    assert_eq!(remap.task_owner(t1()), Some(&1));
+    assert!(remap.drop_client(&1).is_empty());
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+
+    // A route's deadline passes (no progress, no status for a while): the progress route
+    // ends, the record of its client stays until the ttl.
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{"ttl":1000},"_meta":{"progressToken":"p1"}}}"#;
+    let token = remap
+        .forward_request(1, frame, &request(frame), Some(100), &mut BytesMut::new())
+        .unwrap();
+    let reply = String::from_utf8(created(token.get(), "task-1"))
+        .unwrap()
+        .replace("60000", "1000");
+    route_at(&mut remap, reply.as_bytes(), 50).unwrap();
+    assert_eq!(remap.expire(100).count(), 0);
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.bytes()),
+        (0, 1, 8)
+    );
+    assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(
+        forward_task_op(&mut remap, 2, &op("tasks/get")),
+        Err(RemapError::ForeignTask)
+    );
+    assert_eq!(remap.expire(1_049).count(), 0);
+    assert_eq!(remap.tasks(), 1);
+    assert_eq!(remap.expire(1_050).count(), 0);
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+
+    // Error replies: -32602 to `tasks/result` and `tasks/cancel` keep the task, to
+    // `tasks/get` forget it (live or ended); another code to `tasks/get` keeps it.
+    let invalid = |q: u64, code: i32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":{code},"message":"Failed to retrieve task: Task not found"}}}}"#
+        )
+    };
+    for ended in [false, true] {
+        let mut remap = IdRemapper::new(8);
+        let token = forward_call(&mut remap, 1, 1, true);
+        route_at(&mut remap, &created(token, "task-1"), 0).unwrap();
+        if ended {
+            status_to(&mut remap, &status("task-1", "completed")).unwrap();
+        }
+        for (method, code) in [
+            ("tasks/result", -32602),
+            ("tasks/cancel", -32602),
+            ("tasks/get", -32603),
+        ] {
+            let q = forward_task_op(&mut remap, 1, &op(method)).unwrap();
+            assert_eq!(route_at(&mut remap, invalid(q, code).as_bytes(), 10), Ok(1));
+            assert_eq!(remap.task_owner(t1()), Some(&1), "{method}");
+        }
+        let q = forward_task_op(&mut remap, 1, &op("tasks/get")).unwrap();
+        assert_eq!(route(&mut remap, invalid(q, -32602).as_bytes()).0, Ok(1));
+        assert_eq!(
+            (
+                remap.task_owner(t1()),
+                remap.tasks(),
+                remap.task_routes(),
+                remap.bytes()
+            ),
+            (None, 0, 0, 0)
+        );
+        assert_eq!(progress_to(&remap, &task_progress(token)), None);
+        assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
+    }
 }
