@@ -311,10 +311,18 @@ impl std::error::Error for RemapError {}
 /// [`task_owner`](Self::task_owner) first.
 ///
 /// `tasks/list` goes upstream as any request does, and its result lists the tasks of the
-/// whole session, every client's: a gateway multiplexing clients must not forward it as
-/// is. (Answer it itself instead, with -32601 Method not found, and keep `tasks.list` out
-/// of the capabilities it passes on: each client knows its own tasks from their
-/// `CreateTaskResult`s.)
+/// whole session, every client's. [`route_reply`](Self::route_reply) writes it for its
+/// client with that client's tasks only: the elements of `result.tasks` whose `taskId` the
+/// remapper keeps as that client's, ended or not, each as the upstream wrote it, in its
+/// order (the rest of the result, `nextCursor` with it, unchanged; a page may come out
+/// shorter, or empty, with more to follow). A task the remapper does not keep is left out,
+/// as it is nobody's the remapper knows: "If a task is retrievable via `tasks/get` for a
+/// requestor, it **MUST** be retrievable via `tasks/list` for that requestor" holds for the
+/// tasks it keeps. A result whose `tasks` does not read as one array to its end is not
+/// forwarded: its client gets a -32603 error instead. The filter costs a pass over the
+/// result and writes no more than the upstream sent; the reply's other routing (ids) is
+/// as for any reply. (A gateway that would rather not offer `tasks/list` answers it itself
+/// with -32601, and keeps `tasks.list` out of the capabilities it passes on.)
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -412,6 +420,8 @@ enum Kind {
     TaskQuery { get: bool, task: Option<Token> },
     /// `tasks/result`: a result comes once the task has ended, naming it in `_meta`.
     TaskResult,
+    /// `tasks/list`: the result lists every client's tasks, to filter.
+    TaskList,
 }
 
 /// A task's route, after the `CreateTaskResult` of the request that created it; once the
@@ -785,9 +795,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// there is nothing to route (`Message::id` gives `None` or [`Id::NULL`], which misses as
     /// `Unknown`); log it or drop it, and let the request's deadline answer its client.
     ///
-    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route, and
-    /// a result telling that a task ended ends its route (see [Tasks](Self#tasks)); a
-    /// second reply under a route's token is `Stale`. Without the time
+    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route, a
+    /// result telling that a task ended ends its route, and a `tasks/list` result lists the
+    /// client's own tasks only (see [Tasks](Self#tasks)); a second reply under a route's
+    /// token is `Stale`. Without the time
     /// ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot tell when a
     /// task's ttl passes: a task created by this reply keeps its client, once it has ended,
     /// until the client goes.
@@ -877,6 +888,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             Some(origin) => origin,
             None => self.take(reply_id)?,
         };
+        if kind == Kind::TaskList {
+            self.write_task_list(frame, reply_id, &origin, out);
+            return Ok(origin);
+        }
         if self.routes > 0 {
             if let Some(task_id) = ended_task(frame, kind) {
                 if let Some(&token) = self.task_ids.get(&IdKey::of(task_id)) {
@@ -895,6 +910,74 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         encode::write_with_id(out, frame, reply_id, origin.id.as_id());
         Ok(origin)
+    }
+
+    /// Writes the reply to `origin`'s `tasks/list` (the whole `frame`, with id `reply_id`) for
+    /// its client: the client's id restored, and `result.tasks` holding only the tasks the
+    /// remapper keeps as this client's, each as the upstream wrote it, in its order. An error
+    /// goes as is; a result whose `tasks` is not one array that reads to its end is answered
+    /// -32603 instead (nothing of it is sent).
+    fn write_task_list(
+        &self,
+        frame: &[u8],
+        reply_id: Id<'_>,
+        origin: &Origin<C, T>,
+        out: &mut BytesMut,
+    ) {
+        let theirs = origin.id.as_id();
+        let list = match RawJson::new(frame).map(|reply| reply.lookup("result")) {
+            Some(Lookup::Found(result)) => match result.lookup("tasks") {
+                Lookup::Found(tasks) if tasks.kind() == JsonKind::Array => Some(tasks),
+                _ => None,
+            },
+            // An error reply.
+            Some(Lookup::Absent) => {
+                encode::write_with_id(out, frame, reply_id, theirs);
+                return;
+            }
+            Some(Lookup::Ambiguous) | None => None,
+        };
+        let mut elements = list.map(|tasks| tasks.elements());
+        let filtered = elements.as_mut().is_some_and(|elements| {
+            elements.by_ref().for_each(drop);
+            !elements.stopped_early()
+        });
+        let (Some(tasks), true) = (list, filtered) else {
+            let message = "the upstream's tasks/list result could not be filtered for its client";
+            encode::write_error(out, theirs, ErrorCode::INTERNAL_ERROR, message, None);
+            return;
+        };
+        // The id and the list, in the frame's order; the rest as it is.
+        let (id, list) = (reply_id.raw(), tasks.as_bytes());
+        let (id_at, list_at) = (encode::offset_in(frame, id), encode::offset_in(frame, list));
+        let mut at = 0;
+        let mut spans = [(id_at, id.len(), true), (list_at, list.len(), false)];
+        spans.sort_unstable_by_key(|&(start, ..)| start);
+        for (start, len, is_id) in spans {
+            encode::write_raw_json(out, RawJson::trusted(&frame[at..start]));
+            if is_id {
+                out.extend_from_slice(theirs.raw());
+            } else {
+                out.extend_from_slice(b"[");
+                let mut first = true;
+                for task in tasks.elements() {
+                    let owned = task_of(task)
+                        .and_then(|(id, _)| self.task_owner(id))
+                        .is_some_and(|owner| *owner == origin.client);
+                    if owned {
+                        if !first {
+                            out.extend_from_slice(b",");
+                        }
+                        first = false;
+                        encode::write_raw_json(out, task);
+                    }
+                }
+                out.extend_from_slice(b"]");
+            }
+            at = start + len;
+        }
+        encode::write_raw_json(out, RawJson::trusted(&frame[at..]));
+        out.extend_from_slice(b"\n");
     }
 
     /// Turns the request under `token` (in flight, task-augmented) into the route of the task
@@ -1323,6 +1406,9 @@ fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     if method.eq_str(methods::TASKS_RESULT) {
         return Kind::TaskResult;
     }
+    if method.eq_str(methods::TASKS_LIST) {
+        return Kind::TaskList;
+    }
     match task {
         // Ambiguous: the upstream may read a task in it.
         Lookup::Found(t) if t.kind() == JsonKind::Object => Kind::TaskAugmented,
@@ -1406,7 +1492,7 @@ fn is_invalid_params(frame: &[u8]) -> bool {
 fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
         Kind::TaskQuery { .. } | Kind::TaskResult => RawJson::new(frame)?.get("result")?,
-        Kind::Plain | Kind::TaskAugmented => return None,
+        Kind::Plain | Kind::TaskAugmented | Kind::TaskList => return None,
     };
     match kind {
         Kind::TaskQuery { .. } => {

@@ -1461,3 +1461,97 @@ fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
         assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
     }
 }
+
+/// `tasks/list` lists the whole upstream session's tasks, every client's: the remapper writes
+/// the result for its client with that client's tasks only (kept, ended or not), in their
+/// order, their bytes and the rest of the result (`nextCursor`) unchanged; another client's
+/// task and a task the remapper does not keep are left out. An error reply goes as is; a
+/// result whose `tasks` cannot be read as one array is not forwarded but answered -32603.
+#[test]
+fn a_task_list_holds_its_clients_tasks_only() {
+    let mut remap = IdRemapper::new(16);
+    for (client, task) in [(1, "task-1"), (2, "task-2"), (1, "task-3")] {
+        let token = forward_call(&mut remap, client, client, true);
+        route_at(&mut remap, &created(token, task), 0).unwrap();
+    }
+    status_to(&mut remap, &status("task-3", "completed")).unwrap();
+    let task = |id: &str| {
+        format!(
+            r#"{{"taskId":"{id}","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:40:00Z","ttl":30000}}"#
+        )
+    };
+    let listed = [
+        task("task-1"),
+        task("task-2"),
+        task("task-9"),
+        task("task\\u002d3"),
+    ]
+    .join(", ");
+    let list = |remap: &mut IdRemapper<u32>, client: u32, result: &str| {
+        let frame =
+            format!(r#"{{"jsonrpc":"2.0","id":"l{client}","method":"tasks/list","params":{{}}}}"#);
+        let q = forward_task_op(remap, client, &frame).unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
+        let msg = Decoder::jsonrpc().decode(reply.as_bytes()).unwrap();
+        let mut out = BytesMut::new();
+        let to = remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut out);
+        assert_eq!(to.map(|o| o.client), Ok(client));
+        String::from_utf8(out.to_vec()).unwrap()
+    };
+    let result = format!(r#"{{"tasks":[{listed}],"nextCursor":"c2"}}"#);
+    assert_eq!(
+        list(&mut remap, 1, &result),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"l1","result":{{"tasks":[{},{}],"nextCursor":"c2"}}}}"#,
+            task("task-1"),
+            task("task\\u002d3")
+        ) + "\n"
+    );
+    assert_eq!(
+        list(&mut remap, 2, &result),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"l2","result":{{"tasks":[{}],"nextCursor":"c2"}}}}"#,
+            task("task-2")
+        ) + "\n"
+    );
+    assert_eq!(
+        list(&mut remap, 3, &result),
+        "{\"jsonrpc\":\"2.0\",\"id\":\"l3\",\"result\":{\"tasks\":[],\"nextCursor\":\"c2\"}}\n"
+    );
+    // The id before or after the result, and an empty list: the same.
+    assert_eq!(
+        list(&mut remap, 2, r#"{"tasks":[]}"#),
+        "{\"jsonrpc\":\"2.0\",\"id\":\"l2\",\"result\":{\"tasks\":[]}}\n"
+    );
+    // An error goes back as is.
+    let frame = r#"{"jsonrpc":"2.0","id":"l1","method":"tasks/list"}"#;
+    let q = forward_task_op(&mut remap, 1, frame).unwrap();
+    let error = format!(
+        r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":-32602,"message":"Invalid cursor"}}}}"#
+    );
+    assert_eq!(
+        route(&mut remap, error.as_bytes()),
+        (
+            Ok(1),
+            br#"{"jsonrpc":"2.0","id":"l1","error":{"code":-32602,"message":"Invalid cursor"}}
+"#
+            .to_vec()
+        )
+    );
+    // A list that cannot be filtered goes nowhere: its client is answered -32603.
+    let unfilterable = [
+        r#"{"tasks":{}}"#.to_string(),
+        r#"{"nextCursor":"c"}"#.to_string(),
+        format!(r#"{{"tasks":[],"tasks":[{}]}}"#, task("task-2")),
+        r#"{"tasks":[{"taskId":"task-2"},]}"#.to_string(),
+    ];
+    for result in &unfilterable {
+        let out = list(&mut remap, 1, result);
+        assert!(
+            out.starts_with(r#"{"jsonrpc":"2.0","id":"l1","error":{"code":-32603,"#),
+            "{result}: {out}"
+        );
+        assert!(!out.contains("task-2"), "{result}");
+    }
+    assert_eq!((remap.len(), remap.tasks()), (0, 3));
+}
