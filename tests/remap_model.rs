@@ -54,7 +54,7 @@ enum Op {
     /// `client`'s `tasks/get` (0), `tasks/result` (1) or `tasks/cancel` (2) of task `t{task}`,
     /// answered with a status not terminal (0), a terminal one (1, for `tasks/result` its
     /// result), or -32602 (2).
-    TaskOp {
+    Tasks {
         client: u8,
         method: u8,
         task: u8,
@@ -73,7 +73,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u16>().prop_map(|pick| Op::Progress { pick }),
         1 => (any::<u16>(), proptest::option::of(0u8..60)).prop_map(|(pick, d)| Op::SetDeadline { pick, d }),
         2 => (0u8..4, any::<bool>()).prop_map(|(task, terminal)| Op::Status { task, terminal }),
-        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3).prop_map(|(client, method, task, answer)| Op::TaskOp { client, method, task, answer }),
+        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3).prop_map(|(client, method, task, answer)| Op::Tasks { client, method, task, answer }),
     ]
 }
 
@@ -181,10 +181,8 @@ proptest! {
                             prop_assert_eq!(o.client, m.client);
                             prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, m.id) + "\n");
                             if let (true, Some((task_id, ttl))) = (m.task, task_id) {
-                                if !tasks.contains_key(&task_id) {
-                                    let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
-                                    tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends });
-                                }
+                                let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
+                                tasks.entry(task_id).or_insert(Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends });
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),
@@ -214,7 +212,7 @@ proptest! {
                     // A route past its deadline ends (kept until its ttl, unless that passed
                     // too); an ended task past its ttl goes.
                     tasks.retain(|_, tm| {
-                        if !tm.deadline.is_some_and(|d| d <= now) { return true; }
+                        if tm.deadline.is_none_or(|d| d > now) { return true; }
                         if tm.live && tm.ttl_ends.is_none_or(|e| e > now) { tm.end(); return true; }
                         false
                     });
@@ -285,7 +283,7 @@ proptest! {
                         None => { prop_assert_eq!(res, None); prop_assert!(out.is_empty()); }
                     }
                 }
-                Op::TaskOp { client, method, task, answer } => {
+                Op::Tasks { client, method, task, answer } => {
                     let name = ["tasks/get", "tasks/result", "tasks/cancel"][usize::from(method)];
                     let task_id = format!("t{task}");
                     let frame = format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{name}","params":{{"taskId":"{task_id}"}}}}"#);

@@ -1304,7 +1304,7 @@ pub fn tables_model(data: &[u8]) {
                 // A route past its deadline ends (kept until its ttl, unless that passed too);
                 // an ended task past its ttl goes.
                 tasks.retain(|id, task| {
-                    if !task.deadline.is_some_and(|d| d <= now) {
+                    if task.deadline.is_none_or(|d| d > now) {
                         return true;
                     }
                     if task.live && task.ttl_ends.is_none_or(|e| e > now) {
