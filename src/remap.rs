@@ -293,8 +293,8 @@ impl std::error::Error for RemapError {}
 /// So [`forward_request`](Self::forward_request) refuses a client's `tasks/get`,
 /// `tasks/result` or `tasks/cancel` whose `params.taskId` names a task another client's
 /// request created, while the remapper keeps it, ended or not ([`RemapError::ForeignTask`];
-/// [`task_owner`](Self::task_owner)
-/// tells whose a task is), and one whose `params.taskId` is not one string
+/// [`task_owner`](Self::task_owner) tells whose a task is), and one whose `params.taskId`
+/// is not one string
 /// ([`RemapError::BadTaskId`]), which the upstream might read as a task the remapper did
 /// not check ("the `taskId` parameter in the request **MUST** be used as the source of
 /// truth for identifying the target task": `_meta`'s related task does not count). Both are
@@ -307,8 +307,8 @@ impl std::error::Error for RemapError {}
 /// none, and the upstream answers -32602 for a task it does not know, or has deleted once
 /// its ttl passed. A task whose route was not kept (a `CreateTaskResult` over the byte
 /// budget) is such a task, open to every client: keep [`max_bytes`](Self::max_bytes) well
-/// above what the clients' tasks need. A gateway that would rather refuse such tasks can ask
-/// [`task_owner`](Self::task_owner) first.
+/// above what the clients' tasks need. A gateway that would rather refuse every task it
+/// does not know (failing closed) can ask [`task_owner`](Self::task_owner) first.
 ///
 /// `tasks/list` goes upstream as any request does, and its result lists the tasks of the
 /// whole session, every client's. [`route_reply`](Self::route_reply) writes it for its
@@ -320,8 +320,8 @@ impl std::error::Error for RemapError {}
 /// requestor, it **MUST** be retrievable via `tasks/list` for that requestor" holds for the
 /// tasks it keeps. A result whose `tasks` does not read as one array to its end is not
 /// forwarded: its client gets a -32603 error instead. The filter costs a pass over the
-/// result and writes no more than the upstream sent; the reply's other routing (ids) is
-/// as for any reply. (A gateway that would rather not offer `tasks/list` answers it itself
+/// result and writes no more than the upstream sent but for the client's id, which is
+/// restored as in any reply. (A gateway that would rather not offer `tasks/list` answers it itself
 /// with -32601, and keeps `tasks.list` out of the capabilities it passes on.)
 ///
 /// ```
