@@ -2,7 +2,11 @@
 //! requests go upstream under ids the gateway mints (`IdRemapper`), so that two clients may
 //! both use id `1` and progress token `"p"`; replies and progress come back to the right client
 //! with its own tokens restored byte for byte, and so do the changes on a client's MCP
-//! 2026-07-28 `subscriptions/listen` stream. Cancellations, timeouts, invalid lines from
+//! 2026-07-28 `subscriptions/listen` stream. A client's MCP 2025-11-25 tasks stay its own:
+//! their progress and status go to it alone, another client naming one of them in
+//! `tasks/get`, `tasks/result` or `tasks/cancel` is answered as for a task not found, and a
+//! `tasks/list` result reaches each client with its own tasks only; `tasks/result` waits
+//! without a timeout, as it blocks until the task ends. Cancellations, timeouts, invalid lines from
 //! either side, replies nobody waits for, and clients or the upstream going away are
 //! handled as a gateway must. (Requests from the upstream are not routed to a client here:
 //! the gateway answers `ping` and refuses the others with -32601. Its notifications other
@@ -156,9 +160,11 @@ impl Gateway {
             }
             Ok(Message::Request(req)) => {
                 let method = req.method.decode().into_owned();
-                // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open.
-                let deadline =
-                    (method != mcp::methods::SUBSCRIPTIONS_LISTEN).then_some(now + TIMEOUT);
+                // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open,
+                // and a `tasks/result` (2025-11-25) until its task ends: no timeout for either.
+                let waits = method == mcp::methods::SUBSCRIPTIONS_LISTEN
+                    || method == mcp::methods::TASKS_RESULT;
+                let deadline = (!waits).then_some(now + TIMEOUT);
                 let forwarded = self.remap.forward_request_with(
                     client,
                     method,
@@ -167,7 +173,8 @@ impl Gateway {
                     deadline,
                     &mut self.upstream,
                 );
-                // A reused id, a progress token it cannot rewrite, a full table.
+                // A reused id, a progress token it cannot rewrite, a full table; a task of
+                // another client's (-32602, as the upstream answers for a task not found).
                 if let Err(refused) = forwarded {
                     refused.write_reply(out, req.id);
                 }
@@ -297,7 +304,7 @@ impl Gateway {
             // (An error response's null id names no token of ours: `Miss::Unknown`.)
             Ok(msg @ (Message::Response(_) | Message::ErrorResponse(_))) => msg
                 .id()
-                .and_then(|id| self.remap.route_reply(frame, id, &mut routed).ok())
+                .and_then(|id| self.remap.route_reply_at(frame, id, now, &mut routed).ok())
                 .map(|origin| origin.client),
             // Progress on a request's token (or a task's, after the request created it), which
             // resets its timeout (as MCP allows), a task's status, or a change on a client's

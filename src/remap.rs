@@ -35,7 +35,7 @@ use crate::mcp::{
     Cancelled,
 };
 use crate::message::{Notification, Request};
-use crate::pending::{Miss, PendingTable, TableFull, Token};
+use crate::pending::{Miss, PendingTable, Token};
 
 /// Where a forwarded request came from, and what the caller kept with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +91,23 @@ pub enum RemapError {
     /// remapper cannot rewrite it, and an upstream reading it its own way might report
     /// progress on another client's token (MCP: answer -32602).
     BadProgressToken,
+    /// A `tasks/get`, `tasks/result` or `tasks/cancel` names (by `params.taskId`) a task that
+    /// another client's request created (MCP 2025-11-25; see [`IdRemapper`]'s section on
+    /// tasks): every client shares the upstream's session, so the upstream cannot refuse it
+    /// itself. MCP answers -32602, as for a task the receiver does not know; the reply
+    /// ([`write_reply`](Self::write_reply)) reads as one, so that a client cannot tell another
+    /// client's task from no task.
+    ForeignTask,
+    /// A `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId` is not one
+    /// string (absent, another type, named twice, or in `params` too malformed to tell): the
+    /// upstream might read it as a task the remapper did not check (MCP: answer -32602).
+    BadTaskId,
 }
 
 impl RemapError {
     /// The error code of the reply the client gets for a request the remapper refused:
-    /// -32600 for a reused id, -32602 for a progress token it cannot rewrite, -32603 when the
-    /// table is full or over its budget.
+    /// -32600 for a reused id, -32602 for a progress token it cannot rewrite or a task the
+    /// client may not reach, -32603 when the table is full or over its budget.
     ///
     /// ```
     /// use rpcwire::{ErrorCode, RemapError};
@@ -105,14 +116,18 @@ impl RemapError {
     pub const fn code(self) -> ErrorCode {
         match self {
             RemapError::DuplicateId => ErrorCode::INVALID_REQUEST,
-            RemapError::BadProgressToken => ErrorCode::INVALID_PARAMS,
+            RemapError::BadProgressToken | RemapError::ForeignTask | RemapError::BadTaskId => {
+                ErrorCode::INVALID_PARAMS
+            }
             RemapError::Full | RemapError::OverBudget => ErrorCode::INTERNAL_ERROR,
         }
     }
 
     /// Writes the error reply the client gets for the request the remapper refused: its
-    /// [`code`](Self::code), and this error's text as the message, under the request's id
-    /// (an [`Id`], or any [`ReplyId`](crate::ReplyId)).
+    /// [`code`](Self::code), and this error's text as the message (for
+    /// [`ForeignTask`](Self::ForeignTask), the text of the specification's example for a task
+    /// not found, `Failed to retrieve task: Task not found`), under the request's id (an
+    /// [`Id`], or any [`ReplyId`](crate::ReplyId)).
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -123,7 +138,12 @@ impl RemapError {
     /// "#[..]);
     /// ```
     pub fn write_reply<'i>(self, out: &mut BytesMut, id: impl Into<crate::ReplyId<'i>>) {
-        encode::write_error(out, id, self.code(), self.as_str(), None);
+        let message = match self {
+            // No word of another client: the client learns no more than from the upstream.
+            RemapError::ForeignTask => "Failed to retrieve task: Task not found",
+            _ => self.as_str(),
+        };
+        encode::write_error(out, id, self.code(), message, None);
     }
 
     fn as_str(self) -> &'static str {
@@ -134,6 +154,8 @@ impl RemapError {
                 "the requests in flight would hold more bytes than their budget"
             }
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
+            RemapError::ForeignTask => "the task named is another client's",
+            RemapError::BadTaskId => "a task request whose params.taskId is not one string",
         }
     }
 }
@@ -198,15 +220,14 @@ impl std::error::Error for RemapError {}
 /// token on the task's progress, and
 /// [`route_task_status`](Self::route_task_status) sends the task's
 /// `notifications/tasks/status` to that client alone. Any other reply (an error, a plain
-/// result) ends the request as usual. The route is forgotten when
+/// result) ends the request as usual. The route ends (progress on its token is dropped, as
+/// MCP says) when
 ///
 /// - the task is seen to end: a `notifications/tasks/status` with a terminal status, a
 ///   `tasks/get` or `tasks/cancel` result with one, or any `tasks/result` result (it comes
 ///   when the task has ended, and names the task in `_meta`'s
 ///   [`RELATED_TASK`](crate::mcp::meta_keys::RELATED_TASK)), for requests forwarded by
 ///   this remapper;
-/// - its client goes ([`drop_client`](Self::drop_client)) or the upstream does
-///   ([`drain`](Self::drain));
 /// - its deadline passes in [`expire`](Self::expire), which hands out nothing for it (there
 ///   is no one to answer, and nothing to cancel: a task is cancelled with `tasks/cancel`). A
 ///   route keeps its request's deadline, which progress moves as it moved the request's
@@ -214,15 +235,98 @@ impl std::error::Error for RemapError {}
 ///   give; the reply's id is the token too). A request forwarded without a deadline leaves a
 ///   route without one.
 ///
-/// A route holds a place in the table and counts against [`max_bytes`](Self::max_bytes)
-/// (the client's progress token and the task id), so the routes of tasks
-/// that never end cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass
-/// the byte budget, or that names a task id already routed, leaves no route (the reply is
-/// still routed). Task ids are the upstream's: they go both ways unchanged.
+/// The task does not go with its route: its result stays retrievable with `tasks/result`,
+/// and the task stays its client's (see below). The specification, on a task's ttl:
+///
+/// > Receivers **MUST** include the actual `ttl` duration (or `null` for unlimited) in
+/// > `tasks/get` responses.
+/// >
+/// > After a task's `ttl` lifetime has elapsed, receivers **MAY** delete the task and its
+/// > results, regardless of the task status.
+///
+/// (`Task.ttl`: "Actual retention duration from creation in milliseconds, null for
+/// unlimited".) So the remapper keeps the record of the task's client (its task id) after the
+/// route ends, until the ttl of the `CreateTaskResult` has passed since the reply was routed
+/// (a little after the task's creation: the record outlives the task, never the reverse).
+/// That needs the time: [`route_reply_at`](Self::route_reply_at) takes it, in milliseconds on
+/// the clock of the deadlines and of [`expire`](Self::expire), which forgets the record when
+/// the ttl has passed. A task created by a reply routed without the time
+/// ([`route_reply`](Self::route_reply)), or whose ttl is `null`, is kept until its client goes.
+/// A record is also forgotten when
+///
+/// - the upstream says it no longer knows the task: a -32602 error (MCP's answer to an
+///   "invalid or nonexistent `taskId`") to its client's `tasks/get`. (Not to `tasks/result`,
+///   which "**MUST** return exactly what the underlying request would have returned, whether
+///   that is a successful result or a JSON-RPC error": a -32602 there may be the request's
+///   own; nor to `tasks/cancel`, which is refused with -32602 for "tasks already in a
+///   terminal status".)
+/// - its client goes ([`drop_client`](Self::drop_client)) or the upstream does
+///   ([`drain`](Self::drain)), which forget routes too.
+///
+/// [`task_routes`](Self::task_routes) counts the routes, [`tasks`](Self::tasks) the tasks
+/// kept (routes and ended tasks' records). Both hold places in the table and count against
+/// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
+/// record the task id), so the tasks of a client that never ends them cannot outgrow the
+/// remapper's bounds: a `CreateTaskResult` that would pass the byte budget, or that names a
+/// task id already kept, leaves no route (the reply is still routed). Task ids are the
+/// upstream's: they go both ways unchanged.
+///
+/// ## Whose task it is
+///
+/// Through a gateway every client's requests share one session upstream, so the upstream
+/// cannot tell one client's tasks from another's; the remapper can. The specification's
+/// security considerations on tasks:
+///
+/// > Task IDs are the primary mechanism for accessing task state and results. Without
+/// > proper access controls, any party that can guess or obtain a task ID could potentially
+/// > access sensitive information or manipulate tasks they did not create.
+/// >
+/// > When an authorization context is provided, receivers **MUST** bind tasks to said
+/// > context.
+/// >
+/// > [...] If context-binding is available, receivers **MUST** reject `tasks/get`,
+/// > `tasks/result`, and `tasks/cancel` requests for tasks that do not belong to the same
+/// > authorization context as the requestor. For `tasks/list` requests, receivers **MUST**
+/// > ensure the returned task list includes only tasks associated with the requestor's
+/// > authorization context.
+///
+/// So [`forward_request`](Self::forward_request) refuses a client's `tasks/get`,
+/// `tasks/result` or `tasks/cancel` whose `params.taskId` names a task another client's
+/// request created, while the remapper keeps it, ended or not ([`RemapError::ForeignTask`];
+/// [`task_owner`](Self::task_owner) tells whose a task is), and one whose `params.taskId`
+/// is not one string
+/// ([`RemapError::BadTaskId`]), which the upstream might read as a task the remapper did
+/// not check ("the `taskId` parameter in the request **MUST** be used as the source of
+/// truth for identifying the target task": `_meta`'s related task does not count). Both are
+/// answered -32602, as MCP answers an "invalid or nonexistent `taskId` in `tasks/get`,
+/// `tasks/result`, or `tasks/cancel`"; a foreign task's reply reads as a task not found,
+/// so that a client cannot probe for other clients' task ids.
+///
+/// A task id the remapper does not keep goes upstream, which answers for it: the remapper
+/// cannot tell a task it never saw (created before it, or through another gateway) from
+/// none, and the upstream answers -32602 for a task it does not know, or has deleted once
+/// its ttl passed. A task whose route was not kept (a `CreateTaskResult` over the byte
+/// budget) is such a task, open to every client: keep [`max_bytes`](Self::max_bytes) well
+/// above what the clients' tasks need. A gateway that would rather refuse every task it
+/// does not know (failing closed) can ask [`task_owner`](Self::task_owner) first.
+///
+/// `tasks/list` goes upstream as any request does, and its result lists the tasks of the
+/// whole session, every client's. [`route_reply`](Self::route_reply) writes it for its
+/// client with that client's tasks only: the elements of `result.tasks` whose `taskId` the
+/// remapper keeps as that client's, ended or not, each as the upstream wrote it, in its
+/// order (the rest of the result, `nextCursor` with it, unchanged; a page may come out
+/// shorter, or empty, with more to follow). A task the remapper does not keep is left out,
+/// as it is nobody's the remapper knows: "If a task is retrievable via `tasks/get` for a
+/// requestor, it **MUST** be retrievable via `tasks/list` for that requestor" holds for the
+/// tasks it keeps. A result whose `tasks` does not read as one array to its end is not
+/// forwarded: its client gets a -32603 error instead. The filter costs a pass over the
+/// result and writes no more than the upstream sent but for the client's id, which is
+/// restored as in any reply. (A gateway that would rather not offer `tasks/list` answers it itself
+/// with -32601, and keeps `tasks.list` out of the capabilities it passes on.)
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use rpcwire::{Decoder, IdRemapper, Message};
+/// use rpcwire::{Decoder, IdRemapper, Message, RemapError};
 ///
 /// let mut remap = IdRemapper::new(16);
 /// let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{"ttl":60000},"_meta":{"progressToken":"p1"}}}"#;
@@ -242,13 +346,20 @@ impl std::error::Error for RemapError {}
 /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}
 /// "#[..]);
 ///
-/// // The task ends: the status goes to its client, and the route is forgotten.
+/// // The task ends: the status goes to its client, and the route ends.
 /// let done = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}}"#;
 /// let Ok(Message::Notification(status)) = Decoder::mcp_client().decode(done) else { panic!() };
 /// assert_eq!(remap.route_task_status(done, &status, &mut BytesMut::new()).map(|(_, c)| c), Some(7));
 /// assert_eq!(remap.task_routes(), 0);
 /// // Progress on its token now names nothing: dropped, as MCP says.
 /// assert!(remap.route_progress(progress.as_bytes(), &n, &mut BytesMut::new()).is_none());
+///
+/// // The task is still client 7's: another client's `tasks/result` for it is refused.
+/// let fetch = br#"{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"t-1"}}"#;
+/// let Ok(Message::Request(fetch_req)) = Decoder::mcp().decode(fetch) else { panic!() };
+/// let refused = remap.forward_request(8, fetch, &fetch_req, None, &mut BytesMut::new());
+/// assert_eq!(refused, Err(RemapError::ForeignTask));
+/// assert!(remap.forward_request(7, fetch, &fetch_req, None, &mut BytesMut::new()).is_ok());
 /// ```
 pub struct IdRemapper<C, T = ()> {
     pending: PendingTable<Entry<C, T>>,
@@ -263,8 +374,10 @@ pub struct IdRemapper<C, T = ()> {
     /// task routes ([`TaskRoute::held`]); and its limit.
     bytes: usize,
     max_bytes: usize,
-    /// The entries of `pending` that are task routes.
+    /// The entries of `pending` that are tasks ([`Held::Task`]), and of those the live
+    /// routes (progress still routed).
     routes: usize,
+    live: usize,
 }
 
 /// An entry of the table: a request in flight or a task's route, and its neighbours in its
@@ -302,21 +415,33 @@ enum Kind {
     /// `params.task` is an object (or ambiguous): a `CreateTaskResult` may answer it.
     TaskAugmented,
     /// `tasks/get` or `tasks/cancel`: the result is the task, its status perhaps terminal.
-    TaskQuery,
+    /// For a `tasks/get` of a task of the client's own, `task` is its entry's token: a -32602
+    /// error says the upstream no longer knows the task.
+    TaskQuery { get: bool, task: Option<Token> },
     /// `tasks/result`: a result comes once the task has ended, naming it in `_meta`.
     TaskResult,
+    /// `tasks/list`: the result lists every client's tasks, to filter.
+    TaskList,
 }
 
-/// A task's route, after the `CreateTaskResult` of the request that created it.
+/// A task's route, after the `CreateTaskResult` of the request that created it; once the
+/// task has ended (or its route's deadline passed), the record of its client only.
 struct TaskRoute<C> {
     client: C,
-    /// The client's progress token, as it spelled it (`None`: it asked for no progress).
+    /// The client's progress token, as it spelled it (`None`: it asked for no progress, or
+    /// the route no longer routes it).
     progress_token: Option<IdBuf>,
     /// The task id's key in `task_ids`.
     task_id: IdKey,
     /// What it counts against the budget: the progress token and the task id (its key,
     /// counted as long as its spelling).
     held: usize,
+    /// Whether progress and the route's deadline are still the task's: its end not seen,
+    /// its route's deadline not passed.
+    live: bool,
+    /// When the task's ttl passes (the time its `CreateTaskResult` was routed, plus its
+    /// ttl), when known: the record's deadline once the route is no longer live.
+    ttl_ends: Option<u64>,
 }
 
 /// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
@@ -334,7 +459,8 @@ impl<C, T> core::fmt::Debug for IdRemapper<C, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("IdRemapper")
             .field("in_flight", &(self.pending.len() - self.routes))
-            .field("task_routes", &self.routes)
+            .field("task_routes", &self.live)
+            .field("tasks", &self.routes)
             .finish_non_exhaustive()
     }
 }
@@ -362,7 +488,7 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
 }
 
 impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
-    /// A remapper for at most `capacity` requests in flight (task routes, see
+    /// A remapper for at most `capacity` requests in flight (the tasks it keeps, see
     /// [Tasks](Self#tasks), take places among them).
     pub fn new(capacity: usize) -> Self {
         IdRemapper {
@@ -373,16 +499,17 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             bytes: 0,
             max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
             routes: 0,
+            live: 0,
         }
     }
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
     /// (an id counts twice its spelling's length, for its spelling and its key, which is
-    /// within a few bytes of it), with what task routes keep (a progress token and a task
-    /// id): beyond it a request is refused as [`RemapError::OverBudget`], and a
-    /// `CreateTaskResult` leaves no route. A client may send ids and progress tokens as long as its frames,
-    /// so `capacity` requests could otherwise hold `capacity` times the frame limit. 64 MiB
-    /// unless set.
+    /// within a few bytes of it), with what the tasks kept hold (a route its progress token
+    /// and its task id, an ended task's record its task id): beyond it a request is refused
+    /// as [`RemapError::OverBudget`], and a `CreateTaskResult` leaves no route. A client may
+    /// send ids and progress tokens as long as its frames, so `capacity` requests could
+    /// otherwise hold `capacity` times the frame limit. 64 MiB unless set.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -404,7 +531,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// The bytes the requests in flight keep of their clients' ids and progress tokens, and
-    /// the task routes of their progress tokens and task ids, as
+    /// the tasks kept of their progress tokens and task ids, as
     /// [`max_bytes`](Self::max_bytes) counts them.
     pub fn bytes(&self) -> usize {
         self.bytes
@@ -454,7 +581,18 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         let (progress_member, task_member) = progress_token_and_task_members(req);
         let progress_token = progress_token_to_rewrite(progress_member)?;
-        let kind = kind_of(req, task_member);
+        let mut kind = kind_of(req, task_member);
+        if let Kind::TaskQuery { .. } | Kind::TaskResult = kind {
+            let task_id = requested_task(req)?;
+            if let Some((token, owner)) = self.task_entry(task_id) {
+                if *owner != client {
+                    return Err(RemapError::ForeignTask);
+                }
+                if let Kind::TaskQuery { task, .. } = &mut kind {
+                    *task = Some(token);
+                }
+            }
+        }
         // Before anything is kept: a caller's mistake must not leave a request behind.
         match progress_token {
             Some(progress) => {
@@ -478,31 +616,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.bytes.saturating_add(held) > self.max_bytes {
             return Err(RemapError::OverBudget);
         }
-        let vacant = self
-            .pending
-            .vacant_entry()
-            .map_err(|TableFull(())| RemapError::Full)?;
-        let token = vacant.token();
         // The request goes at the head of its client's list.
-        let next = match self.heads.get_mut(&origin.client) {
-            Some(head) => Some(core::mem::replace(head, token)),
-            None => {
-                self.heads.insert(origin.client.clone(), token);
-                None
-            }
-        };
-        let entry = Entry {
-            held: Held::Request { origin, kind },
-            prev: None,
-            next,
-        };
-        match deadline {
-            Some(d) => vacant.insert_with_deadline(entry, d),
-            None => vacant.insert(entry),
-        };
-        if let Some(next) = next {
-            self.linked(next).prev = Some(token);
-        }
+        let token = self
+            .insert_linked(Held::Request { origin, kind }, deadline)
+            .ok_or(RemapError::Full)?;
         self.by_client.insert(key, token);
         self.bytes += held;
         let mut digits = [0; 20];
@@ -555,11 +672,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Routes an upstream `notifications/tasks/status` (MCP 2025-11-25, decoded from
     /// `frame`) to the client whose request created the task (see [Tasks](Self#tasks)):
-    /// appends the frame unchanged (task ids are the upstream's), and returns the route's
-    /// token (to move its deadline, as for progress) and the client. A terminal status
-    /// (`completed`, `failed`, `cancelled`) ends the task: the route is forgotten, and
-    /// progress on its token is no longer routed. `None`, nothing written, for another
-    /// notification or a task no route names.
+    /// appends the frame unchanged (task ids are the upstream's), and returns the task's
+    /// token (to move its route's deadline, as for progress: once the task has ended,
+    /// [`has_deadline`](Self::has_deadline) says `None` and its deadline is its ttl's) and the
+    /// client. A terminal status (`completed`, `failed`, `cancelled`) ends the task: progress
+    /// on its token is no longer routed, and the remapper keeps its client until its ttl
+    /// passes. `None`, nothing written, for another notification or a task the remapper
+    /// does not keep.
     pub fn route_task_status(
         &mut self,
         frame: &[u8],
@@ -570,21 +689,44 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return None;
         }
         let (task_id, status) = task_of(notification.params?)?;
-        let token = *self.task_ids.get(&IdKey::of(task_id))?;
-        let Held::Task(route) = &self.pending.get(token)?.held else {
-            return None;
-        };
-        let client = route.client.clone();
+        let (token, client) = self.task_entry(task_id)?;
+        let client = client.clone();
         encode::write_with_tokens(out, frame, []);
         if status.is_some_and(is_terminal) {
-            self.end_route(token);
+            self.end_task(token);
         }
         Some((token, client))
     }
 
-    /// The task routes kept (see [Tasks](Self#tasks)).
+    /// The task routes that still route their task's progress (see [Tasks](Self#tasks)):
+    /// the task's end not seen yet.
     pub fn task_routes(&self) -> usize {
+        self.live
+    }
+
+    /// The tasks whose client the remapper keeps (see [Tasks](Self#tasks)): the
+    /// [routes](Self::task_routes), and the tasks that ended within their ttl.
+    pub fn tasks(&self) -> usize {
         self.routes
+    }
+
+    /// The client whose request created the task `task_id` (a string id, compared as
+    /// the remapper compares ids: `"a"` is `"\u0061"`), while the remapper keeps the task
+    /// (see [Tasks](Self#tasks)); `None` for a task it does not keep.
+    pub fn task_owner(&self, task_id: Id<'_>) -> Option<&C> {
+        self.task_entry(task_id).map(|(_, client)| client)
+    }
+
+    /// The token of the task `task_id`'s entry, and its client.
+    fn task_entry(&self, task_id: Id<'_>) -> Option<(Token, &C)> {
+        if self.routes == 0 {
+            return None;
+        }
+        let token = *self.task_ids.get(&IdKey::of(task_id))?;
+        match &self.pending.get(token)?.held {
+            Held::Task(route) => Some((token, &route.client)),
+            Held::Request { .. } => None,
+        }
     }
 
     /// Routes an upstream notification of a `subscriptions/listen` stream (MCP 2026-07-28:
@@ -653,9 +795,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// there is nothing to route (`Message::id` gives `None` or [`Id::NULL`], which misses as
     /// `Unknown`); log it or drop it, and let the request's deadline answer its client.
     ///
-    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route, and
-    /// a result telling that a task ended forgets its route (see [Tasks](Self#tasks)); a
-    /// second reply under a route's token is `Stale`.
+    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route, a
+    /// result telling that a task ended ends its route, and a `tasks/list` result lists the
+    /// client's own tasks only (see [Tasks](Self#tasks)); a second reply under a route's
+    /// token is `Stale`. Without the time
+    /// ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot tell when a
+    /// task's ttl passes: a task created by this reply keeps its client, once it has ended,
+    /// until the client goes.
     ///
     /// # Panics
     ///
@@ -665,6 +811,56 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         &mut self,
         frame: &[u8],
         reply_id: Id<'_>,
+        out: &mut BytesMut,
+    ) -> Result<Origin<C, T>, Miss> {
+        self.route_reply_when(frame, reply_id, None, out)
+    }
+
+    /// [`route_reply`](Self::route_reply) at the time `now`, in milliseconds on the clock of
+    /// the deadlines (a task's ttl is in milliseconds): a task this reply creates is kept,
+    /// once it has ended, until `now` plus its ttl (`CreateTaskResult`'s `task.ttl`; `null`,
+    /// unlimited: until its client goes). See [Tasks](Self#tasks).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, Id, IdRemapper, Message};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{"ttl":60000}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(call) else { panic!() };
+    /// let token = remap.forward_request(7, call, &req, Some(1_000 + 30_000), &mut BytesMut::new()).unwrap();
+    ///
+    /// let created = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"t-1","status":"working","ttl":60000}}}}}}"#);
+    /// let msg = Decoder::mcp_client().decode(created.as_bytes()).unwrap();
+    /// remap.route_reply_at(created.as_bytes(), msg.id().unwrap(), 1_000, &mut BytesMut::new()).unwrap();
+    ///
+    /// // Its route's deadline passes with no word of the task: the route ends, its client
+    /// // is kept within the task's ttl.
+    /// assert_eq!(remap.expire(31_000).count(), 0);
+    /// let t1 = Id::from_token(br#""t-1""#).unwrap();
+    /// assert_eq!((remap.task_routes(), remap.task_owner(t1)), (0, Some(&7)));
+    /// assert_eq!(remap.expire(61_000).count(), 0);
+    /// assert_eq!((remap.tasks(), remap.task_owner(t1)), (0, None));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`route_reply`](Self::route_reply).
+    pub fn route_reply_at(
+        &mut self,
+        frame: &[u8],
+        reply_id: Id<'_>,
+        now: u64,
+        out: &mut BytesMut,
+    ) -> Result<Origin<C, T>, Miss> {
+        self.route_reply_when(frame, reply_id, Some(now), out)
+    }
+
+    fn route_reply_when(
+        &mut self,
+        frame: &[u8],
+        reply_id: Id<'_>,
+        now: Option<u64>,
         out: &mut BytesMut,
     ) -> Result<Origin<C, T>, Miss> {
         // Before anything is removed: a caller's mistake must not lose the request.
@@ -684,19 +880,31 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             None => Kind::Plain,
         };
         let kept = match (kind, token) {
-            (Kind::TaskAugmented, Some(token)) => {
-                created_task(frame).and_then(|task_id| self.keep_route(token, task_id))
-            }
+            (Kind::TaskAugmented, Some(token)) => created_task(frame)
+                .and_then(|(task_id, ttl)| self.keep_route(token, task_id, ttl, now)),
             _ => None,
         };
         let origin = match kept {
             Some(origin) => origin,
             None => self.take(reply_id)?,
         };
+        if kind == Kind::TaskList {
+            self.write_task_list(frame, reply_id, &origin, out);
+            return Ok(origin);
+        }
         if self.routes > 0 {
             if let Some(task_id) = ended_task(frame, kind) {
                 if let Some(&token) = self.task_ids.get(&IdKey::of(task_id)) {
-                    self.end_route(token);
+                    self.end_task(token);
+                }
+            }
+            if let Kind::TaskQuery {
+                get: true,
+                task: Some(token),
+            } = kind
+            {
+                if is_invalid_params(frame) {
+                    self.forget_task(token);
                 }
             }
         }
@@ -704,10 +912,85 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         Ok(origin)
     }
 
+    /// Writes the reply to `origin`'s `tasks/list` (the whole `frame`, with id `reply_id`) for
+    /// its client: the client's id restored, and `result.tasks` holding only the tasks the
+    /// remapper keeps as this client's, each as the upstream wrote it, in its order. An error
+    /// goes as is; a result whose `tasks` is not one array that reads to its end is answered
+    /// -32603 instead (nothing of it is sent).
+    fn write_task_list(
+        &self,
+        frame: &[u8],
+        reply_id: Id<'_>,
+        origin: &Origin<C, T>,
+        out: &mut BytesMut,
+    ) {
+        let theirs = origin.id.as_id();
+        let list = match RawJson::new(frame).map(|reply| reply.lookup("result")) {
+            Some(Lookup::Found(result)) => match result.lookup("tasks") {
+                Lookup::Found(tasks) if tasks.kind() == JsonKind::Array => Some(tasks),
+                _ => None,
+            },
+            // An error reply.
+            Some(Lookup::Absent) => {
+                encode::write_with_id(out, frame, reply_id, theirs);
+                return;
+            }
+            Some(Lookup::Ambiguous) | None => None,
+        };
+        let mut elements = list.map(|tasks| tasks.elements());
+        let filtered = elements.as_mut().is_some_and(|elements| {
+            elements.by_ref().for_each(drop);
+            !elements.stopped_early()
+        });
+        let (Some(tasks), true) = (list, filtered) else {
+            let message = "the upstream's tasks/list result could not be filtered for its client";
+            encode::write_error(out, theirs, ErrorCode::INTERNAL_ERROR, message, None);
+            return;
+        };
+        // The id and the list, in the frame's order; the rest as it is.
+        let (id, list) = (reply_id.raw(), tasks.as_bytes());
+        let (id_at, list_at) = (encode::offset_in(frame, id), encode::offset_in(frame, list));
+        let mut at = 0;
+        let mut spans = [(id_at, id.len(), true), (list_at, list.len(), false)];
+        spans.sort_unstable_by_key(|&(start, ..)| start);
+        for (start, len, is_id) in spans {
+            encode::write_raw_json(out, RawJson::trusted(&frame[at..start]));
+            if is_id {
+                out.extend_from_slice(theirs.raw());
+            } else {
+                out.extend_from_slice(b"[");
+                let mut first = true;
+                for task in tasks.elements() {
+                    let owned = task_of(task)
+                        .and_then(|(id, _)| self.task_owner(id))
+                        .is_some_and(|owner| *owner == origin.client);
+                    if owned {
+                        if !first {
+                            out.extend_from_slice(b",");
+                        }
+                        first = false;
+                        encode::write_raw_json(out, task);
+                    }
+                }
+                out.extend_from_slice(b"]");
+            }
+            at = start + len;
+        }
+        encode::write_raw_json(out, RawJson::trusted(&frame[at..]));
+        out.extend_from_slice(b"\n");
+    }
+
     /// Turns the request under `token` (in flight, task-augmented) into the route of the task
-    /// `task_id` its reply created, and returns its origin; `None`, nothing changed, when the
-    /// route would pass the byte budget or the task id is routed already.
-    fn keep_route(&mut self, token: Token, task_id: Id<'_>) -> Option<Origin<C, T>> {
+    /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
+    /// `now`), and returns its origin; `None`, nothing changed, when the route would pass
+    /// the byte budget or the task id is routed already.
+    fn keep_route(
+        &mut self,
+        token: Token,
+        task_id: Id<'_>,
+        ttl: Option<RawJson<'_>>,
+        now: Option<u64>,
+    ) -> Option<Origin<C, T>> {
         let entry = self.pending.get_mut(token)?;
         let Held::Request { origin, .. } = &entry.held else {
             return None;
@@ -727,6 +1010,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             progress_token,
             task_id: key.clone(),
             held,
+            live: true,
+            ttl_ends: now.and_then(|now| ttl_ends(now, ttl)),
         };
         let Held::Request { origin, .. } = core::mem::replace(&mut entry.held, Held::Task(route))
         else {
@@ -737,13 +1022,45 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.bytes = self.bytes - released + held;
         self.task_ids.insert(key, token);
         self.routes += 1;
+        self.live += 1;
         Some(origin)
     }
 
-    /// Forgets the task route under `token`.
-    fn end_route(&mut self, token: Token) {
-        if let Some(entry) = self.pending.cancel(token) {
-            self.forget(entry);
+    /// The task under `token` has ended: its route no longer routes progress (its progress
+    /// token's bytes are given back), and its client is kept until its ttl passes.
+    fn end_task(&mut self, token: Token) {
+        let Some(Entry {
+            held: Held::Task(route),
+            ..
+        }) = self.pending.get_mut(token)
+        else {
+            return;
+        };
+        if !route.live {
+            return;
+        }
+        let released = route
+            .progress_token
+            .take()
+            .map_or(0, |t| t.as_id().raw().len());
+        route.live = false;
+        route.held -= released;
+        let ttl_ends = route.ttl_ends;
+        self.bytes -= released;
+        self.live -= 1;
+        self.pending.set_deadline(token, ttl_ends);
+    }
+
+    /// Forgets the task under `token` (a route, or the record of a task that ended).
+    fn forget_task(&mut self, token: Token) {
+        if let Some(Entry {
+            held: Held::Task(_),
+            ..
+        }) = self.pending.get(token)
+        {
+            if let Some(entry) = self.pending.cancel(token) {
+                self.forget(entry);
+            }
         }
     }
 
@@ -818,31 +1135,92 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Requests whose deadline is ≤ `now`, removed: answer each client locally and send the
     /// upstream a cancellation for the token (not for `initialize`, which MCP forbids
-    /// cancelling). Task routes whose deadline is ≤ `now` are forgotten on the way, and not
-    /// handed out.
+    /// cancelling). Task routes whose deadline is ≤ `now` end on the way (their progress is
+    /// no longer routed; their tasks' clients are kept until the tasks' ttl passes), tasks
+    /// whose ttl has passed are forgotten, and neither is handed out.
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.
         core::iter::from_fn(move || loop {
             let (token, entry) = self.pending.expire(now).next()?;
+            if let Held::Task(route) = &entry.held {
+                if route.live && route.ttl_ends.is_none_or(|ends| ends > now) {
+                    self.keep_ended(entry);
+                    continue;
+                }
+            }
             if let Some(origin) = self.forget(entry) {
                 return Some((token, origin));
             }
         })
     }
 
+    /// A live task route whose deadline passed (its `entry` out of `pending` already):
+    /// kept, under a new token, as the record of its task's client until its ttl passes.
+    fn keep_ended(&mut self, entry: Entry<C, T>) {
+        let Entry {
+            held: Held::Task(mut route),
+            prev,
+            next,
+        } = entry
+        else {
+            return;
+        };
+        self.unlink(&route.client, prev, next);
+        let released = route
+            .progress_token
+            .take()
+            .map_or(0, |t| t.as_id().raw().len());
+        route.live = false;
+        route.held -= released;
+        self.bytes -= released;
+        self.live -= 1;
+        let (ttl_ends, held) = (route.ttl_ends, route.held);
+        let key = route.task_id.clone();
+        // The place it had is free: there is room.
+        match self.insert_linked(Held::Task(route), ttl_ends) {
+            Some(token) => {
+                self.task_ids.insert(key, token);
+            }
+            None => {
+                self.task_ids.remove(&key);
+                self.routes -= 1;
+                self.bytes -= held;
+            }
+        }
+    }
+
     /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a
     /// request's timeout ([`route_progress`](Self::route_progress) gives the token). `false`
     /// when it is not in flight. A request forwarded without a deadline (a listen stream)
     /// should keep none: ask [`has_deadline`](Self::has_deadline) first.
+    /// A task's live route (see [Tasks](Self#tasks)) counts as in flight; a task that has
+    /// ended does not (its deadline is its ttl's).
     pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
-        self.pending.set_deadline(token, deadline)
+        self.is_timed(token) && self.pending.set_deadline(token, deadline)
     }
 
     /// Whether the request under `token` has a deadline (see [`PendingTable::has_deadline`]):
-    /// progress on a request without one (a listen stream) must not give it one.
+    /// progress on a request without one (a listen stream) must not give it one. `None` when
+    /// it is not in flight, as for [`set_deadline`](Self::set_deadline).
     pub fn has_deadline(&self, token: Token) -> Option<bool> {
+        if !self.is_timed(token) {
+            return None;
+        }
         self.pending.has_deadline(token)
+    }
+
+    /// Whether `token` names a request in flight or a live task route: an entry whose
+    /// deadline the caller moves.
+    fn is_timed(&self, token: Token) -> bool {
+        match self.pending.get(token) {
+            Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) => route.live,
+            Some(_) => true,
+            None => false,
+        }
     }
 
     /// When to call [`expire`](Self::expire) next (see [`PendingTable::next_wakeup`]).
@@ -852,8 +1230,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// A client went away: forgets its requests (their late replies will be `Stale`) and
     /// returns them, latest first, so that the upstream can be told to cancel each. Costs
-    /// the client's own requests, however many other clients have in flight. Its task routes
-    /// are forgotten too (its tasks' progress and status go nowhere), and not returned.
+    /// the client's own requests, however many other clients have in flight. Its tasks are
+    /// forgotten too (routes and ended tasks' records: its tasks' progress and status go
+    /// nowhere, and other clients may name them), and not returned.
     pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
         let mut dropped = alloc::vec::Vec::new();
         let mut at = self.heads.remove(client);
@@ -883,6 +1262,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.heads.clear();
         self.bytes = 0;
         self.routes = 0;
+        self.live = 0;
         let drained: alloc::vec::Vec<_> = self
             .pending
             .drain()
@@ -899,24 +1279,56 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// request's origin (`None` for a task route).
     fn forget(&mut self, entry: Entry<C, T>) -> Option<Origin<C, T>> {
         let Entry { held, prev, next } = entry;
+        self.unlink(held.client(), prev, next);
+        self.release(held)
+    }
+
+    /// Takes an entry of `client`'s, between `prev` and `next`, out of its client's list.
+    fn unlink(&mut self, client: &C, prev: Option<Token>, next: Option<Token>) {
         match prev {
             Some(prev) => self.linked(prev).next = next,
             None => match next {
                 Some(next) => {
                     *self
                         .heads
-                        .get_mut(held.client())
+                        .get_mut(client)
                         .expect("a client with entries has a head") = next;
                 }
                 None => {
-                    self.heads.remove(held.client());
+                    self.heads.remove(client);
                 }
             },
         }
         if let Some(next) = next {
             self.linked(next).prev = prev;
         }
-        self.release(held)
+    }
+
+    /// Puts `held` in the table, with `deadline`, at the head of its client's list; `None`
+    /// when the table is full.
+    fn insert_linked(&mut self, held: Held<C, T>, deadline: Option<u64>) -> Option<Token> {
+        let vacant = self.pending.vacant_entry().ok()?;
+        let token = vacant.token();
+        let next = match self.heads.get_mut(held.client()) {
+            Some(head) => Some(core::mem::replace(head, token)),
+            None => {
+                self.heads.insert(held.client().clone(), token);
+                None
+            }
+        };
+        let entry = Entry {
+            held,
+            prev: None,
+            next,
+        };
+        match deadline {
+            Some(d) => vacant.insert_with_deadline(entry, d),
+            None => vacant.insert(entry),
+        };
+        if let Some(next) = next {
+            self.linked(next).prev = Some(token);
+        }
+        Some(token)
     }
 
     /// Forgets the id (or task id) and the bytes of what an entry held, and returns its
@@ -933,6 +1345,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 self.task_ids.remove(&route.task_id);
                 self.bytes -= route.held;
                 self.routes -= 1;
+                self.live -= usize::from(route.live);
                 None
             }
         }
@@ -945,12 +1358,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .expect("a client's list holds its entries")
     }
 
-    /// Requests in flight (not counting [task routes](Self::task_routes)).
+    /// Requests in flight (not counting the [tasks](Self::tasks) kept).
     pub fn len(&self) -> usize {
         self.pending.len() - self.routes
     }
 
-    /// Whether none is in flight (task routes may be kept).
+    /// Whether none is in flight (tasks may be kept).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -973,17 +1386,45 @@ fn progress_token_to_rewrite(member: Lookup<'_>) -> Result<Option<Id<'_>>, Remap
 }
 
 /// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
+///
+/// The method first: a `tasks/get`, `tasks/result` or `tasks/cancel` is one whatever else
+/// its `params` hold (a `task` member must not spare it the check of its task's client).
 fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
+    let method = &req.method;
+    if method.eq_str(methods::TASKS_GET) {
+        return Kind::TaskQuery {
+            get: true,
+            task: None,
+        };
+    }
+    if method.eq_str(methods::TASKS_CANCEL) {
+        return Kind::TaskQuery {
+            get: false,
+            task: None,
+        };
+    }
+    if method.eq_str(methods::TASKS_RESULT) {
+        return Kind::TaskResult;
+    }
+    if method.eq_str(methods::TASKS_LIST) {
+        return Kind::TaskList;
+    }
     match task {
         // Ambiguous: the upstream may read a task in it.
         Lookup::Found(t) if t.kind() == JsonKind::Object => Kind::TaskAugmented,
         Lookup::Ambiguous => Kind::TaskAugmented,
-        _ if req.method.eq_str(methods::TASKS_GET) || req.method.eq_str(methods::TASKS_CANCEL) => {
-            Kind::TaskQuery
-        }
-        _ if req.method.eq_str(methods::TASKS_RESULT) => Kind::TaskResult,
         _ => Kind::Plain,
     }
+}
+
+/// The task a `tasks/get`, `tasks/result` or `tasks/cancel` names: its `params.taskId`, one
+/// string, else [`RemapError::BadTaskId`].
+fn requested_task<'a>(req: &Request<'a>) -> Result<Id<'a>, RemapError> {
+    let Some(Lookup::Found(id)) = req.params.map(|p| p.lookup("taskId")) else {
+        return Err(RemapError::BadTaskId);
+    };
+    id.as_str().ok_or(RemapError::BadTaskId)?;
+    Id::from_token(id.as_bytes()).ok_or(RemapError::BadTaskId)
 }
 
 /// A task's id (a string) and its status (if there is one), from a `Task` object.
@@ -1014,9 +1455,35 @@ fn is_terminal(status: RawJson<'_>) -> bool {
 /// The task a reply (the whole `frame`) to a task-augmented request created: the id of
 /// `result.task`, a `CreateTaskResult`'s task, whose status is not terminal. `None` for any
 /// other reply (an error, a plain result).
-fn created_task(frame: &[u8]) -> Option<Id<'_>> {
-    let (id, status) = task_of(RawJson::new(frame)?.get("result")?.get("task")?)?;
-    (!status.is_some_and(is_terminal)).then_some(id)
+fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
+    let task = RawJson::new(frame)?.get("result")?.get("task")?;
+    let (id, status) = task_of(task)?;
+    (!status.is_some_and(is_terminal)).then(|| (id, task.get("ttl")))
+}
+
+/// When a task created at `now` may be deleted: `now` plus its `ttl` member (Task's "actual
+/// retention duration from creation in milliseconds, null for unlimited"). `None`, kept
+/// until its client goes, for `null` (or a ttl missing or unreadable, which no receiver
+/// sends: the record is the client's safety, better kept too long than too short).
+fn ttl_ends(now: u64, ttl: Option<RawJson<'_>>) -> Option<u64> {
+    let ttl = ttl?;
+    let ms = match ttl.as_i64() {
+        Some(ms) => u64::try_from(ms).unwrap_or(0),
+        None => {
+            let ms = ttl.as_f64().filter(|ms| ms.is_finite())?;
+            // `as` saturates; a fraction of a millisecond more.
+            (ms.max(0.0) as u64).saturating_add(1)
+        }
+    };
+    Some(now.saturating_add(ms))
+}
+
+/// Whether a reply (the whole `frame`) is an error with code -32602 (Invalid params): MCP's
+/// answer to a `tasks/get` of an "invalid or nonexistent `taskId`".
+fn is_invalid_params(frame: &[u8]) -> bool {
+    RawJson::new(frame)
+        .and_then(|reply| reply.get("error")?.get("code")?.as_i64())
+        .is_some_and(|code| code == ErrorCode::INVALID_PARAMS.get())
 }
 
 /// The task a reply (the whole `frame`) to a request of `kind` tells has ended: a `tasks/get`
@@ -1024,11 +1491,11 @@ fn created_task(frame: &[u8]) -> Option<Id<'_>> {
 /// once its task has ended), by the task id in its `_meta`.
 fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
-        Kind::TaskQuery | Kind::TaskResult => RawJson::new(frame)?.get("result")?,
-        Kind::Plain | Kind::TaskAugmented => return None,
+        Kind::TaskQuery { .. } | Kind::TaskResult => RawJson::new(frame)?.get("result")?,
+        Kind::Plain | Kind::TaskAugmented | Kind::TaskList => return None,
     };
     match kind {
-        Kind::TaskQuery => {
+        Kind::TaskQuery { .. } => {
             let (id, status) = task_of(result)?;
             status.is_some_and(is_terminal).then_some(id)
         }

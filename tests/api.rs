@@ -51,7 +51,7 @@ fn main_types_are_send_sync_and_debug() {
     let remapper = rpcwire::IdRemapper::<u32>::new(8);
     assert_eq!(
         format!("{remapper:?}"),
-        "IdRemapper { in_flight: 0, task_routes: 0, .. }"
+        "IdRemapper { in_flight: 0, task_routes: 0, tasks: 0, .. }"
     );
 }
 

@@ -1441,3 +1441,83 @@ fn gateway_refuses_an_id_reused_around_the_handshake() {
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
 }
+
+/// `examples/gateway.rs` with MCP 2025-11-25 tasks: client 0's task-augmented call creates a
+/// task; client 1 naming it in `tasks/get`, `tasks/result` or `tasks/cancel` is answered
+/// -32602 as for a task not found, nothing sent upstream; client 0's `tasks/result`, which
+/// blocks until the task ends, gets no timeout, and its result reaches client 0; after the
+/// task ended, within its ttl, client 1 still cannot fetch it, and client 0's `tasks/list`
+/// lists its own task only. (A foreign task's requests went upstream, and `tasks/result`
+/// timed out after 30 s.)
+#[test]
+fn gateway_keeps_a_task_to_its_client() {
+    let mut gw = initialized_gateway(2);
+    gw.client_read(
+        0,
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":600000}}}
+"#,
+        0,
+    );
+    let upstream = json_lines(&gw.upstream.split());
+    let token = upstream[0]["id"].clone();
+    let created = serde_json::json!({"jsonrpc":"2.0","id":token,"result":{"task":{
+        "taskId":"t-1","status":"working","createdAt":"2025-11-25T10:30:00Z",
+        "lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":600000}}});
+    gw.upstream_line(created.to_string().as_bytes(), 1);
+    assert_eq!(json_lines(&gw.clients[0].split())[0]["id"], 1);
+
+    let op = |id: u32, method: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"taskId":"t-1"}}}}"#)
+            + "\n"
+    };
+    let not_found = |id: u32| serde_json::json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}});
+    let refuse_all = |gw: &mut gateway::Gateway, now: u64| {
+        for (id, method) in [(2, "tasks/get"), (3, "tasks/result"), (4, "tasks/cancel")] {
+            gw.client_read(1, op(id, method).as_bytes(), now);
+            assert_eq!(
+                json_lines(&gw.clients[1].split()),
+                [not_found(id)],
+                "{method}"
+            );
+        }
+        assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    };
+    refuse_all(&mut gw, 2);
+
+    // The owner's `tasks/result` waits past the usual timeout.
+    gw.client_read(0, op(5, "tasks/result").as_bytes(), 3);
+    let fetch = json_lines(&gw.upstream.split());
+    assert_eq!(fetch[0]["method"], "tasks/result");
+    gw.tick(3 + 10 * 30_000);
+    assert!(gw.clients[0].is_empty(), "{:?}", gw.clients[0]);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    let result = serde_json::json!({"jsonrpc":"2.0","id":fetch[0]["id"],"result":{"content":[],
+        "_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t-1"}}}});
+    let now = 4 + 10 * 30_000;
+    gw.upstream_line(result.to_string().as_bytes(), now);
+    let got = json_lines(&gw.clients[0].split());
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0]["id"], 5);
+    assert_eq!(got[0]["result"]["content"], serde_json::json!([]));
+
+    // Ended, within its ttl: still client 0's.
+    refuse_all(&mut gw, now);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tasks/list\"}\n",
+        now,
+    );
+    let list = json_lines(&gw.upstream.split());
+    let task = |id: &str| serde_json::json!({"taskId":id,"status":"completed","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:40:00Z","ttl":600000});
+    let listed = serde_json::json!({"jsonrpc":"2.0","id":list[0]["id"],"result":{"tasks":[task("t-0"),task("t-1")]}});
+    gw.upstream_line(listed.to_string().as_bytes(), now);
+    assert_eq!(
+        json_lines(&gw.clients[0].split()),
+        [serde_json::json!({"jsonrpc":"2.0","id":6,"result":{"tasks":[task("t-1")]}})]
+    );
+    // Its ttl passed (from the CreateTaskResult, at 1): the gateway no longer knows it, and
+    // forwards a request for it (the upstream may have deleted it, and answers for itself).
+    gw.tick(1 + 600_000);
+    gw.client_read(1, op(7, "tasks/get").as_bytes(), 1 + 600_000);
+    assert_eq!(json_lines(&gw.upstream.split())[0]["method"], "tasks/get");
+}

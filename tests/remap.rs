@@ -2,7 +2,7 @@
 //! byte for byte on the way back; unknown, stale, cancelled and expired replies go nowhere.
 
 use bytes::BytesMut;
-use rpcwire::{Decoder, IdRemapper, Message, Miss, RemapError};
+use rpcwire::{Decoder, Id, IdRemapper, Message, Miss, RemapError};
 
 fn request(frame: &[u8]) -> rpcwire::Request<'_> {
     match Decoder::jsonrpc().decode(frame) {
@@ -869,8 +869,9 @@ fn status_to(remap: &mut IdRemapper<u32>, frame: &[u8]) -> Option<(u32, Vec<u8>)
 /// Two clients each create a task, both asking progress on `"p1"`: after the
 /// `CreateTaskResult`s, each task's progress goes to its own client with `"p1"` restored, its
 /// status notifications to that client alone; a terminal status ends the route, and later
-/// progress on its token is unknown (dropped, as progress after a request's result is). The
-/// other task's route lives on.
+/// progress on its token is unknown (dropped, as progress after a request's result is), while
+/// the task's client is kept (its status still goes there alone). The other task's route lives
+/// on.
 #[test]
 fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
     let mut remap = IdRemapper::new(8);
@@ -929,8 +930,11 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
         Some(1)
     );
     assert_eq!(progress_to(&remap, &p1), None);
-    assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
-    assert_eq!(remap.task_routes(), 1);
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "completed")).map(|(c, _)| c),
+        Some(1)
+    );
+    assert_eq!((remap.task_routes(), remap.tasks()), (1, 2));
     // Task 2's route is untouched, until its task fails.
     assert_eq!(
         progress_to(&remap, &task_progress(t2)).map(|r| r.0),
@@ -941,9 +945,10 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
         Some(2)
     );
     assert_eq!(progress_to(&remap, &task_progress(t2)), None);
-    // What is left is the plain request in flight, and its bytes only.
-    assert_eq!((remap.len(), remap.task_routes()), (1, 0));
-    assert_eq!(remap.bytes(), 2 + 4);
+    // What is left is the plain request in flight, and the two ended tasks' records: their
+    // task ids ("task-1", quotes included), not their progress tokens.
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 0, 2));
+    assert_eq!(remap.bytes(), 2 + 4 + 2 * 8);
 }
 
 /// A request that is not task-augmented loses its progress route at its reply, whatever the
@@ -1007,8 +1012,8 @@ fn any_other_reply_ends_the_progress_route() {
 }
 
 /// The results of `tasks/get` and `tasks/cancel` that carry a terminal status, and any
-/// result of `tasks/result` (it comes once the task has ended), forget the task's route; a
-/// status not terminal, or another task's, does not.
+/// result of `tasks/result` (it comes once the task has ended), end the task's route (the
+/// record of its client stays); a status not terminal, or another task's, does not.
 #[test]
 fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
     let query = |remap: &mut IdRemapper<u32>, client: u32, method: &str, result: &str| {
@@ -1056,12 +1061,17 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
             progress_to(&remap, &task_progress(token)).is_some(),
             "{method}"
         );
-        // Another client's query (the task's own client polls through the same upstream).
-        query(&mut remap, 2, method, &result);
+        // The task's own client learns it ended.
+        query(&mut remap, 1, method, &result);
         assert_eq!(progress_to(&remap, &task_progress(token)), None, "{method}");
         assert_eq!(
-            (remap.len(), remap.task_routes(), remap.bytes()),
-            (0, 0, 0),
+            (
+                remap.len(),
+                remap.task_routes(),
+                remap.tasks(),
+                remap.bytes()
+            ),
+            (0, 0, 1, 8),
             "{method}"
         );
     }
@@ -1118,7 +1128,9 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!((remap.len(), remap.task_routes(), remap.bytes()), (0, 0, 0));
     assert_eq!(status_to(&mut remap, &status("task-1", "working")), None);
 
-    // A route keeps its request's deadline, which progress may move, and expires silently.
+    // A route keeps its request's deadline, which progress may move, and ends silently there:
+    // its client is kept (routed without the time, the task's ttl cannot be told: until the
+    // client goes).
     let mut remap = IdRemapper::new(8);
     let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
     let token = remap
@@ -1135,9 +1147,19 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!(remap.expire(150).count(), 0);
     assert_eq!(remap.task_routes(), 1);
     assert_eq!(remap.expire(200).count(), 0);
-    assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.bytes()),
+        (0, 1, 8)
+    );
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(remap.has_deadline(token), None);
     assert_eq!(remap.next_wakeup(), None);
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-1\"").unwrap()),
+        Some(&1)
+    );
+    assert!(remap.drop_client(&1).is_empty());
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
 }
 
 /// After its `CreateTaskResult`, the request is answered: its client's cancellation of it
@@ -1170,4 +1192,366 @@ fn a_task_route_is_no_request_in_flight() {
         .route_subscription(stamped.as_bytes(), &n, &mut BytesMut::new())
         .is_none());
     assert_eq!(remap.task_routes(), 1);
+}
+
+/// `client`'s request `frame` (its id `"q"`), forwarded or refused: the token, or the error
+/// and that nothing was written or kept.
+fn forward_task_op(
+    remap: &mut IdRemapper<u32>,
+    client: u32,
+    frame: &str,
+) -> Result<u64, RemapError> {
+    let (len, bytes) = (remap.len(), remap.bytes());
+    let mut up = BytesMut::new();
+    let sent = remap.forward_request(
+        client,
+        frame.as_bytes(),
+        &request(frame.as_bytes()),
+        None,
+        &mut up,
+    );
+    match sent {
+        Ok(token) => Ok(token.get()),
+        Err(e) => {
+            assert!(up.is_empty(), "{frame}");
+            assert_eq!((remap.len(), remap.bytes()), (len, bytes), "{frame}");
+            Err(e)
+        }
+    }
+}
+
+/// Through a gateway every client shares the upstream's session, so the upstream cannot tell
+/// them apart: the remapper refuses a client's `tasks/get`, `tasks/result` or `tasks/cancel`
+/// naming a task another client's request created, however the method or the task id is
+/// spelled; the task's own client gets through, and so does a task id no route holds. A
+/// task id the upstream could read otherwise than the remapper (not a string, named twice,
+/// absent) is refused too.
+#[test]
+fn a_task_is_reachable_by_its_own_client_only() {
+    let mut remap = IdRemapper::new(16);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-1\"").unwrap()),
+        Some(&1)
+    );
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-9\"").unwrap()),
+        None
+    );
+    let op = |method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{params}}}"#)
+    };
+    let foreign = [
+        op("tasks/get", r#"{"taskId":"task-1"}"#),
+        op("tasks/result", r#"{"taskId":"task-1"}"#),
+        op("tasks/cancel", r#"{"taskId":"task-1"}"#),
+        // The same task, spelled otherwise; the method, escaped.
+        op("tasks/get", r#"{"taskId":"task\u002d1"}"#),
+        op("tasks\\/result", r#"{"taskId":"task-1"}"#),
+        // A `task` member does not make it a task-augmented request to let through.
+        op("tasks/get", r#"{"taskId":"task-1","task":{}}"#),
+        // Related-task metadata does not count (the spec: `taskId` is the source of truth).
+        op(
+            "tasks/get",
+            r#"{"taskId":"task-1","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-2"}}}"#,
+        ),
+    ];
+    for frame in &foreign {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, frame),
+            Err(RemapError::ForeignTask),
+            "{frame}"
+        );
+        // Its own client gets through.
+        let token = forward_task_op(&mut remap, 1, frame).expect(frame);
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+        assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    }
+    let unreadable = [
+        op("tasks/get", r#"{"taskId":7}"#),
+        op("tasks/result", r#"{"taskId":"task-9","taskId":"task-1"}"#),
+        op("tasks/cancel", r#"{}"#),
+        r#"{"jsonrpc":"2.0","id":"q","method":"tasks/get"}"#.to_string(),
+    ];
+    for frame in &unreadable {
+        for client in [1, 2] {
+            assert_eq!(
+                forward_task_op(&mut remap, client, frame),
+                Err(RemapError::BadTaskId),
+                "{frame}"
+            );
+        }
+    }
+    // A task no route holds goes upstream (which answers for it), and so does `tasks/list`.
+    let unknown = op("tasks/get", r#"{"taskId":"task-9"}"#);
+    assert!(forward_task_op(&mut remap, 2, &unknown).is_ok());
+    assert!(forward_task_op(
+        &mut remap,
+        2,
+        &op("tasks/list", "{}").replace("\"q\"", "\"l\"")
+    )
+    .is_ok());
+    assert_eq!((remap.len(), remap.task_routes()), (2, 1));
+
+    // The refusal's reply reads as an upstream's for a task it does not know (-32602).
+    let mut out = BytesMut::new();
+    RemapError::ForeignTask.write_reply(&mut out, Id::from_token(b"\"q\"").unwrap());
+    assert_eq!(
+        &out[..],
+        &br#"{"jsonrpc":"2.0","id":"q","error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}
+"#[..]
+    );
+    assert_eq!(
+        RemapError::BadTaskId.code(),
+        rpcwire::ErrorCode::INVALID_PARAMS
+    );
+    assert_eq!(
+        RemapError::ForeignTask.to_string(),
+        "the task named is another client's"
+    );
+}
+
+/// `route_reply_at`: routes `reply` at `now`, to the client it names.
+fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
+    let msg = Decoder::jsonrpc().decode(reply).unwrap();
+    remap
+        .route_reply_at(reply, msg.id().unwrap(), now, &mut BytesMut::new())
+        .map(|origin| origin.client)
+}
+
+/// A task's result stays retrievable after it ends, for its ttl ("Results retained for ttl
+/// period from creation"): its progress route ends with it, but the remapper keeps its client,
+/// and refuses the task to other clients, until the ttl (from the `CreateTaskResult`, routed
+/// at a time) has passed; then the record goes, its bytes with it. `null` is unlimited: kept
+/// until the client goes. A route whose deadline passes before the task ends keeps the
+/// record too. A -32602 error answering the owner's `tasks/get` (the upstream no longer knows
+/// the task) forgets it; one answering `tasks/result` or `tasks/cancel` does not (the task's
+/// own request's error, or a task already ended).
+#[test]
+fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    let op = |method: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{{"taskId":"task-1"}}}}"#
+        )
+    };
+    // Created at 1,000 with a ttl of 60,000 (the `created` helper's).
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    assert_eq!(
+        route_at(&mut remap, &created(token, "task-1"), 1_000),
+        Ok(1)
+    );
+    let token = rpcwire::Token::new(token).unwrap();
+    assert_eq!(remap.has_deadline(token), Some(false));
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "completed")).map(|(c, _)| c),
+        Some(1)
+    );
+    assert_eq!((remap.task_routes(), remap.tasks(), remap.len()), (0, 1, 0));
+    // Its progress token's bytes are given back, its task id's kept; its deadline is no
+    // longer the caller's to move.
+    assert_eq!(remap.bytes(), 8);
+    assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(
+        (
+            remap.has_deadline(token),
+            remap.set_deadline(token, Some(5))
+        ),
+        (None, false)
+    );
+    assert_eq!(remap.next_wakeup().map(|at| at <= 61_000), Some(true));
+    // Another client still cannot fetch its result; its own client can, again and again.
+    for _ in 0..2 {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &op("tasks/result")),
+            Err(RemapError::ForeignTask)
+        );
+        let q = forward_task_op(&mut remap, 1, &op("tasks/result")).unwrap();
+        let result = format!(
+            r#"{{"jsonrpc":"2.0","id":{q},"result":{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"task-1"}}}}}}}}"#
+        );
+        assert_eq!(route_at(&mut remap, result.as_bytes(), 2_000), Ok(1));
+    }
+    assert_eq!(remap.expire(60_999).count(), 0);
+    assert_eq!(remap.task_owner(t1()), Some(&1));
+    // The ttl has passed: the upstream may have deleted the task; the record goes.
+    assert_eq!(remap.expire(61_000).count(), 0);
+    assert_eq!(
+        (remap.tasks(), remap.bytes(), remap.task_owner(t1())),
+        (0, 0, None)
+    );
+    assert!(forward_task_op(&mut remap, 2, &op("tasks/result")).is_ok());
+
+    // A null ttl is unlimited: kept past any time, until its client goes.
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    let unlimited = String::from_utf8(created(token, "task-1"))
+        .unwrap()
+        .replace("\"ttl\":60000", "\"ttl\":null");
+    route_at(&mut remap, unlimited.as_bytes(), 1_000).unwrap();
+    status_to(&mut remap, &status("task-1", "failed")).unwrap();
+    assert_eq!(remap.expire(u64::MAX).count(), 0);
+    assert_eq!(remap.task_owner(t1()), Some(&1));
+    assert!(remap.drop_client(&1).is_empty());
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+
+    // A route's deadline passes (no progress, no status for a while): the progress route
+    // ends, the record of its client stays until the ttl.
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{"ttl":1000},"_meta":{"progressToken":"p1"}}}"#;
+    let token = remap
+        .forward_request(1, frame, &request(frame), Some(100), &mut BytesMut::new())
+        .unwrap();
+    let reply = String::from_utf8(created(token.get(), "task-1"))
+        .unwrap()
+        .replace("60000", "1000");
+    route_at(&mut remap, reply.as_bytes(), 50).unwrap();
+    assert_eq!(remap.expire(100).count(), 0);
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.bytes()),
+        (0, 1, 8)
+    );
+    assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
+    assert_eq!(
+        forward_task_op(&mut remap, 2, &op("tasks/get")),
+        Err(RemapError::ForeignTask)
+    );
+    assert_eq!(remap.expire(1_049).count(), 0);
+    assert_eq!(remap.tasks(), 1);
+    assert_eq!(remap.expire(1_050).count(), 0);
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+
+    // Error replies: -32602 to `tasks/result` and `tasks/cancel` keep the task, to
+    // `tasks/get` forget it (live or ended); another code to `tasks/get` keeps it.
+    let invalid = |q: u64, code: i32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":{code},"message":"Failed to retrieve task: Task not found"}}}}"#
+        )
+    };
+    for ended in [false, true] {
+        let mut remap = IdRemapper::new(8);
+        let token = forward_call(&mut remap, 1, 1, true);
+        route_at(&mut remap, &created(token, "task-1"), 0).unwrap();
+        if ended {
+            status_to(&mut remap, &status("task-1", "completed")).unwrap();
+        }
+        for (method, code) in [
+            ("tasks/result", -32602),
+            ("tasks/cancel", -32602),
+            ("tasks/get", -32603),
+        ] {
+            let q = forward_task_op(&mut remap, 1, &op(method)).unwrap();
+            assert_eq!(route_at(&mut remap, invalid(q, code).as_bytes(), 10), Ok(1));
+            assert_eq!(remap.task_owner(t1()), Some(&1), "{method}");
+        }
+        let q = forward_task_op(&mut remap, 1, &op("tasks/get")).unwrap();
+        assert_eq!(route(&mut remap, invalid(q, -32602).as_bytes()).0, Ok(1));
+        assert_eq!(
+            (
+                remap.task_owner(t1()),
+                remap.tasks(),
+                remap.task_routes(),
+                remap.bytes()
+            ),
+            (None, 0, 0, 0)
+        );
+        assert_eq!(progress_to(&remap, &task_progress(token)), None);
+        assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
+    }
+}
+
+/// `tasks/list` lists the whole upstream session's tasks, every client's: the remapper writes
+/// the result for its client with that client's tasks only (kept, ended or not), in their
+/// order, their bytes and the rest of the result (`nextCursor`) unchanged; another client's
+/// task and a task the remapper does not keep are left out. An error reply goes as is; a
+/// result whose `tasks` cannot be read as one array is not forwarded but answered -32603.
+#[test]
+fn a_task_list_holds_its_clients_tasks_only() {
+    let mut remap = IdRemapper::new(16);
+    for (client, task) in [(1, "task-1"), (2, "task-2"), (1, "task-3")] {
+        let token = forward_call(&mut remap, client, client, true);
+        route_at(&mut remap, &created(token, task), 0).unwrap();
+    }
+    status_to(&mut remap, &status("task-3", "completed")).unwrap();
+    let task = |id: &str| {
+        format!(
+            r#"{{"taskId":"{id}","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:40:00Z","ttl":30000}}"#
+        )
+    };
+    let listed = [
+        task("task-1"),
+        task("task-2"),
+        task("task-9"),
+        task("task\\u002d3"),
+    ]
+    .join(", ");
+    let list = |remap: &mut IdRemapper<u32>, client: u32, result: &str| {
+        let frame =
+            format!(r#"{{"jsonrpc":"2.0","id":"l{client}","method":"tasks/list","params":{{}}}}"#);
+        let q = forward_task_op(remap, client, &frame).unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
+        let msg = Decoder::jsonrpc().decode(reply.as_bytes()).unwrap();
+        let mut out = BytesMut::new();
+        let to = remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut out);
+        assert_eq!(to.map(|o| o.client), Ok(client));
+        String::from_utf8(out.to_vec()).unwrap()
+    };
+    let result = format!(r#"{{"tasks":[{listed}],"nextCursor":"c2"}}"#);
+    assert_eq!(
+        list(&mut remap, 1, &result),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"l1","result":{{"tasks":[{},{}],"nextCursor":"c2"}}}}"#,
+            task("task-1"),
+            task("task\\u002d3")
+        ) + "\n"
+    );
+    assert_eq!(
+        list(&mut remap, 2, &result),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"l2","result":{{"tasks":[{}],"nextCursor":"c2"}}}}"#,
+            task("task-2")
+        ) + "\n"
+    );
+    assert_eq!(
+        list(&mut remap, 3, &result),
+        "{\"jsonrpc\":\"2.0\",\"id\":\"l3\",\"result\":{\"tasks\":[],\"nextCursor\":\"c2\"}}\n"
+    );
+    // The id before or after the result, and an empty list: the same.
+    assert_eq!(
+        list(&mut remap, 2, r#"{"tasks":[]}"#),
+        "{\"jsonrpc\":\"2.0\",\"id\":\"l2\",\"result\":{\"tasks\":[]}}\n"
+    );
+    // An error goes back as is.
+    let frame = r#"{"jsonrpc":"2.0","id":"l1","method":"tasks/list"}"#;
+    let q = forward_task_op(&mut remap, 1, frame).unwrap();
+    let error = format!(
+        r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":-32602,"message":"Invalid cursor"}}}}"#
+    );
+    assert_eq!(
+        route(&mut remap, error.as_bytes()),
+        (
+            Ok(1),
+            br#"{"jsonrpc":"2.0","id":"l1","error":{"code":-32602,"message":"Invalid cursor"}}
+"#
+            .to_vec()
+        )
+    );
+    // A list that cannot be filtered goes nowhere: its client is answered -32603.
+    let unfilterable = [
+        r#"{"tasks":{}}"#.to_string(),
+        r#"{"nextCursor":"c"}"#.to_string(),
+        format!(r#"{{"tasks":[],"tasks":[{}]}}"#, task("task-2")),
+        r#"{"tasks":[{"taskId":"task-2"},]}"#.to_string(),
+    ];
+    for result in &unfilterable {
+        let out = list(&mut remap, 1, result);
+        assert!(
+            out.starts_with(r#"{"jsonrpc":"2.0","id":"l1","error":{"code":-32603,"#),
+            "{result}: {out}"
+        );
+        assert!(!out.contains("task-2"), "{result}");
+    }
+    assert_eq!((remap.len(), remap.tasks()), (0, 3));
 }

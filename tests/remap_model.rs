@@ -1,8 +1,12 @@
 //! `IdRemapper` against a model: random forwards (ids colliding across clients, progress
-//! tokens, deadlines), replies to any token ever minted, cancellations, expiries, clients
-//! leaving, the upstream going away, progress and moved deadlines. After every step the
-//! remapper holds what the model holds, counts the bytes the model counts, and every reply
-//! and progress notification reaches the client that asked, its tokens restored.
+//! tokens, deadlines, task-augmented calls), replies to any token ever minted (plain results,
+//! `CreateTaskResult`s with a ttl or `null`, routed at the time), cancellations, expiries,
+//! clients leaving, the upstream going away, progress and moved deadlines; MCP 2025-11-25
+//! tasks' status notifications (terminal or not) and `tasks/get`, `tasks/result`,
+//! `tasks/cancel` from the task's client or another, answered at once (a status, a result, a
+//! -32602 error). After every step the remapper holds what the model holds (requests, task
+//! routes, the tasks it keeps and whose they are), counts the bytes the model counts, and every
+//! reply, progress and status notification reaches the client that asked, its tokens restored.
 
 use bytes::BytesMut;
 use proptest::prelude::*;
@@ -17,9 +21,12 @@ enum Op {
         strid: bool,
         progress: Option<u8>,
         deadline: Option<u8>,
+        task: bool,
     },
     Reply {
         pick: u16,
+        /// A `CreateTaskResult` for task `t{n}`, with a ttl (`None`: `null`).
+        create: Option<(u8, Option<u8>)>,
     },
     Cancel {
         client: u8,
@@ -40,18 +47,33 @@ enum Op {
         pick: u16,
         d: Option<u8>,
     },
+    Status {
+        task: u8,
+        terminal: bool,
+    },
+    /// `client`'s `tasks/get` (0), `tasks/result` (1) or `tasks/cancel` (2) of task `t{task}`,
+    /// answered with a status not terminal (0), a terminal one (1, for `tasks/result` its
+    /// result), or -32602 (2).
+    Tasks {
+        client: u8,
+        method: u8,
+        task: u8,
+        answer: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0u8..3, 0u8..4, any::<bool>(), proptest::option::of(0u8..3), proptest::option::of(0u8..50)).prop_map(|(client, id, strid, progress, deadline)| Op::Forward { client, id, strid, progress, deadline }),
-        2 => any::<u16>().prop_map(|pick| Op::Reply { pick }),
+        4 => (0u8..3, 0u8..4, any::<bool>(), proptest::option::of(0u8..3), proptest::option::of(0u8..50), any::<bool>()).prop_map(|(client, id, strid, progress, deadline, task)| Op::Forward { client, id, strid, progress, deadline, task }),
+        3 => (any::<u16>(), proptest::option::of((0u8..4, proptest::option::of(0u8..40)))).prop_map(|(pick, create)| Op::Reply { pick, create }),
         1 => (0u8..3, 0u8..4, any::<bool>()).prop_map(|(client, id, strid)| Op::Cancel { client, id, strid }),
         1 => (0u8..60).prop_map(|now| Op::Expire { now }),
         1 => (0u8..3).prop_map(|client| Op::Drop { client }),
         1 => Just(Op::Drain),
         1 => any::<u16>().prop_map(|pick| Op::Progress { pick }),
         1 => (any::<u16>(), proptest::option::of(0u8..60)).prop_map(|(pick, d)| Op::SetDeadline { pick, d }),
+        2 => (0u8..4, any::<bool>()).prop_map(|(task, terminal)| Op::Status { task, terminal }),
+        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3).prop_map(|(client, method, task, answer)| Op::Tasks { client, method, task, answer }),
     ]
 }
 
@@ -63,12 +85,47 @@ fn idtok(id: u8, strid: bool) -> String {
     }
 }
 
+/// A request in flight.
 struct M {
     client: u8,
     id: String,
     progress: Option<String>,
     deadline: Option<u64>,
     bytes: usize,
+    task: bool,
+}
+
+/// A task the remapper keeps: its route while `live`, then the record of its client.
+struct Tm {
+    client: u8,
+    /// Its request's token: its progress's, while live.
+    token: u64,
+    progress: Option<String>,
+    live: bool,
+    deadline: Option<u64>,
+    ttl_ends: Option<u64>,
+}
+
+impl Tm {
+    fn bytes(&self, id: &str) -> usize {
+        self.progress.as_ref().map_or(0, |p| p.len()) + id.len() + 2
+    }
+
+    /// The task has ended: its progress goes, its deadline is its ttl's.
+    fn end(&mut self) {
+        if self.live {
+            self.live = false;
+            self.progress = None;
+            self.deadline = self.ttl_ends;
+        }
+    }
+}
+
+fn notification(frame: &str) -> Notification<'_> {
+    match Decoder::mcp_client().decode(frame.as_bytes()) {
+        Ok(Message::Notification(n)) => n,
+        other => panic!("{other:?}"),
+    }
 }
 
 proptest! {
@@ -77,39 +134,57 @@ proptest! {
     fn remap_model(ops in proptest::collection::vec(op(), 1..80)) {
         let mut r: IdRemapper<u8> = IdRemapper::new(5);
         let mut model: HashMap<u64, M> = HashMap::new();
+        let mut tasks: HashMap<String, Tm> = HashMap::new();
         let mut minted: Vec<u64> = vec![];
         let mut now_max = 0u64;
         for op in ops {
             match op {
-                Op::Forward { client, id, strid, progress, deadline } => {
+                Op::Forward { client, id, strid, progress, deadline, task } => {
                     let idt = idtok(id, strid);
                     let pt = progress.map(|p| format!("\"p{p}\""));
+                    let task_member = if task { r#""task":{"ttl":10},"# } else { "" };
                     let frame = match &pt {
-                        Some(p) => format!(r#"{{"jsonrpc":"2.0","id":{idt},"method":"x","params":{{"_meta":{{"progressToken":{p}}}}}}}"#),
+                        Some(p) => format!(r#"{{"jsonrpc":"2.0","id":{idt},"method":"x","params":{{{task_member}"_meta":{{"progressToken":{p}}}}}}}"#),
+                        None if task => format!(r#"{{"jsonrpc":"2.0","id":{idt},"method":"x","params":{{"task":{{}}}}}}"#),
                         None => format!(r#"{{"jsonrpc":"2.0","id":{idt},"method":"x"}}"#),
                     };
                     let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else { panic!() };
                     let mut out = BytesMut::new();
-                    let d = deadline.map(u64::from);
+                    let d = deadline.map(|d| now_max + u64::from(d));
                     let res = r.forward_request(client, frame.as_bytes(), &req, d, &mut out);
                     let dup = model.values().any(|m| m.client == client && m.id == idt);
                     if dup { prop_assert_eq!(res, Err(RemapError::DuplicateId)); continue; }
-                    if model.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
+                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     prop_assert!(!minted.contains(&t));
                     minted.push(t);
                     let bytes = 2 * idt.len() + pt.as_ref().map_or(0, |p| p.len());
-                    model.insert(t, M { client, id: idt, progress: pt, deadline: d, bytes });
+                    model.insert(t, M { client, id: idt, progress: pt, deadline: d, bytes, task });
                 }
-                Op::Reply { pick } => {
+                Op::Reply { pick, create } => {
                     if minted.is_empty() { continue; }
                     let t = minted[pick as usize % minted.len()];
-                    let reply = format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{{}}}}"#);
+                    let (result, task_id) = match create {
+                        Some((n, ttl)) => {
+                            let ttl = ttl.map_or("null".to_string(), |ttl| ttl.to_string());
+                            (format!(r#"{{"task":{{"taskId":"t{n}","status":"working","ttl":{ttl}}}}}"#), Some((format!("t{n}"), ttl)))
+                        }
+                        None => ("{}".to_string(), None),
+                    };
+                    let reply = format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{result}}}"#);
                     let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
                     let mut out = BytesMut::new();
-                    let res = r.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut out);
+                    let res = r.route_reply_at(reply.as_bytes(), msg.id().unwrap(), now_max, &mut out);
                     match model.remove(&t) {
-                        Some(m) => { let o = res.unwrap(); prop_assert_eq!(o.client, m.client); prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, m.id) + "\n"); }
+                        Some(m) => {
+                            let o = res.unwrap();
+                            prop_assert_eq!(o.client, m.client);
+                            prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, m.id) + "\n");
+                            if let (true, Some((task_id, ttl))) = (m.task, task_id) {
+                                let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
+                                tasks.entry(task_id).or_insert(Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends });
+                            }
+                        }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),
                     }
                 }
@@ -134,6 +209,13 @@ proptest! {
                     want.sort();
                     for t in &want { model.remove(t); }
                     prop_assert_eq!(got, want);
+                    // A route past its deadline ends (kept until its ttl, unless that passed
+                    // too); an ended task past its ttl goes.
+                    tasks.retain(|_, tm| {
+                        if tm.deadline.is_none_or(|d| d > now) { return true; }
+                        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) { tm.end(); return true; }
+                        false
+                    });
                 }
                 Op::Drop { client } => {
                     let mut got: Vec<u64> = r.drop_client(&client).into_iter().map(|(t, _)| t.get()).collect();
@@ -142,34 +224,108 @@ proptest! {
                     want.sort();
                     for t in &want { model.remove(t); }
                     prop_assert_eq!(got, want);
+                    tasks.retain(|_, tm| tm.client != client);
                 }
                 Op::Drain => {
                     let n = r.drain().count();
                     prop_assert_eq!(n, model.len());
                     model.clear();
+                    tasks.clear();
                 }
                 Op::Progress { pick } => {
                     if minted.is_empty() { continue; }
                     let t = minted[pick as usize % minted.len()];
                     let frame = format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{t},"progress":1}}}}"#);
-                    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else { panic!() };
+                    let n = notification(&frame);
                     let mut out = BytesMut::new();
-                    let res = r.route_progress(frame.as_bytes(), &n, &mut out).map(|r| (r.token.get(), *r.client));
-                    match model.get(&t) {
-                        Some(m) if m.progress.is_some() => { prop_assert_eq!(res, Some((t, m.client))); prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#, m.progress.as_ref().unwrap()) + "\n"); }
-                        _ => prop_assert_eq!(res, None),
+                    let res = r.route_progress(frame.as_bytes(), &n, &mut out).map(|r| (r.token.get(), *r.client, r.request.is_some()));
+                    let route = tasks.values().find(|tm| tm.live && tm.token == t);
+                    let expected = match (model.get(&t), route) {
+                        (Some(m), _) => m.progress.as_ref().map(|p| (m.client, p, true)),
+                        (None, Some(tm)) => tm.progress.as_ref().map(|p| (tm.client, p, false)),
+                        (None, None) => None,
+                    };
+                    match expected {
+                        Some((client, p, request)) => {
+                            prop_assert_eq!(res, Some((t, client, request)));
+                            prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{p},"progress":1}}}}"#) + "\n");
+                        }
+                        None => prop_assert_eq!(res, None),
                     }
                 }
                 Op::SetDeadline { pick, d } => {
                     if minted.is_empty() { continue; }
                     let t = minted[pick as usize % minted.len()];
-                    let d = d.map(u64::from);
+                    let d = d.map(|d| now_max + u64::from(d));
                     let ok = r.set_deadline(Token::new(t).unwrap(), d);
-                    match model.get_mut(&t) { Some(m) => { prop_assert!(ok); m.deadline = d; } None => prop_assert!(!ok) }
+                    if let Some(m) = model.get_mut(&t) {
+                        prop_assert!(ok);
+                        m.deadline = d;
+                    } else if let Some(tm) = tasks.values_mut().find(|tm| tm.live && tm.token == t) {
+                        prop_assert!(ok);
+                        tm.deadline = d;
+                    } else {
+                        prop_assert!(!ok);
+                    }
+                }
+                Op::Status { task, terminal } => {
+                    let status = if terminal { "completed" } else { "working" };
+                    let frame = format!(r#"{{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{{"taskId":"t{task}","status":"{status}","ttl":null}}}}"#);
+                    let n = notification(&frame);
+                    let mut out = BytesMut::new();
+                    let res = r.route_task_status(frame.as_bytes(), &n, &mut out).map(|(_, c)| c);
+                    match tasks.get_mut(&format!("t{task}")) {
+                        Some(tm) => {
+                            prop_assert_eq!(res, Some(tm.client));
+                            prop_assert_eq!(out, frame.clone() + "\n");
+                            if terminal { tm.end(); }
+                        }
+                        None => { prop_assert_eq!(res, None); prop_assert!(out.is_empty()); }
+                    }
+                }
+                Op::Tasks { client, method, task, answer } => {
+                    let name = ["tasks/get", "tasks/result", "tasks/cancel"][usize::from(method)];
+                    let task_id = format!("t{task}");
+                    let frame = format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{name}","params":{{"taskId":"{task_id}"}}}}"#);
+                    let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else { panic!() };
+                    let res = r.forward_request(client, frame.as_bytes(), &req, None, &mut BytesMut::new());
+                    if tasks.get(&task_id).is_some_and(|tm| tm.client != client) {
+                        prop_assert_eq!(res, Err(RemapError::ForeignTask));
+                        prop_assert_eq!(r.task_owner(Id::from_token(format!("\"{task_id}\"").as_bytes()).unwrap()), tasks.get(&task_id).map(|tm| &tm.client));
+                        continue;
+                    }
+                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
+                    let t = res.unwrap().get();
+                    minted.push(t);
+                    let result = match (method, answer) {
+                        (_, 2) => None,
+                        (1, _) => Some(format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"{task_id}"}}}}}}"#)),
+                        (_, a) => Some(format!(r#"{{"taskId":"{task_id}","status":"{}","ttl":null}}"#, ["working", "failed"][usize::from(a)])),
+                    };
+                    let reply = match &result {
+                        Some(result) => format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{result}}}"#),
+                        None => format!(r#"{{"jsonrpc":"2.0","id":{t},"error":{{"code":-32602,"message":"Task not found"}}}}"#),
+                    };
+                    let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
+                    let to = r.route_reply_at(reply.as_bytes(), msg.id().unwrap(), now_max, &mut BytesMut::new());
+                    prop_assert_eq!(to.map(|o| o.client), Ok(client));
+                    match (method, answer) {
+                        // The upstream no longer knows the task.
+                        (0, 2) => { tasks.remove(&task_id); }
+                        (_, 2) | (0 | 2, 0) => {}
+                        _ => { if let Some(tm) = tasks.get_mut(&task_id) { tm.end(); } }
+                    }
                 }
             }
             prop_assert_eq!(r.len(), model.len());
-            prop_assert_eq!(r.bytes(), model.values().map(|m| m.bytes).sum::<usize>());
+            prop_assert_eq!(r.tasks(), tasks.len());
+            prop_assert_eq!(r.task_routes(), tasks.values().filter(|tm| tm.live).count());
+            let task_bytes: usize = tasks.iter().map(|(id, tm)| tm.bytes(id)).sum();
+            prop_assert_eq!(r.bytes(), model.values().map(|m| m.bytes).sum::<usize>() + task_bytes);
+            for n in 0..4 {
+                let id = format!("\"t{n}\"");
+                prop_assert_eq!(r.task_owner(Id::from_token(id.as_bytes()).unwrap()), tasks.get(&format!("t{n}")).map(|tm| &tm.client));
+            }
         }
     }
 }

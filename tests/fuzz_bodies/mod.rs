@@ -916,7 +916,11 @@ fn model_id(arg: u8) -> String {
 
 /// `InFlight` and `IdRemapper` against models of what they hold: the same answers (accepted,
 /// duplicate, full, over the byte budget) and the same count of bytes, through every way an
-/// entry leaves. Each byte pair is an operation and its argument.
+/// entry leaves. Each byte pair is an operation and its argument. The remapper's model keeps
+/// MCP 2025-11-25 tasks too: task-augmented requests answered by `CreateTaskResult`s (a ttl or
+/// `null`), status notifications (terminal or not) with the task's progress, and `tasks/get`,
+/// `tasks/result`, `tasks/cancel` from the task's client or another, answered at once: routes,
+/// the records of ended tasks' clients, refusals of foreign tasks and bytes agree.
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
@@ -939,9 +943,35 @@ pub fn tables_model(data: &[u8]) {
         deadline: Option<u64>,
         /// The client's id token.
         token: String,
+        /// The client's progress token, and whether the request is task-augmented.
+        progress: Option<String>,
+        task: bool,
+    }
+    /// A task the remapper keeps: its route while `live`, then the record of its client.
+    struct Tasked {
+        client: u8,
+        /// Its request's token (its progress's while live), as written on the wire.
+        wire: Vec<u8>,
+        progress: Option<String>,
+        live: bool,
+        deadline: Option<u64>,
+        ttl_ends: Option<u64>,
+        /// The progress token while live, and the task id.
+        held: usize,
+    }
+    impl Tasked {
+        fn end(&mut self, id: &str) {
+            if self.live {
+                self.live = false;
+                self.progress = None;
+                self.held = id.len();
+                self.deadline = self.ttl_ends;
+            }
+        }
     }
     let mut remap: IdRemapper<u8> = IdRemapper::new(capacity).max_bytes(budget);
     let mut remapped: HashMap<(u8, IdKey), Remapped> = HashMap::new();
+    let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
@@ -1002,23 +1032,135 @@ pub fn tables_model(data: &[u8]) {
                 }
                 model.clear();
             }
+            3 if arg % 8 < 3 => {
+                // A task's status (terminal or not), then progress on its request's token.
+                let id = format!("\"t{}\"", (arg >> 3) & 3);
+                let terminal = arg % 8 == 2;
+                let status = if terminal { "failed" } else { "input_required" };
+                let frame = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{{"taskId":{id},"status":"{status}"}}}}"#
+                );
+                let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes())
+                else {
+                    panic!("a notification: {frame}");
+                };
+                let mut out = BytesMut::new();
+                let to = remap
+                    .route_task_status(frame.as_bytes(), &n, &mut out)
+                    .map(|(_, c)| c);
+                assert_eq!(to, tasks.get(&id).map(|t| t.client), "status {frame}");
+                if let Some(task) = tasks.get_mut(&id) {
+                    assert_eq!(&out[..], format!("{frame}\n").as_bytes());
+                    if terminal {
+                        task.end(&id);
+                    }
+                    let progress = format!(
+                        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#,
+                        String::from_utf8_lossy(&task.wire)
+                    );
+                    let Ok(Message::Notification(n)) =
+                        Decoder::mcp_client().decode(progress.as_bytes())
+                    else {
+                        panic!("a notification: {progress}");
+                    };
+                    let mut out = BytesMut::new();
+                    let to = remap
+                        .route_progress(progress.as_bytes(), &n, &mut out)
+                        .map(|r| *r.client);
+                    // Routed while the route lives (and asked for progress), never after: a
+                    // token reused for another entry has another generation.
+                    let theirs = task.progress.as_ref().filter(|_| task.live);
+                    assert_eq!(to, theirs.map(|_| task.client), "progress {progress}");
+                }
+            }
+            3 => {
+                // `tasks/get`, `tasks/result` or `tasks/cancel` of a client's, answered at once
+                // with a status not terminal, a terminal one, or -32602.
+                // (The operation byte picks the client: the argument's bits are the method's,
+                // the answer's and the task's.)
+                let client = (op / 10) % 3;
+                let method = usize::from(arg % 8 - 3) % 3;
+                let answer = (arg >> 3) & 3;
+                let id = format!("\"t{}\"", (arg >> 5) & 3);
+                let name = ["tasks/get", "tasks/result", "tasks/cancel"][method];
+                let q = "\"task-op\"";
+                let frame = format!(
+                    r#"{{"jsonrpc":"2.0","id":{q},"method":"{name}","params":{{"taskId":{id}}}}}"#
+                );
+                let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+                    panic!("a request: {frame}");
+                };
+                let cost = 2 * q.len();
+                let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
+                    + tasks.values().map(|t| t.held).sum::<usize>();
+                let expected = if tasks.get(&id).is_some_and(|t| t.client != client) {
+                    Err(RemapError::ForeignTask)
+                } else if remapped.len() + tasks.len() >= capacity {
+                    Err(RemapError::Full)
+                } else if used + cost > budget {
+                    Err(RemapError::OverBudget)
+                } else {
+                    Ok(())
+                };
+                let mut out = BytesMut::new();
+                let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
+                assert_eq!(got.map(|_| ()), expected, "forward {frame}");
+                if let Ok(upstream) = got {
+                    let reply = match (method, answer) {
+                        (_, 2 | 3) => format!(
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"error":{{"code":-32602,"message":"Task not found"}}}}"#
+                        ),
+                        (1, _) => format!(
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":{id}}}}}}}}}"#
+                        ),
+                        (_, a) => format!(
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"taskId":{id},"status":"{}"}}}}"#,
+                            ["working", "cancelled"][usize::from(a)]
+                        ),
+                    };
+                    let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
+                    let reply_id = msg.id().expect("a reply's id");
+                    let to = remap.route_reply_at(reply.as_bytes(), reply_id, now, &mut out);
+                    assert_eq!(to.map(|o| o.client), Ok(client));
+                    match (method, answer) {
+                        // The upstream no longer knows the task.
+                        (0, 2 | 3) => {
+                            tasks.remove(&id);
+                        }
+                        (_, 2 | 3) | (0 | 2, 0) => {}
+                        _ => {
+                            if let Some(task) = tasks.get_mut(&id) {
+                                task.end(&id);
+                            }
+                        }
+                    }
+                }
+            }
             4 | 5 => {
                 let client = arg % 3;
                 let progress = (op % 10 == 5).then(|| model_id(arg.rotate_left(3)));
+                let task = op & 0x20 != 0;
+                let task_member = if task { r#""task":{},"# } else { "" };
                 let frame = match &progress {
                     Some(p) => format!(
-                        r#"{{"jsonrpc":"2.0","id":{token},"method":"m","params":{{"_meta":{{"progressToken":{p}}}}}}}"#
+                        r#"{{"jsonrpc":"2.0","id":{token},"method":"m","params":{{{task_member}"_meta":{{"progressToken":{p}}}}}}}"#
                     ),
+                    None if task => {
+                        format!(
+                            r#"{{"jsonrpc":"2.0","id":{token},"method":"m","params":{{"task":{{}}}}}}"#
+                        )
+                    }
                     None => format!(r#"{{"jsonrpc":"2.0","id":{token},"method":"m"}}"#),
                 };
                 let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
                     panic!("a request: {frame}");
                 };
                 let cost = 2 * token.len() + progress.as_ref().map_or(0, String::len);
-                let used: usize = remapped.values().map(|r| r.cost).sum();
+                let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
+                    + tasks.values().map(|t| t.held).sum::<usize>();
                 let expected = if remapped.contains_key(&(client, key.clone())) {
                     Err(RemapError::DuplicateId)
-                } else if remapped.len() >= capacity {
+                } else if remapped.len() + tasks.len() >= capacity {
                     Err(RemapError::Full)
                 } else if used + cost > budget {
                     Err(RemapError::OverBudget)
@@ -1037,6 +1179,8 @@ pub fn tables_model(data: &[u8]) {
                         cost,
                         deadline,
                         token,
+                        progress,
+                        task,
                     };
                     remapped.insert((client, key), request);
                 }
@@ -1074,19 +1218,50 @@ pub fn tables_model(data: &[u8]) {
                     r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"{stamp}":{theirs}}}}}}}"#
                 );
                 assert_eq!(&out[..], format!("{expected}\n").as_bytes());
+                // Half the time a `CreateTaskResult` (which a task-augmented request's route
+                // keeps, if it fits), task `t0`..`t3`, its ttl `null`, 3 or 9.
+                let created = (op & 0x40 != 0).then(|| {
+                    let ttl = [None, Some(3), Some(9)][usize::from(arg >> 4) % 3];
+                    (format!("\"t{}\"", (arg >> 2) & 3), ttl)
+                });
+                let result = match &created {
+                    Some((id, ttl)) => format!(
+                        r#"{{"task":{{"taskId":{id},"status":"working","ttl":{}}}}}"#,
+                        ttl.map_or("null".to_string(), |t| t.to_string())
+                    ),
+                    None => "{}".to_string(),
+                };
                 let reply = format!(
-                    r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                    r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#,
                     String::from_utf8_lossy(&wire)
                 );
                 let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
                 let reply_id = msg.id().expect("a reply's id, a slice of its frame");
-                let origin = if arg % 2 == 0 {
-                    remap.route_reply(reply.as_bytes(), reply_id, &mut BytesMut::new())
+                let routed = arg % 2 == 0;
+                let origin = if routed {
+                    remap.route_reply_at(reply.as_bytes(), reply_id, now, &mut BytesMut::new())
                 } else {
                     remap.take(reply_id)
                 };
                 assert_eq!(origin.map(|o| o.client), Ok(k.0));
-                remapped.remove(&k);
+                let request = remapped.remove(&k).expect("live");
+                if let (true, true, Some((id, ttl))) = (routed, request.task, created) {
+                    let held = request.progress.as_ref().map_or(0, String::len) + id.len();
+                    let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
+                        + tasks.values().map(|t| t.held).sum::<usize>();
+                    if !tasks.contains_key(&id) && used + held <= budget {
+                        let task = Tasked {
+                            client: k.0,
+                            wire: wire.clone(),
+                            progress: request.progress,
+                            live: true,
+                            deadline: request.deadline,
+                            ttl_ends: ttl.map(|t| now + t),
+                            held,
+                        };
+                        tasks.insert(id, task);
+                    }
+                }
                 assert_eq!(route_event(&remap), (None, BytesMut::new()));
                 // A second reply to it is stale.
                 assert_eq!(remap.take(reply_id).map(|o| o.client), Err(Miss::Stale));
@@ -1126,6 +1301,18 @@ pub fn tables_model(data: &[u8]) {
                 );
                 due.sort();
                 assert_eq!(expired, due, "expired at {now}");
+                // A route past its deadline ends (kept until its ttl, unless that passed too);
+                // an ended task past its ttl goes.
+                tasks.retain(|id, task| {
+                    if task.deadline.is_none_or(|d| d > now) {
+                        return true;
+                    }
+                    if task.live && task.ttl_ends.is_none_or(|e| e > now) {
+                        task.end(id);
+                        return true;
+                    }
+                    false
+                });
             }
             9 if arg % 4 == 0 => {
                 let client = arg % 3;
@@ -1133,16 +1320,25 @@ pub fn tables_model(data: &[u8]) {
                 let before = remapped.len();
                 remapped.retain(|(c, _), _| *c != client);
                 assert_eq!(dropped, before - remapped.len(), "drop client {client}");
+                tasks.retain(|_, t| t.client != client);
             }
             _ => {}
         }
         let used: usize = model.values().sum();
         assert_eq!((table.bytes(), table.len()), (used, model.len()));
-        let used: usize = remapped.values().map(|r| r.cost).sum();
+        let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
+            + tasks.values().map(|t| t.held).sum::<usize>();
         assert_eq!((remap.bytes(), remap.len()), (used, remapped.len()));
+        let live = tasks.values().filter(|t| t.live).count();
+        assert_eq!((remap.tasks(), remap.task_routes()), (tasks.len(), live));
+        for n in 0..4 {
+            let id = format!("\"t{n}\"");
+            let owner = remap.task_owner(Id::from_token(id.as_bytes()).expect("a string"));
+            assert_eq!(owner, tasks.get(&id).map(|t| &t.client), "owner of {id}");
+        }
     }
     drop(remap.drain());
-    assert_eq!((remap.bytes(), remap.len()), (0, 0));
+    assert_eq!((remap.bytes(), remap.len(), remap.tasks()), (0, 0, 0));
 }
 
 // ------------------------------------------------------------------------- decode_lines
