@@ -21,6 +21,7 @@
 
 use core::hash::Hash;
 
+use alloc::collections::VecDeque;
 use bytes::BytesMut;
 use hashbrown::HashMap;
 
@@ -251,8 +252,8 @@ impl std::error::Error for RemapError {}
 /// That needs the time: [`route_reply_at`](Self::route_reply_at) takes it, in milliseconds on
 /// the clock of the deadlines and of [`expire`](Self::expire), which forgets the record when
 /// the ttl has passed. A task created by a reply routed without the time
-/// ([`route_reply`](Self::route_reply)), or whose ttl is `null`, is kept until its client goes.
-/// A record is also forgotten when
+/// ([`route_reply`](Self::route_reply)), or whose ttl is `null`, is kept until its client goes
+/// (or until a request needs its place: below). A record is also forgotten when
 ///
 /// - the upstream says it no longer knows the task: a -32602 error (MCP's answer to an
 ///   "invalid or nonexistent `taskId`") to its client's `tasks/get`. (Not to `tasks/result`,
@@ -268,8 +269,11 @@ impl std::error::Error for RemapError {}
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
 /// record the task id), so the tasks of a client that never ends them cannot outgrow the
 /// remapper's bounds: a `CreateTaskResult` that would pass the byte budget, or that names a
-/// task id already kept, leaves no route (the reply is still routed). Task ids are the
-/// upstream's: they go both ways unchanged.
+/// task id already kept, leaves no route (the reply is still routed). The records of tasks
+/// that ended never crowd requests out: a request that finds the table full, or the budget
+/// short, takes the places of the oldest records (which tasks are then ones the remapper
+/// does not keep, as once their ttl has passed); live routes and requests in flight are
+/// never given up for it. Task ids are the upstream's: they go both ways unchanged.
 ///
 /// ## Whose task it is
 ///
@@ -378,6 +382,11 @@ pub struct IdRemapper<C, T = ()> {
     /// routes (progress still routed).
     routes: usize,
     live: usize,
+    /// The tokens of the records of tasks that ended, oldest first: a full table or byte
+    /// budget gives the oldest up for a new request ([`Self::make_room`]). A token whose
+    /// record went otherwise (its ttl, its client) stays until it is met, or until the queue
+    /// is compacted (when it holds more than twice the table's entries).
+    ended: VecDeque<Token>,
 }
 
 /// An entry of the table: a request in flight or a task's route, and its neighbours in its
@@ -500,6 +509,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
             routes: 0,
             live: 0,
+            ended: VecDeque::new(),
         }
     }
 
@@ -609,6 +619,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             value,
         };
         let held = held_bytes(&origin);
+        self.make_room(held);
         // The count of requests first, then their bytes (as `InFlight` checks them).
         if self.pending.len() >= self.pending.capacity_limit() {
             return Err(RemapError::Full);
@@ -801,7 +812,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// token is `Stale`. Without the time
     /// ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot tell when a
     /// task's ttl passes: a task created by this reply keeps its client, once it has ended,
-    /// until the client goes.
+    /// until the client goes, or until a request needs its place.
     ///
     /// # Panics
     ///
@@ -1049,6 +1060,41 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.bytes -= released;
         self.live -= 1;
         self.pending.set_deadline(token, ttl_ends);
+        self.record_ended(token);
+    }
+
+    /// `token` holds the record of a task that ended: queued, to give its place up first.
+    fn record_ended(&mut self, token: Token) {
+        if self.ended.len() > 2 * self.pending.len() + 16 {
+            let pending = &self.pending;
+            self.ended.retain(|&t| {
+                matches!(pending.get(t), Some(Entry { held: Held::Task(route), .. }) if !route.live)
+            });
+        }
+        self.ended.push_back(token);
+    }
+
+    /// Forgets the records of tasks that ended, the oldest first, while the table is full or
+    /// `held` more bytes would pass the budget: a request in flight matters more than the
+    /// record of a task's client past its end (the task is then one the remapper does not
+    /// keep, as once its ttl has passed). Live routes and requests are never given up.
+    fn make_room(&mut self, held: usize) {
+        while self.pending.len() >= self.pending.capacity_limit()
+            || self.bytes.saturating_add(held) > self.max_bytes
+        {
+            let Some(token) = self.ended.pop_front() else {
+                return;
+            };
+            if let Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) = self.pending.get(token)
+            {
+                if !route.live {
+                    self.forget_task(token);
+                }
+            }
+        }
     }
 
     /// Forgets the task under `token` (a route, or the record of a task that ended).
@@ -1181,6 +1227,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         match self.insert_linked(Held::Task(route), ttl_ends) {
             Some(token) => {
                 self.task_ids.insert(key, token);
+                self.record_ended(token);
             }
             None => {
                 self.task_ids.remove(&key);
@@ -1263,6 +1310,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.bytes = 0;
         self.routes = 0;
         self.live = 0;
+        self.ended.clear();
         let drained: alloc::vec::Vec<_> = self
             .pending
             .drain()

@@ -1555,3 +1555,71 @@ fn a_task_list_holds_its_clients_tasks_only() {
     }
     assert_eq!((remap.len(), remap.tasks()), (0, 3));
 }
+
+/// The records of tasks that ended (kept for their ttl, or until their client goes when the
+/// time is not known) never crowd out requests: when the table or the byte budget is full, a
+/// new request takes the place of the oldest such record (whose task is then one the remapper
+/// does not keep: unknown, as after its ttl). Live routes and requests in flight are never
+/// given up for it.
+#[test]
+fn ended_tasks_give_their_places_to_new_requests() {
+    let ping = |remap: &mut IdRemapper<u32>, client: u32, id: u32| {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        remap.forward_request(
+            client,
+            frame.as_bytes(),
+            &request(frame.as_bytes()),
+            None,
+            &mut BytesMut::new(),
+        )
+    };
+    let mut remap = IdRemapper::new(4);
+    // Client 1 creates three tasks, which end; a fourth stays live.
+    for n in 1..=4 {
+        let token = forward_call(&mut remap, 1, n, true);
+        route(&mut remap, &created(token, &format!("task-{n}")))
+            .0
+            .unwrap();
+    }
+    for n in 1..=3 {
+        assert!(status_to(&mut remap, &status(&format!("task-{n}"), "completed")).is_some());
+    }
+    assert_eq!((remap.tasks(), remap.task_routes(), remap.len()), (4, 1, 0));
+    // Another client's requests take the ended tasks' places, the oldest first.
+    assert!(ping(&mut remap, 2, 1).is_ok());
+    assert_eq!(
+        remap.task_owner(Id::from_token(br#""task-1""#).unwrap()),
+        None
+    );
+    assert_eq!(
+        remap.task_owner(Id::from_token(br#""task-2""#).unwrap()),
+        Some(&1)
+    );
+    assert!(ping(&mut remap, 2, 2).is_ok());
+    assert!(ping(&mut remap, 2, 3).is_ok());
+    assert_eq!((remap.tasks(), remap.task_routes(), remap.len()), (1, 1, 3));
+    // The live route and the requests in flight keep theirs.
+    assert_eq!(ping(&mut remap, 2, 4), Err(RemapError::Full));
+    assert_eq!(
+        status_to(&mut remap, &status("task-4", "working")).map(|(c, _)| c),
+        Some(1)
+    );
+
+    // The same for the byte budget: "task-N" records hold 8 bytes each.
+    let mut remap = IdRemapper::new(64).max_bytes(30);
+    for n in 1..=3 {
+        let token = forward_call(&mut remap, 1, n, true);
+        route(&mut remap, &created(token, &format!("task-{n}")))
+            .0
+            .unwrap();
+        assert!(status_to(&mut remap, &status(&format!("task-{n}"), "failed")).is_some());
+    }
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 24));
+    // A request of 4 + 4 bytes (its id twice) needs one record's room.
+    assert!(ping(&mut remap, 2, 1000).is_ok());
+    assert_eq!((remap.tasks(), remap.bytes()), (2, 24));
+    assert_eq!(
+        remap.task_owner(Id::from_token(br#""task-1""#).unwrap()),
+        None
+    );
+}

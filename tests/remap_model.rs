@@ -104,6 +104,9 @@ struct Tm {
     live: bool,
     deadline: Option<u64>,
     ttl_ends: Option<u64>,
+    /// When it ended (a count of the ops that end tasks; those ended by one `expire` share
+    /// it): the oldest records give their places up first.
+    ended: u64,
 }
 
 impl Tm {
@@ -111,14 +114,48 @@ impl Tm {
         self.progress.as_ref().map_or(0, |p| p.len()) + id.len() + 2
     }
 
-    /// The task has ended: its progress goes, its deadline is its ttl's.
-    fn end(&mut self) {
+    /// The task has ended (at `seq`): its progress goes, its deadline is its ttl's.
+    fn end(&mut self, seq: u64) {
         if self.live {
             self.live = false;
+            self.ended = seq;
             self.progress = None;
             self.deadline = self.ttl_ends;
         }
     }
+}
+
+/// A request that finds the table full takes the place of the oldest record of a task that
+/// ended, if any: the records the remapper gave up leave the model (each one of the oldest
+/// left: those ended by one `expire` are given up in the order the table expired them).
+fn give_places_up(
+    r: &IdRemapper<u8>,
+    tasks: &mut HashMap<String, Tm>,
+    in_flight: usize,
+) -> Result<(), TestCaseError> {
+    while in_flight + tasks.len() >= 5 {
+        let Some(oldest) = tasks
+            .values()
+            .filter(|tm| !tm.live)
+            .map(|tm| tm.ended)
+            .min()
+        else {
+            return Ok(());
+        };
+        let gone = tasks.iter().find(|(id, tm)| {
+            !tm.live
+                && tm.ended == oldest
+                && r.task_owner(Id::from_token(format!("\"{id}\"").as_bytes()).unwrap())
+                    .is_none()
+        });
+        let Some((id, _)) = gone else {
+            prop_assert!(false, "no record of the oldest ended tasks was given up");
+            unreachable!()
+        };
+        let id = id.clone();
+        tasks.remove(&id);
+    }
+    Ok(())
 }
 
 fn notification(frame: &str) -> Notification<'_> {
@@ -137,6 +174,7 @@ proptest! {
         let mut tasks: HashMap<String, Tm> = HashMap::new();
         let mut minted: Vec<u64> = vec![];
         let mut now_max = 0u64;
+        let mut seq = 0u64;
         for op in ops {
             match op {
                 Op::Forward { client, id, strid, progress, deadline, task } => {
@@ -154,6 +192,7 @@ proptest! {
                     let res = r.forward_request(client, frame.as_bytes(), &req, d, &mut out);
                     let dup = model.values().any(|m| m.client == client && m.id == idt);
                     if dup { prop_assert_eq!(res, Err(RemapError::DuplicateId)); continue; }
+                    give_places_up(&r, &mut tasks, model.len())?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     prop_assert!(!minted.contains(&t));
@@ -182,7 +221,7 @@ proptest! {
                             prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, m.id) + "\n");
                             if let (true, Some((task_id, ttl))) = (m.task, task_id) {
                                 let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
-                                tasks.entry(task_id).or_insert(Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends });
+                                tasks.entry(task_id).or_insert(Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends, ended: 0 });
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),
@@ -211,9 +250,10 @@ proptest! {
                     prop_assert_eq!(got, want);
                     // A route past its deadline ends (kept until its ttl, unless that passed
                     // too); an ended task past its ttl goes.
+                    seq += 1;
                     tasks.retain(|_, tm| {
                         if tm.deadline.is_none_or(|d| d > now) { return true; }
-                        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) { tm.end(); return true; }
+                        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) { tm.end(seq); return true; }
                         false
                     });
                 }
@@ -278,7 +318,7 @@ proptest! {
                         Some(tm) => {
                             prop_assert_eq!(res, Some(tm.client));
                             prop_assert_eq!(out, frame.clone() + "\n");
-                            if terminal { tm.end(); }
+                            if terminal { seq += 1; tm.end(seq); }
                         }
                         None => { prop_assert_eq!(res, None); prop_assert!(out.is_empty()); }
                     }
@@ -294,6 +334,7 @@ proptest! {
                         prop_assert_eq!(r.task_owner(Id::from_token(format!("\"{task_id}\"").as_bytes()).unwrap()), tasks.get(&task_id).map(|tm| &tm.client));
                         continue;
                     }
+                    give_places_up(&r, &mut tasks, model.len())?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     minted.push(t);
@@ -313,7 +354,7 @@ proptest! {
                         // The upstream no longer knows the task.
                         (0, 2) => { tasks.remove(&task_id); }
                         (_, 2) | (0 | 2, 0) => {}
-                        _ => { if let Some(tm) = tasks.get_mut(&task_id) { tm.end(); } }
+                        _ => { if let Some(tm) = tasks.get_mut(&task_id) { seq += 1; tm.end(seq); } }
                     }
                 }
             }

@@ -958,11 +958,15 @@ pub fn tables_model(data: &[u8]) {
         ttl_ends: Option<u64>,
         /// The progress token while live, and the task id.
         held: usize,
+        /// When it ended (a count of the steps that end tasks; those ended by one `expire`
+        /// share it): the oldest records give their places up first.
+        ended: u64,
     }
     impl Tasked {
-        fn end(&mut self, id: &str) {
+        fn end(&mut self, id: &str, seq: u64) {
             if self.live {
                 self.live = false;
+                self.ended = seq;
                 self.progress = None;
                 self.held = id.len();
                 self.deadline = self.ttl_ends;
@@ -973,6 +977,35 @@ pub fn tables_model(data: &[u8]) {
     let mut remapped: HashMap<(u8, IdKey), Remapped> = HashMap::new();
     let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
+    let mut seq = 0u64;
+    // A request that finds the table full, or the budget short of its `cost`, takes the
+    // places of the oldest records of tasks that ended: those the remapper gave up leave the
+    // model (each one of the oldest left: those one `expire` ended go in the table's order).
+    let give_places_up = |remap: &IdRemapper<u8>,
+                          tasks: &mut HashMap<String, Tasked>,
+                          in_flight: usize,
+                          requests_held: usize,
+                          cost: usize| loop {
+        let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
+        if in_flight + tasks.len() < capacity && used + cost <= budget {
+            return;
+        }
+        let Some(oldest) = tasks.values().filter(|t| !t.live).map(|t| t.ended).min() else {
+            return;
+        };
+        let gone = tasks
+            .iter()
+            .find(|(id, t)| {
+                !t.live
+                    && t.ended == oldest
+                    && remap
+                        .task_owner(rpcwire::Id::from_token(id.as_bytes()).unwrap())
+                        .is_none()
+            })
+            .map(|(id, _)| id.clone())
+            .expect("one of the oldest records given up");
+        tasks.remove(&gone);
+    };
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
         let token = model_id(arg);
@@ -1052,7 +1085,8 @@ pub fn tables_model(data: &[u8]) {
                 if let Some(task) = tasks.get_mut(&id) {
                     assert_eq!(&out[..], format!("{frame}\n").as_bytes());
                     if terminal {
-                        task.end(&id);
+                        seq += 1;
+                        task.end(&id, seq);
                     }
                     let progress = format!(
                         r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#,
@@ -1091,9 +1125,15 @@ pub fn tables_model(data: &[u8]) {
                     panic!("a request: {frame}");
                 };
                 let cost = 2 * q.len();
-                let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
-                    + tasks.values().map(|t| t.held).sum::<usize>();
-                let expected = if tasks.get(&id).is_some_and(|t| t.client != client) {
+                let foreign = tasks.get(&id).is_some_and(|t| t.client != client);
+                let mut out = BytesMut::new();
+                let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
+                let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
+                if !foreign {
+                    give_places_up(&remap, &mut tasks, remapped.len(), requests_held, cost);
+                }
+                let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
+                let expected = if foreign {
                     Err(RemapError::ForeignTask)
                 } else if remapped.len() + tasks.len() >= capacity {
                     Err(RemapError::Full)
@@ -1102,8 +1142,6 @@ pub fn tables_model(data: &[u8]) {
                 } else {
                     Ok(())
                 };
-                let mut out = BytesMut::new();
-                let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 if let Ok(upstream) = got {
                     let reply = match (method, answer) {
@@ -1130,7 +1168,8 @@ pub fn tables_model(data: &[u8]) {
                         (_, 2 | 3) | (0 | 2, 0) => {}
                         _ => {
                             if let Some(task) = tasks.get_mut(&id) {
-                                task.end(&id);
+                                seq += 1;
+                                task.end(&id, seq);
                             }
                         }
                     }
@@ -1156,9 +1195,16 @@ pub fn tables_model(data: &[u8]) {
                     panic!("a request: {frame}");
                 };
                 let cost = 2 * token.len() + progress.as_ref().map_or(0, String::len);
-                let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
-                    + tasks.values().map(|t| t.held).sum::<usize>();
-                let expected = if remapped.contains_key(&(client, key.clone())) {
+                let duplicate = remapped.contains_key(&(client, key.clone()));
+                let deadline = (arg % 2 == 0).then_some(now + u64::from(arg % 7));
+                let mut out = BytesMut::new();
+                let got = remap.forward_request(client, frame.as_bytes(), &req, deadline, &mut out);
+                let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
+                if !duplicate {
+                    give_places_up(&remap, &mut tasks, remapped.len(), requests_held, cost);
+                }
+                let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
+                let expected = if duplicate {
                     Err(RemapError::DuplicateId)
                 } else if remapped.len() + tasks.len() >= capacity {
                     Err(RemapError::Full)
@@ -1167,9 +1213,6 @@ pub fn tables_model(data: &[u8]) {
                 } else {
                     Ok(())
                 };
-                let deadline = (arg % 2 == 0).then_some(now + u64::from(arg % 7));
-                let mut out = BytesMut::new();
-                let got = remap.forward_request(client, frame.as_bytes(), &req, deadline, &mut out);
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 if let Ok(upstream) = got {
                     let mut digits = [0; 20];
@@ -1258,6 +1301,7 @@ pub fn tables_model(data: &[u8]) {
                             deadline: request.deadline,
                             ttl_ends: ttl.map(|t| now + t),
                             held,
+                            ended: 0,
                         };
                         tasks.insert(id, task);
                     }
@@ -1303,12 +1347,13 @@ pub fn tables_model(data: &[u8]) {
                 assert_eq!(expired, due, "expired at {now}");
                 // A route past its deadline ends (kept until its ttl, unless that passed too);
                 // an ended task past its ttl goes.
+                seq += 1;
                 tasks.retain(|id, task| {
                     if task.deadline.is_none_or(|d| d > now) {
                         return true;
                     }
                     if task.live && task.ttl_ends.is_none_or(|e| e > now) {
-                        task.end(id);
+                        task.end(id, seq);
                         return true;
                     }
                     false
