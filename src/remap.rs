@@ -453,6 +453,20 @@ struct TaskRoute<C> {
     ttl_ends: Option<u64>,
 }
 
+impl<C> TaskRoute<C> {
+    /// The route no longer routes progress: its progress token goes, and the bytes it held
+    /// are returned (for the remapper's count).
+    fn end(&mut self) -> usize {
+        let released = self
+            .progress_token
+            .take()
+            .map_or(0, |t| t.as_id().raw().len());
+        self.live = false;
+        self.held -= released;
+        released
+    }
+}
+
 /// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
 /// spelling and its key, counted as long as the spelling: a key is within a few bytes of it,
 /// shorter for an escaped string, longer for a short number) and its progress token.
@@ -1050,12 +1064,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if !route.live {
             return;
         }
-        let released = route
-            .progress_token
-            .take()
-            .map_or(0, |t| t.as_id().raw().len());
-        route.live = false;
-        route.held -= released;
+        let released = route.end();
         let ttl_ends = route.ttl_ends;
         self.bytes -= released;
         self.live -= 1;
@@ -1213,12 +1222,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return;
         };
         self.unlink(&route.client, prev, next);
-        let released = route
-            .progress_token
-            .take()
-            .map_or(0, |t| t.as_id().raw().len());
-        route.live = false;
-        route.held -= released;
+        let released = route.end();
         self.bytes -= released;
         self.live -= 1;
         let (ttl_ends, held) = (route.ttl_ends, route.held);
