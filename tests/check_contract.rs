@@ -320,9 +320,10 @@ fn error_responses_in_a_batch_are_counted_by_code() {
 }
 
 /// A Content-Length header error (a missing or malformed header, a length that is no number)
-/// leaves the framer no way to find the next message: the check ends there, and its
-/// `framing_error` says how much of the stream, from the message in error on, was not checked
-/// (the stream read to its end, over many reads), in the readable report too.
+/// leaves the framer no way to find the next message: the check ends there, its
+/// `framing_error` says the rest of the stream is not checked, and the summary counts the
+/// bytes from the message in error on (the stream read to its end, over many reads), in the
+/// readable report too.
 #[test]
 fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
     let request = r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#;
@@ -343,7 +344,7 @@ fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
         assert!(unchecked > 200_000);
         let detail = format!(
             "{error} (message starting at byte {at}); the messages after it cannot be found: \
-             the rest of the stream, {unchecked} bytes, was not checked"
+             the rest of the stream is not checked (the summary counts its bytes)"
         );
         let args = ["--framing", "content-length"];
         let (records, summary, code) = check(&args, input.as_bytes());
@@ -357,12 +358,70 @@ fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
         assert_eq!(records[1]["detail"], detail.as_str(), "{bad:?}");
         assert_eq!(records[1]["reply"], Value::Null, "{bad:?}");
         assert_eq!(summary["messages"], 2, "{bad:?}");
+        assert_eq!(summary["unchecked_bytes"], unchecked, "{bad:?}");
         let text = String::from_utf8(run_check(&args, input.as_bytes()).stdout).unwrap();
         assert!(
             text.starts_with(&format!("#1 @{at} framing_error ({detail})\n")),
             "{text:?}"
         );
+        assert!(
+            text.ends_with(&format!(
+                "\n  not checked after a fatal framing error: {unchecked} bytes\n"
+            )),
+            "{text:?}"
+        );
     }
+    // A stream without such an error has no count.
+    let (_, summary, code) = check(&["--framing", "content-length"], good.as_bytes());
+    assert_eq!(code, 0);
+    assert_eq!(summary.get("unchecked_bytes"), None, "{summary}");
+}
+
+/// On a live stream (a pipe its writer keeps open), the record of a fatal framing error goes
+/// out at once, not when the stream ends; the summary, with the bytes not checked, when it
+/// ends.
+#[test]
+fn a_fatal_framing_error_is_reported_before_the_stream_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--json", "--framing", "content-length"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let bad = "Content-Length: two\r\n\r\n{}";
+    stdin.write_all(bad.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // The record arrives while the stream is still open.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (sender, first) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        sender.send(line).unwrap();
+        out
+    });
+    let Ok(line) = first.recv_timeout(std::time::Duration::from_secs(60)) else {
+        child.kill().unwrap();
+        panic!("no record while the stream was open");
+    };
+    let record: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(record["kind"], "framing_error", "{line}");
+    // More bytes after the record, then the end.
+    stdin.write_all(&[b'x'; 1000]).unwrap();
+    drop(stdin);
+    let mut out = reader.join().unwrap();
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let summary: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        summary["summary"]["unchecked_bytes"],
+        bad.len() + 1000,
+        "{line}"
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(1));
 }
 
 /// `rpcwire check ... | head -1`: once the reader of its report goes, the check ends quietly

@@ -416,6 +416,9 @@ struct Summary {
     by_reply_code: BTreeMap<i64, u64>,
     /// Rejected elements of batches (the batches themselves count as `batch`).
     invalid_batch_elements: u64,
+    /// The bytes not checked after a fatal framing error, from the message in error to the
+    /// end of the stream; `None` when there was none.
+    unchecked_bytes: Option<u64>,
 }
 
 impl Summary {
@@ -479,6 +482,9 @@ impl Summary {
         }});
         if self.invalid_batch_elements > 0 {
             summary["summary"]["invalid_batch_elements"] = json!(self.invalid_batch_elements);
+        }
+        if let Some(n) = self.unchecked_bytes {
+            summary["summary"]["unchecked_bytes"] = json!(n);
         }
         summary
     }
@@ -656,16 +662,32 @@ impl FramingError {
         self.fatal
     }
 
+    /// Where the message in error began: the framer's last offset, unless the error knows it.
+    fn start(&self, framer: &StreamFramer) -> u64 {
+        self.offset.unwrap_or_else(|| framer.last_offset())
+    }
+
     /// A fatal error, saying how much of the stream, `len` bytes long in all, was not
-    /// checked: from the message in error (at the framer's last offset, unless the error
-    /// knows it) to the end. (The framer cannot resynchronise: a line or an event ends where
-    /// its bytes say, a Content-Length body where a header that could not be read said.)
+    /// checked: from the message in error to the end. (The framer cannot resynchronise: a
+    /// line or an event ends where its bytes say, a Content-Length body where a header that
+    /// could not be read said.)
     pub(crate) fn rest_unchecked(mut self, framer: &StreamFramer, len: u64) -> FramingError {
-        let at = self.offset.unwrap_or_else(|| framer.last_offset());
-        let rest = len.saturating_sub(at);
+        let rest = len.saturating_sub(self.start(framer));
         self.detail = format!(
             "{}; the messages after it cannot be found: the rest of the stream, {rest} bytes, \
              was not checked",
+            self.detail
+        );
+        self
+    }
+
+    /// A fatal error, saying that the rest of the stream is not checked, before its length
+    /// is known (it is read to its end after the record goes out: a live stream may never
+    /// end, and its reader must not wait for the record until then).
+    fn rest_not_checked(mut self) -> FramingError {
+        self.detail = format!(
+            "{}; the messages after it cannot be found: the rest of the stream is not checked \
+             (the summary counts its bytes)",
             self.detail
         );
         self
@@ -848,29 +870,37 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     };
     // The stream's bytes read so far.
     let mut len = 0u64;
-    loop {
+    // The bytes after a fatal framing error, from the message in error on: not checked.
+    let mut unchecked = None;
+    'read: loop {
         buf.reserve(64 << 10);
         let n = read_into(&mut input, &mut buf)?;
         len += n as u64;
         let eof = n == 0;
         loop {
-            let item = match framer.next(&mut buf, eof) {
-                // Nothing after it can be read as messages: the rest is counted, for the
-                // report to say how much of the stream was not checked.
+            match framer.next(&mut buf, eof) {
+                // Nothing after it can be read as messages: its record goes out at once,
+                // then the rest is counted for the summary.
                 Err(e) if e.is_fatal() => {
+                    let start = e.start(&framer);
+                    emit(Err(e.rest_not_checked()), &framer, &mut out)?;
+                    out.flush()?;
                     len += drain(&mut input, |_| {})?;
-                    Err(e.rest_unchecked(&framer, len))
+                    unchecked = Some(len.saturating_sub(start));
+                    break 'read;
                 }
-                item => item,
-            };
-            if !emit(item, &framer, &mut out)? {
-                break;
+                item => {
+                    if !emit(item, &framer, &mut out)? {
+                        break;
+                    }
+                }
             }
         }
         if eof {
             break;
         }
     }
+    summary.unchecked_bytes = unchecked;
     if args.json {
         serde_json::to_writer(&mut out, &summary.to_json())?;
         out.write_all(b"\n")?;
@@ -897,6 +927,9 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
         }
         for (code, n) in &summary.by_reply_code {
             writeln!(out, "  replies owed with code {code}: {n}")?;
+        }
+        if let Some(n) = summary.unchecked_bytes {
+            writeln!(out, "  not checked after a fatal framing error: {n} bytes")?;
         }
     }
     out.flush()?;
