@@ -273,7 +273,8 @@ impl std::error::Error for RemapError {}
 /// that ended never crowd requests out: a request that finds the table full, or the budget
 /// short, takes the places of the oldest records (which tasks are then ones the remapper
 /// does not keep, as once their ttl has passed); live routes and requests in flight are
-/// never given up for it. Task ids are the upstream's: they go both ways unchanged.
+/// never given up for it, and a request that would not fit with every record gone is refused
+/// without any going. Task ids are the upstream's: they go both ways unchanged.
 ///
 /// ## Whose task it is
 ///
@@ -382,6 +383,9 @@ pub struct IdRemapper<C, T = ()> {
     /// routes (progress still routed).
     routes: usize,
     live: usize,
+    /// What the records of tasks that ended hold of `bytes`: what [`Self::make_room`] can
+    /// give back at most.
+    ended_bytes: usize,
     /// The tokens of the records of tasks that ended, oldest first: a full table or byte
     /// budget gives the oldest up for a new request ([`Self::make_room`]). A token whose
     /// record went otherwise (its ttl, its client) stays until it is met, or until the queue
@@ -523,6 +527,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
             routes: 0,
             live: 0,
+            ended_bytes: 0,
             ended: VecDeque::new(),
         }
     }
@@ -633,14 +638,17 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             value,
         };
         let held = held_bytes(&origin);
-        self.make_room(held);
-        // The count of requests first, then their bytes (as `InFlight` checks them).
-        if self.pending.len() >= self.pending.capacity_limit() {
+        // The count of requests first, then their bytes (as `InFlight` checks them), with
+        // what the records of ended tasks would give up counted free; then, when it fits,
+        // the records give it up (none for a request refused anyway).
+        let records = self.routes - self.live;
+        if self.pending.len() - records >= self.pending.capacity_limit() {
             return Err(RemapError::Full);
         }
-        if self.bytes.saturating_add(held) > self.max_bytes {
+        if (self.bytes - self.ended_bytes).saturating_add(held) > self.max_bytes {
             return Err(RemapError::OverBudget);
         }
+        self.make_room(held);
         // The request goes at the head of its client's list.
         let token = self
             .insert_linked(Held::Request { origin, kind }, deadline)
@@ -1067,6 +1075,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let released = route.end();
         let ttl_ends = route.ttl_ends;
         self.bytes -= released;
+        self.ended_bytes += route.held;
         self.live -= 1;
         self.pending.set_deadline(token, ttl_ends);
         self.record_ended(token);
@@ -1231,6 +1240,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         match self.insert_linked(Held::Task(route), ttl_ends) {
             Some(token) => {
                 self.task_ids.insert(key, token);
+                self.ended_bytes += held;
                 self.record_ended(token);
             }
             None => {
@@ -1314,6 +1324,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.bytes = 0;
         self.routes = 0;
         self.live = 0;
+        self.ended_bytes = 0;
         self.ended.clear();
         let drained: alloc::vec::Vec<_> = self
             .pending
@@ -1396,6 +1407,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             Held::Task(route) => {
                 self.task_ids.remove(&route.task_id);
                 self.bytes -= route.held;
+                if !route.live {
+                    self.ended_bytes -= route.held;
+                }
                 self.routes -= 1;
                 self.live -= usize::from(route.live);
                 None

@@ -1623,3 +1623,50 @@ fn ended_tasks_give_their_places_to_new_requests() {
         None
     );
 }
+
+/// A request the byte budget cannot hold even with every record of an ended task given up is
+/// refused without giving any up: the records stay, their tasks still their clients'.
+#[test]
+fn a_request_over_the_budget_takes_no_ended_tasks_place() {
+    let mut remap = IdRemapper::new(64).max_bytes(40);
+    for n in 1..=3 {
+        let token = forward_call(&mut remap, 1, n, true);
+        route(&mut remap, &created(token, &format!("task-{n}")))
+            .0
+            .unwrap();
+        assert!(status_to(&mut remap, &status(&format!("task-{n}"), "failed")).is_some());
+    }
+    // Three records of 8 bytes, and a request in flight of 4 + 4.
+    let frame = r#"{"jsonrpc":"2.0","id":1000,"method":"ping"}"#;
+    let ping = request(frame.as_bytes());
+    let mut out = BytesMut::new();
+    assert!(remap
+        .forward_request(2, frame.as_bytes(), &ping, None, &mut out)
+        .is_ok());
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 32));
+    // 34 + 34 bytes: more than the 32 the budget has without the records.
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+        "x".repeat(32)
+    );
+    let big = request(frame.as_bytes());
+    assert_eq!(
+        remap.forward_request(3, frame.as_bytes(), &big, None, &mut out),
+        Err(RemapError::OverBudget)
+    );
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 32));
+    for n in 1..=3 {
+        let task = format!(r#""task-{n}""#);
+        assert_eq!(
+            remap.task_owner(Id::from_token(task.as_bytes()).unwrap()),
+            Some(&1)
+        );
+    }
+    // One of 14 + 14 bytes fits once every record is given up: they all go.
+    let frame = r#"{"jsonrpc":"2.0","id":"abcdefghijkl","method":"ping"}"#;
+    let fits = request(frame.as_bytes());
+    assert!(remap
+        .forward_request(3, frame.as_bytes(), &fits, None, &mut out)
+        .is_ok());
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 36));
+}

@@ -978,33 +978,51 @@ pub fn tables_model(data: &[u8]) {
     let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
     let mut seq = 0u64;
-    // A request that finds the table full, or the budget short of its `cost`, takes the
-    // places of the oldest records of tasks that ended: those the remapper gave up leave the
-    // model (each one of the oldest left: those one `expire` ended go in the table's order).
-    let give_places_up = |remap: &IdRemapper<u8>,
-                          tasks: &mut HashMap<String, Tasked>,
-                          in_flight: usize,
-                          requests_held: usize,
-                          cost: usize| loop {
-        let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
-        if in_flight + tasks.len() < capacity && used + cost <= budget {
-            return;
+    // What a request of `cost` bytes gets: `Full` when the table holds no place for it, or
+    // `OverBudget` no room, even with every record of a task that ended given up (then none
+    // is); else it takes the places of the oldest records while the table is full or the
+    // budget short: those the remapper gave up leave the model (each one of the oldest left:
+    // those one `expire` ended go in the table's order).
+    let admit = |remap: &IdRemapper<u8>,
+                 tasks: &mut HashMap<String, Tasked>,
+                 in_flight: usize,
+                 requests_held: usize,
+                 cost: usize|
+     -> Result<(), RemapError> {
+        let (live, live_held) = tasks
+            .values()
+            .filter(|t| t.live)
+            .fold((0, 0), |(n, held), t| (n + 1, held + t.held));
+        if in_flight + live >= capacity {
+            return Err(RemapError::Full);
         }
-        let Some(oldest) = tasks.values().filter(|t| !t.live).map(|t| t.ended).min() else {
-            return;
-        };
-        let gone = tasks
-            .iter()
-            .find(|(id, t)| {
-                !t.live
-                    && t.ended == oldest
-                    && remap
-                        .task_owner(rpcwire::Id::from_token(id.as_bytes()).unwrap())
-                        .is_none()
-            })
-            .map(|(id, _)| id.clone())
-            .expect("one of the oldest records given up");
-        tasks.remove(&gone);
+        if requests_held + live_held + cost > budget {
+            return Err(RemapError::OverBudget);
+        }
+        loop {
+            let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
+            if in_flight + tasks.len() < capacity && used + cost <= budget {
+                return Ok(());
+            }
+            let oldest = tasks
+                .values()
+                .filter(|t| !t.live)
+                .map(|t| t.ended)
+                .min()
+                .expect("a record to give up");
+            let gone = tasks
+                .iter()
+                .find(|(id, t)| {
+                    !t.live
+                        && t.ended == oldest
+                        && remap
+                            .task_owner(rpcwire::Id::from_token(id.as_bytes()).unwrap())
+                            .is_none()
+                })
+                .map(|(id, _)| id.clone())
+                .expect("one of the oldest records given up");
+            tasks.remove(&gone);
+        }
     };
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
@@ -1129,18 +1147,10 @@ pub fn tables_model(data: &[u8]) {
                 let mut out = BytesMut::new();
                 let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
                 let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
-                if !foreign {
-                    give_places_up(&remap, &mut tasks, remapped.len(), requests_held, cost);
-                }
-                let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
                 let expected = if foreign {
                     Err(RemapError::ForeignTask)
-                } else if remapped.len() + tasks.len() >= capacity {
-                    Err(RemapError::Full)
-                } else if used + cost > budget {
-                    Err(RemapError::OverBudget)
                 } else {
-                    Ok(())
+                    admit(&remap, &mut tasks, remapped.len(), requests_held, cost)
                 };
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 if let Ok(upstream) = got {
@@ -1200,18 +1210,10 @@ pub fn tables_model(data: &[u8]) {
                 let mut out = BytesMut::new();
                 let got = remap.forward_request(client, frame.as_bytes(), &req, deadline, &mut out);
                 let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
-                if !duplicate {
-                    give_places_up(&remap, &mut tasks, remapped.len(), requests_held, cost);
-                }
-                let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
                 let expected = if duplicate {
                     Err(RemapError::DuplicateId)
-                } else if remapped.len() + tasks.len() >= capacity {
-                    Err(RemapError::Full)
-                } else if used + cost > budget {
-                    Err(RemapError::OverBudget)
                 } else {
-                    Ok(())
+                    admit(&remap, &mut tasks, remapped.len(), requests_held, cost)
                 };
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 if let Ok(upstream) = got {
