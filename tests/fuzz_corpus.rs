@@ -9,7 +9,10 @@
 mod common;
 mod fuzz_bodies;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use serde_json::value::RawValue;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
@@ -111,12 +114,14 @@ fn write_seed_corpus() {
                 continue;
             }
             write("differential", &format!("{name}-{i:02}"), line);
-            // Payload values for the scanner, at the default depth limit.
-            let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+            // Payload values for the scanner, at the default depth limit, as the wire has
+            // them (a `Value` would write its members in an order serde_json's features
+            // choose).
+            let v: HashMap<&str, &RawValue> = serde_json::from_slice(line).unwrap();
             for member in ["params", "result", "error"] {
                 if let Some(p) = v.get(member) {
                     let mut d = vec![128];
-                    d.extend_from_slice(serde_json::to_string(p).unwrap().as_bytes());
+                    d.extend_from_slice(p.get().as_bytes());
                     if d.len() <= 2048 {
                         write("scan", &format!("{name}-{i:02}-{member}"), &d);
                     }
