@@ -77,7 +77,9 @@ impl<'a> Iterator for DecodeLines<'a> {
                 return None;
             }
             let probe = &rest[..rest.len().min(LONG_LINE + 1)];
-            let mut nl = crate::scan::newline(probe);
+            // (How much of the line is ASCII comes with its end: its UTF-8 check starts
+            // there, if at all.)
+            let (mut nl, ascii) = crate::scan::line_end(probe);
             if nl.is_none() && probe.len() < rest.len() {
                 if let Some((frame, line, decoded)) = self.decoder.decode_long_line(rest) {
                     let offset = self.lines.offset();
@@ -93,10 +95,16 @@ impl<'a> Iterator for DecodeLines<'a> {
                 nl = memchr::memchr(b'\n', &rest[probe.len()..]).map(|nl| nl + probe.len());
             }
             if let Some(item) = self.lines.cut_line(nl) {
-                return Some(item.map(|(offset, frame)| DecodedLine {
-                    offset,
-                    frame,
-                    message: self.decoder.decode(frame),
+                return Some(item.map(|(offset, frame)| {
+                    DecodedLine {
+                        offset,
+                        frame,
+                        message: self.decoder.view(
+                            frame,
+                            self.decoder
+                                .decode_spans_ascii(frame, ascii.min(frame.len())),
+                        ),
+                    }
                 }));
             }
         }

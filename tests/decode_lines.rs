@@ -69,3 +69,43 @@ fn a_line_break_anywhere_in_a_long_line() {
         }
     }
 }
+
+/// Lines whose first byte that is not ASCII (a valid `é`, or a `0xff` that is no UTF-8) sits
+/// at every offset, in lines of many lengths up to the one-pass threshold, each followed by
+/// lines with and without such bytes and ended by `\n` or `\r\n`: how much of a line is ASCII
+/// comes with its end, and a frame is judged as `decode` judges it, whatever its neighbours
+/// hold.
+#[cfg_attr(miri, ignore)]
+#[test]
+fn bytes_that_are_not_ascii_anywhere_in_a_line() {
+    let decoders = [
+        Decoder::mcp(),
+        Decoder::new(DecodeOptions {
+            validation: Validation::Strict,
+            ..DecodeOptions::default()
+        }),
+    ];
+    let after = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"caf\u{e9}\"}\r\n{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"a\"}";
+    for len in [
+        60, 63, 64, 65, 127, 128, 129, 200, 255, 256, 257, 300, 600, 1100, 4096,
+    ] {
+        let head = r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"t":""#;
+        let tail = r#""}}"#;
+        let body = "x".repeat(len - head.len() - tail.len());
+        let line = format!("{head}{body}{tail}");
+        assert_eq!(line.len(), len);
+        let stride = if len > 700 { 7 } else { 1 };
+        for at in (0..len).step_by(stride) {
+            for (odd, ending) in [(&[0xc3, 0xa9][..], &b"\n"[..]), (&[0xff], b"\r\n")] {
+                let mut stream = line.as_bytes()[..at].to_vec();
+                stream.extend_from_slice(odd);
+                stream.extend_from_slice(&line.as_bytes()[at + 1..]);
+                stream.extend_from_slice(ending);
+                stream.extend_from_slice(after.as_bytes());
+                for decoder in &decoders {
+                    assert_same(decoder, &stream);
+                }
+            }
+        }
+    }
+}

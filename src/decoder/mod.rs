@@ -266,9 +266,29 @@ impl Decoder {
         self.decode_checked(frame)
     }
 
-    /// [`Self::decode_spans`] of a short frame within the limit, outside the hardened
-    /// profile, whose first `ascii` bytes are ASCII and the next one is not: the rest checked
-    /// as UTF-8 (from where the ASCII check stopped, not again from the start), then decoded.
+    /// [`Self::decode_spans`] of a frame whose first `ascii` bytes are known ASCII (found
+    /// with its end, [`DecodeLines`](crate::DecodeLines)): its UTF-8 checked from there.
+    #[inline(always)]
+    pub(crate) fn decode_spans_ascii(
+        &self,
+        frame: &[u8],
+        ascii: usize,
+    ) -> Result<Envelope, Reject> {
+        let opts = &self.options;
+        if frame.len() <= DEFER_UTF8_ABOVE && frame.len() <= opts.limits.max_frame && !opts.hardened
+        {
+            if ascii == frame.len() {
+                return self.decode_valid_utf8(frame);
+            }
+            return self.decode_short_from(frame, ascii);
+        }
+        self.decode_checked(frame)
+    }
+
+    /// [`Self::decode_spans`] of a frame of at most [`DEFER_UTF8_ABOVE`] bytes within the
+    /// limit, outside the hardened profile, whose first `ascii` bytes (not all) are known
+    /// ASCII: the rest checked as UTF-8 (from where the ASCII check stopped, not again from
+    /// the start; `ascii` is on a character boundary), then decoded.
     #[inline(never)]
     fn decode_short_from(&self, frame: &[u8], ascii: usize) -> Result<Envelope, Reject> {
         if simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {

@@ -459,19 +459,28 @@ pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
     scalar::ascii_prefix(buf)
 }
 
-/// The index of the first `\n` in `buf`: `memchr`, with less set-up on short lines (the
-/// AVX2 search; `memchr`, a safe crate, is its twin and the answer without AVX2).
+/// The index of the first `\n` in `buf` (`memchr`, with less set-up on short lines), and how
+/// many bytes of the line before it (all of `buf` when there is none) are ASCII at least: the
+/// line's length exactly when all are, otherwise a point at or before the first byte that is
+/// not (as [`ascii_prefix`]). The AVX2 search finds both in one pass; `memchr` and
+/// [`scalar::ascii_prefix`], safe, are its twin and the answer without AVX2.
 #[inline]
-pub(crate) fn newline(buf: &[u8]) -> Option<usize> {
+pub(crate) fn line_end(buf: &[u8]) -> (Option<usize>, usize) {
     #[cfg(all(
         target_arch = "x86_64",
         target_feature = "sse2",
         not(rpcwire_force_scalar)
     ))]
     if let (false, Some(avx2)) = (FORCE_SCALAR.load(Ordering::Relaxed), x86_64::Avx2::get()) {
-        return avx2.newline(buf);
+        return avx2.line_end(buf);
     }
-    memchr::memchr(b'\n', buf)
+    scalar_line_end(buf)
+}
+
+/// [`line_end`] without SIMD: `memchr`, then [`scalar::ascii_prefix`] of the line.
+fn scalar_line_end(buf: &[u8]) -> (Option<usize>, usize) {
+    let nl = memchr::memchr(b'\n', buf);
+    (nl, scalar::ascii_prefix(&buf[..nl.unwrap_or(buf.len())]))
 }
 
 /// [`ascii_prefix`] on the fastest kernel, ignoring [`force_scalar`] (for the oracle tests).
@@ -496,30 +505,53 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
 }
 
 #[cfg(test)]
-mod newline_tests {
-    /// `newline` is `memchr` for `\n`: on every length up to a few blocks (the first two
-    /// blocks, the 128-byte turns, the block and the tail after them) and around 512 bytes,
-    /// with no newline, one at each position, and two, at every alignment. (Not under Miri:
-    /// it has no AVX2, so `newline` is `memchr` there, and the interpreted test would only
-    /// compare it with itself, slowly.)
+mod line_end_tests {
+    use super::{line_end, scalar_line_end};
+
+    /// `line_end` finds the `\n` `memchr` finds, and an ASCII prefix that is exact when the
+    /// line is all ASCII and otherwise at or before its first byte that is not: on every
+    /// length up to a few blocks (the first two blocks, the 128-byte turns, the block and the
+    /// tail after them) and around 512 bytes, with no newline, one at each position, and two,
+    /// at every alignment, with a byte that is not ASCII before, at and after each newline.
+    /// (Not under Miri: it has no AVX2, so `line_end` is its scalar twin there, and the
+    /// interpreted test would only compare it with itself, slowly.)
     #[test]
     #[cfg_attr(miri, ignore)]
-    fn newline_agrees_with_memchr() {
+    fn line_end_agrees_with_memchr_and_the_ascii_check() {
+        let check = |buf: &[u8], what: &str| {
+            let (nl, ascii) = line_end(buf);
+            let (want_nl, _) = scalar_line_end(buf);
+            assert_eq!(nl, want_nl, "{what}");
+            let line = &buf[..nl.unwrap_or(buf.len())];
+            match line.iter().position(|b| !b.is_ascii()) {
+                None => assert_eq!(ascii, line.len(), "{what}"),
+                Some(first) => assert!(ascii <= first, "{what}: {ascii} > {first}"),
+            }
+        };
         let mut backing: Vec<u8> = (0..1600u32).map(|i| b'a' + (i % 26) as u8).collect();
         for offset in 0..4 {
             for len in (0..200).chain(500..530).chain([1500]) {
                 let buf = &mut backing[offset..offset + len];
-                assert_eq!(super::newline(buf), None, "{offset} {len}");
+                check(buf, &format!("{offset} {len}"));
                 for at in 0..len {
+                    let what = format!("{offset} {len} {at}");
                     buf[at] = b'\n';
-                    assert_eq!(super::newline(buf), Some(at), "{offset} {len} {at}");
+                    check(buf, &what);
+                    // A byte that is not ASCII after the newline, before it, and both.
+                    for high in [at + 1, at.wrapping_sub(1), at + 40, at.wrapping_sub(70)] {
+                        if high < len {
+                            buf[high] = 0xc3;
+                            check(buf, &format!("{what} high at {high}"));
+                            buf[high] = b'x';
+                        }
+                    }
                     if at + 7 < len {
                         buf[at + 7] = b'\n';
-                        assert_eq!(super::newline(buf), Some(at), "{offset} {len} {at}");
+                        check(buf, &what);
                         buf[at + 7] = b'x';
                     }
                     buf[at] = 0x8a; // (`\n` with the top bit set)
-                    assert_eq!(super::newline(buf), None, "{offset} {len} {at}");
+                    check(buf, &what);
                     buf[at] = b'x';
                 }
             }

@@ -1,31 +1,51 @@
-//! Scans over a whole line, 64 bytes at a time: where it ends ([`newline_avx2`]) and how much
-//! of it is ASCII ([`ascii_prefix_avx2`]).
+//! Scans over a whole line, 64 bytes at a time: where it ends and how much of it is ASCII
+//! ([`line_end_avx2`]), and how much of a frame is ASCII ([`ascii_prefix_avx2`]).
 
 use core::arch::x86_64::*;
 
 use super::block::movemask64;
 
-/// The index of the first `\n` in `buf`. A line is found in the first block or the next few,
-/// so this is `memchr` without its set-up (a dispatch through a pointer, alignment), which
-/// cost more than the search on a short line.
+/// The index of the first `\n` in `buf`, and how many bytes before it (or of `buf`, when
+/// there is none) are ASCII at least: all of them exactly when all are, else the start of a
+/// 64- or 128-byte chunk at or before the first that is not (the SIMD UTF-8 check of a
+/// line then starts there, if at all: one pass over a line finds both). A line is found in
+/// the first block or the next few, so this is `memchr` without its set-up (a dispatch
+/// through a pointer, alignment), which cost more than the search on a short line.
 #[target_feature(enable = "avx2")]
-pub(super) fn newline_avx2(buf: &[u8]) -> Option<usize> {
+pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
     let nl = _mm256_set1_epi8(b'\n' as i8);
-    // 0xff where a byte of the 32 at `at` in `bytes` is `\n`.
-    let eq = |bytes: &[u8], at: usize| {
+    // The 32 bytes at `at` in `bytes`.
+    let load = |bytes: &[u8], at: usize| {
         let half: &[u8; 32] = bytes[at..at + 32].try_into().unwrap();
         // SAFETY: `half` is 32 readable bytes; `loadu` has no alignment requirement.
-        _mm256_cmpeq_epi8(unsafe { _mm256_loadu_si256(half.as_ptr().cast()) }, nl)
+        unsafe { _mm256_loadu_si256(half.as_ptr().cast()) }
     };
-    // Bit `i` set where byte `i` of `block` is `\n`.
-    let newlines = |block: &[u8; 64]| movemask64(eq(block, 0), eq(block, 32));
+    let eq = |v: __m256i| _mm256_cmpeq_epi8(v, nl);
+    // Bit `i` set where byte `i` of `block` is `\n`, and where it is not ASCII.
+    let newlines_high = |block: &[u8; 64]| {
+        let (lo, hi) = (load(block, 0), load(block, 32));
+        (movemask64(eq(lo), eq(hi)), movemask64(lo, hi))
+    };
+    // The answer for a block at `pos` whose first `\n` is the lowest bit of `found` (not 0):
+    // the bytes before it in the block count for ASCII, those after it are the next line's.
+    let ends_in = |pos: usize, found: u64, high: u64, ascii: usize| {
+        let before = high & below_lowest(found);
+        let ascii = if before != 0 { ascii.min(pos) } else { ascii };
+        let at = pos + found.trailing_zeros() as usize;
+        (Some(at), ascii.min(at))
+    };
+    // Where the first chunk holding a byte that is not ASCII starts (`usize::MAX`: none yet).
+    let mut ascii = usize::MAX;
     let mut pos = 0;
     // The first two blocks one by one: most lines end in them (tiny +1 % instructions when
     // the second is part of the loop below).
     while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
-        let found = newlines(block);
+        let (found, high) = newlines_high(block);
         if found != 0 {
-            return Some(pos + found.trailing_zeros() as usize);
+            return ends_in(pos, found, high, ascii);
+        }
+        if high != 0 {
+            ascii = ascii.min(pos);
         }
         pos += 64;
         if pos == 128 {
@@ -36,22 +56,32 @@ pub(super) fn newline_avx2(buf: &[u8]) -> Option<usize> {
     // to the end (a line of 1.1 KiB: ~70 instructions fewer than blocks of 64 up to 512
     // bytes, then `memchr` for the rest, which cost its set-up again).
     while let Some(chunk) = buf.get(pos..).and_then(<[u8]>::first_chunk::<128>) {
-        let [a, b, c, d] = [0, 32, 64, 96].map(|at| eq(chunk, at));
+        let x = [0, 32, 64, 96].map(|at| load(chunk, at));
+        let [a, b, c, d] = x.map(eq);
         let any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
         if _mm256_testz_si256(any, any) == 0 {
             let first = movemask64(a, b);
-            return Some(if first != 0 {
-                pos + first.trailing_zeros() as usize
-            } else {
-                pos + 64 + movemask64(c, d).trailing_zeros() as usize
-            });
+            if first != 0 {
+                return ends_in(pos, first, movemask64(x[0], x[1]), ascii);
+            }
+            if movemask64(x[0], x[1]) != 0 {
+                ascii = ascii.min(pos);
+            }
+            return ends_in(pos + 64, movemask64(c, d), movemask64(x[2], x[3]), ascii);
+        }
+        let raw = _mm256_or_si256(_mm256_or_si256(x[0], x[1]), _mm256_or_si256(x[2], x[3]));
+        if _mm256_movemask_epi8(raw) != 0 {
+            ascii = ascii.min(pos);
         }
         pos += 128;
     }
     if let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
-        let found = newlines(block);
+        let (found, high) = newlines_high(block);
         if found != 0 {
-            return Some(pos + found.trailing_zeros() as usize);
+            return ends_in(pos, found, high, ascii);
+        }
+        if high != 0 {
+            ascii = ascii.min(pos);
         }
         pos += 64;
     }
@@ -59,15 +89,37 @@ pub(super) fn newline_avx2(buf: &[u8]) -> Option<usize> {
     // (they hold no `\n`), or a short buffer byte by byte.
     let rest = buf.len() - pos;
     if rest == 0 {
-        return None;
+        return (None, ascii.min(buf.len()));
     }
     match buf.last_chunk::<64>() {
         Some(last) => {
-            let found = newlines(last) >> (64 - rest);
-            (found != 0).then(|| pos + found.trailing_zeros() as usize)
+            let (found, high) = newlines_high(last);
+            let (found, high) = (found >> (64 - rest), high >> (64 - rest));
+            if found != 0 {
+                return ends_in(pos, found, high, ascii);
+            }
+            if high != 0 {
+                ascii = ascii.min(pos);
+            }
+            (None, ascii.min(buf.len()))
         }
-        None => buf.iter().position(|&b| b == b'\n'),
+        None => {
+            let nl = buf.iter().position(|&b| b == b'\n');
+            let line = &buf[..nl.unwrap_or(buf.len())];
+            (
+                nl,
+                line.iter()
+                    .position(|b| !b.is_ascii())
+                    .unwrap_or(line.len()),
+            )
+        }
     }
+}
+
+/// The bits below the lowest set bit of `x` (all of them when none is set).
+#[inline(always)]
+fn below_lowest(x: u64) -> u64 {
+    !x & x.wrapping_sub(1)
 }
 
 /// `buf.len()` when every byte of `buf` is ASCII; otherwise the start of the first 64-byte

@@ -39,7 +39,7 @@ mod tables;
 
 pub(super) use kernels::string_end_short;
 use kernels::{lazy_oracle, skip_lazy_avx2, skip_lazy_avx512, string_end_avx2};
-use lines::{ascii_prefix_avx2, newline_avx2};
+use lines::{ascii_prefix_avx2, line_end_avx2};
 pub(super) use string::plain_key_colon;
 
 // ---------------------------------------------------------------------------------------
@@ -147,11 +147,11 @@ impl Avx2 {
         }
     }
 
-    /// [`super::newline`], 64 bytes at a time.
+    /// [`super::line_end`], 64 bytes at a time.
     #[inline]
-    pub(super) fn newline(self, buf: &[u8]) -> Option<usize> {
+    pub(super) fn line_end(self, buf: &[u8]) -> (Option<usize>, usize) {
         // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
-        unsafe { newline_avx2(buf) }
+        unsafe { line_end_avx2(buf) }
     }
 
     /// [`super::ascii_prefix`], 64 bytes at a time.
