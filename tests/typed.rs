@@ -310,3 +310,37 @@ fn a_duplicated_key_is_refused_by_a_struct_and_the_last_in_a_map() {
     let map: BTreeMap<String, String> = Scratch::new().deserialize(value).unwrap();
     assert_eq!(map["name"], "b");
 }
+
+/// How deep each path reads, as `Scratch::deserialize` says: both the 127 levels that
+/// `RawJson::new` and the decoder's default limits let through; serde_json no deeper, the
+/// scratch path (simd-json's limit) to 1,024 levels, arrays and objects alike. (On a thread
+/// of its own with a large stack: simd-json recurses once per level, and in a debug build
+/// 1,024 levels of objects take more than a test thread's 2 MiB.)
+#[test]
+fn the_depth_each_typed_path_reads() {
+    let arrays = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let objects = |depth: usize| format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+    let reads = |text: String| {
+        let value = RawJson::with_max_depth(text.as_bytes(), u32::MAX).unwrap();
+        let scratch = Scratch::new()
+            .deserialize::<serde_json::Value>(value)
+            .is_ok();
+        let borrowed = typed::deserialize_borrowed::<serde_json::Value>(value).is_ok();
+        (scratch, borrowed)
+    };
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || {
+            for nested in [arrays, objects] {
+                assert!(RawJson::new(nested(127).as_bytes()).is_some());
+                assert!(RawJson::new(nested(128).as_bytes()).is_none());
+                assert_eq!(reads(nested(127)), (true, true));
+                assert_eq!(reads(nested(128)), (true, false));
+                assert_eq!(reads(nested(1024)), (true, false));
+                assert_eq!(reads(nested(1025)), (false, false));
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
