@@ -102,7 +102,11 @@ impl Scratch {
     pub fn new() -> Self {
         Scratch {
             copy: Vec::new(),
-            buffers: simd_json::Buffers::new(4096),
+            // serde_json's depth (127 levels), not simd-json's 1,024: both paths then read
+            // the same values, and neither recurses deeper than serde_json does (simd-json
+            // recurses once per level on the caller's stack: a hostile value of 1,024 levels
+            // overflows a 2 MiB thread's in a debug build, an abort, not an error).
+            buffers: simd_json::Buffers::with_max_depth(4096, 127),
         }
     }
 
@@ -113,9 +117,9 @@ impl Scratch {
     /// rounds some a unit or two in the last place off (long ones, and short ones with a large
     /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units. Both
     /// read values as deep as [`RawJson::new`] and the decoder's default limits let through
-    /// (127 levels); one deeper, from raised limits, only this path reads (to 1,024 levels,
-    /// simd-json's limit; serde_json stops at 128), recursing once per level on the caller's
-    /// stack: in a debug build, some 650 levels of objects overflow a 2 MiB thread's.
+    /// (127 levels), and no deeper, whatever limits let a deeper value through (a
+    /// [`TypedError`] then): simd-json is held to serde_json's depth, so that a hostile value
+    /// cannot make it recurse through the caller's stack.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,
