@@ -1607,13 +1607,7 @@ fn ended_tasks_give_their_places_to_new_requests() {
 
     // The same for the byte budget: "task-N" records hold 8 bytes each.
     let mut remap = IdRemapper::new(64).max_bytes(30);
-    for n in 1..=3 {
-        let token = forward_call(&mut remap, 1, n, true);
-        route(&mut remap, &created(token, &format!("task-{n}")))
-            .0
-            .unwrap();
-        assert!(status_to(&mut remap, &status(&format!("task-{n}"), "failed")).is_some());
-    }
+    fail_three_tasks(&mut remap);
     assert_eq!((remap.tasks(), remap.bytes()), (3, 24));
     // A request of 4 + 4 bytes (its id twice) needs one record's room.
     assert!(ping(&mut remap, 2, 1000).is_ok());
@@ -1624,18 +1618,23 @@ fn ended_tasks_give_their_places_to_new_requests() {
     );
 }
 
+/// Client 1 creates tasks `"task-1"` to `"task-3"`, which fail: three records of 8 bytes.
+fn fail_three_tasks(remap: &mut IdRemapper<u32>) {
+    for n in 1..=3 {
+        let token = forward_call(remap, 1, n, true);
+        route(remap, &created(token, &format!("task-{n}")))
+            .0
+            .unwrap();
+        assert!(status_to(remap, &status(&format!("task-{n}"), "failed")).is_some());
+    }
+}
+
 /// A request the byte budget cannot hold even with every record of an ended task given up is
 /// refused without giving any up: the records stay, their tasks still their clients'.
 #[test]
 fn a_request_over_the_budget_takes_no_ended_tasks_place() {
     let mut remap = IdRemapper::new(64).max_bytes(40);
-    for n in 1..=3 {
-        let token = forward_call(&mut remap, 1, n, true);
-        route(&mut remap, &created(token, &format!("task-{n}")))
-            .0
-            .unwrap();
-        assert!(status_to(&mut remap, &status(&format!("task-{n}"), "failed")).is_some());
-    }
+    fail_three_tasks(&mut remap);
     // Three records of 8 bytes, and a request in flight of 4 + 4.
     let frame = r#"{"jsonrpc":"2.0","id":1000,"method":"ping"}"#;
     let ping = request(frame.as_bytes());
