@@ -377,51 +377,121 @@ fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
     assert_eq!(summary.get("unchecked_bytes"), None, "{summary}");
 }
 
-/// On a live stream (a pipe its writer keeps open), the record of a fatal framing error goes
-/// out at once, not when the stream ends; the summary, with the bytes not checked, when it
-/// ends.
+/// `rpcwire check ARGS` on a live stream: a pipe the test writes to and keeps open, and the
+/// lines of the report as they come.
+struct LiveCheck {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl LiveCheck {
+    fn start(args: &[&str]) -> LiveCheck {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .arg("check")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if sender.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        LiveCheck {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line of the report, which must come while the stream is still open (a check
+    /// that held it until the end would never send it: the test fails after 60 s).
+    fn next_line(&mut self) -> String {
+        match self.lines.recv_timeout(std::time::Duration::from_secs(60)) {
+            Ok(line) => line,
+            Err(e) => {
+                self.child.kill().unwrap();
+                panic!("no report line while the stream was open: {e}");
+            }
+        }
+    }
+
+    /// Ends the stream: the rest of the report, and the exit code.
+    fn finish(mut self) -> (Vec<String>, Option<i32>) {
+        drop(self.stdin.take());
+        let code = self.child.wait().unwrap().code();
+        (self.lines.iter().collect(), code)
+    }
+}
+
+/// On a live stream (a pipe its writer keeps open), each record goes out as soon as its
+/// message came, in the JSON report and in the readable one, not when the stream ends or a
+/// buffer fills; the summary when it ends.
+#[test]
+fn records_go_out_while_the_stream_is_open() {
+    let mut live = LiveCheck::start(&["--json"]);
+    live.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    let record: Value = serde_json::from_str(&live.next_line()).unwrap();
+    assert_eq!(
+        (&record["kind"], &record["id"]),
+        (&json_str("request"), &json_str("1"))
+    );
+    live.write(b"{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"ping\"}\n");
+    let record: Value = serde_json::from_str(&live.next_line()).unwrap();
+    assert_eq!(record["kind"], "invalid", "{record}");
+    let (rest, code) = live.finish();
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    let summary: Value = serde_json::from_str(&rest[0]).unwrap();
+    assert_eq!(summary["summary"]["messages"], 2, "{summary}");
+    assert_eq!(code, Some(1));
+
+    let mut live = LiveCheck::start(&[]);
+    live.write(b"{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}\n");
+    let line = live.next_line();
+    assert!(line.starts_with("#0 @0 invalid"), "{line}");
+    let (rest, code) = live.finish();
+    assert!(rest[0].starts_with("1 messages, some invalid"), "{rest:?}");
+    assert_eq!(code, Some(1));
+}
+
+fn json_str(s: &str) -> Value {
+    Value::String(s.into())
+}
+
+/// On a live stream, the record of a fatal framing error goes out at once, not when the
+/// stream ends; the summary, with the bytes not checked, when it ends.
 #[test]
 fn a_fatal_framing_error_is_reported_before_the_stream_ends() {
-    use std::io::{BufRead, BufReader, Write};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .args(["check", "--json", "--framing", "content-length"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut live = LiveCheck::start(&["--json", "--framing", "content-length"]);
     let bad = "Content-Length: two\r\n\r\n{}";
-    stdin.write_all(bad.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    // The record arrives while the stream is still open.
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let (sender, first) = std::sync::mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        sender.send(line).unwrap();
-        out
-    });
-    let Ok(line) = first.recv_timeout(std::time::Duration::from_secs(60)) else {
-        child.kill().unwrap();
-        panic!("no record while the stream was open");
-    };
-    let record: Value = serde_json::from_str(&line).unwrap();
-    assert_eq!(record["kind"], "framing_error", "{line}");
+    live.write(bad.as_bytes());
+    let record: Value = serde_json::from_str(&live.next_line()).unwrap();
+    assert_eq!(record["kind"], "framing_error", "{record}");
     // More bytes after the record, then the end.
-    stdin.write_all(&[b'x'; 1000]).unwrap();
-    drop(stdin);
-    let mut out = reader.join().unwrap();
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let summary: Value = serde_json::from_str(&line).unwrap();
+    live.write(&[b'x'; 1000]);
+    let (rest, code) = live.finish();
+    let summary: Value = serde_json::from_str(&rest[0]).unwrap();
     assert_eq!(
         summary["summary"]["unchecked_bytes"],
         bad.len() + 1000,
-        "{line}"
+        "{summary}"
     );
-    assert_eq!(child.wait().unwrap().code(), Some(1));
+    assert_eq!(code, Some(1));
 }
 
 /// `rpcwire check ... | head -1`: once the reader of its report goes, the check ends quietly

@@ -873,6 +873,10 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     // The bytes after a fatal framing error, from the message in error on: not checked.
     let mut unchecked = None;
     'read: loop {
+        // The records so far go out before a read that may wait: on a live stream (a pipe
+        // whose writer stays), each shows as soon as its message came; a file is read 64 KiB
+        // at a time, so it costs one write per read.
+        out.flush()?;
         buf.reserve(64 << 10);
         let n = read_into(&mut input, &mut buf)?;
         len += n as u64;
