@@ -67,6 +67,13 @@ fn check(name: &str, got: &Outcome, exp: &Value, id_alt: Option<&str>) {
     }
 }
 
+/// The envelope vectors, parsed once for the tests of this file (under Miri, parsing them took
+/// a good part of each test's time).
+fn envelope_vectors() -> &'static [Value] {
+    static VECTORS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    VECTORS.get_or_init(|| load("envelope.jsonl"))
+}
+
 fn in_scope(case: &Value) -> bool {
     !matches!(case["cat"].as_str(), Some("matching" | "id_reuse")) && case["framing"] != "sse"
 }
@@ -88,7 +95,7 @@ fn envelope_and_spec_vectors_on_the_scalar_kernel() {
 
 fn run_envelope_vectors() {
     let mut ran = 0;
-    for case in load("envelope.jsonl").iter().filter(|c| in_scope(c)) {
+    for case in envelope_vectors().iter().filter(|c| in_scope(c)) {
         let name = case["name"].as_str().unwrap();
         let bytes = input(case);
         // Under Miri, the generated multi-megabyte and 64 KiB+ inputs (A17, E23, F10) would
@@ -144,7 +151,7 @@ fn run_envelope_vectors() {
 #[test]
 fn hardened_expectations() {
     let mut ran = 0;
-    for case in load("envelope.jsonl").iter().filter(|c| in_scope(c)) {
+    for case in envelope_vectors().iter().filter(|c| in_scope(c)) {
         let Some(exp) = case.get("hardened").filter(|h| h.get("c").is_some()) else {
             continue;
         };
