@@ -388,14 +388,7 @@ struct LiveCheck {
 impl LiveCheck {
     fn start(args: &[&str]) -> LiveCheck {
         use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .arg("check")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = check_cli::spawn_check(args, Stdio::null());
         let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         let (sender, lines) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
