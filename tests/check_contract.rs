@@ -440,10 +440,8 @@ fn records_go_out_while_the_stream_is_open() {
     let mut live = LiveCheck::start(&["--json"]);
     live.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
     let record: Value = serde_json::from_str(&live.next_line()).unwrap();
-    assert_eq!(
-        (&record["kind"], &record["id"]),
-        (&json_str("request"), &json_str("1"))
-    );
+    assert_eq!(record["kind"], "request", "{record}");
+    assert_eq!(record["id"], "1", "{record}");
     live.write(b"{\"jsonrpc\":\"1.0\",\"id\":2,\"method\":\"ping\"}\n");
     let record: Value = serde_json::from_str(&live.next_line()).unwrap();
     assert_eq!(record["kind"], "invalid", "{record}");
@@ -460,10 +458,6 @@ fn records_go_out_while_the_stream_is_open() {
     let (rest, code) = live.finish();
     assert!(rest[0].starts_with("1 messages, some invalid"), "{rest:?}");
     assert_eq!(code, Some(1));
-}
-
-fn json_str(s: &str) -> Value {
-    Value::String(s.into())
 }
 
 /// On a live stream, the record of a fatal framing error goes out at once, not when the

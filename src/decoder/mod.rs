@@ -257,11 +257,7 @@ impl Decoder {
     pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         let opts = &self.options;
         if frame.len() <= 256 && frame.len() <= opts.limits.max_frame && !opts.hardened {
-            let ascii = scan::ascii_prefix(frame);
-            if ascii == frame.len() {
-                return self.decode_valid_utf8(frame);
-            }
-            return self.decode_short_from(frame, ascii);
+            return self.decode_after_ascii(frame, scan::ascii_prefix(frame));
         }
         self.decode_checked(frame)
     }
@@ -277,12 +273,19 @@ impl Decoder {
         let opts = &self.options;
         if frame.len() <= DEFER_UTF8_ABOVE && frame.len() <= opts.limits.max_frame && !opts.hardened
         {
-            if ascii == frame.len() {
-                return self.decode_valid_utf8(frame);
-            }
-            return self.decode_short_from(frame, ascii);
+            return self.decode_after_ascii(frame, ascii);
         }
         self.decode_checked(frame)
+    }
+
+    /// A frame within the limit, outside the hardened profile, whose first `ascii` bytes are
+    /// known ASCII: decoded at once when all are, else after its UTF-8 check from there.
+    #[inline(always)]
+    fn decode_after_ascii(&self, frame: &[u8], ascii: usize) -> Result<Envelope, Reject> {
+        if ascii == frame.len() {
+            return self.decode_valid_utf8(frame);
+        }
+        self.decode_short_from(frame, ascii)
     }
 
     /// [`Self::decode_spans`] of a frame of at most [`DEFER_UTF8_ABOVE`] bytes within the
