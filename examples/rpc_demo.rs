@@ -36,18 +36,18 @@ pub fn handle(decoder: &Decoder, line: &[u8]) -> Option<(Duration, Bytes)> {
             for element in batch.decode(decoder) {
                 match element {
                     Ok(Message::Request(req)) => {
-                        replies.push(&mut out, |out| delay = delay.max(dispatch(&req, out)))
+                        replies.push(|out| delay = delay.max(dispatch(&req, out)))
                     }
                     Ok(_) => {}
                     Err(rejection) => {
                         if let Some(reply) = rejection.reply() {
-                            replies.push(&mut out, |out| encode::write_reply(out, &reply, None));
+                            replies.push(|out| encode::write_reply(out, &reply, None));
                         }
                     }
                 }
             }
             // Only notifications: no reply at all, not an empty array.
-            replies.close(&mut out).then(|| (delay, out.freeze()))
+            replies.close().then(|| (delay, out.freeze()))
         }
         // Never answer a notification (nor a response), not even with an error.
         Ok(_) => None,

@@ -265,17 +265,17 @@ impl Server {
                 let mut reply = BatchReply::open(&mut out);
                 for element in batch.decode(&decoder) {
                     match element {
-                        Ok(Message::Request(req)) => reply.push(&mut out, |o| self.result(o, req)),
+                        Ok(Message::Request(req)) => reply.push(|o| self.result(o, req)),
                         Ok(_) => {}
                         Err(rejection) => {
                             if let Some(r) = rejection.reply() {
-                                reply.push(&mut out, |o| encode::write_reply(o, &r, None));
+                                reply.push(|o| encode::write_reply(o, &r, None));
                             }
                         }
                     }
                 }
                 // Only notifications and responses: 202, no body.
-                let status = if reply.close(&mut out) { 200 } else { 202 };
+                let status = if reply.close() { 200 } else { 202 };
                 HttpResponse::new(status, JSON, out)
             }
             // "If the input is a JSON-RPC response or notification: If the server accepts

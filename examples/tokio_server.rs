@@ -56,10 +56,10 @@ pub fn answer_batch(item: &Incoming, decoder: &Decoder) -> Option<Bytes> {
             Err(rejection) => rejection.reply().map(Outgoing::Reply),
         };
         if let Some(reply) = reply {
-            replies.push(&mut out, |out| reply.write(out));
+            replies.push(|out| reply.write(out));
         }
     }
-    replies.close(&mut out).then(|| out.freeze())
+    replies.close().then(|| out.freeze())
 }
 
 /// Serves one connection until the peer closes it.

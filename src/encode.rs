@@ -310,39 +310,61 @@ pub(crate) fn write_with_tokens<const N: usize>(
 /// [`close`](Self::close) removes the opening bracket and nothing is sent, as JSON-RPC
 /// requires for a batch made only of notifications.
 ///
+/// It holds the buffer while it is open, so nothing else is written into the array. Dropped
+/// without [`close`](Self::close) (an early return, a `?`, a panic in a writer), it takes
+/// back everything it wrote: the buffer never keeps half an array.
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, encode::BatchReply, ErrorCode, Id, RawJson, ReplyId};
 /// let mut out = BytesMut::new();
 /// let mut batch = BatchReply::open(&mut out);
-/// batch.push(&mut out, |out| encode::write_response(out, Id::from_token(b"1").unwrap(), RawJson::new(b"7").unwrap()));
-/// batch.push(&mut out, |out| encode::write_error(out, ReplyId::Null, ErrorCode::INVALID_REQUEST, "Invalid Request", None));
-/// assert!(batch.close(&mut out));
+/// batch.push(|out| encode::write_response(out, Id::from_token(b"1").unwrap(), RawJson::new(b"7").unwrap()));
+/// batch.push(|out| encode::write_error(out, ReplyId::Null, ErrorCode::INVALID_REQUEST, "Invalid Request", None));
+/// assert!(batch.close());
 /// assert_eq!(&out[..], &br#"[{"jsonrpc":"2.0","id":1,"result":7},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]
 /// "#[..]);
 ///
+/// // Nothing to answer: nothing is written.
 /// let mut out = BytesMut::new();
-/// assert!(!BatchReply::open(&mut out).close(&mut out));
+/// assert!(!BatchReply::open(&mut out).close());
 /// assert!(out.is_empty());
+///
+/// // Not closed: what it wrote is taken back.
+/// let mut out = BytesMut::from(&b"before\n"[..]);
+/// let mut batch = BatchReply::open(&mut out);
+/// batch.push(|out| encode::write_response(out, Id::from_token(b"1").unwrap(), RawJson::new(b"7").unwrap()));
+/// drop(batch);
+/// assert_eq!(&out[..], b"before\n");
 /// ```
 #[derive(Debug)]
-#[must_use = "a batch reply must be closed"]
-pub struct BatchReply {
+#[must_use = "a batch reply must be closed, or what it wrote is taken back"]
+pub struct BatchReply<'a> {
+    out: &'a mut BytesMut,
+    /// Where the array begins in `out`.
     start: usize,
     elements: usize,
+    /// Set by `close`: the array is whole (or was removed), and stays as it is.
+    closed: bool,
 }
 
-impl BatchReply {
-    /// Opens the array at the end of `out`.
-    pub fn open(out: &mut BytesMut) -> Self {
+impl<'a> BatchReply<'a> {
+    /// Opens the array at the end of `out`, which it holds until it is closed or dropped.
+    pub fn open(out: &'a mut BytesMut) -> Self {
         let start = out.len();
         out.put_u8(b'[');
-        BatchReply { start, elements: 0 }
+        BatchReply {
+            out,
+            start,
+            elements: 0,
+            closed: false,
+        }
     }
 
     /// Appends one element written by `write` (any writer of this module; its line end is
     /// removed). A writer that writes nothing adds no element.
-    pub fn push(&mut self, out: &mut BytesMut, write: impl FnOnce(&mut BytesMut)) {
+    pub fn push(&mut self, write: impl FnOnce(&mut BytesMut)) {
+        let out = &mut *self.out;
         let before = out.len();
         if self.elements > 0 {
             out.put_u8(b',');
@@ -371,12 +393,22 @@ impl BatchReply {
 
     /// Closes the array and ends the line; returns whether there is a reply to send. With no
     /// element, everything [`open`](Self::open) wrote is removed and `false` is returned.
-    pub fn close(self, out: &mut BytesMut) -> bool {
+    pub fn close(mut self) -> bool {
+        self.closed = true;
         if self.elements == 0 {
-            out.truncate(self.start);
+            self.out.truncate(self.start);
             return false;
         }
-        out.extend_from_slice(b"]\n");
+        self.out.extend_from_slice(b"]\n");
         true
+    }
+}
+
+impl Drop for BatchReply<'_> {
+    /// Takes back what an array that was not closed wrote.
+    fn drop(&mut self) {
+        if !self.closed {
+            self.out.truncate(self.start);
+        }
     }
 }

@@ -128,17 +128,17 @@ fn serve(decoder: &Decoder, frame: &[u8]) -> BytesMut {
             let mut reply = BatchReply::open(&mut out);
             for element in &elements {
                 match element {
-                    Ok(Message::Request(req)) => reply.push(&mut out, |out| answer(out, req)),
+                    Ok(Message::Request(req)) => reply.push(|out| answer(out, req)),
                     Ok(_) => {}
                     Err(rej) => {
                         if let Some(r) = rej.reply() {
-                            reply.push(&mut out, |out| encode::write_reply(out, &r, None));
+                            reply.push(|out| encode::write_reply(out, &r, None));
                         }
                     }
                 }
             }
             let n = reply.len();
-            assert_eq!(reply.close(&mut out), expects_reply(&elements));
+            assert_eq!(reply.close(), expects_reply(&elements));
             assert_eq!(n > 0, expects_reply(&elements));
         }
         Ok(_) => {}
@@ -288,10 +288,10 @@ fn large_batch_spills_and_answers_every_request() {
     let mut reply = BatchReply::open(&mut out);
     for element in &elements {
         if let Ok(Message::Request(req)) = element {
-            reply.push(&mut out, |out| answer(out, req));
+            reply.push(|out| answer(out, req));
         }
     }
-    assert!(reply.close(&mut out));
+    assert!(reply.close());
     let got: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(got.as_array().unwrap().len(), 20);
     assert_eq!(got[19]["result"], 20);
@@ -540,4 +540,43 @@ fn a_refused_batch_is_answered_as_its_elements_would_be() {
             );
         }
     }
+}
+
+/// A batch reply that is not closed (an early return by `?`, a writer that panics) takes
+/// back everything it wrote: the buffer keeps what was there before, never half an array.
+#[test]
+fn a_batch_reply_not_closed_takes_back_what_it_wrote() {
+    fn answer_all(out: &mut BytesMut, ids: &[&[u8]]) -> Result<bool, String> {
+        let mut reply = BatchReply::open(out);
+        for &token in ids {
+            let id = rpcwire::Id::from_token(token).ok_or("not an id")?;
+            reply.push(|out| encode::write_response(out, id, RawJson::new(b"7").unwrap()));
+        }
+        Ok(reply.close())
+    }
+    let mut out = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n"[..]);
+    let before = out.clone();
+    assert!(answer_all(&mut out, &[b"1", b"2", b"oops"]).is_err());
+    assert_eq!(out, before);
+    assert_eq!(answer_all(&mut out, &[b"1", b"2"]), Ok(true));
+    assert!(out.ends_with(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":7},{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":7}]\n"));
+    assert!(out.starts_with(&before));
+
+    let mut out = before.clone();
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut reply = BatchReply::open(&mut out);
+        reply.push(|out| {
+            encode::write_response(
+                out,
+                rpcwire::Id::from_token(b"1").unwrap(),
+                RawJson::new(b"7").unwrap(),
+            )
+        });
+        reply.push(|out| {
+            out.extend_from_slice(b"{\"half");
+            panic!("a writer failed");
+        });
+    }));
+    assert!(unwound.is_err());
+    assert_eq!(out, before);
 }

@@ -251,8 +251,8 @@ pub fn encoded_lines() -> Vec<Vec<u8>> {
     });
     line(&|out| {
         let mut batch = encode::BatchReply::open(out);
-        batch.push(out, |out| encode::write_response(out, id(b"1"), raw(b"7")));
-        batch.push(out, |out| {
+        batch.push(|out| encode::write_response(out, id(b"1"), raw(b"7")));
+        batch.push(|out| {
             encode::write_error(
                 out,
                 ReplyId::Null,
@@ -261,7 +261,7 @@ pub fn encoded_lines() -> Vec<Vec<u8>> {
                 None,
             )
         });
-        assert!(batch.close(out));
+        assert!(batch.close());
     });
     line(&|out| assert!(mcp::write_cancelled(out, id(b"7"), Some("timed out"))));
     line(&|out| {

@@ -328,7 +328,7 @@ fn in_place_of_dropped(answered: &InPlace) -> Option<Bytes> {
     let mut out = BytesMut::new();
     let mut array = BatchReply::open(&mut out);
     for id in &answered.requests {
-        array.push(&mut out, |out| {
+        array.push(|out| {
             encode::write_error(
                 out,
                 id.as_id(),
@@ -338,13 +338,13 @@ fn in_place_of_dropped(answered: &InPlace) -> Option<Bytes> {
             )
         });
     }
-    push_owed_replies(&mut array, &mut out, &answered.owed);
-    array.close(&mut out).then(|| out.freeze())
+    push_owed_replies(&mut array, &answered.owed);
+    array.close().then(|| out.freeze())
 }
 
 /// Appends to `array` the -32600 the proxy sends in the server's place for each invalid
 /// element of a client batch whose reply is owed (`owed`: the id each carries; `None`: null).
-fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<IdBuf>]) {
+fn push_owed_replies(array: &mut BatchReply<'_>, owed: &[Option<IdBuf>]) {
     for id in owed {
         let reply = Reply {
             code: ErrorCode::INVALID_REQUEST,
@@ -352,7 +352,7 @@ fn push_owed_replies(array: &mut BatchReply, out: &mut BytesMut, owed: &[Option<
                 .as_ref()
                 .map_or(ReplyId::Null, |id| ReplyId::Id(id.as_id())),
         };
-        array.push(out, |out| encode::write_reply(out, &reply, None));
+        array.push(|out| encode::write_reply(out, &reply, None));
     }
 }
 
@@ -382,16 +382,14 @@ fn rebuilt(batch: RawJson<'_>, edits: &[(usize, Edit<'_>)]) -> Bytes {
             // (`old` was decoded from these bytes: it points into them, as `write_with_id`
             // needs; the trailing `\n` it writes is taken off by the array.)
             Some(Edit::Id { old, new }) => {
-                array.push(&mut out, |out| {
-                    encode::write_with_id(out, bytes, *old, new.as_id())
-                });
+                array.push(|out| encode::write_with_id(out, bytes, *old, new.as_id()));
             }
-            None => array.push(&mut out, |out| {
+            None => array.push(|out| {
                 out.extend(bytes.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
             }),
         }
     }
-    array.close(&mut out);
+    array.close();
     out.freeze()
 }
 
@@ -1366,17 +1364,17 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         Timeout::Batch { requests, owed } => {
                             let mut array = BatchReply::open(&mut replies);
                             for e in &requests {
-                                array.push(&mut replies, |out| write_timeout_reply(out, e, ms));
+                                array.push(|out| write_timeout_reply(out, e, ms));
                                 report(e);
                             }
-                            push_owed_replies(&mut array, &mut replies, &owed);
+                            push_owed_replies(&mut array, &owed);
                             if !shared.quiet && !owed.is_empty() {
                                 say!(
                                     "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
                                     owed.len()
                                 );
                             }
-                            let _ = array.close(&mut replies);
+                            let _ = array.close();
                         }
                     }
                 }
