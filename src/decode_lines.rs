@@ -71,8 +71,35 @@ impl<'a> Iterator for DecodeLines<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        self.lines.next_decoded(&self.decoder)
+    }
+}
+
+impl<'a> Lines<'a> {
+    /// The next line, framed and decoded by `decoder` in one pass where it can be: the item
+    /// [`Decoder::decode_lines`] gives, for a caller whose decoder may change between lines
+    /// (a proxy that adopts the protocol version a session negotiated, say). The same result
+    /// as [`Lines::next`] followed by [`Decoder::decode`] of the frame; this frame limit
+    /// applies to the lines, the decoder's to the frames.
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, Kind, Lines};
+    /// let stream = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"id\":2}\n";
+    /// let mut lines = Lines::new(stream, 1 << 20);
+    /// let first = lines.next_decoded(&Decoder::mcp()).unwrap().unwrap();
+    /// assert_eq!(first.message.unwrap().kind(), Kind::Request);
+    /// let second = lines.next_decoded(&Decoder::jsonrpc()).unwrap().unwrap();
+    /// assert_eq!((second.offset, second.frame), (41, &b"{\"id\":2}"[..]));
+    /// assert!(second.message.is_err());
+    /// assert!(lines.next_decoded(&Decoder::mcp()).is_none());
+    /// ```
+    #[inline]
+    pub fn next_decoded(
+        &mut self,
+        decoder: &Decoder,
+    ) -> Option<Result<DecodedLine<'a>, FrameError>> {
         loop {
-            let rest = self.lines.rest();
+            let rest = self.rest();
             if rest.is_empty() {
                 return None;
             }
@@ -81,11 +108,18 @@ impl<'a> Iterator for DecodeLines<'a> {
             // there, if at all.)
             let (mut nl, ascii) = crate::scan::line_end(probe);
             if nl.is_none() && probe.len() < rest.len() {
-                if let Some((frame, line, decoded)) = self.decoder.decode_long_line(rest) {
-                    let offset = self.lines.offset();
-                    self.lines.advance(line);
+                // The pass that decodes a long line as it finds its end keeps to the
+                // decoder's frame limit: only where no line it takes can be over this one.
+                let long = if decoder.options().limits.max_frame <= self.max_frame() {
+                    decoder.decode_long_line(rest)
+                } else {
+                    None
+                };
+                if let Some((frame, line, decoded)) = long {
+                    let offset = self.offset();
+                    self.advance(line);
                     let frame = &rest[..frame];
-                    let message = self.decoder.view(frame, decoded);
+                    let message = decoder.view(frame, decoded);
                     return Some(Ok(DecodedLine {
                         offset,
                         frame,
@@ -94,17 +128,14 @@ impl<'a> Iterator for DecodeLines<'a> {
                 }
                 nl = memchr::memchr(b'\n', &rest[probe.len()..]).map(|nl| nl + probe.len());
             }
-            if let Some(item) = self.lines.cut_line(nl) {
-                return Some(item.map(|(offset, frame)| {
-                    DecodedLine {
-                        offset,
+            if let Some(item) = self.cut_line(nl) {
+                return Some(item.map(|(offset, frame)| DecodedLine {
+                    offset,
+                    frame,
+                    message: decoder.view(
                         frame,
-                        message: self.decoder.view(
-                            frame,
-                            self.decoder
-                                .decode_spans_ascii(frame, ascii.min(frame.len())),
-                        ),
-                    }
+                        decoder.decode_spans_ascii(frame, ascii.min(frame.len())),
+                    ),
                 }));
             }
         }

@@ -4,7 +4,7 @@
 mod fuzz_bodies;
 
 use fuzz_bodies::assert_decodes_lines_as_framed as assert_same;
-use rpcwire::{DecodeOptions, Decoder, Dialect, Lines, Role, Validation};
+use rpcwire::{DecodeOptions, DecodedLine, Decoder, Dialect, Lines, Role, Validation};
 
 fn decoders() -> Vec<Decoder> {
     let mut all = Vec::new();
@@ -106,6 +106,63 @@ fn bytes_that_are_not_ascii_anywhere_in_a_line() {
                     assert_same(decoder, &stream);
                 }
             }
+        }
+    }
+}
+
+/// `Lines::next_decoded` gives what `Lines::next` and `Decoder::decode` give, item for item,
+/// when the decoder changes from one line to the next and when the lines' frame limit is
+/// below, at or above the decoder's: long lines (decoded in one pass where they can be) of
+/// sizes around every limit, short ones, blank ones, over-long ones.
+#[cfg_attr(miri, ignore)]
+#[test]
+fn next_decoded_with_a_decoder_per_line_and_a_limit_of_its_own() {
+    let message = |size: usize| {
+        let head = r#"{"jsonrpc":"2.0","id":7,"result":{"text":""#;
+        let tail = r#""}}"#;
+        let pad = size.saturating_sub(head.len() + tail.len());
+        format!("{head}{}{tail}", "ab".repeat(pad / 2 + 1)[..pad].to_owned())
+    };
+    let mut stream = Vec::new();
+    for size in [60, 4_000, 4_200, 5_000, 5_999, 6_000, 6_001, 7_000, 9_000] {
+        stream.extend_from_slice(message(size).as_bytes());
+        stream.extend_from_slice(if size % 2 == 0 { b"\n" } else { b"\r\n" });
+        stream.extend_from_slice(b"  \n{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n");
+    }
+    stream.extend_from_slice(message(5_500).as_bytes()); // no line end
+    let limited = |max_frame: usize, validation: Validation| {
+        let mut opts = DecodeOptions::new(Dialect::Mcp);
+        opts.role = Role::Client;
+        opts.validation = validation;
+        opts.limits.max_frame = max_frame;
+        Decoder::new(opts)
+    };
+    let decoders = [
+        limited(6_000, Validation::Lazy),
+        Decoder::mcp_client(),
+        limited(1 << 20, Validation::Strict),
+        limited(5_000, Validation::Lazy),
+    ];
+    for lines_limit in [4_500, 6_000, 8_000, 1 << 20] {
+        for first in 0..decoders.len() {
+            let pick = |k: usize| &decoders[(first + k) % decoders.len()];
+            let mut got = Vec::new();
+            let mut lines = Lines::new(&stream, lines_limit);
+            while let Some(item) = lines.next_decoded(pick(got.len())) {
+                got.push(item);
+            }
+            let expected: Vec<_> = Lines::new(&stream, lines_limit)
+                .enumerate()
+                .map(|(k, line)| {
+                    line.map(|(offset, frame)| DecodedLine {
+                        offset,
+                        frame,
+                        message: pick(k).decode(frame),
+                    })
+                })
+                .collect();
+            assert_eq!(got.len(), 19, "{lines_limit}");
+            assert_eq!(got, expected, "{lines_limit} {first}");
         }
     }
 }

@@ -331,6 +331,11 @@ impl<'a> Lines<'a> {
             max_frame,
         }
     }
+
+    /// The frame limit.
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
 }
 
 impl<'a> Iterator for Lines<'a> {

@@ -26,8 +26,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use clap::Args;
 use rpcwire::mcp;
 use rpcwire::{
-    encode, encode::BatchReply, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, LineFramer,
-    Lines, Message, RawJson, Rejection, Reply, ReplyId, Role,
+    encode, encode::BatchReply, DecodeOptions, DecodedLine, Decoder, Dialect, ErrorCode, Id, IdBuf,
+    LineFramer, Lines, Message, RawJson, Rejection, Reply, ReplyId, Role,
 };
 use serde_json::json;
 use smallvec::SmallVec;
@@ -999,8 +999,19 @@ impl Sorter {
         let now = shared.now_ms();
         // A `\r` is rare: one search of the chunk spares most lines a search of their own.
         let has_cr = memchr::memchr(b'\r', &chunk).is_some();
-        for line in Lines::new(&chunk, self.framer.max_frame()) {
-            let (at, frame) = match line {
+        let mut lines = Lines::new(&chunk, self.framer.max_frame());
+        loop {
+            // (Before each line: the decoder may change with the session's protocol version.)
+            self.adopt_protocol_version(shared);
+            // Framed and decoded in one pass where the line allows it.
+            let Some(line) = lines.next_decoded(&self.decoder) else {
+                break;
+            };
+            let DecodedLine {
+                offset: at,
+                frame,
+                message,
+            } = match line {
                 Ok(line) => line,
                 Err(e) => {
                     // Whole in the chunk: its length is known.
@@ -1009,9 +1020,7 @@ impl Sorter {
                     continue;
                 }
             };
-            self.adopt_protocol_version(shared);
-            let decoded = self.decoder.decode(frame);
-            let seen = match decoded {
+            let seen = match message {
                 Ok(msg) => Seen::Message(msg, frame),
                 Err(rejection) => Seen::Rejected(rejection, frame),
             };
