@@ -17,7 +17,7 @@ fn bench_get(c: &mut Criterion) {
             let token = msg
                 .params()
                 .unwrap()
-                .pointer(&["_meta", "progressToken"])
+                .get_path(&["_meta", "progressToken"])
                 .unwrap();
             black_box(token.as_bytes().len())
         })
@@ -30,7 +30,7 @@ fn bench_get(c: &mut Criterion) {
         b.iter(|| {
             black_box(
                 black_box(params)
-                    .pointer(&["_meta", "progressToken"])
+                    .get_path(&["_meta", "progressToken"])
                     .unwrap()
                     .as_bytes()
                     .len(),

@@ -298,7 +298,8 @@ const VALUE_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
 /// use rpcwire::RawJson;
 /// let v = RawJson::new(br#"{"name":"get_weather","_meta":{"progressToken":7}}"#).unwrap();
 /// assert_eq!(v.get("name").unwrap().as_str().unwrap().decode(), "get_weather");
-/// assert_eq!(v.pointer(&["_meta", "progressToken"]).unwrap().as_bytes(), b"7");
+/// assert_eq!(v.get_path(&["_meta", "progressToken"]).unwrap().as_bytes(), b"7");
+/// assert_eq!(v.pointer("/_meta/progressToken").unwrap().as_bytes(), b"7");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RawJson<'a> {
@@ -441,9 +442,55 @@ impl<'a> RawJson<'a> {
         }
     }
 
-    /// Follows a path of object keys (`["_meta", "progressToken"]`).
-    pub fn pointer(&self, path: &[&str]) -> Option<RawJson<'a>> {
+    /// Follows a path of object keys (`["_meta", "progressToken"]`), each as [`Self::get`]
+    /// takes it.
+    pub fn get_path(&self, path: &[&str]) -> Option<RawJson<'a>> {
         path.iter().try_fold(*self, |v, k| v.get(k))
+    }
+
+    /// The value a JSON Pointer (RFC 6901) refers to: `""` is this value, and each
+    /// `/`-prefixed token goes one level down, to an object's member (the token with `~1`
+    /// read as `/` and `~0` as `~`, looked up as [`Self::get`] does: a duplicated member is
+    /// `None`) or an array's element (a token `0` or a decimal index without leading zeros).
+    /// `None` when there is no such value, and for a string that is no JSON Pointer (not
+    /// empty and not starting with `/`, or with a `~` not followed by `0` or `1`).
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// let v = RawJson::new(br#"{"content":[{"type":"text","text":"hi"}],"a/b":{"~":1}}"#).unwrap();
+    /// assert_eq!(v.pointer("/content/0/text").unwrap().as_bytes(), br#""hi""#);
+    /// assert_eq!(v.pointer("/a~1b/~0").unwrap().as_bytes(), b"1");
+    /// assert_eq!(v.pointer("").unwrap(), v);
+    /// assert_eq!(v.pointer("/content/01"), None); // not an index
+    /// assert_eq!(v.pointer("/content/-"), None); // past the last element
+    /// assert_eq!(v.pointer("content"), None); // not a JSON Pointer
+    /// ```
+    pub fn pointer(&self, pointer: &str) -> Option<RawJson<'a>> {
+        if pointer.is_empty() {
+            return Some(*self);
+        }
+        pointer
+            .strip_prefix('/')?
+            .split('/')
+            .try_fold(*self, |v, token| v.pointer_step(token))
+    }
+
+    /// One step of [`Self::pointer`]: the member or element `token` names.
+    fn pointer_step(&self, token: &str) -> Option<RawJson<'a>> {
+        match self.kind() {
+            JsonKind::Object if token.contains('~') => self.get(&unescape_pointer_token(token)?),
+            JsonKind::Object => self.get(token),
+            JsonKind::Array => {
+                let canonical = token == "0"
+                    || (!token.starts_with('0') && token.bytes().all(|b| b.is_ascii_digit()));
+                if !canonical {
+                    return None;
+                }
+                // (An index too large for `usize` is past the end of any array.)
+                self.elements().nth(token.parse().ok()?)
+            }
+            _ => None,
+        }
     }
 
     /// [`Self::get`], telling an absent member from a duplicated one (or one in an object
@@ -482,7 +529,7 @@ impl<'a> RawJson<'a> {
         found
     }
 
-    /// [`Self::pointer`], telling an absent member from a duplicated one on the way.
+    /// [`Self::get_path`], telling an absent member from a duplicated one on the way.
     pub fn lookup_path(&self, path: &[&str]) -> Lookup<'a> {
         path.iter().fold(Lookup::Found(*self), |at, key| match at {
             Lookup::Found(v) => v.lookup(key),
@@ -525,6 +572,24 @@ impl core::fmt::Display for RawJson<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_text())
     }
+}
+
+/// A JSON Pointer's reference token unescaped (RFC 6901 §4: `~1` is `/`, `~0` is `~`);
+/// `None` for a `~` followed by anything else.
+fn unescape_pointer_token(token: &str) -> Option<String> {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            '~' => match chars.next()? {
+                '0' => '~',
+                '1' => '/',
+                _ => return None,
+            },
+            c => c,
+        });
+    }
+    Some(out)
 }
 
 /// Skips the value at `i` inside an already delimited value; returns the index after it.

@@ -67,17 +67,66 @@ proptest! {
     }
 }
 
+/// Every JSON Pointer to a value of `value`, with the value (RFC 6901 §4's escapes).
+fn pointers(value: &Value, at: String, out: &mut Vec<(String, Value)>) {
+    out.push((at.clone(), value.clone()));
+    match value {
+        Value::Object(members) => {
+            for (k, v) in members {
+                let token = k.replace('~', "~0").replace('/', "~1");
+                pointers(v, format!("{at}/{token}"), out);
+            }
+        }
+        Value::Array(elements) => {
+            for (i, v) in elements.iter().enumerate() {
+                pointers(v, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    /// `RawJson::pointer` finds every value serde_json's `Value::pointer` finds, at every
+    /// pointer into random documents whose keys hold `/` and `~`, and nothing at pointers
+    /// that miss (an index past the end, `-`, a leading zero, a missing key, a token on a
+    /// scalar).
+    #[test]
+    fn pointer_agrees_with_serde_json(
+        doc in value(),
+        keys in prop::collection::vec("[a~/]{0,3}", 0..4),
+    ) {
+        // Keys with `~` and `/` on the top level, each holding the random document.
+        let doc = Value::Object(keys.iter().map(|k| (k.clone(), doc.clone())).collect());
+        let text = serde_json::to_string(&doc).unwrap();
+        let raw = RawJson::new(text.as_bytes()).expect("valid JSON");
+        let mut all = Vec::new();
+        pointers(&doc, String::new(), &mut all);
+        for (pointer, expected) in &all {
+            let got = raw.pointer(pointer).map(|v| serde_json::from_slice::<Value>(v.as_bytes()).unwrap());
+            prop_assert_eq!(got.as_ref(), Some(expected), "{} in {}", pointer, text);
+            for miss in ["/99", "/-", "/01", "/+1", "/zz", "/~2", "~1"] {
+                let probe = format!("{pointer}{miss}");
+                let got = raw.pointer(&probe);
+                // serde_json reads an unknown escape (`~2`) as itself; RFC 6901 makes it an
+                // error, and so does `pointer`: no key here holds `~2` anyway.
+                prop_assert_eq!(got.is_some(), doc.pointer(&probe).is_some(), "{} in {}", probe, text);
+            }
+        }
+    }
+}
+
 #[test]
 fn nested_paths_and_arrays() {
     let raw = RawJson::new(br#"{"params":{"_meta":{"progressToken":42}},"list":[1,{"a":2},"x"]}"#)
         .unwrap();
     assert_eq!(
-        raw.pointer(&["params", "_meta", "progressToken"])
+        raw.get_path(&["params", "_meta", "progressToken"])
             .unwrap()
             .as_i64(),
         Some(42)
     );
-    assert_eq!(raw.pointer(&["params", "missing"]), None);
+    assert_eq!(raw.get_path(&["params", "missing"]), None);
     let list: Vec<&[u8]> = raw
         .get("list")
         .unwrap()
