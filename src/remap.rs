@@ -958,7 +958,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) {
         let theirs = origin.id.as_id();
-        let list = match RawJson::new(frame).map(|reply| reply.lookup("result")) {
+        let list = match reply_value(frame).map(|reply| reply.lookup("result")) {
             Some(Lookup::Found(result)) => match result.lookup("tasks") {
                 Lookup::Found(tasks) if tasks.kind() == JsonKind::Array => Some(tasks),
                 _ => None,
@@ -1509,6 +1509,13 @@ fn task_of(task: RawJson<'_>) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
     Some((id, status))
 }
 
+/// A reply (the whole `frame`, which its decoder read) as one value, however deep:
+/// [`RawJson::new`]'s limit is a value's, one level under the decoder's for a frame (which
+/// counts the envelope), and a decoder may be given a higher one.
+fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
+    RawJson::with_max_depth(frame, u32::MAX)
+}
+
 /// Whether a task's status is terminal: `completed`, `failed` or `cancelled`.
 fn is_terminal(status: RawJson<'_>) -> bool {
     status.as_str().is_some_and(|s| {
@@ -1522,7 +1529,7 @@ fn is_terminal(status: RawJson<'_>) -> bool {
 /// `result.task`, a `CreateTaskResult`'s task, whose status is not terminal. `None` for any
 /// other reply (an error, a plain result).
 fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
-    let task = RawJson::new(frame)?.get("result")?.get("task")?;
+    let task = reply_value(frame)?.get("result")?.get("task")?;
     let (id, status) = task_of(task)?;
     (!status.is_some_and(is_terminal)).then(|| (id, task.get("ttl")))
 }
@@ -1547,7 +1554,7 @@ fn ttl_ends(now: u64, ttl: Option<RawJson<'_>>) -> Option<u64> {
 /// Whether a reply (the whole `frame`) is an error with code -32602 (Invalid params): MCP's
 /// answer to a `tasks/get` of an "invalid or nonexistent `taskId`".
 fn is_invalid_params(frame: &[u8]) -> bool {
-    RawJson::new(frame)
+    reply_value(frame)
         .and_then(|reply| reply.get("error")?.get("code")?.as_i64())
         .is_some_and(|code| code == ErrorCode::INVALID_PARAMS.get())
 }
@@ -1557,7 +1564,7 @@ fn is_invalid_params(frame: &[u8]) -> bool {
 /// once its task has ended), by the task id in its `_meta`.
 fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
-        Kind::TaskQuery { .. } | Kind::TaskResult => RawJson::new(frame)?.get("result")?,
+        Kind::TaskQuery { .. } | Kind::TaskResult => reply_value(frame)?.get("result")?,
         Kind::Plain | Kind::TaskAugmented | Kind::TaskList => return None,
     };
     match kind {
