@@ -268,13 +268,15 @@ impl std::error::Error for RemapError {}
 /// kept (routes and ended tasks' records). Both hold places in the table and count against
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
 /// record the task id), so the tasks of a client that never ends them cannot outgrow the
-/// remapper's bounds: a `CreateTaskResult` that would pass the byte budget, or that names a
-/// task id already kept, leaves no route (the reply is still routed). The records of tasks
-/// that ended never crowd requests out: a request that finds the table full, or the budget
-/// short, takes the places of the oldest records (which tasks are then ones the remapper
-/// does not keep, as once their ttl has passed); live routes and requests in flight are
-/// never given up for it, and a request that would not fit with every record gone is refused
-/// without any going. Task ids are the upstream's: they go both ways unchanged.
+/// remapper's bounds: a `CreateTaskResult` that would pass the byte budget (even with every
+/// record of an ended task given up, below), or that names a task id already kept, leaves no
+/// route (the reply is still routed). The records of tasks that ended never crowd requests
+/// or routes out: a request that finds the table full, or the budget short, takes the places
+/// of the oldest records, and a task's route the budget short their room (which tasks are
+/// then ones the remapper does not keep, as once their ttl has passed); live routes and
+/// requests in flight are never given up for it, and a request or route that would not fit
+/// with every record gone is refused without any going. Task ids are the upstream's: they go
+/// both ways unchanged.
 ///
 /// ## Whose task it is
 ///
@@ -387,9 +389,9 @@ pub struct IdRemapper<C, T = ()> {
     /// give back at most.
     ended_bytes: usize,
     /// The tokens of the records of tasks that ended, oldest first: a full table or byte
-    /// budget gives the oldest up for a new request ([`Self::make_room`]). A token whose
-    /// record went otherwise (its ttl, its client) stays until it is met, or until the queue
-    /// is compacted (when it holds more than twice the table's entries).
+    /// budget gives the oldest up for a new request or route ([`Self::make_room`]). A token
+    /// whose record went otherwise (its ttl, its client) stays until it is met, or until the
+    /// queue is compacted (when it holds more than twice the table's entries).
     ended: VecDeque<Token>,
 }
 
@@ -648,7 +650,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if (self.bytes - self.ended_bytes).saturating_add(held) > self.max_bytes {
             return Err(RemapError::OverBudget);
         }
-        self.make_room(held);
+        self.make_room(true, held);
         // The request goes at the head of its client's list.
         let token = self
             .insert_linked(Held::Request { origin, kind }, deadline)
@@ -958,7 +960,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) {
         let theirs = origin.id.as_id();
-        let list = match RawJson::new(frame).map(|reply| reply.lookup("result")) {
+        let list = match reply_value(frame).map(|reply| reply.lookup("result")) {
             Some(Lookup::Found(result)) => match result.lookup("tasks") {
                 Lookup::Found(tasks) if tasks.kind() == JsonKind::Array => Some(tasks),
                 _ => None,
@@ -1016,7 +1018,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Turns the request under `token` (in flight, task-augmented) into the route of the task
     /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
     /// `now`), and returns its origin; `None`, nothing changed, when the route would pass
-    /// the byte budget or the task id is routed already.
+    /// the byte budget even with every record of an ended task given up, or the task id is
+    /// kept already. The oldest records give up the room it needs.
     fn keep_route(
         &mut self,
         token: Token,
@@ -1024,8 +1027,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         ttl: Option<RawJson<'_>>,
         now: Option<u64>,
     ) -> Option<Origin<C, T>> {
-        let entry = self.pending.get_mut(token)?;
-        let Held::Request { origin, .. } = &entry.held else {
+        let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
             return None;
         };
         let key = IdKey::of(task_id);
@@ -1034,10 +1036,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + task_id.raw().len();
         let released = held_bytes(origin);
         if self.task_ids.contains_key(&key)
-            || (self.bytes - released).saturating_add(held) > self.max_bytes
+            || (self.bytes - released - self.ended_bytes).saturating_add(held) > self.max_bytes
         {
             return None;
         }
+        // The request's place becomes the route's: room for the bytes only.
+        self.make_room(false, held.saturating_sub(released));
+        let entry = self.pending.get_mut(token)?;
+        let Held::Request { origin, .. } = &entry.held else {
+            return None;
+        };
         let route = TaskRoute {
             client: origin.client.clone(),
             progress_token,
@@ -1092,12 +1100,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.ended.push_back(token);
     }
 
-    /// Forgets the records of tasks that ended, the oldest first, while the table is full or
-    /// `held` more bytes would pass the budget: a request in flight matters more than the
-    /// record of a task's client past its end (the task is then one the remapper does not
-    /// keep, as once its ttl has passed). Live routes and requests are never given up.
-    fn make_room(&mut self, held: usize) {
-        while self.pending.len() >= self.pending.capacity_limit()
+    /// Forgets the records of tasks that ended, the oldest first, while the table is full
+    /// (when a `place` is needed) or `held` more bytes would pass the budget: a request in
+    /// flight, or a task's route, matters more than the record of a task's client past its
+    /// end (the task is then one the remapper does not keep, as once its ttl has passed).
+    /// Live routes and requests are never given up.
+    fn make_room(&mut self, place: bool, held: usize) {
+        while (place && self.pending.len() >= self.pending.capacity_limit())
             || self.bytes.saturating_add(held) > self.max_bytes
         {
             let Some(token) = self.ended.pop_front() else {
@@ -1509,6 +1518,13 @@ fn task_of(task: RawJson<'_>) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
     Some((id, status))
 }
 
+/// A reply (the whole `frame`, which its decoder read) as one value, however deep:
+/// [`RawJson::new`]'s limit is a value's, one level under the decoder's for a frame (which
+/// counts the envelope), and a decoder may be given a higher one.
+fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
+    RawJson::with_max_depth(frame, u32::MAX)
+}
+
 /// Whether a task's status is terminal: `completed`, `failed` or `cancelled`.
 fn is_terminal(status: RawJson<'_>) -> bool {
     status.as_str().is_some_and(|s| {
@@ -1522,7 +1538,7 @@ fn is_terminal(status: RawJson<'_>) -> bool {
 /// `result.task`, a `CreateTaskResult`'s task, whose status is not terminal. `None` for any
 /// other reply (an error, a plain result).
 fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
-    let task = RawJson::new(frame)?.get("result")?.get("task")?;
+    let task = reply_value(frame)?.get("result")?.get("task")?;
     let (id, status) = task_of(task)?;
     (!status.is_some_and(is_terminal)).then(|| (id, task.get("ttl")))
 }
@@ -1547,7 +1563,7 @@ fn ttl_ends(now: u64, ttl: Option<RawJson<'_>>) -> Option<u64> {
 /// Whether a reply (the whole `frame`) is an error with code -32602 (Invalid params): MCP's
 /// answer to a `tasks/get` of an "invalid or nonexistent `taskId`".
 fn is_invalid_params(frame: &[u8]) -> bool {
-    RawJson::new(frame)
+    reply_value(frame)
         .and_then(|reply| reply.get("error")?.get("code")?.as_i64())
         .is_some_and(|code| code == ErrorCode::INVALID_PARAMS.get())
 }
@@ -1557,7 +1573,7 @@ fn is_invalid_params(frame: &[u8]) -> bool {
 /// once its task has ended), by the task id in its `_meta`.
 fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
-        Kind::TaskQuery { .. } | Kind::TaskResult => RawJson::new(frame)?.get("result")?,
+        Kind::TaskQuery { .. } | Kind::TaskResult => reply_value(frame)?.get("result")?,
         Kind::Plain | Kind::TaskAugmented | Kind::TaskList => return None,
     };
     match kind {

@@ -1669,3 +1669,105 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
         .is_ok());
     assert_eq!((remap.tasks(), remap.bytes()), (0, 36));
 }
+
+/// A reply is read as deep as its decoder reads it: a `CreateTaskResult`, a `tasks/result`
+/// result or a `tasks/list` result nested to the default limit (128 levels, the envelope
+/// counted) still leaves its route, ends it, or is filtered (a value's limit, one level less,
+/// applied to the whole frame left the task unkept, open to every client, and the route live).
+#[test]
+fn replies_as_deep_as_the_decoder_reads_are_read_for_tasks() {
+    // The envelope, `result`, and an object holding `deep` arrays: 128 levels in all.
+    let deep = "[".repeat(125) + &"]".repeat(125);
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"task-1","status":"working"}},"_meta":{{"x":{deep}}}}}}}"#
+    );
+    assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    let too_deep = reply.replace(&deep, &format!("[{deep}]"));
+    assert!(Decoder::jsonrpc().decode(too_deep.as_bytes()).is_err());
+    assert_eq!(remap.task_routes(), 1);
+    assert_eq!(
+        forward_task_op(
+            &mut remap,
+            2,
+            r#"{"jsonrpc":"2.0","id":"q","method":"tasks/get","params":{"taskId":"task-1"}}"#
+        ),
+        Err(RemapError::ForeignTask)
+    );
+
+    // Its owner's `tasks/list`: filtered.
+    let list = r#"{"jsonrpc":"2.0","id":"l","method":"tasks/list"}"#;
+    let q = forward_task_op(&mut remap, 1, list).unwrap();
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{q},"result":{{"tasks":[{{"taskId":"task-1"}},{{"taskId":"task-2"}}],"_meta":{{"x":{deep}}}}}}}"#
+    );
+    let expected = format!(
+        r#"{{"jsonrpc":"2.0","id":"l","result":{{"tasks":[{{"taskId":"task-1"}}],"_meta":{{"x":{deep}}}}}}}"#
+    ) + "\n";
+    assert_eq!(
+        route(&mut remap, reply.as_bytes()),
+        (Ok(1), expected.into_bytes())
+    );
+
+    // Its owner's `tasks/result`, answered with a result as deep: the task has ended.
+    let fetch =
+        r#"{"jsonrpc":"2.0","id":"r","method":"tasks/result","params":{"taskId":"task-1"}}"#;
+    let q = forward_task_op(&mut remap, 1, fetch).unwrap();
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{q},"result":{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"task-1"}},"x":{deep}}}}}}}"#
+    );
+    assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    assert_eq!((remap.task_routes(), remap.tasks()), (0, 1));
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+}
+
+/// The records of tasks that ended do not crowd a task's route out either: a
+/// `CreateTaskResult` the byte budget holds only without some of them takes their room, the
+/// oldest first (else the new task went unkept while they stayed: open to every client, the
+/// records' own client among them). One that would not fit with every record gone leaves no
+/// route, and gives none up.
+#[test]
+fn ended_tasks_give_their_room_to_a_new_tasks_route() {
+    let get = |task: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"tasks/result","params":{{"taskId":"{task}"}}}}"#
+        )
+    };
+    let owner = |remap: &IdRemapper<u32>, task: &str| {
+        remap
+            .task_owner(Id::from_token(format!("\"{task}\"").as_bytes()).unwrap())
+            .copied()
+    };
+    let mut remap = IdRemapper::new(64).max_bytes(30);
+    fail_three_tasks(&mut remap);
+    // Client 2's call (6 bytes: its id twice, its progress token) fits beside the records...
+    let token = forward_call(&mut remap, 2, 1, true);
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 30));
+    // ... and its task's route (12 bytes: the progress token and the task id) in the room of
+    // the oldest record.
+    assert_eq!(route(&mut remap, &created(token, "task-9")).0, Ok(2));
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), remap.bytes()),
+        (3, 1, 28)
+    );
+    assert_eq!(owner(&remap, "task-9"), Some(2));
+    assert_eq!(owner(&remap, "task-1"), None);
+    assert_eq!(owner(&remap, "task-2"), Some(1));
+    assert_eq!(
+        forward_task_op(&mut remap, 1, &get("task-9")),
+        Err(RemapError::ForeignTask)
+    );
+
+    // A task id too long for the budget with every record gone: no route, no record given up.
+    let mut remap = IdRemapper::new(64).max_bytes(30);
+    fail_three_tasks(&mut remap);
+    let token = forward_call(&mut remap, 2, 1, true);
+    let long = "x".repeat(40);
+    assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(2));
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), remap.bytes()),
+        (3, 0, 24)
+    );
+    assert_eq!(owner(&remap, "task-1"), Some(1));
+}

@@ -1291,10 +1291,35 @@ pub fn tables_model(data: &[u8]) {
                 assert_eq!(origin.map(|o| o.client), Ok(k.0));
                 let request = remapped.remove(&k).expect("live");
                 if let (true, true, Some((id, ttl))) = (routed, request.task, created) {
+                    // The route fits when it would with every record of an ended task given
+                    // up; then the oldest give up the room it needs (its request's place is
+                    // its own), as for a request.
                     let held = request.progress.as_ref().map_or(0, String::len) + id.len();
-                    let used: usize = remapped.values().map(|r| r.cost).sum::<usize>()
-                        + tasks.values().map(|t| t.held).sum::<usize>();
-                    if !tasks.contains_key(&id) && used + held <= budget {
+                    let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
+                    let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
+                    if !tasks.contains_key(&id) && requests_held + live_held + held <= budget {
+                        while requests_held + tasks.values().map(|t| t.held).sum::<usize>() + held
+                            > budget
+                        {
+                            let oldest = tasks
+                                .values()
+                                .filter(|t| !t.live)
+                                .map(|t| t.ended)
+                                .min()
+                                .expect("a record to give up");
+                            let gone = tasks
+                                .iter()
+                                .find(|(id, t)| {
+                                    !t.live
+                                        && t.ended == oldest
+                                        && remap
+                                            .task_owner(Id::from_token(id.as_bytes()).unwrap())
+                                            .is_none()
+                                })
+                                .map(|(id, _)| id.clone())
+                                .expect("one of the oldest records given up");
+                            tasks.remove(&gone);
+                        }
                         let task = Tasked {
                             client: k.0,
                             wire: wire.clone(),
