@@ -269,8 +269,10 @@ impl std::error::Error for RemapError {}
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
 /// record the task id), so the tasks of a client that never ends them cannot outgrow the
 /// remapper's bounds: a `CreateTaskResult` that would pass the byte budget (even with every
-/// record of an ended task given up, below), or that names a task id already kept, leaves no
-/// route (the reply is still routed). The records of tasks that ended never crowd requests
+/// record of an ended task given up, below) leaves no route (the reply is still routed). One
+/// that names a task id already kept takes the id over: the upstream gives a new task an id
+/// no task it holds has, so the task kept under it is gone (past its ttl, or ended unseen),
+/// and the id is the new task's client's. The records of tasks that ended never crowd requests
 /// or routes out: a request that finds the table full, or the budget short, takes the places
 /// of the oldest records, and a task's route the budget short their room (which tasks are
 /// then ones the remapper does not keep, as once their ttl has passed); live routes and
@@ -1017,9 +1019,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Turns the request under `token` (in flight, task-augmented) into the route of the task
     /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
-    /// `now`), and returns its origin; `None`, nothing changed, when the route would pass
-    /// the byte budget even with every record of an ended task given up, or the task id is
-    /// kept already. The oldest records give up the room it needs.
+    /// `now`), and returns its origin; `None` when the route would pass the byte budget even
+    /// with every record of an ended task given up. The oldest records give up the room it
+    /// needs, and a task the remapper kept under the same id is forgotten first (it is gone
+    /// upstream).
     fn keep_route(
         &mut self,
         token: Token,
@@ -1035,9 +1038,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let held =
             progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + task_id.raw().len();
         let released = held_bytes(origin);
-        if self.task_ids.contains_key(&key)
-            || (self.bytes - released - self.ended_bytes).saturating_add(held) > self.max_bytes
-        {
+        // A task id the remapper keeps already names a task that is gone: the upstream gives
+        // a new task an id no task it holds has (it may reuse one after its ttl, or after an
+        // end the remapper did not see). The new task takes the id over; left with the old
+        // client, the new task would be open to that client and closed to its own.
+        if let Some(&old) = self.task_ids.get(&key) {
+            self.forget_task(old);
+        }
+        if (self.bytes - released - self.ended_bytes).saturating_add(held) > self.max_bytes {
             return None;
         }
         // The request's place becomes the route's: room for the bytes only.

@@ -1078,8 +1078,9 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
 }
 
 /// Task routes hold places and bytes under the remapper's bounds: a `CreateTaskResult` whose
-/// route would pass the byte budget (a task id as long as a hostile upstream likes), or that
-/// names a task id routed already, leaves none (the reply still goes back); a client going
+/// route would pass the byte budget (a task id as long as a hostile upstream likes) leaves
+/// none (the reply still goes back), one that names a task id routed already takes it over;
+/// a client going
 /// away, the upstream going away and a route's deadline forget routes, giving their bytes
 /// back, and hand out nothing for them.
 #[test]
@@ -1096,15 +1097,20 @@ fn task_routes_are_bounded_and_forgotten() {
     let token = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(token, "task-1")).0.unwrap();
     assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
-    // The same task id again (from another client's request) leaves no second route: the
-    // first keeps its client.
+    // The same task id again (from another client's request) names a new task: the old one
+    // is gone upstream (ended unseen), and the id is the new task's client's, its route the
+    // only one.
     let other = forward_call(&mut remap, 2, 1, true);
     assert_eq!(route(&mut remap, &created(other, "task-1")).0, Ok(2));
     assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
-    assert_eq!(progress_to(&remap, &task_progress(other)), None);
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    assert_eq!(
+        progress_to(&remap, &task_progress(other)).map(|p| p.0),
+        Some(2)
+    );
     assert_eq!(
         status_to(&mut remap, &status("task-1", "working")).map(|(c, _)| c),
-        Some(1)
+        Some(2)
     );
     // Routes take places in the table: three routes, and a request is refused as Full.
     for client in [2, 3] {
@@ -1119,10 +1125,12 @@ fn task_routes_are_bounded_and_forgotten() {
         remap.forward_request(4, frame, &request(frame), None, &mut BytesMut::new()),
         Err(RemapError::Full)
     );
-    // A client going away forgets its routes, and returns none.
+    // A client going away forgets its routes (client 2's: task-1 since it took it over, and
+    // task-2), and returns none.
     assert!(remap.drop_client(&2).is_empty());
-    assert_eq!((remap.task_routes(), remap.bytes()), (2, 24));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
     assert_eq!(status_to(&mut remap, &status("task-2", "working")), None);
+    assert_eq!(status_to(&mut remap, &status("task-1", "working")), None);
     // The upstream going away forgets them all.
     assert_eq!(remap.drain().count(), 0);
     assert_eq!((remap.len(), remap.task_routes(), remap.bytes()), (0, 0, 0));
@@ -1770,4 +1778,59 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
         (3, 0, 24)
     );
     assert_eq!(owner(&remap, "task-1"), Some(1));
+}
+
+/// The upstream reuses a task id once the task under it is gone (past its ttl, or ended
+/// without the remapper seeing it): the new task, another client's, takes the id over. Left
+/// with the old task's client, the new task was open to that client (its `tasks/result`
+/// forwarded) and closed to its own (refused as another's).
+#[test]
+fn a_task_id_the_upstream_reuses_is_the_new_tasks() {
+    let op = |task: &str, method: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{method}","method":"{method}","params":{{"taskId":"{task}"}}}}"#
+        )
+    };
+    let owner = |remap: &IdRemapper<u32>| {
+        remap
+            .task_owner(Id::from_token(br#""task-1""#).unwrap())
+            .copied()
+    };
+    // Client 1's task ended (its record kept), then client 2's task gets its id.
+    let mut remap = IdRemapper::new(8);
+    let first = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(first, "task-1")).0.unwrap();
+    assert!(status_to(&mut remap, &status("task-1", "completed")).is_some());
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), owner(&remap)),
+        (1, 0, Some(1))
+    );
+    let second = forward_call(&mut remap, 2, 1, true);
+    assert_eq!(route(&mut remap, &created(second, "task-1")).0, Ok(2));
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), owner(&remap)),
+        (1, 1, Some(2))
+    );
+    // The bytes are the new route's alone: "p1" and the task id.
+    assert_eq!(remap.bytes(), 4 + 8);
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        assert_eq!(
+            forward_task_op(&mut remap, 1, &op("task-1", method)),
+            Err(RemapError::ForeignTask),
+            "{method}"
+        );
+        assert!(
+            forward_task_op(&mut remap, 2, &op("task-1", method)).is_ok(),
+            "{method}"
+        );
+    }
+    // Its progress and status go to client 2.
+    assert_eq!(
+        progress_to(&remap, &task_progress(second)).map(|p| p.0),
+        Some(2)
+    );
+    assert_eq!(
+        status_to(&mut remap, &status("task-1", "working")).map(|(c, _)| c),
+        Some(2)
+    );
 }

@@ -221,7 +221,8 @@ proptest! {
                             prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, m.id) + "\n");
                             if let (true, Some((task_id, ttl))) = (m.task, task_id) {
                                 let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
-                                tasks.entry(task_id).or_insert(Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends, ended: 0 });
+                                // A task id kept already names a task gone upstream: the new task takes it over.
+                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends, ended: 0 });
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),

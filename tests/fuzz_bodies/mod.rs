@@ -1291,13 +1291,15 @@ pub fn tables_model(data: &[u8]) {
                 assert_eq!(origin.map(|o| o.client), Ok(k.0));
                 let request = remapped.remove(&k).expect("live");
                 if let (true, true, Some((id, ttl))) = (routed, request.task, created) {
-                    // The route fits when it would with every record of an ended task given
-                    // up; then the oldest give up the room it needs (its request's place is
-                    // its own), as for a request.
+                    // A task kept under the same id is gone upstream: forgotten first. The
+                    // route fits when it would with every record of an ended task given up;
+                    // then the oldest give up the room it needs (its request's place is its
+                    // own), as for a request.
+                    tasks.remove(&id);
                     let held = request.progress.as_ref().map_or(0, String::len) + id.len();
                     let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                     let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
-                    if !tasks.contains_key(&id) && requests_held + live_held + held <= budget {
+                    if requests_held + live_held + held <= budget {
                         while requests_held + tasks.values().map(|t| t.held).sum::<usize>() + held
                             > budget
                         {
