@@ -215,9 +215,10 @@ impl std::error::Error for RemapError {}
 /// (`completed`, `failed`, or `cancelled`)".
 ///
 /// So when a request whose `params.task` is an object is answered by a success whose
-/// `result.task` is an object with a string `taskId` (and a status not yet terminal), the
-/// remapper keeps a route under the request's token: the client, the client's progress
-/// token, the task id. [`route_progress`](Self::route_progress) keeps restoring the client's
+/// `result.task` is an object with a string `taskId`, the remapper keeps a route under the
+/// request's token: the client, the client's progress token, the task id. (A task whose
+/// status is terminal already, which MCP does not expect of a new task, has its route ended
+/// at once: its client is kept as for any task that ended, below.) [`route_progress`](Self::route_progress) keeps restoring the client's
 /// token on the task's progress, and
 /// [`route_task_status`](Self::route_task_status) sends the task's
 /// `notifications/tasks/status` to that client alone. Any other reply (an error, a plain
@@ -917,8 +918,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             None => Kind::Plain,
         };
         let kept = match (kind, token) {
-            (Kind::TaskAugmented, Some(token)) => created_task(frame)
-                .and_then(|(task_id, ttl)| self.keep_route(token, task_id, ttl, now)),
+            (Kind::TaskAugmented, Some(token)) => {
+                created_task(frame).and_then(|(task_id, ttl, ended)| {
+                    let origin = self.keep_route(token, task_id, ttl, now)?;
+                    if ended {
+                        self.end_task(token);
+                    }
+                    Some(origin)
+                })
+            }
             _ => None,
         };
         let origin = match kept {
@@ -1543,12 +1551,12 @@ fn is_terminal(status: RawJson<'_>) -> bool {
 }
 
 /// The task a reply (the whole `frame`) to a task-augmented request created: the id of
-/// `result.task`, a `CreateTaskResult`'s task, whose status is not terminal. `None` for any
-/// other reply (an error, a plain result).
-fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
+/// `result.task`, a `CreateTaskResult`'s task, its `ttl` member, and whether its status is
+/// terminal already. `None` for any other reply (an error, a plain result).
+fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>, bool)> {
     let task = reply_value(frame)?.get("result")?.get("task")?;
     let (id, status) = task_of(task)?;
-    (!status.is_some_and(is_terminal)).then(|| (id, task.get("ttl")))
+    Some((id, task.get("ttl"), status.is_some_and(is_terminal)))
 }
 
 /// When a task created at `now` may be deleted: `now` plus its `ttl` member (Task's "actual

@@ -953,7 +953,8 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
 
 /// A request that is not task-augmented loses its progress route at its reply, whatever the
 /// reply holds (even a result shaped like a `CreateTaskResult`); a task-augmented request
-/// answered by anything but a `CreateTaskResult` of a live task loses it too.
+/// answered by anything but a `CreateTaskResult` of a live task loses it too (one of a task
+/// that ended already keeps the task its client's).
 #[test]
 fn any_other_reply_ends_the_progress_route() {
     let mut remap = IdRemapper::new(8);
@@ -962,7 +963,7 @@ fn any_other_reply_ends_the_progress_route() {
     assert_eq!(progress_to(&remap, &task_progress(plain)), None);
     assert_eq!(status_to(&mut remap, &status("task-1", "completed")), None);
 
-    let replies: [fn(u64) -> String; 8] = [
+    let replies: [fn(u64) -> String; 7] = [
         // A plain result: the upstream ran the call without a task.
         |t| format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{{"content":[],"isError":false}}}}"#),
         |t| {
@@ -970,13 +971,8 @@ fn any_other_reply_ends_the_progress_route() {
                 r#"{{"jsonrpc":"2.0","id":{t},"error":{{"code":-32601,"message":"Method not found"}}}}"#
             )
         },
-        // A task already ended, a task id that is no string, a task that is no object, no
-        // task id, an ambiguous task id, a task in the wrong place.
-        |t| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":{{"taskId":"t","status":"completed"}}}}}}"#
-            )
-        },
+        // A task id that is no string, a task that is no object, no task id, an ambiguous
+        // task id, a task in the wrong place.
         |t| {
             format!(
                 r#"{{"jsonrpc":"2.0","id":{t},"result":{{"task":{{"taskId":7,"status":"working"}}}}}}"#
@@ -1003,6 +999,27 @@ fn any_other_reply_ends_the_progress_route() {
             "{case}"
         );
     }
+    // A task ended already (MCP expects a new task `working`): no route, and its client is
+    // kept, as for any task that ended (before, the task was left open to every client).
+    let token = forward_call(&mut remap, 1, 1, true);
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"t","status":"completed","ttl":null}}}}}}"#
+    );
+    assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (0, 0, 1));
+    assert_eq!(
+        remap.task_owner(Id::from_token(br#""t""#).unwrap()),
+        Some(&1)
+    );
+    let get = r#"{"jsonrpc":"2.0","id":"g","method":"tasks/result","params":{"taskId":"t"}}"#;
+    assert_eq!(
+        forward_task_op(&mut remap, 2, get),
+        Err(RemapError::ForeignTask)
+    );
+    assert!(remap.drop_client(&1).is_empty());
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+
     // An invalid reply the caller takes out leaves no route either.
     let token = forward_call(&mut remap, 1, 1, true);
     let reply = created(token, "task-1");
