@@ -235,7 +235,10 @@ impl std::error::Error for RemapError {}
 ///   route keeps its request's deadline, which progress moves as it moved the request's
 ///   ([`set_deadline`](Self::set_deadline) on the token progress and status notifications
 ///   give; the reply's id is the token too). A request forwarded without a deadline leaves a
-///   route without one.
+///   route whose deadline is its task's ttl, when known (routed with
+///   [`route_reply_at`](Self::route_reply_at)): the upstream may delete a task once its ttl
+///   passes without telling its end, and the route would hold its place until its client
+///   goes. No deadline set on a live route passes its ttl.
 ///
 /// The task does not go with its route: its result stays retrievable with `tasks/result`,
 /// and the task stays its client's (see below). The specification, on a task's ttl:
@@ -458,8 +461,12 @@ struct TaskRoute<C> {
     /// its route's deadline not passed.
     live: bool,
     /// When the task's ttl passes (the time its `CreateTaskResult` was routed, plus its
-    /// ttl), when known: the record's deadline once the route is no longer live.
+    /// ttl), when known: the record's deadline once the route is no longer live, and a
+    /// bound on the live route's.
     ttl_ends: Option<u64>,
+    /// Whether the live route's deadline is the caller's (its request's, which progress
+    /// moves); else it has none but its ttl's.
+    timed: bool,
 }
 
 impl<C> TaskRoute<C> {
@@ -1058,17 +1065,20 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         // The request's place becomes the route's: room for the bytes only.
         self.make_room(false, held.saturating_sub(released));
+        let timed = self.pending.has_deadline(token) == Some(true);
         let entry = self.pending.get_mut(token)?;
         let Held::Request { origin, .. } = &entry.held else {
             return None;
         };
+        let ttl_ends = now.and_then(|now| ttl_ends(now, ttl));
         let route = TaskRoute {
             client: origin.client.clone(),
             progress_token,
             task_id: key.clone(),
             held,
             live: true,
-            ttl_ends: now.and_then(|now| ttl_ends(now, ttl)),
+            ttl_ends,
+            timed,
         };
         let Held::Request { origin, .. } = core::mem::replace(&mut entry.held, Held::Task(route))
         else {
@@ -1080,6 +1090,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.task_ids.insert(key, token);
         self.routes += 1;
         self.live += 1;
+        // A route without a deadline of its own ends at its task's ttl at the latest: the
+        // upstream may delete a task then without a terminal status, and the route would
+        // hold its place until its client goes.
+        if !timed && ttl_ends.is_some() {
+            self.pending.set_deadline(token, ttl_ends);
+        }
         Some(origin)
     }
 
@@ -1280,9 +1296,23 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// request's timeout ([`route_progress`](Self::route_progress) gives the token). `false`
     /// when it is not in flight. A request forwarded without a deadline (a listen stream)
     /// should keep none: ask [`has_deadline`](Self::has_deadline) first.
-    /// A task's live route (see [Tasks](Self#tasks)) counts as in flight; a task that has
-    /// ended does not (its deadline is its ttl's).
+    /// A task's live route (see [Tasks](Self#tasks)) counts as in flight, its deadline
+    /// never past its task's ttl (when known); a task that has ended does not (its deadline
+    /// is its ttl's).
     pub fn set_deadline(&mut self, token: Token, deadline: Option<u64>) -> bool {
+        let deadline = match self.pending.get_mut(token) {
+            Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) if route.live => {
+                route.timed = deadline.is_some();
+                match (deadline, route.ttl_ends) {
+                    (Some(d), Some(end)) => Some(d.min(end)),
+                    (d, end) => d.or(end),
+                }
+            }
+            _ => deadline,
+        };
         self.is_timed(token) && self.pending.set_deadline(token, deadline)
     }
 
@@ -1290,10 +1320,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// progress on a request without one (a listen stream) must not give it one. `None` when
     /// it is not in flight, as for [`set_deadline`](Self::set_deadline).
     pub fn has_deadline(&self, token: Token) -> Option<bool> {
-        if !self.is_timed(token) {
-            return None;
+        match self.pending.get(token) {
+            // (A live route without one of its own may have its ttl's.)
+            Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) if route.live => Some(route.timed),
+            _ if self.is_timed(token) => self.pending.has_deadline(token),
+            _ => None,
         }
-        self.pending.has_deadline(token)
     }
 
     /// Whether `token` names a request in flight or a live task route: an entry whose

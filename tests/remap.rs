@@ -2,7 +2,7 @@
 //! byte for byte on the way back; unknown, stale, cancelled and expired replies go nowhere.
 
 use bytes::BytesMut;
-use rpcwire::{Decoder, Id, IdRemapper, Message, Miss, RemapError};
+use rpcwire::{Decoder, Id, IdRemapper, Message, Miss, RemapError, Token};
 
 fn request(frame: &[u8]) -> rpcwire::Request<'_> {
     match Decoder::jsonrpc().decode(frame) {
@@ -1849,5 +1849,83 @@ fn a_task_id_the_upstream_reuses_is_the_new_tasks() {
     assert_eq!(
         status_to(&mut remap, &status("task-1", "working")).map(|(c, _)| c),
         Some(2)
+    );
+}
+
+/// A task's live route never outlasts its task's ttl: the upstream may delete a task once
+/// its ttl passes without telling its end, and a route forwarded without a deadline (as a
+/// gateway forwards `tasks/result`, say) then held its place and bytes until its client went.
+/// Routed with the time, such a route's deadline is its ttl's (and `has_deadline` still says
+/// the caller gave none); a deadline the caller sets on a live route is held to it too.
+#[test]
+fn a_tasks_route_ends_at_its_ttl_at_the_latest() {
+    let reply_at = |remap: &mut IdRemapper<u32>, reply: &[u8], now: u64| {
+        let msg = Decoder::mcp_client().decode(reply).unwrap();
+        remap
+            .route_reply_at(reply, msg.id().unwrap(), now, &mut BytesMut::new())
+            .map(|o| o.client)
+    };
+    // Forwarded without a deadline; its ttl is 60,000 (`created`).
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    assert_eq!(remap.next_wakeup(), None);
+    assert_eq!(
+        reply_at(&mut remap, &created(token, "task-1"), 1_000),
+        Ok(1)
+    );
+    let t = Token::new(token).unwrap();
+    assert_eq!(remap.has_deadline(t), Some(false));
+    // (The timer wheel may wake earlier than a deadline, never later.)
+    assert!(remap.next_wakeup().is_some_and(|at| at <= 61_000));
+    assert_eq!(remap.expire(60_999).count(), 0);
+    assert_eq!(remap.task_routes(), 1);
+    // At its ttl the route ends, and its record (whose ttl has passed too) goes.
+    assert_eq!(remap.expire(61_000).count(), 0);
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), remap.bytes()),
+        (0, 0, 0)
+    );
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+
+    // With a deadline: progress may move it, never past the ttl (60,000 after `now`).
+    let with_deadline = |remap: &mut IdRemapper<u32>, task: &str, now: u64| {
+        let frame = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
+        let t = remap
+            .forward_request(
+                1,
+                frame,
+                &request(frame),
+                Some(now + 5_000),
+                &mut BytesMut::new(),
+            )
+            .unwrap();
+        assert_eq!(reply_at(remap, &created(t.get(), task), now), Ok(1));
+        assert_eq!(remap.has_deadline(t), Some(true));
+        t
+    };
+    // Moved past the ttl: held to it.
+    let t = with_deadline(&mut remap, "task-2", 100_000);
+    assert!(remap.set_deadline(t, Some(1_000_000)));
+    remap.expire(159_999).for_each(drop);
+    assert_eq!(remap.task_routes(), 1);
+    remap.expire(160_000).for_each(drop);
+    assert_eq!((remap.task_routes(), remap.tasks()), (0, 0));
+    // Moved before it: kept, and the task's record stays until the ttl.
+    let t = with_deadline(&mut remap, "task-3", 200_000);
+    assert!(remap.set_deadline(t, Some(210_000)));
+    remap.expire(210_000).for_each(drop);
+    assert_eq!((remap.task_routes(), remap.tasks()), (0, 1));
+    remap.expire(260_000).for_each(drop);
+    assert_eq!(remap.tasks(), 0);
+    // Taken off: the ttl's stays.
+    let t = with_deadline(&mut remap, "task-4", 300_000);
+    assert!(remap.set_deadline(t, None));
+    assert_eq!(remap.has_deadline(t), Some(false));
+    remap.expire(359_999).for_each(drop);
+    assert_eq!(remap.task_routes(), 1);
+    remap.expire(360_000).for_each(drop);
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.bytes()),
+        (0, 0, 0)
     );
 }

@@ -222,7 +222,8 @@ proptest! {
                             if let (true, Some((task_id, ttl))) = (m.task, task_id) {
                                 let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
                                 // A task id kept already names a task gone upstream: the new task takes it over.
-                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline, ttl_ends, ended: 0 });
+                                // A route without a deadline of its own has its ttl's.
+                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline.or(ttl_ends), ttl_ends, ended: 0 });
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),
@@ -304,7 +305,11 @@ proptest! {
                         m.deadline = d;
                     } else if let Some(tm) = tasks.values_mut().find(|tm| tm.live && tm.token == t) {
                         prop_assert!(ok);
-                        tm.deadline = d;
+                        // Never past the task's ttl.
+                        tm.deadline = match (d, tm.ttl_ends) {
+                            (Some(d), Some(end)) => Some(d.min(end)),
+                            (d, end) => d.or(end),
+                        };
                     } else {
                         prop_assert!(!ok);
                     }

@@ -1327,7 +1327,8 @@ pub fn tables_model(data: &[u8]) {
                             wire: wire.clone(),
                             progress: request.progress,
                             live: true,
-                            deadline: request.deadline,
+                            // A route without a deadline of its own has its ttl's.
+                            deadline: request.deadline.or(ttl.map(|t| now + t)),
                             ttl_ends: ttl.map(|t| now + t),
                             held,
                             ended: 0,
