@@ -921,6 +921,7 @@ fn model_id(arg: u8) -> String {
 /// `null`), status notifications (terminal or not) with the task's progress, and `tasks/get`,
 /// `tasks/result`, `tasks/cancel` from the task's client or another, answered at once: routes,
 /// the records of ended tasks' clients, refusals of foreign tasks and bytes agree.
+
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
@@ -978,6 +979,30 @@ pub fn tables_model(data: &[u8]) {
     let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
     let mut seq = 0u64;
+    /// Takes out of the model the record of an ended task the remapper gave up for room: one of
+    /// the oldest (those one `expire` ended go in the table's order, so any of them may be the
+    /// one), which the remapper no longer keeps.
+    fn give_up_oldest_record(remap: &IdRemapper<u8>, tasks: &mut HashMap<String, Tasked>) {
+        let oldest = tasks
+            .values()
+            .filter(|t| !t.live)
+            .map(|t| t.ended)
+            .min()
+            .expect("a record to give up");
+        let gone = tasks
+            .iter()
+            .find(|(id, t)| {
+                !t.live
+                    && t.ended == oldest
+                    && remap
+                        .task_owner(rpcwire::Id::from_token(id.as_bytes()).unwrap())
+                        .is_none()
+            })
+            .map(|(id, _)| id.clone())
+            .expect("one of the oldest records given up");
+        tasks.remove(&gone);
+    }
+
     // What a request of `cost` bytes gets: `Full` when the table holds no place for it, or
     // `OverBudget` no room, even with every record of a task that ended given up (then none
     // is); else it takes the places of the oldest records while the table is full or the
@@ -1004,24 +1029,7 @@ pub fn tables_model(data: &[u8]) {
             if in_flight + tasks.len() < capacity && used + cost <= budget {
                 return Ok(());
             }
-            let oldest = tasks
-                .values()
-                .filter(|t| !t.live)
-                .map(|t| t.ended)
-                .min()
-                .expect("a record to give up");
-            let gone = tasks
-                .iter()
-                .find(|(id, t)| {
-                    !t.live
-                        && t.ended == oldest
-                        && remap
-                            .task_owner(rpcwire::Id::from_token(id.as_bytes()).unwrap())
-                            .is_none()
-                })
-                .map(|(id, _)| id.clone())
-                .expect("one of the oldest records given up");
-            tasks.remove(&gone);
+            give_up_oldest_record(remap, tasks);
         }
     };
     for pair in data.chunks(2) {
@@ -1303,24 +1311,7 @@ pub fn tables_model(data: &[u8]) {
                         while requests_held + tasks.values().map(|t| t.held).sum::<usize>() + held
                             > budget
                         {
-                            let oldest = tasks
-                                .values()
-                                .filter(|t| !t.live)
-                                .map(|t| t.ended)
-                                .min()
-                                .expect("a record to give up");
-                            let gone = tasks
-                                .iter()
-                                .find(|(id, t)| {
-                                    !t.live
-                                        && t.ended == oldest
-                                        && remap
-                                            .task_owner(Id::from_token(id.as_bytes()).unwrap())
-                                            .is_none()
-                                })
-                                .map(|(id, _)| id.clone())
-                                .expect("one of the oldest records given up");
-                            tasks.remove(&gone);
+                            give_up_oldest_record(&remap, &mut tasks);
                         }
                         let task = Tasked {
                             client: k.0,
