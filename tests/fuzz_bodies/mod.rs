@@ -921,7 +921,6 @@ fn model_id(arg: u8) -> String {
 /// `null`), status notifications (terminal or not) with the task's progress, and `tasks/get`,
 /// `tasks/result`, `tasks/cancel` from the task's client or another, answered at once: routes,
 /// the records of ended tasks' clients, refusals of foreign tasks and bytes agree.
-
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
