@@ -1322,7 +1322,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Whether the request under `token` has a deadline (see [`PendingTable::has_deadline`]):
     /// progress on a request without one (a listen stream) must not give it one. `None` when
-    /// it is not in flight, as for [`set_deadline`](Self::set_deadline).
+    /// it is not in flight, as for [`set_deadline`](Self::set_deadline). For a task's live
+    /// route, whether it has a deadline of the caller's (its request's, or one set on it): a
+    /// route whose only deadline is its task's ttl says `false`.
     pub fn has_deadline(&self, token: Token) -> Option<bool> {
         match self.pending.get(token) {
             // (A live route without one of its own may have its ttl's.)
