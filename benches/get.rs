@@ -1,5 +1,5 @@
 //! Lazy field access: `params._meta.progressToken` out of a typical `tools/call` request, by
-//! rpcwire's `RawJson::pointer`, serde_json's `Value` (parse then index), and sonic-rs's `get`
+//! rpcwire's `RawJson::get_path`, serde_json's `Value` (parse then index), and sonic-rs's `get`
 //! (its lazy path lookup, with and without validation).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

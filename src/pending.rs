@@ -420,6 +420,12 @@ impl<T> PendingTable<T> {
         }
     }
 
+    /// The deadline of the request under `token`; `None` when it has none or is not in
+    /// flight.
+    pub(crate) fn deadline(&self, token: Token) -> Option<u64> {
+        self.wheel.deadline(self.live_index(token)? as u32)
+    }
+
     /// Removes the request under `token` if it is in flight, e.g. when we cancel it.
     ///
     /// The same as [`remove`](PendingTable::remove) without the reason of a miss: the table

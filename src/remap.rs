@@ -238,7 +238,8 @@ impl std::error::Error for RemapError {}
 ///   route whose deadline is its task's ttl, when known (routed with
 ///   [`route_reply_at`](Self::route_reply_at)): the upstream may delete a task once its ttl
 ///   passes without telling its end, and the route would hold its place until its client
-///   goes. No deadline set on a live route passes its ttl.
+///   goes. No deadline of a live route passes its ttl: neither its request's nor one set
+///   on it.
 ///
 /// The task does not go with its route: its result stays retrievable with `tasks/result`,
 /// and the task stays its client's (see below). The specification, on a task's ttl:
@@ -1065,7 +1066,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         // The request's place becomes the route's: room for the bytes only.
         self.make_room(false, held.saturating_sub(released));
-        let timed = self.pending.has_deadline(token) == Some(true);
+        let deadline = self.pending.deadline(token);
+        let timed = deadline.is_some();
         let entry = self.pending.get_mut(token)?;
         let Held::Request { origin, .. } = &entry.held else {
             return None;
@@ -1090,11 +1092,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.task_ids.insert(key, token);
         self.routes += 1;
         self.live += 1;
-        // A route without a deadline of its own ends at its task's ttl at the latest: the
-        // upstream may delete a task then without a terminal status, and the route would
-        // hold its place until its client goes.
-        if !timed && ttl_ends.is_some() {
-            self.pending.set_deadline(token, ttl_ends);
+        // A route ends at its task's ttl at the latest (one without a deadline of its own,
+        // or with its request's past the ttl): the upstream may delete a task then without a
+        // terminal status, and the route would hold its place until its client goes.
+        if let Some(end) = ttl_ends {
+            if deadline.is_none_or(|d| d > end) {
+                self.pending.set_deadline(token, Some(end));
+            }
         }
         Some(origin)
     }
@@ -1318,7 +1322,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Whether the request under `token` has a deadline (see [`PendingTable::has_deadline`]):
     /// progress on a request without one (a listen stream) must not give it one. `None` when
-    /// it is not in flight, as for [`set_deadline`](Self::set_deadline).
+    /// it is not in flight, as for [`set_deadline`](Self::set_deadline). For a task's live
+    /// route, whether it has a deadline of the caller's (its request's, or one set on it): a
+    /// route whose only deadline is its task's ttl says `false`.
     pub fn has_deadline(&self, token: Token) -> Option<bool> {
         match self.pending.get(token) {
             // (A live route without one of its own may have its ttl's.)

@@ -1929,3 +1929,36 @@ fn a_tasks_route_ends_at_its_ttl_at_the_latest() {
         (0, 0, 0)
     );
 }
+
+/// The request's own deadline, when it is later than the task's ttl, is held to the ttl as
+/// the route takes it over: a live route never outlasts its task's ttl, whatever deadline it
+/// came with (the request's, not only one set on the route since).
+#[test]
+fn a_requests_deadline_past_the_ttl_is_held_to_it_by_the_route() {
+    let mut remap = IdRemapper::<u32>::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
+    let t = remap
+        .forward_request(
+            1,
+            frame,
+            &request(frame),
+            Some(1_000 + 100_000),
+            &mut BytesMut::new(),
+        )
+        .unwrap();
+    // Its ttl is 60,000 (`created`): it passes at 61,000.
+    let reply = created(t.get(), "task-1");
+    let msg = Decoder::mcp_client().decode(&reply).unwrap();
+    remap
+        .route_reply_at(&reply, msg.id().unwrap(), 1_000, &mut BytesMut::new())
+        .unwrap();
+    assert_eq!(remap.has_deadline(t), Some(true));
+    assert!(remap.next_wakeup().is_some_and(|at| at <= 61_000));
+    remap.expire(60_999).for_each(drop);
+    assert_eq!(remap.task_routes(), 1);
+    remap.expire(61_000).for_each(drop);
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.bytes()),
+        (0, 0, 0)
+    );
+}

@@ -222,8 +222,12 @@ proptest! {
                             if let (true, Some((task_id, ttl))) = (m.task, task_id) {
                                 let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
                                 // A task id kept already names a task gone upstream: the new task takes it over.
-                                // A route without a deadline of its own has its ttl's.
-                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline: m.deadline.or(ttl_ends), ttl_ends, ended: 0 });
+                                // A route's deadline (its request's, or none) is never past its ttl.
+                                let deadline = match (m.deadline, ttl_ends) {
+                                    (Some(d), Some(end)) => Some(d.min(end)),
+                                    (d, end) => d.or(end),
+                                };
+                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline, ttl_ends, ended: 0 });
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),

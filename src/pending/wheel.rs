@@ -134,6 +134,12 @@ impl Wheel {
         self.scheduled += 1;
     }
 
+    /// The deadline of slot `index`, when it is on the wheel.
+    pub(super) fn deadline(&self, index: u32) -> Option<u64> {
+        let links = self.links.get(index as usize)?;
+        links.is_scheduled().then_some(links.deadline)
+    }
+
     /// Takes slot `index` off the wheel; does nothing if it is not on it.
     #[inline]
     pub(super) fn unschedule(&mut self, index: u32) {

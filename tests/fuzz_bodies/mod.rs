@@ -1317,8 +1317,12 @@ pub fn tables_model(data: &[u8]) {
                             wire: wire.clone(),
                             progress: request.progress,
                             live: true,
-                            // A route without a deadline of its own has its ttl's.
-                            deadline: request.deadline.or(ttl.map(|t| now + t)),
+                            // A route's deadline (its request's, or none) is never past
+                            // its ttl.
+                            deadline: match (request.deadline, ttl.map(|t| now + t)) {
+                                (Some(d), Some(end)) => Some(d.min(end)),
+                                (d, end) => d.or(end),
+                            },
                             ttl_ends: ttl.map(|t| now + t),
                             held,
                             ended: 0,
