@@ -1095,10 +1095,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         // A route ends at its task's ttl at the latest (one without a deadline of its own,
         // or with its request's past the ttl): the upstream may delete a task then without a
         // terminal status, and the route would hold its place until its client goes.
-        if let Some(end) = ttl_ends {
-            if deadline.is_none_or(|d| d > end) {
-                self.pending.set_deadline(token, Some(end));
-            }
+        let bounded = held_to_ttl(deadline, ttl_ends);
+        if bounded != deadline {
+            self.pending.set_deadline(token, bounded);
         }
         Some(origin)
     }
@@ -1310,10 +1309,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 ..
             }) if route.live => {
                 route.timed = deadline.is_some();
-                match (deadline, route.ttl_ends) {
-                    (Some(d), Some(end)) => Some(d.min(end)),
-                    (d, end) => d.or(end),
-                }
+                held_to_ttl(deadline, route.ttl_ends)
             }
             _ => deadline,
         };
@@ -1580,6 +1576,15 @@ fn task_of(task: RawJson<'_>) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
 /// counts the envelope), and a decoder may be given a higher one.
 fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
     RawJson::with_max_depth(frame, u32::MAX)
+}
+
+/// A live task route's deadline: the one it is given (none: none of its own), never past its
+/// task's ttl (`ttl_ends`, when known).
+fn held_to_ttl(deadline: Option<u64>, ttl_ends: Option<u64>) -> Option<u64> {
+    match (deadline, ttl_ends) {
+        (Some(d), Some(end)) => Some(d.min(end)),
+        (d, end) => d.or(end),
+    }
 }
 
 /// Whether a task's status is terminal: `completed`, `failed` or `cancelled`.
