@@ -104,9 +104,9 @@ impl<'a> Lines<'a> {
                 return None;
             }
             let probe = &rest[..rest.len().min(LONG_LINE + 1)];
-            // (How much of the line is ASCII comes with its end: its UTF-8 check starts
-            // there, if at all.)
-            let (mut nl, ascii) = crate::scan::line_end(probe);
+            // (How much of the line is known UTF-8 comes with its end: its UTF-8 check
+            // starts there, if at all.)
+            let (mut nl, utf8) = crate::scan::line_end(probe);
             if nl.is_none() && probe.len() < rest.len() {
                 // The pass that decodes a long line as it finds its end keeps to the
                 // decoder's frame limit: only where no line it takes can be over this one.
@@ -134,7 +134,7 @@ impl<'a> Lines<'a> {
                     frame,
                     message: decoder.view(
                         frame,
-                        decoder.decode_spans_ascii(frame, ascii.min(frame.len())),
+                        decoder.decode_spans_from_utf8(frame, utf8.min(frame.len())),
                     ),
                 }));
             }

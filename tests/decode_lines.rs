@@ -70,9 +70,10 @@ fn a_line_break_anywhere_in_a_long_line() {
     }
 }
 
-/// Lines whose first byte that is not ASCII (a valid `é`, or a `0xff` that is no UTF-8) sits
-/// at every offset, in lines of many lengths up to the one-pass threshold, each followed by
-/// lines with and without such bytes and ended by `\n` or `\r\n`: how much of a line is ASCII
+/// Lines with characters that are not ASCII (`é`, `€`, `𝄞`, a run of `日本語`) or sequences
+/// that are no UTF-8 (`0xff`, a lead byte cut short, an overlong form, a surrogate) at every
+/// offset, in lines of many lengths up to the one-pass threshold, each followed by lines with
+/// and without such bytes and ended by `\n` or `\r\n`: how much of a line is known UTF-8
 /// comes with its end, and a frame is judged as `decode` judges it, whatever its neighbours
 /// hold.
 #[cfg_attr(miri, ignore)]
@@ -96,7 +97,17 @@ fn bytes_that_are_not_ascii_anywhere_in_a_line() {
         assert_eq!(line.len(), len);
         let stride = if len > 700 { 7 } else { 1 };
         for at in (0..len).step_by(stride) {
-            for (odd, ending) in [(&[0xc3, 0xa9][..], &b"\n"[..]), (&[0xff], b"\r\n")] {
+            let odd: [(&[u8], &[u8]); 8] = [
+                ("\u{e9}".as_bytes(), b"\n"),
+                (&[0xff], b"\r\n"),
+                ("\u{20ac}".as_bytes(), b"\r\n"),
+                ("\u{1d11e}".as_bytes(), b"\n"),
+                ("\u{65e5}\u{672c}\u{8a9e}\u{65e5}\u{672c}".as_bytes(), b"\n"),
+                (&[0xe2, 0x82], b"\n"),
+                (&[0xe0, 0x80, 0xaf], b"\r\n"),
+                (&[0xed, 0xa0, 0x80], b"\n"),
+            ];
+            for (odd, ending) in odd {
                 let mut stream = line.as_bytes()[..at].to_vec();
                 stream.extend_from_slice(odd);
                 stream.extend_from_slice(&line.as_bytes()[at + 1..]);

@@ -257,44 +257,46 @@ impl Decoder {
     pub(crate) fn decode_spans(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         let opts = &self.options;
         if frame.len() <= 256 && frame.len() <= opts.limits.max_frame && !opts.hardened {
-            return self.decode_after_ascii(frame, scan::ascii_prefix(frame));
+            return self.decode_after_utf8(frame, scan::ascii_prefix(frame));
         }
         self.decode_checked(frame)
     }
 
-    /// [`Self::decode_spans`] of a frame whose first `ascii` bytes are known ASCII (found
-    /// with its end, [`DecodeLines`](crate::DecodeLines)): its UTF-8 checked from there.
+    /// [`Self::decode_spans`] of a frame whose first `utf8` bytes are known UTF-8, a character
+    /// boundary (found with its end, [`DecodeLines`](crate::DecodeLines)): its UTF-8 checked
+    /// from there.
     #[inline(always)]
-    pub(crate) fn decode_spans_ascii(
+    pub(crate) fn decode_spans_from_utf8(
         &self,
         frame: &[u8],
-        ascii: usize,
+        utf8: usize,
     ) -> Result<Envelope, Reject> {
         let opts = &self.options;
         if frame.len() <= DEFER_UTF8_ABOVE && frame.len() <= opts.limits.max_frame && !opts.hardened
         {
-            return self.decode_after_ascii(frame, ascii);
+            return self.decode_after_utf8(frame, utf8);
         }
         self.decode_checked(frame)
     }
 
-    /// A frame within the limit, outside the hardened profile, whose first `ascii` bytes are
-    /// known ASCII: decoded at once when all are, else after its UTF-8 check from there.
+    /// A frame within the limit, outside the hardened profile, whose first `utf8` bytes are
+    /// known UTF-8 (ASCII, say), a character boundary: decoded at once when all are, else
+    /// after its UTF-8 check from there.
     #[inline(always)]
-    fn decode_after_ascii(&self, frame: &[u8], ascii: usize) -> Result<Envelope, Reject> {
-        if ascii == frame.len() {
+    fn decode_after_utf8(&self, frame: &[u8], utf8: usize) -> Result<Envelope, Reject> {
+        if utf8 == frame.len() {
             return self.decode_valid_utf8(frame);
         }
-        self.decode_short_from(frame, ascii)
+        self.decode_short_from(frame, utf8)
     }
 
     /// [`Self::decode_spans`] of a frame of at most [`DEFER_UTF8_ABOVE`] bytes within the
-    /// limit, outside the hardened profile, whose first `ascii` bytes (not all) are known
-    /// ASCII: the rest checked as UTF-8 (from where the ASCII check stopped, not again from
-    /// the start; `ascii` is on a character boundary), then decoded.
+    /// limit, outside the hardened profile, whose first `utf8` bytes (not all) are known
+    /// UTF-8: the rest checked (from where the earlier check stopped, not again from the
+    /// start; `utf8` is on a character boundary), then decoded.
     #[inline(never)]
-    fn decode_short_from(&self, frame: &[u8], ascii: usize) -> Result<Envelope, Reject> {
-        if simdutf8::basic::from_utf8(&frame[ascii..]).is_err() {
+    fn decode_short_from(&self, frame: &[u8], utf8: usize) -> Result<Envelope, Reject> {
+        if simdutf8::basic::from_utf8(&frame[utf8..]).is_err() {
             return Err(Reject::parse(DecodeError::InvalidUtf8));
         }
         self.decode_valid_utf8(frame)

@@ -460,10 +460,11 @@ pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
 }
 
 /// The index of the first `\n` in `buf` (`memchr`, with less set-up on short lines), and how
-/// many bytes of the line before it (all of `buf` when there is none) are ASCII at least: the
-/// line's length exactly when all are, otherwise a point at or before the first byte that is
-/// not (as [`ascii_prefix`]). The AVX2 search finds both in one pass; `memchr` and
-/// [`scalar::ascii_prefix`], safe, are its twin and the answer without AVX2.
+/// many bytes of the line before it (all of `buf` when there is none) are known UTF-8, a
+/// character boundary: the line's length when it is UTF-8 (on a line with many bytes that are
+/// not ASCII, possibly less), otherwise a point at or before the first byte that is not. The
+/// AVX2 search checks the line's few characters that are not ASCII in the same pass;
+/// `memchr` and `core::str::from_utf8`, safe, are its twin and the answer without AVX2.
 #[inline]
 pub(crate) fn line_end(buf: &[u8]) -> (Option<usize>, usize) {
     #[cfg(all(
@@ -477,10 +478,10 @@ pub(crate) fn line_end(buf: &[u8]) -> (Option<usize>, usize) {
     scalar_line_end(buf)
 }
 
-/// [`line_end`] without SIMD: `memchr`, then [`scalar::ascii_prefix`] of the line.
+/// [`line_end`] without SIMD: `memchr`, then how much of the line is UTF-8.
 fn scalar_line_end(buf: &[u8]) -> (Option<usize>, usize) {
     let nl = memchr::memchr(b'\n', buf);
-    (nl, scalar::ascii_prefix(&buf[..nl.unwrap_or(buf.len())]))
+    (nl, scalar::utf8_prefix(&buf[..nl.unwrap_or(buf.len())]))
 }
 
 /// [`ascii_prefix`] on the fastest kernel, ignoring [`force_scalar`] (for the oracle tests).
@@ -508,27 +509,49 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
 mod line_end_tests {
     use super::{line_end, scalar_line_end};
 
-    /// `line_end` finds the `\n` `memchr` finds, and an ASCII prefix that is exact when the
-    /// line is all ASCII and otherwise at or before its first byte that is not: on every
-    /// length up to a few blocks (the first two blocks, the 128-byte turns, the block and the
-    /// tail after them) and around 512 bytes, with no newline, one at each position, and two,
-    /// at every alignment, with a byte that is not ASCII before, at and after each newline.
+    /// `line_end` finds the `\n` `memchr` finds, and a prefix of the line that is UTF-8 (so it
+    /// ends on a character boundary), all of it when the line is UTF-8 with few bytes that are
+    /// not ASCII: on every length up to a few blocks (the first two blocks, the 128-byte
+    /// turns, the block and the tail after them) and around 512 bytes, with no newline, one at
+    /// each position, and two, at every alignment, with characters of two, three and four
+    /// bytes and sequences that are no UTF-8 before, at, across and after each newline.
     /// (Not under Miri: it has no AVX2, so `line_end` is its scalar twin there, and the
     /// interpreted test would only compare it with itself, slowly.)
     #[test]
     #[cfg_attr(miri, ignore)]
-    fn line_end_agrees_with_memchr_and_the_ascii_check() {
+    fn line_end_agrees_with_memchr_and_the_utf8_check() {
         let check = |buf: &[u8], what: &str| {
-            let (nl, ascii) = line_end(buf);
+            let (nl, utf8) = line_end(buf);
             let (want_nl, _) = scalar_line_end(buf);
             assert_eq!(nl, want_nl, "{what}");
             let line = &buf[..nl.unwrap_or(buf.len())];
-            match line.iter().position(|b| !b.is_ascii()) {
-                None => assert_eq!(ascii, line.len(), "{what}"),
-                Some(first) => assert!(ascii <= first, "{what}: {ascii} > {first}"),
+            assert!(
+                core::str::from_utf8(&line[..utf8]).is_ok(),
+                "{what}: {utf8}"
+            );
+            let sparse = line
+                .chunks(64)
+                .all(|c| c.iter().filter(|b| !b.is_ascii()).count() <= 4);
+            if sparse && core::str::from_utf8(line).is_ok() {
+                assert_eq!(utf8, line.len(), "{what}");
             }
         };
+        // Characters of each length, and what is no UTF-8: a lone continuation byte, a lead
+        // byte without its continuation, an overlong form, a surrogate, past U+10FFFF, 0xff.
+        let odd: [&[u8]; 10] = [
+            "\u{e9}".as_bytes(),
+            "\u{20ac}".as_bytes(),
+            "\u{1d11e}".as_bytes(),
+            &[0x80],
+            &[0xe2, 0x82],
+            &[0xc0, 0xaf],
+            &[0xe0, 0x80, 0xaf],
+            &[0xed, 0xa0, 0x80],
+            &[0xf4, 0x90, 0x80, 0x80],
+            &[0xff],
+        ];
         let mut backing: Vec<u8> = (0..1600u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let pristine = backing.clone();
         for offset in 0..4 {
             for len in (0..200).chain(500..530).chain([1500]) {
                 let buf = &mut backing[offset..offset + len];
@@ -537,12 +560,28 @@ mod line_end_tests {
                     let what = format!("{offset} {len} {at}");
                     buf[at] = b'\n';
                     check(buf, &what);
-                    // A byte that is not ASCII after the newline, before it, and both.
-                    for high in [at + 1, at.wrapping_sub(1), at + 40, at.wrapping_sub(70)] {
-                        if high < len {
-                            buf[high] = 0xc3;
-                            check(buf, &format!("{what} high at {high}"));
-                            buf[high] = b'x';
+                    // Characters and sequences after the newline, before it, across it, and
+                    // before and after it.
+                    for (k, seq) in odd.iter().enumerate() {
+                        for (start, other) in [
+                            (at + 1, None),
+                            (at.wrapping_sub(seq.len()), None),
+                            (at.wrapping_sub(1), None),
+                            (at.wrapping_sub(40), Some(at + 5)),
+                            (at.wrapping_sub(70), Some(at.wrapping_sub(9))),
+                        ] {
+                            let starts = [Some(start), other];
+                            let fits =
+                                |s: &usize| s.checked_add(seq.len()).is_some_and(|e| e <= len);
+                            if !starts.iter().flatten().all(fits) {
+                                continue;
+                            }
+                            for s in starts.iter().flatten() {
+                                buf[*s..*s + seq.len()].copy_from_slice(seq);
+                            }
+                            check(buf, &format!("{what} seq {k} at {starts:?}"));
+                            buf.copy_from_slice(&pristine[offset..offset + len]);
+                            buf[at] = b'\n';
                         }
                     }
                     if at + 7 < len {
@@ -552,7 +591,34 @@ mod line_end_tests {
                     }
                     buf[at] = 0x8a; // (`\n` with the top bit set)
                     check(buf, &what);
-                    buf[at] = b'x';
+                    buf[at] = pristine[offset + at];
+                }
+            }
+        }
+    }
+
+    /// Lines dense in characters that are not ASCII (three-byte characters from every
+    /// offset), with one sequence that is no UTF-8 put at every place: the prefix is UTF-8,
+    /// and stops before the bad sequence.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn line_end_on_lines_dense_in_characters_that_are_not_ascii() {
+        for lead in 0..5 {
+            for len in [60, 64, 100, 128, 129, 300] {
+                let mut line = "x".repeat(lead).into_bytes();
+                while line.len() + 3 <= len {
+                    line.extend_from_slice("\u{65e5}".as_bytes());
+                }
+                line.push(b'\n');
+                let (nl, utf8) = line_end(&line);
+                assert_eq!(nl, Some(line.len() - 1));
+                assert!(core::str::from_utf8(&line[..utf8]).is_ok());
+                for at in 0..line.len() - 1 {
+                    let mut bad = line.clone();
+                    bad[at] = 0xff;
+                    let (nl, utf8) = line_end(&bad);
+                    assert_eq!(nl, Some(line.len() - 1));
+                    assert!(utf8 <= at && core::str::from_utf8(&bad[..utf8]).is_ok());
                 }
             }
         }

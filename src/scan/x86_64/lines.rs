@@ -1,16 +1,21 @@
-//! Scans over a whole line, 64 bytes at a time: where it ends and how much of it is ASCII
-//! ([`line_end_avx2`]), and how much of a frame is ASCII ([`ascii_prefix_avx2`]).
+//! Scans over a whole line, 64 bytes at a time: where it ends and how much of it is known
+//! UTF-8 ([`line_end_avx2`]), and how much of a frame is ASCII ([`ascii_prefix_avx2`]).
 
 use core::arch::x86_64::*;
 
 use super::block::movemask64;
+use crate::scan::scalar::{utf8_char_len, utf8_prefix};
 
 /// The index of the first `\n` in `buf`, and how many bytes before it (or of `buf`, when
-/// there is none) are ASCII at least: all of them exactly when all are, else the start of a
-/// 64- or 128-byte chunk at or before the first that is not (the SIMD UTF-8 check of a
-/// line then starts there, if at all: one pass over a line finds both). A line is found in
-/// the first block or the next few, so this is `memchr` without its set-up (a dispatch
-/// through a pointer, alignment), which cost more than the search on a short line.
+/// there is none) are known UTF-8, a character boundary: all of them when they are UTF-8 and
+/// no 64-byte block holds more than [`SPARSE`] bytes that are not ASCII; else the end of the
+/// last character checked before the first block that is not UTF-8 or that holds more (the
+/// caller's UTF-8 check then starts there, if at all: one pass over a line finds both). The
+/// bytes that are not ASCII come with the newline search (a movemask of the raw bytes on the
+/// same loads), and each character they start is checked on its own: a frame holding a few
+/// (a `°`, an `é`) needs no second pass over it, which cost strict `typical` ~5 %. A line is
+/// found in the first block or the next few, so this is `memchr` without its set-up (a
+/// dispatch through a pointer, alignment), which cost more than the search on a short line.
 #[target_feature(enable = "avx2")]
 pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
     let nl = _mm256_set1_epi8(b'\n' as i8);
@@ -26,27 +31,23 @@ pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
         let (lo, hi) = (load(block, 0), load(block, 32));
         (movemask64(eq(lo), eq(hi)), movemask64(lo, hi))
     };
+    let mut utf8 = Utf8Prefix::new();
     // The answer for a block at `pos` whose first `\n` is the lowest bit of `found` (not 0):
-    // the bytes before it in the block count for ASCII, those after it are the next line's.
-    let ends_in = |pos: usize, found: u64, high: u64, ascii: usize| {
-        let before = high & below_lowest(found);
-        let ascii = if before != 0 { ascii.min(pos) } else { ascii };
+    // the bytes before it in the block are the line's, those after it the next line's.
+    let ends_in = |mut utf8: Utf8Prefix, pos: usize, found: u64, high: u64| {
         let at = pos + found.trailing_zeros() as usize;
-        (Some(at), ascii.min(at))
+        utf8.check(buf, pos, high & below_lowest(found));
+        (Some(at), utf8.known(at))
     };
-    // Where the first chunk holding a byte that is not ASCII starts (`usize::MAX`: none yet).
-    let mut ascii = usize::MAX;
     let mut pos = 0;
     // The first two blocks one by one: most lines end in them (tiny +1 % instructions when
     // the second is part of the loop below).
     while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
         let (found, high) = newlines_high(block);
         if found != 0 {
-            return ends_in(pos, found, high, ascii);
+            return ends_in(utf8, pos, found, high);
         }
-        if high != 0 {
-            ascii = ascii.min(pos);
-        }
+        utf8.check(buf, pos, high);
         pos += 64;
         if pos == 128 {
             break;
@@ -59,59 +60,127 @@ pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
         let x = [0, 32, 64, 96].map(|at| load(chunk, at));
         let [a, b, c, d] = x.map(eq);
         let any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-        if _mm256_testz_si256(any, any) == 0 {
+        let raw = _mm256_or_si256(_mm256_or_si256(x[0], x[1]), _mm256_or_si256(x[2], x[3]));
+        if _mm256_testz_si256(any, any) == 0 || _mm256_movemask_epi8(raw) != 0 {
             let first = movemask64(a, b);
             if first != 0 {
-                return ends_in(pos, first, movemask64(x[0], x[1]), ascii);
+                return ends_in(utf8, pos, first, movemask64(x[0], x[1]));
             }
-            if movemask64(x[0], x[1]) != 0 {
-                ascii = ascii.min(pos);
+            utf8.check(buf, pos, movemask64(x[0], x[1]));
+            let second = movemask64(c, d);
+            if second != 0 {
+                return ends_in(utf8, pos + 64, second, movemask64(x[2], x[3]));
             }
-            return ends_in(pos + 64, movemask64(c, d), movemask64(x[2], x[3]), ascii);
-        }
-        let raw = _mm256_or_si256(_mm256_or_si256(x[0], x[1]), _mm256_or_si256(x[2], x[3]));
-        if _mm256_movemask_epi8(raw) != 0 {
-            ascii = ascii.min(pos);
+            utf8.check(buf, pos + 64, movemask64(x[2], x[3]));
         }
         pos += 128;
     }
     if let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
         let (found, high) = newlines_high(block);
         if found != 0 {
-            return ends_in(pos, found, high, ascii);
+            return ends_in(utf8, pos, found, high);
         }
-        if high != 0 {
-            ascii = ascii.min(pos);
-        }
+        utf8.check(buf, pos, high);
         pos += 64;
     }
     // Fewer than 64 bytes left: the buffer's last 64 bytes, those before `pos` shifted out
     // (they hold no `\n`), or a short buffer byte by byte.
     let rest = buf.len() - pos;
     if rest == 0 {
-        return (None, ascii.min(buf.len()));
+        return (None, utf8.known(buf.len()));
     }
     match buf.last_chunk::<64>() {
         Some(last) => {
             let (found, high) = newlines_high(last);
             let (found, high) = (found >> (64 - rest), high >> (64 - rest));
             if found != 0 {
-                return ends_in(pos, found, high, ascii);
+                return ends_in(utf8, pos, found, high);
             }
-            if high != 0 {
-                ascii = ascii.min(pos);
-            }
-            (None, ascii.min(buf.len()))
+            utf8.check(buf, pos, high);
+            (None, utf8.known(buf.len()))
         }
         None => {
             let nl = buf.iter().position(|&b| b == b'\n');
             let line = &buf[..nl.unwrap_or(buf.len())];
-            (
-                nl,
-                line.iter()
-                    .position(|b| !b.is_ascii())
-                    .unwrap_or(line.len()),
-            )
+            (nl, utf8_prefix(line))
+        }
+    }
+}
+
+/// A block with more bytes that are not ASCII than this ends [`line_end_avx2`]'s UTF-8 check:
+/// text in a script outside ASCII is checked as a whole faster (by the caller's validator)
+/// than character by character.
+const SPARSE: u32 = 12;
+
+/// The UTF-8 check that [`line_end_avx2`] makes on its way: how far the line is known to be
+/// UTF-8, and whether the check still goes on.
+#[derive(Clone, Copy)]
+struct Utf8Prefix {
+    /// Bytes before this are UTF-8, and it is a character boundary.
+    checked: usize,
+    /// Whether every block so far was checked (else `checked` stays where the check ended).
+    on: bool,
+}
+
+impl Utf8Prefix {
+    fn new() -> Self {
+        Utf8Prefix {
+            checked: 0,
+            on: true,
+        }
+    }
+
+    /// How many bytes of a line that ends at `end` are known UTF-8, once every block before
+    /// `end` went through [`Self::check`].
+    #[inline(always)]
+    fn known(self, end: usize) -> usize {
+        if self.on {
+            end
+        } else {
+            self.checked.min(end)
+        }
+    }
+
+    /// Checks the characters that start in the block at `pos` of `buf`, whose bytes that are
+    /// not ASCII are the bits of `high` (bit `i` for `buf[pos + i]`): a character may reach
+    /// into the next block, and one from the block before into this one. The check ends at a
+    /// character that is not UTF-8 (one cut by the line's end is not) or at a block with more
+    /// than [`SPARSE`] bytes that are not ASCII.
+    #[inline(always)]
+    fn check(&mut self, buf: &[u8], pos: usize, high: u64) {
+        if high != 0 && self.on {
+            // SAFETY: only `line_end_avx2` checks, and an `Avx2` proved the CPU has POPCNT and
+            // BMI1 before it could be called.
+            unsafe { self.check_chars(buf, pos, high) }
+        }
+    }
+
+    /// [`Self::check`] of a block with bytes that are not ASCII, out of line: ASCII lines, the
+    /// usual case, keep the search loop short.
+    #[inline(never)]
+    #[target_feature(enable = "popcnt,bmi1")]
+    fn check_chars(&mut self, buf: &[u8], pos: usize, mut high: u64) {
+        // The continuation bytes of a character from the block before (at most three).
+        if self.checked > pos {
+            high &= u64::MAX << (self.checked - pos);
+        }
+        if high.count_ones() > SPARSE {
+            self.on = false;
+            return;
+        }
+        while high != 0 {
+            let at = pos + high.trailing_zeros() as usize;
+            let Some(len) = utf8_char_len(buf, at) else {
+                self.on = false;
+                return;
+            };
+            self.checked = at + len;
+            let past = self.checked - pos;
+            high = if past >= 64 {
+                0
+            } else {
+                high & (u64::MAX << past)
+            };
         }
     }
 }

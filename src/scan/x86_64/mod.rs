@@ -23,7 +23,7 @@
 //! - [`string`]: the tests for a string's stop bytes: a block of string body, a run without
 //!   one, the 16-byte SSE2 probes;
 //! - [`tables`]: the nibble lookup tables that test a byte's class with two `pshufb` lookups;
-//! - [`lines`]: the end of a line, and how much of it is ASCII.
+//! - [`lines`]: the end of a line, and how much of it is known UTF-8.
 
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
