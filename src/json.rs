@@ -4,6 +4,7 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 
+use crate::error::DecodeError;
 use crate::scan::{self, scalar::skip_ws, Validation};
 
 /// A JSON string as it appears on the wire: the bytes between the quotes, still escaped, and
@@ -358,14 +359,56 @@ impl<'a> RawJson<'a> {
         Self::checked(bytes, VALUE_MAX_DEPTH, Validation::Strict)
     }
 
+    /// [`Self::new`], saying why `bytes` is not one value: [`DecodeError::InvalidUtf8`],
+    /// [`DecodeError::Empty`] (nothing but whitespace), [`DecodeError::Syntax`] (with what the
+    /// scanner met: a bad byte, the end of the input, a container nested too deep …) or
+    /// [`DecodeError::TrailingData`] (more than whitespace after the value).
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, RawJson, ScanError};
+    /// assert_eq!(RawJson::parse(b" [1,2] ").unwrap().as_bytes(), b"[1,2]");
+    /// assert_eq!(RawJson::parse(b"[1,2] x"), Err(DecodeError::TrailingData));
+    /// assert_eq!(RawJson::parse(b"[1,"), Err(DecodeError::Syntax(ScanError::UnexpectedEnd)));
+    /// assert_eq!(RawJson::parse(b"  "), Err(DecodeError::Empty));
+    /// assert_eq!(RawJson::parse(b"\"\xff\""), Err(DecodeError::InvalidUtf8));
+    /// ```
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        Self::parse_checked(bytes, VALUE_MAX_DEPTH, Validation::Lazy)
+    }
+
+    /// [`Self::new_strict`], saying why `bytes` is not one value (as [`Self::parse`]).
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, RawJson, ScanError};
+    /// assert_eq!(RawJson::parse_strict(b"[1 2]"), Err(DecodeError::Syntax(ScanError::UnexpectedByte)));
+    /// ```
+    pub fn parse_strict(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        Self::parse_checked(bytes, VALUE_MAX_DEPTH, Validation::Strict)
+    }
+
     /// `bytes`, one value with surrounding whitespace, checked as `validation` says.
     fn checked(bytes: &'a [u8], max_depth: u32, validation: Validation) -> Option<Self> {
-        let start = skip_ws(bytes, 0);
-        let end = scan::skip_value(bytes, start, 0, max_depth, validation).ok()?;
-        if skip_ws(bytes, end) != bytes.len() || core::str::from_utf8(bytes).is_err() {
-            return None;
+        Self::parse_checked(bytes, max_depth, validation).ok()
+    }
+
+    /// [`Self::checked`], saying why not. UTF-8 first, as the decoder judges a frame.
+    fn parse_checked(
+        bytes: &'a [u8],
+        max_depth: u32,
+        validation: Validation,
+    ) -> Result<Self, DecodeError> {
+        if simdutf8::basic::from_utf8(bytes).is_err() {
+            return Err(DecodeError::InvalidUtf8);
         }
-        Some(RawJson {
+        let start = skip_ws(bytes, 0);
+        if start == bytes.len() {
+            return Err(DecodeError::Empty);
+        }
+        let end = scan::skip_value(bytes, start, 0, max_depth, validation)?;
+        if skip_ws(bytes, end) != bytes.len() {
+            return Err(DecodeError::TrailingData);
+        }
+        Ok(RawJson {
             bytes: &bytes[start..end],
         })
     }
