@@ -469,12 +469,22 @@ impl Decoder {
                 return Err(Reject::parse(syntax_at(frame, i)));
             }
             let key = i + 1;
-            let (close, esc) = scan::string_end(frame, key).map_err(Reject::parse)?;
-            i = skip_ws_on::<LINE>(frame, close + 1);
-            if frame.get(i) != Some(&b':') {
-                return Err(Reject::parse(syntax_at(frame, i)));
+            // Compact JSON: a short plain key and its colon in one probe.
+            let (close, esc, colon) = match scan::fast_plain_key_colon(frame, key) {
+                Some(after) => (after - 2, false, after - 1),
+                None => {
+                    let (close, esc) = scan::string_end(frame, key).map_err(Reject::parse)?;
+                    (close, esc, skip_ws_on::<LINE>(frame, close + 1))
+                }
+            };
+            if frame.get(colon) != Some(&b':') {
+                return Err(Reject::parse(syntax_at(frame, colon)));
             }
-            let end = value(&frame[key..close], esc, skip_ws_on::<LINE>(frame, i + 1))?;
+            let end = value(
+                &frame[key..close],
+                esc,
+                skip_ws_on::<LINE>(frame, colon + 1),
+            )?;
             i = skip_ws_on::<LINE>(frame, end);
             match frame.get(i) {
                 Some(b',') => i = skip_ws_on::<LINE>(frame, i + 1),

@@ -423,7 +423,7 @@ fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
 /// and plain (no escape) and the colon follows at once, found by the fastest kernel; `None`
 /// otherwise (the caller then scans the key in full).
 #[inline(always)]
-fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
+pub(crate) fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
     #[cfg(all(
         target_arch = "x86_64",
         target_feature = "sse2",
