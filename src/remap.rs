@@ -1250,49 +1250,28 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.
         core::iter::from_fn(move || loop {
-            let (token, entry) = self.pending.expire(now).next()?;
-            if let Held::Task(route) = &entry.held {
+            let token = self.pending.pop_due(now)?;
+            if let Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) = self.pending.get(token)
+            {
+                // A live route past its deadline ends in place, under its token (a
+                // `tasks/get` in flight names it by that token); its record stays until its
+                // ttl.
                 if route.live && route.ttl_ends.is_none_or(|ends| ends > now) {
-                    self.keep_ended(entry);
+                    self.end_task(token);
                     continue;
                 }
             }
+            let entry = self
+                .pending
+                .cancel(token)
+                .expect("a due entry is in the table");
             if let Some(origin) = self.forget(entry) {
                 return Some((token, origin));
             }
         })
-    }
-
-    /// A live task route whose deadline passed (its `entry` out of `pending` already):
-    /// kept, under a new token, as the record of its task's client until its ttl passes.
-    fn keep_ended(&mut self, entry: Entry<C, T>) {
-        let Entry {
-            held: Held::Task(mut route),
-            prev,
-            next,
-        } = entry
-        else {
-            return;
-        };
-        self.unlink(&route.client, prev, next);
-        let released = route.end();
-        self.bytes -= released;
-        self.live -= 1;
-        let (ttl_ends, held) = (route.ttl_ends, route.held);
-        let key = route.task_id.clone();
-        // The place it had is free: there is room.
-        match self.insert_linked(Held::Task(route), ttl_ends) {
-            Some(token) => {
-                self.task_ids.insert(key, token);
-                self.ended_bytes += held;
-                self.record_ended(token);
-            }
-            None => {
-                self.task_ids.remove(&key);
-                self.routes -= 1;
-                self.bytes -= held;
-            }
-        }
     }
 
     /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a

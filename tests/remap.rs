@@ -1962,3 +1962,35 @@ fn a_requests_deadline_past_the_ttl_is_held_to_it_by_the_route() {
         (0, 0, 0)
     );
 }
+
+/// A -32602 answer to a task's own client's `tasks/get` forgets the task even when the route's
+/// deadline passed while the `tasks/get` was in flight (the route ended then, its record
+/// kept): the record was kept under a new token, which the request did not know, and stayed
+/// until its ttl or its client went.
+#[test]
+fn a_tasks_get_answered_invalid_forgets_a_task_whose_route_ended_meanwhile() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
+    let token = remap
+        .forward_request(1, frame, &request(frame), Some(100), &mut BytesMut::new())
+        .unwrap();
+    // Its ttl is 60,000 (`created`), from 50.
+    route_at(&mut remap, &created(token.get(), "task-1"), 50).unwrap();
+    let get = r#"{"jsonrpc":"2.0","id":"q","method":"tasks/get","params":{"taskId":"task-1"}}"#;
+    let q = forward_task_op(&mut remap, 1, get).unwrap();
+    // The route's deadline passes: it ends, its client kept.
+    assert_eq!(remap.expire(100).count(), 0);
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.task_owner(t1())),
+        (0, 1, Some(&1))
+    );
+    let invalid = format!(
+        r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":-32602,"message":"Failed to retrieve task: Task not found"}}}}"#
+    );
+    assert_eq!(route_at(&mut remap, invalid.as_bytes(), 200), Ok(1));
+    assert_eq!(
+        (remap.task_owner(t1()), remap.tasks(), remap.bytes()),
+        (None, 0, 0)
+    );
+}
