@@ -272,7 +272,8 @@ impl std::error::Error for RemapError {}
 /// [`task_routes`](Self::task_routes) counts the routes, [`tasks`](Self::tasks) the tasks
 /// kept (routes and ended tasks' records). Both hold places in the table and count against
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
-/// record the task id), so the tasks of a client that never ends them cannot outgrow the
+/// record the task id; a task id counts twice, as a request's id does: its key is kept in
+/// the task's entry and in the map by task id), so the tasks of a client that never ends them cannot outgrow the
 /// remapper's bounds: a `CreateTaskResult` that would pass the byte budget (even with every
 /// record of an ended task given up, below) leaves no route (the reply is still routed). One
 /// that names a task id already kept takes the id over: the upstream gives a new task an id
@@ -455,8 +456,8 @@ struct TaskRoute<C> {
     progress_token: Option<IdBuf>,
     /// The task id's key in `task_ids`.
     task_id: IdKey,
-    /// What it counts against the budget: the progress token and the task id (its key,
-    /// counted as long as its spelling).
+    /// What it counts against the budget: the progress token and the task id twice (its
+    /// key, here and in `task_ids`, each counted as long as its spelling).
     held: usize,
     /// Whether progress and the route's deadline are still the task's: its end not seen,
     /// its route's deadline not passed.
@@ -548,7 +549,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
     /// (an id counts twice its spelling's length, for its spelling and its key, which is
     /// within a few bytes of it), with what the tasks kept hold (a route its progress token
-    /// and its task id, an ended task's record its task id): beyond it a request is refused
+    /// and its task id, an ended task's record its task id; a task id counts twice too, its
+    /// key kept twice): beyond it a request is refused
     /// as [`RemapError::OverBudget`], and a `CreateTaskResult` leaves no route. A client may
     /// send ids and progress tokens as long as its frames, so `capacity` requests could
     /// otherwise hold `capacity` times the frame limit. 64 MiB unless set.
@@ -1052,7 +1054,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let key = IdKey::of(task_id);
         let progress_token = origin.progress_token.clone();
         let held =
-            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + task_id.raw().len();
+            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + 2 * task_id.raw().len();
         let released = held_bytes(origin);
         // A task id the remapper keeps already names a task that is gone: the upstream gives
         // a new task an id no task it holds has (it may reuse one after its ttl, or after an

@@ -110,8 +110,10 @@ struct Tm {
 }
 
 impl Tm {
+    /// Its progress token while live, and its task id (quotes included) twice: its key is
+    /// kept twice.
     fn bytes(&self, id: &str) -> usize {
-        self.progress.as_ref().map_or(0, |p| p.len()) + id.len() + 2
+        self.progress.as_ref().map_or(0, |p| p.len()) + 2 * (id.len() + 2)
     }
 
     /// The task has ended (at `seq`): its progress goes, its deadline is its ttl's.

@@ -956,7 +956,7 @@ pub fn tables_model(data: &[u8]) {
         live: bool,
         deadline: Option<u64>,
         ttl_ends: Option<u64>,
-        /// The progress token while live, and the task id.
+        /// The progress token while live, and the task id twice (its key is kept twice).
         held: usize,
         /// When it ended (a count of the steps that end tasks; those ended by one `expire`
         /// share it): the oldest records give their places up first.
@@ -968,7 +968,7 @@ pub fn tables_model(data: &[u8]) {
                 self.live = false;
                 self.ended = seq;
                 self.progress = None;
-                self.held = id.len();
+                self.held = 2 * id.len();
                 self.deadline = self.ttl_ends;
             }
         }
@@ -1303,7 +1303,7 @@ pub fn tables_model(data: &[u8]) {
                     // then the oldest give up the room it needs (its request's place is its
                     // own), as for a request.
                     tasks.remove(&id);
-                    let held = request.progress.as_ref().map_or(0, String::len) + id.len();
+                    let held = request.progress.as_ref().map_or(0, String::len) + 2 * id.len();
                     let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                     let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
                     if requests_held + live_held + held <= budget {
