@@ -218,9 +218,10 @@ impl std::error::Error for RemapError {}
 /// `result.task` is an object with a string `taskId`, the remapper keeps a route under the
 /// request's token: the client, the client's progress token, the task id. (A task whose
 /// status is terminal already, which MCP does not expect of a new task, has its route ended
-/// at once: its client is kept as for any task that ended, below.) [`route_progress`](Self::route_progress) keeps restoring the client's
-/// token on the task's progress, and
-/// [`route_task_status`](Self::route_task_status) sends the task's
+/// at once: its client is kept as for any task that ended, below, when the record fits the
+/// byte budget, whether or not a live route would.)
+/// [`route_progress`](Self::route_progress) keeps restoring the client's token on the task's
+/// progress, and [`route_task_status`](Self::route_task_status) sends the task's
 /// `notifications/tasks/status` to that client alone. Any other reply (an error, a plain
 /// result) ends the request as usual. The route ends (progress on its token is dropped, as
 /// MCP says) when
@@ -930,7 +931,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let kept = match (kind, token) {
             (Kind::TaskAugmented, Some(token)) => {
                 created_task(frame).and_then(|(task_id, ttl, ended)| {
-                    let origin = self.keep_route(token, task_id, ttl, now)?;
+                    let origin = self.keep_route(token, task_id, ttl, now, ended)?;
                     if ended {
                         self.end_task(token);
                     }
@@ -1038,21 +1039,27 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Turns the request under `token` (in flight, task-augmented) into the route of the task
     /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
     /// `now`), and returns its origin; `None` when the route would pass the byte budget even
-    /// with every record of an ended task given up. The oldest records give up the room it
-    /// needs, and a task the remapper kept under the same id is forgotten first (it is gone
-    /// upstream).
+    /// with every record of an ended task given up. A task that has `ended` already keeps no
+    /// progress token: it needs the room of its record only (the caller ends it). The oldest
+    /// records give up the room it needs, and a task the remapper kept under the same id is
+    /// forgotten first (it is gone upstream).
     fn keep_route(
         &mut self,
         token: Token,
         task_id: Id<'_>,
         ttl: Option<RawJson<'_>>,
         now: Option<u64>,
+        ended: bool,
     ) -> Option<Origin<C, T>> {
         let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
             return None;
         };
         let key = IdKey::of(task_id);
-        let progress_token = origin.progress_token.clone();
+        let progress_token = if ended {
+            None
+        } else {
+            origin.progress_token.clone()
+        };
         let held =
             progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + 2 * task_id.raw().len();
         let released = held_bytes(origin);

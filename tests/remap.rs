@@ -2015,3 +2015,45 @@ fn a_task_ids_key_counts_for_each_place_it_is_kept() {
     route(&mut remap, &created(token, "task-1")).0.unwrap();
     assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
 }
+
+/// A `CreateTaskResult` whose task has ended already is kept as the record of an ended task
+/// when the record fits the byte budget, whether or not a live route (its progress token
+/// too) would: it was built as a route first, and left unkept (open to every client) when
+/// the route did not fit.
+#[test]
+fn a_task_created_ended_is_kept_when_its_record_fits() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    // The call holds 2 + 4 bytes; a route 4 + 2 * 8, over the budget; a record 2 * 8.
+    let mut remap = IdRemapper::new(8).max_bytes(18);
+    let token = forward_call(&mut remap, 1, 1, true);
+    let done = String::from_utf8(created(token, "task-1"))
+        .unwrap()
+        .replace("working", "completed");
+    assert_eq!(route(&mut remap, done.as_bytes()).0, Ok(1));
+    assert_eq!(
+        (
+            remap.task_owner(t1()),
+            remap.tasks(),
+            remap.task_routes(),
+            remap.bytes()
+        ),
+        (Some(&1), 1, 0, 16)
+    );
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    assert_eq!(
+        forward_task_op(
+            &mut remap,
+            2,
+            r#"{"jsonrpc":"2.0","id":"q","method":"tasks/result","params":{"taskId":"task-1"}}"#
+        ),
+        Err(RemapError::ForeignTask)
+    );
+    // A live one, on the same budget, leaves no route (its call took the record's room).
+    let token = forward_call(&mut remap, 1, 2, true);
+    assert_eq!(remap.tasks(), 0);
+    assert_eq!(route(&mut remap, &created(token, "task-2")).0, Ok(1));
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), remap.bytes()),
+        (0, 0, 0)
+    );
+}

@@ -25,8 +25,9 @@ enum Op {
     },
     Reply {
         pick: u16,
-        /// A `CreateTaskResult` for task `t{n}`, with a ttl (`None`: `null`).
-        create: Option<(u8, Option<u8>)>,
+        /// A `CreateTaskResult` for task `t{n}`, with a ttl (`None`: `null`), its status
+        /// terminal already or not.
+        create: Option<(u8, Option<u8>, bool)>,
     },
     Cancel {
         client: u8,
@@ -65,7 +66,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0u8..3, 0u8..4, any::<bool>(), proptest::option::of(0u8..3), proptest::option::of(0u8..50), any::<bool>()).prop_map(|(client, id, strid, progress, deadline, task)| Op::Forward { client, id, strid, progress, deadline, task }),
-        3 => (any::<u16>(), proptest::option::of((0u8..4, proptest::option::of(0u8..40)))).prop_map(|(pick, create)| Op::Reply { pick, create }),
+        3 => (any::<u16>(), proptest::option::of((0u8..4, proptest::option::of(0u8..40), proptest::bool::weighted(0.2)))).prop_map(|(pick, create)| Op::Reply { pick, create }),
         1 => (0u8..3, 0u8..4, any::<bool>()).prop_map(|(client, id, strid)| Op::Cancel { client, id, strid }),
         1 => (0u8..60).prop_map(|now| Op::Expire { now }),
         1 => (0u8..3).prop_map(|client| Op::Drop { client }),
@@ -206,9 +207,10 @@ proptest! {
                     if minted.is_empty() { continue; }
                     let t = minted[pick as usize % minted.len()];
                     let (result, task_id) = match create {
-                        Some((n, ttl)) => {
+                        Some((n, ttl, terminal)) => {
                             let ttl = ttl.map_or("null".to_string(), |ttl| ttl.to_string());
-                            (format!(r#"{{"task":{{"taskId":"t{n}","status":"working","ttl":{ttl}}}}}"#), Some((format!("t{n}"), ttl)))
+                            let status = if terminal { "failed" } else { "working" };
+                            (format!(r#"{{"task":{{"taskId":"t{n}","status":"{status}","ttl":{ttl}}}}}"#), Some((format!("t{n}"), ttl, terminal)))
                         }
                         None => ("{}".to_string(), None),
                     };
@@ -221,7 +223,7 @@ proptest! {
                             let o = res.unwrap();
                             prop_assert_eq!(o.client, m.client);
                             prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, m.id) + "\n");
-                            if let (true, Some((task_id, ttl))) = (m.task, task_id) {
+                            if let (true, Some((task_id, ttl, terminal))) = (m.task, task_id) {
                                 let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
                                 // A task id kept already names a task gone upstream: the new task takes it over.
                                 // A route's deadline (its request's, or none) is never past its ttl.
@@ -229,7 +231,10 @@ proptest! {
                                     (Some(d), Some(end)) => Some(d.min(end)),
                                     (d, end) => d.or(end),
                                 };
-                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline, ttl_ends, ended: 0 });
+                                let mut tm = Tm { client: m.client, token: t, progress: m.progress, live: true, deadline, ttl_ends, ended: 0 };
+                                // A task ended already: kept as its record.
+                                if terminal { seq += 1; tm.end(seq); }
+                                tasks.insert(task_id, tm);
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),

@@ -1271,14 +1271,18 @@ pub fn tables_model(data: &[u8]) {
                 );
                 assert_eq!(&out[..], format!("{expected}\n").as_bytes());
                 // Half the time a `CreateTaskResult` (which a task-augmented request's route
-                // keeps, if it fits), task `t0`..`t3`, its ttl `null`, 3 or 9.
+                // keeps, if it fits), task `t0`..`t3`, its ttl `null`, 3 or 9; its task's
+                // status sometimes terminal already (kept as an ended task's record, if that
+                // fits).
+                let terminal = op & 0x80 != 0;
                 let created = (op & 0x40 != 0).then(|| {
                     let ttl = [None, Some(3), Some(9)][usize::from(arg >> 4) % 3];
                     (format!("\"t{}\"", (arg >> 2) & 3), ttl)
                 });
                 let result = match &created {
                     Some((id, ttl)) => format!(
-                        r#"{{"task":{{"taskId":{id},"status":"working","ttl":{}}}}}"#,
+                        r#"{{"task":{{"taskId":{id},"status":"{}","ttl":{}}}}}"#,
+                        if terminal { "completed" } else { "working" },
                         ttl.map_or("null".to_string(), |t| t.to_string())
                     ),
                     None => "{}".to_string(),
@@ -1301,9 +1305,11 @@ pub fn tables_model(data: &[u8]) {
                     // A task kept under the same id is gone upstream: forgotten first. The
                     // route fits when it would with every record of an ended task given up;
                     // then the oldest give up the room it needs (its request's place is its
-                    // own), as for a request.
+                    // own), as for a request. A task ended already needs its record's room
+                    // only (no progress token).
                     tasks.remove(&id);
-                    let held = request.progress.as_ref().map_or(0, String::len) + 2 * id.len();
+                    let progress = request.progress.filter(|_| !terminal);
+                    let held = progress.as_ref().map_or(0, String::len) + 2 * id.len();
                     let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                     let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
                     if requests_held + live_held + held <= budget {
@@ -1312,10 +1318,10 @@ pub fn tables_model(data: &[u8]) {
                         {
                             give_up_oldest_record(&remap, &mut tasks);
                         }
-                        let task = Tasked {
+                        let mut task = Tasked {
                             client: k.0,
                             wire: wire.clone(),
-                            progress: request.progress,
+                            progress,
                             live: true,
                             // A route's deadline (its request's, or none) is never past
                             // its ttl.
@@ -1327,6 +1333,10 @@ pub fn tables_model(data: &[u8]) {
                             held,
                             ended: 0,
                         };
+                        if terminal {
+                            seq += 1;
+                            task.end(&id, seq);
+                        }
                         tasks.insert(id, task);
                     }
                 }
