@@ -274,12 +274,15 @@ impl std::error::Error for RemapError {}
 /// kept (routes and ended tasks' records). Both hold places in the table and count against
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
 /// record the task id; a task id counts twice, as a request's id does: its key is kept in
-/// the task's entry and in the map by task id), so the tasks of a client that never ends them cannot outgrow the
-/// remapper's bounds: a `CreateTaskResult` that would pass the byte budget (even with every
-/// record of an ended task given up, below) leaves no route (the reply is still routed). One
-/// that names a task id already kept takes the id over: the upstream gives a new task an id
-/// no task it holds has, so the task kept under it is gone (past its ttl, or ended unseen),
-/// and the id is the new task's client's. The records of tasks that ended never crowd requests
+/// the task's entry and in the map by task id), so the tasks of a client that never ends
+/// them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass the byte
+/// budget (even with every record of an ended task given up, below) leaves no route (the
+/// reply is still routed). One that names a task id already kept takes the id over: the
+/// upstream gives a new task an id no task it holds has, so the task kept under it is gone
+/// (past its ttl, or ended unseen), and the id is the new task's client's. The old task is
+/// forgotten first, its room with it, and the new route is then kept as any route would
+/// be; should it still not fit (the id spelled longer), neither is kept: the old task's
+/// client must not keep an id that names another client's task. The records of tasks that ended never crowd requests
 /// or routes out: a request that finds the table full, or the budget short, takes the places
 /// of the oldest records, and a task's route the budget short their room (which tasks are
 /// then ones the remapper does not keep, as once their ttl has passed); live routes and

@@ -2057,3 +2057,41 @@ fn a_task_created_ended_is_kept_when_its_record_fits() {
         (0, 0, 0)
     );
 }
+
+/// A task id the upstream gives again takes the old task's room: the old task is gone
+/// upstream, so its route or record is forgotten before the new route is measured, and the
+/// new route is kept when it fits as any route would (the old one's room free). When it does
+/// not fit even so (the id spelled longer, with an escape), neither task is kept: the old
+/// task's client must not keep an id that now names another client's task.
+#[test]
+fn a_reused_task_ids_new_route_takes_the_old_tasks_room() {
+    let owner = |remap: &IdRemapper<u32>| {
+        remap
+            .task_owner(Id::from_token(br#""task-1""#).unwrap())
+            .copied()
+    };
+    // Room for one route ("p1", "task-1" twice) and one call (its id twice, "p1").
+    let tight = || IdRemapper::new(8).max_bytes(20 + 6);
+    let mut remap = tight();
+    let first = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(first, "task-1")).0.unwrap();
+    let second = forward_call(&mut remap, 2, 1, true);
+    assert_eq!(remap.bytes(), 26);
+    assert_eq!(route(&mut remap, &created(second, "task-1")).0, Ok(2));
+    assert_eq!(
+        (owner(&remap), remap.task_routes(), remap.bytes()),
+        (Some(2), 1, 20)
+    );
+
+    // The same id spelled `"task\u002d1"`: 4 + 2 * 13 bytes do not fit.
+    let mut remap = tight();
+    let first = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(first, "task-1")).0.unwrap();
+    let second = forward_call(&mut remap, 2, 1, true);
+    let escaped = String::from_utf8(created(second, "task-1"))
+        .unwrap()
+        .replace("task-1", r"task\u002d1");
+    assert_eq!(route(&mut remap, escaped.as_bytes()).0, Ok(2));
+    assert_eq!((owner(&remap), remap.tasks(), remap.bytes()), (None, 0, 0));
+    assert_eq!(progress_to(&remap, &task_progress(first)), None);
+}
