@@ -230,7 +230,8 @@ impl std::error::Error for RemapError {}
 ///   `tasks/get` or `tasks/cancel` result with one, or any `tasks/result` result (it comes
 ///   when the task has ended, and names the task in `_meta`'s
 ///   [`RELATED_TASK`](crate::mcp::meta_keys::RELATED_TASK)), for requests forwarded by
-///   this remapper;
+///   this remapper from the task's own client (a reply to another client's request ends
+///   none of its tasks, whatever task it names);
 /// - its deadline passes in [`expire`](Self::expire), which hands out nothing for it (there
 ///   is no one to answer, and nothing to cancel: a task is cancelled with `tasks/cancel`). A
 ///   route keeps its request's deadline, which progress moves as it moved the request's
@@ -953,7 +954,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         if self.routes > 0 {
             if let Some(task_id) = ended_task(frame, kind) {
-                if let Some(&token) = self.task_ids.get(&IdKey::of(task_id)) {
+                // The task of the request's client only: a reply to one client's request
+                // must not end another client's task.
+                let owned = self
+                    .task_entry(task_id)
+                    .filter(|(_, owner)| **owner == origin.client);
+                if let Some((token, _)) = owned {
                     self.end_task(token);
                 }
             }

@@ -2095,3 +2095,43 @@ fn a_reused_task_ids_new_route_takes_the_old_tasks_room() {
     assert_eq!((owner(&remap), remap.tasks(), remap.bytes()), (None, 0, 0));
     assert_eq!(progress_to(&remap, &task_progress(first)), None);
 }
+
+/// A result that tells a task ended ends it only when the task is the requesting client's:
+/// a reply to client 1's `tasks/get`, `tasks/cancel` or `tasks/result` naming client 2's task
+/// (an upstream's mistake, or a task id reused meanwhile) leaves client 2's route live.
+#[test]
+fn a_reply_to_one_client_ends_no_task_of_another() {
+    let task2 = r#"{"taskId":"task-2","status":"completed","ttl":30000}"#;
+    let related =
+        r#"{"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-2"}}}"#;
+    for (method, result) in [
+        ("tasks/get", task2),
+        ("tasks/cancel", task2),
+        ("tasks/result", related),
+    ] {
+        let mut remap = IdRemapper::new(8);
+        let first = forward_call(&mut remap, 1, 1, true);
+        route(&mut remap, &created(first, "task-1")).0.unwrap();
+        let second = forward_call(&mut remap, 2, 1, true);
+        route(&mut remap, &created(second, "task-2")).0.unwrap();
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{{"taskId":"task-1"}}}}"#
+        );
+        let q = forward_task_op(&mut remap, 1, &frame).unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
+        assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1), "{method}");
+        assert_eq!(remap.task_routes(), 2, "{method}");
+        assert_eq!(
+            progress_to(&remap, &task_progress(second)).map(|p| p.0),
+            Some(2),
+            "{method}"
+        );
+        // Client 2's own reply ends it.
+        let frame = frame.replace("task-1", "task-2");
+        let q = forward_task_op(&mut remap, 2, &frame).unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
+        assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(2), "{method}");
+        assert_eq!(remap.task_routes(), 1, "{method}");
+        assert_eq!(progress_to(&remap, &task_progress(second)), None);
+    }
+}

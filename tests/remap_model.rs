@@ -54,12 +54,14 @@ enum Op {
     },
     /// `client`'s `tasks/get` (0), `tasks/result` (1) or `tasks/cancel` (2) of task `t{task}`,
     /// answered with a status not terminal (0), a terminal one (1, for `tasks/result` its
-    /// result), or -32602 (2).
+    /// result), or -32602 (2); the result naming `t{task}`, or with `other` the next task
+    /// (an upstream's mistake: it ends that task only if it is the client's).
     Tasks {
         client: u8,
         method: u8,
         task: u8,
         answer: u8,
+        other: bool,
     },
 }
 
@@ -74,7 +76,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u16>().prop_map(|pick| Op::Progress { pick }),
         1 => (any::<u16>(), proptest::option::of(0u8..60)).prop_map(|(pick, d)| Op::SetDeadline { pick, d }),
         2 => (0u8..4, any::<bool>()).prop_map(|(task, terminal)| Op::Status { task, terminal }),
-        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3).prop_map(|(client, method, task, answer)| Op::Tasks { client, method, task, answer }),
+        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3, proptest::bool::weighted(0.25)).prop_map(|(client, method, task, answer, other)| Op::Tasks { client, method, task, answer, other }),
     ]
 }
 
@@ -340,7 +342,7 @@ proptest! {
                         None => { prop_assert_eq!(res, None); prop_assert!(out.is_empty()); }
                     }
                 }
-                Op::Tasks { client, method, task, answer } => {
+                Op::Tasks { client, method, task, answer, other } => {
                     let name = ["tasks/get", "tasks/result", "tasks/cancel"][usize::from(method)];
                     let task_id = format!("t{task}");
                     let frame = format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{name}","params":{{"taskId":"{task_id}"}}}}"#);
@@ -355,10 +357,11 @@ proptest! {
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     minted.push(t);
+                    let named = if other { format!("t{}", (task + 1) % 4) } else { task_id.clone() };
                     let result = match (method, answer) {
                         (_, 2) => None,
-                        (1, _) => Some(format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"{task_id}"}}}}}}"#)),
-                        (_, a) => Some(format!(r#"{{"taskId":"{task_id}","status":"{}","ttl":null}}"#, ["working", "failed"][usize::from(a)])),
+                        (1, _) => Some(format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"{named}"}}}}}}"#)),
+                        (_, a) => Some(format!(r#"{{"taskId":"{named}","status":"{}","ttl":null}}"#, ["working", "failed"][usize::from(a)])),
                     };
                     let reply = match &result {
                         Some(result) => format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{result}}}"#),
@@ -371,7 +374,8 @@ proptest! {
                         // The upstream no longer knows the task.
                         (0, 2) => { tasks.remove(&task_id); }
                         (_, 2) | (0 | 2, 0) => {}
-                        _ => { if let Some(tm) = tasks.get_mut(&task_id) { seq += 1; tm.end(seq); } }
+                        // The task the result names ends, if it is the client's.
+                        _ => { if let Some(tm) = tasks.get_mut(&named).filter(|tm| tm.client == client) { seq += 1; tm.end(seq); } }
                     }
                 }
             }
