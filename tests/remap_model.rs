@@ -1,10 +1,11 @@
 //! `IdRemapper` against a model: random forwards (ids colliding across clients, progress
 //! tokens, deadlines, task-augmented calls), replies to any token ever minted (plain results,
-//! `CreateTaskResult`s with a ttl or `null`, routed at the time), cancellations, expiries,
-//! clients leaving, the upstream going away, progress and moved deadlines; MCP 2025-11-25
-//! tasks' status notifications (terminal or not) and `tasks/get`, `tasks/result`,
-//! `tasks/cancel` from the task's client or another, answered at once (a status, a result, a
-//! -32602 error). After every step the remapper holds what the model holds (requests, task
+//! `CreateTaskResult`s with a ttl or `null`, their tasks live or ended already, routed at the
+//! time), cancellations, expiries, clients leaving, the upstream going away, progress and
+//! moved deadlines; MCP 2025-11-25 tasks' status notifications (terminal or not) and
+//! `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or another, answered at
+//! once or after time has passed (a status, a result naming the task or another, a -32602
+//! error). After every step the remapper holds what the model holds (requests, task
 //! routes, the tasks it keeps and whose they are), counts the bytes the model counts, and every
 //! reply, progress and status notification reaches the client that asked, its tokens restored.
 
@@ -55,13 +56,16 @@ enum Op {
     /// `client`'s `tasks/get` (0), `tasks/result` (1) or `tasks/cancel` (2) of task `t{task}`,
     /// answered with a status not terminal (0), a terminal one (1, for `tasks/result` its
     /// result), or -32602 (2); the result naming `t{task}`, or with `other` the next task
-    /// (an upstream's mistake: it ends that task only if it is the client's).
+    /// (an upstream's mistake: it ends that task only if it is the client's). With `wait`,
+    /// time passes by that much while the request is in flight (routes' deadlines and ttls
+    /// pass: an ended route's record is still the one a `tasks/get` answered -32602 forgets).
     Tasks {
         client: u8,
         method: u8,
         task: u8,
         answer: u8,
         other: bool,
+        wait: Option<u8>,
     },
 }
 
@@ -76,7 +80,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u16>().prop_map(|pick| Op::Progress { pick }),
         1 => (any::<u16>(), proptest::option::of(0u8..60)).prop_map(|(pick, d)| Op::SetDeadline { pick, d }),
         2 => (0u8..4, any::<bool>()).prop_map(|(task, terminal)| Op::Status { task, terminal }),
-        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3, proptest::bool::weighted(0.25)).prop_map(|(client, method, task, answer, other)| Op::Tasks { client, method, task, answer, other }),
+        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3, proptest::bool::weighted(0.25), proptest::option::weighted(0.25, 0u8..30)).prop_map(|(client, method, task, answer, other, wait)| Op::Tasks { client, method, task, answer, other, wait }),
     ]
 }
 
@@ -160,6 +164,41 @@ fn give_places_up(
         let id = id.clone();
         tasks.remove(&id);
     }
+    Ok(())
+}
+
+/// `expire(now)`: the requests due come out (none of the model's others), a route past its
+/// deadline ends (kept until its ttl, unless that passed too; `seq` is when it ended), and an
+/// ended task past its ttl goes.
+fn expire(
+    r: &mut IdRemapper<u8>,
+    model: &mut HashMap<u64, M>,
+    tasks: &mut HashMap<String, Tm>,
+    now: u64,
+    seq: u64,
+) -> Result<(), TestCaseError> {
+    let mut got: Vec<u64> = r.expire(now).map(|(t, _)| t.get()).collect();
+    got.sort();
+    let mut want: Vec<u64> = model
+        .iter()
+        .filter(|(_, m)| m.deadline.is_some_and(|d| d <= now))
+        .map(|(t, _)| *t)
+        .collect();
+    want.sort();
+    for t in &want {
+        model.remove(t);
+    }
+    prop_assert_eq!(got, want);
+    tasks.retain(|_, tm| {
+        if tm.deadline.is_none_or(|d| d > now) {
+            return true;
+        }
+        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) {
+            tm.end(seq);
+            return true;
+        }
+        false
+    });
     Ok(())
 }
 
@@ -257,20 +296,8 @@ proptest! {
                 Op::Expire { now } => {
                     let now = u64::from(now).max(now_max);
                     now_max = now;
-                    let mut got: Vec<u64> = r.expire(now).map(|(t, _)| t.get()).collect();
-                    got.sort();
-                    let mut want: Vec<u64> = model.iter().filter(|(_, m)| m.deadline.is_some_and(|d| d <= now)).map(|(t, _)| *t).collect();
-                    want.sort();
-                    for t in &want { model.remove(t); }
-                    prop_assert_eq!(got, want);
-                    // A route past its deadline ends (kept until its ttl, unless that passed
-                    // too); an ended task past its ttl goes.
                     seq += 1;
-                    tasks.retain(|_, tm| {
-                        if tm.deadline.is_none_or(|d| d > now) { return true; }
-                        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) { tm.end(seq); return true; }
-                        false
-                    });
+                    expire(&mut r, &mut model, &mut tasks, now, seq)?;
                 }
                 Op::Drop { client } => {
                     let mut got: Vec<u64> = r.drop_client(&client).into_iter().map(|(t, _)| t.get()).collect();
@@ -342,7 +369,16 @@ proptest! {
                         None => { prop_assert_eq!(res, None); prop_assert!(out.is_empty()); }
                     }
                 }
-                Op::Tasks { client, method, task, answer, other } => {
+                Op::Tasks { client, method, task, answer, other, wait } => {
+                    // With `wait`, the request is its own client's, for a live route when
+                    // there is one: what time passing while it is in flight may change.
+                    let mut live: Vec<(u8, u8)> = tasks
+                        .iter()
+                        .filter(|(_, tm)| wait.is_some() && tm.live)
+                        .map(|(id, tm)| (tm.client, id[1..].parse().unwrap()))
+                        .collect();
+                    live.sort();
+                    let (client, task) = live.get(usize::from(task) % live.len().max(1)).copied().unwrap_or((client, task));
                     let name = ["tasks/get", "tasks/result", "tasks/cancel"][usize::from(method)];
                     let task_id = format!("t{task}");
                     let frame = format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{name}","params":{{"taskId":"{task_id}"}}}}"#);
@@ -367,6 +403,11 @@ proptest! {
                         Some(result) => format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{result}}}"#),
                         None => format!(r#"{{"jsonrpc":"2.0","id":{t},"error":{{"code":-32602,"message":"Task not found"}}}}"#),
                     };
+                    if let Some(wait) = wait {
+                        now_max += u64::from(wait);
+                        seq += 1;
+                        expire(&mut r, &mut model, &mut tasks, now_max, seq)?;
+                    }
                     let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
                     let to = r.route_reply_at(reply.as_bytes(), msg.id().unwrap(), now_max, &mut BytesMut::new());
                     prop_assert_eq!(to.map(|o| o.client), Ok(client));
