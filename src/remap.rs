@@ -283,13 +283,13 @@ impl std::error::Error for RemapError {}
 /// (past its ttl, or ended unseen), and the id is the new task's client's. The old task is
 /// forgotten first, its room with it, and the new route is then kept as any route would
 /// be; should it still not fit (the id spelled longer), neither is kept: the old task's
-/// client must not keep an id that names another client's task. The records of tasks that ended never crowd requests
-/// or routes out: a request that finds the table full, or the budget short, takes the places
-/// of the oldest records, and a task's route the budget short their room (which tasks are
-/// then ones the remapper does not keep, as once their ttl has passed); live routes and
-/// requests in flight are never given up for it, and a request or route that would not fit
-/// with every record gone is refused without any going. Task ids are the upstream's: they go
-/// both ways unchanged.
+/// client must not keep an id that names another client's task. The records of tasks that
+/// ended never crowd requests or routes out: a request that finds the table full, or the
+/// budget short, takes the places of the oldest records, and a task's route the budget short
+/// their room (which tasks are then ones the remapper does not keep, as once their ttl has
+/// passed); live routes and requests in flight are never given up for it, and a request or
+/// route that would not fit with every record gone is refused without any going. Task ids
+/// are the upstream's: they go both ways unchanged.
 ///
 /// ## Whose task it is
 ///
@@ -555,10 +555,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// (an id counts twice its spelling's length, for its spelling and its key, which is
     /// within a few bytes of it), with what the tasks kept hold (a route its progress token
     /// and its task id, an ended task's record its task id; a task id counts twice too, its
-    /// key kept twice): beyond it a request is refused
-    /// as [`RemapError::OverBudget`], and a `CreateTaskResult` leaves no route. A client may
-    /// send ids and progress tokens as long as its frames, so `capacity` requests could
-    /// otherwise hold `capacity` times the frame limit. 64 MiB unless set.
+    /// key kept twice): beyond it a request is refused as [`RemapError::OverBudget`], and a
+    /// `CreateTaskResult` leaves no route. A client may send ids and progress tokens as long
+    /// as its frames, so `capacity` requests could otherwise hold `capacity` times the frame
+    /// limit. 64 MiB unless set.
     ///
     /// ```
     /// use bytes::BytesMut;
