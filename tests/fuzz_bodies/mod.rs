@@ -918,9 +918,10 @@ fn model_id(arg: u8) -> String {
 /// duplicate, full, over the byte budget) and the same count of bytes, through every way an
 /// entry leaves. Each byte pair is an operation and its argument. The remapper's model keeps
 /// MCP 2025-11-25 tasks too: task-augmented requests answered by `CreateTaskResult`s (a ttl or
-/// `null`), status notifications (terminal or not) with the task's progress, and `tasks/get`,
-/// `tasks/result`, `tasks/cancel` from the task's client or another, answered at once: routes,
-/// the records of ended tasks' clients, refusals of foreign tasks and bytes agree.
+/// `null`, the task live or ended already), status notifications (terminal or not) with the
+/// task's progress, and `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or
+/// another, answered at once (the result naming the task, or another): routes, the records of
+/// ended tasks' clients, refusals of foreign tasks and bytes agree.
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
@@ -1141,6 +1142,13 @@ pub fn tables_model(data: &[u8]) {
                 let method = usize::from(arg % 8 - 3) % 3;
                 let answer = (arg >> 3) & 3;
                 let id = format!("\"t{}\"", (arg >> 5) & 3);
+                // The result names the task, or (the operation's high bit) the next one: an
+                // upstream's mistake, which ends that task only if it is the client's.
+                let named = if op & 0x80 != 0 {
+                    format!("\"t{}\"", (((arg >> 5) & 3) + 1) % 4)
+                } else {
+                    id.clone()
+                };
                 let name = ["tasks/get", "tasks/result", "tasks/cancel"][method];
                 let q = "\"task-op\"";
                 let frame = format!(
@@ -1166,10 +1174,10 @@ pub fn tables_model(data: &[u8]) {
                             r#"{{"jsonrpc":"2.0","id":{upstream},"error":{{"code":-32602,"message":"Task not found"}}}}"#
                         ),
                         (1, _) => format!(
-                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":{id}}}}}}}}}"#
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":{named}}}}}}}}}"#
                         ),
                         (_, a) => format!(
-                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"taskId":{id},"status":"{}"}}}}"#,
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"taskId":{named},"status":"{}"}}}}"#,
                             ["working", "cancelled"][usize::from(a)]
                         ),
                     };
@@ -1184,9 +1192,10 @@ pub fn tables_model(data: &[u8]) {
                         }
                         (_, 2 | 3) | (0 | 2, 0) => {}
                         _ => {
-                            if let Some(task) = tasks.get_mut(&id) {
+                            let named_task = tasks.get_mut(&named).filter(|t| t.client == client);
+                            if let Some(task) = named_task {
                                 seq += 1;
-                                task.end(&id, seq);
+                                task.end(&named, seq);
                             }
                         }
                     }
