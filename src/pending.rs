@@ -447,6 +447,19 @@ impl<T> PendingTable<T> {
         Expired { table: self, now }
     }
 
+    /// The token of an entry whose deadline is `<= now`, taken off the wheel (it has no
+    /// deadline now) but left in the table: for a caller that keeps some of the entries that
+    /// fall due, under their tokens ([`cancel`](Self::cancel) removes one). `None` when none
+    /// is due.
+    pub(crate) fn pop_due(&mut self, now: u64) -> Option<Token> {
+        let index = self.wheel.pop_due(now)? as usize;
+        let slot = &mut self.slots[index];
+        if let Entry::Occupied { timed, .. } = &mut slot.entry {
+            *timed = false;
+        }
+        Some(Token::minted(slot.token))
+    }
+
     /// A time before which no deadline falls due, or `None` when no entry has a deadline:
     /// when to call [`expire`](PendingTable::expire) next.
     ///

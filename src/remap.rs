@@ -218,9 +218,10 @@ impl std::error::Error for RemapError {}
 /// `result.task` is an object with a string `taskId`, the remapper keeps a route under the
 /// request's token: the client, the client's progress token, the task id. (A task whose
 /// status is terminal already, which MCP does not expect of a new task, has its route ended
-/// at once: its client is kept as for any task that ended, below.) [`route_progress`](Self::route_progress) keeps restoring the client's
-/// token on the task's progress, and
-/// [`route_task_status`](Self::route_task_status) sends the task's
+/// at once: its client is kept as for any task that ended, below, when the record fits the
+/// byte budget, whether or not a live route would.)
+/// [`route_progress`](Self::route_progress) keeps restoring the client's token on the task's
+/// progress, and [`route_task_status`](Self::route_task_status) sends the task's
 /// `notifications/tasks/status` to that client alone. Any other reply (an error, a plain
 /// result) ends the request as usual. The route ends (progress on its token is dropped, as
 /// MCP says) when
@@ -229,7 +230,8 @@ impl std::error::Error for RemapError {}
 ///   `tasks/get` or `tasks/cancel` result with one, or any `tasks/result` result (it comes
 ///   when the task has ended, and names the task in `_meta`'s
 ///   [`RELATED_TASK`](crate::mcp::meta_keys::RELATED_TASK)), for requests forwarded by
-///   this remapper;
+///   this remapper from the task's own client (a reply to another client's request ends
+///   none of its tasks, whatever task it names);
 /// - its deadline passes in [`expire`](Self::expire), which hands out nothing for it (there
 ///   is no one to answer, and nothing to cancel: a task is cancelled with `tasks/cancel`). A
 ///   route keeps its request's deadline, which progress moves as it moved the request's
@@ -272,18 +274,22 @@ impl std::error::Error for RemapError {}
 /// [`task_routes`](Self::task_routes) counts the routes, [`tasks`](Self::tasks) the tasks
 /// kept (routes and ended tasks' records). Both hold places in the table and count against
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
-/// record the task id), so the tasks of a client that never ends them cannot outgrow the
-/// remapper's bounds: a `CreateTaskResult` that would pass the byte budget (even with every
-/// record of an ended task given up, below) leaves no route (the reply is still routed). One
-/// that names a task id already kept takes the id over: the upstream gives a new task an id
-/// no task it holds has, so the task kept under it is gone (past its ttl, or ended unseen),
-/// and the id is the new task's client's. The records of tasks that ended never crowd requests
-/// or routes out: a request that finds the table full, or the budget short, takes the places
-/// of the oldest records, and a task's route the budget short their room (which tasks are
-/// then ones the remapper does not keep, as once their ttl has passed); live routes and
-/// requests in flight are never given up for it, and a request or route that would not fit
-/// with every record gone is refused without any going. Task ids are the upstream's: they go
-/// both ways unchanged.
+/// record the task id; a task id counts twice, as a request's id does: its key is kept in
+/// the task's entry and in the map by task id), so the tasks of a client that never ends
+/// them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass the byte
+/// budget (even with every record of an ended task given up, below) leaves no route (the
+/// reply is still routed). One that names a task id already kept takes the id over: the
+/// upstream gives a new task an id no task it holds has, so the task kept under it is gone
+/// (past its ttl, or ended unseen), and the id is the new task's client's. The old task is
+/// forgotten first, its room with it, and the new route is then kept as any route would
+/// be; should it still not fit (the id spelled longer), neither is kept: the old task's
+/// client must not keep an id that names another client's task. The records of tasks that
+/// ended never crowd requests or routes out: a request that finds the table full, or the
+/// budget short, takes the places of the oldest records, and a task's route the budget short
+/// their room (which tasks are then ones the remapper does not keep, as once their ttl has
+/// passed); live routes and requests in flight are never given up for it, and a request or
+/// route that would not fit with every record gone is refused without any going. Task ids
+/// are the upstream's: they go both ways unchanged.
 ///
 /// ## Whose task it is
 ///
@@ -455,8 +461,8 @@ struct TaskRoute<C> {
     progress_token: Option<IdBuf>,
     /// The task id's key in `task_ids`.
     task_id: IdKey,
-    /// What it counts against the budget: the progress token and the task id (its key,
-    /// counted as long as its spelling).
+    /// What it counts against the budget: the progress token and the task id twice (its
+    /// key, here and in `task_ids`, each counted as long as its spelling).
     held: usize,
     /// Whether progress and the route's deadline are still the task's: its end not seen,
     /// its route's deadline not passed.
@@ -548,10 +554,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
     /// (an id counts twice its spelling's length, for its spelling and its key, which is
     /// within a few bytes of it), with what the tasks kept hold (a route its progress token
-    /// and its task id, an ended task's record its task id): beyond it a request is refused
-    /// as [`RemapError::OverBudget`], and a `CreateTaskResult` leaves no route. A client may
-    /// send ids and progress tokens as long as its frames, so `capacity` requests could
-    /// otherwise hold `capacity` times the frame limit. 64 MiB unless set.
+    /// and its task id, an ended task's record its task id; a task id counts twice too, its
+    /// key kept twice): beyond it a request is refused as [`RemapError::OverBudget`], and a
+    /// `CreateTaskResult` leaves no route. A client may send ids and progress tokens as long
+    /// as its frames, so `capacity` requests could otherwise hold `capacity` times the frame
+    /// limit. 64 MiB unless set.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -928,7 +935,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let kept = match (kind, token) {
             (Kind::TaskAugmented, Some(token)) => {
                 created_task(frame).and_then(|(task_id, ttl, ended)| {
-                    let origin = self.keep_route(token, task_id, ttl, now)?;
+                    let origin = self.keep_route(token, task_id, ttl, now, ended)?;
                     if ended {
                         self.end_task(token);
                     }
@@ -947,7 +954,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         if self.routes > 0 {
             if let Some(task_id) = ended_task(frame, kind) {
-                if let Some(&token) = self.task_ids.get(&IdKey::of(task_id)) {
+                // The task of the request's client only: a reply to one client's request
+                // must not end another client's task.
+                let owned = self
+                    .task_entry(task_id)
+                    .filter(|(_, owner)| **owner == origin.client);
+                if let Some((token, _)) = owned {
                     self.end_task(token);
                 }
             }
@@ -1036,23 +1048,29 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Turns the request under `token` (in flight, task-augmented) into the route of the task
     /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
     /// `now`), and returns its origin; `None` when the route would pass the byte budget even
-    /// with every record of an ended task given up. The oldest records give up the room it
-    /// needs, and a task the remapper kept under the same id is forgotten first (it is gone
-    /// upstream).
+    /// with every record of an ended task given up. A task that has `ended` already keeps no
+    /// progress token: it needs the room of its record only (the caller ends it). The oldest
+    /// records give up the room it needs, and a task the remapper kept under the same id is
+    /// forgotten first (it is gone upstream).
     fn keep_route(
         &mut self,
         token: Token,
         task_id: Id<'_>,
         ttl: Option<RawJson<'_>>,
         now: Option<u64>,
+        ended: bool,
     ) -> Option<Origin<C, T>> {
         let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
             return None;
         };
         let key = IdKey::of(task_id);
-        let progress_token = origin.progress_token.clone();
+        let progress_token = if ended {
+            None
+        } else {
+            origin.progress_token.clone()
+        };
         let held =
-            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + task_id.raw().len();
+            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + 2 * task_id.raw().len();
         let released = held_bytes(origin);
         // A task id the remapper keeps already names a task that is gone: the upstream gives
         // a new task an id no task it holds has (it may reuse one after its ttl, or after an
@@ -1250,49 +1268,28 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.
         core::iter::from_fn(move || loop {
-            let (token, entry) = self.pending.expire(now).next()?;
-            if let Held::Task(route) = &entry.held {
+            let token = self.pending.pop_due(now)?;
+            if let Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) = self.pending.get(token)
+            {
+                // A live route past its deadline ends in place, under its token (a
+                // `tasks/get` in flight names it by that token); its record stays until its
+                // ttl.
                 if route.live && route.ttl_ends.is_none_or(|ends| ends > now) {
-                    self.keep_ended(entry);
+                    self.end_task(token);
                     continue;
                 }
             }
+            let entry = self
+                .pending
+                .cancel(token)
+                .expect("a due entry is in the table");
             if let Some(origin) = self.forget(entry) {
                 return Some((token, origin));
             }
         })
-    }
-
-    /// A live task route whose deadline passed (its `entry` out of `pending` already):
-    /// kept, under a new token, as the record of its task's client until its ttl passes.
-    fn keep_ended(&mut self, entry: Entry<C, T>) {
-        let Entry {
-            held: Held::Task(mut route),
-            prev,
-            next,
-        } = entry
-        else {
-            return;
-        };
-        self.unlink(&route.client, prev, next);
-        let released = route.end();
-        self.bytes -= released;
-        self.live -= 1;
-        let (ttl_ends, held) = (route.ttl_ends, route.held);
-        let key = route.task_id.clone();
-        // The place it had is free: there is room.
-        match self.insert_linked(Held::Task(route), ttl_ends) {
-            Some(token) => {
-                self.task_ids.insert(key, token);
-                self.ended_bytes += held;
-                self.record_ended(token);
-            }
-            None => {
-                self.task_ids.remove(&key);
-                self.routes -= 1;
-                self.bytes -= held;
-            }
-        }
     }
 
     /// Gives the request under `token` a new deadline, or none: MCP lets progress reset a

@@ -946,9 +946,9 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
     );
     assert_eq!(progress_to(&remap, &task_progress(t2)), None);
     // What is left is the plain request in flight, and the two ended tasks' records: their
-    // task ids ("task-1", quotes included), not their progress tokens.
+    // task ids ("task-1", quotes included, each counted twice), not their progress tokens.
     assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 0, 2));
-    assert_eq!(remap.bytes(), 2 + 4 + 2 * 8);
+    assert_eq!(remap.bytes(), 2 + 4 + 2 * 2 * 8);
 }
 
 /// A request that is not task-augmented loses its progress route at its reply, whatever the
@@ -1088,7 +1088,7 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
                 remap.tasks(),
                 remap.bytes()
             ),
-            (0, 0, 1, 8),
+            (0, 0, 1, 16),
             "{method}"
         );
     }
@@ -1102,7 +1102,7 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
 /// back, and hand out nothing for them.
 #[test]
 fn task_routes_are_bounded_and_forgotten() {
-    // A route holds "p1" (4 bytes) and its task id (quotes included).
+    // A route holds "p1" (4 bytes) and its task id (quotes included) twice.
     let mut remap = IdRemapper::new(3).max_bytes(100);
     let token = forward_call(&mut remap, 1, 1, true);
     assert_eq!(remap.bytes(), 2 + 4);
@@ -1110,16 +1110,16 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(1));
     assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
     assert_eq!(progress_to(&remap, &task_progress(token)), None);
-    // One that fits is kept: 4 + 8.
+    // One that fits is kept: 4 + 2 * 8.
     let token = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(token, "task-1")).0.unwrap();
-    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 20));
     // The same task id again (from another client's request) names a new task: the old one
     // is gone upstream (ended unseen), and the id is the new task's client's, its route the
     // only one.
     let other = forward_call(&mut remap, 2, 1, true);
     assert_eq!(route(&mut remap, &created(other, "task-1")).0, Ok(2));
-    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 20));
     assert_eq!(progress_to(&remap, &task_progress(token)), None);
     assert_eq!(
         progress_to(&remap, &task_progress(other)).map(|p| p.0),
@@ -1145,7 +1145,7 @@ fn task_routes_are_bounded_and_forgotten() {
     // A client going away forgets its routes (client 2's: task-1 since it took it over, and
     // task-2), and returns none.
     assert!(remap.drop_client(&2).is_empty());
-    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 20));
     assert_eq!(status_to(&mut remap, &status("task-2", "working")), None);
     assert_eq!(status_to(&mut remap, &status("task-1", "working")), None);
     // The upstream going away forgets them all.
@@ -1174,7 +1174,7 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!(remap.expire(200).count(), 0);
     assert_eq!(
         (remap.task_routes(), remap.tasks(), remap.bytes()),
-        (0, 1, 8)
+        (0, 1, 16)
     );
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
     assert_eq!(remap.has_deadline(token), None);
@@ -1377,7 +1377,7 @@ fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
     assert_eq!((remap.task_routes(), remap.tasks(), remap.len()), (0, 1, 0));
     // Its progress token's bytes are given back, its task id's kept; its deadline is no
     // longer the caller's to move.
-    assert_eq!(remap.bytes(), 8);
+    assert_eq!(remap.bytes(), 16);
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
     assert_eq!(
         (
@@ -1436,7 +1436,7 @@ fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
     assert_eq!(remap.expire(100).count(), 0);
     assert_eq!(
         (remap.task_routes(), remap.tasks(), remap.bytes()),
-        (0, 1, 8)
+        (0, 1, 16)
     );
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
     assert_eq!(
@@ -1630,20 +1630,21 @@ fn ended_tasks_give_their_places_to_new_requests() {
         Some(1)
     );
 
-    // The same for the byte budget: "task-N" records hold 8 bytes each.
-    let mut remap = IdRemapper::new(64).max_bytes(30);
+    // The same for the byte budget: "task-N" records hold 16 bytes each (the id twice).
+    let mut remap = IdRemapper::new(64).max_bytes(54);
     fail_three_tasks(&mut remap);
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 24));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 48));
     // A request of 4 + 4 bytes (its id twice) needs one record's room.
     assert!(ping(&mut remap, 2, 1000).is_ok());
-    assert_eq!((remap.tasks(), remap.bytes()), (2, 24));
+    assert_eq!((remap.tasks(), remap.bytes()), (2, 40));
     assert_eq!(
         remap.task_owner(Id::from_token(br#""task-1""#).unwrap()),
         None
     );
 }
 
-/// Client 1 creates tasks `"task-1"` to `"task-3"`, which fail: three records of 8 bytes.
+/// Client 1 creates tasks `"task-1"` to `"task-3"`, which fail: three records of 16 bytes
+/// (each task id twice).
 fn fail_three_tasks(remap: &mut IdRemapper<u32>) {
     for n in 1..=3 {
         let token = forward_call(remap, 1, n, true);
@@ -1658,17 +1659,17 @@ fn fail_three_tasks(remap: &mut IdRemapper<u32>) {
 /// refused without giving any up: the records stay, their tasks still their clients'.
 #[test]
 fn a_request_over_the_budget_takes_no_ended_tasks_place() {
-    let mut remap = IdRemapper::new(64).max_bytes(40);
+    let mut remap = IdRemapper::new(64).max_bytes(64);
     fail_three_tasks(&mut remap);
-    // Three records of 8 bytes, and a request in flight of 4 + 4.
+    // Three records of 16 bytes, and a request in flight of 4 + 4.
     let frame = r#"{"jsonrpc":"2.0","id":1000,"method":"ping"}"#;
     let ping = request(frame.as_bytes());
     let mut out = BytesMut::new();
     assert!(remap
         .forward_request(2, frame.as_bytes(), &ping, None, &mut out)
         .is_ok());
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 32));
-    // 34 + 34 bytes: more than the 32 the budget has without the records.
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 56));
+    // 34 + 34 bytes: more than the 56 the budget has without the records.
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
         "x".repeat(32)
@@ -1678,7 +1679,7 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
         remap.forward_request(3, frame.as_bytes(), &big, None, &mut out),
         Err(RemapError::OverBudget)
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 32));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 56));
     for n in 1..=3 {
         let task = format!(r#""task-{n}""#);
         assert_eq!(
@@ -1686,13 +1687,13 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
             Some(&1)
         );
     }
-    // One of 14 + 14 bytes fits once every record is given up: they all go.
-    let frame = r#"{"jsonrpc":"2.0","id":"abcdefghijkl","method":"ping"}"#;
+    // One of 24 + 24 bytes fits once every record is given up: they all go.
+    let frame = r#"{"jsonrpc":"2.0","id":"abcdefghijklmnopqrstuv","method":"ping"}"#;
     let fits = request(frame.as_bytes());
     assert!(remap
         .forward_request(3, frame.as_bytes(), &fits, None, &mut out)
         .is_ok());
-    assert_eq!((remap.tasks(), remap.bytes()), (0, 36));
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 56));
 }
 
 /// A reply is read as deep as its decoder reads it: a `CreateTaskResult`, a `tasks/result`
@@ -1764,17 +1765,17 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
             .task_owner(Id::from_token(format!("\"{task}\"").as_bytes()).unwrap())
             .copied()
     };
-    let mut remap = IdRemapper::new(64).max_bytes(30);
+    let mut remap = IdRemapper::new(64).max_bytes(54);
     fail_three_tasks(&mut remap);
     // Client 2's call (6 bytes: its id twice, its progress token) fits beside the records...
     let token = forward_call(&mut remap, 2, 1, true);
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 30));
-    // ... and its task's route (12 bytes: the progress token and the task id) in the room of
-    // the oldest record.
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 54));
+    // ... and its task's route (20 bytes: the progress token and the task id twice) in the
+    // room of the oldest record.
     assert_eq!(route(&mut remap, &created(token, "task-9")).0, Ok(2));
     assert_eq!(
         (remap.tasks(), remap.task_routes(), remap.bytes()),
-        (3, 1, 28)
+        (3, 1, 52)
     );
     assert_eq!(owner(&remap, "task-9"), Some(2));
     assert_eq!(owner(&remap, "task-1"), None);
@@ -1785,14 +1786,14 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
     );
 
     // A task id too long for the budget with every record gone: no route, no record given up.
-    let mut remap = IdRemapper::new(64).max_bytes(30);
+    let mut remap = IdRemapper::new(64).max_bytes(54);
     fail_three_tasks(&mut remap);
     let token = forward_call(&mut remap, 2, 1, true);
     let long = "x".repeat(40);
     assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(2));
     assert_eq!(
         (remap.tasks(), remap.task_routes(), remap.bytes()),
-        (3, 0, 24)
+        (3, 0, 48)
     );
     assert_eq!(owner(&remap, "task-1"), Some(1));
 }
@@ -1828,8 +1829,8 @@ fn a_task_id_the_upstream_reuses_is_the_new_tasks() {
         (remap.tasks(), remap.task_routes(), owner(&remap)),
         (1, 1, Some(2))
     );
-    // The bytes are the new route's alone: "p1" and the task id.
-    assert_eq!(remap.bytes(), 4 + 8);
+    // The bytes are the new route's alone: "p1" and the task id twice.
+    assert_eq!(remap.bytes(), 4 + 2 * 8);
     for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
         assert_eq!(
             forward_task_op(&mut remap, 1, &op("task-1", method)),
@@ -1961,4 +1962,176 @@ fn a_requests_deadline_past_the_ttl_is_held_to_it_by_the_route() {
         (remap.task_routes(), remap.tasks(), remap.bytes()),
         (0, 0, 0)
     );
+}
+
+/// A -32602 answer to a task's own client's `tasks/get` forgets the task even when the route's
+/// deadline passed while the `tasks/get` was in flight (the route ended then, its record
+/// kept): the record was kept under a new token, which the request did not know, and stayed
+/// until its ttl or its client went.
+#[test]
+fn a_tasks_get_answered_invalid_forgets_a_task_whose_route_ended_meanwhile() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    let mut remap = IdRemapper::new(8);
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"task":{},"_meta":{"progressToken":"p1"}}}"#;
+    let token = remap
+        .forward_request(1, frame, &request(frame), Some(100), &mut BytesMut::new())
+        .unwrap();
+    // Its ttl is 60,000 (`created`), from 50.
+    route_at(&mut remap, &created(token.get(), "task-1"), 50).unwrap();
+    let get = r#"{"jsonrpc":"2.0","id":"q","method":"tasks/get","params":{"taskId":"task-1"}}"#;
+    let q = forward_task_op(&mut remap, 1, get).unwrap();
+    // The route's deadline passes: it ends, its client kept.
+    assert_eq!(remap.expire(100).count(), 0);
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.task_owner(t1())),
+        (0, 1, Some(&1))
+    );
+    let invalid = format!(
+        r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":-32602,"message":"Failed to retrieve task: Task not found"}}}}"#
+    );
+    assert_eq!(route_at(&mut remap, invalid.as_bytes(), 200), Ok(1));
+    assert_eq!(
+        (remap.task_owner(t1()), remap.tasks(), remap.bytes()),
+        (None, 0, 0)
+    );
+}
+
+/// A task id's key is kept twice (in the task's entry, and in the map by task id), as a
+/// request's id is (its spelling and its key): it counts twice against the byte budget, for
+/// a live route (beside the progress token) and for an ended task's record.
+#[test]
+fn a_task_ids_key_counts_for_each_place_it_is_kept() {
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    // "p1", and "task-1" (quotes included) twice.
+    assert_eq!(remap.bytes(), 4 + 2 * 8);
+    status_to(&mut remap, &status("task-1", "completed")).unwrap();
+    assert_eq!((remap.tasks(), remap.bytes()), (1, 2 * 8));
+    // A budget that holds the route's progress token and its task id once only keeps no
+    // route.
+    let mut remap = IdRemapper::new(8).max_bytes(4 + 8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+}
+
+/// A `CreateTaskResult` whose task has ended already is kept as the record of an ended task
+/// when the record fits the byte budget, whether or not a live route (its progress token
+/// too) would: it was built as a route first, and left unkept (open to every client) when
+/// the route did not fit.
+#[test]
+fn a_task_created_ended_is_kept_when_its_record_fits() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    // The call holds 2 + 4 bytes; a route 4 + 2 * 8, over the budget; a record 2 * 8.
+    let mut remap = IdRemapper::new(8).max_bytes(18);
+    let token = forward_call(&mut remap, 1, 1, true);
+    let done = String::from_utf8(created(token, "task-1"))
+        .unwrap()
+        .replace("working", "completed");
+    assert_eq!(route(&mut remap, done.as_bytes()).0, Ok(1));
+    assert_eq!(
+        (
+            remap.task_owner(t1()),
+            remap.tasks(),
+            remap.task_routes(),
+            remap.bytes()
+        ),
+        (Some(&1), 1, 0, 16)
+    );
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    assert_eq!(
+        forward_task_op(
+            &mut remap,
+            2,
+            r#"{"jsonrpc":"2.0","id":"q","method":"tasks/result","params":{"taskId":"task-1"}}"#
+        ),
+        Err(RemapError::ForeignTask)
+    );
+    // A live one, on the same budget, leaves no route (its call took the record's room).
+    let token = forward_call(&mut remap, 1, 2, true);
+    assert_eq!(remap.tasks(), 0);
+    assert_eq!(route(&mut remap, &created(token, "task-2")).0, Ok(1));
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), remap.bytes()),
+        (0, 0, 0)
+    );
+}
+
+/// A task id the upstream gives again takes the old task's room: the old task is gone
+/// upstream, so its route or record is forgotten before the new route is measured, and the
+/// new route is kept when it fits as any route would (the old one's room free). When it does
+/// not fit even so (the id spelled longer, with an escape), neither task is kept: the old
+/// task's client must not keep an id that now names another client's task.
+#[test]
+fn a_reused_task_ids_new_route_takes_the_old_tasks_room() {
+    let owner = |remap: &IdRemapper<u32>| {
+        remap
+            .task_owner(Id::from_token(br#""task-1""#).unwrap())
+            .copied()
+    };
+    // Room for one route ("p1", "task-1" twice) and one call (its id twice, "p1").
+    let tight = || IdRemapper::new(8).max_bytes(20 + 6);
+    let mut remap = tight();
+    let first = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(first, "task-1")).0.unwrap();
+    let second = forward_call(&mut remap, 2, 1, true);
+    assert_eq!(remap.bytes(), 26);
+    assert_eq!(route(&mut remap, &created(second, "task-1")).0, Ok(2));
+    assert_eq!(
+        (owner(&remap), remap.task_routes(), remap.bytes()),
+        (Some(2), 1, 20)
+    );
+
+    // The same id spelled `"task\u002d1"`: 4 + 2 * 13 bytes do not fit.
+    let mut remap = tight();
+    let first = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(first, "task-1")).0.unwrap();
+    let second = forward_call(&mut remap, 2, 1, true);
+    let escaped = String::from_utf8(created(second, "task-1"))
+        .unwrap()
+        .replace("task-1", r"task\u002d1");
+    assert_eq!(route(&mut remap, escaped.as_bytes()).0, Ok(2));
+    assert_eq!((owner(&remap), remap.tasks(), remap.bytes()), (None, 0, 0));
+    assert_eq!(progress_to(&remap, &task_progress(first)), None);
+}
+
+/// A result that tells a task ended ends it only when the task is the requesting client's:
+/// a reply to client 1's `tasks/get`, `tasks/cancel` or `tasks/result` naming client 2's task
+/// (an upstream's mistake, or a task id reused meanwhile) leaves client 2's route live.
+#[test]
+fn a_reply_to_one_client_ends_no_task_of_another() {
+    let task2 = r#"{"taskId":"task-2","status":"completed","ttl":30000}"#;
+    let related =
+        r#"{"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-2"}}}"#;
+    for (method, result) in [
+        ("tasks/get", task2),
+        ("tasks/cancel", task2),
+        ("tasks/result", related),
+    ] {
+        let mut remap = IdRemapper::new(8);
+        let first = forward_call(&mut remap, 1, 1, true);
+        route(&mut remap, &created(first, "task-1")).0.unwrap();
+        let second = forward_call(&mut remap, 2, 1, true);
+        route(&mut remap, &created(second, "task-2")).0.unwrap();
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{{"taskId":"task-1"}}}}"#
+        );
+        let q = forward_task_op(&mut remap, 1, &frame).unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
+        assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1), "{method}");
+        assert_eq!(remap.task_routes(), 2, "{method}");
+        assert_eq!(
+            progress_to(&remap, &task_progress(second)).map(|p| p.0),
+            Some(2),
+            "{method}"
+        );
+        // Client 2's own reply ends it.
+        let frame = frame.replace("task-1", "task-2");
+        let q = forward_task_op(&mut remap, 2, &frame).unwrap();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
+        assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(2), "{method}");
+        assert_eq!(remap.task_routes(), 1, "{method}");
+        assert_eq!(progress_to(&remap, &task_progress(second)), None);
+    }
 }

@@ -1,10 +1,11 @@
 //! `IdRemapper` against a model: random forwards (ids colliding across clients, progress
 //! tokens, deadlines, task-augmented calls), replies to any token ever minted (plain results,
-//! `CreateTaskResult`s with a ttl or `null`, routed at the time), cancellations, expiries,
-//! clients leaving, the upstream going away, progress and moved deadlines; MCP 2025-11-25
-//! tasks' status notifications (terminal or not) and `tasks/get`, `tasks/result`,
-//! `tasks/cancel` from the task's client or another, answered at once (a status, a result, a
-//! -32602 error). After every step the remapper holds what the model holds (requests, task
+//! `CreateTaskResult`s with a ttl or `null`, their tasks live or ended already, routed at the
+//! time), cancellations, expiries, clients leaving, the upstream going away, progress and
+//! moved deadlines; MCP 2025-11-25 tasks' status notifications (terminal or not) and
+//! `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or another, answered at
+//! once or after time has passed (a status, a result naming the task or another, a -32602
+//! error). After every step the remapper holds what the model holds (requests, task
 //! routes, the tasks it keeps and whose they are), counts the bytes the model counts, and every
 //! reply, progress and status notification reaches the client that asked, its tokens restored.
 
@@ -25,8 +26,9 @@ enum Op {
     },
     Reply {
         pick: u16,
-        /// A `CreateTaskResult` for task `t{n}`, with a ttl (`None`: `null`).
-        create: Option<(u8, Option<u8>)>,
+        /// A `CreateTaskResult` for task `t{n}`, with a ttl (`None`: `null`), its status
+        /// terminal already or not.
+        create: Option<(u8, Option<u8>, bool)>,
     },
     Cancel {
         client: u8,
@@ -53,19 +55,24 @@ enum Op {
     },
     /// `client`'s `tasks/get` (0), `tasks/result` (1) or `tasks/cancel` (2) of task `t{task}`,
     /// answered with a status not terminal (0), a terminal one (1, for `tasks/result` its
-    /// result), or -32602 (2).
+    /// result), or -32602 (2); the result naming `t{task}`, or with `other` the next task
+    /// (an upstream's mistake: it ends that task only if it is the client's). With `wait`,
+    /// time passes by that much while the request is in flight (routes' deadlines and ttls
+    /// pass: an ended route's record is still the one a `tasks/get` answered -32602 forgets).
     Tasks {
         client: u8,
         method: u8,
         task: u8,
         answer: u8,
+        other: bool,
+        wait: Option<u8>,
     },
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0u8..3, 0u8..4, any::<bool>(), proptest::option::of(0u8..3), proptest::option::of(0u8..50), any::<bool>()).prop_map(|(client, id, strid, progress, deadline, task)| Op::Forward { client, id, strid, progress, deadline, task }),
-        3 => (any::<u16>(), proptest::option::of((0u8..4, proptest::option::of(0u8..40)))).prop_map(|(pick, create)| Op::Reply { pick, create }),
+        3 => (any::<u16>(), proptest::option::of((0u8..4, proptest::option::of(0u8..40), proptest::bool::weighted(0.2)))).prop_map(|(pick, create)| Op::Reply { pick, create }),
         1 => (0u8..3, 0u8..4, any::<bool>()).prop_map(|(client, id, strid)| Op::Cancel { client, id, strid }),
         1 => (0u8..60).prop_map(|now| Op::Expire { now }),
         1 => (0u8..3).prop_map(|client| Op::Drop { client }),
@@ -73,7 +80,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<u16>().prop_map(|pick| Op::Progress { pick }),
         1 => (any::<u16>(), proptest::option::of(0u8..60)).prop_map(|(pick, d)| Op::SetDeadline { pick, d }),
         2 => (0u8..4, any::<bool>()).prop_map(|(task, terminal)| Op::Status { task, terminal }),
-        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3).prop_map(|(client, method, task, answer)| Op::Tasks { client, method, task, answer }),
+        3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3, proptest::bool::weighted(0.25), proptest::option::weighted(0.25, 0u8..30)).prop_map(|(client, method, task, answer, other, wait)| Op::Tasks { client, method, task, answer, other, wait }),
     ]
 }
 
@@ -110,8 +117,10 @@ struct Tm {
 }
 
 impl Tm {
+    /// Its progress token while live, and its task id (quotes included) twice: its key is
+    /// kept twice.
     fn bytes(&self, id: &str) -> usize {
-        self.progress.as_ref().map_or(0, |p| p.len()) + id.len() + 2
+        self.progress.as_ref().map_or(0, |p| p.len()) + 2 * (id.len() + 2)
     }
 
     /// The task has ended (at `seq`): its progress goes, its deadline is its ttl's.
@@ -155,6 +164,41 @@ fn give_places_up(
         let id = id.clone();
         tasks.remove(&id);
     }
+    Ok(())
+}
+
+/// `expire(now)`: the requests due come out (none of the model's others), a route past its
+/// deadline ends (kept until its ttl, unless that passed too; `seq` is when it ended), and an
+/// ended task past its ttl goes.
+fn expire(
+    r: &mut IdRemapper<u8>,
+    model: &mut HashMap<u64, M>,
+    tasks: &mut HashMap<String, Tm>,
+    now: u64,
+    seq: u64,
+) -> Result<(), TestCaseError> {
+    let mut got: Vec<u64> = r.expire(now).map(|(t, _)| t.get()).collect();
+    got.sort();
+    let mut want: Vec<u64> = model
+        .iter()
+        .filter(|(_, m)| m.deadline.is_some_and(|d| d <= now))
+        .map(|(t, _)| *t)
+        .collect();
+    want.sort();
+    for t in &want {
+        model.remove(t);
+    }
+    prop_assert_eq!(got, want);
+    tasks.retain(|_, tm| {
+        if tm.deadline.is_none_or(|d| d > now) {
+            return true;
+        }
+        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) {
+            tm.end(seq);
+            return true;
+        }
+        false
+    });
     Ok(())
 }
 
@@ -204,9 +248,10 @@ proptest! {
                     if minted.is_empty() { continue; }
                     let t = minted[pick as usize % minted.len()];
                     let (result, task_id) = match create {
-                        Some((n, ttl)) => {
+                        Some((n, ttl, terminal)) => {
                             let ttl = ttl.map_or("null".to_string(), |ttl| ttl.to_string());
-                            (format!(r#"{{"task":{{"taskId":"t{n}","status":"working","ttl":{ttl}}}}}"#), Some((format!("t{n}"), ttl)))
+                            let status = if terminal { "failed" } else { "working" };
+                            (format!(r#"{{"task":{{"taskId":"t{n}","status":"{status}","ttl":{ttl}}}}}"#), Some((format!("t{n}"), ttl, terminal)))
                         }
                         None => ("{}".to_string(), None),
                     };
@@ -219,7 +264,7 @@ proptest! {
                             let o = res.unwrap();
                             prop_assert_eq!(o.client, m.client);
                             prop_assert_eq!(out, format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, m.id) + "\n");
-                            if let (true, Some((task_id, ttl))) = (m.task, task_id) {
+                            if let (true, Some((task_id, ttl, terminal))) = (m.task, task_id) {
                                 let ttl_ends = ttl.parse::<u64>().ok().map(|ttl| now_max + ttl);
                                 // A task id kept already names a task gone upstream: the new task takes it over.
                                 // A route's deadline (its request's, or none) is never past its ttl.
@@ -227,7 +272,10 @@ proptest! {
                                     (Some(d), Some(end)) => Some(d.min(end)),
                                     (d, end) => d.or(end),
                                 };
-                                tasks.insert(task_id, Tm { client: m.client, token: t, progress: m.progress, live: true, deadline, ttl_ends, ended: 0 });
+                                let mut tm = Tm { client: m.client, token: t, progress: m.progress, live: true, deadline, ttl_ends, ended: 0 };
+                                // A task ended already: kept as its record.
+                                if terminal { seq += 1; tm.end(seq); }
+                                tasks.insert(task_id, tm);
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),
@@ -248,20 +296,8 @@ proptest! {
                 Op::Expire { now } => {
                     let now = u64::from(now).max(now_max);
                     now_max = now;
-                    let mut got: Vec<u64> = r.expire(now).map(|(t, _)| t.get()).collect();
-                    got.sort();
-                    let mut want: Vec<u64> = model.iter().filter(|(_, m)| m.deadline.is_some_and(|d| d <= now)).map(|(t, _)| *t).collect();
-                    want.sort();
-                    for t in &want { model.remove(t); }
-                    prop_assert_eq!(got, want);
-                    // A route past its deadline ends (kept until its ttl, unless that passed
-                    // too); an ended task past its ttl goes.
                     seq += 1;
-                    tasks.retain(|_, tm| {
-                        if tm.deadline.is_none_or(|d| d > now) { return true; }
-                        if tm.live && tm.ttl_ends.is_none_or(|e| e > now) { tm.end(seq); return true; }
-                        false
-                    });
+                    expire(&mut r, &mut model, &mut tasks, now, seq)?;
                 }
                 Op::Drop { client } => {
                     let mut got: Vec<u64> = r.drop_client(&client).into_iter().map(|(t, _)| t.get()).collect();
@@ -333,7 +369,16 @@ proptest! {
                         None => { prop_assert_eq!(res, None); prop_assert!(out.is_empty()); }
                     }
                 }
-                Op::Tasks { client, method, task, answer } => {
+                Op::Tasks { client, method, task, answer, other, wait } => {
+                    // With `wait`, the request is its own client's, for a live route when
+                    // there is one: what time passing while it is in flight may change.
+                    let mut live: Vec<(u8, u8)> = tasks
+                        .iter()
+                        .filter(|(_, tm)| wait.is_some() && tm.live)
+                        .map(|(id, tm)| (tm.client, id[1..].parse().unwrap()))
+                        .collect();
+                    live.sort();
+                    let (client, task) = live.get(usize::from(task) % live.len().max(1)).copied().unwrap_or((client, task));
                     let name = ["tasks/get", "tasks/result", "tasks/cancel"][usize::from(method)];
                     let task_id = format!("t{task}");
                     let frame = format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{name}","params":{{"taskId":"{task_id}"}}}}"#);
@@ -348,15 +393,21 @@ proptest! {
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     minted.push(t);
+                    let named = if other { format!("t{}", (task + 1) % 4) } else { task_id.clone() };
                     let result = match (method, answer) {
                         (_, 2) => None,
-                        (1, _) => Some(format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"{task_id}"}}}}}}"#)),
-                        (_, a) => Some(format!(r#"{{"taskId":"{task_id}","status":"{}","ttl":null}}"#, ["working", "failed"][usize::from(a)])),
+                        (1, _) => Some(format!(r#"{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"{named}"}}}}}}"#)),
+                        (_, a) => Some(format!(r#"{{"taskId":"{named}","status":"{}","ttl":null}}"#, ["working", "failed"][usize::from(a)])),
                     };
                     let reply = match &result {
                         Some(result) => format!(r#"{{"jsonrpc":"2.0","id":{t},"result":{result}}}"#),
                         None => format!(r#"{{"jsonrpc":"2.0","id":{t},"error":{{"code":-32602,"message":"Task not found"}}}}"#),
                     };
+                    if let Some(wait) = wait {
+                        now_max += u64::from(wait);
+                        seq += 1;
+                        expire(&mut r, &mut model, &mut tasks, now_max, seq)?;
+                    }
                     let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
                     let to = r.route_reply_at(reply.as_bytes(), msg.id().unwrap(), now_max, &mut BytesMut::new());
                     prop_assert_eq!(to.map(|o| o.client), Ok(client));
@@ -364,7 +415,8 @@ proptest! {
                         // The upstream no longer knows the task.
                         (0, 2) => { tasks.remove(&task_id); }
                         (_, 2) | (0 | 2, 0) => {}
-                        _ => { if let Some(tm) = tasks.get_mut(&task_id) { seq += 1; tm.end(seq); } }
+                        // The task the result names ends, if it is the client's.
+                        _ => { if let Some(tm) = tasks.get_mut(&named).filter(|tm| tm.client == client) { seq += 1; tm.end(seq); } }
                     }
                 }
             }

@@ -918,9 +918,10 @@ fn model_id(arg: u8) -> String {
 /// duplicate, full, over the byte budget) and the same count of bytes, through every way an
 /// entry leaves. Each byte pair is an operation and its argument. The remapper's model keeps
 /// MCP 2025-11-25 tasks too: task-augmented requests answered by `CreateTaskResult`s (a ttl or
-/// `null`), status notifications (terminal or not) with the task's progress, and `tasks/get`,
-/// `tasks/result`, `tasks/cancel` from the task's client or another, answered at once: routes,
-/// the records of ended tasks' clients, refusals of foreign tasks and bytes agree.
+/// `null`, the task live or ended already), status notifications (terminal or not) with the
+/// task's progress, and `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or
+/// another, answered at once (the result naming the task, or another): routes, the records of
+/// ended tasks' clients, refusals of foreign tasks and bytes agree.
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
@@ -956,7 +957,7 @@ pub fn tables_model(data: &[u8]) {
         live: bool,
         deadline: Option<u64>,
         ttl_ends: Option<u64>,
-        /// The progress token while live, and the task id.
+        /// The progress token while live, and the task id twice (its key is kept twice).
         held: usize,
         /// When it ended (a count of the steps that end tasks; those ended by one `expire`
         /// share it): the oldest records give their places up first.
@@ -968,7 +969,7 @@ pub fn tables_model(data: &[u8]) {
                 self.live = false;
                 self.ended = seq;
                 self.progress = None;
-                self.held = id.len();
+                self.held = 2 * id.len();
                 self.deadline = self.ttl_ends;
             }
         }
@@ -1141,6 +1142,13 @@ pub fn tables_model(data: &[u8]) {
                 let method = usize::from(arg % 8 - 3) % 3;
                 let answer = (arg >> 3) & 3;
                 let id = format!("\"t{}\"", (arg >> 5) & 3);
+                // The result names the task, or (the operation's high bit) the next one: an
+                // upstream's mistake, which ends that task only if it is the client's.
+                let named = if op & 0x80 != 0 {
+                    format!("\"t{}\"", (((arg >> 5) & 3) + 1) % 4)
+                } else {
+                    id.clone()
+                };
                 let name = ["tasks/get", "tasks/result", "tasks/cancel"][method];
                 let q = "\"task-op\"";
                 let frame = format!(
@@ -1166,10 +1174,10 @@ pub fn tables_model(data: &[u8]) {
                             r#"{{"jsonrpc":"2.0","id":{upstream},"error":{{"code":-32602,"message":"Task not found"}}}}"#
                         ),
                         (1, _) => format!(
-                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":{id}}}}}}}}}"#
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":{named}}}}}}}}}"#
                         ),
                         (_, a) => format!(
-                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"taskId":{id},"status":"{}"}}}}"#,
+                            r#"{{"jsonrpc":"2.0","id":{upstream},"result":{{"taskId":{named},"status":"{}"}}}}"#,
                             ["working", "cancelled"][usize::from(a)]
                         ),
                     };
@@ -1184,9 +1192,10 @@ pub fn tables_model(data: &[u8]) {
                         }
                         (_, 2 | 3) | (0 | 2, 0) => {}
                         _ => {
-                            if let Some(task) = tasks.get_mut(&id) {
+                            let named_task = tasks.get_mut(&named).filter(|t| t.client == client);
+                            if let Some(task) = named_task {
                                 seq += 1;
-                                task.end(&id, seq);
+                                task.end(&named, seq);
                             }
                         }
                     }
@@ -1271,14 +1280,18 @@ pub fn tables_model(data: &[u8]) {
                 );
                 assert_eq!(&out[..], format!("{expected}\n").as_bytes());
                 // Half the time a `CreateTaskResult` (which a task-augmented request's route
-                // keeps, if it fits), task `t0`..`t3`, its ttl `null`, 3 or 9.
+                // keeps, if it fits), task `t0`..`t3`, its ttl `null`, 3 or 9; its task's
+                // status sometimes terminal already (kept as an ended task's record, if that
+                // fits).
+                let terminal = op & 0x80 != 0;
                 let created = (op & 0x40 != 0).then(|| {
                     let ttl = [None, Some(3), Some(9)][usize::from(arg >> 4) % 3];
                     (format!("\"t{}\"", (arg >> 2) & 3), ttl)
                 });
                 let result = match &created {
                     Some((id, ttl)) => format!(
-                        r#"{{"task":{{"taskId":{id},"status":"working","ttl":{}}}}}"#,
+                        r#"{{"task":{{"taskId":{id},"status":"{}","ttl":{}}}}}"#,
+                        if terminal { "completed" } else { "working" },
                         ttl.map_or("null".to_string(), |t| t.to_string())
                     ),
                     None => "{}".to_string(),
@@ -1301,9 +1314,11 @@ pub fn tables_model(data: &[u8]) {
                     // A task kept under the same id is gone upstream: forgotten first. The
                     // route fits when it would with every record of an ended task given up;
                     // then the oldest give up the room it needs (its request's place is its
-                    // own), as for a request.
+                    // own), as for a request. A task ended already needs its record's room
+                    // only (no progress token).
                     tasks.remove(&id);
-                    let held = request.progress.as_ref().map_or(0, String::len) + id.len();
+                    let progress = request.progress.filter(|_| !terminal);
+                    let held = progress.as_ref().map_or(0, String::len) + 2 * id.len();
                     let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                     let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
                     if requests_held + live_held + held <= budget {
@@ -1312,10 +1327,10 @@ pub fn tables_model(data: &[u8]) {
                         {
                             give_up_oldest_record(&remap, &mut tasks);
                         }
-                        let task = Tasked {
+                        let mut task = Tasked {
                             client: k.0,
                             wire: wire.clone(),
-                            progress: request.progress,
+                            progress,
                             live: true,
                             // A route's deadline (its request's, or none) is never past
                             // its ttl.
@@ -1327,6 +1342,10 @@ pub fn tables_model(data: &[u8]) {
                             held,
                             ended: 0,
                         };
+                        if terminal {
+                            seq += 1;
+                            task.end(&id, seq);
+                        }
                         tasks.insert(id, task);
                     }
                 }
