@@ -13,6 +13,7 @@ use crate::error::ErrorCode;
 use crate::id::Id;
 use crate::json::{JsonStr, RawJson};
 use crate::message::{Reply, ReplyId};
+use crate::scan::{self, Validation};
 
 const VERSION: &[u8] = b"{\"jsonrpc\":\"2.0\"";
 
@@ -154,6 +155,14 @@ pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
 /// (the `id` member omitted for [`ReplyId::Absent`]). `id` is a [`ReplyId`] or, for the usual
 /// reply to a request, its [`Id`].
 ///
+/// `data` sits inside the error object, one level deeper than a request's `params` or a
+/// response's `result`: a `data` nested more than 126 levels deep (which [`RawJson::new`]
+/// takes, at 127, as does a decoder reading `params` or a `result`) would make a line the
+/// default decoder refuses ([`Limits::DEFAULT`](crate::Limits::DEFAULT) counts the envelope and
+/// the error object), so it is left out: the reply goes without its optional `data` rather
+/// than not at all. A `data` under 254 bytes cannot be that deep and is not looked at; a
+/// longer one is delimited once more to find its depth (allocating nothing).
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, ErrorCode, Id, RawJson, ReplyId};
@@ -175,11 +184,23 @@ pub fn write_error<'a>(
     data: Option<RawJson<'_>>,
 ) {
     write_error_up_to_data(out, id.into(), code, message);
-    if let Some(data) = data {
+    if let Some(data) = data.filter(|&data| fits_error_data(data)) {
         out.extend_from_slice(b",\"data\":");
         write_raw_json(out, data);
     }
     out.extend_from_slice(b"}}\n");
+}
+
+/// The deepest `data` a line the default decoder reads can hold: its depth limit counts the
+/// envelope and the error object.
+const ERROR_DATA_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 2;
+
+/// Whether `data` is nested at most [`ERROR_DATA_MAX_DEPTH`] levels deep. A value `n` levels
+/// deep holds `n` opening and `n` closing brackets, so a shorter one is not scanned.
+fn fits_error_data(data: RawJson<'_>) -> bool {
+    let bytes = data.as_bytes();
+    bytes.len() < 2 * (ERROR_DATA_MAX_DEPTH as usize + 1)
+        || scan::skip_value(bytes, 0, 0, ERROR_DATA_MAX_DEPTH, Validation::Lazy).is_ok()
 }
 
 /// An error response up to its `data` member: the version, the id, the code and the message.

@@ -88,3 +88,83 @@ fn method_not_found_carries_the_method_as_sent() {
         assert_eq!(data, sent);
     }
 }
+
+/// An object nested `depth` levels deep, objects and arrays alternating, with brackets inside
+/// a string at the bottom (which a depth count must not read as nesting).
+fn nested(depth: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    for level in 0..depth {
+        v.extend_from_slice(if level % 2 == 1 { b"[" } else { b"{\"k\":" });
+    }
+    v.extend_from_slice(b"\"[[{{\"");
+    for level in (0..depth).rev() {
+        v.push(if level % 2 == 1 { b']' } else { b'}' });
+    }
+    v
+}
+
+/// Every writer that splices a payload writes a line the default decoders read, whatever
+/// `RawJson::new` takes: a `data` past the room an error object leaves (126 levels under the
+/// default limit of 128, which counts the envelope and the error object) is left out, and
+/// one within it is written as it is.
+#[test]
+fn every_payload_writer_writes_what_the_default_decoder_reads() {
+    use rpcwire::{Decoder, ErrorCode, Id, Message, RawJson, ReplyId};
+    let id = Id::from_token(b"1").unwrap();
+    for depth in [2, 3, 125, 126, 127] {
+        // And the shortest object of that depth: `{"":` then arrays.
+        let brackets = [
+            &b"{\"\":"[..],
+            &vec![b'['; depth - 1],
+            &vec![b']'; depth - 1],
+            b"}",
+        ];
+        for bytes in [nested(depth), brackets.concat()] {
+            let value = RawJson::new(&bytes).expect("RawJson::new takes 127 levels");
+            let mut out = BytesMut::new();
+            encode::write_request(&mut out, id, "m", Some(value));
+            encode::write_notification(&mut out, "m", Some(value));
+            for line in out[..].split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                for dec in [Decoder::mcp(), Decoder::jsonrpc()] {
+                    let params = match dec.decode(line) {
+                        Ok(Message::Request(r)) => r.params,
+                        Ok(Message::Notification(n)) => n.params,
+                        other => panic!("depth {depth}: {other:?}"),
+                    };
+                    assert_eq!(params, Some(value));
+                }
+            }
+            let mut out = BytesMut::new();
+            encode::write_response(&mut out, id, value);
+            for dec in [Decoder::mcp_client(), Decoder::jsonrpc_client()] {
+                let Ok(Message::Response(r)) = dec.decode(&out[..out.len() - 1]) else {
+                    panic!("depth {depth}: {:?}", dec.decode(&out[..out.len() - 1]));
+                };
+                assert_eq!(r.result, value);
+            }
+            for reply_id in [ReplyId::Id(id), ReplyId::Null, ReplyId::Absent] {
+                let mut out = BytesMut::new();
+                encode::write_error(
+                    &mut out,
+                    reply_id,
+                    ErrorCode::INTERNAL_ERROR,
+                    "x",
+                    Some(value),
+                );
+                // (JSON-RPC 2.0 wants the id member: MCP's form leaves it out.)
+                let decoders = match reply_id {
+                    ReplyId::Absent => vec![Decoder::mcp_client()],
+                    _ => vec![Decoder::mcp_client(), Decoder::jsonrpc_client()],
+                };
+                for dec in decoders {
+                    let line = &out[..out.len() - 1];
+                    let Ok(Message::ErrorResponse(e)) = dec.decode(line) else {
+                        panic!("depth {depth}: {:?}", dec.decode(line));
+                    };
+                    let kept = (depth <= 126).then_some(value);
+                    assert_eq!(e.error.data, kept, "depth {depth}");
+                }
+            }
+        }
+    }
+}
