@@ -3040,8 +3040,11 @@ fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
     let options = ["--max-in-flight", "2", "--timeout-ms", TIMEOUT_MS];
     let (mut p, log) = late_reply_server(&dir, &options);
     // 1 and 2 take the places in flight; the element 5 goes beyond them, held by the server.
+    // It is sent well after them, so that its batch's deadline is well after theirs: the
+    // server answers it in between.
     p.send(&request(json!(1), "hold"));
     p.send(&request(json!(2), "hold"));
+    std::thread::sleep(Duration::from_millis(1_200));
     p.send(&json!([request(json!(5), "later")]));
     for id in [1, 2] {
         expect_timed_out(&mut p, id);
@@ -3063,5 +3066,68 @@ fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
             ("s2c/late_reply", 2),
             ("s2c/unknown_reply", 1),
         ],
+    );
+}
+
+/// JSON-RPC: a batch element beyond `--max-in-flight` goes with its batch untracked, but
+/// the proxy keeps it until its reply comes: at its batch's deadline the client gets the
+/// proxy's array for what is left of the batch, a -32603 for the element (its reply is then
+/// late, and dropped); a request sent alone with its id is then a reuse of a timed-out id.
+/// (It got nothing: the server's array, coming later, was its only reply, and a server that
+/// never answered left the client waiting forever.)
+#[test]
+fn an_untracked_batch_element_is_answered_at_its_batch_deadline() {
+    let dir = scratch("untracked-element-timed-out");
+    let options = ["--max-in-flight", "2", "--timeout-ms", TIMEOUT_MS];
+    let (mut p, log) = late_reply_server(&dir, &options);
+    p.send(&request(json!(1), "hold"));
+    p.send(&request(json!(2), "hold"));
+    p.send(&json!([
+        request(json!(5), "later"),
+        request(json!(6), "hold")
+    ]));
+    for id in [1, 2] {
+        expect_timed_out(&mut p, id);
+    }
+    let timed_out = p.recv();
+    assert_eq!(
+        ids_and_codes(&timed_out),
+        [(&json!(5), &json!(-32603)), (&json!(6), &json!(-32603))],
+        "{timed_out}"
+    );
+    assert_eq!(timed_out[0]["error"]["data"]["method"], "later");
+    // The server answers the held 1, 2, 6 and the element (late, dropped), then 9.
+    p.send(&request(json!(9), "go"));
+    assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":9,"result":"go"}));
+    let done = p.finish_cleanly();
+    assert_eq!(done.messages().len(), 5, "{:?}", done.messages());
+    replayed_with_violations(
+        &log,
+        &[
+            ("c2s/timed_out", 4),
+            ("c2s/too_many_in_flight", 2),
+            ("s2c/late_reply", 4),
+        ],
+    );
+}
+
+/// JSON-RPC, without a timeout: a batch element beyond `--max-in-flight` that the server
+/// never answers is reported unanswered at exit, as a tracked request is.
+#[test]
+fn an_untracked_batch_element_never_answered_is_unanswered() {
+    let dir = scratch("untracked-element-unanswered");
+    let (mut p, log) = late_reply_server(&dir, &["--max-in-flight", "1"]);
+    p.send(&request(json!(1), "hold"));
+    p.send(&json!([request(json!(5), "never")]));
+    let done = p.finish_cleanly();
+    assert!(
+        done.stderr
+            .contains("rpcwire proxy: c2s: unanswered request 5 (never)"),
+        "{}",
+        done.stderr
+    );
+    replayed_with_violations(
+        &log,
+        &[("c2s/too_many_in_flight", 1), ("c2s/unanswered", 2)],
     );
 }

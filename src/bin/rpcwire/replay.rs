@@ -321,6 +321,10 @@ struct LogHeader {
     /// under that id lately too: absent from the logs of proxies that forwarded that request
     /// under its own id.
     rewrites_ids_of_untracked_elements_reused: Option<bool>,
+    /// Whether it kept the batch elements it forwarded untracked until their reply came
+    /// (answered at their batch's deadline, unanswered at exit): absent from the logs of
+    /// proxies that forgot them.
+    keeps_untracked_elements: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -386,7 +390,8 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
             // did not (no such field in its header) is replayed as that proxy ran, and so is
             // one of a proxy that did for requests sent alone only, or for those and the batch
             // elements it tracked only, or not for a request with the id of a batch element it
-            // forwarded untracked under that id.
+            // forwarded untracked under that id. Likewise, one that forgot the batch elements
+            // it forwarded untracked (no `keeps_untracked_elements`) is replayed forgetting them.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
                 let flags = [
@@ -396,7 +401,9 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     header.rewrites_ids_of_untracked_elements_reused,
                 ];
                 let said = flags.iter().take_while(|f| **f == Some(true)).count();
-                session.rewriting(IdRewriting::LEVELS[said])
+                session
+                    .rewriting(IdRewriting::LEVELS[said])
+                    .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
             });
             continue;
         }
