@@ -2274,3 +2274,31 @@ fn a_dropped_array_answers_the_untracked_elements_of_its_batch_in_place() {
     assert_eq!(late.violation, Some(Violation::LateReply));
     assert!(session.finish().is_empty());
 }
+
+/// JSON-RPC, rewriting: a request reusing an id in flight while the table is full has one
+/// violation, the one that decides what becomes of it: `too_many_in_flight` (sent alone it is
+/// refused, in a batch it goes untracked under a minted id, so the reuse answers nothing
+/// wrongly), not `duplicate_id` (which MCP, refusing the reuse itself, reports first).
+#[test]
+fn a_reused_id_beyond_the_limit_is_reported_as_beyond_the_limit() {
+    let mut session =
+        Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
+    session.observe(Dir::C2s, &request_of("7", "a"), 0);
+    let alone = session.observe(Dir::C2s, &request_of("7", "b"), 0);
+    assert_eq!(
+        (alone.forward, alone.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    let sent = batch(&mut session, Dir::C2s, &[request_of("7", "c")]);
+    assert_eq!(
+        (sent[0].forward, sent[0].violation),
+        (true, Some(Violation::TooManyInFlight))
+    );
+    assert!(forwarded_as(&sent[0]).is_some_and(|id| id != "7"));
+    let counted = &session.counters.violations;
+    assert_eq!(counted.get(&(Dir::C2s, Violation::DuplicateId)), None);
+    assert_eq!(
+        counted.get(&(Dir::C2s, Violation::TooManyInFlight)),
+        Some(&2)
+    );
+}
