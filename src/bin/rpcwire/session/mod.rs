@@ -551,6 +551,9 @@ impl Session {
                                     waiting.client_id = None;
                                     client_id.to_owned_id()
                                 });
+                                // (Its progress token was not taken in: it is not kept, and
+                                // the element's bounds count its ids only.)
+                                waiting.progress_token = None;
                                 let key = IdKey::of(upstream.as_id());
                                 if self.untracked_elements.push(upstream, waiting) {
                                     wait.untracked.push(key);
