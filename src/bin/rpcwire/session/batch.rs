@@ -131,14 +131,16 @@ impl Session {
     /// - an invalid element is a violation, but the receiver answers it itself in its reply
     ///   to the batch (§6), so that reply is owed and matched, never reported;
     /// - a request beyond the limit of requests in flight is a violation and goes with its
-    ///   batch untracked (its reply is then reported as `unknown_reply`): it cannot be
-    ///   refused alone, and refusing its batch would leave the others unanswered. When the
+    ///   batch untracked (its reply is reported as `unknown_reply` unless it was kept, below):
+    ///   it cannot be refused alone, and refusing its batch would leave the others
+    ///   unanswered. When the
     ///   server may still answer its id for another request, it goes under a minted id (a
     ///   session rewriting reused ids: [`Verdict::forward_id`]), and its reply goes back with
     ///   the client's. A client's is kept all the same, within bounds of its own
     ///   ([`UntrackedElements`](super::untracked::UntrackedElements)), until its reply
-    ///   comes: the proxy answers it with what is left of its batch (at its deadline, or in
-    ///   place of a dropped array), and one never answered is unanswered at the end;
+    ///   comes: its reply is then no violation, the proxy answers it with what is left of its
+    ///   batch (at its deadline, or in place of a dropped array), and one never answered is
+    ///   unanswered at the end;
     /// - everything else as for a message sent alone.
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);

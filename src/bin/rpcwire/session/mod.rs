@@ -733,11 +733,15 @@ impl Session {
                             self.owed_answered_by(dir, o.kind)
                         } else if let Some(client_id) = self.take_untracked_rewrite(asked, id) {
                             // The reply to a batch element beyond the limits, forwarded under
-                            // a minted id: back with the client's, alone or inside an array,
-                            // and unknown, as the reply to any request beyond the limits.
-                            self.untracked_answered(asked, id);
+                            // a minted id: back with the client's, alone or inside an array.
+                            // Its one reply when the element was kept; else unknown, as the
+                            // reply to any request beyond the limits.
                             forward_id = Some(client_id);
-                            self.flag(dir, Violation::UnknownReply)
+                            if self.untracked_answered(asked, id).is_some() {
+                                None
+                            } else {
+                                self.flag(dir, Violation::UnknownReply)
+                            }
                         } else if asked == Dir::C2s
                             && self.late_owed.take(Some(&IdKey::of(id))).is_some()
                         {
@@ -747,12 +751,17 @@ impl Session {
                         } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
                             forward = false;
                             self.flag(dir, Violation::LateReply)
+                        } else if let Some(element) = self.untracked_answered(asked, id) {
+                            // The one reply to a client batch element beyond the limits, kept:
+                            // under its own id, or under a minted one whose rewrite was
+                            // forgotten (back with the client's all the same).
+                            forward_id = element.client_id;
+                            None
                         } else {
                             // A second reply, or one to an id nobody sent: the peer cannot
                             // match it (MCP); JSON-RPC leaves it to the peer. (Or the reply to
-                            // a batch element beyond the limits, under its own id: unknown
+                            // a batch element beyond the limits that was not kept: unknown
                             // too, as the reply to any request beyond the limits.)
-                            self.untracked_answered(asked, id);
                             forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::UnknownReply)
                         }

@@ -85,7 +85,8 @@ impl UntrackedElements {
 /// each taken by the first reply carrying it: the last [`RECENT`] of them, at most
 /// [`RECENT_BYTES`] of ids (the minted id's key and the client's id as spelled), the oldest
 /// forgotten first. An element past these bounds is not tracked at all, as beyond
-/// `--max-in-flight` (a reply to it then carries the minted id to the client, as unknown).
+/// `--max-in-flight` (a reply to it then carries the minted id to the client, as unknown,
+/// unless the element itself is kept: [`UntrackedElements`], which keeps the client's id).
 #[derive(Debug, Default)]
 pub(super) struct UntrackedRewrites {
     /// The client's id of each element, by the id minted for it.
@@ -155,16 +156,16 @@ impl Session {
 
     /// The reply to the request sent in `asked` under `id` came, and matched no request
     /// waiting: when it is a client batch element's that went untracked, kept, the element
-    /// waits no more.
-    pub(super) fn untracked_answered(&mut self, asked: Dir, id: Id<'_>) {
+    /// waits no more, and is returned.
+    pub(super) fn untracked_answered(&mut self, asked: Dir, id: Id<'_>) -> Option<Waiting> {
         if asked != Dir::C2s || self.untracked_elements.is_empty() {
-            return;
+            return None;
         }
-        if let Some((_, w)) = self.untracked_elements.take(&IdKey::of(id)) {
-            self.batch_part_answered(w.batch, |batch| {
-                batch.untracked_left = batch.untracked_left.saturating_sub(1);
-            });
-        }
+        let (_, w) = self.untracked_elements.take(&IdKey::of(id))?;
+        self.batch_part_answered(w.batch, |batch| {
+            batch.untracked_left = batch.untracked_left.saturating_sub(1);
+        });
+        Some(w)
     }
 
     /// A client batch element that went untracked, kept under `key`, which the proxy answers
