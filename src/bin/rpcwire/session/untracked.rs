@@ -193,6 +193,56 @@ mod tests {
         Id::from_token(token.as_bytes()).unwrap().to_owned_id()
     }
 
+    /// An element waiting in batch `batch`, sent as `client` (when its id was minted).
+    fn element(batch: u64, client: Option<&str>) -> Waiting {
+        Waiting {
+            method: "m".into(),
+            seq: batch,
+            progress_token: None,
+            in_batch: true,
+            batch,
+            names_version: false,
+            lists_tools: false,
+            client_id: client.map(buf),
+            untracked_in_arrays: 0,
+        }
+    }
+
+    /// Elements are kept up to [`RECENT`] at once, or [`RECENT_BYTES`] of ids, each once by
+    /// the id it went under; one beyond is refused (not evicting an older one, which its
+    /// batch's deadline is still to answer), and one taken gives its room back.
+    #[test]
+    fn untracked_elements_are_kept_within_bounds() {
+        let mut kept = UntrackedElements::default();
+        assert!(kept.push(buf("1"), element(1, None)));
+        assert!(!kept.push(buf("1"), element(2, None)), "one by id");
+        assert_eq!(kept.batch_of(&key("1")), Some(1));
+        for n in 2..=RECENT {
+            assert!(kept.push(buf(&n.to_string()), element(1, Some("7"))));
+        }
+        assert!(!kept.push(buf("0"), element(1, None)), "past RECENT");
+        let (upstream, w) = kept.take(&key("2")).unwrap();
+        assert_eq!(
+            (upstream.to_string(), w.client_id.unwrap().to_string()),
+            ("2".into(), "7".into())
+        );
+        assert!(kept.push(buf("0"), element(1, None)));
+        assert_eq!(kept.drain().count(), RECENT);
+        assert_eq!((kept.bytes, kept.is_empty()), (0, true));
+        let long = |n: usize| buf(&format!("\"{n:0>65000}\""));
+        let mut n = 0;
+        while kept.push(long(n), element(1, None)) {
+            n += 1;
+        }
+        assert!(
+            kept.bytes <= RECENT_BYTES && n < 20,
+            "{n} of {} bytes",
+            kept.bytes
+        );
+        assert!(kept.take(&key(&format!("\"{:0>65000}\"", 0))).is_some());
+        assert!(kept.push(long(n), element(1, None)));
+    }
+
     /// Each element is answered once; the oldest are forgotten beyond [`RECENT`] entries, or
     /// [`RECENT_BYTES`] of ids, and an element whose ids alone pass that is not remembered.
     #[test]
