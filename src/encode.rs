@@ -13,6 +13,7 @@ use crate::error::ErrorCode;
 use crate::id::Id;
 use crate::json::{JsonStr, RawJson};
 use crate::message::{Reply, ReplyId};
+use crate::scan::{self, Validation};
 
 const VERSION: &[u8] = b"{\"jsonrpc\":\"2.0\"";
 
@@ -154,6 +155,14 @@ pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
 /// (the `id` member omitted for [`ReplyId::Absent`]). `id` is a [`ReplyId`] or, for the usual
 /// reply to a request, its [`Id`].
 ///
+/// `data` sits inside the error object, one level deeper than a request's `params` or a
+/// response's `result`: a `data` nested more than 126 levels deep (which [`RawJson::new`]
+/// takes, at 127, as does a decoder reading `params` or a `result`) would make a line the
+/// default decoder refuses ([`Limits::DEFAULT`](crate::Limits::DEFAULT) counts the envelope and
+/// the error object), so it is left out: the reply goes without its optional `data` rather
+/// than not at all. A `data` under 254 bytes cannot be that deep and is not looked at; a
+/// longer one is delimited once more to find its depth (allocating nothing).
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, ErrorCode, Id, RawJson, ReplyId};
@@ -175,16 +184,35 @@ pub fn write_error<'a>(
     data: Option<RawJson<'_>>,
 ) {
     write_error_up_to_data(out, id.into(), code, message);
-    if let Some(data) = data {
+    if let Some(data) = data.filter(|&data| fits_error_data(data)) {
         out.extend_from_slice(b",\"data\":");
         write_raw_json(out, data);
     }
     out.extend_from_slice(b"}}\n");
 }
 
+/// The deepest `data` a line the default decoder reads can hold: its depth limit counts the
+/// envelope and the error object.
+const ERROR_DATA_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 2;
+
+/// Whether `data` is nested at most [`ERROR_DATA_MAX_DEPTH`] levels deep. A value `n` levels
+/// deep holds `n` opening and `n` closing brackets, so a shorter one is not scanned.
+fn fits_error_data(data: RawJson<'_>) -> bool {
+    let bytes = data.as_bytes();
+    bytes.len() < 2 * (ERROR_DATA_MAX_DEPTH as usize + 1)
+        || scan::skip_value(bytes, 0, 0, ERROR_DATA_MAX_DEPTH, Validation::Lazy).is_ok()
+}
+
 /// An error response up to its `data` member: the version, the id, the code and the message.
 #[inline]
 fn write_error_up_to_data(out: &mut BytesMut, id: ReplyId<'_>, code: ErrorCode, message: &str) {
+    write_error_up_to_message(out, id, code);
+    write_json_string(out, message);
+}
+
+/// An error response up to its `message` member's value: the version, the id and the code.
+#[inline]
+fn write_error_up_to_message(out: &mut BytesMut, id: ReplyId<'_>, code: ErrorCode) {
     out.extend_from_slice(VERSION);
     if let Some(token) = id.token() {
         out.extend_from_slice(b",\"id\":");
@@ -193,7 +221,6 @@ fn write_error_up_to_data(out: &mut BytesMut, id: ReplyId<'_>, code: ErrorCode, 
     out.extend_from_slice(b",\"error\":{\"code\":");
     out.extend_from_slice(itoa::Buffer::new().format(code.get()).as_bytes());
     out.extend_from_slice(b",\"message\":");
-    write_json_string(out, message);
 }
 
 /// Appends the -32601 reply to a request for a method the server does not have, with the
@@ -363,6 +390,15 @@ impl<'a> BatchReply<'a> {
 
     /// Appends one element written by `write` (any writer of this module; its line end is
     /// removed). A writer that writes nothing adds no element.
+    ///
+    /// Inside the array an element sits one level deeper than alone, so a response whose
+    /// `result` is nested 127 levels deep (as [`RawJson::new`] takes) or an error whose `data`
+    /// is nested 126 (as [`write_error`] writes it) would make an array the default decoder
+    /// refuses, every other reply with it. Such an element is written as an error with its
+    /// id instead: a response's as -32603 "Internal error", an error as itself without its
+    /// `data`; another element (a request) is taken back. (An element under 256 bytes cannot
+    /// be that deep and is not looked at; a longer one is delimited once more to find its
+    /// depth, and only one too deep is read, allocating.)
     pub fn push(&mut self, write: impl FnOnce(&mut BytesMut)) {
         let out = &mut *self.out;
         let before = out.len();
@@ -377,6 +413,10 @@ impl<'a> BatchReply<'a> {
         }
         if out.last() == Some(&b'\n') {
             out.truncate(out.len() - 1);
+        }
+        if !fits_in_array(&out[body..]) && !replace_too_deep(out, body) {
+            out.truncate(before);
+            return;
         }
         self.elements += 1;
     }
@@ -402,6 +442,57 @@ impl<'a> BatchReply<'a> {
         self.out.extend_from_slice(b"]\n");
         true
     }
+}
+
+/// The deepest element of an array the default decoder reads: its depth limit counts the
+/// array.
+const ELEMENT_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
+
+/// Whether `element` is nested at most [`ELEMENT_MAX_DEPTH`] levels deep (as
+/// [`fits_error_data`] judges a `data`).
+fn fits_in_array(element: &[u8]) -> bool {
+    element.len() < 2 * (ELEMENT_MAX_DEPTH as usize + 1)
+        || scan::skip_value(element, 0, 0, ELEMENT_MAX_DEPTH, Validation::Lazy).is_ok()
+}
+
+/// Writes the element at `out[at..]`, too deep for an array, as an error with its id (see
+/// [`BatchReply::push`]); returns whether it could (the element is a response).
+#[cold]
+fn replace_too_deep(out: &mut BytesMut, at: usize) -> bool {
+    use crate::{DecodeOptions, Decoder, Dialect, Message, Role};
+    let element = out.split_off(at);
+    // JSON-RPC's rules, or MCP's for an error without an id (its form for an id that could
+    // not be read), with no limit but the element's own.
+    let decode = |dialect| {
+        let mut options = DecodeOptions::new(dialect);
+        options.role = Role::Client;
+        options.result_types = &[];
+        options.limits.max_depth = u32::MAX;
+        options.limits.max_frame = usize::MAX;
+        options.limits.max_id_len = usize::MAX;
+        Decoder::new(options).decode(&element)
+    };
+    let decoded = match decode(Dialect::JsonRpc2) {
+        Err(_) => decode(Dialect::Mcp),
+        decoded => decoded,
+    };
+    match decoded {
+        Ok(Message::Response(response)) => {
+            let code = ErrorCode::INTERNAL_ERROR;
+            let message = code.default_message().unwrap_or("Internal error");
+            write_error(out, response.id, code, message, None);
+        }
+        Ok(Message::ErrorResponse(error)) => {
+            let id = error.id.map_or(ReplyId::Absent, ReplyId::Id);
+            write_error_up_to_message(out, id, error.error.code);
+            out.put_u8(b'"');
+            out.extend_from_slice(error.error.message.raw());
+            out.extend_from_slice(b"\"}}\n");
+        }
+        _ => return false,
+    }
+    out.truncate(out.len() - 1);
+    true
 }
 
 impl Drop for BatchReply<'_> {

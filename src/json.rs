@@ -327,9 +327,10 @@ impl<'a> RawJson<'a> {
     /// are (one under [`Limits::DEFAULT`]`.max_depth`, which counts the envelope), and wraps
     /// the value without the whitespace. A value this deep is one serde_json reads (its
     /// recursion limit lets 127 levels through), and sent as params or a result it makes a
-    /// frame the default decoder reads (an error's `data` sits one level deeper). (A walk down
-    /// a value costs its depth times its size: the limit keeps that finite for untrusted
-    /// bytes.)
+    /// frame the default decoder reads (an error's `data` sits one level deeper:
+    /// [`encode::write_error`](crate::encode::write_error) leaves out a `data` this deep). (A
+    /// walk down a value costs its depth times its size: the limit keeps that finite for
+    /// untrusted bytes.)
     ///
     /// Lazy validation delimits the value without reading its every token: `[1 2]` and
     /// `{"a"::1}` pass. Bytes that go to a peer as a payload, from a source not trusted to

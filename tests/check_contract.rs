@@ -460,6 +460,56 @@ fn records_go_out_while_the_stream_is_open() {
     assert_eq!(code, Some(1));
 }
 
+/// A merged session checked live (`--c2s -`: the client's stream on a pipe its writer keeps
+/// open, the server's in a file) reports each message as soon as it came, as the check of
+/// one stream does, not when the stream ends or a buffer fills; the summary when it ends.
+#[test]
+fn merged_session_records_go_out_while_the_stream_is_open() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-live-session");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s2c = dir.join("s2c.ndjson");
+    std::fs::write(&s2c, "").unwrap();
+    let mut live = LiveCheck::start(&["--json", "--c2s", "-", "--s2c", s2c.to_str().unwrap()]);
+    live.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    let record: Value = serde_json::from_str(&live.next_line()).unwrap();
+    assert_eq!(
+        (&record["dir"], &record["kind"], &record["id"]),
+        (&"c2s".into(), &"request".into(), &"1".into()),
+        "{record}"
+    );
+    live.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    let record: Value = serde_json::from_str(&live.next_line()).unwrap();
+    assert_eq!(record["violation"], "duplicate_id", "{record}");
+    let (rest, code) = live.finish();
+    let summary: Value = serde_json::from_str(rest.last().unwrap()).unwrap();
+    assert_eq!(summary["summary"]["frames"]["c2s"], 2, "{summary}");
+    assert_eq!(code, Some(1));
+}
+
+/// A proxy log checked live (`--session-log -`, `tail -f` of a log the proxy is writing) is
+/// reported record by record as its lines come, as a single stream is.
+#[test]
+fn session_log_records_go_out_while_the_log_is_open() {
+    let mut live = LiveCheck::start(&["--session-log", "-"]);
+    live.write(b"{\"rpcwire_proxy\":{\"version\":\"0\",\"dialect\":\"mcp\"}}\n");
+    live.write(
+        b"{\"dir\":\"c2s\",\"t_ms\":0,\"kind\":\"request\",\"id\":\"1\",\"method\":\"ping\"}\n",
+    );
+    live.write(b"{\"dir\":\"s2c\",\"t_ms\":1,\"kind\":\"success_response\",\"id\":\"7\"}\n");
+    let line = live.next_line();
+    assert!(
+        line.starts_with("s2c ") && line.ends_with("unknown_reply"),
+        "{line}"
+    );
+    let (rest, code) = live.finish();
+    assert_eq!(rest[0], "c2s unanswered request 1 (ping): unanswered");
+    assert!(
+        rest[1].starts_with("session: 1 messages client to server, 1 server to client"),
+        "{rest:?}"
+    );
+    assert_eq!(code, Some(1));
+}
+
 /// On a live stream, the record of a fatal framing error goes out at once, not when the
 /// stream ends; the summary, with the bytes not checked, when it ends.
 #[test]

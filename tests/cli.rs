@@ -1468,6 +1468,36 @@ fn a_log_of_a_proxy_that_did_not_rewrite_ids_of_untracked_elements_is_replayed_a
     );
 }
 
+/// A log of a proxy that forgot the batch elements it forwarded untracked (its header lacks
+/// `keeps_untracked_elements`) is replayed as it ran: one the server never answered was
+/// reported by nothing at exit. The present proxy keeps it, and reports it unanswered.
+#[test]
+fn a_log_of_a_proxy_that_forgot_untracked_elements_is_replayed_as_it_ran() {
+    let body = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"5","method":"b","element":0,"violation":"too_many_in_flight"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
+        "\n",
+    );
+    let replay = replay_under_headers("cli-log-forgot-untracked", body);
+    let all = r#""rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true,"rewrites_ids_of_untracked_elements_reused":true"#;
+    let old = replay(&format!(
+        r#"{{"rpcwire_proxy":{{"dialect":"jsonrpc","max_in_flight":1,{all}}}}}"#
+    ));
+    assert_eq!(old, serde_json::json!({"c2s/too_many_in_flight": 1}));
+    let new = replay(&format!(
+        r#"{{"rpcwire_proxy":{{"dialect":"jsonrpc","max_in_flight":1,{all},"keeps_untracked_elements":true}}}}"#
+    ));
+    assert_eq!(
+        new,
+        serde_json::json!({"c2s/too_many_in_flight": 1, "c2s/unanswered": 1})
+    );
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

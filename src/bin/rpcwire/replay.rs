@@ -2,6 +2,10 @@
 //! a log written by `rpcwire proxy --log` (`--session-log FILE`) or over the two streams of a
 //! session (`--c2s FILE --s2c FILE`).
 //!
+//! Either way the report is flushed before each read of the input that may wait, so a live
+//! log or stream (a pipe whose writer stays) is reported as it comes, as `check` of one stream
+//! is.
+//!
 //! A proxy log is replayed in its own order, which is the order the live proxy saw (the log is
 //! written under the session's lock), with its timeout events; the result is the live run's.
 //! A JSON-RPC batch is a `batch` record followed by one record per element (with its index
@@ -317,6 +321,10 @@ struct LogHeader {
     /// under that id lately too: absent from the logs of proxies that forwarded that request
     /// under its own id.
     rewrites_ids_of_untracked_elements_reused: Option<bool>,
+    /// Whether it kept the batch elements it forwarded untracked until their reply came
+    /// (answered at their batch's deadline, unanswered at exit): absent from the logs of
+    /// proxies that forgot them.
+    keeps_untracked_elements: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -337,6 +345,11 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
     let mut bytes = Vec::new();
     let mut number = 0u64;
     loop {
+        // The next line needs a read, which may wait on a live log (`tail -f` of one being
+        // written): the records so far go out before it.
+        if !input.buffer().contains(&b'\n') {
+            report.out.flush()?;
+        }
         bytes.clear();
         let n = (&mut input)
             .take(MAX_LOG_LINE)
@@ -377,7 +390,8 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
             // did not (no such field in its header) is replayed as that proxy ran, and so is
             // one of a proxy that did for requests sent alone only, or for those and the batch
             // elements it tracked only, or not for a request with the id of a batch element it
-            // forwarded untracked under that id.
+            // forwarded untracked under that id. Likewise, one that forgot the batch elements
+            // it forwarded untracked (no `keeps_untracked_elements`) is replayed forgetting them.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
                 let flags = [
@@ -387,7 +401,9 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                     header.rewrites_ids_of_untracked_elements_reused,
                 ];
                 let said = flags.iter().take_while(|f| **f == Some(true)).count();
-                session.rewriting(IdRewriting::LEVELS[said])
+                session
+                    .rewriting(IdRewriting::LEVELS[said])
+                    .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
             });
             continue;
         }
@@ -544,9 +560,13 @@ impl Side {
         crate::session::invalid_tool_headers(&self.decoder.decode(frame).ok()?)
     }
 
-    fn peek(&mut self, progress: &mut Progress) -> io::Result<Option<&Record>> {
+    fn peek(
+        &mut self,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+    ) -> io::Result<Option<&Record>> {
         if self.peeked.is_none() {
-            self.peeked = self.read(progress)?;
+            self.peeked = self.read(progress, report)?;
         }
         Ok(self.peeked.as_ref())
     }
@@ -557,8 +577,9 @@ impl Side {
         session: &Session,
         dir: Dir,
         progress: &mut Progress,
+        report: &mut dyn Write,
     ) -> io::Result<Option<Need>> {
-        self.peek(progress)?;
+        self.peek(progress, report)?;
         let Some(r) = &self.peeked else {
             return Ok(None);
         };
@@ -571,15 +592,27 @@ impl Side {
         Ok(Some(batch.need(session, dir, r, &self.decoder)))
     }
 
-    fn next(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
+    fn next(
+        &mut self,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+    ) -> io::Result<Option<Record>> {
         self.peeked_batch = None;
         match self.peeked.take() {
             Some(r) => Ok(Some(r)),
-            None => self.read(progress),
+            None => self.read(progress, report),
         }
     }
 
-    fn read(&mut self, progress: &mut Progress) -> io::Result<Option<Record>> {
+    /// The next record of the stream. `report` is flushed before each read of the input: on
+    /// a live stream (a pipe whose writer stays) a read may wait, and the records so far
+    /// must show before it, as `check` of one stream shows them (a file is read 64 KiB at a
+    /// time, so it costs one write per read).
+    fn read(
+        &mut self,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+    ) -> io::Result<Option<Record>> {
         loop {
             let record = match self.framer.next(&mut self.buf, self.eof) {
                 // Blank lines and empty events are no messages: the proxy drops them too.
@@ -599,6 +632,7 @@ impl Side {
                     // Nothing after it can be read as messages: the rest is counted, for the
                     // report to say how much of the stream was not checked.
                     let e = if e.is_fatal() {
+                        report.flush()?;
                         self.len += drain(&mut self.input, |n| progress.add(n))?;
                         self.eof = true;
                         e.rest_unchecked(&self.framer, self.len)
@@ -609,6 +643,7 @@ impl Side {
                 }
                 Ok(None) if self.eof => return Ok(None),
                 Ok(None) => {
+                    report.flush()?;
                     self.buf.reserve(64 << 10);
                     let n = read_into(&mut self.input as &mut dyn Read, &mut self.buf)?;
                     progress.add(n as u64);
@@ -787,8 +822,8 @@ fn merge_streams<W: Write>(
     let mut server = Side::new(args, s2c, Role::Client)?;
     let mut session = Session::new(args.dialect(), None);
     loop {
-        let c = client.peek_need(&session, Dir::C2s, &mut progress)?;
-        let s = server.peek_need(&session, Dir::S2c, &mut progress)?;
+        let c = client.peek_need(&session, Dir::C2s, &mut progress, &mut report.out)?;
+        let s = server.peek_need(&session, Dir::S2c, &mut progress, &mut report.out)?;
         let dir = match (c, s) {
             (None, None) => break,
             (Some(_), None) => Dir::C2s,
@@ -802,7 +837,7 @@ fn merge_streams<W: Write>(
             Dir::C2s => &mut client,
             Dir::S2c => &mut server,
         };
-        let mut r = side.next(&mut progress)?.expect("peeked");
+        let mut r = side.next(&mut progress, &mut report.out)?.expect("peeked");
         if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
             r.invalid_tools = side.invalid_tools();
         }

@@ -31,6 +31,14 @@ pub(super) struct BatchWait {
     pub(super) owed: Vec<Option<IdBuf>>,
     /// How many of those are still owed.
     pub(super) owed_left: usize,
+    /// Its elements that went untracked (beyond the limits of the requests in flight) and
+    /// were kept ([`UntrackedElements`]), by the id each went to the server under (taken
+    /// when the proxy answers what is left of it).
+    ///
+    /// [`UntrackedElements`]: super::untracked::UntrackedElements
+    pub(super) untracked: Vec<IdKey>,
+    /// How many of them still wait.
+    pub(super) untracked_left: usize,
 }
 
 impl BatchWait {
@@ -38,7 +46,7 @@ impl BatchWait {
     /// answered in place of a dropped one): its record then goes at once, so that records do
     /// not pile up with the rate of batches times the timeout.
     fn is_answered(&self) -> bool {
-        self.waiting == 0 && self.owed_left == 0
+        self.waiting == 0 && self.owed_left == 0 && self.untracked_left == 0
     }
 }
 
@@ -70,7 +78,7 @@ impl Session {
         let Some((no, at, wait)) = self.open_batch.take() else {
             return;
         };
-        if wait.requests.is_empty() && wait.owed.is_empty() {
+        if wait.requests.is_empty() && wait.owed.is_empty() && wait.untracked.is_empty() {
             return;
         }
         let wait = BatchWait {
@@ -123,11 +131,16 @@ impl Session {
     /// - an invalid element is a violation, but the receiver answers it itself in its reply
     ///   to the batch (§6), so that reply is owed and matched, never reported;
     /// - a request beyond the limit of requests in flight is a violation and goes with its
-    ///   batch untracked (its reply is then reported as `unknown_reply`): it cannot be
-    ///   refused alone, and refusing its batch would leave the others unanswered. When the
+    ///   batch untracked (its reply is reported as `unknown_reply` unless it was kept, below):
+    ///   it cannot be refused alone, and refusing its batch would leave the others
+    ///   unanswered. When the
     ///   server may still answer its id for another request, it goes under a minted id (a
     ///   session rewriting reused ids: [`Verdict::forward_id`]), and its reply goes back with
-    ///   the client's;
+    ///   the client's. A client's is kept all the same, within bounds of its own
+    ///   ([`UntrackedElements`](super::untracked::UntrackedElements)), until its reply
+    ///   comes: its reply is then no violation, the proxy answers it with what is left of its
+    ///   batch (at its deadline, or in place of a dropped array), and one never answered is
+    ///   unanswered at the end;
     /// - everything else as for a message sent alone.
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
@@ -167,7 +180,10 @@ impl Session {
             None => {
                 let key = id.map(IdKey::of);
                 let owed = &self.owed_element_replies[slot(Dir::C2s)];
-                owed.oldest_batch(key.as_ref()).unwrap_or(0)
+                let untracked = &self.untracked_elements;
+                owed.oldest_batch(key.as_ref())
+                    .or_else(|| untracked.batch_of(key.as_ref()?))
+                    .unwrap_or(0)
             }
         };
         if batch == 0 {
@@ -212,6 +228,11 @@ impl Session {
             let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
             if waits.is_some_and(|w| w.batch == no) {
                 requests.extend(self.stop_waiting(id.as_id()));
+            }
+        }
+        for key in &wait.untracked {
+            if self.untracked_elements.batch_of(key) == Some(no) {
+                requests.extend(self.stop_untracked(key));
             }
         }
         (requests, owed)
@@ -276,6 +297,12 @@ impl Session {
             batch
                 .requests
                 .retain(|id| waiting.get(id.as_id()).is_some_and(|w| w.batch == no));
+        }
+        if batch.untracked.len() > 2 * batch.untracked_left.max(8) {
+            let untracked = &self.untracked_elements;
+            batch
+                .untracked
+                .retain(|key| untracked.batch_of(key) == Some(no));
         }
         if batch.owed.len() > 2 * batch.owed_left.max(8) {
             // As many of each id as are still owed to this batch.

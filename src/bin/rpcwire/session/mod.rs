@@ -57,7 +57,7 @@ use queued::Queued;
 use recent::Recent;
 use timeout::{Deadline, DeadlineOf};
 use tool_headers::has_tool_headers;
-use untracked::UntrackedRewrites;
+use untracked::{UntrackedElements, UntrackedRewrites};
 use waiting::Waiting;
 
 pub struct Session {
@@ -126,6 +126,14 @@ pub struct Session {
     /// The client's ids of the untracked batch elements forwarded under a minted id, by that
     /// id: the server's reply to one goes back with the client's.
     untracked_rewrites: UntrackedRewrites,
+    /// The client's batch elements that went untracked and wait for their reply, within
+    /// bounds of their own: their batch's timeout answers them, and never answered they are
+    /// unanswered at the end.
+    untracked_elements: UntrackedElements,
+    /// Whether the client's batch elements that go untracked are kept in
+    /// `untracked_elements`: as the proxy does, but not in the replay of a log of a proxy
+    /// that did not ([`Session::keeping_untracked_elements`]).
+    keeps_untracked: bool,
     /// The ids of the client's batch elements that went untracked under the client's own id
     /// (beyond the limits of the requests in flight, while the server could answer no other
     /// request of that id): the last [`RECENT`](recent::RECENT) of them, at most
@@ -219,6 +227,8 @@ impl Session {
             tools_lists_waiting: 0,
             rewriting: IdRewriting::None,
             untracked_rewrites: UntrackedRewrites::default(),
+            untracked_elements: UntrackedElements::default(),
+            keeps_untracked: true,
             untracked_own_ids: Recent::default(),
             minted: 0,
             rewritten_client_ids: HashMap::new(),
@@ -512,7 +522,7 @@ impl Session {
                                 None
                             }
                         }
-                        (Err(InFlightError::Full | InFlightError::OverBudget), _) => {
+                        (Err(InFlightError::Full | InFlightError::OverBudget), refused) => {
                             forward = false;
                             // Inside a batch it goes with its batch, untracked: under the id
                             // minted for it when the server may still answer its own for
@@ -529,6 +539,27 @@ impl Session {
                                         .push(IdKey::of(minted.as_id()), client_id.to_owned_id())
                             });
                             let under_own_id = minted.is_none();
+                            // Kept, within bounds of its own, until its reply comes: its
+                            // batch's timeout answers it, and the end reports it unanswered.
+                            if let (Some(mut waiting), Some((_, _, wait)), true, Dir::C2s) = (
+                                refused,
+                                &mut self.open_batch,
+                                in_batch && self.keeps_untracked,
+                                dir,
+                            ) {
+                                let upstream = minted.clone().unwrap_or_else(|| {
+                                    waiting.client_id = None;
+                                    client_id.to_owned_id()
+                                });
+                                // (Its progress token was not taken in: it is not kept, and
+                                // the element's bounds count its ids only.)
+                                waiting.progress_token = None;
+                                let key = IdKey::of(upstream.as_id());
+                                if self.untracked_elements.push(upstream, waiting) {
+                                    wait.untracked.push(key);
+                                    wait.untracked_left += 1;
+                                }
+                            }
                             forward_id = minted;
                             // A later request of its id, sent alone or in a batch, goes under a
                             // minted id: the server's reply to the element, which answers no
@@ -702,10 +733,15 @@ impl Session {
                             self.owed_answered_by(dir, o.kind)
                         } else if let Some(client_id) = self.take_untracked_rewrite(asked, id) {
                             // The reply to a batch element beyond the limits, forwarded under
-                            // a minted id: back with the client's, alone or inside an array,
-                            // and unknown, as the reply to any request beyond the limits.
+                            // a minted id: back with the client's, alone or inside an array.
+                            // Its one reply when the element was kept; else unknown, as the
+                            // reply to any request beyond the limits.
                             forward_id = Some(client_id);
-                            self.flag(dir, Violation::UnknownReply)
+                            if self.untracked_answered(asked, id).is_some() {
+                                None
+                            } else {
+                                self.flag(dir, Violation::UnknownReply)
+                            }
                         } else if asked == Dir::C2s
                             && self.late_owed.take(Some(&IdKey::of(id))).is_some()
                         {
@@ -715,9 +751,17 @@ impl Session {
                         } else if self.recent[slot(asked)].contains(&IdKey::of(id)) {
                             forward = false;
                             self.flag(dir, Violation::LateReply)
+                        } else if let Some(element) = self.untracked_answered(asked, id) {
+                            // The one reply to a client batch element beyond the limits, kept:
+                            // under its own id, or under a minted one whose rewrite was
+                            // forgotten (back with the client's all the same).
+                            forward_id = element.client_id;
+                            None
                         } else {
                             // A second reply, or one to an id nobody sent: the peer cannot
-                            // match it (MCP); JSON-RPC leaves it to the peer.
+                            // match it (MCP); JSON-RPC leaves it to the peer. (Or the reply to
+                            // a batch element beyond the limits that was not kept: unknown
+                            // too, as the reply to any request beyond the limits.)
                             forward = self.dialect == Dialect::JsonRpc2;
                             self.flag(dir, Violation::UnknownReply)
                         }
@@ -933,6 +977,10 @@ impl Session {
             let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
             // Those that waited behind one of the same id after it.
             left.extend(self.queued[slot(dir)].drain());
+            // The client's batch elements that went untracked, kept.
+            if dir == Dir::C2s {
+                left.extend(self.untracked_elements.drain());
+            }
             // In the order they were sent (the table's is its hash order, seeded at random:
             // the report must not change from run to run).
             left.sort_unstable_by_key(|(_, w)| w.seq);

@@ -218,8 +218,9 @@ fn requests_in_line_count_against_the_limit_for_fresh_ids() {
     assert_eq!(observe(Dir::S2c, &request("1")), (true, None));
     assert_eq!(observe(Dir::S2c, &request("1")), reused);
     assert_eq!(observe(Dir::S2c, &request("2")), refused);
+    // (The batch element too: untracked, but kept until its reply comes.)
     let unanswered = session.finish();
-    assert_eq!(unanswered.len(), 4);
+    assert_eq!(unanswered.len(), 5);
 }
 
 /// JSON-RPC: a request reusing an id in flight, spelled longer than that of the request
@@ -2031,7 +2032,7 @@ fn a_replay_mints_the_ids_the_proxy_minted_for_batch_elements() {
 /// JSON-RPC, rewriting, beyond the limit of requests in flight: a batch element whose id the
 /// server may still answer goes with its batch untracked, but under a minted id, so that
 /// its reply, alone or inside an array, is told from any other and goes back with the
-/// client's id (reported unknown, as the reply to any request beyond the limit). Here the
+/// client's id (its one reply: the element was kept; a second is unknown). Here the
 /// element's id is one the session minted for a request sent alone: a server answering the
 /// element alone (§6 wants an array) answered that request, under the element's own id.
 #[test]
@@ -2057,7 +2058,7 @@ fn an_untracked_element_whose_id_the_server_may_answer_goes_under_a_minted_id() 
         };
         assert_eq!(
             (answers[0].forward, answers[0].violation),
-            (true, Some(Violation::UnknownReply)),
+            (true, None),
             "{alone}"
         );
         assert_eq!(forwarded_as(&answers[0]), Some(minted.clone()), "{alone}");
@@ -2116,14 +2117,14 @@ fn a_request_reusing_the_id_of_an_untracked_element_goes_under_a_minted_id() {
     // 5 is in flight nowhere, but the server may answer the element: under a minted id too.
     let five = session.observe(Dir::C2s, &request_of("5", "f"), 0);
     let five_upstream = forwarded_as(&five).expect("minted");
-    // The element's replies, in an array or alone (§6 wants an array), answer nothing.
+    // The elements' replies, in an array or alone (§6 wants an array), answer the elements
+    // (kept), no request; a second is unknown.
     let answers = batch(&mut session, Dir::S2c, &[reply_of("5")]);
-    assert_eq!(answers[0].violation, Some(Violation::UnknownReply));
+    assert_eq!(answers[0].violation, None);
     let alone = session.observe(Dir::S2c, &reply_of(&first_minted), 0);
-    assert_eq!(
-        (alone.violation, forwarded_as(&alone)),
-        (Some(Violation::UnknownReply), None)
-    );
+    assert_eq!((alone.violation, forwarded_as(&alone)), (None, None));
+    let again = session.observe(Dir::S2c, &reply_of(&first_minted), 0);
+    assert_eq!(again.violation, Some(Violation::UnknownReply));
     // The requests' own replies go back with the client's ids.
     for (upstream, client) in [(&minted, "2"), (&five_upstream, "5")] {
         let reply = session.observe(Dir::S2c, &reply_of(upstream), 0);
@@ -2147,4 +2148,160 @@ fn a_request_reusing_the_id_of_an_untracked_element_goes_under_a_minted_id() {
     session.observe(Dir::S2c, &reply_of("\"e0\""), 0);
     let newer = session.observe(Dir::C2s, &request_of("\"e1\"", "c"), 0);
     assert!(forwarded_as(&newer).is_some());
+}
+
+/// The client ids of the requests a batch timeout answers.
+fn timed_out_ids(timeouts: &[Timeout]) -> Vec<String> {
+    let mut ids = vec![];
+    for timeout in timeouts {
+        match timeout {
+            Timeout::Request(e) => ids.push(e.id.to_string()),
+            Timeout::Batch { requests, .. } => {
+                ids.extend(requests.iter().map(|e| e.id.to_string()));
+            }
+        }
+    }
+    ids
+}
+
+/// JSON-RPC, rewriting as the proxy does: a batch element beyond `--max-in-flight` goes with
+/// its batch untracked, but it is not forgotten. At its batch's deadline the proxy's array
+/// answers it with the batch's other requests (its reply, coming later, is late, and the
+/// server's array holding only late replies is dropped: one array answers the batch); without
+/// a deadline, one the server never answers is unanswered at the end; one answered is not.
+/// Under its own id or under a minted one (an id the server may still answer).
+#[test]
+fn an_untracked_batch_element_is_answered_at_its_deadline_and_reported_unanswered() {
+    for reused in [false, true] {
+        let element = if reused { "1" } else { "2" };
+        // At the deadline.
+        let mut session =
+            Session::with_max_in_flight(Dialect::JsonRpc2, Some(1_000), 1).rewriting_reused_ids();
+        let sent = batch(
+            &mut session,
+            Dir::C2s,
+            &[request_of("1", "a"), request_of(element, "b")],
+        );
+        assert_eq!(
+            (sent[1].forward, sent[1].violation),
+            (true, Some(Violation::TooManyInFlight))
+        );
+        let upstream = forwarded_as(&sent[1]).unwrap_or_else(|| element.to_string());
+        assert_eq!(forwarded_as(&sent[1]).is_some(), reused);
+        let expired = session.expire(1_000);
+        assert_eq!(timed_out_ids(&expired), ["1", element], "{reused}");
+        if let [Timeout::Batch { requests, .. }] = &expired[..] {
+            let upstream_id = requests[1].upstream_id.as_ref().map(|id| id.to_string());
+            assert_eq!(upstream_id, reused.then(|| upstream.clone()));
+        } else {
+            panic!("one batch: {expired:?}");
+        }
+        // The server's array, later: late replies only, dropped.
+        let answers = batch(
+            &mut session,
+            Dir::S2c,
+            &[reply_of("1"), reply_of(&upstream)],
+        );
+        for answer in &answers {
+            assert_eq!(
+                (answer.forward, answer.violation),
+                (false, Some(Violation::LateReply)),
+                "{reused}"
+            );
+        }
+        assert!(!session.batch_forwards(Dir::S2c));
+        assert!(session.finish().is_empty());
+
+        // Never answered, no deadline: unanswered at the end, with the id it went under.
+        let mut session =
+            Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[request_of("1", "a"), request_of(element, "b")],
+        );
+        let left = session.finish();
+        let left: Vec<_> = left
+            .iter()
+            .map(|u| (u.id.to_string(), u.upstream_id.is_some(), &*u.method))
+            .collect();
+        assert_eq!(
+            left,
+            [("1".into(), false, "a"), (element.into(), reused, "b")],
+            "{reused}"
+        );
+
+        // Answered: nothing left.
+        let mut session =
+            Session::with_max_in_flight(Dialect::JsonRpc2, Some(1_000), 1).rewriting_reused_ids();
+        let sent = batch(
+            &mut session,
+            Dir::C2s,
+            &[request_of("1", "a"), request_of(element, "b")],
+        );
+        let upstream = forwarded_as(&sent[1]).unwrap_or_else(|| element.to_string());
+        let answers = batch(
+            &mut session,
+            Dir::S2c,
+            &[reply_of("1"), reply_of(&upstream)],
+        );
+        assert!(
+            answers.iter().all(|a| a.forward && a.violation.is_none()),
+            "{reused}"
+        );
+        assert_eq!(forwarded_as(&answers[1]).is_some(), reused);
+        assert!(session.expire(1_000).is_empty());
+        assert!(session.finish().is_empty());
+    }
+}
+
+/// A dropped server array that answers a client batch holding an untracked element: the
+/// proxy's array in its place answers the element too.
+#[test]
+fn a_dropped_array_answers_the_untracked_elements_of_its_batch_in_place() {
+    let mut session =
+        Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("1", "a"), request_of("2", "b")],
+    );
+    session.observe(Dir::S2c, &without_id("batch", None), 0);
+    session.drop_batch(Dir::S2c);
+    session.observe_element(Dir::S2c, &reply_of("1"), 0);
+    let in_place = session.take_answered_in_place();
+    let ids: Vec<String> = in_place.requests.iter().map(|id| id.to_string()).collect();
+    assert_eq!(ids, ["1", "2"]);
+    // Its reply, coming later, is late.
+    let late = session.observe(Dir::S2c, &reply_of("2"), 0);
+    assert_eq!(late.violation, Some(Violation::LateReply));
+    assert!(session.finish().is_empty());
+}
+
+/// JSON-RPC, rewriting: a request reusing an id in flight while the table is full has one
+/// violation, the one that decides what becomes of it: `too_many_in_flight` (sent alone it is
+/// refused, in a batch it goes untracked under a minted id, so the reuse answers nothing
+/// wrongly), not `duplicate_id` (which MCP, refusing the reuse itself, reports first).
+#[test]
+fn a_reused_id_beyond_the_limit_is_reported_as_beyond_the_limit() {
+    let mut session =
+        Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
+    session.observe(Dir::C2s, &request_of("7", "a"), 0);
+    let alone = session.observe(Dir::C2s, &request_of("7", "b"), 0);
+    assert_eq!(
+        (alone.forward, alone.violation),
+        (false, Some(Violation::TooManyInFlight))
+    );
+    let sent = batch(&mut session, Dir::C2s, &[request_of("7", "c")]);
+    assert_eq!(
+        (sent[0].forward, sent[0].violation),
+        (true, Some(Violation::TooManyInFlight))
+    );
+    assert!(forwarded_as(&sent[0]).is_some_and(|id| id != "7"));
+    let counted = &session.counters.violations;
+    assert_eq!(counted.get(&(Dir::C2s, Violation::DuplicateId)), None);
+    assert_eq!(
+        counted.get(&(Dir::C2s, Violation::TooManyInFlight)),
+        Some(&2)
+    );
 }

@@ -3,7 +3,7 @@
 use std::cmp::Reverse;
 use std::sync::Arc;
 
-use rpcwire::{Dialect, Id, IdBuf};
+use rpcwire::{Dialect, Id, IdBuf, IdKey};
 
 use super::dir::slot;
 use super::waiting::Waiting;
@@ -157,8 +157,22 @@ impl Session {
 
     /// A client request timed out at a time recorded elsewhere (replaying a proxy log): as
     /// [`Session::expire`] for that one id (the one the server knows it by, minted or the
-    /// client's). Returns whether it was waiting.
+    /// client's), a batch element that went untracked included. Returns whether it was
+    /// waiting.
     pub fn time_out(&mut self, id: Id<'_>) -> bool {
-        self.expire_request(id).is_some()
+        if self.expire_request(id).is_some() {
+            return true;
+        }
+        if self.untracked_elements.is_empty() {
+            return false;
+        }
+        let Some((upstream, w)) = self.stop_untracked(&IdKey::of(id)) else {
+            return false;
+        };
+        self.batch_part_answered(w.batch, |batch| {
+            batch.untracked_left = batch.untracked_left.saturating_sub(1);
+        });
+        self.timed_out(upstream, w);
+        true
     }
 }

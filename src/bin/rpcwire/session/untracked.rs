@@ -1,18 +1,92 @@
-//! Client batch elements beyond the limits of the requests in flight whose id the server may
-//! still answer for another request, forwarded untracked under an id the session minted: the
-//! server's reply to one is told from any other, and goes back with the client's id.
+//! Client batch elements beyond the limits of the requests in flight, forwarded untracked
+//! with their batch: those whose id the server may still answer for another request go under
+//! an id the session minted, so that the server's reply to one is told from any other, and
+//! goes back with the client's id ([`UntrackedRewrites`]); and each, minted or not, is kept
+//! within bounds of its own until its reply comes ([`UntrackedElements`]), so that its batch's
+//! timeout answers it and, never answered, it is reported at the end.
 
 use std::collections::{HashMap, VecDeque};
 
-use rpcwire::{IdBuf, IdKey};
+use rpcwire::{Id, IdBuf, IdKey};
 
 use super::recent::{RECENT, RECENT_BYTES};
+use super::waiting::Waiting;
+use super::{Dir, Session};
+
+/// The client batch elements that went untracked (beyond `--max-in-flight` or the byte budget
+/// of the requests in flight) and still wait for their reply, by the id they went to the
+/// server under: at most [`RECENT`] of them at once, [`RECENT_BYTES`] of ids, so that the
+/// limits of the requests in flight still bound what the session holds. An element past these
+/// bounds is not kept (nothing answers it at its batch's deadline, nor is it reported at the
+/// end), nor is one whose id another element kept holds.
+#[derive(Debug, Default)]
+pub(super) struct UntrackedElements {
+    /// Each element: the id it went to the server under, and what a request waiting holds
+    /// (its batch, its method, the client's id when the id was minted).
+    waiting: HashMap<IdKey, (IdBuf, Waiting)>,
+    /// The bytes of the ids in `waiting`.
+    bytes: usize,
+}
+
+/// The bytes an element's ids count: the key and spelling of the id it went under, and the
+/// client's id as spelled when that one was minted.
+fn element_cost(key: &IdKey, upstream: &IdBuf, waiting: &Waiting) -> usize {
+    key.encoded_len()
+        + upstream.as_id().raw().len()
+        + waiting
+            .client_id
+            .as_ref()
+            .map_or(0, |id| id.as_id().raw().len())
+}
+
+impl UntrackedElements {
+    /// Keeps the element that went to the server under `upstream` until its reply comes.
+    /// Returns whether it was kept: not beyond the bounds, nor when an element kept holds the
+    /// id.
+    pub(super) fn push(&mut self, upstream: IdBuf, waiting: Waiting) -> bool {
+        let key = IdKey::of(upstream.as_id());
+        let bytes = element_cost(&key, &upstream, &waiting);
+        if self.waiting.len() >= RECENT
+            || self.bytes + bytes > RECENT_BYTES
+            || self.waiting.contains_key(&key)
+        {
+            return false;
+        }
+        self.bytes += bytes;
+        self.waiting.insert(key, (upstream, waiting));
+        true
+    }
+
+    /// Whether no element is kept (checked before an id's key is built).
+    pub(super) fn is_empty(&self) -> bool {
+        self.waiting.is_empty()
+    }
+
+    /// The number of the batch of the element kept under `key`.
+    pub(super) fn batch_of(&self, key: &IdKey) -> Option<u64> {
+        self.waiting.get(key).map(|(_, w)| w.batch)
+    }
+
+    /// The element kept under `key`, taken: its reply came, or the proxy answers it.
+    pub(super) fn take(&mut self, key: &IdKey) -> Option<(IdBuf, Waiting)> {
+        let (upstream, waiting) = self.waiting.remove(key)?;
+        self.bytes -= element_cost(key, &upstream, &waiting);
+        Some((upstream, waiting))
+    }
+
+    /// Every element kept, taken (the session ended).
+    pub(super) fn drain(&mut self) -> impl Iterator<Item = (IdBuf, Waiting)> + '_ {
+        self.bytes = 0;
+        self.waiting.drain().map(|(_, element)| element)
+    }
+}
 
 /// The client's ids of the untracked batch elements forwarded under a minted id, by that id,
 /// each taken by the first reply carrying it: the last [`RECENT`] of them, at most
 /// [`RECENT_BYTES`] of ids (the minted id's key and the client's id as spelled), the oldest
 /// forgotten first. An element past these bounds is not tracked at all, as beyond
-/// `--max-in-flight` (a reply to it then carries the minted id to the client, as unknown).
+/// `--max-in-flight` (a reply to it then carries the minted id to the client, as unknown,
+/// unless the element itself is kept: [`UntrackedElements`], which keeps the client's id).
 #[derive(Debug, Default)]
 pub(super) struct UntrackedRewrites {
     /// The client's id of each element, by the id minted for it.
@@ -70,10 +144,46 @@ impl UntrackedRewrites {
     }
 }
 
+impl Session {
+    /// A session that keeps the client's batch elements that go untracked until their reply
+    /// comes (`keep`, the default), or not: the replay of a log of a proxy that did not (its
+    /// header lacks `keeps_untracked_elements`), which neither answered them at their batch's
+    /// deadline nor reported them unanswered.
+    pub fn keeping_untracked_elements(mut self, keep: bool) -> Session {
+        self.keeps_untracked = keep;
+        self
+    }
+
+    /// The reply to the request sent in `asked` under `id` came, and matched no request
+    /// waiting: when it is a client batch element's that went untracked, kept, the element
+    /// waits no more, and is returned.
+    pub(super) fn untracked_answered(&mut self, asked: Dir, id: Id<'_>) -> Option<Waiting> {
+        if asked != Dir::C2s || self.untracked_elements.is_empty() {
+            return None;
+        }
+        let (_, w) = self.untracked_elements.take(&IdKey::of(id))?;
+        self.batch_part_answered(w.batch, |batch| {
+            batch.untracked_left = batch.untracked_left.saturating_sub(1);
+        });
+        Some(w)
+    }
+
+    /// A client batch element that went untracked, kept under `key`, which the proxy answers
+    /// itself (its batch timed out, or a dropped array answered it): taken, and remembered
+    /// for a late reply, which then neither goes back with the client's id nor answers a
+    /// request of the element's id.
+    pub(super) fn stop_untracked(&mut self, key: &IdKey) -> Option<(IdBuf, Waiting)> {
+        let (upstream, waiting) = self.untracked_elements.take(key)?;
+        self.untracked_rewrites.take(key);
+        let client_key = waiting.client_id.as_ref().map(|id| IdKey::of(id.as_id()));
+        self.remember(Dir::C2s, key.clone(), client_key);
+        Some((upstream, waiting))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rpcwire::Id;
 
     fn key(token: &str) -> IdKey {
         IdKey::of(Id::from_token(token.as_bytes()).unwrap())
@@ -81,6 +191,56 @@ mod tests {
 
     fn buf(token: &str) -> IdBuf {
         Id::from_token(token.as_bytes()).unwrap().to_owned_id()
+    }
+
+    /// An element waiting in batch `batch`, sent as `client` (when its id was minted).
+    fn element(batch: u64, client: Option<&str>) -> Waiting {
+        Waiting {
+            method: "m".into(),
+            seq: batch,
+            progress_token: None,
+            in_batch: true,
+            batch,
+            names_version: false,
+            lists_tools: false,
+            client_id: client.map(buf),
+            untracked_in_arrays: 0,
+        }
+    }
+
+    /// Elements are kept up to [`RECENT`] at once, or [`RECENT_BYTES`] of ids, each once by
+    /// the id it went under; one beyond is refused (not evicting an older one, which its
+    /// batch's deadline is still to answer), and one taken gives its room back.
+    #[test]
+    fn untracked_elements_are_kept_within_bounds() {
+        let mut kept = UntrackedElements::default();
+        assert!(kept.push(buf("1"), element(1, None)));
+        assert!(!kept.push(buf("1"), element(2, None)), "one by id");
+        assert_eq!(kept.batch_of(&key("1")), Some(1));
+        for n in 2..=RECENT {
+            assert!(kept.push(buf(&n.to_string()), element(1, Some("7"))));
+        }
+        assert!(!kept.push(buf("0"), element(1, None)), "past RECENT");
+        let (upstream, w) = kept.take(&key("2")).unwrap();
+        assert_eq!(
+            (upstream.to_string(), w.client_id.unwrap().to_string()),
+            ("2".into(), "7".into())
+        );
+        assert!(kept.push(buf("0"), element(1, None)));
+        assert_eq!(kept.drain().count(), RECENT);
+        assert_eq!((kept.bytes, kept.is_empty()), (0, true));
+        let long = |n: usize| buf(&format!("\"{n:0>65000}\""));
+        let mut n = 0;
+        while kept.push(long(n), element(1, None)) {
+            n += 1;
+        }
+        assert!(
+            kept.bytes <= RECENT_BYTES && n < 20,
+            "{n} of {} bytes",
+            kept.bytes
+        );
+        assert!(kept.take(&key(&format!("\"{:0>65000}\"", 0))).is_some());
+        assert!(kept.push(long(n), element(1, None)));
     }
 
     /// Each element is answered once; the oldest are forgotten beyond [`RECENT`] entries, or
