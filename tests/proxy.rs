@@ -3025,14 +3025,17 @@ fn an_untracked_batch_element_reusing_an_id_of_another_batch_does_not_answer_it(
 #[test]
 fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
     let dir = scratch("untracked-element-then-request-of-its-id");
-    let options = ["--max-in-flight", "2", "--timeout-ms", TIMEOUT_MS];
+    // A timeout of its own: the element must reach the proxy while 1 and 2 are in flight
+    // (before their deadline), and the server must answer it before its batch's deadline; 2 s
+    // of margin on either side for a loaded machine.
+    let options = ["--max-in-flight", "2", "--timeout-ms", "4000"];
     let (mut p, log) = late_reply_server(&dir, &options);
     // 1 and 2 take the places in flight; the element 5 goes beyond them, held by the server.
     // It is sent well after them, so that its batch's deadline is well after theirs: the
     // server answers it in between.
     p.send(&request(json!(1), "hold"));
     p.send(&request(json!(2), "hold"));
-    std::thread::sleep(Duration::from_millis(1_200));
+    std::thread::sleep(Duration::from_millis(2_000));
     p.send(&json!([request(json!(5), "later")]));
     for id in [1, 2] {
         expect_timed_out(&mut p, id);
