@@ -439,22 +439,25 @@ mod tests {
     /// range and outside it, and cut short by the end of the buffer.
     #[test]
     fn utf8_char_len_agrees_with_core() {
+        // (Under Miri, interpreted: one lead byte of each class and the edges of the ranges.)
         let edges: &[u8] = if cfg!(miri) {
-            &[0x41, 0x80, 0xbf, 0xc0]
+            &[0x41, 0x80, 0xc0]
         } else {
             &[
                 0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf0, 0xff,
             ]
         };
-        let seconds: Vec<u8> = if cfg!(miri) {
-            (0..=255)
-                .step_by(15)
-                .chain([0x8f, 0x90, 0x9f, 0xa0, 0xbf])
-                .collect()
+        let (leads, seconds): (Vec<u8>, Vec<u8>) = if cfg!(miri) {
+            (
+                vec![
+                    0x80, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xee, 0xf0, 0xf1, 0xf4, 0xf5,
+                ],
+                vec![0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0],
+            )
         } else {
-            (0..=255).collect()
+            ((0x80..=0xff).collect(), (0..=255).collect())
         };
-        for b0 in 0x80..=0xffu8 {
+        for &b0 in &leads {
             for &b1 in &seconds {
                 for &b2 in edges {
                     for &b3 in edges {
