@@ -184,7 +184,7 @@ pub fn write_error<'a>(
     data: Option<RawJson<'_>>,
 ) {
     write_error_up_to_data(out, id.into(), code, message);
-    if let Some(data) = data.filter(|&data| fits_error_data(data)) {
+    if let Some(data) = data.filter(|data| nested_at_most(data.as_bytes(), ERROR_DATA_MAX_DEPTH)) {
         out.extend_from_slice(b",\"data\":");
         write_raw_json(out, data);
     }
@@ -195,12 +195,11 @@ pub fn write_error<'a>(
 /// envelope and the error object.
 const ERROR_DATA_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 2;
 
-/// Whether `data` is nested at most [`ERROR_DATA_MAX_DEPTH`] levels deep. A value `n` levels
+/// Whether the value `bytes` is nested at most `max_depth` levels deep. A value `n` levels
 /// deep holds `n` opening and `n` closing brackets, so a shorter one is not scanned.
-fn fits_error_data(data: RawJson<'_>) -> bool {
-    let bytes = data.as_bytes();
-    bytes.len() < 2 * (ERROR_DATA_MAX_DEPTH as usize + 1)
-        || scan::skip_value(bytes, 0, 0, ERROR_DATA_MAX_DEPTH, Validation::Lazy).is_ok()
+fn nested_at_most(bytes: &[u8], max_depth: u32) -> bool {
+    bytes.len() < 2 * (max_depth as usize + 1)
+        || scan::skip_value(bytes, 0, 0, max_depth, Validation::Lazy).is_ok()
 }
 
 /// An error response up to its `data` member: the version, the id, the code and the message.
@@ -414,7 +413,7 @@ impl<'a> BatchReply<'a> {
         if out.last() == Some(&b'\n') {
             out.truncate(out.len() - 1);
         }
-        if !fits_in_array(&out[body..]) && !replace_too_deep(out, body) {
+        if !nested_at_most(&out[body..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
             out.truncate(before);
             return;
         }
@@ -447,13 +446,6 @@ impl<'a> BatchReply<'a> {
 /// The deepest element of an array the default decoder reads: its depth limit counts the
 /// array.
 const ELEMENT_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
-
-/// Whether `element` is nested at most [`ELEMENT_MAX_DEPTH`] levels deep (as
-/// [`fits_error_data`] judges a `data`).
-fn fits_in_array(element: &[u8]) -> bool {
-    element.len() < 2 * (ELEMENT_MAX_DEPTH as usize + 1)
-        || scan::skip_value(element, 0, 0, ELEMENT_MAX_DEPTH, Validation::Lazy).is_ok()
-}
 
 /// Writes the element at `out[at..]`, too deep for an array, as an error with its id (see
 /// [`BatchReply::push`]); returns whether it could (the element is a response).
