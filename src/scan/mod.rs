@@ -509,6 +509,23 @@ pub fn simd_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanEr
 mod line_end_tests {
     use super::{line_end, scalar_line_end};
 
+    /// A search for a line's end: `line_end` or one of its SIMD instances.
+    type LineEnd = fn(&[u8]) -> (Option<usize>, usize);
+
+    /// Each SIMD instance of `line_end` this CPU runs (AVX2, and AVX-512BW where it has it:
+    /// `line_end` itself runs only one of them), or `line_end` alone without SIMD.
+    fn instances() -> Vec<(&'static str, LineEnd)> {
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "sse2",
+            not(rpcwire_force_scalar)
+        ))]
+        if let Some(avx2) = super::x86_64::Avx2::get() {
+            return avx2.line_end_instances();
+        }
+        vec![("line_end", line_end)]
+    }
+
     /// `line_end` finds the `\n` `memchr` finds, and a prefix of the line that is UTF-8 (so it
     /// ends on a character boundary), all of it when the line is UTF-8 with few bytes that are
     /// not ASCII: on every length up to a few blocks (the first two blocks, the 128-byte
@@ -520,7 +537,15 @@ mod line_end_tests {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn line_end_agrees_with_memchr_and_the_utf8_check() {
+        for (name, line_end) in instances() {
+            agrees_with_memchr_and_the_utf8_check(name, line_end);
+        }
+    }
+
+    /// [`line_end_agrees_with_memchr_and_the_utf8_check`] for one instance, named `name`.
+    fn agrees_with_memchr_and_the_utf8_check(name: &str, line_end: LineEnd) {
         let check = |buf: &[u8], what: &str| {
+            let what = format!("{name}: {what}");
             let (nl, utf8) = line_end(buf);
             let (want_nl, _) = scalar_line_end(buf);
             assert_eq!(nl, want_nl, "{what}");
@@ -603,6 +628,13 @@ mod line_end_tests {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn line_end_on_lines_dense_in_characters_that_are_not_ascii() {
+        for (_, line_end) in instances() {
+            on_lines_dense_in_characters_that_are_not_ascii(line_end);
+        }
+    }
+
+    /// [`line_end_on_lines_dense_in_characters_that_are_not_ascii`] for one instance.
+    fn on_lines_dense_in_characters_that_are_not_ascii(line_end: LineEnd) {
         for lead in 0..5 {
             for len in [60, 64, 100, 128, 129, 300] {
                 let mut line = "x".repeat(lead).into_bytes();

@@ -1,9 +1,10 @@
 //! Scans over a whole line, 64 bytes at a time: where it ends and how much of it is known
-//! UTF-8 ([`line_end_avx2`]), and how much of a frame is ASCII ([`ascii_prefix_avx2`]).
+//! UTF-8 ([`line_end_avx2`], and [`line_end_wide`] on AVX-512BW), and how much of a frame is
+//! ASCII ([`ascii_prefix_avx2`]).
 
 use core::arch::x86_64::*;
 
-use super::block::movemask64;
+use super::block::{low_bits, movemask64};
 use crate::scan::scalar::{utf8_char_len, utf8_prefix};
 
 /// The index of the first `\n` in `buf`, and how many bytes before it (or of `buf`, when
@@ -32,13 +33,7 @@ pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
         (movemask64(eq(lo), eq(hi)), movemask64(lo, hi))
     };
     let mut utf8 = Utf8Prefix::new();
-    // The answer for a block at `pos` whose first `\n` is the lowest bit of `found` (not 0):
-    // the bytes before it in the block are the line's, those after it the next line's.
-    let ends_in = |mut utf8: Utf8Prefix, pos: usize, found: u64, high: u64| {
-        let at = pos + found.trailing_zeros() as usize;
-        utf8.check(buf, pos, high & below_lowest(found));
-        (Some(at), utf8.known(at))
-    };
+    let ends_in = |utf8, pos, found, high| ends_in(buf, utf8, pos, found, high);
     let mut pos = 0;
     // The first two blocks one by one: most lines end in them (tiny +1 % instructions when
     // the second is part of the loop below).
@@ -107,6 +102,64 @@ pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
     }
 }
 
+/// [`line_end_avx2`] on AVX-512BW: a block of 64 bytes is one load, and its `\n` and its
+/// bytes that are not ASCII are two masks; the bytes past the last whole block are one masked
+/// load (the bytes it leaves out read as 0, neither `\n` nor outside ASCII). Half the
+/// instructions of the AVX2 search a block, and no byte loop for a line shorter than a block.
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+pub(super) fn line_end_wide(buf: &[u8]) -> (Option<usize>, usize) {
+    let nl = _mm512_set1_epi8(b'\n' as i8);
+    // Bit `i` set where byte `i` of `block` is `\n`, and where it is not ASCII.
+    let newlines_high = |block: __m512i| {
+        (
+            _mm512_cmpeq_epi8_mask(block, nl),
+            _mm512_movepi8_mask(block),
+        )
+    };
+    let mut utf8 = Utf8Prefix::new();
+    let mut pos = 0;
+    while let Some(block) = buf.get(pos..).and_then(<[u8]>::first_chunk::<64>) {
+        // SAFETY: `block` is 64 readable bytes; `loadu` has no alignment requirement.
+        let (found, high) = newlines_high(unsafe { _mm512_loadu_si512(block.as_ptr().cast()) });
+        if found != 0 {
+            return ends_in(buf, utf8, pos, found, high);
+        }
+        utf8.check(buf, pos, high);
+        pos += 64;
+    }
+    let rest = &buf[pos..];
+    if rest.is_empty() {
+        return (None, utf8.known(buf.len()));
+    }
+    // SAFETY: the mask selects the first `rest.len()` bytes (fewer than 64), all of them in
+    // `rest`; a masked load does not read the bytes it masks off, nor faults on them. `loadu`
+    // has no alignment requirement.
+    let block =
+        unsafe { _mm512_maskz_loadu_epi8(low_bits(rest.len() as u32), rest.as_ptr().cast()) };
+    let (found, high) = newlines_high(block);
+    if found != 0 {
+        return ends_in(buf, utf8, pos, found, high);
+    }
+    utf8.check(buf, pos, high);
+    (None, utf8.known(buf.len()))
+}
+
+/// The answer of a line search for the block at `pos` of `buf` whose first `\n` is the lowest
+/// bit of `found` (not 0), its bytes that are not ASCII the bits of `high`: the bytes before
+/// the `\n` are the line's (their characters checked), those after it the next line's.
+#[inline(always)]
+fn ends_in(
+    buf: &[u8],
+    mut utf8: Utf8Prefix,
+    pos: usize,
+    found: u64,
+    high: u64,
+) -> (Option<usize>, usize) {
+    let at = pos + found.trailing_zeros() as usize;
+    utf8.check(buf, pos, high & below_lowest(found));
+    (Some(at), utf8.known(at))
+}
+
 /// A block with more bytes that are not ASCII than this ends [`line_end_avx2`]'s UTF-8 check:
 /// text in a script outside ASCII is checked as a whole faster (by the caller's validator)
 /// than character by character.
@@ -149,8 +202,8 @@ impl Utf8Prefix {
     #[inline(always)]
     fn check(&mut self, buf: &[u8], pos: usize, high: u64) {
         if high != 0 && self.on {
-            // SAFETY: only `line_end_avx2` checks, and an `Avx2` proved the CPU has POPCNT and
-            // BMI1 before it could be called.
+            // SAFETY: only `line_end_avx2` and `line_end_wide` check, and an `Avx2` proved the
+            // CPU has POPCNT and BMI1 before either could be called.
             unsafe { self.check_chars(buf, pos, high) }
         }
     }

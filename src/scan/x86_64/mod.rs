@@ -39,7 +39,7 @@ mod tables;
 
 pub(super) use kernels::string_end_short;
 use kernels::{lazy_oracle, skip_lazy_avx2, skip_lazy_avx512, string_end_avx2};
-use lines::{ascii_prefix_avx2, line_end_avx2};
+use lines::{ascii_prefix_avx2, line_end_avx2, line_end_wide};
 pub(super) use string::plain_key_colon;
 
 // ---------------------------------------------------------------------------------------
@@ -150,8 +150,37 @@ impl Avx2 {
     /// [`super::line_end`], 64 bytes at a time.
     #[inline]
     pub(super) fn line_end(self, buf: &[u8]) -> (Option<usize>, usize) {
-        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2.
-        unsafe { line_end_avx2(buf) }
+        // SAFETY: an `Avx2` exists only when `detect_features` found AVX2, POPCNT, BMI1 and
+        // BMI2; it says `is_wide` only when `detect_avx512` found AVX-512F and BW as well.
+        unsafe {
+            if self.is_wide() {
+                line_end_wide(buf)
+            } else {
+                line_end_avx2(buf)
+            }
+        }
+    }
+
+    /// Each instance of [`super::line_end`] this CPU runs, by name, for the tests that hold
+    /// them to their scalar twin.
+    #[cfg(test)]
+    pub(super) fn line_end_instances(
+        self,
+    ) -> Vec<(&'static str, fn(&[u8]) -> (Option<usize>, usize))> {
+        let mut all: Vec<(&'static str, fn(&[u8]) -> (Option<usize>, usize))> = vec![(
+            "avx2",
+            // SAFETY: an `Avx2` exists only when `detect_features` found AVX2, POPCNT and BMI1.
+            |buf| unsafe { line_end_avx2(buf) },
+        )];
+        if detect_avx512() {
+            all.push((
+                "avx512",
+                // SAFETY: `detect_avx512` found AVX-512F and BW, and an `Avx2` BMI2 (and
+                // POPCNT and BMI1, which its UTF-8 check needs).
+                |buf| unsafe { line_end_wide(buf) },
+            ));
+        }
+        all
     }
 
     /// [`super::ascii_prefix`], 64 bytes at a time.
