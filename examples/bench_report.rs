@@ -43,7 +43,7 @@ const METHODS: [(&str, &str); 7] = [
     ("sonic_rs_iter_checked", "sonic-rs object iter, checked"),
 ];
 
-/// DESIGN §5: lazy ≥ N× serde_json, per corpus.
+/// The project's targets (issue #3): lazy ≥ N× serde_json, per corpus.
 const LAZY_TARGETS: [(&str, f64); 5] = [
     ("tiny", 3.0),
     ("typical", 3.0),

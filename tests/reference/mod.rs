@@ -1,5 +1,6 @@
 //! A serde_json-based reference classifier: what rpcwire's decoder must make of a frame,
-//! computed the slow and obvious way (DESIGN §1 and §4, and the shared vectors).
+//! computed the slow and obvious way (the rules of JSON-RPC 2.0 and MCP, and the conformance
+//! vectors in `tests/data`).
 //!
 //! Test-only code, shared by the differential property tests (`tests/differential.rs`), the
 //! corpus replay (`tests/fuzz_corpus.rs`) and the `differential` fuzz target, which includes
