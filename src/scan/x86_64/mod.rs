@@ -87,6 +87,10 @@ pub(super) struct Avx2 {
     state: u8,
 }
 
+/// A search for a line's end, as [`super::line_end`] answers it.
+#[cfg(test)]
+pub(super) type LineEnd = fn(&[u8]) -> (Option<usize>, usize);
+
 impl Avx2 {
     /// The token, when the CPU has the features (detected on first use, then cached).
     #[inline(always)]
@@ -164,10 +168,8 @@ impl Avx2 {
     /// Each instance of [`super::line_end`] this CPU runs, by name, for the tests that hold
     /// them to their scalar twin.
     #[cfg(test)]
-    pub(super) fn line_end_instances(
-        self,
-    ) -> Vec<(&'static str, fn(&[u8]) -> (Option<usize>, usize))> {
-        let mut all: Vec<(&'static str, fn(&[u8]) -> (Option<usize>, usize))> = vec![(
+    pub(super) fn line_end_instances(self) -> Vec<(&'static str, LineEnd)> {
+        let mut all: Vec<(&'static str, LineEnd)> = vec![(
             "avx2",
             // SAFETY: an `Avx2` exists only when `detect_features` found AVX2, POPCNT and BMI1.
             |buf| unsafe { line_end_avx2(buf) },
