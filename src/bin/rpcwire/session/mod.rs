@@ -138,8 +138,9 @@ pub struct Session {
     /// (beyond the limits of the requests in flight, while the server could answer no other
     /// request of that id): the last [`RECENT`](recent::RECENT) of them, at most
     /// [`RECENT_BYTES`](recent::RECENT_BYTES) of keys, the oldest forgotten first (a request
-    /// of a forgotten one goes under its own id). Not taken by a reply: which of several
-    /// replies with the id is the element's is not known.
+    /// of a forgotten one goes under its own id, unless its element is still kept in
+    /// `untracked_elements`). Not taken by a reply: which of several replies with the id is
+    /// the element's is not known.
     untracked_own_ids: Recent,
     /// How many ids the session minted so far ([`rewrite`]).
     minted: u64,

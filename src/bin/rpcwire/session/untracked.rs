@@ -62,6 +62,11 @@ impl UntrackedElements {
         self.waiting.is_empty()
     }
 
+    /// Whether an element is kept under `key`: the server may still answer it.
+    pub(super) fn contains(&self, key: &IdKey) -> bool {
+        self.waiting.contains_key(key)
+    }
+
     /// The number of the batch of the element kept under `key`.
     pub(super) fn batch_of(&self, key: &IdKey) -> Option<u64> {
         self.waiting.get(key).map(|(_, w)| w.batch)
