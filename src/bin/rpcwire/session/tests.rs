@@ -2355,3 +2355,47 @@ fn a_request_with_the_id_of_a_kept_untracked_element_goes_under_a_minted_id() {
         );
     }
 }
+
+/// JSON-RPC: a server's batch element beyond `--max-in-flight` goes with its batch untracked,
+/// and is kept until its reply comes, as a client's is: the client's reply to it, in an array
+/// or alone, is its own, no violation (a second is unknown); never answered, it is
+/// unanswered at the end. (No deadline: the proxy never answers a server's request itself.)
+/// A session replaying the log of a proxy that did not keep them forgets it.
+#[test]
+fn an_untracked_server_batch_element_is_kept_until_its_reply_comes() {
+    for keep in [true, false] {
+        let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1)
+            .keeping_untracked_server_elements(keep);
+        session.observe(Dir::S2c, &request_of("1", "a"), 0);
+        let sent = batch(
+            &mut session,
+            Dir::S2c,
+            &[request_of("5", "b"), request_of("6", "c")],
+        );
+        for element in &sent {
+            assert_eq!(
+                (element.forward, element.violation),
+                (true, Some(Violation::TooManyInFlight))
+            );
+        }
+        let answers = batch(&mut session, Dir::C2s, &[reply_of("5")]);
+        let alone = session.observe(Dir::C2s, &reply_of("5"), 0);
+        let unknown = Some(Violation::UnknownReply);
+        let kept = if keep { None } else { unknown };
+        assert_eq!(
+            (answers[0].violation, alone.violation),
+            (kept, unknown),
+            "{keep}"
+        );
+        let left: Vec<_> = session
+            .finish()
+            .iter()
+            .map(|u| (u.dir, u.id.to_string(), u.upstream_id.is_some()))
+            .collect();
+        let mut expected = vec![(Dir::S2c, "1".to_string(), false)];
+        if keep {
+            expected.push((Dir::S2c, "6".to_string(), false));
+        }
+        assert_eq!(left, expected, "{keep}");
+    }
+}
