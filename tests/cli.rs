@@ -1498,6 +1498,44 @@ fn a_log_of_a_proxy_that_forgot_untracked_elements_is_replayed_as_it_ran() {
     );
 }
 
+/// A log of a proxy that forgot the server's batch elements it forwarded untracked (its header
+/// lacks `keeps_untracked_server_elements`) is replayed as it ran: the client's reply to one
+/// was unknown, and one never answered was reported by nothing at exit. The present proxy
+/// keeps them, as it keeps the client's.
+#[test]
+fn a_log_of_a_proxy_that_forgot_untracked_server_elements_is_replayed_as_it_ran() {
+    let body = concat!(
+        r#"{"dir":"s2c","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":1,"kind":"request","id":"5","method":"b","element":0,"violation":"too_many_in_flight"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":1,"kind":"request","id":"6","method":"c","element":1,"violation":"too_many_in_flight"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":2,"kind":"success_response","id":"1"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":3,"kind":"success_response","id":"5"}"#,
+        "\n",
+    );
+    let replay = replay_under_headers("cli-log-forgot-untracked-server", body);
+    let all = r#""rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true,"rewrites_ids_of_untracked_elements_reused":true,"keeps_untracked_elements":true"#;
+    let old = replay(&format!(
+        r#"{{"rpcwire_proxy":{{"dialect":"jsonrpc","max_in_flight":1,{all}}}}}"#
+    ));
+    assert_eq!(
+        old,
+        serde_json::json!({"s2c/too_many_in_flight": 2, "c2s/unknown_reply": 1})
+    );
+    let new = replay(&format!(
+        r#"{{"rpcwire_proxy":{{"dialect":"jsonrpc","max_in_flight":1,{all},"keeps_untracked_server_elements":true}}}}"#
+    ));
+    assert_eq!(
+        new,
+        serde_json::json!({"s2c/too_many_in_flight": 2, "s2c/unanswered": 1})
+    );
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

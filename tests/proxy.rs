@@ -3121,3 +3121,35 @@ fn an_untracked_batch_element_never_answered_is_unanswered() {
         &[("c2s/too_many_in_flight", 1), ("c2s/unanswered", 2)],
     );
 }
+
+/// JSON-RPC: a server's batch element beyond `--max-in-flight` goes with its batch untracked,
+/// but the proxy keeps it until the client's reply comes, as it keeps a client's: that reply,
+/// in an array, is its own (no unknown_reply), and one never answered is unanswered at exit.
+#[test]
+fn an_untracked_server_batch_element_is_kept_until_its_reply_comes() {
+    let dir = scratch("untracked-server-element");
+    let batch = json!([request(json!("s2"), "b"), request(json!("s3"), "c")]);
+    let script = json!({"0": [
+        {"send": json!({"jsonrpc":"2.0","id":0,"result":0}).to_string()},
+        {"send": request(json!("s1"), "a").to_string()},
+        {"send": batch.to_string()}
+    ]});
+    let (mut p, log) = jsonrpc_scripted(&dir, &["--max-in-flight", "1"], script);
+    p.send(&request(json!(0), "go"));
+    assert_eq!(p.recv()["id"], 0);
+    assert_eq!(p.recv()["id"], "s1");
+    assert_eq!(p.recv(), batch);
+    p.send(&json!({"jsonrpc":"2.0","id":"s1","result":1}));
+    p.send(&json!([{"jsonrpc":"2.0","id":"s2","result":2}]));
+    let done = p.finish_cleanly();
+    assert!(
+        done.stderr
+            .contains("rpcwire proxy: s2c: unanswered request \"s3\" (c)"),
+        "{}",
+        done.stderr
+    );
+    replayed_with_violations(
+        &log,
+        &[("s2c/too_many_in_flight", 2), ("s2c/unanswered", 1)],
+    );
+}

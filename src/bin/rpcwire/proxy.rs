@@ -78,9 +78,9 @@ With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for
 proxy rewrites, as a new array of its elements, each otherwise byte for byte), and each of its
 elements is tracked and reported as a message of its own: its requests go in flight
 (duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
-with its batch, untracked, but a client's is kept until its reply comes, at most 4,096 at once:
-its reply is no violation, its batch's timeout answers it, and never answered it is unanswered
-at exit (one not kept: its reply is an unknown_reply); one reusing an id goes on under a minted
+with its batch, untracked, but it is kept until its reply comes, at most 4,096 at once each way:
+its reply is no violation, a client's batch's timeout answers it, and never answered it is
+unanswered at exit (one not kept: its reply is an unknown_reply); one reusing an id goes on under a minted
 id, as one sent alone, untracked or not: the reply to an untracked one goes back with its id; a
 later request with the id of one that went untracked under its own goes under a minted id),
 its replies are matched
@@ -1209,6 +1209,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "rewrites_reused_ids_of_untracked_elements": true,
         "rewrites_ids_of_untracked_elements_reused": true,
         "keeps_untracked_elements": true,
+        "keeps_untracked_server_elements": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

@@ -325,6 +325,9 @@ struct LogHeader {
     /// (answered at their batch's deadline, unanswered at exit): absent from the logs of
     /// proxies that forgot them.
     keeps_untracked_elements: Option<bool>,
+    /// Whether it kept the server's batch elements beyond its limits likewise (their reply
+    /// no violation, unanswered at exit): absent from the logs of proxies that forgot them.
+    keeps_untracked_server_elements: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -391,7 +394,8 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
             // one of a proxy that did for requests sent alone only, or for those and the batch
             // elements it tracked only, or not for a request with the id of a batch element it
             // forwarded untracked under that id. Likewise, one that forgot the batch elements
-            // it forwarded untracked (no `keeps_untracked_elements`) is replayed forgetting them.
+            // it forwarded untracked (no `keeps_untracked_elements`) is replayed forgetting them,
+            // and one that forgot the server's (no `keeps_untracked_server_elements`) too.
             session.get_or_insert_with(|| {
                 let session = Session::with_max_in_flight(dialect, None, max_in_flight);
                 let flags = [
@@ -404,6 +408,9 @@ fn replay_log<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) ->
                 session
                     .rewriting(IdRewriting::LEVELS[said])
                     .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
+                    .keeping_untracked_server_elements(
+                        header.keeps_untracked_server_elements == Some(true),
+                    )
             });
             continue;
         }

@@ -136,11 +136,11 @@ impl Session {
     ///   unanswered. When the
     ///   server may still answer its id for another request, it goes under a minted id (a
     ///   session rewriting reused ids: [`Verdict::forward_id`]), and its reply goes back with
-    ///   the client's. A client's is kept all the same, within bounds of its own
+    ///   the client's. It is kept all the same, within bounds of its own
     ///   ([`UntrackedElements`](super::untracked::UntrackedElements)), until its reply
-    ///   comes: its reply is then no violation, the proxy answers it with what is left of its
-    ///   batch (at its deadline, or in place of a dropped array), and one never answered is
-    ///   unanswered at the end;
+    ///   comes: its reply is then no violation, the proxy answers a client's with what is
+    ///   left of its batch (at its deadline, or in place of a dropped array), and one never
+    ///   answered is unanswered at the end;
     /// - everything else as for a message sent alone.
     pub fn observe_element(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);

@@ -134,12 +134,21 @@ pub struct Session {
     /// `untracked_elements`: as the proxy does, but not in the replay of a log of a proxy
     /// that did not ([`Session::keeping_untracked_elements`]).
     keeps_untracked: bool,
+    /// The server's batch elements that went untracked and wait for the client's reply, by
+    /// their own id (the server's ids are never rewritten), within the same bounds: no
+    /// deadline answers them (the proxy never answers a server's request itself), and never
+    /// answered they are unanswered at the end.
+    untracked_server_elements: UntrackedElements,
+    /// Whether the server's batch elements that go untracked are kept in
+    /// `untracked_server_elements` ([`Session::keeping_untracked_server_elements`]).
+    keeps_untracked_server: bool,
     /// The ids of the client's batch elements that went untracked under the client's own id
     /// (beyond the limits of the requests in flight, while the server could answer no other
     /// request of that id): the last [`RECENT`](recent::RECENT) of them, at most
     /// [`RECENT_BYTES`](recent::RECENT_BYTES) of keys, the oldest forgotten first (a request
-    /// of a forgotten one goes under its own id). Not taken by a reply: which of several
-    /// replies with the id is the element's is not known.
+    /// of a forgotten one goes under its own id, unless its element is still kept in
+    /// `untracked_elements`). Not taken by a reply: which of several replies with the id is
+    /// the element's is not known.
     untracked_own_ids: Recent,
     /// How many ids the session minted so far ([`rewrite`]).
     minted: u64,
@@ -229,6 +238,8 @@ impl Session {
             untracked_rewrites: UntrackedRewrites::default(),
             untracked_elements: UntrackedElements::default(),
             keeps_untracked: true,
+            untracked_server_elements: UntrackedElements::default(),
+            keeps_untracked_server: true,
             untracked_own_ids: Recent::default(),
             minted: 0,
             rewritten_client_ids: HashMap::new(),
@@ -539,26 +550,36 @@ impl Session {
                                         .push(IdKey::of(minted.as_id()), client_id.to_owned_id())
                             });
                             let under_own_id = minted.is_none();
-                            // Kept, within bounds of its own, until its reply comes: its
-                            // batch's timeout answers it, and the end reports it unanswered.
-                            if let (Some(mut waiting), Some((_, _, wait)), true, Dir::C2s) = (
-                                refused,
-                                &mut self.open_batch,
-                                in_batch && self.keeps_untracked,
-                                dir,
-                            ) {
-                                let upstream = minted.clone().unwrap_or_else(|| {
-                                    waiting.client_id = None;
-                                    client_id.to_owned_id()
-                                });
-                                // (Its progress token was not taken in: it is not kept, and
-                                // the element's bounds count its ids only.)
-                                waiting.progress_token = None;
-                                let key = IdKey::of(upstream.as_id());
-                                if self.untracked_elements.push(upstream, waiting) {
-                                    wait.untracked.push(key);
-                                    wait.untracked_left += 1;
+                            // Kept, within bounds of its own, until its reply comes: a
+                            // client's batch's timeout answers it, and the end reports it
+                            // unanswered.
+                            match (refused, &mut self.open_batch, in_batch, dir) {
+                                (Some(mut waiting), Some((_, _, wait)), true, Dir::C2s)
+                                    if self.keeps_untracked =>
+                                {
+                                    let upstream = minted.clone().unwrap_or_else(|| {
+                                        waiting.client_id = None;
+                                        client_id.to_owned_id()
+                                    });
+                                    // (Its progress token was not taken in: it is not kept,
+                                    // and the element's bounds count its ids only.)
+                                    waiting.progress_token = None;
+                                    let key = IdKey::of(upstream.as_id());
+                                    if self.untracked_elements.push(upstream, waiting) {
+                                        wait.untracked.push(key);
+                                        wait.untracked_left += 1;
+                                    }
                                 }
+                                (Some(mut waiting), _, true, Dir::S2c)
+                                    if self.keeps_untracked_server =>
+                                {
+                                    // (Under its own id, and with no batch record: nothing
+                                    // answers a server's request in the client's place.)
+                                    waiting.progress_token = None;
+                                    let elements = &mut self.untracked_server_elements;
+                                    elements.push(client_id.to_owned_id(), waiting);
+                                }
+                                _ => {}
                             }
                             forward_id = minted;
                             // A later request of its id, sent alone or in a batch, goes under a
@@ -752,8 +773,8 @@ impl Session {
                             forward = false;
                             self.flag(dir, Violation::LateReply)
                         } else if let Some(element) = self.untracked_answered(asked, id) {
-                            // The one reply to a client batch element beyond the limits, kept:
-                            // under its own id, or under a minted one whose rewrite was
+                            // The one reply to a batch element beyond the limits, kept: under
+                            // its own id, or (a client's) under a minted one whose rewrite was
                             // forgotten (back with the client's all the same).
                             forward_id = element.client_id;
                             None
@@ -977,10 +998,11 @@ impl Session {
             let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
             // Those that waited behind one of the same id after it.
             left.extend(self.queued[slot(dir)].drain());
-            // The client's batch elements that went untracked, kept.
-            if dir == Dir::C2s {
-                left.extend(self.untracked_elements.drain());
-            }
+            // The batch elements that went untracked, kept.
+            left.extend(match dir {
+                Dir::C2s => self.untracked_elements.drain(),
+                Dir::S2c => self.untracked_server_elements.drain(),
+            });
             // In the order they were sent (the table's is its hash order, seeded at random:
             // the report must not change from run to run).
             left.sort_unstable_by_key(|(_, w)| w.seq);

@@ -101,16 +101,27 @@ impl Session {
     /// Whether a reply with `id` could still come from the server: a client request with
     /// that id, as the server read it, waits (in the table or in line), was given up on
     /// lately, or went untracked under it, minted ([`untracked`](super::untracked)) or the
-    /// client's own, lately ([`Session::untracked_own_ids`]).
+    /// client's own, lately ([`Session::untracked_own_ids`]) or still kept, waiting for its
+    /// reply ([`Session::untracked_elements`], which outlives those memories of its id).
     fn server_may_answer(&self, id: Id<'_>) -> bool {
         let recent = &self.recent[slot(Dir::C2s)];
         let untracked = &self.untracked_rewrites;
         let own = &self.untracked_own_ids;
+        let kept = &self.untracked_elements;
+        let keyed = [
+            recent.is_empty(),
+            untracked.is_empty(),
+            own.is_empty(),
+            kept.is_empty(),
+        ];
         self.waiting[slot(Dir::C2s)].contains(id)
             || self.queued[slot(Dir::C2s)].contains(id)
-            || ((!recent.is_empty() || !untracked.is_empty() || !own.is_empty()) && {
+            || (keyed.contains(&false) && {
                 let key = IdKey::of(id);
-                recent.contains(&key) || untracked.contains(&key) || own.contains(&key)
+                recent.contains(&key)
+                    || untracked.contains(&key)
+                    || own.contains(&key)
+                    || kept.contains(&key)
             })
     }
 

@@ -2085,7 +2085,8 @@ fn an_untracked_element_whose_id_the_server_may_answer_goes_under_a_minted_id() 
 /// goes untracked under that id, and a later request of the same id goes under a minted id,
 /// so that the server's reply to the element, alone or in an array, never answers it; nor is
 /// any id minted later equal to the element's. The session remembers the last [`RECENT`] such
-/// ids: a request of an older one goes under its own id.
+/// ids: a request of an older one goes under its own id, once that element is no longer kept
+/// (its reply came).
 ///
 /// [`RECENT`]: recent::RECENT
 #[test]
@@ -2135,7 +2136,7 @@ fn a_request_reusing_the_id_of_an_untracked_element_goes_under_a_minted_id() {
     }
     assert!(session.finish().is_empty());
 
-    // The oldest forgotten: a request of its id goes under that id.
+    // The oldest forgotten, and its element answered: a request of its id goes under that id.
     let mut session =
         Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
     session.observe(Dir::C2s, &request_of("1", "a"), 0);
@@ -2143,6 +2144,8 @@ fn a_request_reusing_the_id_of_an_untracked_element_goes_under_a_minted_id() {
     let elements: Vec<_> = tokens.iter().map(|t| request_of(t, "b")).collect();
     batch(&mut session, Dir::C2s, &elements);
     session.observe(Dir::S2c, &reply_of("1"), 0);
+    let element = session.observe(Dir::S2c, &reply_of("\"e0\""), 0);
+    assert_eq!(element.violation, None);
     let oldest = session.observe(Dir::C2s, &request_of("\"e0\"", "c"), 0);
     assert_eq!((oldest.violation, forwarded_as(&oldest)), (None, None));
     session.observe(Dir::S2c, &reply_of("\"e0\""), 0);
@@ -2304,4 +2307,95 @@ fn a_reused_id_beyond_the_limit_is_reported_as_beyond_the_limit() {
         counted.get(&(Dir::C2s, Violation::TooManyInFlight)),
         Some(&2)
     );
+}
+
+/// JSON-RPC, rewriting: while a batch element beyond the limits is kept, waiting for its
+/// reply, a request of the id it went under (its own, or one minted for it) goes under a
+/// minted id, however many elements went untracked since: the memory of those ids
+/// (`untracked_own_ids`, [`UntrackedRewrites`](untracked::UntrackedRewrites)) forgets the
+/// oldest, but the element kept still waits for a reply with its id, and a request under
+/// that id would take the element's reply (and the element the request's).
+#[test]
+fn a_request_with_the_id_of_a_kept_untracked_element_goes_under_a_minted_id() {
+    // The element's id: its own (fresh), or minted (it reuses 1, in flight).
+    for reused in [false, true] {
+        let mut session =
+            Session::with_max_in_flight(Dialect::JsonRpc2, None, 1).rewriting_reused_ids();
+        session.observe(Dir::C2s, &request_of("1", "a"), 0);
+        let tokens: Vec<String> = (0..=recent::RECENT)
+            .map(|n| match reused {
+                true => "1".to_string(),
+                false => format!("\"e{n}\""),
+            })
+            .collect();
+        let elements: Vec<_> = tokens.iter().map(|t| request_of(t, "b")).collect();
+        let sent = batch(&mut session, Dir::C2s, &elements);
+        let upstream = forwarded_as(&sent[0]).unwrap_or_else(|| tokens[0].clone());
+        session.observe(Dir::S2c, &reply_of("1"), 0);
+        // The first element is kept; its id's rewrite, or its own id, is forgotten.
+        let request = session.observe(Dir::C2s, &request_of(&upstream, "c"), 0);
+        let minted = forwarded_as(&request);
+        assert!(
+            minted.as_ref().is_some_and(|m| *m != upstream),
+            "{reused}: {minted:?}"
+        );
+        // The server's reply to the element answers the element, with the client's id.
+        let element = session.observe(Dir::S2c, &reply_of(&upstream), 0);
+        assert_eq!(
+            (element.violation, forwarded_as(&element)),
+            (None, reused.then(|| "1".to_string())),
+            "{reused}"
+        );
+        // Its reply to the request answers the request, with the client's id.
+        let reply = session.observe(Dir::S2c, &reply_of(&minted.unwrap()), 0);
+        assert_eq!(
+            (reply.violation, forwarded_as(&reply)),
+            (None, Some(upstream.clone())),
+            "{reused}"
+        );
+    }
+}
+
+/// JSON-RPC: a server's batch element beyond `--max-in-flight` goes with its batch untracked,
+/// and is kept until its reply comes, as a client's is: the client's reply to it, in an array
+/// or alone, is its own, no violation (a second is unknown); never answered, it is
+/// unanswered at the end. (No deadline: the proxy never answers a server's request itself.)
+/// A session replaying the log of a proxy that did not keep them forgets it.
+#[test]
+fn an_untracked_server_batch_element_is_kept_until_its_reply_comes() {
+    for keep in [true, false] {
+        let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1)
+            .keeping_untracked_server_elements(keep);
+        session.observe(Dir::S2c, &request_of("1", "a"), 0);
+        let sent = batch(
+            &mut session,
+            Dir::S2c,
+            &[request_of("5", "b"), request_of("6", "c")],
+        );
+        for element in &sent {
+            assert_eq!(
+                (element.forward, element.violation),
+                (true, Some(Violation::TooManyInFlight))
+            );
+        }
+        let answers = batch(&mut session, Dir::C2s, &[reply_of("5")]);
+        let alone = session.observe(Dir::C2s, &reply_of("5"), 0);
+        let unknown = Some(Violation::UnknownReply);
+        let kept = if keep { None } else { unknown };
+        assert_eq!(
+            (answers[0].violation, alone.violation),
+            (kept, unknown),
+            "{keep}"
+        );
+        let left: Vec<_> = session
+            .finish()
+            .iter()
+            .map(|u| (u.dir, u.id.to_string(), u.upstream_id.is_some()))
+            .collect();
+        let mut expected = vec![(Dir::S2c, "1".to_string(), false)];
+        if keep {
+            expected.push((Dir::S2c, "6".to_string(), false));
+        }
+        assert_eq!(left, expected, "{keep}");
+    }
 }

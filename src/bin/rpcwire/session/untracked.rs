@@ -3,7 +3,8 @@
 //! an id the session minted, so that the server's reply to one is told from any other, and
 //! goes back with the client's id ([`UntrackedRewrites`]); and each, minted or not, is kept
 //! within bounds of its own until its reply comes ([`UntrackedElements`]), so that its batch's
-//! timeout answers it and, never answered, it is reported at the end.
+//! timeout answers it and, never answered, it is reported at the end. The server's batch
+//! elements beyond the limits are kept likewise (under their own ids, with no deadline).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -13,15 +14,15 @@ use super::recent::{RECENT, RECENT_BYTES};
 use super::waiting::Waiting;
 use super::{Dir, Session};
 
-/// The client batch elements that went untracked (beyond `--max-in-flight` or the byte budget
-/// of the requests in flight) and still wait for their reply, by the id they went to the
-/// server under: at most [`RECENT`] of them at once, [`RECENT_BYTES`] of ids, so that the
-/// limits of the requests in flight still bound what the session holds. An element past these
-/// bounds is not kept (nothing answers it at its batch's deadline, nor is it reported at the
-/// end), nor is one whose id another element kept holds.
+/// The batch elements one side sent that went untracked (beyond `--max-in-flight` or the byte
+/// budget of the requests in flight) and still wait for their reply, by the id they went to
+/// the peer under (a client's may be minted): at most [`RECENT`] of them at once,
+/// [`RECENT_BYTES`] of ids, so that the limits of the requests in flight still bound what the
+/// session holds. An element past these bounds is not kept (nothing answers a client's at its batch's deadline, nor is it reported
+/// at the end), nor is one whose id another element kept holds.
 #[derive(Debug, Default)]
 pub(super) struct UntrackedElements {
-    /// Each element: the id it went to the server under, and what a request waiting holds
+    /// Each element: the id it went to the peer under, and what a request waiting holds
     /// (its batch, its method, the client's id when the id was minted).
     waiting: HashMap<IdKey, (IdBuf, Waiting)>,
     /// The bytes of the ids in `waiting`.
@@ -60,6 +61,11 @@ impl UntrackedElements {
     /// Whether no element is kept (checked before an id's key is built).
     pub(super) fn is_empty(&self) -> bool {
         self.waiting.is_empty()
+    }
+
+    /// Whether an element is kept under `key`: the server may still answer it.
+    pub(super) fn contains(&self, key: &IdKey) -> bool {
+        self.waiting.contains_key(key)
     }
 
     /// The number of the batch of the element kept under `key`.
@@ -154,11 +160,27 @@ impl Session {
         self
     }
 
+    /// A session that keeps the server's batch elements that go untracked until the
+    /// client's reply comes (`keep`, the default), or not: the replay of a log of a proxy
+    /// that did not (its header lacks `keeps_untracked_server_elements`), which took their
+    /// replies for unknown ones and did not report them unanswered.
+    pub fn keeping_untracked_server_elements(mut self, keep: bool) -> Session {
+        self.keeps_untracked_server = keep;
+        self
+    }
+
     /// The reply to the request sent in `asked` under `id` came, and matched no request
-    /// waiting: when it is a client batch element's that went untracked, kept, the element
-    /// waits no more, and is returned.
+    /// waiting: when it is a batch element's that went untracked, kept, the element waits no
+    /// more, and is returned.
     pub(super) fn untracked_answered(&mut self, asked: Dir, id: Id<'_>) -> Option<Waiting> {
-        if asked != Dir::C2s || self.untracked_elements.is_empty() {
+        if asked == Dir::S2c {
+            let elements = &mut self.untracked_server_elements;
+            return match elements.is_empty() {
+                true => None,
+                false => elements.take(&IdKey::of(id)).map(|(_, w)| w),
+            };
+        }
+        if self.untracked_elements.is_empty() {
             return None;
         }
         let (_, w) = self.untracked_elements.take(&IdKey::of(id))?;
