@@ -586,8 +586,11 @@ mod line_end_tests {
                     buf[at] = b'\n';
                     check(buf, &what);
                     // Characters and sequences after the newline, before it, across it, and
-                    // before and after it.
-                    for (k, seq) in odd.iter().enumerate() {
+                    // before and after it (on the long lines, only with the newline near a
+                    // block's edge: elsewhere they repeat the shorter lines' cases, at a cost
+                    // that grows with the square of the length).
+                    let near_edge = !(3..61).contains(&(at % 64));
+                    for (k, seq) in odd.iter().enumerate().filter(|_| len < 400 || near_edge) {
                         for (start, other) in [
                             (at + 1, None),
                             (at.wrapping_sub(seq.len()), None),
@@ -605,7 +608,10 @@ mod line_end_tests {
                                 buf[*s..*s + seq.len()].copy_from_slice(seq);
                             }
                             check(buf, &format!("{what} seq {k} at {starts:?}"));
-                            buf.copy_from_slice(&pristine[offset..offset + len]);
+                            for s in starts.iter().flatten() {
+                                let put = offset + s..offset + s + seq.len();
+                                buf[*s..*s + seq.len()].copy_from_slice(&pristine[put]);
+                            }
                             buf[at] = b'\n';
                         }
                     }
