@@ -127,8 +127,9 @@ pub struct Session {
     /// id: the server's reply to one goes back with the client's.
     untracked_rewrites: UntrackedRewrites,
     /// The client's batch elements that went untracked and wait for their reply, within
-    /// bounds of their own: their batch's timeout answers them, and never answered they are
-    /// unanswered at the end.
+    /// bounds of their own: their batch's timeout answers them, the client's cancellation of
+    /// one (MCP) ends it as it ends a request waiting, and never answered they are unanswered
+    /// at the end.
     untracked_elements: UntrackedElements,
     /// Whether the client's batch elements that go untracked are kept in
     /// `untracked_elements`: as the proxy does, but not in the replay of a log of a proxy
@@ -136,8 +137,9 @@ pub struct Session {
     keeps_untracked: bool,
     /// The server's batch elements that went untracked and wait for the client's reply, by
     /// their own id (the server's ids are never rewritten), within the same bounds: no
-    /// deadline answers them (the proxy never answers a server's request itself), and never
-    /// answered they are unanswered at the end.
+    /// deadline answers them (the proxy never answers a server's request itself), the
+    /// server's cancellation of one (MCP) ends it, and never answered they are unanswered at
+    /// the end.
     untracked_server_elements: UntrackedElements,
     /// Whether the server's batch elements that go untracked are kept in
     /// `untracked_server_elements` ([`Session::keeping_untracked_server_elements`]).
@@ -620,9 +622,13 @@ impl Session {
                 } else {
                     if let Some(cancelled) = cancels {
                         // The peer gave up on its own request: a late reply is to be ignored.
+                        // (Or on a batch element of its own that went untracked, kept: it
+                        // ends alike.)
                         if let Some((_, w)) = self.take_waiting(dir, cancelled) {
                             self.release(dir, &w);
                             self.remember(dir, IdKey::of(cancelled), None);
+                        } else {
+                            self.cancel_untracked(dir, cancelled);
                         }
                     }
                     let stray_progress = self.tracks_progress()

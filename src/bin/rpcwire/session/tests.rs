@@ -2399,3 +2399,97 @@ fn an_untracked_server_batch_element_is_kept_until_its_reply_comes() {
         assert_eq!(left, expected, "{keep}");
     }
 }
+
+/// MCP's `notifications/cancelled` naming `token`.
+fn cancel_of(token: &str) -> Observation<'_> {
+    Observation {
+        cancels: Some(id_of(token)),
+        ..without_id("notification", Some("notifications/cancelled"))
+    }
+}
+
+/// MCP (2025-03-26's batches, as the session models them): a client batch element beyond
+/// `--max-in-flight`, kept, that the client cancels ends as a cancelled request does: its
+/// bytes are given back, its batch no longer waits for it (the record goes once the rest is
+/// answered, and its deadline answers the rest only), its reply, coming later, is late, a
+/// request reusing its id is a duplicate, and it is not unanswered at the end.
+#[test]
+fn a_cancelled_untracked_client_element_is_no_longer_kept() {
+    // Answered: the batch's record goes, nothing is kept, the element's reply is late.
+    let mut session = Session::with_max_in_flight(Dialect::Mcp, Some(1_000), 1);
+    let sent = batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("1", "a"), request_of("2", "b")],
+    );
+    assert_eq!(sent[1].violation, Some(Violation::TooManyInFlight));
+    assert!(!session.untracked_elements.is_empty());
+    let cancelled = session.observe(Dir::C2s, &cancel_of("2"), 0);
+    assert_eq!((cancelled.forward, cancelled.violation), (true, None));
+    assert!(session.untracked_elements.is_empty(), "given back");
+    let answers = batch(&mut session, Dir::S2c, &[reply_of("1")]);
+    assert_eq!(answers[0].violation, None);
+    assert!(session.batches.is_empty(), "nothing of the batch waits");
+    let late = session.observe(Dir::S2c, &reply_of("2"), 0);
+    assert_eq!(
+        (late.forward, late.violation),
+        (false, Some(Violation::LateReply))
+    );
+    let reused = session.observe(Dir::C2s, &request_of("2", "c"), 0);
+    assert_eq!(reused.violation, Some(Violation::DuplicateId));
+    assert!(session.expire(1_000).is_empty());
+    assert!(session.finish().is_empty());
+
+    // Never answered: its batch's deadline answers what is left of it, the element not.
+    let mut session = Session::with_max_in_flight(Dialect::Mcp, Some(1_000), 1);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("1", "a"), request_of("2", "b")],
+    );
+    session.observe(Dir::C2s, &cancel_of("2"), 0);
+    assert_eq!(timed_out_ids(&session.expire(1_000)), ["1"]);
+    assert!(session.finish().is_empty());
+
+    // No deadline: not unanswered at the end (the request it went beyond is).
+    let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 1);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("1", "a"), request_of("2", "b")],
+    );
+    session.observe(Dir::C2s, &cancel_of("2"), 0);
+    let left: Vec<_> = session.finish().iter().map(|u| u.id.to_string()).collect();
+    assert_eq!(left, ["1"]);
+}
+
+/// MCP: a server batch element beyond `--max-in-flight`, kept, that the server cancels is
+/// kept no more: the client's reply to it is late, and it is not unanswered at the end.
+#[test]
+fn a_cancelled_untracked_server_element_is_no_longer_kept() {
+    let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 1);
+    session.observe(Dir::S2c, &request_of("1", "a"), 0);
+    let sent = batch(
+        &mut session,
+        Dir::S2c,
+        &[request_of("5", "b"), request_of("6", "c")],
+    );
+    assert!(sent
+        .iter()
+        .all(|v| v.violation == Some(Violation::TooManyInFlight)));
+    session.observe(Dir::S2c, &cancel_of("5"), 0);
+    let late = batch(&mut session, Dir::C2s, &[reply_of("5")]);
+    assert_eq!(
+        (late[0].forward, late[0].violation),
+        (false, Some(Violation::LateReply))
+    );
+    let left: Vec<_> = session
+        .finish()
+        .iter()
+        .map(|u| (u.dir, u.id.to_string()))
+        .collect();
+    assert_eq!(
+        left,
+        [(Dir::S2c, "1".to_string()), (Dir::S2c, "6".to_string())]
+    );
+}

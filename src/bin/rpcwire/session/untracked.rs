@@ -4,7 +4,8 @@
 //! goes back with the client's id ([`UntrackedRewrites`]); and each, minted or not, is kept
 //! within bounds of its own until its reply comes ([`UntrackedElements`]), so that its batch's
 //! timeout answers it and, never answered, it is reported at the end. The server's batch
-//! elements beyond the limits are kept likewise (under their own ids, with no deadline).
+//! elements beyond the limits are kept likewise (under their own ids, with no deadline). An
+//! element its sender cancels (MCP) is kept no more, as a cancelled request waits no more.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -188,6 +189,34 @@ impl Session {
             batch.untracked_left = batch.untracked_left.saturating_sub(1);
         });
         Some(w)
+    }
+
+    /// Its sender cancelled a batch element of its own that went untracked and was kept
+    /// (MCP's `notifications/cancelled`, naming `id`): it ends as a cancelled request in the
+    /// table does. It is kept no more (its bytes given back), a client's batch no longer waits
+    /// for it (its deadline does not answer it), and it is remembered for its late reply, and
+    /// as an id its sender gave up on. Found by the id named, as a request in the table is:
+    /// the id it went to the peer under, which under MCP is always its sender's own (ids are
+    /// minted under JSON-RPC only, which has no cancellation; the proxy forwards a
+    /// cancellation's `requestId` as it came).
+    pub(super) fn cancel_untracked(&mut self, dir: Dir, id: Id<'_>) {
+        match dir {
+            Dir::C2s if !self.untracked_elements.is_empty() => {
+                if let Some((_, w)) = self.stop_untracked(&IdKey::of(id)) {
+                    self.batch_part_answered(w.batch, |batch| {
+                        batch.untracked_left = batch.untracked_left.saturating_sub(1);
+                    });
+                    self.prune_deadlines();
+                }
+            }
+            Dir::S2c if !self.untracked_server_elements.is_empty() => {
+                let key = IdKey::of(id);
+                if self.untracked_server_elements.take(&key).is_some() {
+                    self.remember(Dir::S2c, key, None);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A client batch element that went untracked, kept under `key`, which the proxy answers
