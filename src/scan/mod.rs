@@ -561,13 +561,15 @@ mod line_end_tests {
                 assert_eq!(utf8, line.len(), "{what}");
             }
         };
-        // Characters of each length, and what is no UTF-8: a lone continuation byte, a lead
-        // byte without its continuation, an overlong form, a surrogate, past U+10FFFF, 0xff.
-        let odd: [&[u8]; 10] = [
+        // Characters of each length, and what is no UTF-8: a lone continuation byte, lead
+        // bytes of two and three without their continuations, an overlong form, a surrogate,
+        // past U+10FFFF, 0xff.
+        let odd: [&[u8]; 11] = [
             "\u{e9}".as_bytes(),
             "\u{20ac}".as_bytes(),
             "\u{1d11e}".as_bytes(),
             &[0x80],
+            &[0xc3],
             &[0xe2, 0x82],
             &[0xc0, 0xaf],
             &[0xe0, 0x80, 0xaf],
@@ -628,9 +630,9 @@ mod line_end_tests {
         }
     }
 
-    /// Lines dense in characters that are not ASCII (three-byte characters from every
-    /// offset), with one sequence that is no UTF-8 put at every place: the prefix is UTF-8,
-    /// and stops before the bad sequence.
+    /// Lines dense in characters that are not ASCII (characters of two bytes, and of three,
+    /// from every offset), with one byte that is no UTF-8 put at every place: the prefix is
+    /// UTF-8, and stops before the bad byte.
     #[test]
     #[cfg_attr(miri, ignore)]
     fn line_end_on_lines_dense_in_characters_that_are_not_ascii() {
@@ -641,22 +643,35 @@ mod line_end_tests {
 
     /// [`line_end_on_lines_dense_in_characters_that_are_not_ascii`] for one instance.
     fn on_lines_dense_in_characters_that_are_not_ascii(line_end: LineEnd) {
-        for lead in 0..5 {
-            for len in [60, 64, 100, 128, 129, 300] {
-                let mut line = "x".repeat(lead).into_bytes();
-                while line.len() + 3 <= len {
-                    line.extend_from_slice("\u{65e5}".as_bytes());
-                }
-                line.push(b'\n');
-                let (nl, utf8) = line_end(&line);
-                assert_eq!(nl, Some(line.len() - 1));
-                assert!(core::str::from_utf8(&line[..utf8]).is_ok());
-                for at in 0..line.len() - 1 {
-                    let mut bad = line.clone();
-                    bad[at] = 0xff;
-                    let (nl, utf8) = line_end(&bad);
+        for char in ["\u{65e5}", "\u{e9}"] {
+            for lead in 0..5 {
+                for len in [60, 64, 100, 128, 129, 300] {
+                    let mut line = "x".repeat(lead).into_bytes();
+                    while line.len() + char.len() <= len {
+                        line.extend_from_slice(char.as_bytes());
+                    }
+                    line.push(b'\n');
+                    let (nl, utf8) = line_end(&line);
                     assert_eq!(nl, Some(line.len() - 1));
-                    assert!(utf8 <= at && core::str::from_utf8(&bad[..utf8]).is_ok());
+                    assert!(core::str::from_utf8(&line[..utf8]).is_ok());
+                    // A byte put at every place: one that is never UTF-8, ASCII (which cuts a
+                    // character short or leaves its continuation alone), and each byte at the
+                    // edge of a class: continuations, leads of two bytes (of an overlong form
+                    // below them), a lead of three.
+                    for at in 0..line.len() - 1 {
+                        let edges = [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3, 0xdf, 0xe0];
+                        for byte in [0xff, b'x'].into_iter().chain(edges) {
+                            let mut bad = line.clone();
+                            bad[at] = byte;
+                            let (nl, utf8) = line_end(&bad);
+                            assert_eq!(nl, Some(line.len() - 1));
+                            let text = &bad[..line.len() - 1];
+                            let valid = core::str::from_utf8(text)
+                                .map_or_else(|e| e.valid_up_to(), |_| text.len());
+                            assert!(utf8 <= valid, "{char} {lead} {len} {at} {byte}");
+                            assert!(core::str::from_utf8(&bad[..utf8]).is_ok());
+                        }
+                    }
                 }
             }
         }
