@@ -80,11 +80,10 @@ elements is tracked and reported as a message of its own: its requests go in fli
 (duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
 with its batch, untracked, but it is kept until its reply comes, at most 4,096 at once each way:
 its reply is no violation, a client's batch's timeout answers it, and never answered it is
-unanswered at exit (one not kept: its reply is an unknown_reply); one reusing an id goes on under a minted
-id, as one sent alone, untracked or not: the reply to an untracked one goes back with its id; a
-later request with the id of one that went untracked under its own goes under a minted id),
-its replies are matched
-(unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
+unanswered at exit (one not kept: its reply is an unknown_reply); one reusing an id goes on
+under a minted id, as one sent alone, untracked or not: the reply to an untracked one goes back
+with its id; a later request with the id of one that went untracked under its own goes under a
+minted id), its replies are matched (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
 is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
 (one array answers a batch): at --timeout-ms the client gets one array from the proxy for what is

@@ -19,8 +19,9 @@ use super::{Dir, Session};
 /// budget of the requests in flight) and still wait for their reply, by the id they went to
 /// the peer under (a client's may be minted): at most [`RECENT`] of them at once,
 /// [`RECENT_BYTES`] of ids, so that the limits of the requests in flight still bound what the
-/// session holds. An element past these bounds is not kept (nothing answers a client's at its batch's deadline, nor is it reported
-/// at the end), nor is one whose id another element kept holds.
+/// session holds. An element past these bounds is not kept (nothing answers a client's at its
+/// batch's deadline, nor is it reported at the end), nor is one whose id another element kept
+/// holds.
 #[derive(Debug, Default)]
 pub(super) struct UntrackedElements {
     /// Each element: the id it went to the peer under, and what a request waiting holds
@@ -176,10 +177,10 @@ impl Session {
     pub(super) fn untracked_answered(&mut self, asked: Dir, id: Id<'_>) -> Option<Waiting> {
         if asked == Dir::S2c {
             let elements = &mut self.untracked_server_elements;
-            return match elements.is_empty() {
-                true => None,
-                false => elements.take(&IdKey::of(id)).map(|(_, w)| w),
-            };
+            if elements.is_empty() {
+                return None;
+            }
+            return elements.take(&IdKey::of(id)).map(|(_, w)| w);
         }
         if self.untracked_elements.is_empty() {
             return None;
