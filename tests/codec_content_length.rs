@@ -104,9 +104,18 @@ fn a_bad_header_is_an_invalid_data_error_that_ends_the_stream() {
         let err = codec.decode(&mut buf).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
         assert!(codec.is_failed());
-        buf.extend_from_slice(&ping);
-        assert!(codec.decode(&mut buf).unwrap().is_none());
+        // Whatever follows is dropped as it comes: the buffer stays empty, and the offsets
+        // count every byte.
+        for _ in 0..64 {
+            buf.extend_from_slice(&ping);
+            buf.extend_from_slice(&[b'x'; 4096]);
+            assert!(codec.decode(&mut buf).unwrap().is_none());
+            assert!(buf.is_empty());
+        }
         assert!(codec.decode_eof(&mut buf).unwrap().is_none());
+        let total = stream.len() + 64 * (ping.len() + 4096);
+        assert_eq!(codec.framer().consumed(), total as u64);
+        assert_eq!(codec.framer().last_offset(), at);
     }
 }
 

@@ -38,6 +38,43 @@ fn bodies_and_header_forms() {
     );
 }
 
+/// `Content-Type` is not interpreted, as documented: a charset other than `utf-8` (the LSP
+/// spec says a peer "should respond with an error") or the old `utf8` spelling changes nothing.
+#[test]
+fn content_type_is_not_interpreted() {
+    for content_type in [
+        "application/vscode-jsonrpc; charset=utf8",
+        "application/vscode-jsonrpc; charset=latin1",
+        "text/plain; charset=utf-16",
+    ] {
+        let input = format!("Content-Type: {content_type}\r\nContent-Length: 2\r\n\r\n{{}}");
+        assert_eq!(
+            frames(input.as_bytes()),
+            vec![Ok(Bytes::from("{}"))],
+            "{content_type}"
+        );
+    }
+}
+
+/// A length is any run of digits whose value fits `u64`, however many leading zeros it has:
+/// `u64::MAX` is a length (over the limit, skipped), one more is not.
+#[test]
+fn a_length_up_to_u64_max() {
+    let zeros = format!("Content-Length: {}2\r\n\r\n{{}}", "0".repeat(40));
+    assert_eq!(frames(zeros.as_bytes()), vec![Ok(Bytes::from("{}"))]);
+    let mut framer = ContentLengthFramer::new(usize::MAX - 1);
+    let max = format!("Content-Length: {}\r\n\r\n{{}}", u64::MAX);
+    assert_eq!(
+        frame_all(&mut framer, &[max.as_bytes()]),
+        vec![Err(E::TooLong {
+            offset: 0,
+            length: u64::MAX
+        })]
+    );
+    assert!(!framer.is_failed());
+    assert_eq!(framer.consumed(), max.len() as u64);
+}
+
 #[test]
 fn header_names_take_every_rfc_9110_token_character() {
     let name = "!#$%&'*+-.^_`|~09azAZ";
@@ -58,14 +95,32 @@ fn fatal_header_errors() {
             E::DuplicateLength { offset: 0 },
         ),
         (b"Content-Length: -2\r\n\r\n{}", E::BadLength { offset: 0 }),
+        (b"Content-Length: +2\r\n\r\n{}", E::BadLength { offset: 0 }),
         (b"Content-Length: 2x\r\n\r\n{}", E::BadLength { offset: 0 }),
         (b"Content-Length: 1 2\r\n\r\n{}", E::BadLength { offset: 0 }),
         (b"Content-Length:\r\n\r\n{}", E::BadLength { offset: 0 }),
+        (b"Content-Length: \t \r\n\r\n{}", E::BadLength { offset: 0 }),
+        (
+            b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+            E::DuplicateLength { offset: 0 },
+        ),
+        (
+            b"Content-Length: 18446744073709551616\r\n\r\n",
+            E::BadLength { offset: 0 },
+        ),
         (
             b"Content-Length: 99999999999999999999999\r\n\r\n",
             E::BadLength { offset: 0 },
         ),
         (b"Content-Length: 2\n\n{}", E::MalformedHeader { offset: 0 }),
+        (
+            b"Content-Length: 2\r\n\n{}",
+            E::MalformedHeader { offset: 0 },
+        ),
+        (
+            b"Content-Length: 2\r\r\n\r\n{}",
+            E::MalformedHeader { offset: 0 },
+        ),
         (
             b"Content-Length 2\r\n\r\n{}",
             E::MalformedHeader { offset: 0 },
