@@ -113,6 +113,19 @@ fn sse_line_ends_lf_crlf_cr() {
     );
     assert_eq!(data_of(b"data: a\r\rdata: b\rdata: c\r\r"), expected);
     assert_eq!(data_of(b"data: a\r\n\rdata: b\ndata: c\r\r\n"), expected);
+    // A CRLF cut between two reads after its CR (a blank line's too) is one line end, not a CR
+    // and then a blank line (which a framer yielding empty events would hand out as an event).
+    for chunks in [
+        &[&b"data: a\r"[..], b"\n\r\ndata: b\r\ndata: c\r\n\r\n"][..],
+        &[b"data: a\r\n\r", b"\ndata: b\r\ndata: c\r\n\r", b"\n"],
+    ] {
+        let mut framer = SseFramer::new(1 << 20).yield_empty_events(true);
+        let got: Vec<Vec<u8>> = sse_all(&mut framer, chunks)
+            .into_iter()
+            .map(|e| e.unwrap().data.to_vec())
+            .collect();
+        assert_eq!(got, expected, "{chunks:?}");
+    }
 }
 
 #[test]
@@ -120,6 +133,10 @@ fn sse_field_rules() {
     // One leading space is removed, not two; no colon: the whole line is the field name.
     assert_eq!(data_of(b"data:  x\n\n"), vec![b" x".to_vec()]);
     assert_eq!(data_of(b"data:x\n\n"), vec![b"x".to_vec()]);
+    // Only a U+0020 SPACE: a tab (or any other blank) after the colon is part of the value.
+    assert_eq!(data_of(b"data:\tx\n\n"), vec![b"\tx".to_vec()]);
+    assert_eq!(data_of(b"data: \tx\n\n"), vec![b"\tx".to_vec()]);
+    assert_eq!(data_of(b"data:\x0cx\n\n"), vec![b"\x0cx".to_vec()]);
     assert_eq!(data_of(b"data\ndata\n\n"), vec![b"\n".to_vec()]);
     // Comments and unknown fields are ignored; field names are case-sensitive.
     assert_eq!(
@@ -155,6 +172,23 @@ fn sse_event_type_rules() {
     );
     // No data line: nothing would be dispatched, and the type is reset.
     assert_eq!(got[1].as_ref().unwrap().event, None);
+    // Reset for the events that follow, too: the type of a block without data (skipped, or
+    // handed out for its id) does not carry over to the next event, in one read or two.
+    let input = b"event: ping\n\ndata: a\n\nevent: ping\nid: 1\n\ndata: b\n\n";
+    for at in 0..=input.len() {
+        let (a, b) = input.split_at(at);
+        let got = sse_all(&mut SseFramer::new(1 << 20), &[a, b]);
+        let got: Vec<_> = got
+            .into_iter()
+            .map(|e| e.unwrap())
+            .map(|e| (e.data.to_vec(), e.event))
+            .collect();
+        assert_eq!(
+            got,
+            [(b"a".to_vec(), None), (vec![], None), (b"b".to_vec(), None)],
+            "split at {at}"
+        );
+    }
     let got = events(b"event:\ndata: x\n\nevent: \ndata: y\n\n");
     assert_eq!(got.len(), 2, "{got:?}");
     for e in got {
@@ -309,6 +343,26 @@ fn sse_leading_bom_is_stripped() {
         data_of(b"data: a\n\n\xEF\xBB\xBFdata: b\n\n"),
         vec![b"a".to_vec()]
     );
+    // Once: a second one is the start of the first line's field name (no field WHATWG
+    // knows), however the reads are cut.
+    let twice = b"\xEF\xBB\xBF\xEF\xBB\xBFdata: a\n\ndata: b\n\n";
+    for at in 0..=twice.len() {
+        let (a, b) = twice.split_at(at);
+        let got: Vec<Vec<u8>> = sse_all(&mut SseFramer::new(1 << 20), &[a, b])
+            .into_iter()
+            .map(|e| e.unwrap().data.to_vec())
+            .collect();
+        assert_eq!(got, [b"b".to_vec()], "split at {at}");
+    }
+    // Nor at the start of a later read.
+    let got: Vec<Vec<u8>> = sse_all(
+        &mut SseFramer::new(1 << 20),
+        &[b"data: a\n\n", b"\xEF\xBB\xBFdata: b\n\n"],
+    )
+    .into_iter()
+    .map(|e| e.unwrap().data.to_vec())
+    .collect();
+    assert_eq!(got, [b"a".to_vec()]);
 }
 
 #[test]
