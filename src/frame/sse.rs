@@ -10,6 +10,12 @@
 //! The data of an event with a single `data:` line is a [`Bytes`] slice of the read buffer
 //! (no copy); only data spread over several lines is joined into a fresh buffer.
 //!
+//! Bytes stay bytes: where WHATWG decodes the stream as UTF-8 first, turning each byte that is
+//! not into U+FFFD, the framer hands data, ids and types out as they came. A message whose
+//! data is not UTF-8 is then refused by the decoder (-32700, `InvalidUtf8`) rather than read
+//! with replacement characters, which would change its strings; an id that is not UTF-8 fails
+//! the `from_utf8` a relay makes before writing it again.
+//!
 //! The writing side: [`write_sse_event`] appends an event carrying one message,
 //! [`write_sse_retry`] sets the client's reconnection time, and [`write_sse_comment`] writes a
 //! comment line (a keep-alive).
