@@ -279,6 +279,21 @@ fn a_body_that_ends_mid_event_drops_it() {
         assert_eq!(items.len(), 1, "{tail:?}");
         assert!(!codec.ended_inside_event(), "{tail:?}");
     }
+    // The codec of a cut body goes on with the next (a reconnection's): that one is judged
+    // on its own, and the last event id of the first stays until an event sets one.
+    let cut = &b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\ndata: {\"js"[..];
+    let (_, codec) = read_framed(SseCodec::new(Decoder::mcp(), MAX), &[cut], |_, _| ());
+    assert!(codec.ended_inside_event());
+    let whole = &b"data: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..];
+    let (items, codec) = read_framed(codec, &[whole], |_, item| show(&item.unwrap()));
+    assert_eq!(
+        items,
+        [r#"id None retry None: notification {"jsonrpc":"2.0","method":"m"}"#]
+    );
+    assert_eq!(codec.last_event_id(), Some(&b"1"[..]));
+    assert!(!codec.ended_inside_event());
+    let (_, codec) = read_framed(codec, &[cut], |_, _| ());
+    assert!(codec.ended_inside_event());
 }
 
 /// Keep-alives (comment-only events) are no items by default; with a framer that yields

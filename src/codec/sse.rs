@@ -187,6 +187,8 @@ pub struct SseCodec {
     encoder: SseEncoder,
     /// The body ended inside an event, which was dropped.
     ended_inside_event: bool,
+    /// The last body's items ended (`decode_eof` gave none): bytes to decode start the next.
+    body_ended: bool,
 }
 
 /// A codec decoding with `decoder`, events limited by the decoder's own frame limit, as
@@ -223,6 +225,7 @@ impl SseCodec {
             reader: FrameReader::new(decoder, framer.max_frame(), framer),
             encoder: SseEncoder::new(),
             ended_inside_event: false,
+            body_ended: false,
         }
     }
 
@@ -260,7 +263,9 @@ impl SseCodec {
     /// carries it): the stream was cut, and a message may be lost with it. A client resumes
     /// such a stream with [`last_event_id`](Self::last_event_id) as `Last-Event-ID`; only a
     /// stream ended by a blank line (or by a comment, or nothing, after one) was read whole.
-    /// Known once the stream of items has ended.
+    /// Known once the stream of items has ended, and of that body only: a codec that goes on
+    /// with another (a reconnection's, read with the codec of the last) starts it afresh, as
+    /// its framer does.
     ///
     /// ```
     /// use futures_util::StreamExt;
@@ -284,13 +289,19 @@ impl SseCodec {
     /// dropped, as WHATWG says, but a `retry` it set comes in an item of its own
     /// ([`SseFramer::decode_eof`]).
     fn next(&mut self, src: &mut BytesMut, eof: bool) -> io::Result<Option<SseItem>> {
+        if !eof && self.body_ended {
+            self.body_ended = false;
+            self.ended_inside_event = false;
+        }
         let framer = &mut self.reader.framer;
         let event = match framer.decode(src) {
             // The events `src` still holds come first (`decode_eof` may be called on a whole
             // body); `ends_inside_event` looks at what is left once none is.
             Ok(None) if eof => {
                 self.ended_inside_event |= framer.ends_inside_event(src);
-                framer.decode_eof(src)
+                let last = framer.decode_eof(src);
+                self.body_ended = matches!(last, Ok(None));
+                last
             }
             other => other,
         };
