@@ -108,15 +108,12 @@ impl Session {
         let untracked = &self.untracked_rewrites;
         let own = &self.untracked_own_ids;
         let kept = &self.untracked_elements;
-        let keyed = [
-            recent.is_empty(),
-            untracked.is_empty(),
-            own.is_empty(),
-            kept.is_empty(),
-        ];
+        // (The key is built only when a memory by key holds anything.)
+        let none_keyed =
+            recent.is_empty() && untracked.is_empty() && own.is_empty() && kept.is_empty();
         self.waiting[slot(Dir::C2s)].contains(id)
             || self.queued[slot(Dir::C2s)].contains(id)
-            || (keyed.contains(&false) && {
+            || (!none_keyed && {
                 let key = IdKey::of(id);
                 recent.contains(&key)
                     || untracked.contains(&key)

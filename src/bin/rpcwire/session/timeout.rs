@@ -169,9 +169,7 @@ impl Session {
         let Some((upstream, w)) = self.stop_untracked(&IdKey::of(id)) else {
             return false;
         };
-        self.batch_part_answered(w.batch, |batch| {
-            batch.untracked_left = batch.untracked_left.saturating_sub(1);
-        });
+        self.untracked_element_left(w.batch);
         self.timed_out(upstream, w);
         true
     }

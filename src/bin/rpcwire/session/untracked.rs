@@ -186,9 +186,7 @@ impl Session {
             return None;
         }
         let (_, w) = self.untracked_elements.take(&IdKey::of(id))?;
-        self.batch_part_answered(w.batch, |batch| {
-            batch.untracked_left = batch.untracked_left.saturating_sub(1);
-        });
+        self.untracked_element_left(w.batch);
         Some(w)
     }
 
@@ -204,9 +202,7 @@ impl Session {
         match dir {
             Dir::C2s if !self.untracked_elements.is_empty() => {
                 if let Some((_, w)) = self.stop_untracked(&IdKey::of(id)) {
-                    self.batch_part_answered(w.batch, |batch| {
-                        batch.untracked_left = batch.untracked_left.saturating_sub(1);
-                    });
+                    self.untracked_element_left(w.batch);
                     self.prune_deadlines();
                 }
             }
@@ -218,6 +214,14 @@ impl Session {
             }
             _ => {}
         }
+    }
+
+    /// A kept element of the client batch `batch` waits no more (answered, cancelled, timed
+    /// out): its batch's record waits for one fewer.
+    pub(super) fn untracked_element_left(&mut self, batch: u64) {
+        self.batch_part_answered(batch, |batch| {
+            batch.untracked_left = batch.untracked_left.saturating_sub(1);
+        });
     }
 
     /// A client batch element that went untracked, kept under `key`, which the proxy answers
