@@ -197,7 +197,7 @@ const ERROR_DATA_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 2;
 
 /// Whether the value `bytes` is nested at most `max_depth` levels deep. A value `n` levels
 /// deep holds `n` opening and `n` closing brackets, so a shorter one is not scanned.
-fn nested_at_most(bytes: &[u8], max_depth: u32) -> bool {
+pub(crate) fn nested_at_most(bytes: &[u8], max_depth: u32) -> bool {
     bytes.len() < 2 * (max_depth as usize + 1)
         || scan::skip_value(bytes, 0, 0, max_depth, Validation::Lazy).is_ok()
 }

@@ -289,7 +289,7 @@ impl JsonKind {
 
 /// The nesting limit of [`RawJson::new`] and [`RawJson::new_strict`]: a value's, inside an
 /// envelope that the default limit counts as one level.
-const VALUE_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
+pub(crate) const VALUE_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
 
 /// One complete JSON value, borrowed from a frame exactly as it was received.
 ///
