@@ -342,7 +342,9 @@ impl<'a> RawJson<'a> {
     }
 
     /// [`Self::new`] with another nesting limit (`1` allows a container of scalars,
-    /// `u32::MAX` any depth).
+    /// `u32::MAX` any depth). A value deeper than [`Self::new`] takes, sent as params or a
+    /// result, makes a line the default decoder refuses without reading its id (see
+    /// [`encode`](crate::encode)).
     pub fn with_max_depth(bytes: &'a [u8], max_depth: u32) -> Option<Self> {
         Self::checked(bytes, max_depth, Validation::Lazy)
     }
