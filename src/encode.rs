@@ -6,6 +6,25 @@
 //! line end, for building payloads. Raw payloads are spliced in as they are, except that line
 //! breaks (which valid JSON can only hold as insignificant whitespace) become spaces, so a
 //! payload from a multi-line source never puts a newline on the wire.
+//!
+//! Payloads are spliced whatever their depth. One nested more than 127 levels, which only
+//! [`RawJson::with_max_depth`] or a decoder with a raised depth limit hands out, makes a line
+//! the default decoder refuses as -32700 without reading its id: a request so sent is never
+//! answered by its id, and a response so sent never reaches its request. Send such a payload
+//! only to a peer whose limit is raised too. ([`write_error`] leaves out a `data` too deep for
+//! the default limit, and [`BatchReply`] replaces an element too deep for it: there more than
+//! an optional member, or than one reply, is at stake.)
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use rpcwire::{encode, Decoder, Id, RawJson, ReplyId};
+//! let deep = format!("{}{}", "[".repeat(128), "]".repeat(128));
+//! let params = RawJson::with_max_depth(deep.as_bytes(), 128).unwrap();
+//! let mut out = BytesMut::new();
+//! encode::write_request(&mut out, Id::from_token(b"7").unwrap(), "m", Some(params));
+//! let refused = Decoder::jsonrpc().decode(&out[..out.len() - 1]).unwrap_err();
+//! assert_eq!(refused.reply().unwrap().id, ReplyId::Null); // not 7
+//! ```
 
 use bytes::{BufMut, BytesMut};
 
@@ -197,7 +216,7 @@ const ERROR_DATA_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 2;
 
 /// Whether the value `bytes` is nested at most `max_depth` levels deep. A value `n` levels
 /// deep holds `n` opening and `n` closing brackets, so a shorter one is not scanned.
-fn nested_at_most(bytes: &[u8], max_depth: u32) -> bool {
+pub(crate) fn nested_at_most(bytes: &[u8], max_depth: u32) -> bool {
     bytes.len() < 2 * (max_depth as usize + 1)
         || scan::skip_value(bytes, 0, 0, max_depth, Validation::Lazy).is_ok()
 }

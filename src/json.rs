@@ -289,7 +289,7 @@ impl JsonKind {
 
 /// The nesting limit of [`RawJson::new`] and [`RawJson::new_strict`]: a value's, inside an
 /// envelope that the default limit counts as one level.
-const VALUE_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
+pub(crate) const VALUE_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
 
 /// One complete JSON value, borrowed from a frame exactly as it was received.
 ///
@@ -342,7 +342,9 @@ impl<'a> RawJson<'a> {
     }
 
     /// [`Self::new`] with another nesting limit (`1` allows a container of scalars,
-    /// `u32::MAX` any depth).
+    /// `u32::MAX` any depth). A value deeper than [`Self::new`] takes, sent as params or a
+    /// result, makes a line the default decoder refuses without reading its id (see
+    /// [`encode`](crate::encode)).
     pub fn with_max_depth(bytes: &'a [u8], max_depth: u32) -> Option<Self> {
         Self::checked(bytes, max_depth, Validation::Lazy)
     }

@@ -177,7 +177,10 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 }
 
 /// Serializes `value` into `buf` (cleared first) and returns it as a [`RawJson`] ready to be
-/// spliced by the [`encode`] writers.
+/// spliced by the [`encode`] writers. A value nested more than 127 levels deep (one built in
+/// memory can be any depth) is a [`TypedError`], as [`RawJson::new`] refuses it: sent as
+/// params or a result it would make a line the default decoder refuses (-32700, without the
+/// id), and one no serde_json reader takes.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -196,5 +199,10 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
     serde_json::to_writer(&mut *buf, value).map_err(|e| TypedError {
         message: e.to_string(),
     })?;
+    if !encode::nested_at_most(buf, crate::json::VALUE_MAX_DEPTH) {
+        return Err(TypedError {
+            message: "value nested more than 127 levels deep".into(),
+        });
+    }
     Ok(RawJson::trusted(buf))
 }

@@ -1,6 +1,8 @@
 //! `encode::write_json_string` escapes exactly as serde_json does, byte for byte: every ASCII
 //! character (and pairs of them, where a word-at-a-time scan could misplace the first) at
-//! every position around its 8-byte words, and random strings.
+//! every position around its 8-byte words, and random strings; every message writer's line
+//! reads back through the crate's own decoders as the message written; payloads as deep as
+//! `RawJson::new` takes stay readable.
 
 use bytes::BytesMut;
 use proptest::prelude::*;
@@ -243,4 +245,136 @@ fn a_batch_reply_is_one_the_default_decoder_reads() {
         &out[..],
         &b"[{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}]\n"[..]
     );
+}
+
+/// A JSON value for payloads: scalars of every kind, strings holding characters that need
+/// escapes, nested containers (pretty-printed sometimes, so that line breaks are spliced in).
+fn payload() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        "[\\x00-\\x1f\"\\\\a-z\u{2028}\u{7f}é😀 ]{0,8}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z\n\"\\\\]{0,3}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// An id token: a string (escapes and all) or an integer, which both dialects take.
+fn id_token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<String>().prop_map(|s| serde_json::to_string(&s).unwrap()),
+    ]
+}
+
+/// Whether a payload reads back as the bytes it was written from, line breaks (whitespace
+/// between tokens) turned into spaces, as `write_raw_json` promises.
+fn spliced_as_written(raw: rpcwire::RawJson<'_>, written: &[u8]) -> bool {
+    let spaced: Vec<u8> = written
+        .iter()
+        .map(|&b| if b == b'\n' { b' ' } else { b })
+        .collect();
+    raw.as_bytes() == spaced
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Every writer's line is one the crate's own decoders read back as the same message:
+    /// the same id token, method, code and message (compared after unescaping), and payloads
+    /// spliced byte for byte, for any method and message `&str` can hold (control characters,
+    /// which RFC 8259 §7 wants escaped, quotes, backslashes, U+2028, characters beyond the
+    /// BMP), and payloads pretty-printed over several lines.
+    #[test]
+    fn every_message_writer_round_trips(
+        id in id_token(),
+        method in any::<String>(),
+        message in any::<String>(),
+        code in any::<i64>(),
+        value in payload(),
+        object in prop::collection::btree_map("[a-z]{0,3}", payload(), 0..4),
+        pretty in any::<bool>(),
+    ) {
+        use rpcwire::{Decoder, ErrorCode, Id, Message, RawJson};
+        let id = Id::from_token(id.as_bytes()).unwrap();
+        let object = serde_json::Value::Object(object.into_iter().collect());
+        let text = |v: &serde_json::Value| if pretty {
+            serde_json::to_vec_pretty(v).unwrap()
+        } else {
+            serde_json::to_vec(v).unwrap()
+        };
+        let (value_text, object_text) = (text(&value), text(&object));
+        let value_raw = RawJson::new(&value_text).unwrap();
+        let object_raw = RawJson::new(&object_text).unwrap();
+        let one_line = |out: &BytesMut| {
+            let line = out.strip_suffix(b"\n").expect("a line end").to_vec();
+            assert!(!line.contains(&b'\n'), "{:?}", String::from_utf8_lossy(&line));
+            line
+        };
+
+        let mut out = BytesMut::new();
+        encode::write_request(&mut out, id, &method, Some(object_raw));
+        let line = one_line(&out);
+        for dec in [Decoder::mcp(), Decoder::jsonrpc()] {
+            let decoded = dec.decode(&line);
+            let Ok(Message::Request(r)) = decoded else {
+                panic!("{decoded:?}: {:?}", String::from_utf8_lossy(&line));
+            };
+            prop_assert_eq!(r.id.raw(), id.raw());
+            prop_assert!(r.method.eq_str(&method));
+            prop_assert!(spliced_as_written(r.params.unwrap(), &object_text));
+        }
+
+        let mut out = BytesMut::new();
+        encode::write_notification(&mut out, &method, None);
+        let line = one_line(&out);
+        for dec in [Decoder::mcp(), Decoder::jsonrpc()] {
+            let decoded = dec.decode(&line);
+            let Ok(Message::Notification(n)) = decoded else {
+                panic!("{decoded:?}: {:?}", String::from_utf8_lossy(&line));
+            };
+            prop_assert!(n.method.eq_str(&method));
+            prop_assert_eq!(n.params, None);
+        }
+
+        // (MCP's results are objects.)
+        for (dec, result, expected) in [
+            (Decoder::mcp_client(), object_raw, &object_text),
+            (Decoder::jsonrpc_client(), value_raw, &value_text),
+        ] {
+            let mut out = BytesMut::new();
+            encode::write_response(&mut out, id, result);
+            let line = one_line(&out);
+            let decoded = dec.decode(&line);
+            let Ok(Message::Response(r)) = decoded else {
+                panic!("{decoded:?}: {:?}", String::from_utf8_lossy(&line));
+            };
+            prop_assert_eq!(r.id.raw(), id.raw());
+            prop_assert!(spliced_as_written(r.result, expected));
+        }
+
+        let mut out = BytesMut::new();
+        encode::write_error(&mut out, id, ErrorCode(code), &message, Some(value_raw));
+        let line = one_line(&out);
+        for dec in [Decoder::mcp_client(), Decoder::jsonrpc_client()] {
+            let decoded = dec.decode(&line);
+            let Ok(Message::ErrorResponse(e)) = decoded else {
+                panic!("{decoded:?}: {:?}", String::from_utf8_lossy(&line));
+            };
+            prop_assert_eq!(e.id.map(|id| id.raw()), Some(id.raw()));
+            prop_assert_eq!(e.error.code, ErrorCode(code));
+            prop_assert!(e.error.message.eq_str(&message));
+            prop_assert!(spliced_as_written(e.error.data.unwrap(), &value_text));
+        }
+    }
 }

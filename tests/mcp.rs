@@ -483,3 +483,43 @@ fn for_protocol_version_is_the_last_versions_alone() {
     assert!(!own.batches);
     assert_eq!(own.result_types, &["complete"]);
 }
+
+/// Every boundary of the error-code blocks. JSON-RPC 2.0 §5.1: -32768..-32000 reserved,
+/// -32099..-32000 "Server error" (implementation-defined). MCP 2026-07-28 (basic, "Error
+/// Codes"): -32000..-32019 legacy (new implementations SHOULD NOT use them), -32020..-32099
+/// the specification's alone (MUST NOT emit one it does not define), and the withdrawn -32002
+/// and -32042 MUST NOT be emitted; outside -32768..-32000 is the applications'.
+#[test]
+fn error_code_blocks_at_their_boundaries() {
+    use rpcwire::{CodeRange, ErrorCode};
+    let cases = [
+        (-31999, CodeRange::Application, false),
+        (-32000, CodeRange::McpLegacy, true),
+        (-32002, CodeRange::McpLegacy, true),
+        (-32019, CodeRange::McpLegacy, true),
+        (-32020, CodeRange::McpReservedDefined, false),
+        (-32022, CodeRange::McpReservedDefined, false),
+        (-32023, CodeRange::McpReservedUndefined, true),
+        (-32041, CodeRange::McpReservedUndefined, true),
+        (-32042, CodeRange::McpReservedDefined, true),
+        (-32043, CodeRange::McpReservedUndefined, true),
+        (-32099, CodeRange::McpReservedUndefined, true),
+        (-32100, CodeRange::JsonRpcReserved, true),
+        (-32599, CodeRange::JsonRpcReserved, true),
+        (-32600, CodeRange::Standard, false),
+        (-32603, CodeRange::Standard, false),
+        (-32604, CodeRange::JsonRpcReserved, true),
+        (-32699, CodeRange::JsonRpcReserved, true),
+        (-32700, CodeRange::Standard, false),
+        (-32701, CodeRange::JsonRpcReserved, true),
+        (-32768, CodeRange::JsonRpcReserved, true),
+        (-32769, CodeRange::Application, false),
+        (0, CodeRange::Application, false),
+        (i64::MIN, CodeRange::Application, false),
+    ];
+    for (code, range, forbidden) in cases {
+        let code = ErrorCode(code);
+        assert_eq!(code.range(), range, "{code}");
+        assert_eq!(code.is_forbidden_in_mcp_2026(), forbidden, "{code}");
+    }
+}

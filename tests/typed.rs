@@ -345,3 +345,30 @@ fn the_depth_each_typed_path_reads() {
         .join()
         .unwrap();
 }
+
+/// `to_raw` hands the `encode` writers only what `RawJson::new` would take (127 levels): a
+/// deeper value, sent as a result or params, makes a line the default decoders refuse (-32700
+/// without its id: the request it answers is never matched), and one no `typed` path on the
+/// other side reads (serde_json's recursion limit lets 127 levels through). A value built in
+/// memory can be any depth, which serde_json writes out.
+#[test]
+fn to_raw_refuses_what_no_default_decoder_reads() {
+    let nested = |depth: usize| {
+        (1..depth).fold(
+            serde_json::json!({"a": 1}),
+            |v, _| serde_json::json!({ "a": v }),
+        )
+    };
+    let id = rpcwire::Id::from_token(b"1").unwrap();
+    let mut scratch = Vec::new();
+    let result = typed::to_raw(&nested(127), &mut scratch).unwrap();
+    let mut out = BytesMut::new();
+    encode::write_response(&mut out, id, result);
+    let line = &out[..out.len() - 1];
+    let Ok(Message::Response(response)) = Decoder::mcp_client().decode(line) else {
+        panic!("{:?}", Decoder::mcp_client().decode(line));
+    };
+    assert_eq!(response.result, result);
+    let deeper = typed::to_raw(&nested(128), &mut scratch).unwrap_err();
+    assert!(deeper.message().contains("127"), "{deeper:?}");
+}
