@@ -170,7 +170,8 @@ fn optional<'a, T>(
 pub struct Cancelled<'a> {
     /// The id of the request being cancelled (a string or an integer).
     pub request_id: Id<'a>,
-    /// The reason, if given.
+    /// The reason, if given as a string. (One of another type reads as none: the request is
+    /// still cancelled, since what the peer wants of it is clear without the reason.)
     pub reason: Option<JsonStr<'a>>,
 }
 
