@@ -1536,6 +1536,43 @@ fn a_log_of_a_proxy_that_forgot_untracked_server_elements_is_replayed_as_it_ran(
     );
 }
 
+/// MCP (2025-03-26's batches, in a log written by hand: the proxy reads no MCP batch): a
+/// request reusing the id of a batch element beyond `--max-in-flight`, kept until its reply
+/// comes, is a duplicate, from either side, as the reuse of the id of a request waiting is;
+/// the reply then answers the element, and nothing is left unanswered. (The request was taken
+/// in, the reply answered it, and the element was reported unanswered at the end.)
+#[test]
+fn a_log_reusing_the_id_of_a_kept_mcp_element_is_a_duplicate() {
+    let mut body = String::new();
+    for (dir, other) in [("c2s", "s2c"), ("s2c", "c2s")] {
+        for line in [
+            format!(r#"{{"dir":"{dir}","t_ms":0,"kind":"request","id":"1","method":"a"}}"#),
+            format!(r#"{{"dir":"{dir}","t_ms":1,"kind":"batch"}}"#),
+            format!(
+                r#"{{"dir":"{dir}","t_ms":1,"kind":"request","id":"5","method":"b","element":0}}"#
+            ),
+            format!(r#"{{"dir":"{other}","t_ms":2,"kind":"success_response","id":"1"}}"#),
+            format!(r#"{{"dir":"{dir}","t_ms":3,"kind":"request","id":"5","method":"c"}}"#),
+            format!(r#"{{"dir":"{other}","t_ms":4,"kind":"success_response","id":"5"}}"#),
+        ] {
+            body.push_str(&line);
+            body.push('\n');
+        }
+    }
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-kept-mcp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = r#"{"rpcwire_proxy":{"dialect":"mcp","max_in_flight":1,"keeps_untracked_elements":true,"keeps_untracked_server_elements":true}}"#;
+    assert_eq!(
+        log_violations(&dir, header, &body),
+        serde_json::json!({
+            "c2s/too_many_in_flight": 1,
+            "c2s/duplicate_id": 1,
+            "s2c/too_many_in_flight": 1,
+            "s2c/duplicate_id": 1
+        })
+    );
+}
+
 /// JSON-RPC 2.0 §5.1: a line whose id cannot be read (not JSON, or an invalid request
 /// without a readable id) is answered with a null id. In two merged streams that reply
 /// answers the client's line: it is no reply to a notification, and it does not pull the

@@ -3021,7 +3021,8 @@ fn an_untracked_batch_element_reusing_an_id_of_another_batch_does_not_answer_it(
 /// reaches the client, and the request still waits, and gets the proxy's
 /// -32603 at its deadline. (The element went under the client's id: its array reply took the
 /// request as answered, no violation, its deadline gone, and the client waited for it
-/// forever.)
+/// forever.) The request reuses the id of the element, kept, whose reply may still come: a
+/// duplicate_id, as the reuse of the id of a request waiting is.
 #[test]
 fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
     let dir = scratch("untracked-element-then-request-of-its-id");
@@ -3052,6 +3053,7 @@ fn an_untracked_batch_element_does_not_answer_a_later_request_of_its_id() {
     replayed_with_violations(
         &log,
         &[
+            ("c2s/duplicate_id", 1),
             ("c2s/timed_out", 3),
             ("c2s/too_many_in_flight", 1),
             ("s2c/late_reply", 2),

@@ -79,7 +79,8 @@ proxy rewrites, as a new array of its elements, each otherwise byte for byte), a
 elements is tracked and reported as a message of its own: its requests go in flight
 (duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
 with its batch, untracked, but it is kept until its reply comes, at most 4,096 at once each way:
-its reply is no violation, a client's batch's timeout answers it, and never answered it is
+its reply is no violation, a request reusing its id meanwhile is a duplicate_id, a client's
+batch's timeout answers it, and never answered it is
 unanswered at exit (one not kept: its reply is an unknown_reply); one reusing an id goes on
 under a minted id, as one sent alone, untracked or not: the reply to an untracked one goes back
 with its id; a later request with the id of one that went untracked under its own goes under a

@@ -15,6 +15,8 @@
 //! these rules in this order:
 //! 1. a reply (either way) to a request that is waiting goes first: a reply is matched as early
 //!    as the streams allow, before a cancellation or a reused id that follows it elsewhere.
+//!    (A batch element beyond the limits of the requests in flight, kept until its reply
+//!    comes, is waiting as a request is.)
 //!    A `notifications/progress` (MCP) counts as a reply to the request carrying its token:
 //!    it goes first while that request waits, and otherwise pulls the other stream forward as
 //!    in rule 2. So does an error with a null id sent alone while a line of the other stream
@@ -265,7 +267,10 @@ pub fn run(
                 "--c2s and --s2c cannot both be the standard input (-)",
             ))
         }
-        (None, Some(c2s), Some(s2c)) => merge_streams(args, c2s, s2c, report),
+        (None, Some(c2s), Some(s2c)) => {
+            let session = Session::new(args.dialect(), None);
+            merge_streams(args, c2s, s2c, session, report)
+        }
         _ => unreachable!("clap requires --session-log or both --c2s and --s2c"),
     }
 }
@@ -691,10 +696,12 @@ fn need(session: &Session, dir: Dir, r: &Record) -> Need {
 /// replies, pulling `n` messages, cost `n²` decodes. What the steps change only turns an
 /// element from needing the other stream into matching, as requests arrive, so the elements
 /// found not to need it are not looked at again, unless a request of the other side stops
-/// waiting, which may turn one back. None does while the batch is peeked: batches are
-/// JSON-RPC's, which has no cancellation, and there the requests of one side stop waiting
-/// only by the other side's replies, which come after the peeked batch in its own stream
-/// (and no merge has timeouts). So each element is looked at once.
+/// waiting, which may turn one back (a batch element kept beyond the limits counts as a
+/// request: [`Session::awaits_reply`]). None does while the batch is peeked but by a
+/// cancellation (MCP 2025-03-26, the one version of MCP with batches): under JSON-RPC, which
+/// has no cancellation, the requests of one side stop waiting only by the other side's
+/// replies, which come after the peeked batch in its own stream (and no merge has timeouts).
+/// So each element is looked at once, but again after such a cancellation.
 struct BatchNeed {
     /// The byte ranges, in the frame, of the elements that may answer the other side
     /// (responses, notifications): the others need nothing.
@@ -802,7 +809,8 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
         return Need::Matches;
     }
     match id {
-        Some(id) if session.is_waiting(requester, id) => Need::Matches,
+        // (A batch element kept beyond the limits waits as a request does.)
+        Some(id) if session.awaits_reply(requester, id) => Need::Matches,
         // A null-id error alone answers a line whose id could not be read (§5.1).
         Some(id)
             if id.is_null()
@@ -818,16 +826,18 @@ fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch: bool) -> 
     }
 }
 
+/// Merges the streams `c2s` and `s2c` through `session` (a fresh one, of `args`' dialect), and
+/// reports the result.
 fn merge_streams<W: Write>(
     args: &CheckArgs,
     c2s: &Path,
     s2c: &Path,
+    mut session: Session,
     mut report: Report<W>,
 ) -> io::Result<bool> {
     let mut progress = Progress::new(file_size(c2s) + file_size(s2c));
     let mut client = Side::new(args, c2s, Role::Server)?;
     let mut server = Side::new(args, s2c, Role::Client)?;
-    let mut session = Session::new(args.dialect(), None);
     loop {
         let c = client.peek_need(&session, Dir::C2s, &mut progress, &mut report.out)?;
         let s = server.peek_need(&session, Dir::S2c, &mut progress, &mut report.out)?;
@@ -925,5 +935,128 @@ mod tests {
         }
         assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::Matches);
         assert!(need.examined <= 2 * N, "{} looks", need.examined);
+    }
+
+    /// A peeked batch's element answering a batch element kept beyond the limits matches it,
+    /// as one answering a request waiting does, and no longer once the client cancels that
+    /// element (MCP 2025-03-26, the one version with batches): the elements already looked at
+    /// are looked at again, as when a request waiting is cancelled, not taken to match still.
+    /// (Here the batch's other element, the error owed to an invalid element, matches once
+    /// that element is sent: nothing else stops waiting.)
+    #[test]
+    fn a_peeked_reply_to_a_kept_element_matches_until_it_is_cancelled() {
+        let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
+        let batch = record(
+            &server,
+            r#"[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"m"}}]"#,
+        );
+        let mut need = BatchNeed::of(&server, &batch);
+        let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 1);
+        let send = |session: &mut Session, line: &str| {
+            let r = record(&client, line);
+            observe(session, Dir::C2s, &r, 0);
+            for element in element_records(&client, &r) {
+                observe(session, Dir::C2s, &element, 0);
+            }
+        };
+        send(&mut session, r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
+        send(&mut session, r#"[{"jsonrpc":"2.0","id":2,"method":"b"}]"#);
+        assert!(session.awaits_reply(Dir::C2s, Id::from_token(b"2").unwrap()));
+        assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::OtherSide);
+        send(
+            &mut session,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        );
+        assert!(!session.awaits_reply(Dir::C2s, Id::from_token(b"2").unwrap()));
+        send(&mut session, r#"[{"jsonrpc":"2.0","id":5}]"#);
+        assert!(session.owes_element_reply(Dir::C2s, Id::from_token(b"5")));
+        assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::OtherSide);
+    }
+
+    /// `check --json --dialect jsonrpc --c2s C2S --s2c S2C` of the streams `c2s` and `s2c`
+    /// (written under the system's temporary directory, as `name`), merged through a session
+    /// of at most one request in flight each way: each record's direction, id and violation.
+    fn merge_one_in_flight(name: &str, c2s: &str, s2c: &str) -> Vec<(String, String, String)> {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: CheckArgs,
+        }
+        let dir = std::env::temp_dir().join(format!("rpcwire-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+        std::fs::write(&c2s_path, c2s).unwrap();
+        std::fs::write(&s2c_path, s2c).unwrap();
+        let args = <Cli as clap::Parser>::parse_from([
+            "check".as_ref(),
+            "--json".as_ref(),
+            "--dialect".as_ref(),
+            "jsonrpc".as_ref(),
+            "--c2s".as_ref(),
+            c2s_path.as_os_str(),
+            "--s2c".as_ref(),
+            s2c_path.as_os_str(),
+        ])
+        .args;
+        let mut out = vec![];
+        let report = Report {
+            out: &mut out,
+            json: true,
+        };
+        let session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1);
+        merge_streams(&args, &c2s_path, &s2c_path, session, report).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => "-".into(),
+            other => other.to_string(),
+        };
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .filter(|record| record.get("summary").is_none())
+            .map(|r| (text(&r["dir"]), text(&r["id"]), text(&r["violation"])))
+            .collect()
+    }
+
+    /// A batch element beyond the limit of requests in flight, kept until its reply comes,
+    /// waits for it as a request does: the server's reply to it goes first (rule 1), before
+    /// the client's next request, which the merge would otherwise take first (rule 2, as if
+    /// the reply answered an id not sent yet). Taken first, that request found the table still
+    /// full (the reply to 1 had not come) and was refused as beyond the limit, and the reply
+    /// to it then answered nothing.
+    #[test]
+    fn a_reply_to_a_kept_element_goes_first() {
+        let c2s = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+            r#"[{"jsonrpc":"2.0","id":2,"method":"b"}]"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"c"}"#,
+        ];
+        let s2c = [
+            r#"[{"jsonrpc":"2.0","id":2,"result":{}}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        ];
+        let records = merge_one_in_flight(
+            "kept-element-first",
+            &(c2s.join("\n") + "\n"),
+            &(s2c.join("\n") + "\n"),
+        );
+        let expected = [
+            ("c2s", "1", "-"),
+            ("c2s", "-", "-"),
+            ("c2s", "2", "too_many_in_flight"),
+            ("s2c", "-", "-"),
+            ("s2c", "2", "-"),
+            ("s2c", "1", "-"),
+            ("c2s", "3", "-"),
+            ("s2c", "3", "-"),
+        ];
+        let expected: Vec<_> = expected
+            .iter()
+            .map(|(d, i, v)| (d.to_string(), i.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(records, expected);
     }
 }

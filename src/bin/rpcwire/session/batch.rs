@@ -31,13 +31,12 @@ pub(super) struct BatchWait {
     pub(super) owed: Vec<Option<IdBuf>>,
     /// How many of those are still owed.
     pub(super) owed_left: usize,
-    /// Its elements that went untracked (beyond the limits of the requests in flight) and
-    /// were kept ([`UntrackedElements`]), by the id each went to the server under (taken
-    /// when the proxy answers what is left of it).
+    /// How many of its elements that went untracked (beyond the limits of the requests in
+    /// flight) and were kept still wait ([`UntrackedElements`], which holds them, and finds
+    /// them by batch when the proxy answers what is left of it: a copy of their ids here
+    /// would be outside the bounds of theirs).
     ///
     /// [`UntrackedElements`]: super::untracked::UntrackedElements
-    pub(super) untracked: Vec<IdKey>,
-    /// How many of them still wait.
     pub(super) untracked_left: usize,
 }
 
@@ -78,7 +77,7 @@ impl Session {
         let Some((no, at, wait)) = self.open_batch.take() else {
             return;
         };
-        if wait.requests.is_empty() && wait.owed.is_empty() && wait.untracked.is_empty() {
+        if wait.requests.is_empty() && wait.owed.is_empty() && wait.untracked_left == 0 {
             return;
         }
         let wait = BatchWait {
@@ -221,7 +220,10 @@ impl Session {
         let owed = wait
             .owed
             .into_iter()
-            .filter(|id| self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no)))
+            .filter(|id| {
+                self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no))
+                    .is_some()
+            })
             .collect();
         let mut requests = vec![];
         for id in &wait.requests {
@@ -230,10 +232,8 @@ impl Session {
                 requests.extend(self.stop_waiting(id.as_id()));
             }
         }
-        for key in &wait.untracked {
-            if self.untracked_elements.batch_of(key) == Some(no) {
-                requests.extend(self.stop_untracked(key));
-            }
+        for key in self.untracked_elements.keys_of_batch(no) {
+            requests.extend(self.stop_untracked(&key));
         }
         (requests, owed)
     }
@@ -297,12 +297,6 @@ impl Session {
             batch
                 .requests
                 .retain(|id| waiting.get(id.as_id()).is_some_and(|w| w.batch == no));
-        }
-        if batch.untracked.len() > 2 * batch.untracked_left.max(8) {
-            let untracked = &self.untracked_elements;
-            batch
-                .untracked
-                .retain(|key| untracked.batch_of(key) == Some(no));
         }
         if batch.owed.len() > 2 * batch.owed_left.max(8) {
             // As many of each id as are still owed to this batch.

@@ -128,8 +128,9 @@ pub struct Session {
     untracked_rewrites: UntrackedRewrites,
     /// The client's batch elements that went untracked and wait for their reply, within
     /// bounds of their own: their batch's timeout answers them, the client's cancellation of
-    /// one (MCP) ends it as it ends a request waiting, and never answered they are unanswered
-    /// at the end.
+    /// one (MCP) ends it as it ends a request waiting, a client request reusing the id of one
+    /// is a duplicate as one reusing the id of a request waiting is, and never answered they
+    /// are unanswered at the end.
     untracked_elements: UntrackedElements,
     /// Whether the client's batch elements that go untracked are kept in
     /// `untracked_elements`: as the proxy does, but not in the replay of a log of a proxy
@@ -138,8 +139,8 @@ pub struct Session {
     /// The server's batch elements that went untracked and wait for the client's reply, by
     /// their own id (the server's ids are never rewritten), within the same bounds: no
     /// deadline answers them (the proxy never answers a server's request itself), the
-    /// server's cancellation of one (MCP) ends it, and never answered they are unanswered at
-    /// the end.
+    /// server's cancellation of one (MCP) ends it, a server request reusing the id of one is a
+    /// duplicate, and never answered they are unanswered at the end.
     untracked_server_elements: UntrackedElements,
     /// Whether the server's batch elements that go untracked are kept in
     /// `untracked_server_elements` ([`Session::keeping_untracked_server_elements`]).
@@ -566,9 +567,7 @@ impl Session {
                                     // (Its progress token was not taken in: it is not kept,
                                     // and the element's bounds count its ids only.)
                                     waiting.progress_token = None;
-                                    let key = IdKey::of(upstream.as_id());
                                     if self.untracked_elements.push(upstream, waiting) {
-                                        wait.untracked.push(key);
                                         wait.untracked_left += 1;
                                     }
                                 }
@@ -985,7 +984,8 @@ impl Session {
     }
 
     /// How many requests sent in `dir` stopped waiting so far (answered, cancelled, timed
-    /// out): a count that moves whenever one does.
+    /// out), the batch elements kept beyond the limits included ([`Session::awaits_reply`]):
+    /// a count that moves whenever one does.
     pub fn stopped_waiting(&self, dir: Dir) -> u64 {
         self.stopped_waiting[slot(dir)]
     }
@@ -993,6 +993,14 @@ impl Session {
     /// Whether the request `id` sent in direction `requester` is still waiting for its reply.
     pub fn is_waiting(&self, requester: Dir, id: Id<'_>) -> bool {
         self.waiting[slot(requester)].contains(id)
+    }
+
+    /// Whether a reply with `id` to a request sent in `requester` would answer one waiting
+    /// for it: a request in the table ([`Session::is_waiting`]), or a batch element that went
+    /// untracked beyond the limits and is kept until its reply comes ([`untracked`]).
+    pub fn awaits_reply(&self, requester: Dir, id: Id<'_>) -> bool {
+        let kept = self.kept(requester);
+        self.is_waiting(requester, id) || (!kept.is_empty() && kept.contains(&IdKey::of(id)))
     }
 
     /// The session ended: every request still waiting is unanswered, in each direction in the

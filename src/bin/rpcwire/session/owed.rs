@@ -133,17 +133,15 @@ impl OwedReplies {
 
     /// Forgets a reply owed with this id (`None`: to an element whose id could not be read)
     /// to an element of `batch` (the oldest of any batch: `None`), if there is one: it was
-    /// answered otherwise. Returns whether it was owed.
-    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> bool {
+    /// answered otherwise. Returns the batch of the element it was owed to, if it was owed.
+    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> Option<u64> {
         match key {
-            Some(key) => self.take_by_id(key, batch).is_some(),
+            Some(key) => self.take_by_id(key, batch),
             None => {
-                let Some((_, bytes)) = self.without_id.take(batch) else {
-                    return false;
-                };
+                let (batch, bytes) = self.without_id.take(batch)?;
                 self.len -= 1;
                 self.bytes -= bytes;
-                true
+                Some(batch)
             }
         }
     }
@@ -265,25 +263,35 @@ impl Session {
     /// batch's deadline ([`Session::expire`]; replaying a proxy log, where the log recorded
     /// it): owed no more, and the server's, coming later, is late. `id`: the id the reply
     /// carries (`None`: null). Returns whether it was owed.
+    ///
+    /// Its batch's record owes one fewer (it goes once nothing of it is left, as it does when
+    /// the proxy answers the batch), the batch observed last complete first (the log may say
+    /// so right after its elements: [`Session::time_out`]).
     pub fn forget_owed_reply(&mut self, id: Option<Id<'_>>) -> bool {
-        self.forget_owed(id, None)
+        self.close_batch();
+        let Some(batch) = self.forget_owed(id, None) else {
+            return false;
+        };
+        self.batch_part_answered(batch, |batch| {
+            batch.owed_left = batch.owed_left.saturating_sub(1);
+        });
+        true
     }
 
     /// [`Session::forget_owed_reply`], for an element of `batch` only (any: `None`). The
     /// server's reply, coming later in an array, is late once: with the element's id, or with
     /// a null one (§5.1 lets a server answer an invalid request so).
-    pub(super) fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> bool {
+    /// Returns the batch of the element it was owed to, if it was owed.
+    pub(super) fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> Option<u64> {
         let key = id.map(IdKey::of);
         let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
-        if !owed.forget(key.as_ref(), batch) {
-            return false;
-        }
+        let batch = owed.forget(key.as_ref(), batch)?;
         // (Its key only: no spelling is kept of a late reply.)
         self.late_owed.push(key.clone(), 0, 0, RECENT, RECENT_BYTES);
         if let Some(key) = key {
             self.remember(Dir::C2s, key, None);
         }
-        true
+        Some(batch)
     }
 }
 
@@ -328,14 +336,14 @@ mod tests {
         owed.push(Some(key(1)), 100, 3, usize::MAX, usize::MAX);
         owed.push(None, 0, 1, usize::MAX, usize::MAX);
         owed.push(None, 0, 3, usize::MAX, usize::MAX);
-        assert!(!owed.forget(Some(&key(1)), Some(4)));
-        assert!(!owed.forget(None, Some(2)));
-        assert!(owed.forget(Some(&key(1)), Some(2)));
-        assert!(!owed.forget(Some(&key(1)), Some(2)), "once");
-        assert!(owed.forget(None, Some(3)));
+        assert!(owed.forget(Some(&key(1)), Some(4)).is_none());
+        assert!(owed.forget(None, Some(2)).is_none());
+        assert!(owed.forget(Some(&key(1)), Some(2)).is_some());
+        assert!(owed.forget(Some(&key(1)), Some(2)).is_none(), "once");
+        assert!(owed.forget(None, Some(3)).is_some());
         assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
-        assert!(owed.forget(Some(&key(1)), None));
-        assert!(owed.forget(None, None));
+        assert!(owed.forget(Some(&key(1)), None).is_some());
+        assert!(owed.forget(None, None).is_some());
         assert_eq!((owed.len, owed.bytes), (0, 0));
         // One id owed to many batches (twice to each), forgotten batch by batch newest first,
         // as in-place answers may come: each takes its batch's entries, the counts follow.
@@ -350,10 +358,10 @@ mod tests {
         );
         for batch in (1..BATCHES).rev() {
             assert_eq!(owed.count(Some(&key(7)), batch), 2);
-            assert!(owed.forget(Some(&key(7)), Some(batch)));
-            assert!(owed.forget(Some(&key(7)), Some(batch)));
+            assert!(owed.forget(Some(&key(7)), Some(batch)).is_some());
+            assert!(owed.forget(Some(&key(7)), Some(batch)).is_some());
             assert_eq!(owed.count(Some(&key(7)), batch), 0);
-            assert!(!owed.forget(Some(&key(7)), Some(batch)));
+            assert!(owed.forget(Some(&key(7)), Some(batch)).is_none());
         }
         assert_eq!(owed.oldest_batch(Some(&key(7))), Some(0));
         assert_eq!(owed.take(Some(&key(7))), Some(0));

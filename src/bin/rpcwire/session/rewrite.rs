@@ -133,9 +133,12 @@ impl Session {
 
     /// Whether a request sent in `dir` with `id` reuses an id of its sender's whose reply could
     /// still come (a duplicate): one of its requests waits with that id (in the table as it
-    /// is, in line, or under an id minted in its place), or it gave one up lately. An id the
-    /// session minted does not count, in flight or given up on: the sender never sent it, and
-    /// a request equal to it goes on under another minted id, no duplicate of anything.
+    /// is, in line, or under an id minted in its place), or one of its batch elements that
+    /// went untracked and is kept waits with it (likewise: [`untracked`](super::untracked)),
+    /// or it gave one up lately. An id the session minted does not count, in flight, kept or
+    /// given up on: the sender never sent it, and a request equal to it goes on under another
+    /// minted id, no duplicate of anything. (Nor does an id of `untracked_own_ids` no element
+    /// kept holds: whether the element's reply came is not known.)
     pub(super) fn sender_reuses(&self, dir: Dir, id: Id<'_>) -> bool {
         let waits = self.waiting[slot(dir)]
             .get(id)
@@ -147,12 +150,14 @@ impl Session {
         let rewritten = (dir == Dir::C2s).then_some(&self.rewritten_client_ids);
         let rewritten = rewritten.filter(|ids| !ids.is_empty());
         let recent = &self.recent[slot(dir)];
-        if rewritten.is_none() && recent.is_empty() {
+        let kept = self.kept(dir);
+        if rewritten.is_none() && recent.is_empty() && kept.is_empty() {
             return false;
         }
         let key = IdKey::of(id);
         rewritten.is_some_and(|ids| ids.contains_key(&key))
             || (!recent.is_empty() && recent.given_up_by_sender(&key))
+            || (!kept.is_empty() && kept.holds_sender_id(&key))
     }
 
     /// A request forwarded under a minted id in place of the client's `client_id` no longer

@@ -2493,3 +2493,162 @@ fn a_cancelled_untracked_server_element_is_no_longer_kept() {
         [(Dir::S2c, "1".to_string()), (Dir::S2c, "6".to_string())]
     );
 }
+
+/// MCP (2025-03-26's batches, as the session models them): while a batch element beyond
+/// `--max-in-flight` is kept, waiting for its reply, its id is in use as a request's waiting
+/// is, whichever side sent it: a request reusing it, alone or in a later batch, is a duplicate,
+/// refused (MCP forbids reusing an id while its reply may still come), though the table has
+/// room for it. Once the element's reply came, the id is free again.
+#[test]
+fn reusing_the_id_of_a_kept_untracked_element_is_a_duplicate() {
+    for dir in [Dir::C2s, Dir::S2c] {
+        let mut session = Session::with_max_in_flight(Dialect::Mcp, None, 1);
+        session.observe(dir, &request_of("1", "a"), 0);
+        let sent = batch(&mut session, dir, &[request_of("2", "b")]);
+        assert_eq!(
+            sent[0].violation,
+            Some(Violation::TooManyInFlight),
+            "{dir:?}"
+        );
+        // Room in the table: the reuse is refused as a duplicate, not as beyond the limit.
+        session.observe(dir.other(), &reply_of("1"), 0);
+        let alone = session.observe(dir, &request_of("2", "c"), 0);
+        let duplicate = (false, Some(Violation::DuplicateId));
+        assert_eq!((alone.forward, alone.violation), duplicate, "{dir:?}");
+        let in_batch = batch(&mut session, dir, &[request_of("2", "d")]);
+        assert_eq!(
+            in_batch[0].violation,
+            Some(Violation::DuplicateId),
+            "{dir:?}"
+        );
+        assert!(!session.is_waiting(dir, id("2")), "{dir:?}");
+        // The element's reply is its own; the id is then free.
+        let reply = session.observe(dir.other(), &reply_of("2"), 0);
+        assert_eq!(reply.violation, None, "{dir:?}");
+        let fresh = session.observe(dir, &request_of("2", "e"), 0);
+        assert_eq!((fresh.forward, fresh.violation), (true, None), "{dir:?}");
+        let left: Vec<_> = session.finish().iter().map(|u| u.id.to_string()).collect();
+        assert_eq!(left, ["2"], "{dir:?}");
+    }
+}
+
+/// JSON-RPC: the same, as a warning (the request is forwarded, as one reusing the id of a
+/// request waiting is). A client's element kept under an id the session minted counts by the
+/// client's id, as a request waiting under a minted id does: the client reusing its own id is
+/// a duplicate, the client sending the minted id is not (it never sent that one).
+#[test]
+fn reusing_the_id_of_a_kept_untracked_element_is_a_jsonrpc_duplicate() {
+    let mut session =
+        Session::with_max_in_flight(Dialect::JsonRpc2, None, 2).rewriting_reused_ids();
+    session.observe(Dir::C2s, &request_of("7", "a"), 0);
+    session.observe(Dir::C2s, &request_of("8", "b"), 0);
+    // The table is full, and the server may still answer 7: the element goes under a minted id.
+    let sent = batch(&mut session, Dir::C2s, &[request_of("7", "c")]);
+    let minted = forwarded_as(&sent[0]).expect("minted");
+    session.observe(Dir::S2c, &reply_of("7"), 0);
+    session.observe(Dir::S2c, &reply_of("8"), 0);
+    let same_as_minted = session.observe(Dir::C2s, &request_of(&minted, "d"), 0);
+    assert_eq!(
+        (same_as_minted.forward, same_as_minted.violation),
+        (true, None)
+    );
+    let reused = session.observe(Dir::C2s, &request_of("7", "e"), 0);
+    assert_eq!(
+        (reused.forward, reused.violation),
+        (true, Some(Violation::DuplicateId))
+    );
+    // The element's reply goes back as 7, its own.
+    let reply = session.observe(Dir::S2c, &reply_of(&minted), 0);
+    assert_eq!(
+        (reply.violation, forwarded_as(&reply).as_deref()),
+        (None, Some("7"))
+    );
+
+    // The server's, kept under its own id.
+    let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1);
+    session.observe(Dir::S2c, &request_of("1", "a"), 0);
+    batch(&mut session, Dir::S2c, &[request_of("5", "b")]);
+    session.observe(Dir::C2s, &reply_of("1"), 0);
+    let reused = session.observe(Dir::S2c, &request_of("5", "c"), 0);
+    assert_eq!(
+        (reused.forward, reused.violation),
+        (true, Some(Violation::DuplicateId))
+    );
+}
+
+/// Replaying a proxy log, the requests of a client batch time out as the log says
+/// (`time_out`), it may be right after the batch's elements, before any other message: the
+/// batch's record goes once nothing of it is left, a kept element included, as at the proxy
+/// (whose timeouts close the batch first), not stay for the rest of the replay.
+#[test]
+fn a_batch_timed_out_as_a_log_says_leaves_no_record() {
+    let mut session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1);
+    let sent = batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("1", "a"), request_of("2", "b")],
+    );
+    assert_eq!(sent[1].violation, Some(Violation::TooManyInFlight));
+    assert!(session.time_out(id("1")));
+    assert!(session.time_out(id("2")));
+    session.observe(Dir::C2s, &request_of("3", "c"), 0);
+    assert!(session.batches.is_empty(), "{:?}", session.batches);
+    assert!(session.open_batch.is_none());
+}
+
+/// Replaying a proxy log, the replies the proxy sent itself to the invalid elements of a
+/// timed-out batch (`owed_answered`) are owed no more by that batch either: with its requests
+/// timed out, its record goes, before or after the next message.
+#[test]
+fn owed_replies_a_log_says_the_proxy_answered_leave_no_record() {
+    for closed in [false, true] {
+        let mut session = Session::new(Dialect::JsonRpc2, None);
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[request_of("1", "a"), observation("invalid", id("5"), None)],
+        );
+        if closed {
+            session.observe(Dir::C2s, &request_of("3", "c"), 0);
+        }
+        assert!(session.time_out(id("1")));
+        assert!(session.forget_owed_reply(Some(id("5"))));
+        session.observe(Dir::C2s, &request_of("4", "d"), 0);
+        assert!(
+            session.batches.is_empty(),
+            "{closed}: {:?}",
+            session.batches
+        );
+    }
+}
+
+/// The ids of the client's batch elements kept beyond the limits stay within
+/// [`RECENT_BYTES`](recent::RECENT_BYTES) all told, wherever they are held (their batches'
+/// records included), batch after batch, each with an element owed a reply that keeps its
+/// record after the server answered the others. (Beyond the byte budget of the requests in
+/// flight, 64 bytes here, not beyond `--max-in-flight`, which would refuse the owed replies
+/// too.)
+#[test]
+fn the_ids_of_kept_elements_stay_within_their_budget() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 64);
+    for round in 0..4 {
+        let tokens: Vec<String> = (0..20)
+            .map(|n| format!("\"{:0>65000}\"", round * 100 + n))
+            .collect();
+        let mut elements: Vec<_> = tokens.iter().map(|t| request_of(t, "b")).collect();
+        elements.push(without_id("invalid", None));
+        batch(&mut session, Dir::C2s, &elements);
+        assert!(!session.untracked_elements.is_empty());
+        let held = session.kept_id_bytes();
+        assert!(held <= recent::RECENT_BYTES, "{round}: {held} bytes");
+        let replies: Vec<_> = tokens.iter().map(|t| reply_of(t)).collect();
+        batch(&mut session, Dir::S2c, &replies);
+        assert!(session.untracked_elements.is_empty());
+        let held = session.kept_id_bytes();
+        assert!(
+            held <= recent::RECENT_BYTES,
+            "{round}: {held} bytes answered"
+        );
+    }
+    assert_eq!(session.batches.len(), 4, "each kept by its owed reply");
+}

@@ -159,7 +159,13 @@ impl Session {
     /// [`Session::expire`] for that one id (the one the server knows it by, minted or the
     /// client's), a batch element that went untracked included. Returns whether it was
     /// waiting.
+    ///
+    /// The batch observed last is complete first, as [`Session::expire`] has it: the log may
+    /// name one of its requests right after its elements, before any other message, and the
+    /// batch's record then counts that request as no longer waiting (else the record, waiting
+    /// for it still, would stay for the rest of the replay).
     pub fn time_out(&mut self, id: Id<'_>) -> bool {
+        self.close_batch();
         if self.expire_request(id).is_some() {
             return true;
         }

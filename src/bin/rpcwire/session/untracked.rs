@@ -4,13 +4,16 @@
 //! goes back with the client's id ([`UntrackedRewrites`]); and each, minted or not, is kept
 //! within bounds of its own until its reply comes ([`UntrackedElements`]), so that its batch's
 //! timeout answers it and, never answered, it is reported at the end. The server's batch
-//! elements beyond the limits are kept likewise (under their own ids, with no deadline). An
-//! element its sender cancels (MCP) is kept no more, as a cancelled request waits no more.
+//! elements beyond the limits are kept likewise (under their own ids, with no deadline). While
+//! an element is kept its sender's id is in use, as a request's waiting is (a request reusing
+//! it is a duplicate), and a reply with the id it went under answers it. An element its sender
+//! cancels (MCP) is kept no more, as a cancelled request waits no more.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use rpcwire::{Id, IdBuf, IdKey};
 
+use super::dir::slot;
 use super::recent::{RECENT, RECENT_BYTES};
 use super::waiting::Waiting;
 use super::{Dir, Session};
@@ -22,24 +25,41 @@ use super::{Dir, Session};
 /// session holds. An element past these bounds is not kept (nothing answers a client's at its
 /// batch's deadline, nor is it reported at the end), nor is one whose id another element kept
 /// holds.
+///
+/// Every copy of an element's ids is here, and counted, for as long as the element is kept:
+/// its client batch finds it through [`by_batch`](Self::by_batch) (the batch's record keeps
+/// only how many wait), and a request reusing its sender's id through
+/// [`sender_ids`](Self::sender_ids).
 #[derive(Debug, Default)]
 pub(super) struct UntrackedElements {
     /// Each element: the id it went to the peer under, and what a request waiting holds
     /// (its batch, its method, the client's id when the id was minted).
     waiting: HashMap<IdKey, (IdBuf, Waiting)>,
-    /// The bytes of the ids in `waiting`.
+    /// The elements of each client batch (not the server's: batch 0), in the order they came
+    /// (by [`Waiting::seq`]), by the id they went under: what the proxy answers, in that
+    /// order, when it answers what is left of a batch.
+    by_batch: HashMap<u64, BTreeMap<u64, IdKey>>,
+    /// The client's own ids of the elements kept under an id minted in their place, with how
+    /// many are kept under each ([`Waiting::client_id`]): its sender may not reuse one of them
+    /// while the element waits ([`UntrackedElements::holds_sender_id`]).
+    sender_ids: HashMap<IdKey, u32>,
+    /// The bytes of the ids in `waiting`, `by_batch` and `sender_ids`.
     bytes: usize,
 }
 
-/// The bytes an element's ids count: the key and spelling of the id it went under, and the
-/// client's id as spelled when that one was minted.
+/// The bytes an element's ids count: the key and spelling of the id it went under (and the
+/// key again in its batch's set, for a client batch's element), and the client's id as spelled
+/// and as keyed when that one was minted.
 fn element_cost(key: &IdKey, upstream: &IdBuf, waiting: &Waiting) -> usize {
-    key.encoded_len()
-        + upstream.as_id().raw().len()
-        + waiting
-            .client_id
-            .as_ref()
-            .map_or(0, |id| id.as_id().raw().len())
+    let in_batch_set = if waiting.batch != 0 {
+        key.encoded_len()
+    } else {
+        0
+    };
+    let sender = waiting.client_id.as_ref().map_or(0, |id| {
+        id.as_id().raw().len() + IdKey::of(id.as_id()).encoded_len()
+    });
+    key.encoded_len() + in_batch_set + upstream.as_id().raw().len() + sender
 }
 
 impl UntrackedElements {
@@ -56,6 +76,16 @@ impl UntrackedElements {
             return false;
         }
         self.bytes += bytes;
+        if waiting.batch != 0 {
+            let batch = self.by_batch.entry(waiting.batch).or_default();
+            batch.insert(waiting.seq, key.clone());
+        }
+        if let Some(client_id) = &waiting.client_id {
+            *self
+                .sender_ids
+                .entry(IdKey::of(client_id.as_id()))
+                .or_default() += 1;
+        }
         self.waiting.insert(key, (upstream, waiting));
         true
     }
@@ -70,21 +100,57 @@ impl UntrackedElements {
         self.waiting.contains_key(key)
     }
 
+    /// Whether an element kept holds `key` as its sender's own id: one kept under it as it
+    /// came, or under an id minted in its place (which the sender never sent, and which does
+    /// not count), as a request waiting holds its id ([`Session::sender_reuses`]).
+    pub(super) fn holds_sender_id(&self, key: &IdKey) -> bool {
+        let as_sent = self
+            .waiting
+            .get(key)
+            .is_some_and(|(_, w)| w.client_id.is_none());
+        as_sent || self.sender_ids.contains_key(key)
+    }
+
     /// The number of the batch of the element kept under `key`.
     pub(super) fn batch_of(&self, key: &IdKey) -> Option<u64> {
         self.waiting.get(key).map(|(_, w)| w.batch)
+    }
+
+    /// The ids the elements of the client batch `batch` still kept went under, in the order
+    /// the elements came.
+    pub(super) fn keys_of_batch(&self, batch: u64) -> Vec<IdKey> {
+        self.by_batch
+            .get(&batch)
+            .map_or_else(Vec::new, |keys| keys.values().cloned().collect())
     }
 
     /// The element kept under `key`, taken: its reply came, or the proxy answers it.
     pub(super) fn take(&mut self, key: &IdKey) -> Option<(IdBuf, Waiting)> {
         let (upstream, waiting) = self.waiting.remove(key)?;
         self.bytes -= element_cost(key, &upstream, &waiting);
+        if let Some(batch) = self.by_batch.get_mut(&waiting.batch) {
+            batch.remove(&waiting.seq);
+            if batch.is_empty() {
+                self.by_batch.remove(&waiting.batch);
+            }
+        }
+        if let Some(client_id) = &waiting.client_id {
+            let client_key = IdKey::of(client_id.as_id());
+            if let Some(n) = self.sender_ids.get_mut(&client_key) {
+                *n -= 1;
+                if *n == 0 {
+                    self.sender_ids.remove(&client_key);
+                }
+            }
+        }
         Some((upstream, waiting))
     }
 
     /// Every element kept, taken (the session ended).
     pub(super) fn drain(&mut self) -> impl Iterator<Item = (IdBuf, Waiting)> + '_ {
         self.bytes = 0;
+        self.by_batch.clear();
+        self.sender_ids.clear();
         self.waiting.drain().map(|(_, element)| element)
     }
 }
@@ -175,19 +241,34 @@ impl Session {
     /// waiting: when it is a batch element's that went untracked, kept, the element waits no
     /// more, and is returned.
     pub(super) fn untracked_answered(&mut self, asked: Dir, id: Id<'_>) -> Option<Waiting> {
-        if asked == Dir::S2c {
-            let elements = &mut self.untracked_server_elements;
-            if elements.is_empty() {
-                return None;
-            }
-            return elements.take(&IdKey::of(id)).map(|(_, w)| w);
-        }
-        if self.untracked_elements.is_empty() {
+        if self.kept(asked).is_empty() {
             return None;
         }
-        let (_, w) = self.untracked_elements.take(&IdKey::of(id))?;
-        self.untracked_element_left(w.batch);
+        let (_, w) = self.take_kept(asked, &IdKey::of(id))?;
+        if asked == Dir::C2s {
+            self.untracked_element_left(w.batch);
+        }
         Some(w)
+    }
+
+    /// The batch elements sent in `dir` that went untracked and are kept.
+    pub(super) fn kept(&self, dir: Dir) -> &UntrackedElements {
+        match dir {
+            Dir::C2s => &self.untracked_elements,
+            Dir::S2c => &self.untracked_server_elements,
+        }
+    }
+
+    /// Takes the element sent in `dir` kept under `key`: it stopped waiting, as a request
+    /// taken from the table does, and is counted so ([`Session::stopped_waiting`]).
+    fn take_kept(&mut self, dir: Dir, key: &IdKey) -> Option<(IdBuf, Waiting)> {
+        let kept = match dir {
+            Dir::C2s => &mut self.untracked_elements,
+            Dir::S2c => &mut self.untracked_server_elements,
+        };
+        let taken = kept.take(key)?;
+        self.stopped_waiting[slot(dir)] += 1;
+        Some(taken)
     }
 
     /// Its sender cancelled a batch element of its own that went untracked and was kept
@@ -199,20 +280,22 @@ impl Session {
     /// minted under JSON-RPC only, which has no cancellation; the proxy forwards a
     /// cancellation's `requestId` as it came).
     pub(super) fn cancel_untracked(&mut self, dir: Dir, id: Id<'_>) {
+        if self.kept(dir).is_empty() {
+            return;
+        }
+        let key = IdKey::of(id);
         match dir {
-            Dir::C2s if !self.untracked_elements.is_empty() => {
-                if let Some((_, w)) = self.stop_untracked(&IdKey::of(id)) {
+            Dir::C2s => {
+                if let Some((_, w)) = self.stop_untracked(&key) {
                     self.untracked_element_left(w.batch);
                     self.prune_deadlines();
                 }
             }
-            Dir::S2c if !self.untracked_server_elements.is_empty() => {
-                let key = IdKey::of(id);
-                if self.untracked_server_elements.take(&key).is_some() {
+            Dir::S2c => {
+                if self.take_kept(Dir::S2c, &key).is_some() {
                     self.remember(Dir::S2c, key, None);
                 }
             }
-            _ => {}
         }
     }
 
@@ -229,11 +312,37 @@ impl Session {
     /// for a late reply, which then neither goes back with the client's id nor answers a
     /// request of the element's id.
     pub(super) fn stop_untracked(&mut self, key: &IdKey) -> Option<(IdBuf, Waiting)> {
-        let (upstream, waiting) = self.untracked_elements.take(key)?;
+        let (upstream, waiting) = self.take_kept(Dir::C2s, key)?;
         self.untracked_rewrites.take(key);
         let client_key = waiting.client_id.as_ref().map(|id| IdKey::of(id.as_id()));
         self.remember(Dir::C2s, key.clone(), client_key);
         Some((upstream, waiting))
+    }
+}
+
+#[cfg(test)]
+impl Session {
+    /// The bytes of the ids held for the client's batch elements kept, wherever they are held
+    /// (their spellings and keys, as [`element_cost`] counts them), computed from what is held
+    /// rather than from the count kept of it.
+    pub(super) fn kept_id_bytes(&self) -> usize {
+        let kept = &self.untracked_elements;
+        let elements: usize = kept
+            .waiting
+            .iter()
+            .map(|(key, (upstream, w))| {
+                let client_id = w.client_id.as_ref().map_or(0, |id| id.as_id().raw().len());
+                key.encoded_len() + upstream.as_id().raw().len() + client_id
+            })
+            .sum();
+        let by_batch: usize = kept
+            .by_batch
+            .values()
+            .flat_map(|keys| keys.values())
+            .map(IdKey::encoded_len)
+            .sum();
+        let sender_ids: usize = kept.sender_ids.keys().map(IdKey::encoded_len).sum();
+        elements + by_batch + sender_ids
     }
 }
 
@@ -297,6 +406,37 @@ mod tests {
         );
         assert!(kept.take(&key(&format!("\"{:0>65000}\"", 0))).is_some());
         assert!(kept.push(long(n), element(1, None)));
+    }
+
+    /// An element is found by its batch, in the order the batch's elements came, and by its
+    /// sender's id (as sent, or the client's in place of which its id was minted, not the
+    /// minted one), each for as long as it is kept, every copy of its ids counted.
+    #[test]
+    fn untracked_elements_are_found_by_batch_and_by_sender_id() {
+        let mut kept = UntrackedElements::default();
+        let in_batch = |batch, seq, client| Waiting {
+            seq,
+            ..element(batch, client)
+        };
+        assert!(kept.push(buf("30"), in_batch(2, 30, None)));
+        assert!(kept.push(buf("10"), in_batch(2, 10, Some("7"))));
+        assert!(kept.push(buf("20"), in_batch(3, 20, None)));
+        assert_eq!(kept.keys_of_batch(2), [key("10"), key("30")]);
+        assert_eq!(kept.keys_of_batch(3), [key("20")]);
+        assert!(kept.keys_of_batch(4).is_empty());
+        assert!(kept.holds_sender_id(&key("30")) && kept.holds_sender_id(&key("7")));
+        assert!(!kept.holds_sender_id(&key("10")), "minted");
+        let ids = |token: &str| 2 * key(token).encoded_len() + token.len();
+        let minted = ids("10") + 1 + key("7").encoded_len();
+        assert_eq!(kept.bytes, ids("30") + minted + ids("20"));
+        kept.take(&key("10"));
+        assert!(!kept.holds_sender_id(&key("7")));
+        assert_eq!(kept.keys_of_batch(2), [key("30")]);
+        kept.take(&key("30"));
+        assert!(kept.keys_of_batch(2).is_empty() && !kept.by_batch.contains_key(&2));
+        assert_eq!(kept.bytes, ids("20"));
+        kept.drain().count();
+        assert!(kept.by_batch.is_empty() && kept.sender_ids.is_empty());
     }
 
     /// Each element is answered once; the oldest are forgotten beyond [`RECENT`] entries, or
