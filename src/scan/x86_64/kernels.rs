@@ -20,7 +20,9 @@ use super::block::{
     Outside,
 };
 use super::nesting::Nesting;
-use super::string::{body_blocks, body_blocks_wide, stops16, stops16_quotes, string_run};
+use super::string::{
+    body_blocks, body_blocks_wide, stops16, stops16_quotes, string_run, string_run_wide,
+};
 use super::tables::{OUTSIDE_LINE_LUT, OUTSIDE_LUT};
 use super::Avx2;
 use crate::scan::{scalar, ScanError};
@@ -317,7 +319,7 @@ pub(super) fn string_end_avx2<const WIDE: bool>(
             pos = string_body::<false, WIDE>(buf, pos, &mut escape_carry, &mut hex_carry, &mut 0);
         } else if b.quote | b.backslash | b.ctrl | escape_carry | hex_carry == 0 {
             // A block without a stop byte: jump to the next one.
-            pos = string_run::<false>(buf, pos, &mut 0);
+            pos = jump::<false, WIDE>(buf, pos, &mut 0);
         }
     }
 }
@@ -362,10 +364,28 @@ pub(super) fn string_body<const TRACK_ASCII: bool, const WIDE: bool>(
         if !plain {
             break;
         }
-        pos = string_run::<TRACK_ASCII>(buf, pos, high);
+        pos = jump::<TRACK_ASCII, WIDE>(buf, pos, high);
     }
     (*escape_carry, *hex_carry) = carries;
     pos
+}
+
+/// The long-string jump: [`string_run`], or with `WIDE` [`string_run_wide`].
+#[inline]
+#[target_feature(enable = "avx2")]
+fn jump<const TRACK_ASCII: bool, const WIDE: bool>(
+    buf: &[u8],
+    pos: usize,
+    high: &mut i32,
+) -> usize {
+    if WIDE {
+        // SAFETY: `WIDE` is set only by the AVX-512 instance of the lazy kernel and by
+        // `string_end_blocks` for an `Avx2` that `is_wide`, which run only where
+        // `detect_avx512` found AVX-512F and BW.
+        unsafe { string_run_wide::<TRACK_ASCII>(buf, pos, high) }
+    } else {
+        string_run::<TRACK_ASCII>(buf, pos, high)
+    }
 }
 
 /// [`string_end_sse2`] with its first 16-byte probe inlined: most keys and short values end

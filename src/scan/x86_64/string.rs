@@ -1,6 +1,7 @@
 //! The tests for a string's stop bytes (`"`, `\`, control bytes) that the kernels are built
 //! from: the 64-byte blocks of a string body proven at once ([`body_blocks`],
-//! [`body_blocks_wide`]), the jump over a run without a stop byte ([`string_run`]), and the
+//! [`body_blocks_wide`]), the jump over a run without a stop byte ([`string_run`], and
+//! [`string_run_wide`] on AVX-512BW), and the
 //! 16-byte SSE2 probes ([`stops16`] and the like, [`plain_key_colon`]).
 
 use core::arch::x86_64::*;
@@ -232,6 +233,61 @@ pub(super) fn string_run<const TRACK_ASCII: bool>(
         pos += 1;
     }
     pos
+}
+
+/// [`string_run`] on AVX-512BW: 256 bytes a turn (four 64-byte loads, one test, one
+/// branch), then [`string_run`] for the last bytes. The test folds the four loads twice with
+/// `min`: the smallest `x ^ 2` is at most 0x20 where one of them holds a control byte or `"`
+/// (as in [`xor_2`]), and the smallest `x ^ b'\\'` is zero exactly where one of them holds a
+/// backslash; the exact masks are computed in the turn that stops only.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+pub(super) fn string_run_wide<const TRACK_ASCII: bool>(
+    buf: &[u8],
+    mut pos: usize,
+    high: &mut i32,
+) -> usize {
+    let set1 = |b: u8| _mm512_set1_epi8(b as i8);
+    let min4 =
+        |[a, b, c, d]: [__m512i; 4]| _mm512_min_epu8(_mm512_min_epu8(a, b), _mm512_min_epu8(c, d));
+    let stops = |x: __m512i| {
+        _mm512_cmple_epu8_mask(_mm512_xor_si512(x, set1(2)), set1(0x20))
+            | _mm512_cmpeq_epi8_mask(x, set1(b'\\'))
+    };
+    let mut seen = _mm512_setzero_si512();
+    while let Some(chunk) = buf.get(pos..).and_then(|rest| rest.first_chunk::<256>()) {
+        // SAFETY: `chunk` is 256 readable bytes; `loadu` has no alignment requirement.
+        let loads = [0, 64, 128, 192]
+            .map(|at| unsafe { _mm512_loadu_si512(chunk.as_ptr().add(at).cast()) });
+        if TRACK_ASCII {
+            // `seen | a | b`, then `| c | d`: two three-way ORs.
+            seen = _mm512_ternarylogic_epi64::<0xfe>(seen, loads[0], loads[1]);
+            seen = _mm512_ternarylogic_epi64::<0xfe>(seen, loads[2], loads[3]);
+        }
+        let low = min4(loads.map(|x| _mm512_xor_si512(x, set1(2))));
+        let backslash = min4(loads.map(|x| _mm512_xor_si512(x, set1(b'\\'))));
+        let any =
+            _mm512_cmple_epu8_mask(low, set1(0x20)) | _mm512_testn_epi8_mask(backslash, backslash);
+        if any != 0 {
+            if TRACK_ASCII {
+                *high |= i32::from(_mm512_movepi8_mask(seen) != 0);
+            }
+            // One of the four holds the stop byte `any` saw: the first one that has one.
+            let mut at = pos;
+            for x in loads {
+                let stop = stops(x);
+                if stop != 0 {
+                    return at + stop.trailing_zeros() as usize;
+                }
+                at += 64;
+            }
+        }
+        pos += 256;
+    }
+    if TRACK_ASCII {
+        *high |= i32::from(_mm512_movepi8_mask(seen) != 0);
+    }
+    string_run::<TRACK_ASCII>(buf, pos, high)
 }
 
 /// [`stops16`], and the quotes alone.
