@@ -15,8 +15,6 @@ struct BodyBlock<V> {
     backslash: u64,
     /// Quotes and control bytes.
     stop: u64,
-    /// Not zero when a byte is not ASCII.
-    non_ascii: i32,
 }
 
 /// A block of a string body for [`body_blocks`].
@@ -34,8 +32,22 @@ fn body_block(block: &[u8; 64]) -> BodyBlock<[__m256i; 2]> {
         v,
         backslash: movemask64(backslashes(v[0]), backslashes(v[1])),
         stop: movemask64(quote_or_control(v[0]), quote_or_control(v[1])),
-        non_ascii: _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1])),
     }
+}
+
+/// The bytes of the blocks [`body_blocks`] loaded, OR-ed into `seen`: their top bits tell
+/// whether one was not ASCII ([`seen_high`]), read once when the loop ends.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn seen_or(seen: __m256i, v: [__m256i; 2]) -> __m256i {
+    _mm256_or_si256(seen, _mm256_or_si256(v[0], v[1]))
+}
+
+/// Not zero when a byte OR-ed into `seen` ([`seen_or`]) was not ASCII.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn seen_high(seen: __m256i) -> i32 {
+    _mm256_movemask_epi8(seen)
 }
 
 /// A block of a string body for [`body_blocks_wide`].
@@ -50,14 +62,30 @@ fn body_block_wide(block: &[u8; 64]) -> BodyBlock<__m512i> {
         backslash: _mm512_cmpeq_epi8_mask(w, set1(b'\\')),
         // `x ^ 2 <= 0x20`: see [`xor_2`].
         stop: _mm512_cmple_epu8_mask(_mm512_xor_si512(w, set1(2)), set1(0x20)),
-        non_ascii: i32::from(_mm512_movepi8_mask(w) != 0),
     }
+}
+
+/// [`seen_or`] for [`body_blocks_wide`].
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn seen_or_wide(seen: __m512i, w: __m512i) -> __m512i {
+    _mm512_or_si512(seen, w)
+}
+
+/// [`seen_high`] for [`body_blocks_wide`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn seen_high_wide(seen: __m512i) -> i32 {
+    i32::from(_mm512_movepi8_mask(seen) != 0)
 }
 
 /// Stamps the string-body loop for one way of loading a block: [`body_blocks`] and
 /// [`body_blocks_wide`] are one body.
 macro_rules! body_kernel {
-    ($(#[$doc:meta])* $name:ident, $load:ident, $bad_escapes:ident, $features:literal) => {
+    (
+        $(#[$doc:meta])* $name:ident, $load:ident, $bad_escapes:ident, $zero:ident, $seen_or:ident,
+        $seen_high:ident, $features:literal
+    ) => {
         $(#[$doc])*
         #[inline]
         #[target_feature(enable = $features)]
@@ -67,20 +95,16 @@ macro_rules! body_kernel {
             high: &mut i32,
         ) -> (usize, bool) {
             let (mut escape_in, mut hex_in) = *carries;
-            let mut seen = 0i32;
+            // Every block loaded, OR-ed: one operation a block, read once at the end.
+            let mut seen = $zero();
             let mut rest = bytes;
             let plain = loop {
                 let Some((block, after)) = rest.split_first_chunk::<64>() else {
                     break false;
                 };
-                let BodyBlock {
-                    v,
-                    backslash,
-                    stop,
-                    non_ascii,
-                } = $load(block);
+                let BodyBlock { v, backslash, stop } = $load(block);
                 if TRACK_ASCII {
-                    seen |= non_ascii;
+                    seen = $seen_or(seen, v);
                 }
                 if backslash | stop | escape_in | hex_in == 0 {
                     rest = after;
@@ -98,7 +122,9 @@ macro_rules! body_kernel {
                 rest = after;
             };
             *carries = (escape_in, hex_in);
-            *high |= seen;
+            if TRACK_ASCII {
+                *high |= $seen_high(seen);
+            }
             (bytes.len() - rest.len(), plain)
         }
     };
@@ -118,6 +144,9 @@ body_kernel! {
     body_blocks,
     body_block,
     bad_escapes,
+    _mm256_setzero_si256,
+    seen_or,
+    seen_high,
     "avx2,pclmulqdq,popcnt,bmi1,bmi2"
 }
 
@@ -126,6 +155,9 @@ body_kernel! {
     body_blocks_wide,
     body_block_wide,
     bad_escapes_wide,
+    _mm512_setzero_si512,
+    seen_or_wide,
+    seen_high_wide,
     "avx2,avx512f,avx512bw,pclmulqdq,popcnt,bmi1,bmi2"
 }
 
