@@ -2,8 +2,7 @@
 //! batch observed one by one.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use rpcwire::{IdBuf, IdKey};
 
@@ -19,18 +18,22 @@ use super::{Dir, Observation, Session, Verdict, Violation};
 /// array of its own, and the server's, coming later, holds only late replies.
 #[derive(Debug, Default)]
 pub(super) struct BatchWait {
-    /// Its requests that went in flight (taken when the proxy answers what is left of it).
-    pub(super) requests: Vec<IdBuf>,
-    /// How many of them still wait.
-    pub(super) waiting: usize,
-    /// Its invalid elements whose replies are owed: the id each reply carries (`None`: null),
-    /// as spelled (counted against the budget of the replies owed: [`OwedReplies`]); taken
-    /// when the proxy answers them.
+    /// Its requests still waiting, by their number ([`Waiting::seq`], in the order they
+    /// came): the id each waits by (taken when the proxy answers what is left of it). A
+    /// request that stops waiting takes its own out at once ([`Session::release`]), so that
+    /// the copies here are of ids the table of requests waiting holds, within the spellings
+    /// it counts: a record kept by one thing left does not hold the ids of the rest of its
+    /// batch, outside every budget.
+    ///
+    /// [`Session::release`]: super::Session::release
+    pub(super) requests: BTreeMap<u64, IdBuf>,
+    /// Its invalid elements whose replies are still owed, by their place among its elements
+    /// owed a reply: the id each reply carries (`None`: null), as spelled (counted against
+    /// the budget of the replies owed: [`OwedReplies`], whose entry knows its place here and
+    /// takes its spelling out when it goes); taken when the proxy answers them.
     ///
     /// [`OwedReplies`]: super::owed::OwedReplies
-    pub(super) owed: Vec<Option<IdBuf>>,
-    /// How many of those are still owed.
-    pub(super) owed_left: usize,
+    pub(super) owed: BTreeMap<u64, Option<IdBuf>>,
     /// How many of its elements that went untracked (beyond the limits of the requests in
     /// flight) and were kept still wait ([`UntrackedElements`], which holds them, and finds
     /// them by batch when the proxy answers what is left of it: a copy of their ids here
@@ -45,7 +48,13 @@ impl BatchWait {
     /// answered in place of a dropped one): its record then goes at once, so that records do
     /// not pile up with the rate of batches times the timeout.
     fn is_answered(&self) -> bool {
-        self.waiting == 0 && self.owed_left == 0 && self.untracked_left == 0
+        self.requests.is_empty() && self.owed.is_empty() && self.untracked_left == 0
+    }
+
+    /// The place the next element owed a reply takes among those of the batch: after the
+    /// last.
+    pub(super) fn next_owed_place(&self) -> u64 {
+        self.owed.last_key_value().map_or(0, |(place, _)| place + 1)
     }
 }
 
@@ -77,13 +86,9 @@ impl Session {
         let Some((no, at, wait)) = self.open_batch.take() else {
             return;
         };
-        if wait.requests.is_empty() && wait.owed.is_empty() && wait.untracked_left == 0 {
+        if wait.is_answered() {
             return;
         }
-        let wait = BatchWait {
-            owed_left: wait.owed.len(),
-            ..wait
-        };
         self.batches.insert(no, wait);
         let Some(t) = self.timeout_ms else {
             return;
@@ -219,16 +224,16 @@ impl Session {
         };
         let owed = wait
             .owed
-            .into_iter()
+            .into_values()
             .filter(|id| {
                 self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no))
                     .is_some()
             })
             .collect();
         let mut requests = vec![];
-        for id in &wait.requests {
+        for (seq, id) in &wait.requests {
             let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());
-            if waits.is_some_and(|w| w.batch == no) {
+            if waits.is_some_and(|w| w.batch == no && w.seq == *seq) {
                 requests.extend(self.stop_waiting(id.as_id()));
             }
         }
@@ -252,15 +257,19 @@ impl Session {
                     (Some(id), 1..) => id.raw().len(),
                     _ => 0,
                 };
+                let place = match (&self.open_batch, batch) {
+                    (Some((_, _, wait)), 1..) => wait.next_owed_place(),
+                    _ => 0,
+                };
                 let owed = self.owed_element_replies[slot(dir)].push(
                     id.map(IdKey::of),
                     spelled,
-                    batch,
+                    (batch, place),
                     self.max_in_flight,
                     self.max_owed_bytes,
                 );
-                if let (true, Some((_, _, wait))) = (owed, &mut self.open_batch) {
-                    wait.owed.push(id.map(|id| id.to_owned_id()));
+                if let (true, Some((_, _, wait)), 1..) = (owed, &mut self.open_batch, batch) {
+                    wait.owed.insert(place, id.map(|id| id.to_owned_id()));
                 }
                 Verdict {
                     forward: true,
@@ -278,43 +287,24 @@ impl Session {
         }
     }
 
-    /// A request or owed reply of the client batch `no` was answered (`part` counts it): the
-    /// batch's record goes once nothing of it is left, and the ids of its requests no longer
-    /// waiting, or of its replies no longer owed, once they are most of its ids (an amortized
-    /// constant time each): a batch with one left must not hold the ids of all the others,
-    /// outside the budget of the requests in flight.
+    /// A request, owed reply or kept element of the client batch `no` was answered (or
+    /// cancelled, or the proxy answered it): `part` counts it off the batch's record, which
+    /// goes once nothing of it is left. The batch may still be open (its sender cancelled a
+    /// request of its own in it, MCP): its record then counts it as well, and is kept only if
+    /// something is left when it closes ([`Session::close_batch`]).
     pub(super) fn batch_part_answered(&mut self, no: u64, part: impl FnOnce(&mut BatchWait)) {
+        if let Some((open, _, wait)) = &mut self.open_batch {
+            if *open == no {
+                part(wait);
+                return;
+            }
+        }
         let Some(batch) = self.batches.get_mut(&no) else {
             return;
         };
         part(batch);
         if batch.is_answered() {
             self.batches.remove(&no);
-            return;
-        }
-        if batch.requests.len() > 2 * batch.waiting.max(8) {
-            let waiting = &self.waiting[slot(Dir::C2s)];
-            batch
-                .requests
-                .retain(|id| waiting.get(id.as_id()).is_some_and(|w| w.batch == no));
-        }
-        if batch.owed.len() > 2 * batch.owed_left.max(8) {
-            // As many of each id as are still owed to this batch.
-            let owed = &self.owed_element_replies[slot(Dir::C2s)];
-            let mut left: HashMap<Option<IdKey>, usize> = HashMap::new();
-            batch.owed.retain(|id| {
-                let key = id.as_ref().map(|id| IdKey::of(id.as_id()));
-                let n = match left.entry(key) {
-                    Entry::Occupied(n) => n.into_mut(),
-                    Entry::Vacant(v) => {
-                        let n = owed.count(v.key().as_ref(), no);
-                        v.insert(n)
-                    }
-                };
-                let keep = *n > 0;
-                *n = n.saturating_sub(1);
-                keep
-            });
         }
     }
 
@@ -325,5 +315,30 @@ impl Session {
             (Some((no, ..)), Dir::C2s) => *no,
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+impl Session {
+    /// The bytes of the ids the client batches' records hold (the open batch's included), as
+    /// spelled: computed from what they hold.
+    pub(super) fn batch_record_id_bytes(&self) -> usize {
+        let open = self.open_batch.iter().map(|(_, _, wait)| wait);
+        open.chain(self.batches.values())
+            .map(|wait| {
+                let requests: usize = wait
+                    .requests
+                    .values()
+                    .map(|id| id.as_id().raw().len())
+                    .sum();
+                let owed: usize = wait
+                    .owed
+                    .values()
+                    .flatten()
+                    .map(|id| id.as_id().raw().len())
+                    .sum();
+                requests + owed
+            })
+            .sum()
     }
 }

@@ -183,7 +183,8 @@ pub struct Unanswered {
 /// tokens are counted as kept, about twice: an id's key and its token (a reply owed, its key
 /// and the spelling its batch's record keeps), a progress token's key in its request and in
 /// the count of requests reporting on it. The key alone does not bound a number's spelling:
-/// `1.000…` keys as 1.)
+/// `1.000…` keys as 1. A request of a client batch has its spelling once more in its batch's
+/// record, for as long as it waits: within the spellings counted here.)
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
 /// How many requests may wait in each direction by default.
@@ -263,7 +264,9 @@ impl Session {
             self.tools_lists_waiting -= 1;
         }
         if dir == Dir::C2s {
-            self.batch_part_answered(waiting.batch, |batch| batch.waiting -= 1);
+            self.batch_part_answered(waiting.batch, |batch| {
+                batch.requests.remove(&waiting.seq);
+            });
             self.prune_deadlines();
         }
         if let Some(client_id) = &waiting.client_id {
@@ -488,10 +491,10 @@ impl Session {
                                 }
                             }
                             // A request inside a batch times out with its batch (one array
-                            // answers it: `close_batch`).
+                            // answers it: `close_batch`), whose record holds it by its number
+                            // until it stops waiting (`release`).
                             if let (Some((_, _, wait)), true) = (&mut self.open_batch, batch != 0) {
-                                wait.requests.push(id.to_owned_id());
-                                wait.waiting += 1;
+                                wait.requests.insert(self.seq, id.to_owned_id());
                             } else if let (Some(t), Dir::C2s, false) =
                                 (self.timeout_ms, dir, self.waits_by_design(method))
                             {

@@ -23,7 +23,8 @@ use super::{Dir, Session, Violation};
 /// owed to the elements of client batches), against which each entry counts its id as it is
 /// kept: its key here, and the spelling its batch's record keeps beside it (which the key does
 /// not bound: `1.000…` keys as 1), as the requests in flight count theirs. An entry gives its
-/// bytes back when it goes, however it goes (answered, or forgotten when the proxy answers it).
+/// bytes back when it goes, however it goes (answered, or forgotten when the proxy answers it),
+/// and tells its place in its batch's record, whose copy of its spelling then goes too.
 ///
 /// [`MAX_IN_FLIGHT_BYTES`]: super::MAX_IN_FLIGHT_BYTES
 #[derive(Debug, Default)]
@@ -44,15 +45,15 @@ pub(super) struct OwedReplies {
 
 impl OwedReplies {
     /// Records one reply owed to an element of `batch`, whose id's spelling, `spelled` bytes,
-    /// is kept elsewhere (its batch's record; 0 when none is); at `limit` (the limit of
-    /// requests in flight), or when its id (its key and that spelling) would take the ids owed
-    /// past `max_bytes`, it is not recorded, and its reply will be reported as unmatched.
-    /// Returns whether it was recorded.
+    /// is kept elsewhere (its batch's record, at `place`; 0 when none is); at `limit` (the
+    /// limit of requests in flight), or when its id (its key and that spelling) would take the
+    /// ids owed past `max_bytes`, it is not recorded, and its reply will be reported as
+    /// unmatched. Returns whether it was recorded.
     pub(super) fn push(
         &mut self,
         id: Option<IdKey>,
         spelled: usize,
-        batch: u64,
+        (batch, place): (u64, u64),
         limit: usize,
         max_bytes: usize,
     ) -> bool {
@@ -64,10 +65,11 @@ impl OwedReplies {
         self.bytes += bytes;
         match id {
             Some(id) => {
-                self.by_id.entry(id.clone()).or_default().push(batch, bytes);
+                let batches = self.by_id.entry(id.clone()).or_default();
+                batches.push(batch, place, bytes);
                 self.order.push_back(id);
             }
-            None => self.without_id.push(batch, bytes),
+            None => self.without_id.push(batch, place, bytes),
         }
         true
     }
@@ -89,6 +91,7 @@ impl OwedReplies {
 
     /// How many replies with this id (`None`: to elements whose id could not be read) are
     /// owed to elements of `batch`.
+    #[cfg(test)]
     pub(super) fn count(&self, key: Option<&IdKey>, batch: u64) -> usize {
         let batches = match key {
             Some(key) => match self.by_id.get(key) {
@@ -110,15 +113,16 @@ impl OwedReplies {
         }
     }
 
-    /// Takes the reply `owes` found, if any: the batch its element came in.
-    pub(super) fn take(&mut self, key: Option<&IdKey>) -> Option<u64> {
+    /// Takes the reply `owes` found, if any: the batch its element came in, and its place in
+    /// that batch's record.
+    pub(super) fn take(&mut self, key: Option<&IdKey>) -> Option<(u64, u64)> {
         let key = match key {
             Some(key) => key.clone(),
             None if !self.without_id.is_empty() => {
-                let (batch, bytes) = self.without_id.take(None)?;
+                let (owed_to, bytes) = self.without_id.take(None)?;
                 self.len -= 1;
                 self.bytes -= bytes;
-                return Some(batch);
+                return Some(owed_to);
             }
             // A null id for an element whose id could be read (§5.1 allows it): the oldest.
             None => loop {
@@ -133,21 +137,23 @@ impl OwedReplies {
 
     /// Forgets a reply owed with this id (`None`: to an element whose id could not be read)
     /// to an element of `batch` (the oldest of any batch: `None`), if there is one: it was
-    /// answered otherwise. Returns the batch of the element it was owed to, if it was owed.
-    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> Option<u64> {
+    /// answered otherwise. Returns the batch of the element it was owed to and its place in
+    /// that batch's record, if it was owed.
+    fn forget(&mut self, key: Option<&IdKey>, batch: Option<u64>) -> Option<(u64, u64)> {
         match key {
             Some(key) => self.take_by_id(key, batch),
             None => {
-                let (batch, bytes) = self.without_id.take(batch)?;
+                let (owed_to, bytes) = self.without_id.take(batch)?;
                 self.len -= 1;
                 self.bytes -= bytes;
-                Some(batch)
+                Some(owed_to)
             }
         }
     }
 
-    /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch.
-    fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<u64> {
+    /// Takes an entry with id `key` of `batch` (the oldest: `None`): its batch, and its place
+    /// in that batch's record.
+    fn take_by_id(&mut self, key: &IdKey, batch: Option<u64>) -> Option<(u64, u64)> {
         let batches = self.by_id.get_mut(key)?;
         let (taken, bytes) = batches.take(batch)?;
         if batches.is_empty() {
@@ -178,21 +184,22 @@ impl OwedReplies {
 /// order go quadratic).
 #[derive(Debug, Default)]
 struct OwedBatches {
-    /// By batch, the bytes of its entries in the order they came: one id may be spelled
-    /// differently by elements of one batch (`1`, `1.0`), and each entry gives back what it
-    /// counted. The newest goes first, so that those left count the spellings a batch's record
-    /// keeps when it drops those no longer owed (the first of each id).
-    entries: BTreeMap<u64, Vec<usize>>,
+    /// By batch, its entries in the order they came: each one's place in its batch's record
+    /// and the bytes it counts. One id may be spelled differently by elements of one batch
+    /// (`1`, `1.0`): each entry gives back what it counted, and its place tells the record
+    /// which spelling goes with it. (Which of them a reply takes does not matter: the newest.)
+    entries: BTreeMap<u64, Vec<(u64, usize)>>,
     len: usize,
 }
 
 impl OwedBatches {
-    fn push(&mut self, batch: u64, bytes: usize) {
-        self.entries.entry(batch).or_default().push(bytes);
+    fn push(&mut self, batch: u64, place: u64, bytes: usize) {
+        self.entries.entry(batch).or_default().push((place, bytes));
         self.len += 1;
     }
 
     /// How many replies are owed to elements of `batch`.
+    #[cfg(test)]
     fn count(&self, batch: u64) -> usize {
         self.entries.get(&batch).map_or(0, Vec::len)
     }
@@ -202,19 +209,20 @@ impl OwedBatches {
         self.entries.keys().next().copied()
     }
 
-    /// Takes an entry of `batch` (of the oldest: `None`): its batch, and the bytes it counted.
-    fn take(&mut self, batch: Option<u64>) -> Option<(u64, usize)> {
+    /// Takes an entry of `batch` (of the oldest: `None`): its batch and its place in that
+    /// batch's record, and the bytes it counted.
+    fn take(&mut self, batch: Option<u64>) -> Option<((u64, u64), usize)> {
         let batch = match batch {
             Some(batch) => batch,
             None => self.oldest()?,
         };
         let entries = self.entries.get_mut(&batch)?;
-        let bytes = entries.pop()?;
+        let (place, bytes) = entries.pop()?;
         if entries.is_empty() {
             self.entries.remove(&batch);
         }
         self.len -= 1;
-        Some((batch, bytes))
+        Some(((batch, place), bytes))
     }
 
     fn len(&self) -> usize {
@@ -231,10 +239,12 @@ impl Session {
     /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see
     /// [`OwedReplies::take`]).
     pub(super) fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
-        let Some(batch) = self.owed_element_replies[slot(dir)].take(key) else {
+        let Some((batch, place)) = self.owed_element_replies[slot(dir)].take(key) else {
             return false;
         };
-        self.batch_part_answered(batch, |batch| batch.owed_left -= 1);
+        self.batch_part_answered(batch, |batch| {
+            batch.owed.remove(&place);
+        });
         self.prune_deadlines();
         true
     }
@@ -269,11 +279,11 @@ impl Session {
     /// so right after its elements: [`Session::time_out`]).
     pub fn forget_owed_reply(&mut self, id: Option<Id<'_>>) -> bool {
         self.close_batch();
-        let Some(batch) = self.forget_owed(id, None) else {
+        let Some((batch, place)) = self.forget_owed(id, None) else {
             return false;
         };
         self.batch_part_answered(batch, |batch| {
-            batch.owed_left = batch.owed_left.saturating_sub(1);
+            batch.owed.remove(&place);
         });
         true
     }
@@ -281,13 +291,19 @@ impl Session {
     /// [`Session::forget_owed_reply`], for an element of `batch` only (any: `None`). The
     /// server's reply, coming later in an array, is late once: with the element's id, or with
     /// a null one (§5.1 lets a server answer an invalid request so).
-    /// Returns the batch of the element it was owed to, if it was owed.
-    pub(super) fn forget_owed(&mut self, id: Option<Id<'_>>, batch: Option<u64>) -> Option<u64> {
+    /// Returns the batch of the element it was owed to and its place in that batch's record,
+    /// if it was owed.
+    pub(super) fn forget_owed(
+        &mut self,
+        id: Option<Id<'_>>,
+        batch: Option<u64>,
+    ) -> Option<(u64, u64)> {
         let key = id.map(IdKey::of);
         let owed = &mut self.owed_element_replies[slot(Dir::C2s)];
         let batch = owed.forget(key.as_ref(), batch)?;
         // (Its key only: no spelling is kept of a late reply.)
-        self.late_owed.push(key.clone(), 0, 0, RECENT, RECENT_BYTES);
+        self.late_owed
+            .push(key.clone(), 0, (0, 0), RECENT, RECENT_BYTES);
         if let Some(key) = key {
             self.remember(Dir::C2s, key, None);
         }
@@ -302,46 +318,51 @@ mod tests {
     /// Owed replies are counted by id: a null-id reply takes an element without a readable
     /// id first, else the oldest with one; a reply echoing an id takes that one; and the order
     /// kept for null-id replies stays within twice what is owed however many were answered by
-    /// their own id. Each entry gives back the bytes it counted.
+    /// their own id. Each entry gives back the bytes it counted, and tells its batch and its
+    /// place in that batch's record.
     #[test]
     fn owed_replies_by_id_and_in_order() {
         let key = |n: u32| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
         let mut owed = OwedReplies::default();
         for n in 0..1000 {
-            owed.push(Some(key(n)), 100, u64::from(n), usize::MAX, usize::MAX);
+            owed.push(Some(key(n)), 100, (u64::from(n), 0), usize::MAX, usize::MAX);
         }
-        owed.push(None, 0, 1000, usize::MAX, usize::MAX);
+        owed.push(None, 0, (1000, 0), usize::MAX, usize::MAX);
         let keys: usize = (0..1000).map(|n| key(n).encoded_len()).sum();
         assert_eq!(owed.bytes, keys + 1000 * 100, "each id's key and spelling");
         for n in 10..1000 {
-            assert_eq!(owed.take(Some(&key(n))), Some(u64::from(n)), "its batch");
+            assert_eq!(
+                owed.take(Some(&key(n))),
+                Some((u64::from(n), 0)),
+                "its batch"
+            );
         }
         assert!(owed.order.len() <= 2 * (owed.len - owed.without_id.len()) + 16);
         assert_eq!(owed.take(Some(&key(500))), None, "answered already");
-        assert_eq!(owed.take(None), Some(1000), "the one without an id");
+        assert_eq!(owed.take(None), Some((1000, 0)), "the one without an id");
         assert!(owed.without_id.is_empty());
         for n in 0..10 {
             assert!(owed.owes(Some(&key(n))));
-            assert_eq!(owed.take(None), Some(u64::from(n)));
+            assert_eq!(owed.take(None), Some((u64::from(n), 0)));
             assert!(!owed.owes(Some(&key(n))), "the oldest first: {n}");
         }
         assert_eq!(owed.take(None), None);
         assert_eq!((owed.len, owed.bytes), (0, 0));
         // At the limit, not recorded.
-        owed.push(None, 0, 0, 0, usize::MAX);
+        owed.push(None, 0, (0, 0), 0, usize::MAX);
         assert!(!owed.owes(None));
         // Forgetting takes an entry of the batch named (not only the oldest), or the oldest.
-        owed.push(Some(key(1)), 100, 1, usize::MAX, usize::MAX);
-        owed.push(Some(key(1)), 100, 2, usize::MAX, usize::MAX);
-        owed.push(Some(key(1)), 100, 3, usize::MAX, usize::MAX);
-        owed.push(None, 0, 1, usize::MAX, usize::MAX);
-        owed.push(None, 0, 3, usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 100, (1, 0), usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 100, (2, 0), usize::MAX, usize::MAX);
+        owed.push(Some(key(1)), 100, (3, 0), usize::MAX, usize::MAX);
+        owed.push(None, 0, (1, 1), usize::MAX, usize::MAX);
+        owed.push(None, 0, (3, 1), usize::MAX, usize::MAX);
         assert!(owed.forget(Some(&key(1)), Some(4)).is_none());
         assert!(owed.forget(None, Some(2)).is_none());
         assert!(owed.forget(Some(&key(1)), Some(2)).is_some());
         assert!(owed.forget(Some(&key(1)), Some(2)).is_none(), "once");
-        assert!(owed.forget(None, Some(3)).is_some());
-        assert_eq!(owed.take(Some(&key(1))), Some(1), "the oldest left");
+        assert_eq!(owed.forget(None, Some(3)), Some((3, 1)), "its place");
+        assert_eq!(owed.take(Some(&key(1))), Some((1, 0)), "the oldest left");
         assert!(owed.forget(Some(&key(1)), None).is_some());
         assert!(owed.forget(None, None).is_some());
         assert_eq!((owed.len, owed.bytes), (0, 0));
@@ -349,8 +370,8 @@ mod tests {
         // as in-place answers may come: each takes its batch's entries, the counts follow.
         const BATCHES: u64 = 20_000;
         for batch in 0..BATCHES {
-            owed.push(Some(key(7)), 100, batch, usize::MAX, usize::MAX);
-            owed.push(Some(key(7)), 5, batch, usize::MAX, usize::MAX);
+            owed.push(Some(key(7)), 100, (batch, 0), usize::MAX, usize::MAX);
+            owed.push(Some(key(7)), 5, (batch, 1), usize::MAX, usize::MAX);
         }
         assert_eq!(
             owed.bytes,
@@ -358,14 +379,15 @@ mod tests {
         );
         for batch in (1..BATCHES).rev() {
             assert_eq!(owed.count(Some(&key(7)), batch), 2);
-            assert!(owed.forget(Some(&key(7)), Some(batch)).is_some());
-            assert!(owed.forget(Some(&key(7)), Some(batch)).is_some());
+            let (newest, oldest) = (Some((batch, 1)), Some((batch, 0)));
+            assert_eq!(owed.forget(Some(&key(7)), Some(batch)), newest);
+            assert_eq!(owed.forget(Some(&key(7)), Some(batch)), oldest);
             assert_eq!(owed.count(Some(&key(7)), batch), 0);
             assert!(owed.forget(Some(&key(7)), Some(batch)).is_none());
         }
         assert_eq!(owed.oldest_batch(Some(&key(7))), Some(0));
-        assert_eq!(owed.take(Some(&key(7))), Some(0));
-        assert_eq!(owed.take(Some(&key(7))), Some(0));
+        assert_eq!(owed.take(Some(&key(7))), Some((0, 1)));
+        assert_eq!(owed.take(Some(&key(7))), Some((0, 0)));
         assert!(!owed.owes(Some(&key(7))));
         assert_eq!((owed.len, owed.bytes), (0, 0));
     }

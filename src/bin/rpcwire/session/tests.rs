@@ -2652,3 +2652,85 @@ fn the_ids_of_kept_elements_stay_within_their_budget() {
     }
     assert_eq!(session.batches.len(), 4, "each kept by its owed reply");
 }
+
+/// A client batch's record holds the ids of its requests still waiting, and no other: one
+/// that stops waiting gives its copy back at once. Else a record kept by one thing left (here
+/// an invalid element whose id could not be read, owed a reply that never comes, which counts
+/// no bytes) held the ids of the rest of its batch outside every budget: a client sending such
+/// batches of 16 requests with ids of 64 KiB each, answered at once, had the proxy hold 1 MiB
+/// a batch, for as many batches as replies may be owed (`--max-in-flight`, a million).
+#[test]
+fn a_batch_record_holds_only_the_ids_of_its_requests_still_waiting() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    for round in 0..100 {
+        let tokens: Vec<String> = (0..8)
+            .map(|n| format!("\"{:0>1000}\"", round * 100 + n))
+            .collect();
+        let mut elements: Vec<_> = tokens.iter().map(|t| request_of(t, "b")).collect();
+        elements.push(without_id("invalid", None));
+        batch(&mut session, Dir::C2s, &elements);
+        let replies: Vec<_> = tokens.iter().map(|t| reply_of(t)).collect();
+        batch(&mut session, Dir::S2c, &replies);
+        assert_eq!(session.batch_record_id_bytes(), 0, "{round}");
+    }
+    assert_eq!(session.batches.len(), 100, "each kept by its owed reply");
+}
+
+/// The same for the replies owed to a batch's invalid elements: one the server answered gives
+/// its spelling back at once, while a request never answered keeps the record; what is left
+/// is answered as before.
+#[test]
+fn a_batch_record_holds_only_the_ids_of_its_replies_still_owed() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let mut waiting = 0;
+    for round in 0..100 {
+        let tokens: Vec<String> = (0..8)
+            .map(|n| format!("\"{:0>1000}\"", round * 100 + n))
+            .collect();
+        let mut elements: Vec<_> = tokens
+            .iter()
+            .map(|t| Observation {
+                id: Some(id_of(t)),
+                ..without_id("invalid", None)
+            })
+            .collect();
+        let request = format!("{round}");
+        elements.push(request_of(&request, "b"));
+        batch(&mut session, Dir::C2s, &elements);
+        let errors: Vec<_> = tokens
+            .iter()
+            .map(|t| Observation {
+                error_code: Some(-32600),
+                ..observation("error_response", id_of(t), None)
+            })
+            .collect();
+        let verdicts = batch(&mut session, Dir::S2c, &errors);
+        assert!(
+            verdicts.iter().all(|v| v.violation.is_none()),
+            "{verdicts:?}"
+        );
+        waiting += request.len();
+        assert_eq!(session.batch_record_id_bytes(), waiting, "{round}");
+    }
+    let first = session.batches.keys().min().copied().unwrap();
+    let (requests, owed) = session.take_rest_of_batch(first);
+    let requests: Vec<_> = requests.iter().map(|(id, _)| id.to_string()).collect();
+    assert_eq!((requests, owed), (vec!["0".to_string()], vec![]));
+}
+
+/// MCP (2025-03-26's batches): a request the client cancels in the batch that sent it stops
+/// waiting, and its batch's record counts it so: a record is not left waiting for it, for the
+/// rest of the session (none with no timeout), holding its id.
+#[test]
+fn a_request_cancelled_in_its_own_batch_leaves_no_record() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    batch(
+        &mut session,
+        Dir::C2s,
+        &[request_of("1", "slow"), cancel_of("1")],
+    );
+    session.close_batch();
+    assert!(!session.is_waiting(Dir::C2s, id("1")));
+    assert!(session.batches.is_empty(), "{:?}", session.batches);
+    assert_eq!(session.batch_record_id_bytes(), 0);
+}
