@@ -87,6 +87,12 @@ pub struct Session {
     null_replies_owed: [u64; 2],
     /// How many requests stopped waiting, by direction of the request.
     stopped_waiting: [u64; 2],
+    /// The last requests that stopped waiting, by direction of the request: the key each
+    /// waited by and its progress token, since the message observed last began (its elements
+    /// included). Kept only in a session that tells them ([`Session::telling_stops`]).
+    stops: [Vec<(IdKey, Option<IdKey>)>; 2],
+    /// Whether `stops` is kept.
+    tells_stops: bool,
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
     /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
@@ -223,6 +229,8 @@ impl Session {
             max_owed_bytes: max_bytes,
             null_replies_owed: [0, 0],
             stopped_waiting: [0, 0],
+            stops: [vec![], vec![]],
+            tells_stops: false,
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: InPlace::default(),
             progress_tokens: [HashMap::new(), HashMap::new()],
@@ -256,10 +264,10 @@ impl Session {
         Some(v)
     }
 
-    /// A request sent in `dir` stopped waiting: its progress token is no longer active (and
-    /// a client request's deadline is dead).
-    fn release(&mut self, dir: Dir, waiting: &Waiting) {
-        self.stopped_waiting[slot(dir)] += 1;
+    /// A request sent in `dir`, waiting by `id`, stopped waiting: its progress token is no
+    /// longer active (and a client request's deadline is dead).
+    fn release(&mut self, dir: Dir, id: Id<'_>, waiting: &Waiting) {
+        self.stopped(dir, || (IdKey::of(id), waiting.progress_token.clone()));
         if waiting.lists_tools {
             self.tools_lists_waiting -= 1;
         }
@@ -319,6 +327,9 @@ impl Session {
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         self.close_batch();
+        if self.tells_stops {
+            self.stops.iter_mut().for_each(Vec::clear);
+        }
         if o.kind == "batch" {
             self.batch_forward[slot(dir)] = BatchForward::default();
             self.answered_in_place = InPlace::default();
@@ -627,7 +638,7 @@ impl Session {
                         // (Or on a batch element of its own that went untracked, kept: it
                         // ends alike.)
                         if let Some((_, w)) = self.take_waiting(dir, cancelled) {
-                            self.release(dir, &w);
+                            self.release(dir, cancelled, &w);
                             self.remember(dir, IdKey::of(cancelled), None);
                         } else {
                             self.cancel_untracked(dir, cancelled);
@@ -738,7 +749,7 @@ impl Session {
                             self.take_waiting(asked, id)
                         };
                         if let Some((_, mut w)) = taken {
-                            self.release(asked, &w);
+                            self.release(asked, id, &w);
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's, alone or inside an array (rebuilt with that
                             // element's id restored).
@@ -883,7 +894,7 @@ impl Session {
     /// it): removed, released, remembered for a late reply.
     fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let (id, w) = self.take_waiting(Dir::C2s, id)?;
-        self.release(Dir::C2s, &w);
+        self.release(Dir::C2s, id.as_id(), &w);
         let client_key = w.client_id.as_ref().map(|c| IdKey::of(c.as_id()));
         self.remember(Dir::C2s, IdKey::of(id.as_id()), client_key);
         Some((id, w))
@@ -991,6 +1002,39 @@ impl Session {
     /// a count that moves whenever one does.
     pub fn stopped_waiting(&self, dir: Dir) -> u64 {
         self.stopped_waiting[slot(dir)]
+    }
+
+    /// A request sent in `dir`, or a batch element kept beyond the limits, stopped waiting:
+    /// counted ([`Session::stopped_waiting`]), and told ([`Session::last_stops`]) as `stop`
+    /// gives it (the key it waited by and its progress token; asked only when told, so that
+    /// the proxy copies nothing).
+    pub(super) fn stopped(&mut self, dir: Dir, stop: impl FnOnce() -> (IdKey, Option<IdKey>)) {
+        self.stopped_waiting[slot(dir)] += 1;
+        if self.tells_stops {
+            self.stops[slot(dir)].push(stop());
+        }
+    }
+
+    /// A session that tells which requests stopped waiting ([`Session::last_stops`]), for a
+    /// merge of two streams: a batch peeked in one, waiting for the other to move on, then
+    /// looks again only at its elements that a request stopping may concern. (Not the proxy,
+    /// which does not ask, and would pay a copy of each id answered.)
+    pub fn telling_stops(mut self) -> Session {
+        self.tells_stops = true;
+        self
+    }
+
+    /// The last `n` requests sent in `dir` that stopped waiting (the batch elements kept
+    /// beyond the limits included, as [`Session::stopped_waiting`] counts them), in order:
+    /// the key each waited by, and its progress token. `None` when they are not all known:
+    /// the session does not tell them, or more stopped than since the message observed last
+    /// began.
+    pub fn last_stops(&self, dir: Dir, n: u64) -> Option<&[(IdKey, Option<IdKey>)]> {
+        let stops = &self.stops[slot(dir)];
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|&n| self.tells_stops && n <= stops.len())?;
+        Some(&stops[stops.len() - n..])
     }
 
     /// Whether the request `id` sent in direction `requester` is still waiting for its reply.

@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use rpcwire::{Id, IdBuf, IdKey};
 
-use super::dir::slot;
 use super::recent::{RECENT, RECENT_BYTES};
 use super::waiting::Waiting;
 use super::{Dir, Session};
@@ -267,7 +266,8 @@ impl Session {
             Dir::S2c => &mut self.untracked_server_elements,
         };
         let taken = kept.take(key)?;
-        self.stopped_waiting[slot(dir)] += 1;
+        // (A kept element carries no progress token.)
+        self.stopped(dir, || (key.clone(), None));
         Some(taken)
     }
 
