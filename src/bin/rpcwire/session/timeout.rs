@@ -149,8 +149,8 @@ impl Session {
             id,
             upstream_id,
             method: w.method,
-            // Never for a request of a batch: batches are JSON-RPC's, which has no
-            // cancellation.
+            // (Under MCP a batch's request gets here only in the replay of a hand-written log:
+            // the proxy refuses MCP batches, and JSON-RPC has no cancellation.)
             cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
         }
     }
