@@ -330,7 +330,7 @@ pub(super) fn string_end_avx2<const WIDE: bool>(
 /// valid escapes and no unescaped quote. Returns the start of the first block it does not
 /// prove so (the one with the closing quote, a control byte or a bad escape; fewer than 64
 /// bytes left), with the carries set for that block, which the caller then classifies in
-/// full. With `TRACK_ASCII`, sets bit 7 of `high` as [`string_run`] does.
+/// full. With `TRACK_ASCII`, makes `high` not zero as [`string_run`] does.
 ///
 /// A block of a long text is nearly always body alone, with escapes: [`body_blocks`] does
 /// only what such a block needs. A block without a stop byte jumps to the next one by

@@ -135,7 +135,7 @@ body_kernel! {
     /// with valid escapes and no unescaped quote (`carries`: the kernel's escape and hex
     /// carries, updated to the end of the last one): how many bytes, and whether the last one
     /// has no stop byte (`"`, `\`, control byte) and nothing carried into it or out of it, where
-    /// a jump to the next stop byte pays. With `TRACK_ASCII`, sets bit 7 of `high` when a byte
+    /// a jump to the next stop byte pays. With `TRACK_ASCII`, makes `high` not zero when a byte
     /// of a block it loaded is not ASCII.
     ///
     /// Fewer masks than [`classify`](super::block::classify): quotes and control bytes in one
@@ -192,7 +192,7 @@ fn backslashes(x: __m256i) -> __m256i {
 }
 
 /// The index of the first `"`, `\` or control byte at or after `pos` (or `buf.len()`).
-/// With `TRACK_ASCII`, sets bit 7 of `high` when a byte it went over (or loaded with them) is
+/// With `TRACK_ASCII`, makes `high` not zero when a byte it went over (or loaded with them) is
 /// not ASCII.
 #[inline]
 #[target_feature(enable = "avx2")]
