@@ -27,13 +27,18 @@ pub(super) struct BatchWait {
     ///
     /// [`Session::release`]: super::Session::release
     pub(super) requests: BTreeMap<u64, IdBuf>,
-    /// Its invalid elements whose replies are still owed, by their place among its elements
-    /// owed a reply: the id each reply carries (`None`: null), as spelled (counted against
-    /// the budget of the replies owed: [`OwedReplies`], whose entry knows its place here and
-    /// takes its spelling out when it goes); taken when the proxy answers them.
+    /// Its invalid elements whose replies are still owed with an id, by their place among
+    /// them: the id each reply carries, as spelled (counted against the budget of the replies
+    /// owed: [`OwedReplies`], whose entry knows its place here and takes its spelling out
+    /// when it goes); taken when the proxy answers them.
     ///
     /// [`OwedReplies`]: super::owed::OwedReplies
-    pub(super) owed: BTreeMap<u64, Option<IdBuf>>,
+    pub(super) owed: BTreeMap<u64, IdBuf>,
+    /// How many of its replies owed carry a null id (to elements whose id could not be read):
+    /// a count, not an entry each (a batch of a million `1`s owes a million).
+    pub(super) owed_without_id: usize,
+    /// The place the next reply owed with an id takes in `owed`.
+    next_owed_place: u64,
     /// How many of its elements that went untracked (beyond the limits of the requests in
     /// flight) and were kept still wait ([`UntrackedElements`], which holds them, and finds
     /// them by batch when the proxy answers what is left of it: a copy of their ids here
@@ -48,15 +53,34 @@ impl BatchWait {
     /// answered in place of a dropped one): its record then goes at once, so that records do
     /// not pile up with the rate of batches times the timeout.
     fn is_answered(&self) -> bool {
-        self.requests.is_empty() && self.owed.is_empty() && self.untracked_left == 0
+        self.requests.is_empty()
+            && self.owed.is_empty()
+            && self.owed_without_id == 0
+            && self.untracked_left == 0
     }
 
-    /// The place the next element owed a reply takes among those of the batch: after the
-    /// last.
-    pub(super) fn next_owed_place(&self) -> u64 {
-        self.owed.last_key_value().map_or(0, |(place, _)| place + 1)
+    /// The place of the next reply owed with an id (places are never reused).
+    fn take_owed_place(&mut self) -> u64 {
+        let place = self.next_owed_place;
+        self.next_owed_place += 1;
+        place
+    }
+
+    /// The reply owed at `place` ([`WITHOUT_ID`]: one with a null id) is owed no more.
+    pub(super) fn owed_answered(&mut self, place: u64) {
+        if place == WITHOUT_ID {
+            self.owed_without_id = self.owed_without_id.saturating_sub(1);
+        } else {
+            self.owed.remove(&place);
+        }
     }
 }
+
+/// The place an owed reply with a null id is recorded at in [`OwedReplies`]: its batch's
+/// record counts such replies, and holds no entry for them.
+///
+/// [`OwedReplies`]: super::owed::OwedReplies
+pub(super) const WITHOUT_ID: u64 = u64::MAX;
 
 /// What a dropped server batch answered, which the caller answers in its place, in one array
 /// ([`Session::take_answered_in_place`]): all that was left of the client batches it held a
@@ -222,9 +246,12 @@ impl Session {
         let Some(wait) = self.batches.remove(&no) else {
             return (vec![], vec![]);
         };
+        let without_id = std::iter::repeat_n(None, wait.owed_without_id);
         let owed = wait
             .owed
             .into_values()
+            .map(Some)
+            .chain(without_id)
             .filter(|id| {
                 self.forget_owed(id.as_ref().map(IdBuf::as_id), Some(no))
                     .is_some()
@@ -257,9 +284,9 @@ impl Session {
                     (Some(id), 1..) => id.raw().len(),
                     _ => 0,
                 };
-                let place = match (&self.open_batch, batch) {
-                    (Some((_, _, wait)), 1..) => wait.next_owed_place(),
-                    _ => 0,
+                let place = match (&mut self.open_batch, batch, id) {
+                    (Some((_, _, wait)), 1.., Some(_)) => wait.take_owed_place(),
+                    _ => WITHOUT_ID,
                 };
                 let owed = self.owed_element_replies[slot(dir)].push(
                     id.map(IdKey::of),
@@ -269,7 +296,12 @@ impl Session {
                     self.max_owed_bytes,
                 );
                 if let (true, Some((_, _, wait)), 1..) = (owed, &mut self.open_batch, batch) {
-                    wait.owed.insert(place, id.map(|id| id.to_owned_id()));
+                    match id {
+                        Some(id) => {
+                            wait.owed.insert(place, id.to_owned_id());
+                        }
+                        None => wait.owed_without_id += 1,
+                    }
                 }
                 Verdict {
                     forward: true,
@@ -331,12 +363,7 @@ impl Session {
                     .values()
                     .map(|id| id.as_id().raw().len())
                     .sum();
-                let owed: usize = wait
-                    .owed
-                    .values()
-                    .flatten()
-                    .map(|id| id.as_id().raw().len())
-                    .sum();
+                let owed: usize = wait.owed.values().map(|id| id.as_id().raw().len()).sum();
                 requests + owed
             })
             .sum()

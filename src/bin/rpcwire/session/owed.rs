@@ -242,9 +242,7 @@ impl Session {
         let Some((batch, place)) = self.owed_element_replies[slot(dir)].take(key) else {
             return false;
         };
-        self.batch_part_answered(batch, |batch| {
-            batch.owed.remove(&place);
-        });
+        self.batch_part_answered(batch, |batch| batch.owed_answered(place));
         self.prune_deadlines();
         true
     }
@@ -282,9 +280,7 @@ impl Session {
         let Some((batch, place)) = self.forget_owed(id, None) else {
             return false;
         };
-        self.batch_part_answered(batch, |batch| {
-            batch.owed.remove(&place);
-        });
+        self.batch_part_answered(batch, |batch| batch.owed_answered(place));
         true
     }
 
