@@ -398,9 +398,38 @@ fn standard_headers_of_each_message() {
                 ("Mcp-Method", "notifications/initialized"),
             ]),
         ),
-        // A name that is not a string is not mirrored.
+        // A request's name that is not a string, or is absent: no header stands for it (a
+        // server answers -32020 whatever it is sent with), so the request is refused before it
+        // is sent, as a server finds it.
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#.into(),
+            None,
+            Err(HeaderError::Mismatch(Header::Name)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":null}}"#.into(),
+            None,
+            Err(HeaderError::Mismatch(Header::Name)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"name":"file:///a"}}"#
+                .into(),
+            None,
+            Err(HeaderError::Missing(Header::Name)),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#.into(),
+            None,
+            Err(HeaderError::Missing(Header::Name)),
+        ),
+        // A notification requires no header: such a name is not mirrored.
+        (
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":5}}"#.into(),
+            None,
+            Ok(vec![("Mcp-Method", "tools/call")]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"tools/call"}"#.into(),
             None,
             Ok(vec![("Mcp-Method", "tools/call")]),
         ),
@@ -479,6 +508,57 @@ fn standard_headers_of_each_message() {
                 .collect::<Vec<_>>()
         });
         assert_eq!(got, expected, "{body}");
+    }
+}
+
+/// `mirror_headers` gives a request naming its version only headers a server accepts: a
+/// request whose `Mcp-Name` member no header can stand for (absent, or not a string) is
+/// refused, with the error the server's check gives it, with or without a `Mcp-Name` header.
+#[test]
+fn a_request_whose_name_no_header_stands_for_is_refused() {
+    let decoder = Decoder::mcp();
+    let meta = format!(r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{VERSION}"}}"#);
+    for (params, expected) in [
+        (
+            format!(r#"{{"name":5,{meta}}}"#),
+            HeaderError::Mismatch(Header::Name),
+        ),
+        (
+            format!(r#"{{"name":null,{meta}}}"#),
+            HeaderError::Mismatch(Header::Name),
+        ),
+        (
+            format!(r#"{{"name":["t"],{meta}}}"#),
+            HeaderError::Mismatch(Header::Name),
+        ),
+        (
+            format!(r#"{{"uri":"t",{meta}}}"#),
+            HeaderError::Missing(Header::Name),
+        ),
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        assert_eq!(
+            mirror_headers(&msg, None, None).map(|h| text(&h)),
+            Err(expected),
+            "{body}"
+        );
+        let standard = [
+            ("MCP-Protocol-Version", VERSION.as_bytes()),
+            ("Mcp-Method", &b"tools/call"[..]),
+        ];
+        let check = HeaderCheck::new(&[VERSION]);
+        assert_eq!(
+            check.check(standard, &msg),
+            Err(HeaderError::Missing(Header::Name)),
+            "{body}"
+        );
+        let with_name = standard.into_iter().chain([("Mcp-Name", &b"5"[..])]);
+        assert_eq!(
+            check.check(with_name, &msg),
+            Err(HeaderError::Mismatch(Header::Name)),
+            "{body}"
+        );
     }
 }
 

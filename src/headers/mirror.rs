@@ -23,7 +23,10 @@ use crate::message::Message;
 ///   `resources/read`, when the body has it as a string ([`encode_header_value`]: the Base64
 ///   sentinel form when it is not plain ASCII; one holding a lone surrogate escape, `\ud800`,
 ///   has no UTF-8 form to encode, and is [`HeaderError::Malformed`]; one spelt twice is
-///   [`HeaderError::Mismatch`], as a server finds it);
+///   [`HeaderError::Mismatch`], as a server finds it). A request requires the header, so a
+///   request whose member is absent is [`HeaderError::Missing`], and one whose member is not a
+///   string (`null` included) [`HeaderError::Mismatch`], as a server finds them whatever the
+///   headers; a notification's such member gives no header;
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
 ///   tool it names ([`ToolHeaders::mirror`]); an argument a server would refuse whatever the
 ///   headers is refused here, before the call is sent: one with no header form (an object,
@@ -96,19 +99,14 @@ pub fn mirror_headers<'m>(
         field_value(method.decode(), Header::Method)?,
     ));
 
-    let name = name_member(method).map_or(Lookup::Absent, |member| {
-        params.map_or(Lookup::Absent, |p| p.lookup(member))
-    });
-    match name {
-        Lookup::Found(v) => {
-            if let Some(value) = v.as_str() {
-                let value = encoded(value).ok_or(HeaderError::Malformed(Header::Name))?;
-                headers.push((Header::Name, value));
-            }
+    if let Some(member) = name_member(method) {
+        let is_request = matches!(msg, Message::Request(_));
+        if let Some(value) = name_value(
+            params.map_or(Lookup::Absent, |p| p.lookup(member)),
+            is_request,
+        )? {
+            headers.push((Header::Name, value));
         }
-        Lookup::Absent => {}
-        // Spelt twice: which one a server acts on is unknown, and it refuses the call.
-        Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::Name)),
     }
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
@@ -128,6 +126,31 @@ pub fn mirror_headers<'m>(
         }
     }
     Ok(headers)
+}
+
+/// The `Mcp-Name` value of the body's `name` or `uri` member (`None`: no header). A request
+/// requires the header, so one whose member no header can stand for is refused, as a server
+/// refuses it whatever headers it comes with: absent ([`HeaderError::Missing`]), not a string
+/// or spelt twice ([`HeaderError::Mismatch`]), a string holding a lone surrogate escape
+/// ([`HeaderError::Malformed`]). A notification requires none: only a string it holds is
+/// mirrored.
+fn name_value(
+    member: Lookup<'_>,
+    is_request: bool,
+) -> Result<Option<Cow<'_, str>>, HeaderError<'static>> {
+    let refused = |error| if is_request { Err(error) } else { Ok(None) };
+    match member {
+        Lookup::Found(v) => match v.as_str() {
+            Some(text) => encoded(text)
+                .map(Some)
+                .ok_or(HeaderError::Malformed(Header::Name)),
+            // No header equals a number, an object or `null`.
+            None => refused(HeaderError::Mismatch(Header::Name)),
+        },
+        Lookup::Absent => refused(HeaderError::Missing(Header::Name)),
+        // Spelt twice: which one a server acts on is unknown, and it refuses the call.
+        Lookup::Ambiguous => Err(HeaderError::Mismatch(Header::Name)),
+    }
 }
 
 /// `value` when it can be a header value as it is: what [`plain`] reads back unchanged (no
