@@ -10,6 +10,11 @@
 //! notifications get nothing; the reply is an array of the replies in any order, and when
 //! there is nothing to reply (a batch of notifications) nothing at all is sent, never `[]`.
 //! [`encode::BatchReply`](crate::encode::BatchReply) writes that array.
+//!
+//! A batch of more elements than [`Limits::max_batch_len`](crate::Limits::max_batch_len) is
+//! refused whole, with one -32600 as an empty one is: the errors owed to its invalid elements
+//! (some 80 bytes each, for an element as short as `1`) would otherwise make a reply dozens of
+//! times the size of the batch.
 
 use core::borrow::Borrow;
 
@@ -19,7 +24,8 @@ use crate::json::Elements;
 use crate::message::{Batch, Message, Rejection};
 
 /// The elements of a batch, each decoded when it is reached ([`Batch::decode`]). Nothing is
-/// collected: a batch of millions of elements (a 16 MiB frame holds eight million `1,`)
+/// collected: a batch of millions of elements (a 16 MiB frame holds eight million `1,`; the
+/// limit of [`Limits::max_batch_len`](crate::Limits::max_batch_len) may be raised that far)
 /// costs no memory beyond its frame, where a vector of outcomes would take ~36 times the
 /// frame.
 #[derive(Debug, Clone)]

@@ -183,6 +183,8 @@ pub enum DecodeError {
     BatchNotAllowed,
     /// An empty batch `[]`.
     EmptyBatch,
+    /// A batch of more elements than [`Limits::max_batch_len`](crate::Limits::max_batch_len).
+    BatchTooLong,
     /// The `jsonrpc` member is missing.
     MissingVersion,
     /// The `jsonrpc` member is not exactly the string `"2.0"`.
@@ -273,6 +275,7 @@ impl DecodeError {
             DecodeError::NotAnObject => "message is not a JSON object",
             DecodeError::BatchNotAllowed => "batches are not allowed",
             DecodeError::EmptyBatch => "empty batch",
+            DecodeError::BatchTooLong => "batch has more elements than its limit",
             DecodeError::MissingVersion => "missing \"jsonrpc\" member",
             DecodeError::BadVersion => "\"jsonrpc\" must be exactly \"2.0\"",
             DecodeError::DuplicateMember(_) => "duplicate envelope member",

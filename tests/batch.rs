@@ -580,3 +580,79 @@ fn a_batch_reply_not_closed_takes_back_what_it_wrote() {
     assert!(unwound.is_err());
     assert_eq!(out, before);
 }
+
+/// A batch of more elements than `Limits::max_batch_len` is refused whole with one -32600
+/// (a `null` id in JSON-RPC, none in MCP), so that no peer can make a server owe a reply
+/// dozens of times the size of its request; one of exactly the limit is a batch. The limit
+/// is checked once the batch is known to be JSON: one that is not is still -32700. One made
+/// only of responses is not answered, as any refused batch.
+#[test]
+fn a_batch_over_its_element_limit_is_refused_whole() {
+    use rpcwire::{DecodeError, DecodeOptions, Dialect, Limits, Role};
+    let batch = |n: usize, element: &str| format!("[{}]", vec![element; n].join(", "));
+    for (dialect, reply_id) in [
+        (Dialect::JsonRpc2, ReplyId::Null),
+        (Dialect::Mcp, ReplyId::Absent),
+    ] {
+        let mut options = DecodeOptions::new(dialect);
+        options.batches = true;
+        options.limits.max_batch_len = 3;
+        let decoder = Decoder::new(options);
+        let three = batch(3, "1");
+        let Ok(Message::Batch(at_limit)) = decoder.decode(three.as_bytes()) else {
+            panic!("three elements are a batch")
+        };
+        assert_eq!(at_limit.decode(&decoder).count(), 3);
+        let four = batch(4, "1");
+        let over = decoder.decode(four.as_bytes()).unwrap_err();
+        assert_eq!(over.error(), DecodeError::BatchTooLong);
+        let reply = over.reply().expect("answered");
+        assert_eq!(
+            (reply.code, reply.id),
+            (ErrorCode::INVALID_REQUEST, reply_id)
+        );
+        // Not JSON: the parse error comes first, wherever it is.
+        let broken = format!("{},]", &batch(5, "1")[..batch(5, "1").len() - 1]);
+        assert!(decoder
+            .decode(broken.as_bytes())
+            .unwrap_err()
+            .error()
+            .is_parse_error());
+        // Replies alone, read by a client: nobody answers them.
+        let replies = batch(4, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        let client = Decoder::new(DecodeOptions {
+            role: Role::Client,
+            ..options
+        });
+        let refused = client.decode(replies.as_bytes()).unwrap_err();
+        assert_eq!(refused.error(), DecodeError::BatchTooLong);
+        assert!(refused.reply().is_none());
+    }
+    // The defaults: 100,000 elements, and 1,000 in the hardened profile.
+    let jsonrpc = Decoder::jsonrpc();
+    assert!(matches!(
+        jsonrpc.decode(batch(Limits::DEFAULT.max_batch_len, "1").as_bytes()),
+        Ok(Message::Batch(_))
+    ));
+    let over = batch(100_001, "1");
+    assert_eq!(
+        jsonrpc.decode(over.as_bytes()).unwrap_err().error(),
+        DecodeError::BatchTooLong
+    );
+    let hardened = Decoder::new(DecodeOptions {
+        limits: Limits::HARDENED,
+        ..DecodeOptions::new(Dialect::JsonRpc2)
+    });
+    let thousand = batch(1_000, "1");
+    assert!(matches!(
+        hardened.decode(thousand.as_bytes()),
+        Ok(Message::Batch(_))
+    ));
+    assert_eq!(
+        hardened
+            .decode(batch(1_001, "1").as_bytes())
+            .unwrap_err()
+            .error(),
+        DecodeError::BatchTooLong
+    );
+}

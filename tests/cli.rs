@@ -165,6 +165,24 @@ fn over_long_frame_is_a_framing_error_and_the_stream_goes_on() {
     assert_eq!(records[1]["offset"], 301);
 }
 
+/// A batch of more elements than `--max-batch` is one invalid record, answered with one
+/// -32600 and a null id (JSON-RPC); the default limit is 100,000 elements.
+#[test]
+fn a_batch_over_max_batch_is_one_invalid_request() {
+    let input = b"[1,1,1]\n[1,1]\n";
+    let (records, _, code) = check(&["--dialect", "jsonrpc", "--max-batch", "2"], Some(input));
+    assert_eq!(code, 1);
+    assert_eq!(records[0]["kind"], "invalid");
+    assert_eq!(
+        records[0]["reply"],
+        serde_json::json!({"code": -32600, "id": "null"})
+    );
+    assert_eq!(records[1]["kind"], "batch");
+    let big = format!("[{}]\n", vec!["1"; 100_001].join(","));
+    let (records, _, _) = check(&["--dialect", "jsonrpc"], Some(big.as_bytes()));
+    assert_eq!(records[0]["kind"], "invalid");
+}
+
 /// Runs `rpcwire check ARGS` (session mode), returning records, summary, exit code, stderr.
 fn check_session(args: &[&str]) -> (Vec<Value>, Value, i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))

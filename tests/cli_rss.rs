@@ -51,6 +51,8 @@ fn a_batch_of_a_million_elements_is_not_kept_element_by_element() {
     let args = [
         "--dialect",
         "jsonrpc",
+        "--max-batch",
+        "2000000",
         "--c2s",
         path(&c2s),
         "--s2c",

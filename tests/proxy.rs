@@ -1627,6 +1627,35 @@ fn invalid_batch_elements_are_reported_and_answered_by_the_server() {
     assert_eq!(check_streams(&dir).0, counts(&[("c2s/invalid", 2)]));
 }
 
+/// A client batch of more elements than `--max-batch` is one invalid request: answered
+/// locally with one -32600 (not an array of errors, which could be dozens of times the size
+/// of the batch), never forwarded; a batch of exactly the limit is forwarded whole.
+#[test]
+fn a_batch_over_max_batch_is_answered_once_and_not_forwarded() {
+    let dir = scratch("batch-over-limit");
+    let (mut p, log) = jsonrpc_echo(&dir, &["--max-batch", "2"]);
+    let over = format!("[1,{},1]\n", call(json!(5), "ping"));
+    p.send_raw(over.as_bytes());
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}})
+    );
+    let at_limit = format!("[1,{}]\n", call(json!(6), "ping"));
+    p.send_raw(at_limit.as_bytes());
+    let got = p.recv();
+    assert_eq!(
+        ids_and_codes(&got),
+        [(&Value::Null, &json!(-32600)), (&json!(6), &Value::Null)]
+    );
+    p.finish_cleanly();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        at_limit,
+        "only the batch within the limit"
+    );
+    replayed_with_violations(&log, &[("c2s/invalid", 2)]);
+}
+
 /// A batch of many invalid elements: each is in the log, but stderr shows the first 16 and
 /// counts the rest on one line (a hostile batch of millions must not flood it, nor be held in
 /// memory to be printed).

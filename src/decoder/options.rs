@@ -68,7 +68,8 @@ pub struct DecodeOptions {
     pub result_types: &'static [&'static str],
     /// Whether a JSON array is a batch ([`Message::Batch`], its elements decoded one by one;
     /// in the MCP dialect each held to MCP's rules, and an `initialize` request refused as
-    /// `InitializeInBatch`) or refused whole as -32600 (`BatchNotAllowed`). The dialect's
+    /// `InitializeInBatch`; one of more elements than [`Limits::max_batch_len`] refused whole
+    /// as -32600, `BatchTooLong`) or refused whole as -32600 (`BatchNotAllowed`). The dialect's
     /// default: JSON-RPC 2.0 allows them; MCP does not (it removed them in 2025-06-18), except
     /// under 2025-03-26, whose receivers must accept them ([`for_protocol_version`]).
     ///

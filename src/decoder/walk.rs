@@ -158,6 +158,9 @@ impl Decoder {
             return Err(Reject::parse(ScanError::TooDeep));
         }
         let mut i = skip_ws(frame, start + 1);
+        // Counted as they are walked; a batch over the limit is refused once it is known to
+        // be JSON (one that is not gets -32700, as any other).
+        let mut count = 0usize;
         let end = if frame.get(i) == Some(&b']') {
             i + 1
         } else {
@@ -165,6 +168,7 @@ impl Decoder {
             // of its own at depth 1, where it opens the second level.
             let max_depth = self.options.limits.max_depth;
             loop {
+                count += 1;
                 let element_end = match frame.get(i) {
                     Some(b'{') if max_depth < 2 => return Err(Reject::parse(ScanError::TooDeep)),
                     Some(b'{') => {
@@ -194,7 +198,14 @@ impl Decoder {
                 is_response: false,
             });
         };
-        if !self.options.batches {
+        let refusal = if !self.options.batches {
+            Some(DecodeError::BatchNotAllowed)
+        } else if count > self.options.limits.max_batch_len {
+            Some(DecodeError::BatchTooLong)
+        } else {
+            None
+        };
+        if let Some(error) = refusal {
             // Nobody answers a batch made only of responses, as `classify` tells them (an `id`
             // alone is one when a client reads it). Members are looked up by presence (`get`
             // would read a duplicated `method` as absent).
@@ -206,7 +217,7 @@ impl Decoder {
             };
             let all_responses = is_response(first) && elements.all(is_response);
             return Err(Reject {
-                error: DecodeError::BatchNotAllowed,
+                error,
                 id: None,
                 is_response: all_responses,
             });

@@ -44,6 +44,8 @@ pub const MAX_DEPTH: usize = 128;
 pub const MAX_ID_LEN: usize = (64 << 10) + 2;
 /// `Limits::DEFAULT.max_method_len`: raw (escaped) bytes between the quotes.
 pub const MAX_METHOD_LEN: usize = 64 << 10;
+/// `Limits::DEFAULT.max_batch_len`: a batch of more elements is refused whole.
+pub const MAX_BATCH_LEN: usize = 100_000;
 
 /// What a frame is, in the vocabulary of `rpcwire check --json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,9 +278,10 @@ pub fn classify_with_batches(frame: &[u8], dialect: Dialect, role: Role, batches
             if elements.is_empty() {
                 return rejected(None, false);
             }
-            if !batches {
-                // A batch where none is allowed; one made only of responses is not answered
-                // (an `id` alone is one when a client reads it).
+            if !batches || elements.len() > MAX_BATCH_LEN {
+                // A batch where none is allowed, or of more elements than the limit; one made
+                // only of responses is not answered (an `id` alone is one when a client reads
+                // it).
                 let is_response = |e: &&RawValue| {
                     first(e) == b'{' && {
                         let m = members(e);

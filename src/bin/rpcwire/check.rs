@@ -71,6 +71,10 @@ pub struct CheckArgs {
     /// Longest frame accepted, in bytes.
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     pub(crate) max_frame: usize,
+    /// Most elements of a batch: one with more is invalid whole (-32600), as a server with
+    /// this limit refuses it.
+    #[arg(long, value_name = "ELEMENTS", default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
+    pub(crate) max_batch: usize,
     /// Print one JSON object per message (and per skipped blank line or event), then a summary
     /// object. A record's `offset` is the
     /// stream byte where its message starts: the first byte of its line (ndjson), of its
@@ -84,11 +88,11 @@ pub struct CheckArgs {
     /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
     /// tokens no request in flight carries). Records get
     /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
-    /// the framing, validation and frame limit options are refused with it.)
+    /// the framing, validation, frame and batch limit options are refused with it.)
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["file", "c2s", "s2c", "direction", "framing", "validate", "max_frame"]
+        conflicts_with_all = ["file", "c2s", "s2c", "direction", "framing", "validate", "max_frame", "max_batch"]
     )]
     session_log: Option<PathBuf>,
     /// With --s2c: check a session from its two streams, client to server and server to
@@ -825,6 +829,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     };
     options.validation = validation(args.validate);
     options.limits.max_frame = args.max_frame;
+    options.limits.max_batch_len = args.max_batch;
     let mut decoder = Decoder::new(options);
     let mut adopted_version = false;
     let mut input = open(&args.file)?;

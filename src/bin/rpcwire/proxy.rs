@@ -115,6 +115,10 @@ pub struct ProxyArgs {
     /// Longest frame accepted, in bytes.
     #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
+    /// Most elements of a client's batch (or a server's): one with more is not forwarded; a
+    /// client's is answered with one -32600 error, as a server with this limit answers it.
+    #[arg(long, value_name = "ELEMENTS", default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
+    max_batch: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
     /// the client gets a -32603 "Request timed out" error reply, an MCP server a
     /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
@@ -1134,6 +1138,7 @@ fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
     options.validation = crate::check::validation(args.validate);
     options.role = role;
     options.limits.max_frame = args.max_frame;
+    options.limits.max_batch_len = args.max_batch;
     Decoder::new(options)
 }
 

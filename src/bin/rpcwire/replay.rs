@@ -533,6 +533,7 @@ impl Side {
         options.role = role;
         options.validation = crate::check::validation(args.validate);
         options.limits.max_frame = args.max_frame;
+        options.limits.max_batch_len = args.max_batch;
         Ok(Side {
             input: Named::open(path)?,
             framer: StreamFramer::new(args.framing, args.max_frame),
