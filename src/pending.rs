@@ -118,9 +118,12 @@ struct Slot<T> {
 /// [`Miss::Stale`] — never matched to the newer request in that slot. A slot whose
 /// generations are used up is retired rather than wrapped, and the table takes a fresh slot
 /// index instead (the index space is at least twice the limit). So **no token is ever minted
-/// twice** until the whole token space, about 2^53 ≈ 9·10^15 inserts (28 years at ten
-/// million requests a second), is used; only then do retired slots come back with
-/// generation 0, and a reply that late could alias a new request. Retiring costs one slot
+/// twice** until the token space is used up (every slot but those in flight retired: about
+/// 2^53 ≈ 9·10^15 inserts, 28 years at ten million requests a second, and never fewer than
+/// half as many); only then do retired slots come back with generation 0, and a reply that
+/// late could alias a new request. From then on a miss on a slot that came back is
+/// [`Miss::Stale`] whatever its generation (each was minted once); a slot that never retired
+/// still tells the two apart. Retiring costs one slot
 /// per `2^(53 − index_bits)` inserts (one per 34 billion by default); the slab never holds
 /// more than `2^index_bits − 1` (< 4 × the limit) slots.
 ///
@@ -184,8 +187,9 @@ pub struct PendingTable<T> {
     generation_step: u64,
     /// Most slots the index bits can address.
     max_slots: usize,
-    /// Every token of the space was minted at least once: retired slots were taken back.
-    exhausted: bool,
+    /// One bit per slot index that came back at generation 0 after it retired (so every
+    /// generation of it was minted): empty until the token space is used up.
+    wrapped: Vec<u64>,
     wheel: Wheel,
 }
 
@@ -228,7 +232,7 @@ impl<T> PendingTable<T> {
             index_mask: (1 << index_bits) - 1,
             generation_step: 1 << index_bits,
             max_slots,
-            exhausted: false,
+            wrapped: Vec::new(),
             wheel: Wheel::new(),
         }
     }
@@ -506,15 +510,15 @@ impl<T> PendingTable<T> {
     #[cold]
     fn miss(&self, token: Token) -> Miss {
         let low = token.get() & self.index_mask;
-        let Some(slot) = low
-            .checked_sub(1)
-            .and_then(|index| self.slots.get(index as usize))
-        else {
+        let Some((index, slot)) = low.checked_sub(1).and_then(|index| {
+            let index = index as usize;
+            Some((index, self.slots.get(index)?))
+        }) else {
             return Miss::Unknown;
         };
         // Same low bits, so comparing whole tokens compares generations. Every generation
-        // below the slot's current one was issued; once exhausted, every one was.
-        if self.exhausted || token.get() < slot.token {
+        // below the slot's current one was issued; in a slot that wrapped, every one was.
+        if token.get() < slot.token || self.has_wrapped(index) {
             Miss::Stale
         } else {
             Miss::Unknown
@@ -604,7 +608,10 @@ impl<T> PendingTable<T> {
     /// Runs at most once per ~2^53 inserts, so its scan of the slab does not matter.
     #[cold]
     fn recycle_retired(&mut self) {
-        self.exhausted = true;
+        // (The slab holds every slot it may by now: a bit each is a small part of it.)
+        if self.wrapped.is_empty() {
+            self.wrapped.resize(self.slots.len().div_ceil(64), 0);
+        }
         for (index, slot) in self.slots.iter_mut().enumerate() {
             if slot.token > Token::MAX.get() {
                 slot.token = index as u64 + 1;
@@ -612,8 +619,16 @@ impl<T> PendingTable<T> {
                     next_free: self.free_head,
                 };
                 self.free_head = index as u32;
+                self.wrapped[index / 64] |= 1 << (index % 64);
             }
         }
+    }
+
+    /// Whether slot `index` came back at generation 0 after it retired.
+    fn has_wrapped(&self, index: usize) -> bool {
+        self.wrapped
+            .get(index / 64)
+            .is_some_and(|bits| bits & (1 << (index % 64)) != 0)
     }
 }
 
