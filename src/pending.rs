@@ -468,8 +468,10 @@ impl<T> PendingTable<T> {
     /// when to call [`expire`](PendingTable::expire) next.
     ///
     /// Exact for deadlines in the same 64-unit block as the last `expire`'s `now` (equal
-    /// above the low 6 bits); a lower bound (the start of a coarser wheel bucket) otherwise,
-    /// in which case the `expire` at that time yields nothing and a later wakeup follows.
+    /// above the low 6 bits), when that `expire`'s iterator ran to its end; a lower bound
+    /// (the start of a coarser wheel bucket) otherwise, in which case the `expire` at that
+    /// time yields nothing and a later wakeup follows. (An iterator dropped early leaves the
+    /// table processed up to the deadline it yielded last, not up to its `now`.)
     pub fn next_wakeup(&self) -> Option<u64> {
         self.wheel.next_wakeup()
     }
