@@ -98,7 +98,8 @@ struct Slot<T> {
 ///
 /// A generational slab: a `Vec` of slots and a free list. Insert, lookup and remove are a few
 /// array accesses — no hashing, and no allocation once the slab has grown to the peak number
-/// in flight. Optional deadlines live on a timer wheel keyed by slot index, so
+/// in flight (but for a slot that takes a retired one's place: see [Tokens](#tokens)).
+/// Optional deadlines live on a timer wheel keyed by slot index, so
 /// [`expire`](PendingTable::expire) costs amortised O(1) per expired entry, not a scan.
 ///
 /// The table holds at most [`capacity_limit`](PendingTable::capacity_limit) requests
@@ -209,7 +210,8 @@ impl<T> PendingTable<T> {
 
     /// An empty table holding at most `max_in_flight` requests (clamped to
     /// [`MAX_CAPACITY_LIMIT`](PendingTable::MAX_CAPACITY_LIMIT)). Does not allocate: the
-    /// slab grows with the peak number in flight, never past the limit.
+    /// slab grows with the peak number in flight, and by a slot for each slot retired (see
+    /// [Tokens](PendingTable#tokens)), never past `2^index_bits − 1` slots (< 4 × the limit).
     pub const fn with_capacity_limit(max_in_flight: usize) -> Self {
         let limit = if max_in_flight > Self::MAX_CAPACITY_LIMIT {
             Self::MAX_CAPACITY_LIMIT
