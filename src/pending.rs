@@ -98,7 +98,8 @@ struct Slot<T> {
 ///
 /// A generational slab: a `Vec` of slots and a free list. Insert, lookup and remove are a few
 /// array accesses — no hashing, and no allocation once the slab has grown to the peak number
-/// in flight. Optional deadlines live on a timer wheel keyed by slot index, so
+/// in flight (but for a slot that takes a retired one's place: see [Tokens](#tokens)).
+/// Optional deadlines live on a timer wheel keyed by slot index, so
 /// [`expire`](PendingTable::expire) costs amortised O(1) per expired entry, not a scan.
 ///
 /// The table holds at most [`capacity_limit`](PendingTable::capacity_limit) requests
@@ -118,9 +119,12 @@ struct Slot<T> {
 /// [`Miss::Stale`] — never matched to the newer request in that slot. A slot whose
 /// generations are used up is retired rather than wrapped, and the table takes a fresh slot
 /// index instead (the index space is at least twice the limit). So **no token is ever minted
-/// twice** until the whole token space, about 2^53 ≈ 9·10^15 inserts (28 years at ten
-/// million requests a second), is used; only then do retired slots come back with
-/// generation 0, and a reply that late could alias a new request. Retiring costs one slot
+/// twice** until the token space is used up (every slot but those in flight retired: about
+/// 2^53 ≈ 9·10^15 inserts, 28 years at ten million requests a second, and never fewer than
+/// half as many); only then do retired slots come back with generation 0, and a reply that
+/// late could alias a new request. From then on a miss on a slot that came back is
+/// [`Miss::Stale`] whatever its generation (each was minted once); a slot that never retired
+/// still tells the two apart. Retiring costs one slot
 /// per `2^(53 − index_bits)` inserts (one per 34 billion by default); the slab never holds
 /// more than `2^index_bits − 1` (< 4 × the limit) slots.
 ///
@@ -184,8 +188,9 @@ pub struct PendingTable<T> {
     generation_step: u64,
     /// Most slots the index bits can address.
     max_slots: usize,
-    /// Every token of the space was minted at least once: retired slots were taken back.
-    exhausted: bool,
+    /// One bit per slot index that came back at generation 0 after it retired (so every
+    /// generation of it was minted): empty until the token space is used up.
+    wrapped: Vec<u64>,
     wheel: Wheel,
 }
 
@@ -205,7 +210,8 @@ impl<T> PendingTable<T> {
 
     /// An empty table holding at most `max_in_flight` requests (clamped to
     /// [`MAX_CAPACITY_LIMIT`](PendingTable::MAX_CAPACITY_LIMIT)). Does not allocate: the
-    /// slab grows with the peak number in flight, never past the limit.
+    /// slab grows with the peak number in flight, and by a slot for each slot retired (see
+    /// [Tokens](PendingTable#tokens)), never past `2^index_bits − 1` slots (< 4 × the limit).
     pub const fn with_capacity_limit(max_in_flight: usize) -> Self {
         let limit = if max_in_flight > Self::MAX_CAPACITY_LIMIT {
             Self::MAX_CAPACITY_LIMIT
@@ -228,7 +234,7 @@ impl<T> PendingTable<T> {
             index_mask: (1 << index_bits) - 1,
             generation_step: 1 << index_bits,
             max_slots,
-            exhausted: false,
+            wrapped: Vec::new(),
             wheel: Wheel::new(),
         }
     }
@@ -464,8 +470,10 @@ impl<T> PendingTable<T> {
     /// when to call [`expire`](PendingTable::expire) next.
     ///
     /// Exact for deadlines in the same 64-unit block as the last `expire`'s `now` (equal
-    /// above the low 6 bits); a lower bound (the start of a coarser wheel bucket) otherwise,
-    /// in which case the `expire` at that time yields nothing and a later wakeup follows.
+    /// above the low 6 bits), when that `expire`'s iterator ran to its end; a lower bound
+    /// (the start of a coarser wheel bucket) otherwise, in which case the `expire` at that
+    /// time yields nothing and a later wakeup follows. (An iterator dropped early leaves the
+    /// table processed up to the deadline it yielded last, not up to its `now`.)
     pub fn next_wakeup(&self) -> Option<u64> {
         self.wheel.next_wakeup()
     }
@@ -506,15 +514,15 @@ impl<T> PendingTable<T> {
     #[cold]
     fn miss(&self, token: Token) -> Miss {
         let low = token.get() & self.index_mask;
-        let Some(slot) = low
-            .checked_sub(1)
-            .and_then(|index| self.slots.get(index as usize))
-        else {
+        let Some((index, slot)) = low.checked_sub(1).and_then(|index| {
+            let index = index as usize;
+            Some((index, self.slots.get(index)?))
+        }) else {
             return Miss::Unknown;
         };
         // Same low bits, so comparing whole tokens compares generations. Every generation
-        // below the slot's current one was issued; once exhausted, every one was.
-        if self.exhausted || token.get() < slot.token {
+        // below the slot's current one was issued; in a slot that wrapped, every one was.
+        if token.get() < slot.token || self.has_wrapped(index) {
             Miss::Stale
         } else {
             Miss::Unknown
@@ -604,7 +612,10 @@ impl<T> PendingTable<T> {
     /// Runs at most once per ~2^53 inserts, so its scan of the slab does not matter.
     #[cold]
     fn recycle_retired(&mut self) {
-        self.exhausted = true;
+        // (The slab holds every slot it may by now: a bit each is a small part of it.)
+        if self.wrapped.is_empty() {
+            self.wrapped.resize(self.slots.len().div_ceil(64), 0);
+        }
         for (index, slot) in self.slots.iter_mut().enumerate() {
             if slot.token > Token::MAX.get() {
                 slot.token = index as u64 + 1;
@@ -612,8 +623,16 @@ impl<T> PendingTable<T> {
                     next_free: self.free_head,
                 };
                 self.free_head = index as u32;
+                self.wrapped[index / 64] |= 1 << (index % 64);
             }
         }
+    }
+
+    /// Whether slot `index` came back at generation 0 after it retired.
+    fn has_wrapped(&self, index: usize) -> bool {
+        self.wrapped
+            .get(index / 64)
+            .is_some_and(|bits| bits & (1 << (index % 64)) != 0)
     }
 }
 

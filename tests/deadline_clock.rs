@@ -146,3 +146,36 @@ async fn deadlines_beyond_any_clock_saturate() {
     let woke = tokio::time::timeout(Duration::from_secs(1), waiting).await;
     assert!(matches!(woke, Ok(Ok(()))));
 }
+
+/// The clock counts whole milliseconds, but a timeout is measured from the true present: a
+/// deadline never falls due before its whole timeout has passed, however far into its
+/// millisecond the present is, and a timeout shorter than a millisecond is not due at once.
+#[tokio::test(start_paused = true)]
+async fn a_deadline_is_never_less_than_its_timeout_away() {
+    let clock = DeadlineClock::new();
+    tokio::time::advance(Duration::from_micros(900)).await;
+    let asked = tokio::time::Instant::now();
+    assert_eq!(clock.now(), 0);
+    for (timeout, deadline) in [
+        (Duration::ZERO, 1),
+        (Duration::from_micros(100), 1),
+        (Duration::from_micros(500), 2),
+        (Duration::from_millis(1), 2),
+        (Duration::from_micros(1_100), 2),
+        (Duration::from_millis(100), 101),
+    ] {
+        assert_eq!(clock.deadline_in(timeout), deadline, "{timeout:?}");
+        assert!(clock.instant_of(deadline) >= asked + timeout, "{timeout:?}");
+    }
+
+    let mut table = PendingTable::new();
+    let sub_ms = clock.deadline_in(Duration::from_micros(500));
+    table.insert_with_deadline("a", sub_ms).unwrap();
+    assert_eq!(table.expire(clock.now()).count(), 0, "due at once");
+    tokio::time::advance(Duration::from_micros(400)).await;
+    let early = table.expire(clock.now()).count();
+    assert_eq!(early, 0, "due 400 µs into a 500 µs timeout");
+    // At 2 ms, the first whole millisecond after the timeout passed (at 1.4 ms).
+    tokio::time::advance(Duration::from_micros(700)).await;
+    assert_eq!(table.expire(clock.now()).count(), 1);
+}

@@ -478,3 +478,26 @@ fn next_wakeup_is_exact_within_the_current_block() {
         ["later"]
     );
 }
+
+/// An `expire` whose iterator is dropped early leaves the table processed up to the deadline
+/// it yielded last: `next_wakeup` is then only a lower bound for a deadline in its `now`'s
+/// block, and exact again once an `expire` runs to its end.
+#[test]
+fn next_wakeup_after_an_expire_dropped_early_is_a_lower_bound() {
+    let mut table = PendingTable::new();
+    let first = table.insert_with_deadline("first", 10).unwrap();
+    let second = table.insert_with_deadline("second", 10).unwrap();
+    let yielded: Vec<_> = table.expire(100).take(1).map(|(token, _)| token).collect();
+    let left = if yielded == [first] { second } else { first };
+    table.remove(left).unwrap();
+    table.insert_with_deadline("later", 120).unwrap();
+    let wakeup = table.next_wakeup().unwrap();
+    assert!((10..=120).contains(&wakeup), "{wakeup}");
+    assert_eq!(table.expire(wakeup).count(), 0);
+    assert_eq!(table.expire(100).count(), 0);
+    assert_eq!(table.next_wakeup(), Some(120));
+    assert_eq!(
+        table.expire(120).map(|(_, v)| v).collect::<Vec<_>>(),
+        ["later"]
+    );
+}

@@ -71,9 +71,15 @@ impl DeadlineClock {
         millis(self.start.elapsed())
     }
 
-    /// The deadline `timeout` from now, in the clock's milliseconds (saturating).
+    /// The deadline `timeout` from now, in the clock's milliseconds (saturating): the first
+    /// whole millisecond at which the whole `timeout` has passed, so that an entry never
+    /// falls due early.
+    ///
+    /// (Counted from the present instant, not from [`now`](Self::now): `now` drops the
+    /// fraction of the current millisecond, and a deadline `now + timeout` would fall due up
+    /// to a millisecond before `timeout` has passed, a sub-millisecond timeout at once.)
     pub fn deadline_in(&self, timeout: Duration) -> u64 {
-        self.now().saturating_add(millis(timeout))
+        millis_ceil(self.start.elapsed().saturating_add(timeout))
     }
 
     /// The instant of a deadline in the clock's milliseconds.
@@ -111,9 +117,15 @@ impl Default for DeadlineClock {
     }
 }
 
-/// Whole milliseconds, saturating at `u64::MAX`.
+/// Whole milliseconds, rounded down, saturating at `u64::MAX`.
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Milliseconds, rounded up to the next whole one, saturating at `u64::MAX`.
+fn millis_ceil(d: Duration) -> u64 {
+    let partial = !d.subsec_nanos().is_multiple_of(1_000_000);
+    millis(d).saturating_add(u64::from(partial))
 }
 
 /// An instant no timer reaches (tokio's own "far future": about 30 years on).

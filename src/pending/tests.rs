@@ -166,8 +166,8 @@ fn hot_slot_reuse_never_aliases_an_old_token() {
 
 /// With 3 generation bits a slot mints 8 tokens, then retires; the table moves to a fresh
 /// index instead of wrapping, so every token is unique until the space (5 slots × 8) is
-/// used up. Only then are retired slots taken back, and from then on every miss on a valid
-/// index is reported stale.
+/// used up. Only then are retired slots taken back, and from then on every miss on a slot
+/// that came back is reported stale.
 #[test]
 fn retire_then_recycle_when_token_space_is_exhausted() {
     let mut t = PendingTable::with_layout(2, 50, 5);
@@ -182,17 +182,49 @@ fn retire_then_recycle_when_token_space_is_exhausted() {
         }
     }
     assert_eq!(t.slots.len(), 5);
-    assert!(!t.exhausted);
+    assert!(t.wrapped.is_empty());
     assert_eq!(t.free_head, NIL, "all five slots retired");
 
     let token = t.insert(40).unwrap();
-    assert!(t.exhausted);
+    assert!(t.has_wrapped(0) && t.has_wrapped(4));
     assert!(seen.contains(&token), "the space wrapped");
     assert_eq!(t.get(token), Some(&40));
     let ahead = Token::new(token.get() + t.generation_step).unwrap();
     assert_eq!(t.remove(ahead), Err(Miss::Stale));
     assert_eq!(t.remove(token), Ok(40));
     assert!(t.is_empty());
+}
+
+/// Once the token space is used up, the slots that wrapped have minted every generation, so
+/// any miss on them is stale; a slot that held one request all along has not, and a token of
+/// a generation it never reached is still unknown.
+#[test]
+fn a_slot_that_never_wrapped_keeps_telling_unknown_from_stale() {
+    // 3 generation bits, 5 slots: slot 0 keeps its first request; the other four mint 8
+    // tokens each, then retire.
+    let mut t = PendingTable::with_layout(2, 50, 5);
+    let long = t.insert(u32::MAX).unwrap();
+    let mut minted = Vec::new();
+    for i in 0..32u32 {
+        let token = t.insert(i).unwrap();
+        minted.push(token);
+        t.remove(token).unwrap();
+    }
+    assert_eq!(t.free_head, NIL, "slots 1 to 4 retired");
+    let after = t.insert(32).unwrap();
+    assert!(minted.contains(&after), "the space wrapped");
+
+    let generation = |token: Token, n: u64| Token::new(token.get() + n * t.generation_step);
+    let unminted = generation(long, 3).unwrap();
+    assert_eq!(t.remove(unminted), Err(Miss::Unknown));
+    assert_eq!(t.complete_wire(&wire(unminted)), Err(Miss::Unknown));
+    for token in minted.iter().filter(|&&token| token != after) {
+        assert_eq!(t.remove(*token), Err(Miss::Stale), "{token}");
+    }
+    assert_eq!(t.remove(long), Ok(u32::MAX));
+    assert_eq!(t.remove(long), Err(Miss::Stale));
+    assert_eq!(t.remove(unminted), Err(Miss::Unknown));
+    assert_eq!(t.remove(after), Ok(32));
 }
 
 #[test]
