@@ -315,11 +315,30 @@ impl LineFramer {
 /// let frames: Vec<_> = Lines::new(input, 1024).map(|f| f.unwrap()).collect();
 /// assert_eq!(frames, vec![(0, &b"{\"a\":1}"[..]), (9, &b"{\"b\":2}"[..])]);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Lines<'a> {
     input: &'a [u8],
     pos: usize,
     max_frame: usize,
+}
+
+/// Where the framing stands, not the input: a derived `Debug` would print every byte of the
+/// input as a number (a capture of megabytes, for a `{:?}` in a log line).
+///
+/// ```
+/// use rpcwire::Lines;
+/// let mut lines = Lines::new(b"{}\n[]\n", 1024);
+/// lines.next();
+/// assert_eq!(format!("{lines:?}"), "Lines { offset: 3, remaining: 3, max_frame: 1024 }");
+/// ```
+impl core::fmt::Debug for Lines<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Lines")
+            .field("offset", &self.pos)
+            .field("remaining", &(self.input.len() - self.pos))
+            .field("max_frame", &self.max_frame)
+            .finish()
+    }
 }
 
 impl<'a> Lines<'a> {
