@@ -21,7 +21,10 @@ use super::without_line_end;
 #[non_exhaustive]
 pub enum ContentLengthError {
     /// The body is longer than the frame limit. Not fatal: the framer discards exactly
-    /// `length` bytes, in constant memory, and goes on with the next message.
+    /// `length` bytes, in constant memory, and goes on with the next message. The body is
+    /// never read, so the reply it calls for is
+    /// [`Decoder::too_long_reply`](crate::Decoder::too_long_reply), sent only to a peer whose
+    /// requests you read.
     TooLong {
         /// Stream offset of the message's first header byte.
         offset: u64,
