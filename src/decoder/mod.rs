@@ -221,7 +221,8 @@ impl Decoder {
         }
     }
 
-    /// Decodes one frame (one line, without its terminator).
+    /// Decodes one frame: a line without its terminator, an SSE event's data, or a
+    /// `Content-Length` body (as the framers hand them out).
     // Always inlined: the message is then built in the caller's registers instead of being
     // written to memory and read back (tiny −3.4 % in a caller that reads the id, method and
     // payload of every message).
