@@ -53,7 +53,16 @@ impl<'a> DecodeLines<'a> {
 }
 
 /// One line of a buffer, decoded: an item of [`DecodeLines`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Its `Debug` shows the frame as text (invalid UTF-8 as U+FFFD), as [`RawJson`](crate::RawJson)'s
+/// and [`Id`](crate::Id)'s do, not as a list of numbers:
+///
+/// ```
+/// use rpcwire::Decoder;
+/// let line = Decoder::mcp().decode_lines(b"{oops\n").next().unwrap().unwrap();
+/// assert!(format!("{line:?}").starts_with(r#"DecodedLine { offset: 0, frame: "{oops", message: Err("#));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct DecodedLine<'a> {
     /// Where the line starts in the buffer.
     pub offset: usize,
@@ -62,6 +71,16 @@ pub struct DecodedLine<'a> {
     pub frame: &'a [u8],
     /// What [`Decoder::decode`] makes of the frame.
     pub message: Result<Message<'a>, Rejection<'a>>,
+}
+
+impl core::fmt::Debug for DecodedLine<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DecodedLine")
+            .field("offset", &self.offset)
+            .field("frame", &alloc::string::String::from_utf8_lossy(self.frame))
+            .field("message", &self.message)
+            .finish()
+    }
 }
 
 impl<'a> Iterator for DecodeLines<'a> {

@@ -88,6 +88,10 @@
 //!   [`Decoder::sse_framer`], [`Decoder::content_length_framer`]) read them, [`write_sse_event`]
 //!   and [`write_content_length_frame`] write them; under tokio, `codec::SseCodec` and
 //!   `codec::ContentLengthCodec`.
+//! - resume an SSE stream after a reconnection: send [`SseFramer::last_event_id`] as
+//!   `Last-Event-ID` (none when it is `None` or empty), and read the new stream with the same
+//!   framer once [`SseFramer::decode_eof`] has ended the old one (returned `Ok(None)`; an
+//!   event the drop cut short is lost, and its id with it: the server sends it again).
 //!
 //! ## Reading a stream
 //!

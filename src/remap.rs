@@ -1236,6 +1236,39 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// when the notification is not a cancellation or names no request of this client in
     /// flight.
     ///
+    /// A cancellation that gets `None` must not go upstream as it is: its `requestId` is the
+    /// client's own id, and the upstream reads it as one of ours, which may be another
+    /// client's request. Drop it (MCP lets a receiver ignore a cancellation of a request it
+    /// does not know, or that has finished); forward as they are only the notifications that
+    /// [`mcp::Cancelled::from_notification`](crate::mcp::Cancelled::from_notification) does
+    /// not read.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, IdRemapper, Message};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x"}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(call) else { panic!() };
+    /// let token = remap.forward_request("a", call, &req, None, &mut BytesMut::new()).unwrap();
+    /// assert_eq!(token.to_string(), "1");
+    ///
+    /// // Client "b" cancels a request 1 it does not have in flight: nothing is written. Sent
+    /// // upstream as it is, it would cancel what the upstream knows as 1, client "a"'s request.
+    /// let stray = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(stray) else { panic!() };
+    /// let mut upstream = BytesMut::new();
+    /// assert!(remap.forward_cancel(&"b", stray, &n, &mut upstream).is_none());
+    /// assert!(upstream.is_empty());
+    ///
+    /// // Client "a" cancels its request 5: it goes upstream under our token.
+    /// let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else { panic!() };
+    /// assert!(remap.forward_cancel(&"a", cancel, &n, &mut upstream).is_some());
+    /// assert_eq!(&upstream[..], &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}
+    /// "#[..]);
+    /// ```
+    ///
     /// # Panics
     ///
     /// When `notification` was not decoded from `frame` (before anything is removed: the

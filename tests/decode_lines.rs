@@ -177,3 +177,36 @@ fn next_decoded_with_a_decoder_per_line_and_a_limit_of_its_own() {
         }
     }
 }
+
+#[test]
+fn debug_shows_where_the_framing_stands_and_frames_as_text() {
+    // A derived `Debug` printed the whole input of `Lines` (and so of `DecodeLines`) and each
+    // frame of a `DecodedLine` as lists of numbers: `[123, 111, 111, 112, 115]` for `{oops`.
+    let input = b"{oops\n{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
+    let mut lines = Lines::new(input, 1024);
+    assert_eq!(
+        format!("{lines:?}"),
+        "Lines { offset: 0, remaining: 37, max_frame: 1024 }"
+    );
+    lines.next();
+    assert_eq!(
+        format!("{lines:?}"),
+        "Lines { offset: 6, remaining: 31, max_frame: 1024 }"
+    );
+
+    let mut decoded = Decoder::mcp().decode_lines(input);
+    assert!(format!("{decoded:?}")
+        .ends_with("lines: Lines { offset: 0, remaining: 37, max_frame: 16777216 } }"));
+    let line: DecodedLine<'_> = decoded.next().unwrap().unwrap();
+    assert_eq!(
+        format!("{line:?}"),
+        "DecodedLine { offset: 0, frame: \"{oops\", message: Err(Rejection { error: \
+         Syntax(UnexpectedByte), id: None, is_response: false, unreadable_id: Absent }) }"
+    );
+    let line = decoded.next().unwrap().unwrap();
+    assert_eq!(
+        format!("{line:?}"),
+        "DecodedLine { offset: 6, frame: \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"method\\\":\\\"a\\\"}\", \
+         message: Ok(Notification(Notification { method: \"a\", params: None })) }"
+    );
+}

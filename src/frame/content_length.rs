@@ -21,7 +21,10 @@ use super::without_line_end;
 #[non_exhaustive]
 pub enum ContentLengthError {
     /// The body is longer than the frame limit. Not fatal: the framer discards exactly
-    /// `length` bytes, in constant memory, and goes on with the next message.
+    /// `length` bytes, in constant memory, and goes on with the next message. The body is
+    /// never read, so the reply it calls for is
+    /// [`Decoder::too_long_reply`](crate::Decoder::too_long_reply), sent only to a peer whose
+    /// requests you read.
     TooLong {
         /// Stream offset of the message's first header byte.
         offset: u64,
@@ -60,6 +63,8 @@ pub enum ContentLengthError {
         offset: u64,
     },
     /// The stream ended inside a message (in its headers or before its last body byte).
+    /// Reported by [`ContentLengthFramer::decode_eof`] only; not fatal (the framer reads a
+    /// next stream from its start).
     Truncated {
         /// Stream offset of the message's first header byte.
         offset: u64,
@@ -156,6 +161,9 @@ const HEADERS: State = State::Headers {
 /// - A body longer than the frame limit is reported once ([`ContentLengthError::TooLong`]) and
 ///   its bytes are then discarded as they arrive, in constant memory; the next message
 ///   follows.
+/// - A message cut short by the end of the stream is reported by
+///   [`decode_eof`](Self::decode_eof) as [`ContentLengthError::Truncated`], once; it is not
+///   fatal: the framer then reads a next stream (a new connection) from its start.
 /// - Any other error is fatal: it is reported once, and from then on the framer discards all
 ///   input and returns `Ok(None)` ([`is_failed`](Self::is_failed) tells).
 ///
@@ -379,7 +387,24 @@ impl ContentLengthFramer {
     }
 
     /// Like [`decode`](Self::decode), at end of stream: a message cut short is reported as
-    /// [`ContentLengthError::Truncated`] (once), and the rest of `buf` is dropped.
+    /// [`ContentLengthError::Truncated`] (once), and the rest of `buf` is dropped. The framer
+    /// is then ready for a next stream; it is not [failed](Self::is_failed).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{ContentLengthError, ContentLengthFramer};
+    /// let mut framer = ContentLengthFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"Content-Length: 2\r\n\r\n{}Content-Length: 9\r\n\r\n{\"a\""[..]);
+    /// assert_eq!(framer.decode_eof(&mut buf).unwrap().unwrap(), &b"{}"[..]);
+    /// let cut = framer.decode_eof(&mut buf).unwrap_err();
+    /// assert_eq!(cut, ContentLengthError::Truncated { offset: 23 });
+    /// assert!(!cut.is_fatal() && !framer.is_failed() && buf.is_empty());
+    /// assert_eq!(framer.decode_eof(&mut buf), Ok(None));
+    ///
+    /// // A new connection, read by the same framer.
+    /// let mut buf = BytesMut::from(&b"Content-Length: 2\r\n\r\n[]"[..]);
+    /// assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"[]"[..]);
+    /// ```
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, ContentLengthError> {
         if let Some(body) = self.decode(buf)? {
             return Ok(Some(body));

@@ -5,14 +5,31 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 
-/// A bad frame. The stream goes on after it.
+/// A bad frame, from a [`LineFramer`], [`Lines`] or an [`SseFramer`](super::SseFramer). The
+/// stream goes on after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FrameError {
-    /// A line longer than the frame limit. It is reported when the limit is crossed and then
-    /// discarded up to its newline; `offset` is where it started in the stream.
+    /// A frame longer than the frame limit: a line (from [`LineFramer`] or [`Lines`]), or an
+    /// SSE event (from [`SseFramer`](super::SseFramer)). It is reported when the limit is
+    /// crossed and then discarded, a line up to its newline, an event up to its blank line;
+    /// `offset` is where it started in the stream. Its id is never read, so the reply it calls
+    /// for is [`Decoder::too_long_reply`](crate::Decoder::too_long_reply), sent only to a peer
+    /// whose requests you read.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{FrameError, SseFramer};
+    /// let mut framer = SseFramer::new(8);
+    /// let mut buf = BytesMut::from(&b"data: {}\n\nid: 2\ndata: [1,2,3,4,5]\n\ndata: {}\n\n"[..]);
+    /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap().data[..], b"{}");
+    /// // The second event starts at byte 10, its `id:` line.
+    /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 10 }));
+    /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap().data[..], b"{}");
+    /// ```
     TooLong {
-        /// Stream offset of the first byte of the over-long line.
+        /// Stream offset of the first byte of the over-long line, or of the first line of
+        /// the over-long event.
         offset: u64,
     },
 }
@@ -315,11 +332,30 @@ impl LineFramer {
 /// let frames: Vec<_> = Lines::new(input, 1024).map(|f| f.unwrap()).collect();
 /// assert_eq!(frames, vec![(0, &b"{\"a\":1}"[..]), (9, &b"{\"b\":2}"[..])]);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Lines<'a> {
     input: &'a [u8],
     pos: usize,
     max_frame: usize,
+}
+
+/// Where the framing stands, not the input: a derived `Debug` would print every byte of the
+/// input as a number (a capture of megabytes, for a `{:?}` in a log line).
+///
+/// ```
+/// use rpcwire::Lines;
+/// let mut lines = Lines::new(b"{}\n[]\n", 1024);
+/// lines.next();
+/// assert_eq!(format!("{lines:?}"), "Lines { offset: 3, remaining: 3, max_frame: 1024 }");
+/// ```
+impl core::fmt::Debug for Lines<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Lines")
+            .field("offset", &self.pos)
+            .field("remaining", &(self.input.len() - self.pos))
+            .field("max_frame", &self.max_frame)
+            .finish()
+    }
 }
 
 impl<'a> Lines<'a> {

@@ -641,6 +641,22 @@ impl SseFramer {
     /// [`last_event_id`](Self::last_event_id) (to send as `Last-Event-ID`) and
     /// [`reconnection_time`](Self::reconnection_time) carry over, and a byte order mark
     /// starting it is skipped as at the first stream's start. (Offsets go on counting.)
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::SseFramer;
+    /// let mut framer = SseFramer::new(1024);
+    /// // The connection drops inside the event with id 2: that event is lost.
+    /// let mut buf = BytesMut::from(&b"id: 1\ndata: {}\n\nid: 2\ndata: {\"jsonrpc\""[..]);
+    /// assert_eq!(framer.decode_eof(&mut buf).unwrap().unwrap().id.as_deref(), Some(&b"1"[..]));
+    /// assert_eq!(framer.decode_eof(&mut buf), Ok(None));
+    /// assert_eq!(framer.last_event_id(), Some(&b"1"[..])); // sent as `Last-Event-ID: 1`
+    ///
+    /// // The server resumes after event 1, on a new connection read by the same framer.
+    /// let mut buf = BytesMut::from(&b"id: 2\ndata: [2]\n\n"[..]);
+    /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap().data[..], b"[2]");
+    /// assert_eq!(framer.last_event_id(), Some(&b"2"[..]));
+    /// ```
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if let Some(event) = self.decode(buf)? {
             return Ok(Some(event));
