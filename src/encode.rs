@@ -39,7 +39,12 @@ const VERSION: &[u8] = b"{\"jsonrpc\":\"2.0\"";
 /// Appends `raw`, turning any `\n` or `\r` (whitespace in valid JSON) into a space.
 #[inline]
 pub fn write_raw_json(out: &mut BytesMut, raw: RawJson<'_>) {
-    let bytes = raw.as_bytes();
+    write_on_one_line(out, raw.as_bytes());
+}
+
+/// Appends `bytes`, each `\n` or `\r` turned into a space.
+#[inline]
+fn write_on_one_line(out: &mut BytesMut, bytes: &[u8]) {
     let mut rest = bytes;
     while let Some(at) = memchr::memchr2(b'\n', b'\r', rest) {
         out.extend_from_slice(&rest[..at]);
@@ -272,6 +277,28 @@ pub fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: JsonStr<'_
 pub fn write_reply(out: &mut BytesMut, reply: &Reply<'_>, data: Option<RawJson<'_>>) {
     let message = reply.code.default_message().unwrap_or("Error");
     write_error(out, reply.id, reply.code, message, data);
+}
+
+/// Appends a received frame as one line, to forward it unchanged: byte for byte, but for the
+/// line breaks a frame may hold as JSON whitespace (a pretty-printed `Content-Length` body, an
+/// SSE event of several `data:` lines), which become spaces; then a `\n`. In a frame a
+/// [`Decoder`](crate::Decoder) accepted, a line break is whitespace between tokens, so the line
+/// is the same JSON; in any other bytes too, every `\r` and `\n` becomes a space, so the line
+/// is never split. [`write_with_id`] is the same with the id rewritten.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder};
+/// // The body of an SSE event of two `data:` lines, joined by the framer with a `\n`.
+/// let frame = b"{\"jsonrpc\":\"2.0\",\n\"method\":\"notifications/initialized\"}";
+/// assert!(Decoder::mcp().decode(frame).is_ok());
+/// let mut out = BytesMut::new();
+/// encode::write_frame(&mut out, frame);
+/// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\", \"method\":\"notifications/initialized\"}\n"[..]);
+/// ```
+pub fn write_frame(out: &mut BytesMut, frame: &[u8]) {
+    write_on_one_line(out, frame);
+    out.put_u8(b'\n');
 }
 
 /// Appends `frame` with its id token replaced by `new_id`, everything else byte for byte
