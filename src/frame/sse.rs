@@ -216,6 +216,44 @@ impl SseFramer {
         self
     }
 
+    /// Starts from the last event id `id`, as if an event had set it: the id a client kept
+    /// (on disk, say) from an earlier run, to resume the stream with `Last-Event-ID` after a
+    /// restart. [`last_event_id`](Self::last_event_id) gives it back until an event sets
+    /// another; an empty `id` is the reset state (no header is sent), as after an empty
+    /// `id:` field.
+    ///
+    /// # Errors
+    /// [`SseWriteError::InvalidId`] when `id` holds a `\n`, `\r` or NUL: no event stream
+    /// sets such an id (a line break would end the `id:` line, and a reader ignores an `id`
+    /// with a NUL, as WHATWG says), and no `Last-Event-ID` header can carry it. The id is
+    /// refused rather than kept, so a corrupt saved id shows at once instead of in the
+    /// server's answer to the reconnection.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{SseFramer, SseWriteError};
+    /// let saved: Vec<u8> = b"stream-1/41".to_vec(); // read back from disk
+    /// let mut framer = SseFramer::new(1024).with_last_event_id(&saved)?;
+    /// assert_eq!(framer.last_event_id(), Some(&b"stream-1/41"[..])); // `Last-Event-ID: stream-1/41`
+    ///
+    /// // The resumed stream goes on from there.
+    /// let mut buf = BytesMut::from(&b"id: stream-1/42\ndata: {}\n\n"[..]);
+    /// framer.decode(&mut buf).unwrap();
+    /// assert_eq!(framer.last_event_id(), Some(&b"stream-1/42"[..]));
+    ///
+    /// let refused = SseFramer::new(1024).with_last_event_id("a\0b").unwrap_err();
+    /// assert_eq!(refused, SseWriteError::InvalidId);
+    /// # Ok::<(), SseWriteError>(())
+    /// ```
+    pub fn with_last_event_id(mut self, id: impl AsRef<[u8]>) -> Result<Self, SseWriteError> {
+        let id = id.as_ref();
+        if !is_valid_event_id(id) {
+            return Err(SseWriteError::InvalidId);
+        }
+        self.last_event_id = Some(id.to_vec());
+        Ok(self)
+    }
+
     /// [`decode`](Self::decode) for the [`Framer`](super::Framer) trait, whose frames are
     /// messages: an event without data (a priming event: an `id` or a `retry` only) and an
     /// event of a type other than `message` (the 2024-11-05 transport's `endpoint` event, whose
@@ -264,7 +302,8 @@ impl SseFramer {
     /// skipped, a priming event included; not one dropped as over-long, which WHATWG, without
     /// a limit, would have dispatched): what a client sends as `Last-Event-ID` to resume the
     /// stream after a reconnection. `Some(b"")` when the server reset it with an empty `id`
-    /// (then no header is sent); `None` before any.
+    /// (then no header is sent); `None` before any, unless the framer was started from a
+    /// saved one ([`with_last_event_id`](Self::with_last_event_id)).
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -682,8 +721,15 @@ impl SseFramer {
     }
 }
 
+/// Whether an event stream can carry `id` as an event id: it holds no `\n` or `\r` (which
+/// would end its line) and no NUL (for which a reader ignores the whole `id:` field).
+fn is_valid_event_id(id: &[u8]) -> bool {
+    memchr::memchr3(b'\n', b'\r', 0, id).is_none()
+}
+
 /// Why [`write_sse_event`] could not write an event: a field that the format cannot carry.
-/// Nothing was written.
+/// Nothing was written. ([`SseFramer::with_last_event_id`] refuses an id with
+/// [`InvalidId`](Self::InvalidId) for the same reason.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SseWriteError {
@@ -791,7 +837,7 @@ pub fn write_sse_event(
     event_type: Option<&str>,
 ) -> Result<(), SseWriteError> {
     let (id, event) = (event_id.map(str::as_bytes), event_type.map(str::as_bytes));
-    if id.is_some_and(|id| memchr::memchr3(b'\n', b'\r', 0, id).is_some()) {
+    if id.is_some_and(|id| !is_valid_event_id(id)) {
         return Err(SseWriteError::InvalidId);
     }
     if event.is_some_and(|event| memchr::memchr2(b'\n', b'\r', event).is_some()) {
