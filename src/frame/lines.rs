@@ -104,6 +104,22 @@ pub struct LineFramer {
     yield_blank: bool,
 }
 
+/// [`LineFramer::new`] with the default frame limit: `max_frame` of
+/// [`Limits::DEFAULT`](crate::Limits::DEFAULT), 16 MiB, the limit a default decoder
+/// ([`Decoder::default`](crate::Decoder::default)) reads frames up to.
+///
+/// ```
+/// use rpcwire::{Decoder, LineFramer};
+/// let framer = LineFramer::default();
+/// assert_eq!(framer.max_frame(), 16 << 20);
+/// assert_eq!(framer.max_frame(), Decoder::default().options().limits.max_frame);
+/// ```
+impl Default for LineFramer {
+    fn default() -> Self {
+        LineFramer::new(crate::Limits::DEFAULT.max_frame)
+    }
+}
+
 impl LineFramer {
     /// A framer whose frames are at most `max_frame` bytes (terminator excluded). The decoder
     /// has its own limit (`DecodeOptions::limits.max_frame`, 16 MiB by default): raise it too

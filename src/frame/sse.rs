@@ -181,6 +181,22 @@ pub struct SseFramer {
     reconnection_time: Option<u64>,
 }
 
+/// [`SseFramer::new`] with the default frame limit: `max_frame` of
+/// [`Limits::DEFAULT`](crate::Limits::DEFAULT), 16 MiB, the limit a default decoder
+/// ([`Decoder::default`](crate::Decoder::default)) reads frames up to.
+///
+/// ```
+/// use rpcwire::{Decoder, SseFramer};
+/// let framer = SseFramer::default();
+/// assert_eq!(framer.max_frame(), 16 << 20);
+/// assert_eq!(framer.max_frame(), Decoder::default().options().limits.max_frame);
+/// ```
+impl Default for SseFramer {
+    fn default() -> Self {
+        SseFramer::new(crate::Limits::DEFAULT.max_frame)
+    }
+}
+
 impl SseFramer {
     /// A framer whose events hold at most `max_frame` bytes of data. The decoder has its own
     /// limit (`DecodeOptions::limits.max_frame`, 16 MiB by default): raise it too when this
