@@ -151,6 +151,22 @@ fn a_framer_reads_the_next_stream_after_the_end_of_one() {
     );
 }
 
+/// `Frames`' `Debug` shows the framer, the buffer's length and the end flag: not the bytes
+/// buffered, a partial frame of up to the frame limit.
+#[test]
+fn frames_debug_shows_where_it_stands_not_the_buffer() {
+    let mut framer = LineFramer::new(16);
+    let mut buf = BytesMut::from(&b"[1]\n[2,3"[..]);
+    let mut frames = framer.frames(&mut buf, false);
+    assert!(frames.next().is_some());
+    assert!(frames.next().is_none());
+    assert_eq!(
+        format!("{frames:?}"),
+        "Frames { framer: LineFramer { next_index: 4, max_frame: 16, discarding: false, \
+         consumed: 4, last_offset: 0, yield_blank: false }, buffered: 4, eof: false }"
+    );
+}
+
 #[test]
 fn a_long_blank_line_in_small_reads_is_skipped_and_consumed() {
     // A 1 MiB line arriving 16 bytes at a time (the cursor means each byte is scanned once).

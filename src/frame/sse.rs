@@ -141,7 +141,7 @@ enum Data {
 /// assert_eq!(&event.data[..], b"{\"jsonrpc\":\"2.0\",\n\"method\":\"ping\"}");
 /// assert_eq!(Decoder::mcp().decode(&event.data).unwrap().kind(), Kind::Notification);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SseFramer {
     max_frame: usize,
     yield_empty: bool,
@@ -179,6 +179,49 @@ pub struct SseFramer {
     last_event_id: Option<Vec<u8>>,
     /// The last valid `retry` read (WHATWG's reconnection time).
     reconnection_time: Option<u64>,
+}
+
+/// Where the framing stands, not the bytes it holds: its limit, its stream offsets, how much
+/// data the event being read has, and what a client resumes with. A derived `Debug` would
+/// print the data of the event under construction, up to the frame limit, for a `{:?}` in a
+/// log line.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::SseFramer;
+/// let mut framer = SseFramer::new(1024);
+/// let mut buf = BytesMut::from(&b"id: 7\ndata: {}\n\ndata: [1,\ndata: 2]\n"[..]);
+/// framer.decode(&mut buf).unwrap();
+/// framer.decode(&mut buf).unwrap(); // the second event is not finished
+/// assert_eq!(
+///     format!("{framer:?}"),
+///     "SseFramer { max_frame: 1024, consumed: 35, last_offset: 0, event_offset: Some(16), \
+///      data_len: 6, discarding: false, last_event_id: Some(b\"7\"), reconnection_time: None, .. }"
+/// );
+/// ```
+impl core::fmt::Debug for SseFramer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SseFramer")
+            .field("max_frame", &self.max_frame)
+            .field("consumed", &self.consumed)
+            .field("last_offset", &self.last_offset)
+            .field("event_offset", &self.event_start)
+            .field("data_len", &self.data_len)
+            .field("discarding", &self.discarding)
+            .field("last_event_id", &self.last_event_id.as_deref().map(ByteStr))
+            .field("reconnection_time", &self.reconnection_time)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bytes shown as a byte string literal (`b"7"`), as [`Bytes`] shows them, rather than as a
+/// list of numbers.
+struct ByteStr<'a>(&'a [u8]);
+
+impl core::fmt::Debug for ByteStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "b\"{}\"", self.0.escape_ascii())
+    }
 }
 
 /// [`SseFramer::new`] with the default frame limit: `max_frame` of
