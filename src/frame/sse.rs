@@ -44,6 +44,26 @@ const LINE_SLACK: usize = 8;
 /// type (`None` means `message`, as an empty `event:` field does). `retry` is a reconnection
 /// time in milliseconds: the last valid `retry:` field read since the previous event handed
 /// out (at end of stream, one left pending comes in an event of its own).
+///
+/// The message an event carries is its data: pass `&event.data` (or `event.as_ref()`) to
+/// [`Decoder::decode`](crate::Decoder::decode), which takes a `&[u8]`; an `&SseEvent` is not
+/// one, so `decoder.decode(&event)` does not compile.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Decoder, Kind, SseFramer};
+/// let mut buf = BytesMut::from(&b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"[..]);
+/// let event = SseFramer::new(1024).decode(&mut buf).unwrap().unwrap();
+/// let decoder = Decoder::mcp();
+/// assert_eq!(decoder.decode(&event.data).unwrap().kind(), Kind::Notification);
+/// assert_eq!(decoder.decode(event.as_ref()).unwrap().kind(), Kind::Notification);
+/// ```
+///
+/// ```compile_fail
+/// # use rpcwire::{Decoder, SseEvent};
+/// let event = SseEvent::default();
+/// Decoder::mcp().decode(&event); // expected `&[u8]`, found `&SseEvent`
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
     /// The event's data: its `data:` lines joined with `\n` (decode it with the envelope
@@ -139,6 +159,7 @@ enum Data {
 /// let event = framer.decode(&mut buf).unwrap().unwrap();
 /// assert_eq!(event.id.as_deref(), Some(&b"1"[..]));
 /// assert_eq!(&event.data[..], b"{\"jsonrpc\":\"2.0\",\n\"method\":\"ping\"}");
+/// // The decoder takes the event's data (`&event` alone is no `&[u8]`: see `SseEvent`).
 /// assert_eq!(Decoder::mcp().decode(&event.data).unwrap().kind(), Kind::Notification);
 /// ```
 #[derive(Clone)]
