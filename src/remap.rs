@@ -179,6 +179,10 @@ impl std::error::Error for RemapError {}
 /// `notifications/progress`. `C` names a client (a connection
 /// index, an address); `T` is a value kept with each request (`()` by default; see
 /// [`forward_request_with`](Self::forward_request_with)).
+/// [`forward_request`](Self::forward_request) takes the client by value because the table
+/// keeps it with the request (and hands it back in the reply's [`Origin`]); the methods
+/// that only look a client up ([`get`](Self::get), [`forward_cancel`](Self::forward_cancel),
+/// [`drop_client`](Self::drop_client)) borrow it.
 ///
 /// ```
 /// use bytes::BytesMut;

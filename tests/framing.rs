@@ -101,6 +101,72 @@ fn unterminated_over_long_tail_at_eof_is_dropped_after_one_error() {
     assert_eq!(got, vec![Err(FrameError::TooLong { offset: 0 })]);
 }
 
+/// Frames and errors of one stream read by `framer` in `chunks`, to its end (`decode_eof`
+/// until `Ok(None)`), with the stream offset of each.
+fn one_stream(
+    framer: &mut LineFramer,
+    chunks: &[&[u8]],
+) -> Vec<(u64, Result<Vec<u8>, FrameError>)> {
+    let mut buf = BytesMut::new();
+    let mut out = vec![];
+    let mut take = |framer: &mut LineFramer, item: Result<bytes::Bytes, FrameError>| {
+        out.push((framer.last_offset(), item.map(|f| f.to_vec())));
+    };
+    for chunk in chunks {
+        buf.extend_from_slice(chunk);
+        while let Some(item) = framer.decode(&mut buf).transpose() {
+            take(framer, item);
+        }
+    }
+    while let Some(item) = framer.decode_eof(&mut buf).transpose() {
+        take(framer, item);
+    }
+    assert!(buf.is_empty());
+    out
+}
+
+/// After `decode_eof` has said `Ok(None)`, one framer reads the next stream from a line's
+/// start, whatever the last one ended in: an unterminated line (delivered, not joined to
+/// the next stream's first), or an over-long line being discarded (the next stream's first
+/// line is not taken for the rest of it). Offsets go on counting.
+#[test]
+fn a_framer_reads_the_next_stream_after_the_end_of_one() {
+    let mut framer = LineFramer::new(8);
+    assert_eq!(
+        one_stream(&mut framer, &[b"[1]\n[2]"]),
+        [(0, Ok(b"[1]".to_vec())), (4, Ok(b"[2]".to_vec()))]
+    );
+    assert_eq!(
+        one_stream(&mut framer, &[b"[3]\n"]),
+        [(7, Ok(b"[3]".to_vec()))]
+    );
+    // The end comes while the over-long line's rest is being discarded, read after read.
+    assert_eq!(
+        one_stream(&mut framer, &[b"[4, 5, 6, 7", b", 8"]),
+        [(11, Err(FrameError::TooLong { offset: 11 }))]
+    );
+    assert_eq!(
+        one_stream(&mut framer, &[b"[9]\n"]),
+        [(25, Ok(b"[9]".to_vec()))]
+    );
+}
+
+/// `Frames`' `Debug` shows the framer, the buffer's length and the end flag: not the bytes
+/// buffered, a partial frame of up to the frame limit.
+#[test]
+fn frames_debug_shows_where_it_stands_not_the_buffer() {
+    let mut framer = LineFramer::new(16);
+    let mut buf = BytesMut::from(&b"[1]\n[2,3"[..]);
+    let mut frames = framer.frames(&mut buf, false);
+    assert!(frames.next().is_some());
+    assert!(frames.next().is_none());
+    assert_eq!(
+        format!("{frames:?}"),
+        "Frames { framer: LineFramer { next_index: 4, max_frame: 16, discarding: false, \
+         consumed: 4, last_offset: 0, yield_blank: false }, buffered: 4, eof: false }"
+    );
+}
+
 #[test]
 fn a_long_blank_line_in_small_reads_is_skipped_and_consumed() {
     // A 1 MiB line arriving 16 bytes at a time (the cursor means each byte is scanned once).

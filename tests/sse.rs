@@ -1288,3 +1288,27 @@ fn the_last_event_id_does_not_keep_the_read_buffer() {
         assert_eq!(framer.last_event_id(), Some(id));
     }
 }
+
+/// A framer started from a saved last event id (a client restarted from disk) gives it back
+/// until an event sets another, through a stream cut at its end too; an empty id is the reset
+/// state; an id no event stream can set (a line break, a NUL) is refused.
+#[test]
+fn a_framer_starts_from_a_saved_last_event_id() {
+    let mut framer = SseFramer::new(1024).with_last_event_id(b"s/41").unwrap();
+    assert_eq!(framer.last_event_id(), Some(&b"s/41"[..]));
+    let events = sse_all(&mut framer, &[b"data: 1\n\nid: s/42\ndata: cut"]);
+    assert_eq!(events.len(), 1);
+    assert_eq!(framer.last_event_id(), Some(&b"s/41"[..]));
+    sse_all(&mut framer, &[b"id: s/42\ndata:\n\n"]);
+    assert_eq!(framer.last_event_id(), Some(&b"s/42"[..]));
+
+    let reset = SseFramer::new(1024).with_last_event_id("").unwrap();
+    assert_eq!(reset.last_event_id(), Some(&b""[..]));
+    for bad in [&b"a\nb"[..], b"a\rb", b"a\0b", b"\n"] {
+        assert_eq!(
+            SseFramer::new(1024).with_last_event_id(bad).unwrap_err(),
+            SseWriteError::InvalidId,
+            "{bad:?}"
+        );
+    }
+}

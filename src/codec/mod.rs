@@ -10,6 +10,13 @@
 //! - [`ContentLengthCodec`] (and [`ContentLengthEncoder`]): `Content-Length` framing, as LSP
 //!   peers use it.
 //!
+//! Each codec is built from a [`Decoder`] (`LineCodec::from(Decoder::mcp_client())` takes its
+//! frame limit, `new(decoder, max_frame)` sets one). The codecs have no `Default`: which
+//! decoder reads a stream is the caller's choice, the dialect and above all the role (a
+//! server's decoder answers a frame such as `{"jsonrpc":"2.0","id":1}` with -32600, a
+//! client's leaves it unanswered, as a response), and a default would make it silently. The
+//! encoders, which need no decoder, have one.
+//!
 //! A bad frame is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
 //! the stream goes on after it. `Err` is for I/O, and for what leaves no stream to go on
 //! with: a malformed `Content-Length` header block (`InvalidData`) or a message cut short by

@@ -249,6 +249,28 @@ impl SseCodec {
     /// The id of the last event that had one ([`SseFramer::last_event_id`]): what a client
     /// sends as `Last-Event-ID` to resume the stream; `Some(b"")` when the server reset it
     /// (then no header is sent), `None` before any.
+    ///
+    /// A client restarted with an id it saved starts its codec from it with
+    /// [`with_framer`](Self::with_framer) and [`SseFramer::with_last_event_id`] (which refuses
+    /// an id holding a line break or a NUL):
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::SseCodec;
+    /// use rpcwire::{Decoder, SseFramer};
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// let saved = "41"; // read back from disk
+    /// let decoder = Decoder::mcp_client();
+    /// let framer = decoder.sse_framer().with_last_event_id(saved).unwrap();
+    /// let mut codec = SseCodec::with_framer(decoder, framer);
+    /// assert_eq!(codec.last_event_id(), Some(&b"41"[..])); // `Last-Event-ID: 41`
+    ///
+    /// let mut body = BytesMut::from(&b"id: 42\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"[..]);
+    /// codec.decode(&mut body)?;
+    /// assert_eq!(codec.last_event_id(), Some(&b"42"[..]));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn last_event_id(&self) -> Option<&[u8]> {
         self.reader.framer.last_event_id()
     }

@@ -192,6 +192,23 @@ pub struct ContentLengthFramer {
     last_offset: u64,
 }
 
+/// [`ContentLengthFramer::new`] with the default frame limit: `max_frame` of
+/// [`Limits::DEFAULT`](crate::Limits::DEFAULT), 16 MiB, the limit a default decoder
+/// ([`Decoder::default`](crate::Decoder::default)) reads frames up to. Its header limits
+/// are the defaults too.
+///
+/// ```
+/// use rpcwire::{ContentLengthFramer, Decoder};
+/// let framer = ContentLengthFramer::default();
+/// assert_eq!(framer.max_frame(), 16 << 20);
+/// assert_eq!(framer.max_frame(), Decoder::default().options().limits.max_frame);
+/// ```
+impl Default for ContentLengthFramer {
+    fn default() -> Self {
+        ContentLengthFramer::new(crate::Limits::DEFAULT.max_frame)
+    }
+}
+
 impl ContentLengthFramer {
     /// Default limit on the size of a header block, in bytes: 8 KiB.
     pub const DEFAULT_MAX_HEADER_BYTES: usize = 8 << 10;

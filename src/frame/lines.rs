@@ -104,6 +104,22 @@ pub struct LineFramer {
     yield_blank: bool,
 }
 
+/// [`LineFramer::new`] with the default frame limit: `max_frame` of
+/// [`Limits::DEFAULT`](crate::Limits::DEFAULT), 16 MiB, the limit a default decoder
+/// ([`Decoder::default`](crate::Decoder::default)) reads frames up to.
+///
+/// ```
+/// use rpcwire::{Decoder, LineFramer};
+/// let framer = LineFramer::default();
+/// assert_eq!(framer.max_frame(), 16 << 20);
+/// assert_eq!(framer.max_frame(), Decoder::default().options().limits.max_frame);
+/// ```
+impl Default for LineFramer {
+    fn default() -> Self {
+        LineFramer::new(crate::Limits::DEFAULT.max_frame)
+    }
+}
+
 impl LineFramer {
     /// A framer whose frames are at most `max_frame` bytes (terminator excluded). The decoder
     /// has its own limit (`DecodeOptions::limits.max_frame`, 16 MiB by default): raise it too
@@ -220,6 +236,26 @@ impl LineFramer {
 
     /// Like [`decode`](Self::decode), at end of stream: a final line without a newline is
     /// delivered as a frame (blank ones skipped), and an unfinished over-long line is dropped.
+    ///
+    /// Once it returns `Ok(None)` (every line left handed out), the framer is ready for the
+    /// next stream, a new connection say: the next bytes start a new line, even after an
+    /// over-long line the end cut short. (Offsets go on counting.)
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{FrameError, LineFramer};
+    /// let mut framer = LineFramer::new(8);
+    /// // The connection drops inside an over-long line.
+    /// let mut buf = BytesMut::from(&b"[1]\n[2, 3, 4, 5"[..]);
+    /// assert_eq!(framer.decode_eof(&mut buf).unwrap().unwrap(), &b"[1]"[..]);
+    /// assert_eq!(framer.decode_eof(&mut buf), Err(FrameError::TooLong { offset: 4 }));
+    /// assert_eq!(framer.decode_eof(&mut buf), Ok(None));
+    ///
+    /// // A new connection, read by the same framer: its first line is whole.
+    /// let mut buf = BytesMut::from(&b"[6]\n"[..]);
+    /// assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"[6]"[..]);
+    /// assert_eq!(framer.last_offset(), 15);
+    /// ```
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         if let Some(frame) = self.decode(buf)? {
             return Ok(Some(frame));

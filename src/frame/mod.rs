@@ -142,11 +142,40 @@ pub trait Framer {
 }
 
 /// The iterator of [`Framer::frames`]: it ends when the framer needs more bytes.
-#[derive(Debug)]
 pub struct Frames<'a, F> {
     framer: &'a mut F,
     buf: &'a mut BytesMut,
     eof: bool,
+}
+
+/// Where the iteration stands, not the buffer: the framer (its stream offsets and frame
+/// limit), how many bytes the buffer holds, and whether the stream has ended. A derived
+/// `Debug` would print every byte buffered, up to a frame limit's worth of a partial frame,
+/// for a `{:?}` in a log line.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Framer, SseFramer};
+/// let mut framer = SseFramer::new(1024);
+/// let mut buf = BytesMut::from(&b"data: {}\n\ndata: [1,2"[..]);
+/// let mut frames = framer.frames(&mut buf, false);
+/// assert!(frames.next().is_some());
+/// assert!(frames.next().is_none()); // `data: [1,2` waits for its end
+/// assert_eq!(
+///     format!("{frames:?}"),
+///     "Frames { framer: SseFramer { max_frame: 1024, consumed: 10, last_offset: 0, \
+///      event_offset: None, data_len: 0, discarding: false, last_event_id: None, \
+///      reconnection_time: None, .. }, buffered: 10, eof: false }"
+/// );
+/// ```
+impl<F: core::fmt::Debug> core::fmt::Debug for Frames<'_, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Frames")
+            .field("framer", &self.framer)
+            .field("buffered", &self.buf.len())
+            .field("eof", &self.eof)
+            .finish()
+    }
 }
 
 impl<F: Framer> Iterator for Frames<'_, F> {

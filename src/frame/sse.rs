@@ -44,6 +44,26 @@ const LINE_SLACK: usize = 8;
 /// type (`None` means `message`, as an empty `event:` field does). `retry` is a reconnection
 /// time in milliseconds: the last valid `retry:` field read since the previous event handed
 /// out (at end of stream, one left pending comes in an event of its own).
+///
+/// The message an event carries is its data: pass `&event.data` (or `event.as_ref()`) to
+/// [`Decoder::decode`](crate::Decoder::decode), which takes a `&[u8]`; an `&SseEvent` is not
+/// one, so `decoder.decode(&event)` does not compile.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Decoder, Kind, SseFramer};
+/// let mut buf = BytesMut::from(&b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"[..]);
+/// let event = SseFramer::new(1024).decode(&mut buf).unwrap().unwrap();
+/// let decoder = Decoder::mcp();
+/// assert_eq!(decoder.decode(&event.data).unwrap().kind(), Kind::Notification);
+/// assert_eq!(decoder.decode(event.as_ref()).unwrap().kind(), Kind::Notification);
+/// ```
+///
+/// ```compile_fail
+/// # use rpcwire::{Decoder, SseEvent};
+/// let event = SseEvent::default();
+/// Decoder::mcp().decode(&event); // expected `&[u8]`, found `&SseEvent`
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
     /// The event's data: its `data:` lines joined with `\n` (decode it with the envelope
@@ -139,9 +159,10 @@ enum Data {
 /// let event = framer.decode(&mut buf).unwrap().unwrap();
 /// assert_eq!(event.id.as_deref(), Some(&b"1"[..]));
 /// assert_eq!(&event.data[..], b"{\"jsonrpc\":\"2.0\",\n\"method\":\"ping\"}");
+/// // The decoder takes the event's data (`&event` alone is no `&[u8]`: see `SseEvent`).
 /// assert_eq!(Decoder::mcp().decode(&event.data).unwrap().kind(), Kind::Notification);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SseFramer {
     max_frame: usize,
     yield_empty: bool,
@@ -181,6 +202,65 @@ pub struct SseFramer {
     reconnection_time: Option<u64>,
 }
 
+/// Where the framing stands, not the bytes it holds: its limit, its stream offsets, how much
+/// data the event being read has, and what a client resumes with. A derived `Debug` would
+/// print the data of the event under construction, up to the frame limit, for a `{:?}` in a
+/// log line.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::SseFramer;
+/// let mut framer = SseFramer::new(1024);
+/// let mut buf = BytesMut::from(&b"id: 7\ndata: {}\n\ndata: [1,\ndata: 2]\n"[..]);
+/// framer.decode(&mut buf).unwrap();
+/// framer.decode(&mut buf).unwrap(); // the second event is not finished
+/// assert_eq!(
+///     format!("{framer:?}"),
+///     "SseFramer { max_frame: 1024, consumed: 35, last_offset: 0, event_offset: Some(16), \
+///      data_len: 6, discarding: false, last_event_id: Some(b\"7\"), reconnection_time: None, .. }"
+/// );
+/// ```
+impl core::fmt::Debug for SseFramer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SseFramer")
+            .field("max_frame", &self.max_frame)
+            .field("consumed", &self.consumed)
+            .field("last_offset", &self.last_offset)
+            .field("event_offset", &self.event_start)
+            .field("data_len", &self.data_len)
+            .field("discarding", &self.discarding)
+            .field("last_event_id", &self.last_event_id.as_deref().map(ByteStr))
+            .field("reconnection_time", &self.reconnection_time)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bytes shown as a byte string literal (`b"7"`), as [`Bytes`] shows them, rather than as a
+/// list of numbers.
+struct ByteStr<'a>(&'a [u8]);
+
+impl core::fmt::Debug for ByteStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "b\"{}\"", self.0.escape_ascii())
+    }
+}
+
+/// [`SseFramer::new`] with the default frame limit: `max_frame` of
+/// [`Limits::DEFAULT`](crate::Limits::DEFAULT), 16 MiB, the limit a default decoder
+/// ([`Decoder::default`](crate::Decoder::default)) reads frames up to.
+///
+/// ```
+/// use rpcwire::{Decoder, SseFramer};
+/// let framer = SseFramer::default();
+/// assert_eq!(framer.max_frame(), 16 << 20);
+/// assert_eq!(framer.max_frame(), Decoder::default().options().limits.max_frame);
+/// ```
+impl Default for SseFramer {
+    fn default() -> Self {
+        SseFramer::new(crate::Limits::DEFAULT.max_frame)
+    }
+}
+
 impl SseFramer {
     /// A framer whose events hold at most `max_frame` bytes of data. The decoder has its own
     /// limit (`DecodeOptions::limits.max_frame`, 16 MiB by default): raise it too when this
@@ -214,6 +294,44 @@ impl SseFramer {
     pub fn yield_empty_events(mut self, yes: bool) -> Self {
         self.yield_empty = yes;
         self
+    }
+
+    /// Starts from the last event id `id`, as if an event had set it: the id a client kept
+    /// (on disk, say) from an earlier run, to resume the stream with `Last-Event-ID` after a
+    /// restart. [`last_event_id`](Self::last_event_id) gives it back until an event sets
+    /// another; an empty `id` is the reset state (no header is sent), as after an empty
+    /// `id:` field.
+    ///
+    /// # Errors
+    /// [`SseWriteError::InvalidId`] when `id` holds a `\n`, `\r` or NUL: no event stream
+    /// sets such an id (a line break would end the `id:` line, and a reader ignores an `id`
+    /// with a NUL, as WHATWG says), and no `Last-Event-ID` header can carry it. The id is
+    /// refused rather than kept, so a corrupt saved id shows at once instead of in the
+    /// server's answer to the reconnection.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{SseFramer, SseWriteError};
+    /// let saved: Vec<u8> = b"stream-1/41".to_vec(); // read back from disk
+    /// let mut framer = SseFramer::new(1024).with_last_event_id(&saved)?;
+    /// assert_eq!(framer.last_event_id(), Some(&b"stream-1/41"[..])); // `Last-Event-ID: stream-1/41`
+    ///
+    /// // The resumed stream goes on from there.
+    /// let mut buf = BytesMut::from(&b"id: stream-1/42\ndata: {}\n\n"[..]);
+    /// framer.decode(&mut buf).unwrap();
+    /// assert_eq!(framer.last_event_id(), Some(&b"stream-1/42"[..]));
+    ///
+    /// let refused = SseFramer::new(1024).with_last_event_id("a\0b").unwrap_err();
+    /// assert_eq!(refused, SseWriteError::InvalidId);
+    /// # Ok::<(), SseWriteError>(())
+    /// ```
+    pub fn with_last_event_id(mut self, id: impl AsRef<[u8]>) -> Result<Self, SseWriteError> {
+        let id = id.as_ref();
+        if !is_valid_event_id(id) {
+            return Err(SseWriteError::InvalidId);
+        }
+        self.last_event_id = Some(id.to_vec());
+        Ok(self)
     }
 
     /// [`decode`](Self::decode) for the [`Framer`](super::Framer) trait, whose frames are
@@ -264,7 +382,8 @@ impl SseFramer {
     /// skipped, a priming event included; not one dropped as over-long, which WHATWG, without
     /// a limit, would have dispatched): what a client sends as `Last-Event-ID` to resume the
     /// stream after a reconnection. `Some(b"")` when the server reset it with an empty `id`
-    /// (then no header is sent); `None` before any.
+    /// (then no header is sent); `None` before any, unless the framer was started from a
+    /// saved one ([`with_last_event_id`](Self::with_last_event_id)).
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -682,8 +801,15 @@ impl SseFramer {
     }
 }
 
+/// Whether an event stream can carry `id` as an event id: it holds no `\n` or `\r` (which
+/// would end its line) and no NUL (for which a reader ignores the whole `id:` field).
+fn is_valid_event_id(id: &[u8]) -> bool {
+    memchr::memchr3(b'\n', b'\r', 0, id).is_none()
+}
+
 /// Why [`write_sse_event`] could not write an event: a field that the format cannot carry.
-/// Nothing was written.
+/// Nothing was written. ([`SseFramer::with_last_event_id`] refuses an id with
+/// [`InvalidId`](Self::InvalidId) for the same reason.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SseWriteError {
@@ -791,7 +917,7 @@ pub fn write_sse_event(
     event_type: Option<&str>,
 ) -> Result<(), SseWriteError> {
     let (id, event) = (event_id.map(str::as_bytes), event_type.map(str::as_bytes));
-    if id.is_some_and(|id| memchr::memchr3(b'\n', b'\r', 0, id).is_some()) {
+    if id.is_some_and(|id| !is_valid_event_id(id)) {
         return Err(SseWriteError::InvalidId);
     }
     if event.is_some_and(|event| memchr::memchr2(b'\n', b'\r', event).is_some()) {
