@@ -54,7 +54,9 @@ pub struct SseItem {
     /// one, and for an over-long event (not read).
     pub id: Option<Bytes>,
     /// The reconnection time in milliseconds a `retry:` field set with this event
-    /// ([`SseEvent::retry`]).
+    /// ([`SseEvent::retry`]), or with an over-long event before it: the reconnection time is
+    /// the stream's, set as its line is read, so it is not dropped with that event, whose
+    /// item carries none; it comes with the next item (alone, at the end of the body).
     pub retry: Option<u64>,
     /// What the event carries.
     pub payload: SsePayload,
