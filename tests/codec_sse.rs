@@ -296,6 +296,36 @@ fn a_body_that_ends_mid_event_drops_it() {
     assert!(codec.ended_inside_event());
 }
 
+/// A body read whole, with `decode_eof` alone (an HTTP client that has the whole body), is
+/// judged on its own too, and so is an empty one: the codec of a cut body said it had ended
+/// inside an event for every body after it (only `decode` of new bytes started a new body).
+#[test]
+fn each_body_read_whole_is_judged_on_its_own() {
+    /// Every item of `body`, read whole with `decode_eof`, and whether it ended inside an event.
+    fn read_whole(codec: &mut SseCodec, body: &[u8]) -> (usize, bool) {
+        let mut buf = BytesMut::from(body);
+        let mut items = 0;
+        while codec.decode_eof(&mut buf).unwrap().is_some() {
+            items += 1;
+        }
+        (items, codec.ended_inside_event())
+    }
+    let cut = &b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\ndata: {\"js"[..];
+    let whole = &b"data: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..];
+    let mut codec = SseCodec::new(Decoder::mcp(), MAX);
+    assert_eq!(read_whole(&mut codec, cut), (1, true));
+    assert_eq!(read_whole(&mut codec, whole), (1, false));
+    assert_eq!(read_whole(&mut codec, cut), (1, true));
+    assert_eq!(read_whole(&mut codec, b""), (0, false));
+    assert_eq!(codec.last_event_id(), Some(&b"1"[..]));
+    // Through a `FramedRead`, an empty body after a cut one.
+    let (_, codec) = read_framed(codec, &[cut], |_, _| ());
+    assert!(codec.ended_inside_event());
+    let (items, codec) = read_framed(codec, &[], |_, _| ());
+    assert!(items.is_empty());
+    assert!(!codec.ended_inside_event());
+}
+
 /// Keep-alives (comment-only events) are no items by default; with a framer that yields
 /// empty events, each is one, `Empty`, in its place among the messages.
 #[test]

@@ -54,7 +54,9 @@ pub struct SseItem {
     /// one, and for an over-long event (not read).
     pub id: Option<Bytes>,
     /// The reconnection time in milliseconds a `retry:` field set with this event
-    /// ([`SseEvent::retry`]).
+    /// ([`SseEvent::retry`]), or with an over-long event before it: the reconnection time is
+    /// the stream's, set as its line is read, so it is not dropped with that event, whose
+    /// item carries none; it comes with the next item (alone, at the end of the body).
     pub retry: Option<u64>,
     /// What the event carries.
     pub payload: SsePayload,
@@ -187,7 +189,9 @@ pub struct SseCodec {
     encoder: SseEncoder,
     /// The body ended inside an event, which was dropped.
     ended_inside_event: bool,
-    /// The last body's items ended (`decode_eof` gave none): bytes to decode start the next.
+    /// The last body's items ended (`decode_eof` gave none): the next call, whatever it is
+    /// (`decode` of the next body's bytes, or `decode_eof` of a whole body, an empty one
+    /// included), starts the next body.
     body_ended: bool,
 }
 
@@ -287,7 +291,8 @@ impl SseCodec {
     /// stream ended by a blank line (or by a comment, or nothing, after one) was read whole.
     /// Known once the stream of items has ended, and of that body only: a codec that goes on
     /// with another (a reconnection's, read with the codec of the last) starts it afresh, as
-    /// its framer does.
+    /// its framer does, at its first call after the `None` that ended the last body (a
+    /// `FramedRead`'s, or a `decode_eof` given a whole body, an empty one included).
     ///
     /// ```
     /// use futures_util::StreamExt;
@@ -311,8 +316,9 @@ impl SseCodec {
     /// dropped, as WHATWG says, but a `retry` it set comes in an item of its own
     /// ([`SseFramer::decode_eof`]).
     fn next(&mut self, src: &mut BytesMut, eof: bool) -> io::Result<Option<SseItem>> {
-        if !eof && self.body_ended {
-            self.body_ended = false;
+        // (`FramedRead` calls nothing after the `None` that ends a body but for the next
+        // body's bytes; a caller that reads each body whole calls only `decode_eof`.)
+        if core::mem::take(&mut self.body_ended) {
             self.ended_inside_event = false;
         }
         let framer = &mut self.reader.framer;
