@@ -65,7 +65,7 @@ pub struct SseItem {
 /// What an event carries.
 ///
 /// A client's loop over a stream: messages to the application, the endpoint to post to, and
-/// the id to resume from, whatever the event.
+/// then the id to resume from.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -76,11 +76,8 @@ pub struct SseItem {
 /// let mut body = BytesMut::from(&b"event: endpoint\ndata: /messages?s=1\n\n\
 ///     id: 9\ndata:\n\n\
 ///     id: 10\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"[..]);
-/// let (mut endpoint, mut messages, mut resume_from) = (None, vec![], None);
+/// let (mut endpoint, mut messages) = (None, vec![]);
 /// while let Some(item) = codec.decode(&mut body)? {
-///     if let Some(id) = item.id {
-///         resume_from = Some(id); // the `Last-Event-ID` of a reconnection
-///     }
 ///     match item.payload {
 ///         SsePayload::Message(Incoming::Message(msg)) => messages.push(msg),
 ///         SsePayload::Message(_) => {} // a bad or over-long message: log it
@@ -90,7 +87,10 @@ pub struct SseItem {
 /// }
 /// assert_eq!(endpoint.as_deref(), Some(&b"/messages?s=1"[..]));
 /// assert!(messages[0].message().method().unwrap().eq_str("notifications/tools/list_changed"));
-/// assert_eq!(resume_from.as_deref(), Some(&b"10"[..]));
+/// // The `Last-Event-ID` of a reconnection: the codec's copy. (An item's `id` shares the
+/// // read buffer's memory, as its data does: kept for the whole connection, it would keep
+/// // that buffer, up to the largest event read, alive.)
+/// assert_eq!(codec.last_event_id(), Some(&b"10"[..]));
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
