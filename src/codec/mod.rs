@@ -67,7 +67,8 @@ pub enum Incoming {
         /// `Content-Length` framing; of its event's first line, for SSE).
         offset: u64,
         /// The body's length as its `Content-Length` header announced it; `None` for a line or
-        /// an SSE event, discarded before its end was known.
+        /// an SSE event, which has no announced length (it is reported once it crosses the
+        /// limit, usually before its end has arrived).
         length: Option<u64>,
         /// The reply it calls for: -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
