@@ -1,0 +1,105 @@
+//! [`RemapError`]: why the remapper refused a request, and the error reply its client gets.
+
+use bytes::BytesMut;
+
+use crate::encode;
+use crate::error::ErrorCode;
+// For the docs' links only.
+#[cfg(doc)]
+use {super::IdRemapper, crate::id::Id};
+
+/// Why a request could not be forwarded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RemapError {
+    /// The client already has a request with this id in flight (MCP: answer -32600).
+    DuplicateId,
+    /// The table of requests in flight holds its number of requests.
+    Full,
+    /// The bytes of the requests' clients' ids and progress tokens would pass
+    /// [`IdRemapper::max_bytes`] (as [`InFlightError::OverBudget`] for
+    /// [`InFlight`](crate::InFlight)).
+    ///
+    /// [`InFlightError::OverBudget`]: crate::InFlightError::OverBudget
+    OverBudget,
+    /// `params._meta.progressToken` is neither a string nor a number, occurs twice, or cannot
+    /// be read (`params` too malformed to tell, which lazy validation lets through): the
+    /// remapper cannot rewrite it, and an upstream reading it its own way might report
+    /// progress on another client's token (MCP: answer -32602).
+    BadProgressToken,
+    /// A `tasks/get`, `tasks/result` or `tasks/cancel` names (by `params.taskId`) a task that
+    /// another client's request created (MCP 2025-11-25; see [`IdRemapper`]'s section on
+    /// tasks): every client shares the upstream's session, so the upstream cannot refuse it
+    /// itself. MCP answers -32602, as for a task the receiver does not know; the reply
+    /// ([`write_reply`](Self::write_reply)) reads as one, so that a client cannot tell another
+    /// client's task from no task.
+    ForeignTask,
+    /// A `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId` is not one
+    /// string (absent, another type, named twice, or in `params` too malformed to tell): the
+    /// upstream might read it as a task the remapper did not check (MCP: answer -32602).
+    BadTaskId,
+}
+
+impl RemapError {
+    /// The error code of the reply the client gets for a request the remapper refused:
+    /// -32600 for a reused id, -32602 for a progress token it cannot rewrite or a task the
+    /// client may not reach, -32603 when the table is full or over its budget.
+    ///
+    /// ```
+    /// use rpcwire::{ErrorCode, RemapError};
+    /// assert_eq!(RemapError::DuplicateId.code(), ErrorCode::INVALID_REQUEST);
+    /// ```
+    pub const fn code(self) -> ErrorCode {
+        match self {
+            RemapError::DuplicateId => ErrorCode::INVALID_REQUEST,
+            RemapError::BadProgressToken | RemapError::ForeignTask | RemapError::BadTaskId => {
+                ErrorCode::INVALID_PARAMS
+            }
+            RemapError::Full | RemapError::OverBudget => ErrorCode::INTERNAL_ERROR,
+        }
+    }
+
+    /// Writes the error reply the client gets for the request the remapper refused: its
+    /// [`code`](Self::code), and this error's text as the message (for
+    /// [`ForeignTask`](Self::ForeignTask), the text of the specification's example for a task
+    /// not found, `Failed to retrieve task: Task not found`), under the request's id (an
+    /// [`Id`], or any [`ReplyId`](crate::ReplyId)).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Id, RemapError};
+    /// let mut out = BytesMut::new();
+    /// RemapError::DuplicateId.write_reply(&mut out, Id::from_token(b"7").unwrap());
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"the client already has a request with this id in flight"}}
+    /// "#[..]);
+    /// ```
+    pub fn write_reply<'i>(self, out: &mut BytesMut, id: impl Into<crate::ReplyId<'i>>) {
+        let message = match self {
+            // No word of another client: the client learns no more than from the upstream.
+            RemapError::ForeignTask => "Failed to retrieve task: Task not found",
+            _ => self.as_str(),
+        };
+        encode::write_error(out, id, self.code(), message, None);
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            RemapError::DuplicateId => "the client already has a request with this id in flight",
+            RemapError::Full => "the table of requests in flight is full",
+            RemapError::OverBudget => {
+                "the requests in flight would hold more bytes than their budget"
+            }
+            RemapError::BadProgressToken => "a progress token that cannot be rewritten",
+            RemapError::ForeignTask => "the task named is another client's",
+            RemapError::BadTaskId => "a task request whose params.taskId is not one string",
+        }
+    }
+}
+
+impl core::fmt::Display for RemapError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for RemapError {}

@@ -1,0 +1,156 @@
+//! What MCP's task messages (2025-11-25) say: what a request's reply may tell about tasks
+//! ([`Kind`]), the task a request names, and what a reply tells of a task (created, ended,
+//! unknown to the upstream).
+
+use super::RemapError;
+use crate::error::ErrorCode;
+use crate::id::Id;
+use crate::json::{JsonKind, Lookup, RawJson};
+use crate::mcp::{meta_keys, methods};
+use crate::message::Request;
+use crate::pending::Token;
+
+/// What a request's reply may tell about tasks (MCP 2025-11-25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Nothing.
+    Plain,
+    /// `params.task` is an object (or ambiguous): a `CreateTaskResult` may answer it.
+    TaskAugmented,
+    /// `tasks/get` or `tasks/cancel`: the result is the task, its status perhaps terminal.
+    /// For a `tasks/get` of a task of the client's own, `task` is its entry's token: a -32602
+    /// error says the upstream no longer knows the task.
+    TaskQuery { get: bool, task: Option<Token> },
+    /// `tasks/result`: a result comes once the task has ended, naming it in `_meta`.
+    TaskResult,
+    /// `tasks/list`: the result lists every client's tasks, to filter.
+    TaskList,
+}
+
+/// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
+///
+/// The method first: a `tasks/get`, `tasks/result` or `tasks/cancel` is one whatever else
+/// its `params` hold (a `task` member must not spare it the check of its task's client).
+pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
+    let method = &req.method;
+    if method.eq_str(methods::TASKS_GET) {
+        return Kind::TaskQuery {
+            get: true,
+            task: None,
+        };
+    }
+    if method.eq_str(methods::TASKS_CANCEL) {
+        return Kind::TaskQuery {
+            get: false,
+            task: None,
+        };
+    }
+    if method.eq_str(methods::TASKS_RESULT) {
+        return Kind::TaskResult;
+    }
+    if method.eq_str(methods::TASKS_LIST) {
+        return Kind::TaskList;
+    }
+    match task {
+        // Ambiguous: the upstream may read a task in it.
+        Lookup::Found(t) if t.kind() == JsonKind::Object => Kind::TaskAugmented,
+        Lookup::Ambiguous => Kind::TaskAugmented,
+        _ => Kind::Plain,
+    }
+}
+
+/// The task a `tasks/get`, `tasks/result` or `tasks/cancel` names: its `params.taskId`, one
+/// string, else [`RemapError::BadTaskId`].
+pub(super) fn requested_task<'a>(req: &Request<'a>) -> Result<Id<'a>, RemapError> {
+    let Some(Lookup::Found(id)) = req.params.map(|p| p.lookup("taskId")) else {
+        return Err(RemapError::BadTaskId);
+    };
+    id.as_str().ok_or(RemapError::BadTaskId)?;
+    Id::from_token(id.as_bytes()).ok_or(RemapError::BadTaskId)
+}
+
+/// A task's id (a string) and its status (if there is one), from a `Task` object.
+pub(super) fn task_of(task: RawJson<'_>) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
+    let [id, status] = task.lookup_each(["taskId", "status"]);
+    let Lookup::Found(id) = id else {
+        return None;
+    };
+    id.as_str()?;
+    let id = Id::from_token(id.as_bytes())?;
+    let status = match status {
+        Lookup::Found(status) => Some(status),
+        Lookup::Absent => None,
+        Lookup::Ambiguous => return None,
+    };
+    Some((id, status))
+}
+
+/// A reply (the whole `frame`, which its decoder read) as one value, however deep:
+/// [`RawJson::new`]'s limit is a value's, one level under the decoder's for a frame (which
+/// counts the envelope), and a decoder may be given a higher one.
+pub(super) fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
+    RawJson::with_max_depth(frame, u32::MAX)
+}
+
+/// Whether a task's status is terminal: `completed`, `failed` or `cancelled`.
+pub(super) fn is_terminal(status: RawJson<'_>) -> bool {
+    status.as_str().is_some_and(|s| {
+        ["completed", "failed", "cancelled"]
+            .iter()
+            .any(|t| s.eq_str(t))
+    })
+}
+
+/// The task a reply (the whole `frame`) to a task-augmented request created: the id of
+/// `result.task`, a `CreateTaskResult`'s task, its `ttl` member, and whether its status is
+/// terminal already. `None` for any other reply (an error, a plain result).
+pub(super) fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>, bool)> {
+    let task = reply_value(frame)?.get("result")?.get("task")?;
+    let (id, status) = task_of(task)?;
+    Some((id, task.get("ttl"), status.is_some_and(is_terminal)))
+}
+
+/// When a task created at `now` may be deleted: `now` plus its `ttl` member (Task's "actual
+/// retention duration from creation in milliseconds, null for unlimited"). `None`, kept
+/// until its client goes, for `null` (or a ttl missing or unreadable, which no receiver
+/// sends: the record is the client's safety, better kept too long than too short).
+pub(super) fn ttl_ends(now: u64, ttl: Option<RawJson<'_>>) -> Option<u64> {
+    let ttl = ttl?;
+    let ms = match ttl.as_i64() {
+        Some(ms) => u64::try_from(ms).unwrap_or(0),
+        None => {
+            let ms = ttl.as_f64().filter(|ms| ms.is_finite())?;
+            // `as` saturates; a fraction of a millisecond more.
+            (ms.max(0.0) as u64).saturating_add(1)
+        }
+    };
+    Some(now.saturating_add(ms))
+}
+
+/// Whether a reply (the whole `frame`) is an error with code -32602 (Invalid params): MCP's
+/// answer to a `tasks/get` of an "invalid or nonexistent `taskId`".
+pub(super) fn is_invalid_params(frame: &[u8]) -> bool {
+    reply_value(frame)
+        .and_then(|reply| reply.get("error")?.get("code")?.as_i64())
+        .is_some_and(|code| code == ErrorCode::INVALID_PARAMS.get())
+}
+
+/// The task a reply (the whole `frame`) to a request of `kind` tells has ended: a `tasks/get`
+/// or `tasks/cancel` result with a terminal status, or a `tasks/result` result (which comes
+/// once its task has ended), by the task id in its `_meta`.
+pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
+    let result = match kind {
+        Kind::TaskQuery { .. } | Kind::TaskResult => reply_value(frame)?.get("result")?,
+        Kind::Plain | Kind::TaskAugmented | Kind::TaskList => return None,
+    };
+    match kind {
+        Kind::TaskQuery { .. } => {
+            let (id, status) = task_of(result)?;
+            status.is_some_and(is_terminal).then_some(id)
+        }
+        _ => {
+            let related = result.get("_meta")?.get(meta_keys::RELATED_TASK)?;
+            Some(task_of(related)?.0)
+        }
+    }
+}

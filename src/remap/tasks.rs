@@ -1,0 +1,272 @@
+//! The tasks the remapper keeps (MCP 2025-11-25; see [`IdRemapper`]'s section on tasks): a
+//! task's route after its `CreateTaskResult`, which routes its progress and its
+//! `notifications/tasks/status` to its client, and once the task has ended the record of its
+//! client, kept until its ttl passes; and how they take, share and give up the table's places
+//! and byte budget.
+
+use core::hash::Hash;
+
+use bytes::BytesMut;
+
+use super::task_messages::{is_terminal, task_of, ttl_ends};
+use super::{held_bytes, Entry, Held, IdRemapper, Origin};
+use crate::encode;
+use crate::id::{Id, IdBuf};
+use crate::inflight::IdKey;
+use crate::json::RawJson;
+use crate::mcp::methods;
+use crate::message::Notification;
+use crate::pending::Token;
+
+/// A task's route, after the `CreateTaskResult` of the request that created it; once the
+/// task has ended (or its route's deadline passed), the record of its client only.
+pub(super) struct TaskRoute<C> {
+    pub(super) client: C,
+    /// The client's progress token, as it spelled it (`None`: it asked for no progress, or
+    /// the route no longer routes it).
+    pub(super) progress_token: Option<IdBuf>,
+    /// The task id's key in `task_ids`.
+    pub(super) task_id: IdKey,
+    /// What it counts against the budget: the progress token and the task id twice (its
+    /// key, here and in `task_ids`, each counted as long as its spelling).
+    pub(super) held: usize,
+    /// Whether progress and the route's deadline are still the task's: its end not seen,
+    /// its route's deadline not passed.
+    pub(super) live: bool,
+    /// When the task's ttl passes (the time its `CreateTaskResult` was routed, plus its
+    /// ttl), when known: the record's deadline once the route is no longer live, and a
+    /// bound on the live route's.
+    pub(super) ttl_ends: Option<u64>,
+    /// Whether the live route's deadline is the caller's (its request's, which progress
+    /// moves); else it has none but its ttl's.
+    pub(super) timed: bool,
+}
+
+impl<C> TaskRoute<C> {
+    /// The route no longer routes progress: its progress token goes, and the bytes it held
+    /// are returned (for the remapper's count).
+    fn end(&mut self) -> usize {
+        let released = self
+            .progress_token
+            .take()
+            .map_or(0, |t| t.as_id().raw().len());
+        self.live = false;
+        self.held -= released;
+        released
+    }
+}
+
+impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
+    /// Routes an upstream `notifications/tasks/status` (MCP 2025-11-25, decoded from
+    /// `frame`) to the client whose request created the task (see [Tasks](Self#tasks)):
+    /// appends the frame unchanged (task ids are the upstream's), and returns the task's
+    /// token (to move its route's deadline, as for progress: once the task has ended,
+    /// [`has_deadline`](Self::has_deadline) says `None` and its deadline is its ttl's) and the
+    /// client. A terminal status (`completed`, `failed`, `cancelled`) ends the task: progress
+    /// on its token is no longer routed, and the remapper keeps its client until its ttl
+    /// passes. `None`, nothing written, for another notification or a task the remapper
+    /// does not keep.
+    pub fn route_task_status(
+        &mut self,
+        frame: &[u8],
+        notification: &Notification<'_>,
+        out: &mut BytesMut,
+    ) -> Option<(Token, C)> {
+        if !notification.method.eq_str(methods::TASKS_STATUS) {
+            return None;
+        }
+        let (task_id, status) = task_of(notification.params?)?;
+        let (token, client) = self.task_entry(task_id)?;
+        let client = client.clone();
+        encode::write_with_tokens(out, frame, []);
+        if status.is_some_and(is_terminal) {
+            self.end_task(token);
+        }
+        Some((token, client))
+    }
+
+    /// The task routes that still route their task's progress (see [Tasks](Self#tasks)):
+    /// the task's end not seen yet.
+    pub fn task_routes(&self) -> usize {
+        self.live
+    }
+
+    /// The tasks whose client the remapper keeps (see [Tasks](Self#tasks)): the
+    /// [routes](Self::task_routes), and the tasks that ended within their ttl.
+    pub fn tasks(&self) -> usize {
+        self.routes
+    }
+
+    /// The client whose request created the task `task_id` (a string id, compared as
+    /// the remapper compares ids: `"a"` is `"\u0061"`), while the remapper keeps the task
+    /// (see [Tasks](Self#tasks)); `None` for a task it does not keep.
+    pub fn task_owner(&self, task_id: Id<'_>) -> Option<&C> {
+        self.task_entry(task_id).map(|(_, client)| client)
+    }
+
+    /// The token of the task `task_id`'s entry, and its client.
+    pub(super) fn task_entry(&self, task_id: Id<'_>) -> Option<(Token, &C)> {
+        if self.routes == 0 {
+            return None;
+        }
+        let token = *self.task_ids.get(&IdKey::of(task_id))?;
+        match &self.pending.get(token)?.held {
+            Held::Task(route) => Some((token, &route.client)),
+            Held::Request { .. } => None,
+        }
+    }
+
+    /// Turns the request under `token` (in flight, task-augmented) into the route of the task
+    /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
+    /// `now`), and returns its origin; `None` when the route would pass the byte budget even
+    /// with every record of an ended task given up. A task that has `ended` already keeps no
+    /// progress token: it needs the room of its record only (the caller ends it). The oldest
+    /// records give up the room it needs, and a task the remapper kept under the same id is
+    /// forgotten first (it is gone upstream).
+    pub(super) fn keep_route(
+        &mut self,
+        token: Token,
+        task_id: Id<'_>,
+        ttl: Option<RawJson<'_>>,
+        now: Option<u64>,
+        ended: bool,
+    ) -> Option<Origin<C, T>> {
+        let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
+            return None;
+        };
+        let key = IdKey::of(task_id);
+        let progress_token = if ended {
+            None
+        } else {
+            origin.progress_token.clone()
+        };
+        let held =
+            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + 2 * task_id.raw().len();
+        let released = held_bytes(origin);
+        // A task id the remapper keeps already names a task that is gone: the upstream gives
+        // a new task an id no task it holds has (it may reuse one after its ttl, or after an
+        // end the remapper did not see). The new task takes the id over; left with the old
+        // client, the new task would be open to that client and closed to its own.
+        if let Some(&old) = self.task_ids.get(&key) {
+            self.forget_task(old);
+        }
+        if (self.bytes - released - self.ended_bytes).saturating_add(held) > self.max_bytes {
+            return None;
+        }
+        // The request's place becomes the route's: room for the bytes only.
+        self.make_room(false, held.saturating_sub(released));
+        let deadline = self.pending.deadline(token);
+        let timed = deadline.is_some();
+        let entry = self.pending.get_mut(token)?;
+        let Held::Request { origin, .. } = &entry.held else {
+            return None;
+        };
+        let ttl_ends = now.and_then(|now| ttl_ends(now, ttl));
+        let route = TaskRoute {
+            client: origin.client.clone(),
+            progress_token,
+            task_id: key.clone(),
+            held,
+            live: true,
+            ttl_ends,
+            timed,
+        };
+        let Held::Request { origin, .. } = core::mem::replace(&mut entry.held, Held::Task(route))
+        else {
+            return None;
+        };
+        self.by_client
+            .remove(&Self::key(&origin.client, origin.id.as_id()));
+        self.bytes = self.bytes - released + held;
+        self.task_ids.insert(key, token);
+        self.routes += 1;
+        self.live += 1;
+        // A route ends at its task's ttl at the latest (one without a deadline of its own,
+        // or with its request's past the ttl): the upstream may delete a task then without a
+        // terminal status, and the route would hold its place until its client goes.
+        let bounded = held_to_ttl(deadline, ttl_ends);
+        if bounded != deadline {
+            self.pending.set_deadline(token, bounded);
+        }
+        Some(origin)
+    }
+
+    /// The task under `token` has ended: its route no longer routes progress (its progress
+    /// token's bytes are given back), and its client is kept until its ttl passes.
+    pub(super) fn end_task(&mut self, token: Token) {
+        let Some(Entry {
+            held: Held::Task(route),
+            ..
+        }) = self.pending.get_mut(token)
+        else {
+            return;
+        };
+        if !route.live {
+            return;
+        }
+        let released = route.end();
+        let ttl_ends = route.ttl_ends;
+        self.bytes -= released;
+        self.ended_bytes += route.held;
+        self.live -= 1;
+        self.pending.set_deadline(token, ttl_ends);
+        self.record_ended(token);
+    }
+
+    /// `token` holds the record of a task that ended: queued, to give its place up first.
+    fn record_ended(&mut self, token: Token) {
+        if self.ended.len() > 2 * self.pending.len() + 16 {
+            let pending = &self.pending;
+            self.ended.retain(|&t| {
+                matches!(pending.get(t), Some(Entry { held: Held::Task(route), .. }) if !route.live)
+            });
+        }
+        self.ended.push_back(token);
+    }
+
+    /// Forgets the records of tasks that ended, the oldest first, while the table is full
+    /// (when a `place` is needed) or `held` more bytes would pass the budget: a request in
+    /// flight, or a task's route, matters more than the record of a task's client past its
+    /// end (the task is then one the remapper does not keep, as once its ttl has passed).
+    /// Live routes and requests are never given up.
+    pub(super) fn make_room(&mut self, place: bool, held: usize) {
+        while (place && self.pending.len() >= self.pending.capacity_limit())
+            || self.bytes.saturating_add(held) > self.max_bytes
+        {
+            let Some(token) = self.ended.pop_front() else {
+                return;
+            };
+            if let Some(Entry {
+                held: Held::Task(route),
+                ..
+            }) = self.pending.get(token)
+            {
+                if !route.live {
+                    self.forget_task(token);
+                }
+            }
+        }
+    }
+
+    /// Forgets the task under `token` (a route, or the record of a task that ended).
+    pub(super) fn forget_task(&mut self, token: Token) {
+        if let Some(Entry {
+            held: Held::Task(_),
+            ..
+        }) = self.pending.get(token)
+        {
+            if let Some(entry) = self.pending.cancel(token) {
+                self.forget(entry);
+            }
+        }
+    }
+}
+
+/// A live task route's deadline: the one it is given (none: none of its own), never past its
+/// task's ttl (`ttl_ends`, when known).
+pub(super) fn held_to_ttl(deadline: Option<u64>, ttl_ends: Option<u64>) -> Option<u64> {
+    match (deadline, ttl_ends) {
+        (Some(d), Some(end)) => Some(d.min(end)),
+        (d, end) => d.or(end),
+    }
+}
