@@ -25,12 +25,12 @@ mod sorter;
 mod state;
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Stdout, Write};
 use std::num::NonZeroUsize;
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -263,7 +263,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     // Blocking pipes, each read by a thread of its own that writes what it forwards
     // straight to the other side (see `Sink`).
     let server_in = child.stdin.take().expect("piped stdin");
-    let mut server_out = child.stdout.take().expect("piped stdout");
+    let server_out = child.stdout.take().expect("piped stdout");
     for fd in [
         server_in.as_fd(),
         server_out.as_fd(),
@@ -280,30 +280,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     {
         let (shared, server_in, client_out) =
             (shared.clone(), server_in.clone(), client_out.clone());
-        let mut sorter = Sorter::new(Dir::C2s, args);
-        std::thread::spawn(move || {
-            let stdin = io::stdin();
-            let mut stdin = stdin.lock();
-            let mut scratch = vec![0u8; READ];
-            let mut buf = BytesMut::with_capacity(READ);
-            loop {
-                let n = read_into(&mut stdin, &mut scratch, &mut buf);
-                sorter.sort(&shared, &mut buf, n == 0);
-                if !sorter.replies.is_empty() {
-                    client_out.send(vec![sorter.replies.split().freeze()]);
-                }
-                if !sorter.forward.is_empty()
-                    && !server_in.send(std::mem::take(&mut sorter.forward))
-                {
-                    break;
-                }
-                if n == 0 {
-                    break;
-                }
-            }
-            // Client EOF (or the server's stdin is gone): the server sees the end of its input.
-            server_in.close();
-        });
+        let sorter = Sorter::new(Dir::C2s, args);
+        std::thread::spawn(move || forward_client_to_server(shared, server_in, client_out, sorter));
     }
 
     // Server → client, until the server's stdout ends. Whether the thread is reading the
@@ -313,137 +291,16 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let s2c = {
         let (shared, client_out) = (shared.clone(), client_out.clone());
         let reading = reading_server.clone();
-        let mut sorter = Sorter::new(Dir::S2c, args);
+        let sorter = Sorter::new(Dir::S2c, args);
         std::thread::spawn(move || {
-            let mut scratch = vec![0u8; READ];
-            let mut buf = BytesMut::with_capacity(READ);
-            loop {
-                reading.store(true, Ordering::Relaxed);
-                let n = read_into(&mut server_out, &mut scratch, &mut buf);
-                reading.store(false, Ordering::Relaxed);
-                sorter.sort(&shared, &mut buf, n == 0);
-                // Without a reader on our stdout (the sink closed), keep reading the
-                // server's, checking it.
-                if !sorter.forward.is_empty() {
-                    client_out.send(std::mem::take(&mut sorter.forward));
-                }
-                if n == 0 {
-                    break;
-                }
-            }
+            forward_server_to_client(shared, client_out, reading, server_out, sorter)
         })
     };
 
     // Timeouts: answer the client locally, cancel on the server.
-    let timer = args.timeout_ms.map(|ms| {
-        // The cancellations reach the server from a thread of their own: a server that stops
-        // reading leaves the client's thread blocked writing to it, holding its sink, and
-        // the timer must go on answering the client meanwhile. (What waits here is bounded
-        // by the requests in flight: while the client's thread is blocked, no more are read.)
-        let (cancel, cancels_rx) = std::sync::mpsc::channel::<Bytes>();
-        {
-            let server_in = server_in.clone();
-            std::thread::spawn(move || {
-                while let Ok(first) = cancels_rx.recv() {
-                    let mut parts = vec![first];
-                    parts.extend(cancels_rx.try_iter());
-                    server_in.send(parts);
-                }
-            });
-        }
-        let (shared, client_out) = (shared.clone(), client_out.clone());
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
-            loop {
-                tick.tick().await;
-                let expired = {
-                    let mut state = shared.lock();
-                    let now = shared.now_ms();
-                    let expired = state.session.expire(now);
-                    for timeout in &expired {
-                        let (requests, owed) = match timeout {
-                            Timeout::Request(e) => (std::slice::from_ref(e), &[][..]),
-                            Timeout::Batch { requests, owed } => (&requests[..], &owed[..]),
-                        };
-                        for e in requests {
-                            let v = Violation::TimedOut;
-                            let upstream_id = e.upstream_id.as_ref().map(IdBuf::as_id);
-                            let (id, method) = (e.id.as_id(), &e.method);
-                            state.log_event(now, "timeout", Dir::C2s, id, upstream_id, method, v);
-                        }
-                        for id in owed {
-                            state.log_owed_answered(now, id.as_ref().map(IdBuf::as_id));
-                        }
-                    }
-                    expired
-                };
-                if expired.is_empty() {
-                    continue;
-                }
-                let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
-                let report = |e: &Expired| {
-                    if shared.quiet {
-                        return;
-                    }
-                    say!(
-                        "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
-                        printable(&String::from_utf8_lossy(e.id.as_id().raw())),
-                        printable(&e.method),
-                        if e.cancel_on_server {
-                            ", cancelled on the server"
-                        } else if shared.mcp {
-                            " (initialize is never cancelled)"
-                        } else {
-                            ""
-                        }
-                    );
-                };
-                for timeout in expired {
-                    match timeout {
-                        Timeout::Request(e) => {
-                            write_timeout_reply(&mut replies, &e, ms);
-                            report(&e);
-                            if e.cancel_on_server {
-                                let reason = format!("timed out after {ms} ms");
-                                // (Under the id the server knows it by. One that is not a string
-                                // or an integer names no request to cancel: nothing is sent.)
-                                let _ =
-                                    mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
-                            }
-                        }
-                        // One array for what is left of the batch, as the server would have
-                        // answered it: a second one would answer the same batch twice.
-                        Timeout::Batch { requests, owed } => {
-                            let mut array = BatchReply::open(&mut replies);
-                            for e in &requests {
-                                array.push(|out| write_timeout_reply(out, e, ms));
-                                report(e);
-                            }
-                            push_owed_replies(&mut array, &owed);
-                            if !shared.quiet && !owed.is_empty() {
-                                say!(
-                                    "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
-                                    owed.len()
-                                );
-                            }
-                            let _ = array.close();
-                        }
-                    }
-                }
-                // A blocking write, off the runtime's threads. Either side may be gone
-                // already (the client closed its stdin but still reads replies, or the
-                // reverse): its sink is closed then.
-                let client_out = client_out.clone();
-                let _ = tokio::task::spawn_blocking(move || {
-                    client_out.send(vec![replies.freeze()]);
-                })
-                .await;
-                if !cancels.is_empty() {
-                    let _ = cancel.send(cancels.freeze());
-                }
-            }
-        })
-    });
+    let timer = args
+        .timeout_ms
+        .map(|ms| spawn_timeouts(ms, &shared, &server_in, &client_out));
     let stats = args.stats_every.map(|secs| {
         let shared = shared.clone();
         tokio::spawn(async move {
@@ -460,28 +317,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     // Signals go to the server; we exit when it does.
     let pid = child.id();
     let (signalled_tx, mut signalled) = tokio::sync::watch::channel(false);
-    let signals = tokio::spawn(async move {
-        use nix::sys::signal::Signal;
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-        ) else {
-            return;
-        };
-        loop {
-            let sig = tokio::select! {
-                _ = int.recv() => Signal::SIGINT,
-                _ = term.recv() => Signal::SIGTERM,
-                _ = hup.recv() => Signal::SIGHUP,
-            };
-            // To the server's whole process group (its own, see above): a server started
-            // through a wrapper (`sh -c`, a launcher) that does not relay signals ends too.
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), sig);
-            let _ = signalled_tx.send(true);
-        }
-    });
+    let signals = tokio::spawn(forward_signals(pid, signalled_tx));
 
     let status = match tokio::task::spawn_blocking(move || child.wait()).await {
         Ok(status) => status,
@@ -597,6 +433,206 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             say!("rpcwire proxy: waiting for the server: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The client's side: reads our stdin and forwards what is valid to the server's stdin (the
+/// proxy's own replies go to the client), until the client's input ends or the server's stdin
+/// is gone; then closes the server's stdin.
+fn forward_client_to_server(
+    shared: Arc<Shared>,
+    server_in: Arc<Sink<ChildStdin>>,
+    client_out: Arc<Sink<Stdout>>,
+    mut sorter: Sorter,
+) {
+    let stdin = io::stdin();
+    let mut stdin = stdin.lock();
+    let mut scratch = vec![0u8; READ];
+    let mut buf = BytesMut::with_capacity(READ);
+    loop {
+        let n = read_into(&mut stdin, &mut scratch, &mut buf);
+        sorter.sort(&shared, &mut buf, n == 0);
+        if !sorter.replies.is_empty() {
+            client_out.send(vec![sorter.replies.split().freeze()]);
+        }
+        if !sorter.forward.is_empty() && !server_in.send(std::mem::take(&mut sorter.forward)) {
+            break;
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    // Client EOF (or the server's stdin is gone): the server sees the end of its input.
+    server_in.close();
+}
+
+/// The server's side: reads the server's stdout and forwards what is valid to our stdout,
+/// until the server's stdout ends; `reading` is set while it waits on that stdout (not while
+/// it writes to the client).
+fn forward_server_to_client(
+    shared: Arc<Shared>,
+    client_out: Arc<Sink<Stdout>>,
+    reading: Arc<AtomicBool>,
+    mut server_out: ChildStdout,
+    mut sorter: Sorter,
+) {
+    let mut scratch = vec![0u8; READ];
+    let mut buf = BytesMut::with_capacity(READ);
+    loop {
+        reading.store(true, Ordering::Relaxed);
+        let n = read_into(&mut server_out, &mut scratch, &mut buf);
+        reading.store(false, Ordering::Relaxed);
+        sorter.sort(&shared, &mut buf, n == 0);
+        // Without a reader on our stdout (the sink closed), keep reading the
+        // server's, checking it.
+        if !sorter.forward.is_empty() {
+            client_out.send(std::mem::take(&mut sorter.forward));
+        }
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+/// Spawns the timeouts' task: every quarter of `ms` (1 to 250 ms), each client request (or
+/// batch) left unanswered for `ms` is answered locally, and each request is cancelled on the
+/// server where the protocol allows it (from a thread of its own).
+fn spawn_timeouts(
+    ms: u64,
+    shared: &Arc<Shared>,
+    server_in: &Arc<Sink<ChildStdin>>,
+    client_out: &Arc<Sink<Stdout>>,
+) -> tokio::task::JoinHandle<()> {
+    // The cancellations reach the server from a thread of their own: a server that stops
+    // reading leaves the client's thread blocked writing to it, holding its sink, and
+    // the timer must go on answering the client meanwhile. (What waits here is bounded
+    // by the requests in flight: while the client's thread is blocked, no more are read.)
+    let (cancel, cancels_rx) = std::sync::mpsc::channel::<Bytes>();
+    {
+        let server_in = server_in.clone();
+        std::thread::spawn(move || {
+            while let Ok(first) = cancels_rx.recv() {
+                let mut parts = vec![first];
+                parts.extend(cancels_rx.try_iter());
+                server_in.send(parts);
+            }
+        });
+    }
+    let (shared, client_out) = (shared.clone(), client_out.clone());
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
+        loop {
+            tick.tick().await;
+            let expired = {
+                let mut state = shared.lock();
+                let now = shared.now_ms();
+                let expired = state.session.expire(now);
+                for timeout in &expired {
+                    let (requests, owed) = match timeout {
+                        Timeout::Request(e) => (std::slice::from_ref(e), &[][..]),
+                        Timeout::Batch { requests, owed } => (&requests[..], &owed[..]),
+                    };
+                    for e in requests {
+                        let v = Violation::TimedOut;
+                        let upstream_id = e.upstream_id.as_ref().map(IdBuf::as_id);
+                        let (id, method) = (e.id.as_id(), &e.method);
+                        state.log_event(now, "timeout", Dir::C2s, id, upstream_id, method, v);
+                    }
+                    for id in owed {
+                        state.log_owed_answered(now, id.as_ref().map(IdBuf::as_id));
+                    }
+                }
+                expired
+            };
+            if expired.is_empty() {
+                continue;
+            }
+            let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
+            let report = |e: &Expired| {
+                if shared.quiet {
+                    return;
+                }
+                say!(
+                    "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
+                    printable(&String::from_utf8_lossy(e.id.as_id().raw())),
+                    printable(&e.method),
+                    if e.cancel_on_server {
+                        ", cancelled on the server"
+                    } else if shared.mcp {
+                        " (initialize is never cancelled)"
+                    } else {
+                        ""
+                    }
+                );
+            };
+            for timeout in expired {
+                match timeout {
+                    Timeout::Request(e) => {
+                        write_timeout_reply(&mut replies, &e, ms);
+                        report(&e);
+                        if e.cancel_on_server {
+                            let reason = format!("timed out after {ms} ms");
+                            // (Under the id the server knows it by. One that is not a string
+                            // or an integer names no request to cancel: nothing is sent.)
+                            let _ = mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
+                        }
+                    }
+                    // One array for what is left of the batch, as the server would have
+                    // answered it: a second one would answer the same batch twice.
+                    Timeout::Batch { requests, owed } => {
+                        let mut array = BatchReply::open(&mut replies);
+                        for e in &requests {
+                            array.push(|out| write_timeout_reply(out, e, ms));
+                            report(e);
+                        }
+                        push_owed_replies(&mut array, &owed);
+                        if !shared.quiet && !owed.is_empty() {
+                            say!(
+                                "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
+                                owed.len()
+                            );
+                        }
+                        let _ = array.close();
+                    }
+                }
+            }
+            // A blocking write, off the runtime's threads. Either side may be gone
+            // already (the client closed its stdin but still reads replies, or the
+            // reverse): its sink is closed then.
+            let client_out = client_out.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                client_out.send(vec![replies.freeze()]);
+            })
+            .await;
+            if !cancels.is_empty() {
+                let _ = cancel.send(cancels.freeze());
+            }
+        }
+    })
+}
+
+/// Forwards SIGINT, SIGTERM and SIGHUP to the server's process group (`pid`'s), telling
+/// `signalled_tx` each time; nothing when they cannot be caught.
+async fn forward_signals(pid: u32, signalled_tx: tokio::sync::watch::Sender<bool>) {
+    use nix::sys::signal::Signal;
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return;
+    };
+    loop {
+        let sig = tokio::select! {
+            _ = int.recv() => Signal::SIGINT,
+            _ = term.recv() => Signal::SIGTERM,
+            _ = hup.recv() => Signal::SIGHUP,
+        };
+        // To the server's whole process group (its own, see `proxy`): a server started
+        // through a wrapper (`sh -c`, a launcher) that does not relay signals ends too.
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), sig);
+        let _ = signalled_tx.send(true);
     }
 }
 
