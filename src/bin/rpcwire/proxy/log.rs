@@ -1,0 +1,210 @@
+//! The `--log` file's records: one JSON line per message (or batch element), and the events
+//! and counters that are not messages, each written through the [`State`] (the session and
+//! the log, behind one lock, so that the log's order is the session's).
+
+use std::io::Write;
+
+use rpcwire::{Id, Reply, ReplyId};
+
+use super::state::State;
+use crate::session::{Dir, Observation, Violation};
+
+/// Appends `s` as a JSON string.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(out, s).expect("writing to a Vec");
+}
+
+/// Appends `bytes` (an id's wire token) as a JSON string.
+fn json_token(out: &mut Vec<u8>, bytes: &[u8]) {
+    json_str(out, &String::from_utf8_lossy(bytes));
+}
+
+/// Appends `"key":value-or-null`, with a leading comma.
+fn json_opt<T>(
+    out: &mut Vec<u8>,
+    key: &str,
+    value: Option<T>,
+    write: impl FnOnce(&mut Vec<u8>, T),
+) {
+    out.push(b',');
+    json_str(out, key);
+    out.push(b':');
+    match value {
+        Some(v) => write(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+thread_local! {
+    /// The log record being written by this thread (reused: a record allocates nothing).
+    static RECORD: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// One message's (or batch element's) line of the log.
+pub(super) struct Record<'r> {
+    pub(super) dir: Dir,
+    pub(super) now: u64,
+    pub(super) obs: &'r Observation<'r>,
+    /// The frame's length; `None` for an over-long line whose length is not known
+    /// ([`Seen::TooLong`](super::item::Seen::TooLong)).
+    pub(super) size: Option<usize>,
+    /// The reply the proxy sent in the message's place.
+    pub(super) reply: Option<Reply<'r>>,
+    /// The index of a batch element in its batch.
+    pub(super) element: Option<usize>,
+    /// A batch dropped whole ([`Session::drop_batch`](crate::session::Session::drop_batch)).
+    pub(super) dropped: bool,
+    pub(super) violation: Option<Violation>,
+    /// The id the message went on with in place of its own
+    /// ([`Verdict::forward_id`](crate::session::Verdict::forward_id)): logged as `upstream_id`
+    /// on a client request, `client_id` on the server's reply.
+    pub(super) forward_id: Option<Id<'r>>,
+}
+
+/// Appends `record` as one JSON line.
+fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
+    let Record {
+        dir,
+        now,
+        obs,
+        size,
+        reply,
+        element,
+        dropped,
+        violation,
+        forward_id,
+    } = *record;
+    // `write!` into a `Vec` cannot fail.
+    let _ = write!(r, "{{\"dir\":\"{}\",\"t_ms\":{now},\"kind\":", dir.as_str());
+    json_str(r, obs.kind);
+    json_opt(r, "id", obs.id, |r, id| json_token(r, id.raw()));
+    if let Some(forward_id) = forward_id {
+        r.push(b',');
+        json_str(r, forwarded_id_field(dir));
+        r.push(b':');
+        json_token(r, forward_id.raw());
+    }
+    json_opt(r, "method", obs.method, json_str);
+    json_opt(r, "error_code", obs.error_code, |r, c| {
+        let _ = write!(r, "{c}");
+    });
+    json_opt(r, "cancels", obs.cancels, |r, id| json_token(r, id.raw()));
+    json_opt(r, "protocol_version", obs.protocol_version, json_str);
+    json_opt(r, "progress_token", obs.progress_token, |r, t| {
+        json_token(r, t.raw())
+    });
+    json_opt(r, "subscription", obs.subscription, |r, id| {
+        json_token(r, id.raw())
+    });
+    // (Only when read: the reply to a tools/list the session checks.)
+    if let Some(tools) = obs.invalid_tools {
+        r.extend_from_slice(b",\"invalid_tools\":");
+        json_str(r, tools);
+    }
+    // (Left out when not known, rather than a wrong number.)
+    if let Some(size) = size {
+        let _ = write!(r, ",\"size\":{size}");
+    }
+    json_opt(r, "reply", reply, |r, reply| {
+        let _ = write!(r, "{{\"code\":{},\"id\":", reply.code.get());
+        match reply.id {
+            ReplyId::Id(id) => json_token(r, id.raw()),
+            ReplyId::Null => json_str(r, "null"),
+            ReplyId::Absent => json_str(r, "<absent>"),
+        }
+        r.push(b'}');
+    });
+    if let Some(index) = element {
+        let _ = write!(r, ",\"element\":{index}");
+    }
+    if dropped {
+        r.extend_from_slice(b",\"dropped\":true");
+    }
+    r.extend_from_slice(b",\"violation\":");
+    match violation {
+        Some(v) => json_str(r, v.as_str()),
+        None => r.extend_from_slice(b"null"),
+    }
+    r.extend_from_slice(b"}\n");
+}
+
+/// The name of the log field holding the id a message sent in `dir` went on with, when the
+/// proxy rewrote it: a client request's minted id, the client's id restored on the reply.
+fn forwarded_id_field(dir: Dir) -> &'static str {
+    match dir {
+        Dir::C2s => "upstream_id",
+        Dir::S2c => "client_id",
+    }
+}
+
+impl State {
+    /// Writes a message's log record, into a reused buffer, so that a record allocates
+    /// nothing.
+    pub(super) fn log_record(&mut self, record: &Record<'_>) {
+        let Some(log) = self.log.as_mut() else {
+            return;
+        };
+        RECORD.with_borrow_mut(|r| {
+            r.clear();
+            write_record(r, record);
+            let _ = log.write_all(r);
+        });
+    }
+
+    pub(super) fn write_log(&mut self, record: &[u8]) {
+        if let Some(log) = self.log.as_mut() {
+            let _ = log.write_all(record);
+            let _ = log.write_all(b"\n");
+        }
+    }
+
+    /// A log record for something that is not a message (`timeout`, `unanswered`).
+    /// The reply owed to an invalid element of a timed-out client batch, sent by the proxy
+    /// (`id`: the id it carries; `None`: null).
+    pub(super) fn log_owed_answered(&mut self, t_ms: u64, id: Option<Id<'_>>) {
+        if self.log.is_none() {
+            return;
+        }
+        let mut r = Vec::with_capacity(96);
+        r.extend_from_slice(b"{\"event\":\"owed_answered\",\"dir\":\"c2s\",");
+        r.extend_from_slice(format!("\"t_ms\":{t_ms}").as_bytes());
+        json_opt(&mut r, "id", id, |r, id| json_token(r, id.raw()));
+        r.push(b'}');
+        self.write_log(&r);
+    }
+
+    /// `id` is the sender's id for the request; `upstream_id` the one the proxy minted for
+    /// the server, if any.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn log_event(
+        &mut self,
+        t_ms: u64,
+        event: &str,
+        dir: Dir,
+        id: Id<'_>,
+        upstream_id: Option<Id<'_>>,
+        method: &str,
+        v: Violation,
+    ) {
+        if self.log.is_none() {
+            return;
+        }
+        let mut r = Vec::with_capacity(128);
+        r.extend_from_slice(b"{\"event\":");
+        json_str(&mut r, event);
+        r.extend_from_slice(b",\"dir\":");
+        json_str(&mut r, dir.as_str());
+        r.extend_from_slice(format!(",\"t_ms\":{t_ms},\"id\":").as_bytes());
+        json_token(&mut r, id.raw());
+        if let Some(upstream_id) = upstream_id {
+            r.extend_from_slice(b",\"upstream_id\":");
+            json_token(&mut r, upstream_id.raw());
+        }
+        r.extend_from_slice(b",\"method\":");
+        json_str(&mut r, method);
+        r.extend_from_slice(b",\"violation\":");
+        json_str(&mut r, v.as_str());
+        r.push(b'}');
+        self.write_log(&r);
+    }
+}

@@ -1,0 +1,668 @@
+//! `rpcwire proxy -- CMD ARGS...`: a validating MCP stdio proxy.
+//!
+//! Spawns the server, forwards every valid message byte for byte in both directions (a line's
+//! `\r\n` becomes `\n`, a `\r` inside a message a space; blank lines are dropped), tracks the
+//! requests in flight both ways, and reports violations. (Under JSON-RPC, a client request
+//! reusing an id whose reply could still come goes under an id the session mints, and its reply
+//! back with the client's: `session/rewrite.rs`.) It never writes a byte to either side
+//! that is not a valid message.
+//!
+//! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
+//! read, and writes what it forwards straight into the other side's pipe; a small runtime
+//! waits for the server and runs the timeouts and signal forwarding.
+//!
+//! The arguments and the run are here; the rest, one concept a file: the items read from a
+//! side and the replies the proxy sends the client in their place ([`item`]), what one side
+//! does with the lines it reads ([`sorter`]), the state the sides share and what it records of
+//! each item ([`state`]), the log's records ([`log`]), the arrays the proxy sends in place of
+//! a batch ([`batch`]) and the pipes' I/O ([`pipes`]).
+
+mod batch;
+mod item;
+mod log;
+mod pipes;
+mod sorter;
+mod state;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Stdout, Write};
+use std::num::NonZeroUsize;
+use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use clap::Args;
+use rpcwire::mcp;
+use rpcwire::{encode, encode::BatchReply, Dialect, ErrorCode, IdBuf, RawJson};
+use serde_json::json;
+
+use self::batch::push_owed_replies;
+use self::pipes::{read_into, widen_pipe, Sink, READ};
+use self::sorter::Sorter;
+use self::state::{printable, Shared, State};
+use crate::check::{DialectArg, ValidateArg};
+use crate::session::{Dir, Expired, Session, Timeout, Violation};
+
+/// Options of `rpcwire proxy`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, a \\r inside a message a space
+(whitespace to JSON, a line end to some readers), blank lines are dropped) and
+tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
+`violation` of a record): invalid messages from either side (never forwarded; an invalid client
+message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
+lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
+client's is answered with -32600; under JSON-RPC a client's, sent alone, is forwarded under an id
+the proxy mints (a number counting down from 2^53-2 for a numeric id, else a string
+\"rpcwire-N\", never one the server may still answer) and its reply goes back with the client's id
+restored, so the late reply to the old request is dropped as late and never answers the new
+one; it waits like any other request, with a deadline of its own, and counts against
+--max-in-flight; inside a batch, the batch goes on rebuilt with that element under the minted
+id, and the server's reply to it, in its array or alone, with the client's id restored; a
+server's waits behind the request holding the id, the first reply answering the first),
+requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
+(too_many_in_flight;
+never forwarded, a client's is answered with
+-32603; a server's is dropped), replies to unknown or already answered
+ids (unknown_reply), replies after a cancellation or a timeout (late_reply), replies with a null id
+that answer no request, an error to a notification or to a line whose id could not be read or,
+under JSON-RPC, a success while no request with a null id waits (reply_without_id), timed-out
+requests (timed_out), and requests left unanswered at
+exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
+(it asks nothing of the receiver): progress notifications on a token no request in flight
+carries, after its result or cancellation (unknown_progress); a request whose progress token
+another request in flight from the same side carries (duplicate_progress_token: the request is
+valid, but the progress of the two cannot be told apart); from 2026-07-28 on, a server's
+tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
+must drop (invalid_tool_headers: the tools and why are reported). And under MCP, not forwarded: a
+client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
+the request stays in flight). Counters are printed at exit.
+
+With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
+(an array the receiver needs goes on without the late replies it holds, and with the ids the
+proxy rewrites, as a new array of its elements, each otherwise byte for byte), and each of its
+elements is tracked and reported as a message of its own: its requests go in flight
+(duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
+with its batch, untracked, but it is kept until its reply comes, at most 4,096 at once each way:
+its reply is no violation, a request reusing its id meanwhile is a duplicate_id, a client's
+batch's timeout answers it, and never answered it is
+unanswered at exit (one not kept: its reply is an unknown_reply); one reusing an id goes on
+under a minted id, as one sent alone, untracked or not: the reply to an untracked one goes back
+with its id; a later request with the id of one that went untracked under its own goes under a
+minted id), its replies are matched (unknown_reply, late_reply, reply_without_id). An invalid element from the client is reported
+(invalid) but not answered by the proxy: the server answers it in its own array (a success there
+is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
+(one array answers a batch): at --timeout-ms the client gets one array from the proxy for what is
+left of it, a -32603 for each request and a -32600 for each invalid element, and the server's
+array, coming later, is late. A batch is dropped when it holds nothing the receiver needs, and
+when it comes from the server with an invalid element (the client gets valid messages only; its
+elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
+gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
+-32600 for each invalid element). At most --max-in-flight replies to invalid elements, and 256 MiB
+of their ids, are expected at once. An empty batch or one that is not JSON is an invalid line:
+answered with one -32600 or -32700.
+Cancellation and initialize are MCP's: plain JSON-RPC has neither.
+
+The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
+group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
+server's status (128 + N when a signal N ended it), or 2 when it cannot start.
+
+Example:
+  rpcwire proxy --log session.ndjson --timeout-ms 30000 -- node server.js stdio
+  rpcwire check --session-log session.ndjson")]
+pub struct ProxyArgs {
+    /// The rule set.
+    #[arg(long, value_enum, default_value = "mcp")]
+    dialect: DialectArg,
+    /// How much of each payload is validated.
+    #[arg(long = "validate", value_enum, default_value = "strict")]
+    validate: ValidateArg,
+    /// Longest frame accepted, in bytes.
+    #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
+    max_frame: usize,
+    /// Most elements of a client's batch (or a server's): one with more is not forwarded; a
+    /// client's is answered with one -32600 error, as a server with this limit answers it.
+    #[arg(long, value_name = "ELEMENTS", default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
+    max_batch: usize,
+    /// Fail a client request that the server has not answered after this many milliseconds:
+    /// the client gets a -32603 "Request timed out" error reply, an MCP server a
+    /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
+    /// JSON-RPC has no cancellation); the server's late reply is dropped. MCP 2026-07-28's
+    /// `subscriptions/listen`, a stream its result closes, never times out, nor does MCP's
+    /// `tasks/result`, which waits until its task ends. At least 1.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_ms: Option<u64>,
+    /// Drop invalid client messages and over-long lines silently instead of answering them
+    /// with the error reply the protocol calls for.
+    #[arg(long)]
+    drop_invalid: bool,
+    /// Most requests tracked in flight in each direction (a server's JSON-RPC requests waiting
+    /// behind one of the same id, and a client's forwarded under a minted id, included); one
+    /// more is not forwarded (its
+    /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
+    /// batch, it goes with its batch, untracked, under a minted id when it reuses an id whose
+    /// reply could still come). So is one that would take the ids, method
+    /// names and progress tokens waiting in its direction past 256 MiB.
+    #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
+    max_in_flight: NonZeroUsize,
+    /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
+    /// minted for a client request reusing an id, also on its timeout and unanswered events,
+    /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
+    /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
+    /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
+    /// left out for an over-long line the proxy reported before its end came (discarded as it
+    /// comes, never held, its length is not known), reply: the error reply the proxy sent in
+    /// its place, violation; a batch's record is followed by one per
+    /// element, with its index as element, and has dropped: true when the batch is dropped
+    /// whole, not forwarded), plus timeout, owed_answered (a reply to an invalid
+    /// element of a timed-out batch, sent by the proxy) and unanswered events and the
+    /// counters, to this file; `rpcwire check --session-log FILE` replays it.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// Print the counters to stderr (and to the --log file, which is flushed then) every this
+    /// many seconds, at least 1; without it, only at exit.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    stats_every: Option<u64>,
+    /// Do not print each violation to stderr (the summary at exit is still printed).
+    #[arg(long)]
+    quiet: bool,
+    /// The server to run, and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// Runs `rpcwire proxy`.
+pub fn run(args: &ProxyArgs) -> ExitCode {
+    // The runtime only waits: for the server, the timeout ticks and signals (the forwarding
+    // is on plain threads), so one thread is enough.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            say!("rpcwire proxy: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = runtime.block_on(proxy(args));
+    // Reading our stdin is a blocking read on a helper thread that cannot be cancelled: when
+    // the server exits first, do not wait for the client to close its end.
+    runtime.shutdown_background();
+    code
+}
+
+async fn proxy(args: &ProxyArgs) -> ExitCode {
+    let log = match &args.log {
+        Some(path) => match File::create(path) {
+            // A large buffer: a record per message, one write per megabyte.
+            Ok(f) => Some(BufWriter::with_capacity(1 << 20, f)),
+            Err(e) => {
+                say!(
+                    "rpcwire proxy: cannot write the log {}: {e}",
+                    path.display()
+                );
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let mut child = match Command::new(&args.command[0])
+        .args(&args.command[1..])
+        // Its own process group: a terminal's ^C reaches the server once, through us.
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            say!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
+            return ExitCode::from(2);
+        }
+    };
+    let mut state = State {
+        // A JSON-RPC request reusing an id whose reply could still come goes to the server
+        // under an id the session mints, so that each reply answers one request exactly.
+        session: Session::with_max_in_flight(
+            crate::check::dialect(args.dialect),
+            args.timeout_ms,
+            args.max_in_flight.get(),
+        )
+        .rewriting_reused_ids(),
+        log,
+    };
+    let header = json!({"rpcwire_proxy": {
+        "version": env!("CARGO_PKG_VERSION"),
+        "dialect": crate::check::dialect_name(args.dialect),
+        "timeout_ms": args.timeout_ms,
+        "max_in_flight": args.max_in_flight,
+        "rewrites_reused_ids": true,
+        "rewrites_reused_ids_in_batches": true,
+        "rewrites_reused_ids_of_untracked_elements": true,
+        "rewrites_ids_of_untracked_elements_reused": true,
+        "keeps_untracked_elements": true,
+        "keeps_untracked_server_elements": true,
+        "command": &args.command,
+    }});
+    state.write_log(header.to_string().as_bytes());
+    let shared = Arc::new(Shared {
+        state: Mutex::new(state),
+        start: Instant::now(),
+        quiet: args.quiet,
+        mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
+        negotiated: OnceLock::new(),
+    });
+
+    // Blocking pipes, each read by a thread of its own that writes what it forwards
+    // straight to the other side (see `Sink`).
+    let server_in = child.stdin.take().expect("piped stdin");
+    let server_out = child.stdout.take().expect("piped stdout");
+    for fd in [
+        server_in.as_fd(),
+        server_out.as_fd(),
+        io::stdin().as_fd(),
+        io::stdout().as_fd(),
+    ] {
+        widen_pipe(fd);
+    }
+    let server_in = Arc::new(Sink::new(server_in));
+    let client_out = Arc::new(Sink::new(io::stdout()));
+
+    // Client → server. A read of stdin cannot be cancelled: when the server exits first, we
+    // exit without waiting for this thread.
+    {
+        let (shared, server_in, client_out) =
+            (shared.clone(), server_in.clone(), client_out.clone());
+        let sorter = Sorter::new(Dir::C2s, args);
+        std::thread::spawn(move || forward_client_to_server(shared, server_in, client_out, sorter));
+    }
+
+    // Server → client, until the server's stdout ends. Whether the thread is reading the
+    // server's stdout, not writing to the client, tells what it waits for when the server
+    // has exited.
+    let reading_server = Arc::new(AtomicBool::new(false));
+    let s2c = {
+        let (shared, client_out) = (shared.clone(), client_out.clone());
+        let reading = reading_server.clone();
+        let sorter = Sorter::new(Dir::S2c, args);
+        std::thread::spawn(move || {
+            forward_server_to_client(shared, client_out, reading, server_out, sorter)
+        })
+    };
+
+    // Timeouts: answer the client locally, cancel on the server.
+    let timer = args
+        .timeout_ms
+        .map(|ms| spawn_timeouts(ms, &shared, &server_in, &client_out));
+    let stats = args.stats_every.map(|secs| {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            // (At least 1: refused at parsing.)
+            let mut tick = tokio::time::interval(Duration::from_secs(secs));
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                shared.print_counters("stats");
+            }
+        })
+    });
+
+    // Signals go to the server; we exit when it does.
+    let pid = child.id();
+    let (signalled_tx, mut signalled) = tokio::sync::watch::channel(false);
+    let signals = tokio::spawn(forward_signals(pid, signalled_tx));
+
+    let status = match tokio::task::spawn_blocking(move || child.wait()).await {
+        Ok(status) => status,
+        Err(e) => Err(io::Error::other(e)),
+    };
+    // The server is gone: its stdin closes (a process it left behind, holding its pipes,
+    // sees the end of its input); what it wrote is still delivered, then our stdout is done.
+    // Not waiting forever for a leftover process that keeps its stdout open. Each step may
+    // block on a side's sink, held by a thread blocked writing to a peer that does not read
+    // (the client's thread writing to a leftover process; the server's writing to a client
+    // that does not read): off the runtime's thread.
+    let output_done = async {
+        // (Not awaited: the output is drained meanwhile.)
+        drop(tokio::task::spawn_blocking(move || server_in.close()));
+        let mut drained = tokio::task::spawn_blocking(move || s2c.join());
+        // The server's output is drained for as long as it takes the client to read it; a
+        // process left behind holding the server's stdout open is waited for only until the
+        // thread has spent `DRAIN_AFTER_EXIT` in all reading that stdout (not writing to the
+        // client), as sampled every `DRAIN_POLL`.
+        let (mut waited, mut read_for, mut told) = (Duration::ZERO, Duration::ZERO, false);
+        while tokio::time::timeout(DRAIN_POLL, &mut drained)
+            .await
+            .is_err()
+        {
+            waited += DRAIN_POLL;
+            if reading_server.load(Ordering::Relaxed) {
+                read_for += DRAIN_POLL;
+                if read_for >= DRAIN_AFTER_EXIT {
+                    if !args.quiet {
+                        say!(
+                            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
+                        );
+                    }
+                    break;
+                }
+            } else if waited >= DRAIN_AFTER_EXIT && !told {
+                told = true;
+                if !args.quiet {
+                    say!(
+                        "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it"
+                    );
+                }
+            }
+        }
+        let client_out = client_out.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Some(out) = client_out.lock().as_mut() {
+                let _ = out.flush();
+            }
+        })
+        .await;
+    };
+    // A client that does not read what the server wrote last is waited for, unless we were
+    // told to end: then for as long as a leftover process is.
+    let signalled_then_grace = async {
+        if signalled.wait_for(|s| *s).await.is_err() {
+            // (No signal handling: nothing ends the wait.)
+            std::future::pending::<()>().await;
+        }
+        tokio::time::sleep(DRAIN_AFTER_EXIT).await;
+    };
+    tokio::select! {
+        () = output_done => {}
+        () = signalled_then_grace => if !args.quiet {
+            say!(
+                "rpcwire proxy: signalled, and the client has not taken the server's last output; not waiting for it"
+            );
+        }
+    }
+    if let Some(t) = timer {
+        t.abort();
+    }
+    if let Some(s) = stats {
+        s.abort();
+    }
+    signals.abort();
+
+    {
+        let mut state = shared.lock();
+        let now = shared.now_ms();
+        let unanswered = state.session.finish();
+        for u in &unanswered {
+            if !args.quiet {
+                say!(
+                    "rpcwire proxy: {}: unanswered request {} ({}){}",
+                    u.dir.as_str(),
+                    printable(&String::from_utf8_lossy(u.id.as_id().raw())),
+                    printable(&u.method),
+                    match &u.upstream_id {
+                        Some(upstream) => format!(
+                            ", forwarded as {}",
+                            printable(&String::from_utf8_lossy(upstream.as_id().raw()))
+                        ),
+                        None => String::new(),
+                    }
+                );
+            }
+            let v = Violation::Unanswered;
+            let upstream_id = u.upstream_id.as_ref().map(IdBuf::as_id);
+            let (id, method) = (u.id.as_id(), &u.method);
+            state.log_event(now, "unanswered", u.dir, id, upstream_id, method, v);
+        }
+    }
+    shared.print_counters("summary");
+    if let Some(log) = shared.lock().log.as_mut() {
+        if let Err(e) = log.flush() {
+            say!("rpcwire proxy: writing the log: {e}");
+        }
+    }
+    match status {
+        Ok(status) => exit_code(status),
+        Err(e) => {
+            say!("rpcwire proxy: waiting for the server: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The client's side: reads our stdin and forwards what is valid to the server's stdin (the
+/// proxy's own replies go to the client), until the client's input ends or the server's stdin
+/// is gone; then closes the server's stdin.
+fn forward_client_to_server(
+    shared: Arc<Shared>,
+    server_in: Arc<Sink<ChildStdin>>,
+    client_out: Arc<Sink<Stdout>>,
+    mut sorter: Sorter,
+) {
+    let stdin = io::stdin();
+    let mut stdin = stdin.lock();
+    let mut scratch = vec![0u8; READ];
+    let mut buf = BytesMut::with_capacity(READ);
+    loop {
+        let n = read_into(&mut stdin, &mut scratch, &mut buf);
+        sorter.sort(&shared, &mut buf, n == 0);
+        if !sorter.replies.is_empty() {
+            client_out.send(vec![sorter.replies.split().freeze()]);
+        }
+        if !sorter.forward.is_empty() && !server_in.send(std::mem::take(&mut sorter.forward)) {
+            break;
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    // Client EOF (or the server's stdin is gone): the server sees the end of its input.
+    server_in.close();
+}
+
+/// The server's side: reads the server's stdout and forwards what is valid to our stdout,
+/// until the server's stdout ends; `reading` is set while it waits on that stdout (not while
+/// it writes to the client).
+fn forward_server_to_client(
+    shared: Arc<Shared>,
+    client_out: Arc<Sink<Stdout>>,
+    reading: Arc<AtomicBool>,
+    mut server_out: ChildStdout,
+    mut sorter: Sorter,
+) {
+    let mut scratch = vec![0u8; READ];
+    let mut buf = BytesMut::with_capacity(READ);
+    loop {
+        reading.store(true, Ordering::Relaxed);
+        let n = read_into(&mut server_out, &mut scratch, &mut buf);
+        reading.store(false, Ordering::Relaxed);
+        sorter.sort(&shared, &mut buf, n == 0);
+        // Without a reader on our stdout (the sink closed), keep reading the
+        // server's, checking it.
+        if !sorter.forward.is_empty() {
+            client_out.send(std::mem::take(&mut sorter.forward));
+        }
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+/// Spawns the timeouts' task: every quarter of `ms` (1 to 250 ms), each client request (or
+/// batch) left unanswered for `ms` is answered locally, and each request is cancelled on the
+/// server where the protocol allows it (from a thread of its own).
+fn spawn_timeouts(
+    ms: u64,
+    shared: &Arc<Shared>,
+    server_in: &Arc<Sink<ChildStdin>>,
+    client_out: &Arc<Sink<Stdout>>,
+) -> tokio::task::JoinHandle<()> {
+    // The cancellations reach the server from a thread of their own: a server that stops
+    // reading leaves the client's thread blocked writing to it, holding its sink, and
+    // the timer must go on answering the client meanwhile. (What waits here is bounded
+    // by the requests in flight: while the client's thread is blocked, no more are read.)
+    let (cancel, cancels_rx) = std::sync::mpsc::channel::<Bytes>();
+    {
+        let server_in = server_in.clone();
+        std::thread::spawn(move || {
+            while let Ok(first) = cancels_rx.recv() {
+                let mut parts = vec![first];
+                parts.extend(cancels_rx.try_iter());
+                server_in.send(parts);
+            }
+        });
+    }
+    let (shared, client_out) = (shared.clone(), client_out.clone());
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
+        loop {
+            tick.tick().await;
+            let expired = {
+                let mut state = shared.lock();
+                let now = shared.now_ms();
+                let expired = state.session.expire(now);
+                for timeout in &expired {
+                    let (requests, owed) = match timeout {
+                        Timeout::Request(e) => (std::slice::from_ref(e), &[][..]),
+                        Timeout::Batch { requests, owed } => (&requests[..], &owed[..]),
+                    };
+                    for e in requests {
+                        let v = Violation::TimedOut;
+                        let upstream_id = e.upstream_id.as_ref().map(IdBuf::as_id);
+                        let (id, method) = (e.id.as_id(), &e.method);
+                        state.log_event(now, "timeout", Dir::C2s, id, upstream_id, method, v);
+                    }
+                    for id in owed {
+                        state.log_owed_answered(now, id.as_ref().map(IdBuf::as_id));
+                    }
+                }
+                expired
+            };
+            if expired.is_empty() {
+                continue;
+            }
+            let (mut replies, mut cancels) = (BytesMut::new(), BytesMut::new());
+            let report = |e: &Expired| {
+                if shared.quiet {
+                    return;
+                }
+                say!(
+                    "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
+                    printable(&String::from_utf8_lossy(e.id.as_id().raw())),
+                    printable(&e.method),
+                    if e.cancel_on_server {
+                        ", cancelled on the server"
+                    } else if shared.mcp {
+                        " (initialize is never cancelled)"
+                    } else {
+                        ""
+                    }
+                );
+            };
+            for timeout in expired {
+                match timeout {
+                    Timeout::Request(e) => {
+                        write_timeout_reply(&mut replies, &e, ms);
+                        report(&e);
+                        if e.cancel_on_server {
+                            let reason = format!("timed out after {ms} ms");
+                            // (Under the id the server knows it by. One that is not a string
+                            // or an integer names no request to cancel: nothing is sent.)
+                            let _ = mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
+                        }
+                    }
+                    // One array for what is left of the batch, as the server would have
+                    // answered it: a second one would answer the same batch twice.
+                    Timeout::Batch { requests, owed } => {
+                        let mut array = BatchReply::open(&mut replies);
+                        for e in &requests {
+                            array.push(|out| write_timeout_reply(out, e, ms));
+                            report(e);
+                        }
+                        push_owed_replies(&mut array, &owed);
+                        if !shared.quiet && !owed.is_empty() {
+                            say!(
+                                "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
+                                owed.len()
+                            );
+                        }
+                        let _ = array.close();
+                    }
+                }
+            }
+            // A blocking write, off the runtime's threads. Either side may be gone
+            // already (the client closed its stdin but still reads replies, or the
+            // reverse): its sink is closed then.
+            let client_out = client_out.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                client_out.send(vec![replies.freeze()]);
+            })
+            .await;
+            if !cancels.is_empty() {
+                let _ = cancel.send(cancels.freeze());
+            }
+        }
+    })
+}
+
+/// Forwards SIGINT, SIGTERM and SIGHUP to the server's process group (`pid`'s), telling
+/// `signalled_tx` each time; nothing when they cannot be caught.
+async fn forward_signals(pid: u32, signalled_tx: tokio::sync::watch::Sender<bool>) {
+    use nix::sys::signal::Signal;
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return;
+    };
+    loop {
+        let sig = tokio::select! {
+            _ = int.recv() => Signal::SIGINT,
+            _ = term.recv() => Signal::SIGTERM,
+            _ = hup.recv() => Signal::SIGHUP,
+        };
+        // To the server's whole process group (its own, see `proxy`): a server started
+        // through a wrapper (`sh -c`, a launcher) that does not relay signals ends too.
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), sig);
+        let _ = signalled_tx.send(true);
+    }
+}
+
+/// Writes the client's reply to a timed-out request: a -32603 "Request timed out".
+fn write_timeout_reply(out: &mut BytesMut, expired: &Expired, timeout_ms: u64) {
+    let data = format!(
+        "{{\"method\":{},\"timeoutMs\":{timeout_ms}}}",
+        json!(&*expired.method)
+    );
+    encode::write_error(
+        out,
+        expired.id.as_id(),
+        ErrorCode::INTERNAL_ERROR,
+        "Request timed out",
+        RawJson::new(data.as_bytes()),
+    );
+}
+
+/// How long the server's stdout is still read after it exited while nothing comes (a process
+/// it left behind holds it open), and how long a signal leaves a client that does not read.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// How often the drain of the server's output after its exit is looked at.
+const DRAIN_POLL: Duration = Duration::from_millis(100);
+
+/// The server's exit status as ours: its code, or 128 + the signal that ended it.
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => ExitCode::from(code as u8),
+        (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
+        _ => ExitCode::from(1),
+    }
+}

@@ -1,0 +1,332 @@
+//! The state both sides share (the session and the log, behind one lock), and what it records
+//! of each item read: the session's verdict, the log's records (written by [`super::log`]) and
+//! the reports on stderr.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use bytes::Bytes;
+use rpcwire::{Decoder, Id, IdBuf, Message, Rejection};
+use serde_json::json;
+use smallvec::SmallVec;
+
+use super::batch::{in_place_of_dropped, rebuilt, Edit};
+use super::item::{Answering, LocalReply, Seen};
+use super::log::Record;
+use crate::session::{
+    invalid_tool_headers, kind_of, Described, Dir, Observation, Session, Verdict, Violation,
+};
+
+/// The session and the log, behind one lock so that the log's order is the session's.
+pub(super) struct State {
+    pub(super) session: Session,
+    pub(super) log: Option<BufWriter<File>>,
+}
+
+/// State shared by the forwarding tasks.
+pub(super) struct Shared {
+    pub(super) state: Mutex<State>,
+    pub(super) start: Instant,
+    pub(super) quiet: bool,
+    /// The MCP dialect: progress tokens are read (for the session's progress check), and
+    /// `initialize` is never cancelled.
+    pub(super) mcp: bool,
+    /// The protocol version the session negotiated, once the server's reply to `initialize`
+    /// came, or its success to a request naming its version (MCP 2026-07-28): each side then
+    /// decodes with that version's rules (`resultType`).
+    pub(super) negotiated: OnceLock<String>,
+}
+
+/// What `Shared::observe` decided about one item.
+pub(super) struct Observed<'a> {
+    pub(super) verdict: Verdict,
+    /// The reply the proxy sends in the item's place.
+    pub(super) reply: Option<LocalReply<'a>>,
+    /// The array the proxy sends on in a batch's place (the batch itself is then not
+    /// forwarded): for a batch from the server dropped whole, its answer to what of the
+    /// client's batches it held replies to ([`in_place_of_dropped`]); for a batch holding
+    /// elements the receiver must not get or whose ids the session rewrote, the batch
+    /// without them, and with those ids ([`rebuilt`]).
+    pub(super) in_place: Option<Bytes>,
+}
+
+/// `text` as one line of plain text for stderr: its control characters (a `\r`, a line end
+/// to a universal-newline reader; a terminal's escape sequences, from a peer) escaped as
+/// `\r`, `\x1b`, ….
+pub(super) fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = core::fmt::Write::write_fmt(&mut out, format_args!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// How many of a batch's elements get a line of their own on stderr; the rest are counted
+/// on one more line (the log has them all).
+const REPORTED_ELEMENTS: usize = 16;
+
+/// The longest line not JSON whose report on stderr says where it stops being JSON: finding
+/// it decodes prefixes of the line again (`Decoder::parse_error_offset`, about `log2(len)`
+/// of them), work a peer sending long garbage should not be able to multiply.
+const LOCATED_NOT_JSON: usize = 64 << 10;
+
+impl Shared {
+    pub(super) fn now_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("state lock")
+    }
+
+    /// Records one item in the session and the log; returns the verdict and the reply the
+    /// proxy sends in the item's place, if any (the log records that reply).
+    ///
+    /// A JSON-RPC batch is recorded as one `batch` record, then one record per element (with
+    /// its index as `element`), each element observed as a message of its own; the batch is
+    /// forwarded whole, without the elements the receiver must not get, or not at all, and
+    /// never answered here: the receiver answers its elements, the invalid ones included.
+    pub(super) fn observe<'a>(
+        &self,
+        dir: Dir,
+        item: &Seen<'a>,
+        now: u64,
+        answering: &Answering,
+        decoder: &Decoder,
+    ) -> Observed<'a> {
+        let (size, frame) = match item {
+            Seen::Message(_, frame) | Seen::Rejected(_, frame) => (Some(frame.len()), Some(*frame)),
+            Seen::TooLong(size) => (*size, None),
+        };
+        // What stderr shows of the batch's elements: the first few violations, then a count.
+        let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
+        let mut unreported = 0usize;
+        // A batch dropped whole is known before its elements are observed, so that they have
+        // no effect (a first pass over them, decoded again below: nothing is collected).
+        let dropped = match item {
+            Seen::Message(Message::Batch(batch), _) => {
+                let kinds = batch.decode(decoder).map(|element| kind_of(&element));
+                Session::drops_batch(dir, kinds)
+            }
+            _ => false,
+        };
+        let mut state = self.lock();
+        let described = match item {
+            Seen::Message(msg, _) => self.describe(dir, &state.session, Ok(msg)),
+            Seen::Rejected(rej, _) => self.describe(dir, &state.session, Err(rej)),
+            Seen::TooLong(_) => Described::too_long(),
+        };
+        // The tools of a success answering a client's tools/list the session checks: read
+        // only then (a lookup only while one waits). Never inside a batch, which MCP has not.
+        let invalid_tools = match item {
+            Seen::Message(msg @ Message::Response(_), _)
+                if state.session.reads_tool_headers(dir, described.id) =>
+            {
+                invalid_tool_headers(msg)
+            }
+            _ => None,
+        };
+        let obs = Observation {
+            invalid_tools: invalid_tools.as_deref(),
+            ..described.observation()
+        };
+        let mut verdict = state.session.observe(dir, &obs, now);
+        if let (Some(version), None) = (state.session.protocol_version(), self.negotiated.get()) {
+            // (Set here only, under the lock.)
+            let _ = self.negotiated.set(version.to_owned());
+        }
+        if dropped {
+            state.session.drop_batch(dir);
+        }
+        let reply = answering.reply(item, &verdict);
+        let reply_logged = reply.map(|l| l.reply);
+        state.log_record(&Record {
+            dir,
+            now,
+            obs: &obs,
+            size,
+            reply: reply_logged,
+            element: None,
+            dropped,
+            violation: verdict.violation,
+            forward_id: verdict.forward_id.as_ref().map(IdBuf::as_id),
+        });
+        // The elements of a forwarded batch the receiver must not get (late replies), and
+        // those going on under another id, by index.
+        let mut edits = SmallVec::<[(usize, Edit<'a>); 4]>::new();
+        let mut forwards_batch = false;
+        if let Seen::Message(Message::Batch(batch), _) = item {
+            // Each element decoded as if it were a frame of its own, as it is reached: nothing
+            // is collected, whatever the number of elements. The session then says whether
+            // the batch goes on (whole, without the elements the receiver must not get, or not
+            // at all).
+            let elements = batch.raw.elements().zip(batch.decode(decoder));
+            for (index, (raw, element)) in elements.enumerate() {
+                let bytes = raw.as_bytes();
+                let described = self.describe(dir, &state.session, element.as_ref());
+                let obs = described.observation();
+                let element_verdict = state.session.observe_element(dir, &obs, now);
+                let v = element_verdict.violation;
+                state.log_record(&Record {
+                    dir,
+                    now,
+                    obs: &obs,
+                    size: Some(bytes.len()),
+                    reply: None,
+                    element: Some(index),
+                    dropped: false,
+                    violation: v,
+                    forward_id: element_verdict.forward_id.as_ref().map(IdBuf::as_id),
+                });
+                // Only a late reply is cut: the receiver must not get it (its request was
+                // answered already). A request the session forwards under a minted id, or
+                // the reply to one, goes on with the id it says. Any other element goes on
+                // with its batch, byte for byte, needed or not (a malformed response).
+                let element_cut = !dropped && v == Some(Violation::LateReply);
+                if element_cut {
+                    edits.push((index, Edit::Cut));
+                } else if let (Some(new), Some(old), false) =
+                    (element_verdict.forward_id, described.id, dropped)
+                {
+                    edits.push((index, Edit::Id { old, new }));
+                }
+                match v {
+                    Some(_) if self.quiet => {}
+                    Some(v) if reports.len() < REPORTED_ELEMENTS => {
+                        // The id it goes on with, when the session rewrote it.
+                        let rewritten = match edits.last() {
+                            Some((at, Edit::Id { new, .. })) if *at == index => Some(new.clone()),
+                            _ => None,
+                        };
+                        let how = (element_cut, rewritten);
+                        reports.push((v, described.kind, described.id, index, bytes, how))
+                    }
+                    Some(_) => unreported += 1,
+                    None => {}
+                }
+            }
+            forwards_batch = state.session.batch_forwards(dir);
+            verdict.forward = forwards_batch && edits.is_empty();
+        }
+        let in_place = match item {
+            Seen::Message(Message::Batch(batch), _) if forwards_batch && !edits.is_empty() => {
+                Some(rebuilt(batch.raw, &edits))
+            }
+            _ if dropped => in_place_of_dropped(&state.session.take_answered_in_place()),
+            _ => None,
+        };
+        drop(state);
+        let violation = verdict.violation;
+        let observed = Observed {
+            verdict,
+            reply,
+            in_place,
+        };
+        if self.quiet {
+            return observed;
+        }
+        let show =
+            |bytes: &[u8]| printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(120)]));
+        let token = |id: Option<Id<'_>>| {
+            id.map_or("-".into(), |id| {
+                printable(&String::from_utf8_lossy(id.raw()))
+            })
+        };
+        if let Some(v) = violation {
+            // What is wrong with a tools/list result is in its tools, deep in the frame.
+            let detail = match (v, obs.invalid_tools) {
+                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
+                _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
+            };
+            let at = match (v, frame) {
+                (Violation::NotJson, Some(f)) if f.len() <= LOCATED_NOT_JSON => decoder
+                    .parse_error_offset(f)
+                    .map(|at| format!(", at byte {at}")),
+                _ => None,
+            };
+            let verdict = &observed.verdict;
+            let how_forwarded = match (verdict.forward, &verdict.forward_id) {
+                (false, _) => " [not forwarded]".to_string(),
+                (true, Some(id)) => format!(" [forwarded as id {}]", token(Some(id.as_id()))),
+                (true, None) => String::new(),
+            };
+            say!(
+                "rpcwire proxy: {}: {} (kind {}, id {}{}){detail}{how_forwarded}",
+                dir.as_str(),
+                v.as_str(),
+                obs.kind,
+                token(obs.id),
+                at.unwrap_or_default(),
+            );
+        }
+        for (v, kind, id, index, bytes, (element_cut, rewritten)) in reports {
+            say!(
+                "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
+                dir.as_str(),
+                v.as_str(),
+                token(id),
+                show(bytes),
+                match (forwards_batch, element_cut, rewritten) {
+                    (false, ..) => " [batch not forwarded]".to_string(),
+                    (true, true, _) => " [cut from the batch]".to_string(),
+                    (true, false, Some(new)) =>
+                        format!(" [forwarded as id {}]", token(Some(new.as_id()))),
+                    (true, false, None) => String::new(),
+                },
+            );
+        }
+        if unreported > 0 {
+            say!(
+                "rpcwire proxy: {}: {unreported} more violations in elements of the same batch",
+                dir.as_str()
+            );
+        }
+        observed
+    }
+
+    /// What the session is told of a decoded frame sent in `dir`; protocol versions are read
+    /// only while the session needs them: from the server's reply to `initialize` while it is
+    /// awaited (no other result's), from a request's `_meta` while the requests may tell it
+    /// ([`Session::reads_request_versions`]).
+    fn describe<'a>(
+        &self,
+        dir: Dir,
+        session: &Session,
+        decoded: Result<&Message<'a>, &Rejection<'a>>,
+    ) -> Described<'a> {
+        let mut described = Described::of(decoded, self.mcp);
+        if let Ok(msg @ Message::Response(r)) = decoded {
+            if session.is_initialize_reply(dir, r.id) {
+                described.read_protocol_version(msg);
+            }
+        }
+        // (A second lookup in each request's params: only while the session needs it.)
+        if let (Ok(msg), true) = (decoded, session.reads_request_versions()) {
+            described.read_request_version(msg);
+        }
+        described
+    }
+
+    pub(super) fn print_counters(&self, label: &str) {
+        let mut state = self.lock();
+        let counters = state.session.counters.to_json();
+        say!("rpcwire proxy: {label}: {counters}");
+        let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
+        state.write_log(record.as_bytes());
+        // Out to the file now, with every record before them, for whoever follows the log
+        // during the session: the buffer holds a megabyte, which a quiet session takes
+        // hours to fill. (At most once a second; the summary's flush reports its errors.)
+        if let Some(log) = state.log.as_mut() {
+            let _ = log.flush();
+        }
+    }
+}
