@@ -151,6 +151,8 @@ impl State {
         });
     }
 
+    /// Appends one record and its line end to the log, when there is one (a failed write is
+    /// ignored: the log never stops the proxy).
     pub(super) fn write_log(&mut self, record: &[u8]) {
         if let Some(log) = self.log.as_mut() {
             let _ = log.write_all(record);
@@ -158,9 +160,8 @@ impl State {
         }
     }
 
-    /// A log record for something that is not a message (`timeout`, `unanswered`).
-    /// The reply owed to an invalid element of a timed-out client batch, sent by the proxy
-    /// (`id`: the id it carries; `None`: null).
+    /// A log record for the reply owed to an invalid element of a timed-out client batch,
+    /// sent by the proxy (`id`: the id it carries; `None`: null).
     pub(super) fn log_owed_answered(&mut self, t_ms: u64, id: Option<Id<'_>>) {
         if self.log.is_none() {
             return;
@@ -173,8 +174,9 @@ impl State {
         self.write_log(&r);
     }
 
-    /// `id` is the sender's id for the request; `upstream_id` the one the proxy minted for
-    /// the server, if any.
+    /// A log record for something that is not a message (`timeout`, `unanswered`). `id` is
+    /// the sender's id for the request; `upstream_id` the one the proxy minted for the
+    /// server, if any.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn log_event(
         &mut self,

@@ -25,10 +25,12 @@ struct Unwritten {
 }
 
 impl Unwritten {
+    /// All of `parts`, none written yet.
     fn new(parts: Parts) -> Self {
         Unwritten { parts, next: 0 }
     }
 
+    /// Whether every part was written.
     fn is_done(&self) -> bool {
         self.next == self.parts.len()
     }
@@ -75,10 +77,13 @@ fn write_parts(out: &mut impl Write, parts: Parts) -> io::Result<()> {
 pub(super) struct Sink<W>(Mutex<Option<W>>);
 
 impl<W: Write> Sink<W> {
+    /// A sink writing to `out`.
     pub(super) fn new(out: W) -> Self {
         Sink(Mutex::new(Some(out)))
     }
 
+    /// The writer, locked (`None` once closed); a lock poisoned by a panic in another thread
+    /// is taken as it is.
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Option<W>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }

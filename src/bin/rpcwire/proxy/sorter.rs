@@ -167,11 +167,13 @@ impl Sorter {
         }
     }
 
+    /// Queues the error reply the proxy sends in place of a message it does not forward.
     fn answer(&mut self, local: LocalReply<'_>) {
         let LocalReply { reply, message } = local;
         encode::write_error(&mut self.replies, reply.id, reply.code, message, None);
     }
 
+    /// Queues the lines of `chunk` in `run`, forwarded as they came, as one slice.
     fn push_run(&mut self, chunk: &Bytes, run: &std::ops::Range<usize>) {
         if !run.is_empty() {
             self.forward.push(chunk.slice(run.clone()));
@@ -200,6 +202,8 @@ fn line_len(rest: &[u8]) -> usize {
     line.strip_suffix(b"\r").unwrap_or(line).len()
 }
 
+/// The decoder of one direction: the dialect, validation and limits of the arguments,
+/// read as `role`.
 fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
     let mut options = DecodeOptions::new(crate::check::dialect(args.dialect));
     options.validation = crate::check::validation(args.validate);

@@ -80,10 +80,13 @@ const REPORTED_ELEMENTS: usize = 16;
 const LOCATED_NOT_JSON: usize = 64 << 10;
 
 impl Shared {
+    /// Milliseconds since the proxy started: the clock of the session's deadlines and of the
+    /// log's `t_ms`.
     pub(super) fn now_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
     }
 
+    /// The session state, locked.
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().expect("state lock")
     }
@@ -316,6 +319,7 @@ impl Shared {
         described
     }
 
+    /// Prints the session's counters on stderr and logs them, under `label`.
     pub(super) fn print_counters(&self, label: &str) {
         let mut state = self.lock();
         let counters = state.session.counters.to_json();
