@@ -44,6 +44,7 @@ pub(super) struct BatchNeed {
     /// Of those before `next`, settled, which match a request waiting (the others need
     /// nothing), and how many do.
     matches: Vec<bool>,
+    /// How many of those match (the `true`s of `matches`).
     matching: usize,
     /// The session's count of requests that stopped waiting in the other direction, as of
     /// the last look.
@@ -99,6 +100,9 @@ impl BatchNeed {
         }
     }
 
+    /// How the batch `r`, read from `dir`'s stream, relates to the session now: the concerns
+    /// unsettled by the requests that stopped waiting are looked at again first, then those
+    /// not looked at yet, up to the first that needs the other stream.
     pub(super) fn need(
         &mut self,
         session: &Session,

@@ -13,6 +13,7 @@ use super::report::Report;
 use crate::check::{CheckArgs, Named, Record};
 use crate::session::{Dir, IdRewriting, Session, Violation};
 
+/// The error for line `line` of the session log: `what` is wrong with it.
 fn bad_log(line: u64, what: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -27,29 +28,52 @@ fn bad_log(line: u64, what: &str) -> io::Error {
 struct LogLine {
     /// The header: the proxy's options.
     rpcwire_proxy: Option<LogHeader>,
+    /// Who sent the message (`c2s`, `s2c`), or the request an event names; none on a record
+    /// of counters (`stats`, `summary`).
     dir: Option<String>,
+    /// When the proxy saw it, in milliseconds since the proxy started (0 when absent).
     t_ms: Option<u64>,
+    /// What an event record tells (`timeout`, `owed_answered`, `unanswered`); none on a
+    /// message's record.
     event: Option<String>,
+    /// The message's kind, as `check` names it (`request`, `success_response`, ...).
     kind: Option<String>,
+    /// The message's id as its wire token (an event's: the id the request's sender gave it).
     id: Option<String>,
     /// The id the proxy forwarded a client request under, when it minted one (a request's
     /// record, a timeout): the session mints the same, replaying; a timeout names it.
     upstream_id: Option<String>,
+    /// The method of a request or a notification (an event's: its request's).
     method: Option<String>,
+    /// An error response's code.
     error_code: Option<i64>,
+    /// For `notifications/cancelled`: the wire token of the request it cancels.
     cancels: Option<String>,
+    /// The protocol version a message names (the reply to `initialize`, an MCP request's
+    /// `_meta`).
     protocol_version: Option<String>,
+    /// The wire token of the progress token a request asks for or a progress notification
+    /// reports on.
     progress_token: Option<String>,
+    /// The wire token of the listen request a notification of its stream names.
     subscription: Option<String>,
+    /// For a reply to `tools/list` the proxy checked: the tools whose `x-mcp-header`
+    /// annotations are invalid, each with why.
     invalid_tools: Option<String>,
+    /// The reply the proxy sent in the message's place.
     reply: Option<LogReply>,
+    /// The index of a batch element in its batch (its record follows its batch's).
     element: Option<u64>,
+    /// Whether the proxy dropped this batch whole.
     dropped: Option<bool>,
 }
 
+/// The header, the log's first line: the options the proxy ran with that its replay shares.
 #[derive(Deserialize)]
 struct LogHeader {
+    /// Its `--dialect` (`mcp` when absent).
     dialect: Option<String>,
+    /// Its `--max-in-flight` (absent from logs from before it was recorded: the default).
     max_in_flight: Option<u64>,
     /// Whether the proxy forwarded a JSON-RPC request reusing an id whose reply could still
     /// come under an id it minted: absent from the logs of proxies that did not.
@@ -73,9 +97,12 @@ struct LogHeader {
     keeps_untracked_server_elements: Option<bool>,
 }
 
+/// The reply the proxy sent in a message's place.
 #[derive(Deserialize)]
 struct LogReply {
+    /// Its error code.
     code: Option<i64>,
+    /// The id it carried: a wire token, `null` or `<absent>`.
     id: Option<String>,
 }
 
@@ -83,6 +110,9 @@ struct LogReply {
 /// at most 64 KiB each and a `protocolVersion` of at most a frame (16 MiB by default), escaped.
 const MAX_LOG_LINE: u64 = 256 << 20;
 
+/// Replays the proxy log at `path` in its own order, through a session set up as its header
+/// says the proxy ran (without a header: `args`' dialect), and reports the result; `Ok(true)`
+/// when there is no violation.
 pub(super) fn replay_log<W: Write>(
     args: &CheckArgs,
     path: &Path,

@@ -11,11 +11,15 @@ use crate::session::{Dir, Session, Violation};
 
 /// Where the report goes.
 pub(super) struct Report<W: Write> {
+    /// The output: the standard output, buffered (a buffer in the tests).
     pub(super) out: W,
+    /// Whether each record is a JSON line (`--json`) rather than text.
     pub(super) json: bool,
 }
 
 impl<W: Write> Report<W> {
+    /// Reports the record `r`, read from `dir`'s stream, and its violation `v`: every record
+    /// as JSON, only those with a violation as text.
     pub(super) fn message(&mut self, dir: Dir, r: &Record, v: Option<Violation>) -> io::Result<()> {
         if self.json {
             let mut record = r.to_json();
@@ -45,6 +49,8 @@ impl<W: Write> Report<W> {
         }
     }
 
+    /// Reports the event `event` (`timeout`, `unanswered`) of the request `id` (`method`),
+    /// sent from `dir`, with its violation, if any.
     pub(super) fn event(
         &mut self,
         event: &str,

@@ -15,10 +15,15 @@ use crate::session::{Dir, Session};
 
 /// One side of a session read from its own file, one classified message at a time.
 pub(super) struct Side {
+    /// The file the stream is read from.
     input: Named,
+    /// Cuts the stream into frames (`--framing`).
     framer: StreamFramer,
+    /// Classifies each frame, as `check` of the stream alone does.
     pub(super) decoder: Decoder,
+    /// What was read of the stream and not yet cut into frames.
     buf: BytesMut,
+    /// Whether the stream was read to its end, or can be read no further.
     eof: bool,
     /// How many bytes of the stream were read.
     len: u64,
@@ -27,6 +32,7 @@ pub(super) struct Side {
     /// How many frames holding no message were passed over: a record's frame number counts
     /// them, as `check` of the stream alone numbers its frames (it reports them as `skip`).
     skipped: u64,
+    /// The next record, read ahead for the merge to choose between the two sides.
     peeked: Option<Record>,
     /// For a peeked batch: how far its elements were found not to need the other stream.
     peeked_batch: Option<BatchNeed>,
@@ -37,6 +43,8 @@ pub(super) struct Side {
 }
 
 impl Side {
+    /// The stream in the file at `path`, decoded with the options of `args` as `role` (the
+    /// peer that reads it) reads it.
     pub(super) fn new(args: &CheckArgs, path: &Path, role: Role) -> io::Result<Side> {
         let mut options = DecodeOptions::new(args.dialect());
         options.role = role;
@@ -83,6 +91,8 @@ impl Side {
         crate::session::invalid_tool_headers(&self.decoder.decode(frame).ok()?)
     }
 
+    /// The next record, read ahead and kept until [`Side::next`] takes it (`None` at the end
+    /// of the stream).
     fn peek(
         &mut self,
         progress: &mut Progress,
@@ -115,6 +125,8 @@ impl Side {
         Ok(Some(batch.need(session, dir, r, &self.decoder)))
     }
 
+    /// Takes the next record, the one peeked if there is one (`None` at the end of the
+    /// stream).
     pub(super) fn next(
         &mut self,
         progress: &mut Progress,
