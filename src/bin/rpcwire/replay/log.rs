@@ -1,0 +1,276 @@
+//! Replaying a proxy log (`--session-log FILE`) in its own order: its lines, as the replay
+//! reads them, and the replay.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+use rpcwire::{Dialect, Id};
+use serde::Deserialize;
+
+use super::observe::observe;
+use super::progress::{file_size, Progress};
+use super::report::Report;
+use crate::check::{CheckArgs, Named, Record};
+use crate::session::{Dir, IdRewriting, Session, Violation};
+
+/// The error for line `line` of the session log: `what` is wrong with it.
+fn bad_log(line: u64, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("line {line} of the session log: {what}"),
+    )
+}
+
+/// One line of a proxy log, as the replay reads it: the fields it needs, typed, and nothing
+/// else (a member it does not know is skipped, not built: a record padded with megabytes of
+/// junk must not cost dozens of times its size, as a `serde_json::Value` would).
+#[derive(Deserialize)]
+struct LogLine {
+    /// The header: the proxy's options.
+    rpcwire_proxy: Option<LogHeader>,
+    /// Who sent the message (`c2s`, `s2c`), or the request an event names; none on a record
+    /// of counters (`stats`, `summary`).
+    dir: Option<String>,
+    /// When the proxy saw it, in milliseconds since the proxy started (0 when absent).
+    t_ms: Option<u64>,
+    /// What an event record tells (`timeout`, `owed_answered`, `unanswered`); none on a
+    /// message's record.
+    event: Option<String>,
+    /// The message's kind, as `check` names it (`request`, `success_response`, ...).
+    kind: Option<String>,
+    /// The message's id as its wire token (an event's: the id the request's sender gave it).
+    id: Option<String>,
+    /// The id the proxy forwarded a client request under, when it minted one (a request's
+    /// record, a timeout): the session mints the same, replaying; a timeout names it.
+    upstream_id: Option<String>,
+    /// The method of a request or a notification (an event's: its request's).
+    method: Option<String>,
+    /// An error response's code.
+    error_code: Option<i64>,
+    /// For `notifications/cancelled`: the wire token of the request it cancels.
+    cancels: Option<String>,
+    /// The protocol version a message names (the reply to `initialize`, an MCP request's
+    /// `_meta`).
+    protocol_version: Option<String>,
+    /// The wire token of the progress token a request asks for or a progress notification
+    /// reports on.
+    progress_token: Option<String>,
+    /// The wire token of the listen request a notification of its stream names.
+    subscription: Option<String>,
+    /// For a reply to `tools/list` the proxy checked: the tools whose `x-mcp-header`
+    /// annotations are invalid, each with why.
+    invalid_tools: Option<String>,
+    /// The reply the proxy sent in the message's place.
+    reply: Option<LogReply>,
+    /// The index of a batch element in its batch (its record follows its batch's).
+    element: Option<u64>,
+    /// Whether the proxy dropped this batch whole.
+    dropped: Option<bool>,
+}
+
+/// The header, the log's first line: the options the proxy ran with that its replay shares.
+#[derive(Deserialize)]
+struct LogHeader {
+    /// Its `--dialect` (`mcp` when absent).
+    dialect: Option<String>,
+    /// Its `--max-in-flight` (absent from logs from before it was recorded: the default).
+    max_in_flight: Option<u64>,
+    /// Whether the proxy forwarded a JSON-RPC request reusing an id whose reply could still
+    /// come under an id it minted: absent from the logs of proxies that did not.
+    rewrites_reused_ids: Option<bool>,
+    /// Whether it did so inside batches too (rebuilding them): absent from the logs of
+    /// proxies that forwarded a batch's ids as they came.
+    rewrites_reused_ids_in_batches: Option<bool>,
+    /// Whether it did so for the batch elements beyond its `--max-in-flight` too (forwarded
+    /// untracked): absent from the logs of proxies that forwarded those under the client's id.
+    rewrites_reused_ids_of_untracked_elements: Option<bool>,
+    /// Whether it did so for a request with the id of a batch element it forwarded untracked
+    /// under that id lately too: absent from the logs of proxies that forwarded that request
+    /// under its own id.
+    rewrites_ids_of_untracked_elements_reused: Option<bool>,
+    /// Whether it kept the batch elements it forwarded untracked until their reply came
+    /// (answered at their batch's deadline, unanswered at exit): absent from the logs of
+    /// proxies that forgot them.
+    keeps_untracked_elements: Option<bool>,
+    /// Whether it kept the server's batch elements beyond its limits likewise (their reply
+    /// no violation, unanswered at exit): absent from the logs of proxies that forgot them.
+    keeps_untracked_server_elements: Option<bool>,
+}
+
+/// The reply the proxy sent in a message's place.
+#[derive(Deserialize)]
+struct LogReply {
+    /// Its error code.
+    code: Option<i64>,
+    /// The id it carried: a wire token, `null` or `<absent>`.
+    id: Option<String>,
+}
+
+/// The longest line of a proxy log the replay reads: its records hold ids and method names of
+/// at most 64 KiB each and a `protocolVersion` of at most a frame (16 MiB by default), escaped.
+const MAX_LOG_LINE: u64 = 256 << 20;
+
+/// Replays the proxy log at `path` in its own order, through a session set up as its header
+/// says the proxy ran (without a header: `args`' dialect), and reports the result; `Ok(true)`
+/// when there is no violation.
+pub(super) fn replay_log<W: Write>(
+    args: &CheckArgs,
+    path: &Path,
+    mut report: Report<W>,
+) -> io::Result<bool> {
+    let mut progress = Progress::new(file_size(path));
+    let mut input = BufReader::with_capacity(64 << 10, Named::open(path)?);
+    let mut session: Option<Session> = None;
+    let mut frames = [0u64; 2];
+    let mut bytes = Vec::new();
+    let mut number = 0u64;
+    loop {
+        // The next line needs a read, which may wait on a live log (`tail -f` of one being
+        // written): the records so far go out before it.
+        if !input.buffer().contains(&b'\n') {
+            report.out.flush()?;
+        }
+        bytes.clear();
+        let n = (&mut input)
+            .take(MAX_LOG_LINE)
+            .read_until(b'\n', &mut bytes)?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        if n as u64 == MAX_LOG_LINE && !bytes.ends_with(b"\n") {
+            return Err(bad_log(number, "a record longer than 256 MiB"));
+        }
+        let line = std::str::from_utf8(&bytes).map_err(|e| bad_log(number, &e.to_string()))?;
+        progress.add(n as u64);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: LogLine = serde_json::from_str(line).map_err(|e| bad_log(number, &e.to_string()))?;
+        if let Some(header) = v.rpcwire_proxy {
+            // The dialect the proxy ran with.
+            let dialect = match header.dialect.as_deref() {
+                Some("jsonrpc") => Dialect::JsonRpc2,
+                _ => Dialect::Mcp,
+            };
+            if let Some(given) = args.given_dialect().filter(|_| args.dialect() != dialect) {
+                let recorded = header.dialect.as_deref().unwrap_or("mcp");
+                let what = format!("the proxy ran with --dialect {recorded}, not {given}");
+                return Err(bad_log(number, &what));
+            }
+            // And its limit of requests in flight (logs from before it was recorded: the
+            // default).
+            let max_in_flight = header
+                .max_in_flight
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n > 0)
+                .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
+            // The proxy forwards a JSON-RPC request reusing an id whose reply could still
+            // come under an id it mints: so does its replay, alike. A log of a proxy that
+            // did not (no such field in its header) is replayed as that proxy ran, and so is
+            // one of a proxy that did for requests sent alone only, or for those and the batch
+            // elements it tracked only, or not for a request with the id of a batch element it
+            // forwarded untracked under that id. Likewise, one that forgot the batch elements
+            // it forwarded untracked (no `keeps_untracked_elements`) is replayed forgetting them,
+            // and one that forgot the server's (no `keeps_untracked_server_elements`) too.
+            session.get_or_insert_with(|| {
+                let session = Session::with_max_in_flight(dialect, None, max_in_flight);
+                let flags = [
+                    header.rewrites_reused_ids,
+                    header.rewrites_reused_ids_in_batches,
+                    header.rewrites_reused_ids_of_untracked_elements,
+                    header.rewrites_ids_of_untracked_elements_reused,
+                ];
+                let said = flags.iter().take_while(|f| **f == Some(true)).count();
+                session
+                    .rewriting(IdRewriting::LEVELS[said])
+                    .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
+                    .keeping_untracked_server_elements(
+                        header.keeps_untracked_server_elements == Some(true),
+                    )
+            });
+            continue;
+        }
+        let session = session
+            .get_or_insert_with(|| Session::new(args.dialect(), None).rewriting_reused_ids());
+        let dir = match v.dir.as_deref() {
+            Some("c2s") => Dir::C2s,
+            Some("s2c") => Dir::S2c,
+            // Counters ("stats", "summary"): the replay computes its own.
+            _ => continue,
+        };
+        let t_ms = v.t_ms.unwrap_or(0);
+        fn id(token: &Option<String>, number: u64) -> io::Result<Option<Id<'_>>> {
+            match token {
+                Some(token) => Id::from_token(token.as_bytes())
+                    .map(Some)
+                    .ok_or_else(|| bad_log(number, "a bad id")),
+                None => Ok(None),
+            }
+        }
+        match v.event.as_deref() {
+            Some("timeout") => {
+                // The table holds a request by the id the server knows it by.
+                let upstream = id(&v.upstream_id, number)?;
+                let id =
+                    id(&v.id, number)?.ok_or_else(|| bad_log(number, "a timeout without an id"))?;
+                let method = v.method.as_deref().unwrap_or_default();
+                let upstream = upstream.unwrap_or(id);
+                let timed_out = session.time_out(upstream).then_some(Violation::TimedOut);
+                report.event("timeout", dir, id, method, timed_out)?;
+            }
+            // The proxy answered an invalid element of a timed-out batch itself: its reply is
+            // owed no more.
+            Some("owed_answered") => {
+                session.forget_owed_reply(id(&v.id, number)?);
+            }
+            // Recomputed at the end.
+            Some("unanswered") => {}
+            Some(other) => return Err(bad_log(number, &format!("unknown event {other:?}"))),
+            None => {
+                let kind = v
+                    .kind
+                    .as_deref()
+                    .ok_or_else(|| bad_log(number, "a record without a kind"))?;
+                // The session takes a record's tokens as the decoder would have given them.
+                for token in [&v.id, &v.cancels, &v.progress_token, &v.subscription] {
+                    id(token, number)?;
+                }
+                if kind == "request" && v.id.is_none() {
+                    return Err(bad_log(number, "a request without an id"));
+                }
+                let slot = &mut frames[(dir == Dir::S2c) as usize];
+                // An element of a batch follows its batch's record and shares its frame.
+                let frame = match v.element {
+                    Some(_) => slot.saturating_sub(1),
+                    None => {
+                        *slot += 1;
+                        *slot - 1
+                    }
+                };
+                let mut r = Record::new(frame, None, crate::session::kind_name(kind));
+                r.element = v.element;
+                r.id = v.id;
+                r.method = v.method;
+                r.error_code = v.error_code;
+                r.cancels = v.cancels;
+                r.protocol_version = v.protocol_version;
+                r.progress_token = v.progress_token;
+                r.subscription = v.subscription;
+                r.invalid_tools = v.invalid_tools;
+                r.reply = v
+                    .reply
+                    .map(|reply| (reply.code.unwrap_or_default(), reply.id.unwrap_or_default()));
+                let violation = observe(session, dir, &r, t_ms);
+                // The proxy dropped this batch whole: its elements have no effect.
+                if v.dropped == Some(true) {
+                    session.drop_batch(dir);
+                }
+                report.message(dir, &r, violation)?;
+            }
+        }
+    }
+    progress.finish();
+    let session = session.unwrap_or_else(|| Session::new(args.dialect(), None));
+    report.finish(session, frames)
+}

@@ -1,0 +1,170 @@
+//! Merging the two streams of a session (`--c2s FILE --s2c FILE`) causally, one message at a
+//! time, by the rules of [`super`].
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use rpcwire::Role;
+
+use super::need::Need;
+use super::observe::{observe, wire_id};
+use super::progress::{file_size, Progress};
+use super::report::Report;
+use super::side::Side;
+use crate::check::{batch_elements, element_records, CheckArgs};
+use crate::session::{kind_of, Dir, Session};
+
+/// Merges the streams `c2s` and `s2c` through `session` (a fresh one, of `args`' dialect), and
+/// reports the result.
+pub(super) fn merge_streams<W: Write>(
+    args: &CheckArgs,
+    c2s: &Path,
+    s2c: &Path,
+    session: Session,
+    mut report: Report<W>,
+) -> io::Result<bool> {
+    let mut session = session.telling_stops();
+    let mut progress = Progress::new(file_size(c2s) + file_size(s2c));
+    let mut client = Side::new(args, c2s, Role::Server)?;
+    let mut server = Side::new(args, s2c, Role::Client)?;
+    loop {
+        let c = client.peek_need(&session, Dir::C2s, &mut progress, &mut report.out)?;
+        let s = server.peek_need(&session, Dir::S2c, &mut progress, &mut report.out)?;
+        let dir = match (c, s) {
+            (None, None) => break,
+            (Some(_), None) => Dir::C2s,
+            (None, Some(_)) => Dir::S2c,
+            (_, Some(Need::Matches)) => Dir::S2c,
+            (Some(Need::Matches), _) => Dir::C2s,
+            (Some(Need::Nothing), Some(Need::OtherSide)) => Dir::C2s,
+            _ => Dir::S2c,
+        };
+        let side = match dir {
+            Dir::C2s => &mut client,
+            Dir::S2c => &mut server,
+        };
+        let mut r = side.next(&mut progress, &mut report.out)?.expect("peeked");
+        if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
+            r.invalid_tools = side.invalid_tools();
+        }
+        let violation = if r.kind == "framing_error" && r.reply.is_none() {
+            // Not an over-long frame: where the stream can be read no further.
+            Some(session.observe_bad_framing(dir))
+        } else {
+            observe(&mut session, dir, &r, 0)
+        };
+        // Its peer reads every line: one whose id could not be read is owed a null-id error
+        // (JSON-RPC 2.0 §5.1).
+        if r.reply.as_ref().is_some_and(|(_, id)| id == "null") {
+            session.owe_null_reply(dir);
+        }
+        let kinds = batch_elements(&side.decoder, &r).map(|element| kind_of(&element));
+        if Session::drops_batch(dir, kinds) {
+            session.drop_batch(dir);
+        }
+        report.message(dir, &r, violation)?;
+        for element in element_records(&side.decoder, &r) {
+            let violation = observe(&mut session, dir, &element, 0);
+            report.message(dir, &element, violation)?;
+        }
+        if let Some(version) = session.protocol_version() {
+            client.adopt_protocol_version(version);
+            server.adopt_protocol_version(version);
+        }
+    }
+    progress.finish();
+    report.finish(session, [client.index, server.index])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpcwire::Dialect;
+
+    /// `check --json --dialect jsonrpc --c2s C2S --s2c S2C` of the streams `c2s` and `s2c`
+    /// (written under the system's temporary directory, as `name`), merged through a session
+    /// of at most one request in flight each way: each record's direction, id and violation.
+    fn merge_one_in_flight(name: &str, c2s: &str, s2c: &str) -> Vec<(String, String, String)> {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: CheckArgs,
+        }
+        let dir = std::env::temp_dir().join(format!("rpcwire-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+        std::fs::write(&c2s_path, c2s).unwrap();
+        std::fs::write(&s2c_path, s2c).unwrap();
+        let args = <Cli as clap::Parser>::parse_from([
+            "check".as_ref(),
+            "--json".as_ref(),
+            "--dialect".as_ref(),
+            "jsonrpc".as_ref(),
+            "--c2s".as_ref(),
+            c2s_path.as_os_str(),
+            "--s2c".as_ref(),
+            s2c_path.as_os_str(),
+        ])
+        .args;
+        let mut out = vec![];
+        let report = Report {
+            out: &mut out,
+            json: true,
+        };
+        let session = Session::with_max_in_flight(Dialect::JsonRpc2, None, 1);
+        merge_streams(&args, &c2s_path, &s2c_path, session, report).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => "-".into(),
+            other => other.to_string(),
+        };
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .filter(|record| record.get("summary").is_none())
+            .map(|r| (text(&r["dir"]), text(&r["id"]), text(&r["violation"])))
+            .collect()
+    }
+
+    /// A batch element beyond the limit of requests in flight, kept until its reply comes,
+    /// waits for it as a request does: the server's reply to it goes first (rule 1), before
+    /// the client's next request, which the merge would otherwise take first (rule 2, as if
+    /// the reply answered an id not sent yet). Taken first, that request found the table still
+    /// full (the reply to 1 had not come) and was refused as beyond the limit, and the reply
+    /// to it then answered nothing.
+    #[test]
+    fn a_reply_to_a_kept_element_goes_first() {
+        let c2s = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+            r#"[{"jsonrpc":"2.0","id":2,"method":"b"}]"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"c"}"#,
+        ];
+        let s2c = [
+            r#"[{"jsonrpc":"2.0","id":2,"result":{}}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        ];
+        let records = merge_one_in_flight(
+            "kept-element-first",
+            &(c2s.join("\n") + "\n"),
+            &(s2c.join("\n") + "\n"),
+        );
+        let expected = [
+            ("c2s", "1", "-"),
+            ("c2s", "-", "-"),
+            ("c2s", "2", "too_many_in_flight"),
+            ("s2c", "-", "-"),
+            ("s2c", "2", "-"),
+            ("s2c", "1", "-"),
+            ("c2s", "3", "-"),
+            ("s2c", "3", "-"),
+        ];
+        let expected: Vec<_> = expected
+            .iter()
+            .map(|(d, i, v)| (d.to_string(), i.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(records, expected);
+    }
+}

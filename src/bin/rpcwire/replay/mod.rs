@@ -1,0 +1,90 @@
+//! `rpcwire check` on a whole session, offline: the proxy's session checks (`session/`) over
+//! a log written by `rpcwire proxy --log` (`--session-log FILE`) or over the two streams of a
+//! session (`--c2s FILE --s2c FILE`).
+//!
+//! Either way the report is flushed before each read of the input that may wait, so a live
+//! log or stream (a pipe whose writer stays) is reported as it comes, as `check` of one stream
+//! is.
+//!
+//! A proxy log is replayed in its own order, which is the order the live proxy saw (the log is
+//! written under the session's lock), with its timeout events; the result is the live run's.
+//! A JSON-RPC batch is a `batch` record followed by one record per element (with its index
+//! as `element`), each observed as the proxy did.
+//!
+//! Two streams carry no timestamps, so they are merged causally, one message at a time, by
+//! these rules in this order:
+//! 1. a reply (either way) to a request that is waiting goes first: a reply is matched as early
+//!    as the streams allow, before a cancellation or a reused id that follows it elsewhere.
+//!    (A batch element beyond the limits of the requests in flight, kept until its reply
+//!    comes, is waiting as a request is.)
+//!    A `notifications/progress` (MCP) counts as a reply to the request carrying its token:
+//!    it goes first while that request waits, and otherwise pulls the other stream forward as
+//!    in rule 2. So does an error with a null id sent alone while a line of the other stream
+//!    whose id could not be read waits for it (JSON-RPC 2.0 §5.1: a peer reads every line of
+//!    the streams, so it answers those too; such a reply is no violation);
+//! 2. a server reply to an id the client has not sent yet pulls the client's stream forward,
+//!    one message at a time, until it has (or the client's stream ends) — unless the client's
+//!    next message is itself a reply to a server request not seen yet, a deadlock the streams
+//!    only reach when a peer broke the protocol;
+//! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
+//!
+//! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;
+//! it pulls the other stream forward (rule 2) while any of its replies answers a request not
+//! seen yet, and goes first (rule 1) when any answers a request that is waiting.
+//!
+//! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
+//! request it answers. A real violation (a reply nobody asked for, a reused id, a request
+//! never answered, progress after its request's result or on a token nobody sent) is still
+//! found; what no merge can know is the real timing, so late replies, progress after a
+//! cancellation and timeouts are only found in a proxy log.
+//!
+//! [`run`] is here; the rest, one concept a file: the replay of a proxy log ([`log`]); for two
+//! streams, each stream read a message at a time ([`side`]), how a message relates to what the
+//! session waits on ([`need`]), the same for a batch kept peeked ([`batch_need`]) and the merge
+//! itself ([`merge`]); shared by both, what the session is told of a record ([`observe`]), the
+//! report ([`report`]) and the progress line ([`progress`]).
+
+mod batch_need;
+mod log;
+mod merge;
+mod need;
+mod observe;
+mod progress;
+mod report;
+mod side;
+
+use std::io::{self, BufWriter};
+use std::path::Path;
+
+use self::log::replay_log;
+use self::merge::merge_streams;
+use self::report::Report;
+use crate::check::{CheckArgs, ReportOut};
+use crate::session::Session;
+
+/// Runs the session checks; `Ok(true)` when there is no violation.
+pub fn run(
+    args: &CheckArgs,
+    log: Option<&Path>,
+    c2s: Option<&Path>,
+    s2c: Option<&Path>,
+) -> io::Result<bool> {
+    let report = Report {
+        out: BufWriter::new(ReportOut::lock()),
+        json: args.json,
+    };
+    match (log, c2s, s2c) {
+        (Some(log), _, _) => replay_log(args, log, report),
+        (None, Some(c2s), Some(s2c)) if c2s.as_os_str() == "-" && s2c.as_os_str() == "-" => {
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--c2s and --s2c cannot both be the standard input (-)",
+            ))
+        }
+        (None, Some(c2s), Some(s2c)) => {
+            let session = Session::new(args.dialect(), None);
+            merge_streams(args, c2s, s2c, session, report)
+        }
+        _ => unreachable!("clap requires --session-log or both --c2s and --s2c"),
+    }
+}
