@@ -16,7 +16,17 @@ pub enum IdKind {
     Integer,
     /// Any other number (`1.5`, `1.0`, `1e3`): JSON-RPC allows it, MCP does not.
     Number,
-    /// `null`: JSON-RPC allows it (and uses it in replies to unreadable requests), MCP does not.
+    /// `null`: JSON-RPC allows it (and uses it in replies to unreadable requests); MCP only in
+    /// an error response, its form for a request whose id could not be read (a request's or
+    /// a success response's `null` id is `NullId` there).
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, Decoder, Id};
+    /// let error = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    /// assert_eq!(Decoder::mcp_client().decode(error).unwrap().id(), Some(Id::NULL));
+    /// let request = br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#;
+    /// assert_eq!(Decoder::mcp().decode(request).unwrap_err().error(), DecodeError::NullId);
+    /// ```
     Null,
 }
 

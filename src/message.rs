@@ -17,7 +17,8 @@ pub enum Kind {
     Notification,
     /// A success response: `id` and `result`.
     Response,
-    /// An error response: `error`, and an `id` unless the request's id could not be read.
+    /// An error response: `error` and `id`, which is `null` when the request's id could not be
+    /// read; MCP also allows leaving the `id` out then (JSON-RPC requires the member).
     ErrorResponse,
     /// A JSON-RPC batch (top-level array), when the decoder's options allow batches.
     Batch,
@@ -108,7 +109,17 @@ impl core::fmt::Display for ErrorObject<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ErrorResponse<'a> {
     /// The id of the request this answers: `None` when the member is absent (MCP's form for
-    /// "the request's id could not be read"); `Some(Id::NULL)` for JSON-RPC's `"id": null`.
+    /// "the request's id could not be read"; JSON-RPC refuses it as `MissingId`);
+    /// `Some(Id::NULL)` for `"id": null` (JSON-RPC's form, which MCP accepts too).
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, Decoder, Message};
+    /// let absent = br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#;
+    /// let Ok(Message::ErrorResponse(e)) = Decoder::mcp_client().decode(absent) else { panic!() };
+    /// assert_eq!(e.id, None);
+    /// let rejected = Decoder::jsonrpc_client().decode(absent).unwrap_err();
+    /// assert_eq!(rejected.error(), DecodeError::MissingId);
+    /// ```
     pub id: Option<Id<'a>>,
     /// The error.
     pub error: ErrorObject<'a>,
