@@ -40,6 +40,21 @@ pub enum IdKind {
 /// assert_eq!(id.as_str().unwrap().decode(), "a\"b");
 /// assert_eq!(Id::from_token(b"42").unwrap().as_i64(), Some(42));
 /// ```
+///
+/// Ids are equal, and hash alike, when their tokens are the same bytes (an [`IdBuf`] too):
+/// `1` and `1.0`, `0` and `-0`, `"a"` and `"\u0061"` are different ids here, though a peer
+/// that reads the values takes each pair for one request. [`IdKey`](crate::IdKey) matches
+/// ids by value, as [`InFlight`](crate::InFlight) does:
+///
+/// ```
+/// use rpcwire::{Id, IdKey};
+/// let (one, spelled) = (Id::from_token(b"1").unwrap(), Id::from_token(b"1.0").unwrap());
+/// assert_ne!(one, spelled);
+/// assert_eq!(IdKey::of(one), IdKey::of(spelled));
+/// let escaped = Id::from_token(br#""\u0061""#).unwrap();
+/// assert_ne!(escaped, Id::from_token(br#""a""#).unwrap());
+/// assert_eq!(IdKey::of(escaped), IdKey::of(Id::from_token(br#""a""#).unwrap()));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Id<'a> {
     raw: &'a [u8],
