@@ -290,8 +290,9 @@ fn new_strict_takes_what_serde_json_reads() {
 
 /// The deepest value `RawJson::new` takes is one a peer can read: serde_json reads it (its
 /// recursion limit lets 127 levels through), `new_strict` takes it too, and spliced into a
-/// response as its result (one level deeper) it makes a frame the default decoder reads. One
-/// level more is refused by both constructors, as serde_json refuses it.
+/// response as its result (one level deeper) it makes a frame a JSON-RPC client's decoder
+/// with the default limits reads (not an MCP one: MCP's results are objects). One level more
+/// is refused by both constructors, as serde_json refuses it.
 #[test]
 fn the_deepest_value_new_takes_can_be_sent() {
     use bytes::BytesMut;
