@@ -157,8 +157,18 @@ pub enum Message<'a> {
     Response(Response<'a>),
     /// An error response.
     ErrorResponse(ErrorResponse<'a>),
-    /// A batch: JSON-RPC, or MCP when [`DecodeOptions::batches`](crate::DecodeOptions::batches)
-    /// allows it (a 2025-03-26 session).
+    /// A batch, when [`DecodeOptions::batches`](crate::DecodeOptions::batches) allows it: by
+    /// default in JSON-RPC, and in MCP in a 2025-03-26 session. (Where it does not, a batch is
+    /// refused whole as `BatchNotAllowed`, in JSON-RPC too.)
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, DecodeOptions, Decoder, Dialect, Message};
+    /// let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    /// assert!(matches!(Decoder::jsonrpc().decode(batch), Ok(Message::Batch(_))));
+    /// let no_batches = DecodeOptions { batches: false, ..DecodeOptions::new(Dialect::JsonRpc2) };
+    /// let refused = Decoder::new(no_batches).decode(batch).unwrap_err();
+    /// assert_eq!(refused.error(), DecodeError::BatchNotAllowed);
+    /// ```
     Batch(Batch<'a>),
 }
 
