@@ -133,11 +133,20 @@ impl core::fmt::Debug for JsonStr<'_> {
 /// The decoded string, without quotes (a lone surrogate escape as U+FFFD, as
 /// [`JsonStr::chars`] gives it); nothing is allocated. For logs: `{}` of a method name.
 ///
+/// The text is the peer's, as it is: an escaped line break or control character is printed
+/// as that character, so a peer can split or forge a line of a log written with `{}`. `{:?}`
+/// prints it quoted and escaped.
+///
 /// ```
 /// use rpcwire::{Decoder, Message};
 /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#;
 /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
 /// assert_eq!(format!("calling {}", req.method), "calling tools/call");
+///
+/// let frame = br#"{"jsonrpc":"2.0","method":"a\nINFO forged"}"#;
+/// let Ok(Message::Notification(n)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert_eq!(format!("{}", n.method), "a\nINFO forged");
+/// assert_eq!(format!("{:?}", n.method), r#""a\nINFO forged""#);
 /// ```
 impl core::fmt::Display for JsonStr<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -59,7 +59,8 @@
 //!   [`Message::Notification`], even an unknown one.
 //! - log what arrived: [`JsonStr`] (a method), [`RawJson`], [`ErrorObject`] (an error
 //!   reply's code and message) and [`Rejection`] (why a frame was refused, with its id)
-//!   implement `Display`.
+//!   implement `Display`. A method or an error message is the peer's decoded text, line
+//!   breaks included: where a peer must not split a log line, print it with `{:?}`.
 //! - say where a frame stops being JSON: [`Decoder::parse_error_offset`] (a cold path, for
 //!   logs: it decodes prefixes of the frame again).
 //! - answer a rejected frame: [`Rejection::reply`] gives the code and id, or `None` when

@@ -90,7 +90,8 @@ pub struct ErrorObject<'a> {
 }
 
 /// The code and the decoded message, `-32601 Method not found` (`data` is left out: it may
-/// be large, and is any JSON value).
+/// be large, and is any JSON value). The message is the peer's text as it is, line breaks
+/// included (see [`JsonStr`]'s `Display`); `{:?}` escapes them.
 ///
 /// ```
 /// use rpcwire::Decoder;

@@ -13,8 +13,9 @@ pub enum Dialect {
     JsonRpc2,
     /// MCP (2025-06-18 and later): no batches (2025-03-26's are
     /// [`DecodeOptions::for_protocol_version`]'s); ids are strings or canonical integers, never
-    /// null; `params` and `result` are objects; `result.resultType`, when present, must be a
-    /// known value.
+    /// null (but in an error response, whose id may be `null` or absent when the request's
+    /// could not be read); `params` and `result` are objects; `result.resultType`, when
+    /// present, must be a known value.
     #[default]
     Mcp,
 }
