@@ -551,7 +551,8 @@ fn overlong_lines_between_frames() {
     assert_eq!(lines.len(), 100);
 }
 
-/// Role matters for exactly one shape: an id with none of method/result/error.
+/// The role decides what an id with none of method/result/error is: to a server an invalid
+/// request, answered under that id; to a client an invalid response, not answered.
 #[test]
 fn id_only_frame_by_role() {
     let frame = br#"{"jsonrpc":"2.0","id":5}"#;
