@@ -41,7 +41,8 @@ fn assert_parse_error(dec: &Decoder, frame: &[u8]) -> DecodeError {
     rej.error()
 }
 
-/// Frames `stream` in `chunk`-byte reads; returns every item.
+/// Frames `stream` in `chunk`-byte reads; returns every item. Between reads the framer holds
+/// no more than a frame and its CR: an over-long line is discarded as it arrives, not kept.
 fn frame_all(stream: &[u8], chunk: usize, max_frame: usize) -> Vec<Result<Vec<u8>, FrameError>> {
     let mut framer = LineFramer::new(max_frame);
     let mut buf = BytesMut::new();
@@ -51,6 +52,7 @@ fn frame_all(stream: &[u8], chunk: usize, max_frame: usize) -> Vec<Result<Vec<u8
         while let Some(item) = framer.decode(&mut buf).transpose() {
             out.push(item.map(|b| b.to_vec()));
         }
+        assert!(buf.len() <= max_frame + 1, "buffered {}", buf.len());
     }
     while let Some(item) = framer.decode_eof(&mut buf).transpose() {
         out.push(item.map(|b| b.to_vec()));
@@ -147,7 +149,8 @@ fn assert_invalid_utf8_at(decs: &[Decoder], frame: &[u8], at: usize) {
 /// Long frames, whose UTF-8 a lazy decoder checks after the walk except in a payload the skip
 /// kernel saw to be ASCII: invalid UTF-8 anywhere (before, in and after the payload, in place
 /// of a structural byte) is still reported as such and before any syntax error; text that is
-/// not ASCII anywhere is still accepted.
+/// not ASCII, anywhere, is never taken for invalid UTF-8, and where the frame stays valid JSON
+/// each lazy decoder reads it as the strict one does.
 #[test]
 #[cfg_attr(miri, ignore)]
 fn utf8_in_long_frames() {
@@ -180,7 +183,9 @@ fn utf8_in_long_frames() {
         // in and after the payload): never called invalid UTF-8, and on valid JSON each lazy
         // decoder (UTF-8 checked after the walk) agrees with the strict one of its dialect
         // (checked first).
+        let (mut replaced, mut still_json) = (0, 0);
         for at in spots.iter().filter(|&&at| frame[at].is_ascii_alphabetic()) {
+            replaced += 1;
             let mut f = frame.to_vec();
             f.splice(at..&(at + 1), "é".bytes());
             let is_json = serde_json::from_slice::<serde_json::Value>(&f).is_ok();
@@ -189,11 +194,16 @@ fn utf8_in_long_frames() {
                 assert_ne!(outcome(dec), Err(DecodeError::InvalidUtf8), "at {at}");
             }
             if is_json {
+                still_json += 1;
                 // `decoders()`: lazy then strict, for each dialect.
                 assert_eq!(outcome(&decs[0]), outcome(&decs[1]), "at {at}");
                 assert_eq!(outcome(&decs[2]), outcome(&decs[3]), "at {at}");
             }
         }
+        assert!(
+            replaced > 0 && still_json > 0,
+            "{replaced} letters, {still_json} JSON"
+        );
     }
 }
 
@@ -541,7 +551,8 @@ fn overlong_lines_between_frames() {
     assert_eq!(lines.len(), 100);
 }
 
-/// Role matters for exactly one shape: an id with none of method/result/error.
+/// The role decides what an id with none of method/result/error is: to a server an invalid
+/// request, answered under that id; to a client an invalid response, not answered.
 #[test]
 fn id_only_frame_by_role() {
     let frame = br#"{"jsonrpc":"2.0","id":5}"#;

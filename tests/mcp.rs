@@ -130,12 +130,23 @@ fn the_python_sdks_2026_07_28_session() {
     );
     let (from_client, from_server) = (decoder(Role::Server), decoder(Role::Client));
 
+    // The `params` member `name` of a request, as text.
+    let member = |params: Option<rpcwire::RawJson<'_>>, name: &str| {
+        params
+            .and_then(|p| p.get(name)?.as_str())
+            .map(|s| s.decode().into_owned())
+    };
     let mut listen = None;
     let mut requests = 0;
+    // (id, tool, requestState) of every request that carries a `requestState`.
+    let mut answers = vec![];
     for line in c2s.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         match from_client.decode(line).unwrap() {
             msg @ Message::Request(r) => {
                 requests += 1;
+                if let Some(state) = member(r.params, "requestState") {
+                    answers.push((r.id.raw().to_vec(), member(r.params, "name"), state));
+                }
                 let meta = RequestMeta::from_message(&msg);
                 assert!(meta.protocol_version.unwrap().eq_str("2026-07-28"));
                 assert!(meta.client_info.is_some() && meta.client_capabilities.is_some());
@@ -154,11 +165,17 @@ fn the_python_sdks_2026_07_28_session() {
 
     let mut result_types = (0, 0);
     let mut stamped = 0;
+    // (id, requestState) of the result that asks for input.
+    let mut asked = vec![];
     for line in s2c.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         match from_server.decode(line).unwrap() {
             Message::Response(r) => match ResultType::of(r.result) {
                 ResultType::Complete => result_types.0 += 1,
-                ResultType::InputRequired => result_types.1 += 1,
+                ResultType::InputRequired => {
+                    result_types.1 += 1;
+                    let state = member(Some(r.result), "requestState").unwrap();
+                    asked.push((r.id.raw().to_vec(), state));
+                }
                 other => panic!("{other:?}"),
             },
             Message::Notification(n) => {
@@ -172,6 +189,13 @@ fn the_python_sdks_2026_07_28_session() {
     }
     assert_eq!(result_types, (9, 1));
     assert_eq!(stamped, 2, "the acknowledgement and one change");
+    // The call that asked (`haiku`, id 5) is answered by the client's next call of that tool
+    // (id 6), which hands the result's `requestState` back.
+    assert_eq!(asked, [(b"5".to_vec(), answers[0].2.clone())]);
+    assert_eq!(
+        answers,
+        [(b"6".to_vec(), Some("haiku".to_owned()), asked[0].1.clone())]
+    );
 }
 
 #[test]
@@ -376,24 +400,33 @@ fn write_cancelled_refuses_an_id_no_request_can_have() {
 /// byte for byte and the message escaped.
 #[test]
 fn written_progress_reads_back() {
-    type Case<'a> = (&'a [u8], f64, Option<f64>, Option<&'a str>);
+    // Each case with its numbers as the line must spell them.
+    type Case<'a> = (&'a [u8], f64, Option<f64>, Option<&'a str>, &'a str);
     let cases: [Case<'_>; 4] = [
-        (b"7", 0.0, None, None),
+        (b"7", 0.0, None, None, r#""progress":0.0}"#),
         (
             br#""tok \"a\"""#,
             0.1,
             Some(3.0),
             Some("line\nbreak \u{e9}"),
+            r#""progress":0.1,"total":3.0,"#,
         ),
-        (b"-12", 1e-7, Some(1e300), None),
+        (
+            b"-12",
+            1e-7,
+            Some(1e300),
+            None,
+            r#""progress":1e-7,"total":1e300}"#,
+        ),
         (
             b"123456789012345678901234567890",
             42.5,
             Some(f64::MAX),
             Some(""),
+            r#""progress":42.5,"total":1.7976931348623157e308,"#,
         ),
     ];
-    for (token, progress, total, message) in cases {
+    for (token, progress, total, message, spelled) in cases {
         let mut out = bytes::BytesMut::new();
         let token = rpcwire::Id::from_token(token).unwrap();
         assert!(mcp::write_progress(
@@ -401,6 +434,11 @@ fn written_progress_reads_back() {
         ));
         assert_eq!(out.last(), Some(&b'\n'));
         let line = &out[..out.len() - 1];
+        assert!(
+            line.windows(spelled.len()).any(|w| w == spelled.as_bytes()),
+            "{spelled} in {}",
+            String::from_utf8_lossy(line)
+        );
         let read = Progress::from_notification(&notification(line)).unwrap();
         assert_eq!(read.token.raw(), token.raw());
         assert_eq!(read.progress.to_bits(), progress.to_bits());

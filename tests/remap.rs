@@ -610,7 +610,7 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     assert_eq!((remap.bytes(), remap.len()), (0, 0));
     let reply = upstream_reply(&leaked);
     let msg = Decoder::mcp_client().decode(&reply).unwrap();
-    assert!(remap.take(msg.id().unwrap()).is_err());
+    assert_eq!(remap.take(msg.id().unwrap()).err(), Some(Miss::Stale));
     // After all that, the budget holds two again.
     forward(&mut remap, 6, 8, None).unwrap();
     forward(&mut remap, 6, 9, None).unwrap();

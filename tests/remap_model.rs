@@ -409,8 +409,10 @@ proptest! {
                         expire(&mut r, &mut model, &mut tasks, now_max, seq)?;
                     }
                     let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
-                    let to = r.route_reply_at(reply.as_bytes(), msg.id().unwrap(), now_max, &mut BytesMut::new());
+                    let mut out = BytesMut::new();
+                    let to = r.route_reply_at(reply.as_bytes(), msg.id().unwrap(), now_max, &mut out);
                     prop_assert_eq!(to.map(|o| o.client), Ok(client));
+                    prop_assert_eq!(out, reply.replacen(&format!(r#""id":{t}"#), r#""id":"q""#, 1) + "\n");
                     match (method, answer) {
                         // The upstream no longer knows the task.
                         (0, 2) => { tasks.remove(&task_id); }

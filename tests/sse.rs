@@ -954,7 +954,8 @@ fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]
 }
 
 /// Streams of up to 40 tokens: field names, colons, spaces, line ends of every kind, NULs,
-/// digits and byte order marks, so that fields, events and their ends meet in every way.
+/// digits and byte order marks, so that fields, events and their ends meet in every way; and
+/// whole `data` and `event` lines and blank lines, so that many streams dispatch events.
 fn sse_stream() -> impl Strategy<Value = Vec<u8>> {
     let tokens = proptest::sample::select(vec![
         &b"data"[..],
@@ -971,6 +972,10 @@ fn sse_stream() -> impl Strategy<Value = Vec<u8>> {
         b"x",
         b"12",
         b"\xEF\xBB\xBF",
+        b"data: ",
+        b"data: x\n",
+        b"event: x\n",
+        b"\n\n",
     ]);
     proptest::collection::vec(tokens, 0..40).prop_map(|tokens| tokens.concat())
 }
@@ -982,7 +987,7 @@ proptest! {
     fn sse_framer_reads_what_whatwg_reads(
         input in sse_stream(),
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..4),
-        limit in 0usize..24,
+        limit in prop_oneof![Just(1usize << 10), 0usize..24],
     ) {
         let chunks = pieces(&input, &cuts);
         let mut framer = SseFramer::new(limit);
