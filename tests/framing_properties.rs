@@ -413,6 +413,7 @@ fn cl_read(framer: &mut rpcwire::ContentLengthFramer, chunks: &[&[u8]]) -> ClRea
                 r => push(framer, r.map(Option::unwrap)),
             }
         }
+        // A failed framer discards what comes (a working one may hold a partial message).
         assert!(buf.len() <= 64 + 16 || !framer.is_failed());
     }
     loop {
