@@ -12,9 +12,24 @@ fn error<E: Error + Send + Sync + 'static>(e: E) -> Box<dyn Error + Send + Sync>
 
 #[test]
 fn every_error_type_is_an_error_with_a_message() {
-    use rpcwire::headers::ValueError;
+    use rpcwire::headers::{HeaderError, InvalidSchema, SchemaError, ValueError};
     use rpcwire::mcp::MetaKeyError;
+    let rejection = rpcwire::Decoder::mcp().decode(b"{").unwrap_err();
+    let owned =
+        rpcwire::OwnedMessage::decode(&rpcwire::Decoder::mcp(), bytes::Bytes::from_static(b"{"))
+            .unwrap_err();
     let _errors = [
+        error(rejection),
+        error(owned),
+        error(rpcwire::ContentLengthError::Truncated { offset: 0 }),
+        error(HeaderError::UnsupportedVersion {
+            requested: "1999-01-01",
+        }),
+        error(InvalidSchema {
+            error: SchemaError::NotAToken,
+            header: None,
+            property: None,
+        }),
         error(rpcwire::RemapError::DuplicateId),
         error(rpcwire::RemapError::Full),
         error(rpcwire::RemapError::OverBudget),
@@ -33,6 +48,11 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::DecodeError::Empty),
         error(rpcwire::ScanError::UnexpectedEnd),
     ];
+    #[cfg(feature = "serde")]
+    {
+        let value = rpcwire::RawJson::new(b"\"x\"").unwrap();
+        error(rpcwire::typed::deserialize_borrowed::<u32>(value).unwrap_err());
+    }
 }
 
 fn shared<T: Send + Sync + Debug>() {}

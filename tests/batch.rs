@@ -228,9 +228,22 @@ fn spec_batch_examples_replies() {
                         assert_eq!(id.raw(), want.as_bytes(), "{name}");
                         assert!(m.method().unwrap().eq_str(e["m"].as_str().unwrap()));
                     }
-                    (Ok(m), "notification") => assert_eq!(m.kind().as_str(), "notification"),
-                    (Ok(m), "response") => assert_eq!(m.kind().as_str(), "success_response"),
-                    (Ok(m), "error") => assert_eq!(m.kind().as_str(), "error_response"),
+                    (Ok(m), "notification") => {
+                        assert_eq!(m.kind().as_str(), "notification", "{name}");
+                        assert!(m.method().unwrap().eq_str(e["m"].as_str().unwrap()));
+                    }
+                    (Ok(Message::Response(r)), "response") => {
+                        let want = format!("\"{}\"", e["id"].as_str().unwrap());
+                        assert_eq!(r.id.raw(), want.as_bytes(), "{name}");
+                    }
+                    (Ok(Message::ErrorResponse(r)), "error") => {
+                        let want = match e["id"].as_str() {
+                            Some(id) => format!("\"{id}\""),
+                            None => "null".to_string(),
+                        };
+                        assert_eq!(r.id.map(|id| id.raw()), Some(want.as_bytes()), "{name}");
+                        assert_eq!(r.error.code.get(), e["ec"].as_i64().unwrap(), "{name}");
+                    }
                     (Err(r), "invalid") => {
                         let reply = r.reply().unwrap();
                         assert_eq!(reply.code.get(), e["ec"].as_i64().unwrap(), "{name}");

@@ -236,14 +236,60 @@ fn envelope() -> impl Strategy<Value = String> {
         })
 }
 
-/// A frame: mostly an envelope, sometimes a batch of them or any JSON value.
-fn frame() -> impl Strategy<Value = Vec<u8>> {
+/// A message of each kind with the members its kind calls for, in random order with random
+/// whitespace: most are valid, which a random envelope seldom is (of 3,000, about ten
+/// requests and hardly an error response), so that what the decoder reads out of a message it
+/// accepts (id, method, payload and `error.data` spans, error code) is compared on many.
+fn message() -> BoxedStrategy<String> {
+    let member = |key: &str| {
+        let key = format!("\"{key}\"");
+        move |value: String| (key.clone(), value)
+    };
+    let version = || Just(member("jsonrpc")(r#""2.0""#.to_string()));
+    let id = || prop_oneof![number_token(), string_token()].prop_map(member("id"));
+    let method = || string_token().prop_map(member("method"));
+    // Params are an object or an array (MCP takes objects only), or left out.
+    let structured =
+        || json_value().prop_filter("an object or an array", |v| v.starts_with(['{', '[']));
+    let params = || prop::option::of(structured().prop_map(member("params")));
+    let result = result_value().prop_map(member("result"));
+    let error = (any::<i32>(), string_token(), prop::option::of(json_value())).prop_map(
+        move |(code, message, data)| {
+            let data = data.map_or(String::new(), |d| format!(r#","data":{d}"#));
+            member("error")(format!(r#"{{"code":{code},"message":{message}{data}}}"#))
+        },
+    );
+    let error_id = prop_oneof![3 => id(), 1 => Just(member("id")("null".to_string()))];
+    let members = prop_oneof![
+        (version(), id(), method(), params())
+            .prop_map(|(v, i, m, p)| [v, i, m].into_iter().chain(p).collect::<Vec<_>>()),
+        (version(), method(), params()).prop_map(|(v, m, p)| [v, m].into_iter().chain(p).collect()),
+        (version(), id(), result).prop_map(|(v, i, r)| vec![v, i, r]),
+        (version(), error_id, error).prop_map(|(v, i, e)| vec![v, i, e]),
+    ];
+    (members.prop_shuffle(), ws(), ws())
+        .prop_map(|(members, w1, w2)| {
+            let body: Vec<String> = members
+                .into_iter()
+                .map(|(k, v)| format!("{k}{w2}:{w1}{v}"))
+                .collect();
+            format!("{w1}{{{w2}{}{w1}}}{w2}", body.join(&format!("{w1},{w2}")))
+        })
+        .boxed()
+}
+
+/// A frame: mostly an envelope or a message of each kind, sometimes a batch of them or any
+/// JSON value.
+fn frame() -> BoxedStrategy<Vec<u8>> {
+    let element = || prop_oneof![envelope().boxed(), message()];
     prop_oneof![
         10 => envelope(),
-        2 => prop::collection::vec(envelope(), 0..4).prop_map(|v| format!("[{}]", v.join(","))),
+        6 => message(),
+        2 => prop::collection::vec(element(), 0..4).prop_map(|v| format!("[{}]", v.join(","))),
         1 => json_value(),
     ]
     .prop_map(String::into_bytes)
+    .boxed()
 }
 
 #[derive(Debug, Clone)]

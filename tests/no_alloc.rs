@@ -59,12 +59,13 @@ fn decoding_the_corpora_allocates_nothing() {
     let _ = lazy.decode(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":[1]}}");
     for c in &corpora {
         let before = ALLOCATIONS.with(Cell::get);
-        let mut n = 0;
+        let (mut n, mut decoded) = (0, 0);
         for frame in Lines::new(&c.stream, 16 << 20) {
             let (_, frame) = frame.unwrap();
             for dec in [&lazy, &strict] {
                 let msg = dec.decode(frame).expect("corpus frames are valid");
                 n += msg.kind() as usize;
+                decoded += 1;
             }
         }
         // The whole stream at once (long lines in one pass).
@@ -72,9 +73,13 @@ fn decoding_the_corpora_allocates_nothing() {
             for line in dec.decode_lines(&c.stream) {
                 let msg = line.unwrap().message;
                 n += msg.expect("corpus frames are valid").kind() as usize;
+                decoded += 1;
             }
         }
         let after = ALLOCATIONS.with(Cell::get);
+        // Every frame, by each decoder, both ways: an empty corpus would prove nothing.
+        assert!(c.messages > 0, "{}: no frames", c.name);
+        assert_eq!(decoded, 4 * c.messages, "{}", c.name);
         assert_eq!(
             after - before,
             0,
