@@ -327,7 +327,9 @@ mod tests {
         send(&mut session, r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
         send(&mut session, r#"[{"jsonrpc":"2.0","id":2,"method":"b"}]"#);
         assert!(session.awaits_reply(Dir::C2s, Id::from_token(b"2").unwrap()));
+        // The reply to 2 matches; the error owed to 5, not sent yet, needs the client's stream.
         assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::OtherSide);
+        assert_eq!(need.matching, 1, "the reply to the kept element matches");
         send(
             &mut session,
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
