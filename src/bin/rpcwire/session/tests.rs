@@ -417,6 +417,19 @@ fn batch_elements_are_tracked_one_by_one() {
     assert!(session.expire(100).is_empty());
     assert_eq!(session.counters.messages[&(Dir::C2s, "request")], 2);
     assert_eq!(session.counters.messages[&(Dir::S2c, "batch")], 2);
+    // A later batch's request times out: the server's array of its late reply only is dropped.
+    session.observe(Dir::C2s, &batch, 150);
+    let c = observation("request", id("3"), Some("c"));
+    session.observe_element(Dir::C2s, &c, 150);
+    assert_eq!(session.expire(250).len(), 1);
+    session.observe(Dir::S2c, &batch, 300);
+    let late = observation("success_response", id("3"), None);
+    let verdict = session.observe_element(Dir::S2c, &late, 300);
+    assert_eq!(
+        (verdict.forward, verdict.violation),
+        (false, Some(Violation::LateReply))
+    );
+    assert!(!session.batch_forwards(Dir::S2c));
     assert!(session.finish().is_empty());
 }
 
@@ -617,13 +630,18 @@ fn listen_stream_notifications_need_an_open_stream() {
     session.observe(Dir::S2c, &observation("success_response", id("7"), None), 4);
     let closed = session.observe(Dir::S2c, &event("7"), 5);
     assert_eq!((closed.forward, closed.violation), flagged);
+    // Cancelled by the client: closed too.
+    let listen = observation("request", id("9"), Some("subscriptions/listen"));
+    session.observe(Dir::C2s, &listen, 6);
+    assert_eq!(session.observe(Dir::S2c, &event("9"), 7).violation, None);
+    session.observe(Dir::C2s, &cancel_of("9"), 8);
+    let cancelled = session.observe(Dir::S2c, &event("9"), 9);
+    assert_eq!((cancelled.forward, cancelled.violation), flagged);
 
     let mut session = Session::new(Dialect::JsonRpc2, None);
     assert_eq!(session.observe(Dir::S2c, &event("7"), 0).violation, None);
 }
 
-/// A listen stream is opened by a `subscriptions/listen` request only: a notification
-/// naming another request of the client's, still waiting, is flagged too.
 /// A listen stream still open when the session ends is no unanswered request: it ends
 /// with the session. Another request is.
 #[test]
@@ -637,6 +655,8 @@ fn an_open_listen_stream_ends_with_the_session() {
     assert_eq!(session.counters.total_violations(), 1);
 }
 
+/// A listen stream is opened by a `subscriptions/listen` request only: a notification
+/// naming another request of the client's, still waiting, is flagged too.
 #[test]
 fn a_stream_names_a_listen_request() {
     let mut session = Session::new(Dialect::Mcp, None);
