@@ -954,9 +954,6 @@ fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
     assert_eq!(status.code(), Some(5), "the server's own exit status");
 }
 
-/// The server exits while the client does not read what it wrote last: what the proxy says
-/// on stderr while it waits names the client, not a process the server left behind holding
-/// its stdout (what it said, which sent one looking for a process that is not there).
 /// A proxy whose server writes 1.5 MiB (more than the pipe to the client holds, less than it
 /// and the server's together) and exits, with the lines it writes to stderr as they come.
 fn proxy_for_a_server_that_writes_and_exits() -> (std::process::Child, mpsc::Receiver<String>) {
@@ -1194,7 +1191,16 @@ fn lines_arriving_in_one_read_are_sorted_one_by_one() {
     let log = read_log(&log);
     let garbage = log.iter().find(|r| r["violation"] == "not_json").unwrap();
     assert_eq!(garbage["reply"], Value::Null);
-    assert!(done.messages().iter().all(|m| m.get("error").is_none()));
+    // The client got the three replies and the server's notification at end of input: no
+    // error for the dropped lines.
+    let got = done.messages();
+    let ids: Vec<&Value> = got.iter().map(|m| &m["id"]).collect();
+    assert_eq!(
+        ids,
+        [&json!(1), &json!(2), &json!(3), &Value::Null],
+        "{got:?}"
+    );
+    assert!(got.iter().all(|m| m.get("error").is_none()), "{got:?}");
 }
 
 #[test]
@@ -1737,15 +1743,17 @@ fn a_server_batch_with_an_invalid_element_is_dropped() {
     let dir = scratch("batch-s2c-invalid");
     let script = json!({"0": [
         {"send": "[42,{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]"},
+        {"send": "42"},
         {"send": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}"}
     ]});
     let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
     p.send(&request(json!(1), "ping"));
     let first = p.recv();
     p.close_stdin();
-    p.finish();
+    let done = p.finish();
     assert_eq!(first["id"], 1, "the client got {first}");
-    replayed_with_violations(&log, &[("s2c/invalid", 1)]);
+    assert_eq!(done.messages().len(), 1, "{:?}", done.messages());
+    replayed_with_violations(&log, &[("s2c/invalid", 2)]);
 }
 
 /// `check --c2s --s2c` matches the server's reply to an invalid batch element as the proxy
