@@ -162,8 +162,10 @@ mod tests {
     use crate::error::Member;
 
     /// Envelope names are compared after unescaping, and in the hardened profile after case
-    /// folding (with the two non-ASCII characters that fold to ASCII letters); a key is
-    /// decoded once, and only its first eight characters are ever read.
+    /// folding (with `ſ`, `ı` and `İ`, characters that are not ASCII and fold to a member's
+    /// letters); a key a character shorter or longer than a name, or that escapes something
+    /// else, names no member. (That an escaped key is decoded once, eight characters at
+    /// most, is how `short_key` is written; no assert here sees it.)
     #[test]
     fn member_names_after_unescaping_and_folding() {
         let plain = |key: &str| member_of(key.as_bytes(), false);

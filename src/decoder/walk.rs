@@ -640,6 +640,18 @@ mod tests {
             let (mut ascii, mut error) = (None, None);
             let on_line = decoder.walk_object::<true, true>(&broken, 0, 0, &mut ascii, &mut error);
             assert!(on_line.is_err(), "{}", String::from_utf8_lossy(stream));
+            // The break is what fails it: the same line unbroken, ended by its `\n`, walks
+            // to its end.
+            let mut line = stream.to_vec();
+            line.push(b'\n');
+            let (mut ascii, mut error) = (None, None);
+            let whole = decoder.walk_object::<true, true>(&line, 0, 0, &mut ascii, &mut error);
+            assert_eq!(
+                whole.map(|(_, end)| end),
+                Ok(stream.len()),
+                "{}",
+                String::from_utf8_lossy(stream)
+            );
         }
     }
 }

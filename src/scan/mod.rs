@@ -688,7 +688,9 @@ mod nesting_stack_tests {
     fn nesting_stack_agrees_with_a_vec() {
         let mut stack = NestingStack::new();
         let mut model: Vec<bool> = Vec::new();
-        // A deterministic walk: climb to 300 levels, fall to 0, with a wobble on the way.
+        let mut deepest = 0;
+        // A deterministic walk: climb for 700 steps, fall for 700, and again, with a wobble
+        // on the way.
         let mut state = 0x9e37_79b9u32;
         for step in 0..4000 {
             state ^= state << 13;
@@ -712,7 +714,10 @@ mod nesting_stack_tests {
             }
             assert_eq!(stack.top(), model.last().copied(), "step {step}");
             assert_eq!(stack.is_empty(), model.is_empty());
+            deepest = deepest.max(model.len());
         }
+        // Past the four spill words held inline (the walk reaches 398 levels).
+        assert!(deepest > 4 * 63, "{deepest}");
         while let Some(kind) = model.pop() {
             assert_eq!(stack.pop(), Some(kind));
         }

@@ -291,8 +291,9 @@ pub(super) mod tests {
 
     /// Whenever the one-kind shortcut answers, the walk gives the same stack and length,
     /// with no mismatch and without ending the value; and it answers on blocks the simplest
-    /// case does not take (mixed with leaf arrays, or closing deeper than `c` entries
-    /// allow).
+    /// case ([`Nesting::after_block_of_one_kind_counted`]) does not take: mixed with leaf
+    /// arrays, or of one kind but closing fewer entries than its `c` closers (the simplest
+    /// case tests the `c` innermost entries, the shortcut only the `popped` ones reached).
     #[test]
     fn one_kind_shortcut_agrees_with_the_walk() {
         let Some(_) = Avx2::get() else {
@@ -300,6 +301,8 @@ pub(super) mod tests {
             return;
         };
         let mut answered = [0usize; 2];
+        // Blocks of one kind alone that the simplest case does not take.
+        let mut beyond_the_simplest = 0usize;
         let stacks: Vec<u64> = random_blocks(1_000)
             .map(|(a, b, _)| a ^ b.rotate_left(7))
             .collect();
@@ -321,6 +324,10 @@ pub(super) mod tests {
                 };
                 let mixed = objects != 0 && objects != brackets;
                 answered[usize::from(mixed)] += 1;
+                // SAFETY: as above.
+                let simplest =
+                    unsafe { nesting.after_block_of_one_kind_counted(opens, closes, objects) };
+                beyond_the_simplest += usize::from(!mixed && simplest.is_none());
                 let want = walk(opens, closes, objects, stack, len);
                 assert_eq!(
                     Some((u128::from(new_stack & low(new_len)), new_len)),
@@ -343,8 +350,8 @@ pub(super) mod tests {
             }
         }
         assert!(
-            answered[0] > 1000 && answered[1] > 100,
-            "too few answers: {answered:?}"
+            answered[0] > 1000 && answered[1] > 100 && beyond_the_simplest > 1000,
+            "too few answers: {answered:?}, {beyond_the_simplest} beyond the simplest case"
         );
     }
 }
