@@ -243,9 +243,11 @@ mod tests {
 
     /// `resultType` is looked up while the result is walked member by member; the outcome
     /// must be the fallback's (a walk of the whole result's members, taken when the fast walk
-    /// gives up): the expectations below are that rule's.
+    /// gives up): the expectations below are that rule's, written out by hand (a result
+    /// malformed past a member refuses its `resultType` as ambiguous, where
+    /// [`RawJson::get`](crate::RawJson::get) reads up to the malformed spot).
     #[test]
-    fn result_type_lookup_matches_get() {
+    fn result_type_lookup_follows_the_whole_members_rule() {
         let cases: &[(&str, bool)] = &[
             (r#"{}"#, true),
             (r#"{"a":1}"#, true),
