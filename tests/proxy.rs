@@ -2490,16 +2490,21 @@ fn random_batch_sessions_replay_alike() {
     // Two at a time, a proxy and a server each: the tests beside it time the proxy too.
     let threads: Vec<_> = (0..2u64)
         .map(|thread| {
-            thread::spawn(move || (1..=8).for_each(|n| random_batch_session(8 * thread + n)))
+            thread::spawn(move || {
+                (1..=8)
+                    .map(|n| random_batch_session(8 * thread + n))
+                    .sum::<usize>()
+            })
         })
         .collect();
-    for thread in threads {
-        thread.join().unwrap();
-    }
+    let proxy_arrays: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+    // The check that no batch gets two arrays from the proxy has arrays to look at.
+    assert!(proxy_arrays > 0, "no seed made the proxy answer a batch");
 }
 
-/// One session of [`random_batch_sessions_replay_alike`], from its seed.
-fn random_batch_session(seed: u64) {
+/// One session of [`random_batch_sessions_replay_alike`], from its seed; returns how many
+/// batches the proxy answered with arrays of its own.
+fn random_batch_session(seed: u64) -> usize {
     let timeout = seed.is_multiple_of(2);
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let (pause, sleep) = if timeout { (250, 0.6) } else { (0, 0.0) };
@@ -2545,6 +2550,7 @@ fn random_batch_session(seed: u64) {
         let sent = lines.iter().map(|(_, l)| answerable(l)).sum::<usize>();
         assert_eq!(reply_count(&got), 1 + sent, "warm-up included: {context}");
     }
+    all
 }
 
 /// How many requests and invalid elements a line of [`random_line`] holds: the elements
