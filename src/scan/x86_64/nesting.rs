@@ -229,6 +229,22 @@ pub(super) mod tests {
         Some((stack & ((1u128 << len) - 1), len))
     }
 
+    /// The deepest a block's brackets take a value open `len` deep.
+    fn deepest(brackets: u64, opens: u64, len: u32) -> u32 {
+        (0..64)
+            .filter(|i| brackets >> i & 1 == 1)
+            .scan(len, |depth, i| {
+                *depth = if opens >> i & 1 == 1 {
+                    *depth + 1
+                } else {
+                    *depth - 1
+                };
+                Some(*depth)
+            })
+            .max()
+            .unwrap_or(len)
+    }
+
     #[test]
     fn popped_entries_is_the_most_closers_in_excess() {
         let Some(_) = Avx2::get() else {
@@ -289,6 +305,58 @@ pub(super) mod tests {
         assert!(leaves > 1000, "too few leaf blocks generated: {leaves}");
     }
 
+    /// Whenever the simplest case answers (the kernel instances for a slow `pext`), the walk
+    /// gives the same stack and length, with no mismatch and without ending the value or
+    /// crossing the room; and it answers on blocks of each kind.
+    #[test]
+    fn simplest_case_agrees_with_the_walk() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let mut answered = [0usize; 2];
+        let stacks: Vec<u64> = random_blocks(1_000)
+            .map(|(a, b, _)| a ^ b.rotate_left(11))
+            .collect();
+        for (n, (brackets, opens, objects)) in random_blocks(300_000).enumerate() {
+            let closes = brackets & !opens;
+            // Blocks of one kind, over stacks whose innermost entries are of that kind half
+            // the time (else the case can answer only blocks without closers).
+            let kind = if n % 2 == 0 { u64::MAX } else { 0 };
+            let objects = objects & kind;
+            for len in [1u32, 3, 8, 20, 40, 63, 64] {
+                let stack = if n % 4 < 2 {
+                    kind & low(len)
+                } else {
+                    stacks[n % stacks.len()] & low(len)
+                };
+                let nesting = Nesting {
+                    stack,
+                    len,
+                    room: 62,
+                };
+                // SAFETY: `Avx2::get` returned a token: the CPU has the features.
+                let got =
+                    unsafe { nesting.after_block_of_one_kind_counted(opens, closes, objects) };
+                let Some((new_stack, new_len)) = got else {
+                    continue;
+                };
+                answered[usize::from(objects != 0)] += 1;
+                // The room holds at the deepest point.
+                assert!(deepest(brackets, opens, len) <= 62, "len {len}");
+                assert_eq!(
+                    Some((u128::from(new_stack & low(new_len)), new_len)),
+                    walk(opens, closes, objects, stack, len),
+                    "brackets {brackets:#x} opens {opens:#x} objects {objects:#x} stack {stack:#x} len {len}"
+                );
+            }
+        }
+        assert!(
+            answered[0] > 1000 && answered[1] > 1000,
+            "too few answers (arrays, objects): {answered:?}"
+        );
+    }
+
     /// Whenever the one-kind shortcut answers, the walk gives the same stack and length,
     /// with no mismatch and without ending the value; and it answers on blocks the simplest
     /// case ([`Nesting::after_block_of_one_kind_counted`]) does not take: mixed with leaf
@@ -335,18 +403,7 @@ pub(super) mod tests {
                     "brackets {brackets:#x} opens {opens:#x} objects {objects:#x} stack {stack:#x} len {len}"
                 );
                 // The depth limit holds at the deepest point, leaf arrays included.
-                let deepest = (0..64)
-                    .filter(|i| brackets >> i & 1 == 1)
-                    .scan(len, |depth, i| {
-                        *depth = if opens >> i & 1 == 1 {
-                            *depth + 1
-                        } else {
-                            *depth - 1
-                        };
-                        Some(*depth)
-                    })
-                    .max();
-                assert!(deepest.unwrap_or(len) <= 62, "depth {deepest:?}");
+                assert!(deepest(brackets, opens, len) <= 62, "len {len}");
             }
         }
         assert!(
