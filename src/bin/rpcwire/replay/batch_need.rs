@@ -207,6 +207,14 @@ mod tests {
     use crate::check::element_records;
     use crate::replay::observe::observe;
 
+    /// A server batch of `n` replies, to ids `0..n`.
+    fn batch_of_replies(server: &Decoder, n: usize) -> Record {
+        let replies: Vec<String> = (0..n)
+            .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#))
+            .collect();
+        record(server, &format!("[{}]", replies.join(",")))
+    }
+
     /// The record `check` reads of `line`.
     fn record(decoder: &Decoder, line: &str) -> Record {
         let frame = Bytes::copy_from_slice(line.as_bytes());
@@ -232,10 +240,7 @@ mod tests {
     fn a_peeked_batch_looks_at_each_element_a_bounded_number_of_times() {
         const N: usize = 5_000;
         let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
-        let replies: Vec<String> = (0..N)
-            .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#))
-            .collect();
-        let batch = record(&server, &format!("[{}]", replies.join(",")));
+        let batch = batch_of_replies(&server, N);
         let mut session = Session::new(Dialect::JsonRpc2, None);
         let mut need = BatchNeed::of(&server, &batch, &session, Dir::S2c);
         for n in 0..N {
@@ -263,10 +268,7 @@ mod tests {
     fn a_cancellation_looks_again_only_at_the_elements_it_concerns() {
         const N: usize = 2_000;
         let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
-        let replies: Vec<String> = (0..N)
-            .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#))
-            .collect();
-        let batch = record(&server, &format!("[{}]", replies.join(",")));
+        let batch = batch_of_replies(&server, N);
         let mut session = Session::new(Dialect::Mcp, None).telling_stops();
         let mut need = BatchNeed::of(&server, &batch, &session, Dir::S2c);
         // The client sends `line`; how the batch then relates to the session.
