@@ -8,7 +8,7 @@ use super::{FrameReader, Incoming, Outgoing};
 use crate::encode;
 use crate::frame::LineFramer;
 use crate::message::OwnedMessage;
-use crate::{Decoder, RawJson};
+use crate::Decoder;
 
 /// A tokio-util codec for newline-delimited JSON-RPC / MCP (the stdio transport).
 ///
@@ -180,8 +180,7 @@ impl tokio_util::codec::Encoder<&OwnedMessage> for LineEncoder {
     fn encode(&mut self, msg: &OwnedMessage, dst: &mut BytesMut) -> Result<(), io::Error> {
         // A frame read by another framer may hold line breaks, as JSON whitespace (a lone CR
         // even in one read by `LineFramer`); the encoder turns them into spaces.
-        encode::write_raw_json(dst, RawJson::trusted(msg.frame()));
-        dst.put_u8(b'\n');
+        encode::write_frame(dst, msg.frame());
         Ok(())
     }
 }
