@@ -1317,3 +1317,51 @@ fn a_framer_starts_from_a_saved_last_event_id() {
         );
     }
 }
+
+/// WHATWG's `retry` rule, case by case: "If the field value consists of only ASCII digits,
+/// then interpret the field value as an integer in base ten, and set the event stream's
+/// reconnection time to that integer. Otherwise, ignore the field." The value is what
+/// follows the colon less one space. An empty value is no integer, and one past `u64` is
+/// ignored as documented (`SseEvent::retry`); both leave the reconnection time as it was.
+#[test]
+fn sse_retry_values_follow_the_whatwg_rule() {
+    let cases: &[(&[u8], Option<u64>)] = &[
+        (b"retry: 5", Some(5)),
+        (b"retry:5", Some(5)),
+        (b"retry: 007", Some(7)),
+        (b"retry: 0", Some(0)),
+        (b"retry: 18446744073709551615", Some(u64::MAX)),
+        (b"retry:", None),
+        (b"retry: ", None),
+        (b"retry", None),
+        (b"retry:  5", None),
+        (b"retry: 5 ", None),
+        (b"retry:5x", None),
+        (b"retry: +5", None),
+        (b"retry: -5", None),
+        (b"retry: 5.0", None),
+        (b"retry: 18446744073709551616", None),
+        (b"retry: 99999999999999999999999", None),
+    ];
+    for &(line, want) in cases {
+        // After a valid retry of 100: an ignored field leaves the reconnection time at 100.
+        let input = [&b"retry: 100\n\n"[..], line, b"\ndata: x\n\n"].concat();
+        let mut framer = SseFramer::new(1024);
+        let got = sse_all(&mut framer, &[&input]);
+        let got: Vec<_> = got.into_iter().map(|e| e.unwrap().retry).collect();
+        assert_eq!(got, [Some(100), want], "{}", line.escape_ascii());
+        assert_eq!(
+            framer.reconnection_time(),
+            Some(want.unwrap_or(100)),
+            "{}",
+            line.escape_ascii()
+        );
+        let model = whatwg(&input);
+        assert_eq!(
+            model.2,
+            framer.reconnection_time(),
+            "{}",
+            line.escape_ascii()
+        );
+    }
+}
