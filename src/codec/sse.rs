@@ -51,7 +51,8 @@ use crate::Decoder;
 pub struct SseItem {
     /// The event's `id:` field ([`SseEvent::id`]): the id a client sends as `Last-Event-ID`
     /// to resume after it; `Some(b"")` when the server reset it. `None` for an event without
-    /// one, and for an over-long event (not read).
+    /// one, and for an over-long event (reported when the limit is crossed, before its end:
+    /// its `id`, when it has one, becomes [`SseCodec::last_event_id`] at its blank line).
     pub id: Option<Bytes>,
     /// The reconnection time in milliseconds a `retry:` field set with this event
     /// ([`SseEvent::retry`]), or with an over-long event before it: the reconnection time is

@@ -5,7 +5,9 @@
 //! (however long), an event not ended by a blank line at end of stream is dropped (but not a
 //! `retry` it set: the reconnection time takes effect when its field is read), and an
 //! over-long event is reported once and then discarded up to its blank line without
-//! buffering it (but for one line within the limit at a time, which may be a `retry`).
+//! buffering it (but for one line within the limit at a time, which may be a `retry`, or an
+//! `id` that becomes the last event id at that blank line, as WHATWG, which has no limit and
+//! dispatches the event, would have it).
 //!
 //! The data of an event with a single `data:` line is a [`Bytes`] slice of the read buffer
 //! (no copy); only data spread over several lines is joined into a fresh buffer.
@@ -139,7 +141,9 @@ enum Data {
 /// An event is over-long when its joined data exceeds the frame limit or when one of its
 /// `data`, `id`, `event` or `retry` lines exceeds the limit plus a few bytes for the field
 /// name. It is reported when the limit is crossed, with the stream offset of its first line,
-/// and then discarded up to its blank line without buffering it. Longer comment lines and
+/// and then discarded up to its blank line without buffering it; its `retry` and `id` lines
+/// within the limit still count, as they would for WHATWG, which has no limit (the
+/// reconnection time as the line is read, the last event id at the blank line). Longer comment lines and
 /// lines of unknown fields, which WHATWG ignores, are skipped without buffering them, and the
 /// event goes on.
 ///
@@ -378,9 +382,10 @@ impl SseFramer {
         self.reconnection_time
     }
 
-    /// The `id` of the last event that had one, among the events ended so far (handed out or
-    /// skipped, a priming event included; not one dropped as over-long, which WHATWG, without
-    /// a limit, would have dispatched): what a client sends as `Last-Event-ID` to resume the
+    /// The `id` of the last event that had one, among the events ended so far (handed out,
+    /// skipped, a priming event included, or dropped as over-long, which WHATWG, without a
+    /// limit, would have dispatched; an `id` line longer than the limit is not read, as no
+    /// line over it is): what a client sends as `Last-Event-ID` to resume the
     /// stream after a reconnection. `Some(b"")` when the server reset it with an empty `id`
     /// (then no header is sent); `None` before any, unless the framer was started from a
     /// saved one ([`with_last_event_id`](Self::with_last_event_id)).
@@ -507,12 +512,13 @@ impl SseFramer {
 
     /// Reports the event under construction as over-long and starts discarding it. A `retry`
     /// read before stays pending, as one read while discarding will: the reconnection time is
-    /// not part of the event.
+    /// not part of the event. So does an `id`, which sets the last event id at the event's
+    /// blank line (an `id` read while discarding replaces it).
     fn too_long(&mut self) -> FrameError {
         let offset = self.event_start.unwrap_or(self.consumed);
-        let retry = self.retry.take();
+        let (retry, id) = (self.retry.take(), self.id.take());
         self.clear_event();
-        self.retry = retry;
+        (self.retry, self.id) = (retry, id);
         // Give back the memory of a long joined data buffer.
         self.joined = BytesMut::new();
         self.discarding = true;
@@ -611,21 +617,22 @@ impl SseFramer {
                 continue;
             }
             if self.discarding {
-                // WHATWG applies a `retry` as its line is read, whatever becomes of its event;
-                // the event's other fields go with it. (A line over the limit is not read, as
-                // anywhere else.)
+                // WHATWG applies a `retry` as its line is read, whatever becomes of its event,
+                // and an `id` when the event's blank line comes; the event's data and type go
+                // with it. (A line over the limit is not read, as anywhere else.)
                 if !self.in_line && at <= self.line_limit() {
-                    let line = &buf[..at];
-                    let (name_end, value_start) = field_parts(line);
-                    if &line[..name_end] == b"retry" {
-                        self.set_retry(&line[value_start..]);
-                    }
+                    self.read_while_discarding(&buf[..at]);
                 }
                 let blank = at == 0 && !self.in_line;
                 self.in_line = false;
                 self.advance(buf, end);
                 if blank {
                     self.discarding = false;
+                    // The dropped event ends here: WHATWG, without a limit, would have
+                    // dispatched it, setting the last event ID string from its `id`.
+                    if let Some(id) = self.id.take() {
+                        self.remember_last_event_id(&id);
+                    }
                 }
                 continue;
             }
@@ -719,6 +726,31 @@ impl SseFramer {
         }
     }
 
+    /// Reads a line (within the limit) of an over-long event being dropped: a `retry` sets
+    /// the reconnection time at once, and an `id` (without NUL) is kept for the event's
+    /// blank line, as [`field`](Self::field) reads them; other lines go with the event.
+    fn read_while_discarding(&mut self, line: &[u8]) {
+        // (A comment's field name is empty.)
+        let (name_end, value_start) = field_parts(line);
+        let value = &line[value_start..];
+        match &line[..name_end] {
+            b"retry" => self.set_retry(value),
+            // A copy: the over-long event's lines are not kept in the read buffer.
+            b"id" if memchr::memchr(0, value).is_none() => {
+                self.id = Some(Bytes::copy_from_slice(value));
+            }
+            _ => {}
+        }
+    }
+
+    /// Sets the last event id (WHATWG's last event ID string) to `id`, reusing the copy's
+    /// capacity.
+    fn remember_last_event_id(&mut self, id: &[u8]) {
+        let kept = self.last_event_id.get_or_insert_with(Vec::new);
+        kept.clear();
+        kept.extend_from_slice(id);
+    }
+
     /// Ends the event under construction at a blank line.
     fn dispatch(&mut self) -> Option<SseEvent> {
         let offset = self.event_start.unwrap_or(self.consumed);
@@ -733,9 +765,7 @@ impl SseFramer {
         // Every event ended by a blank line sets it, skipped ones included (WHATWG sets it
         // before it looks at the data).
         if let Some(id) = &id {
-            let kept = self.last_event_id.get_or_insert_with(Vec::new);
-            kept.clear();
-            kept.extend_from_slice(id);
+            self.remember_last_event_id(id);
         }
         if data.is_empty() && id.is_none() && retry.is_none() && !self.yield_empty {
             return None;
