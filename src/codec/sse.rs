@@ -257,7 +257,7 @@ impl SseCodec {
     ///
     /// A client restarted with an id it saved starts its codec from it with
     /// [`with_framer`](Self::with_framer) and [`SseFramer::with_last_event_id`] (which refuses
-    /// an id holding a line break or a NUL):
+    /// an id holding a line break or a NUL, or longer than an id its stream can set):
     ///
     /// ```
     /// use bytes::BytesMut;

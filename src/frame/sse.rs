@@ -309,7 +309,12 @@ impl SseFramer {
     /// # Errors
     /// [`SseWriteError::InvalidId`] when `id` holds a `\n`, `\r` or NUL: no event stream
     /// sets such an id (a line break would end the `id:` line, and a reader ignores an `id`
-    /// with a NUL, as WHATWG says), and no `Last-Event-ID` header can carry it. The id is
+    /// with a NUL, as WHATWG says), and no `Last-Event-ID` header can carry it.
+    /// [`SseWriteError::IdTooLong`] when `id` is longer than an id this framer reads from a
+    /// stream can be: the value of an `id:` line of at most the frame limit plus the slack
+    /// for a field name (`max_frame + 5` bytes; a longer line makes its event over-long).
+    /// An id this framer gave back is always taken again by one with the same limit; a
+    /// longer one would be sent back as an unbounded `Last-Event-ID` header. The id is
     /// refused rather than kept, so a corrupt saved id shows at once instead of in the
     /// server's answer to the reconnection.
     ///
@@ -327,12 +332,18 @@ impl SseFramer {
     ///
     /// let refused = SseFramer::new(1024).with_last_event_id("a\0b").unwrap_err();
     /// assert_eq!(refused, SseWriteError::InvalidId);
+    /// let refused = SseFramer::new(16).with_last_event_id([b'7'; 22]).unwrap_err();
+    /// assert_eq!(refused, SseWriteError::IdTooLong { max: 21 });
     /// # Ok::<(), SseWriteError>(())
     /// ```
     pub fn with_last_event_id(mut self, id: impl AsRef<[u8]>) -> Result<Self, SseWriteError> {
         let id = id.as_ref();
         if !is_valid_event_id(id) {
             return Err(SseWriteError::InvalidId);
+        }
+        let max = self.max_event_id_len();
+        if id.len() > max {
+            return Err(SseWriteError::IdTooLong { max });
         }
         self.last_event_id = Some(id.to_vec());
         Ok(self)
@@ -476,6 +487,12 @@ impl SseFramer {
     #[inline]
     fn line_limit(&self) -> usize {
         self.max_frame.saturating_add(LINE_SLACK)
+    }
+
+    /// The longest id a stream can set: the value of an `id:` line (no space before it) as
+    /// long as [`line_limit`](Self::line_limit) lets a kept field's line be.
+    fn max_event_id_len(&self) -> usize {
+        self.line_limit() - b"id:".len()
     }
 
     #[inline]
@@ -839,7 +856,8 @@ fn is_valid_event_id(id: &[u8]) -> bool {
 
 /// Why [`write_sse_event`] could not write an event: a field that the format cannot carry.
 /// Nothing was written. ([`SseFramer::with_last_event_id`] refuses an id with
-/// [`InvalidId`](Self::InvalidId) for the same reason.)
+/// [`InvalidId`](Self::InvalidId) for the same reason, and with
+/// [`IdTooLong`](Self::IdTooLong) for its length.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SseWriteError {
@@ -848,14 +866,27 @@ pub enum SseWriteError {
     InvalidId,
     /// The event type holds a `\n` or `\r` (which would end its line).
     InvalidEventType,
+    /// The id is longer than `max` bytes, the longest id the framer reads from a stream (an
+    /// `id:` line within its limit). Only [`SseFramer::with_last_event_id`] returns it: an
+    /// event written has no limit of its own.
+    IdTooLong {
+        /// The longest id the framer takes.
+        max: usize,
+    },
 }
 
 impl core::fmt::Display for SseWriteError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            SseWriteError::InvalidId => "an SSE event id cannot hold a line break or NUL",
-            SseWriteError::InvalidEventType => "an SSE event type cannot hold a line break",
-        })
+        match self {
+            SseWriteError::InvalidId => f.write_str("an SSE event id cannot hold a line break or NUL"),
+            SseWriteError::InvalidEventType => {
+                f.write_str("an SSE event type cannot hold a line break")
+            }
+            SseWriteError::IdTooLong { max } => write!(
+                f,
+                "an SSE event id longer than {max} bytes, the longest an `id:` line within the framer's limit can set"
+            ),
+        }
     }
 }
 
