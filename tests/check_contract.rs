@@ -335,7 +335,7 @@ fn a_fatal_content_length_error_says_how_much_of_the_stream_was_not_checked() {
         ("Content-Length 2\r\n\r\n{}", "malformed header line"),
         (
             "Content-Length: two\r\n\r\n{}",
-            "Content-Length is not a decimal number",
+            "Content-Length is not a decimal number below 2^64",
         ),
     ] {
         let input = format!("{good}{bad}{rest}");

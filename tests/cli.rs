@@ -626,7 +626,7 @@ fn a_header_error_in_a_merge_says_how_much_of_its_stream_was_not_checked() {
     let error = &records[2];
     let at = first.len();
     let detail = format!(
-        "Content-Length is not a decimal number (message starting at byte {at}); the messages \
+        "Content-Length is not a decimal number below 2^64 (message starting at byte {at}); the messages \
          after it cannot be found: the rest of the stream, {} bytes, was not checked",
         c2s.len() - at
     );

@@ -56,6 +56,33 @@ fn content_type_is_not_interpreted() {
     }
 }
 
+/// `BadLength`'s text is true of every value that gets it: an empty one, a sign, a space
+/// between digits, a letter, and a number of 2^64 or more, which is a decimal number but
+/// not one below 2^64 (the text said "not a decimal number" of it too).
+#[test]
+fn the_bad_length_text_is_true_of_every_bad_value() {
+    for value in [
+        "",
+        " \t ",
+        "-2",
+        "+2",
+        "1 2",
+        "2x",
+        "0x10",
+        "18446744073709551616",
+        "99999999999999999999999",
+    ] {
+        let input = format!("Content-Length: {value}\r\n\r\n{{}}");
+        let got = frames(input.as_bytes());
+        assert_eq!(got, vec![Err(E::BadLength { offset: 0 })], "{value:?}");
+        assert_eq!(
+            got[0].as_ref().unwrap_err().to_string(),
+            "Content-Length is not a decimal number below 2^64 (message starting at byte 0)",
+            "{value:?}"
+        );
+    }
+}
+
 /// A length is any run of digits whose value fits `u64`, however many leading zeros it has:
 /// `u64::MAX` is a length (over the limit, skipped), one more is not.
 #[test]

@@ -41,7 +41,10 @@ pub enum ContentLengthError {
         /// Stream offset of the message's first header byte.
         offset: u64,
     },
-    /// The `Content-Length` value is not a decimal number that fits `u64`. Fatal.
+    /// The `Content-Length` value is not a decimal number below 2^64: it is empty, holds
+    /// something other than ASCII digits (a sign, a space between digits, a letter), or is
+    /// 2^64 or more. (Leading zeros are digits: `007` is 7, as RFC 9110's `1*DIGIT` has it;
+    /// blanks around the value are not part of it.) Fatal.
     BadLength {
         /// Stream offset of the message's first header byte.
         offset: u64,
@@ -102,7 +105,9 @@ impl ContentLengthError {
             ContentLengthError::TooLong { .. } => "body exceeds the frame limit",
             ContentLengthError::MissingLength { .. } => "missing Content-Length header",
             ContentLengthError::DuplicateLength { .. } => "duplicate Content-Length header",
-            ContentLengthError::BadLength { .. } => "Content-Length is not a decimal number",
+            ContentLengthError::BadLength { .. } => {
+                "Content-Length is not a decimal number below 2^64"
+            }
             ContentLengthError::HeaderTooLarge { .. } => "header block exceeds its limit",
             ContentLengthError::TooManyHeaders { .. } => "too many headers",
             ContentLengthError::MalformedHeader { .. } => "malformed header line",
