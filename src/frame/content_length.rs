@@ -160,6 +160,16 @@ const HEADERS: State = State::Headers {
 /// - Header names are compared case-insensitively; `Content-Length` is required and must
 ///   appear once, with a value of ASCII digits; `Content-Type` and any other header are
 ///   accepted and not interpreted (the body is JSON in UTF-8 in every known use).
+/// - The charset of a `Content-Type` is not checked, so none is refused here. The LSP base
+///   protocol makes `utf-8` the default and the only charset supported, asks that `utf8` be
+///   read as `utf-8`, and says a peer receiving another "should respond with an error". That
+///   error comes from the decoder, which reads every body as UTF-8 whatever its header says:
+///   a body that is not UTF-8 (UTF-16, or most Latin-1 text past ASCII) is refused there
+///   (-32700). A body that is ASCII (JSON with `\u` escapes, in any ASCII-based charset)
+///   reads the same in every such charset, and is taken: refusing it by its header would
+///   gain nothing. What is not caught: text in another charset whose bytes also happen to
+///   be UTF-8 (Latin-1 `Ã©`, bytes `C3 A9`) is read as that UTF-8 (`é`); the framer keeps
+///   no headers, so a caller cannot check the charset itself.
 /// - Each header line must end in `\r\n`; optional whitespace around values is ignored.
 /// - The header block is limited to [`max_header_bytes`](Self::max_header_bytes) bytes and
 ///   [`max_headers`](Self::max_headers) headers.
