@@ -170,15 +170,17 @@ fn optional<'a, T>(
 pub struct Cancelled<'a> {
     /// The id of the request being cancelled (a string or an integer).
     pub request_id: Id<'a>,
-    /// The reason, if given as a string. (One of another type reads as none: the request is
-    /// still cancelled, since what the peer wants of it is clear without the reason.)
+    /// The reason, if given once as a string. (One of another type, or given twice, reads as
+    /// none: the request is still cancelled, since what the peer wants of it is clear without
+    /// the reason.)
     pub reason: Option<JsonStr<'a>>,
 }
 
 impl<'a> Cancelled<'a> {
     /// Reads a `notifications/cancelled` notification; `None` for another method or a
-    /// malformed one (no `requestId`, or one that is not a string or an integer — such a
-    /// notification is ignored, never answered).
+    /// malformed one (no `requestId`, one that is not a string or an integer, or one given
+    /// twice, which peers may read either way — such a notification is ignored, never
+    /// answered).
     ///
     /// ```
     /// use rpcwire::{mcp::Cancelled, Decoder, Message};

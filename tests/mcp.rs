@@ -62,6 +62,22 @@ fn malformed_cancellations_are_ignored() {
     assert_eq!(Cancelled::from_notification(&n), None, "wrong method");
 }
 
+/// A member given twice may be read either way by other peers: a `requestId` given twice
+/// names no request for sure, so the notification is ignored; a `reason` given twice reads as
+/// none, and the request is still cancelled.
+#[test]
+fn cancellation_members_given_twice_are_not_read() {
+    let n = notification(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}"#,
+    );
+    assert_eq!(Cancelled::from_notification(&n), None);
+    let n = notification(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"a","reason":"b"}}"#,
+    );
+    let c = Cancelled::from_notification(&n).unwrap();
+    assert_eq!((c.request_id.raw(), c.reason), (&b"3"[..], None));
+}
+
 #[test]
 fn progress_fields() {
     let n = notification(
