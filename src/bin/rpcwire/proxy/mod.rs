@@ -15,9 +15,10 @@
 //! side and the replies the proxy sends the client in their place ([`item`]), what one side
 //! does with the lines it reads ([`sorter`]), the state the sides share and what it records of
 //! each item ([`state`]), the log's records ([`log`]), the arrays the proxy sends in place of
-//! a batch ([`batch`]) and the pipes' I/O ([`pipes`]).
+//! a batch ([`batch`]), the pipes' I/O ([`pipes`]) and the clock of the deadlines ([`clock`]).
 
 mod batch;
+mod clock;
 mod item;
 mod log;
 mod pipes;
@@ -33,7 +34,7 @@ use std::path::PathBuf;
 use std::process::{ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use clap::Args;
@@ -42,6 +43,7 @@ use rpcwire::{encode, encode::BatchReply, Dialect, ErrorCode, IdBuf, RawJson};
 use serde_json::json;
 
 use self::batch::push_owed_replies;
+use self::clock::Clock;
 use self::pipes::{read_into, widen_pipe, Sink, READ};
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
@@ -254,7 +256,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     state.write_log(header.to_string().as_bytes());
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
-        start: Instant::now(),
+        clock: Clock::new(),
         quiet: args.quiet,
         mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
         negotiated: OnceLock::new(),
@@ -397,7 +399,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 
     {
         let mut state = shared.lock();
-        let now = shared.now_ms();
+        let now = shared.clock.now_ms();
         let unanswered = state.session.finish();
         for u in &unanswered {
             if !args.quiet {
@@ -525,7 +527,7 @@ fn spawn_timeouts(
             tick.tick().await;
             let expired = {
                 let mut state = shared.lock();
-                let now = shared.now_ms();
+                let now = shared.clock.now_ms();
                 let expired = state.session.expire(now);
                 for timeout in &expired {
                     let (requests, owed) = match timeout {

@@ -99,9 +99,10 @@ impl Session {
         }
     }
 
-    /// Client requests and batches whose deadline passed by `now_ms`: their requests still
-    /// waiting removed, remembered for late replies, counted as timed out; a batch's owed
-    /// replies no longer owed (the caller answers them).
+    /// Client requests and batches whose deadline passed by `now_ms` (the time rounded down
+    /// to a whole millisecond, the arrivals having been rounded up: [`Session::observe`]):
+    /// their requests still waiting removed, remembered for late replies, counted as timed
+    /// out; a batch's owed replies no longer owed (the caller answers them).
     pub fn expire(&mut self, now_ms: u64) -> Vec<Timeout> {
         self.close_batch();
         let mut out = vec![];
