@@ -693,6 +693,40 @@ fn no_request_times_out_before_its_timeout_has_passed() {
     }
 }
 
+/// A request is answered with its timeout soon after its whole `--timeout-ms` has passed,
+/// wherever its deadline falls: the timer sleeps until the next deadline. (It looked on a tick
+/// of a quarter of the timeout, and answered a request up to 250 ms late.) The bound allows for
+/// a loaded machine; the proxy's own delay is a millisecond or two.
+#[test]
+fn a_request_times_out_soon_after_its_timeout() {
+    const REQUESTS: u32 = 12;
+    const TIMEOUT: Duration = Duration::from_millis(1000);
+    const SLACK: Duration = Duration::from_millis(150);
+    let options = ["--quiet", "--dialect", "jsonrpc", "--timeout-ms", "1000"];
+    // A server that reads everything and answers nothing.
+    let mut p = Proxy::spawn(&options, &["sh", "-c", "exec cat >/dev/null"]);
+    // All in flight at once, their deadlines spread over a timeout's quarter and more.
+    let mut sent = vec![];
+    for n in 0..REQUESTS {
+        sent.push(Instant::now());
+        p.send(&request(json!(n), "slow"));
+        thread::sleep(Duration::from_millis(41));
+    }
+    for (n, sent) in sent.iter().enumerate() {
+        let reply = p.recv();
+        let waited = sent.elapsed();
+        assert_eq!(
+            (&reply["id"], &reply["error"]["message"]),
+            (&json!(n), &json!("Request timed out"))
+        );
+        assert!(
+            (TIMEOUT..TIMEOUT + SLACK).contains(&waited),
+            "request {n} timed out after {waited:?}"
+        );
+    }
+    p.finish_cleanly();
+}
+
 /// MCP: initialize "MUST NOT be cancelled". When it times out, the client gets its -32603,
 /// but the server no cancellation (and its late result is dropped, as any late reply).
 #[test]

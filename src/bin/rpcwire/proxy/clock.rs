@@ -40,6 +40,13 @@ impl Clock {
         self.now_ms_at(Instant::now())
     }
 
+    /// The instant the clock reads `ms` (one no timer reaches, when that is out of range).
+    pub(super) fn instant_of(&self, ms: u64) -> Instant {
+        self.start
+            .checked_add(Duration::from_millis(ms))
+            .unwrap_or_else(far_future)
+    }
+
     /// [`Clock::arrival_ms`] of a message read at `at`.
     fn arrival_ms_at(&self, at: Instant) -> u64 {
         millis_ceil(at.saturating_duration_since(self.start))
@@ -60,6 +67,11 @@ fn millis(d: Duration) -> u64 {
 fn millis_ceil(d: Duration) -> u64 {
     let partial = !d.subsec_nanos().is_multiple_of(1_000_000);
     millis(d).saturating_add(u64::from(partial))
+}
+
+/// An instant no timer reaches (tokio's own "far future": about 30 years on).
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(86_400 * 365 * 30)
 }
 
 #[cfg(test)]
