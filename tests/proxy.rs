@@ -634,6 +634,99 @@ fn timeouts_keep_coming_while_the_server_does_not_read() {
     assert_eq!(p.finish().code, Some(128 + 15));
 }
 
+/// No request is answered with a timeout before its whole `--timeout-ms` has passed, as the
+/// client measures it: from before it writes the request to after it reads the reply, which
+/// holds all of the proxy's wait. (With the clock's readings all rounded down, a request read
+/// late in a millisecond timed out at the start of the next but one, under `--timeout-ms 1`
+/// after as little as a tenth of a millisecond.) In the log each timeout comes at least the
+/// timeout after its request, and the replay of the log agrees with the live run.
+#[test]
+fn no_request_times_out_before_its_timeout_has_passed() {
+    const REQUESTS: u64 = 500;
+    const TIMEOUT: u64 = 1;
+    let dir = scratch("timeout-never-early");
+    let log = dir.join("log.ndjson");
+    let options = [
+        "--quiet",
+        "--dialect",
+        "jsonrpc",
+        "--log",
+        log.to_str().unwrap(),
+        "--timeout-ms",
+        &TIMEOUT.to_string(),
+    ];
+    // A server that reads everything and answers nothing.
+    let mut p = Proxy::spawn(&options, &["sh", "-c", "exec cat >/dev/null"]);
+    for n in 1..=REQUESTS {
+        // Sent at instants spread over the proxy's milliseconds, not each right after the
+        // timer's last tick (when the last reply came): some late in a millisecond.
+        thread::sleep(Duration::from_micros(n * 379 % 1000));
+        let sent = Instant::now();
+        p.send(&request(json!(n), "slow"));
+        let reply = p.recv();
+        let waited = sent.elapsed();
+        assert_eq!(
+            (&reply["id"], &reply["error"]["message"]),
+            (&json!(n), &json!("Request timed out"))
+        );
+        assert!(
+            waited >= Duration::from_millis(TIMEOUT),
+            "request {n} timed out after {waited:?}"
+        );
+    }
+    p.finish_cleanly();
+    let records = replayed_with_violations(&log, &[("c2s/timed_out", REQUESTS)]);
+    let t_ms = |record: &Value| record["t_ms"].as_u64().expect("a t_ms");
+    let sent_at: BTreeMap<String, u64> = records
+        .iter()
+        .filter(|r| r["kind"] == "request")
+        .map(|r| (r["id"].to_string(), t_ms(r)))
+        .collect();
+    let timeouts: Vec<_> = records.iter().filter(|r| r["event"] == "timeout").collect();
+    assert_eq!(timeouts.len() as u64, REQUESTS);
+    for timeout in timeouts {
+        let sent = sent_at[&timeout["id"].to_string()];
+        assert!(
+            t_ms(timeout) >= sent + TIMEOUT,
+            "{timeout} for a request at {sent} ms"
+        );
+    }
+}
+
+/// A request is answered with its timeout soon after its whole `--timeout-ms` has passed,
+/// wherever its deadline falls: the timer sleeps until the next deadline. (It looked on a tick
+/// of a quarter of the timeout, and answered a request up to 250 ms late.) The bound allows for
+/// a loaded machine; the proxy's own delay is a millisecond or two.
+#[test]
+fn a_request_times_out_soon_after_its_timeout() {
+    const REQUESTS: u32 = 12;
+    const TIMEOUT: Duration = Duration::from_millis(1000);
+    const SLACK: Duration = Duration::from_millis(150);
+    let options = ["--quiet", "--dialect", "jsonrpc", "--timeout-ms", "1000"];
+    // A server that reads everything and answers nothing.
+    let mut p = Proxy::spawn(&options, &["sh", "-c", "exec cat >/dev/null"]);
+    // All in flight at once, their deadlines spread over a timeout's quarter and more.
+    let mut sent = vec![];
+    for n in 0..REQUESTS {
+        sent.push(Instant::now());
+        p.send(&request(json!(n), "slow"));
+        thread::sleep(Duration::from_millis(41));
+    }
+    for (n, sent) in sent.iter().enumerate() {
+        let reply = p.recv();
+        let waited = sent.elapsed();
+        assert_eq!(
+            (&reply["id"], &reply["error"]["message"]),
+            (&json!(n), &json!("Request timed out"))
+        );
+        assert!(
+            (TIMEOUT..TIMEOUT + SLACK).contains(&waited),
+            "request {n} timed out after {waited:?}"
+        );
+    }
+    p.finish_cleanly();
+}
+
 /// MCP: initialize "MUST NOT be cancelled". When it times out, the client gets its -32603,
 /// but the server no cancellation (and its late result is dropped, as any late reply).
 #[test]

@@ -15,9 +15,10 @@
 //! side and the replies the proxy sends the client in their place ([`item`]), what one side
 //! does with the lines it reads ([`sorter`]), the state the sides share and what it records of
 //! each item ([`state`]), the log's records ([`log`]), the arrays the proxy sends in place of
-//! a batch ([`batch`]) and the pipes' I/O ([`pipes`]).
+//! a batch ([`batch`]), the pipes' I/O ([`pipes`]) and the clock of the deadlines ([`clock`]).
 
 mod batch;
+mod clock;
 mod item;
 mod log;
 mod pipes;
@@ -33,7 +34,7 @@ use std::path::PathBuf;
 use std::process::{ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use clap::Args;
@@ -42,6 +43,7 @@ use rpcwire::{encode, encode::BatchReply, Dialect, ErrorCode, IdBuf, RawJson};
 use serde_json::json;
 
 use self::batch::push_owed_replies;
+use self::clock::Clock;
 use self::pipes::{read_into, widen_pipe, Sink, READ};
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
@@ -178,7 +180,7 @@ pub struct ProxyArgs {
 
 /// Runs `rpcwire proxy`.
 pub fn run(args: &ProxyArgs) -> ExitCode {
-    // The runtime only waits: for the server, the timeout ticks and signals (the forwarding
+    // The runtime only waits: for the server, the timeouts' deadlines and signals (the forwarding
     // is on plain threads), so one thread is enough.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -254,7 +256,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     state.write_log(header.to_string().as_bytes());
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
-        start: Instant::now(),
+        clock: Clock::new(),
         quiet: args.quiet,
         mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
         negotiated: OnceLock::new(),
@@ -397,7 +399,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 
     {
         let mut state = shared.lock();
-        let now = shared.now_ms();
+        let now = shared.clock.now_ms();
         let unanswered = state.session.finish();
         for u in &unanswered {
             if !args.quiet {
@@ -494,9 +496,10 @@ fn forward_server_to_client(
     }
 }
 
-/// Spawns the timeouts' task: every quarter of `ms` (1 to 250 ms), each client request (or
-/// batch) left unanswered for `ms` is answered locally, and each request is cancelled on the
-/// server where the protocol allows it (from a thread of its own).
+/// Spawns the timeouts' task: each client request (or batch) left unanswered for `ms` is
+/// answered locally at its deadline (less than a millisecond or two after: the clock's and
+/// the timer's resolution), and each request is cancelled on the server where the protocol
+/// allows it (from a thread of its own).
 fn spawn_timeouts(
     ms: u64,
     shared: &Arc<Shared>,
@@ -520,13 +523,15 @@ fn spawn_timeouts(
     }
     let (shared, client_out) = (shared.clone(), client_out.clone());
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_millis((ms / 4).clamp(1, 250)));
+        // When to look next, in the clock's milliseconds (at first, at once).
+        let mut look_at = 0;
         loop {
-            tick.tick().await;
+            tokio::time::sleep_until(shared.clock.instant_of(look_at).into()).await;
             let expired = {
                 let mut state = shared.lock();
-                let now = shared.now_ms();
+                let now = shared.clock.now_ms();
                 let expired = state.session.expire(now);
+                look_at = next_look(now, state.session.next_deadline(), ms);
                 for timeout in &expired {
                     let (requests, owed) = match timeout {
                         Timeout::Request(e) => (std::slice::from_ref(e), &[][..]),
@@ -609,6 +614,17 @@ fn spawn_timeouts(
             }
         }
     })
+}
+
+/// When the timeouts' task looks next, having looked at `now` (all in the clock's
+/// milliseconds): at the session's next deadline, and no later than `ms` on. The task sleeps
+/// until each deadline, not on a tick of its own, which would answer a request up to a tick
+/// late and wake an idle proxy. A deadline set after this look is a message's read after it,
+/// so at least `ms` on. (But for the rest of a chunk being observed meanwhile: its lines share
+/// one clock reading, taken before; those are answered late by as long as that took.)
+fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
+    let at_the_latest = now.saturating_add(ms);
+    next_deadline.map_or(at_the_latest, |deadline| deadline.min(at_the_latest))
 }
 
 /// Forwards SIGINT, SIGTERM and SIGHUP to the server's process group (`pid`'s), telling

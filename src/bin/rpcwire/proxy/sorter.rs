@@ -68,8 +68,9 @@ impl Sorter {
     /// plain `\n`, go out as one slice of the chunk: no copy.
     fn sort_chunk(&mut self, shared: &Shared, chunk: Bytes) {
         let mut run = 0..0;
-        // One clock reading per chunk: its lines arrived together.
-        let now = shared.now_ms();
+        // One clock reading per chunk: its lines arrived together. (An arrival, rounded up: a
+        // deadline counted from it never falls due before its whole timeout has passed.)
+        let now = shared.clock.arrival_ms();
         // A `\r` is rare: one search of the chunk spares most lines a search of their own.
         let has_cr = memchr::memchr(b'\r', &chunk).is_some();
         let mut lines = Lines::new(&chunk, self.framer.max_frame());
@@ -185,7 +186,7 @@ impl Sorter {
         let Observed { reply, .. } = shared.observe(
             self.dir,
             &Seen::TooLong(size),
-            shared.now_ms(),
+            shared.clock.arrival_ms(),
             &self.answering,
             &self.decoder,
         );

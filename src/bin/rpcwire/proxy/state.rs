@@ -5,7 +5,6 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
 
 use bytes::Bytes;
 use rpcwire::{Decoder, Id, IdBuf, Message, Rejection};
@@ -13,6 +12,7 @@ use serde_json::json;
 use smallvec::SmallVec;
 
 use super::batch::{in_place_of_dropped, rebuilt, Edit};
+use super::clock::Clock;
 use super::item::{Answering, LocalReply, Seen};
 use super::log::Record;
 use crate::session::{
@@ -28,7 +28,8 @@ pub(super) struct State {
 /// State shared by the forwarding tasks.
 pub(super) struct Shared {
     pub(super) state: Mutex<State>,
-    pub(super) start: Instant,
+    /// The clock of the session's deadlines and of the log's `t_ms`.
+    pub(super) clock: Clock,
     pub(super) quiet: bool,
     /// The MCP dialect: progress tokens are read (for the session's progress check), and
     /// `initialize` is never cancelled.
@@ -80,12 +81,6 @@ const REPORTED_ELEMENTS: usize = 16;
 const LOCATED_NOT_JSON: usize = 64 << 10;
 
 impl Shared {
-    /// Milliseconds since the proxy started: the clock of the session's deadlines and of the
-    /// log's `t_ms`.
-    pub(super) fn now_ms(&self) -> u64 {
-        self.start.elapsed().as_millis() as u64
-    }
-
     /// The session state, locked.
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().expect("state lock")
@@ -324,7 +319,7 @@ impl Shared {
         let mut state = self.lock();
         let counters = state.session.counters.to_json();
         say!("rpcwire proxy: {label}: {counters}");
-        let record = json!({ "t_ms": self.now_ms(), label: counters }).to_string();
+        let record = json!({ "t_ms": self.clock.now_ms(), label: counters }).to_string();
         state.write_log(record.as_bytes());
         // Out to the file now, with every record before them, for whoever follows the log
         // during the session: the buffer holds a megabyte, which a quiet session takes

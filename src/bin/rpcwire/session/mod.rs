@@ -321,6 +321,11 @@ impl Session {
 
     /// Records one message travelling in `dir`, at time `now_ms`.
     ///
+    /// A client request's deadline (a batch's) is its `now_ms` plus the timeout, due once
+    /// [`Session::expire`]'s `now_ms` reaches it. So that it never falls due before the whole
+    /// timeout has passed, a live caller gives a message's arrival rounded up to a whole
+    /// millisecond, and `expire` the time rounded down (the proxy's `Clock`).
+    ///
     /// A JSON-RPC batch counts here as one `batch` message, with no violation of its own;
     /// its elements are then recorded one by one, in order, with [`Session::observe_element`],
     /// and [`Session::batch_forwards`] says whether the batch goes on.

@@ -81,6 +81,29 @@ fn an_id_reused_after_its_cancellation_or_timeout_is_a_duplicate() {
     );
 }
 
+/// The next deadline is the earliest still to expire something: a request's while it waits,
+/// then, once it is answered, the next request's, then a batch's (once complete) until it is
+/// answered; none once nothing waits.
+#[test]
+fn the_next_deadline_is_the_earliest_still_to_expire_something() {
+    let mut session = Session::new(Dialect::JsonRpc2, Some(100));
+    let request = |token| observation("request", id(token), Some("slow"));
+    let reply = |token| observation("success_response", id(token), None);
+    assert_eq!(session.next_deadline(), None);
+    session.observe(Dir::C2s, &request("1"), 0);
+    session.observe(Dir::C2s, &request("2"), 10);
+    session.observe(Dir::C2s, &without_id("batch", None), 20);
+    session.observe_element(Dir::C2s, &request("3"), 20);
+    assert_eq!(session.next_deadline(), Some(100));
+    session.observe(Dir::S2c, &reply("1"), 30);
+    assert_eq!(session.next_deadline(), Some(110), "1 was answered");
+    session.observe(Dir::S2c, &reply("2"), 40);
+    assert_eq!(session.next_deadline(), Some(120), "the batch's");
+    session.observe(Dir::S2c, &reply("3"), 50);
+    assert_eq!(session.next_deadline(), None, "the batch was answered");
+    assert!(session.expire(u64::MAX).is_empty());
+}
+
 /// JSON-RPC: a request reusing the id of one that timed out is reported and forwarded (JSON-RPC
 /// only warns), and waits like any other: the server's replies with that id are not all
 /// dropped as late (the client would wait forever), and it times out in turn.

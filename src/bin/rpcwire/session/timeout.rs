@@ -84,24 +84,51 @@ impl Session {
     /// flight, not with their rate times the timeout (each prune is paid for by as many
     /// releases as it keeps entries).
     pub(super) fn prune_deadlines(&mut self) {
-        let waiting = &self.waiting[slot(Dir::C2s)];
-        let queued = &self.queued[slot(Dir::C2s)];
-        let live = waiting.len() + queued.len() + self.batches.len();
+        let live = self.waiting[slot(Dir::C2s)].len()
+            + self.queued[slot(Dir::C2s)].len()
+            + self.batches.len();
         if self.deadlines.len() > 2 * live + 64 {
-            let batches = &self.batches;
-            self.deadlines.retain(|Reverse(d)| match &d.of {
-                DeadlineOf::Request(id) => {
-                    let id = id.as_id();
-                    waiting.get(id).is_some_and(|w| w.seq == d.seq) || queued.holds(id, d.seq)
-                }
-                DeadlineOf::Batch(no) => batches.contains_key(no),
-            });
+            let mut deadlines = std::mem::take(&mut self.deadlines);
+            deadlines.retain(|Reverse(d)| self.is_live(d));
+            self.deadlines = deadlines;
         }
     }
 
-    /// Client requests and batches whose deadline passed by `now_ms`: their requests still
-    /// waiting removed, remembered for late replies, counted as timed out; a batch's owed
-    /// replies no longer owed (the caller answers them).
+    /// Whether `d` is still to expire something: the deadline of a client request still
+    /// waiting (or queued) under it, or of a batch not yet answered.
+    fn is_live(&self, d: &Deadline) -> bool {
+        match &d.of {
+            DeadlineOf::Request(id) => {
+                let id = id.as_id();
+                self.waiting[slot(Dir::C2s)]
+                    .get(id)
+                    .is_some_and(|w| w.seq == d.seq)
+                    || self.queued[slot(Dir::C2s)].holds(id, d.seq)
+            }
+            DeadlineOf::Batch(no) => self.batches.contains_key(no),
+        }
+    }
+
+    /// The earliest deadline still to expire something, in the unit of [`Session::expire`]'s
+    /// `now_ms`: when `expire` is next worth calling (`None`: none is). The deadlines of
+    /// requests answered since, and of batches answered, are dropped on the way, so that a
+    /// timer sleeping until it is not woken for nothing. A batch observed last counts once
+    /// complete (as `expire` has it: call this after `expire`), and a deadline set later, by
+    /// a message read later, is at least the whole timeout after that message.
+    pub fn next_deadline(&mut self) -> Option<u64> {
+        while let Some(Reverse(d)) = self.deadlines.peek() {
+            if self.is_live(d) {
+                return Some(d.at);
+            }
+            self.deadlines.pop();
+        }
+        None
+    }
+
+    /// Client requests and batches whose deadline passed by `now_ms` (the time rounded down
+    /// to a whole millisecond, the arrivals having been rounded up: [`Session::observe`]):
+    /// their requests still waiting removed, remembered for late replies, counted as timed
+    /// out; a batch's owed replies no longer owed (the caller answers them).
     pub fn expire(&mut self, now_ms: u64) -> Vec<Timeout> {
         self.close_batch();
         let mut out = vec![];
