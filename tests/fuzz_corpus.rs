@@ -102,6 +102,34 @@ fn write_seed_corpus() {
         let name = format!("spec-{}", case["name"].as_str().unwrap());
         let bytes = common::hex(case["hex"].as_str().unwrap());
         write("differential", &name, &bytes);
+        if bytes.starts_with(b"[") {
+            write("batch", &name, &bytes);
+        }
+    }
+    for case in common::load("envelope.jsonl") {
+        if case["cat"] == "batch" {
+            write(
+                "batch",
+                case["name"].as_str().unwrap(),
+                &common::input(&case),
+            );
+        }
+    }
+    // Batch elements the vectors lack; the body puts an input that does not open an array
+    // inside `[` and `]` (see `fuzz_bodies::as_batch`).
+    let batches: &[&[u8]] = &[
+        br#"{"jsonrpc":"2.0","id":1,"method":"sum","params":[1,2,4]},{"jsonrpc":"2.0","method":"hello","params":[7]},1,{},{"jsonrpc":"2.0","id":"x","result":7}"#,
+        br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}},{"jsonrpc":"2.0","id":"a","method":"initi\u0061lize"},{"jsonrpc":"2.0","method":"initialize"}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"b\"},{\"jsonrpc\":\"2.0\",\"id\":\"\\u00e9\\\"\",\"method\":\"c\",\"params\":{\"x\":\n[1,\r\n2]}},{\"id\":3}",
+        br#"[[{"jsonrpc":"2.0","id":1,"method":"a"}],[],{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"m","data":[1]}},{"jsonrpc":"2.0","result":{}}]"#,
+        br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"a"},{"jsonrpc":"2.0","id":7,"method":"m","result":1},{"jsonrpc":"1.0","id":"v","method":"m"}"#,
+        br#" {"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"t"}} , 5 ,"x",null,{"id":4} "#,
+        // Not JSON (a payload lazy mode skips): a batch in lazy mode only.
+        br#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"x":tru}},{"jsonrpc":"2.0","id":2,"method":"b","params":[01]}"#,
+    ];
+    for (i, b) in batches.iter().enumerate() {
+        write("batch", &format!("hand-{i}"), b);
     }
     for (name, stream) in &captures {
         for (limit, seed) in [(95u8, 1u8), (40, 7)] {

@@ -33,6 +33,7 @@ pub const TARGETS: &[Target] = &[
     ("decode_lines", decode_lines),
     ("tables_model", tables_model),
     ("headers", headers),
+    ("batch", batch),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
@@ -396,6 +397,171 @@ pub fn differential(data: &[u8]) {
                 }
             }
         }
+    }
+}
+
+// -------------------------------------------------------------------------------- batch
+
+/// `data` as a batch: as it is when it opens an array, else inside `[` and `]`, so that the
+/// fuzzer's mutations reach the elements rather than stop at the top level.
+pub fn as_batch(data: &[u8]) -> Vec<u8> {
+    if data.first() == Some(&b'[') {
+        return data.to_vec();
+    }
+    [&b"["[..], data, b"]"].concat()
+}
+
+/// A batch's elements against the reference classifier (`classify_batch_elements`): both
+/// dialects, both roles, batches allowed, strict and lazy mode. Where the decoder gives a
+/// batch, each element of `Batch::decode` is what the reference says (lazy mode: only on
+/// frames serde_json accepts, as in [`differential`]), `batch::expects_reply` agrees with the
+/// elements, and the reply a server writes with `BatchReply` holds one answer per request and
+/// per answered rejection, in order (see [`check_batch_reply`]).
+pub fn batch(data: &[u8]) {
+    let frame = as_batch(data);
+    let json = reference::is_json(&frame);
+    for (dialect, role) in CONFIGS {
+        let expected = reference::classify_with_batches(&frame, dialect, role, true);
+        let expected_elements = reference::classify_batch_elements(&frame, dialect, role);
+        for validation in [Validation::Strict, Validation::Lazy] {
+            // Lazy mode skips payloads without reading their grammar, so on a frame that is
+            // not JSON the reference has nothing to say; the batch is still checked for what
+            // holds in any mode (its elements decode, the reply answers them).
+            let compared = validation == Validation::Strict || json;
+            let options = *decoder(dialect, role, validation).options();
+            let decoder = Decoder::new(DecodeOptions {
+                batches: true,
+                ..options
+            });
+            let shown = String::from_utf8_lossy(&frame);
+            let what = format!("{dialect:?}/{role:?}/{validation:?} on {shown:?}");
+            if compared {
+                assert_eq!(reference::observe(&decoder, &frame), expected, "{what}");
+            }
+            let Ok(Message::Batch(batch)) = decoder.decode(&frame) else {
+                continue;
+            };
+            let elements: Vec<_> = batch.decode(&decoder).collect();
+            let got: Vec<_> = elements
+                .iter()
+                .map(|e| reference::outcome_of(&frame, e))
+                .collect();
+            if compared {
+                let expected_elements = expected_elements
+                    .as_deref()
+                    .expect("the reference classifies a batch's elements");
+                assert_eq!(got, expected_elements, "elements, {what}");
+            }
+            let expects = reference::expects_reply(&got);
+            assert_eq!(
+                rpcwire::batch::expects_reply(&elements),
+                expects,
+                "expects_reply of the collected elements, {what}"
+            );
+            assert_eq!(
+                rpcwire::batch::expects_reply(batch.decode(&decoder)),
+                expects,
+                "expects_reply of the elements as decoded, {what}"
+            );
+            let reply = BatchAnswers {
+                dialect,
+                echo_params: compared,
+                what: &what,
+            };
+            reply.check(&elements, expects);
+        }
+    }
+}
+
+/// One answer a batch's reply owes: the id it carries (as spelled; `None` when left out), and
+/// either the result of a success response or the code of an error.
+#[derive(Debug, PartialEq, Eq)]
+struct Owed {
+    id: Option<Vec<u8>>,
+    answer: Result<Vec<u8>, i64>,
+}
+
+/// How [`BatchAnswers::check`] answers a batch, and what a failure names.
+struct BatchAnswers<'w> {
+    /// The batch's dialect, whose client reads the reply.
+    dialect: Dialect,
+    /// Whether a JSON-RPC request's `params` can be sent back as its result: only when the
+    /// frame is known to be JSON (lazy mode does not read a payload's grammar).
+    echo_params: bool,
+    /// The configuration and the frame, for failure messages.
+    what: &'w str,
+}
+
+impl BatchAnswers<'_> {
+    /// Answers `elements` as a server would, through `BatchReply`: each request with a result
+    /// (in JSON-RPC its `params` when they may be echoed, else `{}`, the result every MCP
+    /// client accepts), each rejection owed a reply with its `reply()`, nothing else. When
+    /// nothing expects a reply nothing is written; otherwise one line, a batch whose
+    /// elements, decoded by a client of the same dialect, are the owed answers in order. (The
+    /// dialect's own client: MCP answers an element whose id cannot be read without an `id`,
+    /// which JSON-RPC requires of an error response.)
+    fn check(&self, elements: &[Result<Message<'_>, rpcwire::Rejection<'_>>], expects: bool) {
+        let (dialect, what) = (self.dialect, self.what);
+        let mut out = BytesMut::new();
+        let mut owed = Vec::new();
+        let mut reply = encode::BatchReply::open(&mut out);
+        for element in elements {
+            match element {
+                Ok(Message::Request(request)) => {
+                    let result = match (dialect, request.params) {
+                        (Dialect::JsonRpc2, Some(params)) if self.echo_params => params,
+                        _ => RawJson::EMPTY_OBJECT,
+                    };
+                    reply.push(|out| encode::write_response(out, request.id, result));
+                    owed.push(Owed {
+                        id: Some(request.id.raw().to_vec()),
+                        answer: Ok(spaced(result.as_bytes())),
+                    });
+                }
+                Ok(_) => {}
+                Err(rejection) => {
+                    if let Some(error) = rejection.reply() {
+                        reply.push(|out| encode::write_reply(out, &error, None));
+                        owed.push(Owed {
+                            id: error.id.token().map(<[u8]>::to_vec),
+                            answer: Err(error.code.get()),
+                        });
+                    }
+                }
+            }
+        }
+        assert_eq!(reply.len(), owed.len(), "one element per answer, {what}");
+        let written = reply.close();
+        assert_eq!(written, expects, "close() against expects_reply, {what}");
+        if !written {
+            assert!(out.is_empty(), "a batch owed nothing wrote {out:?}, {what}");
+            return;
+        }
+        assert_eq!(memchr_count(&out), 1, "the reply is one line, {what}");
+        let line = &out[..out.len() - 1];
+        let client = Decoder::new(DecodeOptions {
+            batches: true,
+            ..*decoder(dialect, Role::Client, Validation::Strict).options()
+        });
+        let shown = String::from_utf8_lossy(line);
+        let Ok(Message::Batch(replies)) = client.decode(line) else {
+            panic!("the reply {shown:?} is not a batch, {what}");
+        };
+        let answered: Vec<Owed> = replies
+            .decode(&client)
+            .map(|element| match element {
+                Ok(Message::Response(r)) => Owed {
+                    id: Some(r.id.raw().to_vec()),
+                    answer: Ok(r.result.as_bytes().to_vec()),
+                },
+                Ok(Message::ErrorResponse(e)) => Owed {
+                    id: e.id.map(|id| id.raw().to_vec()),
+                    answer: Err(e.error.code.get()),
+                },
+                other => panic!("{other:?} in the reply {shown:?}, {what}"),
+            })
+            .collect();
+        assert_eq!(answered, owed, "the reply {shown:?}, {what}");
     }
 }
 

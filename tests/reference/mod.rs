@@ -3,8 +3,8 @@
 //! vectors in `tests/data`).
 //!
 //! Test-only code, shared by the differential property tests (`tests/differential.rs`), the
-//! corpus replay (`tests/fuzz_corpus.rs`) and the `differential` fuzz target, which includes
-//! this file with `#[path]`.
+//! corpus replay (`tests/fuzz_corpus.rs`) and the `differential` and `batch` fuzz targets,
+//! which include this file with `#[path]`.
 //!
 //! How it reads a frame:
 //! 1. the whole frame must be UTF-8 (`str::from_utf8`);
@@ -34,7 +34,7 @@
 
 pub mod json_prefix;
 
-use rpcwire::{Decoder, Dialect, Message, ReplyId, Role};
+use rpcwire::{Decoder, Dialect, Message, Rejection, ReplyId, Role};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -415,9 +415,70 @@ fn classify_object(
     o
 }
 
+/// What `Batch::decode` must make of each element of `frame`, a batch the decoder accepts
+/// ([`classify_with_batches`] says `batch`), in order, with spans in the whole frame:
+/// - a nested array is -32600 `NotAnObject` (unreadable id), whatever it holds;
+/// - in the MCP dialect, a request for `initialize` (decoded method) is -32600
+///   `InitializeInBatch`, echoing the request's id;
+/// - any other element is what it is as a frame of its own.
+///
+/// Returns `None` when `frame` is not such a batch.
+pub fn classify_batch_elements(frame: &[u8], dialect: Dialect, role: Role) -> Option<Vec<Outcome>> {
+    if classify_with_batches(frame, dialect, role, true).kind != "batch" {
+        return None;
+    }
+    let mcp = dialect == Dialect::Mcp;
+    let top: &RawValue = serde_json::from_slice(frame).expect("a batch is JSON");
+    let elements: Vec<&RawValue> = serde_json::from_str(top.get()).expect("a batch is an array");
+    let classify_element = |element: &RawValue| {
+        if first(element) == b'[' {
+            return invalid_request(None, mcp);
+        }
+        let alone = classify_with_batches(bytes(element), dialect, role, true);
+        if mcp && alone.kind == "request" && alone.method.as_deref() == Some("initialize") {
+            return invalid_request(alone.id, mcp);
+        }
+        shifted(alone, span(frame, bytes(element)).0)
+    };
+    Some(elements.into_iter().map(classify_element).collect())
+}
+
+/// The outcome of an element refused with -32600 (not a response): its valid id, echoed by
+/// the reply, or the dialect's form for an id that cannot be read (JSON-RPC: `null`; MCP:
+/// left out).
+fn invalid_request(id: Option<String>, mcp: bool) -> Outcome {
+    let unreadable = if mcp { None } else { Some("null".to_string()) };
+    let mut o = Outcome::new("invalid");
+    o.reply = Some((-32600, id.clone().or(unreadable)));
+    o.id = id;
+    o
+}
+
+/// `o` with its spans moved `by` bytes on: from an element's own bytes to the whole frame's.
+fn shifted(mut o: Outcome, by: usize) -> Outcome {
+    let shift = |(start, end): (usize, usize)| (start + by, end + by);
+    o.payload = o.payload.map(shift);
+    o.error_data = o.error_data.map(shift);
+    o
+}
+
+/// Whether a batch of elements with these outcomes calls for a reply: one element is a
+/// request, or a rejection that is answered.
+pub fn expects_reply(elements: &[Outcome]) -> bool {
+    elements
+        .iter()
+        .any(|o| o.kind == "request" || o.reply.is_some())
+}
+
 /// What rpcwire's `decoder` actually made of `frame`, in the same vocabulary.
 pub fn observe(decoder: &Decoder, frame: &[u8]) -> Outcome {
-    match decoder.decode(frame) {
+    outcome_of(frame, &decoder.decode(frame))
+}
+
+/// `decoded`, an outcome of decoding `frame` or a part of it, in the vocabulary of
+/// [`Outcome`], with spans in `frame`.
+pub fn outcome_of(frame: &[u8], decoded: &Result<Message<'_>, Rejection<'_>>) -> Outcome {
+    match *decoded {
         Ok(msg) => {
             let mut o = Outcome::new(msg.kind().as_str());
             o.id = msg.id().map(|id| text(id.raw()));
@@ -435,7 +496,7 @@ pub fn observe(decoder: &Decoder, frame: &[u8]) -> Outcome {
             }
             o
         }
-        Err(rej) => {
+        Err(ref rej) => {
             let mut o = Outcome::new(rej.kind_str());
             o.id = rej.id().map(|id| text(id.raw()));
             o.reply = rej.reply().map(|r| {
