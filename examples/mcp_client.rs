@@ -438,6 +438,8 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
             }
             // The line may have been a reply, whose request then times out.
             Incoming::TooLong { .. } => eprintln!("client: over-long line dropped"),
+            // Only `Content-Length` framing reads a charset: a line has none.
+            Incoming::UnsupportedCharset { .. } => {}
         }
     }
     // The server is gone: nobody will answer what is still in flight, nor what comes next.

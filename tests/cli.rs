@@ -514,7 +514,8 @@ fn two_streams_in_sse_and_content_length_framing() {
 
 /// In two merged streams, a framing error that is not an over-long frame (the stream ends
 /// inside a message, a malformed header block) is `bad_framing`, not `too_long`; it owes no
-/// reply.
+/// reply. A body whose `Content-Type` names another charset is `unsupported_charset`, owed
+/// the -32700 an over-long one is.
 #[test]
 fn a_stream_cut_inside_a_message_is_bad_framing_in_a_merge() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-cut-session");
@@ -541,6 +542,15 @@ fn a_stream_cut_inside_a_message_is_bad_framing_in_a_merge() {
             "long",
             format!("{}{}", frame(request), frame(&long)),
             "too_long",
+        ),
+        (
+            "charset",
+            format!(
+                "{}Content-Type: application/vscode-jsonrpc; charset=latin1\r\n{}",
+                frame(request),
+                frame(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+            ),
+            "unsupported_charset",
         ),
     ];
     for (name, c2s, violation) in cases {
@@ -1263,6 +1273,62 @@ fn an_over_long_frame_calls_for_a_parse_error_reply() {
     assert_eq!(
         (&records[0]["kind"], &records[0]["reply"]),
         (&serde_json::json!("framing_error"), &Value::Null)
+    );
+}
+
+/// A Content-Length body whose `Content-Type` names a charset other than UTF-8 (its bytes,
+/// Latin-1 `Ã©`, valid UTF-8 that would be misread as `é`) is a `framing_error` that calls for
+/// the -32700 of a frame that is not JSON, at its offset; it is skipped, and the messages
+/// after it are checked.
+#[test]
+fn a_body_in_another_charset_is_a_framing_error_and_the_stream_goes_on() {
+    let frame = |body: &[u8]| {
+        [
+            format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes(),
+            body,
+        ]
+        .concat()
+    };
+    let first = frame(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let stream = [
+        first.clone(),
+        b"Content-Type: application/vscode-jsonrpc; charset=latin1\r\n".to_vec(),
+        frame(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\xc3\xa9\"}"),
+        frame(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#),
+    ]
+    .concat();
+    let (records, summary, code) = check(&["--framing", "content-length"], Some(&stream));
+    assert_eq!(code, 1);
+    let kinds: Vec<_> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["request", "framing_error", "request"],
+        "{records:#?}"
+    );
+    let error = &records[1];
+    assert_eq!(error["offset"], first.len() as u64, "{error}");
+    assert_eq!(
+        error["reply"],
+        serde_json::json!({"code": -32700, "id": "<absent>"}),
+        "{error}"
+    );
+    assert_eq!(
+        error["detail"],
+        format!(
+            "Content-Type names a charset other than utf-8, or none that can be read \
+             (message starting at byte {})",
+            first.len()
+        ),
+        "{error}"
+    );
+    assert_eq!(records[2]["id"], "3");
+    assert_eq!(summary["by_reply_code"], serde_json::json!({"-32700": 1}));
+    assert!(
+        summary.get("unchecked_bytes").is_none_or(|n| n == 0),
+        "{summary}"
     );
 }
 

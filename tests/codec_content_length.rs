@@ -1,6 +1,7 @@
-//! The Content-Length codec: messages, rejections and over-long bodies as items through
-//! `FramedRead` with reads split anywhere, a malformed header as the `InvalidData` error that
-//! ends the stream, a stream cut short, and the encoder's frames read back.
+//! The Content-Length codec: messages, rejections, over-long bodies and bodies in another
+//! charset as items through `FramedRead` with reads split anywhere, a malformed header as the
+//! `InvalidData` error that ends the stream, a stream cut short, and the encoder's frames read
+//! back.
 #![cfg(feature = "tokio")]
 
 mod common;
@@ -65,6 +66,50 @@ fn messages_rejections_and_over_long_bodies_split_anywhere() {
         r#"notification {"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
     ];
     assert_any_split(&stream, &expected, read);
+}
+
+/// A body whose `Content-Type` names another charset (its bytes UTF-8 that the decoder
+/// would take, a valid request) is an item, not an error: reported at its offset with the
+/// -32700 a frame that is not JSON gets, with no id (the body is never read); the codec is
+/// not failed and the next message is read, in reads split anywhere.
+#[test]
+fn a_body_in_another_charset_is_an_item_and_the_stream_goes_on() {
+    let latin1 = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":[\"\xc3\xa9\"]}";
+    let refused = [
+        b"Content-Type: application/vscode-jsonrpc; charset=latin1\r\n".as_slice(),
+        &frame(latin1),
+    ]
+    .concat();
+    let stream = [
+        frame(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"),
+        refused,
+        frame(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"),
+    ]
+    .concat();
+    let at = frame(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}").len();
+    let expected = [
+        r#"request {"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_string(),
+        format!("unsupported charset at {at} (-32700)"),
+        r#"request {"jsonrpc":"2.0","id":2,"method":"ping"}"#.into(),
+    ];
+    assert_any_split(&stream, &expected, read);
+
+    let mut codec = ContentLengthCodec::new(Decoder::mcp(), MAX);
+    let mut buf = BytesMut::from(&stream[at..]);
+    let item = codec.decode(&mut buf).unwrap().unwrap();
+    assert_eq!(
+        item,
+        Incoming::UnsupportedCharset {
+            offset: 0,
+            reply: Decoder::mcp().too_long_reply()
+        }
+    );
+    let reply = item.reply().unwrap();
+    assert_eq!(
+        (reply.code, reply.id),
+        (rpcwire::ErrorCode::PARSE_ERROR, rpcwire::ReplyId::Absent)
+    );
+    assert!(!codec.is_failed());
 }
 
 /// A malformed header block: the items before it, then an `InvalidData` error carrying the

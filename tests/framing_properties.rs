@@ -432,6 +432,11 @@ fn cl_bytes() -> impl Strategy<Value = Vec<u8>> {
         b"content-length:0\r\n",
         b"Content-Length: 12\r\n",
         b"Content-Type: x\r\n",
+        b"Content-Type: a/b; charset=latin1\r\n",
+        b"Content-Type: a/b;charset=\"utf-8\"\r\n",
+        b"charset=",
+        b";",
+        b"\"",
         b"Content-Length",
         b":",
         b" ",
@@ -469,6 +474,49 @@ proptest! {
         prop_assert_eq!(want.1, input.len() as u64);
         let bytes: Vec<&[u8]> = input.chunks(1).collect();
         for chunks in [bytes, pieces(&input, &cuts)] {
+            prop_assert_eq!(&cl_read(&mut make(), &chunks), &want, "{:?}", chunks);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    /// A body whose `Content-Type` names another charset (or none that can be read), of any
+    /// bytes, between two messages: in one read, one byte at a time and in random pieces, it
+    /// is reported once at its offset, skipped, and the message after it is read.
+    #[test]
+    fn content_length_body_in_another_charset_any_reads(
+        body in proptest::collection::vec(any::<u8>(), 0..40),
+        content_type in proptest::sample::select(vec![
+            "a/b; charset=latin1",
+            "application/json; charset=\"ISO-8859-1\"",
+            "text/plain;CHARSET=utf-16",
+            "a/b; charset=",
+            "a/b; charset=\"utf-8",
+        ]),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+    ) {
+        let first = b"Content-Length: 2\r\n\r\n{}";
+        let refused = [
+            format!("Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n", body.len())
+                .as_bytes(),
+            &body,
+        ]
+        .concat();
+        let input = [&first[..], &refused, b"Content-Length: 3\r\n\r\n[1]"].concat();
+        let offset = first.len() as u64;
+        let want: ClRead = (
+            vec![
+                Ok((0, b"{}".to_vec())),
+                Err(rpcwire::ContentLengthError::UnsupportedCharset { offset }),
+                Ok((offset + refused.len() as u64, b"[1]".to_vec())),
+            ],
+            input.len() as u64,
+            false,
+        );
+        let make = || rpcwire::ContentLengthFramer::new(64);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        for chunks in [vec![&input[..]], bytes, pieces(&input, &cuts)] {
             prop_assert_eq!(&cl_read(&mut make(), &chunks), &want, "{:?}", chunks);
         }
     }

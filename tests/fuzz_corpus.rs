@@ -202,6 +202,7 @@ fn write_seed_corpus() {
         b"Content-Length: x\r\n\r\n{}",
         b"Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
         b"Content-Type: a\r\n\r\n{}Content-Length: 5\r\n\r\n{",
+        b"Content-Length: 2\r\n\r\n{}Content-Type: a/b; charset=latin1\r\nContent-Length: 6\r\n\r\n[\"\xc3\xa9\"]Content-Type: a/b;charset=\"utf8\"\r\nContent-Length: 2\r\n\r\n[]",
     ];
     for (i, s) in cl.iter().enumerate() {
         let mut d = vec![40, i as u8];

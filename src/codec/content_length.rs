@@ -10,8 +10,8 @@ use crate::frame::{write_content_length_frame, ContentLengthError, ContentLength
 use crate::message::Reply;
 use crate::Decoder;
 
-/// A body over the limit is an item (its length is known, so the framer skips it and the
-/// stream goes on); a message cut short by the end of the stream is `UnexpectedEof` (but for
+/// A body over the limit, or in another charset, is an item (its length is known, so the
+/// framer skips it and the stream goes on); a message cut short by the end of the stream is `UnexpectedEof` (but for
 /// an over-long body, reported already as `TooLong`, which the end cuts short: nothing more is
 /// reported for it), and any
 /// other error, which leaves no way to find the next message, `InvalidData`. Either error
@@ -24,6 +24,9 @@ impl BadFrame for ContentLengthError {
                 length: Some(length),
                 reply,
             }),
+            ContentLengthError::UnsupportedCharset { offset } => {
+                Ok(Incoming::UnsupportedCharset { offset, reply })
+            }
             ContentLengthError::Truncated { .. } => {
                 Err(io::Error::new(io::ErrorKind::UnexpectedEof, self))
             }
@@ -36,8 +39,10 @@ impl BadFrame for ContentLengthError {
 /// some JSON-RPC peers use): [`ContentLengthFramer`] cuts the bodies, the decoder reads each.
 ///
 /// - A body that is not a valid message is an item ([`Incoming::Rejected`]), and so is one
-///   longer than the frame limit ([`Incoming::TooLong`]): its length is known, so the framer
-///   discards it as it arrives and the next message follows.
+///   longer than the frame limit ([`Incoming::TooLong`]) and one whose `Content-Type` names
+///   a charset other than UTF-8 ([`Incoming::UnsupportedCharset`]): its length is known, so
+///   the framer discards it as it arrives and the next message follows. Both call for the
+///   reply a frame that is not JSON gets, -32700 with no id ([`Incoming::reply`]).
 /// - A malformed header block leaves no way to find the next message: it is an `io::Error`
 ///   of kind `InvalidData` whose source is the [`ContentLengthError`] (`MissingLength`,
 ///   `BadLength`, `MalformedHeader`, …). A `FramedRead` ends after it; the codec reads

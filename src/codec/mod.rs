@@ -17,8 +17,9 @@
 //! client's leaves it unanswered, as a response), and a default would make it silently. The
 //! encoders, which need no decoder, have one.
 //!
-//! A bad frame is an *item* ([`Incoming::Rejected`] or [`Incoming::TooLong`]), never an `Err`:
-//! the stream goes on after it. `Err` is for I/O, and for what leaves no stream to go on
+//! A bad frame is an *item* ([`Incoming::Rejected`], [`Incoming::TooLong`], or a
+//! `Content-Length` body in another charset, [`Incoming::UnsupportedCharset`]), never an
+//! `Err`: the stream goes on after it. `Err` is for I/O, and for what leaves no stream to go on
 //! with: a malformed `Content-Length` header block (`InvalidData`) or a message cut short by
 //! the end of a `Content-Length` stream (`UnexpectedEof`).
 //!
@@ -75,13 +76,27 @@ pub enum Incoming {
         /// ([`Decoder::too_long_reply`]).
         reply: Reply<'static>,
     },
+    /// A `Content-Length` body whose `Content-Type` names a charset other than UTF-8, or
+    /// none that can be read
+    /// ([`ContentLengthError::UnsupportedCharset`](crate::ContentLengthError::UnsupportedCharset)),
+    /// discarded unread: the LSP base protocol supports no other charset, and says a peer
+    /// receiving one "should respond with an error".
+    UnsupportedCharset {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+        /// The reply it calls for, as for a frame that is not JSON (the body is never read,
+        /// so no id is known): -32700 with the decoder's
+        /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
+        /// ([`Decoder::too_long_reply`]).
+        reply: Reply<'static>,
+    },
 }
 
 impl Incoming {
     /// The error reply this item calls for, as [`Rejection::reply`](crate::Rejection::reply)
     /// gives it: `None` for a message (a request's answer is the application's) and for a
-    /// malformed response. Whether to send a reply to a frame that is not JSON, or to an
-    /// over-long line, is the caller's policy: answer a peer whose requests you read
+    /// malformed response. Whether to send a reply to a frame that is not JSON, to an
+    /// over-long line, or to a body in another charset, is the caller's policy: answer a peer whose requests you read
     /// ([`Role::Server`](crate::Role::Server)); from a server such a line may have been a
     /// response, which is never answered.
     ///
@@ -105,7 +120,9 @@ impl Incoming {
         match self {
             Incoming::Message(_) => None,
             Incoming::Rejected(rejected) => rejected.rejection().reply(),
-            Incoming::TooLong { reply, .. } => Some(*reply),
+            Incoming::TooLong { reply, .. } | Incoming::UnsupportedCharset { reply, .. } => {
+                Some(*reply)
+            }
         }
     }
 }
@@ -311,9 +328,10 @@ where
 
 /// A framer's error, as a codec hands it out.
 trait BadFrame {
-    /// The item for a frame the stream survives (an over-long one, answered with
-    /// `too_long`), or the `io::Error` that ends the stream.
-    fn into_item(self, too_long: Reply<'static>) -> io::Result<Incoming>;
+    /// The item for a frame the stream survives (an over-long one, or a body in another
+    /// charset, answered with `unreadable`: the reply to a frame whose id cannot be read), or
+    /// the `io::Error` that ends the stream.
+    fn into_item(self, unreadable: Reply<'static>) -> io::Result<Incoming>;
 }
 
 impl BadFrame for FrameError {

@@ -203,8 +203,10 @@ impl Decoder {
 
     /// The reply to a frame a framer refused as too long (a line or an SSE event,
     /// [`FrameError::TooLong`](crate::FrameError::TooLong); a `Content-Length` body,
-    /// [`ContentLengthError::TooLong`](crate::ContentLengthError::TooLong)), whose id
-    /// cannot be read: -32700 with this decoder's [`unreadable_id`](DecodeOptions::unreadable_id),
+    /// [`ContentLengthError::TooLong`](crate::ContentLengthError::TooLong)), or a
+    /// `Content-Length` body refused for its charset
+    /// ([`ContentLengthError::UnsupportedCharset`](crate::ContentLengthError::UnsupportedCharset)),
+    /// whose id cannot be read (the body is never read): -32700 with this decoder's [`unreadable_id`](DecodeOptions::unreadable_id),
     /// as for any frame that is not JSON. Whether to send it is the caller's policy, as for
     /// [`Rejection::reply`]: send it only to a peer whose requests you read (`Role::Server`),
     /// since an over-long line from a server may have been a response, which is never answered.

@@ -13,6 +13,7 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 
+use super::charset::content_type_is_utf8;
 use super::without_line_end;
 
 /// Why a `Content-Length` stream could not be framed. Small and `Copy`; every variant carries
@@ -65,6 +66,22 @@ pub enum ContentLengthError {
         /// Stream offset of the message's first header byte.
         offset: u64,
     },
+    /// A `Content-Type` header names a charset other than `utf-8` (or `utf8`, which the LSP
+    /// base protocol asks to be read as `utf-8`), or is not a media type whose charset can be
+    /// read (see [`ContentLengthFramer`] for what is). The LSP base protocol supports no other
+    /// charset, and the bytes of text in another one may happen to be UTF-8 too (Latin-1
+    /// `Ã©`, bytes `C3 A9`, read as `é`): such a body would be misread, not refused, if it
+    /// were handed out. Not fatal: its length is known, so the framer discards exactly the
+    /// bytes its `Content-Length` announces, as for [`TooLong`](Self::TooLong), and goes on
+    /// with the next message.
+    /// The body is never read, so the reply it calls for is the one a frame that is not JSON
+    /// gets, -32700 with no id that could be read
+    /// ([`Decoder::too_long_reply`](crate::Decoder::too_long_reply)), sent only to a peer whose
+    /// requests you read.
+    UnsupportedCharset {
+        /// Stream offset of the message's first header byte.
+        offset: u64,
+    },
     /// The stream ended inside a message (in its headers or before its last body byte).
     /// Reported by [`ContentLengthFramer::decode_eof`] only; not fatal (the framer reads a
     /// next stream from its start).
@@ -85,17 +102,21 @@ impl ContentLengthError {
             | ContentLengthError::HeaderTooLarge { offset }
             | ContentLengthError::TooManyHeaders { offset }
             | ContentLengthError::MalformedHeader { offset }
+            | ContentLengthError::UnsupportedCharset { offset }
             | ContentLengthError::Truncated { offset } => offset,
         }
     }
 
-    /// Whether the stream cannot go on: every error but [`TooLong`](Self::TooLong) (and
+    /// Whether the stream cannot go on: every error but [`TooLong`](Self::TooLong) and
+    /// [`UnsupportedCharset`](Self::UnsupportedCharset), whose bodies are skipped (and
     /// [`Truncated`](Self::Truncated), which only happens at its end). After a fatal error
     /// the framer discards all further input and yields nothing.
     pub const fn is_fatal(self) -> bool {
         !matches!(
             self,
-            ContentLengthError::TooLong { .. } | ContentLengthError::Truncated { .. }
+            ContentLengthError::TooLong { .. }
+                | ContentLengthError::UnsupportedCharset { .. }
+                | ContentLengthError::Truncated { .. }
         )
     }
 
@@ -111,6 +132,9 @@ impl ContentLengthError {
             ContentLengthError::HeaderTooLarge { .. } => "header block exceeds its limit",
             ContentLengthError::TooManyHeaders { .. } => "too many headers",
             ContentLengthError::MalformedHeader { .. } => "malformed header line",
+            ContentLengthError::UnsupportedCharset { .. } => {
+                "Content-Type names a charset other than utf-8, or none that can be read"
+            }
             ContentLengthError::Truncated { .. } => "stream ended inside a message",
         }
     }
@@ -136,6 +160,8 @@ enum State {
     /// Reading header lines; `length` is the `Content-Length` seen so far.
     Headers {
         length: Option<u64>,
+        /// Whether every `Content-Type` seen so far lets the body be read as UTF-8.
+        utf8: bool,
         count: usize,
         /// Bytes of header lines already consumed.
         bytes: usize,
@@ -150,6 +176,7 @@ enum State {
 
 const HEADERS: State = State::Headers {
     length: None,
+    utf8: true,
     count: 0,
     bytes: 0,
 };
@@ -158,18 +185,25 @@ const HEADERS: State = State::Headers {
 /// frozen [`Bytes`] without copying.
 ///
 /// - Header names are compared case-insensitively; `Content-Length` is required and must
-///   appear once, with a value of ASCII digits; `Content-Type` and any other header are
-///   accepted and not interpreted (the body is JSON in UTF-8 in every known use).
-/// - The charset of a `Content-Type` is not checked, so none is refused here. The LSP base
-///   protocol makes `utf-8` the default and the only charset supported, asks that `utf8` be
-///   read as `utf-8`, and says a peer receiving another "should respond with an error". That
-///   error comes from the decoder, which reads every body as UTF-8 whatever its header says:
-///   a body that is not UTF-8 (UTF-16, or most Latin-1 text past ASCII) is refused there
-///   (-32700). A body that is ASCII (JSON with `\u` escapes, in any ASCII-based charset)
-///   reads the same in every such charset, and is taken: refusing it by its header would
-///   gain nothing. What is not caught: text in another charset whose bytes also happen to
-///   be UTF-8 (Latin-1 `Ã©`, bytes `C3 A9`) is read as that UTF-8 (`é`); the framer keeps
-///   no headers, so a caller cannot check the charset itself.
+///   appear once, with a value of ASCII digits; `Content-Type` is read for its charset only;
+///   any other header is accepted and not interpreted.
+/// - The LSP base protocol makes `utf-8` the default and the only charset supported, asks
+///   that `utf8` be read as `utf-8`, and says a peer receiving another "should respond with
+///   an error". A body whose `Content-Type` names another charset is refused, whatever its
+///   bytes: text in another charset may happen to be UTF-8 too (Latin-1 `Ã©`, bytes
+///   `C3 A9`), and would be misread (`é`) rather than refused by the decoder. It is reported
+///   once ([`ContentLengthError::UnsupportedCharset`]) and its bytes discarded as they
+///   arrive, as an over-long body's are; the next message follows. (A body that is both is
+///   reported as in another charset, which refuses it at any length.)
+/// - The `Content-Type` value is read as RFC 9110 writes a media type: `type/subtype`, then
+///   parameters `; name=value`, with blanks allowed around each `;` (not around `=`), the
+///   name in any case, the value a token or a `"`-quoted string in which `\` quotes the byte
+///   after it. A `charset` parameter is UTF-8's when it is `utf-8` or `utf8` in any case,
+///   quoted or not; with none, the body is UTF-8. A value that is not such a media type (an
+///   empty `charset=`, an unterminated quote, a blank around `=`, no `/`) is refused the
+///   same way: which charset it meant cannot be told, and the header line itself is sound,
+///   so the stream goes on. So is a body whose `charset` is given more than once (in one
+///   value, or in several `Content-Type` headers) when any of them names another charset.
 /// - Each header line must end in `\r\n`; optional whitespace around values is ignored.
 /// - The header block is limited to [`max_header_bytes`](Self::max_header_bytes) bytes and
 ///   [`max_headers`](Self::max_headers) headers.
@@ -285,6 +319,19 @@ impl ContentLengthFramer {
         self.consumed += n as u64;
     }
 
+    /// Reports `error` about the message at `offset`, whose `length` bytes of body are then
+    /// discarded as they arrive: the stream goes on after them.
+    fn skip_body(
+        &mut self,
+        offset: u64,
+        length: u64,
+        error: ContentLengthError,
+    ) -> ContentLengthError {
+        self.last_offset = offset;
+        self.state = State::Discard { remaining: length };
+        error
+    }
+
     fn fail(&mut self, buf: &mut BytesMut, error: ContentLengthError) -> ContentLengthError {
         self.state = State::Failed;
         self.next_index = 0;
@@ -329,6 +376,7 @@ impl ContentLengthFramer {
                 }
                 State::Headers {
                     length,
+                    utf8,
                     count,
                     bytes,
                 } => {
@@ -372,10 +420,17 @@ impl ContentLengthFramer {
                             );
                         };
                         self.advance(buf, end);
-                        if length > self.max_frame as u64 {
-                            self.last_offset = offset;
-                            self.state = State::Discard { remaining: length };
-                            return Err(ContentLengthError::TooLong { offset, length });
+                        // A charset the body cannot be read in is told before a length over
+                        // the limit: it would refuse the body at any length.
+                        let refused = if !utf8 {
+                            Some(ContentLengthError::UnsupportedCharset { offset })
+                        } else if length > self.max_frame as u64 {
+                            Some(ContentLengthError::TooLong { offset, length })
+                        } else {
+                            None
+                        };
+                        if let Some(error) = refused {
+                            return Err(self.skip_body(offset, length, error));
                         }
                         self.state = State::Body {
                             len: length as usize,
@@ -390,19 +445,25 @@ impl ContentLengthFramer {
                             )
                         }
                     };
-                    let mut length = length;
-                    if let Some(value) = header {
-                        if length.is_some() {
-                            return Err(
-                                self.fail(buf, ContentLengthError::DuplicateLength { offset })
-                            );
-                        }
-                        match parse_length(value) {
-                            Some(n) => length = Some(n),
-                            None => {
-                                return Err(self.fail(buf, ContentLengthError::BadLength { offset }))
+                    let (mut length, mut utf8) = (length, utf8);
+                    match header {
+                        Header::Length(value) => {
+                            if length.is_some() {
+                                return Err(
+                                    self.fail(buf, ContentLengthError::DuplicateLength { offset })
+                                );
+                            }
+                            match parse_length(value) {
+                                Some(n) => length = Some(n),
+                                None => {
+                                    return Err(
+                                        self.fail(buf, ContentLengthError::BadLength { offset })
+                                    )
+                                }
                             }
                         }
+                        Header::Type(value) => utf8 &= content_type_is_utf8(value),
+                        Header::Other => {}
                     }
                     if count + 1 > self.max_headers {
                         return Err(self.fail(buf, ContentLengthError::TooManyHeaders { offset }));
@@ -410,6 +471,7 @@ impl ContentLengthFramer {
                     self.advance(buf, end);
                     self.state = State::Headers {
                         length,
+                        utf8,
                         count: count + 1,
                         bytes: bytes + end,
                     };
@@ -455,7 +517,7 @@ impl ContentLengthFramer {
         let was_discarding = matches!(self.state, State::Discard { .. });
         self.state = HEADERS;
         if was_discarding {
-            // The over-long body was reported already.
+            // The skipped body (over-long, or in another charset) was reported already.
             return Ok(None);
         }
         self.last_offset = self.message_start;
@@ -496,9 +558,18 @@ pub fn write_content_length_frame(out: &mut BytesMut, message: &[u8]) {
     out.extend_from_slice(body);
 }
 
-/// Parses one header line (without its `\r\n`): `Ok(Some(value))` for `Content-Length`,
-/// `Ok(None)` for any other well-formed header.
-fn parse_header(line: &[u8]) -> Result<Option<&[u8]>, ()> {
+/// A well-formed header line, by what the framer reads of it.
+enum Header<'a> {
+    /// `Content-Length`, with its value (blanks around it removed).
+    Length(&'a [u8]),
+    /// `Content-Type`, with its value (blanks around it removed).
+    Type(&'a [u8]),
+    /// Any other header: not interpreted.
+    Other,
+}
+
+/// Parses one header line (without its `\r\n`).
+fn parse_header(line: &[u8]) -> Result<Header<'_>, ()> {
     let colon = memchr::memchr(b':', line).ok_or(())?;
     let (name, value) = (&line[..colon], &line[colon + 1..]);
     if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
@@ -507,9 +578,13 @@ fn parse_header(line: &[u8]) -> Result<Option<&[u8]>, ()> {
     if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
         return Err(());
     }
-    Ok(name
-        .eq_ignore_ascii_case(b"content-length")
-        .then(|| value.trim_ascii()))
+    Ok(if name.eq_ignore_ascii_case(b"content-length") {
+        Header::Length(value.trim_ascii())
+    } else if name.eq_ignore_ascii_case(b"content-type") {
+        Header::Type(value.trim_ascii())
+    } else {
+        Header::Other
+    })
 }
 
 /// A `Content-Length` value: ASCII digits only (no sign, no spaces inside), fitting `u64`.
@@ -523,7 +598,7 @@ fn parse_length(value: &[u8]) -> Option<u64> {
 }
 
 /// RFC 9110 `tchar`: the characters of a header name.
-fn is_tchar(b: u8) -> bool {
+pub(super) fn is_tchar(b: u8) -> bool {
     TCHAR[usize::from(b)]
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Every framer follows the same contract, the [`Framer`] trait: `Ok(Some(frame))` for a
 //! frame, `Ok(None)` when more bytes are needed, and `Err` for a bad frame that the stream
-//! survives (an over-long frame is reported once, then discarded in constant memory). The one
+//! survives (an over-long frame is reported once, then discarded in constant memory; so is a
+//! Content-Length body whose `Content-Type` names a charset other than UTF-8). The one
 //! exception is Content-Length framing, where a malformed header block leaves no way to find
 //! the next message: those errors are fatal ([`ContentLengthError::is_fatal`]), and the framer
 //! yields nothing more.
@@ -18,6 +19,7 @@
 //! writers write. The writers take a message with or without the line end an `encode` writer
 //! puts after it (see [`without_line_end`]), so one's output can be passed to another as it is.
 
+mod charset;
 pub mod content_length;
 pub mod lines;
 pub mod sse;

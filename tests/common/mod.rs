@@ -399,6 +399,9 @@ pub fn show_incoming(item: &rpcwire::codec::Incoming) -> String {
             ),
             None => format!("too long at {offset} ({})", reply.code.get()),
         },
+        Incoming::UnsupportedCharset { offset, reply } => {
+            format!("unsupported charset at {offset} ({})", reply.code.get())
+        }
     }
 }
 

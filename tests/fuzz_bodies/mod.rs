@@ -952,15 +952,20 @@ pub fn sse_chunks(data: &[u8]) {
     assert_eq!(one_shot.reconnection_time(), chunked.reconnection_time());
 }
 
-/// Content-Length framing over random chunkings equals one-shot framing; it never panics.
+/// Content-Length framing over random chunkings equals one-shot framing, errors included
+/// (a body skipped for its size or its charset is reported at the same offset); both
+/// framers end having consumed the whole stream, failed or not alike. It never panics.
 pub fn content_length_chunks(data: &[u8]) {
     let [limit, seed, input @ ..] = data else {
         return;
     };
     let max_frame = 1 + *limit as usize % 96;
-    same_items_chunked(*seed, input, || {
+    let (one_shot, chunked) = same_items_chunked(*seed, input, || {
         rpcwire::ContentLengthFramer::new(max_frame)
     });
+    assert_eq!(one_shot.consumed(), input.len() as u64);
+    assert_eq!(chunked.consumed(), input.len() as u64);
+    assert_eq!(one_shot.is_failed(), chunked.is_failed());
 }
 
 /// `PendingTable` operations driven by the input, against a `HashMap` model: every answer

@@ -166,6 +166,9 @@ pub(crate) struct Record {
     /// notification), so that a merge of two streams need not look at each element of a
     /// batch of requests at every step.
     pub elements_may_answer: bool,
+    /// For a `framing_error`: whether it is a Content-Length body skipped for the charset its
+    /// `Content-Type` names, not for its size (the two call for the same reply).
+    pub unsupported_charset: bool,
 }
 
 impl Record {
@@ -191,6 +194,7 @@ impl Record {
             element: None,
             batch: None,
             elements_may_answer: false,
+            unsupported_charset: false,
         }
     }
 
@@ -648,9 +652,13 @@ fn stdout_closed(e: &io::Error) -> bool {
 pub(crate) struct FramingError {
     /// What went wrong, as text.
     detail: String,
-    /// Whether the frame was over the limit (skipped: the stream goes on), which calls for
-    /// the reply a frame that is not JSON does ([`Decoder::too_long_reply`]).
-    too_long: bool,
+    /// Whether the frame was skipped unread and the stream goes on (over the limit, or a
+    /// Content-Length body whose `Content-Type` names a charset other than UTF-8), which calls
+    /// for the reply a frame that is not JSON does ([`Decoder::too_long_reply`]).
+    unread: bool,
+    /// Whether it was a Content-Length body skipped for its charset (a merge of two streams
+    /// counts it as `unsupported_charset`, not `too_long`).
+    unsupported_charset: bool,
     /// Where the message in error began, when the framer's last offset is not it (an SSE
     /// event the stream's end cut, which the framer never hands out).
     offset: Option<u64>,
@@ -702,9 +710,10 @@ impl FramingError {
         let offset = self.offset.unwrap_or(offset);
         let mut r = Record::new(index, Some(offset), "framing_error");
         r.detail = Some(self.detail);
-        if self.too_long {
+        if self.unread {
             r.reply = Some(reply_text(decoder.too_long_reply()));
         }
+        r.unsupported_charset = self.unsupported_charset;
         r
     }
 }
@@ -713,7 +722,8 @@ impl From<FrameError> for FramingError {
     fn from(e: FrameError) -> Self {
         FramingError {
             detail: e.to_string(),
-            too_long: matches!(e, FrameError::TooLong { .. }),
+            unread: matches!(e, FrameError::TooLong { .. }),
+            unsupported_charset: false,
             offset: None,
             fatal: false,
         }
@@ -724,7 +734,11 @@ impl From<ContentLengthError> for FramingError {
     fn from(e: ContentLengthError) -> Self {
         FramingError {
             detail: e.to_string(),
-            too_long: matches!(e, ContentLengthError::TooLong { .. }),
+            unread: matches!(
+                e,
+                ContentLengthError::TooLong { .. } | ContentLengthError::UnsupportedCharset { .. }
+            ),
+            unsupported_charset: matches!(e, ContentLengthError::UnsupportedCharset { .. }),
             offset: Some(e.offset()),
             fatal: e.is_fatal(),
         }
@@ -782,7 +796,8 @@ impl StreamFramer {
                         *pending_retry = f.decode_eof(buf)?.is_some();
                         return Err(FramingError {
                             detail: "stream ended inside an event, which a client drops".into(),
-                            too_long: false,
+                            unread: false,
+                            unsupported_charset: false,
                             offset: Some(offset),
                             fatal: false,
                         });

@@ -50,6 +50,8 @@ pub(super) fn merge_streams<W: Write>(
         let violation = if r.kind == "framing_error" && r.reply.is_none() {
             // Not an over-long frame: where the stream can be read no further.
             Some(session.observe_bad_framing(dir))
+        } else if r.unsupported_charset {
+            Some(session.observe_unsupported_charset(dir))
         } else {
             observe(&mut session, dir, &r, 0)
         };

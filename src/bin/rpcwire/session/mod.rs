@@ -360,6 +360,16 @@ impl Session {
         Violation::BadFraming
     }
 
+    /// A `Content-Length` body whose `Content-Type` names a charset other than UTF-8, skipped
+    /// unread; the stream goes on. Owed the reply a frame that is not JSON is, as an
+    /// over-long frame is, but counted apart: its size is not what is wrong. Only a merge of
+    /// two recorded streams meets one; the proxy reads lines.
+    pub fn observe_unsupported_charset(&mut self, dir: Dir) -> Violation {
+        self.count_message(dir, "framing_error");
+        self.flag(dir, Violation::UnsupportedCharset);
+        Violation::UnsupportedCharset
+    }
+
     fn count_message(&mut self, dir: Dir, kind: &str) {
         *self
             .counters

@@ -14,6 +14,9 @@ pub enum Violation {
     /// A stream that can be read no further: it ends inside a message, or a `Content-Length`
     /// header block is malformed (in two recorded streams only).
     BadFraming,
+    /// A `Content-Length` body whose `Content-Type` names a charset other than UTF-8, or none
+    /// that can be read: skipped unread (in two recorded streams only).
+    UnsupportedCharset,
     /// A request reusing an id that is still in flight, or one cancelled or timed out lately
     /// (its late reply may still come).
     DuplicateId,
@@ -75,6 +78,7 @@ impl Violation {
             Violation::InvalidResponse => "invalid_response",
             Violation::TooLong => "too_long",
             Violation::BadFraming => "bad_framing",
+            Violation::UnsupportedCharset => "unsupported_charset",
             Violation::DuplicateId => "duplicate_id",
             Violation::DuplicateProgressToken => "duplicate_progress_token",
             Violation::TooManyInFlight => "too_many_in_flight",
