@@ -9,6 +9,7 @@ use crate::error::ErrorCode;
 use {super::IdRemapper, crate::id::Id};
 
 /// Why a request could not be forwarded.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RemapError {
     /// The client already has a request with this id in flight (MCP: answer -32600).
