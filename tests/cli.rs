@@ -128,6 +128,51 @@ fn usage_and_io_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `rpcwire --help` says what the tool does: it showed the crate's description, which is the
+/// library's ("Zero-copy, one-pass codec ...").
+#[test]
+fn help_describes_the_tool_not_the_library() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        help.lines().next(),
+        Some("Validating tools for JSON-RPC 2.0 and MCP streams"),
+        "{help}"
+    );
+}
+
+/// A usage error stays one line, and keeps what helps to fix it: clap's tip naming the
+/// option, value or subcommand closest to a mistyped one (the one line dropped it).
+#[test]
+fn a_usage_error_names_what_was_probably_meant() {
+    for (args, meant) in [
+        (
+            &["check", "--dialct", "mcp"][..],
+            "a similar argument exists: '--dialect'",
+        ),
+        (&["chek"], "a similar subcommand exists: 'check'"),
+        (
+            &["check", "--dialect", "jsonprc"],
+            "a similar value exists: 'jsonrpc'",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("rpcwire: error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(meant), "{args:?}: {stderr}");
+    }
+}
+
 /// An error reading a file (a directory opens, then fails to read) names the file, in each
 /// mode that reads files.
 #[test]

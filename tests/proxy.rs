@@ -1186,7 +1186,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1196,6 +1196,11 @@ fn errors_print_one_clear_line_and_exit_2() {
             "unexpected argument '--bogus'",
         ),
         (&["proxy"], "<CMD>"),
+        // The server's command without the `--` before it: said where it goes.
+        (
+            &["proxy", "node", "server.js"],
+            "the server's command goes after `--`",
+        ),
         (
             &["proxy", "--timeout-ms", "soon", "--", "cat"],
             "--timeout-ms",
