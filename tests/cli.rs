@@ -173,6 +173,32 @@ fn a_usage_error_names_what_was_probably_meant() {
     }
 }
 
+/// A frame or batch limit of 0 is a usage error (exit 2, one line naming the option): it made
+/// every message a `framing_error` (every batch an `invalid`), a report of a fine stream as
+/// invalid, exit 1.
+#[test]
+fn a_zero_frame_or_batch_limit_is_a_usage_error() {
+    let capture = data("capture-c2s.ndjson");
+    for option in ["--max-frame", "--max-batch"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", option, "0", &capture])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{option}: {stderr}");
+        assert!(out.stdout.is_empty(), "{option}");
+        assert_eq!(stderr.lines().count(), 1, "{option}: {stderr}");
+        assert!(stderr.contains(option), "{option}: {stderr}");
+    }
+    // 1 is a limit like any other.
+    let (records, _, code) = check(&["--max-frame", "1", &capture], None);
+    assert_eq!(
+        (records[0]["kind"].as_str(), code),
+        (Some("framing_error"), 1)
+    );
+}
+
 /// An error reading a file (a directory opens, then fails to read) names the file, in each
 /// mode that reads files.
 #[test]

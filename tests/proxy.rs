@@ -1186,7 +1186,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1215,6 +1215,9 @@ fn errors_print_one_clear_line_and_exit_2() {
         ),
         // A timeout of 0 ms fails every request, however fast the server answers.
         (&["proxy", "--timeout-ms", "0", "--", "cat"], "--timeout-ms"),
+        // A limit of 0 refuses every message (every batch) whatever it holds.
+        (&["proxy", "--max-frame", "0", "--", "cat"], "--max-frame"),
+        (&["proxy", "--max-batch", "0", "--", "cat"], "--max-batch"),
         // Counters every 0 seconds mean nothing (it printed them every second).
         (
             &["proxy", "--stats-every", "0", "--", "cat"],

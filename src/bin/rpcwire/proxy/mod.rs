@@ -47,7 +47,7 @@ use self::clock::Clock;
 use self::pipes::{read_into, widen_pipe, Sink, READ};
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
-use crate::check::{DialectArg, ValidateArg};
+use crate::check::{at_least_one, DialectArg, ValidateArg};
 use crate::session::{Dir, Expired, Session, Timeout, Violation};
 
 /// Options of `rpcwire proxy`.
@@ -124,12 +124,13 @@ pub struct ProxyArgs {
     /// How much of each payload is validated.
     #[arg(long = "validate", value_enum, default_value = "strict")]
     validate: ValidateArg,
-    /// Longest frame accepted, in bytes.
-    #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
+    /// Longest frame accepted, in bytes. At least 1.
+    #[arg(long, value_name = "BYTES", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
     /// Most elements of a client's batch (or a server's): one with more is not forwarded; a
     /// client's is answered with one -32600 error, as a server with this limit answers it.
-    #[arg(long, value_name = "ELEMENTS", default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
+    /// At least 1.
+    #[arg(long, value_name = "ELEMENTS", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
     max_batch: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
     /// the client gets a -32603 "Request timed out" error reply, an MCP server a
