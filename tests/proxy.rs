@@ -1239,6 +1239,40 @@ fn errors_print_one_clear_line_and_exit_2() {
     }
 }
 
+/// A server command that cannot start leaves the `--log` of an earlier run as it was (it was
+/// emptied before the command was tried), and creates no log where there was none; a run whose
+/// server starts replaces an earlier log whole.
+#[test]
+fn a_server_that_cannot_start_leaves_the_log_as_it_was() {
+    let dir = scratch("log-kept");
+    let (old, fresh) = (dir.join("old.ndjson"), dir.join("fresh.ndjson"));
+    let earlier = "{\"an\":\"earlier run\"}\n".repeat(1000);
+    std::fs::write(&old, &earlier).unwrap();
+    for log in [&old, &fresh] {
+        let out = Command::new(BIN)
+            .args(["proxy", "--log", log.to_str().unwrap(), "--"])
+            .arg(dir.join("no-such-server"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cannot start"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), earlier);
+    assert!(!fresh.exists());
+    let out = Command::new(BIN)
+        .args(["proxy", "--log", old.to_str().unwrap(), "--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let log = read_log(&old);
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(log[0].get("rpcwire_proxy").is_some(), "{log:?}");
+    assert!(log[1].get("summary").is_some(), "{log:?}");
+}
+
 #[test]
 fn crlf_becomes_lf_and_blank_lines_are_dropped() {
     let dir = scratch("crlf");
