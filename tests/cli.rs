@@ -7,7 +7,7 @@ mod check_cli;
 use std::process::{Command, Stdio};
 
 use check_cli::run_check;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn data(file: &str) -> String {
     format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
@@ -197,6 +197,117 @@ fn a_zero_frame_or_batch_limit_is_a_usage_error() {
         (records[0]["kind"].as_str(), code),
         (Some("framing_error"), 1)
     );
+}
+
+/// The part of README.md under `heading`, up to the next heading of its level.
+fn readme_section(heading: &str) -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let at = readme.find(&format!("\n{heading}\n")).expect("the heading");
+    let rest = &readme[at + heading.len() + 2..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+/// The names of `value`'s members, and of the members of the objects it holds (a summary's
+/// counts, keyed by kinds and codes, excepted: those keys are data).
+fn field_names(value: &Value, into: &mut std::collections::BTreeSet<String>) {
+    for (key, inner) in value.as_object().unwrap() {
+        into.insert(key.clone());
+        let data = key.starts_with("by_") || key == "messages" || key == "violations";
+        let data = data || key.starts_with("requests_by") || key.starts_with("errors_by");
+        if let Some(inner) = inner.as_object().filter(|_| !data) {
+            into.extend(inner.keys().cloned());
+        }
+    }
+}
+
+/// Asserts that README.md's `described` text names each of `names`, as `name` or "name".
+fn assert_documented(described: &str, names: &std::collections::BTreeSet<String>) {
+    for name in names {
+        assert!(
+            described.contains(&format!("`{name}`")) || described.contains(&format!("\"{name}\"")),
+            "{name} missing from README.md"
+        );
+    }
+}
+
+/// Every field of `check --json`'s records and summary, and every `kind`, is named in README.md's
+/// `rpcwire check` section (the summary's `valid`, `by_reply_code` and
+/// `invalid_batch_elements`, and the kinds, were not); and so is every field of the session
+/// checks' records, events and summary, in that section or in `rpcwire proxy`'s (its `frames`
+/// and the counters' fields were not).
+#[test]
+fn every_field_and_kind_of_a_check_report_is_documented() {
+    let described = readme_section("## `rpcwire check`");
+    let c2s = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+{\"jsonrpc\":\"2.0\",\"method\":\"note\"}\n\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n{oops\n\
+[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"p\"},1]\n";
+    let mut c2s = c2s.to_vec();
+    c2s.extend_from_slice(&[b'x'; 200]);
+    c2s.push(b'\n');
+    let s2c = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n{\"jsonrpc\":\"2.0\",\"id\":3}\n";
+    let mut fields = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for (direction, stream) in [("c2s", &c2s[..]), ("s2c", &s2c[..])] {
+        let args = [
+            "--dialect",
+            "jsonrpc",
+            "--max-frame",
+            "100",
+            "--direction",
+            direction,
+        ];
+        let (records, summary, _) = check(&args, Some(stream));
+        for r in &records {
+            field_names(r, &mut fields);
+            kinds.insert(r["kind"].as_str().unwrap().to_string());
+        }
+        field_names(&json!({ "summary": summary }), &mut fields);
+    }
+    for expected in ["at", "invalid_batch_elements", "by_reply_code", "code"] {
+        assert!(fields.contains(expected), "{expected} not in {fields:?}");
+    }
+    assert_eq!(kinds.len(), 10, "{kinds:?}");
+    assert_documented(&described, &fields);
+    assert_documented(&described, &kinds);
+
+    // The session checks, over two streams: a batch's elements, a request left unanswered.
+    let described = described + &readme_section("## `rpcwire proxy`");
+    let (c2s, s2c) = (
+        b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]\n",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n",
+    );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-report-fields");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    std::fs::write(&c2s_path, c2s).unwrap();
+    std::fs::write(&s2c_path, s2c).unwrap();
+    let (records, summary, code, _) = check_session(&[
+        "--json",
+        "--dialect",
+        "jsonrpc",
+        "--c2s",
+        c2s_path.to_str().unwrap(),
+        "--s2c",
+        s2c_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    let mut fields = std::collections::BTreeSet::new();
+    for r in &records {
+        field_names(r, &mut fields);
+    }
+    field_names(&json!({ "summary": summary }), &mut fields);
+    for expected in [
+        "element",
+        "event",
+        "frames",
+        "requests_by_method",
+        "errors_by_code",
+    ] {
+        assert!(fields.contains(expected), "{expected} not in {fields:?}");
+    }
+    assert_documented(&described, &fields);
 }
 
 /// An error reading a file (a directory opens, then fails to read) names the file, in each

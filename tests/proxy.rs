@@ -2840,6 +2840,59 @@ fn every_field_of_a_log_record_is_documented() {
     }
 }
 
+/// The part of README.md under `heading`, up to the next heading of its level.
+fn readme_section(heading: &str) -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let at = readme.find(&format!("\n{heading}\n")).expect("the heading");
+    let rest = &readme[at + heading.len() + 2..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+/// Every field of the log's records that are not messages (the header, the events, the
+/// counters of the summary) is named in README.md's `rpcwire proxy` section (the events' and
+/// the counters' fields were not).
+#[test]
+fn every_field_of_a_logs_other_records_is_documented() {
+    let described = readme_section("## `rpcwire proxy`");
+    let dir = scratch("log-other-fields");
+    let (mut p, log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
+    // A batch the server answers late, with an invalid element: at its timeout the proxy
+    // answers both, a `timeout` and an `owed_answered` event; then a request reusing the id
+    // that timed out, under a minted id, never answered.
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"slow\"},1]\n");
+    p.recv();
+    p.send(&request(json!(1), "noreply"));
+    p.close_stdin();
+    p.finish();
+    let records = read_log(&log);
+    let mut fields = std::collections::BTreeSet::new();
+    for r in records.iter().filter(|r| r.get("kind").is_none()) {
+        for (key, value) in r.as_object().unwrap() {
+            fields.insert(key.clone());
+            if let Some(inner) = value.as_object().filter(|_| key != "stats") {
+                fields.extend(inner.keys().cloned());
+            }
+        }
+    }
+    for expected in [
+        "owed_answered",
+        "upstream_id",
+        "requests_by_method",
+        "total_violations",
+    ] {
+        let seen = fields.contains(expected) || records.iter().any(|r| r["event"] == expected);
+        assert!(seen, "{expected} not in {records:#?}");
+    }
+    for field in fields {
+        assert!(
+            described.contains(&format!("`{field}`"))
+                || described.contains(&format!("\"{field}\"")),
+            "{field} missing from README.md's `rpcwire proxy`"
+        );
+    }
+}
+
 /// A log record's `protocol_version` is that of the reply to `initialize` (or of a request's
 /// `_meta`), as documented: not the `protocolVersion` member of any other result that comes
 /// while the reply to `initialize` is awaited, nor of a client's result (those were recorded,
