@@ -310,6 +310,55 @@ fn every_field_and_kind_of_a_check_report_is_documented() {
     assert_documented(&described, &fields);
 }
 
+/// A stream of messages given as a proxy log is a bad log (exit 2, one line saying what it
+/// is), not a session without messages: a message with a string id, or a notification, was
+/// skipped as a record of counters, and the check passed (exit 0) having checked nothing. A
+/// line that is no record of a log at all is refused too; the counters' records still pass.
+#[test]
+fn a_stream_of_messages_is_no_session_log() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-not-a-log");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, body, says) in [
+        (
+            "messages.ndjson",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"x\"}\n",
+            "a JSON-RPC message, not a record of an `rpcwire proxy --log` log",
+        ),
+        (
+            "numeric-id.ndjson",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n",
+            "a JSON-RPC message",
+        ),
+        (
+            "other.ndjson",
+            "{\"a\":1}\n",
+            "not a record of an `rpcwire proxy --log` log",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", "--session-log", path.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains("line 1 of the session log"),
+            "{name}: {stderr}"
+        );
+        assert!(stderr.contains(says), "{name}: {stderr}");
+    }
+    let counters = "{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n{\"t_ms\":5,\"stats\":{}}\n\
+                    {\"t_ms\":9,\"summary\":{}}\n";
+    let path = dir.join("counters.ndjson");
+    std::fs::write(&path, counters).unwrap();
+    let (_, _, code, _) = check_session(&["--json", "--session-log", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+}
+
 /// An error reading a file (a directory opens, then fails to read) names the file, in each
 /// mode that reads files.
 #[test]
