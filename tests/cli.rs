@@ -7,7 +7,7 @@ mod check_cli;
 use std::process::{Command, Stdio};
 
 use check_cli::run_check;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn data(file: &str) -> String {
     format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
@@ -126,6 +126,237 @@ fn usage_and_io_errors_exit_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `rpcwire --help` says what the tool does: it showed the crate's description, which is the
+/// library's ("Zero-copy, one-pass codec ...").
+#[test]
+fn help_describes_the_tool_not_the_library() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        help.lines().next(),
+        Some("Validating tools for JSON-RPC 2.0 and MCP streams"),
+        "{help}"
+    );
+}
+
+/// A usage error stays one line, and keeps what helps to fix it: clap's tip naming the
+/// option, value or subcommand closest to a mistyped one (the one line dropped it).
+#[test]
+fn a_usage_error_names_what_was_probably_meant() {
+    for (args, meant) in [
+        (
+            &["check", "--dialct", "mcp"][..],
+            "a similar argument exists: '--dialect'",
+        ),
+        (&["chek"], "a similar subcommand exists: 'check'"),
+        (
+            &["check", "--dialect", "jsonprc"],
+            "a similar value exists: 'jsonrpc'",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("rpcwire: error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(meant), "{args:?}: {stderr}");
+    }
+}
+
+/// A frame or batch limit of 0 is a usage error (exit 2, one line naming the option): it made
+/// every message a `framing_error` (every batch an `invalid`), a report of a fine stream as
+/// invalid, exit 1.
+#[test]
+fn a_zero_frame_or_batch_limit_is_a_usage_error() {
+    let capture = data("capture-c2s.ndjson");
+    for option in ["--max-frame", "--max-batch"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", option, "0", &capture])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{option}: {stderr}");
+        assert!(out.stdout.is_empty(), "{option}");
+        assert_eq!(stderr.lines().count(), 1, "{option}: {stderr}");
+        assert!(stderr.contains(option), "{option}: {stderr}");
+    }
+    // 1 is a limit like any other.
+    let (records, _, code) = check(&["--max-frame", "1", &capture], None);
+    assert_eq!(
+        (records[0]["kind"].as_str(), code),
+        (Some("framing_error"), 1)
+    );
+}
+
+/// The part of README.md under `heading`, up to the next heading of its level.
+fn readme_section(heading: &str) -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let at = readme.find(&format!("\n{heading}\n")).expect("the heading");
+    let rest = &readme[at + heading.len() + 2..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+/// The names of `value`'s members, and of the members of the objects it holds (a summary's
+/// counts, keyed by kinds and codes, excepted: those keys are data).
+fn field_names(value: &Value, into: &mut std::collections::BTreeSet<String>) {
+    for (key, inner) in value.as_object().unwrap() {
+        into.insert(key.clone());
+        let data = key.starts_with("by_") || key == "messages" || key == "violations";
+        let data = data || key.starts_with("requests_by") || key.starts_with("errors_by");
+        if let Some(inner) = inner.as_object().filter(|_| !data) {
+            into.extend(inner.keys().cloned());
+        }
+    }
+}
+
+/// Asserts that README.md's `described` text names each of `names`, as `name` or "name".
+fn assert_documented(described: &str, names: &std::collections::BTreeSet<String>) {
+    for name in names {
+        assert!(
+            described.contains(&format!("`{name}`")) || described.contains(&format!("\"{name}\"")),
+            "{name} missing from README.md"
+        );
+    }
+}
+
+/// Every field of `check --json`'s records and summary, and every `kind`, is named in README.md's
+/// `rpcwire check` section (the summary's `valid`, `by_reply_code` and
+/// `invalid_batch_elements`, and the kinds, were not); and so is every field of the session
+/// checks' records, events and summary, in that section or in `rpcwire proxy`'s (its `frames`
+/// and the counters' fields were not).
+#[test]
+fn every_field_and_kind_of_a_check_report_is_documented() {
+    let described = readme_section("## `rpcwire check`");
+    let c2s = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+{\"jsonrpc\":\"2.0\",\"method\":\"note\"}\n\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n{oops\n\
+[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"p\"},1]\n";
+    let mut c2s = c2s.to_vec();
+    c2s.extend_from_slice(&[b'x'; 200]);
+    c2s.push(b'\n');
+    let s2c = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n{\"jsonrpc\":\"2.0\",\"id\":3}\n";
+    let mut fields = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for (direction, stream) in [("c2s", &c2s[..]), ("s2c", &s2c[..])] {
+        let args = [
+            "--dialect",
+            "jsonrpc",
+            "--max-frame",
+            "100",
+            "--direction",
+            direction,
+        ];
+        let (records, summary, _) = check(&args, Some(stream));
+        for r in &records {
+            field_names(r, &mut fields);
+            kinds.insert(r["kind"].as_str().unwrap().to_string());
+        }
+        field_names(&json!({ "summary": summary }), &mut fields);
+    }
+    for expected in ["at", "invalid_batch_elements", "by_reply_code", "code"] {
+        assert!(fields.contains(expected), "{expected} not in {fields:?}");
+    }
+    assert_eq!(kinds.len(), 10, "{kinds:?}");
+    assert_documented(&described, &fields);
+    assert_documented(&described, &kinds);
+
+    // The session checks, over two streams: a batch's elements, a request left unanswered.
+    let described = described + &readme_section("## `rpcwire proxy`");
+    let (c2s, s2c) = (
+        b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]\n",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n",
+    );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-report-fields");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    std::fs::write(&c2s_path, c2s).unwrap();
+    std::fs::write(&s2c_path, s2c).unwrap();
+    let (records, summary, code, _) = check_session(&[
+        "--json",
+        "--dialect",
+        "jsonrpc",
+        "--c2s",
+        c2s_path.to_str().unwrap(),
+        "--s2c",
+        s2c_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    let mut fields = std::collections::BTreeSet::new();
+    for r in &records {
+        field_names(r, &mut fields);
+    }
+    field_names(&json!({ "summary": summary }), &mut fields);
+    for expected in [
+        "element",
+        "event",
+        "frames",
+        "requests_by_method",
+        "errors_by_code",
+    ] {
+        assert!(fields.contains(expected), "{expected} not in {fields:?}");
+    }
+    assert_documented(&described, &fields);
+}
+
+/// A stream of messages given as a proxy log is a bad log (exit 2, one line saying what it
+/// is), not a session without messages: a message with a string id, or a notification, was
+/// skipped as a record of counters, and the check passed (exit 0) having checked nothing. A
+/// line that is no record of a log at all is refused too; the counters' records still pass.
+#[test]
+fn a_stream_of_messages_is_no_session_log() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-not-a-log");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, body, says) in [
+        (
+            "messages.ndjson",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"x\"}\n",
+            "a JSON-RPC message, not a record of an `rpcwire proxy --log` log",
+        ),
+        (
+            "numeric-id.ndjson",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n",
+            "a JSON-RPC message",
+        ),
+        (
+            "other.ndjson",
+            "{\"a\":1}\n",
+            "not a record of an `rpcwire proxy --log` log",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", "--session-log", path.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains("line 1 of the session log"),
+            "{name}: {stderr}"
+        );
+        assert!(stderr.contains(says), "{name}: {stderr}");
+    }
+    let counters = "{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n{\"t_ms\":5,\"stats\":{}}\n\
+                    {\"t_ms\":9,\"summary\":{}}\n";
+    let path = dir.join("counters.ndjson");
+    std::fs::write(&path, counters).unwrap();
+    let (_, _, code, _) = check_session(&["--json", "--session-log", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
 }
 
 /// An error reading a file (a directory opens, then fails to read) names the file, in each

@@ -1186,7 +1186,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1196,6 +1196,11 @@ fn errors_print_one_clear_line_and_exit_2() {
             "unexpected argument '--bogus'",
         ),
         (&["proxy"], "<CMD>"),
+        // The server's command without the `--` before it: said where it goes.
+        (
+            &["proxy", "node", "server.js"],
+            "the server's command goes after `--`",
+        ),
         (
             &["proxy", "--timeout-ms", "soon", "--", "cat"],
             "--timeout-ms",
@@ -1210,6 +1215,9 @@ fn errors_print_one_clear_line_and_exit_2() {
         ),
         // A timeout of 0 ms fails every request, however fast the server answers.
         (&["proxy", "--timeout-ms", "0", "--", "cat"], "--timeout-ms"),
+        // A limit of 0 refuses every message (every batch) whatever it holds.
+        (&["proxy", "--max-frame", "0", "--", "cat"], "--max-frame"),
+        (&["proxy", "--max-batch", "0", "--", "cat"], "--max-batch"),
         // Counters every 0 seconds mean nothing (it printed them every second).
         (
             &["proxy", "--stats-every", "0", "--", "cat"],
@@ -1229,6 +1237,40 @@ fn errors_print_one_clear_line_and_exit_2() {
         assert!(stderr.contains(expect), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty());
     }
+}
+
+/// A server command that cannot start leaves the `--log` of an earlier run as it was (it was
+/// emptied before the command was tried), and creates no log where there was none; a run whose
+/// server starts replaces an earlier log whole.
+#[test]
+fn a_server_that_cannot_start_leaves_the_log_as_it_was() {
+    let dir = scratch("log-kept");
+    let (old, fresh) = (dir.join("old.ndjson"), dir.join("fresh.ndjson"));
+    let earlier = "{\"an\":\"earlier run\"}\n".repeat(1000);
+    std::fs::write(&old, &earlier).unwrap();
+    for log in [&old, &fresh] {
+        let out = Command::new(BIN)
+            .args(["proxy", "--log", log.to_str().unwrap(), "--"])
+            .arg(dir.join("no-such-server"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("cannot start"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), earlier);
+    assert!(!fresh.exists());
+    let out = Command::new(BIN)
+        .args(["proxy", "--log", old.to_str().unwrap(), "--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let log = read_log(&old);
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(log[0].get("rpcwire_proxy").is_some(), "{log:?}");
+    assert!(log[1].get("summary").is_some(), "{log:?}");
 }
 
 #[test]
@@ -2794,6 +2836,59 @@ fn every_field_of_a_log_record_is_documented() {
         assert!(
             described.contains(&field),
             "{field} missing from:\n{described}"
+        );
+    }
+}
+
+/// The part of README.md under `heading`, up to the next heading of its level.
+fn readme_section(heading: &str) -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let at = readme.find(&format!("\n{heading}\n")).expect("the heading");
+    let rest = &readme[at + heading.len() + 2..];
+    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
+}
+
+/// Every field of the log's records that are not messages (the header, the events, the
+/// counters of the summary) is named in README.md's `rpcwire proxy` section (the events' and
+/// the counters' fields were not).
+#[test]
+fn every_field_of_a_logs_other_records_is_documented() {
+    let described = readme_section("## `rpcwire proxy`");
+    let dir = scratch("log-other-fields");
+    let (mut p, log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
+    // A batch the server answers late, with an invalid element: at its timeout the proxy
+    // answers both, a `timeout` and an `owed_answered` event; then a request reusing the id
+    // that timed out, under a minted id, never answered.
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"slow\"},1]\n");
+    p.recv();
+    p.send(&request(json!(1), "noreply"));
+    p.close_stdin();
+    p.finish();
+    let records = read_log(&log);
+    let mut fields = std::collections::BTreeSet::new();
+    for r in records.iter().filter(|r| r.get("kind").is_none()) {
+        for (key, value) in r.as_object().unwrap() {
+            fields.insert(key.clone());
+            if let Some(inner) = value.as_object().filter(|_| key != "stats") {
+                fields.extend(inner.keys().cloned());
+            }
+        }
+    }
+    for expected in [
+        "owed_answered",
+        "upstream_id",
+        "requests_by_method",
+        "total_violations",
+    ] {
+        let seen = fields.contains(expected) || records.iter().any(|r| r["event"] == expected);
+        assert!(seen, "{expected} not in {records:#?}");
+    }
+    for field in fields {
+        assert!(
+            described.contains(&format!("`{field}`"))
+                || described.contains(&format!("\"{field}\"")),
+            "{field} missing from README.md's `rpcwire proxy`"
         );
     }
 }

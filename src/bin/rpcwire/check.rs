@@ -68,12 +68,12 @@ pub struct CheckArgs {
     /// How much of each payload is validated.
     #[arg(long = "validate", value_enum, default_value = "lazy")]
     pub(crate) validate: ValidateArg,
-    /// Longest frame accepted, in bytes.
-    #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
+    /// Longest frame accepted, in bytes. At least 1.
+    #[arg(long, value_name = "BYTES", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     pub(crate) max_frame: usize,
     /// Most elements of a batch: one with more is invalid whole (-32600), as a server with
-    /// this limit refuses it.
-    #[arg(long, value_name = "ELEMENTS", default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
+    /// this limit refuses it. At least 1.
+    #[arg(long, value_name = "ELEMENTS", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
     pub(crate) max_batch: usize,
     /// Print one JSON object per message (and per skipped blank line or event), then a summary
     /// object. A record's `offset` is the
@@ -103,6 +103,13 @@ pub struct CheckArgs {
     /// With --c2s: the server-to-client stream of the session.
     #[arg(long, value_name = "FILE", requires = "c2s", conflicts_with_all = ["file", "direction"])]
     s2c: Option<PathBuf>,
+}
+
+/// The parser of a limit that must be at least 1 (`--max-frame`, `--max-batch`): 0 would make
+/// every message (every batch) over the limit, a report or a proxy that refuses everything
+/// while the stream may be fine, so it is refused as a usage error (exit 2) instead.
+pub(crate) fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..)
 }
 
 impl CheckArgs {

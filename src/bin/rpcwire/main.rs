@@ -25,8 +25,10 @@ use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 /// Validating tools for JSON-RPC 2.0 and MCP streams.
+// (`about` is this doc comment: `about` without a value would be the crate's description,
+// which describes the library, not the tool.)
 #[derive(Debug, Parser)]
-#[command(name = "rpcwire", version, about)]
+#[command(name = "rpcwire", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,7 +62,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            say!("{}", one_line(&e.render().to_string()));
+            say!("{}", one_line(&e));
             return ExitCode::from(2);
         }
     };
@@ -71,19 +73,48 @@ fn main() -> ExitCode {
 }
 
 /// A usage error as one line: clap's first paragraph (the error itself, without the usage and
-/// tips that follow), its lines joined, and a pointer to `--help`.
-fn one_line(rendered: &str) -> String {
+/// tips that follow), its lines joined, then what helps to fix it (clap's "a similar argument
+/// exists" tips, and where the proxy's server command goes), and a pointer to `--help`.
+fn one_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
     let first = rendered.split("\n\n").next().unwrap_or_default();
     let words: Vec<&str> = first.split_whitespace().collect();
     let line = words.join(" ");
-    let line = line.strip_prefix("error: ").unwrap_or(&line);
+    let mut line = line.strip_prefix("error: ").unwrap_or(&line).to_string();
     // (`args_os`: an argument that is not UTF-8 is a usage error like any other, which
     // `args` would turn into a panic.)
     let sub = std::env::args_os()
         .nth(1)
         .filter(|a| a == "check" || a == "proxy");
+    for hint in similar_name_tips(&rendered) {
+        line = format!("{line}; {hint}");
+    }
+    if sub.as_deref() == Some("proxy".as_ref()) && is_server_command_without_dashes(e) {
+        line += "; the server's command goes after `--`: rpcwire proxy [OPTIONS] -- CMD [ARGS...]";
+    }
     let help = sub.map_or("rpcwire --help".to_string(), |s| {
         format!("rpcwire {} --help", s.to_string_lossy())
     });
     format!("rpcwire: error: {line} (see `{help}`)")
+}
+
+/// Clap's tips naming a flag, value or subcommand close to a mistyped one ("a similar argument
+/// exists: '--dialect'"). (Its other tip, "to pass '--x' as a value, use '-- --x'", is left
+/// out: it would make a mistyped option of the proxy the server's command.)
+fn similar_name_tips(rendered: &str) -> impl Iterator<Item = &str> {
+    rendered
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .filter(|tip| tip.starts_with("a similar") || tip.starts_with("some similar"))
+}
+
+/// Whether `e` is a word that is no option where the proxy takes only options: the server's
+/// command, given without the `--` that must come before it (`rpcwire proxy node server.js`).
+fn is_server_command_without_dashes(e: &clap::Error) -> bool {
+    use clap::error::{ContextKind, ContextValue};
+    e.kind() == ErrorKind::UnknownArgument
+        && matches!(
+            e.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(arg)) if !arg.starts_with('-')
+        )
 }

@@ -25,12 +25,12 @@ mod pipes;
 mod sorter;
 mod state;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::num::NonZeroUsize;
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -47,7 +47,7 @@ use self::clock::Clock;
 use self::pipes::{read_into, widen_pipe, Sink, READ};
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
-use crate::check::{DialectArg, ValidateArg};
+use crate::check::{at_least_one, DialectArg, ValidateArg};
 use crate::session::{Dir, Expired, Session, Timeout, Violation};
 
 /// Options of `rpcwire proxy`.
@@ -124,12 +124,13 @@ pub struct ProxyArgs {
     /// How much of each payload is validated.
     #[arg(long = "validate", value_enum, default_value = "strict")]
     validate: ValidateArg,
-    /// Longest frame accepted, in bytes.
-    #[arg(long, default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
+    /// Longest frame accepted, in bytes. At least 1.
+    #[arg(long, value_name = "BYTES", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
     /// Most elements of a client's batch (or a server's): one with more is not forwarded; a
     /// client's is answered with one -32600 error, as a server with this limit answers it.
-    #[arg(long, value_name = "ELEMENTS", default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
+    /// At least 1.
+    #[arg(long, value_name = "ELEMENTS", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
     max_batch: usize,
     /// Fail a client request that the server has not answered after this many milliseconds:
     /// the client gets a -32603 "Request timed out" error reply, an MCP server a
@@ -200,10 +201,12 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
 }
 
 async fn proxy(args: &ProxyArgs) -> ExitCode {
+    // The log is opened before the server starts, so that a log that cannot be written
+    // starts nothing, but emptied only once the server has started: a command that cannot
+    // start leaves the log of an earlier run as it was.
     let log = match &args.log {
-        Some(path) => match File::create(path) {
-            // A large buffer: a record per message, one write per megabyte.
-            Ok(f) => Some(BufWriter::with_capacity(1 << 20, f)),
+        Some(path) => match PendingLog::open(path) {
+            Ok(log) => Some(log),
             Err(e) => {
                 say!(
                     "rpcwire proxy: cannot write the log {}: {e}",
@@ -226,6 +229,23 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         Ok(child) => child,
         Err(e) => {
             say!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
+            if let Some(log) = log {
+                log.abandon();
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let log = match log.map(PendingLog::start).transpose() {
+        Ok(log) => log,
+        Err(e) => {
+            say!("rpcwire proxy: cannot write the log: {e}");
+            // (The server has started: it is ended, having read nothing, rather than left
+            // running without its proxy.)
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(child.id() as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            let _ = child.wait();
             return ExitCode::from(2);
         }
     };
@@ -434,6 +454,59 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         Err(e) => {
             say!("rpcwire proxy: waiting for the server: {e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// The `--log` file, opened for writing before the server starts but not emptied yet.
+struct PendingLog {
+    file: File,
+    path: PathBuf,
+    /// Whether opening it created it (it did not exist).
+    created: bool,
+}
+
+impl PendingLog {
+    /// Opens the log at `path` for writing, creating it if it does not exist, leaving what an
+    /// existing one holds as it is.
+    fn open(path: &Path) -> io::Result<PendingLog> {
+        let (file, created) = match OpenOptions::new().write(true).create_new(true).open(path) {
+            Ok(file) => (file, true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(path)?;
+                (file, false)
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(PendingLog {
+            file,
+            path: path.to_owned(),
+            created,
+        })
+    }
+
+    /// The log, emptied (as `File::create` empties it: a regular file; a device or a pipe has
+    /// nothing to empty), once the server has started.
+    fn start(self) -> io::Result<BufWriter<File>> {
+        let regular = self.file.metadata()?.is_file();
+        if regular && !self.created {
+            self.file
+                .set_len(0)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.path.display())))?;
+        }
+        // A large buffer: a record per message, one write per megabyte.
+        Ok(BufWriter::with_capacity(1 << 20, self.file))
+    }
+
+    /// Gives the log up, the server not started: a file it created is removed, an existing
+    /// one left as it was.
+    fn abandon(self) {
+        if self.created {
+            let _ = std::fs::remove_file(&self.path);
         }
     }
 }

@@ -5,6 +5,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 use rpcwire::{Dialect, Id};
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::observe::observe;
@@ -66,6 +67,32 @@ struct LogLine {
     element: Option<u64>,
     /// Whether the proxy dropped this batch whole.
     dropped: Option<bool>,
+    /// The counters, every `--stats-every` seconds and at exit: the replay computes its own.
+    stats: Option<IgnoredAny>,
+    summary: Option<IgnoredAny>,
+}
+
+/// A line that is not a record of a proxy log, as far as telling a JSON-RPC message from
+/// anything else goes (a stream given where a log goes: `check --session-log capture.ndjson`).
+#[derive(Deserialize)]
+struct NotALogRecord {
+    /// The `"jsonrpc":"2.0"` member of a message.
+    jsonrpc: Option<IgnoredAny>,
+}
+
+/// The error for line `line` of the session log, which is no record of a proxy log at all
+/// (`why`: what reading it as one found, if anything): a JSON-RPC message says so, for a
+/// stream of messages is checked without `--session-log`.
+fn not_a_log_record(line: u64, text: &str, why: Option<String>) -> io::Error {
+    let message = serde_json::from_str::<NotALogRecord>(text).is_ok_and(|r| r.jsonrpc.is_some());
+    let what = match (message, why) {
+        (true, _) => "a JSON-RPC message, not a record of an `rpcwire proxy --log` log (check a \
+                      stream of messages without --session-log)"
+            .to_string(),
+        (false, Some(why)) => why,
+        (false, None) => "not a record of an `rpcwire proxy --log` log".to_string(),
+    };
+    bad_log(line, &what)
 }
 
 /// The header, the log's first line: the options the proxy ran with that its replay shares.
@@ -146,7 +173,8 @@ pub(super) fn replay_log<W: Write>(
         if line.trim().is_empty() {
             continue;
         }
-        let v: LogLine = serde_json::from_str(line).map_err(|e| bad_log(number, &e.to_string()))?;
+        let v: LogLine = serde_json::from_str(line)
+            .map_err(|e| not_a_log_record(number, line, Some(e.to_string())))?;
         if let Some(header) = v.rpcwire_proxy {
             // The dialect the proxy ran with.
             let dialect = match header.dialect.as_deref() {
@@ -197,7 +225,10 @@ pub(super) fn replay_log<W: Write>(
             Some("c2s") => Dir::C2s,
             Some("s2c") => Dir::S2c,
             // Counters ("stats", "summary"): the replay computes its own.
-            _ => continue,
+            None if v.stats.is_some() || v.summary.is_some() => continue,
+            // (Every other record, message or event, names its direction: a line that does
+            // not is no record of a log, and skipping it would pass what was never checked.)
+            _ => return Err(not_a_log_record(number, line, None)),
         };
         let t_ms = v.t_ms.unwrap_or(0);
         fn id(token: &Option<String>, number: u64) -> io::Result<Option<Id<'_>>> {
