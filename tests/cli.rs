@@ -1069,6 +1069,68 @@ fn max_frame_above_the_default_reaches_the_decoder() {
     assert_eq!((code, kinds(&records)), (1, vec!["framing_error"]));
 }
 
+/// `check --c2s --s2c` follows MCP 2025-11-25's tasks as the proxy does: "For
+/// task-augmented requests, the `progressToken` provided in the original request **MUST**
+/// continue to be used for progress notifications throughout the task's lifetime, even after
+/// the `CreateTaskResult` has been returned." The server's progress after the
+/// `CreateTaskResult` is no violation; after the reply to `tasks/result` (which comes once the
+/// task has ended, naming it in `_meta`) it is, and so is progress after a `tasks/get` result
+/// with a terminal status of a second task.
+#[test]
+fn check_keeps_a_task_progress_token_until_the_task_ends() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-task-progress");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let call = |id: u32, token: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"slow\",\"task\":{{}},\"_meta\":{{\"progressToken\":\"{token}\"}}}}}}\n")
+    };
+    let created = |id: u32, task: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"task\":{{\"taskId\":\"{task}\",\"status\":\"working\"}}}}}}\n")
+    };
+    let progress = |token: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"{token}\",\"progress\":1}}}}\n")
+    };
+    let client = [
+        call(1, "p1"),
+        call(2, "p2"),
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tasks/result\",\"params\":{\"taskId\":\"t-1\"}}\n".to_string(),
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/get\",\"params\":{\"taskId\":\"t-2\"}}\n".to_string(),
+    ];
+    let server = [
+        created(1, "t-1"),
+        created(2, "t-2"),
+        progress("p1"),
+        progress("p2"),
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[],\"_meta\":{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"t-1\"}}}}\n".to_string(),
+        progress("p1"),
+        progress("p2"),
+        "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"taskId\":\"t-2\",\"status\":\"failed\"}}\n".to_string(),
+        progress("p2"),
+    ];
+    std::fs::write(&c2s, client.concat()).unwrap();
+    std::fs::write(&s2c, server.concat()).unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1, "{records:#?}");
+    let flagged: Vec<(u64, &str)> = records
+        .iter()
+        .filter(|r| !r["violation"].is_null())
+        .map(|r| {
+            (
+                r["frame"].as_u64().unwrap(),
+                r["violation"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // The server's frames 5 (on t-1's token after its tasks/result) and 8 (on t-2's after
+    // its failed status); frame 6 reports on t-2's while it runs.
+    assert_eq!(flagged, [(5, "unknown_progress"), (8, "unknown_progress")]);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_progress": 2})
+    );
+}
+
 #[test]
 fn progress_beyond_f64_on_an_unknown_token_is_still_unknown_progress() {
     // The token is what the check reads; a progress value `f64` cannot hold does not hide it.

@@ -339,6 +339,57 @@ fn clean_session_is_forwarded_byte_for_byte_both_ways() {
     );
 }
 
+/// MCP 2025-11-25's progress utility: "For task-augmented requests, the `progressToken`
+/// provided in the original request **MUST** continue to be used for progress notifications
+/// throughout the task's lifetime, even after the `CreateTaskResult` has been returned", and
+/// "**MUST** stop after the task reaches a terminal status". The proxy used to flag the
+/// task's progress after its `CreateTaskResult` as `unknown_progress`; only the report after
+/// the task's `completed` status is one. The log replays alike (it records the request's
+/// `task_augmented` and the task each message tells of).
+#[test]
+fn a_task_progress_is_known_until_the_task_ends() {
+    let dir = scratch("task-progress");
+    let created = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t-1","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000}}}"#;
+    let progress = |n: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"p","progress":{n}}}}}"#
+        )
+    };
+    let completed = r#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:31:00Z","ttl":60000}}"#;
+    let script = json!({"0": [
+        {"send": created},
+        {"send": progress(1)},
+        {"send": completed},
+        {"send": progress(2)}
+    ]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":60000},"_meta":{"progressToken":"p"}}}));
+    let got: Vec<Value> = (0..4).map(|_| p.recv()).collect();
+    assert_eq!(got[3]["params"]["progress"], 2, "forwarded all the same");
+    p.close_stdin();
+    p.finish();
+    let records = replayed_with_violations(&log, &[("s2c/unknown_progress", 1)]);
+    let flagged: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["violation"] == "unknown_progress")
+        .map(|r| &r["t_ms"])
+        .collect();
+    assert_eq!(flagged.len(), 1);
+    let request = records
+        .iter()
+        .find(|r| r["method"] == "tools/call")
+        .unwrap();
+    assert_eq!(request["task_augmented"], true, "{request}");
+    let status = records
+        .iter()
+        .find(|r| r["method"] == "notifications/tasks/status")
+        .unwrap();
+    assert_eq!(
+        (&status["task"], &status["task_ended"]),
+        (&json!("\"t-1\""), &json!(true))
+    );
+}
+
 #[test]
 fn progress_after_the_result_is_reported_and_forwarded() {
     let dir = scratch("progress");

@@ -153,6 +153,12 @@ pub(crate) struct Record {
     /// `x-mcp-header` annotations are invalid, each with why (read when the merge reaches the
     /// reply, or from a proxy log).
     pub invalid_tools: Option<String>,
+    /// For an MCP request asking progress: whether it is task-augmented (2025-11-25).
+    pub task_augmented: bool,
+    /// The wire token of the task a `notifications/tasks/status`, or a reply the session
+    /// reads it of ([`Session::reads_task`](crate::session::Session::reads_task)), tells of,
+    /// and whether that task has ended.
+    pub task: Option<(String, bool)>,
     /// For a JSON-RPC batch: how many of its elements are rejected, and the replies they call
     /// for (a batch is valid when all its elements are).
     pub invalid_elements: u64,
@@ -195,6 +201,8 @@ impl Record {
             progress_token: None,
             subscription: None,
             invalid_tools: None,
+            task_augmented: false,
+            task: None,
             invalid_elements: 0,
             element_replies: Vec::new(),
             element_reply_codes: BTreeMap::new(),
@@ -383,6 +391,8 @@ fn record_of(
             r.protocol_version = described.protocol_version.map(Cow::into_owned);
             r.progress_token = described.progress_token.map(|t| token(t.raw()));
             r.subscription = described.subscription.map(|id| token(id.raw()));
+            r.task_augmented = described.task_augmented;
+            r.task = described.task.map(|(id, ended)| (token(id.raw()), ended));
             if let Message::Batch(batch) = msg {
                 // JSON-RPC 2.0 §6: each invalid element is answered on its own.
                 let mut count = 0;

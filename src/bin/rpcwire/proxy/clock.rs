@@ -93,6 +93,8 @@ mod tests {
             progress_token: None,
             subscription: None,
             invalid_tools: None,
+            task_augmented: false,
+            task: None,
         }
     }
 

@@ -96,6 +96,17 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     json_opt(r, "subscription", obs.subscription, |r, id| {
         json_token(r, id.raw())
     });
+    // (Only when there: a request asking progress for a task, a message telling of a task.)
+    if obs.task_augmented {
+        r.extend_from_slice(b",\"task_augmented\":true");
+    }
+    if let Some((task, ended)) = obs.task {
+        r.extend_from_slice(b",\"task\":");
+        json_token(r, task.raw());
+        if ended {
+            r.extend_from_slice(b",\"task_ended\":true");
+        }
+    }
     // (Only when read: the reply to a tools/list the session checks.)
     if let Some(tools) = obs.invalid_tools {
         r.extend_from_slice(b",\"invalid_tools\":");

@@ -306,6 +306,9 @@ impl Shared {
             if session.is_initialize_reply(dir, r.id) {
                 described.read_protocol_version(msg);
             }
+            if let Some(reply) = session.reads_task(dir, Some(r.id)) {
+                described.read_task(msg, reply);
+            }
         }
         // (A second lookup in each request's params: only while the session needs it.)
         if let (Ok(msg), true) = (decoded, session.reads_request_versions()) {

@@ -61,6 +61,14 @@ struct LogLine {
     /// For a reply to `tools/list` the proxy checked: the tools whose `x-mcp-header`
     /// annotations are invalid, each with why.
     invalid_tools: Option<String>,
+    /// For an MCP request asking progress: whether it is task-augmented (absent: not, or
+    /// a proxy that did not log it, whose session let the token end with the reply).
+    task_augmented: Option<bool>,
+    /// The wire token of the task a message tells of (a `notifications/tasks/status`, or a
+    /// reply the proxy read it of).
+    task: Option<String>,
+    /// Whether that task has ended.
+    task_ended: Option<bool>,
     /// The reply the proxy sent in the message's place.
     reply: Option<LogReply>,
     /// The index of a batch element in its batch (its record follows its batch's).
@@ -264,7 +272,13 @@ pub(super) fn replay_log<W: Write>(
                     .as_deref()
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
                 // The session takes a record's tokens as the decoder would have given them.
-                for token in [&v.id, &v.cancels, &v.progress_token, &v.subscription] {
+                for token in [
+                    &v.id,
+                    &v.cancels,
+                    &v.progress_token,
+                    &v.subscription,
+                    &v.task,
+                ] {
                     id(token, number)?;
                 }
                 if kind == "request" && v.id.is_none() {
@@ -289,6 +303,8 @@ pub(super) fn replay_log<W: Write>(
                 r.progress_token = v.progress_token;
                 r.subscription = v.subscription;
                 r.invalid_tools = v.invalid_tools;
+                r.task_augmented = v.task_augmented == Some(true);
+                r.task = v.task.map(|task| (task, v.task_ended == Some(true)));
                 r.reply = v
                     .reply
                     .map(|reply| (reply.code.unwrap_or_default(), reply.id.unwrap_or_default()));

@@ -47,6 +47,13 @@ pub(super) fn merge_streams<W: Write>(
         if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
             r.invalid_tools = side.invalid_tools();
         }
+        // The task a reply tells of, read as the proxy reads it: only for the replies the
+        // session reads it of.
+        if r.kind == "success_response" {
+            if let Some(reply) = session.reads_task(dir, wire_id(&r.id)) {
+                r.task = side.task_of_reply(reply);
+            }
+        }
         let violation = if r.kind == "framing_error" && r.reply.is_none() {
             // Not an over-long frame: where the stream can be read no further.
             Some(session.observe_bad_framing(dir))

@@ -23,6 +23,11 @@ pub(super) fn observation(r: &Record) -> Observation<'_> {
         progress_token: wire_id(&r.progress_token),
         subscription: wire_id(&r.subscription),
         invalid_tools: r.invalid_tools.as_deref(),
+        task_augmented: r.task_augmented,
+        task: r
+            .task
+            .as_ref()
+            .and_then(|(id, ended)| Some((Id::from_token(id.as_bytes())?, *ended))),
     }
 }
 

@@ -11,7 +11,7 @@ use super::batch_need::BatchNeed;
 use super::need::{need, Need};
 use super::progress::Progress;
 use crate::check::{classify, drain, read_into, CheckArgs, Named, Record, StreamFramer};
-use crate::session::{Dir, Session};
+use crate::session::{Dir, Session, TaskReply};
 
 /// One side of a session read from its own file, one classified message at a time.
 pub(super) struct Side {
@@ -89,6 +89,16 @@ impl Side {
     pub(super) fn invalid_tools(&self) -> Option<String> {
         let frame = self.last_frame.as_ref()?;
         crate::session::invalid_tool_headers(&self.decoder.decode(frame).ok()?)
+    }
+
+    /// The task the frame of the record last taken tells of, as a reply of kind `reply` (its
+    /// wire token, and whether it has ended): decoded again, only for a reply the session
+    /// reads it of ([`Session::reads_task`](crate::session::Session::reads_task)).
+    pub(super) fn task_of_reply(&self, reply: TaskReply) -> Option<(String, bool)> {
+        let frame = self.last_frame.as_ref()?;
+        let msg = self.decoder.decode(frame).ok()?;
+        let (task, ended) = reply.task_of(&msg)?;
+        Some((String::from_utf8_lossy(task.raw()).into_owned(), ended))
     }
 
     /// The next record, read ahead and kept until [`Side::next`] takes it (`None` at the end

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use rpcwire::mcp::{self, progress_token, Cancelled, RequestMeta};
 use rpcwire::{Id, Message, Rejection};
 
+use super::tasks::{is_task_augmented, task_of_status, TaskReply};
 use super::Observation;
 
 /// What the session is told about one message or batch element, read from it once for the
@@ -19,6 +20,8 @@ pub struct Described<'a> {
     pub protocol_version: Option<Cow<'a, str>>,
     pub progress_token: Option<Id<'a>>,
     pub subscription: Option<Id<'a>>,
+    pub task_augmented: bool,
+    pub task: Option<(Id<'a>, bool)>,
 }
 
 impl<'a> Described<'a> {
@@ -33,6 +36,8 @@ impl<'a> Described<'a> {
             protocol_version: None,
             progress_token: None,
             subscription: None,
+            task_augmented: false,
+            task: None,
         }
     }
 
@@ -71,6 +76,7 @@ impl<'a> Described<'a> {
             }
             _ => None,
         };
+        let progress_token = if mcp { progress_token(msg) } else { None };
         Described {
             kind: msg.kind().as_str(),
             id: msg.id(),
@@ -84,9 +90,19 @@ impl<'a> Described<'a> {
                 _ => None,
             },
             protocol_version: None,
-            progress_token: if mcp { progress_token(msg) } else { None },
+            // (Looked up only in a request asking progress, the one a task may keep: a second
+            // lookup in every request's params would cost the proxy throughput.)
+            task_augmented: progress_token.is_some() && is_task_augmented(msg),
+            progress_token,
             subscription,
+            task: if mcp { task_of_status(msg) } else { None },
         }
+    }
+
+    /// Reads the task a success response tells of, as a reply of kind `reply` (the session
+    /// says which: [`Session::reads_task`](super::Session::reads_task)).
+    pub fn read_task(&mut self, msg: &Message<'a>, reply: TaskReply) {
+        self.task = reply.task_of(msg);
     }
 
     /// Reads the protocol version of a success response (only the reply to `initialize`
@@ -125,6 +141,8 @@ impl<'a> Described<'a> {
             progress_token: self.progress_token,
             subscription: self.subscription,
             invalid_tools: None,
+            task_augmented: self.task_augmented,
+            task: self.task,
         }
     }
 }

@@ -8,7 +8,8 @@
 //! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
 //! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
 //! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
-//! ([`timeout`]), the ids recently given up on ([`recent`]), the ids minted for client
+//! ([`timeout`]), the ids recently given up on ([`recent`]), the progress tokens MCP's tasks
+//! keep active ([`tasks`]), the ids minted for client
 //! requests reusing an id whose reply could still come ([`rewrite`]) and for such batch
 //! elements beyond the limits, untracked ([`untracked`]), the tools' header annotations
 //! ([`tool_headers`]) and the counters ([`counters`]).
@@ -23,6 +24,7 @@ mod owed;
 mod queued;
 mod recent;
 mod rewrite;
+mod tasks;
 mod timeout;
 mod tool_headers;
 mod untracked;
@@ -36,6 +38,7 @@ pub use dir::Dir;
 pub use kind::{kind_name, kind_of, may_answer};
 pub use observation::{Observation, Verdict};
 pub use rewrite::IdRewriting;
+pub use tasks::TaskReply;
 pub use timeout::{Expired, Timeout};
 pub use tool_headers::invalid_tool_headers;
 pub use violation::Violation;
@@ -55,6 +58,7 @@ use kind::rejected_violation;
 use owed::OwedReplies;
 use queued::Queued;
 use recent::Recent;
+use tasks::TaskTokens;
 use timeout::{Deadline, DeadlineOf};
 use tool_headers::has_tool_headers;
 use untracked::{UntrackedElements, UntrackedRewrites};
@@ -100,6 +104,13 @@ pub struct Session {
     /// The progress tokens of the requests waiting, by direction of the request: how many
     /// requests carry each (a token reused while in flight is counted, not lost).
     progress_tokens: [HashMap<IdKey, u32>; 2],
+    /// The tasks created by each direction's task-augmented requests that keep their progress
+    /// tokens active (counted in `progress_tokens` as one request more each) until they end.
+    task_tokens: [TaskTokens; 2],
+    /// How many task-augmented requests with a progress token wait in each direction
+    /// ([`Waiting::task_augmented`]): while none does and no task keeps a token,
+    /// [`Session::reads_task`] answers without a lookup.
+    task_requests_waiting: [usize; 2],
     deadlines: BinaryHeap<Reverse<Deadline>>,
     timeout_ms: Option<u64>,
     /// The client batch being observed (its number, when it came, what it holds), and the
@@ -234,6 +245,8 @@ impl Session {
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: InPlace::default(),
             progress_tokens: [HashMap::new(), HashMap::new()],
+            task_tokens: [TaskTokens::default(), TaskTokens::default()],
+            task_requests_waiting: [0, 0],
             deadlines: BinaryHeap::new(),
             timeout_ms,
             open_batch: None,
@@ -271,6 +284,9 @@ impl Session {
         if waiting.lists_tools {
             self.tools_lists_waiting -= 1;
         }
+        if waiting.task_augmented {
+            self.task_requests_waiting[slot(dir)] -= 1;
+        }
         if dir == Dir::C2s {
             self.batch_part_answered(waiting.batch, |batch| {
                 batch.requests.remove(&waiting.seq);
@@ -280,15 +296,55 @@ impl Session {
         if let Some(client_id) = &waiting.client_id {
             self.forget_rewritten(client_id.as_id());
         }
-        let Some(token) = &waiting.progress_token else {
-            return;
-        };
+        if let Some(token) = &waiting.progress_token {
+            self.drop_progress_user(dir, token);
+        }
+    }
+
+    /// One request (or task) sent in `dir` less reports on `token`: inactive at none.
+    fn drop_progress_user(&mut self, dir: Dir, token: &IdKey) {
         let tokens = &mut self.progress_tokens[slot(dir)];
         if let Some(n) = tokens.get_mut(token) {
             *n -= 1;
             if *n == 0 {
                 tokens.remove(token);
             }
+        }
+    }
+
+    /// A success answers `waiting`, sent in `requester`, telling of `task`: when it is a
+    /// `CreateTaskResult` for a task-augmented request with a progress token, and the task
+    /// has not ended already, the token stays active for the task (counted as one request
+    /// more, so that releasing the request leaves it) until [`end_task`](Self::end_task).
+    fn keep_task_progress(
+        &mut self,
+        requester: Dir,
+        waiting: &Waiting,
+        task: Option<(Id<'_>, bool)>,
+    ) {
+        let (Some(token), true, Some((task, false))) =
+            (&waiting.progress_token, waiting.task_augmented, task)
+        else {
+            return;
+        };
+        // Beyond the bounds (`Err`) the token ends with the request, as before tasks.
+        if let Ok(replaced) = self.task_tokens[slot(requester)].keep(IdKey::of(task), token.clone())
+        {
+            *self.progress_tokens[slot(requester)]
+                .entry(token.clone())
+                .or_default() += 1;
+            if let Some(old) = replaced {
+                self.drop_progress_user(requester, &old);
+            }
+        }
+    }
+
+    /// The task `task` of `requester`'s requests ended (a terminal status was seen): the
+    /// progress token it kept active, if any, is no longer ("Progress notifications for
+    /// tasks **MUST** stop after the task reaches a terminal status").
+    fn end_task(&mut self, requester: Dir, task: Id<'_>) {
+        if let Some(token) = self.task_tokens[slot(requester)].end(&IdKey::of(task)) {
+            self.drop_progress_user(requester, &token);
         }
     }
 
@@ -385,6 +441,11 @@ impl Session {
         let mcp = self.dialect == Dialect::Mcp;
         let mut forward = true;
         let mut forward_id = None;
+        // A task seen to end (a terminal status, told by the task's receiver) takes its
+        // progress token with it, whatever else the message is.
+        if let (true, Some((task, true))) = (mcp, o.task) {
+            self.end_task(dir.other(), task);
+        }
         let violation = match o.kind {
             "request" => {
                 let method = o.method.unwrap_or_default();
@@ -423,10 +484,12 @@ impl Session {
                         batch,
                         names_version: reads_version && o.protocol_version.is_some(),
                         lists_tools: dir == Dir::C2s && mcp && method == mcp::methods::TOOLS_LIST,
+                        task_augmented: o.task_augmented && progress_token.is_some(),
                         client_id: None,
                         untracked_in_arrays: 0,
                     };
                     let lists_tools = waiting.lists_tools;
+                    let task_augmented = waiting.task_augmented;
                     // Whether the sender reuses an id of its own whose reply could still come
                     // (a duplicate): judged by its ids, not by those the server was sent, which
                     // the session may have minted.
@@ -502,6 +565,7 @@ impl Session {
                                 *users += 1;
                             }
                             self.tools_lists_waiting += usize::from(lists_tools);
+                            self.task_requests_waiting[slot(dir)] += usize::from(task_augmented);
                             if method == "initialize" && dir == Dir::C2s && mcp {
                                 self.initialize = Some(IdKey::of(id));
                             }
@@ -764,6 +828,9 @@ impl Session {
                             self.take_waiting(asked, id)
                         };
                         if let Some((_, mut w)) = taken {
+                            if o.kind == "success_response" {
+                                self.keep_task_progress(asked, &w, o.task);
+                            }
                             self.release(asked, id, &w);
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's, alone or inside an array (rebuilt with that
@@ -945,6 +1012,27 @@ impl Session {
         w.lists_tools && has_tool_headers(version.map(String::as_str))
     }
 
+    /// What a success sent in `dir` with the id `id` tells of a task (MCP 2025-11-25), by the
+    /// request it answers: a task-augmented request with a progress token (its
+    /// `CreateTaskResult`), or, while a task keeps a token, `tasks/get`, `tasks/cancel` or
+    /// `tasks/result`. The proxy reads the reply's task ([`Described::read_task`]) only when
+    /// this is `Some`; while no such request waits and no task keeps a token it answers
+    /// without a lookup.
+    pub fn reads_task(&self, dir: Dir, id: Option<Id<'_>>) -> Option<TaskReply> {
+        let requester = slot(dir.other());
+        let tasks_open = !self.task_tokens[requester].is_empty();
+        if self.dialect != Dialect::Mcp
+            || (self.task_requests_waiting[requester] == 0 && !tasks_open)
+        {
+            return None;
+        }
+        let w = self.waiting[requester].get(id?)?;
+        if w.task_augmented {
+            return Some(TaskReply::Created);
+        }
+        TaskReply::of_task_request(&w.method).filter(|_| tasks_open)
+    }
+
     /// Whether a server's notification of a listen stream (`subscription`: the listen
     /// request's id) comes when no such client request is waiting (MCP only): none of that
     /// id, or one of another method.
@@ -1105,6 +1193,8 @@ impl Session {
         self.open_batch = None;
         self.batches.clear();
         self.progress_tokens = [HashMap::new(), HashMap::new()];
+        self.task_tokens = [TaskTokens::default(), TaskTokens::default()];
+        self.task_requests_waiting = [0, 0];
         // Not reported: the invalid elements were, when they were sent.
         self.owed_element_replies = [OwedReplies::default(), OwedReplies::default()];
         out

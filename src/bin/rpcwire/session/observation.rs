@@ -30,6 +30,14 @@ pub struct Observation<'a> {
     /// each with why ([`invalid_tool_headers`](super::invalid_tool_headers); read only when the
     /// session checks them).
     pub invalid_tools: Option<&'a str>,
+    /// For an MCP request asking progress: whether it is task-augmented (2025-11-25:
+    /// `params.task`), so that a `CreateTaskResult` answering it keeps its progress token
+    /// active until the task ends.
+    pub task_augmented: bool,
+    /// The task a message tells of (MCP 2025-11-25), with whether it has ended (its status is
+    /// terminal): a `notifications/tasks/status`, or a reply the session reads it of
+    /// ([`Session::reads_task`](super::Session::reads_task)).
+    pub task: Option<(Id<'a>, bool)>,
 }
 
 /// What to do with one message.

@@ -11,6 +11,8 @@ fn observation<'a>(kind: &'a str, id: Id<'a>, method: Option<&'a str>) -> Observ
         progress_token: None,
         subscription: None,
         invalid_tools: None,
+        task_augmented: false,
+        task: None,
     }
 }
 
@@ -1124,6 +1126,143 @@ fn a_progress_token_shared_by_two_requests_in_flight_is_flagged() {
         ..observation("request", id("3"), Some("tools/call"))
     };
     assert_eq!(session.observe(Dir::C2s, &o, 0).violation, None);
+}
+
+/// MCP 2025-11-25's progress utility: "For task-augmented requests, the `progressToken`
+/// provided in the original request **MUST** continue to be used for progress notifications
+/// throughout the task's lifetime, even after the `CreateTaskResult` has been returned. The
+/// progress token remains valid and associated with the task until the task reaches a
+/// terminal status." So progress on the token of a task-augmented request answered with a
+/// `CreateTaskResult` is no `unknown_progress` while the task runs, and is once a terminal
+/// status was seen ("Progress notifications for tasks **MUST** stop after the task reaches a
+/// terminal status"): here a `notifications/tasks/status` that says `completed`.
+#[test]
+fn a_task_keeps_its_progress_token_until_it_ends() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    let progress = Observation {
+        progress_token: Some(id("\"p\"")),
+        ..observation("notification", id("0"), Some("notifications/progress"))
+    };
+    let progress = Observation {
+        id: None,
+        ..progress
+    };
+    let task_call = Observation {
+        progress_token: Some(id("\"p\"")),
+        task_augmented: true,
+        ..observation("request", id("1"), Some("tools/call"))
+    };
+    assert_eq!(session.observe(Dir::C2s, &task_call, 0).violation, None);
+    // The session asks the reply's task of the proxy, which reads it then only.
+    assert_eq!(
+        session.reads_task(Dir::S2c, Some(id("1"))),
+        Some(TaskReply::Created)
+    );
+    assert_eq!(session.reads_task(Dir::S2c, Some(id("2"))), None);
+    let created = Observation {
+        task: Some((id("\"t-1\""), false)),
+        ..observation("success_response", id("1"), None)
+    };
+    assert_eq!(session.observe(Dir::S2c, &created, 0).violation, None);
+    assert_eq!(session.observe(Dir::S2c, &progress, 0).violation, None);
+    // Still the task's while it runs: another request of the client's with it is a duplicate.
+    let reuse = Observation {
+        progress_token: Some(id("\"p\"")),
+        ..observation("request", id("2"), Some("tools/call"))
+    };
+    assert_eq!(
+        session.observe(Dir::C2s, &reuse, 0).violation,
+        Some(Violation::DuplicateProgressToken)
+    );
+    session.observe(Dir::S2c, &observation("success_response", id("2"), None), 0);
+    let working = Observation {
+        id: None,
+        task: Some((id("\"t-1\""), false)),
+        ..observation("notification", id("0"), Some("notifications/tasks/status"))
+    };
+    assert_eq!(session.observe(Dir::S2c, &working, 0).violation, None);
+    assert_eq!(session.observe(Dir::S2c, &progress, 0).violation, None);
+    let completed = Observation {
+        task: Some((id("\"t-1\""), true)),
+        ..working
+    };
+    assert_eq!(session.observe(Dir::S2c, &completed, 0).violation, None);
+    assert_eq!(
+        session.observe(Dir::S2c, &progress, 0).violation,
+        Some(Violation::UnknownProgress)
+    );
+}
+
+/// A task's progress token ends with the reply to `tasks/result`, which comes once the task
+/// has ended ("`tasks/result` blocks until the task reaches a terminal status", MCP
+/// 2025-11-25), and the session reads that reply's task only while one keeps a token. A
+/// request that asked no task, or a task-augmented one answered by a plain result (a receiver
+/// that does not run it as a task), ends its token with its reply, as before.
+#[test]
+fn a_task_progress_token_ends_with_the_tasks_result_reply() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    let progress = Observation {
+        id: None,
+        progress_token: Some(id("\"p\"")),
+        ..observation("notification", id("0"), Some("notifications/progress"))
+    };
+    let ask = |n, augmented| Observation {
+        progress_token: Some(id("\"p\"")),
+        task_augmented: augmented,
+        ..observation("request", id(n), Some("tools/call"))
+    };
+    // Not task-augmented: the result ends the token, whatever it holds.
+    session.observe(Dir::C2s, &ask("1", false), 0);
+    assert_eq!(session.reads_task(Dir::S2c, Some(id("1"))), None);
+    let reply = Observation {
+        task: Some((id("\"t-1\""), false)),
+        ..observation("success_response", id("1"), None)
+    };
+    session.observe(Dir::S2c, &reply, 0);
+    assert_eq!(
+        session.observe(Dir::S2c, &progress, 0).violation,
+        Some(Violation::UnknownProgress)
+    );
+    // Task-augmented, answered by a plain result: no task, the token ends.
+    session.observe(Dir::C2s, &ask("2", true), 0);
+    session.observe(Dir::S2c, &observation("success_response", id("2"), None), 0);
+    assert_eq!(
+        session.observe(Dir::S2c, &progress, 0).violation,
+        Some(Violation::UnknownProgress)
+    );
+    // A task: its token lasts until the reply to tasks/result.
+    session.observe(Dir::C2s, &ask("3", true), 0);
+    let created = Observation {
+        task: Some((id("\"t-3\""), false)),
+        ..observation("success_response", id("3"), None)
+    };
+    session.observe(Dir::S2c, &created, 0);
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("4"), Some("tasks/result")),
+        0,
+    );
+    assert_eq!(
+        session.reads_task(Dir::S2c, Some(id("4"))),
+        Some(TaskReply::Result)
+    );
+    assert_eq!(session.observe(Dir::S2c, &progress, 0).violation, None);
+    let result = Observation {
+        task: Some((id("\"t-3\""), true)),
+        ..observation("success_response", id("4"), None)
+    };
+    assert_eq!(session.observe(Dir::S2c, &result, 0).violation, None);
+    assert_eq!(
+        session.observe(Dir::S2c, &progress, 0).violation,
+        Some(Violation::UnknownProgress)
+    );
+    // No task keeps a token now: a tasks/get's reply is not read.
+    session.observe(
+        Dir::C2s,
+        &observation("request", id("5"), Some("tasks/get")),
+        0,
+    );
+    assert_eq!(session.reads_task(Dir::S2c, Some(id("5"))), None);
 }
 
 /// A progress token counts against the bytes too (it is bounded by the frame limit only,

@@ -368,6 +368,7 @@ mod tests {
             batch,
             names_version: false,
             lists_tools: false,
+            task_augmented: false,
             client_id: client.map(buf),
             untracked_in_arrays: 0,
         }

@@ -23,6 +23,9 @@ pub(super) struct Waiting {
     /// A client's `tools/list` (MCP), whose reply may list tools with invalid `x-mcp-header`
     /// annotations ([`Violation::InvalidToolHeaders`](super::Violation::InvalidToolHeaders)).
     pub(super) lists_tools: bool,
+    /// An MCP request with a progress token that asks for a task (`params.task`): a
+    /// `CreateTaskResult` answering it keeps the token active until the task ends.
+    pub(super) task_augmented: bool,
     /// The client's own id, when the request went to the server under an id the session
     /// minted ([`Session::rewriting_reused_ids`](super::Session::rewriting_reused_ids)): the
     /// table holds it by the minted id, which the server's reply carries, and the client gets

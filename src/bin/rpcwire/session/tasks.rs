@@ -1,0 +1,216 @@
+//! MCP's tasks (2025-11-25, experimental) as far as progress goes: the progress token of a
+//! task-augmented request stays active after the `CreateTaskResult` that answers it, until
+//! the task ends. The revision's progress utility says:
+//!
+//! > For task-augmented requests, the `progressToken` provided in the original request
+//! > **MUST** continue to be used for progress notifications throughout the task's lifetime,
+//! > even after the `CreateTaskResult` has been returned. The progress token remains valid
+//! > and associated with the task until the task reaches a terminal status.
+
+use std::collections::HashMap;
+
+use rpcwire::mcp::{meta_keys, methods};
+use rpcwire::{Id, IdKey, Lookup, Message, RawJson};
+
+/// What a reply tells of a task, by the request it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskReply {
+    /// The reply to a task-augmented request: a `CreateTaskResult` holds the new task in
+    /// `result.task`.
+    Created,
+    /// The reply to `tasks/get` or `tasks/cancel`: the result is the task itself.
+    Queried,
+    /// The reply to `tasks/result`: the task's result, which comes once the task has ended,
+    /// naming the task in `_meta` (`io.modelcontextprotocol/related-task`).
+    Result,
+}
+
+impl TaskReply {
+    /// What the reply to a request of `method` tells of a task, when it is one of the task
+    /// requests (`None` for any other method).
+    pub(super) fn of_task_request(method: &str) -> Option<TaskReply> {
+        match method {
+            methods::TASKS_GET | methods::TASKS_CANCEL => Some(TaskReply::Queried),
+            methods::TASKS_RESULT => Some(TaskReply::Result),
+            _ => None,
+        }
+    }
+
+    /// The task a success `msg` of this kind tells of: its id (a string's token), and whether
+    /// it has ended. `None` when the reply names no task that can be read.
+    pub fn task_of<'a>(self, msg: &Message<'a>) -> Option<(Id<'a>, bool)> {
+        let Message::Response(r) = msg else {
+            return None;
+        };
+        match self {
+            TaskReply::Created => task_state(r.result.get("task")?),
+            TaskReply::Queried => task_state(r.result),
+            TaskReply::Result => {
+                let related = r.result.get("_meta")?.get(meta_keys::RELATED_TASK)?;
+                Some((task_id(related)?, true))
+            }
+        }
+    }
+}
+
+/// The task a `notifications/tasks/status` tells of (its `params` are the whole task): its id,
+/// and whether its status is terminal. `None` for another message, or one whose task id cannot
+/// be read.
+pub(super) fn task_of_status<'a>(msg: &Message<'a>) -> Option<(Id<'a>, bool)> {
+    match msg {
+        Message::Notification(n) if n.method.eq_str(methods::TASKS_STATUS) => task_state(n.params?),
+        _ => None,
+    }
+}
+
+/// Whether a request's `params.task` asks for a task (MCP 2025-11-25: an object; an ambiguous
+/// member too, which the receiver may read as one).
+pub(super) fn is_task_augmented(msg: &Message<'_>) -> bool {
+    let Message::Request(r) = msg else {
+        return false;
+    };
+    match r.params.map(|p| p.lookup("task")) {
+        Some(Lookup::Found(task)) => task.as_bytes().first() == Some(&b'{'),
+        Some(Lookup::Ambiguous) => true,
+        _ => false,
+    }
+}
+
+/// A `Task`'s id and whether its `status` is terminal (`completed`, `failed`, `cancelled`).
+fn task_state(task: RawJson<'_>) -> Option<(Id<'_>, bool)> {
+    let ended = task
+        .get("status")
+        .and_then(|s| s.as_str())
+        .is_some_and(|s| {
+            ["completed", "failed", "cancelled"]
+                .iter()
+                .any(|t| s.eq_str(t))
+        });
+    Some((task_id(task)?, ended))
+}
+
+/// The `taskId` of `task`: a string ("Task IDs **MUST** be a string value"), as its token.
+fn task_id(task: RawJson<'_>) -> Option<Id<'_>> {
+    let id = task.get("taskId")?;
+    id.as_str()?;
+    Id::from_token(id.as_bytes())
+}
+
+/// How many tasks keep their progress tokens in each direction, at most: beyond it, a new
+/// task's token ends with its `CreateTaskResult`, as any request's does with its reply.
+pub(super) const MAX_TASKS: usize = 4096;
+
+/// How many bytes of task ids and progress tokens the tasks keep in each direction, at most.
+pub(super) const MAX_TASK_BYTES: usize = 1 << 20;
+
+/// The tasks of one direction's requests whose progress tokens are active: each task's id and
+/// the token of the request that created it, within [`MAX_TASKS`] and [`MAX_TASK_BYTES`].
+#[derive(Debug, Default)]
+pub(super) struct TaskTokens {
+    by_task: HashMap<IdKey, IdKey>,
+    bytes: usize,
+}
+
+impl TaskTokens {
+    /// Whether no task keeps a token.
+    pub(super) fn is_empty(&self) -> bool {
+        self.by_task.is_empty()
+    }
+
+    /// Keeps `token` active for `task`. `Err(token)`, keeping nothing, beyond the bounds;
+    /// `Ok(Some(old))` when `task` held a token already (task ids are unique among a
+    /// receiver's tasks: the old one is the caller's to release).
+    pub(super) fn keep(&mut self, task: IdKey, token: IdKey) -> Result<Option<IdKey>, IdKey> {
+        let bytes = task.encoded_len() + token.encoded_len();
+        let fits = self.by_task.len() < MAX_TASKS && self.bytes + bytes <= MAX_TASK_BYTES;
+        if !fits && !self.by_task.contains_key(&task) {
+            return Err(token);
+        }
+        self.bytes += bytes;
+        let old = self.by_task.insert(task.clone(), token);
+        if let Some(old) = &old {
+            self.bytes -= task.encoded_len() + old.encoded_len();
+        }
+        Ok(old)
+    }
+
+    /// Ends `task`: the token it kept active, if any.
+    pub(super) fn end(&mut self, task: &IdKey) -> Option<IdKey> {
+        let token = self.by_task.remove(task)?;
+        self.bytes -= task.encoded_len() + token.encoded_len();
+        Some(token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpcwire::Decoder;
+
+    fn key(token: &str) -> IdKey {
+        IdKey::of(Id::from_token(token.as_bytes()).unwrap())
+    }
+
+    /// What each reply tells of its task, as MCP 2025-11-25's messages hold it: a
+    /// `CreateTaskResult`'s `result.task`, a `tasks/get` result (the task itself), a
+    /// `tasks/result` result naming its task in `_meta` (ended by then). A task id that is
+    /// not a string ("Task IDs **MUST** be a string value") names no task.
+    #[test]
+    fn replies_tell_of_their_task() {
+        let decoder = Decoder::mcp_client();
+        let told = |reply: TaskReply, frame: &str| {
+            let msg = decoder.decode(frame.as_bytes()).unwrap();
+            reply
+                .task_of(&msg)
+                .map(|(id, ended)| (String::from_utf8(id.raw().to_vec()).unwrap(), ended))
+        };
+        let created =
+            r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working"}}}"#;
+        assert_eq!(
+            told(TaskReply::Created, created),
+            Some(("\"t\"".into(), false))
+        );
+        let numeric =
+            r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":7,"status":"working"}}}"#;
+        assert_eq!(told(TaskReply::Created, numeric), None);
+        let plain = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+        assert_eq!(told(TaskReply::Created, plain), None);
+        for (status, ended) in [
+            ("working", false),
+            ("input_required", false),
+            ("completed", true),
+            ("failed", true),
+            ("cancelled", true),
+        ] {
+            let got = format!(
+                r#"{{"jsonrpc":"2.0","id":2,"result":{{"taskId":"t","status":"{status}"}}}}"#
+            );
+            assert_eq!(
+                told(TaskReply::Queried, &got),
+                Some(("\"t\"".into(), ended)),
+                "{status}"
+            );
+        }
+        let result = r#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}}"#;
+        assert_eq!(
+            told(TaskReply::Result, result),
+            Some(("\"t\"".into(), true))
+        );
+        assert_eq!(told(TaskReply::Result, plain), None);
+    }
+
+    /// At most [`MAX_TASKS`] tasks keep a token; ending one makes room, and a task id kept
+    /// again hands back the token it held.
+    #[test]
+    fn task_tokens_are_bounded() {
+        let mut tasks = TaskTokens::default();
+        for n in 0..MAX_TASKS {
+            assert_eq!(tasks.keep(key(&format!("\"t{n}\"")), key("1")), Ok(None));
+        }
+        assert_eq!(tasks.keep(key("\"over\""), key("2")), Err(key("2")));
+        assert_eq!(tasks.keep(key("\"t0\""), key("3")), Ok(Some(key("1"))));
+        assert_eq!(tasks.end(&key("\"t1\"")), Some(key("1")));
+        assert_eq!(tasks.end(&key("\"t1\"")), None);
+        assert_eq!(tasks.keep(key("\"over\""), key("2")), Ok(None));
+    }
+}
