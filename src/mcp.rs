@@ -1,8 +1,8 @@
 //! MCP on top of the envelope: method names, the cancellation and progress notifications
-//! (read, and written with [`write_cancelled`] and [`write_progress`]), per-request `_meta`
-//! fields ([`RequestMeta`]), the stream a `subscriptions/listen` notification belongs to
-//! ([`subscription_id`]), `resultType`, the protocol versions ([`versions`]), and the `_meta`
-//! key-name rules.
+//! (read, and written with [`write_cancelled`] and [`write_progress`]), tasks ([`Task`],
+//! [`related_task`], [`is_task_augmented`]), per-request `_meta` fields ([`RequestMeta`]), the
+//! stream a `subscriptions/listen` notification belongs to ([`subscription_id`]),
+//! `resultType`, the protocol versions ([`versions`]), and the `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
@@ -319,6 +319,131 @@ impl<'a> Progress<'a> {
             total: optional(params, "total", |t| t.as_f64())?,
             message: optional(params, "message", |m| m.as_str())?,
         })
+    }
+}
+
+/// A task (MCP 2025-11-25, experimental): its id and status, as a `Task` object tells them
+/// (the `task` of a `CreateTaskResult`, a `tasks/get` or `tasks/cancel` result, an element of
+/// a `tasks/list` result's `tasks`, the `params` of a `notifications/tasks/status`).
+///
+/// The revision says "Task IDs **MUST** be a string value", and that progress for a task
+/// "**MUST** stop after the task reaches a terminal status (`completed`, `failed`, or
+/// `cancelled`)"; `working` and `input_required` are not terminal.
+///
+/// ```
+/// use rpcwire::{mcp::Task, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t-1","status":"working","ttl":null}}}"#;
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// let task = Task::from_object(r.result.get("task").unwrap()).unwrap();
+/// assert_eq!(task.id.raw(), br#""t-1""#);
+/// assert!(!task.is_terminal());
+///
+/// let frame = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}}"#;
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// let task = Task::from_notification(&n).unwrap();
+/// assert_eq!((task.id.raw(), task.is_terminal()), (&br#""t-1""#[..], true));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Task<'a> {
+    /// The task's `taskId`, a string, as its token on the wire.
+    pub id: Id<'a>,
+    /// Its `status`, if given once as a string. (One of another type, or given twice, reads
+    /// as none, and so not terminal: the task is still known by its id, and a task taken for
+    /// ended while its peer may read it as running would lose the progress still owed to it.)
+    pub status: Option<JsonStr<'a>>,
+}
+
+impl<'a> Task<'a> {
+    /// Reads a `Task` object; `None` when it is no object, or its `taskId` is missing, not a
+    /// string, or given twice (which peers may read either way: no task can be named by it).
+    pub fn from_object(task: RawJson<'a>) -> Option<Self> {
+        let [id, status] = task.lookup_each(["taskId", "status"]);
+        let Lookup::Found(id) = id else {
+            return None;
+        };
+        id.as_str()?;
+        let status = match status {
+            Lookup::Found(status) => status.as_str(),
+            Lookup::Absent | Lookup::Ambiguous => None,
+        };
+        Some(Task {
+            id: Id::from_token(id.as_bytes())?,
+            status,
+        })
+    }
+
+    /// Reads a `notifications/tasks/status` notification (its `params` are the task); `None`
+    /// for another method, or a task [`from_object`](Self::from_object) cannot read.
+    pub fn from_notification(n: &Notification<'a>) -> Option<Self> {
+        if !n.method.eq_str(methods::TASKS_STATUS) {
+            return None;
+        }
+        Self::from_object(n.params?)
+    }
+
+    /// Whether the task's status is terminal: `completed`, `failed` or `cancelled`.
+    pub fn is_terminal(&self) -> bool {
+        self.status.is_some_and(|status| {
+            ["completed", "failed", "cancelled"]
+                .iter()
+                .any(|terminal| status.eq_str(terminal))
+        })
+    }
+}
+
+/// The task a message's `params` or `result` (`value`) says it belongs to: the `taskId` of its
+/// `_meta`'s [`RELATED_TASK`](meta_keys::RELATED_TASK) (MCP 2025-11-25: "All requests,
+/// notifications, and responses related to a task **MUST** include the
+/// `io.modelcontextprotocol/related-task` key in their `_meta` field"; a `tasks/result`
+/// result, say, which comes once its task has ended). `None` when there is none that
+/// [`Task::from_object`] reads a task id from.
+///
+/// ```
+/// use rpcwire::{mcp, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t-1"}}}}"#;
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// assert_eq!(mcp::related_task(r.result).unwrap().raw(), br#""t-1""#);
+/// ```
+pub fn related_task(value: RawJson<'_>) -> Option<Id<'_>> {
+    let related = value.get("_meta")?.get(meta_keys::RELATED_TASK)?;
+    Some(Task::from_object(related)?.id)
+}
+
+/// The methods that ask about tasks (MCP 2025-11-25), whose results are no `CreateTaskResult`.
+const TASK_METHODS: [&str; 4] = [
+    methods::TASKS_GET,
+    methods::TASKS_RESULT,
+    methods::TASKS_CANCEL,
+    methods::TASKS_LIST,
+];
+
+/// Whether a request is task-augmented (MCP 2025-11-25), so that a `CreateTaskResult` may
+/// answer it: its `params.task` is an object, or is ambiguous (given twice, or in `params`
+/// too malformed to read whole), which its receiver may read as one. Never a request of the
+/// task methods (`tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`), whatever its
+/// `params` hold: its result is the one its method defines.
+///
+/// ```
+/// use rpcwire::{mcp, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{"ttl":60000}}}"#;
+/// let Ok(Message::Request(r)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert!(mcp::is_task_augmented(&r));
+/// let frame = br#"{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t-1","task":{}}}"#;
+/// let Ok(Message::Request(r)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert!(!mcp::is_task_augmented(&r));
+/// ```
+pub fn is_task_augmented(r: &Request<'_>) -> bool {
+    !TASK_METHODS.iter().any(|m| r.method.eq_str(m))
+        && task_member_asks_for_task(r.params.map_or(Lookup::Absent, |p| p.lookup("task")))
+}
+
+/// Whether a request's `params.task` member, as looked up, asks for a task: an object, or
+/// ambiguous (the receiver may read a task in it).
+pub(crate) fn task_member_asks_for_task(task: Lookup<'_>) -> bool {
+    match task {
+        Lookup::Found(task) => task.kind() == JsonKind::Object,
+        Lookup::Ambiguous => true,
+        Lookup::Absent => false,
     }
 }
 

@@ -1,10 +1,12 @@
-//! MCP helpers: cancellation and progress extractors, `_meta` fields, `resultType`, `_meta`
+//! MCP helpers: cancellation, progress and task extractors, `_meta` fields, `resultType`, `_meta`
 //! key names — on the shared vectors that carry these expectations and on hand-made cases.
 
 mod common;
 
-use rpcwire::mcp::{self, Cancelled, MetaKey, MetaKeyError, Progress, RequestMeta, ResultType};
-use rpcwire::{Decoder, Message};
+use rpcwire::mcp::{
+    self, Cancelled, MetaKey, MetaKeyError, Progress, RequestMeta, ResultType, Task,
+};
+use rpcwire::{Decoder, Message, RawJson};
 
 fn notification(frame: &[u8]) -> rpcwire::Notification<'_> {
     match Decoder::mcp().decode(frame) {
@@ -575,5 +577,127 @@ fn error_code_blocks_at_their_boundaries() {
         let code = ErrorCode(code);
         assert_eq!(code.range(), range, "{code}");
         assert_eq!(code.is_forbidden_in_mcp_2026(), forbidden, "{code}");
+    }
+}
+
+/// A task object's id and whether its status is terminal, as [`Task::from_object`] reads them
+/// (the id's token as text).
+fn task(object: &str) -> Option<(String, Option<String>, bool)> {
+    let task = Task::from_object(RawJson::new(object.as_bytes()).unwrap())?;
+    Some((
+        String::from_utf8(task.id.raw().to_vec()).unwrap(),
+        task.status.map(|s| s.decode().into_owned()),
+        task.is_terminal(),
+    ))
+}
+
+/// MCP 2025-11-25: `completed`, `failed` and `cancelled` are terminal; `working` and
+/// `input_required` are not, nor is a status of another spelling or type.
+#[test]
+fn terminal_task_statuses() {
+    for (status, terminal) in [
+        (r#""working""#, false),
+        (r#""input_required""#, false),
+        (r#""completed""#, true),
+        (r#""failed""#, true),
+        (r#""cancelled""#, true),
+        (r#""canceled""#, false),
+        (r#""Completed""#, false),
+        (r#""complete\u0064""#, true),
+        ("1", false),
+        ("null", false),
+    ] {
+        let object = format!(r#"{{"taskId":"t","status":{status}}}"#);
+        assert_eq!(task(&object).map(|t| t.2), Some(terminal), "{status}");
+    }
+}
+
+/// A task id must be one string ("Task IDs **MUST** be a string value"): one of another type,
+/// missing, or given twice names no task. A status missing, of another type or given twice
+/// reads as none, not terminal, the task still named by its id.
+#[test]
+fn a_task_needs_one_string_id_and_reads_an_unclear_status_as_none() {
+    for object in [
+        r#"{"taskId":7,"status":"working"}"#,
+        r#"{"status":"completed"}"#,
+        r#"{"taskId":"a","taskId":"b","status":"working"}"#,
+        r#""t""#,
+        r#"{"taskId":"t","status":"working","n":01}"#,
+    ] {
+        assert_eq!(task(object), None, "{object}");
+    }
+    for object in [
+        r#"{"taskId":"t"}"#,
+        r#"{"taskId":"t","status":7}"#,
+        r#"{"taskId":"t","status":"completed","status":"working"}"#,
+        r#"{"taskId":"t","status":"working","status":"completed"}"#,
+    ] {
+        assert_eq!(
+            task(object),
+            Some(("\"t\"".into(), None, false)),
+            "{object}"
+        );
+    }
+}
+
+/// `notifications/tasks/status` carries the task in `params`; another method names none.
+#[test]
+fn a_status_notification_tells_its_task() {
+    let frame = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t","status":"failed"}}"#;
+    let t = Task::from_notification(&notification(frame)).unwrap();
+    assert_eq!((t.id.raw(), t.is_terminal()), (&br#""t""#[..], true));
+    let frame = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"taskId":"t","status":"failed"}}"#;
+    assert_eq!(Task::from_notification(&notification(frame)), None);
+}
+
+/// The task a result belongs to is the `taskId` of its `_meta`'s related task.
+#[test]
+fn related_task_of_a_result() {
+    let related = |value: &str| {
+        mcp::related_task(RawJson::new(value.as_bytes()).unwrap())
+            .map(|id| String::from_utf8(id.raw().to_vec()).unwrap())
+    };
+    let key = mcp::meta_keys::RELATED_TASK;
+    assert_eq!(
+        related(&format!(r#"{{"_meta":{{"{key}":{{"taskId":"t"}}}}}}"#)),
+        Some("\"t\"".into())
+    );
+    for value in [
+        r#"{"content":[]}"#.to_string(),
+        format!(r#"{{"_meta":{{"{key}":{{"taskId":1}}}}}}"#),
+        format!(r#"{{"_meta":{{"{key}":{{"taskId":"a"}},"{key}":{{"taskId":"b"}}}}}}"#),
+        format!(r#"{{"_meta":{{"{key}":"t"}}}}"#),
+    ] {
+        assert_eq!(related(&value), None, "{value}");
+    }
+}
+
+/// A request is task-augmented by a `params.task` object (or one given twice); never a request
+/// of the task methods, whose results are their own.
+#[test]
+fn task_augmented_requests() {
+    let augmented = |method: &str, params: &str| {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#);
+        match Decoder::mcp().decode(frame.as_bytes()) {
+            Ok(Message::Request(r)) => mcp::is_task_augmented(&r),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(augmented(
+        "tools/call",
+        r#"{"name":"x","task":{"ttl":1000}}"#
+    ));
+    assert!(augmented(
+        "tools/call",
+        r#"{"name":"x","task":1,"task":{}}"#
+    ));
+    assert!(!augmented("tools/call", r#"{"name":"x"}"#));
+    assert!(!augmented("tools/call", r#"{"name":"x","task":true}"#));
+    assert!(!augmented("tools/call", r#"{"name":"x","task":null}"#));
+    for method in ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"] {
+        assert!(
+            !augmented(method, r#"{"taskId":"t","task":{}}"#),
+            "{method}"
+        );
     }
 }

@@ -1028,6 +1028,36 @@ fn any_other_reply_ends_the_progress_route() {
     assert_eq!((remap.len(), remap.task_routes()), (0, 0));
 }
 
+/// A task whose `status` is given twice (which peers may read either way) is still a task:
+/// its id names it, so the `CreateTaskResult` keeps its route and its client, and its status
+/// notification goes to that client, without ending the task (it may be running). Another
+/// client cannot reach it. (Such a task was once read as none: no route, and open to every
+/// client.)
+#[test]
+fn a_task_whose_status_is_given_twice_is_still_its_clients() {
+    let mut remap = IdRemapper::new(8);
+    let token = forward_call(&mut remap, 1, 1, true);
+    let reply = format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"task-1","status":"working","status":"completed","ttl":60000}}}}}}"#
+    );
+    assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    assert_eq!((remap.task_routes(), remap.tasks()), (1, 1));
+    assert_eq!(
+        progress_to(&remap, &task_progress(token)).map(|r| r.0),
+        Some(1)
+    );
+
+    let twice = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"task-1","status":"completed","status":"working"}}"#;
+    assert_eq!(status_to(&mut remap, twice).map(|(c, _)| c), Some(1));
+    assert_eq!(remap.task_routes(), 1);
+
+    let get = r#"{"jsonrpc":"2.0","id":"q","method":"tasks/get","params":{"taskId":"task-1"}}"#;
+    assert_eq!(
+        forward_task_op(&mut remap, 2, get),
+        Err(RemapError::ForeignTask)
+    );
+}
+
 /// The results of `tasks/get` and `tasks/cancel` that carry a terminal status, and any
 /// result of `tasks/result` (it comes once the task has ended), end the task's route (the
 /// record of its client stays); a status not terminal, or another task's, does not.

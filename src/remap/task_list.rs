@@ -6,12 +6,13 @@ use core::hash::Hash;
 
 use bytes::BytesMut;
 
-use super::task_messages::{reply_value, task_of};
+use super::task_messages::reply_value;
 use super::{IdRemapper, Origin};
 use crate::encode;
 use crate::error::ErrorCode;
 use crate::id::Id;
 use crate::json::{JsonKind, Lookup, RawJson};
+use crate::mcp::Task;
 
 impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Writes the reply to `origin`'s `tasks/list` (the whole `frame`, with id `reply_id`) for
@@ -63,8 +64,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 out.extend_from_slice(b"[");
                 let mut first = true;
                 for task in tasks.elements() {
-                    let owned = task_of(task)
-                        .and_then(|(id, _)| self.task_owner(id))
+                    let owned = Task::from_object(task)
+                        .and_then(|task| self.task_owner(task.id))
                         .is_some_and(|owner| *owner == origin.client);
                     if owned {
                         if !first {

@@ -5,8 +5,8 @@
 use super::RemapError;
 use crate::error::ErrorCode;
 use crate::id::Id;
-use crate::json::{JsonKind, Lookup, RawJson};
-use crate::mcp::{meta_keys, methods};
+use crate::json::{Lookup, RawJson};
+use crate::mcp::{methods, related_task, task_member_asks_for_task, Task};
 use crate::message::Request;
 use crate::pending::Token;
 
@@ -51,11 +51,10 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     if method.eq_str(methods::TASKS_LIST) {
         return Kind::TaskList;
     }
-    match task {
-        // Ambiguous: the upstream may read a task in it.
-        Lookup::Found(t) if t.kind() == JsonKind::Object => Kind::TaskAugmented,
-        Lookup::Ambiguous => Kind::TaskAugmented,
-        _ => Kind::Plain,
+    if task_member_asks_for_task(task) {
+        Kind::TaskAugmented
+    } else {
+        Kind::Plain
     }
 }
 
@@ -69,22 +68,6 @@ pub(super) fn requested_task<'a>(req: &Request<'a>) -> Result<Id<'a>, RemapError
     Id::from_token(id.as_bytes()).ok_or(RemapError::BadTaskId)
 }
 
-/// A task's id (a string) and its status (if there is one), from a `Task` object.
-pub(super) fn task_of(task: RawJson<'_>) -> Option<(Id<'_>, Option<RawJson<'_>>)> {
-    let [id, status] = task.lookup_each(["taskId", "status"]);
-    let Lookup::Found(id) = id else {
-        return None;
-    };
-    id.as_str()?;
-    let id = Id::from_token(id.as_bytes())?;
-    let status = match status {
-        Lookup::Found(status) => Some(status),
-        Lookup::Absent => None,
-        Lookup::Ambiguous => return None,
-    };
-    Some((id, status))
-}
-
 /// A reply (the whole `frame`, which its decoder read) as one value, however deep:
 /// [`RawJson::new`]'s limit is a value's, one level under the decoder's for a frame (which
 /// counts the envelope), and a decoder may be given a higher one.
@@ -92,22 +75,13 @@ pub(super) fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
     RawJson::with_max_depth(frame, u32::MAX)
 }
 
-/// Whether a task's status is terminal: `completed`, `failed` or `cancelled`.
-pub(super) fn is_terminal(status: RawJson<'_>) -> bool {
-    status.as_str().is_some_and(|s| {
-        ["completed", "failed", "cancelled"]
-            .iter()
-            .any(|t| s.eq_str(t))
-    })
-}
-
 /// The task a reply (the whole `frame`) to a task-augmented request created: the id of
 /// `result.task`, a `CreateTaskResult`'s task, its `ttl` member, and whether its status is
 /// terminal already. `None` for any other reply (an error, a plain result).
 pub(super) fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>, bool)> {
-    let task = reply_value(frame)?.get("result")?.get("task")?;
-    let (id, status) = task_of(task)?;
-    Some((id, task.get("ttl"), status.is_some_and(is_terminal)))
+    let object = reply_value(frame)?.get("result")?.get("task")?;
+    let task = Task::from_object(object)?;
+    Some((task.id, object.get("ttl"), task.is_terminal()))
 }
 
 /// When a task created at `now` may be deleted: `now` plus its `ttl` member (Task's "actual
@@ -145,12 +119,9 @@ pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     };
     match kind {
         Kind::TaskQuery { .. } => {
-            let (id, status) = task_of(result)?;
-            status.is_some_and(is_terminal).then_some(id)
+            let task = Task::from_object(result)?;
+            task.is_terminal().then_some(task.id)
         }
-        _ => {
-            let related = result.get("_meta")?.get(meta_keys::RELATED_TASK)?;
-            Some(task_of(related)?.0)
-        }
+        _ => related_task(result),
     }
 }

@@ -8,13 +8,13 @@ use core::hash::Hash;
 
 use bytes::BytesMut;
 
-use super::task_messages::{is_terminal, task_of, ttl_ends};
+use super::task_messages::ttl_ends;
 use super::{held_bytes, Entry, Held, IdRemapper, Origin};
 use crate::encode;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
 use crate::json::RawJson;
-use crate::mcp::methods;
+use crate::mcp::Task;
 use crate::message::Notification;
 use crate::pending::Token;
 
@@ -72,14 +72,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         notification: &Notification<'_>,
         out: &mut BytesMut,
     ) -> Option<(Token, C)> {
-        if !notification.method.eq_str(methods::TASKS_STATUS) {
-            return None;
-        }
-        let (task_id, status) = task_of(notification.params?)?;
-        let (token, client) = self.task_entry(task_id)?;
+        let task = Task::from_notification(notification)?;
+        let (token, client) = self.task_entry(task.id)?;
         let client = client.clone();
         encode::write_with_tokens(out, frame, []);
-        if status.is_some_and(is_terminal) {
+        if task.is_terminal() {
             self.end_task(token);
         }
         Some((token, client))

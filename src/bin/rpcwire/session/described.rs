@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use rpcwire::mcp::{self, progress_token, Cancelled, RequestMeta};
 use rpcwire::{Id, Message, Rejection};
 
-use super::tasks::{is_task_augmented, task_of_status, TaskReply};
+use super::tasks::{task_of_status, TaskReply};
 use super::Observation;
 
 /// What the session is told about one message or batch element, read from it once for the
@@ -92,7 +92,8 @@ impl<'a> Described<'a> {
             protocol_version: None,
             // (Looked up only in a request asking progress, the one a task may keep: a second
             // lookup in every request's params would cost the proxy throughput.)
-            task_augmented: progress_token.is_some() && is_task_augmented(msg),
+            task_augmented: progress_token.is_some()
+                && matches!(msg, Message::Request(r) if mcp::is_task_augmented(r)),
             progress_token,
             subscription,
             task: if mcp { task_of_status(msg) } else { None },

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use rpcwire::mcp::{meta_keys, methods};
-use rpcwire::{Id, IdKey, Lookup, Message, RawJson};
+use rpcwire::mcp::{self, methods, Task};
+use rpcwire::{Id, IdKey, Message};
 
 /// What a reply tells of a task, by the request it answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,14 +42,12 @@ impl TaskReply {
         let Message::Response(r) = msg else {
             return None;
         };
-        match self {
-            TaskReply::Created => task_state(r.result.get("task")?),
-            TaskReply::Queried => task_state(r.result),
-            TaskReply::Result => {
-                let related = r.result.get("_meta")?.get(meta_keys::RELATED_TASK)?;
-                Some((task_id(related)?, true))
-            }
-        }
+        let task = match self {
+            TaskReply::Created => Task::from_object(r.result.get("task")?)?,
+            TaskReply::Queried => Task::from_object(r.result)?,
+            TaskReply::Result => return Some((mcp::related_task(r.result)?, true)),
+        };
+        Some(id_and_ended(task))
     }
 }
 
@@ -58,42 +56,14 @@ impl TaskReply {
 /// be read.
 pub(super) fn task_of_status<'a>(msg: &Message<'a>) -> Option<(Id<'a>, bool)> {
     match msg {
-        Message::Notification(n) if n.method.eq_str(methods::TASKS_STATUS) => task_state(n.params?),
+        Message::Notification(n) => Task::from_notification(n).map(id_and_ended),
         _ => None,
     }
 }
 
-/// Whether a request's `params.task` asks for a task (MCP 2025-11-25: an object; an ambiguous
-/// member too, which the receiver may read as one).
-pub(super) fn is_task_augmented(msg: &Message<'_>) -> bool {
-    let Message::Request(r) = msg else {
-        return false;
-    };
-    match r.params.map(|p| p.lookup("task")) {
-        Some(Lookup::Found(task)) => task.as_bytes().first() == Some(&b'{'),
-        Some(Lookup::Ambiguous) => true,
-        _ => false,
-    }
-}
-
-/// A `Task`'s id and whether its `status` is terminal (`completed`, `failed`, `cancelled`).
-fn task_state(task: RawJson<'_>) -> Option<(Id<'_>, bool)> {
-    let ended = task
-        .get("status")
-        .and_then(|s| s.as_str())
-        .is_some_and(|s| {
-            ["completed", "failed", "cancelled"]
-                .iter()
-                .any(|t| s.eq_str(t))
-        });
-    Some((task_id(task)?, ended))
-}
-
-/// The `taskId` of `task`: a string ("Task IDs **MUST** be a string value"), as its token.
-fn task_id(task: RawJson<'_>) -> Option<Id<'_>> {
-    let id = task.get("taskId")?;
-    id.as_str()?;
-    Id::from_token(id.as_bytes())
+/// A task as the session keeps it: its id, and whether it has ended.
+fn id_and_ended(task: Task<'_>) -> (Id<'_>, bool) {
+    (task.id, task.is_terminal())
 }
 
 /// How many tasks keep their progress tokens in each direction, at most: beyond it, a new
@@ -197,6 +167,25 @@ mod tests {
             Some(("\"t\"".into(), true))
         );
         assert_eq!(told(TaskReply::Result, plain), None);
+    }
+
+    /// A request asking progress is task-augmented by its `params.task` object, as the
+    /// library's remapper reads it: never a `tasks/get` (or another task method), whose reply
+    /// is the task itself, to read as one ([`TaskReply::Queried`]), not a `CreateTaskResult`.
+    #[test]
+    fn task_methods_are_never_task_augmented() {
+        let decoder = Decoder::mcp();
+        let augmented = |method: &str| {
+            let frame = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"taskId":"t","task":{{}},"_meta":{{"progressToken":"p"}}}}}}"#
+            );
+            let msg = decoder.decode(frame.as_bytes()).unwrap();
+            crate::session::Described::of_message(&msg, true).task_augmented
+        };
+        assert!(augmented("tools/call"));
+        for method in ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"] {
+            assert!(!augmented(method), "{method}");
+        }
     }
 
     /// At most [`MAX_TASKS`] tasks keep a token; ending one makes room, and a task id kept
