@@ -599,7 +599,7 @@ fn spawn_timeouts(
         // When to look next, in the clock's milliseconds (at first, at once).
         let mut look_at = 0;
         loop {
-            tokio::time::sleep_until(shared.clock.instant_of(look_at).into()).await;
+            tokio::time::sleep_until(shared.clock.instant_of(look_at)).await;
             let expired = {
                 let mut state = shared.lock();
                 let now = shared.clock.now_ms();

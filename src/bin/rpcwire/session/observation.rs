@@ -40,6 +40,27 @@ pub struct Observation<'a> {
     pub task: Option<(Id<'a>, bool)>,
 }
 
+#[cfg(test)]
+impl<'a> Observation<'a> {
+    /// A message of `kind` with `id` and `method`, and nothing else told of it: what tests
+    /// build their observations on.
+    pub fn of(kind: &'a str, id: Option<Id<'a>>, method: Option<&'a str>) -> Self {
+        Observation {
+            kind,
+            id,
+            method,
+            error_code: None,
+            cancels: None,
+            protocol_version: None,
+            progress_token: None,
+            subscription: None,
+            invalid_tools: None,
+            task_augmented: false,
+            task: None,
+        }
+    }
+}
+
 /// What to do with one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {

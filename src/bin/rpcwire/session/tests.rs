@@ -1,19 +1,8 @@
 use super::*;
 
+/// A message of `kind` with the id `id` and `method`, and nothing else told of it.
 fn observation<'a>(kind: &'a str, id: Id<'a>, method: Option<&'a str>) -> Observation<'a> {
-    Observation {
-        kind,
-        id: Some(id),
-        method,
-        error_code: None,
-        cancels: None,
-        protocol_version: None,
-        progress_token: None,
-        subscription: None,
-        invalid_tools: None,
-        task_augmented: false,
-        task: None,
-    }
+    Observation::of(kind, Some(id), method)
 }
 
 /// Past the limit of requests in flight, a request is refused (not forwarded: its reply
