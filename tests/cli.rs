@@ -22,6 +22,20 @@ fn kinds(records: &[Value]) -> Vec<&str> {
         .collect()
 }
 
+/// The records that carry a violation: each one's frame number and violation.
+fn flagged(records: &[Value]) -> Vec<(u64, &str)> {
+    records
+        .iter()
+        .filter(|r| !r["violation"].is_null())
+        .map(|r| {
+            (
+                r["frame"].as_u64().unwrap(),
+                r["violation"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// [`run_check`] with `--json`: the records, the summary and the exit code.
 fn check(args: &[&str], stdin: Option<&[u8]>) -> (Vec<Value>, Value, i32) {
     let args: Vec<&str> = ["--json"].into_iter().chain(args.iter().copied()).collect();
@@ -160,17 +174,25 @@ fn a_usage_error_names_what_was_probably_meant() {
             "a similar value exists: 'jsonrpc'",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        let stderr = refused(args);
         assert!(stderr.starts_with("rpcwire: error: "), "{args:?}: {stderr}");
         assert!(stderr.contains(meant), "{args:?}: {stderr}");
     }
+}
+
+/// Runs `rpcwire ARGS` with no input and expects it refused: exit 2, nothing on the standard
+/// output, and one line on the standard error, which it returns.
+fn refused(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    stderr
 }
 
 /// A frame or batch limit of 0 is a usage error (exit 2, one line naming the option): it made
@@ -180,15 +202,7 @@ fn a_usage_error_names_what_was_probably_meant() {
 fn a_zero_frame_or_batch_limit_is_a_usage_error() {
     let capture = data("capture-c2s.ndjson");
     for option in ["--max-frame", "--max-batch"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(["check", option, "0", &capture])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{option}: {stderr}");
-        assert!(out.stdout.is_empty(), "{option}");
-        assert_eq!(stderr.lines().count(), 1, "{option}: {stderr}");
+        let stderr = refused(&["check", option, "0", &capture]);
         assert!(stderr.contains(option), "{option}: {stderr}");
     }
     // 1 is a limit like any other.
@@ -278,20 +292,8 @@ fn every_field_and_kind_of_a_check_report_is_documented() {
         b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]\n",
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n",
     );
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-report-fields");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
-    std::fs::write(&c2s_path, c2s).unwrap();
-    std::fs::write(&s2c_path, s2c).unwrap();
-    let (records, summary, code, _) = check_session(&[
-        "--json",
-        "--dialect",
-        "jsonrpc",
-        "--c2s",
-        c2s_path.to_str().unwrap(),
-        "--s2c",
-        s2c_path.to_str().unwrap(),
-    ]);
+    let (records, summary, code) =
+        check_streams("cli-report-fields", &["--dialect", "jsonrpc"], c2s, s2c);
     assert_eq!(code, 1);
     let mut fields = std::collections::BTreeSet::new();
     for r in &records {
@@ -337,14 +339,7 @@ fn a_stream_of_messages_is_no_session_log() {
     ] {
         let path = dir.join(name);
         std::fs::write(&path, body).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(["check", "--session-log", path.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        let stderr = refused(&["check", "--session-log", path.to_str().unwrap()]);
         assert!(
             stderr.contains("line 1 of the session log"),
             "{name}: {stderr}"
@@ -449,16 +444,29 @@ fn replay_under_headers(name: &str, body: &'static str) -> impl Fn(&str) -> Valu
     move |header| log_violations(&dir, header, body)
 }
 
-/// `check --json --c2s --s2c` of two streams written under `target/tmp/NAME`: the records,
-/// the summary's violations and the exit code.
-fn check_merged(name: &str, c2s: &str, s2c: &str) -> (Vec<Value>, Value, i32) {
+/// `check --json ARGS --c2s --s2c` of two streams written under `target/tmp/NAME`: the
+/// records, the summary and the exit code.
+fn check_streams(
+    name: &str,
+    args: &[&str],
+    c2s: impl AsRef<[u8]>,
+    s2c: impl AsRef<[u8]>,
+) -> (Vec<Value>, Value, i32) {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
     std::fs::write(&c2s_path, c2s).unwrap();
     std::fs::write(&s2c_path, s2c).unwrap();
     let (c2s, s2c) = (c2s_path.to_str().unwrap(), s2c_path.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let args = [&["--json"], args, &["--c2s", c2s, "--s2c", s2c]].concat();
+    let (records, summary, code, _) = check_session(&args);
+    (records, summary, code)
+}
+
+/// [`check_streams`] with no other options: the records, the summary's violations and the
+/// exit code.
+fn check_merged(name: &str, c2s: &str, s2c: &str) -> (Vec<Value>, Value, i32) {
+    let (records, summary, code) = check_streams(name, &[], c2s, s2c);
     (records, summary["violations"].clone(), code)
 }
 
@@ -628,12 +636,7 @@ fn session_options_are_checked() {
         // The log says which dialect the proxy ran with; another one cannot apply.
         &["check", "--session-log", log, "--dialect", "jsonrpc"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
+        refused(args);
     }
 }
 
@@ -999,9 +1002,6 @@ fn a_cancelled_initialize_is_flagged_and_stays_in_flight() {
 
 #[test]
 fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-progress");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
     let progress = |token: &str, n: u32| {
         format!(
             "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{n}}}}}\n"
@@ -1011,15 +1011,11 @@ fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
     // while they wait (the first report comes before the client's stream has sent request 1:
     // it pulls that stream forward), then on "t1" once more after its result, and on a token
     // nobody sent.
-    std::fs::write(
-        &c2s,
-        concat!(
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":\"t1\"}}}\n",
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\",\"_meta\":{\"progressToken\":7}}}\n",
-            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n",
-        ),
-    )
-    .unwrap();
+    let c2s = concat!(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"_meta\":{\"progressToken\":\"t1\"}}}\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\",\"_meta\":{\"progressToken\":7}}}\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}\n",
+    );
     let server = [
         progress("\"t1\"", 1),
         progress("7", 1),
@@ -1030,30 +1026,21 @@ fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n".to_string(),
         "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[]}}\n".to_string(),
     ];
-    std::fs::write(&s2c, server.concat()).unwrap();
-    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let s2c = server.concat();
+    let (records, summary, code) = check_streams("cli-progress", &[], c2s, &s2c);
     assert_eq!(code, 1);
     assert_eq!(
         summary["violations"],
         serde_json::json!({"s2c/unknown_progress": 2})
     );
-    let flagged: Vec<(u64, &str)> = records
-        .iter()
-        .filter(|r| !r["violation"].is_null())
-        .map(|r| {
-            (
-                r["frame"].as_u64().unwrap(),
-                r["violation"].as_str().unwrap(),
-            )
-        })
-        .collect();
     // Frames 3 and 4 of the server's stream: after the result of 1, and the unknown token.
-    assert_eq!(flagged, [(3, "unknown_progress"), (4, "unknown_progress")]);
+    assert_eq!(
+        flagged(&records),
+        [(3, "unknown_progress"), (4, "unknown_progress")]
+    );
 
     // JSON-RPC has no progress notifications: the same streams are clean there.
-    let (_, summary, code, _) =
-        check_session(&["--json", "--dialect", "jsonrpc", "--c2s", c2s, "--s2c", s2c]);
+    let (_, summary, code) = check_streams("cli-progress", &["--dialect", "jsonrpc"], c2s, s2c);
     assert_eq!(code, 0, "{summary}");
 }
 
@@ -1078,9 +1065,6 @@ fn max_frame_above_the_default_reaches_the_decoder() {
 /// with a terminal status of a second task.
 #[test]
 fn check_keeps_a_task_progress_token_until_the_task_ends() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-task-progress");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
     let call = |id: u32, token: &str| {
         format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"slow\",\"task\":{{}},\"_meta\":{{\"progressToken\":\"{token}\"}}}}}}\n")
     };
@@ -1107,24 +1091,15 @@ fn check_keeps_a_task_progress_token_until_the_task_ends() {
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"taskId\":\"t-2\",\"status\":\"failed\"}}\n".to_string(),
         progress("p2"),
     ];
-    std::fs::write(&c2s, client.concat()).unwrap();
-    std::fs::write(&s2c, server.concat()).unwrap();
-    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let (records, summary, code) =
+        check_streams("cli-task-progress", &[], client.concat(), server.concat());
     assert_eq!(code, 1, "{records:#?}");
-    let flagged: Vec<(u64, &str)> = records
-        .iter()
-        .filter(|r| !r["violation"].is_null())
-        .map(|r| {
-            (
-                r["frame"].as_u64().unwrap(),
-                r["violation"].as_str().unwrap(),
-            )
-        })
-        .collect();
     // The server's frames 5 (on t-1's token after its tasks/result) and 8 (on t-2's after
     // its failed status); frame 6 reports on t-2's while it runs.
-    assert_eq!(flagged, [(5, "unknown_progress"), (8, "unknown_progress")]);
+    assert_eq!(
+        flagged(&records),
+        [(5, "unknown_progress"), (8, "unknown_progress")]
+    );
     assert_eq!(
         summary["violations"],
         serde_json::json!({"s2c/unknown_progress": 2})
@@ -1134,20 +1109,11 @@ fn check_keeps_a_task_progress_token_until_the_task_ends() {
 #[test]
 fn progress_beyond_f64_on_an_unknown_token_is_still_unknown_progress() {
     // The token is what the check reads; a progress value `f64` cannot hold does not hide it.
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-progress-1e400");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
-    std::fs::write(&c2s, "").unwrap();
-    std::fs::write(
-        &s2c,
-        concat!(
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":5}}\n",
-            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":1e400}}\n",
-        ),
-    )
-    .unwrap();
-    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-    let (records, summary, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    let s2c = concat!(
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":5}}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"nobody\",\"progress\":1e400}}\n",
+    );
+    let (records, summary, code) = check_streams("cli-progress-1e400", &[], "", s2c);
     assert_eq!(code, 1);
     assert_eq!(records[0]["violation"], "unknown_progress");
     assert_eq!(
@@ -1218,15 +1184,9 @@ fn result_type_is_checked_from_the_version_that_defines_it() {
 /// The same rule when two streams are merged: the session's negotiated version decides.
 #[test]
 fn merged_streams_follow_the_negotiated_version() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-result-type");
-    std::fs::create_dir_all(&dir).unwrap();
     for (version, valid) in [("2025-11-25", true), ("2026-07-28", false)] {
-        let (c2s_text, s2c_text) = session_with_an_untyped_result_type(version);
-        let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
-        std::fs::write(&c2s, c2s_text).unwrap();
-        std::fs::write(&s2c, s2c_text).unwrap();
-        let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
-        let (records, _, code, _) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+        let (c2s, s2c) = session_with_an_untyped_result_type(version);
+        let (records, _, code) = check_streams("cli-result-type", &[], c2s, s2c);
         let last = records
             .iter()
             .rfind(|r| r["dir"] == "s2c" && r.get("kind").is_some())
@@ -1994,20 +1954,8 @@ fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
         let s2c = format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{code},\"message\":\"m\"}}}}\n{replies}"
         );
-        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-null-reply");
-        std::fs::create_dir_all(&dir).unwrap();
-        let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
-        std::fs::write(&c2s_path, c2s).unwrap();
-        std::fs::write(&s2c_path, s2c).unwrap();
-        let (_, summary, code, _) = check_session(&[
-            "--json",
-            "--dialect",
-            "jsonrpc",
-            "--c2s",
-            c2s_path.to_str().unwrap(),
-            "--s2c",
-            s2c_path.to_str().unwrap(),
-        ]);
+        let (_, summary, code) =
+            check_streams("cli-null-reply", &["--dialect", "jsonrpc"], c2s, s2c);
         assert_eq!(code, 1);
         assert_eq!(
             summary["violations"],

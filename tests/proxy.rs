@@ -685,6 +685,18 @@ fn timeouts_keep_coming_while_the_server_does_not_read() {
     assert_eq!(p.finish().code, Some(128 + 15));
 }
 
+/// Reads the proxy's next reply, which must be its timeout of the request `id`: how long after
+/// `sent` it came.
+fn recv_timeout_of(p: &mut Proxy, id: Value, sent: Instant) -> Duration {
+    let reply = p.recv();
+    let waited = sent.elapsed();
+    assert_eq!(
+        (&reply["id"], &reply["error"]["message"]),
+        (&id, &json!("Request timed out"))
+    );
+    waited
+}
+
 /// No request is answered with a timeout before its whole `--timeout-ms` has passed, as the
 /// client measures it: from before it writes the request to after it reads the reply, which
 /// holds all of the proxy's wait. (With the clock's readings all rounded down, a request read
@@ -714,12 +726,7 @@ fn no_request_times_out_before_its_timeout_has_passed() {
         thread::sleep(Duration::from_micros(n * 379 % 1000));
         let sent = Instant::now();
         p.send(&request(json!(n), "slow"));
-        let reply = p.recv();
-        let waited = sent.elapsed();
-        assert_eq!(
-            (&reply["id"], &reply["error"]["message"]),
-            (&json!(n), &json!("Request timed out"))
-        );
+        let waited = recv_timeout_of(&mut p, json!(n), sent);
         assert!(
             waited >= Duration::from_millis(TIMEOUT),
             "request {n} timed out after {waited:?}"
@@ -763,13 +770,8 @@ fn a_request_times_out_soon_after_its_timeout() {
         p.send(&request(json!(n), "slow"));
         thread::sleep(Duration::from_millis(41));
     }
-    for (n, sent) in sent.iter().enumerate() {
-        let reply = p.recv();
-        let waited = sent.elapsed();
-        assert_eq!(
-            (&reply["id"], &reply["error"]["message"]),
-            (&json!(n), &json!("Request timed out"))
-        );
+    for (n, sent) in sent.into_iter().enumerate() {
+        let waited = recv_timeout_of(&mut p, json!(n), sent);
         assert!(
             (TIMEOUT..TIMEOUT + SLACK).contains(&waited),
             "request {n} timed out after {waited:?}"
