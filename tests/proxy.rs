@@ -369,12 +369,16 @@ fn a_task_progress_is_known_until_the_task_ends() {
     p.close_stdin();
     p.finish();
     let records = replayed_with_violations(&log, &[("s2c/unknown_progress", 1)]);
-    let flagged: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["violation"] == "unknown_progress")
-        .map(|r| &r["t_ms"])
-        .collect();
-    assert_eq!(flagged.len(), 1);
+    // The one flagged is the report after the `completed` status, not the one before it.
+    let at = |what: &dyn Fn(&Value) -> bool| -> Vec<usize> {
+        (0..records.len()).filter(|&i| what(&records[i])).collect()
+    };
+    let flagged = at(&|r| r["violation"] == "unknown_progress");
+    let reports = at(&|r| r["method"] == "notifications/progress");
+    let completed = at(&|r| r["method"] == "notifications/tasks/status");
+    assert_eq!((reports.len(), completed.len()), (2, 1), "{records:#?}");
+    assert!(reports[0] < completed[0] && completed[0] < reports[1]);
+    assert_eq!(flagged, [reports[1]], "{records:#?}");
     let request = records
         .iter()
         .find(|r| r["method"] == "tools/call")
