@@ -750,13 +750,18 @@ fn no_request_times_out_before_its_timeout_has_passed() {
 
 /// A request is answered with its timeout soon after its whole `--timeout-ms` has passed,
 /// wherever its deadline falls: the timer sleeps until the next deadline. (It looked on a tick
-/// of a quarter of the timeout, and answered a request up to 250 ms late.) The bound allows for
-/// a loaded machine; the proxy's own delay is a millisecond or two.
+/// of a quarter of the timeout, and answered a request up to 250 ms late: with these requests
+/// 41 ms apart, half of them 123 ms late or more.) The proxy's own delay is a millisecond or
+/// two, but a loaded machine can hold any one reply back by far more, so the bounds are on
+/// the median lateness, which catches the tick, and, far looser, on each reply's.
 #[test]
 fn a_request_times_out_soon_after_its_timeout() {
     const REQUESTS: u32 = 12;
     const TIMEOUT: Duration = Duration::from_millis(1000);
-    const SLACK: Duration = Duration::from_millis(150);
+    // On a 2-core machine under 32 busy processes, single replies came up to 148 ms late, and
+    // the median at most 57 ms late.
+    const MEDIAN_SLACK: Duration = Duration::from_millis(100);
+    const SLACK: Duration = Duration::from_millis(1000);
     let options = ["--quiet", "--dialect", "jsonrpc", "--timeout-ms", "1000"];
     // A server that reads everything and answers nothing.
     let mut p = Proxy::spawn(&options, &["sh", "-c", "exec cat >/dev/null"]);
@@ -767,6 +772,7 @@ fn a_request_times_out_soon_after_its_timeout() {
         p.send(&request(json!(n), "slow"));
         thread::sleep(Duration::from_millis(41));
     }
+    let mut late = vec![];
     for (n, sent) in sent.iter().enumerate() {
         let reply = p.recv();
         let waited = sent.elapsed();
@@ -778,8 +784,12 @@ fn a_request_times_out_soon_after_its_timeout() {
             (TIMEOUT..TIMEOUT + SLACK).contains(&waited),
             "request {n} timed out after {waited:?}"
         );
+        late.push(waited - TIMEOUT);
     }
     p.finish_cleanly();
+    late.sort();
+    let median = late[late.len() / 2];
+    assert!(median < MEDIAN_SLACK, "replies this late: {late:?}");
 }
 
 /// MCP: initialize "MUST NOT be cancelled". When it times out, the client gets its -32603,
