@@ -160,7 +160,10 @@ fn help_describes_the_tool_not_the_library() {
 }
 
 /// A usage error stays one line, and keeps what helps to fix it: clap's tip naming the
-/// option, value or subcommand closest to a mistyped one (the one line dropped it).
+/// option, value or subcommand closest to a mistyped one (the one line dropped it). Not
+/// clap's other tip, to pass a mistyped option as a value after `--`: for the proxy that
+/// would make it the server's command (nor is a mistyped option taken for a server command
+/// given without `--`).
 #[test]
 fn a_usage_error_names_what_was_probably_meant() {
     for (args, meant) in [
@@ -177,6 +180,24 @@ fn a_usage_error_names_what_was_probably_meant() {
         let stderr = refused(args);
         assert!(stderr.starts_with("rpcwire: error: "), "{args:?}: {stderr}");
         assert!(stderr.contains(meant), "{args:?}: {stderr}");
+    }
+    for args in [
+        &["proxy", "--bogus", "--", "cat"][..],
+        &["check", "--bogus"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("unexpected argument '--bogus'")
+                && !stderr.contains("-- --bogus")
+                && !stderr.contains("the server's command"),
+            "{args:?}: {stderr}"
+        );
     }
 }
 

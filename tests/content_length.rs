@@ -137,20 +137,26 @@ fn another_charset_or_a_malformed_content_type_refuses_the_body_only() {
     }
 }
 
-/// One message's `Content-Type` headers are all read: a second one naming another charset
-/// refuses the body, though the first named UTF-8; the next message starts afresh.
+/// One message's `Content-Type` headers are all read: one naming another charset refuses
+/// the body, whether it comes before or after one naming UTF-8 (neither the first nor the
+/// last alone decides); the next message starts afresh.
 #[test]
 fn every_content_type_header_of_a_message_counts() {
-    let input = b"Content-Type: a/b; charset=utf-8\r\nContent-Length: 2\r\n\
-                  content-type: a/b; charset=latin1\r\n\r\n{}\
-                  Content-Type: a/b; charset=utf-8\r\nContent-Length: 2\r\n\r\n[]";
-    assert_eq!(
-        frames(input),
-        vec![
-            Err(E::UnsupportedCharset { offset: 0 }),
-            Ok(Bytes::from("[]"))
-        ]
-    );
+    for (first, second) in [("utf-8", "latin1"), ("latin1", "utf-8")] {
+        let input = format!(
+            "Content-Type: a/b; charset={first}\r\nContent-Length: 2\r\n\
+             content-type: a/b; charset={second}\r\n\r\n{{}}\
+             Content-Type: a/b; charset=utf-8\r\nContent-Length: 2\r\n\r\n[]"
+        );
+        assert_eq!(
+            frames(input.as_bytes()),
+            vec![
+                Err(E::UnsupportedCharset { offset: 0 }),
+                Ok(Bytes::from("[]"))
+            ],
+            "{first}, then {second}"
+        );
+    }
 }
 
 /// A body both over the limit and in another charset is reported once, as in another

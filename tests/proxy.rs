@@ -369,12 +369,16 @@ fn a_task_progress_is_known_until_the_task_ends() {
     p.close_stdin();
     p.finish();
     let records = replayed_with_violations(&log, &[("s2c/unknown_progress", 1)]);
-    let flagged: Vec<&Value> = records
-        .iter()
-        .filter(|r| r["violation"] == "unknown_progress")
-        .map(|r| &r["t_ms"])
-        .collect();
-    assert_eq!(flagged.len(), 1);
+    // The one flagged is the report after the `completed` status, not the one before it.
+    let at = |what: &dyn Fn(&Value) -> bool| -> Vec<usize> {
+        (0..records.len()).filter(|&i| what(&records[i])).collect()
+    };
+    let flagged = at(&|r| r["violation"] == "unknown_progress");
+    let reports = at(&|r| r["method"] == "notifications/progress");
+    let completed = at(&|r| r["method"] == "notifications/tasks/status");
+    assert_eq!((reports.len(), completed.len()), (2, 1), "{records:#?}");
+    assert!(reports[0] < completed[0] && completed[0] < reports[1]);
+    assert_eq!(flagged, [reports[1]], "{records:#?}");
     let request = records
         .iter()
         .find(|r| r["method"] == "tools/call")
@@ -753,13 +757,18 @@ fn no_request_times_out_before_its_timeout_has_passed() {
 
 /// A request is answered with its timeout soon after its whole `--timeout-ms` has passed,
 /// wherever its deadline falls: the timer sleeps until the next deadline. (It looked on a tick
-/// of a quarter of the timeout, and answered a request up to 250 ms late.) The bound allows for
-/// a loaded machine; the proxy's own delay is a millisecond or two.
+/// of a quarter of the timeout, and answered a request up to 250 ms late: with these requests
+/// 41 ms apart, half of them 123 ms late or more.) The proxy's own delay is a millisecond or
+/// two, but a loaded machine can hold any one reply back by far more, so the bounds are on
+/// the median lateness, which catches the tick, and, far looser, on each reply's.
 #[test]
 fn a_request_times_out_soon_after_its_timeout() {
     const REQUESTS: u32 = 12;
     const TIMEOUT: Duration = Duration::from_millis(1000);
-    const SLACK: Duration = Duration::from_millis(150);
+    // On a 2-core machine under 32 busy processes, single replies came up to 148 ms late, and
+    // the median at most 57 ms late.
+    const MEDIAN_SLACK: Duration = Duration::from_millis(100);
+    const SLACK: Duration = Duration::from_millis(1000);
     let options = ["--quiet", "--dialect", "jsonrpc", "--timeout-ms", "1000"];
     // A server that reads everything and answers nothing.
     let mut p = Proxy::spawn(&options, &["sh", "-c", "exec cat >/dev/null"]);
@@ -770,14 +779,19 @@ fn a_request_times_out_soon_after_its_timeout() {
         p.send(&request(json!(n), "slow"));
         thread::sleep(Duration::from_millis(41));
     }
+    let mut late = vec![];
     for (n, sent) in sent.into_iter().enumerate() {
         let waited = recv_timeout_of(&mut p, json!(n), sent);
         assert!(
             (TIMEOUT..TIMEOUT + SLACK).contains(&waited),
             "request {n} timed out after {waited:?}"
         );
+        late.push(waited - TIMEOUT);
     }
     p.finish_cleanly();
+    late.sort();
+    let median = late[late.len() / 2];
+    assert!(median < MEDIAN_SLACK, "replies this late: {late:?}");
 }
 
 /// MCP: initialize "MUST NOT be cancelled". When it times out, the client gets its -32603,

@@ -188,8 +188,9 @@ mod tests {
         }
     }
 
-    /// At most [`MAX_TASKS`] tasks keep a token; ending one makes room, and a task id kept
-    /// again hands back the token it held.
+    /// At most [`MAX_TASKS`] tasks keep a token, and their ids and tokens take at most
+    /// [`MAX_TASK_BYTES`]; ending one makes room, and a task id kept again hands back the
+    /// token it held.
     #[test]
     fn task_tokens_are_bounded() {
         let mut tasks = TaskTokens::default();
@@ -201,5 +202,15 @@ mod tests {
         assert_eq!(tasks.end(&key("\"t1\"")), Some(key("1")));
         assert_eq!(tasks.end(&key("\"t1\"")), None);
         assert_eq!(tasks.keep(key("\"over\""), key("2")), Ok(None));
+
+        // Three task ids of 300 000 bytes fit in the bytes, a fourth does not.
+        let long = |c: &str| key(&format!("\"{}\"", c.repeat(300_000)));
+        let mut tasks = TaskTokens::default();
+        for c in ["a", "b", "c"] {
+            assert_eq!(tasks.keep(long(c), key("1")), Ok(None));
+        }
+        assert_eq!(tasks.keep(long("d"), key("2")), Err(key("2")));
+        assert_eq!(tasks.end(&long("a")), Some(key("1")));
+        assert_eq!(tasks.keep(long("d"), key("2")), Ok(None));
     }
 }
