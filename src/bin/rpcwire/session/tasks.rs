@@ -92,8 +92,11 @@ impl TaskTokens {
     /// receiver's tasks: the old one is the caller's to release).
     pub(super) fn keep(&mut self, task: IdKey, token: IdKey) -> Result<Option<IdKey>, IdKey> {
         let bytes = task.encoded_len() + token.encoded_len();
-        let fits = self.by_task.len() < MAX_TASKS && self.bytes + bytes <= MAX_TASK_BYTES;
-        if !fits && !self.by_task.contains_key(&task) {
+        // A token held for `task` already gives its place and its bytes to the new one.
+        let held = self.by_task.get(&task);
+        let held_bytes = held.map_or(0, |old| task.encoded_len() + old.encoded_len());
+        let others = self.by_task.len() - usize::from(held.is_some());
+        if others >= MAX_TASKS || self.bytes - held_bytes + bytes > MAX_TASK_BYTES {
             return Err(token);
         }
         self.bytes += bytes;
@@ -212,5 +215,21 @@ mod tests {
         assert_eq!(tasks.keep(long("d"), key("2")), Err(key("2")));
         assert_eq!(tasks.end(&long("a")), Some(key("1")));
         assert_eq!(tasks.keep(long("d"), key("2")), Ok(None));
+        // A task kept again counts its new token in place of its old one: within the bytes
+        // when that fits, refused (the old one still held) when it does not.
+        let token_of_len = |len: usize| {
+            let overhead = key("\"\"").encoded_len();
+            let token = key(&format!("\"{}\"", "p".repeat(len - overhead)));
+            assert_eq!(token.encoded_len(), len);
+            token
+        };
+        let room = MAX_TASK_BYTES - tasks.bytes + key("1").encoded_len();
+        // (`is_err`: a failed comparison would print the whole token.)
+        assert!(tasks.keep(long("b"), token_of_len(room + 1)).is_err());
+        assert_eq!(
+            tasks.keep(long("b"), token_of_len(room)),
+            Ok(Some(key("1")))
+        );
+        assert_eq!(tasks.bytes, MAX_TASK_BYTES);
     }
 }
