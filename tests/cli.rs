@@ -1065,6 +1065,58 @@ fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
     assert_eq!(code, 0, "{summary}");
 }
 
+/// MCP: "The `progress` value **MUST** increase with each notification, even if the total
+/// is unknown." `check --c2s --s2c` flags a report on an active token that is not greater
+/// than the last one on it (0.5 then 0.5; 3 then 2), and judges a token reused by a new
+/// request after its first request's result afresh (0.25 after 1 is no violation then).
+#[test]
+fn check_flags_progress_that_does_not_increase() {
+    let ask = |id: u32, token: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"_meta\":{{\"progressToken\":{token}}}}}}}\n")
+    };
+    let progress = |token: &str, n: &str| {
+        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{n}}}}}\n")
+    };
+    let result =
+        |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[]}}}}\n");
+    // The server's stream goes first; each report pulls the client's forward to the request
+    // carrying its token, so request 3 (reusing "t1") is seen after the result of 1.
+    let c2s = [ask(1, "\"t1\""), ask(2, "7"), ask(3, "\"t1\"")].concat();
+    let s2c = [
+        progress("\"t1\"", "0.5"),
+        progress("\"t1\"", "0.5"),
+        progress("7", "3"),
+        progress("7", "2"),
+        progress("\"t1\"", "1"),
+        result(1),
+        progress("\"t1\"", "0.25"),
+        result(2),
+        result(3),
+    ]
+    .concat();
+    let (records, summary, code) = check_streams("cli-progress-increase", &[], &c2s, &s2c);
+    assert_eq!(code, 1, "{records:#?}");
+    assert_eq!(
+        flagged(&records),
+        [
+            (1, "progress_not_increasing"),
+            (3, "progress_not_increasing")
+        ]
+    );
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/progress_not_increasing": 2})
+    );
+    // JSON-RPC has no progress notifications: the same streams are clean there.
+    let (_, summary, code) = check_streams(
+        "cli-progress-increase",
+        &["--dialect", "jsonrpc"],
+        &c2s,
+        &s2c,
+    );
+    assert_eq!(code, 0, "{summary}");
+}
+
 #[test]
 fn max_frame_above_the_default_reaches_the_decoder() {
     // A 17 MiB request: over the default 16 MiB limit, under the one asked for.
@@ -1092,8 +1144,9 @@ fn check_keeps_a_task_progress_token_until_the_task_ends() {
     let created = |id: u32, task: &str| {
         format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"task\":{{\"taskId\":\"{task}\",\"status\":\"working\"}}}}}}\n")
     };
-    let progress = |token: &str| {
-        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"{token}\",\"progress\":1}}}}\n")
+    // (Each report on a token above the last: progress "MUST increase".)
+    let progress = |token: &str, n: u32| {
+        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"{token}\",\"progress\":{n}}}}}\n")
     };
     let client = [
         call(1, "p1"),
@@ -1104,13 +1157,13 @@ fn check_keeps_a_task_progress_token_until_the_task_ends() {
     let server = [
         created(1, "t-1"),
         created(2, "t-2"),
-        progress("p1"),
-        progress("p2"),
+        progress("p1", 1),
+        progress("p2", 1),
         "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[],\"_meta\":{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"t-1\"}}}}\n".to_string(),
-        progress("p1"),
-        progress("p2"),
+        progress("p1", 2),
+        progress("p2", 2),
         "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"taskId\":\"t-2\",\"status\":\"failed\"}}\n".to_string(),
-        progress("p2"),
+        progress("p2", 3),
     ];
     let (records, summary, code) =
         check_streams("cli-task-progress", &[], client.concat(), server.concat());
@@ -1482,6 +1535,36 @@ fn a_log_request_without_a_valid_id_is_a_bad_log() {
             "{stderr}"
         );
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+}
+
+/// A proxy log's `progress` (on a `notifications/progress` record) is a finite number, as
+/// the proxy writes it: any other value (a string, a number beyond `f64`, an object) is a bad
+/// log, exit 2 with the line, not a panic nor a report left unjudged.
+#[test]
+fn a_log_progress_that_is_no_number_is_a_bad_log() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-bad-progress");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    for progress in [r#""1""#, "1e400", "{}", "true"] {
+        let record = format!(
+            r#"{{"dir":"s2c","t_ms":0,"kind":"notification","method":"notifications/progress","progress_token":"1","progress":{progress}}}"#
+        );
+        std::fs::write(
+            &log,
+            format!("{{\"rpcwire_proxy\":{{\"dialect\":\"mcp\"}}}}\n{record}\n"),
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", "--session-log", log.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
+        assert_eq!(
+            stderr, "rpcwire check: line 2 of the session log: a bad progress\n",
+            "{record}"
+        );
     }
 }
 

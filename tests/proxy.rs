@@ -394,6 +394,80 @@ fn a_task_progress_is_known_until_the_task_ends() {
     );
 }
 
+/// MCP: "The `progress` value **MUST** increase with each notification, even if the total
+/// is unknown." The proxy flags a report on an active token that is not greater than the last
+/// one on it (1 then 1, then 0.5), forwards it all the same, and judges a token reused by a
+/// request after the first one's result afresh. A report whose `progress` cannot be read is
+/// not judged. The log records each report's `progress`, and replays alike; a log without
+/// it (an older proxy's) cannot judge, and replays with no such violation.
+#[test]
+fn progress_that_does_not_increase_is_flagged_forwarded_and_replayed() {
+    let dir = scratch("progress-increase");
+    let progress = |n: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"p","progress":{n}}}}}"#
+        )
+    };
+    let result = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#);
+    let unreadable = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":"much"}}"#;
+    let script = json!({
+        "0": [
+            {"send": progress("1")},
+            {"send": progress("1")},
+            {"send": progress("0.5")},
+            {"send": unreadable},
+            {"send": progress("2")},
+            {"send": result(1)}
+        ],
+        "1": [{"send": progress("0.25")}, {"send": result(2)}]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    let ask = |id: u32| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}});
+    p.send(&ask(1));
+    let got: Vec<Value> = (0..6).map(|_| p.recv()).collect();
+    let forwarded: Vec<&Value> = got[..5].iter().map(|m| &m["params"]["progress"]).collect();
+    assert_eq!(
+        forwarded,
+        [&json!(1), &json!(1), &json!(0.5), &json!("much"), &json!(2)],
+        "forwarded all the same"
+    );
+    p.send(&ask(2));
+    assert_eq!(p.recv()["params"]["progress"], 0.25);
+    p.recv();
+    p.close_stdin();
+    p.finish();
+    let records = replayed_with_violations(&log, &[("s2c/progress_not_increasing", 2)]);
+    let reports: Vec<(&Value, &Value)> = records
+        .iter()
+        .filter(|r| r["method"] == "notifications/progress")
+        .map(|r| (&r["progress"], &r["violation"]))
+        .collect();
+    let flagged = json!("progress_not_increasing");
+    assert_eq!(
+        reports,
+        [
+            (&json!(1.0), &Value::Null),
+            (&json!(1.0), &flagged),
+            (&json!(0.5), &flagged),
+            (&Value::Null, &Value::Null),
+            (&json!(2.0), &Value::Null),
+            (&json!(0.25), &Value::Null),
+        ]
+    );
+    // The same log without the field, as a proxy before it wrote it: nothing to judge.
+    let older: String = read_log(&log)
+        .into_iter()
+        .map(|mut r| {
+            r.as_object_mut().unwrap().remove("progress");
+            format!("{r}\n")
+        })
+        .collect();
+    let older_log = dir.join("older.ndjson");
+    std::fs::write(&older_log, older).unwrap();
+    let (code, records) = check_json(&["--session-log".into(), older_log.display().to_string()]);
+    assert_eq!(code, Some(0), "{records:#?}");
+}
+
 #[test]
 fn progress_after_the_result_is_reported_and_forwarded() {
     let dir = scratch("progress");
@@ -1240,6 +1314,7 @@ fn help_documents_every_option() {
         "late_reply",
         "too_many_in_flight",
         "unknown_progress",
+        "progress_not_increasing",
         "cancelled_initialize",
         "success_to_invalid",
         "unanswered",

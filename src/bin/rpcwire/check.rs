@@ -86,7 +86,7 @@ pub struct CheckArgs {
     /// Check a whole session recorded by `rpcwire proxy --log FILE`: replay it through the
     /// proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
     /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
-    /// tokens no request in flight carries). Records get
+    /// tokens no request in flight carries or that does not increase). Records get
     /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
     /// the framing, validation, frame and batch limit options are refused with it.)
     #[arg(
@@ -146,6 +146,9 @@ pub(crate) struct Record {
     /// The wire token of the progress token a request asks for or a progress notification
     /// reports on.
     pub progress_token: Option<String>,
+    /// For `notifications/progress`: its `progress`, when the notification can be read
+    /// ([`Progress`](rpcwire::mcp::Progress)).
+    pub progress: Option<f64>,
     /// The wire token of the listen request a notification of its stream names (MCP
     /// 2026-07-28).
     pub subscription: Option<String>,
@@ -199,6 +202,7 @@ impl Record {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            progress: None,
             subscription: None,
             invalid_tools: None,
             task_augmented: false,
@@ -390,6 +394,7 @@ fn record_of(
             r.cancels = described.cancels.map(|id| token(id.raw()));
             r.protocol_version = described.protocol_version.map(Cow::into_owned);
             r.progress_token = described.progress_token.map(|t| token(t.raw()));
+            r.progress = described.progress;
             r.subscription = described.subscription.map(|id| token(id.raw()));
             r.task_augmented = described.task_augmented;
             r.task = described.task.map(|(id, ended)| (token(id.raw()), ended));

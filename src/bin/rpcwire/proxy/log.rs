@@ -93,6 +93,11 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     json_opt(r, "progress_token", obs.progress_token, |r, t| {
         json_token(r, t.raw())
     });
+    // (Only when read: a progress notification, whose next must report more. Written as Rust
+    // spells an `f64`, the shortest that reads back as the same number.)
+    if let Some(progress) = obs.progress {
+        let _ = write!(r, ",\"progress\":{progress:?}");
+    }
     json_opt(r, "subscription", obs.subscription, |r, id| {
         json_token(r, id.raw())
     });

@@ -77,7 +77,9 @@ under JSON-RPC, a success while no request with a null id waits (reply_without_i
 requests (timed_out), and requests left unanswered at
 exit (unanswered). Under MCP, none of these is forwarded. Also reported under MCP, and forwarded
 (it asks nothing of the receiver): progress notifications on a token no request in flight
-carries, after its result or cancellation (unknown_progress); a request whose progress token
+carries, after its result or cancellation (unknown_progress); progress notifications whose
+progress is not greater than the last one on their token while it is active, which must increase
+with each notification (progress_not_increasing); a request whose progress token
 another request in flight from the same side carries (duplicate_progress_token: the request is
 valid, but the progress of the two cannot be told apart); from 2026-07-28 on, a server's
 tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
@@ -156,7 +158,8 @@ pub struct ProxyArgs {
     /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
     /// minted for a client request reusing an id, also on its timeout and unanswered events,
     /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
-    /// protocol_version, progress_token, subscription, invalid_tools: the tools a tools/list
+    /// protocol_version, progress_token, progress: a progress notification's value, when it
+    /// could be read, subscription, invalid_tools: the tools a tools/list
     /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
     /// left out for an over-long line the proxy reported before its end came (discarded as it
     /// comes, never held, its length is not known), reply: the error reply the proxy sent in

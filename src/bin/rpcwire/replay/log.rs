@@ -4,9 +4,10 @@
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
-use rpcwire::{Dialect, Id};
+use rpcwire::{Dialect, Id, RawJson};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::observe::observe;
 use super::progress::{file_size, Progress};
@@ -56,6 +57,11 @@ struct LogLine {
     /// The wire token of the progress token a request asks for or a progress notification
     /// reports on.
     progress_token: Option<String>,
+    /// For `notifications/progress`: its `progress`, when the proxy could read it (absent:
+    /// it could not, or a proxy that did not log it; either way not judged). Kept as written,
+    /// read as the proxy read the message's (serde_json's own reading of a float may be a
+    /// last digit off, and would then judge two reports otherwise).
+    progress: Option<Box<RawValue>>,
     /// The wire token of the listen request a notification of its stream names.
     subscription: Option<String>,
     /// For a reply to `tools/list` the proxy checked: the tools whose `x-mcp-header`
@@ -281,6 +287,14 @@ pub(super) fn replay_log<W: Write>(
                 ] {
                     id(token, number)?;
                 }
+                let progress = match &v.progress {
+                    Some(raw) => Some(
+                        RawJson::new(raw.get().as_bytes())
+                            .and_then(|p| p.as_f64())
+                            .ok_or_else(|| bad_log(number, "a bad progress"))?,
+                    ),
+                    None => None,
+                };
                 if kind == "request" && v.id.is_none() {
                     return Err(bad_log(number, "a request without an id"));
                 }
@@ -301,6 +315,7 @@ pub(super) fn replay_log<W: Write>(
                 r.cancels = v.cancels;
                 r.protocol_version = v.protocol_version;
                 r.progress_token = v.progress_token;
+                r.progress = progress;
                 r.subscription = v.subscription;
                 r.invalid_tools = v.invalid_tools;
                 r.task_augmented = v.task_augmented == Some(true);

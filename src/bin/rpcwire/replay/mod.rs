@@ -34,9 +34,9 @@
 //!
 //! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
 //! request it answers. A real violation (a reply nobody asked for, a reused id, a request
-//! never answered, progress after its request's result or on a token nobody sent) is still
-//! found; what no merge can know is the real timing, so late replies, progress after a
-//! cancellation and timeouts are only found in a proxy log.
+//! never answered, progress after its request's result or on a token nobody sent, progress
+//! that does not increase) is still found; what no merge can know is the real timing, so late
+//! replies, progress after a cancellation and timeouts are only found in a proxy log.
 //!
 //! [`run`] is here; the rest, one concept a file: the replay of a proxy log ([`log`]); for two
 //! streams, each stream read a message at a time ([`side`]), how a message relates to what the

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use rpcwire::mcp::{self, progress_token, Cancelled, RequestMeta};
+use rpcwire::mcp::{self, progress_token, Cancelled, Progress, RequestMeta};
 use rpcwire::{Id, Message, Rejection};
 
 use super::tasks::{task_of_status, TaskReply};
@@ -19,6 +19,7 @@ pub struct Described<'a> {
     pub cancels: Option<Id<'a>>,
     pub protocol_version: Option<Cow<'a, str>>,
     pub progress_token: Option<Id<'a>>,
+    pub progress: Option<f64>,
     pub subscription: Option<Id<'a>>,
     pub task_augmented: bool,
     pub task: Option<(Id<'a>, bool)>,
@@ -35,6 +36,7 @@ impl<'a> Described<'a> {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            progress: None,
             subscription: None,
             task_augmented: false,
             task: None,
@@ -76,7 +78,17 @@ impl<'a> Described<'a> {
             }
             _ => None,
         };
-        let progress_token = if mcp { progress_token(msg) } else { None };
+        // A progress notification's token and value, read together; its token alone when the
+        // notification cannot be read whole (its progress is then not judged).
+        let progress = match msg {
+            Message::Notification(n) if mcp => Progress::from_notification(n),
+            _ => None,
+        };
+        let progress_token = match progress {
+            Some(p) => Some(p.token),
+            None if mcp => progress_token(msg),
+            None => None,
+        };
         Described {
             kind: msg.kind().as_str(),
             id: msg.id(),
@@ -95,6 +107,7 @@ impl<'a> Described<'a> {
             task_augmented: progress_token.is_some()
                 && matches!(msg, Message::Request(r) if mcp::is_task_augmented(r)),
             progress_token,
+            progress: progress.map(|p| p.progress),
             subscription,
             task: if mcp { task_of_status(msg) } else { None },
         }
@@ -140,6 +153,7 @@ impl<'a> Described<'a> {
             cancels: self.cancels,
             protocol_version: self.protocol_version.as_deref(),
             progress_token: self.progress_token,
+            progress: self.progress,
             subscription: self.subscription,
             invalid_tools: None,
             task_augmented: self.task_augmented,

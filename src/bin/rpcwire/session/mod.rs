@@ -8,12 +8,14 @@
 //! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
 //! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
 //! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
-//! ([`timeout`]), the ids recently given up on ([`recent`]), the progress tokens MCP's tasks
-//! keep active ([`tasks`]), the ids minted for client
+//! ([`timeout`]), the ids recently given up on ([`recent`]), the progress tokens active and
+//! the last progress reported on each ([`active_token`]), those MCP's tasks keep active
+//! ([`tasks`]), the ids minted for client
 //! requests reusing an id whose reply could still come ([`rewrite`]) and for such batch
 //! elements beyond the limits, untracked ([`untracked`]), the tools' header annotations
 //! ([`tool_headers`]) and the counters ([`counters`]).
 
+mod active_token;
 mod batch;
 mod counters;
 mod described;
@@ -51,6 +53,7 @@ use std::sync::Arc;
 use rpcwire::mcp;
 use rpcwire::{Dialect, Id, IdBuf, IdKey, InFlight, InFlightError};
 
+use active_token::ActiveToken;
 use batch::{BatchForward, BatchWait};
 use counters::Counters;
 use dir::slot;
@@ -102,8 +105,9 @@ pub struct Session {
     /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
     answered_in_place: InPlace,
     /// The progress tokens of the requests waiting, by direction of the request: how many
-    /// requests carry each (a token reused while in flight is counted, not lost).
-    progress_tokens: [HashMap<IdKey, u32>; 2],
+    /// requests carry each (a token reused while in flight is counted, not lost), and the
+    /// last progress reported on it ([`ActiveToken`]).
+    progress_tokens: [HashMap<IdKey, ActiveToken>; 2],
     /// The tasks created by each direction's task-augmented requests that keep their progress
     /// tokens active (counted in `progress_tokens` as one request more each) until they end.
     task_tokens: [TaskTokens; 2],
@@ -304,9 +308,10 @@ impl Session {
     /// One request (or task) sent in `dir` less reports on `token`: inactive at none.
     fn drop_progress_user(&mut self, dir: Dir, token: &IdKey) {
         let tokens = &mut self.progress_tokens[slot(dir)];
-        if let Some(n) = tokens.get_mut(token) {
-            *n -= 1;
-            if *n == 0 {
+        if let Some(active) = tokens.get_mut(token) {
+            active.users -= 1;
+            // (Its history of progress goes with it: a request carrying it again starts anew.)
+            if active.users == 0 {
                 tokens.remove(token);
             }
         }
@@ -330,9 +335,10 @@ impl Session {
         // Beyond the bounds (`Err`) the token ends with the request, as before tasks.
         if let Ok(replaced) = self.task_tokens[slot(requester)].keep(IdKey::of(task), token.clone())
         {
-            *self.progress_tokens[slot(requester)]
+            self.progress_tokens[slot(requester)]
                 .entry(token.clone())
-                .or_default() += 1;
+                .or_default()
+                .users += 1;
             if let Some(old) = replaced {
                 self.drop_progress_user(requester, &old);
             }
@@ -559,10 +565,10 @@ impl Session {
                             // but the progress of the two cannot be told apart.
                             let mut shared_token = false;
                             if let Some(token) = progress_token {
-                                let users =
+                                let active =
                                     self.progress_tokens[slot(dir)].entry(token).or_default();
-                                shared_token = *users > 0;
-                                *users += 1;
+                                shared_token = active.users > 0;
+                                active.users += 1;
                             }
                             self.tools_lists_waiting += usize::from(lists_tools);
                             self.task_requests_waiting[slot(dir)] += usize::from(task_augmented);
@@ -729,6 +735,8 @@ impl Session {
                             .is_some_and(|token| !self.progress_is_active(dir, token));
                     if stray_progress {
                         self.flag(dir, Violation::UnknownProgress)
+                    } else if self.progress_does_not_increase(dir, o) {
+                        self.flag(dir, Violation::ProgressNotIncreasing)
                     } else if self.stream_is_closed(dir, o.subscription) {
                         self.flag(dir, Violation::UnknownSubscription)
                     } else {
@@ -1098,6 +1106,24 @@ impl Session {
     /// waiting from the other side.
     pub fn progress_is_active(&self, dir: Dir, token: Id<'_>) -> bool {
         self.progress_tokens[slot(dir.other())].contains_key(&IdKey::of(token))
+    }
+
+    /// Whether `o`, sent in `dir`, is a `notifications/progress` whose `progress` is not
+    /// greater than the last one reported on its token while the token is active (MCP: it
+    /// "MUST increase with each notification"). It becomes the token's last either way. One
+    /// whose `progress` could not be read ([`mcp::Progress`]) is not judged, and leaves the
+    /// last as it was; so is one on a token no longer active (an `unknown_progress`).
+    fn progress_does_not_increase(&mut self, dir: Dir, o: &Observation<'_>) -> bool {
+        let (Some(token), Some(progress), true) = (
+            o.progress_token,
+            o.progress,
+            self.tracks_progress() && o.method == Some(mcp::methods::PROGRESS),
+        ) else {
+            return false;
+        };
+        self.progress_tokens[slot(dir.other())]
+            .get_mut(&IdKey::of(token))
+            .is_some_and(|active| !active.report(progress))
     }
 
     /// How many requests sent in `dir` stopped waiting so far (answered, cancelled, timed

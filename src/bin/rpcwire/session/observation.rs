@@ -23,6 +23,9 @@ pub struct Observation<'a> {
     /// for `notifications/progress`: the token it reports on. See
     /// [`progress_token`](rpcwire::mcp::progress_token).
     pub progress_token: Option<Id<'a>>,
+    /// For `notifications/progress`: its `progress`, when the notification can be read
+    /// ([`Progress`](rpcwire::mcp::Progress)).
+    pub progress: Option<f64>,
     /// For a notification of an MCP 2026-07-28 `subscriptions/listen` stream: the listen
     /// request's id (`_meta`'s `io.modelcontextprotocol/subscriptionId`).
     pub subscription: Option<Id<'a>>,
@@ -53,6 +56,7 @@ impl<'a> Observation<'a> {
             cancels: None,
             protocol_version: None,
             progress_token: None,
+            progress: None,
             subscription: None,
             invalid_tools: None,
             task_augmented: false,

@@ -1254,6 +1254,128 @@ fn a_task_progress_token_ends_with_the_tasks_result_reply() {
     assert_eq!(session.reads_task(Dir::S2c, Some(id("5"))), None);
 }
 
+/// A `notifications/progress` on `token` reporting `progress` (`None`: a value that could
+/// not be read).
+fn progress_of(token: &'static str, progress: Option<f64>) -> Observation<'static> {
+    Observation {
+        progress_token: Some(id(token)),
+        progress,
+        ..without_id("notification", Some("notifications/progress"))
+    }
+}
+
+/// A request `n` of the client's asking progress on `token`.
+fn asking_progress(n: &'static str, token: &'static str) -> Observation<'static> {
+    Observation {
+        progress_token: Some(id(token)),
+        ..observation("request", id(n), Some("tools/call"))
+    }
+}
+
+/// MCP: "The `progress` value **MUST** increase with each notification, even if the total
+/// is unknown." On one active token, a report equal to the last (0.5 then 0.5) or below it
+/// is flagged, and forwarded all the same (it is a valid message); the next is judged
+/// against the last reported, and one greater passes. A report whose `progress` could not
+/// be read is not judged and leaves the last as it was.
+#[test]
+fn progress_that_does_not_increase_is_flagged_and_forwarded() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &asking_progress("1", "\"p\""), 0);
+    let mut report = |progress| {
+        let v = session.observe(Dir::S2c, &progress_of("\"p\"", progress), 0);
+        (v.forward, v.violation)
+    };
+    let not_increasing = (true, Some(Violation::ProgressNotIncreasing));
+    assert_eq!(report(Some(0.5)), (true, None));
+    assert_eq!(report(Some(0.5)), not_increasing, "equal");
+    assert_eq!(report(Some(2.0)), (true, None));
+    assert_eq!(report(Some(1.5)), not_increasing, "decreasing");
+    assert_eq!(report(Some(1.75)), (true, None), "above the last reported");
+    assert_eq!(report(None), (true, None), "not read: not judged");
+    assert_eq!(report(Some(1.75)), not_increasing, "the last is still 1.75");
+    assert_eq!(report(Some(1.8)), (true, None));
+    assert_eq!(
+        session.counters.violations[&(Dir::S2c, Violation::ProgressNotIncreasing)],
+        3
+    );
+}
+
+/// A token's history is its request's: once the request is answered (or cancelled) no
+/// request carries the token, and a new request reusing it starts anew, so a report lower
+/// than the old request's last is no violation. The other side's token of the same name has
+/// a history of its own, and progress on a token no longer active is an `unknown_progress`
+/// only.
+#[test]
+fn a_progress_token_reused_by_a_new_request_starts_a_new_history() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &asking_progress("1", "\"p\""), 0);
+    let report = |session: &mut Session, dir, progress| {
+        session
+            .observe(dir, &progress_of("\"p\"", Some(progress)), 0)
+            .violation
+    };
+    assert_eq!(report(&mut session, Dir::S2c, 5.0), None);
+    // The server asks the client for progress on a token of the same name: its own.
+    session.observe(
+        Dir::S2c,
+        &Observation {
+            progress_token: Some(id("\"p\"")),
+            ..observation("request", id("1"), Some("sampling/createMessage"))
+        },
+        0,
+    );
+    assert_eq!(report(&mut session, Dir::C2s, 1.0), None);
+    session.observe(Dir::S2c, &observation("success_response", id("1"), None), 0);
+    assert_eq!(
+        report(&mut session, Dir::S2c, 1.0),
+        Some(Violation::UnknownProgress),
+        "no longer active"
+    );
+    session.observe(Dir::C2s, &asking_progress("2", "\"p\""), 0);
+    assert_eq!(report(&mut session, Dir::S2c, 1.0), None, "a new history");
+    assert_eq!(
+        report(&mut session, Dir::S2c, 1.0),
+        Some(Violation::ProgressNotIncreasing)
+    );
+    // Cancelled, the request ends its token's history too.
+    let cancel = Observation {
+        cancels: Some(id("2")),
+        ..without_id("notification", Some("notifications/cancelled"))
+    };
+    session.observe(Dir::C2s, &cancel, 0);
+    session.observe(Dir::C2s, &asking_progress("3", "\"p\""), 0);
+    assert_eq!(report(&mut session, Dir::S2c, 0.5), None);
+}
+
+/// A task-augmented request's token stays active for its task after the
+/// `CreateTaskResult` (MCP 2025-11-25): its history goes on with it, so a report not above
+/// the last one before the result is flagged, until the task ends.
+#[test]
+fn a_task_keeps_its_progress_history() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    let call = Observation {
+        task_augmented: true,
+        ..asking_progress("1", "\"p\"")
+    };
+    session.observe(Dir::C2s, &call, 0);
+    let report = |session: &mut Session, progress| {
+        session
+            .observe(Dir::S2c, &progress_of("\"p\"", Some(progress)), 0)
+            .violation
+    };
+    assert_eq!(report(&mut session, 3.0), None);
+    let created = Observation {
+        task: Some((id("\"t-1\""), false)),
+        ..observation("success_response", id("1"), None)
+    };
+    session.observe(Dir::S2c, &created, 0);
+    assert_eq!(
+        report(&mut session, 3.0),
+        Some(Violation::ProgressNotIncreasing)
+    );
+    assert_eq!(report(&mut session, 4.0), None);
+}
+
 /// A progress token counts against the bytes too (it is bounded by the frame limit only,
 /// not by the id limit), twice, and a reply gives it back.
 #[test]

@@ -48,6 +48,12 @@ pub enum Violation {
     /// after the result, after a cancellation, or for a token nobody sent. Forwarded: it
     /// asks nothing of the receiver, which ignores it.
     UnknownProgress,
+    /// MCP: a `notifications/progress` on an active token whose `progress` is not greater
+    /// than the last one reported on that token (the value "MUST increase with each
+    /// notification, even if the total is unknown"). The token's history starts when a
+    /// request carrying it starts waiting and ends when no request or task carries it any
+    /// more. Forwarded: the message is valid, and asks nothing of the receiver.
+    ProgressNotIncreasing,
     /// A notification of an MCP 2026-07-28 `subscriptions/listen` stream (its `_meta` names
     /// the listen request's id) when no such request of the client's is waiting: the stream
     /// was closed by its result or a cancellation, or never opened. Forwarded: the client
@@ -89,6 +95,7 @@ impl Violation {
             Violation::TimedOut => "timed_out",
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
+            Violation::ProgressNotIncreasing => "progress_not_increasing",
             Violation::UnknownSubscription => "unknown_subscription",
             Violation::InvalidToolHeaders => "invalid_tool_headers",
             Violation::CancelledInitialize => "cancelled_initialize",
