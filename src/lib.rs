@@ -86,6 +86,9 @@
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
 //!   `tokio`) is the clock and the timer of the task that expires them.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
+//! - read what MCP's own messages say: [`mcp::Cancelled`] (which request a peer gave up on),
+//!   [`mcp::Progress`], [`mcp::Task`] (a task's id and whether its status is terminal) and
+//!   [`mcp::related_task`]; each reads only the members it needs.
 //! - read stdin (or any byte stream): see [Reading a stream](#reading-a-stream) below; under
 //!   tokio, `codec::LineCodec` (feature `tokio`) over `tokio::io::stdin()` in a `FramedRead`
 //!   (`LineCodec::from(Decoder::mcp())`, with the decoder's frame limit;
