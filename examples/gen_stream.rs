@@ -13,7 +13,8 @@
 //! it: each request `N` comes back as a server request `N`, so the stream answers it — a reply
 //! with id `N`, written `LAG` messages later — and that reply, echoed back, answers the client's
 //! own request `N`. Progress notifications name the token of a request half-way between its
-//! echo and its reply. Every message is then valid and matched (zero violations), while the proxy
+//! echo and its reply, each reporting more than the one before on its token (MCP: the
+//! `progress` value "MUST increase with each notification"). Every message is then valid and matched (zero violations), while the proxy
 //! tracks about `LAG` requests in flight each way. `LAG` exceeds what the pipes and the proxy's
 //! queues can hold between the two directions, so a reply never overtakes the echo of its
 //! request. Past the size asked for, the stream goes on with small notifications until every
@@ -130,14 +131,16 @@ fn reply(rng: &mut Rng, id: u64) -> String {
 
 /// A progress notification on the token of `in_flight` (a request whose echo the proxy has
 /// seen and whose reply is still to come, so that the token is active both ways), or a log
-/// message.
-fn notification(rng: &mut Rng, in_flight: Option<u64>) -> String {
+/// message. `reported`: the progress reported on that token so far, raised by the report.
+fn notification(rng: &mut Rng, in_flight: Option<(u64, &mut u64)>) -> String {
     match in_flight {
-        Some(id) if rng.below(2) == 0 => format!(
-            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tok-{id}\",\"progress\":{},\"total\":100,\"message\":\"{}\"}}}}",
-            rng.below(100),
-            text(rng, 3, 1)
-        ),
+        Some((id, reported)) if rng.below(2) == 0 => {
+            *reported += 1 + rng.below(10);
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"tok-{id}\",\"progress\":{reported},\"message\":\"{}\"}}}}",
+                text(rng, 3, 1)
+            )
+        }
         _ => log_message(rng, 5, 30),
     }
 }
@@ -160,11 +163,11 @@ fn main() -> io::Result<()> {
     let mut written = 0u64;
     let mut index = 0u64;
     let mut next_id = 1u64;
-    // (due index, id, asks for progress) of the replies still to write.
-    let mut due: VecDeque<(u64, u64, bool)> = VecDeque::new();
+    // (due index, id, asks for progress, progress reported) of the replies still to write.
+    let mut due: VecDeque<(u64, u64, bool, u64)> = VecDeque::new();
     while written < target || !due.is_empty() {
         let line = match due.front() {
-            Some(&(at, id, _)) if at <= index => {
+            Some(&(at, id, _, _)) if at <= index => {
                 due.pop_front();
                 reply(&mut rng, id)
             }
@@ -174,7 +177,7 @@ fn main() -> io::Result<()> {
                 let id = next_id;
                 next_id += 1;
                 let (line, has_token) = request(&mut rng, id);
-                due.push_back((index + LAG, id, has_token));
+                due.push_back((index + LAG, id, has_token, 0));
                 line
             }
             _ => {
@@ -186,12 +189,12 @@ fn main() -> io::Result<()> {
                 // that (a run then saw progress pass the echo of its request: a violation of
                 // the harness's own making).
                 let in_flight = index.checked_sub(LAG / 2).and_then(|sent_before| {
-                    let old_enough = due.partition_point(|&(at, _, _)| at - LAG <= sent_before);
-                    due.range(..old_enough)
+                    let old_enough = due.partition_point(|&(at, _, _, _)| at - LAG <= sent_before);
+                    due.range_mut(..old_enough)
                         .rev()
                         .take(8)
                         .find(|d| d.2)
-                        .map(|d| d.1)
+                        .map(|d| (d.1, &mut d.3))
                 });
                 notification(&mut rng, in_flight)
             }
