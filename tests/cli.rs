@@ -1507,34 +1507,41 @@ fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
     assert_eq!(code, 1);
 }
 
+/// `check --session-log` of an MCP log whose only record, after its header, is `record`: a
+/// bad log, exit 2 with one line on stderr, which is returned.
+fn bad_log_stderr(name: &str, record: &str) -> String {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    std::fs::write(
+        &log,
+        format!("{{\"rpcwire_proxy\":{{\"dialect\":\"mcp\"}}}}\n{record}\n"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["check", "--session-log", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr
+}
+
 /// A proxy log whose record names a request without a valid id (none, or a token that is no
 /// JSON id) is a bad log: exit 2 with the line, as for any malformed record, not a panic.
 #[test]
 fn a_log_request_without_a_valid_id_is_a_bad_log() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-bad-id");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("session.ndjson");
     for record in [
         r#"{"dir":"c2s","t_ms":0,"kind":"request","method":"ping"}"#,
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1 2","method":"ping"}"#,
         r#"{"dir":"s2c","t_ms":0,"kind":"request","id":"","method":"ping"}"#,
     ] {
-        std::fs::write(
-            &log,
-            format!("{{\"rpcwire_proxy\":{{\"dialect\":\"mcp\"}}}}\n{record}\n"),
-        )
-        .unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(["check", "--session-log", log.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
+        let stderr = bad_log_stderr("cli-log-bad-id", record);
         assert!(
             stderr.starts_with("rpcwire check: line 2 of the session log: "),
             "{stderr}"
         );
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
 }
 
@@ -1543,26 +1550,13 @@ fn a_log_request_without_a_valid_id_is_a_bad_log() {
 /// log, exit 2 with the line, not a panic nor a report left unjudged.
 #[test]
 fn a_log_progress_that_is_no_number_is_a_bad_log() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-bad-progress");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("session.ndjson");
     for progress in [r#""1""#, "1e400", "{}", "true"] {
         let record = format!(
             r#"{{"dir":"s2c","t_ms":0,"kind":"notification","method":"notifications/progress","progress_token":"1","progress":{progress}}}"#
         );
-        std::fs::write(
-            &log,
-            format!("{{\"rpcwire_proxy\":{{\"dialect\":\"mcp\"}}}}\n{record}\n"),
-        )
-        .unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(["check", "--session-log", log.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
         assert_eq!(
-            stderr, "rpcwire check: line 2 of the session log: a bad progress\n",
+            bad_log_stderr("cli-log-bad-progress", &record),
+            "rpcwire check: line 2 of the session log: a bad progress\n",
             "{record}"
         );
     }
