@@ -3,13 +3,13 @@
 //! itself.
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{encode, DecodeOptions, DecodedLine, Decoder, LineFramer, Lines, Role};
+use rpcwire::{encode, DecodeOptions, DecodedLine, Decoder, FrameError, LineFramer, Lines, Role};
 
 use super::item::{Answering, LocalReply, Seen};
 use super::pipes::Parts;
-use super::state::{Observed, Shared};
+use super::state::{Observed, Prepared, Shared};
 use super::ProxyArgs;
-use crate::session::Dir;
+use crate::session::{Dir, Verdict};
 
 /// What one side does with the lines it reads.
 pub(super) struct Sorter {
@@ -23,6 +23,40 @@ pub(super) struct Sorter {
     pub(super) forward: Parts,
     /// Local replies to the client (client side only).
     pub(super) replies: BytesMut,
+    /// A run of a chunk's lines, decoded and waiting to be observed: empty between chunks,
+    /// kept for its allocation ([`recycled`]).
+    pending: Vec<PendingLine<'static>>,
+}
+
+/// One line of a chunk, decoded, waiting to be observed.
+struct PendingLine<'c> {
+    /// Where it starts in the chunk.
+    at: usize,
+    item: Prepared<'c>,
+}
+
+/// Where the sorting of one chunk's lines stands.
+struct ChunkOut<'c> {
+    chunk: &'c Bytes,
+    /// The lines forwarded as they came, not queued yet: one slice of the chunk.
+    run: std::ops::Range<usize>,
+    /// Whether the chunk holds a `\r` anywhere.
+    has_cr: bool,
+    /// When the chunk arrived, in the clock's milliseconds.
+    now: u64,
+}
+
+/// The most lines decoded ahead of their observation, observed under one lock: a bound on the
+/// memory they take (a hundred bytes or so each, however short the line) and on how long the
+/// other side may wait for the lock.
+const LINES_PER_LOCK: usize = 256;
+
+/// `lines` emptied, for lines of another chunk: the same allocation (an empty vector collected
+/// from an empty one of a type of the same layout keeps its buffer), so that a chunk costs no
+/// allocation once one run as long has been sorted.
+fn recycled<'b>(mut lines: Vec<PendingLine<'_>>) -> Vec<PendingLine<'b>> {
+    lines.clear();
+    lines.into_iter().map(|_| unreachable!("emptied")).collect()
 }
 
 impl Sorter {
@@ -44,6 +78,7 @@ impl Sorter {
             adopted_version: false,
             forward: Parts::new(),
             replies: BytesMut::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -64,100 +99,223 @@ impl Sorter {
         }
     }
 
-    /// Sorts the lines of one chunk. Lines forwarded one after the other, each ending in a
-    /// plain `\n`, go out as one slice of the chunk: no copy.
+    /// Sorts the lines of one chunk, in runs of at most [`LINES_PER_LOCK`]: a run's lines are
+    /// decoded first (the heavy work, done while the other side observes its own), then
+    /// observed under one lock, in order. Lines forwarded one after the other, each ending in
+    /// a plain `\n`, go out as one slice of the chunk: no copy.
     fn sort_chunk(&mut self, shared: &Shared, chunk: Bytes) {
-        let mut run = 0..0;
         // One clock reading per chunk: its lines arrived together. (An arrival, rounded up: a
         // deadline counted from it never falls due before its whole timeout has passed.)
         let now = shared.clock.arrival_ms();
         // A `\r` is rare: one search of the chunk spares most lines a search of their own.
         let has_cr = memchr::memchr(b'\r', &chunk).is_some();
+        let mut out = ChunkOut {
+            chunk: &chunk,
+            run: 0..0,
+            has_cr,
+            now,
+        };
+        let mut pending = recycled(std::mem::take(&mut self.pending));
         let mut lines = Lines::new(&chunk, self.framer.max_frame());
         loop {
-            // (Before each line: the decoder may change with the session's protocol version.)
             self.adopt_protocol_version(shared);
             // Framed and decoded in one pass where the line allows it.
-            let Some(line) = lines.next_decoded(&self.decoder) else {
+            let decoded = std::iter::from_fn(|| lines.next_decoded(&self.decoder));
+            let decoded = decoded.take(LINES_PER_LOCK);
+            pending.extend(decoded.map(|line| self.pending_line(&chunk, line)));
+            if pending.is_empty() {
                 break;
-            };
-            let DecodedLine {
-                offset: at,
+            }
+            self.observe_run(shared, &mut out, &mut pending);
+            pending.clear();
+        }
+        self.push_run(&chunk, &out.run);
+        self.pending = recycled(pending);
+    }
+
+    /// Observes and sorts a run of a chunk's lines, decoded: under one lock, unless the
+    /// session's protocol version comes meanwhile.
+    fn observe_run<'c>(
+        &mut self,
+        shared: &Shared,
+        out: &mut ChunkOut<'c>,
+        lines: &mut [PendingLine<'c>],
+    ) {
+        let mut observed = 0;
+        loop {
+            observed += self.observe_lines(shared, out, &lines[observed..]);
+            if observed == lines.len() {
+                return;
+            }
+            // The session's protocol version came before this line (from one of the run's
+            // lines, or from the other side meanwhile): the lines left are decoded again, with
+            // its rules, as they would have been one by one.
+            self.adopt_protocol_version(shared);
+            self.decode_again(&mut lines[observed..]);
+        }
+    }
+
+    /// One line of `chunk` as `Lines::next_decoded` gave it, ready to be observed.
+    fn pending_line<'c>(
+        &self,
+        chunk: &'c [u8],
+        line: Result<DecodedLine<'c>, FrameError>,
+    ) -> PendingLine<'c> {
+        let (at, seen) = match line {
+            Ok(DecodedLine {
+                offset,
                 frame,
-                message,
-            } = match line {
-                Ok(line) => line,
-                Err(e) => {
-                    // Whole in the chunk: its length is known.
-                    let at = usize::try_from(e.offset()).expect("an offset in the chunk");
-                    self.too_long(shared, Some(line_len(&chunk[at..])));
-                    continue;
-                }
-            };
-            let seen = match message {
-                Ok(msg) => Seen::Message(msg, frame),
-                Err(rejection) => Seen::Rejected(rejection, frame),
-            };
-            let Observed {
-                verdict,
-                reply,
-                in_place,
-            } = shared.observe(self.dir, &seen, now, &self.answering, &self.decoder);
-            if let Some(reply) = reply {
-                self.answer(reply);
+                message: Ok(msg),
+            }) => (offset, Seen::Message(msg, frame)),
+            Ok(DecodedLine {
+                offset,
+                frame,
+                message: Err(rejection),
+            }) => (offset, Seen::Rejected(rejection, frame)),
+            Err(e) => {
+                // Whole in the chunk: its length is known.
+                let at = usize::try_from(e.offset()).expect("an offset in the chunk");
+                (at, Seen::TooLong(Some(line_len(&chunk[at..]))))
             }
-            if let Some(array) = in_place {
-                // In order with what was forwarded before it.
-                self.push_run(&chunk, &run);
-                run = 0..0;
-                self.forward.push(array);
-            }
-            if let (Seen::Message(msg, _), true) = (&seen, verdict.forward) {
-                if let (Some(forward_id), Some(id)) = (&verdict.forward_id, msg.id()) {
-                    // A client request under the id the session minted, or the server's reply
-                    // to one with the client's id restored: a copy of the line with its id
-                    // replaced, the rest byte for byte (a `\r` a space, as below).
-                    self.push_run(&chunk, &run);
-                    run = 0..0;
-                    let mut line =
-                        BytesMut::with_capacity(frame.len() + forward_id.as_id().raw().len());
-                    encode::write_with_id(&mut line, frame, id, forward_id.as_id());
-                    self.forward.push(line.freeze());
-                    continue;
-                }
-                let end = at + frame.len();
-                if has_cr && memchr::memchr(b'\r', frame).is_some() {
-                    // Whitespace in a valid message (a raw `\r` is nowhere else), but a line
-                    // end to a reader in universal-newline mode (Python's text stdin, which
-                    // MCP's Python SDK reads): it goes on as a space, in a copy of the line.
-                    self.push_run(&chunk, &run);
-                    run = 0..0;
-                    let mut line = BytesMut::with_capacity(frame.len() + 1);
-                    line.extend(frame.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
-                    line.extend_from_slice(b"\n");
-                    self.forward.push(line.freeze());
-                    continue;
-                }
-                if run.end != at {
-                    self.push_run(&chunk, &run);
-                    run = at..at;
-                }
-                if chunk.get(end) == Some(&b'\n') {
-                    run.end = end + 1;
-                } else {
-                    // `\r\n`, or the last line without a newline: forwarded with `\n`.
-                    self.push_run(&chunk, &(at..end));
-                    self.forward.push(Bytes::from_static(b"\n"));
-                    run = 0..0;
-                }
+        };
+        PendingLine {
+            at,
+            item: Prepared::new(self.dir, seen, &self.decoder),
+        }
+    }
+
+    /// Decodes `lines` again with the present decoder (an over-long line stays one: the frame
+    /// limit is the same in every version's rules).
+    fn decode_again(&self, lines: &mut [PendingLine<'_>]) {
+        for line in lines {
+            if let Seen::Message(_, frame) | Seen::Rejected(_, frame) = line.item.seen {
+                let seen = match self.decoder.decode(frame) {
+                    Ok(msg) => Seen::Message(msg, frame),
+                    Err(rejection) => Seen::Rejected(rejection, frame),
+                };
+                line.item = Prepared::new(self.dir, seen, &self.decoder);
             }
         }
-        self.push_run(&chunk, &run);
+    }
+
+    /// Observes `lines` in order under one lock, and sorts each, until one was decoded by a
+    /// decoder the session's protocol version has since replaced; returns how many it
+    /// observed. What stderr is told of them is printed once the lock is released.
+    fn observe_lines<'c>(
+        &mut self,
+        shared: &Shared,
+        out: &mut ChunkOut<'c>,
+        lines: &[PendingLine<'c>],
+    ) -> usize {
+        let mut reports = Vec::new();
+        let mut state = shared.lock();
+        let mut observed = 0;
+        for line in lines {
+            if self.decoder_outdated(shared) {
+                break;
+            }
+            let now = match line.item.seen {
+                // (Its own clock reading, as an over-long line's that ends in a later read.)
+                Seen::TooLong(_) => shared.clock.arrival_ms(),
+                _ => out.now,
+            };
+            let (observed_line, report) = shared.observe_locked(
+                &mut state,
+                self.dir,
+                &line.item,
+                now,
+                &self.answering,
+                &self.decoder,
+            );
+            let verdict = self.sort_line(out, line, observed_line);
+            if let Some(report) = report {
+                reports.push((report, verdict));
+            }
+            observed += 1;
+        }
+        drop(state);
+        for (report, verdict) in reports {
+            shared.report(self.dir, &self.decoder, &verdict, report);
+        }
+        observed
+    }
+
+    /// Whether the session's protocol version was negotiated since the decoder last adopted
+    /// it: a line decoded before then is decoded again.
+    fn decoder_outdated(&self, shared: &Shared) -> bool {
+        !self.adopted_version && shared.negotiated.get().is_some()
+    }
+
+    /// Queues what the proxy sends for one observed line of `out`'s chunk: its reply, the
+    /// array in its place, the line itself (its `\r\n` a `\n`, a `\r` in it a space), or with
+    /// its id rewritten. Lines forwarded one after the other, each ending in a plain `\n`, go
+    /// out as one slice of the chunk: no copy. Returns the session's verdict on the line.
+    fn sort_line(
+        &mut self,
+        out: &mut ChunkOut<'_>,
+        line: &PendingLine<'_>,
+        observed: Observed<'_>,
+    ) -> Verdict {
+        let Observed {
+            verdict,
+            reply,
+            in_place,
+        } = observed;
+        let (at, chunk) = (line.at, out.chunk);
+        if let Some(reply) = reply {
+            self.answer(reply);
+        }
+        if let Some(array) = in_place {
+            // In order with what was forwarded before it.
+            self.push_run(chunk, &out.run);
+            out.run = 0..0;
+            self.forward.push(array);
+        }
+        let (Seen::Message(msg, frame), true) = (&line.item.seen, verdict.forward) else {
+            return verdict;
+        };
+        if let (Some(forward_id), Some(id)) = (&verdict.forward_id, msg.id()) {
+            // A client request under the id the session minted, or the server's reply
+            // to one with the client's id restored: a copy of the line with its id
+            // replaced, the rest byte for byte (a `\r` a space, as below).
+            self.push_run(chunk, &out.run);
+            out.run = 0..0;
+            let mut line = BytesMut::with_capacity(frame.len() + forward_id.as_id().raw().len());
+            encode::write_with_id(&mut line, frame, id, forward_id.as_id());
+            self.forward.push(line.freeze());
+            return verdict;
+        }
+        let end = at + frame.len();
+        if out.has_cr && memchr::memchr(b'\r', frame).is_some() {
+            // Whitespace in a valid message (a raw `\r` is nowhere else), but a line
+            // end to a reader in universal-newline mode (Python's text stdin, which
+            // MCP's Python SDK reads): it goes on as a space, in a copy of the line.
+            self.push_run(chunk, &out.run);
+            out.run = 0..0;
+            let mut line = BytesMut::with_capacity(frame.len() + 1);
+            line.extend(frame.iter().map(|&b| if b == b'\r' { b' ' } else { b }));
+            line.extend_from_slice(b"\n");
+            self.forward.push(line.freeze());
+            return verdict;
+        }
+        if out.run.end != at {
+            self.push_run(chunk, &out.run);
+            out.run = at..at;
+        }
+        if chunk.get(end) == Some(&b'\n') {
+            out.run.end = end + 1;
+        } else {
+            // `\r\n`, or the last line without a newline: forwarded with `\n`.
+            self.push_run(chunk, &(at..end));
+            self.forward.push(Bytes::from_static(b"\n"));
+            out.run = 0..0;
+        }
+        verdict
     }
 
     /// Once the session knows the negotiated protocol version, decodes with its rules: a
-    /// result's `resultType` is checked only from MCP 2026-07-28 on. (One atomic load a line
-    /// until then: the version may come in the middle of the other side's chunk.)
+    /// result's `resultType` is checked only from MCP 2026-07-28 on. (Looked at before each
+    /// chunk, and again when the version came while its lines were observed.)
     fn adopt_protocol_version(&mut self, shared: &Shared) {
         if self.adopted_version {
             return;
@@ -185,7 +343,7 @@ impl Sorter {
     fn too_long(&mut self, shared: &Shared, size: Option<usize>) {
         let Observed { reply, .. } = shared.observe(
             self.dir,
-            &Seen::TooLong(size),
+            &Prepared::new(self.dir, Seen::TooLong(size), &self.decoder),
             shared.clock.arrival_ms(),
             &self.answering,
             &self.decoder,
@@ -212,4 +370,27 @@ fn decoder(args: &ProxyArgs, role: Role) -> Decoder {
     options.limits.max_frame = args.max_frame;
     options.limits.max_batch_len = args.max_batch;
     Decoder::new(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk's lines reuse the vector the last chunk's filled: `recycled` keeps its buffer.
+    #[test]
+    fn recycled_keeps_the_allocation() {
+        let mut lines = Vec::with_capacity(64);
+        lines.push(PendingLine {
+            at: 0,
+            item: Prepared {
+                seen: Seen::TooLong(None),
+                dropped: false,
+            },
+        });
+        let buffer = lines.as_ptr() as usize;
+        let lines: Vec<PendingLine<'static>> = recycled(lines);
+        assert!(lines.is_empty());
+        assert_eq!(lines.capacity(), 64);
+        assert_eq!(lines.as_ptr() as usize, buffer);
+    }
 }

@@ -53,6 +53,58 @@ pub(super) struct Observed<'a> {
     pub(super) in_place: Option<Bytes>,
 }
 
+/// An item ready to be observed: with what is known of it before the lock is taken.
+pub(super) struct Prepared<'a> {
+    pub(super) seen: Seen<'a>,
+    /// Whether it is a batch dropped whole ([`Session::drops_batch`]): known before its
+    /// elements are observed, so that they have no effect.
+    pub(super) dropped: bool,
+}
+
+impl<'a> Prepared<'a> {
+    /// `seen`, sent in `dir` and decoded by `decoder`, made ready outside the lock: a batch's
+    /// elements are decoded in a first pass here to tell whether it is dropped whole
+    /// (nothing is collected; they are decoded again as they are observed).
+    pub(super) fn new(dir: Dir, seen: Seen<'a>, decoder: &Decoder) -> Prepared<'a> {
+        let dropped = match &seen {
+            Seen::Message(Message::Batch(batch), _) => {
+                let kinds = batch.decode(decoder).map(|element| kind_of(&element));
+                Session::drops_batch(dir, kinds)
+            }
+            _ => false,
+        };
+        Prepared { seen, dropped }
+    }
+}
+
+/// What stderr is told of one observed item: gathered under the lock, printed by
+/// [`Shared::report`] once it is released.
+pub(super) struct Report<'a> {
+    frame: Option<&'a [u8]>,
+    kind: &'static str,
+    id: Option<Id<'a>>,
+    violation: Option<Violation>,
+    /// What is wrong with the tools a tools/list result lists, when the session read them.
+    invalid_tools: Option<String>,
+    /// The first few violations of a batch's elements (at most [`REPORTED_ELEMENTS`]).
+    elements: SmallVec<[ElementReport<'a>; REPORTED_ELEMENTS]>,
+    /// How many more of its elements are violations.
+    unreported: usize,
+    forwards_batch: bool,
+}
+
+/// One violation of a batch's element, for stderr: the violation, the element's kind, id,
+/// index and bytes, and how it goes on (cut from the batch; the id it goes on with, when the
+/// session rewrote it).
+type ElementReport<'a> = (
+    Violation,
+    &'static str,
+    Option<Id<'a>>,
+    usize,
+    &'a [u8],
+    (bool, Option<IdBuf>),
+);
+
 /// `text` as one line of plain text for stderr: its control characters (a `\r`, a line end
 /// to a universal-newline reader; a terminal's escape sequences, from a peer) escaped as
 /// `\r`, `\x1b`, ….
@@ -87,20 +139,45 @@ impl Shared {
     }
 
     /// Records one item in the session and the log; returns the verdict and the reply the
-    /// proxy sends in the item's place, if any (the log records that reply).
+    /// proxy sends in the item's place, if any (the log records that reply). The lock is
+    /// taken for this item alone: [`Shared::observe_locked`] observes a run of items under one.
+    pub(super) fn observe<'a>(
+        &self,
+        dir: Dir,
+        item: &Prepared<'a>,
+        now: u64,
+        answering: &Answering,
+        decoder: &Decoder,
+    ) -> Observed<'a> {
+        let (observed, report) =
+            self.observe_locked(&mut self.lock(), dir, item, now, answering, decoder);
+        if let Some(report) = report {
+            self.report(dir, decoder, &observed.verdict, report);
+        }
+        observed
+    }
+
+    /// [`Shared::observe`] under a lock the caller holds; what stderr is told of the item is
+    /// returned, for [`Shared::report`] to print once the lock is released.
     ///
     /// A JSON-RPC batch is recorded as one `batch` record, then one record per element (with
     /// its index as `element`), each element observed as a message of its own; the batch is
     /// forwarded whole, without the elements the receiver must not get, or not at all, and
     /// never answered here: the receiver answers its elements, the invalid ones included.
-    pub(super) fn observe<'a>(
+    pub(super) fn observe_locked<'a>(
         &self,
+        state: &mut State,
         dir: Dir,
-        item: &Seen<'a>,
+        prepared: &Prepared<'a>,
         now: u64,
         answering: &Answering,
         decoder: &Decoder,
-    ) -> Observed<'a> {
+    ) -> (Observed<'a>, Option<Report<'a>>) {
+        let Prepared {
+            seen: item,
+            dropped,
+        } = prepared;
+        let dropped = *dropped;
         let (size, frame) = match item {
             Seen::Message(_, frame) | Seen::Rejected(_, frame) => (Some(frame.len()), Some(*frame)),
             Seen::TooLong(size) => (*size, None),
@@ -108,16 +185,6 @@ impl Shared {
         // What stderr shows of the batch's elements: the first few violations, then a count.
         let mut reports = SmallVec::<[_; REPORTED_ELEMENTS]>::new();
         let mut unreported = 0usize;
-        // A batch dropped whole is known before its elements are observed, so that they have
-        // no effect (a first pass over them, decoded again below: nothing is collected).
-        let dropped = match item {
-            Seen::Message(Message::Batch(batch), _) => {
-                let kinds = batch.decode(decoder).map(|element| kind_of(&element));
-                Session::drops_batch(dir, kinds)
-            }
-            _ => false,
-        };
-        let mut state = self.lock();
         let described = match item {
             Seen::Message(msg, _) => self.describe(dir, &state.session, Ok(msg)),
             Seen::Rejected(rej, _) => self.describe(dir, &state.session, Err(rej)),
@@ -222,16 +289,46 @@ impl Shared {
             _ if dropped => in_place_of_dropped(&state.session.take_answered_in_place()),
             _ => None,
         };
-        drop(state);
         let violation = verdict.violation;
         let observed = Observed {
             verdict,
             reply,
             in_place,
         };
-        if self.quiet {
-            return observed;
-        }
+        let reported = violation.is_some() || !reports.is_empty() || unreported > 0;
+        let report = (reported && !self.quiet).then(|| Report {
+            frame,
+            kind: described.kind,
+            id: described.id,
+            violation,
+            invalid_tools,
+            elements: reports,
+            unreported,
+            forwards_batch,
+        });
+        (observed, report)
+    }
+
+    /// Prints on stderr what `report` tells of an item sent in `dir` and decoded by `decoder`
+    /// (to say where a line stops being JSON: work done outside the lock), given the
+    /// session's `verdict` on it.
+    pub(super) fn report(
+        &self,
+        dir: Dir,
+        decoder: &Decoder,
+        verdict: &Verdict,
+        report: Report<'_>,
+    ) {
+        let Report {
+            frame,
+            kind,
+            id,
+            violation,
+            invalid_tools,
+            elements,
+            unreported,
+            forwards_batch,
+        } = report;
         let show =
             |bytes: &[u8]| printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(120)]));
         let token = |id: Option<Id<'_>>| {
@@ -241,8 +338,8 @@ impl Shared {
         };
         if let Some(v) = violation {
             // What is wrong with a tools/list result is in its tools, deep in the frame.
-            let detail = match (v, obs.invalid_tools) {
-                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(tools)),
+            let detail = match (v, invalid_tools) {
+                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(&tools)),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
             let at = match (v, frame) {
@@ -251,7 +348,6 @@ impl Shared {
                     .map(|at| format!(", at byte {at}")),
                 _ => None,
             };
-            let verdict = &observed.verdict;
             let how_forwarded = match (verdict.forward, &verdict.forward_id) {
                 (false, _) => " [not forwarded]".to_string(),
                 (true, Some(id)) => format!(" [forwarded as id {}]", token(Some(id.as_id()))),
@@ -261,12 +357,12 @@ impl Shared {
                 "rpcwire proxy: {}: {} (kind {}, id {}{}){detail}{how_forwarded}",
                 dir.as_str(),
                 v.as_str(),
-                obs.kind,
-                token(obs.id),
+                kind,
+                token(id),
                 at.unwrap_or_default(),
             );
         }
-        for (v, kind, id, index, bytes, (element_cut, rewritten)) in reports {
+        for (v, kind, id, index, bytes, (element_cut, rewritten)) in elements {
             say!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
@@ -288,7 +384,6 @@ impl Shared {
                 dir.as_str()
             );
         }
-        observed
     }
 
     /// What the session is told of a decoded frame sent in `dir`; protocol versions are read
