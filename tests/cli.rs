@@ -185,13 +185,7 @@ fn a_usage_error_names_what_was_probably_meant() {
         &["proxy", "--bogus", "--", "cat"][..],
         &["check", "--bogus"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let stderr = refused(args);
         assert!(
             stderr.contains("unexpected argument '--bogus'")
                 && !stderr.contains("-- --bogus")
