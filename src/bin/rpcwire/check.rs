@@ -125,6 +125,7 @@ impl CheckArgs {
 }
 
 /// One line of the report.
+#[derive(Default)]
 pub(crate) struct Record {
     pub frame: u64,
     /// The stream offset (`None` when replaying a proxy log, which has none).
@@ -193,27 +194,7 @@ impl Record {
             frame,
             offset,
             kind,
-            id: None,
-            method: None,
-            error_code: None,
-            reply: None,
-            detail: None,
-            at: None,
-            cancels: None,
-            protocol_version: None,
-            progress_token: None,
-            progress: None,
-            subscription: None,
-            invalid_tools: None,
-            task_augmented: false,
-            task: None,
-            invalid_elements: 0,
-            element_replies: Vec::new(),
-            element_reply_codes: BTreeMap::new(),
-            element: None,
-            batch: None,
-            elements_may_answer: false,
-            unsupported_charset: false,
+            ..Record::default()
         }
     }
 

@@ -11,6 +11,7 @@ use super::Observation;
 /// What the session is told about one message or batch element, read from it once for the
 /// proxy and for `check` (the strings it needs decoded, borrowed from the frame when they hold
 /// no escape).
+#[derive(Default)]
 pub struct Described<'a> {
     pub kind: &'static str,
     pub id: Option<Id<'a>>,
@@ -30,16 +31,7 @@ impl<'a> Described<'a> {
     pub fn too_long() -> Self {
         Described {
             kind: "framing_error",
-            id: None,
-            method: None,
-            error_code: None,
-            cancels: None,
-            protocol_version: None,
-            progress_token: None,
-            progress: None,
-            subscription: None,
-            task_augmented: false,
-            task: None,
+            ..Described::default()
         }
     }
 

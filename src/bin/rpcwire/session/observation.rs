@@ -5,7 +5,7 @@ use rpcwire::{Id, IdBuf};
 use super::Violation;
 
 /// What the session needs to know about one message.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Observation<'a> {
     /// `request`, `notification`, `success_response`, `error_response`, `batch`, `invalid`,
     /// `parse_error`, `invalid_response`, `framing_error`.
@@ -52,15 +52,7 @@ impl<'a> Observation<'a> {
             kind,
             id,
             method,
-            error_code: None,
-            cancels: None,
-            protocol_version: None,
-            progress_token: None,
-            progress: None,
-            subscription: None,
-            invalid_tools: None,
-            task_augmented: false,
-            task: None,
+            ..Observation::default()
         }
     }
 }
