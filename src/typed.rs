@@ -24,9 +24,10 @@ use serde::de::{Deserialize, DeserializeOwned};
 use serde::Serialize;
 
 use crate::encode;
-use crate::error::ErrorCode;
+use crate::error::{DecodeError, ErrorCode};
 use crate::json::RawJson;
 use crate::message::ReplyId;
+use crate::scan::ScanError;
 
 /// Why a payload could not be read as the requested type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,6 +183,11 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// params or a result it would make a line the default decoder refuses (-32700, without the
 /// id), and one no serde_json reader takes.
 ///
+/// The output is checked as [`RawJson::new_strict`] checks bytes: text that serde_json writes
+/// unchecked (a `RawValue` a `Serialize` impl emits by its struct name, a number under
+/// serde_json's `arbitrary_precision` feature) is a [`TypedError`] unless it is one JSON
+/// value, so nothing it holds can add members to the message it is spliced into.
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, typed, Id};
@@ -199,10 +205,16 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
     serde_json::to_writer(&mut *buf, value).map_err(|e| TypedError {
         message: e.to_string(),
     })?;
-    if !encode::nested_at_most(buf, crate::json::VALUE_MAX_DEPTH) {
-        return Err(TypedError {
-            message: "value nested more than 127 levels deep".into(),
-        });
-    }
-    Ok(RawJson::trusted(buf))
+    // serde_json writes some text as it is given, unchecked: a `RawValue` (its struct name is
+    // public, so any `Serialize` can emit one) and, with `arbitrary_precision`, a number.
+    // Checked here, such text cannot end the value early and add members to the envelope
+    // (`1,"id":2` as a result is a second id, read by serde_json and refused by rpcwire).
+    RawJson::parse_strict(buf).map_err(|e| TypedError {
+        message: match e {
+            DecodeError::Syntax(ScanError::TooDeep) => {
+                "value nested more than 127 levels deep".into()
+            }
+            e => format!("serialized value is not one JSON value: {e}"),
+        },
+    })
 }

@@ -372,3 +372,43 @@ fn to_raw_refuses_what_no_default_decoder_reads() {
     let deeper = typed::to_raw(&nested(128), &mut scratch).unwrap_err();
     assert!(deeper.message().contains("127"), "{deeper:?}");
 }
+
+/// A `Serialize` impl that emits a serde_json `RawValue` by its struct name, whose text
+/// serde_json writes out unchecked.
+struct RawText(&'static str);
+
+impl Serialize for RawText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut raw = s.serialize_struct("$serde_json::private::RawValue", 1)?;
+        raw.serialize_field("$serde_json::private::RawValue", self.0)?;
+        raw.end()
+    }
+}
+
+/// `to_raw` hands out only one JSON value, whatever serde_json was made to write: a raw text
+/// that ends the value early and goes on (`1,"id":2`) would, spliced as a result, add a second
+/// `id` to the response, which serde_json reads as the id (the last one wins) and rpcwire
+/// refuses as a duplicate; raw text that is no JSON at all makes a line nobody reads. Both are
+/// a `TypedError`; one value with whitespace around it is taken, without the whitespace.
+#[test]
+fn to_raw_refuses_raw_text_that_is_not_one_value() {
+    let mut buf = Vec::new();
+    for text in [r#"1,"id":2"#, "[1 2]", "{\"a\":}", "", "1\n}{", "\"\u{1}\""] {
+        let refused = typed::to_raw(&RawText(text), &mut buf).unwrap_err();
+        assert!(
+            refused.message().contains("not one JSON value"),
+            "{text:?}: {refused:?}"
+        );
+    }
+    let taken = typed::to_raw(&RawText(" {\"a\":\n[1, 2]} "), &mut buf).unwrap();
+    assert_eq!(taken.as_bytes(), b"{\"a\":\n[1, 2]}");
+    let mut out = BytesMut::new();
+    encode::write_response(&mut out, rpcwire::Id::from_token(b"1").unwrap(), taken);
+    let line = &out[..out.len() - 1];
+    let read: serde_json::Value = serde_json::from_slice(line).unwrap();
+    assert_eq!(
+        read,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"a": [1, 2]}})
+    );
+}
