@@ -248,7 +248,9 @@ fn write_error_up_to_message(out: &mut BytesMut, id: ReplyId<'_>, code: ErrorCod
 
 /// Appends the -32601 reply to a request for a method the server does not have, with the
 /// method in `data` as JSON-RPC's examples and MCP's servers give it: its string spliced as
-/// it came (escapes and all), no copy to build it.
+/// it came (escapes and all), no copy to build it. A [`JsonStr`] whose body is not a JSON
+/// string's (only [`JsonStr::from_raw`] makes one) is written as its decoded text, escaped
+/// anew, so the reply is always one line of JSON.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -266,10 +268,28 @@ pub fn write_method_not_found(out: &mut BytesMut, id: Id<'_>, method: JsonStr<'_
     let code = ErrorCode::METHOD_NOT_FOUND;
     let message = code.default_message().unwrap_or("Method not found");
     write_error_up_to_data(out, ReplyId::Id(id), code, message);
-    out.extend_from_slice(b",\"data\":\"");
-    // A string's body holds no raw line break (control bytes are escaped in JSON strings).
-    out.extend_from_slice(method.raw());
-    out.extend_from_slice(b"\"}}\n");
+    out.extend_from_slice(b",\"data\":");
+    write_string_body(out, method);
+    out.extend_from_slice(b"}}\n");
+}
+
+/// Appends `s` as a string literal: its body spliced between quotes when it is one JSON
+/// string as RFC 8259 spells it (as a decoder hands it out: UTF-8, no raw control byte or
+/// quote, only the escapes JSON defines), else its decoded text escaped anew. A
+/// [`JsonStr::from_raw`] of other bytes (a raw line break, a lone quote) would otherwise
+/// split the line or end the string early.
+fn write_string_body(out: &mut BytesMut, s: JsonStr<'_>) {
+    let open = out.len();
+    out.put_u8(b'"');
+    out.extend_from_slice(s.raw());
+    out.put_u8(b'"');
+    let close = out.len() - 1;
+    let one_string = simdutf8::basic::from_utf8(s.raw()).is_ok()
+        && matches!(scan::string_end(out, open + 1), Ok((end, _)) if end == close);
+    if !one_string {
+        out.truncate(open);
+        write_json_string(out, &s.decode());
+    }
 }
 
 /// Appends the error reply a rejected frame calls for, with the code's standard message and

@@ -378,3 +378,54 @@ proptest! {
         }
     }
 }
+
+/// `JsonStr::from_raw` takes any bytes: a body that is not a JSON string's (a raw line break,
+/// a lone quote, a bad or cut escape, bytes that are not UTF-8) spliced as `data` would split
+/// the line or end the string early, and the reply would not be read. `write_method_not_found`
+/// then writes the decoded text, escaped anew: one line that both decoders and serde_json
+/// read as an error response to the request's id, its `data` the string `decode` gives.
+#[test]
+fn method_not_found_writes_one_line_for_any_json_str() {
+    use rpcwire::{Decoder, ErrorCode, Id, JsonStr, Message};
+    for (raw, has_escapes) in [
+        (&b"a\nb"[..], false),
+        (b"a\r\nb", false),
+        (br#"x","id":2,"y":""#, false),
+        (b"ends in \\", true),
+        (b"\\u12", true),
+        (b"\\x", true),
+        (b"\xff\xfe", false),
+        (b"tab\there", false),
+        // Valid bodies are spliced as they are, escapes and all.
+        (br#"tele\u0070ort \" \\ \ud800"#, true),
+        (b"plain", false),
+    ] {
+        let method = JsonStr::from_raw(raw, has_escapes);
+        let mut out = BytesMut::new();
+        encode::write_method_not_found(&mut out, Id::from_token(b"7").unwrap(), method);
+        let line = out.strip_suffix(b"\n").expect("a line end");
+        assert!(
+            !line.contains(&b'\n'),
+            "{:?}",
+            String::from_utf8_lossy(line)
+        );
+        for dec in [Decoder::mcp_client(), Decoder::jsonrpc_client()] {
+            let Ok(Message::ErrorResponse(e)) = dec.decode(line) else {
+                panic!("{raw:?}: {:?}", String::from_utf8_lossy(line));
+            };
+            assert_eq!(e.id.unwrap().raw(), b"7");
+            assert_eq!(e.error.code, ErrorCode::METHOD_NOT_FOUND);
+            let data = e.error.data.unwrap().as_str().unwrap();
+            assert_eq!(data.decode(), method.decode(), "{raw:?}");
+            if raw.starts_with(b"tele") || raw == b"plain" {
+                assert_eq!(data.raw(), raw);
+            }
+        }
+        // (serde_json refuses the lone surrogate of the spliced body.)
+        if !raw.starts_with(b"tele") {
+            let read: serde_json::Value = serde_json::from_slice(line).unwrap();
+            assert_eq!(read["id"], 7);
+            assert_eq!(read["error"]["data"], *method.decode());
+        }
+    }
+}
