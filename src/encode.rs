@@ -454,7 +454,9 @@ impl<'a> BatchReply<'a> {
     }
 
     /// Appends one element written by `write` (any writer of this module; its line end is
-    /// removed). A writer that writes nothing adds no element.
+    /// removed). A writer that writes nothing adds no element; one that writes several lines
+    /// (several messages, from a closure that calls more than one writer) adds each as its own
+    /// element, so that no line break splits the array.
     ///
     /// Inside the array an element sits one level deeper than alone, so a response whose
     /// `result` is nested 127 levels deep (as [`RawJson::new`] takes) or an error whose `data`
@@ -479,11 +481,28 @@ impl<'a> BatchReply<'a> {
         if out.last() == Some(&b'\n') {
             out.truncate(out.len() - 1);
         }
+        // The writers put no line break inside a message: one here ends a message of several
+        // (`write` called two writers), which would split the array's line.
+        if memchr::memchr(b'\n', &out[body..]).is_some() {
+            let lines = out.split_off(body);
+            out.truncate(before);
+            self.push_each_line(&lines);
+            return;
+        }
         if !nested_at_most(&out[body..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
             out.truncate(before);
             return;
         }
         self.elements += 1;
+    }
+
+    /// Appends each line of `lines` (the messages one call of `push` wrote) as its own
+    /// element.
+    #[cold]
+    fn push_each_line(&mut self, lines: &[u8]) {
+        for line in lines.split(|&b| b == b'\n').filter(|line| !line.is_empty()) {
+            self.push(|out| out.extend_from_slice(line));
+        }
     }
 
     /// How many elements were appended.

@@ -429,3 +429,60 @@ fn method_not_found_writes_one_line_for_any_json_str() {
         }
     }
 }
+
+/// A closure given to `BatchReply::push` that calls two writers writes two lines: kept as
+/// they were, the line break between them split the array's line in two, neither of which
+/// is JSON. Each message so written is now its own element, checked for depth as any other:
+/// the array is one line, and every reply in it decodes with its id.
+#[test]
+fn a_push_of_several_messages_adds_each_as_an_element() {
+    use encode::BatchReply;
+    use rpcwire::{Decoder, ErrorCode, Id, Message, RawJson, ReplyId};
+    let deep = nested(127);
+    let deep = RawJson::new(&deep).unwrap();
+    let id = |token: &'static [u8]| Id::from_token(token).unwrap();
+    let mut out = BytesMut::new();
+    let mut array = BatchReply::open(&mut out);
+    array.push(|out| encode::write_response(out, id(b"1"), RawJson::NULL));
+    array.push(|out| {
+        encode::write_response(out, id(b"2"), RawJson::EMPTY_ARRAY);
+        encode::write_error(out, ReplyId::Null, ErrorCode::INVALID_REQUEST, "x", None);
+        // Too deep for an array: written as -32603 with its id.
+        encode::write_response(out, id(b"4"), deep);
+        // A request that deep is taken back.
+        encode::write_request(out, id(b"5"), "m", Some(deep));
+    });
+    array.push(|out| encode::write_response(out, id(b"\"6\""), RawJson::NULL));
+    assert_eq!(array.len(), 5);
+    assert!(array.close());
+    let line = out.strip_suffix(b"\n").expect("a line end");
+    assert!(
+        !line.contains(&b'\n'),
+        "{:?}",
+        String::from_utf8_lossy(line)
+    );
+    let decoder = Decoder::jsonrpc_client();
+    let Ok(Message::Batch(batch)) = decoder.decode(line) else {
+        panic!("{:?}", String::from_utf8_lossy(line));
+    };
+    let read: Vec<(Vec<u8>, Option<ErrorCode>)> = batch
+        .decode(&decoder)
+        .map(|element| match element.unwrap() {
+            Message::Response(r) => (r.id.raw().to_vec(), None),
+            Message::ErrorResponse(e) => (e.id.unwrap().raw().to_vec(), Some(e.error.code)),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (b"1".to_vec(), None),
+            (b"2".to_vec(), None),
+            (b"null".to_vec(), Some(ErrorCode::INVALID_REQUEST)),
+            (b"4".to_vec(), Some(ErrorCode::INTERNAL_ERROR)),
+            (b"\"6\"".to_vec(), None),
+        ]
+    );
+    let parsed: serde_json::Value = serde_json::from_slice(line).unwrap();
+    assert_eq!(parsed.as_array().map(Vec::len), Some(5));
+}
