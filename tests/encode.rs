@@ -1,8 +1,10 @@
 //! `encode::write_json_string` escapes exactly as serde_json does, byte for byte: every ASCII
 //! character (and pairs of them, where a word-at-a-time scan could misplace the first) at
 //! every position around its 8-byte words, and random strings; every message writer's line
-//! reads back through the crate's own decoders as the message written; payloads as deep as
-//! `RawJson::new` takes stay readable.
+//! reads back through the crate's own decoders and through serde_json as the message written;
+//! payloads as deep as `RawJson::new` takes stay readable; `write_method_not_found` and
+//! `BatchReply` write one line of JSON whatever they are given; `write_with_id` changes the id
+//! and nothing else.
 
 use bytes::BytesMut;
 use proptest::prelude::*;
@@ -485,4 +487,176 @@ fn a_push_of_several_messages_adds_each_as_an_element() {
     );
     let parsed: serde_json::Value = serde_json::from_slice(line).unwrap();
     assert_eq!(parsed.as_array().map(Vec::len), Some(5));
+}
+
+/// An id token for the serde_json comparison: any id `Id::from_token` takes that serde_json
+/// reads (it refuses numbers beyond `f64`'s range): strings, integers at and past the edges of
+/// `i64` and `u64`, `-0`, fractions and exponents.
+fn any_id_token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        id_token(),
+        Just("-0".to_string()),
+        Just(i64::MIN.to_string()),
+        Just(u64::MAX.to_string()),
+        Just("18446744073709551616".to_string()),
+        Just("1e3".to_string()),
+        Just("-1.5E-7".to_string()),
+        Just("null".to_string()),
+        "[a-z\u{2028}\u{7f}é]{1000,1100}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+    ]
+}
+
+/// A method name or message: any string, or one dense in characters that need escapes or
+/// that some readers treat apart (DEL, U+2028, U+2029, beyond the BMP).
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[\\x00-\\x22\\\\\\x7f\u{2028}\u{2029}é😀a-z/]{0,32}",
+    ]
+}
+
+/// The line `out` holds, read by serde_json.
+fn serde_read(out: &BytesMut) -> serde_json::Value {
+    let line = out.strip_suffix(b"\n").expect("a line end");
+    assert!(!line.contains(&b'\n') && !line.contains(&b'\r'));
+    serde_json::from_slice(line)
+        .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(line)))
+}
+
+fn value_of(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every writer's line is one serde_json reads as the message written: the same id (read
+    /// from the token as serde_json reads it alone), method, code and message, and each
+    /// payload the same value as its text read alone, and no member but the envelope's.
+    #[test]
+    fn every_message_writer_reads_the_same_in_serde_json(
+        id in any_id_token(),
+        method in text(),
+        message in text(),
+        code in any::<i64>(),
+        value in payload(),
+        pretty in any::<bool>(),
+    ) {
+        use rpcwire::{ErrorCode, Id, RawJson, ReplyId};
+        use serde_json::json;
+        let token = Id::from_token(id.as_bytes()).unwrap();
+        let id = value_of(id.as_bytes());
+        let text = if pretty {
+            serde_json::to_vec_pretty(&value).unwrap()
+        } else {
+            serde_json::to_vec(&value).unwrap()
+        };
+        let raw = RawJson::new(&text).unwrap();
+        let value = value_of(&text);
+
+        let mut out = BytesMut::new();
+        encode::write_request(&mut out, token, &method, Some(raw));
+        prop_assert_eq!(
+            serde_read(&out),
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": value})
+        );
+        let mut out = BytesMut::new();
+        encode::write_notification(&mut out, &method, Some(raw));
+        prop_assert_eq!(serde_read(&out), json!({"jsonrpc": "2.0", "method": method, "params": value}));
+        let mut out = BytesMut::new();
+        encode::write_response(&mut out, token, raw);
+        prop_assert_eq!(serde_read(&out), json!({"jsonrpc": "2.0", "id": id, "result": value}));
+        for (reply_id, id) in [(ReplyId::Id(token), Some(&id)), (ReplyId::Absent, None)] {
+            let mut out = BytesMut::new();
+            encode::write_error(&mut out, reply_id, ErrorCode(code), &message, Some(raw));
+            let mut expected = json!({
+                "jsonrpc": "2.0",
+                "error": {"code": code, "message": message, "data": value},
+            });
+            if let Some(id) = id {
+                expected["id"] = id.clone();
+            }
+            prop_assert_eq!(serde_read(&out), expected);
+        }
+        let mut out = BytesMut::new();
+        encode::write_json_string(&mut out, &message);
+        prop_assert_eq!(value_of(&out), json!(message));
+    }
+}
+
+/// A request frame built member by member: the members in any order, the `id` member's name
+/// spelled with escapes or not, whitespace (line breaks too) between every token, and params
+/// holding `id` members and strings that look like the id.
+fn request_frame() -> impl Strategy<Value = (Vec<u8>, String)> {
+    let ws = prop::sample::select(vec!["", " ", "\n", "\r\n", "\t "]);
+    let id_name = prop::sample::select(vec![
+        r#""id""#,
+        r#""\u0069d""#,
+        r#""i\u0064""#,
+        r#""\u0069\u0064""#,
+    ]);
+    (
+        id_token(),
+        id_name,
+        "[a-z/]{1,8}",
+        prop::collection::vec(ws, 12),
+    )
+        .prop_flat_map(|(id, id_name, method, ws)| {
+            let params = format!(
+                r#"{{"id":{id},{w0}"\u0069d":[{id},{w1}"\"id\":{}"],"x":{{"id":{id}}}}}"#,
+                id.replace('\\', "\\\\").replace('"', "\\\""),
+                w0 = ws[0],
+                w1 = ws[1],
+            );
+            let members = vec![
+                format!(r#""jsonrpc"{}:{}"2.0""#, ws[2], ws[3]),
+                format!("{id_name}{}:{}{id}", ws[4], ws[5]),
+                format!(r#""method"{}:{}"{method}""#, ws[6], ws[7]),
+                format!(r#""params"{}:{}{params}"#, ws[8], ws[9]),
+            ];
+            let (before, after) = (ws[10], ws[11]);
+            Just(members).prop_shuffle().prop_map(move |members| {
+                let frame = format!("{before}{{{}}}{after}", members.join(","));
+                (frame.into_bytes(), id.clone())
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// `write_with_id` replaces the id the decoder read and nothing else: serde_json reads
+    /// the line as the frame with only its id changed (the `id` members and look-alike strings
+    /// inside params untouched, an escaped `id` name kept), and so do both decoders, the line
+    /// being one line whatever line breaks the frame held.
+    #[test]
+    fn write_with_id_changes_the_id_and_nothing_else(
+        (frame, id) in request_frame(),
+        new_id in id_token(),
+    ) {
+        use rpcwire::{Decoder, Id, Message};
+        let new = Id::from_token(new_id.as_bytes()).unwrap();
+        for decoder in [Decoder::mcp(), Decoder::jsonrpc()] {
+            let decoded = decoder.decode(&frame);
+            let Ok(Message::Request(request)) = decoded else {
+                panic!("{decoded:?}: {:?}", String::from_utf8_lossy(&frame));
+            };
+            prop_assert_eq!(request.id.raw(), id.as_bytes());
+            let mut out = BytesMut::new();
+            encode::write_with_id(&mut out, &frame, request.id, new);
+            let mut expected = value_of(&frame);
+            expected["id"] = value_of(new_id.as_bytes());
+            prop_assert_eq!(serde_read(&out), expected);
+            let line = out.strip_suffix(b"\n").unwrap();
+            let Ok(Message::Request(rewritten)) = decoder.decode(line) else {
+                panic!("{:?}", String::from_utf8_lossy(line));
+            };
+            prop_assert_eq!(rewritten.id.raw(), new.raw());
+            prop_assert_eq!(rewritten.method, request.method);
+            let spaced: Vec<u8> = request.params.unwrap().as_bytes().iter()
+                .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+                .collect();
+            prop_assert_eq!(rewritten.params.unwrap().as_bytes(), &spaced[..]);
+        }
+    }
 }
