@@ -15,6 +15,12 @@
 //! the default limit, and [`BatchReply`] replaces an element too deep for it: there more than
 //! an optional member, or than one reply, is at stake.)
 //!
+//! Ids and method names are written whatever their length too. Past the default decoder's
+//! limits ([`Limits::DEFAULT`](crate::Limits::DEFAULT): an id token over 64 KiB + 2 bytes, a
+//! method over 64 KiB) a request is refused as -32600, without its id when the id is what is
+//! too long, and a response to such an id is refused too, never matched: keep them within the
+//! limits of the peer.
+//!
 //! ```
 //! use bytes::BytesMut;
 //! use rpcwire::{encode, Decoder, Id, RawJson, ReplyId};

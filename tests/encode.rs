@@ -660,3 +660,31 @@ proptest! {
         }
     }
 }
+
+/// The module's word on lengths: an id or a method past the default decoder's limits is
+/// written as it is, and the default decoders refuse the line (a request as -32600, without
+/// its id when the id is too long; a response to such an id as a malformed response).
+#[test]
+fn ids_and_methods_past_the_default_limits_are_refused_by_the_reader() {
+    use rpcwire::{DecodeError, Decoder, Id, Limits, RawJson, ReplyId};
+    let long_id = format!("\"{}\"", "a".repeat(Limits::DEFAULT.max_id_len - 1));
+    let long_id = Id::from_token(long_id.as_bytes()).unwrap();
+    let mut out = BytesMut::new();
+    encode::write_request(&mut out, long_id, "m", None);
+    let refused = Decoder::mcp().decode(&out[..out.len() - 1]).unwrap_err();
+    assert_eq!(refused.error(), DecodeError::IdTooLong);
+    assert_eq!(refused.reply().unwrap().id, ReplyId::Absent);
+    let mut out = BytesMut::new();
+    encode::write_response(&mut out, long_id, RawJson::EMPTY_OBJECT);
+    let refused = Decoder::mcp_client()
+        .decode(&out[..out.len() - 1])
+        .unwrap_err();
+    assert!(refused.is_response() && refused.id().is_none());
+
+    let method = "m".repeat(Limits::DEFAULT.max_method_len + 1);
+    let mut out = BytesMut::new();
+    encode::write_request(&mut out, Id::from_token(b"1").unwrap(), &method, None);
+    let refused = Decoder::mcp().decode(&out[..out.len() - 1]).unwrap_err();
+    assert_eq!(refused.error(), DecodeError::MethodTooLong);
+    assert_eq!(refused.id().unwrap().raw(), b"1");
+}
