@@ -54,7 +54,56 @@ fn with_frame_limit(decoder: Decoder, max_frame: usize) -> Decoder {
 }
 
 /// One item read off the stream.
+///
+/// Non-exhaustive: a framing may come to refuse a frame for a reason of its own, as
+/// `Content-Length` framing does for a charset ([`Incoming::UnsupportedCharset`]), and that
+/// is a new variant. A `match` needs a catch-all arm for the bad frames it does not name;
+/// [`Incoming::reply`] answers every one of them, and any future one, alike.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{Incoming, LineCodec};
+/// use rpcwire::{encode, Decoder};
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = LineCodec::new(Decoder::mcp(), 64);
+/// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{oops\n"[..]);
+/// let mut out = BytesMut::new();
+/// while let Some(item) = codec.decode(&mut buf).unwrap() {
+///     match item {
+///         Incoming::Message(msg) => {
+///             let id = msg.message().id().unwrap();
+///             encode::write_response(&mut out, id, rpcwire::RawJson::EMPTY_OBJECT);
+///         }
+///         bad => {
+///             if let Some(reply) = bad.reply() {
+///                 encode::write_reply(&mut out, &reply, None);
+///             }
+///         }
+///     }
+/// }
+/// assert_eq!(
+///     &out[..],
+///     &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+///        {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n"[..]
+/// );
+/// ```
+///
+/// A `match` naming every variant and no catch-all does not compile:
+///
+/// ```compile_fail,E0004
+/// use rpcwire::codec::Incoming;
+/// fn name(item: &Incoming) -> &'static str {
+///     match item {
+///         Incoming::Message(_) => "message",
+///         Incoming::Rejected(_) => "rejected",
+///         Incoming::TooLong { .. } => "too long",
+///         Incoming::UnsupportedCharset { .. } => "unsupported charset",
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Incoming {
     /// A valid message (the frame's `Bytes` plus spans: no copy).
     Message(OwnedMessage),
