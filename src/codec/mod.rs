@@ -122,7 +122,7 @@ pub enum Incoming {
         length: Option<u64>,
         /// The reply it calls for: -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
-        /// ([`Decoder::too_long_reply`]).
+        /// ([`Decoder::parse_error_reply`]).
         reply: Reply<'static>,
     },
     /// A `Content-Length` body whose `Content-Type` names a charset other than UTF-8, or
@@ -136,7 +136,7 @@ pub enum Incoming {
         /// The reply it calls for, as for a frame that is not JSON (the body is never read,
         /// so no id is known): -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
-        /// ([`Decoder::too_long_reply`]).
+        /// ([`Decoder::parse_error_reply`]).
         reply: Reply<'static>,
     },
 }
@@ -358,7 +358,7 @@ impl<F> FrameReader<F> {
             Ok(None) => Ok(None),
             Ok(Some(frame)) => Ok(Some(item(self, frame))),
             Err(bad) => bad
-                .into_item(self.decoder.too_long_reply())
+                .into_item(self.decoder.parse_error_reply())
                 .map(|i| Some(i.into())),
         }
     }
