@@ -152,7 +152,7 @@ impl Incoming {
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::codec::LineCodec;
-    /// use rpcwire::{encode, ErrorCode};
+    /// use rpcwire::encode;
     /// use tokio_util::codec::Decoder as _;
     ///
     /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 16);
@@ -163,7 +163,14 @@ impl Incoming {
     ///         encode::write_reply(&mut out, &reply, None);
     ///     }
     /// }
-    /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2); // -32600, then -32700
+    /// // No `"jsonrpc":"2.0"`: -32600, with the id that could be read. Over-long: -32700,
+    /// // with no id (MCP's form of an id that could not be read).
+    /// assert_eq!(
+    ///     &out[..],
+    ///     &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request"}}
+    /// {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
+    /// "#[..]
+    /// );
     /// ```
     pub fn reply(&self) -> Option<Reply<'_>> {
         match self {
