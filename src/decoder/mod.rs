@@ -53,8 +53,13 @@ pub struct Decoder {
     usual: bool,
 }
 
+/// [`Decoder::mcp`]: MCP, reading what a client writes (the default [`DecodeOptions`]).
+///
+/// ```
+/// use rpcwire::Decoder;
+/// assert_eq!(Decoder::default(), Decoder::mcp());
+/// ```
 impl Default for Decoder {
-    /// [`Decoder::new`] with the default options.
     fn default() -> Self {
         Self::new(DecodeOptions::default())
     }
