@@ -129,7 +129,7 @@ impl Gateway {
                 // The rest of the buffer is the start of a line, for the next read.
                 Ok(None) => break,
                 Err(_) => {
-                    let reply = self.from_clients.too_long_reply();
+                    let reply = self.from_clients.parse_error_reply();
                     encode::write_reply(&mut self.clients[client], &reply, None);
                 }
             }

@@ -438,8 +438,9 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
             }
             // The line may have been a reply, whose request then times out.
             Incoming::TooLong { .. } => eprintln!("client: over-long line dropped"),
-            // Only `Content-Length` framing reads a charset: a line has none.
-            Incoming::UnsupportedCharset { .. } => {}
+            // Any other bad frame (a `Content-Length` body's charset, which a line does not
+            // have): a server's line is never answered.
+            _ => {}
         }
     }
     // The server is gone: nobody will answer what is still in flight, nor what comes next.

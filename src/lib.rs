@@ -66,7 +66,9 @@
 //! - answer a rejected frame: [`Rejection::reply`] gives the code and id, or `None` when
 //!   nothing may be sent; [`encode::write_reply`] writes it (as in the example above).
 //! - answer an over-long line: [`LineFramer::decode`] reports it once as
-//!   [`FrameError::TooLong`] and goes on; [`Decoder::too_long_reply`] is its reply.
+//!   [`FrameError::TooLong`] and goes on; [`Decoder::parse_error_reply`] is its reply (and
+//!   that of a `Content-Length` body refused for its charset,
+//!   [`ContentLengthError::UnsupportedCharset`]).
 //! - read as a client: [`Decoder::mcp_client`] (or [`Decoder::jsonrpc_client`]) reads what a
 //!   server writes; [`Decoder::mcp`] reads what a client writes.
 //! - choose a validation mode: [`Validation::Strict`] in a proxy that forwards payloads to a
@@ -126,7 +128,7 @@
 //!         for frame in framer.frames(&mut buf, eof) {
 //!             let Ok(frame) = frame else {
 //!                 // An over-long line (`FrameError::TooLong`), skipped by the framer.
-//!                 encode::write_reply(out, &decoder.too_long_reply(), None);
+//!                 encode::write_reply(out, &decoder.parse_error_reply(), None);
 //!                 continue;
 //!             };
 //!             match decoder.decode(&frame) {

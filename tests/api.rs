@@ -112,3 +112,39 @@ fn values_kept_with_requests_in_flight_can_be_updated_in_place() {
     assert_eq!(remap.get(&7, req.id), Some((token, &1)));
     assert!(remap.get_mut(&8, req.id).is_none());
 }
+
+/// `Decoder::parse_error_reply` is the reply to every frame a framer refuses unread (an
+/// over-long line, a `Content-Length` body in another charset), the one a frame that is not
+/// JSON gets, in the decoder's `unreadable_id` form; `too_long_reply`, its former name, still
+/// gives the same.
+#[test]
+#[allow(deprecated)]
+fn parse_error_reply_answers_every_frame_refused_unread() {
+    use rpcwire::{Decoder, ErrorCode, ReplyId};
+
+    for (decoder, id) in [
+        (Decoder::mcp(), ReplyId::Absent),
+        (Decoder::jsonrpc(), ReplyId::Null),
+    ] {
+        let reply = decoder.parse_error_reply();
+        assert_eq!((reply.code, reply.id), (ErrorCode::PARSE_ERROR, id));
+        assert_eq!(decoder.decode(b"{oops").unwrap_err().reply(), Some(reply));
+        assert_eq!(decoder.too_long_reply(), reply);
+
+        #[cfg(feature = "tokio")]
+        {
+            use bytes::BytesMut;
+            use rpcwire::codec::{ContentLengthCodec, LineCodec};
+            use tokio_util::codec::Decoder as _;
+
+            let mut lines = LineCodec::new(decoder, 8);
+            let over_long = lines.decode(&mut BytesMut::from(&b"much too long\n"[..]));
+            assert_eq!(over_long.unwrap().unwrap().reply(), Some(reply));
+            let mut bodies = ContentLengthCodec::from(decoder);
+            let latin1 =
+                b"Content-Length: 2\r\nContent-Type: application/json; charset=latin1\r\n\r\n{}";
+            let refused = bodies.decode(&mut BytesMut::from(&latin1[..]));
+            assert_eq!(refused.unwrap().unwrap().reply(), Some(reply));
+        }
+    }
+}

@@ -1570,7 +1570,7 @@ fn a_log_line_that_is_not_utf8_is_a_bad_log_with_its_line() {
 }
 
 /// A frame over the limit is not JSON the reader could take: it calls for the -32700 reply a
-/// frame that is not JSON does (`Decoder::too_long_reply`, as the library's codecs and the
+/// frame that is not JSON does (`Decoder::parse_error_reply`, as the library's codecs and the
 /// proxy send it), with the id the dialect gives an unreadable one, and the summary counts it.
 #[test]
 fn an_over_long_frame_calls_for_a_parse_error_reply() {

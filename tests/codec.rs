@@ -37,6 +37,7 @@ fn summary(item: &Incoming) -> (String, Option<Vec<u8>>, Option<i64>) {
         }
         Incoming::TooLong { .. } => ("too_long".into(), None, None),
         Incoming::UnsupportedCharset { .. } => ("unsupported_charset".into(), None, None),
+        other => panic!("an item this summary does not know: {other:?}"),
     }
 }
 

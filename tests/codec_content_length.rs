@@ -101,7 +101,7 @@ fn a_body_in_another_charset_is_an_item_and_the_stream_goes_on() {
         item,
         Incoming::UnsupportedCharset {
             offset: 0,
-            reply: Decoder::mcp().too_long_reply()
+            reply: Decoder::mcp().parse_error_reply()
         }
     );
     let reply = item.reply().unwrap();

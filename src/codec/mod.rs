@@ -54,7 +54,56 @@ fn with_frame_limit(decoder: Decoder, max_frame: usize) -> Decoder {
 }
 
 /// One item read off the stream.
+///
+/// Non-exhaustive: a framing may come to refuse a frame for a reason of its own, as
+/// `Content-Length` framing does for a charset ([`Incoming::UnsupportedCharset`]), and that
+/// is a new variant. A `match` needs a catch-all arm for the bad frames it does not name;
+/// [`Incoming::reply`] answers every one of them, and any future one, alike.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::codec::{Incoming, LineCodec};
+/// use rpcwire::{encode, Decoder};
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = LineCodec::new(Decoder::mcp(), 64);
+/// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{oops\n"[..]);
+/// let mut out = BytesMut::new();
+/// while let Some(item) = codec.decode(&mut buf).unwrap() {
+///     match item {
+///         Incoming::Message(msg) => {
+///             let id = msg.message().id().unwrap();
+///             encode::write_response(&mut out, id, rpcwire::RawJson::EMPTY_OBJECT);
+///         }
+///         bad => {
+///             if let Some(reply) = bad.reply() {
+///                 encode::write_reply(&mut out, &reply, None);
+///             }
+///         }
+///     }
+/// }
+/// assert_eq!(
+///     &out[..],
+///     &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+///        {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n"[..]
+/// );
+/// ```
+///
+/// A `match` naming every variant and no catch-all does not compile:
+///
+/// ```compile_fail,E0004
+/// use rpcwire::codec::Incoming;
+/// fn name(item: &Incoming) -> &'static str {
+///     match item {
+///         Incoming::Message(_) => "message",
+///         Incoming::Rejected(_) => "rejected",
+///         Incoming::TooLong { .. } => "too long",
+///         Incoming::UnsupportedCharset { .. } => "unsupported charset",
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Incoming {
     /// A valid message (the frame's `Bytes` plus spans: no copy).
     Message(OwnedMessage),
@@ -73,7 +122,7 @@ pub enum Incoming {
         length: Option<u64>,
         /// The reply it calls for: -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
-        /// ([`Decoder::too_long_reply`]).
+        /// ([`Decoder::parse_error_reply`]).
         reply: Reply<'static>,
     },
     /// A `Content-Length` body whose `Content-Type` names a charset other than UTF-8, or
@@ -87,7 +136,7 @@ pub enum Incoming {
         /// The reply it calls for, as for a frame that is not JSON (the body is never read,
         /// so no id is known): -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
-        /// ([`Decoder::too_long_reply`]).
+        /// ([`Decoder::parse_error_reply`]).
         reply: Reply<'static>,
     },
 }
@@ -103,7 +152,7 @@ impl Incoming {
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::codec::LineCodec;
-    /// use rpcwire::{encode, ErrorCode};
+    /// use rpcwire::encode;
     /// use tokio_util::codec::Decoder as _;
     ///
     /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 16);
@@ -114,7 +163,14 @@ impl Incoming {
     ///         encode::write_reply(&mut out, &reply, None);
     ///     }
     /// }
-    /// assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2); // -32600, then -32700
+    /// // No `"jsonrpc":"2.0"`: -32600, with the id that could be read. Over-long: -32700,
+    /// // with no id (MCP's form of an id that could not be read).
+    /// assert_eq!(
+    ///     &out[..],
+    ///     &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request"}}
+    /// {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
+    /// "#[..]
+    /// );
     /// ```
     pub fn reply(&self) -> Option<Reply<'_>> {
         match self {
@@ -309,7 +365,7 @@ impl<F> FrameReader<F> {
             Ok(None) => Ok(None),
             Ok(Some(frame)) => Ok(Some(item(self, frame))),
             Err(bad) => bad
-                .into_item(self.decoder.too_long_reply())
+                .into_item(self.decoder.parse_error_reply())
                 .map(|i| Some(i.into())),
         }
     }

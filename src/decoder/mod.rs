@@ -53,8 +53,13 @@ pub struct Decoder {
     usual: bool,
 }
 
+/// [`Decoder::mcp`]: MCP, reading what a client writes (the default [`DecodeOptions`]).
+///
+/// ```
+/// use rpcwire::Decoder;
+/// assert_eq!(Decoder::default(), Decoder::mcp());
+/// ```
 impl Default for Decoder {
-    /// [`Decoder::new`] with the default options.
     fn default() -> Self {
         Self::new(DecodeOptions::default())
     }
@@ -201,26 +206,43 @@ impl Decoder {
         crate::ContentLengthFramer::new(self.options.limits.max_frame)
     }
 
-    /// The reply to a frame a framer refused as too long (a line or an SSE event,
+    /// The reply to a frame a framer refused unread, whose id therefore cannot be known:
+    /// -32700 with this decoder's [`unreadable_id`](DecodeOptions::unreadable_id), the reply
+    /// [`Rejection::reply`] gives any frame that is not JSON. A framer refuses a frame unread
+    /// when it is too long (a line or an SSE event,
     /// [`FrameError::TooLong`](crate::FrameError::TooLong); a `Content-Length` body,
-    /// [`ContentLengthError::TooLong`](crate::ContentLengthError::TooLong)), or a
-    /// `Content-Length` body refused for its charset
-    /// ([`ContentLengthError::UnsupportedCharset`](crate::ContentLengthError::UnsupportedCharset)),
-    /// whose id cannot be read (the body is never read): -32700 with this decoder's [`unreadable_id`](DecodeOptions::unreadable_id),
-    /// as for any frame that is not JSON. Whether to send it is the caller's policy, as for
-    /// [`Rejection::reply`]: send it only to a peer whose requests you read (`Role::Server`),
-    /// since an over-long line from a server may have been a response, which is never answered.
+    /// [`ContentLengthError::TooLong`](crate::ContentLengthError::TooLong)), or when it is a
+    /// `Content-Length` body in a charset other than UTF-8
+    /// ([`ContentLengthError::UnsupportedCharset`](crate::ContentLengthError::UnsupportedCharset)).
+    ///
+    /// Whether to send it is the caller's policy, as for [`Rejection::reply`]: send it only to
+    /// a peer whose requests you read (`Role::Server`), since an over-long line from a server
+    /// may have been a response, which is never answered.
     ///
     /// ```
-    /// use rpcwire::{Decoder, ErrorCode, ReplyId};
-    /// let reply = Decoder::mcp().too_long_reply();
+    /// use bytes::BytesMut;
+    /// use rpcwire::{encode, Decoder, ErrorCode, ReplyId};
+    /// let decoder = Decoder::mcp();
+    /// let reply = decoder.parse_error_reply();
     /// assert_eq!((reply.code, reply.id), (ErrorCode::PARSE_ERROR, ReplyId::Absent));
+    /// assert_eq!(decoder.decode(b"{oops").unwrap_err().reply(), Some(reply));
+    /// let mut out = BytesMut::new();
+    /// encode::write_reply(&mut out, &reply, None);
+    /// let line = br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#;
+    /// assert_eq!(out[..], [&line[..], b"\n"].concat());
     /// ```
-    pub const fn too_long_reply(&self) -> Reply<'static> {
+    pub const fn parse_error_reply(&self) -> Reply<'static> {
         Reply {
             code: ErrorCode::PARSE_ERROR,
             id: self.options.unreadable_id,
         }
+    }
+
+    /// The former name of [`Self::parse_error_reply`], from when an over-long frame was the
+    /// only one a framer refused unread.
+    #[deprecated(note = "renamed `parse_error_reply`: it answers more than an over-long frame")]
+    pub const fn too_long_reply(&self) -> Reply<'static> {
+        self.parse_error_reply()
     }
 
     /// Decodes one frame: a line without its terminator, an SSE event's data, or a

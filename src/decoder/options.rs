@@ -50,7 +50,14 @@ pub struct DecodeOptions {
     /// [`Decoder::line_framer`]: crate::Decoder::line_framer
     pub limits: Limits,
     /// The reply id used when the request's id cannot be read: `Null` (JSON-RPC; Python MCP
-    /// peers) or `Absent` (MCP's schema; TypeScript MCP peers reject `"id":null`).
+    /// peers) or `Absent` (MCP's schema; TypeScript MCP peers reject `"id":null`). The
+    /// dialect's form by default: `Absent` for MCP, `Null` for JSON-RPC.
+    ///
+    /// ```
+    /// use rpcwire::{DecodeOptions, Dialect, ReplyId};
+    /// assert_eq!(DecodeOptions::new(Dialect::Mcp).unreadable_id, ReplyId::Absent);
+    /// assert_eq!(DecodeOptions::new(Dialect::JsonRpc2).unreadable_id, ReplyId::Null);
+    /// ```
     pub unreadable_id: ReplyId<'static>,
     /// Reject top-level members that are not envelope members (default: ignore them).
     pub reject_unknown_members: bool,
@@ -160,6 +167,13 @@ impl DecodeOptions {
     }
 }
 
+/// The MCP dialect's options, reading as a server: `DecodeOptions::new(Dialect::Mcp)`.
+///
+/// ```
+/// use rpcwire::{DecodeOptions, Dialect, Role};
+/// let options = DecodeOptions::default();
+/// assert_eq!((options.dialect, options.role), (Dialect::Mcp, Role::Server));
+/// ```
 impl Default for DecodeOptions {
     fn default() -> Self {
         Self::new(Dialect::Mcp)

@@ -24,8 +24,8 @@ pub enum ContentLengthError {
     /// The body is longer than the frame limit. Not fatal: the framer discards exactly
     /// `length` bytes, in constant memory, and goes on with the next message. The body is
     /// never read, so the reply it calls for is
-    /// [`Decoder::too_long_reply`](crate::Decoder::too_long_reply), sent only to a peer whose
-    /// requests you read.
+    /// [`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply), sent only to a peer
+    /// whose requests you read.
     TooLong {
         /// Stream offset of the message's first header byte.
         offset: u64,
@@ -76,8 +76,8 @@ pub enum ContentLengthError {
     /// with the next message.
     /// The body is never read, so the reply it calls for is the one a frame that is not JSON
     /// gets, -32700 with no id that could be read
-    /// ([`Decoder::too_long_reply`](crate::Decoder::too_long_reply)), sent only to a peer whose
-    /// requests you read.
+    /// ([`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply)), sent only to a
+    /// peer whose requests you read.
     UnsupportedCharset {
         /// Stream offset of the message's first header byte.
         offset: u64,

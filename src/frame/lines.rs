@@ -14,8 +14,8 @@ pub enum FrameError {
     /// SSE event (from [`SseFramer`](super::SseFramer)). It is reported when the limit is
     /// crossed and then discarded, a line up to its newline, an event up to its blank line;
     /// `offset` is where it started in the stream. Its id is never read, so the reply it calls
-    /// for is [`Decoder::too_long_reply`](crate::Decoder::too_long_reply), sent only to a peer
-    /// whose requests you read.
+    /// for is [`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply), sent only to a
+    /// peer whose requests you read.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -185,7 +185,7 @@ impl LineFramer {
     ///
     /// After [`FrameError::TooLong`], keep calling `decode`: it drops the rest of that line,
     /// however long, then hands out the next one. The reply such a line calls for is
-    /// [`Decoder::too_long_reply`](crate::Decoder::too_long_reply); send it only to a peer
+    /// [`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply); send it only to a peer
     /// whose requests you read.
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {

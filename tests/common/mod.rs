@@ -402,6 +402,7 @@ pub fn show_incoming(item: &rpcwire::codec::Incoming) -> String {
         Incoming::UnsupportedCharset { offset, reply } => {
             format!("unsupported charset at {offset} ({})", reply.code.get())
         }
+        other => format!("{other:?}"),
     }
 }
 

@@ -657,7 +657,7 @@ pub(crate) struct FramingError {
     detail: String,
     /// Whether the frame was skipped unread and the stream goes on (over the limit, or a
     /// Content-Length body whose `Content-Type` names a charset other than UTF-8), which calls
-    /// for the reply a frame that is not JSON does ([`Decoder::too_long_reply`]).
+    /// for the reply a frame that is not JSON does ([`Decoder::parse_error_reply`]).
     unread: bool,
     /// Whether it was a Content-Length body skipped for its charset (a merge of two streams
     /// counts it as `unsupported_charset`, not `too_long`).
@@ -714,7 +714,7 @@ impl FramingError {
         let mut r = Record::new(index, Some(offset), "framing_error");
         r.detail = Some(self.detail);
         if self.unread {
-            r.reply = Some(reply_text(decoder.too_long_reply()));
+            r.reply = Some(reply_text(decoder.parse_error_reply()));
         }
         r.unsupported_charset = self.unsupported_charset;
         r

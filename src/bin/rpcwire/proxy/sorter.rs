@@ -72,7 +72,7 @@ impl Sorter {
             answering: Answering {
                 client: dir == Dir::C2s,
                 invalid: !args.drop_invalid,
-                too_long: decoder.too_long_reply(),
+                too_long: decoder.parse_error_reply(),
             },
             decoder,
             adopted_version: false,
