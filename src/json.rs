@@ -663,30 +663,36 @@ pub struct Members<'a> {
 struct Cursor<'a> {
     /// The container, brackets included.
     bytes: &'a [u8],
-    /// After the opening bracket (1) or after the last item yielded.
-    pos: usize,
+    /// After the opening bracket (1) or after the last item yielded; `None` once the
+    /// iteration has ended (so that the end of `bytes` before a closing bracket is a
+    /// container cut short, not an iteration already over).
+    pos: Option<usize>,
     /// The iteration stopped before the closing bracket.
     malformed: bool,
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor before the first item; past the end when `kind` is not the container's.
+    /// A cursor before the first item; ended (cleanly) when `kind` is not the container's.
     fn new(value: &RawJson<'a>, kind: JsonKind) -> Self {
-        let pos = if value.kind() == kind {
-            1
-        } else {
-            value.bytes.len()
-        };
         Cursor {
             bytes: value.bytes,
-            pos,
+            pos: (value.kind() == kind).then_some(1),
             malformed: false,
+        }
+    }
+
+    /// What comes next, from where the iteration is ([`next_item`]); `End` again once it
+    /// has ended.
+    fn next_item(&self, close: u8) -> Next {
+        match self.pos {
+            Some(pos) => next_item(self.bytes, pos, close),
+            None => Next::End,
         }
     }
 
     /// The end of the iteration: at the closing bracket (`malformed` false) or not.
     fn finish<T>(&mut self, malformed: bool) -> Option<T> {
-        self.pos = self.bytes.len();
+        self.pos = None;
         self.malformed |= malformed;
         None
     }
@@ -697,7 +703,7 @@ impl<'a> Iterator for Members<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.at.bytes;
-        let i = match next_item(b, self.at.pos, b'}') {
+        let i = match self.at.next_item(b'}') {
             Next::Item(i) => i,
             Next::End => return self.at.finish(false),
             Next::Malformed => return self.at.finish(true),
@@ -716,7 +722,7 @@ impl<'a> Iterator for Members<'a> {
         let Some((close, esc, start, end)) = member else {
             return self.at.finish(true);
         };
-        self.at.pos = end;
+        self.at.pos = Some(end);
         Some((
             JsonStr::from_raw(&b[i + 1..close], esc),
             RawJson::trusted(&b[start..end]),
@@ -747,7 +753,8 @@ enum Next {
     Item(usize),
     /// The closing bracket.
     End,
-    /// Anything else: a comma before the first item, or after the last.
+    /// Anything else: a comma before the first item, or after the last; the end of the
+    /// bytes before the closing bracket.
     Malformed,
 }
 
@@ -761,8 +768,7 @@ fn next_item(b: &[u8], pos: usize, close: u8) -> Next {
         Some(b',') if after_an_item => Next::Item(skip_ws(b, i + 1)),
         Some(&c) if c == close => Next::End,
         Some(&c) if c != b',' && !after_an_item => Next::Item(i),
-        // (Past the end: the iteration ended before.)
-        None => Next::End,
+        // (`None` too: the container was cut short, and what it held past the cut is unknown.)
         _ => Next::Malformed,
     }
 }
@@ -786,7 +792,7 @@ impl<'a> Iterator for Elements<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.at.bytes;
-        let start = match next_item(b, self.at.pos, b']') {
+        let start = match self.at.next_item(b']') {
             Next::Item(i) => i,
             Next::End => return self.at.finish(false),
             Next::Malformed => return self.at.finish(true),
@@ -794,7 +800,7 @@ impl<'a> Iterator for Elements<'a> {
         let Some(end) = item_end(b, start, b']') else {
             return self.at.finish(true);
         };
-        self.at.pos = end;
+        self.at.pos = Some(end);
         Some(RawJson::trusted(&b[start..end]))
     }
 }
@@ -823,5 +829,35 @@ pub(crate) fn is_integer_token(t: &[u8]) -> bool {
         [b'0'] => true,
         [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A container cut short ends its iteration as malformed, never as if it were whole. The
+    /// public constructors delimit every value, so only a span handed over as `trusted` can be
+    /// cut short; the iterators must not depend on every caller getting that right.
+    #[test]
+    fn an_iteration_over_a_container_cut_short_stops_early() {
+        for cut in [&b"["[..], b"[ ", b"[\n\t", b"[1", b"[1,2", b"[1, "] {
+            let mut elements = RawJson::trusted(cut).elements();
+            elements.by_ref().for_each(drop);
+            let cut = String::from_utf8_lossy(cut);
+            assert!(elements.stopped_early(), "{cut}");
+            assert!(elements.next().is_none());
+            assert!(elements.stopped_early(), "{cut}");
+        }
+        for cut in [&b"{"[..], b"{ ", b"{\"a\"", b"{\"a\":1", b"{\"a\":1 ,"] {
+            let object = RawJson::trusted(cut);
+            let mut members = object.members();
+            members.by_ref().for_each(drop);
+            let cut = String::from_utf8_lossy(cut);
+            assert!(members.stopped_early(), "{cut}");
+            assert!(members.next().is_none());
+            assert!(members.stopped_early(), "{cut}");
+            assert_eq!(object.lookup("a"), Lookup::Ambiguous, "{cut}");
+        }
     }
 }
