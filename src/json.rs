@@ -178,10 +178,12 @@ impl<'a> Unescape<'a> {
         Unescape { raw, pos: 0 }
     }
 
+    /// The four hex digits at `at`, exactly: `from_str_radix` alone would also take a sign
+    /// (`\u+041` as `A`).
     fn hex4(&self, at: usize) -> Option<u32> {
         let h = self.raw.get(at..at + 4)?;
-        let s = core::str::from_utf8(h).ok()?;
-        u32::from_str_radix(s, 16).ok()
+        h.iter()
+            .try_fold(0, |n, &d| Some(n << 4 | char::from(d).to_digit(16)?))
     }
 }
 
@@ -805,6 +807,12 @@ impl<'a> Iterator for Elements<'a> {
     }
 }
 
+/// Once it has returned `None`, an iteration stays ended (and [`stopped_early`](Members::stopped_early) as it was).
+impl core::iter::FusedIterator for Members<'_> {}
+
+/// Once it has returned `None`, an iteration stays ended (and [`stopped_early`](Elements::stopped_early) as it was).
+impl core::iter::FusedIterator for Elements<'_> {}
+
 impl Elements<'_> {
     /// Whether the iteration stopped at a malformed spot rather than at the closing bracket
     /// (see [`Members::stopped_early`]).
@@ -858,6 +866,24 @@ mod tests {
             assert!(members.next().is_none());
             assert!(members.stopped_early(), "{cut}");
             assert_eq!(object.lookup("a"), Lookup::Ambiguous, "{cut}");
+        }
+    }
+
+    /// A `\u` escape is four hex digits and nothing else: a sign (which `from_str_radix`
+    /// takes) or a byte that is no digit decodes as a broken escape, never as a character.
+    #[test]
+    fn a_unicode_escape_is_four_hex_digits_exactly() {
+        assert_eq!(
+            JsonStr::from_raw(br"\u0041\u00e9", true).decode(),
+            "A\u{e9}"
+        );
+        assert_eq!(
+            JsonStr::from_raw(br"\uD83D\ude00", true).decode(),
+            "\u{1f600}"
+        );
+        for broken in [&br"\u+041"[..], br"\u-041", br"\u 041", br"\u004G"] {
+            let decoded = JsonStr::from_raw(broken, true).decode();
+            assert_eq!(decoded, "\u{fffd}", "{}", String::from_utf8_lossy(broken));
         }
     }
 }
