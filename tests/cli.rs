@@ -1111,6 +1111,129 @@ fn check_flags_progress_that_does_not_increase() {
     assert_eq!(code, 0, "{summary}");
 }
 
+/// MCP's `ProgressNotificationParams` and `CancelledNotificationParams`, through `check
+/// --c2s --s2c`: a progress report with a `total` that is not a number or without a
+/// `progressToken`, and a cancellation whose `reason` is not a string, are flagged
+/// `invalid_notification_params` under every version; a `message` that is not a string from
+/// 2025-03-26 on (2024-11-05 has no such member); a cancellation without a `requestId` under
+/// every version but 2025-11-25. Each record names the fault (`params_fault`), and the text
+/// report says it in words. A malformed report is no progress: 2 after it (5) is clean. JSON-RPC
+/// has no such notifications: the same streams are clean there.
+#[test]
+fn check_flags_notifications_whose_params_break_the_schema() {
+    let notification = |method: &str, params: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/{method}\",\"params\":{params}}}\n"
+        )
+    };
+    let c2s = [
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n".to_string(),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"_meta\":{\"progressToken\":\"p\"}}}\n".to_string(),
+        notification("cancelled", r#"{"requestId":1,"reason":42}"#),
+        notification("cancelled", r#"{"reason":"user"}"#),
+    ]
+    .concat();
+    let s2c = |version: &str| {
+        [
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{version}\"}}}}\n"),
+            notification("progress", r#"{"progressToken":"p","progress":1}"#),
+            notification("progress", r#"{"progressToken":"p","progress":5,"total":"10"}"#),
+            notification("progress", r#"{"progress":6}"#),
+            notification("progress", r#"{"progressToken":"p","progress":2}"#),
+            notification("progress", r#"{"progressToken":"p","progress":3,"message":5}"#),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n".to_string(),
+        ]
+        .concat()
+    };
+    // (dir, frame, violation, params_fault) of each record flagged.
+    let faults = |records: &[Value]| -> Vec<(String, u64, String, String)> {
+        records
+            .iter()
+            .filter(|r| !r["violation"].is_null())
+            .map(|r| {
+                (
+                    r["dir"].as_str().unwrap().to_string(),
+                    r["frame"].as_u64().unwrap(),
+                    r["violation"].as_str().unwrap().to_string(),
+                    r["params_fault"].as_str().unwrap_or("-").to_string(),
+                )
+            })
+            .collect()
+    };
+    let flagged = |dir: &str, frame: u64, fault: &str| {
+        let v = "invalid_notification_params".to_string();
+        (dir.to_string(), frame, v, fault.to_string())
+    };
+    for version in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
+        let (records, summary, code) =
+            check_streams("cli-notification-params", &[], &c2s, s2c(version));
+        assert_eq!(code, 1, "{version}: {records:#?}");
+        let mut expected = vec![
+            flagged("s2c", 2, "total"),
+            flagged("s2c", 3, "progress_token"),
+        ];
+        if version != "2024-11-05" {
+            expected.push(flagged("s2c", 5, "message"));
+        }
+        expected.push(flagged("c2s", 2, "reason"));
+        if version != "2025-11-25" {
+            expected.push(flagged("c2s", 3, "no_request_id"));
+        }
+        assert_eq!(faults(&records), expected, "{version}");
+        let (s2c_n, c2s_n) = match version {
+            "2024-11-05" => (2, 2),
+            "2025-11-25" => (3, 1),
+            _ => (3, 2),
+        };
+        assert_eq!(
+            summary["violations"],
+            serde_json::json!({
+                "c2s/invalid_notification_params": c2s_n,
+                "s2c/invalid_notification_params": s2c_n
+            }),
+            "{version}"
+        );
+    }
+    // The text report says what is wrong in words.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-notification-params");
+    let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let out = run_check(
+        &[
+            "--c2s",
+            c2s_path.to_str().unwrap(),
+            "--s2c",
+            s2c_path.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for (at, what) in [
+        ("s2c #2 @", "notification method=\"notifications/progress\": invalid_notification_params (total given twice or not a number)"),
+        ("c2s #2 @", "notification method=\"notifications/cancelled\": invalid_notification_params (reason given twice or not a string)"),
+        ("c2s #3 @", "notification method=\"notifications/cancelled\": invalid_notification_params (requestId missing)"),
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(at) && l.ends_with(what)),
+            "{at} ... {what} missing from:\n{text}"
+        );
+    }
+    // JSON-RPC has no progress or cancellation notifications: the same streams are clean there.
+    let (_, summary, code) = check_streams(
+        "cli-notification-params",
+        &["--dialect", "jsonrpc"],
+        &c2s,
+        s2c("2025-06-18"),
+    );
+    assert_eq!(code, 0, "{summary}");
+}
+
 #[test]
 fn max_frame_above_the_default_reaches_the_decoder() {
     // A 17 MiB request: over the default 16 MiB limit, under the one asked for.
@@ -1553,6 +1676,28 @@ fn a_log_progress_that_is_no_number_is_a_bad_log() {
             "rpcwire check: line 2 of the session log: a bad progress\n",
             "{record}"
         );
+    }
+}
+
+/// A proxy log's `params_fault` names one of the faults the proxy writes; any other (another
+/// name, another case, not a string) is a bad log, exit 2, not a fault read as none.
+#[test]
+fn a_log_params_fault_of_no_known_name_is_a_bad_log() {
+    for fault in [r#""bogus""#, r#""Total""#, "3"] {
+        let record = format!(
+            r#"{{"dir":"s2c","t_ms":0,"kind":"notification","method":"notifications/progress","params_fault":{fault}}}"#
+        );
+        let stderr = bad_log_stderr("cli-log-bad-params-fault", record.as_bytes());
+        assert!(
+            stderr.starts_with("rpcwire check: line 2 of the session log: "),
+            "{record}: {stderr}"
+        );
+        if fault.starts_with('"') {
+            assert!(
+                stderr.ends_with(": a bad params_fault\n"),
+                "{record}: {stderr}"
+            );
+        }
     }
 }
 

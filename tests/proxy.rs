@@ -397,9 +397,10 @@ fn a_task_progress_is_known_until_the_task_ends() {
 /// MCP: "The `progress` value **MUST** increase with each notification, even if the total
 /// is unknown." The proxy flags a report on an active token that is not greater than the last
 /// one on it (1 then 1, then 0.5), forwards it all the same, and judges a token reused by a
-/// request after the first one's result afresh. A report whose `progress` cannot be read is
-/// not judged. The log records each report's `progress`, and replays alike; a log without
-/// it (an older proxy's) cannot judge, and replays with no such violation.
+/// request after the first one's result afresh. A report whose `progress` is not a number is
+/// `invalid_notification_params`, not judged, and leaves the last as it was. The log records
+/// each report's `progress`, and replays alike; a log without it and without `params_fault`
+/// (an older proxy's) cannot judge, and replays with no violation.
 #[test]
 fn progress_that_does_not_increase_is_flagged_forwarded_and_replayed() {
     let dir = scratch("progress-increase");
@@ -436,7 +437,13 @@ fn progress_that_does_not_increase_is_flagged_forwarded_and_replayed() {
     p.recv();
     p.close_stdin();
     p.finish();
-    let records = replayed_with_violations(&log, &[("s2c/progress_not_increasing", 2)]);
+    let records = replayed_with_violations(
+        &log,
+        &[
+            ("s2c/progress_not_increasing", 2),
+            ("s2c/invalid_notification_params", 1),
+        ],
+    );
     let reports: Vec<(&Value, &Value)> = records
         .iter()
         .filter(|r| r["method"] == "notifications/progress")
@@ -449,16 +456,17 @@ fn progress_that_does_not_increase_is_flagged_forwarded_and_replayed() {
             (&json!(1.0), &Value::Null),
             (&json!(1.0), &flagged),
             (&json!(0.5), &flagged),
-            (&Value::Null, &Value::Null),
+            (&Value::Null, &json!("invalid_notification_params")),
             (&json!(2.0), &Value::Null),
             (&json!(0.25), &Value::Null),
         ]
     );
-    // The same log without the field, as a proxy before it wrote it: nothing to judge.
+    // The same log without the fields, as a proxy before it wrote them: nothing to judge.
     let older: String = read_log(&log)
         .into_iter()
         .map(|mut r| {
             r.as_object_mut().unwrap().remove("progress");
+            r.as_object_mut().unwrap().remove("params_fault");
             format!("{r}\n")
         })
         .collect();
@@ -466,6 +474,89 @@ fn progress_that_does_not_increase_is_flagged_forwarded_and_replayed() {
     std::fs::write(&older_log, older).unwrap();
     let (code, records) = check_json(&["--session-log".into(), older_log.display().to_string()]);
     assert_eq!(code, Some(0), "{records:#?}");
+}
+
+/// MCP's `ProgressNotificationParams` and `CancelledNotificationParams` (2025-06-18, as
+/// negotiated): the proxy flags a progress report with a `total` that is not a number, or
+/// without a `progressToken`, and a cancellation whose `reason` is not a string, or that has
+/// no `requestId`, as `invalid_notification_params`, on stderr (saying what is wrong) and in
+/// the log (with `params_fault`), and forwards each unchanged. None counts: the malformed
+/// report (5) leaves the token's last progress at 1, so 2 is clean; the malformed
+/// cancellation leaves request 1 in flight, so its result reaches the client. The log
+/// replays alike.
+#[test]
+fn notifications_whose_params_break_the_schema_are_flagged_forwarded_and_replayed() {
+    let dir = scratch("notification-params");
+    let progress = |params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{params}}}"#)
+    };
+    let script = json!({
+        "0": [{"send": r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#}],
+        "1": [
+            {"send": progress(r#"{"progressToken":"p","progress":1}"#)},
+            {"send": progress(r#"{"progressToken":"p","progress":5,"total":"10"}"#)},
+            {"send": progress(r#"{"progress":6}"#)},
+            {"send": progress(r#"{"progressToken":"p","progress":2}"#)}
+        ],
+        "3": [{"send": r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#}]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}));
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-06-18");
+    p.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}));
+    let reports: Vec<Value> = (0..4).map(|_| p.recv()["params"].clone()).collect();
+    assert_eq!(
+        reports,
+        [
+            json!({"progressToken":"p","progress":1}),
+            json!({"progressToken":"p","progress":5,"total":"10"}),
+            json!({"progress":6}),
+            json!({"progressToken":"p","progress":2}),
+        ],
+        "forwarded unchanged"
+    );
+    let bad_reason = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":42}}"#;
+    let no_request_id =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"user"}}"#;
+    p.send_raw(format!("{bad_reason}\n{no_request_id}\n").as_bytes());
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":1,"result":{"content":[]}})
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    // The server read both cancellations as sent.
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert!(server_in.contains(bad_reason) && server_in.contains(no_request_id));
+    for said in [
+        "s2c: invalid_notification_params (kind notification, id -): total given twice or not a number: ",
+        "s2c: invalid_notification_params (kind notification, id -): progressToken missing, given twice, or not a string or an integer: ",
+        "c2s: invalid_notification_params (kind notification, id -): reason given twice or not a string: ",
+        "c2s: invalid_notification_params (kind notification, id -): requestId missing: ",
+    ] {
+        assert_eq!(done.stderr.matches(said).count(), 1, "{said}\n{}", done.stderr);
+    }
+    let records = replayed_with_violations(
+        &log,
+        &[
+            ("s2c/invalid_notification_params", 2),
+            ("c2s/invalid_notification_params", 2),
+        ],
+    );
+    let faults: Vec<(&Value, &Value)> = flagged(&records, "invalid_notification_params")
+        .into_iter()
+        .map(|r| (&r["method"], &r["params_fault"]))
+        .collect();
+    assert_eq!(
+        faults,
+        [
+            (&json!("notifications/progress"), &json!("total")),
+            (&json!("notifications/progress"), &json!("progress_token")),
+            (&json!("notifications/cancelled"), &json!("reason")),
+            (&json!("notifications/cancelled"), &json!("no_request_id")),
+        ]
+    );
 }
 
 #[test]
@@ -1315,6 +1406,8 @@ fn help_documents_every_option() {
         "too_many_in_flight",
         "unknown_progress",
         "progress_not_increasing",
+        "invalid_notification_params",
+        "params_fault",
         "cancelled_initialize",
         "success_to_invalid",
         "unanswered",

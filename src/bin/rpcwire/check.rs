@@ -16,7 +16,7 @@ use rpcwire::{
 };
 use serde_json::{json, Value};
 
-use crate::session::{kind_of, may_answer, CodeCounts, Described};
+use crate::session::{kind_of, may_answer, CodeCounts, Described, ParamsFault};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
@@ -86,7 +86,8 @@ pub struct CheckArgs {
     /// Check a whole session recorded by `rpcwire proxy --log FILE`: replay it through the
     /// proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
     /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
-    /// tokens no request in flight carries or that does not increase). Records get
+    /// tokens no request in flight carries or that does not increase, progress and
+    /// cancellation notifications whose params break the schema). Records get
     /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
     /// the framing, validation, frame and batch limit options are refused with it.)
     #[arg(
@@ -150,6 +151,10 @@ pub(crate) struct Record {
     /// For `notifications/progress`: its `progress`, when the notification can be read
     /// ([`Progress`](rpcwire::mcp::Progress)).
     pub progress: Option<f64>,
+    /// For MCP's `notifications/progress` and `notifications/cancelled`: what is wrong with
+    /// its params, when they break the schema of some version (the session judges it by its
+    /// own).
+    pub params_fault: Option<ParamsFault>,
     /// The wire token of the listen request a notification of its stream names (MCP
     /// 2026-07-28).
     pub subscription: Option<String>,
@@ -376,6 +381,7 @@ fn record_of(
             r.protocol_version = described.protocol_version.map(Cow::into_owned);
             r.progress_token = described.progress_token.map(|t| token(t.raw()));
             r.progress = described.progress;
+            r.params_fault = described.params_fault;
             r.subscription = described.subscription.map(|id| token(id.raw()));
             r.task_augmented = described.task_augmented;
             r.task = described.task.map(|(id, ended)| (token(id.raw()), ended));

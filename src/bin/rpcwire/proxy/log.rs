@@ -98,6 +98,13 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
     if let Some(progress) = obs.progress {
         let _ = write!(r, ",\"progress\":{progress:?}");
     }
+    // (Only when there: a progress or cancellation notification whose params break the
+    // schema of some version; the replay's session judges it under its version, as the
+    // proxy's did.)
+    if let Some(fault) = obs.params_fault {
+        r.extend_from_slice(b",\"params_fault\":");
+        json_str(r, fault.as_str());
+    }
     json_opt(r, "subscription", obs.subscription, |r, id| {
         json_token(r, id.raw())
     });

@@ -79,7 +79,12 @@ exit (unanswered). Under MCP, none of these is forwarded. Also reported under MC
 (it asks nothing of the receiver): progress notifications on a token no request in flight
 carries, after its result or cancellation (unknown_progress); progress notifications whose
 progress is not greater than the last one on their token while it is active, which must increase
-with each notification (progress_not_increasing); a request whose progress token
+with each notification (progress_not_increasing); progress and cancellation notifications
+whose params break the schema of the negotiated version (invalid_notification_params: no
+progressToken that is a string or an integer, no numeric progress, a total that is not a number,
+a message that is not a string from 2025-03-26 on; a requestId that is not a string or an
+integer, or none except under 2025-11-25, a reason that is not a string), which count as neither
+progress nor a cancellation; a request whose progress token
 another request in flight from the same side carries (duplicate_progress_token: the request is
 valid, but the progress of the two cannot be told apart); from 2026-07-28 on, a server's
 tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
@@ -159,7 +164,8 @@ pub struct ProxyArgs {
     /// minted for a client request reusing an id, also on its timeout and unanswered events,
     /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
     /// protocol_version, progress_token, progress: a progress notification's value, when it
-    /// could be read, subscription, invalid_tools: the tools a tools/list
+    /// could be read, params_fault: what is wrong with a progress or cancellation
+    /// notification's params, subscription, invalid_tools: the tools a tools/list
     /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
     /// left out for an over-long line the proxy reported before its end came (discarded as it
     /// comes, never held, its length is not known), reply: the error reply the proxy sent in

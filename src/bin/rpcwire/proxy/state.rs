@@ -16,7 +16,8 @@ use super::clock::Clock;
 use super::item::{Answering, LocalReply, Seen};
 use super::log::Record;
 use crate::session::{
-    invalid_tool_headers, kind_of, Described, Dir, Observation, Session, Verdict, Violation,
+    invalid_tool_headers, kind_of, Described, Dir, Observation, ParamsFault, Session, Verdict,
+    Violation,
 };
 
 /// The session and the log, behind one lock so that the log's order is the session's.
@@ -86,6 +87,8 @@ pub(super) struct Report<'a> {
     violation: Option<Violation>,
     /// What is wrong with the tools a tools/list result lists, when the session read them.
     invalid_tools: Option<String>,
+    /// What is wrong with the params of a progress or cancellation notification, if anything.
+    params_fault: Option<ParamsFault>,
     /// The first few violations of a batch's elements (at most [`REPORTED_ELEMENTS`]).
     elements: SmallVec<[ElementReport<'a>; REPORTED_ELEMENTS]>,
     /// How many more of its elements are violations.
@@ -302,6 +305,7 @@ impl Shared {
             id: described.id,
             violation,
             invalid_tools,
+            params_fault: described.params_fault,
             elements: reports,
             unreported,
             forwards_batch,
@@ -325,6 +329,7 @@ impl Shared {
             id,
             violation,
             invalid_tools,
+            params_fault,
             elements,
             unreported,
             forwards_batch,
@@ -338,8 +343,15 @@ impl Shared {
         };
         if let Some(v) = violation {
             // What is wrong with a tools/list result is in its tools, deep in the frame.
-            let detail = match (v, invalid_tools) {
-                (Violation::InvalidToolHeaders, Some(tools)) => format!(": {}", printable(&tools)),
+            // What is wrong with a notification's params: which member, then the frame.
+            let detail = match (v, invalid_tools, params_fault) {
+                (Violation::InvalidToolHeaders, Some(tools), _) => {
+                    format!(": {}", printable(&tools))
+                }
+                (Violation::InvalidNotificationParams, _, Some(fault)) => {
+                    let frame = frame.map(|f| format!(": {}", show(f))).unwrap_or_default();
+                    format!(": {}{frame}", fault.why())
+                }
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
             let at = match (v, frame) {

@@ -13,7 +13,7 @@ use super::observe::observe;
 use super::progress::{file_size, Progress};
 use super::report::Report;
 use crate::check::{CheckArgs, Named, Record};
-use crate::session::{Dir, IdRewriting, Session, Violation};
+use crate::session::{Dir, IdRewriting, ParamsFault, Session, Violation};
 
 /// The error for line `line` of the session log: `what` is wrong with it.
 fn bad_log(line: u64, what: &str) -> io::Error {
@@ -62,6 +62,10 @@ struct LogLine {
     /// read as the proxy read the message's (serde_json's own reading of a float may be a
     /// last digit off, and would then judge two reports otherwise).
     progress: Option<Box<RawValue>>,
+    /// For MCP's `notifications/progress` and `notifications/cancelled`: what is wrong with
+    /// its params ([`ParamsFault::as_str`]; absent: nothing, or a proxy that did not log it,
+    /// whose log replays with no `invalid_notification_params`).
+    params_fault: Option<String>,
     /// The wire token of the listen request a notification of its stream names.
     subscription: Option<String>,
     /// For a reply to `tools/list` the proxy checked: the tools whose `x-mcp-header`
@@ -295,6 +299,13 @@ pub(super) fn replay_log<W: Write>(
                     ),
                     None => None,
                 };
+                let params_fault = match &v.params_fault {
+                    Some(name) => Some(
+                        ParamsFault::from_name(name)
+                            .ok_or_else(|| bad_log(number, "a bad params_fault"))?,
+                    ),
+                    None => None,
+                };
                 if kind == "request" && v.id.is_none() {
                     return Err(bad_log(number, "a request without an id"));
                 }
@@ -316,6 +327,7 @@ pub(super) fn replay_log<W: Write>(
                 r.protocol_version = v.protocol_version;
                 r.progress_token = v.progress_token;
                 r.progress = progress;
+                r.params_fault = params_fault;
                 r.subscription = v.subscription;
                 r.invalid_tools = v.invalid_tools;
                 r.task_augmented = v.task_augmented == Some(true);

@@ -22,6 +22,7 @@ pub(super) fn observation(r: &Record) -> Observation<'_> {
         protocol_version: r.protocol_version.as_deref(),
         progress_token: wire_id(&r.progress_token),
         progress: r.progress,
+        params_fault: r.params_fault,
         subscription: wire_id(&r.subscription),
         invalid_tools: r.invalid_tools.as_deref(),
         task_augmented: r.task_augmented,

@@ -29,17 +29,24 @@ impl<W: Write> Report<W> {
             if let Some(tools) = &r.invalid_tools {
                 map.insert("invalid_tools".into(), json!(tools));
             }
+            if let Some(fault) = r.params_fault {
+                map.insert("params_fault".into(), json!(fault.as_str()));
+            }
             serde_json::to_writer(&mut self.out, &record)?;
             self.out.write_all(b"\n")
         } else if let Some(v) = v {
-            // What is wrong with a tools/list result: its tools, and why.
-            let tools = match (v, &r.invalid_tools) {
-                (Violation::InvalidToolHeaders, Some(tools)) => format!(" ({tools})"),
+            // What is wrong with a tools/list result: its tools, and why; with a notification's
+            // params: which member.
+            let why = match (v, &r.invalid_tools, r.params_fault) {
+                (Violation::InvalidToolHeaders, Some(tools), _) => format!(" ({tools})"),
+                (Violation::InvalidNotificationParams, _, Some(fault)) => {
+                    format!(" ({})", fault.why())
+                }
                 _ => String::new(),
             };
             writeln!(
                 self.out,
-                "{} {}: {}{tools}",
+                "{} {}: {}{why}",
                 dir.as_str(),
                 r.to_text(),
                 v.as_str()

@@ -6,7 +6,7 @@ use rpcwire::mcp::{self, progress_token, Cancelled, Progress, RequestMeta};
 use rpcwire::{Id, Message, Rejection};
 
 use super::tasks::{task_of_status, TaskReply};
-use super::Observation;
+use super::{Observation, ParamsFault};
 
 /// What the session is told about one message or batch element, read from it once for the
 /// proxy and for `check` (the strings it needs decoded, borrowed from the frame when they hold
@@ -21,6 +21,7 @@ pub struct Described<'a> {
     pub protocol_version: Option<Cow<'a, str>>,
     pub progress_token: Option<Id<'a>>,
     pub progress: Option<f64>,
+    pub params_fault: Option<ParamsFault>,
     pub subscription: Option<Id<'a>>,
     pub task_augmented: bool,
     pub task: Option<(Id<'a>, bool)>,
@@ -100,6 +101,10 @@ impl<'a> Described<'a> {
                 && matches!(msg, Message::Request(r) if mcp::is_task_augmented(r)),
             progress_token,
             progress: progress.map(|p| p.progress),
+            params_fault: match msg {
+                Message::Notification(n) if mcp => ParamsFault::of_notification(n),
+                _ => None,
+            },
             subscription,
             task: if mcp { task_of_status(msg) } else { None },
         }
@@ -146,6 +151,7 @@ impl<'a> Described<'a> {
             protocol_version: self.protocol_version.as_deref(),
             progress_token: self.progress_token,
             progress: self.progress,
+            params_fault: self.params_fault,
             subscription: self.subscription,
             invalid_tools: None,
             task_augmented: self.task_augmented,

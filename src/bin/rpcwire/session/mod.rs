@@ -10,7 +10,8 @@
 //! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
 //! ([`timeout`]), the ids recently given up on ([`recent`]), the progress tokens active and
 //! the last progress reported on each ([`active_token`]), those MCP's tasks keep active
-//! ([`tasks`]), the ids minted for client
+//! ([`tasks`]), the params of progress and cancellation notifications
+//! ([`notification_params`]), the ids minted for client
 //! requests reusing an id whose reply could still come ([`rewrite`]) and for such batch
 //! elements beyond the limits, untracked ([`untracked`]), the tools' header annotations
 //! ([`tool_headers`]) and the counters ([`counters`]).
@@ -21,6 +22,7 @@ mod counters;
 mod described;
 mod dir;
 mod kind;
+mod notification_params;
 mod observation;
 mod owed;
 mod queued;
@@ -38,6 +40,7 @@ pub use counters::CodeCounts;
 pub use described::Described;
 pub use dir::Dir;
 pub use kind::{kind_name, kind_of, may_answer};
+pub use notification_params::ParamsFault;
 pub use observation::{Observation, Verdict};
 pub use rewrite::IdRewriting;
 pub use tasks::TaskReply;
@@ -717,6 +720,10 @@ impl Session {
                     // so the server's result is matched (and its protocol version read).
                     forward = false;
                     self.flag(dir, Violation::CancelledInitialize)
+                } else if self.params_break_schema(o) {
+                    // Neither a cancellation nor a progress report: a receiver holding it to
+                    // the schema drops it. Forwarded all the same, as it asks nothing.
+                    self.flag(dir, Violation::InvalidNotificationParams)
                 } else {
                     if let Some(cancelled) = cancels {
                         // The peer gave up on its own request: a late reply is to be ignored.
@@ -1106,6 +1113,14 @@ impl Session {
     /// waiting from the other side.
     pub fn progress_is_active(&self, dir: Dir, token: Id<'_>) -> bool {
         self.progress_tokens[slot(dir.other())].contains_key(&IdKey::of(token))
+    }
+
+    /// Whether `o` is an MCP `notifications/progress` or `notifications/cancelled` whose params
+    /// break the schema of the session's protocol version ([`ParamsFault::breaks`]).
+    fn params_break_schema(&self, o: &Observation<'_>) -> bool {
+        self.dialect == Dialect::Mcp
+            && o.params_fault
+                .is_some_and(|fault| fault.breaks(self.protocol_version.as_deref()))
     }
 
     /// Whether `o`, sent in `dir`, is a `notifications/progress` whose `progress` is not

@@ -2,7 +2,7 @@
 
 use rpcwire::{Id, IdBuf};
 
-use super::Violation;
+use super::{ParamsFault, Violation};
 
 /// What the session needs to know about one message.
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,6 +26,10 @@ pub struct Observation<'a> {
     /// For `notifications/progress`: its `progress`, when the notification can be read
     /// ([`Progress`](rpcwire::mcp::Progress)).
     pub progress: Option<f64>,
+    /// For `notifications/progress` and `notifications/cancelled` (MCP): what is wrong with
+    /// its params, when they break the schema of some version ([`ParamsFault`]; the session
+    /// judges it by its own).
+    pub params_fault: Option<ParamsFault>,
     /// For a notification of an MCP 2026-07-28 `subscriptions/listen` stream: the listen
     /// request's id (`_meta`'s `io.modelcontextprotocol/subscriptionId`).
     pub subscription: Option<Id<'a>>,

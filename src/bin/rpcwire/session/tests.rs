@@ -1376,6 +1376,252 @@ fn a_task_keeps_its_progress_history() {
     assert_eq!(report(&mut session, 4.0), None);
 }
 
+/// What the session is told of `frame`, a notification decoded as the proxy and `check`
+/// decode one (MCP).
+fn notified(frame: &str) -> Described<'_> {
+    let msg = rpcwire::Decoder::mcp()
+        .decode(frame.as_bytes())
+        .expect("a valid message");
+    Described::of_message(&msg, true)
+}
+
+/// Observes the notification `frame` sent in `dir`; whether it is forwarded, and its
+/// violation.
+fn notify(session: &mut Session, dir: Dir, frame: &str) -> (bool, Option<Violation>) {
+    let v = session.observe(dir, &notified(frame).observation(), 0);
+    (v.forward, v.violation)
+}
+
+/// A `notifications/progress` with `params`.
+fn progress_frame(params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{params}}}"#)
+}
+
+/// A `notifications/cancelled` with `params`.
+fn cancelled_frame(params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{params}}}"#)
+}
+
+/// An MCP session negotiated at `version`, with the client's request 1 in flight asking
+/// progress on the token "p".
+fn asking_progress_under(version: &'static str) -> Session {
+    let mut session = Session::new(Dialect::Mcp, None);
+    negotiate(&mut session, "0", version, 0, 0);
+    session.observe(Dir::C2s, &asking_progress("1", "\"p\""), 0);
+    session
+}
+
+/// MCP's `ProgressNotificationParams`: a `notifications/progress` without a `progressToken`
+/// that is a string or an integer, without a numeric `progress`, or with a `total` that is
+/// not a number (`null` included) is flagged `invalid_notification_params` under every
+/// version, and forwarded (it asks nothing). It is no progress report: the token's last
+/// progress stays as it was (1), and one on an unknown token is no `unknown_progress`.
+#[test]
+fn malformed_progress_params_are_flagged_forwarded_and_not_progress() {
+    let invalid = (true, Some(Violation::InvalidNotificationParams));
+    for version in mcp::versions::KNOWN {
+        let mut session = asking_progress_under(version);
+        let first = progress_frame(r#"{"progressToken":"p","progress":1}"#);
+        assert_eq!(notify(&mut session, Dir::S2c, &first), (true, None));
+        for params in [
+            r#"{"progress":5}"#,
+            r#"{"progressToken":null,"progress":5}"#,
+            r#"{"progressToken":1.5,"progress":5}"#,
+            r#"{"progressToken":["p"],"progress":5}"#,
+            r#"{"progressToken":"p"}"#,
+            r#"{"progressToken":"p","progress":"5"}"#,
+            r#"{"progressToken":"p","progress":0.5,"total":"10"}"#,
+            r#"{"progressToken":"p","progress":0.5,"total":null}"#,
+            r#"{"progressToken":"q","progress":5,"total":false}"#,
+        ] {
+            let frame = progress_frame(params);
+            assert_eq!(
+                notify(&mut session, Dir::S2c, &frame),
+                invalid,
+                "{version} {params}"
+            );
+        }
+        // (No params at all: both notifications require them.)
+        let bare = r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#;
+        assert_eq!(notify(&mut session, Dir::S2c, bare), invalid, "{version}");
+        // The last progress on "p" is still 1: 1 again does not increase, 2 does.
+        let again = progress_frame(r#"{"progressToken":"p","progress":1}"#);
+        assert_eq!(
+            notify(&mut session, Dir::S2c, &again),
+            (true, Some(Violation::ProgressNotIncreasing)),
+            "{version}"
+        );
+        let more = progress_frame(r#"{"progressToken":"p","progress":2}"#);
+        assert_eq!(notify(&mut session, Dir::S2c, &more), (true, None));
+        assert_eq!(
+            session.counters.violations[&(Dir::S2c, Violation::InvalidNotificationParams)],
+            10,
+            "{version}"
+        );
+    }
+}
+
+/// Progress reports every version's schema accepts stay clean: a string or integer token,
+/// numbers of any kind, a string `message`, members the schema does not name.
+#[test]
+fn valid_progress_params_stay_clean() {
+    for version in mcp::versions::KNOWN {
+        let mut session = Session::new(Dialect::Mcp, None);
+        negotiate(&mut session, "0", version, 0, 0);
+        session.observe(Dir::C2s, &asking_progress("1", "\"p\""), 0);
+        session.observe(Dir::C2s, &asking_progress("2", "7"), 0);
+        for params in [
+            r#"{"progressToken":"p","progress":1}"#,
+            r#"{"progressToken":"p","progress":1.5,"total":10}"#,
+            r#"{"progressToken":"p","progress":2,"total":2.5,"message":"nearly"}"#,
+            r#"{"progressToken":7,"progress":-1,"_meta":{"k":"v"},"extra":null}"#,
+        ] {
+            let frame = progress_frame(params);
+            assert_eq!(
+                notify(&mut session, Dir::S2c, &frame),
+                (true, None),
+                "{version} {params}"
+            );
+        }
+        assert!(session.counters.violations.is_empty(), "{version}");
+    }
+}
+
+/// `message` is a string from 2025-03-26 on; 2024-11-05 does not define it, so any value is
+/// an unknown member's there. With no version known, it is not judged (the session may be
+/// 2024-11-05's).
+#[test]
+fn a_message_that_is_not_a_string_is_flagged_from_2025_03_26() {
+    let frame = progress_frame(r#"{"progressToken":"p","progress":1,"message":5}"#);
+    for version in mcp::versions::KNOWN {
+        let mut session = asking_progress_under(version);
+        let expected = match *version {
+            mcp::versions::V2024_11_05 => None,
+            _ => Some(Violation::InvalidNotificationParams),
+        };
+        assert_eq!(
+            notify(&mut session, Dir::S2c, &frame),
+            (true, expected),
+            "{version}"
+        );
+    }
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &asking_progress("1", "\"p\""), 0);
+    assert_eq!(notify(&mut session, Dir::S2c, &frame), (true, None));
+}
+
+/// MCP's `CancelledNotificationParams`: a `requestId` that is not a string or an integer,
+/// or a `reason` that is not a string, is flagged under every version, forwarded, and
+/// cancels nothing: the request stays in flight, and its result is matched.
+#[test]
+fn malformed_cancellations_are_flagged_forwarded_and_cancel_nothing() {
+    let invalid = (true, Some(Violation::InvalidNotificationParams));
+    for version in mcp::versions::KNOWN {
+        let mut session = Session::new(Dialect::Mcp, None);
+        negotiate(&mut session, "0", version, 0, 0);
+        request(&mut session, "1", "tools/call", 0);
+        for params in [
+            r#"{"requestId":1.0}"#,
+            r#"{"requestId":null}"#,
+            r#"{"requestId":[1]}"#,
+            r#"{"requestId":1,"requestId":2}"#,
+            r#"{"requestId":1,"reason":7}"#,
+            r#"{"requestId":1,"reason":null}"#,
+        ] {
+            let frame = cancelled_frame(params);
+            assert_eq!(
+                notify(&mut session, Dir::C2s, &frame),
+                invalid,
+                "{version} {params}"
+            );
+        }
+        let bare = r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#;
+        assert_eq!(notify(&mut session, Dir::C2s, bare), invalid, "{version}");
+        // Not cancelled: the result answers a request still in flight.
+        let result = observation("success_response", id("1"), None);
+        assert_eq!(
+            session.observe(Dir::S2c, &result, 0).violation,
+            None,
+            "{version}"
+        );
+        assert!(session.finish().is_empty());
+    }
+}
+
+/// `requestId` is required by every version but 2025-11-25 (where it "MUST be provided for
+/// cancelling non-task requests", tasks being cancelled by `tasks/cancel`): a cancellation
+/// without one is flagged there, not under 2025-11-25, and not with no version known.
+#[test]
+fn a_cancellation_without_a_request_id_is_flagged_where_the_version_requires_one() {
+    let frame = cancelled_frame(r#"{"reason":"user"}"#);
+    for version in mcp::versions::KNOWN {
+        let mut session = Session::new(Dialect::Mcp, None);
+        negotiate(&mut session, "0", version, 0, 0);
+        let expected = match *version {
+            mcp::versions::V2025_11_25 => None,
+            _ => Some(Violation::InvalidNotificationParams),
+        };
+        assert_eq!(
+            notify(&mut session, Dir::C2s, &frame),
+            (true, expected),
+            "{version}"
+        );
+    }
+    let mut session = Session::new(Dialect::Mcp, None);
+    assert_eq!(notify(&mut session, Dir::C2s, &frame), (true, None));
+}
+
+/// A well-formed cancellation (with a string `reason`, or none) stays clean and cancels its
+/// request, under every version: the result that follows is late.
+#[test]
+fn valid_cancellations_stay_clean_and_cancel() {
+    for version in mcp::versions::KNOWN {
+        let mut session = Session::new(Dialect::Mcp, None);
+        negotiate(&mut session, "0", version, 0, 0);
+        request(&mut session, "1", "tools/call", 0);
+        request(&mut session, "\"b\"", "tools/call", 0);
+        let by_number = cancelled_frame(r#"{"requestId":1,"reason":"user"}"#);
+        let by_string = cancelled_frame(r#"{"requestId":"b","_meta":{}}"#);
+        assert_eq!(notify(&mut session, Dir::C2s, &by_number), (true, None));
+        assert_eq!(notify(&mut session, Dir::C2s, &by_string), (true, None));
+        for n in ["1", "\"b\""] {
+            let result = observation("success_response", id(n), None);
+            assert_eq!(
+                session.observe(Dir::S2c, &result, 0).violation,
+                Some(Violation::LateReply),
+                "{version}"
+            );
+        }
+    }
+}
+
+/// A malformed cancellation naming the client's `initialize` is `cancelled_initialize`
+/// still (not forwarded: initialize "MUST NOT be cancelled"); and plain JSON-RPC has no such
+/// notifications, so their params are nobody's business there.
+#[test]
+fn cancelled_initialize_comes_first_and_jsonrpc_is_not_judged() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    request(&mut session, "0", "initialize", 0);
+    let frame = cancelled_frame(r#"{"requestId":0,"reason":7}"#);
+    assert_eq!(
+        notify(&mut session, Dir::C2s, &frame),
+        (false, Some(Violation::CancelledInitialize))
+    );
+
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let o = notified(&frame);
+    assert_eq!(
+        session.observe(Dir::C2s, &o.observation(), 0).violation,
+        None
+    );
+    let frame = progress_frame(r#"{"progress":"x"}"#);
+    let o = notified(&frame);
+    assert_eq!(
+        session.observe(Dir::S2c, &o.observation(), 0).violation,
+        None
+    );
+}
+
 /// A progress token counts against the bytes too (it is bounded by the frame limit only,
 /// not by the id limit), twice, and a reply gives it back.
 #[test]

@@ -54,6 +54,15 @@ pub enum Violation {
     /// request carrying it starts waiting and ends when no request or task carries it any
     /// more. Forwarded: the message is valid, and asks nothing of the receiver.
     ProgressNotIncreasing,
+    /// MCP: a `notifications/progress` or `notifications/cancelled` whose params break the
+    /// schema of the session's protocol version ([`ParamsFault`](super::ParamsFault)): no
+    /// `progressToken` that is a string or an integer, no numeric `progress`, a `total` that
+    /// is not a number or (from 2025-03-26) a `message` that is not a string; a `requestId`
+    /// that is not a string or an integer, none where the version requires one (every known
+    /// version but 2025-11-25), or a `reason` that is not a string. It counts as neither
+    /// progress nor a cancellation of anything. Forwarded: it asks nothing of the receiver,
+    /// and is never answered.
+    InvalidNotificationParams,
     /// A notification of an MCP 2026-07-28 `subscriptions/listen` stream (its `_meta` names
     /// the listen request's id) when no such request of the client's is waiting: the stream
     /// was closed by its result or a cancellation, or never opened. Forwarded: the client
@@ -96,6 +105,7 @@ impl Violation {
             Violation::ServerRequestForbidden => "server_request_forbidden",
             Violation::UnknownProgress => "unknown_progress",
             Violation::ProgressNotIncreasing => "progress_not_increasing",
+            Violation::InvalidNotificationParams => "invalid_notification_params",
             Violation::UnknownSubscription => "unknown_subscription",
             Violation::InvalidToolHeaders => "invalid_tool_headers",
             Violation::CancelledInitialize => "cancelled_initialize",
