@@ -378,8 +378,9 @@ fn header_limits() {
     assert_eq!(got, vec![Err(E::HeaderTooLarge { offset: 0 })]);
 }
 
-/// The header block's limit is exact (its blank line counted), and a limit no block fits in
-/// fails on the first byte of a block, not before one arrives: an empty buffer needs more.
+/// The header block's limit is exact (its blank line counted): a block fails as soon as its
+/// limit's bytes are there without its end, and a limit no block fits in fails on the first
+/// byte of a block, not before one arrives: an empty buffer needs more.
 #[test]
 fn the_header_limit_is_exact_and_waits_for_a_byte() {
     let message = b"Content-Length: 2\r\n\r\n{}";
@@ -394,6 +395,17 @@ fn the_header_limit_is_exact_and_waits_for_a_byte() {
         frame_all(&mut framer, &[message]),
         vec![Err(E::HeaderTooLarge { offset: 0 })]
     );
+    // A header line that ends exactly at the limit leaves no room for the blank line: the
+    // block fails then, in one read or byte by byte, not only when a next byte comes (a
+    // stream that ended there was reported `Truncated`, one that went on `HeaderTooLarge`).
+    let line = b"Content-Type: a/b; charset=utf-8\r\n";
+    for chunks in [vec![&line[..]], line.chunks(1).collect()] {
+        let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(line.len());
+        assert_eq!(
+            frame_all(&mut framer, &chunks),
+            vec![Err(E::HeaderTooLarge { offset: 0 })]
+        );
+    }
     let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(0);
     let mut buf = BytesMut::new();
     assert_eq!(framer.decode(&mut buf), Ok(None));

@@ -395,9 +395,11 @@ impl ContentLengthFramer {
                         memchr::memchr(b'\n', search)
                     };
                     let Some(lf) = found else {
-                        // (Not before a byte comes: under a limit of 0, an empty buffer
-                        // still needs more.)
-                        if !buf.is_empty()
+                        // The block cannot end within its limit once the limit's bytes are
+                        // there without its end; that holds too when a line ends exactly at
+                        // the limit and nothing follows yet. (Not before a block starts:
+                        // under a limit of 0, an empty buffer still needs more.)
+                        if (bytes > 0 || !buf.is_empty())
                             && buf.len() >= self.max_header_bytes.saturating_sub(bytes)
                         {
                             return Err(
