@@ -763,6 +763,42 @@ fn timeouts_keep_coming_while_the_server_does_not_read() {
     assert_eq!(p.finish().code, Some(128 + 15));
 }
 
+/// A server that closes its stdin but keeps running: the proxy goes on reading the client's
+/// input and checking it, as it goes on reading the server's when the client stops reading,
+/// so every request still gets its timeout. (It stopped reading at the first write that
+/// failed: the client's later requests stayed in the pipe, unread, unlogged and never
+/// answered, --timeout-ms or not, for as long as the server ran.)
+#[test]
+fn requests_after_the_server_closed_its_stdin_still_time_out() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = scratch("server-stdin-closed");
+    let log = dir.join("log.ndjson");
+    let server = r#"exec <&-; echo '{"jsonrpc":"2.0","method":"stdin_closed"}'; exec sleep 60"#;
+    let options = [
+        "--dialect",
+        "jsonrpc",
+        "--timeout-ms",
+        "100",
+        "--log",
+        log.to_str().unwrap(),
+    ];
+    let mut p = Proxy::spawn(&options, &["sh", "-c", server]);
+    assert_eq!(p.recv()["method"], "stdin_closed");
+    // The first write to the server fails; each request after it must be read all the same.
+    for id in 1..=3 {
+        p.send(&request(json!(id), "ping"));
+        let reply = p.recv();
+        assert_eq!(reply["id"], id);
+        assert_eq!(reply["error"]["message"], "Request timed out");
+    }
+    kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
+    let done = p.finish();
+    assert_eq!(done.code, Some(128 + 15), "{}", done.stderr);
+    let log = read_log(&log);
+    assert_eq!(violations(&log), counts(&[("c2s/timed_out", 3)]));
+}
+
 /// Reads the proxy's next reply, which must be its timeout of the request `id`: how long after
 /// `sent` it came.
 fn recv_timeout_of(p: &mut Proxy, id: Value, sent: Instant) -> Duration {
