@@ -854,6 +854,112 @@ fn timeouts_keep_coming_while_the_server_does_not_read() {
     assert_eq!(p.finish().code, Some(128 + 15));
 }
 
+/// A server that closes its stdin but keeps running: the proxy goes on reading the client's
+/// input and checking it, as it goes on reading the server's when the client stops reading,
+/// so every request still gets its timeout. (It stopped reading at the first write that
+/// failed: the client's later requests stayed in the pipe, unread, unlogged and never
+/// answered, --timeout-ms or not, for as long as the server ran.)
+#[test]
+fn requests_after_the_server_closed_its_stdin_still_time_out() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = scratch("server-stdin-closed");
+    let log = dir.join("log.ndjson");
+    let server = r#"exec <&-; echo '{"jsonrpc":"2.0","method":"stdin_closed"}'; exec sleep 60"#;
+    let options = [
+        "--dialect",
+        "jsonrpc",
+        "--timeout-ms",
+        "100",
+        "--log",
+        log.to_str().unwrap(),
+    ];
+    let mut p = Proxy::spawn(&options, &["sh", "-c", server]);
+    assert_eq!(p.recv()["method"], "stdin_closed");
+    // The first write to the server fails; each request after it must be read all the same.
+    for id in 1..=3 {
+        p.send(&request(json!(id), "ping"));
+        let reply = p.recv();
+        assert_eq!(reply["id"], id);
+        assert_eq!(reply["error"]["message"], "Request timed out");
+    }
+    kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
+    let done = p.finish();
+    assert_eq!(done.code, Some(128 + 15), "{}", done.stderr);
+    let log = read_log(&log);
+    assert_eq!(violations(&log), counts(&[("c2s/timed_out", 3)]));
+}
+
+/// The peak resident set of process `pid`, in bytes (Linux `VmHWM`).
+#[cfg(target_os = "linux")]
+fn peak_rss(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+/// A server that never reads its stdin while the client keeps writing: the proxy blocks on
+/// the full pipe (backpressure, its memory bounded by its pipes and one read, whatever the
+/// client sends) and still forwards what the server writes meanwhile.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_server_that_never_reads_holds_the_client_back_not_the_proxys_memory() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let server = r#"while :; do echo '{"jsonrpc":"2.0","method":"tick"}'; sleep 0.05; done"#;
+    let mut p = Proxy::spawn(&["--quiet"], &["sh", "-c", server]);
+    // 32 MiB of notifications, in 64 KiB writes; `written` counts what the proxy took.
+    const FLOOD: usize = 32 << 20;
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+    let mut block = Vec::new();
+    while block.len() < (64 << 10) - note.len() {
+        block.extend_from_slice(note);
+        block.push(b'\n');
+    }
+    let written = Arc::new(AtomicUsize::new(0));
+    let mut stdin = p.stdin.take().unwrap();
+    let writer = {
+        let written = written.clone();
+        thread::spawn(move || {
+            while written.load(Ordering::Relaxed) < FLOOD {
+                if stdin.write_all(&block).is_err() {
+                    return;
+                }
+                written.fetch_add(block.len(), Ordering::Relaxed);
+            }
+        })
+    };
+    // A second of the server's output, while the client writes: the pipes and one read fill
+    // within a few megabytes, and the client is held back there.
+    for _ in 0..20 {
+        assert_eq!(p.recv()["method"], "tick");
+    }
+    let (taken, held_back) = (written.load(Ordering::Relaxed), !writer.is_finished());
+    let peak = peak_rss(p.child.id());
+    kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
+    let done = p.finish();
+    assert_eq!(done.code, Some(128 + 15), "{}", done.stderr);
+    assert!(
+        held_back,
+        "the proxy took all the {taken} bytes the server never read"
+    );
+    assert!(
+        taken < 8 << 20,
+        "the proxy took {taken} bytes the server never read"
+    );
+    assert!(
+        peak < 48 << 20,
+        "the proxy's peak RSS is {} KiB",
+        peak >> 10
+    );
+    // (The proxy gone, the write fails: the writer ends.)
+    writer.join().unwrap();
+}
+
 /// Reads the proxy's next reply, which must be its timeout of the request `id`: how long after
 /// `sent` it came.
 fn recv_timeout_of(p: &mut Proxy, id: Value, sent: Instant) -> Duration {

@@ -521,8 +521,8 @@ impl PendingLog {
 }
 
 /// The client's side: reads our stdin and forwards what is valid to the server's stdin (the
-/// proxy's own replies go to the client), until the client's input ends or the server's stdin
-/// is gone; then closes the server's stdin.
+/// proxy's own replies go to the client), until the client's input ends; then closes the
+/// server's stdin.
 fn forward_client_to_server(
     shared: Arc<Shared>,
     server_in: Arc<Sink<ChildStdin>>,
@@ -539,14 +539,18 @@ fn forward_client_to_server(
         if !sorter.replies.is_empty() {
             client_out.send(vec![sorter.replies.split().freeze()]);
         }
-        if !sorter.forward.is_empty() && !server_in.send(std::mem::take(&mut sorter.forward)) {
-            break;
+        // Once the server's stdin is gone (the sink closed) but the server runs on, keep
+        // reading the client's, checking it, as the server's side does without a reader:
+        // stopping would leave the client's later requests unread in the pipe, never timed
+        // out nor logged, and the client blocked writing once the pipe fills.
+        if !sorter.forward.is_empty() {
+            server_in.send(std::mem::take(&mut sorter.forward));
         }
         if n == 0 {
             break;
         }
     }
-    // Client EOF (or the server's stdin is gone): the server sees the end of its input.
+    // Client EOF: the server sees the end of its input.
     server_in.close();
 }
 
