@@ -593,9 +593,46 @@ impl<'a> Input<'a> {
         i64::from_le_bytes(b)
     }
 
-    fn string(&mut self) -> String {
+    /// Up to 47 bytes, as they come.
+    fn bytes(&mut self) -> &'a [u8] {
         let n = self.byte() as usize % 48;
-        String::from_utf8_lossy(self.take(n)).into_owned()
+        self.take(n)
+    }
+
+    /// Up to 47 bytes as text, each invalid sequence as U+FFFD.
+    fn string(&mut self) -> String {
+        String::from_utf8_lossy(self.bytes()).into_owned()
+    }
+
+    /// An id's token, valid for both dialects: an i64, a string, or a small number.
+    fn id_token(&mut self) -> Vec<u8> {
+        match self.byte() % 3 {
+            0 => IdBuf::from_i64(self.i64()).as_id().raw().to_vec(),
+            1 => {
+                let mut b = BytesMut::new();
+                encode::write_json_string(&mut b, &self.string());
+                b.to_vec()
+            }
+            _ => (self.byte() as u64).to_string().into_bytes(),
+        }
+    }
+
+    /// The arguments of a `JsonStr::from_raw`: any bytes, and a `has_escapes` flag that is
+    /// mostly what the bytes say (the function's contract) and sometimes not.
+    fn json_str_parts(&mut self) -> (&'a [u8], bool) {
+        let raw = self.bytes();
+        let has_escapes = match self.byte() % 4 {
+            0 => true,
+            1 => false,
+            _ => raw.contains(&b'\\'),
+        };
+        (raw, has_escapes)
+    }
+
+    /// A JSON value three times in four, else none.
+    fn payload(&mut self) -> Option<Vec<u8>> {
+        let value = self.json();
+        (!self.byte().is_multiple_of(4)).then_some(value)
     }
 
     /// A valid JSON value: a slice of the input when serde_json accepts it, else a sample.
@@ -620,23 +657,25 @@ impl<'a> Input<'a> {
     }
 }
 
-/// Builds a message from the input with `encode::write_*`, decodes it, and compares fields.
+/// Drives the writers of `encode` from the input, one after the other on what is left of it:
+/// one message ([`check_one_message`]), a -32601 reply to a method given as any bytes
+/// ([`check_method_not_found`]), and a batch reply of pushes that write zero, one or two
+/// messages each ([`check_batch_of_pushes`]).
 pub fn roundtrip(data: &[u8]) {
     let mut input = Input(data);
+    check_one_message(&mut input);
+    check_method_not_found(&mut input);
+    check_batch_of_pushes(&mut input);
+}
+
+/// Builds a message from the input with `encode::write_*`, decodes it, and compares fields.
+fn check_one_message(input: &mut Input<'_>) {
     let shape = input.byte() % 4;
-    let id_token: Vec<u8> = match input.byte() % 3 {
-        0 => IdBuf::from_i64(input.i64()).as_id().raw().to_vec(),
-        1 => {
-            let mut b = BytesMut::new();
-            encode::write_json_string(&mut b, &input.string());
-            b.to_vec()
-        }
-        _ => (input.byte() as u64).to_string().into_bytes(),
-    };
+    let id_token = input.id_token();
     let id = Id::from_token(&id_token).expect("an encoded id is a valid token");
     let method = input.string();
     let payload = input.json();
-    let with_payload = input.byte() % 4 != 0;
+    let with_payload = !input.byte().is_multiple_of(4);
     let message = input.string();
     let code = input.i64();
     let reply_id = match input.byte() % 3 {
@@ -740,6 +779,274 @@ pub fn roundtrip(data: &[u8]) {
             Message::Batch(_) => unreachable!(),
         }
     }
+}
+
+/// `write_method_not_found` with a method made by `JsonStr::from_raw` of any bytes. The reply
+/// is one line that both dialects' clients (strict and lazy) and the serde_json reference
+/// read as an error response to the id, code -32601, whose `data` is a string. A body that
+/// serde_json reads as one string between quotes is spliced as it is, and `data` says what
+/// serde_json reads; any other is written as its `decode()`d text. With a `has_escapes` flag
+/// true to the bytes (as `from_raw` asks), `data` decodes to the method's `decode()` either
+/// way.
+fn check_method_not_found(input: &mut Input<'_>) {
+    let id_token = input.id_token();
+    let id = Id::from_token(&id_token).expect("an encoded id is a valid token");
+    let (raw, has_escapes) = input.json_str_parts();
+    let method = rpcwire::JsonStr::from_raw(raw, has_escapes);
+    let mut out = BytesMut::new();
+    encode::write_method_not_found(&mut out, id, method);
+    let what = format!(
+        "method {:?} (has_escapes {has_escapes}) written as {:?}",
+        String::from_utf8_lossy(raw),
+        String::from_utf8_lossy(&out)
+    );
+    assert_eq!(memchr_count(&out), 1, "exactly one line, {what}");
+    assert_eq!(out.last(), Some(&b'\n'), "{what}");
+    let frame = &out[..out.len() - 1];
+
+    let quoted = [&b"\""[..], raw, b"\""].concat();
+    let spliced = reference::is_json(&quoted);
+    let true_flag = has_escapes || !raw.contains(&b'\\');
+    // The text `data` must hold: what serde_json reads a valid body as (`None` for a lone
+    // surrogate escape, which its `String` refuses), else the method's decoded text.
+    let text: Option<String> = if spliced {
+        serde_json::from_slice(&quoted).ok()
+    } else {
+        Some(method.decode().into_owned())
+    };
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        for validation in [Validation::Strict, Validation::Lazy] {
+            let client = decoder(dialect, Role::Client, validation);
+            let how = format!("{dialect:?}/{validation:?}, {what}");
+            let Ok(Message::ErrorResponse(e)) = client.decode(frame) else {
+                panic!("not an error response, {how}");
+            };
+            assert_eq!(e.id.map(|i| i.raw()), Some(&id_token[..]), "{how}");
+            assert_eq!(e.error.code, ErrorCode::METHOD_NOT_FOUND, "{how}");
+            let Some(data) = e.error.data.and_then(|d| d.as_str()) else {
+                panic!("`data` is not a string, {how}");
+            };
+            if spliced {
+                assert_eq!(data.raw(), raw, "a string's body spliced as it is, {how}");
+            }
+            if let Some(text) = &text {
+                assert_eq!(data.decode(), **text, "{how}");
+            }
+            if true_flag {
+                assert_eq!(data.decode(), method.decode(), "{how}");
+            }
+        }
+        let read = reference::classify(frame, dialect, Role::Client);
+        assert_eq!(read.kind, "error_response", "{dialect:?}, {what}");
+        assert_eq!(read.id.map(String::into_bytes), Some(id_token.clone()));
+        assert_eq!(read.error_code, Some(-32601), "{dialect:?}, {what}");
+        let (start, end) = read.error_data.expect("a `data` member");
+        let data = &frame[start..end];
+        assert!(data.len() >= 2 && data[0] == b'"', "{dialect:?}, {what}");
+        if spliced {
+            assert_eq!(data, quoted, "{dialect:?}, {what}");
+        }
+    }
+    match serde_json::from_slice::<serde_json::Value>(frame) {
+        Ok(read) => {
+            assert_eq!(read["error"]["code"], -32601, "{what}");
+            assert!(read["error"]["data"].is_string(), "{what}");
+            if let Some(text) = &text {
+                assert_eq!(read["error"]["data"], **text, "{what}");
+            }
+        }
+        // `serde_json::Value` refuses a lone surrogate escape, which only a spliced body holds.
+        Err(e) => assert!(spliced && text.is_none(), "serde_json: {e}, {what}"),
+    }
+}
+
+/// One call of a writer of `encode`, its arguments read off the input.
+enum Writer<'a> {
+    Request {
+        id: Vec<u8>,
+        method: String,
+        params: Option<Vec<u8>>,
+    },
+    Notification {
+        method: String,
+        params: Option<Vec<u8>>,
+    },
+    Response {
+        id: Vec<u8>,
+        result: Vec<u8>,
+    },
+    Error {
+        /// 0: `null`, 1: left out, else `id`.
+        reply_id: u8,
+        id: Vec<u8>,
+        code: i64,
+        message: String,
+        data: Option<Vec<u8>>,
+    },
+    MethodNotFound {
+        id: Vec<u8>,
+        method: (&'a [u8], bool),
+    },
+}
+
+impl<'a> Writer<'a> {
+    /// Reads a writer and its arguments off the input.
+    fn read(input: &mut Input<'a>) -> Self {
+        match input.byte() % 5 {
+            0 => Writer::Request {
+                id: input.id_token(),
+                method: input.string(),
+                params: input.payload(),
+            },
+            1 => Writer::Notification {
+                method: input.string(),
+                params: input.payload(),
+            },
+            2 => Writer::Response {
+                id: input.id_token(),
+                result: input.json(),
+            },
+            3 => Writer::Error {
+                reply_id: input.byte() % 3,
+                id: input.id_token(),
+                code: input.i64(),
+                message: input.string(),
+                data: input.payload(),
+            },
+            _ => Writer::MethodNotFound {
+                id: input.id_token(),
+                method: input.json_str_parts(),
+            },
+        }
+    }
+
+    /// Calls the writer: one message, one line.
+    fn write(&self, out: &mut BytesMut) {
+        fn id(token: &[u8]) -> Id<'_> {
+            Id::from_token(token).expect("an encoded id is a valid token")
+        }
+        fn json(value: &[u8]) -> RawJson<'_> {
+            RawJson::new(value).expect("valid JSON is a RawJson")
+        }
+        match self {
+            Writer::Request {
+                id: i,
+                method,
+                params,
+            } => {
+                encode::write_request(out, id(i), method, params.as_deref().map(json));
+            }
+            Writer::Notification { method, params } => {
+                encode::write_notification(out, method, params.as_deref().map(json));
+            }
+            Writer::Response { id: i, result } => encode::write_response(out, id(i), json(result)),
+            Writer::Error {
+                reply_id,
+                id: i,
+                code,
+                message,
+                data,
+            } => {
+                let reply_id = match reply_id {
+                    0 => ReplyId::Null,
+                    1 => ReplyId::Absent,
+                    _ => ReplyId::Id(id(i)),
+                };
+                let data = data.as_deref().map(json);
+                encode::write_error(out, reply_id, ErrorCode(*code), message, data);
+            }
+            Writer::MethodNotFound { id: i, method } => {
+                let method = rpcwire::JsonStr::from_raw(method.0, method.1);
+                encode::write_method_not_found(out, id(i), method);
+            }
+        }
+    }
+}
+
+/// `BatchReply` with up to four pushes, each a closure that calls zero, one or two writers:
+/// each message written is an element of its own, in the order written. What the buffer held
+/// before the array is kept. With no writer called, `close()` is false and nothing is
+/// written; else the array is one line, which serde_json reads as exactly the messages the
+/// writers write alone, in order, and which both dialects' clients decode as a batch whose
+/// every element is what its message is alone (its spans where the element lies).
+fn check_batch_of_pushes(input: &mut Input<'_>) {
+    let mut pushes: Vec<Vec<Writer<'_>>> = Vec::new();
+    for _ in 0..input.byte() % 5 {
+        let writers = input.byte() % 3;
+        pushes.push((0..writers).map(|_| Writer::read(input)).collect());
+    }
+    let alone: Vec<Vec<u8>> = pushes
+        .iter()
+        .flatten()
+        .map(|writer| {
+            let mut out = BytesMut::new();
+            writer.write(&mut out);
+            let shown = String::from_utf8_lossy(&out);
+            assert_eq!(memchr_count(&out), 1, "one line: {shown:?}");
+            assert_eq!(out.last(), Some(&b'\n'), "{shown:?}");
+            out[..out.len() - 1].to_vec()
+        })
+        .collect();
+    let mut out = BytesMut::from(&b"before\n"[..]);
+    let mut reply = encode::BatchReply::open(&mut out);
+    for writers in &pushes {
+        reply.push(|out| writers.iter().for_each(|writer| writer.write(out)));
+    }
+    assert_eq!(reply.len(), alone.len(), "one element per message written");
+    let written = reply.close();
+    assert_eq!(
+        written,
+        !alone.is_empty(),
+        "close() says whether a message was written"
+    );
+    let line = out
+        .strip_prefix(b"before\n")
+        .expect("what the buffer held before the array is kept");
+    if !written {
+        assert!(line.is_empty(), "no message, yet {line:?} written");
+        return;
+    }
+    let what = format!("the array {:?}", String::from_utf8_lossy(line));
+    assert_eq!(memchr_count(line), 1, "one line, {what}");
+    assert_eq!(line.last(), Some(&b'\n'), "{what}");
+    let frame = &line[..line.len() - 1];
+    let elements: Vec<&RawValue> =
+        serde_json::from_slice(frame).unwrap_or_else(|e| panic!("serde_json: {e}, {what}"));
+    let read: Vec<&[u8]> = elements.iter().map(|e| e.get().as_bytes()).collect();
+    let expected: Vec<&[u8]> = alone.iter().map(Vec::as_slice).collect();
+    assert_eq!(read, expected, "the messages, in order, {what}");
+    let offsets = elements
+        .iter()
+        .map(|e| e.get().as_ptr() as usize - frame.as_ptr() as usize);
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let client = Decoder::new(DecodeOptions {
+            batches: true,
+            ..*decoder(dialect, Role::Client, Validation::Strict).options()
+        });
+        let Ok(Message::Batch(batch)) = client.decode(frame) else {
+            panic!("not a batch to {dialect:?}, {what}");
+        };
+        let decoded: Vec<_> = batch.decode(&client).collect();
+        assert_eq!(decoded.len(), alone.len(), "{dialect:?}, {what}");
+        for ((element, message), at) in decoded.iter().zip(&alone).zip(offsets.clone()) {
+            let expected = shifted(reference::observe(&client, message), at);
+            // MCP refuses an `initialize` request inside a batch, whatever wrote it.
+            let initialize = expected.method.as_deref() == Some("initialize");
+            if dialect == Dialect::Mcp && expected.kind == "request" && initialize {
+                continue;
+            }
+            let got = reference::outcome_of(frame, element);
+            assert_eq!(got, expected, "{dialect:?}, {what}");
+        }
+    }
+}
+
+/// `outcome` with its spans moved `by` bytes on.
+fn shifted(mut outcome: reference::Outcome, by: usize) -> reference::Outcome {
+    let shift = |span: Option<(usize, usize)>| span.map(|(start, end)| (start + by, end + by));
+    outcome.payload = shift(outcome.payload);
+    outcome.error_data = shift(outcome.error_data);
+    outcome
 }
 
 // --------------------------------------------------------------------------------- scan
