@@ -287,7 +287,7 @@ impl Session {
     /// A request sent in `dir`, waiting by `id`, stopped waiting: its progress token is no
     /// longer active (and a client request's deadline is dead).
     fn release(&mut self, dir: Dir, id: Id<'_>, waiting: &Waiting) {
-        self.stopped(dir, || (IdKey::of(id), waiting.progress_token.clone()));
+        self.stopped(dir, || (IdKey::of(id), waiting.progress_token().cloned()));
         if waiting.lists_tools {
             self.tools_lists_waiting -= 1;
         }
@@ -331,7 +331,7 @@ impl Session {
         task: Option<(Id<'_>, bool)>,
     ) {
         let (Some(token), true, Some((task, false))) =
-            (&waiting.progress_token, waiting.task_augmented, task)
+            (waiting.progress_token(), waiting.task_augmented, task)
         else {
             return;
         };
@@ -488,7 +488,7 @@ impl Session {
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
-                        progress_token: progress_token.clone(),
+                        progress_token: progress_token.clone().map(Box::new),
                         in_batch,
                         batch,
                         names_version: reads_version && o.protocol_version.is_some(),
@@ -516,7 +516,7 @@ impl Session {
                     let client_id = id;
                     let id = match &upstream_id {
                         Some(upstream_id) => {
-                            waiting.client_id = Some(client_id.to_owned_id());
+                            waiting.client_id = Some(Box::new(client_id.to_owned_id()));
                             upstream_id.as_id()
                         }
                         None => id,
@@ -850,7 +850,7 @@ impl Session {
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's, alone or inside an array (rebuilt with that
                             // element's id restored).
-                            forward_id = w.client_id.take();
+                            forward_id = w.take_client_id();
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
@@ -892,7 +892,7 @@ impl Session {
                             // The one reply to a batch element beyond the limits, kept: under
                             // its own id, or (a client's) under a minted one whose rewrite was
                             // forgotten (back with the client's all the same).
-                            forward_id = element.client_id;
+                            forward_id = element.client_id.map(|id| *id);
                             None
                         } else {
                             // A second reply, or one to an id nobody sent: the peer cannot
@@ -1218,7 +1218,7 @@ impl Session {
                 }
                 self.flag(dir, Violation::Unanswered);
                 let (id, upstream_id) = match w.client_id {
-                    Some(client_id) => (client_id, Some(id)),
+                    Some(client_id) => (*client_id, Some(id)),
                     None => (id, None),
                 };
                 out.push(Unanswered {
