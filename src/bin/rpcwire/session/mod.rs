@@ -279,6 +279,11 @@ impl Session {
         }
     }
 
+    /// An empty table of requests waiting, with the session's limits.
+    fn empty_table(&self) -> InFlight<Waiting> {
+        InFlight::new(self.max_in_flight).max_bytes(self.max_owed_bytes)
+    }
+
     fn flag(&mut self, dir: Dir, v: Violation) -> Option<Violation> {
         *self.counters.violations.entry((dir, v)).or_default() += 1;
         Some(v)
@@ -1197,10 +1202,16 @@ impl Session {
     /// The session ended: every request still waiting is unanswered, in each direction in the
     /// order they were sent. Each with the id its sender gave it, and the one the session
     /// minted for the server, if any ([`Session::rewriting_reused_ids`]).
+    ///
+    /// A direction's table is let go as soon as its requests are out of it, before they are
+    /// made into reports: a million requests waiting take a few hundred megabytes, which
+    /// must not be held twice or three times over at the end.
     pub fn finish(&mut self) -> Vec<Unanswered> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {
             let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
+            // (`drain` empties the table but keeps its slots.)
+            self.waiting[slot(dir)] = self.empty_table();
             // Those that waited behind one of the same id after it.
             left.extend(self.queued[slot(dir)].drain());
             // The batch elements that went untracked, kept.
@@ -1211,6 +1222,7 @@ impl Session {
             // In the order they were sent (the table's is its hash order, seeded at random:
             // the report must not change from run to run).
             left.sort_unstable_by_key(|(_, w)| w.seq);
+            out.reserve_exact(left.len());
             for (id, w) in left {
                 // An open listen stream ends with the session: nothing was owed.
                 if dir == Dir::C2s && self.is_stream(&w.method) {
