@@ -209,10 +209,31 @@ pub struct Unanswered {
 /// the count of requests reporting on it. The key alone does not bound a number's spelling:
 /// `1.000…` keys as 1. A request of a client batch has its spelling once more in its batch's
 /// record, for as long as it waits: within the spellings counted here.)
+///
+/// What the records of the requests take beside these bytes is bounded by their number
+/// alone: see [`MAX_IN_FLIGHT`].
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
-/// How many requests may wait in each direction by default.
-pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
+/// How many requests may wait in each direction by default: 2^17.
+///
+/// Each waiting request costs memory beyond the bytes [`MAX_IN_FLIGHT_BYTES`] counts: its
+/// slot in the table of requests waiting, 136 bytes ([`Waiting`] and the id's key and
+/// spelling, inline up to about 22 bytes), in a table of a power of two slots at most 7/8
+/// full (less than half just after it grows), which holds its old slots beside the new ones
+/// while it grows: up to about 480 bytes a
+/// request (`tests/proxy_rss.rs` holds it to that). A request with a progress token costs up
+/// to about 180 bytes more (its boxed key, and its entry among the tokens active, in a table
+/// of its own), and one with a deadline (`--timeout-ms`) up to about 150 more. At 2^20 a
+/// peer could make the proxy take up to about 0.8 GB in each direction with 40 MB of input;
+/// at 2^17, under 100 MB (measured: 84 MB at most). An MCP client keeps a
+/// few requests in flight, not a hundred thousand, and 2^17 is above the default
+/// `--max-batch` (100,000): a JSON-RPC batch of requests within the default limits is
+/// tracked whole.
+pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 17).expect("not zero");
+
+/// The limit of the requests in flight of the proxies that did not record theirs in their
+/// log's header (it was fixed then): what the replay of such a log applies.
+pub const MAX_IN_FLIGHT_UNRECORDED: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
 
 impl Session {
     pub fn new(dialect: Dialect, timeout_ms: Option<u64>) -> Session {

@@ -2,8 +2,8 @@
 //!
 //! One is kept in the table of requests waiting for each request in flight (up to
 //! `--max-in-flight` in each direction), in a hash table slot beside the id's key and spelling,
-//! and the table has up to as many free slots as full ones: its size is paid about twice per
-//! request. So it is kept small (56 bytes): what most requests lack (a progress token, an id
+//! in a table less than half full just after it grows: its size is paid up to about twice per
+//! request, three times while the table grows. So it is kept small (56 bytes): what most requests lack (a progress token, an id
 //! minted in place of the client's) is boxed, a pointer when absent.
 
 use std::sync::Arc;
@@ -62,7 +62,7 @@ mod tests {
     use super::*;
 
     /// A request waiting takes 56 bytes beside its id in its table slot (its size is paid
-    /// about twice, the table keeping up to as many free slots as full ones): with its
+    /// up to about twice, the table less than half full just after it grows): with its
     /// progress token and client id inline it took 120.
     #[test]
     fn a_request_waiting_is_small() {
