@@ -157,7 +157,10 @@ pub struct ProxyArgs {
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
     /// batch, it goes with its batch, untracked, under a minted id when it reuses an id whose
     /// reply could still come). So is one that would take the ids, method
-    /// names and progress tokens waiting in its direction past 256 MiB.
+    /// names and progress tokens waiting in its direction past 256 MiB. Besides those bytes,
+    /// each waiting request costs the proxy up to about 480 bytes (its slot in a hash table,
+    /// and the table's free slots), up to about 180 more with a progress token and 150 more
+    /// under --timeout-ms: under 100 MB in each direction at the default.
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy

@@ -205,12 +205,12 @@ pub(super) fn replay_log<W: Write>(
                 return Err(bad_log(number, &what));
             }
             // And its limit of requests in flight (logs from before it was recorded: the
-            // default).
+            // limit then).
             let max_in_flight = header
                 .max_in_flight
                 .and_then(|n| usize::try_from(n).ok())
                 .filter(|&n| n > 0)
-                .unwrap_or(crate::session::MAX_IN_FLIGHT.get());
+                .unwrap_or(crate::session::MAX_IN_FLIGHT_UNRECORDED.get());
             // The proxy forwards a JSON-RPC request reusing an id whose reply could still
             // come under an id it mints: so does its replay, alike. A log of a proxy that
             // did not (no such field in its header) is replayed as that proxy ran, and so is

@@ -224,7 +224,7 @@ impl Session {
         answered.requests.extend(
             requests
                 .into_iter()
-                .map(|(id, w)| w.client_id.unwrap_or(id)),
+                .map(|(id, mut w)| w.take_client_id().unwrap_or(id)),
         );
         answered.owed.extend(owed);
     }

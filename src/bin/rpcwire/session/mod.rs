@@ -209,10 +209,31 @@ pub struct Unanswered {
 /// the count of requests reporting on it. The key alone does not bound a number's spelling:
 /// `1.000…` keys as 1. A request of a client batch has its spelling once more in its batch's
 /// record, for as long as it waits: within the spellings counted here.)
+///
+/// What the records of the requests take beside these bytes is bounded by their number
+/// alone: see [`MAX_IN_FLIGHT`].
 pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 
-/// How many requests may wait in each direction by default.
-pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
+/// How many requests may wait in each direction by default: 2^17.
+///
+/// Each waiting request costs memory beyond the bytes [`MAX_IN_FLIGHT_BYTES`] counts: its
+/// slot in the table of requests waiting, 136 bytes ([`Waiting`] and the id's key and
+/// spelling, inline up to about 22 bytes), in a table of a power of two slots at most 7/8
+/// full (less than half just after it grows), which holds its old slots beside the new ones
+/// while it grows: up to about 480 bytes a
+/// request (`tests/proxy_rss.rs` holds it to that). A request with a progress token costs up
+/// to about 180 bytes more (its boxed key, and its entry among the tokens active, in a table
+/// of its own), and one with a deadline (`--timeout-ms`) up to about 150 more. At 2^20 a
+/// peer could make the proxy take up to about 0.8 GB in each direction with 40 MB of input;
+/// at 2^17, under 100 MB (measured: 84 MB at most). An MCP client keeps a
+/// few requests in flight, not a hundred thousand, and 2^17 is above the default
+/// `--max-batch` (100,000): a JSON-RPC batch of requests within the default limits is
+/// tracked whole.
+pub const MAX_IN_FLIGHT: NonZeroUsize = NonZeroUsize::new(1 << 17).expect("not zero");
+
+/// The limit of the requests in flight of the proxies that did not record theirs in their
+/// log's header (it was fixed then): what the replay of such a log applies.
+pub const MAX_IN_FLIGHT_UNRECORDED: NonZeroUsize = NonZeroUsize::new(1 << 20).expect("not zero");
 
 impl Session {
     pub fn new(dialect: Dialect, timeout_ms: Option<u64>) -> Session {
@@ -279,6 +300,11 @@ impl Session {
         }
     }
 
+    /// An empty table of requests waiting, with the session's limits.
+    fn empty_table(&self) -> InFlight<Waiting> {
+        InFlight::new(self.max_in_flight).max_bytes(self.max_owed_bytes)
+    }
+
     fn flag(&mut self, dir: Dir, v: Violation) -> Option<Violation> {
         *self.counters.violations.entry((dir, v)).or_default() += 1;
         Some(v)
@@ -287,7 +313,7 @@ impl Session {
     /// A request sent in `dir`, waiting by `id`, stopped waiting: its progress token is no
     /// longer active (and a client request's deadline is dead).
     fn release(&mut self, dir: Dir, id: Id<'_>, waiting: &Waiting) {
-        self.stopped(dir, || (IdKey::of(id), waiting.progress_token.clone()));
+        self.stopped(dir, || (IdKey::of(id), waiting.progress_token().cloned()));
         if waiting.lists_tools {
             self.tools_lists_waiting -= 1;
         }
@@ -331,7 +357,7 @@ impl Session {
         task: Option<(Id<'_>, bool)>,
     ) {
         let (Some(token), true, Some((task, false))) =
-            (&waiting.progress_token, waiting.task_augmented, task)
+            (waiting.progress_token(), waiting.task_augmented, task)
         else {
             return;
         };
@@ -488,7 +514,7 @@ impl Session {
                     let waiting = Waiting {
                         method: name,
                         seq: self.seq,
-                        progress_token: progress_token.clone(),
+                        progress_token: progress_token.clone().map(Box::new),
                         in_batch,
                         batch,
                         names_version: reads_version && o.protocol_version.is_some(),
@@ -516,7 +542,7 @@ impl Session {
                     let client_id = id;
                     let id = match &upstream_id {
                         Some(upstream_id) => {
-                            waiting.client_id = Some(client_id.to_owned_id());
+                            waiting.client_id = Some(Box::new(client_id.to_owned_id()));
                             upstream_id.as_id()
                         }
                         None => id,
@@ -850,7 +876,7 @@ impl Session {
                             // The reply to a request forwarded under a minted id goes back
                             // with the client's, alone or inside an array (rebuilt with that
                             // element's id restored).
-                            forward_id = w.client_id.take();
+                            forward_id = w.take_client_id();
                             if dir == Dir::S2c && self.forget_initialize(id) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
@@ -892,7 +918,7 @@ impl Session {
                             // The one reply to a batch element beyond the limits, kept: under
                             // its own id, or (a client's) under a minted one whose rewrite was
                             // forgotten (back with the client's all the same).
-                            forward_id = element.client_id;
+                            forward_id = element.client_id.map(|id| *id);
                             None
                         } else {
                             // A second reply, or one to an id nobody sent: the peer cannot
@@ -1197,10 +1223,16 @@ impl Session {
     /// The session ended: every request still waiting is unanswered, in each direction in the
     /// order they were sent. Each with the id its sender gave it, and the one the session
     /// minted for the server, if any ([`Session::rewriting_reused_ids`]).
+    ///
+    /// A direction's table is let go as soon as its requests are out of it, before they are
+    /// made into reports: a million requests waiting take a few hundred megabytes, which
+    /// must not be held twice or three times over at the end.
     pub fn finish(&mut self) -> Vec<Unanswered> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {
             let mut left: Vec<_> = self.waiting[slot(dir)].drain().collect();
+            // (`drain` empties the table but keeps its slots.)
+            self.waiting[slot(dir)] = self.empty_table();
             // Those that waited behind one of the same id after it.
             left.extend(self.queued[slot(dir)].drain());
             // The batch elements that went untracked, kept.
@@ -1211,6 +1243,7 @@ impl Session {
             // In the order they were sent (the table's is its hash order, seeded at random:
             // the report must not change from run to run).
             left.sort_unstable_by_key(|(_, w)| w.seq);
+            out.reserve_exact(left.len());
             for (id, w) in left {
                 // An open listen stream ends with the session: nothing was owed.
                 if dir == Dir::C2s && self.is_stream(&w.method) {
@@ -1218,7 +1251,7 @@ impl Session {
                 }
                 self.flag(dir, Violation::Unanswered);
                 let (id, upstream_id) = match w.client_id {
-                    Some(client_id) => (client_id, Some(id)),
+                    Some(client_id) => (*client_id, Some(id)),
                     None => (id, None),
                 };
                 out.push(Unanswered {

@@ -169,7 +169,7 @@ impl Session {
         let was_initialize = self.forget_initialize(id.as_id());
         self.flag(Dir::C2s, Violation::TimedOut);
         let (id, upstream_id) = match w.client_id {
-            Some(client_id) => (client_id, Some(id)),
+            Some(client_id) => (*client_id, Some(id)),
             None => (id, None),
         };
         Expired {

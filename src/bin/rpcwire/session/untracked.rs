@@ -369,7 +369,7 @@ mod tests {
             names_version: false,
             lists_tools: false,
             task_augmented: false,
-            client_id: client.map(buf),
+            client_id: client.map(|id| Box::new(buf(id))),
             untracked_in_arrays: 0,
         }
     }
