@@ -1,4 +1,4 @@
-//! `rpcwire check` against its contract (README.md, `rpcwire check`): the fields of each record, offsets in
+//! `rpcwire check` against its contract (docs/cli.md, `rpcwire check`): the fields of each record, offsets in
 //! each framing, and a report that hostile input cannot turn into terminal control sequences.
 #![cfg(feature = "cli")]
 

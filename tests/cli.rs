@@ -228,12 +228,15 @@ fn a_zero_frame_or_batch_limit_is_a_usage_error() {
     );
 }
 
-/// The part of README.md under `heading`, up to the next heading of its level.
-fn readme_section(heading: &str) -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let at = readme.find(&format!("\n{heading}\n")).expect("the heading");
-    let rest = &readme[at + heading.len() + 2..];
+/// The part of docs/cli.md, the CLI's reference, under `heading`, up to the next heading of
+/// its level.
+fn cli_reference_section(heading: &str) -> String {
+    let reference =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let at = reference
+        .find(&format!("\n{heading}\n"))
+        .expect("the heading");
+    let rest = &reference[at + heading.len() + 2..];
     rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
 }
 
@@ -250,24 +253,24 @@ fn field_names(value: &Value, into: &mut std::collections::BTreeSet<String>) {
     }
 }
 
-/// Asserts that README.md's `described` text names each of `names`, as `name` or "name".
+/// Asserts that docs/cli.md's `described` text names each of `names`, as `name` or "name".
 fn assert_documented(described: &str, names: &std::collections::BTreeSet<String>) {
     for name in names {
         assert!(
             described.contains(&format!("`{name}`")) || described.contains(&format!("\"{name}\"")),
-            "{name} missing from README.md"
+            "{name} missing from docs/cli.md"
         );
     }
 }
 
-/// Every field of `check --json`'s records and summary, and every `kind`, is named in README.md's
+/// Every field of `check --json`'s records and summary, and every `kind`, is named in docs/cli.md's
 /// `rpcwire check` section (the summary's `valid`, `by_reply_code` and
 /// `invalid_batch_elements`, and the kinds, were not); and so is every field of the session
 /// checks' records, events and summary, in that section or in `rpcwire proxy`'s (its `frames`
 /// and the counters' fields were not).
 #[test]
 fn every_field_and_kind_of_a_check_report_is_documented() {
-    let described = readme_section("## `rpcwire check`");
+    let described = cli_reference_section("## `rpcwire check`");
     let c2s = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
 {\"jsonrpc\":\"2.0\",\"method\":\"note\"}\n\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n{oops\n\
 [{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"p\"},1]\n";
@@ -302,7 +305,7 @@ fn every_field_and_kind_of_a_check_report_is_documented() {
     assert_documented(&described, &kinds);
 
     // The session checks, over two streams: a batch's elements, a request left unanswered.
-    let described = described + &readme_section("## `rpcwire proxy`");
+    let described = described + &cli_reference_section("## `rpcwire proxy`");
     let (c2s, s2c) = (
         b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]\n",
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n",

@@ -1150,8 +1150,8 @@ fn a_jsonrpc_request_with_a_null_id_is_answered() {
 
 /// A success with a null id when no request with a null id waits answers nothing, as an error
 /// with a null id does: both are `reply_without_id` (forwarded under JSON-RPC, which leaves
-/// unmatched replies to the peer), and the help text and the README say so, not "an error
-/// reply" only.
+/// unmatched replies to the peer), and the help text and the CLI reference (docs/cli.md) say
+/// so, not "an error reply" only.
 #[test]
 fn a_null_id_success_answering_nothing_is_a_reply_without_id_as_documented() {
     let dir = scratch("null-id-success");
@@ -1171,7 +1171,7 @@ fn a_null_id_success_answering_nothing_is_a_reply_without_id_as_documented() {
         "{records:#?}"
     );
     // What the documentation says of `reply_without_id`: the words before it in the help
-    // text (since the previous violation), and its row in the README's table.
+    // text (since the previous violation), and its row in docs/cli.md's table.
     let out = Command::new(BIN)
         .args(["proxy", "--help"])
         .output()
@@ -1185,9 +1185,9 @@ fn a_null_id_success_answering_nothing_is_a_reply_without_id_as_documented() {
         described.contains("null id") && !described.contains("error replies"),
         "{described}"
     );
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let row = readme
+    let reference =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let row = reference
         .lines()
         .find(|l| l.starts_with("| `reply_without_id`"))
         .expect("a row of the table");
@@ -3181,21 +3181,24 @@ fn every_field_of_a_log_record_is_documented() {
     }
 }
 
-/// The part of README.md under `heading`, up to the next heading of its level.
-fn readme_section(heading: &str) -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let at = readme.find(&format!("\n{heading}\n")).expect("the heading");
-    let rest = &readme[at + heading.len() + 2..];
+/// The part of docs/cli.md, the CLI's reference, under `heading`, up to the next heading of
+/// its level.
+fn cli_reference_section(heading: &str) -> String {
+    let reference =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let at = reference
+        .find(&format!("\n{heading}\n"))
+        .expect("the heading");
+    let rest = &reference[at + heading.len() + 2..];
     rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
 }
 
 /// Every field of the log's records that are not messages (the header, the events, the
-/// counters of the summary) is named in README.md's `rpcwire proxy` section (the events' and
+/// counters of the summary) is named in docs/cli.md's `rpcwire proxy` section (the events' and
 /// the counters' fields were not).
 #[test]
 fn every_field_of_a_logs_other_records_is_documented() {
-    let described = readme_section("## `rpcwire proxy`");
+    let described = cli_reference_section("## `rpcwire proxy`");
     let dir = scratch("log-other-fields");
     let (mut p, log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
     // A batch the server answers late, with an invalid element: at its timeout the proxy
@@ -3233,7 +3236,7 @@ fn every_field_of_a_logs_other_records_is_documented() {
         assert!(
             described.contains(&format!("`{field}`"))
                 || described.contains(&format!("\"{field}\"")),
-            "{field} missing from README.md's `rpcwire proxy`"
+            "{field} missing from docs/cli.md's `rpcwire proxy`"
         );
     }
 }
