@@ -1,5 +1,5 @@
 //! `rpcwire proxy` holding many requests that the server never answers, its peak memory
-//! measured: each waiting request must cost no more than the README says a request in
+//! measured: each waiting request must cost no more than docs/cli.md says a request in
 //! flight costs beyond the budget of its ids and method names.
 //! Alone in its test binary: the peak is read for all the children of this process (the
 //! largest of them), so the proxies are run one after the other, the small one first.
@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use nix::sys::resource::{getrusage, UsageWho};
 
-/// What the README gives as the most a waiting request without a progress token costs the
+/// What docs/cli.md gives as the most a waiting request without a progress token costs the
 /// proxy beyond the bytes its budget counts, at the moment its table grows (its slot, 136
 /// bytes, in a table less than half full just after it grows, which holds its old slots too
 /// while it grows).
@@ -62,7 +62,7 @@ fn ping_a_silent_server(n: usize) -> i64 {
 /// at once, about 770.
 #[test]
 #[cfg_attr(miri, ignore)]
-fn a_waiting_request_costs_what_the_readme_says() {
+fn a_waiting_request_costs_what_the_cli_reference_says() {
     // The binary, the runtime, the pipes' buffers: what the proxy takes with next to nothing
     // waiting.
     let base = ping_a_silent_server(1_000);
