@@ -8,6 +8,11 @@
 
 mod common;
 mod fuzz_bodies;
+// (The `json` body includes the reference classifier itself, as its fuzz target has no
+// `fuzz_bodies` to find it in: here that is a second copy of the same test-only code.)
+#[allow(clippy::duplicate_mod)]
+#[path = "fuzz_bodies/json.rs"]
+mod json_body;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +21,14 @@ use serde_json::value::RawValue;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+/// The `json` target, whose body has a file of its own.
+const JSON: fuzz_bodies::Target = ("json", json_body::json);
+
+/// Every target: those of `fuzz_bodies`, and `json`.
+fn targets() -> impl Iterator<Item = &'static fuzz_bodies::Target> {
+    fuzz_bodies::TARGETS.iter().chain([&JSON])
 }
 
 /// Runs `body` on every file of `dir`; returns how many there were.
@@ -37,7 +50,7 @@ fn replay(dir: &Path, body: fn(&[u8])) -> usize {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn replay_seed_corpora() {
-    for (target, body) in fuzz_bodies::TARGETS {
+    for (target, body) in targets() {
         let n = replay(&fuzz_dir().join("corpus").join(target), *body);
         assert!(n >= 5, "fuzz/corpus/{target}: only {n} seeds");
     }
@@ -47,7 +60,7 @@ fn replay_seed_corpora() {
 #[cfg_attr(miri, ignore)]
 fn replay_regressions() {
     let mut n = 0;
-    for (target, body) in fuzz_bodies::TARGETS {
+    for (target, body) in targets() {
         n += replay(&fuzz_dir().join("regressions").join(target), *body);
     }
     assert!(n >= 3, "only {n} regression inputs");
@@ -168,6 +181,23 @@ fn write_seed_corpus() {
     ];
     for (i, s) in scan_seeds.iter().enumerate() {
         write("scan", &format!("hand-{i}"), s);
+    }
+    // `rpcwire::json` on its own: documents with every kind of token and escape, duplicate
+    // and escaped keys, lone surrogates, numbers at the edges of `i64` and `f64`, values lazy
+    // mode takes and strict mode refuses, nesting at the limit and one past it.
+    let json_seeds: Vec<Vec<u8>> = vec![
+        br#" {"a":[1,-0.5e+3,true,false,null,"\u00e9\ud800"],"b":{"c":"\"\/\b\f\n\r\t"},"\u0061":2} "#.to_vec(),
+        br#"{"id":1,"id":2,"":{},"a/b":{"~":[]},"\ud83d\ude00":"x\udc00\ud800y"}"#.to_vec(),
+        b"[9223372036854775807,-9223372036854775808,9223372036854775808,18446744073709551616,-0,0.0,1E400,4.9e-324,2.2250738585072014e-308,1.7976931348623158e308,0.30000000000000004]".to_vec(),
+        br#"{"a":1 "b":2,"c":[1 2],"d":{"e"::1},"f":01}"#.to_vec(),
+        br#"[1,,2,[,],{,},"\u+041",tru,nul]"#.to_vec(),
+        [vec![b'['; 127], vec![b']'; 127]].concat(),
+        [vec![b'['; 128], vec![b']'; 128]].concat(),
+        b"\t\r\n \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\u0000\\u001f\" \n".to_vec(),
+        b"{\"a\":\"\xff\"} []".to_vec(),
+    ];
+    for (i, s) in json_seeds.iter().enumerate() {
+        write("json", &format!("hand-{i}"), s);
     }
     // Roundtrip inputs are building blocks, not messages: a few varied byte strings.
     for (i, s) in [
