@@ -169,6 +169,23 @@ fn write_seed_corpus() {
     for (i, s) in scan_seeds.iter().enumerate() {
         write("scan", &format!("hand-{i}"), s);
     }
+    // `rpcwire::json` on its own: documents with every kind of token and escape, duplicate
+    // and escaped keys, lone surrogates, numbers at the edges of `i64` and `f64`, values lazy
+    // mode takes and strict mode refuses, nesting at the limit and one past it.
+    let json_seeds: Vec<Vec<u8>> = vec![
+        br#" {"a":[1,-0.5e+3,true,false,null,"\u00e9\ud800"],"b":{"c":"\"\/\b\f\n\r\t"},"\u0061":2} "#.to_vec(),
+        br#"{"id":1,"id":2,"":{},"a/b":{"~":[]},"\ud83d\ude00":"x\udc00\ud800y"}"#.to_vec(),
+        b"[9223372036854775807,-9223372036854775808,9223372036854775808,18446744073709551616,-0,0.0,1E400,4.9e-324,2.2250738585072014e-308,1.7976931348623158e308,0.30000000000000004,922337200368547753e-327]".to_vec(),
+        br#"{"a":1 "b":2,"c":[1 2],"d":{"e"::1},"f":01}"#.to_vec(),
+        br#"[1,,2,[,],{,},"\u+041",tru,nul]"#.to_vec(),
+        [vec![b'['; 127], vec![b']'; 127]].concat(),
+        [vec![b'['; 128], vec![b']'; 128]].concat(),
+        b"\t\r\n \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\\u0000\\u001f\" \n".to_vec(),
+        b"{\"a\":\"\xff\"} []".to_vec(),
+    ];
+    for (i, s) in json_seeds.iter().enumerate() {
+        write("json", &format!("hand-{i}"), s);
+    }
     // Roundtrip inputs are building blocks, not messages: a few varied byte strings.
     for (i, s) in [
         &b"\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08\x04ping\x02{}\x01\x05hello"[..],

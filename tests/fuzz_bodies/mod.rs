@@ -6,6 +6,7 @@
 //! nightly. Every body panics (with an assertion message) on a finding and never otherwise.
 #![allow(dead_code)]
 
+pub mod json;
 #[path = "../reference/mod.rs"]
 pub mod reference;
 
@@ -34,6 +35,7 @@ pub const TARGETS: &[Target] = &[
     ("tables_model", tables_model),
     ("headers", headers),
     ("batch", batch),
+    ("json", json::json),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
