@@ -398,6 +398,32 @@ fn a_read_error_names_its_file() {
     }
 }
 
+/// An error reading the standard input (a directory given as it) names it, as it does for a
+/// session's stream or log given as `-`: `check` of a stream said only "Is a directory".
+#[test]
+fn a_read_error_of_the_standard_input_names_it() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-read-error-stdin");
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        &["check"][..],
+        &["check", "-"],
+        &["check", "--session-log", "-"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .stdin(std::fs::File::open(&dir).unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.starts_with("rpcwire check: standard input: "),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn over_long_frame_is_a_framing_error_and_the_stream_goes_on() {
     let mut input = vec![b'x'; 300];

@@ -507,11 +507,10 @@ impl Summary {
     }
 }
 
-fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
-    Ok(match file {
-        Some(p) if p.as_os_str() != "-" => Box::new(Named::open(p)?),
-        _ => Box::new(io::stdin().lock()),
-    })
+/// The stream `check` reads: the file given, or the standard input when none is or it is
+/// `-`; either way its errors name it, as those of a session's files do.
+fn open(file: &Option<PathBuf>) -> io::Result<Named> {
+    Named::open(file.as_deref().unwrap_or(Path::new("-")))
 }
 
 /// A file whose errors, opening it or reading it (a directory opens, then fails to read),
