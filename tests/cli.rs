@@ -398,6 +398,32 @@ fn a_read_error_names_its_file() {
     }
 }
 
+/// An error reading the standard input (a directory given as it) names it, as it does for a
+/// session's stream or log given as `-`: `check` of a stream said only "Is a directory".
+#[test]
+fn a_read_error_of_the_standard_input_names_it() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-read-error-stdin");
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [
+        &["check"][..],
+        &["check", "-"],
+        &["check", "--session-log", "-"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .stdin(std::fs::File::open(&dir).unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr.starts_with("rpcwire check: standard input: "),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn over_long_frame_is_a_framing_error_and_the_stream_goes_on() {
     let mut input = vec![b'x'; 300];
@@ -1627,25 +1653,32 @@ fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
     assert_eq!(code, 1);
 }
 
-/// `check --session-log` of an MCP log whose only record, after its header, is `record`: a
-/// bad log, exit 2 with one line on stderr, which is returned.
-fn bad_log_stderr(name: &str, record: &[u8]) -> String {
+/// `check --session-log` of a log holding `bytes`, written as `target/tmp/NAME/session.ndjson`:
+/// a bad log, [`refused`] (exit 2, nothing on stdout, one line on stderr), whose line names
+/// the log's path as given, as an error reading it does (`rpcwire check: PATH: `); what
+/// follows the path is returned.
+fn bad_log_message(name: &str, bytes: &[u8]) -> String {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("session.ndjson");
+    std::fs::write(&log, bytes).unwrap();
+    let log = log.to_str().unwrap();
+    let stderr = refused(&["check", "--session-log", log]);
+    match stderr.strip_prefix(&format!("rpcwire check: {log}: ")) {
+        Some(message) => message.to_string(),
+        None => panic!(
+            "{} does not name {log}: {stderr}",
+            String::from_utf8_lossy(bytes)
+        ),
+    }
+}
+
+/// [`bad_log_message`] of an MCP log whose only record, after its header, is `record`.
+fn bad_log_stderr(name: &str, record: &[u8]) -> String {
     let mut bytes = b"{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n".to_vec();
     bytes.extend_from_slice(record);
     bytes.push(b'\n');
-    std::fs::write(&log, bytes).unwrap();
-    let record = String::from_utf8_lossy(record);
-    let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
-        .args(["check", "--session-log", log.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr
+    bad_log_message(name, &bytes)
 }
 
 /// A proxy log whose record names a request without a valid id (none, or a token that is no
@@ -1659,7 +1692,7 @@ fn a_log_request_without_a_valid_id_is_a_bad_log() {
     ] {
         let stderr = bad_log_stderr("cli-log-bad-id", record.as_bytes());
         assert!(
-            stderr.starts_with("rpcwire check: line 2 of the session log: "),
+            stderr.starts_with("line 2 of the session log: "),
             "{stderr}"
         );
     }
@@ -1676,7 +1709,7 @@ fn a_log_progress_that_is_no_number_is_a_bad_log() {
         );
         assert_eq!(
             bad_log_stderr("cli-log-bad-progress", record.as_bytes()),
-            "rpcwire check: line 2 of the session log: a bad progress\n",
+            "line 2 of the session log: a bad progress\n",
             "{record}"
         );
     }
@@ -1692,7 +1725,7 @@ fn a_log_params_fault_of_no_known_name_is_a_bad_log() {
         );
         let stderr = bad_log_stderr("cli-log-bad-params-fault", record.as_bytes());
         assert!(
-            stderr.starts_with("rpcwire check: line 2 of the session log: "),
+            stderr.starts_with("line 2 of the session log: "),
             "{record}: {stderr}"
         );
         if fault.starts_with('"') {
@@ -1712,8 +1745,149 @@ fn a_log_line_that_is_not_utf8_is_a_bad_log_with_its_line() {
         b"{\"dir\":\"c2s\",\"t_ms\":0,\"kind\":\"notification\",\"method\":\"\xff\"}",
     );
     assert!(
-        stderr.starts_with("rpcwire check: line 2 of the session log: "),
+        stderr.starts_with("line 2 of the session log: "),
         "{stderr}"
+    );
+}
+
+/// A bad log's message names the log's file, as an error reading it does, and then its line:
+/// with several logs checked in a script, the message tells which one is bad (it named the
+/// line only). Two logs with the same bad record say so each under its own path, and a log
+/// read from the standard input (`-`) is named so.
+#[test]
+fn a_bad_log_names_its_file_and_line() {
+    let bad = b"{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n{\"a\":1}\n";
+    for name in ["cli-log-named-a", "cli-log-named-b"] {
+        assert_eq!(
+            bad_log_message(name, bad),
+            "line 2 of the session log: not a record of an `rpcwire proxy --log` log\n",
+            "{name}"
+        );
+    }
+    let piped = run_check(&["--session-log", "-"], bad);
+    assert_eq!(piped.status.code(), Some(2));
+    assert!(piped.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8(piped.stderr).unwrap(),
+        "rpcwire check: standard input: line 2 of the session log: not a record of an \
+         `rpcwire proxy --log` log\n"
+    );
+}
+
+/// A log without a record (an empty file, or blank lines only) is a bad log, exit 2: the proxy
+/// writes its header first, so it is the wrong file or a proxy that never started. It was
+/// replayed as an empty session and reported clean, exit 0, having checked nothing.
+#[test]
+fn an_empty_log_is_a_bad_log() {
+    for (name, bytes) in [("cli-log-empty", &b""[..]), ("cli-log-blank", b"\n\n")] {
+        assert_eq!(
+            bad_log_message(name, bytes),
+            "empty session log: no header record (`rpcwire proxy --log` writes one first)\n",
+            "{bytes:?}"
+        );
+    }
+}
+
+/// A log whose first record is not its header (none at all, or a header after a message or
+/// counters) is a bad log, exit 2, naming the first record: it was replayed under `check`'s
+/// own dialect and defaults, rules its proxy may not have had, and its verdict (here exit 1,
+/// a request unanswered; exit 0 for counters) passed for the proxy's.
+#[test]
+fn a_log_without_its_header_first_is_a_bad_log() {
+    let header = r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#;
+    let request = r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"ping"}"#;
+    let stats = r#"{"t_ms":5,"stats":{}}"#;
+    for (name, log) in [
+        ("cli-log-no-header", format!("{request}\n")),
+        ("cli-log-header-late", format!("{request}\n{header}\n")),
+        ("cli-log-stats-first", format!("\n{stats}\n{header}\n")),
+    ] {
+        let line = if name == "cli-log-stats-first" { 2 } else { 1 };
+        assert_eq!(
+            bad_log_message(name, log.as_bytes()),
+            format!(
+                "line {line} of the session log: a record before the header \
+                 (`rpcwire proxy --log` writes its header first)\n"
+            ),
+            "{log}"
+        );
+    }
+}
+
+/// A second header is a second run of the proxy (which empties its log when it starts): two
+/// logs joined, replayed as one session, passed (exit 0) where each run's checks are its own.
+#[test]
+fn a_log_with_a_second_header_is_a_bad_log() {
+    let header = r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#;
+    let log = format!("{header}\n{header}\n");
+    assert_eq!(
+        bad_log_message("cli-log-two-headers", log.as_bytes()),
+        "line 2 of the session log: a second header: a log holds one run of \
+         `rpcwire proxy --log`\n"
+    );
+}
+
+/// A header naming a dialect the proxy has not (`mcp`, `jsonrpc`) is a bad log: it was
+/// replayed as MCP, rules the log does not say its proxy ran.
+#[test]
+fn a_log_header_of_an_unknown_dialect_is_a_bad_log() {
+    assert_eq!(
+        bad_log_message(
+            "cli-log-unknown-dialect",
+            b"{\"rpcwire_proxy\":{\"dialect\":\"json-rpc\"}}\n"
+        ),
+        "line 1 of the session log: a header with --dialect \"json-rpc\", neither mcp nor \
+         jsonrpc\n"
+    );
+}
+
+/// A record's id that is no JSON id's wire token is a bad log that says which of the record's
+/// ids it is (it said "a bad id" of any of six members).
+#[test]
+fn a_bad_id_in_a_log_names_its_member() {
+    for (member, record) in [
+        (
+            "cancels",
+            r#"{"dir":"c2s","t_ms":0,"kind":"notification","method":"notifications/cancelled","cancels":"1 2"}"#,
+        ),
+        (
+            "progress_token",
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a","progress_token":""}"#,
+        ),
+        (
+            "upstream_id",
+            r#"{"dir":"c2s","t_ms":0,"event":"timeout","id":"1","upstream_id":"x"}"#,
+        ),
+    ] {
+        assert_eq!(
+            bad_log_stderr("cli-log-bad-id-member", record.as_bytes()),
+            format!(
+                "line 2 of the session log: a bad id in `{member}` (not a JSON id's wire token)\n"
+            ),
+        );
+    }
+}
+
+/// A record of a kind the proxy does not write is a bad log, exit 2: it was taken for an
+/// `invalid` message, a violation (exit 1) the proxy never reported.
+#[test]
+fn a_log_record_of_an_unknown_kind_is_a_bad_log() {
+    assert_eq!(
+        bad_log_stderr(
+            "cli-log-unknown-kind",
+            br#"{"dir":"c2s","t_ms":0,"kind":"reqest","id":"1","method":"a"}"#
+        ),
+        "line 2 of the session log: unknown kind \"reqest\"\n"
+    );
+}
+
+/// A record serde_json cannot read as one of the log's is placed by its column: serde_json's
+/// own "at line 1", of the record's text, contradicted the log's line the message names.
+#[test]
+fn a_log_record_of_the_wrong_type_is_placed_by_its_column() {
+    assert_eq!(
+        bad_log_stderr("cli-log-wrong-type", br#"{"dir":"c2s","t_ms":"x"}"#),
+        "line 2 of the session log: invalid type: string \"x\", expected u64 at column 23\n"
     );
 }
 

@@ -73,8 +73,10 @@ fn a_padded_log_record_is_not_built() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-rss-log");
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("log.ndjson");
-    let mut record =
-        br#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"m","junk":["#.to_vec();
+    // (The header first, as the proxy writes it: a log without one is refused.)
+    let mut record = br#"{"rpcwire_proxy":{"dialect":"mcp"}}
+{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"m","junk":["#
+        .to_vec();
     for i in 0..8 << 20 {
         if i > 0 {
             record.push(b',');

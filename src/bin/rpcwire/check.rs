@@ -507,11 +507,10 @@ impl Summary {
     }
 }
 
-fn open(file: &Option<PathBuf>) -> io::Result<Box<dyn Read>> {
-    Ok(match file {
-        Some(p) if p.as_os_str() != "-" => Box::new(Named::open(p)?),
-        _ => Box::new(io::stdin().lock()),
-    })
+/// The stream `check` reads: the file given, or the standard input when none is or it is
+/// `-`; either way its errors name it, as those of a session's files do.
+fn open(file: &Option<PathBuf>) -> io::Result<Named> {
+    Named::open(file.as_deref().unwrap_or(Path::new("-")))
 }
 
 /// A file whose errors, opening it or reading it (a directory opens, then fails to read),
@@ -522,11 +521,12 @@ pub(crate) struct Named {
 }
 
 impl Named {
+    /// Opens the file at `path` (`-`: the standard input); an error opening it names it.
     pub(crate) fn open(path: &Path) -> io::Result<Named> {
         if path.as_os_str() == "-" {
             return Ok(Named {
                 input: Box::new(io::stdin().lock()),
-                path: PathBuf::from("standard input"),
+                path: PathBuf::from(STANDARD_INPUT),
             });
         }
         match File::open(path) {
@@ -539,12 +539,26 @@ impl Named {
     }
 }
 
+/// How an error names the standard input, given as `-`.
+const STANDARD_INPUT: &str = "standard input";
+
+/// `e`, an error about what the file at `path` holds (not about reading it), naming the
+/// file as an error reading it does: `PATH: e`, the standard input (`-`) by that name.
+pub(crate) fn about_file(path: &Path, e: io::Error) -> io::Error {
+    if path.as_os_str() == "-" {
+        in_file(Path::new(STANDARD_INPUT), e)
+    } else {
+        in_file(path, e)
+    }
+}
+
 impl Read for Named {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.input.read(buf).map_err(|e| in_file(&self.path, e))
     }
 }
 
+/// `e`, an error opening or reading the file at `path`, naming it: `PATH: e`.
 fn in_file(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }

@@ -12,15 +12,57 @@ use serde_json::value::RawValue;
 use super::observe::observe;
 use super::progress::{file_size, Progress};
 use super::report::Report;
-use crate::check::{CheckArgs, Named, Record};
+use crate::check::{about_file, CheckArgs, Named, Record};
 use crate::session::{Dir, IdRewriting, ParamsFault, Session, Violation};
+
+/// What is wrong with a proxy log's contents, as opposed to an error reading it (which names
+/// the file already): [`replay_log`] names the log's file before it, so that a script checking
+/// several logs tells which one is bad.
+#[derive(Debug)]
+struct BadLog(String);
+
+impl std::fmt::Display for BadLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadLog {}
 
 /// The error for line `line` of the session log: `what` is wrong with it.
 fn bad_log(line: u64, what: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("line {line} of the session log: {what}"),
-    )
+    let what = format!("line {line} of the session log: {what}");
+    io::Error::new(io::ErrorKind::InvalidData, BadLog(what))
+}
+
+/// The error for a log without a record: the proxy writes its header before anything else,
+/// so the file is not a log it wrote (or the proxy never started), and passing it would
+/// report a session that was never checked as clean.
+fn empty_log() -> io::Error {
+    let what = "empty session log: no header record (`rpcwire proxy --log` writes one first)";
+    io::Error::new(io::ErrorKind::InvalidData, BadLog(what.to_string()))
+}
+
+/// `e`, naming the log at `path` when it is about the log's contents ([`BadLog`]); any other
+/// error (reading the log, writing the report) as it is.
+fn naming_the_log(path: &Path, e: io::Error) -> io::Error {
+    if e.get_ref().is_some_and(|inner| inner.is::<BadLog>()) {
+        about_file(path, e)
+    } else {
+        e
+    }
+}
+
+/// What serde_json found wrong with a line of the log, placed by its column only: a record is
+/// one line, so the line serde_json names is always 1, which would contradict the log's line
+/// the message names.
+fn json_error(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    match message.strip_suffix(&at) {
+        Some(what) => format!("{what} at column {}", e.column()),
+        None => message,
+    }
 }
 
 /// One line of a proxy log, as the replay reads it: the fields it needs, typed, and nothing
@@ -155,16 +197,70 @@ struct LogReply {
 /// at most 64 KiB each and a `protocolVersion` of at most a frame (16 MiB by default), escaped.
 const MAX_LOG_LINE: u64 = 256 << 20;
 
+/// The session a log's header (on line `line`) says the proxy ran: its dialect, which must
+/// be the one `args` names if it names one, its limit of requests in flight and how it
+/// handled reused ids and untracked batch elements.
+fn session_of_header(args: &CheckArgs, header: &LogHeader, line: u64) -> io::Result<Session> {
+    // The dialect the proxy ran with: one it does not know would replay under rules the
+    // proxy never ran, so it is refused rather than taken for MCP.
+    let dialect = match header.dialect.as_deref() {
+        None | Some("mcp") => Dialect::Mcp,
+        Some("jsonrpc") => Dialect::JsonRpc2,
+        Some(other) => {
+            let what = format!("a header with --dialect {other:?}, neither mcp nor jsonrpc");
+            return Err(bad_log(line, &what));
+        }
+    };
+    if let Some(given) = args.given_dialect().filter(|_| args.dialect() != dialect) {
+        let recorded = header.dialect.as_deref().unwrap_or("mcp");
+        let what = format!("the proxy ran with --dialect {recorded}, not {given}");
+        return Err(bad_log(line, &what));
+    }
+    // And its limit of requests in flight (logs from before it was recorded: the limit then).
+    let max_in_flight = header
+        .max_in_flight
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(crate::session::MAX_IN_FLIGHT_UNRECORDED.get());
+    // The proxy forwards a JSON-RPC request reusing an id whose reply could still come under
+    // an id it mints: so does its replay, alike. A log of a proxy that did not (no such field
+    // in its header) is replayed as that proxy ran, and so is one of a proxy that did for
+    // requests sent alone only, or for those and the batch elements it tracked only, or not
+    // for a request with the id of a batch element it forwarded untracked under that id.
+    // Likewise, one that forgot the batch elements it forwarded untracked (no
+    // `keeps_untracked_elements`) is replayed forgetting them, and one that forgot the
+    // server's (no `keeps_untracked_server_elements`) too.
+    let session = Session::with_max_in_flight(dialect, None, max_in_flight);
+    let flags = [
+        header.rewrites_reused_ids,
+        header.rewrites_reused_ids_in_batches,
+        header.rewrites_reused_ids_of_untracked_elements,
+        header.rewrites_ids_of_untracked_elements_reused,
+    ];
+    let said = flags.iter().take_while(|f| **f == Some(true)).count();
+    Ok(session
+        .rewriting(IdRewriting::LEVELS[said])
+        .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
+        .keeping_untracked_server_elements(header.keeps_untracked_server_elements == Some(true)))
+}
+
 /// Replays the proxy log at `path` in its own order, through a session set up as its header
-/// says the proxy ran (without a header: `args`' dialect), and reports the result; `Ok(true)`
-/// when there is no violation.
+/// says the proxy ran, and reports the result; `Ok(true)` when there is no violation. A log
+/// whose contents are not what the proxy writes is refused with an error naming the file and
+/// the line.
 pub(super) fn replay_log<W: Write>(
     args: &CheckArgs,
     path: &Path,
-    mut report: Report<W>,
+    report: Report<W>,
 ) -> io::Result<bool> {
+    replay(args, path, report).map_err(|e| naming_the_log(path, e))
+}
+
+/// [`replay_log`], its errors about the log's contents not naming the file yet.
+fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io::Result<bool> {
     let mut progress = Progress::new(file_size(path));
     let mut input = BufReader::with_capacity(64 << 10, Named::open(path)?);
+    // Set up by the header, the log's first record: none before it.
     let mut session: Option<Session> = None;
     let mut frames = [0u64; 2];
     let mut bytes = Vec::new();
@@ -192,77 +288,58 @@ pub(super) fn replay_log<W: Write>(
             continue;
         }
         let v: LogLine = serde_json::from_str(line)
-            .map_err(|e| not_a_log_record(number, line, Some(e.to_string())))?;
+            .map_err(|e| not_a_log_record(number, line, Some(json_error(&e))))?;
         if let Some(header) = v.rpcwire_proxy {
-            // The dialect the proxy ran with.
-            let dialect = match header.dialect.as_deref() {
-                Some("jsonrpc") => Dialect::JsonRpc2,
-                _ => Dialect::Mcp,
-            };
-            if let Some(given) = args.given_dialect().filter(|_| args.dialect() != dialect) {
-                let recorded = header.dialect.as_deref().unwrap_or("mcp");
-                let what = format!("the proxy ran with --dialect {recorded}, not {given}");
-                return Err(bad_log(number, &what));
+            // The proxy empties its log when it starts: a second header is a second run
+            // (logs joined, or one the proxy restarted on under `tail -F`), whose session is
+            // not the first one's.
+            if session.is_some() {
+                let what = "a second header: a log holds one run of `rpcwire proxy --log`";
+                return Err(bad_log(number, what));
             }
-            // And its limit of requests in flight (logs from before it was recorded: the
-            // limit then).
-            let max_in_flight = header
-                .max_in_flight
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|&n| n > 0)
-                .unwrap_or(crate::session::MAX_IN_FLIGHT_UNRECORDED.get());
-            // The proxy forwards a JSON-RPC request reusing an id whose reply could still
-            // come under an id it mints: so does its replay, alike. A log of a proxy that
-            // did not (no such field in its header) is replayed as that proxy ran, and so is
-            // one of a proxy that did for requests sent alone only, or for those and the batch
-            // elements it tracked only, or not for a request with the id of a batch element it
-            // forwarded untracked under that id. Likewise, one that forgot the batch elements
-            // it forwarded untracked (no `keeps_untracked_elements`) is replayed forgetting them,
-            // and one that forgot the server's (no `keeps_untracked_server_elements`) too.
-            session.get_or_insert_with(|| {
-                let session = Session::with_max_in_flight(dialect, None, max_in_flight);
-                let flags = [
-                    header.rewrites_reused_ids,
-                    header.rewrites_reused_ids_in_batches,
-                    header.rewrites_reused_ids_of_untracked_elements,
-                    header.rewrites_ids_of_untracked_elements_reused,
-                ];
-                let said = flags.iter().take_while(|f| **f == Some(true)).count();
-                session
-                    .rewriting(IdRewriting::LEVELS[said])
-                    .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
-                    .keeping_untracked_server_elements(
-                        header.keeps_untracked_server_elements == Some(true),
-                    )
-            });
+            session = Some(session_of_header(args, &header, number)?);
             continue;
         }
-        let session = session
-            .get_or_insert_with(|| Session::new(args.dialect(), None).rewriting_reused_ids());
         let dir = match v.dir.as_deref() {
-            Some("c2s") => Dir::C2s,
-            Some("s2c") => Dir::S2c,
+            Some("c2s") => Some(Dir::C2s),
+            Some("s2c") => Some(Dir::S2c),
             // Counters ("stats", "summary"): the replay computes its own.
-            None if v.stats.is_some() || v.summary.is_some() => continue,
+            None if v.stats.is_some() || v.summary.is_some() => None,
             // (Every other record, message or event, names its direction: a line that does
             // not is no record of a log, and skipping it would pass what was never checked.)
             _ => return Err(not_a_log_record(number, line, None)),
         };
+        // Without the header, the session the proxy ran is not known: replaying under
+        // `check`'s defaults would judge a session by rules its proxy may not have had.
+        let Some(session) = session.as_mut() else {
+            let what = "a record before the header (`rpcwire proxy --log` writes its header first)";
+            return Err(bad_log(number, what));
+        };
+        let Some(dir) = dir else {
+            continue;
+        };
         let t_ms = v.t_ms.unwrap_or(0);
-        fn id(token: &Option<String>, number: u64) -> io::Result<Option<Id<'_>>> {
+        // The id a record's `member` holds, if any; one that is no JSON id's wire token is
+        // a bad log, which says which of a record's ids it is.
+        fn id<'a>(
+            token: &'a Option<String>,
+            member: &str,
+            number: u64,
+        ) -> io::Result<Option<Id<'a>>> {
             match token {
-                Some(token) => Id::from_token(token.as_bytes())
-                    .map(Some)
-                    .ok_or_else(|| bad_log(number, "a bad id")),
+                Some(token) => Id::from_token(token.as_bytes()).map(Some).ok_or_else(|| {
+                    let what = format!("a bad id in `{member}` (not a JSON id's wire token)");
+                    bad_log(number, &what)
+                }),
                 None => Ok(None),
             }
         }
         match v.event.as_deref() {
             Some("timeout") => {
                 // The table holds a request by the id the server knows it by.
-                let upstream = id(&v.upstream_id, number)?;
-                let id =
-                    id(&v.id, number)?.ok_or_else(|| bad_log(number, "a timeout without an id"))?;
+                let upstream = id(&v.upstream_id, "upstream_id", number)?;
+                let id = id(&v.id, "id", number)?
+                    .ok_or_else(|| bad_log(number, "a timeout without an id"))?;
                 let method = v.method.as_deref().unwrap_or_default();
                 let upstream = upstream.unwrap_or(id);
                 let timed_out = session.time_out(upstream).then_some(Violation::TimedOut);
@@ -271,7 +348,7 @@ pub(super) fn replay_log<W: Write>(
             // The proxy answered an invalid element of a timed-out batch itself: its reply is
             // owed no more.
             Some("owed_answered") => {
-                session.forget_owed_reply(id(&v.id, number)?);
+                session.forget_owed_reply(id(&v.id, "id", number)?);
             }
             // Recomputed at the end.
             Some("unanswered") => {}
@@ -281,15 +358,21 @@ pub(super) fn replay_log<W: Write>(
                     .kind
                     .as_deref()
                     .ok_or_else(|| bad_log(number, "a record without a kind"))?;
+                // A kind the proxy does not write would be taken for `invalid`: a violation
+                // the proxy never reported.
+                let known_kind = crate::session::kind_name(kind);
+                if known_kind != kind {
+                    return Err(bad_log(number, &format!("unknown kind {kind:?}")));
+                }
                 // The session takes a record's tokens as the decoder would have given them.
-                for token in [
-                    &v.id,
-                    &v.cancels,
-                    &v.progress_token,
-                    &v.subscription,
-                    &v.task,
+                for (token, member) in [
+                    (&v.id, "id"),
+                    (&v.cancels, "cancels"),
+                    (&v.progress_token, "progress_token"),
+                    (&v.subscription, "subscription"),
+                    (&v.task, "task"),
                 ] {
-                    id(token, number)?;
+                    id(token, member, number)?;
                 }
                 let progress = match &v.progress {
                     Some(raw) => Some(
@@ -318,7 +401,7 @@ pub(super) fn replay_log<W: Write>(
                         *slot - 1
                     }
                 };
-                let mut r = Record::new(frame, None, crate::session::kind_name(kind));
+                let mut r = Record::new(frame, None, known_kind);
                 r.element = v.element;
                 r.id = v.id;
                 r.method = v.method;
@@ -345,6 +428,6 @@ pub(super) fn replay_log<W: Write>(
         }
     }
     progress.finish();
-    let session = session.unwrap_or_else(|| Session::new(args.dialect(), None));
+    let session = session.ok_or_else(empty_log)?;
     report.finish(session, frames)
 }
