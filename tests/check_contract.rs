@@ -486,7 +486,7 @@ fn merged_session_records_go_out_while_the_stream_is_open() {
     assert_eq!(code, Some(1));
 }
 
-/// A proxy log checked live (`--session-log -`, `tail -f` of a log the proxy is writing) is
+/// A proxy log checked live (`--session-log -`, `tail -n +1 -f` of a log the proxy is writing) is
 /// reported record by record as its lines come, as a single stream is.
 #[test]
 fn session_log_records_go_out_while_the_log_is_open() {

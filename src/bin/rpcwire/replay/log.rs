@@ -266,7 +266,7 @@ fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io:
     let mut bytes = Vec::new();
     let mut number = 0u64;
     loop {
-        // The next line needs a read, which may wait on a live log (`tail -f` of one being
+        // The next line needs a read, which may wait on a live log (`tail -n +1 -f` of one being
         // written): the records so far go out before it.
         if !input.buffer().contains(&b'\n') {
             report.out.flush()?;
