@@ -59,6 +59,16 @@ impl Progress {
     }
 }
 
+impl Drop for Progress {
+    /// Ends a line left shown (a replay stopped by an error), so that the error's message
+    /// starts a line of its own rather than being written over the meter's.
+    fn drop(&mut self) {
+        if self.shown {
+            let _ = writeln!(io::stderr());
+        }
+    }
+}
+
 /// The size of the file at `path`, for the progress line: 0 when it cannot be known (`-`, the
 /// standard input; a file whose metadata cannot be read).
 pub(super) fn file_size(path: &Path) -> u64 {
