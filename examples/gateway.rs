@@ -32,6 +32,12 @@ use rpcwire::{
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
 const TIMEOUT: u64 = 30_000;
+/// The most requests (and live task routes) one client may have in flight, and the bytes of
+/// their ids and progress tokens: every client shares the remapper's table (65,536 entries,
+/// 64 MiB), and without a share of its own one client flooding requests, or tasks it never
+/// ends, would have every other client's requests refused as the table full.
+const MAX_PER_CLIENT: usize = 1 << 10;
+const MAX_BYTES_PER_CLIENT: usize = 4 << 20;
 /// Longest line accepted from a client, in bytes (the client framers' limit; the decoders
 /// keep their 16 MiB default).
 const MAX_FRAME: usize = 1 << 20;
@@ -108,7 +114,9 @@ impl Gateway {
             ..DecodeOptions::new(Dialect::Mcp)
         };
         Gateway {
-            remap: IdRemapper::new(1 << 16),
+            remap: IdRemapper::new(1 << 16)
+                .max_per_client(MAX_PER_CLIENT)
+                .max_bytes_per_client(MAX_BYTES_PER_CLIENT),
             from_clients: Decoder::new(options(Role::Server)),
             from_upstream: Decoder::new(options(Role::Client)),
             framers: (0..clients).map(|_| LineFramer::new(MAX_FRAME)).collect(),
@@ -173,8 +181,9 @@ impl Gateway {
                     deadline,
                     &mut self.upstream,
                 );
-                // A reused id, a progress token it cannot rewrite, a full table; a task of
-                // another client's (-32602, as the upstream answers for a task not found).
+                // A reused id, a progress token it cannot rewrite, a full table or a client
+                // past its share of it; a task of another client's (-32602, as the upstream
+                // answers for a task not found).
                 if let Err(refused) = forwarded {
                     refused.write_reply(out, req.id);
                 }

@@ -2165,3 +2165,343 @@ fn a_reply_to_one_client_ends_no_task_of_another() {
         assert_eq!(progress_to(&remap, &task_progress(second)), None);
     }
 }
+
+// Each client's share of the table: `max_per_client` bounds its requests in flight and live
+// task routes, `max_bytes_per_client` their bytes; every way an entry goes gives its client
+// its room back.
+
+/// `client`'s `tools/call` with id `id` (task-augmented when `task`, asking for progress on
+/// `"p1"`: 6 bytes, its id twice and the token), with `deadline`: its token, or the refusal,
+/// with nothing written or kept.
+fn try_call(
+    remap: &mut IdRemapper<u32>,
+    client: u32,
+    id: u32,
+    task: bool,
+    deadline: Option<u64>,
+) -> Result<u64, RemapError> {
+    let task = if task { r#","task":{"ttl":60000}"# } else { "" };
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x"{task},"_meta":{{"progressToken":"p1"}}}}}}"#
+    );
+    let before = (remap.len(), remap.bytes(), remap.client_len(&client));
+    let mut up = BytesMut::new();
+    let sent = remap.forward_request(
+        client,
+        frame.as_bytes(),
+        &request(frame.as_bytes()),
+        deadline,
+        &mut up,
+    );
+    match sent {
+        Ok(token) => Ok(token.get()),
+        Err(e) => {
+            assert!(up.is_empty());
+            let after = (remap.len(), remap.bytes(), remap.client_len(&client));
+            assert_eq!(after, before);
+            Err(e)
+        }
+    }
+}
+
+/// The upstream's reply to `tasks/get`/`tasks/cancel` under `token`: task `task_id` with
+/// `status`.
+fn task_state(token: u64, task_id: &str, status: &str) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"taskId":"{task_id}","status":"{status}"}}}}"#
+    )
+    .into_bytes()
+}
+
+/// `client`'s `method` of task `task_id`, id `"q"`.
+fn task_op(method: &str, task_id: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":"q","method":"{method}","params":{{"taskId":"{task_id}"}}}}"#)
+}
+
+/// A client at its limit is refused (-32603, telling it it has too many requests in flight)
+/// with nothing kept or written; another client's requests still get through, and the first
+/// client's count stays what it was.
+#[test]
+fn a_client_at_its_limit_is_refused_and_the_others_are_not() {
+    let mut remap = IdRemapper::new(16).max_per_client(2);
+    assert_eq!(remap.client_limits(), (2, usize::MAX));
+    try_call(&mut remap, 1, 1, false, None).unwrap();
+    try_call(&mut remap, 1, 2, false, None).unwrap();
+    assert_eq!(
+        try_call(&mut remap, 1, 3, false, None),
+        Err(RemapError::ClientFull)
+    );
+    assert_eq!(
+        try_call(&mut remap, 1, 3, true, None),
+        Err(RemapError::ClientFull)
+    );
+    for id in 1..=2 {
+        try_call(&mut remap, 2, id, false, None).unwrap();
+    }
+    assert_eq!(
+        try_call(&mut remap, 2, 3, false, None),
+        Err(RemapError::ClientFull)
+    );
+    assert_eq!(
+        (remap.client_len(&1), remap.client_len(&2), remap.len()),
+        (2, 2, 4)
+    );
+    assert_eq!((remap.client_bytes(&1), remap.client_bytes(&3)), (12, 0));
+    let mut out = BytesMut::new();
+    RemapError::ClientFull.write_reply(&mut out, Id::from_token(b"3").unwrap());
+    assert_eq!(
+        &out[..],
+        &br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"the client has too many requests in flight"}}
+"#[..]
+    );
+    // A reused id is still a duplicate, whatever the client holds.
+    assert_eq!(
+        try_call(&mut remap, 1, 1, false, None),
+        Err(RemapError::DuplicateId)
+    );
+}
+
+/// A client at its limit gets room back through every way one of its requests goes: its
+/// reply routed or taken, its cancellation, its expiry, its going away, the upstream's.
+#[test]
+fn each_way_a_request_goes_gives_its_client_room_back() {
+    let ways = ["reply", "take", "cancel", "expire", "drop_client", "drain"];
+    for way in ways {
+        let mut remap = IdRemapper::new(16).max_per_client(2);
+        let first = try_call(&mut remap, 1, 1, false, Some(10)).unwrap();
+        try_call(&mut remap, 1, 2, false, None).unwrap();
+        try_call(&mut remap, 2, 1, false, Some(10)).unwrap();
+        assert_eq!(
+            try_call(&mut remap, 1, 3, false, None),
+            Err(RemapError::ClientFull),
+            "{way}"
+        );
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{first},"result":{{}}}}"#);
+        let left = match way {
+            "reply" => {
+                assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+                1
+            }
+            "take" => {
+                let msg = Decoder::jsonrpc().decode(reply.as_bytes()).unwrap();
+                assert_eq!(remap.take(msg.id().unwrap()).map(|o| o.client), Ok(1));
+                1
+            }
+            "cancel" => {
+                let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+                let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else {
+                    panic!()
+                };
+                assert!(remap
+                    .forward_cancel(&1, cancel, &n, &mut BytesMut::new())
+                    .is_some());
+                1
+            }
+            "expire" => {
+                // Client 2's request expires too: its own count, not client 1's.
+                assert_eq!(remap.expire(10).count(), 2);
+                assert_eq!(remap.client_len(&2), 0);
+                1
+            }
+            "drop_client" => {
+                assert_eq!(remap.drop_client(&1).len(), 2);
+                0
+            }
+            _ => {
+                assert_eq!(remap.drain().count(), 3);
+                assert_eq!(remap.client_len(&2), 0);
+                0
+            }
+        };
+        assert_eq!(remap.client_len(&1), left, "{way}");
+        assert_eq!(remap.client_bytes(&1), 6 * left, "{way}");
+        for id in 3..5 - left as u32 {
+            try_call(&mut remap, 1, id, false, None).unwrap();
+        }
+        assert_eq!(
+            try_call(&mut remap, 1, 9, false, None),
+            Err(RemapError::ClientFull),
+            "{way}"
+        );
+    }
+}
+
+/// A task's live route keeps its request's place in its client's count until the task is
+/// seen to end (a terminal status, a `tasks/get` or `tasks/result` result telling it), its
+/// deadline passes, the upstream says it no longer knows it, a new task takes its id over,
+/// or its client or the upstream goes; the records of tasks that ended do not count. A task
+/// created ended already never counts.
+#[test]
+fn a_tasks_route_counts_for_its_client_until_it_ends() {
+    let ways = [
+        "status",
+        "get",
+        "result",
+        "expire",
+        "unknown",
+        "taken over",
+        "drop_client",
+        "drain",
+    ];
+    for way in ways {
+        let mut remap = IdRemapper::new(16).max_per_client(3);
+        let token = try_call(&mut remap, 1, 1, true, Some(100)).unwrap();
+        assert_eq!(route_at(&mut remap, &created(token, "task-1"), 0), Ok(1));
+        // A query of the task's, in flight before the client fills its share.
+        let query = match way {
+            "get" | "unknown" => {
+                Some(forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")).unwrap())
+            }
+            "result" => {
+                Some(forward_task_op(&mut remap, 1, &task_op("tasks/result", "task-1")).unwrap())
+            }
+            _ => None,
+        };
+        assert_eq!(
+            (remap.task_routes(), remap.len()),
+            (1, usize::from(query.is_some()))
+        );
+        while remap.client_len(&1) < 3 {
+            let id = 10 + remap.client_len(&1) as u32;
+            try_call(&mut remap, 1, id, false, None).unwrap();
+        }
+        assert_eq!(
+            try_call(&mut remap, 1, 20, false, None),
+            Err(RemapError::ClientFull),
+            "{way}"
+        );
+        // 4 + 16 for the route ("p1", "task-1" twice), 6 for each plain call.
+        let bytes = remap.client_bytes(&1);
+        let routed = |remap: &mut IdRemapper<u32>, reply: &[u8]| {
+            assert_eq!(route_at(remap, reply, 0), Ok(1))
+        };
+        let freed = match way {
+            "status" => {
+                status_to(&mut remap, &status("task-1", "completed")).unwrap();
+                1
+            }
+            "get" => {
+                routed(&mut remap, &task_state(query.unwrap(), "task-1", "failed"));
+                2
+            }
+            "result" => {
+                let reply = format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[],"_meta":{{"io.modelcontextprotocol/related-task":{{"taskId":"task-1"}}}}}}}}"#,
+                    query.unwrap()
+                );
+                routed(&mut remap, reply.as_bytes());
+                2
+            }
+            "expire" => {
+                assert_eq!(remap.expire(100).count(), 0);
+                1
+            }
+            "unknown" => {
+                let reply = format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-32602,"message":"Task not found"}}}}"#,
+                    query.unwrap()
+                );
+                routed(&mut remap, reply.as_bytes());
+                assert_eq!(remap.tasks(), 0);
+                2
+            }
+            "taken over" => {
+                // Client 2's new task gets the id: client 1's route is gone, client 2's counts.
+                let other = try_call(&mut remap, 2, 1, true, None).unwrap();
+                assert_eq!(route_at(&mut remap, &created(other, "task-1"), 0), Ok(2));
+                assert_eq!((remap.client_len(&2), remap.client_bytes(&2)), (1, 20));
+                1
+            }
+            "drop_client" => {
+                remap.drop_client(&1);
+                3
+            }
+            _ => {
+                remap.drain().for_each(drop);
+                3
+            }
+        };
+        assert_eq!(remap.client_len(&1), 3 - freed, "{way}");
+        let route_bytes = if matches!(way, "get" | "result" | "unknown") {
+            20 + 6
+        } else {
+            20
+        };
+        let expected = if freed == 3 { 0 } else { bytes - route_bytes };
+        assert_eq!(remap.client_bytes(&1), expected, "{way}");
+        // The record of an ended task does not count.
+        if matches!(way, "status" | "get" | "result" | "expire") {
+            assert_eq!((remap.tasks(), remap.task_routes()), (1, 0), "{way}");
+        }
+        for id in 0..freed as u32 {
+            try_call(&mut remap, 1, 30 + id, false, None).unwrap();
+        }
+        assert_eq!(
+            try_call(&mut remap, 1, 40, false, None),
+            Err(RemapError::ClientFull),
+            "{way}"
+        );
+    }
+
+    // A task created ended already is its record only: its request's place goes back.
+    let mut remap = IdRemapper::new(16).max_per_client(1);
+    let token = try_call(&mut remap, 1, 1, true, None).unwrap();
+    let ended = String::from_utf8(created(token, "task-1"))
+        .unwrap()
+        .replace("working", "completed");
+    assert_eq!(route(&mut remap, ended.as_bytes()).0, Ok(1));
+    assert_eq!(
+        (remap.tasks(), remap.client_len(&1), remap.client_bytes(&1)),
+        (1, 0, 0)
+    );
+    try_call(&mut remap, 1, 2, false, None).unwrap();
+}
+
+/// `max_bytes_per_client` bounds the bytes a client's requests and live routes hold: beyond
+/// it the client's request is refused, and a `CreateTaskResult` leaves no route (a task
+/// created ended already keeps its record, which does not count); other clients' requests
+/// get through, and the client's bytes come back as its entries go.
+#[test]
+fn a_clients_byte_share_bounds_its_requests_and_routes() {
+    let mut remap = IdRemapper::new(16).max_bytes_per_client(26);
+    assert_eq!(remap.client_limits(), (usize::MAX, 26));
+    let task = try_call(&mut remap, 1, 1, true, None).unwrap();
+    try_call(&mut remap, 1, 2, false, None).unwrap();
+    // The route holds 20 (its progress token, its task id twice) for its request's 6.
+    assert_eq!(route(&mut remap, &created(task, "task-1")).0, Ok(1));
+    assert_eq!((remap.task_routes(), remap.client_bytes(&1)), (1, 26));
+    assert_eq!(
+        try_call(&mut remap, 1, 3, false, None),
+        Err(RemapError::ClientOverBudget)
+    );
+    assert_eq!(
+        RemapError::ClientOverBudget.code(),
+        rpcwire::ErrorCode::INTERNAL_ERROR
+    );
+    for id in 1..=4 {
+        try_call(&mut remap, 2, id, false, None).unwrap();
+    }
+    // The task ends: its route's bytes come back, its record's do not count.
+    status_to(&mut remap, &status("task-1", "completed")).unwrap();
+    assert_eq!(remap.client_bytes(&1), 6);
+    try_call(&mut remap, 1, 3, false, None).unwrap();
+    // 12 + 6 for a new task's request; its route would hold 18 - 6 + 20 = 32: none is kept.
+    let task = try_call(&mut remap, 1, 4, true, None).unwrap();
+    assert_eq!(route(&mut remap, &created(task, "task-2")).0, Ok(1));
+    assert_eq!(
+        (remap.task_routes(), remap.tasks(), remap.client_bytes(&1)),
+        (0, 1, 12)
+    );
+    // A task created ended already is kept as its record, whatever the client's share.
+    let task = try_call(&mut remap, 1, 5, true, None).unwrap();
+    let ended = String::from_utf8(created(task, "task-3"))
+        .unwrap()
+        .replace("working", "failed");
+    assert_eq!(route(&mut remap, ended.as_bytes()).0, Ok(1));
+    assert_eq!((remap.tasks(), remap.client_bytes(&1)), (2, 12));
+    assert_eq!(
+        remap.task_owner(Id::from_token(b"\"task-3\"").unwrap()),
+        Some(&1)
+    );
+    assert_eq!(remap.client_bytes(&2), 24);
+}

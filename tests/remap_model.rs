@@ -5,9 +5,12 @@
 //! moved deadlines; MCP 2025-11-25 tasks' status notifications (terminal or not) and
 //! `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or another, answered at
 //! once or after time has passed (a status, a result naming the task or another, a -32602
-//! error). After every step the remapper holds what the model holds (requests, task
-//! routes, the tasks it keeps and whose they are), counts the bytes the model counts, and every
-//! reply, progress and status notification reaches the client that asked, its tokens restored.
+//! error). Each client may hold 3 requests and live task routes, of 26 bytes at most: beyond
+//! either its request is refused, and a `CreateTaskResult` past its bytes leaves no route.
+//! After every step the remapper holds what the model holds (requests, task routes, the tasks
+//! it keeps and whose they are), counts the bytes the model counts, in all and for each
+//! client, and every reply, progress and status notification reaches the client that asked,
+//! its tokens restored.
 
 use bytes::BytesMut;
 use proptest::prelude::*;
@@ -167,6 +170,44 @@ fn give_places_up(
     Ok(())
 }
 
+/// The most requests in flight and live task routes each client may hold, and their bytes.
+const PER_CLIENT: usize = 3;
+const BYTES_PER_CLIENT: usize = 26;
+
+/// What `client` holds against its limits: its requests in flight and its tasks' live
+/// routes, how many and their bytes.
+fn client_share(
+    client: u8,
+    model: &HashMap<u64, M>,
+    tasks: &HashMap<String, Tm>,
+) -> (usize, usize) {
+    let requests = model.values().filter(|m| m.client == client);
+    let routes = tasks
+        .iter()
+        .filter(|(_, tm)| tm.live && tm.client == client);
+    let count = requests.clone().count() + routes.clone().count();
+    let bytes = requests.map(|m| m.bytes).sum::<usize>()
+        + routes.map(|(id, tm)| tm.bytes(id)).sum::<usize>();
+    (count, bytes)
+}
+
+/// The refusal of `client`'s request of `bytes` by its own limits, if any.
+fn over_client_limits(
+    client: u8,
+    bytes: usize,
+    model: &HashMap<u64, M>,
+    tasks: &HashMap<String, Tm>,
+) -> Option<RemapError> {
+    let (count, held) = client_share(client, model, tasks);
+    if count >= PER_CLIENT {
+        Some(RemapError::ClientFull)
+    } else if held + bytes > BYTES_PER_CLIENT {
+        Some(RemapError::ClientOverBudget)
+    } else {
+        None
+    }
+}
+
 /// `expire(now)`: the requests due come out (none of the model's others), a route past its
 /// deadline ends (kept until its ttl, unless that passed too; `seq` is when it ended), and an
 /// ended task past its ttl goes.
@@ -213,7 +254,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
     #[test]
     fn remap_model(ops in proptest::collection::vec(op(), 1..80)) {
-        let mut r: IdRemapper<u8> = IdRemapper::new(5);
+        let mut r: IdRemapper<u8> = IdRemapper::new(5).max_per_client(PER_CLIENT).max_bytes_per_client(BYTES_PER_CLIENT);
         let mut model: HashMap<u64, M> = HashMap::new();
         let mut tasks: HashMap<String, Tm> = HashMap::new();
         let mut minted: Vec<u64> = vec![];
@@ -236,12 +277,13 @@ proptest! {
                     let res = r.forward_request(client, frame.as_bytes(), &req, d, &mut out);
                     let dup = model.values().any(|m| m.client == client && m.id == idt);
                     if dup { prop_assert_eq!(res, Err(RemapError::DuplicateId)); continue; }
+                    let bytes = 2 * idt.len() + pt.as_ref().map_or(0, |p| p.len());
+                    if let Some(refused) = over_client_limits(client, bytes, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
                     give_places_up(&r, &mut tasks, model.len())?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     prop_assert!(!minted.contains(&t));
                     minted.push(t);
-                    let bytes = 2 * idt.len() + pt.as_ref().map_or(0, |p| p.len());
                     model.insert(t, M { client, id: idt, progress: pt, deadline: d, bytes, task });
                 }
                 Op::Reply { pick, create } => {
@@ -272,10 +314,16 @@ proptest! {
                                     (Some(d), Some(end)) => Some(d.min(end)),
                                     (d, end) => d.or(end),
                                 };
+                                tasks.remove(&task_id);
                                 let mut tm = Tm { client: m.client, token: t, progress: m.progress, live: true, deadline, ttl_ends, ended: 0 };
                                 // A task ended already: kept as its record.
                                 if terminal { seq += 1; tm.end(seq); }
-                                tasks.insert(task_id, tm);
+                                // A live route past its client's bytes (its request's gone
+                                // already from the model) is not kept; a record always is.
+                                let (_, held) = client_share(m.client, &model, &tasks);
+                                if !tm.live || held + tm.bytes(&task_id) <= BYTES_PER_CLIENT {
+                                    tasks.insert(task_id, tm);
+                                }
                             }
                         }
                         None => prop_assert_eq!(res.unwrap_err(), Miss::Stale),
@@ -389,6 +437,8 @@ proptest! {
                         prop_assert_eq!(r.task_owner(Id::from_token(format!("\"{task_id}\"").as_bytes()).unwrap()), tasks.get(&task_id).map(|tm| &tm.client));
                         continue;
                     }
+                    // Its id `"q"`, twice.
+                    if let Some(refused) = over_client_limits(client, 6, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
                     give_places_up(&r, &mut tasks, model.len())?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
@@ -427,6 +477,9 @@ proptest! {
             prop_assert_eq!(r.task_routes(), tasks.values().filter(|tm| tm.live).count());
             let task_bytes: usize = tasks.iter().map(|(id, tm)| tm.bytes(id)).sum();
             prop_assert_eq!(r.bytes(), model.values().map(|m| m.bytes).sum::<usize>() + task_bytes);
+            for client in 0..3 {
+                prop_assert_eq!((r.client_len(&client), r.client_bytes(&client)), client_share(client, &model, &tasks));
+            }
             for n in 0..4 {
                 let id = format!("\"t{n}\"");
                 prop_assert_eq!(r.task_owner(Id::from_token(id.as_bytes()).unwrap()), tasks.get(&format!("t{n}")).map(|tm| &tm.client));

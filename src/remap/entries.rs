@@ -5,7 +5,7 @@
 
 use core::hash::Hash;
 
-use super::{held_bytes, Entry, Held, IdRemapper, Origin};
+use super::{held_bytes, ClientEntries, Entry, Held, IdRemapper, Origin};
 use crate::pending::Token;
 
 impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
@@ -16,7 +16,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// nowhere, and other clients may name them), and not returned.
     pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
         let mut dropped = alloc::vec::Vec::new();
-        let mut at = self.heads.remove(client);
+        // Its counts go with its list.
+        let mut at = self.heads.remove(client).map(|entries| entries.head);
         while let Some(token) = at {
             let entry = self
                 .pending
@@ -31,12 +32,34 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Forgets what `entry` kept besides its entry in `pending` (already removed): its
-    /// request's id or its task id, its bytes, its place in its client's list. Returns its
-    /// request's origin (`None` for a task route).
+    /// request's id or its task id, its bytes, its place in its client's list and in its
+    /// client's counts. Returns its request's origin (`None` for a task route).
     pub(super) fn forget(&mut self, entry: Entry<C, T>) -> Option<Origin<C, T>> {
         let Entry { held, prev, next } = entry;
+        if let Some(bytes) = held.counted_bytes() {
+            self.uncount(held.client(), bytes);
+        }
         self.unlink(held.client(), prev, next);
         self.release(held)
+    }
+
+    /// An entry of `client`'s that held `bytes` went: it no longer counts against its
+    /// client's limits. (A task's end, [`Self::end_task`], uncounts its route in place.)
+    fn uncount(&mut self, client: &C, bytes: usize) {
+        let entries = self
+            .heads
+            .get_mut(client)
+            .expect("a client with entries has a list");
+        entries.counted -= 1;
+        entries.bytes -= bytes;
+    }
+
+    /// What `client`'s requests in flight and live task routes count against its limits:
+    /// how many, and their bytes.
+    pub(super) fn client_counts(&self, client: &C) -> (usize, usize) {
+        self.heads
+            .get(client)
+            .map_or((0, 0), |entries| (entries.counted, entries.bytes))
     }
 
     /// Takes an entry of `client`'s, between `prev` and `next`, out of its client's list.
@@ -45,10 +68,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             Some(prev) => self.linked(prev).next = next,
             None => match next {
                 Some(next) => {
-                    *self
-                        .heads
+                    self.heads
                         .get_mut(client)
-                        .expect("a client with entries has a head") = next;
+                        .expect("a client with entries has a list")
+                        .head = next;
                 }
                 None => {
                     self.heads.remove(client);
@@ -60,8 +83,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
     }
 
-    /// Puts `held` in the table, with `deadline`, at the head of its client's list; `None`
-    /// when the table is full.
+    /// Puts `held` in the table, with `deadline`, at the head of its client's list (counted
+    /// against its client's limits as [`Held::counted_bytes`] says); `None` when the table is
+    /// full.
     pub(super) fn insert_linked(
         &mut self,
         held: Held<C, T>,
@@ -69,10 +93,22 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ) -> Option<Token> {
         let vacant = self.pending.vacant_entry().ok()?;
         let token = vacant.token();
+        let counted = held.counted_bytes();
         let next = match self.heads.get_mut(held.client()) {
-            Some(head) => Some(core::mem::replace(head, token)),
+            Some(entries) => {
+                if let Some(bytes) = counted {
+                    entries.counted += 1;
+                    entries.bytes += bytes;
+                }
+                Some(core::mem::replace(&mut entries.head, token))
+            }
             None => {
-                self.heads.insert(held.client().clone(), token);
+                let entries = ClientEntries {
+                    head: token,
+                    counted: usize::from(counted.is_some()),
+                    bytes: counted.unwrap_or(0),
+                };
+                self.heads.insert(held.client().clone(), entries);
                 None
             }
         };

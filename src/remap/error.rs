@@ -38,12 +38,19 @@ pub enum RemapError {
     /// string (absent, another type, named twice, or in `params` too malformed to tell): the
     /// upstream might read it as a task the remapper did not check (MCP: answer -32602).
     BadTaskId,
+    /// The client holds as many requests in flight and live task routes as
+    /// [`IdRemapper::max_per_client`] lets one client hold.
+    ClientFull,
+    /// The bytes of the client's requests in flight and live task routes would pass
+    /// [`IdRemapper::max_bytes_per_client`].
+    ClientOverBudget,
 }
 
 impl RemapError {
     /// The error code of the reply the client gets for a request the remapper refused:
     /// -32600 for a reused id, -32602 for a progress token it cannot rewrite or a task the
-    /// client may not reach, -32603 when the table is full or over its budget.
+    /// client may not reach, -32603 when the table, or the client's share of it, is full or
+    /// over its budget.
     ///
     /// ```
     /// use rpcwire::{ErrorCode, RemapError};
@@ -55,7 +62,10 @@ impl RemapError {
             RemapError::BadProgressToken | RemapError::ForeignTask | RemapError::BadTaskId => {
                 ErrorCode::INVALID_PARAMS
             }
-            RemapError::Full | RemapError::OverBudget => ErrorCode::INTERNAL_ERROR,
+            RemapError::Full
+            | RemapError::OverBudget
+            | RemapError::ClientFull
+            | RemapError::ClientOverBudget => ErrorCode::INTERNAL_ERROR,
         }
     }
 
@@ -92,6 +102,10 @@ impl RemapError {
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
             RemapError::ForeignTask => "the task named is another client's",
             RemapError::BadTaskId => "a task request whose params.taskId is not one string",
+            RemapError::ClientFull => "the client has too many requests in flight",
+            RemapError::ClientOverBudget => {
+                "the client's requests in flight would hold more bytes than its budget"
+            }
         }
     }
 }

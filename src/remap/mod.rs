@@ -102,6 +102,59 @@ pub struct Origin<C, T = ()> {
 /// assert_eq!(&to_client[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"result\":{}}\n");
 /// ```
 ///
+/// # Clients' shares
+///
+/// Every client's requests share the table's places ([`new`](Self::new)'s `capacity`) and
+/// its byte budget ([`max_bytes`](Self::max_bytes)). Unbounded, one client that floods
+/// requests, or task-augmented requests (whose routes stay until their tasks end, see
+/// [Tasks](Self#tasks)), takes every place, and every other client's request is refused as
+/// [`RemapError::Full`] or [`RemapError::OverBudget`].
+/// [`max_per_client`](Self::max_per_client) bounds what one client holds: its requests in
+/// flight and its tasks' live routes (a route keeps its request's place until the task is
+/// seen to end, or its deadline passes). The records of its tasks that ended do not count:
+/// they give their places up to any client's request.
+/// [`max_bytes_per_client`](Self::max_bytes_per_client) bounds their bytes, as `max_bytes`
+/// counts them (a route its progress token and task id). A request
+/// beyond either is refused, as [`RemapError::ClientFull`] or
+/// [`RemapError::ClientOverBudget`] (checked before the table's own bounds), with nothing
+/// kept or written; the other clients' requests are not affected. The client has its room
+/// back as soon as one of its entries goes: a reply routed or taken, a cancellation, an
+/// expiry, its task's end; [`client_len`](Self::client_len) and
+/// [`client_bytes`](Self::client_bytes) tell what it holds. Both are unlimited unless set.
+/// A `CreateTaskResult` whose live route would pass its client's byte share leaves no route,
+/// as one that would pass `max_bytes` (its task is then one the remapper does not keep, open
+/// to every client: keep the share well above what a client's tasks need).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{Decoder, IdRemapper, Message, RemapError};
+///
+/// let mut remap = IdRemapper::new(1024).max_per_client(2);
+/// let forward = |remap: &mut IdRemapper<&str>, client, id: u32| {
+///     let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+///     let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else { panic!() };
+///     remap.forward_request(client, frame.as_bytes(), &req, None, &mut BytesMut::new())
+/// };
+/// let first = forward(&mut remap, "noisy", 1).unwrap();
+/// forward(&mut remap, "noisy", 2).unwrap();
+/// // A third request of the noisy client's is refused; another client's still gets through.
+/// assert_eq!(forward(&mut remap, "noisy", 3), Err(RemapError::ClientFull));
+/// assert!(forward(&mut remap, "quiet", 1).is_ok());
+///
+/// // Its refusal tells the client why, under its id.
+/// let mut to_client = BytesMut::new();
+/// RemapError::ClientFull.write_reply(&mut to_client, rpcwire::Id::from_token(b"3").unwrap());
+/// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"the client has too many requests in flight"}}
+/// "#[..]);
+///
+/// // Once one of its requests is answered, the noisy client has room again.
+/// let reply = format!(r#"{{"jsonrpc":"2.0","id":{first},"result":{{}}}}"#);
+/// let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
+/// remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut BytesMut::new()).unwrap();
+/// assert_eq!(remap.client_len(&"noisy"), 1);
+/// assert!(forward(&mut remap, "noisy", 3).is_ok());
+/// ```
+///
 /// # Tasks
 ///
 /// MCP 2025-11-25 (experimental) lets a request be task-augmented: its `params` carry a
@@ -289,10 +342,14 @@ pub struct IdRemapper<C, T = ()> {
     by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
     /// The routes of tasks ([`Held::Task`]) by task id.
     task_ids: HashMap<IdKey, Token, foldhash::quality::RandomState>,
-    /// Each client's latest request in flight (or task route): the head of the list of its
-    /// entries that they link ([`Entry::prev`], [`Entry::next`]), so that a client going
-    /// away costs its own entries, not a scan of every request in flight.
-    heads: HashMap<C, Token, foldhash::quality::RandomState>,
+    /// Each client's list of its entries (requests in flight and tasks kept), with what of
+    /// them counts against its own limits: a client going away costs its own entries, not a
+    /// scan of every request in flight, and its limits are checked without one.
+    heads: HashMap<C, ClientEntries, foldhash::quality::RandomState>,
+    /// The most entries, and bytes, each client's requests in flight and live task routes
+    /// may hold ([`Self::max_per_client`], [`Self::max_bytes_per_client`]).
+    max_per_client: usize,
+    max_bytes_per_client: usize,
     /// What the requests' clients' ids and progress tokens hold ([`held_bytes`]), and the
     /// task routes ([`TaskRoute::held`]); and its limit.
     bytes: usize,
@@ -309,6 +366,20 @@ pub struct IdRemapper<C, T = ()> {
     /// whose record went otherwise (its ttl, its client) stays until it is met, or until the
     /// queue is compacted (when it holds more than twice the table's entries).
     ended: VecDeque<Token>,
+}
+
+/// A client's entries: the head of their list, and what its limits count of them.
+struct ClientEntries {
+    /// The client's latest entry: the head of the list its entries link ([`Entry::prev`],
+    /// [`Entry::next`]).
+    head: Token,
+    /// Its requests in flight and live task routes (not the records of its tasks that
+    /// ended, which give their places up to any request): what
+    /// [`IdRemapper::max_per_client`] bounds.
+    counted: usize,
+    /// What those hold of [`IdRemapper::bytes`] ([`Held::counted_bytes`]): what
+    /// [`IdRemapper::max_bytes_per_client`] bounds.
+    bytes: usize,
 }
 
 /// An entry of the table: a request in flight or a task's route, and its neighbours in its
@@ -334,6 +405,16 @@ impl<C, T> Held<C, T> {
         match self {
             Held::Request { origin, .. } => &origin.client,
             Held::Task(route) => &route.client,
+        }
+    }
+
+    /// What it counts against its client's byte limit, when it counts against its client's
+    /// limits at all: a request in flight its [`held_bytes`], a live task route what it
+    /// holds; `None` for the record of a task that ended.
+    fn counted_bytes(&self) -> Option<usize> {
+        match self {
+            Held::Request { origin, .. } => Some(held_bytes(origin)),
+            Held::Task(route) => route.live.then_some(route.held),
         }
     }
 }
@@ -390,6 +471,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             by_client: HashMap::with_hasher(Default::default()),
             task_ids: HashMap::with_hasher(Default::default()),
             heads: HashMap::with_hasher(Default::default()),
+            max_per_client: usize::MAX,
+            max_bytes_per_client: usize::MAX,
             bytes: 0,
             max_bytes: crate::inflight::DEFAULT_MAX_BYTES,
             routes: 0,
@@ -425,6 +508,49 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn max_bytes(mut self, bytes: usize) -> Self {
         self.max_bytes = bytes;
         self
+    }
+
+    /// Bounds what each client holds in the table: at most `entries` of its requests in
+    /// flight and live task routes at once (see [Clients' shares](Self#clients-shares));
+    /// beyond it the client's request is refused as [`RemapError::ClientFull`]. Unlimited
+    /// unless set (the table's capacity bounds every client); `0` refuses every request.
+    pub fn max_per_client(mut self, entries: usize) -> Self {
+        self.max_per_client = entries;
+        self
+    }
+
+    /// Bounds the bytes each client's requests in flight and live task routes hold, as
+    /// [`max_bytes`](Self::max_bytes) counts them (see
+    /// [Clients' shares](Self#clients-shares)): beyond it the client's request is refused as
+    /// [`RemapError::ClientOverBudget`], and a `CreateTaskResult` answering it leaves no
+    /// route. Unlimited unless set (`max_bytes` bounds every client).
+    pub fn max_bytes_per_client(mut self, bytes: usize) -> Self {
+        self.max_bytes_per_client = bytes;
+        self
+    }
+
+    /// How many of `client`'s requests in flight and live task routes the table holds:
+    /// what [`max_per_client`](Self::max_per_client) bounds.
+    pub fn client_len(&self, client: &C) -> usize {
+        self.client_counts(client).0
+    }
+
+    /// The bytes `client`'s requests in flight and live task routes hold: what
+    /// [`max_bytes_per_client`](Self::max_bytes_per_client) bounds.
+    pub fn client_bytes(&self, client: &C) -> usize {
+        self.client_counts(client).1
+    }
+
+    /// Each client's bounds: [`max_per_client`](Self::max_per_client)'s and
+    /// [`max_bytes_per_client`](Self::max_bytes_per_client)'s (`usize::MAX`: unlimited).
+    ///
+    /// ```
+    /// use rpcwire::IdRemapper;
+    /// let remap: IdRemapper<u32> = IdRemapper::new(16).max_per_client(4);
+    /// assert_eq!(remap.client_limits(), (4, usize::MAX));
+    /// ```
+    pub fn client_limits(&self) -> (usize, usize) {
+        (self.max_per_client, self.max_bytes_per_client)
     }
 
     /// The bytes the requests in flight keep of their clients' ids and progress tokens, and
@@ -509,6 +635,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         // The count of requests first, then their bytes (as `InFlight` checks them), with
         // what the records of ended tasks would give up counted free; then, when it fits,
         // the records give it up (none for a request refused anyway).
+        // The client's own limits before the table's: a client at its limit is refused for
+        // what it holds, whatever the others hold.
+        let (counted, counted_bytes) = self.client_counts(&origin.client);
+        if counted >= self.max_per_client {
+            return Err(RemapError::ClientFull);
+        }
+        if counted_bytes.saturating_add(held) > self.max_bytes_per_client {
+            return Err(RemapError::ClientOverBudget);
+        }
         let records = self.routes - self.live;
         if self.pending.len() - records >= self.pending.capacity_limit() {
             return Err(RemapError::Full);

@@ -150,6 +150,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if (self.bytes - released - self.ended_bytes).saturating_add(held) > self.max_bytes {
             return None;
         }
+        // A live route counts against its client's share of the budget, as its request did
+        // (a task ended already keeps only its record, which does not).
+        if !ended && self.over_client_share(token, released, held)? {
+            return None;
+        }
         // The request's place becomes the route's: room for the bytes only.
         self.make_room(false, held.saturating_sub(released));
         let deadline = self.pending.deadline(token);
@@ -175,6 +180,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.by_client
             .remove(&Self::key(&origin.client, origin.id.as_id()));
         self.bytes = self.bytes - released + held;
+        // The route takes its request's place in its client's count, with its own bytes.
+        let entries = self
+            .heads
+            .get_mut(&origin.client)
+            .expect("a client with entries has a list");
+        entries.bytes = entries.bytes - released + held;
         self.task_ids.insert(key, token);
         self.routes += 1;
         self.live += 1;
@@ -188,8 +199,20 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         Some(origin)
     }
 
+    /// Whether the request under `token` (its client's, holding `released` bytes), turned into
+    /// a route holding `held`, would pass its client's share of the byte budget
+    /// ([`max_bytes_per_client`](Self::max_bytes_per_client)); `None` when it is no request.
+    fn over_client_share(&self, token: Token, released: usize, held: usize) -> Option<bool> {
+        let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
+            return None;
+        };
+        let (_, bytes) = self.client_counts(&origin.client);
+        Some((bytes - released).saturating_add(held) > self.max_bytes_per_client)
+    }
+
     /// The task under `token` has ended: its route no longer routes progress (its progress
-    /// token's bytes are given back), and its client is kept until its ttl passes.
+    /// token's bytes are given back), no longer counts against its client's limits, and its
+    /// client is kept until its ttl passes.
     pub(super) fn end_task(&mut self, token: Token) {
         let Some(Entry {
             held: Held::Task(route),
@@ -201,7 +224,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if !route.live {
             return;
         }
+        let counted = route.held;
         let released = route.end();
+        let entries = self
+            .heads
+            .get_mut(&route.client)
+            .expect("a client with entries has a list");
+        entries.counted -= 1;
+        entries.bytes -= counted;
         let ttl_ends = route.ttl_ends;
         self.bytes -= released;
         self.ended_bytes += route.held;

@@ -1394,6 +1394,13 @@ fn model_id(arg: u8) -> String {
     }
 }
 
+/// The task id (quotes included) of task `n` of `tables_model`: 26 bytes, so that a route
+/// (its task id counted twice) may hold more than its request did, and pass its client's
+/// share of the byte budget where the request fit.
+fn task_id(n: u8) -> String {
+    format!("\"task-{n}-{}\"", "x".repeat(17))
+}
+
 /// `InFlight` and `IdRemapper` against models of what they hold: the same answers (accepted,
 /// duplicate, full, over the byte budget) and the same count of bytes, through every way an
 /// entry leaves. Each byte pair is an operation and its argument. The remapper's model keeps
@@ -1401,7 +1408,10 @@ fn model_id(arg: u8) -> String {
 /// `null`, the task live or ended already), status notifications (terminal or not) with the
 /// task's progress, and `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or
 /// another, answered at once (the result naming the task, or another): routes, the records of
-/// ended tasks' clients, refusals of foreign tasks and bytes agree.
+/// ended tasks' clients, refusals of foreign tasks and bytes agree. Each client may hold 4
+/// requests and live routes, of 200 bytes at most: its refusals, the routes its bytes leave
+/// out, and its counts (through replies, cancellations, expiries, task ends, a client or the
+/// upstream going away) agree too.
 pub fn tables_model(data: &[u8]) {
     use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
@@ -1410,6 +1420,8 @@ pub fn tables_model(data: &[u8]) {
         Id::from_token(token.as_bytes()).expect("a valid id token")
     }
     let (capacity, budget) = (8, 400);
+    // Each client's share of the remapper: 3 clients, each under half the table.
+    let (per_client, client_budget) = (4, 200);
 
     // InFlight: the model maps each key to its cost (token and key lengths, and the extra
     // bytes it was inserted with).
@@ -1454,7 +1466,10 @@ pub fn tables_model(data: &[u8]) {
             }
         }
     }
-    let mut remap: IdRemapper<u8> = IdRemapper::new(capacity).max_bytes(budget);
+    let mut remap: IdRemapper<u8> = IdRemapper::new(capacity)
+        .max_bytes(budget)
+        .max_per_client(per_client)
+        .max_bytes_per_client(client_budget);
     let mut remapped: HashMap<(u8, IdKey), Remapped> = HashMap::new();
     let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
@@ -1483,17 +1498,43 @@ pub fn tables_model(data: &[u8]) {
         tasks.remove(&gone);
     }
 
-    // What a request of `cost` bytes gets: `Full` when the table holds no place for it, or
-    // `OverBudget` no room, even with every record of a task that ended given up (then none
-    // is); else it takes the places of the oldest records while the table is full or the
-    // budget short: those the remapper gave up leave the model (each one of the oldest left:
-    // those one `expire` ended go in the table's order).
+    /// What `client` holds against its limits: its requests in flight and live task routes,
+    /// how many and their bytes.
+    fn client_share(
+        client: u8,
+        remapped: &HashMap<(u8, IdKey), Remapped>,
+        tasks: &HashMap<String, Tasked>,
+    ) -> (usize, usize) {
+        let requests = remapped.iter().filter(|((c, _), _)| *c == client);
+        let routes = tasks.values().filter(|t| t.live && t.client == client);
+        let count = requests.clone().count() + routes.clone().count();
+        let held =
+            requests.map(|(_, r)| r.cost).sum::<usize>() + routes.map(|t| t.held).sum::<usize>();
+        (count, held)
+    }
+
+    // What `client`'s request of `cost` bytes gets: `ClientFull` when the client holds its
+    // share of entries, `ClientOverBudget` when its bytes would pass its share; then
+    // `Full` when the table holds no place for it, or `OverBudget` no room, even with every
+    // record of a task that ended given up (then none is); else it takes the places of the
+    // oldest records while the table is full or the budget short: those the remapper gave up
+    // leave the model (each one of the oldest left: those one `expire` ended go in the
+    // table's order).
     let admit = |remap: &IdRemapper<u8>,
+                 remapped: &HashMap<(u8, IdKey), Remapped>,
                  tasks: &mut HashMap<String, Tasked>,
-                 in_flight: usize,
-                 requests_held: usize,
+                 client: u8,
                  cost: usize|
      -> Result<(), RemapError> {
+        let (held_by_client, client_held) = client_share(client, remapped, tasks);
+        if held_by_client >= per_client {
+            return Err(RemapError::ClientFull);
+        }
+        if client_held + cost > client_budget {
+            return Err(RemapError::ClientOverBudget);
+        }
+        let in_flight = remapped.len();
+        let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
         let (live, live_held) = tasks
             .values()
             .filter(|t| t.live)
@@ -1573,7 +1614,7 @@ pub fn tables_model(data: &[u8]) {
             }
             3 if arg % 8 < 3 => {
                 // A task's status (terminal or not), then progress on its request's token.
-                let id = format!("\"t{}\"", (arg >> 3) & 3);
+                let id = task_id((arg >> 3) & 3);
                 let terminal = arg % 8 == 2;
                 let status = if terminal { "failed" } else { "input_required" };
                 let frame = format!(
@@ -1621,11 +1662,11 @@ pub fn tables_model(data: &[u8]) {
                 let client = (op / 10) % 3;
                 let method = usize::from(arg % 8 - 3) % 3;
                 let answer = (arg >> 3) & 3;
-                let id = format!("\"t{}\"", (arg >> 5) & 3);
+                let id = task_id((arg >> 5) & 3);
                 // The result names the task, or (the operation's high bit) the next one: an
                 // upstream's mistake, which ends that task only if it is the client's.
                 let named = if op & 0x80 != 0 {
-                    format!("\"t{}\"", (((arg >> 5) & 3) + 1) % 4)
+                    task_id((((arg >> 5) & 3) + 1) % 4)
                 } else {
                     id.clone()
                 };
@@ -1641,11 +1682,10 @@ pub fn tables_model(data: &[u8]) {
                 let foreign = tasks.get(&id).is_some_and(|t| t.client != client);
                 let mut out = BytesMut::new();
                 let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
-                let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                 let expected = if foreign {
                     Err(RemapError::ForeignTask)
                 } else {
-                    admit(&remap, &mut tasks, remapped.len(), requests_held, cost)
+                    admit(&remap, &remapped, &mut tasks, client, cost)
                 };
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 if let Ok(upstream) = got {
@@ -1705,11 +1745,10 @@ pub fn tables_model(data: &[u8]) {
                 let deadline = (arg % 2 == 0).then_some(now + u64::from(arg % 7));
                 let mut out = BytesMut::new();
                 let got = remap.forward_request(client, frame.as_bytes(), &req, deadline, &mut out);
-                let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                 let expected = if duplicate {
                     Err(RemapError::DuplicateId)
                 } else {
-                    admit(&remap, &mut tasks, remapped.len(), requests_held, cost)
+                    admit(&remap, &remapped, &mut tasks, client, cost)
                 };
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 if let Ok(upstream) = got {
@@ -1766,7 +1805,7 @@ pub fn tables_model(data: &[u8]) {
                 let terminal = op & 0x80 != 0;
                 let created = (op & 0x40 != 0).then(|| {
                     let ttl = [None, Some(3), Some(9)][usize::from(arg >> 4) % 3];
-                    (format!("\"t{}\"", (arg >> 2) & 3), ttl)
+                    (task_id((arg >> 2) & 3), ttl)
                 });
                 let result = match &created {
                     Some((id, ttl)) => format!(
@@ -1795,13 +1834,16 @@ pub fn tables_model(data: &[u8]) {
                     // route fits when it would with every record of an ended task given up;
                     // then the oldest give up the room it needs (its request's place is its
                     // own), as for a request. A task ended already needs its record's room
-                    // only (no progress token).
+                    // only (no progress token). A live route must fit its client's share too
+                    // (its request's bytes are its own); a record need not.
                     tasks.remove(&id);
                     let progress = request.progress.filter(|_| !terminal);
                     let held = progress.as_ref().map_or(0, String::len) + 2 * id.len();
                     let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                     let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
-                    if requests_held + live_held + held <= budget {
+                    let (_, client_held) = client_share(k.0, &remapped, &tasks);
+                    let in_share = terminal || client_held + held <= client_budget;
+                    if requests_held + live_held + held <= budget && in_share {
                         while requests_held + tasks.values().map(|t| t.held).sum::<usize>() + held
                             > budget
                         {
@@ -1890,6 +1932,12 @@ pub fn tables_model(data: &[u8]) {
                 assert_eq!(dropped, before - remapped.len(), "drop client {client}");
                 tasks.retain(|_, t| t.client != client);
             }
+            9 if arg % 4 == 1 => {
+                // The upstream goes away: every request comes out, every task is forgotten.
+                assert_eq!(remap.drain().count(), remapped.len(), "drain");
+                remapped.clear();
+                tasks.clear();
+            }
             _ => {}
         }
         let used: usize = model.values().sum();
@@ -1899,8 +1947,16 @@ pub fn tables_model(data: &[u8]) {
         assert_eq!((remap.bytes(), remap.len()), (used, remapped.len()));
         let live = tasks.values().filter(|t| t.live).count();
         assert_eq!((remap.tasks(), remap.task_routes()), (tasks.len(), live));
+        for client in 0..3 {
+            let counts = (remap.client_len(&client), remap.client_bytes(&client));
+            assert_eq!(
+                counts,
+                client_share(client, &remapped, &tasks),
+                "client {client}"
+            );
+        }
         for n in 0..4 {
-            let id = format!("\"t{n}\"");
+            let id = task_id(n);
             let owner = remap.task_owner(Id::from_token(id.as_bytes()).expect("a string"));
             assert_eq!(owner, tasks.get(&id).map(|t| &t.client), "owner of {id}");
         }
