@@ -266,7 +266,7 @@ fn write_seed_corpus() {
             4, 0, 4, 4, 4, 8, 4, 12, 4, 16, 4, 20, 4, 24, 4, 28, 4, 32, 8, 0, 8, 4,
         ],
         // Tasks: client 0's task-augmented request with progress, its `CreateTaskResult`
-        // (task `t0`, ttl 3) routed, a status not terminal with progress; client 1's
+        // (task 0, ttl 3) routed, a status not terminal with progress; client 1's
         // `tasks/get` of it (refused), client 0's `tasks/result` (the task ends); a terminal
         // status; time passes beyond the ttl; another client's `tasks/get` goes through.
         &[35, 3, 76, 16, 3, 1, 13, 3, 3, 4, 3, 2, 8, 4, 13, 3],
