@@ -123,7 +123,11 @@ pub struct Origin<C, T = ()> {
 /// [`client_bytes`](Self::client_bytes) tell what it holds. Both are unlimited unless set.
 /// A `CreateTaskResult` whose live route would pass its client's byte share leaves no route,
 /// as one that would pass `max_bytes` (its task is then one the remapper does not keep, open
-/// to every client: keep the share well above what a client's tasks need).
+/// to every client: keep the share well above what a client's tasks need). Likewise a
+/// client whose share is all live task routes cannot send the `tasks/get` that would tell it
+/// a task ended: the request is refused as `ClientFull` until a status notification or a
+/// deadline ends one. Forward task-augmented requests with a deadline (their routes then
+/// expire), or keep `max_per_client` above the tasks a client may run at once.
 ///
 /// ```
 /// use bytes::BytesMut;
