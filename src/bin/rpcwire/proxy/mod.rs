@@ -160,7 +160,8 @@ pub struct ProxyArgs {
     /// names and progress tokens waiting in its direction past 256 MiB. Besides those bytes,
     /// each waiting request costs the proxy up to about 480 bytes (its slot in a hash table,
     /// and the table's free slots), up to about 180 more with a progress token and 150 more
-    /// under --timeout-ms: under 100 MB in each direction at the default.
+    /// under --timeout-ms: up to about 106 MB in each direction at the default (about 63 MB
+    /// without progress tokens and deadlines).
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy

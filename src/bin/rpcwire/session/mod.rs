@@ -225,7 +225,8 @@ pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 /// to about 180 bytes more (its boxed key, and its entry among the tokens active, in a table
 /// of its own), and one with a deadline (`--timeout-ms`) up to about 150 more. At 2^20 a
 /// peer could make the proxy take up to about 0.8 GB in each direction with 40 MB of input;
-/// at 2^17, under 100 MB (measured: 84 MB at most). An MCP client keeps a
+/// at 2^17, up to about 106 MB (about 63 MB without progress tokens and deadlines; measured:
+/// 84 MB at most). An MCP client keeps a
 /// few requests in flight, not a hundred thousand, and 2^17 is above the default
 /// `--max-batch` (100,000): a JSON-RPC batch of requests within the default limits is
 /// tracked whole.

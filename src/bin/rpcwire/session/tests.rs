@@ -3197,7 +3197,7 @@ fn the_ids_of_kept_elements_stay_within_their_budget() {
 /// an invalid element whose id could not be read, owed a reply that never comes, which counts
 /// no bytes) held the ids of the rest of its batch outside every budget: a client sending such
 /// batches of 16 requests with ids of 64 KiB each, answered at once, had the proxy hold 1 MiB
-/// a batch, for as many batches as replies may be owed (`--max-in-flight`, a million).
+/// a batch, for as many batches as replies may be owed (`--max-in-flight`, 131,072 by default).
 #[test]
 fn a_batch_record_holds_only_the_ids_of_its_requests_still_waiting() {
     let mut session = Session::new(Dialect::JsonRpc2, None);
