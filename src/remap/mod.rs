@@ -636,9 +636,6 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             value,
         };
         let held = held_bytes(&origin);
-        // The count of requests first, then their bytes (as `InFlight` checks them), with
-        // what the records of ended tasks would give up counted free; then, when it fits,
-        // the records give it up (none for a request refused anyway).
         // The client's own limits before the table's: a client at its limit is refused for
         // what it holds, whatever the others hold.
         let (counted, counted_bytes) = self.client_counts(&origin.client);
@@ -648,6 +645,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if counted_bytes.saturating_add(held) > self.max_bytes_per_client {
             return Err(RemapError::ClientOverBudget);
         }
+        // Then the table's: the count of requests first, then their bytes (as `InFlight`
+        // checks them), with what the records of ended tasks would give up counted free;
+        // then, when it fits, the records give it up (none for a request refused anyway).
         let records = self.routes - self.live;
         if self.pending.len() - records >= self.pending.capacity_limit() {
             return Err(RemapError::Full);

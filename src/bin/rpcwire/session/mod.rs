@@ -1226,8 +1226,9 @@ impl Session {
     /// minted for the server, if any ([`Session::rewriting_reused_ids`]).
     ///
     /// A direction's table is let go as soon as its requests are out of it, before they are
-    /// made into reports: a million requests waiting take a few hundred megabytes, which
-    /// must not be held twice or three times over at the end.
+    /// made into reports: the requests waiting may take tens of megabytes (hundreds under a
+    /// raised `--max-in-flight`), which must not be held twice or three times over at the
+    /// end.
     pub fn finish(&mut self) -> Vec<Unanswered> {
         let mut out = vec![];
         for dir in [Dir::C2s, Dir::S2c] {

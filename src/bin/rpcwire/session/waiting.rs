@@ -3,8 +3,9 @@
 //! One is kept in the table of requests waiting for each request in flight (up to
 //! `--max-in-flight` in each direction), in a hash table slot beside the id's key and spelling,
 //! in a table less than half full just after it grows: its size is paid up to about twice per
-//! request, three times while the table grows. So it is kept small (56 bytes): what most requests lack (a progress token, an id
-//! minted in place of the client's) is boxed, a pointer when absent.
+//! request, three times while the table grows. So it is kept small (56 bytes): what most
+//! requests lack (a progress token, an id minted in place of the client's) is boxed, a
+//! pointer when absent.
 
 use std::sync::Arc;
 
