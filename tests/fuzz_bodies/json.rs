@@ -12,10 +12,11 @@
 //! `serde_json::Number`. A `serde_json::Value` would keep one of two duplicated members,
 //! refuse `1E400` and `"\ud800"`, and (without `preserve_order`) lose the members' order.
 
-use super::reference;
+// (The reference's readers: each string unescaped through serde_json's byte path, WTF-8, and
+// each object's members in wire order with duplicates kept.)
+use super::reference::{self, Members as OrderedMembers, Unescaped};
 
 use rpcwire::{DecodeError, Elements, JsonKind, JsonStr, Lookup, Members, RawJson, ScanError};
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// The nesting limit of `RawJson::new` and `new_strict`: one under the default `max_depth`,
@@ -312,51 +313,6 @@ fn wtf8_lossy(mut b: &[u8]) -> String {
                 b = &b[(ok + 3).min(b.len())..];
             }
         }
-    }
-}
-
-/// A string or key unescaped by serde_json's byte path: WTF-8.
-struct Unescaped(Vec<u8>);
-
-impl<'de> Deserialize<'de> for Unescaped {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Unescaped;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_bytes<E>(self, v: &[u8]) -> Result<Unescaped, E> {
-                Ok(Unescaped(v.to_vec()))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Unescaped, E> {
-                Ok(Unescaped(v.as_bytes().to_vec()))
-            }
-        }
-        d.deserialize_bytes(V)
-    }
-}
-
-/// An object's members in wire order, duplicates kept: (unescaped key, raw value).
-struct OrderedMembers<'a>(Vec<(Vec<u8>, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for OrderedMembers<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = OrderedMembers<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::new();
-                while let Some(key) = map.next_key::<Unescaped>()? {
-                    members.push((key.0, map.next_value()?));
-                }
-                Ok(OrderedMembers(members))
-            }
-        }
-        d.deserialize_map(V)
     }
 }
 

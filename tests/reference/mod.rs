@@ -119,7 +119,7 @@ pub fn depth(json: &[u8]) -> usize {
 }
 
 /// An unescaped string or key, as WTF-8 bytes (a lone surrogate keeps its 3-byte form).
-struct Unescaped(Vec<u8>);
+pub struct Unescaped(pub Vec<u8>);
 
 impl<'de> Deserialize<'de> for Unescaped {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -141,7 +141,7 @@ impl<'de> Deserialize<'de> for Unescaped {
 }
 
 /// An object's members in wire order: (unescaped key, raw value), duplicates kept.
-struct Members<'a>(Vec<(Vec<u8>, &'a RawValue)>);
+pub struct Members<'a>(pub Vec<(Vec<u8>, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for Members<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
