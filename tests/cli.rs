@@ -3,6 +3,7 @@
 #![cfg(feature = "cli")]
 
 mod check_cli;
+mod cli_reference;
 
 use std::process::{Command, Stdio};
 
@@ -228,18 +229,6 @@ fn a_zero_frame_or_batch_limit_is_a_usage_error() {
     );
 }
 
-/// The part of docs/cli.md, the CLI's reference, under `heading`, up to the next heading of
-/// its level.
-fn cli_reference_section(heading: &str) -> String {
-    let reference =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    let at = reference
-        .find(&format!("\n{heading}\n"))
-        .expect("the heading");
-    let rest = &reference[at + heading.len() + 2..];
-    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
-}
-
 /// The names of `value`'s members, and of the members of the objects it holds (a summary's
 /// counts, keyed by kinds and codes, excepted: those keys are data).
 fn field_names(value: &Value, into: &mut std::collections::BTreeSet<String>) {
@@ -270,7 +259,7 @@ fn assert_documented(described: &str, names: &std::collections::BTreeSet<String>
 /// and the counters' fields were not).
 #[test]
 fn every_field_and_kind_of_a_check_report_is_documented() {
-    let described = cli_reference_section("## `rpcwire check`");
+    let described = cli_reference::section("## `rpcwire check`");
     let c2s = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
 {\"jsonrpc\":\"2.0\",\"method\":\"note\"}\n\n{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"x\"}\n{oops\n\
 [{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"p\"},1]\n";
@@ -305,7 +294,7 @@ fn every_field_and_kind_of_a_check_report_is_documented() {
     assert_documented(&described, &kinds);
 
     // The session checks, over two streams: a batch's elements, a request left unanswered.
-    let described = described + &cli_reference_section("## `rpcwire proxy`");
+    let described = described + &cli_reference::section("## `rpcwire proxy`");
     let (c2s, s2c) = (
         b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]\n",
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"no\"}}\n",

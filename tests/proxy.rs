@@ -3,6 +3,8 @@
 //! timeouts, exit status, signals, EOF, usage errors, and the offline replay of its log.
 #![cfg(feature = "cli")]
 
+mod cli_reference;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -3181,24 +3183,12 @@ fn every_field_of_a_log_record_is_documented() {
     }
 }
 
-/// The part of docs/cli.md, the CLI's reference, under `heading`, up to the next heading of
-/// its level.
-fn cli_reference_section(heading: &str) -> String {
-    let reference =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
-    let at = reference
-        .find(&format!("\n{heading}\n"))
-        .expect("the heading");
-    let rest = &reference[at + heading.len() + 2..];
-    rest[..rest.find("\n## ").unwrap_or(rest.len())].to_string()
-}
-
 /// Every field of the log's records that are not messages (the header, the events, the
 /// counters of the summary) is named in docs/cli.md's `rpcwire proxy` section (the events' and
 /// the counters' fields were not).
 #[test]
 fn every_field_of_a_logs_other_records_is_documented() {
-    let described = cli_reference_section("## `rpcwire proxy`");
+    let described = cli_reference::section("## `rpcwire proxy`");
     let dir = scratch("log-other-fields");
     let (mut p, log) = jsonrpc_echo(&dir, &["--timeout-ms", "100"]);
     // A batch the server answers late, with an invalid element: at its timeout the proxy
