@@ -324,6 +324,28 @@ mod tests {
         assert_eq!(fault(mcp::methods::CANCELLED, None), Some(Params));
     }
 
+    /// Params that lazy validation let through but whose members cannot all be read (a
+    /// malformed member after the well-formed ones) are a fault, never clean: past the
+    /// malformed spot a member may be given again, so every member counts as given twice and
+    /// the first one checked is named.
+    #[test]
+    fn params_that_cannot_be_read_whole_are_a_fault() {
+        use ParamsFault::*;
+        for params in [
+            r#"{"progressToken":"p","progress":1,"total":01}"#,
+            r#"{"progressToken":"p","progress":1 "total":2}"#,
+            r#"{"progressToken":"p","progress":1,}"#,
+        ] {
+            assert_eq!(progress(params), Some(ProgressToken), "{params}");
+        }
+        for params in [
+            r#"{"requestId":1,"reason":"r","x":01}"#,
+            r#"{"requestId":1,,"reason":"r"}"#,
+        ] {
+            assert_eq!(cancelled(params), Some(RequestId), "{params}");
+        }
+    }
+
     /// Other notifications are not this check's business, whatever their params.
     #[test]
     fn other_methods_have_no_fault() {
