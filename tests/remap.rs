@@ -2460,7 +2460,8 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
 /// `max_bytes_per_client` bounds the bytes a client's requests and live routes hold: beyond
 /// it the client's request is refused, and a `CreateTaskResult` leaves no route (a task
 /// created ended already keeps its record, which does not count); other clients' requests
-/// get through, and the client's bytes come back as its entries go.
+/// get through, and the client's bytes come back as its entries go. Requests and routes may
+/// fill the share exactly.
 #[test]
 fn a_clients_byte_share_bounds_its_requests_and_routes() {
     let mut remap = IdRemapper::new(16).max_bytes_per_client(26);
@@ -2504,4 +2505,15 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
         Some(&1)
     );
     assert_eq!(remap.client_bytes(&2), 24);
+
+    // The share is a bound its bytes may reach: a request that fills it exactly is taken,
+    // the next is refused.
+    let mut remap = IdRemapper::new(16).max_bytes_per_client(12);
+    try_call(&mut remap, 1, 1, false, None).unwrap();
+    try_call(&mut remap, 1, 2, false, None).unwrap();
+    assert_eq!(remap.client_bytes(&1), 12);
+    assert_eq!(
+        try_call(&mut remap, 1, 3, false, None),
+        Err(RemapError::ClientOverBudget)
+    );
 }
