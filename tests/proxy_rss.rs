@@ -63,6 +63,20 @@ fn ping_a_silent_server(n: usize) -> i64 {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn a_waiting_request_costs_what_the_cli_reference_says() {
+    // The bound is the one the reference gives (and `--help` repeats).
+    let documented = format!("up to about {BYTES_PER_WAITING_REQUEST} bytes");
+    let reference =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md")).unwrap();
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+        .args(["proxy", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap().replace('\n', " ");
+    assert!(
+        reference.replace('\n', " ").contains(&documented),
+        "docs/cli.md: {documented}"
+    );
+    assert!(help.contains(&documented), "proxy --help: {documented}");
     // The binary, the runtime, the pipes' buffers: what the proxy takes with next to nothing
     // waiting.
     let base = ping_a_silent_server(1_000);
