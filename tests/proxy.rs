@@ -2653,6 +2653,55 @@ fn a_listen_stream_never_times_out() {
     assert_eq!(cancelled, [json!(2)], "{server_in}");
 }
 
+/// MCP 2026-07-28: a server's `notifications/cancelled` naming the client's listen request
+/// tears its stream down (forwarded, no violation): a change on it afterwards is flagged, and
+/// its result, late, is dropped. A server cancellation for any other purpose is flagged and
+/// forwarded unchanged. The log's replay agrees.
+#[test]
+fn a_server_cancellation_tears_down_a_listen_stream() {
+    let dir = scratch("listen-torn-down");
+    let version = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let stamp = json!({"io.modelcontextprotocol/subscriptionId": "listen-1"});
+    let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
+        "params":{"_meta":stamp,"notifications":{"toolsListChanged":true}}});
+    let changed = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":stamp}});
+    let cancelled = |id: Value| json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}});
+    let script = json!({
+        "0": [{"send": r#"{"jsonrpc":"2.0","id":0,"result":{}}"#}],
+        "1": [
+            {"send": ack.to_string()},
+            {"send": cancelled(json!("listen-1")).to_string()},
+            // On the stream the cancellation closed: flagged, forwarded.
+            {"send": changed.to_string()},
+            // Late: dropped.
+            {"send": r#"{"jsonrpc":"2.0","id":"listen-1","result":{}}"#},
+            // For no stream: forbidden, forwarded.
+            {"send": cancelled(json!(0)).to_string()}
+        ]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    // The server accepts the version a request names: it is the session's.
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":version}}));
+    assert_eq!(p.recv()["result"], json!({}));
+    p.send(
+        &json!({"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen",
+        "params":{"notifications":{"toolsListChanged":true},"_meta":version}}),
+    );
+    assert_eq!(p.recv(), ack);
+    assert_eq!(p.recv(), cancelled(json!("listen-1")));
+    assert_eq!(p.recv(), changed);
+    assert_eq!(p.recv(), cancelled(json!(0)));
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.messages().len(), 5, "{:?}", done.messages());
+    let expected = [
+        ("s2c/unknown_subscription", 1),
+        ("s2c/late_reply", 1),
+        ("s2c/forbidden_cancellation", 1),
+    ];
+    replayed_with_violations(&log, &expected);
+}
+
 /// The ids of the `notifications/cancelled` the scripted server read (it records its input in
 /// `dir`), and that input, for a failure's message.
 fn cancelled_on_server(dir: &std::path::Path) -> (Vec<Value>, String) {

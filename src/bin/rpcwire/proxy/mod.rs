@@ -88,7 +88,10 @@ progress nor a cancellation; a request whose progress token
 another request in flight from the same side carries (duplicate_progress_token: the request is
 valid, but the progress of the two cannot be told apart); from 2026-07-28 on, a server's
 tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
-must drop (invalid_tool_headers: the tools and why are reported). And under MCP, not forwarded: a
+must drop (invalid_tool_headers: the tools and why are reported); from 2026-07-28 on, a server's
+notifications/cancelled naming no listen stream of the client's still open, its one purpose
+(forbidden_cancellation; one naming such a stream closes it, as the client's cancellation would).
+And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
 the request stays in flight). Counters are printed at exit.
 

@@ -487,11 +487,7 @@ impl Session {
                 let method = o.method.unwrap_or_default();
                 let name = self.counters.count_method(dir, method);
                 let id = o.id.expect("a request has an id");
-                let forbidden = dir == Dir::S2c
-                    && self
-                        .protocol_version
-                        .as_deref()
-                        .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28));
+                let forbidden = dir == Dir::S2c && self.knows_version_from_2026_07_28();
                 if forbidden {
                     forward = false;
                     self.flag(dir, Violation::ServerRequestForbidden)
@@ -751,6 +747,16 @@ impl Session {
                     // Neither a cancellation nor a progress report: a receiver holding it to
                     // the schema drops it. Forwarded all the same, as it asks nothing.
                     self.flag(dir, Violation::InvalidNotificationParams)
+                } else if self.is_server_cancellation(dir, o) {
+                    // MCP 2026-07-28: a server "MUST send notifications/cancelled referencing a
+                    // subscriptions/listen request ID when it tears down that subscription
+                    // stream", and "MUST NOT send notifications/cancelled for any other
+                    // purpose". Either way it asks nothing, and goes on unchanged.
+                    if cancels.is_some_and(|id| self.tear_down_stream(id)) {
+                        None
+                    } else {
+                        self.flag(dir, Violation::ForbiddenCancellation)
+                    }
                 } else {
                     if let Some(cancelled) = cancels {
                         // The peer gave up on its own request: a late reply is to be ignored.
@@ -1015,7 +1021,8 @@ impl Session {
     }
 
     /// A client request the proxy answers itself (it timed out, or a dropped batch answered
-    /// it): removed, released, remembered for a late reply.
+    /// it), or a listen stream the server tore down: removed, released, remembered for a late
+    /// reply.
     fn stop_waiting(&mut self, id: Id<'_>) -> Option<(IdBuf, Waiting)> {
         let (id, w) = self.take_waiting(Dir::C2s, id)?;
         self.release(Dir::C2s, id.as_id(), &w);
@@ -1087,6 +1094,37 @@ impl Session {
         self.dialect == Dialect::Mcp
             && dir == Dir::S2c
             && subscription.is_some_and(|id| !is_listen(id))
+    }
+
+    /// Whether the session's protocol version is known and MCP 2026-07-28 or later, which
+    /// forbids the server's requests and gives its cancellations one purpose only.
+    fn knows_version_from_2026_07_28(&self) -> bool {
+        self.protocol_version
+            .as_deref()
+            .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
+    }
+
+    /// Whether `o`, sent in `dir`, is a server's `notifications/cancelled` under a known
+    /// version from MCP 2026-07-28 on, where it may only tear down a listen stream. (Under an
+    /// earlier or unknown version it is the server giving up on a request of its own.)
+    fn is_server_cancellation(&self, dir: Dir, o: &Observation<'_>) -> bool {
+        self.dialect == Dialect::Mcp
+            && dir == Dir::S2c
+            && o.method == Some(mcp::methods::CANCELLED)
+            && self.knows_version_from_2026_07_28()
+    }
+
+    /// The server tears down the client's listen stream `id`: when such a request waits, it
+    /// stops waiting as a cancelled request does (later notifications on the stream are
+    /// unknown, a result is late). Returns whether one did.
+    fn tear_down_stream(&mut self, id: Id<'_>) -> bool {
+        let is_listen = self.waiting[slot(Dir::C2s)]
+            .get(id)
+            .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN);
+        if is_listen {
+            self.stop_waiting(id);
+        }
+        is_listen
     }
 
     /// Whether a client request of `method` is a stream that waits as long as it is open: MCP

@@ -690,6 +690,100 @@ fn a_stream_names_a_listen_request() {
     );
 }
 
+/// A session whose version, MCP 2026-07-28, the server accepted (request 1), and whose
+/// client opened a listen stream (request 7).
+fn listening_from_2026_07_28() -> Session {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "server/discover"), 0);
+    session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+    assert_eq!(session.protocol_version(), Some("2026-07-28"));
+    session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 2);
+    session
+}
+
+/// A notification on the listen stream 7, from the server.
+fn stream_event() -> Observation<'static> {
+    Observation {
+        subscription: Some(id("7")),
+        ..without_id("notification", Some("notifications/tools/list_changed"))
+    }
+}
+
+/// MCP 2026-07-28: a server's `notifications/cancelled` naming the client's listen request
+/// tears its stream down, as the client's cancellation would: the request waits no more, a
+/// later notification on the stream is unknown, and its result is late (not forwarded).
+#[test]
+fn a_server_cancellation_tears_down_a_listen_stream() {
+    let mut session = listening_from_2026_07_28();
+    assert_eq!(
+        session.observe(Dir::S2c, &stream_event(), 3).violation,
+        None
+    );
+    let teardown = session.observe(Dir::S2c, &cancel_of("7"), 4);
+    assert_eq!((teardown.forward, teardown.violation), (true, None));
+    assert_eq!(session.stopped_waiting(Dir::C2s), 2);
+    let after = session.observe(Dir::S2c, &stream_event(), 5);
+    let unknown = (true, Some(Violation::UnknownSubscription));
+    assert_eq!((after.forward, after.violation), unknown);
+    let result = session.observe(Dir::S2c, &observation("success_response", id("7"), None), 6);
+    assert_eq!(
+        (result.forward, result.violation),
+        (false, Some(Violation::LateReply))
+    );
+    assert!(session.finish().is_empty());
+}
+
+/// MCP 2026-07-28: a server's `notifications/cancelled` for anything but a listen stream
+/// still open is forbidden, flagged and forwarded unchanged: naming another request of the
+/// client's (which stays waiting), a stream already closed, or an id nobody sent.
+#[test]
+fn a_server_cancellation_for_another_purpose_is_forbidden() {
+    let mut session = listening_from_2026_07_28();
+    session.observe(Dir::C2s, &versioned("2", "tools/call"), 3);
+    let forbidden = (true, Some(Violation::ForbiddenCancellation));
+    for (n, cancelled) in ["2", "99", "7", "7"].into_iter().enumerate() {
+        if n == 2 {
+            // Closed by its result: a cancellation naming it now is for no open stream.
+            session.observe(Dir::S2c, &observation("success_response", id("7"), None), 4);
+        }
+        let v = session.observe(Dir::S2c, &cancel_of(cancelled), 5);
+        assert_eq!((v.forward, v.violation), forbidden, "{cancelled}");
+    }
+    let reply = session.observe(Dir::S2c, &observation("success_response", id("2"), None), 6);
+    assert_eq!(
+        (reply.forward, reply.violation),
+        (true, None),
+        "still waiting"
+    );
+    let counted = session.counters.violations[&(Dir::S2c, Violation::ForbiddenCancellation)];
+    assert_eq!(counted, 4);
+}
+
+/// Before 2026-07-28, or with no version known, a server's `notifications/cancelled` is the
+/// server giving up on a request of its own: it leaves the client's listen request waiting
+/// and is no violation.
+#[test]
+fn a_server_cancellation_before_2026_07_28_is_of_its_own_requests() {
+    let mut negotiated = Session::new(Dialect::Mcp, None);
+    negotiate(&mut negotiated, "1", "2025-11-25", 0, 1);
+    for mut session in [negotiated, Session::new(Dialect::Mcp, None)] {
+        request(&mut session, "7", "subscriptions/listen", 2);
+        let v = session.observe(Dir::S2c, &cancel_of("7"), 3);
+        assert_eq!((v.forward, v.violation), (true, None));
+        assert_eq!(
+            session.observe(Dir::S2c, &stream_event(), 4).violation,
+            None
+        );
+    }
+    // The server's own request, cancelled: its late reply is flagged as before.
+    let mut session = Session::new(Dialect::Mcp, None);
+    negotiate(&mut session, "1", "2025-11-25", 0, 1);
+    session.observe(Dir::S2c, &observation("request", id("5"), Some("x")), 2);
+    session.observe(Dir::S2c, &cancel_of("5"), 3);
+    let late = session.observe(Dir::C2s, &observation("success_response", id("5"), None), 4);
+    assert_eq!(late.violation, Some(Violation::LateReply));
+}
+
 /// `subscriptions/listen` waits with no deadline while the version is unknown or from
 /// 2026-07-28 on (learnt from a request's `_meta` too); under an earlier negotiated version
 /// it is a request like any other, and times out.

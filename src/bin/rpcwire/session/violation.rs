@@ -68,6 +68,11 @@ pub enum Violation {
     /// was closed by its result or a cancellation, or never opened. Forwarded: the client
     /// ignores it.
     UnknownSubscription,
+    /// MCP 2026-07-28 or later (the session's version): a server's `notifications/cancelled`
+    /// that names no listen stream of the client's still open. Servers "MUST NOT send
+    /// notifications/cancelled for any other purpose" than tearing down a
+    /// `subscriptions/listen` stream. Forwarded unchanged: it asks nothing of the receiver.
+    ForbiddenCancellation,
     /// A server's success to a client's `tools/list`, under MCP 2026-07-28 or later, listing
     /// a tool whose `x-mcp-header` annotations break the specification's constraints (see
     /// [`invalid_tool_headers`](super::invalid_tool_headers)): the client "MUST reject" that tool,
@@ -107,6 +112,7 @@ impl Violation {
             Violation::ProgressNotIncreasing => "progress_not_increasing",
             Violation::InvalidNotificationParams => "invalid_notification_params",
             Violation::UnknownSubscription => "unknown_subscription",
+            Violation::ForbiddenCancellation => "forbidden_cancellation",
             Violation::InvalidToolHeaders => "invalid_tool_headers",
             Violation::CancelledInitialize => "cancelled_initialize",
             Violation::SuccessToInvalid => "success_to_invalid",
