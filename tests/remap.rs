@@ -377,6 +377,144 @@ fn subscription_streams_go_back_to_their_clients() {
     );
 }
 
+/// Forwards client `client`'s `subscriptions/listen` with id `"l1"`; returns its token.
+fn forward_listen(remap: &mut IdRemapper<u32>, client: u32) -> Token {
+    let listen = br#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}"#;
+    let req = request(listen);
+    remap
+        .forward_request(client, listen, &req, None, &mut BytesMut::new())
+        .unwrap()
+}
+
+/// The upstream's `notifications/cancelled` with `request_id` (as written) for its
+/// `requestId`, and a reason.
+fn upstream_cancel(request_id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{request_id},"reason":"shutting down"}}}}"#
+    )
+}
+
+/// What `route_stream_cancel` makes of `frame`: the client it goes to (or why not), and
+/// what it wrote.
+fn stream_cancel_to(
+    remap: &mut IdRemapper<u32>,
+    frame: &str,
+) -> (Option<Result<u32, Miss>>, String) {
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+        panic!("{frame}")
+    };
+    let mut out = BytesMut::new();
+    let routed = remap
+        .route_stream_cancel(frame.as_bytes(), &n, &mut out)
+        .map(|r| r.map(|origin| origin.client));
+    (routed, String::from_utf8(out.to_vec()).unwrap())
+}
+
+#[test]
+fn a_streams_teardown_goes_to_its_client_and_closes_the_stream() {
+    let mut remap = IdRemapper::new(8);
+    // Two clients' streams under the same id "l1".
+    let first = forward_listen(&mut remap, 1);
+    let second = forward_listen(&mut remap, 2);
+    let teardown = |token: Token| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{ "reason" : "bye","requestId" : {token} ,"x":[1]}}}}"#
+        )
+    };
+    assert_eq!(
+        stream_cancel_to(&mut remap, &teardown(second)),
+        (
+            Some(Ok(2)),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{ "reason" : "bye","requestId" : "l1" ,"x":[1]}}"#
+                .to_owned()
+                + "\n"
+        )
+    );
+    // The second stream's entry is gone: its late result, and its events, go nowhere.
+    assert_eq!((remap.len(), remap.client_len(&2)), (1, 0));
+    assert!(remap.get(&2, Id::from_token(br#""l1""#).unwrap()).is_none());
+    let late = format!(r#"{{"jsonrpc":"2.0","id":{second},"result":{{}}}}"#);
+    assert_eq!(
+        route(&mut remap, late.as_bytes()),
+        (Err(Miss::Stale), vec![])
+    );
+    // The first stream is still open, and its teardown goes to its own client.
+    assert!(remap.get(&1, Id::from_token(br#""l1""#).unwrap()).is_some());
+    assert_eq!(
+        stream_cancel_to(&mut remap, &upstream_cancel(&first.to_string())),
+        (Some(Ok(1)), upstream_cancel(r#""l1""#) + "\n")
+    );
+    assert!(remap.is_empty());
+}
+
+#[test]
+fn a_cancellation_of_a_request_that_is_no_stream_is_refused() {
+    let mut remap = IdRemapper::new(8);
+    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x"}}"#;
+    let token = remap
+        .forward_request(1, call, &request(call), None, &mut BytesMut::new())
+        .unwrap();
+    assert_eq!(
+        stream_cancel_to(&mut remap, &upstream_cancel(&token.to_string())),
+        (None, String::new())
+    );
+    // The request is still in flight: its reply goes to its client.
+    assert_eq!(remap.len(), 1);
+    let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+    assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+}
+
+#[test]
+fn a_teardown_of_an_unknown_or_closed_stream_goes_nowhere() {
+    let mut remap = IdRemapper::new(8);
+    let token = forward_listen(&mut remap, 1);
+    // Tokens never minted, and a string (our tokens are integers): unknown.
+    for request_id in ["999999", r#""l1""#, &format!("\"{token}\"")] {
+        assert_eq!(
+            stream_cancel_to(&mut remap, &upstream_cancel(request_id)),
+            (Some(Err(Miss::Unknown)), String::new()),
+            "{request_id}"
+        );
+    }
+    assert_eq!(remap.len(), 1);
+    // The stream's result closes it: a teardown after it is stale.
+    let result = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+    assert_eq!(route(&mut remap, result.as_bytes()).0, Ok(1));
+    assert_eq!(
+        stream_cancel_to(&mut remap, &upstream_cancel(&token.to_string())),
+        (Some(Err(Miss::Stale)), String::new())
+    );
+}
+
+#[test]
+fn a_teardown_whose_request_id_cannot_be_read_goes_nowhere() {
+    let mut remap = IdRemapper::new(8);
+    let token = forward_listen(&mut remap, 1);
+    let params = |members: &str| {
+        format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{{members}}}}}"#)
+    };
+    for frame in [
+        upstream_cancel(&format!("[{token}]")),
+        upstream_cancel(&format!("{token}.0")),
+        upstream_cancel("null"),
+        upstream_cancel("true"),
+        params(r#""reason":"no id""#),
+        params(&format!(r#""requestId":{token},"requestId":{token}"#)),
+        // A notification of the stream that is no cancellation.
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"requestId":{token},"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#
+        ),
+    ] {
+        assert_eq!(
+            stream_cancel_to(&mut remap, &frame),
+            (None, String::new()),
+            "{frame}"
+        );
+    }
+    // The stream is still open.
+    assert!(remap.get(&1, Id::from_token(br#""l1""#).unwrap()).is_some());
+}
+
 /// What a JavaScript or pydantic upstream reads as a request's progress token: the last of
 /// duplicated keys, `5.0` as the integer 5.
 fn upstream_progress_token(up: &[u8]) -> Option<u64> {

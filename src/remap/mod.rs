@@ -675,7 +675,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Routes an upstream notification of a `subscriptions/listen` stream (MCP 2026-07-28:
     /// its `_meta` names the listen request's id, [`mcp::subscription_id`]) while that request
-    /// is in flight (a stream is open until its result): appends the client-bound frame with
+    /// is in flight (a stream is open until its result, or until the upstream tears it down:
+    /// [`route_stream_cancel`](Self::route_stream_cancel)): appends the client-bound frame with
     /// the client's id for the request restored, and returns the request's origin (the client
     /// to send it to). `None`, nothing written, for a notification of no stream or of a
     /// stream no longer open.
@@ -718,6 +719,93 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let origin = self.in_flight(stream)?;
         encode::write_with_id(out, frame, stream, origin.id.as_id());
         Some(origin)
+    }
+
+    /// Routes the upstream's teardown of a `subscriptions/listen` stream (MCP 2026-07-28: "A
+    /// server **MUST** send `notifications/cancelled` referencing a `subscriptions/listen`
+    /// request ID when it tears down that subscription stream"): for a
+    /// `notifications/cancelled` (decoded from `frame`) whose `params.requestId` is the token
+    /// of a listen request in flight, appends the client-bound frame with the client's id
+    /// for the request restored (the rest byte for byte), forgets the request (the stream is
+    /// closed: its late result is `Stale`), and returns its origin (the client to send it
+    /// to).
+    ///
+    /// Nothing is written, and the gateway drops the notification, when
+    ///
+    /// - it is not a `notifications/cancelled` whose `requestId` reads as one string or
+    ///   integer ([`mcp::Cancelled::from_notification`]), or its `requestId` is the token of
+    ///   a request in flight that is not a `subscriptions/listen`: `None`. MCP says
+    ///   "Servers **MUST NOT** send `notifications/cancelled` for any other purpose", and the
+    ///   request stays in flight (its reply, or its deadline, still answers its client);
+    /// - its `requestId` is a token never minted, or not a token at all (a string):
+    ///   `Some(Err(Miss::Unknown))`;
+    /// - its `requestId` is a token whose request is no longer in flight (answered,
+    ///   cancelled, expired, its stream torn down already): `Some(Err(Miss::Stale))`.
+    ///
+    /// [`mcp::Cancelled::from_notification`]: crate::mcp::Cancelled::from_notification
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, IdRemapper, Message, Miss};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let listen = br#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(listen) else { panic!() };
+    /// let token = remap.forward_request(7, listen, &req, None, &mut BytesMut::new()).unwrap();
+    ///
+    /// // The upstream tears the stream down: its cancellation goes to client 7, under its id.
+    /// let teardown = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{token},"reason":"shutting down"}}}}"#);
+    /// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(teardown.as_bytes()) else { panic!() };
+    /// let mut to_client = BytesMut::new();
+    /// let origin = remap.route_stream_cancel(teardown.as_bytes(), &n, &mut to_client).unwrap();
+    /// assert_eq!(origin.map(|o| o.client), Ok(7));
+    /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l1","reason":"shutting down"}}
+    /// "#[..]);
+    ///
+    /// // The stream is closed: its entry is gone, and a second teardown names nothing.
+    /// assert!(remap.is_empty());
+    /// let again = remap.route_stream_cancel(teardown.as_bytes(), &n, &mut BytesMut::new());
+    /// assert_eq!(again.map(|r| r.map(|o| o.client)), Some(Err(Miss::Stale)));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `notification` was not decoded from `frame` (before anything is removed: the
+    /// request stays in flight).
+    pub fn route_stream_cancel(
+        &mut self,
+        frame: &[u8],
+        notification: &Notification<'_>,
+        out: &mut BytesMut,
+    ) -> Option<Result<Origin<C, T>, Miss>> {
+        let cancelled = Cancelled::from_notification(notification)?;
+        let request_id = cancelled.request_id;
+        // Before anything is removed: a caller's mistake must not lose the request.
+        encode::offset_in(frame, request_id.raw());
+        let Some(token) = Token::from_wire(request_id.raw()) else {
+            return Some(Err(Miss::Unknown));
+        };
+        match self.pending.get(token).map(|entry| &entry.held) {
+            Some(Held::Request {
+                kind: Kind::Listen, ..
+            })
+            | None => {}
+            // A request in flight that is no stream: not the upstream's to cancel this way.
+            Some(Held::Request { .. }) => return None,
+            // Answered already: the request became a task's route.
+            Some(Held::Task(_)) => return Some(Err(Miss::Stale)),
+        }
+        // The stream's request, or, when none is in flight under the token, why not (`remove`
+        // tells a stale token from an unknown one).
+        let entry = match self.pending.remove(token) {
+            Ok(entry) => entry,
+            Err(miss) => return Some(Err(miss)),
+        };
+        let origin = self
+            .forget(entry)
+            .expect("a listen request's entry holds its origin");
+        encode::write_with_id(out, frame, request_id, origin.id.as_id());
+        Some(Ok(origin))
     }
 
     /// The request in flight that the upstream names by `token` (our token, as it wrote it:

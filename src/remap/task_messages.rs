@@ -1,5 +1,5 @@
 //! What MCP's task messages (2025-11-25) say: what a request's reply may tell about tasks
-//! ([`Kind`]), the task a request names, and what a reply tells of a task (created, ended,
+//! ([`Kind`], which also marks a `subscriptions/listen` stream), the task a request names, and what a reply tells of a task (created, ended,
 //! unknown to the upstream).
 
 use super::RemapError;
@@ -25,6 +25,11 @@ pub(super) enum Kind {
     TaskResult,
     /// `tasks/list`: the result lists every client's tasks, to filter.
     TaskList,
+    /// `subscriptions/listen` (MCP 2026-07-28): a stream the upstream may tear down with a
+    /// `notifications/cancelled` naming it ([`IdRemapper::route_stream_cancel`]).
+    ///
+    /// [`IdRemapper::route_stream_cancel`]: super::IdRemapper::route_stream_cancel
+    Listen,
 }
 
 /// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
@@ -50,6 +55,9 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     }
     if method.eq_str(methods::TASKS_LIST) {
         return Kind::TaskList;
+    }
+    if method.eq_str(methods::SUBSCRIPTIONS_LISTEN) {
+        return Kind::Listen;
     }
     if task_member_asks_for_task(task) {
         Kind::TaskAugmented
@@ -115,7 +123,7 @@ pub(super) fn is_invalid_params(frame: &[u8]) -> bool {
 pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
         Kind::TaskQuery { .. } | Kind::TaskResult => reply_value(frame)?.get("result")?,
-        Kind::Plain | Kind::TaskAugmented | Kind::TaskList => return None,
+        Kind::Plain | Kind::TaskAugmented | Kind::TaskList | Kind::Listen => return None,
     };
     match kind {
         Kind::TaskQuery { .. } => {
