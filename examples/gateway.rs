@@ -340,6 +340,19 @@ impl Gateway {
                         }
                         client
                     }),
+                // The upstream tears a client's listen stream down (MCP 2026-07-28: its
+                // cancellation names the listen request's token): it goes to that client under
+                // the client's id, and the stream is closed. A cancellation of anything else
+                // is one a server must not send, and goes nowhere.
+                None if n.method.eq_str(mcp::methods::CANCELLED) => {
+                    match self.remap.route_stream_cancel(frame, &n, &mut routed) {
+                        Some(Ok(origin)) => Some(origin.client),
+                        _ => {
+                            routed.clear();
+                            None
+                        }
+                    }
+                }
                 // A listen stream's notification, stamped with its listen request's id. (The
                 // remapper routes any stamp naming a request in flight: a call's is no
                 // stream's, nor is another notification stamped with a listen request's id.)

@@ -201,6 +201,50 @@ fn gateway_routes_only_listen_stream_notifications() {
     assert!(!gw.clients[0].is_empty());
 }
 
+/// `examples/gateway.rs` sends the upstream's teardown of a listen stream (MCP 2026-07-28: a
+/// `notifications/cancelled` naming the listen request's token) to the stream's client under
+/// the client's id, and the stream is closed; a cancellation naming a client's call goes to no
+/// client, and the call still gets its reply.
+#[test]
+fn gateway_routes_a_listen_streams_teardown_to_its_client() {
+    let mut gw = initialized_gateway(1);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        0,
+    );
+    let upstream = gw.upstream.split();
+    let tokens: Vec<serde_json::Value> = json_lines(&upstream)
+        .into_iter()
+        .map(|line| line["id"].clone())
+        .collect();
+    let [call, listen] = &tokens[..] else {
+        panic!("{tokens:?}")
+    };
+    let cancelled = |token: &serde_json::Value| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{token}}}}}"#
+        )
+    };
+    gw.upstream_line(cancelled(call).as_bytes(), 1);
+    assert!(gw.clients[0].is_empty(), "{:?}", gw.clients[0]);
+    gw.upstream_line(cancelled(listen).as_bytes(), 1);
+    assert_eq!(
+        json_lines(&gw.clients[0].split()),
+        [
+            serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l"}})
+        ]
+    );
+    // The stream is closed: its result goes nowhere. The call is still answered.
+    let result =
+        |token: &serde_json::Value| format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+    gw.upstream_line(result(listen).as_bytes(), 1);
+    assert!(gw.clients[0].is_empty(), "{:?}", gw.clients[0]);
+    gw.upstream_line(result(call).as_bytes(), 1);
+    assert_eq!(json_lines(&gw.clients[0].split())[0]["id"], 1);
+}
+
 /// The lines `out` holds, each read as JSON.
 fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
     out.split(|&b| b == b'\n')
