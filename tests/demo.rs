@@ -166,22 +166,8 @@ fn gateway_example_routes_every_line() {
 /// no client. (Any notification stamped with any request's token went to its client.)
 #[test]
 fn gateway_routes_only_listen_stream_notifications() {
-    let mut gw = initialized_gateway(1);
-    gw.client_read(
-        0,
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
-          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
-        0,
-    );
-    let upstream = gw.upstream.split();
-    let tokens: Vec<serde_json::Value> = upstream[..]
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(|line| serde_json::from_slice::<serde_json::Value>(line).unwrap()["id"].clone())
-        .collect();
-    let [call, listen] = &tokens[..] else {
-        panic!("{tokens:?}")
-    };
+    let (mut gw, call, listen) = gateway_with_a_call_and_a_listen_stream();
+    let (call, listen) = (&call, &listen);
     let stamped = |method: &str, token: &serde_json::Value| {
         format!(
             r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#
@@ -207,21 +193,8 @@ fn gateway_routes_only_listen_stream_notifications() {
 /// client, and the call still gets its reply.
 #[test]
 fn gateway_routes_a_listen_streams_teardown_to_its_client() {
-    let mut gw = initialized_gateway(1);
-    gw.client_read(
-        0,
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
-          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
-        0,
-    );
-    let upstream = gw.upstream.split();
-    let tokens: Vec<serde_json::Value> = json_lines(&upstream)
-        .into_iter()
-        .map(|line| line["id"].clone())
-        .collect();
-    let [call, listen] = &tokens[..] else {
-        panic!("{tokens:?}")
-    };
+    let (mut gw, call, listen) = gateway_with_a_call_and_a_listen_stream();
+    let (call, listen) = (&call, &listen);
     let cancelled = |token: &serde_json::Value| {
         format!(
             r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{token}}}}}"#
@@ -243,6 +216,27 @@ fn gateway_routes_a_listen_streams_teardown_to_its_client() {
     assert!(gw.clients[0].is_empty(), "{:?}", gw.clients[0]);
     gw.upstream_line(result(call).as_bytes(), 1);
     assert_eq!(json_lines(&gw.clients[0].split())[0]["id"], 1);
+}
+
+/// An `examples/gateway.rs` of one client that sent a `tools/call` (id 1) and a
+/// `subscriptions/listen` (id `"l"`), both forwarded: the gateway and the two upstream tokens.
+fn gateway_with_a_call_and_a_listen_stream(
+) -> (gateway::Gateway, serde_json::Value, serde_json::Value) {
+    let mut gw = initialized_gateway(1);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n\
+          {\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"subscriptions/listen\",\"params\":{}}\n",
+        0,
+    );
+    let upstream = gw.upstream.split();
+    let tokens: Vec<serde_json::Value> = json_lines(&upstream)
+        .into_iter()
+        .map(|line| line["id"].clone())
+        .collect();
+    let [call, listen] =
+        <[serde_json::Value; 2]>::try_from(tokens).expect("two requests forwarded");
+    (gw, call, listen)
 }
 
 /// The lines `out` holds, each read as JSON.

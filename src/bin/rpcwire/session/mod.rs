@@ -1086,14 +1086,17 @@ impl Session {
     /// request's id) comes when no such client request is waiting (MCP only): none of that
     /// id, or one of another method.
     fn stream_is_closed(&self, dir: Dir, subscription: Option<Id<'_>>) -> bool {
-        let is_listen = |id| {
-            self.waiting[slot(Dir::C2s)]
-                .get(id)
-                .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN)
-        };
         self.dialect == Dialect::Mcp
             && dir == Dir::S2c
-            && subscription.is_some_and(|id| !is_listen(id))
+            && subscription.is_some_and(|id| !self.listen_waits(id))
+    }
+
+    /// Whether a client's `subscriptions/listen` request with id `id` waits: its stream is
+    /// open.
+    fn listen_waits(&self, id: Id<'_>) -> bool {
+        self.waiting[slot(Dir::C2s)]
+            .get(id)
+            .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN)
     }
 
     /// Whether the session's protocol version is known and MCP 2026-07-28 or later, which
@@ -1118,9 +1121,7 @@ impl Session {
     /// stops waiting as a cancelled request does (later notifications on the stream are
     /// unknown, a result is late). Returns whether one did.
     fn tear_down_stream(&mut self, id: Id<'_>) -> bool {
-        let is_listen = self.waiting[slot(Dir::C2s)]
-            .get(id)
-            .is_some_and(|w| &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN);
+        let is_listen = self.listen_waits(id);
         if is_listen {
             self.stop_waiting(id);
         }
