@@ -13,7 +13,7 @@
 //! value.
 
 use rpcwire::mcp::{self, versions};
-use rpcwire::{Id, IdKind, JsonKind, Notification, RawJson};
+use rpcwire::{Id, IdKind, JsonKind, Lookup, Notification, RawJson};
 
 /// What is wrong with the params of a `notifications/progress` or `notifications/cancelled`:
 /// the first fault found, one that breaks every version before one that breaks only some
@@ -123,31 +123,24 @@ impl ParamsFault {
     }
 }
 
-/// A member of an object as read: absent, one value, or given twice (or in an object too
-/// malformed to read whole, where it may come again past the spot that stops the reading).
-#[derive(Clone, Copy)]
-enum Member<'a> {
-    Absent,
-    Once(RawJson<'a>),
-    Ambiguous,
-}
-
-/// The members `keys` of `params`, in one pass over it.
-fn members<'a, const N: usize>(params: RawJson<'a>, keys: [&str; N]) -> [Member<'a>; N] {
-    let mut found = [Member::Absent; N];
+/// The members `keys` of `params`, in one pass over it, each as [`RawJson::lookup`] reads one
+/// member: absent, found once, or ambiguous (given twice, or in an object too malformed to
+/// read whole, where it may come again past the spot that stops the reading).
+fn members<'a, const N: usize>(params: RawJson<'a>, keys: [&str; N]) -> [Lookup<'a>; N] {
+    let mut found = [Lookup::Absent; N];
     let mut members = params.members();
     for (key, value) in members.by_ref() {
         for (wanted, found) in keys.iter().zip(&mut found) {
             if key.eq_str(wanted) {
                 *found = match found {
-                    Member::Absent => Member::Once(value),
-                    _ => Member::Ambiguous,
+                    Lookup::Absent => Lookup::Found(value),
+                    _ => Lookup::Ambiguous,
                 };
             }
         }
     }
     if members.stopped_early() {
-        return [Member::Ambiguous; N];
+        return [Lookup::Ambiguous; N];
     }
     found
 }
@@ -171,16 +164,16 @@ fn is_string(value: RawJson<'_>) -> bool {
 }
 
 /// Whether a required member is there once, with a value `of_type` accepts.
-fn required(member: Member<'_>, of_type: fn(RawJson<'_>) -> bool) -> bool {
-    matches!(member, Member::Once(value) if of_type(value))
+fn required(member: Lookup<'_>, of_type: fn(RawJson<'_>) -> bool) -> bool {
+    matches!(member, Lookup::Found(value) if of_type(value))
 }
 
 /// Whether an optional member is absent, or there once with a value `of_type` accepts.
-fn optional(member: Member<'_>, of_type: fn(RawJson<'_>) -> bool) -> bool {
+fn optional(member: Lookup<'_>, of_type: fn(RawJson<'_>) -> bool) -> bool {
     match member {
-        Member::Absent => true,
-        Member::Once(value) => of_type(value),
-        Member::Ambiguous => false,
+        Lookup::Absent => true,
+        Lookup::Found(value) => of_type(value),
+        Lookup::Ambiguous => false,
     }
 }
 
@@ -215,7 +208,7 @@ fn cancelled_fault(params: RawJson<'_>) -> Option<ParamsFault> {
         Some(ParamsFault::RequestId)
     } else if !optional(reason, is_string) {
         Some(ParamsFault::Reason)
-    } else if matches!(request_id, Member::Absent) {
+    } else if matches!(request_id, Lookup::Absent) {
         Some(ParamsFault::NoRequestId)
     } else {
         None
