@@ -6,7 +6,10 @@
 //! their progress and status go to it alone, another client naming one of them in
 //! `tasks/get`, `tasks/result` or `tasks/cancel` is answered as for a task not found, and a
 //! `tasks/list` result reaches each client with its own tasks only; `tasks/result` waits
-//! without a timeout, as it blocks until the task ends. Cancellations, timeouts, invalid lines from
+//! without a timeout, as it blocks until the task ends. Owning the upstream session (below),
+//! the gateway sees every task created in it, so it fails closed: a task it does not keep
+//! (never created, past its ttl, its record given up for room) is answered as another
+//! client's is, never sent upstream. Cancellations, timeouts, invalid lines from
 //! either side, replies nobody waits for, and clients or the upstream going away are
 //! handled as a gateway must. (Requests from the upstream are not routed to a client here:
 //! the gateway answers `ping` and refuses the others with -32601. Its notifications other
@@ -28,6 +31,7 @@ use rpcwire::scan::Validation;
 use rpcwire::{
     encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdKey, IdRemapper,
     JsonKind, LineFramer, Lookup, Message, RawJson, Rejection, RemapError, ReplyId, Request, Role,
+    StreamCancel,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -47,6 +51,17 @@ const HANDSHAKE_ID: &str = "gateway-initialize";
 const HANDSHAKE_TOKEN: &[u8] = b"\"gateway-initialize\"";
 /// The error message of a request the upstream will never answer.
 const UPSTREAM_GONE: &str = "Internal error: the upstream went away";
+
+/// What the gateway keeps with each request in flight: what it reads of the request again,
+/// which is only whether it opened a listen stream (whose notifications go to its client).
+/// Not its method, which may be as long as a line, and whose bytes no client's share counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Forwarded {
+    /// A `subscriptions/listen` (MCP 2026-07-28): its stream is open until its result.
+    ListenStream,
+    /// Any other request.
+    Request,
+}
 
 /// A client's `initialize` waiting for the upstream's result.
 struct Waiter {
@@ -87,8 +102,8 @@ impl Handshake {
 }
 
 pub struct Gateway {
-    /// The requests in flight: which client sent each, and its method.
-    remap: IdRemapper<usize, String>,
+    /// The requests in flight: which client sent each, and whether it opened a listen stream.
+    remap: IdRemapper<usize, Forwarded>,
     /// Reads what clients send (as an MCP server would), every payload validated.
     from_clients: Decoder,
     /// Reads what the upstream sends (as an MCP client would).
@@ -166,16 +181,28 @@ impl Gateway {
             Ok(Message::Request(req)) if self.handshake.waits(client, Some(req.id)) => {
                 RemapError::DuplicateId.write_reply(out, req.id);
             }
+            // A task the gateway does not keep: refused as another client's task is (-32602,
+            // as the upstream answers for a task not found). The gateway owns the upstream
+            // session, so every task created in it came back through the remapper: one it
+            // does not keep is past its ttl, or its record was given up for room, or it never
+            // was; sent upstream, it could be another client's.
+            Ok(Message::Request(req)) if names_a_task_not_kept(&self.remap, &req) => {
+                RemapError::ForeignTask.write_reply(out, req.id);
+            }
             Ok(Message::Request(req)) => {
-                let method = req.method.decode().into_owned();
+                let listen = req.method.eq_str(mcp::methods::SUBSCRIPTIONS_LISTEN);
                 // A `subscriptions/listen` stream (MCP 2026-07-28) waits as long as it is open,
                 // and a `tasks/result` (2025-11-25) until its task ends: no timeout for either.
-                let waits = method == mcp::methods::SUBSCRIPTIONS_LISTEN
-                    || method == mcp::methods::TASKS_RESULT;
+                let waits = listen || req.method.eq_str(mcp::methods::TASKS_RESULT);
                 let deadline = (!waits).then_some(now + TIMEOUT);
+                let kept = if listen {
+                    Forwarded::ListenStream
+                } else {
+                    Forwarded::Request
+                };
                 let forwarded = self.remap.forward_request_with(
                     client,
-                    method,
+                    kept,
                     frame,
                     &req,
                     deadline,
@@ -346,11 +373,8 @@ impl Gateway {
                 // is one a server must not send, and goes nowhere.
                 None if n.method.eq_str(mcp::methods::CANCELLED) => {
                     match self.remap.route_stream_cancel(frame, &n, &mut routed) {
-                        Some(Ok(origin)) => Some(origin.client),
-                        _ => {
-                            routed.clear();
-                            None
-                        }
+                        StreamCancel::Routed(origin) => Some(origin.client),
+                        StreamCancel::NotAStream | StreamCancel::Miss(_) => None,
                     }
                 }
                 // A listen stream's notification, stamped with its listen request's id. (The
@@ -361,7 +385,7 @@ impl Gateway {
                     .any(|m| n.method.eq_str(m)) =>
                 {
                     match self.remap.route_subscription(frame, &n, &mut routed) {
-                        Some(origin) if origin.value == mcp::methods::SUBSCRIPTIONS_LISTEN => {
+                        Some(origin) if origin.value == Forwarded::ListenStream => {
                             Some(origin.client)
                         }
                         _ => {
@@ -421,7 +445,8 @@ impl Gateway {
 
     /// Time passes: requests past their deadline are answered here and cancelled upstream.
     /// A client's `initialize` is answered too, but ours stays upstream (MCP forbids
-    /// cancelling it): its result, when it comes, still readies the session.
+    /// cancelling it): its result, when it comes, still readies the session. Once a burst is
+    /// over, the remapper gives back the room it left (`IdRemapper::shrink_to_fit`).
     pub fn tick(&mut self, now: u64) {
         let expired: Vec<_> = self.remap.expire(now).collect();
         for (token, origin) in expired {
@@ -432,12 +457,7 @@ impl Gateway {
                 "Request timed out",
                 None,
             );
-            // A minted token is an integer: the cancellation is always written.
-            let _ = mcp::write_cancelled(
-                &mut self.upstream,
-                token.to_id(&mut [0; 20]),
-                Some("timed out"),
-            );
+            mcp::write_cancelled_token(&mut self.upstream, token, Some("timed out"));
         }
         if let Handshake::Initializing(waiting) = &mut self.handshake {
             for waiter in waiting.extract_if(.., |w| w.deadline <= now) {
@@ -450,6 +470,12 @@ impl Gateway {
                 );
             }
         }
+        // A burst's room goes back once the table is mostly empty: a pass over the table, so
+        // not while it stays full, and not for a table of a few thousand places.
+        let room = self.remap.capacity();
+        if room > 4096 && self.remap.len() + self.remap.tasks() < room / 4 {
+            self.remap.shrink_to_fit();
+        }
     }
 
     /// `client`'s connection closed: its requests are forgotten (a late reply is dropped as
@@ -458,12 +484,7 @@ impl Gateway {
     /// forgotten too (ours stays upstream: the session is the gateway's).
     pub fn client_closed(&mut self, client: usize) {
         for (token, _) in self.remap.drop_client(&client) {
-            // A minted token is an integer: the cancellation is always written.
-            let _ = mcp::write_cancelled(
-                &mut self.upstream,
-                token.to_id(&mut [0; 20]),
-                Some("the client went away"),
-            );
+            mcp::write_cancelled_token(&mut self.upstream, token, Some("the client went away"));
         }
         if let Handshake::Initializing(waiting) = &mut self.handshake {
             waiting.retain(|w| w.client != client);
@@ -530,6 +551,29 @@ fn handshake_params<'a>(
     let ours = Id::from_token(HANDSHAKE_TOKEN).expect("a JSON string");
     encode::write_with_id(buf, params.as_bytes(), token, ours);
     Ok(RawJson::new(buf.trim_ascii_end()))
+}
+
+/// Whether `req` is a `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId`
+/// (one string) names a task the remapper does not keep. (One whose `taskId` is not one
+/// string is the remapper's to refuse, as `RemapError::BadTaskId`.)
+fn names_a_task_not_kept(remap: &IdRemapper<usize, Forwarded>, req: &Request<'_>) -> bool {
+    let names_a_task = [
+        mcp::methods::TASKS_GET,
+        mcp::methods::TASKS_RESULT,
+        mcp::methods::TASKS_CANCEL,
+    ]
+    .iter()
+    .any(|m| req.method.eq_str(m));
+    if !names_a_task {
+        return false;
+    }
+    let Some(Lookup::Found(task_id)) = req.params.map(|p| p.lookup("taskId")) else {
+        return false;
+    };
+    let task_id = task_id
+        .as_str()
+        .and_then(|_| Id::from_token(task_id.as_bytes()));
+    task_id.is_some_and(|id| remap.task_owner(id).is_none())
 }
 
 /// Answers a client's `initialize` (id `id`) with the upstream's `result`.

@@ -12,19 +12,27 @@
 //! Made for `rpcwire proxy -- cat`, which echoes the stream back as if the server had written
 //! it: each request `N` comes back as a server request `N`, so the stream answers it — a reply
 //! with id `N`, written `LAG` messages later — and that reply, echoed back, answers the client's
-//! own request `N`. Progress notifications name the token of a request half-way between its
-//! echo and its reply, each reporting more than the one before on its token (MCP: the
-//! `progress` value "MUST increase with each notification"). Every message is then valid and matched (zero violations), while the proxy
-//! tracks about `LAG` requests in flight each way. `LAG` exceeds what the pipes and the proxy's
-//! queues can hold between the two directions, so a reply never overtakes the echo of its
-//! request. Past the size asked for, the stream goes on with small notifications until every
+//! own request `N`. Progress notifications name the token of a request between its echo and
+//! its reply, each reporting more than the one before on its token (MCP: the `progress` value
+//! "MUST increase with each notification"). Every message is then valid and matched (zero
+//! violations), while the proxy tracks about `LAG` requests in flight each way. A progress
+//! notification comes at least [`PROGRESS_GAP`] bytes after its request, and a reply at least
+//! `LAG` messages and [`REPLY_GAP`] bytes after it: more than the pipes and the proxy's read
+//! buffers hold between the two directions (some 3 MB), so neither overtakes the echo of its
+//! request. (Counted in messages alone, the gap was too short early in the stream, whose
+//! messages are small before the first replies: a run saw progress pass its request's echo.) Past the size asked for, the stream goes on with small notifications until every
 //! reply has been written (a tail of some 20 MB).
 
 use std::collections::VecDeque;
 use std::io::{self, BufWriter, Write};
 
-/// Messages between a request and its reply.
+/// Messages between a request and its reply (at the least).
 const LAG: u64 = 20_000;
+/// Bytes of the stream between a request and a progress notification on its token (at the
+/// least): twice what can sit between the proxy's two sides.
+const PROGRESS_GAP: u64 = 6 << 20;
+/// Bytes of the stream between a request and its reply (at the least).
+const REPLY_GAP: u64 = 2 * PROGRESS_GAP;
 
 struct Rng(u64);
 
@@ -163,11 +171,12 @@ fn main() -> io::Result<()> {
     let mut written = 0u64;
     let mut index = 0u64;
     let mut next_id = 1u64;
-    // (due index, id, asks for progress, progress reported) of the replies still to write.
-    let mut due: VecDeque<(u64, u64, bool, u64)> = VecDeque::new();
+    // (due index, id, asks for progress, progress reported, bytes written before the
+    // request) of the replies still to write.
+    let mut due: VecDeque<(u64, u64, bool, u64, u64)> = VecDeque::new();
     while written < target || !due.is_empty() {
         let line = match due.front() {
-            Some(&(at, id, _, _)) if at <= index => {
+            Some(&(at, id, _, _, sent)) if at <= index && sent + REPLY_GAP <= written => {
                 due.pop_front();
                 reply(&mut rng, id)
             }
@@ -177,19 +186,15 @@ fn main() -> io::Result<()> {
                 let id = next_id;
                 next_id += 1;
                 let (line, has_token) = request(&mut rng, id);
-                due.push_back((index + LAG, id, has_token, 0));
+                due.push_back((index + LAG, id, has_token, 0, written));
                 line
             }
             _ => {
-                // Progress on a request sent at least `LAG / 2` messages before (about 9 MB,
-                // far more than the pipes and queues between the proxy's two sides hold: the
-                // echo of the request has reached the proxy), and answered at least as many
-                // messages later. Counted from the request, not from the middle of the replies
-                // still due, which early in the stream, before `LAG` messages, is closer than
-                // that (a run then saw progress pass the echo of its request: a violation of
-                // the harness's own making).
-                let in_flight = index.checked_sub(LAG / 2).and_then(|sent_before| {
-                    let old_enough = due.partition_point(|&(at, _, _, _)| at - LAG <= sent_before);
+                // Progress on a request sent at least `PROGRESS_GAP` bytes before (the echo
+                // of the request has reached the proxy) and not answered yet (its reply comes
+                // at least as many bytes later).
+                let in_flight = written.checked_sub(PROGRESS_GAP).and_then(|sent_before| {
+                    let old_enough = due.partition_point(|d| d.4 <= sent_before);
                     due.range_mut(..old_enough)
                         .rev()
                         .take(8)

@@ -165,11 +165,7 @@ impl Inner {
     /// Tells the server to stop working on `token` (MCP forbids cancelling `initialize`).
     fn cancel_on_server(&self, token: Token, method: &str, reason: &str) {
         if method != mcp::methods::INITIALIZE {
-            let mut buf = [0; 20];
-            // A minted token is an integer: the cancellation is always written.
-            self.send(|out| {
-                let _ = mcp::write_cancelled(out, token.to_id(&mut buf), Some(reason));
-            });
+            self.send(|out| mcp::write_cancelled_token(out, token, Some(reason)));
         }
     }
 }

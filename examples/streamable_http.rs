@@ -1,7 +1,13 @@
 //! MCP's Streamable HTTP transport on rpcwire, without an HTTP library: a sans-IO server core
-//! takes one POST as its headers and body, as any HTTP server hands them over, and gives back
-//! a status, a content type and a body.
+//! takes one request (POST, GET or DELETE) as its headers and body, as any HTTP server hands
+//! them over, and gives back a status, a content type and a body. It never sees a socket:
+//! binding a local server to 127.0.0.1, not 0.0.0.0 (as MCP says it SHOULD), authenticating
+//! the client, and TLS are the runner's part.
 //!
+//! - Every request's `Origin`, when it has one (a browser's), must be one of
+//!   `ALLOWED_ORIGINS`, else 403 Forbidden: a page whose name an attacker made resolve to this
+//!   machine (DNS rebinding) calls it no further. Any other method than GET, POST and DELETE
+//!   gets 405.
 //! - A POST must accept both JSON and an event stream (its `Accept` lists both, as MCP says
 //!   the client MUST), else 406 Not Acceptable, and carry JSON (`Content-Type:
 //!   application/json`, parameters allowed), else 415 Unsupported Media Type.
@@ -16,14 +22,18 @@
 //! - A POST of `initialize` without `Mcp-Session-Id` creates a session: its version is the
 //!   client's if the server speaks it (with sessions: up to 2025-11-25), else the server's
 //!   latest, and the response's `Mcp-Session-Id` names it. (A server may also be given
-//!   sessions made in advance, as the tests do.)
+//!   sessions made in advance, as the tests do.) Every other request of an earlier revision
+//!   than 2026-07-28 must name its session (else 400), and a DELETE naming it ends it.
 //! - A request is answered as one JSON body, or as an SSE stream when it asked for progress
-//!   (the server's choice: the client takes both): a priming event, a `retry`, progress, the
-//!   result. Each event id names its stream, so a client cut off resumes with
-//!   `Last-Event-ID` and gets the events after it replayed (none after the last: an empty
-//!   stream); an id the server never gave, one past the end of its stream included, gets 400.
+//!   (the server's choice: the client takes both). In a session: a priming event, a `retry`,
+//!   progress, the result. Each event id names its stream, so a client cut off resumes with
+//!   a GET of `Last-Event-ID` and gets the events after it replayed (none after the last: an
+//!   empty stream); an id the server never gave, one past the end of its stream included,
+//!   gets 400. 2026-07-28 has no resumption (closing the stream cancels the request): its
+//!   stream is progress and the result, without ids, and a GET or DELETE of it gets 405.
+//! - A request of 2026-07-28 naming a method the server has not gets 404 (and -32601).
 //! - `main` plays the client too: `mirror_headers` gives the headers of its `tools/call`, and
-//!   an `SseFramer` reads the stream in small chunks, across a cut and the resumption.
+//!   an `SseFramer` reads the streams in small chunks, across a cut and the resumption.
 //!
 //! `cargo run --example streamable_http` plays a scenario, hostile requests included, and
 //! prints every response the server writes and every event the client reads.
@@ -40,16 +50,14 @@ use rpcwire::headers::{
 use rpcwire::mcp::{self, meta_keys, versions};
 use rpcwire::scan::Validation;
 use rpcwire::{
-    write_sse_event, write_sse_retry, DecodeOptions, Decoder, Dialect, ErrorCode, Id, Lookup,
-    Message, RawJson, ReplyId, Request, Role, SseEvent, SseFramer,
+    write_sse_event, write_sse_retry, DecodeOptions, Decoder, Dialect, ErrorCode, Id, JsonStr,
+    Lookup, Message, RawJson, ReplyId, Request, Role, SseEvent, SseFramer,
 };
 
-/// The versions this server speaks: negotiated at `initialize`, or from 2026-07-28 on named
-/// by each request.
+/// The versions this server speaks: negotiated at `initialize` (up to 2025-11-25:
+/// `versions::negotiate` leaves 2026-07-28 out, which has no `initialize`), or from
+/// 2026-07-28 on named by each request.
 const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
-/// The versions a session negotiates at `initialize` (2026-07-28 has no `initialize`), oldest
-/// first.
-const SESSION_VERSIONS: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25"];
 /// How many streams are kept to be replayed (the latest).
 const KEPT_STREAMS: usize = 1024;
 /// How many sessions `initialize` may create before the oldest is forgotten (its client then
@@ -57,12 +65,25 @@ const KEPT_STREAMS: usize = 1024;
 const KEPT_SESSIONS: usize = 1024;
 /// How long a client waits before it reconnects to a stream, in ms.
 const RETRY_MS: u64 = 1000;
+/// The methods the server has (every other gets -32601).
+const METHODS: &[&str] = &[
+    mcp::methods::TOOLS_CALL,
+    mcp::methods::TOOLS_LIST,
+    mcp::methods::PING,
+];
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
 const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
 /// The rest of the `initialize` result, after its `protocolVersion`.
 const SERVER_CAPABILITIES_AND_INFO: &[u8] =
     br#","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}"#;
+
+/// The web pages allowed to call this endpoint, by their origin (`scheme://host:port`, as a
+/// browser sends it in `Origin`): here, the server's own web client. A real server reads
+/// them from its configuration.
+const ALLOWED_ORIGINS: &[&str] = &["http://localhost:3000", "http://127.0.0.1:3000"];
+/// The methods of the MCP endpoint, for the `Allow` of a 405.
+const ALLOWED_METHODS: &str = "GET, POST, DELETE";
 
 /// An HTTP header: its name and value.
 pub type Field<'a> = (&'a str, &'a [u8]);
@@ -73,9 +94,14 @@ const EVENT_STREAM: &str = "text/event-stream";
 /// What the HTTP layer sends back.
 pub struct HttpResponse {
     pub status: u16,
+    /// The `Content-Type` header to send. (With an event stream, a runner behind a reverse
+    /// proxy also sends `X-Accel-Buffering: no`, so that each event goes out as it is
+    /// written.)
     pub content_type: Option<&'static str>,
     /// The `Mcp-Session-Id` header to send: the session an `initialize` created.
     pub session_id: Option<String>,
+    /// The `Allow` header of a 405: the methods the endpoint takes.
+    pub allow: Option<&'static str>,
     pub body: BytesMut,
 }
 
@@ -89,8 +115,16 @@ impl HttpResponse {
             status,
             content_type,
             session_id: None,
+            allow: None,
             body,
         }
+    }
+
+    /// 405 Method Not Allowed, without a body; `allow` lists the methods the endpoint takes.
+    fn method_not_allowed(allow: &'static str) -> Self {
+        let mut response = HttpResponse::new(405, JSON, BytesMut::new());
+        response.allow = Some(allow);
+        response
     }
 
     /// 400 Bad Request, with the error reply `write` gives (if any).
@@ -105,7 +139,7 @@ impl HttpResponse {
 /// only that session may resume it. Stream numbers are easy to guess, and another client
 /// naming one would read its results.
 struct Stream {
-    session: Option<Vec<u8>>,
+    session: Vec<u8>,
     events: Vec<Bytes>,
 }
 
@@ -144,8 +178,21 @@ impl Server {
         }
     }
 
+    /// One request to the MCP endpoint, by its method (as HTTP writes it: case matters).
+    pub fn handle(&mut self, method: &str, headers: &[Field], body: &[u8]) -> HttpResponse {
+        match method {
+            "POST" => self.post(headers, body),
+            "GET" => self.resume(headers),
+            "DELETE" => self.delete(headers),
+            _ => HttpResponse::method_not_allowed(ALLOWED_METHODS),
+        }
+    }
+
     /// One POST to the MCP endpoint.
     pub fn post(&mut self, headers: &[Field], body: &[u8]) -> HttpResponse {
+        if let Err(forbidden) = check_origin(headers) {
+            return forbidden;
+        }
         // "The client MUST include an Accept header, listing both application/json and
         // text/event-stream as supported content types": the server may answer either way.
         if !accepts(headers, JSON) || !accepts(headers, EVENT_STREAM) {
@@ -224,6 +271,11 @@ impl Server {
             }
         };
         let newest = |v: &str| versions::is_at_least(v, versions::V2026_07_28);
+        // A request of 2026-07-28 (or later), which has no sessions.
+        let modern =
+            named.as_deref().is_some_and(newest) || body_version.as_deref().is_some_and(newest);
+        let initialize = matches!(msg, Message::Request(req)
+            if req.method.eq_str(mcp::methods::INITIALIZE));
         if session.is_some_and(|negotiated| negotiated != version) {
             // A request of an earlier session: the header must be the version the session
             // negotiated, whatever version it (and its body) name instead.
@@ -231,9 +283,7 @@ impl Server {
                 let message = "Header mismatch: MCP-Protocol-Version is not the session's version";
                 encode::write_error(out, id, ErrorCode::MCP_HEADER_MISMATCH, message, None);
             });
-        } else if named.as_deref().is_some_and(newest)
-            || body_version.as_deref().is_some_and(newest)
-        {
+        } else if modern {
             // 2026-07-28: the headers mirror the body and must agree with it, a tool's
             // `Mcp-Param-*` headers as its annotations say.
             let tool = called_tool(&msg).and_then(|name| self.tools.get(&*name));
@@ -249,15 +299,32 @@ impl Server {
             // MCP-Protocol-Version, it MUST respond with 400 Bad Request."
             let e = HeaderError::UnsupportedVersion { requested: version };
             return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
+        } else if session.is_none() && !initialize {
+            // An earlier revision's request is read by its session's version, and this server
+            // makes a session at every `initialize`: "Servers that require a session ID
+            // SHOULD respond to requests without an Mcp-Session-Id header (other than
+            // initialization) with HTTP 400 Bad Request."
+            return HttpResponse::bad_request(|out| {
+                let message = "Invalid Request: Mcp-Session-Id is required";
+                encode::write_error(out, id, ErrorCode::INVALID_REQUEST, message, None);
+            });
         }
 
         match msg {
-            Message::Request(req) if req.method.eq_str(mcp::methods::INITIALIZE) => {
-                self.initialize(req, session.is_some())
+            // 2026-07-28: "If the server does not implement the requested RPC method, it MUST
+            // respond with 404 Not Found and a JSON-RPC error with code -32601" (`initialize`
+            // among them: the revision has none).
+            Message::Request(req) if modern && !serves(req.method) => {
+                let mut body = BytesMut::new();
+                encode::write_method_not_found(&mut body, req.id, req.method);
+                HttpResponse::new(404, JSON, body)
             }
+            Message::Request(req) if initialize => self.initialize(req, session.is_some()),
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
-                self.answer(req, progress, header(headers, "Mcp-Session-Id"))
+                // (No session: a request of 2026-07-28, as the others need one.)
+                let session = session.and(header(headers, "Mcp-Session-Id"));
+                self.answer(req, progress, session)
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
             Message::Batch(batch) => {
@@ -284,6 +351,23 @@ impl Server {
         }
     }
 
+    /// What a GET or a DELETE passes before its session is read: its `Origin` (403), its
+    /// version header (400, or 405 for 2026-07-28, which has no sessions), and the session it
+    /// names (400 without one, 404 for one the server does not know); the session's id. As
+    /// for a POST, a version header must name the version the session negotiated (else 400).
+    fn bodiless_session<'h>(&self, headers: &[Field<'h>]) -> Result<&'h [u8], HttpResponse> {
+        check_origin(headers)?;
+        check_bodiless_version(headers)?;
+        let negotiated = self.session(headers)?;
+        let named = header(headers, PROTOCOL_VERSION);
+        match (header(headers, "Mcp-Session-Id"), negotiated) {
+            (Some(id), Some(negotiated)) if named.is_none_or(|v| v == negotiated.as_bytes()) => {
+                Ok(id)
+            }
+            _ => Err(HttpResponse::bad_request(|_| {})),
+        }
+    }
+
     /// The version `headers`' session negotiated, `None` for a request of no session, or 404
     /// for a session the server does not know: "The server MAY terminate the session at any
     /// time, after which it MUST respond to requests containing that session ID with HTTP 404
@@ -300,6 +384,20 @@ impl Server {
             Some(&version) => Ok(Some(version)),
             None => Err(HttpResponse::new(404, JSON, BytesMut::new())),
         }
+    }
+
+    /// A DELETE: the client ends its session ("Clients that no longer need a particular
+    /// session ... SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id
+    /// header"): 204, and 404 for every request naming it from then on. (Its streams are
+    /// forgotten as the newer ones push them out.) 2026-07-28 has no sessions: 405.
+    pub fn delete(&mut self, headers: &[Field]) -> HttpResponse {
+        let id = match self.bodiless_session(headers) {
+            Ok(id) => String::from_utf8_lossy(id),
+            Err(refused) => return refused,
+        };
+        self.sessions.remove(&*id);
+        self.created.retain(|created| *created != id);
+        HttpResponse::new(204, JSON, BytesMut::new())
     }
 
     /// A POST of `initialize`: a new session, its version negotiated ("If the server supports
@@ -322,12 +420,14 @@ impl Server {
             encode::write_error(&mut body, req.id, ErrorCode::INVALID_PARAMS, message, None);
             return HttpResponse::new(200, JSON, body);
         };
-        let latest = SESSION_VERSIONS[SESSION_VERSIONS.len() - 1];
-        let version = SESSION_VERSIONS
-            .iter()
-            .copied()
-            .find(|v| requested.eq_str(v))
-            .unwrap_or(latest);
+        // The requested version if the server speaks it, else its latest with `initialize`.
+        let Some(version) = versions::negotiate(&requested.decode(), SUPPORTED) else {
+            // No version with `initialize` to answer with (never, with SUPPORTED as it is).
+            let mut body = BytesMut::new();
+            let message = "Unsupported protocol version";
+            encode::write_error(&mut body, req.id, ErrorCode::INVALID_PARAMS, message, None);
+            return HttpResponse::new(200, JSON, body);
+        };
 
         let mut result = BytesMut::from(&b"{\"protocolVersion\":"[..]);
         encode::write_json_string(&mut result, version);
@@ -389,8 +489,11 @@ impl Server {
         }
     }
 
-    /// A request's reply: an event stream of `session`'s when the request asked for
-    /// progress (there is something to send before the result), else one JSON body.
+    /// A request's reply: an event stream when the request asked for progress (there is
+    /// something to send before the result), else one JSON body. The stream of a `session`
+    /// is kept to be resumed; one of no session (of 2026-07-28, which has no resumption:
+    /// "Resumable SSE streams via Last-Event-ID are not supported") is the progress and the
+    /// result, without event ids.
     fn answer(
         &mut self,
         req: Request<'_>,
@@ -401,6 +504,21 @@ impl Server {
         self.result(&mut reply, req);
         let Some(progress) = progress else {
             return HttpResponse::new(200, JSON, reply);
+        };
+        let mut messages = Vec::new();
+        for done in [1.0, 2.0] {
+            let mut out = BytesMut::new();
+            let finite = mcp::write_progress(&mut out, progress, done, Some(2.0), None);
+            assert!(finite);
+            messages.push(out);
+        }
+        messages.push(reply);
+        let Some(session) = session else {
+            let mut body = BytesMut::new();
+            for message in &messages {
+                write_sse_event(&mut body, message, None, None).expect("no id");
+            }
+            return HttpResponse::new(200, EVENT_STREAM, body);
         };
         // One stream per request; event ids are `{stream}/{n}`, so that a `Last-Event-ID`
         // names the stream to resume ("Event IDs SHOULD encode sufficient information to
@@ -416,13 +534,9 @@ impl Server {
         // "The server SHOULD immediately send an SSE event consisting of an event ID and an
         // empty data field in order to prime the client to reconnect."
         event(b"");
-        for done in [1.0, 2.0] {
-            let mut out = BytesMut::new();
-            let finite = mcp::write_progress(&mut out, progress, done, Some(2.0), None);
-            assert!(finite);
-            event(&out);
+        for message in &messages {
+            event(message);
         }
-        event(&reply);
         let mut body = BytesMut::new();
         body.extend_from_slice(&events[0]);
         write_sse_retry(&mut body, RETRY_MS);
@@ -430,7 +544,7 @@ impl Server {
             body.extend_from_slice(event);
         }
         self.streams.push_back(Stream {
-            session: session.map(<[u8]>::to_vec),
+            session: session.to_vec(),
             events,
         });
         if self.streams.len() > KEPT_STREAMS {
@@ -445,13 +559,15 @@ impl Server {
     /// One without `Last-Event-ID` asks for a stream of the server's own messages, which this
     /// server does not offer: 405 ("The server MUST either return Content-Type:
     /// text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not
-    /// Allowed").
+    /// Allowed"). Streams are a session's: a GET without one gets 400, and 2026-07-28, with
+    /// no sessions and no resumption, gets 405.
     pub fn resume(&self, headers: &[Field]) -> HttpResponse {
-        if let Err(not_found) = self.session(headers) {
-            return not_found;
-        }
+        let session = match self.bodiless_session(headers) {
+            Ok(session) => session,
+            Err(refused) => return refused,
+        };
         let Some(last) = header(headers, "Last-Event-ID") else {
-            return HttpResponse::new(405, JSON, BytesMut::new());
+            return HttpResponse::method_not_allowed("POST, DELETE");
         };
         // The stream and event numbers of an id as this server writes them (`{stream}/{n}`):
         // `0/01` or `0/+1` would parse, but name no event the client was sent.
@@ -460,15 +576,12 @@ impl Server {
             let (stream, n) = (stream.parse::<usize>().ok()?, n.parse::<usize>().ok()?);
             (format!("{stream}/{n}") == id).then_some((stream, n))
         });
-        let session = header(headers, "Mcp-Session-Id");
-        // (A stream opened without a session is anyone's who names it: a server without
-        // sessions would make its stream numbers unguessable.)
         let events = numbers
             .and_then(|(stream, n)| {
                 let stream = self.streams.get(stream.checked_sub(self.first_stream)?)?;
                 Some((stream, n))
             })
-            .filter(|(stream, _)| stream.session.as_deref() == session)
+            .filter(|(stream, _)| stream.session == session)
             // An event of the stream: one past its end was never sent.
             .filter(|(stream, n)| *n < stream.events.len());
         match events {
@@ -489,6 +602,57 @@ impl Server {
             None => HttpResponse::bad_request(|_| {}),
         }
     }
+}
+
+/// 403 Forbidden for a request whose `Origin` is not one of `ALLOWED_ORIGINS` (every one, if
+/// it sends several): "Servers MUST validate the Origin header on all incoming connections to
+/// prevent DNS rebinding attacks", and "If the Origin header is present and invalid, servers
+/// MUST respond with HTTP 403 Forbidden". A request without `Origin` is no browser's, and
+/// passes (a page's script cannot leave it out).
+fn check_origin(headers: &[Field]) -> Result<(), HttpResponse> {
+    let allowed = |origin: &[u8]| {
+        let origin = origin.trim_ascii();
+        ALLOWED_ORIGINS
+            .iter()
+            .any(|a| origin.eq_ignore_ascii_case(a.as_bytes()))
+    };
+    let mut origins = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("Origin"));
+    match origins.all(|&(_, origin)| allowed(origin)) {
+        true => Ok(()),
+        false => Err(HttpResponse::new(403, JSON, BytesMut::new())),
+    }
+}
+
+/// The `MCP-Protocol-Version` of a GET or a DELETE, which has no body: 400 for a version the
+/// server does not speak ("If the server receives a request with an invalid or unsupported
+/// MCP-Protocol-Version, it MUST respond with 400 Bad Request") or for one sent twice, 405
+/// for 2026-07-28 or later, a revision without sessions, GET streams or DELETE.
+fn check_bodiless_version(headers: &[Field]) -> Result<(), HttpResponse> {
+    let mut versions = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case(PROTOCOL_VERSION));
+    let Some(&(_, version)) = versions.next() else {
+        return Ok(());
+    };
+    // Sent twice, it names no one version (as for a POST).
+    if versions.next().is_some() {
+        return Err(HttpResponse::bad_request(|_| {}));
+    }
+    let version = String::from_utf8_lossy(version);
+    if !SUPPORTED.contains(&&*version) {
+        Err(HttpResponse::bad_request(|_| {}))
+    } else if versions::is_at_least(&version, versions::V2026_07_28) {
+        Err(HttpResponse::method_not_allowed("POST"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Whether the server has `method`.
+fn serves(method: JsonStr<'_>) -> bool {
+    METHODS.iter().any(|m| method.eq_str(m))
 }
 
 /// The first value of header `name` (names compare case-insensitively).
@@ -584,6 +748,9 @@ fn show(request: &str, response: &HttpResponse) {
     if response.session_id.is_some() {
         println!("  Mcp-Session-Id: (a new session)");
     }
+    if let Some(allow) = response.allow {
+        println!("  Allow: {allow}");
+    }
     let lines = response.body[..].split(|&b| b == b'\n');
     for line in lines.filter(|l| !l.is_empty()) {
         println!("  | {}", String::from_utf8_lossy(line));
@@ -664,24 +831,12 @@ fn main() {
     }
     let response = server.post(&sent, call);
     show("POST tools/call", &response);
-
-    // The connection drops in the middle of the second progress event.
-    let mut framer = SseFramer::new(1 << 20);
-    let at = response.body.windows(7).position(|w| w == b"id: 0/2");
-    let cut = at.expect("event 0/2") + 20;
-    read_stream(&mut framer, &response.body[..cut]);
-    let last = framer.last_event_id().expect("an event id").to_vec();
-    let retry = framer.reconnection_time().expect("a retry");
-    println!(
-        "client: cut off; {retry} ms later: GET, Last-Event-ID: {}",
-        String::from_utf8_lossy(&last)
-    );
-    let replay = server.resume(&[("Last-Event-ID", &last)]);
-    show("GET", &replay);
-    read_stream(&mut framer, &replay.body);
+    // 2026-07-28 has no resumption (closing the stream cancels the call): no event ids.
+    read_stream(&mut SseFramer::new(1 << 20), &response.body);
+    let modern_get: &[Field] = &[("MCP-Protocol-Version", b"2026-07-28")];
     show(
-        "GET, Last-Event-ID: 9/0",
-        &server.resume(&[("Last-Event-ID", b"9/0")]),
+        "GET, MCP-Protocol-Version: 2026-07-28",
+        &server.resume(modern_get),
     );
 
     // A session of 2025-06-18: `initialize` without `Mcp-Session-Id` creates it, and the
@@ -704,6 +859,34 @@ fn main() {
         &server.post(in_session, ping),
     );
 
+    // The session's call asks for progress too: its stream can be resumed. The connection
+    // drops in the middle of the second progress event.
+    let session_call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1"},"_meta":{"progressToken":"p1"}}}"#;
+    let response = server.post(in_session, session_call);
+    show("POST tools/call (the new session)", &response);
+    let mut framer = SseFramer::new(1 << 20);
+    let at = response.body.windows(7).position(|w| w == b"id: 0/2");
+    let cut = at.expect("event 0/2") + 20;
+    read_stream(&mut framer, &response.body[..cut]);
+    let last = framer.last_event_id().expect("an event id").to_vec();
+    let retry = framer.reconnection_time().expect("a retry");
+    println!(
+        "client: cut off; {retry} ms later: GET, Last-Event-ID: {}",
+        String::from_utf8_lossy(&last)
+    );
+    let get = |last_event_id| [in_session[2], ("Last-Event-ID", last_event_id)];
+    let replay = server.resume(&get(&last));
+    show("GET", &replay);
+    read_stream(&mut framer, &replay.body);
+    show("GET, Last-Event-ID: 9/0", &server.resume(&get(b"9/0")));
+
+    // The client is done: it ends the session, whose id then names none.
+    show("DELETE", &server.delete(&in_session[2..3]));
+    show(
+        "POST ping (the session ended)",
+        &server.post(in_session, ping),
+    );
+
     // Every other POST, printed as it is answered. Each carries the `Content-Type` and the
     // `Accept` a client MUST send, unless it names its own.
     let mut post = |request: &str, headers: &[Field], body: &[u8]| {
@@ -721,6 +904,19 @@ fn main() {
     post("tools/call, Accept: application/json", &json_only, call);
     let text = with(&sent, "Content-Type", Some(b"text/plain"));
     post("tools/call, Content-Type: text/plain", &text, call);
+
+    // A page of another origin (its name made to resolve to this machine), a request of an
+    // earlier revision without its session, a method of 2026-07-28 the server has not.
+    let foreign = [&sent[..], &[("Origin", &b"http://evil.example"[..])]].concat();
+    post("tools/call, Origin: http://evil.example", &foreign, call);
+    let no_session: &[Field] = &[("MCP-Protocol-Version", b"2025-11-25")];
+    post("ping, no Mcp-Session-Id", no_session, ping);
+    let prompts = br#"{"jsonrpc":"2.0","id":3,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let prompts_headers: &[Field] = &[
+        ("MCP-Protocol-Version", b"2026-07-28"),
+        ("Mcp-Method", b"prompts/list"),
+    ];
+    post("prompts/list (2026-07-28)", prompts_headers, prompts);
 
     // Headers that do not fit the body.
     let method = with(&sent, "Mcp-Method", Some(b"tools/list"));

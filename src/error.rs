@@ -159,7 +159,18 @@ impl Member {
 }
 
 /// Why a frame is not a valid message. Small and `Copy`; [`DecodeError::code`] says which
-/// error reply it calls for.
+/// error reply it calls for. A [`Rejection`](crate::Rejection) carries one
+/// ([`Rejection::error`](crate::Rejection::error)); its `Display` is a line for a log.
+///
+/// ```
+/// use rpcwire::{DecodeError, Decoder, ErrorCode, Member};
+/// let decoder = Decoder::mcp();
+/// let error = decoder.decode(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#).unwrap_err().error();
+/// assert_eq!(error, DecodeError::DuplicateMember(Member::Id));
+/// assert_eq!((error.code(), error.to_string().as_str()), (ErrorCode::INVALID_REQUEST, r#"duplicate "id" member"#));
+/// let error = decoder.decode(b"{oops").unwrap_err().error();
+/// assert!(error.is_parse_error() && matches!(error, DecodeError::Syntax(_)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DecodeError {
@@ -179,7 +190,20 @@ pub enum DecodeError {
     FrameTooLong,
     /// The frame is JSON but not an object (nor, where allowed, a batch array).
     NotAnObject,
-    /// A batch (top-level array) where the dialect forbids batches (MCP ≥ 2025-06-18).
+    /// A batch (top-level array) where [`DecodeOptions::batches`](crate::DecodeOptions::batches)
+    /// is off: by default in MCP (every session but a 2025-03-26 one), and in JSON-RPC when
+    /// set so.
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, DecodeOptions, Decoder, Dialect};
+    /// let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    /// let refused = |options| Decoder::new(options).decode(batch).unwrap_err().error();
+    /// let mcp = DecodeOptions::new(Dialect::Mcp);
+    /// assert_eq!(refused(mcp.for_protocol_version("2024-11-05")), DecodeError::BatchNotAllowed);
+    /// assert_eq!(refused(mcp.for_protocol_version("2025-06-18")), DecodeError::BatchNotAllowed);
+    /// let jsonrpc = DecodeOptions { batches: false, ..DecodeOptions::new(Dialect::JsonRpc2) };
+    /// assert_eq!(refused(jsonrpc), DecodeError::BatchNotAllowed);
+    /// ```
     BatchNotAllowed,
     /// An empty batch `[]`.
     EmptyBatch,
@@ -250,7 +274,10 @@ impl DecodeError {
         }
     }
 
-    /// Whether the frame is not JSON at all.
+    /// Whether the rejection calls for -32700 (Parse error), whose reply never carries the
+    /// frame's id: the frame is not JSON, or it was refused before its id could be trusted
+    /// (longer than the frame limit, or holding a carriage return under the hardened
+    /// profile), JSON or not.
     pub const fn is_parse_error(self) -> bool {
         matches!(
             self,
@@ -320,8 +347,27 @@ impl core::fmt::Display for DecodeError {
     }
 }
 
+/// A [`Syntax`](DecodeError::Syntax) error's [`ScanError`] is its
+/// [`source`](std::error::Error::source) (its text is the scan error's too); the other
+/// variants wrap no error.
+///
+/// ```
+/// use std::error::Error;
+/// use rpcwire::{DecodeError, ScanError};
+/// let syntax = DecodeError::Syntax(ScanError::BadNumber);
+/// let source = syntax.source().unwrap();
+/// assert_eq!(source.downcast_ref::<ScanError>(), Some(&ScanError::BadNumber));
+/// assert!(DecodeError::Empty.source().is_none());
+/// ```
 #[cfg(feature = "std")]
-impl std::error::Error for DecodeError {}
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Syntax(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 #[cfg(feature = "std")]
 impl std::error::Error for ScanError {}

@@ -166,7 +166,21 @@ impl core::fmt::Display for Id<'_> {
 }
 
 /// An owned id: the wire token kept inline for typical sizes (no heap allocation up to 22
-/// bytes), plus its kind.
+/// bytes), plus its kind. [`Id::to_owned_id`] (or `IdBuf::from(id)`) makes one;
+/// [`as_id`](Self::as_id) borrows it back, as the [`encode`](crate::encode) writers take it.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder, ErrorCode, IdBuf, Message};
+/// // Keep a request's id past its frame, to answer it later.
+/// let frame = br#"{"jsonrpc":"2.0","id":"req-7","method":"tools/call"}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let kept: IdBuf = req.id.to_owned_id();
+/// let mut out = BytesMut::new();
+/// encode::write_error(&mut out, kept.as_id(), ErrorCode::INTERNAL_ERROR, "timed out", None);
+/// assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":"req-7","error""#));
+/// assert_eq!(kept.to_string(), r#""req-7""#);
+/// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct IdBuf {
     raw: SmallVec<[u8; 22]>,
@@ -230,5 +244,29 @@ impl From<crate::pending::Token> for IdBuf {
 impl From<Id<'_>> for IdBuf {
     fn from(id: Id<'_>) -> Self {
         id.to_owned_id()
+    }
+}
+
+/// An owned id equals a borrowed one whose token is the same bytes, as two [`Id`]s compare
+/// (`1` and `1.0` differ; [`IdKey`](crate::IdKey) matches by value): the id a request came
+/// with, kept in an [`Origin`](crate::Origin), against one read from a frame.
+///
+/// ```
+/// use rpcwire::{Id, IdBuf};
+/// let kept = IdBuf::from_i64(7);
+/// assert_eq!(kept, Id::from_token(b"7").unwrap());
+/// assert_eq!(Id::from_token(b"7").unwrap(), kept);
+/// assert_ne!(kept, Id::from_token(b"7.0").unwrap());
+/// ```
+impl PartialEq<Id<'_>> for IdBuf {
+    fn eq(&self, other: &Id<'_>) -> bool {
+        self.as_id() == *other
+    }
+}
+
+/// As `IdBuf == Id`, the other way round.
+impl PartialEq<IdBuf> for Id<'_> {
+    fn eq(&self, other: &IdBuf) -> bool {
+        *self == other.as_id()
     }
 }

@@ -474,6 +474,58 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         self.map.is_empty()
     }
 
+    /// How many requests the table has room for without reallocating (at least
+    /// [`len`](Self::len); not its bound, [`capacity_limit`](Self::capacity_limit)). It grows
+    /// with the peak number in flight and does not go down by itself: see
+    /// [`shrink_to_fit`](Self::shrink_to_fit).
+    pub fn capacity(&self) -> usize {
+        self.map.capacity()
+    }
+
+    /// Gives back the memory a burst of requests left behind: the table shrinks as far as
+    /// the requests in flight allow. Every one is still found by its id. A pass over the room
+    /// the table had; the next inserts past the new room allocate again.
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight};
+    /// let mut table = InFlight::new(4096);
+    /// let ids: Vec<String> = (0..1000).map(|n| n.to_string()).collect();
+    /// for id in &ids {
+    ///     table.insert(Id::from_token(id.as_bytes()).unwrap(), ()).unwrap();
+    /// }
+    /// // The burst is answered but for one request.
+    /// for id in &ids[1..] {
+    ///     table.remove(Id::from_token(id.as_bytes()).unwrap()).unwrap();
+    /// }
+    /// let before = table.capacity();
+    /// table.shrink_to_fit();
+    /// assert!(table.capacity() < before);
+    /// assert!(table.contains(Id::from_token(b"0").unwrap()));
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.map.shrink_to_fit();
+    }
+
+    /// [`shrink_to_fit`](Self::shrink_to_fit), keeping room for at least `min_capacity`
+    /// requests if it had that much (as `HashMap::shrink_to` does: never grows): a table that
+    /// expects bursts of about that many keeps their room and gives back only what a larger
+    /// one left.
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight};
+    /// let mut table = InFlight::new(4096);
+    /// let ids: Vec<String> = (0..1000).map(|n| n.to_string()).collect();
+    /// for id in &ids {
+    ///     table.insert(Id::from_token(id.as_bytes()).unwrap(), ()).unwrap();
+    /// }
+    /// table.drain().for_each(drop);
+    /// table.shrink_to(100);
+    /// assert!(table.capacity() >= 100 && table.capacity() < 1000);
+    /// ```
+    pub fn shrink_to(&mut self, min_capacity: usize) {
+        self.map.shrink_to(min_capacity);
+    }
+
     /// Removes and returns every request (the connection ended: they stay unanswered).
     pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
         // (The map is empty once `drain` returns, whether or not the iterator is run.)

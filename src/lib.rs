@@ -88,6 +88,12 @@
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
 //!   `tokio`) is the clock and the timer of the task that expires them.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
+//! - answer `initialize`: with the client's `params.protocolVersion` when the server speaks
+//!   it, else another it speaks (the latest with `initialize`: 2026-07-28,
+//!   [`mcp::versions::LATEST`], has none; its example negotiates), then decode by that
+//!   version's rules ([`DecodeOptions::for_protocol_version`]).
+//! - read strictly, or as a client, with options of my own: set the fields that differ on
+//!   [`DecodeOptions`] (its example) and build the decoder with [`Decoder::new`].
 //! - read what MCP's own messages say: [`mcp::Cancelled`] (which request a peer gave up on),
 //!   [`mcp::Progress`], [`mcp::Task`] (a task's id and whether its status is terminal) and
 //!   [`mcp::related_task`]; each reads only the members it needs.
@@ -191,6 +197,7 @@ pub mod mcp;
 mod message;
 pub mod pending;
 mod remap;
+mod reuse;
 pub mod scan;
 #[cfg(feature = "serde")]
 pub mod typed;
@@ -210,7 +217,10 @@ pub use message::{
     Rejection, Reply, ReplyId, Request, Response,
 };
 pub use pending::{Miss, PendingTable, TableFull, Token, VacantEntry};
-pub use remap::{IdRemapper, Origin, ProgressRoute, RemapError};
+#[doc(hidden)]
+pub use remap::RemapFootprint;
+pub use remap::{IdRemapper, Origin, ProgressRoute, RemapError, StreamCancel};
+pub use reuse::REUSE_KEEP;
 pub use scan::{ScanError, Validation};
 
 #[cfg(doctest)]

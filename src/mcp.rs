@@ -1,8 +1,9 @@
 //! MCP on top of the envelope: method names, the cancellation and progress notifications
-//! (read, and written with [`write_cancelled`] and [`write_progress`]), tasks ([`Task`],
-//! [`related_task`], [`is_task_augmented`]), per-request `_meta` fields ([`RequestMeta`]), the
-//! stream a `subscriptions/listen` notification belongs to ([`subscription_id`]),
-//! `resultType`, the protocol versions ([`versions`]), and the `_meta` key-name rules.
+//! (read, and written with [`write_cancelled`], [`write_cancelled_token`] and
+//! [`write_progress`]), tasks ([`Task`], [`related_task`], [`is_task_augmented`]),
+//! per-request `_meta` fields ([`RequestMeta`]), the stream a `subscriptions/listen`
+//! notification belongs to ([`subscription_id`]), `resultType`, the protocol versions and the
+//! one a server answers `initialize` with ([`versions`]), and the `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
@@ -13,6 +14,7 @@ use crate::encode;
 use crate::id::{Id, IdKind};
 use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
+use crate::pending::Token;
 
 /// Method names defined by MCP.
 ///
@@ -37,7 +39,8 @@ use crate::message::{Message, Notification, Request};
 /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"tools\":[]}}\n");
 /// ```
 pub mod methods {
-    /// `initialize`
+    /// `initialize` (up to 2025-11-25; a 2026-07-28 session has none:
+    /// [`SERVER_DISCOVER`] says what a server speaks, and each request names its version)
     pub const INITIALIZE: &str = "initialize";
     /// `ping`
     pub const PING: &str = "ping";
@@ -150,8 +153,10 @@ fn id_like(value: RawJson<'_>) -> Option<Id<'_>> {
     matches!(id.kind(), IdKind::String { .. } | IdKind::Integer).then_some(id)
 }
 
-/// An optional member of `params` read by `read`: `Some(None)` when it is absent or `null`,
-/// `None` when it is there but cannot be read (`read` fails, or it is ambiguous).
+/// An optional member of `params` read by `read`: `Some(None)` when it is absent, `None`
+/// when it is there but cannot be read (`read` fails, or it is ambiguous). A `null` is there,
+/// and read like any other value: MCP's optional members are not nullable unless the schema
+/// says so (`total?: number`), and `read` refuses it as of another type.
 fn optional<'a, T>(
     params: RawJson<'a>,
     key: &str,
@@ -159,7 +164,6 @@ fn optional<'a, T>(
 ) -> Option<Option<T>> {
     match params.lookup(key) {
         Lookup::Absent => Some(None),
-        Lookup::Found(v) if v.as_bytes() == b"null" => Some(None),
         Lookup::Found(v) => read(v).map(Some),
         Lookup::Ambiguous => None,
     }
@@ -170,9 +174,10 @@ fn optional<'a, T>(
 pub struct Cancelled<'a> {
     /// The id of the request being cancelled (a string or an integer).
     pub request_id: Id<'a>,
-    /// The reason, if given once as a string. (One of another type, or given twice, reads as
-    /// none: the request is still cancelled, since what the peer wants of it is clear without
-    /// the reason.)
+    /// The reason, if given once as a string. (One of another type, `null` included, which
+    /// the schema's `reason?: string` does not allow, or one given twice, reads as none: the
+    /// request is still cancelled, since what the peer wants of it is clear without the
+    /// reason.)
     pub reason: Option<JsonStr<'a>>,
 }
 
@@ -206,7 +211,10 @@ impl<'a> Cancelled<'a> {
 /// byte), with an optional reason: what a proxy sends upstream for a request it gave up on
 /// (never for `initialize`, which MCP forbids cancelling). Returns `false`, writing nothing,
 /// when `request_id` is neither a string nor an integer (MCP: "Requests MUST include a string
-/// or integer ID"; `null` or `1.5` names no request a peer can cancel).
+/// or integer ID"; `null` or `1.5` names no request a peer can cancel). For a request sent
+/// under a [`Token`] (a [`PendingTable`](crate::PendingTable)'s or an
+/// [`IdRemapper`](crate::IdRemapper)'s), which is always an integer,
+/// [`write_cancelled_token`] writes the same and returns nothing to check.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -224,16 +232,44 @@ pub fn write_cancelled(out: &mut BytesMut, request_id: Id<'_>, reason: Option<&s
     if matches!(request_id.kind(), IdKind::Null | IdKind::Number) {
         return false;
     }
+    write_cancelled_raw(out, request_id.raw(), reason);
+    true
+}
+
+/// Appends a `notifications/cancelled` for the request we sent under `token`, with an
+/// optional reason: [`write_cancelled`] for a request id that is always an integer, so it
+/// always writes. What a gateway sends upstream for a request it gave up on (timed out, its
+/// client gone), and a client for one of its own (never for `initialize`, which MCP forbids
+/// cancelling).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{mcp, PendingTable};
+/// let mut pending = PendingTable::new();
+/// let token = pending.insert("tools/call").unwrap();
+/// let mut out = BytesMut::new();
+/// mcp::write_cancelled_token(&mut out, token, Some("timed out"));
+/// let expected = format!(
+///     "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{token},\"reason\":\"timed out\"}}}}\n"
+/// );
+/// assert_eq!(&out[..], expected.as_bytes());
+/// ```
+pub fn write_cancelled_token(out: &mut BytesMut, token: Token, reason: Option<&str>) {
+    write_cancelled_raw(out, token.to_wire(&mut [0; 20]), reason);
+}
+
+/// Appends a `notifications/cancelled` for the request id `raw`, a string or an integer
+/// token.
+fn write_cancelled_raw(out: &mut BytesMut, raw: &[u8], reason: Option<&str>) {
     out.extend_from_slice(
         br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"#,
     );
-    out.extend_from_slice(request_id.raw());
+    out.extend_from_slice(raw);
     if let Some(reason) = reason {
         out.extend_from_slice(br#","reason":"#);
         encode::write_json_string(out, reason);
     }
     out.extend_from_slice(b"}}\n");
-    true
 }
 
 /// Appends a `notifications/progress` on `token` (the request's `_meta.progressToken`, its
@@ -307,7 +343,19 @@ impl<'a> Progress<'a> {
     /// Reads a `notifications/progress` notification; `None` for another method or a
     /// malformed one: a token or `progress` missing or that cannot be read, or a `total` or
     /// `message` there that cannot be read (of another type, beyond `f64`, or given twice). A
-    /// `null` `total` or `message` reads as absent.
+    /// `null` `total` or `message` is of another type: MCP's schema has `total?: number` and
+    /// `message?: string`, which may be left out but not be `null`.
+    ///
+    /// ```
+    /// use rpcwire::{mcp::Progress, Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":2}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// assert_eq!(Progress::from_notification(&n).unwrap().total, Some(2.0));
+    ///
+    /// let frame = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":null}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// assert_eq!(Progress::from_notification(&n), None);
+    /// ```
     pub fn from_notification(n: &Notification<'a>) -> Option<Self> {
         if !n.method.eq_str(methods::PROGRESS) {
             return None;
@@ -347,8 +395,8 @@ impl<'a> Progress<'a> {
 pub struct Task<'a> {
     /// The task's `taskId`, a string, as its token on the wire.
     pub id: Id<'a>,
-    /// Its `status`, if given once as a string. (One of another type, or given twice, reads
-    /// as none, and so not terminal: the task is still known by its id, and a task taken for
+    /// Its `status`, if given once as a string. (One of another type, `null` included, or
+    /// given twice, reads as none, and so not terminal: the task is still known by its id, and a task taken for
     /// ended while its peer may read it as running would lose the progress still owed to it.)
     pub status: Option<JsonStr<'a>>,
 }
@@ -616,9 +664,59 @@ pub mod versions {
         V2026_07_28,
     ];
 
-    /// The latest revision this crate knows: the one a client offers in `initialize` when it
-    /// has no reason to offer another.
+    /// The latest revision this crate knows. It has no `initialize` (each request names its
+    /// version in `_meta`, [`RequestMeta`](crate::mcp::RequestMeta)), so it is not one to
+    /// offer or answer in an `initialize` handshake: [`V2025_11_25`] is the latest that has
+    /// one, and [`negotiate`] never answers with a later one.
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::{negotiate, KNOWN, LATEST, V2025_11_25};
+    /// assert_eq!(negotiate(LATEST, KNOWN), Some(V2025_11_25));
+    /// ```
     pub const LATEST: &str = V2026_07_28;
+
+    /// The version a server answers an `initialize` with, given the client's `requested`
+    /// (its `params.protocolVersion`) and the versions the server `supported`s: MCP's version
+    /// negotiation ("If the server supports the requested protocol version, it MUST respond
+    /// with the same version. Otherwise, the server MUST respond with another protocol
+    /// version it supports. This SHOULD be the latest version supported by the server."; the
+    /// client then disconnects if it does not speak the answer).
+    ///
+    /// `requested` when it is in `supported` (exactly), else the latest of `supported`, as
+    /// this module orders versions (as strings, whatever order the list is in). Versions
+    /// without `initialize` take no part: 2026-07-28 and later (a session of those negotiates
+    /// nothing; a client learns what a server speaks from `server/discover`, and each request
+    /// names its version in `_meta`), so a server may pass the whole list it speaks (the one
+    /// it also hands [`HeaderError::write_reply`](crate::headers::HeaderError::write_reply),
+    /// say), and a client asking `initialize` for 2026-07-28 gets the latest before it.
+    /// `None` when `supported` holds no version with `initialize`: the server has no version
+    /// to answer with, and refuses the request (MCP's example: -32602 "Unsupported protocol
+    /// version", with `data: {"supported": [...], "requested": "..."}`).
+    ///
+    /// The answer borrows `supported`, not `requested` (which usually borrows the frame).
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::{negotiate, KNOWN, V2025_06_18, V2025_11_25};
+    /// const SUPPORTED: &[&str] = &["2025-06-18", "2025-11-25", "2026-07-28"];
+    /// assert_eq!(negotiate("2025-06-18", SUPPORTED), Some(V2025_06_18));
+    /// // One the server does not speak, or one with no `initialize`: its latest that has one.
+    /// assert_eq!(negotiate("2024-11-05", SUPPORTED), Some(V2025_11_25));
+    /// assert_eq!(negotiate("2026-07-28", SUPPORTED), Some(V2025_11_25));
+    /// // Every version this crate knows the rules of.
+    /// assert_eq!(negotiate("2024-11-05", KNOWN), Some("2024-11-05"));
+    /// // Nothing to answer with.
+    /// assert_eq!(negotiate("2025-06-18", &["2026-07-28"]), None);
+    /// ```
+    pub fn negotiate<'a>(requested: &str, supported: &[&'a str]) -> Option<&'a str> {
+        let with_initialize = supported
+            .iter()
+            .copied()
+            .filter(|v| !is_at_least(v, V2026_07_28));
+        with_initialize
+            .clone()
+            .find(|v| *v == requested)
+            .or_else(|| with_initialize.max())
+    }
 
     /// Whether `version` is one of the [`KNOWN`] revisions, exactly.
     ///

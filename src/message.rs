@@ -462,6 +462,20 @@ impl OwnedMessage {
     pub fn kind(&self) -> Kind {
         self.envelope.kind
     }
+
+    /// The id, for requests and responses that carry one: [`Message::id`] of the
+    /// [`message`](Self::message).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use rpcwire::{Decoder, OwnedMessage};
+    /// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+    /// let reply = OwnedMessage::decode(&Decoder::mcp_client(), frame).unwrap();
+    /// assert_eq!(reply.id().unwrap().raw(), br#""a""#);
+    /// ```
+    pub fn id(&self) -> Option<Id<'_>> {
+        self.message().id()
+    }
 }
 
 impl core::fmt::Debug for OwnedMessage {
@@ -470,7 +484,22 @@ impl core::fmt::Debug for OwnedMessage {
     }
 }
 
-/// A rejected frame that owns its bytes: the owned counterpart of [`Rejection`].
+/// A rejected frame that owns its bytes: the owned counterpart of [`Rejection`], which
+/// [`rejection`](Self::rejection) borrows (its error, its id, the reply it calls for);
+/// [`error`](Self::error) and [`reply`](Self::reply) answer as the borrowed view does.
+///
+/// ```
+/// use bytes::{Bytes, BytesMut};
+/// use rpcwire::{encode, DecodeError, Decoder, OwnedMessage};
+/// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":4}"#);
+/// let refused = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap_err();
+/// let rejection = refused.rejection();
+/// assert_eq!(rejection.error(), DecodeError::NoMethodNoResult);
+/// let mut out = BytesMut::new();
+/// encode::write_reply(&mut out, &rejection.reply().unwrap(), None);
+/// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"Invalid Request"}}
+/// "#[..]);
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct OwnedRejection {
     frame: Bytes,
@@ -487,6 +516,31 @@ impl OwnedRejection {
     /// The frame's bytes, exactly as received.
     pub fn frame(&self) -> &Bytes {
         &self.frame
+    }
+
+    /// Why the frame was rejected: [`Rejection::error`] of the
+    /// [`rejection`](Self::rejection).
+    pub fn error(&self) -> DecodeError {
+        self.reject.error
+    }
+
+    /// The error reply to send, or `None` when none may be sent (a malformed response):
+    /// [`Rejection::reply`] of the [`rejection`](Self::rejection), which says when to send it.
+    ///
+    /// ```
+    /// use bytes::{Bytes, BytesMut};
+    /// use rpcwire::{encode, Decoder, OwnedMessage};
+    /// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":4,"method":7}"#);
+    /// let refused = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap_err();
+    /// let mut out = BytesMut::new();
+    /// if let Some(reply) = refused.reply() {
+    ///     encode::write_reply(&mut out, &reply, None);
+    /// }
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"Invalid Request"}}
+    /// "#[..]);
+    /// ```
+    pub fn reply(&self) -> Option<Reply<'_>> {
+        self.rejection().reply()
     }
 }
 

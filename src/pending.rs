@@ -21,7 +21,24 @@ use alloc::vec::Vec;
 use core::{fmt, mem};
 use wheel::{Wheel, NIL};
 
-/// Why a reply's id matched no request in flight.
+/// Tokens below it are of a generation in the lower half of their slot's (the generation bits
+/// are the top `53 − index_bits` of a token's 53).
+const HALF_TOKEN_SPACE: u64 = 1 << 52;
+
+/// Why a reply's id matched no request in flight: neither is forwarded or answered; a
+/// client logs a `Stale` reply (a request it gave up on was answered after all) apart from
+/// an `Unknown` one (the peer names an id it was never sent).
+///
+/// ```
+/// use rpcwire::{Id, Miss, PendingTable};
+/// let mut table = PendingTable::new();
+/// let token = table.insert("ping").unwrap();
+/// table.cancel(token);
+/// let mut buf = [0; 20];
+/// assert_eq!(table.complete(token.to_id(&mut buf)), Err(Miss::Stale));
+/// assert_eq!(table.complete(Id::from_token(br#""1""#).unwrap()), Err(Miss::Unknown));
+/// assert_eq!(Miss::Stale.to_string(), "reply to a request no longer in flight");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Miss {
     /// The id was never minted by this table: an integer we never sent, a string id, a
@@ -98,7 +115,9 @@ struct Slot<T> {
 ///
 /// A generational slab: a `Vec` of slots and a free list. Insert, lookup and remove are a few
 /// array accesses — no hashing, and no allocation once the slab has grown to the peak number
-/// in flight (but for a slot that takes a retired one's place: see [Tokens](#tokens)).
+/// in flight (but for a slot that takes a retired one's place: see [Tokens](#tokens)). The
+/// slab keeps that peak until [`shrink_to_fit`](PendingTable::shrink_to_fit) gives back what
+/// a burst left.
 /// Optional deadlines live on a timer wheel keyed by slot index, so
 /// [`expire`](PendingTable::expire) costs amortised O(1) per expired entry, not a scan.
 ///
@@ -121,10 +140,11 @@ struct Slot<T> {
 /// index instead (the index space is at least twice the limit). So **no token is ever minted
 /// twice** until the token space is used up (every slot but those in flight retired: about
 /// 2^53 ≈ 9·10^15 inserts, 28 years at ten million requests a second, and never fewer than
-/// half as many); only then do retired slots come back with generation 0, and a reply that
+/// half as many, a quarter in a table that [`shrink_to`](PendingTable::shrink_to) shrank); only then do retired slots come back with generation 0, and a reply that
 /// late could alias a new request. From then on a miss on a slot that came back is
 /// [`Miss::Stale`] whatever its generation (each was minted once); a slot that never retired
-/// still tells the two apart. Retiring costs one slot
+/// still tells the two apart (but for the generations a
+/// [`shrink_to`](PendingTable::shrink_to) skipped, below the one its slot started at). Retiring costs one slot
 /// per `2^(53 − index_bits)` inserts (one per 34 billion by default); the slab never holds
 /// more than `2^index_bits − 1` (< 4 × the limit) slots.
 ///
@@ -191,6 +211,13 @@ pub struct PendingTable<T> {
     /// One bit per slot index that came back at generation 0 after it retired (so every
     /// generation of it was minted): empty until the token space is used up.
     wrapped: Vec<u64>,
+    /// The generation (times `generation_step`) a slot added past the slab's end starts at:
+    /// past every generation minted at an index [`shrink_to`](Self::shrink_to) cut off, so
+    /// that none of their tokens is minted again. 0 until the slab is shrunk.
+    fresh_generation: u64,
+    /// The longest the slab was when a shrink cut slots off (0 until then): the indexes below
+    /// it and past the slab's end minted only tokens below `fresh_generation`.
+    shrunk_from: usize,
     wheel: Wheel,
 }
 
@@ -235,6 +262,8 @@ impl<T> PendingTable<T> {
             generation_step: 1 << index_bits,
             max_slots,
             wrapped: Vec::new(),
+            fresh_generation: 0,
+            shrunk_from: 0,
             wheel: Wheel::new(),
         }
     }
@@ -297,7 +326,7 @@ impl<T> PendingTable<T> {
         };
         let token = match self.slots.get(index) {
             Some(slot) => slot.token,
-            None => index as u64 + 1,
+            None => self.fresh_token(index),
         };
         Ok(VacantEntry {
             table: self,
@@ -489,6 +518,131 @@ impl<T> PendingTable<T> {
         }
     }
 
+    /// How many requests the slab has slots for without reallocating (live, free and retired
+    /// slots, and room for more). It grows with the peak number in flight and does not go
+    /// down by itself: see [`shrink_to_fit`](Self::shrink_to_fit).
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut table = PendingTable::new();
+    /// assert_eq!(table.capacity(), 0);
+    /// table.insert(()).unwrap();
+    /// assert!(table.capacity() >= 1);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
+    /// Gives back the memory a burst of requests left behind: as
+    /// [`shrink_to`](Self::shrink_to)`(0)`.
+    ///
+    /// ```
+    /// use rpcwire::{Miss, PendingTable};
+    /// let mut table = PendingTable::new();
+    /// let kept = table.insert("kept").unwrap();
+    /// let burst: Vec<_> = (0..1000).map(|_| table.insert("burst").unwrap()).collect();
+    /// for token in &burst {
+    ///     table.remove(*token).unwrap();
+    /// }
+    /// let before = table.capacity();
+    /// table.shrink_to_fit();
+    /// assert!(table.capacity() < before);
+    /// // The request in flight is still found, the burst's tokens are still stale, and no
+    /// // new request gets one of them.
+    /// assert_eq!(table.get(kept), Some(&"kept"));
+    /// assert_eq!(table.remove(burst[999]), Err(Miss::Stale));
+    /// let next = table.insert("next").unwrap();
+    /// assert!(!burst.contains(&next));
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.shrink_to(0);
+    }
+
+    /// Gives back the memory a burst of requests left behind, keeping room for at least
+    /// `min_capacity` requests if it had that much (as `Vec::shrink_to` does: never grows):
+    /// the free slots at the end of the slab are cut off, and the slab and the timer wheel's
+    /// per-slot storage shrink to what is left. Requests in flight keep their tokens and deadlines, and a token that missed
+    /// before still misses: a slot the table adds again at an index cut off starts at a
+    /// generation past every one minted there (the latest among the slots cut off), so no
+    /// token is minted twice. O(slab length); the next inserts past the new end allocate
+    /// again.
+    ///
+    /// What stays:
+    ///
+    /// - the slots up to the last request in flight (a token names its slot's index, which
+    ///   cannot move), and retired slots (see [Tokens](PendingTable#tokens));
+    /// - a free slot in the later half of its generations, and those before it: every slot
+    ///   added again would start past its generation, and mint fewer than half of a slot's
+    ///   tokens before it retires. Cutting only slots in their lower half, shrinks can at most
+    ///   halve the number of inserts before the token space is used up (see
+    ///   [Tokens](PendingTable#tokens)). A slot gets to its later half after
+    ///   `2^(52 − index_bits)` requests, 17 billion by default;
+    /// - every slot, once the token space has been used up.
+    ///
+    /// A token never minted, of a generation below the one a slot added after a shrink starts
+    /// at (at an index cut off, or past the slab's longest length before, whose slots also
+    /// start there), misses as [`Miss::Stale`] rather than [`Miss::Unknown`] (it can never
+    /// match a request either way).
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut table = PendingTable::new();
+    /// let burst: Vec<_> = (0..1000).map(|i| table.insert(i).unwrap()).collect();
+    /// for token in &burst[10..] {
+    ///     table.remove(*token).unwrap();
+    /// }
+    /// table.shrink_to(100);
+    /// assert!(table.capacity() >= 100 && table.capacity() < 1000);
+    /// assert!(burst[..10].iter().enumerate().all(|(i, t)| table.get(*t) == Some(&i)));
+    /// ```
+    pub fn shrink_to(&mut self, min_capacity: usize) {
+        let old_len = self.slots.len();
+        let mut new_len = old_len;
+        let mut fresh_generation = self.fresh_generation;
+        // (After the token space was used up, every generation of a slot may have been
+        // minted: none can be cut off.)
+        while new_len > 0 && self.wrapped.is_empty() {
+            let slot = &self.slots[new_len - 1];
+            // A free slot in the lower half of its generations (a retired one is above it).
+            if !matches!(slot.entry, Entry::Vacant { .. }) || slot.token >= HALF_TOKEN_SPACE {
+                break;
+            }
+            let generation = slot.token - new_len as u64;
+            fresh_generation = fresh_generation.max(generation);
+            new_len -= 1;
+        }
+        if new_len < old_len {
+            self.unlink_free_from(new_len);
+            self.slots.truncate(new_len);
+            self.fresh_generation = fresh_generation;
+            self.shrunk_from = self.shrunk_from.max(old_len);
+        }
+        self.slots.shrink_to(min_capacity);
+        self.wheel.shrink_to(new_len, min_capacity);
+    }
+
+    /// Takes the slots from index `from` on off the free list (keeping the others' order).
+    #[cold]
+    fn unlink_free_from(&mut self, from: usize) {
+        let mut previous: Option<usize> = None;
+        let mut link = self.free_head;
+        while link != NIL {
+            let index = link as usize;
+            let Entry::Vacant { next_free } = self.slots[index].entry else {
+                unreachable!("the free list holds vacant slots");
+            };
+            if index >= from {
+                match previous {
+                    None => self.free_head = next_free,
+                    Some(previous) => self.slots[previous].entry = Entry::Vacant { next_free },
+                }
+            } else {
+                previous = Some(index);
+            }
+            link = next_free;
+        }
+    }
+
     /// Memory-use figures, for soak tests.
     #[doc(hidden)]
     pub fn debug_footprint(&self) -> Footprint {
@@ -514,11 +668,17 @@ impl<T> PendingTable<T> {
     #[cold]
     fn miss(&self, token: Token) -> Miss {
         let low = token.get() & self.index_mask;
-        let Some((index, slot)) = low.checked_sub(1).and_then(|index| {
-            let index = index as usize;
-            Some((index, self.slots.get(index)?))
-        }) else {
+        let Some(index) = low.checked_sub(1).map(|index| index as usize) else {
             return Miss::Unknown;
+        };
+        let Some(slot) = self.slots.get(index) else {
+            // Past the slab's end: a slot the slab was shrunk past minted every token below
+            // the generation the index starts at again.
+            return if index < self.shrunk_from && token.get() < self.fresh_token(index) {
+                Miss::Stale
+            } else {
+                Miss::Unknown
+            };
         };
         // Same low bits, so comparing whole tokens compares generations. Every generation
         // below the slot's current one was issued; in a slot that wrapped, every one was.
@@ -557,7 +717,7 @@ impl<T> PendingTable<T> {
     #[inline]
     fn occupy(&mut self, index: usize, value: T, deadline: Option<u64>) -> Token {
         let token = if index == self.slots.len() {
-            let token = index as u64 + 1;
+            let token = self.fresh_token(index);
             self.slots.push(Slot {
                 entry: Entry::Occupied {
                     value,
@@ -626,6 +786,12 @@ impl<T> PendingTable<T> {
                 self.wrapped[index / 64] |= 1 << (index % 64);
             }
         }
+    }
+
+    /// The token a slot added at `index` (the slab's end) mints first.
+    #[inline]
+    fn fresh_token(&self, index: usize) -> u64 {
+        self.fresh_generation + index as u64 + 1
     }
 
     /// Whether slot `index` came back at generation 0 after it retired.
@@ -770,7 +936,8 @@ pub struct Footprint {
     pub slots: usize,
     /// Allocated slot capacity.
     pub slot_capacity: usize,
-    /// List heads the timer wheel allocated (fixed once allocated).
+    /// List heads the timer wheel allocated (fixed once allocated, until a shrink finds
+    /// nothing on the wheel).
     pub wheel_bucket_storage: usize,
     /// Per-slot links the timer wheel allocated (at most one per slot).
     pub wheel_link_storage: usize,

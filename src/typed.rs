@@ -66,6 +66,14 @@ impl std::error::Error for TypedError {}
 /// A reusable scratch area for simd-json: one per connection, so typed access allocates
 /// nothing in steady state.
 ///
+/// It keeps its buffers between values (a copy of the value, and simd-json's three: the value
+/// again, padded, its strings, and an index of its structural characters, 4 bytes each), each
+/// within about [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB): a value that grows one past it
+/// gives them all back (one longer than 64 KiB, or with more than 8,192 structural
+/// characters, or one that doubled the copy's room past 64 KiB: a value of 40 KiB after one
+/// of 33 KiB), so that a long-lived connection does not hold the largest value it ever read.
+/// It holds some 256 KiB at most then; a large value costs a new scratch area's allocations.
+///
 /// ```
 /// use rpcwire::typed::Scratch;
 /// use rpcwire::{Decoder, Message};
@@ -99,7 +107,8 @@ impl core::fmt::Debug for Scratch {
 }
 
 impl Scratch {
-    /// An empty scratch area; it grows to the largest value seen and stays there.
+    /// An empty scratch area; it grows to the largest value seen and stays there, unless
+    /// that value grew it past [`REUSE_KEEP`](crate::REUSE_KEEP) (see [`Scratch`]).
     pub fn new() -> Self {
         Scratch {
             copy: Vec::new(),
@@ -125,6 +134,22 @@ impl Scratch {
         &mut self,
         value: RawJson<'_>,
     ) -> Result<T, TypedError> {
+        let read = self.read(value);
+        // The copy and simd-json's string buffer grow by doubling (to twice the room of a
+        // shorter value before, however little longer this one is), its input buffer to the
+        // value's length, and its index of structural characters to 4 bytes each (up to
+        // twice that, as it doubles). The copy's room tells the string buffer's: both grow
+        // to hold the same values.
+        let structurals = self.buffers.structural_indexes().len();
+        if self.copy.capacity() > crate::REUSE_KEEP || structurals > crate::REUSE_KEEP / 8 {
+            // Grown past `REUSE_KEEP` for this value: they go with it.
+            *self = Scratch::new();
+        }
+        read
+    }
+
+    /// [`deserialize`](Self::deserialize), leaving the scratch area as the value grew it.
+    fn read<T: DeserializeOwned>(&mut self, value: RawJson<'_>) -> Result<T, TypedError> {
         self.copy.clear();
         self.copy.extend_from_slice(value.as_bytes());
         simd_json::serde::from_slice_with_buffers(&mut self.copy, &mut self.buffers).or_else(|_| {

@@ -48,6 +48,8 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::SseWriteError::IdTooLong { max: 0 }),
         error(rpcwire::DecodeError::Empty),
         error(rpcwire::ScanError::UnexpectedEnd),
+        error(SchemaError::NotAToken),
+        error(rpcwire::TableFull("a request")),
     ];
     #[cfg(feature = "serde")]
     {
@@ -82,6 +84,23 @@ fn ids_display_as_their_wire_token() {
     assert_eq!(id.to_string(), r#""a\"b""#);
     assert_eq!(id.to_owned_id().to_string(), r#""a\"b""#);
     assert_eq!(rpcwire::IdBuf::from_i64(-7).to_string(), "-7");
+}
+
+/// An owned id and a borrowed one compare as two borrowed ids do, by their tokens' bytes,
+/// either way round: the id kept in a request's `Origin` against one read from a frame.
+#[test]
+fn owned_and_borrowed_ids_compare_by_their_tokens() {
+    use rpcwire::{Id, IdBuf};
+    let seven = Id::from_token(b"7").unwrap();
+    let kept = IdBuf::from_i64(7);
+    assert_eq!(kept, seven);
+    assert_eq!(seven, kept);
+    let spelled = Id::from_token(b"7.0").unwrap();
+    assert_ne!(kept, spelled);
+    assert_ne!(spelled, kept);
+    let string = Id::from_token(br#""7""#).unwrap();
+    assert_ne!(kept, string);
+    assert_ne!(string, kept);
 }
 
 /// A value kept with a request in flight can be updated where it is (a count of its progress
@@ -147,4 +166,99 @@ fn parse_error_reply_answers_every_frame_refused_unread() {
             assert_eq!(refused.unwrap().unwrap().reply(), Some(reply));
         }
     }
+}
+
+/// The owned forms answer as their borrowed views, with no view to make first:
+/// `OwnedMessage::id` as `Message::id`, `OwnedRejection::error` and `reply` as
+/// `Rejection`'s.
+#[test]
+fn owned_messages_and_rejections_answer_as_their_borrowed_views() {
+    use bytes::Bytes;
+    use rpcwire::{DecodeError, Decoder, ErrorCode, OwnedMessage, ReplyId};
+
+    let owned = |decoder: &Decoder, frame: &'static [u8]| {
+        OwnedMessage::decode(decoder, Bytes::from_static(frame))
+    };
+    fn id(raw: &[u8]) -> Option<rpcwire::Id<'_>> {
+        Some(rpcwire::Id::from_token(raw).unwrap())
+    }
+    let (server, client) = (Decoder::mcp(), Decoder::mcp_client());
+    let request = owned(&server, br#"{"jsonrpc":"2.0","id":"r","method":"ping"}"#).unwrap();
+    assert_eq!(request.id(), id(br#""r""#));
+    let response = owned(&client, br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap();
+    assert_eq!(response.id(), id(b"7"));
+    let error = br#"{"jsonrpc":"2.0","id":8,"error":{"code":-1,"message":"no"}}"#;
+    assert_eq!(owned(&client, error).unwrap().id(), id(b"8"));
+    let unread = br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#;
+    assert_eq!(owned(&client, unread).unwrap().id(), None);
+    let notification = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(owned(&server, notification).unwrap().id(), None);
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    assert_eq!(owned(&Decoder::jsonrpc(), batch).unwrap().id(), None);
+
+    // A request with an id: -32600 under it.
+    let refused = owned(&server, br#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#).unwrap_err();
+    assert_eq!(refused.error(), DecodeError::BadVersion);
+    let reply = refused.reply().unwrap();
+    assert_eq!(
+        (reply.code, reply.id),
+        (ErrorCode::INVALID_REQUEST, ReplyId::Id(id(b"3").unwrap()))
+    );
+    // Not JSON: -32700, in the decoder's form for an id it cannot read.
+    let not_json = owned(&Decoder::jsonrpc(), b"{oops").unwrap_err();
+    assert!(matches!(not_json.error(), DecodeError::Syntax(_)));
+    let reply = not_json.reply().unwrap();
+    assert_eq!(
+        (reply.code, reply.id),
+        (ErrorCode::PARSE_ERROR, ReplyId::Null)
+    );
+    // A malformed response: no reply.
+    let bad_response = owned(&client, br#"{"jsonrpc":"2.0","id":4,"result":1}"#).unwrap_err();
+    assert_eq!(bad_response.error(), DecodeError::ResultNotObject);
+    assert_eq!(bad_response.reply(), None);
+    for rejection in [refused, not_json, bad_response] {
+        assert_eq!(rejection.error(), rejection.rejection().error());
+        assert_eq!(rejection.reply(), rejection.rejection().reply());
+    }
+}
+
+/// An error that wraps another error of the crate gives it as its `source`, so a report of
+/// the chain, or a downcast, reaches it: a frame that is not JSON down to its `ScanError`,
+/// an invalid tool definition to its `SchemaError`. The texts stay as they were.
+#[test]
+fn errors_that_wrap_another_give_it_as_their_source() {
+    use rpcwire::headers::{InvalidSchema, SchemaError};
+    use rpcwire::{DecodeError, Decoder, ScanError};
+
+    let rejection = Decoder::mcp().decode(b"{oops").unwrap_err();
+    assert_eq!(rejection.to_string(), "not JSON: unexpected byte");
+    let decode = rejection.source().unwrap();
+    let syntax = DecodeError::Syntax(ScanError::UnexpectedByte);
+    assert_eq!(decode.downcast_ref::<DecodeError>(), Some(&syntax));
+    assert_eq!(decode.to_string(), "unexpected byte");
+    let scan = decode.source().unwrap();
+    assert_eq!(
+        scan.downcast_ref::<ScanError>(),
+        Some(&ScanError::UnexpectedByte)
+    );
+    assert!(scan.source().is_none());
+    // A DecodeError that wraps nothing has no source.
+    assert!(DecodeError::Empty.source().is_none());
+    assert!(DecodeError::BadVersion.source().is_none());
+
+    let invalid = InvalidSchema {
+        error: SchemaError::NotAToken,
+        header: None,
+        property: None,
+    };
+    assert_eq!(
+        invalid.to_string(),
+        "x-mcp-header is not an HTTP field-name token"
+    );
+    let schema = invalid.source().unwrap();
+    assert_eq!(
+        schema.downcast_ref::<SchemaError>(),
+        Some(&SchemaError::NotAToken)
+    );
+    assert!(schema.source().is_none());
 }

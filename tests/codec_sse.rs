@@ -296,6 +296,42 @@ fn a_body_that_ends_mid_event_drops_it() {
     assert!(codec.ended_inside_event());
 }
 
+/// A body cut before its event's data came (after its `id`, `event` or `retry` line, or
+/// inside the first line of a field, `data` or other): the end dropped an event the server
+/// had begun, whatever its data would have been, so the body was not read whole, in whatever
+/// pieces it came. (A `retry` read still counts, as the end of a body has it.)
+#[test]
+fn a_body_cut_before_its_events_data_was_not_read_whole() {
+    let first = &b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..];
+    for tail in [
+        &b"id: 2\n"[..],
+        b"id: 2\r\n",
+        b"id: 2",
+        b"event: message\n",
+        b"retry: 10\n",
+        b"x-unknown: 1\n",
+        b"dat",
+        b"i",
+        b": keep-alive\nid: 2\n",
+    ] {
+        let stream = [first, tail].concat();
+        for piece in [stream.len(), 3, 1] {
+            let pieces: Vec<&[u8]> = stream.chunks(piece).collect();
+            let (items, codec) =
+                read_framed(SseCodec::new(Decoder::mcp(), MAX), &pieces, |_, item| {
+                    item.unwrap()
+                });
+            assert_eq!(items[0].id.as_deref(), Some(&b"1"[..]), "{tail:?}");
+            assert_eq!(codec.last_event_id(), Some(&b"1"[..]), "{tail:?}");
+            assert!(
+                codec.ended_inside_event(),
+                "{:?} in pieces of {piece}",
+                String::from_utf8_lossy(tail)
+            );
+        }
+    }
+}
+
 /// A body read whole, with `decode_eof` alone (an HTTP client that has the whole body), is
 /// judged on its own too, and so is an empty one: the codec of a cut body said it had ended
 /// inside an event for every body after it (only `decode` of new bytes started a new body).

@@ -348,6 +348,34 @@ fn fatal_header_errors() {
     }
 }
 
+/// The LSP base protocol: "The header part is encoded using the 'ascii' encoding." A byte
+/// above 0x7F in a header value (UTF-8 `é`, a lone 0x80, 0xFF), of any header, is a malformed
+/// header line, fatal as a control character is: the framer cannot tell what the peer meant
+/// by it. (It was taken, and a `Content-Type` holding one was read for its charset.)
+#[test]
+fn a_header_value_byte_above_ascii_is_malformed() {
+    for input in [
+        &b"X-Client: caf\xc3\xa9\r\nContent-Length: 2\r\n\r\n{}"[..],
+        b"X: \x80\r\nContent-Length: 2\r\n\r\n{}",
+        b"Content-Length: 2\r\nX: a\xffb\r\n\r\n{}",
+        b"Content-Length: 2\xc2\xa0\r\n\r\n{}",
+        b"Content-Type: a/b; charset=\"utf-8\xc3\xa9\"\r\nContent-Length: 2\r\n\r\n{}",
+        b"Content-Length: 2\r\nContent-Type: application/json; charset=utf-8\xff\r\n\r\n{}",
+    ] {
+        let mut framer = ContentLengthFramer::new(1 << 20);
+        let got = frame_all(&mut framer, &[input, b"Content-Length: 2\r\n\r\n{}"]);
+        let text = String::from_utf8_lossy(input);
+        assert_eq!(got, vec![Err(E::MalformedHeader { offset: 0 })], "{text:?}");
+        assert!(framer.is_failed(), "{text:?}");
+    }
+    // Every ASCII byte a value may hold is still taken.
+    let printable: Vec<u8> = (0x20..0x7f).chain([b'\t']).collect();
+    let mut input = b"X: ".to_vec();
+    input.extend_from_slice(&printable);
+    input.extend_from_slice(b"\r\nContent-Length: 2\r\n\r\n{}");
+    assert_eq!(frames(&input), vec![Ok(Bytes::from("{}"))]);
+}
+
 #[test]
 fn header_limits() {
     let mut framer = ContentLengthFramer::new(1 << 20).max_headers(3);
@@ -642,7 +670,7 @@ fn content_length_model(
             };
             if name.is_empty()
                 || !name.iter().all(|&b| is_tchar(b))
-                || value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)
+                || value.iter().any(|&b| (b < 0x20 && b != b'\t') || b >= 0x7f)
             {
                 out.push(Err(E::MalformedHeader { offset }));
                 return out;
@@ -700,7 +728,8 @@ const UTF8_CONTENT_TYPES: [&[u8]; 2] = [
 ];
 
 /// Messages of a few header lines (`Content-Length` in every form, `Content-Type` declaring
-/// UTF-8 or not, other headers, malformed ones, bare LF or CR line ends) and a body of about the announced length.
+/// UTF-8 or not, other headers, malformed ones (a value that is not ASCII among them), bare
+/// LF or CR line ends) and a body of about the announced length.
 fn content_length_stream() -> impl Strategy<Value = Vec<u8>> {
     let header = proptest::sample::select(vec![
         "Content-Length: {n}",
@@ -715,6 +744,7 @@ fn content_length_stream() -> impl Strategy<Value = Vec<u8>> {
         "Content-Type: a/b; charset=latin1",
         "Content-Type: a/b; charset=",
         "X-A: b",
+        "X-A: caf\u{e9}",
         "X:",
         " X: y",
     ]);

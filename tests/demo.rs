@@ -511,6 +511,19 @@ const JSON_POST: &[streamable_http::Field] = &[
     ("Accept", b"application/json, text/event-stream"),
 ];
 
+/// The headers of a POST to `examples/streamable_http.rs` in session `s` (of 2025-11-25),
+/// which `Server::new(SESSION_S)` makes in advance: a request of an earlier revision than
+/// 2026-07-28 is read by its session's version, and needs one.
+const IN_SESSION_S: &[streamable_http::Field] = &[
+    ("Mcp-Session-Id", b"s"),
+    ("MCP-Protocol-Version", b"2025-11-25"),
+    ("Content-Type", b"application/json"),
+    ("Accept", b"application/json, text/event-stream"),
+];
+
+/// Session `s`, of 2025-11-25, made in advance.
+const SESSION_S: &[(&str, &str)] = &[("s", "2025-11-25")];
+
 /// `examples/streamable_http.rs`: a Streamable HTTP server core and its client, every response
 /// and every event the client reads, in order.
 #[test]
@@ -524,7 +537,24 @@ fn streamable_http_example_answers_every_post() {
             r#"client: Mcp-Param-Region: eu-west-1"#,
             r#"client: Content-Type: application/json"#,
             r#"client: Accept: application/json, text/event-stream"#,
+            // 2026-07-28 has no resumption: no event ids, no priming, no `retry`, no GET.
             r#"POST tools/call -> 200 text/event-stream"#,
+            r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1.0,"total":2.0}}"#,
+            r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2.0,"total":2.0}}"#,
+            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"client: event (no id): notification"#,
+            r#"client: event (no id): notification"#,
+            r#"client: event (no id): success_response"#,
+            r#"GET, MCP-Protocol-Version: 2026-07-28 -> 405 (no body)"#,
+            r#"  Allow: POST"#,
+            // `initialize` creates a session, named in `Mcp-Session-Id` (random: not printed).
+            r#"POST initialize -> 200 application/json"#,
+            r#"  Mcp-Session-Id: (a new session)"#,
+            r#"  | {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}}"#,
+            r#"POST ping (the new session) -> 200 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":1,"result":{}}"#,
+            // A session's stream is resumed after a cut; a DELETE ends the session.
+            r#"POST tools/call (the new session) -> 200 text/event-stream"#,
             r#"  | id: 0/0"#,
             r#"  | data:"#,
             r#"  | retry: 1000"#,
@@ -533,7 +563,7 @@ fn streamable_http_example_answers_every_post() {
             r#"  | id: 0/2"#,
             r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2.0,"total":2.0}}"#,
             r#"  | id: 0/3"#,
-            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"  | data: {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
             r#"client: event 0/0: priming"#,
             r#"client: event (no id): retry 1000 ms"#,
             r#"client: event 0/1: notification"#,
@@ -542,19 +572,20 @@ fn streamable_http_example_answers_every_post() {
             r#"  | id: 0/2"#,
             r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2.0,"total":2.0}}"#,
             r#"  | id: 0/3"#,
-            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            r#"  | data: {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
             r#"client: event 0/2: notification"#,
             r#"client: event 0/3: success_response"#,
             r#"GET, Last-Event-ID: 9/0 -> 400 (no body)"#,
-            // `initialize` creates a session, named in `Mcp-Session-Id` (random: not printed).
-            r#"POST initialize -> 200 application/json"#,
-            r#"  Mcp-Session-Id: (a new session)"#,
-            r#"  | {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}}"#,
-            r#"POST ping (the new session) -> 200 application/json"#,
-            r#"  | {"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"DELETE -> 204 (no body)"#,
+            r#"POST ping (the session ended) -> 404 (no body)"#,
             // A client MUST accept both JSON and an event stream, and send JSON.
             r#"POST tools/call, Accept: application/json -> 406 (no body)"#,
             r#"POST tools/call, Content-Type: text/plain -> 415 (no body)"#,
+            r#"POST tools/call, Origin: http://evil.example -> 403 (no body)"#,
+            r#"POST ping, no Mcp-Session-Id -> 400 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: Mcp-Session-Id is required"}}"#,
+            r#"POST prompts/list (2026-07-28) -> 404 application/json"#,
+            r#"  | {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found","data":"prompts/list"}}"#,
             r#"POST tools/call, Mcp-Method: tools/list -> 400 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Method header does not match the request body"}}"#,
             r#"POST tools/call, no Mcp-Param-Region -> 400 application/json"#,
@@ -638,6 +669,13 @@ fn streamable_http_initialize_creates_a_session() {
     let reply: serde_json::Value = serde_json::from_slice(&other.body).unwrap();
     assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
     assert_ne!(other.session_id.as_deref(), Some(&*session));
+    // One it speaks, but not at `initialize` (2026-07-28 has none): the same.
+    let newest = server.post(
+        &[json, ("Accept", accept)],
+        initialize("2026-07-28").as_bytes(),
+    );
+    let reply: serde_json::Value = serde_json::from_slice(&newest.body).unwrap();
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
 }
 
 /// `examples/streamable_http.rs` checks a POST's `Accept` and `Content-Type` as MCP's
@@ -648,7 +686,7 @@ fn streamable_http_initialize_creates_a_session() {
 #[test]
 fn streamable_http_checks_accept_and_content_type() {
     use streamable_http::{Field, Server};
-    let mut server = Server::new(&[]);
+    let mut server = Server::new(SESSION_S);
     let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let json: &[u8] = b"application/json";
@@ -697,7 +735,12 @@ fn streamable_http_checks_accept_and_content_type() {
         ),
         (&[("Content-Type", json), ("Accept", b"*/*")], 200),
     ];
+    let session: &[Field] = &[
+        ("Mcp-Session-Id", b"s"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+    ];
     for &(headers, status) in cases {
+        let headers = &[session, headers].concat();
         assert_eq!(server.post(headers, ping).status, status, "{headers:?}");
         let status = if status == 200 { 202 } else { status };
         assert_eq!(server.post(headers, note).status, status, "{headers:?}");
@@ -744,14 +787,18 @@ fn streamable_http_replays_a_stream_to_its_own_session_only() {
 #[test]
 fn streamable_http_forgets_the_oldest_stream() {
     use streamable_http::Server;
-    let mut server = Server::new(&[]);
+    let mut server = Server::new(SESSION_S);
     let ping =
         br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
-    let post = JSON_POST;
+    let post = IN_SESSION_S;
     for _ in 0..=1024 {
         assert_eq!(server.post(post, ping).status, 200);
     }
-    let resume = |id: &[u8]| server.resume(&[("Last-Event-ID", id)]).status;
+    let resume = |id: &[u8]| {
+        server
+            .resume(&[("Mcp-Session-Id", b"s"), ("Last-Event-ID", id)])
+            .status
+    };
     assert_eq!(resume(b"0/0"), 400);
     assert_eq!(resume(b"1/0"), 200);
     assert_eq!(resume(b"1024/0"), 200);
@@ -835,14 +882,14 @@ fn streamable_http_offers_no_stream_to_a_get_without_last_event_id() {
 #[test]
 fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
     use streamable_http::Server;
-    let mut server = Server::new(&[]);
+    let mut server = Server::new(SESSION_S);
     let ping =
         br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
-    let post = JSON_POST;
+    let post = IN_SESSION_S;
     let answered = server.post(post, ping);
     assert_eq!(answered.content_type, Some("text/event-stream"));
     // Events 0/0 (priming), 0/1 and 0/2 (progress), 0/3 (the result).
-    let resumed = server.resume(&[("Last-Event-ID", b"0/3")]);
+    let resumed = server.resume(&[("Mcp-Session-Id", b"s"), ("Last-Event-ID", b"0/3")]);
     assert_eq!(resumed.status, 200);
     assert!(resumed.body.is_empty());
     assert_eq!(resumed.content_type, Some("text/event-stream"));
@@ -857,13 +904,13 @@ fn streamable_http_resumes_a_finished_stream_as_an_event_stream() {
 #[test]
 fn streamable_http_refuses_an_event_id_past_the_end_of_its_stream() {
     use streamable_http::Server;
-    let mut server = Server::new(&[]);
+    let mut server = Server::new(SESSION_S);
     let ping =
         br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
-    let post = JSON_POST;
+    let post = IN_SESSION_S;
     assert_eq!(server.post(post, ping).status, 200);
     // Events 0/0 (priming), 0/1 and 0/2 (progress), 0/3 (the result).
-    let resume = |id: &[u8]| server.resume(&[("Last-Event-ID", id)]);
+    let resume = |id: &[u8]| server.resume(&[("Mcp-Session-Id", b"s"), ("Last-Event-ID", id)]);
     let last = resume(b"0/3");
     assert_eq!((last.status, last.body.is_empty()), (200, true));
     for never_given in [
@@ -957,6 +1004,220 @@ fn streamable_http_holds_a_session_to_its_version() {
     assert_eq!(reply["error"]["code"], -32020, "{reply}");
     // Without the session, the same request is served.
     assert_eq!(server.post(&headers[1..], ping).status, 200);
+}
+
+/// The headers of a request of MCP 2026-07-28 to `examples/streamable_http.rs`, whose method
+/// is `method`: its version and method mirrored, a JSON body, an `Accept` of both answers.
+fn modern_post(method: &'static str) -> Vec<streamable_http::Field<'static>> {
+    vec![
+        ("MCP-Protocol-Version", b"2026-07-28"),
+        ("Mcp-Method", method.as_bytes()),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ]
+}
+
+/// `examples/streamable_http.rs` validates the `Origin` of every request, as MCP's
+/// Streamable HTTP says ("Servers MUST validate the Origin header on all incoming connections
+/// to prevent DNS rebinding attacks"; "If the Origin header is present and invalid, servers
+/// MUST respond with HTTP 403 Forbidden"): a page of another origin gets 403 for a POST, a
+/// GET or a DELETE, whatever else it sends; one of its allowed origins, or a request without
+/// `Origin` (no browser's), is served. (It read no `Origin`: any web page could call it.)
+#[test]
+fn streamable_http_refuses_a_foreign_origin_with_403() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("s", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let with_origin = |origin: &'static [u8]| {
+        let mut headers = modern_post("ping");
+        headers.push(("Origin", origin));
+        headers
+    };
+    assert_eq!(server.post(&modern_post("ping"), ping).status, 200);
+    assert_eq!(
+        server
+            .post(&with_origin(b"http://localhost:3000"), ping)
+            .status,
+        200
+    );
+    for foreign in [
+        &b"http://evil.example"[..],
+        b"http://localhost:3000.evil.example",
+        b"http://localhost:3001",
+        b"null",
+    ] {
+        let refused = server.post(&with_origin(foreign), ping);
+        assert_eq!(refused.status, 403, "{}", String::from_utf8_lossy(foreign));
+        assert!(refused.session_id.is_none());
+        let get: &[Field] = &[
+            ("Mcp-Session-Id", b"s"),
+            ("Last-Event-ID", b"0/0"),
+            ("Origin", foreign),
+        ];
+        assert_eq!(server.resume(get).status, 403);
+        assert_eq!(server.delete(get).status, 403);
+    }
+    // Two `Origin` headers, one foreign: refused, whichever a proxy reads.
+    let mut twice = with_origin(b"http://localhost:3000");
+    twice.push(("origin", b"http://evil.example"));
+    assert_eq!(server.post(&twice, ping).status, 403);
+    // The session survived the foreign DELETEs.
+    let own: &[Field] = &[("Mcp-Session-Id", b"s"), ("Last-Event-ID", b"0/0")];
+    assert_ne!(server.resume(own).status, 404);
+}
+
+/// `examples/streamable_http.rs` creates a session at every `initialize`, and reads a request
+/// of an earlier revision than 2026-07-28 by its session's version: it requires the session,
+/// as MCP says ("Servers that require a session ID SHOULD respond to requests without an
+/// Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request"). A request
+/// of 2026-07-28, a revision without sessions, needs none. (It served such a request as one
+/// of 2025-03-26, or of the version its header named, with no session behind it.)
+#[test]
+fn streamable_http_requires_the_session_of_an_earlier_revision() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("s", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let named: &[Field] = &[
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    for (headers, body) in [
+        (JSON_POST, &ping[..]),
+        (JSON_POST, note),
+        (named, ping),
+        (named, note),
+    ] {
+        let refused = server.post(headers, body);
+        assert_eq!(refused.status, 400, "{}", String::from_utf8_lossy(body));
+    }
+    let refused = server.post(named, ping);
+    let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+    assert_eq!(reply["id"], 1, "{reply}");
+    // In the session, the same requests are served.
+    let in_session = [named, &[("Mcp-Session-Id", &b"s"[..])]].concat();
+    assert_eq!(server.post(&in_session, ping).status, 200);
+    assert_eq!(server.post(&in_session, note).status, 202);
+    // `initialize` needs none: it creates one.
+    let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    assert_eq!(server.post(JSON_POST, initialize).status, 200);
+    // A request of 2026-07-28 names its version itself.
+    let modern = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(server.post(&modern_post("ping"), modern).status, 200);
+}
+
+/// `examples/streamable_http.rs` ends a session on a DELETE naming it (MCP: "Clients that no
+/// longer need a particular session ... SHOULD send an HTTP DELETE to the MCP endpoint with
+/// the Mcp-Session-Id header"): 204, and 404 for every request naming it from then on. A
+/// DELETE naming no session gets 400, an unknown one 404, one naming a version the server
+/// does not speak 400 (as a GET: "If the server receives a request with an invalid or
+/// unsupported MCP-Protocol-Version, it MUST respond with 400"). Its `handle` answers any other
+/// method than GET, POST and DELETE with 405 and the methods it allows. (It had no DELETE:
+/// a client could not end its session, and a runner had nothing to answer.)
+#[test]
+fn streamable_http_deletes_a_session() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-11-25"), ("b", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let post = |session: &'static [u8]| -> Vec<Field> {
+        vec![
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", b"2025-11-25"),
+            ("Content-Type", b"application/json"),
+            ("Accept", b"application/json, text/event-stream"),
+        ]
+    };
+    let a: &[Field] = &[("Mcp-Session-Id", b"a")];
+    let deleted = server.handle("DELETE", a, b"");
+    assert_eq!((deleted.status, deleted.body.is_empty()), (204, true));
+    assert_eq!(server.post(&post(b"a"), ping).status, 404);
+    assert_eq!(server.delete(a).status, 404);
+    assert_eq!(server.post(&post(b"b"), ping).status, 200);
+    assert_eq!(server.delete(&[]).status, 400);
+    assert_eq!(server.delete(&[("Mcp-Session-Id", b"gone")]).status, 404);
+
+    let b: &[Field] = &[("Mcp-Session-Id", b"b")];
+    for method in ["PUT", "PATCH", "OPTIONS", "delete"] {
+        let refused = server.handle(method, b, b"");
+        assert_eq!(refused.status, 405, "{method}");
+        assert_eq!(refused.allow, Some("GET, POST, DELETE"), "{method}");
+    }
+    assert_eq!(server.handle("POST", &post(b"b"), ping).status, 200);
+
+    // A GET or DELETE naming a version the server does not speak: 400, as any request.
+    let unsupported: &[Field] = &[
+        ("Mcp-Session-Id", b"b"),
+        ("MCP-Protocol-Version", b"2024-11-05"),
+    ];
+    assert_eq!(server.resume(unsupported).status, 400);
+    assert_eq!(server.delete(unsupported).status, 400);
+    assert_eq!(server.post(&post(b"b"), ping).status, 200);
+}
+
+/// `examples/streamable_http.rs` answers a request of 2026-07-28 naming a method it does not
+/// have with 404 and -32601, as that revision says ("If the server does not implement the
+/// requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code
+/// -32601"): `initialize` among them, which the revision has not (no session is created).
+/// A session of an earlier revision gets -32601 with 200, as before. (Every version got 200.)
+#[test]
+fn streamable_http_answers_an_unknown_method_of_2026_with_404() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let list = br#"{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#;
+    let refused = server.post(&modern_post("prompts/list"), list);
+    assert_eq!(refused.status, 404);
+    assert_eq!(refused.content_type, Some("application/json"));
+    let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (7.into(), (-32601).into()),
+        "{reply}"
+    );
+
+    let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let refused = server.post(&modern_post("initialize"), initialize);
+    assert_eq!(refused.status, 404);
+    assert!(refused.session_id.is_none());
+
+    let old: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let list = br#"{"jsonrpc":"2.0","id":7,"method":"prompts/list"}"#;
+    let answered = server.post(old, list);
+    assert_eq!(answered.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&answered.body).unwrap();
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+}
+
+/// `examples/streamable_http.rs` answers a request of 2026-07-28 with a stream that cannot be
+/// resumed, as that revision says ("Resumable SSE streams via Last-Event-ID are not
+/// supported"; closing the stream cancels the request, after which the server "MUST NOT send
+/// any further messages for it"): no event id, no priming event, no `retry`, nothing kept to
+/// replay. A GET or DELETE of 2026-07-28 gets 405. (It primed a client of 2026-07-28 to
+/// reconnect, and replayed the request's messages after the stream was closed.)
+#[test]
+fn streamable_http_does_not_resume_a_stream_of_2026() {
+    use streamable_http::Server;
+    let mut server = Server::new(&[]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#;
+    let answered = server.post(&modern_post("ping"), ping);
+    assert_eq!(answered.status, 200);
+    assert_eq!(answered.content_type, Some("text/event-stream"));
+    let body = String::from_utf8_lossy(&answered.body).into_owned();
+    let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert_eq!(events.len(), 3, "{body}");
+    assert!(events.iter().all(|e| e.starts_with("data: {")), "{body}");
+    assert_eq!(server.resume(&[("Last-Event-ID", b"0/0")]).status, 400);
+
+    let modern: &[streamable_http::Field] = &[("MCP-Protocol-Version", b"2026-07-28")];
+    for response in [server.resume(modern), server.delete(modern)] {
+        assert_eq!(response.status, 405);
+        assert_eq!(response.allow, Some("POST"));
+    }
 }
 
 /// `examples/mcp_client.rs` against `examples/mcp_stub_server.rs`: the handshake, four calls at
@@ -1357,7 +1618,7 @@ fn mcp_client_holds_few_replies_for_a_server_that_does_not_read() {
 #[test]
 fn streamable_http_reads_commas_inside_quoted_accept_parameters() {
     use streamable_http::{Field, Server};
-    let mut server = Server::new(&[]);
+    let mut server = Server::new(SESSION_S);
     let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let cases: &[(&[u8], u16)] = &[
         (
@@ -1374,7 +1635,12 @@ fn streamable_http_reads_commas_inside_quoted_accept_parameters() {
         ),
     ];
     for &(accept, status) in cases {
-        let headers: &[Field] = &[("Content-Type", b"application/json"), ("Accept", accept)];
+        let headers: &[Field] = &[
+            ("Mcp-Session-Id", b"s"),
+            ("MCP-Protocol-Version", b"2025-11-25"),
+            ("Content-Type", b"application/json"),
+            ("Accept", accept),
+        ];
         let answered = server.post(headers, ping);
         assert_eq!(
             answered.status,
@@ -1488,8 +1754,8 @@ fn gateway_refuses_an_id_reused_around_the_handshake() {
 /// -32602 as for a task not found, nothing sent upstream; client 0's `tasks/result`, which
 /// blocks until the task ends, gets no timeout, and its result reaches client 0; after the
 /// task ended, within its ttl, client 1 still cannot fetch it, and client 0's `tasks/list`
-/// lists its own task only. (A foreign task's requests went upstream, and `tasks/result`
-/// timed out after 30 s.)
+/// lists its own task only; once its ttl passed, it is refused to every client. (A foreign
+/// task's requests went upstream, and `tasks/result` timed out after 30 s.)
 #[test]
 fn gateway_keeps_a_task_to_its_client() {
     let mut gw = initialized_gateway(2);
@@ -1556,9 +1822,82 @@ fn gateway_keeps_a_task_to_its_client() {
         json_lines(&gw.clients[0].split()),
         [serde_json::json!({"jsonrpc":"2.0","id":6,"result":{"tasks":[task("t-1")]}})]
     );
-    // Its ttl passed (from the CreateTaskResult, at 1): the gateway no longer knows it, and
-    // forwards a request for it (the upstream may have deleted it, and answers for itself).
+    // Its ttl passed (from the CreateTaskResult, at 1): the gateway no longer keeps it, and
+    // refuses it to every client, its own too (the upstream may have deleted it).
     gw.tick(1 + 600_000);
-    gw.client_read(1, op(7, "tasks/get").as_bytes(), 1 + 600_000);
-    assert_eq!(json_lines(&gw.upstream.split())[0]["method"], "tasks/get");
+    refuse_all(&mut gw, 1 + 600_000);
+    gw.client_read(0, op(7, "tasks/get").as_bytes(), 1 + 600_000);
+    assert_eq!(json_lines(&gw.clients[0].split()), [not_found(7)]);
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+}
+
+/// `examples/gateway.rs` owns the upstream session from its `initialize`, so every task
+/// created in it came back through the gateway: a `tasks/get`, `tasks/result` or
+/// `tasks/cancel` naming a task the gateway does not keep (never created, past its ttl, its
+/// record given up for room) is answered -32602 as for a task not found, as a task of
+/// another client's is, and nothing goes upstream. (It went upstream, failing open: a client
+/// whose request pushed another client's record out could then fetch that client's task.) A
+/// task id that does not read as one string is refused as the remapper refuses it.
+#[test]
+fn gateway_refuses_a_task_it_does_not_keep() {
+    let mut gw = initialized_gateway(1);
+    for (id, method) in [(1, "tasks/get"), (2, "tasks/result"), (3, "tasks/cancel")] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"taskId":"t-9"}}}}"#
+        ) + "\n";
+        gw.client_read(0, line.as_bytes(), 0);
+        let not_found = serde_json::json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}});
+        assert_eq!(json_lines(&gw.clients[0].split()), [not_found], "{method}");
+        assert!(gw.upstream.is_empty(), "{method}: {:?}", gw.upstream);
+    }
+    let line = r#"{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":7}}"#;
+    gw.client_read(0, format!("{line}\n").as_bytes(), 0);
+    let refused = json_lines(&gw.clients[0].split());
+    assert_eq!(refused[0]["error"]["code"], -32602, "{refused:?}");
+    assert!(gw.upstream.is_empty(), "{:?}", gw.upstream);
+    // `tasks/list` names no task: it goes upstream.
+    let line = r#"{"jsonrpc":"2.0","id":5,"method":"tasks/list"}"#;
+    gw.client_read(0, format!("{line}\n").as_bytes(), 0);
+    assert_eq!(json_lines(&gw.upstream.split())[0]["method"], "tasks/list");
+}
+
+/// `examples/streamable_http.rs` holds a GET and a DELETE of an earlier session to the
+/// session's version, as a POST: a header naming another version the server speaks is not
+/// the session's, and gets 400 ("If the server receives a request with an invalid or
+/// unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request"), as does the
+/// version sent twice. The session's own version, or none, is served. (A GET or DELETE
+/// was checked only for a version the server speaks: it resumed the session's stream, or
+/// ended the session.)
+#[test]
+fn streamable_http_holds_a_get_and_a_delete_to_the_sessions_version() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(SESSION_S);
+    let ping =
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
+    assert_eq!(server.post(IN_SESSION_S, ping).status, 200);
+    let get = |version: &'static [u8]| -> Vec<Field> {
+        vec![
+            ("Mcp-Session-Id", b"s"),
+            ("Last-Event-ID", b"0/0"),
+            ("MCP-Protocol-Version", version),
+        ]
+    };
+    for other in [&b"2025-06-18"[..], b"2025-03-26"] {
+        let version = String::from_utf8_lossy(other);
+        let refused = server.resume(&get(other));
+        assert_eq!(refused.status, 400, "GET, {version}");
+        assert!(refused.body.is_empty(), "GET, {version}");
+        assert_eq!(server.delete(&get(other)).status, 400, "DELETE, {version}");
+    }
+    let twice = [
+        &get(b"2025-11-25")[..],
+        &[("MCP-Protocol-Version", b"2025-06-18")],
+    ]
+    .concat();
+    assert_eq!(server.resume(&twice).status, 400);
+    assert_eq!(server.delete(&twice).status, 400);
+    // The session survived: its own version, or none, is served.
+    assert_eq!(server.resume(&get(b"2025-11-25")).status, 200);
+    assert_eq!(server.resume(&get(b"2025-11-25")[..2]).status, 200);
+    assert_eq!(server.delete(&get(b"2025-11-25")).status, 204);
 }

@@ -239,6 +239,7 @@ fn write_seed_corpus() {
         b"Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
         b"Content-Type: a\r\n\r\n{}Content-Length: 5\r\n\r\n{",
         b"Content-Length: 2\r\n\r\n{}Content-Type: a/b; charset=latin1\r\nContent-Length: 6\r\n\r\n[\"\xc3\xa9\"]Content-Type: a/b;charset=\"utf8\"\r\nContent-Length: 2\r\n\r\n[]",
+        b"Content-Length: 2\r\n\r\n{}X-Client: caf\xc3\xa9\r\nContent-Length: 2\r\n\r\n[]",
     ];
     for (i, s) in cl.iter().enumerate() {
         let mut d = vec![40, i as u8];
@@ -252,6 +253,12 @@ fn write_seed_corpus() {
         &[0, 0, 0, 0, 0, 0, 4, 1, 3, 0, 2, 0, 2, 0, 3, 1],
         &[1, 255, 1, 0, 5, 0, 5, 255, 3, 0],
         &[0; 160],
+        // A shrink (250) that cuts four free slots off behind one with a deadline, then six
+        // inserts past the cut, the cut slots' tokens retried, and the deadline due.
+        &[
+            1, 50, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 2, 1, 2, 1, 250, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 3, 0, 3, 1, 3, 2, 3, 3, 5, 60, 2, 0,
+        ],
     ];
     for (i, p) in programs.iter().enumerate() {
         write("pending_model", &format!("hand-{i}"), p);

@@ -1,5 +1,6 @@
 //! Reply matching and id reuse, driven by the `context` of the shared vectors (`matching`,
-//! `id_reuse`, and the cancellation case), in both dialects; plus the canonical-key rules.
+//! `id_reuse`, and the cancellation case), in both dialects and, where a case has one, the
+//! hardened profile; plus the canonical-key rules.
 
 mod common;
 
@@ -21,9 +22,15 @@ fn matching_and_id_reuse_vectors() {
         let Some(ctx) = case.get("ctx") else { continue };
         let name = case["name"].as_str().unwrap();
         let frame = common::input(&case);
-        for dialect in ["jsonrpc2", "mcp"] {
-            let exp = &case[dialect];
-            let decoder = common::decoder_for(dialect, case["dir"].as_str().unwrap());
+        // The hardened expectation (a hardened decoder, in either dialect, refuses a duplicate
+        // in-flight id as MCP does), where the case has one.
+        let profiles = ["jsonrpc2", "mcp", "hardened/jsonrpc2", "hardened/mcp"];
+        for dialect in profiles
+            .into_iter()
+            .filter(|p| case.get(exp_key(p)).is_some())
+        {
+            let exp = &case[exp_key(dialect)];
+            let decoder = decoder_for(dialect, case["dir"].as_str().unwrap());
             let mut table = InFlight::new(64);
             for id in ids(&ctx["pending_ids"])
                 .iter()
@@ -65,6 +72,19 @@ fn matching_and_id_reuse_vectors() {
                         (Err(e), _) => panic!("{e:?}"),
                     };
                     assert_eq!(class, exp["c"].as_str().unwrap(), "{name}/{dialect}");
+                    if class == "request" {
+                        let id = exp["id"].as_str().unwrap();
+                        assert_eq!(req.id.raw(), id.as_bytes(), "{name}/{dialect}: id");
+                        let method = exp["m"].as_str().unwrap();
+                        assert!(req.method.eq_str(method), "{name}/{dialect}: method");
+                    }
+                    // The refusal's reply: the table's code, under the request's id.
+                    if let Some(r) = exp["r"].as_array() {
+                        let code = admitted.unwrap_err().code().get();
+                        assert_eq!(code, r[0].as_i64().unwrap(), "{name}/{dialect}: code");
+                        let id = r[1].as_str().unwrap();
+                        assert_eq!(req.id.raw(), id.as_bytes(), "{name}/{dialect}: reply id");
+                    }
                 }
                 _ => {
                     // The cancellation vector: its requestId must not match a string id.
@@ -78,7 +98,27 @@ fn matching_and_id_reuse_vectors() {
             ran += 1;
         }
     }
-    assert_eq!(ran, 18);
+    assert_eq!(ran, 20);
+}
+
+/// The expectation object of a profile: a dialect's, or the case's `hardened` one.
+fn exp_key(profile: &str) -> &str {
+    if profile.starts_with("hardened/") {
+        "hardened"
+    } else {
+        profile
+    }
+}
+
+/// The decoder of a profile: a dialect's (see `common::decoder_for`), or a hardened one.
+fn decoder_for(profile: &str, dir: &str) -> rpcwire::Decoder {
+    let Some(dialect) = profile.strip_prefix("hardened/") else {
+        return common::decoder_for(profile, dir);
+    };
+    let mut options = *common::decoder_for(dialect, dir).options();
+    options.hardened = true;
+    options.limits = rpcwire::Limits::HARDENED;
+    rpcwire::Decoder::new(options)
 }
 
 fn key(token: &[u8]) -> IdKey {
@@ -203,6 +243,62 @@ fn capacity_and_drain() {
         t.insert(Id::from_token(b"8").unwrap(), ()),
         Err(InFlightError::Full)
     );
+}
+
+/// After a burst is answered, `shrink_to_fit` gives the table's room back; every request
+/// still in flight is found by any spelling of its id, with its value, spelling and bytes.
+#[test]
+fn shrink_to_fit_gives_back_what_a_burst_left_and_keeps_the_requests_in_flight() {
+    let mut t = InFlight::new(100_000);
+    let spell = |n: usize| match n % 3 {
+        0 => n.to_string(),
+        1 => format!("\"s{n}\""),
+        _ => format!("{n}.0"),
+    };
+    for n in 0..10_000 {
+        t.insert(Id::from_token(spell(n).as_bytes()).unwrap(), n)
+            .unwrap();
+    }
+    let kept: Vec<usize> = (0..10_000).filter(|n| n % 1000 == 7).collect();
+    for n in (0..10_000).filter(|n| !kept.contains(n)) {
+        assert_eq!(
+            t.remove(Id::from_token(spell(n).as_bytes()).unwrap())
+                .unwrap()
+                .1,
+            n
+        );
+    }
+    let (peak, bytes) = (t.capacity(), t.bytes());
+    t.shrink_to_fit();
+    assert!(
+        t.capacity() >= kept.len() && t.capacity() < peak / 100,
+        "{} of {peak}",
+        t.capacity()
+    );
+    assert_eq!((t.len(), t.bytes()), (kept.len(), bytes));
+    for &n in &kept {
+        let spelled = spell(n);
+        // `7.0` is found as `7` and `70e-1` as well.
+        let other = if n % 3 == 2 {
+            format!("{n}0e-1")
+        } else {
+            spelled.clone()
+        };
+        assert_eq!(t.get(Id::from_token(other.as_bytes()).unwrap()), Some(&n));
+        let (id, value) = t
+            .remove(Id::from_token(spelled.as_bytes()).unwrap())
+            .unwrap();
+        assert_eq!((id.as_id().raw(), value), (spelled.as_bytes(), n));
+    }
+    assert_eq!(t.bytes(), 0);
+    // `shrink_to` keeps the room asked for, when the table had it.
+    for n in 0..1000 {
+        t.insert(Id::from_token(spell(n).as_bytes()).unwrap(), n)
+            .unwrap();
+    }
+    t.drain().for_each(drop);
+    t.shrink_to(500);
+    assert!((500..1000).contains(&t.capacity()), "{}", t.capacity());
 }
 
 /// `reserve` claims an id as `insert` would check it; the reservation keeps the id as the

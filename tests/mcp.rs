@@ -64,6 +64,23 @@ fn malformed_cancellations_are_ignored() {
     assert_eq!(Cancelled::from_notification(&n), None, "wrong method");
 }
 
+/// A `reason` that is no string (`null` included: the schema's `reason?: string` is not
+/// nullable) reads as none, as one given twice does; the request is still cancelled.
+#[test]
+fn a_cancellation_reason_that_is_no_string_reads_as_none() {
+    for reason in ["null", "5", r#"["a"]"#] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":3,"reason":{reason}}}}}"#
+        );
+        let c = Cancelled::from_notification(&notification(frame.as_bytes())).unwrap();
+        assert_eq!(
+            (c.request_id.raw(), c.reason),
+            (&b"3"[..], None),
+            "{reason}"
+        );
+    }
+}
+
 /// A member given twice may be read either way by other peers: a `requestId` given twice
 /// names no request for sure, so the notification is ignored; a `reason` given twice reads as
 /// none, and the request is still cancelled.
@@ -333,15 +350,18 @@ fn progress_beyond_f64_is_not_read() {
 }
 
 /// A progress notification whose `total` or `message` is there but cannot be read (of
-/// another type, beyond `f64`, or given twice) is malformed: `None`, as for its `progress`,
-/// not a notification read as if the member were absent.
+/// another type, `null` included, which MCP's schema does not allow for either; beyond
+/// `f64`; or given twice) is malformed: `None`, as for its `progress`, not a notification
+/// read as if the member were absent.
 #[test]
 fn progress_with_an_unreadable_total_or_message_is_malformed() {
     for extra in [
         r#""total":"ten""#,
+        r#""total":null"#,
         r#""total":1e400"#,
         r#""total":2,"total":3"#,
         r#""message":5"#,
+        r#""message":null"#,
         r#""message":"a","message":"b""#,
     ] {
         let frame = format!(
@@ -397,6 +417,32 @@ fn write_cancelled_reads_back_as_the_same_cancellation() {
         let c = Cancelled::from_notification(&notification(frame)).unwrap();
         assert_eq!(c.request_id.raw(), id);
         assert_eq!(c.reason.map(|r| r.decode().into_owned()).as_deref(), reason);
+    }
+}
+
+/// `write_cancelled_token` writes, for a token of ours (the smallest, one of the table's, the
+/// largest), what `write_cancelled` writes for the token's id, which a peer reads back as the
+/// cancellation of that request.
+#[test]
+fn write_cancelled_token_writes_what_write_cancelled_writes_for_its_id() {
+    let minted = rpcwire::PendingTable::new().insert(()).unwrap();
+    let smallest = rpcwire::Token::new(0).unwrap();
+    for token in [smallest, minted, rpcwire::Token::MAX] {
+        for reason in [None, Some("timed \"out\"")] {
+            let mut by_token = bytes::BytesMut::new();
+            mcp::write_cancelled_token(&mut by_token, token, reason);
+            let mut by_id = bytes::BytesMut::new();
+            assert!(mcp::write_cancelled(
+                &mut by_id,
+                token.to_id(&mut [0; 20]),
+                reason
+            ));
+            assert_eq!(by_token, by_id, "{token}");
+            let frame = by_token.strip_suffix(b"\n").unwrap();
+            let c = Cancelled::from_notification(&notification(frame)).unwrap();
+            assert_eq!(c.request_id.raw(), token.to_string().as_bytes());
+            assert_eq!(rpcwire::Token::from_wire(c.request_id.raw()), Some(token));
+        }
     }
 }
 
@@ -700,4 +746,39 @@ fn task_augmented_requests() {
             "{method}"
         );
     }
+}
+
+/// `versions::negotiate` answers an `initialize` as MCP's lifecycle says: the requested
+/// version when the server supports it, else the latest the server supports (by the module's
+/// order, not the list's), never a version without `initialize` (2026-07-28 and later, a
+/// draft's name among them), and nothing when no supported version has `initialize`.
+#[test]
+fn negotiate_answers_the_requested_version_or_the_latest_with_initialize() {
+    use mcp::versions::{negotiate, KNOWN, LATEST, V2025_11_25};
+    let unsorted = ["2025-11-25", "2026-07-28", "2024-11-05", "2025-06-18"];
+    assert_eq!(negotiate("2024-11-05", &unsorted), Some("2024-11-05"));
+    assert_eq!(negotiate("2025-06-18", &unsorted), Some("2025-06-18"));
+    for other in ["2025-03-26", "1.0", "", " 2025-06-18", "2099-01-01"] {
+        assert_eq!(negotiate(other, &unsorted), Some("2025-11-25"), "{other:?}");
+    }
+    // Not answered with, not even when asked for: neither has `initialize`.
+    assert_eq!(negotiate("2026-07-28", &unsorted), Some("2025-11-25"));
+    let with_draft = ["2025-06-18", "DRAFT-2026-v1"];
+    assert_eq!(negotiate("DRAFT-2026-v1", &with_draft), Some("2025-06-18"));
+    assert_eq!(negotiate(LATEST, KNOWN), Some(V2025_11_25));
+    for version in KNOWN.iter().filter(|v| **v < LATEST) {
+        assert_eq!(negotiate(version, KNOWN), Some(*version));
+    }
+    // Nothing to answer with.
+    assert_eq!(negotiate("2025-06-18", &[]), None);
+    assert_eq!(
+        negotiate("2026-07-28", &["2026-07-28", "DRAFT-2026-v1"]),
+        None
+    );
+    // The answer is the server's string, not the client's: it outlives the frame.
+    let supported = ["2025-06-18"];
+    let requested = String::from("2025-06-18");
+    let answer = negotiate(&requested, &supported).unwrap();
+    drop(requested);
+    assert!(std::ptr::eq(answer, supported[0]));
 }

@@ -50,6 +50,8 @@ enum Op {
     SetDeadlineRetired(usize),
     Expire(u64),
     Drain,
+    /// `shrink_to(min)`, or `shrink_to_fit` for `None`.
+    Shrink(Option<usize>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -77,6 +79,14 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// `op()` with a shrink now and then: `table_matches_hashmap_model_across_shrinks`.
+fn op_or_shrink() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        30 => op(),
+        1 => proptest::option::of(0usize..100).prop_map(Op::Shrink),
+    ]
+}
+
 /// The reference: live tokens with their value and deadline, and every token we minted and
 /// then retired.
 #[derive(Default)]
@@ -85,6 +95,9 @@ struct Model {
     retired: BTreeSet<u64>,
     now: u64,
     next_value: u64,
+    /// The table was shrunk: a token never minted at a slot index cut off, of a generation
+    /// below the one slots added there start at, may miss as stale rather than unknown.
+    shrunk: bool,
 }
 
 impl Model {
@@ -121,7 +134,10 @@ impl Model {
 /// live entry of that token: a stale token never reaches a newer request.
 fn check_lookup(model: &mut Model, token: Option<u64>, got: Result<u64, Miss>) {
     let expected = token.map_or(Err(Miss::Unknown), |t| model.expected(t));
-    assert_eq!(got, expected, "token {token:?}");
+    let unminted_stale = model.shrunk && expected == Err(Miss::Unknown) && got == Err(Miss::Stale);
+    if !unminted_stale {
+        assert_eq!(got, expected, "token {token:?}");
+    }
     if let (Ok(_), Some(t)) = (got, token) {
         model.retire(t);
     }
@@ -270,6 +286,27 @@ fn run(limit: usize, ops: Vec<Op>) {
                     tokens.into_iter().map(|t| (t, model.retire(t))).collect();
                 assert_eq!(got, expected);
             }
+            Op::Shrink(min) => {
+                let before = table.capacity();
+                match min {
+                    Some(min) => table.shrink_to(min),
+                    None => table.shrink_to_fit(),
+                }
+                model.shrunk = true;
+                // As `Vec::shrink_to`: down to `min` at most, never up.
+                let floor = min.unwrap_or(0).min(before).max(table.len());
+                assert!((floor..=before).contains(&table.capacity()));
+                // Every request in flight is still found, with its deadline (`next_wakeup`
+                // and `scheduled` are checked below, `expire` by the next ops).
+                for (&t, &(value, deadline)) in &model.live {
+                    let token = Token::new(t).unwrap();
+                    assert_eq!(table.get(token), Some(&value));
+                    assert_eq!(table.has_deadline(token), Some(deadline.is_some()));
+                }
+                for &t in &model.retired {
+                    assert_eq!(table.remove(Token::new(t).unwrap()), Err(Miss::Stale));
+                }
+            }
         }
         model.next_value += 1;
 
@@ -307,6 +344,52 @@ proptest! {
     ) {
         run(limit, ops);
     }
+
+    /// The same, with shrinks among the operations: a shrink loses no request in flight, and
+    /// no token minted before it is minted again after it.
+    #[test]
+    fn table_matches_hashmap_model_across_shrinks(
+        limit in prop_oneof![1usize..8, 8usize..80, Just(PendingTable::<u64>::DEFAULT_CAPACITY_LIMIT)],
+        ops in proptest::collection::vec(op_or_shrink(), 0..300),
+    ) {
+        run(limit, ops);
+    }
+}
+
+/// After a burst is answered, `shrink_to_fit` gives the slab's memory back: the capacity goes
+/// down to the slots up to the last request in flight, which is still found; the burst's
+/// tokens stay stale, and none is minted again as the table grows back.
+#[test]
+fn shrink_to_fit_gives_back_what_a_burst_left() {
+    let mut table = PendingTable::new();
+    let first = table.insert_with_deadline(u64::MAX, 50).unwrap();
+    let burst: Vec<Token> = (0..10_000).map(|i| table.insert(i).unwrap()).collect();
+    let last = table.insert(u64::MAX - 1).unwrap();
+    for (i, &token) in burst.iter().enumerate() {
+        assert_eq!(table.remove(token), Ok(i as u64));
+    }
+    // The last request pins the slab's end: nothing to cut off yet.
+    let peak = table.capacity();
+    table.shrink_to_fit();
+    assert!(table.capacity() >= 10_002);
+    assert_eq!(table.remove(last), Ok(u64::MAX - 1));
+    table.shrink_to_fit();
+    assert!(
+        table.capacity() < peak / 100,
+        "{} of {peak}",
+        table.capacity()
+    );
+    assert_eq!(table.get(first), Some(&u64::MAX));
+    assert_eq!(table.next_wakeup(), Some(50));
+    for &token in burst.iter().chain([&last]) {
+        assert_eq!(table.remove(token), Err(Miss::Stale));
+    }
+    let again: BTreeSet<Token> = (0..20_000).map(|i| table.insert(i).unwrap()).collect();
+    assert!(burst
+        .iter()
+        .chain([&last])
+        .all(|token| !again.contains(token)));
+    assert_eq!(table.expire(50).collect::<Vec<_>>(), [(first, u64::MAX)]);
 }
 
 /// splitmix64: a tiny deterministic generator, so the soak needs no `rand`.

@@ -96,6 +96,17 @@ fn wait_exit(child: &mut Child, deadline: Instant) -> std::process::ExitStatus {
 
 impl Proxy {
     fn spawn(options: &[&str], server: &[&str]) -> Proxy {
+        Proxy::spawn_with_stderr(options, server, Stdio::piped(), None)
+    }
+
+    /// A proxy whose stderr is `stderr`, read by `drained` (when `None`, `stderr` is a pipe
+    /// read here, from the start).
+    fn spawn_with_stderr(
+        options: &[&str],
+        server: &[&str],
+        stderr: Stdio,
+        drained: Option<thread::JoinHandle<String>>,
+    ) -> Proxy {
         let mut child = Command::new(BIN)
             .arg("proxy")
             .args(options)
@@ -103,7 +114,7 @@ impl Proxy {
             .args(server)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -122,11 +133,13 @@ impl Proxy {
                 }
             }
         });
-        let mut stderr = child.stderr.take().unwrap();
-        let stderr = thread::spawn(move || {
-            let mut s = String::new();
-            let _ = stderr.read_to_string(&mut s);
-            s
+        let stderr = drained.unwrap_or_else(|| {
+            let mut stderr = child.stderr.take().unwrap();
+            thread::spawn(move || {
+                let mut s = String::new();
+                let _ = stderr.read_to_string(&mut s);
+                s
+            })
         });
         Proxy {
             stdin: child.stdin.take(),
@@ -2702,6 +2715,89 @@ fn a_server_cancellation_tears_down_a_listen_stream() {
     replayed_with_violations(&log, &expected);
 }
 
+/// MCP 2026-07-28 with no version known yet: the client's first request is a listen stream
+/// naming 2026-07-28 in its `_meta`, so no reply has made that version the session's. The
+/// server's `notifications/cancelled` naming it tears the stream down all the same (not read
+/// as the server giving up on a request of its own): a change on it afterwards is flagged,
+/// and its result, late, is dropped. The log's replay agrees.
+#[test]
+fn a_server_cancellation_tears_down_a_listen_stream_that_named_2026_07_28() {
+    let dir = scratch("listen-torn-down-first");
+    let version = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let stamp = json!({"io.modelcontextprotocol/subscriptionId": "listen-1"});
+    let ack = json!({"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",
+        "params":{"_meta":stamp,"notifications":{"toolsListChanged":true}}});
+    let changed = json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":stamp}});
+    let cancelled = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen-1"}});
+    let script = json!({
+        "0": [
+            {"send": ack.to_string()},
+            {"send": cancelled.to_string()},
+            // On the stream the cancellation closed: flagged, forwarded.
+            {"send": changed.to_string()},
+            // Late: dropped.
+            {"send": r#"{"jsonrpc":"2.0","id":"listen-1","result":{}}"#}
+        ]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(
+        &json!({"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen",
+        "params":{"notifications":{"toolsListChanged":true},"_meta":version}}),
+    );
+    assert_eq!(p.recv(), ack);
+    assert_eq!(p.recv(), cancelled);
+    assert_eq!(p.recv(), changed);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.messages().len(), 3, "{:?}", done.messages());
+    let expected = [("s2c/unknown_subscription", 1), ("s2c/late_reply", 1)];
+    replayed_with_violations(&log, &expected);
+}
+
+/// A server that closes its stdout but runs on (as docs/cli.md says): the session goes on
+/// until it exits. The proxy still forwards the client's messages (the server reads them) and
+/// answers a request's timeout itself; the client's input ends only when the server exits,
+/// and a request still waiting then is unanswered, logged at exit.
+#[test]
+fn a_server_closing_its_stdout_ends_the_session_only_when_it_exits() {
+    let dir = scratch("server-stdout-closed");
+    let script = json!({
+        "0": [
+            {"send": r#"{"jsonrpc":"2.0","id":0,"result":{}}"#},
+            {"close_stdout": true}
+        ],
+        // Exits a while after its input ends.
+        "eof": [{"sleep": 0.5}]
+    });
+    let (mut p, log) = scripted(&dir, &["--timeout-ms", "500"], script);
+    p.send(&request(json!(0), "ping"));
+    assert_eq!(p.recv()["id"], 0);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(expect_timed_out(&mut p, 1)["id"], 1);
+    await_recorded(&dir.join("server-in"), |m| m["id"] == 1);
+    // Sent as the client's input ends: left waiting when the server exits.
+    p.send(&json!({"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"t"}}));
+    let closed = Instant::now();
+    p.close_stdin();
+    let done = p.finish();
+    assert!(
+        closed.elapsed() >= Duration::from_millis(500),
+        "after the exit"
+    );
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("unanswered request 2 (tasks/result)"),
+        "{}",
+        done.stderr
+    );
+    let records = replayed_with_violations(&log, &[("c2s/timed_out", 1), ("c2s/unanswered", 1)]);
+    let t_ms = |event: &str| {
+        let record = records.iter().find(|r| r["event"] == event).unwrap();
+        record["t_ms"].as_u64().unwrap()
+    };
+    assert!(t_ms("unanswered") >= t_ms("timeout") + 500, "{records:#?}");
+}
+
 /// The ids of the `notifications/cancelled` the scripted server read (it records its input in
 /// `dir`), and that input, for a failure's message.
 fn cancelled_on_server(dir: &std::path::Path) -> (Vec<Value>, String) {
@@ -3196,6 +3292,60 @@ fn periodic_counters_reach_the_log_file_during_the_session() {
     let log_now = read_log(&log);
     assert!(log_now.iter().any(|r| r["kind"] == "success_response"));
     p.finish_cleanly();
+}
+
+/// `--stats-every` with a stderr nobody drains (a pipe already full): the counters' line
+/// waits for stderr without holding the session's lock, so the proxy goes on forwarding both
+/// ways (it stalled both directions from the first tick, the line written under the lock).
+/// The counters are in the log meanwhile, and the line reaches stderr once it is read.
+#[test]
+fn a_stderr_nobody_drains_does_not_stall_forwarding_with_stats_every() {
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    let dir = scratch("stats-stderr-full");
+    let log = dir.join("log.ndjson");
+    let (mut reader, mut writer) = std::io::pipe().unwrap();
+    // Full: written to without blocking until it takes no more.
+    fcntl(&writer, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).unwrap();
+    let filler = [b'.'; 4096];
+    let mut filled = 0;
+    loop {
+        match writer.write(&filler) {
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) => panic!("filling the pipe: {e}"),
+        }
+    }
+    fcntl(&writer, FcntlArg::F_SETFL(OFlag::empty())).unwrap();
+    assert!(filled > 0);
+    let (drain, drain_now) = mpsc::channel::<()>();
+    let drained = thread::spawn(move || {
+        let _ = drain_now.recv();
+        let mut s = String::new();
+        let _ = reader.read_to_string(&mut s);
+        s
+    });
+    let mut p = Proxy::spawn_with_stderr(
+        &["--stats-every", "1", "--log", log.to_str().unwrap()],
+        &["python3", &echo_server()],
+        writer.into(),
+        Some(drained),
+    );
+    // Past the first ticks: their lines wait for stderr.
+    thread::sleep(Duration::from_millis(2500));
+    for id in 1..=2 {
+        p.send(&request(json!(id), "ping"));
+        assert_eq!(p.recv()["id"], id, "forwarded both ways");
+    }
+    let logged = read_log(&log);
+    assert!(
+        logged.iter().any(|r| r.get("stats").is_some()),
+        "{logged:?}"
+    );
+    drain.send(()).unwrap();
+    let done = p.finish_cleanly();
+    let stderr = done.stderr.trim_start_matches('.');
+    assert!(stderr.contains("rpcwire proxy: stats: "), "{stderr}");
+    assert!(stderr.contains("rpcwire proxy: summary: "), "{stderr}");
 }
 
 /// Every field a message's record in the `--log` file can carry is named where `--help`

@@ -2,7 +2,7 @@
 //! byte for byte on the way back; unknown, stale, cancelled and expired replies go nowhere.
 
 use bytes::BytesMut;
-use rpcwire::{Decoder, Id, IdRemapper, Message, Miss, RemapError, Token};
+use rpcwire::{Decoder, Id, IdRemapper, Message, Miss, Origin, RemapError, StreamCancel, Token};
 
 fn request(frame: &[u8]) -> rpcwire::Request<'_> {
     match Decoder::jsonrpc().decode(frame) {
@@ -394,20 +394,24 @@ fn upstream_cancel(request_id: &str) -> String {
     )
 }
 
-/// What `route_stream_cancel` makes of `frame`: the client it goes to (or why not), and
-/// what it wrote.
-fn stream_cancel_to(
-    remap: &mut IdRemapper<u32>,
-    frame: &str,
-) -> (Option<Result<u32, Miss>>, String) {
+/// What `route_stream_cancel` makes of `frame`, and what it wrote.
+fn stream_cancel_to(remap: &mut IdRemapper<u32>, frame: &str) -> (StreamCancel<u32>, String) {
     let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
         panic!("{frame}")
     };
     let mut out = BytesMut::new();
-    let routed = remap
-        .route_stream_cancel(frame.as_bytes(), &n, &mut out)
-        .map(|r| r.map(|origin| origin.client));
+    let routed = remap.route_stream_cancel(frame.as_bytes(), &n, &mut out);
     (routed, String::from_utf8(out.to_vec()).unwrap())
+}
+
+/// The teardown of client `client`'s listen stream (`forward_listen`), routed: its origin.
+fn routed_listen(client: u32) -> StreamCancel<u32> {
+    StreamCancel::Routed(Origin {
+        client,
+        id: Id::from_token(br#""l1""#).unwrap().to_owned_id(),
+        progress_token: None,
+        value: (),
+    })
 }
 
 #[test]
@@ -424,7 +428,7 @@ fn a_streams_teardown_goes_to_its_client_and_closes_the_stream() {
     assert_eq!(
         stream_cancel_to(&mut remap, &teardown(second)),
         (
-            Some(Ok(2)),
+            routed_listen(2),
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{ "reason" : "bye","requestId" : "l1" ,"x":[1]}}"#
                 .to_owned()
                 + "\n"
@@ -442,7 +446,7 @@ fn a_streams_teardown_goes_to_its_client_and_closes_the_stream() {
     assert!(remap.get(&1, Id::from_token(br#""l1""#).unwrap()).is_some());
     assert_eq!(
         stream_cancel_to(&mut remap, &upstream_cancel(&first.to_string())),
-        (Some(Ok(1)), upstream_cancel(r#""l1""#) + "\n")
+        (routed_listen(1), upstream_cancel(r#""l1""#) + "\n")
     );
     assert!(remap.is_empty());
 }
@@ -456,7 +460,7 @@ fn a_cancellation_of_a_request_that_is_no_stream_is_refused() {
         .unwrap();
     assert_eq!(
         stream_cancel_to(&mut remap, &upstream_cancel(&token.to_string())),
-        (None, String::new())
+        (StreamCancel::NotAStream, String::new())
     );
     // The request is still in flight: its reply goes to its client.
     assert_eq!(remap.len(), 1);
@@ -472,7 +476,7 @@ fn a_teardown_of_an_unknown_or_closed_stream_goes_nowhere() {
     for request_id in ["999999", r#""l1""#, &format!("\"{token}\"")] {
         assert_eq!(
             stream_cancel_to(&mut remap, &upstream_cancel(request_id)),
-            (Some(Err(Miss::Unknown)), String::new()),
+            (StreamCancel::Miss(Miss::Unknown), String::new()),
             "{request_id}"
         );
     }
@@ -482,7 +486,7 @@ fn a_teardown_of_an_unknown_or_closed_stream_goes_nowhere() {
     assert_eq!(route(&mut remap, result.as_bytes()).0, Ok(1));
     assert_eq!(
         stream_cancel_to(&mut remap, &upstream_cancel(&token.to_string())),
-        (Some(Err(Miss::Stale)), String::new())
+        (StreamCancel::Miss(Miss::Stale), String::new())
     );
 }
 
@@ -507,7 +511,7 @@ fn a_teardown_whose_request_id_cannot_be_read_goes_nowhere() {
     ] {
         assert_eq!(
             stream_cancel_to(&mut remap, &frame),
-            (None, String::new()),
+            (StreamCancel::NotAStream, String::new()),
             "{frame}"
         );
     }
@@ -622,6 +626,25 @@ fn progress_gives_the_token_whose_deadline_it_resets() {
     assert_eq!(
         routed.request.map(|o| o.id.as_id().raw()),
         Some(&b"\"a\""[..])
+    );
+    let origin = rpcwire::Origin {
+        client: 1,
+        id: Id::from_token(br#""a""#).unwrap().into(),
+        progress_token: Some(Id::from_token(br#""p""#).unwrap().into()),
+        value: (),
+    };
+    let expected = rpcwire::ProgressRoute {
+        token,
+        client: &1,
+        request: Some(&origin),
+    };
+    assert_eq!(routed, expected);
+    assert_ne!(
+        routed,
+        rpcwire::ProgressRoute {
+            request: None,
+            ..expected
+        }
     );
     let routed = routed.token;
     assert!(remap.set_deadline(routed, Some(300)));
@@ -1394,20 +1417,32 @@ fn forward_task_op(
     client: u32,
     frame: &str,
 ) -> Result<u64, RemapError> {
-    let (len, bytes) = (remap.len(), remap.bytes());
+    forward_checked(remap, client, frame, None)
+}
+
+/// `client`'s request `frame` with `deadline`, forwarded or refused: the token, or the error
+/// and that nothing was written or kept (the table, the bytes, the client's share).
+fn forward_checked(
+    remap: &mut IdRemapper<u32>,
+    client: u32,
+    frame: &str,
+    deadline: Option<u64>,
+) -> Result<u64, RemapError> {
+    let before = (remap.len(), remap.bytes(), remap.client_len(&client));
     let mut up = BytesMut::new();
     let sent = remap.forward_request(
         client,
         frame.as_bytes(),
         &request(frame.as_bytes()),
-        None,
+        deadline,
         &mut up,
     );
     match sent {
         Ok(token) => Ok(token.get()),
         Err(e) => {
             assert!(up.is_empty(), "{frame}");
-            assert_eq!((remap.len(), remap.bytes()), (len, bytes), "{frame}");
+            let after = (remap.len(), remap.bytes(), remap.client_len(&client));
+            assert_eq!(after, before, "{frame}");
             Err(e)
         }
     }
@@ -1966,6 +2001,122 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
     assert_eq!(owner(&remap, "task-1"), Some(1));
 }
 
+/// Client `client` creates task `task_id` (a `tools/call` with id `id`), which completes: the
+/// record of an ended task, `client`'s.
+fn end_a_task(remap: &mut IdRemapper<u32>, client: u32, id: u32, task_id: &str) {
+    let token = forward_call(remap, client, id, true);
+    assert_eq!(route(remap, &created(token, task_id)).0, Ok(client));
+    assert_eq!(
+        status_to(remap, &status(task_id, "completed")).map(|(c, _)| c),
+        Some(client)
+    );
+}
+
+/// The client the remapper keeps as task `task_id`'s.
+fn owner_of(remap: &IdRemapper<u32>, task_id: &str) -> Option<u32> {
+    remap
+        .task_owner(Id::from_token(format!("\"{task_id}\"").as_bytes()).unwrap())
+        .copied()
+}
+
+/// A client cannot push another client's record out of a full table by cycling its own
+/// tasks: each of its requests takes its own records' places first. (Any request took the
+/// oldest record's place: client 1, holding one entry at a time, created and ended a task
+/// twice, and client 2's record went; client 1's `tasks/result` for client 2's task then went
+/// upstream, the task being one the remapper no longer kept.)
+#[test]
+fn a_client_cycling_its_own_tasks_cannot_push_anothers_record_out() {
+    let mut remap = IdRemapper::new(2).max_per_client(1);
+    end_a_task(&mut remap, 2, 1, "task-b");
+    for n in 1..=4 {
+        end_a_task(&mut remap, 1, n, &format!("task-a{n}"));
+        // Its previous task's record gave its place up, never client 2's.
+        assert_eq!(owner_of(&remap, "task-b"), Some(2), "cycle {n}");
+        assert_eq!(owner_of(&remap, &format!("task-a{n}")), Some(1));
+        assert_eq!(remap.tasks(), 2);
+    }
+    assert_eq!(owner_of(&remap, "task-a3"), None);
+    // Client 1 holds a record still: its request takes that one's place, and is refused
+    // client 2's task.
+    assert_eq!(
+        forward_task_op(&mut remap, 1, &task_op("tasks/result", "task-b")),
+        Err(RemapError::ForeignTask)
+    );
+    assert!(forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-a4")).is_ok());
+    assert_eq!(owner_of(&remap, "task-a4"), None);
+    assert_eq!(owner_of(&remap, "task-b"), Some(2));
+    assert!(forward_task_op(&mut remap, 2, &task_op("tasks/result", "task-b")).is_ok());
+}
+
+/// A client holding no records takes the places, and the byte budget's room, of the client
+/// holding the most records, its oldest first, not of the oldest record of all: client 2's
+/// one record, the oldest, stays while client 3 holds two.
+#[test]
+fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
+    let ping = |remap: &mut IdRemapper<u32>, client: u32, id: u32| {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        forward_task_op(remap, client, &frame)
+    };
+    // The table full: a request needs a place.
+    let mut remap = IdRemapper::new(4);
+    end_a_task(&mut remap, 2, 1, "task-b");
+    end_a_task(&mut remap, 3, 1, "task-c1");
+    end_a_task(&mut remap, 3, 2, "task-c2");
+    assert!(ping(&mut remap, 1, 1).is_ok());
+    assert!(ping(&mut remap, 1, 2).is_ok());
+    assert_eq!(
+        [
+            owner_of(&remap, "task-b"),
+            owner_of(&remap, "task-c1"),
+            owner_of(&remap, "task-c2")
+        ],
+        [Some(2), None, Some(3)]
+    );
+
+    // The byte budget short: "task-N" records hold 16 bytes each (the id twice), a ping with
+    // id 1 holds 2.
+    let mut remap = IdRemapper::new(64).max_bytes(48);
+    end_a_task(&mut remap, 2, 1, "task-b");
+    end_a_task(&mut remap, 3, 1, "task-c");
+    end_a_task(&mut remap, 3, 2, "task-d");
+    assert!(ping(&mut remap, 1, 1).is_ok());
+    assert_eq!(
+        [
+            owner_of(&remap, "task-b"),
+            owner_of(&remap, "task-c"),
+            owner_of(&remap, "task-d")
+        ],
+        [Some(2), None, Some(3)]
+    );
+    assert_eq!((remap.tasks(), remap.bytes()), (2, 34));
+}
+
+/// A task's route that needs room in the byte budget takes it from its own client's records
+/// first: client 1's route pushes out client 1's record, not client 2's older one.
+#[test]
+fn a_tasks_route_takes_room_from_its_own_clients_records_first() {
+    // Two records of 16 bytes, then client 1's call of 6 (its id twice, its progress token):
+    // 38 bytes. Its route holds 20 (the progress token, the task id twice): one record must go.
+    let mut remap = IdRemapper::new(64).max_bytes(50);
+    end_a_task(&mut remap, 2, 1, "task-1");
+    end_a_task(&mut remap, 1, 1, "task-2");
+    let token = forward_call(&mut remap, 1, 2, true);
+    assert_eq!(remap.bytes(), 38);
+    assert_eq!(route(&mut remap, &created(token, "task-3")).0, Ok(1));
+    assert_eq!(
+        [
+            owner_of(&remap, "task-1"),
+            owner_of(&remap, "task-2"),
+            owner_of(&remap, "task-3")
+        ],
+        [Some(2), None, Some(1)]
+    );
+    assert_eq!(
+        (remap.tasks(), remap.task_routes(), remap.bytes()),
+        (2, 1, 36)
+    );
+}
+
 /// The upstream reuses a task id once the task under it is gone (past its ttl, or ended
 /// without the remapper seeing it): the new task, another client's, takes the id over. Left
 /// with the old task's client, the new task was open to that client (its `tasks/result`
@@ -2322,24 +2473,7 @@ fn try_call(
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x"{task},"_meta":{{"progressToken":"p1"}}}}}}"#
     );
-    let before = (remap.len(), remap.bytes(), remap.client_len(&client));
-    let mut up = BytesMut::new();
-    let sent = remap.forward_request(
-        client,
-        frame.as_bytes(),
-        &request(frame.as_bytes()),
-        deadline,
-        &mut up,
-    );
-    match sent {
-        Ok(token) => Ok(token.get()),
-        Err(e) => {
-            assert!(up.is_empty());
-            let after = (remap.len(), remap.bytes(), remap.client_len(&client));
-            assert_eq!(after, before);
-            Err(e)
-        }
-    }
+    forward_checked(remap, client, &frame, deadline)
 }
 
 /// The upstream's reply to `tasks/get`/`tasks/cancel` under `token`: task `task_id` with
@@ -2653,5 +2787,179 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
         Err(RemapError::ClientOverBudget)
+    );
+}
+
+// Giving back the memory a burst left.
+
+/// A gateway's remapper after a burst: clients 0 to 3 each keep a request in flight (asking
+/// progress) and a live task route, both from before the burst; then each sends 250 requests
+/// asking progress, 60 clients come and go with a request each, client 0 creates 100 tasks
+/// that end and whose records pass their ttl, and every request of the burst is answered.
+/// Returns the remapper, the tokens of the requests kept, of the task routes, and of the
+/// burst.
+fn after_a_burst() -> (IdRemapper<u32>, Vec<u64>, Vec<u64>, Vec<u64>) {
+    let mut remap = IdRemapper::new(4096);
+    let kept: Vec<u64> = (0..4)
+        .map(|client| forward_call(&mut remap, client, 1, false))
+        .collect();
+    let routes: Vec<u64> = (0..4)
+        .map(|client| {
+            let token = forward_call(&mut remap, client, 2, true);
+            let created = created(token, &format!("t-{client}"));
+            assert_eq!(route(&mut remap, &created).0, Ok(client));
+            token
+        })
+        .collect();
+    let mut burst = vec![];
+    for id in 100..350 {
+        for client in 0..4 {
+            burst.push(forward_call(&mut remap, client, id, false));
+        }
+    }
+    for client in 100..160 {
+        burst.push(forward_call(&mut remap, client, 1, false));
+    }
+    for id in 1000..1100 {
+        let token = forward_call(&mut remap, 0, id, true);
+        let created = created(token, &format!("e-{id}"));
+        assert_eq!(route_at(&mut remap, &created, 0), Ok(0));
+        let ended = status_to(&mut remap, &status(&format!("e-{id}"), "completed"));
+        assert_eq!(ended.map(|(client, _)| client), Some(0));
+    }
+    assert_eq!(remap.tasks(), 104);
+    // The ended tasks' ttl (60 s from their `CreateTaskResult`) passes: their records go.
+    assert_eq!(remap.expire(60_001).count(), 0);
+    assert_eq!((remap.tasks(), remap.task_routes()), (4, 4));
+    for &token in &burst {
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+        assert!(route(&mut remap, reply.as_bytes()).0.is_ok());
+    }
+    assert_eq!(remap.len(), 4);
+    (remap, kept, routes, burst)
+}
+
+/// What `remap` writes for the upstream frames naming `kept` (requests in flight) and
+/// `routes` (task routes): progress on each, a `working` status of each task, a reply to a
+/// request of the burst (`stale`), then a reply to each request kept (which ends it).
+fn routed_frames(
+    remap: &mut IdRemapper<u32>,
+    kept: &[u64],
+    routes: &[u64],
+    stale: u64,
+) -> Vec<String> {
+    let mut written = vec![];
+    for &token in kept.iter().chain(routes) {
+        written.push(format!("{:?}", progress_to(remap, &task_progress(token))));
+    }
+    for client in 0..4 {
+        let routed = status_to(remap, &status(&format!("t-{client}"), "working"));
+        written.push(format!("{routed:?}"));
+    }
+    let stale = format!(r#"{{"jsonrpc":"2.0","id":{stale},"result":{{}}}}"#);
+    written.push(format!("{:?}", route(remap, stale.as_bytes())));
+    for &token in kept {
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"n":{token}}}}}"#);
+        written.push(format!("{:?}", route(remap, reply.as_bytes())));
+    }
+    written
+}
+
+/// `shrink_to_fit` after a burst gives back the room of the table, of the maps by id, task id
+/// and client, and of the records' queues and files; the requests still in flight, their
+/// progress and the task routes route as in a twin remapper that was not shrunk, byte for
+/// byte, a reply to the burst is still stale, and a new request gets a token never minted.
+#[test]
+fn shrink_to_fit_gives_back_a_bursts_room_and_keeps_every_route() {
+    let (mut shrunk, kept, routes, burst) = after_a_burst();
+    let (mut twin, ..) = after_a_burst();
+    let before = shrunk.debug_footprint();
+    let capacity = shrunk.capacity();
+    shrunk.shrink_to_fit();
+    let after = shrunk.debug_footprint();
+    assert!(shrunk.capacity() < capacity, "{capacity} -> {after:?}");
+    assert_eq!(shrunk.capacity(), after.table);
+    assert!(after.table < before.table, "{before:?} -> {after:?}");
+    assert!(
+        after.by_client < before.by_client,
+        "{before:?} -> {after:?}"
+    );
+    assert!(after.task_ids < before.task_ids, "{before:?} -> {after:?}");
+    assert!(after.clients < before.clients, "{before:?} -> {after:?}");
+    assert!(
+        after.record_queues < before.record_queues,
+        "{before:?} -> {after:?}"
+    );
+    assert!(
+        after.record_files < before.record_files,
+        "{before:?} -> {after:?}"
+    );
+    assert_eq!(twin.capacity(), capacity);
+    assert_eq!(
+        (shrunk.len(), shrunk.task_routes(), shrunk.bytes()),
+        (4, 4, twin.bytes())
+    );
+
+    let stale = *burst.last().unwrap();
+    let written = routed_frames(&mut shrunk, &kept, &routes, stale);
+    assert_eq!(written, routed_frames(&mut twin, &kept, &routes, stale));
+    // What was written is the routes', not misses: each request's progress and reply reach
+    // its client with its own progress token and id, each task's progress its client.
+    for (client, line) in written[..4].iter().enumerate() {
+        let expected = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}"#;
+        assert_eq!(
+            line,
+            &format!(
+                "{:?}",
+                Some((client as u32, format!("{expected}\n"), kept[client], true))
+            )
+        );
+    }
+    assert!(written[4..12].iter().all(|line| line.starts_with("Some(")));
+    assert_eq!(
+        written[12],
+        format!("{:?}", (Err::<u32, _>(Miss::Stale), Vec::<u8>::new()))
+    );
+    for (client, line) in written[13..].iter().enumerate() {
+        assert!(line.starts_with(&format!("(Ok({client}), ")), "{line}");
+    }
+    assert!(shrunk.is_empty());
+
+    // No token is minted twice: the next requests' are new, and are routed.
+    for client in 0..4 {
+        let token = forward_call(&mut shrunk, client, 7, false);
+        assert!(!kept.contains(&token) && !routes.contains(&token) && !burst.contains(&token));
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+        assert_eq!(route(&mut shrunk, reply.as_bytes()).0, Ok(client));
+    }
+}
+
+/// A shrink keeps the records of ended tasks it holds queued to give their room up: in a
+/// table full after the shrink, a request takes the place of its client's record (kept till
+/// the client goes), whose queue had lost only the token of a record gone by its ttl.
+#[test]
+fn shrink_to_fit_keeps_the_records_that_give_their_room_up() {
+    let mut remap = IdRemapper::new(4);
+    let token = forward_call(&mut remap, 1, 1, true);
+    assert_eq!(route_at(&mut remap, &created(token, "gone"), 0), Ok(1));
+    assert!(status_to(&mut remap, &status("gone", "completed")).is_some());
+    end_a_task(&mut remap, 1, 2, "kept");
+    assert_eq!(remap.expire(60_001).count(), 0);
+    assert_eq!(
+        (owner_of(&remap, "gone"), owner_of(&remap, "kept")),
+        (None, Some(1))
+    );
+    remap.shrink_to_fit();
+    assert_eq!(remap.debug_footprint().record_queues, 1);
+    assert_eq!(owner_of(&remap, "kept"), Some(1));
+    for id in 3..6 {
+        forward_call(&mut remap, 1, id, false);
+    }
+    assert_eq!((remap.len(), remap.tasks()), (3, 1));
+    // The table is full: the fourth request takes the record's place.
+    forward_call(&mut remap, 1, 6, false);
+    assert_eq!(
+        (remap.len(), remap.tasks(), owner_of(&remap, "kept")),
+        (4, 0, None)
     );
 }

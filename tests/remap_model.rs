@@ -2,12 +2,14 @@
 //! tokens, deadlines, task-augmented calls), replies to any token ever minted (plain results,
 //! `CreateTaskResult`s with a ttl or `null`, their tasks live or ended already, routed at the
 //! time), cancellations, expiries, clients leaving, the upstream going away, progress and
-//! moved deadlines; MCP 2025-11-25 tasks' status notifications (terminal or not) and
+//! moved deadlines, the room left behind given back (`shrink_to_fit`, after half the
+//! expiries); MCP 2025-11-25 tasks' status notifications (terminal or not) and
 //! `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or another, answered at
 //! once or after time has passed (a status, a result naming the task or another, a -32602
 //! error). Each client may hold 3 requests and live task routes, of 26 bytes at most: beyond
-//! either its request is refused, and a `CreateTaskResult` past its bytes leaves no route.
-//! After every step the remapper holds what the model holds (requests, task routes, the tasks
+//! either its request is refused, and a `CreateTaskResult` past its bytes leaves no route. A
+//! request that finds the table full takes the place of its own client's oldest record of an
+//! ended task, else of the oldest record of a client holding the most. After every step the remapper holds what the model holds (requests, task routes, the tasks
 //! it keeps and whose they are), counts the bytes the model counts, in all and for each
 //! client, and every reply, progress and status notification reaches the client that asked,
 //! its tokens restored.
@@ -115,7 +117,7 @@ struct Tm {
     deadline: Option<u64>,
     ttl_ends: Option<u64>,
     /// When it ended (a count of the ops that end tasks; those ended by one `expire` share
-    /// it): the oldest records give their places up first.
+    /// it): a client's oldest record gives its place up first.
     ended: u64,
 }
 
@@ -137,31 +139,53 @@ impl Tm {
     }
 }
 
-/// A request that finds the table full takes the place of the oldest record of a task that
-/// ended, if any: the records the remapper gave up leave the model (each one of the oldest
-/// left: those ended by one `expire` are given up in the order the table expired them).
+/// A request of `client`'s that finds the table full takes the place of a record of a task
+/// that ended, if any: `client`'s oldest while it holds one, else the oldest of a client
+/// holding the most (never another client's while `client`, or a client holding more, has one
+/// to give up). The records the remapper gave up leave the model, each one of those the rule
+/// allows (ties: clients holding as many, records ended by one `expire`, which the table gives
+/// up in the order it expired them).
 fn give_places_up(
     r: &IdRemapper<u8>,
     tasks: &mut HashMap<String, Tm>,
     in_flight: usize,
+    client: u8,
 ) -> Result<(), TestCaseError> {
     while in_flight + tasks.len() >= 5 {
-        let Some(oldest) = tasks
-            .values()
-            .filter(|tm| !tm.live)
-            .map(|tm| tm.ended)
-            .min()
-        else {
+        let records = |c: u8| {
+            tasks
+                .values()
+                .filter(|tm| !tm.live && tm.client == c)
+                .count()
+        };
+        let most = (0..3).map(records).max().unwrap_or(0);
+        if most == 0 {
             return Ok(());
+        }
+        let gives = |c: u8| match records(client) {
+            0 => records(c) == most,
+            _ => c == client,
+        };
+        let oldest = |c: u8| {
+            tasks
+                .values()
+                .filter(|tm| !tm.live && tm.client == c)
+                .map(|tm| tm.ended)
+                .min()
         };
         let gone = tasks.iter().find(|(id, tm)| {
             !tm.live
-                && tm.ended == oldest
+                && gives(tm.client)
+                && Some(tm.ended) == oldest(tm.client)
                 && r.task_owner(Id::from_token(format!("\"{id}\"").as_bytes()).unwrap())
                     .is_none()
         });
         let Some((id, _)) = gone else {
-            prop_assert!(false, "no record of the oldest ended tasks was given up");
+            prop_assert!(
+                false,
+                "no record client {} may take the place of was given up",
+                client
+            );
             unreachable!()
         };
         let id = id.clone();
@@ -279,7 +303,7 @@ proptest! {
                     if dup { prop_assert_eq!(res, Err(RemapError::DuplicateId)); continue; }
                     let bytes = 2 * idt.len() + pt.as_ref().map_or(0, |p| p.len());
                     if let Some(refused) = over_client_limits(client, bytes, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
-                    give_places_up(&r, &mut tasks, model.len())?;
+                    give_places_up(&r, &mut tasks, model.len(), client)?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     prop_assert!(!minted.contains(&t));
@@ -346,6 +370,11 @@ proptest! {
                     now_max = now;
                     seq += 1;
                     expire(&mut r, &mut model, &mut tasks, now, seq)?;
+                    // Half the ticks give back the room left behind too: nothing the model
+                    // sees changes (every later op checks it), and no token is minted twice.
+                    if now % 2 == 0 {
+                        r.shrink_to_fit();
+                    }
                 }
                 Op::Drop { client } => {
                     let mut got: Vec<u64> = r.drop_client(&client).into_iter().map(|(t, _)| t.get()).collect();
@@ -439,7 +468,7 @@ proptest! {
                     }
                     // Its id `"q"`, twice.
                     if let Some(refused) = over_client_limits(client, 6, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
-                    give_places_up(&r, &mut tasks, model.len())?;
+                    give_places_up(&r, &mut tasks, model.len(), client)?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
                     let t = res.unwrap().get();
                     minted.push(t);

@@ -145,7 +145,8 @@ super::codec_traits!(ContentLengthCodec, Incoming, ContentLengthEncoder);
 /// `Content-Length: N\r\n\r\n` and its `N` bytes ([`write_content_length_frame`]).
 ///
 /// It takes an [`Outgoing`](super::Outgoing) message (encoded into a scratch buffer the
-/// encoder keeps, since its length comes first), an encoded message (`Bytes`, with or without
+/// encoder keeps, since its length comes first: at most [`REUSE_KEEP`](crate::REUSE_KEEP),
+/// 64 KiB, of it between messages), an encoded message (`Bytes`, with or without
 /// its line end, which is not written), or a received message (`&OwnedMessage`, byte for
 /// byte but for a line end at its very end). An empty message (`Bytes` with nothing but a line
 /// end) is an `InvalidInput` error: its `Content-Length: 0` frame would be no message.

@@ -72,7 +72,7 @@ fn with_frame_limit(decoder: Decoder, max_frame: usize) -> Decoder {
 /// while let Some(item) = codec.decode(&mut buf).unwrap() {
 ///     match item {
 ///         Incoming::Message(msg) => {
-///             let id = msg.message().id().unwrap();
+///             let id = msg.id().unwrap();
 ///             encode::write_response(&mut out, id, rpcwire::RawJson::EMPTY_OBJECT);
 ///         }
 ///         bad => {
@@ -175,7 +175,7 @@ impl Incoming {
     pub fn reply(&self) -> Option<Reply<'_>> {
         match self {
             Incoming::Message(_) => None,
-            Incoming::Rejected(rejected) => rejected.rejection().reply(),
+            Incoming::Rejected(rejected) => rejected.reply(),
             Incoming::TooLong { reply, .. } | Incoming::UnsupportedCharset { reply, .. } => {
                 Some(*reply)
             }
@@ -431,19 +431,16 @@ impl MessageBytes for Outgoing<'_> {}
 impl MessageBytes for Bytes {}
 impl MessageBytes for &OwnedMessage {}
 
-/// The most a framing encoder's scratch buffer keeps between messages: one grown past it, by
-/// a large [`Outgoing`] message, is given back, so that a long-lived encoder does not hold the
-/// largest message it ever wrote.
-const SCRATCH_KEEP: usize = 64 << 10;
-
-/// Hands `write` the bytes of `msg` (encoded into `scratch` first for an [`Outgoing`]).
+/// Hands `write` the bytes of `msg` (encoded into `scratch` first for an [`Outgoing`]); a
+/// scratch grown past [`REUSE_KEEP`](crate::REUSE_KEEP) by a large message is given back, so
+/// that a long-lived encoder does not hold the largest message it ever wrote.
 fn write_message<T: MessageBytes, R>(
     scratch: &mut BytesMut,
     msg: &T,
     write: impl FnOnce(&[u8]) -> R,
 ) -> R {
     let written = write(msg.bytes(scratch));
-    if scratch.capacity() > SCRATCH_KEEP {
+    if scratch.capacity() > crate::REUSE_KEEP {
         *scratch = BytesMut::new();
     }
     written

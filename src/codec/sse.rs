@@ -36,7 +36,7 @@ use crate::Decoder;
 /// let message = codec.decode(&mut buf)?.unwrap();
 /// assert_eq!(message.id.as_deref(), Some(&b"1"[..]));
 /// let Some(Incoming::Message(response)) = message.incoming() else { panic!() };
-/// assert_eq!(response.message().id().unwrap().raw(), b"7");
+/// assert_eq!(response.id().unwrap().raw(), b"7");
 ///
 /// // The 2024-11-05 transport's endpoint event: a URL, not JSON.
 /// let endpoint = codec.decode(&mut buf)?.unwrap();
@@ -287,9 +287,12 @@ impl SseCodec {
     }
 
     /// Whether the body ended inside an event, which was dropped, as WHATWG says (no item
-    /// carries it): the stream was cut, and a message may be lost with it. A client resumes
-    /// such a stream with [`last_event_id`](Self::last_event_id) as `Last-Event-ID`; only a
-    /// stream ended by a blank line (or by a comment, or nothing, after one) was read whole.
+    /// carries it, but for a `retry` it set): the stream was cut, and a message may be lost
+    /// with it, even when the cut came before the event's data (after its `id` line, or in
+    /// the middle of its first line). A client resumes such a stream with
+    /// [`last_event_id`](Self::last_event_id) as `Last-Event-ID`; only a stream ended by a
+    /// blank line (or by a comment, or nothing, after one) was read whole. (An over-long event
+    /// the end cuts was reported already, as [`Incoming::TooLong`]: it is not counted again.)
     /// Known once the stream of items has ended, and of that body only: a codec that goes on
     /// with another (a reconnection's, read with the codec of the last) starts it afresh, as
     /// its framer does, at its first call after the `None` that ended the last body (a
@@ -327,7 +330,7 @@ impl SseCodec {
             // The events `src` still holds come first (`decode_eof` may be called on a whole
             // body); `ends_inside_event` looks at what is left once none is.
             Ok(None) if eof => {
-                self.ended_inside_event |= framer.ends_inside_event(src);
+                self.ended_inside_event |= framer.ends_mid_event(src);
                 let last = framer.decode_eof(src);
                 self.body_ended = matches!(last, Ok(None));
                 last
@@ -445,7 +448,8 @@ pub enum SseControl<'a> {
 /// event ([`write_sse_event`]).
 ///
 /// It takes an [`Outgoing`](super::Outgoing) message (encoded into a scratch buffer the
-/// encoder keeps, then framed), an encoded message (`Bytes`, with or without its line end;
+/// encoder keeps, then framed: at most [`REUSE_KEEP`](crate::REUSE_KEEP), 64 KiB, of it
+/// between messages), an encoded message (`Bytes`, with or without its line end;
 /// each line break inside it starts another `data:` line, which a reader joins back with
 /// `\n`), or a received message (`&OwnedMessage`, byte for byte but for a line end at its
 /// very end); each of them wrapped in an [`SseMessage`] to give the event an id or a type.

@@ -33,6 +33,29 @@ pub enum Role {
 }
 
 /// Everything that configures a [`Decoder`](crate::Decoder).
+///
+/// [`Decoder::mcp`](crate::Decoder::mcp), [`mcp_client`](crate::Decoder::mcp_client),
+/// [`jsonrpc`](crate::Decoder::jsonrpc) and [`jsonrpc_client`](crate::Decoder::jsonrpc_client)
+/// are the dialect's defaults for each role. For anything else, set the fields that differ
+/// over [`DecodeOptions::new`] (or a decoder's [`options`](crate::Decoder::options)) and
+/// build the decoder with [`Decoder::new`](crate::Decoder::new): a gateway's upstream side,
+/// say, reads what a server writes, strictly.
+///
+/// ```
+/// use rpcwire::{DecodeOptions, Decoder, Dialect, Role, Validation};
+/// let upstream = Decoder::new(DecodeOptions {
+///     role: Role::Client,
+///     validation: Validation::Strict,
+///     ..DecodeOptions::new(Dialect::Mcp)
+/// });
+/// // The same as the client preset, made strict.
+/// let strict = DecodeOptions { validation: Validation::Strict, ..*Decoder::mcp_client().options() };
+/// assert_eq!(upstream, Decoder::new(strict));
+/// // Lazy validation lets `[1 2]` through in a result; strict refuses it (-32700).
+/// let reply = br#"{"jsonrpc":"2.0","id":1,"result":{"a":[1 2]}}"#;
+/// assert!(Decoder::mcp_client().decode(reply).is_ok());
+/// assert!(upstream.decode(reply).unwrap_err().error().is_parse_error());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodeOptions {
     /// The rule set.

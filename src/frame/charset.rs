@@ -96,8 +96,8 @@ impl<'a> Cursor<'a> {
 
     /// Takes the rest of a quoted-string (its opening quote taken) and tells whether its
     /// text, each `\`-quoted byte unquoted, names UTF-8. The header line's bytes are all
-    /// `qdtext` or quotable (the framer refused control characters), so only a missing
-    /// closing quote makes it malformed.
+    /// `qdtext` or quotable (the framer refused control characters and bytes that are not
+    /// ASCII), so only a missing closing quote makes it malformed.
     fn quoted_is_utf8(&mut self) -> Option<bool> {
         // The longest name of UTF-8 is 5 bytes: a longer text is another charset, but is
         // still read to its closing quote.

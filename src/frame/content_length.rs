@@ -61,7 +61,8 @@ pub enum ContentLengthError {
         offset: u64,
     },
     /// A header line is not `token: value` ended by `\r\n` (a bare LF, no colon, an empty
-    /// or invalid name, a control character in the value). Fatal.
+    /// or invalid name, a control character or a byte that is not ASCII in the value).
+    /// Fatal.
     MalformedHeader {
         /// Stream offset of the message's first header byte.
         offset: u64,
@@ -205,6 +206,10 @@ const HEADERS: State = State::Headers {
 ///   so the stream goes on. So is a body whose `charset` is given more than once (in one
 ///   value, or in several `Content-Type` headers) when any of them names another charset.
 /// - Each header line must end in `\r\n`; optional whitespace around values is ignored.
+/// - The header block is ASCII, as the LSP base protocol encodes it: a value holding a byte
+///   above 0x7F (UTF-8 text, RFC 9110's `obs-text`) is a malformed header line, fatal as a
+///   control character in it is. What the peer meant by it cannot be told, and no LSP peer
+///   writes one.
 /// - The header block is limited to [`max_header_bytes`](Self::max_header_bytes) bytes and
 ///   [`max_headers`](Self::max_headers) headers.
 /// - A body longer than the frame limit is reported once ([`ContentLengthError::TooLong`]) and
@@ -577,7 +582,9 @@ fn parse_header(line: &[u8]) -> Result<Header<'_>, ()> {
     if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
         return Err(());
     }
-    if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+    // Visible ASCII, space and tab only: the header part "is encoded using the 'ascii'
+    // encoding" (the LSP base protocol).
+    if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b >= 0x7f) {
         return Err(());
     }
     Ok(if name.eq_ignore_ascii_case(b"content-length") {

@@ -28,6 +28,7 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use super::lines::FrameError;
 use super::without_line_end;
+use crate::REUSE_KEEP;
 
 /// The byte order mark a stream may start with (stripped once, as WHATWG's UTF-8 decode does).
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -153,6 +154,12 @@ enum Data {
 /// [`Framer`](super::Framer) trait, whose frames are messages, a priming event is skipped too,
 /// and so is an event of a type other than `message` ([`SseEvent::carries_message`]).
 ///
+/// Between events the framer keeps at most [`REUSE_KEEP`] (64 KiB) of memory of its own for
+/// reuse: the buffer the data of several lines is joined in, and the copy of the last event
+/// id. A larger one, left by a large event or a long id, is given back, so that a long-lived
+/// stream does not hold the largest event it ever read. (The data of a one-line event is a
+/// slice of the read buffer, which is the caller's.)
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{Decoder, Kind, SseFramer};
@@ -186,6 +193,9 @@ pub struct SseFramer {
     /// Dropping the rest of an over-long line that is ignored anyway (a comment, an unknown
     /// field), up to its end; the event goes on.
     skipping_line: bool,
+    /// A line other than a comment (a field, known or not) was read since the last event
+    /// ended: an event has begun, which the end of the stream would cut.
+    in_event: bool,
     /// Stream offset of the buffer's first byte.
     consumed: u64,
     last_offset: u64,
@@ -193,6 +203,7 @@ pub struct SseFramer {
     event_start: Option<u64>,
     data: Data,
     data_len: usize,
+    /// The data of several lines, joined (its memory reused up to [`REUSE_KEEP`]).
     joined: BytesMut,
     id: Option<Bytes>,
     event: Option<Bytes>,
@@ -200,7 +211,7 @@ pub struct SseFramer {
     /// The id of the last dispatched event that had one (WHATWG's "last event ID string"),
     /// copied out of the read buffer: a slice of it would keep the whole buffer alive until
     /// the next id (the copy reuses its capacity: no allocation per event once it holds the
-    /// stream's ids).
+    /// stream's ids, unless one of them is longer than [`REUSE_KEEP`]).
     last_event_id: Option<Vec<u8>>,
     /// The last valid `retry` read (WHATWG's reconnection time).
     reconnection_time: Option<u64>,
@@ -279,6 +290,7 @@ impl SseFramer {
             discarding: false,
             in_line: false,
             skipping_line: false,
+            in_event: false,
             consumed: 0,
             last_offset: 0,
             event_start: None,
@@ -451,6 +463,25 @@ impl SseFramer {
         &buf[..name_end] == b"data"
     }
 
+    /// Whether the stream, were it to end now, would cut an event the server had begun (an
+    /// event of which a field line, known or not, was read, or whose first line is the
+    /// unfinished one left in `buf`), whatever it carries: a body that ends so was not read
+    /// whole, though the event it cut may have had no data yet ([`ends_inside_event`] is the
+    /// narrower question, whether data is dropped). Comments and a blank line (or nothing)
+    /// after the last event are no cut; an event reported over-long already is none either.
+    ///
+    /// [`ends_inside_event`]: Self::ends_inside_event
+    pub(crate) fn ends_mid_event(&self, buf: &[u8]) -> bool {
+        if self.discarding {
+            return false;
+        }
+        // `decode` consumed every whole line: what is left is one unfinished line (or the
+        // rest of an over-long comment or unknown field being skipped, told by `in_event`).
+        self.in_event
+            || self.ends_inside_event(buf)
+            || (!self.skipping_line && buf.first().is_some_and(|&b| b != b':'))
+    }
+
     /// The data limit.
     pub fn max_frame(&self) -> usize {
         self.max_frame
@@ -520,6 +551,12 @@ impl SseFramer {
 
     fn clear_event(&mut self) {
         self.event_start = None;
+        self.in_event = false;
+        // Data joined past `REUSE_KEEP` by an event that was not handed out (one the end of
+        // the stream drops) is given back with it, as a dispatched one's goes with its event.
+        if self.joined.capacity() > REUSE_KEEP {
+            self.joined = BytesMut::new();
+        }
         self.data = Data::None;
         self.data_len = 0;
         self.id = None;
@@ -600,6 +637,7 @@ impl SseFramer {
                         self.event_start = Some(self.consumed);
                     }
                     if is_ignored_field(&buf[..read_to]) {
+                        self.in_event |= buf[0] != b':';
                         self.skipping_line = true;
                         self.advance(buf, read_to);
                         self.next_index = 0;
@@ -679,6 +717,7 @@ impl SseFramer {
             self.advance(buf, end);
             return Ok(());
         }
+        self.in_event = true;
         let (name_end, value_start) = field_parts(line);
         let value_len = at - value_start;
         match &line[..name_end] {
@@ -761,10 +800,16 @@ impl SseFramer {
     }
 
     /// Sets the last event id (WHATWG's last event ID string) to `id`, reusing the copy's
-    /// capacity.
+    /// capacity (up to [`REUSE_KEEP`]: a larger one, left by a long id, is given back).
     fn remember_last_event_id(&mut self, id: &[u8]) {
         let kept = self.last_event_id.get_or_insert_with(Vec::new);
+        if kept.capacity() > REUSE_KEEP {
+            *kept = Vec::new();
+        }
         kept.clear();
+        // Room for this id, not twice the last one's (as a `Vec` grows): one within
+        // `REUSE_KEEP` keeps no more than that.
+        kept.reserve_exact(id.len());
         kept.extend_from_slice(id);
     }
 
@@ -775,6 +820,12 @@ impl SseFramer {
         let data = match core::mem::take(&mut self.data) {
             Data::None => Bytes::new(),
             Data::One(data) => data,
+            // A buffer grown past `REUSE_KEEP` goes with its event: a split would keep its
+            // whole allocation for the next event's data, however little of it the data
+            // filled (a buffer grows by doubling).
+            Data::Joined if self.joined.capacity() > REUSE_KEEP => {
+                core::mem::take(&mut self.joined).freeze()
+            }
             Data::Joined => self.joined.split().freeze(),
         };
         let (id, event, retry) = (self.id.take(), self.event.take(), self.retry.take());

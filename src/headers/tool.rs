@@ -139,6 +139,9 @@ impl core::fmt::Display for SchemaError {
     }
 }
 
+#[cfg(feature = "std")]
+impl std::error::Error for SchemaError {}
+
 /// An invalid tool definition: why, and which annotation (when one is to blame).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidSchema<'a> {
@@ -169,8 +172,21 @@ impl core::fmt::Display for InvalidSchema<'_> {
     }
 }
 
+/// Its [`SchemaError`] is the [`source`](std::error::Error::source).
+///
+/// ```
+/// use std::error::Error;
+/// use rpcwire::headers::{InvalidSchema, SchemaError};
+/// let invalid = InvalidSchema { error: SchemaError::NotAString, header: None, property: None };
+/// let source = invalid.source().unwrap();
+/// assert_eq!(source.downcast_ref::<SchemaError>(), Some(&SchemaError::NotAString));
+/// ```
 #[cfg(feature = "std")]
-impl std::error::Error for InvalidSchema<'_> {}
+impl std::error::Error for InvalidSchema<'_> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 /// One annotated parameter of a tool.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -337,3 +337,197 @@ fn the_largest_capacity_limit_works() {
     let token = t.insert(1).unwrap();
     assert_eq!(t.remove(token), Ok(1));
 }
+
+/// The tokens of a burst of `n` requests, every `keep_every`th kept in flight (with a
+/// deadline of its index) and the others answered.
+fn burst(t: &mut PendingTable<usize>, n: usize, keep_every: usize) -> (Vec<Token>, Vec<Token>) {
+    let tokens: Vec<Token> = (0..n)
+        .map(|i| t.insert_with_deadline(i, i as u64).unwrap())
+        .collect();
+    let (mut kept, mut gone) = (Vec::new(), Vec::new());
+    for (i, token) in tokens.into_iter().enumerate() {
+        if i % keep_every == 0 {
+            kept.push(token);
+        } else {
+            assert_eq!(t.remove(token), Ok(i));
+            gone.push(token);
+        }
+    }
+    (kept, gone)
+}
+
+/// A shrink cuts the free slots after the last request in flight off, and gives back their
+/// memory and the wheel's; the requests in flight keep their tokens and deadlines, and the
+/// free slots left are taken before the slab grows again.
+#[test]
+fn shrink_cuts_the_free_slots_at_the_end_and_keeps_the_requests_in_flight() {
+    let mut t = PendingTable::new();
+    let (kept, _) = burst(&mut t, 1000, 300);
+    assert_eq!(kept.len(), 4, "slots 0, 300, 600 and 900");
+    let before = t.debug_footprint();
+    t.shrink_to_fit();
+    let after = t.debug_footprint();
+    assert_eq!((after.slots, after.slot_capacity), (901, 901));
+    assert!(before.slot_capacity >= 1000);
+    assert_eq!(after.wheel_link_storage, 901);
+    assert_eq!(after.wheel_bucket_storage, before.wheel_bucket_storage);
+    for (i, &token) in kept.iter().enumerate() {
+        assert_eq!(t.get(token), Some(&(i * 300)));
+        assert_eq!(t.deadline(token), Some(i as u64 * 300));
+    }
+    // The free slots below the last request in flight are taken first (the free list lost
+    // the slots cut off only).
+    let refill: Vec<Token> = (0..897).map(|i| t.insert(i).unwrap()).collect();
+    assert_eq!(t.slots.len(), 901);
+    assert!(refill
+        .iter()
+        .all(|token| (token.get() & t.index_mask) <= 901));
+    assert_eq!(t.insert(0).unwrap().get() & t.index_mask, 902);
+    let expired: Vec<(Token, usize)> = t.expire(1000).collect();
+    let due: Vec<(Token, usize)> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, i * 300))
+        .collect();
+    assert_eq!(expired, due);
+}
+
+/// No token of a slot cut off is minted again, when the slab grows back past it: its misses
+/// stay stale, and so do those of the tokens that went with the slots still there.
+#[test]
+fn tokens_of_slots_cut_off_are_never_minted_again() {
+    let mut t = PendingTable::new();
+    // Slot 0 stays hot (a few generations on), slots 1 to 99 each mint one token.
+    for _ in 0..5 {
+        let token = t.insert(0).unwrap();
+        t.remove(token).unwrap();
+    }
+    let (kept, gone) = burst(&mut t, 100, 1000);
+    assert_eq!(kept.len(), 1);
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 1);
+    for token in &gone {
+        assert_eq!(t.remove(*token), Err(Miss::Stale), "{token}");
+    }
+    let again: Vec<Token> = (0..300).map(|i| t.insert(i).unwrap()).collect();
+    for token in &gone {
+        assert!(!again.contains(token), "{token} minted twice");
+        assert_eq!(t.get(*token), None);
+        assert_eq!(t.remove(*token), Err(Miss::Stale), "{token}");
+    }
+    assert_eq!(t.get(kept[0]), Some(&0));
+    for (i, token) in again.iter().enumerate() {
+        assert_eq!(t.remove(*token), Ok(i));
+    }
+}
+
+/// A token no slot minted is unknown after a shrink too: past every index the slab ever
+/// had, or of a generation past the one slots cut off start at again.
+#[test]
+fn a_shrink_keeps_unknown_tokens_unknown() {
+    let mut t = PendingTable::new();
+    let (kept, gone) = burst(&mut t, 10, 1000);
+    t.remove(kept[0]).unwrap();
+    let first = gone[0];
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 0);
+    let past_the_end = Token::new(20).unwrap();
+    assert_eq!(t.remove(past_the_end), Err(Miss::Unknown));
+    let later_generation = Token::new(first.get() + 5 * t.generation_step).unwrap();
+    assert_eq!(t.remove(later_generation), Err(Miss::Unknown));
+    assert_eq!(t.remove(first), Err(Miss::Stale));
+}
+
+/// A free slot past the middle of its generations stays, and so do those before it: every
+/// slot added again would start past its generation, with fewer than half its tokens.
+#[test]
+fn a_shrink_keeps_a_free_slot_in_the_later_half_of_its_generations() {
+    // 3 generation bits: a slot mints 8 tokens, the later half from its 5th on.
+    let mut t = PendingTable::with_layout(4, 50, 9);
+    let tokens: Vec<Token> = (0..3).map(|i| t.insert(i).unwrap()).collect();
+    t.remove(tokens[1]).unwrap();
+    t.remove(tokens[2]).unwrap();
+    // Slot 2 (the free list's head) mints 3 more: its next token is its 5th.
+    for _ in 0..3 {
+        let token = t.insert(9).unwrap();
+        assert_eq!(token.get() & t.index_mask, 3);
+        t.remove(token).unwrap();
+    }
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 3, "slot 2 is in the later half");
+    // In the lower half, it goes, and so does slot 1; slots come back at its generation.
+    let mut t = PendingTable::with_layout(4, 50, 9);
+    let tokens: Vec<Token> = (0..3).map(|i| t.insert(i).unwrap()).collect();
+    t.remove(tokens[1]).unwrap();
+    t.remove(tokens[2]).unwrap();
+    for _ in 0..2 {
+        let token = t.insert(9).unwrap();
+        t.remove(token).unwrap();
+    }
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 1);
+    assert_eq!(t.insert(1).unwrap().get(), (3 << 50) | 2);
+}
+
+/// Once the token space is used up, every generation of a slot that wrapped may have been
+/// minted: no slot is cut off.
+#[test]
+fn no_slot_is_cut_off_once_the_token_space_is_used_up() {
+    let mut t = PendingTable::with_layout(2, 50, 5);
+    for i in 0..41u32 {
+        let token = t.insert(i).unwrap();
+        t.remove(token).unwrap();
+    }
+    assert!(!t.wrapped.is_empty());
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 5);
+}
+
+/// The wheel's list heads go while nothing is on it, and come back with the next deadline.
+#[test]
+fn a_shrink_with_nothing_on_the_wheel_gives_its_heads_back() {
+    let mut t = PendingTable::new();
+    let timed = t.insert_with_deadline(1, 10).unwrap();
+    let open = t.insert(2).unwrap();
+    t.remove(timed).unwrap();
+    t.shrink_to_fit();
+    let footprint = t.debug_footprint();
+    assert_eq!((footprint.wheel_bucket_storage, footprint.slots), (0, 2));
+    assert_eq!(t.get(open), Some(&2));
+    let timed = t.insert_with_deadline(3, 20).unwrap();
+    assert_eq!(t.next_wakeup(), Some(20));
+    assert_eq!(t.expire(20).collect::<Vec<_>>(), vec![(timed, 3)]);
+}
+
+/// A later shrink keeps what an earlier one set: a slot that stayed at an early generation
+/// and is cut off later does not bring the generation slots come back at down, nor the
+/// stale misses of the slots cut off first back to unknown ones.
+#[test]
+fn a_later_shrink_keeps_the_tokens_an_earlier_one_cut_off_retired() {
+    let mut t = PendingTable::new();
+    // Slot 0 stays in flight at generation 0; slot 1 mints five tokens.
+    let first = t.insert(0).unwrap();
+    let mut cut: Vec<Token> = (0..5)
+        .map(|i| {
+            let token = t.insert(i).unwrap();
+            t.remove(token).unwrap();
+            token
+        })
+        .collect();
+    assert!(cut.iter().all(|token| token.get() & t.index_mask == 2));
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 1);
+    t.remove(first).unwrap();
+    cut.push(first);
+    // Cuts slot 0, at generation 1.
+    t.shrink_to_fit();
+    assert_eq!(t.slots.len(), 0);
+    for token in &cut {
+        assert_eq!(t.remove(*token), Err(Miss::Stale), "{token}");
+    }
+    let again: Vec<Token> = (0..10).map(|i| t.insert(i).unwrap()).collect();
+    for token in &cut {
+        assert!(!again.contains(token), "{token} minted twice");
+        assert_eq!(t.remove(*token), Err(Miss::Stale), "{token}");
+    }
+}

@@ -9,7 +9,8 @@
 //! array parallel to the slab ([`Links`]): scheduling and unscheduling are O(1) pointer
 //! updates, removing an entry before its deadline unlinks it at once (no lazy deletion, so no
 //! garbage can pile up in a bucket that is never swept), and the wheel's storage is a fixed
-//! 704 list heads plus at most one [`Links`] per slot, allocated on the first deadline. An
+//! 704 list heads plus at most one [`Links`] per slot, allocated on the first deadline (and
+//! given back by a shrink of the table: the heads while nothing is on the wheel). An
 //! entry moves down at most ten levels before it expires, so expiry
 //! costs amortised O(1) per entry, independent of the table size and of how far `now` jumps
 //! (empty buckets are skipped with one bit scan per level, never visited one by one).
@@ -103,6 +104,19 @@ impl Wheel {
     /// Capacity of the per-slot link storage.
     pub(super) fn link_storage(&self) -> usize {
         self.links.capacity()
+    }
+
+    /// Gives back storage: the links of the slot indexes from `slots` on (none of which is on
+    /// the wheel), keeping room for `min_capacity`, and the list heads while nothing is on
+    /// the wheel (the next deadline allocates them again).
+    pub(super) fn shrink_to(&mut self, slots: usize, min_capacity: usize) {
+        debug_assert!(self.links.iter().skip(slots).all(|l| !l.is_scheduled()));
+        self.links.truncate(slots);
+        self.links.shrink_to(min_capacity);
+        if self.scheduled == 0 {
+            debug_assert!(self.occupied.iter().all(|&bits| bits == 0));
+            self.heads = Vec::new();
+        }
     }
 
     /// Puts slot `index` (not on the wheel yet) on the wheel with `deadline`.

@@ -5,6 +5,8 @@
 
 use core::hash::Hash;
 
+use alloc::collections::VecDeque;
+
 use super::{held_bytes, ClientEntries, Entry, Held, IdRemapper, Origin};
 use crate::pending::Token;
 
@@ -17,7 +19,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
         let mut dropped = alloc::vec::Vec::new();
         // Its counts go with its list.
-        let mut at = self.heads.remove(client).map(|entries| entries.head);
+        let mut at = self.heads.remove(client).map(|entries| {
+            self.unfile(entries.records, entries.slot);
+            entries.head
+        });
         while let Some(token) = at {
             let entry = self
                 .pending
@@ -36,8 +41,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// client's counts. Returns its request's origin (`None` for a task route).
     pub(super) fn forget(&mut self, entry: Entry<C, T>) -> Option<Origin<C, T>> {
         let Entry { held, prev, next } = entry;
-        if let Some(bytes) = held.counted_bytes() {
-            self.uncount(held.client(), bytes);
+        match held.counted_bytes() {
+            Some(bytes) => self.uncount(held.client(), bytes),
+            None => self.record_gone(held.client()),
         }
         self.unlink(held.client(), prev, next);
         self.release(held)
@@ -107,6 +113,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                     head: token,
                     counted: usize::from(counted.is_some()),
                     bytes: counted.unwrap_or(0),
+                    records: 0,
+                    slot: 0,
+                    ended: VecDeque::new(),
                 };
                 self.heads.insert(held.client().clone(), entries);
                 None

@@ -32,7 +32,9 @@ pub enum RemapError {
     /// tasks): every client shares the upstream's session, so the upstream cannot refuse it
     /// itself. MCP answers -32602, as for a task the receiver does not know; the reply
     /// ([`write_reply`](Self::write_reply)) reads as one, so that a client cannot tell another
-    /// client's task from no task.
+    /// client's task from no task by it. (A task id the remapper does not keep gets the
+    /// upstream's own answer, which may read otherwise: see [`IdRemapper`]'s section on tasks
+    /// for failing closed.)
     ForeignTask,
     /// A `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId` is not one
     /// string (absent, another type, named twice, or in `params` too malformed to tell): the

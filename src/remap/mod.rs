@@ -22,7 +22,9 @@
 //! This file holds the table and its core: forwarding requests, routing replies and
 //! subscription streams, cancellation, and the upstream going away. Beside it: `entries`
 //! (each client's list of its entries, and a client going away), `deadlines` (expiry),
-//! `progress` (progress tokens), `tasks` (task routes and ended tasks' records),
+//! `progress` (progress tokens), `stream_cancel` (what became of a listen stream's teardown:
+//! [`StreamCancel`]), `tasks` (task routes and ended tasks' records), `records` (which
+//! record of an ended task gives its room up), `shrink` (giving back the room a burst left),
 //! `task_messages` (what MCP's task requests and replies say), `task_list` (a `tasks/list`
 //! result filtered for its client) and `error` ([`RemapError`]).
 
@@ -30,6 +32,9 @@ mod deadlines;
 mod entries;
 mod error;
 mod progress;
+mod records;
+mod shrink;
+mod stream_cancel;
 mod task_list;
 mod task_messages;
 mod tasks;
@@ -49,12 +54,36 @@ use crate::pending::{Miss, PendingTable, Token};
 
 pub use error::RemapError;
 pub use progress::ProgressRoute;
+pub use shrink::RemapFootprint;
+pub use stream_cancel::StreamCancel;
 
 use progress::progress_token_to_rewrite;
+use records::ByRecords;
 use task_messages::{created_task, ended_task, is_invalid_params, kind_of, requested_task, Kind};
 use tasks::TaskRoute;
 
-/// Where a forwarded request came from, and what the caller kept with it.
+/// Where a forwarded request came from, and what the caller kept with it: what
+/// [`IdRemapper`] hands back when the request leaves it (routed, taken, cancelled, expired,
+/// its client or the upstream gone), so that the client can be answered under its own id.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder, ErrorCode, IdRemapper, Message};
+///
+/// let mut remap = IdRemapper::new(16);
+/// let frame = br#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x"}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// remap.forward_request_with("client-a", "tools/call", frame, &req, Some(30_000), &mut BytesMut::new()).unwrap();
+///
+/// // No reply by its deadline: answer the client under its id.
+/// let mut to_client = BytesMut::new();
+/// for (_token, origin) in remap.expire(30_000) {
+///     assert_eq!((origin.client, origin.value), ("client-a", "tools/call"));
+///     encode::write_error(&mut to_client, origin.id.as_id(), ErrorCode::INTERNAL_ERROR, "timed out", None);
+/// }
+/// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","id":"a-1","error":{"code":-32603,"message":"timed out"}}
+/// "#[..]);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin<C, T = ()> {
     /// The client (connection) that sent it.
@@ -112,7 +141,8 @@ pub struct Origin<C, T = ()> {
 /// [`max_per_client`](Self::max_per_client) bounds what one client holds: its requests in
 /// flight and its tasks' live routes (a route keeps its request's place until the task is
 /// seen to end, or its deadline passes). The records of its tasks that ended do not count:
-/// they give their places up to any client's request.
+/// they give their places up to requests and routes that need room, their own client's
+/// first (see [Tasks](Self#tasks)).
 /// [`max_bytes_per_client`](Self::max_bytes_per_client) bounds their bytes, as `max_bytes`
 /// counts them (a route its progress token and task id). A request
 /// beyond either is refused, as [`RemapError::ClientFull`] or
@@ -245,11 +275,18 @@ pub struct Origin<C, T = ()> {
 /// be; should it still not fit (the id spelled longer), neither is kept: the old task's
 /// client must not keep an id that names another client's task. The records of tasks that
 /// ended never crowd requests or routes out: a request that finds the table full, or the
-/// budget short, takes the places of the oldest records, and a task's route the budget short
-/// their room (which tasks are then ones the remapper does not keep, as once their ttl has
-/// passed); live routes and requests in flight are never given up for it, and a request or
-/// route that would not fit with every record gone is refused without any going. Task ids
-/// are the upstream's: they go both ways unchanged.
+/// budget short, takes the places of records, and a task's route the budget short their room
+/// (which tasks are then ones the remapper does not keep, as once their ttl has passed); live
+/// routes and requests in flight are never given up for it, and a request or route that
+/// would not fit with every record gone is refused without any going. Which records go, one
+/// at a time until it fits: its own client's oldest while that client holds one; else the
+/// oldest of a client holding the most records (any of them, when several hold as many).
+/// So a request or route never takes the room of another client's record while its own
+/// client, or a client holding more records than that one, has one to give up: a client
+/// cannot push another's records out by cycling its own tasks, for each of its requests
+/// takes its own records' room first. (Finding the record costs O(1) amortised: each
+/// client's records are queued oldest first, and the clients filed by how many they hold.)
+/// Task ids are the upstream's: they go both ways unchanged.
 ///
 /// ## Whose task it is
 ///
@@ -279,16 +316,26 @@ pub struct Origin<C, T = ()> {
 /// not check ("the `taskId` parameter in the request **MUST** be used as the source of
 /// truth for identifying the target task": `_meta`'s related task does not count). Both are
 /// answered -32602, as MCP answers an "invalid or nonexistent `taskId` in `tasks/get`,
-/// `tasks/result`, or `tasks/cancel`"; a foreign task's reply reads as a task not found,
-/// so that a client cannot probe for other clients' task ids.
+/// `tasks/result`, or `tasks/cancel`"; a foreign task's reply reads as a task not found.
+/// (It reads as the specification's example; a task the remapper does not keep gets the
+/// upstream's own answer, after a round trip: a client may tell the two apart, and so probe
+/// for other clients' task ids, unless the gateway fails closed, below.)
 ///
 /// A task id the remapper does not keep goes upstream, which answers for it: the remapper
 /// cannot tell a task it never saw (created before it, or through another gateway) from
 /// none, and the upstream answers -32602 for a task it does not know, or has deleted once
 /// its ttl passed. A task whose route was not kept (a `CreateTaskResult` over the byte
 /// budget) is such a task, open to every client: keep [`max_bytes`](Self::max_bytes) well
-/// above what the clients' tasks need. A gateway that would rather refuse every task it
-/// does not know (failing closed) can ask [`task_owner`](Self::task_owner) first.
+/// above what the clients' tasks need. So is the task of a record given up for room (see
+/// above): a client holding no records that finds the table (or the byte budget) full takes
+/// the room of a client holding the most, which is a client's only record when no client
+/// holds more (many clients, each holding few). So is a task the upstream created and whose
+/// `CreateTaskResult` is not routed yet, which another client may name meanwhile. A gateway
+/// that would rather refuse every task it does not know (failing closed) can ask
+/// [`task_owner`](Self::task_owner) first; one that owns the upstream's session from its
+/// start, and so sees every task created in it, has no task it never saw to let through.
+/// (Failing closed, a task whose record was given up is refused to its own client too: its
+/// `tasks/result` no longer reaches the result.)
 ///
 /// `tasks/list` goes upstream as any request does, and its result lists the tasks of the
 /// whole session, every client's. [`route_reply`](Self::route_reply) writes it for its
@@ -365,11 +412,10 @@ pub struct IdRemapper<C, T = ()> {
     /// What the records of tasks that ended hold of `bytes`: what [`Self::make_room`] can
     /// give back at most.
     ended_bytes: usize,
-    /// The tokens of the records of tasks that ended, oldest first: a full table or byte
-    /// budget gives the oldest up for a new request or route ([`Self::make_room`]). A token
-    /// whose record went otherwise (its ttl, its client) stays until it is met, or until the
-    /// queue is compacted (when it holds more than twice the table's entries).
-    ended: VecDeque<Token>,
+    /// The clients holding records of tasks that ended, by how many they hold: when the
+    /// requesting client holds none, a client holding the most gives its oldest up
+    /// ([`Self::make_room`]).
+    by_records: ByRecords<C>,
 }
 
 /// A client's entries: the head of their list, and what its limits count of them.
@@ -378,12 +424,21 @@ struct ClientEntries {
     /// [`Entry::next`]).
     head: Token,
     /// Its requests in flight and live task routes (not the records of its tasks that
-    /// ended, which give their places up to any request): what
+    /// ended, which give their places up to requests and routes that need room): what
     /// [`IdRemapper::max_per_client`] bounds.
     counted: usize,
     /// What those hold of [`IdRemapper::bytes`] ([`Held::counted_bytes`]): what
     /// [`IdRemapper::max_bytes_per_client`] bounds.
     bytes: usize,
+    /// How many records of its tasks that ended it holds, and its place among the clients
+    /// holding as many ([`ByRecords`]; meaningless while it holds none).
+    records: usize,
+    slot: usize,
+    /// The tokens of those records, oldest first: a full table or byte budget gives the
+    /// oldest up for a new request or route ([`IdRemapper::make_room`]). A token whose record
+    /// went otherwise (its ttl, a -32602 answer, its id taken over) stays until it is met, or
+    /// until the queue is compacted (when it holds more than twice the client's records).
+    ended: VecDeque<Token>,
 }
 
 /// An entry of the table: a request in flight or a task's route, and its neighbours in its
@@ -482,7 +537,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             routes: 0,
             live: 0,
             ended_bytes: 0,
-            ended: VecDeque::new(),
+            by_records: ByRecords::new(),
         }
     }
 
@@ -655,7 +710,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if (self.bytes - self.ended_bytes).saturating_add(held) > self.max_bytes {
             return Err(RemapError::OverBudget);
         }
-        self.make_room(true, held);
+        self.make_room(&origin.client, true, held);
         // The request goes at the head of its client's list.
         let token = self
             .insert_linked(Held::Request { origin, kind }, deadline)
@@ -727,26 +782,28 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// `notifications/cancelled` (decoded from `frame`) whose `params.requestId` is the token
     /// of a listen request in flight, appends the client-bound frame with the client's id
     /// for the request restored (the rest byte for byte), forgets the request (the stream is
-    /// closed: its late result is `Stale`), and returns its origin (the client to send it
-    /// to).
+    /// closed: its late result is `Stale`), and returns [`StreamCancel::Routed`] with its
+    /// origin (the client to send it to).
     ///
     /// Nothing is written, and the gateway drops the notification, when
     ///
     /// - it is not a `notifications/cancelled` whose `requestId` reads as one string or
     ///   integer ([`mcp::Cancelled::from_notification`]), or its `requestId` is the token of
-    ///   a request in flight that is not a `subscriptions/listen`: `None`. MCP says
-    ///   "Servers **MUST NOT** send `notifications/cancelled` for any other purpose", and the
-    ///   request stays in flight (its reply, or its deadline, still answers its client);
+    ///   a request in flight that is not a `subscriptions/listen`:
+    ///   [`StreamCancel::NotAStream`]. MCP says "Servers **MUST NOT** send
+    ///   `notifications/cancelled` for any other purpose", and the request stays in flight
+    ///   (its reply, or its deadline, still answers its client);
     /// - its `requestId` is a token never minted, or not a token at all (a string):
-    ///   `Some(Err(Miss::Unknown))`;
+    ///   [`StreamCancel::Miss`]`(`[`Miss::Unknown`]`)`;
     /// - its `requestId` is a token whose request is no longer in flight (answered,
-    ///   cancelled, expired, its stream torn down already): `Some(Err(Miss::Stale))`.
+    ///   cancelled, expired, its stream torn down already):
+    ///   [`StreamCancel::Miss`]`(`[`Miss::Stale`]`)`.
     ///
     /// [`mcp::Cancelled::from_notification`]: crate::mcp::Cancelled::from_notification
     ///
     /// ```
     /// use bytes::BytesMut;
-    /// use rpcwire::{Decoder, IdRemapper, Message, Miss};
+    /// use rpcwire::{Decoder, IdRemapper, Message, Miss, StreamCancel};
     ///
     /// let mut remap = IdRemapper::new(16);
     /// let listen = br#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}"#;
@@ -757,15 +814,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// let teardown = format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{token},"reason":"shutting down"}}}}"#);
     /// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(teardown.as_bytes()) else { panic!() };
     /// let mut to_client = BytesMut::new();
-    /// let origin = remap.route_stream_cancel(teardown.as_bytes(), &n, &mut to_client).unwrap();
-    /// assert_eq!(origin.map(|o| o.client), Ok(7));
+    /// let StreamCancel::Routed(origin) = remap.route_stream_cancel(teardown.as_bytes(), &n, &mut to_client) else { panic!() };
+    /// assert_eq!(origin.client, 7);
     /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l1","reason":"shutting down"}}
     /// "#[..]);
     ///
     /// // The stream is closed: its entry is gone, and a second teardown names nothing.
     /// assert!(remap.is_empty());
     /// let again = remap.route_stream_cancel(teardown.as_bytes(), &n, &mut BytesMut::new());
-    /// assert_eq!(again.map(|r| r.map(|o| o.client)), Some(Err(Miss::Stale)));
+    /// assert_eq!(again, StreamCancel::Miss(Miss::Stale));
     /// ```
     ///
     /// # Panics
@@ -777,13 +834,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         frame: &[u8],
         notification: &Notification<'_>,
         out: &mut BytesMut,
-    ) -> Option<Result<Origin<C, T>, Miss>> {
-        let cancelled = Cancelled::from_notification(notification)?;
+    ) -> StreamCancel<C, T> {
+        let Some(cancelled) = Cancelled::from_notification(notification) else {
+            return StreamCancel::NotAStream;
+        };
         let request_id = cancelled.request_id;
         // Before anything is removed: a caller's mistake must not lose the request.
         encode::offset_in(frame, request_id.raw());
         let Some(token) = Token::from_wire(request_id.raw()) else {
-            return Some(Err(Miss::Unknown));
+            return StreamCancel::Miss(Miss::Unknown);
         };
         match self.pending.get(token).map(|entry| &entry.held) {
             Some(Held::Request {
@@ -791,21 +850,21 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             })
             | None => {}
             // A request in flight that is no stream: not the upstream's to cancel this way.
-            Some(Held::Request { .. }) => return None,
+            Some(Held::Request { .. }) => return StreamCancel::NotAStream,
             // Answered already: the request became a task's route.
-            Some(Held::Task(_)) => return Some(Err(Miss::Stale)),
+            Some(Held::Task(_)) => return StreamCancel::Miss(Miss::Stale),
         }
         // The stream's request, or, when none is in flight under the token, why not (`remove`
         // tells a stale token from an unknown one).
         let entry = match self.pending.remove(token) {
             Ok(entry) => entry,
-            Err(miss) => return Some(Err(miss)),
+            Err(miss) => return StreamCancel::Miss(miss),
         };
         let origin = self
             .forget(entry)
             .expect("a listen request's entry holds its origin");
         encode::write_with_id(out, frame, request_id, origin.id.as_id());
-        Some(Ok(origin))
+        StreamCancel::Routed(origin)
     }
 
     /// The request in flight that the upstream names by `token` (our token, as it wrote it:
@@ -1002,12 +1061,18 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// when the notification is not a cancellation or names no request of this client in
     /// flight.
     ///
-    /// A cancellation that gets `None` must not go upstream as it is: its `requestId` is the
-    /// client's own id, and the upstream reads it as one of ours, which may be another
-    /// client's request. Drop it (MCP lets a receiver ignore a cancellation of a request it
-    /// does not know, or that has finished); forward as they are only the notifications that
-    /// [`mcp::Cancelled::from_notification`](crate::mcp::Cancelled::from_notification) does
-    /// not read.
+    /// A `notifications/cancelled` that gets `None` must not go upstream as it is, whatever
+    /// made it `None`: its `requestId` is the client's own id, and the upstream reads it as
+    /// one of ours, which may be another client's request. That holds as much for a
+    /// cancellation that [`mcp::Cancelled::from_notification`](crate::mcp::Cancelled::from_notification)
+    /// does not read: a `requestId` given twice, or spelled `1.0` or `1e0`, names no request
+    /// here, but the upstream's parser may read it as our token 1 all the same (many keep a
+    /// duplicated member's last value, and compare `1.0` equal to `1`). Drop it (MCP lets a
+    /// receiver ignore a cancellation of a request it does not know, or that has finished).
+    /// Tell a cancellation by its method, not by whether it reads; and forward as they are
+    /// only the client notifications the gateway knows name nothing of the upstream's (not,
+    /// say, a `tasks/cancel` sent as a notification, whose task
+    /// [`forward_request`](IdRemapper::forward_request) never checked).
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -1025,6 +1090,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(stray) else { panic!() };
     /// let mut upstream = BytesMut::new();
     /// assert!(remap.forward_cancel(&"b", stray, &n, &mut upstream).is_none());
+    /// assert!(upstream.is_empty());
+    ///
+    /// // Nor does a cancellation that cannot be read: dropped, for the upstream may read
+    /// // `1.0` as 1 too.
+    /// let odd = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.0}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp().decode(odd) else { panic!() };
+    /// assert!(remap.forward_cancel(&"b", odd, &n, &mut upstream).is_none());
     /// assert!(upstream.is_empty());
     ///
     /// // Client "a" cancels its request 5: it goes upstream under our token.
@@ -1073,7 +1145,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.routes = 0;
         self.live = 0;
         self.ended_bytes = 0;
-        self.ended.clear();
+        self.by_records.clear();
         let drained: alloc::vec::Vec<_> = self
             .pending
             .drain()

@@ -117,9 +117,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
     /// `now`), and returns its origin; `None` when the route would pass the byte budget even
     /// with every record of an ended task given up. A task that has `ended` already keeps no
-    /// progress token: it needs the room of its record only (the caller ends it). The oldest
-    /// records give up the room it needs, and a task the remapper kept under the same id is
-    /// forgotten first (it is gone upstream).
+    /// progress token: it needs the room of its record only (the caller ends it). Records
+    /// give up the room it needs, its client's own first ([`Self::make_room`]), and a task
+    /// the remapper kept under the same id is forgotten first (it is gone upstream).
     pub(super) fn keep_route(
         &mut self,
         token: Token,
@@ -132,6 +132,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return None;
         };
         let key = IdKey::of(task_id);
+        let client = origin.client.clone();
         let progress_token = if ended {
             None
         } else {
@@ -156,16 +157,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return None;
         }
         // The request's place becomes the route's: room for the bytes only.
-        self.make_room(false, held.saturating_sub(released));
+        self.make_room(&client, false, held.saturating_sub(released));
         let deadline = self.pending.deadline(token);
         let timed = deadline.is_some();
         let entry = self.pending.get_mut(token)?;
-        let Held::Request { origin, .. } = &entry.held else {
+        if !matches!(entry.held, Held::Request { .. }) {
             return None;
-        };
+        }
         let ttl_ends = now.and_then(|now| ttl_ends(now, ttl));
         let route = TaskRoute {
-            client: origin.client.clone(),
+            client,
             progress_token,
             task_id: key.clone(),
             held,
@@ -226,9 +227,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         let counted = route.held;
         let released = route.end();
+        let client = route.client.clone();
         let entries = self
             .heads
-            .get_mut(&route.client)
+            .get_mut(&client)
             .expect("a client with entries has a list");
         entries.counted -= 1;
         entries.bytes -= counted;
@@ -237,42 +239,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.ended_bytes += route.held;
         self.live -= 1;
         self.pending.set_deadline(token, ttl_ends);
-        self.record_ended(token);
-    }
-
-    /// `token` holds the record of a task that ended: queued, to give its place up first.
-    fn record_ended(&mut self, token: Token) {
-        if self.ended.len() > 2 * self.pending.len() + 16 {
-            let pending = &self.pending;
-            self.ended.retain(|&t| {
-                matches!(pending.get(t), Some(Entry { held: Held::Task(route), .. }) if !route.live)
-            });
-        }
-        self.ended.push_back(token);
-    }
-
-    /// Forgets the records of tasks that ended, the oldest first, while the table is full
-    /// (when a `place` is needed) or `held` more bytes would pass the budget: a request in
-    /// flight, or a task's route, matters more than the record of a task's client past its
-    /// end (the task is then one the remapper does not keep, as once its ttl has passed).
-    /// Live routes and requests are never given up.
-    pub(super) fn make_room(&mut self, place: bool, held: usize) {
-        while (place && self.pending.len() >= self.pending.capacity_limit())
-            || self.bytes.saturating_add(held) > self.max_bytes
-        {
-            let Some(token) = self.ended.pop_front() else {
-                return;
-            };
-            if let Some(Entry {
-                held: Held::Task(route),
-                ..
-            }) = self.pending.get(token)
-            {
-                if !route.live {
-                    self.forget_task(token);
-                }
-            }
-        }
+        self.record_ended(token, client);
     }
 
     /// Forgets the task under `token` (a route, or the record of a task that ended).

@@ -86,7 +86,18 @@ pub fn simd_kernel() -> &'static str {
     }
 }
 
-/// How much of a payload value is checked while it is skipped.
+/// How much of a payload value is checked while it is skipped: a decoder's
+/// [`DecodeOptions::validation`](crate::DecodeOptions::validation). The envelope is
+/// validated whole either way.
+///
+/// ```
+/// use rpcwire::{DecodeOptions, Decoder, Validation};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a" 1}}"#;
+/// assert!(Decoder::mcp().decode(frame).is_ok()); // Lazy: delimited, not parsed
+/// let strict = Decoder::new(DecodeOptions { validation: Validation::Strict, ..DecodeOptions::default() });
+/// let reply = strict.decode(frame).unwrap_err().reply().unwrap();
+/// assert_eq!(reply.code.get(), -32700);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Validation {
     /// Strings closed with valid escapes and no raw control bytes, brackets matched and

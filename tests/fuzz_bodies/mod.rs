@@ -1278,19 +1278,38 @@ pub fn content_length_chunks(data: &[u8]) {
 }
 
 /// `PendingTable` operations driven by the input, against a `HashMap` model: every answer
-/// agrees, a stale token never matches, and the table ends empty.
+/// agrees, no token is minted twice (a live or a retired one), a stale token never matches,
+/// a shrink keeps every live request with its deadline, and the table ends empty.
 pub fn pending_model(data: &[u8]) {
     use rpcwire::{Miss, PendingTable, Token};
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, HashSet};
     let mut table = PendingTable::with_capacity_limit(64);
     // Ordered, so that `arg` picks the same live token on every run without sorting per step.
     let mut model: BTreeMap<u64, (u32, Option<u64>)> = BTreeMap::new();
     let mut retired: Vec<Token> = vec![];
+    let mut ever_retired: HashSet<u64> = HashSet::new();
     let mut now = 0u64;
     let mut next_value = 0u32;
     for pair in data.chunks(2) {
         let (op, arg) = (pair[0], *pair.get(1).unwrap_or(&0));
         let pick_live = |arg: u8| model.keys().nth(arg as usize % model.len()).copied();
+        // (Each token is retired once: the set takes the ones retired by the last step.)
+        ever_retired.extend(retired[ever_retired.len()..].iter().map(|t| t.get()));
+        if op >= 250 {
+            // A shrink (`arg` the room to keep): the live requests keep their tokens and
+            // values, and their deadlines (op 5's check); the retired ones stay stale (op 3),
+            // and no token is minted again (the inserts' check).
+            table.shrink_to(arg as usize % 80);
+            for (&t, &(value, _)) in &model {
+                assert_eq!(
+                    table.get(Token::new(t).unwrap()),
+                    Some(&value),
+                    "a shrink lost {t}"
+                );
+            }
+            assert_eq!(table.len(), model.len());
+            continue;
+        }
         match op % 7 {
             0 | 1 => {
                 next_value += 1;
@@ -1303,7 +1322,8 @@ pub fn pending_model(data: &[u8]) {
                     Ok(token) => {
                         assert!(token.get() < (1 << 53));
                         assert!(
-                            model.insert(token.get(), (next_value, deadline)).is_none(),
+                            model.insert(token.get(), (next_value, deadline)).is_none()
+                                && !ever_retired.contains(&token.get()),
                             "token minted twice"
                         );
                     }
@@ -1452,7 +1472,7 @@ pub fn tables_model(data: &[u8]) {
         /// The progress token while live, and the task id twice (its key is kept twice).
         held: usize,
         /// When it ended (a count of the steps that end tasks; those ended by one `expire`
-        /// share it): the oldest records give their places up first.
+        /// share it): a client's oldest record gives its place up first.
         ended: u64,
     }
     impl Tasked {
@@ -1474,27 +1494,41 @@ pub fn tables_model(data: &[u8]) {
     let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
     let mut seq = 0u64;
-    /// Takes out of the model the record of an ended task the remapper gave up for room: one of
-    /// the oldest (those one `expire` ended go in the table's order, so any of them may be the
-    /// one), which the remapper no longer keeps.
-    fn give_up_oldest_record(remap: &IdRemapper<u8>, tasks: &mut HashMap<String, Tasked>) {
-        let oldest = tasks
-            .values()
-            .filter(|t| !t.live)
-            .map(|t| t.ended)
-            .min()
-            .expect("a record to give up");
+    /// Takes out of the model the record of an ended task the remapper gave up for room for a
+    /// request or route of `client`'s: `client`'s oldest while it holds one, else the oldest
+    /// of a client holding the most (never another client's while `client`, or a client
+    /// holding more, has one to give up). Any of those the rule allows may be the one (clients
+    /// holding as many; records one `expire` ended, which go in the table's order); the one
+    /// taken out is one the remapper no longer keeps.
+    fn give_up_oldest_record(
+        remap: &IdRemapper<u8>,
+        tasks: &mut HashMap<String, Tasked>,
+        client: u8,
+    ) {
+        let records = |c: u8| tasks.values().filter(|t| !t.live && t.client == c).count();
+        let most = (0..3).map(records).max().unwrap_or(0);
+        assert!(most > 0, "a record to give up");
+        let own = records(client) > 0;
+        let gives = |c: u8| if own { c == client } else { records(c) == most };
+        let oldest = |c: u8| {
+            tasks
+                .values()
+                .filter(|t| !t.live && t.client == c)
+                .map(|t| t.ended)
+                .min()
+        };
         let gone = tasks
             .iter()
             .find(|(id, t)| {
                 !t.live
-                    && t.ended == oldest
+                    && gives(t.client)
+                    && Some(t.ended) == oldest(t.client)
                     && remap
                         .task_owner(rpcwire::Id::from_token(id.as_bytes()).unwrap())
                         .is_none()
             })
             .map(|(id, _)| id.clone())
-            .expect("one of the oldest records given up");
+            .unwrap_or_else(|| panic!("a record client {client} may take the room of given up"));
         tasks.remove(&gone);
     }
 
@@ -1516,10 +1550,10 @@ pub fn tables_model(data: &[u8]) {
     // What `client`'s request of `cost` bytes gets: `ClientFull` when the client holds its
     // share of entries, `ClientOverBudget` when its bytes would pass its share; then
     // `Full` when the table holds no place for it, or `OverBudget` no room, even with every
-    // record of a task that ended given up (then none is); else it takes the places of the
-    // oldest records while the table is full or the budget short: those the remapper gave up
-    // leave the model (each one of the oldest left: those one `expire` ended go in the
-    // table's order).
+    // record of a task that ended given up (then none is); else it takes the places of
+    // records while the table is full or the budget short, the client's own oldest first,
+    // else the oldest of a client holding the most: those the remapper gave up leave the
+    // model (see `give_up_oldest_record`).
     let admit = |remap: &IdRemapper<u8>,
                  remapped: &HashMap<(u8, IdKey), Remapped>,
                  tasks: &mut HashMap<String, Tasked>,
@@ -1550,7 +1584,7 @@ pub fn tables_model(data: &[u8]) {
             if in_flight + tasks.len() < capacity && used + cost <= budget {
                 return Ok(());
             }
-            give_up_oldest_record(remap, tasks);
+            give_up_oldest_record(remap, tasks, client);
         }
     };
     for pair in data.chunks(2) {
@@ -1832,8 +1866,8 @@ pub fn tables_model(data: &[u8]) {
                 if let (true, true, Some((id, ttl))) = (routed, request.task, created) {
                     // A task kept under the same id is gone upstream: forgotten first. The
                     // route fits when it would with every record of an ended task given up;
-                    // then the oldest give up the room it needs (its request's place is its
-                    // own), as for a request. A task ended already needs its record's room
+                    // then records give up the room it needs (its request's place is its
+                    // own), as for a request of its client's. A task ended already needs its record's room
                     // only (no progress token). A live route must fit its client's share too
                     // (its request's bytes are its own); a record need not.
                     tasks.remove(&id);
@@ -1847,7 +1881,7 @@ pub fn tables_model(data: &[u8]) {
                         while requests_held + tasks.values().map(|t| t.held).sum::<usize>() + held
                             > budget
                         {
-                            give_up_oldest_record(&remap, &mut tasks);
+                            give_up_oldest_record(&remap, &mut tasks, k.0);
                         }
                         let mut task = Tasked {
                             client: k.0,

@@ -36,8 +36,23 @@ fn json_opt<T>(
 }
 
 thread_local! {
-    /// The log record being written by this thread (reused: a record allocates nothing).
+    /// The log record being written by this thread (reused: a record allocates nothing, but
+    /// for one that grows it past [`rpcwire::REUSE_KEEP`], after which its memory is given
+    /// back: a record holds ids, method names and tool names, up to a frame's length).
     static RECORD: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// Hands `write` this thread's record buffer, emptied, to write a record into and use it;
+/// the buffer is kept for the next record unless that one grew it past
+/// [`rpcwire::REUSE_KEEP`].
+fn with_record(write: impl FnOnce(&mut Vec<u8>)) {
+    RECORD.with_borrow_mut(|r| {
+        r.clear();
+        write(r);
+        if r.capacity() > rpcwire::REUSE_KEEP {
+            *r = Vec::new();
+        }
+    });
 }
 
 /// One message's (or batch element's) line of the log.
@@ -167,8 +182,7 @@ impl State {
         let Some(log) = self.log.as_mut() else {
             return;
         };
-        RECORD.with_borrow_mut(|r| {
-            r.clear();
+        with_record(|r| {
             write_record(r, record);
             let _ = log.write_all(r);
         });
@@ -231,5 +245,29 @@ impl State {
         json_str(&mut r, v.as_str());
         r.push(b'}');
         self.write_log(&r);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of 1 MiB, then a short one: the thread's record buffer keeps no more than
+    /// `REUSE_KEEP` (it held the large record's memory for good); short ones reuse it.
+    #[test]
+    fn a_large_record_is_not_held_after_it() {
+        with_record(|r| r.extend_from_slice(&vec![b' '; 1 << 20]));
+        with_record(|r| r.extend_from_slice(b"{}"));
+        let kept = RECORD.with_borrow(Vec::capacity);
+        assert!(kept <= rpcwire::REUSE_KEEP, "the buffer holds {kept} bytes");
+        // Kept, not given back as well (an empty `Vec` has no memory to compare).
+        assert!(kept >= 2, "the short record's buffer is kept: {kept}");
+        let memory = RECORD.with_borrow(|r| r.as_ptr());
+        with_record(|r| r.extend_from_slice(b"{}"));
+        assert_eq!(
+            RECORD.with_borrow(|r| r.as_ptr()),
+            memory,
+            "short ones reuse it"
+        );
     }
 }

@@ -15,7 +15,8 @@
 //! side and the replies the proxy sends the client in their place ([`item`]), what one side
 //! does with the lines it reads ([`sorter`]), the state the sides share and what it records of
 //! each item ([`state`]), the log's records ([`log`]), the arrays the proxy sends in place of
-//! a batch ([`batch`]), the pipes' I/O ([`pipes`]) and the clock of the deadlines ([`clock`]).
+//! a batch ([`batch`]), the pipes' I/O ([`pipes`]), the clock of the deadlines ([`clock`])
+//! and the counters `--stats-every` prints ([`stats`]).
 
 mod batch;
 mod clock;
@@ -24,6 +25,7 @@ mod log;
 mod pipes;
 mod sorter;
 mod state;
+mod stats;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
@@ -44,9 +46,10 @@ use serde_json::json;
 
 use self::batch::push_owed_replies;
 use self::clock::Clock;
-use self::pipes::{read_into, widen_pipe, Sink, READ};
+use self::pipes::{take_all, widen_pipe, Input, Sink};
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
+use self::stats::StatsPrinter;
 use crate::check::{at_least_one, DialectArg, ValidateArg};
 use crate::session::{Dir, Expired, Session, Timeout, Violation};
 
@@ -90,7 +93,8 @@ valid, but the progress of the two cannot be told apart); from 2026-07-28 on, a 
 tools/list result listing a tool whose x-mcp-header annotations are invalid, which its clients
 must drop (invalid_tool_headers: the tools and why are reported); from 2026-07-28 on, a server's
 notifications/cancelled naming no listen stream of the client's still open, its one purpose
-(forbidden_cancellation; one naming such a stream closes it, as the client's cancellation would).
+(forbidden_cancellation; one naming such a stream closes it, as the client's cancellation would,
+also while no version is known when the listen request named 2026-07-28 in its _meta).
 And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
 the request stays in flight). Counters are printed at exit.
@@ -164,7 +168,9 @@ pub struct ProxyArgs {
     /// each waiting request costs the proxy up to about 480 bytes (its slot in a hash table,
     /// and the table's free slots), up to about 180 more with a progress token and 150 more
     /// under --timeout-ms: up to about 106 MB in each direction at the default (about 63 MB
-    /// without progress tokens and deadlines).
+    /// without progress tokens and deadlines). That is a burst's peak: once answered, its
+    /// memory is given back (a table less than a quarter full shrinks to about twice what it
+    /// holds, keeping room for 4,096 entries).
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
@@ -184,7 +190,8 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr (and to the --log file, which is flushed then) every this
-    /// many seconds, at least 1; without it, only at exit.
+    /// many seconds, at least 1; without it, only at exit. A stderr nobody drains holds up
+    /// no message: while it blocks, a newer line replaces one not yet written.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
@@ -339,17 +346,24 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let timer = args
         .timeout_ms
         .map(|ms| spawn_timeouts(ms, &shared, &server_in, &client_out));
+    // The counters, logged under the lock at each tick, reach stderr from a thread of their
+    // own ([`StatsPrinter`]).
     let stats = args.stats_every.map(|secs| {
         let shared = shared.clone();
-        tokio::spawn(async move {
-            // (At least 1: refused at parsing.)
-            let mut tick = tokio::time::interval(Duration::from_secs(secs));
-            tick.tick().await;
-            loop {
+        let printer = Arc::new(StatsPrinter::spawn());
+        let task = {
+            let printer = printer.clone();
+            tokio::spawn(async move {
+                // (At least 1: refused at parsing.)
+                let mut tick = tokio::time::interval(Duration::from_secs(secs));
                 tick.tick().await;
-                shared.print_counters("stats");
-            }
-        })
+                loop {
+                    tick.tick().await;
+                    printer.print(shared.log_counters("stats"));
+                }
+            })
+        };
+        (task, printer)
     });
 
     // Signals go to the server; we exit when it does.
@@ -428,8 +442,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     if let Some(t) = timer {
         t.abort();
     }
-    if let Some(s) = stats {
-        s.abort();
+    if let Some((task, printer)) = stats {
+        task.abort();
+        printer.discard();
     }
     signals.abort();
 
@@ -459,7 +474,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             state.log_event(now, "unanswered", u.dir, id, upstream_id, method, v);
         }
     }
-    shared.print_counters("summary");
+    say!("{}", shared.log_counters("summary"));
     if let Some(log) = shared.lock().log.as_mut() {
         if let Err(e) = log.flush() {
             say!("rpcwire proxy: writing the log: {e}");
@@ -538,13 +553,11 @@ fn forward_client_to_server(
 ) {
     let stdin = io::stdin();
     let mut stdin = stdin.lock();
-    let mut scratch = vec![0u8; READ];
-    let mut buf = BytesMut::with_capacity(READ);
+    let mut input = Input::new();
     loop {
-        let n = read_into(&mut stdin, &mut scratch, &mut buf);
-        sorter.sort(&shared, &mut buf, n == 0);
+        let n = input.read_and_sort(&mut stdin, |buf, eof| sorter.sort(&shared, buf, eof));
         if !sorter.replies.is_empty() {
-            client_out.send(vec![sorter.replies.split().freeze()]);
+            client_out.send(vec![take_all(&mut sorter.replies)]);
         }
         // Once the server's stdin is gone (the sink closed) but the server runs on, keep
         // reading the client's, checking it, as the server's side does without a reader:
@@ -571,13 +584,13 @@ fn forward_server_to_client(
     mut server_out: ChildStdout,
     mut sorter: Sorter,
 ) {
-    let mut scratch = vec![0u8; READ];
-    let mut buf = BytesMut::with_capacity(READ);
+    let mut input = Input::new();
     loop {
         reading.store(true, Ordering::Relaxed);
-        let n = read_into(&mut server_out, &mut scratch, &mut buf);
-        reading.store(false, Ordering::Relaxed);
-        sorter.sort(&shared, &mut buf, n == 0);
+        let n = input.read_and_sort(&mut server_out, |buf, eof| {
+            reading.store(false, Ordering::Relaxed);
+            sorter.sort(&shared, buf, eof);
+        });
         // Without a reader on our stdout (the sink closed), keep reading the
         // server's, checking it.
         if !sorter.forward.is_empty() {

@@ -108,17 +108,65 @@ impl<W: Write> Sink<W> {
     }
 }
 
-/// Reads into `buf` (through `scratch`): the number of bytes read, 0 at the end of the input
-/// or on an error.
-pub(super) fn read_into(input: &mut impl Read, scratch: &mut [u8], buf: &mut BytesMut) -> usize {
-    let n = loop {
-        match input.read(scratch) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => break other.unwrap_or(0),
+/// The most a side's read buffer keeps once what it read is sorted: room for two reads (a
+/// read's worth, and a line left unfinished). A buffer grown past it by a long line (up to
+/// the frame limit) is given back once that line is gone, so that a long-lived proxy does
+/// not hold the longest line it ever read, for each side.
+const READ_KEEP: usize = 2 * READ;
+
+/// One side's input: the buffer its reads go into, and the bytes of one read.
+pub(super) struct Input {
+    scratch: Vec<u8>,
+    buf: BytesMut,
+}
+
+impl Input {
+    /// An input with nothing read yet.
+    pub(super) fn new() -> Self {
+        Input {
+            scratch: vec![0; READ],
+            buf: BytesMut::with_capacity(READ),
         }
-    };
-    buf.extend_from_slice(&scratch[..n]);
-    n
+    }
+
+    /// Reads once from `input` and hands the buffer to `sort`, with whether the input ended
+    /// (0 bytes read: its end, or an error), to take what it can of it; returns the number of
+    /// bytes read. A buffer a long line grew past [`READ_KEEP`] is then replaced by one of a
+    /// read's size, holding what `sort` left (when that is no more than a read: a line still
+    /// growing keeps its buffer).
+    pub(super) fn read_and_sort(
+        &mut self,
+        input: &mut impl Read,
+        sort: impl FnOnce(&mut BytesMut, bool),
+    ) -> usize {
+        let n = loop {
+            match input.read(&mut self.scratch) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other.unwrap_or(0),
+            }
+        };
+        self.buf.extend_from_slice(&self.scratch[..n]);
+        // (What the buffer can hold from where it starts: no more than its allocation.)
+        let grown = self.buf.capacity() > READ_KEEP;
+        sort(&mut self.buf, n == 0);
+        if grown && self.buf.len() <= READ {
+            let mut fresh = BytesMut::with_capacity(READ);
+            fresh.extend_from_slice(&self.buf);
+            self.buf = fresh;
+        }
+        n
+    }
+}
+
+/// All the bytes of `buf`, to send: `buf` keeps its memory for the next ones (no allocation
+/// per message once it has room for them) only up to [`rpcwire::REUSE_KEEP`]; past that, it
+/// goes with the bytes, so that one large burst of replies is not held after it is sent.
+pub(super) fn take_all(buf: &mut BytesMut) -> Bytes {
+    if buf.capacity() > rpcwire::REUSE_KEEP {
+        std::mem::take(buf).freeze()
+    } else {
+        buf.split().freeze()
+    }
 }
 
 /// Asks for a bigger pipe buffer (Linux, up to the unprivileged maximum of 1 MiB): fewer,
@@ -132,4 +180,62 @@ pub(super) fn widen_pipe(fd: impl std::os::fd::AsFd) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = fd;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rpcwire::LineFramer;
+
+    /// The bytes `buf` holds from where it starts to the end of its memory, once it is the
+    /// only owner of that memory (a small write reclaims all of it then).
+    fn room(buf: &mut BytesMut) -> usize {
+        buf.reserve(1);
+        buf.capacity()
+    }
+
+    /// A 4 MiB line, then a short one: once the long line is sorted and gone, the side's
+    /// buffer holds no more than `READ_KEEP` (it held the long line's memory for good).
+    #[test]
+    fn a_long_line_is_not_held_after_it() {
+        let long = [&vec![b'1'; 4 << 20][..], b"\n[2]\n"].concat();
+        let mut reader = &long[..];
+        let mut input = Input::new();
+        let mut framer = LineFramer::new(8 << 20);
+        let mut lines = Vec::new();
+        while input.read_and_sort(&mut reader, |buf, eof| {
+            let chunk = if eof {
+                framer.decode_chunk_eof(buf)
+            } else {
+                framer.decode_chunk(buf)
+            };
+            // Sent, and dropped: the proxy writes a chunk before it reads again.
+            lines.extend(chunk.unwrap().map(|c| c.len()));
+        }) > 0
+        {}
+        assert_eq!(lines.iter().sum::<usize>(), long.len());
+        assert!(input.buf.is_empty());
+        let kept = room(&mut input.buf);
+        assert!(kept <= READ_KEEP, "the buffer holds {kept} bytes");
+    }
+
+    /// Replies of 1 MiB, sent, then short ones: the buffer keeps no more than `REUSE_KEEP` (it
+    /// held the large ones' memory for good); short ones reuse it.
+    #[test]
+    fn a_large_burst_of_replies_is_not_held_after_it() {
+        let mut replies = BytesMut::new();
+        replies.extend_from_slice(&vec![b' '; 1 << 20]);
+        drop(take_all(&mut replies));
+        replies.extend_from_slice(b"{}\n");
+        assert_eq!(&take_all(&mut replies)[..], b"{}\n");
+        let kept = room(&mut replies);
+        assert!(kept <= rpcwire::REUSE_KEEP, "the buffer holds {kept} bytes");
+        // The same memory: where the buffer starts moves by no more than a reply.
+        let memory = replies.as_ptr() as usize;
+        replies.extend_from_slice(b"{}\n");
+        drop(take_all(&mut replies));
+        replies.extend_from_slice(b"{}\n");
+        let moved = (replies.as_ptr() as usize).abs_diff(memory);
+        assert!(moved <= 3, "short replies reuse it (moved by {moved})");
+    }
 }

@@ -424,11 +424,13 @@ impl Shared {
         described
     }
 
-    /// Prints the session's counters on stderr and logs them, under `label`.
-    pub(super) fn print_counters(&self, label: &str) {
+    /// Logs the session's counters under `label`, and returns the line that tells them on
+    /// stderr, for the caller to print once the lock is released (a stderr nobody drains must
+    /// not hold up the sides waiting on it).
+    pub(super) fn log_counters(&self, label: &str) -> String {
         let mut state = self.lock();
         let counters = state.session.counters.to_json();
-        say!("rpcwire proxy: {label}: {counters}");
+        let line = format!("rpcwire proxy: {label}: {counters}");
         let record = json!({ "t_ms": self.clock.now_ms(), label: counters }).to_string();
         state.write_log(record.as_bytes());
         // Out to the file now, with every record before them, for whoever follows the log
@@ -437,5 +439,6 @@ impl Shared {
         if let Some(log) = state.log.as_mut() {
             let _ = log.flush();
         }
+        line
     }
 }

@@ -8,6 +8,7 @@ use rpcwire::{IdBuf, IdKey};
 
 use super::dir::slot;
 use super::kind::{rejected_violation, rejected_violation_of};
+use super::room::give_back;
 use super::timeout::{Deadline, DeadlineOf};
 use super::waiting::Waiting;
 use super::{Dir, Observation, Session, Verdict, Violation};
@@ -246,6 +247,7 @@ impl Session {
         let Some(wait) = self.batches.remove(&no) else {
             return (vec![], vec![]);
         };
+        give_back(&mut self.batches);
         let without_id = std::iter::repeat_n(None, wait.owed_without_id);
         let owed = wait
             .owed
@@ -337,6 +339,7 @@ impl Session {
         part(batch);
         if batch.is_answered() {
             self.batches.remove(&no);
+            give_back(&mut self.batches);
         }
     }
 

@@ -14,7 +14,8 @@
 //! ([`notification_params`]), the ids minted for client
 //! requests reusing an id whose reply could still come ([`rewrite`]) and for such batch
 //! elements beyond the limits, untracked ([`untracked`]), the tools' header annotations
-//! ([`tool_headers`]) and the counters ([`counters`]).
+//! ([`tool_headers`]), the counters ([`counters`]) and the room the tables keep once a burst
+//! of requests is answered ([`room`]).
 
 mod active_token;
 mod batch;
@@ -28,6 +29,7 @@ mod owed;
 mod queued;
 mod recent;
 mod rewrite;
+mod room;
 mod tasks;
 mod timeout;
 mod tool_headers;
@@ -64,6 +66,7 @@ use kind::rejected_violation;
 use owed::OwedReplies;
 use queued::Queued;
 use recent::Recent;
+use room::give_back;
 use tasks::TaskTokens;
 use timeout::{Deadline, DeadlineOf};
 use tool_headers::has_tool_headers;
@@ -226,7 +229,8 @@ pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 /// of its own), and one with a deadline (`--timeout-ms`) up to about 150 more. At 2^20 a
 /// peer could make the proxy take up to about 0.8 GB in each direction with 40 MB of input;
 /// at 2^17, up to about 106 MB (about 63 MB without progress tokens and deadlines; measured:
-/// 84 MB at most). An MCP client keeps a
+/// 84 MB at most). That is a burst's peak: the tables give it back once it is answered
+/// ([`room`]). An MCP client keeps a
 /// few requests in flight, not a hundred thousand, and 2^17 is above the default
 /// `--max-batch` (100,000): a JSON-RPC batch of requests within the default limits is
 /// tracked whole.
@@ -343,6 +347,7 @@ impl Session {
             // (Its history of progress goes with it: a request carrying it again starts anew.)
             if active.users == 0 {
                 tokens.remove(token);
+                give_back(tokens);
             }
         }
     }
@@ -425,7 +430,10 @@ impl Session {
         self.count_message(dir, o.kind);
         self.close_batch();
         if self.tells_stops {
-            self.stops.iter_mut().for_each(Vec::clear);
+            for stops in &mut self.stops {
+                stops.clear();
+                give_back(stops);
+            }
         }
         if o.kind == "batch" {
             self.batch_forward[slot(dir)] = BatchForward::default();
@@ -969,6 +977,7 @@ impl Session {
                 break;
             }
         }
+        give_back(&mut self.waiting[slot(dir)]);
         Some(taken)
     }
 
@@ -1053,12 +1062,18 @@ impl Session {
         let Some(w) = id.and_then(|id| self.waiting[slot(Dir::C2s)].get(id)) else {
             return false;
         };
-        let version = match &self.protocol_version {
+        w.lists_tools && has_tool_headers(self.version_of(w))
+    }
+
+    /// The protocol version a client request waiting (`w`) is read under: the session's once
+    /// known, else the one the client's requests named in their `_meta` while the session
+    /// read them ([`Session::request_version`]), when `w` named one; else none.
+    fn version_of(&self, w: &Waiting) -> Option<&str> {
+        match &self.protocol_version {
             Some(version) => Some(version),
-            None if w.names_version => self.request_version.as_ref(),
+            None if w.names_version => self.request_version.as_deref(),
             None => None,
-        };
-        w.lists_tools && has_tool_headers(version.map(String::as_str))
+        }
     }
 
     /// What a success sent in `dir` with the id `id` tells of a task (MCP 2025-11-25), by the
@@ -1107,14 +1122,34 @@ impl Session {
             .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
     }
 
-    /// Whether `o`, sent in `dir`, is a server's `notifications/cancelled` under a known
-    /// version from MCP 2026-07-28 on, where it may only tear down a listen stream. (Under an
-    /// earlier or unknown version it is the server giving up on a request of its own.)
+    /// Whether `o`, sent in `dir`, is a server's `notifications/cancelled` read as MCP
+    /// 2026-07-28 reads it, where it may only tear down a listen stream: under a known version
+    /// from 2026-07-28 on, or, with no version known, when it names a listen stream still
+    /// open whose request named such a version (`stream_from_2026_07_28`). (Otherwise it is
+    /// the server giving up on a request of its own.)
     fn is_server_cancellation(&self, dir: Dir, o: &Observation<'_>) -> bool {
         self.dialect == Dialect::Mcp
             && dir == Dir::S2c
             && o.method == Some(mcp::methods::CANCELLED)
-            && self.knows_version_from_2026_07_28()
+            && (self.knows_version_from_2026_07_28()
+                || o.cancels.is_some_and(|id| self.stream_from_2026_07_28(id)))
+    }
+
+    /// Whether `id` is a client's listen stream still open whose request is read under MCP
+    /// 2026-07-28 or later ([`version_of`](Self::version_of)) while the session knows no
+    /// version: the listen request may be the first to name it, and a stream's reply comes
+    /// only when it closes. Not while a server request of that id waits, which a server's
+    /// cancellation naming it may be giving up on (the server may not be speaking
+    /// 2026-07-28, which forbids its requests).
+    fn stream_from_2026_07_28(&self, id: Id<'_>) -> bool {
+        self.protocol_version.is_none()
+            && !self.awaits_reply(Dir::S2c, id)
+            && self.waiting[slot(Dir::C2s)].get(id).is_some_and(|w| {
+                &*w.method == mcp::methods::SUBSCRIPTIONS_LISTEN
+                    && self
+                        .version_of(w)
+                        .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
+            })
     }
 
     /// The server tears down the client's listen stream `id`: when such a request waits, it
@@ -1313,6 +1348,40 @@ impl Session {
         // Not reported: the invalid elements were, when they were sent.
         self.owed_element_replies = [OwedReplies::default(), OwedReplies::default()];
         out
+    }
+}
+
+#[cfg(test)]
+impl Session {
+    /// The room each table of the session that grows with the requests in flight has (its
+    /// capacity, in entries), by name: what [`room`] bounds after a burst. Of the tables kept
+    /// one under each key of another (the line of requests behind one id, the replies owed to
+    /// one batch under one id), the largest's.
+    fn rooms(&self) -> Vec<(String, usize)> {
+        let mut rooms = vec![
+            ("deadlines".to_string(), self.deadlines.capacity()),
+            ("batches".to_string(), self.batches.capacity()),
+            (
+                "rewritten_client_ids".to_string(),
+                self.rewritten_client_ids.capacity(),
+            ),
+        ];
+        for dir in [Dir::C2s, Dir::S2c] {
+            let d = dir.as_str();
+            let i = slot(dir);
+            rooms.push((format!("waiting {d}"), self.waiting[i].capacity()));
+            let lines = self.queued[i].rooms();
+            let owed = self.owed_element_replies[i].rooms();
+            for (name, room) in lines.into_iter().chain(owed) {
+                rooms.push((format!("{name} {d}"), room));
+            }
+            rooms.push((
+                format!("progress_tokens {d}"),
+                self.progress_tokens[i].capacity(),
+            ));
+            rooms.push((format!("stops {d}"), self.stops[i].capacity()));
+        }
+        rooms
     }
 }
 

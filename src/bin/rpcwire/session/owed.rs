@@ -7,6 +7,7 @@ use rpcwire::{Id, IdKey};
 
 use super::dir::slot;
 use super::recent::{RECENT, RECENT_BYTES};
+use super::room::give_back;
 use super::{Dir, Session, Violation};
 
 /// The replies owed to the invalid elements of batches sent one way, by the id they must
@@ -80,6 +81,24 @@ impl OwedReplies {
         self.bytes
     }
 
+    /// The room of the table of ids owed, of their order, and of the largest batch's entries
+    /// under one id (or without one: [`OwedBatches`] keeps a list of them a batch), by name.
+    #[cfg(test)]
+    pub(super) fn rooms(&self) -> [(&'static str, usize); 3] {
+        let largest = self
+            .by_id
+            .values()
+            .chain([&self.without_id])
+            .flat_map(|batches| batches.entries.values())
+            .map(Vec::capacity)
+            .max();
+        [
+            ("owed by id", self.by_id.capacity()),
+            ("owed order", self.order.capacity()),
+            ("owed largest batch", largest.unwrap_or(0)),
+        ]
+    }
+
     /// Whether a reply with this id (`None`: null) is owed: one with the same id, or for a
     /// null id any (an element without a readable id first).
     fn owes(&self, key: Option<&IdKey>) -> bool {
@@ -127,6 +146,7 @@ impl OwedReplies {
             // A null id for an element whose id could be read (§5.1 allows it): the oldest.
             None => loop {
                 let key = self.order.pop_front()?;
+                give_back(&mut self.order);
                 if self.by_id.contains_key(&key) {
                     break key;
                 }
@@ -158,6 +178,7 @@ impl OwedReplies {
         let (taken, bytes) = batches.take(batch)?;
         if batches.is_empty() {
             self.by_id.remove(key);
+            give_back(&mut self.by_id);
         }
         self.len -= 1;
         self.bytes -= bytes;
@@ -172,6 +193,7 @@ impl OwedReplies {
                 *n += 1;
                 by_id.get(k).is_some_and(|owed| *n <= owed.len())
             });
+            give_back(&mut self.order);
         }
         Some(taken)
     }
@@ -220,6 +242,8 @@ impl OwedBatches {
         let (place, bytes) = entries.pop()?;
         if entries.is_empty() {
             self.entries.remove(&batch);
+        } else {
+            give_back(entries);
         }
         self.len -= 1;
         Some(((batch, place), bytes))

@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use rpcwire::{Id, IdBuf, IdKey};
 
+use super::room::give_back;
 use super::waiting::Waiting;
 
 /// The requests sent in one direction that reuse an id still in flight (JSON-RPC only warns;
@@ -91,6 +92,9 @@ impl Queued {
         let next = line.pop_front()?;
         if line.is_empty() {
             self.lines.remove(&key);
+            give_back(&mut self.lines);
+        } else {
+            give_back(line);
         }
         self.len -= 1;
         self.bytes -= next.bytes;
@@ -111,6 +115,16 @@ impl Queued {
                 .lines
                 .get(&IdKey::of(id))
                 .is_some_and(|line| line.binary_search_by_key(&seq, |r| r.waiting.seq).is_ok())
+    }
+
+    /// The room of the lines' table, and of the longest line, by name.
+    #[cfg(test)]
+    pub(super) fn rooms(&self) -> [(&'static str, usize); 2] {
+        let longest = self.lines.values().map(VecDeque::capacity).max();
+        [
+            ("queued lines", self.lines.capacity()),
+            ("queued longest line", longest.unwrap_or(0)),
+        ]
     }
 
     /// Every request in line, in the order they came (the session ended).

@@ -17,6 +17,7 @@
 use rpcwire::{Dialect, Id, IdBuf, IdKey, IdKind};
 
 use super::dir::slot;
+use super::room::give_back;
 use super::{Dir, Session};
 
 /// The largest integer every peer's number type holds exactly (2^53 - 1: a JavaScript
@@ -168,6 +169,7 @@ impl Session {
             *n -= 1;
             if *n == 0 {
                 self.rewritten_client_ids.remove(&key);
+                give_back(&mut self.rewritten_client_ids);
             }
         }
     }

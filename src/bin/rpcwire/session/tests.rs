@@ -784,6 +784,67 @@ fn a_server_cancellation_before_2026_07_28_is_of_its_own_requests() {
     assert_eq!(late.violation, Some(Violation::LateReply));
 }
 
+/// MCP 2026-07-28 with no version known yet: a listen request that named 2026-07-28 in its
+/// `_meta` (the first to name it, so no reply made it the session's) is torn down by the
+/// server's `notifications/cancelled` naming it, as under the version known: its request waits
+/// no more, a later notification on the stream is unknown, its result is late. Still no
+/// `forbidden_cancellation` with no version known: a cancellation naming anything else is
+/// the server's of a request of its own; so is one naming a listen stream that named no
+/// version, or while a server request of the same id waits (which it then cancels).
+#[test]
+fn a_server_cancellation_tears_down_a_stream_that_named_2026_07_28() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 0);
+    assert_eq!(session.protocol_version(), None);
+    let teardown = session.observe(Dir::S2c, &cancel_of("7"), 1);
+    assert_eq!((teardown.forward, teardown.violation), (true, None));
+    assert_eq!(session.stopped_waiting(Dir::C2s), 1, "torn down");
+    let after = session.observe(Dir::S2c, &stream_event(), 2);
+    let unknown = (true, Some(Violation::UnknownSubscription));
+    assert_eq!((after.forward, after.violation), unknown);
+    let result = session.observe(Dir::S2c, &observation("success_response", id("7"), None), 3);
+    let late = (false, Some(Violation::LateReply));
+    assert_eq!((result.forward, result.violation), late);
+    // Naming nothing open: the server's own request, as with no version known.
+    let other = session.observe(Dir::S2c, &cancel_of("99"), 4);
+    assert_eq!((other.forward, other.violation), (true, None));
+    assert!(session.finish().is_empty());
+
+    // A listen request that named no version: the old reading.
+    let mut session = Session::new(Dialect::Mcp, None);
+    request(&mut session, "7", "subscriptions/listen", 0);
+    let v = session.observe(Dir::S2c, &cancel_of("7"), 1);
+    assert_eq!((v.forward, v.violation), (true, None));
+    assert_eq!(session.stopped_waiting(Dir::C2s), 0, "still open");
+    assert_eq!(
+        session.observe(Dir::S2c, &stream_event(), 2).violation,
+        None
+    );
+
+    // A listen request that named an earlier version: the old reading.
+    let mut session = Session::new(Dialect::Mcp, None);
+    let earlier = Observation {
+        protocol_version: Some("2025-11-25"),
+        ..observation("request", id("7"), Some("subscriptions/listen"))
+    };
+    session.observe(Dir::C2s, &earlier, 0);
+    session.observe(Dir::S2c, &cancel_of("7"), 1);
+    assert_eq!(session.stopped_waiting(Dir::C2s), 0, "still open");
+
+    // The server's own request of that id waits: it is the one cancelled.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("7", "subscriptions/listen"), 0);
+    session.observe(Dir::S2c, &observation("request", id("7"), Some("x")), 1);
+    let v = session.observe(Dir::S2c, &cancel_of("7"), 2);
+    assert_eq!((v.forward, v.violation), (true, None));
+    assert_eq!(session.stopped_waiting(Dir::C2s), 0, "the stream is open");
+    assert_eq!(session.stopped_waiting(Dir::S2c), 1, "the server's own");
+    assert_eq!(
+        session.observe(Dir::S2c, &stream_event(), 3).violation,
+        None
+    );
+}
+
 /// `subscriptions/listen` waits with no deadline while the version is unknown or from
 /// 2026-07-28 on (learnt from a request's `_meta` too); under an earlier negotiated version
 /// it is a request like any other, and times out.
@@ -3366,4 +3427,280 @@ fn a_request_cancelled_in_its_own_batch_leaves_no_record() {
     assert!(!session.is_waiting(Dir::C2s, id("1")));
     assert!(session.batches.is_empty(), "{:?}", session.batches);
     assert_eq!(session.batch_record_id_bytes(), 0);
+}
+
+/// How many requests the bursts below put in flight each way (the JSON-RPC client three times
+/// as many: within `MAX_IN_FLIGHT`).
+const BURST: usize = 40_000;
+
+/// Every table of `session` that grows with the requests in flight has no more room than
+/// [`room::KEPT_ROOM`], though `peak` (its rooms at the burst's peak) shows the burst grew
+/// those named in `grown` past four times that.
+fn assert_room_given_back(session: &Session, peak: &[(String, usize)], grown: &[&str]) {
+    for name in grown {
+        let (_, at_peak) = peak.iter().find(|(n, _)| n == name).expect(name);
+        assert!(
+            *at_peak > 4 * room::KEPT_ROOM,
+            "{name} grew to {at_peak} only"
+        );
+    }
+    let kept: Vec<_> = session
+        .rooms()
+        .into_iter()
+        .filter(|(_, room)| *room > room::KEPT_ROOM)
+        .collect();
+    assert!(kept.is_empty(), "room kept after the burst: {kept:?}");
+}
+
+/// MCP: a burst of requests in flight each way, the client's with a progress token and a
+/// deadline, all answered: the tables of the requests waiting, of their deadlines and of the
+/// progress tokens give their room back (they kept the burst's for the rest of the session).
+#[test]
+fn an_mcp_burst_answered_leaves_no_room_behind() {
+    let tokens: Vec<String> = (0..BURST).map(|n| n.to_string()).collect();
+    let ids = ids_of(&tokens);
+    let mut session = Session::new(Dialect::Mcp, Some(60_000));
+    for id in &ids {
+        let request = Observation {
+            progress_token: Some(*id),
+            ..observation("request", *id, Some("tools/call"))
+        };
+        assert_eq!(session.observe(Dir::C2s, &request, 0).violation, None);
+        let request = observation("request", *id, Some("ping"));
+        assert_eq!(session.observe(Dir::S2c, &request, 0).violation, None);
+    }
+    let peak = session.rooms();
+    for id in &ids {
+        let reply = observation("success_response", *id, None);
+        assert_eq!(session.observe(Dir::S2c, &reply, 1).violation, None);
+        assert_eq!(session.observe(Dir::C2s, &reply, 1).violation, None);
+    }
+    assert_eq!(session.next_deadline(), None);
+    let grown = [
+        "waiting c2s",
+        "waiting s2c",
+        "progress_tokens c2s",
+        "deadlines",
+    ];
+    assert_room_given_back(&session, &peak, &grown);
+}
+
+/// A burst of client requests none of which is answered in time (a server that stalls): as
+/// they time out, the tables of the requests waiting and of their deadlines give their room
+/// back.
+#[test]
+fn a_burst_timed_out_leaves_no_room_behind() {
+    let tokens: Vec<String> = (0..BURST).map(|n| n.to_string()).collect();
+    let ids = ids_of(&tokens);
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000));
+    for id in &ids {
+        let request = observation("request", *id, Some("m"));
+        assert_eq!(session.observe(Dir::C2s, &request, 0).violation, None);
+    }
+    let peak = session.rooms();
+    assert_eq!(session.expire(1_000).len(), BURST);
+    assert_eq!(session.stopped_waiting(Dir::C2s), BURST as u64);
+    assert_eq!(session.next_deadline(), None);
+    assert_room_given_back(&session, &peak, &["waiting c2s", "deadlines"]);
+}
+
+/// JSON-RPC, as the proxy runs it: a burst of client requests each sent twice (the second
+/// under a minted id), of server requests each sent twice (the second in line behind the
+/// first), and of client batches each holding a request and an invalid element (a batch's
+/// record, a reply owed), all answered: every table gives its room back.
+#[test]
+fn a_jsonrpc_burst_answered_leaves_no_room_behind() {
+    let tokens: Vec<String> = (0..BURST).map(|n| n.to_string()).collect();
+    let ids = ids_of(&tokens);
+    let batch_tokens = batch_id_tokens(0, BURST);
+    let batch_ids = ids_of(&batch_tokens);
+    let owed_tokens = batch_id_tokens(1, BURST);
+    let owed_ids = ids_of(&owed_tokens);
+    let mut session = Session::new(Dialect::JsonRpc2, Some(60_000)).rewriting_reused_ids();
+    let mut minted = vec![];
+    for id in &ids {
+        let request = observation("request", *id, Some("m"));
+        assert_eq!(session.observe(Dir::C2s, &request, 0).violation, None);
+        let again = session.observe(Dir::C2s, &request, 0);
+        minted.push(again.forward_id.expect("a minted id"));
+        assert_eq!(session.observe(Dir::S2c, &request, 0).violation, None);
+        let in_line = session.observe(Dir::S2c, &request, 0);
+        assert_eq!(in_line.violation, Some(Violation::DuplicateId));
+    }
+    for (request, owed) in batch_ids.iter().zip(&owed_ids) {
+        let invalid = Observation {
+            id: Some(*owed),
+            ..without_id("invalid", None)
+        };
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", *request, Some("m")), invalid],
+        );
+    }
+    let peak = session.rooms();
+    for (id, minted) in ids.iter().zip(&minted) {
+        let reply = observation("success_response", *id, None);
+        assert_eq!(session.observe(Dir::S2c, &reply, 1).violation, None);
+        let reply = observation("success_response", minted.as_id(), None);
+        assert_eq!(session.observe(Dir::S2c, &reply, 1).violation, None);
+        let reply = observation("success_response", *id, None);
+        assert_eq!(session.observe(Dir::C2s, &reply, 1).violation, None);
+        assert_eq!(session.observe(Dir::C2s, &reply, 1).violation, None);
+    }
+    for (request, owed) in batch_ids.iter().zip(&owed_ids) {
+        let error = Observation {
+            id: Some(*owed),
+            ..without_id("error_response", None)
+        };
+        let answers = batch(
+            &mut session,
+            Dir::S2c,
+            &[observation("success_response", *request, None), error],
+        );
+        let violations: Vec<_> = answers.iter().map(|v| v.violation).collect();
+        assert_eq!(violations, [None, None]);
+    }
+    assert_eq!(session.next_deadline(), None);
+    let grown = [
+        "waiting c2s",
+        "waiting s2c",
+        "rewritten_client_ids",
+        "queued lines s2c",
+        "owed by id c2s",
+        "owed order c2s",
+        "batches",
+        "deadlines",
+    ];
+    assert_room_given_back(&session, &peak, &grown);
+}
+
+/// JSON-RPC: a burst of server requests all reusing one id waits in one line behind the
+/// first, and is answered but for the last two (one in the table, one in line): the line,
+/// never emptied (an emptied line goes with its room), gives its room back as it drains.
+#[test]
+fn a_long_line_behind_one_id_answered_leaves_no_room_behind() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let request = request_of("1", "m");
+    assert_eq!(session.observe(Dir::S2c, &request, 0).violation, None);
+    for _ in 1..BURST {
+        let in_line = session.observe(Dir::S2c, &request, 0);
+        assert_eq!(in_line.violation, Some(Violation::DuplicateId));
+    }
+    let peak = session.rooms();
+    for _ in 2..BURST {
+        assert_eq!(session.observe(Dir::C2s, &reply_of("1"), 1).violation, None);
+    }
+    assert_eq!(session.queued[slot(Dir::S2c)].len(), 1);
+    assert_room_given_back(&session, &peak, &["queued longest line s2c"]);
+}
+
+/// JSON-RPC: a client batch of invalid elements all with one id, and as many whose id could
+/// not be read, is answered by the server's array but for one of each: the list of the
+/// replies the batch is owed under that id (and without one), never emptied, gives its room
+/// back as it drains.
+#[test]
+fn the_replies_owed_to_one_batch_answered_leave_no_room_behind() {
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let with_id = Observation {
+        id: Some(id("1")),
+        ..without_id("invalid", None)
+    };
+    let without = without_id("invalid", None);
+    let mut elements = vec![with_id; BURST];
+    elements.extend(vec![without; BURST]);
+    batch(&mut session, Dir::C2s, &elements);
+    session.close_batch();
+    let peak = session.rooms();
+    let error = |id| Observation {
+        id: Some(id),
+        ..without_id("error_response", None)
+    };
+    let mut errors = vec![error(id("1")); BURST - 1];
+    errors.extend(vec![error(id("null")); BURST - 1]);
+    let verdicts = batch(&mut session, Dir::S2c, &errors);
+    assert!(verdicts.iter().all(|v| v.violation.is_none()));
+    let owed = &session.owed_element_replies[slot(Dir::C2s)];
+    let batch_no = *session.batches.keys().next().expect("a batch owed two");
+    assert_eq!(owed.count(Some(&IdKey::of(id("1"))), batch_no), 1);
+    assert_eq!(owed.count(None, batch_no), 1);
+    assert_room_given_back(&session, &peak, &["owed largest batch c2s"]);
+}
+
+/// JSON-RPC: a burst of invalid elements, each with an id of its own, answered by null-id
+/// errors (§5.1 allows them): each takes the oldest owed, and the order kept for them gives
+/// its room back as they come.
+#[test]
+fn a_burst_owed_answered_with_null_ids_leaves_no_room_behind() {
+    let tokens = batch_id_tokens(1, BURST);
+    let ids = ids_of(&tokens);
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let invalid: Vec<_> = ids
+        .iter()
+        .map(|id| Observation {
+            id: Some(*id),
+            ..without_id("invalid", None)
+        })
+        .collect();
+    batch(&mut session, Dir::C2s, &invalid);
+    session.close_batch();
+    let peak = session.rooms();
+    let error = Observation {
+        id: Some(id("null")),
+        ..without_id("error_response", None)
+    };
+    let verdicts = batch(&mut session, Dir::S2c, &vec![error; BURST]);
+    assert!(verdicts.iter().all(|v| v.violation.is_none()));
+    assert!(!session.owes_element_reply(Dir::C2s, None));
+    assert_room_given_back(&session, &peak, &["owed order c2s", "owed by id c2s"]);
+}
+
+/// JSON-RPC: a burst of client batches, each of one request, none answered in time: as each
+/// batch is answered at its deadline, the table of the batches' records gives its room back.
+#[test]
+fn a_burst_of_batches_timed_out_leaves_no_room_behind() {
+    let tokens = batch_id_tokens(0, BURST);
+    let ids = ids_of(&tokens);
+    let mut session = Session::new(Dialect::JsonRpc2, Some(1_000));
+    for id in &ids {
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", *id, Some("m"))],
+        );
+    }
+    session.close_batch();
+    let peak = session.rooms();
+    let timeouts = session.expire(1_000);
+    assert_eq!(timeouts.len(), BURST);
+    assert!(timeouts.iter().all(|t| matches!(t, Timeout::Batch { .. })));
+    assert!(session.batches.is_empty());
+    assert_room_given_back(&session, &peak, &["batches", "deadlines", "waiting c2s"]);
+}
+
+/// A merged check tells the requests that stopped waiting since the message observed last
+/// began: once a server's array has answered a client batch of many requests, the next
+/// message leaves no room behind for them (the list kept the largest array's room).
+#[test]
+fn the_stops_of_a_large_array_leave_no_room_behind() {
+    let tokens = batch_id_tokens(0, BURST);
+    let ids = ids_of(&tokens);
+    let mut session = Session::new(Dialect::JsonRpc2, None).telling_stops();
+    let requests: Vec<_> = ids
+        .iter()
+        .map(|id| observation("request", *id, Some("m")))
+        .collect();
+    batch(&mut session, Dir::C2s, &requests);
+    let replies: Vec<_> = ids
+        .iter()
+        .map(|id| observation("success_response", *id, None))
+        .collect();
+    batch(&mut session, Dir::S2c, &replies);
+    assert_eq!(
+        session.last_stops(Dir::C2s, BURST as u64).unwrap().len(),
+        BURST
+    );
+    let peak = session.rooms();
+    session.observe(Dir::C2s, &observation("request", id("1"), Some("m")), 0);
+    assert_room_given_back(&session, &peak, &["stops c2s"]);
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rpcwire::{Dialect, Id, IdBuf, IdKey};
 
 use super::dir::slot;
+use super::room::give_back;
 use super::waiting::Waiting;
 use super::{Dir, Session, Violation};
 
@@ -90,6 +91,7 @@ impl Session {
         if self.deadlines.len() > 2 * live + 64 {
             let mut deadlines = std::mem::take(&mut self.deadlines);
             deadlines.retain(|Reverse(d)| self.is_live(d));
+            give_back(&mut deadlines);
             self.deadlines = deadlines;
         }
     }
@@ -121,6 +123,7 @@ impl Session {
                 return Some(d.at);
             }
             self.deadlines.pop();
+            give_back(&mut self.deadlines);
         }
         None
     }
@@ -136,6 +139,7 @@ impl Session {
             let Some(Reverse(Deadline { seq, of, .. })) = self.deadlines.pop() else {
                 break;
             };
+            give_back(&mut self.deadlines);
             match of {
                 DeadlineOf::Request(id) => {
                     let waits = self.waiting[slot(Dir::C2s)].get(id.as_id());

@@ -1,0 +1,245 @@
+//! The codecs against what a user of tokio-util's `FramedRead`/`FramedWrite`/`Framed` relies
+//! on: codecs and items that cross tasks, a frame split over many reads and a read of many
+//! frames both scanned in time linear in their bytes, and an over-long frame discarded as it
+//! arrives, never held.
+#![cfg(feature = "tokio")]
+
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use futures_util::{SinkExt, StreamExt};
+use rpcwire::codec::{
+    ContentLengthCodec, ContentLengthEncoder, Incoming, LineCodec, LineEncoder, Outgoing, SseCodec,
+    SseControl, SseEncoder, SseItem, SseMessage, SsePayload,
+};
+use rpcwire::Decoder;
+use tokio_util::codec::{Framed, FramedRead};
+
+/// What a value needs to be moved into a spawned task and shared or polled there.
+fn task_ready<T: Send + Sync + Unpin + 'static>() {}
+
+#[test]
+fn codecs_encoders_and_items_can_cross_tasks() {
+    task_ready::<LineCodec>();
+    task_ready::<SseCodec>();
+    task_ready::<ContentLengthCodec>();
+    task_ready::<LineEncoder>();
+    task_ready::<SseEncoder>();
+    task_ready::<ContentLengthEncoder>();
+    task_ready::<Incoming>();
+    task_ready::<SseItem>();
+    task_ready::<SsePayload>();
+    task_ready::<Outgoing<'static>>();
+    task_ready::<SseMessage<'static, Bytes>>();
+    task_ready::<SseControl<'static>>();
+}
+
+/// A `Framed` on each codec, read and written from a spawned task (which needs its future
+/// `Send`), answers what it reads.
+#[tokio::test]
+async fn a_framed_codec_serves_from_a_spawned_task() {
+    let (client, server) = tokio::io::duplex(64);
+    let served = tokio::spawn(async move {
+        let mut framed = Framed::new(server, LineCodec::from(Decoder::mcp()));
+        let mut answered = 0;
+        while let Some(item) = framed.next().await {
+            let Incoming::Message(msg) = item.unwrap() else {
+                panic!("not a message")
+            };
+            let id = msg.id().unwrap();
+            let result = rpcwire::RawJson::EMPTY_OBJECT;
+            framed
+                .send(Outgoing::Response { id, result })
+                .await
+                .unwrap();
+            answered += 1;
+        }
+        answered
+    });
+    let mut framed = Framed::new(client, LineCodec::from(Decoder::mcp_client()));
+    for n in 1..=3u8 {
+        let token = [b'0' + n];
+        let id = rpcwire::Id::from_token(&token).unwrap();
+        let request = Outgoing::Request {
+            id,
+            method: "ping",
+            params: None,
+        };
+        framed.send(request).await.unwrap();
+        let Some(Ok(Incoming::Message(reply))) = framed.next().await else {
+            panic!("no reply")
+        };
+        assert_eq!(reply.id().unwrap().raw(), [b'0' + n]);
+    }
+    drop(framed);
+    assert_eq!(served.await.unwrap(), 3);
+}
+
+/// Feeds `stream` to `codec` `chunk` bytes at a time, as a `FramedRead` would (`decode`
+/// until it has nothing, then more bytes; `decode_eof` at the end), within `BUDGET`: the
+/// items, and the most bytes the read buffer held between reads.
+fn feed<C: tokio_util::codec::Decoder>(
+    what: &str,
+    mut codec: C,
+    stream: &[u8],
+    chunk: usize,
+) -> (Vec<C::Item>, usize)
+where
+    C::Error: std::fmt::Debug,
+{
+    let start = Instant::now();
+    let mut buf = BytesMut::new();
+    let (mut items, mut held) = (vec![], 0);
+    for piece in stream.chunks(chunk) {
+        buf.extend_from_slice(piece);
+        while let Some(item) = codec.decode(&mut buf).unwrap() {
+            items.push(item);
+        }
+        held = held.max(buf.len());
+    }
+    while let Some(item) = codec.decode_eof(&mut buf).unwrap() {
+        items.push(item);
+    }
+    let took = start.elapsed();
+    // A rescan of what is buffered at every read is quadratic: minutes for these streams.
+    assert!(took < BUDGET, "{what} in reads of {chunk}: {took:?}");
+    (items, held)
+}
+
+/// Long enough for a quadratic rescan to take minutes, a linear scan milliseconds (even
+/// unoptimised).
+const BIG: usize = 4 << 20;
+const BUDGET: Duration = Duration::from_secs(5);
+
+/// A notification whose params hold a string of `len` bytes.
+fn notification(len: usize) -> Vec<u8> {
+    let mut msg = br#"{"jsonrpc":"2.0","method":"n","params":{"s":""#.to_vec();
+    msg.resize(msg.len() + len, b'a');
+    msg.extend_from_slice(br#""}}"#);
+    msg
+}
+
+/// The three framings of `msg`, each with its codec (frame limit `max`).
+fn framings(msg: &[u8], max: usize) -> [(&'static str, Vec<u8>, Codec); 3] {
+    [
+        (
+            "line",
+            [msg, b"\n"].concat(),
+            Codec::Line(LineCodec::new(Decoder::mcp(), max)),
+        ),
+        (
+            "sse",
+            [b"data: ", msg, b"\n\n"].concat(),
+            Codec::Sse(SseCodec::new(Decoder::mcp(), max)),
+        ),
+        (
+            "content-length",
+            [
+                format!("Content-Length: {}\r\n\r\n", msg.len()).as_bytes(),
+                msg,
+            ]
+            .concat(),
+            Codec::ContentLength(ContentLengthCodec::new(Decoder::mcp(), max)),
+        ),
+    ]
+}
+
+enum Codec {
+    Line(LineCodec),
+    Sse(SseCodec),
+    ContentLength(ContentLengthCodec),
+}
+
+impl Codec {
+    /// [`feed`] on the codec, its items as `Incoming`s.
+    fn feed(self, what: &str, stream: &[u8], chunk: usize) -> (Vec<Incoming>, usize) {
+        match self {
+            Codec::Line(c) => feed(what, c, stream, chunk),
+            Codec::ContentLength(c) => feed(what, c, stream, chunk),
+            Codec::Sse(c) => {
+                let (items, held) = feed(what, c, stream, chunk);
+                let items = items.into_iter().map(|i| i.into_incoming().unwrap());
+                (items.collect(), held)
+            }
+        }
+    }
+}
+
+#[test]
+fn a_large_frame_in_small_reads_is_scanned_in_linear_time() {
+    let msg = notification(BIG);
+    for (what, stream, codec) in framings(&msg, 2 * BIG) {
+        let (items, _) = codec.feed(what, &stream, 64);
+        assert_eq!(items.len(), 1, "{what}");
+        let Incoming::Message(got) = &items[0] else {
+            panic!("{what}: {:?}", items[0])
+        };
+        assert_eq!(got.frame(), &msg[..], "{what}");
+    }
+}
+
+#[test]
+fn a_read_of_many_frames_is_scanned_in_linear_time() {
+    let msg = notification(16);
+    let count = BIG / 64;
+    for (what, frame, codec) in framings(&msg, 1024) {
+        let stream = frame.repeat(count);
+        let (items, _) = codec.feed(what, &stream, stream.len());
+        assert_eq!(items.len(), count, "{what}");
+        assert!(
+            items.iter().all(|i| matches!(i, Incoming::Message(_))),
+            "{what}"
+        );
+    }
+}
+
+/// An over-long frame is one item, and its bytes are dropped as they come: the read buffer
+/// never holds more than the frame limit and one read (and nothing of a `Content-Length`
+/// body, whose length is known). The message after it comes whole.
+#[test]
+fn an_over_long_frame_is_discarded_as_it_arrives() {
+    const MAX: usize = 1024;
+    const READ: usize = 64;
+    let (long, short) = (notification(BIG), notification(16));
+    for ((what, long, codec), (_, short, _)) in
+        framings(&long, MAX).into_iter().zip(framings(&short, MAX))
+    {
+        let stream = [long, short].concat();
+        let (items, held) = codec.feed(what, &stream, READ);
+        assert!(
+            matches!(items[..], [Incoming::TooLong { .. }, Incoming::Message(_)]),
+            "{what}: {items:?}"
+        );
+        assert!(held <= MAX + 2 * READ, "{what}: held {held}");
+    }
+}
+
+/// The same through a `FramedRead` on a pipe, which reads what arrives: one item for the
+/// over-long line, then the stream goes on (it is no `Err`, which would end it).
+#[tokio::test]
+async fn through_framed_read_an_over_long_line_does_not_end_the_stream() {
+    let (mut writer, reader) = tokio::io::duplex(256);
+    let stream = [
+        notification(1 << 16),
+        b"\n".to_vec(),
+        notification(8),
+        b"\n".to_vec(),
+    ]
+    .concat();
+    let write =
+        tokio::spawn(
+            async move { tokio::io::AsyncWriteExt::write_all(&mut writer, &stream).await },
+        );
+    let mut frames = FramedRead::new(reader, LineCodec::new(Decoder::mcp(), 1024));
+    assert!(matches!(
+        frames.next().await,
+        Some(Ok(Incoming::TooLong { offset: 0, .. }))
+    ));
+    assert!(matches!(
+        frames.next().await,
+        Some(Ok(Incoming::Message(_)))
+    ));
+    assert!(frames.next().await.is_none());
+    write.await.unwrap().unwrap();
+    assert!(frames.read_buffer().capacity() < 1 << 16);
+}

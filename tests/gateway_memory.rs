@@ -1,0 +1,98 @@
+//! What `examples/gateway.rs` keeps with each request in flight: only what it reads of it
+//! again (whether it opened a listen stream), not its method. A method may be as long as a
+//! client's line (1 MiB), and what the gateway keeps beside the remapper's entry counts
+//! against no client's share (`max_bytes_per_client` counts ids and progress tokens).
+
+mod held_bytes;
+
+use held_bytes::held;
+
+#[allow(dead_code)]
+#[path = "../examples/gateway.rs"]
+mod gateway;
+
+#[global_allocator]
+static GLOBAL: held_bytes::HeldBytes = held_bytes::HeldBytes;
+
+/// 64 requests in flight whose methods are 16 KiB long (1 MiB in all) grow what the gateway
+/// holds by far less than their methods: it kept each method as a `String` with its request.
+#[test]
+fn a_gateway_keeps_no_method_with_a_request_in_flight() {
+    let mut gw = gateway::Gateway::new(1);
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    gw.client_read(0, format!("{initialize}\n").as_bytes(), 0);
+    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    gw.upstream_line(result.as_bytes(), 0);
+    gw.upstream.clear();
+    gw.clients[0].clear();
+
+    let method = "m".repeat(16 << 10);
+    let request = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#) + "\n";
+    // One first, so that the read and write buffers have grown to a line's size.
+    gw.client_read(0, request(0).as_bytes(), 0);
+    gw.upstream.clear();
+    let before = held();
+    for id in 1..=64 {
+        gw.client_read(0, request(id).as_bytes(), 0);
+        assert!(!gw.upstream.is_empty(), "request {id} forwarded");
+        gw.upstream.clear();
+    }
+    assert!(gw.clients[0].is_empty(), "none refused");
+    let grown = held() - before;
+    let methods = 64 * method.len() as isize;
+    assert!(
+        grown < methods / 8,
+        "{grown} bytes kept for 64 requests whose methods hold {methods}"
+    );
+}
+
+/// A burst of 16,000 requests from 16 clients, all answered: the gateway's next tick gives
+/// back the room they left in its remapper (more than 512 KiB here), which it held before.
+#[test]
+fn a_gateway_gives_back_a_bursts_room_on_its_tick() {
+    let mut gw = gateway::Gateway::new(16);
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    for client in 0..16 {
+        gw.client_read(client, format!("{initialize}\n").as_bytes(), 0);
+    }
+    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    gw.upstream_line(result.as_bytes(), 0);
+    gw.upstream.clear();
+
+    let mut tokens = Vec::new();
+    for client in 0..16 {
+        for id in 1..=1000 {
+            let ping = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#) + "\n";
+            gw.client_read(client, ping.as_bytes(), 0);
+            let sent: serde_json::Value = serde_json::from_slice(&gw.upstream).unwrap();
+            tokens.push(sent["id"].as_u64().expect("forwarded under a token"));
+            gw.upstream.clear();
+        }
+    }
+    for token in tokens {
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+        gw.upstream_line(reply.as_bytes(), 0);
+    }
+    let answered: usize = gw
+        .clients
+        .iter()
+        .map(|c| c.iter().filter(|&&b| b == b'\n').count())
+        .sum();
+    assert_eq!(
+        answered,
+        16 * 1001,
+        "every ping answered (and every initialize)"
+    );
+    for client in &mut gw.clients {
+        *client = bytes::BytesMut::new();
+    }
+    gw.upstream = bytes::BytesMut::new();
+
+    let before = held();
+    gw.tick(1);
+    let given_back = before - held();
+    assert!(
+        given_back > 512 << 10,
+        "the tick gave back {given_back} bytes"
+    );
+}

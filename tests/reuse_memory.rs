@@ -1,0 +1,142 @@
+//! What the crate's reused buffers keep between messages: after one large message, a
+//! long-lived connection does not go on holding memory of that size (the bound is
+//! [`rpcwire::REUSE_KEEP`]). `SseFramer`'s are checked in `tests/sse_memory.rs`. Alone in its
+//! test binary, whose allocator counts the bytes each thread holds.
+
+mod held_bytes;
+
+use held_bytes::held;
+
+#[global_allocator]
+static GLOBAL: held_bytes::HeldBytes = held_bytes::HeldBytes;
+
+/// What a new `typed::Scratch` holds more once it has read each of `values` (as `T`, which
+/// `check` is given with the value's index) and they are dropped: what it keeps for reuse.
+#[cfg(feature = "serde")]
+fn held_by_scratch_after<T: serde::de::DeserializeOwned>(
+    values: &[&[u8]],
+    check: impl Fn(usize, &T),
+) -> isize {
+    let mut scratch = rpcwire::typed::Scratch::new();
+    let before = held();
+    for (i, value) in values.iter().enumerate() {
+        let read: T = scratch
+            .deserialize(rpcwire::RawJson::new(value).unwrap())
+            .unwrap();
+        check(i, &read);
+    }
+    held() - before
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct Items {
+    items: Vec<u8>,
+}
+
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct Text {
+    text: String,
+}
+
+/// A value of 1 MiB (524,289 numbers), then a small one: the scratch holds less than 64 KiB
+/// more than it did new (it held the large value's copy and simd-json's buffers for it,
+/// several times its size, for as long as it was used).
+#[cfg(feature = "serde")]
+#[test]
+fn a_large_value_is_not_held_by_the_typed_scratch() {
+    let large = format!(r#"{{"items":[{}1]}}"#, "1,".repeat(1 << 19));
+    let kept = held_by_scratch_after(
+        &[large.as_bytes(), br#"{"items":[1,2]}"#],
+        |i, read: &Items| assert_eq!(read.items.len(), [(1 << 19) + 1, 2][i]),
+    );
+    assert!(kept < 64 << 10, "the scratch holds {kept} bytes more");
+}
+
+/// Each way a value grows the scratch area past `REUSE_KEEP` gives its buffers back: a long
+/// value with few structural characters (a 1 MiB string: its copies), and a short one with
+/// many (48 KiB of 24,577 numbers and their commas, each indexed in 4 bytes). After it and a
+/// small value, the scratch holds less than 64 KiB more than it did new.
+#[cfg(feature = "serde")]
+#[test]
+fn a_long_value_and_one_of_many_items_are_not_held_by_the_typed_scratch() {
+    let long = format!(r#"{{"text":"{}"}}"#, "x".repeat(1 << 20));
+    let kept = held_by_scratch_after(&[long.as_bytes(), br#"{"text":"x"}"#], |i, read: &Text| {
+        assert_eq!(read.text.len(), [1 << 20, 1][i])
+    });
+    assert!(
+        kept < 64 << 10,
+        "the scratch holds {kept} bytes more after a long string"
+    );
+
+    let many = format!(r#"{{"items":[{}1]}}"#, "1,".repeat(24 << 10));
+    assert!(many.len() < rpcwire::REUSE_KEEP);
+    let kept = held_by_scratch_after(
+        &[many.as_bytes(), br#"{"items":[1,2]}"#],
+        |i, read: &Items| assert_eq!(read.items.len(), [(24 << 10) + 1, 2][i]),
+    );
+    assert!(
+        kept < 64 << 10,
+        "the scratch holds {kept} bytes more after many items"
+    );
+}
+
+/// A value of 60 KiB, then one of 63 KiB, each within 64 KiB: the scratch area holds less than
+/// the 256 KiB its docs bound it by (its copy and simd-json's string buffer, which grow by
+/// doubling, kept twice the larger value's room each).
+#[cfg(feature = "serde")]
+#[test]
+fn values_within_64_kib_that_double_the_typed_scratch_are_not_held() {
+    let lens = [60 << 10, 63 << 10];
+    let values = lens.map(|len| format!("\"{}\"", "x".repeat(len)));
+    let kept = held_by_scratch_after(
+        &[values[0].as_bytes(), values[1].as_bytes()],
+        |i, read: &String| assert_eq!(read.len(), lens[i]),
+    );
+    assert!(kept < 256 << 10, "the scratch holds {kept} bytes more");
+}
+
+/// A 1 MiB message, then a small one, written by each framing encoder from an `Outgoing` (which
+/// it encodes into a scratch buffer of its own first): the encoder holds less than 64 KiB more
+/// than it did new, once the output is dropped.
+#[cfg(feature = "tokio")]
+#[test]
+fn a_large_message_is_not_held_by_the_framing_encoders() {
+    use bytes::BytesMut;
+    use rpcwire::codec::{ContentLengthEncoder, Outgoing, SseEncoder};
+    use rpcwire::{Id, RawJson};
+    use tokio_util::codec::Encoder;
+
+    let text = format!("\"{}\"", "x".repeat(1 << 20));
+    let id = Id::from_token(b"1").unwrap();
+    let large = Outgoing::Response {
+        id,
+        result: RawJson::new(text.as_bytes()).unwrap(),
+    };
+    let small = Outgoing::Response {
+        id,
+        result: RawJson::EMPTY_OBJECT,
+    };
+    fn kept<E: for<'a> Encoder<Outgoing<'a>, Error = std::io::Error>>(
+        mut encoder: E,
+        messages: [Outgoing<'_>; 2],
+    ) -> isize {
+        let before = held();
+        for msg in messages {
+            let mut out = BytesMut::new();
+            encoder.encode(msg, &mut out).unwrap();
+            assert!(out.len() > 20);
+        }
+        let kept = held() - before;
+        drop(encoder);
+        kept
+    }
+    let sse = kept(SseEncoder::new(), [large, small]);
+    assert!(sse < 64 << 10, "the SSE encoder holds {sse} bytes");
+    let lsp = kept(ContentLengthEncoder::new(), [large, small]);
+    assert!(
+        lsp < 64 << 10,
+        "the Content-Length encoder holds {lsp} bytes"
+    );
+}
