@@ -3348,6 +3348,119 @@ fn a_stderr_nobody_drains_does_not_stall_forwarding_with_stats_every() {
     assert!(stderr.contains("rpcwire proxy: summary: "), "{stderr}");
 }
 
+/// The number in each `not_json` report of a line `not json NNNNN …` on `stderr`, in the
+/// order printed, and the reports counted as dropped (the sum of the `N reports dropped`
+/// lines).
+fn not_json_reports(stderr: &str) -> (Vec<usize>, usize) {
+    let mut printed = vec![];
+    let mut dropped = 0;
+    for line in stderr.lines() {
+        if line.starts_with("rpcwire proxy: c2s: not_json ") {
+            let (_, rest) = line.split_once(": not json ").expect("the line shown");
+            printed.push(rest[..5].parse().unwrap());
+        } else if let Some(rest) = line.strip_prefix("rpcwire proxy: ") {
+            if let Some(n) = rest.strip_suffix(" reports dropped: stderr was not keeping up") {
+                dropped += n.parse::<usize>().unwrap();
+            } else if rest == "1 report dropped: stderr was not keeping up" {
+                dropped += 1;
+            }
+        }
+    }
+    (printed, dropped)
+}
+
+/// Sends `bad` lines that are not JSON (`not json NNNNN` and some padding, each reported on
+/// stderr), then a ping, from a thread of its own (a proxy stalled on its stderr stops
+/// reading its stdin), and waits for the ping's reply, at most 60 s: a hang fails the test
+/// (killing the proxy). Checks the client got a -32700 for each line before; leaves stdin
+/// open.
+fn bad_lines_then_a_ping(p: &mut Proxy, bad: usize) {
+    let mut stdin = p.stdin.take().expect("stdin open");
+    let mut bytes = vec![];
+    for i in 0..bad {
+        writeln!(bytes, "not json {i:05} {}", "x".repeat(100)).unwrap();
+    }
+    writeln!(bytes, "{}", request(json!(1), "ping")).unwrap();
+    p.sent.extend_from_slice(&bytes);
+    let writing = thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+        stdin
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut parse_errors = 0;
+    let reply = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(line) = p.lines.recv_timeout(left) else {
+            let _ = p.child.kill();
+            panic!(
+                "no reply to the ping in 60 s: the proxy hung ({parse_errors} -32700 replies came)"
+            );
+        };
+        p.received.extend_from_slice(&line);
+        let reply: Value = serde_json::from_slice(&line).unwrap();
+        if reply["id"] == 1 {
+            break reply;
+        }
+        assert_eq!(reply["error"]["code"], -32700, "{reply}");
+        parse_errors += 1;
+    };
+    assert_eq!(reply["result"]["echo"], "ping", "{reply}");
+    assert_eq!(parse_errors, bad);
+    p.stdin = Some(writing.join().unwrap());
+}
+
+/// A client that pipes the proxy's stderr and never reads it (the pipe fills at 64 KiB): the
+/// reports wait in a queue of their own, and once it is full they are dropped and counted, so
+/// the forwarding goes on (it blocked writing a report to the full pipe, and the whole session
+/// hung). Once stderr is read, each report is there or counted in a `reports dropped` line,
+/// the printed ones in order, and the summary comes last.
+#[test]
+fn a_stderr_nobody_reads_drops_reports_and_never_stalls_forwarding() {
+    // About 140 bytes a report: some 700 KB, more than ten times a pipe's 64 KiB, and more
+    // than the queue's 4,096 lines with what the pipe holds.
+    const BAD: usize = 5000;
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let (drain, drain_now) = mpsc::channel::<()>();
+    let drained = thread::spawn(move || {
+        let _ = drain_now.recv();
+        let mut s = String::new();
+        let _ = reader.read_to_string(&mut s);
+        s
+    });
+    let mut p = Proxy::spawn_with_stderr(
+        &[],
+        &["python3", &echo_server()],
+        writer.into(),
+        Some(drained),
+    );
+    bad_lines_then_a_ping(&mut p, BAD);
+    drain.send(()).unwrap();
+    let done = p.finish_cleanly();
+    let (printed, dropped) = not_json_reports(&done.stderr);
+    assert!(dropped > 0, "no reports dropped line: {}", done.stderr);
+    assert_eq!(printed.len() + dropped, BAD, "{}", done.stderr);
+    assert!(printed.is_sorted(), "{}", done.stderr);
+    let last = done.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("rpcwire proxy: summary: "), "{last}");
+    assert!(last.contains(&format!("\"c2s/not_json\":{BAD}")), "{last}");
+}
+
+/// A reader that keeps up gets every report, in order, and no `reports dropped` line: fewer
+/// reports than the queue holds (4,096 lines) never fill it, however slow stderr is.
+#[test]
+fn a_stderr_read_as_it_comes_gets_every_report_in_order() {
+    const BAD: usize = 3000;
+    let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
+    bad_lines_then_a_ping(&mut p, BAD);
+    let done = p.finish_cleanly();
+    let (printed, dropped) = not_json_reports(&done.stderr);
+    assert_eq!(printed, (0..BAD).collect::<Vec<_>>(), "{}", done.stderr);
+    assert_eq!(dropped, 0, "{}", done.stderr);
+    assert!(!done.stderr.contains("dropped"), "{}", done.stderr);
+    let last = done.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("rpcwire proxy: summary: "), "{last}");
+}
+
 /// Every field a message's record in the `--log` file can carry is named where `--help`
 /// describes the log (a batch dropped whole carries `dropped`, which it did not name).
 #[test]

@@ -16,16 +16,17 @@
 //! does with the lines it reads ([`sorter`]), the state the sides share and what it records of
 //! each item ([`state`]), the log's records ([`log`]), the arrays the proxy sends in place of
 //! a batch ([`batch`]), the pipes' I/O ([`pipes`]), the clock of the deadlines ([`clock`])
-//! and the counters `--stats-every` prints ([`stats`]).
+//! and the proxy's lines on stderr during the session, which a stderr nobody reads must not
+//! hold up ([`reporter`]).
 
 mod batch;
 mod clock;
 mod item;
 mod log;
 mod pipes;
+mod reporter;
 mod sorter;
 mod state;
-mod stats;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
@@ -47,9 +48,9 @@ use serde_json::json;
 use self::batch::push_owed_replies;
 use self::clock::Clock;
 use self::pipes::{take_all, widen_pipe, Input, Sink};
+use self::reporter::{Reporter, QUEUE_LINES};
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
-use self::stats::StatsPrinter;
 use crate::check::{at_least_one, DialectArg, ValidateArg};
 use crate::session::{Dir, Expired, Session, Timeout, Violation};
 
@@ -124,6 +125,14 @@ of their ids, are expected at once. An empty batch or one that is not JSON is an
 answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
+The proxy's own lines on stderr during the session (the reports, the counters of --stats-every)
+go through a queue of 4,096 lines, written by a thread of their own: a stderr nobody reads (a
+client that pipes it and never drains it) never holds up the forwarding or the timeouts. While
+the queue is full, a line is dropped and counted (the --log file has every record), and once
+the queue is written out, one line tells how many:
+`rpcwire proxy: N reports dropped: stderr was not keeping up`. The summary at exit comes after
+every line queued; a reader that keeps up misses none, in the same order.
+
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
 group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
 server's status (128 + N when a signal N ended it), or 2 when it cannot start.
@@ -190,8 +199,8 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr (and to the --log file, which is flushed then) every this
-    /// many seconds, at least 1; without it, only at exit. A stderr nobody drains holds up
-    /// no message: while it blocks, a newer line replaces one not yet written.
+    /// many seconds, at least 1; without it, only at exit. The line goes to stderr as the
+    /// reports do, through their queue: a stderr nobody drains holds up no message.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
@@ -303,6 +312,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         quiet: args.quiet,
         mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
         negotiated: OnceLock::new(),
+        reporter: Reporter::spawn(QUEUE_LINES),
     });
 
     // Blocking pipes, each read by a thread of its own that writes what it forwards
@@ -346,24 +356,19 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let timer = args
         .timeout_ms
         .map(|ms| spawn_timeouts(ms, &shared, &server_in, &client_out));
-    // The counters, logged under the lock at each tick, reach stderr from a thread of their
-    // own ([`StatsPrinter`]).
+    // The counters, logged under the lock at each tick, reach stderr through the reporter's
+    // queue, as the reports do.
     let stats = args.stats_every.map(|secs| {
         let shared = shared.clone();
-        let printer = Arc::new(StatsPrinter::spawn());
-        let task = {
-            let printer = printer.clone();
-            tokio::spawn(async move {
-                // (At least 1: refused at parsing.)
-                let mut tick = tokio::time::interval(Duration::from_secs(secs));
+        tokio::spawn(async move {
+            // (At least 1: refused at parsing.)
+            let mut tick = tokio::time::interval(Duration::from_secs(secs));
+            tick.tick().await;
+            loop {
                 tick.tick().await;
-                loop {
-                    tick.tick().await;
-                    printer.print(shared.log_counters("stats"));
-                }
-            })
-        };
-        (task, printer)
+                shared.reporter.say(shared.log_counters("stats"));
+            }
+        })
     });
 
     // Signals go to the server; we exit when it does.
@@ -399,8 +404,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                 read_for += DRAIN_POLL;
                 if read_for >= DRAIN_AFTER_EXIT {
                     if !args.quiet {
-                        say!(
-                            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it"
+                        shared.reporter.say(
+                            "rpcwire proxy: the server exited but its stdout is still open (a process it left behind?); not waiting for it".into()
                         );
                     }
                     break;
@@ -408,8 +413,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             } else if waited >= DRAIN_AFTER_EXIT && !told {
                 told = true;
                 if !args.quiet {
-                    say!(
-                        "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it"
+                    shared.reporter.say(
+                        "rpcwire proxy: the server exited, and the client has not taken its last output yet; waiting for it".into()
                     );
                 }
             }
@@ -434,27 +439,29 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     tokio::select! {
         () = output_done => {}
         () = signalled_then_grace => if !args.quiet {
-            say!(
-                "rpcwire proxy: signalled, and the client has not taken the server's last output; not waiting for it"
+            shared.reporter.say(
+                "rpcwire proxy: signalled, and the client has not taken the server's last output; not waiting for it".into()
             );
         }
     }
     if let Some(t) = timer {
         t.abort();
     }
-    if let Some((task, printer)) = stats {
+    if let Some(task) = stats {
         task.abort();
-        printer.discard();
     }
     signals.abort();
 
+    // The requests left unanswered, logged under the lock and told on stderr after every
+    // line queued for it (and the count of those dropped, if any), as the summary is.
+    let mut unanswered_lines = vec![];
     {
         let mut state = shared.lock();
         let now = shared.clock.now_ms();
         let unanswered = state.session.finish();
         for u in &unanswered {
             if !args.quiet {
-                say!(
+                unanswered_lines.push(format!(
                     "rpcwire proxy: {}: unanswered request {} ({}){}",
                     u.dir.as_str(),
                     printable(&String::from_utf8_lossy(u.id.as_id().raw())),
@@ -466,13 +473,17 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
                         ),
                         None => String::new(),
                     }
-                );
+                ));
             }
             let v = Violation::Unanswered;
             let upstream_id = u.upstream_id.as_ref().map(IdBuf::as_id);
             let (id, method) = (u.id.as_id(), &u.method);
             state.log_event(now, "unanswered", u.dir, id, upstream_id, method, v);
         }
+    }
+    shared.reporter.finish();
+    for line in unanswered_lines {
+        say!("{line}");
     }
     say!("{}", shared.log_counters("summary"));
     if let Some(log) = shared.lock().log.as_mut() {
@@ -663,7 +674,7 @@ fn spawn_timeouts(
                 if shared.quiet {
                     return;
                 }
-                say!(
+                shared.reporter.say(format!(
                     "rpcwire proxy: c2s: timed_out (request {}, {}): answered locally{}",
                     printable(&String::from_utf8_lossy(e.id.as_id().raw())),
                     printable(&e.method),
@@ -674,7 +685,7 @@ fn spawn_timeouts(
                     } else {
                         ""
                     }
-                );
+                ));
             };
             for timeout in expired {
                 match timeout {
@@ -698,10 +709,10 @@ fn spawn_timeouts(
                         }
                         push_owed_replies(&mut array, &owed);
                         if !shared.quiet && !owed.is_empty() {
-                            say!(
+                            shared.reporter.say(format!(
                                 "rpcwire proxy: c2s: a batch timed out: {} invalid elements answered locally",
                                 owed.len()
-                            );
+                            ));
                         }
                         let _ = array.close();
                     }

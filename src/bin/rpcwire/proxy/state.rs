@@ -1,6 +1,6 @@
 //! The state both sides share (the session and the log, behind one lock), and what it records
 //! of each item read: the session's verdict, the log's records (written by [`super::log`]) and
-//! the reports on stderr.
+//! the reports on stderr (queued for the [`Reporter`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -15,6 +15,7 @@ use super::batch::{in_place_of_dropped, rebuilt, Edit};
 use super::clock::Clock;
 use super::item::{Answering, LocalReply, Seen};
 use super::log::Record;
+use super::reporter::Reporter;
 use crate::session::{
     invalid_tool_headers, kind_of, Described, Dir, Observation, ParamsFault, Session, Verdict,
     Violation,
@@ -39,6 +40,8 @@ pub(super) struct Shared {
     /// came, or its success to a request naming its version (MCP 2026-07-28): each side then
     /// decodes with that version's rules (`resultType`).
     pub(super) negotiated: OnceLock<String>,
+    /// The proxy's lines on stderr during the session: queued, never waited for.
+    pub(super) reporter: Reporter,
 }
 
 /// What `Shared::observe` decided about one item.
@@ -313,7 +316,7 @@ impl Shared {
         (observed, report)
     }
 
-    /// Prints on stderr what `report` tells of an item sent in `dir` and decoded by `decoder`
+    /// Queues for stderr what `report` tells of an item sent in `dir` and decoded by `decoder`
     /// (to say where a line stops being JSON: work done outside the lock), given the
     /// session's `verdict` on it.
     pub(super) fn report(
@@ -365,17 +368,17 @@ impl Shared {
                 (true, Some(id)) => format!(" [forwarded as id {}]", token(Some(id.as_id()))),
                 (true, None) => String::new(),
             };
-            say!(
+            self.reporter.say(format!(
                 "rpcwire proxy: {}: {} (kind {}, id {}{}){detail}{how_forwarded}",
                 dir.as_str(),
                 v.as_str(),
                 kind,
                 token(id),
                 at.unwrap_or_default(),
-            );
+            ));
         }
         for (v, kind, id, index, bytes, (element_cut, rewritten)) in elements {
-            say!(
+            self.reporter.say(format!(
                 "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
                 dir.as_str(),
                 v.as_str(),
@@ -388,13 +391,13 @@ impl Shared {
                         format!(" [forwarded as id {}]", token(Some(new.as_id()))),
                     (true, false, None) => String::new(),
                 },
-            );
+            ));
         }
         if unreported > 0 {
-            say!(
+            self.reporter.say(format!(
                 "rpcwire proxy: {}: {unreported} more violations in elements of the same batch",
                 dir.as_str()
-            );
+            ));
         }
     }
 

@@ -1,0 +1,144 @@
+//! The proxy's own lines on stderr during a session (violations, timeouts, the counters of
+//! `--stats-every`, what it waits for at the end): handed to a thread of their own through a
+//! bounded queue, never waiting for stderr, so that a stderr nobody reads (a client that pipes
+//! it and never drains it: the pipe fills at 64 KiB) stalls neither the forwarding nor the
+//! timeouts. Once the queue is full, a line is dropped and counted, and the thread says how
+//! many were once it has caught up. (The `--log` file is written as before: it is complete.)
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+/// How many lines wait for stderr at most (a report shows at most 120 bytes of its message:
+/// most are under 300 bytes, about a megabyte in all).
+pub(super) const QUEUE_LINES: usize = 4096;
+
+/// Lines written to stderr at once, at most (when more wait): a pipe's `PIPE_BUF`, so that
+/// each write reaches a pipe whole, never interleaved with the server's stderr, which is
+/// the same pipe.
+const WRITE_AT_ONCE: usize = 4096;
+
+/// What the queue carries.
+enum Note {
+    Line(String),
+    /// The session is over: the rest is written, and the thread ends.
+    End,
+}
+
+/// The stderr of the proxy during a session: [`Reporter::say`] queues a line for the thread
+/// that writes them, never waiting.
+pub(super) struct Reporter {
+    queue: SyncSender<Note>,
+    /// Lines dropped, the queue full, not told yet.
+    dropped: Arc<AtomicU64>,
+    /// Set by [`Reporter::finish`]: later lines go to stderr directly.
+    ended: AtomicBool,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Reporter {
+    /// Starts the thread that writes the lines to stderr, with a queue of `capacity` lines.
+    pub(super) fn spawn(capacity: usize) -> Reporter {
+        let (queue, lines) = sync_channel(capacity);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let thread = {
+            let dropped = dropped.clone();
+            std::thread::spawn(move || write_lines(&lines, &dropped))
+        };
+        Reporter {
+            queue,
+            dropped,
+            ended: AtomicBool::new(false),
+            thread: Mutex::new(Some(thread)),
+        }
+    }
+
+    /// Hands `line` (without its line end) to the thread, or drops and counts it when the
+    /// queue is full. After [`Reporter::finish`], writes it to stderr directly.
+    pub(super) fn say(&self, line: String) {
+        if self.ended.load(Ordering::Acquire) {
+            say!("{line}");
+            return;
+        }
+        match self.queue.try_send(Note::Line(line)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(TrySendError::Disconnected(Note::Line(line))) => say!("{line}"),
+            Err(TrySendError::Disconnected(Note::End)) => {}
+        }
+    }
+
+    /// Waits until every line queued is written, and the count of those dropped, if any: what
+    /// the caller writes to stderr next comes after them. (This waits for stderr to be read.)
+    pub(super) fn finish(&self) {
+        self.ended.store(true, Ordering::Release);
+        let thread = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(thread) = thread {
+            let _ = self.queue.send(Note::End);
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The thread's work: writes each line that comes, several at once when more wait, and, each
+/// time it has caught up (nothing waits) and at the end, how many were dropped meanwhile.
+fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64) {
+    let mut out = String::new();
+    let mut next = lines.recv().ok();
+    while let Some(Note::Line(line)) = next {
+        out.push_str(&line);
+        out.push('\n');
+        next = match lines.try_recv() {
+            Ok(note) => Some(note),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Note::End),
+        };
+        let more = matches!(&next, Some(Note::Line(l)) if out.len() + l.len() < WRITE_AT_ONCE);
+        if more {
+            continue;
+        }
+        write(&out);
+        out.clear();
+        if next.is_none() {
+            // Caught up.
+            tell_dropped(dropped);
+            next = lines.recv().ok();
+        }
+    }
+    // The end (or the reporter gone): what waits still, then the count.
+    for note in lines.try_iter() {
+        if let Note::Line(line) = note {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    write(&out);
+    tell_dropped(dropped);
+}
+
+/// Writes the lines dropped since last told, if any, in one line.
+fn tell_dropped(dropped: &AtomicU64) {
+    match dropped.swap(0, Ordering::Relaxed) {
+        0 => {}
+        1 => write("rpcwire proxy: 1 report dropped: stderr was not keeping up\n"),
+        n => write(&format!(
+            "rpcwire proxy: {n} reports dropped: stderr was not keeping up\n"
+        )),
+    }
+}
+
+/// Writes `text` to stderr in one write where it can; a stderr that cannot be written (its
+/// reader gone) loses it, nothing else.
+fn write(text: &str) {
+    if !text.is_empty() {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}
