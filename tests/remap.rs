@@ -2886,8 +2886,10 @@ fn shrink_to_fit_gives_back_a_bursts_room_and_keeps_every_route() {
     );
     assert!(after.task_ids < before.task_ids, "{before:?} -> {after:?}");
     assert!(after.clients < before.clients, "{before:?} -> {after:?}");
-    assert!(
-        after.record_queues < before.record_queues,
+    // (Client 0's queue went with its last record, before the shrink.)
+    assert_eq!(
+        (before.record_queues, after.record_queues),
+        (0, 0),
         "{before:?} -> {after:?}"
     );
     assert!(
@@ -2961,5 +2963,47 @@ fn shrink_to_fit_keeps_the_records_that_give_their_room_up() {
     assert_eq!(
         (remap.len(), remap.tasks(), owner_of(&remap, "kept")),
         (4, 0, None)
+    );
+}
+
+/// The queue of a client's records of ended tasks does not keep the tokens of records gone
+/// by their ttl (nor their room) while the client stays: a client that ended many tasks,
+/// whose records then expired, holds a queue about the size of the records it still holds,
+/// not of its past peak. (Else clients each ending many tasks in turn, and keeping one request
+/// in flight, would make the remapper hold memory for every record they ever held at once,
+/// far past its table's capacity, until `shrink_to_fit`.)
+#[test]
+fn records_gone_by_their_ttl_leave_no_queue_behind() {
+    let mut remap = IdRemapper::new(4096);
+    let clients = 20;
+    for client in 0..clients {
+        // A request in flight keeps the client in the remapper, and a record kept until it
+        // goes (a ttl the remapper does not know) keeps it holding one.
+        forward_call(&mut remap, client, 0, false);
+        end_a_task(&mut remap, client, 1, &format!("kept-{client}"));
+        for id in 2..200 {
+            let task_id = format!("t-{client}-{id}");
+            let token = forward_call(&mut remap, client, id, true);
+            assert_eq!(
+                route_at(&mut remap, &created(token, &task_id), 0),
+                Ok(client)
+            );
+            assert!(status_to(&mut remap, &status(&task_id, "completed")).is_some());
+        }
+        assert_eq!(remap.expire(60_001).count(), 0);
+        assert_eq!(
+            (remap.len(), remap.tasks()),
+            (client as usize + 1, client as usize + 1)
+        );
+    }
+    let footprint = remap.debug_footprint();
+    // A queue is compacted, to room for twice its client's records and 16 tokens more, once
+    // it holds more than that: its room stays within twice that (4 records' and 48 tokens'
+    // room a record), not the room of the 199 records each client once held.
+    let bound = 4 * remap.tasks() + 48 * clients as usize;
+    assert!(
+        footprint.record_queues <= bound,
+        "{footprint:?}, {} records kept, bound {bound}",
+        remap.tasks()
     );
 }

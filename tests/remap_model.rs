@@ -3,10 +3,10 @@
 //! `CreateTaskResult`s with a ttl or `null`, their tasks live or ended already, routed at the
 //! time), cancellations, expiries, clients leaving, the upstream going away, progress and
 //! moved deadlines, the room left behind given back (`shrink_to_fit`, after half the
-//! expiries); MCP 2025-11-25 tasks' status notifications (terminal or not) and
-//! `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or another, answered at
-//! once or after time has passed (a status, a result naming the task or another, a -32602
-//! error). Each client may hold 3 requests and live task routes, of 26 bytes at most: beyond
+//! expiries and between any two steps); MCP 2025-11-25 tasks' status notifications
+//! (terminal or not) and `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client
+//! or another, answered at once or after time has passed (a status, a result naming the
+//! task or another, a -32602 error). Each client may hold 3 requests and live task routes, of 26 bytes at most: beyond
 //! either its request is refused, and a `CreateTaskResult` past its bytes leaves no route. A
 //! request that finds the table full takes the place of its own client's oldest record of an
 //! ended task, else of the oldest record of a client holding the most. After every step the remapper holds what the model holds (requests, task routes, the tasks
@@ -72,6 +72,9 @@ enum Op {
         other: bool,
         wait: Option<u8>,
     },
+    /// `shrink_to_fit` between any two steps: nothing the model sees changes, and no token
+    /// is minted twice.
+    Shrink,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -86,6 +89,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<u16>(), proptest::option::of(0u8..60)).prop_map(|(pick, d)| Op::SetDeadline { pick, d }),
         2 => (0u8..4, any::<bool>()).prop_map(|(task, terminal)| Op::Status { task, terminal }),
         3 => (0u8..3, 0u8..3, 0u8..4, 0u8..3, proptest::bool::weighted(0.25), proptest::option::weighted(0.25, 0u8..30)).prop_map(|(client, method, task, answer, other, wait)| Op::Tasks { client, method, task, answer, other, wait }),
+        1 => Just(Op::Shrink),
     ]
 }
 
@@ -385,6 +389,7 @@ proptest! {
                     prop_assert_eq!(got, want);
                     tasks.retain(|_, tm| tm.client != client);
                 }
+                Op::Shrink => r.shrink_to_fit(),
                 Op::Drain => {
                     let n = r.drain().count();
                     prop_assert_eq!(n, model.len());

@@ -437,7 +437,9 @@ struct ClientEntries {
     /// The tokens of those records, oldest first: a full table or byte budget gives the
     /// oldest up for a new request or route ([`IdRemapper::make_room`]). A token whose record
     /// went otherwise (its ttl, a -32602 answer, its id taken over) stays until it is met, or
-    /// until the queue is compacted (when it holds more than twice the client's records).
+    /// until the queue is compacted (when a record is queued or goes, and it holds more than
+    /// twice the client's records, and 16 more), its room with it; the queue goes whole when
+    /// the client's last record does.
     ended: VecDeque<Token>,
 }
 

@@ -8,10 +8,11 @@
 
 use core::hash::Hash;
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 use super::{Entry, Held, IdRemapper};
-use crate::pending::Token;
+use crate::pending::{PendingTable, Token};
 
 /// The clients holding records of ended tasks, filed by how many they hold.
 pub(super) struct ByRecords<C> {
@@ -49,12 +50,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .heads
             .get_mut(&client)
             .expect("a client with entries has a list");
-        // Tokens whose records went otherwise (their ttl, a -32602 answer, their id taken
-        // over) stay queued until met, or until the queue holds twice the client's records.
-        if entries.ended.len() > 2 * entries.records + 16 {
-            let pending = &self.pending;
-            entries.ended.retain(|&t| is_record(pending.get(t)));
-        }
+        compact(&mut entries.ended, &self.pending, entries.records);
         entries.ended.push_back(token);
         let held = entries.records;
         self.refile(&client, held, held + 1);
@@ -83,12 +79,20 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// A record of `client`'s went (its entry already out of the table): one fewer filed.
+    /// Its queue loses the tokens of records gone once they pass twice the records it still
+    /// holds (the whole queue when it holds none): a client that stays does not keep the
+    /// queue of the most records it ever held.
     pub(super) fn record_gone(&mut self, client: &C) {
-        let held = self
+        let entries = self
             .heads
-            .get(client)
-            .expect("a client with entries has a list")
-            .records;
+            .get_mut(client)
+            .expect("a client with entries has a list");
+        let held = entries.records;
+        if held == 1 {
+            entries.ended = VecDeque::new();
+        } else {
+            compact(&mut entries.ended, &self.pending, held - 1);
+        }
         self.refile(client, held, held - 1);
     }
 
@@ -178,6 +182,18 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             };
             self.forget_task(token);
         }
+    }
+}
+
+/// Drops from a client's queue the tokens whose records went otherwise (their ttl, a -32602
+/// answer, their id taken over), and the room they took, once the queue holds more than
+/// twice the `records` left (and 16 more): a pass over the queue, paid for by the tokens it
+/// drops (more than half of it).
+fn compact<C, T>(ended: &mut VecDeque<Token>, pending: &PendingTable<Entry<C, T>>, records: usize) {
+    let keep = 2 * records + 16;
+    if ended.len() > keep {
+        ended.retain(|&t| is_record(pending.get(t)));
+        ended.shrink_to(keep);
     }
 }
 
