@@ -3445,6 +3445,43 @@ fn a_stderr_nobody_reads_drops_reports_and_never_stalls_forwarding() {
     assert!(last.contains(&format!("\"c2s/not_json\":{BAD}")), "{last}");
 }
 
+/// A stderr nobody ever reads does not keep the proxy from exiting either: once the session
+/// is over, the proxy waits for stderr to take its last lines only while it takes some (2 s
+/// without any, and it exits without them), with the server's status.
+#[test]
+fn a_stderr_nobody_ever_reads_does_not_keep_the_proxy_from_exiting() {
+    const BAD: usize = 5000;
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let (drain, drain_now) = mpsc::channel::<()>();
+    let drained = thread::spawn(move || {
+        let _ = drain_now.recv();
+        let mut s = String::new();
+        let _ = reader.read_to_string(&mut s);
+        s
+    });
+    let mut p = Proxy::spawn_with_stderr(
+        &[],
+        &["python3", &echo_server()],
+        writer.into(),
+        Some(drained),
+    );
+    bad_lines_then_a_ping(&mut p, BAD);
+    p.close_stdin();
+    // Not read until the proxy has exited.
+    let status = wait_exit(&mut p.child, Instant::now() + WAIT);
+    drain.send(()).unwrap();
+    let done = p.finish();
+    assert_eq!(status.code(), Some(0), "{}", done.stderr);
+    // What the pipe took is whole lines of reports, in order; the summary did not fit.
+    let (printed, _) = not_json_reports(&done.stderr);
+    assert!(
+        !printed.is_empty() && printed.is_sorted(),
+        "{}",
+        done.stderr
+    );
+    assert!(!done.stderr.contains("summary"), "{}", done.stderr);
+}
+
 /// A reader that keeps up gets every report, in order, and no `reports dropped` line: fewer
 /// reports than the queue holds (4,096 lines) never fill it, however slow stderr is.
 #[test]

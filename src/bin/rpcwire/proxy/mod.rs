@@ -131,7 +131,9 @@ client that pipes it and never drains it) never holds up the forwarding or the t
 the queue is full, a line is dropped and counted (the --log file has every record), and once
 the queue is written out, one line tells how many:
 `rpcwire proxy: N reports dropped: stderr was not keeping up`. The summary at exit comes after
-every line queued; a reader that keeps up misses none, in the same order.
+every line queued; a reader that keeps up misses none, in the same order. At exit the proxy
+waits for stderr only while it takes some: after 2 s with nothing taken it exits without the
+lines left.
 
 The server's stderr is passed through; SIGINT, SIGTERM and SIGHUP are forwarded to its process
 group (a server started through a wrapper such as `sh -c` gets them too); the proxy exits with the
@@ -453,7 +455,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     signals.abort();
 
     // The requests left unanswered, logged under the lock and told on stderr after every
-    // line queued for it (and the count of those dropped, if any), as the summary is.
+    // line queued for it (and the count of those dropped, if any), then the summary: the
+    // reporter's last lines.
     let mut unanswered_lines = vec![];
     {
         let mut state = shared.lock();
@@ -481,22 +484,20 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
             state.log_event(now, "unanswered", u.dir, id, upstream_id, method, v);
         }
     }
-    shared.reporter.finish();
-    for line in unanswered_lines {
-        say!("{line}");
+    let mut last = unanswered_lines;
+    last.push(shared.log_counters("summary"));
+    let log_flushed = shared.lock().log.as_mut().map_or(Ok(()), Write::flush);
+    if let Err(e) = log_flushed {
+        last.push(format!("rpcwire proxy: writing the log: {e}"));
     }
-    say!("{}", shared.log_counters("summary"));
-    if let Some(log) = shared.lock().log.as_mut() {
-        if let Err(e) = log.flush() {
-            say!("rpcwire proxy: writing the log: {e}");
-        }
+    if let Err(e) = &status {
+        last.push(format!("rpcwire proxy: waiting for the server: {e}"));
     }
+    // (When stderr took nothing for a while, the lines are lost: the status is not.)
+    shared.reporter.finish(last);
     match status {
         Ok(status) => exit_code(status),
-        Err(e) => {
-            say!("rpcwire proxy: waiting for the server: {e}");
-            ExitCode::from(2)
-        }
+        Err(_) => ExitCode::from(2),
     }
 }
 

@@ -4,12 +4,18 @@
 //! it and never drains it: the pipe fills at 64 KiB) stalls neither the forwarding nor the
 //! timeouts. Once the queue is full, a line is dropped and counted, and the thread says how
 //! many were once it has caught up. (The `--log` file is written as before: it is complete.)
+//! At the end, the thread writes the proxy's last lines too, and the proxy waits for them only
+//! while stderr takes some: a stderr nobody reads keeps it from exiting no longer than
+//! [`PATIENCE`].
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::mpsc::{
+    sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError,
+};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// How many lines wait for stderr at most (a report shows at most 120 bytes of its message:
 /// most are under 300 bytes, about a megabyte in all).
@@ -20,11 +26,15 @@ pub(super) const QUEUE_LINES: usize = 4096;
 /// the same pipe.
 const WRITE_AT_ONCE: usize = 4096;
 
+/// How long [`Reporter::finish`] waits for stderr to take anything (as the proxy waits for a
+/// client that does not read its last output, after the server's exit).
+const PATIENCE: Duration = Duration::from_secs(2);
+
 /// What the queue carries.
 enum Note {
     Line(String),
-    /// The session is over: the rest is written, and the thread ends.
-    End,
+    /// The session is over: the rest is written, then these last lines, and the thread ends.
+    End(Vec<String>),
 }
 
 /// The stderr of the proxy during a session: [`Reporter::say`] queues a line for the thread
@@ -36,22 +46,27 @@ pub(super) struct Reporter {
     /// Set by [`Reporter::finish`]: later lines go to stderr directly.
     ended: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// A tick each time the thread has written (or it has ended: disconnected), for
+    /// [`Reporter::finish`] to tell a slow stderr from one nobody reads.
+    written: Mutex<Receiver<()>>,
 }
 
 impl Reporter {
     /// Starts the thread that writes the lines to stderr, with a queue of `capacity` lines.
     pub(super) fn spawn(capacity: usize) -> Reporter {
         let (queue, lines) = sync_channel(capacity);
+        let (tick, written) = sync_channel(1);
         let dropped = Arc::new(AtomicU64::new(0));
         let thread = {
             let dropped = dropped.clone();
-            std::thread::spawn(move || write_lines(&lines, &dropped))
+            std::thread::spawn(move || write_lines(&lines, &dropped, &tick))
         };
         Reporter {
             queue,
             dropped,
             ended: AtomicBool::new(false),
             thread: Mutex::new(Some(thread)),
+            written: Mutex::new(written),
         }
     }
 
@@ -68,29 +83,65 @@ impl Reporter {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
             }
             Err(TrySendError::Disconnected(Note::Line(line))) => say!("{line}"),
-            Err(TrySendError::Disconnected(Note::End)) => {}
+            Err(TrySendError::Disconnected(Note::End(_))) => {}
         }
     }
 
-    /// Waits until every line queued is written, and the count of those dropped, if any: what
-    /// the caller writes to stderr next comes after them. (This waits for stderr to be read.)
-    pub(super) fn finish(&self) {
+    /// Has the thread write every line queued, the count of those dropped if any, then
+    /// `last` (the proxy's last words: what it leaves unanswered, its summary), and waits for
+    /// it while stderr takes some of them: `true` once all are written, `false` when
+    /// [`PATIENCE`] went by with none taken (a stderr nobody reads). After `false` the caller
+    /// must not write to stderr (the thread, stuck in a write, holds it); the process may
+    /// exit, which ends the thread.
+    pub(super) fn finish(&self, last: Vec<String>) -> bool {
         self.ended.store(true, Ordering::Release);
         let thread = self
             .thread
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        if let Some(thread) = thread {
-            let _ = self.queue.send(Note::End);
-            let _ = thread.join();
+        let Some(thread) = thread else {
+            last.iter().for_each(|line| say!("{line}"));
+            return true;
+        };
+        let written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
+        // Written since the last wait, or ended: stderr took something.
+        let taken = || {
+            !matches!(
+                written.recv_timeout(PATIENCE),
+                Err(RecvTimeoutError::Timeout)
+            )
+        };
+        let mut end = Note::End(last);
+        loop {
+            match self.queue.try_send(end) {
+                Ok(()) | Err(TrySendError::Disconnected(_)) => break,
+                Err(TrySendError::Full(note)) if taken() => end = note,
+                Err(TrySendError::Full(_)) => return false,
+            }
+        }
+        loop {
+            match written.recv_timeout(PATIENCE) {
+                Ok(()) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    let _ = thread.join();
+                    return true;
+                }
+                Err(RecvTimeoutError::Timeout) => return false,
+            }
         }
     }
 }
 
 /// The thread's work: writes each line that comes, several at once when more wait, and, each
-/// time it has caught up (nothing waits) and at the end, how many were dropped meanwhile.
-fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64) {
+/// time it has caught up (nothing waits) and at the end, how many were dropped meanwhile; at
+/// the end, the last lines. Ticks `written` after each write.
+fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64, written: &SyncSender<()>) {
+    let write = |text: &str| {
+        write(text);
+        // (Full: a tick not taken yet says as much.)
+        let _ = written.try_send(());
+    };
     let mut out = String::new();
     let mut next = lines.recv().ok();
     while let Some(Note::Line(line)) = next {
@@ -99,7 +150,7 @@ fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64) {
         next = match lines.try_recv() {
             Ok(note) => Some(note),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Note::End),
+            Err(TryRecvError::Disconnected) => Some(Note::End(vec![])),
         };
         let more = matches!(&next, Some(Note::Line(l)) if out.len() + l.len() < WRITE_AT_ONCE);
         if more {
@@ -109,23 +160,36 @@ fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64) {
         out.clear();
         if next.is_none() {
             // Caught up.
-            tell_dropped(dropped);
+            tell_dropped(dropped, write);
             next = lines.recv().ok();
         }
     }
-    // The end (or the reporter gone): what waits still, then the count.
+    // The end (or the reporter gone): what waits still, then the count, then the last lines.
+    let mut last = match next {
+        Some(Note::End(last)) => last,
+        _ => vec![],
+    };
     for note in lines.try_iter() {
-        if let Note::Line(line) = note {
-            out.push_str(&line);
-            out.push('\n');
+        match note {
+            Note::Line(line) => {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            Note::End(lines) => last = lines,
         }
     }
     write(&out);
-    tell_dropped(dropped);
+    tell_dropped(dropped, write);
+    out.clear();
+    for line in last {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    write(&out);
 }
 
-/// Writes the lines dropped since last told, if any, in one line.
-fn tell_dropped(dropped: &AtomicU64) {
+/// Writes the lines dropped since last told, if any, in one line, with `write`.
+fn tell_dropped(dropped: &AtomicU64, write: impl Fn(&str)) {
     match dropped.swap(0, Ordering::Relaxed) {
         0 => {}
         1 => write("rpcwire proxy: 1 report dropped: stderr was not keeping up\n"),
