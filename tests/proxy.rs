@@ -4073,3 +4073,51 @@ fn an_untracked_server_batch_element_is_kept_until_its_reply_comes() {
         &[("s2c/too_many_in_flight", 2), ("s2c/unanswered", 1)],
     );
 }
+
+/// A reader that takes stderr steadily but slowly (4 KiB every 25 ms, some 160 KB/s) gets every
+/// line of the end too: thousands of requests left unanswered, then the summary, more than it
+/// can take in 2 s. The proxy waits for stderr while it takes some, and it does, a piece at a
+/// time (the end's lines went in one write, which took longer than the 2 s the proxy waits for
+/// stderr to take anything, and it exited with most of them untold).
+#[test]
+fn a_slow_stderr_reader_that_keeps_reading_gets_the_last_lines() {
+    const UNANSWERED: usize = 10_000;
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let drained = thread::spawn(move || {
+        let mut all = vec![];
+        let mut piece = [0u8; 4096];
+        loop {
+            match reader.read(&mut piece) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => all.extend_from_slice(&piece[..n]),
+            }
+            thread::sleep(Duration::from_millis(25));
+        }
+        String::from_utf8(all).unwrap()
+    });
+    let mut p = Proxy::spawn_with_stderr(
+        &[],
+        &["python3", &echo_server()],
+        writer.into(),
+        Some(drained),
+    );
+    let mut bytes = vec![];
+    for id in 1..=UNANSWERED {
+        writeln!(bytes, "{}", request(json!(id), "noreply")).unwrap();
+    }
+    p.send_raw(&bytes);
+    p.send(&request(json!(0), "ping"));
+    assert_eq!(p.recv()["id"], 0);
+    p.close_stdin();
+    let status = wait_exit(&mut p.child, Instant::now() + Duration::from_secs(120));
+    let done = p.finish();
+    assert_eq!(status.code(), Some(0), "{}", done.stderr);
+    let told = done
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("rpcwire proxy: c2s: unanswered request "))
+        .count();
+    assert_eq!(told, UNANSWERED);
+    let last = done.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("rpcwire proxy: summary: "), "{last}");
+}

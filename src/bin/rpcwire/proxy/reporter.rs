@@ -169,23 +169,34 @@ fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64, written: &SyncSender
         Some(Note::End(last)) => last,
         _ => vec![],
     };
+    let mut rest = vec![];
     for note in lines.try_iter() {
         match note {
-            Note::Line(line) => {
-                out.push_str(&line);
-                out.push('\n');
-            }
+            Note::Line(line) => rest.push(line),
             Note::End(lines) => last = lines,
         }
     }
-    write(&out);
-    tell_dropped(dropped, write);
-    out.clear();
-    for line in last {
+    write_in_pieces(rest, &mut out, &write);
+    tell_dropped(dropped, &write);
+    write_in_pieces(last, &mut out, &write);
+}
+
+/// Writes `lines` (after what `out` holds), each with its line end, with `write`, in pieces
+/// of at most [`WRITE_AT_ONCE`] bytes (a longer line alone), as the lines of the session go:
+/// each piece is whole on a pipe, and each one stderr takes ticks, so that
+/// [`Reporter::finish`] waits for a reader that takes them slowly but steadily (the end's
+/// lines, thousands of requests unanswered, went in one write, with one tick after it).
+fn write_in_pieces(lines: Vec<String>, out: &mut String, write: impl Fn(&str)) {
+    for line in lines {
+        if !out.is_empty() && out.len() + line.len() >= WRITE_AT_ONCE {
+            write(out);
+            out.clear();
+        }
         out.push_str(&line);
         out.push('\n');
     }
-    write(&out);
+    write(out);
+    out.clear();
 }
 
 /// Writes the lines dropped since last told, if any, in one line, with `write`.
