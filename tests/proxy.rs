@@ -4121,3 +4121,48 @@ fn a_slow_stderr_reader_that_keeps_reading_gets_the_last_lines() {
     let last = done.stderr.lines().last().unwrap_or_default();
     assert!(last.starts_with("rpcwire proxy: summary: "), "{last}");
 }
+
+/// The client's reports that come while the proxy is ending (the server exited, the client
+/// still sends lines that are not JSON) follow those queued before them: with a slow stderr
+/// reader, the queue still holds thousands of lines when the end comes, and those said then
+/// went to stderr directly, ahead of them. Each report printed is in the order of its line.
+#[test]
+fn reports_said_while_the_proxy_ends_come_after_those_queued() {
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let drained = thread::spawn(move || {
+        let mut all = vec![];
+        let mut piece = [0u8; 4096];
+        loop {
+            match reader.read(&mut piece) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => all.extend_from_slice(&piece[..n]),
+            }
+            thread::sleep(Duration::from_millis(25));
+        }
+        String::from_utf8(all).unwrap()
+    });
+    // A server that reads nothing, and exits after a second.
+    let mut p =
+        Proxy::spawn_with_stderr(&[], &["sh", "-c", "sleep 1"], writer.into(), Some(drained));
+    let mut stdin = p.stdin.take().unwrap();
+    // Lines that are not JSON, 5,000 a second for 6 s, until the proxy is gone.
+    let writing = thread::spawn(move || {
+        for i in 0..30_000 {
+            if writeln!(stdin, "not json {i:05} {}", "x".repeat(100)).is_err() {
+                break;
+            }
+            if i % 50 == 49 {
+                let _ = stdin.flush();
+                thread::sleep(Duration::from_millis(10));
+            }
+        }
+    });
+    let status = wait_exit(&mut p.child, Instant::now() + Duration::from_secs(120));
+    writing.join().unwrap();
+    let done = p.finish();
+    assert_eq!(status.code(), Some(0), "{}", done.stderr);
+    let (printed, _) = not_json_reports(&done.stderr);
+    assert!(printed.len() > 4096, "{}", printed.len());
+    let out_of_order = printed.windows(2).find(|w| w[0] > w[1]);
+    assert_eq!(out_of_order, None, "{} printed", printed.len());
+}

@@ -9,7 +9,7 @@
 //! [`PATIENCE`].
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{
     sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError,
 };
@@ -43,8 +43,11 @@ pub(super) struct Reporter {
     queue: SyncSender<Note>,
     /// Lines dropped, the queue full, not told yet.
     dropped: Arc<AtomicU64>,
-    /// Set by [`Reporter::finish`]: later lines go to stderr directly.
-    ended: AtomicBool,
+    /// Set by the thread once it has written its last lines: later lines go to stderr
+    /// directly. (Not before: a line said while the proxy ends follows those queued before
+    /// it, through the queue, as long as the thread writes them. Held while a line is queued,
+    /// so that none is queued once the thread has taken the last.)
+    closed: Arc<Mutex<bool>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// A tick each time the thread has written (or it has ended: disconnected), for
     /// [`Reporter::finish`] to tell a slow stderr from one nobody reads.
@@ -57,33 +60,41 @@ impl Reporter {
         let (queue, lines) = sync_channel(capacity);
         let (tick, written) = sync_channel(1);
         let dropped = Arc::new(AtomicU64::new(0));
+        let closed = Arc::new(Mutex::new(false));
         let thread = {
-            let dropped = dropped.clone();
-            std::thread::spawn(move || write_lines(&lines, &dropped, &tick))
+            let (dropped, closed) = (dropped.clone(), closed.clone());
+            std::thread::spawn(move || write_lines(&lines, &dropped, &tick, &closed))
         };
         Reporter {
             queue,
             dropped,
-            ended: AtomicBool::new(false),
+            closed,
             thread: Mutex::new(Some(thread)),
             written: Mutex::new(written),
         }
     }
 
     /// Hands `line` (without its line end) to the thread, or drops and counts it when the
-    /// queue is full. After [`Reporter::finish`], writes it to stderr directly.
+    /// queue is full. Once the thread has written the last lines, writes it to stderr
+    /// directly.
     pub(super) fn say(&self, line: String) {
-        if self.ended.load(Ordering::Acquire) {
-            say!("{line}");
-            return;
-        }
-        match self.queue.try_send(Note::Line(line)) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
+        let closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
+        let direct = if *closed {
+            Some(line)
+        } else {
+            match self.queue.try_send(Note::Line(line)) {
+                Ok(()) => None,
+                Err(TrySendError::Full(_)) => {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    None
+                }
+                Err(TrySendError::Disconnected(Note::Line(line))) => Some(line),
+                Err(TrySendError::Disconnected(Note::End(_))) => None,
             }
-            Err(TrySendError::Disconnected(Note::Line(line))) => say!("{line}"),
-            Err(TrySendError::Disconnected(Note::End(_))) => {}
+        };
+        drop(closed);
+        if let Some(line) = direct {
+            say!("{line}");
         }
     }
 
@@ -94,7 +105,6 @@ impl Reporter {
     /// must not write to stderr (the thread, stuck in a write, holds it); the process may
     /// exit, which ends the thread.
     pub(super) fn finish(&self, last: Vec<String>) -> bool {
-        self.ended.store(true, Ordering::Release);
         let thread = self
             .thread
             .lock()
@@ -135,8 +145,14 @@ impl Reporter {
 
 /// The thread's work: writes each line that comes, several at once when more wait, and, each
 /// time it has caught up (nothing waits) and at the end, how many were dropped meanwhile; at
-/// the end, the last lines. Ticks `written` after each write.
-fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64, written: &SyncSender<()>) {
+/// the end, the last lines, then those queued meanwhile, once `closed` is set (later ones are
+/// written directly). Ticks `written` after each write.
+fn write_lines(
+    lines: &Receiver<Note>,
+    dropped: &AtomicU64,
+    written: &SyncSender<()>,
+    closed: &Mutex<bool>,
+) {
     let write = |text: &str| {
         write(text);
         // (Full: a tick not taken yet says as much.)
@@ -179,6 +195,18 @@ fn write_lines(lines: &Receiver<Note>, dropped: &AtomicU64, written: &SyncSender
     write_in_pieces(rest, &mut out, &write);
     tell_dropped(dropped, &write);
     write_in_pieces(last, &mut out, &write);
+    // The lines said while the last ones were written (the client's side runs on), after
+    // them, in the order they came: none is queued once `closed` is set.
+    *closed.lock().unwrap_or_else(PoisonError::into_inner) = true;
+    let late = lines
+        .try_iter()
+        .filter_map(|note| match note {
+            Note::Line(line) => Some(line),
+            Note::End(_) => None,
+        })
+        .collect();
+    write_in_pieces(late, &mut out, &write);
+    tell_dropped(dropped, &write);
 }
 
 /// Writes `lines` (after what `out` holds), each with its line end, with `write`, in pieces
