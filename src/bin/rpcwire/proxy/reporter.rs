@@ -192,9 +192,9 @@ fn write_lines(
             Note::End(lines) => last = lines,
         }
     }
-    write_in_pieces(rest, &mut out, &write);
-    tell_dropped(dropped, &write);
-    write_in_pieces(last, &mut out, &write);
+    write_in_pieces(rest, &mut out, write);
+    tell_dropped(dropped, write);
+    write_in_pieces(last, &mut out, write);
     // The lines said while the last ones were written (the client's side runs on), after
     // them, in the order they came: none is queued once `closed` is set.
     *closed.lock().unwrap_or_else(PoisonError::into_inner) = true;
@@ -205,8 +205,8 @@ fn write_lines(
             Note::End(_) => None,
         })
         .collect();
-    write_in_pieces(late, &mut out, &write);
-    tell_dropped(dropped, &write);
+    write_in_pieces(late, &mut out, write);
+    tell_dropped(dropped, write);
 }
 
 /// Writes `lines` (after what `out` holds), each with its line end, with `write`, in pieces
