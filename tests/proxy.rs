@@ -4166,3 +4166,60 @@ fn reports_said_while_the_proxy_ends_come_after_those_queued() {
     let out_of_order = printed.windows(2).find(|w| w[0] > w[1]);
     assert_eq!(out_of_order, None, "{} printed", printed.len());
 }
+
+/// A stderr nobody reads, and a client whose reports are long (replies answering nothing,
+/// under ids of 60 KiB, each shown in its report): the lines waiting for stderr are bounded in
+/// bytes as well as in number, so the proxy does not hold thousands of them (the queue held
+/// its 4,096 lines whatever their length, up to some 500 MB of ids and methods of 64 KiB).
+#[cfg(target_os = "linux")]
+#[test]
+fn long_reports_waiting_for_stderr_are_bounded_in_bytes() {
+    const REPLIES: usize = 1200;
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let (drain, drain_now) = mpsc::channel::<()>();
+    let drained = thread::spawn(move || {
+        let _ = drain_now.recv();
+        let mut s = String::new();
+        let _ = reader.read_to_string(&mut s);
+        s
+    });
+    let mut p = Proxy::spawn_with_stderr(
+        &[],
+        &["python3", &echo_server()],
+        writer.into(),
+        Some(drained),
+    );
+    let mut stdin = p.stdin.take().unwrap();
+    let writing = thread::spawn(move || {
+        let mut line = vec![];
+        for n in 0..REPLIES {
+            line.clear();
+            let id = format!("{n:06}{}", "i".repeat(60 << 10));
+            writeln!(
+                line,
+                "{}",
+                json!({"jsonrpc": "2.0", "id": id, "result": {}})
+            )
+            .unwrap();
+            stdin.write_all(&line).unwrap();
+        }
+        writeln!(stdin, "{}", request(json!(1), "ping")).unwrap();
+        stdin
+    });
+    let reply = p
+        .lines
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the ping's reply");
+    let reply: Value = serde_json::from_slice(&reply).unwrap();
+    assert_eq!(reply["id"], 1);
+    let peak = peak_rss(p.child.id());
+    p.stdin = Some(writing.join().unwrap());
+    drain.send(()).unwrap();
+    let done = p.finish_cleanly();
+    let last = done.stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!("\"c2s/unknown_reply\":{REPLIES}")),
+        "{last}"
+    );
+    assert!(peak < 48 << 20, "the proxy took {} MB", peak >> 20);
+}

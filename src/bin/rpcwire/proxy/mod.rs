@@ -126,7 +126,7 @@ answered with one -32600 or -32700.
 Cancellation and initialize are MCP's: plain JSON-RPC has neither.
 
 The proxy's own lines on stderr during the session (the reports, the counters of --stats-every)
-go through a queue of 4,096 lines, written by a thread of their own: a stderr nobody reads (a
+go through a queue of 4,096 lines and 2 MiB, written by a thread of their own: a stderr nobody reads (a
 client that pipes it and never drains it) never holds up the forwarding or the timeouts. While
 the queue is full, a line is dropped and counted (the --log file has every record), and once
 the queue is written out, one line tells how many:

@@ -9,7 +9,7 @@
 //! [`PATIENCE`].
 
 use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{
     sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError,
 };
@@ -20,6 +20,11 @@ use std::time::Duration;
 /// How many lines wait for stderr at most (a report shows at most 120 bytes of its message:
 /// most are under 300 bytes, about a megabyte in all).
 pub(super) const QUEUE_LINES: usize = 4096;
+
+/// How many bytes of lines wait for stderr at most (but for one line, when none waits): a
+/// report shows its ids and method whole, each up to 64 KiB by default, and 4,096 lines of
+/// such a peer's would be hundreds of megabytes. Room for 4,096 lines of 512 bytes.
+const QUEUE_BYTES: usize = 2 << 20;
 
 /// Lines written to stderr at once, at most (when more wait): a pipe's `PIPE_BUF`, so that
 /// each write reaches a pipe whole, never interleaved with the server's stderr, which is
@@ -43,6 +48,8 @@ pub(super) struct Reporter {
     queue: SyncSender<Note>,
     /// Lines dropped, the queue full, not told yet.
     dropped: Arc<AtomicU64>,
+    /// The bytes of the lines in the queue (within [`QUEUE_BYTES`]).
+    queued_bytes: Arc<AtomicUsize>,
     /// Set by the thread once it has written its last lines: later lines go to stderr
     /// directly. (Not before: a line said while the proxy ends follows those queued before
     /// it, through the queue, as long as the thread writes them. Held while a line is queued,
@@ -61,13 +68,18 @@ impl Reporter {
         let (tick, written) = sync_channel(1);
         let dropped = Arc::new(AtomicU64::new(0));
         let closed = Arc::new(Mutex::new(false));
+        let queued_bytes = Arc::new(AtomicUsize::new(0));
         let thread = {
             let (dropped, closed) = (dropped.clone(), closed.clone());
-            std::thread::spawn(move || write_lines(&lines, &dropped, &tick, &closed))
+            let queued_bytes = queued_bytes.clone();
+            std::thread::spawn(move || {
+                write_lines(&lines, &queued_bytes, &dropped, &tick, &closed);
+            })
         };
         Reporter {
             queue,
             dropped,
+            queued_bytes,
             closed,
             thread: Mutex::new(Some(thread)),
             written: Mutex::new(written),
@@ -75,14 +87,26 @@ impl Reporter {
     }
 
     /// Hands `line` (without its line end) to the thread, or drops and counts it when the
-    /// queue is full. Once the thread has written the last lines, writes it to stderr
+    /// queue is full ([`QUEUE_LINES`] lines, or [`QUEUE_BYTES`] bytes). Once the thread has written the last lines, writes it to stderr
     /// directly.
     pub(super) fn say(&self, line: String) {
         let closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
         let direct = if *closed {
             Some(line)
         } else {
-            match self.queue.try_send(Note::Line(line)) {
+            // (Counted before it is sent, so that the thread never takes out more than is
+            // in; taken out again when it is not.)
+            let len = line.len();
+            let held = self.queued_bytes.fetch_add(len, Ordering::Relaxed);
+            let sent = if held > 0 && held + len > QUEUE_BYTES {
+                Err(TrySendError::Full(Note::Line(line)))
+            } else {
+                self.queue.try_send(Note::Line(line))
+            };
+            if sent.is_err() {
+                self.queued_bytes.fetch_sub(len, Ordering::Relaxed);
+            }
+            match sent {
                 Ok(()) => None,
                 Err(TrySendError::Full(_)) => {
                     self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -149,6 +173,7 @@ impl Reporter {
 /// written directly). Ticks `written` after each write.
 fn write_lines(
     lines: &Receiver<Note>,
+    queued_bytes: &AtomicUsize,
     dropped: &AtomicU64,
     written: &SyncSender<()>,
     closed: &Mutex<bool>,
@@ -159,11 +184,18 @@ fn write_lines(
         let _ = written.try_send(());
     };
     let mut out = String::new();
-    let mut next = lines.recv().ok();
+    // (Each line's bytes leave the queue's count as the thread takes it.)
+    let took = |note: Note| {
+        if let Note::Line(line) = &note {
+            queued_bytes.fetch_sub(line.len(), Ordering::Relaxed);
+        }
+        note
+    };
+    let mut next = lines.recv().ok().map(took);
     while let Some(Note::Line(line)) = next {
         out.push_str(&line);
         out.push('\n');
-        next = match lines.try_recv() {
+        next = match lines.try_recv().map(took) {
             Ok(note) => Some(note),
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Disconnected) => Some(Note::End(vec![])),
@@ -177,7 +209,7 @@ fn write_lines(
         if next.is_none() {
             // Caught up.
             tell_dropped(dropped, write);
-            next = lines.recv().ok();
+            next = lines.recv().ok().map(took);
         }
     }
     // The end (or the reporter gone): what waits still, then the count, then the last lines.
@@ -186,7 +218,7 @@ fn write_lines(
         _ => vec![],
     };
     let mut rest = vec![];
-    for note in lines.try_iter() {
+    for note in lines.try_iter().map(took) {
         match note {
             Note::Line(line) => rest.push(line),
             Note::End(lines) => last = lines,
@@ -200,6 +232,7 @@ fn write_lines(
     *closed.lock().unwrap_or_else(PoisonError::into_inner) = true;
     let late = lines
         .try_iter()
+        .map(took)
         .filter_map(|note| match note {
             Note::Line(line) => Some(line),
             Note::End(_) => None,
