@@ -53,7 +53,8 @@ pub(super) struct Reporter {
     /// Set by the thread once it has written its last lines: later lines go to stderr
     /// directly. (Not before: a line said while the proxy ends follows those queued before
     /// it, through the queue, as long as the thread writes them. Held while a line is queued,
-    /// so that none is queued once the thread has taken the last.)
+    /// so that none is queued once the thread has taken the last, and by the thread while it
+    /// writes those it took last, so that none written directly comes before them.)
     closed: Arc<Mutex<bool>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// A tick each time the thread has written (or it has ended: disconnected), for
@@ -228,8 +229,10 @@ fn write_lines(
     tell_dropped(dropped, write);
     write_in_pieces(last, &mut out, write);
     // The lines said while the last ones were written (the client's side runs on), after
-    // them, in the order they came: none is queued once `closed` is set.
-    *closed.lock().unwrap_or_else(PoisonError::into_inner) = true;
+    // them, in the order they came: none is queued once `closed` is set, and those said then
+    // are written once these are (held meanwhile).
+    let mut closed = closed.lock().unwrap_or_else(PoisonError::into_inner);
+    *closed = true;
     let late = lines
         .try_iter()
         .map(took)
@@ -240,6 +243,7 @@ fn write_lines(
         .collect();
     write_in_pieces(late, &mut out, write);
     tell_dropped(dropped, write);
+    drop(closed);
 }
 
 /// Writes `lines` (after what `out` holds), each with its line end, with `write`, in pieces
