@@ -481,7 +481,8 @@ impl Gateway {
     /// `client`'s connection closed: its requests are forgotten (a late reply is dropped as
     /// stale) and cancelled upstream. A listen stream, which has no deadline, would otherwise
     /// stay open upstream and in the table forever. Its `initialize`, if it waits, is
-    /// forgotten too (ours stays upstream: the session is the gateway's).
+    /// forgotten too (ours stays upstream: the session is the gateway's). The lines written
+    /// for it and not sent yet are dropped: a new connection in its slot gets none of them.
     pub fn client_closed(&mut self, client: usize) {
         for (token, _) in self.remap.drop_client(&client) {
             mcp::write_cancelled_token(&mut self.upstream, token, Some("the client went away"));
@@ -490,9 +491,11 @@ impl Gateway {
             waiting.retain(|w| w.client != client);
         }
         self.initialized[client] = false;
-        // The slot may serve a new connection: nothing of this one's lines is kept.
+        // The slot may serve a new connection: nothing of this one's lines is kept, neither
+        // what it sent nor what was written for it and not sent (replies under its ids).
         self.reads[client].clear();
         self.framers[client] = LineFramer::new(MAX_FRAME);
+        self.clients[client].clear();
     }
 
     /// The upstream's connection closed: every request in flight is answered, since no reply
