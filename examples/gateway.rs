@@ -11,9 +11,11 @@
 //! (never created, past its ttl, its record given up for room) is answered as another
 //! client's is, never sent upstream. Cancellations, timeouts, invalid lines from
 //! either side, replies nobody waits for, and clients or the upstream going away are
-//! handled as a gateway must. (Requests from the upstream are not routed to a client here:
-//! the gateway answers `ping` and refuses the others with -32601. Its notifications other
-//! than progress and listen streams are printed as dropped.)
+//! handled as a gateway must; a client's request under a notification's method
+//! (`notifications/cancelled` sent with an id, say) is refused with -32601, never forwarded
+//! with the ids in its params unrewritten. (Requests from the upstream are not routed to a
+//! client here: the gateway answers `ping` and refuses the others with -32601. Its
+//! notifications other than progress and listen streams are printed as dropped.)
 //!
 //! The gateway owns the upstream session (MCP's lifecycle, up to 2025-11-25): the first
 //! client's `initialize` goes upstream under the gateway's own id, and once its result comes
@@ -180,6 +182,14 @@ impl Gateway {
             // A `ping` under the id of the client's `initialize`, which waits.
             Ok(Message::Request(req)) if self.handshake.waits(client, Some(req.id)) => {
                 RemapError::DuplicateId.write_reply(out, req.id);
+            }
+            // A request under a notification's method, which no server offers (-32601), is not
+            // forwarded: its params would go as the client wrote them, and a
+            // `notifications/cancelled` one's `requestId`, the client's own id, could be read
+            // upstream as our token of another client's request (only a cancellation sent as a
+            // notification is rewritten, below).
+            Ok(Message::Request(req)) if req.method.decode().starts_with("notifications/") => {
+                encode::write_method_not_found(out, req.id, req.method);
             }
             // A task the gateway does not keep: refused as another client's task is (-32602,
             // as the upstream answers for a task not found). The gateway owns the upstream
