@@ -15,7 +15,8 @@
 //! (`notifications/cancelled` sent with an id, say) is refused with -32601, never forwarded
 //! with the ids in its params unrewritten. (Requests from the upstream are not routed to a
 //! client here: the gateway answers `ping` and refuses the others with -32601. Its
-//! notifications other than progress and listen streams are printed as dropped.)
+//! notifications other than progress, task status and listen streams (their changes and
+//! their teardown) are printed as dropped.)
 //!
 //! The gateway owns the upstream session (MCP's lifecycle, up to 2025-11-25): the first
 //! client's `initialize` goes upstream under the gateway's own id, and once its result comes
