@@ -119,6 +119,9 @@ pub struct Gateway {
     /// Whether each client's `initialize` was answered with a result: until then its requests
     /// (but `ping`) are refused, as an MCP server may before the handshake.
     initialized: Vec<bool>,
+    /// When `tick` may next try to give back the remapper's room, after a try that left it
+    /// pinned (see `tick`).
+    next_shrink: u64,
     /// Lines to write upstream, and to each client.
     pub upstream: BytesMut,
     pub clients: Vec<BytesMut>,
@@ -141,6 +144,7 @@ impl Gateway {
             reads: vec![BytesMut::new(); clients],
             handshake: Handshake::NotStarted,
             initialized: vec![false; clients],
+            next_shrink: 0,
             upstream: BytesMut::new(),
             clients: vec![BytesMut::new(); clients],
         }
@@ -457,7 +461,8 @@ impl Gateway {
     /// Time passes: requests past their deadline are answered here and cancelled upstream.
     /// A client's `initialize` is answered too, but ours stays upstream (MCP forbids
     /// cancelling it): its result, when it comes, still readies the session. Once a burst is
-    /// over, the remapper gives back the room it left (`IdRemapper::shrink_to_fit`).
+    /// over, the remapper gives back the room it left (`IdRemapper::shrink_to_fit`); room an
+    /// entry near the table's end pins is tried again a timeout later.
     pub fn tick(&mut self, now: u64) {
         let expired: Vec<_> = self.remap.expire(now).collect();
         for (token, origin) in expired {
@@ -482,10 +487,16 @@ impl Gateway {
             }
         }
         // A burst's room goes back once the table is mostly empty: a pass over the table, so
-        // not while it stays full, and not for a table of a few thousand places.
-        let room = self.remap.capacity();
-        if room > 4096 && self.remap.len() + self.remap.tasks() < room / 4 {
+        // not while it stays full, and not for a table of a few thousand places. An entry
+        // near the table's end pins the room before it, and a try then leaves the table as
+        // mostly empty as it was: the next waits a timeout (a request there is answered or
+        // expired by then), not the next tick (each try a pass over what the remapper keeps,
+        // for nothing while the entry stays).
+        if now >= self.next_shrink && mostly_empty(&self.remap) {
             self.remap.shrink_to_fit();
+            if mostly_empty(&self.remap) {
+                self.next_shrink = now + TIMEOUT;
+            }
         }
     }
 
@@ -588,6 +599,12 @@ fn names_a_task_not_kept(remap: &IdRemapper<usize, Forwarded>, req: &Request<'_>
         .as_str()
         .and_then(|_| Id::from_token(task_id.as_bytes()));
     task_id.is_some_and(|id| remap.task_owner(id).is_none())
+}
+
+/// Whether the remapper's table is mostly empty, and large: its room is worth giving back.
+fn mostly_empty(remap: &IdRemapper<usize, Forwarded>) -> bool {
+    let room = remap.capacity();
+    room > 4096 && remap.len() + remap.tasks() < room / 4
 }
 
 /// Answers a client's `initialize` (id `id`) with the upstream's `result`.
