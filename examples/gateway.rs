@@ -11,9 +11,12 @@
 //! (never created, past its ttl, its record given up for room) is answered as another
 //! client's is, never sent upstream. Cancellations, timeouts, invalid lines from
 //! either side, replies nobody waits for, and clients or the upstream going away are
-//! handled as a gateway must. (Requests from the upstream are not routed to a client here:
-//! the gateway answers `ping` and refuses the others with -32601. Its notifications other
-//! than progress and listen streams are printed as dropped.)
+//! handled as a gateway must; a client's request under a notification's method
+//! (`notifications/cancelled` sent with an id, say) is refused with -32601, never forwarded
+//! with the ids in its params unrewritten. (Requests from the upstream are not routed to a
+//! client here: the gateway answers `ping` and refuses the others with -32601. Its
+//! notifications other than progress, task status and listen streams (their changes and
+//! their teardown) are printed as dropped.)
 //!
 //! The gateway owns the upstream session (MCP's lifecycle, up to 2025-11-25): the first
 //! client's `initialize` goes upstream under the gateway's own id, and once its result comes
@@ -116,6 +119,9 @@ pub struct Gateway {
     /// Whether each client's `initialize` was answered with a result: until then its requests
     /// (but `ping`) are refused, as an MCP server may before the handshake.
     initialized: Vec<bool>,
+    /// When `tick` may next try to give back the remapper's room, after a try that left it
+    /// pinned (see `tick`).
+    next_shrink: u64,
     /// Lines to write upstream, and to each client.
     pub upstream: BytesMut,
     pub clients: Vec<BytesMut>,
@@ -138,6 +144,7 @@ impl Gateway {
             reads: vec![BytesMut::new(); clients],
             handshake: Handshake::NotStarted,
             initialized: vec![false; clients],
+            next_shrink: 0,
             upstream: BytesMut::new(),
             clients: vec![BytesMut::new(); clients],
         }
@@ -180,6 +187,14 @@ impl Gateway {
             // A `ping` under the id of the client's `initialize`, which waits.
             Ok(Message::Request(req)) if self.handshake.waits(client, Some(req.id)) => {
                 RemapError::DuplicateId.write_reply(out, req.id);
+            }
+            // A request under a notification's method, which no server offers (-32601), is not
+            // forwarded: its params would go as the client wrote them, and a
+            // `notifications/cancelled` one's `requestId`, the client's own id, could be read
+            // upstream as our token of another client's request (only a cancellation sent as a
+            // notification is rewritten, below).
+            Ok(Message::Request(req)) if req.method.decode().starts_with("notifications/") => {
+                encode::write_method_not_found(out, req.id, req.method);
             }
             // A task the gateway does not keep: refused as another client's task is (-32602,
             // as the upstream answers for a task not found). The gateway owns the upstream
@@ -446,7 +461,8 @@ impl Gateway {
     /// Time passes: requests past their deadline are answered here and cancelled upstream.
     /// A client's `initialize` is answered too, but ours stays upstream (MCP forbids
     /// cancelling it): its result, when it comes, still readies the session. Once a burst is
-    /// over, the remapper gives back the room it left (`IdRemapper::shrink_to_fit`).
+    /// over, the remapper gives back the room it left (`IdRemapper::shrink_to_fit`); room an
+    /// entry near the table's end pins is tried again a timeout later.
     pub fn tick(&mut self, now: u64) {
         let expired: Vec<_> = self.remap.expire(now).collect();
         for (token, origin) in expired {
@@ -471,17 +487,24 @@ impl Gateway {
             }
         }
         // A burst's room goes back once the table is mostly empty: a pass over the table, so
-        // not while it stays full, and not for a table of a few thousand places.
-        let room = self.remap.capacity();
-        if room > 4096 && self.remap.len() + self.remap.tasks() < room / 4 {
+        // not while it stays full, and not for a table of a few thousand places. An entry
+        // near the table's end pins the room before it, and a try then leaves the table as
+        // mostly empty as it was: the next waits a timeout (a request there is answered or
+        // expired by then), not the next tick (each try a pass over what the remapper keeps,
+        // for nothing while the entry stays).
+        if now >= self.next_shrink && mostly_empty(&self.remap) {
             self.remap.shrink_to_fit();
+            if mostly_empty(&self.remap) {
+                self.next_shrink = now + TIMEOUT;
+            }
         }
     }
 
     /// `client`'s connection closed: its requests are forgotten (a late reply is dropped as
     /// stale) and cancelled upstream. A listen stream, which has no deadline, would otherwise
     /// stay open upstream and in the table forever. Its `initialize`, if it waits, is
-    /// forgotten too (ours stays upstream: the session is the gateway's).
+    /// forgotten too (ours stays upstream: the session is the gateway's). The lines written
+    /// for it and not sent yet are dropped: a new connection in its slot gets none of them.
     pub fn client_closed(&mut self, client: usize) {
         for (token, _) in self.remap.drop_client(&client) {
             mcp::write_cancelled_token(&mut self.upstream, token, Some("the client went away"));
@@ -490,9 +513,11 @@ impl Gateway {
             waiting.retain(|w| w.client != client);
         }
         self.initialized[client] = false;
-        // The slot may serve a new connection: nothing of this one's lines is kept.
+        // The slot may serve a new connection: nothing of this one's lines is kept, neither
+        // what it sent nor what was written for it and not sent (replies under its ids).
         self.reads[client].clear();
         self.framers[client] = LineFramer::new(MAX_FRAME);
+        self.clients[client].clear();
     }
 
     /// The upstream's connection closed: every request in flight is answered, since no reply
@@ -574,6 +599,12 @@ fn names_a_task_not_kept(remap: &IdRemapper<usize, Forwarded>, req: &Request<'_>
         .as_str()
         .and_then(|_| Id::from_token(task_id.as_bytes()));
     task_id.is_some_and(|id| remap.task_owner(id).is_none())
+}
+
+/// Whether the remapper's table is mostly empty, and large: its room is worth giving back.
+fn mostly_empty(remap: &IdRemapper<usize, Forwarded>) -> bool {
+    let room = remap.capacity();
+    room > 4096 && remap.len() + remap.tasks() < room / 4
 }
 
 /// Answers a client's `initialize` (id `id`) with the upstream's `result`.

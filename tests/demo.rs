@@ -1861,6 +1861,63 @@ fn gateway_refuses_a_task_it_does_not_keep() {
     assert_eq!(json_lines(&gw.upstream.split())[0]["method"], "tasks/list");
 }
 
+/// `examples/gateway.rs` keeps nothing of a closed connection's for the next one in its
+/// slot: a line written for the old connection and not yet sent (here the refusal of a
+/// request sent before its `initialize`) is dropped with it, so the new connection in the
+/// slot gets its own replies only. (It got the old connection's refusal, under an id the
+/// new client may have in flight, before its own result.)
+#[test]
+fn gateway_keeps_no_line_of_a_closed_client_for_the_next() {
+    let mut gw = initialized_gateway(1);
+    gw.client_closed(0);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n",
+        0,
+    );
+    assert_eq!(json_lines(&gw.clients[0])[0]["error"]["code"], -32600);
+    // The connection goes before that refusal was written to it.
+    gw.client_closed(0);
+    // A new connection in slot 0 initializes, under id 1 too.
+    gw.client_read(0, initialize_line("1", "2025-11-25").as_bytes(), 0);
+    let got = json_lines(&gw.clients[0].split());
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0]["id"], 1);
+    assert_eq!(got[0]["result"]["protocolVersion"], "2025-11-25");
+}
+
+/// `examples/gateway.rs` refuses a client's request under a notification's method (-32601:
+/// no server offers a `notifications/…` method) instead of forwarding it. Forwarded, its
+/// params went as the client wrote them: a `notifications/cancelled` request's `requestId`
+/// is the client's own id, which an upstream acting on the method read as the gateway's token
+/// of another client's request. (`IdRemapper::forward_cancel` rewrites a cancellation sent
+/// as a notification; one sent as a request went upstream untouched.)
+#[test]
+fn gateway_refuses_a_request_under_a_notifications_method() {
+    let mut gw = initialized_gateway(2);
+    gw.client_read(
+        0,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n",
+        0,
+    );
+    let token = json_lines(&gw.upstream.split())[0]["id"].clone();
+    for method in ["notifications/cancelled", "notifications/initialized"] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{{"requestId":{token}}}}}"#
+        ) + "\n";
+        gw.client_read(1, line.as_bytes(), 0);
+        assert!(gw.upstream.is_empty(), "{method}: {:?}", gw.upstream);
+        let refused = json_lines(&gw.clients[1].split());
+        assert_eq!(refused.len(), 1, "{method}: {refused:?}");
+        assert_eq!(refused[0]["id"], 7);
+        assert_eq!(refused[0]["error"]["code"], -32601, "{method}");
+    }
+    // Client 0's call is still in flight, and answered.
+    let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"content":[]}}}}"#);
+    gw.upstream_line(reply.as_bytes(), 1);
+    assert_eq!(json_lines(&gw.clients[0].split())[0]["id"], 1);
+}
+
 /// `examples/streamable_http.rs` holds a GET and a DELETE of an earlier session to the
 /// session's version, as a POST: a header naming another version the server speaks is not
 /// the session's, and gets 400 ("If the server receives a request with an invalid or

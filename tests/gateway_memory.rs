@@ -96,3 +96,63 @@ fn a_gateway_gives_back_a_bursts_room_on_its_tick() {
         "the tick gave back {given_back} bytes"
     );
 }
+
+/// A burst whose last request stays in flight pins the remapper's room up to it: the tick
+/// gives back what it can, and while that entry stays, the next ticks have nothing to give
+/// back. The gateway tries again a timeout later, not on every tick (each try a pass over
+/// what the remapper keeps, for nothing while the entry stays): a tick just after that
+/// request is answered gives nothing back, one a timeout after the last try gives back the
+/// room. (Every tick shrank the remapper while the table was mostly empty, however often
+/// the room stayed pinned.)
+#[test]
+fn a_gateway_does_not_retry_a_pinned_shrink_on_every_tick() {
+    let mut gw = gateway::Gateway::new(16);
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    for client in 0..16 {
+        gw.client_read(client, format!("{initialize}\n").as_bytes(), 0);
+    }
+    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    gw.upstream_line(result.as_bytes(), 0);
+    gw.upstream.clear();
+
+    let mut tokens = Vec::new();
+    for client in 0..16 {
+        for id in 1..=1000 {
+            let ping = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#) + "\n";
+            gw.client_read(client, ping.as_bytes(), 0);
+            let sent: serde_json::Value = serde_json::from_slice(&gw.upstream).unwrap();
+            tokens.push(sent["id"].as_u64().expect("forwarded under a token"));
+            gw.upstream.clear();
+        }
+    }
+    let reply = |token: u64| format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+    // All answered but the last, which holds the table's last place.
+    let last = tokens.pop().unwrap();
+    for token in tokens {
+        gw.upstream_line(reply(token).as_bytes(), 0);
+    }
+    for client in &mut gw.clients {
+        *client = bytes::BytesMut::new();
+    }
+    gw.upstream = bytes::BytesMut::new();
+    gw.tick(1);
+
+    // The last is answered: its room could go, but the next tick does not try.
+    gw.upstream_line(reply(last).as_bytes(), 1);
+    gw.clients[15] = bytes::BytesMut::new();
+    let before = held();
+    gw.tick(2);
+    let given_back = before - held();
+    assert!(
+        given_back < 4 << 10,
+        "the tick just after gave back {given_back} bytes"
+    );
+    // A timeout after the last try, it does.
+    let before = held();
+    gw.tick(1 + 30_000);
+    let given_back = before - held();
+    assert!(
+        given_back > 512 << 10,
+        "the tick a timeout later gave back {given_back} bytes"
+    );
+}
