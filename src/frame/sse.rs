@@ -471,6 +471,7 @@ impl SseFramer {
     /// after the last event are no cut; an event reported over-long already is none either.
     ///
     /// [`ends_inside_event`]: Self::ends_inside_event
+    #[cfg(feature = "tokio")]
     pub(crate) fn ends_mid_event(&self, buf: &[u8]) -> bool {
         if self.discarding {
             return false;
