@@ -2323,13 +2323,25 @@ fn a_mixed_batch_session_replays_alike() {
     let pings = p.ping_until_answered();
     // (The ids below are not the pings': one of those that timed out, reused, is a
     // duplicate_id, and its reply late.)
+    // The server answers these batches at once, but a loaded machine may hold it back past
+    // the timeout: a request the proxy answered with its timeout instead is counted.
+    let mut held_back = 0;
+    let mut recv_array = |p: &mut Proxy| {
+        let reply = p.recv();
+        let elements = reply.as_array().unwrap().clone();
+        held_back += elements
+            .iter()
+            .filter(|r| r["error"]["message"] == "Request timed out")
+            .count() as u64;
+        elements.len()
+    };
     p.send_raw(b"[1]\n{\"jsonrpc\":\"2.0\"}\n");
-    assert_eq!(p.recv().as_array().unwrap().len(), 1);
+    assert_eq!(recv_array(&mut p), 1);
     let nested = format!("[[{}],{}]\n", call(json!("x"), "x"), call(json!("y"), "y"));
     p.send_raw(nested.as_bytes());
-    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    assert_eq!(recv_array(&mut p), 2);
     p.send_raw(&batch_of(&[(json!("d"), "a"), (json!("d"), "b")]));
-    assert_eq!(p.recv().as_array().unwrap().len(), 2);
+    assert_eq!(recv_array(&mut p), 2);
     p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]\n");
     p.send_raw(format!("{}\n", "x".repeat(5000)).as_bytes());
     p.send(&request(json!("u"), "noreply"));
@@ -2359,7 +2371,7 @@ fn a_mixed_batch_session_replays_alike() {
     let v = violations(&records);
     assert_eq!(
         (v.get("c2s/timed_out"), v.get("c2s/unanswered")),
-        (Some(&(pings + 2)), None),
+        (Some(&(pings + 2 + held_back)), None),
         "{v:?}"
     );
 }
