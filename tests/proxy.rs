@@ -857,22 +857,34 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
 fn timeouts_keep_coming_while_the_server_does_not_read() {
     use nix::sys::signal::{kill, Signal};
     use nix::unistd::Pid;
-    // Reads one line, says so, then never reads again.
-    let server =
-        r#"head -n 1 >/dev/null; echo '{"jsonrpc":"2.0","method":"read_one"}'; exec sleep 60"#;
+    // Says it is up, reads one line, says so, then never reads again.
+    let server = r#"echo '{"jsonrpc":"2.0","method":"up"}'; head -n 1 >/dev/null
+echo '{"jsonrpc":"2.0","method":"read_one"}'; exec sleep 60"#;
     let mut p = Proxy::spawn(&["--quiet", "--timeout-ms", "1000"], &["sh", "-c", server]);
+    // Request 1 once the server runs, so that it reads it before its timeout; a loaded
+    // machine may still hold `head` back longer, and the timeout then comes first.
+    assert_eq!(p.recv()["method"], "up");
     p.send(&request(json!(1), "tools/call"));
-    assert_eq!(p.recv()["method"], "read_one");
+    let mut replies = vec![];
+    loop {
+        let next = p.recv();
+        if next["method"] == "read_one" {
+            break;
+        }
+        replies.push(next);
+    }
     // A later deadline for the next request (the proxy's clock counts milliseconds).
     thread::sleep(Duration::from_millis(5));
     // Larger than the pipe to the server: the proxy reads it whole, then blocks writing it.
     let pad = "x".repeat(4 << 20);
     let params = json!({"name": "t", "arguments": {"pad": pad}});
     p.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}));
-    for id in [1, 2] {
-        let reply = p.recv();
-        assert_eq!(reply["id"], id);
-        assert_eq!(reply["error"]["message"], "Request timed out");
+    while replies.len() < 2 {
+        replies.push(p.recv());
+    }
+    for (reply, id) in replies.iter().zip([1, 2]) {
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["message"], "Request timed out", "{reply}");
     }
     kill(Pid::from_raw(p.child.id() as i32), Signal::SIGTERM).unwrap();
     assert_eq!(p.finish().code, Some(128 + 15));
