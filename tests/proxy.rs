@@ -68,6 +68,8 @@ struct Proxy {
     sent: Vec<u8>,
     /// Everything read from the proxy's stdout so far.
     received: Vec<u8>,
+    /// The file the server behind the proxy opens once it has started, if it is known.
+    started: Option<PathBuf>,
 }
 
 /// What a finished proxy left.
@@ -148,6 +150,26 @@ impl Proxy {
             stderr,
             sent: vec![],
             received: vec![],
+            started: None,
+        }
+    }
+
+    /// Waits until the server has started (it has opened `started`, its `--record-in` file
+    /// in a fresh scratch directory, which the python servers do before they read a line),
+    /// failing after `WAIT`. Before a first request the server must answer within a timeout:
+    /// a loaded machine may take longer than that to start python.
+    fn await_server_started(&self) {
+        let started = self
+            .started
+            .as_ref()
+            .expect("a server that says it started");
+        let deadline = Instant::now() + WAIT;
+        while !started.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "the server did not start in time"
+            );
+            thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -2225,7 +2247,9 @@ fn scripted(dir: &std::path::Path, options: &[&str], script: Value) -> (Proxy, P
         "--record-in",
         record.to_str().unwrap(),
     ];
-    (Proxy::spawn(&all, &command), log)
+    let mut p = Proxy::spawn(&all, &command);
+    p.started = Some(record);
+    (p, log)
 }
 
 /// A server batch dropped whole (it holds an invalid element) has no effect: the reply in
@@ -2425,25 +2449,15 @@ fn result_type_is_checked_from_the_negotiated_version_on() {
             "0": [{"send": format!("{initialized}\n{}", r#"{"jsonrpc":"2.0","id":9,"result":{"resultType":42}}"#)}],
             "2": [{"send": r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":42}}"#}]
         });
-        // (Long enough for the server to start on a loaded machine. One that starts later
-        // still, initialize timed out, is started again: the session must be the server's.)
-        let mut attempts = 0;
-        let (mut p, log) = loop {
-            attempts += 1;
-            let dir = scratch(&format!("result-type-{version}"));
-            let (mut p, log) = scripted(&dir, &["--timeout-ms", "1500"], script.clone());
-            p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize",
-                "params":{"protocolVersion":version,"capabilities":{},
-                          "clientInfo":{"name":"c","version":"1"}}}));
-            let reply = p.recv();
-            if reply["error"]["message"] == "Request timed out" && attempts < 3 {
-                p.close_stdin();
-                p.finish();
-                continue;
-            }
-            assert_eq!(reply["result"]["protocolVersion"], version, "{reply}");
-            break (p, log);
-        };
+        let dir = scratch(&format!("result-type-{version}"));
+        let (mut p, log) = scripted(&dir, &["--timeout-ms", "1500"], script);
+        // Initialize once the server has started: it must answer it before the timeout.
+        p.await_server_started();
+        p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize",
+            "params":{"protocolVersion":version,"capabilities":{},
+                      "clientInfo":{"name":"c","version":"1"}}}));
+        let reply = p.recv();
+        assert_eq!(reply["result"]["protocolVersion"], version, "{reply}");
         p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
         p.send(&request(json!(1), "tools/call"));
         let reply = p.recv();
@@ -2532,6 +2546,7 @@ fn per_request_version_once_the_server_accepts_it() {
 /// the server is up before what a test times (with a timeout of `TIMEOUT_MS`, long enough
 /// for it to start on a loaded machine).
 fn warm_up(p: &mut Proxy) {
+    p.await_server_started();
     p.send(&request(json!(0), "warm-up"));
     let reply = p.recv();
     assert_eq!(reply["result"], 0, "the server's reply: {reply}");
@@ -2684,6 +2699,7 @@ fn a_listen_stream_never_times_out() {
     });
     let (mut p, log) = scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
     // (MCP's warm-up: a result is an object.)
+    p.await_server_started();
     p.send(&request(json!(0), "warm-up"));
     assert_eq!(p.recv()["result"], json!({}));
     p.send(
@@ -3729,6 +3745,8 @@ fn late_reply_server(dir: &std::path::Path, options: &[&str]) -> (Proxy, PathBuf
         &all,
         &["python3", &server, "--record-in", record.to_str().unwrap()],
     );
+    p.started = Some(record);
+    p.await_server_started();
     p.send(&request(json!(0), "warm-up"));
     assert_eq!(p.recv(), json!({"jsonrpc":"2.0","id":0,"result":"warm-up"}));
     (p, log)
