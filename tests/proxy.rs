@@ -3401,8 +3401,19 @@ fn a_stderr_nobody_drains_does_not_stall_forwarding_with_stats_every() {
         writer.into(),
         Some(drained),
     );
-    // Past the first ticks: their lines wait for stderr.
-    thread::sleep(Duration::from_millis(2500));
+    // Past the first tick, its counters in the log: its line waits for stderr. (Waited for,
+    // not slept: a loaded machine may start the proxy's clock late.)
+    let deadline = Instant::now() + WAIT;
+    let counted = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|r| r.get("stats").is_some())
+    };
+    while !counted() {
+        assert!(Instant::now() < deadline, "no counters in the log in time");
+        thread::sleep(Duration::from_millis(50));
+    }
     for id in 1..=2 {
         p.send(&request(json!(id), "ping"));
         assert_eq!(p.recv()["id"], id, "forwarded both ways");
