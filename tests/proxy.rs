@@ -1382,6 +1382,9 @@ fn sigterm_reaches_a_server_started_through_a_wrapper() {
 fn the_servers_exit_status_becomes_the_proxys() {
     // The server exits with 3 while the client still holds its end open.
     let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
+    // Timed once the server is up: a loaded machine may take seconds to start python.
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
     p.send(&json!({"jsonrpc":"2.0","method":"exit"}));
     let started = Instant::now();
     let done = p.finish();
