@@ -1337,7 +1337,9 @@ fn mcp_stub_server_exits_when_its_client_goes_away_mid_request() {
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hang","arguments":{}}}"#,
         "\n",
     );
-    let lines = run_stub_server(input, std::time::Duration::from_secs(5))
+    // (Its `slow` alone would run 1000 s: the bound leaves a loaded machine time to start
+    // the process.)
+    let lines = run_stub_server(input, std::time::Duration::from_secs(20))
         .expect("the stub server exits when its input ends");
     // At most the question `ask` sent, if it did before the client left.
     let ask = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -1433,7 +1435,8 @@ fn mcp_stub_server_reads_its_client_by_the_negotiated_version() {
     send(
         r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
     );
-    let next = || lines.recv_timeout(Duration::from_secs(5)).ok();
+    // (A bound on a hang, long enough for a loaded machine to start the process.)
+    let next = || lines.recv_timeout(Duration::from_secs(20)).ok();
     let init: serde_json::Value = serde_json::from_str(&next().expect("initialize")).unwrap();
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
     let ping: serde_json::Value = serde_json::from_str(&next().expect("a ping")).unwrap();
