@@ -3377,7 +3377,7 @@ fn a_stderr_nobody_drains_does_not_stall_forwarding_with_stats_every() {
     use nix::fcntl::{fcntl, FcntlArg, OFlag};
     let dir = scratch("stats-stderr-full");
     let log = dir.join("log.ndjson");
-    let (mut reader, mut writer) = std::io::pipe().unwrap();
+    let (reader, mut writer) = std::io::pipe().unwrap();
     // Full: written to without blocking until it takes no more.
     fcntl(&writer, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).unwrap();
     let filler = [b'.'; 4096];
@@ -3391,13 +3391,7 @@ fn a_stderr_nobody_drains_does_not_stall_forwarding_with_stats_every() {
     }
     fcntl(&writer, FcntlArg::F_SETFL(OFlag::empty())).unwrap();
     assert!(filled > 0);
-    let (drain, drain_now) = mpsc::channel::<()>();
-    let drained = thread::spawn(move || {
-        let _ = drain_now.recv();
-        let mut s = String::new();
-        let _ = reader.read_to_string(&mut s);
-        s
-    });
+    let (drain, drained) = read_when_told(reader);
     let mut p = Proxy::spawn_with_stderr(
         &["--stats-every", "1", "--log", log.to_str().unwrap()],
         &["python3", &echo_server()],
@@ -3454,6 +3448,37 @@ fn not_json_reports(stderr: &str) -> (Vec<usize>, usize) {
     (printed, dropped)
 }
 
+/// Reads `reader` (a proxy's stderr) to its end once told to by the sender returned, not
+/// before: a stderr nobody reads meanwhile.
+fn read_when_told(
+    mut reader: std::io::PipeReader,
+) -> (mpsc::Sender<()>, thread::JoinHandle<String>) {
+    let (drain, drain_now) = mpsc::channel::<()>();
+    let drained = thread::spawn(move || {
+        let _ = drain_now.recv();
+        let mut s = String::new();
+        let _ = reader.read_to_string(&mut s);
+        s
+    });
+    (drain, drained)
+}
+
+/// Reads `reader` (a proxy's stderr) to its end slowly but steadily: 4 KiB every 25 ms.
+fn read_slowly(mut reader: std::io::PipeReader) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut all = vec![];
+        let mut piece = [0u8; 4096];
+        loop {
+            match reader.read(&mut piece) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => all.extend_from_slice(&piece[..n]),
+            }
+            thread::sleep(Duration::from_millis(25));
+        }
+        String::from_utf8(all).unwrap()
+    })
+}
+
 /// Sends `bad` lines that are not JSON (`not json NNNNN` and some padding, each reported on
 /// stderr), then a ping, from a thread of its own (a proxy stalled on its stderr stops
 /// reading its stdin), and waits for the ping's reply, at most 60 s: a hang fails the test
@@ -3504,14 +3529,8 @@ fn a_stderr_nobody_reads_drops_reports_and_never_stalls_forwarding() {
     // About 140 bytes a report: some 700 KB, more than ten times a pipe's 64 KiB, and more
     // than the queue's 4,096 lines with what the pipe holds.
     const BAD: usize = 5000;
-    let (mut reader, writer) = std::io::pipe().unwrap();
-    let (drain, drain_now) = mpsc::channel::<()>();
-    let drained = thread::spawn(move || {
-        let _ = drain_now.recv();
-        let mut s = String::new();
-        let _ = reader.read_to_string(&mut s);
-        s
-    });
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (drain, drained) = read_when_told(reader);
     let mut p = Proxy::spawn_with_stderr(
         &[],
         &["python3", &echo_server()],
@@ -3536,14 +3555,8 @@ fn a_stderr_nobody_reads_drops_reports_and_never_stalls_forwarding() {
 #[test]
 fn a_stderr_nobody_ever_reads_does_not_keep_the_proxy_from_exiting() {
     const BAD: usize = 5000;
-    let (mut reader, writer) = std::io::pipe().unwrap();
-    let (drain, drain_now) = mpsc::channel::<()>();
-    let drained = thread::spawn(move || {
-        let _ = drain_now.recv();
-        let mut s = String::new();
-        let _ = reader.read_to_string(&mut s);
-        s
-    });
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (drain, drained) = read_when_told(reader);
     let mut p = Proxy::spawn_with_stderr(
         &[],
         &["python3", &echo_server()],
@@ -4169,19 +4182,8 @@ fn an_untracked_server_batch_element_is_kept_until_its_reply_comes() {
 #[test]
 fn a_slow_stderr_reader_that_keeps_reading_gets_the_last_lines() {
     const UNANSWERED: usize = 10_000;
-    let (mut reader, writer) = std::io::pipe().unwrap();
-    let drained = thread::spawn(move || {
-        let mut all = vec![];
-        let mut piece = [0u8; 4096];
-        loop {
-            match reader.read(&mut piece) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => all.extend_from_slice(&piece[..n]),
-            }
-            thread::sleep(Duration::from_millis(25));
-        }
-        String::from_utf8(all).unwrap()
-    });
+    let (reader, writer) = std::io::pipe().unwrap();
+    let drained = read_slowly(reader);
     let mut p = Proxy::spawn_with_stderr(
         &[],
         &["python3", &echo_server()],
@@ -4215,19 +4217,8 @@ fn a_slow_stderr_reader_that_keeps_reading_gets_the_last_lines() {
 /// went to stderr directly, ahead of them. Each report printed is in the order of its line.
 #[test]
 fn reports_said_while_the_proxy_ends_come_after_those_queued() {
-    let (mut reader, writer) = std::io::pipe().unwrap();
-    let drained = thread::spawn(move || {
-        let mut all = vec![];
-        let mut piece = [0u8; 4096];
-        loop {
-            match reader.read(&mut piece) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => all.extend_from_slice(&piece[..n]),
-            }
-            thread::sleep(Duration::from_millis(25));
-        }
-        String::from_utf8(all).unwrap()
-    });
+    let (reader, writer) = std::io::pipe().unwrap();
+    let drained = read_slowly(reader);
     // A server that reads nothing, and exits after a second.
     let mut p =
         Proxy::spawn_with_stderr(&[], &["sh", "-c", "sleep 1"], writer.into(), Some(drained));
@@ -4262,14 +4253,8 @@ fn reports_said_while_the_proxy_ends_come_after_those_queued() {
 #[test]
 fn long_reports_waiting_for_stderr_are_bounded_in_bytes() {
     const REPLIES: usize = 1200;
-    let (mut reader, writer) = std::io::pipe().unwrap();
-    let (drain, drain_now) = mpsc::channel::<()>();
-    let drained = thread::spawn(move || {
-        let _ = drain_now.recv();
-        let mut s = String::new();
-        let _ = reader.read_to_string(&mut s);
-        s
-    });
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (drain, drained) = read_when_told(reader);
     let mut p = Proxy::spawn_with_stderr(
         &[],
         &["python3", &echo_server()],
