@@ -46,10 +46,9 @@ fn a_gateway_keeps_no_method_with_a_request_in_flight() {
     );
 }
 
-/// A burst of 16,000 requests from 16 clients, all answered: the gateway's next tick gives
-/// back the room they left in its remapper (more than 512 KiB here), which it held before.
-#[test]
-fn a_gateway_gives_back_a_bursts_room_on_its_tick() {
+/// A gateway of 16 clients, each initialized, with 1,000 pings each in flight upstream (its
+/// buffers to the upstream emptied), and the tokens they went under, in order.
+fn a_burst_in_flight() -> (gateway::Gateway, Vec<u64>) {
     let mut gw = gateway::Gateway::new(16);
     let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
     for client in 0..16 {
@@ -69,6 +68,14 @@ fn a_gateway_gives_back_a_bursts_room_on_its_tick() {
             gw.upstream.clear();
         }
     }
+    (gw, tokens)
+}
+
+/// A burst of 16,000 requests from 16 clients, all answered: the gateway's next tick gives
+/// back the room they left in its remapper (more than 512 KiB here), which it held before.
+#[test]
+fn a_gateway_gives_back_a_bursts_room_on_its_tick() {
+    let (mut gw, tokens) = a_burst_in_flight();
     for token in tokens {
         let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
         gw.upstream_line(reply.as_bytes(), 0);
@@ -106,25 +113,7 @@ fn a_gateway_gives_back_a_bursts_room_on_its_tick() {
 /// the room stayed pinned.)
 #[test]
 fn a_gateway_does_not_retry_a_pinned_shrink_on_every_tick() {
-    let mut gw = gateway::Gateway::new(16);
-    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
-    for client in 0..16 {
-        gw.client_read(client, format!("{initialize}\n").as_bytes(), 0);
-    }
-    let result = r#"{"jsonrpc":"2.0","id":"gateway-initialize","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
-    gw.upstream_line(result.as_bytes(), 0);
-    gw.upstream.clear();
-
-    let mut tokens = Vec::new();
-    for client in 0..16 {
-        for id in 1..=1000 {
-            let ping = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#) + "\n";
-            gw.client_read(client, ping.as_bytes(), 0);
-            let sent: serde_json::Value = serde_json::from_slice(&gw.upstream).unwrap();
-            tokens.push(sent["id"].as_u64().expect("forwarded under a token"));
-            gw.upstream.clear();
-        }
-    }
+    let (mut gw, mut tokens) = a_burst_in_flight();
     let reply = |token: u64| format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
     // All answered but the last, which holds the table's last place.
     let last = tokens.pop().unwrap();
