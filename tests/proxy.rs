@@ -3463,6 +3463,20 @@ fn read_when_told(
     (drain, drained)
 }
 
+/// A proxy in front of the echo server whose stderr is a pipe nobody reads until the sender
+/// returned is sent to ([`read_when_told`]).
+fn echo_proxy_with_stderr_held() -> (Proxy, mpsc::Sender<()>) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (drain, drained) = read_when_told(reader);
+    let p = Proxy::spawn_with_stderr(
+        &[],
+        &["python3", &echo_server()],
+        writer.into(),
+        Some(drained),
+    );
+    (p, drain)
+}
+
 /// Reads `reader` (a proxy's stderr) to its end slowly but steadily: 4 KiB every 25 ms.
 fn read_slowly(mut reader: std::io::PipeReader) -> thread::JoinHandle<String> {
     thread::spawn(move || {
@@ -3529,14 +3543,7 @@ fn a_stderr_nobody_reads_drops_reports_and_never_stalls_forwarding() {
     // About 140 bytes a report: some 700 KB, more than ten times a pipe's 64 KiB, and more
     // than the queue's 4,096 lines with what the pipe holds.
     const BAD: usize = 5000;
-    let (reader, writer) = std::io::pipe().unwrap();
-    let (drain, drained) = read_when_told(reader);
-    let mut p = Proxy::spawn_with_stderr(
-        &[],
-        &["python3", &echo_server()],
-        writer.into(),
-        Some(drained),
-    );
+    let (mut p, drain) = echo_proxy_with_stderr_held();
     bad_lines_then_a_ping(&mut p, BAD);
     drain.send(()).unwrap();
     let done = p.finish_cleanly();
@@ -3555,14 +3562,7 @@ fn a_stderr_nobody_reads_drops_reports_and_never_stalls_forwarding() {
 #[test]
 fn a_stderr_nobody_ever_reads_does_not_keep_the_proxy_from_exiting() {
     const BAD: usize = 5000;
-    let (reader, writer) = std::io::pipe().unwrap();
-    let (drain, drained) = read_when_told(reader);
-    let mut p = Proxy::spawn_with_stderr(
-        &[],
-        &["python3", &echo_server()],
-        writer.into(),
-        Some(drained),
-    );
+    let (mut p, drain) = echo_proxy_with_stderr_held();
     bad_lines_then_a_ping(&mut p, BAD);
     p.close_stdin();
     // Not read until the proxy has exited.
@@ -4253,14 +4253,7 @@ fn reports_said_while_the_proxy_ends_come_after_those_queued() {
 #[test]
 fn long_reports_waiting_for_stderr_are_bounded_in_bytes() {
     const REPLIES: usize = 1200;
-    let (reader, writer) = std::io::pipe().unwrap();
-    let (drain, drained) = read_when_told(reader);
-    let mut p = Proxy::spawn_with_stderr(
-        &[],
-        &["python3", &echo_server()],
-        writer.into(),
-        Some(drained),
-    );
+    let (mut p, drain) = echo_proxy_with_stderr_held();
     let mut stdin = p.stdin.take().unwrap();
     let writing = thread::spawn(move || {
         let mut line = vec![];
