@@ -6,8 +6,8 @@
 //!
 //! - Every request's `Origin`, when it has one (a browser's), must be one of
 //!   `ALLOWED_ORIGINS`, else 403 Forbidden: a page whose name an attacker made resolve to this
-//!   machine (DNS rebinding) calls it no further. Any other method than GET, POST and DELETE
-//!   gets 405.
+//!   machine (DNS rebinding) calls it no further, whatever its method. Any other method than
+//!   GET, POST and DELETE gets 405.
 //! - A POST must accept both JSON and an event stream (its `Accept` lists both, as MCP says
 //!   the client MUST), else 406 Not Acceptable, and carry JSON (`Content-Type:
 //!   application/json`, parameters allowed), else 415 Unsupported Media Type.
@@ -184,7 +184,12 @@ impl Server {
             "POST" => self.post(headers, body),
             "GET" => self.resume(headers),
             "DELETE" => self.delete(headers),
-            _ => HttpResponse::method_not_allowed(ALLOWED_METHODS),
+            // A foreign page is refused whatever it asks ("If the Origin header is present
+            // and invalid, servers MUST respond with HTTP 403 Forbidden").
+            _ => match check_origin(headers) {
+                Ok(()) => HttpResponse::method_not_allowed(ALLOWED_METHODS),
+                Err(forbidden) => forbidden,
+            },
         }
     }
 

@@ -1961,3 +1961,24 @@ fn streamable_http_holds_a_get_and_a_delete_to_the_sessions_version() {
     assert_eq!(server.resume(&get(b"2025-11-25")[..2]).status, 200);
     assert_eq!(server.delete(&get(b"2025-11-25")).status, 204);
 }
+
+/// `examples/streamable_http.rs` answers a request whose `Origin` it does not allow with 403,
+/// whatever its method: "If the Origin header is present and invalid, servers MUST respond
+/// with HTTP 403 Forbidden". (A method other than GET, POST and DELETE got 405, its `Origin`
+/// unread.) An allowed origin's, or one without `Origin`, still gets 405.
+#[test]
+fn streamable_http_forbids_a_foreign_origin_whatever_the_method() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(SESSION_S);
+    let foreign: &[Field] = &[("Origin", b"http://evil.example")];
+    for method in ["PUT", "PATCH", "OPTIONS", "HEAD", "get"] {
+        assert_eq!(server.handle(method, foreign, b"").status, 403, "{method}");
+    }
+    let allowed: &[Field] = &[("Origin", b"http://localhost:3000")];
+    let refused = server.handle("PUT", allowed, b"");
+    assert_eq!(
+        (refused.status, refused.allow),
+        (405, Some("GET, POST, DELETE"))
+    );
+    assert_eq!(server.handle("PUT", &[], b"").status, 405);
+}
