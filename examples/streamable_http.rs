@@ -60,6 +60,10 @@ use rpcwire::{
 const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 /// How many streams are kept to be replayed (the latest).
 const KEPT_STREAMS: usize = 1024;
+/// How many bytes of streams are kept to be replayed: the latest streams, the newest always
+/// (its client may resume it). Each stream repeats its request's progress token and id,
+/// which a client chooses: 1024 streams of any size could be some 32 GiB.
+const KEPT_STREAM_BYTES: usize = 16 << 20;
 /// How many sessions `initialize` may create before the oldest is forgotten (its client then
 /// gets 404, and initializes anew): a client may POST `initialize` any number of times.
 const KEPT_SESSIONS: usize = 1024;
@@ -143,6 +147,13 @@ struct Stream {
     events: Vec<Bytes>,
 }
 
+impl Stream {
+    /// The bytes the stream keeps.
+    fn size(&self) -> usize {
+        self.session.len() + self.events.iter().map(Bytes::len).sum::<usize>()
+    }
+}
+
 pub struct Server {
     /// The version each session of an earlier revision negotiated at `initialize`, by its
     /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
@@ -158,9 +169,11 @@ pub struct Server {
     tools: HashMap<&'static str, ToolHeaders>,
     /// The events of the latest SSE streams, kept to be replayed: stream number
     /// `first_stream + i` is `streams[i]`. The oldest is forgotten past `KEPT_STREAMS`, or
-    /// every POST a client makes would be kept forever.
+    /// every POST a client makes would be kept forever, and past `KEPT_STREAM_BYTES`.
     streams: VecDeque<Stream>,
     first_stream: usize,
+    /// The bytes `streams` keep: their events and session ids.
+    kept_bytes: usize,
 }
 
 impl Server {
@@ -175,6 +188,7 @@ impl Server {
             tools: HashMap::from([(EXECUTE_SQL, tool)]),
             streams: VecDeque::new(),
             first_stream: 0,
+            kept_bytes: 0,
         }
     }
 
@@ -548,12 +562,19 @@ impl Server {
         for event in &events[1..] {
             body.extend_from_slice(event);
         }
-        self.streams.push_back(Stream {
+        let stream = Stream {
             session: session.to_vec(),
             events,
-        });
-        if self.streams.len() > KEPT_STREAMS {
-            self.streams.pop_front();
+        };
+        self.kept_bytes += stream.size();
+        self.streams.push_back(stream);
+        while self.streams.len() > KEPT_STREAMS
+            || (self.kept_bytes > KEPT_STREAM_BYTES && self.streams.len() > 1)
+        {
+            let Some(oldest) = self.streams.pop_front() else {
+                break;
+            };
+            self.kept_bytes -= oldest.size();
             self.first_stream += 1;
         }
         HttpResponse::new(200, EVENT_STREAM, body)

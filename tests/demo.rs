@@ -1982,3 +1982,40 @@ fn streamable_http_forbids_a_foreign_origin_whatever_the_method() {
     );
     assert_eq!(server.handle("PUT", &[], b"").status, 405);
 }
+
+/// `examples/streamable_http.rs` keeps at most 16 MiB of streams for replay (the newest
+/// always), not 1024 of any size: each stream keeps the progress token of its request in
+/// every progress event, and a client sending 16 MiB tokens had it keep some 32 GiB. Here
+/// each stream keeps a 1 MiB token twice: the oldest are forgotten, the latest kept.
+#[test]
+fn streamable_http_bounds_the_bytes_of_its_kept_streams() {
+    use streamable_http::Server;
+    let mut server = Server::new(SESSION_S);
+    let ping = |token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"_meta":{{"progressToken":"{token}"}}}}}}"#
+        )
+    };
+    let token = "x".repeat(1 << 20);
+    for _ in 0..16 {
+        let answered = server.post(IN_SESSION_S, ping(&token).as_bytes());
+        assert_eq!(answered.content_type, Some("text/event-stream"));
+    }
+    let resume = |server: &Server, id: &[u8]| {
+        server
+            .resume(&[("Mcp-Session-Id", b"s"), ("Last-Event-ID", id)])
+            .status
+    };
+    assert_eq!(resume(&server, b"0/0"), 400);
+    assert_eq!(resume(&server, b"8/0"), 400);
+    assert_eq!(resume(&server, b"9/0"), 200);
+    assert_eq!(resume(&server, b"15/0"), 200);
+    // A stream over the bound on its own is kept, the only one: its client may resume it.
+    let huge = "x".repeat(9 << 20);
+    assert_eq!(
+        server.post(IN_SESSION_S, ping(&huge).as_bytes()).status,
+        200
+    );
+    assert_eq!(resume(&server, b"15/0"), 400);
+    assert_eq!(resume(&server, b"16/2"), 200);
+}
