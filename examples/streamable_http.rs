@@ -12,7 +12,8 @@
 //!   the client MUST), else 406 Not Acceptable, and carry JSON (`Content-Type:
 //!   application/json`, parameters allowed), else 415 Unsupported Media Type.
 //! - The body is decoded as a gateway would (MCP, strict validation). An invalid one gets 400
-//!   with its error reply; a notification or a response gets 202.
+//!   with its error reply; a notification or a response gets 202 (a batch of them, only when
+//!   none is malformed).
 //! - A request of MCP 2026-07-28 (its `MCP-Protocol-Version` header or its `_meta` names that
 //!   version or a later one) must have headers that agree with its body (`HeaderCheck`, given
 //!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
@@ -349,19 +350,26 @@ impl Server {
             Message::Batch(batch) => {
                 let mut out = BytesMut::new();
                 let mut reply = BatchReply::open(&mut out);
+                // An element refused without a reply: a malformed response.
+                let mut dropped = false;
                 for element in batch.decode(&decoder) {
                     match element {
                         Ok(Message::Request(req)) => reply.push(|o| self.result(o, req)),
                         Ok(_) => {}
-                        Err(rejection) => {
-                            if let Some(r) = rejection.reply() {
-                                reply.push(|o| encode::write_reply(o, &r, None));
-                            }
-                        }
+                        Err(rejection) => match rejection.reply() {
+                            Some(r) => reply.push(|o| encode::write_reply(o, &r, None)),
+                            None => dropped = true,
+                        },
                     }
                 }
-                // Only notifications and responses: 202, no body.
-                let status = if reply.close() { 200 } else { 202 };
+                // Only notifications and responses: 202, no body, if the server takes every
+                // one; else 400, as for one of them sent alone ("If the server cannot accept
+                // the input, it MUST return an HTTP error status code").
+                let status = match (reply.close(), dropped) {
+                    (true, _) => 200,
+                    (false, false) => 202,
+                    (false, true) => 400,
+                };
                 HttpResponse::new(status, JSON, out)
             }
             // "If the input is a JSON-RPC response or notification: If the server accepts

@@ -2019,3 +2019,34 @@ fn streamable_http_bounds_the_bytes_of_its_kept_streams() {
     assert_eq!(resume(&server, b"15/0"), 400);
     assert_eq!(resume(&server, b"16/2"), 200);
 }
+
+/// `examples/streamable_http.rs` answers a batch (of 2025-03-26) of responses and
+/// notifications with 202 only when it takes every one: one it refuses without a reply (a
+/// malformed response, which has no id to answer) gets 400, as when sent alone ("If the
+/// server cannot accept the input, it MUST return an HTTP error status code"). It answered
+/// 202 Accepted, as if it had taken the response it dropped.
+#[test]
+fn streamable_http_refuses_a_batch_with_a_malformed_response() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("b", "2025-03-26")]);
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"b"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let malformed = r#"{"jsonrpc":"2.0","id":7,"result":1}"#;
+    let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let response = r#"{"jsonrpc":"2.0","id":8,"result":{}}"#;
+    assert_eq!(server.post(headers, malformed.as_bytes()).status, 400);
+    for batch in [
+        format!("[{malformed}]"),
+        format!("[{notification},{malformed}]"),
+    ] {
+        let refused = server.post(headers, batch.as_bytes());
+        assert_eq!(refused.status, 400, "{batch}");
+        assert!(refused.body.is_empty(), "{batch}");
+    }
+    let taken = format!("[{notification},{response}]");
+    let accepted = server.post(headers, taken.as_bytes());
+    assert_eq!((accepted.status, accepted.body.is_empty()), (202, true));
+}
