@@ -19,7 +19,8 @@
 //!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
 //!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
 //!   name that version. A request sending `MCP-Protocol-Version` twice is refused, whatever
-//!   its version, and one naming a session the server does not know gets 404.
+//!   its version, as is one sending `Mcp-Session-Id` twice, and one naming a session the
+//!   server does not know gets 404.
 //! - A POST of `initialize` without `Mcp-Session-Id` creates a session: its version is the
 //!   client's if the server speaks it (with sessions: up to 2025-11-25), else the server's
 //!   latest, and the response's `Mcp-Session-Id` names it. (A server may also be given
@@ -400,10 +401,19 @@ impl Server {
     /// time, after which it MUST respond to requests containing that session ID with HTTP 404
     /// Not Found" (and the client starts a new one). Such a request is no request of no
     /// session: read as one, an earlier version's rules would apply (2025-03-26's batches).
+    /// A request naming two sessions (`Mcp-Session-Id` twice) gets 400: a runner that binds
+    /// each session to its user, reading another copy than the first, would check one
+    /// session and let the request reach the other.
     fn session(&self, headers: &[Field]) -> Result<Option<&'static str>, HttpResponse> {
-        let Some(id) = header(headers, "Mcp-Session-Id") else {
+        let mut ids = headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("Mcp-Session-Id"));
+        let Some(&(_, id)) = ids.next() else {
             return Ok(None);
         };
+        if ids.next().is_some() {
+            return Err(HttpResponse::bad_request(|_| {}));
+        }
         let negotiated = std::str::from_utf8(id)
             .ok()
             .and_then(|id| self.sessions.get(id));

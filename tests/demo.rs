@@ -2050,3 +2050,33 @@ fn streamable_http_refuses_a_batch_with_a_malformed_response() {
     let accepted = server.post(headers, taken.as_bytes());
     assert_eq!((accepted.status, accepted.body.is_empty()), (202, true));
 }
+
+/// `examples/streamable_http.rs` refuses a request naming two sessions (`Mcp-Session-Id`
+/// twice) with 400, as it does a version sent twice: a runner that binds each session to its
+/// user and reads another copy than the first would check one session and let the request
+/// reach the other. (It served the first session named.)
+#[test]
+fn streamable_http_refuses_two_session_ids() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-11-25"), ("b", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let twice: &[Field] = &[
+        ("Mcp-Session-Id", b"b"),
+        ("mcp-session-id", b"a"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    assert_eq!(server.post(twice, ping).status, 400);
+    let get = [twice[0], twice[1], ("Last-Event-ID", &b"0/0"[..])];
+    assert_eq!(server.resume(&get).status, 400);
+    assert_eq!(server.delete(&twice[..2]).status, 400);
+    // Both sessions are still there.
+    assert_eq!(server.post(&twice[1..], ping).status, 200);
+    assert_eq!(
+        server
+            .post(&[&twice[..1], &twice[2..]].concat(), ping)
+            .status,
+        200
+    );
+}
