@@ -6,19 +6,21 @@
 //!
 //! - Every request's `Origin`, when it has one (a browser's), must be one of
 //!   `ALLOWED_ORIGINS`, else 403 Forbidden: a page whose name an attacker made resolve to this
-//!   machine (DNS rebinding) calls it no further. Any other method than GET, POST and DELETE
-//!   gets 405.
+//!   machine (DNS rebinding) calls it no further, whatever its method. Any other method than
+//!   GET, POST and DELETE gets 405.
 //! - A POST must accept both JSON and an event stream (its `Accept` lists both, as MCP says
 //!   the client MUST), else 406 Not Acceptable, and carry JSON (`Content-Type:
 //!   application/json`, parameters allowed), else 415 Unsupported Media Type.
 //! - The body is decoded as a gateway would (MCP, strict validation). An invalid one gets 400
-//!   with its error reply; a notification or a response gets 202.
+//!   with its error reply; a notification or a response gets 202 (a batch of them, only when
+//!   none is malformed).
 //! - A request of MCP 2026-07-28 (its `MCP-Protocol-Version` header or its `_meta` names that
 //!   version or a later one) must have headers that agree with its body (`HeaderCheck`, given
 //!   the called tool's `Mcp-Param-*` annotations). A request of an earlier session is read by
 //!   the rules of the version it negotiated (batches under 2025-03-26), and its header must
 //!   name that version. A request sending `MCP-Protocol-Version` twice is refused, whatever
-//!   its version, and one naming a session the server does not know gets 404.
+//!   its version, as is one sending `Mcp-Session-Id` twice, and one naming a session the
+//!   server does not know gets 404.
 //! - A POST of `initialize` without `Mcp-Session-Id` creates a session: its version is the
 //!   client's if the server speaks it (with sessions: up to 2025-11-25), else the server's
 //!   latest, and the response's `Mcp-Session-Id` names it. (A server may also be given
@@ -60,6 +62,10 @@ use rpcwire::{
 const SUPPORTED: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 /// How many streams are kept to be replayed (the latest).
 const KEPT_STREAMS: usize = 1024;
+/// How many bytes of streams are kept to be replayed: the latest streams, the newest always
+/// (its client may resume it). Each stream repeats its request's progress token and id,
+/// which a client chooses: 1024 streams of any size could be some 32 GiB.
+const KEPT_STREAM_BYTES: usize = 16 << 20;
 /// How many sessions `initialize` may create before the oldest is forgotten (its client then
 /// gets 404, and initializes anew): a client may POST `initialize` any number of times.
 const KEPT_SESSIONS: usize = 1024;
@@ -143,6 +149,13 @@ struct Stream {
     events: Vec<Bytes>,
 }
 
+impl Stream {
+    /// The bytes the stream keeps.
+    fn size(&self) -> usize {
+        self.session.len() + self.events.iter().map(Bytes::len).sum::<usize>()
+    }
+}
+
 pub struct Server {
     /// The version each session of an earlier revision negotiated at `initialize`, by its
     /// `Mcp-Session-Id` (a request of 2026-07-28 names its version itself).
@@ -158,9 +171,11 @@ pub struct Server {
     tools: HashMap<&'static str, ToolHeaders>,
     /// The events of the latest SSE streams, kept to be replayed: stream number
     /// `first_stream + i` is `streams[i]`. The oldest is forgotten past `KEPT_STREAMS`, or
-    /// every POST a client makes would be kept forever.
+    /// every POST a client makes would be kept forever, and past `KEPT_STREAM_BYTES`.
     streams: VecDeque<Stream>,
     first_stream: usize,
+    /// The bytes `streams` keep: their events and session ids.
+    kept_bytes: usize,
 }
 
 impl Server {
@@ -175,6 +190,7 @@ impl Server {
             tools: HashMap::from([(EXECUTE_SQL, tool)]),
             streams: VecDeque::new(),
             first_stream: 0,
+            kept_bytes: 0,
         }
     }
 
@@ -184,7 +200,12 @@ impl Server {
             "POST" => self.post(headers, body),
             "GET" => self.resume(headers),
             "DELETE" => self.delete(headers),
-            _ => HttpResponse::method_not_allowed(ALLOWED_METHODS),
+            // A foreign page is refused whatever it asks ("If the Origin header is present
+            // and invalid, servers MUST respond with HTTP 403 Forbidden").
+            _ => match check_origin(headers) {
+                Ok(()) => HttpResponse::method_not_allowed(ALLOWED_METHODS),
+                Err(forbidden) => forbidden,
+            },
         }
     }
 
@@ -330,19 +351,26 @@ impl Server {
             Message::Batch(batch) => {
                 let mut out = BytesMut::new();
                 let mut reply = BatchReply::open(&mut out);
+                // An element refused without a reply: a malformed response.
+                let mut dropped = false;
                 for element in batch.decode(&decoder) {
                     match element {
                         Ok(Message::Request(req)) => reply.push(|o| self.result(o, req)),
                         Ok(_) => {}
-                        Err(rejection) => {
-                            if let Some(r) = rejection.reply() {
-                                reply.push(|o| encode::write_reply(o, &r, None));
-                            }
-                        }
+                        Err(rejection) => match rejection.reply() {
+                            Some(r) => reply.push(|o| encode::write_reply(o, &r, None)),
+                            None => dropped = true,
+                        },
                     }
                 }
-                // Only notifications and responses: 202, no body.
-                let status = if reply.close() { 200 } else { 202 };
+                // Only notifications and responses: 202, no body, if the server takes every
+                // one; else 400, as for one of them sent alone ("If the server cannot accept
+                // the input, it MUST return an HTTP error status code").
+                let status = match (reply.close(), dropped) {
+                    (true, _) => 200,
+                    (false, false) => 202,
+                    (false, true) => 400,
+                };
                 HttpResponse::new(status, JSON, out)
             }
             // "If the input is a JSON-RPC response or notification: If the server accepts
@@ -373,10 +401,19 @@ impl Server {
     /// time, after which it MUST respond to requests containing that session ID with HTTP 404
     /// Not Found" (and the client starts a new one). Such a request is no request of no
     /// session: read as one, an earlier version's rules would apply (2025-03-26's batches).
+    /// A request naming two sessions (`Mcp-Session-Id` twice) gets 400: a runner that binds
+    /// each session to its user, reading another copy than the first, would check one
+    /// session and let the request reach the other.
     fn session(&self, headers: &[Field]) -> Result<Option<&'static str>, HttpResponse> {
-        let Some(id) = header(headers, "Mcp-Session-Id") else {
+        let mut ids = headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("Mcp-Session-Id"));
+        let Some(&(_, id)) = ids.next() else {
             return Ok(None);
         };
+        if ids.next().is_some() {
+            return Err(HttpResponse::bad_request(|_| {}));
+        }
         let negotiated = std::str::from_utf8(id)
             .ok()
             .and_then(|id| self.sessions.get(id));
@@ -543,12 +580,19 @@ impl Server {
         for event in &events[1..] {
             body.extend_from_slice(event);
         }
-        self.streams.push_back(Stream {
+        let stream = Stream {
             session: session.to_vec(),
             events,
-        });
-        if self.streams.len() > KEPT_STREAMS {
-            self.streams.pop_front();
+        };
+        self.kept_bytes += stream.size();
+        self.streams.push_back(stream);
+        while self.streams.len() > KEPT_STREAMS
+            || (self.kept_bytes > KEPT_STREAM_BYTES && self.streams.len() > 1)
+        {
+            let Some(oldest) = self.streams.pop_front() else {
+                break;
+            };
+            self.kept_bytes -= oldest.size();
             self.first_stream += 1;
         }
         HttpResponse::new(200, EVENT_STREAM, body)

@@ -1961,3 +1961,122 @@ fn streamable_http_holds_a_get_and_a_delete_to_the_sessions_version() {
     assert_eq!(server.resume(&get(b"2025-11-25")[..2]).status, 200);
     assert_eq!(server.delete(&get(b"2025-11-25")).status, 204);
 }
+
+/// `examples/streamable_http.rs` answers a request whose `Origin` it does not allow with 403,
+/// whatever its method: "If the Origin header is present and invalid, servers MUST respond
+/// with HTTP 403 Forbidden". (A method other than GET, POST and DELETE got 405, its `Origin`
+/// unread.) An allowed origin's, or one without `Origin`, still gets 405.
+#[test]
+fn streamable_http_forbids_a_foreign_origin_whatever_the_method() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(SESSION_S);
+    let foreign: &[Field] = &[("Origin", b"http://evil.example")];
+    for method in ["PUT", "PATCH", "OPTIONS", "HEAD", "get"] {
+        assert_eq!(server.handle(method, foreign, b"").status, 403, "{method}");
+    }
+    let allowed: &[Field] = &[("Origin", b"http://localhost:3000")];
+    let refused = server.handle("PUT", allowed, b"");
+    assert_eq!(
+        (refused.status, refused.allow),
+        (405, Some("GET, POST, DELETE"))
+    );
+    assert_eq!(server.handle("PUT", &[], b"").status, 405);
+}
+
+/// `examples/streamable_http.rs` keeps at most 16 MiB of streams for replay (the newest
+/// always), not 1024 of any size: each stream keeps the progress token of its request in
+/// every progress event, and a client sending 16 MiB tokens had it keep some 32 GiB. Here
+/// each stream keeps a 1 MiB token twice: the oldest are forgotten, the latest kept.
+#[test]
+fn streamable_http_bounds_the_bytes_of_its_kept_streams() {
+    use streamable_http::Server;
+    let mut server = Server::new(SESSION_S);
+    let ping = |token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"_meta":{{"progressToken":"{token}"}}}}}}"#
+        )
+    };
+    let token = "x".repeat(1 << 20);
+    for _ in 0..16 {
+        let answered = server.post(IN_SESSION_S, ping(&token).as_bytes());
+        assert_eq!(answered.content_type, Some("text/event-stream"));
+    }
+    let resume = |server: &Server, id: &[u8]| {
+        server
+            .resume(&[("Mcp-Session-Id", b"s"), ("Last-Event-ID", id)])
+            .status
+    };
+    assert_eq!(resume(&server, b"0/0"), 400);
+    assert_eq!(resume(&server, b"8/0"), 400);
+    assert_eq!(resume(&server, b"9/0"), 200);
+    assert_eq!(resume(&server, b"15/0"), 200);
+    // A stream over the bound on its own is kept, the only one: its client may resume it.
+    let huge = "x".repeat(9 << 20);
+    assert_eq!(
+        server.post(IN_SESSION_S, ping(&huge).as_bytes()).status,
+        200
+    );
+    assert_eq!(resume(&server, b"15/0"), 400);
+    assert_eq!(resume(&server, b"16/2"), 200);
+}
+
+/// `examples/streamable_http.rs` answers a batch (of 2025-03-26) of responses and
+/// notifications with 202 only when it takes every one: one it refuses without a reply (a
+/// malformed response, which has no id to answer) gets 400, as when sent alone ("If the
+/// server cannot accept the input, it MUST return an HTTP error status code"). It answered
+/// 202 Accepted, as if it had taken the response it dropped.
+#[test]
+fn streamable_http_refuses_a_batch_with_a_malformed_response() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("b", "2025-03-26")]);
+    let headers: &[Field] = &[
+        ("Mcp-Session-Id", b"b"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let malformed = r#"{"jsonrpc":"2.0","id":7,"result":1}"#;
+    let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let response = r#"{"jsonrpc":"2.0","id":8,"result":{}}"#;
+    assert_eq!(server.post(headers, malformed.as_bytes()).status, 400);
+    for batch in [
+        format!("[{malformed}]"),
+        format!("[{notification},{malformed}]"),
+    ] {
+        let refused = server.post(headers, batch.as_bytes());
+        assert_eq!(refused.status, 400, "{batch}");
+        assert!(refused.body.is_empty(), "{batch}");
+    }
+    let taken = format!("[{notification},{response}]");
+    let accepted = server.post(headers, taken.as_bytes());
+    assert_eq!((accepted.status, accepted.body.is_empty()), (202, true));
+}
+
+/// `examples/streamable_http.rs` refuses a request naming two sessions (`Mcp-Session-Id`
+/// twice) with 400, as it does a version sent twice: a runner that binds each session to its
+/// user and reads another copy than the first would check one session and let the request
+/// reach the other. (It served the first session named.)
+#[test]
+fn streamable_http_refuses_two_session_ids() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-11-25"), ("b", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let twice: &[Field] = &[
+        ("Mcp-Session-Id", b"b"),
+        ("mcp-session-id", b"a"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    assert_eq!(server.post(twice, ping).status, 400);
+    let get = [twice[0], twice[1], ("Last-Event-ID", &b"0/0"[..])];
+    assert_eq!(server.resume(&get).status, 400);
+    assert_eq!(server.delete(&twice[..2]).status, 400);
+    // Both sessions are still there.
+    assert_eq!(server.post(&twice[1..], ping).status, 200);
+    assert_eq!(
+        server
+            .post(&[&twice[..1], &twice[2..]].concat(), ping)
+            .status,
+        200
+    );
+}
