@@ -88,8 +88,8 @@ impl Reporter {
     }
 
     /// Hands `line` (without its line end) to the thread, or drops and counts it when the
-    /// queue is full ([`QUEUE_LINES`] lines, or [`QUEUE_BYTES`] bytes). Once the thread has written the last lines, writes it to stderr
-    /// directly.
+    /// queue is full ([`QUEUE_LINES`] lines, or [`QUEUE_BYTES`] bytes). Once the thread has
+    /// written the last lines, writes it to stderr directly.
     pub(super) fn say(&self, line: String) {
         let closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
         let direct = if *closed {
