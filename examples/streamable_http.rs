@@ -267,10 +267,7 @@ impl Server {
         // The version sent twice names no one version: a peer reading another copy than the
         // first may take an earlier session's request for one of 2026-07-28, and trust its
         // headers unchecked.
-        let versions = headers
-            .iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case(PROTOCOL_VERSION));
-        if versions.count() > 1 {
+        if single_header(headers, PROTOCOL_VERSION).is_err() {
             let e = HeaderError::Duplicate(Header::ProtocolVersion);
             return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
         }
@@ -405,15 +402,11 @@ impl Server {
     /// each session to its user, reading another copy than the first, would check one
     /// session and let the request reach the other.
     fn session(&self, headers: &[Field]) -> Result<Option<&'static str>, HttpResponse> {
-        let mut ids = headers
-            .iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case("Mcp-Session-Id"));
-        let Some(&(_, id)) = ids.next() else {
+        let Some(id) = single_header(headers, "Mcp-Session-Id")
+            .map_err(|Twice| HttpResponse::bad_request(|_| {}))?
+        else {
             return Ok(None);
         };
-        if ids.next().is_some() {
-            return Err(HttpResponse::bad_request(|_| {}));
-        }
         let negotiated = std::str::from_utf8(id)
             .ok()
             .and_then(|id| self.sessions.get(id));
@@ -660,10 +653,7 @@ fn check_origin(headers: &[Field]) -> Result<(), HttpResponse> {
             .iter()
             .any(|a| origin.eq_ignore_ascii_case(a.as_bytes()))
     };
-    let mut origins = headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("Origin"));
-    match origins.all(|&(_, origin)| allowed(origin)) {
+    match headers_named(headers, "Origin").all(allowed) {
         true => Ok(()),
         false => Err(HttpResponse::new(403, JSON, BytesMut::new())),
     }
@@ -674,16 +664,12 @@ fn check_origin(headers: &[Field]) -> Result<(), HttpResponse> {
 /// MCP-Protocol-Version, it MUST respond with 400 Bad Request") or for one sent twice, 405
 /// for 2026-07-28 or later, a revision without sessions, GET streams or DELETE.
 fn check_bodiless_version(headers: &[Field]) -> Result<(), HttpResponse> {
-    let mut versions = headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case(PROTOCOL_VERSION));
-    let Some(&(_, version)) = versions.next() else {
+    // Sent twice, it names no one version (as for a POST).
+    let Some(version) = single_header(headers, PROTOCOL_VERSION)
+        .map_err(|Twice| HttpResponse::bad_request(|_| {}))?
+    else {
         return Ok(());
     };
-    // Sent twice, it names no one version (as for a POST).
-    if versions.next().is_some() {
-        return Err(HttpResponse::bad_request(|_| {}));
-    }
     let version = String::from_utf8_lossy(version);
     if !SUPPORTED.contains(&&*version) {
         Err(HttpResponse::bad_request(|_| {}))
@@ -699,12 +685,33 @@ fn serves(method: JsonStr<'_>) -> bool {
     METHODS.iter().any(|m| method.eq_str(m))
 }
 
-/// The first value of header `name` (names compare case-insensitively).
-fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
+/// The values of header `name`, in order (names compare case-insensitively).
+fn headers_named<'a, 'h: 'a>(
+    headers: &'a [Field<'h>],
+    name: &'a str,
+) -> impl Iterator<Item = &'h [u8]> + 'a {
     headers
         .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
         .map(|&(_, value)| value)
+}
+
+/// The first value of header `name`.
+fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
+    headers_named(headers, name).next()
+}
+
+/// A header sent twice where one value is read: which copy a layer in front of the server
+/// reads is not known, so none is.
+struct Twice;
+
+/// The value of header `name`, which must come at most once.
+fn single_header<'h>(headers: &[Field<'h>], name: &str) -> Result<Option<&'h [u8]>, Twice> {
+    let mut values = headers_named(headers, name);
+    match (values.next(), values.next()) {
+        (_, Some(_)) => Err(Twice),
+        (value, None) => Ok(value),
+    }
 }
 
 /// Whether the `Accept` headers take `media` (`type/subtype`): the most specific range that
@@ -715,10 +722,7 @@ fn accepts(headers: &[Field], media: &str) -> bool {
     let (ty, _) = media.split_once('/').unwrap_or((media, ""));
     let any_subtype = format!("{ty}/*");
     let (media, any_subtype) = (media.as_bytes(), any_subtype.as_bytes());
-    let accept = headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("Accept"));
-    let ranges = accept.flat_map(|(_, value)| split_unquoted(value, b','));
+    let ranges = headers_named(headers, "Accept").flat_map(|value| split_unquoted(value, b','));
     let mut best: Option<(u8, bool)> = None;
     for range in ranges {
         let mut parts = split_unquoted(range, b';');
