@@ -48,7 +48,7 @@ use serde_json::json;
 use self::batch::push_owed_replies;
 use self::clock::Clock;
 use self::pipes::{take_all, widen_pipe, Input, Sink};
-use self::reporter::{Reporter, QUEUE_LINES};
+use self::reporter::Reporter;
 use self::sorter::Sorter;
 use self::state::{printable, Shared, State};
 use crate::check::{at_least_one, DialectArg, ValidateArg};
@@ -314,7 +314,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         quiet: args.quiet,
         mcp: crate::check::dialect(args.dialect) == Dialect::Mcp,
         negotiated: OnceLock::new(),
-        reporter: Reporter::spawn(QUEUE_LINES),
+        reporter: Reporter::spawn(),
     });
 
     // Blocking pipes, each read by a thread of its own that writes what it forwards

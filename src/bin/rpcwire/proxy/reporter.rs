@@ -19,7 +19,7 @@ use std::time::Duration;
 
 /// How many lines wait for stderr at most (a report shows at most 120 bytes of its message:
 /// most are under 300 bytes, about a megabyte in all).
-pub(super) const QUEUE_LINES: usize = 4096;
+const QUEUE_LINES: usize = 4096;
 
 /// How many bytes of lines wait for stderr at most (but for one line, when none waits): a
 /// report shows its ids and method whole, each up to 64 KiB by default, and 4,096 lines of
@@ -31,9 +31,9 @@ const QUEUE_BYTES: usize = 2 << 20;
 /// the same pipe.
 const WRITE_AT_ONCE: usize = 4096;
 
-/// How long [`Reporter::finish`] waits for stderr to take anything (as the proxy waits for a
-/// client that does not read its last output, after the server's exit).
-const PATIENCE: Duration = Duration::from_secs(2);
+/// How long [`Reporter::finish`] waits for stderr to take anything: as long as the proxy waits
+/// for a client that does not read its last output, after the server's exit.
+const PATIENCE: Duration = super::DRAIN_AFTER_EXIT;
 
 /// What the queue carries.
 enum Note {
@@ -63,9 +63,10 @@ pub(super) struct Reporter {
 }
 
 impl Reporter {
-    /// Starts the thread that writes the lines to stderr, with a queue of `capacity` lines.
-    pub(super) fn spawn(capacity: usize) -> Reporter {
-        let (queue, lines) = sync_channel(capacity);
+    /// Starts the thread that writes the lines to stderr, with a queue of [`QUEUE_LINES`]
+    /// lines.
+    pub(super) fn spawn() -> Reporter {
+        let (queue, lines) = sync_channel(QUEUE_LINES);
         let (tick, written) = sync_channel(1);
         let dropped = Arc::new(AtomicU64::new(0));
         let closed = Arc::new(Mutex::new(false));
