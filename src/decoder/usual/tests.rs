@@ -7,129 +7,132 @@ use crate::error::DecodeError;
 use crate::scan::Validation;
 use proptest::prelude::*;
 
-/// The usual shapes' path (`decode_usual`) gives what the general walk gives, whenever it
-/// answers: on frames of those shapes and of near shapes, each mutated at every position
-/// (a byte dropped, replaced or inserted, the frame cut), under options that change what
-/// the path checks (dialect, mode, role, `resultType`s, every limit it meets).
-#[test]
-#[cfg_attr(miri, ignore)]
-fn the_usual_shapes_path_agrees_with_the_walk() {
-    let frames: &[&str] = &[
-        r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
-        r#"{"jsonrpc":"2.0","id":1234,"result":{}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":50}}"#,
-        r#"{"jsonrpc":"2.0","id":"r-3","method":"tools/list","params":{}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}],"c":"d\"e"}}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","x":1}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required"}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"other"}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resultType":"complete"}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":{"result\u0054ype":"complete"}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":[1]}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":"s"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
-        r#"{"jsonrpc":"2.0","id":"\u0041\"","method":"m\u00e9\\"}"#,
-        r#"{"jsonrpc":"2.0","id":"","method":""}"#,
-        r#"{"jsonrpc":"2.0","id":12,"method":"a","params":[1,{}]}"#,
-        r#"{"jsonrpc":"2.0","id":12,"method":"a","params":5}"#,
-        r#"{"jsonrpc":"2.0","id":12,"method":"a","params":{"x":[[[[1]]]]}}"#,
-        r#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
-        r#"{"jsonrpc":"2.0","id":0,"method":"a"}"#,
-        r#"{"jsonrpc":"2.0","id":-1,"method":"a"}"#,
-        r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#,
-        r#"{"jsonrpc":"2.0","id":1e3,"result":{}}"#,
-        r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
-        r#"{"jsonrpc":"2.0","result":{}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"id":2}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"a","result":{}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"a"} "#,
-        r#"{"jsonrpc":"2.0","id":1 ,"method":"a"}"#,
-        r#"{"jsonrpc":"2.0", "id":1,"method":"a"}"#,
-        r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a"}"#,
-        // The TypeScript SDK's order: `jsonrpc` and `id` last.
-        r#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
-        r#"{"result":{},"jsonrpc":"2.0","id":1234}"#,
-        r#"{"method":"notifications/progress","params":{"progressToken":5,"progress":50},"jsonrpc":"2.0"}"#,
-        r#"{"method":"tools/list","params":{},"jsonrpc":"2.0","id":"r-3"}"#,
-        r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#,
-        r#"{"result":{"content":[{"type":"text","text":"hi"}],"isError":false},"jsonrpc":"2.0","id":2}"#,
-        r#"{"result":{"resultType":"other"},"jsonrpc":"2.0","id":2}"#,
-        r#"{"result":[1],"jsonrpc":"2.0","id":2}"#,
-        r#"{"result":{},"jsonrpc":"2.0"}"#,
-        r#"{"result":{},"jsonrpc":"2.0","id":null}"#,
-        r#"{"result":{},"jsonrpc":"2.0","id":1.5}"#,
-        r#"{"method":"a","params":5,"jsonrpc":"2.0","id":1}"#,
-        r#"{"method":"a","params":[1],"jsonrpc":"2.0","id":1}"#,
-        r#"{"method":"a","jsonrpc":"2.0","id":1,"id":2}"#,
-        r#"{"method":"m\u00e9","jsonrpc":"2.0","id":"\u0041\""}"#,
-        r#"{"method":"a","jsonrpc":"2.0","jsonrpc":"2.0"}"#,
-        r#"{"method":"a","result":{},"jsonrpc":"2.0","id":1}"#,
-        r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":1}"#,
-        r#"{"method":"a","jsonrpc":"1.0","id":1}"#,
-        r#"{"method":"a","jsonrpc":"2.0","id":0}"#,
-        // `jsonrpc` first, `id` last.
-        r#"{"jsonrpc":"2.0","method":"tools/list","params":{},"id":"r-3"}"#,
-        r#"{"jsonrpc":"2.0","method":"ping","id":7}"#,
-        r#"{"jsonrpc":"2.0","result":{"content":[]},"id":12}"#,
-        r#"{"jsonrpc":"2.0","result":{},"id":null}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"a","id":2}"#,
-        r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1.5}"#,
-        // The Java SDK's order: `params` after the id.
-        r#"{"jsonrpc":"2.0","method":"tools/list","id":1,"params":{}}"#,
-        r#"{"jsonrpc":"2.0","method":"a","id":"x","params":[1,{}]}"#,
-        r#"{"jsonrpc":"2.0","method":"a","params":{},"id":1,"params":{}}"#,
-        r#"{"jsonrpc":"2.0","method":"a","id":1,"params":5}"#,
-        r#"{"jsonrpc":"2.0","result":{},"id":1,"params":{}}"#,
-        // The Kotlin SDK's order: `id` first, `jsonrpc` last.
-        r#"{"id":"9f1c2e","method":"tools/call","params":{"name":"x"},"jsonrpc":"2.0"}"#,
-        r#"{"id":1,"method":"ping","jsonrpc":"2.0"}"#,
-        r#"{"id":1,"result":{"resultType":"complete"},"jsonrpc":"2.0"}"#,
-        r#"{"id":1,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
-        r#"{"id":1,"method":"a","jsonrpc":"2.0","id":2}"#,
-        r#"{"id":null,"result":{},"jsonrpc":"2.0"}"#,
-        // The C# SDK's order: `id`, then `jsonrpc` last.
-        r#"{"method":"tools/call","params":{"name":"x"},"id":"9f1c2e","jsonrpc":"2.0"}"#,
-        r#"{"method":"ping","id":0,"jsonrpc":"2.0"}"#,
-        r#"{"method":"a","params":[1],"id":1,"jsonrpc":"2.0"}"#,
-        r#"{"result":{"resultType":"complete"},"id":1,"jsonrpc":"2.0"}"#,
-        r#"{"result":{},"id":null,"jsonrpc":"2.0"}"#,
-        r#"{"result":{},"id":1,"jsonrpc":"2.0","id":2}"#,
-        r#"{"method":"a","id":1,"jsonrpc":"2.0","jsonrpc":"2.0"}"#,
-        r#"{"method":"a","id":1,"params":{},"jsonrpc":"2.0"}"#,
-        r#"{"method":"a","id":1}"#,
-        r#"{"result":{},"id":1}"#,
-        r#"{"error":{"code":-32601,"message":"Method not found"},"id":3,"jsonrpc":"2.0"}"#,
-        r#"{"error":{"code":1,"message":"m","data":{"a":[]}},"id":"x","jsonrpc":"2.0"}"#,
-        r#"{"error":{"code":1,"message":"m"},"id":null,"jsonrpc":"2.0"}"#,
-        // ... with ids at the limits the options set (4 bytes), escaped, zero, negative,
-        // JSON-RPC's array params and non-object results.
-        r#"{"method":"abc","id":1234,"jsonrpc":"2.0"}"#,
-        r#"{"result":{},"id":"ab","jsonrpc":"2.0"}"#,
-        r#"{"error":{"code":1,"message":"m"},"id":"ab","jsonrpc":"2.0"}"#,
-        r#"{"method":"a","params":[1,{}],"id":"a"b","jsonrpc":"2.0"}"#,
-        r#"{"result":[1],"id":-7,"jsonrpc":"2.0"}"#,
-        r#"{"error":{"code":0,"message":"m"","data":[1]},"id":-0,"jsonrpc":"2.0"}"#,
-        r#"{"method":"a","id":"A","jsonrpc":"2.0","id":"A"}"#,
-        // Error responses.
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad \"x\"","data":{"k":[1,{"n":null}]}}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-9223372036854775808,"message":"m"}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":9223372036854775808,"message":"m"}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","data":1,"x":2}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","message":"n"}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"message":"m","code":1}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":5}}"#,
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
-        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"},"result":{}}"#,
-        r#"{"error":{"code":1,"message":"m","data":[]},"jsonrpc":"2.0"}"#,
-    ];
+/// Frames of the usual shapes and of near shapes, for the agreement tests below.
+const FRAMES: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+    r#"{"jsonrpc":"2.0","id":1234,"result":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":50}}"#,
+    r#"{"jsonrpc":"2.0","id":"r-3","method":"tools/list","params":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}],"c":"d\"e"}}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","x":1}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"other"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","resultType":"complete"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{"result\u0054ype":"complete"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":[1]}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":"s"}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":null}"#,
+    r#"{"jsonrpc":"2.0","id":"\u0041\"","method":"m\u00e9\\"}"#,
+    r#"{"jsonrpc":"2.0","id":"","method":""}"#,
+    r#"{"jsonrpc":"2.0","id":12,"method":"a","params":[1,{}]}"#,
+    r#"{"jsonrpc":"2.0","id":12,"method":"a","params":5}"#,
+    r#"{"jsonrpc":"2.0","id":12,"method":"a","params":{"x":[[[[1]]]]}}"#,
+    r#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+    r#"{"jsonrpc":"2.0","id":0,"method":"a"}"#,
+    r#"{"jsonrpc":"2.0","id":-1,"method":"a"}"#,
+    r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#,
+    r#"{"jsonrpc":"2.0","id":1e3,"result":{}}"#,
+    r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+    r#"{"jsonrpc":"2.0","result":{}}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"id":2}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"a","result":{}}"#,
+    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"a"} "#,
+    r#"{"jsonrpc":"2.0","id":1 ,"method":"a"}"#,
+    r#"{"jsonrpc":"2.0", "id":1,"method":"a"}"#,
+    r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a"}"#,
+    // The TypeScript SDK's order: `jsonrpc` and `id` last.
+    r#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
+    r#"{"result":{},"jsonrpc":"2.0","id":1234}"#,
+    r#"{"method":"notifications/progress","params":{"progressToken":5,"progress":50},"jsonrpc":"2.0"}"#,
+    r#"{"method":"tools/list","params":{},"jsonrpc":"2.0","id":"r-3"}"#,
+    r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#,
+    r#"{"result":{"content":[{"type":"text","text":"hi"}],"isError":false},"jsonrpc":"2.0","id":2}"#,
+    r#"{"result":{"resultType":"other"},"jsonrpc":"2.0","id":2}"#,
+    r#"{"result":[1],"jsonrpc":"2.0","id":2}"#,
+    r#"{"result":{},"jsonrpc":"2.0"}"#,
+    r#"{"result":{},"jsonrpc":"2.0","id":null}"#,
+    r#"{"result":{},"jsonrpc":"2.0","id":1.5}"#,
+    r#"{"method":"a","params":5,"jsonrpc":"2.0","id":1}"#,
+    r#"{"method":"a","params":[1],"jsonrpc":"2.0","id":1}"#,
+    r#"{"method":"a","jsonrpc":"2.0","id":1,"id":2}"#,
+    r#"{"method":"m\u00e9","jsonrpc":"2.0","id":"\u0041\""}"#,
+    r#"{"method":"a","jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+    r#"{"method":"a","result":{},"jsonrpc":"2.0","id":1}"#,
+    r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":1}"#,
+    r#"{"method":"a","jsonrpc":"1.0","id":1}"#,
+    r#"{"method":"a","jsonrpc":"2.0","id":0}"#,
+    // `jsonrpc` first, `id` last.
+    r#"{"jsonrpc":"2.0","method":"tools/list","params":{},"id":"r-3"}"#,
+    r#"{"jsonrpc":"2.0","method":"ping","id":7}"#,
+    r#"{"jsonrpc":"2.0","result":{"content":[]},"id":12}"#,
+    r#"{"jsonrpc":"2.0","result":{},"id":null}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"a","id":2}"#,
+    r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1.5}"#,
+    // The Java SDK's order: `params` after the id.
+    r#"{"jsonrpc":"2.0","method":"tools/list","id":1,"params":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"a","id":"x","params":[1,{}]}"#,
+    r#"{"jsonrpc":"2.0","method":"a","params":{},"id":1,"params":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"a","id":1,"params":5}"#,
+    r#"{"jsonrpc":"2.0","result":{},"id":1,"params":{}}"#,
+    // The Kotlin SDK's order: `id` first, `jsonrpc` last.
+    r#"{"id":"9f1c2e","method":"tools/call","params":{"name":"x"},"jsonrpc":"2.0"}"#,
+    r#"{"id":1,"method":"ping","jsonrpc":"2.0"}"#,
+    r#"{"id":1,"result":{"resultType":"complete"},"jsonrpc":"2.0"}"#,
+    r#"{"id":1,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
+    r#"{"id":1,"method":"a","jsonrpc":"2.0","id":2}"#,
+    r#"{"id":null,"result":{},"jsonrpc":"2.0"}"#,
+    // The C# SDK's order: `id`, then `jsonrpc` last.
+    r#"{"method":"tools/call","params":{"name":"x"},"id":"9f1c2e","jsonrpc":"2.0"}"#,
+    r#"{"method":"ping","id":0,"jsonrpc":"2.0"}"#,
+    r#"{"method":"a","params":[1],"id":1,"jsonrpc":"2.0"}"#,
+    r#"{"result":{"resultType":"complete"},"id":1,"jsonrpc":"2.0"}"#,
+    r#"{"result":{},"id":null,"jsonrpc":"2.0"}"#,
+    r#"{"result":{},"id":1,"jsonrpc":"2.0","id":2}"#,
+    r#"{"method":"a","id":1,"jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+    r#"{"method":"a","id":1,"params":{},"jsonrpc":"2.0"}"#,
+    r#"{"method":"a","id":1}"#,
+    r#"{"result":{},"id":1}"#,
+    r#"{"error":{"code":-32601,"message":"Method not found"},"id":3,"jsonrpc":"2.0"}"#,
+    r#"{"error":{"code":1,"message":"m","data":{"a":[]}},"id":"x","jsonrpc":"2.0"}"#,
+    r#"{"error":{"code":1,"message":"m"},"id":null,"jsonrpc":"2.0"}"#,
+    // ... with ids at the limits the options set (4 bytes), escaped, zero, negative,
+    // JSON-RPC's array params and non-object results.
+    r#"{"method":"abc","id":1234,"jsonrpc":"2.0"}"#,
+    r#"{"result":{},"id":"ab","jsonrpc":"2.0"}"#,
+    r#"{"error":{"code":1,"message":"m"},"id":"ab","jsonrpc":"2.0"}"#,
+    r#"{"method":"a","params":[1,{}],"id":"a"b","jsonrpc":"2.0"}"#,
+    r#"{"result":[1],"id":-7,"jsonrpc":"2.0"}"#,
+    r#"{"error":{"code":0,"message":"m"","data":[1]},"id":-0,"jsonrpc":"2.0"}"#,
+    r#"{"method":"a","id":"A","jsonrpc":"2.0","id":"A"}"#,
+    // Error responses.
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad \"x\"","data":{"k":[1,{"n":null}]}}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":-9223372036854775808,"message":"m"}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":9223372036854775808,"message":"m"}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","data":1,"x":2}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","message":"n"}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"message":"m","code":1}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":5}}"#,
+    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+    r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+    r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m"},"result":{}}"#,
+    r#"{"error":{"code":1,"message":"m","data":[]},"jsonrpc":"2.0"}"#,
+];
+
+/// Every frame of [`FRAMES`] and its spaced form, each mutated at every position: a byte
+/// dropped, replaced or inserted, the frame cut.
+fn mutated_frames() -> &'static [Vec<u8>] {
+    static VARIANTS: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    VARIANTS.get_or_init(mutate_frames)
+}
+
+fn mutate_frames() -> Vec<Vec<u8>> {
     let special = b"\"\\{}[],:0 \n\x001-.eEu";
-    let spaced_frames: Vec<String> = frames.iter().map(|f| spaced(f)).collect();
+    let spaced_frames: Vec<String> = FRAMES.iter().map(|f| spaced(f)).collect();
     let mut variants: Vec<Vec<u8>> = Vec::new();
-    for frame in frames
+    for frame in FRAMES
         .iter()
         .copied()
         .chain(spaced_frames.iter().map(String::as_str))
@@ -155,45 +158,49 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
             }
         }
     }
+    variants
+}
+
+/// The usual shapes' paths (`decode_usual`, `_spaced`, `_id_first`, `_error`) give what
+/// the general walk gives, whenever they answer, on every frame of [`mutated_frames`], under
+/// options of one dialect and mode that change what the paths check (role, `resultType`s,
+/// every limit they meet). Returns how often each path answered.
+fn usual_paths_agree_with_the_walk(dialect: Dialect, validation: Validation) -> [usize; 4] {
     let mut options = Vec::new();
-    for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
-        for validation in [Validation::Lazy, Validation::Strict] {
-            for result_types in [&["complete", "input_required"][..], &[], &["complete"]] {
-                let base = DecodeOptions {
-                    validation,
-                    result_types,
-                    ..DecodeOptions::new(dialect)
-                };
-                options.push(base);
-                options.push(DecodeOptions {
-                    role: Role::Client,
-                    ..base
-                });
-                options.push(DecodeOptions {
-                    hardened: true,
-                    ..base
-                });
-                for max_depth in [0, 1, 2, 3] {
-                    let mut o = base;
-                    o.limits.max_depth = max_depth;
-                    options.push(o);
-                }
-                for len in [0, 1, 2, 3, 4, 10] {
-                    let mut o = base;
-                    o.limits.max_id_len = len;
-                    options.push(o);
-                    let mut o = base;
-                    o.limits.max_method_len = len;
-                    options.push(o);
-                }
-            }
+    for result_types in [&["complete", "input_required"][..], &[], &["complete"]] {
+        let base = DecodeOptions {
+            validation,
+            result_types,
+            ..DecodeOptions::new(dialect)
+        };
+        options.push(base);
+        options.push(DecodeOptions {
+            role: Role::Client,
+            ..base
+        });
+        options.push(DecodeOptions {
+            hardened: true,
+            ..base
+        });
+        for max_depth in [0, 1, 2, 3] {
+            let mut o = base;
+            o.limits.max_depth = max_depth;
+            options.push(o);
+        }
+        for len in [0, 1, 2, 3, 4, 10] {
+            let mut o = base;
+            o.limits.max_id_len = len;
+            options.push(o);
+            let mut o = base;
+            o.limits.max_method_len = len;
+            options.push(o);
         }
     }
     let (mut answered, mut answered_spaced, mut answered_id_first) = (0, 0, 0);
     let mut answered_error = 0;
     for opts in options {
         let decoder = Decoder::new(opts);
-        for frame in &variants {
+        for frame in mutated_frames() {
             let usual = decoder.decode_usual(frame);
             let usual_spaced = decoder.decode_usual_spaced(frame);
             let id_first = decoder.decode_usual_id_first(frame);
@@ -220,12 +227,38 @@ fn the_usual_shapes_path_agrees_with_the_walk() {
             }
         }
     }
-    // (Each path is taken: most of the unmutated frames and many mutants are its shapes.)
-    assert!(answered > 100_000, "{answered}");
-    assert!(answered_spaced > 100_000, "{answered_spaced}");
-    assert!(answered_id_first > 10_000, "{answered_id_first}");
-    assert!(answered_error > 10_000, "{answered_error}");
-    // In every order it takes.
+    [answered, answered_spaced, answered_id_first, answered_error]
+}
+
+/// [`usual_paths_agree_with_the_walk`] in each dialect and mode, one test each (they run in
+/// parallel). Each path is taken: most of the unmutated frames and many mutants are its
+/// shapes.
+macro_rules! usual_paths_agree {
+    ($($name:ident: $dialect:ident, $validation:ident;)*) => {$(
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn $name() {
+            let [usual, spaced, id_first, error] =
+                usual_paths_agree_with_the_walk(Dialect::$dialect, Validation::$validation);
+            assert!(usual > 100_000, "{usual}");
+            assert!(spaced > 100_000, "{spaced}");
+            assert!(id_first > 10_000, "{id_first}");
+            assert!(error > 10_000, "{error}");
+        }
+    )*};
+}
+
+usual_paths_agree! {
+    usual_paths_agree_with_the_walk_mcp_lazy: Mcp, Lazy;
+    usual_paths_agree_with_the_walk_mcp_strict: Mcp, Strict;
+    usual_paths_agree_with_the_walk_jsonrpc2_lazy: JsonRpc2, Lazy;
+    usual_paths_agree_with_the_walk_jsonrpc2_strict: JsonRpc2, Strict;
+}
+
+/// The usual shapes' paths take their shapes in every order they know, and the entry point
+/// takes them.
+#[test]
+fn usual_paths_take_every_order() {
     for frame in [
         &br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#[..],
         br#"{"method":"ping","jsonrpc":"2.0","id":7}"#,
@@ -755,7 +788,7 @@ fn entry_point_agrees(decoder: &Decoder, frame: &[u8]) -> Result<(), TestCaseErr
 /// every kind, nested payloads with whitespace inside, now and then one that is not quite
 /// JSON or long enough to take the long frames' paths), an extra unknown or duplicated
 /// member now and then, compact, spaced, mixed or random separators, under generated
-/// options. (What `the_usual_shapes_path_agrees_with_the_walk` cannot reach: its frames
+/// options. (What `usual_paths_agree_with_the_walk` cannot reach: its frames
 /// are a fixed list and one byte away from it.) 3000 frames, each under 3 options: some
 /// 2 s in a debug build.
 #[test]
