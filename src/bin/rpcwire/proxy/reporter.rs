@@ -46,20 +46,27 @@ enum Note {
 /// that writes them, never waiting.
 pub(super) struct Reporter {
     queue: SyncSender<Note>,
+    /// What the reporter and its thread share besides the queue.
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// A tick each time the thread has written (or it has ended: disconnected), for
+    /// [`Reporter::finish`] to tell a slow stderr from one nobody reads.
+    written: Mutex<Receiver<()>>,
+}
+
+/// The counts and the state the reporter and its thread share.
+#[derive(Default)]
+struct Shared {
     /// Lines dropped, the queue full, not told yet.
-    dropped: Arc<AtomicU64>,
+    dropped: AtomicU64,
     /// The bytes of the lines in the queue (within [`QUEUE_BYTES`]).
-    queued_bytes: Arc<AtomicUsize>,
+    queued_bytes: AtomicUsize,
     /// Set by the thread once it has written its last lines: later lines go to stderr
     /// directly. (Not before: a line said while the proxy ends follows those queued before
     /// it, through the queue, as long as the thread writes them. Held while a line is queued,
     /// so that none is queued once the thread has taken the last, and by the thread while it
     /// writes those it took last, so that none written directly comes before them.)
-    closed: Arc<Mutex<bool>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// A tick each time the thread has written (or it has ended: disconnected), for
-    /// [`Reporter::finish`] to tell a slow stderr from one nobody reads.
-    written: Mutex<Receiver<()>>,
+    closed: Mutex<bool>,
 }
 
 impl Reporter {
@@ -68,21 +75,14 @@ impl Reporter {
     pub(super) fn spawn() -> Reporter {
         let (queue, lines) = sync_channel(QUEUE_LINES);
         let (tick, written) = sync_channel(1);
-        let dropped = Arc::new(AtomicU64::new(0));
-        let closed = Arc::new(Mutex::new(false));
-        let queued_bytes = Arc::new(AtomicUsize::new(0));
+        let shared = Arc::new(Shared::default());
         let thread = {
-            let (dropped, closed) = (dropped.clone(), closed.clone());
-            let queued_bytes = queued_bytes.clone();
-            std::thread::spawn(move || {
-                write_lines(&lines, &queued_bytes, &dropped, &tick, &closed);
-            })
+            let shared = shared.clone();
+            std::thread::spawn(move || write_lines(&lines, &shared, &tick))
         };
         Reporter {
             queue,
-            dropped,
-            queued_bytes,
-            closed,
+            shared,
             thread: Mutex::new(Some(thread)),
             written: Mutex::new(written),
         }
@@ -92,26 +92,27 @@ impl Reporter {
     /// queue is full ([`QUEUE_LINES`] lines, or [`QUEUE_BYTES`] bytes). Once the thread has
     /// written the last lines, writes it to stderr directly.
     pub(super) fn say(&self, line: String) {
-        let closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
+        let shared = &*self.shared;
+        let closed = shared.closed.lock().unwrap_or_else(PoisonError::into_inner);
         let direct = if *closed {
             Some(line)
         } else {
             // (Counted before it is sent, so that the thread never takes out more than is
             // in; taken out again when it is not.)
             let len = line.len();
-            let held = self.queued_bytes.fetch_add(len, Ordering::Relaxed);
+            let held = shared.queued_bytes.fetch_add(len, Ordering::Relaxed);
             let sent = if held > 0 && held + len > QUEUE_BYTES {
                 Err(TrySendError::Full(Note::Line(line)))
             } else {
                 self.queue.try_send(Note::Line(line))
             };
             if sent.is_err() {
-                self.queued_bytes.fetch_sub(len, Ordering::Relaxed);
+                shared.queued_bytes.fetch_sub(len, Ordering::Relaxed);
             }
             match sent {
                 Ok(()) => None,
                 Err(TrySendError::Full(_)) => {
-                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    shared.dropped.fetch_add(1, Ordering::Relaxed);
                     None
                 }
                 Err(TrySendError::Disconnected(Note::Line(line))) => Some(line),
@@ -173,13 +174,12 @@ impl Reporter {
 /// time it has caught up (nothing waits) and at the end, how many were dropped meanwhile; at
 /// the end, the last lines, then those queued meanwhile, once `closed` is set (later ones are
 /// written directly). Ticks `written` after each write.
-fn write_lines(
-    lines: &Receiver<Note>,
-    queued_bytes: &AtomicUsize,
-    dropped: &AtomicU64,
-    written: &SyncSender<()>,
-    closed: &Mutex<bool>,
-) {
+fn write_lines(lines: &Receiver<Note>, shared: &Shared, written: &SyncSender<()>) {
+    let Shared {
+        dropped,
+        queued_bytes,
+        closed,
+    } = shared;
     let write = |text: &str| {
         write(text);
         // (Full: a tick not taken yet says as much.)
