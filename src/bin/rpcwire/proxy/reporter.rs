@@ -47,7 +47,7 @@ enum Note {
 pub(super) struct Reporter {
     queue: SyncSender<Note>,
     /// What the reporter and its thread share besides the queue.
-    shared: Arc<Shared>,
+    shared: Arc<ReporterState>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// A tick each time the thread has written (or it has ended: disconnected), for
     /// [`Reporter::finish`] to tell a slow stderr from one nobody reads.
@@ -56,7 +56,7 @@ pub(super) struct Reporter {
 
 /// The counts and the state the reporter and its thread share.
 #[derive(Default)]
-struct Shared {
+struct ReporterState {
     /// Lines dropped, the queue full, not told yet.
     dropped: AtomicU64,
     /// The bytes of the lines in the queue (within [`QUEUE_BYTES`]).
@@ -75,7 +75,7 @@ impl Reporter {
     pub(super) fn spawn() -> Reporter {
         let (queue, lines) = sync_channel(QUEUE_LINES);
         let (tick, written) = sync_channel(1);
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(ReporterState::default());
         let thread = {
             let shared = shared.clone();
             std::thread::spawn(move || write_lines(&lines, &shared, &tick))
@@ -174,8 +174,8 @@ impl Reporter {
 /// time it has caught up (nothing waits) and at the end, how many were dropped meanwhile; at
 /// the end, the last lines, then those queued meanwhile, once `closed` is set (later ones are
 /// written directly). Ticks `written` after each write.
-fn write_lines(lines: &Receiver<Note>, shared: &Shared, written: &SyncSender<()>) {
-    let Shared {
+fn write_lines(lines: &Receiver<Note>, shared: &ReporterState, written: &SyncSender<()>) {
+    let ReporterState {
         dropped,
         queued_bytes,
         closed,
