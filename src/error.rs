@@ -347,27 +347,19 @@ impl core::fmt::Display for DecodeError {
     }
 }
 
-/// A [`Syntax`](DecodeError::Syntax) error's [`ScanError`] is its
-/// [`source`](std::error::Error::source) (its text is the scan error's too); the other
-/// variants wrap no error.
+/// The text of a [`Syntax`](DecodeError::Syntax) error is its [`ScanError`]'s, so that error
+/// is not given again as the [`source`](std::error::Error::source): a report of the error
+/// chain prints each text once. The scan error is the variant's field.
 ///
 /// ```
 /// use std::error::Error;
 /// use rpcwire::{DecodeError, ScanError};
 /// let syntax = DecodeError::Syntax(ScanError::BadNumber);
-/// let source = syntax.source().unwrap();
-/// assert_eq!(source.downcast_ref::<ScanError>(), Some(&ScanError::BadNumber));
-/// assert!(DecodeError::Empty.source().is_none());
+/// assert_eq!(syntax.to_string(), ScanError::BadNumber.to_string());
+/// assert!(syntax.source().is_none());
 /// ```
 #[cfg(feature = "std")]
-impl std::error::Error for DecodeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            DecodeError::Syntax(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+impl std::error::Error for DecodeError {}
 
 #[cfg(feature = "std")]
 impl std::error::Error for ScanError {}

@@ -369,13 +369,11 @@ impl core::fmt::Display for Rejection<'_> {
     }
 }
 
-/// Its [`DecodeError`] is the [`source`](std::error::Error::source).
+/// Its text ends with its [`DecodeError`]'s ([`error`](Self::error)), so that error is not
+/// given again as the [`source`](std::error::Error::source): a report of the error chain
+/// prints each text once.
 #[cfg(feature = "std")]
-impl std::error::Error for Rejection<'_> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.error)
-    }
-}
+impl std::error::Error for Rejection<'_> {}
 
 impl Envelope {
     /// The borrowed view of this envelope over the frame it was decoded from. Inlined, so the
@@ -583,10 +581,8 @@ impl core::fmt::Display for OwnedRejection {
     }
 }
 
-/// Its [`DecodeError`] is the [`source`](std::error::Error::source).
+/// Its text ends with its [`DecodeError`]'s ([`error`](Self::error)), so that error is not
+/// given again as the [`source`](std::error::Error::source): a report of the error chain
+/// prints each text once.
 #[cfg(feature = "std")]
-impl std::error::Error for OwnedRejection {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.reject.error)
-    }
-}
+impl std::error::Error for OwnedRejection {}

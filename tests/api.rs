@@ -222,29 +222,44 @@ fn owned_messages_and_rejections_answer_as_their_borrowed_views() {
     }
 }
 
-/// An error that wraps another error of the crate gives it as its `source`, so a report of
-/// the chain, or a downcast, reaches it: a frame that is not JSON down to its `ScanError`,
-/// an invalid tool definition to its `SchemaError`. The texts stay as they were.
+/// `error` followed by every error of its `source` chain, each after a `": "`: what a report
+/// of the chain prints (anyhow's `{:#}`, say).
+fn chain_report(error: &dyn std::error::Error) -> String {
+    let mut report = error.to_string();
+    let mut next = error.source();
+    while let Some(source) = next {
+        report = format!("{report}: {source}");
+        next = source.source();
+    }
+    report
+}
+
+/// An error whose text already holds the text of the error it wraps does not give that error
+/// again as its `source`, so a report of the chain prints each text once; the wrapped error
+/// is read from the wrapper (`error()`, a field, a variant). (Both, before: "not JSON: unexpected byte: unexpected byte: unexpected byte".)
 #[test]
-fn errors_that_wrap_another_give_it_as_their_source() {
+fn a_report_of_the_error_chain_prints_each_text_once() {
+    use bytes::Bytes;
     use rpcwire::headers::{InvalidSchema, SchemaError};
-    use rpcwire::{DecodeError, Decoder, ScanError};
+    use rpcwire::{DecodeError, Decoder, OwnedMessage, ScanError};
 
     let rejection = Decoder::mcp().decode(b"{oops").unwrap_err();
-    assert_eq!(rejection.to_string(), "not JSON: unexpected byte");
-    let decode = rejection.source().unwrap();
-    let syntax = DecodeError::Syntax(ScanError::UnexpectedByte);
-    assert_eq!(decode.downcast_ref::<DecodeError>(), Some(&syntax));
-    assert_eq!(decode.to_string(), "unexpected byte");
-    let scan = decode.source().unwrap();
+    assert_eq!(chain_report(&rejection), "not JSON: unexpected byte");
     assert_eq!(
-        scan.downcast_ref::<ScanError>(),
-        Some(&ScanError::UnexpectedByte)
+        rejection.error(),
+        DecodeError::Syntax(ScanError::UnexpectedByte)
     );
-    assert!(scan.source().is_none());
-    // A DecodeError that wraps nothing has no source.
-    assert!(DecodeError::Empty.source().is_none());
-    assert!(DecodeError::BadVersion.source().is_none());
+    let owned = OwnedMessage::decode(&Decoder::mcp(), Bytes::from_static(b"{oops")).unwrap_err();
+    assert_eq!(chain_report(&owned), "not JSON: unexpected byte");
+    let syntax = DecodeError::Syntax(ScanError::UnexpectedByte);
+    assert_eq!(chain_report(&syntax), "unexpected byte");
+    let invalid = Decoder::mcp()
+        .decode(br#"{"jsonrpc":"2.0","id":3}"#)
+        .unwrap_err();
+    assert_eq!(
+        chain_report(&invalid),
+        "invalid message (id 3): none of method, result, error"
+    );
 
     let invalid = InvalidSchema {
         error: SchemaError::NotAToken,
@@ -252,13 +267,7 @@ fn errors_that_wrap_another_give_it_as_their_source() {
         property: None,
     };
     assert_eq!(
-        invalid.to_string(),
+        chain_report(&invalid),
         "x-mcp-header is not an HTTP field-name token"
     );
-    let schema = invalid.source().unwrap();
-    assert_eq!(
-        schema.downcast_ref::<SchemaError>(),
-        Some(&SchemaError::NotAToken)
-    );
-    assert!(schema.source().is_none());
 }
