@@ -55,7 +55,7 @@ fn ws() -> impl Strategy<Value = &'static str> {
     prop_oneof![8 => Just(""), 2 => Just(" "), 1 => Just("\t"), 1 => Just("\r"), 1 => Just(" \n ")]
 }
 
-fn string_token() -> impl Strategy<Value = String> {
+fn string_token() -> BoxedStrategy<String> {
     prop_oneof![
         Just(r#""""#.to_string()),
         "[a-z/_]{1,12}".prop_map(|s| format!("\"{s}\"")),
@@ -67,9 +67,10 @@ fn string_token() -> impl Strategy<Value = String> {
         Just("\"caf\u{e9} \u{1F600}\"".to_string()),
         Just(r#""tab\there\n""#.to_string()),
     ]
+    .boxed()
 }
 
-fn number_token() -> impl Strategy<Value = String> {
+fn number_token() -> BoxedStrategy<String> {
     prop_oneof![
         any::<i64>().prop_map(|n| n.to_string()),
         (0u32..100).prop_map(|n| n.to_string()),
@@ -82,10 +83,15 @@ fn number_token() -> impl Strategy<Value = String> {
         Just("9007199254740993".to_string()),
         Just("123456789012345678901234567890".to_string()),
     ]
+    .boxed()
 }
 
 /// Any JSON value, nested a few levels, written with random whitespace.
-fn json_value() -> impl Strategy<Value = String> {
+///
+/// The strategies of this file are boxed, each level of this one too: unboxed, the value tree
+/// of a frame is hundreds of kilobytes by value, and the `new_tree` frames of a debug build
+/// hold several copies of it (one seed overflowed a test thread's 2 MiB of stack).
+fn json_value() -> BoxedStrategy<String> {
     let leaf = prop_oneof![
         Just("null".to_string()),
         Just("true".to_string()),
@@ -96,20 +102,24 @@ fn json_value() -> impl Strategy<Value = String> {
     leaf.prop_recursive(4, 24, 5, |inner| {
         prop_oneof![
             (prop::collection::vec(inner.clone(), 0..5), ws())
-                .prop_map(|(v, w)| format!("[{w}{}{w}]", v.join(&format!("{w},{w}")))),
-            (prop::collection::vec((key_token(), inner), 0..5), ws()).prop_map(|(v, w)| {
-                let members: Vec<String> = v
-                    .into_iter()
-                    .map(|(k, v)| format!("{k}{w}:{w}{v}"))
-                    .collect();
-                format!("{{{w}{}{w}}}", members.join(&format!("{w},{w}")))
-            }),
+                .prop_map(|(v, w)| format!("[{w}{}{w}]", v.join(&format!("{w},{w}"))))
+                .boxed(),
+            (prop::collection::vec((key_token(), inner), 0..5), ws())
+                .prop_map(|(v, w)| {
+                    let members: Vec<String> = v
+                        .into_iter()
+                        .map(|(k, v)| format!("{k}{w}:{w}{v}"))
+                        .collect();
+                    format!("{{{w}{}{w}}}", members.join(&format!("{w},{w}")))
+                })
+                .boxed(),
         ]
     })
+    .boxed()
 }
 
 /// A key: an envelope name, spelt plainly, with an escape, or case-folded; or another name.
-fn key_token() -> impl Strategy<Value = String> {
+fn key_token() -> BoxedStrategy<String> {
     let names = prop_oneof![
         Just("jsonrpc"),
         Just("id"),
@@ -125,18 +135,20 @@ fn key_token() -> impl Strategy<Value = String> {
         Just("Method"),
         Just("foo"),
     ];
-    (names, 0usize..8, any::<bool>()).prop_map(|(name, at, escape)| {
-        if escape && at < name.len() {
-            let (a, b) = name.split_at(at);
-            let c = b.as_bytes()[0];
-            format!("\"{a}\\u{:04x}{}\"", c, &b[1..])
-        } else {
-            format!("\"{name}\"")
-        }
-    })
+    (names, 0usize..8, any::<bool>())
+        .prop_map(|(name, at, escape)| {
+            if escape && at < name.len() {
+                let (a, b) = name.split_at(at);
+                let c = b.as_bytes()[0];
+                format!("\"{a}\\u{:04x}{}\"", c, &b[1..])
+            } else {
+                format!("\"{name}\"")
+            }
+        })
+        .boxed()
 }
 
-fn version_value() -> impl Strategy<Value = String> {
+fn version_value() -> BoxedStrategy<String> {
     prop_oneof![
         12 => Just(r#""2.0""#.to_string()),
         1 => Just(r#""2\u002e0""#.to_string()),
@@ -145,9 +157,10 @@ fn version_value() -> impl Strategy<Value = String> {
         1 => Just("null".to_string()),
         1 => Just(r#""2.0 ""#.to_string()),
     ]
+    .boxed()
 }
 
-fn id_value() -> impl Strategy<Value = String> {
+fn id_value() -> BoxedStrategy<String> {
     prop_oneof![
         4 => number_token(),
         3 => string_token(),
@@ -156,9 +169,10 @@ fn id_value() -> impl Strategy<Value = String> {
         1 => Just("[1]".to_string()),
         1 => Just("true".to_string()),
     ]
+    .boxed()
 }
 
-fn method_value() -> impl Strategy<Value = String> {
+fn method_value() -> BoxedStrategy<String> {
     prop_oneof![
         6 => string_token(),
         1 => Just(r#""tools\/call""#.to_string()),
@@ -166,9 +180,10 @@ fn method_value() -> impl Strategy<Value = String> {
         1 => Just("5".to_string()),
         1 => Just(r#"["ping"]"#.to_string()),
     ]
+    .boxed()
 }
 
-fn error_value() -> impl Strategy<Value = String> {
+fn error_value() -> BoxedStrategy<String> {
     let code = prop_oneof![
         any::<i32>().prop_map(|n| n.to_string()),
         Just("-32600".to_string()),
@@ -189,9 +204,10 @@ fn error_value() -> impl Strategy<Value = String> {
         6 => prop::collection::vec(member, 0..5).prop_map(|m| format!("{{{}}}", m.join(","))),
         1 => json_value(),
     ]
+    .boxed()
 }
 
-fn result_value() -> impl Strategy<Value = String> {
+fn result_value() -> BoxedStrategy<String> {
     prop_oneof![
         4 => json_value(),
         1 => Just(r#"{"resultType":"complete","x":1}"#.to_string()),
@@ -200,10 +216,11 @@ fn result_value() -> impl Strategy<Value = String> {
         1 => Just(r#"{"resultType":"complete","resultType":"bogus"}"#.to_string()),
         1 => Just(r#"{"result\u0054ype":5}"#.to_string()),
     ]
+    .boxed()
 }
 
 /// One top-level member: (key, value).
-fn member() -> impl Strategy<Value = (String, String)> {
+fn member() -> BoxedStrategy<(String, String)> {
     prop_oneof![
         3 => version_value().prop_map(|v| ("\"jsonrpc\"".to_string(), v)),
         3 => id_value().prop_map(|v| ("\"id\"".to_string(), v)),
@@ -213,11 +230,12 @@ fn member() -> impl Strategy<Value = (String, String)> {
         2 => error_value().prop_map(|v| ("\"error\"".to_string(), v)),
         2 => (key_token(), json_value()),
     ]
+    .boxed()
 }
 
 /// A plausible envelope: a version, then a random shape, members in random order, sometimes
 /// duplicated, with random whitespace.
-fn envelope() -> impl Strategy<Value = String> {
+fn envelope() -> BoxedStrategy<String> {
     (
         version_value(),
         prop::collection::vec(member(), 0..6),
@@ -234,6 +252,7 @@ fn envelope() -> impl Strategy<Value = String> {
                 .collect();
             format!("{w1}{{{w2}{}{w1}}}{w2}", body.join(&format!("{w1},{w2}")))
         })
+        .boxed()
 }
 
 /// A message of each kind with the members its kind calls for, in random order with random
@@ -262,10 +281,17 @@ fn message() -> BoxedStrategy<String> {
     let error_id = prop_oneof![3 => id(), 1 => Just(member("id")("null".to_string()))];
     let members = prop_oneof![
         (version(), id(), method(), params())
-            .prop_map(|(v, i, m, p)| [v, i, m].into_iter().chain(p).collect::<Vec<_>>()),
-        (version(), method(), params()).prop_map(|(v, m, p)| [v, m].into_iter().chain(p).collect()),
-        (version(), id(), result).prop_map(|(v, i, r)| vec![v, i, r]),
-        (version(), error_id, error).prop_map(|(v, i, e)| vec![v, i, e]),
+            .prop_map(|(v, i, m, p)| [v, i, m].into_iter().chain(p).collect::<Vec<_>>())
+            .boxed(),
+        (version(), method(), params())
+            .prop_map(|(v, m, p)| [v, m].into_iter().chain(p).collect())
+            .boxed(),
+        (version(), id(), result)
+            .prop_map(|(v, i, r)| vec![v, i, r])
+            .boxed(),
+        (version(), error_id, error)
+            .prop_map(|(v, i, e)| vec![v, i, e])
+            .boxed(),
     ];
     (members.prop_shuffle(), ws(), ws())
         .prop_map(|(members, w1, w2)| {
