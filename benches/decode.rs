@@ -10,11 +10,11 @@ use std::hint::black_box;
 
 use bytes::BytesMut;
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, BatchSize, BenchmarkGroup, Criterion, Throughput};
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group};
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Message,
-    RawJson, ReplyId, SseFramer,
+    ContentLengthFramer, DecodeOptions, Decoder, ErrorCode, Id, LineFramer, Message, RawJson,
+    ReplyId, SseFramer, encode,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -419,7 +419,9 @@ fn min_of_passes(rounds: u32) {
         "scan kernel: {}, {rounds} rounds of {PASS_TIME:?} a method\n",
         scan::simd_kernel()
     );
-    println!("| corpus | lazy | strict | serde_json + &RawValue | sonic-rs | lazy / serde_json | strict / serde_json | lazy / sonic-rs | lazy messages/s |");
+    println!(
+        "| corpus | lazy | strict | serde_json + &RawValue | sonic-rs | lazy / serde_json | strict / serde_json | lazy / sonic-rs | lazy messages/s |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let variants = [
         corpus::sdk_order(&corpus::tiny(), "tiny, TS SDK order"),

@@ -2,7 +2,7 @@
 //! rpcwire's `RawJson::get_path`, serde_json's `Value` (parse then index), and sonic-rs's `get`
 //! (its lazy path lookup, with and without validation).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 const FRAME: &str = r#"{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"Ada Lovelace","entityType":"person","observations":["wrote the first program","worked with Babbage on the Analytical Engine"]},{"name":"Analytical Engine","entityType":"machine","observations":["general-purpose","never completed"]}]},"_meta":{"progressToken":"tok-17"}}}"#;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rpcwire::pending::{PendingTable, Token};
 
 const IN_FLIGHT: [usize; 2] = [1_000, 100_000];

@@ -32,9 +32,9 @@
 use bytes::BytesMut;
 use rpcwire::scan::Validation;
 use rpcwire::{
-    encode, mcp, DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdKey, IdRemapper,
-    JsonKind, LineFramer, Lookup, Message, RawJson, Rejection, RemapError, ReplyId, Request, Role,
-    StreamCancel,
+    DecodeOptions, Decoder, Dialect, ErrorCode, Id, IdBuf, IdKey, IdRemapper, JsonKind, LineFramer,
+    Lookup, Message, RawJson, Rejection, RemapError, ReplyId, Request, Role, StreamCancel, encode,
+    mcp,
 };
 
 /// How long a request may wait for the upstream, in the gateway's time units (ms here).
@@ -439,11 +439,11 @@ impl Gateway {
             // An invalid request of the upstream's gets -32600, when its id can be read: a
             // line that is not JSON may have been a reply, and is never answered.
             Err(rejection) => {
-                if let Some(reply) = rejection.reply() {
-                    if matches!(reply.id, ReplyId::Id(_)) {
-                        encode::write_reply(&mut self.upstream, &reply, None);
-                        return;
-                    }
+                if let Some(reply) = rejection.reply()
+                    && matches!(reply.id, ReplyId::Id(_))
+                {
+                    encode::write_reply(&mut self.upstream, &reply, None);
+                    return;
                 }
                 None
             }

@@ -121,7 +121,11 @@ fn reply(rng: &mut Rng, id: u64) -> String {
             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"structuredContent\":{{\"sum\":{},\"items\":[{}]}},\"content\":[]}}}}",
             rng.below(1 << 40),
             (0..rng.below(40))
-                .map(|i| format!("{{\"n\":{i},\"score\":{}.{}e-3}}", rng.below(1000), rng.below(1000)))
+                .map(|i| format!(
+                    "{{\"n\":{i},\"score\":{}.{}e-3}}",
+                    rng.below(1000),
+                    rng.below(1000)
+                ))
                 .collect::<Vec<_>>()
                 .join(",")
         ),

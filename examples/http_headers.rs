@@ -18,8 +18,8 @@
 use std::collections::HashMap;
 
 use bytes::BytesMut;
-use rpcwire::headers::{mirror_headers, HeaderCheck, ToolHeaders};
-use rpcwire::{encode, mcp, Decoder, JsonKind, Message, RawJson, ReplyId};
+use rpcwire::headers::{HeaderCheck, ToolHeaders, mirror_headers};
+use rpcwire::{Decoder, JsonKind, Message, RawJson, ReplyId, encode, mcp};
 
 const VERSION: &str = "2026-07-28";
 

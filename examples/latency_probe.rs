@@ -33,8 +33,12 @@ fn probe(cmd: &[&str], rounds: u64) -> Vec<u64> {
     let warmup = 1_000;
     for n in 0..warmup + rounds {
         let messages = [
-            format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"message\":\"round {n}\"}}}}}}\n"),
-            format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"round {n}\"}}]}}}}\n"),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"message\":\"round {n}\"}}}}}}\n"
+            ),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"round {n}\"}}]}}}}\n"
+            ),
         ];
         for msg in &messages {
             let start = Instant::now();

@@ -33,13 +33,13 @@ use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
 use rpcwire::pending::DeadlineClock;
 use rpcwire::typed::{self, TypedError};
 use rpcwire::{
-    encode, mcp, DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson,
-    ReplyId, Token,
+    DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson, ReplyId,
+    Token, encode, mcp,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 /// The protocol version the client asks for: the latest it speaks. A server may answer with
@@ -397,13 +397,12 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
                         let Some(waiting) = complete(&inner, id) else {
                             continue;
                         };
-                        if waiting.method == mcp::methods::INITIALIZE {
-                            if let Message::Response(r) = view {
-                                if let Err(e) = settle_version(lines.decoder_mut(), r.result) {
-                                    let _ = waiting.done.send(Err(e));
-                                    continue;
-                                }
-                            }
+                        if waiting.method == mcp::methods::INITIALIZE
+                            && let Message::Response(r) = view
+                            && let Err(e) = settle_version(lines.decoder_mut(), r.result)
+                        {
+                            let _ = waiting.done.send(Err(e));
+                            continue;
                         }
                         let _ = waiting.done.send(Ok(msg));
                     }

@@ -20,8 +20,8 @@ use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
 use rpcwire::{
-    encode, mcp, Decoder, ErrorCode, IdBuf, InFlight, InFlightError, Message, PendingTable,
-    RawJson, Token,
+    Decoder, ErrorCode, IdBuf, InFlight, InFlightError, Message, PendingTable, RawJson, Token,
+    encode, mcp,
 };
 use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};

@@ -17,7 +17,7 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::BatchReply;
 use rpcwire::{
-    encode, Decoder, ErrorCode, Id, LineFramer, Message, PendingTable, RawJson, ReplyId, Request,
+    Decoder, ErrorCode, Id, LineFramer, Message, PendingTable, RawJson, ReplyId, Request, encode,
 };
 
 /// What the server sends back for one incoming line: the reply and how long computing it

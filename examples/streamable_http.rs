@@ -47,13 +47,13 @@ use std::hash::{BuildHasher, RandomState};
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::{self, BatchReply};
 use rpcwire::headers::{
-    mirror_headers, Header, HeaderCheck, HeaderError, ToolHeaders, PROTOCOL_VERSION,
+    Header, HeaderCheck, HeaderError, PROTOCOL_VERSION, ToolHeaders, mirror_headers,
 };
 use rpcwire::mcp::{self, meta_keys, versions};
 use rpcwire::scan::Validation;
 use rpcwire::{
-    write_sse_event, write_sse_retry, DecodeOptions, Decoder, Dialect, ErrorCode, Id, JsonStr,
-    Lookup, Message, RawJson, ReplyId, Request, Role, SseEvent, SseFramer,
+    DecodeOptions, Decoder, Dialect, ErrorCode, Id, JsonStr, Lookup, Message, RawJson, ReplyId,
+    Request, Role, SseEvent, SseFramer, write_sse_event, write_sse_retry,
 };
 
 /// The versions this server speaks: negotiated at `initialize` (up to 2025-11-25:
@@ -254,7 +254,7 @@ impl Server {
                     if let Some(reply) = rejection.reply() {
                         encode::write_reply(out, &reply, None);
                     }
-                })
+                });
             }
         };
         // Only a request's id is echoed. For a notification or a response, "a JSON-RPC error
@@ -285,7 +285,7 @@ impl Server {
                 return HttpResponse::bad_request(|out| {
                     let message = "Invalid params: _meta names its protocol version twice";
                     encode::write_error(out, id, ErrorCode::INVALID_PARAMS, message, None);
-                })
+                });
             }
         };
         let newest = |v: &str| versions::is_at_least(v, versions::V2026_07_28);
@@ -469,10 +469,10 @@ impl Server {
         let id = self.new_session_id();
         self.sessions.insert(id.clone(), version);
         self.created.push_back(id.clone());
-        if self.created.len() > KEPT_SESSIONS {
-            if let Some(oldest) = self.created.pop_front() {
-                self.sessions.remove(&oldest);
-            }
+        if self.created.len() > KEPT_SESSIONS
+            && let Some(oldest) = self.created.pop_front()
+        {
+            self.sessions.remove(&oldest);
         }
         let mut response = HttpResponse::new(200, JSON, body);
         response.session_id = Some(id);

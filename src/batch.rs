@@ -49,17 +49,16 @@ impl<'a> Iterator for BatchElements<'a, '_> {
             }));
         }
         let decoded = self.decoder.decode(element.as_bytes());
-        if let Ok(Message::Request(request)) = &decoded {
-            if self.decoder.options().dialect == Dialect::Mcp
-                && request.method.eq_str(crate::mcp::methods::INITIALIZE)
-            {
-                return Some(Err(Rejection {
-                    error: DecodeError::InitializeInBatch,
-                    id: Some(request.id),
-                    is_response: false,
-                    unreadable_id: self.decoder.options().unreadable_id,
-                }));
-            }
+        if let Ok(Message::Request(request)) = &decoded
+            && self.decoder.options().dialect == Dialect::Mcp
+            && request.method.eq_str(crate::mcp::methods::INITIALIZE)
+        {
+            return Some(Err(Rejection {
+                error: DecodeError::InitializeInBatch,
+                id: Some(request.id),
+                is_response: false,
+                unreadable_id: self.decoder.options().unreadable_id,
+            }));
         }
         Some(decoded)
     }

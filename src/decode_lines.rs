@@ -1,9 +1,9 @@
 //! Decoding every line of a complete buffer: [`Lines`] and [`Decoder::decode`] in one pass
 //! over each long line.
 
+use crate::Decoder;
 use crate::frame::{FrameError, Lines};
 use crate::message::{Message, Rejection};
-use crate::Decoder;
 
 /// From how many bytes a line is decoded in the pass that finds its end: shorter lines are cut
 /// first (a `memchr` over a short line costs less than walking it twice when the walk fails).

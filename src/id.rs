@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use crate::json::{is_integer_token, parse_i64, JsonStr};
+use crate::json::{JsonStr, is_integer_token, parse_i64};
 
 /// What kind of JSON value an id is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -69,19 +69,20 @@ fn push_number(key: &mut SmallVec<[u8; 24]>, token: &[u8]) {
     };
     // Plain integers (almost every numeric id) directly: the same key as the general path
     // below, without splitting the token.
-    if let Some((&first, _)) = rest.split_first() {
-        if rest.iter().all(u8::is_ascii_digit) && (first != b'0' || rest.len() == 1) {
-            if first == b'0' {
-                key.push(b'0');
-                return;
-            }
-            let end = rest.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1);
-            key.push(if negative { b'-' } else { b'+' });
-            key.extend_from_slice(&rest[..end]);
-            key.push(b'e');
-            key.extend_from_slice(itoa::Buffer::new().format(rest.len()).as_bytes());
+    if let Some((&first, _)) = rest.split_first()
+        && rest.iter().all(u8::is_ascii_digit)
+        && (first != b'0' || rest.len() == 1)
+    {
+        if first == b'0' {
+            key.push(b'0');
             return;
         }
+        let end = rest.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1);
+        key.push(if negative { b'-' } else { b'+' });
+        key.extend_from_slice(&rest[..end]);
+        key.push(b'e');
+        key.extend_from_slice(itoa::Buffer::new().format(rest.len()).as_bytes());
+        return;
     }
     let (mantissa, exp_part) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
         Some(at) => (&rest[..at], &rest[at + 1..]),

@@ -5,7 +5,7 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 
 use crate::error::DecodeError;
-use crate::scan::{self, scalar::skip_ws, Validation};
+use crate::scan::{self, Validation, scalar::skip_ws};
 
 /// A JSON string as it appears on the wire: the bytes between the quotes, still escaped, and
 /// whether any backslash occurs. Unescaping happens only when asked for.
@@ -94,7 +94,7 @@ impl<'a> JsonStr<'a> {
     }
 
     /// The decoded characters, one at a time (lone surrogates as U+FFFD).
-    pub fn chars(&self) -> impl Iterator<Item = char> + 'a {
+    pub fn chars(&self) -> impl Iterator<Item = char> + 'a + use<'a> {
         Unescape::new(self.raw).map(|u| match u {
             Unit::Char(c) => c,
             Unit::LoneSurrogate(_) => char::REPLACEMENT_CHARACTER,
@@ -150,10 +150,10 @@ impl core::fmt::Debug for JsonStr<'_> {
 /// ```
 impl core::fmt::Display for JsonStr<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        if !self.has_escapes {
-            if let Ok(s) = core::str::from_utf8(self.raw) {
-                return f.write_str(s);
-            }
+        if !self.has_escapes
+            && let Ok(s) = core::str::from_utf8(self.raw)
+        {
+            return f.write_str(s);
         }
         self.chars()
             .try_for_each(|c| core::fmt::Write::write_char(f, c))

@@ -19,7 +19,7 @@ pub use token::Token;
 
 use alloc::vec::Vec;
 use core::{fmt, mem};
-use wheel::{Wheel, NIL};
+use wheel::{NIL, Wheel};
 
 /// Tokens below it are of a generation in the lower half of their slot's (the generation bits
 /// are the top `53 − index_bits` of a token's 53).

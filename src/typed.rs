@@ -20,8 +20,8 @@
 //! with `get` vouches for into a struct, so that no second value slips past it.
 
 use bytes::BytesMut;
-use serde::de::{Deserialize, DeserializeOwned};
 use serde::Serialize;
+use serde::de::{Deserialize, DeserializeOwned};
 
 use crate::encode;
 use crate::error::{DecodeError, ErrorCode};

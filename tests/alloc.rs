@@ -98,7 +98,7 @@ fn zero_allocations_per_message() {
 /// our reply) allocates nothing in steady state.
 #[test]
 fn zero_allocations_per_request_reply_cycle() {
-    use rpcwire::{encode, Id, InFlight, PendingTable, RawJson};
+    use rpcwire::{Id, InFlight, PendingTable, RawJson, encode};
     let decoder = Decoder::mcp_client();
     let mut pending = PendingTable::with_capacity_limit(1024);
     let mut peer = InFlight::new(1024);

@@ -5,7 +5,7 @@
 mod common;
 
 use bytes::BytesMut;
-use common::{decoder_for, hex, input, load, outcome, Outcome};
+use common::{Outcome, decoder_for, hex, input, load, outcome};
 use rpcwire::batch::expects_reply;
 use rpcwire::encode::{self, BatchReply};
 use rpcwire::{Decoder, ErrorCode, Message, RawJson, ReplyId, Request};
@@ -526,7 +526,7 @@ fn mcp_2025_03_26_sessions_have_batches() {
 /// it, as it would the element.
 #[test]
 fn a_refused_batch_is_answered_as_its_elements_would_be() {
-    use rpcwire::{batch::expects_reply, DecodeError, DecodeOptions, Role};
+    use rpcwire::{DecodeError, DecodeOptions, Role, batch::expects_reply};
     for frame in [
         &br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2}]"#[..],
         br#"[{"jsonrpc":"2.0","id":"x"}]"#,
@@ -626,11 +626,13 @@ fn a_batch_over_its_element_limit_is_refused_whole() {
         );
         // Not JSON: the parse error comes first, wherever it is.
         let broken = format!("{},]", &batch(5, "1")[..batch(5, "1").len() - 1]);
-        assert!(decoder
-            .decode(broken.as_bytes())
-            .unwrap_err()
-            .error()
-            .is_parse_error());
+        assert!(
+            decoder
+                .decode(broken.as_bytes())
+                .unwrap_err()
+                .error()
+                .is_parse_error()
+        );
         // Replies alone, read by a client: nobody answers them.
         let replies = batch(4, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         let client = Decoder::new(DecodeOptions {

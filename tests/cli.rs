@@ -8,7 +8,7 @@ mod cli_reference;
 use std::process::{Command, Stdio};
 
 use check_cli::run_check;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn data(file: &str) -> String {
     format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
@@ -471,7 +471,7 @@ fn log_violations(dir: &std::path::Path, header: &str, body: &str) -> Value {
 
 /// [`log_violations`] of `body` under the header it is given, written under
 /// `target/tmp/NAME`: to replay one log as proxies of different versions wrote it.
-fn replay_under_headers(name: &str, body: &'static str) -> impl Fn(&str) -> Value {
+fn replay_under_headers(name: &str, body: &'static str) -> impl Fn(&str) -> Value + use<> {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).unwrap();
     move |header| log_violations(&dir, header, body)
@@ -1084,10 +1084,14 @@ fn progress_on_a_token_no_request_in_flight_carries_is_flagged() {
 #[test]
 fn check_flags_progress_that_does_not_increase() {
     let ask = |id: u32, token: &str| {
-        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"_meta\":{{\"progressToken\":{token}}}}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"t\",\"_meta\":{{\"progressToken\":{token}}}}}}}\n"
+        )
     };
     let progress = |token: &str, n: &str| {
-        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{n}}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{token},\"progress\":{n}}}}}\n"
+        )
     };
     let result =
         |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[]}}}}\n");
@@ -1233,9 +1237,18 @@ fn check_flags_notifications_whose_params_break_the_schema() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     for (at, what) in [
-        ("s2c #2 @", "notification method=\"notifications/progress\": invalid_notification_params (total given twice or not a number)"),
-        ("c2s #2 @", "notification method=\"notifications/cancelled\": invalid_notification_params (reason given twice or not a string)"),
-        ("c2s #3 @", "notification method=\"notifications/cancelled\": invalid_notification_params (requestId missing)"),
+        (
+            "s2c #2 @",
+            "notification method=\"notifications/progress\": invalid_notification_params (total given twice or not a number)",
+        ),
+        (
+            "c2s #2 @",
+            "notification method=\"notifications/cancelled\": invalid_notification_params (reason given twice or not a string)",
+        ),
+        (
+            "c2s #3 @",
+            "notification method=\"notifications/cancelled\": invalid_notification_params (requestId missing)",
+        ),
     ] {
         assert!(
             text.lines().any(|l| l.starts_with(at) && l.ends_with(what)),
@@ -1274,14 +1287,20 @@ fn max_frame_above_the_default_reaches_the_decoder() {
 #[test]
 fn check_keeps_a_task_progress_token_until_the_task_ends() {
     let call = |id: u32, token: &str| {
-        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"slow\",\"task\":{{}},\"_meta\":{{\"progressToken\":\"{token}\"}}}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"slow\",\"task\":{{}},\"_meta\":{{\"progressToken\":\"{token}\"}}}}}}\n"
+        )
     };
     let created = |id: u32, task: &str| {
-        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"task\":{{\"taskId\":\"{task}\",\"status\":\"working\"}}}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"task\":{{\"taskId\":\"{task}\",\"status\":\"working\"}}}}}}\n"
+        )
     };
     // (Each report on a token above the last: progress "MUST increase".)
     let progress = |token: &str, n: u32| {
-        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"{token}\",\"progress\":{n}}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"{token}\",\"progress\":{n}}}}}\n"
+        )
     };
     let client = [
         call(1, "p1"),
@@ -1508,7 +1527,9 @@ fn merged_streams_check_tool_headers_from_2026_07_28() {
         schema("Bad Header", "string")
     );
     let listed = |id: u32, tools: &str| {
-        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":{tools},\"resultType\":\"complete\"}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":{tools},\"resultType\":\"complete\"}}}}\n"
+        )
     };
     let list = |id: u32, params: &str| {
         format!(

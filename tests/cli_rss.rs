@@ -6,7 +6,7 @@
 
 use std::process::{Command, Stdio};
 
-use nix::sys::resource::{getrusage, UsageWho};
+use nix::sys::resource::{UsageWho, getrusage};
 
 /// `rpcwire check ARGS`, its report dropped: its exit code.
 fn check(args: &[&str]) -> Option<i32> {

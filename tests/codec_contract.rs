@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
+use rpcwire::Decoder;
 use rpcwire::codec::{
     ContentLengthCodec, ContentLengthEncoder, Incoming, LineCodec, LineEncoder, Outgoing, SseCodec,
     SseControl, SseEncoder, SseItem, SseMessage, SsePayload,
 };
-use rpcwire::Decoder;
 use tokio_util::codec::{Framed, FramedRead};
 
 /// What a value needs to be moved into a spawned task and shared or polled there.

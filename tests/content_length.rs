@@ -8,7 +8,7 @@ use bytes::{Bytes, BytesMut};
 use common::{assert_any_split, encoded_messages, frame_all, written_message};
 use proptest::prelude::*;
 use rpcwire::{
-    write_content_length_frame, ContentLengthError as E, ContentLengthFramer, Decoder, Kind,
+    ContentLengthError as E, ContentLengthFramer, Decoder, Kind, write_content_length_frame,
 };
 
 fn frames(input: &[u8]) -> Vec<Result<Bytes, E>> {

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rpcwire::pending::DeadlineClock;
 use rpcwire::PendingTable;
+use rpcwire::pending::DeadlineClock;
 use tokio::sync::mpsc;
 
 type Table = Arc<Mutex<PendingTable<&'static str>>>;

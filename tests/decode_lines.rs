@@ -195,8 +195,10 @@ fn debug_shows_where_the_framing_stands_and_frames_as_text() {
     );
 
     let mut decoded = Decoder::mcp().decode_lines(input);
-    assert!(format!("{decoded:?}")
-        .ends_with("lines: Lines { offset: 0, remaining: 37, max_frame: 16777216 } }"));
+    assert!(
+        format!("{decoded:?}")
+            .ends_with("lines: Lines { offset: 0, remaining: 37, max_frame: 16777216 } }")
+    );
     let line: DecodedLine<'_> = decoded.next().unwrap().unwrap();
     assert_eq!(
         format!("{line:?}"),

@@ -220,8 +220,8 @@ fn gateway_routes_a_listen_streams_teardown_to_its_client() {
 
 /// An `examples/gateway.rs` of one client that sent a `tools/call` (id 1) and a
 /// `subscriptions/listen` (id `"l"`), both forwarded: the gateway and the two upstream tokens.
-fn gateway_with_a_call_and_a_listen_stream(
-) -> (gateway::Gateway, serde_json::Value, serde_json::Value) {
+fn gateway_with_a_call_and_a_listen_stream()
+-> (gateway::Gateway, serde_json::Value, serde_json::Value) {
     let mut gw = initialized_gateway(1);
     gw.client_read(
         0,
@@ -448,7 +448,7 @@ fn http_headers_bridge_passes_on_what_is_no_success() {
 /// with that error's reply (it panicked).
 #[test]
 fn http_headers_server_checks_the_called_tool() {
-    use rpcwire::headers::{mirror_headers, ToolHeaders};
+    use rpcwire::headers::{ToolHeaders, mirror_headers};
     use rpcwire::{Decoder, RawJson};
     let annotated = |schema: &'static str| {
         ToolHeaders::from_input_schema(RawJson::new(schema.as_bytes()).unwrap()).unwrap()

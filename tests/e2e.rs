@@ -9,7 +9,7 @@ mod peers;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use peers::{first_difference, lines, BIN};
+use peers::{BIN, first_difference, lines};
 use serde_json::Value;
 
 #[test]

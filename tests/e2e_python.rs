@@ -14,7 +14,7 @@ mod peers;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use peers::{lines, BIN};
+use peers::{BIN, lines};
 use serde_json::Value;
 
 /// Runs the SDK client's session in `mode` through the proxy; returns its output directory
@@ -111,9 +111,11 @@ fn python_sdk_2026_07_28_session_through_the_proxy() {
     assert!(logged[1..].iter().all(|v| v.is_null()), "{logged:?}");
     // Sampling went as a result asking for input, answered by the client's second call: no
     // request from the server (the proxy would have dropped it in this version).
-    assert!(methods(&s2c)
-        .iter()
-        .all(|m| m.starts_with("notifications/")));
+    assert!(
+        methods(&s2c)
+            .iter()
+            .all(|m| m.starts_with("notifications/"))
+    );
     let input_required = s2c
         .iter()
         .filter(|m| m["result"]["resultType"] == "input_required")
@@ -142,10 +144,10 @@ fn python_sdk_2026_07_28_session_through_the_proxy() {
             "notifications/tools/list_changed"
         ]
     );
-    assert!(c2s
-        .iter()
-        .any(|m| m["method"] == "notifications/cancelled"
-            && m["params"]["requestId"] == listen["id"]));
+    assert!(
+        c2s.iter().any(|m| m["method"] == "notifications/cancelled"
+            && m["params"]["requestId"] == listen["id"])
+    );
 }
 
 #[test]

@@ -158,8 +158,8 @@ proptest! {
 #[cfg(feature = "tokio")]
 mod codecs {
     use bytes::BytesMut;
-    use rpcwire::codec::{SseCodec, SsePayload};
     use rpcwire::Decoder;
+    use rpcwire::codec::{SseCodec, SsePayload};
     use tokio_util::codec::Decoder as _;
 
     use super::common::{assert_any_split, read_framed, show_incoming};

@@ -3,11 +3,11 @@
 
 use bytes::BytesMut;
 use rpcwire::headers::{
-    decode_header_value, encode_header_value, Header, HeaderCheck, HeaderError, ParamHeader,
-    ValueError,
+    Header, HeaderCheck, HeaderError, ParamHeader, ValueError, decode_header_value,
+    encode_header_value,
 };
 use rpcwire::{Decoder, Message, ReplyId};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const VERSIONS: &[&str] = &["2026-07-28"];
 

@@ -15,9 +15,9 @@ mod peers;
 use std::process::Command;
 
 use bytes::BytesMut;
-use rpcwire::headers::{decode_header_value, encode_header_value, HeaderCheck, ToolHeaders};
+use rpcwire::headers::{HeaderCheck, ToolHeaders, decode_header_value, encode_header_value};
 use rpcwire::{Decoder, Message, RawJson, ReplyId};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const VERSIONS: &[&str] = &["2026-07-28"];
 const VERSION: &str = "2026-07-28";

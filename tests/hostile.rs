@@ -4,9 +4,9 @@
 
 use bytes::BytesMut;
 use rpcwire::{
-    scan::{ScanError, Validation},
     DecodeError, DecodeOptions, Decoder, Dialect, FrameError, IdKind, Kind, Limits, LineFramer,
     Lines, Message, RawJson, ReplyId, Role,
+    scan::{ScanError, Validation},
 };
 
 const PING: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[1,"x"]}}"#;
@@ -411,9 +411,11 @@ fn numbers_with_ten_thousand_digits() {
     }
     // A fraction with many digits is a JSON-RPC id but not an MCP one.
     let frac = format!("1.{big}");
-    assert!(Decoder::jsonrpc()
-        .decode(&request_with_id(frac.as_bytes()))
-        .is_ok());
+    assert!(
+        Decoder::jsonrpc()
+            .decode(&request_with_id(frac.as_bytes()))
+            .is_ok()
+    );
     assert_eq!(
         Decoder::mcp()
             .decode(&request_with_id(frac.as_bytes()))
@@ -611,13 +613,16 @@ fn hardened_profile_rejects_a_lone_cr() {
         .unwrap_err();
     assert_eq!(rej.error(), rpcwire::DecodeError::LoneCarriageReturn);
     assert_eq!(rej.reply().unwrap().code, rpcwire::ErrorCode::PARSE_ERROR);
-    assert!(dec
-        .decode(b"{\"jsonrpc\":\"2.0\",\t\"method\":\"c\"}")
-        .is_ok());
+    assert!(
+        dec.decode(b"{\"jsonrpc\":\"2.0\",\t\"method\":\"c\"}")
+            .is_ok()
+    );
     // The default profile reads it as JSON whitespace.
-    assert!(rpcwire::Decoder::mcp()
-        .decode(b"{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}")
-        .is_ok());
+    assert!(
+        rpcwire::Decoder::mcp()
+            .decode(b"{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}")
+            .is_ok()
+    );
 }
 
 /// After the usual opening `{"jsonrpc":"2.0",` (read in one compare) a member must follow:

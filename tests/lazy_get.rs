@@ -296,7 +296,7 @@ fn new_strict_takes_what_serde_json_reads() {
 #[test]
 fn the_deepest_value_new_takes_can_be_sent() {
     use bytes::BytesMut;
-    use rpcwire::{encode, Decoder, Id};
+    use rpcwire::{Decoder, Id, encode};
     let nested = |depth: usize| [vec![b'['; depth], vec![b']'; depth]].concat();
     let deepest = (1..200)
         .take_while(|&depth| RawJson::new(&nested(depth)).is_some())

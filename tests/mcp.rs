@@ -754,7 +754,7 @@ fn task_augmented_requests() {
 /// draft's name among them), and nothing when no supported version has `initialize`.
 #[test]
 fn negotiate_answers_the_requested_version_or_the_latest_with_initialize() {
-    use mcp::versions::{negotiate, KNOWN, LATEST, V2025_11_25};
+    use mcp::versions::{KNOWN, LATEST, V2025_11_25, negotiate};
     let unsorted = ["2025-11-25", "2026-07-28", "2024-11-05", "2025-06-18"];
     assert_eq!(negotiate("2024-11-05", &unsorted), Some("2024-11-05"));
     assert_eq!(negotiate("2025-06-18", &unsorted), Some("2025-06-18"));

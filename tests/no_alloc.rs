@@ -126,7 +126,7 @@ fn decoding_error_responses_allocates_nothing() {
 /// its outcomes would take about 36 times the frame.
 #[test]
 fn decoding_a_batch_allocates_nothing_whatever_its_size() {
-    use rpcwire::{batch::expects_reply, Message};
+    use rpcwire::{Message, batch::expects_reply};
     let request = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let elements: Vec<&str> = (0..100_000)
         .map(|i| if i % 2 == 0 { request } else { "1" })

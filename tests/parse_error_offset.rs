@@ -13,8 +13,8 @@
 mod reference;
 
 use proptest::prelude::*;
-use reference::json_prefix::{self, recognise, Verdict};
 use reference::MAX_DEPTH;
+use reference::json_prefix::{self, Verdict, recognise};
 use rpcwire::{DecodeOptions, Decoder, Dialect, Role, Validation};
 
 /// Decoders of both dialects and roles, nesting at most `max_depth` deep (the envelope

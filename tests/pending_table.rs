@@ -385,10 +385,12 @@ fn shrink_to_fit_gives_back_what_a_burst_left() {
         assert_eq!(table.remove(token), Err(Miss::Stale));
     }
     let again: BTreeSet<Token> = (0..20_000).map(|i| table.insert(i).unwrap()).collect();
-    assert!(burst
-        .iter()
-        .chain([&last])
-        .all(|token| !again.contains(token)));
+    assert!(
+        burst
+            .iter()
+            .chain([&last])
+            .all(|token| !again.contains(token))
+    );
     assert_eq!(table.expire(50).collect::<Vec<_>>(), [(first, u64::MAX)]);
 }
 

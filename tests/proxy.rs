@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rpcwire");
 const WAIT: Duration = Duration::from_secs(20);
@@ -581,7 +581,12 @@ fn notifications_whose_params_break_the_schema_are_flagged_forwarded_and_replaye
         "c2s: invalid_notification_params (kind notification, id -): reason given twice or not a string: ",
         "c2s: invalid_notification_params (kind notification, id -): requestId missing: ",
     ] {
-        assert_eq!(done.stderr.matches(said).count(), 1, "{said}\n{}", done.stderr);
+        assert_eq!(
+            done.stderr.matches(said).count(),
+            1,
+            "{said}\n{}",
+            done.stderr
+        );
     }
     let records = replayed_with_violations(
         &log,
@@ -877,7 +882,7 @@ fn timeout_answers_the_client_cancels_on_the_server_and_drops_the_late_reply() {
 /// full pipe, it answered no later request.)
 #[test]
 fn timeouts_keep_coming_while_the_server_does_not_read() {
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     // Says it is up, reads one line, says so, then never reads again.
     let server = r#"echo '{"jsonrpc":"2.0","method":"up"}'; head -n 1 >/dev/null
@@ -919,7 +924,7 @@ echo '{"jsonrpc":"2.0","method":"read_one"}'; exec sleep 60"#;
 /// answered, --timeout-ms or not, for as long as the server ran.)
 #[test]
 fn requests_after_the_server_closed_its_stdin_still_time_out() {
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let dir = scratch("server-stdin-closed");
     let log = dir.join("log.ndjson");
@@ -963,10 +968,10 @@ fn peak_rss(pid: u32) -> usize {
 #[test]
 #[cfg(target_os = "linux")]
 fn a_server_that_never_reads_holds_the_client_back_not_the_proxys_memory() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let server = r#"while :; do echo '{"jsonrpc":"2.0","method":"tick"}'; sleep 0.05; done"#;
     let mut p = Proxy::spawn(&["--quiet"], &["sh", "-c", server]);
@@ -1366,7 +1371,7 @@ fn a_jsonrpc_request_reusing_an_id_in_flight_times_out_in_turn() {
 /// its end open.
 #[test]
 fn sigterm_reaches_a_server_started_through_a_wrapper() {
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let mut p = Proxy::spawn(&["--quiet"], &["sh", "-c", "cat; echo after >&2"]);
     p.send(&json!({"jsonrpc":"2.0","method":"hello"}));
@@ -1397,7 +1402,7 @@ fn the_servers_exit_status_becomes_the_proxys() {
 
 #[test]
 fn sigterm_to_the_proxy_reaches_the_server() {
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let mut p = Proxy::spawn(&[], &["python3", &echo_server()]);
     p.send(&request(json!(1), "ping"));
@@ -1414,7 +1419,7 @@ fn sigterm_to_the_proxy_reaches_the_server() {
 /// had exited: only SIGKILL stopped the proxy).
 #[test]
 fn a_signal_ends_the_wait_for_a_client_that_does_not_read() {
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let dir = scratch("signal-after-exit");
     let exited = dir.join("exited");
@@ -1477,7 +1482,7 @@ fn proxy_for_a_server_that_writes_and_exits() -> (std::process::Child, mpsc::Rec
 /// its stdout (what it said, which sent one looking for a process that is not there).
 #[test]
 fn waiting_for_a_client_that_does_not_read_is_reported_as_such() {
-    use nix::sys::signal::{kill, Signal};
+    use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     let (mut child, lines) = proxy_for_a_server_that_writes_and_exits();
     // Never read (held open: the proxy's writes block rather than fail).
@@ -3374,7 +3379,7 @@ fn periodic_counters_reach_the_log_file_during_the_session() {
 /// The counters are in the log meanwhile, and the line reaches stderr once it is read.
 #[test]
 fn a_stderr_nobody_drains_does_not_stall_forwarding_with_stats_every() {
-    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
     let dir = scratch("stats-stderr-full");
     let log = dir.join("log.ndjson");
     let (reader, mut writer) = std::io::pipe().unwrap();

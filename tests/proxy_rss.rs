@@ -8,7 +8,7 @@
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-use nix::sys::resource::{getrusage, UsageWho};
+use nix::sys::resource::{UsageWho, getrusage};
 
 /// What docs/cli.md gives as the most a waiting request without a progress token costs the
 /// proxy beyond the bytes its budget counts, at the moment its table grows (its slot, 136

@@ -45,7 +45,9 @@ fn colliding_client_ids_round_trip_byte_for_byte() {
     let mut remap = IdRemapper::new(64);
     let mut upstream = vec![];
     for (client, id) in ids.iter().enumerate() {
-        let frame = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m{client}\",\"params\":{{\"x\":[1, 2]}}}}");
+        let frame = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m{client}\",\"params\":{{\"x\":[1, 2]}}}}"
+        );
         let mut out = BytesMut::new();
         let token = remap
             .forward_request(
@@ -127,7 +129,9 @@ fn cancellation_is_rewritten_and_the_late_reply_is_stale() {
     assert_eq!(origin.id.as_id().raw(), br#""req-1""#);
     assert_eq!(
         String::from_utf8(out.to_vec()).unwrap(),
-        format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{token},\"reason\":\"user\"}}}}\n")
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{token},\"reason\":\"user\"}}}}\n"
+        )
     );
     assert_eq!(route(&mut remap, &upstream_reply(&up)).0, Err(Miss::Stale));
 }
@@ -588,9 +592,11 @@ fn a_progress_token_cannot_point_at_another_clients_request() {
             .map(|r| *r.client),
         Some(1)
     );
-    assert!(String::from_utf8(out.to_vec())
-        .unwrap()
-        .contains(r#""progressToken":1.5,"#));
+    assert!(
+        String::from_utf8(out.to_vec())
+            .unwrap()
+            .contains(r#""progressToken":1.5,"#)
+    );
 }
 
 /// `route_progress` gives the token of the request the progress is for, which moves that
@@ -828,9 +834,11 @@ fn a_mistaken_request_frame_panics_before_anything_is_kept() {
     }));
     assert!(mistaken.is_err());
     assert_eq!((remap.len(), remap.bytes()), (0, 0));
-    assert!(remap
-        .forward_request(5, frame, &req, None, &mut BytesMut::new())
-        .is_ok());
+    assert!(
+        remap
+            .forward_request(5, frame, &req, None, &mut BytesMut::new())
+            .is_ok()
+    );
 }
 
 /// A request whose id and progress token overlap in the frame was not decoded from it (the
@@ -850,9 +858,11 @@ fn overlapping_id_and_progress_token_panic_before_anything_is_kept() {
     assert!(mistaken.is_err());
     assert_eq!((remap.len(), remap.bytes()), (0, 0));
     assert!(remap.get(&5, token).is_none());
-    assert!(remap
-        .forward_request(5, frame, &req, None, &mut BytesMut::new())
-        .is_ok());
+    assert!(
+        remap
+            .forward_request(5, frame, &req, None, &mut BytesMut::new())
+            .is_ok()
+    );
 }
 
 /// A client going away costs its own requests, not every request in flight: a gateway with
@@ -1391,9 +1401,11 @@ fn a_task_route_is_no_request_in_flight() {
     let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else {
         panic!()
     };
-    assert!(remap
-        .forward_cancel(&1, cancel, &n, &mut BytesMut::new())
-        .is_none());
+    assert!(
+        remap
+            .forward_cancel(&1, cancel, &n, &mut BytesMut::new())
+            .is_none()
+    );
     assert_eq!(
         remap.get(&1, request(br#"{"jsonrpc":"2.0","id":1,"method":"m"}"#).id),
         None
@@ -1404,9 +1416,11 @@ fn a_task_route_is_no_request_in_flight() {
     let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(stamped.as_bytes()) else {
         panic!()
     };
-    assert!(remap
-        .route_subscription(stamped.as_bytes(), &n, &mut BytesMut::new())
-        .is_none());
+    assert!(
+        remap
+            .route_subscription(stamped.as_bytes(), &n, &mut BytesMut::new())
+            .is_none()
+    );
     assert_eq!(remap.task_routes(), 1);
 }
 
@@ -1514,12 +1528,14 @@ fn a_task_is_reachable_by_its_own_client_only() {
     // A task no route holds goes upstream (which answers for it), and so does `tasks/list`.
     let unknown = op("tasks/get", r#"{"taskId":"task-9"}"#);
     assert!(forward_task_op(&mut remap, 2, &unknown).is_ok());
-    assert!(forward_task_op(
-        &mut remap,
-        2,
-        &op("tasks/list", "{}").replace("\"q\"", "\"l\"")
-    )
-    .is_ok());
+    assert!(
+        forward_task_op(
+            &mut remap,
+            2,
+            &op("tasks/list", "{}").replace("\"q\"", "\"l\"")
+        )
+        .is_ok()
+    );
     assert_eq!((remap.len(), remap.task_routes()), (2, 1));
 
     // The refusal's reply reads as an upstream's for a task it does not know (-32602).
@@ -1868,9 +1884,11 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
     let frame = r#"{"jsonrpc":"2.0","id":1000,"method":"ping"}"#;
     let ping = request(frame.as_bytes());
     let mut out = BytesMut::new();
-    assert!(remap
-        .forward_request(2, frame.as_bytes(), &ping, None, &mut out)
-        .is_ok());
+    assert!(
+        remap
+            .forward_request(2, frame.as_bytes(), &ping, None, &mut out)
+            .is_ok()
+    );
     assert_eq!((remap.tasks(), remap.bytes()), (3, 56));
     // 34 + 34 bytes: more than the 56 the budget has without the records.
     let frame = format!(
@@ -1893,9 +1911,11 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
     // One of 24 + 24 bytes fits once every record is given up: they all go.
     let frame = r#"{"jsonrpc":"2.0","id":"abcdefghijklmnopqrstuv","method":"ping"}"#;
     let fits = request(frame.as_bytes());
-    assert!(remap
-        .forward_request(3, frame.as_bytes(), &fits, None, &mut out)
-        .is_ok());
+    assert!(
+        remap
+            .forward_request(3, frame.as_bytes(), &fits, None, &mut out)
+            .is_ok()
+    );
     assert_eq!((remap.tasks(), remap.bytes()), (0, 56));
 }
 
@@ -2564,9 +2584,11 @@ fn each_way_a_request_goes_gives_its_client_room_back() {
                 let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else {
                     panic!()
                 };
-                assert!(remap
-                    .forward_cancel(&1, cancel, &n, &mut BytesMut::new())
-                    .is_some());
+                assert!(
+                    remap
+                        .forward_cancel(&1, cancel, &n, &mut BytesMut::new())
+                        .is_some()
+                );
                 1
             }
             "expire" => {

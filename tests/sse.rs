@@ -5,13 +5,13 @@ mod common;
 
 use bytes::{Bytes, BytesMut};
 use common::{
-    assert_any_split, decoder_for, encoded_messages, frame_all, input, load, outcome,
-    written_message, Outcome,
+    Outcome, assert_any_split, decoder_for, encoded_messages, frame_all, input, load, outcome,
+    written_message,
 };
 use proptest::prelude::*;
 use rpcwire::{
-    write_sse_comment, write_sse_event, write_sse_retry, Decoder, FrameError, Kind, SseEvent,
-    SseFramer, SseWriteError,
+    Decoder, FrameError, Kind, SseEvent, SseFramer, SseWriteError, write_sse_comment,
+    write_sse_event, write_sse_retry,
 };
 use serde_json::Value;
 
@@ -627,9 +627,11 @@ fn the_framer_trait_skips_priming_events() {
         .map(|e| e.as_ref().unwrap().id.clone())
         .collect();
     assert_eq!(ids, [Some(Bytes::from_static(b"1"))]);
-    assert!(Decoder::mcp()
-        .decode(&through_trait[0].as_ref().unwrap().data)
-        .is_ok());
+    assert!(
+        Decoder::mcp()
+            .decode(&through_trait[0].as_ref().unwrap().data)
+            .is_ok()
+    );
     assert_eq!(sse_all(&mut SseFramer::new(1024), &[stream]).len(), 3);
     let all = SseFramer::new(1024).yield_empty_events(true);
     assert_eq!(common::frame_all(&mut all.clone(), &[stream]).len(), 3);

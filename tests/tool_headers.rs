@@ -9,10 +9,10 @@
 
 use proptest::prelude::*;
 use rpcwire::headers::{
-    mirror_headers, Header, HeaderCheck, HeaderError, ParamType, SchemaError, ToolHeaders,
+    Header, HeaderCheck, HeaderError, ParamType, SchemaError, ToolHeaders, mirror_headers,
 };
 use rpcwire::{Decoder, RawJson};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 const VERSION: &str = "2026-07-28";

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 use rpcwire::typed::{self, Scratch};
-use rpcwire::{encode, Decoder, Message, RawJson, ReplyId};
+use rpcwire::{Decoder, Message, RawJson, ReplyId, encode};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]

@@ -16,9 +16,9 @@
 mod common;
 
 use bytes::BytesMut;
-use common::{decoder_for, input, load, outcome, stream_outcomes, Outcome};
+use common::{Outcome, decoder_for, input, load, outcome, stream_outcomes};
 use rpcwire::mcp::{self, ResultType};
-use rpcwire::{encode, DecodeOptions, Decoder, Dialect, Limits, Lookup, Message, RawJson};
+use rpcwire::{DecodeOptions, Decoder, Dialect, Limits, Lookup, Message, RawJson, encode};
 use serde_json::Value;
 
 /// Every key an expectation object of the vectors may carry: each is checked in this file or,

@@ -5,10 +5,10 @@ use std::io;
 
 use bytes::BytesMut;
 
-use super::{write_message, BadFrame, FrameReader, Incoming, MessageBytes};
-use crate::frame::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
-use crate::message::Reply;
+use super::{BadFrame, FrameReader, Incoming, MessageBytes, write_message};
 use crate::Decoder;
+use crate::frame::{ContentLengthError, ContentLengthFramer, write_content_length_frame};
+use crate::message::Reply;
 
 /// A body over the limit, or in another charset, is an item (its length is known, so the
 /// framer skips it and the stream goes on); a message cut short by the end of the stream is `UnexpectedEof` (but for

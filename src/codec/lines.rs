@@ -5,10 +5,10 @@ use std::io;
 use bytes::{BufMut, Bytes, BytesMut};
 
 use super::{FrameReader, Incoming, Outgoing};
+use crate::Decoder;
 use crate::encode;
 use crate::frame::LineFramer;
 use crate::message::OwnedMessage;
-use crate::Decoder;
 
 /// A tokio-util codec for newline-delimited JSON-RPC / MCP (the stdio transport).
 ///

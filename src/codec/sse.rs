@@ -5,10 +5,10 @@ use std::io;
 
 use bytes::{Bytes, BytesMut};
 
-use super::{write_message, FrameReader, Incoming, MessageBytes};
-use crate::frame::{write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer};
-use crate::message::Reply;
+use super::{FrameReader, Incoming, MessageBytes, write_message};
 use crate::Decoder;
+use crate::frame::{SseEvent, SseFramer, write_sse_comment, write_sse_event, write_sse_retry};
+use crate::message::Reply;
 
 /// One event read off an event stream: the fields a client keeps whatever the event carries
 /// (its `id`, to resume from, and its `retry`), and what it carries.

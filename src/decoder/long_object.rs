@@ -2,9 +2,9 @@
 //! kernel saw to be ASCII; in a stream, the line's end found in the same pass.
 
 use super::walk::blanks_end;
-use super::{Decoder, Envelope, Reject, Span, DEFER_UTF8_ABOVE};
+use super::{DEFER_UTF8_ABOVE, Decoder, Envelope, Reject, Span};
 use crate::error::DecodeError;
-use crate::scan::{scalar::skip_ws, Validation};
+use crate::scan::{Validation, scalar::skip_ws};
 
 impl Decoder {
     /// `decode_spans` for a long object (over `DEFER_UTF8_ABOVE` bytes) in lazy mode, `None`

@@ -382,10 +382,10 @@ impl Decoder {
         let ascii = if frame.len() <= 256 {
             scan::ascii_prefix(frame)
         } else {
-            if frame.len() > DEFER_UTF8_ABOVE {
-                if let Some(decoded) = self.decode_long_object(frame) {
-                    return decoded;
-                }
+            if frame.len() > DEFER_UTF8_ABOVE
+                && let Some(decoded) = self.decode_long_object(frame)
+            {
+                return decoded;
             }
             0
         };

@@ -5,7 +5,7 @@ use super::walk::{ErrorMembers, Members, ResultTypeSeen};
 use super::{Decoder, Dialect, Envelope, Reject, Role, Span};
 use crate::error::{DecodeError, Member};
 use crate::id::{Id, IdKind};
-use crate::json::{parse_i64, JsonStr, Lookup, RawJson};
+use crate::json::{JsonStr, Lookup, RawJson, parse_i64};
 use crate::limits::Limits;
 use crate::message::Kind;
 

@@ -162,15 +162,15 @@ impl Decoder {
                 end = span.range().end;
                 id = Some((span, kind));
                 // The MCP Java SDK's order: `params` after the id.
-                if let UsualBody::Method { text, params: None } = body {
-                    if holds(frame, end, sep.params) {
-                        let params = self.params_after_id(frame, end + sep.params.len())?;
-                        end = params.range().end;
-                        body = UsualBody::Method {
-                            text,
-                            params: Some(params),
-                        };
-                    }
+                if let UsualBody::Method { text, params: None } = body
+                    && holds(frame, end, sep.params)
+                {
+                    let params = self.params_after_id(frame, end + sep.params.len())?;
+                    end = params.range().end;
+                    body = UsualBody::Method {
+                        text,
+                        params: Some(params),
+                    };
                 }
             }
             (id, body, end)

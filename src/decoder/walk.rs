@@ -3,13 +3,13 @@
 //! `error` object holds. Syntax errors end it as parse errors; envelope violations are only
 //! recorded, for the rules to judge, since -32700 takes precedence over -32600.
 
-use super::keys::{case_folds_to_member, lookup, member_of, plain_member_key, ERROR_MEMBERS};
+use super::keys::{ERROR_MEMBERS, case_folds_to_member, lookup, member_of, plain_member_key};
 use super::{Decoder, Dialect, Envelope, Reject, Role, Span};
 use crate::error::{DecodeError, Member};
 use crate::id::{Id, IdKind};
-use crate::json::{parse_i64, JsonStr, RawJson};
+use crate::json::{JsonStr, RawJson, parse_i64};
 use crate::message::Kind;
-use crate::scan::{self, scalar::skip_ws, ScanError, Validation};
+use crate::scan::{self, ScanError, Validation, scalar::skip_ws};
 
 /// `error.code`, `error.message` (span, has escapes) and `error.data`.
 pub(super) type ErrorMembers = (i64, (Span, bool), Option<Span>);
@@ -399,13 +399,13 @@ impl Decoder {
                     if opts.reject_unknown_members {
                         m.unknown = true;
                     }
-                    if opts.hardened {
-                        if let Some(folded) = case_folds_to_member(key, esc) {
-                            m.case_folded = true;
-                            // (A peer that folds case may take it for the id: the id is
-                            // ambiguous, as with a second `id`, and no reply echoes it.)
-                            m.id_duplicate |= folded == Member::Id;
-                        }
+                    if opts.hardened
+                        && let Some(folded) = case_folds_to_member(key, esc)
+                    {
+                        m.case_folded = true;
+                        // (A peer that folds case may take it for the id: the id is
+                        // ambiguous, as with a second `id`, and no reply echoes it.)
+                        m.id_duplicate |= folded == Member::Id;
                     }
                     self.skip_member::<LINE>(frame, v, value_depth)?
                 }

@@ -449,7 +449,7 @@ impl ContentLengthFramer {
                         Err(()) => {
                             return Err(
                                 self.fail(buf, ContentLengthError::MalformedHeader { offset })
-                            )
+                            );
                         }
                     };
                     let (mut length, mut utf8) = (length, utf8);
@@ -465,7 +465,7 @@ impl ContentLengthFramer {
                                 None => {
                                     return Err(
                                         self.fail(buf, ContentLengthError::BadLength { offset })
-                                    )
+                                    );
                                 }
                             }
                         }

@@ -26,10 +26,10 @@ pub mod sse;
 
 use bytes::BytesMut;
 
-pub use content_length::{write_content_length_frame, ContentLengthError, ContentLengthFramer};
+pub use content_length::{ContentLengthError, ContentLengthFramer, write_content_length_frame};
 pub use lines::{FrameError, LineFramer, Lines};
 pub use sse::{
-    write_sse_comment, write_sse_event, write_sse_retry, SseEvent, SseFramer, SseWriteError,
+    SseEvent, SseFramer, SseWriteError, write_sse_comment, write_sse_event, write_sse_retry,
 };
 
 /// The message the frame writers put on the wire: `message` without one line end at its very
@@ -60,11 +60,7 @@ pub fn without_line_end(message: &[u8]) -> &[u8] {
 /// least as long as what was searched cannot be told apart from the same buffer grown.)
 #[inline]
 fn resume_at(next_index: usize, read_to: usize) -> usize {
-    if next_index <= read_to {
-        next_index
-    } else {
-        0
-    }
+    if next_index <= read_to { next_index } else { 0 }
 }
 
 /// What [`LineFramer`], [`SseFramer`] and [`ContentLengthFramer`] have in common: code

@@ -930,7 +930,9 @@ pub enum SseWriteError {
 impl core::fmt::Display for SseWriteError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            SseWriteError::InvalidId => f.write_str("an SSE event id cannot hold a line break or NUL"),
+            SseWriteError::InvalidId => {
+                f.write_str("an SSE event id cannot hold a line break or NUL")
+            }
             SseWriteError::InvalidEventType => {
                 f.write_str("an SSE event type cannot hold a line break")
             }

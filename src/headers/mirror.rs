@@ -6,7 +6,7 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
 use super::value::plain;
-use super::{encode_header_value, name_member, Header, HeaderError, ToolHeaders};
+use super::{Header, HeaderError, ToolHeaders, encode_header_value, name_member};
 use crate::json::{JsonStr, Lookup};
 use crate::mcp::{meta_keys, methods};
 use crate::message::Message;

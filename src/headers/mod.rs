@@ -34,7 +34,7 @@ mod value;
 pub use mirror::mirror_headers;
 pub use tool::{InvalidSchema, ParamType, SchemaError, ToolHeaders, ToolParam};
 use value::plain;
-pub use value::{decode_header_value, encode_header_value, ValueError};
+pub use value::{ValueError, decode_header_value, encode_header_value};
 
 /// `MCP-Protocol-Version`: the protocol version of the request (= `_meta`'s
 /// `io.modelcontextprotocol/protocolVersion`).

@@ -379,9 +379,11 @@ fn shrink_cuts_the_free_slots_at_the_end_and_keeps_the_requests_in_flight() {
     // the slots cut off only).
     let refill: Vec<Token> = (0..897).map(|i| t.insert(i).unwrap()).collect();
     assert_eq!(t.slots.len(), 901);
-    assert!(refill
-        .iter()
-        .all(|token| (token.get() & t.index_mask) <= 901));
+    assert!(
+        refill
+            .iter()
+            .all(|token| (token.get() & t.index_mask) <= 901)
+    );
     assert_eq!(t.insert(0).unwrap().get() & t.index_mask, 902);
     let expired: Vec<(Token, usize)> = t.expire(1000).collect();
     let due: Vec<(Token, usize)> = kept

@@ -19,27 +19,29 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.
-        core::iter::from_fn(move || loop {
-            let token = self.pending.pop_due(now)?;
-            if let Some(Entry {
-                held: Held::Task(route),
-                ..
-            }) = self.pending.get(token)
-            {
-                // A live route past its deadline ends in place, under its token (a
-                // `tasks/get` in flight names it by that token); its record stays until its
-                // ttl.
-                if route.live && route.ttl_ends.is_none_or(|ends| ends > now) {
-                    self.end_task(token);
-                    continue;
+        core::iter::from_fn(move || {
+            loop {
+                let token = self.pending.pop_due(now)?;
+                if let Some(Entry {
+                    held: Held::Task(route),
+                    ..
+                }) = self.pending.get(token)
+                {
+                    // A live route past its deadline ends in place, under its token (a
+                    // `tasks/get` in flight names it by that token); its record stays until its
+                    // ttl.
+                    if route.live && route.ttl_ends.is_none_or(|ends| ends > now) {
+                        self.end_task(token);
+                        continue;
+                    }
                 }
-            }
-            let entry = self
-                .pending
-                .cancel(token)
-                .expect("a due entry is in the table");
-            if let Some(origin) = self.forget(entry) {
-                return Some((token, origin));
+                let entry = self
+                    .pending
+                    .cancel(token)
+                    .expect("a due entry is in the table");
+                if let Some(origin) = self.forget(entry) {
+                    return Some((token, origin));
+                }
             }
         })
     }

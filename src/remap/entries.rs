@@ -7,7 +7,7 @@ use core::hash::Hash;
 
 use alloc::collections::VecDeque;
 
-use super::{held_bytes, ClientEntries, Entry, Held, IdRemapper, Origin};
+use super::{ClientEntries, Entry, Held, IdRemapper, Origin, held_bytes};
 use crate::pending::Token;
 
 impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {

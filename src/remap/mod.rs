@@ -48,7 +48,7 @@ use hashbrown::HashMap;
 use crate::encode;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
-use crate::mcp::{progress_token_and_task_members, subscription_id, Cancelled};
+use crate::mcp::{Cancelled, progress_token_and_task_members, subscription_id};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, Token};
 
@@ -59,7 +59,7 @@ pub use stream_cancel::StreamCancel;
 
 use progress::progress_token_to_rewrite;
 use records::ByRecords;
-use task_messages::{created_task, ended_task, is_invalid_params, kind_of, requested_task, Kind};
+use task_messages::{Kind, created_task, ended_task, is_invalid_params, kind_of, requested_task};
 use tasks::TaskRoute;
 
 /// Where a forwarded request came from, and what the caller kept with it: what
@@ -1007,10 +1007,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 get: true,
                 task: Some(token),
             } = kind
+                && is_invalid_params(frame)
             {
-                if is_invalid_params(frame) {
-                    self.forget_task(token);
-                }
+                self.forget_task(token);
             }
         }
         encode::write_with_id(out, frame, reply_id, origin.id.as_id());
@@ -1139,7 +1138,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// leaked: the requests are taken out at once (into one vector: the upstream going away
     /// is rare, and a leaked lazy drain would leave the table and the remapper's own maps
     /// disagreeing about what is in flight).
-    pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> {
+    pub fn drain(&mut self) -> impl Iterator<Item = (Token, Origin<C, T>)> + use<C, T> {
         self.by_client.clear();
         self.task_ids.clear();
         self.heads.clear();

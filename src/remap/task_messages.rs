@@ -6,7 +6,7 @@ use super::RemapError;
 use crate::error::ErrorCode;
 use crate::id::Id;
 use crate::json::{Lookup, RawJson};
-use crate::mcp::{methods, related_task, task_member_asks_for_task, Task};
+use crate::mcp::{Task, methods, related_task, task_member_asks_for_task};
 use crate::message::Request;
 use crate::pending::Token;
 

@@ -9,7 +9,7 @@ use core::hash::Hash;
 use bytes::BytesMut;
 
 use super::task_messages::ttl_ends;
-use super::{held_bytes, Entry, Held, IdRemapper, Origin};
+use super::{Entry, Held, IdRemapper, Origin, held_bytes};
 use crate::encode;
 use crate::id::{Id, IdBuf};
 use crate::inflight::IdKey;
@@ -248,10 +248,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             held: Held::Task(_),
             ..
         }) = self.pending.get(token)
+            && let Some(entry) = self.pending.cancel(token)
         {
-            if let Some(entry) = self.pending.cancel(token) {
-                self.forget(entry);
-            }
+            self.forget(entry);
         }
     }
 }

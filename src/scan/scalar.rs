@@ -46,11 +46,7 @@ pub(crate) static LAZY_ALLOWED: [bool; 256] = lazy_allowed_table();
 /// `ascii_prefix` allows: the caller then validates all of `buf` as UTF-8). The word-at-a-time
 /// check of the standard library.
 pub fn ascii_prefix(buf: &[u8]) -> usize {
-    if buf.is_ascii() {
-        buf.len()
-    } else {
-        0
-    }
+    if buf.is_ascii() { buf.len() } else { 0 }
 }
 
 /// How many leading bytes of `line` are UTF-8 (all of them when it is).

@@ -5,7 +5,7 @@
 //! every token.
 
 use super::scalar::{self, skip_ws};
-use super::{fast_plain_key_colon, fast_string_end as string_end, NestingStack, ScanError};
+use super::{NestingStack, ScanError, fast_plain_key_colon, fast_string_end as string_end};
 
 /// Bytes that stand for themselves in a string body: not `"`, `\\`, nor a control byte.
 static PLAIN: [bool; 256] = {

@@ -207,7 +207,7 @@ pub fn frame_all<F: rpcwire::Framer>(
 /// the writers make spaces), a notification, responses, errors (with and without an `id`), the
 /// reply to a rejected frame, an id rewrite, a batch reply, cancellation and progress.
 pub fn encoded_lines() -> Vec<Vec<u8>> {
-    use rpcwire::{encode, mcp, ErrorCode, Id, RawJson};
+    use rpcwire::{ErrorCode, Id, RawJson, encode, mcp};
     let id = |token: &'static [u8]| Id::from_token(token).unwrap();
     let raw = |json: &'static [u8]| RawJson::new(json).unwrap();
     let mut lines = vec![];

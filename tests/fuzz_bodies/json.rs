@@ -196,10 +196,11 @@ fn agree_object(value: RawJson<'_>, text: &str) {
     // spell: one with a lone surrogate equals none.
     let mut keys: Vec<&str> = Vec::new();
     for (k, _) in &want {
-        if let Ok(k) = std::str::from_utf8(k) {
-            if !keys.contains(&k) && keys.len() < LOOKUPS {
-                keys.push(k);
-            }
+        if let Ok(k) = std::str::from_utf8(k)
+            && !keys.contains(&k)
+            && keys.len() < LOOKUPS
+        {
+            keys.push(k);
         }
     }
     for key in keys.iter().copied().chain(PROBES) {

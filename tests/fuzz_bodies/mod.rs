@@ -13,8 +13,8 @@ pub mod reference;
 use bytes::{Bytes, BytesMut};
 use rpcwire::scan::{self, Validation};
 use rpcwire::{
-    encode, DecodeOptions, DecodedLine, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf,
-    Limits, LineFramer, Lines, Message, OwnedMessage, RawJson, ReplyId, Role,
+    DecodeOptions, DecodedLine, Decoder, Dialect, ErrorCode, FrameError, Framer, Id, IdBuf, Limits,
+    LineFramer, Lines, Message, OwnedMessage, RawJson, ReplyId, Role, encode,
 };
 use serde_json::value::RawValue;
 
@@ -1139,13 +1139,13 @@ pub fn scan(data: &[u8]) {
     }
     // Conversely, a UTF-8 buffer that serde_json reads as one value within the depth limit
     // must be skipped by strict mode exactly to that value's end.
-    if let Ok(text) = std::str::from_utf8(buf) {
-        if let Ok(raw) = serde_json::from_str::<&RawValue>(text) {
-            if reference::depth(raw.get().as_bytes()) <= max_depth as usize {
-                assert_eq!(strict, Ok(start + raw.get().len()), "{text:?}");
-            } else {
-                assert_eq!(strict, Err(scan::ScanError::TooDeep));
-            }
+    if let Ok(text) = std::str::from_utf8(buf)
+        && let Ok(raw) = serde_json::from_str::<&RawValue>(text)
+    {
+        if reference::depth(raw.get().as_bytes()) <= max_depth as usize {
+            assert_eq!(strict, Ok(start + raw.get().len()), "{text:?}");
+        } else {
+            assert_eq!(strict, Err(scan::ScanError::TooDeep));
         }
     }
     if buf.get(start) == Some(&b'"') {
@@ -2067,8 +2067,8 @@ pub fn assert_decodes_lines_as_framed(decoder: &Decoder, stream: &[u8]) {
 /// - a decodable header value survives encoding and decoding again.
 pub fn headers(data: &[u8]) {
     use rpcwire::headers::{
-        decode_header_value, encode_header_value, mirror_headers, Header, HeaderCheck, HeaderError,
-        ToolHeaders,
+        Header, HeaderCheck, HeaderError, ToolHeaders, decode_header_value, encode_header_value,
+        mirror_headers,
     };
 
     let mut parts = data.splitn(3, |&b| b == 0);

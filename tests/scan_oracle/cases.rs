@@ -750,7 +750,7 @@ fn errors_are_classified() {
 /// start at a container is an error (it took `1]` for one).
 #[test]
 fn any_start_and_any_depth() {
-    use rpcwire::scan::{self, scalar, ScanError, Validation};
+    use rpcwire::scan::{self, ScanError, Validation, scalar};
     let inputs: [&[u8]; 6] = [
         b"1]",
         b"[[1]]",

@@ -14,9 +14,9 @@ use rpcwire::{
     ContentLengthError, ContentLengthFramer, DecodeOptions, Decoder, Dialect, FrameError, Framer,
     LineFramer, Message, Rejection, Reply, ReplyId, Role, SseFramer, Validation,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::session::{kind_of, may_answer, CodeCounts, Described, ParamsFault};
+use crate::session::{CodeCounts, Described, ParamsFault, kind_of, may_answer};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
@@ -887,11 +887,11 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             }
             Ok(Some(frame)) => {
                 let record = classify(&decoder, &frame, index, framer.last_offset());
-                if !adopted_version {
-                    if let Some(version) = stream_protocol_version(&decoder, &frame, &record) {
-                        decoder = decoder_for_version(&decoder, &version);
-                        adopted_version = true;
-                    }
+                if !adopted_version
+                    && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
+                {
+                    decoder = decoder_for_version(&decoder, &version);
+                    adopted_version = true;
                 }
                 record
             }

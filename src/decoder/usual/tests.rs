@@ -338,7 +338,7 @@ fn usual_paths_take_every_order() {
 /// generating a nested payload took over 2 MB of a debug build's stack, a test thread's.)
 mod generated {
     use proptest::prelude::*;
-    use proptest::sample::{select, subsequence, Index};
+    use proptest::sample::{Index, select, subsequence};
 
     /// Whitespace inside values (payloads, `error`), mostly none.
     pub(super) fn ws() -> BoxedStrategy<&'static str> {

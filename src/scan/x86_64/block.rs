@@ -4,7 +4,7 @@
 
 use core::arch::x86_64::*;
 
-use super::tables::{Lut, ESCAPE_BITS, ESCAPE_LUT, HEX_BITS};
+use super::tables::{ESCAPE_BITS, ESCAPE_LUT, HEX_BITS, Lut};
 
 /// One bit per byte of a 64-byte block (bit `i` = byte `i`): the classes every block needs.
 pub(super) struct Block {

@@ -15,17 +15,17 @@
 //! this module, or adding a module, may change the code of others: compare the instruction
 //! counts and the symbols' sizes before and after.)
 
+use super::Avx2;
 use super::block::{
-    classify, classify_last, classify_wide, classify_wide_last, escaped_bytes, prefix_xor, up_to,
-    Outside,
+    Outside, classify, classify_last, classify_wide, classify_wide_last, escaped_bytes, prefix_xor,
+    up_to,
 };
 use super::nesting::Nesting;
 use super::string::{
     body_blocks, body_blocks_wide, stops16, stops16_quotes, string_run, string_run_wide,
 };
 use super::tables::{OUTSIDE_LINE_LUT, OUTSIDE_LUT};
-use super::Avx2;
-use crate::scan::{scalar, ScanError};
+use crate::scan::{ScanError, scalar};
 
 /// The scalar oracle the lazy kernel hands a value to, on the value's line only or not: one
 /// closure type for both, so that both share one kernel instance.
@@ -433,12 +433,12 @@ fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
     loop {
         // A long string (a document, a base64 blob): 64 bytes at a time from here, when the
         // CPU has AVX2. `i` is never inside an escape sequence at this point.
-        if i - start >= 64 {
-            if let Some(avx2) = Avx2::get() {
-                return avx2
-                    .string_end_blocks(buf, i)
-                    .map(|(end, esc)| (end, esc || escaped));
-            }
+        if i - start >= 64
+            && let Some(avx2) = Avx2::get()
+        {
+            return avx2
+                .string_end_blocks(buf, i)
+                .map(|(end, esc)| (end, esc || escaped));
         }
         let rest = buf.get(i..).unwrap_or(&[]);
         let stop = match rest.first_chunk::<16>() {
@@ -460,7 +460,7 @@ fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
                     return match scalar::string_end(buf, i) {
                         Ok((end, esc)) => Ok((end, esc || escaped)),
                         Err(e) => Err(e),
-                    }
+                    };
                 }
             },
         };

@@ -187,11 +187,7 @@ impl Utf8Prefix {
     /// `end` went through [`Self::check`].
     #[inline(always)]
     fn known(self, end: usize) -> usize {
-        if self.on {
-            end
-        } else {
-            self.checked.min(end)
-        }
+        if self.on { end } else { self.checked.min(end) }
     }
 
     /// Checks the characters that start in the block at `pos` of `buf`, whose bytes that are
@@ -272,9 +268,5 @@ pub(super) fn ascii_prefix_avx2(buf: &[u8]) -> usize {
         (None, Some(last)) if !rest.is_empty() => _mm256_movemask_epi8(load(last)),
         _ => i32::from(!rest.is_ascii()),
     };
-    if high == 0 {
-        buf.len()
-    } else {
-        pos
-    }
+    if high == 0 { buf.len() } else { pos }
 }

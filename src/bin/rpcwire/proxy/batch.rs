@@ -3,7 +3,7 @@
 //! the client's batches a dropped server batch answered.
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{encode, encode::BatchReply, ErrorCode, Id, IdBuf, RawJson, Reply, ReplyId};
+use rpcwire::{ErrorCode, Id, IdBuf, RawJson, Reply, ReplyId, encode, encode::BatchReply};
 
 use crate::session::InPlace;
 

@@ -42,16 +42,16 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use clap::Args;
 use rpcwire::mcp;
-use rpcwire::{encode, encode::BatchReply, Dialect, ErrorCode, IdBuf, RawJson};
+use rpcwire::{Dialect, ErrorCode, IdBuf, RawJson, encode, encode::BatchReply};
 use serde_json::json;
 
 use self::batch::push_owed_replies;
 use self::clock::Clock;
-use self::pipes::{take_all, widen_pipe, Input, Sink};
+use self::pipes::{Input, Sink, take_all, widen_pipe};
 use self::reporter::Reporter;
 use self::sorter::Sorter;
-use self::state::{printable, Shared, State};
-use crate::check::{at_least_one, DialectArg, ValidateArg};
+use self::state::{Shared, State, printable};
+use crate::check::{DialectArg, ValidateArg, at_least_one};
 use crate::session::{Dir, Expired, Session, Timeout, Violation};
 
 /// Options of `rpcwire proxy`.
@@ -749,7 +749,7 @@ fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
 /// `signalled_tx` each time; nothing when they cannot be caught.
 async fn forward_signals(pid: u32, signalled_tx: tokio::sync::watch::Sender<bool>) {
     use nix::sys::signal::Signal;
-    use tokio::signal::unix::{signal, SignalKind};
+    use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),

@@ -175,7 +175,7 @@ pub(super) fn take_all(buf: &mut BytesMut) -> Bytes {
 pub(super) fn widen_pipe(fd: impl std::os::fd::AsFd) {
     #[cfg(target_os = "linux")]
     {
-        use nix::fcntl::{fcntl, FcntlArg};
+        use nix::fcntl::{FcntlArg, fcntl};
         let _ = fcntl(fd, FcntlArg::F_SETPIPE_SZ(PIPE as i32));
     }
     #[cfg(not(target_os = "linux"))]

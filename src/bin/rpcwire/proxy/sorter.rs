@@ -3,12 +3,12 @@
 //! itself.
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{encode, DecodeOptions, DecodedLine, Decoder, FrameError, LineFramer, Lines, Role};
+use rpcwire::{DecodeOptions, DecodedLine, Decoder, FrameError, LineFramer, Lines, Role, encode};
 
+use super::ProxyArgs;
 use super::item::{Answering, LocalReply, Seen};
 use super::pipes::Parts;
 use super::state::{Observed, Prepared, Shared};
-use super::ProxyArgs;
 use crate::session::{Dir, Verdict};
 
 /// What one side does with the lines it reads.

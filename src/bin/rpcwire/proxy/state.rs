@@ -11,14 +11,14 @@ use rpcwire::{Decoder, Id, IdBuf, Message, Rejection};
 use serde_json::json;
 use smallvec::SmallVec;
 
-use super::batch::{in_place_of_dropped, rebuilt, Edit};
+use super::batch::{Edit, in_place_of_dropped, rebuilt};
 use super::clock::Clock;
 use super::item::{Answering, LocalReply, Seen};
 use super::log::Record;
 use super::reporter::Reporter;
 use crate::session::{
-    invalid_tool_headers, kind_of, Described, Dir, Observation, ParamsFault, Session, Verdict,
-    Violation,
+    Described, Dir, Observation, ParamsFault, Session, Verdict, Violation, invalid_tool_headers,
+    kind_of,
 };
 
 /// The session and the log, behind one lock so that the log's order is the session's.

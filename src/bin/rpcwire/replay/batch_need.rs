@@ -5,9 +5,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rpcwire::{Decoder, Dialect, IdKey, Message};
 
-use super::need::{need_of, Concern, Need};
+use super::need::{Concern, Need, need_of};
 use crate::check::Record;
-use crate::session::{kind_of, may_answer, Described, Dir, Session};
+use crate::session::{Described, Dir, Session, kind_of, may_answer};
 
 /// How a peeked batch relates to the session: the other stream first while any element needs
 /// it (the peer answers only what it has read), else this one while any element matches.

@@ -5,14 +5,14 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 
 use rpcwire::{Dialect, Id, RawJson};
-use serde::de::IgnoredAny;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::observe::observe;
-use super::progress::{file_size, Progress};
+use super::progress::{Progress, file_size};
 use super::report::Report;
-use crate::check::{about_file, CheckArgs, Named, Record};
+use crate::check::{CheckArgs, Named, Record, about_file};
 use crate::session::{Dir, IdRewriting, ParamsFault, Session, Violation};
 
 /// What is wrong with a proxy log's contents, as opposed to an error reading it (which names

@@ -8,11 +8,11 @@ use rpcwire::Role;
 
 use super::need::Need;
 use super::observe::{observe, wire_id};
-use super::progress::{file_size, Progress};
+use super::progress::{Progress, file_size};
 use super::report::Report;
 use super::side::Side;
-use crate::check::{batch_elements, element_records, CheckArgs};
-use crate::session::{kind_of, Dir, Session};
+use crate::check::{CheckArgs, batch_elements, element_records};
+use crate::session::{Dir, Session, kind_of};
 
 /// Merges the streams `c2s` and `s2c` through `session` (a fresh one, of `args`' dialect), and
 /// reports the result.
@@ -49,10 +49,10 @@ pub(super) fn merge_streams<W: Write>(
         }
         // The task a reply tells of, read as the proxy reads it: only for the replies the
         // session reads it of.
-        if r.kind == "success_response" {
-            if let Some(reply) = session.reads_task(dir, wire_id(&r.id)) {
-                r.task = side.task_of_reply(reply);
-            }
+        if r.kind == "success_response"
+            && let Some(reply) = session.reads_task(dir, wire_id(&r.id))
+        {
+            r.task = side.task_of_reply(reply);
         }
         let violation = if r.kind == "framing_error" && r.reply.is_none() {
             // Not an over-long frame: where the stream can be read no further.

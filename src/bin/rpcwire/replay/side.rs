@@ -8,9 +8,9 @@ use bytes::{Bytes, BytesMut};
 use rpcwire::{DecodeOptions, Decoder, Role};
 
 use super::batch_need::BatchNeed;
-use super::need::{need, Need};
+use super::need::{Need, need};
 use super::progress::Progress;
-use crate::check::{classify, drain, read_into, CheckArgs, Named, Record, StreamFramer};
+use crate::check::{CheckArgs, Named, Record, StreamFramer, classify, drain, read_into};
 use crate::session::{Dir, Session, TaskReply};
 
 /// One side of a session read from its own file, one classified message at a time.

@@ -327,11 +327,11 @@ impl Session {
     /// request of its own in it, MCP): its record then counts it as well, and is kept only if
     /// something is left when it closes ([`Session::close_batch`]).
     pub(super) fn batch_part_answered(&mut self, no: u64, part: impl FnOnce(&mut BatchWait)) {
-        if let Some((open, _, wait)) = &mut self.open_batch {
-            if *open == no {
-                part(wait);
-                return;
-            }
+        if let Some((open, _, wait)) = &mut self.open_batch
+            && *open == no
+        {
+            part(wait);
+            return;
         }
         let Some(batch) = self.batches.get_mut(&no) else {
             return;

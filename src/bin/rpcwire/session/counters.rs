@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use super::{Dir, Violation};
 
@@ -50,7 +50,10 @@ impl CodeCounts {
 
     /// As JSON: each code's count by its decimal spelling, the rest under [`OTHER_CODES`]
     /// (when there are any), each key after `prefix`.
-    pub fn to_json_entries(&self, prefix: &str) -> impl Iterator<Item = (String, u64)> + '_ {
+    pub fn to_json_entries(
+        &self,
+        prefix: &str,
+    ) -> impl Iterator<Item = (String, u64)> + '_ + use<'_> {
         let other = (self.other > 0).then(|| (format!("{prefix}{OTHER_CODES}"), self.other));
         let prefix = prefix.to_string();
         self.iter()

@@ -2,10 +2,10 @@
 
 use std::borrow::Cow;
 
-use rpcwire::mcp::{self, progress_token, Cancelled, Progress, RequestMeta};
+use rpcwire::mcp::{self, Cancelled, Progress, RequestMeta, progress_token};
 use rpcwire::{Id, Message, Rejection};
 
-use super::tasks::{task_of_status, TaskReply};
+use super::tasks::{TaskReply, task_of_status};
 use super::{Observation, ParamsFault};
 
 /// What the session is told about one message or batch element, read from it once for the

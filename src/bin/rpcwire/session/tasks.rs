@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use rpcwire::mcp::{self, methods, Task};
+use rpcwire::mcp::{self, Task, methods};
 use rpcwire::{Id, IdKey, Message};
 
 /// What a reply tells of a task, by the request it answers.

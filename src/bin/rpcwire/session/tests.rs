@@ -3168,9 +3168,10 @@ fn a_cancelled_untracked_server_element_is_no_longer_kept() {
         Dir::S2c,
         &[request_of("5", "b"), request_of("6", "c")],
     );
-    assert!(sent
-        .iter()
-        .all(|v| v.violation == Some(Violation::TooManyInFlight)));
+    assert!(
+        sent.iter()
+            .all(|v| v.violation == Some(Violation::TooManyInFlight))
+    );
     session.observe(Dir::S2c, &cancel_of("5"), 0);
     let late = batch(&mut session, Dir::C2s, &[reply_of("5")]);
     assert_eq!(

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use rpcwire::headers::ToolHeaders;
-use rpcwire::{mcp, Message};
+use rpcwire::{Message, mcp};
 
 /// How many invalid tools [`invalid_tool_headers`] names; the rest are counted.
 const NAMED_INVALID_TOOLS: usize = 8;
