@@ -372,10 +372,13 @@ fn mutate(mut frame: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
     frame
 }
 
-/// Runs `test` on 3,000 cases of what `strategy` makes, in a thread of 1 MiB of stack, half a test
-/// thread's: the generators stay boxed (see [`json_value`]), and this keeps them so, with room
-/// to spare, instead of a rare seed overflowing a test thread's stack.
-fn run_cases<S: Strategy + 'static>(strategy: fn() -> S, test: fn(S::Value) -> Result<(), TestCaseError>) {
+/// Runs `test` on 3,000 cases of what `strategy` makes, in a thread of 1 MiB of stack, half
+/// a test thread's: the generators stay boxed (see [`json_value`]), and this keeps them so,
+/// with room to spare, instead of a rare seed overflowing a test thread's stack.
+fn run_cases<S: Strategy + 'static>(
+    strategy: fn() -> S,
+    test: fn(S::Value) -> Result<(), TestCaseError>,
+) {
     std::thread::Builder::new()
         .stack_size(1 << 20)
         .spawn(move || {
