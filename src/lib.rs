@@ -128,7 +128,11 @@
 //!     let mut buf = BytesMut::new();
 //!     let mut chunk = vec![0; 64 << 10];
 //!     loop {
-//!         let n = input.read(&mut chunk)?;
+//!         let n = match input.read(&mut chunk) {
+//!             Ok(n) => n,
+//!             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+//!             Err(e) => return Err(e),
+//!         };
 //!         buf.extend_from_slice(&chunk[..n]);
 //!         let eof = n == 0;
 //!         for frame in framer.frames(&mut buf, eof) {

@@ -416,7 +416,9 @@ impl Envelope {
 }
 
 /// A decoded message that owns its frame: the frame's [`Bytes`] plus the spans of the envelope
-/// members. `Send + 'static`, made without copying the frame.
+/// members. `Send + 'static`, made without copying the frame. A frame cut from a read buffer
+/// shares its allocation: a message kept long keeps the whole buffer alive (see
+/// [`LineFramer`](crate::LineFramer)).
 ///
 /// ```
 /// use bytes::Bytes;

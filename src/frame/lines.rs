@@ -82,6 +82,11 @@ pub(super) fn without_cr(line: &[u8]) -> &[u8] {
 /// Cuts newline-delimited frames out of a [`BytesMut`] read buffer, handing each out as
 /// frozen [`Bytes`] without copying.
 ///
+/// A frame shares the buffer's allocation, so a frame kept long (in an
+/// [`OwnedMessage`](crate::OwnedMessage), say) keeps that whole allocation alive, as large as
+/// the buffer had grown when the frame was cut (up to the largest read or frame); copy a
+/// frame you keep for long (`Bytes::copy_from_slice(&frame)`).
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::LineFramer;
