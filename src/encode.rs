@@ -38,7 +38,7 @@ use crate::error::ErrorCode;
 use crate::id::Id;
 use crate::json::{JsonStr, RawJson};
 use crate::message::{Reply, ReplyId};
-use crate::scan::{self, Validation};
+use crate::scan::{self, Validation, scalar::skip_ws};
 
 const VERSION: &[u8] = b"{\"jsonrpc\":\"2.0\"";
 
@@ -495,7 +495,10 @@ impl<'a> BatchReply<'a> {
             self.push_each_line(&lines);
             return;
         }
-        if !nested_at_most(&out[body..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
+        // A frame forwarded with `write_frame` may start with whitespace, which the depth
+        // check must pass over rather than take for no value at all.
+        let value = skip_ws(out, body);
+        if !nested_at_most(&out[value..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
             out.truncate(before);
             return;
         }

@@ -489,6 +489,42 @@ fn a_push_of_several_messages_adds_each_as_an_element() {
     assert_eq!(parsed.as_array().map(Vec::len), Some(5));
 }
 
+/// A received frame forwarded into a batch reply with `write_frame` keeps its leading
+/// whitespace (a `Content-Length` body or an SSE event may start with a line break or a
+/// space): the element is the frame as it came, whatever its length. The depth check that
+/// `push` makes of an element of 256 bytes or more read the whitespace as no JSON value, took
+/// the element for one too deep, and wrote a response as -32603, an error without its `data`,
+/// and took a request back.
+#[test]
+fn a_forwarded_frame_with_leading_whitespace_is_pushed_as_it_came() {
+    use encode::BatchReply;
+    use rpcwire::{Decoder, Message};
+    let text = "x".repeat(300);
+    let frames = [
+        format!("\r\n{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"text\":\"{text}\"}}}}"),
+        format!(
+            " {{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{{\"code\":1,\"message\":\"m\",\"data\":\"{text}\"}}}}"
+        ),
+        format!("\t{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m\",\"params\":[\"{text}\"]}}"),
+    ];
+    let mut out = BytesMut::new();
+    let mut array = BatchReply::open(&mut out);
+    for frame in &frames {
+        array.push(|out| encode::write_frame(out, frame.as_bytes()));
+    }
+    assert_eq!(array.len(), 3);
+    assert!(array.close());
+    let line = out.strip_suffix(b"\n").expect("a line end");
+    let decoder = Decoder::jsonrpc_client();
+    let Ok(Message::Batch(batch)) = decoder.decode(line) else {
+        panic!("{:?}", String::from_utf8_lossy(line));
+    };
+    for (element, frame) in batch.raw.elements().zip(&frames) {
+        assert_eq!(element.as_text(), frame.trim_start());
+    }
+    assert_eq!(batch.raw.elements().count(), 3);
+}
+
 /// An id token for the serde_json comparison: any id `Id::from_token` takes that serde_json
 /// reads (it refuses numbers beyond `f64`'s range): strings, integers at and past the edges of
 /// `i64` and `u64`, `-0`, fractions and exponents.
