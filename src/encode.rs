@@ -460,9 +460,10 @@ impl<'a> BatchReply<'a> {
     }
 
     /// Appends one element written by `write` (any writer of this module; its line end is
-    /// removed). A writer that writes nothing adds no element; one that writes several lines
-    /// (several messages, from a closure that calls more than one writer) adds each as its own
-    /// element, so that no line break splits the array.
+    /// removed). A writer that writes nothing, or only whitespace (`write_frame` of a blank
+    /// frame), adds no element; one that writes several lines (several messages, from a
+    /// closure that calls more than one writer) adds each as its own element, so that no line
+    /// break splits the array.
     ///
     /// Inside the array an element sits one level deeper than alone, so a response whose
     /// `result` is nested 127 levels deep (as [`RawJson::new`] takes) or an error whose `data`
@@ -480,12 +481,16 @@ impl<'a> BatchReply<'a> {
         }
         let body = out.len();
         write(out);
-        if out.len() == body {
+        if out.len() > body && out.last() == Some(&b'\n') {
+            out.truncate(out.len() - 1);
+        }
+        // A frame forwarded with `write_frame` may start with whitespace, which the depth
+        // check must pass over rather than take for no value at all; and one that is nothing
+        // but whitespace (or a writer that wrote nothing) is no element.
+        let value = skip_ws(out, body);
+        if value == out.len() {
             out.truncate(before);
             return;
-        }
-        if out.last() == Some(&b'\n') {
-            out.truncate(out.len() - 1);
         }
         // The writers put no line break inside a message: one here ends a message of several
         // (`write` called two writers), which would split the array's line.
@@ -495,9 +500,6 @@ impl<'a> BatchReply<'a> {
             self.push_each_line(&lines);
             return;
         }
-        // A frame forwarded with `write_frame` may start with whitespace, which the depth
-        // check must pass over rather than take for no value at all.
-        let value = skip_ws(out, body);
         if !nested_at_most(&out[value..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
             out.truncate(before);
             return;

@@ -525,6 +525,35 @@ fn a_forwarded_frame_with_leading_whitespace_is_pushed_as_it_came() {
     assert_eq!(batch.raw.elements().count(), 3);
 }
 
+/// A writer that writes only a line end, or whitespace (`write_frame` of an empty or blank
+/// frame), writes no message: `push` adds no element for it. It added an empty one, and the
+/// array came out as `[]` (which JSON-RPC forbids: `close` said there was a reply to send) or
+/// with an empty element between two commas, which no reader takes, every other reply with it.
+#[test]
+fn a_push_that_writes_no_message_adds_no_element() {
+    use encode::BatchReply;
+    use rpcwire::{Id, RawJson};
+    for blank in [&b""[..], b" ", b"\r\n", b" \t "] {
+        let mut out = BytesMut::new();
+        let mut array = BatchReply::open(&mut out);
+        array.push(|out| encode::write_frame(out, blank));
+        assert!(array.is_empty(), "{blank:?}");
+        assert!(!array.close(), "{blank:?}");
+        assert!(out.is_empty(), "{blank:?}");
+
+        let mut out = BytesMut::new();
+        let mut array = BatchReply::open(&mut out);
+        let one = Id::from_token(b"1").unwrap();
+        array.push(|out| encode::write_response(out, one, RawJson::NULL));
+        array.push(|out| encode::write_frame(out, blank));
+        array.push(|out| encode::write_response(out, one, RawJson::NULL));
+        assert_eq!(array.len(), 2, "{blank:?}");
+        assert!(array.close());
+        let parsed: serde_json::Value = serde_json::from_slice(&out).expect("one JSON array");
+        assert_eq!(parsed.as_array().map(Vec::len), Some(2));
+    }
+}
+
 /// An id token for the serde_json comparison: any id `Id::from_token` takes that serde_json
 /// reads (it refuses numbers beyond `f64`'s range): strings, integers at and past the edges of
 /// `i64` and `u64`, `-0`, fractions and exponents.
