@@ -753,3 +753,119 @@ fn ids_and_methods_past_the_default_limits_are_refused_by_the_reader() {
     assert_eq!(refused.error(), DecodeError::MethodTooLong);
     assert_eq!(refused.id().unwrap().raw(), b"1");
 }
+
+/// One call of `BatchReply::push`, for `a_batch_reply_reads_as_the_messages_pushed`.
+#[derive(Debug, Clone)]
+enum Push {
+    /// `write_response` of a payload.
+    Response(String, serde_json::Value),
+    /// `write_error` with a `data`, under a `null` id.
+    Error(String, Option<serde_json::Value>),
+    /// `write_frame` of a response pretty-printed or not, whitespace (line breaks too) before
+    /// and after it.
+    Frame(serde_json::Value, bool, String, String),
+    /// `write_frame` of nothing but whitespace.
+    Blank(String),
+    /// Two writers in one closure.
+    Two(String, String),
+}
+
+/// Any [`Push`], its payloads as [`payload`] makes them, some padded past 256 bytes.
+fn push() -> impl Strategy<Value = Push> {
+    let ws =
+        || prop::sample::select(vec!["", " ", "\n", "\r\n", "\t", " \n "]).prop_map(String::from);
+    // Long enough at times (300 bytes of padding) for `push` to look at an element's depth.
+    let padded = || {
+        (payload(), any::<bool>()).prop_map(|(value, long)| {
+            if long {
+                serde_json::json!([value, "x".repeat(300)])
+            } else {
+                value
+            }
+        })
+    };
+    let message = (id_token(), padded()).prop_map(|(id, value)| {
+        serde_json::json!({"jsonrpc": "2.0", "id": value_of(id.as_bytes()), "result": value})
+    });
+    prop_oneof![
+        (id_token(), padded()).prop_map(|(id, value)| Push::Response(id, value)),
+        (text(), prop::option::of(padded())).prop_map(|(message, data)| Push::Error(message, data)),
+        (message, any::<bool>(), ws(), ws())
+            .prop_map(|(m, pretty, before, after)| Push::Frame(m, pretty, before, after)),
+        ws().prop_map(Push::Blank),
+        (id_token(), id_token()).prop_map(|(a, b)| Push::Two(a, b)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A batch reply, whatever was pushed into it (replies of every writer, received frames
+    /// forwarded with `write_frame` with whitespace and line breaks around and inside them,
+    /// blank frames, two messages in one push), is one line that serde_json reads as the
+    /// array of the messages written, in order, and nothing at all when none was: never `[]`.
+    /// The text before the array is left as it was.
+    #[test]
+    fn a_batch_reply_reads_as_the_messages_pushed(pushes in prop::collection::vec(push(), 0..6)) {
+        use encode::BatchReply;
+        use rpcwire::{ErrorCode, Id, RawJson, ReplyId};
+        use serde_json::json;
+        let mut out = BytesMut::from(&b"before\n"[..]);
+        let mut array = BatchReply::open(&mut out);
+        let mut expected = Vec::new();
+        for push in &pushes {
+            match push {
+                Push::Response(id, value) => {
+                    let text = serde_json::to_vec(value).unwrap();
+                    let token = Id::from_token(id.as_bytes()).unwrap();
+                    array.push(|out| encode::write_response(out, token, RawJson::new(&text).unwrap()));
+                    expected.push(json!({"jsonrpc": "2.0", "id": value_of(id.as_bytes()), "result": value_of(&text)}));
+                }
+                Push::Error(message, data) => {
+                    let text = data.as_ref().map(|data| serde_json::to_vec(data).unwrap());
+                    let raw = text.as_deref().map(|text| RawJson::new(text).unwrap());
+                    let code = ErrorCode::INVALID_PARAMS;
+                    array.push(|out| encode::write_error(out, ReplyId::Null, code, message, raw));
+                    let mut error = json!({"code": -32602, "message": message});
+                    if let Some(text) = &text {
+                        error["data"] = value_of(text);
+                    }
+                    expected.push(json!({"jsonrpc": "2.0", "id": null, "error": error}));
+                }
+                Push::Frame(message, pretty, before, after) => {
+                    let text = if *pretty {
+                        serde_json::to_string_pretty(message).unwrap()
+                    } else {
+                        serde_json::to_string(message).unwrap()
+                    };
+                    let frame = format!("{before}{text}{after}");
+                    array.push(|out| encode::write_frame(out, frame.as_bytes()));
+                    expected.push(value_of(text.as_bytes()));
+                }
+                Push::Blank(blank) => array.push(|out| encode::write_frame(out, blank.as_bytes())),
+                Push::Two(a, b) => {
+                    let (a_token, b_token) = (Id::from_token(a.as_bytes()).unwrap(), Id::from_token(b.as_bytes()).unwrap());
+                    array.push(|out| {
+                        encode::write_response(out, a_token, RawJson::NULL);
+                        encode::write_response(out, b_token, RawJson::EMPTY_OBJECT);
+                    });
+                    expected.push(json!({"jsonrpc": "2.0", "id": value_of(a.as_bytes()), "result": null}));
+                    expected.push(json!({"jsonrpc": "2.0", "id": value_of(b.as_bytes()), "result": {}}));
+                }
+            }
+        }
+        prop_assert_eq!(array.len(), expected.len());
+        let sent = array.close();
+        prop_assert_eq!(sent, !expected.is_empty());
+        let written = out.strip_prefix(b"before\n").expect("the text before, as it was");
+        if sent {
+            let line = written.strip_suffix(b"\n").expect("a line end");
+            prop_assert!(!line.contains(&b'\n') && !line.contains(&b'\r'));
+            let read: serde_json::Value = serde_json::from_slice(line)
+                .unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(line)));
+            prop_assert_eq!(read, serde_json::Value::Array(expected));
+        } else {
+            prop_assert!(written.is_empty());
+        }
+    }
+}
