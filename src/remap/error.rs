@@ -22,10 +22,30 @@ pub enum RemapError {
     ///
     /// [`InFlightError::OverBudget`]: crate::InFlightError::OverBudget
     OverBudget,
-    /// `params._meta.progressToken` is neither a string nor a number, occurs twice, or cannot
-    /// be read (`params` too malformed to tell, which lazy validation lets through): the
-    /// remapper cannot rewrite it, and an upstream reading it its own way might report
-    /// progress on another client's token (MCP: answer -32602).
+    /// `params._meta.progressToken` is neither a string, a number nor `null`, occurs twice,
+    /// or cannot be read (`params` too malformed to tell, which lazy validation lets
+    /// through): the remapper cannot rewrite it, and an upstream reading it its own way might
+    /// report progress on another client's token (MCP: answer -32602). A `null` token is no
+    /// error: it is read as asking for no progress, and goes upstream as it came (progress
+    /// on a `null` token routes to no client).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, IdRemapper, Message, RemapError};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let mut forward = |frame: &[u8]| {
+    ///     let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    ///     let mut upstream = BytesMut::new();
+    ///     remap.forward_request("a", frame, &req, None, &mut upstream).map(|_| upstream)
+    /// };
+    /// let boolean = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":true}}}"#;
+    /// assert_eq!(forward(boolean), Err(RemapError::BadProgressToken));
+    /// let null = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":null}}}"#;
+    /// let upstream = forward(null).unwrap();
+    /// assert!(upstream.ends_with(br#""_meta":{"progressToken":null}}}
+    /// "#));
+    /// ```
     BadProgressToken,
     /// A `tasks/get`, `tasks/result` or `tasks/cancel` names (by `params.taskId`) a task that
     /// another client's request created (MCP 2025-11-25; see [`IdRemapper`]'s section on
