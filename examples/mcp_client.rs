@@ -18,8 +18,10 @@
 //!   disconnects.
 //! - Results are read with serde (`rpcwire::typed`).
 //!
-//! `cargo run --example mcp_client --features tokio,serde` runs it against
-//! `examples/mcp_stub_server.rs` (built next to it); `-- COMMAND ARGS...` runs another
+//! `cargo build --example mcp_stub_server --features tokio,serde && cargo run --example
+//! mcp_client --features tokio,serde` runs it against `examples/mcp_stub_server.rs`, which it
+//! spawns from next to its own executable (`cargo run --example mcp_client` alone does not
+//! build the stub server); `-- COMMAND ARGS...` runs another
 //! server (the scenario is played with the stub server only: against another server, the
 //! handshake and `tools/list`).
 
@@ -632,7 +634,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = if args.is_empty() {
         let exe = std::env::current_exe()?;
-        Command::new(exe.with_file_name(format!("mcp_stub_server{}", std::env::consts::EXE_SUFFIX)))
+        let stub = exe.with_file_name(format!("mcp_stub_server{}", std::env::consts::EXE_SUFFIX));
+        if !stub.exists() {
+            return Err(format!(
+                "{} not found: build it first (cargo build --example mcp_stub_server --features tokio,serde)",
+                stub.display()
+            )
+            .into());
+        }
+        Command::new(stub)
     } else {
         let mut command = Command::new(&args[0]);
         command.args(&args[1..]);

@@ -11,7 +11,8 @@
 //!   client must drop as stale);
 //! - any other tool: -32602; any other method: -32601.
 //!
-//! Run it under the client: `cargo run --example mcp_client --features tokio,serde`.
+//! Run it under the client: `cargo build --example mcp_stub_server --features tokio,serde &&
+//! cargo run --example mcp_client --features tokio,serde`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

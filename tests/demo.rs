@@ -1246,6 +1246,28 @@ fn mcp_client_example_plays_its_scenario() {
     );
 }
 
+/// `examples/mcp_client.rs` spawns the stub server from next to its own executable, which
+/// `cargo run --example mcp_client` does not build: without it, the client says what to build
+/// rather than failing with a bare "No such file or directory".
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_example_says_to_build_the_stub_server() {
+    let dir = std::env::temp_dir().join(format!("rpcwire-mcp-client-alone-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let client = dir.join(format!("mcp_client{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(example_path("mcp_client"), &client).unwrap();
+    let out = Command::new(&client)
+        .output()
+        .expect("run the copied mcp_client");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cargo build --example mcp_stub_server --features tokio,serde"),
+        "{stderr}"
+    );
+}
+
 /// Waits for `child` to exit, at most `within` (then kills it: `None`); its exit status and
 /// everything it wrote to stdout (which the test's inputs keep within a pipe's buffer).
 #[cfg(all(feature = "tokio", feature = "serde"))]
