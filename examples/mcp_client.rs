@@ -480,8 +480,7 @@ fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) -> Result<(), Call
     if !speaks {
         return Err(CallError::UnsupportedVersion(version.into_owned()));
     }
-    let options = codec.decoder().options().for_protocol_version(&version);
-    codec.set_decoder(Decoder::new(options));
+    codec.set_decoder(codec.decoder().for_protocol_version(&version));
     Ok(())
 }
 

@@ -110,11 +110,7 @@ async fn main() -> std::io::Result<()> {
                     // decoder's default holds results to the newest revision's, whose
                     // `resultType` is a member like any other before 2026-07-28).
                     let codec = lines.decoder_mut();
-                    let options = codec
-                        .decoder()
-                        .options()
-                        .for_protocol_version(PROTOCOL_VERSION);
-                    codec.set_decoder(Decoder::new(options));
+                    codec.set_decoder(codec.decoder().for_protocol_version(PROTOCOL_VERSION));
                 }
                 if let Some(reply) = request(&state, &tx, &mut tasks, req) {
                     let _ = tx.send(reply).await;

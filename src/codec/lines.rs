@@ -64,8 +64,7 @@ impl LineCodec {
     /// let item = codec.decode(&mut BytesMut::from(result)).unwrap();
     /// assert!(matches!(item, Some(Incoming::Rejected(_)))); // by 2026-07-28's rules
     ///
-    /// let options = codec.decoder().options().for_protocol_version("2025-11-25");
-    /// codec.set_decoder(Decoder::new(options));
+    /// codec.set_decoder(codec.decoder().for_protocol_version("2025-11-25"));
     /// let item = codec.decode(&mut BytesMut::from(result)).unwrap();
     /// assert!(matches!(item, Some(Incoming::Message(_))));
     /// assert_eq!(codec.decoder().options().limits.max_frame, 1 << 20);

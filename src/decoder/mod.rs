@@ -177,6 +177,26 @@ impl Decoder {
         &self.options
     }
 
+    /// This decoder under the rules of MCP protocol `version`, its other options (role,
+    /// validation, limits, hardening) kept: what a session switches to once `initialize` has
+    /// settled the version ([`DecodeOptions::for_protocol_version`]).
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, DecodeOptions, Message};
+    /// let mut options = DecodeOptions::default();
+    /// options.limits.max_frame = 1 << 20;
+    /// let decoder = Decoder::new(options);
+    /// let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    /// assert!(decoder.decode(batch).is_err()); // the latest version has no batches
+    /// let session = decoder.for_protocol_version("2025-03-26");
+    /// assert!(matches!(session.decode(batch), Ok(Message::Batch(_))));
+    /// assert_eq!(session.options().limits.max_frame, 1 << 20);
+    /// ```
+    #[must_use]
+    pub fn for_protocol_version(&self, version: &str) -> Self {
+        Self::new(self.options.for_protocol_version(version))
+    }
+
     /// A newline framer with this decoder's frame limit ([`Limits::max_frame`]): a framer
     /// built with a higher limit of its own hands out frames this decoder then refuses
     /// (`FrameTooLong`, -32700), and one with a lower limit refuses frames it would read.
