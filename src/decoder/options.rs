@@ -128,6 +128,27 @@ impl DecodeOptions {
         }
     }
 
+    /// These options with the whole hardened profile: [`hardened`](Self::hardened) on and
+    /// [`Limits::HARDENED`] (limits set before are replaced; adjust them after).
+    ///
+    /// ```
+    /// use rpcwire::{DecodeOptions, Decoder, Dialect, Limits};
+    /// let options = DecodeOptions::default().hardened_profile();
+    /// assert!(options.hardened);
+    /// assert_eq!(options.limits, Limits::HARDENED);
+    /// // A float id is valid JSON-RPC, but not under the hardened profile.
+    /// let float_id = br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#;
+    /// assert!(Decoder::jsonrpc().decode(float_id).is_ok());
+    /// let hardened = Decoder::new(DecodeOptions::new(Dialect::JsonRpc2).hardened_profile());
+    /// assert!(hardened.decode(float_id).is_err());
+    /// ```
+    #[must_use]
+    pub const fn hardened_profile(mut self) -> Self {
+        self.hardened = true;
+        self.limits = Limits::HARDENED;
+        self
+    }
+
     /// The `resultType` values MCP 2026-07-28 defines, `complete` and `input_required`: the
     /// default [`result_types`](Self::result_types), and what
     /// [`for_protocol_version`](Self::for_protocol_version) sets from that version on.
