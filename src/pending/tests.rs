@@ -533,3 +533,200 @@ fn a_later_shrink_keeps_the_tokens_an_earlier_one_cut_off_retired() {
         assert_eq!(t.remove(*token), Err(Miss::Stale), "{token}");
     }
 }
+
+/// The table with a token space of 4 or 8 generations per slot and a handful of slots,
+/// against a model, as the generations run out: slots retiring and, once every one has,
+/// coming back at generation 0; shrinks; deadlines with a clock that sometimes goes
+/// backwards. (The model tests in `tests/pending_table.rs` use real layouts, whose
+/// generations never run out, and a clock that only goes forwards.)
+mod generations_running_out {
+    use super::*;
+    use alloc::collections::BTreeMap;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// Insert, with a deadline `now + d`.
+        Insert(Option<u8>),
+        /// Learn the next token from a vacant entry, then commit it (or drop it).
+        Vacant(bool),
+        /// Remove the k-th live request.
+        Remove(usize),
+        /// A reply to the token of slot `pick % 8` (0: no slot), generation `pick / 8` (wrapped
+        /// to the layout's).
+        Reply(u64),
+        /// Expire at the latest `now` so far plus `d`.
+        Expire(u8),
+        /// Expire at `now − d`: the clock went backwards.
+        ExpireBack(u8),
+        /// A new deadline (`now + d`, or none) for the k-th live request.
+        SetDeadline(usize, Option<u8>),
+        Drain,
+        /// `shrink_to(min)`.
+        Shrink(u8),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => proptest::option::of(0u8..40).prop_map(Op::Insert),
+            1 => any::<bool>().prop_map(Op::Vacant),
+            5 => any::<usize>().prop_map(Op::Remove),
+            2 => (0u64..64).prop_map(Op::Reply),
+            2 => (0u8..20).prop_map(Op::Expire),
+            1 => (0u8..20).prop_map(Op::ExpireBack),
+            1 => (any::<usize>(), proptest::option::of(0u8..40))
+                .prop_map(|(k, d)| Op::SetDeadline(k, d)),
+            1 => Just(Op::Drain),
+            1 => (0u8..4).prop_map(Op::Shrink),
+        ]
+    }
+
+    /// What the model holds: the live requests (value, deadline) and every token minted.
+    #[derive(Default)]
+    struct Model {
+        live: BTreeMap<u64, (u32, Option<u64>)>,
+        minted: BTreeSet<u64>,
+    }
+
+    impl Model {
+        /// A token the table just minted for `value`: never one in flight, and never one
+        /// minted before until every generation of the slab was used up.
+        fn minted(
+            &mut self,
+            t: &PendingTable<u32>,
+            token: Token,
+            value: u32,
+            deadline: Option<u64>,
+        ) {
+            let token = token.get();
+            assert!(token <= Token::MAX.get());
+            assert!(
+                !self.live.contains_key(&token),
+                "live token {token} minted again"
+            );
+            let again = !self.minted.insert(token);
+            assert!(!again || !t.wrapped.is_empty(), "{token} minted twice");
+            self.live.insert(token, (value, deadline));
+        }
+
+        fn kth_live(&self, k: usize) -> Option<u64> {
+            (!self.live.is_empty()).then(|| *self.live.keys().nth(k % self.live.len()).unwrap())
+        }
+    }
+
+    fn run(limit: usize, index_bits: u32, extra_slots: usize, ops: Vec<Op>) {
+        let max_slots = limit + 1 + extra_slots;
+        let mut t = PendingTable::with_layout(limit, index_bits, max_slots);
+        let mut model = Model::default();
+        let (mut now, mut latest, mut value, mut shrunk) = (0u64, 0u64, 0u32, false);
+        for op in ops {
+            let wrapped = !t.wrapped.is_empty();
+            value += 1;
+            match op {
+                Op::Insert(d) => {
+                    let deadline = d.map(|d| now + u64::from(d));
+                    let got = match deadline {
+                        Some(d) => t.insert_with_deadline(value, d),
+                        None => t.insert(value),
+                    };
+                    match got {
+                        Ok(token) => model.minted(&t, token, value, deadline),
+                        Err(TableFull(v)) => assert_eq!((v, model.live.len()), (value, limit)),
+                    }
+                }
+                Op::Vacant(commit) => match t.vacant_entry() {
+                    Err(TableFull(())) => assert_eq!(model.live.len(), limit),
+                    Ok(entry) if commit => {
+                        let token = entry.token();
+                        assert_eq!(entry.insert(value), token);
+                        model.minted(&t, token, value, None);
+                    }
+                    Ok(entry) => {
+                        // The entry dropped unused.
+                        let token = entry.token();
+                        let again = t.vacant_entry().map(|e| e.token());
+                        assert_eq!(again, Ok(token), "a dropped entry reserves nothing");
+                    }
+                },
+                Op::Remove(k) => {
+                    if let Some(token) = model.kth_live(k) {
+                        let (v, _) = model.live.remove(&token).unwrap();
+                        assert_eq!(t.remove(Token::new(token).unwrap()), Ok(v));
+                    }
+                }
+                Op::Reply(pick) => {
+                    let generation = (pick / 8) % (1 << (53 - index_bits));
+                    let token = generation << index_bits | (pick % 8);
+                    let got = t.complete_wire(&wire(Token::new(token).unwrap()));
+                    match model.live.remove(&token) {
+                        Some((v, _)) => assert_eq!(got, Ok(v)),
+                        None if model.minted.contains(&token) => {
+                            assert_eq!(got, Err(Miss::Stale), "{token}")
+                        }
+                        // Either, once a shrink or the generations running out made some
+                        // tokens never minted stale: never a match.
+                        None if shrunk || wrapped => assert!(got.is_err()),
+                        None => assert_eq!(got, Err(Miss::Unknown), "{token}"),
+                    }
+                }
+                Op::Expire(d) | Op::ExpireBack(d) => {
+                    now = match op {
+                        Op::Expire(_) => latest + u64::from(d),
+                        _ => now.saturating_sub(u64::from(d)),
+                    };
+                    for (token, v) in t.expire(now) {
+                        let (want, deadline) = model.live.remove(&token.get()).expect("live");
+                        assert_eq!(v, want);
+                        assert!(deadline.is_some_and(|d| d <= now), "{token} expired early");
+                    }
+                    if now >= latest {
+                        latest = now;
+                        let stayed = model
+                            .live
+                            .values()
+                            .filter(|(_, d)| d.is_some_and(|d| d <= now));
+                        assert_eq!(stayed.count(), 0, "a due request stayed at {now}");
+                    }
+                }
+                Op::SetDeadline(k, d) => {
+                    if let Some(token) = model.kth_live(k) {
+                        let deadline = d.map(|d| now + u64::from(d));
+                        assert!(t.set_deadline(Token::new(token).unwrap(), deadline));
+                        model.live.get_mut(&token).unwrap().1 = deadline;
+                    }
+                }
+                Op::Drain => {
+                    let got: BTreeMap<u64, u32> = t.drain().map(|(k, v)| (k.get(), v)).collect();
+                    let want = model.live.iter().map(|(&k, &(v, _))| (k, v)).collect();
+                    assert_eq!(got, want);
+                    model.live.clear();
+                }
+                Op::Shrink(min) => {
+                    t.shrink_to(usize::from(min));
+                    shrunk = true;
+                }
+            }
+            assert_eq!(t.len(), model.live.len());
+            for (&token, &(v, deadline)) in &model.live {
+                let token = Token::new(token).unwrap();
+                assert_eq!(t.get(token), Some(&v));
+                assert_eq!(t.has_deadline(token), Some(deadline.is_some()));
+            }
+            assert!(t.slots.len() <= max_slots);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn table_matches_model_as_generations_run_out(
+            limit in 1usize..4,
+            index_bits in 50u32..52,
+            extra_slots in 0usize..3,
+            ops in proptest::collection::vec(op(), 0..300),
+        ) {
+            run(limit, index_bits, extra_slots, ops);
+        }
+    }
+}
