@@ -14,6 +14,12 @@
 //! client as two tokens, and each of the client's replies goes back to the server that asked,
 //! with its id restored.
 //!
+//! A remapper mints the ids of everything sent on its upstream connection: the tokens of each
+//! remapper and each [`PendingTable`](crate::PendingTable) start at 1, so requests a gateway
+//! sends upstream of its own (a `ping`, its own `initialize`) go through the same remapper,
+//! under a client name of their own, not through a second table whose tokens the upstream
+//! would confuse with the clients'.
+//!
 //! A task-augmented request (MCP 2025-11-25, experimental: `params.task`) answered with a
 //! `CreateTaskResult` leaves a route behind it: the task's progress, and its
 //! `notifications/tasks/status`, still go to the client that asked, until the task ends (see
