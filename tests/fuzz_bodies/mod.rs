@@ -889,11 +889,40 @@ enum Writer<'a> {
         id: Vec<u8>,
         method: (&'a [u8], bool),
     },
+    /// `write_frame` of a received frame: the message another writer writes (none: a blank
+    /// frame), with JSON whitespace around it, as a `Content-Length` body or an SSE event's
+    /// data may have it.
+    Forwarded {
+        message: Option<Box<Writer<'a>>>,
+        before: Vec<u8>,
+        after: Vec<u8>,
+    },
 }
 
 impl<'a> Writer<'a> {
     /// Reads a writer and its arguments off the input.
     fn read(input: &mut Input<'a>) -> Self {
+        if input.byte() % 6 == 5 {
+            let mut whitespace = || {
+                let n = usize::from(input.byte() % 4);
+                (0..n)
+                    .map(|_| b" \t\r\n"[usize::from(input.byte() % 4)])
+                    .collect()
+            };
+            let (before, after) = (whitespace(), whitespace());
+            let message =
+                (!input.byte().is_multiple_of(4)).then(|| Box::new(Writer::read_message(input)));
+            return Writer::Forwarded {
+                message,
+                before,
+                after,
+            };
+        }
+        Writer::read_message(input)
+    }
+
+    /// Reads a writer of one message of its own and its arguments off the input.
+    fn read_message(input: &mut Input<'a>) -> Self {
         match input.byte() % 5 {
             0 => Writer::Request {
                 id: input.id_token(),
@@ -961,13 +990,40 @@ impl<'a> Writer<'a> {
                 let method = rpcwire::JsonStr::from_raw(method.0, method.1);
                 encode::write_method_not_found(out, id(i), method);
             }
+            Writer::Forwarded {
+                message,
+                before,
+                after,
+            } => {
+                let mut frame = before.clone();
+                if let Some(message) = message {
+                    frame.extend_from_slice(&message.alone().expect("one message"));
+                }
+                frame.extend_from_slice(after);
+                encode::write_frame(out, &frame);
+            }
         }
+    }
+
+    /// The message this writer writes, without its line end: what it is as an element of an
+    /// array (none for a blank frame forwarded, which is no message).
+    fn alone(&self) -> Option<Vec<u8>> {
+        if let Writer::Forwarded { message, .. } = self {
+            return message.as_ref().and_then(|message| message.alone());
+        }
+        let mut out = BytesMut::new();
+        self.write(&mut out);
+        let shown = String::from_utf8_lossy(&out);
+        assert_eq!(memchr_count(&out), 1, "one line: {shown:?}");
+        assert_eq!(out.last(), Some(&b'\n'), "{shown:?}");
+        Some(out[..out.len() - 1].to_vec())
     }
 }
 
-/// `BatchReply` with up to four pushes, each a closure that calls zero, one or two writers:
-/// each message written is an element of its own, in the order written. What the buffer held
-/// before the array is kept. With no writer called, `close()` is false and nothing is
+/// `BatchReply` with up to four pushes, each a closure that calls zero, one or two writers
+/// (a frame forwarded with `write_frame`, whitespace around it, among them): each message
+/// written is an element of its own, in the order written, and a blank frame forwarded is
+/// none. What the buffer held before the array is kept. With no writer called, `close()` is false and nothing is
 /// written; else the array is one line, which serde_json reads as exactly the messages the
 /// writers write alone, in order, and which both dialects' clients decode as a batch whose
 /// every element is what its message is alone (its spans where the element lies).
@@ -977,18 +1033,7 @@ fn check_batch_of_pushes(input: &mut Input<'_>) {
         let writers = input.byte() % 3;
         pushes.push((0..writers).map(|_| Writer::read(input)).collect());
     }
-    let alone: Vec<Vec<u8>> = pushes
-        .iter()
-        .flatten()
-        .map(|writer| {
-            let mut out = BytesMut::new();
-            writer.write(&mut out);
-            let shown = String::from_utf8_lossy(&out);
-            assert_eq!(memchr_count(&out), 1, "one line: {shown:?}");
-            assert_eq!(out.last(), Some(&b'\n'), "{shown:?}");
-            out[..out.len() - 1].to_vec()
-        })
-        .collect();
+    let alone: Vec<Vec<u8>> = pushes.iter().flatten().filter_map(Writer::alone).collect();
     let mut out = BytesMut::from(&b"before\n"[..]);
     let mut reply = encode::BatchReply::open(&mut out);
     for writers in &pushes {
