@@ -176,6 +176,27 @@ impl<F: core::fmt::Debug> core::fmt::Debug for Frames<'_, F> {
     }
 }
 
+impl<F: Framer> Frames<'_, F> {
+    /// Stream offset of the first byte of the frame (or bad frame) last handed out
+    /// ([`Framer::last_offset`]): the iterator holds the framer, so a loop asks it here.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Framer, LineFramer};
+    /// let mut framer = LineFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"{\"a\":1}\n\n{\"b\":2}\n"[..]);
+    /// let mut frames = framer.frames(&mut buf, false);
+    /// let mut at = Vec::new();
+    /// while let Some(frame) = frames.next() {
+    ///     at.push((frames.last_offset(), frame.unwrap().to_vec()));
+    /// }
+    /// assert_eq!(at, [(0, b"{\"a\":1}".to_vec()), (9, b"{\"b\":2}".to_vec())]);
+    /// ```
+    pub fn last_offset(&self) -> u64 {
+        self.framer.last_offset()
+    }
+}
+
 impl<F: Framer> Iterator for Frames<'_, F> {
     type Item = Result<F::Frame, F::Error>;
 
