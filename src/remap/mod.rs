@@ -137,6 +137,11 @@ pub struct Origin<C, T = ()> {
 /// assert_eq!(&to_client[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"result\":{}}\n");
 /// ```
 ///
+/// The routing methods append to the one buffer they are given, then say which client the
+/// bytes are for. To hand each client its own bytes without copying them, route into one
+/// buffer and take what the call appended with [`BytesMut::split`] (a `freeze` makes it
+/// [`Bytes`](bytes::Bytes) for a channel): the buffer's allocation is shared, not copied.
+///
 /// # Clients' shares
 ///
 /// Every client's requests share the table's places ([`new`](Self::new)'s `capacity`) and
