@@ -1176,6 +1176,58 @@ fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
     );
 }
 
+/// A client that sends `initialize` twice, the first not answered yet: both are `initialize`,
+/// which "MUST NOT be cancelled". The client's cancellation of the first is
+/// `cancelled_initialize` (not forwarded), and when both time out the server gets no
+/// cancellation of either. The proxy used to know only the latest as `initialize`: it
+/// forwarded the client's cancellation of the first, and cancelled the first on the server
+/// at its timeout.
+#[test]
+fn every_initialize_waiting_is_never_cancelled() {
+    let dir = scratch("initialize-twice");
+    // A server that answers nothing.
+    let (mut p, log) = scripted(&dir, &["--timeout-ms", "1000"], json!({}));
+    p.await_server_started();
+    let initialize = |id: u64| json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    p.send(&initialize(0));
+    p.send(&initialize(1));
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}));
+    for id in [0, 1] {
+        let reply = p.recv();
+        assert_eq!(
+            (&reply["id"], &reply["error"]["message"]),
+            (&json!(id), &json!("Request timed out")),
+            "{reply}"
+        );
+    }
+    let done = p.finish_cleanly();
+    assert!(
+        !done.stderr.contains("cancelled on the server"),
+        "{}",
+        done.stderr
+    );
+    assert_eq!(
+        done.stderr
+            .matches("(initialize is never cancelled)")
+            .count(),
+        2,
+        "{}",
+        done.stderr
+    );
+    let (cancelled, server_in) = cancelled_on_server(&dir);
+    assert!(cancelled.is_empty(), "{server_in}");
+    let records = read_log(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/cancelled_initialize", 1), ("c2s/timed_out", 2)]),
+        "{records:#?}"
+    );
+    replayed_with_violations(
+        &log,
+        &[("c2s/cancelled_initialize", 1), ("c2s/timed_out", 2)],
+    );
+}
+
 /// JSON-RPC allows a null id; the reply echoes it (§5). That is a request and its answer,
 /// not a reply to a notification and an unanswered request.
 #[test]

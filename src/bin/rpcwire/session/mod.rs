@@ -133,7 +133,6 @@ pub struct Session {
     batches: HashMap<u64, BatchWait>,
     batch_no: u64,
     seq: u64,
-    initialize: Option<IdKey>,
     /// The version the latest client request named in `_meta` (MCP 2026-07-28 has no
     /// `initialize`: every request names its version), while no version is known: a success
     /// reply to a request that named one ([`Waiting::names_version`]) makes it the session's.
@@ -287,7 +286,6 @@ impl Session {
             batches: HashMap::new(),
             batch_no: 0,
             seq: 0,
-            initialize: None,
             request_version: None,
             unversioned_request: false,
             protocol_version: None,
@@ -606,9 +604,6 @@ impl Session {
                             }
                             self.tools_lists_waiting += usize::from(lists_tools);
                             self.task_requests_waiting[slot(dir)] += usize::from(task_augmented);
-                            if method == "initialize" && dir == Dir::C2s && mcp {
-                                self.initialize = Some(IdKey::of(id));
-                            }
                             if reads_version {
                                 match o.protocol_version {
                                     Some(version)
@@ -892,7 +887,7 @@ impl Session {
                             // with the client's, alone or inside an array (rebuilt with that
                             // element's id restored).
                             forward_id = w.take_client_id();
-                            if dir == Dir::S2c && self.forget_initialize(id) {
+                            if dir == Dir::S2c && self.is_initialize_waiting(&w) {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
                             if dir == Dir::S2c && w.names_version {
@@ -1183,21 +1178,18 @@ impl Session {
             || (self.dialect == Dialect::Mcp && method == mcp::methods::TASKS_RESULT)
     }
 
-    /// Whether `id` is the client's `initialize` request, still waiting.
+    /// Whether `id` is a client's `initialize` request, still waiting. (Every one that waits:
+    /// a client sending a second before the first is answered must not have either cancelled.)
     fn is_initialize(&self, id: Id<'_>) -> bool {
-        self.initialize
-            .as_ref()
-            .is_some_and(|k| *k == IdKey::of(id))
+        self.waiting[slot(Dir::C2s)]
+            .get(id)
+            .is_some_and(|w| self.is_initialize_waiting(w))
     }
 
-    /// A client request stopped waiting (answered, timed out): when it was `initialize`, no
-    /// reply to it is awaited any more. Returns whether it was.
-    fn forget_initialize(&mut self, id: Id<'_>) -> bool {
-        let was = self.is_initialize(id);
-        if was {
-            self.initialize = None;
-        }
-        was
+    /// Whether `w`, a client request waiting (or that stopped waiting: answered, timed out),
+    /// is MCP's `initialize`.
+    fn is_initialize_waiting(&self, w: &Waiting) -> bool {
+        self.dialect == Dialect::Mcp && &*w.method == mcp::methods::INITIALIZE
     }
 
     /// The rules the session applies.

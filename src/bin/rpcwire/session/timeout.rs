@@ -170,7 +170,7 @@ impl Session {
 
     /// A client request, no longer waiting ([`Session::stop_waiting`]), timed out: counted.
     fn timed_out(&mut self, id: IdBuf, w: Waiting) -> Expired {
-        let was_initialize = self.forget_initialize(id.as_id());
+        let was_initialize = self.is_initialize_waiting(&w);
         self.flag(Dir::C2s, Violation::TimedOut);
         let (id, upstream_id) = match w.client_id {
             Some(client_id) => (*client_id, Some(id)),
