@@ -887,7 +887,13 @@ impl Session {
                             // with the client's, alone or inside an array (rebuilt with that
                             // element's id restored).
                             forward_id = w.take_client_id();
-                            if dir == Dir::S2c && self.is_initialize_waiting(&w) {
+                            // The first `initialize` answered with a version settles it, as
+                            // it settles the proxy's decoders: a second `initialize` answered
+                            // otherwise leaves the session's rules where they are.
+                            if dir == Dir::S2c
+                                && self.is_initialize_waiting(&w)
+                                && self.protocol_version.is_none()
+                            {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
                             if dir == Dir::S2c && w.names_version {

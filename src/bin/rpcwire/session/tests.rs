@@ -1557,6 +1557,21 @@ fn cancelled_frame(params: &str) -> String {
     format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{params}}}"#)
 }
 
+/// The first `initialize` answered with a version settles the session's: a second one,
+/// answered with another version, does not move it (the proxy's decoders, set once, stay
+/// on the first). An `initialize` refused with an error settles nothing.
+#[test]
+fn the_first_initialize_answered_settles_the_version() {
+    let mut session = Session::new(Dialect::Mcp, None);
+    request(&mut session, "0", "initialize", 0);
+    session.observe(Dir::S2c, &observation("error_response", id("0"), None), 0);
+    assert_eq!(session.protocol_version(), None);
+    negotiate(&mut session, "1", "2025-03-26", 0, 0);
+    assert_eq!(session.protocol_version(), Some("2025-03-26"));
+    negotiate(&mut session, "2", "2025-11-25", 0, 0);
+    assert_eq!(session.protocol_version(), Some("2025-03-26"));
+}
+
 /// An MCP session negotiated at `version`, with the client's request 1 in flight asking
 /// progress on the token "p".
 fn asking_progress_under(version: &'static str) -> Session {
