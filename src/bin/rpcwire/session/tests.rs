@@ -72,6 +72,28 @@ fn an_id_reused_after_its_cancellation_or_timeout_is_a_duplicate() {
     );
 }
 
+/// Under MCP a server's request reusing an id in flight is refused too (not forwarded,
+/// `duplicate_id`; the proxy answers no server), and the client's reply answers the first.
+/// Under JSON-RPC it is forwarded, and waits behind the first.
+#[test]
+fn a_server_request_reusing_an_id_in_flight() {
+    for (dialect, forwarded) in [(Dialect::Mcp, false), (Dialect::JsonRpc2, true)] {
+        let mut session = Session::new(dialect, None);
+        let request = |method| observation("request", id("7"), Some(method));
+        let v = session.observe(Dir::S2c, &request("roots/list"), 0);
+        assert_eq!((v.forward, v.violation), (true, None), "{dialect:?}");
+        let v = session.observe(Dir::S2c, &request("ping"), 0);
+        assert_eq!(
+            (v.forward, v.violation),
+            (forwarded, Some(Violation::DuplicateId)),
+            "{dialect:?}"
+        );
+        let reply = observation("success_response", id("7"), None);
+        let v = session.observe(Dir::C2s, &reply, 0);
+        assert_eq!((v.forward, v.violation), (true, None), "{dialect:?}");
+    }
+}
+
 /// The next deadline is the earliest still to expire something: a request's while it waits,
 /// then, once it is answered, the next request's, then a batch's (once complete) until it is
 /// answered; none once nothing waits.
