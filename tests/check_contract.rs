@@ -59,6 +59,41 @@ fn the_text_report_escapes_control_characters_in_ids() {
     assert_eq!(records[0]["reply"]["id"], token.as_str());
 }
 
+/// The readable report of a session escapes its events' ids and methods too: a request left
+/// unanswered (two streams) or timed out (a proxy log) is named by them, which its sender
+/// chose.
+#[test]
+fn the_text_report_escapes_control_characters_in_events() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-hostile-events");
+    std::fs::create_dir_all(&dir).unwrap();
+    let hostile = "\u{7f}\u{9b}31m\u{202e}x";
+    // An escape sequence in a method: a JSON string's `\u001b`, decoded.
+    let method = r"p\u001b[2Jq\u009b";
+    let request = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{hostile}\",\"method\":\"{method}\"}}\n");
+    let s2c = dir.join("s2c.ndjson");
+    std::fs::write(&s2c, "").unwrap();
+    let out = run_check(
+        &["--c2s", "-", "--s2c", s2c.to_str().unwrap()],
+        request.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("unanswered request"), "{text:?}");
+    assert_eq!(terminal_controls(&text), [], "{text:?}");
+
+    let id = serde_json::to_string(&format!("\"{hostile}\"")).unwrap();
+    let log = format!(
+        "{{\"rpcwire_proxy\":{{\"version\":\"0\",\"dialect\":\"mcp\"}}}}\n\
+         {{\"dir\":\"c2s\",\"t_ms\":0,\"kind\":\"request\",\"id\":{id},\"method\":\"{method}\"}}\n\
+         {{\"dir\":\"c2s\",\"t_ms\":9,\"event\":\"timeout\",\"id\":{id},\"method\":\"{method}\"}}\n"
+    );
+    let out = run_check(&["--session-log", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("timeout request"), "{text:?}");
+    assert_eq!(terminal_controls(&text), [], "{text:?}");
+}
+
 /// A record's `offset` is where its message starts in the stream, in bytes, whatever the line
 /// ends: the first byte of its line (ndjson), of its event's first line, comments included
 /// (sse), of its first header line (content-length); an error's is that of the message it is

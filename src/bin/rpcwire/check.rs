@@ -277,7 +277,7 @@ impl Record {
 /// terminal may act on (C0 and C1 controls, DEL, the bidirectional overrides; a JSON string
 /// holds all but the C0 controls raw) escaped as `{:?}` escapes it (`\u{9b}`), the others,
 /// quotes and backslashes of a wire token included, as they are.
-fn shown(text: &str) -> Cow<'_, str> {
+pub(crate) fn shown(text: &str) -> Cow<'_, str> {
     let plain = |c: char| matches!(c, '"' | '\'' | '\\') || c.escape_debug().len() == 1;
     if text.chars().all(plain) {
         return Cow::Borrowed(text);

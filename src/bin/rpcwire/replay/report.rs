@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use rpcwire::Id;
 use serde_json::json;
 
-use crate::check::Record;
+use crate::check::{Record, shown};
 use crate::session::{Dir, Session, Violation};
 
 /// Where the report goes.
@@ -72,11 +72,14 @@ impl<W: Write> Report<W> {
             serde_json::to_writer(&mut self.out, &record)?;
             self.out.write_all(b"\n")
         } else {
+            // The id and the method are the sender's: escaped, as a message's record's are.
             let v = v.map_or("-", Violation::as_str);
             writeln!(
                 self.out,
-                "{} {event} request {id} ({method}): {v}",
-                dir.as_str()
+                "{} {event} request {} ({}): {v}",
+                dir.as_str(),
+                shown(&id),
+                shown(method)
             )
         }
     }
