@@ -44,7 +44,7 @@ pub use sse::{SseCodec, SseControl, SseEncoder, SseItem, SseMessage, SsePayload}
 use crate::encode;
 use crate::frame::{FrameError, Framer};
 use crate::message::{OwnedMessage, OwnedRejection, Reply, ReplyId};
-use crate::{Decoder, ErrorCode, Id, RawJson};
+use crate::{Decoder, ErrorCode, Id, JsonStr, RawJson};
 
 /// `decoder` with the frame limit `max_frame`.
 fn with_frame_limit(decoder: Decoder, max_frame: usize) -> Decoder {
@@ -242,6 +242,26 @@ pub enum Outgoing<'a> {
     /// The error reply a rejected frame or an over-long frame calls for
     /// ([`Incoming::reply`], [`encode::write_reply`]).
     Reply(Reply<'a>),
+    /// The -32601 reply to a request for a method the server does not have, the method in
+    /// `data` as it came ([`encode::write_method_not_found`]).
+    ///
+    /// ```
+    /// use rpcwire::codec::Outgoing;
+    /// use rpcwire::{Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","id":5,"method":"tele\u0070ort"}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// let reply = Outgoing::MethodNotFound { id: req.id, method: req.method }.to_bytes();
+    /// assert_eq!(
+    ///     &reply[..],
+    ///     b"{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32601,\"message\":\"Method not found\",\"data\":\"tele\\u0070ort\"}}\n",
+    /// );
+    /// ```
+    MethodNotFound {
+        /// The request's id.
+        id: Id<'a>,
+        /// The request's method, as decoded ([`Request::method`](crate::Request::method)).
+        method: JsonStr<'a>,
+    },
 }
 
 impl Outgoing<'_> {
@@ -271,6 +291,9 @@ impl Outgoing<'_> {
                 data,
             } => encode::write_error(out, id, code, message, data),
             Outgoing::Reply(reply) => encode::write_reply(out, &reply, None),
+            Outgoing::MethodNotFound { id, method } => {
+                encode::write_method_not_found(out, id, method)
+            }
         }
     }
 
