@@ -125,7 +125,9 @@ impl Scratch {
     /// an integer zero here (serde_json: `-0.0`), and for the rounding of decimals: simd-json
     /// rounds every one correctly, where serde_json without its `float_roundtrip` feature
     /// rounds some a unit or two in the last place off (long ones, and short ones with a large
-    /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units. Both
+    /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units, and
+    /// refuse a decimal this path reads: one of those a unit off past `f64::MAX` rounds out of
+    /// range (`1.7976931348623158e308`, `f64::MAX` here; serde_json: `number out of range`). Both
     /// read values as deep as [`RawJson::new`] and the decoder's default limits let through
     /// (127 levels), and no deeper, whatever limits let a deeper value through (a
     /// [`TypedError`] then): simd-json is held to serde_json's depth, so that a hostile value
@@ -159,7 +161,8 @@ impl Scratch {
             // client can act on. The failure path is cold: read the value again with
             // serde_json, whose answer is taken, so that this path and
             // `deserialize_borrowed` accept the same values (simd-json refuses some that
-            // serde_json reads: a number beyond the range of `f64` in a member `T` ignores).
+            // serde_json reads: a number beyond the range of `f64` in a member `T` ignores),
+            // but for the decimals next to `f64::MAX` that serde_json rounds out of range.
             serde_json::from_slice::<T>(value.as_bytes()).map_err(|e| TypedError {
                 message: e.to_string(),
             })

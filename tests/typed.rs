@@ -208,8 +208,8 @@ fn long_decimals_are_rounded_correctly_on_the_scratch_path() {
 
 /// `Scratch::deserialize` says where its numbers may differ from serde_json's: serde_json
 /// (without `float_roundtrip`) rounds some decimals a unit or two in the last place off, short
-/// ones with a large exponent too (9 divided by an inexact 1e23); the scratch path rounds
-/// them correctly.
+/// ones with a large exponent too (9 divided by an inexact 1e23), and refuses the ones it
+/// rounds past `f64::MAX`; the scratch path rounds them correctly.
 #[test]
 fn where_the_two_paths_round_decimals_differently() {
     let mut scratch = Scratch::new();
@@ -227,6 +227,18 @@ fn where_the_two_paths_round_decimals_differently() {
         let borrowed: f64 = typed::deserialize_borrowed(raw).unwrap();
         let off = borrowed.to_bits().abs_diff(exact);
         assert!(off <= 2, "{n}: {off} units off");
+    }
+    // Next to `f64::MAX`, a unit off is out of range: serde_json refuses what the scratch path
+    // reads (as `RawJson::as_f64` does).
+    for n in ["1.7976931348623158e308", "-1.797693134862315807e308"] {
+        let raw = RawJson::new(n.as_bytes()).unwrap();
+        let x: f64 = scratch.deserialize(raw).unwrap();
+        assert_eq!(x.abs(), f64::MAX, "{n}");
+        let borrowed = typed::deserialize_borrowed::<f64>(raw).unwrap_err();
+        assert!(
+            borrowed.message().contains("number out of range"),
+            "{n}: {borrowed}"
+        );
     }
 }
 
