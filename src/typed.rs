@@ -130,8 +130,10 @@ impl Scratch {
     /// range (`1.7976931348623158e308`, `f64::MAX` here; serde_json: `number out of range`). Both
     /// read values as deep as [`RawJson::new`] and the decoder's default limits let through
     /// (127 levels), and no deeper, whatever limits let a deeper value through (a
-    /// [`TypedError`] then): simd-json is held to serde_json's depth, so that a hostile value
-    /// cannot make it recurse through the caller's stack.
+    /// [`TypedError`] then), but in a member `T` ignores (or keeps as a serde_json
+    /// `RawValue`), which serde_json skips at any depth, in a loop: simd-json is held to
+    /// serde_json's depth, and refuses such a value, which serde_json then reads, so that a
+    /// hostile value cannot make either recurse through the caller's stack.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,

@@ -327,10 +327,16 @@ fn a_duplicated_key_is_refused_by_a_struct_and_the_last_in_a_map() {
 /// `RawJson::new` and the decoder's default limits let through, and no deeper when raised
 /// limits let a deeper value through, arrays and objects alike (simd-json held to serde_json's
 /// depth: at its own limit of 1,024 levels of objects, its recursion took more than a test
-/// thread's 2 MiB of stack in a debug build, an abort). On a thread of its own with a large
-/// stack, so that a regression fails the test instead of aborting the run.
+/// thread's 2 MiB of stack in a debug build, an abort). A member the type ignores is read at
+/// any depth on both paths: simd-json refuses it, and serde_json, whose answer the scratch
+/// path then takes, skips it in a loop. On a thread of its own with a large stack, so that a
+/// regression fails the test instead of aborting the run.
 #[test]
 fn the_depth_each_typed_path_reads() {
+    #[derive(Deserialize)]
+    struct Named {
+        name: String,
+    }
     let arrays = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
     let objects = |depth: usize| format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
     let reads = |text: String| {
@@ -351,6 +357,12 @@ fn the_depth_each_typed_path_reads() {
                 assert_eq!(reads(nested(128)), (false, false));
                 assert_eq!(reads(nested(1024)), (false, false));
                 assert_eq!(reads(nested(1025)), (false, false));
+                // A member the type ignores is skipped at any depth, on both paths.
+                let ignored = format!(r#"{{"name":"x","deep":{}}}"#, nested(1025));
+                let value = RawJson::with_max_depth(ignored.as_bytes(), u32::MAX).unwrap();
+                let scratch: Named = Scratch::new().deserialize(value).unwrap();
+                let borrowed: Named = typed::deserialize_borrowed(value).unwrap();
+                assert_eq!((scratch.name, borrowed.name), ("x".into(), "x".into()));
             }
         })
         .unwrap()
