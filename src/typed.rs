@@ -63,8 +63,10 @@ impl core::fmt::Display for TypedError {
 
 impl std::error::Error for TypedError {}
 
-/// A reusable scratch area for simd-json: one per connection, so typed access allocates
-/// nothing in steady state.
+/// A reusable scratch area for simd-json: one per connection, so that in steady state typed
+/// access allocates only what `T` holds and the tape simd-json builds for each value (one
+/// allocation of 24 bytes a structural character on a 64-bit target, six times the index's
+/// room, freed once the value is read rather than kept).
 ///
 /// It keeps its buffers between values (a copy of the value, and simd-json's three: the value
 /// again, padded, its strings, and an index of its structural characters, 4 bytes each), each

@@ -233,3 +233,27 @@ fn zero_allocations_per_sse_event_with_an_id() {
     assert_eq!(n, 20_000);
     assert_eq!(framer.last_event_id(), Some(&b"stream-1/19999"[..]));
 }
+
+/// `typed::Scratch`, as its docs say: in steady state, a value read into a `T` that holds
+/// nothing on the heap costs one allocation, simd-json's tape of it (which simd-json builds
+/// anew for each value), and nothing of the scratch area's own.
+#[cfg(feature = "serde")]
+#[test]
+fn one_allocation_per_value_read_on_the_typed_scratch() {
+    #[derive(serde::Deserialize)]
+    struct Add {
+        a: f64,
+        b: i64,
+        exact: bool,
+    }
+    let mut scratch = rpcwire::typed::Scratch::new();
+    let value = rpcwire::RawJson::new(br#"{"a":1.5,"b":-2,"exact":true,"note":"x"}"#).unwrap();
+    let warm: Add = scratch.deserialize(value).unwrap();
+    assert!(warm.exact);
+    let before = allocations();
+    for _ in 0..1000 {
+        let add: Add = scratch.deserialize(value).unwrap();
+        assert_eq!((add.a, add.b), (1.5, -2));
+    }
+    assert_eq!(allocations() - before, 1000);
+}
