@@ -3,6 +3,7 @@
 
 mod common;
 
+use proptest::strategy::{Just, Strategy};
 use rpcwire::mcp::{
     self, Cancelled, MetaKey, MetaKeyError, Progress, RequestMeta, ResultType, Task,
 };
@@ -781,4 +782,143 @@ fn negotiate_answers_the_requested_version_or_the_latest_with_initialize() {
     let answer = negotiate(&requested, &supported).unwrap();
     drop(requested);
     assert!(std::ptr::eq(answer, supported[0]));
+}
+
+/// Generated `params` of one of the three notifications (`method`, an index into `METHODS`):
+/// members under the keys its extractor reads (some spelled with escapes) and another, each
+/// as `((name, spelling), value text)`.
+fn params_of(
+    method: usize,
+) -> impl Strategy<Value = Vec<((&'static str, &'static str), &'static str)>> {
+    use proptest::prelude::*;
+    let keys = [
+        vec![
+            ("requestId", r#""requestId""#),
+            ("requestId", r#""request\u0049d""#),
+            ("reason", r#""reason""#),
+        ],
+        vec![
+            ("progressToken", r#""progressToken""#),
+            ("progressToken", r#""progress\u0054oken""#),
+            ("progress", r#""progress""#),
+            ("total", r#""total""#),
+            ("message", r#""message""#),
+        ],
+        vec![
+            ("taskId", r#""taskId""#),
+            ("status", r#""status""#),
+            ("status", r#""st\u0061tus""#),
+        ],
+    ];
+    let mut keys = keys[method].clone();
+    keys.push(("other", r#""other""#));
+    let value = prop::sample::select(vec![
+        "1",
+        "-0",
+        "-7",
+        "1.5",
+        "1e2",
+        "123456789012345678901234567890",
+        "1e400",
+        "null",
+        "true",
+        r#""a""#,
+        r#""""#,
+        r#""a\"b""#,
+        r#""completed""#,
+        r#""c\u006fmpleted""#,
+        r#""failed""#,
+        r#""cancelled""#,
+        r#""working""#,
+        r#""input_required""#,
+        "[]",
+        "{}",
+        r#"[1,"x"]"#,
+        r#"{"requestId":1}"#,
+    ]);
+    proptest::collection::vec((prop::sample::select(keys), value), 0..5)
+}
+
+/// The notifications whose extractors `extractors_follow_their_docs_on_generated_params` tries.
+const METHODS: [&str; 3] = [
+    mcp::methods::CANCELLED,
+    mcp::methods::PROGRESS,
+    mcp::methods::TASKS_STATUS,
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// `Cancelled`, `Progress` and `Task` against a model of their docs, on generated params
+    /// (the tests above each try a few hand-made ones): members of every type, given once,
+    /// twice, or under an escaped spelling of the key, with whitespace around them. A member
+    /// the extractor needs must be there once and of its type (a request id or progress token:
+    /// a string or an integer); an optional one given twice or of another type reads as none
+    /// (`reason`, `status`) or makes the notification malformed (`total`, `message`).
+    #[test]
+    fn extractors_follow_their_docs_on_generated_params(
+        (method, members) in (0..3usize).prop_flat_map(|m| (Just(m), params_of(m))),
+    ) {
+        let body: Vec<_> = members.iter().map(|((_, k), v)| format!(" {k} :\t{v} ")).collect();
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"{}","params":{{{}}}}}"#,
+            METHODS[method],
+            body.join(",")
+        );
+        let n = notification(frame.as_bytes());
+        // `Some(None)` when absent, `None` when given more than once.
+        let once = |name: &str| {
+            let mut found = members.iter().filter(|((k, _), _)| *k == name).map(|(_, v)| *v);
+            match (found.next(), found.next()) {
+                (first, None) => Some(first),
+                _ => None,
+            }
+        };
+        let is_string = |v: &str| v.starts_with('"');
+        let is_id = |v: &str| is_string(v) || (v.parse::<f64>().is_ok() && !v.contains(['.', 'e']));
+        let number = |v: &str| v.parse::<f64>().ok().filter(|f| f.is_finite());
+        let string = |v: &str| serde_json::from_str::<String>(v).unwrap();
+        match method {
+            0 => {
+                let read = Cancelled::from_notification(&n)
+                    .map(|c| (c.request_id.raw().to_vec(), c.reason.map(|r| r.decode().into_owned())));
+                let model = once("requestId").flatten().filter(|v| is_id(v)).map(|id| {
+                    let reason = once("reason").flatten().filter(|v| is_string(v)).map(string);
+                    (id.as_bytes().to_vec(), reason)
+                });
+                proptest::prop_assert_eq!(read, model, "{}", frame);
+            }
+            1 => {
+                let read = Progress::from_notification(&n).map(|p| {
+                    (p.token.raw().to_vec(), p.progress, p.total, p.message.map(|m| m.decode().into_owned()))
+                });
+                let model = (|| {
+                    let token = once("progressToken")??;
+                    let progress = number(once("progress")??)?;
+                    let total = match once("total")? {
+                        None => None,
+                        Some(v) => Some(number(v)?),
+                    };
+                    let message = match once("message")? {
+                        None => None,
+                        Some(v) => Some(string(Some(v).filter(|v| is_string(v))?)),
+                    };
+                    is_id(token).then(|| (token.as_bytes().to_vec(), progress, total, message))
+                })();
+                proptest::prop_assert_eq!(read, model, "{}", frame);
+            }
+            _ => {
+                let read = Task::from_notification(&n)
+                    .map(|t| (t.id.raw().to_vec(), t.status.map(|s| s.decode().into_owned()), t.is_terminal()));
+                let model = once("taskId").flatten().filter(|v| is_string(v)).map(|id| {
+                    let status = once("status").flatten().filter(|v| is_string(v)).map(string);
+                    let terminal = status
+                        .as_deref()
+                        .is_some_and(|s| ["completed", "failed", "cancelled"].contains(&s));
+                    (id.as_bytes().to_vec(), status, terminal)
+                });
+                proptest::prop_assert_eq!(read, model, "{}", frame);
+            }
+        }
+    }
 }
