@@ -475,9 +475,17 @@ impl<'a> RawJson<'a> {
         parse_i64(self.bytes)
     }
 
-    /// The number, when this value is a number that `f64` can hold (rounding as usual; one
-    /// beyond its range, `1e400`, is `None`, as serde_json refuses it). A member of a lazily
-    /// validated object is only delimited, so the number's spelling is checked here too.
+    /// The number, when this value is a number that `f64` can hold, correctly rounded; one
+    /// beyond its range, `1e400`, is `None`, as serde_json refuses it. (A decimal that rounds
+    /// to `f64::MAX`, `1.7976931348623158e308`, is `f64::MAX`, where serde_json, rounding
+    /// some decimals a unit off, refuses it.) A member of a lazily validated object is only
+    /// delimited, so the number's spelling is checked here too.
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// assert_eq!(RawJson::new(b"1.7976931348623158e308").unwrap().as_f64(), Some(f64::MAX));
+    /// assert_eq!(RawJson::new(b"1e400").unwrap().as_f64(), None);
+    /// ```
     pub fn as_f64(&self) -> Option<f64> {
         let b = self.bytes;
         if scan::scalar::number_end(b, 0) != Ok(b.len()) {
