@@ -182,10 +182,11 @@ pub struct Cancelled<'a> {
 }
 
 impl<'a> Cancelled<'a> {
-    /// Reads a `notifications/cancelled` notification; `None` for another method or a
-    /// malformed one (no `requestId`, one that is not a string or an integer, or one given
-    /// twice, which peers may read either way — such a notification is ignored, never
-    /// answered).
+    /// Reads a `notifications/cancelled` notification; `None` for another method, for one
+    /// that names no request (no `requestId`: malformed, but under 2025-11-25, which leaves it
+    /// optional for tasks, cancelled with `tasks/cancel` instead), and for a malformed one (a
+    /// `requestId` that is not a string or an integer, or one given twice, which peers may
+    /// read either way). Such a notification cancels nothing, and is never answered.
     ///
     /// ```
     /// use rpcwire::{mcp::Cancelled, Decoder, Message};
