@@ -313,38 +313,13 @@ fn sse_event_starts(input: &[u8]) -> Vec<u64> {
     starts
 }
 
-fn sse_bytes() -> impl Strategy<Value = Vec<u8>> {
-    let tokens = proptest::sample::select(vec![
-        &b"data"[..],
-        b"data: ",
-        b"id",
-        b"event",
-        b"retry",
-        b":",
-        b" ",
-        b"\r",
-        b"\n",
-        b"\r\n",
-        b"\n\n",
-        b"\0",
-        b"x",
-        b"7",
-        b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-        b"\xEF\xBB\xBF",
-        b"\xEF",
-        b"\xBB\xBF",
-        b"message",
-    ]);
-    proptest::collection::vec(tokens, 0..50).prop_map(|t| t.concat())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
     /// Any stream in one read, one byte at a time and in random pieces, with or without the
     /// empty events: the same events, at the same offsets (each where an event starts).
     #[test]
     fn sse_framer_any_reads_same_events_and_offsets(
-        input in sse_bytes(),
+        input in common::sse_stream_bytes(),
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6),
         limit in 0usize..24,
         empty in any::<bool>(),
@@ -426,42 +401,13 @@ fn cl_read(framer: &mut rpcwire::ContentLengthFramer, chunks: &[&[u8]]) -> ClRea
     (out, framer.consumed(), framer.is_failed())
 }
 
-fn cl_bytes() -> impl Strategy<Value = Vec<u8>> {
-    let tokens = proptest::sample::select(vec![
-        &b"Content-Length: 2\r\n"[..],
-        b"content-length:0\r\n",
-        b"Content-Length: 12\r\n",
-        b"Content-Type: x\r\n",
-        b"Content-Type: a/b; charset=latin1\r\n",
-        b"Content-Type: a/b;charset=\"utf-8\"\r\n",
-        b"charset=",
-        b";",
-        b"\"",
-        b"Content-Length",
-        b":",
-        b" ",
-        b"\t",
-        b"+",
-        b"-",
-        b"1",
-        b"0",
-        b"\r",
-        b"\n",
-        b"\r\n",
-        b"\r\n\r\n",
-        b"{}",
-        b"xxxxxxxxxxxx",
-    ]);
-    proptest::collection::vec(tokens, 0..30).prop_map(|t| t.concat())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
     /// Any stream in one read, one byte at a time and in random pieces: the same bodies and
     /// errors at the same offsets.
     #[test]
     fn content_length_framer_any_reads_same_frames_and_offsets(
-        input in cl_bytes(),
+        input in common::content_length_stream_bytes(),
         cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6),
         max_frame in 0usize..16,
         max_bytes in 0usize..64,

@@ -138,19 +138,23 @@ fn by_decode_and_chunk(chunks: &[&[u8]], max: usize, by_chunk: &[bool]) -> Vec<I
     out
 }
 
-/// The frames (and over-long lines) of `Framer::frames`, read by read; no offsets.
-fn by_frames(chunks: &[&[u8]], max: usize) -> Vec<Result<Vec<u8>, u64>> {
+/// The frames (and over-long lines) of `Framer::frames`, read by read, each frame at the
+/// offset the iterator gives (`Frames::last_offset`).
+fn by_frames(chunks: &[&[u8]], max: usize) -> Vec<Item> {
     let mut framer = LineFramer::new(max);
     let mut buf = BytesMut::new();
     let mut out = vec![];
     for (i, chunk) in chunks.iter().enumerate() {
         buf.extend_from_slice(chunk);
         let eof = i + 1 == chunks.len();
-        out.extend(
-            framer
-                .frames(&mut buf, eof)
-                .map(|r| r.map(|f| f.to_vec()).map_err(|e| e.offset())),
-        );
+        let mut frames = framer.frames(&mut buf, eof);
+        while let Some(frame) = frames.next() {
+            out.push(
+                frame
+                    .map(|f| (frames.last_offset(), f.to_vec()))
+                    .map_err(|e| e.offset()),
+            );
+        }
     }
     out
 }
@@ -227,7 +231,6 @@ proptest! {
         prop_assert_eq!(&by_next_decoded(Lines::new(&input, max), &decoder), &want);
         // A decoder whose own limit is higher (the lines' limit applies to the lines).
         prop_assert_eq!(&by_next_decoded(Lines::new(&input, max), &Decoder::mcp()), &want);
-        let frames: Vec<_> = want.iter().map(|item| item.clone().map(|(_, f)| f)).collect();
         let with_blanks = model(&input, max, true);
         let bytes: Vec<&[u8]> = input.chunks(1).collect();
         for chunks in [vec![&input[..]], bytes, pieces(&input, &cuts)] {
@@ -243,7 +246,7 @@ proptest! {
                 &by_decode_and_chunk(&chunks, max, &by_chunk), &want,
                 "decode and decode_chunk {:?}", chunks
             );
-            prop_assert_eq!(&by_frames(&chunks, max), &frames, "frames {:?}", chunks);
+            prop_assert_eq!(&by_frames(&chunks, max), &want, "frames {:?}", chunks);
             #[cfg(feature = "tokio")]
             prop_assert_eq!(&codecs::by_line_codec(&chunks, max), &want, "LineCodec {:?}", chunks);
         }
@@ -301,7 +304,7 @@ mod codecs {
     use rpcwire::Decoder;
     use rpcwire::codec::{ContentLengthCodec, Incoming, LineCodec, SseCodec};
 
-    use super::common::{io_error, read_framed};
+    use super::common::{content_length_stream_bytes, io_error, read_framed, sse_stream_bytes};
     use super::{Item, pieces};
 
     /// The items of a `LineCodec` of limit `max` as [`Item`]s: a message's or a rejected
@@ -317,47 +320,6 @@ mod codecs {
         read_framed(codec, chunks, item).0
     }
 
-    fn content_length_bytes() -> impl Strategy<Value = Vec<u8>> {
-        let tokens = proptest::sample::select(vec![
-            &b"Content-Length: 2\r\n"[..],
-            b"content-length:0\r\n",
-            b"Content-Length: 30\r\n",
-            b"Content-Type: a/b; charset=latin1\r\n",
-            b":",
-            b" ",
-            b"1",
-            b"\r",
-            b"\n",
-            b"\r\n",
-            b"\r\n\r\n",
-            b"{}",
-            br#"{"jsonrpc":"2.0","method":"m"}"#,
-            b"xxxxxxxxxxxx",
-        ]);
-        proptest::collection::vec(tokens, 0..30).prop_map(|t| t.concat())
-    }
-
-    fn sse_bytes() -> impl Strategy<Value = Vec<u8>> {
-        let tokens = proptest::sample::select(vec![
-            &b"data"[..],
-            b"data: ",
-            b"id",
-            b"event",
-            b"retry",
-            b":",
-            b" ",
-            b"\r",
-            b"\n",
-            b"\r\n",
-            b"\n\n",
-            b"7",
-            b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-            br#"{"jsonrpc":"2.0","method":"m"}"#,
-            b"endpoint",
-        ]);
-        proptest::collection::vec(tokens, 0..50).prop_map(|t| t.concat())
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1000))]
         /// The SSE and `Content-Length` codecs, as the line codec: any stream in one read,
@@ -365,8 +327,8 @@ mod codecs {
         /// same offsets, and for SSE the same state at the end.
         #[test]
         fn sse_and_content_length_codecs_in_any_reads(
-            content_length in content_length_bytes(),
-            sse in sse_bytes(),
+            content_length in content_length_stream_bytes(),
+            sse in sse_stream_bytes(),
             cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
             max in prop_oneof![0usize..16, 28usize..34],
         ) {

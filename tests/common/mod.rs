@@ -512,3 +512,69 @@ pub fn outgoing_cases() -> Vec<(
         })
         .collect()
 }
+
+/// Bytes that make SSE streams of every sort, for property tests of the SSE framer and codec:
+/// fields, comments, the three line ends, NULs and byte order marks (whole and cut), a
+/// message's data and an event type other than `message`.
+pub fn sse_stream_bytes() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::strategy::Strategy as _;
+    let tokens = proptest::sample::select(vec![
+        &b"data"[..],
+        b"data: ",
+        b"id",
+        b"event",
+        b"retry",
+        b":",
+        b" ",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b"\n\n",
+        b"\0",
+        b"x",
+        b"7",
+        b"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        b"\xEF\xBB\xBF",
+        b"\xEF",
+        b"\xBB\xBF",
+        b"message",
+        b"endpoint",
+        br#"{"jsonrpc":"2.0","method":"m"}"#,
+    ]);
+    proptest::collection::vec(tokens, 0..50).prop_map(|t| t.concat())
+}
+
+/// Bytes that make `Content-Length` streams of every sort, for property tests of its framer
+/// and codec: headers well and badly spelt, charsets, signs, the three line ends, and bodies,
+/// among them a message of 30 bytes that `Content-Length: 30` frames whole.
+pub fn content_length_stream_bytes() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::strategy::Strategy as _;
+    let tokens = proptest::sample::select(vec![
+        &b"Content-Length: 2\r\n"[..],
+        b"content-length:0\r\n",
+        b"Content-Length: 12\r\n",
+        b"Content-Length: 30\r\n",
+        b"Content-Type: x\r\n",
+        b"Content-Type: a/b; charset=latin1\r\n",
+        b"Content-Type: a/b;charset=\"utf-8\"\r\n",
+        b"charset=",
+        b";",
+        b"\"",
+        b"Content-Length",
+        b":",
+        b" ",
+        b"\t",
+        b"+",
+        b"-",
+        b"1",
+        b"0",
+        b"\r",
+        b"\n",
+        b"\r\n",
+        b"\r\n\r\n",
+        b"{}",
+        b"xxxxxxxxxxxx",
+        br#"{"jsonrpc":"2.0","method":"m"}"#,
+    ]);
+    proptest::collection::vec(tokens, 0..30).prop_map(|t| t.concat())
+}
