@@ -5,6 +5,7 @@
 
 mod held_bytes;
 
+#[cfg(feature = "serde")]
 use held_bytes::held;
 
 #[global_allocator]
