@@ -1,6 +1,6 @@
 //! Request ids: the exact wire token, its parsed form, and an owned copy.
 
-use smallvec::SmallVec;
+use crate::inline_bytes::InlineBytes;
 
 use crate::json::{JsonStr, is_integer_token, parse_i64};
 
@@ -144,11 +144,12 @@ impl<'a> Id<'a> {
         }
     }
 
-    /// An owned copy (inline, no allocation, for tokens up to 22 bytes).
+    /// An owned copy (inline, no allocation, for tokens up to 38 bytes: a UUID string id
+    /// with its quotes).
     pub fn to_owned_id(&self) -> IdBuf {
+        debug_assert_eq!(kind_of_valid_token(self.raw), self.kind);
         IdBuf {
-            raw: SmallVec::from_slice(self.raw),
-            kind: self.kind,
+            raw: InlineBytes::new(self.raw),
         }
     }
 }
@@ -165,8 +166,8 @@ impl core::fmt::Display for Id<'_> {
     }
 }
 
-/// An owned id: the wire token kept inline for typical sizes (no heap allocation up to 22
-/// bytes), plus its kind. [`Id::to_owned_id`] (or `IdBuf::from(id)`) makes one;
+/// An owned id: the wire token kept inline for typical sizes (no heap allocation up to 38
+/// bytes, which a UUID string id with its quotes takes), plus its kind. [`Id::to_owned_id`] (or `IdBuf::from(id)`) makes one;
 /// [`as_id`](Self::as_id) borrows it back, as the [`encode`](crate::encode) writers take it.
 ///
 /// ```
@@ -183,17 +184,19 @@ impl core::fmt::Display for Id<'_> {
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct IdBuf {
-    raw: SmallVec<[u8; 22]>,
-    kind: IdKind,
+    /// A valid token. Its kind is not kept: it follows from the token, and without it the
+    /// 38 bytes of a UUID string id with its quotes fit in the 40 an `IdBuf` takes.
+    raw: InlineBytes<38>,
 }
 
 impl IdBuf {
     /// Borrows this id.
     #[inline]
     pub fn as_id(&self) -> Id<'_> {
+        let raw = self.raw.as_slice();
         Id {
-            raw: &self.raw,
-            kind: self.kind,
+            raw,
+            kind: kind_of_valid_token(raw),
         }
     }
 
@@ -201,9 +204,21 @@ impl IdBuf {
     pub fn from_i64(n: i64) -> IdBuf {
         let mut b = itoa::Buffer::new();
         IdBuf {
-            raw: SmallVec::from_slice(b.format(n).as_bytes()),
-            kind: IdKind::Integer,
+            raw: InlineBytes::new(b.format(n).as_bytes()),
         }
+    }
+}
+
+/// The kind of a token known to be a valid id (as the decoder and [`Id::from_token`] find
+/// it: a string has escapes exactly when it holds a backslash).
+#[inline]
+fn kind_of_valid_token(raw: &[u8]) -> IdKind {
+    match raw.first() {
+        Some(b'"') => IdKind::String {
+            has_escapes: memchr::memchr(b'\\', raw).is_some(),
+        },
+        Some(b'n') => IdKind::Null,
+        _ => Id::number_kind(raw),
     }
 }
 
@@ -235,8 +250,7 @@ impl From<crate::pending::Token> for IdBuf {
     fn from(token: crate::pending::Token) -> Self {
         let mut b = itoa::Buffer::new();
         IdBuf {
-            raw: SmallVec::from_slice(b.format(token.get()).as_bytes()),
-            kind: IdKind::Integer,
+            raw: InlineBytes::new(b.format(token.get()).as_bytes()),
         }
     }
 }

@@ -17,17 +17,23 @@ use smallvec::SmallVec;
 
 use crate::error::ErrorCode;
 use crate::id::{Id, IdBuf, IdKind};
+use crate::inline_bytes::InlineBytes;
 
 /// The canonical form of an id: a type tag and the normalized value. Inline (no allocation)
-/// for typical ids.
+/// for typical ids: numbers, strings of up to 29 bytes, and UUID strings
+/// (`"0f8fad5b-d9cb-469f-a165-70867728950e"`, whose 36 characters pack into 16 bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct IdKey(SmallVec<[u8; 24]>);
+pub struct IdKey(InlineBytes<30>);
+
+/// Where a key is built, before it is frozen into an [`IdKey`]: on the stack up to 64 bytes
+/// (any string id of up to 63 bytes, decoded, and any number the frame spells in fewer).
+type KeyScratch = SmallVec<[u8; 64]>;
 
 impl IdKey {
     /// The length of the key's canonical form, in bytes (about the id's token length): for
     /// a caller bounding the memory of the keys it keeps.
     pub fn encoded_len(&self) -> usize {
-        self.0.len()
+        self.0.as_slice().len()
     }
 
     /// The key of `id` under the strict rules.
@@ -37,31 +43,61 @@ impl IdKey {
 
     /// The key of `id`; with `lenient`, a string holding a JSON number keys as that number.
     pub fn with(id: Id<'_>, lenient: bool) -> IdKey {
-        let mut key = SmallVec::new();
+        let mut key = KeyScratch::new();
         match id.kind() {
             IdKind::Null => key.push(b'z'),
             IdKind::Integer | IdKind::Number => push_number(&mut key, id.raw()),
             IdKind::String { .. } => {
                 let s = id.as_str().expect("a string id");
-                let mut decoded = SmallVec::<[u8; 24]>::new();
+                let mut decoded = KeyScratch::new();
                 s.extend_wtf8(&mut decoded);
                 let is_number = lenient
                     && crate::scan::scalar::number_end(&decoded, 0).ok() == Some(decoded.len());
                 if is_number {
                     push_number(&mut key, &decoded);
+                } else if let Some((tag, packed)) = pack_uuid(&decoded) {
+                    key.push(tag);
+                    key.extend_from_slice(&packed);
                 } else {
                     key.push(b's');
                     key.extend_from_slice(&decoded);
                 }
             }
         }
-        IdKey(key)
+        IdKey(InlineBytes::new(&key))
     }
+}
+
+/// A string in UUID form (RFC 9562 §4: 8-4-4-4-12 hex digits), all its letters lowercase
+/// (tag `u`) or all uppercase (tag `U`), as its 16 bytes: the key of a UUID string id then
+/// fits inline. Each tag's strings and byte arrays correspond one to one, so two string ids
+/// have equal keys exactly when they are equal (one in mixed case keys as any string, `s`).
+fn pack_uuid(s: &[u8]) -> Option<(u8, [u8; 16])> {
+    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+    if s.len() != 36 || HYPHENS.iter().any(|&at| s[at] != b'-') {
+        return None;
+    }
+    let lower = !s.iter().any(u8::is_ascii_uppercase);
+    let upper = !s.iter().any(u8::is_ascii_lowercase);
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' if lower => Some(c - b'a' + 10),
+        b'A'..=b'F' if upper => Some(c - b'A' + 10),
+        _ => None,
+    };
+    let mut packed = [0u8; 16];
+    let mut digits = s.iter().filter(|&&c| c != b'-');
+    for byte in &mut packed {
+        let (high, low) = (*digits.next()?, *digits.next()?);
+        *byte = (nibble(high)? << 4) | nibble(low)?;
+    }
+    // Digits only (no letter at all) is both; it keys as lowercase.
+    Some((if lower { b'u' } else { b'U' }, packed))
 }
 
 /// Appends `n` + the number normalized as sign, significant digits and exponent, so that
 /// numerically equal spellings give equal keys.
-fn push_number(key: &mut SmallVec<[u8; 24]>, token: &[u8]) {
+fn push_number(key: &mut KeyScratch, token: &[u8]) {
     key.push(b'n');
     let (negative, rest) = match token.strip_prefix(b"-") {
         Some(r) => (true, r),
@@ -119,7 +155,7 @@ fn push_number(key: &mut SmallVec<[u8; 24]>, token: &[u8]) {
 /// Appends `shift ± exponent` in decimal, exactly: `exponent` is the digits of a JSON
 /// exponent, of any length (a frame may spell `1e99999999999999999999`, and such ids must not
 /// collide). `shift` is below 2^33 in magnitude (a frame's length).
-fn push_sum(key: &mut SmallVec<[u8; 24]>, shift: i64, negative: bool, exponent: &[u8]) {
+fn push_sum(key: &mut KeyScratch, shift: i64, negative: bool, exponent: &[u8]) {
     let exponent = match exponent.iter().position(|&d| d != b'0') {
         Some(first) => &exponent[first..],
         None => &exponent[..0],
@@ -277,7 +313,7 @@ struct Entry<T> {
 }
 
 /// What an entry's id counts against [`InFlight::max_bytes`]: its spelling and its key, the
-/// two copies the table keeps (inline up to about 22 bytes, on the heap beyond).
+/// two copies the table keeps (inline up to 38 and 30 bytes, on the heap beyond).
 fn id_cost(id: Id<'_>, key: &IdKey) -> usize {
     id.raw().len() + key.encoded_len()
 }

@@ -195,6 +195,7 @@ pub mod frame;
 pub mod headers;
 mod id;
 mod inflight;
+mod inline_bytes;
 mod json;
 mod limits;
 pub mod mcp;

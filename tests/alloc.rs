@@ -130,12 +130,52 @@ fn zero_allocations_per_request_reply_cycle() {
     assert_eq!(allocations() - before, 0);
 }
 
+/// A peer's requests with UUID string ids (38 bytes with their quotes) go in and out of
+/// `InFlight` without an allocation: its key and its kept spelling hold them inline.
+#[test]
+fn zero_allocations_per_peer_request_with_a_uuid_id() {
+    use rpcwire::{Id, InFlight};
+    let mut peer = InFlight::new(1024);
+    let ids: Vec<String> = (0..64u32)
+        .map(|i| format!(r#""{i:08x}-d9cb-469f-A165-70867728950e""#).to_uppercase())
+        .chain((0..64u32).map(|i| format!(r#""{i:08x}-d9cb-469f-a165-70867728950e""#)))
+        .collect();
+    let mut cycle = |i: usize| {
+        let id = Id::from_token(ids[i % ids.len()].as_bytes()).unwrap();
+        peer.insert(id, i).unwrap();
+        assert_eq!(peer.remove(id).map(|(_, v)| v), Some(i));
+    };
+    for i in 0..1000 {
+        cycle(i);
+    }
+    let before = allocations();
+    for i in 1000..101_000 {
+        cycle(i);
+    }
+    assert_eq!(allocations() - before, 0);
+}
+
 /// A proxy's cycle through the id remapper (a client's request with a progress token
 /// forwarded, the upstream's progress and reply routed back) allocates nothing in steady state
 /// for a request that is not task-augmented: looking for `params.task` and for task results
 /// costs no allocation.
 #[test]
 fn zero_allocations_per_remapped_request() {
+    remapped_request_cycle_allocates_nothing(
+        br#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"name":"t","arguments":{"a":[1,2]},"_meta":{"progressToken":"p-1"}}}"#,
+    );
+}
+
+/// The same with a UUID string id and progress token (38 bytes with their quotes), which the
+/// client's key, its kept id and its kept token hold inline.
+#[test]
+fn zero_allocations_per_remapped_request_with_uuid_ids() {
+    remapped_request_cycle_allocates_nothing(
+        br#"{"jsonrpc":"2.0","id":"0f8fad5b-d9cb-469f-a165-70867728950e","method":"tools/call","params":{"name":"t","arguments":{"a":[1,2]},"_meta":{"progressToken":"7C9E6679-7425-40DE-944B-E07FC1F90AE7"}}}"#,
+    );
+}
+
+fn remapped_request_cycle_allocates_nothing(request: &[u8]) {
     use rpcwire::{IdRemapper, Message};
     let client_side = Decoder::mcp();
     let upstream_side = Decoder::mcp_client();
@@ -143,7 +183,6 @@ fn zero_allocations_per_remapped_request() {
     let mut up = BytesMut::with_capacity(1 << 12);
     let mut down = BytesMut::with_capacity(1 << 12);
     let mut line = Vec::with_capacity(1 << 12);
-    let request = br#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"name":"t","arguments":{"a":[1,2]},"_meta":{"progressToken":"p-1"}}}"#;
     let mut cycle = |i: u64| {
         up.clear();
         down.clear();

@@ -358,6 +358,47 @@ proptest::proptest! {
         proptest::prop_assert_ne!(key(a.as_bytes()), key(next.as_bytes()), "{} != {}", a, next);
     }
 
+    /// UUID strings key in 16 packed bytes when their letters are all of one case: two
+    /// string ids near that form (letters of either case, a hyphen moved or missing, a
+    /// character escaped, a non-hex letter) have equal keys exactly when serde_json reads the
+    /// same string from both, lenient or not.
+    #[test]
+    fn uuid_shaped_string_keys_match_exactly_the_equal_strings(
+        base in "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+        lower in proptest::bool::ANY,
+        edits in proptest::collection::vec((0usize..36, 0u8..6), 0..3),
+    ) {
+        let base = if lower { base.to_lowercase() } else { base };
+        let mut other: Vec<char> = base.chars().collect();
+        let mut escaped = vec![false; other.len()];
+        for (at, op) in edits {
+            let at = at % other.len();
+            match op {
+                0 if other[at].is_ascii_lowercase() => other[at] = other[at].to_ascii_uppercase(),
+                0 => other[at] = other[at].to_ascii_lowercase(),
+                1 => escaped[at] = true,
+                2 => other[at] = if other[at] == 'f' { '0' } else { 'f' },
+                3 => other[at] = 'g',
+                4 => { other.remove(at); escaped.remove(at); }
+                _ => { other.insert(at, '-'); escaped.insert(at, false); }
+            }
+        }
+        let spelled: String = other
+            .iter()
+            .zip(&escaped)
+            .map(|(&c, &e)| if e { format!("\\u{:04X}", c as u32) } else { c.to_string() })
+            .collect();
+        let a = format!("\"{base}\"");
+        let b = format!("\"{spelled}\"");
+        let read = |t: &str| serde_json::from_str::<String>(t).unwrap();
+        let equal = read(&a) == read(&b);
+        proptest::prop_assert_eq!(key(a.as_bytes()) == key(b.as_bytes()), equal, "{} vs {}", a, b);
+        let lenient = |t: &[u8]| IdKey::with(Id::from_token(t).unwrap(), true);
+        proptest::prop_assert_eq!(lenient(a.as_bytes()) == lenient(b.as_bytes()), equal, "{} vs {}", a, b);
+        // A string id never keys as a number or as null.
+        proptest::prop_assert_ne!(key(a.as_bytes()), key(b"0"));
+    }
+
     /// Plain integers take a shortcut to their key; spelled with a fraction or an exponent
     /// they take the general path. Both must give the same key.
     #[test]

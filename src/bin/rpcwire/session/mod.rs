@@ -220,9 +220,9 @@ pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 ///
 /// Each waiting request costs memory beyond the bytes [`MAX_IN_FLIGHT_BYTES`] counts: its
 /// slot in the table of requests waiting, 136 bytes ([`Waiting`] and the id's key and
-/// spelling, inline up to about 22 bytes), in a table of a power of two slots at most 7/8
-/// full (less than half just after it grows), which holds its old slots beside the new ones
-/// while it grows: up to about 480 bytes a
+/// spelling, inline up to 30 and 38 bytes: a UUID string id fits), in a table of a power of
+/// two slots at most 7/8 full (less than half just after it grows), which holds its old
+/// slots beside the new ones while it grows: up to about 480 bytes a
 /// request (`tests/proxy_rss.rs` holds it to that). A request with a progress token costs up
 /// to about 180 bytes more (its boxed key, and its entry among the tokens active, in a table
 /// of its own), and one with a deadline (`--timeout-ms`) up to about 150 more. At 2^20 a
