@@ -74,11 +74,21 @@ pub fn filter_tools_list(reply: &[u8], tools: &mut HashMap<String, ToolHeaders>)
                 tools.insert(name.decode().into_owned(), headers);
                 kept.push(tool);
             }
-            (name, Some(Err(invalid))) => println!(
-                "tools/list: warning: tool {:?} dropped: {invalid}",
-                name.map_or("(unnamed)".into(), |n| n.decode())
-            ),
-            _ => {
+            // A tool listed again without valid annotations (after
+            // `notifications/tools/list_changed`) has none to mirror: its old ones go.
+            (name, Some(Err(invalid))) => {
+                if let Some(name) = name {
+                    tools.remove(&*name.decode());
+                }
+                println!(
+                    "tools/list: warning: tool {:?} dropped: {invalid}",
+                    name.map_or("(unnamed)".into(), |n| n.decode())
+                );
+            }
+            (name, _) => {
+                if let Some(name) = name {
+                    tools.remove(&*name.decode());
+                }
                 println!("tools/list: a tool without a name or schema kept as it is");
                 kept.push(tool);
             }

@@ -2102,3 +2102,32 @@ fn streamable_http_refuses_two_session_ids() {
         200
     );
 }
+
+/// `examples/http_headers.rs`'s bridge, reading a later `tools/list` (after
+/// `notifications/tools/list_changed`) in which a tool it kept has become invalid or lost its
+/// schema, forgets that tool's annotations: it kept mirroring the old ones for a tool its client
+/// no longer sees, and its server checked calls against them.
+#[test]
+fn http_headers_bridge_forgets_a_tool_no_longer_valid() {
+    let mut tools = std::collections::HashMap::new();
+    let list = |tools_json: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{tools_json}]}}}}"#)
+    };
+    let valid =
+        r#"{"name":"a","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}}"#;
+    http_headers::filter_tools_list(list(valid).as_bytes(), &mut tools);
+    assert!(tools.contains_key("a"));
+    let invalid =
+        r#"{"name":"a","inputSchema":{"properties":{"r":{"type":"number","x-mcp-header":"R"}}}}"#;
+    http_headers::filter_tools_list(list(invalid).as_bytes(), &mut tools);
+    assert!(
+        !tools.contains_key("a"),
+        "a dropped tool's annotations are kept"
+    );
+    http_headers::filter_tools_list(list(valid).as_bytes(), &mut tools);
+    http_headers::filter_tools_list(list(r#"{"name":"a"}"#).as_bytes(), &mut tools);
+    assert!(
+        !tools.contains_key("a"),
+        "annotations of a schema no longer listed are kept"
+    );
+}
