@@ -27,12 +27,14 @@
 //!   sessions made in advance, as the tests do.) Every other request of an earlier revision
 //!   than 2026-07-28 must name its session (else 400), and a DELETE naming it ends it.
 //! - A request is answered as one JSON body, or as an SSE stream when it asked for progress
-//!   (the server's choice: the client takes both). In a session: a priming event, a `retry`,
-//!   progress, the result. Each event id names its stream, so a client cut off resumes with
-//!   a GET of `Last-Event-ID` and gets the events after it replayed (none after the last: an
-//!   empty stream); an id the server never gave, one past the end of its stream included,
-//!   gets 400. 2026-07-28 has no resumption (closing the stream cancels the request): its
-//!   stream is progress and the result, without ids, and a GET or DELETE of it gets 405.
+//!   (the server's choice: the client takes both). In a session: a priming event and a
+//!   `retry` (from 2025-11-25 on, which brought them: an earlier client may take either for
+//!   a message with empty data), progress, the result. Each event id names its stream, so a client
+//!   cut off resumes with a GET of `Last-Event-ID` and gets the events after it replayed
+//!   (none after the last: an empty stream); an id the server never gave, one past the end
+//!   of its stream included, gets 400. 2026-07-28 has no resumption (closing the stream
+//!   cancels the request): its stream is progress and the result, without ids, and a GET or
+//!   DELETE of it gets 405.
 //! - A request of 2026-07-28 naming a method the server has not gets 404 (and -32601).
 //! - `main` plays the client too: `mirror_headers` gives the headers of its `tools/call`, and
 //!   an `SseFramer` reads the streams in small chunks, across a cut and the resumption.
@@ -341,7 +343,7 @@ impl Server {
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
                 // (No session: a request of 2026-07-28, as the others need one.)
-                let session = session.and(header(headers, "Mcp-Session-Id"));
+                let session = header(headers, "Mcp-Session-Id").zip(session);
                 self.answer(req, progress, session)
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
@@ -521,14 +523,14 @@ impl Server {
 
     /// A request's reply: an event stream when the request asked for progress (there is
     /// something to send before the result), else one JSON body. The stream of a `session`
-    /// is kept to be resumed; one of no session (of 2026-07-28, which has no resumption:
-    /// "Resumable SSE streams via Last-Event-ID are not supported") is the progress and the
-    /// result, without event ids.
+    /// (its id and negotiated version) is kept to be resumed; one of no session (of
+    /// 2026-07-28, which has no resumption: "Resumable SSE streams via Last-Event-ID are not
+    /// supported") is the progress and the result, without event ids.
     fn answer(
         &mut self,
         req: Request<'_>,
         progress: Option<Id<'_>>,
-        session: Option<&[u8]>,
+        session: Option<(&[u8], &str)>,
     ) -> HttpResponse {
         let mut reply = BytesMut::new();
         self.result(&mut reply, req);
@@ -543,7 +545,7 @@ impl Server {
             messages.push(out);
         }
         messages.push(reply);
-        let Some(session) = session else {
+        let Some((session, version)) = session else {
             let mut body = BytesMut::new();
             for message in &messages {
                 write_sse_event(&mut body, message, None, None).expect("no id");
@@ -562,15 +564,25 @@ impl Server {
             events.push(out.freeze());
         };
         // "The server SHOULD immediately send an SSE event consisting of an event ID and an
-        // empty data field in order to prime the client to reconnect."
-        event(b"");
+        // empty data field in order to prime the client to reconnect", and a `retry` tells
+        // it when: from 2025-11-25 on, the revision that brought both. A client of an
+        // earlier one may take either for a message with empty data (a reader such as
+        // httpx-sse hands out a `retry`-only event too) and fail to parse it, as the SDKs'
+        // clients did: their servers send them to a session of 2025-11-25 or later only.
+        let primed = versions::is_at_least(version, versions::V2025_11_25);
+        if primed {
+            event(b"");
+        }
         for message in &messages {
             event(message);
         }
+        let (priming, rest) = events.split_at(usize::from(primed));
         let mut body = BytesMut::new();
-        body.extend_from_slice(&events[0]);
-        write_sse_retry(&mut body, RETRY_MS);
-        for event in &events[1..] {
+        for event in priming {
+            body.extend_from_slice(event);
+            write_sse_retry(&mut body, RETRY_MS);
+        }
+        for event in rest {
             body.extend_from_slice(event);
         }
         let stream = Stream {
@@ -887,9 +899,9 @@ fn main() {
         &server.resume(modern_get),
     );
 
-    // A session of 2025-06-18: `initialize` without `Mcp-Session-Id` creates it, and the
+    // A session of 2025-11-25: `initialize` without `Mcp-Session-Id` creates it, and the
     // response names it; the session's requests send it back, with its version.
-    let initialize = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"client","version":"1"}}}"#;
+    let initialize = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"client","version":"1"}}}"#;
     let accept: Field = ("Accept", b"application/json, text/event-stream");
     let json: Field = ("Content-Type", b"application/json");
     let created = server.post(&[json, accept], initialize);
@@ -899,7 +911,7 @@ fn main() {
         json,
         accept,
         ("Mcp-Session-Id", session.as_bytes()),
-        ("MCP-Protocol-Version", b"2025-06-18"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
     ];
     let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     show(

@@ -550,7 +550,7 @@ fn streamable_http_example_answers_every_post() {
             // `initialize` creates a session, named in `Mcp-Session-Id` (random: not printed).
             r#"POST initialize -> 200 application/json"#,
             r#"  Mcp-Session-Id: (a new session)"#,
-            r#"  | {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}}"#,
+            r#"  | {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}}"#,
             r#"POST ping (the new session) -> 200 application/json"#,
             r#"  | {"jsonrpc":"2.0","id":1,"result":{}}"#,
             // A session's stream is resumed after a cut; a DELETE ends the session.
@@ -780,6 +780,55 @@ fn streamable_http_replays_a_stream_to_its_own_session_only() {
     assert_eq!(server.resume(other).status, 400);
     let none: &[Field] = &[("Last-Event-ID", b"0/0")];
     assert_eq!(server.resume(none).status, 400);
+}
+
+/// `examples/streamable_http.rs` sends the priming event (an event id and an empty `data:`
+/// line) and the `retry` only to a session of 2025-11-25 or later, the revision that brought
+/// them (SEP-1699): a reader hands the priming event out as a message with empty data (and
+/// some, such as httpx-sse, the `retry`-only event too), which a client of an earlier
+/// revision takes for a JSON-RPC message and fails to parse (as the SDKs' clients did, which
+/// is why their servers send both from 2025-11-25 on only). An earlier session's events still
+/// have ids, and its stream is resumed from them.
+#[test]
+fn streamable_http_primes_only_a_session_of_2025_11_25_or_later() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-06-18"), ("new", "2025-11-25")]);
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1"},"_meta":{"progressToken":"p"}}}"#;
+    for (session, version, primed) in [
+        (&b"old"[..], &b"2025-06-18"[..], false),
+        (b"new", b"2025-11-25", true),
+    ] {
+        let post: &[Field] = &[
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", version),
+            ("Content-Type", b"application/json"),
+            ("Accept", b"application/json, text/event-stream"),
+        ];
+        let response = server.post(post, call);
+        assert_eq!(response.content_type, Some("text/event-stream"));
+        let shown = String::from_utf8_lossy(&response.body).into_owned();
+
+        // Every event, those without data included.
+        let mut framer = rpcwire::SseFramer::new(1 << 20).yield_empty_events(true);
+        let mut body = bytes::BytesMut::from(&response.body[..]);
+        let (mut ids, mut empty) = (vec![], vec![]);
+        while let Some(event) = framer.decode_eof(&mut body).unwrap() {
+            match event.data.is_empty() {
+                true => empty.push((event.id, event.retry)),
+                false => ids.push(event.id.expect("a message event with an id")),
+            }
+        }
+        // (The second stream the server opened: number 1.)
+        let priming = vec![(Some(b"1/0"[..].into()), None), (None, Some(1000))];
+        let expected = if primed { priming } else { vec![] };
+        assert_eq!(empty, expected, "{shown}");
+        assert_eq!(ids.len(), 3, "two progress and the result: {shown}");
+        let resume: &[Field] = &[("Mcp-Session-Id", session), ("Last-Event-ID", &ids[0])];
+        let replay = server.resume(resume);
+        assert_eq!(replay.status, 200);
+        let replayed = replay.body[..].split(|&b| b == b'\n');
+        assert_eq!(replayed.filter(|l| l.starts_with(b"data: ")).count(), 2);
+    }
 }
 
 /// `examples/streamable_http.rs` keeps the latest 1024 streams for replay, not every one a
