@@ -315,12 +315,11 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
         (r#"{"i":-4.20E+1}"#, "-42"),
         (r#"{"i":-0}"#, "0"),
         (r#"{"i":0.0e-5}"#, "0"),
+        // The safe range's ends, ±(2^53−1), however spelt.
         (r#"{"i":9007199254740991}"#, "9007199254740991"),
-        (
-            r#"{"i":123456789012345678901234567890}"#,
-            "123456789012345678901234567890",
-        ),
-        (r#"{"i":1234567890123456789e2}"#, "123456789012345678900"),
+        (r#"{"i":-9007199254740991}"#, "-9007199254740991"),
+        (r#"{"i":90071992547409.91e2}"#, "9007199254740991"),
+        (r#"{"i":-9.007199254740991e15}"#, "-9007199254740991"),
     ] {
         assert_eq!(
             mirror(arguments),
@@ -328,21 +327,20 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
             "{arguments}"
         );
     }
-    // No decimal integer: as the body spells it (the body breaks the schema, and a server
-    // compares numbers by value), as does an integral value too long for one (beyond the
-    // range the specification allows, and a billion digits for 1e999999999).
+    // Not an integer, or not within ±(2^53−1): "Integer values MUST be within the safe
+    // range", so no header (and `mirror_headers` refuses the call as malformed).
     for arguments in [
         r#"{"i":4.5}"#,
         r#"{"i":1e-3}"#,
+        r#"{"i":9007199254740992}"#,
+        r#"{"i":-9007199254740992}"#,
+        r#"{"i":9.007199254740992e15}"#,
+        r#"{"i":123456789012345678901234567890}"#,
+        r#"{"i":1234567890123456789e2}"#,
         r#"{"i":1e400}"#,
         r#"{"i":1e999999999}"#,
     ] {
-        let spelt = &arguments[5..arguments.len() - 1];
-        assert_eq!(
-            mirror(arguments),
-            pairs(&[("Mcp-Param-I", spelt)]),
-            "{arguments}"
-        );
+        assert_eq!(mirror(arguments), pairs(&[]), "{arguments}");
     }
     // A string parameter holding a number (the body breaks the schema): as spelt, as the
     // SDK renders it.
@@ -625,6 +623,32 @@ fn values_a_server_would_refuse_are_refused_before_sending() {
             Err(HeaderError::Mismatch(region)),
             "{twice}"
         );
+    }
+}
+
+/// An integer parameter's value outside ±(2^53−1), or not an integer, is refused before the
+/// call is sent ("Integer values MUST be within the safe range"), naming the parameter; one
+/// within it is sent in decimal.
+#[test]
+fn integers_beyond_the_safe_range_are_refused_before_sending() {
+    let tool = tool(r#"{"properties":{"limit":{"type":"integer","x-mcp-header":"Limit"}}}"#);
+    let decoder = Decoder::mcp();
+    let limit = Header::Param("Limit");
+    for (arguments, expected) in [
+        (r#"{"limit":9007199254740991}"#, Ok("9007199254740991")),
+        (r#"{"limit":-9007199254740991.0}"#, Ok("-9007199254740991")),
+        (
+            r#"{"limit":9007199254740992}"#,
+            Err(HeaderError::Malformed(limit)),
+        ),
+        (r#"{"limit":-1e16}"#, Err(HeaderError::Malformed(limit))),
+        (r#"{"limit":0.5}"#, Err(HeaderError::Malformed(limit))),
+    ] {
+        let body = call(arguments);
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        let mirrored = mirror_headers(&msg, None, Some(&tool)).map(|h| text(&h));
+        let value = mirrored.as_ref().map(|h| h[3].1.as_str()).map_err(|e| *e);
+        assert_eq!(value, expected, "{arguments}");
     }
 }
 

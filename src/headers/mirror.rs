@@ -28,11 +28,13 @@ use crate::message::Message;
 ///   string (`null` included) [`HeaderError::Mismatch`], as a server finds them whatever the
 ///   headers; a notification's such member gives no header;
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
-///   tool it names ([`ToolHeaders::mirror`]); an argument a server would refuse whatever the
-///   headers is refused here, before the call is sent: one with no header form (an object,
-///   an array, a string holding a lone surrogate escape) is [`HeaderError::Malformed`], one
-///   spelt twice (or under an `arguments` spelt twice) [`HeaderError::Mismatch`], for its
-///   parameter.
+///   tool it names ([`ToolHeaders::mirror`]); an argument that cannot be mirrored is refused
+///   here, before the call is sent: one with no header form (an object, an array, a string
+///   holding a lone surrogate escape: a server refuses them whatever the headers) is
+///   [`HeaderError::Malformed`], and so is an integer parameter's number that is not an
+///   integer within ±(2^53−1), which the specification forbids (a [`HeaderCheck`](super::HeaderCheck) server
+///   compares one sent anyway by value); one spelt twice (or under an `arguments` spelt
+///   twice) is [`HeaderError::Mismatch`], for its parameter.
 ///
 /// Requests and notifications have them; other messages none. A method or protocol version
 /// that cannot be a header value as it is (a byte outside visible ASCII, space and tab, or

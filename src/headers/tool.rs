@@ -468,15 +468,18 @@ impl ToolHeaders {
     /// [`encode_header_value`](super::encode_header_value) (the Base64 sentinel form when it is
     /// not plain ASCII); a boolean is `true` or `false`; an integer parameter's number is its
     /// decimal integer form (`1.0e3` is `1000`: "Convert to decimal string representation",
-    /// and a server may compare only plain decimals numerically, as the Python SDK's does),
-    /// or its JSON spelling when it has none within 64 digits (`4.5`, `1e400`: beyond the
-    /// range the specification allows); any other number is its JSON spelling (the Python SDK
-    /// renders a float as Python prints it, `1000.0`). A value with no rendering (an object,
-    /// an array, a string holding a lone surrogate escape, which has no UTF-8 form) and a
+    /// and a server may compare only plain decimals numerically, as the Python SDK's does);
+    /// any other number (of a parameter whose value breaks its schema) is its JSON spelling
+    /// (the Python SDK renders a float as Python prints it, `1000.0`). A value with no
+    /// rendering (an object, an array, a string holding a lone surrogate escape, which has no
+    /// UTF-8 form, and an integer parameter's number that is not an integer within ±(2^53−1):
+    /// `4.5`, `9007199254740992`, `1e400`, as "Integer values MUST be within the safe range
+    /// for integers represented using IEEE754 double-precision floating point numbers", which
+    /// the C# SDK enforces and the Python SDK, 2.3, does not) and a
     /// value spelt twice (`{"region":"eu","region":"us"}`: which one a server acts on is
     /// unknown) give no header; a server that checks them refuses such a call whatever
-    /// headers it carries ([`mirror_headers`](super::mirror_headers) refuses it before it is
-    /// sent).
+    /// headers it carries, but for the number out of range, which it compares by value
+    /// ([`mirror_headers`](super::mirror_headers) refuses each before it is sent).
     pub fn mirror<'v>(
         &'v self,
         arguments: RawJson<'v>,
@@ -504,9 +507,7 @@ impl ToolHeaders {
             let rendered = match value.kind() {
                 JsonKind::Null => return Ok(None),
                 JsonKind::String => value.as_str().and_then(encoded),
-                JsonKind::Number if param.ty == ParamType::Integer => {
-                    Some(decimal(value.as_text()))
-                }
+                JsonKind::Number if param.ty == ParamType::Integer => safe_integer(value.as_text()),
                 JsonKind::Bool | JsonKind::Number => Some(Cow::Borrowed(value.as_text())),
                 JsonKind::Object | JsonKind::Array => None,
             };
@@ -648,6 +649,21 @@ fn walk<'v, 'p>(
         walk(found, &group[start..end], depth + 1, key, out);
         start = end;
     }
+}
+
+/// The largest magnitude of an integer parameter's value: "Integer values MUST be within the
+/// safe range for integers represented using IEEE754 double-precision floating point numbers
+/// (−2^53+1 to 2^53−1)" (MCP 2026-07-28, tools, `x-mcp-header`).
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// An integer parameter's header value: the decimal form of `token` when it is an integer
+/// within the safe range, however the body spells it (`1.0e3` → `1000`), else none: the
+/// transport working group's reading of the range rule is that any other number "produce[s]
+/// an error" on the client, as it does in the C# SDK.
+fn safe_integer(token: &str) -> Option<Cow<'_, str>> {
+    let decimal = decimal(token);
+    let n: i64 = decimal.parse().ok()?;
+    (n.abs() <= MAX_SAFE_INTEGER).then_some(decimal)
 }
 
 /// The decimal integer form of the JSON number `token` (`1.0e3` → `1000`, `-0` → `0`), or
