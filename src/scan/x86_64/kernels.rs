@@ -399,7 +399,9 @@ pub(in crate::scan) fn string_end_short(
     // so nothing is pending there), not back at `start`.
     let mut from = start;
     if let Some(chunk) = buf.get(start..).and_then(|rest| rest.first_chunk::<16>()) {
-        // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
+        // SAFETY: SSE2 is enabled at compile time wherever this module is compiled (`mod
+        // x86_64` is behind `cfg(target_feature = "sse2")`, asserted below); not every x86_64
+        // target has it (`x86_64-unknown-none` does not, and takes the scalar kernel).
         let (stop, quote) = unsafe { stops16_quotes(chunk) };
         // The first stop is a quote: no need to load the byte again.
         if stop & stop.wrapping_neg() & quote != 0 {
@@ -442,7 +444,8 @@ fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
         }
         let rest = buf.get(i..).unwrap_or(&[]);
         let stop = match rest.first_chunk::<16>() {
-            // SAFETY: SSE2 is part of every x86_64 target (checked at compile time below).
+            // SAFETY: SSE2 is enabled at compile time wherever this module is compiled (see
+            // `string_end_short`; asserted below).
             Some(chunk) => unsafe { stops16(chunk) },
             None => match buf.last_chunk::<16>() {
                 // Fewer than 16 bytes left: probe the buffer's last 16 bytes and shift the
@@ -495,7 +498,8 @@ fn string_end_sse2(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
     }
 }
 
-// `string_end_sse2` relies on SSE2 being enabled at compile time.
+// `string_end_sse2`, `string_end_short` and `plain_key_colon` rely on SSE2 being enabled at
+// compile time (the `cfg` on `mod x86_64` already requires it).
 const _: () = assert!(cfg!(target_feature = "sse2"));
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! x86_64 kernels: an SSE2 string scanner (SSE2 is part of the x86_64 baseline) and an
-//! AVX2 + PCLMULQDQ container skipper for lazy validation, chosen at run time, with an
-//! instance that classifies each block with AVX-512BW where the CPU has it.
+//! x86_64 kernels: an SSE2 string scanner (SSE2 is enabled at compile time wherever this
+//! module is compiled: the `cfg` on `mod x86_64`) and an AVX2 + PCLMULQDQ container skipper
+//! for lazy validation, chosen at run time, with an instance that classifies each block with
+//! AVX-512BW where the CPU has it.
 //!
 //! The container skipper is *optimistic*: it proves, 64 bytes at a time, that the scalar
 //! oracle ([`super::scalar::skip_container_lazy`]) would succeed, and at which offset.
