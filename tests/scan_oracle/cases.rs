@@ -493,6 +493,39 @@ fn stops_at_every_offset_of_a_long_string() {
     }
 }
 
+/// A long string without escapes (its end found 64 bytes at a time, after the jump over its
+/// body or in a block of its own) followed, in the block of its closing quote, by a backslash
+/// that is no byte of it: the next member's escape, a run of backslashes, one the input ends
+/// with. `string_end` says the body has escapes only when it has: the block's backslashes
+/// count up to the quote only. The quote at every offset of three blocks.
+#[test]
+fn backslashes_after_the_closing_quote_of_a_long_string() {
+    let afters: [&[u8]; 5] = [
+        br#"\n"#,
+        br#","k":"a\"b"}"#,
+        br#","k":"\\\\"}"#,
+        br#"}  \"#,
+        br#","k":"\u00e9"}"#,
+    ];
+    for len in 60..260 {
+        let body: Vec<u8> = (0..len).map(|i| b"ABCDEFGHabcdefgh+/=="[i % 20]).collect();
+        for after in afters {
+            let mut b = b"{\"t\":\"".to_vec();
+            b.extend_from_slice(&body);
+            b.push(b'"');
+            b.extend_from_slice(after);
+            check_string(&b, 6);
+            check_skip(&b, 0, 0, 128);
+            assert_eq!(
+                simd::string_end(&b, 6),
+                Ok((6 + len, false)),
+                "{len} {}",
+                after.escape_ascii()
+            );
+        }
+    }
+}
+
 /// A byte that is not ASCII anywhere in a long string (block edges, the long-string jump and
 /// its last bytes) or just after the value: the lazy skip never calls such a value ASCII, and
 /// calls the all-ASCII one so (the kernel then spares the decoder a UTF-8 pass).
