@@ -289,9 +289,12 @@ pub(super) fn classify_wide(bytes: &[u8; 64], shift: u32) -> WideBlock {
 pub(super) fn classify_wide_last(_: &[u8], rest: &[u8], _: &mut [u8; 64]) -> WideBlock {
     debug_assert!(!rest.is_empty() && rest.len() < 64);
     let spaces = _mm512_set1_epi8(b' ' as i8);
-    // SAFETY: the mask selects the first `rest.len()` bytes, all of them in `rest`; a masked
-    // load does not read the bytes it masks off, nor faults on them. `loadu` has no
-    // alignment requirement.
+    // SAFETY: the mask selects no byte past `rest`: the first `rest.len()` bytes when it is
+    // below 64, as the kernel calls it (debug-asserted above); and on any other length, as
+    // this safe function may be called with, `bzhi` reads the low 8 bits of its index and
+    // keeps all 64 bits when they are 64 or more, so it selects `len % 256` or 64 bytes,
+    // never more than `len` (`as u32` drops only higher bits). A masked load does not read
+    // the bytes it masks off, nor faults on them. `loadu` has no alignment requirement.
     let w = unsafe {
         _mm512_mask_loadu_epi8(spaces, low_bits(rest.len() as u32), rest.as_ptr().cast())
     };
@@ -377,6 +380,27 @@ mod tests {
             let got = unsafe { low_bits(n) };
             assert_eq!(got.count_ones(), n);
             assert_eq!(got, (0..n).fold(0u64, |m, i| m | 1 << i), "{n}");
+        }
+    }
+
+    /// Past 64, as `classify_wide_last`'s SAFETY comment relies on: the bits below
+    /// `n % 256`, or all 64, never more than `n`, on every length a slice may have.
+    #[test]
+    fn low_bits_past_64_select_no_more_than_n() {
+        let Some(_) = crate::scan::x86_64::Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        for len in (65..=1100usize).chain([u32::MAX as usize, u32::MAX as usize + 70]) {
+            // SAFETY: `Avx2::get` returned a token: the CPU has BMI2.
+            let got = unsafe { low_bits(len as u32) };
+            let want = if len % 256 >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << (len % 256)) - 1
+            };
+            assert_eq!(got, want, "{len}");
+            assert!(got.count_ones() as usize <= len, "{len}");
         }
     }
 
