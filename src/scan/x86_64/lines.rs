@@ -17,6 +17,9 @@ use crate::scan::scalar::{utf8_char_len, utf8_prefix};
 /// (a `°`, an `é`) needs no second pass over it, which cost strict `typical` ~5 %. A line is
 /// found in the first block or the next few, so this is `memchr` without its set-up (a
 /// dispatch through a pointer, alignment), which cost more than the search on a short line.
+///
+/// Its UTF-8 check needs POPCNT and BMI1 as well ([`Utf8Prefix::check`]), which its
+/// `target_feature` list does not say: a caller must have proven them too (an `Avx2` has).
 #[target_feature(enable = "avx2")]
 pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
     let nl = _mm256_set1_epi8(b'\n' as i8);
@@ -106,6 +109,8 @@ pub(super) fn line_end_avx2(buf: &[u8]) -> (Option<usize>, usize) {
 /// bytes that are not ASCII are two masks; the bytes past the last whole block are one masked
 /// load (the bytes it leaves out read as 0, neither `\n` nor outside ASCII). Half the
 /// instructions of the AVX2 search a block, and no byte loop for a line shorter than a block.
+///
+/// As [`line_end_avx2`], it needs POPCNT and BMI1 beyond its `target_feature` list.
 #[target_feature(enable = "avx512f,avx512bw,bmi2")]
 pub(super) fn line_end_wide(buf: &[u8]) -> (Option<usize>, usize) {
     let nl = _mm512_set1_epi8(b'\n' as i8);
@@ -198,8 +203,9 @@ impl Utf8Prefix {
     #[inline(always)]
     fn check(&mut self, buf: &[u8], pos: usize, high: u64) {
         if high != 0 && self.on {
-            // SAFETY: only `line_end_avx2` and `line_end_wide` check, and an `Avx2` proved the
-            // CPU has POPCNT and BMI1 before either could be called.
+            // SAFETY: only `line_end_avx2` and `line_end_wide` check, whose callers must prove
+            // POPCNT and BMI1 beyond their `target_feature` lists (their docs say so); both are
+            // called only with an `Avx2`, which proved them.
             unsafe { self.check_chars(buf, pos, high) }
         }
     }
