@@ -129,7 +129,10 @@ impl Avx2 {
             PRESENT | FAST_PEXT
         };
         AVX2_STATE.store(state, Ordering::Relaxed);
-        Self::get()
+        // The state just found, not the cache read again: `force_avx2` on another thread may
+        // have reset it to `UNKNOWN` meanwhile, and a read would detect again, without end
+        // while it kept doing so.
+        (state >= PRESENT).then_some(Avx2 { state })
     }
 
     /// [`super::scalar::string_end`] from `pos`, a point of a string body outside any escape
