@@ -19,16 +19,22 @@ const VERSION: &str = "2026-07-28";
 
 fn read(schema: &str) -> Result<Vec<(String, Vec<String>, ParamType)>, SchemaError> {
     let raw = RawJson::new(schema.as_bytes()).expect("lazily valid");
-    ToolHeaders::from_input_schema(raw)
-        .map(|tool| {
-            tool.iter()
-                .map(|p| {
-                    let path = p.path().map(String::from).collect();
-                    (p.name().to_string(), path, p.ty())
-                })
-                .collect()
-        })
-        .map_err(|e| e.error)
+    let read = ToolHeaders::from_input_schema(raw);
+    // Validation alone gives the same answer, the annotation to blame included.
+    assert_eq!(
+        ToolHeaders::validate_input_schema(raw),
+        read.as_ref().map(drop).map_err(|e| *e),
+        "{schema}"
+    );
+    read.map(|tool| {
+        tool.iter()
+            .map(|p| {
+                let path = p.path().map(String::from).collect();
+                (p.name().to_string(), path, p.ty())
+            })
+            .collect()
+    })
+    .map_err(|e| e.error)
 }
 
 fn param(name: &str, path: &[&str], ty: ParamType) -> (String, Vec<String>, ParamType) {

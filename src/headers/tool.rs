@@ -337,6 +337,31 @@ impl ToolHeaders {
     /// not the tool). A schema that is not an object has no annotations. The parameters come
     /// in the order of their annotations in the schema.
     pub fn from_input_schema(schema: RawJson<'_>) -> Result<ToolHeaders, InvalidSchema<'_>> {
+        Self::read(schema, true)
+    }
+
+    /// Validates the annotations of a tool's `inputSchema` as
+    /// [`from_input_schema`](Self::from_input_schema) does, with the same answer, without
+    /// keeping its parameters: for a proxy or a client that only drops the tools whose
+    /// annotations are invalid, and would otherwise hold each parameter's name and path for
+    /// nothing (a server's schema of many annotations below a deep chain of `properties`
+    /// takes several times its own size so).
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// use rpcwire::headers::{SchemaError, ToolHeaders};
+    /// let good = RawJson::new(br#"{"properties":{"r":{"type":"string","x-mcp-header":"Region"}}}"#).unwrap();
+    /// assert!(ToolHeaders::validate_input_schema(good).is_ok());
+    /// let bad = RawJson::new(br#"{"properties":{"r":{"type":"object","x-mcp-header":"Region"}}}"#).unwrap();
+    /// assert_eq!(ToolHeaders::validate_input_schema(bad).unwrap_err().error, SchemaError::NotPrimitive);
+    /// ```
+    pub fn validate_input_schema(schema: RawJson<'_>) -> Result<(), InvalidSchema<'_>> {
+        Self::read(schema, false).map(drop)
+    }
+
+    /// [`from_input_schema`](Self::from_input_schema); without `keep`, the parameters are
+    /// checked but not kept (the answer has none).
+    fn read(schema: RawJson<'_>, keep: bool) -> Result<ToolHeaders, InvalidSchema<'_>> {
         let invalid = |error, header, property| InvalidSchema {
             error,
             header,
@@ -463,17 +488,24 @@ impl ToolHeaders {
                     if link.key.has_lone_surrogate() {
                         return fail(SchemaError::Ambiguous);
                     }
+                    // (Not kept, only checked: any position but `NOT_KEPT` says so.)
                     link.kept = keys.len() as u32;
-                    keys.push(Box::from(link.key.decode()));
+                    if keep {
+                        keys.push(Box::from(link.key.decode()));
+                    }
                 }
-                path.push(link.kept);
+                if keep {
+                    path.push(link.kept);
+                }
                 at = link.parent;
             }
-            path.reverse();
             if !seen_names.insert(name.to_ascii_lowercase()) {
                 return fail(SchemaError::DuplicateHeader);
             }
-            found.push((Box::from(name), path.into_boxed_slice(), ty));
+            if keep {
+                path.reverse();
+                found.push((Box::from(name), path.into_boxed_slice(), ty));
+            }
         }
         let keys: Arc<[Box<str>]> = keys.into();
         let params: Vec<ToolParam> = found

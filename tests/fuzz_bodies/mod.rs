@@ -2123,6 +2123,13 @@ pub fn headers(data: &[u8]) {
         parts.next().unwrap_or_default(),
     );
     let tool = RawJson::new(schema).map(ToolHeaders::from_input_schema);
+    if let (Some(raw), Some(read)) = (RawJson::new(schema), &tool) {
+        assert_eq!(
+            ToolHeaders::validate_input_schema(raw),
+            read.as_ref().map(drop).map_err(|e| *e),
+            "validation alone answers otherwise"
+        );
+    }
     let tool = match tool {
         Some(Ok(tool)) => {
             let mut names: Vec<String> = Vec::new();

@@ -17,15 +17,31 @@ pub struct HeldBytes;
 thread_local! {
     // Per thread: the test harness allocates on other threads meanwhile.
     static HELD: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
 fn add(bytes: isize) {
-    let _ = HELD.try_with(|n| n.set(n.get() + bytes));
+    let _ = HELD.try_with(|n| {
+        n.set(n.get() + bytes);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(n.get())));
+    });
 }
 
 /// Bytes allocated and not yet freed by the calling thread (since its start).
 pub fn held() -> isize {
     HELD.with(Cell::get)
+}
+
+/// The most [`held`] has been since the last [`reset_peak`] (or the thread's start).
+#[allow(dead_code)] // (Not every test binary that counts reads peaks.)
+pub fn peak() -> isize {
+    PEAK.with(Cell::get)
+}
+
+/// Starts a new [`peak`] from what is held now.
+#[allow(dead_code)]
+pub fn reset_peak() {
+    PEAK.with(|peak| peak.set(held()));
 }
 
 // SAFETY: every method forwards its arguments unchanged to the system allocator; the

@@ -26,7 +26,7 @@ pub fn invalid_tool_headers(msg: &Message<'_>) -> Option<String> {
         let Some(schema) = tool.get("inputSchema") else {
             continue;
         };
-        let Err(why) = ToolHeaders::from_input_schema(schema) else {
+        let Err(why) = ToolHeaders::validate_input_schema(schema) else {
             continue;
         };
         invalid += 1;
