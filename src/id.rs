@@ -166,9 +166,10 @@ impl core::fmt::Display for Id<'_> {
     }
 }
 
-/// An owned id: the wire token kept inline for typical sizes (no heap allocation up to 38
-/// bytes, which a UUID string id with its quotes takes), plus its kind. [`Id::to_owned_id`] (or `IdBuf::from(id)`) makes one;
-/// [`as_id`](Self::as_id) borrows it back, as the [`encode`](crate::encode) writers take it.
+/// An owned id: the wire token, kept inline for typical sizes (no heap allocation up to 38
+/// bytes, which a UUID string id with its quotes takes). [`Id::to_owned_id`] (or
+/// `IdBuf::from(id)`) makes one; [`as_id`](Self::as_id) borrows it back, with its kind read
+/// from the token, as the [`encode`](crate::encode) writers take it.
 ///
 /// ```
 /// use bytes::BytesMut;
