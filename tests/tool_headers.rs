@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use rpcwire::headers::{
     Header, HeaderCheck, HeaderError, ParamType, SchemaError, ToolHeaders, mirror_headers,
 };
-use rpcwire::{Decoder, RawJson};
+use rpcwire::{Decoder, Message, RawJson};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -437,6 +437,16 @@ fn standard_headers_of_each_message() {
             None,
             Ok(vec![("Mcp-Method", "tools/call")]),
         ),
+        (
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a","name":"b"}}"#.into(),
+            None,
+            Ok(vec![("Mcp-Method", "tools/call")]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"file:///\udfff"}}"#.into(),
+            None,
+            Ok(vec![("Mcp-Method", "resources/read")]),
+        ),
         // A name spelt twice is ambiguous (a gateway routing on one and a server acting on
         // the other): a server refuses it whatever the header, as for the version.
         (
@@ -512,6 +522,12 @@ fn standard_headers_of_each_message() {
                 .collect::<Vec<_>>()
         });
         assert_eq!(got, expected, "{body}");
+        // What a notification carries, a server accepts.
+        if let (Message::Notification(_), Ok(headers)) = (&msg, &got) {
+            let sent = headers.iter().map(|(h, v)| (h.as_str(), v.as_bytes()));
+            let check = HeaderCheck::new(&[VERSION, "2025-11-25"]);
+            assert_eq!(check.check(sent, &msg), Ok(()), "{body}");
+        }
     }
 }
 

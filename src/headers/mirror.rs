@@ -21,12 +21,12 @@ use crate::message::Message;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it as a string ([`encode_header_value`]: the Base64
-///   sentinel form when it is not plain ASCII; one holding a lone surrogate escape, `\ud800`,
-///   has no UTF-8 form to encode, and is [`HeaderError::Malformed`]; one spelt twice is
-///   [`HeaderError::Mismatch`], as a server finds it). A request requires the header, so a
-///   request whose member is absent is [`HeaderError::Missing`], and one whose member is not a
-///   string (`null` included) [`HeaderError::Mismatch`], as a server finds them whatever the
-///   headers; a notification's such member gives no header;
+///   sentinel form when it is not plain ASCII). A request requires the header, so a request
+///   whose member no header can stand for is refused, as a server finds it whatever the
+///   headers: absent, [`HeaderError::Missing`]; not a string (`null` included) or spelt twice,
+///   [`HeaderError::Mismatch`]; a string holding a lone surrogate escape, `\ud800`, which has
+///   no UTF-8 form to encode, [`HeaderError::Malformed`]. A notification's such member gives
+///   no header (a server checks only the headers a notification carries);
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
 ///   tool it names ([`ToolHeaders::mirror`]); an argument that cannot be mirrored is refused
 ///   here, before the call is sent: one with no header form (an object, an array, a string
@@ -134,8 +134,9 @@ pub fn mirror_headers<'m>(
 /// requires the header, so one whose member no header can stand for is refused, as a server
 /// refuses it whatever headers it comes with: absent ([`HeaderError::Missing`]), not a string
 /// or spelt twice ([`HeaderError::Mismatch`]), a string holding a lone surrogate escape
-/// ([`HeaderError::Malformed`]). A notification requires none: only a string it holds is
-/// mirrored.
+/// ([`HeaderError::Malformed`]). A notification requires none: only a string it holds once,
+/// with a UTF-8 form, is mirrored (a server checks the headers a notification carries, and
+/// accepts it without them).
 fn name_value(
     member: Lookup<'_>,
     is_request: bool,
@@ -143,15 +144,16 @@ fn name_value(
     let refused = |error| if is_request { Err(error) } else { Ok(None) };
     match member {
         Lookup::Found(v) => match v.as_str() {
-            Some(text) => encoded(text)
-                .map(Some)
-                .ok_or(HeaderError::Malformed(Header::Name)),
+            Some(text) => match encoded(text) {
+                Some(value) => Ok(Some(value)),
+                None => refused(HeaderError::Malformed(Header::Name)),
+            },
             // No header equals a number, an object or `null`.
             None => refused(HeaderError::Mismatch(Header::Name)),
         },
         Lookup::Absent => refused(HeaderError::Missing(Header::Name)),
         // Spelt twice: which one a server acts on is unknown, and it refuses the call.
-        Lookup::Ambiguous => Err(HeaderError::Mismatch(Header::Name)),
+        Lookup::Ambiguous => refused(HeaderError::Mismatch(Header::Name)),
     }
 }
 
