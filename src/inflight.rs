@@ -23,11 +23,62 @@ use crate::inline_bytes::InlineBytes;
 /// for typical ids: numbers, strings of up to 29 bytes, and UUID strings
 /// (`"0f8fad5b-d9cb-469f-a165-70867728950e"`, whose 36 characters pack into 16 bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct IdKey(InlineBytes<30>);
+pub struct IdKey(InlineBytes<KEY_INLINE>);
 
-/// Where a key is built, before it is frozen into an [`IdKey`]: on the stack up to 64 bytes
-/// (any string id of up to 63 bytes, decoded, and any number the frame spells in fewer).
-type KeyScratch = SmallVec<[u8; 64]>;
+/// Where a key is built, before it becomes an [`IdKey`]: a zeroed stack buffer of the inline
+/// size, so that a key that fits (almost every one) moves into the `IdKey` as one fixed-size
+/// copy, and the heap past it (a string id of more than 29 bytes, not a UUID; a number
+/// spelt with many digits).
+struct KeyBuf {
+    inline: [u8; KEY_INLINE],
+    len: usize,
+    /// Empty, or the whole key once it is longer than `inline`.
+    spilled: Vec<u8>,
+}
+
+/// The bytes an [`IdKey`] holds inline.
+const KEY_INLINE: usize = 30;
+
+impl KeyBuf {
+    fn new() -> Self {
+        KeyBuf {
+            inline: [0; KEY_INLINE],
+            len: 0,
+            spilled: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        self.extend_from_slice(&[byte]);
+    }
+
+    #[inline]
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        if self.spilled.is_empty() {
+            if let Some(room) = self.inline.get_mut(self.len..self.len + bytes.len()) {
+                room.copy_from_slice(bytes);
+                self.len += bytes.len();
+                return;
+            }
+            self.spilled.extend_from_slice(&self.inline[..self.len]);
+        }
+        self.spilled.extend_from_slice(bytes);
+    }
+
+    fn finish(self) -> IdKey {
+        IdKey(if self.spilled.is_empty() {
+            // The bytes past `len` are still zeros, as `InlineBytes` keeps them.
+            InlineBytes::Inline {
+                len: self.len as u8,
+                bytes: self.inline,
+            }
+        } else {
+            // Longer than `KEY_INLINE`, as `InlineBytes` keeps only such keys on the heap.
+            InlineBytes::Heap(self.spilled.into_boxed_slice())
+        })
+    }
+}
 
 impl IdKey {
     /// The length of the key's canonical form, in bytes (about the id's token length): for
@@ -43,28 +94,34 @@ impl IdKey {
 
     /// The key of `id`; with `lenient`, a string holding a JSON number keys as that number.
     pub fn with(id: Id<'_>, lenient: bool) -> IdKey {
-        let mut key = KeyScratch::new();
+        let mut key = KeyBuf::new();
         match id.kind() {
             IdKind::Null => key.push(b'z'),
             IdKind::Integer | IdKind::Number => push_number(&mut key, id.raw()),
-            IdKind::String { .. } => {
+            IdKind::String { has_escapes } => {
                 let s = id.as_str().expect("a string id");
-                let mut decoded = KeyScratch::new();
-                s.extend_wtf8(&mut decoded);
+                let mut unescaped = SmallVec::<[u8; 64]>::new();
+                // Without escapes, the body is its own decoded form.
+                let decoded = if has_escapes {
+                    s.extend_wtf8(&mut unescaped);
+                    &unescaped[..]
+                } else {
+                    s.raw()
+                };
                 let is_number = lenient
-                    && crate::scan::scalar::number_end(&decoded, 0).ok() == Some(decoded.len());
+                    && crate::scan::scalar::number_end(decoded, 0).ok() == Some(decoded.len());
                 if is_number {
-                    push_number(&mut key, &decoded);
-                } else if let Some((tag, packed)) = pack_uuid(&decoded) {
+                    push_number(&mut key, decoded);
+                } else if let Some((tag, packed)) = pack_uuid(decoded) {
                     key.push(tag);
                     key.extend_from_slice(&packed);
                 } else {
                     key.push(b's');
-                    key.extend_from_slice(&decoded);
+                    key.extend_from_slice(decoded);
                 }
             }
         }
-        IdKey(InlineBytes::new(&key))
+        key.finish()
     }
 }
 
@@ -73,31 +130,61 @@ impl IdKey {
 /// fits inline. Each tag's strings and byte arrays correspond one to one, so two string ids
 /// have equal keys exactly when they are equal (one in mixed case keys as any string, `s`).
 fn pack_uuid(s: &[u8]) -> Option<(u8, [u8; 16])> {
-    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
-    if s.len() != 36 || HYPHENS.iter().any(|&at| s[at] != b'-') {
+    let s: &[u8; 36] = s.try_into().ok()?;
+    if [s[8], s[13], s[18], s[23]] != [b'-'; 4] {
         return None;
     }
-    let lower = !s.iter().any(u8::is_ascii_uppercase);
-    let upper = !s.iter().any(u8::is_ascii_lowercase);
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' if lower => Some(c - b'a' + 10),
-        b'A'..=b'F' if upper => Some(c - b'A' + 10),
-        _ => None,
-    };
+    // Each group of hex digits, as (its first byte, its bytes of value).
+    const GROUPS: [(usize, usize); 5] = [(0, 4), (9, 2), (14, 2), (19, 2), (24, 6)];
     let mut packed = [0u8; 16];
-    let mut digits = s.iter().filter(|&&c| c != b'-');
-    for byte in &mut packed {
-        let (high, low) = (*digits.next()?, *digits.next()?);
-        *byte = (nibble(high)? << 4) | nibble(low)?;
+    // The classes of the digits seen ([`HEX`]'s flags), or'ed: one table load a digit and no
+    // branch.
+    let mut seen = 0u8;
+    let mut out = 0;
+    for (start, len) in GROUPS {
+        for pair in s[start..start + 2 * len].chunks_exact(2) {
+            let (high, low) = (HEX[usize::from(pair[0])], HEX[usize::from(pair[1])]);
+            seen |= high | low;
+            packed[out] = (high << 4) | (low & 0x0f);
+            out += 1;
+        }
     }
-    // Digits only (no letter at all) is both; it keys as lowercase.
-    Some((if lower { b'u' } else { b'U' }, packed))
+    match seen & !0x0f {
+        // Digits only keys as lowercase.
+        0 | HEX_LOWER => Some((b'u', packed)),
+        HEX_UPPER => Some((b'U', packed)),
+        // Not a hex digit, or letters of both cases.
+        _ => None,
+    }
 }
+
+/// [`HEX`]'s flag of a lowercase letter `a`-`f`.
+const HEX_LOWER: u8 = 0x10;
+/// [`HEX`]'s flag of an uppercase letter `A`-`F`.
+const HEX_UPPER: u8 = 0x20;
+/// [`HEX`]'s flag of a byte that is no hex digit.
+const NOT_HEX: u8 = 0x40;
+
+/// Each byte's value as a hex digit in its low nibble, with the flag of its class.
+static HEX: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = HEX_LOWER | (10 + i as u8);
+        table[b'A' as usize + i] = HEX_UPPER | (10 + i as u8);
+        i += 1;
+    }
+    table
+};
 
 /// Appends `n` + the number normalized as sign, significant digits and exponent, so that
 /// numerically equal spellings give equal keys.
-fn push_number(key: &mut KeyScratch, token: &[u8]) {
+fn push_number(key: &mut KeyBuf, token: &[u8]) {
     key.push(b'n');
     let (negative, rest) = match token.strip_prefix(b"-") {
         Some(r) => (true, r),
@@ -155,7 +242,7 @@ fn push_number(key: &mut KeyScratch, token: &[u8]) {
 /// Appends `shift ± exponent` in decimal, exactly: `exponent` is the digits of a JSON
 /// exponent, of any length (a frame may spell `1e99999999999999999999`, and such ids must not
 /// collide). `shift` is below 2^33 in magnitude (a frame's length).
-fn push_sum(key: &mut KeyScratch, shift: i64, negative: bool, exponent: &[u8]) {
+fn push_sum(key: &mut KeyBuf, shift: i64, negative: bool, exponent: &[u8]) {
     let exponent = match exponent.iter().position(|&d| d != b'0') {
         Some(first) => &exponent[first..],
         None => &exponent[..0],
@@ -610,5 +697,35 @@ impl<T: core::fmt::Debug, S> core::fmt::Debug for InFlight<T, S> {
         f.debug_map()
             .entries(self.map.values().map(|entry| (&entry.id, &entry.value)))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::String;
+
+    /// Keys up to `KEY_INLINE` bytes stay inline, longer ones go to the heap, and a key is
+    /// the same whichever way it was built: a string id of each length around the edge,
+    /// plain and with its last character escaped (decoded first, then keyed).
+    #[test]
+    fn keys_around_the_inline_size() {
+        for len in 20..40 {
+            let text: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            let plain = format!("\"{text}\"");
+            let last = text.as_bytes()[len - 1];
+            let escaped = format!("\"{}\\u{:04x}\"", &text[..len - 1], last);
+            let key = IdKey::of(Id::from_token(plain.as_bytes()).unwrap());
+            assert_eq!(key, IdKey::of(Id::from_token(escaped.as_bytes()).unwrap()));
+            assert_eq!(key.encoded_len(), len + 1);
+            let inline = matches!(key.0, InlineBytes::Inline { .. });
+            assert_eq!(inline, len < KEY_INLINE, "{len}");
+            // One byte more or less is another id.
+            let shorter = format!("\"{}\"", &text[..len - 1]);
+            assert_ne!(key, IdKey::of(Id::from_token(shorter.as_bytes()).unwrap()));
+        }
     }
 }

@@ -48,7 +48,18 @@ impl<const N: usize> InlineBytes<N> {
 impl<const N: usize> PartialEq for InlineBytes<N> {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
+        match (self, other) {
+            // The bytes past `len` are zeros in both: the whole arrays compare, a fixed-size
+            // comparison the compiler inlines, where slices of any length need a call.
+            (
+                InlineBytes::Inline { len, bytes },
+                InlineBytes::Inline {
+                    len: other_len,
+                    bytes: other_bytes,
+                },
+            ) => len == other_len && bytes == other_bytes,
+            _ => self.as_slice() == other.as_slice(),
+        }
     }
 }
 

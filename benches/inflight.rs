@@ -1,0 +1,116 @@
+//! Insert + remove on `InFlight`, the table of the requests a peer has in flight (what a proxy
+//! or server keeps per request it has not answered yet), with 1 k and 100 k in flight, for
+//! integer ids and for UUID string ids; against a `HashMap` keyed by a boxed copy of the id's
+//! token (foldhash), the table one would write by hand, which allocates for every request
+//! and matches ids by spelling only (`1` and `1.0`, `"a"` and `"\u0061"`, are two ids there).
+//!
+//! Each iteration removes one request, in an order shuffled once up front (as in
+//! `benches/pending.rs`), and registers a new one in its place. The ids are tokens made up
+//! front, twice as many as are in flight, taken in turn: each stays in flight for `n`
+//! iterations, so none is in flight twice.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rpcwire::{Id, InFlight};
+
+const IN_FLIGHT: [usize; 2] = [1_000, 100_000];
+
+/// splitmix64, for reproducible ids and a reproducible shuffle without `rand`.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `count` id tokens of one kind: the integers from 1, or random version-4 UUID strings.
+fn tokens(count: usize, uuid: bool) -> Vec<String> {
+    let mut state = 0x1d5;
+    (1..=count)
+        .map(|i| {
+            if !uuid {
+                return i.to_string();
+            }
+            let (a, b) = (splitmix(&mut state), splitmix(&mut state));
+            format!(
+                "\"{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}\"",
+                a >> 32,
+                (a >> 16) & 0xffff,
+                a & 0xfff,
+                0x8000 | (b >> 48) & 0x3fff,
+                b & 0xffff_ffff_ffff
+            )
+        })
+        .collect()
+}
+
+/// The positions `0..n`, shuffled.
+fn shuffled(n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut state = 0x5eed;
+    for i in (1..n).rev() {
+        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
+fn benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("inflight/insert_remove");
+    group.throughput(Throughput::Elements(1));
+    for (kind, uuid) in [("integer", false), ("uuid", true)] {
+        for n in IN_FLIGHT {
+            let pool = tokens(2 * n, uuid);
+            let ids: Vec<Id<'_>> = pool
+                .iter()
+                .map(|t| Id::from_token(t.as_bytes()).unwrap())
+                .collect();
+            let order = shuffled(n);
+
+            let mut table = InFlight::new(n);
+            // `slot[i]`: the index in `ids` of the id in flight at position `i`.
+            let mut slot: Vec<usize> = (0..n).collect();
+            for &i in &slot {
+                table.insert(ids[i], i).unwrap();
+            }
+            let (mut step, mut next) = (0usize, n);
+            group.bench_function(BenchmarkId::new(format!("InFlight_{kind}"), n), |b| {
+                b.iter(|| {
+                    let at = order[step];
+                    let (_, value) = table.remove(black_box(ids[slot[at]])).unwrap();
+                    table.insert(black_box(ids[next]), value).unwrap();
+                    slot[at] = next;
+                    next = if next + 1 == ids.len() { 0 } else { next + 1 };
+                    step = if step + 1 == n { 0 } else { step + 1 };
+                })
+            });
+            assert_eq!(table.len(), n);
+
+            let mut map: HashMap<Box<[u8]>, usize, foldhash::quality::RandomState> =
+                HashMap::with_capacity_and_hasher(n, Default::default());
+            let mut slot: Vec<usize> = (0..n).collect();
+            for &i in &slot {
+                map.insert(ids[i].raw().into(), i);
+            }
+            let (mut step, mut next) = (0usize, n);
+            group.bench_function(BenchmarkId::new(format!("HashMap_token_{kind}"), n), |b| {
+                b.iter(|| {
+                    let at = order[step];
+                    let value = map.remove(black_box(ids[slot[at]]).raw()).unwrap();
+                    map.insert(black_box(ids[next]).raw().into(), value);
+                    slot[at] = next;
+                    next = if next + 1 == ids.len() { 0 } else { next + 1 };
+                    step = if step + 1 == n { 0 } else { step + 1 };
+                })
+            });
+            assert_eq!(map.len(), n);
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(inflight, benches);
+criterion_main!(inflight);
