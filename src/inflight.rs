@@ -10,6 +10,7 @@
 //! - optionally ([`InFlight::lenient`], off by default), a string holding a JSON number
 //!   matches that number, for gateways that stringify ids.
 
+use alloc::vec::Vec;
 use core::hash::BuildHasher;
 
 use hashbrown::HashMap;
