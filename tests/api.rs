@@ -86,6 +86,51 @@ fn ids_display_as_their_wire_token() {
     assert_eq!(rpcwire::IdBuf::from_i64(-7).to_string(), "-7");
 }
 
+/// `Id::from_token` takes one whole JSON string, number or `null` token and nothing else
+/// (`None`, as its docs say): not a prefix of one followed by more bytes, not a word that
+/// merely starts like `null`, not a closed string holding bytes that are not UTF-8.
+#[test]
+fn id_from_token_takes_exactly_one_valid_token() {
+    use rpcwire::{Id, IdKind};
+    assert_eq!(Id::from_token(b"null"), Some(Id::NULL));
+    assert_eq!(
+        Id::from_token(br#""a""#).map(|id| id.kind()),
+        Some(IdKind::String { has_escapes: false })
+    );
+    for bad in [
+        &b"nul"[..],
+        b"nulls",
+        b"none",
+        b"n",
+        br#""a"x"#,
+        br#""a""b""#,
+        br#""a" "#,
+        b"\"\xff\"",
+        b"\"a\xc3\"",
+        b"1x",
+        b"1 ",
+        b"",
+        b"true",
+        b"[1]",
+    ] {
+        assert_eq!(Id::from_token(bad), None, "{}", bad.escape_ascii());
+    }
+}
+
+/// The `null` id kept as an `IdBuf` reads back as `null`, not as a number: its kind,
+/// `is_null`, and equality with the borrowed `Id::NULL`.
+#[test]
+fn a_null_id_kept_owned_is_still_null() {
+    use rpcwire::{Id, IdBuf, IdKind};
+    let kept = IdBuf::from(Id::NULL);
+    assert_eq!(kept.as_id().kind(), IdKind::Null);
+    assert!(kept.as_id().is_null());
+    assert_eq!(kept.as_id(), Id::NULL);
+    assert_eq!(kept, Id::NULL);
+    assert!(!Id::from_token(b"0").unwrap().is_null());
+    assert!(!IdBuf::from_i64(0).as_id().is_null());
+}
+
 /// An owned id and a borrowed one compare as two borrowed ids do, by their tokens' bytes,
 /// either way round: the id kept in a request's `Origin` against one read from a frame.
 #[test]
