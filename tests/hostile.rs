@@ -437,6 +437,29 @@ fn numbers_with_ten_thousand_digits() {
     assert_eq!(rej.error(), DecodeError::UnsafeNumericId);
 }
 
+/// The hardened profile's numeric ids are integers within ±(2^53 − 1), as its docs say:
+/// both ends are taken, and the first integers past them refused, in both dialects.
+#[test]
+fn hardened_numeric_ids_stop_exactly_at_the_largest_safe_integer() {
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let dec = hardened(dialect);
+        for id in ["9007199254740991", "-9007199254740991"] {
+            let frame = request_with_id(id.as_bytes());
+            let msg = dec.decode(&frame).unwrap();
+            assert_eq!(msg.id().unwrap().raw(), id.as_bytes(), "{dialect:?}");
+        }
+        for id in ["9007199254740992", "-9007199254740992", "9007199254740993"] {
+            let frame = request_with_id(id.as_bytes());
+            let rej = dec.decode(&frame).unwrap_err();
+            assert_eq!(
+                rej.error(),
+                DecodeError::UnsafeNumericId,
+                "{id} {dialect:?}"
+            );
+        }
+    }
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]
