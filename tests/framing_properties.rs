@@ -3,22 +3,11 @@
 
 mod common;
 
+use common::pieces;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::{FrameError, LineFramer, Lines};
-
-/// `input` cut at the given places, in order.
-fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
-    cuts.sort_unstable();
-    let mut chunks = vec![];
-    let mut from = 0;
-    for cut in cuts.into_iter().chain([input.len()]) {
-        chunks.push(&input[from..cut]);
-        from = cut;
-    }
-    chunks
-}
 
 /// Frames and errors with their stream offsets.
 type Framed = Vec<Result<(u64, Vec<u8>), FrameError>>;

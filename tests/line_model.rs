@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::pieces;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::{DecodeOptions, Decoder, Dialect, FrameError, Framer, LineFramer, Lines, Role};
@@ -36,19 +38,6 @@ fn model(input: &[u8], max: usize, blank: bool) -> Vec<Item> {
         start = end + 1;
     }
     out
-}
-
-/// `input` cut at the given places, in order.
-fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
-    cuts.sort_unstable();
-    let mut chunks = vec![];
-    let mut from = 0;
-    for cut in cuts.into_iter().chain([input.len()]) {
-        chunks.push(&input[from..cut]);
-        from = cut;
-    }
-    chunks
 }
 
 /// A framer's answer as an [`Item`] (its offset the framer's `last_offset`); `None` when it

@@ -6,7 +6,7 @@ mod common;
 use bytes::{Bytes, BytesMut};
 use common::{
     Outcome, assert_any_split, decoder_for, encoded_messages, frame_all, input, load, outcome,
-    written_message,
+    pieces, written_message,
 };
 use proptest::prelude::*;
 use rpcwire::{
@@ -1046,19 +1046,6 @@ fn whatwg(input: &[u8]) -> Whatwg {
         .map(|(data, kind)| (data, kind.filter(|k| !k.is_empty())))
         .collect();
     (events, last_id, retry)
-}
-
-/// `input` cut at the given places (each an index into `0..=input.len()`), in order.
-fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
-    cuts.sort_unstable();
-    let mut chunks = vec![];
-    let mut from = 0;
-    for cut in cuts.into_iter().chain([input.len()]) {
-        chunks.push(&input[from..cut]);
-        from = cut;
-    }
-    chunks
 }
 
 /// Streams of up to 40 tokens: field names, colons, spaces, line ends of every kind, NULs,

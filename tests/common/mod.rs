@@ -513,6 +513,19 @@ pub fn outgoing_cases() -> Vec<(
         .collect()
 }
 
+/// `input` cut at the given places (each an index into `0..=input.len()`), in order.
+pub fn pieces<'a>(input: &'a [u8], cuts: &[proptest::sample::Index]) -> Vec<&'a [u8]> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(input.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut chunks = vec![];
+    let mut from = 0;
+    for cut in cuts.into_iter().chain([input.len()]) {
+        chunks.push(&input[from..cut]);
+        from = cut;
+    }
+    chunks
+}
+
 /// Bytes that make SSE streams of every sort, for property tests of the SSE framer and codec:
 /// fields, comments, the three line ends, NULs and byte order marks (whole and cut), a
 /// message's data and an event type other than `message`.
