@@ -11,9 +11,11 @@
 //!   matches that number, for gateways that stringify ids.
 
 use alloc::vec::Vec;
-use core::hash::BuildHasher;
+use core::hash::{BuildHasher, Hasher};
+use core::marker::PhantomData;
 
-use hashbrown::HashMap;
+use hashbrown::HashTable;
+use hashbrown::hash_table;
 use smallvec::SmallVec;
 
 use crate::error::ErrorCode;
@@ -67,6 +69,14 @@ impl KeyBuf {
         self.spilled.extend_from_slice(bytes);
     }
 
+    fn as_slice(&self) -> &[u8] {
+        if self.spilled.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
+    }
+
     fn finish(self) -> IdKey {
         IdKey(if self.spilled.is_empty() {
             // The bytes past `len` are still zeros, as `InlineBytes` keeps them.
@@ -109,9 +119,7 @@ impl IdKey {
                 } else {
                     s.raw()
                 };
-                let is_number = lenient
-                    && crate::scan::scalar::number_end(decoded, 0).ok() == Some(decoded.len());
-                if is_number {
+                if lenient && is_number(decoded) {
                     push_number(&mut key, decoded);
                 } else if let Some((tag, packed)) = pack_uuid(decoded) {
                     key.push(tag);
@@ -123,6 +131,128 @@ impl IdKey {
             }
         }
         key.finish()
+    }
+}
+
+/// Whether `bytes` are one JSON number, whole.
+fn is_number(bytes: &[u8]) -> bool {
+    crate::scan::scalar::number_end(bytes, 0).ok() == Some(bytes.len())
+}
+
+/// The most digits of an integer [`Canonical`] writes out in full.
+const PLAIN_DIGITS: usize = 40;
+
+/// An id's canonical form, as [`InFlight`] hashes and compares it (it keeps none): a type
+/// tag and the normalized value, two ids having the same form exactly when they match. Unlike
+/// an [`IdKey`], which is kept and so packs UUIDs, the form is most often the token itself,
+/// borrowed: a string's body without escapes (tag `s`), a canonical integer of up to
+/// [`PLAIN_DIGITS`] digits (tag `n`). Other ids build theirs on the stack (past
+/// [`KEY_INLINE`] bytes, on the heap): an escaped string's decoded body; a number spelt
+/// otherwise, as the integer's canonical token when it is one of up to [`PLAIN_DIGITS`]
+/// digits (`1.0` as `1`), else as its [`IdKey`] under tag `N`.
+enum Canonical<'a> {
+    /// The tag and the body, borrowed from the token.
+    Borrowed(u8, &'a [u8]),
+    /// The tag, then the body.
+    Built(KeyBuf),
+}
+
+impl<'a> Canonical<'a> {
+    fn of(id: Id<'a>, lenient: bool) -> Self {
+        match id.kind() {
+            IdKind::Null => Canonical::Borrowed(b'z', b""),
+            IdKind::Integer => Self::number(id.raw(), true),
+            IdKind::Number => Self::number(id.raw(), false),
+            IdKind::String { has_escapes: false } => {
+                let body = id.as_str().expect("a string id").raw();
+                if lenient && is_number(body) {
+                    Self::number(body, crate::json::is_integer_token(body))
+                } else {
+                    Canonical::Borrowed(b's', body)
+                }
+            }
+            IdKind::String { has_escapes: true } => {
+                let mut decoded = SmallVec::<[u8; 64]>::new();
+                id.as_str().expect("a string id").extend_wtf8(&mut decoded);
+                let mut key = KeyBuf::new();
+                if lenient && is_number(&decoded) {
+                    let number = Canonical::number(&decoded, false);
+                    let (tag, body) = number.parts();
+                    key.push(tag);
+                    key.extend_from_slice(body);
+                } else {
+                    key.push(b's');
+                    key.extend_from_slice(&decoded);
+                }
+                Canonical::Built(key)
+            }
+        }
+    }
+
+    /// The form of a number token; `integer` if the token is known to be a canonical
+    /// integer (`-?(0|[1-9][0-9]*)`), else it is taken the long way.
+    fn number(token: &'a [u8], integer: bool) -> Self {
+        let digits = token.strip_prefix(b"-").unwrap_or(token);
+        if integer && digits.len() <= PLAIN_DIGITS && token != b"-0" {
+            return Canonical::Borrowed(b'n', token);
+        }
+        // Normalized (`n`, the sign, the significant digits, `e`, the exponent: the value
+        // is 0.digits × 10^exponent), then written out if it is an integer short enough.
+        let mut normalized = KeyBuf::new();
+        push_number(&mut normalized, token);
+        let body = &normalized.as_slice()[1..];
+        if body == b"0" {
+            return Canonical::Borrowed(b'n', b"0");
+        }
+        let (sign, rest) = body.split_first().expect("a sign");
+        let at = rest.iter().position(|&b| b == b'e').expect("an exponent");
+        let (significant, exponent) = (&rest[..at], &rest[at + 1..]);
+        let exponent = match exponent {
+            [d] => usize::from(d - b'0'),
+            [d, e] if *d != b'-' => usize::from(d - b'0') * 10 + usize::from(e - b'0'),
+            _ => usize::MAX,
+        };
+        let mut form = KeyBuf::new();
+        if (significant.len()..=PLAIN_DIGITS).contains(&exponent) {
+            form.push(b'n');
+            if *sign == b'-' {
+                form.push(b'-');
+            }
+            form.extend_from_slice(significant);
+            for _ in significant.len()..exponent {
+                form.push(b'0');
+            }
+        } else {
+            form.push(b'N');
+            form.extend_from_slice(body);
+        }
+        Canonical::Built(form)
+    }
+
+    /// The type tag and the value's bytes.
+    fn parts(&self) -> (u8, &[u8]) {
+        match self {
+            Canonical::Borrowed(tag, body) => (*tag, body),
+            Canonical::Built(key) => {
+                let (tag, body) = key.as_slice().split_first().expect("a tag");
+                (*tag, body)
+            }
+        }
+    }
+
+    /// The form's hash: its tag and its bytes, fed the same way however it is held.
+    fn hash(&self, hasher: &impl BuildHasher) -> u64 {
+        let (tag, body) = self.parts();
+        let mut state = hasher.build_hasher();
+        state.write_u8(tag);
+        state.write(body);
+        state.finish()
+    }
+
+    /// Whether `other`, the id of an entry, has this form (this being `id`'s).
+    fn matches(&self, id: Id<'_>, other: Id<'_>, lenient: bool) -> bool {
+        // The same spelling is the same id; only differing spellings need `other`'s form.
+        id.raw() == other.raw() || Canonical::of(other, lenient).parts() == self.parts()
     }
 }
 
@@ -382,7 +512,11 @@ impl std::error::Error for InFlightError {}
 /// ```
 #[derive(Clone)]
 pub struct InFlight<T, S = foldhash::quality::RandomState> {
-    map: HashMap<IdKey, Entry<T>, S>,
+    /// The entries, hashed by their ids' canonical forms ([`Canonical`]), which are not
+    /// kept: an entry's form is rebuilt from its spelling only to compare it with a lookup
+    /// spelt differently, and when the table grows or shrinks.
+    table: HashTable<Entry<T>>,
+    hasher: S,
     capacity: usize,
     lenient: bool,
     /// What the entries hold ([`Entry::bytes`]), and its budget.
@@ -400,10 +534,10 @@ struct Entry<T> {
     bytes: usize,
 }
 
-/// What an entry's id counts against [`InFlight::max_bytes`]: its spelling and its key, the
-/// two copies the table keeps (inline up to 38 and 30 bytes, on the heap beyond).
-fn id_cost(id: Id<'_>, key: &IdKey) -> usize {
-    id.raw().len() + key.encoded_len()
+/// What an entry's id counts against [`InFlight::max_bytes`]: its spelling, the one copy the
+/// table keeps (inline up to 38 bytes, on the heap beyond).
+fn id_cost(id: Id<'_>) -> usize {
+    id.raw().len()
 }
 
 /// The default of [`InFlight::max_bytes`] (and `IdRemapper::max_bytes`): 64 MiB of ids
@@ -423,7 +557,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// A table with the given hasher.
     pub fn with_hasher(capacity: usize, hasher: S) -> Self {
         InFlight {
-            map: HashMap::with_hasher(hasher),
+            table: HashTable::new(),
+            hasher,
             capacity,
             lenient: false,
             bytes: 0,
@@ -431,8 +566,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         }
     }
 
-    /// Bounds the bytes the entries hold together: each its id (its spelling and its
-    /// canonical key, about twice its length) and the extra bytes it was registered with by
+    /// Bounds the bytes the entries hold together: each its id (as long as its spelling) and the extra bytes it was registered with by
     /// [`insert_with_extra`](Self::insert_with_extra) or
     /// [`reserve_with_extra`](Self::reserve_with_extra) (what the caller's value holds of
     /// the peer's bytes, such as a method name or a progress token, also as long as a frame
@@ -442,18 +576,19 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     ///
     /// ```
     /// use rpcwire::{Id, InFlight, InFlightError};
-    /// // Each id here counts 1 + 5 bytes: its spelling `1` and its key (`n+1e1`, `n+2e1`).
+    /// // Each id here counts the 2 bytes of its spelling.
     /// let mut table = InFlight::new(1024).max_bytes(20);
-    /// let method = "tools/call";
-    /// table.insert_with_extra(Id::from_token(b"1").unwrap(), method.len(), method).unwrap();
-    /// assert_eq!(table.bytes(), 16);
-    /// // 16 + 6 + 0 would pass 20: refused, however few the entries.
-    /// let two = Id::from_token(b"2").unwrap();
-    /// assert_eq!(table.insert(two, "ping"), Err(InFlightError::OverBudget));
+    /// let call = "tools/call";
+    /// table.insert_with_extra(Id::from_token(b"10").unwrap(), call.len(), call).unwrap();
+    /// assert_eq!(table.bytes(), 12);
+    /// // 12 + 2 + 9 would pass 20: refused, however few the entries.
+    /// let two = Id::from_token(b"20").unwrap();
+    /// let read = "resources/read";
+    /// assert_eq!(table.insert_with_extra(two, 9, read), Err(InFlightError::OverBudget));
     /// // A reply gives the bytes back.
-    /// table.remove(Id::from_token(b"1").unwrap()).unwrap();
+    /// table.remove(Id::from_token(b"10").unwrap()).unwrap();
     /// assert_eq!(table.bytes(), 0);
-    /// table.insert(two, "ping").unwrap();
+    /// table.insert_with_extra(two, 9, read).unwrap();
     /// ```
     pub fn max_bytes(mut self, bytes: usize) -> Self {
         self.max_bytes = bytes;
@@ -490,15 +625,36 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// be found (or two of them would become one).
     pub fn lenient(mut self, yes: bool) -> Self {
         assert!(
-            self.map.is_empty(),
+            self.table.is_empty(),
             "InFlight::lenient on a table that holds requests"
         );
         self.lenient = yes;
         self
     }
 
-    fn key(&self, id: Id<'_>) -> IdKey {
-        IdKey::with(id, self.lenient)
+    /// The entry of the request with this id.
+    fn find(&self, id: Id<'_>) -> Option<&Entry<T>> {
+        let key = Canonical::of(id, self.lenient);
+        let lenient = self.lenient;
+        self.table.find(key.hash(&self.hasher), |entry| {
+            key.matches(id, entry.id.as_id(), lenient)
+        })
+    }
+
+    /// The place of the request with this id, to change or remove it.
+    fn find_entry(&mut self, id: Id<'_>) -> Option<hash_table::OccupiedEntry<'_, Entry<T>>> {
+        let key = Canonical::of(id, self.lenient);
+        let lenient = self.lenient;
+        self.table
+            .find_entry(key.hash(&self.hasher), |entry| {
+                key.matches(id, entry.id.as_id(), lenient)
+            })
+            .ok()
+    }
+
+    /// An entry's hash, when the table moves it (growing or shrinking).
+    fn rehash<'s>(hasher: &'s S, lenient: bool) -> impl Fn(&Entry<T>) -> u64 + 's {
+        move |entry| Canonical::of(entry.id.as_id(), lenient).hash(hasher)
     }
 
     /// Registers a request; a duplicate leaves the existing entry untouched.
@@ -543,60 +699,66 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         id: Id<'_>,
         extra_bytes: usize,
     ) -> Result<ReservedId<'_, T, S>, InFlightError> {
-        let key = self.key(id);
         // Checked sums: a count past `usize::MAX` is over any budget (a saturated one would
         // let the entry in, and the count wrap at its insertion).
-        let held = id_cost(id, &key).checked_add(extra_bytes);
+        let held = id_cost(id).checked_add(extra_bytes);
         let total = held.and_then(|cost| self.bytes.checked_add(cost));
-        let full = self.map.len() >= self.capacity;
+        let full = self.table.len() >= self.capacity;
         let over_budget = total.is_none_or(|total| total > self.max_bytes);
         let cost = held.unwrap_or(usize::MAX);
-        match self.map.entry(key) {
+        let key = Canonical::of(id, self.lenient);
+        let lenient = self.lenient;
+        let found = self.table.entry(
+            key.hash(&self.hasher),
+            |entry| key.matches(id, entry.id.as_id(), lenient),
+            Self::rehash(&self.hasher, lenient),
+        );
+        match found {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
-            hashbrown::hash_map::Entry::Occupied(_) => Err(InFlightError::Duplicate),
-            hashbrown::hash_map::Entry::Vacant(_) if full => Err(InFlightError::Full),
-            hashbrown::hash_map::Entry::Vacant(_) if over_budget => Err(InFlightError::OverBudget),
-            hashbrown::hash_map::Entry::Vacant(entry) => Ok(ReservedId {
+            hash_table::Entry::Occupied(_) => Err(InFlightError::Duplicate),
+            hash_table::Entry::Vacant(_) if full => Err(InFlightError::Full),
+            hash_table::Entry::Vacant(_) if over_budget => Err(InFlightError::OverBudget),
+            hash_table::Entry::Vacant(entry) => Ok(ReservedId {
                 entry,
                 id: id.to_owned_id(),
                 bytes: (&mut self.bytes, cost),
+                hasher: PhantomData,
             }),
         }
     }
 
     /// Whether a request with this id is in flight.
     pub fn contains(&self, id: Id<'_>) -> bool {
-        self.map.contains_key(&self.key(id))
+        self.find(id).is_some()
     }
 
     /// The value of the request with this id.
     pub fn get(&self, id: Id<'_>) -> Option<&T> {
-        self.map.get(&self.key(id)).map(|entry| &entry.value)
+        self.find(id).map(|entry| &entry.value)
     }
 
     /// The value of the request with this id, to update in place (its id and the bytes it
     /// counts stay as they were).
     pub fn get_mut(&mut self, id: Id<'_>) -> Option<&mut T> {
-        let key = self.key(id);
-        self.map.get_mut(&key).map(|entry| &mut entry.value)
+        self.find_entry(id).map(|entry| &mut entry.into_mut().value)
     }
 
     /// Removes the request this reply (or cancellation) names; returns the id exactly as the
     /// request spelled it, and the value.
     pub fn remove(&mut self, id: Id<'_>) -> Option<(IdBuf, T)> {
-        let entry = self.map.remove(&self.key(id))?;
+        let (entry, _) = self.find_entry(id)?.remove();
         self.bytes -= entry.bytes;
         Some((entry.id, entry.value))
     }
 
     /// Number of requests in flight.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.table.len()
     }
 
     /// Whether none is in flight.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.table.is_empty()
     }
 
     /// How many requests the table has room for without reallocating (at least
@@ -604,7 +766,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// with the peak number in flight and does not go down by itself: see
     /// [`shrink_to_fit`](Self::shrink_to_fit).
     pub fn capacity(&self) -> usize {
-        self.map.capacity()
+        self.table.capacity()
     }
 
     /// Gives back the memory a burst of requests left behind: the table shrinks as far as
@@ -628,7 +790,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// assert!(table.contains(Id::from_token(b"0").unwrap()));
     /// ```
     pub fn shrink_to_fit(&mut self) {
-        self.map.shrink_to_fit();
+        self.table
+            .shrink_to_fit(Self::rehash(&self.hasher, self.lenient));
     }
 
     /// [`shrink_to_fit`](Self::shrink_to_fit), keeping room for at least `min_capacity`
@@ -648,14 +811,15 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// assert!(table.capacity() >= 100 && table.capacity() < 1000);
     /// ```
     pub fn shrink_to(&mut self, min_capacity: usize) {
-        self.map.shrink_to(min_capacity);
+        self.table
+            .shrink_to(min_capacity, Self::rehash(&self.hasher, self.lenient));
     }
 
     /// Removes and returns every request (the connection ended: they stay unanswered).
     pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
         // (The map is empty once `drain` returns, whether or not the iterator is run.)
         self.bytes = 0;
-        self.map.drain().map(|(_, entry)| (entry.id, entry.value))
+        self.table.drain().map(|entry| (entry.id, entry.value))
     }
 }
 
@@ -663,10 +827,12 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 /// when its value is [`insert`](Self::insert)ed.
 #[must_use = "dropping the reservation registers nothing: insert the request's value"]
 pub struct ReservedId<'a, T, S> {
-    entry: hashbrown::hash_map::VacantEntry<'a, IdKey, Entry<T>, S>,
+    entry: hash_table::VacantEntry<'a, Entry<T>>,
     id: IdBuf,
     /// The table's count of bytes, and what this request adds to it once inserted.
     bytes: (&'a mut usize, usize),
+    /// The table's hasher type, which the reservation does not need (the place is found).
+    hasher: PhantomData<fn() -> S>,
 }
 
 impl<T, S: BuildHasher> ReservedId<'_, T, S> {
@@ -696,7 +862,7 @@ impl<T, S> core::fmt::Debug for ReservedId<'_, T, S> {
 impl<T: core::fmt::Debug, S> core::fmt::Debug for InFlight<T, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_map()
-            .entries(self.map.values().map(|entry| (&entry.id, &entry.value)))
+            .entries(self.table.iter().map(|entry| (&entry.id, &entry.value)))
             .finish()
     }
 }

@@ -1644,7 +1644,7 @@ pub fn tables_model(data: &[u8]) {
                 } else {
                     8 * usize::from(arg >> 5)
                 };
-                let cost = token.len() + key.encoded_len() + extra;
+                let cost = token.len() + extra;
                 let used: usize = model.values().sum();
                 let expected = if model.contains_key(&key) {
                     Err(InFlightError::Duplicate)
