@@ -1295,6 +1295,66 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
     }
 }
 
+/// A `tasks/result` is answered only once its task has ended ("it **MUST** block the response
+/// until the task reaches a terminal status"), and its answer is "exactly what the underlying
+/// request would have returned, whether that is a successful result or a JSON-RPC error", or
+/// an error for a task the upstream no longer knows: any reply to a client's `tasks/result`
+/// for its own task ends that task's route, by the task its `params.taskId` names (the source
+/// of truth), also when the reply is an error or a result without `_meta`'s related task. The
+/// client's share is free again, and the record of its client stays. (Left live, the route
+/// held a place of the client's share until a status or its deadline came, which a client
+/// that got its task's result had no reason to ask for.)
+#[test]
+fn any_reply_to_a_tasks_result_ends_the_route_of_the_task_it_names() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    let replies = [
+        r#"{"error":{"code":-32000,"message":"the tool failed"}}"#,
+        r#"{"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}"#,
+        r#"{"error":{"code":-32603,"message":"internal error"}}"#,
+        r#"{"result":{"content":[],"isError":false}}"#,
+    ];
+    for reply in replies {
+        let mut remap = IdRemapper::new(8).max_per_client(2);
+        let token = forward_call(&mut remap, 1, 1, true);
+        route(&mut remap, &created(token, "task-1")).0.unwrap();
+        assert_eq!((remap.task_routes(), remap.client_len(&1)), (1, 1));
+        let q = forward_task_op(&mut remap, 1, &task_op("tasks/result", "task-1")).unwrap();
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{q},{}"#, &reply[1..]);
+        assert_eq!(route(&mut remap, frame.as_bytes()).0, Ok(1), "{reply}");
+        assert_eq!(progress_to(&remap, &task_progress(token)), None, "{reply}");
+        assert_eq!(
+            (
+                remap.len(),
+                remap.task_routes(),
+                remap.tasks(),
+                remap.client_len(&1),
+                remap.client_bytes(&1),
+                remap.bytes(),
+                remap.task_owner(t1()),
+            ),
+            (0, 0, 1, 0, 0, 16, Some(&1)),
+            "{reply}"
+        );
+        // Its status still goes to its client alone.
+        assert_eq!(
+            status_to(&mut remap, &status("task-1", "failed")).map(|(c, _)| c),
+            Some(1)
+        );
+    }
+
+    // A reply to a `tasks/result` of another task of the client's ends that task only.
+    let mut remap = IdRemapper::new(8);
+    for (id, task) in [(1, "task-1"), (2, "task-2")] {
+        let token = forward_call(&mut remap, 1, id, true);
+        route(&mut remap, &created(token, task)).0.unwrap();
+    }
+    let q = forward_task_op(&mut remap, 1, &task_op("tasks/result", "task-2")).unwrap();
+    let failed = format!(r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":-32000,"message":"x"}}}}"#);
+    assert_eq!(route(&mut remap, failed.as_bytes()).0, Ok(1));
+    assert_eq!((remap.task_routes(), remap.tasks()), (1, 2));
+    assert_eq!(progress_to(&remap, &task_progress(1)).map(|p| p.0), Some(1));
+}
+
 /// Task routes hold places and bytes under the remapper's bounds: a `CreateTaskResult` whose
 /// route would pass the byte budget (a task id as long as a hostile upstream likes) leaves
 /// none (the reply still goes back), one that names a task id routed already takes it over;
@@ -1536,7 +1596,8 @@ fn a_task_is_reachable_by_its_own_client_only() {
         )
         .is_ok()
     );
-    assert_eq!((remap.len(), remap.task_routes()), (2, 1));
+    // (Its own client's `tasks/result` was answered: the task has ended, its record stays.)
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (2, 0, 1));
 
     // The refusal's reply reads as an upstream's for a task it does not know (-32602).
     let mut out = BytesMut::new();
@@ -2437,7 +2498,8 @@ fn a_reused_task_ids_new_route_takes_the_old_tasks_room() {
 
 /// A result that tells a task ended ends it only when the task is the requesting client's:
 /// a reply to client 1's `tasks/get`, `tasks/cancel` or `tasks/result` naming client 2's task
-/// (an upstream's mistake, or a task id reused meanwhile) leaves client 2's route live.
+/// (an upstream's mistake, or a task id reused meanwhile) leaves client 2's route live. (The
+/// reply to client 1's `tasks/result` for its task 1 ends task 1, whatever it names.)
 #[test]
 fn a_reply_to_one_client_ends_no_task_of_another() {
     let task2 = r#"{"taskId":"task-2","status":"completed","ttl":30000}"#;
@@ -2459,7 +2521,13 @@ fn a_reply_to_one_client_ends_no_task_of_another() {
         let q = forward_task_op(&mut remap, 1, &frame).unwrap();
         let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
         assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1), "{method}");
-        assert_eq!(remap.task_routes(), 2, "{method}");
+        let first_live = method != "tasks/result";
+        assert_eq!(remap.task_routes(), 1 + usize::from(first_live), "{method}");
+        assert_eq!(
+            progress_to(&remap, &task_progress(first)).is_some(),
+            first_live,
+            "{method}"
+        );
         assert_eq!(
             progress_to(&remap, &task_progress(second)).map(|p| p.0),
             Some(2),
@@ -2470,7 +2538,7 @@ fn a_reply_to_one_client_ends_no_task_of_another() {
         let q = forward_task_op(&mut remap, 2, &frame).unwrap();
         let reply = format!(r#"{{"jsonrpc":"2.0","id":{q},"result":{result}}}"#);
         assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(2), "{method}");
-        assert_eq!(remap.task_routes(), 1, "{method}");
+        assert_eq!(remap.task_routes(), usize::from(first_live), "{method}");
         assert_eq!(progress_to(&remap, &task_progress(second)), None);
     }
 }

@@ -232,7 +232,15 @@ pub struct Origin<C, T = ()> {
 ///   when the task has ended, and names the task in `_meta`'s
 ///   [`RELATED_TASK`](crate::mcp::meta_keys::RELATED_TASK)), for requests forwarded by
 ///   this remapper from the task's own client (a reply to another client's request ends
-///   none of its tasks, whatever task it names);
+///   none of its tasks, whatever task it names). A `tasks/result` whose `params.taskId`
+///   names a task of its client's that the remapper keeps when it is forwarded ends that
+///   task's route on any reply, result or error: the upstream "**MUST** block the response
+///   until the task reaches a terminal status", then returns "exactly what the underlying
+///   request would have returned, whether that is a successful result or a JSON-RPC
+///   error", and answers an error at once only for a task it does not know (-32602) or an
+///   internal error (-32603, which may leave the task running: its progress is then
+///   dropped, while its status still reaches its client; a route kept live instead would
+///   hold a place of its client's share that nothing may give back);
 /// - its deadline passes in [`expire`](Self::expire), which hands out nothing for it (there
 ///   is no one to answer, and nothing to cancel: a task is cancelled with `tasks/cancel`). A
 ///   route keeps its request's deadline, which progress moves as it moved the request's
@@ -677,13 +685,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let (progress_member, task_member) = progress_token_and_task_members(req);
         let progress_token = progress_token_to_rewrite(progress_member)?;
         let mut kind = kind_of(req, task_member);
-        if let Kind::TaskQuery { .. } | Kind::TaskResult = kind {
+        if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } = kind {
             let task_id = requested_task(req)?;
             if let Some((token, owner)) = self.task_entry(task_id) {
                 if *owner != client {
                     return Err(RemapError::ForeignTask);
                 }
-                if let Kind::TaskQuery { task, .. } = &mut kind {
+                if let Kind::TaskQuery { task, .. } | Kind::TaskResult { task } = &mut kind {
                     *task = Some(token);
                 }
             }
@@ -1014,13 +1022,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                     self.end_task(token);
                 }
             }
-            if let Kind::TaskQuery {
-                get: true,
-                task: Some(token),
-            } = kind
-                && is_invalid_params(frame)
-            {
-                self.forget_task(token);
+            match kind {
+                // The upstream answers a `tasks/result` once the task it names has ended, with
+                // the result or the error of the task's request, or with an error when it no
+                // longer knows the task: either way its route ends (see [Tasks](Self#tasks)).
+                Kind::TaskResult { task: Some(token) } => self.end_task(token),
+                Kind::TaskQuery {
+                    get: true,
+                    task: Some(token),
+                } if is_invalid_params(frame) => self.forget_task(token),
+                _ => {}
             }
         }
         encode::write_with_id(out, frame, reply_id, origin.id.as_id());

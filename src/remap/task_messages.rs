@@ -21,8 +21,10 @@ pub(super) enum Kind {
     /// For a `tasks/get` of a task of the client's own, `task` is its entry's token: a -32602
     /// error says the upstream no longer knows the task.
     TaskQuery { get: bool, task: Option<Token> },
-    /// `tasks/result`: a result comes once the task has ended, naming it in `_meta`.
-    TaskResult,
+    /// `tasks/result`: any reply comes once the task has ended (or is gone upstream), a
+    /// result naming it in `_meta`. For a task of the client's own, `task` is its entry's
+    /// token: any reply, result or error, ends its route.
+    TaskResult { task: Option<Token> },
     /// `tasks/list`: the result lists every client's tasks, to filter.
     TaskList,
     /// `subscriptions/listen` (MCP 2026-07-28): a stream the upstream may tear down with a
@@ -51,7 +53,7 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
         };
     }
     if method.eq_str(methods::TASKS_RESULT) {
-        return Kind::TaskResult;
+        return Kind::TaskResult { task: None };
     }
     if method.eq_str(methods::TASKS_LIST) {
         return Kind::TaskList;
@@ -122,7 +124,7 @@ pub(super) fn is_invalid_params(frame: &[u8]) -> bool {
 /// once its task has ended), by the task id in its `_meta`.
 pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
-        Kind::TaskQuery { .. } | Kind::TaskResult => reply_value(frame)?.get("result")?,
+        Kind::TaskQuery { .. } | Kind::TaskResult { .. } => reply_value(frame)?.get("result")?,
         Kind::Plain | Kind::TaskAugmented | Kind::TaskList | Kind::Listen => return None,
     };
     match kind {
