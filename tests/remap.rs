@@ -164,6 +164,56 @@ fn a_cancellation_names_its_own_lone_surrogate_id_only() {
     assert_eq!(remap.len(), 1);
 }
 
+/// MCP: "The `initialize` request **MUST NOT** be cancelled by clients". A client's
+/// cancellation of its `initialize` in flight (however the method is spelled) is not
+/// forwarded, the upstream would read it from the gateway, its client; the request stays in
+/// flight and its result still reaches the client. (A receiver "**MAY** ignore" a
+/// cancellation of a request that cannot be cancelled.)
+#[test]
+fn a_cancellation_of_initialize_is_dropped_and_the_request_stays_in_flight() {
+    for method in ["initialize", "\\u0069nitialize"] {
+        let mut remap = IdRemapper::new(8);
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":"init","method":"{method}","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        );
+        let mut up = BytesMut::new();
+        let token = remap
+            .forward_request(
+                1,
+                frame.as_bytes(),
+                &request(frame.as_bytes()),
+                None,
+                &mut up,
+            )
+            .unwrap();
+        let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"init"}}"#;
+        let Ok(Message::Notification(n)) = Decoder::mcp().decode(cancel) else {
+            panic!()
+        };
+        let mut out = BytesMut::new();
+        assert!(
+            remap.forward_cancel(&1, cancel, &n, &mut out).is_none(),
+            "{method}"
+        );
+        assert!(out.is_empty());
+        assert_eq!(remap.len(), 1);
+        assert_eq!(
+            remap
+                .get(&1, Id::from_token(b"\"init\"").unwrap())
+                .map(|(t, _)| t),
+            Some(token)
+        );
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+        assert_eq!(
+            route(&mut remap, reply.as_bytes()),
+            (
+                Ok(1),
+                b"{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"result\":{}}\n".to_vec()
+            )
+        );
+    }
+}
+
 #[test]
 fn expiry_and_disconnect() {
     let mut remap = IdRemapper::new(8);

@@ -1058,8 +1058,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.forget(entry).ok_or(Miss::Stale)
     }
 
-    /// The token and value of `client`'s request with id `id`, if it is in flight (before
-    /// cancelling it, say: MCP's `initialize` must not be cancelled).
+    /// The token and value of `client`'s request with id `id`, if it is in flight (to tell
+    /// what a client's cancellation names before forwarding it, say).
     pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
         let token = *self.by_client.get(&Self::key(client, id))?;
         match &self.pending.get(token)?.held {
@@ -1082,7 +1082,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// its `requestId` replaced by our token, and forgets the request (a late reply will be
     /// `Stale`). Returns the cancelled request's token and origin; `None` (nothing written)
     /// when the notification is not a cancellation or names no request of this client in
-    /// flight.
+    /// flight, or names the client's `initialize`, which MCP says "**MUST NOT** be cancelled
+    /// by clients" (the request stays in flight: the upstream would read the cancellation as
+    /// the gateway's, its client's, and a receiver "**MAY** ignore" one that names a request
+    /// that cannot be cancelled).
     ///
     /// A `notifications/cancelled` that gets `None` must not go upstream as it is, whatever
     /// made it `None`: its `requestId` is the client's own id, and the upstream reads it as
@@ -1147,6 +1150,18 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let token = *self
             .by_client
             .get(&Self::key(client, cancelled.request_id))?;
+        if let Some(Entry {
+            held:
+                Held::Request {
+                    kind: Kind::Initialize,
+                    ..
+                },
+            ..
+        }) = self.pending.get(token)
+        {
+            // Not to be cancelled: it stays in flight, and its result still reaches its client.
+            return None;
+        }
         let entry = self.pending.cancel(token)?;
         let origin = self.forget(entry)?;
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));

@@ -1,5 +1,5 @@
 //! What MCP's task messages (2025-11-25) say: what a request's reply may tell about tasks
-//! ([`Kind`], which also marks a `subscriptions/listen` stream), the task a request names, and what a reply tells of a task (created, ended,
+//! ([`Kind`], which also marks a `subscriptions/listen` stream and an `initialize`), the task a request names, and what a reply tells of a task (created, ended,
 //! unknown to the upstream).
 
 use super::RemapError;
@@ -27,6 +27,11 @@ pub(super) enum Kind {
     TaskResult { task: Option<Token> },
     /// `tasks/list`: the result lists every client's tasks, to filter.
     TaskList,
+    /// `initialize`, which a client "**MUST NOT**" cancel: its cancellation is not forwarded
+    /// ([`IdRemapper::forward_cancel`]).
+    ///
+    /// [`IdRemapper::forward_cancel`]: super::IdRemapper::forward_cancel
+    Initialize,
     /// `subscriptions/listen` (MCP 2026-07-28): a stream the upstream may tear down with a
     /// `notifications/cancelled` naming it ([`IdRemapper::route_stream_cancel`]).
     ///
@@ -60,6 +65,9 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     }
     if method.eq_str(methods::SUBSCRIPTIONS_LISTEN) {
         return Kind::Listen;
+    }
+    if method.eq_str(methods::INITIALIZE) {
+        return Kind::Initialize;
     }
     if task_member_asks_for_task(task) {
         Kind::TaskAugmented
@@ -125,7 +133,9 @@ pub(super) fn is_invalid_params(frame: &[u8]) -> bool {
 pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
         Kind::TaskQuery { .. } | Kind::TaskResult { .. } => reply_value(frame)?.get("result")?,
-        Kind::Plain | Kind::TaskAugmented | Kind::TaskList | Kind::Listen => return None,
+        Kind::Plain | Kind::TaskAugmented | Kind::TaskList | Kind::Listen | Kind::Initialize => {
+            return None;
+        }
     };
     match kind {
         Kind::TaskQuery { .. } => {
