@@ -1405,6 +1405,40 @@ fn any_reply_to_a_tasks_result_ends_the_route_of_the_task_it_names() {
     assert_eq!(progress_to(&remap, &task_progress(1)).map(|p| p.0), Some(1));
 }
 
+/// The upstream "**MUST** reject cancellation requests for tasks already in a terminal status
+/// (`completed`, `failed`, or `cancelled`) with error code `-32602`", which it also answers
+/// for a task it does not know: a -32602 answering a client's `tasks/cancel` of its own task
+/// ends that task's route (the record of its client stays: the task may be retained, its
+/// result retrievable). Another error code leaves the route live.
+#[test]
+fn a_refused_tasks_cancel_ends_the_route_of_the_task_it_names() {
+    let t1 = || Id::from_token(b"\"task-1\"").unwrap();
+    let refusal = |q: u64, code: i32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{q},"error":{{"code":{code},"message":"Task already in a terminal status"}}}}"#
+        )
+    };
+    let mut remap = IdRemapper::new(8).max_per_client(2);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    let q = forward_task_op(&mut remap, 1, &task_op("tasks/cancel", "task-1")).unwrap();
+    assert_eq!(route(&mut remap, refusal(q, -32603).as_bytes()).0, Ok(1));
+    assert_eq!((remap.task_routes(), remap.client_len(&1)), (1, 1));
+    assert!(progress_to(&remap, &task_progress(token)).is_some());
+    let q = forward_task_op(&mut remap, 1, &task_op("tasks/cancel", "task-1")).unwrap();
+    assert_eq!(route(&mut remap, refusal(q, -32602).as_bytes()).0, Ok(1));
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    assert_eq!(
+        (
+            remap.task_routes(),
+            remap.tasks(),
+            remap.client_len(&1),
+            remap.task_owner(t1())
+        ),
+        (0, 1, 0, Some(&1))
+    );
+}
+
 /// Task routes hold places and bytes under the remapper's bounds: a `CreateTaskResult` whose
 /// route would pass the byte budget (a task id as long as a hostile upstream likes) leaves
 /// none (the reply still goes back), one that names a task id routed already takes it over;

@@ -6,8 +6,8 @@
 //! expiries and between any two steps); MCP 2025-11-25 tasks' status notifications
 //! (terminal or not) and `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client
 //! or another, answered at once or after time has passed (a status, a result naming the
-//! task or another, a -32602 error; any reply to a `tasks/result` ends the route of the task
-//! it names, when that is its client's). Each client may hold 3 requests and live task routes, of 26 bytes at most: beyond
+//! task or another, a -32602 error; any reply to a `tasks/result`, and a -32602 to a
+//! `tasks/cancel`, ends the route of the task it names, when that is its client's). Each client may hold 3 requests and live task routes, of 26 bytes at most: beyond
 //! either its request is refused, and a `CreateTaskResult` past its bytes leaves no route. A
 //! request that finds the table full takes the place of its own client's oldest record of an
 //! ended task, else of the oldest record of a client holding the most. After every step the remapper holds what the model holds (requests, task routes, the tasks
@@ -479,8 +479,9 @@ proptest! {
                     let t = res.unwrap().get();
                     minted.push(t);
                     // A `tasks/result` for a task of its client's, kept when it goes upstream:
-                    // any reply ends it (it comes once the task has ended, or is gone).
-                    let result_of_own = method == 1 && tasks.contains_key(&task_id);
+                    // any reply ends it (it comes once the task has ended, or is gone); so
+                    // does a -32602 refusing a `tasks/cancel` of it (the task has ended).
+                    let ends_own = (method == 1 || (method, answer) == (2, 2)) && tasks.contains_key(&task_id);
                     let named = if other { format!("t{}", (task + 1) % 4) } else { task_id.clone() };
                     let result = match (method, answer) {
                         (_, 2) => None,
@@ -508,7 +509,7 @@ proptest! {
                         // The task the result names ends, if it is the client's.
                         _ => { if let Some(tm) = tasks.get_mut(&named).filter(|tm| tm.client == client) { seq += 1; tm.end(seq); } }
                     }
-                    if result_of_own && let Some(tm) = tasks.get_mut(&task_id) { seq += 1; tm.end(seq); }
+                    if ends_own && let Some(tm) = tasks.get_mut(&task_id) { seq += 1; tm.end(seq); }
                 }
             }
             prop_assert_eq!(r.len(), model.len());

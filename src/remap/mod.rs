@@ -228,7 +228,9 @@ pub struct Origin<C, T = ()> {
 /// MCP says) when
 ///
 /// - the task is seen to end: a `notifications/tasks/status` with a terminal status, a
-///   `tasks/get` or `tasks/cancel` result with one, or any `tasks/result` result (it comes
+///   `tasks/get` or `tasks/cancel` result with one, a -32602 error answering `tasks/cancel`
+///   (MCP's refusal of "tasks already in a terminal status", and of a task the upstream
+///   does not know), or any `tasks/result` result (it comes
 ///   when the task has ended, and names the task in `_meta`'s
 ///   [`RELATED_TASK`](crate::mcp::meta_keys::RELATED_TASK)), for requests forwarded by
 ///   this remapper from the task's own client (a reply to another client's request ends
@@ -1031,6 +1033,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                     get: true,
                     task: Some(token),
                 } if is_invalid_params(frame) => self.forget_task(token),
+                // A `tasks/cancel` is refused with -32602 for a task in a terminal status, or
+                // one the upstream does not know: its route ends, its record stays.
+                Kind::TaskQuery {
+                    get: false,
+                    task: Some(token),
+                } if is_invalid_params(frame) => self.end_task(token),
                 _ => {}
             }
         }

@@ -18,8 +18,9 @@ pub(super) enum Kind {
     /// `params.task` is an object (or ambiguous): a `CreateTaskResult` may answer it.
     TaskAugmented,
     /// `tasks/get` or `tasks/cancel`: the result is the task, its status perhaps terminal.
-    /// For a `tasks/get` of a task of the client's own, `task` is its entry's token: a -32602
-    /// error says the upstream no longer knows the task.
+    /// For a task of the client's own, `task` is its entry's token: a -32602 error says the
+    /// upstream no longer knows the task (`tasks/get`), or that the task has ended or is gone
+    /// (`tasks/cancel`).
     TaskQuery { get: bool, task: Option<Token> },
     /// `tasks/result`: any reply comes once the task has ended (or is gone upstream), a
     /// result naming it in `_meta`. For a task of the client's own, `task` is its entry's
