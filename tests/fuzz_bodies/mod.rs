@@ -1472,7 +1472,9 @@ fn task_id(n: u8) -> String {
 /// MCP 2025-11-25 tasks too: task-augmented requests answered by `CreateTaskResult`s (a ttl or
 /// `null`, the task live or ended already), status notifications (terminal or not) with the
 /// task's progress, and `tasks/get`, `tasks/result`, `tasks/cancel` from the task's client or
-/// another, answered at once (the result naming the task, or another): routes, the records of
+/// another, answered at once (the result naming the task, or another; any reply to a
+/// `tasks/result`, and a -32602 to a `tasks/cancel`, ending the task it names when that is the
+/// client's): routes, the records of
 /// ended tasks' clients, refusals of foreign tasks and bytes agree. Each client may hold 4
 /// requests and live routes, of 200 bytes at most: its refusals, the routes its bytes leave
 /// out, and its counts (through replies, cancellations, expiries, task ends, a client or the
@@ -1767,6 +1769,10 @@ pub fn tables_model(data: &[u8]) {
                     admit(&remap, &remapped, &mut tasks, client, cost)
                 };
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
+                // Any reply to a `tasks/result` of a task of the client's (kept when it goes
+                // upstream), and a -32602 to a `tasks/cancel` of one, ends that task.
+                let ends_own =
+                    matches!((method, answer), (1, _) | (2, 2 | 3)) && tasks.contains_key(&id);
                 if let Ok(upstream) = got {
                     let reply = match (method, answer) {
                         (_, 2 | 3) => format!(
@@ -1797,6 +1803,10 @@ pub fn tables_model(data: &[u8]) {
                                 task.end(&named, seq);
                             }
                         }
+                    }
+                    if let Some(task) = tasks.get_mut(&id).filter(|_| ends_own) {
+                        seq += 1;
+                        task.end(&id, seq);
                     }
                 }
             }
