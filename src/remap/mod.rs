@@ -170,6 +170,16 @@ pub struct Origin<C, T = ()> {
 /// deadline ends one. Forward task-augmented requests with a deadline (their routes then
 /// expire), or keep `max_per_client` above the tasks a client may run at once.
 ///
+/// The shares bound each client, not clients acting together: the remapper cannot tell
+/// clients apart but by their names (`C`), and many of them, each within its share, may
+/// hold every place (or byte) between them, so that a request of any other client is
+/// refused as `Full` (or `OverBudget`) until some of theirs go. A gateway that admits at
+/// most `n` clients at once (its own requests, under a name of their own, count as one)
+/// and sets `max_per_client` to at most `capacity / n` (and
+/// `max_bytes_per_client` to at most `max_bytes / n`) guarantees every client its share:
+/// its request within its share is never refused for what the others hold. Beyond that,
+/// name one principal's connections with one `C`, or bound how many it may open.
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{Decoder, IdRemapper, Message, RemapError};
