@@ -2631,6 +2631,63 @@ fn a_reply_to_one_client_ends_no_task_of_another() {
 // task routes, `max_bytes_per_client` their bytes; every way an entry goes gives its client
 // its room back.
 
+/// Shares of at most `capacity / n` places and `max_bytes / n` bytes guarantee each of `n`
+/// clients its share, whatever the others hold: two clients at their shares (requests in
+/// flight, a live task route, the record of a task that ended) leave the third room for all
+/// of its own; with a larger share, they could take every place.
+#[test]
+fn shares_of_a_third_leave_each_of_three_clients_its_share() {
+    let mut remap = IdRemapper::new(6)
+        .max_per_client(2)
+        .max_bytes(60)
+        .max_bytes_per_client(20);
+    // Client 1: two tasks that ended (records, which count against no share), and two
+    // requests in flight.
+    for (id, task) in [(1, "t1"), (4, "t3")] {
+        let token = try_call(&mut remap, 1, id, true, None).unwrap();
+        route(&mut remap, &created(token, task)).0.unwrap();
+        status_to(&mut remap, &status(task, "completed")).unwrap();
+    }
+    // Client 2: a task's live route and a request in flight.
+    let token = try_call(&mut remap, 2, 1, true, None).unwrap();
+    route(&mut remap, &created(token, "t2")).0.unwrap();
+    for client in [1, 2] {
+        try_call(&mut remap, client, 2, false, None).unwrap();
+        if client == 1 {
+            try_call(&mut remap, client, 3, false, None).unwrap();
+        }
+        assert_eq!(
+            try_call(&mut remap, client, 5, false, None),
+            Err(RemapError::ClientFull)
+        );
+    }
+    assert_eq!(
+        (
+            remap.len(),
+            remap.tasks(),
+            remap.task_routes(),
+            remap.capacity_limit()
+        ),
+        (3, 3, 1, 6)
+    );
+    // The table is full: client 3 still gets its share, the records giving their places up.
+    for id in [1, 2] {
+        try_call(&mut remap, 3, id, false, None).unwrap();
+    }
+    assert_eq!((remap.len(), remap.tasks(), remap.task_routes()), (5, 1, 1));
+
+    let mut remap = IdRemapper::new(6).max_per_client(3);
+    for client in [1, 2] {
+        for id in 1..=3 {
+            try_call(&mut remap, client, id, false, None).unwrap();
+        }
+    }
+    assert_eq!(
+        try_call(&mut remap, 3, 1, false, None),
+        Err(RemapError::Full)
+    );
+}
+
 /// `client`'s `tools/call` with id `id` (task-augmented when `task`, asking for progress on
 /// `"p1"`: 6 bytes, its id twice and the token), with `deadline`: its token, or the refusal,
 /// with nothing written or kept.
