@@ -32,7 +32,7 @@ pub struct IdKey(InlineBytes<KEY_INLINE>);
 /// size, so that a key that fits (almost every one) moves into the `IdKey` as one fixed-size
 /// copy, and the heap past it (a string id of more than 29 bytes, not a UUID; a number
 /// spelt with many digits).
-struct KeyBuf {
+pub(crate) struct KeyBuf {
     inline: [u8; KEY_INLINE],
     len: usize,
     /// Empty, or the whole key once it is longer than `inline`.
@@ -150,7 +150,7 @@ const PLAIN_DIGITS: usize = 40;
 /// [`KEY_INLINE`] bytes, on the heap): an escaped string's decoded body; a number spelt
 /// otherwise, as the integer's canonical token when it is one of up to [`PLAIN_DIGITS`]
 /// digits (`1.0` as `1`), else as its [`IdKey`] under tag `N`.
-enum Canonical<'a> {
+pub(crate) enum Canonical<'a> {
     /// The tag and the body, borrowed from the token.
     Borrowed(u8, &'a [u8]),
     /// The tag, then the body.
@@ -158,7 +158,8 @@ enum Canonical<'a> {
 }
 
 impl<'a> Canonical<'a> {
-    fn of(id: Id<'a>, lenient: bool) -> Self {
+    /// The form of `id`; with `lenient`, a string holding a JSON number has that number's.
+    pub(crate) fn of(id: Id<'a>, lenient: bool) -> Self {
         match id.kind() {
             IdKind::Null => Canonical::Borrowed(b'z', b""),
             IdKind::Integer => Self::number(id.raw(), true),
@@ -240,17 +241,22 @@ impl<'a> Canonical<'a> {
         }
     }
 
-    /// The form's hash: its tag and its bytes, fed the same way however it is held.
-    fn hash(&self, hasher: &impl BuildHasher) -> u64 {
+    /// Feeds the form to `state`: its tag and its bytes, the same way however it is held.
+    pub(crate) fn write_to(&self, state: &mut impl Hasher) {
         let (tag, body) = self.parts();
-        let mut state = hasher.build_hasher();
         state.write_u8(tag);
         state.write(body);
+    }
+
+    /// The form's hash.
+    fn hash(&self, hasher: &impl BuildHasher) -> u64 {
+        let mut state = hasher.build_hasher();
+        self.write_to(&mut state);
         state.finish()
     }
 
     /// Whether `other`, the id of an entry, has this form (this being `id`'s).
-    fn matches(&self, id: Id<'_>, other: Id<'_>, lenient: bool) -> bool {
+    pub(crate) fn matches(&self, id: Id<'_>, other: Id<'_>, lenient: bool) -> bool {
         // The same spelling is the same id; only differing spellings need `other`'s form.
         id.raw() == other.raw() || Canonical::of(other, lenient).parts() == self.parts()
     }

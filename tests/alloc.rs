@@ -224,6 +224,49 @@ fn remapped_request_cycle_allocates_nothing(request: &[u8]) {
     assert_steady_state_allocates_nothing(cycle);
 }
 
+/// A remapper whose clients are named by `String`s finds a client's request without copying
+/// the client's name: `get` and a duplicate id refused allocate nothing, and a request's
+/// way out (its cancellation, forwarded) allocates nothing beyond what was kept for it.
+#[test]
+fn finding_a_string_clients_request_allocates_nothing() {
+    use rpcwire::{IdRemapper, Message, RemapError};
+    let decoder = Decoder::mcp();
+    let client = String::from("client-connection-7f3a");
+    let mut remap: IdRemapper<String> = IdRemapper::new(1024);
+    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x"}}"#;
+    let cancel =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+    let Ok(Message::Request(req)) = decoder.decode(call) else {
+        panic!()
+    };
+    let Ok(Message::Notification(cancelled)) = decoder.decode(cancel) else {
+        panic!()
+    };
+    let mut out = BytesMut::with_capacity(1 << 12);
+    for _ in 0..3 {
+        // The client's name moves into the remapper with its request (the caller's copy).
+        remap
+            .forward_request(client.clone(), call, &req, None, &mut out)
+            .unwrap();
+        let before = allocations();
+        for _ in 0..100 {
+            assert!(remap.get(&client, req.id).is_some());
+            let again = remap.forward_request(client.as_str().into(), call, &req, None, &mut out);
+            assert_eq!(again, Err(RemapError::DuplicateId));
+        }
+        // (Each refused request's name was the caller's copy: one allocation each.)
+        assert_eq!(allocations() - before, 100);
+        out.clear();
+        let before = allocations();
+        let (_, origin) = remap
+            .forward_cancel(&client, cancel, &cancelled, &mut out)
+            .unwrap();
+        assert_eq!(allocations() - before, 0);
+        assert_eq!(origin.client, client);
+        out.clear();
+    }
+}
+
 /// The counter itself works: a heap allocation on this thread is seen.
 #[test]
 fn the_counter_sees_allocations() {

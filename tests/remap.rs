@@ -763,8 +763,8 @@ fn refusals_carry_their_reply_codes() {
 /// bytes back.
 #[test]
 fn id_and_progress_token_bytes_are_bounded_and_given_back() {
-    // A request with a 100-byte string id (102 with its quotes, counted twice) and a progress
-    // token of 300 bytes (302): 506 bytes each.
+    // A request with a 100-byte string id (102 with its quotes) and a progress token of 300
+    // bytes (302): 404 bytes each.
     let frame = |n: u32| {
         format!(
             r#"{{"jsonrpc":"2.0","id":"{n:0>100}","method":"m","params":{{"_meta":{{"progressToken":"{n:0>300}"}}}}}}"#
@@ -777,7 +777,7 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
         )
         .into_bytes()
     };
-    let mut remap: IdRemapper<u32> = IdRemapper::new(100).max_bytes(2 * 506);
+    let mut remap: IdRemapper<u32> = IdRemapper::new(100).max_bytes(2 * 404);
     let mut up: Vec<Vec<u8>> = Vec::new();
     let forward = |remap: &mut IdRemapper<u32>, client: u32, n: u32, deadline| {
         let f = frame(n);
@@ -787,14 +787,14 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     };
     up.push(forward(&mut remap, 1, 1, None).unwrap());
     forward(&mut remap, 1, 2, Some(10)).unwrap();
-    assert_eq!(remap.bytes(), 2 * 506);
+    assert_eq!(remap.bytes(), 2 * 404);
     // A third is refused (the table has room for 100 entries, not for their bytes), and a
     // short id would still fit were there room.
     assert_eq!(forward(&mut remap, 1, 3, None), Err(RemapError::OverBudget));
     assert_eq!(remap.len(), 2);
     // Expiry gives its request's bytes back.
     assert_eq!(remap.expire(10).count(), 1);
-    assert_eq!(remap.bytes(), 506);
+    assert_eq!(remap.bytes(), 404);
     // A reply does.
     assert_eq!(route(&mut remap, &upstream_reply(&up[0])).0, Ok(1));
     assert_eq!(remap.bytes(), 0);
@@ -811,7 +811,7 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     forward(&mut remap, 3, 5, None).unwrap();
     up.push(forward(&mut remap, 4, 6, None).unwrap());
     assert_eq!(remap.drop_client(&3).len(), 1);
-    assert_eq!(remap.bytes(), 506);
+    assert_eq!(remap.bytes(), 404);
     // `take` does.
     let reply = upstream_reply(up.last().unwrap());
     let msg = Decoder::mcp_client().decode(&reply).unwrap();
@@ -1169,7 +1169,7 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
     // What is left is the plain request in flight, and the two ended tasks' records: their
     // task ids ("task-1", quotes included, each counted twice), not their progress tokens.
     assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 0, 2));
-    assert_eq!(remap.bytes(), 2 + 4 + 2 * 2 * 8);
+    assert_eq!(remap.bytes(), 1 + 4 + 2 * 2 * 8);
 }
 
 /// A request that is not task-augmented loses its progress route at its reply, whatever the
@@ -1450,7 +1450,7 @@ fn task_routes_are_bounded_and_forgotten() {
     // A route holds "p1" (4 bytes) and its task id (quotes included) twice.
     let mut remap = IdRemapper::new(3).max_bytes(100);
     let token = forward_call(&mut remap, 1, 1, true);
-    assert_eq!(remap.bytes(), 2 + 4);
+    assert_eq!(remap.bytes(), 1 + 4);
     let long = "x".repeat(200);
     assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(1));
     assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
@@ -1995,11 +1995,11 @@ fn ended_tasks_give_their_places_to_new_requests() {
     );
 
     // The same for the byte budget: "task-N" records hold 16 bytes each (the id twice).
-    let mut remap = IdRemapper::new(64).max_bytes(54);
+    let mut remap = IdRemapper::new(64).max_bytes(52);
     fail_three_tasks(&mut remap);
     assert_eq!((remap.tasks(), remap.bytes()), (3, 48));
-    // A request of 4 + 4 bytes (its id twice) needs one record's room.
-    assert!(ping(&mut remap, 2, 1000).is_ok());
+    // A request of 8 bytes (its id) needs one record's room.
+    assert!(ping(&mut remap, 2, 12345678).is_ok());
     assert_eq!((remap.tasks(), remap.bytes()), (2, 40));
     assert_eq!(
         remap.task_owner(Id::from_token(br#""task-1""#).unwrap()),
@@ -2025,7 +2025,7 @@ fn fail_three_tasks(remap: &mut IdRemapper<u32>) {
 fn a_request_over_the_budget_takes_no_ended_tasks_place() {
     let mut remap = IdRemapper::new(64).max_bytes(64);
     fail_three_tasks(&mut remap);
-    // Three records of 16 bytes, and a request in flight of 4 + 4.
+    // Three records of 16 bytes, and a request in flight of 4.
     let frame = r#"{"jsonrpc":"2.0","id":1000,"method":"ping"}"#;
     let ping = request(frame.as_bytes());
     let mut out = BytesMut::new();
@@ -2034,18 +2034,18 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
             .forward_request(2, frame.as_bytes(), &ping, None, &mut out)
             .is_ok()
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 56));
-    // 34 + 34 bytes: more than the 56 the budget has without the records.
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 52));
+    // 62 bytes: more than the 60 the budget has without the records.
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
-        "x".repeat(32)
+        "x".repeat(60)
     );
     let big = request(frame.as_bytes());
     assert_eq!(
         remap.forward_request(3, frame.as_bytes(), &big, None, &mut out),
         Err(RemapError::OverBudget)
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 56));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 52));
     for n in 1..=3 {
         let task = format!(r#""task-{n}""#);
         assert_eq!(
@@ -2053,15 +2053,18 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
             Some(&1)
         );
     }
-    // One of 24 + 24 bytes fits once every record is given up: they all go.
-    let frame = r#"{"jsonrpc":"2.0","id":"abcdefghijklmnopqrstuv","method":"ping"}"#;
+    // One of 48 bytes fits once every record is given up: they all go.
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+        "y".repeat(46)
+    );
     let fits = request(frame.as_bytes());
     assert!(
         remap
             .forward_request(3, frame.as_bytes(), &fits, None, &mut out)
             .is_ok()
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (0, 56));
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 52));
 }
 
 /// A reply is read as deep as its decoder reads it: a `CreateTaskResult`, a `tasks/result`
@@ -2133,11 +2136,11 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
             .task_owner(Id::from_token(format!("\"{task}\"").as_bytes()).unwrap())
             .copied()
     };
-    let mut remap = IdRemapper::new(64).max_bytes(54);
+    let mut remap = IdRemapper::new(64).max_bytes(53);
     fail_three_tasks(&mut remap);
-    // Client 2's call (6 bytes: its id twice, its progress token) fits beside the records...
+    // Client 2's call (5 bytes: its id, its progress token) fits beside the records...
     let token = forward_call(&mut remap, 2, 1, true);
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 54));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 53));
     // ... and its task's route (20 bytes: the progress token and the task id twice) in the
     // room of the oldest record.
     assert_eq!(route(&mut remap, &created(token, "task-9")).0, Ok(2));
@@ -2154,7 +2157,7 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
     );
 
     // A task id too long for the budget with every record gone: no route, no record given up.
-    let mut remap = IdRemapper::new(64).max_bytes(54);
+    let mut remap = IdRemapper::new(64).max_bytes(53);
     fail_three_tasks(&mut remap);
     let token = forward_call(&mut remap, 2, 1, true);
     let long = "x".repeat(40);
@@ -2239,7 +2242,7 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
     );
 
     // The byte budget short: "task-N" records hold 16 bytes each (the id twice), a ping with
-    // id 1 holds 2.
+    // id 1 holds 1.
     let mut remap = IdRemapper::new(64).max_bytes(48);
     end_a_task(&mut remap, 2, 1, "task-b");
     end_a_task(&mut remap, 3, 1, "task-c");
@@ -2253,20 +2256,20 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
         ],
         [Some(2), None, Some(3)]
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (2, 34));
+    assert_eq!((remap.tasks(), remap.bytes()), (2, 33));
 }
 
 /// A task's route that needs room in the byte budget takes it from its own client's records
 /// first: client 1's route pushes out client 1's record, not client 2's older one.
 #[test]
 fn a_tasks_route_takes_room_from_its_own_clients_records_first() {
-    // Two records of 16 bytes, then client 1's call of 6 (its id twice, its progress token):
-    // 38 bytes. Its route holds 20 (the progress token, the task id twice): one record must go.
+    // Two records of 16 bytes, then client 1's call of 5 (its id, its progress token): 37
+    // bytes. Its route holds 20 (the progress token, the task id twice): one record must go.
     let mut remap = IdRemapper::new(64).max_bytes(50);
     end_a_task(&mut remap, 2, 1, "task-1");
     end_a_task(&mut remap, 1, 1, "task-2");
     let token = forward_call(&mut remap, 1, 2, true);
-    assert_eq!(remap.bytes(), 38);
+    assert_eq!(remap.bytes(), 37);
     assert_eq!(route(&mut remap, &created(token, "task-3")).0, Ok(1));
     assert_eq!(
         [
@@ -2480,9 +2483,9 @@ fn a_tasks_get_answered_invalid_forgets_a_task_whose_route_ended_meanwhile() {
     );
 }
 
-/// A task id's key is kept twice (in the task's entry, and in the map by task id), as a
-/// request's id is (its spelling and its key): it counts twice against the byte budget, for
-/// a live route (beside the progress token) and for an ended task's record.
+/// A task id's key is kept twice (in the task's entry, and in the map by task id): it counts
+/// twice against the byte budget, for a live route (beside the progress token) and for an
+/// ended task's record.
 #[test]
 fn a_task_ids_key_counts_for_each_place_it_is_kept() {
     let mut remap = IdRemapper::new(8);
@@ -2554,13 +2557,13 @@ fn a_reused_task_ids_new_route_takes_the_old_tasks_room() {
             .task_owner(Id::from_token(br#""task-1""#).unwrap())
             .copied()
     };
-    // Room for one route ("p1", "task-1" twice) and one call (its id twice, "p1").
-    let tight = || IdRemapper::new(8).max_bytes(20 + 6);
+    // Room for one route ("p1", "task-1" twice) and one call (its id, "p1").
+    let tight = || IdRemapper::new(8).max_bytes(20 + 5);
     let mut remap = tight();
     let first = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(first, "task-1")).0.unwrap();
     let second = forward_call(&mut remap, 2, 1, true);
-    assert_eq!(remap.bytes(), 26);
+    assert_eq!(remap.bytes(), 25);
     assert_eq!(route(&mut remap, &created(second, "task-1")).0, Ok(2));
     assert_eq!(
         (owner(&remap), remap.task_routes(), remap.bytes()),
@@ -2747,7 +2750,7 @@ fn a_client_at_its_limit_is_refused_and_the_others_are_not() {
         (remap.client_len(&1), remap.client_len(&2), remap.len()),
         (2, 2, 4)
     );
-    assert_eq!((remap.client_bytes(&1), remap.client_bytes(&3)), (12, 0));
+    assert_eq!((remap.client_bytes(&1), remap.client_bytes(&3)), (10, 0));
     let mut out = BytesMut::new();
     RemapError::ClientFull.write_reply(&mut out, Id::from_token(b"3").unwrap());
     assert_eq!(
@@ -2817,7 +2820,7 @@ fn each_way_a_request_goes_gives_its_client_room_back() {
             }
         };
         assert_eq!(remap.client_len(&1), left, "{way}");
-        assert_eq!(remap.client_bytes(&1), 6 * left, "{way}");
+        assert_eq!(remap.client_bytes(&1), 5 * left, "{way}");
         for id in 3..5 - left as u32 {
             try_call(&mut remap, 1, id, false, None).unwrap();
         }
@@ -2926,7 +2929,7 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
         };
         assert_eq!(remap.client_len(&1), 3 - freed, "{way}");
         let route_bytes = if matches!(way, "get" | "result" | "unknown") {
-            20 + 6
+            20 + 3
         } else {
             20
         };
@@ -2967,13 +2970,13 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
 /// fill the share exactly.
 #[test]
 fn a_clients_byte_share_bounds_its_requests_and_routes() {
-    let mut remap = IdRemapper::new(16).max_bytes_per_client(26);
-    assert_eq!(remap.client_limits(), (usize::MAX, 26));
+    let mut remap = IdRemapper::new(16).max_bytes_per_client(25);
+    assert_eq!(remap.client_limits(), (usize::MAX, 25));
     let task = try_call(&mut remap, 1, 1, true, None).unwrap();
     try_call(&mut remap, 1, 2, false, None).unwrap();
-    // The route holds 20 (its progress token, its task id twice) for its request's 6.
+    // The route holds 20 (its progress token, its task id twice) for its request's 5.
     assert_eq!(route(&mut remap, &created(task, "task-1")).0, Ok(1));
-    assert_eq!((remap.task_routes(), remap.client_bytes(&1)), (1, 26));
+    assert_eq!((remap.task_routes(), remap.client_bytes(&1)), (1, 25));
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
         Err(RemapError::ClientOverBudget)
@@ -2987,14 +2990,14 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
     }
     // The task ends: its route's bytes come back, its record's do not count.
     status_to(&mut remap, &status("task-1", "completed")).unwrap();
-    assert_eq!(remap.client_bytes(&1), 6);
+    assert_eq!(remap.client_bytes(&1), 5);
     try_call(&mut remap, 1, 3, false, None).unwrap();
-    // 12 + 6 for a new task's request; its route would hold 18 - 6 + 20 = 32: none is kept.
+    // 10 + 5 for a new task's request; its route would hold 15 - 5 + 20 = 30: none is kept.
     let task = try_call(&mut remap, 1, 4, true, None).unwrap();
     assert_eq!(route(&mut remap, &created(task, "task-2")).0, Ok(1));
     assert_eq!(
         (remap.task_routes(), remap.tasks(), remap.client_bytes(&1)),
-        (0, 1, 12)
+        (0, 1, 10)
     );
     // A task created ended already is kept as its record, whatever the client's share.
     let task = try_call(&mut remap, 1, 5, true, None).unwrap();
@@ -3002,19 +3005,19 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
         .unwrap()
         .replace("working", "failed");
     assert_eq!(route(&mut remap, ended.as_bytes()).0, Ok(1));
-    assert_eq!((remap.tasks(), remap.client_bytes(&1)), (2, 12));
+    assert_eq!((remap.tasks(), remap.client_bytes(&1)), (2, 10));
     assert_eq!(
         remap.task_owner(Id::from_token(b"\"task-3\"").unwrap()),
         Some(&1)
     );
-    assert_eq!(remap.client_bytes(&2), 24);
+    assert_eq!(remap.client_bytes(&2), 20);
 
     // The share is a bound its bytes may reach: a request that fills it exactly is taken,
     // the next is refused.
-    let mut remap = IdRemapper::new(16).max_bytes_per_client(12);
+    let mut remap = IdRemapper::new(16).max_bytes_per_client(10);
     try_call(&mut remap, 1, 1, false, None).unwrap();
     try_call(&mut remap, 1, 2, false, None).unwrap();
-    assert_eq!(remap.client_bytes(&1), 12);
+    assert_eq!(remap.client_bytes(&1), 10);
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
         Err(RemapError::ClientOverBudget)

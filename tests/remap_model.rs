@@ -306,7 +306,7 @@ proptest! {
                     let res = r.forward_request(client, frame.as_bytes(), &req, d, &mut out);
                     let dup = model.values().any(|m| m.client == client && m.id == idt);
                     if dup { prop_assert_eq!(res, Err(RemapError::DuplicateId)); continue; }
-                    let bytes = 2 * idt.len() + pt.as_ref().map_or(0, |p| p.len());
+                    let bytes = idt.len() + pt.as_ref().map_or(0, |p| p.len());
                     if let Some(refused) = over_client_limits(client, bytes, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
                     give_places_up(&r, &mut tasks, model.len(), client)?;
                     if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }

@@ -39,7 +39,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                     .pending
                     .cancel(token)
                     .expect("a due entry is in the table");
-                if let Some(origin) = self.forget(entry) {
+                if let Some(origin) = self.forget(token, entry) {
                     return Some((token, origin));
                 }
             }

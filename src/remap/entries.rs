@@ -29,7 +29,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 .cancel(token)
                 .expect("a client's list holds its entries");
             at = entry.next;
-            if let Some(origin) = self.release(entry.held) {
+            if let Some(origin) = self.release(token, entry.held) {
                 dropped.push((token, origin));
             }
         }
@@ -39,14 +39,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// Forgets what `entry` kept besides its entry in `pending` (already removed): its
     /// request's id or its task id, its bytes, its place in its client's list and in its
     /// client's counts. Returns its request's origin (`None` for a task route).
-    pub(super) fn forget(&mut self, entry: Entry<C, T>) -> Option<Origin<C, T>> {
+    pub(super) fn forget(&mut self, token: Token, entry: Entry<C, T>) -> Option<Origin<C, T>> {
         let Entry { held, prev, next } = entry;
         match held.counted_bytes() {
             Some(bytes) => self.uncount(held.client(), bytes),
             None => self.record_gone(held.client()),
         }
         self.unlink(held.client(), prev, next);
-        self.release(held)
+        self.release(token, held)
     }
 
     /// An entry of `client`'s that held `bytes` went: it no longer counts against its
@@ -138,11 +138,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Forgets the id (or task id) and the bytes of what an entry held, and returns its
     /// request's origin (`None` for a task route).
-    fn release(&mut self, held: Held<C, T>) -> Option<Origin<C, T>> {
+    fn release(&mut self, token: Token, held: Held<C, T>) -> Option<Origin<C, T>> {
         match held {
             Held::Request { origin, .. } => {
                 self.by_client
-                    .remove(&Self::key(&origin.client, origin.id.as_id()));
+                    .remove(&origin.client, origin.id.as_id(), token);
                 self.bytes -= held_bytes(&origin);
                 Some(origin)
             }

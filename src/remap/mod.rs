@@ -34,6 +34,7 @@
 //! `task_messages` (what MCP's task requests and replies say), `task_list` (a `tasks/list`
 //! result filtered for its client) and `error` ([`RemapError`]).
 
+mod by_client;
 mod deadlines;
 mod entries;
 mod error;
@@ -63,6 +64,7 @@ pub use progress::ProgressRoute;
 pub use shrink::RemapFootprint;
 pub use stream_cancel::StreamCancel;
 
+use by_client::RequestsByClient;
 use progress::progress_token_to_rewrite;
 use records::ByRecords;
 use task_messages::{Kind, created_task, ended_task, is_invalid_params, kind_of, requested_task};
@@ -295,7 +297,7 @@ pub struct Origin<C, T = ()> {
 /// [`task_routes`](Self::task_routes) counts the routes, [`tasks`](Self::tasks) the tasks
 /// kept (routes and ended tasks' records). Both hold places in the table and count against
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
-/// record the task id; a task id counts twice, as a request's id does: its key is kept in
+/// record the task id; a task id counts twice: its key is kept in
 /// the task's entry and in the map by task id), so the tasks of a client that never ends
 /// them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass the byte
 /// budget (even with every record of an ended task given up, below) leaves no route (the
@@ -421,7 +423,8 @@ pub struct Origin<C, T = ()> {
 /// ```
 pub struct IdRemapper<C, T = ()> {
     pending: PendingTable<Entry<C, T>>,
-    by_client: HashMap<(C, IdKey), Token, foldhash::quality::RandomState>,
+    /// The requests in flight by client and id.
+    by_client: RequestsByClient,
     /// The routes of tasks ([`Held::Task`]) by task id.
     task_ids: HashMap<IdKey, Token, foldhash::quality::RandomState>,
     /// Each client's list of its entries (requests in flight and tasks kept), with what of
@@ -511,11 +514,10 @@ impl<C, T> Held<C, T> {
     }
 }
 
-/// What a request counts against [`IdRemapper::max_bytes`]: its client's id twice (its
-/// spelling and its key, counted as long as the spelling: a key is within a few bytes of it,
-/// shorter for an escaped string, longer for a short number) and its progress token.
+/// What a request counts against [`IdRemapper::max_bytes`]: its client's id and its progress
+/// token, as the client spelt them (the copies kept).
 fn held_bytes<C, T>(origin: &Origin<C, T>) -> usize {
-    2 * origin.id.as_id().raw().len()
+    origin.id.as_id().raw().len()
         + origin
             .progress_token
             .as_ref()
@@ -560,7 +562,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn new(capacity: usize) -> Self {
         IdRemapper {
             pending: PendingTable::with_capacity_limit(capacity),
-            by_client: HashMap::with_hasher(Default::default()),
+            by_client: RequestsByClient::new(),
             task_ids: HashMap::with_hasher(Default::default()),
             heads: HashMap::with_hasher(Default::default()),
             max_per_client: usize::MAX,
@@ -575,8 +577,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
-    /// (an id counts twice its spelling's length, for its spelling and its key, which is
-    /// within a few bytes of it), with what the tasks kept hold (a route its progress token
+    /// (as long as their spellings), with what the tasks kept hold (a route its progress token
     /// and its task id, an ended task's record its task id; a task id counts twice too, its
     /// key kept twice): beyond it a request is refused as [`RemapError::OverBudget`], and a
     /// `CreateTaskResult` leaves no route. A client may send ids and progress tokens as long
@@ -669,11 +670,6 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.pending.capacity_limit()
     }
 
-    /// The key of `client`'s request with id `id` in `by_client`.
-    fn key(client: &C, id: Id<'_>) -> (C, IdKey) {
-        (client.clone(), IdKey::of(id))
-    }
-
     /// [`forward_request`](IdRemapper::forward_request), keeping `value` with the request
     /// until its reply, cancellation or expiry hands it back in an [`Origin`].
     ///
@@ -690,8 +686,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         deadline: Option<u64>,
         out: &mut BytesMut,
     ) -> Result<Token, RemapError> {
-        let key = Self::key(&client, req.id);
-        if self.by_client.contains_key(&key) {
+        if self
+            .by_client
+            .find(&self.pending, &client, req.id)
+            .is_some()
+        {
             return Err(RemapError::DuplicateId);
         }
         let (progress_member, task_member) = progress_token_and_task_members(req);
@@ -748,7 +747,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let token = self
             .insert_linked(Held::Request { origin, kind }, deadline)
             .ok_or(RemapError::Full)?;
-        self.by_client.insert(key, token);
+        self.by_client.insert(&self.pending, token);
         self.bytes += held;
         let mut digits = [0; 20];
         let ours = token.to_id(&mut digits);
@@ -894,7 +893,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             Err(miss) => return StreamCancel::Miss(miss),
         };
         let origin = self
-            .forget(entry)
+            .forget(token, entry)
             .expect("a listen request's entry holds its origin");
         encode::write_with_id(out, frame, request_id, origin.id.as_id());
         StreamCancel::Routed(origin)
@@ -1072,14 +1071,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             // Answered already: the request became a task's route.
             return Err(Miss::Stale);
         }
-        let entry = self.pending.complete_wire(reply_id.raw())?;
-        self.forget(entry).ok_or(Miss::Stale)
+        let token = token.ok_or(Miss::Unknown)?;
+        let entry = self.pending.remove(token)?;
+        self.forget(token, entry).ok_or(Miss::Stale)
     }
 
     /// The token and value of `client`'s request with id `id`, if it is in flight (to tell
     /// what a client's cancellation names before forwarding it, say).
     pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
-        let token = *self.by_client.get(&Self::key(client, id))?;
+        let token = self.by_client.find(&self.pending, client, id)?;
         match &self.pending.get(token)?.held {
             Held::Request { origin, .. } => Some((token, &origin.value)),
             Held::Task(_) => None,
@@ -1089,7 +1089,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// [`get`](Self::get), with the request's value to update in place (a count of its
     /// progress notifications, say).
     pub fn get_mut(&mut self, client: &C, id: Id<'_>) -> Option<(Token, &mut T)> {
-        let token = *self.by_client.get(&Self::key(client, id))?;
+        let token = self.by_client.find(&self.pending, client, id)?;
         match &mut self.pending.get_mut(token)?.held {
             Held::Request { origin, .. } => Some((token, &mut origin.value)),
             Held::Task(_) => None,
@@ -1165,9 +1165,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let cancelled = Cancelled::from_notification(notification)?;
         // Before anything is removed: a caller's mistake must not lose the request.
         encode::offset_in(frame, cancelled.request_id.raw());
-        let token = *self
+        let token = self
             .by_client
-            .get(&Self::key(client, cancelled.request_id))?;
+            .find(&self.pending, client, cancelled.request_id)?;
         if let Some(Entry {
             held:
                 Held::Request {
@@ -1181,7 +1181,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return None;
         }
         let entry = self.pending.cancel(token)?;
-        let origin = self.forget(entry)?;
+        let origin = self.forget(token, entry)?;
         encode::write_with_id(out, frame, cancelled.request_id, token.to_id(&mut [0; 20]));
         Some((token, origin))
     }

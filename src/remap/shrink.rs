@@ -81,7 +81,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// ```
     pub fn shrink_to_fit(&mut self) {
         self.pending.shrink_to_fit();
-        self.by_client.shrink_to_fit();
+        self.by_client.shrink_to_fit(&self.pending);
         self.task_ids.shrink_to_fit();
         self.heads.shrink_to_fit();
         self.shrink_records();

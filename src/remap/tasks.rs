@@ -179,7 +179,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             return None;
         };
         self.by_client
-            .remove(&Self::key(&origin.client, origin.id.as_id()));
+            .remove(&origin.client, origin.id.as_id(), token);
         self.bytes = self.bytes - released + held;
         // The route takes its request's place in its client's count, with its own bytes.
         let entries = self
@@ -250,7 +250,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }) = self.pending.get(token)
             && let Some(entry) = self.pending.cancel(token)
         {
-            self.forget(entry);
+            self.forget(token, entry);
         }
     }
 }

@@ -1759,7 +1759,7 @@ pub fn tables_model(data: &[u8]) {
                 let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
                     panic!("a request: {frame}");
                 };
-                let cost = 2 * q.len();
+                let cost = q.len();
                 let foreign = tasks.get(&id).is_some_and(|t| t.client != client);
                 let mut out = BytesMut::new();
                 let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
@@ -1829,7 +1829,7 @@ pub fn tables_model(data: &[u8]) {
                 let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
                     panic!("a request: {frame}");
                 };
-                let cost = 2 * token.len() + progress.as_ref().map_or(0, String::len);
+                let cost = token.len() + progress.as_ref().map_or(0, String::len);
                 let duplicate = remapped.contains_key(&(client, key.clone()));
                 let deadline = (arg % 2 == 0).then_some(now + u64::from(arg % 7));
                 let mut out = BytesMut::new();
