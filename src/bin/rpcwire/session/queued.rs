@@ -38,9 +38,9 @@ struct InLine {
     waiting: Waiting,
     /// What it holds beside its id, as the table counts it (its method).
     extra_bytes: usize,
-    /// What it counts against the budget: its id twice, as the table counts it (its key
-    /// here, and its spelling, which a number's key does not bound: `1.000…` keys as 1),
-    /// and its extra bytes.
+    /// What it counts against the budget: its id twice (its key here, and its spelling,
+    /// which a number's key does not bound: `1.000…` keys as 1), and its extra bytes as the
+    /// table counts them.
     bytes: usize,
 }
 
