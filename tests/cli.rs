@@ -2577,3 +2577,125 @@ fn merged_records_number_frames_as_a_single_stream_does() {
         assert_eq!(merged, single, "{dir}");
     }
 }
+
+/// The order of a merge's records, each as `dir:id` (`dir:-` for a message without an id),
+/// with its violation after a space when it has one.
+fn merged_order(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| {
+            let id = r["id"].as_str().unwrap_or("-");
+            let what = format!("{}:{id}", r["dir"].as_str().unwrap_or("?"));
+            match r["violation"].as_str() {
+                Some(v) => format!("{what} {v}"),
+                None => what,
+            }
+        })
+        .collect()
+}
+
+/// A second reply to a request already answered is an `unknown_reply` where it comes: it does
+/// not pull the client's stream forward, as a reply to an id not sent yet does. Pulled, the
+/// client's stream went ahead of it to its end, its cancellation of request 2 before the
+/// server's reply to 2, which was then reported as a `late_reply` (a violation only a proxy
+/// log, with its timing, can show).
+#[test]
+fn a_second_reply_to_an_answered_request_is_reported_where_it_comes() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-second-reply", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:1",
+            "s2c:1",
+            "s2c:1 unknown_reply",
+            "c2s:2",
+            "s2c:2",
+            "c2s:-",
+            "c2s:3",
+            "s2c:3"
+        ]
+    );
+}
+
+/// A client's second reply to a server request already answered does not hold back the
+/// server's stream either: the server's reply to the client's next request, waiting behind
+/// it, was taken first and reported as an `unknown_reply`, and that request as `unanswered`.
+#[test]
+fn a_second_reply_from_the_client_does_not_hold_back_the_server() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-second-client-reply", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"c2s/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "s2c:\"s1\"",
+            "c2s:\"s1\"",
+            "c2s:\"s1\" unknown_reply",
+            "c2s:5",
+            "s2c:5"
+        ]
+    );
+}
+
+/// Under JSON-RPC a client may send an id again once its request is answered: the server's
+/// reply to the new request still waits for it, past the client's notifications in between.
+#[test]
+fn a_reply_to_an_id_sent_again_after_its_answer_waits_for_it() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"note"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"b"}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+    );
+    let (records, summary, code) =
+        check_streams("cli-id-sent-again", &["--dialect", "jsonrpc"], c2s, s2c);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:1", "s2c:1", "c2s:-", "c2s:1", "s2c:1"]
+    );
+}

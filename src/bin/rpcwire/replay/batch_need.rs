@@ -194,7 +194,13 @@ impl BatchNeed {
         let (start, end) = self.concerns[concern];
         let element = decoder.decode(&frame[start..end]);
         let described = Described::of(element.as_ref(), session.dialect() == Dialect::Mcp);
-        need_of(session, dir, &described.observation(), true)
+        // A batch's reply to an id that stopped waiting lately still waits for the other
+        // stream to send it again, or end: a batch moves as one message, and the merge's
+        // tie-break for such a reply alone reads one message (`super::merge`).
+        match need_of(session, dir, &described.observation(), true) {
+            Need::Stale => Need::OtherSide,
+            need => need,
+        }
     }
 }
 

@@ -4,14 +4,14 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use rpcwire::Role;
+use rpcwire::{IdKey, Role};
 
 use super::need::Need;
 use super::observe::{observe, wire_id};
 use super::progress::{Progress, file_size};
 use super::report::Report;
 use super::side::Side;
-use crate::check::{CheckArgs, batch_elements, element_records};
+use crate::check::{CheckArgs, Record, batch_elements, element_records};
 use crate::session::{Dir, Session, kind_of};
 
 /// Merges the streams `c2s` and `s2c` through `session` (a fresh one, of `args`' dialect), and
@@ -36,7 +36,19 @@ pub(super) fn merge_streams<W: Write>(
             (None, Some(_)) => Dir::S2c,
             (_, Some(Need::Matches)) => Dir::S2c,
             (Some(Need::Matches), _) => Dir::C2s,
-            (Some(Need::Nothing), Some(Need::OtherSide)) => Dir::C2s,
+            (Some(Need::Nothing | Need::Stale), Some(Need::OtherSide)) => Dir::C2s,
+            // A reply to an id that stopped waiting waits for the other stream only through
+            // what may come before the id sent again.
+            (Some(Need::Nothing), Some(Need::Stale))
+                if may_precede_stale_reply(client.peeked(), server.peeked()) =>
+            {
+                Dir::C2s
+            }
+            (Some(Need::Stale), Some(Need::Nothing))
+                if !may_precede_stale_reply(server.peeked(), client.peeked()) =>
+            {
+                Dir::C2s
+            }
             _ => Dir::S2c,
         };
         let side = match dir {
@@ -83,6 +95,28 @@ pub(super) fn merge_streams<W: Write>(
     }
     progress.finish();
     report.finish(session, [client.index, server.index])
+}
+
+/// Whether `next`, the next message of one stream, goes before `reply`, the other's next, a
+/// reply to an id whose request stopped waiting lately ([`Need::Stale`]): `next` sends that id
+/// again (a request, of which `reply` may be the reply), or is a notification other than a
+/// cancellation, which changes nothing the rest of `reply`'s stream is matched against, and
+/// may come before such a request. Anything else (a request of another id, a cancellation, a
+/// batch, a line that is not a valid message) lets `reply` go first, as the second reply it
+/// then is: taken before it, a cancellation made a later reply to the request it cancels a
+/// `late_reply`, and the stream went on so to its end.
+fn may_precede_stale_reply(next: Option<&Record>, reply: Option<&Record>) -> bool {
+    let (Some(next), Some(reply)) = (next, reply) else {
+        return false;
+    };
+    match next.kind {
+        "request" => {
+            let key = |r: &Record| wire_id(&r.id).map(IdKey::of);
+            key(next).is_some() && key(next) == key(reply)
+        }
+        "notification" => next.method.as_deref() != Some(rpcwire::mcp::methods::CANCELLED),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,10 @@ pub(super) enum Need {
     /// A reply to an id not (yet) waited on (or progress on a token not yet sent): the other
     /// stream must move on first.
     OtherSide,
+    /// A reply to an id whose request stopped waiting lately (answered or cancelled): a
+    /// second reply, or a late one, unless the other stream sends the id again; it waits for
+    /// that only while nothing else can come first ([`super::merge`]).
+    Stale,
     /// Anything else.
     Nothing,
 }
@@ -74,7 +78,13 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
             Need::Matches
         }
         // A null id answers only a JSON-RPC request whose id was null.
-        Some(id) if !id.is_null() || session.dialect() == Dialect::JsonRpc2 => Need::OtherSide,
+        Some(id) if !id.is_null() || session.dialect() == Dialect::JsonRpc2 => {
+            if session.stopped_waiting_lately(requester, id) {
+                Need::Stale
+            } else {
+                Need::OtherSide
+            }
+        }
         _ => Need::Nothing,
     }
 }

@@ -114,6 +114,11 @@ impl Side {
         Ok(self.peeked.as_ref())
     }
 
+    /// The record peeked, if any ([`Side::peek_need`]).
+    pub(super) fn peeked(&self) -> Option<&Record> {
+        self.peeked.as_ref()
+    }
+
     /// How the next record relates to the session (`None` at the end of the stream).
     pub(super) fn peek_need(
         &mut self,

@@ -106,6 +106,11 @@ pub struct Session {
     stops: [Vec<(IdKey, Option<IdKey>)>; 2],
     /// Whether `stops` is kept.
     tells_stops: bool,
+    /// The ids of the last requests that stopped waiting (answered, cancelled), by direction
+    /// of the request, as [`Recent`] bounds them: kept only in a session that tells its stops
+    /// (a merge), for a reply to one of them to be told from a reply to an id not sent yet
+    /// ([`Session::stopped_waiting_lately`]).
+    stopped_lately: [Recent; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
     /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
@@ -274,6 +279,7 @@ impl Session {
             stopped_waiting: [0, 0],
             stops: [vec![], vec![]],
             tells_stops: false,
+            stopped_lately: [Recent::default(), Recent::default()],
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: InPlace::default(),
             progress_tokens: [HashMap::new(), HashMap::new()],
@@ -1254,8 +1260,19 @@ impl Session {
     pub(super) fn stopped(&mut self, dir: Dir, stop: impl FnOnce() -> (IdKey, Option<IdKey>)) {
         self.stopped_waiting[slot(dir)] += 1;
         if self.tells_stops {
-            self.stops[slot(dir)].push(stop());
+            let stop = stop();
+            self.stopped_lately[slot(dir)].push(stop.0.clone(), None);
+            self.stops[slot(dir)].push(stop);
         }
+    }
+
+    /// Whether a request `id` sent in `requester` stopped waiting lately (one of the last
+    /// 4,096 to, fewer when their ids pass 1 MiB), none of that id waiting now: a reply with
+    /// `id` is a second reply (or a late one), unless the requester sends the id again. Known
+    /// only in a session that tells its stops ([`Session::telling_stops`]).
+    pub fn stopped_waiting_lately(&self, requester: Dir, id: Id<'_>) -> bool {
+        !self.awaits_reply(requester, id)
+            && self.stopped_lately[slot(requester)].contains(&IdKey::of(id))
     }
 
     /// A session that tells which requests stopped waiting ([`Session::last_stops`]), for a
