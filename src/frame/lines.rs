@@ -17,6 +17,11 @@ pub enum FrameError {
     /// for is [`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply), sent only to a
     /// peer whose requests you read.
     ///
+    /// A line of JSON whitespace alone is over-long too when it crosses the limit, though a
+    /// shorter one is skipped as blank: the limit is checked as the line comes, before its end
+    /// shows what it holds, and so a peer that sends whitespace without end is reported, not
+    /// read on in silence.
+    ///
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::{FrameError, SseFramer};
