@@ -2699,3 +2699,69 @@ fn a_reply_to_an_id_sent_again_after_its_answer_waits_for_it() {
         ["c2s:1", "s2c:1", "c2s:-", "c2s:1", "s2c:1"]
     );
 }
+
+/// Progress on the token of a request already answered is an `unknown_progress` where it
+/// comes, as a second reply is: pulled as progress on a token not sent yet, the client's
+/// stream went ahead of it to its end, its cancellation of request 2 before the server's
+/// reply to 2, which was then reported as a `late_reply`.
+#[test]
+fn progress_after_its_request_was_answered_is_reported_where_it_comes() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-progress-after-answer", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/unknown_progress": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:1",
+            "s2c:1",
+            "s2c:- unknown_progress",
+            "c2s:2",
+            "s2c:2",
+            "c2s:-"
+        ]
+    );
+}
+
+/// Progress on a token a new request carries again, after the first request's result, waits
+/// for that request (the server reports on the new one), past the client's notifications.
+#[test]
+fn progress_on_a_token_sent_again_waits_for_its_request() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-progress-token-again", c2s, s2c);
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:1", "s2c:1", "c2s:-", "c2s:2", "s2c:-", "s2c:2"]
+    );
+}

@@ -37,15 +37,15 @@ pub(super) fn merge_streams<W: Write>(
             (_, Some(Need::Matches)) => Dir::S2c,
             (Some(Need::Matches), _) => Dir::C2s,
             (Some(Need::Nothing | Need::Stale), Some(Need::OtherSide)) => Dir::C2s,
-            // A reply to an id that stopped waiting waits for the other stream only through
-            // what may come before the id sent again.
+            // A reply to an id that stopped waiting (progress on its token) waits for the
+            // other stream only through what may come before the id (the token) sent again.
             (Some(Need::Nothing), Some(Need::Stale))
-                if may_precede_stale_reply(client.peeked(), server.peeked()) =>
+                if may_precede_stale(client.peeked(), server.peeked()) =>
             {
                 Dir::C2s
             }
             (Some(Need::Stale), Some(Need::Nothing))
-                if !may_precede_stale_reply(server.peeked(), client.peeked()) =>
+                if !may_precede_stale(server.peeked(), client.peeked()) =>
             {
                 Dir::C2s
             }
@@ -97,23 +97,26 @@ pub(super) fn merge_streams<W: Write>(
     report.finish(session, [client.index, server.index])
 }
 
-/// Whether `next`, the next message of one stream, goes before `reply`, the other's next, a
-/// reply to an id whose request stopped waiting lately ([`Need::Stale`]): `next` sends that id
-/// again (a request, of which `reply` may be the reply), or is a notification other than a
-/// cancellation, which changes nothing the rest of `reply`'s stream is matched against, and
-/// may come before such a request. Anything else (a request of another id, a cancellation, a
-/// batch, a line that is not a valid message) lets `reply` go first, as the second reply it
-/// then is: taken before it, a cancellation made a later reply to the request it cancels a
-/// `late_reply`, and the stream went on so to its end.
-fn may_precede_stale_reply(next: Option<&Record>, reply: Option<&Record>) -> bool {
-    let (Some(next), Some(reply)) = (next, reply) else {
+/// Whether `next`, the next message of one stream, goes before `stale`, the other's next: a
+/// reply to an id whose request stopped waiting lately, or progress on its token
+/// ([`Need::Stale`]). It does when it sends that id (that token) again, in a request `stale`
+/// may answer (report on), or when it is a notification other than a cancellation, which
+/// changes nothing the rest of `stale`'s stream is matched against, and may come before such
+/// a request. Anything else (a request of another id, a cancellation, a batch, a line that is
+/// not a valid message) lets `stale` go first, as the second reply (the progress after the
+/// result) it then is: taken before it, a cancellation made a later reply to the request it
+/// cancels a `late_reply`, and the stream went on so to its end.
+fn may_precede_stale(next: Option<&Record>, stale: Option<&Record>) -> bool {
+    let (Some(next), Some(stale)) = (next, stale) else {
         return false;
     };
+    let key = |token: &Option<String>| wire_id(token).map(IdKey::of);
     match next.kind {
-        "request" => {
-            let key = |r: &Record| wire_id(&r.id).map(IdKey::of);
-            key(next).is_some() && key(next) == key(reply)
+        "request" if stale.kind == "notification" => {
+            key(&next.progress_token).is_some()
+                && key(&next.progress_token) == key(&stale.progress_token)
         }
+        "request" => key(&next.id).is_some() && key(&next.id) == key(&stale.id),
         "notification" => next.method.as_deref() != Some(rpcwire::mcp::methods::CANCELLED),
         _ => false,
     }

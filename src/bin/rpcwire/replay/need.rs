@@ -16,9 +16,10 @@ pub(super) enum Need {
     /// A reply to an id not (yet) waited on (or progress on a token not yet sent): the other
     /// stream must move on first.
     OtherSide,
-    /// A reply to an id whose request stopped waiting lately (answered or cancelled): a
-    /// second reply, or a late one, unless the other stream sends the id again; it waits for
-    /// that only while nothing else can come first ([`super::merge`]).
+    /// A reply to an id whose request stopped waiting lately (answered or cancelled), or
+    /// progress on its token: a second reply, or a late one, unless the other stream sends the
+    /// id (the token) again; it waits for that only while nothing else can come first
+    /// ([`super::merge`]).
     Stale,
     /// Anything else.
     Nothing,
@@ -38,6 +39,7 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
     if is_progress {
         return match o.progress_token {
             Some(token) if session.progress_is_active(dir, token) => Need::Matches,
+            Some(token) if session.token_stopped_lately(dir, token) => Need::Stale,
             Some(_) => Need::OtherSide,
             None => Need::Nothing,
         };

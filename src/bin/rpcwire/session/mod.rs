@@ -111,6 +111,9 @@ pub struct Session {
     /// (a merge), for a reply to one of them to be told from a reply to an id not sent yet
     /// ([`Session::stopped_waiting_lately`]).
     stopped_lately: [Recent; 2],
+    /// The progress tokens of those requests, likewise, for progress on one of them to be
+    /// told from progress on a token not sent yet ([`Session::token_stopped_lately`]).
+    tokens_stopped_lately: [Recent; 2],
     /// Whether the last batch observed in each direction goes on, from its elements so far.
     batch_forward: [BatchForward; 2],
     /// What a dropped batch answered, for the caller to answer ([`Self::answer_in_place_of`]).
@@ -280,6 +283,7 @@ impl Session {
             stops: [vec![], vec![]],
             tells_stops: false,
             stopped_lately: [Recent::default(), Recent::default()],
+            tokens_stopped_lately: [Recent::default(), Recent::default()],
             batch_forward: [BatchForward::default(); 2],
             answered_in_place: InPlace::default(),
             progress_tokens: [HashMap::new(), HashMap::new()],
@@ -1262,6 +1266,9 @@ impl Session {
         if self.tells_stops {
             let stop = stop();
             self.stopped_lately[slot(dir)].push(stop.0.clone(), None);
+            if let Some(token) = &stop.1 {
+                self.tokens_stopped_lately[slot(dir)].push(token.clone(), None);
+            }
             self.stops[slot(dir)].push(stop);
         }
     }
@@ -1273,6 +1280,15 @@ impl Session {
     pub fn stopped_waiting_lately(&self, requester: Dir, id: Id<'_>) -> bool {
         !self.awaits_reply(requester, id)
             && self.stopped_lately[slot(requester)].contains(&IdKey::of(id))
+    }
+
+    /// Whether a `notifications/progress` sent in `dir` reports on the token of a request of
+    /// the other side that stopped waiting lately (as [`Session::stopped_waiting_lately`]
+    /// tells of ids), none carrying it now: progress after the request's result or
+    /// cancellation, unless the other side sends the token again.
+    pub fn token_stopped_lately(&self, dir: Dir, token: Id<'_>) -> bool {
+        !self.progress_is_active(dir, token)
+            && self.tokens_stopped_lately[slot(dir.other())].contains(&IdKey::of(token))
     }
 
     /// A session that tells which requests stopped waiting ([`Session::last_stops`]), for a
