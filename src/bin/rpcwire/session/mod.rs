@@ -1293,8 +1293,10 @@ impl Session {
 
     /// A session that tells which requests stopped waiting ([`Session::last_stops`]), for a
     /// merge of two streams: a batch peeked in one, waiting for the other to move on, then
-    /// looks again only at its elements that a request stopping may concern. (Not the proxy,
-    /// which does not ask, and would pay a copy of each id answered.)
+    /// looks again only at its elements that a request stopping may concern; and a reply to
+    /// one of the last of them, or progress on its token, is told from one to an id (a token)
+    /// not sent yet ([`Session::stopped_waiting_lately`], [`Session::token_stopped_lately`]).
+    /// (Not the proxy, which does not ask, and would pay a copy of each id answered.)
     pub fn telling_stops(mut self) -> Session {
         self.tells_stops = true;
         self
