@@ -2765,3 +2765,79 @@ fn progress_on_a_token_sent_again_waits_for_its_request() {
         ["c2s:1", "s2c:1", "c2s:-", "c2s:2", "s2c:-", "s2c:2"]
     );
 }
+
+/// A notification of a listen stream its result closed already is an `unknown_subscription`
+/// where it comes, as a second reply is: pulled as a notification of a stream not opened yet,
+/// the client's stream went ahead of it to its end, its cancellation of request 2 before the
+/// server's reply to 2, which was then reported as a `late_reply`.
+#[test]
+fn a_notification_of_a_closed_listen_stream_is_reported_where_it_comes() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":"l","result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-closed-listen-stream", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        violations,
+        serde_json::json!({"s2c/unknown_subscription": 1})
+    );
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:\"l\"",
+            "s2c:\"l\"",
+            "s2c:- unknown_subscription",
+            "c2s:2",
+            "s2c:2",
+            "c2s:-"
+        ]
+    );
+}
+
+/// A notification of a listen stream whose id a new listen request sends again, after the
+/// first stream's result, waits for that request, past the client's notifications.
+#[test]
+fn a_notification_of_a_listen_stream_opened_again_waits_for_it() {
+    let listen = r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#;
+    let c2s = [
+        listen,
+        r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+        listen,
+    ]
+    .join("\n")
+        + "\n";
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":"l","result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":"l","result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-listen-stream-again", &c2s, s2c);
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:\"l\"",
+            "s2c:\"l\"",
+            "c2s:-",
+            "c2s:\"l\"",
+            "s2c:-",
+            "s2c:\"l\""
+        ]
+    );
+}

@@ -37,8 +37,9 @@ pub(super) fn merge_streams<W: Write>(
             (_, Some(Need::Matches)) => Dir::S2c,
             (Some(Need::Matches), _) => Dir::C2s,
             (Some(Need::Nothing | Need::Stale), Some(Need::OtherSide)) => Dir::C2s,
-            // A reply to an id that stopped waiting (progress on its token) waits for the
-            // other stream only through what may come before the id (the token) sent again.
+            // A reply to an id that stopped waiting (progress on its token, a notification of
+            // its stream) waits for the other stream only through what may come before the id
+            // (the token) sent again.
             (Some(Need::Nothing), Some(Need::Stale))
                 if may_precede_stale(client.peeked(), server.peeked()) =>
             {
@@ -98,25 +99,30 @@ pub(super) fn merge_streams<W: Write>(
 }
 
 /// Whether `next`, the next message of one stream, goes before `stale`, the other's next: a
-/// reply to an id whose request stopped waiting lately, or progress on its token
-/// ([`Need::Stale`]). It does when it sends that id (that token) again, in a request `stale`
-/// may answer (report on), or when it is a notification other than a cancellation, which
-/// changes nothing the rest of `stale`'s stream is matched against, and may come before such
-/// a request. Anything else (a request of another id, a cancellation, a batch, a line that is
-/// not a valid message) lets `stale` go first, as the second reply (the progress after the
-/// result) it then is: taken before it, a cancellation made a later reply to the request it
-/// cancels a `late_reply`, and the stream went on so to its end.
+/// reply to an id whose request stopped waiting lately, progress on its token or a
+/// notification of its listen stream ([`Need::Stale`]). It does when it sends that id (that
+/// token) again, in a request `stale` may then answer (report on, belong to), or when it is a
+/// notification other than a cancellation, which changes nothing the rest of `stale`'s stream
+/// is matched against, and may come before such a request. Anything else (a request of
+/// another id, a cancellation, a batch, a line that is not a valid message) lets `stale` go
+/// first, as the second reply (the progress after the result) it then is: taken before it, a
+/// cancellation made a later reply to the request it cancels a `late_reply`, and the stream
+/// went on so to its end.
 fn may_precede_stale(next: Option<&Record>, stale: Option<&Record>) -> bool {
     let (Some(next), Some(stale)) = (next, stale) else {
         return false;
     };
     let key = |token: &Option<String>| wire_id(token).map(IdKey::of);
-    match next.kind {
-        "request" if stale.kind == "notification" => {
-            key(&next.progress_token).is_some()
-                && key(&next.progress_token) == key(&stale.progress_token)
+    // What of a request `stale` depends on ([`need_of`](super::need::need_of)'s branches).
+    let (sent, awaited) = match (stale.kind, stale.method.as_deref()) {
+        ("notification", Some(rpcwire::mcp::methods::PROGRESS)) => {
+            (&next.progress_token, &stale.progress_token)
         }
-        "request" => key(&next.id).is_some() && key(&next.id) == key(&stale.id),
+        ("notification", _) => (&next.id, &stale.subscription),
+        _ => (&next.id, &stale.id),
+    };
+    match next.kind {
+        "request" => key(sent).is_some() && key(sent) == key(awaited),
         "notification" => next.method.as_deref() != Some(rpcwire::mcp::methods::CANCELLED),
         _ => false,
     }

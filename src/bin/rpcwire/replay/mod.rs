@@ -27,12 +27,12 @@
 //!    next message is itself a reply to a server request not seen yet, a deadlock the streams
 //!    only reach when a peer broke the protocol. A reply (either way) to an id whose request
 //!    stopped waiting lately (answered or cancelled: one of the last 4,096, fewer when their
-//!    ids pass 1 MiB), or progress on its token, was sent already: it is a second reply (or a
-//!    late one) unless the other stream sends the id (the token) again, so it waits only while
-//!    the other stream's next message is a request with that id (token) or a notification
-//!    other than a cancellation, and otherwise goes first. (Pulled to the end of the other
-//!    stream, it let a cancellation go before the reply, behind it, to the request cancelled,
-//!    which was then reported late.)
+//!    ids pass 1 MiB), progress on its token or a notification of its listen stream, was sent
+//!    already: it is a second reply (or a late one) unless the other stream sends the id (the
+//!    token) again, so it waits only while the other stream's next message is a request with
+//!    that id (token) or a notification other than a cancellation, and otherwise goes first.
+//!    (Pulled to the end of the other stream, it let a cancellation go before the reply,
+//!    behind it, to the request cancelled, which was then reported late.)
 //! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
 //!
 //! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;

@@ -16,10 +16,10 @@ pub(super) enum Need {
     /// A reply to an id not (yet) waited on (or progress on a token not yet sent): the other
     /// stream must move on first.
     OtherSide,
-    /// A reply to an id whose request stopped waiting lately (answered or cancelled), or
-    /// progress on its token: a second reply, or a late one, unless the other stream sends the
-    /// id (the token) again; it waits for that only while nothing else can come first
-    /// ([`super::merge`]).
+    /// A reply to an id whose request stopped waiting lately (answered or cancelled), progress
+    /// on its token or a notification of its listen stream: a second reply, or a late one,
+    /// unless the other stream sends the id (the token) again; it waits for that only while
+    /// nothing else can come first ([`super::merge`]).
     Stale,
     /// Anything else.
     Nothing,
@@ -48,6 +48,8 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
     if let (Some(stream), Dir::S2c, Dialect::Mcp) = (o.subscription, dir, session.dialect()) {
         return if session.is_waiting(Dir::C2s, stream) {
             Need::Matches
+        } else if session.stopped_waiting_lately(Dir::C2s, stream) {
+            Need::Stale
         } else {
             Need::OtherSide
         };
