@@ -2,10 +2,10 @@
 //! on `\n`, drop one `\r` before it, skip blank lines, report a line over the limit at its
 //! start): `LineFramer::decode` called a few times per read (not drained, so complete lines
 //! wait in the buffer while more bytes arrive), `decode` and `decode_chunk` taking turns on one
-//! framer, `Framer::frames`, `Decoder::decode_lines`, `Lines::next_decoded` (on long lines too,
-//! with the lines' limit and the decoder's each below, at or above the other) and `LineCodec`
-//! through a `FramedRead`; and the SSE and `Content-Length` codecs through a `FramedRead` give
-//! the same items in any reads.
+//! framer (and on one framer reading two streams in turn), `Framer::frames`,
+//! `Decoder::decode_lines`, `Lines::next_decoded` (on long lines too, with the lines' limit and
+//! the decoder's each below, at or above the other) and `LineCodec` through a `FramedRead`; and
+//! the SSE and `Content-Length` codecs through a `FramedRead` give the same items in any reads.
 
 mod common;
 
@@ -82,7 +82,17 @@ fn by_unhurried_decode(
 /// One framer read with `decode` and with `decode_chunk` (framed with `Lines`) in turns,
 /// `by_chunk[k]` saying which the k-th call (modulo its length) is, every read drained.
 fn by_decode_and_chunk(chunks: &[&[u8]], max: usize, by_chunk: &[bool]) -> Vec<Item> {
-    let mut framer = LineFramer::new(max);
+    by_decode_and_chunk_with(&mut LineFramer::new(max), chunks, max, by_chunk)
+}
+
+/// [`by_decode_and_chunk`] with `framer`, whose limit is `max`, read to the end of the
+/// stream.
+fn by_decode_and_chunk_with(
+    framer: &mut LineFramer,
+    chunks: &[&[u8]],
+    max: usize,
+    by_chunk: &[bool],
+) -> Vec<Item> {
     let mut buf = BytesMut::new();
     let mut out = vec![];
     let mut calls = 0;
@@ -120,9 +130,9 @@ fn by_decode_and_chunk(chunks: &[&[u8]], max: usize, by_chunk: &[bool]) -> Vec<I
     };
     for chunk in chunks {
         buf.extend_from_slice(chunk);
-        while call(&mut framer, &mut buf, false, &mut out) {}
+        while call(framer, &mut buf, false, &mut out) {}
     }
-    while call(&mut framer, &mut buf, true, &mut out) {}
+    while call(framer, &mut buf, true, &mut out) {}
     assert!(buf.is_empty());
     out
 }
@@ -239,6 +249,32 @@ proptest! {
             #[cfg(feature = "tokio")]
             prop_assert_eq!(&codecs::by_line_codec(&chunks, max), &want, "LineCodec {:?}", chunks);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    /// A framer read to the end of one stream (`decode_eof` or `decode_chunk_eof` gave
+    /// `Ok(None)`) reads the next as a new one, as those functions promise: its first line is
+    /// whole, even after an over-long line the end cut short or a CR the end left alone, and
+    /// its offsets go on from the first stream's length.
+    #[test]
+    fn a_framer_read_to_the_end_reads_the_next_stream_anew(
+        first in line_bytes(),
+        second in line_bytes(),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+        max in prop_oneof![0usize..12, 25usize..40],
+        by_chunk in proptest::collection::vec(any::<bool>(), 1..6),
+    ) {
+        let mut want = model(&first, max, false);
+        want.extend(model(&second, max, false).into_iter().map(|item| {
+            let shift = first.len() as u64;
+            item.map(|(at, frame)| (at + shift, frame)).map_err(|at| at + shift)
+        }));
+        let mut framer = LineFramer::new(max);
+        let mut got = by_decode_and_chunk_with(&mut framer, &pieces(&first, &cuts), max, &by_chunk);
+        got.extend(by_decode_and_chunk_with(&mut framer, &pieces(&second, &cuts), max, &by_chunk));
+        prop_assert_eq!(got, want);
     }
 }
 
