@@ -2594,8 +2594,9 @@ fn merged_order(records: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// A second reply to a request already answered is an `unknown_reply` where it comes: it does
-/// not pull the client's stream forward, as a reply to an id not sent yet does. Pulled, the
+/// Under MCP, which forbids a client to send an id again, a second reply to a request already
+/// answered is an `unknown_reply` where it comes: it does not pull the client's stream
+/// forward, as a reply to an id not sent yet does. Pulled, the
 /// client's stream went ahead of it to its end, its cancellation of request 2 before the
 /// server's reply to 2, which was then reported as a `late_reply` (a violation only a proxy
 /// log, with its timing, can show).
@@ -2839,5 +2840,32 @@ fn a_notification_of_a_listen_stream_opened_again_waits_for_it() {
             "s2c:-",
             "s2c:\"l\""
         ]
+    );
+}
+
+/// Under JSON-RPC a client may send an id again once its request is answered, with other
+/// requests before it (a client drawing ids from a small pool, its requests in flight
+/// together): the server's reply to the new request still waits for it. (MCP forbids a sender
+/// to use an id again in a session: there the reply goes where it comes, a second reply.)
+#[test]
+fn a_reply_to_an_id_sent_again_after_other_requests_waits_for_it_under_jsonrpc() {
+    let request = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n");
+    let reply = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n");
+    let c2s = [request(1), request(2), request(3), request(1)].concat();
+    let s2c = [reply(1), reply(2), reply(1), reply(3)].concat();
+    let (records, summary, code) =
+        check_streams("cli-id-pool", &["--dialect", "jsonrpc"], &c2s, &s2c);
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:1", "s2c:1", "c2s:2", "s2c:2", "c2s:3", "c2s:1", "s2c:1", "s2c:3"
+        ]
+    );
+    let (_, summary, code) = check_streams("cli-id-pool-mcp", &[], &c2s, &s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_reply": 1, "c2s/unanswered": 1})
     );
 }

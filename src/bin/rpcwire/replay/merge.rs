@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use rpcwire::{IdKey, Role};
+use rpcwire::{Dialect, IdKey, Role};
 
 use super::need::Need;
 use super::observe::{observe, wire_id};
@@ -27,6 +27,7 @@ pub(super) fn merge_streams<W: Write>(
     let mut progress = Progress::new(file_size(c2s) + file_size(s2c));
     let mut client = Side::new(args, c2s, Role::Server)?;
     let mut server = Side::new(args, s2c, Role::Client)?;
+    let dialect = session.dialect();
     loop {
         let c = client.peek_need(&session, Dir::C2s, &mut progress, &mut report.out)?;
         let s = server.peek_need(&session, Dir::S2c, &mut progress, &mut report.out)?;
@@ -41,12 +42,12 @@ pub(super) fn merge_streams<W: Write>(
             // its stream) waits for the other stream only through what may come before the id
             // (the token) sent again.
             (Some(Need::Nothing), Some(Need::Stale))
-                if may_precede_stale(client.peeked(), server.peeked()) =>
+                if may_precede_stale(dialect, client.peeked(), server.peeked()) =>
             {
                 Dir::C2s
             }
             (Some(Need::Stale), Some(Need::Nothing))
-                if !may_precede_stale(server.peeked(), client.peeked()) =>
+                if !may_precede_stale(dialect, server.peeked(), client.peeked()) =>
             {
                 Dir::C2s
             }
@@ -100,15 +101,26 @@ pub(super) fn merge_streams<W: Write>(
 
 /// Whether `next`, the next message of one stream, goes before `stale`, the other's next: a
 /// reply to an id whose request stopped waiting lately, progress on its token or a
-/// notification of its listen stream ([`Need::Stale`]). It does when it sends that id (that
-/// token) again, in a request `stale` may then answer (report on, belong to), or when it is a
+/// notification of its listen stream ([`Need::Stale`]), under `dialect`.
+///
+/// Under MCP, which forbids a sender to use an id again in a session, `next` goes first when
+/// it sends that id (that token, which a request may carry again once the first is done)
+/// again, in a request `stale` may then answer (report on, belong to), or when it is a
 /// notification other than a cancellation, which changes nothing the rest of `stale`'s stream
 /// is matched against, and may come before such a request. Anything else (a request of
 /// another id, a cancellation, a batch, a line that is not a valid message) lets `stale` go
 /// first, as the second reply (the progress after the result) it then is: taken before it, a
 /// cancellation made a later reply to the request it cancels a `late_reply`, and the stream
 /// went on so to its end.
-fn may_precede_stale(next: Option<&Record>, stale: Option<&Record>) -> bool {
+///
+/// Under JSON-RPC, which lets a client send an id again once its request is answered (a
+/// client drawing ids from a pool may have others in flight before it), and which has no
+/// cancellation to go before a reply, `next` always does: `stale` waits as a reply to an id
+/// not sent yet does.
+fn may_precede_stale(dialect: Dialect, next: Option<&Record>, stale: Option<&Record>) -> bool {
+    if dialect == Dialect::JsonRpc2 {
+        return true;
+    }
     let (Some(next), Some(stale)) = (next, stale) else {
         return false;
     };
@@ -131,7 +143,6 @@ fn may_precede_stale(next: Option<&Record>, stale: Option<&Record>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rpcwire::Dialect;
 
     /// `check --json --dialect jsonrpc --c2s C2S --s2c S2C` of the streams `c2s` and `s2c`
     /// (written under the system's temporary directory, as `name`), merged through a session

@@ -28,11 +28,17 @@
 //!    only reach when a peer broke the protocol. A reply (either way) to an id whose request
 //!    stopped waiting lately (answered or cancelled: one of the last 4,096, fewer when their
 //!    ids pass 1 MiB), progress on its token or a notification of its listen stream, was sent
-//!    already: it is a second reply (or a late one) unless the other stream sends the id (the
-//!    token) again, so it waits only while the other stream's next message is a request with
-//!    that id (token) or a notification other than a cancellation, and otherwise goes first.
-//!    (Pulled to the end of the other stream, it let a cancellation go before the reply,
-//!    behind it, to the request cancelled, which was then reported late.)
+//!    already. Under MCP, which forbids a sender to use an id again in a session, it is a
+//!    second reply (or a late one) unless the other stream sends the id (the token) again, so
+//!    it waits only while the other stream's next message is a request with that id (token)
+//!    or a notification other than a cancellation, and otherwise goes first. (Pulled to the
+//!    end of the other stream, it let a cancellation go before the reply, behind it, to the
+//!    request cancelled, which was then reported late.) Under JSON-RPC, which lets a client
+//!    send an id again once it is answered, and has no cancellation, it pulls as a reply to an
+//!    id not sent yet does. Either way, a client's such reply never holds back a server reply
+//!    pulling the client's stream: it goes first (the server could not have sent a request
+//!    that the client's reply answered after that server reply, which waits on a client
+//!    request sent after the client's reply);
 //! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
 //!
 //! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;
