@@ -18,8 +18,8 @@ pub(super) enum Need {
     OtherSide,
     /// A reply to an id whose request stopped waiting lately (answered or cancelled), progress
     /// on its token or a notification of its listen stream: a second reply, or a late one,
-    /// unless the other stream sends the id (the token) again; it waits for that only while
-    /// nothing else can come first ([`super::merge`]).
+    /// unless the other stream sends the id (the token) again; how far it waits for that
+    /// depends on the dialect ([`super::merge`]).
     Stale,
     /// Anything else.
     Nothing,

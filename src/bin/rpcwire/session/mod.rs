@@ -1274,7 +1274,7 @@ impl Session {
     }
 
     /// Whether a request `id` sent in `requester` stopped waiting lately (one of the last
-    /// 4,096 to, fewer when their ids pass 1 MiB), none of that id waiting now: a reply with
+    /// 4,096 that did, fewer when their ids pass 1 MiB), none of that id waiting now: a reply with
     /// `id` is a second reply (or a late one), unless the requester sends the id again. Known
     /// only in a session that tells its stops ([`Session::telling_stops`]).
     pub fn stopped_waiting_lately(&self, requester: Dir, id: Id<'_>) -> bool {

@@ -12,6 +12,10 @@ use rpcwire::IdKey;
 /// minted it ([`Session::rewriting_reused_ids`](super::Session::rewriting_reused_ids)), the
 /// sender's own beside it: a request reusing an id the sender gave up on lately is a
 /// duplicate, one that merely equals an id the session minted is not.
+///
+/// A merge of two streams keeps two more of each direction, with the same bounds: the ids of
+/// the requests that stopped waiting lately, answered ones included, and their progress
+/// tokens ([`Session::stopped_waiting_lately`](super::Session::stopped_waiting_lately)).
 #[derive(Debug, Default)]
 pub(super) struct Recent {
     /// Each id as sent on, with the sender's own when the session minted the first.
