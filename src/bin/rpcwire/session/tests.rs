@@ -1240,13 +1240,13 @@ fn owed_replies_the_proxy_answered_are_forgotten() {
 fn requests_in_flight_are_bounded_by_bytes() {
     let mut session = Session::with_budget(Dialect::Mcp, Some(1_000), MAX_IN_FLIGHT.get(), 2 << 20);
     let method = "m".repeat(1000);
-    let token = |n: usize| format!("\"{n:0>64000}\"");
+    let token = |n: usize| format!("\"{}{n:0>8}\"", "0".repeat(127_992));
     let tokens: Vec<String> = (0..17).map(token).collect();
     let ids: Vec<Id<'_>> = tokens.iter().map(|t| id_of(t)).collect();
     for (n, id) in ids.iter().enumerate() {
         let v = session.observe(Dir::C2s, &observation("request", *id, Some(&method)), 0);
-        // Each counts its id's spelling (64,002 bytes) and key (64,001) and its method
-        // (1,000): 16 × 129,003 bytes fit in 2 MiB, 17 do not.
+        // Each counts its id's spelling (128,002 bytes) and its method (1,000): 16 × 129,002
+        // bytes fit in 2 MiB, 17 do not.
         let refused = n == 16;
         assert_eq!(v.violation.is_some(), refused, "{n}");
         assert_eq!(v.forward, !refused, "{n}");
@@ -1257,7 +1257,7 @@ fn requests_in_flight_are_bounded_by_bytes() {
     assert_eq!(v.violation, None);
     assert_eq!(
         session.waiting[slot(Dir::C2s)].bytes(),
-        16 * (64_002 + 64_001 + 1000)
+        16 * (128_002 + 1000)
     );
     // Timeouts free them too.
     assert_eq!(session.expire(10_000).len(), 16);
@@ -1828,11 +1828,10 @@ fn progress_tokens_count_against_the_bytes_in_flight() {
         session.observe(Dir::C2s, &o, 0).violation
     };
     assert_eq!(request(&mut session, "1"), None);
-    // Its key (300,001 bytes) twice, the id (its spelling `1` and its key `n+1e1`) and
-    // the method.
+    // Its key (300,001 bytes) twice, the id (its spelling `1`) and the method.
     assert_eq!(
         session.waiting[slot(Dir::C2s)].bytes(),
-        2 * 300_001 + (1 + 5) + "tools/call".len()
+        2 * 300_001 + 1 + "tools/call".len()
     );
     assert_eq!(request(&mut session, "2"), Some(Violation::TooManyInFlight));
     session.observe(
