@@ -95,10 +95,9 @@ struct Forwarded {
 }
 
 impl Forwarded {
-    /// What it counts against the budget: its id twice (spelling and key) and its progress
-    /// token.
+    /// What it counts against the budget: its id and its progress token, as spelt.
     fn bytes(&self) -> usize {
-        2 * self.id.len() + self.progress.as_ref().map_or(0, String::len)
+        self.id.len() + self.progress.as_ref().map_or(0, String::len)
     }
 }
 
