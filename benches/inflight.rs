@@ -8,12 +8,18 @@
 //! `benches/pending.rs`), and registers a new one in its place. The ids are tokens made up
 //! front, twice as many as are in flight, taken in turn: each stays in flight for `n`
 //! iterations, so none is in flight twice.
+//!
+//! The same for `IdRemapper`, a gateway's table of its clients' requests under its own
+//! tokens: each iteration routes the upstream's reply to one request (written for its client
+//! under the client's id) and forwards a new request of the same client (written for the
+//! upstream under a new token), eight clients sharing the requests in flight.
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
+use bytes::BytesMut;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use rpcwire::{Id, InFlight};
+use rpcwire::{Decoder, Id, IdRemapper, InFlight, Message, Request};
 
 const IN_FLIGHT: [usize; 2] = [1_000, 100_000];
 
@@ -112,5 +118,86 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(inflight, benches);
+/// Route a reply + forward a request on an `IdRemapper` holding `n` requests of eight clients.
+fn remap_benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("remap/reply_forward");
+    group.throughput(Throughput::Elements(1));
+    let n = 1_000;
+    for (kind, uuid) in [("integer", false), ("uuid", true)] {
+        let frames: Vec<String> = tokens(2 * n, uuid)
+            .iter()
+            .map(|id| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x"}}}}"#
+                )
+            })
+            .collect();
+        let decoder = Decoder::mcp();
+        let requests: Vec<Request<'_>> = frames
+            .iter()
+            .map(|f| match decoder.decode(f.as_bytes()) {
+                Ok(Message::Request(req)) => req,
+                other => panic!("a request: {other:?}"),
+            })
+            .collect();
+        let client = |i: usize| (i % 8) as u32;
+        let order = shuffled(n);
+        let mut remap: IdRemapper<u32> = IdRemapper::new(2 * n);
+        let (mut up, mut down) = (
+            BytesMut::with_capacity(1 << 16),
+            BytesMut::with_capacity(1 << 16),
+        );
+        // `slot[i]`: the index in `requests` of the request in flight at position `i`, and
+        // its token.
+        let mut slot: Vec<(usize, rpcwire::Token)> = (0..n)
+            .map(|i| {
+                let token = remap
+                    .forward_request(client(i), frames[i].as_bytes(), &requests[i], None, &mut up)
+                    .unwrap();
+                (i, token)
+            })
+            .collect();
+        let mut reply = Vec::with_capacity(64);
+        let (mut step, mut next) = (0usize, n);
+        group.bench_function(BenchmarkId::new(format!("IdRemapper_{kind}"), n), |b| {
+            b.iter(|| {
+                if up.len() > 1 << 15 {
+                    up.clear();
+                    down.clear();
+                }
+                let at = order[step];
+                let (answered, token) = slot[at];
+                reply.clear();
+                reply.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                let id_at = reply.len();
+                reply.extend_from_slice(token.to_wire(&mut [0; 20]));
+                let id_end = reply.len();
+                reply.extend_from_slice(br#","result":{}}"#);
+                let id = Id::from_token(&reply[id_at..id_end]).unwrap();
+                let origin = remap.route_reply(&reply, black_box(id), &mut down).unwrap();
+                assert_eq!(origin.client, client(answered));
+                let token = remap
+                    .forward_request(
+                        client(next),
+                        frames[next].as_bytes(),
+                        black_box(&requests[next]),
+                        None,
+                        &mut up,
+                    )
+                    .unwrap();
+                slot[at] = (next, token);
+                next = if next + 1 == requests.len() {
+                    0
+                } else {
+                    next + 1
+                };
+                step = if step + 1 == n { 0 } else { step + 1 };
+            })
+        });
+        assert_eq!(remap.len(), n);
+    }
+    group.finish();
+}
+
+criterion_group!(inflight, benches, remap_benches);
 criterion_main!(inflight);
