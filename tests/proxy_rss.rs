@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use nix::sys::resource::{UsageWho, getrusage};
 
 /// What docs/cli.md gives as the most a waiting request without a progress token costs the
-/// proxy beyond the bytes its budget counts, at the moment its table grows (its slot, 136
+/// proxy beyond the bytes its budget counts, at the moment its table grows (its slot, 104
 /// bytes, in a table less than half full just after it grows, which holds its old slots too
 /// while it grows).
 const BYTES_PER_WAITING_REQUEST: i64 = 480;

@@ -214,9 +214,10 @@ pub struct Unanswered {
 /// `--max-in-flight`. The ids of the replies owed to invalid batch elements have a budget of
 /// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`; the
 /// JSON-RPC requests waiting behind one of the same id ([`Queued`]) share the table's. (Ids and
-/// tokens are counted as kept, about twice: an id's key and its token (a reply owed, its key
-/// and the spelling its batch's record keeps), a progress token's key in its request and in
-/// the count of requests reporting on it. The key alone does not bound a number's spelling:
+/// tokens are counted as kept: a request waiting in the table its id's spelling (the table
+/// keeps no key), one in line its id's key and spelling, a reply owed its key and the spelling
+/// its batch's record keeps, a progress token's key twice, in its request and in the count of
+/// requests reporting on it. The key alone does not bound a number's spelling:
 /// `1.000…` keys as 1. A request of a client batch has its spelling once more in its batch's
 /// record, for as long as it waits: within the spellings counted here.)
 ///
@@ -227,8 +228,8 @@ pub const MAX_IN_FLIGHT_BYTES: usize = 256 << 20;
 /// How many requests may wait in each direction by default: 2^17.
 ///
 /// Each waiting request costs memory beyond the bytes [`MAX_IN_FLIGHT_BYTES`] counts: its
-/// slot in the table of requests waiting, 136 bytes ([`Waiting`] and the id's key and
-/// spelling, inline up to 30 and 38 bytes: a UUID string id fits), in a table of a power of
+/// slot in the table of requests waiting, 104 bytes ([`Waiting`] and the id's spelling,
+/// inline up to 38 bytes: a UUID string id fits), in a table of a power of
 /// two slots at most 7/8 full (less than half just after it grows), which holds its old
 /// slots beside the new ones while it grows: up to about 480 bytes a
 /// request (`tests/proxy_rss.rs` holds it to that). A request with a progress token costs up
@@ -569,13 +570,13 @@ impl Session {
                     // first reply with its id answers it.
                     // The requests in line count against `--max-in-flight` and the byte
                     // budget too: the table alone would take a fresh id while it and the
-                    // lines hold the limit (its cost as the table counts it: its spelling,
-                    // its key and its extra bytes).
+                    // lines hold the limit (its cost as the table counts it: its spelling
+                    // and its extra bytes; the table keeps no key).
                     let line = &self.queued[slot(dir)];
                     let (in_line, line_bytes) = (line.len(), line.bytes());
                     let table = &mut self.waiting[slot(dir)];
                     let fresh = in_line > 0 && !table.contains(id);
-                    let cost = || id.raw().len() + IdKey::of(id).encoded_len() + extra_bytes;
+                    let cost = || id.raw().len() + extra_bytes;
                     let reserved = if reused && mcp {
                         Err(InFlightError::Duplicate)
                     } else if fresh && table.len() + in_line >= self.max_in_flight {

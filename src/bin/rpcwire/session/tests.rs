@@ -271,8 +271,8 @@ fn a_request_too_long_for_the_budget_is_refused_and_its_line_goes_on() {
     let long = format!("1.{}", "0".repeat(40));
     let (short, long) = (id("1"), id_of(&long));
     let request = |id, method| observation("request", id, Some(method));
-    // "2" with a 43-byte method (49 bytes with its id's spelling and key) and "1" (7): 56 of
-    // 64 bytes. "1.000…" needs 48, "1" 7.
+    // "2" with a 43-byte method (44 bytes with its id's spelling) and "1" (2): 46 of 64
+    // bytes. "1.000…" needs 43; "1" in line 7 (its spelling, its key and its method).
     let method = "m".repeat(43);
     session.observe(Dir::C2s, &request(id("2"), &method), 0);
     session.observe(Dir::C2s, &request(short, "a"), 0);
@@ -301,6 +301,35 @@ fn a_request_too_long_for_the_budget_is_refused_and_its_line_goes_on() {
     assert_eq!(methods, ["c"]);
     assert!(session.finish().is_empty());
     assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
+}
+
+/// JSON-RPC: while a request waits in line, a fresh id is taken within the budget as the
+/// table counts it (its spelling and its method: the table keeps no key), not refused for a
+/// key it does not keep.
+#[test]
+fn a_fresh_id_beside_a_line_counts_as_the_table_counts_it() {
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 11);
+    let request = |id| observation("request", id, Some("m"));
+    // "1" in the table (2 bytes), "1" again in line (its spelling, its key `n+1e1` and its
+    // method: 7).
+    assert_eq!(
+        session.observe(Dir::C2s, &request(id("1")), 0).violation,
+        None
+    );
+    let v = session.observe(Dir::C2s, &request(id("1")), 0);
+    assert_eq!(v.violation, Some(Violation::DuplicateId));
+    assert_eq!(session.queued[slot(Dir::C2s)].len(), 1);
+    assert_eq!(
+        session.waiting[slot(Dir::C2s)].bytes() + session.queued[slot(Dir::C2s)].bytes(),
+        9
+    );
+    // "2" holds 2 bytes in the table: 11 of 11.
+    let v = session.observe(Dir::C2s, &request(id("2")), 0);
+    assert_eq!((v.forward, v.violation), (true, None));
+    assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 4);
+    // "3" would take 13 of 11.
+    let v = session.observe(Dir::C2s, &request(id("3")), 0);
+    assert_eq!(v.violation, Some(Violation::TooManyInFlight));
 }
 
 /// JSON-RPC: the requests waiting in line are bounded by the bytes they hold, their ids as
