@@ -173,6 +173,32 @@ fn every_payload_writer_writes_what_the_default_decoder_reads() {
     }
 }
 
+/// `write_error` passes a short `data` without delimiting it, since a value `n` levels deep
+/// takes at least `2 × n` bytes; the shortest `data` too deep for an error object (127 arrays,
+/// 254 bytes) is exactly at that bound and is still left out, and one a level shallower (252
+/// bytes) is kept.
+#[test]
+fn the_shortest_data_too_deep_for_an_error_is_left_out() {
+    use rpcwire::{Decoder, ErrorCode, Message, RawJson, ReplyId};
+    for (depth, kept) in [(126, true), (127, false)] {
+        let bytes = [vec![b'['; depth], vec![b']'; depth]].concat();
+        let data = RawJson::new(&bytes).unwrap();
+        let mut out = BytesMut::new();
+        encode::write_error(
+            &mut out,
+            ReplyId::Null,
+            ErrorCode::INTERNAL_ERROR,
+            "x",
+            Some(data),
+        );
+        let decoder = Decoder::jsonrpc_client();
+        let Ok(Message::ErrorResponse(e)) = decoder.decode(&out[..out.len() - 1]) else {
+            panic!("depth {depth}: {:?}", decoder.decode(&out[..out.len() - 1]));
+        };
+        assert_eq!(e.error.data, kept.then_some(data), "depth {depth}");
+    }
+}
+
 /// Inside a batch reply every element sits one level deeper than alone: a result as deep as
 /// `RawJson::new` takes (127 levels), or an error's `data` as deep as `write_error` writes it
 /// (126), would make an array the default decoder refuses whole, every other reply with it.
