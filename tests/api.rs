@@ -1,12 +1,15 @@
 //! Public API contracts a user's code leans on: every error type is a `std::error::Error`
-//! (so `?` into `Box<dyn Error>` works) with a message, and the main types are `Send`,
-//! `Sync` and `Debug` (so they fit in shared state and in `#[derive(Debug)]` structs).
+//! (so `?` into `Box<dyn Error>` works) with a message and a `Debug` form (what `unwrap`
+//! shows), and the main types are `Send`, `Sync` and `Debug` (so they fit in shared state and
+//! in `#[derive(Debug)]` structs).
 
 use std::error::Error;
 use std::fmt::Debug;
 
 fn error<E: Error + Send + Sync + 'static>(e: E) -> Box<dyn Error + Send + Sync> {
     assert!(!e.to_string().is_empty());
+    // What `unwrap` and `{:?}` show (`TableFull` writes its own, not needing `T: Debug`).
+    assert!(!format!("{e:?}").is_empty());
     Box::new(e)
 }
 
