@@ -218,7 +218,9 @@ fn run(limit: usize, ops: Vec<Op>) {
             Op::StaleReply(k) => {
                 if let Some(t) = model.kth_retired(k) {
                     assert_eq!(table.complete_wire(&wire(t)), Err(Miss::Stale));
-                    assert_eq!(table.get(Token::new(t).unwrap()), None);
+                    let token = Token::new(t).unwrap();
+                    assert_eq!(table.get(token), None);
+                    assert!(!table.contains(token));
                 }
             }
             Op::NumberReply(n) => {
@@ -330,6 +332,7 @@ fn run(limit: usize, ops: Vec<Op>) {
     assert_eq!(table.len(), 0);
     assert_eq!(table.debug_footprint().scheduled, 0);
     for &t in model.live.keys().chain(&model.retired) {
+        assert!(!table.contains(Token::new(t).unwrap()));
         assert_eq!(table.complete_wire(&wire(t)), Err(Miss::Stale));
     }
 }
