@@ -438,6 +438,11 @@ fn a_shrink_keeps_unknown_tokens_unknown() {
     let later_generation = Token::new(first.get() + 5 * t.generation_step).unwrap();
     assert_eq!(t.remove(later_generation), Err(Miss::Unknown));
     assert_eq!(t.remove(first), Err(Miss::Stale));
+    // At the edges: the token slot 0 was to mint next (the generation its index starts at
+    // again), and a first-generation token of index 10, just past the slab's longest length.
+    let next_of_slot_0 = Token::new(t.generation_step + 1).unwrap();
+    assert_eq!(t.remove(next_of_slot_0), Err(Miss::Unknown));
+    assert_eq!(t.remove(Token::new(11).unwrap()), Err(Miss::Unknown));
 }
 
 /// A free slot past the middle of its generations stays, and so do those before it: every
