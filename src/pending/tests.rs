@@ -227,6 +227,33 @@ fn a_slot_that_never_wrapped_keeps_telling_unknown_from_stale() {
     assert_eq!(t.remove(after), Ok(32));
 }
 
+/// The last token of the space, `Token::MAX` itself (the highest slot index at the last
+/// generation), is minted like any other, and a request under it stays in flight while the
+/// retired slots come back. With 2 index bits and 3 slots, `Token::MAX` is slot 2's last
+/// token; the slots are moved to their last generations by hand.
+#[test]
+fn token_max_is_minted_and_survives_the_recycling_of_retired_slots() {
+    let mut t = PendingTable::<usize>::with_layout(3, 2, 3);
+    let [a, b, c] = [0, 1, 2].map(|i| t.insert(i).unwrap());
+    t.remove(c).unwrap();
+    t.slots[2].token = Token::MAX.get() - t.generation_step;
+    let before_last = t.insert(3).unwrap();
+    t.remove(before_last).unwrap();
+    let last = t.insert(4).unwrap();
+    assert_eq!(last, Token::MAX);
+    // Slots 0 and 1 answered at their last generations: both retire.
+    for (index, token) in [(0, a), (1, b)] {
+        let last_of_slot = Token::new(Token::MAX.get() - 2 + index as u64).unwrap();
+        t.slots[index].token = last_of_slot.get();
+        assert_eq!(t.remove(last_of_slot), Ok(token.get() as usize - 1));
+    }
+    assert_eq!(t.free_head, NIL);
+    let recycled = t.insert(5).unwrap();
+    assert!(recycled.get() <= 2, "{recycled}");
+    assert_eq!(t.get(last), Some(&4));
+    assert_eq!(t.remove(last), Ok(4));
+}
+
 #[test]
 fn retired_slot_is_not_reused_and_its_tokens_stay_stale() {
     // 1 generation bit: two tokens per slot.
