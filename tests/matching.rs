@@ -244,6 +244,9 @@ fn capacity_and_drain() {
         t.insert(Id::from_token(b"3").unwrap(), 'c'),
         Err(InFlightError::Full)
     );
+    assert_eq!((t.len(), t.is_empty()), (2, false));
+    assert!(t.contains(Id::from_token(b"2.0").unwrap()));
+    assert!(!t.contains(Id::from_token(b"3").unwrap()));
     let mut left: Vec<_> = t
         .drain()
         .map(|(id, v)| (id.as_id().raw().to_vec(), v))
