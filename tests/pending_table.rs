@@ -149,6 +149,7 @@ fn run(limit: usize, ops: Vec<Op>) {
 
     let minted = |model: &mut Model, token: Token, deadline: Option<u64>| {
         let t = token.get();
+        assert_eq!(u64::from(token), t);
         assert!(t > 0 && t <= Token::MAX.get());
         assert!(!model.live.contains_key(&t), "live token {t} minted again");
         assert!(
