@@ -881,6 +881,7 @@ proptest! {
             }
         }
         prop_assert_eq!(array.len(), expected.len());
+        prop_assert_eq!(array.is_empty(), expected.is_empty());
         let sent = array.close();
         prop_assert_eq!(sent, !expected.is_empty());
         let written = out.strip_prefix(b"before\n").expect("the text before, as it was");
