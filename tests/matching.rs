@@ -133,6 +133,9 @@ fn canonical_keys() {
         (b"0", b"-0"),
         (b"0", b"0.000e5"),
         (b"150", b"1.5E2"),
+        // An exponent's sign may be spelt out.
+        (b"150", b"1.5e+2"),
+        (b"-0.05", b"-5E-2"),
         (b"-0.05", b"-5e-2"),
         (br#""a""#, br#""\u0061""#),
         (br#""\/""#, br#""/""#),
