@@ -3,8 +3,8 @@
 //!
 //! The map keeps each request's token only: its client and id are in its entry of the
 //! pending table, and it is hashed by the client and the id's canonical form
-//! ([`Canonical`]), which for most ids is the token itself. A lookup neither copies the
-//! client nor builds a key.
+//! ([`Canonical`]), which for most ids is the id's own spelling. A lookup neither copies
+//! the client nor builds a key.
 
 use core::hash::{BuildHasher, Hash};
 
@@ -29,7 +29,7 @@ impl RequestsByClient {
         }
     }
 
-    /// The hash of `client`'s id `id`, whose form is `form`.
+    /// The hash of an id of `client`'s whose canonical form is `form`.
     fn hash<C: Hash>(&self, client: &C, form: &Canonical<'_>) -> u64 {
         hash(&self.hasher, client, form)
     }
