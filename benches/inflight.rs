@@ -21,16 +21,10 @@ use bytes::BytesMut;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rpcwire::{Decoder, Id, IdRemapper, InFlight, Message, Request};
 
-const IN_FLIGHT: [usize; 2] = [1_000, 100_000];
+mod common;
+use common::{shuffle, splitmix};
 
-/// splitmix64, for reproducible ids and a reproducible shuffle without `rand`.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+const IN_FLIGHT: [usize; 2] = [1_000, 100_000];
 
 /// `count` id tokens of one kind: the integers from 1, or random version-4 UUID strings.
 fn tokens(count: usize, uuid: bool) -> Vec<String> {
@@ -56,11 +50,7 @@ fn tokens(count: usize, uuid: bool) -> Vec<String> {
 /// The positions `0..n`, shuffled.
 fn shuffled(n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
-    let mut state = 0x5eed;
-    for i in (1..n).rev() {
-        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
-        order.swap(i, j);
-    }
+    shuffle(&mut order);
     order
 }
 

@@ -16,24 +16,10 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rpcwire::pending::{PendingTable, Token};
 
+mod common;
+use common::shuffle;
+
 const IN_FLIGHT: [usize; 2] = [1_000, 100_000];
-
-/// splitmix64, for a reproducible shuffle without `rand`.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-fn shuffle<T>(items: &mut [T]) {
-    let mut state = 0x5eed;
-    for i in (1..items.len()).rev() {
-        let j = (splitmix(&mut state) % (i as u64 + 1)) as usize;
-        items.swap(i, j);
-    }
-}
 
 fn pending_table(c: &mut Criterion, group_name: &str, deadline: bool) {
     let mut group = c.benchmark_group(group_name);
