@@ -15,6 +15,10 @@ use crate::id::Id;
 use crate::inflight::Canonical;
 use crate::pending::{PendingTable, Token};
 
+/// Where a request not filed yet goes ([`RequestsByClient::lookup`]): the hash of its client
+/// and id, computed once for the lookup and the insertion.
+pub(super) struct Place(u64);
+
 /// The tokens of the requests in flight, by client and id.
 pub(super) struct RequestsByClient {
     tokens: HashTable<Token>,
@@ -41,6 +45,17 @@ impl RequestsByClient {
         client: &C,
         id: Id<'_>,
     ) -> Option<Token> {
+        self.lookup(pending, client, id).ok()
+    }
+
+    /// [`find`](Self::find), or where a request of `client`'s with id `id` is to be filed
+    /// ([`insert`](Self::insert)) when none is in flight.
+    pub(super) fn lookup<C: Eq + Hash, T>(
+        &self,
+        pending: &PendingTable<Entry<C, T>>,
+        client: &C,
+        id: Id<'_>,
+    ) -> Result<Token, Place> {
         let form = Canonical::of(id, false);
         let is_it = |token: &Token| match pending.get(*token) {
             Some(Entry {
@@ -49,17 +64,22 @@ impl RequestsByClient {
             }) => origin.client == *client && form.matches(id, origin.id.as_id(), false),
             _ => false,
         };
-        self.tokens.find(self.hash(client, &form), is_it).copied()
+        let hash = self.hash(client, &form);
+        self.tokens.find(hash, is_it).copied().ok_or(Place(hash))
     }
 
-    /// Files `token`, a request in flight in `pending` not filed yet. Every token filed must
-    /// name a request in `pending`: that is how the map hashes them again as it grows.
-    pub(super) fn insert<C: Hash, T>(&mut self, pending: &PendingTable<Entry<C, T>>, token: Token) {
+    /// Files `token`, a request in flight in `pending` not filed yet, at the place
+    /// [`lookup`](Self::lookup) gave for its client and id. Every token filed must name a
+    /// request in `pending`: that is how the map hashes them again as it grows.
+    pub(super) fn insert<C: Hash, T>(
+        &mut self,
+        pending: &PendingTable<Entry<C, T>>,
+        place: Place,
+        token: Token,
+    ) {
         let hasher = &self.hasher;
         self.tokens
-            .insert_unique(rehash(hasher, pending, token), token, |token| {
-                rehash(hasher, pending, *token)
-            });
+            .insert_unique(place.0, token, |token| rehash(hasher, pending, *token));
     }
 
     /// Takes out `token`, `client`'s request with id `id` (its entry in the pending table

@@ -686,13 +686,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         deadline: Option<u64>,
         out: &mut BytesMut,
     ) -> Result<Token, RemapError> {
-        if self
-            .by_client
-            .find(&self.pending, &client, req.id)
-            .is_some()
-        {
+        let Err(place) = self.by_client.lookup(&self.pending, &client, req.id) else {
             return Err(RemapError::DuplicateId);
-        }
+        };
         let (progress_member, task_member) = progress_token_and_task_members(req);
         let progress_token = progress_token_to_rewrite(progress_member)?;
         let mut kind = kind_of(req, task_member);
@@ -747,7 +743,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let token = self
             .insert_linked(Held::Request { origin, kind }, deadline)
             .ok_or(RemapError::Full)?;
-        self.by_client.insert(&self.pending, token);
+        self.by_client.insert(&self.pending, place, token);
         self.bytes += held;
         let mut digits = [0; 20];
         let ours = token.to_id(&mut digits);

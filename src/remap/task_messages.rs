@@ -1,6 +1,7 @@
 //! What MCP's task messages (2025-11-25) say: what a request's reply may tell about tasks
-//! ([`Kind`], which also marks a `subscriptions/listen` stream and an `initialize`), the task a request names, and what a reply tells of a task (created, ended,
-//! unknown to the upstream).
+//! ([`Kind`], which also marks a `subscriptions/listen` stream and an `initialize`), the task
+//! a request names, and what a reply tells of a task (created, ended, unknown to the
+//! upstream).
 
 use super::RemapError;
 use crate::error::ErrorCode;
