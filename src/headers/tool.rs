@@ -753,7 +753,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// An integer parameter's header value: the decimal form of `token` when it is an integer
 /// within the safe range, however the body spells it (`1.0e3` → `1000`), else none: the
-/// transport working group's reading of the range rule is that any other number "produce[s]
+/// transport working group's reading of the range rule is that any other number "produce\[s\]
 /// an error" on the client, as it does in the C# SDK.
 fn safe_integer(token: &str) -> Option<Cow<'_, str>> {
     let decimal = decimal(token);

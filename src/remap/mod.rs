@@ -15,7 +15,7 @@
 //! with its id restored.
 //!
 //! A remapper mints the ids of everything sent on its upstream connection: the tokens of each
-//! remapper and each [`PendingTable`](crate::PendingTable) start at 1, so requests a gateway
+//! remapper and each [`PendingTable`] start at 1, so requests a gateway
 //! sends upstream of its own (a `ping`, its own `initialize`) go through the same remapper,
 //! under a client name of their own, not through a second table whose tokens the upstream
 //! would confuse with the clients'.
