@@ -20,11 +20,12 @@ use super::{Dir, Observation, Session, Verdict, Violation};
 #[derive(Debug, Default)]
 pub(super) struct BatchWait {
     /// Its requests still waiting, by their number ([`Waiting::seq`], in the order they
-    /// came): the id each waits by (taken when the proxy answers what is left of it). A
-    /// request that stops waiting takes its own out at once ([`Session::release`]), so that
-    /// the copies here are of ids the table of requests waiting holds, within the spellings
-    /// it counts: a record kept by one thing left does not hold the ids of the rest of its
-    /// batch, outside every budget.
+    /// came): the id each waits by (taken when the proxy answers what is left of it). Each
+    /// copy counts against the budget of the requests waiting, as its request's extra bytes
+    /// (its spelling, beside the one the table holds). A request that stops waiting takes its
+    /// own out at once ([`Session::release`]), as its table gives its bytes back: a record
+    /// kept by one thing left does not hold the ids of the rest of its batch, outside every
+    /// budget.
     ///
     /// [`Session::release`]: super::Session::release
     pub(super) requests: BTreeMap<u64, IdBuf>,

@@ -215,11 +215,11 @@ pub struct Unanswered {
 /// this size too, beyond which an element is not owed a reply, as beyond `--max-in-flight`; the
 /// JSON-RPC requests waiting behind one of the same id ([`Queued`]) share the table's. (Ids and
 /// tokens are counted as kept: a request waiting in the table its id's spelling (the table
-/// keeps no key), one in line its id's key and spelling, a reply owed its key and the spelling
-/// its batch's record keeps, a progress token's key twice, in its request and in the count of
-/// requests reporting on it. The key alone does not bound a number's spelling:
-/// `1.000…` keys as 1. A request of a client batch has its spelling once more in its batch's
-/// record, for as long as it waits: within the spellings counted here.)
+/// keeps no key), one of a client batch its spelling twice (once more in its batch's record,
+/// for as long as it waits), one in line its id's key and spelling, a reply owed its key and
+/// the spelling its batch's record keeps, a progress token's key twice, in its request and in
+/// the count of requests reporting on it. The key alone does not bound a number's spelling:
+/// `1.000…` keys as 1.)
 ///
 /// What the records of the requests take beside these bytes is bounded by their number
 /// alone: see [`MAX_IN_FLIGHT`].
@@ -561,6 +561,9 @@ impl Session {
                         }
                         None => id,
                     };
+                    // (A request of a client batch keeps the id it waits by once more, in its
+                    // batch's record, while it waits: that spelling counts too.)
+                    let extra_bytes = extra_bytes + if batch != 0 { id.raw().len() } else { 0 };
                     // An id cancelled or timed out lately is taken too: its late reply may
                     // still come, and would answer the new request (MCP: an id is never
                     // reused in a session; refused). JSON-RPC only warns: the request is

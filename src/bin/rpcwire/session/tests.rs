@@ -3436,6 +3436,34 @@ fn a_batch_record_holds_only_the_ids_of_its_requests_still_waiting() {
     assert_eq!(session.batches.len(), 100, "each kept by its owed reply");
 }
 
+/// The copy of its id a client batch's record keeps for each of its requests waiting counts
+/// against the budget of the requests waiting, beside the spelling the table holds: the
+/// requests of a batch held up to twice the ids the budget counted.
+#[test]
+fn a_batch_records_ids_count_against_the_budget() {
+    // Each request: an id of 30 bytes (its spelling, in the table and in its batch's record)
+    // and a one-byte method: 61 bytes. Two fit in 128, a third does not.
+    let mut session = Session::with_budget(Dialect::JsonRpc2, None, MAX_IN_FLIGHT.get(), 128);
+    let tokens: Vec<String> = (0..3).map(|n| format!("\"{n:0>28}\"")).collect();
+    let elements: Vec<_> = tokens.iter().map(|t| request_of(t, "m")).collect();
+    let verdicts = batch(&mut session, Dir::C2s, &elements);
+    let violations: Vec<_> = verdicts.iter().map(|v| v.violation).collect();
+    assert_eq!(
+        violations,
+        [None, None, Some(Violation::TooManyInFlight)],
+        "{verdicts:?}"
+    );
+    session.close_batch();
+    let held = session.batch_record_id_bytes();
+    assert_eq!(held, 2 * 30);
+    assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 2 * 30 + held + 2);
+    // Answered, the requests give back their bytes, the record's copies with them.
+    let replies: Vec<_> = tokens.iter().map(|t| reply_of(t)).collect();
+    batch(&mut session, Dir::S2c, &replies);
+    assert_eq!(session.batch_record_id_bytes(), 0);
+    assert_eq!(session.waiting[slot(Dir::C2s)].bytes(), 0);
+}
+
 /// The same for the replies owed to a batch's invalid elements: one the server answered gives
 /// its spelling back at once, while a request never answered keeps the record; what is left
 /// is answered as before.
