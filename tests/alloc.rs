@@ -224,6 +224,59 @@ fn remapped_request_cycle_allocates_nothing(request: &[u8]) {
     assert_steady_state_allocates_nothing(cycle);
 }
 
+/// Finding a task the remapper keeps by its task id builds no key: its owner looked up, its
+/// status routed, another client's `tasks/get` for it refused, allocate nothing, for a task
+/// id of any length (a key longer than 30 bytes, not a UUID, was built on the heap at every
+/// lookup).
+#[test]
+fn finding_a_task_allocates_nothing() {
+    use rpcwire::{Id, IdRemapper, Message, RemapError};
+    let client_side = Decoder::mcp();
+    let upstream_side = Decoder::mcp_client();
+    let mut remap: IdRemapper<u32> = IdRemapper::new(1024);
+    let task_id = format!("task-{}", "x".repeat(60));
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{"ttl":60000}}}"#;
+    let Ok(Message::Request(req)) = client_side.decode(call) else {
+        panic!()
+    };
+    let token = remap
+        .forward_request(7, call, &req, None, &mut BytesMut::new())
+        .unwrap();
+    let created = format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"task":{{"taskId":"{task_id}","status":"working"}}}}}}"#
+    );
+    let msg = upstream_side.decode(created.as_bytes()).unwrap();
+    remap
+        .route_reply(created.as_bytes(), msg.id().unwrap(), &mut BytesMut::new())
+        .unwrap();
+    assert_eq!(remap.task_routes(), 1);
+    let quoted = format!("\"{task_id}\"");
+    let status = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{{"taskId":"{task_id}","status":"working"}}}}"#
+    );
+    let Ok(Message::Notification(status_n)) = upstream_side.decode(status.as_bytes()) else {
+        panic!()
+    };
+    let get = format!(
+        r#"{{"jsonrpc":"2.0","id":"q","method":"tasks/get","params":{{"taskId":"{task_id}"}}}}"#
+    );
+    let Ok(Message::Request(get_req)) = client_side.decode(get.as_bytes()) else {
+        panic!()
+    };
+    let mut out = BytesMut::with_capacity(1 << 12);
+    let before = allocations();
+    for _ in 0..100 {
+        let id = Id::from_token(quoted.as_bytes()).unwrap();
+        assert_eq!(remap.task_owner(id), Some(&7));
+        out.clear();
+        let routed = remap.route_task_status(status.as_bytes(), &status_n, &mut out);
+        assert_eq!(routed.map(|(_, client)| client), Some(7));
+        let refused = remap.forward_request(8, get.as_bytes(), &get_req, None, &mut out);
+        assert_eq!(refused, Err(RemapError::ForeignTask));
+    }
+    assert_eq!(allocations() - before, 0);
+}
+
 /// A remapper whose clients are named by `String`s finds a client's request without copying
 /// the client's name: `get` and a duplicate id refused allocate nothing, and a request's
 /// way out (its cancellation, forwarded) allocates nothing beyond what was kept for it.

@@ -1167,9 +1167,9 @@ fn a_tasks_progress_goes_to_its_client_until_the_task_ends() {
     );
     assert_eq!(progress_to(&remap, &task_progress(t2)), None);
     // What is left is the plain request in flight, and the two ended tasks' records: their
-    // task ids ("task-1", quotes included, each counted twice), not their progress tokens.
+    // task ids ("task-1", quotes included), not their progress tokens.
     assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 0, 2));
-    assert_eq!(remap.bytes(), 1 + 4 + 2 * 2 * 8);
+    assert_eq!(remap.bytes(), 1 + 4 + 2 * 8);
 }
 
 /// A request that is not task-augmented loses its progress route at its reply, whatever the
@@ -1339,7 +1339,7 @@ fn task_requests_whose_results_tell_the_task_ended_forget_its_route() {
                 remap.tasks(),
                 remap.bytes()
             ),
-            (0, 0, 1, 16),
+            (0, 0, 1, 8),
             "{method}"
         );
     }
@@ -1382,7 +1382,7 @@ fn any_reply_to_a_tasks_result_ends_the_route_of_the_task_it_names() {
                 remap.bytes(),
                 remap.task_owner(t1()),
             ),
-            (0, 0, 1, 0, 0, 16, Some(&1)),
+            (0, 0, 1, 0, 0, 8, Some(&1)),
             "{reply}"
         );
         // Its status still goes to its client alone.
@@ -1447,7 +1447,7 @@ fn a_refused_tasks_cancel_ends_the_route_of_the_task_it_names() {
 /// back, and hand out nothing for them.
 #[test]
 fn task_routes_are_bounded_and_forgotten() {
-    // A route holds "p1" (4 bytes) and its task id (quotes included) twice.
+    // A route holds "p1" (4 bytes) and its task id (quotes included).
     let mut remap = IdRemapper::new(3).max_bytes(100);
     let token = forward_call(&mut remap, 1, 1, true);
     assert_eq!(remap.bytes(), 1 + 4);
@@ -1455,16 +1455,16 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(1));
     assert_eq!((remap.task_routes(), remap.bytes()), (0, 0));
     assert_eq!(progress_to(&remap, &task_progress(token)), None);
-    // One that fits is kept: 4 + 2 * 8.
+    // One that fits is kept: 4 + 8.
     let token = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(token, "task-1")).0.unwrap();
-    assert_eq!((remap.task_routes(), remap.bytes()), (1, 20));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
     // The same task id again (from another client's request) names a new task: the old one
     // is gone upstream (ended unseen), and the id is the new task's client's, its route the
     // only one.
     let other = forward_call(&mut remap, 2, 1, true);
     assert_eq!(route(&mut remap, &created(other, "task-1")).0, Ok(2));
-    assert_eq!((remap.task_routes(), remap.bytes()), (1, 20));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
     assert_eq!(progress_to(&remap, &task_progress(token)), None);
     assert_eq!(
         progress_to(&remap, &task_progress(other)).map(|p| p.0),
@@ -1490,7 +1490,7 @@ fn task_routes_are_bounded_and_forgotten() {
     // A client going away forgets its routes (client 2's: task-1 since it took it over, and
     // task-2), and returns none.
     assert!(remap.drop_client(&2).is_empty());
-    assert_eq!((remap.task_routes(), remap.bytes()), (1, 20));
+    assert_eq!((remap.task_routes(), remap.bytes()), (1, 12));
     assert_eq!(status_to(&mut remap, &status("task-2", "working")), None);
     assert_eq!(status_to(&mut remap, &status("task-1", "working")), None);
     // The upstream going away forgets them all.
@@ -1519,7 +1519,7 @@ fn task_routes_are_bounded_and_forgotten() {
     assert_eq!(remap.expire(200).count(), 0);
     assert_eq!(
         (remap.task_routes(), remap.tasks(), remap.bytes()),
-        (0, 1, 16)
+        (0, 1, 8)
     );
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
     assert_eq!(remap.has_deadline(token), None);
@@ -1741,7 +1741,7 @@ fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
     assert_eq!((remap.task_routes(), remap.tasks(), remap.len()), (0, 1, 0));
     // Its progress token's bytes are given back, its task id's kept; its deadline is no
     // longer the caller's to move.
-    assert_eq!(remap.bytes(), 16);
+    assert_eq!(remap.bytes(), 8);
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
     assert_eq!(
         (
@@ -1800,7 +1800,7 @@ fn a_tasks_client_is_kept_within_its_ttl_after_it_ends() {
     assert_eq!(remap.expire(100).count(), 0);
     assert_eq!(
         (remap.task_routes(), remap.tasks(), remap.bytes()),
-        (0, 1, 16)
+        (0, 1, 8)
     );
     assert_eq!(progress_to(&remap, &task_progress(token.get())), None);
     assert_eq!(
@@ -1994,21 +1994,21 @@ fn ended_tasks_give_their_places_to_new_requests() {
         Some(1)
     );
 
-    // The same for the byte budget: "task-N" records hold 16 bytes each (the id twice).
-    let mut remap = IdRemapper::new(64).max_bytes(52);
+    // The same for the byte budget: "task-N" records hold 8 bytes each (the id).
+    let mut remap = IdRemapper::new(64).max_bytes(28);
     fail_three_tasks(&mut remap);
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 48));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 24));
     // A request of 8 bytes (its id) needs one record's room.
     assert!(ping(&mut remap, 2, 12345678).is_ok());
-    assert_eq!((remap.tasks(), remap.bytes()), (2, 40));
+    assert_eq!((remap.tasks(), remap.bytes()), (2, 24));
     assert_eq!(
         remap.task_owner(Id::from_token(br#""task-1""#).unwrap()),
         None
     );
 }
 
-/// Client 1 creates tasks `"task-1"` to `"task-3"`, which fail: three records of 16 bytes
-/// (each task id twice).
+/// Client 1 creates tasks `"task-1"` to `"task-3"`, which fail: three records of 8 bytes
+/// (each its task id).
 fn fail_three_tasks(remap: &mut IdRemapper<u32>) {
     for n in 1..=3 {
         let token = forward_call(remap, 1, n, true);
@@ -2025,7 +2025,7 @@ fn fail_three_tasks(remap: &mut IdRemapper<u32>) {
 fn a_request_over_the_budget_takes_no_ended_tasks_place() {
     let mut remap = IdRemapper::new(64).max_bytes(64);
     fail_three_tasks(&mut remap);
-    // Three records of 16 bytes, and a request in flight of 4.
+    // Three records of 8 bytes, and a request in flight of 4.
     let frame = r#"{"jsonrpc":"2.0","id":1000,"method":"ping"}"#;
     let ping = request(frame.as_bytes());
     let mut out = BytesMut::new();
@@ -2034,7 +2034,7 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
             .forward_request(2, frame.as_bytes(), &ping, None, &mut out)
             .is_ok()
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 52));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 28));
     // 62 bytes: more than the 60 the budget has without the records.
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
@@ -2045,7 +2045,7 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
         remap.forward_request(3, frame.as_bytes(), &big, None, &mut out),
         Err(RemapError::OverBudget)
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 52));
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 28));
     for n in 1..=3 {
         let task = format!(r#""task-{n}""#);
         assert_eq!(
@@ -2053,10 +2053,10 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
             Some(&1)
         );
     }
-    // One of 48 bytes fits once every record is given up: they all go.
+    // One of 56 bytes fits once every record is given up (not with one left): they all go.
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
-        "y".repeat(46)
+        "y".repeat(54)
     );
     let fits = request(frame.as_bytes());
     assert!(
@@ -2064,7 +2064,7 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
             .forward_request(3, frame.as_bytes(), &fits, None, &mut out)
             .is_ok()
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (0, 52));
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 60));
 }
 
 /// A reply is read as deep as its decoder reads it: a `CreateTaskResult`, a `tasks/result`
@@ -2136,17 +2136,17 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
             .task_owner(Id::from_token(format!("\"{task}\"").as_bytes()).unwrap())
             .copied()
     };
-    let mut remap = IdRemapper::new(64).max_bytes(53);
+    let mut remap = IdRemapper::new(64).max_bytes(29);
     fail_three_tasks(&mut remap);
     // Client 2's call (5 bytes: its id, its progress token) fits beside the records...
     let token = forward_call(&mut remap, 2, 1, true);
-    assert_eq!((remap.tasks(), remap.bytes()), (3, 53));
-    // ... and its task's route (20 bytes: the progress token and the task id twice) in the
-    // room of the oldest record.
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 29));
+    // ... and its task's route (12 bytes: the progress token and the task id) in the room
+    // of the oldest record.
     assert_eq!(route(&mut remap, &created(token, "task-9")).0, Ok(2));
     assert_eq!(
         (remap.tasks(), remap.task_routes(), remap.bytes()),
-        (3, 1, 52)
+        (3, 1, 28)
     );
     assert_eq!(owner(&remap, "task-9"), Some(2));
     assert_eq!(owner(&remap, "task-1"), None);
@@ -2157,14 +2157,14 @@ fn ended_tasks_give_their_room_to_a_new_tasks_route() {
     );
 
     // A task id too long for the budget with every record gone: no route, no record given up.
-    let mut remap = IdRemapper::new(64).max_bytes(53);
+    let mut remap = IdRemapper::new(64).max_bytes(29);
     fail_three_tasks(&mut remap);
     let token = forward_call(&mut remap, 2, 1, true);
     let long = "x".repeat(40);
     assert_eq!(route(&mut remap, &created(token, &long)).0, Ok(2));
     assert_eq!(
         (remap.tasks(), remap.task_routes(), remap.bytes()),
-        (3, 0, 48)
+        (3, 0, 24)
     );
     assert_eq!(owner(&remap, "task-1"), Some(1));
 }
@@ -2241,13 +2241,15 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
         [Some(2), None, Some(3)]
     );
 
-    // The byte budget short: "task-N" records hold 16 bytes each (the id twice), a ping with
-    // id 1 holds 1.
-    let mut remap = IdRemapper::new(64).max_bytes(48);
+    // The byte budget short: "task-N" records hold 8 bytes each (the id), a task's route 12
+    // (the id, its progress token), a ping with id 12345 holds 5: the records fit, and the
+    // ping needs one's room.
+    let mut remap = IdRemapper::new(64).max_bytes(28);
     end_a_task(&mut remap, 2, 1, "task-b");
     end_a_task(&mut remap, 3, 1, "task-c");
     end_a_task(&mut remap, 3, 2, "task-d");
-    assert!(ping(&mut remap, 1, 1).is_ok());
+    assert_eq!((remap.tasks(), remap.bytes()), (3, 24));
+    assert!(ping(&mut remap, 1, 12345).is_ok());
     assert_eq!(
         [
             owner_of(&remap, "task-b"),
@@ -2256,20 +2258,20 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
         ],
         [Some(2), None, Some(3)]
     );
-    assert_eq!((remap.tasks(), remap.bytes()), (2, 33));
+    assert_eq!((remap.tasks(), remap.bytes()), (2, 21));
 }
 
 /// A task's route that needs room in the byte budget takes it from its own client's records
 /// first: client 1's route pushes out client 1's record, not client 2's older one.
 #[test]
 fn a_tasks_route_takes_room_from_its_own_clients_records_first() {
-    // Two records of 16 bytes, then client 1's call of 5 (its id, its progress token): 37
-    // bytes. Its route holds 20 (the progress token, the task id twice): one record must go.
-    let mut remap = IdRemapper::new(64).max_bytes(50);
+    // Two records of 8 bytes, then client 1's call of 5 (its id, its progress token): 21
+    // bytes. Its route holds 12 (the progress token, the task id): one record must go.
+    let mut remap = IdRemapper::new(64).max_bytes(26);
     end_a_task(&mut remap, 2, 1, "task-1");
     end_a_task(&mut remap, 1, 1, "task-2");
     let token = forward_call(&mut remap, 1, 2, true);
-    assert_eq!(remap.bytes(), 37);
+    assert_eq!(remap.bytes(), 21);
     assert_eq!(route(&mut remap, &created(token, "task-3")).0, Ok(1));
     assert_eq!(
         [
@@ -2281,7 +2283,7 @@ fn a_tasks_route_takes_room_from_its_own_clients_records_first() {
     );
     assert_eq!(
         (remap.tasks(), remap.task_routes(), remap.bytes()),
-        (2, 1, 36)
+        (2, 1, 20)
     );
 }
 
@@ -2316,8 +2318,8 @@ fn a_task_id_the_upstream_reuses_is_the_new_tasks() {
         (remap.tasks(), remap.task_routes(), owner(&remap)),
         (1, 1, Some(2))
     );
-    // The bytes are the new route's alone: "p1" and the task id twice.
-    assert_eq!(remap.bytes(), 4 + 2 * 8);
+    // The bytes are the new route's alone: "p1" and the task id.
+    assert_eq!(remap.bytes(), 4 + 8);
     for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
         assert_eq!(
             forward_task_op(&mut remap, 1, &op("task-1", method)),
@@ -2483,24 +2485,46 @@ fn a_tasks_get_answered_invalid_forgets_a_task_whose_route_ended_meanwhile() {
     );
 }
 
-/// A task id's key is kept twice (in the task's entry, and in the map by task id): it counts
-/// twice against the byte budget, for a live route (beside the progress token) and for an
-/// ended task's record.
+/// A task id is kept once (in the task's entry; the map by task id holds its token only): it
+/// counts once against the byte budget, as spelled, for a live route (beside the progress
+/// token) and for an ended task's record. (It was kept twice, its key in the map too, and
+/// counted twice: a budget holding the route once kept no route.)
 #[test]
-fn a_task_ids_key_counts_for_each_place_it_is_kept() {
+fn a_task_id_counts_once_as_spelled() {
     let mut remap = IdRemapper::new(8);
     let token = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(token, "task-1")).0.unwrap();
-    // "p1", and "task-1" (quotes included) twice.
-    assert_eq!(remap.bytes(), 4 + 2 * 8);
+    // "p1", and "task-1" (quotes included).
+    assert_eq!(remap.bytes(), 4 + 8);
     status_to(&mut remap, &status("task-1", "completed")).unwrap();
-    assert_eq!((remap.tasks(), remap.bytes()), (1, 2 * 8));
-    // A budget that holds the route's progress token and its task id once only keeps no
-    // route.
-    let mut remap = IdRemapper::new(8).max_bytes(4 + 8);
+    assert_eq!((remap.tasks(), remap.bytes()), (1, 8));
+    // A budget that holds the route's progress token and its task id once keeps the route;
+    // one byte less keeps none.
+    for (budget, kept) in [(4 + 8, 1), (4 + 8 - 1, 0)] {
+        let mut remap = IdRemapper::new(8).max_bytes(budget);
+        let token = forward_call(&mut remap, 1, 1, true);
+        route(&mut remap, &created(token, "task-1")).0.unwrap();
+        assert_eq!(
+            (remap.task_routes(), remap.bytes()),
+            (kept, kept * (4 + 8)),
+            "{budget}"
+        );
+    }
+    // Spelled with an escape, it counts as spelled (`"task\u002d1"`: 13 bytes), and is
+    // found however it is spelled.
+    let mut remap = IdRemapper::new(8);
     let token = forward_call(&mut remap, 1, 1, true);
-    route(&mut remap, &created(token, "task-1")).0.unwrap();
-    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+    let escaped = String::from_utf8(created(token, "task-1"))
+        .unwrap()
+        .replace("task-1", r"task\u002d1");
+    route(&mut remap, escaped.as_bytes()).0.unwrap();
+    assert_eq!(remap.bytes(), 4 + 13);
+    assert_eq!(
+        remap.task_owner(Id::from_token(br#""task-1""#).unwrap()),
+        Some(&1)
+    );
+    status_to(&mut remap, &status("task-1", "completed")).unwrap();
+    assert_eq!((remap.tasks(), remap.bytes()), (1, 13));
 }
 
 /// A `CreateTaskResult` whose task has ended already is kept as the record of an ended task
@@ -2510,8 +2534,8 @@ fn a_task_ids_key_counts_for_each_place_it_is_kept() {
 #[test]
 fn a_task_created_ended_is_kept_when_its_record_fits() {
     let t1 = || Id::from_token(b"\"task-1\"").unwrap();
-    // The call holds 2 + 4 bytes; a route 4 + 2 * 8, over the budget; a record 2 * 8.
-    let mut remap = IdRemapper::new(8).max_bytes(18);
+    // The call holds 1 + 4 bytes; a route 4 + 8, over the budget; a record 8.
+    let mut remap = IdRemapper::new(8).max_bytes(10);
     let token = forward_call(&mut remap, 1, 1, true);
     let done = String::from_utf8(created(token, "task-1"))
         .unwrap()
@@ -2524,7 +2548,7 @@ fn a_task_created_ended_is_kept_when_its_record_fits() {
             remap.task_routes(),
             remap.bytes()
         ),
-        (Some(&1), 1, 0, 16)
+        (Some(&1), 1, 0, 8)
     );
     assert_eq!(progress_to(&remap, &task_progress(token)), None);
     assert_eq!(
@@ -2557,27 +2581,27 @@ fn a_reused_task_ids_new_route_takes_the_old_tasks_room() {
             .task_owner(Id::from_token(br#""task-1""#).unwrap())
             .copied()
     };
-    // Room for one route ("p1", "task-1" twice) and one call (its id, "p1").
-    let tight = || IdRemapper::new(8).max_bytes(20 + 5);
+    // Room for one route ("p1", "task-1") and one call (its id, "p1").
+    let tight = || IdRemapper::new(8).max_bytes(12 + 5);
     let mut remap = tight();
     let first = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(first, "task-1")).0.unwrap();
     let second = forward_call(&mut remap, 2, 1, true);
-    assert_eq!(remap.bytes(), 25);
+    assert_eq!(remap.bytes(), 17);
     assert_eq!(route(&mut remap, &created(second, "task-1")).0, Ok(2));
     assert_eq!(
         (owner(&remap), remap.task_routes(), remap.bytes()),
-        (Some(2), 1, 20)
+        (Some(2), 1, 12)
     );
 
-    // The same id spelled `"task\u002d1"`: 4 + 2 * 13 bytes do not fit.
+    // The same id spelled `"\u0074ask\u002d1"`: 4 + 18 bytes do not fit.
     let mut remap = tight();
     let first = forward_call(&mut remap, 1, 1, true);
     route(&mut remap, &created(first, "task-1")).0.unwrap();
     let second = forward_call(&mut remap, 2, 1, true);
     let escaped = String::from_utf8(created(second, "task-1"))
         .unwrap()
-        .replace("task-1", r"task\u002d1");
+        .replace("task-1", r"\u0074ask\u002d1");
     assert_eq!(route(&mut remap, escaped.as_bytes()).0, Ok(2));
     assert_eq!((owner(&remap), remap.tasks(), remap.bytes()), (None, 0, 0));
     assert_eq!(progress_to(&remap, &task_progress(first)), None);
@@ -2692,7 +2716,7 @@ fn shares_of_a_third_leave_each_of_three_clients_its_share() {
 }
 
 /// `client`'s `tools/call` with id `id` (task-augmented when `task`, asking for progress on
-/// `"p1"`: 6 bytes, its id twice and the token), with `deadline`: its token, or the refusal,
+/// `"p1"`: its id and the token, 5 bytes for a one-digit id), with `deadline`: its token, or the refusal,
 /// with nothing written or kept.
 fn try_call(
     remap: &mut IdRemapper<u32>,
@@ -2876,7 +2900,7 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
             Err(RemapError::ClientFull),
             "{way}"
         );
-        // 4 + 16 for the route ("p1", "task-1" twice), 6 for each plain call.
+        // 4 + 8 for the route ("p1", "task-1"), 6 for each plain call (a two-digit id).
         let bytes = remap.client_bytes(&1);
         let routed = |remap: &mut IdRemapper<u32>, reply: &[u8]| {
             assert_eq!(route_at(remap, reply, 0), Ok(1))
@@ -2915,7 +2939,7 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
                 // Client 2's new task gets the id: client 1's route is gone, client 2's counts.
                 let other = try_call(&mut remap, 2, 1, true, None).unwrap();
                 assert_eq!(route_at(&mut remap, &created(other, "task-1"), 0), Ok(2));
-                assert_eq!((remap.client_len(&2), remap.client_bytes(&2)), (1, 20));
+                assert_eq!((remap.client_len(&2), remap.client_bytes(&2)), (1, 12));
                 1
             }
             "drop_client" => {
@@ -2929,9 +2953,9 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
         };
         assert_eq!(remap.client_len(&1), 3 - freed, "{way}");
         let route_bytes = if matches!(way, "get" | "result" | "unknown") {
-            20 + 3
+            12 + 3
         } else {
-            20
+            12
         };
         let expected = if freed == 3 { 0 } else { bytes - route_bytes };
         assert_eq!(remap.client_bytes(&1), expected, "{way}");
@@ -2970,13 +2994,13 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
 /// fill the share exactly.
 #[test]
 fn a_clients_byte_share_bounds_its_requests_and_routes() {
-    let mut remap = IdRemapper::new(16).max_bytes_per_client(25);
-    assert_eq!(remap.client_limits(), (usize::MAX, 25));
+    let mut remap = IdRemapper::new(16).max_bytes_per_client(17);
+    assert_eq!(remap.client_limits(), (usize::MAX, 17));
     let task = try_call(&mut remap, 1, 1, true, None).unwrap();
     try_call(&mut remap, 1, 2, false, None).unwrap();
-    // The route holds 20 (its progress token, its task id twice) for its request's 5.
+    // The route holds 12 (its progress token, its task id) for its request's 5.
     assert_eq!(route(&mut remap, &created(task, "task-1")).0, Ok(1));
-    assert_eq!((remap.task_routes(), remap.client_bytes(&1)), (1, 25));
+    assert_eq!((remap.task_routes(), remap.client_bytes(&1)), (1, 17));
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
         Err(RemapError::ClientOverBudget)
@@ -2985,14 +3009,14 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
         RemapError::ClientOverBudget.code(),
         rpcwire::ErrorCode::INTERNAL_ERROR
     );
-    for id in 1..=4 {
+    for id in 1..=3 {
         try_call(&mut remap, 2, id, false, None).unwrap();
     }
     // The task ends: its route's bytes come back, its record's do not count.
     status_to(&mut remap, &status("task-1", "completed")).unwrap();
     assert_eq!(remap.client_bytes(&1), 5);
     try_call(&mut remap, 1, 3, false, None).unwrap();
-    // 10 + 5 for a new task's request; its route would hold 15 - 5 + 20 = 30: none is kept.
+    // 10 + 5 for a new task's request; its route would hold 15 - 5 + 12 = 22: none is kept.
     let task = try_call(&mut remap, 1, 4, true, None).unwrap();
     assert_eq!(route(&mut remap, &created(task, "task-2")).0, Ok(1));
     assert_eq!(
@@ -3010,7 +3034,7 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
         remap.task_owner(Id::from_token(b"\"task-3\"").unwrap()),
         Some(&1)
     );
-    assert_eq!(remap.client_bytes(&2), 20);
+    assert_eq!(remap.client_bytes(&2), 15);
 
     // The share is a bound its bytes may reach: a request that fills it exactly is taken,
     // the next is refused.

@@ -101,10 +101,13 @@ fn task_id(task: u8, spelling: u8) -> String {
     }
 }
 
-/// The remapper's byte budget, and each client's limits: a few requests' and tasks' worth.
-const MAX_BYTES: usize = 90;
+/// The remapper's byte budget, and each client's limits: a few requests' and tasks' worth,
+/// tight enough that requests and routes are refused, and records given up, for bytes. (At
+/// 90 and 50, the bounds while a task id counted twice, a task id counted once left them
+/// almost never reached.)
+const MAX_BYTES: usize = 60;
 const PER_CLIENT: usize = 3;
-const BYTES_PER_CLIENT: usize = 50;
+const BYTES_PER_CLIENT: usize = 34;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]

@@ -147,7 +147,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 Some(origin)
             }
             Held::Task(route) => {
-                self.task_ids.remove(&route.task_id);
+                self.task_ids.remove(route.task_id.as_id(), token);
                 self.bytes -= route.held;
                 if !route.live {
                     self.ended_bytes -= route.held;

@@ -26,7 +26,8 @@
 //! [`IdRemapper`]'s section on tasks).
 //!
 //! This file holds the table and its core: forwarding requests, routing replies and
-//! subscription streams, cancellation, and the upstream going away. Beside it: `entries`
+//! subscription streams, cancellation, and the upstream going away. Beside it: `by_client`
+//! (the requests in flight by client and id), `by_task_id` (the tasks kept by task id), `entries`
 //! (each client's list of its entries, and a client going away), `deadlines` (expiry),
 //! `progress` (progress tokens), `stream_cancel` (what became of a listen stream's teardown:
 //! [`StreamCancel`]), `tasks` (task routes and ended tasks' records), `records` (which
@@ -35,6 +36,7 @@
 //! result filtered for its client) and `error` ([`RemapError`]).
 
 mod by_client;
+mod by_task_id;
 mod deadlines;
 mod entries;
 mod error;
@@ -54,7 +56,6 @@ use hashbrown::HashMap;
 
 use crate::encode;
 use crate::id::{Id, IdBuf};
-use crate::inflight::IdKey;
 use crate::mcp::{Cancelled, progress_token_and_task_members, subscription_id};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, Token};
@@ -65,6 +66,7 @@ pub use shrink::RemapFootprint;
 pub use stream_cancel::StreamCancel;
 
 use by_client::RequestsByClient;
+use by_task_id::TasksById;
 use progress::progress_token_to_rewrite;
 use records::ByRecords;
 use task_messages::{Kind, created_task, ended_task, is_invalid_params, kind_of, requested_task};
@@ -297,9 +299,9 @@ pub struct Origin<C, T = ()> {
 /// [`task_routes`](Self::task_routes) counts the routes, [`tasks`](Self::tasks) the tasks
 /// kept (routes and ended tasks' records). Both hold places in the table and count against
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
-/// record the task id; a task id counts twice: its key is kept in
-/// the task's entry and in the map by task id), so the tasks of a client that never ends
-/// them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass the byte
+/// record the task id, each as long as its spelling: the task id is kept once, in the task's
+/// entry, and the map by task id holds the task's token only), so the tasks of a client that
+/// never ends them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass the byte
 /// budget (even with every record of an ended task given up, below) leaves no route (the
 /// reply is still routed). One that names a task id already kept takes the id over: the
 /// upstream gives a new task an id no task it holds has, so the task kept under it is gone
@@ -425,8 +427,8 @@ pub struct IdRemapper<C, T = ()> {
     pending: PendingTable<Entry<C, T>>,
     /// The requests in flight by client and id.
     by_client: RequestsByClient,
-    /// The routes of tasks ([`Held::Task`]) by task id.
-    task_ids: HashMap<IdKey, Token, foldhash::quality::RandomState>,
+    /// The tasks kept ([`Held::Task`]) by task id.
+    task_ids: TasksById,
     /// Each client's list of its entries (requests in flight and tasks kept), with what of
     /// them counts against its own limits: a client going away costs its own entries, not a
     /// scan of every request in flight, and its limits are checked without one.
@@ -563,7 +565,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         IdRemapper {
             pending: PendingTable::with_capacity_limit(capacity),
             by_client: RequestsByClient::new(),
-            task_ids: HashMap::with_hasher(Default::default()),
+            task_ids: TasksById::new(),
             heads: HashMap::with_hasher(Default::default()),
             max_per_client: usize::MAX,
             max_bytes_per_client: usize::MAX,
@@ -578,8 +580,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
     /// (as long as their spellings), with what the tasks kept hold (a route its progress token
-    /// and its task id, an ended task's record its task id; a task id counts twice too, its
-    /// key kept twice): beyond it a request is refused as [`RemapError::OverBudget`], and a
+    /// and its task id, an ended task's record its task id, each as long as its spelling):
+    /// beyond it a request is refused as [`RemapError::OverBudget`], and a
     /// `CreateTaskResult` leaves no route. A client may send ids and progress tokens as long
     /// as its frames, so `capacity` requests could otherwise hold `capacity` times the frame
     /// limit. 64 MiB unless set.

@@ -14,7 +14,7 @@ pub struct RemapFootprint {
     pub table: usize,
     /// The map of requests in flight by client and id.
     pub by_client: usize,
-    /// The map of task routes by task id.
+    /// The map of tasks kept by task id.
     pub task_ids: usize,
     /// The map of clients' lists.
     pub clients: usize,
@@ -82,7 +82,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     pub fn shrink_to_fit(&mut self) {
         self.pending.shrink_to_fit();
         self.by_client.shrink_to_fit(&self.pending);
-        self.task_ids.shrink_to_fit();
+        self.task_ids.shrink_to_fit(&self.pending);
         self.heads.shrink_to_fit();
         self.shrink_records();
     }

@@ -12,7 +12,6 @@ use super::task_messages::ttl_ends;
 use super::{Entry, Held, IdRemapper, Origin, held_bytes};
 use crate::encode;
 use crate::id::{Id, IdBuf};
-use crate::inflight::IdKey;
 use crate::json::RawJson;
 use crate::mcp::Task;
 use crate::message::Notification;
@@ -25,10 +24,11 @@ pub(super) struct TaskRoute<C> {
     /// The client's progress token, as it spelled it (`None`: it asked for no progress, or
     /// the route no longer routes it).
     pub(super) progress_token: Option<IdBuf>,
-    /// The task id's key in `task_ids`.
-    pub(super) task_id: IdKey,
-    /// What it counts against the budget: the progress token and the task id twice (its
-    /// key, here and in `task_ids`, each counted as long as its spelling).
+    /// The task id, as the upstream spelled it in its `CreateTaskResult`: kept here only
+    /// (the map by task id keeps the route's token, and finds the route by this).
+    pub(super) task_id: IdBuf,
+    /// What it counts against the budget: the progress token and the task id, each as long
+    /// as its spelling.
     pub(super) held: usize,
     /// Whether progress and the route's deadline are still the task's: its end not seen,
     /// its route's deadline not passed.
@@ -106,7 +106,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.routes == 0 {
             return None;
         }
-        let token = *self.task_ids.get(&IdKey::of(task_id))?;
+        let token = self.task_ids.find(&self.pending, task_id)?;
         match &self.pending.get(token)?.held {
             Held::Task(route) => Some((token, &route.client)),
             Held::Request { .. } => None,
@@ -131,7 +131,6 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
             return None;
         };
-        let key = IdKey::of(task_id);
         let client = origin.client.clone();
         let progress_token = if ended {
             None
@@ -139,13 +138,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             origin.progress_token.clone()
         };
         let held =
-            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + 2 * task_id.raw().len();
+            progress_token.as_ref().map_or(0, |t| t.as_id().raw().len()) + task_id.raw().len();
         let released = held_bytes(origin);
         // A task id the remapper keeps already names a task that is gone: the upstream gives
         // a new task an id no task it holds has (it may reuse one after its ttl, or after an
         // end the remapper did not see). The new task takes the id over; left with the old
         // client, the new task would be open to that client and closed to its own.
-        if let Some(&old) = self.task_ids.get(&key) {
+        let (old, place) = self.task_ids.lookup(&self.pending, task_id);
+        if let Some(old) = old {
             self.forget_task(old);
         }
         if (self.bytes - released - self.ended_bytes).saturating_add(held) > self.max_bytes {
@@ -168,7 +168,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let route = TaskRoute {
             client,
             progress_token,
-            task_id: key.clone(),
+            task_id: task_id.to_owned_id(),
             held,
             live: true,
             ttl_ends,
@@ -187,7 +187,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             .get_mut(&origin.client)
             .expect("a client with entries has a list");
         entries.bytes = entries.bytes - released + held;
-        self.task_ids.insert(key, token);
+        self.task_ids.insert(&self.pending, place, token);
         self.routes += 1;
         self.live += 1;
         // A route ends at its task's ttl at the latest (one without a deadline of its own,

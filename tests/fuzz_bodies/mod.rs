@@ -1459,8 +1459,8 @@ fn model_id(arg: u8) -> String {
     }
 }
 
-/// The task id (quotes included) of task `n` of `tables_model`: 26 bytes, so that a route
-/// (its task id counted twice) may hold more than its request did, and pass its client's
+/// The task id (quotes included) of task `n` of `tables_model`: 26 bytes, longer than most
+/// request ids, so that a route may hold more than its request did, and pass its client's
 /// share of the byte budget where the request fit.
 fn task_id(n: u8) -> String {
     format!("\"task-{n}-{}\"", "x".repeat(17))
@@ -1498,7 +1498,7 @@ pub fn tables_model(data: &[u8]) {
     struct Remapped {
         /// The upstream token, as written on the wire.
         wire: Vec<u8>,
-        /// The id twice and the progress token.
+        /// The id and the progress token.
         cost: usize,
         deadline: Option<u64>,
         /// The client's id token.
@@ -1516,7 +1516,7 @@ pub fn tables_model(data: &[u8]) {
         live: bool,
         deadline: Option<u64>,
         ttl_ends: Option<u64>,
-        /// The progress token while live, and the task id twice (its key is kept twice).
+        /// The progress token while live, and the task id.
         held: usize,
         /// When it ended (a count of the steps that end tasks; those ended by one `expire`
         /// share it): a client's oldest record gives its place up first.
@@ -1528,7 +1528,7 @@ pub fn tables_model(data: &[u8]) {
                 self.live = false;
                 self.ended = seq;
                 self.progress = None;
-                self.held = 2 * id.len();
+                self.held = id.len();
                 self.deadline = self.ttl_ends;
             }
         }
@@ -1927,7 +1927,7 @@ pub fn tables_model(data: &[u8]) {
                     // (its request's bytes are its own); a record need not.
                     tasks.remove(&id);
                     let progress = request.progress.filter(|_| !terminal);
-                    let held = progress.as_ref().map_or(0, String::len) + 2 * id.len();
+                    let held = progress.as_ref().map_or(0, String::len) + id.len();
                     let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
                     let live_held: usize = tasks.values().filter(|t| t.live).map(|t| t.held).sum();
                     let (_, client_held) = client_share(k.0, &remapped, &tasks);
