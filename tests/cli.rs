@@ -2304,6 +2304,42 @@ fn a_log_of_a_proxy_that_forgot_untracked_server_elements_is_replayed_as_it_ran(
     );
 }
 
+/// A log of a proxy that forwarded a client's second `initialize` (its header lacks
+/// `refuses_second_initialize`) is replayed as it ran: the request was tracked, its reply
+/// matched, nothing reported. The present proxy refuses it (`second_initialize`), and the
+/// server never answers it.
+#[test]
+fn a_log_of_a_proxy_that_forwarded_a_second_initialize_is_replayed_as_it_ran() {
+    let forwarded = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"0","method":"initialize"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"0"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":2,"kind":"request","id":"1","method":"initialize"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1"}"#,
+        "\n",
+    );
+    let old = replay_under_headers("cli-log-second-initialize-old", forwarded);
+    assert_eq!(
+        old(r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#),
+        serde_json::json!({})
+    );
+    let refused = concat!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"0","method":"initialize"}"#,
+        "\n",
+        r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"0"}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":2,"kind":"request","id":"1","method":"initialize","violation":"second_initialize","reply":{"code":-32600,"id":"1"}}"#,
+        "\n",
+    );
+    let new = replay_under_headers("cli-log-second-initialize-new", refused);
+    assert_eq!(
+        new(r#"{"rpcwire_proxy":{"dialect":"mcp","refuses_second_initialize":true}}"#),
+        serde_json::json!({"c2s/second_initialize": 1})
+    );
+}
+
 /// MCP (2025-03-26's batches, in a log written by hand: the proxy reads no MCP batch): a
 /// request reusing the id of a batch element beyond `--max-in-flight`, kept until its reply
 /// comes, is a duplicate, from either side, as the reuse of the id of a request waiting is;

@@ -1228,6 +1228,51 @@ fn every_initialize_waiting_is_never_cancelled() {
     );
 }
 
+/// MCP: initialization "MUST be the first interaction between client and server". A client's
+/// `initialize` once the server answered one is `second_initialize`: never forwarded (the
+/// server never reads it), answered -32600 under its id; the session goes on. (It was
+/// forwarded, unreported.)
+#[test]
+fn a_second_initialize_is_refused_and_answered() {
+    let dir = scratch("second-initialize");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
+    let initialize = |id: u64| json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    p.send(&initialize(0));
+    assert_eq!(p.recv()["id"], 0);
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    p.send(&initialize(1));
+    let reply = p.recv();
+    assert_eq!(
+        (&reply["id"], &reply["error"]["code"]),
+        (&json!(1), &json!(-32600)),
+        "{reply}"
+    );
+    p.send(&request(json!(2), "tools/list"));
+    assert_eq!(p.recv()["result"]["echo"], "tools/list");
+    let done = p.finish_cleanly();
+    assert!(
+        done.stderr
+            .contains("c2s: second_initialize (kind request, id 1)"),
+        "{}",
+        done.stderr
+    );
+    assert!(done.stderr.contains("[not forwarded]"), "{}", done.stderr);
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert_eq!(
+        server_in.matches("\"initialize\"").count(),
+        1,
+        "{server_in}"
+    );
+    let records = read_log(&log);
+    assert_eq!(
+        violations(&records),
+        counts(&[("c2s/second_initialize", 1)]),
+        "{records:#?}"
+    );
+    replayed_with_violations(&log, &[("c2s/second_initialize", 1)]);
+}
+
 /// JSON-RPC allows a null id; the reply echoes it (§5). That is a request and its answer,
 /// not a reply to a notification and an unanswered request.
 #[test]

@@ -59,13 +59,18 @@ impl Answering {
                 reply: self.too_long,
                 message: "Parse error: frame too long",
             }),
-            // A valid request the session does not forward (MCP: a reused id; either
-            // dialect: too many in flight) is answered whatever the policy for invalid ones.
-            // (JSON-RPC forwards a reused id: the server answers it.)
+            // A valid request the session does not forward (MCP: a reused id, a second
+            // `initialize`; either dialect: too many in flight) is answered whatever the
+            // policy for invalid ones. (JSON-RPC forwards a reused id: the server answers it.)
             (Seen::Message(msg, _), Some(Violation::DuplicateId)) if !verdict.forward => local(
                 ReplyId::Id(msg.id()?),
                 ErrorCode::INVALID_REQUEST,
                 "Invalid Request: id already in flight",
+            ),
+            (Seen::Message(msg, _), Some(Violation::SecondInitialize)) => local(
+                ReplyId::Id(msg.id()?),
+                ErrorCode::INVALID_REQUEST,
+                "Invalid Request: the session is initialized already",
             ),
             (Seen::Message(msg, _), Some(Violation::TooManyInFlight)) => local(
                 ReplyId::Id(msg.id()?),

@@ -98,7 +98,9 @@ notifications/cancelled naming no listen stream of the client's still open, its 
 also while no version is known when the listen request named 2026-07-28 in its _meta).
 And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
-the request stays in flight). Counters are printed at exit.
+the request stays in flight), and a client's initialize once the server answered one with a
+success, initialization being the session's first interaction (second_initialize; answered with
+-32600). Counters are printed at exit.
 
 With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
 (an array the receiver needs goes on without the late replies it holds, and with the ids the
@@ -305,6 +307,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "rewrites_ids_of_untracked_elements_reused": true,
         "keeps_untracked_elements": true,
         "keeps_untracked_server_elements": true,
+        "refuses_second_initialize": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

@@ -182,6 +182,9 @@ struct LogHeader {
     /// Whether it kept the server's batch elements beyond its limits likewise (their reply
     /// no violation, unanswered at exit): absent from the logs of proxies that forgot them.
     keeps_untracked_server_elements: Option<bool>,
+    /// Whether it refused a client's `initialize` once the server had answered one with a
+    /// success (MCP): absent from the logs of proxies that forwarded it as any request.
+    refuses_second_initialize: Option<bool>,
 }
 
 /// The reply the proxy sent in a message's place.
@@ -228,8 +231,9 @@ fn session_of_header(args: &CheckArgs, header: &LogHeader, line: u64) -> io::Res
     // requests sent alone only, or for those and the batch elements it tracked only, or not
     // for a request with the id of a batch element it forwarded untracked under that id.
     // Likewise, one that forgot the batch elements it forwarded untracked (no
-    // `keeps_untracked_elements`) is replayed forgetting them, and one that forgot the
-    // server's (no `keeps_untracked_server_elements`) too.
+    // `keeps_untracked_elements`) is replayed forgetting them, one that forgot the server's
+    // (no `keeps_untracked_server_elements`) too, and one that forwarded a client's second
+    // `initialize` (no `refuses_second_initialize`) forwarding it.
     let session = Session::with_max_in_flight(dialect, None, max_in_flight);
     let flags = [
         header.rewrites_reused_ids,
@@ -241,7 +245,8 @@ fn session_of_header(args: &CheckArgs, header: &LogHeader, line: u64) -> io::Res
     Ok(session
         .rewriting(IdRewriting::LEVELS[said])
         .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
-        .keeping_untracked_server_elements(header.keeps_untracked_server_elements == Some(true)))
+        .keeping_untracked_server_elements(header.keeps_untracked_server_elements == Some(true))
+        .refusing_second_initialize(header.refuses_second_initialize == Some(true)))
 }
 
 /// Replays the proxy log at `path` in its own order, through a session set up as its header

@@ -151,6 +151,12 @@ pub struct Session {
     /// 2026-07-28, whose requests all name theirs (see [`Session::reads_request_versions`]).
     unversioned_request: bool,
     protocol_version: Option<String>,
+    /// MCP: the server answered a client `initialize` with a success: the session is
+    /// initialized, and a client's `initialize` now is a [`Violation::SecondInitialize`].
+    initialized: bool,
+    /// Whether a client's `initialize` on an initialized session is refused
+    /// ([`Session::refusing_second_initialize`]).
+    refuses_second_initialize: bool,
     /// How many client `tools/list` requests wait ([`Waiting::lists_tools`]): while none does,
     /// [`Session::reads_tool_headers`] answers without a lookup.
     tools_lists_waiting: usize,
@@ -300,6 +306,8 @@ impl Session {
             request_version: None,
             unversioned_request: false,
             protocol_version: None,
+            initialized: false,
+            refuses_second_initialize: true,
             tools_lists_waiting: 0,
             rewriting: IdRewriting::None,
             untracked_rewrites: UntrackedRewrites::default(),
@@ -505,9 +513,21 @@ impl Session {
                 let name = self.counters.count_method(dir, method);
                 let id = o.id.expect("a request has an id");
                 let forbidden = dir == Dir::S2c && self.knows_version_from_2026_07_28();
+                // MCP: "The initialization phase MUST be the first interaction between client
+                // and server": once the server accepted one `initialize`, a second is refused
+                // (not forwarded: the session's rules are settled by the first, and the
+                // server would renegotiate under the proxy; the client is answered -32600).
+                let initializes_again = dir == Dir::C2s
+                    && mcp
+                    && self.initialized
+                    && self.refuses_second_initialize
+                    && method == mcp::methods::INITIALIZE;
                 if forbidden {
                     forward = false;
                     self.flag(dir, Violation::ServerRequestForbidden)
+                } else if initializes_again {
+                    forward = false;
+                    self.flag(dir, Violation::SecondInitialize)
                 } else {
                     self.seq += 1;
                     let progress_token = o
@@ -910,6 +930,13 @@ impl Session {
                             {
                                 self.protocol_version = o.protocol_version.map(str::to_string);
                             }
+                            // (Whatever version it names: the server took the client in.)
+                            if dir == Dir::S2c
+                                && self.is_initialize_waiting(&w)
+                                && o.kind == "success_response"
+                            {
+                                self.initialized = true;
+                            }
                             if dir == Dir::S2c && w.names_version {
                                 self.adopt_request_version(o.kind);
                             }
@@ -1210,6 +1237,15 @@ impl Session {
     /// is MCP's `initialize`.
     fn is_initialize_waiting(&self, w: &Waiting) -> bool {
         self.dialect == Dialect::Mcp && &*w.method == mcp::methods::INITIALIZE
+    }
+
+    /// A session that refuses a client's `initialize` once the server answered one with a
+    /// success (`refuse`, the default: [`Violation::SecondInitialize`]), or not: the replay
+    /// of a log of a proxy that forwarded it and tracked it as any request (its header lacks
+    /// `refuses_second_initialize`).
+    pub fn refusing_second_initialize(mut self, refuse: bool) -> Session {
+        self.refuses_second_initialize = refuse;
+        self
     }
 
     /// The rules the session applies.

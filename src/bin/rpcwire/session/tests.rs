@@ -1843,6 +1843,60 @@ fn cancelled_initialize_comes_first_and_jsonrpc_is_not_judged() {
     );
 }
 
+/// MCP: initialization "MUST be the first interaction between client and server": a client's
+/// `initialize` once the server answered one with a success is `second_initialize`, not
+/// forwarded nor tracked (it was forwarded, and tracked, unreported). One sent while the first
+/// still waits, or after the server refused the first, is none; nor is a second one under
+/// plain JSON-RPC, or in the replay of a log of a proxy that forwarded it.
+#[test]
+fn a_second_initialize_on_an_initialized_session_is_refused() {
+    let observe = |session: &mut Session, o: &Observation<'_>| {
+        let v = session.observe(Dir::C2s, o, 0);
+        (v.forward, v.violation)
+    };
+    let initialize = |n| observation("request", id(n), Some("initialize"));
+    let mut session = Session::new(Dialect::Mcp, None);
+    negotiate(&mut session, "0", "2025-11-25", 0, 1);
+    assert_eq!(
+        observe(&mut session, &initialize("1")),
+        (false, Some(Violation::SecondInitialize))
+    );
+    assert!(!session.is_waiting(Dir::C2s, id("1")));
+    // Other requests go on as before, and the session's version stays the first one's.
+    assert_eq!(
+        observe(&mut session, &request_of("2", "tools/list")),
+        (true, None)
+    );
+    assert_eq!(session.protocol_version(), Some("2025-11-25"));
+    assert!(session.finish().iter().all(|u| &*u.method != "initialize"));
+
+    // Before the first is answered, and after it is refused, a second is no violation.
+    let mut session = Session::new(Dialect::Mcp, None);
+    request(&mut session, "0", "initialize", 0);
+    assert_eq!(observe(&mut session, &initialize("1")), (true, None));
+    let refused = Observation {
+        error_code: Some(-32602),
+        ..observation("error_response", id("0"), None)
+    };
+    assert_eq!(session.observe(Dir::S2c, &refused, 0).violation, None);
+    let refused = Observation {
+        error_code: Some(-32602),
+        ..observation("error_response", id("1"), None)
+    };
+    assert_eq!(session.observe(Dir::S2c, &refused, 0).violation, None);
+    assert_eq!(observe(&mut session, &initialize("2")), (true, None));
+
+    // Plain JSON-RPC has no initialize; a log of a proxy that forwarded it replays so.
+    for mut session in [
+        Session::new(Dialect::JsonRpc2, None),
+        Session::new(Dialect::Mcp, None).refusing_second_initialize(false),
+    ] {
+        negotiate(&mut session, "0", "2025-11-25", 0, 1);
+        assert_eq!(observe(&mut session, &initialize("1")), (true, None));
+        assert!(session.is_waiting(Dir::C2s, id("1")));
+    }
+}
+
 /// A progress token counts against the bytes too (it is bounded by the frame limit only,
 /// not by the id limit), twice, and a reply gives it back.
 #[test]

@@ -83,6 +83,13 @@ pub enum Violation {
     /// NOT be cancelled by clients". Not forwarded; the request stays in flight, so the
     /// server's result is matched as usual.
     CancelledInitialize,
+    /// MCP: a client's `initialize` once the server answered one with a success
+    /// ("The initialization phase MUST be the first interaction between client and
+    /// server"). Not forwarded (the session's protocol version and rules are the first
+    /// one's, and a server renegotiating them would leave the proxy checking the session
+    /// under others); the client is answered -32600. A second `initialize` sent while the
+    /// first still waits, or after it failed, is none.
+    SecondInitialize,
     /// JSON-RPC: a success reply that answers an invalid batch element (owed a -32600, §6),
     /// inside an array or alone with the element's id: the peer took the element for a
     /// request. Forwarded: it is that element's one reply, and the element is owed nothing
@@ -115,6 +122,7 @@ impl Violation {
             Violation::ForbiddenCancellation => "forbidden_cancellation",
             Violation::InvalidToolHeaders => "invalid_tool_headers",
             Violation::CancelledInitialize => "cancelled_initialize",
+            Violation::SecondInitialize => "second_initialize",
             Violation::SuccessToInvalid => "success_to_invalid",
         }
     }
