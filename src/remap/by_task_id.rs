@@ -5,7 +5,8 @@
 //! The map keeps each task's token only: its task id is in its entry of the pending table
 //! (the route's, [`TaskRoute::task_id`](super::tasks::TaskRoute::task_id), kept once), and it
 //! is hashed by the task id's canonical form ([`Canonical`]), which for most task ids is the
-//! id's own spelling. A lookup builds no key.
+//! id's own spelling, borrowed. A lookup builds no key: only a task id spelled with escapes
+//! has its decoded form built (on the stack up to 30 bytes, as [`Canonical`] builds it).
 
 use core::hash::{BuildHasher, Hasher};
 
