@@ -26,8 +26,8 @@
 //! [`IdRemapper`]'s section on tasks).
 //!
 //! This file holds the table and its core: forwarding requests, routing replies and
-//! subscription streams, cancellation, and the upstream going away. Beside it: `by_client`
-//! (the requests in flight by client and id), `by_task_id` (the tasks kept by task id), `entries`
+//! subscription streams, cancellation, and the upstream going away. Beside it: `token_index`
+//! (the requests in flight by client and id, and the tasks kept by task id), `entries`
 //! (each client's list of its entries, and a client going away), `deadlines` (expiry),
 //! `progress` (progress tokens), `stream_cancel` (what became of a listen stream's teardown:
 //! [`StreamCancel`]), `tasks` (task routes and ended tasks' records), `records` (which
@@ -35,8 +35,6 @@
 //! `task_messages` (what MCP's task requests and replies say), `task_list` (a `tasks/list`
 //! result filtered for its client) and `error` ([`RemapError`]).
 
-mod by_client;
-mod by_task_id;
 mod deadlines;
 mod entries;
 mod error;
@@ -47,6 +45,7 @@ mod stream_cancel;
 mod task_list;
 mod task_messages;
 mod tasks;
+mod token_index;
 
 use core::hash::Hash;
 
@@ -65,12 +64,11 @@ pub use progress::ProgressRoute;
 pub use shrink::RemapFootprint;
 pub use stream_cancel::StreamCancel;
 
-use by_client::RequestsByClient;
-use by_task_id::TasksById;
 use progress::progress_token_to_rewrite;
 use records::ByRecords;
 use task_messages::{Kind, created_task, ended_task, is_invalid_params, kind_of, requested_task};
 use tasks::TaskRoute;
+use token_index::{RequestsByClient, TasksById};
 
 /// Where a forwarded request came from, and what the caller kept with it: what
 /// [`IdRemapper`] hands back when the request leaves it (routed, taken, cancelled, expired,
