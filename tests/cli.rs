@@ -1663,6 +1663,41 @@ fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
     assert_eq!(code, 1);
 }
 
+/// A client's stream (`--direction c2s`, the default) takes its protocol version only from the
+/// client's `initialize` request: a client's result holding a `protocolVersion` answers a
+/// server's request, not `initialize`, and says nothing of the session's version. Taken from
+/// such a result, 2025-06-18 (before `resultType`) let the unknown `resultType` that follows
+/// pass, and, taken before `initialize`, 2026-07-28 made the same result invalid in a session
+/// that asked for 2025-06-18. A server's stream still takes it from its reply to `initialize`.
+#[test]
+fn a_client_result_naming_a_protocol_version_sets_no_version() {
+    let result = |id: &str, version: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"result\":{{\"protocolVersion\":\"{version}\"}}}}\n"
+        )
+    };
+    let bad_type = "{\"jsonrpc\":\"2.0\",\"id\":\"s9\",\"result\":{\"resultType\":\"nope\"}}\n";
+    let initialize = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n";
+    // No version known: `resultType` is checked, as by default.
+    let c2s = result("s1", "2025-06-18") + bad_type;
+    let (records, _, code) = check(&[], Some(c2s.as_bytes()));
+    assert_eq!(kinds(&records), ["success_response", "invalid_response"]);
+    assert_eq!(code, 1);
+    // The client's `initialize` sets it, whatever result came before.
+    let c2s = result("s1", "2026-07-28") + initialize + bad_type;
+    let (records, _, code) = check(&[], Some(c2s.as_bytes()));
+    assert_eq!(
+        kinds(&records),
+        ["success_response", "request", "success_response"]
+    );
+    assert_eq!(code, 0);
+    // A server's stream: its first result holding a `protocolVersion`.
+    let s2c = result("0", "2025-06-18") + bad_type;
+    let (records, _, code) = check(&["--direction", "s2c"], Some(s2c.as_bytes()));
+    assert_eq!(kinds(&records), ["success_response", "success_response"]);
+    assert_eq!(code, 0);
+}
+
 /// `check --session-log` of a log holding `bytes`, written as `target/tmp/NAME/session.ndjson`:
 /// a bad log, [`refused`] (exit 2, nothing on stdout, one line on stderr), whose line names
 /// the log's path as given, as an error reading it does (`rpcwire check: PATH: `); what

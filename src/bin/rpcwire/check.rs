@@ -983,17 +983,23 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     Ok(summary.valid())
 }
 
-/// The protocol version the rest of one stream follows, if `record` (of `frame`) tells it:
-/// the server's reply to `initialize` (its first result holding a `protocolVersion`), or, in a
-/// client's stream, the version its `initialize` asks for (a client asks for the latest it
-/// supports, and the one negotiated is never later).
+/// The protocol version the rest of one stream follows, if `record` (of `frame`) tells it: in
+/// a server's stream, the server's reply to `initialize` (its first result holding a
+/// `protocolVersion`); in a client's stream, the version its `initialize` asks for (a client
+/// asks for the latest it supports, and the one negotiated is never later). A client's result
+/// holding a `protocolVersion` answers a server's request, never `initialize` (which only a
+/// client sends): it tells nothing of the session's version.
 fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> Option<String> {
+    let role = decoder.options().role;
     if record.kind == "success_response" {
-        return record.protocol_version.clone();
+        return match role {
+            Role::Client => record.protocol_version.clone(),
+            Role::Server => None,
+        };
     }
     let asks = record.kind == "request"
         && record.method.as_deref() == Some(rpcwire::mcp::methods::INITIALIZE)
-        && decoder.options().role == Role::Server;
+        && role == Role::Server;
     if !asks {
         return None;
     }
