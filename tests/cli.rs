@@ -624,13 +624,15 @@ fn two_streams_merge_causally_and_violations_are_found() {
             "c2s:\"srv-1\"",
             "c2s:2",
             "s2c:2",
+            "s2c:99",
             "c2s:cancel",
             "c2s:3",
-            "s2c:99",
             "c2s:3"
         ]
     );
-    assert_eq!(records[8]["violation"], "unknown_reply");
+    // (The client's stream, looked at ahead to its end, never sends 99: the reply goes where
+    // it comes, without pulling that stream forward.)
+    assert_eq!(records[6]["violation"], "unknown_reply");
     assert_eq!(records[9]["event"], "unanswered");
     // The readable report names them too.
     let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
@@ -2836,6 +2838,128 @@ fn progress_on_a_token_sent_again_waits_for_its_request() {
         merged_order(&records),
         ["c2s:1", "s2c:1", "c2s:-", "c2s:2", "s2c:-", "s2c:2"]
     );
+}
+
+/// A reply to an id the other stream never sends, looked at ahead to its end, is reported
+/// where it comes: it no longer pulls that stream to its end, which put the client's
+/// cancellation of request 2 before the server's reply to 2 (a false `late_reply`) and, under
+/// JSON-RPC, the client's request sending id 1 again before the server's reply to the first
+/// (a false `duplicate_id`).
+#[test]
+fn a_reply_to_an_id_never_sent_does_not_pull_the_other_stream() {
+    let request = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+    let reply = |id: &str| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n");
+    let cancel = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}\n";
+    let c2s = [request(1), request(2), cancel.to_string(), request(3)].concat();
+    let s2c = [reply("9"), reply("1"), reply("2"), reply("3")].concat();
+    let (records, violations, code) = check_merged("cli-never-sent", &c2s, &s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "s2c:9 unknown_reply",
+            "c2s:1",
+            "s2c:1",
+            "c2s:2",
+            "s2c:2",
+            "c2s:-",
+            "c2s:3",
+            "s2c:3"
+        ]
+    );
+
+    let c2s = [request(1), request(2), request(1)].concat();
+    let s2c = [reply("9"), reply("1"), reply("2"), reply("1")].concat();
+    let (records, summary, code) = check_streams(
+        "cli-never-sent-jsonrpc",
+        &["--dialect", "jsonrpc"],
+        &c2s,
+        &s2c,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_reply": 1})
+    );
+    assert_eq!(
+        merged_order(&records),
+        [
+            "s2c:9 unknown_reply",
+            "c2s:1",
+            "s2c:1",
+            "c2s:2",
+            "s2c:2",
+            "c2s:1",
+            "s2c:1"
+        ]
+    );
+
+    // The same of a client's reply to a server request never sent: it held back the
+    // server's stream, whose reply to request 1 went before that request (a false
+    // `unknown_reply`, and the request `unanswered`).
+    let c2s = [reply("\"s9\""), request(1)].concat();
+    let s2c = reply("1");
+    let (records, violations, code) = check_merged("cli-never-sent-client", &c2s, &s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"c2s/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:\"s9\" unknown_reply", "c2s:1", "s2c:1"]
+    );
+}
+
+/// The same in a JSON-RPC batch: its reply to an id the client never sends does not hold the
+/// batch back until the client's stream ends; the batch waits only for the request its other
+/// reply answers. (Pulled to the end, the client's request sending id 1 again came before the
+/// batch's reply to the first: a false `duplicate_id`.)
+#[test]
+fn a_batch_reply_to_an_id_never_sent_does_not_pull_the_other_stream() {
+    let request = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n");
+    let c2s = [request(1), request(2), request(1)].concat();
+    let s2c = concat!(
+        r#"[{"jsonrpc":"2.0","id":9,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+    );
+    let (records, summary, code) =
+        check_streams("cli-never-sent-batch", &["--dialect", "jsonrpc"], &c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_reply": 1})
+    );
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:1",
+            "s2c:-",
+            "s2c:9 unknown_reply",
+            "s2c:1",
+            "c2s:2",
+            "s2c:2",
+            "c2s:1",
+            "s2c:1"
+        ]
+    );
+}
+
+/// The look ahead is bounded (4,096 messages, 1 MiB of frames): a reply to an id the other
+/// stream sends beyond it still waits for it, as a reply to an id not sent yet did, the look
+/// ahead going on as that stream moves; it is not taken for an id never sent.
+#[test]
+fn a_reply_to_an_id_sent_beyond_the_look_ahead_still_waits_for_it() {
+    let note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}\n";
+    let c2s = note.repeat(5000) + "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n";
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
+    let (records, violations, code) = check_merged("cli-beyond-look-ahead", &c2s, s2c);
+    assert_eq!(code, 0, "{violations}");
+    let order = merged_order(&records);
+    assert_eq!(order.len(), 5002);
+    assert_eq!(order[5000..], ["c2s:7", "s2c:7"]);
 }
 
 /// A notification of a listen stream its result closed already is an `unknown_subscription`

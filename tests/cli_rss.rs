@@ -4,6 +4,7 @@
 //! each bound holds for the largest of them.
 #![cfg(all(feature = "cli", target_os = "linux"))]
 
+use std::io::Write;
 use std::process::{Command, Stdio};
 
 use nix::sys::resource::{UsageWho, getrusage};
@@ -88,5 +89,39 @@ fn a_padded_log_record_is_not_built() {
     // The request is never answered: one violation.
     assert_eq!(check(&["--session-log", path(&log)]), Some(1));
     // The 16 MB line read whole, the binary: well under 64 MiB.
+    assert_peak_below(64 << 20);
+}
+
+/// `check --c2s --s2c` where a server reply answers an id the client never sends, and the
+/// client's stream is 80 frames of 1 MiB: the merge looks ahead in the client's stream for
+/// that id, at most 1 MiB of frames past its next one (more, it held the whole stream: 90 MB
+/// here), and then pulls it as before, a message at a time.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn the_look_ahead_of_a_merge_is_bounded() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-rss-ahead");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let pad = "x".repeat(1 << 20);
+    let note = format!(r#"{{"jsonrpc":"2.0","method":"note","params":{{"pad":"{pad}"}}}}"#);
+    // (Written a frame at a time: the peak of this process counts in its children's, which
+    // share its memory until they run the binary.)
+    let mut file = std::fs::File::create(&c2s).unwrap();
+    for _ in 0..80 {
+        writeln!(file, "{note}").unwrap();
+    }
+    drop(file);
+    std::fs::write(&s2c, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n").unwrap();
+    let args = [
+        "--dialect",
+        "jsonrpc",
+        "--c2s",
+        path(&c2s),
+        "--s2c",
+        path(&s2c),
+    ];
+    // The reply answers nothing: one violation.
+    assert_eq!(check(&args), Some(1));
+    // Two frames, the read buffer, the binary: well under 64 MiB.
     assert_peak_below(64 << 20);
 }

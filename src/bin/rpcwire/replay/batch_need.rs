@@ -2,9 +2,11 @@
 //! at each step: each element looked at a bounded number of times, not once a step.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io;
 
 use rpcwire::{Decoder, Dialect, IdKey, Message};
 
+use super::ahead::{Lookahead, Sent};
 use super::need::{Concern, Need, need_of};
 use crate::check::Record;
 use crate::session::{Described, Dir, Session, kind_of, may_answer};
@@ -102,19 +104,21 @@ impl BatchNeed {
 
     /// How the batch `r`, read from `dir`'s stream, relates to the session now: the concerns
     /// unsettled by the requests that stopped waiting are looked at again first, then those
-    /// not looked at yet, up to the first that needs the other stream.
+    /// not looked at yet, up to the first that needs the other stream (`ahead` says whether
+    /// the other stream sends what an element waits on: [`Side::sends`](super::side::Side::sends)).
     pub(super) fn need(
         &mut self,
         session: &Session,
         dir: Dir,
         r: &Record,
         decoder: &Decoder,
-    ) -> Need {
+        ahead: &mut dyn FnMut(&Sent) -> io::Result<Lookahead>,
+    ) -> io::Result<Need> {
         self.unsettle_stopped(session, dir);
         let frame = r.batch.as_deref().unwrap_or_default();
         while let Some(&concern) = self.unsettled.first() {
-            match self.look(concern, session, dir, frame, decoder) {
-                Need::OtherSide => return Need::OtherSide,
+            match self.look(concern, session, dir, frame, decoder, ahead)? {
+                Need::OtherSide => return Ok(Need::OtherSide),
                 need => {
                     self.unsettled.remove(&concern);
                     self.settle(concern, need);
@@ -122,19 +126,19 @@ impl BatchNeed {
             }
         }
         while self.next < self.concerns.len() {
-            match self.look(self.next, session, dir, frame, decoder) {
-                Need::OtherSide => return Need::OtherSide,
+            match self.look(self.next, session, dir, frame, decoder, ahead)? {
+                Need::OtherSide => return Ok(Need::OtherSide),
                 need => {
                     self.settle(self.next, need);
                     self.next += 1;
                 }
             }
         }
-        if self.matching > 0 {
+        Ok(if self.matching > 0 {
             Need::Matches
         } else {
             Need::Nothing
-        }
+        })
     }
 
     /// The concerns looked at already that the requests of the other side which stopped
@@ -186,7 +190,8 @@ impl BatchNeed {
         dir: Dir,
         frame: &[u8],
         decoder: &Decoder,
-    ) -> Need {
+        ahead: &mut dyn FnMut(&Sent) -> io::Result<Lookahead>,
+    ) -> io::Result<Need> {
         #[cfg(test)]
         {
             self.examined += 1;
@@ -195,12 +200,22 @@ impl BatchNeed {
         let element = decoder.decode(&frame[start..end]);
         let described = Described::of(element.as_ref(), session.dialect() == Dialect::Mcp);
         // A batch's reply to an id that stopped waiting lately still waits for the other
-        // stream to send it again, or end: a batch moves as one message, and the merge's
-        // tie-break for such a reply alone reads one message (`super::merge`).
-        match need_of(session, dir, &described.observation(), true) {
-            Need::Stale => Need::OtherSide,
+        // stream to send it again, or end, unless the other stream is known never to send it
+        // (as a reply to an id not sent yet does): a batch moves as one message, and the
+        // merge's tie-break for such a reply alone, when the look ahead cannot tell, reads one
+        // message (`super::merge`). (Batches are JSON-RPC's only: the tool refuses MCP's.)
+        let observation = described.observation();
+        Ok(match need_of(session, dir, &observation, true) {
+            need @ (Need::Stale | Need::OtherSide) => {
+                let concern = Concern::of(&observation, dir, session.dialect());
+                match concern.as_ref().and_then(Concern::sent) {
+                    Some(key) if ahead(&key)? == Lookahead::Never => Need::Nothing,
+                    _ if need == Need::Stale => Need::OtherSide,
+                    _ => need,
+                }
+            }
             need => need,
-        }
+        })
     }
 }
 
@@ -250,7 +265,11 @@ mod tests {
         let mut session = Session::new(Dialect::JsonRpc2, None);
         let mut need = BatchNeed::of(&server, &batch, &session, Dir::S2c);
         for n in 0..N {
-            let now = need.need(&session, Dir::S2c, &batch, &server);
+            let now = need
+                .need(&session, Dir::S2c, &batch, &server, &mut |_| {
+                    Ok(Lookahead::Unknown)
+                })
+                .unwrap();
             assert!(now == Need::OtherSide, "{n}");
             let request = format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"m"}}"#);
             observe(&mut session, Dir::C2s, &record(&client, &request), 0);
@@ -260,7 +279,13 @@ mod tests {
             );
             observe(&mut session, Dir::C2s, &record(&client, &cancel), 0);
         }
-        assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::Matches);
+        assert!(
+            need.need(&session, Dir::S2c, &batch, &server, &mut |_| Ok(
+                Lookahead::Unknown
+            ))
+            .unwrap()
+                == Need::Matches
+        );
         assert!(need.examined <= 2 * N, "{} looks", need.examined);
     }
 
@@ -280,7 +305,10 @@ mod tests {
         // The client sends `line`; how the batch then relates to the session.
         let mut send = |session: &mut Session, line: &str| {
             observe(session, Dir::C2s, &record(&client, line), 0);
-            need.need(session, Dir::S2c, &batch, &server)
+            need.need(session, Dir::S2c, &batch, &server, &mut |_| {
+                Ok(Lookahead::Unknown)
+            })
+            .unwrap()
         };
         let cancel = |id: &str| {
             format!(
@@ -336,7 +364,13 @@ mod tests {
         send(&mut session, r#"[{"jsonrpc":"2.0","id":2,"method":"b"}]"#);
         assert!(session.awaits_reply(Dir::C2s, Id::from_token(b"2").unwrap()));
         // The reply to 2 matches; the error owed to 5, not sent yet, needs the client's stream.
-        assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::OtherSide);
+        assert!(
+            need.need(&session, Dir::S2c, &batch, &server, &mut |_| Ok(
+                Lookahead::Unknown
+            ))
+            .unwrap()
+                == Need::OtherSide
+        );
         assert_eq!(need.matching, 1, "the reply to the kept element matches");
         send(
             &mut session,
@@ -345,6 +379,12 @@ mod tests {
         assert!(!session.awaits_reply(Dir::C2s, Id::from_token(b"2").unwrap()));
         send(&mut session, r#"[{"jsonrpc":"2.0","id":5}]"#);
         assert!(session.owes_element_reply(Dir::C2s, Id::from_token(b"5")));
-        assert!(need.need(&session, Dir::S2c, &batch, &server) == Need::OtherSide);
+        assert!(
+            need.need(&session, Dir::S2c, &batch, &server, &mut |_| Ok(
+                Lookahead::Unknown
+            ))
+            .unwrap()
+                == Need::OtherSide
+        );
     }
 }

@@ -29,8 +29,16 @@ pub(super) fn merge_streams<W: Write>(
     let mut server = Side::new(args, s2c, Role::Client)?;
     let dialect = session.dialect();
     loop {
-        let c = client.peek_need(&session, Dir::C2s, &mut progress, &mut report.out)?;
-        let s = server.peek_need(&session, Dir::S2c, &mut progress, &mut report.out)?;
+        // Each side's need, what it waits on looked for ahead in the other stream.
+        let out = &mut report.out;
+        client.peek(&mut progress, out)?;
+        server.peek(&mut progress, out)?;
+        let c = client.peek_need(&session, Dir::C2s, &mut |key| {
+            server.sends(key, &mut progress, out)
+        })?;
+        let s = server.peek_need(&session, Dir::S2c, &mut |key| {
+            client.sends(key, &mut progress, out)
+        })?;
         let dir = match (c, s) {
             (None, None) => break,
             (Some(_), None) => Dir::C2s,
@@ -101,7 +109,8 @@ pub(super) fn merge_streams<W: Write>(
 
 /// Whether `next`, the next message of one stream, goes before `stale`, the other's next: a
 /// reply to an id whose request stopped waiting lately, progress on its token or a
-/// notification of its listen stream ([`Need::Stale`]), under `dialect`.
+/// notification of its listen stream ([`Need::Stale`]), under `dialect`: asked when the look
+/// ahead in the other stream did not settle where `stale` goes ([`Side::peek_need`]).
 ///
 /// Under MCP, which forbids a sender to use an id again in a session, `next` goes first when
 /// it sends that id (that token, which a request may carry again once the first is done)

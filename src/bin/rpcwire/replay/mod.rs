@@ -23,28 +23,38 @@
 //!    whose id could not be read waits for it (JSON-RPC 2.0 §5.1: a peer reads every line of
 //!    the streams, so it answers those too; such a reply is no violation);
 //! 2. a server reply to an id the client has not sent yet pulls the client's stream forward,
-//!    one message at a time, until it has (or the client's stream ends) — unless the client's
-//!    next message is itself a reply to a server request not seen yet, a deadlock the streams
-//!    only reach when a peer broke the protocol. A reply (either way) to an id whose request
-//!    stopped waiting lately (answered or cancelled: one of the last 4,096, fewer when their
-//!    ids pass 1 MiB), progress on its token or a notification of its listen stream, was sent
-//!    already. Under MCP, which forbids a sender to use an id again in a session, it is a
-//!    second reply (or a late one) unless the other stream sends the id (the token) again, so
-//!    it waits only while the other stream's next message is a request with that id (token)
-//!    or a notification other than a cancellation, and otherwise goes first. (Pulled to the
-//!    end of the other stream, it let a cancellation go before the reply, behind it, to the
-//!    request cancelled, which was then reported late.) Under JSON-RPC, which lets a client
-//!    send an id again once it is answered, and has no cancellation, it pulls as a reply to an
-//!    id not sent yet does. Either way, a client's such reply never holds back a server reply
-//!    pulling the client's stream: it goes first (the server could not have sent a request
-//!    that the client's reply answered after that server reply, which waits on a client
-//!    request sent after the client's reply);
+//!    one message at a time, until it has — unless the client's next message is itself a
+//!    reply to a server request not seen yet, a deadlock the streams only reach when a peer
+//!    broke the protocol (and mirrored, a client reply waits for the server's request by rule
+//!    3). A reply to an id the other stream never sends pulls nothing: it goes where it comes,
+//!    an `unknown_reply`. (Pulled to the end of the other stream, it let a cancellation go
+//!    before the reply, behind it, to the request cancelled, which was then reported late; a
+//!    JSON-RPC request sending an id again before the reply to the first, a `duplicate_id`.)
+//!    Which of the two it is, is found by looking ahead in the other stream ([`ahead`],
+//!    [`side::Side::sends`]), bounded (4,096 messages, 1 MiB of frames): an id not found there
+//!    pulls, as one not sent yet, until it is sent or the look ahead reaches the stream's end
+//!    without it (a stream a fatal framing error cut never does: its rest may send it). A
+//!    reply (either way) to an id whose request stopped waiting lately (answered or cancelled:
+//!    one of the last 4,096, fewer when their ids pass 1 MiB), progress on its token or a
+//!    notification of its listen stream, was sent already. Under MCP, which forbids a sender
+//!    to use an id again in a session, it is a second reply (or a late one) unless the other
+//!    stream sends the id again, so it waits only while the other stream's next message is a
+//!    request with that id or a notification other than a cancellation, and otherwise goes
+//!    first; so does progress on its token, unless a request sends the token again, which it
+//!    waits for as the id, and goes first when the look ahead reaches the other stream's end
+//!    without one. Under JSON-RPC, which lets a
+//!    client send an id again once it is answered, and has no cancellation, it pulls as a
+//!    reply to an id not sent yet does (and goes first when that id is never sent). Either
+//!    way, a client's such reply never holds back a server reply pulling the client's stream:
+//!    it goes first (the server could not have sent a request that the client's reply
+//!    answered after that server reply, which waits on a client request sent after the
+//!    client's reply);
 //! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
 //!
 //! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;
 //! it pulls the other stream forward (rule 2) while any of its replies answers a request not
-//! seen yet (or one that stopped waiting lately), and goes first (rule 1) when any answers a
-//! request that is waiting.
+//! seen yet (or one that stopped waiting lately) which the look ahead does not find never sent,
+//! and goes first (rule 1) when any answers a request that is waiting.
 //!
 //! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
 //! request it answers. A real violation (a reply nobody asked for, a reused id, a request
@@ -53,11 +63,13 @@
 //! replies, progress after a cancellation and timeouts are only found in a proxy log.
 //!
 //! [`run`] is here; the rest, one concept a file: the replay of a proxy log ([`log`]); for two
-//! streams, each stream read a message at a time ([`side`]), how a message relates to what the
+//! streams, each stream read a message at a time ([`side`]), the messages read ahead of the
+//! next one and what they send ([`ahead`]), how a message relates to what the
 //! session waits on ([`need`]), the same for a batch kept peeked ([`batch_need`]) and the merge
 //! itself ([`merge`]); shared by both, what the session is told of a record ([`observe`]), the
 //! report ([`report`]) and the progress line ([`progress`]).
 
+mod ahead;
 mod batch_need;
 mod log;
 mod merge;

@@ -4,6 +4,7 @@
 
 use rpcwire::{Dialect, IdKey};
 
+use super::ahead::Sent;
 use super::observe::observation;
 use crate::check::Record;
 use crate::session::{Dir, Observation, Session};
@@ -122,6 +123,16 @@ impl Concern {
         }
         matches!(o.kind, "success_response" | "error_response")
             .then(|| Concern::Reply(o.id.map(IdKey::of)))
+    }
+
+    /// What of the other stream it waits on, if anything: the id or the progress token a
+    /// request sends ([`Side::sends`](super::side::Side::sends)).
+    pub(super) fn sent(&self) -> Option<Sent> {
+        match self {
+            Concern::Progress(token) => token.clone().map(Sent::Token),
+            Concern::Stream(key) => Some(Sent::Id(key.clone())),
+            Concern::Reply(id) => id.clone().map(Sent::Id),
+        }
     }
 
     /// The key of the id it depends on, if any.

@@ -5,10 +5,12 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{DecodeOptions, Decoder, Role};
+use rpcwire::{DecodeOptions, Decoder, Dialect, Role};
 
+use super::ahead::{Entry, Lookahead, Sent, Window, sent_by};
 use super::batch_need::BatchNeed;
-use super::need::{Need, need};
+use super::need::{Concern, Need, need};
+use super::observe::observation;
 use super::progress::Progress;
 use crate::check::{CheckArgs, Named, Record, StreamFramer, classify, drain, read_into};
 use crate::session::{Dir, Session, TaskReply};
@@ -36,8 +38,18 @@ pub(super) struct Side {
     peeked: Option<Record>,
     /// For a peeked batch: how far its elements were found not to need the other stream.
     peeked_batch: Option<BatchNeed>,
-    /// The frame of the last record read (the peeked one, while there is one).
-    last_frame: Option<Bytes>,
+    /// The frame of the peeked record.
+    peeked_frame: Option<Bytes>,
+    /// What the peeked record sends, once asked ([`Side::sends`]).
+    peeked_sent: Option<Vec<Sent>>,
+    /// The records read ahead of the peeked one ([`Side::sends`]), bounded.
+    ahead: Window,
+    /// Whether the stream holds no record after those read ahead.
+    ended: bool,
+    /// Whether a framing error left the rest of the stream unread (it may send anything).
+    unread_rest: bool,
+    /// The frame of the record last taken ([`Side::next`]).
+    taken_frame: Option<Bytes>,
     /// Whether `decoder` follows the negotiated protocol version yet.
     adopted_version: bool,
 }
@@ -62,32 +74,42 @@ impl Side {
             skipped: 0,
             peeked: None,
             peeked_batch: None,
-            last_frame: None,
+            peeked_frame: None,
+            peeked_sent: None,
+            ahead: Window::default(),
+            ended: false,
+            unread_rest: false,
+            taken_frame: None,
             adopted_version: false,
         })
     }
 
     /// Decodes with the rules of the protocol version the session negotiated (a result's
-    /// `resultType` is checked only from MCP 2026-07-28 on), the record already peeked
-    /// included.
+    /// `resultType` is checked only from MCP 2026-07-28 on), the records already peeked and
+    /// read ahead included.
     pub(super) fn adopt_protocol_version(&mut self, version: &str) {
         if self.adopted_version {
             return;
         }
         self.adopted_version = true;
         self.decoder = crate::check::decoder_for_version(&self.decoder, version);
-        if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.last_frame) {
-            let offset = peeked.offset.unwrap_or_default();
-            *peeked = classify(&self.decoder, frame, peeked.frame, offset);
+        let decoder = &self.decoder;
+        let again = |frame: &Bytes, r: &Record| {
+            classify(decoder, frame, r.frame, r.offset.unwrap_or_default())
+        };
+        if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.peeked_frame) {
+            *peeked = again(frame, peeked);
             self.peeked_batch = None;
+            self.peeked_sent = None;
         }
+        self.ahead.reclassify(decoder, again);
     }
 
     /// The tools with invalid `x-mcp-header` annotations that the frame of the record last
     /// taken lists (its reply to `tools/list`), each with why: decoded again, only for a reply
     /// the session checks, as the proxy reads it ([`Session::reads_tool_headers`]).
     pub(super) fn invalid_tools(&self) -> Option<String> {
-        let frame = self.last_frame.as_ref()?;
+        let frame = self.taken_frame.as_ref()?;
         crate::session::invalid_tool_headers(&self.decoder.decode(frame).ok()?)
     }
 
@@ -95,7 +117,7 @@ impl Side {
     /// wire token, and whether it has ended): decoded again, only for a reply the session
     /// reads it of ([`Session::reads_task`](crate::session::Session::reads_task)).
     pub(super) fn task_of_reply(&self, reply: TaskReply) -> Option<(String, bool)> {
-        let frame = self.last_frame.as_ref()?;
+        let frame = self.taken_frame.as_ref()?;
         let msg = self.decoder.decode(frame).ok()?;
         let (task, ended) = reply.task_of(&msg)?;
         Some((String::from_utf8_lossy(task.raw()).into_owned(), ended))
@@ -103,13 +125,17 @@ impl Side {
 
     /// The next record, read ahead and kept until [`Side::next`] takes it (`None` at the end
     /// of the stream).
-    fn peek(
+    pub(super) fn peek(
         &mut self,
         progress: &mut Progress,
         report: &mut dyn Write,
     ) -> io::Result<Option<&Record>> {
-        if self.peeked.is_none() {
-            self.peeked = self.read(progress, report)?;
+        if self.peeked.is_none()
+            && let Some((record, frame, sent)) = self.read(progress, report)?
+        {
+            self.peeked = Some(record);
+            self.peeked_frame = frame;
+            self.peeked_sent = sent;
         }
         Ok(self.peeked.as_ref())
     }
@@ -119,25 +145,102 @@ impl Side {
         self.peeked.as_ref()
     }
 
-    /// How the next record relates to the session (`None` at the end of the stream).
+    /// How the record peeked ([`Side::peek`]) relates to the session (`None`: none is, at the
+    /// end of the stream), once what it waits on in the other stream is looked for there by
+    /// `ahead` ([`Side::sends`] of the other side): a reply (progress, a notification of a listen
+    /// stream) to an id (a token) the other stream never sends ([`Lookahead::Never`]) waits
+    /// for nothing ([`Need::Nothing`]), unless it is an MCP reply to an id answered (a
+    /// notification of a stream closed), which keeps the merge's tie-break.
     pub(super) fn peek_need(
         &mut self,
         session: &Session,
         dir: Dir,
-        progress: &mut Progress,
-        report: &mut dyn Write,
+        ahead: &mut dyn FnMut(&Sent) -> io::Result<Lookahead>,
     ) -> io::Result<Option<Need>> {
-        self.peek(progress, report)?;
         let Some(r) = &self.peeked else {
             return Ok(None);
         };
-        if r.kind != "batch" {
-            return Ok(Some(need(session, dir, r)));
+        if r.kind == "batch" {
+            let batch = self
+                .peeked_batch
+                .get_or_insert_with(|| BatchNeed::of(&self.decoder, r, session, dir));
+            return batch.need(session, dir, r, &self.decoder, ahead).map(Some);
         }
-        let batch = self
-            .peeked_batch
-            .get_or_insert_with(|| BatchNeed::of(&self.decoder, r, session, dir));
-        Ok(Some(batch.need(session, dir, r, &self.decoder)))
+        let need = need(session, dir, r);
+        if !matches!(need, Need::OtherSide | Need::Stale) {
+            return Ok(Some(need));
+        }
+        let Some(key) = Concern::of(&observation(r), dir, session.dialect())
+            .as_ref()
+            .and_then(Concern::sent)
+        else {
+            return Ok(Some(need));
+        };
+        // Under MCP an id answered is not to be sent again, while a progress token may be once
+        // its request is done: a reply to an id answered (a notification of a listen stream
+        // closed) keeps the tie-break of `super::merge`, which reads the other stream's next
+        // message only, not a look ahead (which, on a live stream, waits for what it reads).
+        let token = matches!(key, Sent::Token(_));
+        if need == Need::Stale && session.dialect() == Dialect::Mcp && !token {
+            return Ok(Some(need));
+        }
+        Ok(Some(match (ahead(&key)?, need) {
+            (Lookahead::Never, _) => Need::Nothing,
+            (_, need) => need,
+        }))
+    }
+
+    /// Whether the rest of the stream, from the record peeked on, sends `key` (a request with
+    /// that id, carrying that progress token): looked for in the records read ahead, and, while
+    /// there is room ([`super::ahead::AHEAD_MESSAGES`], [`super::ahead::AHEAD_BYTES`]), in
+    /// more read from the stream. Each record is read once, and the records read ahead are
+    /// taken by [`Side::next`] in order, so a merge asking at each step reads each record
+    /// once. [`Lookahead::Never`] only when the stream was read to its end: not when a
+    /// framing error left its rest unread.
+    pub(super) fn sends(
+        &mut self,
+        key: &Sent,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+    ) -> io::Result<Lookahead> {
+        let never = |side: &Side| match side.unread_rest {
+            true => Lookahead::Unknown,
+            false => Lookahead::Never,
+        };
+        if self.peek(progress, report)?.is_none() {
+            return Ok(never(self));
+        }
+        let (Some(peeked), decoder) = (&self.peeked, &self.decoder) else {
+            unreachable!("peeked");
+        };
+        if self
+            .peeked_sent
+            .get_or_insert_with(|| sent_by(decoder, peeked))
+            .contains(key)
+            || self.ahead.sends(key)
+        {
+            return Ok(Lookahead::Sent);
+        }
+        while !self.ended {
+            if !self.ahead.has_room() {
+                return Ok(Lookahead::Unknown);
+            }
+            let Some((record, frame, _)) = self.read_input(progress, report)? else {
+                self.ended = true;
+                break;
+            };
+            let sent = sent_by(&self.decoder, &record);
+            let found = sent.contains(key);
+            self.ahead.push(Entry {
+                record,
+                frame,
+                sent,
+            });
+            if found {
+                return Ok(Lookahead::Sent);
+            }
+        }
+        Ok(never(self))
     }
 
     /// Takes the next record, the one peeked if there is one (`None` at the end of the
@@ -148,23 +251,47 @@ impl Side {
         report: &mut dyn Write,
     ) -> io::Result<Option<Record>> {
         self.peeked_batch = None;
-        match self.peeked.take() {
-            Some(r) => Ok(Some(r)),
-            None => self.read(progress, report),
+        self.peeked_sent = None;
+        if let Some(r) = self.peeked.take() {
+            self.taken_frame = self.peeked_frame.take();
+            return Ok(Some(r));
         }
+        let Some((record, frame, _)) = self.read(progress, report)? else {
+            return Ok(None);
+        };
+        self.taken_frame = frame;
+        Ok(Some(record))
     }
 
-    /// The next record of the stream. `report` is flushed before each read of the input: on
-    /// a live stream (a pipe whose writer stays) a read may wait, and the records so far
-    /// must show before it, as `check` of one stream shows them (a file is read 64 KiB at a
-    /// time, so it costs one write per read).
+    /// The next record of the stream, its frame and what it sends when that is known: the
+    /// first read ahead, else one read from the stream.
+    #[allow(clippy::type_complexity)]
     fn read(
         &mut self,
         progress: &mut Progress,
         report: &mut dyn Write,
-    ) -> io::Result<Option<Record>> {
+    ) -> io::Result<Option<(Record, Option<Bytes>, Option<Vec<Sent>>)>> {
+        if let Some(entry) = self.ahead.pop() {
+            return Ok(Some((entry.record, entry.frame, Some(entry.sent))));
+        }
+        if self.ended {
+            return Ok(None);
+        }
+        self.read_input(progress, report)
+    }
+
+    /// The next record read from the stream, and its frame. `report` is flushed before each
+    /// read of the input: on a live stream (a pipe whose writer stays) a read may wait, and
+    /// the records so far must show before it, as `check` of one stream shows them (a file is
+    /// read 64 KiB at a time, so it costs one write per read).
+    #[allow(clippy::type_complexity)]
+    fn read_input(
+        &mut self,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+    ) -> io::Result<Option<(Record, Option<Bytes>, Option<Vec<Sent>>)>> {
         loop {
-            let record = match self.framer.next(&mut self.buf, self.eof) {
+            let (record, frame) = match self.framer.next(&mut self.buf, self.eof) {
                 // Blank lines and empty events are no messages: the proxy drops them too.
                 Ok(Some(frame)) if self.framer.holds_no_message(&frame) => {
                     self.skipped += 1;
@@ -173,11 +300,9 @@ impl Side {
                 Ok(Some(frame)) => {
                     let frame_no = self.index + self.skipped;
                     let r = classify(&self.decoder, &frame, frame_no, self.framer.last_offset());
-                    self.last_frame = Some(frame);
-                    r
+                    (r, Some(frame))
                 }
                 Err(e) => {
-                    self.last_frame = None;
                     let frame_no = self.index + self.skipped;
                     // Nothing after it can be read as messages: the rest is counted, for the
                     // report to say how much of the stream was not checked.
@@ -185,11 +310,13 @@ impl Side {
                         report.flush()?;
                         self.len += drain(&mut self.input, |n| progress.add(n))?;
                         self.eof = true;
+                        self.unread_rest = true;
                         e.rest_unchecked(&self.framer, self.len)
                     } else {
                         e
                     };
-                    e.record(&self.decoder, frame_no, self.framer.last_offset())
+                    let r = e.record(&self.decoder, frame_no, self.framer.last_offset());
+                    (r, None)
                 }
                 Ok(None) if self.eof => return Ok(None),
                 Ok(None) => {
@@ -203,7 +330,7 @@ impl Side {
                 }
             };
             self.index += 1;
-            return Ok(Some(record));
+            return Ok(Some((record, frame, None)));
         }
     }
 }
