@@ -2840,6 +2840,83 @@ fn progress_on_a_token_sent_again_waits_for_its_request() {
     );
 }
 
+/// A client that pipelines may send other requests before the one that carries a progress
+/// token again (once the first request on it was answered): progress on the token waits for
+/// that request, found by looking ahead in the client's stream, past the requests before it.
+/// (Only the client's next message was looked at: the progress went first, a false
+/// `unknown_progress`.)
+#[test]
+fn progress_on_a_token_sent_again_after_other_requests_waits_for_its_request() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+        "\n",
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        "\n",
+    );
+    let (records, violations, code) = check_merged("cli-progress-token-pipelined", c2s, s2c);
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:1", "s2c:1", "c2s:2", "c2s:-", "c2s:3", "s2c:-", "s2c:3"
+        ]
+    );
+}
+
+/// A client's progress on a server request's token after the client's result to it is
+/// reported where it comes when the server's next message pulls the client's stream, even
+/// though a later server request carries the token again: the server sent that request after
+/// the reply that pulls, once it had read the client's progress, which can be on no request of
+/// the server's but the first. (Waiting for it, the progress held back the client's stream,
+/// and the server's reply to request 5 went before that request: an `unknown_reply`, and the
+/// request `unanswered`.)
+#[test]
+fn a_client_progress_after_its_result_does_not_wait_behind_a_server_reply() {
+    let ask = |id: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"sampling/createMessage\",\"params\":{{\"_meta\":{{\"progressToken\":\"p\"}}}}}}\n"
+        )
+    };
+    let result = |id: &str| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n");
+    let progress = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n";
+    let ping = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n";
+    let c2s = [
+        result("\"s1\""),
+        progress.to_string(),
+        ping.to_string(),
+        result("\"s2\""),
+    ]
+    .concat();
+    let s2c = [ask("s1"), result("5"), ask("s2")].concat();
+    let (records, violations, code) = check_merged("cli-client-progress-stale", &c2s, &s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"c2s/unknown_progress": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "s2c:\"s1\"",
+            "c2s:\"s1\"",
+            "c2s:- unknown_progress",
+            "c2s:5",
+            "s2c:5",
+            "s2c:\"s2\"",
+            "c2s:\"s2\""
+        ]
+    );
+}
+
 /// A reply to an id the other stream never sends, looked at ahead to its end, is reported
 /// where it comes: it no longer pulls that stream to its end, which put the client's
 /// cancellation of request 2 before the server's reply to 2 (a false `late_reply`) and, under

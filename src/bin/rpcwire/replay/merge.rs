@@ -45,7 +45,14 @@ pub(super) fn merge_streams<W: Write>(
             (None, Some(_)) => Dir::S2c,
             (_, Some(Need::Matches)) => Dir::S2c,
             (Some(Need::Matches), _) => Dir::C2s,
-            (Some(Need::Nothing | Need::Stale), Some(Need::OtherSide)) => Dir::C2s,
+            // (A client's reply to an id that stopped waiting, or its progress on a token that
+            // did, never holds back a server reply pulling the client's stream, even when the
+            // server sends that token again: the server sent it after the reply that pulls,
+            // once it had read the client's message.)
+            (
+                Some(Need::Nothing | Need::Stale | Need::Again),
+                Some(Need::OtherSide | Need::Again),
+            ) => Dir::C2s,
             // A reply to an id that stopped waiting (progress on its token, a notification of
             // its stream) waits for the other stream only through what may come before the id
             // (the token) sent again.

@@ -40,9 +40,10 @@
 //!    to use an id again in a session, it is a second reply (or a late one) unless the other
 //!    stream sends the id again, so it waits only while the other stream's next message is a
 //!    request with that id or a notification other than a cancellation, and otherwise goes
-//!    first; so does progress on its token, unless a request sends the token again, which it
-//!    waits for as the id, and goes first when the look ahead reaches the other stream's end
-//!    without one. Under JSON-RPC, which lets a
+//!    first. A progress token may be sent again once its request is done, after other
+//!    requests of a client that pipelines: progress on it waits for a request the look ahead
+//!    finds carrying it again, goes first when the look ahead reaches the other stream's end
+//!    without one, and otherwise waits as such a reply does. Under JSON-RPC, which lets a
 //!    client send an id again once it is answered, and has no cancellation, it pulls as a
 //!    reply to an id not sent yet does (and goes first when that id is never sent). Either
 //!    way, a client's such reply never holds back a server reply pulling the client's stream:

@@ -22,6 +22,11 @@ pub(super) enum Need {
     /// unless the other stream sends the id (the token) again; how far it waits for that
     /// depends on the dialect ([`super::merge`]).
     Stale,
+    /// Such a message ([`Need::Stale`]), MCP progress on a token, which the other stream sends
+    /// again, in a request found by looking ahead in it ([`super::side::Side::sends`]): it
+    /// waits for that request, as [`Need::OtherSide`] does. (A token, unlike an MCP id, may be
+    /// sent again once its request is done.)
+    Again,
     /// Anything else.
     Nothing,
 }

@@ -150,7 +150,8 @@ impl Side {
     /// `ahead` ([`Side::sends`] of the other side): a reply (progress, a notification of a listen
     /// stream) to an id (a token) the other stream never sends ([`Lookahead::Never`]) waits
     /// for nothing ([`Need::Nothing`]), unless it is an MCP reply to an id answered (a
-    /// notification of a stream closed), which keeps the merge's tie-break.
+    /// notification of a stream closed), which keeps the merge's tie-break; MCP progress on a
+    /// token that stopped lately which the other stream sends again is [`Need::Again`].
     pub(super) fn peek_need(
         &mut self,
         session: &Session,
@@ -186,6 +187,7 @@ impl Side {
         }
         Ok(Some(match (ahead(&key)?, need) {
             (Lookahead::Never, _) => Need::Nothing,
+            (Lookahead::Sent, Need::Stale) if token => Need::Again,
             (_, need) => need,
         }))
     }
