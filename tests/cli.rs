@@ -3024,6 +3024,57 @@ fn a_batch_reply_to_an_id_never_sent_does_not_pull_the_other_stream() {
     );
 }
 
+/// A JSON-RPC batch holding a second reply to a server request (whose id the server sends
+/// again later) is placed as that reply alone is: when the server's next message pulls the
+/// client's stream (its reply to request 5, behind the batch), the batch goes first. (It
+/// waited as a reply to an id not sent yet: the server's reply to 5 went before request 5, an
+/// `unknown_reply` and the request `unanswered`, and the batch's reply then answered the
+/// server's second request, whose own reply became an `unknown_reply`.)
+#[test]
+fn a_batch_with_a_second_reply_is_placed_as_that_reply_alone() {
+    let reply = |id: &str| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}");
+    let ask = "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"m\"}\n";
+    let ping = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n";
+    let second = |batch: bool| match batch {
+        true => format!("[{}]\n", reply("\"s1\"")),
+        false => format!("{}\n", reply("\"s1\"")),
+    };
+    let s2c = [ask.to_string(), reply("5") + "\n", ask.to_string()].concat();
+    for batch in [false, true] {
+        let c2s = [
+            reply("\"s1\"") + "\n",
+            second(batch),
+            ping.to_string(),
+            reply("\"s1\"") + "\n",
+        ]
+        .concat();
+        let (records, summary, code) = check_streams(
+            "cli-batch-second-reply",
+            &["--dialect", "jsonrpc"],
+            &c2s,
+            &s2c,
+        );
+        assert_eq!(code, 1);
+        assert_eq!(
+            summary["violations"],
+            serde_json::json!({"c2s/unknown_reply": 1}),
+            "batch: {batch}"
+        );
+        let mut expected = vec!["s2c:\"s1\"", "c2s:\"s1\""];
+        if batch {
+            expected.push("c2s:-");
+        }
+        expected.extend([
+            "c2s:\"s1\" unknown_reply",
+            "c2s:5",
+            "s2c:5",
+            "s2c:\"s1\"",
+            "c2s:\"s1\"",
+        ]);
+        assert_eq!(merged_order(&records), expected, "batch: {batch}");
+    }
+}
+
 /// The look ahead is bounded (4,096 messages, 1 MiB of frames): a reply to an id the other
 /// stream sends beyond it still waits for it, as a reply to an id not sent yet did, the look
 /// ahead going on as that stream moves; it is not taken for an id never sent.

@@ -12,7 +12,10 @@ use crate::check::Record;
 use crate::session::{Described, Dir, Session, kind_of, may_answer};
 
 /// How a peeked batch relates to the session: the other stream first while any element needs
-/// it (the peer answers only what it has read), else this one while any element matches.
+/// it (the peer answers only what it has read); else, under JSON-RPC, as a reply to an id that
+/// stopped waiting lately when an element is one ([`Need::Stale`], whose tie-breaks the merge
+/// then applies to the batch, as to such a reply alone); else this one while any element
+/// matches.
 ///
 /// The batch stays peeked while the other stream moves on, one message a step, and the answer
 /// is asked again at each step: looking at all its elements each time made a batch of `n`
@@ -40,6 +43,9 @@ pub(super) struct BatchNeed {
     by_key: HashMap<IdKey, Vec<usize>>,
     /// The first concern not yet found not to need the other stream.
     next: usize,
+    /// Past a JSON-RPC reply to an id that stopped waiting lately, the first concern not yet
+    /// found not to wait for the other stream ([`BatchNeed::stale_unless_waiting`]).
+    strict: usize,
     /// Those before `next` that a request stopping waiting may have turned to need the other
     /// stream: looked at again, in order, before the batch is found not to need it.
     unsettled: BTreeSet<usize>,
@@ -94,6 +100,7 @@ impl BatchNeed {
             concerns,
             by_key,
             next: 0,
+            strict: 0,
             unsettled: BTreeSet::new(),
             matching: 0,
             stopped: session.stopped_waiting(dir.other()),
@@ -119,6 +126,10 @@ impl BatchNeed {
         while let Some(&concern) = self.unsettled.first() {
             match self.look(concern, session, dir, frame, decoder, ahead)? {
                 Need::OtherSide => return Ok(Need::OtherSide),
+                Need::Stale => {
+                    return self
+                        .stale_unless_waiting(self.next, session, dir, frame, decoder, ahead);
+                }
                 need => {
                     self.unsettled.remove(&concern);
                     self.settle(concern, need);
@@ -128,6 +139,10 @@ impl BatchNeed {
         while self.next < self.concerns.len() {
             match self.look(self.next, session, dir, frame, decoder, ahead)? {
                 Need::OtherSide => return Ok(Need::OtherSide),
+                Need::Stale => {
+                    let after = self.next + 1;
+                    return self.stale_unless_waiting(after, session, dir, frame, decoder, ahead);
+                }
                 need => {
                     self.settle(self.next, need);
                     self.next += 1;
@@ -139,6 +154,33 @@ impl BatchNeed {
         } else {
             Need::Nothing
         })
+    }
+
+    /// The need of a batch one of whose elements is a JSON-RPC reply to an id that stopped
+    /// waiting lately ([`Need::Stale`], as it is alone: the merge's tie-breaks apply to the
+    /// batch), unless an element from the concern `from` on waits for the other stream
+    /// ([`Need::OtherSide`]), which the batch then does. Those found not to, up to `strict`,
+    /// are not looked at again: what the steps change turns an element from needing the other
+    /// stream into matching, as requests arrive, and a request stopping waiting turns one that
+    /// matched into a reply to an id that stopped waiting lately, not into one needing the
+    /// other stream (but when its id is no longer among those remembered, which this misses).
+    fn stale_unless_waiting(
+        &mut self,
+        from: usize,
+        session: &Session,
+        dir: Dir,
+        frame: &[u8],
+        decoder: &Decoder,
+        ahead: &mut dyn FnMut(&Sent) -> io::Result<Lookahead>,
+    ) -> io::Result<Need> {
+        self.strict = self.strict.max(from);
+        while self.strict < self.concerns.len() {
+            match self.look(self.strict, session, dir, frame, decoder, ahead)? {
+                Need::OtherSide => return Ok(Need::OtherSide),
+                _ => self.strict += 1,
+            }
+        }
+        Ok(Need::Stale)
     }
 
     /// The concerns looked at already that the requests of the other side which stopped
@@ -199,18 +241,21 @@ impl BatchNeed {
         let (start, end) = self.concerns[concern];
         let element = decoder.decode(&frame[start..end]);
         let described = Described::of(element.as_ref(), session.dialect() == Dialect::Mcp);
-        // A batch's reply to an id that stopped waiting lately still waits for the other
-        // stream to send it again, or end, unless the other stream is known never to send it
-        // (as a reply to an id not sent yet does): a batch moves as one message, and the
-        // merge's tie-break for such a reply alone, when the look ahead cannot tell, reads one
-        // message (`super::merge`). (Batches are JSON-RPC's only: the tool refuses MCP's.)
+        // A reply to an id the other stream never sends (the look ahead reaches its end)
+        // waits for nothing, as alone. A JSON-RPC reply to an id that stopped waiting lately
+        // is one as alone ([`Need::Stale`]: it pulls as one to an id not sent yet, but goes
+        // first when the other stream pulls this one). Under MCP (whose batches the tool
+        // refuses: only its unit tests make them) it waits for the other stream to send it
+        // again, or end: the merge's MCP tie-break for such a reply alone reads one message,
+        // not an element of a batch.
         let observation = described.observation();
         Ok(match need_of(session, dir, &observation, true) {
             need @ (Need::Stale | Need::OtherSide) => {
                 let concern = Concern::of(&observation, dir, session.dialect());
+                let mcp = session.dialect() == Dialect::Mcp;
                 match concern.as_ref().and_then(Concern::sent) {
                     Some(key) if ahead(&key)? == Lookahead::Never => Need::Nothing,
-                    _ if need == Need::Stale => Need::OtherSide,
+                    _ if need == Need::Stale && mcp => Need::OtherSide,
                     _ => need,
                 }
             }
@@ -287,6 +332,47 @@ mod tests {
                 == Need::Matches
         );
         assert!(need.examined <= 2 * N, "{} looks", need.examined);
+    }
+
+    /// JSON-RPC: a client batch of second replies to server requests already answered, and
+    /// one reply to a request the server has not sent yet, is a batch of such replies
+    /// ([`Need::Stale`]) only if nothing in it waits for the server's stream: it waits
+    /// ([`Need::OtherSide`]) until that request comes, and is [`Need::Stale`] after. While it
+    /// waits, the server's stream moving on one request a step, its elements are looked at a
+    /// bounded number of times, not once a step each.
+    #[test]
+    fn a_batch_of_second_replies_is_stale_unless_one_waits() {
+        const N: usize = 2_000;
+        let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
+        let mut session = Session::new(Dialect::JsonRpc2, None).telling_stops();
+        for n in 0..N {
+            let request = format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"m"}}"#);
+            observe(&mut session, Dir::S2c, &record(&server, &request), 0);
+            let reply = format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#);
+            observe(&mut session, Dir::C2s, &record(&client, &reply), 0);
+        }
+        let mut replies: Vec<String> = (0..N)
+            .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#))
+            .collect();
+        replies.push(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#.into());
+        let batch = record(&client, &format!("[{}]", replies.join(",")));
+        let mut need = BatchNeed::of(&client, &batch, &session, Dir::C2s);
+        let mut now = |session: &Session| {
+            need.need(session, Dir::C2s, &batch, &client, &mut |_| {
+                Ok(Lookahead::Unknown)
+            })
+            .unwrap()
+        };
+        for n in 0..N {
+            assert!(now(&session) == Need::OtherSide, "{n}");
+            let request = format!(r#"{{"jsonrpc":"2.0","id":"o{n}","method":"m"}}"#);
+            observe(&mut session, Dir::S2c, &record(&server, &request), 0);
+        }
+        let request = r#"{"jsonrpc":"2.0","id":"x","method":"m"}"#;
+        observe(&mut session, Dir::S2c, &record(&server, request), 0);
+        assert!(now(&session) == Need::Stale);
+        // Once a step the first second reply and the reply that waits, once each in between.
+        assert!(need.examined <= 3 * N + 4, "{} looks", need.examined);
     }
 
     /// MCP (2025-03-26's batches): a server batch of replies to requests not sent yet stays

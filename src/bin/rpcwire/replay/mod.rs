@@ -54,8 +54,11 @@
 //!
 //! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;
 //! it pulls the other stream forward (rule 2) while any of its replies answers a request not
-//! seen yet (or one that stopped waiting lately) which the look ahead does not find never sent,
-//! and goes first (rule 1) when any answers a request that is waiting.
+//! seen yet which the look ahead does not find never sent; else, when one answers a request
+//! that stopped waiting lately, it is placed as that reply alone is (rule 2: it pulls, but a
+//! client's goes first when the server's next message pulls the client's stream; it waited
+//! as a reply to an id not sent yet, and that server message went before the request it
+//! answers); else it goes first (rule 1) when any answers a request that is waiting.
 //!
 //! So every client reply to a server request waits (rule 2 mirrored by rule 3) for the server
 //! request it answers. A real violation (a reply nobody asked for, a reused id, a request
