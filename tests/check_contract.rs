@@ -521,6 +521,31 @@ fn merged_session_records_go_out_while_the_stream_is_open() {
     assert_eq!(code, Some(1));
 }
 
+/// A merged session checked live whose server stream holds a reply to an id the client has not
+/// sent: the client's records still go out as they come. The merge does not look ahead in a
+/// stream that is not a regular file (a pipe whose writer stays would hold every record back
+/// until the look ahead filled): the reply pulls the client's stream as it comes.
+#[test]
+fn a_live_merge_reports_the_client_while_a_reply_waits() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-live-ahead");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s2c = dir.join("s2c.ndjson");
+    std::fs::write(&s2c, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n").unwrap();
+    let mut live = LiveCheck::start(&["--json", "--c2s", "-", "--s2c", s2c.to_str().unwrap()]);
+    for id in 1..=2 {
+        live.write(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+        let record: Value = serde_json::from_str(&live.next_line()).unwrap();
+        assert_eq!(
+            (&record["dir"], &record["id"]),
+            (&"c2s".into(), &id.to_string().into())
+        );
+    }
+    let (rest, code) = live.finish();
+    let record: Value = serde_json::from_str(&rest[0]).unwrap();
+    assert_eq!(record["violation"], "unknown_reply", "{record}");
+    assert_eq!(code, Some(1));
+}
+
 /// A proxy log checked live (`--session-log -`, `tail -n +1 -f` of a log the proxy is writing) is
 /// reported record by record as its lines come, as a single stream is.
 #[test]

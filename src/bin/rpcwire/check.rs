@@ -518,24 +518,42 @@ fn open(file: &Option<PathBuf>) -> io::Result<Named> {
 pub(crate) struct Named {
     input: Box<dyn Read>,
     path: PathBuf,
+    /// Whether it is a regular file (not a pipe, a terminal, a socket): one that ends, which a
+    /// read never waits on a writer for.
+    regular: bool,
 }
 
 impl Named {
     /// Opens the file at `path` (`-`: the standard input); an error opening it names it.
     pub(crate) fn open(path: &Path) -> io::Result<Named> {
         if path.as_os_str() == "-" {
+            let stdin = io::stdin();
+            // (A copy of the descriptor, to ask what it is; the input is read through `stdin`.)
+            let regular = std::os::fd::AsFd::as_fd(&stdin)
+                .try_clone_to_owned()
+                .ok()
+                .and_then(|fd| File::from(fd).metadata().ok())
+                .is_some_and(|m| m.is_file());
             return Ok(Named {
-                input: Box::new(io::stdin().lock()),
+                input: Box::new(stdin.lock()),
                 path: PathBuf::from(STANDARD_INPUT),
+                regular,
             });
         }
         match File::open(path) {
             Ok(file) => Ok(Named {
+                regular: file.metadata().is_ok_and(|m| m.is_file()),
                 input: Box::new(file),
                 path: path.to_owned(),
             }),
             Err(e) => Err(in_file(path, e)),
         }
+    }
+
+    /// Whether it is a regular file: read to its end, it ends, and a read never waits on a
+    /// writer (a pipe's may, for as long as its writer stays).
+    pub(crate) fn is_regular_file(&self) -> bool {
+        self.regular
     }
 }
 

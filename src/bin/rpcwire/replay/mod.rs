@@ -33,7 +33,9 @@
 //!    Which of the two it is, is found by looking ahead in the other stream ([`ahead`],
 //!    [`side::Side::sends`]), bounded (4,096 messages, 1 MiB of frames): an id not found there
 //!    pulls, as one not sent yet, until it is sent or the look ahead reaches the stream's end
-//!    without it (a stream a fatal framing error cut never does: its rest may send it). A
+//!    without it (a stream a fatal framing error cut never does: its rest may send it; a
+//!    stream that is not a regular file is not read ahead, but for its next message: a live
+//!    stream's records, and the other stream's, would wait for the look ahead to fill). A
 //!    reply (either way) to an id whose request stopped waiting lately (answered or cancelled:
 //!    one of the last 4,096, fewer when their ids pass 1 MiB), progress on its token or a
 //!    notification of its listen stream, was sent already. Under MCP, which forbids a sender

@@ -48,6 +48,10 @@ pub(super) struct Side {
     ended: bool,
     /// Whether a framing error left the rest of the stream unread (it may send anything).
     unread_rest: bool,
+    /// Whether the stream is read ahead when asked ([`Side::sends`]): only a regular file. On
+    /// a pipe (`-`, a live stream) a read may wait for its writer, and every record, the other
+    /// stream's too, would wait with it until the look ahead filled.
+    looks_ahead: bool,
     /// The frame of the record last taken ([`Side::next`]).
     taken_frame: Option<Bytes>,
     /// Whether `decoder` follows the negotiated protocol version yet.
@@ -63,8 +67,10 @@ impl Side {
         options.validation = crate::check::validation(args.validate);
         options.limits.max_frame = args.max_frame;
         options.limits.max_batch_len = args.max_batch;
+        let input = Named::open(path)?;
         Ok(Side {
-            input: Named::open(path)?,
+            looks_ahead: input.is_regular_file(),
+            input,
             framer: StreamFramer::new(args.framing, args.max_frame),
             decoder: Decoder::new(options),
             buf: BytesMut::with_capacity(64 << 10),
@@ -198,7 +204,8 @@ impl Side {
     /// more read from the stream. Each record is read once, and the records read ahead are
     /// taken by [`Side::next`] in order, so a merge asking at each step reads each record
     /// once. [`Lookahead::Never`] only when the stream was read to its end: not when a
-    /// framing error left its rest unread.
+    /// framing error left its rest unread. A stream that is not a regular file is not read
+    /// ahead: [`Lookahead::Unknown`] unless the record peeked sends `key`, or the stream ended.
     pub(super) fn sends(
         &mut self,
         key: &Sent,
@@ -224,7 +231,7 @@ impl Side {
             return Ok(Lookahead::Sent);
         }
         while !self.ended {
-            if !self.ahead.has_room() {
+            if !self.looks_ahead || !self.ahead.has_room() {
                 return Ok(Lookahead::Unknown);
             }
             let Some((record, frame, _)) = self.read_input(progress, report)? else {
