@@ -254,7 +254,7 @@ pub enum DecodeError {
     CaseFoldedMember,
     /// An unpaired surrogate escape in `method` or a string id: hardened profile.
     LoneSurrogate,
-    /// A control character in `method`: hardened profile.
+    /// A C0 control character (U+0000–U+001F) in `method`: hardened profile.
     ControlInMethod,
     /// A numeric id that is not an integer within ±(2^53 − 1): hardened profile.
     UnsafeNumericId,

@@ -85,8 +85,8 @@ pub struct DecodeOptions {
     /// Reject top-level members that are not envelope members (default: ignore them).
     pub reject_unknown_members: bool,
     /// The hardened profile for proxies in front of strict backends: reject member names that
-    /// case-fold to an envelope name, lone surrogates in `method` and string ids, control
-    /// characters in `method`, numeric ids that are not integers within ±(2^53 − 1), and a
+    /// case-fold to an envelope name, lone surrogates in `method` and string ids, C0 control
+    /// characters (U+0000–U+001F) in `method`, numeric ids that are not integers within ±(2^53 − 1), and a
     /// carriage return inside a frame (a line end to some peers). Pair it with
     /// [`Limits::HARDENED`].
     pub hardened: bool,
