@@ -86,9 +86,9 @@ pub struct DecodeOptions {
     pub reject_unknown_members: bool,
     /// The hardened profile for proxies in front of strict backends: reject member names that
     /// case-fold to an envelope name, lone surrogates in `method` and string ids, C0 control
-    /// characters (U+0000–U+001F) in `method`, numeric ids that are not integers within ±(2^53 − 1), and a
-    /// carriage return inside a frame (a line end to some peers). Pair it with
-    /// [`Limits::HARDENED`].
+    /// characters (U+0000–U+001F) in `method`, numeric ids that are not integers within
+    /// ±(2^53 − 1), and a carriage return inside a frame (a line end to some peers). Pair it
+    /// with [`Limits::HARDENED`].
     pub hardened: bool,
     /// `resultType` values accepted in MCP results (an absent `resultType` means `complete`).
     /// The default is MCP 2026-07-28's: `complete` and `input_required` (a multi round-trip
