@@ -3192,3 +3192,51 @@ fn a_reply_to_an_id_sent_again_after_other_requests_waits_for_it_under_jsonrpc()
         serde_json::json!({"s2c/unknown_reply": 1, "c2s/unanswered": 1})
     );
 }
+
+/// Replies to different batches come in any order (JSON-RPC 2.0 §6), and nothing on the wire
+/// tells a request from an invalid element of the same id: a server answering a later batch's
+/// invalid element of id 3 before an earlier batch's request of id 3 (the error first, the
+/// success after), or a batch's invalid element and its request of a null id in either order
+/// inside one array, answered each rightly; and a success of id "a" alone comes after the
+/// client's request "a", which it answers, not before it, where only an invalid element of
+/// that id was owed. No `success_to_invalid`.
+#[test]
+fn a_success_answers_a_request_of_its_id_before_an_invalid_element() {
+    let error = |id: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32600,\"message\":\"Invalid Request\"}}}}"
+        )
+    };
+    let cases = [
+        (
+            "[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m\"}]\n[{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"m\"}]\n".to_string(),
+            format!("[{}]\n[{{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"ok\"}}]\n", error("3")),
+        ),
+        (
+            "[{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"a\"},5]\n".to_string(),
+            format!("[{},{{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":\"a\"}}]\n", error("null")),
+        ),
+        (
+            "[{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"a\"},5]\n".to_string(),
+            format!("[{{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":\"a\"}},{}]\n", error("null")),
+        ),
+        (
+            "[{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"m\"}]\n{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"m\"}\n".to_string(),
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":\"ok\"}}\n[{}]\n", error("\"a\"")),
+        ),
+    ];
+    for (c2s, s2c) in cases {
+        let (records, summary, code) = check_streams(
+            "cli-success-to-request",
+            &["--dialect", "jsonrpc"],
+            &c2s,
+            &s2c,
+        );
+        assert_eq!(
+            summary["violations"],
+            serde_json::json!({"c2s/invalid": 1}),
+            "{c2s}{s2c}{records:#?}"
+        );
+        assert_eq!(code, 1);
+    }
+}

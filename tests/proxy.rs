@@ -2779,6 +2779,81 @@ fn a_success_to_an_invalid_element_is_its_one_reply() {
     replayed_with_violations(&log, &[("c2s/invalid", 1), ("s2c/success_to_invalid", 1)]);
 }
 
+/// A JSON-RPC session whose client sends `lines` after the warm-up, and whose server, once
+/// it read them all, answers with `answers`: the violations the log holds (checked against
+/// its replay) once the client got every answer.
+fn violations_of_answers(name: &str, lines: &[&str], answers: &[&str]) -> BTreeMap<String, u64> {
+    let dir = scratch(name);
+    let sends: Vec<Value> = answers.iter().map(|a| json!({"send": a})).collect();
+    let mut script = json!({"0": [{"send": WARM_UP_REPLY}]});
+    script[lines.len().to_string()] = Value::from(sends);
+    let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
+    warm_up(&mut p);
+    for line in lines {
+        p.send_raw(format!("{line}\n").as_bytes());
+    }
+    for answer in answers {
+        assert_eq!(p.recv(), serde_json::from_str::<Value>(answer).unwrap());
+    }
+    p.close_stdin();
+    p.finish();
+    violations(&replayed_alike(&log))
+}
+
+/// A null-id error inside the server's array, answering a batch element whose id could not
+/// be read, is that element's reply, not the one of a request with a null id sent alone and
+/// still waiting: the server's reply alone answers that request, no `reply_without_id`.
+#[test]
+fn a_null_id_error_in_an_array_does_not_answer_a_null_id_request_sent_alone() {
+    let found = violations_of_answers(
+        "batch-null-error-lone-null-request",
+        &[
+            r#"[{"jsonrpc":"2.0","id":2,"method":"c"},5]"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"d"}"#,
+        ],
+        &[
+            r#"[{"jsonrpc":"2.0","id":2,"result":"c"},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":"d"}"#,
+        ],
+    );
+    assert_eq!(found, counts(&[("c2s/invalid", 1)]));
+}
+
+/// Replies to two batches come in any order (§6): a server answering a batch holding an
+/// invalid element of id 3 before an earlier batch holding a request of id 3 (the error
+/// first, then the success) answered each rightly, as does one answering a request and an
+/// invalid element of one batch, both of a null id, in any order inside its array. No
+/// `success_to_invalid`.
+#[test]
+fn a_success_after_an_error_of_its_id_answered_the_request() {
+    let error = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid Request"}}}}"#
+        )
+    };
+    let found = violations_of_answers(
+        "batch-replies-other-order",
+        &[
+            r#"[{"jsonrpc":"2.0","id":3,"method":"m"}]"#,
+            r#"[{"jsonrpc":"1.0","id":3,"method":"m"}]"#,
+        ],
+        &[
+            &format!("[{}]", error("3")),
+            r#"[{"jsonrpc":"2.0","id":3,"result":"ok"}]"#,
+        ],
+    );
+    assert_eq!(found, counts(&[("c2s/invalid", 1)]));
+    let found = violations_of_answers(
+        "batch-null-replies-other-order",
+        &[r#"[{"jsonrpc":"2.0","id":null,"method":"a"},5]"#],
+        &[&format!(
+            r#"[{},{{"jsonrpc":"2.0","id":null,"result":"a"}}]"#,
+            error("null")
+        )],
+    );
+    assert_eq!(found, counts(&[("c2s/invalid", 1)]));
+}
+
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's
 /// result closes it): no timeout applies to it, and the server is never told to cancel it. A
 /// request sent beside it still times out. A change on the stream after its result is

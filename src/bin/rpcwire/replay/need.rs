@@ -70,8 +70,12 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
     let id = o.id;
     // A reply may answer an invalid element of a batch (the session matches it so: an error
     // in an array before any request of that id sent alone, a success as a violation; with a
-    // null id, only inside an array).
-    let may_answer_owed = in_batch || id.is_some_and(|id| !id.is_null());
+    // null id, only inside an array). A success waits for the other stream first, as a reply
+    // to an id not yet sent does: it answers a request of its id the other stream may still
+    // send (§6 leaves the replies to different batches in any order), and takes the owed
+    // reply, as a violation, only once it does not.
+    let may_answer_owed =
+        (in_batch || id.is_some_and(|id| !id.is_null())) && o.kind == "error_response";
     if may_answer_owed && session.owes_element_reply(requester, id) {
         return Need::Matches;
     }
@@ -109,8 +113,9 @@ pub(super) enum Concern {
     Progress(Option<IdKey>),
     /// A notification of a listen stream, by the listen request's id.
     Stream(IdKey),
-    /// A reply, by its id (`None`: it has none).
-    Reply(Option<IdKey>),
+    /// A reply, by its id (`None`: it has none), and whether it is a success (which waits for
+    /// the other stream where an error answers an invalid element: [`need_of`]).
+    Reply(Option<IdKey>, bool),
 }
 
 impl Concern {
@@ -127,7 +132,7 @@ impl Concern {
             return Some(Concern::Stream(IdKey::of(stream)));
         }
         matches!(o.kind, "success_response" | "error_response")
-            .then(|| Concern::Reply(o.id.map(IdKey::of)))
+            .then(|| Concern::Reply(o.id.map(IdKey::of), o.kind == "success_response"))
     }
 
     /// What of the other stream it waits on, if anything: the id or the progress token a
@@ -136,14 +141,14 @@ impl Concern {
         match self {
             Concern::Progress(token) => token.clone().map(Sent::Token),
             Concern::Stream(key) => Some(Sent::Id(key.clone())),
-            Concern::Reply(id) => id.clone().map(Sent::Id),
+            Concern::Reply(id, _) => id.clone().map(Sent::Id),
         }
     }
 
     /// The key of the id it depends on, if any.
     pub(super) fn key(&self) -> Option<&IdKey> {
         match self {
-            Concern::Progress(key) | Concern::Reply(key) => key.as_ref(),
+            Concern::Progress(key) | Concern::Reply(key, _) => key.as_ref(),
             Concern::Stream(key) => Some(key),
         }
     }

@@ -138,6 +138,13 @@ pub struct Session {
     /// itself: the server's, coming later inside an array, are late, each once (at most
     /// [`RECENT`](recent::RECENT) of them, [`RECENT_BYTES`](recent::RECENT_BYTES) of ids).
     late_owed: OwedReplies,
+    /// By the direction of the requests: the ids of the errors inside arrays that answered a
+    /// request sent in a batch, lately (the last [`RECENT`](recent::RECENT) of them, at most
+    /// [`RECENT_BYTES`](recent::RECENT_BYTES) of keys). Such an error may as well have
+    /// answered an invalid batch element of its id (or any, with a null id): a success of
+    /// that id later finding only that element's reply owed answered the request, not the
+    /// element, and is no `success_to_invalid` (`owed_answered_by`).
+    errors_to_batch_requests: [Recent; 2],
     batches: HashMap<u64, BatchWait>,
     batch_no: u64,
     seq: u64,
@@ -300,6 +307,7 @@ impl Session {
             timeout_ms,
             open_batch: None,
             late_owed: OwedReplies::default(),
+            errors_to_batch_requests: [Recent::default(), Recent::default()],
             batches: HashMap::new(),
             batch_no: 0,
             seq: 0,
@@ -842,7 +850,7 @@ impl Session {
                 let owed_error = in_batch && o.kind == "error_response";
                 match id {
                     None if in_batch && self.take_owed_reply(asked, None) => {
-                        self.owed_answered_by(dir, o.kind)
+                        self.owed_answered_by(dir, o.kind, o.id)
                     }
                     None if in_batch
                         && asked == Dir::C2s
@@ -877,12 +885,17 @@ impl Session {
                         forward = self.dialect == Dialect::JsonRpc2;
                         self.flag(dir, Violation::ReplyWithoutId)
                     }
+                    // (A null id while a request of a null id waits alone: an element whose
+                    // id could not be read first, as below.)
                     Some(id)
                         if owed_error
                             && self.waiting[slot(asked)]
                                 .get(id)
                                 .is_some_and(|w| !w.in_batch)
-                            && self.take_owed_reply(asked, Some(&IdKey::of(id))) =>
+                            && self.take_owed_reply(
+                                asked,
+                                Some(IdKey::of(id)).filter(|_| !id.is_null()).as_ref(),
+                            ) =>
                     {
                         None
                     }
@@ -913,6 +926,10 @@ impl Session {
                             self.take_waiting(asked, id)
                         };
                         if let Some((_, mut w)) = taken {
+                            if in_batch && w.in_batch && o.kind == "error_response" {
+                                self.errors_to_batch_requests[slot(asked)]
+                                    .push(IdKey::of(id), None);
+                            }
                             if o.kind == "success_response" {
                                 self.keep_task_progress(asked, &w, o.task);
                             }
@@ -950,7 +967,7 @@ impl Session {
                                 None
                             }
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
-                            self.owed_answered_by(dir, o.kind)
+                            self.owed_answered_by(dir, o.kind, Some(id))
                         } else if let Some(client_id) = self.take_untracked_rewrite(asked, id) {
                             // The reply to a batch element beyond the limits, forwarded under
                             // a minted id: back with the client's, alone or inside an array.

@@ -279,15 +279,31 @@ impl Session {
         self.owed_element_replies[slot(dir)].owes(key.as_ref())
     }
 
-    /// The violation of a reply of `kind`, sent in `dir`, that took a reply owed to an invalid
-    /// batch element: none for an error, the -32600 owed; a success means the peer took the
-    /// invalid element for a request. Either way it is the element's one reply: forwarded, and
-    /// the element is owed nothing more (the proxy does not answer it again at its batch's
-    /// deadline, nor does a later null-id error find it still owed).
-    pub(super) fn owed_answered_by(&mut self, dir: Dir, kind: &str) -> Option<Violation> {
-        match kind {
-            "success_response" => self.flag(dir, Violation::SuccessToInvalid),
-            _ => None,
+    /// The violation of a reply of `kind` with the id `id`, sent in `dir`, that took a reply
+    /// owed to an invalid batch element: none for an error, the -32600 owed; a success means
+    /// the peer took the invalid element for a request, unless an error of its id inside an
+    /// array answered a request of that id sent in a batch lately (`errors_to_batch_requests`):
+    /// that error may have been the element's reply, and this success the request's (nothing
+    /// on the wire tells them apart; both are answered either way). Either way it is the
+    /// element's one reply: forwarded, and the element is owed nothing more (the proxy does not
+    /// answer it again at its batch's deadline, nor does a later null-id error find it still
+    /// owed).
+    pub(super) fn owed_answered_by(
+        &mut self,
+        dir: Dir,
+        kind: &str,
+        id: Option<Id<'_>>,
+    ) -> Option<Violation> {
+        if kind != "success_response" {
+            return None;
+        }
+        let swapped = id.is_some_and(|id| {
+            self.errors_to_batch_requests[slot(dir.other())].take(&IdKey::of(id))
+        });
+        if swapped {
+            None
+        } else {
+            self.flag(dir, Violation::SuccessToInvalid)
         }
     }
 

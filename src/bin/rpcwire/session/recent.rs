@@ -84,6 +84,17 @@ impl Recent {
     pub(super) fn contains(&self, key: &IdKey) -> bool {
         self.set.contains_key(key)
     }
+
+    /// Takes one entry of `key` (sent on under it), if any: the key is known one time fewer.
+    /// (Its place in the order stays until it goes out with the oldest, within the same
+    /// bounds; a key pushed twice and taken once may then be forgotten a little early.)
+    pub(super) fn take(&mut self, key: &IdKey) -> bool {
+        if !self.set.contains_key(key) {
+            return false;
+        }
+        sub(&mut self.set, key);
+        true
+    }
 }
 
 /// How many bytes of ids [`Recent`] keeps at most (in each direction).
@@ -130,6 +141,22 @@ mod tests {
             recent.set.values().sum::<u32>() as usize,
             recent.order.len()
         );
+    }
+
+    /// An id taken is known one time fewer; its place stays within the bounds.
+    #[test]
+    fn a_taken_id_is_known_once_fewer() {
+        let key = |n: usize| IdKey::of(Id::from_token(n.to_string().as_bytes()).unwrap());
+        let mut recent = Recent::default();
+        recent.push(key(1), None);
+        recent.push(key(1), None);
+        assert!(recent.take(&key(1)) && recent.take(&key(1)));
+        assert!(!recent.take(&key(1)) && !recent.take(&key(2)));
+        for n in 0..RECENT + 1 {
+            recent.push(key(n + 10), None);
+        }
+        assert_eq!(recent.order.len(), RECENT);
+        assert!(recent.set.len() <= RECENT);
     }
 
     /// An id minted in place of the sender's is known for late replies, but the sender gave up
