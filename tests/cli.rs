@@ -1650,18 +1650,53 @@ fn parse_errors_say_where_the_frame_stops_being_json() {
     );
 }
 
-/// The tool tracks JSON-RPC's batches, not MCP 2025-03-26's: in an MCP stream that negotiated
-/// that version, a batch is still refused (-32600), as in any MCP stream, though the library's
-/// decoder for that version reads it (`DecodeOptions::for_protocol_version`).
+/// MCP 2025-03-26 allowed batches (its receivers must accept them; 2025-06-18 removed them):
+/// once a stream negotiated that version, `check` reads a batch as that version does
+/// (`DecodeOptions::for_protocol_version`), alone or in a merge of two streams, and tracks its
+/// elements; under any other version, or before the version is known (`initialize` in a
+/// batch), a batch is refused (-32600).
 #[test]
-fn an_mcp_2025_03_26_batch_is_refused_by_the_tool() {
-    let c2s = concat!(
-        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\"}}\n",
-        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n",
-    );
+fn an_mcp_2025_03_26_batch_is_read_by_check() {
+    let initialize = |version: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"c\",\"version\":\"1\"}}}}}}"
+        )
+    };
+    let result = |version: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}"
+        )
+    };
+    let pings = "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}]";
+    let pongs = "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}]";
+    // One stream.
+    let c2s = format!("{}\n{pings}\n", initialize("2025-03-26"));
     let (records, _, code) = check(&[], Some(c2s.as_bytes()));
-    assert_eq!(kinds(&records), ["request", "invalid"]);
-    assert_eq!(records[1]["reply"]["code"], -32600);
+    assert_eq!(kinds(&records), ["request", "batch"]);
+    assert_eq!(records[1]["invalid_elements"], 0);
+    assert_eq!(code, 0);
+    // A session: the requests in the batch are answered in the server's array.
+    let initialized = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    let c2s = format!("{}\n{initialized}\n{pings}\n", initialize("2025-03-26"));
+    let s2c = format!("{}\n{pongs}\n", result("2025-03-26"));
+    let (_, summary, code) = check_streams("cli-mcp-2025-03-26-batch", &[], &c2s, &s2c);
+    assert_eq!(summary["violations"], serde_json::json!({}), "{summary}");
+    assert_eq!(summary["messages"]["s2c/success_response"], 3);
+    assert_eq!(code, 0);
+    // 2025-06-18: refused, each way.
+    let c2s = format!("{}\n{initialized}\n{pings}\n", initialize("2025-06-18"));
+    let s2c = format!("{}\n{pongs}\n", result("2025-06-18"));
+    let (_, summary, code) = check_streams("cli-mcp-2025-06-18-batch", &[], &c2s, &s2c);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"c2s/invalid": 1, "s2c/invalid_response": 1})
+    );
+    assert_eq!(code, 1);
+    // `initialize` in a batch: no version is known yet.
+    let c2s = format!("[{}]\n", initialize("2025-03-26"));
+    let (records, _, code) = check(&[], Some(c2s.as_bytes()));
+    assert_eq!(kinds(&records), ["invalid"]);
+    assert_eq!(records[0]["reply"]["code"], -32600);
     assert_eq!(code, 1);
 }
 

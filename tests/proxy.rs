@@ -2854,6 +2854,27 @@ fn a_success_after_an_error_of_its_id_answered_the_request() {
     assert_eq!(found, counts(&[("c2s/invalid", 1)]));
 }
 
+/// The proxy does not forward MCP batches, under any version: after a session negotiated
+/// 2025-03-26 (which allowed them, and which `check --c2s --s2c` judges by its rules), a
+/// client's batch is still refused with -32600 and never reaches the server; the replay of
+/// the log agrees (it reads the log's records, not the version's rules).
+#[test]
+fn the_proxy_refuses_an_mcp_batch_under_2025_03_26() {
+    let dir = scratch("mcp-2025-03-26-batch");
+    let script = json!({"0": [{"send": "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}"}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
+    let refused = p.recv();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    p.close_stdin();
+    p.finish();
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert!(!server_in.contains("ping"), "{server_in}");
+    replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+}
+
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's
 /// result closes it): no timeout applies to it, and the server is never told to cancel it. A
 /// request sent beside it still times out. A change on the stream after its result is

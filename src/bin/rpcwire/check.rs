@@ -20,7 +20,8 @@ use crate::session::{CodeCounts, Described, ParamsFault, kind_of, may_answer};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
-    /// MCP, any revision from 2024-11-05 on (batches refused, as from 2025-06-18).
+    /// MCP, any revision from 2024-11-05 on (batches refused, as from 2025-06-18, but in a
+    /// stream that negotiated 2025-03-26: `check` reads them there, the proxy refuses them).
     Mcp,
     /// Plain JSON-RPC 2.0.
     Jsonrpc,
@@ -582,13 +583,20 @@ fn in_file(path: &Path, e: io::Error) -> io::Error {
 }
 
 /// The decoder for a stream once its session's MCP version is known (`resultType` checked
-/// from 2026-07-28 on), with batches as the dialect has them: the tool's session tracking
-/// follows JSON-RPC's batches, not MCP 2025-03-26's, which it refuses as before.
-pub fn decoder_for_version(decoder: &Decoder, version: &str) -> Decoder {
+/// from 2026-07-28 on). `check` reads batches as the version has them (MCP 2025-03-26's
+/// receivers must accept them; the session model tracks their elements as JSON-RPC's); the
+/// proxy (`batches_by_version` false) keeps them as the dialect has them, and refuses MCP's
+/// in every version: it does not forward MCP batches.
+pub fn decoder_for_version(decoder: &Decoder, version: &str, batches_by_version: bool) -> Decoder {
     let options = decoder.options();
+    let for_version = options.for_protocol_version(version);
     Decoder::new(DecodeOptions {
-        batches: options.batches,
-        ..options.for_protocol_version(version)
+        batches: if batches_by_version {
+            for_version.batches
+        } else {
+            options.batches
+        },
+        ..for_version
     })
 }
 
@@ -908,7 +916,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 if !adopted_version
                     && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
                 {
-                    decoder = decoder_for_version(&decoder, &version);
+                    decoder = decoder_for_version(&decoder, &version, true);
                     adopted_version = true;
                 }
                 record

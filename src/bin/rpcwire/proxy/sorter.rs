@@ -321,7 +321,7 @@ impl Sorter {
             return;
         }
         if let Some(version) = shared.negotiated.get() {
-            self.decoder = crate::check::decoder_for_version(&self.decoder, version);
+            self.decoder = crate::check::decoder_for_version(&self.decoder, version, false);
             self.adopted_version = true;
         }
     }

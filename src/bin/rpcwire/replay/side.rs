@@ -98,7 +98,7 @@ impl Side {
             return;
         }
         self.adopted_version = true;
-        self.decoder = crate::check::decoder_for_version(&self.decoder, version);
+        self.decoder = crate::check::decoder_for_version(&self.decoder, version, true);
         let decoder = &self.decoder;
         let again = |frame: &Bytes, r: &Record| {
             classify(decoder, frame, r.frame, r.offset.unwrap_or_default())
