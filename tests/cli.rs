@@ -3260,6 +3260,19 @@ fn a_success_answers_a_request_of_its_id_before_an_invalid_element() {
             format!("{{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":\"ok\"}}\n[{}]\n", error("\"a\"")),
         ),
     ];
+    // A success where only the invalid element's reply is owed, and no request of its id is
+    // ever sent: still one.
+    let (_, summary, code) = check_streams(
+        "cli-success-to-invalid",
+        &["--dialect", "jsonrpc"],
+        "[{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"m\",\"params\":1}]\n{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"m\"}\n",
+        "[{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":1}]\n{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":1}\n",
+    );
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"c2s/invalid": 1, "s2c/success_to_invalid": 1})
+    );
+    assert_eq!(code, 1);
     for (c2s, s2c) in cases {
         let (records, summary, code) = check_streams(
             "cli-success-to-request",
