@@ -45,23 +45,22 @@ pub(super) enum Lookahead {
 /// be sent is waited for, as a reply to an id not sent yet is; when it comes and matches
 /// nothing, the need is asked again.)
 /// Each once: a batch of a million elements whose ids cannot be read sends `null` once, not a
-/// million times.
-pub(super) fn sent_by(decoder: &Decoder, r: &Record) -> Vec<Sent> {
-    let mut sent = vec![];
+/// million times; and a set: the merge asks a peeked batch at each step whether it sends an
+/// id, and a list made each step scan the whole batch's ids.
+pub(super) fn sent_by(decoder: &Decoder, r: &Record) -> HashSet<Sent> {
+    let mut sent = HashSet::new();
     if r.kind != "batch" {
         add_sent(r, &mut sent);
         return sent;
     }
-    let mut all = HashSet::new();
     for element in element_records(decoder, r) {
         add_sent(&element, &mut sent);
-        all.extend(sent.drain(..));
     }
-    all.into_iter().collect()
+    sent
 }
 
 /// Adds what `r`, a message sent alone or an element of a batch, sends to `sent`.
-fn add_sent(r: &Record, sent: &mut Vec<Sent>) {
+fn add_sent(r: &Record, sent: &mut HashSet<Sent>) {
     if matches!(
         r.kind,
         "success_response" | "error_response" | "invalid_response" | "batch"
@@ -69,17 +68,17 @@ fn add_sent(r: &Record, sent: &mut Vec<Sent>) {
         return;
     }
     if let Some(id) = wire_id(&r.id) {
-        sent.push(Sent::Id(IdKey::of(id)));
+        sent.insert(Sent::Id(IdKey::of(id)));
     }
     if r.kind == "request"
         && let Some(token) = wire_id(&r.progress_token)
     {
-        sent.push(Sent::Token(IdKey::of(token)));
+        sent.insert(Sent::Token(IdKey::of(token)));
     }
     if r.reply.as_ref().is_some_and(|(_, id)| id == "null")
         && let Some(id) = Id::from_token(b"null")
     {
-        sent.push(Sent::Id(IdKey::of(id)));
+        sent.insert(Sent::Id(IdKey::of(id)));
     }
 }
 
@@ -87,7 +86,7 @@ fn add_sent(r: &Record, sent: &mut Vec<Sent>) {
 pub(super) struct Entry {
     pub record: Record,
     pub frame: Option<Bytes>,
-    pub sent: Vec<Sent>,
+    pub sent: HashSet<Sent>,
 }
 
 /// The messages of a stream read ahead of the one peeked, in order, and how many of them send

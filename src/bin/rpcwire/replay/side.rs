@@ -1,6 +1,7 @@
 //! One stream of a session (`--c2s FILE` or `--s2c FILE`), read from its own file one
 //! classified message at a time, the next one peeked for the merge to choose between the two.
 
+use std::collections::HashSet;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
@@ -41,7 +42,7 @@ pub(super) struct Side {
     /// The frame of the peeked record.
     peeked_frame: Option<Bytes>,
     /// What the peeked record sends, once asked ([`Side::sends`]).
-    peeked_sent: Option<Vec<Sent>>,
+    peeked_sent: Option<HashSet<Sent>>,
     /// The records read ahead of the peeked one ([`Side::sends`]), bounded.
     ahead: Window,
     /// Whether the stream holds no record after those read ahead.
@@ -279,7 +280,7 @@ impl Side {
         &mut self,
         progress: &mut Progress,
         report: &mut dyn Write,
-    ) -> io::Result<Option<(Record, Option<Bytes>, Option<Vec<Sent>>)>> {
+    ) -> io::Result<Option<(Record, Option<Bytes>, Option<HashSet<Sent>>)>> {
         if let Some(entry) = self.ahead.pop() {
             return Ok(Some((entry.record, entry.frame, Some(entry.sent))));
         }
@@ -298,7 +299,7 @@ impl Side {
         &mut self,
         progress: &mut Progress,
         report: &mut dyn Write,
-    ) -> io::Result<Option<(Record, Option<Bytes>, Option<Vec<Sent>>)>> {
+    ) -> io::Result<Option<(Record, Option<Bytes>, Option<HashSet<Sent>>)>> {
         loop {
             let (record, frame) = match self.framer.next(&mut self.buf, self.eof) {
                 // Blank lines and empty events are no messages: the proxy drops them too.
