@@ -151,6 +151,39 @@ fn a_framer_reads_the_next_stream_after_the_end_of_one() {
     );
 }
 
+/// `decode_chunk` with an over-long line, as its docs have it: an unfinished line that crosses
+/// the limit is reported then, once, with its offset (not kept until its newline comes), its
+/// bytes are dropped as they arrive, and the call that reaches its newline hands out the
+/// complete lines after it (`Ok(None)` only when no complete line has arrived).
+#[test]
+fn decode_chunk_reports_an_unfinished_over_long_line_once_then_discards_it() {
+    let mut framer = LineFramer::new(8);
+    let mut buf = BytesMut::from(&b"[1]\n[2, 3, 4, 5"[..]);
+    assert_eq!(
+        framer.decode_chunk(&mut buf).unwrap().unwrap(),
+        &b"[1]\n"[..]
+    );
+    // 11 bytes without a newline: past the limit and a `\r`, so over-long already.
+    assert_eq!(
+        framer.decode_chunk(&mut buf),
+        Err(FrameError::TooLong { offset: 4 })
+    );
+    assert_eq!(framer.last_offset(), 4);
+    buf.extend_from_slice(b", 6, 7");
+    assert_eq!(framer.decode_chunk(&mut buf), Ok(None));
+    assert!(buf.is_empty(), "the over-long line is kept: {buf:?}");
+    buf.extend_from_slice(b", 8]\n[9]\n[10]\n[11");
+    let chunk = framer.decode_chunk(&mut buf).unwrap().unwrap();
+    assert_eq!(chunk, &b"[9]\n[10]\n"[..]);
+    assert_eq!(framer.last_offset(), 26);
+    assert_eq!(framer.decode_chunk(&mut buf), Ok(None));
+    assert_eq!(
+        framer.decode_chunk_eof(&mut buf).unwrap().unwrap(),
+        &b"[11"[..]
+    );
+    assert_eq!(framer.last_offset(), 35);
+}
+
 /// `Frames`' `Debug` shows the framer, the buffer's length and the end flag: not the bytes
 /// buffered, a partial frame of up to the frame limit.
 #[test]
