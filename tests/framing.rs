@@ -57,6 +57,22 @@ fn the_slice_framer_agrees() {
     assert_eq!(frames, framed);
 }
 
+/// `Lines::max_frame` is the limit it frames with: a line of that length passes, one byte
+/// more does not.
+#[test]
+fn the_slice_framers_limit_is_the_one_it_was_given() {
+    let lines = Lines::new(b"12345\n123456\n", 5);
+    assert_eq!(lines.max_frame(), 5);
+    let framed: Vec<_> = lines.collect();
+    assert_eq!(
+        framed,
+        vec![
+            Ok((0, &b"12345"[..])),
+            Err(FrameError::TooLong { offset: 6 })
+        ]
+    );
+}
+
 #[test]
 fn over_long_line_is_reported_once_then_discarded() {
     let mut long = vec![b'x'; 1000];
