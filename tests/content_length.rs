@@ -591,6 +591,27 @@ fn content_length_writer_bytes() {
     assert_eq!(frames(&out), vec![Ok(Bytes::from(body))]);
 }
 
+/// The writer reserves the frame's room up front, from its length: into an empty buffer, the
+/// frame is written without growing the buffer again (a second growth at least doubles it)
+/// and without reserving a multiple of the body.
+#[test]
+fn content_length_writer_reserves_the_frame_once() {
+    for body in [b"{}".to_vec(), vec![b'x'; 100_000]] {
+        let mut out = BytesMut::new();
+        write_content_length_frame(&mut out, &body);
+        let frame = out.len();
+        assert_eq!(
+            frame,
+            b"Content-Length: \r\n\r\n".len() + body.len().to_string().len() + body.len()
+        );
+        assert!(
+            out.capacity() < frame + frame / 2,
+            "{} bytes of capacity for a frame of {frame}",
+            out.capacity()
+        );
+    }
+}
+
 proptest! {
     /// Any message bytes, several in a row: the framer gives back each body exactly (the
     /// message without one line end at its very end), the stream split in two anywhere.
