@@ -296,6 +296,18 @@ fn a_body_that_ends_mid_event_drops_it() {
     assert!(codec.ended_inside_event());
 }
 
+/// A body of blank lines alone (a server's keep-alive, then the end) held no event: the codec
+/// does not say it ended inside one, however short the body's one read (a blank line of one
+/// or two bytes, shorter than the byte order mark the framer looks for first).
+#[test]
+fn a_body_of_blank_lines_alone_did_not_end_inside_an_event() {
+    for body in [&b"\n"[..], b"\r", b"\r\n", b"\n\n", b"\r\n\r\n"] {
+        let (items, codec) = read_framed(SseCodec::new(Decoder::mcp(), MAX), &[body], |_, _| ());
+        assert!(items.is_empty(), "{body:?}");
+        assert!(!codec.ended_inside_event(), "{body:?}");
+    }
+}
+
 /// A body cut before its event's data came (after its `id`, `event` or `retry` line, or
 /// inside the first line of a field, `data` or other): the end dropped an event the server
 /// had begun, whatever its data would have been, so the body was not read whole, in whatever
