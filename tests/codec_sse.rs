@@ -298,10 +298,20 @@ fn a_body_that_ends_mid_event_drops_it() {
 
 /// A body of blank lines alone (a server's keep-alive, then the end) held no event: the codec
 /// does not say it ended inside one, however short the body's one read (a blank line of one
-/// or two bytes, shorter than the byte order mark the framer looks for first).
+/// or two bytes, shorter than the byte order mark the framer looks for first). Nor does a
+/// body of a byte order mark alone, which the framer strips, or one before a blank line.
 #[test]
 fn a_body_of_blank_lines_alone_did_not_end_inside_an_event() {
-    for body in [&b"\n"[..], b"\r", b"\r\n", b"\n\n", b"\r\n\r\n"] {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    for body in [
+        &b"\n"[..],
+        b"\r",
+        b"\r\n",
+        b"\n\n",
+        b"\r\n\r\n",
+        BOM,
+        b"\xEF\xBB\xBF\n",
+    ] {
         let (items, codec) = read_framed(SseCodec::new(Decoder::mcp(), MAX), &[body], |_, _| ());
         assert!(items.is_empty(), "{body:?}");
         assert!(!codec.ended_inside_event(), "{body:?}");
