@@ -296,6 +296,29 @@ fn a_body_that_ends_mid_event_drops_it() {
     assert!(codec.ended_inside_event());
 }
 
+/// A line over the limit that WHATWG ignores, cut by the end of the body or not: an unknown
+/// field begins an event, which the end then cuts; a comment does not (a body ended by a
+/// comment after a blank line was read whole), however long either is.
+#[test]
+fn a_long_unknown_field_begins_an_event_and_a_long_comment_does_not() {
+    let pad = "p".repeat(4 * MAX);
+    for (tail, inside) in [
+        (format!(": {pad}"), false),
+        (format!(": {pad}\n"), false),
+        (format!("x-padding: {pad}"), true),
+        (format!("x-padding: {pad}\n"), true),
+    ] {
+        let stream = [
+            &b"data: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..],
+            tail.as_bytes(),
+        ]
+        .concat();
+        let (items, codec) = read_framed(SseCodec::new(Decoder::mcp(), MAX), &[&stream], |_, _| ());
+        assert_eq!(items.len(), 1, "{tail:.12}");
+        assert_eq!(codec.ended_inside_event(), inside, "{tail:.12}");
+    }
+}
+
 /// A body of blank lines alone (a server's keep-alive, then the end) held no event: the codec
 /// does not say it ended inside one, however short the body's one read (a blank line of one
 /// or two bytes, shorter than the byte order mark the framer looks for first). Nor does a
