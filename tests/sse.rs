@@ -863,6 +863,25 @@ fn sse_writer_line_breaks_become_data_lines() {
     }
 }
 
+/// The usual event (an id, a type, one data line) is written into the room reserved for it
+/// up front, from the lengths of its fields: into an empty buffer, without growing the buffer
+/// again (a second growth at least doubles it) and without reserving a multiple of a field.
+#[test]
+fn sse_writer_reserves_a_one_line_event_once() {
+    for message in [b"{}".to_vec(), vec![b'x'; 100]] {
+        let mut out = BytesMut::new();
+        write_sse_event(&mut out, &message, Some("7"), Some("message")).unwrap();
+        let wire = [&b"id: 7\nevent: message\ndata: "[..], &message, b"\n\n"].concat();
+        assert_eq!(&out[..], wire);
+        assert!(
+            out.capacity() < wire.len() + wire.len() / 2,
+            "{} bytes of capacity for an event of {}",
+            out.capacity(),
+            wire.len()
+        );
+    }
+}
+
 /// An id or event type that a field cannot carry is an error, and nothing is written; a NUL
 /// in an event type is fine.
 #[test]
