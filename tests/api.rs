@@ -87,6 +87,10 @@ fn ids_display_as_their_wire_token() {
     assert_eq!(id.to_string(), r#""a\"b""#);
     assert_eq!(id.to_owned_id().to_string(), r#""a\"b""#);
     assert_eq!(rpcwire::IdBuf::from_i64(-7).to_string(), "-7");
+    // Their `Debug` form is the token too, an owned id's as a borrowed one's.
+    assert_eq!(format!("{id:?}"), r#""a\"b""#);
+    assert_eq!(format!("{:?}", id.to_owned_id()), r#""a\"b""#);
+    assert_eq!(format!("{:?}", rpcwire::IdBuf::from_i64(-7)), "-7");
 }
 
 /// `Id::from_token` takes one whole JSON string, number or `null` token and nothing else
