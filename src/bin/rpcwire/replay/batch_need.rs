@@ -245,8 +245,8 @@ impl BatchNeed {
         // waits for nothing, as alone. A JSON-RPC reply to an id that stopped waiting lately
         // is one as alone ([`Need::Stale`]: it pulls as one to an id not sent yet, but goes
         // first when the other stream pulls this one). Under MCP (whose batches the tool
-        // refuses: only its unit tests make them) it waits for the other stream to send it
-        // again, or end: the merge's MCP tie-break for such a reply alone reads one message,
+        // reads in a session that negotiated 2025-03-26 only) it waits for the other stream
+        // to send it again, or end: the merge's MCP tie-break for such a reply alone reads one message,
         // not an element of a batch.
         let observation = described.observation();
         Ok(match need_of(session, dir, &observation, true) {
