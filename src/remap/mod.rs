@@ -299,9 +299,9 @@ pub struct Origin<C, T = ()> {
 /// [`max_bytes`](Self::max_bytes) (a route the client's progress token and the task id, a
 /// record the task id, each as long as its spelling: the task id is kept once, in the task's
 /// entry, and the map by task id holds the task's token only), so the tasks of a client that
-/// never ends them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass the byte
-/// budget (even with every record of an ended task given up, below) leaves no route (the
-/// reply is still routed). One that names a task id already kept takes the id over: the
+/// never ends them cannot outgrow the remapper's bounds: a `CreateTaskResult` that would pass
+/// the byte budget (even with every record of an ended task given up, below) leaves no route
+/// (the reply is still routed). One that names a task id already kept takes the id over: the
 /// upstream gives a new task an id no task it holds has, so the task kept under it is gone
 /// (past its ttl, or ended unseen), and the id is the new task's client's. The old task is
 /// forgotten first, its room with it, and the new route is then kept as any route would

@@ -246,8 +246,8 @@ impl BatchNeed {
         // is one as alone ([`Need::Stale`]: it pulls as one to an id not sent yet, but goes
         // first when the other stream pulls this one). Under MCP (whose batches the tool
         // reads in a session that negotiated 2025-03-26 only) it waits for the other stream
-        // to send it again, or end: the merge's MCP tie-break for such a reply alone reads one message,
-        // not an element of a batch.
+        // to send it again, or end: the merge's MCP tie-break for such a reply alone reads
+        // one message, not an element of a batch.
         let observation = described.observation();
         Ok(match need_of(session, dir, &observation, true) {
             need @ (Need::Stale | Need::OtherSide) => {

@@ -235,7 +235,7 @@ impl Side {
             if !self.looks_ahead || !self.ahead.has_room() {
                 return Ok(Lookahead::Unknown);
             }
-            let Some((record, frame, _)) = self.read_input(progress, report)? else {
+            let Some((record, frame)) = self.read_input(progress, report)? else {
                 self.ended = true;
                 break;
             };
@@ -287,19 +287,20 @@ impl Side {
         if self.ended {
             return Ok(None);
         }
-        self.read_input(progress, report)
+        Ok(self
+            .read_input(progress, report)?
+            .map(|(record, frame)| (record, frame, None)))
     }
 
     /// The next record read from the stream, and its frame. `report` is flushed before each
     /// read of the input: on a live stream (a pipe whose writer stays) a read may wait, and
     /// the records so far must show before it, as `check` of one stream shows them (a file is
     /// read 64 KiB at a time, so it costs one write per read).
-    #[allow(clippy::type_complexity)]
     fn read_input(
         &mut self,
         progress: &mut Progress,
         report: &mut dyn Write,
-    ) -> io::Result<Option<(Record, Option<Bytes>, Option<HashSet<Sent>>)>> {
+    ) -> io::Result<Option<(Record, Option<Bytes>)>> {
         loop {
             let (record, frame) = match self.framer.next(&mut self.buf, self.eof) {
                 // Blank lines and empty events are no messages: the proxy drops them too.
@@ -340,7 +341,7 @@ impl Side {
                 }
             };
             self.index += 1;
-            return Ok(Some((record, frame, None)));
+            return Ok(Some((record, frame)));
         }
     }
 }
