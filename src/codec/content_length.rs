@@ -15,7 +15,8 @@ use crate::message::Reply;
 /// an over-long body, reported already as `TooLong`, which the end cuts short: nothing more is
 /// reported for it), and any
 /// other error, which leaves no way to find the next message, `InvalidData`. Either error
-/// carries the [`ContentLengthError`] as its source.
+/// carries the [`ContentLengthError`], which `get_ref` and `into_inner` give back (not
+/// `source`: an `io::Error`'s is its inner error's own, none here).
 impl BadFrame for ContentLengthError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
         match self {
@@ -44,11 +45,15 @@ impl BadFrame for ContentLengthError {
 ///   the framer discards it as it arrives and the next message follows. Both call for the
 ///   reply a frame that is not JSON gets, -32700 with no id ([`Incoming::reply`]).
 /// - A malformed header block leaves no way to find the next message: it is an `io::Error`
-///   of kind `InvalidData` whose source is the [`ContentLengthError`] (`MissingLength`,
+///   of kind `InvalidData` carrying the [`ContentLengthError`] (`MissingLength`,
 ///   `BadLength`, `MalformedHeader`, …). A `FramedRead` ends after it; the codec reads
 ///   nothing more ([`is_failed`](Self::is_failed)).
-/// - A stream that ends inside a message is an `io::Error` of kind `UnexpectedEof`, whose
-///   source is [`ContentLengthError::Truncated`].
+/// - A stream that ends inside a message is an `io::Error` of kind `UnexpectedEof` carrying
+///   [`ContentLengthError::Truncated`].
+///
+/// `get_ref` (or `into_inner`) gives the [`ContentLengthError`] back, as below. Not
+/// `std::error::Error::source`: an `io::Error` made with `io::Error::new` gives as its
+/// source its inner error's source, and a `ContentLengthError` has none.
 ///
 /// Its encoder half is [`ContentLengthEncoder`]'s.
 ///
@@ -66,8 +71,9 @@ impl BadFrame for ContentLengthError {
 /// assert!(matches!(codec.decode(&mut buf)?, Some(Incoming::Rejected(_))));
 /// let err = codec.decode(&mut buf).unwrap_err();
 /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
-/// let source = err.get_ref().unwrap().downcast_ref::<ContentLengthError>();
-/// assert_eq!(source, Some(&ContentLengthError::BadLength { offset: 91 }));
+/// let inner = err.get_ref().unwrap().downcast_ref::<ContentLengthError>();
+/// assert_eq!(inner, Some(&ContentLengthError::BadLength { offset: 91 }));
+/// assert!(std::error::Error::source(&err).is_none()); // `get_ref` it is
 /// assert!(codec.is_failed());
 /// # Ok::<(), std::io::Error>(())
 /// ```

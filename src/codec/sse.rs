@@ -381,6 +381,8 @@ super::codec_traits!(SseCodec, SseItem, SseEncoder);
 /// let before = out.len();
 /// let err = encoder.encode(SseMessage::new(Bytes::new()).with_id("a\nb"), &mut out).unwrap_err();
 /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+/// let why = err.get_ref().and_then(|e| e.downcast_ref::<rpcwire::SseWriteError>());
+/// assert_eq!(why, Some(&rpcwire::SseWriteError::InvalidId));
 /// assert_eq!(out.len(), before);
 /// # Ok::<(), std::io::Error>(())
 /// ```
@@ -454,8 +456,9 @@ pub enum SseControl<'a> {
 /// `\n`), or a received message (`&OwnedMessage`, byte for byte but for a line end at its
 /// very end); each of them wrapped in an [`SseMessage`] to give the event an id or a type.
 /// It also writes the [`SseControl`] lines. An id or type holding a line break (or an id
-/// holding a NUL) is an `InvalidInput` error whose source is the [`SseWriteError`](crate::SseWriteError),
-/// and nothing is written.
+/// holding a NUL) is an `InvalidInput` error carrying the
+/// [`SseWriteError`](crate::SseWriteError) (`get_ref` gives it back; `source` does not, as an
+/// `io::Error` gives its inner error's source), and nothing is written.
 ///
 /// ```
 /// use futures_util::SinkExt;
