@@ -460,12 +460,30 @@ fn standard_headers_of_each_message() {
             None,
             Err(HeaderError::Malformed(Header::Name)),
         ),
-        // Responses carry none.
-        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(), Some(VERSION), Ok(vec![])),
+        // A response mirrors nothing of its body (it has no method, nor a version of its
+        // own), but the HTTP request that carries it is one of the session's, which names the
+        // negotiated version on every request after `initialize` (2025-06-18 on): a client's
+        // answer to a server's `sampling/createMessage`, say. Without one, nothing.
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(),
+            Some("2025-11-25"),
+            Ok(vec![("MCP-Protocol-Version", "2025-11-25")]),
+        ),
         (
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#.into(),
-            Some(VERSION),
+            Some("2025-06-18"),
+            Ok(vec![("MCP-Protocol-Version", "2025-06-18")]),
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(), None, Ok(vec![])),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#.into(),
+            None,
             Ok(vec![]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into(),
+            Some("2025-11-25 "),
+            Err(HeaderError::Malformed(Header::ProtocolVersion)),
         ),
         // What cannot be a header value as it is.
         (
@@ -580,6 +598,20 @@ fn a_request_whose_name_no_header_stands_for_is_refused() {
             "{body}"
         );
     }
+}
+
+/// A batch (2025-03-26, whose receivers must accept them) names no method of its own: the HTTP
+/// request carrying it has the session's version alone.
+#[test]
+fn a_batch_carries_the_negotiated_version_alone() {
+    let decoder = Decoder::mcp().for_protocol_version("2025-03-26");
+    let body = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"result":{}}]"#;
+    let msg = decoder.decode(body.as_bytes()).unwrap();
+    assert!(matches!(msg, Message::Batch(_)));
+    let headers = mirror_headers(&msg, Some("2025-03-26"), None).map(|h| text(&h));
+    let expected = vec![("MCP-Protocol-Version".to_string(), "2025-03-26".to_string())];
+    assert_eq!(headers, Ok(expected));
+    assert_eq!(mirror_headers(&msg, None, None), Ok(vec![]));
 }
 
 #[test]

@@ -36,9 +36,13 @@ use crate::message::Message;
 ///   compares one sent anyway by value); one spelt twice (or under an `arguments` spelt
 ///   twice) is [`HeaderError::Mismatch`], for its parameter.
 ///
-/// Requests and notifications have them; other messages none. A method or protocol version
-/// that cannot be a header value as it is (a byte outside visible ASCII, space and tab, or
-/// whitespace at either end: a line break would end the header) is
+/// Requests and notifications have them. Other messages (a response, an error response, a
+/// batch) mirror nothing of their body, which has no method and names no version; given
+/// `negotiated`, the HTTP request carrying one still has `MCP-Protocol-Version`, which a
+/// client "MUST include … on all subsequent requests" after `initialize` (MCP 2025-06-18 on):
+/// its answer to a server's `sampling/createMessage` or `roots/list` too. A method or
+/// protocol version that cannot be a header value as it is (a byte outside visible ASCII,
+/// space and tab, or whitespace at either end: a line break would end the header) is
 /// [`HeaderError::Malformed`]: the transport defines no encoding for them, and no MCP method
 /// or version needs one.
 ///
@@ -66,6 +70,15 @@ pub fn mirror_headers<'m>(
 ) -> Result<Vec<(Header<'m>, Cow<'m, str>)>, HeaderError<'m>> {
     let mut headers = Vec::new();
     let (Message::Request(_) | Message::Notification(_)) = msg else {
+        // A response (or a batch, 2025-03-26's) has no method and names no version of its
+        // own; the HTTP request that carries it is still one of the session's, which names the
+        // negotiated version "on all subsequent requests to the MCP server" (2025-06-18 on).
+        if let Some(version) = negotiated {
+            headers.push((
+                Header::ProtocolVersion,
+                field_value(Cow::Borrowed(version), Header::ProtocolVersion)?,
+            ));
+        }
         return Ok(headers);
     };
     let params = msg.params();
