@@ -69,7 +69,7 @@ fn main() {
         None => 10_000,
         Some(Ok(rounds)) if rounds > 0 => rounds,
         Some(_) => {
-            eprintln!("ROUNDS is a number of round trips, at least 1");
+            eprintln!("ROUNDS is a number of rounds (two round trips each), at least 1");
             std::process::exit(2);
         }
     };
