@@ -104,9 +104,11 @@ pub fn filter_tools_list(reply: &[u8], tools: &mut HashMap<String, ToolHeaders>)
     }
     filtered.extend_from_slice(b"]");
     for (key, value) in result.members().filter(|(k, _)| !k.eq_str("tools")) {
-        filtered.extend_from_slice(b",");
-        encode::write_json_string(&mut filtered, &key.decode());
-        filtered.extend_from_slice(b":");
+        // The key's escaped bytes as they came: decoding and escaping it again would turn a
+        // lone surrogate escape (`\ud800`), which has no UTF-8 form, into U+FFFD.
+        filtered.extend_from_slice(b",\"");
+        filtered.extend_from_slice(key.raw());
+        filtered.extend_from_slice(b"\":");
         encode::write_raw_json(&mut filtered, value);
     }
     filtered.extend_from_slice(b"}");

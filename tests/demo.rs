@@ -2180,3 +2180,14 @@ fn http_headers_bridge_forgets_a_tool_no_longer_valid() {
         "annotations of a schema no longer listed are kept"
     );
 }
+
+/// `examples/http_headers.rs`'s bridge hands on the members of a `tools/list` result beside
+/// `tools` with their keys as they came: it decoded each key and escaped it again, which turned
+/// a lone surrogate escape (no UTF-8 form) into U+FFFD and rewrote other escapes.
+#[test]
+fn http_headers_bridge_keeps_other_keys_as_they_came() {
+    let mut tools = std::collections::HashMap::new();
+    let reply = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"x\ud800":1,"caf\u00e9":2}}"#;
+    let to_client = http_headers::filter_tools_list(reply, &mut tools);
+    assert_eq!(to_client, [&reply[..], b"\n"].concat());
+}
