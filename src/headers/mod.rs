@@ -348,6 +348,10 @@ impl<'a> HeaderCheck<'a> {
     /// Also checks these `Mcp-Param-*` headers (the annotated parameters of the tool that a
     /// `tools/call` names). Each `Mcp-Param-*` header of a request is looked for by a scan of
     /// the list: for a tool of many annotations, [`Self::with_tool`] searches a sorted index.
+    /// The names must differ, compared case-insensitively as header names are: a header
+    /// matches the first parameter of its name, so a second one of the same name would be
+    /// [`HeaderError::Missing`] in a request whose body has its value. (A schema read by
+    /// [`ToolHeaders::from_input_schema`] is refused with such a pair.)
     pub const fn with_params(mut self, params: &'a [ParamHeader<'a>]) -> Self {
         self.params = Params::Listed(params);
         self
