@@ -3795,7 +3795,9 @@ fn a_stderr_read_as_it_comes_gets_every_report_in_order() {
 }
 
 /// Every field a message's record in the `--log` file can carry is named where `--help`
-/// describes the log (a batch dropped whole carries `dropped`, which it did not name).
+/// describes the log (a batch dropped whole carries `dropped`, which it did not name; an MCP
+/// task-augmented request `task_augmented`, a message telling of a task `task` and
+/// `task_ended`, which it did not name either).
 #[test]
 fn every_field_of_a_log_record_is_documented() {
     let out = Command::new(BIN)
@@ -3814,12 +3816,26 @@ fn every_field_of_a_log_record_is_documented() {
     p.recv();
     p.close_stdin();
     p.finish();
-    let records = read_log(&log);
+    let mut records = read_log(&log);
+    // An MCP task-augmented request, its `CreateTaskResult` and the task's end.
+    let dir = scratch("log-fields-task");
+    let created = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t-1","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000}}}"#;
+    let completed = r#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:31:00Z","ttl":60000}}"#;
+    let script = json!({"0": [{"send": created}, {"send": completed}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":60000},"_meta":{"progressToken":"p"}}}));
+    p.recv();
+    p.recv();
+    p.close_stdin();
+    p.finish();
+    records.extend(read_log(&log));
     let mut fields = std::collections::BTreeSet::new();
     for r in records.iter().filter(|r| r.get("kind").is_some()) {
         fields.extend(r.as_object().unwrap().keys().cloned());
     }
-    assert!(fields.contains("dropped"), "{records:#?}");
+    for expected in ["dropped", "task_augmented", "task", "task_ended"] {
+        assert!(fields.contains(expected), "{expected} not in {records:#?}");
+    }
     for field in fields {
         assert!(
             described.contains(&field),

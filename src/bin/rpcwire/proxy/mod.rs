@@ -118,9 +118,9 @@ minted id), its replies are matched (unknown_reply, late_reply, reply_without_id
 is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
 (one array answers a batch): at --timeout-ms the client gets one array from the proxy for what is
 left of it, a -32603 for each request and a -32600 for each invalid element, and the server's
-array, coming later, is late. A batch is dropped when it holds nothing the receiver needs, and
-when it comes from the server with an invalid element (the client gets valid messages only; its
-elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
+array, coming later, is late. A batch is not forwarded when it holds nothing the receiver needs,
+and dropped whole when it comes from the server with an invalid element (the client gets valid
+messages only; its elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
 gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
 -32600 for each invalid element). At most --max-in-flight replies to invalid elements, and 256 MiB
 of their ids, are expected at once. An empty batch or one that is not JSON is an invalid line:
@@ -191,13 +191,16 @@ pub struct ProxyArgs {
     /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
     /// protocol_version, progress_token, progress: a progress notification's value, when it
     /// could be read, params_fault: what is wrong with a progress or cancellation
-    /// notification's params, subscription, invalid_tools: the tools a tools/list
+    /// notification's params, subscription, task_augmented: true on an MCP request asking
+    /// progress for a task, task: the task a message tells of, task_ended: true when it has
+    /// ended, invalid_tools: the tools a tools/list
     /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,
     /// left out for an over-long line the proxy reported before its end came (discarded as it
     /// comes, never held, its length is not known), reply: the error reply the proxy sent in
     /// its place, violation; a batch's record is followed by one per
     /// element, with its index as element, and has dropped: true when the batch is dropped
-    /// whole, not forwarded), plus timeout, owed_answered (a reply to an invalid
+    /// whole, its elements without effect: a server's batch with an invalid element), plus
+    /// timeout, owed_answered (a reply to an invalid
     /// element of a timed-out batch, sent by the proxy) and unanswered events and the
     /// counters, to this file; `rpcwire check --session-log FILE` replays it.
     #[arg(long, value_name = "FILE")]
