@@ -292,7 +292,9 @@ fn skip_records_are_not_counted_as_messages() {
         );
         let text =
             String::from_utf8(run_check(&["--framing", framing], input.as_bytes()).stdout).unwrap();
-        let count = format!("\n{} messages, all valid\n", records.len() - skips);
+        let n = records.len() - skips;
+        let plural = if n == 1 { "" } else { "s" };
+        let count = format!("\n{n} message{plural}, all valid\n");
         assert!(text.contains(&count), "{framing}: {text:?}");
     }
     // A blank line and an over-long one: the framing error is counted, the blank line not.
@@ -491,7 +493,7 @@ fn records_go_out_while_the_stream_is_open() {
     let line = live.next_line();
     assert!(line.starts_with("#0 @0 invalid"), "{line}");
     let (rest, code) = live.finish();
-    assert!(rest[0].starts_with("1 messages, some invalid"), "{rest:?}");
+    assert!(rest[0].starts_with("1 message, some invalid"), "{rest:?}");
     assert_eq!(code, Some(1));
 }
 
@@ -564,7 +566,7 @@ fn session_log_records_go_out_while_the_log_is_open() {
     let (rest, code) = live.finish();
     assert_eq!(rest[0], "c2s unanswered request 1 (ping): unanswered");
     assert!(
-        rest[1].starts_with("session: 1 messages client to server, 1 server to client"),
+        rest[1].starts_with("session: 1 message client to server, 1 server to client"),
         "{rest:?}"
     );
     assert_eq!(code, Some(1));

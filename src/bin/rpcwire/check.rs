@@ -980,8 +980,8 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
     } else {
         writeln!(
             out,
-            "{} messages, {}",
-            summary.messages,
+            "{}, {}",
+            count(summary.messages, "message"),
             if summary.valid() {
                 "all valid"
             } else {
@@ -1065,4 +1065,10 @@ pub(crate) fn read_into(input: &mut dyn Read, buf: &mut BytesMut) -> io::Result<
     };
     buf.truncate(start + *n.as_ref().unwrap_or(&0));
     n
+}
+
+/// `n` and `noun`, plural but for one: "1 message", "2 messages".
+pub(crate) fn count(n: u64, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{n} {noun}{s}")
 }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use rpcwire::Id;
 use serde_json::json;
 
-use crate::check::{Record, shown};
+use crate::check::{Record, count, shown};
 use crate::session::{Dir, Session, Violation};
 
 /// Where the report goes.
@@ -108,13 +108,13 @@ impl<W: Write> Report<W> {
         } else {
             writeln!(
                 self.out,
-                "session: {} messages client to server, {} server to client, {}",
-                frames[0],
+                "session: {} client to server, {} server to client, {}",
+                count(frames[0], "message"),
                 frames[1],
                 if valid {
                     "no violation".to_string()
                 } else {
-                    format!("{} violations", counters.total_violations())
+                    count(counters.total_violations(), "violation")
                 }
             )?;
             for ((dir, v), n) in &counters.violations {
