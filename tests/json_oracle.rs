@@ -472,3 +472,22 @@ fn numbers_beyond_f64_are_none() {
     assert_eq!(edge.as_f64(), Some(f64::MAX));
     assert!(serde_json::from_str::<Value>("1.7976931348623158e308").is_err());
 }
+
+/// Every ASCII character spelled as a `\u` escape reads as serde_json reads it, and is a
+/// control character (`has_control`) exactly when serde_json's reading is below U+0020. The
+/// generated strings hold no character just past that range, so an escaped space was never
+/// asked about.
+#[test]
+fn escaped_ascii_is_a_control_character_below_a_space() {
+    for unit in 0..0x80u32 {
+        let text = format!("\"\\u{unit:04x}\"");
+        let raw = RawJson::new(text.as_bytes()).unwrap();
+        let got = raw.as_str().unwrap();
+        let Ok(Value::String(want)) = serde_json::from_str::<Value>(&text) else {
+            panic!("{text}");
+        };
+        assert_eq!(got.decode(), want, "{text}");
+        assert!(got.eq_str(&want), "{text}");
+        assert_eq!(got.has_control(), want.chars().any(|c| c < ' '), "{text}");
+    }
+}
