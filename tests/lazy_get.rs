@@ -153,6 +153,19 @@ fn a_lone_surrogate_key_is_not_u_fffd() {
     let lone = RawJson::new(br#""\ud800""#).unwrap().as_str().unwrap();
     assert!(!lone.eq_str("\u{fffd}"));
     assert_eq!(lone.decode(), "\u{fffd}");
+    // A high surrogate whose next escape is no low surrogate is lone, and that escape is read
+    // on its own: a character, or a surrogate of its own.
+    for (text, decoded) in [
+        (&br#""\ud800\u0041""#[..], "\u{fffd}A"),
+        (br#""\ud800\ud800""#, "\u{fffd}\u{fffd}"),
+        (br#""\udbff\ue000""#, "\u{fffd}\u{e000}"),
+    ] {
+        let s = RawJson::new(text).unwrap().as_str().unwrap();
+        let shown = String::from_utf8_lossy(text);
+        assert_eq!(s.decode(), decoded, "{shown}");
+        assert!(s.has_lone_surrogate(), "{shown}");
+        assert!(!s.eq_str(decoded), "{shown}");
+    }
     // A pair is its character.
     let pair = RawJson::new(br#""\ud83d\ude00""#)
         .unwrap()
