@@ -209,9 +209,13 @@ fn canonical_keys() {
         );
     }
     // Strings compare code unit by code unit (RFC 8259 §8.3): two different lone
-    // surrogates are two different ids, and neither is U+FFFD; a pair is its character.
+    // surrogates are two different ids (one a last bit apart too), and none is U+FFFD, nor
+    // U+0800 (its UTF-8, `e0 a0 80`, is the WTF-8 of `\ud800`, `ed a0 80`, without the code
+    // unit's top four bits); a pair is its character.
     let lone = [
         &br#""\ud800""#[..],
+        br#""\ud801""#,
+        br#""\u0800""#,
         br#""\udbff""#,
         br#""\udc00""#,
         br#""\ufffd""#,
