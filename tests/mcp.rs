@@ -271,6 +271,16 @@ fn result_type_rules() {
         );
         assert!(decoder.decode(frame).is_err());
     }
+    // Read on its own, an unknown value is `Other`, holding its string: neither known value.
+    let Ok(Message::Response(r)) =
+        before.decode(br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"later"}}"#)
+    else {
+        panic!()
+    };
+    let ResultType::Other(later) = ResultType::of(r.result) else {
+        panic!("{:?}", ResultType::of(r.result))
+    };
+    assert!(later.eq_str("later"));
     let rej = before
         .decode(br#"{"jsonrpc":"2.0","id":1,"result":[]}"#)
         .unwrap_err();
