@@ -282,6 +282,16 @@ fn nul_bytes() {
             .decode(br#"{"jsonrpc":"2.0","id":1,"method":"a\u0000b"}"#)
             .unwrap();
         assert_eq!(ok.method().unwrap().decode(), "a\0b");
+        // A key of a member name's first letter and NUL bytes in place of the rest of
+        // `name":` is no member: a frame that would be a request with it is still refused.
+        for frame in [
+            &b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"i\0\0\x001}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"m\0\0\0\0\0\0\0\"ping\"}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"p\0\0\0\0\0\0\0{}}",
+            b"{\"j\0\0\0\0\0\0\0:\"2.0\",\"id\":1,\"method\":\"ping\"}",
+        ] {
+            assert_parse_error(&dec, frame);
+        }
     }
     assert_eq!(
         hardened(Dialect::Mcp)
