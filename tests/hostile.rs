@@ -292,6 +292,19 @@ fn nul_bytes() {
         ] {
             assert_parse_error(&dec, frame);
         }
+        // A key that starts with a raw control character is refused for it, whichever entry
+        // of the plain keys' table the character's low five bits pick (those of no member
+        // match nothing), NUL bytes after it included.
+        for c in 0..0x20 {
+            let mut frame = br#"{"jsonrpc":"2.0","id":1,"method":"ping",""#.to_vec();
+            frame.push(c);
+            frame.extend_from_slice(b"\0\0\0\0\0\0\0\":2}");
+            assert_eq!(
+                assert_parse_error(&dec, &frame),
+                DecodeError::Syntax(ScanError::ControlInString),
+                "{c:#04x}"
+            );
+        }
     }
     assert_eq!(
         hardened(Dialect::Mcp)
