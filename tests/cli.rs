@@ -3110,6 +3110,137 @@ fn a_batch_with_a_second_reply_is_placed_as_that_reply_alone() {
     }
 }
 
+/// A server's array of replies goes after the client batch it fits (one array answers one
+/// batch, JSON-RPC 2.0 §6: each reply answers a distinct element of it owed one), not where
+/// one of its replies alone would go; the streams of a correct server answering batches in
+/// any order are no violation. Each case was a false report:
+/// - an error in an array with the id of a request sent alone went first, taken for that
+///   request's reply, before the batch whose invalid element of that id it answers; the
+///   server's success to the request was then a `success_to_invalid`;
+/// - a null-id error answering a later batch (an element whose id could not be read) went
+///   first, as soon as an earlier batch owed a reply it could take (an invalid element with an
+///   id), and the reply to that element was then an `unknown_reply`;
+/// - the same when the earlier batch owed null-id errors too, but fewer than its own array
+///   holds: the array answering it whole came second, and its last null-id error found
+///   nothing owed (`reply_without_id`). An array goes after a batch it answers whole before
+///   one it fits only in part;
+/// - a null-id error answering a later batch went first, taken for the reply to an earlier
+///   batch's request with a null id, whose success (in the array answering that batch) then
+///   answered the client's next request of a null id, sent alone, and the server's success to
+///   that one found nothing waiting (`reply_without_id`). The array pulling the client's
+///   stream to the batch it answers whole goes after it, and not after the earlier batch
+///   observed meanwhile, which it fits in part only.
+#[test]
+fn a_servers_array_goes_after_the_client_batch_it_fits() {
+    let request = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+    let invalid = |id: &str| format!(r#"{{"jsonrpc":"1.0","id":{id},"method":"m"}}"#);
+    let success = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    let error = |id: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"m"}}}}"#)
+    };
+    let array = |elements: &[String]| format!("[{}]", elements.join(","));
+    let lines = |lines: &[String]| lines.join("\n") + "\n";
+    let unreadable = r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#.to_string();
+    let cases = [
+        (
+            "alone",
+            lines(&[request("1"), array(&[invalid("1")])]),
+            lines(&[array(&[error("1")]), success("1")]),
+            vec!["c2s:1", "c2s:-", "c2s:1 invalid", "s2c:-", "s2c:1", "s2c:1"],
+        ),
+        (
+            "null-taken",
+            lines(&[
+                array(&[request("3"), invalid("5")]),
+                array(std::slice::from_ref(&unreadable)),
+            ]),
+            lines(&[array(&[error("null")]), array(&[error("5"), success("3")])]),
+            vec![
+                "c2s:-",
+                "c2s:3",
+                "c2s:5 invalid",
+                "c2s:-",
+                "c2s:- invalid",
+                "s2c:-",
+                "s2c:null",
+                "s2c:-",
+                "s2c:5",
+                "s2c:3",
+            ],
+        ),
+        (
+            "whole-first",
+            lines(&[
+                array(&["[]".into(), request("2"), "[]".into(), request("1")]),
+                array(&["[]".into()]),
+            ]),
+            lines(&[
+                array(&[error("null")]),
+                array(&[error("null"), success("2"), error("null"), success("1")]),
+            ]),
+            vec![
+                "c2s:-",
+                "c2s:- invalid",
+                "c2s:2",
+                "c2s:- invalid",
+                "c2s:1",
+                "c2s:-",
+                "c2s:- invalid",
+                "s2c:-",
+                "s2c:null",
+                "s2c:-",
+                "s2c:null",
+                "s2c:2",
+                "s2c:null",
+                "s2c:1",
+            ],
+        ),
+        (
+            "null-request",
+            lines(&[
+                array(&[request("null"), "5".into(), "{}".into()]),
+                array(std::slice::from_ref(&unreadable)),
+                request("null"),
+            ]),
+            lines(&[
+                array(&[error("null")]),
+                array(&[success("null"), error("null"), error("null")]),
+                success("null"),
+            ]),
+            vec![
+                "c2s:-",
+                "c2s:null",
+                "c2s:- invalid",
+                "c2s:- invalid",
+                "c2s:-",
+                "c2s:- invalid",
+                "s2c:-",
+                "s2c:null",
+                "s2c:-",
+                "s2c:null",
+                "s2c:null",
+                "s2c:null",
+                "c2s:null",
+                "s2c:null",
+            ],
+        ),
+    ];
+    for (name, c2s, s2c, order) in cases {
+        let (records, summary, _) = check_streams(
+            &format!("cli-array-fits-{name}"),
+            &["--dialect", "jsonrpc"],
+            &c2s,
+            &s2c,
+        );
+        let violations = summary["violations"].as_object().unwrap();
+        assert!(
+            violations.keys().all(|v| v == "c2s/invalid"),
+            "{name}: {violations:?}"
+        );
+        assert_eq!(merged_order(&records), order, "{name}");
+    }
+}
+
 /// The look ahead is bounded (4,096 messages, 1 MiB of frames): a reply to an id the other
 /// stream sends beyond it still waits for it, as a reply to an id not sent yet did, the look
 /// ahead going on as that stream moves; it is not taken for an id never sent.

@@ -111,6 +111,11 @@ impl Window {
         self.counts.contains_key(key)
     }
 
+    /// The messages read ahead, in order.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter()
+    }
+
     /// Adds a message read ahead. Its frame is copied: a frame cut from the read buffer holds
     /// that buffer's whole allocation, which a window of frames far apart would multiply.
     pub fn push(&mut self, mut entry: Entry) {

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use rpcwire::{Dialect, IdKey, Role};
 
+use super::array_target::array_need;
 use super::need::Need;
 use super::observe::{observe, wire_id};
 use super::progress::{Progress, file_size};
@@ -36,9 +37,12 @@ pub(super) fn merge_streams<W: Write>(
         let c = client.peek_need(&session, Dir::C2s, &mut |key| {
             server.sends(key, &mut progress, out)
         })?;
-        let s = server.peek_need(&session, Dir::S2c, &mut |key| {
-            client.sends(key, &mut progress, out)
-        })?;
+        let s = match array_need(&mut server, &mut client, &session, &mut progress, out)? {
+            Some(need) => Some(need),
+            None => server.peek_need(&session, Dir::S2c, &mut |key| {
+                client.sends(key, &mut progress, out)
+            })?,
+        };
         let dir = match (c, s) {
             (None, None) => break,
             (Some(_), None) => Dir::C2s,
@@ -67,6 +71,14 @@ pub(super) fn merge_streams<W: Write>(
                 Dir::C2s
             }
             _ => Dir::S2c,
+        };
+        // (The client batch a server's array answers, as placed.)
+        let array_batch = match dir {
+            Dir::C2s => None,
+            Dir::S2c => server
+                .peeked_array
+                .as_ref()
+                .and_then(|a| a.observed_batch()),
         };
         let side = match dir {
             Dir::C2s => &mut client,
@@ -101,6 +113,9 @@ pub(super) fn merge_streams<W: Write>(
             session.drop_batch(dir);
         }
         report.message(dir, &r, violation)?;
+        if let Some(batch) = array_batch {
+            session.answer_array_for(batch);
+        }
         for element in element_records(&side.decoder, &r) {
             let violation = observe(&mut session, dir, &element, 0);
             report.message(dir, &element, violation)?;

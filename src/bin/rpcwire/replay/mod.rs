@@ -54,9 +54,15 @@
 //!    client's reply);
 //! 3. otherwise the server's stream goes first, and the client's only when the server's ends.
 //!
-//! A JSON-RPC batch is one message for the merge, its elements observed one by one after it;
-//! it pulls the other stream forward (rule 2) while any of its replies answers a request not
-//! seen yet which the look ahead does not find never sent; else, when one answers a request
+//! A JSON-RPC batch is one message for the merge, its elements observed one by one after it.
+//! A server's array of replies that fits a client batch (each reply answers a distinct element
+//! of it still owed one: one array answers one batch) is placed after that batch, whatever its
+//! replies alone would do: it goes first (rule 1) once one it fits was observed, one it answers
+//! whole before one it fits in part, and pulls the client's stream (rule 2) until the one it
+//! fits, found by looking ahead there, was; its errors then take the replies owed to that
+//! batch's invalid elements before any other's ([`array_target`]). Any other batch pulls the
+//! other stream forward (rule 2) while any of its replies answers a request not seen yet which
+//! the look ahead does not find never sent; else, when one answers a request
 //! that stopped waiting lately, it is placed as that reply alone is (rule 2: it pulls, but a
 //! client's goes first when the server's next message pulls the client's stream; it waited
 //! as a reply to an id not sent yet, and that server message went before the request it
@@ -71,11 +77,12 @@
 //! [`run`] is here; the rest, one concept a file: the replay of a proxy log ([`log`]); for two
 //! streams, each stream read a message at a time ([`side`]), the messages read ahead of the
 //! next one and what they send ([`ahead`]), how a message relates to what the
-//! session waits on ([`need`]), the same for a batch kept peeked ([`batch_need`]) and the merge
-//! itself ([`merge`]); shared by both, what the session is told of a record ([`observe`]), the
+//! session waits on ([`need`]), the same for a batch kept peeked ([`batch_need`]), the client
+//! batch a server's array answers ([`array_target`]) and the merge itself ([`merge`]); shared by both, what the session is told of a record ([`observe`]), the
 //! report ([`report`]) and the progress line ([`progress`]).
 
 mod ahead;
+mod array_target;
 mod batch_need;
 mod log;
 mod merge;

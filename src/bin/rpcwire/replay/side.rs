@@ -9,12 +9,13 @@ use bytes::{Bytes, BytesMut};
 use rpcwire::{DecodeOptions, Decoder, Dialect, Role};
 
 use super::ahead::{Entry, Lookahead, Sent, Window, sent_by};
+use super::array_target::{ArrayTarget, batch_owed};
 use super::batch_need::BatchNeed;
 use super::need::{Concern, Need, need};
 use super::observe::observation;
 use super::progress::Progress;
 use crate::check::{CheckArgs, Named, Record, StreamFramer, classify, drain, read_into};
-use crate::session::{Dir, Session, TaskReply};
+use crate::session::{ArrayReplies, Dir, Session, TaskReply};
 
 /// One side of a session read from its own file, one classified message at a time.
 pub(super) struct Side {
@@ -39,6 +40,9 @@ pub(super) struct Side {
     peeked: Option<Record>,
     /// For a peeked batch: how far its elements were found not to need the other stream.
     peeked_batch: Option<BatchNeed>,
+    /// For a peeked array of replies (the server's): the client batch it answers, once asked
+    /// ([`array_need`](super::array_target::array_need)).
+    pub(super) peeked_array: Option<ArrayTarget>,
     /// The frame of the peeked record.
     peeked_frame: Option<Bytes>,
     /// What the peeked record sends, once asked ([`Side::sends`]).
@@ -81,6 +85,7 @@ impl Side {
             skipped: 0,
             peeked: None,
             peeked_batch: None,
+            peeked_array: None,
             peeked_frame: None,
             peeked_sent: None,
             ahead: Window::default(),
@@ -107,6 +112,7 @@ impl Side {
         if let (Some(peeked), Some(frame)) = (&mut self.peeked, &self.peeked_frame) {
             *peeked = again(frame, peeked);
             self.peeked_batch = None;
+            self.peeked_array = None;
             self.peeked_sent = None;
         }
         self.ahead.reclassify(decoder, again);
@@ -231,26 +237,91 @@ impl Side {
         {
             return Ok(Lookahead::Sent);
         }
+        Ok(
+            match self.read_ahead_until(progress, report, |_, _, sent| sent.contains(key))? {
+                Some(_) => Lookahead::Sent,
+                None if self.ended => never(self),
+                None => Lookahead::Unknown,
+            },
+        )
+    }
+
+    /// The frame number of the first batch of the rest of the stream, from the record peeked
+    /// on, that the array `replies` fits, each of its elements owed a reply ([`ArrayReplies`];
+    /// with `whole`, answering all of them): looked for among the batches that send every id
+    /// of those replies, read ahead as [`Side::sends`] reads (`None`: none found, within those
+    /// bounds).
+    pub(super) fn batch_fitting(
+        &mut self,
+        replies: &ArrayReplies,
+        whole: bool,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+    ) -> io::Result<Option<u64>> {
+        if self.peek(progress, report)?.is_none() {
+            return Ok(None);
+        }
+        let (Some(peeked), decoder) = (&self.peeked, &self.decoder) else {
+            unreachable!("peeked");
+        };
+        let sent = self
+            .peeked_sent
+            .get_or_insert_with(|| sent_by(decoder, peeked));
+        let fits = |decoder: &Decoder, r: &Record, sent: &HashSet<Sent>| {
+            r.kind == "batch"
+                && replies.ids().all(|key| sent.contains(&Sent::Id(key)))
+                && replies.fit_batch(&batch_owed(decoder, r), whole)
+        };
+        if fits(decoder, peeked, sent) {
+            return Ok(Some(peeked.frame));
+        }
+        // (Scanned only when every id is sent there: an array that fits none of them, as most
+        // do not, costs a look-up an id.)
+        let window = &self.ahead;
+        let read_ahead = replies
+            .ids()
+            .all(|key| window.sends(&Sent::Id(key)))
+            .then(|| {
+                let mut entries = window.entries();
+                entries.find(|entry| fits(decoder, &entry.record, &entry.sent))
+            })
+            .flatten();
+        if let Some(entry) = read_ahead {
+            return Ok(Some(entry.record.frame));
+        }
+        self.read_ahead_until(progress, report, fits)
+    }
+
+    /// Reads the stream ahead, while there is room, until a record for which `found` holds (of
+    /// the stream's decoder, the record and what it sends): its frame number (`None`: none
+    /// within the bounds, or up to the stream's end). A stream that is not a regular file is
+    /// not read ahead.
+    fn read_ahead_until(
+        &mut self,
+        progress: &mut Progress,
+        report: &mut dyn Write,
+        mut found: impl FnMut(&Decoder, &Record, &HashSet<Sent>) -> bool,
+    ) -> io::Result<Option<u64>> {
         while !self.ended {
             if !self.looks_ahead || !self.ahead.has_room() {
-                return Ok(Lookahead::Unknown);
+                return Ok(None);
             }
             let Some((record, frame)) = self.read_input(progress, report)? else {
                 self.ended = true;
                 break;
             };
             let sent = sent_by(&self.decoder, &record);
-            let found = sent.contains(key);
+            let at = found(&self.decoder, &record, &sent).then_some(record.frame);
             self.ahead.push(Entry {
                 record,
                 frame,
                 sent,
             });
-            if found {
-                return Ok(Lookahead::Sent);
+            if at.is_some() {
+                return Ok(at);
             }
         }
-        Ok(never(self))
+        Ok(None)
     }
 
     /// Takes the next record, the one peeked if there is one (`None` at the end of the
@@ -261,6 +332,7 @@ impl Side {
         report: &mut dyn Write,
     ) -> io::Result<Option<Record>> {
         self.peeked_batch = None;
+        self.peeked_array = None;
         self.peeked_sent = None;
         if let Some(r) = self.peeked.take() {
             self.taken_frame = self.peeked_frame.take();

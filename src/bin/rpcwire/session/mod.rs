@@ -7,7 +7,8 @@
 //! one concept a file: the directions ([`dir`]), the violations ([`violation`]), what the
 //! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
 //! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
-//! batches ([`batch`]), the replies owed to their invalid elements ([`owed`]), timeouts
+//! batches ([`batch`]), whether an array of replies fits one ([`batch_fit`]), the replies owed
+//! to their invalid elements ([`owed`]), timeouts
 //! ([`timeout`]), the ids recently given up on ([`recent`]), the progress tokens active and
 //! the last progress reported on each ([`active_token`]), those MCP's tasks keep active
 //! ([`tasks`]), the params of progress and cancellation notifications
@@ -19,6 +20,7 @@
 
 mod active_token;
 mod batch;
+mod batch_fit;
 mod counters;
 mod described;
 mod dir;
@@ -38,6 +40,7 @@ mod violation;
 mod waiting;
 
 pub use batch::InPlace;
+pub use batch_fit::{ArrayReplies, BatchOwed};
 pub use counters::CodeCounts;
 pub use described::Described;
 pub use dir::Dir;
@@ -146,6 +149,9 @@ pub struct Session {
     /// element, and is no `success_to_invalid` (`owed_answered_by`).
     errors_to_batch_requests: [Recent; 2],
     batches: HashMap<u64, BatchWait>,
+    /// The client batch the server's array observed now answers, when the caller knows it (a
+    /// merge of two streams: [`Session::answer_array_for`]).
+    array_batch: Option<u64>,
     batch_no: u64,
     seq: u64,
     /// The version the latest client request named in `_meta` (MCP 2026-07-28 has no
@@ -309,6 +315,7 @@ impl Session {
             late_owed: OwedReplies::default(),
             errors_to_batch_requests: [Recent::default(), Recent::default()],
             batches: HashMap::new(),
+            array_batch: None,
             batch_no: 0,
             seq: 0,
             request_version: None,
@@ -454,6 +461,7 @@ impl Session {
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         self.close_batch();
+        self.array_batch = None;
         if self.tells_stops {
             for stops in &mut self.stops {
                 stops.clear();
@@ -891,7 +899,7 @@ impl Session {
                         if owed_error
                             && self.waiting[slot(asked)]
                                 .get(id)
-                                .is_some_and(|w| !w.in_batch)
+                                .is_some_and(|w| !w.in_batch || self.in_other_batch(asked, w))
                             && self.take_owed_reply(
                                 asked,
                                 Some(IdKey::of(id)).filter(|_| !id.is_null()).as_ref(),

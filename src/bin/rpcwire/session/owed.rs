@@ -110,7 +110,6 @@ impl OwedReplies {
 
     /// How many replies with this id (`None`: to elements whose id could not be read) are
     /// owed to elements of `batch`.
-    #[cfg(test)]
     pub(super) fn count(&self, key: Option<&IdKey>, batch: u64) -> usize {
         let batches = match key {
             Some(key) => match self.by_id.get(key) {
@@ -120,6 +119,18 @@ impl OwedReplies {
             None => &self.without_id,
         };
         batches.count(batch)
+    }
+
+    /// The batches of the elements owed a reply with this id (`None`: of those whose id could
+    /// not be read), oldest first, at most `limit` of them.
+    pub(super) fn batches(&self, key: Option<&IdKey>, limit: usize) -> Vec<u64> {
+        let batches = match key {
+            Some(key) => self.by_id.get(key),
+            None => Some(&self.without_id),
+        };
+        batches.map_or_else(Vec::new, |batches| {
+            batches.entries.keys().take(limit).copied().collect()
+        })
     }
 
     /// The batch of the oldest element owed a reply with this id (`None`: of the oldest whose
@@ -221,7 +232,6 @@ impl OwedBatches {
     }
 
     /// How many replies are owed to elements of `batch`.
-    #[cfg(test)]
     fn count(&self, batch: u64) -> usize {
         self.entries.get(&batch).map_or(0, Vec::len)
     }
@@ -263,7 +273,17 @@ impl Session {
     /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see
     /// [`OwedReplies::take`]).
     pub(super) fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
-        let Some((batch, place)) = self.owed_element_replies[slot(dir)].take(key) else {
+        let owed = &mut self.owed_element_replies[slot(dir)];
+        // The client batch the server's array answers, when known, first: with a null id, an
+        // element whose id could not be read, then one whose id was null.
+        let array_batch = self.array_batch.filter(|_| dir == Dir::C2s);
+        let of_array_batch = array_batch.and_then(|batch| {
+            owed.forget(key, Some(batch)).or_else(|| {
+                let null = key.is_none().then(|| Id::from_token(b"null")).flatten();
+                owed.forget(Some(&IdKey::of(null?)), Some(batch))
+            })
+        });
+        let Some((batch, place)) = of_array_batch.or_else(|| owed.take(key)) else {
             return false;
         };
         self.batch_part_answered(batch, |batch| batch.owed_answered(place));
