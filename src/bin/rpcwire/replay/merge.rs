@@ -24,7 +24,7 @@ pub(super) fn merge_streams<W: Write>(
     session: Session,
     mut report: Report<W>,
 ) -> io::Result<bool> {
-    let mut session = session.telling_stops();
+    let mut session = session.telling_stops().without_arrival_order();
     let mut progress = Progress::new(file_size(c2s) + file_size(s2c));
     let mut client = Side::new(args, c2s, Role::Server)?;
     let mut server = Side::new(args, s2c, Role::Client)?;

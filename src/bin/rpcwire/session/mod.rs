@@ -143,11 +143,16 @@ pub struct Session {
     late_owed: OwedReplies,
     /// By the direction of the requests: the ids of the errors inside arrays that answered a
     /// request sent in a batch, lately (the last [`RECENT`](recent::RECENT) of them, at most
-    /// [`RECENT_BYTES`](recent::RECENT_BYTES) of keys). Such an error may as well have
-    /// answered an invalid batch element of its id (or any, with a null id): a success of
-    /// that id later finding only that element's reply owed answered the request, not the
-    /// element, and is no `success_to_invalid` (`owed_answered_by`).
+    /// [`RECENT_BYTES`](recent::RECENT_BYTES) of keys), while an invalid batch element of
+    /// their id (any, with a null id) was owed a reply, or whatever was owed when the order of
+    /// arrival is not known (`knows_arrival_order`). Such an error may as well have answered
+    /// that element: a success of that id later finding only that element's reply owed
+    /// answered the request, not the element, and is no `success_to_invalid`
+    /// (`owed_answered_by`).
     errors_to_batch_requests: [Recent; 2],
+    /// Whether messages are observed in the order they arrived (the proxy, the replay of its
+    /// log), not merged from two streams ([`Session::without_arrival_order`]).
+    knows_arrival_order: bool,
     batches: HashMap<u64, BatchWait>,
     /// The client batch the server's array observed now answers, when the caller knows it (a
     /// merge of two streams: [`Session::answer_array_for`]).
@@ -314,6 +319,7 @@ impl Session {
             open_batch: None,
             late_owed: OwedReplies::default(),
             errors_to_batch_requests: [Recent::default(), Recent::default()],
+            knows_arrival_order: true,
             batches: HashMap::new(),
             array_batch: None,
             batch_no: 0,
@@ -934,7 +940,16 @@ impl Session {
                             self.take_waiting(asked, id)
                         };
                         if let Some((_, mut w)) = taken {
-                            if in_batch && w.in_batch && o.kind == "error_response" {
+                            // (Where the order of arrival is known, only while an invalid
+                            // element it may answer is owed: one sent after the error came is
+                            // not.)
+                            let may_be_elements = !self.knows_arrival_order
+                                || self.owes_element_reply(asked, Some(id));
+                            if in_batch
+                                && w.in_batch
+                                && o.kind == "error_response"
+                                && may_be_elements
+                            {
                                 self.errors_to_batch_requests[slot(asked)]
                                     .push(IdKey::of(id), None);
                             }
@@ -1364,6 +1379,18 @@ impl Session {
     /// (Not the proxy, which does not ask, and would pay a copy of each id answered.)
     pub fn telling_stops(mut self) -> Session {
         self.tells_stops = true;
+        self
+    }
+
+    /// A session whose messages are merged from two streams, without their order of arrival:
+    /// an error inside an array that answers a request sent in a batch may be the reply to an
+    /// invalid element of its id observed after it (replies to different batches come in any
+    /// order, §6), so a success of that id later finding only that element's reply owed is
+    /// let off (`owed_answered_by`) whether or not the element was owed when the error came.
+    /// (The proxy lets it off only for an element owed then: one the client sent after the
+    /// error came cannot have been answered by it.)
+    pub fn without_arrival_order(mut self) -> Session {
+        self.knows_arrival_order = false;
         self
     }
 

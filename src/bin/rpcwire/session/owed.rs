@@ -302,12 +302,12 @@ impl Session {
     /// The violation of a reply of `kind` with the id `id`, sent in `dir`, that took a reply
     /// owed to an invalid batch element: none for an error, the -32600 owed; a success means
     /// the peer took the invalid element for a request, unless an error of its id inside an
-    /// array answered a request of that id sent in a batch lately (`errors_to_batch_requests`):
-    /// that error may have been the element's reply, and this success the request's (nothing
-    /// on the wire tells them apart; both are answered either way). Either way it is the
-    /// element's one reply: forwarded, and the element is owed nothing more (the proxy does not
-    /// answer it again at its batch's deadline, nor does a later null-id error find it still
-    /// owed).
+    /// array answered a request of that id sent in a batch lately, while an element of its id
+    /// was owed (in a merge, whatever was: `errors_to_batch_requests`): that error may have
+    /// been the element's reply, and this success the request's (nothing on the wire tells
+    /// them apart; both are answered either way). Either way it is the element's one reply:
+    /// forwarded, and the element is owed nothing more (the proxy does not answer it again at
+    /// its batch's deadline, nor does a later null-id error find it still owed).
     pub(super) fn owed_answered_by(
         &mut self,
         dir: Dir,

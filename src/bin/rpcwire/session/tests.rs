@@ -2156,6 +2156,45 @@ fn a_success_answering_an_owed_reply_takes_it() {
     assert!(session.owes_element_reply(Dir::C2s, Some(id("5"))));
 }
 
+/// An error inside an array answering a request of a batch lets off a success of its id that
+/// later takes an invalid element's reply (nothing on the wire tells which of the two the
+/// error answered) only while such an element was owed when the error came: the proxy, which
+/// observes messages as they arrive, reports the success to an element the client sent after
+/// the error (it was let off too); a merge of two streams, which knows no arrival order, lets
+/// it off whenever the element came ([`Session::without_arrival_order`]).
+#[test]
+fn a_success_to_an_element_sent_after_an_error_of_its_id_is_reported_live() {
+    let mut error = observation("error_response", id("3"), None);
+    error.error_code = Some(-32600);
+    let success = observation("success_response", id("3"), None);
+    for (live, element_first) in [(true, false), (true, true), (false, false)] {
+        let session = Session::new(Dialect::JsonRpc2, None);
+        let mut session = match live {
+            true => session,
+            false => session.without_arrival_order(),
+        };
+        batch(
+            &mut session,
+            Dir::C2s,
+            &[observation("request", id("3"), Some("m"))],
+        );
+        if element_first {
+            invalid_batch(&mut session, Some("3"), 0);
+        }
+        batch(&mut session, Dir::S2c, std::slice::from_ref(&error));
+        if !element_first {
+            invalid_batch(&mut session, Some("3"), 0);
+        }
+        let verdicts = batch(&mut session, Dir::S2c, std::slice::from_ref(&success));
+        let expected = (live && !element_first).then_some(Violation::SuccessToInvalid);
+        assert_eq!(
+            verdicts[0].violation, expected,
+            "live: {live}, element first: {element_first}"
+        );
+        assert!(!session.owes_element_reply(Dir::C2s, Some(id("3"))));
+    }
+}
+
 /// A reply with the id of an invalid element sent alone (not in an array, as §6 asks)
 /// answers the element when no request of that id waits: it is owed nothing more, so the
 /// proxy does not answer it again at its batch's deadline. A null-id reply alone still
