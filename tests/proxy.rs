@@ -2854,6 +2854,33 @@ fn a_success_after_an_error_of_its_id_answered_the_request() {
     assert_eq!(found, counts(&[("c2s/invalid", 1)]));
 }
 
+/// The same success is `success_to_invalid` when the client sent the invalid element after
+/// the error came: the error answered the request (no element of its id was owed yet), so the
+/// success answers the element, which the server took for a request. The replay of the log
+/// agrees.
+#[test]
+fn a_success_to_an_element_sent_after_an_error_of_its_id_is_reported() {
+    let dir = scratch("batch-error-then-element");
+    let error = r#"[{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}]"#;
+    let success = r#"[{"jsonrpc":"2.0","id":3,"result":"ok"}]"#;
+    let script = json!({
+        "0": [{"send": WARM_UP_REPLY}],
+        "1": [{"send": error}],
+        "2": [{"send": success}]
+    });
+    let (mut p, log) = jsonrpc_scripted(&dir, &[], script);
+    warm_up(&mut p);
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"m\"}]\n");
+    assert_eq!(p.recv(), serde_json::from_str::<Value>(error).unwrap());
+    p.send_raw(b"[{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"m\"}]\n");
+    assert_eq!(p.recv(), serde_json::from_str::<Value>(success).unwrap());
+    p.close_stdin();
+    p.finish();
+    let found = violations(&replayed_alike(&log));
+    let expected = [("c2s/invalid", 1), ("s2c/success_to_invalid", 1)];
+    assert_eq!(found, counts(&expected));
+}
+
 /// The proxy does not forward MCP batches, under any version: after a session negotiated
 /// 2025-03-26 (which allowed them, and which `check --c2s --s2c` judges by its rules), a
 /// client's batch is still refused with -32600 and never reaches the server; the replay of
