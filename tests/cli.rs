@@ -3129,7 +3129,16 @@ fn a_batch_with_a_second_reply_is_placed_as_that_reply_alone() {
 ///   answered the client's next request of a null id, sent alone, and the server's success to
 ///   that one found nothing waiting (`reply_without_id`). The array pulling the client's
 ///   stream to the batch it answers whole goes after it, and not after the earlier batch
-///   observed meanwhile, which it fits in part only.
+///   observed meanwhile, which it fits in part only;
+/// - a null-id error to an invalid element whose id could be read (§5.1 calls for its id, but
+///   the error answers it all the same) went first, before that element, answering nothing
+///   (`reply_without_id`): such an array fits the batch leniently, tried after every strict
+///   fit;
+/// - the same with an earlier batch owing a null-id error (an element whose id could not be
+///   read): the array went after that one, which it fits in part, taking its reply, and the
+///   array answering it whole then found none left (`reply_without_id`). A batch an array
+///   answers whole, even leniently, goes before one it fits in part, and the null-id error
+///   takes the reply owed to the batch it answers.
 #[test]
 fn a_servers_array_goes_after_the_client_batch_it_fits() {
     let request = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
@@ -3141,6 +3150,7 @@ fn a_servers_array_goes_after_the_client_batch_it_fits() {
     let array = |elements: &[String]| format!("[{}]", elements.join(","));
     let lines = |lines: &[String]| lines.join("\n") + "\n";
     let unreadable = r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#.to_string();
+    let notification = r#"{"jsonrpc":"2.0","method":"n"}"#.to_string();
     let cases = [
         (
             "alone",
@@ -3221,6 +3231,35 @@ fn a_servers_array_goes_after_the_client_batch_it_fits() {
                 "s2c:null",
                 "s2c:null",
                 "c2s:null",
+                "s2c:null",
+            ],
+        ),
+        (
+            "lenient",
+            lines(&[array(&[notification.clone(), invalid("1")])]),
+            lines(&[array(&[error("null")])]),
+            vec!["c2s:-", "c2s:-", "c2s:1 invalid", "s2c:-", "s2c:null"],
+        ),
+        (
+            "lenient-whole-first",
+            lines(&[
+                array(&[request("3"), unreadable.clone()]),
+                array(&[invalid("3")]),
+            ]),
+            lines(&[
+                array(&[error("null")]),
+                array(&[success("3"), error("null")]),
+            ]),
+            vec![
+                "c2s:-",
+                "c2s:3",
+                "c2s:- invalid",
+                "c2s:-",
+                "c2s:3 invalid",
+                "s2c:-",
+                "s2c:null",
+                "s2c:-",
+                "s2c:3",
                 "s2c:null",
             ],
         ),

@@ -1,12 +1,13 @@
 //! Where a server's array of replies goes in a merge of two streams: after the client batch
 //! it answers. One array answers one batch (JSON-RPC 2.0 §6), so an array that fits a client
 //! batch ([`ArrayReplies`]: each reply answers a distinct element of that batch still owed
-//! one) goes as soon as one it fits was observed, and pulls the client's stream until the one
-//! it fits, found by looking ahead there, was. Placed by one of its replies, as a reply alone
-//! is, it could go before the batch it answers, its other replies taken for those of another
-//! batch or of a request sent alone, which a correct server's arrays, answering batches in any
-//! order, were reported for. An array that fits no batch found (a server's wrong reply in it,
-//! or a batch past the look ahead) is placed element by element ([`BatchNeed`]), as before.
+//! one, tried as [`FITS`] orders them) goes as soon as one it fits was observed, and pulls the
+//! client's stream until the one it fits, found by looking ahead there, was. Placed by one of
+//! its replies, as a reply alone is, it could go before the batch it answers, its other
+//! replies taken for those of another batch or of a request sent alone, which a correct
+//! server's arrays, answering batches in any order, were reported for. An array that fits no
+//! batch found (a server's wrong reply in it, or a batch past the look ahead) is placed
+//! element by element ([`BatchNeed`]).
 //!
 //! [`BatchNeed`]: super::batch_need::BatchNeed
 
@@ -19,7 +20,29 @@ use super::observe::wire_id;
 use super::progress::Progress;
 use super::side::Side;
 use crate::check::{Record, element_records};
-use crate::session::{ArrayReplies, BatchOwed, Session};
+use crate::session::{ArrayReplies, BatchOwed, Fit, Session};
+
+/// How an array may fit a batch, in the order they are tried: a batch it answers whole first
+/// (one it fits only in part may be answered by another array), one its null-id errors fit
+/// only leniently after one they fit strictly.
+const FITS: [Fit; 4] = [
+    Fit {
+        whole: true,
+        lenient: false,
+    },
+    Fit {
+        whole: true,
+        lenient: true,
+    },
+    Fit {
+        whole: false,
+        lenient: false,
+    },
+    Fit {
+        whole: false,
+        lenient: true,
+    },
+];
 
 /// A server's array of replies peeked, and the client batch it answers.
 pub(super) struct ArrayTarget {
@@ -54,11 +77,10 @@ pub(super) fn array_need(
     if server.peeked_array.is_none() {
         let replies = array_replies(&server.decoder, r);
         let mut batch = Batch::Unknown;
-        // A batch it answers whole first: one it fits only in part may be answered by another.
-        for whole in [true, false].into_iter().filter(|_| !replies.is_empty()) {
-            if let Some(no) = session.batch_fitting(&replies, whole) {
+        for fit in FITS.into_iter().filter(|_| !replies.is_empty()) {
+            if let Some(no) = session.batch_fitting(&replies, fit) {
                 batch = Batch::Observed(no);
-            } else if let Some(frame) = client.batch_fitting(&replies, whole, progress, report)? {
+            } else if let Some(frame) = client.batch_fitting(&replies, fit, progress, report)? {
                 batch = Batch::Ahead(frame);
             } else {
                 continue;
@@ -73,10 +95,12 @@ pub(super) fn array_need(
             return Ok(Some(Need::OtherSide));
         }
         // Observed: it fits it unless the session took it otherwise (beyond its limits). (An
-        // earlier batch it answers whole first, as above, then one it fits in part.)
+        // earlier batch it answers whole first, as above.)
         let replies = &target.replies;
-        let fitting = session.batch_fitting(replies, true);
-        target.batch = match fitting.or_else(|| session.batch_fitting(replies, false)) {
+        let fitting = FITS
+            .into_iter()
+            .find_map(|fit| session.batch_fitting(replies, fit));
+        target.batch = match fitting {
             Some(no) => Batch::Observed(no),
             None => Batch::Unknown,
         };
@@ -88,10 +112,11 @@ pub(super) fn array_need(
 }
 
 impl ArrayTarget {
-    /// The number of the client batch observed that the array answers, if it was found.
-    pub(super) fn observed_batch(&self) -> Option<u64> {
+    /// The number of the client batch observed that the array answers, if it was found, and
+    /// the array's replies.
+    pub(super) fn observed_batch(&self) -> Option<(u64, &ArrayReplies)> {
         match self.batch {
-            Batch::Observed(no) => Some(no),
+            Batch::Observed(no) => Some((no, &self.replies)),
             _ => None,
         }
     }

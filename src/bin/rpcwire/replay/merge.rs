@@ -73,12 +73,9 @@ pub(super) fn merge_streams<W: Write>(
             _ => Dir::S2c,
         };
         // (The client batch a server's array answers, as placed.)
-        let array_batch = match dir {
+        let array = match dir {
             Dir::C2s => None,
-            Dir::S2c => server
-                .peeked_array
-                .as_ref()
-                .and_then(|a| a.observed_batch()),
+            Dir::S2c => server.peeked_array.take(),
         };
         let side = match dir {
             Dir::C2s => &mut client,
@@ -113,8 +110,8 @@ pub(super) fn merge_streams<W: Write>(
             session.drop_batch(dir);
         }
         report.message(dir, &r, violation)?;
-        if let Some(batch) = array_batch {
-            session.answer_array_for(batch);
+        if let Some((batch, replies)) = array.as_ref().and_then(|a| a.observed_batch()) {
+            session.answer_array_for(batch, replies);
         }
         for element in element_records(&side.decoder, &r) {
             let violation = observe(&mut session, dir, &element, 0);

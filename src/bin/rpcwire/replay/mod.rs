@@ -57,10 +57,10 @@
 //! A JSON-RPC batch is one message for the merge, its elements observed one by one after it.
 //! A server's array of replies that fits a client batch (each reply answers a distinct element
 //! of it still owed one: one array answers one batch) is placed after that batch, whatever its
-//! replies alone would do: it goes first (rule 1) once one it fits was observed, one it answers
-//! whole before one it fits in part, and pulls the client's stream (rule 2) until the one it
-//! fits, found by looking ahead there, was; its errors then take the replies owed to that
-//! batch's invalid elements before any other's ([`array_target`]). Any other batch pulls the
+//! replies alone would do: it goes first (rule 1) once one it fits was observed, and pulls the
+//! client's stream (rule 2) until the one it fits, found by looking ahead there, was (one it
+//! answers whole before one it fits in part, strictly before leniently); its errors then take
+//! the replies owed to that batch's invalid elements before any other's ([`array_target`]). Any other batch pulls the
 //! other stream forward (rule 2) while any of its replies answers a request not seen yet which
 //! the look ahead does not find never sent; else, when one answers a request
 //! that stopped waiting lately, it is placed as that reply alone is (rule 2: it pulls, but a

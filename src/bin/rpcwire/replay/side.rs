@@ -1,6 +1,7 @@
 //! One stream of a session (`--c2s FILE` or `--s2c FILE`), read from its own file one
 //! classified message at a time, the next one peeked for the merge to choose between the two.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -15,7 +16,11 @@ use super::need::{Concern, Need, need};
 use super::observe::observation;
 use super::progress::Progress;
 use crate::check::{CheckArgs, Named, Record, StreamFramer, classify, drain, read_into};
-use crate::session::{ArrayReplies, Dir, Session, TaskReply};
+use crate::session::{ArrayReplies, Dir, Fit, Session, TaskReply};
+
+/// At most this many batches read ahead are decoded again to find the one an array of replies
+/// fits ([`Side::batch_fitting`]).
+const BATCHES_TRIED: usize = 64;
 
 /// One side of a session read from its own file, one classified message at a time.
 pub(super) struct Side {
@@ -247,14 +252,13 @@ impl Side {
     }
 
     /// The frame number of the first batch of the rest of the stream, from the record peeked
-    /// on, that the array `replies` fits, each of its elements owed a reply ([`ArrayReplies`];
-    /// with `whole`, answering all of them): looked for among the batches that send every id
-    /// of those replies, read ahead as [`Side::sends`] reads (`None`: none found, within those
-    /// bounds).
+    /// on, that the array `replies` fits (`fit`), each of its elements owed a reply
+    /// ([`ArrayReplies`]): looked for among the batches that send every id of those replies,
+    /// read ahead as [`Side::sends`] reads (`None`: none found, within those bounds).
     pub(super) fn batch_fitting(
         &mut self,
         replies: &ArrayReplies,
-        whole: bool,
+        fit: Fit,
         progress: &mut Progress,
         report: &mut dyn Write,
     ) -> io::Result<Option<u64>> {
@@ -267,10 +271,15 @@ impl Side {
         let sent = self
             .peeked_sent
             .get_or_insert_with(|| sent_by(decoder, peeked));
+        // (Each batch that sends its ids is decoded again, at most `BATCHES_TRIED` of them: an
+        // array of null ids only, which fits leniently any batch with an invalid element, does
+        // not decode the whole look ahead.)
+        let tried = Cell::new(0);
         let fits = |decoder: &Decoder, r: &Record, sent: &HashSet<Sent>| {
             r.kind == "batch"
-                && replies.ids().all(|key| sent.contains(&Sent::Id(key)))
-                && replies.fit_batch(&batch_owed(decoder, r), whole)
+                && replies.ids(fit).all(|key| sent.contains(&Sent::Id(key)))
+                && tried.replace(tried.get() + 1) < BATCHES_TRIED
+                && replies.fit_batch(&batch_owed(decoder, r), fit)
         };
         if fits(decoder, peeked, sent) {
             return Ok(Some(peeked.frame));
@@ -279,7 +288,7 @@ impl Side {
         // do not, costs a look-up an id.)
         let window = &self.ahead;
         let read_ahead = replies
-            .ids()
+            .ids(fit)
             .all(|key| window.sends(&Sent::Id(key)))
             .then(|| {
                 let mut entries = window.entries();

@@ -2,9 +2,9 @@
 //! batch): each of its replies answers a distinct element of that batch still owed one. A
 //! success answers a request of its id; an error, a request or an invalid element of its id;
 //! with a null id, a request whose id was null or an invalid element whose id was null or
-//! could not be read (§5.1). (A null-id error to an invalid element whose id could be read,
-//! which the session matches all the same, does not fit: a server that answers so fits no
-//! batch, and its array is matched element by element.)
+//! could not be read (§5.1). A null-id error to an invalid element whose id could be read,
+//! which §5.1 does not call for but the session matches all the same, fits only leniently
+//! ([`Fit::lenient`]).
 
 use std::collections::HashMap;
 
@@ -18,6 +18,16 @@ use super::{Dir, Session};
 /// first: a server answering a client that reuses one id in many batches at once has its
 /// arrays matched element by element past them.
 const CANDIDATES: usize = 64;
+
+/// How an array of replies fits a batch: each reply answers a distinct element of the batch
+/// still owed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fit {
+    /// Every element owed a reply is answered.
+    pub whole: bool,
+    /// A null-id error may answer an invalid element whose id could be read.
+    pub lenient: bool,
+}
 
 /// The replies of an array, by id (`None`: null).
 #[derive(Debug, Default)]
@@ -51,11 +61,13 @@ impl ArrayReplies {
         }
     }
 
-    /// The keys of the ids its replies carry (the null id's, for a null id).
-    pub fn ids(&self) -> impl Iterator<Item = IdKey> + '_ {
+    /// The keys of the ids a batch it fits (`fit`) must send, by its requests or invalid
+    /// elements (the null id's, for a null id, but leniently).
+    pub fn ids(&self, fit: Fit) -> impl Iterator<Item = IdKey> + '_ {
+        let null = !fit.lenient;
         self.by_id
             .keys()
-            .map(|key| key.clone().unwrap_or_else(null_key))
+            .filter_map(move |key| key.clone().or_else(|| null.then(null_key)))
     }
 
     /// Whether the array holds no reply.
@@ -68,28 +80,45 @@ impl ArrayReplies {
         self.by_id.values().map(|a| a.successes + a.errors).sum()
     }
 
-    /// Whether the replies fit a batch that owes, for an id, `owed(id)`: how many of its
-    /// requests (answered by a success or an error) and of its invalid elements (by an error)
-    /// wait for a reply with that id; with `whole`, only if they answer all it owes, `total`.
+    /// Whether the replies fit (`fit`) a batch that owes, for an id, `owed(id)`: how many of
+    /// its requests (answered by a success or an error) and of its invalid elements (by an
+    /// error) wait for a reply with that id. `total`: how many replies it is owed; `with_id`:
+    /// how many of its invalid elements whose id could be read (not null) are.
     fn fit(
         &self,
-        whole: bool,
-        total: usize,
+        fit: Fit,
+        (total, with_id): (usize, usize),
         owed: impl Fn(Option<&IdKey>, Option<Id<'_>>) -> (usize, usize),
     ) -> bool {
-        (!whole || self.len() == total)
-            && self.by_id.iter().all(|(key, answers)| {
-                let (requests, invalid) = owed(key.as_ref(), answers.id.as_ref().map(IdBuf::as_id));
-                answers.successes <= requests
-                    && answers.successes + answers.errors <= requests + invalid
-            })
+        if fit.whole && self.len() != total {
+            return false;
+        }
+        // The invalid elements with an id that its errors of that id leave to null-id errors
+        // (leniently), and how many of those these need.
+        let mut spare = if fit.lenient { with_id } else { 0 };
+        let mut null_needs = 0;
+        for (key, answers) in &self.by_id {
+            let (requests, invalid) = owed(key.as_ref(), answers.id.as_ref().map(IdBuf::as_id));
+            let replies = answers.successes + answers.errors;
+            if answers.successes > requests {
+                return false;
+            }
+            match key {
+                Some(_) if replies > requests + invalid => return false,
+                Some(_) => spare = spare.saturating_sub(replies.saturating_sub(requests)),
+                None => null_needs = replies.saturating_sub(requests + invalid),
+            }
+        }
+        null_needs <= spare
     }
 
-    /// Whether the replies fit the batch `owed`, none of whose elements was answered yet (with
-    /// `whole`: answer all of them).
-    pub fn fit_batch(&self, owed: &BatchOwed, whole: bool) -> bool {
+    /// Whether the replies fit (`fit`) the batch `owed`, none of whose elements was answered
+    /// yet.
+    pub fn fit_batch(&self, owed: &BatchOwed, fit: Fit) -> bool {
         let total = owed.by_id.values().map(|(r, i)| r + i).sum();
-        self.fit(whole, total, |key, _| {
+        let with_id = owed.by_id.iter().filter(|(key, _)| key.is_some());
+        let with_id = with_id.map(|(_, (_, invalid))| invalid).sum();
+        self.fit(fit, (total, with_id), |key, _| {
             owed.by_id.get(&key.cloned()).copied().unwrap_or_default()
         })
     }
@@ -120,8 +149,27 @@ impl Session {
     /// which it fits ([`Session::batch_fitting`]): its errors take the replies owed to that
     /// batch's invalid elements first, before those of other batches of the same id, or of a
     /// request of that id of another batch (a reply alone matches the oldest).
-    pub fn answer_array_for(&mut self, batch: u64) {
+    pub fn answer_array_for(&mut self, batch: u64, replies: &ArrayReplies) {
         self.array_batch = Some(batch);
+        self.array_ids
+            .extend(replies.by_id.keys().flatten().cloned());
+    }
+
+    /// The id of an invalid element of the client batch `batch` still owed a reply, for a
+    /// null-id error of the server's array answering it ([`Fit::lenient`]): one whose id no
+    /// reply in the array carries first.
+    pub(super) fn owed_id_left_to_null(&self, batch: u64) -> Option<IdKey> {
+        let open = self.open_batch.as_ref().filter(|(no, ..)| *no == batch);
+        let wait = open.map(|(_, _, wait)| wait).or(self.batches.get(&batch))?;
+        let mut keys = wait.owed.values().map(|id| IdKey::of(id.as_id()));
+        let first = keys.next()?;
+        if !self.array_ids.contains(&first) {
+            return Some(first);
+        }
+        Some(
+            keys.find(|key| !self.array_ids.contains(key))
+                .unwrap_or(first),
+        )
     }
 
     /// Whether the request `w`, sent in `dir`, is of a client batch other than the one the
@@ -130,28 +178,45 @@ impl Session {
         dir == Dir::C2s && self.array_batch.is_some_and(|batch| w.batch != batch)
     }
 
-    /// The oldest client batch observed that the server's array `replies` fits (with `whole`:
-    /// answers all that is left of), if any: the batches holding one of its ids are tried (at
-    /// most [`CANDIDATES`] of them).
-    pub fn batch_fitting(&self, replies: &ArrayReplies, whole: bool) -> Option<u64> {
+    /// The oldest client batch observed that the server's array `replies` fits (`fit`), if
+    /// any: the batches holding one of its ids are tried (at most [`CANDIDATES`] of them; for
+    /// an array of null ids fitting leniently, the oldest batches with anything owed).
+    pub fn batch_fitting(&self, replies: &ArrayReplies, fit: Fit) -> Option<u64> {
         let (key, answers) = replies.by_id.iter().max_by_key(|(key, _)| key.is_some())?;
         let id = answers.id.as_ref().map(IdBuf::as_id);
-        let mut candidates = self.batches_owing(key.as_ref(), id);
+        let mut candidates = match key {
+            None if fit.lenient => self.oldest_batches(),
+            _ => self.batches_owing(key.as_ref(), id),
+        };
         candidates.sort_unstable();
         candidates.dedup();
         candidates.into_iter().find(|&batch| {
-            let total = self.left_of_batch(batch);
-            replies.fit(whole, total, |key, id| self.owed_by_batch(batch, key, id))
+            let left = self.left_of_batch(batch);
+            replies.fit(fit, left, |key, id| self.owed_by_batch(batch, key, id))
         })
     }
 
-    /// How many replies the client batch `batch` is still owed.
-    fn left_of_batch(&self, batch: u64) -> usize {
+    /// How many replies the client batch `batch` is still owed, and how many of them to
+    /// invalid elements whose id could be read (not null).
+    fn left_of_batch(&self, batch: u64) -> (usize, usize) {
         let open = self.open_batch.as_ref().filter(|(no, ..)| *no == batch);
         let wait = open.map(|(_, _, wait)| wait).or(self.batches.get(&batch));
-        wait.map_or(0, |w| {
-            w.requests.len() + w.owed.len() + w.owed_without_id + w.untracked_left
+        let owed = &self.owed_element_replies[slot(Dir::C2s)];
+        let with_null_id = owed.count(Some(&null_key()), batch);
+        wait.map_or((0, 0), |w| {
+            let total = w.requests.len() + w.owed.len() + w.owed_without_id + w.untracked_left;
+            (total, w.owed.len().saturating_sub(with_null_id))
         })
+    }
+
+    /// The oldest client batches observed with something left to answer, at most
+    /// [`CANDIDATES`] of them.
+    fn oldest_batches(&self) -> Vec<u64> {
+        let open = self.open_batch.iter().map(|(no, ..)| *no);
+        let mut batches: Vec<u64> = self.batches.keys().copied().chain(open).collect();
+        batches.sort_unstable();
+        batches.truncate(CANDIDATES);
+        batches
     }
 
     /// The client batches observed that hold an element owed a reply with the id `id` (its

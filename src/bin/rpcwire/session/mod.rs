@@ -40,7 +40,7 @@ mod violation;
 mod waiting;
 
 pub use batch::InPlace;
-pub use batch_fit::{ArrayReplies, BatchOwed};
+pub use batch_fit::{ArrayReplies, BatchOwed, Fit};
 pub use counters::CodeCounts;
 pub use described::Described;
 pub use dir::Dir;
@@ -54,7 +54,7 @@ pub use tool_headers::invalid_tool_headers;
 pub use violation::Violation;
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
@@ -157,6 +157,8 @@ pub struct Session {
     /// The client batch the server's array observed now answers, when the caller knows it (a
     /// merge of two streams: [`Session::answer_array_for`]).
     array_batch: Option<u64>,
+    /// The ids (not null) of the replies in that array.
+    array_ids: HashSet<IdKey>,
     batch_no: u64,
     seq: u64,
     /// The version the latest client request named in `_meta` (MCP 2026-07-28 has no
@@ -322,6 +324,7 @@ impl Session {
             knows_arrival_order: true,
             batches: HashMap::new(),
             array_batch: None,
+            array_ids: HashSet::new(),
             batch_no: 0,
             seq: 0,
             request_version: None,
@@ -467,7 +470,9 @@ impl Session {
     pub fn observe(&mut self, dir: Dir, o: &Observation<'_>, now_ms: u64) -> Verdict {
         self.count_message(dir, o.kind);
         self.close_batch();
-        self.array_batch = None;
+        if self.array_batch.take().is_some() {
+            self.array_ids = HashSet::new();
+        }
         if self.tells_stops {
             for stops in &mut self.stops {
                 stops.clear();

@@ -273,15 +273,20 @@ impl Session {
     /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see
     /// [`OwedReplies::take`]).
     pub(super) fn take_owed_reply(&mut self, dir: Dir, key: Option<&IdKey>) -> bool {
-        let owed = &mut self.owed_element_replies[slot(dir)];
         // The client batch the server's array answers, when known, first: with a null id, an
-        // element whose id could not be read, then one whose id was null.
+        // element whose id could not be read, then one whose id was null, then one whose id
+        // the array answers with a null id (`Fit::lenient`).
         let array_batch = self.array_batch.filter(|_| dir == Dir::C2s);
+        let lenient = array_batch
+            .filter(|_| key.is_none())
+            .and_then(|batch| self.owed_id_left_to_null(batch));
+        let owed = &mut self.owed_element_replies[slot(dir)];
         let of_array_batch = array_batch.and_then(|batch| {
-            owed.forget(key, Some(batch)).or_else(|| {
-                let null = key.is_none().then(|| Id::from_token(b"null")).flatten();
-                owed.forget(Some(&IdKey::of(null?)), Some(batch))
-            })
+            let null = key.is_none().then(|| Id::from_token(b"null")).flatten();
+            let null = null.map(IdKey::of);
+            owed.forget(key, Some(batch))
+                .or_else(|| owed.forget(Some(null.as_ref()?), Some(batch)))
+                .or_else(|| owed.forget(Some(lenient.as_ref()?), Some(batch)))
         });
         let Some((batch, place)) = of_array_batch.or_else(|| owed.take(key)) else {
             return false;
