@@ -240,6 +240,10 @@ pub fn run(args: &ProxyArgs) -> ExitCode {
 }
 
 async fn proxy(args: &ProxyArgs) -> ExitCode {
+    // Caught from the start: a signal before the task forwarding them first ran would end
+    // the proxy as signals do by default (no exit status of the server's), its server left
+    // running.
+    let signals = caught_signals();
     // The log is opened before the server starts, so that a log that cannot be written
     // starts nothing, but emptied only once the server has started: a command that cannot
     // start leaves the log of an earlier run as it was.
@@ -382,7 +386,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     // Signals go to the server; we exit when it does.
     let pid = child.id();
     let (signalled_tx, mut signalled) = tokio::sync::watch::channel(false);
-    let signals = tokio::spawn(forward_signals(pid, signalled_tx));
+    let signals = tokio::spawn(forward_signals(signals, pid, signalled_tx));
 
     let status = match tokio::task::spawn_blocking(move || child.wait()).await {
         Ok(status) => status,
@@ -751,16 +755,25 @@ fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
     next_deadline.map_or(at_the_latest, |deadline| deadline.min(at_the_latest))
 }
 
-/// Forwards SIGINT, SIGTERM and SIGHUP to the server's process group (`pid`'s), telling
-/// `signalled_tx` each time; nothing when they cannot be caught.
-async fn forward_signals(pid: u32, signalled_tx: tokio::sync::watch::Sender<bool>) {
-    use nix::sys::signal::Signal;
+/// SIGINT, SIGTERM and SIGHUP, caught from now on (`None` when they cannot be).
+fn caught_signals() -> Option<[tokio::signal::unix::Signal; 3]> {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
+    Some([
+        signal(SignalKind::interrupt()).ok()?,
+        signal(SignalKind::terminate()).ok()?,
+        signal(SignalKind::hangup()).ok()?,
+    ])
+}
+
+/// Forwards the `caught` SIGINT, SIGTERM and SIGHUP to the server's process group (`pid`'s),
+/// telling `signalled_tx` each time; nothing when they could not be caught.
+async fn forward_signals(
+    caught: Option<[tokio::signal::unix::Signal; 3]>,
+    pid: u32,
+    signalled_tx: tokio::sync::watch::Sender<bool>,
+) {
+    use nix::sys::signal::Signal;
+    let Some([mut int, mut term, mut hup]) = caught else {
         return;
     };
     loop {
