@@ -3459,6 +3459,44 @@ fn a_success_answers_a_request_of_its_id_before_an_invalid_element() {
     }
 }
 
+/// A server's array answering a batch of invalid elements, half of them with their ids and
+/// half with null ids (§5.1 calls for the id, but a null one answers all the same), the null
+/// ones first: each null-id error takes an element whose id no reply in the array carries, so
+/// the replies with an id find theirs (taken oldest first, they were `unknown_reply`), and in
+/// linear time (a null-id error looked through the batch past the ids the array carries: two
+/// halves of 20,000 took minutes in a debug build, against seconds; the budget sits between).
+#[test]
+fn null_id_errors_take_the_invalid_elements_no_other_reply_answers() {
+    const N: usize = 40_000;
+    let invalid: Vec<String> = (0..N)
+        .map(|n| format!(r#"{{"jsonrpc":"1.0","id":{n},"method":"m"}}"#))
+        .collect();
+    let c2s = format!("[{}]\n", invalid.join(","));
+    let error = |id: String| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"m"}}}}"#)
+    };
+    let nulls = (0..N / 2).map(|_| error("null".into()));
+    let replies: Vec<String> = nulls
+        .chain((0..N / 2).map(|n| error(n.to_string())))
+        .collect();
+    let s2c = format!("[{}]\n", replies.join(","));
+    let start = std::time::Instant::now();
+    let (_, summary, code) = check_streams(
+        "null_id_errors_take_elements_left",
+        &["--dialect", "jsonrpc", "--max-batch", "100000"],
+        c2s,
+        s2c,
+    );
+    let took = start.elapsed();
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"c2s/invalid": N}),
+        "{summary}"
+    );
+    assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+}
+
 /// A client batch of many requests kept peeked while the server's batch is checked element by
 /// element, each a reply to an id the client never sends: the look ahead asks for each whether
 /// the client's peeked batch sends that id, and the answer costs the same whatever the batch's

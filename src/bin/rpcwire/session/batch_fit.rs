@@ -151,25 +151,19 @@ impl Session {
     /// request of that id of another batch (a reply alone matches the oldest).
     pub fn answer_array_for(&mut self, batch: u64, replies: &ArrayReplies) {
         self.array_batch = Some(batch);
-        self.array_ids
-            .extend(replies.by_id.keys().flatten().cloned());
-    }
-
-    /// The id of an invalid element of the client batch `batch` still owed a reply, for a
-    /// null-id error of the server's array answering it ([`Fit::lenient`]): one whose id no
-    /// reply in the array carries first.
-    pub(super) fn owed_id_left_to_null(&self, batch: u64) -> Option<IdKey> {
+        // The invalid elements of the batch its null-id errors answer leniently: those whose id
+        // no reply in the array carries, in order, as many as it holds null-id errors (the
+        // batch looked at up to those and the replies of its ids: not the whole batch for each).
+        let nulls = replies.by_id.get(&None).map_or(0, |answers| answers.errors);
         let open = self.open_batch.as_ref().filter(|(no, ..)| *no == batch);
-        let wait = open.map(|(_, _, wait)| wait).or(self.batches.get(&batch))?;
-        let mut keys = wait.owed.values().map(|id| IdKey::of(id.as_id()));
-        let first = keys.next()?;
-        if !self.array_ids.contains(&first) {
-            return Some(first);
-        }
-        Some(
-            keys.find(|key| !self.array_ids.contains(key))
-                .unwrap_or(first),
-        )
+        let Some(wait) = open.map(|(_, _, wait)| wait).or(self.batches.get(&batch)) else {
+            return;
+        };
+        let null = null_key();
+        let keys = wait.owed.values().map(|id| IdKey::of(id.as_id()));
+        let left =
+            keys.filter(|key| *key != null && !replies.by_id.contains_key(&Some(key.clone())));
+        self.array_null_ids.extend(left.take(nulls));
     }
 
     /// Whether the request `w`, sent in `dir`, is of a client batch other than the one the

@@ -54,7 +54,7 @@ pub use tool_headers::invalid_tool_headers;
 pub use violation::Violation;
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
@@ -157,8 +157,9 @@ pub struct Session {
     /// The client batch the server's array observed now answers, when the caller knows it (a
     /// merge of two streams: [`Session::answer_array_for`]).
     array_batch: Option<u64>,
-    /// The ids (not null) of the replies in that array.
-    array_ids: HashSet<IdKey>,
+    /// The ids of the invalid elements of that batch that the null-id errors of that array
+    /// answer leniently (`Fit::lenient`), in order ([`Session::answer_array_for`]).
+    array_null_ids: VecDeque<IdKey>,
     batch_no: u64,
     seq: u64,
     /// The version the latest client request named in `_meta` (MCP 2026-07-28 has no
@@ -324,7 +325,7 @@ impl Session {
             knows_arrival_order: true,
             batches: HashMap::new(),
             array_batch: None,
-            array_ids: HashSet::new(),
+            array_null_ids: VecDeque::new(),
             batch_no: 0,
             seq: 0,
             request_version: None,
@@ -471,7 +472,7 @@ impl Session {
         self.count_message(dir, o.kind);
         self.close_batch();
         if self.array_batch.take().is_some() {
-            self.array_ids = HashSet::new();
+            self.array_null_ids = VecDeque::new();
         }
         if self.tells_stops {
             for stops in &mut self.stops {

@@ -277,17 +277,21 @@ impl Session {
         // element whose id could not be read, then one whose id was null, then one whose id
         // the array answers with a null id (`Fit::lenient`).
         let array_batch = self.array_batch.filter(|_| dir == Dir::C2s);
-        let lenient = array_batch
-            .filter(|_| key.is_none())
-            .and_then(|batch| self.owed_id_left_to_null(batch));
         let owed = &mut self.owed_element_replies[slot(dir)];
-        let of_array_batch = array_batch.and_then(|batch| {
+        let mut of_array_batch = array_batch.and_then(|batch| {
             let null = key.is_none().then(|| Id::from_token(b"null")).flatten();
             let null = null.map(IdKey::of);
             owed.forget(key, Some(batch))
                 .or_else(|| owed.forget(Some(null.as_ref()?), Some(batch)))
-                .or_else(|| owed.forget(Some(lenient.as_ref()?), Some(batch)))
         });
+        if let (None, None, Some(batch)) = (of_array_batch, key, array_batch) {
+            while let Some(lenient) = self.array_null_ids.pop_front() {
+                of_array_batch = owed.forget(Some(&lenient), Some(batch));
+                if of_array_batch.is_some() {
+                    break;
+                }
+            }
+        }
         let Some((batch, place)) = of_array_batch.or_else(|| owed.take(key)) else {
             return false;
         };
