@@ -819,6 +819,51 @@ fn walked_envelope_containers_count_against_the_depth_limit() {
     assert!(with_depth(Dialect::JsonRpc2, 1).decode(b"[1]").is_ok());
 }
 
+/// An error object's `code` and `message`, read as the envelope's values, and its `data`, a
+/// payload, each open their containers one level below the error object (the envelope is
+/// level 1, the error object 2): under a limit of 3 an array there is read (the code or
+/// message of the wrong type is the peer's invalid response, not -32700), an array in it is
+/// too deep, in either mode, whichever member holds it.
+#[test]
+fn an_error_members_containers_count_against_the_depth_limit() {
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        for validation in [Validation::Lazy, Validation::Strict] {
+            let mut opts = DecodeOptions::new(dialect);
+            opts.limits.max_depth = 3;
+            opts.validation = validation;
+            let decoder = Decoder::new(opts);
+            for (shallow, deep) in [
+                (
+                    r#"{"code":[1],"message":"m"}"#,
+                    r#"{"code":[[1]],"message":"m"}"#,
+                ),
+                (
+                    r#"{"code":1,"message":[1]}"#,
+                    r#"{"code":1,"message":[[1]]}"#,
+                ),
+                (
+                    r#"{"code":1,"message":"m","data":[1]}"#,
+                    r#"{"code":1,"message":"m","data":[[1]]}"#,
+                ),
+            ] {
+                let frame = |error: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"error":{error}}}"#);
+                let shallow = frame(shallow);
+                let read = decoder.decode(shallow.as_bytes()).err().map(|r| r.error());
+                assert!(
+                    !read.is_some_and(|e| e.is_parse_error()),
+                    "{shallow} under {opts:?}: {read:?}"
+                );
+                let e = assert_parse_error(&decoder, frame(deep).as_bytes());
+                assert_eq!(
+                    e,
+                    DecodeError::Syntax(ScanError::TooDeep),
+                    "{deep} under {opts:?}"
+                );
+            }
+        }
+    }
+}
+
 /// The envelope object is depth 1 (`Limits::max_depth`), as a batch array is: with a limit of
 /// 0 no object frame is read, whichever path decodes it (the usual shapes, the general walk,
 /// a long object in lazy mode, a long line of `decode_lines`, strict, hardened), as
