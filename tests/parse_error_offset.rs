@@ -111,6 +111,39 @@ fn strict_offsets_are_where_json_stops() {
     assert!(bad > 6_000, "{bad}");
 }
 
+/// A frame cut inside a character in a string is cut short, whichever lead byte the
+/// character has: the smallest three- and four-byte characters (after `E0` and `F0` the
+/// second byte has a floor of its own, `A0` and `90`), the largest, and those next to the
+/// surrogates. The offset is the frame's length, in either mode.
+#[test]
+fn a_frame_cut_inside_any_character_is_cut_short() {
+    for c in [
+        '\u{800}',
+        '\u{FFFF}',
+        '\u{D7FF}',
+        '\u{E000}',
+        '\u{10000}',
+        '\u{10FFFF}',
+    ] {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{c}"}}"#);
+        let frame = frame.as_bytes();
+        let start = frame.iter().position(|&b| b >= 0x80).unwrap();
+        for cut in start + 1..start + c.len_utf8() {
+            let frame = &frame[..cut];
+            for validation in [Validation::Lazy, Validation::Strict] {
+                for decoder in decoders(validation, MAX_DEPTH) {
+                    assert_eq!(
+                        decoder.parse_error_offset(frame),
+                        Some(frame.len()),
+                        "{c:?} cut at {cut}"
+                    );
+                }
+            }
+            check(frame, MAX_DEPTH).unwrap();
+        }
+    }
+}
+
 /// The recogniser itself, on cases whose answer is known by hand.
 #[test]
 fn the_recogniser_knows_json() {
