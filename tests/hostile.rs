@@ -696,6 +696,58 @@ fn the_usual_opening_still_needs_a_member_after_its_comma() {
     assert_eq!(msg.kind(), rpcwire::Kind::Notification);
 }
 
+/// A frame in one of the usual shapes (each member order the SDKs write, compact or spaced
+/// as Python writes it, error responses too) with one of the envelope's commas or colons
+/// dropped, or it or one of the envelope's braces turned into a space, is no JSON, and a
+/// parse error: the straight paths that read these shapes compare their separators, and none
+/// may step over a byte it did not compare.
+#[test]
+fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
+    let compact: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"a","params":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"a","params":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"a","params":{},"id":1}"#,
+        r#"{"jsonrpc":"2.0","method":"a","id":1,"params":{}}"#,
+        r#"{"method":"a","params":{},"jsonrpc":"2.0","id":7}"#,
+        r#"{"method":"a","params":{},"id":7,"jsonrpc":"2.0"}"#,
+        r#"{"id":7,"method":"a","params":{},"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"2.0","id":"x","result":{}}"#,
+        r#"{"jsonrpc":"2.0","result":{},"id":"x"}"#,
+        r#"{"result":{},"jsonrpc":"2.0","id":"x"}"#,
+        r#"{"result":{},"id":"x","jsonrpc":"2.0"}"#,
+        r#"{"id":"x","result":{},"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"2.0","id":-3,"error":{"code":-1,"message":"m","data":{}}}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-1,"message":"m"},"id":0}"#,
+        r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":0}"#,
+        r#"{"error":{"code":-1,"message":"m"},"id":0,"jsonrpc":"2.0"}"#,
+        r#"{"id":0,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
+    ];
+    let spaced = compact
+        .iter()
+        .map(|f| f.replace(',', ", ").replace(':', ": "));
+    let frames: Vec<String> = compact
+        .iter()
+        .map(|f| f.to_string())
+        .chain(spaced)
+        .collect();
+    let decoders = decoders();
+    for frame in &frames {
+        assert!(Decoder::mcp().decode(frame.as_bytes()).is_ok(), "{frame}");
+        let blank = |at: usize| [&frame[..at], " ", &frame[at + 1..]].concat();
+        let mut broken = vec![blank(0), blank(frame.len() - 1)];
+        for (at, _) in frame.match_indices([',', ':']) {
+            broken.push([&frame[..at], &frame[at + 1..]].concat());
+            broken.push(blank(at));
+        }
+        for broken in &broken {
+            for decoder in &decoders {
+                assert_parse_error(decoder, broken.as_bytes());
+            }
+        }
+    }
+}
+
 /// The `error` object is part of the envelope: its own grammar is checked in lazy mode too
 /// (a lazy skip took `{"code":1 "message":"m"}` and `"data":}` as valid error responses, and
 /// read members past the damage wrongly). Its `data` stays a lazily skipped payload.
