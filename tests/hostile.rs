@@ -698,8 +698,8 @@ fn the_usual_opening_still_needs_a_member_after_its_comma() {
 
 /// A frame in one of the usual shapes (each member order the SDKs write, compact or spaced
 /// as Python writes it, error responses too) with one of the envelope's commas or colons
-/// dropped, or it or one of the envelope's braces turned into a space, is no JSON, and a
-/// parse error: the straight paths that read these shapes compare their separators, and none
+/// dropped, or it or one of the envelope's braces turned into a space, or a byte after the
+/// closing brace, is no JSON, and a parse error: the straight paths that read these shapes compare their separators, and none
 /// may step over a byte it did not compare.
 #[test]
 fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
@@ -735,7 +735,7 @@ fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
     for frame in &frames {
         assert!(Decoder::mcp().decode(frame.as_bytes()).is_ok(), "{frame}");
         let blank = |at: usize| [&frame[..at], " ", &frame[at + 1..]].concat();
-        let mut broken = vec![blank(0), blank(frame.len() - 1)];
+        let mut broken = vec![blank(0), blank(frame.len() - 1), format!("{frame}x")];
         for (at, _) in frame.match_indices([',', ':']) {
             broken.push([&frame[..at], &frame[at + 1..]].concat());
             broken.push(blank(at));
