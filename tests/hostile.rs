@@ -483,6 +483,44 @@ fn hardened_numeric_ids_stop_exactly_at_the_largest_safe_integer() {
     }
 }
 
+/// The hardened profile judges an error response's id as a request's: in each member order
+/// the SDKs write an error response in, compact or spaced, a numeric id past 2^53 − 1 and a
+/// string id holding a lone surrogate are refused, and the largest safe integer is taken.
+#[test]
+fn hardened_error_responses_keep_the_id_rules() {
+    let orders = [
+        r#"{"jsonrpc":"2.0","id":ID,"error":{"code":-1,"message":"m"}}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-1,"message":"m","data":{}},"id":ID}"#,
+        r#"{"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":ID}"#,
+        r#"{"error":{"code":-1,"message":"m"},"id":ID,"jsonrpc":"2.0"}"#,
+        r#"{"id":ID,"error":{"code":-1,"message":"m"},"jsonrpc":"2.0"}"#,
+    ];
+    let spaced = orders.map(|f| f.replace(',', ", ").replace(':', ": "));
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let dec = hardened(dialect);
+        for order in orders
+            .iter()
+            .copied()
+            .chain(spaced.iter().map(String::as_str))
+        {
+            let with = |id: &str| order.replace("ID", id);
+            let frame = with("9007199254740991");
+            assert_eq!(
+                dec.decode(frame.as_bytes()).unwrap().kind(),
+                Kind::ErrorResponse
+            );
+            for (id, error) in [
+                ("9007199254740993", DecodeError::UnsafeNumericId),
+                (r#""\ud800""#, DecodeError::LoneSurrogate),
+            ] {
+                let frame = with(id);
+                let rej = dec.decode(frame.as_bytes()).unwrap_err();
+                assert_eq!(rej.error(), error, "{frame}");
+            }
+        }
+    }
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]
