@@ -521,6 +521,27 @@ fn hardened_error_responses_keep_the_id_rules() {
     }
 }
 
+/// An error code is a JSON integer: in a usual error response, compact or spaced, `0` and
+/// `-0` are code 0, and a code with a leading zero or sign JSON has not is a parse error.
+#[test]
+fn a_usual_error_responses_code_is_a_json_integer() {
+    let compact = r#"{"jsonrpc":"2.0","id":1,"error":{"code":CODE,"message":"m"}}"#;
+    let spaced = compact.replace(',', ", ").replace(':', ": ");
+    for decoder in decoders() {
+        for shape in [compact, &spaced] {
+            for code in ["0", "-0"] {
+                let frame = shape.replace("CODE", code);
+                let msg = decoder.decode(frame.as_bytes()).unwrap();
+                let error = msg.outcome().unwrap().unwrap_err();
+                assert_eq!(error.code.get(), 0, "{frame}");
+            }
+            for code in ["01", "-01", "00", "+1", "--1", "-"] {
+                assert_parse_error(&decoder, shape.replace("CODE", code).as_bytes());
+            }
+        }
+    }
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]
@@ -735,9 +756,9 @@ fn the_usual_opening_still_needs_a_member_after_its_comma() {
 }
 
 /// A frame in one of the usual shapes (each member order the SDKs write, compact or spaced
-/// as Python writes it, error responses too) with one of the envelope's commas or colons
-/// dropped, or it or one of the envelope's braces turned into a space, or a byte after the
-/// closing brace, is no JSON, and a parse error: the straight paths that read these shapes compare their separators, and none
+/// as Python writes it, error responses too) with one of its commas, colons or braces dropped
+/// or turned into a space, the first brace turned into a space, or a byte after the closing
+/// brace, is no JSON, and a parse error: the straight paths that read these shapes compare their separators, and none
 /// may step over a byte it did not compare.
 #[test]
 fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
@@ -774,7 +795,7 @@ fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
         assert!(Decoder::mcp().decode(frame.as_bytes()).is_ok(), "{frame}");
         let blank = |at: usize| [&frame[..at], " ", &frame[at + 1..]].concat();
         let mut broken = vec![blank(0), blank(frame.len() - 1), format!("{frame}x")];
-        for (at, _) in frame.match_indices([',', ':']) {
+        for (at, _) in frame.match_indices([',', ':', '{', '}']) {
             broken.push([&frame[..at], &frame[at + 1..]].concat());
             broken.push(blank(at));
         }
