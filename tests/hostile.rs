@@ -542,6 +542,31 @@ fn a_usual_error_responses_code_is_a_json_integer() {
     }
 }
 
+/// MCP's params are an object, JSON-RPC's an object or an array, in every member order a
+/// request comes in (the Java SDK's, `params` after the id, included), compact or spaced.
+#[test]
+fn params_as_an_array_are_json_rpcs_only_in_every_usual_order() {
+    let orders = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"a","params":[1]}"#,
+        r#"{"jsonrpc":"2.0","method":"a","params":[1],"id":1}"#,
+        r#"{"jsonrpc":"2.0","method":"a","id":1,"params":[1]}"#,
+        r#"{"method":"a","params":[1],"jsonrpc":"2.0","id":1}"#,
+        r#"{"method":"a","params":[1],"id":1,"jsonrpc":"2.0"}"#,
+        r#"{"id":1,"method":"a","params":[1],"jsonrpc":"2.0"}"#,
+    ];
+    let spaced = orders.map(|f| f.replace(',', ", ").replace(':', ": "));
+    for frame in orders
+        .iter()
+        .copied()
+        .chain(spaced.iter().map(String::as_str))
+    {
+        let rej = Decoder::mcp().decode(frame.as_bytes()).unwrap_err();
+        assert_eq!(rej.error(), DecodeError::ParamsNotObject, "{frame}");
+        let msg = Decoder::jsonrpc().decode(frame.as_bytes()).unwrap();
+        assert_eq!(msg.kind(), Kind::Request, "{frame}");
+    }
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]
