@@ -269,6 +269,8 @@ fn scratch_errors_name_the_field_and_the_expected_type() {
     );
     let e = scratch.deserialize::<Add>(raw(r#"{"a":1}"#)).unwrap_err();
     assert_eq!(e.message(), "missing field `b` at line 1 column 7");
+    // Displayed, as `?` into a boxed error shows it, it is its message.
+    assert_eq!(e.to_string(), e.message());
     let e = scratch
         .deserialize::<Count>(raw(r#"{"n":9223372036854775808}"#))
         .unwrap_err();
@@ -520,4 +522,40 @@ proptest::proptest! {
             }
         }
     }
+}
+
+/// A scratch area keeps what a value grew it to, up to `REUSE_KEEP` included ("past" it, the
+/// buffers go): a value read into a new one leaves at least its own length of room, and so
+/// does one whose copy is exactly `REUSE_KEEP` bytes (a fresh `Vec` reserves what it is
+/// given), or that has exactly `REUSE_KEEP / 8` structural characters; its `Debug` shows that
+/// room. No test read the room but against itself, nor a value on either bound.
+#[test]
+fn scratch_keeps_a_value_up_to_reuse_keep() {
+    let read = |value: &str| {
+        let mut scratch = Scratch::new();
+        let _: serde_json::Value = scratch
+            .deserialize(RawJson::new(value.as_bytes()).unwrap())
+            .unwrap();
+        scratch
+    };
+    let keep = rpcwire::REUSE_KEEP;
+    let small = r#"{"name":"t","arguments":{"text":"hello"}}"#;
+    let scratch = read(small);
+    assert!(scratch.capacity() >= small.len(), "{scratch:?}");
+    let debug = format!("{scratch:?}");
+    assert_eq!(
+        debug,
+        format!("Scratch {{ capacity: {} }}", scratch.capacity())
+    );
+
+    let string = format!("\"{}\"", "x".repeat(keep - 2));
+    assert_eq!(read(&string).capacity(), keep, "a copy of REUSE_KEEP bytes");
+    // `[` `[` `]` and the numbers and commas, `]`: 2 + 2 + 2n structural characters.
+    let n = keep / 16 - 2;
+    let numbers = format!("[[],{}1]", "1,".repeat(n - 1));
+    assert!(numbers.len() <= keep);
+    assert!(
+        read(&numbers).capacity() >= numbers.len(),
+        "REUSE_KEEP / 8 structural characters"
+    );
 }
