@@ -257,6 +257,6 @@ fn null_id() -> Option<Id<'static>> {
 }
 
 /// The key of the null id.
-fn null_key() -> IdKey {
+pub(super) fn null_key() -> IdKey {
     IdKey::of(null_id().expect("null is an id"))
 }

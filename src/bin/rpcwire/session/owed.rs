@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use rpcwire::{Id, IdKey};
 
+use super::batch_fit::null_key;
 use super::dir::slot;
 use super::recent::{RECENT, RECENT_BYTES};
 use super::room::give_back;
@@ -279,8 +280,7 @@ impl Session {
         let array_batch = self.array_batch.filter(|_| dir == Dir::C2s);
         let owed = &mut self.owed_element_replies[slot(dir)];
         let mut of_array_batch = array_batch.and_then(|batch| {
-            let null = key.is_none().then(|| Id::from_token(b"null")).flatten();
-            let null = null.map(IdKey::of);
+            let null = key.is_none().then(null_key);
             owed.forget(key, Some(batch))
                 .or_else(|| owed.forget(Some(null.as_ref()?), Some(batch)))
         });
