@@ -262,13 +262,15 @@ fn large_outgoing_messages() {
     assert_eq!(&out[..], [line(large), line(large), line(small)].concat());
 }
 
-/// An empty message has no `Content-Length` frame a reader takes for one (`Content-Length: 0`
-/// is a body that is not JSON): the encoder refuses it, writing nothing.
+/// An empty or blank message has no `Content-Length` frame a reader takes for one
+/// (`Content-Length: 0`, or a body of whitespace, is a body that is not JSON, answered
+/// -32700): the encoder refuses it, writing nothing, as the line encoder does. It wrote a
+/// whitespace-only body.
 #[test]
 fn the_encoder_refuses_an_empty_message() {
     use tokio_util::codec::Encoder as _;
     let mut encoder = ContentLengthEncoder::new();
-    for empty in [&b""[..], b"\n", b"\r\n"] {
+    for empty in [&b""[..], b"\n", b"\r\n", b" ", b" \t\r\n", b"\n\n", b"\r"] {
         let mut out = BytesMut::new();
         let err = encoder
             .encode(Bytes::from_static(empty), &mut out)

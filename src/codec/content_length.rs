@@ -154,8 +154,10 @@ super::codec_traits!(ContentLengthCodec, Incoming, ContentLengthEncoder);
 /// encoder keeps, since its length comes first: at most [`REUSE_KEEP`](crate::REUSE_KEEP),
 /// 64 KiB, of it between messages), an encoded message (`Bytes`, with or without
 /// its line end, which is not written), or a received message (`&OwnedMessage`, byte for
-/// byte but for a line end at its very end). An empty message (`Bytes` with nothing but a line
-/// end) is an `InvalidInput` error: its `Content-Length: 0` frame would be no message.
+/// byte but for a line end at its very end). An empty or blank message (`Bytes` with nothing
+/// but JSON whitespace, a line end included) is an `InvalidInput` error, as with
+/// [`LineEncoder`](super::LineEncoder): its frame (`Content-Length: 0`, or a body of
+/// whitespace) would be no message, and a reader answers it -32700.
 ///
 /// ```
 /// use futures_util::SinkExt;
@@ -190,7 +192,7 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
 
     fn encode(&mut self, msg: T, dst: &mut BytesMut) -> Result<(), io::Error> {
         write_message(&mut self.scratch, &msg, |bytes| {
-            if crate::frame::without_line_end(bytes).is_empty() {
+            if crate::frame::lines::is_blank(bytes) {
                 return Err(super::empty_message());
             }
             write_content_length_frame(dst, bytes);

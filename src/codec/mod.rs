@@ -469,9 +469,9 @@ fn write_message<T: MessageBytes, R>(
     written
 }
 
-/// The `InvalidInput` error of the line and `Content-Length` encoders for an empty message
-/// (nothing but a line end; for the line encoder, JSON whitespace too), whose frame no reader
-/// takes for a message: a blank line, `Content-Length: 0`. (An SSE event may be empty: MCP's
+/// The `InvalidInput` error of the line and `Content-Length` encoders for an empty or blank
+/// message (nothing but JSON whitespace, a line end included), whose frame no reader takes for
+/// a message: a blank line, `Content-Length: 0` or a body of whitespace (answered -32700). (An SSE event may be empty: MCP's
 /// priming event.)
 fn empty_message() -> io::Error {
     io::Error::new(
