@@ -39,7 +39,9 @@
 //!   [`OwnedMessage`] keeps the frame's `Bytes`; [`batch`] splits JSON-RPC batches;
 //!   [`Decoder::decode_lines`] decodes every line of a complete buffer ([`DecodeLines`]).
 //! - tokio: `codec` (feature `tokio`), tokio-util codecs for the three framings, which read
-//!   a bad frame as an item and write messages straight into the sink's buffer.
+//!   a bad frame as an item; the newline codec writes messages straight into the sink's
+//!   buffer, the SSE and `Content-Length` ones frame a line encoded in a scratch buffer of
+//!   their own (a `Content-Length` header needs the length first).
 //! - Payloads: [`RawJson`] / [`JsonStr`] with lazy member lookup; typed access in `typed`
 //!   (feature `serde`).
 //! - MCP: [`mcp`] (method names, cancellation and progress, 2026-07-28's per-request `_meta`,
