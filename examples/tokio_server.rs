@@ -1,8 +1,10 @@
-//! A JSON-RPC server over TCP with tokio and rpcwire's codec: every request gets its `params`
+//! An MCP server over TCP with tokio and rpcwire's codec: every request gets its `params`
 //! echoed back as the result (spliced raw, never re-serialized), bad lines get the error reply
 //! the protocol calls for, notifications get nothing — and a bad line never ends the stream.
-//! Given a decoder that lets batches through (`Decoder::jsonrpc()`), it answers a batch with
-//! one array.
+//! `main` reads with `Decoder::mcp()`, MCP's rules: `params` given as an array (plain
+//! JSON-RPC's by-position form) and a batch are each answered -32600. Given a decoder that
+//! lets batches through (`Decoder::jsonrpc()`, for a plain JSON-RPC 2.0 server, in `serve`),
+//! it answers array `params` too, and a batch with one array.
 //!
 //! Run with `cargo run --example tokio_server --features tokio -- 127.0.0.1:7777`, then e.g.
 //! `printf '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}\n' | nc 127.0.0.1 7777`.
