@@ -3265,3 +3265,87 @@ fn records_gone_by_their_ttl_leave_no_queue_behind() {
         remap.tasks()
     );
 }
+
+/// `params` that lazy validation lets through but that are not JSON (`{"name" "x"}`) are
+/// refused as `MalformedParams`, whatever member the remapper was reading in them (the
+/// progress token, a task request's `taskId`), and answered -32700 under the request's id:
+/// the frame is not JSON. Such a request was refused as one whose progress token cannot be
+/// rewritten (-32602), though it had none. Valid `params` keep their own refusals, at any
+/// depth the decoder lets through; not-JSON the remapper does not read goes upstream, as lazy
+/// validation promises.
+#[test]
+fn params_that_are_not_json_are_refused_as_such() {
+    let call = |params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#)
+    };
+    let task = |params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{params}}}"#)
+    };
+    let mut remap = IdRemapper::new(8);
+    for frame in [
+        call(r#"{"name" "x"}"#),
+        call(r#"{"name":"x","_meta":{"progressToken" 1}}"#),
+        call(r#"{"_meta":{"progressToken":[1 2]}}"#),
+        task(r#"{"taskId" "t"}"#),
+        task(r#"{"_meta":{},"taskId":[1 2]}"#),
+    ] {
+        assert_eq!(
+            forward_checked(&mut remap, 1, &frame, None),
+            Err(RemapError::MalformedParams),
+            "{frame}"
+        );
+    }
+    for (frame, refused) in [
+        (
+            call(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#),
+            RemapError::BadProgressToken,
+        ),
+        (
+            call(r#"{"_meta":{"progressToken":[1,2]}}"#),
+            RemapError::BadProgressToken,
+        ),
+        (
+            task(r#"{"taskId":"a","taskId":"b"}"#),
+            RemapError::BadTaskId,
+        ),
+        (task(r#"{"taskId":[1,2]}"#), RemapError::BadTaskId),
+    ] {
+        assert_eq!(
+            forward_checked(&mut remap, 1, &frame, None),
+            Err(refused),
+            "{frame}"
+        );
+    }
+    assert!(
+        forward_checked(
+            &mut remap,
+            1,
+            &call(r#"{"name":"x","arguments":{"a" 1}}"#),
+            None
+        )
+        .is_ok()
+    );
+
+    // Valid params deeper than a value's default limit, with a token named twice: not
+    // "not JSON" (the decoder that read the frame allows the depth).
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"x","params":{{"_meta":{{"progressToken":1,"progressToken":2}},"d":{}1{}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    let mut options = rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp);
+    options.limits.max_depth = 400;
+    let Ok(Message::Request(req)) = Decoder::new(options).decode(deep.as_bytes()) else {
+        panic!("the deep request decodes")
+    };
+    let refused = remap.forward_request(1, deep.as_bytes(), &req, None, &mut BytesMut::new());
+    assert_eq!(refused, Err(RemapError::BadProgressToken));
+
+    let mut out = BytesMut::new();
+    RemapError::MalformedParams.write_reply(&mut out, Id::from_token(b"1").unwrap());
+    assert_eq!(
+        &out[..],
+        &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"params is not valid JSON"}}
+"#[..]
+    );
+}

@@ -22,9 +22,8 @@ pub enum RemapError {
     ///
     /// [`InFlightError::OverBudget`]: crate::InFlightError::OverBudget
     OverBudget,
-    /// `params._meta.progressToken` is neither a string, a number nor `null`, occurs twice,
-    /// or cannot be read (`params` too malformed to tell, which lazy validation lets
-    /// through): the remapper cannot rewrite it, and an upstream reading it its own way might
+    /// `params._meta.progressToken` is neither a string, a number nor `null`, or occurs
+    /// twice: the remapper cannot rewrite it, and an upstream reading it its own way might
     /// report progress on another client's token (MCP: answer -32602). A `null` token is no
     /// error: it is read as asking for no progress, and goes upstream as it came (progress
     /// on a `null` token routes to no client).
@@ -57,9 +56,26 @@ pub enum RemapError {
     /// for failing closed.)
     ForeignTask,
     /// A `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId` is not one
-    /// string (absent, another type, named twice, or in `params` too malformed to tell): the
-    /// upstream might read it as a task the remapper did not check (MCP: answer -32602).
+    /// string (absent, another type, or named twice): the upstream might read it as a task
+    /// the remapper did not check (MCP: answer -32602).
     BadTaskId,
+    /// `params` is not JSON where the remapper must read it (its `_meta.progressToken`, a
+    /// task request's `taskId`): lazy validation delimits `params` without reading its every
+    /// token, so `{"a" 1}` passes the decoder, and the remapper cannot tell what the upstream
+    /// would read in it. The frame is not JSON, as a strict decoder would have said: answer
+    /// -32700, under the request's id, which could be read.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, ErrorCode, IdRemapper, Message, RemapError};
+    ///
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name" "x"}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// let refused = IdRemapper::new(16).forward_request("a", frame, &req, None, &mut BytesMut::new());
+    /// assert_eq!(refused, Err(RemapError::MalformedParams));
+    /// assert_eq!(RemapError::MalformedParams.code(), ErrorCode::PARSE_ERROR);
+    /// ```
+    MalformedParams,
     /// The client holds as many requests in flight and live task routes as
     /// [`IdRemapper::max_per_client`] lets one client hold.
     ClientFull,
@@ -71,7 +87,7 @@ pub enum RemapError {
 impl RemapError {
     /// The error code of the reply the client gets for a request the remapper refused:
     /// -32600 for a reused id, -32602 for a progress token it cannot rewrite or a task the
-    /// client may not reach, -32603 when the table, or the client's share of it, is full or
+    /// client may not reach, -32700 for `params` that are not JSON, -32603 when the table, or the client's share of it, is full or
     /// over its budget.
     ///
     /// ```
@@ -84,6 +100,7 @@ impl RemapError {
             RemapError::BadProgressToken | RemapError::ForeignTask | RemapError::BadTaskId => {
                 ErrorCode::INVALID_PARAMS
             }
+            RemapError::MalformedParams => ErrorCode::PARSE_ERROR,
             RemapError::Full
             | RemapError::OverBudget
             | RemapError::ClientFull
@@ -124,6 +141,7 @@ impl RemapError {
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
             RemapError::ForeignTask => "the task named is another client's",
             RemapError::BadTaskId => "a task request whose params.taskId is not one string",
+            RemapError::MalformedParams => "params is not valid JSON",
             RemapError::ClientFull => "the client has too many requests in flight",
             RemapError::ClientOverBudget => {
                 "the client's requests in flight would hold more bytes than its budget"

@@ -58,6 +58,7 @@ use crate::id::{Id, IdBuf};
 use crate::mcp::{Cancelled, progress_token_and_task_members, subscription_id};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, Token};
+use crate::scan::{Validation, skip_value};
 
 pub use error::RemapError;
 pub use progress::ProgressRoute;
@@ -689,11 +690,21 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let Err(place) = self.by_client.lookup(&self.pending, &client, req.id) else {
             return Err(RemapError::DuplicateId);
         };
+        // A member that cannot be read may be in `params` that are not JSON at all (lazy
+        // validation let them through): that is the refusal's reason then. (Checked on the
+        // way out only: a request the remapper can read is not validated twice.)
+        // (Any depth: the decoder's limits have bounded it; the strict scan is iterative.)
+        let unreadable = |error| match req.params.map(|p| p.as_bytes()) {
+            Some(p) if skip_value(p, 0, 0, u32::MAX, Validation::Strict) != Ok(p.len()) => {
+                RemapError::MalformedParams
+            }
+            _ => error,
+        };
         let (progress_member, task_member) = progress_token_and_task_members(req);
-        let progress_token = progress_token_to_rewrite(progress_member)?;
+        let progress_token = progress_token_to_rewrite(progress_member).map_err(unreadable)?;
         let mut kind = kind_of(req, task_member);
         if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } = kind {
-            let task_id = requested_task(req)?;
+            let task_id = requested_task(req).map_err(unreadable)?;
             if let Some((token, owner)) = self.task_entry(task_id) {
                 if *owner != client {
                     return Err(RemapError::ForeignTask);
