@@ -486,7 +486,8 @@ impl core::fmt::Debug for OwnedMessage {
 
 /// A rejected frame that owns its bytes: the owned counterpart of [`Rejection`], which
 /// [`rejection`](Self::rejection) borrows (its error, its id, the reply it calls for);
-/// [`error`](Self::error) and [`reply`](Self::reply) answer as the borrowed view does.
+/// [`error`](Self::error), [`id`](Self::id), [`is_response`](Self::is_response) and
+/// [`reply`](Self::reply) answer as the borrowed view does.
 ///
 /// ```
 /// use bytes::{Bytes, BytesMut};
@@ -541,6 +542,29 @@ impl OwnedRejection {
     /// ```
     pub fn reply(&self) -> Option<Reply<'_>> {
         self.rejection().reply()
+    }
+
+    /// The frame's id, when it could be read and is valid for the dialect: [`Rejection::id`]
+    /// of the [`rejection`](Self::rejection).
+    ///
+    /// A malformed reply is never answered, but its id may name the request to fail:
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use rpcwire::{Decoder, OwnedMessage};
+    /// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":9,"result":{},"error":{"code":1,"message":"x"}}"#);
+    /// let refused = OwnedMessage::decode(&Decoder::mcp_client(), frame).unwrap_err();
+    /// assert_eq!((refused.id().unwrap().raw(), refused.is_response()), (&b"9"[..], true));
+    /// assert!(refused.reply().is_none());
+    /// ```
+    pub fn id(&self) -> Option<Id<'_>> {
+        self.rejection().id()
+    }
+
+    /// Whether the frame was a (malformed) response: [`Rejection::is_response`] of the
+    /// [`rejection`](Self::rejection).
+    pub fn is_response(&self) -> bool {
+        self.reject.is_response
     }
 }
 

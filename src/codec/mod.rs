@@ -71,9 +71,11 @@ fn with_frame_limit(decoder: Decoder, max_frame: usize) -> Decoder {
 /// let mut out = BytesMut::new();
 /// while let Some(item) = codec.decode(&mut buf).unwrap() {
 ///     match item {
+///         // (A notification, which has no id, is never answered.)
 ///         Incoming::Message(msg) => {
-///             let id = msg.id().unwrap();
-///             encode::write_response(&mut out, id, rpcwire::RawJson::EMPTY_OBJECT);
+///             if let Some(id) = msg.id() {
+///                 encode::write_response(&mut out, id, rpcwire::RawJson::EMPTY_OBJECT);
+///             }
 ///         }
 ///         bad => {
 ///             if let Some(reply) = bad.reply() {

@@ -138,6 +138,13 @@ pub struct Origin<C, T = ()> {
 /// let origin = remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut to_client).unwrap();
 /// assert_eq!(origin.client, "client-1");
 /// assert_eq!(&to_client[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"result\":{}}\n");
+///
+/// // An upstream's error reply may name no request (MCP's answer to one it could not
+/// // read): `id()` is `None`, there is nothing to route, and the request's deadline
+/// // answers its client. Match on `id()`; never unwrap it on an upstream's frame.
+/// let unread = br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#;
+/// let msg = Decoder::mcp_client().decode(unread).unwrap();
+/// assert!(msg.id().is_none());
 /// ```
 ///
 /// The routing methods append to the one buffer they are given, then say which client the
