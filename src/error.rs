@@ -192,7 +192,10 @@ pub enum DecodeError {
     NotAnObject,
     /// A batch (top-level array) where [`DecodeOptions::batches`](crate::DecodeOptions::batches)
     /// is off: by default in MCP (every session but a 2025-03-26 one), and in JSON-RPC when
-    /// set so.
+    /// set so. The array is one invalid request, answered once (-32600, under the id the
+    /// decoder gives what it cannot read: [`DecodeOptions::unreadable_id`](crate::DecodeOptions::unreadable_id)),
+    /// even when it holds notifications alone: its elements are not read as messages, so
+    /// none of them is answered, nor forwarded.
     ///
     /// ```
     /// use rpcwire::{DecodeError, DecodeOptions, Decoder, Dialect};
@@ -203,6 +206,10 @@ pub enum DecodeError {
     /// assert_eq!(refused(mcp.for_protocol_version("2025-06-18")), DecodeError::BatchNotAllowed);
     /// let jsonrpc = DecodeOptions { batches: false, ..DecodeOptions::new(Dialect::JsonRpc2) };
     /// assert_eq!(refused(jsonrpc), DecodeError::BatchNotAllowed);
+    ///
+    /// let notifications = br#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+    /// let reply = Decoder::mcp().decode(notifications).unwrap_err().reply().unwrap();
+    /// assert_eq!(reply.code, rpcwire::ErrorCode::INVALID_REQUEST);
     /// ```
     BatchNotAllowed,
     /// An empty batch `[]`.

@@ -159,7 +159,7 @@ impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
         if memchr::memchr2(b'\n', b'\r', body).is_some() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "a frame must be one line",
+                "a message must be one line: send each line of a run as its own item",
             ));
         }
         dst.extend_from_slice(&line);
