@@ -696,6 +696,49 @@ fn sse_framing() {
     assert_eq!(code, 1);
 }
 
+/// A capture read without the `--framing` it needs is a stream of parse errors with nothing
+/// to say why: when the first line is not JSON but an SSE field or a `Content-Length`
+/// header, stderr names the option, and the report is the same. A stream whose first line
+/// is JSON, or not JSON of another look, gets no such line; nor does one read with a framing.
+#[test]
+fn a_capture_read_without_its_framing_names_the_option() {
+    let sse = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\n";
+    let content_length = b"content-length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}";
+    for (input, framing) in [(&sse[..], "sse"), (&content_length[..], "content-length")] {
+        let out = run_check(&["--json", "-"], input);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!("`--framing {framing}`")),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert_eq!(out.status.code(), Some(1));
+        let first: Value =
+            serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+        assert_eq!(first["kind"], "parse_error");
+        // Read with it, the capture is valid and nothing is said.
+        let out = run_check(
+            &["--json", "--direction", "s2c", "--framing", framing, "-"],
+            input,
+        );
+        assert_eq!(
+            (out.status.code(), &out.stderr[..]),
+            (Some(0), &b""[..]),
+            "{framing}"
+        );
+    }
+    let quiet = [
+        &b"{oops\ndata: x\n"[..],
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\ndata: x\n",
+        b"Data: x\n",
+        b"hello\n",
+    ];
+    for input in quiet {
+        let out = run_check(&["-"], input);
+        assert_eq!(out.stderr, b"", "{:?}", String::from_utf8_lossy(input));
+    }
+}
+
 /// An SSE stream that ends inside an event with data (no blank line after it): a client
 /// drops that event silently (WHATWG), so `check` reports it, where a stream ending after a
 /// comment or a complete event is fine.

@@ -913,6 +913,16 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             }
             Ok(Some(frame)) => {
                 let record = classify(&decoder, &frame, index, framer.last_offset());
+                if index == 0
+                    && record.kind == "parse_error"
+                    && let FramingArg::Ndjson = args.framing
+                    && let Some((framing, looks_like)) = framing_hint(&frame)
+                {
+                    say!(
+                        "rpcwire check: the first line is not JSON but {looks_like}: \
+                         was `--framing {framing}` meant?"
+                    );
+                }
                 if !adopted_version
                     && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
                 {
@@ -1034,6 +1044,26 @@ fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> 
     };
     let version = request.params?.get("protocolVersion")?.as_str()?;
     Some(version.decode().into_owned())
+}
+
+/// The `--framing` a stream read as newline-delimited JSON seems to want, and what its first
+/// line looks like, from that line when it is not JSON: an SSE field (`data:`, `event:`, `id:`, `retry:`, or a `:`
+/// comment, field names being case-sensitive), or a `Content-Length` or `Content-Type`
+/// header (case-insensitive). A check of a capture without the option it needs reports
+/// every line as a parse error, with nothing to say why.
+fn framing_hint(line: &[u8]) -> Option<(&'static str, &'static str)> {
+    let header = |name: &[u8]| {
+        line.get(..name.len())
+            .is_some_and(|l| l.eq_ignore_ascii_case(name))
+    };
+    let sse = [&b"data:"[..], b"event:", b"id:", b"retry:", b":"];
+    if header(b"content-length:") || header(b"content-type:") {
+        Some(("content-length", "a Content-Length header"))
+    } else if sse.iter().any(|field| line.starts_with(field)) {
+        Some(("sse", "a line of Server-Sent Events"))
+    } else {
+        None
+    }
 }
 
 /// Reads `input` to its end, discarding what it holds, telling `read` how many bytes each read
