@@ -121,6 +121,20 @@ pub struct Origin<C, T = ()> {
 /// that only look a client up ([`get`](Self::get), [`forward_cancel`](Self::forward_cancel),
 /// [`drop_client`](Self::drop_client)) borrow it.
 ///
+/// A proxy calls, for each thing that happens:
+///
+/// 1. a client's request: [`forward_request`](Self::forward_request) (refused, the client
+///    gets [`RemapError::write_reply`]'s answer);
+/// 2. an upstream reply: [`route_reply`](Self::route_reply) (a [`Miss`] is a reply nobody
+///    waits for; [`take`](Self::take) removes a request whose reply cannot be forwarded);
+/// 3. upstream progress: [`route_progress`](Self::route_progress); a client's
+///    `notifications/cancelled`: [`forward_cancel`](Self::forward_cancel);
+/// 4. a deadline's timer: [`expire`](Self::expire) (answer each request's client, cancel
+///    it upstream); a client gone: [`drop_client`](Self::drop_client); the upstream gone:
+///    [`drain`](Self::drain).
+///
+/// The sections below tell of clients' shares of the table, and of MCP's tasks.
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{Decoder, IdRemapper, Message};
