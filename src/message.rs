@@ -352,6 +352,9 @@ impl<'a> Rejection<'a> {
 /// assert_eq!(not_json.to_string(), "not JSON: unexpected byte");
 /// let invalid = decoder.decode(br#"{"jsonrpc":"2.0","id":3}"#).unwrap_err();
 /// assert_eq!(invalid.to_string(), "invalid message (id 3): none of method, result, error");
+/// let reply = br#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#;
+/// let both = Decoder::mcp_client().decode(reply).unwrap_err();
+/// assert_eq!(both.to_string(), "invalid response (id 4): both result and error");
 /// ```
 impl core::fmt::Display for Rejection<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
