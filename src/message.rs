@@ -481,6 +481,17 @@ impl OwnedMessage {
     }
 }
 
+/// Shows as the borrowed [`Message`] does (its frame's text, not a list of bytes).
+///
+/// ```
+/// use bytes::Bytes;
+/// use rpcwire::{Decoder, OwnedMessage};
+/// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+/// let owned = OwnedMessage::decode(&Decoder::mcp(), frame.clone()).unwrap();
+/// let shown = format!("{owned:?}");
+/// assert_eq!(shown, format!("{:?}", Decoder::mcp().decode(&frame).unwrap()));
+/// assert!(shown.starts_with("Notification") && shown.contains("notifications/initialized"));
+/// ```
 impl core::fmt::Debug for OwnedMessage {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::Debug::fmt(&self.message(), f)
