@@ -104,3 +104,33 @@ fn a_last_event_id_within_64_kib_is_kept_in_no_more_room_than_64_kib() {
     let kept = held() - before;
     assert!(kept < 64 << 10, "the framer holds {kept} bytes");
 }
+
+/// An event whose `id` is exactly 64 KiB long (`REUSE_KEEP`), then one whose `id` is short:
+/// the copy of the last id is within the bound, so the framer keeps its room for the next id
+/// (`REUSE_KEEP` keeps a buffer up to it included, so that ordinary ids cost no allocation)
+/// and holds at least 64 KiB more than before; an `id` one byte longer leaves a copy past
+/// the bound, given back when the next id comes. No test put an id on the bound, so the copy
+/// could be given back there too.
+#[test]
+fn the_copy_of_a_last_event_id_of_64_kib_is_kept_and_one_byte_more_given_back() {
+    let keep = rpcwire::REUSE_KEEP;
+    for (len, kept_room) in [(keep, true), (keep + 1, false)] {
+        let events = [
+            format!("id: {}\ndata: {{}}\n\n", "i".repeat(len)),
+            "id: 2\ndata: {}\n\n".to_string(),
+        ];
+        let mut framer = SseFramer::new(4 << 20);
+        let before = held();
+        for event in &events {
+            let mut buf = BytesMut::from(event.as_bytes());
+            assert!(framer.decode(&mut buf).unwrap().is_some());
+        }
+        assert_eq!(framer.last_event_id(), Some(&b"2"[..]));
+        let kept = held() - before;
+        assert_eq!(
+            kept >= keep as isize,
+            kept_room,
+            "an id of {len} bytes: the framer holds {kept} bytes"
+        );
+    }
+}
