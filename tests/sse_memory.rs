@@ -134,3 +134,37 @@ fn the_copy_of_a_last_event_id_of_64_kib_is_kept_and_one_byte_more_given_back() 
         );
     }
 }
+
+/// Data over two lines joined to exactly 64 KiB (`REUSE_KEEP`), in an event that comes out or
+/// in one the end of its body drops: the buffer it was joined in is within the bound, so the
+/// framer keeps it for the next event's data and, once the event and the read buffers are
+/// dropped, holds at least 64 KiB more than before; data one byte longer is given back with
+/// its event. No test joined data on the bound, so a buffer of exactly 64 KiB could go too.
+#[test]
+fn data_joined_to_64_kib_keeps_its_buffer_and_one_byte_more_gives_it_back() {
+    let keep = rpcwire::REUSE_KEEP;
+    for len in [keep, keep + 1] {
+        // Two lines and the `\n` that joins them: `len` bytes of data.
+        let (first, second) = ("a".repeat(len / 2), "b".repeat(len - len / 2 - 1));
+        for dispatched in [true, false] {
+            let mut framer = SseFramer::new(4 << 20);
+            let body = format!("data: {first}\ndata: {second}\n").into_bytes();
+            let before = held();
+            let mut buf = BytesMut::from(&body[..]);
+            if dispatched {
+                buf.extend_from_slice(b"\n");
+                let event = framer.decode(&mut buf).unwrap().unwrap();
+                assert_eq!(event.data.len(), len);
+            } else {
+                assert_eq!(framer.decode_eof(&mut buf).unwrap(), None);
+            }
+            drop(buf);
+            let kept = held() - before;
+            assert_eq!(
+                kept >= keep as isize,
+                len == keep,
+                "data of {len} bytes, dispatched {dispatched}: the framer holds {kept} bytes"
+            );
+        }
+    }
+}
