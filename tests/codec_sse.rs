@@ -422,3 +422,30 @@ fn a_framer_of_ones_own_can_yield_keep_alives() {
     let every = SseCodec::with_framer(Decoder::mcp_client(), framer);
     assert_eq!(items(every), [empty, message, empty]);
 }
+
+/// The framer a codec shows is the one it reads with: once a body is read, its offsets count
+/// that body (every byte consumed, the last event handed out starting where the body put
+/// it), and its frame limit is the codec's. No test read a codec's framer, so it could show
+/// a framer of its own that had read nothing.
+#[test]
+fn the_codec_shows_the_framer_it_reads_with() {
+    let first = b"data: {\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\n";
+    let second = b": keep-alive\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n\n";
+    let body = [&first[..], second].concat();
+    let mut codec = SseCodec::new(Decoder::mcp_client(), MAX);
+    let mut buf = BytesMut::from(&body[..]);
+    let mut messages = 0;
+    while let Some(item) = codec.decode(&mut buf).unwrap() {
+        assert!(matches!(
+            item.payload,
+            SsePayload::Message(Incoming::Message(_))
+        ));
+        messages += 1;
+    }
+    assert_eq!(messages, 2);
+    let framer = codec.framer();
+    assert_eq!(framer.consumed(), body.len() as u64);
+    let last = first.len() + b": keep-alive\n\n".len();
+    assert_eq!(framer.last_offset(), last as u64);
+    assert_eq!(framer.max_frame(), MAX);
+}
