@@ -449,3 +449,36 @@ fn the_codec_shows_the_framer_it_reads_with() {
     assert_eq!(framer.last_offset(), last as u64);
     assert_eq!(framer.max_frame(), MAX);
 }
+
+/// `SseMessage::with_event_type` gives the event its type: written by the encoder, the event
+/// reads back with that type (its id kept alongside), as one with the field set by hand does.
+/// No test built a message with it, so it could leave the default type.
+#[test]
+fn an_event_type_given_with_with_event_type_is_written() {
+    let notification = rpcwire::codec::Outgoing::Notification {
+        method: "n",
+        params: None,
+    };
+    let built = SseMessage::new(notification)
+        .with_id("7")
+        .with_event_type("endpoint");
+    let by_hand = SseMessage {
+        message: notification,
+        id: Some("7"),
+        event_type: Some("endpoint"),
+    };
+    let mut written = Vec::new();
+    for msg in [built, by_hand] {
+        let mut out = BytesMut::new();
+        SseEncoder::new().encode(msg, &mut out).unwrap();
+        written.push(out);
+    }
+    assert_eq!(written[0], written[1]);
+    let event = SseFramer::new(1024)
+        .decode(&mut written[0])
+        .unwrap()
+        .unwrap();
+    assert_eq!(event.event.as_deref(), Some(&b"endpoint"[..]));
+    assert_eq!(event.id.as_deref(), Some(&b"7"[..]));
+    assert_eq!(&event.data[..], b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}");
+}
