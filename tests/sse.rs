@@ -418,6 +418,33 @@ fn sse_long_comments_and_unknown_fields_are_skipped() {
     assert_eq!(&got[1].as_ref().unwrap().data[..], b"1");
 }
 
+/// Once a comment or an unknown field is known to be over the limit (skipped), the rest of it
+/// is dropped as it comes: each short read of it leaves the read buffer empty, the offsets
+/// count every byte, and the event after it comes out whole. No test fed the rest of a
+/// skipped line in reads shorter than the limit, which the framer could keep in the buffer
+/// until its end or a line's worth of it came.
+#[test]
+fn the_rest_of_a_skipped_line_is_dropped_as_it_comes() {
+    for head in [": ", "x-padding: "] {
+        let mut framer = SseFramer::new(64);
+        let mut buf = BytesMut::from(format!("{head}{}", "p".repeat(200)).as_bytes());
+        let mut fed = buf.len();
+        assert_eq!(framer.decode(&mut buf).unwrap(), None);
+        assert!(buf.is_empty(), "{head}: {} bytes kept", buf.len());
+        for _ in 0..8 {
+            buf.extend_from_slice(b"pppp");
+            fed += 4;
+            assert_eq!(framer.decode(&mut buf).unwrap(), None);
+            assert!(buf.is_empty(), "{head}: {} bytes kept", buf.len());
+            assert_eq!(framer.consumed(), fed as u64);
+        }
+        buf.extend_from_slice(b"\ndata: {}\n\n");
+        let event = framer.decode(&mut buf).unwrap().unwrap();
+        assert_eq!(&event.data[..], b"{}");
+        assert!(buf.is_empty());
+    }
+}
+
 #[test]
 fn sse_priming_event_reports_its_id() {
     let got = events(b"id: prime-1\ndata:\n\nid: 2\ndata: {}\n\n");
