@@ -697,14 +697,20 @@ fn sse_framing() {
 }
 
 /// A capture read without the `--framing` it needs is a stream of parse errors with nothing
-/// to say why: when the first line is not JSON but an SSE field or a `Content-Length`
-/// header, stderr names the option, and the report is the same. A stream whose first line
+/// to say why: when the first line that is not blank is not JSON but an SSE field or a
+/// `Content-Length` header, stderr names the option, and the report is the same. A stream whose first line
 /// is JSON, or not JSON of another look, gets no such line; nor does one read with a framing.
 #[test]
 fn a_capture_read_without_its_framing_names_the_option() {
     let sse = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\n";
     let content_length = b"content-length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}";
-    for (input, framing) in [(&sse[..], "sse"), (&content_length[..], "content-length")] {
+    let after_blank_lines =
+        b"\n\r\n: ping\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\n";
+    for (input, framing) in [
+        (&sse[..], "sse"),
+        (&content_length[..], "content-length"),
+        (&after_blank_lines[..], "sse"),
+    ] {
         let out = run_check(&["--json", "-"], input);
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(
@@ -713,8 +719,12 @@ fn a_capture_read_without_its_framing_names_the_option() {
         );
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert_eq!(out.status.code(), Some(1));
-        let first: Value =
-            serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+        let records: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let first = records.iter().find(|r| r["kind"] != "skip").unwrap();
         assert_eq!(first["kind"], "parse_error");
         // Read with it, the capture is valid and nothing is said.
         let out = run_check(

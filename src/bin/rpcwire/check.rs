@@ -913,13 +913,14 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             }
             Ok(Some(frame)) => {
                 let record = classify(&decoder, &frame, index, framer.last_offset());
-                if index == 0
+                // (The first line that is not blank: blank ones are skipped.)
+                if summary.messages == 0
                     && record.kind == "parse_error"
                     && let FramingArg::Ndjson = args.framing
                     && let Some((framing, looks_like)) = framing_hint(&frame)
                 {
                     say!(
-                        "rpcwire check: the first line is not JSON but {looks_like}: \
+                        "rpcwire check: the first message is not JSON but {looks_like}: \
                          was `--framing {framing}` meant?"
                     );
                 }
@@ -1047,7 +1048,7 @@ fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> 
 }
 
 /// The `--framing` a stream read as newline-delimited JSON seems to want, and what its first
-/// line looks like, from that line when it is not JSON: an SSE field (`data:`, `event:`, `id:`, `retry:`, or a `:`
+/// line that is not blank looks like, from that line when it is not JSON: an SSE field (`data:`, `event:`, `id:`, `retry:`, or a `:`
 /// comment, field names being case-sensitive), or a `Content-Length` or `Content-Type`
 /// header (case-insensitive). A check of a capture without the option it needs reports
 /// every line as a parse error, with nothing to say why.
