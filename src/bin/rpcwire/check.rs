@@ -1048,10 +1048,10 @@ fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> 
 }
 
 /// The `--framing` a stream read as newline-delimited JSON seems to want, and what its first
-/// line that is not blank looks like, from that line when it is not JSON: an SSE field (`data:`, `event:`, `id:`, `retry:`, or a `:`
-/// comment, field names being case-sensitive), or a `Content-Length` or `Content-Type`
-/// header (case-insensitive). A check of a capture without the option it needs reports
-/// every line as a parse error, with nothing to say why.
+/// line that is not blank looks like, from that line when it is not JSON: an SSE field
+/// (`data:`, `event:`, `id:`, `retry:`, or a `:` comment, field names being case-sensitive),
+/// or a `Content-Length` or `Content-Type` header (case-insensitive). A check of a capture
+/// without the option it needs reports every line as a parse error, with nothing to say why.
 fn framing_hint(line: &[u8]) -> Option<(&'static str, &'static str)> {
     let header = |name: &[u8]| {
         line.get(..name.len())
