@@ -81,6 +81,28 @@ fn main_types_are_send_sync_and_debug() {
     );
 }
 
+/// A pending table's reserved entry and its iterators say in `Debug` what they stand for (the
+/// token the entry files under, the `now` an expiry runs to, the requests a drain has left),
+/// without needing `T: Debug`; what a `#[derive(Debug)]` struct holding one shows.
+#[test]
+fn pending_table_entry_and_iterators_show_their_state_in_debug() {
+    struct Opaque;
+    let mut table = rpcwire::PendingTable::new();
+    let entry = table.vacant_entry().unwrap();
+    let token = entry.token();
+    assert_eq!(
+        format!("{entry:?}"),
+        format!("VacantEntry {{ token: {token:?} }}")
+    );
+    entry.insert_with_deadline(Opaque, 5);
+    table.insert(Opaque).unwrap();
+    assert_eq!(format!("{:?}", table.expire(4)), "Expired { now: 4 }");
+    let mut drain = table.drain();
+    assert_eq!(format!("{drain:?}"), "Drain { remaining: 2 }");
+    drain.next();
+    assert_eq!(format!("{drain:?}"), "Drain { remaining: 1 }");
+}
+
 #[test]
 fn ids_display_as_their_wire_token() {
     let id = rpcwire::Id::from_token(br#""a\"b""#).unwrap();
