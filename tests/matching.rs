@@ -198,6 +198,16 @@ fn canonical_keys() {
             br#""0a000000-0000-0000-0000-000000000000""#,
             br#""1a000000-0000-0000-0000-000000000000""#,
         ),
+        // Thirty-six hex digits, no hyphen: a string of a UUID's length whose bytes where the
+        // hyphens go differ (packed without those bytes, each pair would share a key).
+        (
+            br#""000000001000000000000000000000000000""#,
+            br#""000000000000000000000000000000000000""#,
+        ),
+        (
+            br#""ffffffffffffffffffffffffffffffffffff""#,
+            br#""fffffffffffffffffffffffaffffffffffff""#,
+        ),
     ];
     for (a, b) in different {
         assert_ne!(
