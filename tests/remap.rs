@@ -738,6 +738,41 @@ fn a_deadline_can_be_moved() {
     assert!(!remap.set_deadline(token, Some(500)), "no longer in flight");
 }
 
+/// `has_deadline` tells a request in flight forwarded with a deadline (`Some(true)`) from one
+/// forwarded without (`Some(false)`: a listen stream, whose progress must not give it one),
+/// follows `set_deadline` putting one on or taking it off, and says `None` once the request is
+/// answered or expired. A gateway asks it before moving a deadline on progress; only task
+/// routes were asked it, so it could say `None` for every plain request.
+#[test]
+fn has_deadline_tells_requests_with_a_deadline_from_those_without() {
+    let mut remap = IdRemapper::new(8);
+    let mut forward = |id: u32, deadline: Option<u64>| {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{}}}}"#);
+        let frame = frame.as_bytes();
+        remap
+            .forward_request(1u32, frame, &request(frame), deadline, &mut BytesMut::new())
+            .unwrap()
+    };
+    let (timed, untimed) = (forward(1, Some(100)), forward(2, None));
+    assert_eq!(
+        (remap.has_deadline(timed), remap.has_deadline(untimed)),
+        (Some(true), Some(false))
+    );
+    assert!(remap.set_deadline(timed, None));
+    assert!(remap.set_deadline(untimed, Some(50)));
+    assert_eq!(
+        (remap.has_deadline(timed), remap.has_deadline(untimed)),
+        (Some(false), Some(true))
+    );
+    let reply = format!(r#"{{"jsonrpc":"2.0","id":{timed},"result":{{}}}}"#);
+    assert_eq!(route(&mut remap, reply.as_bytes()).0, Ok(1));
+    assert_eq!(remap.expire(50).count(), 1);
+    assert_eq!(
+        (remap.has_deadline(timed), remap.has_deadline(untimed)),
+        (None, None)
+    );
+}
+
 /// Each refusal maps to the reply a client must get: a reused id is an invalid request, a
 /// progress token the remapper cannot rewrite invalid params, a full table an internal error.
 #[test]
