@@ -193,9 +193,11 @@ pub enum DecodeError {
     /// A batch (top-level array) where [`DecodeOptions::batches`](crate::DecodeOptions::batches)
     /// is off: by default in MCP (every session but a 2025-03-26 one), and in JSON-RPC when
     /// set so. The array is one invalid request, answered once (-32600, under the id the
-    /// decoder gives what it cannot read: [`DecodeOptions::unreadable_id`](crate::DecodeOptions::unreadable_id)),
-    /// even when it holds notifications alone: its elements are not read as messages, so
-    /// none of them is answered, nor forwarded.
+    /// decoder gives what it cannot read: [`DecodeOptions::unreadable_id`]), even when it
+    /// holds notifications alone: its elements are not read as messages, so none of them is
+    /// answered, nor forwarded.
+    ///
+    /// [`DecodeOptions::unreadable_id`]: crate::DecodeOptions::unreadable_id
     ///
     /// ```
     /// use rpcwire::{DecodeError, DecodeOptions, Decoder, Dialect};

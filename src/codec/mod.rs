@@ -473,8 +473,8 @@ fn write_message<T: MessageBytes, R>(
 
 /// The `InvalidInput` error of the line and `Content-Length` encoders for an empty or blank
 /// message (nothing but JSON whitespace, a line end included), whose frame no reader takes for
-/// a message: a blank line, `Content-Length: 0` or a body of whitespace (answered -32700). (An SSE event may be empty: MCP's
-/// priming event.)
+/// a message: a blank line, `Content-Length: 0` or a body of whitespace (answered -32700).
+/// (An SSE event may be empty: MCP's priming event.)
 fn empty_message() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,

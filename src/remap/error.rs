@@ -87,8 +87,8 @@ pub enum RemapError {
 impl RemapError {
     /// The error code of the reply the client gets for a request the remapper refused:
     /// -32600 for a reused id, -32602 for a progress token it cannot rewrite or a task the
-    /// client may not reach, -32700 for `params` that are not JSON, -32603 when the table, or the client's share of it, is full or
-    /// over its budget.
+    /// client may not reach, -32700 for `params` that are not JSON, -32603 when the table, or
+    /// the client's share of it, is full or over its budget.
     ///
     /// ```
     /// use rpcwire::{ErrorCode, RemapError};
