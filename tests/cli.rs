@@ -3512,6 +3512,11 @@ fn a_success_answers_a_request_of_its_id_before_an_invalid_element() {
     }
 }
 
+/// One line holding a JSON array of `elements`.
+fn batch_line(elements: impl Iterator<Item = String>) -> String {
+    format!("[{}]\n", elements.collect::<Vec<_>>().join(","))
+}
+
 /// A server's array answering a batch of invalid elements, half of them with their ids and
 /// half with null ids (§5.1 calls for the id, but a null one answers all the same), the null
 /// ones first: each null-id error takes an element whose id no reply in the array carries, so
@@ -3521,18 +3526,12 @@ fn a_success_answers_a_request_of_its_id_before_an_invalid_element() {
 #[test]
 fn null_id_errors_take_the_invalid_elements_no_other_reply_answers() {
     const N: usize = 40_000;
-    let invalid: Vec<String> = (0..N)
-        .map(|n| format!(r#"{{"jsonrpc":"1.0","id":{n},"method":"m"}}"#))
-        .collect();
-    let c2s = format!("[{}]\n", invalid.join(","));
+    let c2s = batch_line((0..N).map(|n| format!(r#"{{"jsonrpc":"1.0","id":{n},"method":"m"}}"#)));
     let error = |id: String| {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"m"}}}}"#)
     };
     let nulls = (0..N / 2).map(|_| error("null".into()));
-    let replies: Vec<String> = nulls
-        .chain((0..N / 2).map(|n| error(n.to_string())))
-        .collect();
-    let s2c = format!("[{}]\n", replies.join(","));
+    let s2c = batch_line(nulls.chain((0..N / 2).map(|n| error(n.to_string()))));
     let start = std::time::Instant::now();
     let (_, summary, code) = check_streams(
         "null_id_errors_take_elements_left",
@@ -3558,14 +3557,9 @@ fn null_id_errors_take_the_invalid_elements_no_other_reply_answers() {
 #[test]
 fn a_peeked_batch_is_asked_what_it_sends_in_constant_time() {
     const N: usize = 100_000;
-    let requests: Vec<String> = (0..N)
-        .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"m"}}"#))
-        .collect();
-    let c2s = format!("[{}]\n", requests.join(","));
-    let replies: Vec<String> = (0..N)
-        .map(|n| format!(r#"{{"jsonrpc":"2.0","id":"x{n}","result":{{}}}}"#))
-        .collect();
-    let s2c = format!("[{}]\n", replies.join(","));
+    let c2s = batch_line((0..N).map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"m"}}"#)));
+    let s2c =
+        batch_line((0..N).map(|n| format!(r#"{{"jsonrpc":"2.0","id":"x{n}","result":{{}}}}"#)));
     let start = std::time::Instant::now();
     let (_, summary, code) = check_streams(
         "peeked_batch_sends_in_constant_time",
