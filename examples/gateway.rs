@@ -557,8 +557,10 @@ impl Gateway {
 /// The params of the gateway's `initialize` upstream: the client's, but for its progress
 /// token (if it asked for progress), which becomes the handshake's id. The client's own may
 /// be a number the remapper mints for another client's request, which the upstream's
-/// progress on the handshake would reach. A token the remapper would refuse too (neither a
-/// string nor a number, or named twice) is refused, as `RemapError::BadProgressToken`.
+/// progress on the handshake would reach. A token the remapper would refuse too is refused
+/// as it would be: `RemapError::BadProgressToken` when it is neither a string nor a number
+/// or is named twice, `RemapError::MalformedParams` when the params around it are no JSON
+/// (which the gateway's strict decoding lets through only if it is made lazy).
 fn handshake_params<'a>(
     params: Option<RawJson<'a>>,
     buf: &'a mut BytesMut,
@@ -569,6 +571,7 @@ fn handshake_params<'a>(
         Lookup::Found(token) => Id::from_token(token.as_bytes()),
         Lookup::Absent => return Ok(params),
         Lookup::Ambiguous => None,
+        Lookup::Malformed => return Err(RemapError::MalformedParams),
     };
     let (Some(params), Some(token)) = (params, token) else {
         return Err(RemapError::BadProgressToken);

@@ -289,6 +289,14 @@ impl Server {
                     encode::write_error(out, id, ErrorCode::INVALID_PARAMS, message, None);
                 });
             }
+            // Params that are not JSON: the strict decoder above lets none through, but a
+            // gateway decoding lazily meets them here, and answers as a strict server would.
+            Lookup::Malformed => {
+                return HttpResponse::bad_request(|out| {
+                    let message = "Parse error: params is not valid JSON";
+                    encode::write_error(out, id, ErrorCode::PARSE_ERROR, message, None);
+                });
+            }
         };
         let newest = |v: &str| versions::is_at_least(v, versions::V2026_07_28);
         // A request of 2026-07-28 (or later), which has no sessions.

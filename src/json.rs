@@ -260,9 +260,13 @@ pub enum Lookup<'a> {
     Absent,
     /// Exactly one.
     Found(RawJson<'a>),
-    /// More than one, or an object too malformed to tell (lazy validation let it through,
-    /// and its members cannot all be read): ambiguous.
+    /// More than one: which one counts is ambiguous (parsers disagree on which one wins).
     Ambiguous,
+    /// The object's members cannot all be read, so the key may come past the spot that stops
+    /// the reading: lazy validation let through an object that is not JSON (`{"a":1 "b":2}`),
+    /// which a strict peer refuses as a parse error. (Found once or twice before that spot,
+    /// the key is `Malformed` all the same.)
+    Malformed,
 }
 
 /// The type of a JSON value, read from its first byte.
@@ -503,7 +507,7 @@ impl<'a> RawJson<'a> {
     pub fn get(&self, key: &str) -> Option<RawJson<'a>> {
         match self.lookup(key) {
             Lookup::Found(v) => Some(v),
-            Lookup::Absent | Lookup::Ambiguous => None,
+            Lookup::Absent | Lookup::Ambiguous | Lookup::Malformed => None,
         }
     }
 
@@ -558,8 +562,8 @@ impl<'a> RawJson<'a> {
         }
     }
 
-    /// [`Self::get`], telling an absent member from a duplicated one (or one in an object
-    /// too malformed to read whole).
+    /// [`Self::get`], telling an absent member from a duplicated one and from one in an
+    /// object too malformed to read whole.
     ///
     /// ```
     /// use rpcwire::{Lookup, RawJson};
@@ -567,6 +571,11 @@ impl<'a> RawJson<'a> {
     /// assert_eq!(meta.get("v"), None);
     /// assert_eq!(meta.lookup("v"), Lookup::Ambiguous);
     /// assert_eq!(meta.lookup("w"), Lookup::Absent);
+    ///
+    /// // Delimited but not JSON: a missing colon stops the reading of the members.
+    /// let params = RawJson::new(br#"{"name":"echo","arguments" {}}"#).unwrap();
+    /// assert_eq!(params.lookup("name"), Lookup::Malformed);
+    /// assert_eq!(params.lookup("w"), Lookup::Malformed);
     /// ```
     pub fn lookup(&self, key: &str) -> Lookup<'a> {
         let [found] = self.lookup_each([key]);
@@ -574,7 +583,16 @@ impl<'a> RawJson<'a> {
     }
 
     /// [`Self::lookup`] of several keys in one pass over the members.
-    pub(crate) fn lookup_each<const N: usize>(&self, keys: [&str; N]) -> [Lookup<'a>; N] {
+    ///
+    /// ```
+    /// use rpcwire::{Lookup, RawJson};
+    /// let params = RawJson::new(br#"{"progressToken":7,"progress":50,"progress":60}"#).unwrap();
+    /// let [token, progress, total] = params.lookup_each(["progressToken", "progress", "total"]);
+    /// assert_eq!(token, Lookup::Found(RawJson::new(b"7").unwrap()));
+    /// assert_eq!(progress, Lookup::Ambiguous);
+    /// assert_eq!(total, Lookup::Absent);
+    /// ```
+    pub fn lookup_each<const N: usize>(&self, keys: [&str; N]) -> [Lookup<'a>; N] {
         let mut found = [Lookup::Absent; N];
         let mut members = self.members();
         for (k, v) in members.by_ref() {
@@ -589,12 +607,14 @@ impl<'a> RawJson<'a> {
         }
         // Past a malformed spot a key may occur again, unseen.
         if members.stopped_early() {
-            return [Lookup::Ambiguous; N];
+            return [Lookup::Malformed; N];
         }
         found
     }
 
-    /// [`Self::get_path`], telling an absent member from a duplicated one on the way.
+    /// [`Self::get_path`], telling an absent member from a duplicated one and from one in a
+    /// malformed object on the way, as [`Self::lookup`] does; the first miss on the path
+    /// decides.
     pub fn lookup_path(&self, path: &[&str]) -> Lookup<'a> {
         path.iter().fold(Lookup::Found(*self), |at, key| match at {
             Lookup::Found(v) => v.lookup(key),
@@ -873,7 +893,7 @@ mod tests {
             assert!(members.stopped_early(), "{cut}");
             assert!(members.next().is_none());
             assert!(members.stopped_early(), "{cut}");
-            assert_eq!(object.lookup("a"), Lookup::Ambiguous, "{cut}");
+            assert_eq!(object.lookup("a"), Lookup::Malformed, "{cut}");
         }
     }
 

@@ -165,7 +165,7 @@ fn optional<'a, T>(
     match params.lookup(key) {
         Lookup::Absent => Some(None),
         Lookup::Found(v) => read(v).map(Some),
-        Lookup::Ambiguous => None,
+        Lookup::Ambiguous | Lookup::Malformed => None,
     }
 }
 
@@ -413,7 +413,7 @@ impl<'a> Task<'a> {
         id.as_str()?;
         let status = match status {
             Lookup::Found(status) => status.as_str(),
-            Lookup::Absent | Lookup::Ambiguous => None,
+            Lookup::Absent | Lookup::Ambiguous | Lookup::Malformed => None,
         };
         Some(Task {
             id: Id::from_token(id.as_bytes())?,
@@ -491,7 +491,7 @@ pub fn is_task_augmented(r: &Request<'_>) -> bool {
 pub(crate) fn task_member_asks_for_task(task: Lookup<'_>) -> bool {
     match task {
         Lookup::Found(task) => task.kind() == JsonKind::Object,
-        Lookup::Ambiguous => true,
+        Lookup::Ambiguous | Lookup::Malformed => true,
         Lookup::Absent => false,
     }
 }
@@ -539,7 +539,7 @@ pub fn subscription_id<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
 pub(crate) fn requested_progress_token<'a>(r: &Request<'a>) -> Option<Id<'a>> {
     match progress_token_member(r) {
         Lookup::Found(token) => id_like(token),
-        Lookup::Absent | Lookup::Ambiguous => None,
+        Lookup::Absent | Lookup::Ambiguous | Lookup::Malformed => None,
     }
 }
 
@@ -789,7 +789,7 @@ impl<'a> ResultType<'a> {
     pub fn of(result: RawJson<'a>) -> Self {
         match result.lookup("resultType") {
             Lookup::Absent => ResultType::Complete,
-            Lookup::Ambiguous => ResultType::Malformed,
+            Lookup::Ambiguous | Lookup::Malformed => ResultType::Malformed,
             Lookup::Found(v) => match v.as_str() {
                 Some(s) if s.eq_str("complete") => ResultType::Complete,
                 Some(s) if s.eq_str("input_required") => ResultType::InputRequired,

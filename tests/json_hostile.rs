@@ -156,7 +156,7 @@ fn an_array_with_stray_commas_or_tokens_stops_at_the_fault() {
 }
 
 /// The same for objects: stray commas, keys that are not strings, a missing colon or value,
-/// a doubled colon. Such an object answers no key (`Ambiguous`: it may hold more than was
+/// a doubled colon. Such an object answers no key (`Malformed`: it may hold more than was
 /// read), the keys read before the fault included.
 #[test]
 fn an_object_with_stray_commas_or_bad_keys_stops_at_the_fault() {
@@ -187,7 +187,7 @@ fn an_object_with_stray_commas_or_bad_keys_stops_at_the_fault() {
         let want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
         assert_eq!(read_members(object), (want, true), "{text}");
         for key in ["a", "b", "1"] {
-            assert_eq!(object.lookup(key), Lookup::Ambiguous, "{key} in {text}");
+            assert_eq!(object.lookup(key), Lookup::Malformed, "{key} in {text}");
             assert_eq!(object.get(key), None, "{key} in {text}");
         }
         assert_eq!(object.pointer("/a"), None, "{text}");

@@ -166,7 +166,7 @@ impl Decoder {
                             Lookup::Found(v) => {
                                 ResultTypeSeen::Once(Span::within(frame, v.as_bytes()))
                             }
-                            Lookup::Ambiguous => ResultTypeSeen::Ambiguous,
+                            Lookup::Ambiguous | Lookup::Malformed => ResultTypeSeen::Ambiguous,
                         });
                 if !self.is_known_result_type(frame, result_type) {
                     return reject(DecodeError::BadResultType);

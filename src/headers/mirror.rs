@@ -93,7 +93,10 @@ pub fn mirror_headers<'m>(
         ),
         Lookup::Absent => None,
         // Named twice: no version, whatever header goes with it.
-        Lookup::Ambiguous => return Err(HeaderError::Mismatch(Header::ProtocolVersion)),
+        // Or in a malformed `_meta`: a version a server cannot read.
+        Lookup::Ambiguous | Lookup::Malformed => {
+            return Err(HeaderError::Mismatch(Header::ProtocolVersion));
+        }
     };
     let version = match meta_version {
         Some(v) => Some(v.decode()),
@@ -133,7 +136,7 @@ pub fn mirror_headers<'m>(
             }
             Lookup::Absent => {}
             // `arguments` spelt twice: so is every annotated value.
-            Lookup::Ambiguous => {
+            Lookup::Ambiguous | Lookup::Malformed => {
                 if let Some(param) = tool.iter().next() {
                     return Err(HeaderError::Mismatch(param.header()));
                 }
@@ -166,7 +169,7 @@ fn name_value(
         },
         Lookup::Absent => refused(HeaderError::Missing(Header::Name)),
         // Spelt twice: which one a server acts on is unknown, and it refuses the call.
-        Lookup::Ambiguous => refused(HeaderError::Mismatch(Header::Name)),
+        Lookup::Ambiguous | Lookup::Malformed => refused(HeaderError::Mismatch(Header::Name)),
     }
 }
 

@@ -413,7 +413,7 @@ impl<'a> HeaderCheck<'a> {
                     Lookup::Found(v) => v.as_str().is_some_and(|b| b.eq_str(value)),
                     // A notification carries no protocol version in its body.
                     Lookup::Absent => !required,
-                    Lookup::Ambiguous => false,
+                    Lookup::Ambiguous | Lookup::Malformed => false,
                 };
                 if !agrees {
                     return Err(HeaderError::Mismatch(Header::ProtocolVersion));
@@ -467,7 +467,9 @@ impl<'a> HeaderCheck<'a> {
                     Lookup::Found(v) => Some(v),
                     Lookup::Absent => None,
                     // Which of two values a server acts on is anybody's guess.
-                    Lookup::Ambiguous => return Err(HeaderError::Mismatch(header)),
+                    Lookup::Ambiguous | Lookup::Malformed => {
+                        return Err(HeaderError::Mismatch(header));
+                    }
                 };
                 match (body, value) {
                     (None, None) => {}

@@ -596,7 +596,9 @@ impl ToolHeaders {
         self.params.iter().zip(values).map(|(param, value)| {
             let value = match value {
                 Lookup::Absent => return Ok(None),
-                Lookup::Ambiguous => return Err(HeaderError::Mismatch(param.header())),
+                Lookup::Ambiguous | Lookup::Malformed => {
+                    return Err(HeaderError::Mismatch(param.header()));
+                }
                 Lookup::Found(value) => value,
             };
             let rendered = match value.kind() {
@@ -740,7 +742,7 @@ fn walk<'v, 'p>(
     let malformed = members.stopped_early();
     let mut start = 0;
     for (_, end, found) in runs {
-        let found = if malformed { Lookup::Ambiguous } else { found };
+        let found = if malformed { Lookup::Malformed } else { found };
         walk(found, &group[start..end], depth + 1, key, out);
         start = end;
     }

@@ -85,6 +85,6 @@ pub(super) fn progress_token_to_rewrite(member: Lookup<'_>) -> Result<Option<Id<
             Some(id) if id.kind() != IdKind::Null => Ok(Some(id)),
             _ => Err(RemapError::BadProgressToken),
         },
-        Lookup::Ambiguous => Err(RemapError::BadProgressToken),
+        Lookup::Ambiguous | Lookup::Malformed => Err(RemapError::BadProgressToken),
     }
 }

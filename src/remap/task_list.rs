@@ -38,7 +38,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 encode::write_with_id(out, frame, reply_id, theirs);
                 return;
             }
-            Some(Lookup::Ambiguous) | None => None,
+            Some(Lookup::Ambiguous | Lookup::Malformed) | None => None,
         };
         let mut elements = list.map(|tasks| tasks.elements());
         let filtered = elements.as_mut().is_some_and(|elements| {

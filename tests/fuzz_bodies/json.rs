@@ -431,7 +431,7 @@ fn walk_members(input: &[u8], value: RawJson<'_>, depth: usize) -> (usize, bool)
 }
 
 /// Lookups against the members read: in an object whose iteration stopped early every key is
-/// ambiguous; else a key read once is found, one read more often ambiguous, others absent.
+/// malformed; else a key read once is found, one read more often ambiguous, others absent.
 fn check_lookups(object: RawJson<'_>, items: &[(JsonStr<'_>, RawJson<'_>)], early: bool) {
     let mut keys: Vec<String> = Vec::new();
     for (k, _) in items {
@@ -442,7 +442,7 @@ fn check_lookups(object: RawJson<'_>, items: &[(JsonStr<'_>, RawJson<'_>)], earl
     for key in keys.iter().map(String::as_str).chain(PROBES) {
         let mut found = items.iter().filter(|(k, _)| k.eq_str(key)).map(|(_, v)| *v);
         let want = match (early, found.next(), found.next()) {
-            (true, _, _) => Lookup::Ambiguous,
+            (true, _, _) => Lookup::Malformed,
             (false, None, _) => Lookup::Absent,
             (false, Some(member), None) => Lookup::Found(member),
             (false, Some(_), Some(_)) => Lookup::Ambiguous,

@@ -123,28 +123,6 @@ impl ParamsFault {
     }
 }
 
-/// The members `keys` of `params`, in one pass over it, each as [`RawJson::lookup`] reads one
-/// member: absent, found once, or ambiguous (given twice, or in an object too malformed to
-/// read whole, where it may come again past the spot that stops the reading).
-fn members<'a, const N: usize>(params: RawJson<'a>, keys: [&str; N]) -> [Lookup<'a>; N] {
-    let mut found = [Lookup::Absent; N];
-    let mut members = params.members();
-    for (key, value) in members.by_ref() {
-        for (wanted, found) in keys.iter().zip(&mut found) {
-            if key.eq_str(wanted) {
-                *found = match found {
-                    Lookup::Absent => Lookup::Found(value),
-                    _ => Lookup::Ambiguous,
-                };
-            }
-        }
-    }
-    if members.stopped_early() {
-        return [Lookup::Ambiguous; N];
-    }
-    found
-}
-
 /// Whether `value` is a string or an integer: a `ProgressToken` or `RequestId` MCP allows.
 fn is_string_or_integer(value: RawJson<'_>) -> bool {
     Id::from_token(value.as_bytes())
@@ -173,21 +151,18 @@ fn optional(member: Lookup<'_>, of_type: fn(RawJson<'_>) -> bool) -> bool {
     match member {
         Lookup::Absent => true,
         Lookup::Found(value) => of_type(value),
-        Lookup::Ambiguous => false,
+        Lookup::Ambiguous | Lookup::Malformed => false,
     }
 }
 
 /// The fault of a `notifications/progress`'s params (an object), if any.
 fn progress_fault(params: RawJson<'_>) -> Option<ParamsFault> {
-    let [token, progress, total, message] = members(
-        params,
-        [
-            mcp::meta_keys::PROGRESS_TOKEN,
-            "progress",
-            "total",
-            "message",
-        ],
-    );
+    let [token, progress, total, message] = params.lookup_each([
+        mcp::meta_keys::PROGRESS_TOKEN,
+        "progress",
+        "total",
+        "message",
+    ]);
     if !required(token, is_string_or_integer) {
         Some(ParamsFault::ProgressToken)
     } else if !required(progress, is_number) {
@@ -203,7 +178,7 @@ fn progress_fault(params: RawJson<'_>) -> Option<ParamsFault> {
 
 /// The fault of a `notifications/cancelled`'s params (an object), if any.
 fn cancelled_fault(params: RawJson<'_>) -> Option<ParamsFault> {
-    let [request_id, reason] = members(params, ["requestId", "reason"]);
+    let [request_id, reason] = params.lookup_each(["requestId", "reason"]);
     if !optional(request_id, is_string_or_integer) {
         Some(ParamsFault::RequestId)
     } else if !optional(reason, is_string) {
