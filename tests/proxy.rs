@@ -1817,6 +1817,25 @@ fn crlf_becomes_lf_and_blank_lines_are_dropped() {
 }
 
 #[test]
+fn lines_before_a_crlf_line_in_the_same_read_are_forwarded() {
+    // Two valid lines in one write, the second ending in `\r\n`: the first, queued as a run
+    // of the chunk, must go on before the second, which goes with `\n`.
+    let dir = scratch("lf-then-crlf");
+    let mut p = Proxy::echo(&[], &dir);
+    p.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n",
+    );
+    assert_eq!(p.recv()["id"], 1);
+    assert_eq!(p.recv()["id"], 2);
+    p.finish_cleanly();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+         {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+    );
+}
+
+#[test]
 fn a_carriage_return_inside_a_message_goes_on_as_a_space() {
     // JSON whitespace, but a line end to a reader in universal-newline mode (Python's text
     // stdin, which MCP's Python SDK reads): forwarded as it came, the server would see two

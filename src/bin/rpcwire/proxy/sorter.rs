@@ -305,8 +305,10 @@ impl Sorter {
         if chunk.get(end) == Some(&b'\n') {
             out.run.end = end + 1;
         } else {
-            // `\r\n`, or the last line without a newline: forwarded with `\n`.
-            self.push_run(chunk, &(at..end));
+            // `\r\n`, or the last line without a newline: forwarded with `\n`, after the
+            // lines of the run before it (`out.run` ends at `at`).
+            out.run.end = end;
+            self.push_run(chunk, &out.run);
             self.forward.push(Bytes::from_static(b"\n"));
             out.run = 0..0;
         }
