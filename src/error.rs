@@ -236,7 +236,8 @@ pub enum DecodeError {
     MethodNotString,
     /// `method` is longer than the limit.
     MethodTooLong,
-    /// `params` is neither an object nor an array.
+    /// `params` is neither an object nor an array (JSON-RPC; under MCP,
+    /// [`Self::ParamsNotObject`]).
     BadParams,
     /// `params` is not an object where the dialect requires one (MCP).
     ParamsNotObject,

@@ -567,6 +567,29 @@ fn params_as_an_array_are_json_rpcs_only_in_every_usual_order() {
     }
 }
 
+/// MCP's params that are neither an object nor an array (`null`, a string, a number) are
+/// refused as not an object, as an array is: the reason never says an array would do.
+#[test]
+fn mcp_params_of_another_type_are_refused_as_not_an_object() {
+    for params in ["null", "1", "\"x\"", "true"] {
+        for frame in [
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"a","params":{params}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"a","params":{params}}}"#),
+            format!(r#"{{"params":{params},"method":"a","id":1,"jsonrpc":"2.0"}}"#),
+        ] {
+            let rej = Decoder::mcp().decode(frame.as_bytes()).unwrap_err();
+            assert_eq!(rej.error(), DecodeError::ParamsNotObject, "{frame}");
+            assert_eq!(
+                rej.error().to_string(),
+                "params must be an object",
+                "{frame}"
+            );
+            let rej = Decoder::jsonrpc().decode(frame.as_bytes()).unwrap_err();
+            assert_eq!(rej.error(), DecodeError::BadParams, "{frame}");
+        }
+    }
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]

@@ -201,13 +201,15 @@ impl Decoder {
 }
 
 /// What is wrong with `params` whose first byte is `first`, if anything: an object always
-/// does, an array in JSON-RPC only (MCP's params are objects), any other value never.
+/// does, an array in JSON-RPC only (MCP's params are objects), any other value never. Under
+/// MCP every value but an object is [`DecodeError::ParamsNotObject`], so that the reason
+/// never offers an array.
 #[inline(always)]
 pub(super) fn params_error(first: u8, mcp: bool) -> Option<DecodeError> {
     match first {
         b'{' => None,
         b'[' if !mcp => None,
-        b'[' => Some(DecodeError::ParamsNotObject),
+        _ if mcp => Some(DecodeError::ParamsNotObject),
         _ => Some(DecodeError::BadParams),
     }
 }
