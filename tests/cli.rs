@@ -3390,7 +3390,9 @@ fn a_notification_of_a_closed_listen_stream_is_reported_where_it_comes() {
 }
 
 /// A notification of a listen stream whose id a new listen request sends again, after the
-/// first stream's result, waits for that request, past the client's notifications.
+/// first stream's result, waits for that request, past the client's notifications. (MCP
+/// forbids a requestor to use an id again in a session: the second request is `reused_id`,
+/// its one violation.)
 #[test]
 fn a_notification_of_a_listen_stream_opened_again_waits_for_it() {
     let listen = r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#;
@@ -3410,14 +3412,15 @@ fn a_notification_of_a_listen_stream_opened_again_waits_for_it() {
         "\n",
     );
     let (records, violations, code) = check_merged("cli-listen-stream-again", &c2s, s2c);
-    assert_eq!(code, 0, "{violations}");
+    assert_eq!(code, 1, "{violations}");
+    assert_eq!(violations, serde_json::json!({"c2s/reused_id": 1}));
     assert_eq!(
         merged_order(&records),
         [
             "c2s:\"l\"",
             "s2c:\"l\"",
             "c2s:-",
-            "c2s:\"l\"",
+            "c2s:\"l\" reused_id",
             "s2c:-",
             "s2c:\"l\""
         ]
@@ -3427,7 +3430,8 @@ fn a_notification_of_a_listen_stream_opened_again_waits_for_it() {
 /// Under JSON-RPC a client may send an id again once its request is answered, with other
 /// requests before it (a client drawing ids from a small pool, its requests in flight
 /// together): the server's reply to the new request still waits for it. (MCP forbids a sender
-/// to use an id again in a session: there the reply goes where it comes, a second reply.)
+/// to use an id again in a session: there the request is `reused_id`, and the reply goes
+/// where it comes, a second reply.)
 #[test]
 fn a_reply_to_an_id_sent_again_after_other_requests_waits_for_it_under_jsonrpc() {
     let request = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n");
@@ -3447,7 +3451,7 @@ fn a_reply_to_an_id_sent_again_after_other_requests_waits_for_it_under_jsonrpc()
     assert_eq!(code, 1);
     assert_eq!(
         summary["violations"],
-        serde_json::json!({"s2c/unknown_reply": 1, "c2s/unanswered": 1})
+        serde_json::json!({"c2s/reused_id": 1, "s2c/unknown_reply": 1, "c2s/unanswered": 1})
     );
 }
 

@@ -720,6 +720,37 @@ fn fault_session(dir: &std::path::Path) -> (Finished, Vec<Value>) {
     (done, log)
 }
 
+/// MCP: a client request reusing the id of one already answered breaks "MUST NOT have been
+/// previously used by the requestor within the same session": reported as `reused_id`, and
+/// forwarded (the first reply came: the next one with the id answers the new request).
+#[test]
+fn an_answered_id_used_again_is_reported_and_forwarded() {
+    let dir = scratch("reused-answered-id");
+    let log = dir.join("log.ndjson");
+    let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
+    p.send(&request(json!(5), "tools/call"));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":5,"result":{"echo":"tools/call"}})
+    );
+    p.send(&request(json!(5), "ping"));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":5,"result":{"echo":"ping"}})
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        done.stderr.matches("c2s: reused_id").count(),
+        1,
+        "{}",
+        done.stderr
+    );
+    let log = read_log(&log);
+    assert_eq!(violations(&log), counts(&[("c2s/reused_id", 1)]));
+}
+
 #[test]
 fn faults_are_reported_once_and_never_forwarded() {
     let dir = scratch("faults");

@@ -86,6 +86,12 @@ pub struct Session {
     queued: [Queued; 2],
     /// Ids recently cancelled or timed out, by direction of the request.
     recent: [Recent; 2],
+    /// MCP: the ids of the last requests that stopped waiting (answered, cancelled, timed
+    /// out), by direction of the request, as [`Recent`] bounds them. An MCP request id "MUST
+    /// NOT have been previously used by the requestor within the same session": a request
+    /// reusing one of them is `reused_id` (when not a `duplicate_id`: cancelled or timed out
+    /// lately, its late reply may still come).
+    used_lately: [Recent; 2],
     /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
     /// the receiver answers each itself (§6), with the element's id when it could be read
     /// (`Some`), else with a null id, which §5.1 requires for an invalid request.
@@ -303,6 +309,7 @@ impl Session {
             waiting: [(); 2].map(|()| InFlight::new(max_in_flight).max_bytes(max_bytes)),
             queued: [Queued::default(), Queued::default()],
             recent: [Recent::default(), Recent::default()],
+            used_lately: [Recent::default(), Recent::default()],
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
             max_owed_bytes: max_bytes,
@@ -361,6 +368,9 @@ impl Session {
     /// longer active (and a client request's deadline is dead).
     fn release(&mut self, dir: Dir, id: Id<'_>, waiting: &Waiting) {
         self.stopped(dir, || (IdKey::of(id), waiting.progress_token().cloned()));
+        if self.dialect == Dialect::Mcp {
+            self.used_lately[slot(dir)].push(IdKey::of(id), None);
+        }
         if waiting.lists_tools {
             self.tools_lists_waiting -= 1;
         }
@@ -694,6 +704,12 @@ impl Session {
                             }
                             if reused {
                                 self.flag(dir, Violation::DuplicateId)
+                            } else if mcp
+                                && self.used_lately[slot(dir)].contains(&IdKey::of(client_id))
+                            {
+                                // Forwarded: the earlier request's reply came, so none can
+                                // answer this one in its place.
+                                self.flag(dir, Violation::ReusedId)
                             } else if shared_token {
                                 self.flag(dir, Violation::DuplicateProgressToken)
                             } else {

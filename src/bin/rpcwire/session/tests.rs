@@ -72,6 +72,35 @@ fn an_id_reused_after_its_cancellation_or_timeout_is_a_duplicate() {
     );
 }
 
+/// MCP: a request reusing the id of one of the same side's answered requests is `reused_id`
+/// (an id "MUST NOT have been previously used by the requestor within the same session"),
+/// forwarded, and the next reply with the id answers it; the other side's ids are its own,
+/// and JSON-RPC lets an answered id be used again.
+#[test]
+fn an_mcp_request_reusing_an_answered_id_is_flagged_and_forwarded() {
+    for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+        let mut session = Session::new(dialect, None);
+        let mut observe = |dir, o: &Observation<'_>| {
+            let v = session.observe(dir, o, 0);
+            (v.forward, v.violation)
+        };
+        let request = |method| observation("request", id("5"), Some(method));
+        let reply = observation("success_response", id("5"), None);
+        assert_eq!(observe(Dir::C2s, &request("tools/call")), (true, None));
+        assert_eq!(observe(Dir::S2c, &reply), (true, None));
+        // The server's request of the same id is no reuse: each side has its ids.
+        assert_eq!(observe(Dir::S2c, &request("roots/list")), (true, None));
+        assert_eq!(observe(Dir::C2s, &reply), (true, None));
+        let reused = (dialect == Dialect::Mcp).then_some(Violation::ReusedId);
+        assert_eq!(
+            observe(Dir::C2s, &request("ping")),
+            (true, reused),
+            "{dialect:?}"
+        );
+        assert_eq!(observe(Dir::S2c, &reply), (true, None), "{dialect:?}");
+    }
+}
+
 /// Under MCP a server's request reusing an id in flight is refused too (not forwarded,
 /// `duplicate_id`; the proxy answers no server), and the client's reply answers the first.
 /// Under JSON-RPC it is forwarded, and waits behind the first.

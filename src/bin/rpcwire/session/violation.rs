@@ -20,6 +20,11 @@ pub enum Violation {
     /// A request reusing an id that is still in flight, or one cancelled or timed out lately
     /// (its late reply may still come).
     DuplicateId,
+    /// MCP: a request reusing the id of one of the requestor's that stopped waiting lately
+    /// (answered; one of the last 4,096, fewer when their ids pass 1 MiB): a request id "MUST
+    /// NOT have been previously used by the requestor within the same session". Forwarded:
+    /// the earlier request's reply has come, so its id answers the new one alone.
+    ReusedId,
     /// MCP: a request whose `_meta.progressToken` another request in flight from the same
     /// side already carries (tokens "MUST be unique across all active requests"). Forwarded:
     /// the request is valid, but the progress of the two cannot be told apart.
@@ -107,6 +112,7 @@ impl Violation {
             Violation::BadFraming => "bad_framing",
             Violation::UnsupportedCharset => "unsupported_charset",
             Violation::DuplicateId => "duplicate_id",
+            Violation::ReusedId => "reused_id",
             Violation::DuplicateProgressToken => "duplicate_progress_token",
             Violation::TooManyInFlight => "too_many_in_flight",
             Violation::UnknownReply => "unknown_reply",
