@@ -1038,6 +1038,70 @@ fn content_length_framing() {
     );
 }
 
+/// A log whose last line is a record cut short (the proxy killed while writing it, its disk
+/// full) is replayed up to the line before it, and stderr says the cut record is left out:
+/// cut inside its JSON or inside a character of several bytes. A last line that is whole
+/// JSON but no record, or that has its newline, is still refused, exit 2.
+#[test]
+fn a_log_cut_short_in_its_last_record_is_replayed_up_to_it() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-cut-short");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    let head = concat!(
+        r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#,
+        "\n",
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"tools/call"}"#,
+        "\n",
+    );
+    let last = r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#;
+    let messages = |records: &[Value]| records.iter().filter(|r| r.get("frame").is_some()).count();
+    for cut in [&last[..20], &last[..last.len() - 1]] {
+        std::fs::write(&log, format!("{head}{cut}")).unwrap();
+        let (records, summary, code, stderr) =
+            check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+        assert_eq!(code, 1, "{cut}: {stderr}");
+        assert_eq!(messages(&records), 1, "{cut}");
+        assert_eq!(
+            summary["violations"],
+            serde_json::json!({"c2s/unanswered": 1}),
+            "{cut}"
+        );
+        assert!(
+            stderr.contains("line 3 of the session log: the last line, a record cut short"),
+            "{cut}: {stderr}"
+        );
+    }
+    // Cut inside the two bytes of "é".
+    let mut bytes = format!("{head}{}", &last[..40]).into_bytes();
+    bytes.extend_from_slice(&"\"é".as_bytes()[..2]);
+    std::fs::write(&log, &bytes).unwrap();
+    let (records, _, code, stderr) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!((messages(&records), code), (1, 1), "{stderr}");
+    assert!(stderr.contains("a record cut short"), "{stderr}");
+    // The whole record without its newline is no cut: replayed.
+    std::fs::write(&log, format!("{head}{last}")).unwrap();
+    let (records, summary, code, stderr) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!((messages(&records), code), (2, 0), "{stderr}");
+    assert_eq!(summary["violations"], serde_json::json!({}));
+    assert!(stderr.is_empty(), "{stderr}");
+    // Not JSON before its end, or cut with its newline: refused as before.
+    for bad in [
+        format!("{head}{{\"dir\" 1"),
+        format!("{head}{}\n", &last[..20]),
+    ] {
+        std::fs::write(&log, &bad).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(["check", "--session-log", log.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(!stderr.contains("cut short"), "{bad}: {stderr}");
+    }
+}
+
 /// MCP: "The `initialize` request MUST NOT be cancelled by clients." A client's cancellation
 /// of it is flagged (and would not be forwarded); the request stays in flight, so the server's
 /// result is matched, not a late reply, and its protocol version is read (a later server

@@ -261,6 +261,14 @@ pub(super) fn replay_log<W: Write>(
     replay(args, path, report).map_err(|e| naming_the_log(path, e))
 }
 
+/// Says on stderr that the log's last line, `number`, is a record cut short, which the
+/// replay leaves out.
+fn cut_short(path: &Path, number: u64) {
+    let what = "the last line, a record cut short (the proxy stopped while writing it?), is \
+                left out: the session is replayed up to the line before it";
+    say!("rpcwire check: {}", about_file(path, bad_log(number, what)));
+}
+
 /// [`replay_log`], its errors about the log's contents not naming the file yet.
 fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io::Result<bool> {
     let mut progress = Progress::new(file_size(path));
@@ -287,13 +295,30 @@ fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io:
         if n as u64 == MAX_LOG_LINE && !bytes.ends_with(b"\n") {
             return Err(bad_log(number, "a record longer than 256 MiB"));
         }
-        let line = std::str::from_utf8(&bytes).map_err(|e| bad_log(number, &e.to_string()))?;
+        // The last line, without its newline, may be a record cut short: the proxy stopped
+        // while writing it (killed, its disk full). The records before it are replayed, and
+        // the cut one is said to be lost, rather than the whole replay refused.
+        let cut = !bytes.ends_with(b"\n");
+        let line = match std::str::from_utf8(&bytes) {
+            Ok(line) => line,
+            Err(e) if cut && e.error_len().is_none() => {
+                cut_short(path, number);
+                break;
+            }
+            Err(e) => return Err(bad_log(number, &e.to_string())),
+        };
         progress.add(n as u64);
         if line.trim().is_empty() {
             continue;
         }
-        let v: LogLine = serde_json::from_str(line)
-            .map_err(|e| not_a_log_record(number, line, Some(json_error(&e))))?;
+        let v: LogLine = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) if cut && e.is_eof() => {
+                cut_short(path, number);
+                break;
+            }
+            Err(e) => return Err(not_a_log_record(number, line, Some(json_error(&e)))),
+        };
         if let Some(header) = v.rpcwire_proxy {
             // The proxy empties its log when it starts: a second header is a second run
             // (logs joined, or one the proxy restarted on under `tail -F`), whose session is
