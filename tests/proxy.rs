@@ -693,6 +693,10 @@ fn fault_session(dir: &std::path::Path) -> (Finished, Vec<Value>) {
     assert_eq!(dup["id"], 7);
     assert_eq!(dup["error"]["code"], -32600);
     assert_eq!(
+        dup["error"]["message"],
+        "Invalid Request: id reused while a reply to it may still come"
+    );
+    assert_eq!(
         p.recv(),
         json!({"jsonrpc":"2.0","id":7,"result":{"echo":"slow"}})
     );

@@ -65,7 +65,8 @@ impl Answering {
             (Seen::Message(msg, _), Some(Violation::DuplicateId)) if !verdict.forward => local(
                 ReplyId::Id(msg.id()?),
                 ErrorCode::INVALID_REQUEST,
-                "Invalid Request: id already in flight",
+                // (In flight, or given up on lately: a late reply may still come.)
+                "Invalid Request: id reused while a reply to it may still come",
             ),
             (Seen::Message(msg, _), Some(Violation::SecondInitialize)) => local(
                 ReplyId::Id(msg.id()?),
