@@ -1721,6 +1721,22 @@ fn merged_streams_check_tool_headers_from_2026_07_28() {
     );
 }
 
+/// A frame that opens with a byte-order mark is not JSON (a parse error at byte 0), and its
+/// detail names the mark, which most viewers do not show; a stray byte at 0 is not called one.
+#[test]
+fn a_byte_order_mark_is_named() {
+    let stream = b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\nx{\"jsonrpc\":\"2.0\"}\n";
+    let (records, _, code) = check(&[], Some(stream));
+    assert_eq!(code, 1);
+    assert_eq!(records[0]["kind"], "parse_error");
+    assert_eq!(records[0]["at"], 0);
+    let detail = records[0]["detail"].as_str().unwrap();
+    assert!(detail.starts_with("a byte-order mark (U+FEFF)"), "{detail}");
+    assert_eq!(records[1]["kind"], "parse_error");
+    assert_eq!(records[1]["at"], 0);
+    assert_eq!(records[1]["detail"], "unexpected byte");
+}
+
 /// A frame that is not JSON is reported with why and where: the byte of the frame where it
 /// stops being JSON (its length when it ends too early), in the JSON records and the text.
 #[test]

@@ -313,6 +313,9 @@ fn reply_of(rej: &Rejection<'_>) -> Option<(i64, String)> {
     rej.reply().map(reply_text)
 }
 
+/// U+FEFF in UTF-8.
+const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
+
 /// How many of a batch's element replies a record lists (the rest are counted).
 pub const LISTED_ELEMENT_REPLIES: usize = 1000;
 
@@ -325,6 +328,15 @@ pub(crate) fn classify(decoder: &Decoder, frame: &Bytes, index: u64, offset: u64
     };
     let mut r = record_of(decoder, decoded, index, offset);
     r.at = at;
+    if at == Some(0) && frame.starts_with(BYTE_ORDER_MARK) {
+        // Named: "unexpected byte" at byte 0 of a line that looks like JSON says nothing of
+        // the three bytes an editor or a Windows tool put there, invisible in most viewers.
+        r.detail = Some(
+            "a byte-order mark (U+FEFF) before the JSON (RFC 8259 §8.1: a sender MUST NOT add \
+             one)"
+                .into(),
+        );
+    }
     if r.kind == "batch" {
         r.batch = Some(frame.clone());
     }
