@@ -1801,6 +1801,10 @@ fn errors_print_one_clear_line_and_exit_2() {
         assert!(stderr.starts_with("rpcwire"), "{args:?}: {stderr}");
         assert!(stderr.contains(expect), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty());
+        // Each limit of 0 is refused in the same words.
+        if args.get(2) == Some(&"0") {
+            assert!(stderr.contains("0 is not in 1.."), "{args:?}: {stderr}");
+        }
     }
 }
 

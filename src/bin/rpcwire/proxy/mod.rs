@@ -41,6 +41,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use clap::Args;
+use clap::builder::TypedValueParser as _;
 use rpcwire::mcp;
 use rpcwire::{Dialect, ErrorCode, IdBuf, RawJson, encode, encode::BatchReply};
 use serde_json::json;
@@ -185,7 +186,8 @@ pub struct ProxyArgs {
     /// without progress tokens and deadlines). That is a burst's peak: once answered, its
     /// memory is given back (a table less than a quarter full shrinks to about twice what it
     /// holds, keeping room for 4,096 entries).
-    #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT)]
+    #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT,
+          value_parser = at_least_one().try_map(NonZeroUsize::try_from))]
     max_in_flight: NonZeroUsize,
     /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
     /// minted for a client request reusing an id, also on its timeout and unanswered events,
