@@ -160,6 +160,33 @@ fn help_describes_the_tool_not_the_library() {
     );
 }
 
+/// Each subcommand's `-h` is a summary that fits a screen and gives the exit status and an
+/// example; `--help` keeps the whole text (the proxy's: what it forwards and reports).
+#[test]
+fn short_help_is_a_screen_with_the_exit_status() {
+    let help = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for command in ["check", "proxy"] {
+        let short = help(&[command, "-h"]);
+        assert!(short.lines().count() <= 40, "{command} -h:\n{short}");
+        assert!(short.contains("Exit status: "), "{command} -h:\n{short}");
+        assert!(
+            short.contains(&format!("  rpcwire {command} ")),
+            "{command} -h:\n{short}"
+        );
+        let long = help(&[command, "--help"]);
+        assert!(long.lines().count() > short.lines().count(), "{command}");
+    }
+    assert!(!help(&["proxy", "-h"]).contains("(reply_without_id)"));
+    assert!(help(&["proxy", "--help"]).contains("(reply_without_id)"));
+}
+
 /// A usage error stays one line, and keeps what helps to fix it: clap's tip naming the
 /// option, value or subcommand closest to a mistyped one (the one line dropped it). Not
 /// clap's other tip, to pass a mistyped option as a value after `--`: for the proxy that

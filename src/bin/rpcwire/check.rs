@@ -55,6 +55,15 @@ pub enum ValidateArg {
 
 /// Options of `rpcwire check`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Exit status: 0 when every message is valid (a session: no violation), 1 when some are not,
+2 on a usage or I/O error (a session log that is no proxy's log included).
+
+Examples:
+  rpcwire check capture.ndjson
+  rpcwire check --json --direction s2c --framing sse events.txt
+  rpcwire check --c2s client-to-server.ndjson --s2c server-to-client.ndjson
+  rpcwire check --session-log session.ndjson")]
 pub struct CheckArgs {
     /// The rule set [default: mcp]. With --session-log, the one the proxy ran with, which the
     /// log records; naming another is an error.
@@ -77,15 +86,17 @@ pub struct CheckArgs {
     #[arg(long, value_name = "ELEMENTS", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
     pub(crate) max_batch: usize,
     /// Print one JSON object per message (and per skipped blank line or event), then a summary
-    /// object. A record's `offset` is the
-    /// stream byte where its message starts: the first byte of its line (ndjson), of its
+    /// object.
+    ///
+    /// A record's `offset` is the stream byte where its message starts: the first byte of its line (ndjson), of its
     /// event's first line (sse), of its first header line (content-length).
     #[arg(long)]
     pub(crate) json: bool,
     /// The stream to read (stdin when absent or `-`).
     file: Option<PathBuf>,
-    /// Check a whole session recorded by `rpcwire proxy --log FILE`: replay it through the
-    /// proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
+    /// Check a whole session recorded by `rpcwire proxy --log FILE`.
+    ///
+    /// It is replayed through the proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
     /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
     /// tokens no request in flight carries or that does not increase, progress and
     /// cancellation notifications whose params break the schema). Records get
@@ -98,7 +109,9 @@ pub struct CheckArgs {
     )]
     session_log: Option<PathBuf>,
     /// With --s2c: check a session from its two streams, client to server and server to
-    /// client, merged causally (a reply is taken once its request has been seen). `-` is the
+    /// client.
+    ///
+    /// They are merged causally (a reply is taken once its request has been seen). `-` is the
     /// standard input (for one of the two streams; so is it for --session-log).
     #[arg(long, value_name = "FILE", requires = "s2c", conflicts_with_all = ["file", "direction"])]
     c2s: Option<PathBuf>,

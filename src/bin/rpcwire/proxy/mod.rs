@@ -57,7 +57,17 @@ use crate::session::{Dir, Expired, Session, Timeout, Violation};
 
 /// Options of `rpcwire proxy`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
+Exit status: the server's (128 + N when a signal N ended it), or 2 when the proxy cannot
+start (a usage error, a --log it cannot write, a server that cannot start).
+
+Example:
+  rpcwire proxy --log session.ndjson --timeout-ms 30000 -- node server.js stdio
+  rpcwire check --session-log session.ndjson
+
+'rpcwire proxy --help' says what is forwarded and what is reported.",
+    after_long_help = "\
 Forwards every valid message byte for byte (a line's \\r\\n becomes \\n, a \\r inside a message a space
 (whitespace to JSON, a line end to some readers), blank lines are dropped) and
 tracks the requests in flight both ways. Reported (on stderr, and in the --log file as the
@@ -145,7 +155,8 @@ server's status (128 + N when a signal N ended it), or 2 when it cannot start.
 
 Example:
   rpcwire proxy --log session.ndjson --timeout-ms 30000 -- node server.js stdio
-  rpcwire check --session-log session.ndjson")]
+  rpcwire check --session-log session.ndjson"
+)]
 pub struct ProxyArgs {
     /// The rule set.
     #[arg(long, value_enum, default_value = "mcp")]
@@ -156,13 +167,15 @@ pub struct ProxyArgs {
     /// Longest frame accepted, in bytes. At least 1.
     #[arg(long, value_name = "BYTES", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     max_frame: usize,
-    /// Most elements of a client's batch (or a server's): one with more is not forwarded; a
-    /// client's is answered with one -32600 error, as a server with this limit answers it.
-    /// At least 1.
+    /// Most elements of a client's batch (or a server's). At least 1.
+    ///
+    /// One with more is not forwarded; a client's is answered with one -32600 error, as a
+    /// server with this limit answers it.
     #[arg(long, value_name = "ELEMENTS", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
     max_batch: usize,
-    /// Fail a client request that the server has not answered after this many milliseconds:
-    /// the client gets a -32603 "Request timed out" error reply, an MCP server a
+    /// Fail a client request that the server has not answered after this many milliseconds.
+    ///
+    /// The client gets a -32603 "Request timed out" error reply, an MCP server a
     /// `notifications/cancelled` (not for initialize, which must not be cancelled; plain
     /// JSON-RPC has no cancellation); the server's late reply is dropped. MCP 2026-07-28's
     /// `subscriptions/listen`, a stream its result closes, never times out, nor does MCP's
@@ -173,9 +186,10 @@ pub struct ProxyArgs {
     /// with the error reply the protocol calls for.
     #[arg(long)]
     drop_invalid: bool,
-    /// Most requests tracked in flight in each direction (a server's JSON-RPC requests waiting
-    /// behind one of the same id, and a client's forwarded under a minted id, included); one
-    /// more is not forwarded (its
+    /// Most requests tracked in flight in each direction.
+    ///
+    /// A server's JSON-RPC requests waiting behind one of the same id, and a client's
+    /// forwarded under a minted id, are included. One more is not forwarded (its
     /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
     /// batch, it goes with its batch, untracked, under a minted id when it reuses an id whose
     /// reply could still come). So is one that would take the ids, method
@@ -189,7 +203,10 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = crate::session::MAX_IN_FLIGHT,
           value_parser = at_least_one().try_map(NonZeroUsize::try_from))]
     max_in_flight: NonZeroUsize,
-    /// Write one NDJSON record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
+    /// Write one NDJSON record per message, and the counters, to this file; `rpcwire check
+    /// --session-log FILE` replays it.
+    ///
+    /// Each record per message (dir, t_ms, kind, id, upstream_id: the id the proxy
     /// minted for a client request reusing an id, also on its timeout and unanswered events,
     /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
     /// protocol_version, progress_token, progress: a progress notification's value, when it
@@ -202,14 +219,15 @@ pub struct ProxyArgs {
     /// comes, never held, its length is not known), reply: the error reply the proxy sent in
     /// its place, violation; a batch's record is followed by one per
     /// element, with its index as element, and has dropped: true when the batch is dropped
-    /// whole, its elements without effect: a server's batch with an invalid element), plus
-    /// timeout, owed_answered (a reply to an invalid
-    /// element of a timed-out batch, sent by the proxy) and unanswered events and the
-    /// counters, to this file; `rpcwire check --session-log FILE` replays it.
+    /// whole, its elements without effect: a server's batch with an invalid element); and
+    /// timeout, owed_answered (a reply to an invalid element of a timed-out batch, sent by the
+    /// proxy) and unanswered events.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Print the counters to stderr (and to the --log file, which is flushed then) every this
-    /// many seconds, at least 1; without it, only at exit. The line goes to stderr as the
+    /// many seconds, at least 1; without it, only at exit.
+    ///
+    /// The line goes to stderr as the
     /// reports do, through their queue: a stderr nobody drains holds up no message.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
