@@ -1874,6 +1874,69 @@ fn lines_before_a_crlf_line_in_the_same_read_are_forwarded() {
     );
 }
 
+/// Lines ending in `\n` or `\r\n`, blank lines, lines that are not JSON and messages holding
+/// a `\r` as whitespace, written in chunks of random sizes (so that a read holds any mix of
+/// them, and lines cut across reads): the server gets every valid message once, in order, each
+/// ending in `\n`, a `\r` inside one a space; the last, without a newline, too. (A `\r\n`
+/// line dropped the lines of the same read before it.)
+#[test]
+fn every_valid_line_reaches_the_server_whatever_the_reads() {
+    let dir = scratch("mixed-line-ends");
+    let mut p = Proxy::echo(&[], &dir);
+    // A fixed seed: the same stream each run (a linear congruential generator).
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        (seed >> 33) % n
+    };
+    let (mut stream, mut expected) = (Vec::new(), Vec::new());
+    for i in 0..400 {
+        let message = format!(r#"{{"jsonrpc":"2.0","method":"n/{i}"}}"#);
+        match next(6) {
+            0 | 1 => {
+                stream.extend_from_slice(message.as_bytes());
+                stream.extend_from_slice(if next(2) == 0 { b"\n" } else { b"\r\n" });
+                expected.extend_from_slice(message.as_bytes());
+                expected.push(b'\n');
+            }
+            2 => {
+                // A `\r` as JSON whitespace: a space on the way.
+                let inner = message.replacen(',', ",\r", 1);
+                stream.extend_from_slice(inner.as_bytes());
+                stream.extend_from_slice(b"\r\n");
+                expected.extend_from_slice(inner.replace('\r', " ").as_bytes());
+                expected.push(b'\n');
+            }
+            3 => stream.extend_from_slice(if next(2) == 0 { b"\n" } else { b" \r\n" }),
+            // Not JSON: answered to the client, never forwarded.
+            _ => stream.extend_from_slice(if next(2) == 0 {
+                b"{oops\n"
+            } else {
+                b"{oops\r\n"
+            }),
+        }
+    }
+    let last = r#"{"jsonrpc":"2.0","method":"n/last"}"#;
+    stream.extend_from_slice(last.as_bytes());
+    expected.extend_from_slice(last.as_bytes());
+    expected.push(b'\n');
+    let mut rest = &stream[..];
+    while !rest.is_empty() {
+        let (chunk, after) = rest.split_at((1 + next(160) as usize).min(rest.len()));
+        p.send_raw(chunk);
+        rest = after;
+        if next(4) == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    p.finish_cleanly();
+    let got = std::fs::read(dir.join("server-in")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&expected)
+    );
+}
+
 #[test]
 fn a_carriage_return_inside_a_message_goes_on_as_a_space() {
     // JSON whitespace, but a line end to a reader in universal-newline mode (Python's text
