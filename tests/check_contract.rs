@@ -296,6 +296,16 @@ fn skip_records_are_not_counted_as_messages() {
         let plural = if n == 1 { "" } else { "s" };
         let count = format!("\n{n} message{plural}, all valid\n");
         assert!(text.contains(&count), "{framing}: {text:?}");
+        // The kinds listed add up to the messages; the skips are counted apart, each said to
+        // hold no message.
+        assert!(!text.contains("  skip: "), "{framing}: {text:?}");
+        let apart = format!("\n  skipped, holding no message: {skips}\n");
+        assert_eq!(text.contains(&apart), skips > 0, "{framing}: {text:?}");
+        assert_eq!(
+            text.matches(" skip (holds no message)\n").count(),
+            skips,
+            "{framing}: {text:?}"
+        );
     }
     // A blank line and an over-long one: the framing error is counted, the blank line not.
     let input = format!(

@@ -266,6 +266,9 @@ impl Record {
         if let Some(index) = self.element {
             s += &format!(" (batch element {index})");
         }
+        if self.kind == "skip" {
+            s += " (holds no message)";
+        }
         if let Some(id) = &self.id {
             s += &format!(" id={}", shown(id));
         }
@@ -1024,8 +1027,12 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 "some invalid"
             }
         )?;
-        for (kind, n) in &summary.by_kind {
+        // (A skip holds no message: counted apart, so that the kinds add up to the messages.)
+        for (kind, n) in summary.by_kind.iter().filter(|(kind, _)| **kind != "skip") {
             writeln!(out, "  {kind}: {n}")?;
+        }
+        if let Some(n) = summary.by_kind.get("skip") {
+            writeln!(out, "  skipped, holding no message: {n}")?;
         }
         for (code, n) in summary.by_error_code.iter() {
             writeln!(out, "  error responses with code {code}: {n}")?;
