@@ -755,6 +755,35 @@ fn an_answered_id_used_again_is_reported_and_forwarded() {
     assert_eq!(violations(&log), counts(&[("c2s/reused_id", 1)]));
 }
 
+/// A report on stderr shows a frame's first 120 bytes, and `…` after them when the frame is
+/// longer: a frame cut there is not taken for the whole of a shorter one.
+#[test]
+fn a_long_frame_reported_on_stderr_is_marked_as_cut() {
+    let dir = scratch("report-cut");
+    let mut p = Proxy::echo(&[], &dir);
+    let long = format!("not json {}", "x".repeat(200));
+    p.send_raw(format!("not json short\n{long}\n").as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    assert_eq!(p.recv()["error"]["code"], -32700);
+    let done = p.finish_cleanly();
+    let reports: Vec<&str> = done
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("rpcwire proxy: c2s: not_json "))
+        .collect();
+    assert_eq!(reports.len(), 2, "{}", done.stderr);
+    assert!(
+        reports[0].ends_with(": not json short [not forwarded]"),
+        "{}",
+        reports[0]
+    );
+    assert!(
+        reports[1].ends_with(&format!(": {}… [not forwarded]", &long[..120])),
+        "{}",
+        reports[1]
+    );
+}
+
 #[test]
 fn faults_are_reported_once_and_never_forwarded() {
     let dir = scratch("faults");

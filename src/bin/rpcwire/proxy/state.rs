@@ -133,6 +133,9 @@ pub(super) fn printable(text: &str) -> String {
 /// on one more line (the log has them all).
 const REPORTED_ELEMENTS: usize = 16;
 
+/// How many bytes of a frame a report on stderr shows.
+const SHOWN: usize = 120;
+
 /// The longest line not JSON whose report on stderr says where it stops being JSON: finding
 /// it decodes prefixes of the line again (`Decoder::parse_error_offset`, about `log2(len)`
 /// of them), work a peer sending long garbage should not be able to multiply.
@@ -337,8 +340,15 @@ impl Shared {
             unreported,
             forwards_batch,
         } = report;
-        let show =
-            |bytes: &[u8]| printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(120)]));
+        // The frame's first 120 bytes, and `…` when there is more: a cut frame is not taken
+        // for the whole of a short one.
+        let show = |bytes: &[u8]| {
+            let mut shown = printable(&String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]));
+            if bytes.len() > SHOWN {
+                shown.push('…');
+            }
+            shown
+        };
         let token = |id: Option<Id<'_>>| {
             id.map_or("-".into(), |id| {
                 printable(&String::from_utf8_lossy(id.raw()))
