@@ -1871,15 +1871,29 @@ fn a_server_that_cannot_start_leaves_the_log_as_it_was() {
     assert!(log[1].get("summary").is_some(), "{log:?}");
 }
 
+/// Writes `writes` to an echo proxy (`name` its scratch directory), whose pings (ids 1, 2, …)
+/// the server answers in order, and returns what the server read.
+fn server_reads(name: &str, writes: &[&[u8]], pings: u64) -> String {
+    let dir = scratch(name);
+    let mut p = Proxy::echo(&[], &dir);
+    for write in writes {
+        p.send_raw(write);
+    }
+    for id in 1..=pings {
+        assert_eq!(p.recv()["id"], id);
+    }
+    p.finish_cleanly();
+    std::fs::read_to_string(dir.join("server-in")).unwrap()
+}
+
 #[test]
 fn crlf_becomes_lf_and_blank_lines_are_dropped() {
-    let dir = scratch("crlf");
-    let mut p = Proxy::echo(&[], &dir);
-    p.send_raw(b"\r\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n");
-    assert_eq!(p.recv()["id"], 1);
-    p.finish_cleanly();
     assert_eq!(
-        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        server_reads(
+            "crlf",
+            &[b"\r\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n"],
+            1
+        ),
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
     );
 }
@@ -1888,16 +1902,9 @@ fn crlf_becomes_lf_and_blank_lines_are_dropped() {
 fn lines_before_a_crlf_line_in_the_same_read_are_forwarded() {
     // Two valid lines in one write, the second ending in `\r\n`: the first, queued as a run
     // of the chunk, must go on before the second, which goes with `\n`.
-    let dir = scratch("lf-then-crlf");
-    let mut p = Proxy::echo(&[], &dir);
-    p.send_raw(
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n",
-    );
-    assert_eq!(p.recv()["id"], 1);
-    assert_eq!(p.recv()["id"], 2);
-    p.finish_cleanly();
+    let write = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n";
     assert_eq!(
-        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        server_reads("lf-then-crlf", &[write], 2),
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
          {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
     );
@@ -1971,15 +1978,12 @@ fn a_carriage_return_inside_a_message_goes_on_as_a_space() {
     // JSON whitespace, but a line end to a reader in universal-newline mode (Python's text
     // stdin, which MCP's Python SDK reads): forwarded as it came, the server would see two
     // lines that are not JSON.
-    let dir = scratch("inner-cr");
-    let mut p = Proxy::echo(&[], &dir);
-    p.send_raw(b"{\"jsonrpc\":\"2.0\",\r\"id\":1,\"method\":\"ping\"\r}\r\n");
-    p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
-    assert_eq!(p.recv()["id"], 1);
-    assert_eq!(p.recv()["id"], 2);
-    p.finish_cleanly();
+    let writes: [&[u8]; 2] = [
+        b"{\"jsonrpc\":\"2.0\",\r\"id\":1,\"method\":\"ping\"\r}\r\n",
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+    ];
     assert_eq!(
-        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        server_reads("inner-cr", &writes, 2),
         "{\"jsonrpc\":\"2.0\", \"id\":1,\"method\":\"ping\" }\n\
          {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
     );
