@@ -755,6 +755,25 @@ fn an_answered_id_used_again_is_reported_and_forwarded() {
     assert_eq!(violations(&log), counts(&[("c2s/reused_id", 1)]));
 }
 
+/// A report of a message that is not valid says why, before the frame: the reason the
+/// decoder gives (the client is answered -32600 all the same).
+#[test]
+fn an_invalid_message_is_reported_with_its_reason() {
+    let dir = scratch("invalid-reason");
+    let mut p = Proxy::echo(&[], &dir);
+    p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\",\"params\":null}\n");
+    assert_eq!(p.recv()["error"]["code"], -32600);
+    let done = p.finish_cleanly();
+    assert!(
+        done.stderr.contains(
+            "rpcwire proxy: c2s: invalid (kind invalid, id 3): params must be an object: \
+             {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"x\",\"params\":null} [not forwarded]\n"
+        ),
+        "{}",
+        done.stderr
+    );
+}
+
 /// A report on stderr shows a frame's first 120 bytes, and `…` after them when the frame is
 /// longer: a frame cut there is not taken for the whole of a shorter one.
 #[test]

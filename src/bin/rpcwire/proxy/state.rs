@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
-use rpcwire::{Decoder, Id, IdBuf, Message, Rejection};
+use rpcwire::{DecodeError, Decoder, Id, IdBuf, Message, Rejection};
 use serde_json::json;
 use smallvec::SmallVec;
 
@@ -86,6 +86,8 @@ impl<'a> Prepared<'a> {
 pub(super) struct Report<'a> {
     frame: Option<&'a [u8]>,
     kind: &'static str,
+    /// Why a frame that is not a valid message is not one.
+    error: Option<DecodeError>,
     id: Option<Id<'a>>,
     violation: Option<Violation>,
     /// What is wrong with the tools a tools/list result lists, when the session read them.
@@ -308,6 +310,7 @@ impl Shared {
         let report = (reported && !self.quiet).then(|| Report {
             frame,
             kind: described.kind,
+            error: described.error,
             id: described.id,
             violation,
             invalid_tools,
@@ -332,6 +335,7 @@ impl Shared {
         let Report {
             frame,
             kind,
+            error,
             id,
             violation,
             invalid_tools,
@@ -364,6 +368,13 @@ impl Shared {
                 (Violation::InvalidNotificationParams, _, Some(fault)) => {
                     let frame = frame.map(|f| format!(": {}", show(f))).unwrap_or_default();
                     format!(": {}{frame}", fault.why())
+                }
+                // Why a frame is not a valid message (a line not JSON: where it stops being
+                // JSON, below), then the frame.
+                (Violation::Invalid | Violation::InvalidResponse, ..) if error.is_some() => {
+                    let error = error.map(|e| format!(": {e}")).unwrap_or_default();
+                    let frame = frame.map(|f| format!(": {}", show(f))).unwrap_or_default();
+                    format!("{error}{frame}")
                 }
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };

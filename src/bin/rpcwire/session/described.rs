@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use rpcwire::mcp::{self, Cancelled, Progress, RequestMeta, progress_token};
-use rpcwire::{Id, Message, Rejection};
+use rpcwire::{DecodeError, Id, Message, Rejection};
 
 use super::tasks::{TaskReply, task_of_status};
 use super::{Observation, ParamsFault};
@@ -14,6 +14,8 @@ use super::{Observation, ParamsFault};
 #[derive(Default)]
 pub struct Described<'a> {
     pub kind: &'static str,
+    /// Why a rejected frame is not a valid message.
+    pub error: Option<DecodeError>,
     pub id: Option<Id<'a>>,
     pub method: Option<Cow<'a, str>>,
     pub error_code: Option<i64>,
@@ -40,6 +42,7 @@ impl<'a> Described<'a> {
     pub fn of_rejection(rej: &Rejection<'a>) -> Self {
         Described {
             kind: rej.kind_str(),
+            error: Some(rej.error()),
             id: rej.id(),
             ..Described::too_long()
         }
@@ -84,6 +87,7 @@ impl<'a> Described<'a> {
         };
         Described {
             kind: msg.kind().as_str(),
+            error: None,
             id: msg.id(),
             method,
             error_code: match msg {
