@@ -101,7 +101,7 @@ pub struct CheckArgs {
     /// tokens no request in flight carries or that does not increase, progress and
     /// cancellation notifications whose params break the schema). Records get
     /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
-    /// the framing, validation, frame and batch limit options are refused with it.)
+    /// the direction, framing, validation, frame and batch limit options are refused with it.)
     #[arg(
         long,
         value_name = "FILE",
