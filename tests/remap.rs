@@ -1603,6 +1603,25 @@ fn a_task_route_is_no_request_in_flight() {
     assert_eq!(remap.task_routes(), 1);
 }
 
+/// `Debug` counts the requests in flight apart from the tasks kept: a request that became a
+/// task's route leaves `in_flight` for `task_routes` and `tasks`, and a route that ended stays
+/// in `tasks` alone.
+#[test]
+fn debug_counts_requests_in_flight_apart_from_tasks() {
+    let mut remap = IdRemapper::new(8);
+    forward_call(&mut remap, 1, 1, false);
+    let t2 = forward_call(&mut remap, 1, 2, true);
+    let t3 = forward_call(&mut remap, 1, 3, true);
+    assert_eq!(route(&mut remap, &created(t2, "task-2")).0, Ok(1));
+    assert_eq!(route(&mut remap, &created(t3, "task-3")).0, Ok(1));
+    assert!(status_to(&mut remap, &status("task-3", "completed")).is_some());
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 1, 2));
+    assert_eq!(
+        format!("{remap:?}"),
+        "IdRemapper { in_flight: 1, task_routes: 1, tasks: 2, .. }"
+    );
+}
+
 /// `client`'s request `frame` (its id `"q"`), forwarded or refused: the token, or the error
 /// and that nothing was written or kept.
 fn forward_task_op(
