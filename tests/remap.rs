@@ -1622,6 +1622,19 @@ fn debug_counts_requests_in_flight_apart_from_tasks() {
     );
 }
 
+/// `is_empty` says whether a request is in flight: not while one is, and so once it is
+/// answered, even when its reply left a task's route behind.
+#[test]
+fn is_empty_tells_whether_a_request_is_in_flight() {
+    let mut remap = IdRemapper::new(8);
+    assert!(remap.is_empty());
+    let token = forward_call(&mut remap, 1, 1, true);
+    assert!(!remap.is_empty());
+    assert_eq!(route(&mut remap, &created(token, "task-1")).0, Ok(1));
+    assert_eq!((remap.len(), remap.task_routes()), (0, 1));
+    assert!(remap.is_empty());
+}
+
 /// `client`'s request `frame` (its id `"q"`), forwarded or refused: the token, or the error
 /// and that nothing was written or kept.
 fn forward_task_op(
