@@ -2328,6 +2328,32 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
     assert_eq!((remap.tasks(), remap.bytes()), (2, 21));
 }
 
+/// The upstream going away forgets which clients held records too: after a drain, a request
+/// that needs a place takes it from the records kept since (client 2's), not from a client
+/// that held the most records before the drain (client 3, gone with them).
+#[test]
+fn after_a_drain_a_request_takes_the_room_of_the_records_kept_since() {
+    let ping = |remap: &mut IdRemapper<u32>, client: u32, id: u32| {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        forward_task_op(remap, client, &frame)
+    };
+    let mut remap = IdRemapper::new(4);
+    end_a_task(&mut remap, 3, 1, "task-c1");
+    end_a_task(&mut remap, 3, 2, "task-c2");
+    assert_eq!(remap.drain().count(), 0);
+    assert_eq!((remap.tasks(), remap.bytes()), (0, 0));
+    assert_eq!(owner_of(&remap, "task-c2"), None);
+    end_a_task(&mut remap, 2, 1, "task-b");
+    for id in 1..=3 {
+        assert!(ping(&mut remap, 1, id).is_ok());
+    }
+    assert_eq!((remap.len(), remap.tasks()), (3, 1));
+    // The table is full: the fourth ping takes the place of client 2's record.
+    assert!(ping(&mut remap, 1, 4).is_ok());
+    assert_eq!((remap.len(), remap.tasks()), (4, 0));
+    assert_eq!(owner_of(&remap, "task-b"), None);
+}
+
 /// A task's route that needs room in the byte budget takes it from its own client's records
 /// first: client 1's route pushes out client 1's record, not client 2's older one.
 #[test]
