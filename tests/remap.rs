@@ -3359,6 +3359,24 @@ fn records_gone_by_their_ttl_leave_no_queue_behind() {
     );
 }
 
+/// The footprint of the records' files counts the room of the file of the clients holding
+/// one record (each of the 8 such clients) and the room of the list of files (that file):
+/// at least 9, and 9 once shrunk to fit.
+#[test]
+fn the_records_files_footprint_counts_the_clients_filed_and_their_file() {
+    let mut remap = IdRemapper::new(64);
+    for client in 0..8 {
+        end_a_task(&mut remap, client, 1, &format!("task-{client}"));
+    }
+    assert_eq!(remap.tasks(), 8);
+    let footprint = remap.debug_footprint();
+    assert!(footprint.record_files >= 9, "{footprint:?}");
+    remap.shrink_to_fit();
+    let footprint = remap.debug_footprint();
+    assert_eq!(footprint.record_files, 9, "{footprint:?}");
+    assert_eq!(owner_of(&remap, "task-7"), Some(7));
+}
+
 /// `params` that lazy validation lets through but that are not JSON (`{"name" "x"}`) are
 /// refused as `MalformedParams`, whatever member the remapper was reading in them (the
 /// progress token, a task request's `taskId`), and answered -32700 under the request's id:
