@@ -1635,6 +1635,12 @@ fn is_empty_tells_whether_a_request_is_in_flight() {
     assert!(remap.is_empty());
 }
 
+/// `client`'s `ping` with the id `id`, forwarded or refused, as [`forward_task_op`] has it.
+fn forward_ping(remap: &mut IdRemapper<u32>, client: u32, id: u32) -> Result<u64, RemapError> {
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    forward_task_op(remap, client, &frame)
+}
+
 /// `client`'s request `frame` (its id `"q"`), forwarded or refused: the token, or the error
 /// and that nothing was written or kept.
 fn forward_task_op(
@@ -2288,17 +2294,13 @@ fn a_client_cycling_its_own_tasks_cannot_push_anothers_record_out() {
 /// one record, the oldest, stays while client 3 holds two.
 #[test]
 fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
-    let ping = |remap: &mut IdRemapper<u32>, client: u32, id: u32| {
-        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
-        forward_task_op(remap, client, &frame)
-    };
     // The table full: a request needs a place.
     let mut remap = IdRemapper::new(4);
     end_a_task(&mut remap, 2, 1, "task-b");
     end_a_task(&mut remap, 3, 1, "task-c1");
     end_a_task(&mut remap, 3, 2, "task-c2");
-    assert!(ping(&mut remap, 1, 1).is_ok());
-    assert!(ping(&mut remap, 1, 2).is_ok());
+    assert!(forward_ping(&mut remap, 1, 1).is_ok());
+    assert!(forward_ping(&mut remap, 1, 2).is_ok());
     assert_eq!(
         [
             owner_of(&remap, "task-b"),
@@ -2316,7 +2318,7 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
     end_a_task(&mut remap, 3, 1, "task-c");
     end_a_task(&mut remap, 3, 2, "task-d");
     assert_eq!((remap.tasks(), remap.bytes()), (3, 24));
-    assert!(ping(&mut remap, 1, 12345).is_ok());
+    assert!(forward_ping(&mut remap, 1, 12345).is_ok());
     assert_eq!(
         [
             owner_of(&remap, "task-b"),
@@ -2333,10 +2335,6 @@ fn a_request_takes_the_room_of_the_client_holding_the_most_records() {
 /// that held the most records before the drain (client 3, gone with them).
 #[test]
 fn after_a_drain_a_request_takes_the_room_of_the_records_kept_since() {
-    let ping = |remap: &mut IdRemapper<u32>, client: u32, id: u32| {
-        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
-        forward_task_op(remap, client, &frame)
-    };
     let mut remap = IdRemapper::new(4);
     end_a_task(&mut remap, 3, 1, "task-c1");
     end_a_task(&mut remap, 3, 2, "task-c2");
@@ -2345,11 +2343,11 @@ fn after_a_drain_a_request_takes_the_room_of_the_records_kept_since() {
     assert_eq!(owner_of(&remap, "task-c2"), None);
     end_a_task(&mut remap, 2, 1, "task-b");
     for id in 1..=3 {
-        assert!(ping(&mut remap, 1, id).is_ok());
+        assert!(forward_ping(&mut remap, 1, id).is_ok());
     }
     assert_eq!((remap.len(), remap.tasks()), (3, 1));
     // The table is full: the fourth ping takes the place of client 2's record.
-    assert!(ping(&mut remap, 1, 4).is_ok());
+    assert!(forward_ping(&mut remap, 1, 4).is_ok());
     assert_eq!((remap.len(), remap.tasks()), (4, 0));
     assert_eq!(owner_of(&remap, "task-b"), None);
 }
