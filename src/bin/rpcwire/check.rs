@@ -88,20 +88,22 @@ pub struct CheckArgs {
     /// Print one JSON object per message (and per skipped blank line or event), then a summary
     /// object.
     ///
-    /// A record's `offset` is the stream byte where its message starts: the first byte of its line (ndjson), of its
-    /// event's first line (sse), of its first header line (content-length).
+    /// A record's `offset` is the stream byte where its message starts: the first byte of its
+    /// line (ndjson), of its event's first line (sse), of its first header line
+    /// (content-length).
     #[arg(long)]
     pub(crate) json: bool,
     /// The stream to read (stdin when absent or `-`).
     file: Option<PathBuf>,
     /// Check a whole session recorded by `rpcwire proxy --log FILE`.
     ///
-    /// It is replayed through the proxy's session checks (requests in flight both ways, replies to unknown ids, duplicate
-    /// ids, replies to notifications, cancellations, timeouts, unanswered requests, progress on
-    /// tokens no request in flight carries or that does not increase, progress and
-    /// cancellation notifications whose params break the schema). Records get
-    /// a `dir` and a `violation` field; exit 1 on any violation. (The log holds no frames:
-    /// the direction, framing, validation, frame and batch limit options are refused with it.)
+    /// It is replayed through the proxy's session checks (requests in flight both ways, replies
+    /// to unknown ids, duplicate ids, replies to notifications, cancellations, timeouts,
+    /// unanswered requests, progress on tokens no request in flight carries or that does not
+    /// increase, progress and cancellation notifications whose params break the schema).
+    /// Records get a `dir` and a `violation` field; exit 1 on any violation. (The log holds no
+    /// frames: the direction, framing, validation, frame and batch limit options are refused
+    /// with it.)
     #[arg(
         long,
         value_name = "FILE",

@@ -189,8 +189,8 @@ pub struct ProxyArgs {
     /// Most requests tracked in flight in each direction.
     ///
     /// A server's JSON-RPC requests waiting behind one of the same id, and a client's
-    /// forwarded under a minted id, are included. One more is not forwarded (its
-    /// reply could not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
+    /// forwarded under a minted id, are included. One more is not forwarded (its reply could
+    /// not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
     /// batch, it goes with its batch, untracked, under a minted id when it reuses an id whose
     /// reply could still come). So is one that would take the ids, method
     /// names and progress tokens waiting in its direction past 256 MiB. Besides those bytes,
@@ -227,8 +227,8 @@ pub struct ProxyArgs {
     /// Print the counters to stderr (and to the --log file, which is flushed then) every this
     /// many seconds, at least 1; without it, only at exit.
     ///
-    /// The line goes to stderr as the
-    /// reports do, through their queue: a stderr nobody drains holds up no message.
+    /// The line goes to stderr as the reports do, through their queue: a stderr nobody drains
+    /// holds up no message.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     stats_every: Option<u64>,
     /// Do not print each violation to stderr (the summary at exit is still printed).
