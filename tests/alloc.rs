@@ -385,3 +385,30 @@ fn one_allocation_per_value_read_on_the_typed_scratch() {
     }
     assert_eq!(allocations() - before, 1000);
 }
+
+/// Answering a batch with `BatchReply` allocates nothing once the buffer has room: each
+/// response is written in place and its line end taken off, not split off the buffer to be
+/// pushed again line by line (which shares the buffer and makes the next write copy it).
+#[test]
+fn zero_allocations_per_batch_reply() {
+    use rpcwire::encode::{self, BatchReply};
+    use rpcwire::{Id, RawJson};
+    let ids: Vec<String> = (0..4).map(|k| k.to_string()).collect();
+    let ids: Vec<Id<'_>> = ids
+        .iter()
+        .map(|id| Id::from_token(id.as_bytes()).unwrap())
+        .collect();
+    let result = RawJson::new(br#"{"content":[{"type":"text","text":"ok"}]}"#).unwrap();
+    let mut out = BytesMut::with_capacity(1 << 16);
+    let cycle = |_: u64| {
+        out.clear();
+        let mut batch = BatchReply::open(&mut out);
+        for &id in &ids {
+            batch.push(|out| encode::write_response(out, id, result));
+        }
+        assert_eq!(batch.len(), 4);
+        assert!(batch.close());
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1);
+    };
+    assert_steady_state_allocates_nothing(cycle);
+}
