@@ -5,7 +5,7 @@
 //! requests in flight both ways, and reports violations. (Under JSON-RPC, a client request
 //! reusing an id whose reply could still come goes under an id the session mints, and its reply
 //! back with the client's: `session/rewrite.rs`.) It never writes a byte to either side
-//! that is not a valid message.
+//! that is not a valid message, as `--validate` checks it (lazily: payloads delimited only).
 //!
 //! Each direction is one plain thread that reads a side's pipe, validates and sorts what it
 //! read, and writes what it forwards straight into the other side's pipe; a small runtime
