@@ -2572,7 +2572,7 @@ fn a_log_of_a_proxy_that_forwarded_a_second_initialize_is_replayed_as_it_ran() {
     );
 }
 
-/// MCP (2025-03-26's batches, in a log written by hand: the proxy reads no MCP batch): a
+/// MCP (2025-03-26's batches, in a log written by hand): a
 /// request reusing the id of a batch element beyond `--max-in-flight`, kept until its reply
 /// comes, is a duplicate, from either side, as the reuse of the id of a request waiting is;
 /// the reply then answers the element, and nothing is left unanswered. (The request was taken

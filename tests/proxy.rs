@@ -3077,17 +3077,59 @@ fn a_success_to_an_element_sent_after_an_error_of_its_id_is_reported() {
     assert_eq!(found, counts(&expected));
 }
 
-/// The proxy does not forward MCP batches, under any version: after a session negotiated
-/// 2025-03-26 (which allowed them, and which `check --c2s --s2c` judges by its rules), a
-/// client's batch is still refused with -32600 and never reaches the server; the replay of
-/// the log agrees (it reads the log's records, not the version's rules).
+/// MCP 2025-03-26 allowed batches (its receivers must accept them): once the session
+/// negotiated it, the proxy forwards a client's batch as a JSON-RPC one, whole and byte for
+/// byte, its requests tracked, an invalid element (an `initialize`, which that version
+/// forbids in a batch) reported and left to the server to answer in its array, which goes
+/// back whole; the server's batch of requests reaches the client, and the client's array
+/// answers it. The replay of the log agrees. Under 2025-06-18, which removed batches, a
+/// batch is refused with -32600 and never reaches the server.
 #[test]
-fn the_proxy_refuses_an_mcp_batch_under_2025_03_26() {
+fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
+    let init = |version: &str| {
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,
+            "capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    };
+    let result = |version: &str| {
+        json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":version,"capabilities":{},
+            "serverInfo":{"name":"s","version":"1"}}})
+        .to_string()
+    };
+    let batch = concat!(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},"#,
+        r#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{}},"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"},"#,
+        r#"{"jsonrpc":"2.0","id":"two","method":"tools/list"}]"#,
+    );
+    let answers = concat!(
+        r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"two","result":{"tools":[]}},"#,
+        r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"Invalid Request"}}]"#
+    );
+    let asks = r#"[{"jsonrpc":"2.0","id":"s1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}]"#;
     let dir = scratch("mcp-2025-03-26-batch");
-    let script = json!({"0": [{"send": "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}"}]});
+    let script =
+        json!({"0": [{"send": result("2025-03-26")}], "1": [{"send": answers}, {"send": asks}]});
     let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    p.send(&init("2025-03-26"));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+    p.send_raw(format!("{batch}\n").as_bytes());
+    let answered = p.recv();
+    assert_eq!(answered, serde_json::from_str::<Value>(answers).unwrap());
+    assert_eq!(p.recv(), serde_json::from_str::<Value>(asks).unwrap());
+    let reply = r#"[{"jsonrpc":"2.0","id":"s1","result":{}}]"#;
+    p.send_raw(format!("{reply}\n").as_bytes());
+    p.close_stdin();
+    p.finish();
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    let expected = format!("{}\n{batch}\n{reply}\n", init("2025-03-26"));
+    assert_eq!(server_in, expected);
+    replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+
+    let dir = scratch("mcp-2025-06-18-batch");
+    let script = json!({"0": [{"send": result("2025-06-18")}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&init("2025-06-18"));
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-06-18");
     p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
     let refused = p.recv();
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
@@ -3096,6 +3138,71 @@ fn the_proxy_refuses_an_mcp_batch_under_2025_03_26() {
     let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
     assert!(!server_in.contains("ping"), "{server_in}");
     replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+}
+
+/// In an MCP 2025-03-26 batch, a reply the proxy would not forward alone is cut from it: one
+/// to no request the server sent (`unknown_reply`); the rest goes on, a cancellation of a
+/// request answered already included, and a request reusing an id in flight (`duplicate_id`,
+/// untracked). At `--timeout-ms` the batch gets one array of -32603s,
+/// and each of its requests is cancelled on the server, as one sent alone is.
+#[test]
+fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_out() {
+    let dir = scratch("mcp-2025-03-26-batch-cut");
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
+        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let result = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let (mut p, log) = scripted(
+        &dir,
+        &["--timeout-ms", "300"],
+        json!({"0": [{"send": result}]}),
+    );
+    p.send(&init);
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+    let unknown = r#"{"jsonrpc":"2.0","id":"never-asked","result":{}}"#;
+    let cancels_init =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#;
+    let (a, b) = (
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#,
+    );
+    // (A request reusing an id in flight goes on untracked: the proxy answers no element.)
+    let again = r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#;
+    p.send_raw(format!("[{a},{unknown},{cancels_init},{b},{again}]\n").as_bytes());
+    // Nothing answers: the batch times out.
+    let answered = p.recv();
+    let elements = answered.as_array().unwrap_or_else(|| panic!("{answered}"));
+    let ids: Vec<_> = elements
+        .iter()
+        .map(|e| (e["id"].clone(), e["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        ids,
+        [(json!("a"), json!(-32603)), (json!("b"), json!(-32603))],
+        "{answered}"
+    );
+    for id in ["a", "b"] {
+        await_recorded(&dir.join("server-in"), |m| {
+            m["method"] == "notifications/cancelled" && m["params"]["requestId"] == id
+        });
+    }
+    p.close_stdin();
+    p.finish();
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    let lines: Vec<&str> = server_in.lines().collect();
+    assert_eq!(
+        lines[1],
+        format!("[{a},{cancels_init},{b},{again}]"),
+        "{server_in}"
+    );
+    assert_eq!(lines.len(), 4, "{server_in}");
+    replayed_with_violations(
+        &log,
+        &[
+            ("c2s/unknown_reply", 1),
+            ("c2s/duplicate_id", 1),
+            ("c2s/timed_out", 2),
+        ],
+    );
 }
 
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's

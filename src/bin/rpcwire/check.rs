@@ -21,7 +21,7 @@ use crate::session::{CodeCounts, Described, ParamsFault, kind_of, may_answer};
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum DialectArg {
     /// MCP, any revision from 2024-11-05 on (batches refused, as from 2025-06-18, but in a
-    /// stream that negotiated 2025-03-26: `check` reads them there, the proxy refuses them).
+    /// session that negotiated 2025-03-26, which allowed them: read and forwarded there).
     Mcp,
     /// Plain JSON-RPC 2.0.
     Jsonrpc,
@@ -612,22 +612,12 @@ fn in_file(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
-/// The decoder for a stream once its session's MCP version is known (`resultType` checked
-/// from 2026-07-28 on). `check` reads batches as the version has them (MCP 2025-03-26's
-/// receivers must accept them; the session model tracks their elements as JSON-RPC's); the
-/// proxy (`batches_by_version` false) keeps them as the dialect has them, and refuses MCP's
-/// in every version: it does not forward MCP batches.
-pub fn decoder_for_version(decoder: &Decoder, version: &str, batches_by_version: bool) -> Decoder {
-    let options = decoder.options();
-    let for_version = options.for_protocol_version(version);
-    Decoder::new(DecodeOptions {
-        batches: if batches_by_version {
-            for_version.batches
-        } else {
-            options.batches
-        },
-        ..for_version
-    })
+/// The decoder for a stream once its session's MCP version is known: `resultType` checked
+/// from 2026-07-28 on, and batches read as the version has them (MCP 2025-03-26's receivers
+/// must accept them; the session model tracks their elements as JSON-RPC's, and the proxy
+/// forwards them as it does JSON-RPC's).
+pub fn decoder_for_version(decoder: &Decoder, version: &str) -> Decoder {
+    Decoder::new(decoder.options().for_protocol_version(version))
 }
 
 pub fn dialect(arg: DialectArg) -> Dialect {
@@ -957,7 +947,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 if !adopted_version
                     && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
                 {
-                    decoder = decoder_for_version(&decoder, &version, true);
+                    decoder = decoder_for_version(&decoder, &version);
                     adopted_version = true;
                 }
                 record

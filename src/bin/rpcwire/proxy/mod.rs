@@ -114,9 +114,12 @@ the request stays in flight), and a client's initialize once the server answered
 success, initialization being the session's first interaction (second_initialize; answered with
 -32600). Counters are printed at exit.
 
-With --dialect jsonrpc, a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never split
-(an array the receiver needs goes on without the late replies it holds, and with the ids the
-proxy rewrites, as a new array of its elements, each otherwise byte for byte), and each of its
+With --dialect jsonrpc, and under MCP once the session negotiated 2025-03-26 (the one version
+with batches: in any other, or before the version is known, an MCP batch is invalid, answered
+with -32600 or dropped), a batch (JSON-RPC 2.0 section 6) travels whole, byte for byte, never
+split (an array the receiver needs goes on without the late replies it holds, and under MCP
+without the replies nobody can match, and with the ids the proxy rewrites, as a new array of its
+elements, each otherwise byte for byte), and each of its
 elements is tracked and reported as a message of its own: its requests go in flight
 (duplicate_id, unanswered apply per element; one beyond --max-in-flight is reported and goes
 with its batch, untracked, but it is kept until its reply comes, at most 4,096 at once each way:
@@ -129,8 +132,8 @@ minted id), its replies are matched (unknown_reply, late_reply, reply_without_id
 (invalid) but not answered by the proxy: the server answers it in its own array (a success there
 is success_to_invalid, forwarded as the element's one reply). A client batch times out as a unit
 (one array answers a batch): at --timeout-ms the client gets one array from the proxy for what is
-left of it, a -32603 for each request and a -32600 for each invalid element, and the server's
-array, coming later, is late. A batch is not forwarded when it holds nothing the receiver needs,
+left of it, a -32603 for each request and a -32600 for each invalid element (under MCP each
+request is cancelled on the server too), and the server's array, coming later, is late. A batch is not forwarded when it holds nothing the receiver needs,
 and dropped whole when it comes from the server with an invalid element (the client gets valid
 messages only; its elements then have no effect: a reply in it leaves its request waiting, but a batch it answered
 gets one array from the proxy at once for all that is left of it, a -32603 for each request and a
@@ -719,25 +722,30 @@ fn spawn_timeouts(
                     }
                 ));
             };
+            // (Under the id the server knows it by. One that is not a string or an integer
+            // names no request to cancel: nothing is sent.)
+            let mut cancel_on_server = |e: &Expired| {
+                if e.cancel_on_server {
+                    let reason = format!("timed out after {ms} ms");
+                    let _ = mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
+                }
+            };
             for timeout in expired {
                 match timeout {
                     Timeout::Request(e) => {
                         write_timeout_reply(&mut replies, &e, ms);
                         report(&e);
-                        if e.cancel_on_server {
-                            let reason = format!("timed out after {ms} ms");
-                            // (Under the id the server knows it by. One that is not a string
-                            // or an integer names no request to cancel: nothing is sent.)
-                            let _ = mcp::write_cancelled(&mut cancels, e.upstream(), Some(&reason));
-                        }
+                        cancel_on_server(&e);
                     }
                     // One array for what is left of the batch, as the server would have
-                    // answered it: a second one would answer the same batch twice.
+                    // answered it: a second one would answer the same batch twice. (Each of
+                    // its requests cancelled on the server alone: MCP 2025-03-26's.)
                     Timeout::Batch { requests, owed } => {
                         let mut array = BatchReply::open(&mut replies);
                         for e in &requests {
                             array.push(|out| write_timeout_reply(out, e, ms));
                             report(e);
+                            cancel_on_server(e);
                         }
                         push_owed_replies(&mut array, &owed);
                         if !shared.quiet && !owed.is_empty() {

@@ -323,7 +323,7 @@ impl Sorter {
             return;
         }
         if let Some(version) = shared.negotiated.get() {
-            self.decoder = crate::check::decoder_for_version(&self.decoder, version, false);
+            self.decoder = crate::check::decoder_for_version(&self.decoder, version);
             self.adopted_version = true;
         }
     }

@@ -202,7 +202,8 @@ impl Shared {
             Seen::TooLong(_) => Described::too_long(),
         };
         // The tools of a success answering a client's tools/list the session checks: read
-        // only then (a lookup only while one waits). Never inside a batch, which MCP has not.
+        // only then (a lookup only while one waits). Never inside a batch: MCP's only
+        // version with batches, 2025-03-26, predates the tool headers.
         let invalid_tools = match item {
             Seen::Message(msg @ Message::Response(_), _)
                 if state.session.reads_tool_headers(dir, described.id) =>
@@ -263,11 +264,20 @@ impl Shared {
                     violation: v,
                     forward_id: element_verdict.forward_id.as_ref().map(IdBuf::as_id),
                 });
-                // Only a late reply is cut: the receiver must not get it (its request was
-                // answered already). A request the session forwards under a minted id, or
-                // the reply to one, goes on with the id it says. Any other element goes on
-                // with its batch, byte for byte, needed or not (a malformed response).
-                let element_cut = !dropped && v == Some(Violation::LateReply);
+                // A valid element that asks for no reply is cut when the session does not
+                // forward it, as it would not alone: a late reply (its request was answered
+                // already), and under MCP one nobody can match (unknown_reply,
+                // reply_without_id) or the cancellation of `initialize`. A request the
+                // session forwards under a minted id, or the reply to one, goes on with the id
+                // it says. Any other element goes on with its batch, byte for byte, needed or
+                // not: a request (the proxy answers no element itself: the receiver's array
+                // does), or what is not valid (the receiver answers it, or it is a malformed
+                // response).
+                let asks_no_reply = matches!(
+                    described.kind,
+                    "success_response" | "error_response" | "notification"
+                );
+                let element_cut = !dropped && !element_verdict.forward && asks_no_reply;
                 if element_cut {
                     edits.push((index, Edit::Cut));
                 } else if let (Some(new), Some(old), false) =

@@ -180,8 +180,7 @@ impl Session {
             id,
             upstream_id,
             method: w.method,
-            // (Under MCP a batch's request gets here only in the replay of a hand-written log:
-            // the proxy refuses MCP batches, and JSON-RPC has no cancellation.)
+            // (A batch's request too: MCP 2025-03-26's. JSON-RPC has no cancellation.)
             cancel_on_server: self.dialect == Dialect::Mcp && !was_initialize,
         }
     }
