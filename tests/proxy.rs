@@ -2861,6 +2861,10 @@ const PAST_TIMEOUT: Duration = Duration::from_millis(2500);
 /// The scripted server's reply to the warm-up request.
 const WARM_UP_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":0}"#;
 
+/// A server's reply to `initialize` (id 0) negotiating MCP 2025-03-26, the one version with
+/// batches.
+const INITIALIZE_2025_03_26_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+
 /// A dropped server array that answered a client batch: the proxy answers all that is left of
 /// the batch in one array (a -32603 for each request, the one the array answered or not, and a
 /// -32600 for each invalid element), with or without a timeout, and nothing more at the
@@ -3573,11 +3577,16 @@ fn random_reply(rng: &mut Rng, item: Answerable) -> String {
 /// once, after it was read, sometimes late (a sleep of `sleep` s first), alone (not with a
 /// null id) or inside arrays, in arrays the proxy drops (with `42` in them), or never. (The server's
 /// error messages are not the proxy's: a reply the proxy made is told apart by its message.)
-fn random_session(rng: &mut Rng, pause: u64, sleep: f64) -> (Vec<(u64, String)>, Value) {
+fn random_session(
+    rng: &mut Rng,
+    warm_up_reply: &str,
+    pause: u64,
+    sleep: f64,
+) -> (Vec<(u64, String)>, Value) {
     let mut lines = vec![];
     let mut open: Vec<Answerable> = vec![];
     let mut script = serde_json::Map::new();
-    script.insert("0".into(), json!([{ "send": WARM_UP_REPLY }]));
+    script.insert("0".into(), json!([{ "send": warm_up_reply }]));
     let mut next_id = 0u64;
     for line in 1..=8 {
         let text = random_line(rng, &mut next_id, &mut open);
@@ -3712,12 +3721,33 @@ fn batches_answered_by_proxy_arrays(lines: &[(u64, String)], messages: &[Value])
 /// arrays from the proxy for one batch, and with a timeout every request gets a reply.
 #[test]
 fn random_batch_sessions_replay_alike() {
+    random_batch_sessions(Dialect::JsonRpc2);
+}
+
+/// [`random_batch_sessions_replay_alike`] under MCP 2025-03-26, whose batches the proxy
+/// forwards as JSON-RPC's but for MCP's rules (a reply nobody can match cut from its array, a
+/// timed-out request cancelled on the server, whose reading of the cancellation moves its
+/// script on a line: its replies may then come before the request, unknown).
+#[test]
+fn random_mcp_2025_03_26_batch_sessions_replay_alike() {
+    random_batch_sessions(Dialect::Mcp);
+}
+
+/// The dialect of a random batch session: under MCP, it negotiates 2025-03-26 first.
+#[derive(Clone, Copy)]
+enum Dialect {
+    JsonRpc2,
+    Mcp,
+}
+
+/// Sixteen sessions of [`random_batch_session`], two at a time.
+fn random_batch_sessions(dialect: Dialect) {
     // Two at a time, a proxy and a server each: the tests beside it time the proxy too.
     let threads: Vec<_> = (0..2u64)
         .map(|thread| {
             thread::spawn(move || {
                 (1..=8)
-                    .map(|n| random_batch_session(8 * thread + n))
+                    .map(|n| random_batch_session(8 * thread + n, dialect))
                     .sum::<usize>()
             })
         })
@@ -3729,19 +3759,38 @@ fn random_batch_sessions_replay_alike() {
 
 /// One session of [`random_batch_sessions_replay_alike`], from its seed; returns how many
 /// batches the proxy answered with arrays of its own.
-fn random_batch_session(seed: u64) -> usize {
+fn random_batch_session(seed: u64, dialect: Dialect) -> usize {
     let timeout = seed.is_multiple_of(2);
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let (pause, sleep) = if timeout { (250, 0.6) } else { (0, 0.0) };
-    let (lines, script) = random_session(&mut rng, pause, sleep);
-    let dir = scratch(&format!("random-batches-{seed}"));
+    let warm_up_reply = match dialect {
+        Dialect::JsonRpc2 => WARM_UP_REPLY,
+        Dialect::Mcp => INITIALIZE_2025_03_26_REPLY,
+    };
+    let (lines, script) = random_session(&mut rng, warm_up_reply, pause, sleep);
+    let name = match dialect {
+        Dialect::JsonRpc2 => "random-batches",
+        Dialect::Mcp => "random-mcp-batches",
+    };
+    let dir = scratch(&format!("{name}-{seed}"));
     let options: &[&str] = if timeout {
         &["--timeout-ms", TIMEOUT_MS]
     } else {
         &[]
     };
-    let (mut p, log) = jsonrpc_scripted(&dir, options, script.clone());
-    warm_up(&mut p);
+    let (mut p, log) = match dialect {
+        Dialect::JsonRpc2 => jsonrpc_scripted(&dir, options, script.clone()),
+        Dialect::Mcp => scripted(&dir, options, script.clone()),
+    };
+    match dialect {
+        Dialect::JsonRpc2 => warm_up(&mut p),
+        Dialect::Mcp => {
+            p.await_server_started();
+            p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+                "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+            assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+        }
+    }
     for (pause, line) in &lines {
         thread::sleep(Duration::from_millis(*pause));
         p.send_raw(format!("{line}\n").as_bytes());
