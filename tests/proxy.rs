@@ -3154,12 +3154,10 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
     let dir = scratch("mcp-2025-03-26-batch-cut");
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
         "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
-    let result = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
-    let (mut p, log) = scripted(
-        &dir,
-        &["--timeout-ms", "300"],
-        json!({"0": [{"send": result}]}),
-    );
+    let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}]});
+    let (mut p, log) = scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
+    // (The deadline runs from when the proxy reads a request: not before the server is up.)
+    p.await_server_started();
     p.send(&init);
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
     let unknown = r#"{"jsonrpc":"2.0","id":"never-asked","result":{}}"#;
