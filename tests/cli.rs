@@ -10,11 +10,18 @@ use std::process::{Command, Stdio};
 use check_cli::run_check;
 use serde_json::{Value, json};
 
+/// The lines given, each ended with `\n`, as one `&'static str`: a stream, a log.
+macro_rules! ndjson {
+    ($($line:expr),+ $(,)?) => {
+        concat!($($line, "\n"),+)
+    };
+}
+
+/// The path of `file` under tests/data.
 fn data(file: &str) -> String {
     format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs `rpcwire check --json ARGS`, returning the records, the summary and the exit code.
 /// The `kind` of every record.
 fn kinds(records: &[Value]) -> Vec<&str> {
     records
@@ -553,11 +560,9 @@ fn a_session_stream_or_log_may_be_the_standard_input() {
 
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-stdin");
     std::fs::create_dir_all(&dir).unwrap();
-    let log = concat!(
+    let log = ndjson!(
         r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":0,"kind":"success_response","id":"9"}"#,
-        "\n",
     );
     let piped = run_check(&["--json", "--session-log", "-"], log.as_bytes());
     assert_eq!(piped.status.code(), Some(1), "a reply to nothing");
@@ -1074,11 +1079,9 @@ fn a_log_cut_short_in_its_last_record_is_replayed_up_to_it() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-cut-short");
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("session.ndjson");
-    let head = concat!(
+    let head = ndjson!(
         r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"tools/call"}"#,
-        "\n",
     );
     let last = r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#;
     let messages = |records: &[Value]| records.iter().filter(|r| r.get("frame").is_some()).count();
@@ -1140,15 +1143,15 @@ fn a_cancelled_initialize_is_flagged_and_stays_in_flight() {
     let log = dir.join("session.ndjson");
     std::fs::write(
         &log,
-        concat!(
-            r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#, "\n",
-            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"initialize"}"#, "\n",
-            r#"{"dir":"c2s","t_ms":1,"kind":"notification","method":"notifications/cancelled","cancels":"1"}"#, "\n",
-            r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1","protocol_version":"2026-07-28"}"#, "\n",
-            r#"{"dir":"c2s","t_ms":3,"kind":"request","id":"2","method":"tools/list"}"#, "\n",
-            r#"{"dir":"c2s","t_ms":4,"kind":"notification","method":"notifications/cancelled","cancels":"2"}"#, "\n",
-            r#"{"dir":"s2c","t_ms":5,"kind":"success_response","id":"2"}"#, "\n",
-            r#"{"dir":"s2c","t_ms":6,"kind":"request","id":"9","method":"roots/list"}"#, "\n",
+        ndjson!(
+            r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#,
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"initialize"}"#,
+            r#"{"dir":"c2s","t_ms":1,"kind":"notification","method":"notifications/cancelled","cancels":"1"}"#,
+            r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1","protocol_version":"2026-07-28"}"#,
+            r#"{"dir":"c2s","t_ms":3,"kind":"request","id":"2","method":"tools/list"}"#,
+            r#"{"dir":"c2s","t_ms":4,"kind":"notification","method":"notifications/cancelled","cancels":"2"}"#,
+            r#"{"dir":"s2c","t_ms":5,"kind":"success_response","id":"2"}"#,
+            r#"{"dir":"s2c","t_ms":6,"kind":"request","id":"9","method":"roots/list"}"#,
         ),
     )
     .unwrap();
@@ -1586,13 +1589,10 @@ fn merged_streams_follow_a_per_request_version() {
          {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n\
          {{\"jsonrpc\":\"2.0\",\"id\":\"r2\",\"result\":{{\"roots\":[]}}}}\n"
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"resultType":"complete"}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":"r2","method":"roots/list"}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-per-request", &c2s, s2c);
     assert_eq!(code, 1, "{records:#?}");
@@ -1615,13 +1615,10 @@ fn merged_streams_read_no_version_after_an_unversioned_request() {
          {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{meta}}}\n\
          {{\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{{\"roots\":[]}}}}\n"
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-unversioned", &c2s, s2c);
     assert_eq!(code, 0, "{records:#?}");
@@ -1638,11 +1635,9 @@ fn merged_streams_match_listen_streams() {
             "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{{\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{stream}}}}}}}\n"
         )
     };
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l"}}"#,
-        "\n",
     );
     let s2c = stamped("\"l\"") + &stamped("\"other\"");
     let (records, violations, code) = check_merged("cli-listen", c2s, &s2c);
@@ -2286,14 +2281,14 @@ fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
     let log = dir.join("session.ndjson");
     std::fs::write(
         &log,
-        concat!(
-            r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#, "\n",
-            r#"{"dir":"c2s","t_ms":0,"kind":"batch"}"#, "\n",
-            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"ping","element":0}"#, "\n",
-            r#"{"dir":"c2s","t_ms":0,"kind":"invalid","element":1,"violation":"invalid"}"#, "\n",
-            r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#, "\n",
-            r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"1","element":0}"#, "\n",
-            r#"{"dir":"s2c","t_ms":1,"kind":"error_response","id":"null","error_code":-32600,"element":1}"#, "\n",
+        ndjson!(
+            r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#,
+            r#"{"dir":"c2s","t_ms":0,"kind":"batch"}"#,
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"ping","element":0}"#,
+            r#"{"dir":"c2s","t_ms":0,"kind":"invalid","element":1,"violation":"invalid"}"#,
+            r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#,
+            r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"1","element":0}"#,
+            r#"{"dir":"s2c","t_ms":1,"kind":"error_response","id":"null","error_code":-32600,"element":1}"#,
         ),
     )
     .unwrap();
@@ -2321,15 +2316,11 @@ fn a_replayed_batch_record_claims_no_count_of_its_invalid_elements() {
 /// and the second reply with id 1 would be a reply to nothing.
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
-    let body = concat!(
+    let body = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"1","method":"b","violation":"duplicate_id"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1"}"#,
-        "\n",
     );
     let replay = replay_under_headers("cli-log-no-rewrite", body);
     let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#);
@@ -2353,19 +2344,13 @@ fn a_log_of_a_proxy_that_did_not_rewrite_reused_ids_is_replayed_as_it_ran() {
 /// under a minted id the server never read (left unanswered).
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() {
-    let body = concat!(
+    let body = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"1","method":"b","element":0,"violation":"duplicate_id"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":3,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
-        "\n",
     );
     let replay = replay_under_headers("cli-log-no-batch-rewrite", body);
     let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","rewrites_reused_ids":true}}"#);
@@ -2396,17 +2381,12 @@ fn a_log_of_a_proxy_that_did_not_rewrite_batch_elements_is_replayed_as_it_ran() 
 /// under a minted id, and that reply would answer the request.
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ran() {
-    let body = concat!(
+    let body = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"1","method":"b","element":0,"violation":"too_many_in_flight"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":2,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1","element":0,"violation":"unknown_reply"}"#,
-        "\n",
     );
     let replay = replay_under_headers("cli-log-no-untracked-rewrite", body);
     let old = replay(
@@ -2434,21 +2414,14 @@ fn a_log_of_a_proxy_that_did_not_rewrite_untracked_elements_is_replayed_as_it_ra
 /// reply would be unknown and the request left unanswered.
 #[test]
 fn a_log_of_a_proxy_that_did_not_rewrite_ids_of_untracked_elements_is_replayed_as_it_ran() {
-    let body = concat!(
+    let body = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"5","method":"b","element":0,"violation":"too_many_in_flight"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":3,"kind":"request","id":"5","method":"c"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":4,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":4,"kind":"success_response","id":"5","element":0}"#,
-        "\n",
     );
     let replay = replay_under_headers("cli-log-no-rewrite-after-untracked", body);
     let old = replay(
@@ -2473,15 +2446,11 @@ fn a_log_of_a_proxy_that_did_not_rewrite_ids_of_untracked_elements_is_replayed_a
 /// reported by nothing at exit. The present proxy keeps it, and reports it unanswered.
 #[test]
 fn a_log_of_a_proxy_that_forgot_untracked_elements_is_replayed_as_it_ran() {
-    let body = concat!(
+    let body = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":1,"kind":"request","id":"5","method":"b","element":0,"violation":"too_many_in_flight"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
-        "\n",
     );
     let replay = replay_under_headers("cli-log-forgot-untracked", body);
     let all = r#""rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true,"rewrites_ids_of_untracked_elements_reused":true"#;
@@ -2504,19 +2473,13 @@ fn a_log_of_a_proxy_that_forgot_untracked_elements_is_replayed_as_it_ran() {
 /// keeps them, as it keeps the client's.
 #[test]
 fn a_log_of_a_proxy_that_forgot_untracked_server_elements_is_replayed_as_it_ran() {
-    let body = concat!(
+    let body = ndjson!(
         r#"{"dir":"s2c","t_ms":0,"kind":"request","id":"1","method":"a"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":1,"kind":"request","id":"5","method":"b","element":0,"violation":"too_many_in_flight"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":1,"kind":"request","id":"6","method":"c","element":1,"violation":"too_many_in_flight"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":2,"kind":"success_response","id":"1"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":3,"kind":"success_response","id":"5"}"#,
-        "\n",
     );
     let replay = replay_under_headers("cli-log-forgot-untracked-server", body);
     let all = r#""rewrites_reused_ids":true,"rewrites_reused_ids_in_batches":true,"rewrites_reused_ids_of_untracked_elements":true,"rewrites_ids_of_untracked_elements_reused":true,"keeps_untracked_elements":true"#;
@@ -2542,28 +2505,21 @@ fn a_log_of_a_proxy_that_forgot_untracked_server_elements_is_replayed_as_it_ran(
 /// server never answers it.
 #[test]
 fn a_log_of_a_proxy_that_forwarded_a_second_initialize_is_replayed_as_it_ran() {
-    let forwarded = concat!(
+    let forwarded = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"0","method":"initialize"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"0"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":2,"kind":"request","id":"1","method":"initialize"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":3,"kind":"success_response","id":"1"}"#,
-        "\n",
     );
     let old = replay_under_headers("cli-log-second-initialize-old", forwarded);
     assert_eq!(
         old(r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#),
         serde_json::json!({})
     );
-    let refused = concat!(
+    let refused = ndjson!(
         r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"0","method":"initialize"}"#,
-        "\n",
         r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"0"}"#,
-        "\n",
         r#"{"dir":"c2s","t_ms":2,"kind":"request","id":"1","method":"initialize","violation":"second_initialize","reply":{"code":-32600,"id":"1"}}"#,
-        "\n",
     );
     let new = replay_under_headers("cli-log-second-initialize-new", refused);
     assert_eq!(
@@ -2616,17 +2572,13 @@ fn a_log_reusing_the_id_of_a_kept_mcp_element_is_a_duplicate() {
 /// id 1 once it was answered: no duplicate id, no unknown reply).
 #[test]
 fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
-    let reuse = concat!(
+    let reuse = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
-        "\n"
     );
-    let replies = concat!(
+    let replies = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"result":1}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"result":2}"#,
-        "\n"
     );
     for (line, code, violation) in [
         ("{x", -32700, "c2s/not_json"),
@@ -2870,25 +2822,17 @@ fn merged_order(records: &[Value]) -> Vec<String> {
 /// log, with its timing, can show).
 #[test]
 fn a_second_reply_to_an_answered_request_is_reported_where_it_comes() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-second-reply", c2s, s2c);
     assert_eq!(code, 1);
@@ -2913,19 +2857,14 @@ fn a_second_reply_to_an_answered_request_is_reported_where_it_comes() {
 /// it, was taken first and reported as an `unknown_reply`, and that request as `unanswered`.
 #[test]
 fn a_second_reply_from_the_client_does_not_hold_back_the_server() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-second-client-reply", c2s, s2c);
     assert_eq!(code, 1);
@@ -2946,19 +2885,14 @@ fn a_second_reply_from_the_client_does_not_hold_back_the_server() {
 /// reply to the new request still waits for it, past the client's notifications in between.
 #[test]
 fn a_reply_to_an_id_sent_again_after_its_answer_waits_for_it() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"note"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"method":"b"}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
     );
     let (records, summary, code) =
         check_streams("cli-id-sent-again", &["--dialect", "jsonrpc"], c2s, s2c);
@@ -2975,21 +2909,15 @@ fn a_reply_to_an_id_sent_again_after_its_answer_waits_for_it() {
 /// reply to 2, which was then reported as a `late_reply`.
 #[test]
 fn progress_after_its_request_was_answered_is_reported_where_it_comes() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-progress-after-answer", c2s, s2c);
     assert_eq!(code, 1);
@@ -3011,21 +2939,15 @@ fn progress_after_its_request_was_answered_is_reported_where_it_comes() {
 /// for that request (the server reports on the new one), past the client's notifications.
 #[test]
 fn progress_on_a_token_sent_again_waits_for_its_request() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-progress-token-again", c2s, s2c);
     assert_eq!(code, 0, "{violations}");
@@ -3042,23 +2964,16 @@ fn progress_on_a_token_sent_again_waits_for_its_request() {
 /// `unknown_progress`.)
 #[test]
 fn progress_on_a_token_sent_again_after_other_requests_waits_for_its_request() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-progress-token-pipelined", c2s, s2c);
     assert_eq!(code, 0, "{violations}");
@@ -3189,13 +3104,10 @@ fn a_reply_to_an_id_never_sent_does_not_pull_the_other_stream() {
 fn a_batch_reply_to_an_id_never_sent_does_not_pull_the_other_stream() {
     let request = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n");
     let c2s = [request(1), request(2), request(1)].concat();
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"[{"jsonrpc":"2.0","id":9,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        "\n",
     );
     let (records, summary, code) =
         check_streams("cli-never-sent-batch", &["--dialect", "jsonrpc"], &c2s, s2c);
@@ -3461,21 +3373,15 @@ fn a_reply_to_an_id_sent_beyond_the_look_ahead_still_waits_for_it() {
 /// server's reply to 2, which was then reported as a `late_reply`.
 #[test]
 fn a_notification_of_a_closed_listen_stream_is_reported_where_it_comes() {
-    let c2s = concat!(
+    let c2s = ndjson!(
         r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#,
-        "\n",
     );
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":"l","result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-closed-listen-stream", c2s, s2c);
     assert_eq!(code, 1);
@@ -3510,13 +3416,10 @@ fn a_notification_of_a_listen_stream_opened_again_waits_for_it() {
     ]
     .join("\n")
         + "\n";
-    let s2c = concat!(
+    let s2c = ndjson!(
         r#"{"jsonrpc":"2.0","id":"l","result":{}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":"l","result":{}}"#,
-        "\n",
     );
     let (records, violations, code) = check_merged("cli-listen-stream-again", &c2s, s2c);
     assert_eq!(code, 1, "{violations}");
