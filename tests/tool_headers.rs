@@ -530,6 +530,24 @@ fn standard_headers_of_each_message() {
             Some("2026-07-28"),
             Err(HeaderError::Mismatch(Header::ProtocolVersion)),
         ),
+        // A notification's such version gives no header, negotiated or not: a server checks
+        // only the headers a notification carries, and would find any version header a
+        // mismatch.
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}"#.into(),
+            Some("2026-07-28"),
+            Ok(vec![("Mcp-Method", "notifications/progress")]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}}"#.into(),
+            None,
+            Ok(vec![("Mcp-Method", "notifications/progress")]),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+            Some("2026-07-28"),
+            Ok(vec![("Mcp-Method", "notifications/progress")]),
+        ),
     ];
     for (body, negotiated, expected) in cases {
         let msg = decoder.decode(body.as_bytes()).unwrap();

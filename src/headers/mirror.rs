@@ -16,8 +16,10 @@ use crate::message::Message;
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
 ///   version agreed at `initialize`, for a session of an earlier version, whose server checks
 ///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
-///   none; a `_meta` naming it twice, or naming a value that is not a string (`null`
-///   included), is [`HeaderError::Mismatch`], as a server finds it;
+///   none; a request whose `_meta` names it twice, or names a value that is not a string
+///   (`null` included), is [`HeaderError::Mismatch`], as a server finds it whatever the
+///   header; such a notification, whose headers a server checks only when present, goes
+///   without the header;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, when the body has it as a string ([`encode_header_value`]: the Base64
@@ -82,25 +84,31 @@ pub fn mirror_headers<'m>(
         return Ok(headers);
     };
     let params = msg.params();
+    let is_request = matches!(msg, Message::Request(_));
 
     let meta_version = match params.map_or(Lookup::Absent, |p| {
         p.lookup_path(&["_meta", meta_keys::PROTOCOL_VERSION])
     }) {
-        // Not a string (`null` included): no header equals it, so none may stand for it.
-        Lookup::Found(v) => Some(
-            v.as_str()
-                .ok_or(HeaderError::Mismatch(Header::ProtocolVersion))?,
-        ),
-        Lookup::Absent => None,
+        Lookup::Found(v) => match v.as_str() {
+            Some(v) => MetaVersion::Readable(v),
+            // Not a string (`null` included): no header equals it, so none may stand for it.
+            None => MetaVersion::Unreadable,
+        },
+        Lookup::Absent => MetaVersion::Absent,
         // Named twice: no version, whatever header goes with it.
         // Or in a malformed `_meta`: a version a server cannot read.
-        Lookup::Ambiguous | Lookup::Malformed => {
-            return Err(HeaderError::Mismatch(Header::ProtocolVersion));
-        }
+        Lookup::Ambiguous | Lookup::Malformed => MetaVersion::Unreadable,
     };
     let version = match meta_version {
-        Some(v) => Some(v.decode()),
-        None => negotiated.map(Cow::Borrowed),
+        MetaVersion::Readable(v) => Some(v.decode()),
+        MetaVersion::Absent => negotiated.map(Cow::Borrowed),
+        // A request requires the header, which no value can make agree: refused, as a
+        // server finds it. A notification requires none: it goes without, as the
+        // unreadable name of one does (below), and a server checks only what it carries.
+        MetaVersion::Unreadable if is_request => {
+            return Err(HeaderError::Mismatch(Header::ProtocolVersion));
+        }
+        MetaVersion::Unreadable => None,
     };
     if let Some(version) = version {
         headers.push((
@@ -118,7 +126,6 @@ pub fn mirror_headers<'m>(
     ));
 
     if let Some(member) = name_member(method) {
-        let is_request = matches!(msg, Message::Request(_));
         if let Some(value) = name_value(
             params.map_or(Lookup::Absent, |p| p.lookup(member)),
             is_request,
@@ -197,4 +204,14 @@ pub(super) fn encoded<'v>(value: JsonStr<'v>) -> Option<Cow<'v, str>> {
         Cow::Borrowed(text) => encode_header_value(text),
         Cow::Owned(text) => Cow::Owned(encode_header_value(&text).into_owned()),
     })
+}
+
+/// What a message's `_meta` says of its protocol version.
+enum MetaVersion<'a> {
+    /// A string: the version.
+    Readable(JsonStr<'a>),
+    /// Not there: the version is the negotiated one, if any.
+    Absent,
+    /// Named twice, not a string, or in a malformed `_meta`: no header agrees with it.
+    Unreadable,
 }
