@@ -125,13 +125,13 @@ pub fn mirror_headers<'m>(
         field_value(method.decode(), Header::Method)?,
     ));
 
-    if let Some(member) = name_member(method) {
-        if let Some(value) = name_value(
+    if let Some(member) = name_member(method)
+        && let Some(value) = name_value(
             params.map_or(Lookup::Absent, |p| p.lookup(member)),
             is_request,
-        )? {
-            headers.push((Header::Name, value));
-        }
+        )?
+    {
+        headers.push((Header::Name, value));
     }
 
     if let (Some(tool), true) = (tool, method.eq_str(methods::TOOLS_CALL)) {
