@@ -3207,6 +3207,36 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
     );
 }
 
+/// An MCP 2025-03-26 batch holding nothing but a request reusing an id in flight
+/// (`duplicate_id`) goes on, as the documentation says such a request does with its batch
+/// (untracked: the proxy answers no element itself): the server's array answers it. It was
+/// neither forwarded nor answered, and the client waited for its array forever, a timeout
+/// notwithstanding (nothing of it was tracked).
+#[test]
+fn an_mcp_batch_of_a_reused_id_alone_goes_on_and_is_answered() {
+    let dir = scratch("mcp-2025-03-26-batch-duplicate-alone");
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
+        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let again = r#"[{"jsonrpc":"2.0","id":"a","method":"ping"}]"#;
+    let answer = r#"[{"jsonrpc":"2.0","id":"a","result":{}}]"#;
+    // (Line 1 is request "a", line 2 the batch reusing its id, which the server answers.)
+    let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}], "2": [{"send": answer}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&init);
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+    p.send(&request(json!("a"), "tools/list"));
+    p.send_raw(format!("{again}\n").as_bytes());
+    // The batch reached the server, and its array the client.
+    await_recorded(&dir.join("server-in"), |m| m.is_array());
+    let answered = p.recv();
+    assert_eq!(answered, serde_json::from_str::<Value>(answer).unwrap());
+    p.close_stdin();
+    p.finish();
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert_eq!(server_in.lines().nth(2), Some(again), "{server_in}");
+    replayed_with_violations(&log, &[("c2s/duplicate_id", 1)]);
+}
+
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's
 /// result closes it): no timeout applies to it, and the server is never told to cancel it. A
 /// request sent beside it still times out. A change on the stream after its result is

@@ -11,7 +11,7 @@ use super::kind::{rejected_violation, rejected_violation_of};
 use super::room::give_back;
 use super::timeout::{Deadline, DeadlineOf};
 use super::waiting::Waiting;
-use super::{Dir, Observation, Session, Verdict, Violation};
+use super::{Dir, Observation, Session, Verdict};
 
 /// A client batch with something left to answer: one array answers a batch (JSON-RPC 2.0
 /// §6), so when the proxy answers in the server's place (at the batch's deadline, or in place
@@ -314,7 +314,12 @@ impl Session {
             }
             _ => {
                 let mut verdict = self.check(dir, o, now_ms, true);
-                if verdict.violation == Some(Violation::TooManyInFlight) {
+                // A request goes on with its batch whatever it breaks (the proxy answers no
+                // element itself: the receiver's array does), untracked: one beyond the
+                // limits of the requests in flight, and under MCP one reusing an id in flight
+                // (`duplicate_id`). So the receiver needs it: a batch holding nothing else
+                // goes on too, and does not wait unanswered.
+                if o.kind == "request" {
                     verdict.forward = true;
                 }
                 verdict
