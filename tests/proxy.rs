@@ -3207,6 +3207,32 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
     );
 }
 
+/// Batches are MCP 2025-03-26's alone: a server naming a version that is none of its
+/// revisions but sorts between 2025-03-26 and 2025-06-18 as text (`2025-03-26x`,
+/// `2025-05-01`) negotiated no version with batches, so a client's batch is refused with
+/// -32600 and never reaches the server, as under any other version. They were forwarded.
+#[test]
+fn no_mcp_batch_is_forwarded_under_a_version_that_only_sorts_like_2025_03_26() {
+    for version in ["2025-03-26x", "2025-05-01"] {
+        let dir = scratch(&format!("mcp-batch-under-{version}"));
+        let result = json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":version,
+            "capabilities":{},"serverInfo":{"name":"s","version":"1"}}});
+        let script = json!({"0": [{"send": result.to_string()}]});
+        let (mut p, log) = scripted(&dir, &[], script);
+        p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+        assert_eq!(p.recv()["result"]["protocolVersion"], version);
+        p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
+        let refused = p.recv();
+        assert_eq!(refused["error"]["code"], -32600, "{version}: {refused}");
+        p.close_stdin();
+        p.finish();
+        let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+        assert!(!server_in.contains("ping"), "{version}: {server_in}");
+        replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+    }
+}
+
 /// An MCP 2025-03-26 batch holding nothing but a request reusing an id in flight
 /// (`duplicate_id`) goes on, as the documentation says such a request does with its batch
 /// (untracked: the proxy answers no element itself): the server's array answers it. It was
