@@ -3207,6 +3207,43 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
     );
 }
 
+/// A dropped server array (it holds an invalid element) holding replies to two client
+/// batches is answered in their place with one array for each batch, as one array answers
+/// one batch (JSON-RPC 2.0 §6): not with one array for both, which fits neither. Under MCP
+/// 2025-03-26 as under JSON-RPC.
+#[test]
+fn a_dropped_server_array_answering_two_batches_gets_an_array_for_each() {
+    let dir = scratch("mcp-2025-03-26-dropped-two-batches");
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
+        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let dropped =
+        r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}},42]"#;
+    let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}], "2": [{"send": dropped}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&init);
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+    // (Both batches in one write: the server reads both before it answers.)
+    let batches = format!(
+        "{}{}",
+        String::from_utf8(batch_of(&[(json!(1), "ping"), (json!(2), "ping")])).unwrap(),
+        String::from_utf8(batch_of(&[(json!(3), "ping"), (json!(4), "ping")])).unwrap()
+    );
+    p.send_raw(batches.as_bytes());
+    for ids in [[1, 2], [3, 4]] {
+        let answered = p.recv();
+        let expected: Vec<(Value, Value)> =
+            ids.iter().map(|&id| (json!(id), json!(-32603))).collect();
+        let got: Vec<(Value, Value)> = ids_and_codes(&answered)
+            .into_iter()
+            .map(|(id, code)| (id.clone(), code.clone()))
+            .collect();
+        assert_eq!(got, expected, "{answered}");
+    }
+    p.close_stdin();
+    p.finish();
+    replayed_with_violations(&log, &[("s2c/invalid", 1)]);
+}
+
 /// Batches are MCP 2025-03-26's alone: a server naming a version that is none of its
 /// revisions but sorts between 2025-03-26 and 2025-06-18 as text (`2025-03-26x`,
 /// `2025-05-01`) negotiated no version with batches, so a client's batch is refused with

@@ -7,26 +7,32 @@ use rpcwire::{ErrorCode, Id, IdBuf, RawJson, Reply, ReplyId, encode, encode::Bat
 
 use crate::session::InPlace;
 
-/// The client's array in place of a dropped server batch that answered client batches (the
+/// The client's arrays in place of a dropped server batch that answered client batches (the
 /// client would wait for them until their deadline, or forever without one): for all that is
-/// left of those, a -32603 for each request and a -32600 for each invalid element whose reply
-/// is owed, so that one array answers a batch. `None` when there is nothing to answer.
+/// left of each, one array of a -32603 for each request and a -32600 for each invalid element
+/// whose reply is owed, so that one array answers a batch. `None` when there is nothing to
+/// answer.
 pub(super) fn in_place_of_dropped(answered: &InPlace) -> Option<Bytes> {
     let mut out = BytesMut::new();
-    let mut array = BatchReply::open(&mut out);
-    for id in &answered.requests {
-        array.push(|out| {
-            encode::write_error(
-                out,
-                id.as_id(),
-                ErrorCode::INTERNAL_ERROR,
-                "Internal error: invalid reply from server",
-                None,
-            )
-        });
+    let (mut requests, mut owed) = (0, 0);
+    for &(requests_end, owed_end) in &answered.ends {
+        let mut array = BatchReply::open(&mut out);
+        for id in &answered.requests[requests..requests_end] {
+            array.push(|out| {
+                encode::write_error(
+                    out,
+                    id.as_id(),
+                    ErrorCode::INTERNAL_ERROR,
+                    "Internal error: invalid reply from server",
+                    None,
+                )
+            });
+        }
+        push_owed_replies(&mut array, &answered.owed[owed..owed_end]);
+        array.close();
+        (requests, owed) = (requests_end, owed_end);
     }
-    push_owed_replies(&mut array, &answered.owed);
-    array.close().then(|| out.freeze())
+    (!out.is_empty()).then(|| out.freeze())
 }
 
 /// Appends to `array` the -32600 the proxy sends in the server's place for each invalid

@@ -85,15 +85,20 @@ impl BatchWait {
 pub(super) const WITHOUT_ID: u64 = u64::MAX;
 
 /// What a dropped server batch answered, which the caller answers in its place, in one array
-/// ([`Session::take_answered_in_place`]): all that was left of the client batches it held a
-/// reply to: their requests still waiting (a -32603 each), and the replies still owed to their
-/// invalid elements (a -32600 each, with the id it carries; `None`: null).
+/// for each client batch ([`Session::take_answered_in_place`]): all that was left of the
+/// client batches it held a reply to: their requests still waiting (a -32603 each), and the
+/// replies still owed to their invalid elements (a -32600 each, with the id it carries;
+/// `None`: null).
 #[derive(Debug, Default)]
 pub struct InPlace {
     /// The requests, by id.
     pub requests: Vec<IdBuf>,
     /// The owed replies, by the id each carries (`None`: null).
     pub owed: Vec<Option<IdBuf>>,
+    /// Where each client batch's part ends in `requests` and in `owed`, in order: one array
+    /// answers one batch (JSON-RPC 2.0 §6), so a dropped array holding replies to two
+    /// batches is answered with two.
+    pub ends: Vec<(usize, usize)>,
 }
 
 /// What is known of the batch last observed in a direction ([`Session::batch_forwards`]).
@@ -229,6 +234,10 @@ impl Session {
                 .map(|(id, mut w)| w.take_client_id().unwrap_or(id)),
         );
         answered.owed.extend(owed);
+        let end = (answered.requests.len(), answered.owed.len());
+        if answered.ends.last().map_or((0, 0), |&last| last) != end {
+            answered.ends.push(end);
+        }
     }
 
     /// What the last dropped batch answered, which the caller now answers itself, in one
