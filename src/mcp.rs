@@ -742,16 +742,20 @@ pub mod versions {
         version >= revision
     }
 
-    /// Whether `version` has JSON-RPC batches (2025-03-26 only: its receivers must accept
-    /// them, and 2025-06-18 removed them).
+    /// Whether `version` has JSON-RPC batches: 2025-03-26, exactly (its receivers must
+    /// accept them, and 2025-06-18, the next revision, removed them). Not compared as text,
+    /// as [`is_at_least`] does: every revision that could have them is published, so a
+    /// version from the wire that sorts between the two (`"2025-03-26x"`, `"2025-05-01"`) is
+    /// none of them, and has none.
     ///
     /// ```
     /// use rpcwire::mcp::versions::has_batches;
     /// assert!(has_batches("2025-03-26"));
     /// assert!(!has_batches("2024-11-05") && !has_batches("2025-06-18"));
+    /// assert!(!has_batches("2025-05-01") && !has_batches("2025-03-26x"));
     /// ```
     pub fn has_batches(version: &str) -> bool {
-        is_at_least(version, V2025_03_26) && !is_at_least(version, V2025_06_18)
+        version == V2025_03_26
     }
 
     /// Whether results under `version` carry a `resultType` to check (2026-07-28 on). Under

@@ -172,7 +172,8 @@ impl DecodeOptions {
     ///
     /// Versions compare as text ([`versions::is_at_least`](crate::mcp::versions::is_at_least)),
     /// so a version from the wire (a header, a request's `_meta`) should be one of those the
-    /// application supports before it is given here: `"2025-03-26x"` would allow batches.
+    /// application supports before it is given here: `"2099-01-01"`, which no revision is,
+    /// would be read as one after 2026-07-28 (batches alone need the exact `"2025-03-26"`).
     /// The decoder checks envelopes only: under 2026-07-28 a server's request is still a valid
     /// message to a `Role::Client` decoder, though that version has the server send none.
     ///

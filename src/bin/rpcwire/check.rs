@@ -615,20 +615,10 @@ fn in_file(path: &Path, e: io::Error) -> io::Error {
 /// The decoder for a stream once its session's MCP version is known: `resultType` checked
 /// from 2026-07-28 on, and batches read as the version has them (MCP 2025-03-26's receivers
 /// must accept them; the session model tracks their elements as JSON-RPC's, and the proxy
-/// forwards them as it does JSON-RPC's). Under 2025-03-26 itself only: versions compare as
-/// text, so one from the wire that no revision is (`"2025-03-26x"`, `"2025-05-01"`) would
-/// allow them too; it keeps the dialect's batches.
+/// forwards them as it does JSON-RPC's): under 2025-03-26 exactly, not a version from the
+/// wire that only sorts like it (`"2025-05-01"`: `mcp::versions::has_batches`).
 pub fn decoder_for_version(decoder: &Decoder, version: &str) -> Decoder {
-    let options = decoder.options();
-    let for_version = options.for_protocol_version(version);
-    Decoder::new(DecodeOptions {
-        batches: if version == rpcwire::mcp::versions::V2025_03_26 {
-            for_version.batches
-        } else {
-            options.batches
-        },
-        ..for_version
-    })
+    Decoder::new(decoder.options().for_protocol_version(version))
 }
 
 pub fn dialect(arg: DialectArg) -> Dialect {
