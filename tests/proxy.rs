@@ -176,7 +176,7 @@ impl Proxy {
     /// The echo server behind the proxy, recording what it reads and writes in `dir`.
     fn echo(options: &[&str], dir: &std::path::Path) -> Proxy {
         let (rin, rout) = (dir.join("server-in"), dir.join("server-out"));
-        Proxy::spawn(
+        let mut p = Proxy::spawn(
             options,
             &[
                 "python3",
@@ -186,7 +186,9 @@ impl Proxy {
                 "--record-out",
                 rout.to_str().unwrap(),
             ],
-        )
+        );
+        p.started = Some(rin);
+        p
     }
 
     fn send_raw(&mut self, bytes: &[u8]) {
@@ -3146,8 +3148,7 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
 
 /// In an MCP 2025-03-26 batch, a reply the proxy would not forward alone is cut from it: one
 /// to no request the server sent (`unknown_reply`); the rest goes on, a cancellation of a
-/// request answered already included, and a request reusing an id in flight (`duplicate_id`,
-/// untracked). At `--timeout-ms` the batch gets one array of -32603s,
+/// request answered already included. At `--timeout-ms` the batch gets one array of -32603s,
 /// and each of its requests is cancelled on the server, as one sent alone is.
 #[test]
 fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_out() {
@@ -3167,9 +3168,7 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
         r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#,
         r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#,
     );
-    // (A request reusing an id in flight goes on untracked: the proxy answers no element.)
-    let again = r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#;
-    p.send_raw(format!("[{a},{unknown},{cancels_init},{b},{again}]\n").as_bytes());
+    p.send_raw(format!("[{a},{unknown},{cancels_init},{b}]\n").as_bytes());
     // Nothing answers: the batch times out.
     let answered = p.recv();
     let elements = answered.as_array().unwrap_or_else(|| panic!("{answered}"));
@@ -3191,20 +3190,9 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
     p.finish();
     let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
     let lines: Vec<&str> = server_in.lines().collect();
-    assert_eq!(
-        lines[1],
-        format!("[{a},{cancels_init},{b},{again}]"),
-        "{server_in}"
-    );
+    assert_eq!(lines[1], format!("[{a},{cancels_init},{b}]"), "{server_in}");
     assert_eq!(lines.len(), 4, "{server_in}");
-    replayed_with_violations(
-        &log,
-        &[
-            ("c2s/unknown_reply", 1),
-            ("c2s/duplicate_id", 1),
-            ("c2s/timed_out", 2),
-        ],
-    );
+    replayed_with_violations(&log, &[("c2s/unknown_reply", 1), ("c2s/timed_out", 2)]);
 }
 
 /// A dropped server array (it holds an invalid element) holding replies to two client
@@ -3270,34 +3258,46 @@ fn no_mcp_batch_is_forwarded_under_a_version_that_only_sorts_like_2025_03_26() {
     }
 }
 
-/// An MCP 2025-03-26 batch holding nothing but a request reusing an id in flight
-/// (`duplicate_id`) goes on, as the documentation says such a request does with its batch
-/// (untracked: the proxy answers no element itself): the server's array answers it. It was
-/// neither forwarded nor answered, and the client waited for its array forever, a timeout
-/// notwithstanding (nothing of it was tracked).
+/// An MCP 2025-03-26 batch element reusing an id the server may still answer (`duplicate_id`:
+/// one in flight, or one timed out lately) goes on under a minted id, as a JSON-RPC one does:
+/// the proxy answers no element itself (one sent alone is refused with -32600), and under the
+/// client's id the server's replies to the two requests could not be told apart. Each reply
+/// reaches the client once, with the client's id: a batch holding nothing but such an element
+/// went neither to the server nor answered (the client waited for its array forever, a
+/// timeout notwithstanding), and the second of two replies to one id was cut as unknown.
 #[test]
-fn an_mcp_batch_of_a_reused_id_alone_goes_on_and_is_answered() {
-    let dir = scratch("mcp-2025-03-26-batch-duplicate-alone");
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
-        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
-    let again = r#"[{"jsonrpc":"2.0","id":"a","method":"ping"}]"#;
-    let answer = r#"[{"jsonrpc":"2.0","id":"a","result":{}}]"#;
-    // (Line 1 is request "a", line 2 the batch reusing its id, which the server answers.)
-    let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}], "2": [{"send": answer}]});
-    let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&init);
+fn an_mcp_batch_element_reusing_an_id_goes_on_under_a_minted_id() {
+    let dir = scratch("mcp-2025-03-26-batch-duplicate");
+    let log = dir.join("log.ndjson");
+    let options = ["--log", log.to_str().unwrap(), "--timeout-ms", TIMEOUT_MS];
+    let mut p = Proxy::echo(&options, &dir);
+    p.await_server_started();
+    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
+        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
-    p.send(&request(json!("a"), "tools/list"));
-    p.send_raw(format!("{again}\n").as_bytes());
-    // The batch reached the server, and its array the client.
-    await_recorded(&dir.join("server-in"), |m| m.is_array());
-    let answered = p.recv();
-    assert_eq!(answered, serde_json::from_str::<Value>(answer).unwrap());
-    p.close_stdin();
-    p.finish();
-    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
-    assert_eq!(server_in.lines().nth(2), Some(again), "{server_in}");
-    replayed_with_violations(&log, &[("c2s/duplicate_id", 1)]);
+    // "a" in flight (the server answers it in 0.5 s), then a batch reusing its id.
+    p.send(&request(json!("a"), "slow"));
+    p.send(&json!([request(json!("a"), "ping")]));
+    let echo = |id: &str, method: &str| json!({"jsonrpc":"2.0","id":id,"result":{"echo":method}});
+    assert_eq!(p.recv(), echo("a", "slow"));
+    assert_eq!(p.recv(), json!([echo("a", "ping")]));
+    // "b" times out in its batch, then a batch reuses it while its late reply may come.
+    p.send(&json!([request(json!("b"), "noreply")]));
+    let timed_out = p.recv();
+    assert_eq!(timed_out[0]["error"]["code"], -32603, "{timed_out}");
+    p.send(&json!([request(json!("b"), "ping")]));
+    assert_eq!(p.recv(), json!([echo("b", "ping")]));
+    p.finish_cleanly();
+    // The server read each element under an id of the proxy's.
+    let read = server_read(&dir);
+    let batches: Vec<&Value> = read.iter().filter(|m| m.is_array()).collect();
+    let ids: Vec<&Value> = batches.iter().map(|b| &b[0]["id"]).collect();
+    assert_eq!(ids.len(), 3, "{read:?}");
+    assert_eq!(ids[1], &json!("b"), "{read:?}");
+    for minted in [ids[0], ids[2]] {
+        assert!(minted != &json!("a") && minted != &json!("b"), "{read:?}");
+    }
+    replayed_with_violations(&log, &[("c2s/duplicate_id", 2), ("c2s/timed_out", 1)]);
 }
 
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's

@@ -11,6 +11,8 @@
   params._meta.progressToken, answers, then sends one more on that token (after the result);
 - request "ask": first sends the client a request {"id":"srv-1","method":"roots/list"}, then
   answers once the client's reply to it has arrived;
+- request "initialize" asking for MCP 2025-03-26 (the one version with batches): its result
+  names that version too, so that the session negotiates it;
 - notification "answer_notification": gets an error reply with id null;
 - notification "exit": ends the server with status 3.
 
@@ -124,6 +126,10 @@ for raw in sys.stdin.buffer:
     if method == "slow" or (method == "initialize" and (msg.get("params") or {}).get("slow")):
         time.sleep(0.5)
     reply_id = "no-such-id" if method == "unknown" else msg["id"]
+    if method == "initialize" and (msg.get("params") or {}).get("protocolVersion") == "2025-03-26":
+        result = {"echo": method, "protocolVersion": "2025-03-26"}
+        send(json.dumps({"jsonrpc": "2.0", "id": reply_id, "result": result}))
+        continue
     send(reply(reply_id, method))
     if method == "twice":
         send(reply(reply_id, method))

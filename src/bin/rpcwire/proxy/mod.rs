@@ -74,12 +74,12 @@ tracks the requests in flight both ways. Reported (on stderr, and in the --log f
 `violation` of a record): invalid messages from either side (never forwarded; an invalid client
 message gets the error reply the protocol calls for, unless --drop-invalid), non-JSON lines from either side (not_json; from the server, stdout pollution), over-long
 lines (too_long), duplicate ids, in flight or cancelled or timed out lately (duplicate_id; under MCP a
-client's is answered with -32600; under JSON-RPC a client's, sent alone, is forwarded under an id
+client's is answered with -32600, but for an element of a batch; under JSON-RPC a client's, sent alone, is forwarded under an id
 the proxy mints (a number counting down from 2^53-2 for a numeric id, else a string
 \"rpcwire-N\", never one the server may still answer) and its reply goes back with the client's id
 restored, so the late reply to the old request is dropped as late and never answers the new
 one; it waits like any other request, with a deadline of its own, and counts against
---max-in-flight; inside a batch, the batch goes on rebuilt with that element under the minted
+--max-in-flight; inside a batch (under MCP too), the batch goes on rebuilt with that element under the minted
 id, and the server's reply to it, in its array or alone, with the client's id restored; a
 server's waits behind the request holding the id, the first reply answering the first),
 under MCP a request reusing the id of one of its side's answered lately (reused_id: MCP ids are

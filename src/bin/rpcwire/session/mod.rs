@@ -638,7 +638,9 @@ impl Session {
                     let table = &mut self.waiting[slot(dir)];
                     let fresh = in_line > 0 && !table.contains(id);
                     let cost = || id.raw().len() + extra_bytes;
-                    let reserved = if reused && mcp {
+                    // (MCP refuses a reused id, but for a batch element going on under a
+                    // minted id: `needs_upstream_id`.)
+                    let reserved = if reused && mcp && upstream_id.is_none() {
                         Err(InFlightError::Duplicate)
                     } else if fresh && table.len() + in_line >= self.max_in_flight {
                         Err(InFlightError::Full)

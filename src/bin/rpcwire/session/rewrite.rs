@@ -63,7 +63,7 @@ impl IdRewriting {
 
 impl Session {
     /// A session that rewrites reused ids as far as `level` says ([`IdRewriting`]); under
-    /// JSON-RPC only (MCP refuses a reused id).
+    /// JSON-RPC, and under MCP inside a batch only (MCP refuses a reused id sent alone).
     pub fn rewriting(mut self, level: IdRewriting) -> Session {
         self.rewriting = level;
         self
@@ -86,7 +86,11 @@ impl Session {
     /// goes back with the client's id; an earlier element of the same batch holding the id
     /// counts as in flight, so a batch reusing an id of its own has each tracked. (Beyond the
     /// limits of the requests in flight, such an element goes under the minted id untracked,
-    /// unless the session forwards those under the client's id: older logs.)
+    /// unless the session forwards those under the client's id: older logs.) Under MCP, which
+    /// forbids reusing an id, inside a batch only (MCP 2025-03-26's): one sent alone is refused
+    /// and answered -32600 by the proxy, which answers no element of a batch itself, so that
+    /// one goes on under a minted id, its reply back with the client's id, its batch's timeout
+    /// answering it (still a `duplicate_id`).
     pub(super) fn needs_upstream_id(&self, dir: Dir, id: Id<'_>, in_batch: bool) -> bool {
         let level = if in_batch {
             IdRewriting::TrackedElements
@@ -94,7 +98,7 @@ impl Session {
             IdRewriting::Alone
         };
         self.rewriting >= level
-            && self.dialect == Dialect::JsonRpc2
+            && (self.dialect == Dialect::JsonRpc2 || in_batch)
             && dir == Dir::C2s
             && self.server_may_answer(id)
     }

@@ -3920,3 +3920,21 @@ fn the_stops_of_a_large_array_leave_no_room_behind() {
     session.observe(Dir::C2s, &observation("request", id("1"), Some("m")), 0);
     assert_room_given_back(&session, &peak, &["stops c2s"]);
 }
+
+/// MCP (2025-03-26's batches): a client batch element reusing an id in flight goes on under
+/// a minted id (the proxy answers no element itself), a `duplicate_id`; the same request sent
+/// alone is refused.
+#[test]
+fn an_mcp_batch_element_reusing_an_id_is_rewritten() {
+    let mut session = Session::new(Dialect::Mcp, None).rewriting_reused_ids();
+    negotiate(&mut session, "0", "2025-03-26", 0, 0);
+    request(&mut session, "1", "a", 0);
+    let alone = session.observe(Dir::C2s, &request_of("1", "b"), 0);
+    assert_eq!(
+        (alone.forward, alone.violation, alone.forward_id),
+        (false, Some(Violation::DuplicateId), None)
+    );
+    let sent = batch(&mut session, Dir::C2s, &[request_of("1", "c")]);
+    assert_eq!(sent[0].violation, Some(Violation::DuplicateId));
+    assert!(sent[0].forward_id.is_some(), "{:?}", sent[0]);
+}
