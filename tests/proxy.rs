@@ -338,7 +338,7 @@ fn clean_session_is_forwarded_byte_for_byte_both_ways() {
     let dir = scratch("clean");
     let log = dir.join("log.ndjson");
     let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
-    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    p.send(&initialize_request(0, "2025-11-25"));
     assert_eq!(p.recv()["id"], 0);
     p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     // Unusual but valid spellings travel untouched: whitespace, member order, escapes,
@@ -549,7 +549,7 @@ fn notifications_whose_params_break_the_schema_are_flagged_forwarded_and_replaye
         "3": [{"send": r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#}]
     });
     let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}));
+    p.send(&initialize_request(0, "2025-06-18"));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-06-18");
     p.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p"}}}));
     let reports: Vec<Value> = (0..4).map(|_| p.recv()["params"].clone()).collect();
@@ -1273,7 +1273,7 @@ fn every_initialize_waiting_is_never_cancelled() {
     // A server that answers nothing.
     let (mut p, log) = scripted(&dir, &["--timeout-ms", "1000"], json!({}));
     p.await_server_started();
-    let initialize = |id: u64| json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let initialize = |id: u64| initialize_request(id, "2025-11-25");
     p.send(&initialize(0));
     p.send(&initialize(1));
     p.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}));
@@ -1322,7 +1322,7 @@ fn a_second_initialize_is_refused_and_answered() {
     let dir = scratch("second-initialize");
     let log = dir.join("log.ndjson");
     let mut p = Proxy::echo(&["--log", log.to_str().unwrap()], &dir);
-    let initialize = |id: u64| json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let initialize = |id: u64| initialize_request(id, "2025-11-25");
     p.send(&initialize(0));
     assert_eq!(p.recv()["id"], 0);
     p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
@@ -2863,6 +2863,12 @@ const PAST_TIMEOUT: Duration = Duration::from_millis(2500);
 /// The scripted server's reply to the warm-up request.
 const WARM_UP_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":0}"#;
 
+/// A client's `initialize` request `id` asking for MCP `version`.
+fn initialize_request(id: u64, version: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":version,
+        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+}
+
 /// A server's reply to `initialize` (id 0) negotiating MCP 2025-03-26, the one version with
 /// batches.
 const INITIALIZE_2025_03_26_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
@@ -3092,10 +3098,6 @@ fn a_success_to_an_element_sent_after_an_error_of_its_id_is_reported() {
 /// batch is refused with -32600 and never reaches the server.
 #[test]
 fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
-    let init = |version: &str| {
-        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":version,
-            "capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
-    };
     let result = |version: &str| {
         json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":version,"capabilities":{},
             "serverInfo":{"name":"s","version":"1"}}})
@@ -3116,7 +3118,7 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
     let script =
         json!({"0": [{"send": result("2025-03-26")}], "1": [{"send": answers}, {"send": asks}]});
     let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&init("2025-03-26"));
+    p.send(&initialize_request(0, "2025-03-26"));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
     p.send_raw(format!("{batch}\n").as_bytes());
     let answered = p.recv();
@@ -3127,14 +3129,17 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
     p.close_stdin();
     p.finish();
     let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
-    let expected = format!("{}\n{batch}\n{reply}\n", init("2025-03-26"));
+    let expected = format!(
+        "{}\n{batch}\n{reply}\n",
+        initialize_request(0, "2025-03-26")
+    );
     assert_eq!(server_in, expected);
     replayed_with_violations(&log, &[("c2s/invalid", 1)]);
 
     let dir = scratch("mcp-2025-06-18-batch");
     let script = json!({"0": [{"send": result("2025-06-18")}]});
     let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&init("2025-06-18"));
+    p.send(&initialize_request(0, "2025-06-18"));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-06-18");
     p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
     let refused = p.recv();
@@ -3153,8 +3158,7 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
 #[test]
 fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_out() {
     let dir = scratch("mcp-2025-03-26-batch-cut");
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
-        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let init = initialize_request(0, "2025-03-26");
     let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}]});
     let (mut p, log) = scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
     // (The deadline runs from when the proxy reads a request: not before the server is up.)
@@ -3202,8 +3206,7 @@ fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_
 #[test]
 fn a_dropped_server_array_answering_two_batches_gets_an_array_for_each() {
     let dir = scratch("mcp-2025-03-26-dropped-two-batches");
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
-        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let init = initialize_request(0, "2025-03-26");
     let dropped =
         r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}},42]"#;
     let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}], "2": [{"send": dropped}]});
@@ -3244,8 +3247,7 @@ fn no_mcp_batch_is_forwarded_under_a_version_that_only_sorts_like_2025_03_26() {
             "capabilities":{},"serverInfo":{"name":"s","version":"1"}}});
         let script = json!({"0": [{"send": result.to_string()}]});
         let (mut p, log) = scripted(&dir, &[], script);
-        p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-            "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+        p.send(&initialize_request(0, "2025-03-26"));
         assert_eq!(p.recv()["result"]["protocolVersion"], version);
         p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
         let refused = p.recv();
@@ -3272,8 +3274,7 @@ fn an_mcp_batch_element_reusing_an_id_goes_on_under_a_minted_id() {
     let options = ["--log", log.to_str().unwrap(), "--timeout-ms", TIMEOUT_MS];
     let mut p = Proxy::echo(&options, &dir);
     p.await_server_started();
-    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26",
-        "capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    p.send(&initialize_request(0, "2025-03-26"));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
     // "a" in flight (the server answers it in 0.5 s), then a batch reusing its id.
     p.send(&request(json!("a"), "slow"));
@@ -3877,8 +3878,7 @@ fn random_batch_session(seed: u64, dialect: Dialect) -> usize {
         Dialect::JsonRpc2 => warm_up(&mut p),
         Dialect::Mcp => {
             p.await_server_started();
-            p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
-                "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+            p.send(&initialize_request(0, "2025-03-26"));
             assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
         }
     }
@@ -4379,7 +4379,7 @@ fn only_the_reply_to_initialize_records_a_protocol_version() {
         ]
     });
     let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
+    p.send(&initialize_request(0, "2025-11-25"));
     p.send(&request(json!(1), "ping"));
     assert_eq!(p.recv()["id"], 1);
     assert_eq!(p.recv()["id"], "s");
