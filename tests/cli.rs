@@ -2499,6 +2499,31 @@ fn a_log_of_a_proxy_that_forgot_untracked_server_elements_is_replayed_as_it_ran(
     );
 }
 
+/// A log of a proxy that forwarded a server's batch element reusing an id in flight untracked
+/// (its header lacks `queues_reused_server_elements`) is replayed as it ran: the client's
+/// second reply with the id was unknown. The present proxy has the element wait behind the
+/// request holding its id, which that reply answers.
+#[test]
+fn a_log_of_a_proxy_that_did_not_queue_reused_server_elements_is_replayed_as_it_ran() {
+    let body = ndjson!(
+        r#"{"dir":"s2c","t_ms":0,"kind":"request","id":"7","method":"a"}"#,
+        r#"{"dir":"s2c","t_ms":1,"kind":"batch"}"#,
+        r#"{"dir":"s2c","t_ms":1,"kind":"request","id":"7","method":"b","element":0,"violation":"duplicate_id"}"#,
+        r#"{"dir":"c2s","t_ms":2,"kind":"success_response","id":"7"}"#,
+        r#"{"dir":"c2s","t_ms":3,"kind":"batch"}"#,
+        r#"{"dir":"c2s","t_ms":3,"kind":"success_response","id":"7","element":0}"#,
+    );
+    let replay = replay_under_headers("cli-log-no-server-element-queue", body);
+    let old = replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#);
+    assert_eq!(
+        old,
+        serde_json::json!({"s2c/duplicate_id": 1, "c2s/unknown_reply": 1})
+    );
+    let new =
+        replay(r#"{"rpcwire_proxy":{"dialect":"jsonrpc","queues_reused_server_elements":true}}"#);
+    assert_eq!(new, serde_json::json!({"s2c/duplicate_id": 1}));
+}
+
 /// A log of a proxy that forwarded a client's second `initialize` (its header lacks
 /// `refuses_second_initialize`) is replayed as it ran: the request was tracked, its reply
 /// matched, nothing reported. The present proxy refuses it (`second_initialize`), and the

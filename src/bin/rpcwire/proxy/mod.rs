@@ -339,6 +339,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         "keeps_untracked_elements": true,
         "keeps_untracked_server_elements": true,
         "refuses_second_initialize": true,
+        "queues_reused_server_elements": true,
         "command": &args.command,
     }});
     state.write_log(header.to_string().as_bytes());

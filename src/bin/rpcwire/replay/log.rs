@@ -185,6 +185,9 @@ struct LogHeader {
     /// Whether it refused a client's `initialize` once the server had answered one with a
     /// success (MCP): absent from the logs of proxies that forwarded it as any request.
     refuses_second_initialize: Option<bool>,
+    /// Whether a server's batch element reusing an id in flight waited behind the request
+    /// holding it: absent from the logs of proxies that forwarded it untracked.
+    queues_reused_server_elements: Option<bool>,
 }
 
 /// The reply the proxy sent in a message's place.
@@ -232,8 +235,10 @@ fn session_of_header(args: &CheckArgs, header: &LogHeader, line: u64) -> io::Res
     // for a request with the id of a batch element it forwarded untracked under that id.
     // Likewise, one that forgot the batch elements it forwarded untracked (no
     // `keeps_untracked_elements`) is replayed forgetting them, one that forgot the server's
-    // (no `keeps_untracked_server_elements`) too, and one that forwarded a client's second
-    // `initialize` (no `refuses_second_initialize`) forwarding it.
+    // (no `keeps_untracked_server_elements`) too, one that forwarded a client's second
+    // `initialize` (no `refuses_second_initialize`) forwarding it, and one that forwarded a
+    // server's batch element reusing an id in flight untracked (no
+    // `queues_reused_server_elements`) likewise.
     let session = Session::with_max_in_flight(dialect, None, max_in_flight);
     let flags = [
         header.rewrites_reused_ids,
@@ -246,7 +251,8 @@ fn session_of_header(args: &CheckArgs, header: &LogHeader, line: u64) -> io::Res
         .rewriting(IdRewriting::LEVELS[said])
         .keeping_untracked_elements(header.keeps_untracked_elements == Some(true))
         .keeping_untracked_server_elements(header.keeps_untracked_server_elements == Some(true))
-        .refusing_second_initialize(header.refuses_second_initialize == Some(true)))
+        .refusing_second_initialize(header.refuses_second_initialize == Some(true))
+        .queuing_reused_server_elements(header.queues_reused_server_elements == Some(true)))
 }
 
 /// Replays the proxy log at `path` in its own order, through a session set up as its header

@@ -184,6 +184,9 @@ pub struct Session {
     /// Whether a client's `initialize` on an initialized session is refused
     /// ([`Session::refusing_second_initialize`]).
     refuses_second_initialize: bool,
+    /// Whether an element of a server's batch reusing an id in flight waits in line behind
+    /// the request holding it ([`Session::queuing_reused_server_elements`]).
+    queues_reused_server_elements: bool,
     /// How many client `tools/list` requests wait ([`Waiting::lists_tools`]): while none does,
     /// [`Session::reads_tool_headers`] answers without a lookup.
     tools_lists_waiting: usize,
@@ -340,6 +343,7 @@ impl Session {
             protocol_version: None,
             initialized: false,
             refuses_second_initialize: true,
+            queues_reused_server_elements: true,
             tools_lists_waiting: 0,
             rewriting: IdRewriting::None,
             untracked_rewrites: UntrackedRewrites::default(),
@@ -722,10 +726,23 @@ impl Session {
                         // forwarded and waits behind the one holding it (the first reply with
                         // the id answers the first), within the limits of the requests in
                         // flight (a session that does not rewrite it: the server's, or two
-                        // recorded streams). Not one inside a batch, which goes with its
-                        // batch, untracked: a batch's requests are found by id when it times
-                        // out, and the one holding the id would be taken for it.
-                        (Err(InFlightError::Duplicate), Some(waiting)) if !mcp && !in_batch => {
+                        // recorded streams). Not a client's inside a batch, which goes with
+                        // its batch, untracked: a batch's requests are found by id when it
+                        // times out, and the one holding the id would be taken for it. A
+                        // server's does wait, in either dialect (no deadline applies to it;
+                        // MCP refuses one sent alone, but nobody answers an element in the
+                        // client's place): else the client's second reply with the id would
+                        // answer nothing. (Behind one in flight: MCP also refuses an id
+                        // cancelled lately, which nothing holds.)
+                        (Err(InFlightError::Duplicate), Some(mut waiting))
+                            if (!mcp && !in_batch)
+                                || (in_batch
+                                    && dir == Dir::S2c
+                                    && self.queues_reused_server_elements
+                                    && self.waiting[slot(dir)].contains(id)) =>
+                        {
+                            // (Its progress is not told from the first's: not kept.)
+                            waiting.progress_token = None;
                             if self.wait_in_line(dir, id, waiting, extra_bytes, now_ms) {
                                 self.flag(dir, Violation::DuplicateId)
                             } else {
@@ -1099,7 +1116,7 @@ impl Session {
         extra_bytes: usize,
         now_ms: u64,
     ) -> bool {
-        // (MCP's only, which never puts a request in line: no progress token nor tools/list
+        // (MCP's only, which puts none of the client's in line and no progress token: nothing
         // to count.)
         debug_assert!(waiting.progress_token.is_none() && !waiting.lists_tools);
         let table = &self.waiting[slot(dir)];
@@ -1309,6 +1326,16 @@ impl Session {
     /// `refuses_second_initialize`).
     pub fn refusing_second_initialize(mut self, refuse: bool) -> Session {
         self.refuses_second_initialize = refuse;
+        self
+    }
+
+    /// A session in which an element of a server's batch reusing an id in flight waits in
+    /// line behind the request holding it, so that the client's second reply with the id
+    /// answers it (`queue`, the default), or not: the replay of a log of a proxy that
+    /// forwarded it untracked (its header lacks `queues_reused_server_elements`), which took
+    /// that reply for an unknown one.
+    pub fn queuing_reused_server_elements(mut self, queue: bool) -> Session {
+        self.queues_reused_server_elements = queue;
         self
     }
 

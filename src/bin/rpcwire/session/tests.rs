@@ -3938,3 +3938,28 @@ fn an_mcp_batch_element_reusing_an_id_is_rewritten() {
     assert_eq!(sent[0].violation, Some(Violation::DuplicateId));
     assert!(sent[0].forward_id.is_some(), "{:?}", sent[0]);
 }
+
+/// A server's batch element reusing an id in flight waits behind the request holding it, in
+/// either dialect: the client's first reply with the id answers the first, its second the
+/// element (it was untracked, and that reply unknown). A session replaying the log of a proxy
+/// that forwarded it untracked does as that proxy did.
+#[test]
+fn a_server_batch_element_reusing_an_id_waits_in_line() {
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        for queue in [true, false] {
+            let mut session = Session::new(dialect, None).queuing_reused_server_elements(queue);
+            if dialect == Dialect::Mcp {
+                negotiate(&mut session, "0", "2025-03-26", 0, 0);
+            }
+            session.observe(Dir::S2c, &request_of("7", "a"), 0);
+            let sent = batch(&mut session, Dir::S2c, &[request_of("7", "b")]);
+            assert_eq!(sent[0].violation, Some(Violation::DuplicateId));
+            let first = session.observe(Dir::C2s, &reply_of("7"), 0);
+            assert_eq!(first.violation, None);
+            let second = batch(&mut session, Dir::C2s, &[reply_of("7")]);
+            let expected = (!queue).then_some(Violation::UnknownReply);
+            assert_eq!(second[0].violation, expected, "{dialect:?}, {queue}");
+            assert!(session.finish().is_empty(), "{dialect:?}, {queue}");
+        }
+    }
+}
