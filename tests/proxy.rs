@@ -3301,6 +3301,37 @@ fn an_mcp_batch_element_reusing_an_id_goes_on_under_a_minted_id() {
     replayed_with_violations(&log, &[("c2s/duplicate_id", 2), ("c2s/timed_out", 1)]);
 }
 
+/// A server's MCP 2025-03-26 batch element reusing the id of its request in flight goes on
+/// and waits behind that request: the client's first reply with the id answers the first, its
+/// second, in an array, the element, and both reach the server. (The element went untracked,
+/// and the second reply was cut as an unknown one: the server never got it.)
+#[test]
+fn a_server_batch_element_reusing_an_id_gets_the_clients_second_reply() {
+    let dir = scratch("mcp-server-batch-duplicate");
+    let script = json!({"0": [
+        {"send": INITIALIZE_2025_03_26_REPLY},
+        {"send": r#"{"jsonrpc":"2.0","id":"s","method":"roots/list"}"#},
+        {"send": r#"[{"jsonrpc":"2.0","id":"s","method":"ping"}]"#},
+    ]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&initialize_request(0, "2025-03-26"));
+    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
+    assert_eq!(p.recv()["method"], "roots/list");
+    assert_eq!(p.recv()[0]["method"], "ping");
+    let (first, second) = (
+        r#"{"jsonrpc":"2.0","id":"s","result":{"roots":[]}}"#,
+        r#"[{"jsonrpc":"2.0","id":"s","result":{}}]"#,
+    );
+    p.send_raw(format!("{first}\n{second}\n").as_bytes());
+    await_recorded(&dir.join("server-in"), |m| m.is_array());
+    p.close_stdin();
+    p.finish();
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    let lines: Vec<&str> = server_in.lines().collect();
+    assert_eq!(lines[1..], [first, second], "{server_in}");
+    replayed_with_violations(&log, &[("s2c/duplicate_id", 1)]);
+}
+
 /// MCP 2026-07-28's `subscriptions/listen` waits as long as its stream is open (the server's
 /// result closes it): no timeout applies to it, and the server is never told to cancel it. A
 /// request sent beside it still times out. A change on the stream after its result is
