@@ -252,6 +252,50 @@ fn canonical_keys() {
     assert_ne!(lenient(br#""12a""#), lenient(b"12"));
 }
 
+/// Every printable ASCII byte (but `"` and `\`) in every place of a UUID string, lowercase,
+/// uppercase and digits only: the key packs into 16 bytes (17 with its tag) exactly when the
+/// string is hex digits of one case with its four hyphens, and no two different strings
+/// share a key, so no byte around the hex digits (`:` past `9`, `g` past `f`, `` ` `` before
+/// `a`) is read as one, and each digit keeps its own value.
+#[test]
+fn uuid_keys_pack_exactly_the_hex_digits() {
+    let is_uuid = |s: &[u8]| {
+        let hyphens = [8, 13, 18, 23];
+        let digits = || {
+            s.iter()
+                .enumerate()
+                .filter(|(at, _)| !hyphens.contains(at))
+                .map(|(_, &c)| c)
+        };
+        s.len() == 36
+            && hyphens.iter().all(|&at| s[at] == b'-')
+            && digits().all(|c| c.is_ascii_hexdigit())
+            && !(digits().any(|c| c.is_ascii_lowercase())
+                && digits().any(|c| c.is_ascii_uppercase()))
+    };
+    let mut keys = std::collections::HashMap::new();
+    for base in [
+        "0f8fad5b-d9cb-469f-a165-70867728950e",
+        "0F8FAD5B-D9CB-469F-A165-70867728950E",
+        "01234567-8901-2345-6789-012345678901",
+    ] {
+        for at in 0..base.len() {
+            for c in (b' '..=b'~').filter(|&c| c != b'"' && c != b'\\') {
+                let mut s = base.as_bytes().to_vec();
+                s[at] = c;
+                let token = [&b"\""[..], &s, b"\""].concat();
+                let key = key(&token);
+                let len = if is_uuid(&s) { 17 } else { 37 };
+                let shown = String::from_utf8(token).unwrap();
+                assert_eq!(key.encoded_len(), len, "{shown}");
+                if let Some(other) = keys.insert(key, shown.clone()) {
+                    assert_eq!(other, shown, "two strings, one key");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn capacity_and_drain() {
     let mut t = InFlight::new(2);
