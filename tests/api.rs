@@ -103,6 +103,22 @@ fn pending_table_entry_and_iterators_show_their_state_in_debug() {
     assert_eq!(format!("{drain:?}"), "Drain { remaining: 1 }");
 }
 
+/// An in-flight table shows in `Debug` its requests, each id as it was spelled with its
+/// value; a reservation shows the id it claims, without needing `T: Debug`.
+#[test]
+fn inflight_table_and_reservation_show_their_ids_in_debug() {
+    use rpcwire::{Id, InFlight};
+    struct Opaque;
+    let mut opaque = InFlight::new(4);
+    let reserved = opaque.reserve(Id::from_token(b"1.0").unwrap()).unwrap();
+    assert_eq!(format!("{reserved:?}"), "ReservedId { id: 1.0 }");
+    reserved.insert(Opaque);
+    let mut table = InFlight::new(4);
+    assert_eq!(format!("{table:?}"), "{}");
+    table.insert(Id::from_token(br#""a""#).unwrap(), 7).unwrap();
+    assert_eq!(format!("{table:?}"), r#"{"a": 7}"#);
+}
+
 #[test]
 fn ids_display_as_their_wire_token() {
     let id = rpcwire::Id::from_token(br#""a\"b""#).unwrap();
