@@ -193,8 +193,8 @@ pub struct ProxyArgs {
     ///
     /// A server's JSON-RPC requests waiting behind one of the same id, and a client's
     /// forwarded under a minted id, are included. One more is not forwarded (its reply could
-    /// not be matched), and a client's gets a -32603 error reply (inside a JSON-RPC
-    /// batch, it goes with its batch, untracked, under a minted id when it reuses an id whose
+    /// not be matched), and a client's gets a -32603 error reply (inside a batch, JSON-RPC's
+    /// or MCP 2025-03-26's, it goes with its batch, untracked, under a minted id when it reuses an id whose
     /// reply could still come). So is one that would take the ids, method
     /// names and progress tokens waiting in its direction past 256 MiB. Besides those bytes,
     /// each waiting request costs the proxy up to about 480 bytes (its slot in a hash table,
