@@ -2869,9 +2869,30 @@ fn initialize_request(id: u64, version: &str) -> Value {
         "capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
 }
 
-/// A server's reply to `initialize` (id 0) negotiating MCP 2025-03-26, the one version with
-/// batches.
-const INITIALIZE_2025_03_26_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+/// A server's reply to `initialize` (id 0) naming MCP `version` (2025-03-26: the one version
+/// with batches).
+fn initialize_reply(version: &str) -> String {
+    json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":version,"capabilities":{},
+        "serverInfo":{"name":"s","version":"1"}}})
+    .to_string()
+}
+
+/// After the server's reply to `initialize` named `version`, under which MCP has no batches,
+/// a client's batch is refused with -32600 and never reaches the server; the replay agrees.
+fn a_batch_is_refused_after(dir: &std::path::Path, version: &str) {
+    let script = json!({"0": [{"send": initialize_reply(version)}]});
+    let (mut p, log) = scripted(dir, &[], script);
+    p.send(&initialize_request(0, "2025-03-26"));
+    assert_eq!(p.recv()["result"]["protocolVersion"], version);
+    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
+    let refused = p.recv();
+    assert_eq!(refused["error"]["code"], -32600, "{version}: {refused}");
+    p.close_stdin();
+    p.finish();
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert!(!server_in.contains("ping"), "{version}: {server_in}");
+    replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+}
 
 /// A dropped server array that answered a client batch: the proxy answers all that is left of
 /// the batch in one array (a -32603 for each request, the one the array answered or not, and a
@@ -3098,11 +3119,6 @@ fn a_success_to_an_element_sent_after_an_error_of_its_id_is_reported() {
 /// batch is refused with -32600 and never reaches the server.
 #[test]
 fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
-    let result = |version: &str| {
-        json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":version,"capabilities":{},
-            "serverInfo":{"name":"s","version":"1"}}})
-        .to_string()
-    };
     let batch = concat!(
         r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},"#,
         r#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{}},"#,
@@ -3115,8 +3131,7 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
     );
     let asks = r#"[{"jsonrpc":"2.0","id":"s1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}]"#;
     let dir = scratch("mcp-2025-03-26-batch");
-    let script =
-        json!({"0": [{"send": result("2025-03-26")}], "1": [{"send": answers}, {"send": asks}]});
+    let script = json!({"0": [{"send": initialize_reply("2025-03-26")}], "1": [{"send": answers}, {"send": asks}]});
     let (mut p, log) = scripted(&dir, &[], script);
     p.send(&initialize_request(0, "2025-03-26"));
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
@@ -3136,19 +3151,7 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
     assert_eq!(server_in, expected);
     replayed_with_violations(&log, &[("c2s/invalid", 1)]);
 
-    let dir = scratch("mcp-2025-06-18-batch");
-    let script = json!({"0": [{"send": result("2025-06-18")}]});
-    let (mut p, log) = scripted(&dir, &[], script);
-    p.send(&initialize_request(0, "2025-06-18"));
-    assert_eq!(p.recv()["result"]["protocolVersion"], "2025-06-18");
-    p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
-    let refused = p.recv();
-    assert_eq!(refused["error"]["code"], -32600, "{refused}");
-    p.close_stdin();
-    p.finish();
-    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
-    assert!(!server_in.contains("ping"), "{server_in}");
-    replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+    a_batch_is_refused_after(&scratch("mcp-2025-06-18-batch"), "2025-06-18");
 }
 
 /// In an MCP 2025-03-26 batch, a reply the proxy would not forward alone is cut from it: one
@@ -3159,7 +3162,7 @@ fn the_proxy_forwards_mcp_batches_under_2025_03_26_only() {
 fn an_mcp_batch_loses_what_mcp_would_not_forward_and_is_cancelled_when_it_times_out() {
     let dir = scratch("mcp-2025-03-26-batch-cut");
     let init = initialize_request(0, "2025-03-26");
-    let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}]});
+    let script = json!({"0": [{"send": initialize_reply("2025-03-26")}]});
     let (mut p, log) = scripted(&dir, &["--timeout-ms", TIMEOUT_MS], script);
     // (The deadline runs from when the proxy reads a request: not before the server is up.)
     p.await_server_started();
@@ -3209,7 +3212,7 @@ fn a_dropped_server_array_answering_two_batches_gets_an_array_for_each() {
     let init = initialize_request(0, "2025-03-26");
     let dropped =
         r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}},42]"#;
-    let script = json!({"0": [{"send": INITIALIZE_2025_03_26_REPLY}], "2": [{"send": dropped}]});
+    let script = json!({"0": [{"send": initialize_reply("2025-03-26")}], "2": [{"send": dropped}]});
     let (mut p, log) = scripted(&dir, &[], script);
     p.send(&init);
     assert_eq!(p.recv()["result"]["protocolVersion"], "2025-03-26");
@@ -3242,21 +3245,7 @@ fn a_dropped_server_array_answering_two_batches_gets_an_array_for_each() {
 #[test]
 fn no_mcp_batch_is_forwarded_under_a_version_that_only_sorts_like_2025_03_26() {
     for version in ["2025-03-26x", "2025-05-01"] {
-        let dir = scratch(&format!("mcp-batch-under-{version}"));
-        let result = json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":version,
-            "capabilities":{},"serverInfo":{"name":"s","version":"1"}}});
-        let script = json!({"0": [{"send": result.to_string()}]});
-        let (mut p, log) = scripted(&dir, &[], script);
-        p.send(&initialize_request(0, "2025-03-26"));
-        assert_eq!(p.recv()["result"]["protocolVersion"], version);
-        p.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
-        let refused = p.recv();
-        assert_eq!(refused["error"]["code"], -32600, "{version}: {refused}");
-        p.close_stdin();
-        p.finish();
-        let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
-        assert!(!server_in.contains("ping"), "{version}: {server_in}");
-        replayed_with_violations(&log, &[("c2s/invalid", 1)]);
+        a_batch_is_refused_after(&scratch(&format!("mcp-batch-under-{version}")), version);
     }
 }
 
@@ -3309,7 +3298,7 @@ fn an_mcp_batch_element_reusing_an_id_goes_on_under_a_minted_id() {
 fn a_server_batch_element_reusing_an_id_gets_the_clients_second_reply() {
     let dir = scratch("mcp-server-batch-duplicate");
     let script = json!({"0": [
-        {"send": INITIALIZE_2025_03_26_REPLY},
+        {"send": initialize_reply("2025-03-26")},
         {"send": r#"{"jsonrpc":"2.0","id":"s","method":"roots/list"}"#},
         {"send": r#"[{"jsonrpc":"2.0","id":"s","method":"ping"}]"#},
     ]});
@@ -3887,10 +3876,10 @@ fn random_batch_session(seed: u64, dialect: Dialect) -> usize {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let (pause, sleep) = if timeout { (250, 0.6) } else { (0, 0.0) };
     let warm_up_reply = match dialect {
-        Dialect::JsonRpc2 => WARM_UP_REPLY,
-        Dialect::Mcp => INITIALIZE_2025_03_26_REPLY,
+        Dialect::JsonRpc2 => WARM_UP_REPLY.to_string(),
+        Dialect::Mcp => initialize_reply("2025-03-26"),
     };
-    let (lines, script) = random_session(&mut rng, warm_up_reply, pause, sleep);
+    let (lines, script) = random_session(&mut rng, &warm_up_reply, pause, sleep);
     let name = match dialect {
         Dialect::JsonRpc2 => "random-batches",
         Dialect::Mcp => "random-mcp-batches",
