@@ -612,15 +612,6 @@ fn in_file(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
-/// The decoder for a stream once its session's MCP version is known: `resultType` checked
-/// from 2026-07-28 on, and batches read as the version has them (MCP 2025-03-26's receivers
-/// must accept them; the session model tracks their elements as JSON-RPC's, and the proxy
-/// forwards them as it does JSON-RPC's): under 2025-03-26 exactly, not a version from the
-/// wire that only sorts like it (`"2025-05-01"`: `mcp::versions::has_batches`).
-pub fn decoder_for_version(decoder: &Decoder, version: &str) -> Decoder {
-    Decoder::new(decoder.options().for_protocol_version(version))
-}
-
 pub fn dialect(arg: DialectArg) -> Dialect {
     match arg {
         DialectArg::Mcp => Dialect::Mcp,
@@ -948,7 +939,9 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 if !adopted_version
                     && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
                 {
-                    decoder = decoder_for_version(&decoder, &version);
+                    // (`resultType` checked from 2026-07-28 on; batches read under 2025-03-26,
+                    // whose receivers must accept them, their elements tracked as JSON-RPC's.)
+                    decoder = decoder.for_protocol_version(&version);
                     adopted_version = true;
                 }
                 record

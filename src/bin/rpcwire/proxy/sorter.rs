@@ -316,14 +316,15 @@ impl Sorter {
     }
 
     /// Once the session knows the negotiated protocol version, decodes with its rules: a
-    /// result's `resultType` is checked only from MCP 2026-07-28 on. (Looked at before each
-    /// chunk, and again when the version came while its lines were observed.)
+    /// result's `resultType` is checked only from MCP 2026-07-28 on, and batches are read (and
+    /// forwarded) under 2025-03-26 only. (Looked at before each chunk, and again when the
+    /// version came while its lines were observed.)
     fn adopt_protocol_version(&mut self, shared: &Shared) {
         if self.adopted_version {
             return;
         }
         if let Some(version) = shared.negotiated.get() {
-            self.decoder = crate::check::decoder_for_version(&self.decoder, version);
+            self.decoder = self.decoder.for_protocol_version(version);
             self.adopted_version = true;
         }
     }

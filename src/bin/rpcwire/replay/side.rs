@@ -109,7 +109,7 @@ impl Side {
             return;
         }
         self.adopted_version = true;
-        self.decoder = crate::check::decoder_for_version(&self.decoder, version);
+        self.decoder = self.decoder.for_protocol_version(version);
         let decoder = &self.decoder;
         let again = |frame: &Bytes, r: &Record| {
             classify(decoder, frame, r.frame, r.offset.unwrap_or_default())
