@@ -82,8 +82,8 @@ one; it waits like any other request, with a deadline of its own, and counts aga
 --max-in-flight; inside a batch (under MCP too), the batch goes on rebuilt with that element under the minted
 id, and the server's reply to it, in its array or alone, with the client's id restored; a
 server's waits behind the request holding the id, the first reply answering the first),
-under MCP a request reusing the id of one of its side's answered lately (reused_id: MCP ids are
-never used again in a session; forwarded), requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
+under MCP before 2026-07-28 a request reusing the id of one of its side's answered lately
+(reused_id: MCP ids are never used again in a session; forwarded), requests beyond --max-in-flight or 256 MiB of ids, method names and progress tokens waiting
 (too_many_in_flight;
 never forwarded, a client's is answered with
 -32603; a server's is dropped), replies to unknown or already answered

@@ -90,7 +90,8 @@ pub struct Session {
     /// out), by direction of the request, as [`Recent`] bounds them. An MCP request id "MUST
     /// NOT have been previously used by the requestor within the same session": a request
     /// reusing one of them is `reused_id` (when not a `duplicate_id`: cancelled or timed out
-    /// lately, its late reply may still come).
+    /// lately, its late reply may still come), but under 2026-07-28 or later, which forbids
+    /// only the id of a request still waiting ([`Session::reads_from_2026_07_28`]).
     used_lately: [Recent; 2],
     /// Replies owed for the invalid elements of batches (JSON-RPC), by direction of the batch:
     /// the receiver answers each itself (§6), with the element's id when it could be read
@@ -711,6 +712,7 @@ impl Session {
                             if reused {
                                 self.flag(dir, Violation::DuplicateId)
                             } else if mcp
+                                && !self.reads_from_2026_07_28(o)
                                 && self.used_lately[slot(dir)].contains(&IdKey::of(client_id))
                             {
                                 // Forwarded: the earlier request's reply came, so none can
@@ -1242,6 +1244,19 @@ impl Session {
     fn knows_version_from_2026_07_28(&self) -> bool {
         self.protocol_version
             .as_deref()
+            .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
+    }
+
+    /// Whether the request `o` is read under MCP 2026-07-28 or later: the session's version
+    /// when known, else the one the request names in its `_meta`. That revision forbids
+    /// reusing only the id of a request still waiting ("The request ID **MUST NOT** match the
+    /// ID of any other request the sender has issued and not yet received a response for"),
+    /// where the earlier ones forbid any id "previously used by the requestor within the same
+    /// session" (`reused_id`).
+    fn reads_from_2026_07_28(&self, o: &Observation<'_>) -> bool {
+        self.protocol_version
+            .as_deref()
+            .or(o.protocol_version)
             .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
     }
 

@@ -101,6 +101,50 @@ fn an_mcp_request_reusing_an_answered_id_is_flagged_and_forwarded() {
     }
 }
 
+/// MCP 2026-07-28 forbids reusing only the id of a request still waiting ("The request ID
+/// **MUST NOT** match the ID of any other request the sender has issued and not yet received
+/// a response for"): a request reusing an answered id is no `reused_id` under it, whether the
+/// session knows the version or the request names it with none known. Under an earlier
+/// version it still is (an id "MUST NOT have been previously used by the requestor within the
+/// same session"), and an id in flight is a `duplicate_id` under every version.
+#[test]
+fn an_answered_id_may_be_reused_from_2026_07_28() {
+    let answered = |n| observation("success_response", id(n), None);
+    let plain = |n| observation("request", id(n), Some("tools/call"));
+
+    // The session's version, 2026-07-28.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    session.observe(Dir::S2c, &answered("1"), 1);
+    assert_eq!(session.protocol_version(), Some("2026-07-28"));
+    let v = session.observe(Dir::C2s, &versioned("1", "tools/call"), 2);
+    assert_eq!((v.forward, v.violation), (true, None));
+    let v = session.observe(Dir::C2s, &versioned("1", "tools/call"), 3);
+    assert_eq!(
+        (v.forward, v.violation),
+        (false, Some(Violation::DuplicateId))
+    );
+
+    // No version known (the server refused the first request): the request's own.
+    let mut session = Session::new(Dialect::Mcp, None);
+    session.observe(Dir::C2s, &versioned("1", "tools/list"), 0);
+    let mut refused = observation("error_response", id("1"), None);
+    refused.error_code = Some(-32602);
+    session.observe(Dir::S2c, &refused, 1);
+    assert_eq!(session.protocol_version(), None);
+    let v = session.observe(Dir::C2s, &versioned("1", "tools/list"), 2);
+    assert_eq!((v.forward, v.violation), (true, None));
+
+    // An earlier version, negotiated: flagged, even for a request naming a later one.
+    let mut session = Session::new(Dialect::Mcp, None);
+    negotiate(&mut session, "1", "2025-11-25", 0, 1);
+    let v = session.observe(Dir::C2s, &plain("1"), 2);
+    assert_eq!((v.forward, v.violation), (true, Some(Violation::ReusedId)));
+    session.observe(Dir::S2c, &answered("1"), 3);
+    let v = session.observe(Dir::C2s, &versioned("1", "tools/call"), 4);
+    assert_eq!((v.forward, v.violation), (true, Some(Violation::ReusedId)));
+}
+
 /// Under MCP a server's request reusing an id in flight is refused too (not forwarded,
 /// `duplicate_id`; the proxy answers no server), and the client's reply answers the first.
 /// Under JSON-RPC it is forwarded, and waits behind the first.

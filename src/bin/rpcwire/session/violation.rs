@@ -20,10 +20,12 @@ pub enum Violation {
     /// A request reusing an id that is still in flight, or one cancelled or timed out lately
     /// (its late reply may still come).
     DuplicateId,
-    /// MCP: a request reusing the id of one of the requestor's that stopped waiting lately
-    /// (answered; one of the last 4,096, fewer when their ids pass 1 MiB): a request id "MUST
-    /// NOT have been previously used by the requestor within the same session". Forwarded:
-    /// the earlier request's reply has come, so its id answers the new one alone.
+    /// MCP before 2026-07-28: a request reusing the id of one of the requestor's that stopped
+    /// waiting lately (answered; one of the last 4,096, fewer when their ids pass 1 MiB): a
+    /// request id "MUST NOT have been previously used by the requestor within the same
+    /// session". (2026-07-28 forbids only the id of a request "not yet received a response
+    /// for": a `duplicate_id`.) Forwarded: the earlier request's reply has come, so its id
+    /// answers the new one alone.
     ReusedId,
     /// MCP: a request whose `_meta.progressToken` another request in flight from the same
     /// side already carries (tokens "MUST be unique across all active requests"). Forwarded:
