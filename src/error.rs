@@ -254,7 +254,8 @@ pub enum DecodeError {
     BadErrorObject(Member),
     /// `result` is not an object where the dialect requires one (MCP).
     ResultNotObject,
-    /// `result.resultType` is present with a value MCP 2026-07-28 does not define, occurs
+    /// `result.resultType` is present with a value the decoder does not accept
+    /// ([`DecodeOptions::result_types`](crate::DecodeOptions::result_types)), occurs
     /// twice, or cannot be read (lazy validation let through a result whose members cannot
     /// all be read, `{"a":1 "resultType":…}`).
     BadResultType,

@@ -287,6 +287,35 @@ fn result_type_rules() {
     assert_eq!(rej.error(), rpcwire::DecodeError::ResultNotObject);
 }
 
+/// MCP 2026-07-28: "Extensions **MAY** add additional `ResultType` values. The set of
+/// supported `ResultType` values **MUST** be created from the set defined in the core protocol
+/// and include any additional values of supported extensions that are advertised via
+/// capabilities." The official Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663)
+/// answers a request with a `CreateTaskResult` whose "resultType field MUST be set to
+/// \"task\"": a decoder under 2026-07-28 (the default, or set from the version) accepts it,
+/// so that a proxy never drops the task handle a client that advertised the extension waits
+/// for. Another value is still refused.
+#[test]
+fn the_tasks_extension_result_type_is_accepted_from_2026_07_28() {
+    let created = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-1","status":"working","createdAt":"2026-07-28T10:00:00Z","lastUpdatedAt":"2026-07-28T10:00:00Z","ttlMs":null}}"#;
+    let defaults = common::decoder_for("mcp", "s2c");
+    let session = rpcwire::Decoder::new(defaults.options().for_protocol_version("2026-07-28"));
+    for decoder in [&defaults, &session] {
+        let Ok(Message::Response(r)) = decoder.decode(created) else {
+            panic!("{:?}", decoder.decode(created))
+        };
+        let ResultType::Other(task) = ResultType::of(r.result) else {
+            panic!("{:?}", ResultType::of(r.result))
+        };
+        assert!(task.eq_str("task"));
+        let other = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"tasks"}}"#;
+        assert_eq!(
+            decoder.decode(other).unwrap_err().error(),
+            rpcwire::DecodeError::BadResultType
+        );
+    }
+}
+
 #[test]
 fn an_ambiguous_result_type_is_malformed_not_complete() {
     // Read on its own (a decoder that checks no resultType lets these through), a duplicated

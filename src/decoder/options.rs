@@ -15,7 +15,7 @@ pub enum Dialect {
     /// [`DecodeOptions::for_protocol_version`]'s); ids are strings or canonical integers, never
     /// null (but in an error response, whose id may be `null` or absent when the request's
     /// could not be read); `params` and `result` are objects; `result.resultType`, when
-    /// present, must be a known value.
+    /// present, must be a known value ([`DecodeOptions::result_types`]).
     #[default]
     Mcp,
 }
@@ -92,7 +92,9 @@ pub struct DecodeOptions {
     pub hardened: bool,
     /// `resultType` values accepted in MCP results (an absent `resultType` means `complete`).
     /// The default is MCP 2026-07-28's: `complete` and `input_required` (a multi round-trip
-    /// request: the server asks the client for input, the client retries). Empty: no check,
+    /// request: the server asks the client for input, the client retries), and `task`, the
+    /// task handle of its official Tasks extension ([`RESULT_TYPES`](Self::RESULT_TYPES)).
+    /// Empty: no check,
     /// for sessions under an earlier version, where `resultType` is an extra member like any
     /// other (the result is then skipped whole, not walked member by member).
     /// [`for_protocol_version`](Self::for_protocol_version) sets it from the version.
@@ -149,10 +151,20 @@ impl DecodeOptions {
         self
     }
 
-    /// The `resultType` values MCP 2026-07-28 defines, `complete` and `input_required`: the
-    /// default [`result_types`](Self::result_types), and what
+    /// The `resultType` values MCP 2026-07-28 defines, `complete` and `input_required`, and
+    /// `task`, the `CreateTaskResult` of its official Tasks extension
+    /// (`io.modelcontextprotocol/tasks`, whose "resultType field MUST be set to \"task\""):
+    /// the default [`result_types`](Self::result_types), and what
     /// [`for_protocol_version`](Self::for_protocol_version) sets from that version on.
-    pub const RESULT_TYPES: &'static [&'static str] = &["complete", "input_required"];
+    ///
+    /// The core specification lets extensions add values: "The set of supported `ResultType`
+    /// values MUST be created from the set defined in the core protocol and include any
+    /// additional values of supported extensions that are advertised via capabilities". A
+    /// decoder does not see the capabilities, and one in a proxy decides for no client: it
+    /// accepts the official extension's value, which a client that advertised the extension
+    /// waits for, and leaves a client that did not to refuse it. A list of one's own adds
+    /// the values of other extensions.
+    pub const RESULT_TYPES: &'static [&'static str] = &["complete", "input_required", "task"];
 
     /// These options for a session that negotiated the MCP revision `version` (the
     /// `protocolVersion` of the server's reply to `initialize`). It sets the fields the

@@ -373,14 +373,14 @@ fn classify_object(
             rule(first(r) == b'{');
             if first(r) == b'{' {
                 // An absent resultType means "complete"; "complete" and "input_required"
-                // (2026-07-28) are known; any other value, or an ambiguous (duplicated) one,
-                // is invalid.
+                // (2026-07-28) are known, and "task" (its official Tasks extension); any
+                // other value, or an ambiguous (duplicated) one, is invalid.
                 let rt = members(r).all("resultType");
                 rule(match rt.as_slice() {
                     [] => true,
                     [t] => {
                         first(t) == b'"'
-                            && matches!(&unescape(t)[..], b"complete" | b"input_required")
+                            && matches!(&unescape(t)[..], b"complete" | b"input_required" | b"task")
                     }
                     _ => false,
                 });
