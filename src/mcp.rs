@@ -111,16 +111,23 @@ pub mod methods {
     /// `notifications/subscriptions/acknowledged` (2026-07-28: a `subscriptions/listen` stream
     /// is open, with what the server will send on it)
     pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    /// `notifications/tasks` (2026-07-28, the official Tasks extension
+    /// `io.modelcontextprotocol/tasks`: a task's status, on a `subscriptions/listen` stream
+    /// that asked for its `taskIds`; in place of 2025-11-25's [`TASKS_STATUS`])
+    pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 
     /// The notifications a `subscriptions/listen` stream carries (2026-07-28): its
     /// acknowledgement and the changes it was asked for, each stamped with the listen
-    /// request's id ([`subscription_id`](crate::mcp::subscription_id)).
-    pub const LISTEN_STREAM: [&str; 5] = [
+    /// request's id ([`subscription_id`](crate::mcp::subscription_id)): those of the core
+    /// protocol, and the task statuses of its official Tasks extension
+    /// ([`TASKS_NOTIFICATION`]).
+    pub const LISTEN_STREAM: [&str; 6] = [
         SUBSCRIPTIONS_ACKNOWLEDGED,
         TOOLS_LIST_CHANGED,
         PROMPTS_LIST_CHANGED,
         RESOURCES_LIST_CHANGED,
         RESOURCES_UPDATED,
+        TASKS_NOTIFICATION,
     ];
 }
 

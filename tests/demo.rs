@@ -187,6 +187,31 @@ fn gateway_routes_only_listen_stream_notifications() {
     assert!(!gw.clients[0].is_empty());
 }
 
+/// The official Tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`) delivers
+/// its `notifications/tasks` on a listen stream ("To begin listening for task status
+/// notifications, clients send a `subscriptions/listen` request to the server including a
+/// list of task IDs"), stamped as every notification of a stream is ("The server MUST include
+/// this key on every notification delivered via a subscriptions/listen stream"):
+/// `examples/gateway.rs` routes it to the stream's client, as the stream's other
+/// notifications.
+#[test]
+fn gateway_routes_a_task_status_notification_of_a_listen_stream() {
+    let (mut gw, _, listen) = gateway_with_a_call_and_a_listen_stream();
+    let status = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"t-1","status":"working","createdAt":"2026-07-28T10:00:00Z","lastUpdatedAt":"2026-07-28T10:00:00Z","ttlMs":null,"_meta":{{"io.modelcontextprotocol/subscriptionId":{listen}}}}}}}"#
+    );
+    gw.upstream_line(status.as_bytes(), 1);
+    assert_eq!(
+        json_lines(&gw.clients[0].split()),
+        [
+            serde_json::json!({"jsonrpc":"2.0","method":"notifications/tasks","params":{
+            "taskId":"t-1","status":"working","createdAt":"2026-07-28T10:00:00Z",
+            "lastUpdatedAt":"2026-07-28T10:00:00Z","ttlMs":null,
+            "_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}})
+        ]
+    );
+}
+
 /// `examples/gateway.rs` sends the upstream's teardown of a listen stream (MCP 2026-07-28: a
 /// `notifications/cancelled` naming the listen request's token) to the stream's client under
 /// the client's id, and the stream is closed; a cancellation naming a client's call goes to no
