@@ -92,14 +92,19 @@ pub mod methods {
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
     /// `notifications/elicitation/complete` (2025-11-25: a URL-mode elicitation finished)
     pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
-    /// `tasks/get` (2025-11-25, experimental: a task's status; either side may run tasks)
+    /// `tasks/get` (2025-11-25, experimental: a task's status; either side may run tasks;
+    /// from 2026-07-28 a method of the official Tasks extension, `io.modelcontextprotocol/tasks`)
     pub const TASKS_GET: &str = "tasks/get";
     /// `tasks/result` (2025-11-25, experimental: a finished task's result)
     pub const TASKS_RESULT: &str = "tasks/result";
     /// `tasks/list` (2025-11-25, experimental)
     pub const TASKS_LIST: &str = "tasks/list";
-    /// `tasks/cancel` (2025-11-25, experimental)
+    /// `tasks/cancel` (2025-11-25, experimental; from 2026-07-28 a method of the official
+    /// Tasks extension)
     pub const TASKS_CANCEL: &str = "tasks/cancel";
+    /// `tasks/update` (2026-07-28, the official Tasks extension: the client's
+    /// `inputResponses` to a task waiting for input)
+    pub const TASKS_UPDATE: &str = "tasks/update";
     /// `notifications/tasks/status` (2025-11-25, experimental)
     pub const TASKS_STATUS: &str = "notifications/tasks/status";
     /// `server/discover` (2026-07-28: what a server speaks, in place of `initialize`)

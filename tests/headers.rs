@@ -780,3 +780,56 @@ fn choices_where_the_python_sdk_differs() {
     );
     assert_eq!(decode_header_value(b"=?base64?=").unwrap(), "=?base64?=");
 }
+
+/// The official Tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`): "When
+/// `tasks/get`, `tasks/update`, or `tasks/cancel` is sent over the Streamable HTTP transport,
+/// the client **MUST** set the `Mcp-Name` header to the value of `params.taskId`", so that
+/// load balancers route a task's requests to the server holding it. A client mirrors it, and
+/// a server checks it as it checks `Mcp-Name` for `tools/call`: required, and equal to the
+/// body's.
+#[test]
+fn task_requests_mirror_their_task_id_as_mcp_name() {
+    let rules = HeaderCheck::new(VERSIONS);
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {
+            "taskId": "786512e2-9e0d-44bd-8f29-789f320fe840",
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}})
+        .to_string();
+        let m = msg(&body);
+        let mirrored = rpcwire::headers::mirror_headers(&m, None, None).unwrap();
+        let mirrored: Vec<(String, String)> = mirrored
+            .iter()
+            .map(|(h, v)| (h.to_string(), v.to_string()))
+            .collect();
+        let pair = |n: &str, v: &str| (n.to_string(), v.to_string());
+        assert_eq!(
+            mirrored,
+            [
+                pair("MCP-Protocol-Version", "2026-07-28"),
+                pair("Mcp-Method", method),
+                pair("Mcp-Name", "786512e2-9e0d-44bd-8f29-789f320fe840"),
+            ],
+            "{method}"
+        );
+        let headers = vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+            ("Mcp-Name", "786512e2-9e0d-44bd-8f29-789f320fe840"),
+        ];
+        assert_eq!(check(rules, &body, &headers), Ok(()), "{method}");
+        assert_eq!(
+            check(
+                rules,
+                &body,
+                &with(headers.clone(), "Mcp-Name", Some("other"))
+            ),
+            Err(HeaderError::Mismatch(Header::Name)),
+            "{method}"
+        );
+        assert_eq!(
+            check(rules, &body, &with(headers, "Mcp-Name", None)),
+            Err(HeaderError::Missing(Header::Name)),
+            "{method}"
+        );
+    }
+}

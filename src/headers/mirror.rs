@@ -22,7 +22,8 @@ use crate::message::Message;
 ///   without the header;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
-///   `resources/read`, when the body has it as a string ([`encode_header_value`]: the Base64
+///   `resources/read`, `params.taskId` of `tasks/get`, `tasks/update` and `tasks/cancel` (the
+///   official Tasks extension), when the body has it as a string ([`encode_header_value`]: the Base64
 ///   sentinel form when it is not plain ASCII). A request requires the header, so a request
 ///   whose member no header can stand for is refused, as a server finds it whatever the
 ///   headers: absent, [`HeaderError::Missing`]; not a string (`null` included) or spelt twice,

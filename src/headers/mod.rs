@@ -42,7 +42,8 @@ pub const PROTOCOL_VERSION: &str = "MCP-Protocol-Version";
 /// `Mcp-Method`: the request's `method`.
 pub const METHOD: &str = "Mcp-Method";
 /// `Mcp-Name`: `params.name` (`tools/call`, `prompts/get`) or `params.uri`
-/// (`resources/read`).
+/// (`resources/read`); `params.taskId` (`tasks/get`, `tasks/update`, `tasks/cancel`, under the
+/// official Tasks extension).
 pub const NAME: &str = "Mcp-Name";
 /// The prefix of the headers a tool's `x-mcp-header` annotations ask for.
 pub const PARAM_PREFIX: &str = "Mcp-Param-";
@@ -202,7 +203,8 @@ pub struct ParamHeader<'a> {
 ///
 /// For a request: `MCP-Protocol-Version` and `Mcp-Method` are required; `Mcp-Name` is
 /// required for `tools/call` and `prompts/get` (`params.name`) and `resources/read`
-/// (`params.uri`); for `tools/call`, each [`ParamHeader`] whose value is present (and not
+/// (`params.uri`), and for `tasks/get`, `tasks/update` and `tasks/cancel` (`params.taskId`:
+/// the official Tasks extension, `io.modelcontextprotocol/tasks`); for `tools/call`, each [`ParamHeader`] whose value is present (and not
 /// `null`) in `params.arguments` requires its header, and a header whose value is absent is a
 /// mismatch; a body member spelled twice (`{"region":"eu","region":"us"}`, or two
 /// `arguments`) is ambiguous, and its header a mismatch whether present or not. For a
@@ -530,12 +532,23 @@ impl<'a> HeaderCheck<'a> {
 }
 
 /// The member of `params` that `Mcp-Name` mirrors for `method`: `name` for `tools/call` and
-/// `prompts/get`, `uri` for `resources/read`.
+/// `prompts/get`, `uri` for `resources/read`, and `taskId` for the requests of the official
+/// Tasks extension, `tasks/get`, `tasks/update` and `tasks/cancel` ("the client **MUST** set
+/// the `Mcp-Name` header to the value of `params.taskId`").
 fn name_member(method: JsonStr<'_>) -> Option<&'static str> {
     if method.eq_str(methods::TOOLS_CALL) || method.eq_str(methods::PROMPTS_GET) {
         Some("name")
     } else if method.eq_str(methods::RESOURCES_READ) {
         Some("uri")
+    } else if [
+        methods::TASKS_GET,
+        methods::TASKS_UPDATE,
+        methods::TASKS_CANCEL,
+    ]
+    .iter()
+    .any(|m| method.eq_str(m))
+    {
+        Some("taskId")
     } else {
         None
     }
