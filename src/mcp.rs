@@ -42,7 +42,7 @@ pub mod methods {
     /// `initialize` (up to 2025-11-25; a 2026-07-28 session has none:
     /// [`SERVER_DISCOVER`] says what a server speaks, and each request names its version)
     pub const INITIALIZE: &str = "initialize";
-    /// `ping`
+    /// `ping` (up to 2025-11-25: 2026-07-28 removed it)
     pub const PING: &str = "ping";
     /// `tools/list`
     pub const TOOLS_LIST: &str = "tools/list";
@@ -54,9 +54,10 @@ pub mod methods {
     pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
     /// `resources/read`
     pub const RESOURCES_READ: &str = "resources/read";
-    /// `resources/subscribe`
+    /// `resources/subscribe` (up to 2025-11-25: 2026-07-28 asks for updates with
+    /// [`SUBSCRIPTIONS_LISTEN`]'s `resourceSubscriptions` instead)
     pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
-    /// `resources/unsubscribe`
+    /// `resources/unsubscribe` (up to 2025-11-25)
     pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
     /// `prompts/list`
     pub const PROMPTS_LIST: &str = "prompts/list";
@@ -64,15 +65,19 @@ pub mod methods {
     pub const PROMPTS_GET: &str = "prompts/get";
     /// `completion/complete`
     pub const COMPLETION_COMPLETE: &str = "completion/complete";
-    /// `logging/setLevel`
+    /// `logging/setLevel` (up to 2025-11-25: 2026-07-28 names the level in each request's
+    /// `_meta`, [`LOG_LEVEL`](super::meta_keys::LOG_LEVEL))
     pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
-    /// `sampling/createMessage` (a server-to-client request)
+    /// `sampling/createMessage` (a server-to-client request; from 2026-07-28 an input request
+    /// in the `inputRequests` of an `input_required` result, no message of its own)
     pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
-    /// `elicitation/create` (a server-to-client request)
+    /// `elicitation/create` (a server-to-client request; from 2026-07-28 an input request, as
+    /// [`SAMPLING_CREATE_MESSAGE`])
     pub const ELICITATION_CREATE: &str = "elicitation/create";
-    /// `roots/list` (a server-to-client request)
+    /// `roots/list` (a server-to-client request; from 2026-07-28 an input request, as
+    /// [`SAMPLING_CREATE_MESSAGE`])
     pub const ROOTS_LIST: &str = "roots/list";
-    /// `notifications/initialized`
+    /// `notifications/initialized` (up to 2025-11-25, as [`INITIALIZE`])
     pub const INITIALIZED: &str = "notifications/initialized";
     /// `notifications/cancelled`
     pub const CANCELLED: &str = "notifications/cancelled";
@@ -88,16 +93,18 @@ pub mod methods {
     pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
     /// `notifications/prompts/list_changed`
     pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
-    /// `notifications/roots/list_changed`
+    /// `notifications/roots/list_changed` (up to 2025-11-25: 2026-07-28 removed it)
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
-    /// `notifications/elicitation/complete` (2025-11-25: a URL-mode elicitation finished)
+    /// `notifications/elicitation/complete` (2025-11-25 only: a URL-mode elicitation
+    /// finished; 2026-07-28 removed it)
     pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
     /// `tasks/get` (2025-11-25, experimental: a task's status; either side may run tasks;
     /// from 2026-07-28 a method of the official Tasks extension, `io.modelcontextprotocol/tasks`)
     pub const TASKS_GET: &str = "tasks/get";
-    /// `tasks/result` (2025-11-25, experimental: a finished task's result)
+    /// `tasks/result` (2025-11-25, experimental: a finished task's result; the Tasks
+    /// extension of 2026-07-28 has none, its `tasks/get` carries the result)
     pub const TASKS_RESULT: &str = "tasks/result";
-    /// `tasks/list` (2025-11-25, experimental)
+    /// `tasks/list` (2025-11-25, experimental; not in the Tasks extension of 2026-07-28)
     pub const TASKS_LIST: &str = "tasks/list";
     /// `tasks/cancel` (2025-11-25, experimental; from 2026-07-28 a method of the official
     /// Tasks extension)
@@ -105,7 +112,8 @@ pub mod methods {
     /// `tasks/update` (2026-07-28, the official Tasks extension: the client's
     /// `inputResponses` to a task waiting for input)
     pub const TASKS_UPDATE: &str = "tasks/update";
-    /// `notifications/tasks/status` (2025-11-25, experimental)
+    /// `notifications/tasks/status` (2025-11-25, experimental; the Tasks extension of
+    /// 2026-07-28 sends [`TASKS_NOTIFICATION`] instead)
     pub const TASKS_STATUS: &str = "notifications/tasks/status";
     /// `server/discover` (2026-07-28: what a server speaks, in place of `initialize`)
     pub const SERVER_DISCOVER: &str = "server/discover";
