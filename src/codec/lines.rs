@@ -50,7 +50,8 @@ impl LineCodec {
     /// options hold results to the newest revision's rules, which an older session's results
     /// may break (2026-07-28's `resultType` values, say), and refuse batches, which 2025-03-26
     /// allows ([`DecodeOptions::for_protocol_version`](crate::DecodeOptions::for_protocol_version)).
-    /// With a `Framed`, call it on `framed.codec_mut()`.
+    /// With a `FramedRead` (stdin, say), call it on `framed_read.decoder_mut()` (tokio-util's
+    /// name for the codec of a read half); with a `Framed`, on `framed.codec_mut()`.
     ///
     /// ```
     /// use bytes::BytesMut;
