@@ -90,10 +90,12 @@
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
 //!   `tokio`) is the clock and the timer of the task that expires them.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
-//! - answer `initialize`: with the client's `params.protocolVersion` when the server speaks
-//!   it, else another it speaks (the latest with `initialize`: 2026-07-28,
-//!   [`mcp::versions::LATEST`], has none; its example negotiates), then decode by that
-//!   version's rules ([`DecodeOptions::for_protocol_version`]).
+//! - answer `initialize`: [`mcp::versions::negotiate`]`(requested, supported)` is the version
+//!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
+//!   latest it speaks that has `initialize` (2026-07-28, [`mcp::versions::LATEST`], has none);
+//!   `None`, when it speaks none of those, is a -32602. Then decode by that version's rules:
+//!   [`Decoder::for_protocol_version`] (under tokio, `LineCodec::set_decoder` on the
+//!   `FramedRead`'s `decoder_mut()`; `examples/mcp_stub_server.rs`).
 //! - read strictly, or as a client, with options of my own: set the fields that differ on
 //!   [`DecodeOptions`] (its example) and build the decoder with [`Decoder::new`].
 //! - read what MCP's own messages say: [`mcp::Cancelled`] (which request a peer gave up on),
