@@ -131,7 +131,19 @@ struct Slot<T> {
 /// JavaScript peers read it exactly. `index_bits` is one more than the bits needed to write
 /// the capacity limit (18 for the default limit, 32 at most), the generation gets the
 /// remaining `53 − index_bits` bits (35 by default, 21 at least). The low part is never 0, so
-/// token `0` is never minted, and a fresh table mints `1, 2, 3, …`.
+/// token `0` is never minted, and a fresh table mints `1, 2, 3, …` while every request stays
+/// in flight. A slot freed (answered, cancelled, expired) is taken first by the next request,
+/// under its next generation: after `1` is answered, the next token is `2^18 + 1` = 262145
+/// by default. So ids soon look large and unordered; they are opaque.
+///
+/// ```
+/// use rpcwire::PendingTable;
+/// let mut table = PendingTable::new();
+/// let first = table.insert(()).unwrap();
+/// assert_eq!((first.get(), table.insert(()).unwrap().get()), (1, 2));
+/// table.remove(first).unwrap();
+/// assert_eq!(table.insert(()).unwrap().get(), (1 << 18) + 1);
+/// ```
 ///
 /// Freeing a slot bumps its generation, so a reply that arrives after its request was
 /// answered, cancelled, expired or drained finds a different generation and is reported as
