@@ -195,7 +195,10 @@ pub enum DecodeError {
     /// set so. The array is one invalid request, answered once (-32600, under the id the
     /// decoder gives what it cannot read: [`DecodeOptions::unreadable_id`]), even when it
     /// holds notifications alone: its elements are not read as messages, so none of them is
-    /// answered, nor forwarded.
+    /// answered, nor forwarded. A batch of responses alone (each with `result` or `error`
+    /// and no `method`; or, read by a client, an `id` alone) is the one exception: nobody
+    /// answers a response, so its [`reply`](crate::Rejection::reply) is `None`
+    /// ([`is_response`](crate::Rejection::is_response)).
     ///
     /// [`DecodeOptions::unreadable_id`]: crate::DecodeOptions::unreadable_id
     ///
@@ -212,11 +215,18 @@ pub enum DecodeError {
     /// let notifications = br#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
     /// let reply = Decoder::mcp().decode(notifications).unwrap_err().reply().unwrap();
     /// assert_eq!(reply.code, rpcwire::ErrorCode::INVALID_REQUEST);
+    ///
+    /// let responses = br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#;
+    /// let refused = Decoder::mcp().decode(responses).unwrap_err();
+    /// assert_eq!(refused.error(), DecodeError::BatchNotAllowed);
+    /// assert!(refused.is_response() && refused.reply().is_none());
     /// ```
     BatchNotAllowed,
     /// An empty batch `[]`.
     EmptyBatch,
-    /// A batch of more elements than [`Limits::max_batch_len`](crate::Limits::max_batch_len).
+    /// A batch of more elements than [`Limits::max_batch_len`](crate::Limits::max_batch_len),
+    /// refused whole with one -32600, or none for a batch of responses alone (as
+    /// [`Self::BatchNotAllowed`]).
     BatchTooLong,
     /// The `jsonrpc` member is missing.
     MissingVersion,
