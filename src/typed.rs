@@ -10,7 +10,9 @@
 //!   feature).
 //!
 //! Errors become -32602 Invalid params replies with the reason in `data` (serde_json's wording
-//! on both paths: the field, the expected type and the place). For MCP's `tools/call`, a tool
+//! on both paths: the field, the expected type and the place, whose line and column count in
+//! the value read, `params` say, not in the frame: ``missing field `name` at line 1 column
+//! 13`` for the params `{"nom":"add"}`, [`TypedError::message`]). For MCP's `tools/call`, a tool
 //! whose *arguments* do not fit its input schema reports that in its result (`isError: true`,
 //! MCP 2025-11-25) rather than as -32602, which is for a malformed request or an unknown tool.
 //!
@@ -36,7 +38,20 @@ pub struct TypedError {
 }
 
 impl TypedError {
-    /// The reason, as the deserializer put it.
+    /// The reason, as the deserializer put it: its line and column count in the value read,
+    /// not in the frame that holds it.
+    ///
+    /// ```
+    /// use rpcwire::{typed, Decoder, Message};
+    /// #[derive(serde::Deserialize, Debug)]
+    /// struct Call {
+    ///     name: String,
+    /// }
+    /// let frame = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"nom":"add"}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// let error = typed::deserialize_borrowed::<Call>(req.params.unwrap()).unwrap_err();
+    /// assert_eq!(error.message(), "missing field `name` at line 1 column 13");
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
