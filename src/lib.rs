@@ -91,7 +91,16 @@
 //!   tracks the peer's ids.
 //! - time out my requests: a deadline on each in the [`PendingTable`] (or [`IdRemapper`]),
 //!   which [`PendingTable::expire`] hands back; under tokio, `pending::DeadlineClock` (feature
-//!   `tokio`) is the clock and the timer of the task that expires them.
+//!   `tokio`) is the clock and the timer of the task that expires them. MCP has the sender
+//!   of a request that timed out tell the peer: [`mcp::write_cancelled_token`] for each
+//!   (never for `initialize`, which MCP forbids cancelling).
+//! - cancel a request I sent: [`PendingTable::cancel`] (a reply that still comes is then
+//!   [`Miss::Stale`]) and [`mcp::write_cancelled_token`].
+//! - stop a request the peer cancelled: keep its requests in flight in an [`InFlight`] (by
+//!   id, compared as JSON values: `"\u0061"` is `"a"`), and on a notification that
+//!   [`mcp::Cancelled::from_notification`] reads, `remove` its `request_id` and stop the
+//!   work; MCP has the receiver send no reply to it then. A notification that names no
+//!   request in flight is ignored, never answered.
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
 //! - answer `initialize`: [`mcp::versions::negotiate`]`(requested, supported)` is the version
 //!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
