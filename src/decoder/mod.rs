@@ -136,7 +136,10 @@ impl Decoder {
         Decoder { options, usual }
     }
 
-    /// A decoder for MCP with the default options (lazy validation, reading as a server).
+    /// A decoder for MCP with the default options (lazy validation, reading as a server):
+    /// a server's decoder, for what a client writes. [`mcp_client`](Self::mcp_client) is
+    /// named for who decodes, not for who wrote: it is a client's decoder, for what a server
+    /// writes.
     pub const fn mcp() -> Self {
         Self::new(DecodeOptions::new(Dialect::Mcp))
     }
