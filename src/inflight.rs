@@ -439,8 +439,10 @@ fn push_sum(key: &mut KeyBuf, shift: i64, negative: bool, exponent: &[u8]) {
 /// Why a request could not be registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum InFlightError {
-    /// The same id is already in flight (MCP: reject the second request with -32600 and leave
-    /// the first untouched). The peer then gets two replies with that id, the -32600 and, later,
+    /// The same id is already in flight. MCP forbids it ("The request ID MUST NOT have been
+    /// previously used by the requestor within the same session") but prescribes no answer;
+    /// [`code`](Self::code) is -32600, the second request being an invalid one, and the first
+    /// is left untouched. The peer then gets two replies with that id, the -32600 and, later,
     /// the first request's own: the wire cannot tell them apart, which is the peer's doing.
     /// (A proxy may instead drop the second request unanswered, or, under plain JSON-RPC,
     /// which only advises unique ids, forward it.)
