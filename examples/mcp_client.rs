@@ -383,7 +383,11 @@ async fn write_lines(stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<Line>
 
 /// Reads the server until it closes its stdout.
 async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
-    let mut lines = FramedRead::new(stdout, LineCodec::new(Decoder::mcp_client(), MAX_FRAME));
+    // Until the server's answer to `initialize` settles the version, the rules of the one
+    // asked for: a session with `initialize` is never 2026-07-28, whose rules (a decoder's
+    // default) refuse a `resultType` an earlier server's result may hold as a member of its own.
+    let decoder = Decoder::mcp_client().for_protocol_version(PROTOCOL_VERSION);
+    let mut lines = FramedRead::new(stdout, LineCodec::new(decoder, MAX_FRAME));
     while let Some(Ok(item)) = lines.next().await {
         match item {
             Incoming::Message(msg) => {

@@ -101,7 +101,11 @@
 //!   [`mcp::Cancelled::from_notification`] reads, `remove` its `request_id` and stop the
 //!   work; MCP has the receiver send no reply to it then. A notification that names no
 //!   request in flight is ignored, never answered.
-//! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`].
+//! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`]. A client that
+//!   sends `initialize` reads the answer under the version it asked for
+//!   (`Decoder::mcp_client().for_protocol_version(requested)`), not a decoder's default
+//!   2026-07-28 rules: that revision has no `initialize`, and its `resultType` check refuses
+//!   an earlier server's result holding a `resultType` of its own.
 //! - answer `initialize`: [`mcp::versions::negotiate`]`(requested, supported)` is the version
 //!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
 //!   latest it speaks that has `initialize` (2026-07-28, [`mcp::versions::LATEST`], has none);
