@@ -1890,6 +1890,56 @@ fn a_client_result_naming_a_protocol_version_sets_no_version() {
     assert_eq!(code, 0);
 }
 
+/// A server's reply to `initialize` holding a `resultType` of its own is valid: `initialize`
+/// "selects legacy semantics" (MCP 2026-07-28 has none), whose results "MAY follow any JSON
+/// object structure". Read by 2026-07-28's rules (no version known yet), it was an invalid
+/// response, and the session's version was never taken from it, so later results were
+/// checked for `resultType` too; one stream or both. A reply naming 2026-07-28 itself, and a
+/// result naming no version, are still checked before a version is known.
+#[test]
+fn an_initialize_reply_holding_a_result_type_of_its_own_is_valid() {
+    let reply = |version: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{version}\",\"resultType\":\"legacy\"}}}}\n"
+        )
+    };
+    let later = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"page\"}}\n";
+    let s2c = reply("2025-06-18") + later;
+    let (records, _, code) = check(&["--direction", "s2c"], Some(s2c.as_bytes()));
+    assert_eq!(kinds(&records), ["success_response", "success_response"]);
+    assert_eq!(records[0]["reply"], Value::Null);
+    assert_eq!(code, 0);
+    // Not a legacy version, or no version at all: checked, as by default.
+    for first in [reply("2026-07-28"), later.to_string()] {
+        let s2c = first + later;
+        let (records, _, code) = check(&["--direction", "s2c"], Some(s2c.as_bytes()));
+        assert_eq!(kinds(&records), ["invalid_response", "invalid_response"]);
+        assert_eq!(code, 1);
+    }
+    // Both streams: the session's version comes from the reply.
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
+    );
+    let (records, violations, code) = check_merged(
+        "cli-initialize-result-type",
+        c2s,
+        &(reply("2025-06-18") + later),
+    );
+    assert_eq!(
+        (code, violations),
+        (0, serde_json::json!({})),
+        "{records:#?}"
+    );
+    let s2c_kinds: Vec<_> = records
+        .iter()
+        .filter(|r| r["dir"] == "s2c")
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(s2c_kinds, ["success_response", "success_response"]);
+}
+
 /// `check --session-log` of a log holding `bytes`, written as `target/tmp/NAME/session.ndjson`:
 /// a bad log, [`refused`] (exit 2, nothing on stdout, one line on stderr), whose line names
 /// the log's path as given, as an error reading it does (`rpcwire check: PATH: `); what

@@ -1358,6 +1358,39 @@ fn a_second_initialize_is_refused_and_answered() {
     replayed_with_violations(&log, &[("c2s/second_initialize", 1)]);
 }
 
+/// An `initialize` "selects legacy semantics" (MCP 2026-07-28 has none), whose results "MAY
+/// follow any JSON object structure": a server's reply to it holding a `resultType` of its
+/// own reaches the client and sets the session's version, under which a later result's
+/// `resultType` is not checked either. The proxy read the reply by 2026-07-28's rules, its
+/// decoders' own while no version is known, and dropped it as an invalid response: the
+/// client never heard back, and the session never learnt its version.
+#[test]
+fn an_initialize_reply_holding_a_result_type_of_its_own_is_forwarded() {
+    let dir = scratch("initialize-result-type");
+    let reply = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"},"resultType":"legacy"}}"#;
+    let later = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"resultType":"page"}}"#;
+    let script = json!({"0": [{"send": reply}], "2": [{"send": later}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&initialize_request(0, "2025-06-18"));
+    let got = p.recv();
+    assert_eq!(
+        (&got["id"], &got["result"]["resultType"]),
+        (&json!(0), &json!("legacy"))
+    );
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    p.send(&request(json!(1), "tools/list"));
+    assert_eq!(p.recv()["result"]["resultType"], "page");
+    p.close_stdin();
+    p.finish();
+    let records = replayed_with_violations(&log, &[]);
+    let reply = records.iter().find(|r| r["id"] == "0" && r["dir"] == "s2c");
+    assert_eq!(
+        reply.map(|r| &r["kind"]),
+        Some(&json!("success_response")),
+        "{records:#?}"
+    );
+}
+
 /// JSON-RPC allows a null id; the reply echoes it (§5). That is a request and its answer,
 /// not a reply to a notification and an unanswered request.
 #[test]

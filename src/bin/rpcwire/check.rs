@@ -924,7 +924,13 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 Record::new(index, Some(framer.last_offset()), "skip")
             }
             Ok(Some(frame)) => {
-                let record = classify(&decoder, &frame, index, framer.last_offset());
+                let mut record = classify(&decoder, &frame, index, framer.last_offset());
+                if !adopted_version
+                    && record.kind == "invalid_response"
+                    && let Some(legacy) = initialize_reply_reader(&decoder, &frame)
+                {
+                    record = classify(&legacy, &frame, index, framer.last_offset());
+                }
                 // (The first line that is not blank: blank ones are skipped.)
                 if summary.messages == 0
                     && record.kind == "parse_error"
@@ -1063,6 +1069,34 @@ fn stream_protocol_version(decoder: &Decoder, frame: &[u8], record: &Record) -> 
     };
     let version = request.params?.get("protocolVersion")?.as_str()?;
     Some(version.decode().into_owned())
+}
+
+/// The rules that read `frame`, the reply to `initialize`, when `decoder` (no protocol version
+/// known yet: 2026-07-28's rules, a decoder's default) refuses it for its `resultType`: the
+/// same rules without that check, when the frame then is a success naming a `protocolVersion`
+/// before 2026-07-28. That revision has no `initialize` ("An `initialize` request selects
+/// legacy semantics"), and the earlier ones check no `resultType` (results "MAY follow any
+/// JSON object structure"), so a member of that name the server put in its result is no
+/// fault, and refusing the reply would lose the session's version and the client's handshake.
+/// `None` for any other frame. (Only a frame refused for its `resultType` is decoded again:
+/// a cold path.)
+pub(crate) fn initialize_reply_reader(decoder: &Decoder, frame: &[u8]) -> Option<Decoder> {
+    let refused_for_result_type = matches!(
+        decoder.decode(frame),
+        Err(rejection) if rejection.error() == rpcwire::DecodeError::BadResultType
+    );
+    if !refused_for_result_type {
+        return None;
+    }
+    let mut options = *decoder.options();
+    options.result_types = &[];
+    let legacy = Decoder::new(options);
+    let Ok(Message::Response(response)) = legacy.decode(frame) else {
+        return None;
+    };
+    let version = response.result.get("protocolVersion")?.as_str()?.decode();
+    let legacy_version = !rpcwire::mcp::versions::has_result_type(&version);
+    legacy_version.then_some(legacy)
 }
 
 /// The `--framing` a stream read as newline-delimited JSON seems to want, and what its first

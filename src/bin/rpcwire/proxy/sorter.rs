@@ -3,7 +3,9 @@
 //! itself.
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{DecodeOptions, DecodedLine, Decoder, FrameError, LineFramer, Lines, Role, encode};
+use rpcwire::{
+    DecodeError, DecodeOptions, DecodedLine, Decoder, FrameError, LineFramer, Lines, Role, encode,
+};
 
 use super::ProxyArgs;
 use super::item::{Answering, LocalReply, Seen};
@@ -171,7 +173,24 @@ impl Sorter {
                 offset,
                 frame,
                 message: Err(rejection),
-            }) => (offset, Seen::Rejected(rejection, frame)),
+            }) => {
+                // The reply to `initialize`, read by the rules it selects: see
+                // `initialize_reply_reader` (a frame refused for its `resultType` alone, and
+                // only while no version is known).
+                let legacy = (!self.adopted_version
+                    && rejection.error() == DecodeError::BadResultType)
+                    .then(|| crate::check::initialize_reply_reader(&self.decoder, frame))
+                    .flatten();
+                if let Some(legacy) = legacy
+                    && let Ok(msg) = legacy.decode(frame)
+                {
+                    return PendingLine {
+                        at: offset,
+                        item: Prepared::new(self.dir, Seen::Message(msg, frame), &legacy),
+                    };
+                }
+                (offset, Seen::Rejected(rejection, frame))
+            }
             Err(e) => {
                 // Whole in the chunk: its length is known.
                 let at = usize::try_from(e.offset()).expect("an offset in the chunk");

@@ -15,7 +15,9 @@ use super::batch_need::BatchNeed;
 use super::need::{Concern, Need, need};
 use super::observe::observation;
 use super::progress::Progress;
-use crate::check::{CheckArgs, Named, Record, StreamFramer, classify, drain, read_into};
+use crate::check::{
+    CheckArgs, Named, Record, StreamFramer, classify, drain, initialize_reply_reader, read_into,
+};
 use crate::session::{ArrayReplies, Dir, Fit, Session, TaskReply};
 
 /// At most this many batches read ahead are decoded again to find the one an array of replies
@@ -391,7 +393,16 @@ impl Side {
                 }
                 Ok(Some(frame)) => {
                     let frame_no = self.index + self.skipped;
-                    let r = classify(&self.decoder, &frame, frame_no, self.framer.last_offset());
+                    let offset = self.framer.last_offset();
+                    let mut r = classify(&self.decoder, &frame, frame_no, offset);
+                    // (A reply to `initialize` is read by the rules it selects, as the
+                    // proxy reads it.)
+                    if !self.adopted_version
+                        && r.kind == "invalid_response"
+                        && let Some(legacy) = initialize_reply_reader(&self.decoder, &frame)
+                    {
+                        r = classify(&legacy, &frame, frame_no, offset);
+                    }
                     (r, Some(frame))
                 }
                 Err(e) => {
