@@ -899,8 +899,10 @@ impl<'a> MetaKey<'a> {
     /// Whether the prefix is reserved for MCP: its second label is `modelcontextprotocol` or
     /// `mcp` (MCP 2025-11-25 and later: `io.modelcontextprotocol/`, `dev.mcp/`,
     /// `com.mcp.tools/` are reserved, `com.example.mcp/` is not). Labels are compared
-    /// ignoring ASCII case, as domain labels are. (MCP 2025-06-18 worded it differently and
-    /// also reserved `modelcontextprotocol.io/` and `tools.mcp.com/`.)
+    /// ignoring ASCII case, as domain labels are. (MCP 2025-06-18 worded it the other way
+    /// round, `modelcontextprotocol` or `mcp` followed by a label: it reserved
+    /// `modelcontextprotocol.io/` and `tools.mcp.com/` instead, and not
+    /// `io.modelcontextprotocol/`.)
     pub fn is_reserved(&self) -> bool {
         let second = self.prefix.and_then(|p| p.split('.').nth(1));
         second.is_some_and(|l| {
