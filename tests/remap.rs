@@ -1774,6 +1774,51 @@ fn a_task_is_reachable_by_its_own_client_only() {
     );
 }
 
+/// The Tasks extension of MCP 2026-07-28 gives a task's client `tasks/update`, its
+/// `inputResponses` to the task's input requests ("Servers **MUST** perform authentication
+/// and authorization checks on each task-related request to ensure that the client has
+/// permission to access a task"): through a gateway the upstream cannot tell clients apart,
+/// so another client's `tasks/update` of the task is refused as a foreign task, one whose
+/// `taskId` is not one string as unreadable, and the task's own client gets through, its
+/// acknowledgement ending nothing.
+#[test]
+fn a_tasks_update_is_its_own_clients_only() {
+    let mut remap = IdRemapper::new(16);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    let update = |task_id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"tasks/update","params":{{"taskId":{task_id},"inputResponses":{{"name":{{"action":"accept","content":{{"input":"Luca"}}}}}}}}}}"#
+        )
+    };
+    for task_id in [r#""task-1""#, r#""task-1""#] {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &update(task_id)),
+            Err(RemapError::ForeignTask),
+            "{task_id}"
+        );
+    }
+    for task_id in ["7", r#""task-9","taskId":"task-1""#] {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &update(task_id)),
+            Err(RemapError::BadTaskId),
+            "{task_id}"
+        );
+    }
+    let token = forward_task_op(&mut remap, 1, &update(r#""task-1""#)).unwrap();
+    let ack = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"resultType":"complete"}}}}"#);
+    assert_eq!(route(&mut remap, ack.as_bytes()).0, Ok(1));
+    assert_eq!(
+        (
+            remap.task_routes(),
+            remap.task_owner(Id::from_token(b"\"task-1\"").unwrap())
+        ),
+        (1, Some(&1))
+    );
+    // A task no route holds goes upstream, which answers for it.
+    assert!(forward_task_op(&mut remap, 2, &update(r#""task-9""#)).is_ok());
+}
+
 /// `route_reply_at`: routes `reply` at `now`, to the client it names.
 fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
     let msg = Decoder::jsonrpc().decode(reply).unwrap();

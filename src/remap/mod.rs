@@ -362,9 +362,14 @@ pub struct Origin<C, T = ()> {
 /// > ensure the returned task list includes only tasks associated with the requestor's
 /// > authorization context.
 ///
+/// The official Tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`) says the
+/// same of its `tasks/get`, `tasks/update` and `tasks/cancel`: "Servers **MUST** perform
+/// authentication and authorization checks on each task-related request to ensure that the
+/// client has permission to access a task."
+///
 /// So [`forward_request`](Self::forward_request) refuses a client's `tasks/get`,
-/// `tasks/result` or `tasks/cancel` whose `params.taskId` names a task another client's
-/// request created, while the remapper keeps it, ended or not ([`RemapError::ForeignTask`];
+/// `tasks/result`, `tasks/cancel` or `tasks/update` whose `params.taskId` names a task another
+/// client's request created, while the remapper keeps it, ended or not ([`RemapError::ForeignTask`];
 /// [`task_owner`](Self::task_owner) tells whose a task is), and one whose `params.taskId`
 /// is not one string
 /// ([`RemapError::BadTaskId`]), which the upstream might read as a task the remapper did
@@ -724,7 +729,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let (progress_member, task_member) = progress_token_and_task_members(req);
         let progress_token = progress_token_to_rewrite(progress_member).map_err(unreadable)?;
         let mut kind = kind_of(req, task_member);
-        if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } = kind {
+        if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } | Kind::TaskUpdate = kind {
             let task_id = requested_task(req).map_err(unreadable)?;
             if let Some((token, owner)) = self.task_entry(task_id) {
                 if *owner != client {

@@ -27,6 +27,10 @@ pub(super) enum Kind {
     /// result naming it in `_meta`. For a task of the client's own, `task` is its entry's
     /// token: any reply, result or error, ends its route.
     TaskResult { task: Option<Token> },
+    /// `tasks/update` (the Tasks extension of MCP 2026-07-28: the client's `inputResponses`
+    /// to a task waiting for input): checked as the other task requests are, its reply (an
+    /// empty acknowledgement) telling nothing of the task.
+    TaskUpdate,
     /// `tasks/list`: the result lists every client's tasks, to filter.
     TaskList,
     /// `initialize`, which a client "**MUST NOT**" cancel: its cancellation is not forwarded
@@ -43,7 +47,7 @@ pub(super) enum Kind {
 
 /// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
 ///
-/// The method first: a `tasks/get`, `tasks/result` or `tasks/cancel` is one whatever else
+/// The method first: a `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` is one whatever else
 /// its `params` hold (a `task` member must not spare it the check of its task's client).
 pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     let method = &req.method;
@@ -62,6 +66,9 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     if method.eq_str(methods::TASKS_RESULT) {
         return Kind::TaskResult { task: None };
     }
+    if method.eq_str(methods::TASKS_UPDATE) {
+        return Kind::TaskUpdate;
+    }
     if method.eq_str(methods::TASKS_LIST) {
         return Kind::TaskList;
     }
@@ -78,7 +85,7 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     }
 }
 
-/// The task a `tasks/get`, `tasks/result` or `tasks/cancel` names: its `params.taskId`, one
+/// The task a `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` names: its `params.taskId`, one
 /// string, else [`RemapError::BadTaskId`].
 pub(super) fn requested_task<'a>(req: &Request<'a>) -> Result<Id<'a>, RemapError> {
     let Some(Lookup::Found(id)) = req.params.map(|p| p.lookup("taskId")) else {
@@ -135,7 +142,12 @@ pub(super) fn is_invalid_params(frame: &[u8]) -> bool {
 pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
         Kind::TaskQuery { .. } | Kind::TaskResult { .. } => reply_value(frame)?.get("result")?,
-        Kind::Plain | Kind::TaskAugmented | Kind::TaskList | Kind::Listen | Kind::Initialize => {
+        Kind::Plain
+        | Kind::TaskAugmented
+        | Kind::TaskUpdate
+        | Kind::TaskList
+        | Kind::Listen
+        | Kind::Initialize => {
             return None;
         }
     };
