@@ -572,19 +572,37 @@ pub(crate) fn progress_token_member<'a>(r: &Request<'a>) -> Lookup<'a> {
     })
 }
 
-/// A request's `params._meta.progressToken` member (as [`progress_token_member`] reads it)
-/// and its `params.task` member (MCP 2025-11-25: a task-augmented request), in one pass over
-/// `params`.
-pub(crate) fn progress_token_and_task_members<'a>(r: &Request<'a>) -> (Lookup<'a>, Lookup<'a>) {
+/// The identifier of MCP 2026-07-28's official Tasks extension, a key of a client's
+/// `capabilities.extensions` (its per-request
+/// [`CLIENT_CAPABILITIES`](meta_keys::CLIENT_CAPABILITIES)).
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// A request's `params._meta.progressToken` member (as [`progress_token_member`] reads it),
+/// its `params.task` member (MCP 2025-11-25: a task-augmented request), and its
+/// `params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"]`
+/// member (MCP 2026-07-28's Tasks extension, declared on the request: "A server **MUST NOT**
+/// return `CreateTaskResult` to a client that did not include the extension capability on
+/// its request"), in one pass over `params` and one over its `_meta`.
+pub(crate) fn progress_token_and_task_members<'a>(
+    r: &Request<'a>,
+) -> (Lookup<'a>, Lookup<'a>, Lookup<'a>) {
     let Some(params) = r.params else {
-        return (Lookup::Absent, Lookup::Absent);
+        return (Lookup::Absent, Lookup::Absent, Lookup::Absent);
     };
     let [meta, task] = params.lookup_each(["_meta", "task"]);
-    let token = match meta {
-        Lookup::Found(meta) => meta.lookup(meta_keys::PROGRESS_TOKEN),
+    let (token, capabilities) = match meta {
+        Lookup::Found(meta) => {
+            let [token, capabilities] =
+                meta.lookup_each([meta_keys::PROGRESS_TOKEN, meta_keys::CLIENT_CAPABILITIES]);
+            (token, capabilities)
+        }
+        other => (other, other),
+    };
+    let extension = match capabilities {
+        Lookup::Found(capabilities) => capabilities.lookup_path(&["extensions", TASKS_EXTENSION]),
         other => other,
     };
-    (token, task)
+    (token, task, extension)
 }
 
 /// The progress token a `notifications/progress` reports on (`params.progressToken`).

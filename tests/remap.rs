@@ -1819,6 +1819,83 @@ fn a_tasks_update_is_its_own_clients_only() {
     assert!(forward_task_op(&mut remap, 2, &update(r#""task-9""#)).is_ok());
 }
 
+/// A `tools/call` of `client`'s with id `id` under MCP 2026-07-28, asking progress on `"p1"`,
+/// its client capabilities `capabilities`: forwarded, its token returned.
+fn forward_2026_call(remap: &mut IdRemapper<u32>, client: u32, id: u32, capabilities: &str) -> u64 {
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x","arguments":{{}},"_meta":{{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}}}}}"#
+    );
+    forward_checked(remap, client, &frame, None).unwrap()
+}
+
+/// The upstream's `CreateTaskResult` for `token` under the Tasks extension of MCP 2026-07-28:
+/// the result is the task (`resultType: "task"`), with a ttl of `ttlMs`.
+fn created_2026(token: u64, task_id: &str) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"resultType":"task","taskId":"{task_id}","status":"working","statusMessage":"The operation is now in progress.","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:40:00Z","ttlMs":60000,"pollIntervalMs":5000}}}}"#
+    )
+    .into_bytes()
+}
+
+/// The Tasks extension of MCP 2026-07-28: a client declaring it on its request ("A server
+/// **MUST NOT** return `CreateTaskResult` to a client that did not include the extension
+/// capability on its request") may be answered with a `CreateTaskResult`, `resultType:
+/// "task"`, the task itself (no `params.task`, no `result.task`). The task is its client's:
+/// another client's `tasks/get`, `tasks/update` or `tasks/cancel` of it is refused, its own
+/// gets through, until its `ttlMs` has passed since the reply was routed. Its progress is not
+/// routed ("`notifications/progress` [...] are not supported on tasks in general in this
+/// specification"): the remapper keeps the task's record, no live route.
+#[test]
+fn an_extension_task_is_its_clients() {
+    let extension = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+    let mut remap = IdRemapper::new(16);
+    let token = forward_2026_call(&mut remap, 1, 1, extension);
+    assert_eq!(
+        route_at(&mut remap, &created_2026(token, "task-1"), 1_000),
+        Ok(1)
+    );
+    assert_eq!(owner_of(&remap, "task-1"), Some(1));
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (0, 0, 1));
+    assert_eq!(progress_to(&remap, &task_progress(token)), None);
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &task_op(method, "task-1")),
+            Err(RemapError::ForeignTask),
+            "{method}"
+        );
+        let token = forward_task_op(&mut remap, 1, &task_op(method, "task-1")).expect(method);
+        let ack =
+            format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"resultType":"complete"}}}}"#);
+        assert_eq!(route(&mut remap, ack.as_bytes()).0, Ok(1));
+    }
+    // Its ttl passes: the record goes.
+    assert_eq!(remap.expire(61_000).count(), 0);
+    assert_eq!(
+        (owner_of(&remap, "task-1"), remap.tasks(), remap.bytes()),
+        (None, 0, 0)
+    );
+
+    // A request that declares the extension in another form the upstream may read as a
+    // declaration (its capabilities given twice) may be answered with a task too.
+    let twice = r#"{},"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+    let token = forward_2026_call(&mut remap, 1, 2, twice);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-2")).0, Ok(1));
+    assert_eq!(owner_of(&remap, "task-2"), Some(1));
+    // A reply with resultType "task" to a client that did not declare the extension (which
+    // the upstream must not send) keeps nothing, nor does a plain result to one that did.
+    let token = forward_2026_call(&mut remap, 1, 3, "{}");
+    assert_eq!(route(&mut remap, &created_2026(token, "task-3")).0, Ok(1));
+    let token = forward_2026_call(&mut remap, 1, 4, extension);
+    let plain = format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"resultType":"complete","content":[]}}}}"#
+    );
+    assert_eq!(route(&mut remap, plain.as_bytes()).0, Ok(1));
+    assert_eq!(
+        (owner_of(&remap, "task-3"), remap.tasks(), remap.len()),
+        (None, 1, 0)
+    );
+}
+
 /// `route_reply_at`: routes `reply` at `now`, to the client it names.
 fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
     let msg = Decoder::jsonrpc().decode(reply).unwrap();

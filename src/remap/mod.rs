@@ -23,7 +23,9 @@
 //! A task-augmented request (MCP 2025-11-25, experimental: `params.task`) answered with a
 //! `CreateTaskResult` leaves a route behind it: the task's progress, and its
 //! `notifications/tasks/status`, still go to the client that asked, until the task ends (see
-//! [`IdRemapper`]'s section on tasks).
+//! [`IdRemapper`]'s section on tasks). Under the Tasks extension of MCP 2026-07-28 (a request
+//! declaring it in its capabilities, answered with `resultType: "task"`) the task is kept as
+//! its client's, with no progress to route.
 //!
 //! This file holds the table and its core: forwarding requests, routing replies and
 //! subscription streams, cancellation, and the upstream going away. Beside it: `token_index`
@@ -342,6 +344,28 @@ pub struct Origin<C, T = ()> {
 /// takes its own records' room first. (Finding the record costs O(1) amortised: each
 /// client's records are queued oldest first, and the clients filed by how many they hold.)
 /// Task ids are the upstream's: they go both ways unchanged.
+///
+/// ## The Tasks extension of MCP 2026-07-28
+///
+/// MCP 2026-07-28 moved tasks to an official extension, `io.modelcontextprotocol/tasks`. A
+/// request carries no `params.task`: its client declares the extension in the request's own
+/// capabilities (`_meta["io.modelcontextprotocol/clientCapabilities"].extensions`), and "A
+/// server **MUST NOT** return `CreateTaskResult` to a client that did not include the
+/// extension capability on its request". The `CreateTaskResult` is the task itself,
+/// `{"resultType":"task","taskId":…,"status":"working","ttlMs":…,…}`. Such a reply, to a
+/// request that declared the extension (in any form the upstream may read as declared: its
+/// capabilities given twice, say), keeps the task as its client's, as the record of an ended
+/// task above from the start, its ttl the task's `ttlMs`: it is refused to other clients
+/// (below), forgotten once its ttl has passed (with [`route_reply_at`](Self::route_reply_at)),
+/// and gives its room up to requests and routes that need it as any record does. It leaves
+/// no live route: the extension says `notifications/progress` and `notifications/message`
+/// "are not supported on tasks in general in this specification", so progress on the request's token is dropped after
+/// the reply as after any reply, and the task's status (`notifications/tasks`) comes on a
+/// `subscriptions/listen` stream its client opened, routed as the stream's
+/// ([`route_subscription`](Self::route_subscription)). The extension has no `tasks/result`
+/// and no `tasks/list`; its `tasks/get` result is the task (a -32602 answering its client's
+/// `tasks/get` forgets the task, as above), and its `tasks/update` is checked as the other
+/// task requests are (below).
 ///
 /// ## Whose task it is
 ///
@@ -726,9 +750,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             }
             _ => error,
         };
-        let (progress_member, task_member) = progress_token_and_task_members(req);
+        let (progress_member, task_member, extension_member) = progress_token_and_task_members(req);
         let progress_token = progress_token_to_rewrite(progress_member).map_err(unreadable)?;
-        let mut kind = kind_of(req, task_member);
+        let mut kind = kind_of(req, task_member, extension_member);
         if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } | Kind::TaskUpdate = kind {
             let task_id = requested_task(req).map_err(unreadable)?;
             if let Some((token, owner)) = self.task_entry(task_id) {
@@ -974,8 +998,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// [`route_reply`](Self::route_reply) at the time `now`, in milliseconds on the clock of
     /// the deadlines (a task's ttl is in milliseconds): a task this reply creates is kept,
-    /// once it has ended, until `now` plus its ttl (`CreateTaskResult`'s `task.ttl`; `null`,
-    /// unlimited: until its client goes). See [Tasks](Self#tasks).
+    /// once it has ended, until `now` plus its ttl (`CreateTaskResult`'s `task.ttl`, or its
+    /// `ttlMs` under the Tasks extension of MCP 2026-07-28; `null`, unlimited: until its
+    /// client goes). See [Tasks](Self#tasks).
     ///
     /// ```
     /// use bytes::BytesMut;

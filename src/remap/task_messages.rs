@@ -1,4 +1,4 @@
-//! What MCP's task messages (2025-11-25) say: what a request's reply may tell about tasks
+//! What MCP's task messages (2025-11-25, and the Tasks extension of 2026-07-28) say: what a request's reply may tell about tasks
 //! ([`Kind`], which also marks a `subscriptions/listen` stream and an `initialize`), the task
 //! a request names, and what a reply tells of a task (created, ended, unknown to the
 //! upstream).
@@ -16,7 +16,8 @@ use crate::pending::Token;
 pub(super) enum Kind {
     /// Nothing.
     Plain,
-    /// `params.task` is an object (or ambiguous): a `CreateTaskResult` may answer it.
+    /// `params.task` is an object (or ambiguous), or the request declares the Tasks
+    /// extension of MCP 2026-07-28 in its capabilities: a `CreateTaskResult` may answer it.
     TaskAugmented,
     /// `tasks/get` or `tasks/cancel`: the result is the task, its status perhaps terminal.
     /// For a task of the client's own, `task` is its entry's token: a -32602 error says the
@@ -45,11 +46,14 @@ pub(super) enum Kind {
     Listen,
 }
 
-/// What the reply to `req` may tell about tasks, from its `params.task` member and its method.
+/// What the reply to `req` may tell about tasks, from its method, its `params.task` member
+/// and its declaration of the Tasks extension (`extension`: its client capabilities'
+/// `extensions["io.modelcontextprotocol/tasks"]`).
 ///
-/// The method first: a `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` is one whatever else
-/// its `params` hold (a `task` member must not spare it the check of its task's client).
-pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
+/// The method first: a `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` is one
+/// whatever else its `params` hold (a `task` member must not spare it the check of its task's
+/// client).
+pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>, extension: Lookup<'_>) -> Kind {
     let method = &req.method;
     if method.eq_str(methods::TASKS_GET) {
         return Kind::TaskQuery {
@@ -78,7 +82,9 @@ pub(super) fn kind_of(req: &Request<'_>, task: Lookup<'_>) -> Kind {
     if method.eq_str(methods::INITIALIZE) {
         return Kind::Initialize;
     }
-    if task_member_asks_for_task(task) {
+    // The extension's capability, in any form the upstream may read as declared: a
+    // `CreateTaskResult` may answer the request (the server is "the sole decider").
+    if task_member_asks_for_task(task) || extension != Lookup::Absent {
         Kind::TaskAugmented
     } else {
         Kind::Plain
@@ -102,11 +108,30 @@ pub(super) fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
     RawJson::with_max_depth(frame, u32::MAX)
 }
 
-/// The task a reply (the whole `frame`) to a task-augmented request created: the id of
-/// `result.task`, a `CreateTaskResult`'s task, its `ttl` member, and whether its status is
-/// terminal already. `None` for any other reply (an error, a plain result).
+/// The task a reply (the whole `frame`) to a task-augmented request created: its id, its ttl
+/// member, and whether it leaves no live route (no progress to route). `None` for any other
+/// reply (an error, a plain result).
+///
+/// - MCP 2025-11-25: the `CreateTaskResult`'s `result.task`, its `ttl`; it leaves no live
+///   route when its status is terminal already.
+/// - The Tasks extension of MCP 2026-07-28: a result whose `resultType` is `"task"` ("Servers
+///   **MUST** set `resultType` to `"task"` when returning a `CreateTaskResult`") is the task
+///   itself (`CreateTaskResult = Result & Task`), its ttl `ttlMs`; it never leaves a live
+///   route: "`notifications/progress` and `notifications/message` notifications [...] are
+///   not supported on tasks in general in this specification", and its status notifications
+///   come on a `subscriptions/listen` stream, routed as the stream's.
 pub(super) fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>, bool)> {
-    let object = reply_value(frame)?.get("result")?.get("task")?;
+    let result = reply_value(frame)?.get("result")?;
+    let [result_type, object] = result.lookup_each(["resultType", "task"]);
+    if let Lookup::Found(result_type) = result_type
+        && result_type.as_str().is_some_and(|t| t.eq_str("task"))
+    {
+        let task = Task::from_object(result)?;
+        return Some((task.id, result.get("ttlMs"), true));
+    }
+    let Lookup::Found(object) = object else {
+        return None;
+    };
     let task = Task::from_object(object)?;
     Some((task.id, object.get("ttl"), task.is_terminal()))
 }
