@@ -1896,6 +1896,57 @@ fn an_extension_task_is_its_clients() {
     );
 }
 
+/// The Tasks extension of MCP 2026-07-28 sends a task's status, with its result, to a
+/// client that asks for it on a `subscriptions/listen` stream ("clients send a
+/// `subscriptions/listen` request to the server including a list of task IDs the client is
+/// interested in"; "Each notification carries a complete `DetailedTask` [...] identical to
+/// what `tasks/get` would have returned"): through a gateway the upstream cannot tell clients
+/// apart, so a listen request whose `notifications.taskIds` names another client's task is
+/// refused as a foreign task, as its `tasks/get` would be; one whose list the upstream could
+/// read otherwise (not an array of strings, given twice) as unreadable. Its own client's,
+/// and one naming no task kept, get through.
+#[test]
+fn a_listen_stream_asks_for_its_own_clients_tasks_only() {
+    let mut remap = IdRemapper::new(16);
+    let token = forward_2026_call(
+        &mut remap,
+        1,
+        1,
+        r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#,
+    );
+    assert_eq!(route(&mut remap, &created_2026(token, "task-1")).0, Ok(1));
+    let listen = |id: &str, notifications: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","method":"subscriptions/listen","params":{{"notifications":{notifications},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"extensions":{{"io.modelcontextprotocol/tasks":{{}}}}}}}}}}}}"#
+        )
+    };
+    for notifications in [
+        r#"{"taskIds":["task-1"]}"#,
+        r#"{"toolsListChanged":true,"taskIds":["task-9","task\u002d1"]}"#,
+    ] {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &listen("l", notifications)),
+            Err(RemapError::ForeignTask),
+            "{notifications}"
+        );
+    }
+    for notifications in [
+        r#"{"taskIds":[7]}"#,
+        r#"{"taskIds":"task-1"}"#,
+        r#"{"taskIds":["task-9"],"taskIds":["task-1"]}"#,
+        r#"{"taskIds":[]},"notifications":{"taskIds":["task-1"]}"#,
+    ] {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &listen("l", notifications)),
+            Err(RemapError::BadTaskId),
+            "{notifications}"
+        );
+    }
+    assert!(forward_task_op(&mut remap, 1, &listen("l1", r#"{"taskIds":["task-1"]}"#)).is_ok());
+    assert!(forward_task_op(&mut remap, 2, &listen("l2", r#"{"taskIds":["task-9"]}"#)).is_ok());
+    assert!(forward_task_op(&mut remap, 2, &listen("l3", r#"{"toolsListChanged":true}"#)).is_ok());
+}
+
 /// `route_reply_at`: routes `reply` at `now`, to the client it names.
 fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
     let msg = Decoder::jsonrpc().decode(reply).unwrap();

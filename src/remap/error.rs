@@ -48,16 +48,19 @@ pub enum RemapError {
     BadProgressToken,
     /// A `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` names (by
     /// `params.taskId`) a task that another client's request created (MCP 2025-11-25, and the
-    /// Tasks extension of 2026-07-28; see [`IdRemapper`]'s section on tasks): every client
-    /// shares the upstream's session, so the upstream cannot refuse it itself. MCP answers -32602, as for a task the receiver does not know; the reply
+    /// Tasks extension of 2026-07-28; see [`IdRemapper`]'s section on tasks), or a
+    /// `subscriptions/listen` asks for such a task's status (in its
+    /// `params.notifications.taskIds`): every client shares the upstream's session, so the
+    /// upstream cannot refuse it itself. MCP answers -32602, as for a task the receiver does not know; the reply
     /// ([`write_reply`](Self::write_reply)) reads as one, so that a client cannot tell another
     /// client's task from no task by it. (A task id the remapper does not keep gets the
     /// upstream's own answer, which may read otherwise: see [`IdRemapper`]'s section on tasks
     /// for failing closed.)
     ForeignTask,
     /// A `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` whose `params.taskId`
-    /// is not one string (absent, another type, or named twice): the upstream might read it
-    /// as a task the remapper did not check (MCP: answer -32602).
+    /// is not one string (absent, another type, or named twice), or a `subscriptions/listen`
+    /// whose `params.notifications.taskIds` is not one array of strings: the upstream might
+    /// read it as a task the remapper did not check (MCP: answer -32602).
     BadTaskId,
     /// `params` is not JSON where the remapper must read it (its `_meta.progressToken`, a
     /// task request's `taskId`): lazy validation delimits `params` without reading its every

@@ -69,7 +69,9 @@ pub use stream_cancel::StreamCancel;
 
 use progress::progress_token_to_rewrite;
 use records::ByRecords;
-use task_messages::{Kind, created_task, ended_task, is_invalid_params, kind_of, requested_task};
+use task_messages::{
+    Kind, created_task, ended_task, is_invalid_params, kind_of, listened_tasks, requested_task,
+};
 use tasks::TaskRoute;
 use token_index::{RequestsByClient, TasksById};
 
@@ -404,6 +406,13 @@ pub struct Origin<C, T = ()> {
 /// (It reads as the specification's example; a task the remapper does not keep gets the
 /// upstream's own answer, after a round trip: a client may tell the two apart, and so probe
 /// for other clients' task ids, unless the gateway fails closed, below.)
+///
+/// Under the Tasks extension a client may also ask for a task's status notifications, which
+/// carry its result: "clients send a `subscriptions/listen` request to the server including
+/// a list of task IDs the client is interested in" (`params.notifications.taskIds`). So a
+/// `subscriptions/listen` whose `taskIds` names a task another client's request created is
+/// refused as [`RemapError::ForeignTask`] too, and one whose `taskIds` is not one array of
+/// strings (another type, given twice) as [`RemapError::BadTaskId`].
 ///
 /// A task id the remapper does not keep goes upstream, which answers for it: the remapper
 /// cannot tell a task it never saw (created before it, or through another gateway) from
@@ -761,6 +770,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
                 }
                 if let Kind::TaskQuery { task, .. } | Kind::TaskResult { task } = &mut kind {
                     *task = Some(token);
+                }
+            }
+        }
+        if kind == Kind::Listen {
+            for task_id in listened_tasks(req).map_err(unreadable)? {
+                if self
+                    .task_entry(task_id?)
+                    .is_some_and(|(_, owner)| *owner != client)
+                {
+                    return Err(RemapError::ForeignTask);
                 }
             }
         }

@@ -6,7 +6,7 @@
 use super::RemapError;
 use crate::error::ErrorCode;
 use crate::id::Id;
-use crate::json::{Lookup, RawJson};
+use crate::json::{JsonKind, Lookup, RawJson};
 use crate::mcp::{Task, methods, related_task, task_member_asks_for_task};
 use crate::message::Request;
 use crate::pending::Token;
@@ -99,6 +99,40 @@ pub(super) fn requested_task<'a>(req: &Request<'a>) -> Result<Id<'a>, RemapError
     };
     id.as_str().ok_or(RemapError::BadTaskId)?;
     Id::from_token(id.as_bytes()).ok_or(RemapError::BadTaskId)
+}
+
+/// The tasks a `subscriptions/listen` asks the status notifications of (the Tasks extension
+/// of MCP 2026-07-28: its `params.notifications.taskIds`, "a list of task IDs the client is
+/// interested in"), each a string's token, or [`RemapError::BadTaskId`] for an element that
+/// is not a string: none when it names none. [`RemapError::BadTaskId`] when the list is not
+/// one array that reads to its end (given twice, another type, malformed), which the
+/// upstream might read as tasks the remapper did not check.
+pub(super) fn listened_tasks<'a>(
+    req: &Request<'a>,
+) -> Result<impl Iterator<Item = Result<Id<'a>, RemapError>> + use<'a>, RemapError> {
+    let list = match req.params.map_or(Lookup::Absent, |p| {
+        p.lookup_path(&["notifications", "taskIds"])
+    }) {
+        Lookup::Absent => None,
+        Lookup::Found(list) if list.kind() == JsonKind::Array => {
+            let mut elements = list.elements();
+            elements.by_ref().for_each(drop);
+            if elements.stopped_early() {
+                return Err(RemapError::BadTaskId);
+            }
+            Some(list)
+        }
+        Lookup::Found(_) | Lookup::Ambiguous | Lookup::Malformed => {
+            return Err(RemapError::BadTaskId);
+        }
+    };
+    Ok(list
+        .into_iter()
+        .flat_map(|list| list.elements())
+        .map(|task_id| {
+            task_id.as_str().ok_or(RemapError::BadTaskId)?;
+            Id::from_token(task_id.as_bytes()).ok_or(RemapError::BadTaskId)
+        }))
 }
 
 /// A reply (the whole `frame`, which its decoder read) as one value, however deep:
