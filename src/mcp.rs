@@ -391,13 +391,22 @@ impl<'a> Progress<'a> {
     }
 }
 
-/// A task (MCP 2025-11-25, experimental): its id and status, as a `Task` object tells them
-/// (the `task` of a `CreateTaskResult`, a `tasks/get` or `tasks/cancel` result, an element of
-/// a `tasks/list` result's `tasks`, the `params` of a `notifications/tasks/status`).
+/// A task: its id and status, as a `Task` object tells them.
 ///
-/// The revision says "Task IDs **MUST** be a string value", and that progress for a task
-/// "**MUST** stop after the task reaches a terminal status (`completed`, `failed`, or
-/// `cancelled`)"; `working` and `input_required` are not terminal.
+/// - MCP 2025-11-25 (experimental): the `task` of a `CreateTaskResult`, a `tasks/get` or
+///   `tasks/cancel` result, an element of a `tasks/list` result's `tasks`, the `params` of a
+///   `notifications/tasks/status`.
+/// - The official Tasks extension of MCP 2026-07-28 (`io.modelcontextprotocol/tasks`): a
+///   `CreateTaskResult` itself (`resultType: "task"`, "`CreateTaskResult = Result & Task`"),
+///   a `tasks/get` result, the `params` of a `notifications/tasks` (its `tasks/update` and
+///   `tasks/cancel` results are empty acknowledgements). Its ttl is `ttlMs` (2025-11-25's
+///   `ttl`), and a finished task carries its `result` or `error`; this reads neither.
+///
+/// Both say "Task IDs **MUST** be a string value" (the extension: `taskId: string`), and that
+/// `completed`, `failed` and `cancelled` are terminal; `working` and `input_required` are not.
+/// 2025-11-25 adds that progress for a task "**MUST** stop after the task reaches a terminal
+/// status"; the extension routes no progress for tasks at all ("not supported on tasks in
+/// general in this specification").
 ///
 /// ```
 /// use rpcwire::{mcp::Task, Decoder, Message};
@@ -411,6 +420,11 @@ impl<'a> Progress<'a> {
 /// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else { panic!() };
 /// let task = Task::from_notification(&n).unwrap();
 /// assert_eq!((task.id.raw(), task.is_terminal()), (&br#""t-1""#[..], true));
+///
+/// // The Tasks extension of 2026-07-28: the CreateTaskResult is the task.
+/// let frame = br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","taskId":"t-2","status":"working","ttlMs":60000}}"#;
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// assert_eq!(Task::from_object(r.result).unwrap().id.raw(), br#""t-2""#);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Task<'a> {
@@ -441,10 +455,21 @@ impl<'a> Task<'a> {
         })
     }
 
-    /// Reads a `notifications/tasks/status` notification (its `params` are the task); `None`
-    /// for another method, or a task [`from_object`](Self::from_object) cannot read.
+    /// Reads a task's status notification, whose `params` are the task: MCP 2025-11-25's
+    /// `notifications/tasks/status`, or the Tasks extension's `notifications/tasks` (MCP
+    /// 2026-07-28: "`TaskStatusNotificationParams = NotificationParams & Task`"); `None` for
+    /// another method, or a task [`from_object`](Self::from_object) cannot read.
+    ///
+    /// ```
+    /// use rpcwire::{mcp::Task, Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t-1","status":"completed","ttlMs":60000,"result":{"content":[],"isError":false},"_meta":{"io.modelcontextprotocol/subscriptionId":"l1"}}}"#;
+    /// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else { panic!() };
+    /// let task = Task::from_notification(&n).unwrap();
+    /// assert_eq!((task.id.raw(), task.is_terminal()), (&br#""t-1""#[..], true));
+    /// ```
     pub fn from_notification(n: &Notification<'a>) -> Option<Self> {
-        if !n.method.eq_str(methods::TASKS_STATUS) {
+        if !n.method.eq_str(methods::TASKS_STATUS) && !n.method.eq_str(methods::TASKS_NOTIFICATION)
+        {
             return None;
         }
         Self::from_object(n.params?)

@@ -726,12 +726,30 @@ fn a_task_needs_one_string_id_and_reads_an_unclear_status_as_none() {
     }
 }
 
-/// `notifications/tasks/status` carries the task in `params`; another method names none.
+/// `notifications/tasks/status` carries the task in `params`, and so does the Tasks
+/// extension's `notifications/tasks` of MCP 2026-07-28 ("`TaskStatusNotificationParams =
+/// NotificationParams & Task`", as the extension's example, on a listen stream); another
+/// method names none.
 #[test]
 fn a_status_notification_tells_its_task() {
     let frame = br#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t","status":"failed"}}"#;
     let t = Task::from_notification(&notification(frame)).unwrap();
     assert_eq!((t.id.raw(), t.is_terminal()), (&br#""t""#[..], true));
+    for (status, terminal) in [
+        ("working", false),
+        ("input_required", false),
+        ("completed", true),
+    ] {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","status":"{status}","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:50:00Z","ttlMs":60000,"pollIntervalMs":5000,"result":{{"content":[{{"type":"text","text":"Operation completed successfully."}}],"isError":false}},"_meta":{{"io.modelcontextprotocol/subscriptionId":"l1"}}}}}}"#
+        );
+        let t = Task::from_notification(&notification(frame.as_bytes())).expect(status);
+        assert_eq!(
+            (t.id.raw(), t.is_terminal()),
+            (&br#""786512e2-9e0d-44bd-8f29-789f320fe840""#[..], terminal),
+            "{status}"
+        );
+    }
     let frame = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"taskId":"t","status":"failed"}}"#;
     assert_eq!(Task::from_notification(&notification(frame)), None);
 }
@@ -849,7 +867,7 @@ fn params_of(
             ("status", r#""st\u0061tus""#),
         ],
     ];
-    let mut keys = keys[method].clone();
+    let mut keys = keys[method.min(2)].clone();
     keys.push(("other", r#""other""#));
     let value = prop::sample::select(vec![
         "1",
@@ -879,10 +897,11 @@ fn params_of(
 }
 
 /// The notifications whose extractors `extractors_follow_their_docs_on_generated_params` tries.
-const METHODS: [&str; 3] = [
+const METHODS: [&str; 4] = [
     mcp::methods::CANCELLED,
     mcp::methods::PROGRESS,
     mcp::methods::TASKS_STATUS,
+    mcp::methods::TASKS_NOTIFICATION,
 ];
 
 proptest::proptest! {
@@ -896,7 +915,7 @@ proptest::proptest! {
     /// (`reason`, `status`) or makes the notification malformed (`total`, `message`).
     #[test]
     fn extractors_follow_their_docs_on_generated_params(
-        (method, members) in (0..3usize).prop_flat_map(|m| (Just(m), params_of(m))),
+        (method, members) in (0..4usize).prop_flat_map(|m| (Just(m), params_of(m))),
     ) {
         let body: Vec<_> = members.iter().map(|((_, k), v)| format!(" {k} :\t{v} ")).collect();
         let frame = format!(

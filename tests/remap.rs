@@ -1947,6 +1947,35 @@ fn a_listen_stream_asks_for_its_own_clients_tasks_only() {
     assert!(forward_task_op(&mut remap, 2, &listen("l3", r#"{"toolsListChanged":true}"#)).is_ok());
 }
 
+/// The Tasks extension's `notifications/tasks` (MCP 2026-07-28) comes on a listen stream,
+/// stamped with the listen request's token: `route_task_status` leaves it (it would reach the
+/// task's client with the upstream's stamp), and `route_subscription` sends it to the
+/// stream's client with the client's id for the listen request restored.
+#[test]
+fn an_extension_task_notification_goes_by_its_stream() {
+    let mut remap = IdRemapper::new(16);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    let listen = r#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
+    let stream = forward_task_op(&mut remap, 1, listen).unwrap();
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
+    );
+    assert_eq!(status_to(&mut remap, frame.as_bytes()), None);
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+        panic!()
+    };
+    let mut out = BytesMut::new();
+    let origin = remap
+        .route_subscription(frame.as_bytes(), &n, &mut out)
+        .unwrap();
+    assert_eq!(origin.client, 1);
+    assert_eq!(
+        String::from_utf8(out.to_vec()).unwrap(),
+        frame.replace(&format!(":{stream}}}"), r#":"l1"}"#) + "\n"
+    );
+}
+
 /// `route_reply_at`: routes `reply` at `now`, to the client it names.
 fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
     let msg = Decoder::jsonrpc().decode(reply).unwrap();

@@ -13,7 +13,7 @@ use super::{Entry, Held, IdRemapper, Origin, held_bytes};
 use crate::encode;
 use crate::id::{Id, IdBuf};
 use crate::json::RawJson;
-use crate::mcp::Task;
+use crate::mcp::{Task, methods};
 use crate::message::Notification;
 use crate::pending::Token;
 
@@ -64,14 +64,22 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// [`has_deadline`](Self::has_deadline) says `None` and its deadline is its ttl's) and the
     /// client. A terminal status (`completed`, `failed`, `cancelled`) ends the task: progress
     /// on its token is no longer routed, and the remapper keeps its client until its ttl
-    /// passes. `None`, nothing written, for another notification or a task the remapper
-    /// does not keep.
+    /// passes. `None`, nothing written, for another notification (the Tasks extension's
+    /// `notifications/tasks` of MCP 2026-07-28 among them: it comes on a
+    /// `subscriptions/listen` stream, stamped with the listen request's token, and goes to
+    /// that stream's client, its stamp restored, with
+    /// [`route_subscription`](Self::route_subscription)) or a task the remapper does not
+    /// keep.
     pub fn route_task_status(
         &mut self,
         frame: &[u8],
         notification: &Notification<'_>,
         out: &mut BytesMut,
     ) -> Option<(Token, C)> {
+        // 2025-11-25's notification only: another's stamp would reach the client unrestored.
+        if !notification.method.eq_str(methods::TASKS_STATUS) {
+            return None;
+        }
         let task = Task::from_notification(notification)?;
         let (token, client) = self.task_entry(task.id)?;
         let client = client.clone();

@@ -41,8 +41,9 @@ pub struct Observation<'a> {
     /// `params.task`), so that a `CreateTaskResult` answering it keeps its progress token
     /// active until the task ends.
     pub task_augmented: bool,
-    /// The task a message tells of (MCP 2025-11-25), with whether it has ended (its status is
-    /// terminal): a `notifications/tasks/status`, or a reply the session reads it of
+    /// The task a message tells of (MCP 2025-11-25, or the Tasks extension of 2026-07-28), with
+    /// whether it has ended (its status is terminal): a `notifications/tasks/status` or
+    /// `notifications/tasks`, or a reply the session reads it of
     /// ([`Session::reads_task`](super::Session::reads_task)).
     pub task: Option<(Id<'a>, bool)>,
 }

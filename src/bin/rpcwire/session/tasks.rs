@@ -6,6 +6,11 @@
 //! > **MUST** continue to be used for progress notifications throughout the task's lifetime,
 //! > even after the `CreateTaskResult` has been returned. The progress token remains valid
 //! > and associated with the task until the task reaches a terminal status.
+//!
+//! MCP 2026-07-28's official Tasks extension keeps no token active: its requests carry no
+//! `params.task`, its `CreateTaskResult` no `result.task`, and "`notifications/progress` and
+//! `notifications/message` notifications [...] are not supported on tasks in general in this
+//! specification". Its `notifications/tasks` is read as a task's status all the same.
 
 use std::collections::HashMap;
 
@@ -51,7 +56,8 @@ impl TaskReply {
     }
 }
 
-/// The task a `notifications/tasks/status` tells of (its `params` are the whole task): its id,
+/// The task a `notifications/tasks/status` (MCP 2025-11-25) or a `notifications/tasks` (the
+/// Tasks extension of 2026-07-28) tells of (its `params` are the whole task): its id,
 /// and whether its status is terminal. `None` for another message, or one whose task id cannot
 /// be read.
 pub(super) fn task_of_status<'a>(msg: &Message<'a>) -> Option<(Id<'a>, bool)> {
