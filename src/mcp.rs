@@ -503,19 +503,27 @@ pub fn related_task(value: RawJson<'_>) -> Option<Id<'_>> {
     Some(Task::from_object(related)?.id)
 }
 
-/// The methods that ask about tasks (MCP 2025-11-25), whose results are no `CreateTaskResult`.
-const TASK_METHODS: [&str; 4] = [
+/// The methods that ask about tasks (MCP 2025-11-25, and `tasks/update` of the Tasks
+/// extension of 2026-07-28), whose results are no `CreateTaskResult`.
+const TASK_METHODS: [&str; 5] = [
     methods::TASKS_GET,
     methods::TASKS_RESULT,
     methods::TASKS_CANCEL,
     methods::TASKS_LIST,
+    methods::TASKS_UPDATE,
 ];
 
 /// Whether a request is task-augmented (MCP 2025-11-25), so that a `CreateTaskResult` may
 /// answer it: its `params.task` is an object, or is ambiguous (given twice, or in `params`
 /// too malformed to read whole), which its receiver may read as one. Never a request of the
-/// task methods (`tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`), whatever its
-/// `params` hold: its result is the one its method defines.
+/// task methods (`tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, and the Tasks
+/// extension's `tasks/update`), whatever its `params` hold: its result is the one its method
+/// defines.
+///
+/// 2025-11-25's form only: under the official Tasks extension of 2026-07-28 a request asks
+/// for no task ("The server is the sole decider; clients do not signal task preference on the
+/// request itself"); a client declaring the extension in the request's capabilities may be
+/// answered with a `CreateTaskResult` (`resultType: "task"`) all the same.
 ///
 /// ```
 /// use rpcwire::{mcp, Decoder, Message};

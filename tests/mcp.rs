@@ -798,7 +798,14 @@ fn task_augmented_requests() {
     assert!(!augmented("tools/call", r#"{"name":"x"}"#));
     assert!(!augmented("tools/call", r#"{"name":"x","task":true}"#));
     assert!(!augmented("tools/call", r#"{"name":"x","task":null}"#));
-    for method in ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"] {
+    // (The Tasks extension of MCP 2026-07-28 adds `tasks/update`, an empty acknowledgement.)
+    for method in [
+        "tasks/get",
+        "tasks/result",
+        "tasks/cancel",
+        "tasks/list",
+        "tasks/update",
+    ] {
         assert!(
             !augmented(method, r#"{"taskId":"t","task":{}}"#),
             "{method}"

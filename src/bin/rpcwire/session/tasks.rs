@@ -192,7 +192,13 @@ mod tests {
             crate::session::Described::of_message(&msg, true).task_augmented
         };
         assert!(augmented("tools/call"));
-        for method in ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"] {
+        for method in [
+            "tasks/get",
+            "tasks/result",
+            "tasks/cancel",
+            "tasks/list",
+            "tasks/update",
+        ] {
             assert!(!augmented(method), "{method}");
         }
     }
