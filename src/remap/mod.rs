@@ -994,10 +994,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// there is nothing to route (`Message::id` gives `None` or [`Id::NULL`], which misses as
     /// `Unknown`); log it or drop it, and let the request's deadline answer its client.
     ///
-    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route, a
-    /// result telling that a task ended ends its route, and a `tasks/list` result lists the
-    /// client's own tasks only (see [Tasks](Self#tasks)); a second reply under a route's
-    /// token is `Stale`. Without the time
+    /// A `CreateTaskResult` answering a task-augmented request leaves the task's route (under
+    /// the Tasks extension of MCP 2026-07-28, its record only), a result telling that a task
+    /// ended ends its route, and a `tasks/list` result lists the client's own tasks only (see
+    /// [Tasks](Self#tasks)); a second reply under a route's token is `Stale`. Without the time
     /// ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot tell when a
     /// task's ttl passes: a task created by this reply keeps its client, once it has ended,
     /// until the client goes, or until a request needs its place.

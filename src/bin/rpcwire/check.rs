@@ -180,9 +180,10 @@ pub(crate) struct Record {
     pub invalid_tools: Option<String>,
     /// For an MCP request asking progress: whether it is task-augmented (2025-11-25).
     pub task_augmented: bool,
-    /// The wire token of the task a `notifications/tasks/status`, or a reply the session
-    /// reads it of ([`Session::reads_task`](crate::session::Session::reads_task)), tells of,
-    /// and whether that task has ended.
+    /// The wire token of the task a `notifications/tasks/status` or `notifications/tasks`, or a
+    /// reply the session reads it of
+    /// ([`Session::reads_task`](crate::session::Session::reads_task)), tells of, and whether
+    /// that task has ended.
     pub task: Option<(String, bool)>,
     /// For a JSON-RPC batch: how many of its elements are rejected, and the replies they call
     /// for (a batch is valid when all its elements are).
