@@ -1976,6 +1976,51 @@ fn an_extension_task_notification_goes_by_its_stream() {
     );
 }
 
+/// A stream may ask for a task id the remapper does not keep yet: the task of another
+/// client's request whose `CreateTaskResult` is not routed, which the listen request cannot be
+/// refused for. Once the task is kept as that other client's, its `notifications/tasks` (its
+/// result with it, "identical to what `tasks/get` would have returned") is not routed to the
+/// stream; the task's own client's stream still gets it.
+#[test]
+fn a_foreign_tasks_notification_is_not_routed_to_a_stream() {
+    let extension = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+    let mut remap = IdRemapper::new(16);
+    let call = forward_2026_call(&mut remap, 1, 1, extension);
+    let listen = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","method":"subscriptions/listen","params":{{"notifications":{{"taskIds":["task-1"]}}}}}}"#
+        )
+    };
+    let early = forward_task_op(&mut remap, 2, &listen("l2")).unwrap();
+    assert_eq!(route(&mut remap, &created_2026(call, "task-1")).0, Ok(1));
+    let own = forward_task_op(&mut remap, 1, &listen("l1")).unwrap();
+    let status = |stream: u64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[{{"type":"text","text":"secret"}}]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
+        )
+    };
+    let routed = |remap: &IdRemapper<u32>, frame: &str| {
+        let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+            panic!()
+        };
+        let mut out = BytesMut::new();
+        let client = remap
+            .route_subscription(frame.as_bytes(), &n, &mut out)
+            .map(|origin| origin.client);
+        if client.is_none() {
+            assert!(out.is_empty());
+        }
+        client
+    };
+    assert_eq!(routed(&remap, &status(early)), None);
+    assert_eq!(routed(&remap, &status(own)), Some(1));
+    // Another notification of the stream still reaches it.
+    let changed = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{early}}}}}}}"#
+    );
+    assert_eq!(routed(&remap, &changed), Some(2));
+}
+
 /// `route_reply_at`: routes `reply` at `now`, to the client it names.
 fn route_at(remap: &mut IdRemapper<u32>, reply: &[u8], now: u64) -> Result<u32, Miss> {
     let msg = Decoder::jsonrpc().decode(reply).unwrap();

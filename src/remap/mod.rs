@@ -57,7 +57,7 @@ use hashbrown::HashMap;
 
 use crate::encode;
 use crate::id::{Id, IdBuf};
-use crate::mcp::{Cancelled, progress_token_and_task_members, subscription_id};
+use crate::mcp::{Cancelled, Task, methods, progress_token_and_task_members, subscription_id};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, Token};
 use crate::scan::{Validation, skip_value};
@@ -412,7 +412,10 @@ pub struct Origin<C, T = ()> {
 /// a list of task IDs the client is interested in" (`params.notifications.taskIds`). So a
 /// `subscriptions/listen` whose `taskIds` names a task another client's request created is
 /// refused as [`RemapError::ForeignTask`] too, and one whose `taskIds` is not one array of
-/// strings (another type, given twice) as [`RemapError::BadTaskId`].
+/// strings (another type, given twice) as [`RemapError::BadTaskId`]. A stream that asked for
+/// a task id before the remapper kept it (its `CreateTaskResult` not yet routed) gets no
+/// `notifications/tasks` of it once it is kept as another client's
+/// ([`route_subscription`](Self::route_subscription) routes none).
 ///
 /// A task id the remapper does not keep goes upstream, which answers for it: the remapper
 /// cannot tell a task it never saw (created before it, or through another gateway) from
@@ -842,7 +845,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// [`route_stream_cancel`](Self::route_stream_cancel)): appends the client-bound frame with
     /// the client's id for the request restored, and returns the request's origin (the client
     /// to send it to). `None`, nothing written, for a notification of no stream or of a
-    /// stream no longer open.
+    /// stream no longer open, and for a task's status (the Tasks extension's
+    /// `notifications/tasks`, which carries the task's result) whose task the remapper keeps
+    /// as another client's: a stream may have asked for a task id before the task's
+    /// `CreateTaskResult` was routed, when the remapper could not yet tell it was another
+    /// client's (see [Tasks](Self#tasks)).
     ///
     /// A listen request waits as long as its stream is open: forward it without a deadline.
     /// (The remapper keeps no methods: a stamp naming another request in flight routes to
@@ -880,6 +887,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ) -> Option<&Origin<C, T>> {
         let stream = subscription_id(notification)?;
         let origin = self.in_flight(stream)?;
+        if self.routes > 0
+            && notification.method.eq_str(methods::TASKS_NOTIFICATION)
+            && let Some(task) = Task::from_notification(notification)
+            && self
+                .task_entry(task.id)
+                .is_some_and(|(_, owner)| *owner != origin.client)
+        {
+            return None;
+        }
         encode::write_with_id(out, frame, stream, origin.id.as_id());
         Some(origin)
     }
