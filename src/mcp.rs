@@ -159,7 +159,9 @@ pub mod meta_keys {
     /// it.
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
     /// On a message of a task (MCP 2025-11-25, experimental; a `tasks/result` result, say):
-    /// `{"taskId": …}`, the task it belongs to.
+    /// `{"taskId": …}`, the task it belongs to. (The Tasks extension of 2026-07-28 has no such
+    /// key: its `tasks/get` result and `notifications/tasks` are the task, its `taskId` with
+    /// them.)
     pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
     /// The least severe log level the request wants `notifications/message` for (2026-07-28:
     /// no `logging/setLevel`).
@@ -486,7 +488,7 @@ impl<'a> Task<'a> {
 }
 
 /// The task a message's `params` or `result` (`value`) says it belongs to: the `taskId` of its
-/// `_meta`'s [`RELATED_TASK`](meta_keys::RELATED_TASK) (MCP 2025-11-25: "All requests,
+/// `_meta`'s [`RELATED_TASK`](meta_keys::RELATED_TASK) (MCP 2025-11-25 only: "All requests,
 /// notifications, and responses related to a task **MUST** include the
 /// `io.modelcontextprotocol/related-task` key in their `_meta` field"; a `tasks/result`
 /// result, say, which comes once its task has ended). `None` when there is none that

@@ -1,8 +1,9 @@
-//! The tasks the remapper keeps (MCP 2025-11-25; see [`IdRemapper`]'s section on tasks): a
-//! task's route after its `CreateTaskResult`, which routes its progress and its
-//! `notifications/tasks/status` to its client, and once the task has ended the record of its
-//! client, kept until its ttl passes; and how they take, share and give up the table's places
-//! and byte budget.
+//! The tasks the remapper keeps (MCP 2025-11-25, and the Tasks extension of 2026-07-28; see
+//! [`IdRemapper`]'s section on tasks): a task's route after its `CreateTaskResult`, which
+//! routes its progress and its `notifications/tasks/status` to its client (2025-11-25), and
+//! once the task has ended, or from the start under the extension, the record of its client,
+//! kept until its ttl passes; and how they take, share and give up the table's places and
+//! byte budget.
 
 use core::hash::Hash;
 
