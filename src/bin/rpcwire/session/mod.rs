@@ -1248,15 +1248,17 @@ impl Session {
     }
 
     /// Whether the request `o` is read under MCP 2026-07-28 or later: the session's version
-    /// when known, else the one the request names in its `_meta`. That revision forbids
-    /// reusing only the id of a request still waiting ("The request ID **MUST NOT** match the
-    /// ID of any other request the sender has issued and not yet received a response for"),
-    /// where the earlier ones forbid any id "previously used by the requestor within the same
-    /// session" (`reused_id`).
+    /// when known, else the one the request names in its `_meta` while the session reads them
+    /// ([`reads_request_versions`](Self::reads_request_versions): the proxy reads no other,
+    /// and a merged check's records name every request's, so that it decides nothing for
+    /// either otherwise). That revision forbids reusing only the id of a request still waiting
+    /// ("The request ID **MUST NOT** match the ID of any other request the sender has issued
+    /// and not yet received a response for"), where the earlier ones forbid any id
+    /// "previously used by the requestor within the same session" (`reused_id`).
     fn reads_from_2026_07_28(&self, o: &Observation<'_>) -> bool {
         self.protocol_version
             .as_deref()
-            .or(o.protocol_version)
+            .or(o.protocol_version.filter(|_| self.reads_request_versions()))
             .is_some_and(|v| mcp::versions::is_at_least(v, mcp::versions::V2026_07_28))
     }
 

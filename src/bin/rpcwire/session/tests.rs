@@ -145,6 +145,32 @@ fn an_answered_id_may_be_reused_from_2026_07_28() {
     assert_eq!((v.forward, v.violation), (true, Some(Violation::ReusedId)));
 }
 
+/// Once a client request named no version (and none is known), the proxy no longer reads the
+/// version a request names in its `_meta` (`Session::reads_request_versions`), while
+/// `check --c2s --s2c` reads every request's: whether a request reusing an answered id is a
+/// `reused_id` must not hang on the version the request names then, or the two disagree.
+#[test]
+fn an_unread_request_version_does_not_decide_a_reused_id() {
+    let mut verdicts = Vec::new();
+    for named in [None, Some("2026-07-28")] {
+        let mut session = Session::new(Dialect::Mcp, None);
+        session.observe(
+            Dir::C2s,
+            &observation("request", id("1"), Some("tools/list")),
+            0,
+        );
+        session.observe(Dir::S2c, &observation("success_response", id("1"), None), 1);
+        assert!(!session.reads_request_versions());
+        let reused = Observation {
+            protocol_version: named,
+            ..observation("request", id("1"), Some("tools/call"))
+        };
+        let v = session.observe(Dir::C2s, &reused, 2);
+        verdicts.push((v.forward, v.violation));
+    }
+    assert_eq!(verdicts, [(true, Some(Violation::ReusedId)); 2]);
+}
+
 /// Under MCP a server's request reusing an id in flight is refused too (not forwarded,
 /// `duplicate_id`; the proxy answers no server), and the client's reply answers the first.
 /// Under JSON-RPC it is forwarded, and waits behind the first.
