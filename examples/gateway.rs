@@ -4,9 +4,10 @@
 //! with its own tokens restored byte for byte, and so do the changes on a client's MCP
 //! 2026-07-28 `subscriptions/listen` stream. A client's MCP 2025-11-25 tasks stay its own:
 //! their progress and status go to it alone, another client naming one of them in
-//! `tasks/get`, `tasks/result` or `tasks/cancel` is answered as for a task not found, and a
-//! `tasks/list` result reaches each client with its own tasks only; `tasks/result` waits
-//! without a timeout, as it blocks until the task ends. Owning the upstream session (below),
+//! `tasks/get`, `tasks/result` or `tasks/cancel` (or, under the Tasks extension of
+//! 2026-07-28, `tasks/update` and a `subscriptions/listen`'s `taskIds`) is answered as for a
+//! task not found, and a `tasks/list` result reaches each client with its own tasks only;
+//! `tasks/result` waits without a timeout, as it blocks until the task ends. Owning the upstream session (below),
 //! the gateway sees every task created in it, so it fails closed: a task it does not keep
 //! (never created, past its ttl, its record given up for room) is answered as another
 //! client's is, never sent upstream. Cancellations, timeouts, invalid lines from
@@ -581,14 +582,33 @@ fn handshake_params<'a>(
     Ok(RawJson::new(buf.trim_ascii_end()))
 }
 
-/// Whether `req` is a `tasks/get`, `tasks/result` or `tasks/cancel` whose `params.taskId`
-/// (one string) names a task the remapper does not keep. (One whose `taskId` is not one
-/// string is the remapper's to refuse, as `RemapError::BadTaskId`.)
+/// Whether `req` names a task the remapper does not keep: a `tasks/get`, `tasks/result`,
+/// `tasks/cancel` or `tasks/update` (the Tasks extension of MCP 2026-07-28) whose
+/// `params.taskId` (one string) does, or a `subscriptions/listen` one of whose
+/// `params.notifications.taskIds` (strings) does, as the extension's task statuses come on a
+/// listen stream with the task's result. (A task id that is not one string, or a `taskIds`
+/// that is not one array, is the remapper's to refuse, as `RemapError::BadTaskId`.)
 fn names_a_task_not_kept(remap: &IdRemapper<usize, Forwarded>, req: &Request<'_>) -> bool {
+    let not_kept = |task_id: RawJson<'_>| {
+        task_id
+            .as_str()
+            .and_then(|_| Id::from_token(task_id.as_bytes()))
+            .is_some_and(|id| remap.task_owner(id).is_none())
+    };
+    if req.method.eq_str(mcp::methods::SUBSCRIPTIONS_LISTEN) {
+        let Some(Lookup::Found(task_ids)) = req
+            .params
+            .map(|p| p.lookup_path(&["notifications", "taskIds"]))
+        else {
+            return false;
+        };
+        return task_ids.elements().any(not_kept);
+    }
     let names_a_task = [
         mcp::methods::TASKS_GET,
         mcp::methods::TASKS_RESULT,
         mcp::methods::TASKS_CANCEL,
+        mcp::methods::TASKS_UPDATE,
     ]
     .iter()
     .any(|m| req.method.eq_str(m));
@@ -598,10 +618,7 @@ fn names_a_task_not_kept(remap: &IdRemapper<usize, Forwarded>, req: &Request<'_>
     let Some(Lookup::Found(task_id)) = req.params.map(|p| p.lookup("taskId")) else {
         return false;
     };
-    let task_id = task_id
-        .as_str()
-        .and_then(|_| Id::from_token(task_id.as_bytes()));
-    task_id.is_some_and(|id| remap.task_owner(id).is_none())
+    not_kept(task_id)
 }
 
 /// Whether the remapper's table is mostly empty, and large: its room is worth giving back.

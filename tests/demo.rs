@@ -1960,6 +1960,37 @@ fn gateway_refuses_a_task_it_does_not_keep() {
     assert_eq!(json_lines(&gw.upstream.split())[0]["method"], "tasks/list");
 }
 
+/// The Tasks extension of MCP 2026-07-28 names a task in two more requests, which the
+/// remapper checks as it checks `tasks/get`: `tasks/update` (its `params.taskId`) and a
+/// `subscriptions/listen` asking for task statuses (its `params.notifications.taskIds`, whose
+/// `notifications/tasks` carry the task's result). `examples/gateway.rs`, failing closed,
+/// answers one naming a task it does not keep -32602 as for a task not found, and sends
+/// nothing upstream. (Both went upstream: a client whose request pushed another client's
+/// record out could then answer that task's input requests, or read its result on a
+/// stream.) A listen request naming no task, or tasks the client's own, goes upstream.
+#[test]
+fn gateway_refuses_an_extension_request_naming_a_task_it_does_not_keep() {
+    let mut gw = initialized_gateway(1);
+    let not_found = |id: u32| serde_json::json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}});
+    let update = r#"{"jsonrpc":"2.0","id":1,"method":"tasks/update","params":{"taskId":"t-9","inputResponses":{}}}"#;
+    let listen = r#"{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"taskIds":["t-9"]}}}"#;
+    for (id, line) in [(1, update), (2, listen)] {
+        gw.client_read(0, format!("{line}\n").as_bytes(), 0);
+        assert_eq!(
+            json_lines(&gw.clients[0].split()),
+            [not_found(id)],
+            "{line}"
+        );
+        assert!(gw.upstream.is_empty(), "{line}: {:?}", gw.upstream);
+    }
+    let listen = r#"{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"taskIds":[]}}}"#;
+    gw.client_read(0, format!("{listen}\n").as_bytes(), 0);
+    assert_eq!(
+        json_lines(&gw.upstream.split())[0]["method"],
+        "subscriptions/listen"
+    );
+}
+
 /// `examples/gateway.rs` keeps nothing of a closed connection's for the next one in its
 /// slot: a line written for the old connection and not yet sent (here the refusal of a
 /// request sent before its `initialize`) is dropped with it, so the new connection in the
