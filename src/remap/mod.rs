@@ -179,9 +179,11 @@ pub struct Origin<C, T = ()> {
 /// [`RemapError::Full`] or [`RemapError::OverBudget`].
 /// [`max_per_client`](Self::max_per_client) bounds what one client holds: its requests in
 /// flight and its tasks' live routes (a route keeps its request's place until the task is
-/// seen to end, or its deadline passes). The records of its tasks that ended do not count:
-/// they give their places up to requests and routes that need room, their own client's
-/// first (see [Tasks](Self#tasks)).
+/// seen to end, or its deadline passes). The records of its tasks that ended do not count,
+/// nor do those of its tasks under the Tasks extension of MCP 2026-07-28, records from their
+/// start, running or not: they give their places up to requests and routes that need room,
+/// their own client's first (see [Tasks](Self#tasks)), and the task is then one the remapper
+/// does not keep.
 /// [`max_bytes_per_client`](Self::max_bytes_per_client) bounds their bytes, as `max_bytes`
 /// counts them (a route its progress token and task id). A request
 /// beyond either is refused, as [`RemapError::ClientFull`] or
@@ -1015,8 +1017,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// ended ends its route, and a `tasks/list` result lists the client's own tasks only (see
     /// [Tasks](Self#tasks)); a second reply under a route's token is `Stale`. Without the time
     /// ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot tell when a
-    /// task's ttl passes: a task created by this reply keeps its client, once it has ended,
-    /// until the client goes, or until a request needs its place.
+    /// task's ttl passes: a task created by this reply keeps its client, once it has ended
+    /// (under the Tasks extension, from its start), until the client goes, or until a request
+    /// needs its place.
     ///
     /// # Panics
     ///
@@ -1033,9 +1036,9 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// [`route_reply`](Self::route_reply) at the time `now`, in milliseconds on the clock of
     /// the deadlines (a task's ttl is in milliseconds): a task this reply creates is kept,
-    /// once it has ended, until `now` plus its ttl (`CreateTaskResult`'s `task.ttl`, or its
-    /// `ttlMs` under the Tasks extension of MCP 2026-07-28; `null`, unlimited: until its
-    /// client goes). See [Tasks](Self#tasks).
+    /// once it has ended (under the Tasks extension of MCP 2026-07-28, from its start), until
+    /// `now` plus its ttl (`CreateTaskResult`'s `task.ttl`, or its `ttlMs` under the
+    /// extension; `null`, unlimited: until its client goes). See [Tasks](Self#tasks).
     ///
     /// ```
     /// use bytes::BytesMut;

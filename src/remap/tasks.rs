@@ -98,7 +98,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// The tasks whose client the remapper keeps (see [Tasks](Self#tasks)): the
-    /// [routes](Self::task_routes), and the tasks that ended within their ttl.
+    /// [routes](Self::task_routes), and the records of the tasks that ended, and of the tasks
+    /// of the Tasks extension of MCP 2026-07-28 from their start, within their ttl.
     pub fn tasks(&self) -> usize {
         self.routes
     }
