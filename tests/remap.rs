@@ -389,7 +389,7 @@ fn subscription_streams_go_back_to_their_clients() {
             r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream},"x":1}}}}}}"#
         )
     };
-    let route_event = |remap: &IdRemapper<u32>, frame: &str| {
+    let route_event = |remap: &mut IdRemapper<u32>, frame: &str| {
         let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
             panic!("{frame}")
         };
@@ -401,7 +401,7 @@ fn subscription_streams_go_back_to_their_clients() {
     };
     for (client, token) in [1, 2].into_iter().zip(&tokens) {
         assert_eq!(
-            route_event(&remap, &event(&token.to_string())),
+            route_event(&mut remap, &event(&token.to_string())),
             (Some(client), event("\"l1\"") + "\n")
         );
     }
@@ -413,7 +413,7 @@ fn subscription_streams_go_back_to_their_clients() {
         unstamped.into(),
     ] {
         assert_eq!(
-            route_event(&remap, &frame),
+            route_event(&mut remap, &frame),
             (None, String::new()),
             "{frame}"
         );
@@ -422,11 +422,11 @@ fn subscription_streams_go_back_to_their_clients() {
     let closed = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, tokens[0]);
     assert_eq!(route(&mut remap, closed.as_bytes()).0, Ok(1));
     assert_eq!(
-        route_event(&remap, &event(&tokens[0].to_string())),
+        route_event(&mut remap, &event(&tokens[0].to_string())),
         (None, String::new())
     );
     assert_eq!(
-        route_event(&remap, &event(&tokens[1].to_string())).0,
+        route_event(&mut remap, &event(&tokens[1].to_string())).0,
         Some(2)
     );
 }
@@ -1822,11 +1822,25 @@ fn a_tasks_update_is_its_own_clients_only() {
 /// A `tools/call` of `client`'s with id `id` under MCP 2026-07-28, asking progress on `"p1"`,
 /// its client capabilities `capabilities`: forwarded, its token returned.
 fn forward_2026_call(remap: &mut IdRemapper<u32>, client: u32, id: u32, capabilities: &str) -> u64 {
+    forward_2026_call_until(remap, client, id, capabilities, None)
+}
+
+/// [`forward_2026_call`], the request forwarded with `deadline`.
+fn forward_2026_call_until(
+    remap: &mut IdRemapper<u32>,
+    client: u32,
+    id: u32,
+    capabilities: &str,
+    deadline: Option<u64>,
+) -> u64 {
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x","arguments":{{}},"_meta":{{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}}}}}"#
     );
-    forward_checked(remap, client, &frame, None).unwrap()
+    forward_checked(remap, client, &frame, deadline).unwrap()
 }
+
+/// The client capabilities of a request declaring the Tasks extension of MCP 2026-07-28.
+const TASKS_EXTENSION: &str = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
 
 /// The upstream's `CreateTaskResult` for `token` under the Tasks extension of MCP 2026-07-28:
 /// the result is the task (`resultType: "task"`), with a ttl of `ttlMs`.
@@ -1842,9 +1856,9 @@ fn created_2026(token: u64, task_id: &str) -> Vec<u8> {
 /// capability on its request") may be answered with a `CreateTaskResult`, `resultType:
 /// "task"`, the task itself (no `params.task`, no `result.task`). The task is its client's:
 /// another client's `tasks/get`, `tasks/update` or `tasks/cancel` of it is refused, its own
-/// gets through, until its `ttlMs` has passed since the reply was routed. Its progress is not
-/// routed ("`notifications/progress` [...] are not supported on tasks in general in this
-/// specification"): the remapper keeps the task's record, no live route.
+/// gets through, until its `ttlMs` has passed since the reply was routed. The running task
+/// is kept as a live route, but its progress is not routed ("`notifications/progress` [...]
+/// are not supported on tasks in general in this specification").
 #[test]
 fn an_extension_task_is_its_clients() {
     let extension = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
@@ -1855,7 +1869,7 @@ fn an_extension_task_is_its_clients() {
         Ok(1)
     );
     assert_eq!(owner_of(&remap, "task-1"), Some(1));
-    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (0, 0, 1));
+    assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (0, 1, 1));
     assert_eq!(progress_to(&remap, &task_progress(token)), None);
     for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
         assert_eq!(
@@ -1868,7 +1882,7 @@ fn an_extension_task_is_its_clients() {
             format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"resultType":"complete"}}}}"#);
         assert_eq!(route(&mut remap, ack.as_bytes()).0, Ok(1));
     }
-    // Its ttl passes: the record goes.
+    // Its ttl passes: the route goes.
     assert_eq!(remap.expire(61_000).count(), 0);
     assert_eq!(
         (owner_of(&remap, "task-1"), remap.tasks(), remap.bytes()),
@@ -1999,7 +2013,7 @@ fn a_foreign_tasks_notification_is_not_routed_to_a_stream() {
             r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[{{"type":"text","text":"secret"}}]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
         )
     };
-    let routed = |remap: &IdRemapper<u32>, frame: &str| {
+    let routed = |remap: &mut IdRemapper<u32>, frame: &str| {
         let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
             panic!()
         };
@@ -2012,13 +2026,249 @@ fn a_foreign_tasks_notification_is_not_routed_to_a_stream() {
         }
         client
     };
-    assert_eq!(routed(&remap, &status(early)), None);
-    assert_eq!(routed(&remap, &status(own)), Some(1));
+    assert_eq!(routed(&mut remap, &status(early)), None);
+    assert_eq!(remap.task_routes(), 1);
+    assert_eq!(routed(&mut remap, &status(own)), Some(1));
     // Another notification of the stream still reaches it.
     let changed = format!(
         r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{early}}}}}}}"#
     );
-    assert_eq!(routed(&remap, &changed), Some(2));
+    assert_eq!(routed(&mut remap, &changed), Some(2));
+}
+
+/// Routes an upstream notification of a listen stream: its client.
+fn subscription_to(remap: &mut IdRemapper<u32>, frame: &str) -> Option<u32> {
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+        panic!("{frame}")
+    };
+    remap
+        .route_subscription(frame.as_bytes(), &n, &mut BytesMut::new())
+        .map(|origin| origin.client)
+}
+
+/// The Tasks extension's `notifications/tasks` of task `task_id`, status `status`, on the
+/// listen stream whose request went upstream as `stream`.
+fn extension_status(stream: u64, task_id: &str, status: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"{task_id}","status":"{status}","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:50:00Z","ttlMs":60000,"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
+    )
+}
+
+/// The Tasks extension's `tasks/get` result for `token` ("`GetTaskResult = Result &
+/// DetailedTask`", `resultType` `"complete"`): task `task_id`, status `status`.
+fn extension_get_result(token: u64, task_id: &str, status: &str) -> Vec<u8> {
+    let result = if status == "completed" {
+        r#","result":{"content":[],"isError":false}"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{token},"result":{{"resultType":"complete","taskId":"{task_id}","status":"{status}","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:50:00Z","ttlMs":60000,"pollIntervalMs":5000{result}}}}}"#
+    )
+    .into_bytes()
+}
+
+/// A running task of the Tasks extension of MCP 2026-07-28 is kept as a live route, as a
+/// 2025-11-25 task is: it is never given up for another client's requests, which find the
+/// table (or the byte budget) full instead, so the task stays refused to other clients and
+/// open to its own. (It was kept as a record from its start, and another client's requests
+/// filling the table pushed it out: the task was then one the remapper did not keep, and
+/// any client knowing its id could get, update, cancel or listen to it.) Its request's
+/// deadline does not end it: nothing of the extension tells the caller the route's token to
+/// move it by; its ttl does.
+#[test]
+fn a_running_extension_task_is_not_given_up_for_room() {
+    // The table full: client 2's requests take the free places, and find no more.
+    let mut remap = IdRemapper::new(3);
+    let token = forward_2026_call_until(&mut remap, 1, 1, TASKS_EXTENSION, Some(30_000));
+    assert_eq!(
+        route_at(&mut remap, &created_2026(token, "task-1"), 1_000),
+        Ok(1)
+    );
+    assert_eq!((remap.task_routes(), remap.tasks()), (1, 1));
+    assert!(forward_ping(&mut remap, 2, 1).is_ok());
+    assert!(forward_ping(&mut remap, 2, 2).is_ok());
+    assert_eq!(forward_ping(&mut remap, 2, 3), Err(RemapError::Full));
+    assert_eq!(owner_of(&remap, "task-1"), Some(1));
+    let listen = r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
+    for op in [
+        task_op("tasks/get", "task-1"),
+        task_op("tasks/update", "task-1"),
+        task_op("tasks/cancel", "task-1"),
+        listen.to_string(),
+    ] {
+        assert_eq!(
+            forward_task_op(&mut remap, 2, &op),
+            Err(RemapError::ForeignTask),
+            "{op}"
+        );
+    }
+    // Its request's deadline passes: the route stays, and still gives no request its room.
+    assert_eq!(remap.expire(31_000).count(), 0);
+    assert_eq!(forward_ping(&mut remap, 2, 3), Err(RemapError::Full));
+    assert_eq!(
+        (remap.task_routes(), owner_of(&remap, "task-1")),
+        (1, Some(1))
+    );
+    assert_eq!(
+        forward_task_op(&mut remap, 2, &task_op("tasks/get", "task-1")),
+        Err(RemapError::ForeignTask)
+    );
+    // Its own client's `tasks/get` gets through once a place is free.
+    assert_eq!(remap.drop_client(&2).len(), 2);
+    assert!(forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")).is_ok());
+    // Its ttl passes: the route goes, and the task with it.
+    assert_eq!(remap.expire(61_000).count(), 0);
+    assert_eq!((remap.tasks(), owner_of(&remap, "task-1")), (0, None));
+
+    // The byte budget short: client 2's request would need the room of the running task,
+    // and is refused instead (the route holds "task-1", 8 bytes; a ping its id, 1).
+    let mut remap = IdRemapper::new(16).max_bytes(10);
+    let token = forward_2026_call(&mut remap, 1, 1, TASKS_EXTENSION);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-1")).0, Ok(1));
+    assert_eq!(remap.bytes(), 8);
+    assert!(forward_ping(&mut remap, 2, 1).is_ok());
+    assert!(forward_ping(&mut remap, 2, 2).is_ok());
+    assert_eq!(forward_ping(&mut remap, 2, 3), Err(RemapError::OverBudget));
+    assert_eq!(owner_of(&remap, "task-1"), Some(1));
+    assert_eq!(
+        forward_task_op(&mut remap, 2, &task_op("tasks/cancel", "task-1")),
+        Err(RemapError::ForeignTask)
+    );
+}
+
+/// An extension task becomes a record once it is seen to end, as a 2025-11-25 task does:
+/// a terminal status in its `CreateTaskResult`, in its client's `tasks/get` result (the
+/// result is the task, `resultType` `"complete"`), or in a `notifications/tasks` on its
+/// client's listen stream. The record is refused to other clients while it is kept, and
+/// gives its place up to a request that needs room. A status that is not terminal, or
+/// another client's stream, ends nothing; its client going forgets it.
+#[test]
+fn an_extension_task_seen_to_end_becomes_a_record() {
+    // By its client's `tasks/get`.
+    let mut remap = IdRemapper::new(2);
+    let token = forward_2026_call(&mut remap, 1, 1, TASKS_EXTENSION);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-1")).0, Ok(1));
+    for (status, live) in [("working", 1), ("input_required", 1), ("completed", 0)] {
+        let get = forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")).unwrap();
+        assert_eq!(
+            route(&mut remap, &extension_get_result(get, "task-1", status)).0,
+            Ok(1)
+        );
+        assert_eq!((remap.task_routes(), remap.tasks()), (live, 1), "{status}");
+    }
+    assert_eq!(
+        forward_task_op(&mut remap, 2, &task_op("tasks/get", "task-1")),
+        Err(RemapError::ForeignTask)
+    );
+    // The record gives its place up: client 2's second request takes it.
+    assert!(forward_ping(&mut remap, 2, 1).is_ok());
+    assert_eq!(owner_of(&remap, "task-1"), Some(1));
+    assert!(forward_ping(&mut remap, 2, 2).is_ok());
+    assert_eq!((owner_of(&remap, "task-1"), remap.tasks()), (None, 0));
+
+    // By a `notifications/tasks` on its client's listen stream.
+    let mut remap = IdRemapper::new(3);
+    let token = forward_2026_call(&mut remap, 1, 1, TASKS_EXTENSION);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-1")).0, Ok(1));
+    let listen = r#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
+    let own = forward_task_op(&mut remap, 1, listen).unwrap();
+    let other = forward_task_op(&mut remap, 2, &listen.replace("task-1", "task-9")).unwrap();
+    assert_eq!(
+        subscription_to(&mut remap, &extension_status(own, "task-1", "working")),
+        Some(1)
+    );
+    // Another client's stream gets none of it, nor ends it.
+    assert_eq!(
+        subscription_to(&mut remap, &extension_status(other, "task-1", "completed")),
+        None
+    );
+    assert_eq!(remap.task_routes(), 1);
+    assert_eq!(forward_ping(&mut remap, 2, 1), Err(RemapError::Full));
+    assert_eq!(
+        subscription_to(&mut remap, &extension_status(own, "task-1", "completed")),
+        Some(1)
+    );
+    assert_eq!((remap.task_routes(), remap.tasks()), (0, 1));
+    assert_eq!(
+        forward_task_op(&mut remap, 2, &task_op("tasks/update", "task-1")),
+        Err(RemapError::ForeignTask)
+    );
+    assert!(forward_ping(&mut remap, 2, 1).is_ok());
+    assert_eq!((owner_of(&remap, "task-1"), remap.tasks()), (None, 0));
+
+    // By its `CreateTaskResult`, terminal already: a record at once.
+    let mut remap = IdRemapper::new(4);
+    let token = forward_2026_call(&mut remap, 1, 1, TASKS_EXTENSION);
+    let done = String::from_utf8(created_2026(token, "task-1"))
+        .unwrap()
+        .replace(r#""status":"working""#, r#""status":"completed""#);
+    assert_eq!(route(&mut remap, done.as_bytes()).0, Ok(1));
+    assert_eq!(
+        (
+            remap.task_routes(),
+            remap.tasks(),
+            owner_of(&remap, "task-1")
+        ),
+        (0, 1, Some(1))
+    );
+
+    // Its client goes: the running task is forgotten.
+    let token = forward_2026_call(&mut remap, 3, 1, TASKS_EXTENSION);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-3")).0, Ok(3));
+    assert_eq!(remap.task_routes(), 1);
+    assert!(remap.drop_client(&3).is_empty());
+    assert_eq!(
+        (
+            remap.task_routes(),
+            remap.tasks(),
+            owner_of(&remap, "task-3")
+        ),
+        (0, 1, None)
+    );
+}
+
+/// A running extension task counts against its client's share ([`IdRemapper::max_per_client`],
+/// and its task id against [`IdRemapper::max_bytes_per_client`]), as a 2025-11-25 task's
+/// live route does, until it is seen to end.
+#[test]
+fn a_running_extension_task_counts_against_its_clients_share() {
+    let mut remap = IdRemapper::new(16).max_per_client(2);
+    let token = forward_2026_call(&mut remap, 1, 1, TASKS_EXTENSION);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-1")).0, Ok(1));
+    // The task id, as the upstream spelled it (no progress token kept).
+    assert_eq!((remap.client_len(&1), remap.client_bytes(&1)), (1, 8));
+    let get = forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")).unwrap();
+    assert_eq!(remap.client_len(&1), 2);
+    assert_eq!(forward_ping(&mut remap, 1, 1), Err(RemapError::ClientFull));
+    assert!(forward_ping(&mut remap, 2, 1).is_ok());
+    // Its `tasks/get` tells it ended: its client has its room back.
+    assert_eq!(
+        route(&mut remap, &extension_get_result(get, "task-1", "failed")).0,
+        Ok(1)
+    );
+    assert_eq!((remap.client_len(&1), remap.client_bytes(&1)), (0, 0));
+    assert_eq!(owner_of(&remap, "task-1"), Some(1));
+    assert!(forward_ping(&mut remap, 1, 1).is_ok());
+    assert!(forward_ping(&mut remap, 1, 2).is_ok());
+
+    // Two running tasks fill a share of two.
+    let mut remap = IdRemapper::new(16).max_per_client(2);
+    for (id, task_id) in [(1, "task-1"), (2, "task-2")] {
+        let token = forward_2026_call(&mut remap, 1, id, TASKS_EXTENSION);
+        assert_eq!(route(&mut remap, &created_2026(token, task_id)).0, Ok(1));
+    }
+    assert_eq!(remap.client_len(&1), 2);
+    assert_eq!(
+        forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")),
+        Err(RemapError::ClientFull)
+    );
+
+    // A share of bytes too small for the task id: no route, and the task is not kept.
+    let mut remap = IdRemapper::new(16).max_bytes_per_client(6);
+    let token = forward_2026_call(&mut remap, 1, 1, TASKS_EXTENSION);
+    assert_eq!(route(&mut remap, &created_2026(token, "task-1")).0, Ok(1));
+    assert_eq!((remap.tasks(), owner_of(&remap, "task-1")), (0, None));
 }
 
 /// `route_reply_at`: routes `reply` at `now`, to the client it names.

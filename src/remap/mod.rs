@@ -24,8 +24,8 @@
 //! `CreateTaskResult` leaves a route behind it: the task's progress, and its
 //! `notifications/tasks/status`, still go to the client that asked, until the task ends (see
 //! [`IdRemapper`]'s section on tasks). Under the Tasks extension of MCP 2026-07-28 (a request
-//! declaring it in its capabilities, answered with `resultType: "task"`) the task is kept as
-//! its client's, with no progress to route.
+//! declaring it in its capabilities, answered with `resultType: "task"`) the task keeps a
+//! route too, with no progress to route: it is its client's until it is seen to end.
 //!
 //! This file holds the table and its core: forwarding requests, routing replies and
 //! subscription streams, cancellation, and the upstream going away. Beside it: `token_index`
@@ -179,11 +179,10 @@ pub struct Origin<C, T = ()> {
 /// [`RemapError::Full`] or [`RemapError::OverBudget`].
 /// [`max_per_client`](Self::max_per_client) bounds what one client holds: its requests in
 /// flight and its tasks' live routes (a route keeps its request's place until the task is
-/// seen to end, or its deadline passes). The records of its tasks that ended do not count,
-/// nor do those of its tasks under the Tasks extension of MCP 2026-07-28, records from their
-/// start, running or not: they give their places up to requests and routes that need room,
-/// their own client's first (see [Tasks](Self#tasks)), and the task is then one the remapper
-/// does not keep.
+/// seen to end, or its deadline passes; under the Tasks extension of MCP 2026-07-28 as
+/// well). The records of its tasks that ended do not count: they give their places up to
+/// requests and routes that need room, their own client's first (see [Tasks](Self#tasks)),
+/// and the task is then one the remapper does not keep.
 /// [`max_bytes_per_client`](Self::max_bytes_per_client) bounds their bytes, as `max_bytes`
 /// counts them (a route its progress token and task id). A request
 /// beyond either is refused, as [`RemapError::ClientFull`] or
@@ -198,7 +197,11 @@ pub struct Origin<C, T = ()> {
 /// client whose share is all live task routes cannot send the `tasks/get` that would tell it
 /// a task ended: the request is refused as `ClientFull` until a status notification or a
 /// deadline ends one. Forward task-augmented requests with a deadline (their routes then
-/// expire), or keep `max_per_client` above the tasks a client may run at once.
+/// expire), or keep `max_per_client` above the tasks a client may run at once. (A running
+/// task of the Tasks extension has no deadline but its ttl's, which a `null` ttl leaves
+/// none: see [The Tasks extension](Self#the-tasks-extension-of-mcp-2026-07-28); keep the
+/// share above the tasks a client may run at once, or give the route a deadline with
+/// [`set_deadline`](Self::set_deadline).)
 ///
 /// The shares bound each client, not clients acting together: the remapper cannot tell
 /// clients apart but by their names (`C`), and many of them, each within its share, may
@@ -268,7 +271,9 @@ pub struct Origin<C, T = ()> {
 /// MCP says) when
 ///
 /// - the task is seen to end: a `notifications/tasks/status` with a terminal status, a
-///   `tasks/get` or `tasks/cancel` result with one, a -32602 error answering `tasks/cancel`
+///   `tasks/get` or `tasks/cancel` result with one (a task of the Tasks extension of MCP
+///   2026-07-28: its `notifications/tasks` on its client's listen stream, or its `tasks/get`
+///   result, with one), a -32602 error answering `tasks/cancel`
 ///   (MCP's refusal of "tasks already in a terminal status", and of a task the upstream
 ///   does not know), or any `tasks/result` result (it comes
 ///   when the task has ended, and names the task in `_meta`'s
@@ -292,7 +297,8 @@ pub struct Origin<C, T = ()> {
 ///   [`route_reply_at`](Self::route_reply_at)): the upstream may delete a task once its ttl
 ///   passes without telling its end, and the route would hold its place until its client
 ///   goes. No deadline of a live route passes its ttl: neither its request's nor one set
-///   on it.
+///   on it. (A task of the Tasks extension keeps none of its request's: see
+///   [The Tasks extension](Self#the-tasks-extension-of-mcp-2026-07-28).)
 ///
 /// The task does not go with its route: its result stays retrievable with `tasks/result`,
 /// and the task stays its client's (see below). The specification, on a task's ttl:
@@ -358,17 +364,43 @@ pub struct Origin<C, T = ()> {
 /// extension capability on its request". The `CreateTaskResult` is the task itself,
 /// `{"resultType":"task","taskId":…,"status":"working","ttlMs":…,…}`. Such a reply, to a
 /// request that declared the extension (in any form the upstream may read as declared: its
-/// capabilities given twice, say), keeps the task as its client's, as the record of an ended
-/// task above from the start, its ttl the task's `ttlMs`: it is refused to other clients
-/// (below), forgotten once its ttl has passed (with [`route_reply_at`](Self::route_reply_at)),
-/// and gives its room up to requests and routes that need it as any record does. It leaves
-/// no live route: the extension says `notifications/progress` and `notifications/message`
-/// "are not supported on tasks in general in this specification", so progress on the request's token is dropped after
-/// the reply as after any reply, and the task's status (`notifications/tasks`) comes on a
-/// `subscriptions/listen` stream its client opened, routed as the stream's
-/// ([`route_subscription`](Self::route_subscription)). The extension has no `tasks/result`
-/// and no `tasks/list`; its `tasks/get` result is the task (a -32602 answering its client's
-/// `tasks/get` forgets the task, as above), and its `tasks/update` is checked as the other
+/// capabilities given twice, say), keeps the task as its client's as a 2025-11-25 task is
+/// kept, its ttl the task's `ttlMs`: a live route while the task runs, which counts against
+/// its client's share ([`max_per_client`](Self::max_per_client), its task id against
+/// [`max_bytes_per_client`](Self::max_bytes_per_client)) and is never given up for room,
+/// then the record of a task that ended, refused to other clients (below) until its ttl
+/// passes. The route routes no progress: the extension says `notifications/progress` and
+/// `notifications/message` "are not supported on tasks in general in this specification",
+/// so progress on the request's token is dropped after the reply as after any reply. The
+/// route ends when
+///
+/// - the task is seen to end: a terminal status (`completed`, `failed`, `cancelled`) in the
+///   `CreateTaskResult` itself (its record only is kept), in a result of its client's
+///   `tasks/get` (the result is the task, "`GetTaskResult = Result & DetailedTask`"), or in
+///   a `notifications/tasks` (the task's status, "identical to what `tasks/get` would have
+///   returned") on a `subscriptions/listen` stream its client opened, which
+///   [`route_subscription`](Self::route_subscription) routes to the stream's client; as for
+///   2025-11-25, a -32602 error answering its client's `tasks/cancel` ends it too (the
+///   extension's `tasks/cancel` result is "an empty acknowledgement", which tells nothing);
+/// - its ttl passes ([`route_reply_at`](Self::route_reply_at) gives the time): the
+///   upstream "**MAY** mark a task as `failed` at any point after the TTL elapses, and
+///   subsequently delete it at any time". This is its only deadline: it keeps none of its
+///   request's. A 2025-11-25 route keeps its request's deadline because the task's progress
+///   and status notifications give the caller the route's token to move it by, as progress
+///   moved the request's; an extension task has no progress, and its signs of life (its
+///   `tasks/get` results, its `notifications/tasks`) come under the token of the `tasks/get`
+///   request or of the listen stream, not the route's: kept to its request's deadline, a
+///   task outlasting its request's timeout would turn into a record other clients' requests
+///   may push out while it runs. The caller may still give the route an earlier deadline
+///   with [`set_deadline`](Self::set_deadline) on its token (the `CreateTaskResult`'s id);
+///   [`has_deadline`](Self::has_deadline) says `false` until then. A task whose ttl is
+///   `null`, or whose `CreateTaskResult` was routed without the time, keeps its route until
+///   it is seen to end or its client goes;
+/// - its client goes ([`drop_client`](Self::drop_client)), or the upstream does
+///   ([`drain`](Self::drain)), which forget it.
+///
+/// The extension has no `tasks/result` and no `tasks/list`; a -32602 answering its client's
+/// `tasks/get` forgets the task, as above, and its `tasks/update` is checked as the other
 /// task requests are (below).
 ///
 /// ## Whose task it is
@@ -851,7 +883,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// `notifications/tasks`, which carries the task's result) whose task the remapper keeps
     /// as another client's: a stream may have asked for a task id before the task's
     /// `CreateTaskResult` was routed, when the remapper could not yet tell it was another
-    /// client's (see [Tasks](Self#tasks)).
+    /// client's (see [Tasks](Self#tasks)). A `notifications/tasks` with a terminal status
+    /// (`completed`, `failed`, `cancelled`) of a task the remapper keeps as the stream's
+    /// client's ends its live route: the task is kept as the record of a task that ended
+    /// (see [The Tasks extension](Self#the-tasks-extension-of-mcp-2026-07-28)).
     ///
     /// A listen request waits as long as its stream is open: forward it without a deadline.
     /// (The remapper keeps no methods: a stamp naming another request in flight routes to
@@ -882,7 +917,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// When `notification` was not decoded from `frame`.
     pub fn route_subscription(
-        &self,
+        &mut self,
         frame: &[u8],
         notification: &Notification<'_>,
         out: &mut BytesMut,
@@ -892,12 +927,17 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         if self.routes > 0
             && notification.method.eq_str(methods::TASKS_NOTIFICATION)
             && let Some(task) = Task::from_notification(notification)
-            && self
-                .task_entry(task.id)
-                .is_some_and(|(_, owner)| *owner != origin.client)
+            && let Some((token, owner)) = self.task_entry(task.id)
         {
-            return None;
+            if *owner != origin.client {
+                return None;
+            }
+            // The stream's client's own task, seen to end: its live route ends.
+            if task.is_terminal() {
+                self.end_task(token);
+            }
         }
+        let origin = self.in_flight(stream)?;
         encode::write_with_id(out, frame, stream, origin.id.as_id());
         Some(origin)
     }
@@ -1013,13 +1053,14 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// `Unknown`); log it or drop it, and let the request's deadline answer its client.
     ///
     /// A `CreateTaskResult` answering a task-augmented request leaves the task's route (under
-    /// the Tasks extension of MCP 2026-07-28, its record only), a result telling that a task
-    /// ended ends its route, and a `tasks/list` result lists the client's own tasks only (see
-    /// [Tasks](Self#tasks)); a second reply under a route's token is `Stale`. Without the time
-    /// ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot tell when a
-    /// task's ttl passes: a task created by this reply keeps its client, once it has ended
-    /// (under the Tasks extension, from its start), until the client goes, or until a request
-    /// needs its place.
+    /// the Tasks extension of MCP 2026-07-28 too, with no progress to route), a result telling
+    /// that a task ended ends its route, and a `tasks/list` result lists the client's own
+    /// tasks only (see [Tasks](Self#tasks)); a second reply under a route's token is `Stale`.
+    /// Without the time ([`route_reply_at`](Self::route_reply_at) has it), the remapper cannot
+    /// tell when a task's ttl passes: a task created by this reply keeps its client, once it
+    /// has ended, until the client goes, or until a request needs its place (and a running
+    /// task of the extension, which has no deadline but its ttl's, keeps its route until it is
+    /// seen to end or its client goes).
     ///
     /// # Panics
     ///
@@ -1036,9 +1077,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// [`route_reply`](Self::route_reply) at the time `now`, in milliseconds on the clock of
     /// the deadlines (a task's ttl is in milliseconds): a task this reply creates is kept,
-    /// once it has ended (under the Tasks extension of MCP 2026-07-28, from its start), until
-    /// `now` plus its ttl (`CreateTaskResult`'s `task.ttl`, or its `ttlMs` under the
-    /// extension; `null`, unlimited: until its client goes). See [Tasks](Self#tasks).
+    /// once it has ended, until `now` plus its ttl (`CreateTaskResult`'s `task.ttl`, or its
+    /// `ttlMs` under the Tasks extension of MCP 2026-07-28; `null`, unlimited: until its
+    /// client goes), and its live route ends then at the latest (under the extension, its only
+    /// deadline). See [Tasks](Self#tasks).
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -1099,15 +1141,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             None => Kind::Plain,
         };
         let kept = match (kind, token) {
-            (Kind::TaskAugmented, Some(token)) => {
-                created_task(frame).and_then(|(task_id, ttl, ended)| {
-                    let origin = self.keep_route(token, task_id, ttl, now, ended)?;
-                    if ended {
-                        self.end_task(token);
-                    }
-                    Some(origin)
-                })
-            }
+            (Kind::TaskAugmented, Some(token)) => created_task(frame).and_then(|created| {
+                let origin = self.keep_route(token, &created, now)?;
+                if created.ended {
+                    self.end_task(token);
+                }
+                Some(origin)
+            }),
             _ => None,
         };
         let origin = match kept {

@@ -142,32 +142,59 @@ pub(super) fn reply_value(frame: &[u8]) -> Option<RawJson<'_>> {
     RawJson::with_max_depth(frame, u32::MAX)
 }
 
-/// The task a reply (the whole `frame`) to a task-augmented request created: its id, its ttl
-/// member, and whether it leaves no live route (no progress to route). `None` for any other
-/// reply (an error, a plain result).
+/// A task a reply created ([`created_task`]).
+#[derive(Clone, Copy)]
+pub(super) struct CreatedTask<'a> {
+    /// Its id.
+    pub(super) id: Id<'a>,
+    /// Its ttl member (2025-11-25's `ttl`, the extension's `ttlMs`).
+    pub(super) ttl: Option<RawJson<'a>>,
+    /// Whether its status is terminal already: it leaves its record only, no live route.
+    pub(super) ended: bool,
+    /// Whether it is a task of the Tasks extension of MCP 2026-07-28: its live route routes
+    /// no progress, and has no deadline but its ttl's (see [`IdRemapper`]'s section on the
+    /// extension).
+    ///
+    /// [`IdRemapper`]: super::IdRemapper
+    pub(super) extension: bool,
+}
+
+/// The task a reply (the whole `frame`) to a task-augmented request created. `None` for any
+/// other reply (an error, a plain result).
 ///
-/// - MCP 2025-11-25: the `CreateTaskResult`'s `result.task`, its `ttl`; it leaves no live
-///   route when its status is terminal already.
+/// - MCP 2025-11-25: the `CreateTaskResult`'s `result.task`, its `ttl`.
 /// - The Tasks extension of MCP 2026-07-28: a result whose `resultType` is `"task"` ("Servers
 ///   **MUST** set `resultType` to `"task"` when returning a `CreateTaskResult`") is the task
-///   itself (`CreateTaskResult = Result & Task`), its ttl `ttlMs`; it never leaves a live
-///   route: "`notifications/progress` and `notifications/message` notifications [...] are
-///   not supported on tasks in general in this specification", and its status notifications
-///   come on a `subscriptions/listen` stream, routed as the stream's.
-pub(super) fn created_task(frame: &[u8]) -> Option<(Id<'_>, Option<RawJson<'_>>, bool)> {
+///   itself (`CreateTaskResult = Result & Task`), its ttl `ttlMs`. Its live route routes no
+///   progress: "`notifications/progress` and `notifications/message` notifications [...]
+///   are not supported on tasks in general in this specification", and its status
+///   notifications come on a `subscriptions/listen` stream, routed as the stream's.
+///
+/// Either ends at once when its status is terminal already.
+pub(super) fn created_task(frame: &[u8]) -> Option<CreatedTask<'_>> {
     let result = reply_value(frame)?.get("result")?;
     let [result_type, object] = result.lookup_each(["resultType", "task"]);
     if let Lookup::Found(result_type) = result_type
         && result_type.as_str().is_some_and(|t| t.eq_str("task"))
     {
         let task = Task::from_object(result)?;
-        return Some((task.id, result.get("ttlMs"), true));
+        return Some(CreatedTask {
+            id: task.id,
+            ttl: result.get("ttlMs"),
+            ended: task.is_terminal(),
+            extension: true,
+        });
     }
     let Lookup::Found(object) = object else {
         return None;
     };
     let task = Task::from_object(object)?;
-    Some((task.id, object.get("ttl"), task.is_terminal()))
+    Some(CreatedTask {
+        id: task.id,
+        ttl: object.get("ttl"),
+        ended: task.is_terminal(),
+        extension: false,
+    })
 }
 
 /// When a task created at `now` may be deleted: `now` plus its `ttl` member (Task's "actual
@@ -196,8 +223,11 @@ pub(super) fn is_invalid_params(frame: &[u8]) -> bool {
 }
 
 /// The task a reply (the whole `frame`) to a request of `kind` tells has ended: a `tasks/get`
-/// or `tasks/cancel` result with a terminal status, or a `tasks/result` result (which comes
-/// once its task has ended), by the task id in its `_meta`.
+/// or `tasks/cancel` result with a terminal status (the result is the task: 2025-11-25's
+/// `GetTaskResult` and `CancelTaskResult`, the Tasks extension's `GetTaskResult = Result &
+/// DetailedTask`; the extension's `tasks/cancel` result, "an empty acknowledgement", tells
+/// none), or a `tasks/result` result (which comes once its task has ended), by the task id
+/// in its `_meta`.
 pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
         Kind::TaskQuery { .. } | Kind::TaskResult { .. } => reply_value(frame)?.get("result")?,

@@ -1,7 +1,8 @@
 //! The tasks the remapper keeps (MCP 2025-11-25, and the Tasks extension of 2026-07-28; see
-//! [`IdRemapper`]'s section on tasks): a task's route after its `CreateTaskResult`, which
-//! routes its progress and its `notifications/tasks/status` to its client (2025-11-25), and
-//! once the task has ended, or from the start under the extension, the record of its client,
+//! [`IdRemapper`]'s section on tasks): a task's live route after its `CreateTaskResult`,
+//! which routes its progress and its `notifications/tasks/status` to its client (2025-11-25;
+//! under the extension it routes nothing, and holds its client's place until the task is
+//! seen to end or its ttl passes), and once the task has ended the record of its client,
 //! kept until its ttl passes; and how they take, share and give up the table's places and
 //! byte budget.
 
@@ -9,11 +10,10 @@ use core::hash::Hash;
 
 use bytes::BytesMut;
 
-use super::task_messages::ttl_ends;
+use super::task_messages::{CreatedTask, ttl_ends};
 use super::{Entry, Held, IdRemapper, Origin, held_bytes};
 use crate::encode;
 use crate::id::{Id, IdBuf};
-use crate::json::RawJson;
 use crate::mcp::{Task, methods};
 use crate::message::Notification;
 use crate::pending::Token;
@@ -39,7 +39,8 @@ pub(super) struct TaskRoute<C> {
     /// bound on the live route's.
     pub(super) ttl_ends: Option<u64>,
     /// Whether the live route's deadline is the caller's (its request's, which progress
-    /// moves); else it has none but its ttl's.
+    /// moves, or one set on it); else it has none but its ttl's (as a task of the Tasks
+    /// extension has, until the caller sets one).
     pub(super) timed: bool,
 }
 
@@ -91,15 +92,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         Some((token, client))
     }
 
-    /// The task routes that still route their task's progress (see [Tasks](Self#tasks)):
-    /// the task's end not seen yet.
+    /// The live task routes (see [Tasks](Self#tasks)): the task's end not seen yet, its
+    /// route's deadline not passed. (A task of the Tasks extension of MCP 2026-07-28 has a
+    /// live route that routes no progress.)
     pub fn task_routes(&self) -> usize {
         self.live
     }
 
     /// The tasks whose client the remapper keeps (see [Tasks](Self#tasks)): the
-    /// [routes](Self::task_routes), and the records of the tasks that ended, and of the tasks
-    /// of the Tasks extension of MCP 2026-07-28 from their start, within their ttl.
+    /// [routes](Self::task_routes), and the records of the tasks that ended, within their ttl.
     pub fn tasks(&self) -> usize {
         self.routes
     }
@@ -123,26 +124,32 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
     }
 
-    /// Turns the request under `token` (in flight, task-augmented) into the route of the task
-    /// `task_id` its reply created (with `ttl`, its `task.ttl` member, when the reply came at
-    /// `now`), and returns its origin; `None` when the route would pass the byte budget even
-    /// with every record of an ended task given up. A task that has `ended` already keeps no
-    /// progress token: it needs the room of its record only (the caller ends it). Records
-    /// give up the room it needs, its client's own first ([`Self::make_room`]), and a task
-    /// the remapper kept under the same id is forgotten first (it is gone upstream).
+    /// Turns the request under `token` (in flight, task-augmented) into the route of the
+    /// task its reply `created` (when the reply came at `now`), and returns its origin; `None`
+    /// when the route would pass the byte budget even with every record of an ended task
+    /// given up. A task that has ended already keeps no progress token: it needs the room of
+    /// its record only (the caller ends it); nor does a task of the Tasks extension, which
+    /// has no progress, and whose live route has no deadline but its ttl's (see
+    /// [The Tasks extension](Self#the-tasks-extension-of-mcp-2026-07-28)). Records give up
+    /// the room it needs, its client's own first ([`Self::make_room`]), and a task the
+    /// remapper kept under the same id is forgotten first (it is gone upstream).
     pub(super) fn keep_route(
         &mut self,
         token: Token,
-        task_id: Id<'_>,
-        ttl: Option<RawJson<'_>>,
+        created: &CreatedTask<'_>,
         now: Option<u64>,
-        ended: bool,
     ) -> Option<Origin<C, T>> {
+        let CreatedTask {
+            id: task_id,
+            ttl,
+            ended,
+            extension,
+        } = *created;
         let Held::Request { origin, .. } = &self.pending.get(token)?.held else {
             return None;
         };
         let client = origin.client.clone();
-        let progress_token = if ended {
+        let progress_token = if ended || extension {
             None
         } else {
             origin.progress_token.clone()
@@ -168,7 +175,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         }
         // The request's place becomes the route's: room for the bytes only.
         self.make_room(&client, false, held.saturating_sub(released));
-        let deadline = self.pending.deadline(token);
+        let requested = self.pending.deadline(token);
+        // An extension task's live route keeps no deadline of its request's: nothing of the
+        // task tells the caller the route's token to move it by (no progress; its statuses
+        // come under a `tasks/get`'s token, or a listen stream's), and the route would turn
+        // into a record its client's requests may give up while the task runs.
+        let deadline = if extension { None } else { requested };
         let timed = deadline.is_some();
         let entry = self.pending.get_mut(token)?;
         if !matches!(entry.held, Held::Request { .. }) {
@@ -204,7 +216,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         // or with its request's past the ttl): the upstream may delete a task then without a
         // terminal status, and the route would hold its place until its client goes.
         let bounded = held_to_ttl(deadline, ttl_ends);
-        if bounded != deadline {
+        if bounded != requested {
             self.pending.set_deadline(token, bounded);
         }
         Some(origin)

@@ -1873,14 +1873,14 @@ pub fn tables_model(data: &[u8]) {
                 else {
                     panic!("a notification: {event}");
                 };
-                let route_event = |remap: &IdRemapper<u8>| {
+                let route_event = |remap: &mut IdRemapper<u8>| {
                     let mut out = BytesMut::new();
                     let client = remap
                         .route_subscription(event.as_bytes(), &n, &mut out)
                         .map(|o| o.client);
                     (client, out)
                 };
-                let (client, out) = route_event(&remap);
+                let (client, out) = route_event(&mut remap);
                 let theirs = &remapped[&k].token;
                 assert_eq!(client, Some(k.0));
                 let expected = format!(
@@ -1960,7 +1960,7 @@ pub fn tables_model(data: &[u8]) {
                         tasks.insert(id, task);
                     }
                 }
-                assert_eq!(route_event(&remap), (None, BytesMut::new()));
+                assert_eq!(route_event(&mut remap), (None, BytesMut::new()));
                 // A second reply to it is stale.
                 assert_eq!(remap.take(reply_id).map(|o| o.client), Err(Miss::Stale));
             }
