@@ -168,6 +168,25 @@ pub mod meta_keys {
     pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 }
 
+/// The identifiers of MCP's official extensions (2026-07-28 on): keys of a peer's
+/// `capabilities.extensions`, which a client also declares on each request (its
+/// [`CLIENT_CAPABILITIES`](meta_keys::CLIENT_CAPABILITIES)).
+///
+/// ```
+/// use rpcwire::{Decoder, Message, RawJson, mcp};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let path = ["_meta", mcp::meta_keys::CLIENT_CAPABILITIES, "extensions", mcp::extensions::TASKS];
+/// assert_eq!(req.params.and_then(|p| p.get_path(&path)), Some(RawJson::EMPTY_OBJECT));
+/// ```
+pub mod extensions {
+    /// `io.modelcontextprotocol/tasks`, the Tasks extension: a server may answer a request
+    /// that declares it with a `CreateTaskResult` (`resultType: "task"`), and the task's
+    /// status comes with `tasks/get` and on a `subscriptions/listen` stream
+    /// ([`TASKS_NOTIFICATION`](super::methods::TASKS_NOTIFICATION)).
+    pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+}
+
 /// An id-like value (a request id or a progress token): a string or an integer; MCP allows
 /// nothing else.
 fn id_like(value: RawJson<'_>) -> Option<Id<'_>> {
@@ -607,11 +626,6 @@ pub(crate) fn progress_token_member<'a>(r: &Request<'a>) -> Lookup<'a> {
     })
 }
 
-/// The identifier of MCP 2026-07-28's official Tasks extension, a key of a client's
-/// `capabilities.extensions` (its per-request
-/// [`CLIENT_CAPABILITIES`](meta_keys::CLIENT_CAPABILITIES)).
-pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
 /// A request's `params._meta.progressToken` member (as [`progress_token_member`] reads it),
 /// its `params.task` member (MCP 2025-11-25: a task-augmented request), and its
 /// `params._meta["io.modelcontextprotocol/clientCapabilities"].extensions["io.modelcontextprotocol/tasks"]`
@@ -634,7 +648,7 @@ pub(crate) fn progress_token_and_task_members<'a>(
         other => (other, other),
     };
     let extension = match capabilities {
-        Lookup::Found(capabilities) => capabilities.lookup_path(&["extensions", TASKS_EXTENSION]),
+        Lookup::Found(capabilities) => capabilities.lookup_path(&["extensions", extensions::TASKS]),
         other => other,
     };
     (token, task, extension)
