@@ -55,7 +55,11 @@ pub enum RemapError {
     /// ([`write_reply`](Self::write_reply)) reads as one, so that a client cannot tell another
     /// client's task from no task by it. (A task id the remapper does not keep gets the
     /// upstream's own answer, which may read otherwise: see [`IdRemapper`]'s section on tasks
-    /// for failing closed.)
+    /// for failing closed. A `subscriptions/listen` naming no task the remapper keeps goes
+    /// upstream, which may accept it where this refuses one naming another client's task: by
+    /// a listen, a client can tell that an id is some other client's task, though not read
+    /// it, since [`route_subscription`](IdRemapper::route_subscription) drops such a task's
+    /// `notifications/tasks` on any stream but its client's.)
     ForeignTask,
     /// A `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/update` whose `params.taskId`
     /// is not one string (absent, another type, or named twice), or a `subscriptions/listen`
