@@ -207,6 +207,16 @@ fn value_encoding_table() {
     );
 }
 
+/// A value looks like the sentinel only when it starts with `=?base64?` and ends with `?=`:
+/// one with a single marker is plain ASCII, sent as it is and read back as itself.
+#[test]
+fn one_sentinel_marker_alone_is_plain() {
+    for value in ["=?base64?x", "=?base64?", "x?=", "?=", "=?base64 x?="] {
+        assert_eq!(encode_header_value(value), value);
+        assert_eq!(decode_header_value(value.as_bytes()).unwrap(), value);
+    }
+}
+
 /// The payload is Base64 as RFC 4648 defines it, and as clients encode it: padded, with zero
 /// pad bits. Anything else is malformed (-32020), not read leniently: a component decoding it
 /// strictly would see no value where we see one.
