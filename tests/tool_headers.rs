@@ -247,6 +247,41 @@ fn hostile_schemas_end_with_an_answer() {
     assert_eq!(read(&any_of), Ok(vec![]));
 }
 
+/// Parameters are equal, and hash alike, when their names, paths and types are, wherever
+/// their tools keep the property names (a tool keeps its own list, so the same path is
+/// other positions in another tool's); their `Debug` form shows the three.
+#[test]
+fn parameters_compare_by_name_path_and_type() {
+    use std::hash::{BuildHasher, RandomState};
+    let last = |schema: &str| tool(schema).iter().last().unwrap().clone();
+    let region = last(r#"{"properties":{"region":{"type":"string","x-mcp-header":"Region"}}}"#);
+    // The same parameter behind another, whose property is first in its tool's names.
+    let behind = last(
+        r#"{"properties":{"zone":{"type":"string","x-mcp-header":"Zone"},"region":{"type":"string","x-mcp-header":"Region"}}}"#,
+    );
+    let hasher = RandomState::new();
+    assert_eq!(region, behind);
+    assert_eq!(hasher.hash_one(&region), hasher.hash_one(&behind));
+    for other in [
+        r#"{"properties":{"region":{"type":"string","x-mcp-header":"Area"}}}"#,
+        r#"{"properties":{"region":{"type":"integer","x-mcp-header":"Region"}}}"#,
+        r#"{"properties":{"zone":{"type":"string","x-mcp-header":"Region"}}}"#,
+        r#"{"properties":{"region":{"properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}}"#,
+    ] {
+        let other = last(other);
+        assert_ne!(region, other);
+        assert_ne!(
+            hasher.hash_one(&region),
+            hasher.hash_one(&other),
+            "{other:?}"
+        );
+    }
+    assert_eq!(
+        format!("{behind:?}"),
+        r#"ToolParam { name: "Region", path: ["region"], ty: String }"#
+    );
+}
+
 fn call(arguments: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{VERSION}"}}}}}}"#
