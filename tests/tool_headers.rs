@@ -282,6 +282,24 @@ fn parameters_compare_by_name_path_and_type() {
     );
 }
 
+/// `len`, `is_empty` and a `for` loop over `&tool` agree with `iter`: the annotated
+/// parameters, in the order of their annotations.
+#[test]
+fn a_tool_counts_and_lists_its_parameters() {
+    let none = tool(r#"{"properties":{"q":{"type":"string"}}}"#);
+    assert_eq!((none.len(), none.is_empty()), (0, true));
+    assert_eq!((&none).into_iter().count(), 0);
+    let two = tool(
+        r#"{"properties":{"b":{"type":"string","x-mcp-header":"B"},"a":{"type":"boolean","x-mcp-header":"A"}}}"#,
+    );
+    assert_eq!((two.len(), two.is_empty()), (2, false));
+    let mut names = Vec::new();
+    for param in &two {
+        names.push(param.name());
+    }
+    assert_eq!(names, ["B", "A"]);
+}
+
 fn call(arguments: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"t","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{VERSION}"}}}}}}"#
