@@ -131,6 +131,7 @@ fn each_constraint_is_refused_with_its_reason() {
         (r#"{"properties":{"r":{"type":"number","type":"string","x-mcp-header":"A"}}}"#.into(), Ambiguous),
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"r":{"type":"string"}}}"#.into(), Ambiguous),
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"\u0072":{"type":"string"}}}"#.into(), Ambiguous),
+        (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"},"q":{"type":"string"},"r":{"type":"string"}}}"#.into(), Ambiguous),
         (r#"{"properties":{"o":{"properties":{"r":{"type":"string","x-mcp-header":"A"}}},"o":{}}}"#.into(), Ambiguous),
         (r#"{"properties":{"r":{"type":"string","x-mcp-header":"A"}},"properties":{"s":{"type":"string"}}}"#.into(), Ambiguous),
         // A property named with a lone surrogate: decoded, it is U+FFFD, which would read the
