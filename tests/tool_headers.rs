@@ -399,6 +399,9 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
         r#"{"i":1234567890123456789e2}"#,
         r#"{"i":1e400}"#,
         r#"{"i":1e999999999}"#,
+        // An exponent too long for an `i64` is no exponent of 0.
+        r#"{"i":1e10000000000000000000}"#,
+        r#"{"i":1e-10000000000000000000}"#,
     ] {
         assert_eq!(mirror(arguments), pairs(&[]), "{arguments}");
     }
