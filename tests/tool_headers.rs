@@ -380,6 +380,9 @@ fn mirrored_arguments_are_rendered_as_the_sdks_render_them() {
         (r#"{"i":-9007199254740991}"#, "-9007199254740991"),
         (r#"{"i":90071992547409.91e2}"#, "9007199254740991"),
         (r#"{"i":-9.007199254740991e15}"#, "-9007199254740991"),
+        // A signed exponent's leading zeros, however many.
+        (r#"{"i":10e-00000000001}"#, "1"),
+        (r#"{"i":1e+00000000001}"#, "10"),
     ] {
         assert_eq!(
             mirror(arguments),
