@@ -176,6 +176,29 @@ fn a_null_id_kept_owned_is_still_null() {
     assert!(!IdBuf::from_i64(0).as_id().is_null());
 }
 
+/// `Id::as_i64` reads a canonical integer token that fits `i64`, owned or borrowed, and
+/// nothing else: not one spelled as another number (`1.0`, `1e3`), not one out of range,
+/// not a string holding digits, not `null`.
+#[test]
+fn an_id_reads_as_i64_only_when_it_is_an_integer_that_fits() {
+    use rpcwire::{Id, IdBuf};
+    let int = |t: &[u8]| Id::from_token(t).unwrap().as_i64();
+    assert_eq!(int(b"42"), Some(42));
+    assert_eq!(int(b"-7"), Some(-7));
+    assert_eq!(int(b"9223372036854775807"), Some(i64::MAX));
+    assert_eq!(int(b"-9223372036854775808"), Some(i64::MIN));
+    assert_eq!(IdBuf::from_i64(1234).as_id().as_i64(), Some(1234));
+    for other in [
+        &b"1.0"[..],
+        b"1e3",
+        b"9223372036854775808",
+        br#""1""#,
+        b"null",
+    ] {
+        assert_eq!(int(other), None, "{}", other.escape_ascii());
+    }
+}
+
 /// An owned id and a borrowed one compare as two borrowed ids do, by their tokens' bytes,
 /// either way round: the id kept in a request's `Origin` against one read from a frame.
 #[test]
