@@ -632,7 +632,7 @@ pub(crate) fn progress_token_member<'a>(r: &Request<'a>) -> Lookup<'a> {
 /// member (MCP 2026-07-28's Tasks extension, declared on the request: "A server **MUST NOT**
 /// return `CreateTaskResult` to a client that did not include the extension capability on
 /// its request"), in one pass over `params` and one over its `_meta`.
-pub(crate) fn progress_token_and_task_members<'a>(
+pub(crate) fn progress_task_and_extension_members<'a>(
     r: &Request<'a>,
 ) -> (Lookup<'a>, Lookup<'a>, Lookup<'a>) {
     let Some(params) = r.params else {

@@ -57,7 +57,7 @@ use hashbrown::HashMap;
 
 use crate::encode;
 use crate::id::{Id, IdBuf};
-use crate::mcp::{Cancelled, Task, methods, progress_token_and_task_members, subscription_id};
+use crate::mcp::{Cancelled, Task, methods, progress_task_and_extension_members, subscription_id};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, Token};
 use crate::scan::{Validation, skip_value};
@@ -796,7 +796,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             }
             _ => error,
         };
-        let (progress_member, task_member, extension_member) = progress_token_and_task_members(req);
+        let (progress_member, task_member, extension_member) =
+            progress_task_and_extension_members(req);
         let progress_token = progress_token_to_rewrite(progress_member).map_err(unreadable)?;
         let mut kind = kind_of(req, task_member, extension_member);
         if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } | Kind::TaskUpdate = kind {
