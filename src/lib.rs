@@ -76,7 +76,8 @@
 //! - choose a validation mode: [`Validation::Strict`] in a proxy that forwards payloads to a
 //!   peer it does not control; [`Validation::Lazy`] (the default) when you parse the payloads
 //!   fully yourself anyway. Your parser then answers what Lazy let through (`{"a" 1}` in
-//!   `params`) with its own error (`typed`'s -32602), not -32700, and params nobody reads
+//!   `params`) with its own error (`typed`'s -32602, whose `TypedError::is_syntax` tells
+//!   such a value from one of the wrong shape), not -32700, and params nobody reads
 //!   (`ping`'s) are never checked: a server that must answer every request that is not JSON
 //!   with -32700, as JSON-RPC 2.0 says, decodes with [`Validation::Strict`].
 //! - forward a message as it came, as one line (an SSE event's or a `Content-Length` body's

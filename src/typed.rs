@@ -35,6 +35,7 @@ use crate::scan::ScanError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypedError {
     message: String,
+    syntax: bool,
 }
 
 impl TypedError {
@@ -54,6 +55,53 @@ impl TypedError {
     /// ```
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// Whether the value is not JSON at all (a syntax error, or cut short), rather than JSON
+    /// of the wrong shape for `T`. A decoder with [`Validation::Lazy`](crate::scan::Validation)
+    /// delimits `params` without reading every token, so such a value can reach `T`; a server
+    /// that must answer every request that is not JSON with -32700 Parse error, as JSON-RPC
+    /// 2.0 says, can tell it here (or decode with
+    /// [`Validation::Strict`](crate::scan::Validation), which refuses the frame first).
+    /// [`code`](Self::code) and [`write_reply`](Self::write_reply) stay -32602 either way.
+    /// Never true for [`to_raw`], whose input is the caller's own value.
+    ///
+    /// ```
+    /// use rpcwire::{typed, Decoder, Message};
+    /// #[derive(serde::Deserialize, Debug)]
+    /// struct Call {
+    ///     name: String,
+    /// }
+    /// let lazy = Decoder::mcp(); // lazy validation, the default
+    /// let not_json = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name" "add"}}"#;
+    /// let Ok(Message::Request(req)) = lazy.decode(not_json) else { panic!() };
+    /// assert!(typed::deserialize_borrowed::<Call>(req.params.unwrap()).unwrap_err().is_syntax());
+    ///
+    /// let wrong_shape = br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":7}}"#;
+    /// let Ok(Message::Request(req)) = lazy.decode(wrong_shape) else { panic!() };
+    /// assert!(!typed::deserialize_borrowed::<Call>(req.params.unwrap()).unwrap_err().is_syntax());
+    /// ```
+    pub fn is_syntax(&self) -> bool {
+        self.syntax
+    }
+
+    /// A reader's error: its message, and whether the value was not JSON.
+    fn read(e: &serde_json::Error) -> Self {
+        TypedError {
+            message: e.to_string(),
+            syntax: matches!(
+                e.classify(),
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+            ),
+        }
+    }
+
+    /// An error of [`to_raw`]: the caller's value, never a syntax error of the peer's.
+    fn written(message: String) -> Self {
+        TypedError {
+            message,
+            syntax: false,
+        }
     }
 
     /// The error code a server answers with: -32602 Invalid params.
@@ -182,9 +230,7 @@ impl Scratch {
             // `deserialize_borrowed` accept the same values (simd-json refuses some that
             // serde_json reads: a number beyond the range of `f64` in a member `T` ignores),
             // but for the decimals next to `f64::MAX` that serde_json rounds out of range.
-            serde_json::from_slice::<T>(value.as_bytes()).map_err(|e| TypedError {
-                message: e.to_string(),
-            })
+            serde_json::from_slice::<T>(value.as_bytes()).map_err(|e| TypedError::read(&e))
         })
     }
 
@@ -219,9 +265,7 @@ impl Scratch {
 /// assert_eq!(read.uri, "file:///tmp/a\"b");
 /// ```
 pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Result<T, TypedError> {
-    serde_json::from_slice(value.as_bytes()).map_err(|e| TypedError {
-        message: e.to_string(),
-    })
+    serde_json::from_slice(value.as_bytes()).map_err(|e| TypedError::read(&e))
 }
 
 /// Serializes `value` into `buf` (cleared first) and returns it as a [`RawJson`] ready to be
@@ -249,19 +293,17 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
     buf: &'b mut Vec<u8>,
 ) -> Result<RawJson<'b>, TypedError> {
     buf.clear();
-    serde_json::to_writer(&mut *buf, value).map_err(|e| TypedError {
-        message: e.to_string(),
-    })?;
+    serde_json::to_writer(&mut *buf, value).map_err(|e| TypedError::written(e.to_string()))?;
     // serde_json writes some text as it is given, unchecked: a `RawValue` (its struct name is
     // public, so any `Serialize` can emit one) and, with `arbitrary_precision`, a number.
     // Checked here, such text cannot end the value early and add members to the envelope
     // (`1,"id":2` as a result is a second id, read by serde_json and refused by rpcwire).
-    RawJson::parse_strict(buf).map_err(|e| TypedError {
-        message: match e {
+    RawJson::parse_strict(buf).map_err(|e| {
+        TypedError::written(match e {
             DecodeError::Syntax(ScanError::TooDeep) => {
                 "value nested more than 127 levels deep".into()
             }
             e => format!("serialized value is not one JSON value: {e}"),
-        },
+        })
     })
 }

@@ -156,6 +156,44 @@ fn type_errors_become_invalid_params_replies() {
     );
 }
 
+/// Params that lazy validation let through but that are not JSON (a missing colon, a trailing
+/// comma, a bare word) are syntax errors on both paths, which a server may answer -32700;
+/// JSON of the wrong shape (a missing field, a wrong type, a duplicated field) is not. The
+/// reply `write_reply` writes is -32602 either way.
+#[test]
+fn a_syntax_error_is_told_from_a_wrong_shape_on_both_paths() {
+    let lazy = Decoder::mcp();
+    let read = |params: &str| {
+        let frame =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let Ok(Message::Request(req)) = lazy.decode(frame.as_bytes()) else {
+            panic!("{params}: {:?}", lazy.decode(frame.as_bytes()));
+        };
+        let params = req.params.unwrap();
+        let scratch = Scratch::new().deserialize::<ToolCall>(params).unwrap_err();
+        let borrowed = typed::deserialize_borrowed::<ToolCall>(params).unwrap_err();
+        assert_eq!(scratch.code(), rpcwire::ErrorCode::INVALID_PARAMS);
+        assert_eq!(scratch.is_syntax(), borrowed.is_syntax(), "{params}");
+        scratch.is_syntax()
+    };
+    for not_json in [
+        r#"{"name" "add","arguments":{}}"#,
+        r#"{"name":"add","arguments":{},}"#,
+        r#"{"name":"add","arguments":{"a":1 2}}"#,
+        r#"{"name":"add","arguments":{"a":01}}"#,
+    ] {
+        assert!(read(not_json), "{not_json}");
+    }
+    for wrong_shape in [
+        r#"{"arguments":{}}"#,
+        r#"{"name":7,"arguments":{}}"#,
+        r#"{"name":"a","name":"b","arguments":{}}"#,
+        r#"{"name":"add","arguments":[]}"#,
+    ] {
+        assert!(!read(wrong_shape), "{wrong_shape}");
+    }
+}
+
 /// Integers beyond 64 bits are valid JSON: the scratch path reads them as serde_json does
 /// (as `f64`), not as an error (which a server would answer -32602).
 #[test]
@@ -426,6 +464,7 @@ fn to_raw_refuses_raw_text_that_is_not_one_value() {
             refused.message().contains("not one JSON value"),
             "{text:?}: {refused:?}"
         );
+        assert!(!refused.is_syntax(), "the caller's own value: {text:?}");
     }
     let taken = typed::to_raw(&RawText(" {\"a\":\n[1, 2]} "), &mut buf).unwrap();
     assert_eq!(taken.as_bytes(), b"{\"a\":\n[1, 2]}");
