@@ -482,3 +482,40 @@ fn an_event_type_given_with_with_event_type_is_written() {
     assert_eq!(event.id.as_deref(), Some(&b"7"[..]));
     assert_eq!(&event.data[..], b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}");
 }
+
+/// `Bytes` are one message: a run of two lines (what `LineFramer::decode_chunk` hands out)
+/// becomes one event of two data lines, which the reader refuses as a frame that is not one
+/// JSON value; split into lines, the two are two events and two messages.
+#[test]
+fn a_run_of_lines_is_one_event_unless_split() {
+    let run = Bytes::from_static(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"pong\"}\n",
+    );
+    let read_back = |out: &mut BytesMut| {
+        let mut codec = SseCodec::new(Decoder::mcp(), 1 << 20);
+        let mut kinds = vec![];
+        while let Some(item) = codec.decode_eof(out).unwrap() {
+            kinds.push(match item.payload {
+                SsePayload::Message(Incoming::Message(msg)) => {
+                    String::from_utf8(msg.message().method().unwrap().raw().to_vec()).unwrap()
+                }
+                SsePayload::Message(Incoming::Rejected(r)) => format!("rejected {:?}", r.reply()),
+                other => panic!("{other:?}"),
+            });
+        }
+        kinds
+    };
+    let mut whole = BytesMut::new();
+    SseEncoder::new().encode(run.clone(), &mut whole).unwrap();
+    let read = read_back(&mut whole);
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert!(read[0].starts_with("rejected"), "{read:?}");
+
+    let mut split = BytesMut::new();
+    for line in run.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        SseEncoder::new()
+            .encode(run.slice_ref(line), &mut split)
+            .unwrap();
+    }
+    assert_eq!(read_back(&mut split), ["ping", "pong"]);
+}

@@ -431,6 +431,12 @@ impl BadFrame for FrameError {
 /// [`encode`] writer puts after it), or a received message (`&OwnedMessage`). Sealed: these
 /// three are all.
 ///
+/// `Bytes` are one message: the encoders cannot tell a run of lines from one message whose
+/// JSON holds line breaks, so a run of lines (what
+/// [`LineFramer::decode_chunk`](crate::LineFramer::decode_chunk) hands out) becomes one event
+/// or one body, which no reader takes for a message. Split it into lines first (or forward
+/// `OwnedMessage`s); only [`LineEncoder`] writes such a run as it is.
+///
 /// ```
 /// use bytes::{Bytes, BytesMut};
 /// use rpcwire::codec::{ContentLengthEncoder, MessageBytes, Outgoing, SseEncoder};
