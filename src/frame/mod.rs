@@ -90,7 +90,8 @@ pub trait Framer {
     /// One frame; its bytes (`as_ref`) are the message it carries. (Through this trait a
     /// [`SseFramer`] hands out no event without data, such as MCP's priming event, which
     /// carries only an `id` for resumption, nor an event of a type other than `message`, such
-    /// as the 2024-11-05 transport's `endpoint` event: they are no message. Its own `decode` does, and
+    /// as the 2024-11-05 transport's `endpoint` event: they are no message, unless
+    /// [`SseFramer::yield_empty_events`] is set. Its own `decode` does, and
     /// [`SseFramer::last_event_id`] and [`SseFramer::reconnection_time`] keep what such events say.)
     type Frame: AsRef<[u8]>;
     /// A bad frame.

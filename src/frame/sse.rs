@@ -306,7 +306,18 @@ impl SseFramer {
     }
 
     /// Also hand out events with empty data and no `id` or `retry` (a comment-only
-    /// keep-alive, a stray blank line), for tools that report every event.
+    /// keep-alive, a stray blank line), for tools that report every event. Through the
+    /// [`Framer`](super::Framer) trait, whose frames are otherwise messages only, every event
+    /// then comes out (a priming event, an `endpoint` event).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Framer, SseFramer};
+    /// let stream = &b"id: 0\ndata:\n\n: keep-alive\n\nevent: endpoint\ndata: /messages\n\n"[..];
+    /// let frames = |mut framer: SseFramer| framer.frames(&mut BytesMut::from(stream), true).count();
+    /// assert_eq!(frames(SseFramer::new(1024)), 0);
+    /// assert_eq!(frames(SseFramer::new(1024).yield_empty_events(true)), 3);
+    /// ```
     pub fn yield_empty_events(mut self, yes: bool) -> Self {
         self.yield_empty = yes;
         self
