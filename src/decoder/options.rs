@@ -64,7 +64,7 @@ pub struct DecodeOptions {
     pub validation: Validation,
     /// Who reads the stream.
     pub role: Role,
-    /// Frame, depth, id and method limits. A framer enforces the frame limit it is given as it
+    /// Frame, depth, id, method and batch limits. A framer enforces the frame limit it is given as it
     /// reads; the decoder refuses a longer frame too (one that came another way). A framer
     /// does not pass its limit to the decoder: when a framer's is higher, raise this one too,
     /// or its longer frames become `FrameTooLong` (-32700); [`Decoder::line_framer`] and its
