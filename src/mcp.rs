@@ -352,7 +352,7 @@ pub fn write_progress(
     );
     out.extend_from_slice(token.raw());
     // `Debug` of a finite `f64` is a JSON number: the shortest digits that read back as the
-    // same value, with an exponent beyond 1e16 and below 1e-5 (`1e300`, `5e-324`, where
+    // same value, with an exponent from 1e16 up and below 1e-4 (`1e300`, `5e-324`, where
     // `Display` writes hundreds of digits, and serde_json refuses `f64::MAX` written out),
     // and `.0` on an integer (`-0.0` too, which JSON allows). Writing into a `BytesMut`
     // cannot fail.
