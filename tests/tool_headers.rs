@@ -784,6 +784,32 @@ fn integers_beyond_the_safe_range_are_refused_before_sending() {
     }
 }
 
+/// An integer parameter of −2^63, the one `i64` without a positive twin, however spelt, is
+/// beyond the safe range like its neighbours: refused, not sent (its absolute value
+/// overflowed: a panic in a debug build, and a release build, wrapping it to itself, sent it
+/// as safe).
+#[test]
+fn the_most_negative_i64_is_beyond_the_safe_range() {
+    let tool = tool(r#"{"properties":{"limit":{"type":"integer","x-mcp-header":"Limit"}}}"#);
+    let decoder = Decoder::mcp();
+    let limit = Header::Param("Limit");
+    for arguments in [
+        r#"{"limit":-9223372036854775808}"#,
+        r#"{"limit":-9.223372036854775808e18}"#,
+        r#"{"limit":-9223372036854775807}"#,
+        r#"{"limit":-9223372036854775809}"#,
+    ] {
+        let mirrored: Vec<_> = tool
+            .mirror(RawJson::new(arguments.as_bytes()).unwrap())
+            .collect();
+        assert!(mirrored.is_empty(), "{arguments}: {}", text(&mirrored)[0].1);
+        let body = call(arguments);
+        let msg = decoder.decode(body.as_bytes()).unwrap();
+        let refused = mirror_headers(&msg, None, Some(&tool)).map(|h| text(&h));
+        assert_eq!(refused, Err(HeaderError::Malformed(limit)), "{arguments}");
+    }
+}
+
 // The property: what a client mirrors is what a server requires.
 
 /// A tool schema with annotations on leaves at any depth, and arguments for it (JSON values).

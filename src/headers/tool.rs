@@ -760,7 +760,10 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 fn safe_integer(token: &str) -> Option<Cow<'_, str>> {
     let decimal = decimal(token);
     let n: i64 = decimal.parse().ok()?;
-    (n.abs() <= MAX_SAFE_INTEGER).then_some(decimal)
+    // (Not `n.abs()`, which overflows at `i64::MIN`.)
+    (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER)
+        .contains(&n)
+        .then_some(decimal)
 }
 
 /// The decimal integer form of the JSON number `token` (`1.0e3` → `1000`, `-0` → `0`), or
