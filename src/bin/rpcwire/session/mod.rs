@@ -743,8 +743,11 @@ impl Session {
                                     && self.queues_reused_server_elements
                                     && self.waiting[slot(dir)].contains(id)) =>
                         {
-                            // (Its progress is not told from the first's: not kept.)
+                            // (Its progress is not told from the first's: not kept; and
+                            // without its token, a task it asks for keeps none: no task
+                            // request, which `release` would take off a count it is not in.)
                             waiting.progress_token = None;
+                            waiting.task_augmented = false;
                             if self.wait_in_line(dir, id, waiting, extra_bytes, now_ms) {
                                 self.flag(dir, Violation::DuplicateId)
                             } else {
@@ -1118,9 +1121,11 @@ impl Session {
         extra_bytes: usize,
         now_ms: u64,
     ) -> bool {
-        // (MCP's only, which puts none of the client's in line and no progress token: nothing
-        // to count.)
-        debug_assert!(waiting.progress_token.is_none() && !waiting.lists_tools);
+        // (MCP's only, which puts none of the client's in line and no progress token, so no
+        // task request either: nothing to count.)
+        debug_assert!(
+            waiting.progress_token.is_none() && !waiting.lists_tools && !waiting.task_augmented
+        );
         let table = &self.waiting[slot(dir)];
         let in_flight = table.len() + self.queued[slot(dir)].len();
         let room = self.max_owed_bytes.saturating_sub(table.bytes());

@@ -4033,3 +4033,26 @@ fn a_server_batch_element_reusing_an_id_waits_in_line() {
         }
     }
 }
+
+/// A server's task-augmented request (an element of an MCP 2025-03-26 batch with a progress
+/// token and a `task`) waiting in line behind one holding its id is answered as any other is:
+/// in line its token is not kept, and it is no task request then (it entered the table
+/// uncounted, and its reply took one off the count of task requests waiting: an overflow,
+/// which panicked in debug builds and wrapped the count in release).
+#[test]
+fn a_task_augmented_server_element_waiting_in_line_is_answered() {
+    let mut session = Session::new(Dialect::Mcp, None).queuing_reused_server_elements(true);
+    negotiate(&mut session, "0", "2025-03-26", 0, 0);
+    session.observe(Dir::S2c, &request_of("7", "a"), 0);
+    let task_call = Observation {
+        progress_token: Some(id("\"p\"")),
+        task_augmented: true,
+        ..request_of("7", "tools/call")
+    };
+    let sent = batch(&mut session, Dir::S2c, &[task_call]);
+    assert_eq!(sent[0].violation, Some(Violation::DuplicateId));
+    assert_eq!(session.observe(Dir::C2s, &reply_of("7"), 0).violation, None);
+    let second = batch(&mut session, Dir::C2s, &[reply_of("7")]);
+    assert_eq!(second[0].violation, None);
+    assert!(session.finish().is_empty());
+}
