@@ -473,6 +473,10 @@ impl<'a> BatchReply<'a> {
     /// `data`; another element (a request) is taken back. (An element under 256 bytes cannot
     /// be that deep and is not looked at; a longer one is delimited once more to find its
     /// depth, and only one too deep is read, allocating.)
+    ///
+    /// # Panics
+    /// If `write` shortens `out` past where the element starts: it is handed the whole buffer,
+    /// the array so far included, to append to, and must only append.
     pub fn push(&mut self, write: impl FnOnce(&mut BytesMut)) {
         let out = &mut *self.out;
         let before = out.len();
