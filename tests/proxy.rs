@@ -5025,3 +5025,38 @@ fn long_reports_waiting_for_stderr_are_bounded_in_bytes() {
     );
     assert!(peak < 48 << 20, "the proxy took {} MB", peak >> 20);
 }
+
+/// A panic on a forwarding thread (injected in a debug build by
+/// `RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD`, where a bug would make one) ends the proxy with the
+/// status of a panic, 101, after its report, while the client is still connected; it used to
+/// hang, the server's stdin left open, the server waiting for input and the proxy for the
+/// server.
+#[test]
+fn a_panic_on_a_forwarding_thread_ends_the_proxy() {
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", "python3", &echo_server()])
+        .env("RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    let status = wait_exit(&mut child, Instant::now() + WAIT);
+    assert_eq!(status.code(), Some(101), "{status:?}");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        stderr.contains("injected by RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD"),
+        "{stderr}"
+    );
+    drop(stdin);
+}

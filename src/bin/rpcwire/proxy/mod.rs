@@ -244,6 +244,7 @@ pub struct ProxyArgs {
 
 /// Runs `rpcwire proxy`.
 pub fn run(args: &ProxyArgs) -> ExitCode {
+    exit_on_panic();
     // The runtime only waits: for the server, the timeouts' deadlines and signals (the forwarding
     // is on plain threads), so one thread is enough.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -601,8 +602,17 @@ fn forward_client_to_server(
     let stdin = io::stdin();
     let mut stdin = stdin.lock();
     let mut input = Input::new();
+    // A fault tests/proxy.rs injects in a debug build: a panic on this thread once the
+    // client has sent something, where a bug would make one (see `exit_on_panic`).
+    #[cfg(debug_assertions)]
+    let injected_panic = std::env::var_os("RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD").is_some();
     loop {
         let n = input.read_and_sort(&mut stdin, |buf, eof| sorter.sort(&shared, buf, eof));
+        #[cfg(debug_assertions)]
+        assert!(
+            !(injected_panic && n > 0),
+            "injected by RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD"
+        );
         if !sorter.replies.is_empty() {
             client_out.send(vec![take_all(&mut sorter.replies)]);
         }
@@ -619,6 +629,20 @@ fn forward_client_to_server(
     }
     // Client EOF: the server sees the end of its input.
     server_in.close();
+}
+
+/// Ends the process at a panic on any thread, after the panic's usual report, with the exit
+/// status a panic on the main thread gives (101). A forwarding thread that panicked would
+/// otherwise leave the server's stdin open (the main thread and the timer hold it too) and the
+/// session's lock poisoned: the server waiting for input, the proxy waiting for the server,
+/// and a client facing a proxy that neither forwards nor exits. Exiting closes the server's
+/// pipes, so the server sees the end of its input.
+fn exit_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        std::process::exit(101);
+    }));
 }
 
 /// The server's side: reads the server's stdout and forwards what is valid to our stdout,
