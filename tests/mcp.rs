@@ -848,6 +848,54 @@ fn negotiate_answers_the_requested_version_or_the_latest_with_initialize() {
     assert!(std::ptr::eq(answer, supported[0]));
 }
 
+/// `versions::is_known` is the list of revisions this crate knows the rules of, exactly: each
+/// of them, and no near miss (another date, a draft's name, a space, an unpadded day, none).
+#[test]
+fn is_known_names_exactly_the_known_revisions() {
+    use mcp::versions::{KNOWN, is_known};
+    for version in KNOWN {
+        assert!(is_known(version), "{version}");
+    }
+    for other in [
+        "",
+        "2025-06-19",
+        "2099-01-01",
+        "DRAFT-2026-v1",
+        "2026-07-28 ",
+        "2024-11-5",
+    ] {
+        assert!(!is_known(other), "{other:?}");
+    }
+}
+
+/// Results carry a `resultType` to check from 2026-07-28 on (a draft's name, which sorts after
+/// every dated revision, included), and not under an earlier revision, where it is a member
+/// like any other: a decoder set for such a session takes a result whose `resultType` no
+/// revision defines, one set for 2026-07-28 refuses it.
+#[test]
+fn result_type_is_checked_from_2026_07_28_on() {
+    use mcp::versions::has_result_type;
+    use rpcwire::{DecodeOptions, Dialect};
+    let reply = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"partial"}}"#;
+    for (version, checked) in [
+        ("2024-11-05", false),
+        ("2025-03-26", false),
+        ("2025-06-18", false),
+        ("2025-11-25", false),
+        ("1.0", false),
+        ("2026-07-28", true),
+        ("DRAFT-2026-v1", true),
+    ] {
+        assert_eq!(has_result_type(version), checked, "{version}");
+        let options = DecodeOptions::new(Dialect::Mcp).for_protocol_version(version);
+        assert_eq!(
+            Decoder::new(options).decode(reply).is_err(),
+            checked,
+            "{version}"
+        );
+    }
+}
+
 /// Generated `params` of one of the three notifications (`method`, an index into `METHODS`):
 /// members under the keys its extractor reads (some spelled with escapes) and another, each
 /// as `((name, spelling), value text)`.
