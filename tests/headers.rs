@@ -683,6 +683,34 @@ fn notifications_check_only_present_headers() {
     );
 }
 
+/// A notification requires no header, whatever its method: one named as a request that
+/// `Mcp-Name` and `Mcp-Param-*` mirror (`tools/call`, with the tool's name and an annotated
+/// argument in its body) passes without them, and the ones it carries must still agree with
+/// its body.
+#[test]
+fn a_notification_of_a_request_method_requires_no_name_or_param_header() {
+    let rules = HeaderCheck::new(VERSIONS).with_params(REGION);
+    let n = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"execute_sql","arguments":{"region":"us-west1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let base = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+    ];
+    assert_eq!(check(rules, n, &[]), Ok(()));
+    assert_eq!(check(rules, n, &base), Ok(()));
+    let named = with(base.clone(), "Mcp-Name", Some("execute_sql"));
+    assert_eq!(check(rules, n, &named), Ok(()));
+    let all = with(named.clone(), "Mcp-Param-Region", Some("us-west1"));
+    assert_eq!(check(rules, n, &all), Ok(()));
+    assert_eq!(
+        check(rules, n, &with(base.clone(), "Mcp-Name", Some("other"))),
+        Err(HeaderError::Mismatch(Header::Name))
+    );
+    assert_eq!(
+        check(rules, n, &with(named, "Mcp-Param-Region", Some("eu"))),
+        Err(HeaderError::Mismatch(Header::Param("Region")))
+    );
+}
+
 /// Only spaces and tabs around a value are whitespace (RFC 9110's OWS): a line break or
 /// another control character at either end is a character outside visible ASCII, space and
 /// tab like one inside, and the value is malformed, not trimmed into a match. (A peer that
