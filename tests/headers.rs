@@ -398,6 +398,34 @@ fn unsupported_version_reply() {
     );
 }
 
+/// An error names the header at fault, the one it carries (a `Mcp-Param-*` one included),
+/// or the protocol version's for an unsupported version, and the code of its reply: -32022
+/// for an unsupported version, -32020 for the rest.
+#[test]
+fn an_error_names_its_header_and_its_code() {
+    let region = Header::Param("Region");
+    for (err, header, code) in [
+        (HeaderError::Missing(Header::Method), Header::Method, -32020),
+        (HeaderError::Duplicate(Header::Name), Header::Name, -32020),
+        (HeaderError::Malformed(region), region, -32020),
+        (
+            HeaderError::Mismatch(Header::ProtocolVersion),
+            Header::ProtocolVersion,
+            -32020,
+        ),
+        (
+            HeaderError::UnsupportedVersion {
+                requested: "2099-01-01",
+            },
+            Header::ProtocolVersion,
+            -32022,
+        ),
+    ] {
+        assert_eq!(err.header(), header, "{err:?}");
+        assert_eq!(err.code().get(), code, "{err:?}");
+    }
+}
+
 #[test]
 fn mismatch_replies_name_the_header() {
     let m = msg(GET_WEATHER);
