@@ -398,6 +398,27 @@ fn unsupported_version_reply() {
     );
 }
 
+/// An empty list of supported versions supports every version (`HeaderCheck::new`), and so
+/// does the default check: a version no list names passes when the header and the body agree
+/// on it, and a header that differs from the body is still a mismatch.
+#[test]
+fn an_empty_version_list_supports_every_version() {
+    let future = GET_WEATHER.replace("\"2026-07-28\"", "\"2099-01-01\"");
+    let h = with(
+        weather_headers(),
+        "MCP-Protocol-Version",
+        Some("2099-01-01"),
+    );
+    for rules in [HeaderCheck::new(&[]), HeaderCheck::default()] {
+        assert_eq!(check(rules, &future, &h), Ok(()));
+        assert_eq!(check(rules, GET_WEATHER, &weather_headers()), Ok(()));
+        assert_eq!(
+            check(rules, GET_WEATHER, &h),
+            Err(HeaderError::Mismatch(Header::ProtocolVersion))
+        );
+    }
+}
+
 /// An error names the header at fault, the one it carries (a `Mcp-Param-*` one included),
 /// or the protocol version's for an unsupported version, and the code of its reply: -32022
 /// for an unsupported version, -32020 for the rest.
