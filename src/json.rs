@@ -405,7 +405,7 @@ impl<'a> RawJson<'a> {
     }
 
     /// `bytes`, one value with surrounding whitespace, checked as `validation` says.
-    fn checked(bytes: &'a [u8], max_depth: u32, validation: Validation) -> Option<Self> {
+    pub(crate) fn checked(bytes: &'a [u8], max_depth: u32, validation: Validation) -> Option<Self> {
         Self::parse_checked(bytes, max_depth, validation).ok()
     }
 

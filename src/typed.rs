@@ -29,7 +29,7 @@ use crate::encode;
 use crate::error::{DecodeError, ErrorCode};
 use crate::json::RawJson;
 use crate::message::ReplyId;
-use crate::scan::ScanError;
+use crate::scan::{ScanError, Validation};
 
 /// Why a payload could not be read as the requested type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,11 @@ impl TypedError {
     /// that must answer every request that is not JSON with -32700 Parse error, as JSON-RPC
     /// 2.0 says, can tell it here (or decode with
     /// [`Validation::Strict`](crate::scan::Validation), which refuses the frame first).
+    /// True exactly when strict validation refuses the value, at any depth: also when the
+    /// reader stopped first at a member of the wrong shape before the syntax error, and not
+    /// for JSON that the reader calls a syntax error but is JSON (a number beyond `f64`,
+    /// `1e400`; a lone surrogate escape, `"\ud800"`; a map key that is not a number in
+    /// quotes for a map with integer keys; a value deeper than the reader's 127 levels).
     /// [`code`](Self::code) and [`write_reply`](Self::write_reply) stay -32602 either way.
     /// Never true for [`to_raw`], whose input is the caller's own value.
     ///
@@ -85,14 +90,15 @@ impl TypedError {
         self.syntax
     }
 
-    /// A reader's error: its message, and whether the value was not JSON.
-    fn read(e: &serde_json::Error) -> Self {
+    /// A reader's error on `value`: its message, and whether the value was not JSON. Judged
+    /// on the value, not by serde_json's category: serde_json stops at the first error, which
+    /// can be a member of the wrong shape before the syntax error, and its `Syntax` category
+    /// takes in errors on JSON (`number out of range`, a lone surrogate, `expected key to be
+    /// a number in quotes`, the recursion limit). No depth limit: depth is not syntax.
+    fn read(e: &serde_json::Error, value: RawJson<'_>) -> Self {
         TypedError {
             message: e.to_string(),
-            syntax: matches!(
-                e.classify(),
-                serde_json::error::Category::Syntax | serde_json::error::Category::Eof
-            ),
+            syntax: RawJson::checked(value.as_bytes(), u32::MAX, Validation::Strict).is_none(),
         }
     }
 
@@ -230,7 +236,7 @@ impl Scratch {
             // `deserialize_borrowed` accept the same values (simd-json refuses some that
             // serde_json reads: a number beyond the range of `f64` in a member `T` ignores),
             // but for the decimals next to `f64::MAX` that serde_json rounds out of range.
-            serde_json::from_slice::<T>(value.as_bytes()).map_err(|e| TypedError::read(&e))
+            serde_json::from_slice::<T>(value.as_bytes()).map_err(|e| TypedError::read(&e, value))
         })
     }
 
@@ -265,7 +271,7 @@ impl Scratch {
 /// assert_eq!(read.uri, "file:///tmp/a\"b");
 /// ```
 pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Result<T, TypedError> {
-    serde_json::from_slice(value.as_bytes()).map_err(|e| TypedError::read(&e))
+    serde_json::from_slice(value.as_bytes()).map_err(|e| TypedError::read(&e, value))
 }
 
 /// Serializes `value` into `buf` (cleared first) and returns it as a [`RawJson`] ready to be

@@ -194,6 +194,54 @@ fn a_syntax_error_is_told_from_a_wrong_shape_on_both_paths() {
     }
 }
 
+/// `is_syntax` judges the value, not where serde_json stopped: params that are not JSON are
+/// a syntax error even when a member of the wrong shape comes first (serde_json's error is
+/// then `invalid type`), and JSON that serde_json calls a syntax error (a number beyond
+/// `f64`, a lone surrogate escape, a key that is not a number in quotes for a map with
+/// integer keys) is not one, on both paths; strict decoding lets such params through.
+#[test]
+fn is_syntax_judges_the_value_not_the_first_error() {
+    let lazy = Decoder::mcp();
+    let classify = |params: &str| {
+        let frame =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let Ok(Message::Request(req)) = lazy.decode(frame.as_bytes()) else {
+            panic!("{params}: {:?}", lazy.decode(frame.as_bytes()));
+        };
+        let params = req.params.unwrap();
+        let strict_json = RawJson::new_strict(params.as_bytes()).is_some();
+        let scratch = Scratch::new().deserialize::<ToolCall>(params).unwrap_err();
+        let borrowed = typed::deserialize_borrowed::<ToolCall>(params).unwrap_err();
+        assert_eq!(scratch.is_syntax(), borrowed.is_syntax(), "{params}");
+        assert_eq!(scratch.is_syntax(), !strict_json, "{params}");
+        scratch.is_syntax()
+    };
+    for not_json in [
+        r#"{"name":7,"arguments":{"a" 1}}"#,
+        r#"{"arguments":[],"name":"add","x":{"a":1,}}"#,
+    ] {
+        assert!(classify(not_json), "{not_json}");
+    }
+    for json in [
+        r#"{"name":"add","arguments":{"a":1e400}}"#,
+        r#"{"name":"\ud800","arguments":{}}"#,
+        r#"{"name":"\udc00","arguments":{}}"#,
+    ] {
+        assert!(!classify(json), "{json}");
+    }
+    let keyed = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1}}"#;
+    let Ok(Message::Request(req)) = lazy.decode(keyed) else {
+        panic!()
+    };
+    let params = req.params.unwrap();
+    let scratch = Scratch::new()
+        .deserialize::<BTreeMap<u32, u32>>(params)
+        .unwrap_err();
+    let borrowed = typed::deserialize_borrowed::<BTreeMap<u32, u32>>(params).unwrap_err();
+    assert!(!scratch.is_syntax(), "{scratch:?}");
+    assert!(!borrowed.is_syntax(), "{borrowed:?}");
+}
+
 /// Integers beyond 64 bits are valid JSON: the scratch path reads them as serde_json does
 /// (as `f64`), not as an error (which a server would answer -32602).
 #[test]
