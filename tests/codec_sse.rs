@@ -519,3 +519,22 @@ fn a_run_of_lines_is_one_event_unless_split() {
     }
     assert_eq!(read_back(&mut split), ["ping", "pong"]);
 }
+
+/// A run of lines is no message for `LineEncoder` either: it refuses it (`InvalidInput`), as
+/// the `MessageBytes` docs say; a run goes to a line stream as it is, with no encoder.
+#[test]
+fn the_line_encoder_refuses_a_run_of_lines() {
+    let run = Bytes::from_static(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"pong\"}\n",
+    );
+    let mut out = BytesMut::new();
+    let refused = rpcwire::codec::LineEncoder
+        .encode(run, &mut out)
+        .unwrap_err();
+    assert_eq!(
+        refused.kind(),
+        std::io::ErrorKind::InvalidInput,
+        "{refused}"
+    );
+    assert!(out.is_empty());
+}

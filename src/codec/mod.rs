@@ -435,7 +435,8 @@ impl BadFrame for FrameError {
 /// JSON holds line breaks, so a run of lines (what
 /// [`LineFramer::decode_chunk`](crate::LineFramer::decode_chunk) hands out) becomes one event
 /// or one body, which no reader takes for a message. Split it into lines first (or forward
-/// `OwnedMessage`s); only [`LineEncoder`] writes such a run as it is.
+/// `OwnedMessage`s). To a stream of lines a run goes as it is, with no encoder:
+/// [`LineEncoder`] refuses one too (`InvalidInput`, as a message of more than one line).
 ///
 /// ```
 /// use bytes::{Bytes, BytesMut};
