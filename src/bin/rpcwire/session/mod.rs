@@ -1584,4 +1584,6 @@ impl Session {
 }
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;

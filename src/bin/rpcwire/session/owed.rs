@@ -269,6 +269,48 @@ impl OwedBatches {
     }
 }
 
+#[cfg(test)]
+impl OwedReplies {
+    /// Every reply owed: the key of the id it carries (`None`: to an element whose id could
+    /// not be read), the batch of its element and its place in that batch's record.
+    pub(super) fn entries(&self) -> Vec<(Option<&IdKey>, u64, u64)> {
+        let by_id = self.by_id.iter().map(|(key, batches)| (Some(key), batches));
+        by_id
+            .chain([(None, &self.without_id)])
+            .flat_map(|(key, batches)| {
+                batches.entries.iter().flat_map(move |(&batch, entries)| {
+                    entries.iter().map(move |&(place, _)| (key, batch, place))
+                })
+            })
+            .collect()
+    }
+
+    /// Panics unless the counts and the bytes of the replies owed are those of the entries
+    /// held, and no entry is empty.
+    pub(super) fn assert_consistent(&self) {
+        let by_id = self.by_id.values();
+        let mut len = 0;
+        let mut bytes = 0;
+        for batches in by_id.chain([&self.without_id]) {
+            let held: usize = batches.entries.values().map(Vec::len).sum();
+            assert_eq!(batches.len, held, "replies owed under one id");
+            assert!(
+                batches.entries.values().all(|e| !e.is_empty()),
+                "an empty batch"
+            );
+            len += held;
+            bytes += batches
+                .entries
+                .values()
+                .flatten()
+                .map(|(_, b)| b)
+                .sum::<usize>();
+        }
+        assert!(self.by_id.values().all(|b| b.len > 0), "an id owed nothing");
+        assert_eq!((self.len, self.bytes), (len, bytes), "replies owed");
+    }
+}
+
 impl Session {
     /// Whether a reply sent in `dir.other()` (with the id `key` or a null id when `None`)
     /// answers an invalid batch element sent in `dir`; if so, it is owed no more (see

@@ -127,6 +127,32 @@ impl Queued {
         ]
     }
 
+    /// Every request in line, by the id it reuses: its key, and what it waits with.
+    #[cfg(test)]
+    pub(super) fn requests(&self) -> impl Iterator<Item = (&IdKey, &Waiting)> {
+        self.lines
+            .iter()
+            .flat_map(|(key, line)| line.iter().map(move |r| (key, &r.waiting)))
+    }
+
+    /// Panics unless the count and the bytes of the requests in line are those the lines
+    /// hold, no line is empty, and each line is in the order its requests came.
+    #[cfg(test)]
+    pub(super) fn assert_consistent(&self) {
+        let len: usize = self.lines.values().map(VecDeque::len).sum();
+        let bytes: usize = self.lines.values().flatten().map(|r| r.bytes).sum();
+        assert_eq!((self.len, self.bytes), (len, bytes), "requests in line");
+        for line in self.lines.values() {
+            assert!(!line.is_empty(), "an empty line");
+            assert!(
+                line.iter()
+                    .zip(line.iter().skip(1))
+                    .all(|(a, b)| a.waiting.seq < b.waiting.seq),
+                "a line out of order"
+            );
+        }
+    }
+
     /// Every request in line, in the order they came (the session ended).
     pub(super) fn drain(&mut self) -> Vec<(IdBuf, Waiting)> {
         let mut all: Vec<(IdBuf, Waiting)> = self

@@ -122,6 +122,24 @@ impl TaskTokens {
 }
 
 #[cfg(test)]
+impl TaskTokens {
+    /// The token each task keeps active (a token two tasks keep, twice).
+    pub(super) fn tokens(&self) -> impl Iterator<Item = &IdKey> {
+        self.by_task.values()
+    }
+
+    /// Panics unless the bytes counted are those of the task ids and tokens kept.
+    pub(super) fn assert_consistent(&self) {
+        let bytes: usize = self
+            .by_task
+            .iter()
+            .map(|(task, token)| task.encoded_len() + token.encoded_len())
+            .sum();
+        assert_eq!(self.bytes, bytes, "bytes of the tasks' tokens");
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use rpcwire::Decoder;

@@ -321,6 +321,44 @@ impl Session {
 }
 
 #[cfg(test)]
+impl UntrackedElements {
+    /// Every element kept: the key of the id it went under, and what it waits with.
+    pub(super) fn elements(&self) -> impl Iterator<Item = (&IdKey, &Waiting)> {
+        self.waiting.iter().map(|(key, (_, w))| (key, w))
+    }
+
+    /// Panics unless what the elements' records count agrees with what they hold: the bytes
+    /// of their ids ([`element_cost`]), each client batch's set of its elements, and the
+    /// count of the elements kept under each sender's id minted over.
+    pub(super) fn assert_consistent(&self) {
+        let bytes: usize = self
+            .waiting
+            .iter()
+            .map(|(key, (upstream, w))| element_cost(key, upstream, w))
+            .sum();
+        assert_eq!(self.bytes, bytes, "bytes of the elements kept");
+        let mut by_batch: HashMap<u64, BTreeMap<u64, IdKey>> = HashMap::new();
+        let mut sender_ids: HashMap<IdKey, u32> = HashMap::new();
+        for (key, (_, w)) in &self.waiting {
+            if w.batch != 0 {
+                by_batch
+                    .entry(w.batch)
+                    .or_default()
+                    .insert(w.seq, key.clone());
+            }
+            if let Some(client_id) = &w.client_id {
+                *sender_ids.entry(IdKey::of(client_id.as_id())).or_default() += 1;
+            }
+        }
+        assert_eq!(self.by_batch, by_batch, "elements kept by batch");
+        assert_eq!(
+            self.sender_ids, sender_ids,
+            "senders' ids of the elements kept"
+        );
+    }
+}
+
+#[cfg(test)]
 impl Session {
     /// The bytes of the ids held for the client's batch elements kept, wherever they are held
     /// (their spellings and keys, as [`element_cost`] counts them), computed from what is held

@@ -1,0 +1,682 @@
+//! A property test of the session: random streams of messages in both directions, under
+//! random settings, with ids, progress tokens and task ids drawn from small pools so that they
+//! collide and are reused. After every step the session's counters must agree with what its
+//! tables hold; at its end every request still waiting must be reported unanswered once.
+//! (A debug build: an arithmetic overflow panics, and fails the test as any panic does.)
+//!
+//! The messages are described as the proxy describes them ([`Described`]): a reply's task
+//! and protocol version, and a request's version, are read only when the session asks for
+//! them ([`Session::reads_task`], [`Session::is_initialize_reply`],
+//! [`Session::reads_request_versions`]).
+
+use std::collections::HashMap;
+
+use proptest::collection::vec;
+use proptest::option;
+use proptest::prelude::*;
+use rpcwire::mcp::{methods, versions};
+
+use super::*;
+
+/// The ids of requests and replies: few, so that they collide. The last two only under
+/// JSON-RPC (an MCP id is a string or an integer, never null): `1.0` keys as `1`.
+const IDS: [&str; 5] = ["1", "2", "\"a\"", "1.0", "null"];
+
+/// How many of [`IDS`] an MCP session draws from.
+const MCP_IDS: usize = 3;
+
+/// The progress tokens requests ask progress on.
+const TOKENS: [&str; 3] = ["\"p\"", "\"q\"", "7"];
+
+/// The ids of the tasks replies and status notifications tell of.
+const TASKS: [&str; 2] = ["\"t1\"", "\"t2\""];
+
+/// The methods of requests: those the session treats apart, and one it does not.
+const METHODS: [&str; 8] = [
+    "ping",
+    "tools/call",
+    methods::TOOLS_LIST,
+    methods::INITIALIZE,
+    methods::TASKS_GET,
+    methods::TASKS_RESULT,
+    methods::TASKS_CANCEL,
+    methods::SUBSCRIPTIONS_LISTEN,
+];
+
+/// The largest numeric id the session mints, plus one (`rewrite::MINTED_NUMBERS_FROM`).
+const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
+
+fn id(token: &'static str) -> Id<'static> {
+    Id::from_token(token.as_bytes()).unwrap()
+}
+
+/// One message, or one element of a batch, as drawn (indices into the pools).
+#[derive(Debug, Clone)]
+enum Msg {
+    Request {
+        id: usize,
+        method: usize,
+        token: Option<usize>,
+        /// `params.task` (2025-11-25's task-augmented request).
+        task: bool,
+    },
+    Reply {
+        /// `None`: a null id.
+        id: Option<usize>,
+        error: bool,
+        /// The task the success tells of (read only when the session asks), and whether it
+        /// ended.
+        task: Option<(usize, bool)>,
+        /// The `protocolVersion` of a success (read only for the reply to `initialize`).
+        version: usize,
+    },
+    Progress {
+        token: usize,
+        progress: Option<u8>,
+    },
+    Cancel {
+        id: usize,
+    },
+    /// 2025-11-25's `notifications/tasks/status`, or the 2026-07-28 Tasks extension's
+    /// `notifications/tasks` (`extension`).
+    TaskStatus {
+        task: usize,
+        ended: bool,
+        extension: bool,
+    },
+    /// A notification of a listen stream, naming the listen request's id.
+    StreamEvent {
+        subscription: usize,
+    },
+    /// An invalid message, whose id could be read or not.
+    Invalid {
+        id: Option<usize>,
+    },
+}
+
+/// One step of a session.
+#[derive(Debug, Clone)]
+enum Step {
+    Alone(Dir, Msg),
+    /// A batch: under JSON-RPC and MCP 2025-03-26; its elements sent alone otherwise.
+    Batch(Dir, Vec<Msg>),
+    /// Time passes by this many milliseconds, and what is due expires.
+    Wait(u64),
+    /// The replay of a log names a request timed out.
+    TimeOut(usize),
+    /// A merge of two streams meets a line whose id could not be read.
+    OweNullReply(Dir),
+    /// The replay of a log names an owed reply the proxy answered itself.
+    ForgetOwedReply(Option<usize>),
+}
+
+/// How a session is made: each setting a caller uses (the proxy, `check`, the replay of a
+/// log of some proxy version).
+#[derive(Debug, Clone)]
+struct Setup {
+    mcp: bool,
+    /// 0: none negotiated; else the index in [`versions::KNOWN`] plus one.
+    version: usize,
+    timeout_ms: Option<u64>,
+    max_in_flight: usize,
+    max_bytes: usize,
+    rewriting: usize,
+    keeps_untracked: bool,
+    keeps_untracked_server: bool,
+    queues_server_elements: bool,
+    refuses_second_initialize: bool,
+    /// A merge of two streams (`check --c2s --s2c`).
+    merge: bool,
+}
+
+fn dir() -> impl Strategy<Value = Dir> {
+    prop_oneof![Just(Dir::C2s), Just(Dir::S2c)]
+}
+
+fn msg() -> impl Strategy<Value = Msg> {
+    prop_oneof![
+        4 => (0..IDS.len(), 0..METHODS.len(), option::of(0..TOKENS.len()), any::<bool>())
+            .prop_map(|(id, method, token, task)| Msg::Request { id, method, token, task }),
+        4 => (
+            option::weighted(0.9, 0..IDS.len()),
+            prop::bool::weighted(0.2),
+            option::of((0..TASKS.len(), any::<bool>())),
+            0..versions::KNOWN.len(),
+        )
+            .prop_map(|(id, error, task, version)| Msg::Reply { id, error, task, version }),
+        1 => (0..TOKENS.len(), option::of(0..4u8))
+            .prop_map(|(token, progress)| Msg::Progress { token, progress }),
+        1 => (0..IDS.len()).prop_map(|id| Msg::Cancel { id }),
+        1 => (0..TASKS.len(), any::<bool>(), any::<bool>())
+            .prop_map(|(task, ended, extension)| Msg::TaskStatus { task, ended, extension }),
+        1 => (0..IDS.len()).prop_map(|subscription| Msg::StreamEvent { subscription }),
+        1 => option::of(0..IDS.len()).prop_map(|id| Msg::Invalid { id }),
+    ]
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        10 => (dir(), msg()).prop_map(|(dir, msg)| Step::Alone(dir, msg)),
+        3 => (dir(), vec(msg(), 1..5)).prop_map(|(dir, msgs)| Step::Batch(dir, msgs)),
+        1 => (0..40u64).prop_map(Step::Wait),
+        1 => (0..IDS.len()).prop_map(Step::TimeOut),
+        1 => dir().prop_map(Step::OweNullReply),
+        1 => option::of(0..IDS.len()).prop_map(Step::ForgetOwedReply),
+    ]
+}
+
+fn setup() -> impl Strategy<Value = Setup> {
+    (
+        (
+            any::<bool>(),
+            // (2025-03-26 the more often: the one MCP version with batches.)
+            prop_oneof![1 => Just(2), 2 => 0..=versions::KNOWN.len()],
+            option::of(1..30u64),
+            prop_oneof![1..4usize, Just(MAX_IN_FLIGHT.get())],
+            prop_oneof![3 => Just(MAX_IN_FLIGHT_BYTES), 1 => 10..80usize],
+        ),
+        (
+            0..IdRewriting::LEVELS.len(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        ),
+    )
+        .prop_map(
+            |(
+                (mcp, version, timeout_ms, max_in_flight, max_bytes),
+                (rewriting, keeps_untracked, keeps_untracked_server, queues, refuses, merge),
+            )| Setup {
+                mcp,
+                version,
+                timeout_ms,
+                max_in_flight,
+                max_bytes,
+                rewriting,
+                keeps_untracked,
+                keeps_untracked_server,
+                queues_server_elements: queues,
+                refuses_second_initialize: refuses,
+                merge,
+            },
+        )
+}
+
+/// A session under test, with what the stream has told it so far.
+struct Run {
+    session: Session,
+    mcp: bool,
+    /// The version the client's requests name in their `_meta` (2026-07-28's).
+    names: Option<&'static str>,
+    now: u64,
+    stopped: [u64; 2],
+}
+
+impl Run {
+    fn new(setup: &Setup) -> Run {
+        let dialect = if setup.mcp {
+            Dialect::Mcp
+        } else {
+            Dialect::JsonRpc2
+        };
+        let session = Session::with_budget(
+            dialect,
+            setup.timeout_ms,
+            setup.max_in_flight,
+            setup.max_bytes,
+        )
+        .rewriting(IdRewriting::LEVELS[setup.rewriting])
+        .keeping_untracked_elements(setup.keeps_untracked)
+        .keeping_untracked_server_elements(setup.keeps_untracked_server)
+        .queuing_reused_server_elements(setup.queues_server_elements)
+        .refusing_second_initialize(setup.refuses_second_initialize);
+        let session = if setup.merge {
+            session.telling_stops().without_arrival_order()
+        } else {
+            session
+        };
+        let version = setup
+            .version
+            .checked_sub(1)
+            .map(|v| versions::KNOWN[v])
+            .filter(|_| setup.mcp);
+        let names = version.filter(|&v| v == versions::V2026_07_28);
+        let mut run = Run {
+            session,
+            mcp: setup.mcp,
+            names,
+            now: 0,
+            stopped: [0, 0],
+        };
+        // The version negotiated: by `initialize`, or (2026-07-28) by a request naming it.
+        if let Some(version) = version {
+            let first = if names.is_some() {
+                "ping"
+            } else {
+                methods::INITIALIZE
+            };
+            let request = Msg::Request {
+                id: 0,
+                method: METHODS.iter().position(|&m| m == first).unwrap(),
+                token: None,
+                task: false,
+            };
+            let reply = Msg::Reply {
+                id: Some(0),
+                error: false,
+                task: None,
+                version: versions::KNOWN.iter().position(|&v| v == version).unwrap(),
+            };
+            run.step(&Step::Alone(Dir::C2s, request));
+            run.step(&Step::Alone(Dir::S2c, reply));
+        }
+        run
+    }
+
+    /// The id at `n` in the pool this session draws from.
+    fn id(&self, n: usize) -> Id<'static> {
+        id(IDS[if self.mcp { n % MCP_IDS } else { n }])
+    }
+
+    /// Every id a request may wait by: the pool's, and those the session minted so far.
+    fn candidate_ids(&self) -> Vec<IdBuf> {
+        let pool = IDS[..if self.mcp { MCP_IDS } else { IDS.len() }]
+            .iter()
+            .map(|&t| id(t).to_owned_id());
+        let minted = (1..=self.session.minted).flat_map(|n| {
+            let number = MINTED_NUMBERS_FROM
+                .checked_sub_unsigned(n)
+                .filter(|&n| n >= 0)
+                .map(IdBuf::from_i64);
+            let token = format!("\"rpcwire-{n}\"");
+            let string = Id::from_token(token.as_bytes()).unwrap().to_owned_id();
+            number.into_iter().chain([string])
+        });
+        pool.chain(minted).collect()
+    }
+
+    /// `msg`, sent in `dir`, as the proxy describes it to the session now.
+    fn describe(&self, dir: Dir, msg: &Msg) -> Observation<'static> {
+        let mcp = self.mcp;
+        let notification = |method| Observation::of("notification", None, Some(method));
+        match *msg {
+            Msg::Request {
+                id,
+                method,
+                token,
+                task,
+            } => {
+                let method = METHODS[method];
+                let token = token.filter(|_| mcp).map(|t| self::id(TOKENS[t]));
+                let names = self
+                    .names
+                    .filter(|_| dir == Dir::C2s && self.session.reads_request_versions());
+                Observation {
+                    progress_token: token,
+                    // (`mcp::is_task_augmented`: never a task method.)
+                    task_augmented: task
+                        && token.is_some()
+                        && TaskReply::of_task_request(method).is_none()
+                        && method != methods::TASKS_LIST,
+                    protocol_version: names,
+                    ..Observation::of("request", Some(self.id(id)), Some(method))
+                }
+            }
+            Msg::Reply {
+                id,
+                error,
+                task,
+                version,
+            } => {
+                let id = id.map_or(self::id("null"), |n| self.id(n));
+                if error {
+                    return Observation {
+                        error_code: Some(-32603),
+                        ..Observation::of("error_response", Some(id), None)
+                    };
+                }
+                let version = self
+                    .session
+                    .is_initialize_reply(dir, id)
+                    .then_some(versions::KNOWN[version]);
+                let task = self.session.reads_task(dir, Some(id)).zip(task).map(
+                    |(reply, (task, ended))| {
+                        (self::id(TASKS[task]), ended || reply == TaskReply::Result)
+                    },
+                );
+                Observation {
+                    protocol_version: version,
+                    task,
+                    ..Observation::of("success_response", Some(id), None)
+                }
+            }
+            Msg::Progress { token, progress } => Observation {
+                progress_token: Some(self::id(TOKENS[token])).filter(|_| mcp),
+                progress: progress.map(f64::from).filter(|_| mcp),
+                ..notification(methods::PROGRESS)
+            },
+            Msg::Cancel { id } => Observation {
+                cancels: Some(self.id(id)),
+                ..notification(methods::CANCELLED)
+            },
+            Msg::TaskStatus {
+                task,
+                ended,
+                extension,
+            } => {
+                let method = if extension {
+                    methods::TASKS_NOTIFICATION
+                } else {
+                    methods::TASKS_STATUS
+                };
+                Observation {
+                    task: Some((self::id(TASKS[task]), ended)).filter(|_| mcp),
+                    ..notification(method)
+                }
+            }
+            Msg::StreamEvent { subscription } => Observation {
+                subscription: Some(self.id(subscription)).filter(|_| mcp),
+                ..notification(methods::RESOURCES_UPDATED)
+            },
+            Msg::Invalid { id } => Observation::of("invalid", id.map(|n| self.id(n)), None),
+        }
+    }
+
+    /// Whether a batch may be sent now: JSON-RPC's, or MCP 2025-03-26's.
+    fn batches_allowed(&self) -> bool {
+        !self.mcp || self.session.protocol_version() == Some(versions::V2025_03_26)
+    }
+
+    fn step(&mut self, step: &Step) {
+        match step {
+            Step::Alone(dir, msg) => {
+                let o = self.describe(*dir, msg);
+                self.session.observe(*dir, &o, self.now);
+            }
+            Step::Batch(dir, msgs) if !self.batches_allowed() => {
+                for msg in msgs {
+                    self.step(&Step::Alone(*dir, msg.clone()));
+                }
+            }
+            Step::Batch(dir, msgs) => {
+                let dir = *dir;
+                let kinds: Vec<_> = msgs.iter().map(|m| self.describe(dir, m).kind).collect();
+                let dropped = Session::drops_batch(dir, kinds.into_iter());
+                self.session
+                    .observe(dir, &Observation::of("batch", None, None), self.now);
+                if dropped {
+                    self.session.drop_batch(dir);
+                }
+                for msg in msgs {
+                    let o = self.describe(dir, msg);
+                    self.session.observe_element(dir, &o, self.now);
+                }
+                self.session.batch_forwards(dir);
+                if dropped {
+                    self.session.take_answered_in_place();
+                }
+            }
+            Step::Wait(ms) => {
+                self.now += ms;
+                self.session.expire(self.now);
+                self.session.next_deadline();
+            }
+            Step::TimeOut(n) => {
+                self.session.time_out(self.id(*n));
+            }
+            Step::OweNullReply(dir) => self.session.owe_null_reply(*dir),
+            Step::ForgetOwedReply(n) => {
+                let id = n.map(|n| self.id(n));
+                self.session.forget_owed_reply(id);
+            }
+        }
+        for dir in [Dir::C2s, Dir::S2c] {
+            let stopped = self.session.stopped_waiting(dir);
+            assert!(
+                stopped >= self.stopped[slot(dir)],
+                "stopped_waiting went down"
+            );
+            self.stopped[slot(dir)] = stopped;
+        }
+        self.session.assert_consistent(&self.candidate_ids());
+    }
+
+    /// The session ends: every request still waiting (in the table, in line behind one of
+    /// its id, or a batch element kept) is reported unanswered, once, but an open listen
+    /// stream; and nothing is left waiting.
+    fn finish(&mut self) {
+        let session = &self.session;
+        let mut expected: HashMap<(Dir, IdKey), usize> = HashMap::new();
+        let mut total = 0;
+        for dir in [Dir::C2s, Dir::S2c] {
+            let waiting = session.waiting_requests(dir, &self.candidate_ids());
+            let in_line = session.queued[slot(dir)].requests();
+            let kept = session.kept(dir).elements();
+            let all = waiting
+                .iter()
+                .map(|(key, w)| (key, *w))
+                .chain(in_line)
+                .chain(kept);
+            for (key, w) in all {
+                if !(dir == Dir::C2s && session.is_stream(&w.method)) {
+                    *expected.entry((dir, key.clone())).or_default() += 1;
+                    total += 1;
+                }
+            }
+        }
+        let flagged = |session: &Session| {
+            [Dir::C2s, Dir::S2c].map(|dir| {
+                let count = session
+                    .counters
+                    .violations
+                    .get(&(dir, Violation::Unanswered));
+                count.copied().unwrap_or(0)
+            })
+        };
+        let before = flagged(&self.session);
+        let reported = self.session.finish();
+        let after = flagged(&self.session);
+        let mut told: HashMap<(Dir, IdKey), usize> = HashMap::new();
+        for u in &reported {
+            let upstream = u.upstream_id.as_ref().unwrap_or(&u.id);
+            *told
+                .entry((u.dir, IdKey::of(upstream.as_id())))
+                .or_default() += 1;
+        }
+        assert_eq!(reported.len(), total, "requests reported unanswered");
+        assert_eq!(told, expected, "requests reported unanswered, by id");
+        for dir in [Dir::C2s, Dir::S2c] {
+            let flagged = after[slot(dir)] - before[slot(dir)];
+            let reported = reported.iter().filter(|u| u.dir == dir).count();
+            assert_eq!(flagged, reported as u64, "unanswered flagged {dir:?}");
+        }
+        for dir in [Dir::C2s, Dir::S2c] {
+            assert!(self.session.waiting[slot(dir)].is_empty());
+            assert_eq!(self.session.queued[slot(dir)].len(), 0);
+            assert!(self.session.kept(dir).is_empty());
+        }
+        assert!(self.session.finish().is_empty(), "reported twice");
+    }
+}
+
+impl Session {
+    /// The requests waiting in the table of `dir`, found by the ids in `candidates` (which
+    /// must hold every one: checked), each once, by key.
+    fn waiting_requests(&self, dir: Dir, candidates: &[IdBuf]) -> Vec<(IdKey, &Waiting)> {
+        let table = &self.waiting[slot(dir)];
+        let mut found: HashMap<IdKey, &Waiting> = HashMap::new();
+        for id in candidates {
+            if let Some(w) = table.get(id.as_id()) {
+                found.insert(IdKey::of(id.as_id()), w);
+            }
+        }
+        assert_eq!(
+            found.len(),
+            table.len(),
+            "the candidate ids find every request"
+        );
+        found.into_iter().collect()
+    }
+
+    /// Panics unless every count the session keeps of its requests, tokens, tasks and
+    /// batches agrees with what its tables hold.
+    fn assert_consistent(&self, candidates: &[IdBuf]) {
+        let mut tools_lists = 0;
+        for dir in [Dir::C2s, Dir::S2c] {
+            let i = slot(dir);
+            let waiting = self.waiting_requests(dir, candidates);
+            self.queued[i].assert_consistent();
+            self.kept(dir).assert_consistent();
+            self.task_tokens[i].assert_consistent();
+            self.owed_element_replies[i].assert_consistent();
+
+            // Each task request waiting is counted, and only those.
+            let tasks = waiting.iter().filter(|(_, w)| w.task_augmented).count();
+            assert_eq!(
+                self.task_requests_waiting[i], tasks,
+                "task requests {dir:?}"
+            );
+            for (_, w) in &waiting {
+                // (Only a request asking progress is a task request.)
+                assert!(!w.task_augmented || w.progress_token.is_some());
+            }
+            tools_lists += waiting.iter().filter(|(_, w)| w.lists_tools).count();
+
+            // Each active token is carried by as many requests waiting and tasks as it
+            // counts; none by no one.
+            let mut users: HashMap<IdKey, u32> = HashMap::new();
+            let carried = waiting.iter().filter_map(|(_, w)| w.progress_token());
+            for token in carried.chain(self.task_tokens[i].tokens()) {
+                *users.entry(token.clone()).or_default() += 1;
+            }
+            let counted: HashMap<IdKey, u32> = self.progress_tokens[i]
+                .iter()
+                .map(|(token, active)| (token.clone(), active.users))
+                .collect();
+            assert_eq!(counted, users, "users of the progress tokens {dir:?}");
+
+            // Requests in line carry no token and are neither task requests nor `tools/list`
+            // (nothing counts them, and each enters the table as it is when its turn comes);
+            // elements kept carry no token (nor does anything read their other marks).
+            for (_, w) in self.queued[i].requests() {
+                assert!(w.progress_token.is_none() && !w.task_augmented && !w.lists_tools);
+            }
+            for (_, w) in self.kept(dir).elements() {
+                assert!(
+                    w.progress_token.is_none(),
+                    "an element kept carries a token"
+                );
+            }
+
+            // A line waits behind an id the table holds.
+            for (key, _) in self.queued[i].requests() {
+                assert!(
+                    waiting.iter().any(|(k, _)| k == key),
+                    "a line behind an id not waiting {dir:?}"
+                );
+            }
+
+            // The client's ids minted over, counted by the requests waiting under them.
+            if dir == Dir::C2s {
+                let mut rewritten: HashMap<IdKey, u32> = HashMap::new();
+                for (_, w) in &waiting {
+                    if let Some(client_id) = &w.client_id {
+                        *rewritten.entry(IdKey::of(client_id.as_id())).or_default() += 1;
+                    }
+                }
+                assert_eq!(
+                    self.rewritten_client_ids, rewritten,
+                    "client ids minted over"
+                );
+            }
+        }
+        assert_eq!(self.tools_lists_waiting, tools_lists, "tools/list waiting");
+
+        // Each client batch's record holds its requests waiting, each under the id it waits
+        // by, and counts its elements kept; a record with nothing left is gone.
+        let open = self.open_batch.iter().map(|(no, _, wait)| (*no, wait));
+        let records: Vec<(u64, &BatchWait)> = open
+            .chain(self.batches.iter().map(|(no, wait)| (*no, wait)))
+            .collect();
+        for &(no, wait) in &records {
+            for (seq, id) in &wait.requests {
+                let w = self.waiting[slot(Dir::C2s)].get(id.as_id());
+                assert!(
+                    w.is_some_and(|w| w.seq == *seq && w.batch == no),
+                    "batch {no} holds request {seq} not waiting"
+                );
+            }
+            let kept = self.untracked_elements.keys_of_batch(no).len();
+            assert_eq!(wait.untracked_left, kept, "elements kept of batch {no}");
+        }
+        // Each reply owed to an invalid element of a client batch is in its batch's record,
+        // with the id it carries, and the record holds no other.
+        let owed = self.owed_element_replies[slot(Dir::C2s)].entries();
+        for &(no, wait) in &records {
+            let mut with_id: Vec<(u64, IdKey)> = owed
+                .iter()
+                .filter(|(key, batch, _)| key.is_some() && *batch == no)
+                .map(|(key, _, place)| (*place, (*key).unwrap().clone()))
+                .collect();
+            with_id.sort_by_key(|(place, _)| *place);
+            let recorded: Vec<(u64, IdKey)> = (wait.owed.iter())
+                .map(|(place, id)| (*place, IdKey::of(id.as_id())))
+                .collect();
+            assert_eq!(recorded, with_id, "replies owed with an id to batch {no}");
+            let without_id = owed
+                .iter()
+                .filter(|(key, batch, _)| key.is_none() && *batch == no)
+                .count();
+            assert_eq!(
+                wait.owed_without_id, without_id,
+                "replies owed to batch {no}"
+            );
+        }
+        for (_, batch, _) in &owed {
+            assert!(
+                *batch == 0 || records.iter().any(|(no, _)| no == batch),
+                "a reply owed to batch {batch}, not recorded"
+            );
+        }
+        for (no, wait) in &self.batches {
+            let answered = wait.requests.is_empty()
+                && wait.owed.is_empty()
+                && wait.owed_without_id == 0
+                && wait.untracked_left == 0;
+            assert!(!answered, "batch {no} answered, still recorded");
+        }
+        for (key, w) in self.waiting_requests(Dir::C2s, candidates) {
+            if w.batch != 0 {
+                let record = records.iter().find(|(no, _)| *no == w.batch);
+                let held = record.and_then(|(_, wait)| wait.requests.get(&w.seq));
+                assert!(
+                    held.is_some_and(|id| IdKey::of(id.as_id()) == key),
+                    "request {} of batch {} not in its record",
+                    w.seq,
+                    w.batch
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Random sessions: every step keeps the session's counts in agreement with its tables
+    /// (and panics nowhere: no overflow), and the end reports every request still waiting
+    /// unanswered, once.
+    #[test]
+    fn random_sessions_keep_their_counts_and_report_every_request_left(
+        setup in setup(),
+        steps in vec(step(), 0..50),
+    ) {
+        let mut run = Run::new(&setup);
+        for step in &steps {
+            run.step(step);
+        }
+        run.finish();
+    }
+}
