@@ -1,8 +1,10 @@
 //! A property test of the session: random streams of messages in both directions, under
 //! random settings, with ids, progress tokens and task ids drawn from small pools so that they
-//! collide and are reused. After every step the session's counters must agree with what its
-//! tables hold; at its end every request still waiting must be reported unanswered once.
-//! (A debug build: an arithmetic overflow panics, and fails the test as any panic does.)
+//! collide and are reused (and the ids the session minted, which the server's replies carry).
+//! After every step the session's counters must agree with what its tables hold, and under a
+//! timeout every client request and batch waiting must have its deadline; at its end every
+//! request still waiting must be reported unanswered once. (A debug build: an arithmetic
+//! overflow panics, and fails the test as any panic does.)
 //!
 //! The messages are described as the proxy describes them ([`Described`]): a reply's task
 //! and protocol version, and a request's version, are read only when the session asks for
@@ -25,6 +27,10 @@ const IDS: [&str; 5] = ["1", "2", "\"a\"", "1.0", "null"];
 /// How many of [`IDS`] an MCP session draws from.
 const MCP_IDS: usize = 3;
 
+/// How many of the ids the session minted last a reply or a timeout may name beside the
+/// pool's (the server answers a request by the id it was sent under).
+const MINTED_NAMED: usize = 3;
+
 /// The progress tokens requests ask progress on.
 const TOKENS: [&str; 3] = ["\"p\"", "\"q\"", "7"];
 
@@ -41,6 +47,27 @@ const METHODS: [&str; 8] = [
     methods::TASKS_RESULT,
     methods::TASKS_CANCEL,
     methods::SUBSCRIPTIONS_LISTEN,
+];
+
+/// How a merge tries an array of replies against the client batches, in order
+/// (`replay::array_target`'s).
+const FITS: [Fit; 4] = [
+    Fit {
+        whole: true,
+        lenient: false,
+    },
+    Fit {
+        whole: true,
+        lenient: true,
+    },
+    Fit {
+        whole: false,
+        lenient: false,
+    },
+    Fit {
+        whole: false,
+        lenient: true,
+    },
 ];
 
 /// The largest numeric id the session mints, plus one (`rewrite::MINTED_NUMBERS_FROM`).
@@ -61,7 +88,7 @@ enum Msg {
         task: bool,
     },
     Reply {
-        /// `None`: a null id.
+        /// `None`: a null id; past the pool, one of the ids minted last.
         id: Option<usize>,
         error: bool,
         /// The task the success tells of (read only when the session asks), and whether it
@@ -102,7 +129,8 @@ enum Step {
     Batch(Dir, Vec<Msg>),
     /// Time passes by this many milliseconds, and what is due expires.
     Wait(u64),
-    /// The replay of a log names a request timed out.
+    /// The replay of a log names a request timed out (by the id the server knows it by: past
+    /// the pool, one of the ids minted last).
     TimeOut(usize),
     /// A merge of two streams meets a line whose id could not be read.
     OweNullReply(Dir),
@@ -138,7 +166,7 @@ fn msg() -> impl Strategy<Value = Msg> {
         4 => (0..IDS.len(), 0..METHODS.len(), option::of(0..TOKENS.len()), any::<bool>())
             .prop_map(|(id, method, token, task)| Msg::Request { id, method, token, task }),
         4 => (
-            option::weighted(0.9, 0..IDS.len()),
+            option::weighted(0.9, 0..IDS.len() + MINTED_NAMED),
             prop::bool::weighted(0.2),
             option::of((0..TASKS.len(), any::<bool>())),
             0..versions::KNOWN.len(),
@@ -159,7 +187,7 @@ fn step() -> impl Strategy<Value = Step> {
         10 => (dir(), msg()).prop_map(|(dir, msg)| Step::Alone(dir, msg)),
         3 => (dir(), vec(msg(), 1..5)).prop_map(|(dir, msgs)| Step::Batch(dir, msgs)),
         1 => (0..40u64).prop_map(Step::Wait),
-        1 => (0..IDS.len()).prop_map(Step::TimeOut),
+        1 => (0..IDS.len() + MINTED_NAMED).prop_map(Step::TimeOut),
         1 => dir().prop_map(Step::OweNullReply),
         1 => option::of(0..IDS.len()).prop_map(Step::ForgetOwedReply),
     ]
@@ -208,10 +236,15 @@ fn setup() -> impl Strategy<Value = Setup> {
 struct Run {
     session: Session,
     mcp: bool,
+    /// A merge of two streams: the client batch a server's array of replies answers is
+    /// found as `check --c2s --s2c` finds it ([`Session::batch_fitting`]).
+    merge: bool,
     /// The version the client's requests name in their `_meta` (2026-07-28's).
     names: Option<&'static str>,
     now: u64,
     stopped: [u64; 2],
+    /// The ids the session minted for the client's requests, as its verdicts told them.
+    minted: Vec<IdBuf>,
 }
 
 impl Run {
@@ -246,9 +279,11 @@ impl Run {
         let mut run = Run {
             session,
             mcp: setup.mcp,
+            merge: setup.merge,
             names,
             now: 0,
             stopped: [0, 0],
+            minted: vec![],
         };
         // The version negotiated: by `initialize`, or (2026-07-28) by a request naming it.
         if let Some(version) = version {
@@ -277,7 +312,16 @@ impl Run {
 
     /// The id at `n` in the pool this session draws from.
     fn id(&self, n: usize) -> Id<'static> {
-        id(IDS[if self.mcp { n % MCP_IDS } else { n }])
+        id(IDS[if self.mcp { n % MCP_IDS } else { n % IDS.len() }])
+    }
+
+    /// The id at `n` in the pool, or past it one of the ids minted last (`minted`: those the
+    /// session minted), if any.
+    fn id_or_minted<'a>(&self, n: usize, minted: &'a [IdBuf]) -> Id<'a> {
+        match n.checked_sub(IDS.len()) {
+            Some(back) if back < minted.len() => minted[minted.len() - 1 - back].as_id(),
+            _ => self.id(n),
+        }
     }
 
     /// Every id a request may wait by: the pool's, and those the session minted so far.
@@ -297,8 +341,9 @@ impl Run {
         pool.chain(minted).collect()
     }
 
-    /// `msg`, sent in `dir`, as the proxy describes it to the session now.
-    fn describe(&self, dir: Dir, msg: &Msg) -> Observation<'static> {
+    /// `msg`, sent in `dir`, as the proxy describes it to the session now (`minted`: the ids
+    /// the session minted so far).
+    fn describe<'a>(&self, dir: Dir, msg: &Msg, minted: &'a [IdBuf]) -> Observation<'a> {
         let mcp = self.mcp;
         let notification = |method| Observation::of("notification", None, Some(method));
         match *msg {
@@ -330,7 +375,7 @@ impl Run {
                 task,
                 version,
             } => {
-                let id = id.map_or(self::id("null"), |n| self.id(n));
+                let id = id.map_or(self::id("null"), |n| self.id_or_minted(n, minted));
                 if error {
                     return Observation {
                         error_code: Some(-32603),
@@ -392,8 +437,10 @@ impl Run {
     fn step(&mut self, step: &Step) {
         match step {
             Step::Alone(dir, msg) => {
-                let o = self.describe(*dir, msg);
-                self.session.observe(*dir, &o, self.now);
+                let minted = self.minted.clone();
+                let o = self.describe(*dir, msg, &minted);
+                let verdict = self.session.observe(*dir, &o, self.now);
+                self.note_minted(&o, verdict);
             }
             Step::Batch(dir, msgs) if !self.batches_allowed() => {
                 for msg in msgs {
@@ -402,16 +449,39 @@ impl Run {
             }
             Step::Batch(dir, msgs) => {
                 let dir = *dir;
-                let kinds: Vec<_> = msgs.iter().map(|m| self.describe(dir, m).kind).collect();
+                let minted = self.minted.clone();
+                let kinds: Vec<_> = (msgs.iter())
+                    .map(|m| self.describe(dir, m, &minted).kind)
+                    .collect();
+                let all_replies = kinds
+                    .iter()
+                    .all(|k| matches!(*k, "success_response" | "error_response"));
                 let dropped = Session::drops_batch(dir, kinds.into_iter());
+                // (A merge: the batch an array of replies answers, when one fits it.)
+                let mut replies = ArrayReplies::default();
+                let answers = (self.merge && dir == Dir::S2c && all_replies)
+                    .then(|| {
+                        for msg in msgs {
+                            let o = self.describe(dir, msg, &minted);
+                            replies.add(o.kind == "success_response", o.id);
+                        }
+                        FITS.into_iter()
+                            .find_map(|fit| self.session.batch_fitting(&replies, fit))
+                    })
+                    .flatten();
                 self.session
                     .observe(dir, &Observation::of("batch", None, None), self.now);
                 if dropped {
                     self.session.drop_batch(dir);
                 }
+                if let Some(batch) = answers {
+                    self.session.answer_array_for(batch, &replies);
+                }
                 for msg in msgs {
-                    let o = self.describe(dir, msg);
-                    self.session.observe_element(dir, &o, self.now);
+                    let minted = self.minted.clone();
+                    let o = self.describe(dir, msg, &minted);
+                    let verdict = self.session.observe_element(dir, &o, self.now);
+                    self.note_minted(&o, verdict);
                 }
                 self.session.batch_forwards(dir);
                 if dropped {
@@ -424,7 +494,8 @@ impl Run {
                 self.session.next_deadline();
             }
             Step::TimeOut(n) => {
-                self.session.time_out(self.id(*n));
+                let minted = self.minted.clone();
+                self.session.time_out(self.id_or_minted(*n, &minted));
             }
             Step::OweNullReply(dir) => self.session.owe_null_reply(*dir),
             Step::ForgetOwedReply(n) => {
@@ -441,6 +512,13 @@ impl Run {
             self.stopped[slot(dir)] = stopped;
         }
         self.session.assert_consistent(&self.candidate_ids());
+    }
+
+    /// Notes the id the session minted for the request `o`, if it did.
+    fn note_minted(&mut self, o: &Observation<'_>, verdict: Verdict) {
+        if let ("request", Some(minted)) = (o.kind, verdict.forward_id) {
+            self.minted.push(minted);
+        }
     }
 
     /// The session ends: every request still waiting (in the table, in line behind one of
@@ -647,6 +725,36 @@ impl Session {
                 && wait.untracked_left == 0;
             assert!(!answered, "batch {no} answered, still recorded");
         }
+        // Under a timeout, each client request waiting (in the table or in line) has its
+        // deadline, by its number, but one sent in a batch, whose batch's deadline answers
+        // it, and one that may wait by design (a listen stream, `tasks/result`: left out
+        // whatever the version); and each client batch recorded has its own.
+        if self.timeout_ms.is_some() {
+            let request_deadline = |key: &IdKey, seq: u64| {
+                self.deadlines.iter().any(|Reverse(d)| {
+                    d.seq == seq
+                        && matches!(&d.of, DeadlineOf::Request(id) if IdKey::of(id.as_id()) == *key)
+                })
+            };
+            let waiting = self.waiting_requests(Dir::C2s, candidates);
+            let in_line = self.queued[slot(Dir::C2s)].requests();
+            let requests = waiting.iter().map(|(key, w)| (key, *w)).chain(in_line);
+            for (key, w) in requests {
+                let by_design = [methods::SUBSCRIPTIONS_LISTEN, methods::TASKS_RESULT];
+                if w.batch == 0 && !by_design.contains(&&*w.method) {
+                    assert!(
+                        request_deadline(key, w.seq),
+                        "request {} has no deadline",
+                        w.seq
+                    );
+                }
+            }
+            for no in self.batches.keys() {
+                let has = (self.deadlines.iter())
+                    .any(|Reverse(d)| matches!(d.of, DeadlineOf::Batch(n) if n == *no));
+                assert!(has, "batch {no} has no deadline");
+            }
+        }
         for (key, w) in self.waiting_requests(Dir::C2s, candidates) {
             if w.batch != 0 {
                 let record = records.iter().find(|(no, _)| *no == w.batch);
@@ -671,7 +779,7 @@ proptest! {
     #[test]
     fn random_sessions_keep_their_counts_and_report_every_request_left(
         setup in setup(),
-        steps in vec(step(), 0..50),
+        steps in vec(step(), 0..60),
     ) {
         let mut run = Run::new(&setup);
         for step in &steps {
