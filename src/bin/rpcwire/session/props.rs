@@ -145,6 +145,9 @@ struct Setup {
     mcp: bool,
     /// 0: none negotiated; else the index in [`versions::KNOWN`] plus one.
     version: usize,
+    /// With none negotiated, the version the client's requests name in their `_meta`, if
+    /// any (the index in [`versions::KNOWN`]): a client trying a version before it knows.
+    named: Option<usize>,
     timeout_ms: Option<u64>,
     max_in_flight: usize,
     max_bytes: usize,
@@ -202,6 +205,7 @@ fn setup() -> impl Strategy<Value = Setup> {
             option::of(1..30u64),
             prop_oneof![1..4usize, Just(MAX_IN_FLIGHT.get())],
             prop_oneof![3 => Just(MAX_IN_FLIGHT_BYTES), 1 => 10..80usize],
+            option::of(0..versions::KNOWN.len()),
         ),
         (
             0..IdRewriting::LEVELS.len(),
@@ -214,11 +218,12 @@ fn setup() -> impl Strategy<Value = Setup> {
     )
         .prop_map(
             |(
-                (mcp, version, timeout_ms, max_in_flight, max_bytes),
+                (mcp, version, timeout_ms, max_in_flight, max_bytes, named),
                 (rewriting, keeps_untracked, keeps_untracked_server, queues, refuses, merge),
             )| Setup {
                 mcp,
                 version,
+                named,
                 timeout_ms,
                 max_in_flight,
                 max_bytes,
@@ -275,7 +280,13 @@ impl Run {
             .checked_sub(1)
             .map(|v| versions::KNOWN[v])
             .filter(|_| setup.mcp);
-        let names = version.filter(|&v| v == versions::V2026_07_28);
+        let names = match version {
+            Some(v) => Some(v).filter(|&v| v == versions::V2026_07_28),
+            None => setup
+                .named
+                .map(|v| versions::KNOWN[v])
+                .filter(|_| setup.mcp),
+        };
         let mut run = Run {
             session,
             mcp: setup.mcp,
