@@ -5065,3 +5065,57 @@ fn a_panic_on_a_forwarding_thread_ends_the_proxy() {
     );
     drop(stdin);
 }
+
+/// Whether process `pid` is gone (or a zombie waiting to be reaped: it runs no more).
+fn process_gone(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        // The state follows the command's closing parenthesis.
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X'))
+    })
+}
+
+/// At a panic the proxy ends its server too: SIGTERM to the server's process group, as a
+/// forwarded signal, so that a server that does not end at the end of its input (here a
+/// `sleep`) is not left running with no client.
+#[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the fault is injected in debug builds only"
+)]
+fn a_panic_ends_a_server_that_ignores_the_end_of_its_input() {
+    let dir = scratch("panic-server");
+    let pid_file = dir.join("server.pid");
+    let script = format!("echo $$ > {}; exec sleep 60", pid_file.display());
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--", "sh", "-c", &script])
+        .env("RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    let server = loop {
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if let Ok(pid) = text.trim().parse::<u32>() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the server started in time");
+        thread::sleep(Duration::from_millis(10));
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    let status = wait_exit(&mut child, deadline);
+    assert_eq!(status.code(), Some(101), "{status:?}");
+    while !process_gone(server) {
+        if Instant::now() > deadline {
+            let _ = Command::new("kill").arg(server.to_string()).status();
+            panic!("the server {server} still runs after the proxy's panic");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    drop(stdin);
+}

@@ -294,7 +294,11 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         .stderr(Stdio::inherit())
         .spawn()
     {
-        Ok(child) => child,
+        Ok(child) => {
+            // (A pid fits an i32: `pid_t`.)
+            let _ = SERVER_GROUP.set(child.id() as i32);
+            child
+        }
         Err(e) => {
             say!("rpcwire proxy: cannot start `{}`: {e}", args.command[0]);
             if let Some(log) = log {
@@ -418,6 +422,11 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         Ok(status) => status,
         Err(e) => Err(io::Error::other(e)),
     };
+    if PANICKED.load(Ordering::SeqCst) {
+        // `exit_on_panic` ended the server and is exiting with a panic's status: not the
+        // server's, which this thread would otherwise race it to.
+        std::future::pending::<()>().await;
+    }
     // The server is gone: its stdin closes (a process it left behind, holding its pipes,
     // sees the end of its input); what it wrote is still delivered, then our stdout is done.
     // Not waiting forever for a leftover process that keeps its stdout open. Each step may
@@ -637,13 +646,30 @@ fn forward_client_to_server(
 /// session's lock poisoned: the server waiting for input, the proxy waiting for the server,
 /// and a client facing a proxy that neither forwards nor exits. Exiting closes the server's
 /// pipes, so the server sees the end of its input.
+/// The server's process group is sent SIGTERM first, as a signal to the proxy would be
+/// forwarded: a server that does not end at the end of its input (one with work of its own)
+/// is not left running with no client.
 fn exit_on_panic() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         report(info);
+        PANICKED.store(true, Ordering::SeqCst);
+        if let Some(&group) = SERVER_GROUP.get() {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(group),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
         std::process::exit(101);
     }));
 }
+
+/// The server's process group (its pid: it leads a group of its own), for `exit_on_panic`.
+static SERVER_GROUP: OnceLock<i32> = OnceLock::new();
+
+/// Set by `exit_on_panic` before it ends the server: the server's exit is then not the
+/// session's end.
+static PANICKED: AtomicBool = AtomicBool::new(false);
 
 /// The server's side: reads the server's stdout and forwards what is valid to our stdout,
 /// until the server's stdout ends; `reading` is set while it waits on that stdout (not while
