@@ -156,20 +156,28 @@ fn type_errors_become_invalid_params_replies() {
     );
 }
 
+/// A `tools/call` request frame holding `params` as they are.
+fn tools_call(params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#)
+}
+
+/// The params of `frame`, a request the default (lazy) MCP decoder takes.
+fn lazy_params(frame: &str) -> RawJson<'_> {
+    match Decoder::mcp().decode(frame.as_bytes()) {
+        Ok(Message::Request(req)) => req.params.unwrap(),
+        other => panic!("{frame}: {other:?}"),
+    }
+}
+
 /// Params that lazy validation let through but that are not JSON (a missing colon, a trailing
 /// comma, a bare word) are syntax errors on both paths, which a server may answer -32700;
 /// JSON of the wrong shape (a missing field, a wrong type, a duplicated field) is not. The
 /// reply `write_reply` writes is -32602 either way.
 #[test]
 fn a_syntax_error_is_told_from_a_wrong_shape_on_both_paths() {
-    let lazy = Decoder::mcp();
     let read = |params: &str| {
-        let frame =
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-        let Ok(Message::Request(req)) = lazy.decode(frame.as_bytes()) else {
-            panic!("{params}: {:?}", lazy.decode(frame.as_bytes()));
-        };
-        let params = req.params.unwrap();
+        let frame = tools_call(params);
+        let params = lazy_params(&frame);
         let scratch = Scratch::new().deserialize::<ToolCall>(params).unwrap_err();
         let borrowed = typed::deserialize_borrowed::<ToolCall>(params).unwrap_err();
         assert_eq!(scratch.code(), rpcwire::ErrorCode::INVALID_PARAMS);
@@ -201,14 +209,9 @@ fn a_syntax_error_is_told_from_a_wrong_shape_on_both_paths() {
 /// integer keys) is not one, on both paths; strict decoding lets such params through.
 #[test]
 fn is_syntax_judges_the_value_not_the_first_error() {
-    let lazy = Decoder::mcp();
     let classify = |params: &str| {
-        let frame =
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-        let Ok(Message::Request(req)) = lazy.decode(frame.as_bytes()) else {
-            panic!("{params}: {:?}", lazy.decode(frame.as_bytes()));
-        };
-        let params = req.params.unwrap();
+        let frame = tools_call(params);
+        let params = lazy_params(&frame);
         let strict_json = RawJson::new_strict(params.as_bytes()).is_some();
         let scratch = Scratch::new().deserialize::<ToolCall>(params).unwrap_err();
         let borrowed = typed::deserialize_borrowed::<ToolCall>(params).unwrap_err();
@@ -229,11 +232,8 @@ fn is_syntax_judges_the_value_not_the_first_error() {
     ] {
         assert!(!classify(json), "{json}");
     }
-    let keyed = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1}}"#;
-    let Ok(Message::Request(req)) = lazy.decode(keyed) else {
-        panic!()
-    };
-    let params = req.params.unwrap();
+    let keyed = tools_call(r#"{"x":1}"#);
+    let params = lazy_params(&keyed);
     let scratch = Scratch::new()
         .deserialize::<BTreeMap<u32, u32>>(params)
         .unwrap_err();

@@ -20,29 +20,7 @@ use super::observe::wire_id;
 use super::progress::Progress;
 use super::side::Side;
 use crate::check::{Record, element_records};
-use crate::session::{ArrayReplies, BatchOwed, Fit, Session};
-
-/// How an array may fit a batch, in the order they are tried: a batch it answers whole first
-/// (one it fits only in part may be answered by another array), one its null-id errors fit
-/// only leniently after one they fit strictly.
-const FITS: [Fit; 4] = [
-    Fit {
-        whole: true,
-        lenient: false,
-    },
-    Fit {
-        whole: true,
-        lenient: true,
-    },
-    Fit {
-        whole: false,
-        lenient: false,
-    },
-    Fit {
-        whole: false,
-        lenient: true,
-    },
-];
+use crate::session::{ArrayReplies, BatchOwed, FITS, Session};
 
 /// A server's array of replies peeked, and the client batch it answers.
 pub(super) struct ArrayTarget {

@@ -29,6 +29,28 @@ pub struct Fit {
     pub lenient: bool,
 }
 
+/// How an array may fit a batch, in the order they are tried: a batch it answers whole first
+/// (one it fits only in part may be answered by another array), one its null-id errors fit
+/// only leniently after one they fit strictly.
+pub const FITS: [Fit; 4] = [
+    Fit {
+        whole: true,
+        lenient: false,
+    },
+    Fit {
+        whole: true,
+        lenient: true,
+    },
+    Fit {
+        whole: false,
+        lenient: false,
+    },
+    Fit {
+        whole: false,
+        lenient: true,
+    },
+];
+
 /// The replies of an array, by id (`None`: null).
 #[derive(Debug, Default)]
 pub struct ArrayReplies {

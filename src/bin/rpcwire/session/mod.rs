@@ -40,7 +40,7 @@ mod violation;
 mod waiting;
 
 pub use batch::InPlace;
-pub use batch_fit::{ArrayReplies, BatchOwed, Fit};
+pub use batch_fit::{ArrayReplies, BatchOwed, FITS, Fit};
 pub use counters::CodeCounts;
 pub use described::Described;
 pub use dir::Dir;

@@ -49,27 +49,6 @@ const METHODS: [&str; 8] = [
     methods::SUBSCRIPTIONS_LISTEN,
 ];
 
-/// How a merge tries an array of replies against the client batches, in order
-/// (`replay::array_target`'s).
-const FITS: [Fit; 4] = [
-    Fit {
-        whole: true,
-        lenient: false,
-    },
-    Fit {
-        whole: true,
-        lenient: true,
-    },
-    Fit {
-        whole: false,
-        lenient: false,
-    },
-    Fit {
-        whole: false,
-        lenient: true,
-    },
-];
-
 /// The largest numeric id the session mints, plus one (`rewrite::MINTED_NUMBERS_FROM`).
 const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
 
