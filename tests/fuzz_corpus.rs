@@ -324,6 +324,10 @@ fn write_seed_corpus() {
         format!(
             r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"t","arguments":{{"region":"a","region":"b"}},{meta}}}}}"#
         ),
+        // i64::MIN, whose magnitude no i64 holds (d4d096b).
+        format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"t","arguments":{{"opts":{{"limit":-9223372036854775808}}}},{meta}}}}}"#
+        ),
     ];
     let lines = "MCP-Protocol-Version:2026-07-28\nMcp-Method:tools/call\nMcp-Name:t\nMcp-Param-Region:=?base64?Y2Fmw6k=?=\nmcp-param-limit: 042 \nMcp-Param-Dry:true";
     for (i, schema) in schemas.iter().enumerate() {
