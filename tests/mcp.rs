@@ -666,6 +666,55 @@ fn error_code_blocks_at_their_boundaries() {
     }
 }
 
+/// Each code the specifications define has its constant and its own message, and a code next
+/// to one (in the same block) has none: the five of JSON-RPC 2.0 §5.1, MCP's legacy -32002 and
+/// withdrawn -32042, and the three 2026-07-28 defines. A reply written for a code with no
+/// message falls back to a generic one, so a defined code losing its message would go unseen
+/// by a peer.
+#[test]
+fn each_defined_error_code_has_its_constant_and_message_and_its_neighbours_none() {
+    use rpcwire::ErrorCode;
+    let defined = [
+        (ErrorCode::PARSE_ERROR, -32700, "Parse error"),
+        (ErrorCode::INVALID_REQUEST, -32600, "Invalid Request"),
+        (ErrorCode::METHOD_NOT_FOUND, -32601, "Method not found"),
+        (ErrorCode::INVALID_PARAMS, -32602, "Invalid params"),
+        (ErrorCode::INTERNAL_ERROR, -32603, "Internal error"),
+        (
+            ErrorCode::MCP_RESOURCE_NOT_FOUND,
+            -32002,
+            "Resource not found",
+        ),
+        (
+            ErrorCode::MCP_URL_ELICITATION_REQUIRED,
+            -32042,
+            "URL elicitation required",
+        ),
+        (ErrorCode::MCP_HEADER_MISMATCH, -32020, "Header mismatch"),
+        (
+            ErrorCode::MCP_MISSING_CLIENT_CAPABILITY,
+            -32021,
+            "Missing required client capability",
+        ),
+        (
+            ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION,
+            -32022,
+            "Unsupported protocol version",
+        ),
+    ];
+    for (constant, code, message) in defined {
+        assert_eq!(constant, ErrorCode(code), "{message}");
+        assert_eq!(constant.get(), code);
+        assert_eq!(constant.to_string(), code.to_string());
+        assert_eq!(constant.default_message(), Some(message), "{code}");
+    }
+    for code in [
+        -32701, -32604, -32599, -32000, -32001, -32003, -32019, -32023, -32041, -32043, 0, 1,
+    ] {
+        assert_eq!(ErrorCode(code).default_message(), None, "{code}");
+    }
+}
+
 /// A task object's id and whether its status is terminal, as [`Task::from_object`] reads them
 /// (the id's token as text).
 fn task(object: &str) -> Option<(String, Option<String>, bool)> {
