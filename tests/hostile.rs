@@ -590,6 +590,59 @@ fn mcp_params_of_another_type_are_refused_as_not_an_object() {
     }
 }
 
+/// A rejection for a duplicated envelope member or a malformed error object says which member
+/// in its text, by the name JSON gives it (`code`, not `error.code`); every other rejection's
+/// text is its short description. Each `Member` names its own member.
+#[test]
+fn a_rejection_names_its_member_as_json_spells_it() {
+    use rpcwire::Member;
+    let members = [
+        (Member::JsonRpc, "jsonrpc"),
+        (Member::Id, "id"),
+        (Member::Method, "method"),
+        (Member::Params, "params"),
+        (Member::Result, "result"),
+        (Member::Error, "error"),
+        (Member::ErrorCode, "code"),
+        (Member::ErrorMessage, "message"),
+        (Member::ErrorData, "data"),
+    ];
+    for (member, name) in members {
+        assert_eq!(member.name(), name);
+        let duplicate = DecodeError::DuplicateMember(member);
+        assert_eq!(
+            duplicate.to_string(),
+            format!("duplicate \"{name}\" member")
+        );
+        assert_eq!(duplicate.as_str(), "duplicate envelope member");
+        let malformed = DecodeError::BadErrorObject(member);
+        assert_eq!(
+            malformed.to_string(),
+            format!("malformed error object ({name})")
+        );
+        assert_eq!(malformed.as_str(), "malformed error object");
+    }
+    let cases: [(&[u8], &str); 3] = [
+        (
+            br#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
+            r#"duplicate "method" member"#,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#,
+            "malformed error object (code)",
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}"#,
+            "malformed error object (message)",
+        ),
+    ];
+    for (frame, text) in cases {
+        let rejection = Decoder::mcp().decode(frame).unwrap_err();
+        assert_eq!(rejection.error().to_string(), text);
+    }
+    assert_eq!(DecodeError::EmptyBatch.to_string(), "empty batch");
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]
