@@ -831,6 +831,30 @@ fn hardened_profile_rejects_a_lone_cr() {
     );
 }
 
+/// `DecodeOptions::hardened_profile` turns the hardened checks on and sets
+/// `Limits::HARDENED`, and keeps every other field (dialect, role, ...) as it was.
+#[test]
+fn hardened_profile_sets_the_checks_and_limits_and_keeps_the_rest() {
+    let base = DecodeOptions {
+        role: Role::Client,
+        reject_unknown_members: true,
+        ..DecodeOptions::new(Dialect::JsonRpc2)
+    };
+    let hardened = base.hardened_profile();
+    assert_eq!(
+        hardened,
+        DecodeOptions {
+            hardened: true,
+            limits: Limits::HARDENED,
+            ..base
+        }
+    );
+    let rej = Decoder::new(hardened)
+        .decode(b"{\"jsonrpc\":\"2.0\",\r\"method\":\"c\"}")
+        .unwrap_err();
+    assert_eq!(rej.error(), DecodeError::LoneCarriageReturn);
+}
+
 /// After the usual opening `{"jsonrpc":"2.0",` (read in one compare) a member must follow:
 /// a closing brace, a second comma or the end of the frame there is a parse error, as
 /// anywhere else.
