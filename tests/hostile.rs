@@ -1155,3 +1155,33 @@ fn a_frame_over_the_decoders_limit_is_a_parse_error() {
         assert_eq!(rej.id(), None, "nothing of a refused frame is read");
     }
 }
+
+/// `Limits::DEFAULT` and `Limits::HARDENED` hold the values their docs give: 16 MiB frames
+/// in both, depth 128 and 64, ids of 64 KiB + 2 and methods of 64 KiB by default, 256 bytes
+/// each hardened, batches of 100,000 and 1,000 elements; `Limits::default()` is `DEFAULT`.
+#[test]
+fn default_and_hardened_limits_hold_their_documented_values() {
+    const MIB: usize = 1024 * 1024;
+    const KIB: usize = 1024;
+    assert_eq!(
+        Limits::DEFAULT,
+        Limits {
+            max_frame: 16 * MIB,
+            max_depth: 128,
+            max_id_len: 64 * KIB + 2,
+            max_method_len: 64 * KIB,
+            max_batch_len: 100_000,
+        }
+    );
+    assert_eq!(
+        Limits::HARDENED,
+        Limits {
+            max_frame: 16 * MIB,
+            max_depth: 64,
+            max_id_len: 256,
+            max_method_len: 256,
+            max_batch_len: 1_000,
+        }
+    );
+    assert_eq!(Limits::default(), Limits::DEFAULT);
+}
