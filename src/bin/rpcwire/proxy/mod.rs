@@ -644,11 +644,12 @@ fn forward_client_to_server(
 /// status a panic on the main thread gives (101). A forwarding thread that panicked would
 /// otherwise leave the server's stdin open (the main thread and the timer hold it too) and the
 /// session's lock poisoned: the server waiting for input, the proxy waiting for the server,
-/// and a client facing a proxy that neither forwards nor exits. Exiting closes the server's
-/// pipes, so the server sees the end of its input.
-/// The server's process group is sent SIGTERM first, as a signal to the proxy would be
-/// forwarded: a server that does not end at the end of its input (one with work of its own)
-/// is not left running with no client.
+/// and a client facing a proxy that neither forwards nor exits.
+///
+/// Exiting closes the server's pipes, so the server sees the end of its input; its process
+/// group is sent SIGTERM first too, as a signal to the proxy would be forwarded, so that a
+/// server that does not end at the end of its input (one with work of its own) is not left
+/// running with no client.
 fn exit_on_panic() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
