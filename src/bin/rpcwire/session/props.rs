@@ -3,7 +3,10 @@
 //! collide and are reused (and the ids the session minted, which the server's replies carry).
 //! After every step the session's counters must agree with what its tables hold, and under a
 //! timeout every client request and batch waiting must have its deadline; at its end every
-//! request still waiting must be reported unanswered once. (A debug build: an arithmetic
+//! request still waiting must be reported unanswered once; a success telling of invalid
+//! `x-mcp-header` annotations (which the proxy reads only when the session asks) must be
+//! flagged `invalid_tool_headers` once, and nothing else so; a framing error or a charset
+//! other than UTF-8 counts one message and one flag. (A debug build: an arithmetic
 //! overflow panics, and fails the test as any panic does.)
 //!
 //! The messages are described as the proxy describes them ([`Described`]): a reply's task
@@ -20,12 +23,20 @@ use rpcwire::mcp::{methods, versions};
 
 use super::*;
 
-/// The ids of requests and replies: few, so that they collide. The last two only under
-/// JSON-RPC (an MCP id is a string or an integer, never null): `1.0` keys as `1`.
-const IDS: [&str; 5] = ["1", "2", "\"a\"", "1.0", "null"];
+/// The ids of requests and replies: few, so that they collide; one a string longer than any
+/// other (and than the ids the session mints). The last two only under JSON-RPC (an MCP id is
+/// a string or an integer, never null): `1.0` keys as `1`.
+const IDS: [&str; 6] = [
+    "1",
+    "2",
+    "\"a\"",
+    "\"a string id longer than any the session mints, and than the others here\"",
+    "1.0",
+    "null",
+];
 
 /// How many of [`IDS`] an MCP session draws from.
-const MCP_IDS: usize = 3;
+const MCP_IDS: usize = 4;
 
 /// How many of the ids the session minted last a reply or a timeout may name beside the
 /// pool's (the server answers a request by the id it was sent under).
@@ -48,6 +59,10 @@ const METHODS: [&str; 8] = [
     methods::TASKS_CANCEL,
     methods::SUBSCRIPTIONS_LISTEN,
 ];
+
+/// What the proxy tells of a `tools/list` success with invalid `x-mcp-header` annotations
+/// ([`invalid_tool_headers`]).
+const BAD_TOOLS: &str = "tool \"t\": x-mcp-header: not a string";
 
 /// The largest numeric id the session mints, plus one (`rewrite::MINTED_NUMBERS_FROM`).
 const MINTED_NUMBERS_FROM: i64 = (1 << 53) - 1;
@@ -75,11 +90,15 @@ enum Msg {
         task: Option<(usize, bool)>,
         /// The `protocolVersion` of a success (read only for the reply to `initialize`).
         version: usize,
+        /// Whether a success lists tools with invalid `x-mcp-header` annotations (read only
+        /// when the session asks: [`Session::reads_tool_headers`]).
+        bad_tools: bool,
     },
     Progress {
         token: usize,
         progress: Option<u8>,
     },
+    /// A cancellation, of an id of the pool or (past it) of one the session minted last.
     Cancel {
         id: usize,
     },
@@ -115,6 +134,11 @@ enum Step {
     OweNullReply(Dir),
     /// The replay of a log names an owed reply the proxy answered itself.
     ForgetOwedReply(Option<usize>),
+    /// A merge of two streams meets a framing error ([`Session::observe_bad_framing`]).
+    BadFraming(Dir),
+    /// A merge of two streams meets a body in a charset other than UTF-8
+    /// ([`Session::observe_unsupported_charset`]).
+    UnsupportedCharset(Dir),
 }
 
 /// How a session is made: each setting a caller uses (the proxy, `check`, the replay of a
@@ -144,19 +168,32 @@ fn dir() -> impl Strategy<Value = Dir> {
 }
 
 fn msg() -> impl Strategy<Value = Msg> {
+    // (`tools/list` the more often: its success is read for `x-mcp-header` annotations.)
+    let tools_list = METHODS
+        .iter()
+        .position(|&m| m == methods::TOOLS_LIST)
+        .unwrap();
+    let method = prop_oneof![3 => 0..METHODS.len(), 1 => Just(tools_list)];
     prop_oneof![
-        4 => (0..IDS.len(), 0..METHODS.len(), option::of(0..TOKENS.len()), any::<bool>())
+        4 => (0..IDS.len(), method, option::of(0..TOKENS.len()), any::<bool>())
             .prop_map(|(id, method, token, task)| Msg::Request { id, method, token, task }),
         4 => (
             option::weighted(0.9, 0..IDS.len() + MINTED_NAMED),
             prop::bool::weighted(0.2),
             option::of((0..TASKS.len(), any::<bool>())),
             0..versions::KNOWN.len(),
+            any::<bool>(),
         )
-            .prop_map(|(id, error, task, version)| Msg::Reply { id, error, task, version }),
+            .prop_map(|(id, error, task, version, bad_tools)| Msg::Reply {
+                id,
+                error,
+                task,
+                version,
+                bad_tools,
+            }),
         1 => (0..TOKENS.len(), option::of(0..4u8))
             .prop_map(|(token, progress)| Msg::Progress { token, progress }),
-        1 => (0..IDS.len()).prop_map(|id| Msg::Cancel { id }),
+        1 => (0..IDS.len() + MINTED_NAMED).prop_map(|id| Msg::Cancel { id }),
         1 => (0..TASKS.len(), any::<bool>(), any::<bool>())
             .prop_map(|(task, ended, extension)| Msg::TaskStatus { task, ended, extension }),
         1 => (0..IDS.len()).prop_map(|subscription| Msg::StreamEvent { subscription }),
@@ -172,15 +209,24 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (0..IDS.len() + MINTED_NAMED).prop_map(Step::TimeOut),
         1 => dir().prop_map(Step::OweNullReply),
         1 => option::of(0..IDS.len()).prop_map(Step::ForgetOwedReply),
+        1 => prop_oneof![
+            dir().prop_map(Step::BadFraming),
+            dir().prop_map(Step::UnsupportedCharset),
+        ],
     ]
 }
 
 fn setup() -> impl Strategy<Value = Setup> {
+    let tool_headers = 1
+        + (versions::KNOWN.iter())
+            .position(|&v| v == versions::V2026_07_28)
+            .unwrap();
     (
         (
             any::<bool>(),
-            // (2025-03-26 the more often: the one MCP version with batches.)
-            prop_oneof![1 => Just(2), 2 => 0..=versions::KNOWN.len()],
+            // (2025-03-26 the more often: the one MCP version with batches; and 2026-07-28:
+            // the first with `x-mcp-header` annotations.)
+            prop_oneof![1 => Just(2), 1 => Just(tool_headers), 2 => 0..=versions::KNOWN.len()],
             option::of(1..30u64),
             prop_oneof![1..4usize, Just(MAX_IN_FLIGHT.get())],
             prop_oneof![3 => Just(MAX_IN_FLIGHT_BYTES), 1 => 10..80usize],
@@ -293,6 +339,7 @@ impl Run {
                 error: false,
                 task: None,
                 version: versions::KNOWN.iter().position(|&v| v == version).unwrap(),
+                bad_tools: false,
             };
             run.step(&Step::Alone(Dir::C2s, request));
             run.step(&Step::Alone(Dir::S2c, reply));
@@ -364,6 +411,7 @@ impl Run {
                 error,
                 task,
                 version,
+                bad_tools,
             } => {
                 let id = id.map_or(self::id("null"), |n| self.id_or_minted(n, minted));
                 if error {
@@ -381,9 +429,12 @@ impl Run {
                         (self::id(TASKS[task]), ended || reply == TaskReply::Result)
                     },
                 );
+                let invalid_tools = (bad_tools && self.session.reads_tool_headers(dir, Some(id)))
+                    .then_some(BAD_TOOLS);
                 Observation {
                     protocol_version: version,
                     task,
+                    invalid_tools,
                     ..Observation::of("success_response", Some(id), None)
                 }
             }
@@ -393,7 +444,7 @@ impl Run {
                 ..notification(methods::PROGRESS)
             },
             Msg::Cancel { id } => Observation {
-                cancels: Some(self.id(id)),
+                cancels: Some(self.id_or_minted(id, minted)),
                 ..notification(methods::CANCELLED)
             },
             Msg::TaskStatus {
@@ -429,7 +480,9 @@ impl Run {
             Step::Alone(dir, msg) => {
                 let minted = self.minted.clone();
                 let o = self.describe(*dir, msg, &minted);
+                let before = self.flagged(*dir, Violation::InvalidToolHeaders);
                 let verdict = self.session.observe(*dir, &o, self.now);
+                self.assert_tools_flagged(*dir, &o, before);
                 self.note_minted(&o, verdict);
             }
             Step::Batch(dir, msgs) if !self.batches_allowed() => {
@@ -470,7 +523,9 @@ impl Run {
                 for msg in msgs {
                     let minted = self.minted.clone();
                     let o = self.describe(dir, msg, &minted);
+                    let before = self.flagged(dir, Violation::InvalidToolHeaders);
                     let verdict = self.session.observe_element(dir, &o, self.now);
+                    self.assert_tools_flagged(dir, &o, before);
                     self.note_minted(&o, verdict);
                 }
                 self.session.batch_forwards(dir);
@@ -492,6 +547,16 @@ impl Run {
                 let id = n.map(|n| self.id(n));
                 self.session.forget_owed_reply(id);
             }
+            Step::BadFraming(dir) => self.observe_framing_error(
+                *dir,
+                Violation::BadFraming,
+                Session::observe_bad_framing,
+            ),
+            Step::UnsupportedCharset(dir) => self.observe_framing_error(
+                *dir,
+                Violation::UnsupportedCharset,
+                Session::observe_unsupported_charset,
+            ),
         }
         for dir in [Dir::C2s, Dir::S2c] {
             let stopped = self.session.stopped_waiting(dir);
@@ -502,6 +567,47 @@ impl Run {
             self.stopped[slot(dir)] = stopped;
         }
         self.session.assert_consistent(&self.candidate_ids());
+    }
+
+    /// How many times the session flagged `v` in `dir`.
+    fn flagged(&self, dir: Dir, v: Violation) -> u64 {
+        let count = self.session.counters.violations.get(&(dir, v));
+        count.copied().unwrap_or(0)
+    }
+
+    /// How many messages of `kind` the session counted in `dir`.
+    fn counted(&self, dir: Dir, kind: &str) -> u64 {
+        let count = self.session.counters.messages.get(&(dir, kind_name(kind)));
+        count.copied().unwrap_or(0)
+    }
+
+    /// Panics unless the message `o` just observed in `dir` flagged `invalid_tool_headers`
+    /// once if it told of invalid tools (which the proxy reads only when the session asks),
+    /// and not otherwise (`before`: the count before it).
+    fn assert_tools_flagged(&self, dir: Dir, o: &Observation<'_>, before: u64) {
+        let flagged = self.flagged(dir, Violation::InvalidToolHeaders) - before;
+        assert_eq!(
+            flagged,
+            u64::from(o.invalid_tools.is_some()),
+            "invalid_tool_headers flagged for {:?} {:?}",
+            o.kind,
+            o.id
+        );
+    }
+
+    /// A framing error of the kind `v` met in `dir` (`observe`: the session's call for it):
+    /// counted as one message and flagged once, and nothing else changes hands.
+    fn observe_framing_error(
+        &mut self,
+        dir: Dir,
+        v: Violation,
+        observe: fn(&mut Session, Dir) -> Violation,
+    ) {
+        let (flags, messages) = (self.flagged(dir, v), self.counted(dir, "framing_error"));
+        assert_eq!(observe(&mut self.session, dir), v);
+        assert_eq!(self.flagged(dir, v), flags + 1, "{v:?} flagged");
+        let counted = self.counted(dir, "framing_error");
+        assert_eq!(counted, messages + 1, "framing errors counted");
     }
 
     /// Notes the id the session minted for the request `o`, if it did.
