@@ -109,7 +109,8 @@ enum Msg {
         ended: bool,
         extension: bool,
     },
-    /// A notification of a listen stream, naming the listen request's id.
+    /// A notification of a listen stream, naming the listen request's id (past the pool, one
+    /// of the ids minted last: the server knows the request by it).
     StreamEvent {
         subscription: usize,
     },
@@ -196,7 +197,7 @@ fn msg() -> impl Strategy<Value = Msg> {
         1 => (0..IDS.len() + MINTED_NAMED).prop_map(|id| Msg::Cancel { id }),
         1 => (0..TASKS.len(), any::<bool>(), any::<bool>())
             .prop_map(|(task, ended, extension)| Msg::TaskStatus { task, ended, extension }),
-        1 => (0..IDS.len()).prop_map(|subscription| Msg::StreamEvent { subscription }),
+        1 => (0..IDS.len() + MINTED_NAMED).prop_map(|subscription| Msg::StreamEvent { subscription }),
         1 => option::of(0..IDS.len()).prop_map(|id| Msg::Invalid { id }),
     ]
 }
@@ -463,7 +464,7 @@ impl Run {
                 }
             }
             Msg::StreamEvent { subscription } => Observation {
-                subscription: Some(self.id(subscription)).filter(|_| mcp),
+                subscription: Some(self.id_or_minted(subscription, minted)).filter(|_| mcp),
                 ..notification(methods::RESOURCES_UPDATED)
             },
             Msg::Invalid { id } => Observation::of("invalid", id.map(|n| self.id(n)), None),
