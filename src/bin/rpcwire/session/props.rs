@@ -194,7 +194,9 @@ fn msg() -> impl Strategy<Value = Msg> {
             }),
         1 => (0..TOKENS.len(), option::of(0..4u8))
             .prop_map(|(token, progress)| Msg::Progress { token, progress }),
-        1 => (0..IDS.len() + MINTED_NAMED).prop_map(|id| Msg::Cancel { id }),
+        // (A minted id the more often: a server cancels a listen stream by the id it knows.)
+        2 => prop_oneof![0..IDS.len(), IDS.len()..IDS.len() + MINTED_NAMED]
+            .prop_map(|id| Msg::Cancel { id }),
         1 => (0..TASKS.len(), any::<bool>(), any::<bool>())
             .prop_map(|(task, ended, extension)| Msg::TaskStatus { task, ended, extension }),
         1 => (0..IDS.len() + MINTED_NAMED).prop_map(|subscription| Msg::StreamEvent { subscription }),
