@@ -1185,3 +1185,31 @@ fn default_and_hardened_limits_hold_their_documented_values() {
     );
     assert_eq!(Limits::default(), Limits::DEFAULT);
 }
+
+/// Every envelope key is read when whitespace stands between it and its colon (`"params" :`),
+/// which sends it down the general path, not the one masked compare for `"name":`: `params`,
+/// `result` and `error` there are their members, not unknown ones skipped (a request's
+/// params lost, a response with no `result` or `error` refused).
+#[test]
+fn envelope_keys_spaced_before_the_colon_are_read() {
+    let request = br#"{"jsonrpc" : "2.0", "id" : 1, "method" : "ping", "params" : {"a":7}}"#;
+    let response = br#"{"jsonrpc" : "2.0", "id" : 1, "result" : {"ok":true}}"#;
+    let error = br#"{"jsonrpc" : "2.0", "id" : 1, "error" : {"code":-32601,"message":"x"}}"#;
+    for dec in decoders() {
+        match dec.decode(request) {
+            Ok(Message::Request(r)) => {
+                assert!(r.method.eq_str("ping"));
+                assert_eq!(r.params.unwrap().as_bytes(), br#"{"a":7}"#);
+            }
+            other => panic!("{other:?}"),
+        }
+        match dec.decode(response) {
+            Ok(Message::Response(r)) => assert_eq!(r.result.as_bytes(), br#"{"ok":true}"#),
+            other => panic!("{other:?}"),
+        }
+        match dec.decode(error) {
+            Ok(Message::ErrorResponse(e)) => assert_eq!(e.error.code.0, -32601),
+            other => panic!("{other:?}"),
+        }
+    }
+}
