@@ -220,4 +220,39 @@ mod tests {
             Some(Member::Id)
         );
     }
+
+    /// Each plainly spelled envelope key is found by the one masked compare, with the index
+    /// after its colon; a key that only starts like one, or has a space before its colon, or
+    /// is cut short, is left to the general path (`None`). (A wrong table only sends keys
+    /// down that path, which reads them the same: no decode sees it, only this.)
+    #[test]
+    fn plain_keys_are_found_by_the_masked_compare() {
+        for (key, member) in [
+            ("jsonrpc", Member::JsonRpc),
+            ("id", Member::Id),
+            ("method", Member::Method),
+            ("params", Member::Params),
+            ("result", Member::Result),
+            ("error", Member::Error),
+        ] {
+            let frame = format!("{{\"{key}\":1234567890}}");
+            let after_colon = key.len() + 4;
+            assert_eq!(
+                plain_member_key(frame.as_bytes(), 1),
+                Some((member, after_colon)),
+                "{key}"
+            );
+            let spaced = format!("{{\"{key}\" :1234567890}}");
+            assert_eq!(plain_member_key(spaced.as_bytes(), 1), None, "{key}");
+        }
+        for frame in [
+            &br#"{"ids":1234567890}"#[..],
+            br#"{"jsonrpcx":"2.0"}"#,
+            br#"{"jsonrpc" :"2.0"}"#,
+            br#"{"i":12345678901}"#,
+            br#"{"id":1}"#,
+        ] {
+            assert_eq!(plain_member_key(frame, 1), None);
+        }
+    }
 }
