@@ -5026,6 +5026,20 @@ fn long_reports_waiting_for_stderr_are_bounded_in_bytes() {
     assert!(peak < 48 << 20, "the proxy took {} MB", peak >> 20);
 }
 
+/// A proxy of `server` whose client thread panics once the client has sent something (the
+/// fault a debug build injects under `RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD`).
+fn proxy_that_panics(server: &[&str], stderr: Stdio) -> Child {
+    Command::new(BIN)
+        .args(["proxy", "--"])
+        .args(server)
+        .env("RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 /// A panic on a forwarding thread (injected in a debug build by
 /// `RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD`, where a bug would make one) ends the proxy with the
 /// status of a panic, 101, after its report, while the client is still connected; it used to
@@ -5038,14 +5052,7 @@ fn long_reports_waiting_for_stderr_are_bounded_in_bytes() {
     ignore = "the fault is injected in debug builds only"
 )]
 fn a_panic_on_a_forwarding_thread_ends_the_proxy() {
-    let mut child = Command::new(BIN)
-        .args(["proxy", "--", "python3", &echo_server()])
-        .env("RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = proxy_that_panics(&["python3", &echo_server()], Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
@@ -5087,14 +5094,7 @@ fn a_panic_ends_a_server_that_ignores_the_end_of_its_input() {
     let dir = scratch("panic-server");
     let pid_file = dir.join("server.pid");
     let script = format!("echo $$ > {}; exec sleep 60", pid_file.display());
-    let mut child = Command::new(BIN)
-        .args(["proxy", "--", "sh", "-c", &script])
-        .env("RPCWIRE_TEST_PANIC_IN_CLIENT_THREAD", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = proxy_that_panics(&["sh", "-c", &script], Stdio::null());
     let deadline = Instant::now() + WAIT;
     let server = loop {
         let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
