@@ -404,7 +404,7 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
         let shared = shared.clone();
         tokio::spawn(async move {
             // (At least 1: refused at parsing.)
-            let mut tick = tokio::time::interval(Duration::from_secs(secs));
+            let mut tick = tokio::time::interval(stats_period(secs));
             tick.tick().await;
             loop {
                 tick.tick().await;
@@ -836,6 +836,15 @@ fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
     next_deadline.map_or(at_the_latest, |deadline| deadline.min(at_the_latest))
 }
 
+/// The period of `--stats-every SECS`: at most about 30 years, the far future of tokio's
+/// timers (and of the deadline clock's), which no session outlives. A longer period would
+/// print no more lines, but the instant of its next tick would overflow where the tokio in
+/// use does not cap periods itself (1.54 does; the manifest takes any tokio 1.x).
+fn stats_period(secs: u64) -> Duration {
+    const FAR_FUTURE_SECS: u64 = 86_400 * 365 * 30;
+    Duration::from_secs(secs.min(FAR_FUTURE_SECS))
+}
+
 /// SIGINT, SIGTERM and SIGHUP, caught from now on (`None` when they cannot be).
 fn caught_signals() -> Option<[tokio::signal::unix::Signal; 3]> {
     use tokio::signal::unix::{SignalKind, signal};
@@ -898,5 +907,23 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
         (Some(code), _) => ExitCode::from(code as u8),
         (None, Some(sig)) => ExitCode::from(128u8.wrapping_add(sig as u8)),
         _ => ExitCode::from(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Any `--stats-every` gives a tick whose instant can be reached by adding its period to
+    /// now, whatever tokio does with it; a sane period is kept as given.
+    #[test]
+    fn every_stats_period_has_a_next_tick() {
+        let now = std::time::Instant::now();
+        for secs in [1, 3_600, u64::MAX / 1_000, u64::MAX] {
+            let period = stats_period(secs);
+            assert!(now.checked_add(period).is_some(), "--stats-every {secs}");
+            assert!(period >= Duration::from_secs(secs.min(86_400 * 365)));
+        }
+        assert_eq!(stats_period(3_600), Duration::from_secs(3_600));
     }
 }
