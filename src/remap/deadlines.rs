@@ -16,6 +16,37 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// cancelling). Task routes whose deadline is ≤ `now` end on the way (their progress is
     /// no longer routed; their tasks' clients are kept until the tasks' ttl passes), tasks
     /// whose ttl has passed are forgotten, and neither is handed out.
+    ///
+    /// An [`Origin`] does not say which method its request was: a gateway that forwards a
+    /// client's `initialize` keeps that in the request's value
+    /// ([`forward_request_with`](Self::forward_request_with)), to send no cancellation for
+    /// it here, nor when [`drop_client`](Self::drop_client) hands it back.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{mcp, Decoder, IdRemapper, Message};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let mut upstream = BytesMut::new();
+    /// for frame in [
+    ///     &br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#[..],
+    ///     br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    /// ] {
+    ///     let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    ///     let initialize = req.method.eq_str(mcp::methods::INITIALIZE);
+    ///     remap.forward_request_with("a", initialize, frame, &req, Some(1_000), &mut upstream).unwrap();
+    /// }
+    /// upstream.clear();
+    /// let expired: Vec<_> = remap.expire(1_000).collect();
+    /// for (token, origin) in expired {
+    ///     if !origin.value {
+    ///         mcp::write_cancelled_token(&mut upstream, token, Some("timed out"));
+    ///     }
+    /// }
+    /// // One cancellation: the `tools/list`'s (token 2), none for the `initialize`.
+    /// assert_eq!(&upstream[..], &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"timed out"}}
+    /// "#[..]);
+    /// ```
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.

@@ -12,7 +12,8 @@ use crate::pending::Token;
 
 impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// A client went away: forgets its requests (their late replies will be `Stale`) and
-    /// returns them, latest first, so that the upstream can be told to cancel each. Costs
+    /// returns them, latest first, so that the upstream can be told to cancel each (but an
+    /// `initialize`, which MCP forbids cancelling: see [`expire`](Self::expire)). Costs
     /// the client's own requests, however many other clients have in flight. Its tasks are
     /// forgotten too (routes and ended tasks' records: its tasks' progress and status go
     /// nowhere, and other clients may name them), and not returned.

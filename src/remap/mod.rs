@@ -134,8 +134,8 @@ pub struct Origin<C, T = ()> {
 /// 3. upstream progress: [`route_progress`](Self::route_progress); a client's
 ///    `notifications/cancelled`: [`forward_cancel`](Self::forward_cancel);
 /// 4. a deadline's timer: [`expire`](Self::expire) (answer each request's client, cancel
-///    it upstream); a client gone: [`drop_client`](Self::drop_client); the upstream gone:
-///    [`drain`](Self::drain).
+///    it upstream, unless it is an `initialize`); a client gone:
+///    [`drop_client`](Self::drop_client); the upstream gone: [`drain`](Self::drain).
 ///
 /// The sections below tell of clients' shares of the table, and of MCP's tasks.
 ///
