@@ -7,18 +7,8 @@
 //! never minted, or to requests already answered, cancelled or expired, are reported and not
 //! forwarded.
 //!
-//! Nothing here is tied to a direction: "client" is whoever sent the request. A gateway that
-//! puts several upstream servers behind one client keeps a second remapper keyed by upstream
-//! for the servers' own requests to the client (`sampling/createMessage`,
-//! `elicitation/create`, `roots/list` before MCP 2026-07-28): two servers' id `0` reach the
-//! client as two tokens, and each of the client's replies goes back to the server that asked,
-//! with its id restored.
-//!
-//! A remapper mints the ids of everything sent on its upstream connection: the tokens of each
-//! remapper and each [`PendingTable`] start at 1, so requests a gateway
-//! sends upstream of its own (a `ping`, its own `initialize`) go through the same remapper,
-//! under a client name of their own, not through a second table whose tokens the upstream
-//! would confuse with the clients'.
+//! Nothing here is tied to a direction, and a gateway's own requests go through the same
+//! remapper: see [`IdRemapper`]'s section on them (this module's text is not rendered).
 //!
 //! A task-augmented request (MCP 2025-11-25, experimental: `params.task`) answered with a
 //! `CreateTaskResult` leaves a route behind it: the task's progress, and its
@@ -169,6 +159,61 @@ pub struct Origin<C, T = ()> {
 /// bytes are for. To hand each client its own bytes without copying them, route into one
 /// buffer and take what the call appended with [`BytesMut::split`] (a `freeze` makes it
 /// [`Bytes`](bytes::Bytes) for a channel): the buffer's allocation is shared, not copied.
+///
+/// # The gateway's own requests, and the servers' requests
+///
+/// A remapper mints the ids of everything sent on its upstream connection: the tokens of each
+/// remapper and each [`PendingTable`] start at 1, so requests a gateway sends upstream of its
+/// own (a `ping`, its own `initialize`) go through the same remapper, under a client name of
+/// their own, not through a second table whose tokens the upstream would confuse with the
+/// clients'. The remapper forwards a request decoded from a frame: the gateway writes its
+/// request (with [`encode::write_request`], under an id of its own that no other of its
+/// requests in flight has, a counter say), decodes it, and forwards it as a client's; its
+/// reply, its expiry or the upstream going away hands back an [`Origin`] naming the gateway.
+/// (A request under a string id, which the remapper never mints, may also go upstream
+/// beside it: `examples/gateway.rs` sends its `initialize` so.)
+///
+/// Nothing here is tied to a direction: "client" is whoever sent the request. A gateway that
+/// puts several upstream servers behind one client keeps a second remapper keyed by upstream
+/// for the servers' own requests to the client (`sampling/createMessage`,
+/// `elicitation/create`, `roots/list` before MCP 2026-07-28): two servers' id `0` reach the
+/// client as two tokens, and each of the client's replies goes back to the server that asked,
+/// with its id restored.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::frame::without_line_end;
+/// use rpcwire::{encode, Decoder, Id, IdRemapper, Message};
+///
+/// #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// enum Peer {
+///     Gateway,
+///     Client(u32),
+/// }
+///
+/// let mut remap = IdRemapper::new(16);
+/// let mut upstream = BytesMut::new();
+/// let client = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(client) else { panic!() };
+/// remap.forward_request(Peer::Client(7), client, &req, None, &mut upstream).unwrap();
+///
+/// // The gateway's own ping, under its own id 1 (the client's 1 is another client's).
+/// // (Its line end, which `write_request` writes, is left out: a line break inside the
+/// // frame would go upstream as a space.)
+/// let mut own = BytesMut::new();
+/// encode::write_request(&mut own, Id::from_token(b"1").unwrap(), "ping", None);
+/// let own = without_line_end(&own);
+/// let Ok(Message::Request(ping)) = Decoder::mcp().decode(own) else { panic!() };
+/// let token = remap.forward_request(Peer::Gateway, own, &ping, Some(5_000), &mut upstream).unwrap();
+/// assert_eq!(&upstream[..], &br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+/// {"jsonrpc":"2.0","id":2,"method":"ping"}
+/// "#[..]);
+///
+/// let pong = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{}}}}"#);
+/// let msg = Decoder::mcp_client().decode(pong.as_bytes()).unwrap();
+/// let origin = remap.route_reply(pong.as_bytes(), msg.id().unwrap(), &mut BytesMut::new()).unwrap();
+/// assert_eq!(origin.client, Peer::Gateway);
+/// ```
 ///
 /// # Clients' shares
 ///
