@@ -1,14 +1,6 @@
 //! Requests the *peer* has in flight: ids we did not choose, keyed by their canonical form,
-//! for duplicate detection, reply bookkeeping and cancellation.
-//!
-//! Matching rules (the shared conformance vectors):
-//! - the type is part of the key: the string `"1"` never matches the number `1`;
-//! - numbers match by value, whatever their spelling: `1` = `1.0` = `10e-1`, `0` = `-0`,
-//!   exactly, at any size (no rounding through `f64`);
-//! - strings match after unescaping: `"\u0061"` = `"a"` (code unit by code unit, as RFC 8259
-//!   §8.3 says: a lone surrogate `"\ud800"` matches only itself, not `"\udc00"` or `"\ufffd"`);
-//! - optionally ([`InFlight::lenient`], off by default), a string holding a JSON number
-//!   matches that number, for gateways that stringify ids.
+//! for duplicate detection, reply bookkeeping and cancellation. The matching rules are in
+//! [`InFlight`]'s docs (this module's text is not rendered).
 
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hasher};
@@ -510,6 +502,16 @@ impl std::error::Error for InFlightError {}
 /// The peer's requests in flight, with a value of ours for each (when it arrived, where to
 /// route the reply, …).
 ///
+/// Ids match as JSON values, by their canonical form ([`IdKey`]; the rules of the shared
+/// conformance vectors):
+/// - the type is part of the key: the string `"1"` never matches the number `1`;
+/// - numbers match by value, whatever their spelling: `1` = `1.0` = `10e-1`, `0` = `-0`,
+///   exactly, at any size (no rounding through `f64`);
+/// - strings match after unescaping: `"\u0061"` = `"a"` (code unit by code unit, as RFC 8259
+///   §8.3 says: a lone surrogate `"\ud800"` matches only itself, not `"\udc00"` or `"\ufffd"`);
+/// - optionally ([`lenient`](Self::lenient), off by default), a string holding a JSON number
+///   matches that number, for gateways that stringify ids.
+///
 /// ```
 /// use rpcwire::{Id, InFlight, InFlightError};
 /// let mut table = InFlight::new(1024);
@@ -517,6 +519,11 @@ impl std::error::Error for InFlightError {}
 /// assert_eq!(table.insert(Id::from_token(b"1.0").unwrap(), "again"), Err(InFlightError::Duplicate));
 /// assert!(table.insert(Id::from_token(br#""1""#).unwrap(), "a string").is_ok());
 /// assert_eq!(table.remove(Id::from_token(b"1").unwrap()).map(|(_, v)| v), Some("first"));
+///
+/// table.insert(Id::from_token(b"10e-1").unwrap(), "spelt").unwrap();
+/// assert_eq!(table.insert(Id::from_token(b"1").unwrap(), "again"), Err(InFlightError::Duplicate));
+/// table.insert(Id::from_token(br#""\u0061""#).unwrap(), "escaped").unwrap();
+/// assert_eq!(table.remove(Id::from_token(br#""a""#).unwrap()).map(|(_, v)| v), Some("escaped"));
 /// ```
 #[derive(Clone)]
 pub struct InFlight<T, S = foldhash::quality::RandomState> {
