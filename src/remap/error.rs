@@ -12,7 +12,26 @@ use {super::IdRemapper, crate::id::Id};
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RemapError {
-    /// The client already has a request with this id in flight (MCP: answer -32600).
+    /// The client already has a request with this id in flight (MCP: answer -32600). Ids
+    /// compare as JSON values, as [`InFlight`](crate::InFlight) compares them, since the
+    /// client would take the two replies for one request's: `"\u0061"` is `"a"`, and in plain
+    /// JSON-RPC `1.0` is `1`. ([`IdRemapper::get`] and [`IdRemapper::forward_cancel`] find a
+    /// request however its id is spelt, too.)
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, Id, IdRemapper, Message, RemapError};
+    ///
+    /// let mut remap = IdRemapper::new(16);
+    /// let mut forward = |frame: &[u8]| {
+    ///     let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    ///     remap.forward_request("a", frame, &req, None, &mut BytesMut::new())
+    /// };
+    /// assert!(forward(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#).is_ok());
+    /// let respelt = br#"{"jsonrpc":"2.0","id":"\u0061","method":"ping"}"#;
+    /// assert_eq!(forward(respelt), Err(RemapError::DuplicateId));
+    /// assert!(remap.get(&"a", Id::from_token(br#""\u0061""#).unwrap()).is_some());
+    /// ```
     DuplicateId,
     /// The table of requests in flight holds its number of requests.
     Full,

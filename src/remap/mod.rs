@@ -1259,7 +1259,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     }
 
     /// The token and value of `client`'s request with id `id`, if it is in flight (to tell
-    /// what a client's cancellation names before forwarding it, say).
+    /// what a client's cancellation names before forwarding it, say). Ids compare as JSON
+    /// values, however they are spelt (see [`RemapError::DuplicateId`]).
     pub fn get(&self, client: &C, id: Id<'_>) -> Option<(Token, &T)> {
         let token = self.by_client.find(&self.pending, client, id)?;
         match &self.pending.get(token)?.held {
