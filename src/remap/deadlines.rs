@@ -17,6 +17,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// no longer routed; their tasks' clients are kept until the tasks' ttl passes), tasks
     /// whose ttl has passed are forgotten, and neither is handed out.
     ///
+    /// `now` is on the caller's monotonic clock and should not go backwards, as for
+    /// [`PendingTable::expire`]: a `now` smaller than an earlier call's finds nothing new (a
+    /// request given a deadline before that earlier `now` falls due at the first call whose
+    /// `now` is at least the earlier one).
+    ///
     /// An [`Origin`] does not say which method its request was: a gateway that forwards a
     /// client's `initialize` keeps that in the request's value
     /// ([`forward_request_with`](Self::forward_request_with)), to send no cancellation for
