@@ -3955,3 +3955,71 @@ fn params_that_are_not_json_are_refused_as_such() {
 "#[..]
     );
 }
+
+/// Under `dialect(Dialect::JsonRpc2)` only the id is rewritten: a plain JSON-RPC service's
+/// methods named as MCP's (`tasks/list`, `tasks/get`, `initialize`) and a `_meta.progressToken`
+/// in its params go as they came, where MCP's rules (the default) rewrite the token, list the
+/// client's own tasks only (none here), refuse a `taskId` that is not a string and keep an
+/// `initialize` from being cancelled.
+#[test]
+fn plain_json_rpc_rewrites_the_id_alone() {
+    fn forward(remap: &mut IdRemapper<u32>, frame: &[u8]) -> Result<(Token, Vec<u8>), RemapError> {
+        let mut out = BytesMut::new();
+        let token = remap.forward_request(7, frame, &request(frame), None, &mut out)?;
+        Ok((token, out.to_vec()))
+    }
+    fn cancel(remap: &mut IdRemapper<u32>, frame: &[u8]) -> Vec<u8> {
+        let Ok(Message::Notification(n)) = Decoder::jsonrpc().decode(frame) else {
+            panic!()
+        };
+        let mut out = BytesMut::new();
+        remap.forward_cancel(&7, frame, &n, &mut out);
+        out.to_vec()
+    }
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"_meta":{"progressToken":"p"}}}"#;
+    let get = br#"{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":5}}"#;
+    let init = br#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{}}"#;
+    let cancel_init =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+
+    let mut plain = IdRemapper::new(16).dialect(rpcwire::Dialect::JsonRpc2);
+    let (token, upstream) = forward(&mut plain, list).unwrap();
+    let expected = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{token},\"method\":\"tasks/list\",\"params\":{{\"_meta\":{{\"progressToken\":\"p\"}}}}}}\n"
+    );
+    assert_eq!(String::from_utf8(upstream).unwrap(), expected);
+    let reply =
+        format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"tasks":[{{"taskId":"t"}}]}}}}"#);
+    assert_eq!(
+        route(&mut plain, reply.as_bytes()),
+        (
+            Ok(7),
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tasks":[{"taskId":"t"}]}}
+"#
+            .to_vec()
+        )
+    );
+    assert!(forward(&mut plain, get).is_ok());
+    let (token, _) = forward(&mut plain, init).unwrap();
+    let cancelled = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{token}}}}}\n"
+    );
+    assert_eq!(cancel(&mut plain, cancel_init), cancelled.into_bytes());
+
+    // The default: MCP's rules.
+    let mut mcp = IdRemapper::new(16);
+    let (token, upstream) = forward(&mut mcp, list).unwrap();
+    let rewritten = format!("\"progressToken\":{token}}}");
+    assert!(String::from_utf8(upstream).unwrap().contains(&rewritten));
+    let reply =
+        format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"tasks":[{{"taskId":"t"}}]}}}}"#);
+    assert_eq!(
+        route(&mut mcp, reply.as_bytes()).1,
+        br#"{"jsonrpc":"2.0","id":1,"result":{"tasks":[]}}
+"#
+        .to_vec()
+    );
+    assert_eq!(forward(&mut mcp, get), Err(RemapError::BadTaskId));
+    forward(&mut mcp, init).unwrap();
+    assert!(cancel(&mut mcp, cancel_init).is_empty());
+}

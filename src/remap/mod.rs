@@ -45,8 +45,10 @@ use alloc::collections::VecDeque;
 use bytes::BytesMut;
 use hashbrown::HashMap;
 
+use crate::decoder::Dialect;
 use crate::encode;
 use crate::id::{Id, IdBuf};
+use crate::json::Lookup;
 use crate::mcp::{Cancelled, Task, methods, progress_task_and_extension_members, subscription_id};
 use crate::message::{Notification, Request};
 use crate::pending::{Miss, PendingTable, Token};
@@ -592,6 +594,9 @@ pub struct IdRemapper<C, T = ()> {
     /// requesting client holds none, a client holding the most gives its oldest up
     /// ([`Self::make_room`]).
     by_records: ByRecords<C>,
+    /// Whether requests are read by MCP's rules (progress tokens, tasks, listen streams,
+    /// `initialize`): [`Self::dialect`].
+    mcp: bool,
 }
 
 /// A client's entries: the head of their list, and what its limits count of them.
@@ -715,7 +720,45 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             live: 0,
             ended_bytes: 0,
             by_records: ByRecords::new(),
+            mcp: true,
         }
+    }
+
+    /// Which rules the requests forwarded are read by. [`Dialect::Mcp`] (the default): a
+    /// request's `params._meta.progressToken` goes upstream as its token, and MCP's methods
+    /// are read as MCP says (`tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/update`
+    /// checked for their client's tasks, a `tasks/list` result filtered for its client, a
+    /// task-augmented request's route kept, a `subscriptions/listen` stream, an `initialize`
+    /// that [`forward_cancel`](Self::forward_cancel) does not cancel). [`Dialect::JsonRpc2`]:
+    /// none of that; only the id is rewritten, and the payload goes both ways as it came,
+    /// whatever its methods and members are named (for plain JSON-RPC 2.0 traffic, whose
+    /// `tasks/list` is no MCP method). Whichever decoder read the request, the remapper
+    /// applies MCP's rules unless this says otherwise. A builder setting: it applies to the
+    /// requests forwarded after it, so set it when the remapper is made.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Decoder, Dialect, IdRemapper, Message};
+    ///
+    /// let mut remap = IdRemapper::new(16).dialect(Dialect::JsonRpc2);
+    /// let call = br#"{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"_meta":{"progressToken":"p"}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::jsonrpc().decode(call) else { panic!() };
+    /// let mut upstream = BytesMut::new();
+    /// let token = remap.forward_request("a", call, &req, None, &mut upstream).unwrap();
+    /// // The id alone is rewritten.
+    /// assert_eq!(&upstream[..], format!("{{\"jsonrpc\":\"2.0\",\"id\":{token},\"method\":\"tasks/list\",\"params\":{{\"_meta\":{{\"progressToken\":\"p\"}}}}}}\n").as_bytes());
+    ///
+    /// // Its result comes back whole (MCP's rules would list the client's own tasks only: none).
+    /// let reply = format!(r#"{{"jsonrpc":"2.0","id":{token},"result":{{"tasks":[{{"taskId":"t"}}]}}}}"#);
+    /// let msg = Decoder::jsonrpc_client().decode(reply.as_bytes()).unwrap();
+    /// let mut to_client = BytesMut::new();
+    /// remap.route_reply(reply.as_bytes(), msg.id().unwrap(), &mut to_client).unwrap();
+    /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","id":1,"result":{"tasks":[{"taskId":"t"}]}}
+    /// "#[..]);
+    /// ```
+    pub fn dialect(mut self, dialect: Dialect) -> Self {
+        self.mcp = dialect == Dialect::Mcp;
+        self
     }
 
     /// Bounds the bytes the requests in flight keep of their clients' ids and progress tokens
@@ -841,10 +884,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
             }
             _ => error,
         };
-        let (progress_member, task_member, extension_member) =
-            progress_task_and_extension_members(req);
+        // Plain JSON-RPC: nothing but the id is read.
+        let (progress_member, task_member, extension_member) = match self.mcp {
+            true => progress_task_and_extension_members(req),
+            false => (Lookup::Absent, Lookup::Absent, Lookup::Absent),
+        };
         let progress_token = progress_token_to_rewrite(progress_member).map_err(unreadable)?;
-        let mut kind = kind_of(req, task_member, extension_member);
+        let mut kind = match self.mcp {
+            true => kind_of(req, task_member, extension_member),
+            false => Kind::Plain,
+        };
         if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } | Kind::TaskUpdate = kind {
             let task_id = requested_task(req).map_err(unreadable)?;
             if let Some((token, owner)) = self.task_entry(task_id) {
