@@ -4023,3 +4023,34 @@ fn plain_json_rpc_rewrites_the_id_alone() {
     forward(&mut mcp, init).unwrap();
     assert!(cancel(&mut mcp, cancel_init).is_empty());
 }
+
+/// Under `Dialect::JsonRpc2` there are no listen streams: an upstream notification whose
+/// `_meta` carries MCP's subscription stamp naming a token in flight is plain JSON-RPC
+/// payload, not routed (its stamp not rewritten), and the request stays in flight; under
+/// MCP's rules the same notification is routed as the stream's.
+#[test]
+fn plain_json_rpc_routes_no_subscription_stamp() {
+    let call = br#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{}}"#;
+    for (dialect, routed) in [
+        (rpcwire::Dialect::JsonRpc2, false),
+        (rpcwire::Dialect::Mcp, true),
+    ] {
+        let mut remap = IdRemapper::new(16).dialect(dialect);
+        let token = remap
+            .forward_request(7u32, call, &request(call), None, &mut BytesMut::new())
+            .unwrap();
+        let note = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{token}}}}}}}"#
+        );
+        let Ok(Message::Notification(n)) = Decoder::jsonrpc_client().decode(note.as_bytes()) else {
+            panic!()
+        };
+        let mut out = BytesMut::new();
+        let to = remap
+            .route_subscription(note.as_bytes(), &n, &mut out)
+            .map(|o| o.client);
+        assert_eq!(to.is_some(), routed, "{dialect:?}");
+        assert_eq!(out.is_empty(), !routed, "{dialect:?}");
+        assert_eq!(remap.len(), 1, "{dialect:?}");
+    }
+}

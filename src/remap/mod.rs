@@ -732,9 +732,15 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// that [`forward_cancel`](Self::forward_cancel) does not cancel). [`Dialect::JsonRpc2`]:
     /// none of that; only the id is rewritten, and the payload goes both ways as it came,
     /// whatever its methods and members are named (for plain JSON-RPC 2.0 traffic, whose
-    /// `tasks/list` is no MCP method). Whichever decoder read the request, the remapper
-    /// applies MCP's rules unless this says otherwise. A builder setting: it applies to the
-    /// requests forwarded after it, so set it when the remapper is made.
+    /// `tasks/list` is no MCP method). Nothing the upstream sends routes on such a request's
+    /// token but its reply: [`route_progress`](Self::route_progress) and
+    /// [`route_subscription`](Self::route_subscription) give `None` for it, and
+    /// [`route_stream_cancel`](Self::route_stream_cancel) `NotAStream`, its frame left as it
+    /// is. ([`forward_cancel`](Self::forward_cancel) is the caller's to call: it still
+    /// forwards a client's `notifications/cancelled` naming any of its requests.) Whichever
+    /// decoder read the request, the remapper applies MCP's rules unless this says otherwise.
+    /// A builder setting: it applies to the requests forwarded after it, so set it when the
+    /// remapper is made.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -892,7 +898,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         let progress_token = progress_token_to_rewrite(progress_member).map_err(unreadable)?;
         let mut kind = match self.mcp {
             true => kind_of(req, task_member, extension_member),
-            false => Kind::Plain,
+            false => Kind::JsonRpc,
         };
         if let Kind::TaskQuery { .. } | Kind::TaskResult { .. } | Kind::TaskUpdate = kind {
             let task_id = requested_task(req).map_err(unreadable)?;
@@ -987,7 +993,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// (The remapper keeps no methods: a stamp naming another request in flight routes to
     /// that request's client too, the only one it can reach. Filter by
     /// [`LISTEN_STREAM`](crate::mcp::methods::LISTEN_STREAM) first for the stream's methods
-    /// only.)
+    /// only.) A request forwarded under [`Dialect::JsonRpc2`](Self::dialect) opens no stream:
+    /// a stamp naming it is `None`.
     ///
     /// [`mcp::subscription_id`]: crate::mcp::subscription_id
     ///
@@ -1018,6 +1025,18 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let stream = subscription_id(notification)?;
+        // A plain JSON-RPC request opens no stream: the stamp is the upstream's payload.
+        if let Some(Entry {
+            held:
+                Held::Request {
+                    kind: Kind::JsonRpc,
+                    ..
+                },
+            ..
+        }) = Token::from_wire(stream.raw()).and_then(|t| self.pending.get(t))
+        {
+            return None;
+        }
         let origin = self.in_flight(stream)?;
         if self.routes > 0
             && notification.method.eq_str(methods::TASKS_NOTIFICATION)

@@ -16,6 +16,12 @@ use crate::pending::Token;
 pub(super) enum Kind {
     /// Nothing.
     Plain,
+    /// A request of plain JSON-RPC traffic ([`IdRemapper::dialect`]): nothing of it but its
+    /// id was read, and nothing but its reply goes back on its token (no stream's
+    /// notification, no progress).
+    ///
+    /// [`IdRemapper::dialect`]: super::IdRemapper::dialect
+    JsonRpc,
     /// `params.task` is an object (or ambiguous), or the request declares the Tasks
     /// extension of MCP 2026-07-28 in its capabilities: a `CreateTaskResult` may answer it.
     TaskAugmented,
@@ -232,6 +238,7 @@ pub(super) fn ended_task(frame: &[u8], kind: Kind) -> Option<Id<'_>> {
     let result = match kind {
         Kind::TaskQuery { .. } | Kind::TaskResult { .. } => reply_value(frame)?.get("result")?,
         Kind::Plain
+        | Kind::JsonRpc
         | Kind::TaskAugmented
         | Kind::TaskUpdate
         | Kind::TaskList
