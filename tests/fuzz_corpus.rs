@@ -277,6 +277,16 @@ fn write_seed_corpus() {
         // `tasks/get` of it (refused), client 0's `tasks/result` (the task ends); a terminal
         // status; time passes beyond the ttl; another client's `tasks/get` goes through.
         &[35, 3, 76, 16, 3, 1, 13, 3, 3, 4, 3, 2, 8, 4, 13, 3],
+        // The second program's requests, replies, cancellation and expiries under
+        // `Dialect::JsonRpc2` (9, 6): ids alone rewritten, progress tokens left as they are.
+        &[9, 6, 4, 1, 5, 2, 4, 7, 6, 0, 6, 1, 7, 1, 8, 3, 8, 4],
+        // Dialects mixed: client 0's task 0 kept under MCP's rules, then under
+        // `Dialect::JsonRpc2` client 1's `tasks/get` of it goes through and client 0's
+        // `tasks/result` ends nothing (its status and progress still routed); back under MCP's
+        // rules (9, 2), client 1's `tasks/get` is refused and client 0's `tasks/result` ends it.
+        &[
+            35, 3, 76, 16, 3, 1, 9, 6, 13, 3, 3, 4, 3, 1, 9, 2, 13, 3, 3, 4, 3, 2, 8, 4,
+        ],
     ];
     for (i, p) in programs.iter().enumerate() {
         write("tables_model", &format!("hand-{i}"), p);

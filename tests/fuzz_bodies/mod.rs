@@ -1478,9 +1478,12 @@ fn task_id(n: u8) -> String {
 /// ended tasks' clients, refusals of foreign tasks and bytes agree. Each client may hold 4
 /// requests and live routes, of 200 bytes at most: its refusals, the routes its bytes leave
 /// out, and its counts (through replies, cancellations, expiries, task ends, a client or the
-/// upstream going away) agree too.
+/// upstream going away) agree too. An operation sets the remapper's dialect for the requests
+/// forwarded after it: under `Dialect::JsonRpc2` a request goes upstream with its id alone
+/// rewritten, its `tasks/*` are neither checked nor end a task, its reply keeps no task, and
+/// no stream's notification is routed on its token; the tasks kept before stay as they were.
 pub fn tables_model(data: &[u8]) {
-    use rpcwire::{IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
+    use rpcwire::{Dialect, IdKey, IdRemapper, InFlight, InFlightError, Miss, RemapError};
     use std::collections::HashMap;
 
     fn id(token: &str) -> Id<'_> {
@@ -1506,6 +1509,8 @@ pub fn tables_model(data: &[u8]) {
         /// The client's progress token, and whether the request is task-augmented.
         progress: Option<String>,
         task: bool,
+        /// Forwarded under `Dialect::JsonRpc2`: its id alone was read.
+        plain: bool,
     }
     /// A task the remapper keeps: its route while `live`, then the record of its client.
     struct Tasked {
@@ -1541,6 +1546,8 @@ pub fn tables_model(data: &[u8]) {
     let mut tasks: HashMap<String, Tasked> = HashMap::new();
     let mut now = 0u64;
     let mut seq = 0u64;
+    // The remapper's dialect: `Dialect::JsonRpc2` (true) or MCP's, the default.
+    let mut plain = false;
     /// Takes out of the model the record of an ended task the remapper gave up for room for a
     /// request or route of `client`'s: `client`'s oldest while it holds one, else the oldest
     /// of a client holding the most (never another client's while `client`, or a client
@@ -1760,7 +1767,7 @@ pub fn tables_model(data: &[u8]) {
                     panic!("a request: {frame}");
                 };
                 let cost = q.len();
-                let foreign = tasks.get(&id).is_some_and(|t| t.client != client);
+                let foreign = !plain && tasks.get(&id).is_some_and(|t| t.client != client);
                 let mut out = BytesMut::new();
                 let got = remap.forward_request(client, frame.as_bytes(), &req, None, &mut out);
                 let expected = if foreign {
@@ -1771,9 +1778,15 @@ pub fn tables_model(data: &[u8]) {
                 assert_eq!(got.map(|_| ()), expected, "forward {frame}");
                 // Any reply to a `tasks/result` of a task of the client's (kept when it goes
                 // upstream), and a -32602 to a `tasks/cancel` of one, ends that task.
-                let ends_own =
-                    matches!((method, answer), (1, _) | (2, 2 | 3)) && tasks.contains_key(&id);
+                let ends_own = !plain
+                    && matches!((method, answer), (1, _) | (2, 2 | 3))
+                    && tasks.contains_key(&id);
                 if let Ok(upstream) = got {
+                    if plain {
+                        let rewritten = frame.replacen(q, &upstream.to_string(), 1);
+                        assert_eq!(&out[..], format!("{rewritten}\n").as_bytes());
+                        out.clear();
+                    }
                     let reply = match (method, answer) {
                         (_, 2 | 3) => format!(
                             r#"{{"jsonrpc":"2.0","id":{upstream},"error":{{"code":-32602,"message":"Task not found"}}}}"#
@@ -1791,6 +1804,8 @@ pub fn tables_model(data: &[u8]) {
                     let to = remap.route_reply_at(reply.as_bytes(), reply_id, now, &mut out);
                     assert_eq!(to.map(|o| o.client), Ok(client));
                     match (method, answer) {
+                        // Plain JSON-RPC: its reply tells nothing of MCP's tasks.
+                        _ if plain => {}
                         // The upstream no longer knows the task.
                         (0, 2 | 3) => {
                             tasks.remove(&id);
@@ -1829,6 +1844,8 @@ pub fn tables_model(data: &[u8]) {
                 let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
                     panic!("a request: {frame}");
                 };
+                // Under `Dialect::JsonRpc2` the progress token is payload: it costs nothing.
+                let progress = progress.filter(|_| !plain);
                 let cost = token.len() + progress.as_ref().map_or(0, String::len);
                 let duplicate = remapped.contains_key(&(client, key.clone()));
                 let deadline = (arg % 2 == 0).then_some(now + u64::from(arg % 7));
@@ -1843,13 +1860,23 @@ pub fn tables_model(data: &[u8]) {
                 if let Ok(upstream) = got {
                     let mut digits = [0; 20];
                     let wire = upstream.to_wire(&mut digits).to_vec();
+                    if plain {
+                        // The id alone is rewritten.
+                        let rewritten = frame.replacen(
+                            &format!(r#""id":{token}"#),
+                            &format!(r#""id":{upstream}"#),
+                            1,
+                        );
+                        assert_eq!(&out[..], format!("{rewritten}\n").as_bytes());
+                    }
                     let request = Remapped {
                         wire,
                         cost,
                         deadline,
                         token,
                         progress,
-                        task,
+                        task: task && !plain,
+                        plain,
                     };
                     remapped.insert((client, key), request);
                 }
@@ -1857,10 +1884,10 @@ pub fn tables_model(data: &[u8]) {
             6 if !remapped.is_empty() => {
                 // A reply to a live request, routed or taken.
                 let at = arg as usize % remapped.len();
-                let (k, wire) = remapped
+                let (k, wire, was_plain) = remapped
                     .iter()
                     .nth(at)
-                    .map(|(k, r)| (k.clone(), r.wire.clone()))
+                    .map(|(k, r)| (k.clone(), r.wire.clone(), r.plain))
                     .unwrap();
                 // A change on its stream, were it a `subscriptions/listen`, goes to its client
                 // under the client's id while it is live, and nowhere once answered.
@@ -1881,12 +1908,17 @@ pub fn tables_model(data: &[u8]) {
                     (client, out)
                 };
                 let (client, out) = route_event(&mut remap);
-                let theirs = &remapped[&k].token;
-                assert_eq!(client, Some(k.0));
-                let expected = format!(
-                    r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"{stamp}":{theirs}}}}}}}"#
-                );
-                assert_eq!(&out[..], format!("{expected}\n").as_bytes());
+                let theirs = remapped[&k].token.clone();
+                if was_plain {
+                    // A plain JSON-RPC request opens no stream.
+                    assert_eq!((client, out), (None, BytesMut::new()));
+                } else {
+                    assert_eq!(client, Some(k.0));
+                    let expected = format!(
+                        r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"{stamp}":{theirs}}}}}}}"#
+                    );
+                    assert_eq!(&out[..], format!("{expected}\n").as_bytes());
+                }
                 // Half the time a `CreateTaskResult` (which a task-augmented request's route
                 // keeps, if it fits), task `t0`..`t3`, its ttl `null`, 3 or 9; its task's
                 // status sometimes terminal already (kept as an ended task's record, if that
@@ -1911,12 +1943,22 @@ pub fn tables_model(data: &[u8]) {
                 let msg = Decoder::mcp_client().decode(reply.as_bytes()).unwrap();
                 let reply_id = msg.id().expect("a reply's id, a slice of its frame");
                 let routed = arg % 2 == 0;
+                let mut to_client = BytesMut::new();
                 let origin = if routed {
-                    remap.route_reply_at(reply.as_bytes(), reply_id, now, &mut BytesMut::new())
+                    remap.route_reply_at(reply.as_bytes(), reply_id, now, &mut to_client)
                 } else {
                     remap.take(reply_id)
                 };
                 assert_eq!(origin.map(|o| o.client), Ok(k.0));
+                if routed {
+                    // Back byte for byte, the client's id restored (a `CreateTaskResult` too).
+                    let restored = reply.replacen(
+                        &format!(r#""id":{}"#, String::from_utf8_lossy(&wire)),
+                        &format!(r#""id":{theirs}"#),
+                        1,
+                    );
+                    assert_eq!(&to_client[..], format!("{restored}\n").as_bytes());
+                }
                 let request = remapped.remove(&k).expect("live");
                 if let (true, true, Some((id, ttl))) = (routed, request.task, created) {
                     // A task kept under the same id is gone upstream: forgotten first. The
@@ -2026,6 +2068,15 @@ pub fn tables_model(data: &[u8]) {
                 assert_eq!(remap.drain().count(), remapped.len(), "drain");
                 remapped.clear();
                 tasks.clear();
+            }
+            9 if arg % 4 == 2 => {
+                // The dialect of the requests forwarded from now on.
+                plain = arg & 4 != 0;
+                remap = remap.dialect(if plain {
+                    Dialect::JsonRpc2
+                } else {
+                    Dialect::Mcp
+                });
             }
             _ => {}
         }
