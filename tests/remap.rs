@@ -4054,3 +4054,47 @@ fn plain_json_rpc_routes_no_subscription_stamp() {
         assert_eq!(remap.len(), 1, "{dialect:?}");
     }
 }
+
+/// Under `Dialect::JsonRpc2` the params are not read: what MCP's rules refuse for them
+/// (params a lazy decoder let through that are not JSON, a progress token given twice or of
+/// another type, a `taskId` that is not one string) goes upstream as it came, its id alone
+/// rewritten.
+#[test]
+fn plain_json_rpc_refuses_nothing_for_its_params() {
+    let call = |method: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#)
+    };
+    for frame in [
+        call("tools/call", r#"{"name" "x"}"#),
+        call("tools/call", r#"{"_meta":{"progressToken":[1 2]}}"#),
+        call(
+            "tools/call",
+            r#"{"_meta":{"progressToken":1,"progressToken":2}}"#,
+        ),
+        call("tools/call", r#"{"_meta":{"progressToken":true}}"#),
+        call("tasks/get", r#"{"taskId" "t"}"#),
+        call("tasks/result", r#"{"taskId":"a","taskId":"b"}"#),
+        call(
+            "subscriptions/listen",
+            r#"{"notifications":{"taskIds":[1]}}"#,
+        ),
+    ] {
+        assert!(
+            forward_checked(&mut IdRemapper::new(8), 1, &frame, None).is_err(),
+            "MCP's rules refuse {frame}"
+        );
+        let mut remap = IdRemapper::new(8).dialect(rpcwire::Dialect::JsonRpc2);
+        let mut up = BytesMut::new();
+        let token = remap
+            .forward_request(
+                1u32,
+                frame.as_bytes(),
+                &request(frame.as_bytes()),
+                None,
+                &mut up,
+            )
+            .unwrap_or_else(|e| panic!("{frame}: {e:?}"));
+        let rewritten = frame.replacen(r#""id":1"#, &format!(r#""id":{token}"#), 1);
+        assert_eq!(&up[..], format!("{rewritten}\n").as_bytes(), "{frame}");
+    }
+}

@@ -96,7 +96,9 @@ pub struct Origin<C, T = ()> {
     /// The client's id, exactly as it spelled it.
     pub id: IdBuf,
     /// The progress token the client asked for (MCP's `params._meta.progressToken`), exactly
-    /// as it spelled it: upstream it was replaced by the request's token.
+    /// as it spelled it: upstream it was replaced by the request's token. `None` for a request
+    /// forwarded under [`Dialect::JsonRpc2`](IdRemapper::dialect), whose params went upstream
+    /// as they came.
     pub progress_token: Option<IdBuf>,
     /// The caller's value for this request (its method, when it was sent, …): see
     /// [`IdRemapper::forward_request_with`].
@@ -109,7 +111,9 @@ pub struct Origin<C, T = ()> {
 /// to that client with its own id restored byte for byte. Two clients may pick the same
 /// progress token as well: a request's `_meta.progressToken` goes upstream as its token too,
 /// and [`route_progress`](Self::route_progress) restores it in the upstream's
-/// `notifications/progress`. `C` names a client (a connection
+/// `notifications/progress`. (That, and what the sections below tell of MCP's tasks and
+/// streams, are MCP's rules, the default; [`dialect`](Self::dialect) sets plain JSON-RPC's,
+/// under which the id alone is rewritten.) `C` names a client (a connection
 /// index, an address); `T` is a value kept with each request (`()` by default; see
 /// [`forward_request_with`](Self::forward_request_with)).
 /// [`forward_request`](Self::forward_request) takes the client by value because the table
@@ -732,8 +736,11 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// that [`forward_cancel`](Self::forward_cancel) does not cancel). [`Dialect::JsonRpc2`]:
     /// none of that; only the id is rewritten, and the payload goes both ways as it came,
     /// whatever its methods and members are named (for plain JSON-RPC 2.0 traffic, whose
-    /// `tasks/list` is no MCP method). Nothing the upstream sends routes on such a request's
-    /// token but its reply: [`route_progress`](Self::route_progress) and
+    /// `tasks/list` is no MCP method). Its params are not read, so none of the refusals that
+    /// reading them makes ([`RemapError::BadProgressToken`], [`RemapError::ForeignTask`],
+    /// [`RemapError::BadTaskId`], [`RemapError::MalformedParams`]) is made: params a lazy
+    /// decoder let through unread go upstream as they came. Nothing the upstream sends routes
+    /// on such a request's token but its reply: [`route_progress`](Self::route_progress) and
     /// [`route_subscription`](Self::route_subscription) give `None` for it, and
     /// [`route_stream_cancel`](Self::route_stream_cancel) `NotAStream`, its frame left as it
     /// is. ([`forward_cancel`](Self::forward_cancel) is the caller's to call: it still
