@@ -129,7 +129,9 @@
 //! - resume an SSE stream after a reconnection: send [`SseFramer::last_event_id`] as
 //!   `Last-Event-ID` (none when it is `None` or empty), and read the new stream with the same
 //!   framer once [`SseFramer::decode_eof`] has ended the old one (returned `Ok(None)`; an
-//!   event the drop cut short is lost, and its id with it: the server sends it again).
+//!   event the drop cut short is lost, and its id with it: the server sends it again). Under
+//!   tokio, the same `codec::SseCodec`, taken out of the old `FramedRead` with `into_parts`
+//!   (its `ended_inside_event` says whether the stream was cut).
 //!
 //! ## Reading a stream
 //!

@@ -310,6 +310,16 @@ impl SseCodec {
     /// assert!(events.next().await.is_none());
     /// assert!(events.decoder().ended_inside_event());
     /// assert_eq!(events.decoder().last_event_id(), Some(&b"1"[..]));
+    ///
+    /// // Reconnect (`Last-Event-ID: 1`) and read the new body with the same codec, taken out
+    /// // of the old `FramedRead`: the server sends event 2 again, whole this time.
+    /// let codec = events.into_parts().codec;
+    /// let body: &[u8] = b"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n\n";
+    /// let mut events = FramedRead::new(body, codec);
+    /// assert!(events.next().await.is_some());
+    /// assert!(events.next().await.is_none());
+    /// assert!(!events.decoder().ended_inside_event());
+    /// assert_eq!(events.decoder().last_event_id(), Some(&b"2"[..]));
     /// # });
     /// ```
     pub fn ended_inside_event(&self) -> bool {
