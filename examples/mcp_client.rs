@@ -47,6 +47,13 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 /// The protocol version the client asks for: the latest it speaks. A server may answer with
 /// an earlier one (the client speaks every earlier revision), never a later one.
 const PROTOCOL_VERSION: &str = mcp::versions::V2025_11_25;
+/// The versions the client speaks: every revision up to the one it asks for.
+const SPEAKS: &[&str] = &[
+    mcp::versions::V2024_11_05,
+    mcp::versions::V2025_03_26,
+    mcp::versions::V2025_06_18,
+    PROTOCOL_VERSION,
+];
 /// Longest line read from the server.
 const MAX_FRAME: usize = 16 << 20;
 /// Most replies to the server's requests waiting to be written: past them, the server is read
@@ -472,19 +479,18 @@ fn complete(inner: &Inner, id: Id<'_>) -> Option<Waiting> {
 }
 
 /// The server's answer to `initialize` settles the session's version, and the rules the
-/// decoder holds its messages to: a revision the client knows, and no later than the one it
-/// asked for. Another is refused (`for_protocol_version` trusts its input). A result without
-/// a version is left to the result's own check.
+/// decoder holds its messages to: one the client speaks. Another is refused
+/// (`for_protocol_version` trusts its input). A result without a version is left to the
+/// result's own check.
 fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) -> Result<(), CallError> {
-    let Some(version) = result.get("protocolVersion").and_then(|v| v.as_str()) else {
+    let Some(answered) = result.get("protocolVersion").and_then(|v| v.as_str()) else {
         return Ok(());
     };
-    let version = version.decode();
-    let speaks = mcp::versions::is_known(&version) && *version <= *PROTOCOL_VERSION;
-    if !speaks {
-        return Err(CallError::UnsupportedVersion(version.into_owned()));
-    }
-    codec.set_decoder(codec.decoder().for_protocol_version(&version));
+    let answered = answered.decode();
+    let Some(version) = mcp::versions::accept(&answered, SPEAKS) else {
+        return Err(CallError::UnsupportedVersion(answered.into_owned()));
+    };
+    codec.set_decoder(codec.decoder().for_protocol_version(version));
     Ok(())
 }
 

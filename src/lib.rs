@@ -106,7 +106,9 @@
 //!   sends `initialize` reads the answer under the version it asked for
 //!   (`Decoder::mcp_client().for_protocol_version(requested)`), not a decoder's default
 //!   2026-07-28 rules: that revision has no `initialize`, and its `resultType` check refuses
-//!   an earlier server's result holding a `resultType` of its own.
+//!   an earlier server's result holding a `resultType` of its own. Then
+//!   [`mcp::versions::accept`]`(answered, supported)` checks the server's answer: the version
+//!   to decode the session by, or `None` (a version the client does not speak: disconnect).
 //! - answer `initialize`: [`mcp::versions::negotiate`]`(requested, supported)` is the version
 //!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
 //!   latest it speaks that has `initialize` (2026-07-28, [`mcp::versions::LATEST`], has none);

@@ -806,6 +806,37 @@ pub mod versions {
             .or_else(|| with_initialize.max())
     }
 
+    /// The client's side of [`negotiate`]: the version of `supported` (the versions the
+    /// client speaks) that is `answered`, the `protocolVersion` of the server's answer to its
+    /// `initialize`, exactly; `None` when the client does not speak it, or when it is one
+    /// without `initialize` (2026-07-28 and later, which no server answers `initialize` with:
+    /// [`negotiate`] never does). MCP: "If the client does not support the version in the
+    /// server's response, it SHOULD disconnect"; on `Some`, the session follows that version
+    /// ([`for_protocol_version`], which trusts its input: the answer is the client's own
+    /// string, checked, and it outlives the frame).
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::{accept, V2025_06_18};
+    /// use rpcwire::Decoder;
+    /// const SPEAKS: &[&str] = &["2025-06-18", "2025-11-25"];
+    /// // The client asked for 2025-11-25; the server answered with an earlier one it speaks.
+    /// let version = accept("2025-06-18", SPEAKS).unwrap();
+    /// assert_eq!(version, V2025_06_18);
+    /// let decoder = Decoder::mcp_client().for_protocol_version(version);
+    /// # let _ = decoder;
+    /// // One it does not speak (disconnect), and one that has no `initialize`.
+    /// assert_eq!(accept("2024-11-05", SPEAKS), None);
+    /// assert_eq!(accept("2026-07-28", &["2025-11-25", "2026-07-28"]), None);
+    /// ```
+    ///
+    /// [`for_protocol_version`]: crate::DecodeOptions::for_protocol_version
+    pub fn accept<'a>(answered: &str, supported: &[&'a str]) -> Option<&'a str> {
+        supported
+            .iter()
+            .copied()
+            .find(|v| *v == answered && !is_at_least(v, V2026_07_28))
+    }
+
     /// Whether `version` is one of the [`KNOWN`] revisions, exactly.
     ///
     /// ```

@@ -897,6 +897,37 @@ fn negotiate_answers_the_requested_version_or_the_latest_with_initialize() {
     assert!(std::ptr::eq(answer, supported[0]));
 }
 
+/// `versions::accept` takes the server's answer to `initialize` when the client speaks it,
+/// exactly, and never a version without `initialize`; the answer is the client's string.
+#[test]
+fn accept_takes_a_spoken_answer_with_initialize_only() {
+    use mcp::versions::{KNOWN, LATEST, accept};
+    let speaks = ["2025-11-25", "2024-11-05", "2025-06-18"];
+    for answered in ["2024-11-05", "2025-06-18", "2025-11-25"] {
+        assert_eq!(accept(answered, &speaks), Some(answered));
+    }
+    for answered in [
+        "2025-03-26",
+        "",
+        " 2025-06-18",
+        "2025-06-18 ",
+        "2099-01-01",
+        "1.0",
+    ] {
+        assert_eq!(accept(answered, &speaks), None, "{answered:?}");
+    }
+    assert_eq!(accept(LATEST, KNOWN), None);
+    assert_eq!(accept("DRAFT-2026-v1", &["DRAFT-2026-v1"]), None);
+    for version in KNOWN.iter().filter(|v| **v < LATEST) {
+        assert_eq!(accept(version, KNOWN), Some(*version));
+    }
+    assert_eq!(accept("2025-06-18", &[]), None);
+    let answered = String::from("2025-06-18");
+    let version = accept(&answered, &speaks).unwrap();
+    drop(answered);
+    assert!(std::ptr::eq(version, speaks[2]));
+}
+
 /// `versions::is_known` is the list of revisions this crate knows the rules of, exactly: each
 /// of them, and no near miss (another date, a draft's name, a space, an unpadded day, none).
 #[test]
