@@ -519,7 +519,7 @@ fn notification(inner: &Inner, n: rpcwire::Notification<'_>) {
         let mut session = inner.session.lock().unwrap();
         // Only a request that asked for progress gave its id as a token: progress naming
         // another request's id moves no deadline (it would keep the request from timing out).
-        let token = Token::from_wire(p.token.raw());
+        let token = Token::from_id(p.token);
         let waiting = token.and_then(|t| Some((t, session.pending.get(t)?)));
         let asked = waiting.and_then(|(t, w)| Some((t, w.progress.as_ref()?, w.timeout)));
         let Some((token, to, timeout)) = asked else {

@@ -363,6 +363,35 @@ proptest! {
 /// After a burst is answered, `shrink_to_fit` gives the slab's memory back: the capacity goes
 /// down to the slots up to the last request in flight, which is still found; the burst's
 /// tokens stay stale, and none is minted again as the table grows back.
+/// `Token::from_id` reads an id as `from_wire` reads its wire token: the integers we mint
+/// and nothing else (a string of the same digits, `1.0`, a negative, one past `Token::MAX`).
+#[test]
+fn token_from_id_takes_the_canonical_integers_alone() {
+    use rpcwire::Id;
+    let id = |raw: &'static [u8]| Id::from_token(raw).unwrap();
+    assert_eq!(Token::from_id(id(b"262145")), Token::new(262145));
+    assert_eq!(Token::from_id(id(b"0")), Token::new(0));
+    assert_eq!(Token::from_id(id(b"9007199254740991")), Some(Token::MAX));
+    for raw in [
+        &b"\"262145\""[..],
+        b"1.0",
+        b"-1",
+        b"1e3",
+        b"9007199254740992",
+        b"null",
+    ] {
+        assert_eq!(
+            Token::from_id(id(raw)),
+            None,
+            "{}",
+            String::from_utf8_lossy(raw)
+        );
+    }
+    let mut table = PendingTable::new();
+    let token = table.insert("tools/call").unwrap();
+    assert_eq!(Token::from_id(token.to_id(&mut [0; 20])), Some(token));
+}
+
 #[test]
 fn shrink_to_fit_gives_back_what_a_burst_left() {
     let mut table = PendingTable::new();

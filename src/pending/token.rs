@@ -138,6 +138,34 @@ impl Token {
     pub fn to_id<'b>(&self, out: &'b mut [u8; 20]) -> crate::Id<'b> {
         crate::Id::from_token(self.to_wire(out)).expect("a token is a canonical integer")
     }
+
+    /// The token a decoded id names, [`from_wire`](Self::from_wire) of its wire token: `None`
+    /// for an id that cannot be one we minted (a string, `1.0`, a negative number). For an id
+    /// that is not a reply's, which [`PendingTable::complete`](super::PendingTable::complete)
+    /// does not take: the progress token of a `notifications/progress` on a request that gave
+    /// its own token as `_meta.progressToken`, say, to [`get`](super::PendingTable::get) the
+    /// request and move its deadline ([`set_deadline`](super::PendingTable::set_deadline)).
+    ///
+    /// ```
+    /// use rpcwire::{mcp, Decoder, Message, PendingTable, Token};
+    /// let mut pending = PendingTable::new();
+    /// let token = pending.insert_with_deadline("tools/call", 1_000).unwrap();
+    /// let frame = format!(
+    ///     r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+    /// );
+    /// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else { panic!() };
+    /// let progress = mcp::Progress::from_notification(&n).unwrap();
+    /// assert_eq!(Token::from_id(progress.token), Some(token));
+    /// assert!(pending.set_deadline(token, Some(2_000)));
+    ///
+    /// // A string, even of the same digits, is no token of ours.
+    /// let quoted = format!(r#""{token}""#);
+    /// assert_eq!(Token::from_id(rpcwire::Id::from_token(quoted.as_bytes()).unwrap()), None);
+    /// ```
+    #[inline]
+    pub fn from_id(id: crate::Id<'_>) -> Option<Token> {
+        Token::from_wire(id.raw())
+    }
 }
 
 impl fmt::Display for Token {
