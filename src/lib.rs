@@ -97,6 +97,12 @@
 //!   (never for `initialize`, which MCP forbids cancelling).
 //! - cancel a request I sent: [`PendingTable::cancel`] (a reply that still comes is then
 //!   [`Miss::Stale`]) and [`mcp::write_cancelled_token`].
+//! - follow the progress of a request I sent: give its [`Token`] as its
+//!   `_meta.progressToken` too (with feature `serde` a `Token` serializes as that integer);
+//!   read each `notifications/progress` with [`mcp::Progress::from_notification`], and
+//!   [`Token::from_id`] of its `token` finds the request ([`PendingTable::get`]; progress may
+//!   move its deadline, [`PendingTable::set_deadline`]). A token no request in flight that
+//!   asked for progress carries is ignored, never answered.
 //! - stop a request the peer cancelled: keep its requests in flight in an [`InFlight`] (by
 //!   id, compared as JSON values: `"\u0061"` is `"a"`), and on a notification that
 //!   [`mcp::Cancelled::from_notification`] reads, `remove` its `request_id` and stop the
