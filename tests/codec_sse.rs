@@ -538,3 +538,27 @@ fn the_line_encoder_refuses_a_run_of_lines() {
     );
     assert!(out.is_empty());
 }
+
+/// The header a reconnection sends: none before any id, the id once one is set, and none again
+/// once the server resets it with an empty `id` (which `last_event_id` gives as `Some("")`);
+/// read through the codec.
+#[test]
+fn last_event_id_header_is_absent_when_the_id_is_empty() {
+    let codec = SseCodec::new(Decoder::mcp_client(), MAX);
+    assert_eq!(codec.last_event_id_header(), None);
+    let set = &b"id: 5\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"[..];
+    let (_, codec) = read_framed(codec, &[set], |_, _| ());
+    assert_eq!(codec.last_event_id_header(), Some(&b"5"[..]));
+    for reset in [
+        &b"id\n\n"[..],
+        b"id:\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n",
+    ] {
+        let codec = SseCodec::with_framer(
+            Decoder::mcp_client(),
+            SseFramer::new(MAX).with_last_event_id("5").unwrap(),
+        );
+        let (_, codec) = read_framed(codec, &[reset], |_, _| ());
+        assert_eq!(codec.last_event_id(), Some(&b""[..]), "{reset:?}");
+        assert_eq!(codec.last_event_id_header(), None, "{reset:?}");
+    }
+}

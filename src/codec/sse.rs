@@ -280,6 +280,12 @@ impl SseCodec {
         self.reader.framer.last_event_id()
     }
 
+    /// The value of the `Last-Event-ID` header to reconnect with: `None` when no id was set or
+    /// the server reset it with an empty one ([`SseFramer::last_event_id_header`]).
+    pub fn last_event_id_header(&self) -> Option<&[u8]> {
+        self.reader.framer.last_event_id_header()
+    }
+
     /// The reconnection time the server last set, in milliseconds
     /// ([`SseFramer::reconnection_time`]); `None` before any.
     pub fn reconnection_time(&self) -> Option<u64> {

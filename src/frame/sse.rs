@@ -437,6 +437,28 @@ impl SseFramer {
         self.last_event_id.as_deref()
     }
 
+    /// The value of the `Last-Event-ID` header a client sends when it reconnects, as WHATWG
+    /// says: [`last_event_id`](Self::last_event_id), but `None` when it is empty (a server
+    /// reset it with an empty `id`, or none was ever set), for then no header is sent.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::SseFramer;
+    /// let mut framer = SseFramer::new(1024);
+    /// let mut buf = BytesMut::from(&b"id: 7\ndata: {}\n\n"[..]);
+    /// framer.decode(&mut buf).unwrap();
+    /// assert_eq!(framer.last_event_id_header(), Some(&b"7"[..]));
+    ///
+    /// // The server resets the id: the id is empty, and no header goes with the reconnection.
+    /// let mut buf = BytesMut::from(&b"id\ndata: {}\n\n"[..]);
+    /// framer.decode(&mut buf).unwrap();
+    /// assert_eq!(framer.last_event_id(), Some(&b""[..]));
+    /// assert_eq!(framer.last_event_id_header(), None);
+    /// ```
+    pub fn last_event_id_header(&self) -> Option<&[u8]> {
+        self.last_event_id().filter(|id| !id.is_empty())
+    }
+
     /// Whether the stream, were it to end now, would end inside an event with data, which
     /// [`decode_eof`](Self::decode_eof) drops as WHATWG says (and a browser does silently):
     /// a `data` line was read and no blank line followed, or the unfinished line left in
