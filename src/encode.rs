@@ -147,9 +147,17 @@ fn write_id(out: &mut BytesMut, id: Id<'_>) {
 /// ```
 #[inline]
 pub fn write_request(out: &mut BytesMut, id: Id<'_>, method: &str, params: Option<RawJson<'_>>) {
+    write_request_head(out, id, method);
+    write_params_and_end(out, params);
+}
+
+/// A request's members up to its method: `{"jsonrpc":"2.0","id":ID,"method":M`.
+#[inline]
+pub(crate) fn write_request_head(out: &mut BytesMut, id: Id<'_>, method: &str) {
     out.extend_from_slice(VERSION);
     write_id(out, id);
-    write_method_and_params(out, method, params);
+    out.extend_from_slice(b",\"method\":");
+    write_json_string(out, method);
 }
 
 /// Appends a notification: `{"jsonrpc":"2.0","method":M,"params":P}` (`params` as in
@@ -164,6 +172,12 @@ pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<RawJs
 fn write_method_and_params(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
     out.extend_from_slice(b",\"method\":");
     write_json_string(out, method);
+    write_params_and_end(out, params);
+}
+
+/// `,"params":P` when there are params, and the object's end and line end.
+#[inline]
+fn write_params_and_end(out: &mut BytesMut, params: Option<RawJson<'_>>) {
     if let Some(params) = params {
         out.extend_from_slice(b",\"params\":");
         write_raw_json(out, params);

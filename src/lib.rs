@@ -98,7 +98,9 @@
 //! - cancel a request I sent: [`PendingTable::cancel`] (a reply that still comes is then
 //!   [`Miss::Stale`]) and [`mcp::write_cancelled_token`].
 //! - follow the progress of a request I sent: give its [`Token`] as its
-//!   `_meta.progressToken` too (with feature `serde` a `Token` serializes as that integer);
+//!   `_meta.progressToken` too ([`mcp::write_request_with_progress`] writes the request
+//!   with the token spliced into its raw params; with feature `serde` a `Token` serializes
+//!   as that integer);
 //!   read each `notifications/progress` with [`mcp::Progress::from_notification`], and
 //!   [`Token::from_id`] of its `token` finds the request ([`PendingTable::get`]; progress may
 //!   move its deadline, [`PendingTable::set_deadline`]). A token no request in flight that

@@ -16,6 +16,9 @@ use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 use crate::pending::Token;
 
+mod progress_request;
+pub use progress_request::{ProgressRequestError, write_request_with_progress};
+
 /// Method names defined by MCP.
 ///
 /// The constants are patterns: a server dispatches on a request's method by matching its

@@ -1115,3 +1115,122 @@ proptest::proptest! {
         }
     }
 }
+
+/// `write_request_with_progress`: the token goes first into `params._meta` (made when there
+/// is none), every other byte of the params stays (line breaks become spaces), the line reads
+/// back as a request asking for progress on the token, and a request that cannot carry it
+/// writes nothing.
+#[test]
+fn write_request_with_progress_splices_the_token_into_meta() {
+    use bytes::BytesMut;
+    use mcp::ProgressRequestError as E;
+    use rpcwire::Id;
+    let id = Id::from_token(b"3").unwrap();
+    let ok: &[(Option<&str>, &str, &str)] = &[
+        (None, "9", r#"{"_meta":{"progressToken":9}}"#),
+        (Some("{}"), "9", r#"{"_meta":{"progressToken":9}}"#),
+        (Some("{ }"), "9", r#"{"_meta":{"progressToken":9} }"#),
+        (
+            Some(r#"{"a":1}"#),
+            "9",
+            r#"{"_meta":{"progressToken":9},"a":1}"#,
+        ),
+        (
+            Some(r#"{ "a" : 1 }"#),
+            r#""t""#,
+            r#"{"_meta":{"progressToken":"t"}, "a" : 1 }"#,
+        ),
+        (
+            Some(r#"{"_meta":{}}"#),
+            "9",
+            r#"{"_meta":{"progressToken":9}}"#,
+        ),
+        (
+            Some(r#"{"_meta":{ }}"#),
+            "9",
+            r#"{"_meta":{"progressToken":9 }}"#,
+        ),
+        (
+            Some(r#"{"a":[1],"_meta":{"b":{"c":2}},"z":0}"#),
+            "-4",
+            r#"{"a":[1],"_meta":{"progressToken":-4,"b":{"c":2}},"z":0}"#,
+        ),
+        // The escaped spelling of `_meta` is the same member.
+        (
+            Some(r#"{"\u005fmeta":{"b":1}}"#),
+            "9",
+            r#"{"\u005fmeta":{"progressToken":9,"b":1}}"#,
+        ),
+        // A `progressToken` elsewhere than in `_meta` asks nothing.
+        (
+            Some(r#"{"progressToken":1,"x":{"_meta":{"progressToken":2}}}"#),
+            "9",
+            r#"{"_meta":{"progressToken":9},"progressToken":1,"x":{"_meta":{"progressToken":2}}}"#,
+        ),
+        (
+            Some("{\"a\":\r\n1}"),
+            "9",
+            r#"{"_meta":{"progressToken":9},"a":  1}"#,
+        ),
+        (
+            Some("{\n\"_meta\":\n{\n}}"),
+            "9",
+            r#"{ "_meta": {"progressToken":9 }}"#,
+        ),
+    ];
+    for &(params, token, want) in ok {
+        let token = Id::from_token(token.as_bytes()).unwrap();
+        let mut out = BytesMut::from(&b"before\n"[..]);
+        let raw = params.map(|p| RawJson::new(p.as_bytes()).unwrap());
+        mcp::write_request_with_progress(&mut out, id, "tools/call", raw, token).unwrap();
+        let line = &out[b"before\n".len()..];
+        let expected =
+            format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{want}}}"#) + "\n";
+        assert_eq!(std::str::from_utf8(line).unwrap(), expected, "{params:?}");
+        let frame = &line[..line.len() - 1];
+        let strict = Decoder::new(rpcwire::DecodeOptions {
+            validation: rpcwire::Validation::Strict,
+            ..rpcwire::DecodeOptions::new(rpcwire::Dialect::Mcp)
+        });
+        let msg = strict.decode(frame).unwrap();
+        assert_eq!(
+            mcp::progress_token(&msg).unwrap().raw(),
+            token.raw(),
+            "{params:?}"
+        );
+    }
+    let refused: &[(Option<&str>, &str, E)] = &[
+        (None, "null", E::BadToken),
+        (Some("{}"), "1.5", E::BadToken),
+        (Some("[1]"), "9", E::NotAnObject),
+        (Some("7"), "9", E::NotAnObject),
+        (Some(r#"{"_meta":[]}"#), "9", E::NotAnObject),
+        (Some(r#"{"_meta":null}"#), "9", E::NotAnObject),
+        (Some(r#"{"_meta":{},"_meta":{}}"#), "9", E::Malformed),
+        (Some(r#"{"a" 1,"_meta":{}}"#), "9", E::Malformed),
+        (Some(r#"{"_meta":{"a" 1}}"#), "9", E::Malformed),
+        (
+            Some(r#"{"_meta":{"progressToken":1}}"#),
+            "9",
+            E::AlreadyAsked,
+        ),
+        (
+            Some(r#"{"_meta":{"progress\u0054oken":null}}"#),
+            "9",
+            E::AlreadyAsked,
+        ),
+        (
+            Some(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#),
+            "9",
+            E::AlreadyAsked,
+        ),
+    ];
+    for &(params, token, error) in refused {
+        let token = Id::from_token(token.as_bytes()).unwrap();
+        let mut out = BytesMut::from(&b"before\n"[..]);
+        let raw = params.map(|p| RawJson::new(p.as_bytes()).unwrap());
+        let got = mcp::write_request_with_progress(&mut out, id, "tools/call", raw, token);
+        assert_eq!(got, Err(error), "{params:?}");
+        assert_eq!(&out[..], b"before\n", "{params:?}");
+    }
+}

@@ -1,0 +1,179 @@
+//! Writing a request that asks for progress: its `params._meta.progressToken` spliced into
+//! params the caller already has as raw JSON.
+
+use bytes::BytesMut;
+
+use crate::encode;
+use crate::id::{Id, IdKind};
+use crate::json::{JsonKind, Lookup, RawJson};
+
+use super::meta_keys;
+
+/// Why [`write_request_with_progress`] wrote nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProgressRequestError {
+    /// The token is neither a string nor an integer, as MCP's `ProgressToken` must be.
+    BadToken,
+    /// `params` is not an object (MCP's params are), or its `_meta` is there and is not one.
+    NotAnObject,
+    /// `params` or its `_meta` cannot be read member by member (lazy validation let through
+    /// an object that is not JSON), or holds `_meta` twice: where the token would go is
+    /// ambiguous.
+    Malformed,
+    /// `params._meta` holds a `progressToken` already (once or more).
+    AlreadyAsked,
+}
+
+impl core::fmt::Display for ProgressRequestError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::BadToken => "a progress token must be a string or an integer",
+            Self::NotAnObject => "params and params._meta must be objects",
+            Self::Malformed => "params or params._meta cannot be read member by member",
+            Self::AlreadyAsked => "params._meta holds a progressToken already",
+        })
+    }
+}
+
+impl core::error::Error for ProgressRequestError {}
+
+/// Appends a request that asks for progress notifications on `token`
+/// ([`encode::write_request`], with `"progressToken":TOKEN` as the first member of
+/// `params._meta`): `params` as they are otherwise, byte for byte but for their line breaks
+/// (which become spaces, as every writer of [`encode`] makes them), with a `_meta` of their
+/// own when they have none, and `{"_meta":{"progressToken":TOKEN}}` when there are no
+/// params. The peer then reports on `token` ([`Progress`](super::Progress)); a client that
+/// uses its request's own [`Token`](crate::Token) as the progress token finds the request
+/// again with [`Token::from_id`](crate::Token::from_id).
+///
+/// # Errors
+/// Nothing is appended when the request cannot carry the token:
+/// [`ProgressRequestError::BadToken`] for a token that is not a string or an integer (`null`,
+/// `1.5`), [`NotAnObject`](ProgressRequestError::NotAnObject) for params or a `_meta` that
+/// is not an object, [`Malformed`](ProgressRequestError::Malformed) when they cannot be read
+/// member by member or hold `_meta` twice, and
+/// [`AlreadyAsked`](ProgressRequestError::AlreadyAsked) when `_meta` holds a
+/// `progressToken` already.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, ProgressRequestError};
+/// use rpcwire::{Id, RawJson};
+/// let id = Id::from_token(b"7").unwrap();
+/// let token = Id::from_token(b"\"p-7\"").unwrap();
+/// let mut out = BytesMut::new();
+///
+/// let params = RawJson::new(br#"{"name":"add","_meta":{"trace":1}}"#).unwrap();
+/// mcp::write_request_with_progress(&mut out, id, "tools/call", Some(params), token)?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","_meta":{"progressToken":"p-7","trace":1}}}
+/// "#[..]
+/// );
+///
+/// out.clear();
+/// mcp::write_request_with_progress(&mut out, id, "tools/list", None, token)?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":"p-7"}}}
+/// "#[..]
+/// );
+///
+/// // A request that asks already is refused, and nothing is written.
+/// out.clear();
+/// let asked = RawJson::new(br#"{"_meta":{"progressToken":1}}"#).unwrap();
+/// let refused = mcp::write_request_with_progress(&mut out, id, "tools/list", Some(asked), token);
+/// assert_eq!(refused, Err(ProgressRequestError::AlreadyAsked));
+/// assert!(out.is_empty());
+/// # Ok::<(), ProgressRequestError>(())
+/// ```
+pub fn write_request_with_progress(
+    out: &mut BytesMut,
+    id: Id<'_>,
+    method: &str,
+    params: Option<RawJson<'_>>,
+    token: Id<'_>,
+) -> Result<(), ProgressRequestError> {
+    if matches!(token.kind(), IdKind::Null | IdKind::Number) {
+        return Err(ProgressRequestError::BadToken);
+    }
+    let Some(params) = params else {
+        encode::write_request_head(out, id, method);
+        out.extend_from_slice(br#","params":{"_meta":{"progressToken":"#);
+        out.extend_from_slice(token.raw());
+        out.extend_from_slice(b"}}}\n");
+        return Ok(());
+    };
+    let (at, member) = insertion(params)?;
+    let bytes = params.as_bytes();
+    encode::write_request_head(out, id, method);
+    out.extend_from_slice(b",\"params\":");
+    encode::write_raw_json(out, RawJson::trusted(&bytes[..at]));
+    out.extend_from_slice(member.prefix());
+    out.extend_from_slice(token.raw());
+    out.extend_from_slice(member.suffix(is_empty_after(&bytes[at..])));
+    encode::write_raw_json(out, RawJson::trusted(&bytes[at..]));
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+/// What goes in at the insertion point: a whole `_meta` member, or the token's member of an
+/// existing `_meta`.
+#[derive(Clone, Copy)]
+enum NewMember {
+    Meta,
+    Token,
+}
+
+impl NewMember {
+    fn prefix(self) -> &'static [u8] {
+        match self {
+            NewMember::Meta => br#""_meta":{"progressToken":"#,
+            NewMember::Token => br#""progressToken":"#,
+        }
+    }
+
+    /// What closes the new member: a comma before the object's first member, if any.
+    fn suffix(self, object_was_empty: bool) -> &'static [u8] {
+        match (self, object_was_empty) {
+            (NewMember::Meta, true) => b"}",
+            (NewMember::Meta, false) => b"},",
+            (NewMember::Token, true) => b"",
+            (NewMember::Token, false) => b",",
+        }
+    }
+}
+
+/// Where in `params` the new member goes (just after the `{` of the object that takes it)
+/// and which member it is.
+fn insertion(params: RawJson<'_>) -> Result<(usize, NewMember), ProgressRequestError> {
+    if params.kind() != JsonKind::Object {
+        return Err(ProgressRequestError::NotAnObject);
+    }
+    let meta = match params.lookup(META) {
+        Lookup::Absent => return Ok((1, NewMember::Meta)),
+        Lookup::Found(meta) => meta,
+        Lookup::Ambiguous | Lookup::Malformed => return Err(ProgressRequestError::Malformed),
+    };
+    if meta.kind() != JsonKind::Object {
+        return Err(ProgressRequestError::NotAnObject);
+    }
+    match meta.lookup(meta_keys::PROGRESS_TOKEN) {
+        Lookup::Absent => {}
+        Lookup::Found(_) | Lookup::Ambiguous => return Err(ProgressRequestError::AlreadyAsked),
+        Lookup::Malformed => return Err(ProgressRequestError::Malformed),
+    }
+    let at = encode::offset_in(params.as_bytes(), meta.as_bytes()) + 1;
+    Ok((at, NewMember::Token))
+}
+
+/// The member of params that holds a request's metadata.
+const META: &str = "_meta";
+
+/// Whether the rest of an object, just after its `{`, is only whitespace and its `}`.
+fn is_empty_after(rest: &[u8]) -> bool {
+    rest.iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .is_some_and(|&b| b == b'}')
+}
