@@ -1234,3 +1234,62 @@ fn write_request_with_progress_splices_the_token_into_meta() {
         assert_eq!(&out[..], b"before\n", "{params:?}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// `write_request_with_progress` against a model of its docs, on generated params: members
+    /// `_meta` (plain or escaped, zero, one or two times, of every type, holding a
+    /// `progressToken` or not) among others, with whitespace around them. Written, the params
+    /// read back (serde_json) as the given ones with `_meta.progressToken` set to the token;
+    /// refused, nothing is written.
+    #[test]
+    fn write_request_with_progress_follows_its_docs(
+        members in proptest::collection::vec(
+            (
+                proptest::sample::select(vec![r#""_meta""#, r#""\u005fmeta""#, r#""a""#, r#""b""#]),
+                proptest::sample::select(vec![
+                    "{}", "{ }", r#"{"x":1}"#, r#"{ "y" : [1,{}] }"#, r#"{"progressToken":1}"#,
+                    r#"{"z":0,"progress\u0054oken":"t"}"#, "[]", r#""s""#, "1", "null",
+                ]),
+                proptest::sample::select(vec!["", " ", "\n", "\t\r\n "]),
+            ),
+            0..4,
+        ),
+        token in proptest::sample::select(vec!["0", "42", "-1", r#""p""#, r#""\u0070""#]),
+    ) {
+        use bytes::BytesMut;
+        use mcp::ProgressRequestError as E;
+        use serde_json::Value;
+        let body: Vec<_> = members.iter().map(|(k, v, ws)| format!("{ws}{k}{ws}:{ws}{v}{ws}")).collect();
+        let params = format!("{{{}}}", body.join(","));
+        let metas: Vec<&str> = members.iter().filter(|(k, ..)| k.contains("meta")).map(|(_, v, _)| *v).collect();
+        let expected = match metas[..] {
+            [] => Ok(()),
+            [meta] => match serde_json::from_str::<Value>(meta).unwrap() {
+                Value::Object(m) if m.contains_key("progressToken") => Err(E::AlreadyAsked),
+                Value::Object(_) => Ok(()),
+                _ => Err(E::NotAnObject),
+            },
+            _ => Err(E::Malformed),
+        };
+        let token_id = rpcwire::Id::from_token(token.as_bytes()).unwrap();
+        let mut out = BytesMut::new();
+        let raw = RawJson::new(params.as_bytes()).unwrap();
+        let got = mcp::write_request_with_progress(&mut out, rpcwire::Id::from_token(b"1").unwrap(), "m", Some(raw), token_id);
+        proptest::prop_assert_eq!(got, expected, "{}", params);
+        if got.is_err() {
+            proptest::prop_assert!(out.is_empty());
+            return Ok(());
+        }
+        proptest::prop_assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1);
+        let written: Value = serde_json::from_slice(&out).unwrap();
+        let mut want: Value = serde_json::from_str(&params).unwrap();
+        let token_value: Value = serde_json::from_str(token).unwrap();
+        let object = want.as_object_mut().unwrap();
+        let meta = object.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+        meta.as_object_mut().unwrap().insert("progressToken".into(), token_value);
+        proptest::prop_assert_eq!(&written["params"], &want, "{}", params);
+        proptest::prop_assert_eq!(&written["method"], "m");
+    }
+}
