@@ -141,3 +141,68 @@ fn a_large_message_is_not_held_by_the_framing_encoders() {
         "the Content-Length encoder holds {lsp} bytes"
     );
 }
+
+/// A message whose encoding grows a new buffer to exactly 64 KiB (`REUSE_KEEP`), then a small
+/// one, written by each framing encoder from an `Outgoing`: its scratch buffer is within the
+/// bound (the docs: "at most `REUSE_KEEP` of it between messages"), so the encoder keeps it
+/// for the next message and holds at least 64 KiB more than it did new. The large-message
+/// test gives back a buffer far past the bound; none put one on it, where it could go too.
+#[cfg(feature = "tokio")]
+#[test]
+fn a_framing_encoder_keeps_a_scratch_buffer_of_exactly_64_kib() {
+    use bytes::BytesMut;
+    use rpcwire::codec::{ContentLengthEncoder, Outgoing, SseEncoder};
+    use rpcwire::{Id, RawJson};
+    use tokio_util::codec::Encoder;
+
+    let keep = rpcwire::REUSE_KEEP;
+    let id = Id::from_token(b"1").unwrap();
+    // The string result whose response, written into a new buffer as the encoders write it
+    // into their scratch, leaves that buffer exactly `keep` bytes large (how a buffer grows is
+    // the `bytes` crate's: searched, not assumed).
+    let grows_to_keep = |len: usize| {
+        let text = format!("\"{}\"", "x".repeat(len));
+        let mut out = BytesMut::new();
+        Outgoing::Response {
+            id,
+            result: RawJson::new(text.as_bytes()).unwrap(),
+        }
+        .write(&mut out);
+        (out.capacity() == keep).then_some(text)
+    };
+    let text = (keep / 2 - 256..keep / 2)
+        .chain(keep - 256..keep)
+        .find_map(grows_to_keep)
+        .expect("a response that grows a new buffer to exactly REUSE_KEEP");
+    let messages = [
+        Outgoing::Response {
+            id,
+            result: RawJson::new(text.as_bytes()).unwrap(),
+        },
+        Outgoing::Response {
+            id,
+            result: RawJson::EMPTY_OBJECT,
+        },
+    ];
+    fn kept<E: for<'a> Encoder<Outgoing<'a>, Error = std::io::Error>>(
+        mut encoder: E,
+        messages: [Outgoing<'_>; 2],
+    ) -> isize {
+        let before = held_bytes::held();
+        for msg in messages {
+            let mut out = BytesMut::new();
+            encoder.encode(msg, &mut out).unwrap();
+            assert!(out.len() > 20);
+        }
+        let kept = held_bytes::held() - before;
+        drop(encoder);
+        kept
+    }
+    let sse = kept(SseEncoder::new(), messages);
+    assert!(sse >= keep as isize, "the SSE encoder holds {sse} bytes");
+    let lsp = kept(ContentLengthEncoder::new(), messages);
+    assert!(
+        lsp >= keep as isize,
+        "the Content-Length encoder holds {lsp} bytes"
+    );
+}
