@@ -1233,6 +1233,17 @@ fn write_request_with_progress_splices_the_token_into_meta() {
         assert_eq!(got, Err(error), "{params:?}");
         assert_eq!(&out[..], b"before\n", "{params:?}");
     }
+    // A request id MCP's decoders refuse (null, or not an integer) makes no request.
+    let token = Id::from_token(b"9").unwrap();
+    for bad in ["null", "1.5", "1e3"] {
+        let bad = Id::from_token(bad.as_bytes()).unwrap();
+        for params in [None, Some(RawJson::EMPTY_OBJECT)] {
+            let mut out = BytesMut::from(&b"before\n"[..]);
+            let got = mcp::write_request_with_progress(&mut out, bad, "tools/call", params, token);
+            assert_eq!(got, Err(E::BadId), "{bad:?}");
+            assert_eq!(&out[..], b"before\n", "{bad:?}");
+        }
+    }
 }
 
 proptest::proptest! {

@@ -13,6 +13,9 @@ use super::meta_keys;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ProgressRequestError {
+    /// The request id is neither a string nor an integer (`null`, `1.5`): MCP's requests
+    /// must have one that is, and its decoders refuse the request.
+    BadId,
     /// The token is neither a string nor an integer, as MCP's `ProgressToken` must be.
     BadToken,
     /// `params` is not an object (MCP's params are), or its `_meta` is there and is not one.
@@ -28,6 +31,7 @@ pub enum ProgressRequestError {
 impl core::fmt::Display for ProgressRequestError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(match self {
+            Self::BadId => "a request id must be a string or an integer",
             Self::BadToken => "a progress token must be a string or an integer",
             Self::NotAnObject => "params and params._meta must be objects",
             Self::Malformed => "params or params._meta cannot be read member by member",
@@ -49,7 +53,9 @@ impl core::error::Error for ProgressRequestError {}
 ///
 /// # Errors
 /// Nothing is appended when the request cannot carry the token:
-/// [`ProgressRequestError::BadToken`] for a token that is not a string or an integer (`null`,
+/// [`ProgressRequestError::BadId`] for a request id that is not a string or an integer
+/// (`null`, `1.5`: MCP's requests must have one that is, and [`Decoder::mcp`](crate::Decoder::mcp)
+/// refuses the request), [`BadToken`](ProgressRequestError::BadToken) for a token that is not a string or an integer (`null`,
 /// `1.5`), [`NotAnObject`](ProgressRequestError::NotAnObject) for params or a `_meta` that
 /// is not an object, [`Malformed`](ProgressRequestError::Malformed) when they cannot be read
 /// member by member or hold `_meta` twice, and
@@ -95,6 +101,9 @@ pub fn write_request_with_progress(
     params: Option<RawJson<'_>>,
     token: Id<'_>,
 ) -> Result<(), ProgressRequestError> {
+    if matches!(id.kind(), IdKind::Null | IdKind::Number) {
+        return Err(ProgressRequestError::BadId);
+    }
     if matches!(token.kind(), IdKind::Null | IdKind::Number) {
         return Err(ProgressRequestError::BadToken);
     }
