@@ -21,8 +21,8 @@ pub enum ProgressRequestError {
     /// `params` is not an object (MCP's params are), or its `_meta` is there and is not one.
     NotAnObject,
     /// `params` or its `_meta` cannot be read member by member (lazy validation let through
-    /// an object that is not JSON), or holds `_meta` twice: where the token would go is
-    /// ambiguous.
+    /// members out of order, `{"a" 1}`), or `params` holds `_meta` twice: where the token
+    /// would go is ambiguous. (Values are only delimited: `{"a":[1 2]}` is written as it is.)
     Malformed,
     /// `params._meta` holds a `progressToken` already (once or more).
     AlreadyAsked,
@@ -51,14 +51,21 @@ impl core::error::Error for ProgressRequestError {}
 /// uses its request's own [`Token`](crate::Token) as the progress token finds the request
 /// again with [`Token::from_id`](crate::Token::from_id).
 ///
+/// Only the members of `params` and of its `_meta` are read; their values are written as
+/// they are, as [`encode::write_request`] writes params. A value that lazy validation let
+/// through but is not JSON (`{"a":[1 2]}` from [`RawJson::new`]) makes a line that no
+/// strict reader reads: params from a source not trusted to write JSON want
+/// [`RawJson::new_strict`].
+///
 /// # Errors
 /// Nothing is appended when the request cannot carry the token:
 /// [`ProgressRequestError::BadId`] for a request id that is not a string or an integer
-/// (`null`, `1.5`: MCP's requests must have one that is, and [`Decoder::mcp`](crate::Decoder::mcp)
-/// refuses the request), [`BadToken`](ProgressRequestError::BadToken) for a token that is not a string or an integer (`null`,
-/// `1.5`), [`NotAnObject`](ProgressRequestError::NotAnObject) for params or a `_meta` that
-/// is not an object, [`Malformed`](ProgressRequestError::Malformed) when they cannot be read
-/// member by member or hold `_meta` twice, and
+/// (`null`, `1.5`: MCP's requests must have one that is, and
+/// [`Decoder::mcp`](crate::Decoder::mcp) refuses the request),
+/// [`BadToken`](ProgressRequestError::BadToken) for a token that is not a string or an
+/// integer (`null`, `1.5`), [`NotAnObject`](ProgressRequestError::NotAnObject) for params
+/// or a `_meta` that is not an object, [`Malformed`](ProgressRequestError::Malformed) when
+/// they cannot be read member by member or hold `_meta` twice, and
 /// [`AlreadyAsked`](ProgressRequestError::AlreadyAsked) when `_meta` holds a
 /// `progressToken` already.
 ///
