@@ -1252,8 +1252,9 @@ proptest::proptest! {
     /// `write_request_with_progress` against a model of its docs, on generated params: members
     /// `_meta` (plain or escaped, zero, one or two times, of every type, holding a
     /// `progressToken` or not) among others, with whitespace around them. Written, the params
-    /// read back (serde_json) as the given ones with `_meta.progressToken` set to the token;
-    /// refused, nothing is written.
+    /// read back (serde_json) as the given ones with `_meta.progressToken` set to the token,
+    /// and are their bytes (line breaks as spaces) with the token's member spliced in at one
+    /// place; refused, nothing is written.
     #[test]
     fn write_request_with_progress_follows_its_docs(
         members in proptest::collection::vec(
@@ -1302,5 +1303,24 @@ proptest::proptest! {
         meta.as_object_mut().unwrap().insert("progressToken".into(), token_value);
         proptest::prop_assert_eq!(&written["params"], &want, "{}", params);
         proptest::prop_assert_eq!(&written["method"], "m");
+        // Byte for byte but for line breaks: the params, the token's member spliced in at one
+        // place.
+        let head = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":"#;
+        let framed = out.starts_with(head) && out.ends_with(b"}\n");
+        proptest::prop_assert!(framed);
+        let spliced = &out[head.len()..out.len() - 2];
+        let kept = params.replace(['\n', '\r'], " ");
+        let kept = kept.as_bytes();
+        let member = format!(r#""progressToken":{token}"#);
+        let inserts = [format!(r#""_meta":{{{member}}}"#), member];
+        let found = inserts.iter().flat_map(|m| [m.clone(), format!("{m},")]).any(|ins| {
+            spliced.len() == kept.len() + ins.len()
+                && (0..=kept.len()).any(|at| {
+                    spliced[..at] == kept[..at]
+                        && &spliced[at..at + ins.len()] == ins.as_bytes()
+                        && spliced[at + ins.len()..] == kept[at..]
+                })
+        });
+        proptest::prop_assert!(found, "{} -> {}", params, String::from_utf8_lossy(spliced));
     }
 }
