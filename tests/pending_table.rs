@@ -360,9 +360,6 @@ proptest! {
     }
 }
 
-/// After a burst is answered, `shrink_to_fit` gives the slab's memory back: the capacity goes
-/// down to the slots up to the last request in flight, which is still found; the burst's
-/// tokens stay stale, and none is minted again as the table grows back.
 /// `Token::from_id` reads an id as `from_wire` reads its wire token: the integers we mint
 /// and nothing else (a string of the same digits, `1.0`, a negative, one past `Token::MAX`).
 #[test]
@@ -392,6 +389,9 @@ fn token_from_id_takes_the_canonical_integers_alone() {
     assert_eq!(Token::from_id(token.to_id(&mut [0; 20])), Some(token));
 }
 
+/// After a burst is answered, `shrink_to_fit` gives the slab's memory back: the capacity goes
+/// down to the slots up to the last request in flight, which is still found; the burst's
+/// tokens stay stale, and none is minted again as the table grows back.
 #[test]
 fn shrink_to_fit_gives_back_what_a_burst_left() {
     let mut table = PendingTable::new();
