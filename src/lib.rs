@@ -136,8 +136,8 @@
 //!   [`Decoder::sse_framer`], [`Decoder::content_length_framer`]) read them, [`write_sse_event`]
 //!   and [`write_content_length_frame`] write them; under tokio, `codec::SseCodec` and
 //!   `codec::ContentLengthCodec`.
-//! - resume an SSE stream after a reconnection: send [`SseFramer::last_event_id`] as
-//!   `Last-Event-ID` (none when it is `None` or empty), and read the new stream with the same
+//! - resume an SSE stream after a reconnection: send [`SseFramer::last_event_id_header`] as
+//!   `Last-Event-ID` (none when it is `None`: no id, or one reset to empty), and read the new stream with the same
 //!   framer once [`SseFramer::decode_eof`] has ended the old one (returned `Ok(None)`; an
 //!   event the drop cut short is lost, and its id with it: the server sends it again). Under
 //!   tokio, the same `codec::SseCodec`, taken out of the old `FramedRead` with `into_parts`

@@ -253,7 +253,8 @@ impl SseCodec {
 
     /// The id of the last event that had one ([`SseFramer::last_event_id`]): what a client
     /// sends as `Last-Event-ID` to resume the stream; `Some(b"")` when the server reset it
-    /// (then no header is sent), `None` before any.
+    /// (then no header is sent: [`last_event_id_header`](Self::last_event_id_header) is the
+    /// header's value), `None` before any.
     ///
     /// A client restarted with an id it saved starts its codec from it with
     /// [`with_framer`](Self::with_framer) and [`SseFramer::with_last_event_id`] (which refuses
@@ -296,7 +297,7 @@ impl SseCodec {
     /// carries it, but for a `retry` it set): the stream was cut, and a message may be lost
     /// with it, even when the cut came before the event's data (after its `id` line, or in
     /// the middle of its first line). A client resumes such a stream with
-    /// [`last_event_id`](Self::last_event_id) as `Last-Event-ID`; only a stream ended by a
+    /// [`last_event_id_header`](Self::last_event_id_header) as `Last-Event-ID`; only a stream ended by a
     /// blank line (or by a comment, or nothing, after one) was read whole. (An over-long event
     /// the end cuts was reported already, as [`Incoming::TooLong`]: it is not counted again.)
     /// Known once the stream of items has ended, and of that body only: a codec that goes on

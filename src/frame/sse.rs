@@ -421,7 +421,8 @@ impl SseFramer {
     /// limit, would have dispatched; an `id` line longer than the limit is not read, as no
     /// line over it is): what a client sends as `Last-Event-ID` to resume the
     /// stream after a reconnection. `Some(b"")` when the server reset it with an empty `id`
-    /// (then no header is sent); `None` before any, unless the framer was started from a
+    /// (then no header is sent: [`last_event_id_header`](Self::last_event_id_header) is the
+    /// header's value); `None` before any, unless the framer was started from a
     /// saved one ([`with_last_event_id`](Self::with_last_event_id)).
     ///
     /// ```
@@ -889,7 +890,8 @@ impl SseFramer {
     /// the stream, so that the client knows when to reconnect).
     ///
     /// The framer is then ready for the next stream, a client's reconnection say: its
-    /// [`last_event_id`](Self::last_event_id) (to send as `Last-Event-ID`) and
+    /// [`last_event_id`](Self::last_event_id) (sent as `Last-Event-ID` unless empty:
+    /// [`last_event_id_header`](Self::last_event_id_header)) and
     /// [`reconnection_time`](Self::reconnection_time) carry over, and a byte order mark
     /// starting it is skipped as at the first stream's start. (Offsets go on counting.)
     ///
