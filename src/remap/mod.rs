@@ -1032,19 +1032,16 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let stream = subscription_id(notification)?;
-        // A plain JSON-RPC request opens no stream: the stamp is the upstream's payload.
-        if let Some(Entry {
-            held:
-                Held::Request {
-                    kind: Kind::JsonRpc,
-                    ..
-                },
-            ..
-        }) = Token::from_wire(stream.raw()).and_then(|t| self.pending.get(t))
-        {
-            return None;
-        }
-        let origin = self.in_flight(stream)?;
+        // `in_flight`, but a plain JSON-RPC request opens no stream: the stamp is the
+        // upstream's payload. (One lookup of the entry for both.)
+        let origin = match &self.pending.get(Token::from_wire(stream.raw())?)?.held {
+            Held::Request {
+                kind: Kind::JsonRpc,
+                ..
+            }
+            | Held::Task(_) => return None,
+            Held::Request { origin, .. } => origin,
+        };
         if self.routes > 0
             && notification.method.eq_str(methods::TASKS_NOTIFICATION)
             && let Some(task) = Task::from_notification(notification)
