@@ -4098,3 +4098,42 @@ fn plain_json_rpc_refuses_nothing_for_its_params() {
         assert_eq!(&up[..], format!("{rewritten}\n").as_bytes(), "{frame}");
     }
 }
+
+/// Under `Dialect::JsonRpc2` a client's `notifications/cancelled` names a request by a
+/// `requestId` that is a string or an integer, compared by value (`"\u0061"` names `"a"`, `2`
+/// names `2.0`); a `requestId` that is another number (`1.0`, `1e0`, `0.5`) names none: nothing
+/// goes upstream, and the request stays (`get` finds `0.5` by value).
+#[test]
+fn plain_json_rpc_cancellation_names_strings_and_integers_alone() {
+    let mut remap = IdRemapper::new(8).dialect(rpcwire::Dialect::JsonRpc2);
+    for id in ["1", "0.5", r#""a""#, "2.0"] {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+        let Ok(Message::Request(req)) = Decoder::jsonrpc().decode(frame.as_bytes()) else {
+            panic!()
+        };
+        remap
+            .forward_request(7u32, frame.as_bytes(), &req, None, &mut BytesMut::new())
+            .unwrap();
+    }
+    let mut cancel = |request_id: &str| {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{request_id}}}}}"#
+        );
+        let Ok(Message::Notification(n)) = Decoder::jsonrpc().decode(frame.as_bytes()) else {
+            panic!()
+        };
+        let mut out = BytesMut::new();
+        let named = remap.forward_cancel(&7, frame.as_bytes(), &n, &mut out);
+        assert_eq!(named.is_some(), !out.is_empty(), "{request_id}");
+        named.map(|(token, _)| token.get())
+    };
+    for request_id in ["1.0", "1e0", "0.5"] {
+        assert_eq!(cancel(request_id), None, "{request_id}");
+    }
+    assert_eq!(cancel(r#""\u0061""#), Some(3));
+    assert_eq!(cancel("1"), Some(1));
+    assert_eq!(cancel("2"), Some(4));
+    assert_eq!(remap.len(), 1);
+    let half = Id::from_token(b"5e-1").unwrap();
+    assert_eq!(remap.get(&7, half).map(|(token, _)| token.get()), Some(2));
+}

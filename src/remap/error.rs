@@ -15,8 +15,10 @@ pub enum RemapError {
     /// The client already has a request with this id in flight (MCP: answer -32600). Ids
     /// compare as JSON values, as [`InFlight`](crate::InFlight) compares them, since the
     /// client would take the two replies for one request's: `"\u0061"` is `"a"`, and in plain
-    /// JSON-RPC `1.0` is `1`. ([`IdRemapper::get`] and [`IdRemapper::forward_cancel`] find a
-    /// request however its id is spelt, too.)
+    /// JSON-RPC `1.0` is `1`. ([`IdRemapper::get`] finds a request however its id is spelt,
+    /// too, and [`IdRemapper::forward_cancel`] by a `requestId` that is a string (however
+    /// escaped) or an integer, by value: `"\u0061"` names `"a"`, and `1` names `1.0`, but a
+    /// `requestId` of `1.0` names no request, as its docs say.)
     ///
     /// ```
     /// use bytes::BytesMut;

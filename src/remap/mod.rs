@@ -744,7 +744,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// [`route_subscription`](Self::route_subscription) give `None` for it, and
     /// [`route_stream_cancel`](Self::route_stream_cancel) `NotAStream`, its frame left as it
     /// is. ([`forward_cancel`](Self::forward_cancel) is the caller's to call: it still
-    /// forwards a client's `notifications/cancelled` naming any of its requests.) Whichever
+    /// forwards a client's `notifications/cancelled` naming any of its requests, an
+    /// `initialize` too, but a `requestId` is a string or an integer, as MCP's is: it names the
+    /// request whose id has its value (`1` names one sent as `1.0`), and a request whose id is
+    /// `null` or a fraction (`0.5`) cannot be named.) Whichever
     /// decoder read the request, the remapper applies MCP's rules unless this says otherwise.
     /// A builder setting: it applies to the requests forwarded after it, so set it when the
     /// remapper is made.
