@@ -107,3 +107,73 @@ fn is_utf8_outside(frame: &[u8], ascii: Option<Span>) -> bool {
         None => simdutf8::basic::from_utf8(frame).is_ok(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decoder::{DecodeOptions, Dialect};
+
+    /// A response of about 6 KB: `before` ahead of the object, `text` in an envelope member
+    /// after the payload, `after` behind the object.
+    fn long_response(before: &str, text: &str, after: &str) -> Vec<u8> {
+        let blob = "QUJD".repeat(1500);
+        format!(
+            r#"{before}{{"jsonrpc":"2.0","id":7,"result":{{"b":"{blob}"}},"x":"{text}"}}{after}"#
+        )
+        .into_bytes()
+    }
+
+    /// What the general path gives: the whole frame's UTF-8 checked first, then the walk.
+    fn checked_first(decoder: &Decoder, frame: &[u8]) -> Result<Envelope, Reject> {
+        if simdutf8::basic::from_utf8(frame).is_err() {
+            return Err(Reject::parse(DecodeError::InvalidUtf8));
+        }
+        decoder.decode_valid_utf8(frame)
+    }
+
+    /// The long path is taken for an object (whitespace may precede it) of a lazy decoder
+    /// that is not hardened, and gives what the general path gives: a message, invalid UTF-8
+    /// after the payload, trailing data, and both. Strict and hardened decoders, and frames
+    /// that are no object, are left to the general path.
+    #[test]
+    fn lazy_unhardened_objects_take_the_long_path_and_agree() {
+        let lazy = Decoder::new(DecodeOptions::new(Dialect::Mcp));
+        let mut bad_utf8 = long_response("", "é", "");
+        let e_acute = bad_utf8.len() - 4;
+        bad_utf8[e_acute] = 0xff;
+        let mut both = bad_utf8.clone();
+        both.extend_from_slice(b" x");
+        for frame in [
+            long_response("", "x", ""),
+            long_response(" \r\n\t", "é", " \n"),
+            bad_utf8,
+            long_response("", "x", " x"),
+            both,
+        ] {
+            assert!(frame.len() > DEFER_UTF8_ABOVE);
+            assert_eq!(
+                lazy.decode_long_object(&frame),
+                Some(checked_first(&lazy, &frame)),
+                "{}",
+                String::from_utf8_lossy(&frame)
+            );
+        }
+        let frame = long_response("", "x", "");
+        assert!(lazy.decode_long_object(&frame).unwrap().is_ok());
+        let mut batch = b"[".to_vec();
+        batch.extend_from_slice(&frame);
+        batch.push(b']');
+        assert_eq!(lazy.decode_long_object(&batch), None);
+        let strict = DecodeOptions {
+            validation: Validation::Strict,
+            ..DecodeOptions::new(Dialect::Mcp)
+        };
+        let hardened = DecodeOptions {
+            hardened: true,
+            ..DecodeOptions::new(Dialect::Mcp)
+        };
+        for opts in [strict, hardened] {
+            assert_eq!(Decoder::new(opts).decode_long_object(&frame), None);
+        }
+    }
+}
