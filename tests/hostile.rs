@@ -229,6 +229,31 @@ fn utf8_of_a_long_frame() {
     }
 }
 
+/// A long frame's payload is read by the full grammar in strict mode, as a short frame's is:
+/// a number with a leading zero after 5 KB of `params` (`01`, whose `1` no JSON has there) is a
+/// parse error to a strict decoder, and nothing to a lazy one, which only delimits payloads.
+#[test]
+fn a_long_payload_is_checked_whole_in_strict_mode() {
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"t":"{}","n":01}}}}"#,
+        "a".repeat(5000)
+    );
+    let frame = frame.as_bytes();
+    for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+        let mut opts = DecodeOptions::new(dialect);
+        assert_eq!(opts.validation, Validation::Lazy);
+        assert_eq!(
+            Decoder::new(opts).decode(frame).unwrap().kind(),
+            Kind::Request
+        );
+        opts.validation = Validation::Strict;
+        assert_eq!(
+            assert_parse_error(&Decoder::new(opts), frame),
+            DecodeError::Syntax(ScanError::UnexpectedByte)
+        );
+    }
+}
+
 /// A frame cut at every byte: each proper prefix is a parse error; framed at end of stream,
 /// the prefix is handed out as the last frame.
 #[test]
