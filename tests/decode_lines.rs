@@ -212,3 +212,26 @@ fn debug_shows_where_the_framing_stands_and_frames_as_text() {
          message: Ok(Notification(Notification { method: \"a\", params: None })) }"
     );
 }
+
+/// A long object that fills the frame limit exactly, then a `\r` that is not followed by the
+/// line's `\n` (blanks or text come first): the line is over the limit, and `decode_lines`
+/// reports it so, as `Lines` does, rather than taking the object and its `\r` for the line
+/// the limit's window ends in. The same object with `\r\n` right after it is a message.
+#[test]
+fn a_carriage_return_at_the_limit_does_not_end_the_line() {
+    let head = r#"{"jsonrpc":"2.0","id":7,"result":{"b":""#;
+    let frame = format!("{head}{}\"}}}}", "QUJD".repeat(1200));
+    let mut opts = DecodeOptions::new(Dialect::Mcp);
+    opts.role = Role::Client;
+    opts.limits.max_frame = frame.len();
+    let decoder = Decoder::new(opts);
+    let ping = br#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    for rest in [&b"\r \n"[..], b"\rx\n", b"\r\r\n", b"\r\n"] {
+        let mut stream = frame.as_bytes().to_vec();
+        stream.extend_from_slice(rest);
+        stream.extend_from_slice(ping);
+        assert_same(&decoder, &stream);
+        let first = decoder.decode_lines(&stream).next().unwrap();
+        assert_eq!(first.is_ok(), rest == b"\r\n", "{rest:?}");
+    }
+}
