@@ -191,6 +191,10 @@ mod tests {
         );
         // At the end of the input, without a newline.
         assert!(decoder.decode_long_line(&line).is_some());
+        // A frame of exactly the decoder's limit is within it.
+        let mut at_limit = DecodeOptions::new(Dialect::Mcp);
+        at_limit.limits.max_frame = line.len();
+        assert!(Decoder::new(at_limit).decode_long_line(&line).is_some());
         // Not ASCII: the pass still applies (the UTF-8 check is the frame's).
         assert!(decoder.decode_long_line(&long_result("é")).is_some());
     }
