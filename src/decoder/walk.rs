@@ -606,6 +606,33 @@ mod tests {
     use super::*;
     use crate::decoder::DecodeOptions;
 
+    /// With `TRACK`, the walk keeps the longest payload the skip kernel saw to be ASCII,
+    /// whether it comes first or last, and not a longer payload with a byte that is not ASCII:
+    /// the span `decode_long_object` leaves out of its UTF-8 check. (Where no kernel reports
+    /// ASCII, none is kept, and there is nothing to check.)
+    #[test]
+    fn the_walk_keeps_the_longest_ascii_payload() {
+        let decoder = Decoder::new(DecodeOptions::new(Dialect::JsonRpc2));
+        let kept = |params: &str, result: &str| {
+            let frame =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"params":{params},"result":{result}}}"#);
+            let mut ascii = None;
+            let walked =
+                decoder.walk_object::<true, false>(frame.as_bytes(), 0, 0, &mut ascii, &mut None);
+            assert_eq!(walked.map(|(_, end)| end), Ok(frame.len()));
+            ascii.map(|span| frame[span.range()].to_owned())
+        };
+        let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(100));
+        let short = r#"[1,{"b":2}]"#;
+        let wide = format!(r#"{{"a":"{}"}}"#, "é".repeat(100));
+        if kept(short, short).is_none() {
+            return;
+        }
+        assert_eq!(kept(&long, short).as_deref(), Some(&*long));
+        assert_eq!(kept(short, &long).as_deref(), Some(&*long));
+        assert_eq!(kept(&wide, short).as_deref(), Some(short));
+    }
+
     /// A walk on one line (`LINE`) stops at a `\n` wherever the walk of a frame would skip it
     /// as whitespace (between members, after a key, inside a result or an error object, in a
     /// value that is not a payload), so that `decode_long_line` never reads past its line:
