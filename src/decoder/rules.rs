@@ -269,6 +269,10 @@ mod tests {
             ), // duplicated: ambiguous
             (r#"{"result\u0054ype":"bogus"}"#, false),
             (r#"{"result\u0054ype":"complete"}"#, true),
+            // Other keys of its length, or with escapes, are other members.
+            (r#"{"nextCursor":"c"}"#, true),
+            (r#"{"nextCursor":"c","resultType":"complete"}"#, true),
+            (r#"{"\u0061":"b"}"#, true),
             (r#"{"resultType":1}"#, false),
             (r#" { "resultType" : "complete" , "b" : [ ] } "#, true),
             // Lazily valid but malformed: what lies past the malformed spot cannot be read, so
