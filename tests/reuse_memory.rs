@@ -104,10 +104,8 @@ fn values_within_64_kib_that_double_the_typed_scratch_are_not_held() {
 #[cfg(feature = "tokio")]
 #[test]
 fn a_large_message_is_not_held_by_the_framing_encoders() {
-    use bytes::BytesMut;
     use rpcwire::codec::{ContentLengthEncoder, Outgoing, SseEncoder};
     use rpcwire::{Id, RawJson};
-    use tokio_util::codec::Encoder;
 
     let text = format!("\"{}\"", "x".repeat(1 << 20));
     let id = Id::from_token(b"1").unwrap();
@@ -119,23 +117,9 @@ fn a_large_message_is_not_held_by_the_framing_encoders() {
         id,
         result: RawJson::EMPTY_OBJECT,
     };
-    fn kept<E: for<'a> Encoder<Outgoing<'a>, Error = std::io::Error>>(
-        mut encoder: E,
-        messages: [Outgoing<'_>; 2],
-    ) -> isize {
-        let before = held();
-        for msg in messages {
-            let mut out = BytesMut::new();
-            encoder.encode(msg, &mut out).unwrap();
-            assert!(out.len() > 20);
-        }
-        let kept = held() - before;
-        drop(encoder);
-        kept
-    }
-    let sse = kept(SseEncoder::new(), [large, small]);
+    let sse = kept_by_encoder(SseEncoder::new(), [large, small]);
     assert!(sse < 64 << 10, "the SSE encoder holds {sse} bytes");
-    let lsp = kept(ContentLengthEncoder::new(), [large, small]);
+    let lsp = kept_by_encoder(ContentLengthEncoder::new(), [large, small]);
     assert!(
         lsp < 64 << 10,
         "the Content-Length encoder holds {lsp} bytes"
@@ -153,7 +137,6 @@ fn a_framing_encoder_keeps_a_scratch_buffer_of_exactly_64_kib() {
     use bytes::BytesMut;
     use rpcwire::codec::{ContentLengthEncoder, Outgoing, SseEncoder};
     use rpcwire::{Id, RawJson};
-    use tokio_util::codec::Encoder;
 
     let keep = rpcwire::REUSE_KEEP;
     let id = Id::from_token(b"1").unwrap();
@@ -184,25 +167,29 @@ fn a_framing_encoder_keeps_a_scratch_buffer_of_exactly_64_kib() {
             result: RawJson::EMPTY_OBJECT,
         },
     ];
-    fn kept<E: for<'a> Encoder<Outgoing<'a>, Error = std::io::Error>>(
-        mut encoder: E,
-        messages: [Outgoing<'_>; 2],
-    ) -> isize {
-        let before = held_bytes::held();
-        for msg in messages {
-            let mut out = BytesMut::new();
-            encoder.encode(msg, &mut out).unwrap();
-            assert!(out.len() > 20);
-        }
-        let kept = held_bytes::held() - before;
-        drop(encoder);
-        kept
-    }
-    let sse = kept(SseEncoder::new(), messages);
+    let sse = kept_by_encoder(SseEncoder::new(), messages);
     assert!(sse >= keep as isize, "the SSE encoder holds {sse} bytes");
-    let lsp = kept(ContentLengthEncoder::new(), messages);
+    let lsp = kept_by_encoder(ContentLengthEncoder::new(), messages);
     assert!(
         lsp >= keep as isize,
         "the Content-Length encoder holds {lsp} bytes"
     );
+}
+
+/// The bytes `encoder` still holds once it wrote `messages` (each into a buffer of its own),
+/// and once it is dropped none.
+#[cfg(feature = "tokio")]
+fn kept_by_encoder<E>(mut encoder: E, messages: [rpcwire::codec::Outgoing<'_>; 2]) -> isize
+where
+    E: for<'a> tokio_util::codec::Encoder<rpcwire::codec::Outgoing<'a>, Error = std::io::Error>,
+{
+    let before = held();
+    for msg in messages {
+        let mut out = bytes::BytesMut::new();
+        encoder.encode(msg, &mut out).unwrap();
+        assert!(out.len() > 20);
+    }
+    let kept = held() - before;
+    drop(encoder);
+    kept
 }
