@@ -77,7 +77,14 @@ fn main_types_are_send_sync_and_debug() {
     let remapper = rpcwire::IdRemapper::<u32>::new(8);
     assert_eq!(
         format!("{remapper:?}"),
-        "IdRemapper { in_flight: 0, task_routes: 0, tasks: 0, .. }"
+        "IdRemapper { dialect: Mcp, in_flight: 0, task_routes: 0, tasks: 0, .. }"
+    );
+    // The dialect it reads requests by shows: a plain JSON-RPC gateway's that was left at
+    // MCP's rules is told at a glance.
+    let remapper = remapper.dialect(rpcwire::Dialect::JsonRpc2);
+    assert_eq!(
+        format!("{remapper:?}"),
+        "IdRemapper { dialect: JsonRpc2, in_flight: 0, task_routes: 0, tasks: 0, .. }"
     );
 }
 

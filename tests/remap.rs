@@ -1618,7 +1618,7 @@ fn debug_counts_requests_in_flight_apart_from_tasks() {
     assert_eq!((remap.len(), remap.task_routes(), remap.tasks()), (1, 1, 2));
     assert_eq!(
         format!("{remap:?}"),
-        "IdRemapper { in_flight: 1, task_routes: 1, tasks: 2, .. }"
+        "IdRemapper { dialect: Mcp, in_flight: 1, task_routes: 1, tasks: 2, .. }"
     );
 }
 

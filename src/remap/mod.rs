@@ -677,7 +677,12 @@ fn held_bytes<C, T>(origin: &Origin<C, T>) -> usize {
 
 impl<C, T> core::fmt::Debug for IdRemapper<C, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let dialect = match self.mcp {
+            true => Dialect::Mcp,
+            false => Dialect::JsonRpc2,
+        };
         f.debug_struct("IdRemapper")
+            .field("dialect", &dialect)
             .field("in_flight", &(self.pending.len() - self.routes))
             .field("task_routes", &self.live)
             .field("tasks", &self.routes)
