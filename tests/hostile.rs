@@ -668,6 +668,43 @@ fn a_rejection_names_its_member_as_json_spells_it() {
     assert_eq!(DecodeError::EmptyBatch.to_string(), "empty batch");
 }
 
+/// An escaped `jsonrpc` value is compared after unescaping: `"2\u002e0"` is the version,
+/// and an escaped string that unescapes to anything else is not (`"\u0031.0"` is `"1.0"`).
+#[test]
+fn an_escaped_version_is_compared_unescaped() {
+    let cases: &[(&[u8], Result<Kind, DecodeError>)] = &[
+        (
+            br#"{"jsonrpc":"2\u002e0","id":1,"method":"a"}"#,
+            Ok(Kind::Request),
+        ),
+        (
+            br#"{"id":1,"jsonrpc":"\u0032.0","method":"a"}"#,
+            Ok(Kind::Request),
+        ),
+        (
+            br#"{"jsonrpc":"\u0031.0","id":1,"method":"a"}"#,
+            Err(DecodeError::BadVersion),
+        ),
+        (
+            br#"{"id":1,"jsonrpc":"2.0\u0020","method":"a"}"#,
+            Err(DecodeError::BadVersion),
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":1,"method":"a"}"#,
+            Err(DecodeError::BadVersion),
+        ),
+    ];
+    for (frame, expected) in cases {
+        for dialect in [Dialect::JsonRpc2, Dialect::Mcp] {
+            let got = Decoder::new(DecodeOptions::new(dialect))
+                .decode(frame)
+                .map(|m| m.kind())
+                .map_err(|r| r.error());
+            assert_eq!(&got, expected, "{}", String::from_utf8_lossy(frame));
+        }
+    }
+}
+
 /// Duplicate and escaped envelope keys: keys compare after unescaping, duplicates are invalid
 /// requests, and a duplicated id is never echoed.
 #[test]
