@@ -555,6 +555,24 @@ fn a_refused_batch_is_answered_as_its_elements_would_be() {
     }
 }
 
+/// A refused batch made only of error responses is not answered, whatever the role: an
+/// `error` makes an element a response as a `result` does (a server reading it too).
+#[test]
+fn a_refused_batch_of_error_responses_is_not_answered() {
+    use rpcwire::{DecodeError, DecodeOptions, Role};
+    let frame = br#"[{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}},{"jsonrpc":"2.0","id":2,"error":{"code":-2,"message":"y"}}]"#;
+    for role in [Role::Server, Role::Client] {
+        let refusing = Decoder::new(DecodeOptions {
+            role,
+            ..DecodeOptions::default()
+        });
+        let rejection = refusing.decode(frame).unwrap_err();
+        assert_eq!(rejection.error(), DecodeError::BatchNotAllowed);
+        assert!(rejection.is_response(), "{role:?}");
+        assert!(rejection.reply().is_none(), "{role:?}");
+    }
+}
+
 /// A batch reply that is not closed (an early return by `?`, a writer that panics) takes
 /// back everything it wrote: the buffer keeps what was there before, never half an array.
 #[test]
