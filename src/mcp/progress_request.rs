@@ -6,6 +6,7 @@ use bytes::BytesMut;
 use crate::encode;
 use crate::id::{Id, IdKind};
 use crate::json::{JsonKind, Lookup, RawJson};
+use crate::scan::scalar::skip_ws;
 
 use super::meta_keys;
 
@@ -189,7 +190,5 @@ const META: &str = "_meta";
 
 /// Whether the rest of an object, just after its `{`, is only whitespace and its `}`.
 fn is_empty_after(rest: &[u8]) -> bool {
-    rest.iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .is_some_and(|&b| b == b'}')
+    rest.get(skip_ws(rest, 0)) == Some(&b'}')
 }
