@@ -799,10 +799,7 @@ pub mod versions {
     /// assert_eq!(negotiate("2025-06-18", &["2026-07-28"]), None);
     /// ```
     pub fn negotiate<'a>(requested: &str, supported: &[&'a str]) -> Option<&'a str> {
-        let with_initialize = supported
-            .iter()
-            .copied()
-            .filter(|v| !is_at_least(v, V2026_07_28));
+        let with_initialize = supported.iter().copied().filter(|v| has_initialize(v));
         with_initialize
             .clone()
             .find(|v| *v == requested)
@@ -837,7 +834,7 @@ pub mod versions {
         supported
             .iter()
             .copied()
-            .find(|v| *v == answered && !is_at_least(v, V2026_07_28))
+            .find(|v| *v == answered && has_initialize(v))
     }
 
     /// Whether `version` is one of the [`KNOWN`] revisions, exactly.
@@ -849,6 +846,11 @@ pub mod versions {
     /// ```
     pub fn is_known(version: &str) -> bool {
         KNOWN.contains(&version)
+    }
+
+    /// Whether `version` has `initialize`: every revision before 2026-07-28.
+    fn has_initialize(version: &str) -> bool {
+        !is_at_least(version, V2026_07_28)
     }
 
     /// Whether `version` is `revision` or a later one.
