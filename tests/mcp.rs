@@ -1167,6 +1167,17 @@ fn write_request_with_progress_splices_the_token_into_meta() {
             "9",
             r#"{"_meta":{"progressToken":9},"progressToken":1,"x":{"_meta":{"progressToken":2}}}"#,
         ),
+        // A `null` token asks for nothing: the token takes its place, spelling and all.
+        (
+            Some(r#"{"_meta":{"progress\u0054oken":null}}"#),
+            "9",
+            r#"{"_meta":{"progress\u0054oken":9}}"#,
+        ),
+        (
+            Some(r#"{"a":null,"_meta":{"b":null, "progressToken" : null ,"c":1}}"#),
+            r#""t""#,
+            r#"{"a":null,"_meta":{"b":null, "progressToken" : "t" ,"c":1}}"#,
+        ),
         (
             Some("{\"a\":\r\n1}"),
             "9",
@@ -1215,7 +1226,12 @@ fn write_request_with_progress_splices_the_token_into_meta() {
             E::AlreadyAsked,
         ),
         (
-            Some(r#"{"_meta":{"progress\u0054oken":null}}"#),
+            Some(r#"{"_meta":{"progressToken":null,"progressToken":null}}"#),
+            "9",
+            E::AlreadyAsked,
+        ),
+        (
+            Some(r#"{"_meta":{"progressToken":null,"progressToken":1}}"#),
             "9",
             E::AlreadyAsked,
         ),
@@ -1251,10 +1267,11 @@ proptest::proptest! {
 
     /// `write_request_with_progress` against a model of its docs, on generated params: members
     /// `_meta` (plain or escaped, zero, one or two times, of every type, holding a
-    /// `progressToken` or not) among others, with whitespace around them. Written, the params
-    /// read back (serde_json) as the given ones with `_meta.progressToken` set to the token,
-    /// and are their bytes (line breaks as spaces) with the token's member spliced in at one
-    /// place; refused, nothing is written.
+    /// `progressToken` or not, or a `null` one) among others, with whitespace around them.
+    /// Written, the params read back (serde_json) as the given ones with
+    /// `_meta.progressToken` set to the token, and are their bytes (line breaks as spaces)
+    /// with the token's member spliced in at one place, or the token in place of a `null`;
+    /// refused, nothing is written.
     #[test]
     fn write_request_with_progress_follows_its_docs(
         members in proptest::collection::vec(
@@ -1262,7 +1279,8 @@ proptest::proptest! {
                 proptest::sample::select(vec![r#""_meta""#, r#""\u005fmeta""#, r#""a""#, r#""b""#]),
                 proptest::sample::select(vec![
                     "{}", "{ }", r#"{"x":1}"#, r#"{ "y" : [1,{}] }"#, r#"{"progressToken":1}"#,
-                    r#"{"z":0,"progress\u0054oken":"t"}"#, "[]", r#""s""#, "1", "null",
+                    r#"{"z":0,"progress\u0054oken":"t"}"#, r#"{"progressToken":null}"#,
+                    r#"{"z":null, "progress\u0054oken" : null }"#, "[]", r#""s""#, "1", "null",
                 ]),
                 proptest::sample::select(vec!["", " ", "\n", "\t\r\n "]),
             ),
@@ -1279,7 +1297,9 @@ proptest::proptest! {
         let expected = match metas[..] {
             [] => Ok(()),
             [meta] => match serde_json::from_str::<Value>(meta).unwrap() {
-                Value::Object(m) if m.contains_key("progressToken") => Err(E::AlreadyAsked),
+                Value::Object(m) if m.get("progressToken").is_some_and(|t| !t.is_null()) => {
+                    Err(E::AlreadyAsked)
+                }
                 Value::Object(_) => Ok(()),
                 _ => Err(E::NotAnObject),
             },
@@ -1321,6 +1341,14 @@ proptest::proptest! {
                         && spliced[at + ins.len()..] == kept[at..]
                 })
         });
+        let replaced = (0..kept.len()).any(|at| {
+            kept[at..].starts_with(b"null")
+                && spliced.len() == kept.len() - 4 + token.len()
+                && spliced[..at] == kept[..at]
+                && &spliced[at..at + token.len()] == token.as_bytes()
+                && spliced[at + token.len()..] == kept[at + 4..]
+        });
+        let found = found || replaced;
         proptest::prop_assert!(found, "{} -> {}", params, String::from_utf8_lossy(spliced));
     }
 }

@@ -25,7 +25,8 @@ pub enum ProgressRequestError {
     /// members out of order, `{"a" 1}`), or `params` holds `_meta` twice: where the token
     /// would go is ambiguous. (Values are only delimited: `{"a":[1 2]}` is written as it is.)
     Malformed,
-    /// `params._meta` holds a `progressToken` already (once or more).
+    /// `params._meta` holds a `progressToken` already (once or more), other than a single
+    /// `null` (which asks for nothing, and is replaced).
     AlreadyAsked,
 }
 
@@ -48,7 +49,9 @@ impl core::error::Error for ProgressRequestError {}
 /// `params._meta`): `params` as they are otherwise, byte for byte but for their line breaks
 /// (which become spaces, as every writer of [`encode`] makes them), with a `_meta` of their
 /// own when they have none, and `{"_meta":{"progressToken":TOKEN}}` when there are no
-/// params. The peer then reports on `token` ([`Progress`](super::Progress)); a client that
+/// params. A `"progressToken":null` already there asks for nothing (MCP's tokens are strings
+/// or integers, and [`progress_token`](super::progress_token) and
+/// [`IdRemapper`](crate::IdRemapper) read none in it): the token takes the `null`'s place. The peer then reports on `token` ([`Progress`](super::Progress)); a client that
 /// uses its request's own [`Token`](crate::Token) as the progress token finds the request
 /// again with [`Token::from_id`](crate::Token::from_id).
 ///
@@ -68,7 +71,7 @@ impl core::error::Error for ProgressRequestError {}
 /// or a `_meta` that is not an object, [`Malformed`](ProgressRequestError::Malformed) when
 /// they cannot be read member by member or hold `_meta` twice, and
 /// [`AlreadyAsked`](ProgressRequestError::AlreadyAsked) when `_meta` holds a
-/// `progressToken` already.
+/// `progressToken` already (but a single `null`).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -91,6 +94,16 @@ impl core::error::Error for ProgressRequestError {}
 /// assert_eq!(
 ///     &out[..],
 ///     &br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":"p-7"}}}
+/// "#[..]
+/// );
+///
+/// // A `null` token asks for nothing: the token takes its place.
+/// out.clear();
+/// let unasked = RawJson::new(br#"{"_meta":{"progressToken":null,"trace":1}}"#).unwrap();
+/// mcp::write_request_with_progress(&mut out, id, "tools/list", Some(unasked), token)?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":"p-7","trace":1}}}
 /// "#[..]
 /// );
 ///
@@ -122,17 +135,34 @@ pub fn write_request_with_progress(
         out.extend_from_slice(b"}}}\n");
         return Ok(());
     };
-    let (at, member) = insertion(params)?;
+    let (at, splice) = insertion(params)?;
     let bytes = params.as_bytes();
     encode::write_request_head(out, id, method);
     out.extend_from_slice(b",\"params\":");
     encode::write_raw_json(out, RawJson::trusted(&bytes[..at]));
-    out.extend_from_slice(member.prefix());
-    out.extend_from_slice(token.raw());
-    out.extend_from_slice(member.suffix(is_empty_after(&bytes[at..])));
-    encode::write_raw_json(out, RawJson::trusted(&bytes[at..]));
+    let rest = match splice {
+        Splice::Replace(end) => {
+            out.extend_from_slice(token.raw());
+            end
+        }
+        Splice::Add(member) => {
+            out.extend_from_slice(member.prefix());
+            out.extend_from_slice(token.raw());
+            out.extend_from_slice(member.suffix(is_empty_after(&bytes[at..])));
+            at
+        }
+    };
+    encode::write_raw_json(out, RawJson::trusted(&bytes[rest..]));
     out.extend_from_slice(b"}\n");
     Ok(())
+}
+
+/// What the token makes of `params` at the insertion point: a new member, or the token in
+/// place of the bytes up to the given end (a `"progressToken":null`'s `null`).
+#[derive(Clone, Copy)]
+enum Splice {
+    Add(NewMember),
+    Replace(usize),
 }
 
 /// What goes in at the insertion point: a whole `_meta` member, or the token's member of an
@@ -162,14 +192,14 @@ impl NewMember {
     }
 }
 
-/// Where in `params` the new member goes (just after the `{` of the object that takes it)
-/// and which member it is.
-fn insertion(params: RawJson<'_>) -> Result<(usize, NewMember), ProgressRequestError> {
+/// Where in `params` the token goes (just after the `{` of the object that takes a new
+/// member, or where a `null` token starts) and how.
+fn insertion(params: RawJson<'_>) -> Result<(usize, Splice), ProgressRequestError> {
     if params.kind() != JsonKind::Object {
         return Err(ProgressRequestError::NotAnObject);
     }
     let meta = match params.lookup(META) {
-        Lookup::Absent => return Ok((1, NewMember::Meta)),
+        Lookup::Absent => return Ok((1, Splice::Add(NewMember::Meta))),
         Lookup::Found(meta) => meta,
         Lookup::Ambiguous | Lookup::Malformed => return Err(ProgressRequestError::Malformed),
     };
@@ -178,11 +208,15 @@ fn insertion(params: RawJson<'_>) -> Result<(usize, NewMember), ProgressRequestE
     }
     match meta.lookup(meta_keys::PROGRESS_TOKEN) {
         Lookup::Absent => {}
+        Lookup::Found(null) if null.kind() == JsonKind::Null => {
+            let start = encode::offset_in(params.as_bytes(), null.as_bytes());
+            return Ok((start, Splice::Replace(start + null.as_bytes().len())));
+        }
         Lookup::Found(_) | Lookup::Ambiguous => return Err(ProgressRequestError::AlreadyAsked),
         Lookup::Malformed => return Err(ProgressRequestError::Malformed),
     }
     let at = encode::offset_in(params.as_bytes(), meta.as_bytes()) + 1;
-    Ok((at, NewMember::Token))
+    Ok((at, Splice::Add(NewMember::Token)))
 }
 
 /// The member of params that holds a request's metadata.
