@@ -876,6 +876,23 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         self.pending.capacity_limit()
     }
 
+    /// The dialect whose rules the remapper applies to the requests it forwards:
+    /// [`dialect`](Self::dialect)'s setting, [`Dialect::Mcp`] unless set.
+    ///
+    /// ```
+    /// use rpcwire::{Dialect, IdRemapper};
+    /// let remap: IdRemapper<u32> = IdRemapper::new(16);
+    /// assert_eq!(remap.request_dialect(), Dialect::Mcp);
+    /// assert_eq!(remap.dialect(Dialect::JsonRpc2).request_dialect(), Dialect::JsonRpc2);
+    /// ```
+    pub fn request_dialect(&self) -> Dialect {
+        if self.mcp {
+            Dialect::Mcp
+        } else {
+            Dialect::JsonRpc2
+        }
+    }
+
     /// [`forward_request`](IdRemapper::forward_request), keeping `value` with the request
     /// until its reply, cancellation or expiry hands it back in an [`Origin`].
     ///
