@@ -188,11 +188,17 @@ fn write_params_and_end(out: &mut BytesMut, params: Option<RawJson<'_>>) {
 /// Appends a success response: `{"jsonrpc":"2.0","id":ID,"result":R}`.
 #[inline]
 pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
+    write_response_head(out, id);
+    write_raw_json(out, result);
+    out.extend_from_slice(b"}\n");
+}
+
+/// A success response's members up to its result's value: `{"jsonrpc":"2.0","id":ID,"result":`.
+#[inline]
+pub(crate) fn write_response_head(out: &mut BytesMut, id: Id<'_>) {
     out.extend_from_slice(VERSION);
     write_id(out, id);
     out.extend_from_slice(b",\"result\":");
-    write_raw_json(out, result);
-    out.extend_from_slice(b"}\n");
 }
 
 /// Appends an error response: `{"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M,"data":D}}`

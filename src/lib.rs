@@ -123,6 +123,9 @@
 //!   `None`, when it speaks none of those, is a -32602. Then decode by that version's rules:
 //!   [`Decoder::for_protocol_version`] (under tokio, `LineCodec::set_decoder` on the
 //!   `FramedRead`'s `decoder_mut()`; `examples/mcp_stub_server.rs`).
+//! - answer a request of MCP 2026-07-28: every result carries a `resultType`;
+//!   [`mcp::write_result`]`(out, id, result, version)` writes `"resultType":"complete"` into a
+//!   result that has none from that revision on (and the result as it is before it).
 //! - read strictly, or as a client, with options of my own: set the fields that differ on
 //!   [`DecodeOptions`] (its example) and build the decoder with [`Decoder::new`].
 //! - read what MCP's own messages say: [`mcp::Cancelled`] (which request a peer gave up on),

@@ -2,7 +2,8 @@
 //! (read, and written with [`write_cancelled`], [`write_cancelled_token`] and
 //! [`write_progress`]), tasks ([`Task`], [`related_task`], [`is_task_augmented`]),
 //! per-request `_meta` fields ([`RequestMeta`]), the stream a `subscriptions/listen`
-//! notification belongs to ([`subscription_id`]), `resultType`, the protocol versions and the
+//! notification belongs to ([`subscription_id`]), `resultType` (read with [`ResultType`],
+//! written on a 2026-07-28 result with [`write_result`]), the protocol versions and the
 //! one a server answers `initialize` with ([`versions`]), and the `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
@@ -914,7 +915,7 @@ impl<'a> ResultType<'a> {
     /// assert_eq!(ResultType::of(RawJson::new(br#"{"resultType":7}"#).unwrap()), ResultType::Malformed);
     /// ```
     pub fn of(result: RawJson<'a>) -> Self {
-        match result.lookup("resultType") {
+        match result.lookup(RESULT_TYPE) {
             Lookup::Absent => ResultType::Complete,
             Lookup::Ambiguous | Lookup::Malformed => ResultType::Malformed,
             Lookup::Found(v) => match v.as_str() {
@@ -926,6 +927,83 @@ impl<'a> ResultType<'a> {
         }
     }
 }
+
+/// Appends the success response to a request made under MCP protocol `version`: `result` as
+/// [`encode::write_response`] writes it, but from 2026-07-28 on with `"resultType":"complete"`
+/// as its first member when it holds no `resultType` of its own. MCP 2026-07-28 requires the
+/// member of every result ("Servers implementing this protocol version MUST include this
+/// field"; its absence tells a client the server implements an earlier version). A result
+/// that names its own type (`"input_required"`, the Tasks extension's `"task"`) is written as
+/// it is, and so is every result under an earlier version, where `resultType` means nothing.
+/// Only the members of `result` are read, its values written as they are (line breaks as
+/// spaces, as every writer of [`encode`] makes them).
+///
+/// Returns `false`, writing nothing, when `result` is not an object (MCP's results are:
+/// [`Decoder::mcp_client`](crate::Decoder::mcp_client) refuses another value), or, from
+/// 2026-07-28 on, when its `resultType` is not one string, or is ambiguous (given twice, or in
+/// an object that cannot be read member by member, `{"a" 1}`), which a client refuses.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, versions};
+/// use rpcwire::{Id, RawJson};
+/// let id = Id::from_token(b"7").unwrap();
+/// let result = RawJson::new(br#"{"content":[]}"#).unwrap();
+/// let mut out = BytesMut::new();
+/// assert!(mcp::write_result(&mut out, id, result, versions::V2026_07_28));
+/// assert!(mcp::write_result(&mut out, id, RawJson::EMPTY_OBJECT, versions::V2026_07_28));
+/// // Before 2026-07-28, as it is.
+/// assert!(mcp::write_result(&mut out, id, result, versions::V2025_11_25));
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[]}}
+/// {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}
+/// {"jsonrpc":"2.0","id":7,"result":{"content":[]}}
+/// "#[..]
+/// );
+/// // A result of another type keeps it; one that is not an object is not written.
+/// out.clear();
+/// let asks = RawJson::new(br#"{"resultType":"input_required","requestState":"s"}"#).unwrap();
+/// assert!(mcp::write_result(&mut out, id, asks, versions::V2026_07_28));
+/// assert!(out.ends_with(br#""result":{"resultType":"input_required","requestState":"s"}}
+/// "#));
+/// out.clear();
+/// assert!(!mcp::write_result(&mut out, id, RawJson::new(b"[]").unwrap(), versions::V2026_07_28));
+/// assert!(out.is_empty());
+/// ```
+#[must_use = "nothing is written for a result that is not an object, or whose resultType is not one string"]
+pub fn write_result(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>, version: &str) -> bool {
+    if result.kind() != JsonKind::Object {
+        return false;
+    }
+    if !versions::has_result_type(version) {
+        encode::write_response(out, id, result);
+        return true;
+    }
+    match result.lookup(RESULT_TYPE) {
+        Lookup::Found(v) if v.kind() == JsonKind::String => {
+            encode::write_response(out, id, result);
+            true
+        }
+        Lookup::Absent => {
+            // After its `{` (a `RawJson` starts with its value): the new member, and a comma
+            // unless the object was empty.
+            let rest = &result.as_bytes()[1..];
+            encode::write_response_head(out, id);
+            out.extend_from_slice(br#"{"resultType":"complete""#);
+            if rest.get(crate::scan::scalar::skip_ws(rest, 0)) != Some(&b'}') {
+                out.extend_from_slice(b",");
+            }
+            encode::write_raw_json(out, RawJson::trusted(rest));
+            out.extend_from_slice(b"}\n");
+            true
+        }
+        Lookup::Found(_) | Lookup::Ambiguous | Lookup::Malformed => false,
+    }
+}
+
+/// The member of an MCP 2026-07-28 result that says its type.
+const RESULT_TYPE: &str = "resultType";
 
 /// Why a `_meta` key name breaks MCP's naming rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1352,3 +1352,87 @@ proptest::proptest! {
         proptest::prop_assert!(found, "{} -> {}", params, String::from_utf8_lossy(spliced));
     }
 }
+
+/// `mcp::write_result` gives every result of a 2026-07-28 request its `resultType` (MCP
+/// 2026-07-28, `Result.resultType`: "Servers implementing this protocol version MUST include
+/// this field"), as the first member, the others byte for byte; a result of another type, and
+/// every result of an earlier version, is written as it is; one that is not an object, or
+/// whose `resultType` is not one string, is not written.
+#[test]
+fn write_result_adds_the_result_type_from_2026_07_28() {
+    use bytes::BytesMut;
+    use rpcwire::Id;
+    use rpcwire::mcp::versions::{V2025_03_26, V2025_11_25, V2026_07_28};
+    let id = Id::from_token(br#""r-1""#).unwrap();
+    let write = |result: &[u8], version: &str| {
+        let mut out = BytesMut::from(&b"before\n"[..]);
+        let result = RawJson::new(result).unwrap();
+        let written = mcp::write_result(&mut out, id, result, version);
+        let line = out.strip_prefix(&b"before\n"[..]).unwrap().to_vec();
+        (written, String::from_utf8(line).unwrap())
+    };
+    let head = r#"{"jsonrpc":"2.0","id":"r-1","result":"#;
+    let cases: &[(&str, &str)] = &[
+        ("{}", r#"{"resultType":"complete"}"#),
+        ("{ \t }", "{\"resultType\":\"complete\" \t }"),
+        (
+            r#"{"content":[{"type":"text","text":"x"}],"isError":false}"#,
+            r#"{"resultType":"complete","content":[{"type":"text","text":"x"}],"isError":false}"#,
+        ),
+        (
+            "{\n \"tools\" : [ ]\r\n}",
+            r#"{"resultType":"complete",  "tools" : [ ]  }"#,
+        ),
+        // A nested resultType is another object's.
+        (
+            r#"{"structuredContent":{"resultType":7}}"#,
+            r#"{"resultType":"complete","structuredContent":{"resultType":7}}"#,
+        ),
+        // One of its own, escaped or not, is kept.
+        (
+            r#"{"resultType":"input_required","requestState":"s"}"#,
+            r#"{"resultType":"input_required","requestState":"s"}"#,
+        ),
+        (
+            r#"{"a":1,"result\u0054ype":"task"}"#,
+            r#"{"a":1,"result\u0054ype":"task"}"#,
+        ),
+    ];
+    let decoder = Decoder::mcp_client();
+    for (result, expected) in cases {
+        let (written, line) = write(result.as_bytes(), V2026_07_28);
+        assert!(written, "{result}");
+        assert_eq!(line, format!("{head}{expected}}}\n"), "{result}");
+        let Ok(Message::Response(r)) = decoder.decode(line.trim_end().as_bytes()) else {
+            panic!("{line}");
+        };
+        assert_ne!(ResultType::of(r.result), ResultType::Malformed, "{line}");
+        let parsed: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert!(parsed["result"]["resultType"].is_string(), "{line}");
+        // Before 2026-07-28, the result as it is.
+        for version in [V2025_03_26, V2025_11_25] {
+            let (written, line) = write(result.as_bytes(), version);
+            let as_is = RawJson::new(result.as_bytes()).unwrap();
+            let mut expected = BytesMut::new();
+            rpcwire::encode::write_response(&mut expected, id, as_is);
+            assert!(written);
+            assert_eq!(line.as_bytes(), &expected[..], "{result} under {version}");
+        }
+    }
+    // Nothing written: not an object (any version), or a resultType that is not one string.
+    for (result, versions) in [
+        (&b"[]"[..], &[V2025_11_25, V2026_07_28][..]),
+        (b"\"x\"", &[V2025_11_25, V2026_07_28]),
+        (br#"{"resultType":7}"#, &[V2026_07_28]),
+        (br#"{"resultType":null}"#, &[V2026_07_28]),
+        (
+            br#"{"resultType":"complete","resultType":"complete"}"#,
+            &[V2026_07_28],
+        ),
+        (br#"{"a" 1}"#, &[V2026_07_28]),
+    ] {
+        for version in versions {
+            assert_eq!(write(result, version), (false, String::new()), "{result:?}");
+        }
+    }
+}
