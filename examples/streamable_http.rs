@@ -35,7 +35,10 @@
 //!   of its stream included, gets 400. 2026-07-28 has no resumption (closing the stream
 //!   cancels the request): its stream is progress and the result, without ids, and a GET or
 //!   DELETE of it gets 405.
-//! - A request of 2026-07-28 naming a method the server has not gets 404 (and -32601).
+//! - A request of 2026-07-28 naming a method the server has not gets 404 (and -32601). Its
+//!   results carry the `resultType` that revision requires of every result
+//!   (`mcp::write_result`), `tools/list`'s its caching hints (`ttlMs`, `cacheScope`), and it
+//!   has `server/discover`, which the revision requires of every server.
 //! - `main` plays the client too: `mirror_headers` gives the headers of its `tools/call`, and
 //!   an `SseFramer` reads the streams in small chunks, across a cut and the resumption.
 //!
@@ -78,7 +81,12 @@ const METHODS: &[&str] = &[
     mcp::methods::TOOLS_CALL,
     mcp::methods::TOOLS_LIST,
     mcp::methods::PING,
+    mcp::methods::SERVER_DISCOVER,
 ];
+/// The caching hints of a 2026-07-28 `tools/list` or `server/discover` result, which that
+/// revision requires ("ttlMs: number; cacheScope: \"public\" | \"private\""): the tool list
+/// is the same for every client, and may be kept a minute.
+const CACHE_HINTS: &[u8] = br#","ttlMs":60000,"cacheScope":"public""#;
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
 const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
@@ -352,7 +360,7 @@ impl Server {
                 let progress = mcp::progress_token(&msg);
                 // (No session: a request of 2026-07-28, as the others need one.)
                 let session = header(headers, "Mcp-Session-Id").zip(session);
-                self.answer(req, progress, session)
+                self.answer(req, progress, session, version)
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
             Message::Batch(batch) => {
@@ -362,7 +370,7 @@ impl Server {
                 let mut dropped = false;
                 for element in batch.decode(&decoder) {
                     match element {
-                        Ok(Message::Request(req)) => reply.push(|o| self.result(o, req)),
+                        Ok(Message::Request(req)) => reply.push(|o| self.result(o, req, version)),
                         Ok(_) => {}
                         Err(rejection) => match rejection.reply() {
                             Some(r) => reply.push(|o| encode::write_reply(o, &r, None)),
@@ -499,49 +507,76 @@ impl Server {
         format!("{high:016x}{low:016x}")
     }
 
-    /// The server's work: the reply to `req`, one line.
-    fn result(&self, out: &mut BytesMut, req: Request<'_>) {
+    /// The server's work: the reply to `req`, made under protocol `version`, one line. From
+    /// 2026-07-28 on, every result carries its `resultType` (`mcp::write_result`: "Servers
+    /// implementing this protocol version MUST include this field"), and the results a client
+    /// may cache their hints.
+    fn result(&self, out: &mut BytesMut, req: Request<'_>, version: &str) {
+        let modern = versions::is_at_least(version, versions::V2026_07_28);
+        let mut result = BytesMut::new();
         if req.method.eq_str(mcp::methods::TOOLS_CALL) {
             match called_tool(&Message::Request(req)) {
                 Some(name) if self.tools.contains_key(&*name) => {
-                    let result = br#"{"content":[{"type":"text","text":"1 row"}]}"#;
-                    encode::write_response(out, req.id, RawJson::new(result).expect("JSON"));
+                    result.extend_from_slice(br#"{"content":[{"type":"text","text":"1 row"}]}"#);
                 }
                 // The method exists: an unknown tool (or none named) is -32602, MCP's
                 // "Unknown tool: invalid params".
                 _ => {
                     let code = ErrorCode::INVALID_PARAMS;
                     encode::write_error(out, req.id, code, "Unknown tool", None);
+                    return;
                 }
             }
         } else if req.method.eq_str(mcp::methods::TOOLS_LIST) {
             // The tool and its schema, whose annotations the client mirrors in its headers.
-            let mut result = BytesMut::from(&b"{\"tools\":[{\"name\":"[..]);
+            result.extend_from_slice(b"{\"tools\":[{\"name\":");
             encode::write_json_string(&mut result, EXECUTE_SQL);
             result.extend_from_slice(b",\"inputSchema\":");
             result.extend_from_slice(EXECUTE_SQL_SCHEMA);
-            result.extend_from_slice(b"}]}");
-            encode::write_response(out, req.id, RawJson::new(&result).expect("JSON"));
+            result.extend_from_slice(b"}]");
+            if modern {
+                result.extend_from_slice(CACHE_HINTS);
+            }
+            result.extend_from_slice(b"}");
+        } else if req.method.eq_str(mcp::methods::SERVER_DISCOVER) && modern {
+            // "Servers MUST implement server/discover": the versions a client may name in its
+            // requests, and what the server has.
+            result.extend_from_slice(b"{\"supportedVersions\":[");
+            for (i, version) in SUPPORTED.iter().enumerate() {
+                if i > 0 {
+                    result.extend_from_slice(b",");
+                }
+                encode::write_json_string(&mut result, version);
+            }
+            result.extend_from_slice(br#"],"capabilities":{"tools":{}}"#);
+            result.extend_from_slice(CACHE_HINTS);
+            result.extend_from_slice(b"}");
         } else if req.method.eq_str(mcp::methods::PING) {
-            encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
+            result.extend_from_slice(b"{}");
         } else {
             encode::write_method_not_found(out, req.id, req.method);
+            return;
         }
+        let result = RawJson::new(&result).expect("JSON");
+        let object = mcp::write_result(out, req.id, result, version);
+        assert!(object, "a result is an object");
     }
 
     /// A request's reply: an event stream when the request asked for progress (there is
     /// something to send before the result), else one JSON body. The stream of a `session`
     /// (its id and negotiated version) is kept to be resumed; one of no session (of
     /// 2026-07-28, which has no resumption: "Resumable SSE streams via Last-Event-ID are not
-    /// supported") is the progress and the result, without event ids.
+    /// supported") is the progress and the result, without event ids. `version` is the one
+    /// the request is made under.
     fn answer(
         &mut self,
         req: Request<'_>,
         progress: Option<Id<'_>>,
         session: Option<(&[u8], &str)>,
+        version: &str,
     ) -> HttpResponse {
         let mut reply = BytesMut::new();
-        self.result(&mut reply, req);
+        self.result(&mut reply, req, version);
         let Some(progress) = progress else {
             return HttpResponse::new(200, JSON, reply);
         };

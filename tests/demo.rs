@@ -566,7 +566,8 @@ fn streamable_http_example_answers_every_post() {
             r#"POST tools/call -> 200 text/event-stream"#,
             r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1.0,"total":2.0}}"#,
             r#"  | data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2.0,"total":2.0}}"#,
-            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 row"}]}}"#,
+            // Every result of 2026-07-28 says its type.
+            r#"  | data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"1 row"}]}}"#,
             r#"client: event (no id): notification"#,
             r#"client: event (no id): notification"#,
             r#"client: event (no id): success_response"#,
@@ -1053,6 +1054,62 @@ fn streamable_http_lists_its_tool() {
     assert_eq!(tool["name"], "execute_sql", "{reply}");
     let region = &tool["inputSchema"]["properties"]["region"];
     assert_eq!(region["x-mcp-header"], "Region");
+}
+
+/// `examples/streamable_http.rs` answers a request of MCP 2026-07-28 as that revision's schema
+/// says: every result carries its `resultType` ("Servers implementing this protocol version
+/// MUST include this field"), `tools/list`'s and `server/discover`'s their caching hints
+/// (`CacheableResult`: `ttlMs` and `cacheScope`), and it has `server/discover` ("Servers
+/// **MUST** implement `server/discover`"). A session of an earlier revision gets results
+/// without them, and no `server/discover`. (Its results of 2026-07-28 had no `resultType`, its
+/// list no hints, and `server/discover` got 404.)
+#[test]
+fn streamable_http_answers_2026_with_result_types_and_discovery() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let post = |server: &mut Server, method: &'static str, id: u32| {
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{meta}}}}}"#);
+        let answered = server.post(&modern_post(method), body.as_bytes());
+        assert_eq!(answered.status, 200, "{method}");
+        let reply: serde_json::Value = serde_json::from_slice(&answered.body).unwrap();
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+        reply
+    };
+    let listed = post(&mut server, "tools/list", 1);
+    assert_eq!(listed["result"]["tools"][0]["name"], "execute_sql");
+    assert_eq!(listed["result"]["ttlMs"], 60000, "{listed}");
+    assert_eq!(listed["result"]["cacheScope"], "public", "{listed}");
+    let discovered = post(&mut server, "server/discover", 2);
+    assert_eq!(
+        discovered["result"]["supportedVersions"],
+        serde_json::json!(["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]),
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["result"]["capabilities"]["tools"],
+        serde_json::json!({})
+    );
+    assert_eq!(discovered["result"]["cacheScope"], "public", "{discovered}");
+
+    let old: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let listed = server.post(old, br#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+    let reply: serde_json::Value = serde_json::from_slice(&listed.body).unwrap();
+    let result = reply["result"].as_object().unwrap();
+    assert_eq!(result.keys().collect::<Vec<_>>(), ["tools"], "{reply}");
+    let discover = server.post(
+        old,
+        br#"{"jsonrpc":"2.0","id":4,"method":"server/discover"}"#,
+    );
+    let reply: serde_json::Value = serde_json::from_slice(&discover.body).unwrap();
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
 }
 
 /// `examples/streamable_http.rs` holds a request of an earlier session to the version the
