@@ -428,6 +428,14 @@ pub(crate) fn write_with_tokens<const N: usize>(
 /// [`close`](Self::close) removes the opening bracket and nothing is sent, as JSON-RPC
 /// requires for a batch made only of notifications.
 ///
+/// An array that answers a batch holds responses alone (JSON-RPC 2.0 §6: "an Array containing
+/// the corresponding Response objects"; MCP 2025-03-26: `JSONRPCBatchResponse =
+/// (JSONRPCResponse | JSONRPCError)[]`). The array takes whatever its writers write (a proxy
+/// rebuilds a batch of requests with it too), so a server whose handler also writes a
+/// notification or a request of its own (a `notifications/progress`, a `roots/list`) writes
+/// those outside the array, on lines of their own, not with the handler's reply in
+/// [`push`](Self::push): there each line becomes an element.
+///
 /// It holds the buffer while it is open, so nothing else is written into the array. Dropped
 /// without [`close`](Self::close) (an early return, a `?`, a panic in a writer), it takes
 /// back everything it wrote: the buffer never keeps half an array.
@@ -483,7 +491,8 @@ impl<'a> BatchReply<'a> {
     /// removed). A writer that writes nothing, or only whitespace (`write_frame` of a blank
     /// frame), adds no element; one that writes several lines (several messages, from a
     /// closure that calls more than one writer) adds each as its own element, so that no line
-    /// break splits the array.
+    /// break splits the array: in a batch's reply, that is a notification or a request among
+    /// its responses, which the array must not hold (see [`BatchReply`]).
     ///
     /// Inside the array an element sits one level deeper than alone, so a response whose
     /// `result` is nested 127 levels deep (as [`RawJson::new`] takes) or an error whose `data`
