@@ -472,8 +472,8 @@ impl Server {
         let Some(version) = versions::negotiate(&requested.decode(), SUPPORTED) else {
             // No version with `initialize` to answer with (never, with SUPPORTED as it is).
             let mut body = BytesMut::new();
-            let message = "Unsupported protocol version";
-            encode::write_error(&mut body, req.id, ErrorCode::INVALID_PARAMS, message, None);
+            let code = ErrorCode::INVALID_PARAMS;
+            versions::write_unsupported(&mut body, req.id, code, &requested.decode(), SUPPORTED);
             return HttpResponse::new(200, JSON, body);
         };
 

@@ -120,10 +120,13 @@
 //! - answer `initialize`: [`mcp::versions::negotiate`]`(requested, supported)` is the version
 //!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
 //!   latest it speaks that has `initialize` (2026-07-28, [`mcp::versions::LATEST`], has none);
-//!   `None`, when it speaks none of those, is a -32602. Then decode by that version's rules:
+//!   `None`, when it speaks none of those, is a -32602 ([`mcp::versions::write_unsupported`]
+//!   writes it, with the versions it speaks). Then decode by that version's rules:
 //!   [`Decoder::for_protocol_version`] (under tokio, `LineCodec::set_decoder` on the
 //!   `FramedRead`'s `decoder_mut()`; `examples/mcp_stub_server.rs`).
-//! - answer a request of MCP 2026-07-28: every result carries a `resultType`;
+//! - answer a request of MCP 2026-07-28: each names its version in `_meta`
+//!   ([`mcp::RequestMeta`]); one the server does not speak gets -32022
+//!   ([`mcp::versions::write_unsupported`]). Every result carries a `resultType`:
 //!   [`mcp::write_result`]`(out, id, result, version)` writes `"resultType":"complete"` into a
 //!   result that has none from that revision on (and the result as it is before it).
 //! - read strictly, or as a client, with options of my own: set the fields that differ on

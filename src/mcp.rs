@@ -888,6 +888,52 @@ pub mod versions {
     pub fn has_result_type(version: &str) -> bool {
         is_at_least(version, V2026_07_28)
     }
+
+    /// Appends the error reply to a request made under a protocol version the server does not
+    /// support: `code`, the message "Unsupported protocol version", and MCP's `data`,
+    /// `{"supported": [...], "requested": "..."}`, the versions the server speaks, for the
+    /// client to retry with one. `code` is -32022
+    /// ([`ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION`](crate::ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION))
+    /// for a request of 2026-07-28 or later, whose `_meta` names a version the server does
+    /// not implement ("it **MUST** return an `UnsupportedProtocolVersionError`", on stdio as on
+    /// HTTP, where it goes with 400 and is also
+    /// [`HeaderError::UnsupportedVersion`](crate::headers::HeaderError::UnsupportedVersion)'s
+    /// reply), and -32602 (Invalid params) for an `initialize` the server has no version to
+    /// answer with ([`negotiate`] gave `None`: the lifecycle's example). `id` is the request's
+    /// [`Id`](crate::Id), or any [`ReplyId`](crate::ReplyId).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::mcp::versions::{self, KNOWN};
+    /// use rpcwire::{ErrorCode, Id};
+    /// let mut out = BytesMut::new();
+    /// let id = Id::from_token(b"3").unwrap();
+    /// let code = ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION;
+    /// versions::write_unsupported(&mut out, id, code, "2099-01-01", &KNOWN[3..]);
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25","2026-07-28"],"requested":"2099-01-01"}}}
+    /// "#[..]);
+    /// ```
+    pub fn write_unsupported<'i>(
+        out: &mut bytes::BytesMut,
+        id: impl Into<crate::ReplyId<'i>>,
+        code: crate::ErrorCode,
+        requested: &str,
+        supported: &[&str],
+    ) {
+        let mut data = bytes::BytesMut::new();
+        data.extend_from_slice(b"{\"supported\":[");
+        for (i, version) in supported.iter().enumerate() {
+            if i > 0 {
+                data.extend_from_slice(b",");
+            }
+            crate::encode::write_json_string(&mut data, version);
+        }
+        data.extend_from_slice(b"],\"requested\":");
+        crate::encode::write_json_string(&mut data, requested);
+        data.extend_from_slice(b"}");
+        let data = crate::RawJson::new(&data);
+        crate::encode::write_error(out, id, code, "Unsupported protocol version", data);
+    }
 }
 
 /// The `resultType` of an MCP 2026-07-28 result.

@@ -1436,3 +1436,50 @@ fn write_result_adds_the_result_type_from_2026_07_28() {
         }
     }
 }
+
+/// `mcp::versions::write_unsupported` writes MCP's reply to a request of a version the server
+/// does not support, `data: {"supported": [...], "requested": "..."}` (2026-07-28's
+/// `UnsupportedProtocolVersionError`, -32022; the lifecycle's -32602 to `initialize`), the
+/// versions and the requested one as JSON strings whatever they hold, and the same reply as
+/// `HeaderError::UnsupportedVersion` on HTTP.
+#[test]
+fn write_unsupported_names_the_versions() {
+    use bytes::BytesMut;
+    use rpcwire::headers::HeaderError;
+    use rpcwire::{ErrorCode, Id, ReplyId};
+    let code = ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION;
+    let id = Id::from_token(br#""a""#).unwrap();
+    for (requested, supported) in [
+        ("2099-01-01", &["2025-11-25", "2026-07-28"][..]),
+        ("a\"b\\\n", &[]),
+        ("", &["x"]),
+    ] {
+        let mut out = BytesMut::new();
+        mcp::versions::write_unsupported(&mut out, id, code, requested, supported);
+        let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(reply["id"], "a");
+        assert_eq!(reply["error"]["code"], -32022);
+        assert_eq!(reply["error"]["message"], "Unsupported protocol version");
+        assert_eq!(reply["error"]["data"]["requested"], requested);
+        assert_eq!(
+            reply["error"]["data"]["supported"],
+            serde_json::json!(supported)
+        );
+        let mut http = BytesMut::new();
+        HeaderError::UnsupportedVersion { requested }.write_reply(&mut http, id, supported);
+        assert_eq!(http, out);
+    }
+    let mut out = BytesMut::new();
+    mcp::versions::write_unsupported(
+        &mut out,
+        ReplyId::Absent,
+        ErrorCode::INVALID_PARAMS,
+        "1.0",
+        &["2025-11-25"],
+    );
+    assert_eq!(
+        &out[..],
+        &br#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"1.0"}}}
+"#[..]
+    );
+}

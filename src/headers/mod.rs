@@ -151,19 +151,7 @@ impl HeaderError<'_> {
                 format!("Header mismatch: {h} header does not match the request body")
             }
             HeaderError::UnsupportedVersion { requested } => {
-                let mut data = BytesMut::new();
-                data.extend_from_slice(b"{\"supported\":[");
-                for (i, version) in supported.iter().enumerate() {
-                    if i > 0 {
-                        data.extend_from_slice(b",");
-                    }
-                    encode::write_json_string(&mut data, version);
-                }
-                data.extend_from_slice(b"],\"requested\":");
-                encode::write_json_string(&mut data, requested);
-                data.extend_from_slice(b"}");
-                let data = RawJson::new(&data);
-                encode::write_error(out, id, self.code(), "Unsupported protocol version", data);
+                crate::mcp::versions::write_unsupported(out, id, self.code(), requested, supported);
                 return;
             }
         };
