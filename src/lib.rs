@@ -108,8 +108,11 @@
 //! - stop a request the peer cancelled: keep its requests in flight in an [`InFlight`] (by
 //!   id, compared as JSON values: `"\u0061"` is `"a"`), and on a notification that
 //!   [`mcp::Cancelled::from_notification`] reads, `remove` its `request_id` and stop the
-//!   work; MCP has the receiver send no reply to it then. A notification that names no
-//!   request in flight is ignored, never answered.
+//!   work; MCP has the receiver send no reply to it then ("SHOULD ... Not send a response
+//!   for the cancelled request"). A notification that names no request in flight is ignored,
+//!   never answered, and so is one that names `initialize` ("The initialize request MUST NOT
+//!   be cancelled by clients": a server that keeps it in flight too, to catch a reused id,
+//!   answers it all the same, or the session never starts).
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`]. A client that
 //!   sends `initialize` reads the answer under the version it asked for
 //!   (`Decoder::mcp_client().for_protocol_version(requested)`), not a decoder's default
