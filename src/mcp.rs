@@ -899,8 +899,11 @@ pub mod versions {
     /// HTTP, where it goes with 400 and is also
     /// [`HeaderError::UnsupportedVersion`](crate::headers::HeaderError::UnsupportedVersion)'s
     /// reply), and -32602 (Invalid params) for an `initialize` the server has no version to
-    /// answer with ([`negotiate`] gave `None`: the lifecycle's example). `id` is the request's
-    /// [`Id`](crate::Id), or any [`ReplyId`](crate::ReplyId).
+    /// answer with ([`negotiate`] gave `None`: the lifecycle's example; 2026-07-28 leaves that
+    /// code to the server, and asks the list of it: "A server that supports only modern
+    /// versions **SHOULD** name the protocol versions it supports in any error it returns to
+    /// an `initialize` request"). `id` is the request's [`Id`](crate::Id), or any
+    /// [`ReplyId`](crate::ReplyId).
     ///
     /// ```
     /// use bytes::BytesMut;
