@@ -558,8 +558,7 @@ impl Server {
             return;
         }
         let result = RawJson::new(&result).expect("JSON");
-        let object = mcp::write_result(out, req.id, result, version);
-        assert!(object, "a result is an object");
+        mcp::write_result(out, req.id, result, version).expect("a result is an object");
     }
 
     /// A request's reply: an event stream when the request asked for progress (there is

@@ -987,10 +987,12 @@ impl<'a> ResultType<'a> {
 /// Only the members of `result` are read, its values written as they are (line breaks as
 /// spaces, as every writer of [`encode`] makes them).
 ///
-/// Returns `false`, writing nothing, when `result` is not an object (MCP's results are:
-/// [`Decoder::mcp_client`](crate::Decoder::mcp_client) refuses another value), or, from
-/// 2026-07-28 on, when its `resultType` is not one string, or is ambiguous (given twice, or in
-/// an object that cannot be read member by member, `{"a" 1}`), which a client refuses.
+/// # Errors
+/// Nothing is appended for [`ResultError::NotAnObject`], a `result` that is not an object
+/// (MCP's results are: [`Decoder::mcp_client`](crate::Decoder::mcp_client) refuses another
+/// value), nor, from 2026-07-28 on, for [`ResultError::BadResultType`], a `resultType` that is
+/// not one string, or is ambiguous (given twice, or in an object that cannot be read member by
+/// member, `{"a" 1}`), which a client refuses.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -999,10 +1001,10 @@ impl<'a> ResultType<'a> {
 /// let id = Id::from_token(b"7").unwrap();
 /// let result = RawJson::new(br#"{"content":[]}"#).unwrap();
 /// let mut out = BytesMut::new();
-/// assert!(mcp::write_result(&mut out, id, result, versions::V2026_07_28));
-/// assert!(mcp::write_result(&mut out, id, RawJson::EMPTY_OBJECT, versions::V2026_07_28));
+/// mcp::write_result(&mut out, id, result, versions::V2026_07_28)?;
+/// mcp::write_result(&mut out, id, RawJson::EMPTY_OBJECT, versions::V2026_07_28)?;
 /// // Before 2026-07-28, as it is.
-/// assert!(mcp::write_result(&mut out, id, result, versions::V2025_11_25));
+/// mcp::write_result(&mut out, id, result, versions::V2025_11_25)?;
 /// assert_eq!(
 ///     &out[..],
 ///     &br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[]}}
@@ -1013,26 +1015,32 @@ impl<'a> ResultType<'a> {
 /// // A result of another type keeps it; one that is not an object is not written.
 /// out.clear();
 /// let asks = RawJson::new(br#"{"resultType":"input_required","requestState":"s"}"#).unwrap();
-/// assert!(mcp::write_result(&mut out, id, asks, versions::V2026_07_28));
+/// mcp::write_result(&mut out, id, asks, versions::V2026_07_28)?;
 /// assert!(out.ends_with(br#""result":{"resultType":"input_required","requestState":"s"}}
 /// "#));
 /// out.clear();
-/// assert!(!mcp::write_result(&mut out, id, RawJson::new(b"[]").unwrap(), versions::V2026_07_28));
+/// let refused = mcp::write_result(&mut out, id, RawJson::new(b"[]").unwrap(), versions::V2026_07_28);
+/// assert_eq!(refused, Err(mcp::ResultError::NotAnObject));
 /// assert!(out.is_empty());
+/// # Ok::<(), mcp::ResultError>(())
 /// ```
-#[must_use = "nothing is written for a result that is not an object, or whose resultType is not one string"]
-pub fn write_result(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>, version: &str) -> bool {
+pub fn write_result(
+    out: &mut BytesMut,
+    id: Id<'_>,
+    result: RawJson<'_>,
+    version: &str,
+) -> Result<(), ResultError> {
     if result.kind() != JsonKind::Object {
-        return false;
+        return Err(ResultError::NotAnObject);
     }
     if !versions::has_result_type(version) {
         encode::write_response(out, id, result);
-        return true;
+        return Ok(());
     }
     match result.lookup(RESULT_TYPE) {
         Lookup::Found(v) if v.kind() == JsonKind::String => {
             encode::write_response(out, id, result);
-            true
+            Ok(())
         }
         Lookup::Absent => {
             // After its `{` (a `RawJson` starts with its value): the new member, and a comma
@@ -1040,16 +1048,38 @@ pub fn write_result(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>, version
             let rest = &result.as_bytes()[1..];
             encode::write_response_head(out, id);
             out.extend_from_slice(br#"{"resultType":"complete""#);
-            if rest.get(crate::scan::scalar::skip_ws(rest, 0)) != Some(&b'}') {
+            if !progress_request::is_empty_after(rest) {
                 out.extend_from_slice(b",");
             }
             encode::write_raw_json(out, RawJson::trusted(rest));
             out.extend_from_slice(b"}\n");
-            true
+            Ok(())
         }
-        Lookup::Found(_) | Lookup::Ambiguous | Lookup::Malformed => false,
+        Lookup::Found(_) | Lookup::Ambiguous | Lookup::Malformed => Err(ResultError::BadResultType),
     }
 }
+
+/// Why [`write_result`] wrote nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ResultError {
+    /// The result is not an object, as MCP's results are.
+    NotAnObject,
+    /// MCP 2026-07-28 or later: the result's `resultType` is not one string (another value,
+    /// given twice, or in an object that cannot be read member by member).
+    BadResultType,
+}
+
+impl core::fmt::Display for ResultError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::NotAnObject => "an MCP result must be an object",
+            Self::BadResultType => "a result's resultType must be one string",
+        })
+    }
+}
+
+impl core::error::Error for ResultError {}
 
 /// The member of an MCP 2026-07-28 result that says its type.
 const RESULT_TYPE: &str = "resultType";

@@ -1401,7 +1401,7 @@ fn write_result_adds_the_result_type_from_2026_07_28() {
     let decoder = Decoder::mcp_client();
     for (result, expected) in cases {
         let (written, line) = write(result.as_bytes(), V2026_07_28);
-        assert!(written, "{result}");
+        assert_eq!(written, Ok(()), "{result}");
         assert_eq!(line, format!("{head}{expected}}}\n"), "{result}");
         let Ok(Message::Response(r)) = decoder.decode(line.trim_end().as_bytes()) else {
             panic!("{line}");
@@ -1415,24 +1415,30 @@ fn write_result_adds_the_result_type_from_2026_07_28() {
             let as_is = RawJson::new(result.as_bytes()).unwrap();
             let mut expected = BytesMut::new();
             rpcwire::encode::write_response(&mut expected, id, as_is);
-            assert!(written);
+            assert_eq!(written, Ok(()));
             assert_eq!(line.as_bytes(), &expected[..], "{result} under {version}");
         }
     }
     // Nothing written: not an object (any version), or a resultType that is not one string.
-    for (result, versions) in [
-        (&b"[]"[..], &[V2025_11_25, V2026_07_28][..]),
-        (b"\"x\"", &[V2025_11_25, V2026_07_28]),
-        (br#"{"resultType":7}"#, &[V2026_07_28]),
-        (br#"{"resultType":null}"#, &[V2026_07_28]),
+    use mcp::ResultError::{BadResultType, NotAnObject};
+    for (result, versions, error) in [
+        (&b"[]"[..], &[V2025_11_25, V2026_07_28][..], NotAnObject),
+        (b"\"x\"", &[V2025_11_25, V2026_07_28], NotAnObject),
+        (br#"{"resultType":7}"#, &[V2026_07_28], BadResultType),
+        (br#"{"resultType":null}"#, &[V2026_07_28], BadResultType),
         (
             br#"{"resultType":"complete","resultType":"complete"}"#,
             &[V2026_07_28],
+            BadResultType,
         ),
-        (br#"{"a" 1}"#, &[V2026_07_28]),
+        (br#"{"a" 1}"#, &[V2026_07_28], BadResultType),
     ] {
         for version in versions {
-            assert_eq!(write(result, version), (false, String::new()), "{result:?}");
+            assert_eq!(
+                write(result, version),
+                (Err(error), String::new()),
+                "{result:?}"
+            );
         }
     }
 }

@@ -223,6 +223,6 @@ fn insertion(params: RawJson<'_>) -> Result<(usize, Splice), ProgressRequestErro
 const META: &str = "_meta";
 
 /// Whether the rest of an object, just after its `{`, is only whitespace and its `}`.
-fn is_empty_after(rest: &[u8]) -> bool {
+pub(super) fn is_empty_after(rest: &[u8]) -> bool {
     rest.get(skip_ws(rest, 0)) == Some(&b'}')
 }
