@@ -7,6 +7,7 @@
 //! - `ask`: asks the client `ping` and `roots/list` (which the client did not declare), then
 //!   answers with what the client replied;
 //! - at most 1024 `slow`, `hang` and `ask` run at once (the next gets -32603);
+//! - a request reusing the id of one still running gets -32600, whatever its method;
 //! - `hang`: never answers — until it is cancelled, when it answers anyway (a late reply the
 //!   client must drop as stale);
 //! - any other tool: -32602; any other method: -32601.
@@ -162,6 +163,11 @@ fn request(
     req: rpcwire::Request<'_>,
 ) -> Option<Bytes> {
     let id = req.id;
+    // An id still in flight (a running `slow`, `hang` or `ask`) is refused whatever the
+    // method, a quick one's too: the client could not tell the two replies apart.
+    if state.lock().unwrap().running.contains(id) {
+        return Some(line(|out| InFlightError::Duplicate.write_reply(out, id)));
+    }
     let result = |json: serde_json::Value| {
         let body = json.to_string();
         line(|out| encode::write_response(out, id, RawJson::new(body.as_bytes()).unwrap()))

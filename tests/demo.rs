@@ -1476,6 +1476,35 @@ fn mcp_stub_server_adds_past_i64() {
     assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
 
+/// The stub server refuses a request reusing the id of one still running (a `hang`), whatever
+/// its method, a quick `echo` or `ping` too: two replies with one id could not be told apart
+/// (it answered them, before the id of a running request was checked for every request).
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_refuses_an_id_still_running() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hang","arguments":{}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+        "\n",
+    );
+    let lines = run_stub_server(input, std::time::Duration::from_secs(10)).expect("exits");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    for line in &lines[..2] {
+        let reply: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            (&reply["id"], &reply["error"]["code"]),
+            (&5.into(), &(-32600).into()),
+            "{line}"
+        );
+    }
+    assert_eq!(lines[2], r#"{"jsonrpc":"2.0","id":6,"result":{}}"#);
+}
+
 /// A client that goes away in the middle of its requests (an `ask` waiting for its answer, a
 /// long `slow`, a `hang`) leaves nothing running: the stub server exits at once (it waited
 /// for the `ask` forever, and for the `slow` to the end of its steps).
