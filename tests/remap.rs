@@ -366,6 +366,45 @@ fn progress_tokens_are_rewritten_both_ways() {
     );
 }
 
+/// A `null` progress token asks for no progress: the request is forwarded (not refused as a
+/// token that cannot be rewritten), its `null` goes upstream as it came, and progress the
+/// upstream reports on the token `null` (or on the request's own token) routes to no client.
+#[test]
+fn a_null_progress_token_asks_for_no_progress() {
+    let mut remap = IdRemapper::new(8);
+    let frame =
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":null}}}"#;
+    let mut up = BytesMut::new();
+    let token = remap
+        .forward_request(1u32, frame, &request(frame), None, &mut up)
+        .expect("a null progress token is no error");
+    assert_eq!(
+        String::from_utf8(up.to_vec()).unwrap(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{token},\"method\":\"tools/call\",\"params\":{{\"name\":\"a\",\"_meta\":{{\"progressToken\":null}}}}}}\n"
+        )
+    );
+    for reported in ["null".to_string(), token.to_string()] {
+        let progress = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{reported},"progress":5}}}}"#
+        );
+        let Ok(Message::Notification(n)) = Decoder::mcp().decode(progress.as_bytes()) else {
+            panic!("{progress}")
+        };
+        let mut out = BytesMut::new();
+        assert!(
+            remap
+                .route_progress(progress.as_bytes(), &n, &mut out)
+                .is_none()
+        );
+        assert!(out.is_empty(), "{progress}");
+    }
+    // The request itself is in flight as any other, and answered under its client's id.
+    let (routed, to_client) = route(&mut remap, &upstream_reply(&up));
+    assert_eq!(routed, Ok(1));
+    assert!(to_client.starts_with(br#"{"jsonrpc":"2.0","id":1,"#));
+}
+
 /// MCP 2026-07-28's `subscriptions/listen` streams: the upstream stamps each notification of
 /// a stream with the listen request's id (our token), which goes back to the client that
 /// opened it with the client's own id; two clients may use the same id. Once the stream's
