@@ -514,38 +514,13 @@ impl<'a> BatchReply<'a> {
         }
         let body = out.len();
         write(out);
-        if out.len() > body && out.last() == Some(&b'\n') {
-            out.truncate(out.len() - 1);
-        }
-        // A frame forwarded with `write_frame` may start with whitespace, which the depth
-        // check must pass over rather than take for no value at all; and one that is nothing
-        // but whitespace (or a writer that wrote nothing) is no element.
-        let value = skip_ws(out, body);
-        if value == out.len() {
-            out.truncate(before);
-            return;
-        }
-        // The writers put no line break inside a message: one here ends a message of several
-        // (`write` called two writers), which would split the array's line.
-        if memchr::memchr(b'\n', &out[body..]).is_some() {
-            let lines = out.split_off(body);
-            out.truncate(before);
-            self.push_each_line(&lines);
-            return;
-        }
-        if !nested_at_most(&out[value..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
-            out.truncate(before);
-            return;
-        }
-        self.elements += 1;
-    }
-
-    /// Appends each line of `lines` (the messages one call of `push` wrote) as its own
-    /// element.
-    #[cold]
-    fn push_each_line(&mut self, lines: &[u8]) {
-        for line in lines.split(|&b| b == b'\n').filter(|line| !line.is_empty()) {
-            self.push(|out| out.extend_from_slice(line));
+        assert!(
+            out.len() >= body,
+            "a batch element's writer must only append to the buffer"
+        );
+        match finish_elements(out, body) {
+            0 => out.truncate(before),
+            added => self.elements += added,
         }
     }
 
@@ -575,6 +550,56 @@ impl<'a> BatchReply<'a> {
 /// The deepest element of an array the default decoder reads: its depth limit counts the
 /// array.
 const ELEMENT_MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth - 1;
+
+/// Makes what a writer appended at `out[body..]` the elements of an array, as
+/// [`BatchReply::push`] says: its line end removed; nothing, or only whitespace, no element;
+/// several lines, an element each (joined by `,`); an element too deep for the array replaced
+/// by an error, or taken back. Returns how many elements `out[body..]` now holds: with none,
+/// `out` is cut back to `body` (the caller takes back its separator).
+pub(crate) fn finish_elements(out: &mut BytesMut, body: usize) -> usize {
+    if out.len() > body && out.last() == Some(&b'\n') {
+        out.truncate(out.len() - 1);
+    }
+    // A frame forwarded with `write_frame` may start with whitespace, which the depth check
+    // must pass over rather than take for no value at all; and one that is nothing but
+    // whitespace (or a writer that wrote nothing) is no element.
+    let value = skip_ws(out, body);
+    if value == out.len() {
+        out.truncate(body);
+        return 0;
+    }
+    // The writers put no line break inside a message: one here ends a message of several
+    // (`write` called two writers), which would split the array's line.
+    if memchr::memchr(b'\n', &out[body..]).is_some() {
+        let lines = out.split_off(body);
+        return finish_each_line(out, &lines);
+    }
+    if !nested_at_most(&out[value..], ELEMENT_MAX_DEPTH) && !replace_too_deep(out, body) {
+        out.truncate(body);
+        return 0;
+    }
+    1
+}
+
+/// Appends each line of `lines` (the messages one writer wrote) as its own element, joined by
+/// `,`; returns how many.
+#[cold]
+fn finish_each_line(out: &mut BytesMut, lines: &[u8]) -> usize {
+    let mut elements = 0;
+    for line in lines.split(|&b| b == b'\n').filter(|line| !line.is_empty()) {
+        let before = out.len();
+        if elements > 0 {
+            out.put_u8(b',');
+        }
+        let body = out.len();
+        out.extend_from_slice(line);
+        match finish_elements(out, body) {
+            0 => out.truncate(before),
+            added => elements += added,
+        }
+    }
+    elements
+}
 
 /// Writes the element at `out[at..]`, too deep for an array, as an error with its id (see
 /// [`BatchReply::push`]); returns whether it could (the element is a response).
