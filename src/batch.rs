@@ -9,12 +9,17 @@
 //! the id is left out by default);
 //! notifications get nothing; the reply is an array of the replies in any order, and when
 //! there is nothing to reply (a batch of notifications) nothing at all is sent, never `[]`.
-//! [`encode::BatchReply`](crate::encode::BatchReply) writes that array.
+//! [`encode::BatchReply`](crate::encode::BatchReply) writes that array when every reply is
+//! at hand; [`Collector`] collects it as the replies come, one by one and in any order (a
+//! server's handlers on tasks, a gateway's requests answered upstream), and hands it out when
+//! the last one owed has come, answered or forgone.
 //!
 //! A batch of more elements than [`Limits::max_batch_len`](crate::Limits::max_batch_len) is
 //! refused whole, with one -32600 as an empty one is: the errors owed to its invalid elements
 //! (some 80 bytes each, for an element as short as `1`) would otherwise make a reply dozens of
 //! times the size of the batch.
+
+mod collector;
 
 use core::borrow::Borrow;
 
@@ -22,6 +27,8 @@ use crate::decoder::{Decoder, Dialect};
 use crate::error::DecodeError;
 use crate::json::Elements;
 use crate::message::{Batch, Message, Rejection};
+
+pub use collector::{Collector, CollectorError, Owed, Status};
 
 /// The elements of a batch, each decoded when it is reached ([`Batch::decode`]). Nothing is
 /// collected: a batch of millions of elements (a 16 MiB frame holds eight million `1,`; the

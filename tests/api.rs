@@ -53,6 +53,11 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::ScanError::UnexpectedEnd),
         error(SchemaError::NotAToken),
         error(rpcwire::TableFull("a request")),
+        error(rpcwire::batch::CollectorError::AlreadySettled),
+        error(rpcwire::batch::CollectorError::UnknownOwed),
+        error(rpcwire::batch::CollectorError::AlreadySealed),
+        error(rpcwire::batch::CollectorError::AlreadyDone),
+        error(rpcwire::batch::CollectorError::TooManyOwed),
     ];
     #[cfg(feature = "serde")]
     {
@@ -74,6 +79,15 @@ fn main_types_are_send_sync_and_debug() {
     shared::<rpcwire::LineFramer>();
     shared::<rpcwire::SseFramer>();
     shared::<rpcwire::ContentLengthFramer>();
+    shared::<rpcwire::batch::Collector>();
+    let mut collector = rpcwire::batch::Collector::new();
+    let _ = collector.owe().unwrap();
+    collector.push(|out| out.extend_from_slice(b"1")).unwrap();
+    // Its counts, not its bytes.
+    assert_eq!(
+        format!("{collector:?}"),
+        "Collector { owed: 1, waiting: 1, elements: 1, bytes: 2, sealed: false, done: false, .. }"
+    );
     let remapper = rpcwire::IdRemapper::<u32>::new(8);
     assert_eq!(
         format!("{remapper:?}"),
