@@ -83,8 +83,9 @@
 //! - forward a message as it came, as one line (an SSE event's or a `Content-Length` body's
 //!   line breaks become spaces): [`encode::write_frame`].
 //! - answer a JSON-RPC batch: [`Batch::decode`] decodes its elements one at a time, and
-//!   [`encode::BatchReply`] writes the array of replies (nothing when none is owed); a batch
-//!   of more elements than [`Limits::max_batch_len`] is refused whole, with one reply.
+//!   [`encode::BatchReply`] writes the array of replies (nothing when none is owed), or
+//!   [`batch::Collector`] collects it as the replies come, in any order; a batch of more
+//!   elements than [`Limits::max_batch_len`] is refused whole, with one reply.
 //! - forward a message under a new id: [`encode::write_with_id`]; for many clients over one
 //!   upstream, [`IdRemapper`] mints the ids and restores them on the replies.
 //! - match replies to my requests: [`PendingTable`] mints the ids ([`Token::to_id`] writes
