@@ -119,7 +119,9 @@ impl core::fmt::Debug for Collector {
 /// keep it with the request, moved into its handler's task, or, in a gateway, as the value
 /// [`IdRemapper::forward_request_with`] keeps and hands back in the reply's, the expiry's or
 /// the cancellation's [`Origin`] (with which batch it is of: a handle is an index, which the
-/// collector of another batch may take for one of its own).
+/// collector of another batch may take for one of its own). Every handle must be answered or
+/// forgone, or the batch is never done; when its client goes
+/// ([`IdRemapper::drop_client`]), its batches' collectors go with it, and nothing is owed.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -165,8 +167,10 @@ impl core::fmt::Debug for Collector {
 /// ```
 ///
 /// [`IdRemapper::forward_request_with`]: crate::IdRemapper::forward_request_with
+/// [`IdRemapper::drop_client`]: crate::IdRemapper::drop_client
 /// [`Origin`]: crate::Origin
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[must_use = "an owed reply must be answered or forgone, or the batch is never done"]
 pub struct Owed(u32);
 
 impl Owed {
