@@ -234,7 +234,11 @@ impl Server {
         if content_type.is_none_or(|media| !media.eq_ignore_ascii_case(JSON.as_bytes())) {
             return HttpResponse::new(415, JSON, BytesMut::new());
         }
-        let named = header(headers, PROTOCOL_VERSION).map(String::from_utf8_lossy);
+        // Without the whitespace around it, which is no part of the value (RFC 9110, 5.5:
+        // "A field value does not include leading or trailing whitespace"), as `HeaderCheck`
+        // reads it: a request of 2026-07-28 whose header it takes for that version is
+        // answered under that version, `resultType` and all.
+        let named = header(headers, PROTOCOL_VERSION).map(|v| String::from_utf8_lossy(trim_ows(v)));
         let session = match self.session(headers) {
             Ok(session) => session,
             Err(not_found) => return not_found,
@@ -402,7 +406,7 @@ impl Server {
         check_origin(headers)?;
         check_bodiless_version(headers)?;
         let negotiated = self.session(headers)?;
-        let named = header(headers, PROTOCOL_VERSION);
+        let named = header(headers, PROTOCOL_VERSION).map(trim_ows);
         match (header(headers, "Mcp-Session-Id"), negotiated) {
             (Some(id), Some(negotiated)) if named.is_none_or(|v| v == negotiated.as_bytes()) => {
                 Ok(id)
@@ -724,7 +728,7 @@ fn check_bodiless_version(headers: &[Field]) -> Result<(), HttpResponse> {
     else {
         return Ok(());
     };
-    let version = String::from_utf8_lossy(version);
+    let version = String::from_utf8_lossy(trim_ows(version));
     if !SUPPORTED.contains(&&*version) {
         Err(HttpResponse::bad_request(|_| {}))
     } else if versions::is_at_least(&version, versions::V2026_07_28) {
@@ -753,6 +757,18 @@ fn headers_named<'a, 'h: 'a>(
 /// The first value of header `name`.
 fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
     headers_named(headers, name).next()
+}
+
+/// `value` without its leading and trailing spaces and tabs (HTTP's optional whitespace, no
+/// part of the value: RFC 9110, 5.5), as `HeaderCheck` reads a header.
+fn trim_ows(value: &[u8]) -> &[u8] {
+    let is_ows = |b: &u8| matches!(b, b' ' | b'\t');
+    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
+    &value[start..end]
 }
 
 /// A header sent twice where one value is read: which copy a layer in front of the server

@@ -1112,6 +1112,71 @@ fn streamable_http_answers_2026_with_result_types_and_discovery() {
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
 }
 
+/// `examples/streamable_http.rs` answers a request of MCP 2026-07-28 whose
+/// `MCP-Protocol-Version` has whitespace around the version (no part of the value: RFC 9110,
+/// 5.5, "A field value does not include leading or trailing whitespace"; `HeaderCheck` reads
+/// it so, and lets the request through) as one of 2026-07-28: its results carry their
+/// `resultType` and caching hints, and it has `server/discover`. (It chose the answer's rules
+/// by the header's raw text, `" 2026-07-28"`, which sorts before 2026-07-28: results without
+/// `resultType`, and -32601 to `server/discover`.) A GET or a DELETE, and a request of an
+/// earlier session, read the header the same way.
+#[test]
+fn streamable_http_reads_the_version_header_without_its_whitespace() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    for version in [&b" 2026-07-28"[..], b"\t2026-07-28 ", b"  2026-07-28\t"] {
+        let shown = String::from_utf8_lossy(version);
+        for method in ["tools/list", "server/discover", "ping"] {
+            let body =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{meta}}}}}"#);
+            let headers: Vec<Field> = vec![
+                ("MCP-Protocol-Version", version),
+                ("Mcp-Method", method.as_bytes()),
+                ("Content-Type", b"application/json"),
+                ("Accept", b"application/json, text/event-stream"),
+            ];
+            let answered = server.post(&headers, body.as_bytes());
+            let reply: serde_json::Value = serde_json::from_slice(&answered.body).unwrap();
+            assert_eq!(answered.status, 200, "{shown:?} {method}: {reply}");
+            assert_eq!(
+                reply["result"]["resultType"], "complete",
+                "{shown:?} {method}: {reply}"
+            );
+            if method != "ping" {
+                assert_eq!(
+                    reply["result"]["ttlMs"], 60000,
+                    "{shown:?} {method}: {reply}"
+                );
+            }
+        }
+        // A GET or a DELETE of it: 405, 2026-07-28 has neither (not 400, for a version the
+        // server does not speak).
+        let bodiless: &[Field] = &[("MCP-Protocol-Version", version)];
+        for response in [server.resume(bodiless), server.delete(bodiless)] {
+            assert_eq!(response.status, 405, "{shown:?}");
+        }
+    }
+    // An earlier session's header is read the same way, for a POST, a GET or a DELETE.
+    let mut server = Server::new(&[("s", "2025-11-25")]);
+    let in_session: &[Field] = &[
+        ("Mcp-Session-Id", b"s"),
+        ("MCP-Protocol-Version", b" 2025-11-25\t"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let ping =
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":1}}}"#;
+    assert_eq!(server.post(in_session, ping).status, 200);
+    let get = [
+        in_session[..2].to_vec(),
+        vec![("Last-Event-ID", &b"0/0"[..])],
+    ]
+    .concat();
+    assert_eq!(server.resume(&get).status, 200);
+    assert_eq!(server.delete(&get).status, 204);
+}
+
 /// `examples/streamable_http.rs` holds a request of an earlier session to the version the
 /// session negotiated, even when its header (and body) name 2026-07-28: it is still the
 /// session's request, and the version is not the session's. (It checked the headers against
