@@ -983,7 +983,10 @@ impl<'a> ResultType<'a> {
 /// member of every result ("Servers implementing this protocol version MUST include this
 /// field"; its absence tells a client the server implements an earlier version). A result
 /// that names its own type (`"input_required"`, the Tasks extension's `"task"`) is written as
-/// it is, and so is every result under an earlier version, where `resultType` means nothing.
+/// it is, whatever the string: which types a client reads is its decoder's
+/// [`DecodeOptions::result_types`](crate::DecodeOptions::result_types), and a type it does
+/// not list is refused there. So is every result under an earlier version written as it is,
+/// where `resultType` means nothing.
 /// Only the members of `result` are read, its values written as they are (line breaks as
 /// spaces, as every writer of [`encode`] makes them).
 ///
