@@ -389,6 +389,26 @@ fn token_from_id_takes_the_canonical_integers_alone() {
     assert_eq!(Token::from_id(token.to_id(&mut [0; 20])), Some(token));
 }
 
+/// The errors print without the value: a full table's `TableFull` debug-prints as
+/// `TableFull(..)` whatever the request type (one without `Debug` too, so `unwrap` works on
+/// any table), and displays what happened; each `Miss` displays its own reason.
+#[test]
+fn errors_print_their_reason_without_the_value() {
+    struct Opaque;
+    let mut table = PendingTable::with_capacity_limit(0);
+    let full = table.insert(Opaque).unwrap_err();
+    assert_eq!(format!("{full:?}"), "TableFull(..)");
+    assert_eq!(full.to_string(), "pending table is full");
+    assert_eq!(
+        Miss::Unknown.to_string(),
+        "reply to an id that was never sent"
+    );
+    assert_eq!(
+        Miss::Stale.to_string(),
+        "reply to a request no longer in flight"
+    );
+}
+
 /// After a burst is answered, `shrink_to_fit` gives the slab's memory back: the capacity goes
 /// down to the slots up to the last request in flight, which is still found; the burst's
 /// tokens stay stale, and none is minted again as the table grows back.
