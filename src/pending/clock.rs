@@ -132,3 +132,20 @@ fn millis_ceil(d: Duration) -> u64 {
 fn far_future() -> Instant {
     Instant::now() + Duration::from_secs(86_400 * 365 * 30)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The far future `instant_of` falls back to (for a deadline past what an `Instant`
+    /// holds: on a platform whose `Instant` is narrower than `u64::MAX` milliseconds) is
+    /// tokio's, 30 years on: an instant no timer reaches.
+    #[test]
+    fn the_far_future_is_thirty_years_on() {
+        let thirty_years = Duration::from_secs(86_400 * 365 * 30);
+        let before = Instant::now();
+        let far = far_future();
+        assert!(far >= before + thirty_years);
+        assert!(far <= Instant::now() + thirty_years);
+    }
+}
