@@ -4,6 +4,9 @@
 //! `BatchReply::push` writes them, a gateway's use with `IdRemapper`, and a model of random
 //! interleavings of its calls.
 
+mod common;
+use common::nested;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use bytes::{Bytes, BytesMut};
@@ -553,20 +556,6 @@ fn a_gateway_answers_a_batch_through_id_remapper() {
         last = Some(batches[batch].forgo(owed).unwrap());
     }
     assert_eq!(last, Some(Status::Done(None)));
-}
-
-/// A value nested `depth` levels deep (objects and arrays in turn), as `tests/encode.rs`
-/// builds them.
-fn nested(depth: usize) -> Vec<u8> {
-    let mut v = Vec::new();
-    for level in 0..depth {
-        v.extend_from_slice(if level % 2 == 1 { b"[" } else { b"{\"k\":" });
-    }
-    v.extend_from_slice(b"\"[[{{\"");
-    for level in (0..depth).rev() {
-        v.push(if level % 2 == 1 { b']' } else { b'}' });
-    }
-    v
 }
 
 /// A writer of the model: what it writes, and the elements that makes.

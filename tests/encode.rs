@@ -6,6 +6,9 @@
 //! `BatchReply` write one line of JSON whatever they are given; `write_with_id` changes the id
 //! and nothing else.
 
+mod common;
+use common::nested;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::encode;
@@ -91,20 +94,6 @@ fn method_not_found_carries_the_method_as_sent() {
         let sent: String = serde_json::from_str(method).unwrap();
         assert_eq!(data, sent);
     }
-}
-
-/// An object nested `depth` levels deep, objects and arrays alternating, with brackets inside
-/// a string at the bottom (which a depth count must not read as nesting).
-fn nested(depth: usize) -> Vec<u8> {
-    let mut v = Vec::new();
-    for level in 0..depth {
-        v.extend_from_slice(if level % 2 == 1 { b"[" } else { b"{\"k\":" });
-    }
-    v.extend_from_slice(b"\"[[{{\"");
-    for level in (0..depth).rev() {
-        v.push(if level % 2 == 1 { b']' } else { b'}' });
-    }
-    v
 }
 
 /// Every writer that splices a payload writes a line the default decoders read, whatever

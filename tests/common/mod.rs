@@ -591,3 +591,17 @@ pub fn content_length_stream_bytes() -> impl proptest::strategy::Strategy<Value 
     ]);
     proptest::collection::vec(tokens, 0..30).prop_map(|t| t.concat())
 }
+
+/// An object nested `depth` levels deep, objects and arrays alternating, with brackets inside
+/// a string at the bottom (which a depth count must not read as nesting).
+pub fn nested(depth: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    for level in 0..depth {
+        v.extend_from_slice(if level % 2 == 1 { b"[" } else { b"{\"k\":" });
+    }
+    v.extend_from_slice(b"\"[[{{\"");
+    for level in (0..depth).rev() {
+        v.push(if level % 2 == 1 { b']' } else { b'}' });
+    }
+    v
+}
