@@ -1834,7 +1834,7 @@ fn help_documents_every_option() {
 
 #[test]
 fn errors_print_one_clear_line_and_exit_2() {
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 12] = [
         (
             &["proxy", "--", "/nonexistent/server"],
             "cannot start `/nonexistent/server`",
@@ -1861,6 +1861,8 @@ fn errors_print_one_clear_line_and_exit_2() {
             &["proxy", "--max-in-flight", "0", "--", "cat"],
             "--max-in-flight",
         ),
+        // `-` names a standard stream elsewhere (check's input); the log is a file.
+        (&["proxy", "--log", "-", "--", "cat"], "name a file"),
         // A timeout of 0 ms fails every request, however fast the server answers.
         (&["proxy", "--timeout-ms", "0", "--", "cat"], "--timeout-ms"),
         // A limit of 0 refuses every message (every batch) whatever it holds.

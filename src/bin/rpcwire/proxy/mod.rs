@@ -225,7 +225,7 @@ pub struct ProxyArgs {
     /// whole, its elements without effect: a server's batch with an invalid element); and
     /// timeout, owed_answered (a reply to an invalid element of a timed-out batch, sent by the
     /// proxy) and unanswered events.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = log_file())]
     log: Option<PathBuf>,
     /// Print the counters to stderr (and to the --log file, which is flushed then) every this
     /// many seconds, at least 1; without it, only at exit.
@@ -834,6 +834,16 @@ fn spawn_timeouts(
 fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
     let at_the_latest = now.saturating_add(ms);
     next_deadline.map_or(at_the_latest, |deadline| deadline.min(at_the_latest))
+}
+
+/// `--log`'s file: any path but `-`, which names a standard stream where a command takes one
+/// (`check`'s input): here standard output is the client's stream, and a file named `-` is
+/// rarely what was meant (`./-` names one).
+fn log_file() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    clap::builder::PathBufValueParser::new().try_map(|path: PathBuf| match path == Path::new("-") {
+        true => Err("`-` is no file here (standard output is the client's stream): name a file, `./-` for one named `-`"),
+        false => Ok(path),
+    })
 }
 
 /// The period of `--stats-every SECS`: at most about 30 years, the far future of tokio's
