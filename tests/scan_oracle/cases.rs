@@ -171,17 +171,26 @@ fn every_byte_at_every_offset() {
     }
 }
 
-/// The ASCII check's contract: every byte before its answer is ASCII, and the answer is the
-/// whole length exactly when every byte is (checked against a byte loop; the kernel answers
-/// at block starts).
+/// The ASCII check's contract, on the SIMD kernel and on its scalar twin (the one a build
+/// forced to scalar, or a CPU without AVX2, decodes with): every byte before its answer is
+/// ASCII, and the answer is the whole length exactly when every byte is (checked against a
+/// byte loop; the kernel answers at block starts, the scalar twin all or nothing).
 fn check_ascii_prefix(buf: &[u8]) {
     let first_other = buf.iter().position(|b| !b.is_ascii()).unwrap_or(buf.len());
-    let got = simd::ascii_prefix(buf);
-    assert!(
-        got <= first_other,
-        "{got} past the byte at {first_other}: {buf:?}"
-    );
-    assert_eq!(got == buf.len(), first_other == buf.len(), "{buf:?}");
+    for (kernel, got) in [
+        ("simd", simd::ascii_prefix(buf)),
+        ("scalar", scan::scalar::ascii_prefix(buf)),
+    ] {
+        assert!(
+            got <= first_other,
+            "{kernel}: {got} past the byte at {first_other}: {buf:?}"
+        );
+        assert_eq!(
+            got == buf.len(),
+            first_other == buf.len(),
+            "{kernel}: {buf:?}"
+        );
+    }
 }
 
 #[test]
