@@ -787,6 +787,54 @@ fn errors_are_classified() {
     }
 }
 
+/// The kinds of a malformed number or literal ([`ScanError`]'s documented meanings, which
+/// `RawJson::parse` and parse-error replies pass on): the input ending inside the value is
+/// [`ScanError::UnexpectedEnd`] (`1.`, `1e+`, `-`, `tru`); a byte that cannot continue it is
+/// [`ScanError::BadNumber`] in a number and [`ScanError::UnexpectedByte`] in a literal. Both
+/// kernels share the number and literal checks, so comparing them cannot tell a wrong kind:
+/// each is pinned here, on both paths, standing alone in both modes and inside a container
+/// in strict mode (lazy mode does not check the spelling of values inside containers).
+#[test]
+fn number_and_literal_errors_are_classified() {
+    use ScanError::{BadNumber, UnexpectedByte, UnexpectedEnd};
+    let alone: [(&[u8], ScanError); 15] = [
+        (b"1.", UnexpectedEnd),
+        (b"1.x", BadNumber),
+        (b"-", UnexpectedEnd),
+        (b"-x", BadNumber),
+        (b"1e", UnexpectedEnd),
+        (b"1e+", UnexpectedEnd),
+        (b"1ex", BadNumber),
+        (b"1e+x", BadNumber),
+        (b"tru", UnexpectedEnd),
+        (b"trx", UnexpectedByte),
+        (b"fals", UnexpectedEnd),
+        (b"falsy", UnexpectedByte),
+        (b"nul", UnexpectedEnd),
+        (b"nux", UnexpectedByte),
+        (b"nulx", UnexpectedByte),
+    ];
+    let inside: [(&[u8], ScanError); 6] = [
+        (b"[1.]", BadNumber),
+        (b"[1e]", BadNumber),
+        (b"[-]", BadNumber),
+        (b"[falsy]", UnexpectedByte),
+        (b"[tru", UnexpectedEnd),
+        (b"[fals", UnexpectedEnd),
+    ];
+    let cases = alone
+        .iter()
+        .flat_map(|&(input, kind)| MODES.map(|mode| (input, kind, mode)))
+        .chain(inside.map(|(input, kind)| (input, kind, Validation::Strict)));
+    for (input, kind, mode) in cases {
+        let simd = simd::skip_value(input, 0, 0, 3, mode);
+        let scalar = scan::scalar_skip_value(input, 0, 0, 3, mode);
+        let text = String::from_utf8_lossy(input);
+        assert_eq!(simd, Err(kind), "{text:?} {mode:?}");
+        assert_eq!(scalar, Err(kind), "{text:?} {mode:?} (scalar)");
+    }
+}
+
 /// The public entry points take any start and any depth: no panic (debug builds check
 /// arithmetic), and the same answer from every kernel. A strict container skip that does not
 /// start at a container is an error (it took `1]` for one).
