@@ -826,9 +826,14 @@ fn number_and_literal_errors_are_classified() {
         .iter()
         .flat_map(|&(input, kind)| MODES.map(|mode| (input, kind, mode)))
         .chain(inside.map(|(input, kind)| (input, kind, Validation::Strict)));
-    for (input, kind, mode) in cases {
-        let simd = simd::skip_value(input, 0, 0, 3, mode);
-        let scalar = scan::scalar_skip_value(input, 0, 0, 3, mode);
+    // And `falsy` not at the buffer's start, with an `e` further on (where a wrong index for
+    // the byte after `fals` could land).
+    let cases = cases
+        .map(|(input, kind, mode)| (input, 0, kind, mode))
+        .chain(MODES.map(|mode| (&b"  falsy e"[..], 2, UnexpectedByte, mode)));
+    for (input, start, kind, mode) in cases {
+        let simd = simd::skip_value(input, start, 0, 3, mode);
+        let scalar = scan::scalar_skip_value(input, start, 0, 3, mode);
         let text = String::from_utf8_lossy(input);
         assert_eq!(simd, Err(kind), "{text:?} {mode:?}");
         assert_eq!(scalar, Err(kind), "{text:?} {mode:?} (scalar)");
