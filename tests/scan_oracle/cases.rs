@@ -840,6 +840,32 @@ fn number_and_literal_errors_are_classified() {
     }
 }
 
+/// A valid literal or number ends just past its last byte, standing alone at any start and
+/// inside a strict container (both kernels share the literal check: comparing them cannot
+/// tell a wrong end).
+#[test]
+fn literals_end_past_their_last_byte() {
+    let cases: [(&[u8], usize, usize); 8] = [
+        (b"false", 0, 5),
+        (b"true", 0, 4),
+        (b"null", 0, 4),
+        (b"  false ", 2, 7),
+        (b"      false", 6, 11),
+        (b"  -1.5e3 ", 2, 8),
+        (b"[false,true,null]", 0, 17),
+        (b"[1,2,3,4,5,false]", 0, 17),
+    ];
+    for (input, start, end) in cases {
+        for mode in MODES {
+            let text = String::from_utf8_lossy(input);
+            let simd = simd::skip_value(input, start, 0, 3, mode);
+            let scalar = scan::scalar_skip_value(input, start, 0, 3, mode);
+            assert_eq!(simd, Ok(end), "{text:?} {mode:?}");
+            assert_eq!(scalar, Ok(end), "{text:?} {mode:?} (scalar)");
+        }
+    }
+}
+
 /// The public entry points take any start and any depth: no panic (debug builds check
 /// arithmetic), and the same answer from every kernel. A strict container skip that does not
 /// start at a container is an error (it took `1]` for one).
