@@ -866,6 +866,26 @@ fn literals_end_past_their_last_byte() {
     }
 }
 
+/// An empty container closed gives its nesting level back (the depth limit counts the
+/// containers open, not those ever opened): siblings after `{}` and `[]` nest as deep as the
+/// limit allows, on both kernels and in both modes.
+#[test]
+fn an_empty_container_gives_its_level_back() {
+    for input in [&b"[{},{},[1]]"[..], b"[[],[],[1]]", b"{\"a\":{},\"b\":[1]}"] {
+        for mode in MODES {
+            let text = String::from_utf8_lossy(input);
+            let want = Ok(input.len());
+            assert_eq!(
+                simd::skip_value(input, 0, 0, 2, mode),
+                want,
+                "{text:?} {mode:?}"
+            );
+            let scalar = scan::scalar_skip_value(input, 0, 0, 2, mode);
+            assert_eq!(scalar, want, "{text:?} {mode:?} (scalar)");
+        }
+    }
+}
+
 /// The public entry points take any start and any depth: no panic (debug builds check
 /// arithmetic), and the same answer from every kernel. A strict container skip that does not
 /// start at a container is an error (it took `1]` for one).
