@@ -80,6 +80,8 @@ enum CallError {
     /// The server answered `initialize` with a protocol version the client does not speak
     /// (MCP: the client "SHOULD disconnect").
     UnsupportedVersion(String),
+    /// The result of `initialize` cannot be trusted (a member missing, twice, of another type).
+    BadHandshake(mcp::HandshakeError),
 }
 
 impl std::fmt::Display for CallError {
@@ -92,6 +94,7 @@ impl std::fmt::Display for CallError {
             CallError::Closed => f.write_str("connection closed"),
             CallError::TooManyInFlight => f.write_str("too many requests in flight"),
             CallError::UnsupportedVersion(v) => write!(f, "unsupported protocol version {v:?}"),
+            CallError::BadHandshake(e) => write!(f, "invalid initialize result: {e}"),
         }
     }
 }
@@ -480,13 +483,13 @@ fn complete(inner: &Inner, id: Id<'_>) -> Option<Waiting> {
 
 /// The server's answer to `initialize` settles the session's version, and the rules the
 /// decoder holds its messages to: one the client speaks. Another is refused
-/// (`for_protocol_version` trusts its input). A result without a version is left to the
-/// result's own check.
+/// (`for_protocol_version` trusts its input), and so is a result the handshake cannot trust
+/// (a member missing, given twice or of another type).
 fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) -> Result<(), CallError> {
-    let Some(answered) = result.get("protocolVersion").and_then(|v| v.as_str()) else {
-        return Ok(());
-    };
-    let answered = answered.decode();
+    let answered = mcp::InitializeResult::from_result(result)
+        .map_err(CallError::BadHandshake)?
+        .protocol_version
+        .decode();
     let Some(version) = mcp::versions::accept(&answered, SPEAKS) else {
         return Err(CallError::UnsupportedVersion(answered.into_owned()));
     };

@@ -465,13 +465,15 @@ impl Server {
                 encode::write_error(out, req.id, ErrorCode::INVALID_REQUEST, message, None);
             });
         }
-        let requested = req.params.and_then(|p| p.get("protocolVersion")?.as_str());
-        let Some(requested) = requested else {
-            let mut body = BytesMut::new();
-            let message = "Invalid params: protocolVersion must be a string";
-            encode::write_error(&mut body, req.id, ErrorCode::INVALID_PARAMS, message, None);
-            return HttpResponse::new(200, JSON, body);
+        let init = match mcp::Initialize::from_request(&req) {
+            Ok(init) => init,
+            Err(refused) => {
+                let mut body = BytesMut::new();
+                refused.write_reply(&mut body, req.id);
+                return HttpResponse::new(200, JSON, body);
+            }
         };
+        let requested = init.protocol_version;
         // The requested version if the server speaks it, else its latest with `initialize`.
         let Some(version) = versions::negotiate(&requested.decode(), SUPPORTED) else {
             // No version with `initialize` to answer with (never, with SUPPORTED as it is).

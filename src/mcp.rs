@@ -4,7 +4,8 @@
 //! per-request `_meta` fields ([`RequestMeta`]), the stream a `subscriptions/listen`
 //! notification belongs to ([`subscription_id`]), `resultType` (read with [`ResultType`],
 //! written on a 2026-07-28 result with [`write_result`]), the protocol versions and the
-//! one a server answers `initialize` with ([`versions`]), and the `_meta` key-name rules.
+//! one a server answers `initialize` with ([`versions`]), the handshake's params and result
+//! ([`Initialize`], [`InitializeResult`]), and the `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
@@ -17,7 +18,9 @@ use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 use crate::pending::Token;
 
+mod initialize;
 mod progress_request;
+pub use initialize::{HandshakeError, HandshakeMember, Initialize, InitializeResult};
 pub use progress_request::{ProgressRequestError, write_request_with_progress};
 
 /// Method names defined by MCP.
@@ -613,8 +616,23 @@ pub fn subscription_id<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
     id_like(n.params?.get("_meta")?.get(meta_keys::SUBSCRIPTION_ID)?)
 }
 
-/// The progress token a request asks for (`params._meta.progressToken`).
-pub(crate) fn requested_progress_token<'a>(r: &Request<'a>) -> Option<Id<'a>> {
+/// The progress token a request asks for (`params._meta.progressToken`): [`progress_token`]
+/// for a handler that holds the [`Request`] alone. `None` when there is none, when it is
+/// neither a string nor an integer (`null` asks for nothing), and when it is ambiguous (given
+/// twice, or in a `params` or `_meta` too malformed to read whole): a server sends no progress
+/// for such a request.
+///
+/// ```
+/// use rpcwire::{mcp, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":7}}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert_eq!(mcp::requested_progress_token(&req).unwrap().raw(), b"7");
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":7,"progressToken":8}}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert_eq!(mcp::requested_progress_token(&req), None);
+/// ```
+pub fn requested_progress_token<'a>(r: &Request<'a>) -> Option<Id<'a>> {
     match progress_token_member(r) {
         Lookup::Found(token) => id_like(token),
         Lookup::Absent | Lookup::Ambiguous | Lookup::Malformed => None,
@@ -658,8 +676,18 @@ pub(crate) fn progress_task_and_extension_members<'a>(
     (token, task, extension)
 }
 
-/// The progress token a `notifications/progress` reports on (`params.progressToken`).
-pub(crate) fn reported_progress_token<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
+/// The progress token a `notifications/progress` reports on (`params.progressToken`), read
+/// alone: [`progress_token`] for a handler that holds the [`Notification`]. `None` for
+/// another method, and for a token that is not one string or integer.
+///
+/// ```
+/// use rpcwire::{mcp, Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":"half"}}"#;
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// assert_eq!(mcp::reported_progress_token(&n).unwrap().raw(), br#""t1""#);
+/// assert!(mcp::Progress::from_notification(&n).is_none());
+/// ```
+pub fn reported_progress_token<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
     if !n.method.eq_str(methods::PROGRESS) {
         return None;
     }

@@ -704,6 +704,48 @@ fn streamable_http_initialize_creates_a_session() {
     assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
 }
 
+/// `examples/streamable_http.rs` refuses an `initialize` whose params break the schema
+/// (`InitializeRequestParams`: `protocolVersion` a string, `capabilities` and `clientInfo`
+/// objects, each once) with -32602 naming the member, and creates no session for it. (It read
+/// `protocolVersion` alone: params without `clientInfo`, or with two versions, made a session.)
+#[test]
+fn streamable_http_refuses_initialize_params_that_break_the_schema() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[]);
+    let headers: &[Field] = &[
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let cases = [
+        (
+            r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#,
+            "Invalid params: clientInfo is required",
+        ),
+        (
+            r#"{"protocolVersion":20250618,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            "Invalid params: protocolVersion must be a string",
+        ),
+        (
+            r#"{"protocolVersion":"2025-06-18","protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            "Invalid params: protocolVersion is given twice",
+        ),
+        (
+            r#"{"protocolVersion":"2025-06-18","capabilities":[],"clientInfo":{"name":"c","version":"1"}}"#,
+            "Invalid params: capabilities must be an object",
+        ),
+    ];
+    for (params, message) in cases {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"initialize","params":{params}}}"#);
+        let refused = server.post(headers, body.as_bytes());
+        assert_eq!(refused.status, 200, "{params}");
+        assert!(refused.session_id.is_none(), "{params}");
+        let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        assert_eq!(reply["error"]["message"], message, "{reply}");
+    }
+}
+
 /// `examples/streamable_http.rs` checks a POST's `Accept` and `Content-Type` as MCP's
 /// Streamable HTTP asks: "The client MUST include an Accept header, listing both
 /// application/json and text/event-stream" (else 406 Not Acceptable; a range such as `*/*`
