@@ -15,7 +15,10 @@
 //!   declares no capabilities).
 //! - The server's answer to `initialize` settles the protocol version: one the client speaks
 //!   sets the decoder's rules for the session, another fails `initialize`, and the client
-//!   disconnects.
+//!   disconnects. A result missing a member, or with one twice, fails it too
+//!   ([`mcp::InitializeResult`]).
+//! - In a 2025-03-26 session the server may send a batch: each element is read as a line of
+//!   its own, and the answers to the server's requests in it go back as one array.
 //! - Results are read with serde (`rpcwire::typed`).
 //!
 //! `cargo build --example mcp_stub_server --features tokio,serde && cargo run --example
@@ -32,11 +35,12 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
 use rpcwire::codec::{Incoming, LineCodec, LineEncoder};
+use rpcwire::encode::BatchReply;
 use rpcwire::pending::DeadlineClock;
 use rpcwire::typed::{self, TypedError};
 use rpcwire::{
-    DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson, ReplyId,
-    Token, encode, mcp,
+    DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson, Rejection,
+    Reply, ReplyId, Token, encode, mcp,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -400,51 +404,54 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
     let mut lines = FramedRead::new(stdout, LineCodec::new(decoder, MAX_FRAME));
     while let Some(Ok(item)) = lines.next().await {
         match item {
-            Incoming::Message(msg) => {
-                let view = msg.message();
-                match view {
-                    Message::Response(_) | Message::ErrorResponse(_) => {
-                        let Some(id) = view.id() else {
-                            // A reply to a request the server could not read: whose, nobody
-                            // knows; the request will time out.
-                            eprintln!("client: error reply without an id: {view:?}");
-                            continue;
-                        };
-                        let Some(waiting) = complete(&inner, id) else {
-                            continue;
-                        };
-                        if waiting.method == mcp::methods::INITIALIZE
-                            && let Message::Response(r) = view
-                            && let Err(e) = settle_version(lines.decoder_mut(), r.result)
-                        {
-                            let _ = waiting.done.send(Err(e));
-                            continue;
-                        }
-                        let _ = waiting.done.send(Ok(msg));
-                    }
-                    Message::Request(req) => answer_server(&inner, req).await,
-                    Message::Notification(n) => notification(&inner, n),
-                    Message::Batch(_) => {}
+            Incoming::Message(msg) => match msg.message() {
+                Message::Response(_) | Message::ErrorResponse(_) => {
+                    settle_reply(&inner, lines.decoder_mut(), msg);
                 }
-            }
-            Incoming::Rejected(rejected) => {
-                let rejection = rejected.rejection();
-                if rejection.is_response() {
-                    // A malformed reply to one of ours: fail that request.
-                    let waiting = rejection.id().and_then(|id| complete(&inner, id));
-                    if let Some(waiting) = waiting {
-                        let _ = waiting
-                            .done
-                            .send(Err(CallError::BadReply(rejection.error())));
+                Message::Request(req) => inner.reply(|out| answer_server(&inner, out, req)).await,
+                Message::Notification(n) => notification(&inner, n),
+                Message::Batch(batch) => {
+                    // A 2025-03-26 server may batch its requests, notifications and replies:
+                    // each element is read as a line of its own, and the answers to its
+                    // requests go back as one array (none at all when none is owed), queued
+                    // before the batch's replies reach their callers.
+                    let decoder = *lines.decoder().decoder();
+                    let mut out = BytesMut::new();
+                    let mut answers = BatchReply::open(&mut out);
+                    let mut replies = Vec::new();
+                    for (element, raw) in batch.decode(&decoder).zip(batch.raw.elements()) {
+                        match element {
+                            Ok(Message::Request(req)) => {
+                                answers.push(|out| answer_server(&inner, out, req));
+                            }
+                            Ok(Message::Notification(n)) => notification(&inner, n),
+                            Ok(Message::Response(_) | Message::ErrorResponse(_)) => {
+                                // The reply outlives the line: its own bytes, shared.
+                                let frame = msg.frame().slice_ref(raw.as_bytes());
+                                replies.extend(OwnedMessage::decode(&decoder, frame).ok());
+                            }
+                            // (An element is never a batch: a nested array is rejected.)
+                            Ok(Message::Batch(_)) => {}
+                            Err(rejection) => {
+                                if let Some(reply) = rejected(&inner, &rejection) {
+                                    answers.push(|out| encode::write_reply(out, &reply, None));
+                                }
+                            }
+                        }
                     }
-                } else if let Some(reply) = rejection.reply() {
-                    // An invalid request of the server is answered (-32600) when its id can
-                    // be read; a line that is not JSON may have been a reply: never answered.
-                    if matches!(reply.id, ReplyId::Id(_)) {
-                        inner
-                            .reply(|out| encode::write_reply(out, &reply, None))
-                            .await;
+                    if answers.close() {
+                        inner.reply(|line| line.extend_from_slice(&out)).await;
                     }
+                    for reply in replies {
+                        settle_reply(&inner, lines.decoder_mut(), reply);
+                    }
+                }
+            },
+            Incoming::Rejected(rejected_line) => {
+                if let Some(reply) = rejected(&inner, &rejected_line.rejection()) {
+                    inner
+                        .reply(|out| encode::write_reply(out, &reply, None))
+                        .await;
                 }
             }
             // The line may have been a reply, whose request then times out.
@@ -497,21 +504,60 @@ fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) -> Result<(), Call
     Ok(())
 }
 
-/// A request of the server: `ping` is answered, the rest is refused.
-async fn answer_server(inner: &Inner, req: rpcwire::Request<'_>) {
-    let method = req.method.decode();
+/// A reply of the server: the request it answers is taken out of the table and given it
+/// (the reply to `initialize` settles the session's version first).
+fn settle_reply(inner: &Inner, codec: &mut LineCodec, reply: OwnedMessage) {
+    let view = reply.message();
+    let Some(id) = view.id() else {
+        // A reply to a request the server could not read: whose, nobody knows; the request
+        // will time out.
+        eprintln!("client: error reply without an id: {view:?}");
+        return;
+    };
+    let Some(waiting) = complete(inner, id) else {
+        return;
+    };
+    if waiting.method == mcp::methods::INITIALIZE
+        && let Message::Response(r) = view
+        && let Err(e) = settle_version(codec, r.result)
+    {
+        let _ = waiting.done.send(Err(e));
+        return;
+    }
+    let _ = waiting.done.send(Ok(reply));
+}
+
+/// A message of the server the decoder refused: a malformed reply to one of ours fails that
+/// request; an invalid request of the server is owed -32600 (returned) when its id can be
+/// read; a line that is not JSON may have been a reply, and is never answered.
+fn rejected<'a>(inner: &Inner, rejection: &Rejection<'a>) -> Option<Reply<'a>> {
+    if rejection.is_response() {
+        let waiting = rejection.id().and_then(|id| complete(inner, id));
+        if let Some(waiting) = waiting {
+            let _ = waiting
+                .done
+                .send(Err(CallError::BadReply(rejection.error())));
+        }
+        return None;
+    }
+    rejection
+        .reply()
+        .filter(|reply| matches!(reply.id, ReplyId::Id(_)))
+}
+
+/// Writes the answer to a request of the server (`ping` is answered, the rest is refused),
+/// and keeps it in the transcript.
+fn answer_server(inner: &Inner, out: &mut BytesMut, req: rpcwire::Request<'_>) {
     let answer = if req.method.eq_str(mcp::methods::PING) {
-        let pong = |out: &mut BytesMut| encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
-        inner.reply(pong).await;
+        encode::write_response(out, req.id, RawJson::EMPTY_OBJECT);
         "{}".to_owned()
     } else {
-        let refusal = |out: &mut BytesMut| encode::write_method_not_found(out, req.id, req.method);
-        inner.reply(refusal).await;
+        encode::write_method_not_found(out, req.id, req.method);
         format!("{} Method not found", ErrorCode::METHOD_NOT_FOUND.get())
     };
     let mut session = inner.session.lock().unwrap();
     if session.server_requests.len() < MAX_TRANSCRIPT {
-        let asked = format!("{method} (answered {answer})");
+        let asked = format!("{} (answered {answer})", req.method.decode());
         session.server_requests.push(asked);
     }
 }

@@ -1836,6 +1836,44 @@ cat >/dev/null"#;
     assert!(lines.is_empty(), "{lines:?}");
 }
 
+/// `examples/mcp_client.rs` reads a 2025-03-26 server's batch element by element: the reply
+/// to its `tools/list` inside it reaches the call, and the server's requests in it (`ping`,
+/// and `roots/list`, which it refuses) are answered with one array, in their order; the
+/// notification gets nothing. (It dropped every batch: the call timed out and the server's
+/// requests went unanswered.)
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_reads_a_batch_of_a_2025_03_26_server() {
+    let dir = std::env::temp_dir().join(format!("rpcwire-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let heard = dir.join("heard");
+    let server = format!(
+        r#"read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-03-26","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"batcher","version":"1"}}}}}}\n' "$id"
+read -r initialized
+read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\),.*/\1/')
+printf '[{{"jsonrpc":"2.0","id":77,"method":"ping"}},{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"hi"}}}},{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"t1","inputSchema":{{"type":"object"}}}}]}}}},{{"jsonrpc":"2.0","id":"r","method":"roots/list"}}]\n' "$id"
+cat >'{}'"#,
+        heard.display()
+    );
+    let (status, lines) = run_mcp_client(&server, std::time::Duration::from_secs(20))
+        .expect("the client ends its session");
+    let heard = std::fs::read_to_string(&heard).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(status.success(), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "tools/list: t1"), "{lines:?}");
+    assert_eq!(
+        heard,
+        concat!(
+            r#"[{"jsonrpc":"2.0","id":77,"result":{}},"#,
+            r#"{"jsonrpc":"2.0","id":"r","error":{"code":-32601,"message":"Method not found","data":"roots/list"}}]"#,
+            "\n"
+        )
+    );
+}
+
 /// `examples/mcp_client.rs` gives `tools/list` a deadline, as `initialize` has one: a server
 /// that answers the handshake and then never answers does not hang the client. (It waited
 /// forever.)
