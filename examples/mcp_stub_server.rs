@@ -10,6 +10,7 @@
 //! - a request reusing the id of one still running gets -32600, whatever its method;
 //! - `hang`: never answers — until it is cancelled, when it answers anyway (a late reply the
 //!   client must drop as stale);
+//! - `initialize` params that break the schema: -32602 (`mcp::Initialize`);
 //! - any other tool: -32602; any other method: -32601.
 //!
 //! Run it under the client: `cargo build --example mcp_stub_server --features tokio,serde &&
@@ -173,11 +174,16 @@ fn request(
         line(|out| encode::write_response(out, id, RawJson::new(body.as_bytes()).unwrap()))
     };
     let reply = if req.method.eq_str(mcp::methods::INITIALIZE) {
-        result(serde_json::json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "stub-server", "version": "0.1.0"},
-        }))
+        // Params that break the schema (a member missing, given twice, of another type) get
+        // -32602; any version asked for gets the one the server speaks.
+        match mcp::Initialize::from_request(&req) {
+            Ok(_) => result(serde_json::json!({
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "stub-server", "version": "0.1.0"},
+            })),
+            Err(refused) => line(|out| refused.write_reply(out, id)),
+        }
     } else if req.method.eq_str(mcp::methods::PING) {
         result(serde_json::json!({}))
     } else if req.method.eq_str(mcp::methods::TOOLS_LIST) {

@@ -1583,6 +1583,38 @@ fn mcp_stub_server_adds_past_i64() {
     assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 }
 
+/// The stub server refuses an `initialize` whose params break the schema (here without
+/// `clientInfo`, and with `protocolVersion` twice) with -32602 naming the member, and answers a
+/// valid one. (It answered every `initialize`, whatever its params.)
+#[cfg(all(feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_stub_server_refuses_initialize_params_that_break_the_schema() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+    );
+    let lines = run_stub_server(input, std::time::Duration::from_secs(10)).expect("exits");
+    assert_eq!(
+        lines[..2],
+        [
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: clientInfo is required"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: protocolVersion is given twice"}}"#,
+        ],
+        "{lines:?}"
+    );
+    let answer: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+    assert_eq!(answer["id"], 3);
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    assert_eq!(lines.len(), 3, "{lines:?}");
+}
+
 /// The stub server refuses a request reusing the id of one still running (a `hang`), whatever
 /// its method, a quick `echo` or `ping` too: two replies with one id could not be told apart
 /// (it answered them, before the id of a running request was checked for every request).
