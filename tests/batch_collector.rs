@@ -403,7 +403,8 @@ fn handles_are_small_and_collectors_send() {
     send_sync::<Collector>();
     send_sync::<Owed>();
     send_sync::<CollectorError>();
-    assert_eq!(size_of::<Owed>(), 4);
+    // An index and its collector's tag.
+    assert_eq!(size_of::<Owed>(), 8);
     assert!(size_of::<CollectorError>() <= 1);
 }
 
@@ -600,8 +601,10 @@ impl Write {
 enum Call {
     Owe,
     Push(Write),
-    Answer(usize, Write),
-    Forgo(usize),
+    /// The handle of index `.0`, this collector's (`.1` false) when it handed one out, else
+    /// another collector's of the same index.
+    Answer(usize, bool, Write),
+    Forgo(usize, bool),
     Seal,
 }
 
@@ -618,8 +621,10 @@ fn call() -> impl Strategy<Value = Call> {
     prop_oneof![
         4 => Just(Call::Owe),
         2 => write().prop_map(Call::Push),
-        5 => (0..MAX_OWED + 4, write()).prop_map(|(i, w)| Call::Answer(i, w)),
-        2 => (0..MAX_OWED + 4).prop_map(Call::Forgo),
+        5 => (0..MAX_OWED + 4, proptest::bool::weighted(0.1), write())
+            .prop_map(|(i, foreign, w)| Call::Answer(i, foreign, w)),
+        2 => (0..MAX_OWED + 4, proptest::bool::weighted(0.1))
+            .prop_map(|(i, foreign)| Call::Forgo(i, foreign)),
         1 => Just(Call::Seal),
     ]
 }
@@ -662,10 +667,10 @@ impl Model {
         }
     }
 
-    fn owed(&self, index: usize) -> Result<(), CollectorError> {
+    fn owed(&self, index: usize, foreign: bool) -> Result<(), CollectorError> {
         if self.done {
             Err(CollectorError::AlreadyDone)
-        } else if index >= self.settled.len() {
+        } else if foreign || index >= self.settled.len() {
             Err(CollectorError::UnknownOwed)
         } else if self.settled[index] {
             Err(CollectorError::AlreadySettled)
@@ -703,7 +708,13 @@ proptest! {
     fn collector_matches_its_model(calls in proptest::collection::vec(call(), 0..120)) {
         let mut collector = Collector::with_max_owed(MAX_OWED);
         let mut other = Collector::with_max_owed(MAX_OWED + 4);
-        let handles: Vec<Owed> = (0..MAX_OWED + 4).map(|_| other.owe().unwrap()).collect();
+        // Another collector's handles, of every index; this one's, as it hands them out.
+        let foreign: Vec<Owed> = (0..MAX_OWED + 4).map(|_| other.owe().unwrap()).collect();
+        let mut own: Vec<Owed> = Vec::new();
+        let handle = |own: &[Owed], i: usize, alien: bool| match own.get(i) {
+            Some(&owed) if !alien => owed,
+            _ => foreign[i],
+        };
         let mut model = Model::default();
         for call in calls {
             match call {
@@ -717,6 +728,7 @@ proptest! {
                     if let Ok(owed) = owed {
                         prop_assert_eq!(owed.index(), model.settled.len());
                         model.settled.push(false);
+                        own.push(owed);
                     }
                 }
                 Call::Push(w) => {
@@ -731,10 +743,10 @@ proptest! {
                         model.elements.extend(w.elements());
                     }
                 }
-                Call::Answer(i, w) => {
-                    let expected = model.owed(i);
+                Call::Answer(i, alien, w) => {
+                    let expected = model.owed(i, alien);
                     let mut wrote = false;
-                    let answered = collector.answer(handles[i], |out| {
+                    let answered = collector.answer(handle(&own, i, alien), |out| {
                         wrote = true;
                         w.write(out)
                     });
@@ -749,9 +761,9 @@ proptest! {
                         Err(error) => prop_assert_eq!(Err(error), expected),
                     }
                 }
-                Call::Forgo(i) => {
-                    let expected = model.owed(i);
-                    match collector.forgo(handles[i]) {
+                Call::Forgo(i, alien) => {
+                    let expected = model.owed(i, alien);
+                    match collector.forgo(handle(&own, i, alien)) {
                         Ok(status) => {
                             prop_assert_eq!(expected, Ok(()));
                             model.settled[i] = true;
@@ -780,7 +792,7 @@ proptest! {
         }
         // Settled all, then sealed: the line of every element written.
         if !model.done {
-            for (i, &owed) in handles.iter().enumerate().take(model.settled.len()) {
+            for (i, &owed) in own.iter().enumerate() {
                 if !model.settled[i] {
                     let status = collector.forgo(owed).unwrap();
                     model.settled[i] = true;
@@ -795,4 +807,39 @@ proptest! {
             prop_assert!(model.done && collector.is_done());
         }
     }
+}
+
+/// A handle is its collector's alone: another collector refuses it as `UnknownOwed` and changes
+/// nothing, even when that collector handed out a handle of the same index (a gateway mixing
+/// up its batches' handles); its own handle of that index still answers. (A handle was a plain
+/// index: the other collector took it for its own, settled its own request's reply with the
+/// wrong batch's, and the right batch waited forever.)
+#[test]
+fn a_handle_of_another_collector_is_refused_even_at_an_index_of_its_own() {
+    let mut first = Collector::new();
+    let mut second = Collector::new();
+    let first_owed = first.owe().unwrap();
+    let second_owed = second.owe().unwrap();
+    assert_eq!(first_owed.index(), second_owed.index());
+    assert_ne!(first_owed, second_owed);
+    assert_eq!(first.seal(), Ok(Status::Waiting(1)));
+    assert_eq!(second.seal(), Ok(Status::Waiting(1)));
+
+    let mut called = false;
+    let refused = second.answer(first_owed, |_| called = true);
+    assert_eq!(refused, Err(CollectorError::UnknownOwed));
+    assert!(!called, "the writer of a refused answer is not called");
+    assert_eq!(second.forgo(first_owed), Err(CollectorError::UnknownOwed));
+    assert_eq!(second.waiting(), 1);
+
+    let Ok(Status::Done(Some(line))) = second.answer(second_owed, |out| {
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n")
+    }) else {
+        panic!("the second batch's own handle answers it")
+    };
+    assert_eq!(
+        &line[..],
+        b"[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}]\n"
+    );
+    assert_eq!(first.forgo(first_owed), Ok(Status::Done(None)));
 }

@@ -79,7 +79,6 @@ use crate::encode::finish_elements;
 /// ```
 ///
 /// [`IdRemapper`]: crate::IdRemapper
-#[derive(Default)]
 pub struct Collector {
     /// The array so far: empty, or `[` and the elements written, joined by `,`.
     array: BytesMut,
@@ -96,8 +95,34 @@ pub struct Collector {
     waiting: u32,
     /// The most replies [`owe`](Self::owe) owes.
     max_owed: u32,
+    /// The collector's tag, in each handle it hands out: a handle of another collector's is
+    /// told apart even when its index is one this collector handed out too.
+    tag: u32,
     sealed: bool,
     done: bool,
+}
+
+impl Default for Collector {
+    /// [`Collector::new`].
+    fn default() -> Self {
+        Collector::new()
+    }
+}
+
+/// A tag for a new collector: each one's differs from the last 2^32 - 1 collectors' (a
+/// counter; on a target without 32-bit atomics, 0 for all, and a handle of another collector
+/// is then told apart only when its index is past this one's handles).
+fn next_tag() -> u32 {
+    #[cfg(target_has_atomic = "32")]
+    {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    }
+    #[cfg(not(target_has_atomic = "32"))]
+    {
+        0
+    }
 }
 
 impl core::fmt::Debug for Collector {
@@ -118,8 +143,9 @@ impl core::fmt::Debug for Collector {
 /// [`answer`](Collector::answer) or [`forgo`](Collector::forgo) it with. Small and `Copy`:
 /// keep it with the request, moved into its handler's task, or, in a gateway, as the value
 /// [`IdRemapper::forward_request_with`] keeps and hands back in the reply's, the expiry's or
-/// the cancellation's [`Origin`] (with which batch it is of: a handle is an index, which the
-/// collector of another batch may take for one of its own). Every handle must be answered or
+/// the cancellation's [`Origin`] (with which batch it is of: the handle names its collector,
+/// and another collector refuses it as [`UnknownOwed`](CollectorError::UnknownOwed), but
+/// finding the collector is the caller's). Every handle must be answered or
 /// forgone, or the batch is never done; when its client goes
 /// ([`IdRemapper::drop_client`]), its batches' collectors go with it, and nothing is owed.
 ///
@@ -171,13 +197,17 @@ impl core::fmt::Debug for Collector {
 /// [`Origin`]: crate::Origin
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[must_use = "an owed reply must be answered or forgone, or the batch is never done"]
-pub struct Owed(u32);
+pub struct Owed {
+    index: u32,
+    /// The tag of the collector that handed it out.
+    tag: u32,
+}
 
 impl Owed {
     /// Which of its collector's owed replies this is: 0 for the first [`Collector::owe`]
     /// handed out, 1 for the second, and so on.
     pub const fn index(self) -> usize {
-        self.0 as usize
+        self.index as usize
     }
 }
 
@@ -255,8 +285,16 @@ impl Collector {
     /// owed for a request of the batch, so a caller owing more owes for something else.
     pub fn with_max_owed(max_owed: usize) -> Self {
         Collector {
+            array: BytesMut::new(),
+            written: 0,
+            elements: 0,
+            settled: SmallVec::new(),
+            owed: 0,
+            waiting: 0,
             max_owed: u32::try_from(max_owed).unwrap_or(u32::MAX),
-            ..Collector::default()
+            tag: next_tag(),
+            sealed: false,
+            done: false,
         }
     }
 
@@ -273,7 +311,10 @@ impl Collector {
         if self.owed >= self.max_owed {
             return Err(CollectorError::TooManyOwed);
         }
-        let owed = Owed(self.owed);
+        let owed = Owed {
+            index: self.owed,
+            tag: self.tag,
+        };
         if owed.index() / 64 == self.settled.len() {
             self.settled.push(0);
         }
@@ -385,7 +426,7 @@ impl Collector {
         if self.done {
             return Err(CollectorError::AlreadyDone);
         }
-        if owed.0 >= self.owed {
+        if owed.tag != self.tag || owed.index >= self.owed {
             return Err(CollectorError::UnknownOwed);
         }
         let (word, bit) = (owed.index() / 64, 1 << (owed.index() % 64));
