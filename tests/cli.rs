@@ -1282,6 +1282,102 @@ fn check_flags_progress_that_does_not_increase() {
     assert_eq!(code, 0, "{summary}");
 }
 
+/// MCP's `InitializeRequestParams` and `InitializeResult`, through `check --c2s --s2c`: a
+/// client's `initialize` whose `protocolVersion` is no string, and the server's success to
+/// the second one whose result has no `serverInfo`, are flagged `invalid_initialize`, each
+/// record naming the member (`params_fault`) and the text report saying it in words; the
+/// result, read by the legacy rules its version selects (it holds a `resultType` of its own),
+/// still settles the version. Another result holding a `protocolVersion` is no handshake;
+/// the recorded TypeScript SDK session is clean; JSON-RPC has no `initialize`.
+#[test]
+fn check_flags_a_handshake_that_breaks_its_schema() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":20250618,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Invalid params"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"resultType":"legacy"}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"protocolVersion":7,"resultType":"page"}}"#
+    );
+    let (records, summary, code) = check_streams("cli-invalid-initialize", &[], c2s, s2c);
+    assert_eq!(code, 1, "{records:#?}");
+    let flagged: Vec<(&str, u64, &str)> = records
+        .iter()
+        .filter(|r| !r["violation"].is_null())
+        .map(|r| {
+            assert_eq!(r["violation"], "invalid_initialize", "{r}");
+            (
+                r["dir"].as_str().unwrap(),
+                r["frame"].as_u64().unwrap(),
+                r["params_fault"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        flagged,
+        [("c2s", 0, "protocol_version"), ("s2c", 1, "server_info")]
+    );
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"c2s/invalid_initialize": 1, "s2c/invalid_initialize": 1})
+    );
+    // The version settled: the later result, whose `resultType` 2026-07-28 would refuse, is
+    // valid.
+    let last = records.iter().rfind(|r| r["dir"] == "s2c").unwrap();
+    assert_eq!(last["kind"], "success_response", "{last}");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-invalid-initialize");
+    let (c2s_path, s2c_path) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let out = run_check(
+        &[
+            "--c2s",
+            c2s_path.to_str().unwrap(),
+            "--s2c",
+            s2c_path.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for (at, what) in [
+        (
+            "c2s #0 @",
+            ": invalid_initialize (protocolVersion missing, given twice, or not a string)",
+        ),
+        (
+            "s2c #1 @",
+            ": invalid_initialize (serverInfo missing, given twice, or not an object)",
+        ),
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(at) && l.ends_with(what)),
+            "{at} ... {what} missing from:\n{text}"
+        );
+    }
+    // A real session is clean.
+    let (c2s, s2c) = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));
+    let (_, summary, code, _) = check_session(&["--json", "--c2s", &c2s, "--s2c", &s2c]);
+    assert_eq!((code, &summary["violations"]), (0, &serde_json::json!({})));
+    // JSON-RPC has no `initialize`.
+    let (_, summary, _) = check_streams(
+        "cli-invalid-initialize",
+        &["--dialect", "jsonrpc"],
+        std::fs::read(&c2s_path).unwrap(),
+        std::fs::read(&s2c_path).unwrap(),
+    );
+    assert_eq!(
+        summary["violations"]["c2s/invalid_initialize"],
+        Value::Null,
+        "{summary}"
+    );
+    assert_eq!(
+        summary["violations"]["s2c/invalid_initialize"],
+        Value::Null,
+        "{summary}"
+    );
+}
+
 /// MCP's `ProgressNotificationParams` and `CancelledNotificationParams`, through `check
 /// --c2s --s2c`: a progress report with a `total` that is not a number or without a
 /// `progressToken`, and a cancellation whose `reason` is not a string, are flagged
@@ -1298,7 +1394,7 @@ fn check_flags_notifications_whose_params_break_the_schema() {
         )
     };
     let c2s = [
-        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n".to_string(),
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n".to_string(),
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"_meta\":{\"progressToken\":\"p\"}}}\n".to_string(),
         notification("cancelled", r#"{"requestId":1,"reason":42}"#),
         notification("cancelled", r#"{"reason":"user"}"#),
@@ -1306,7 +1402,7 @@ fn check_flags_notifications_whose_params_break_the_schema() {
     .concat();
     let s2c = |version: &str| {
         [
-            format!("{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{version}\"}}}}\n"),
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n"),
             notification("progress", r#"{"progressToken":"p","progress":1}"#),
             notification("progress", r#"{"progressToken":"p","progress":5,"total":"10"}"#),
             notification("progress", r#"{"progress":6}"#),
@@ -1900,7 +1996,7 @@ fn a_client_result_naming_a_protocol_version_sets_no_version() {
 fn an_initialize_reply_holding_a_result_type_of_its_own_is_valid() {
     let reply = |version: &str| {
         format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{version}\",\"resultType\":\"legacy\"}}}}\n"
+            "{{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{{\"protocolVersion\":\"{version}\",\"resultType\":\"legacy\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n"
         )
     };
     let later = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"page\"}}\n";
@@ -1918,7 +2014,7 @@ fn an_initialize_reply_holding_a_result_type_of_its_own_is_valid() {
     }
     // Both streams: the session's version comes from the reply.
     let c2s = ndjson!(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#
     );

@@ -612,6 +612,63 @@ fn notifications_whose_params_break_the_schema_are_flagged_forwarded_and_replaye
     );
 }
 
+/// MCP's `InitializeRequestParams` and `InitializeResult`: the proxy flags a client's
+/// `initialize` without `clientInfo`, and the server's success to a second one whose result
+/// has no `serverInfo` and `capabilities` that are no object, as `invalid_initialize`, on
+/// stderr (saying which member) and in the log (with `params_fault`), and forwards each
+/// unchanged; the first request waits as any other (its error reply reaches the client, no
+/// `unknown_reply`), and the result naming a version settles the session's. The log replays
+/// alike.
+#[test]
+fn a_handshake_that_breaks_its_schema_is_flagged_forwarded_and_replayed() {
+    let dir = scratch("invalid-initialize");
+    let script = json!({
+        "0": [{"send": r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Invalid params: clientInfo is required"}}"#}],
+        "1": [{"send": r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":[]}}"#}]
+    });
+    let (mut p, log) = scripted(&dir, &[], script);
+    let no_client_info = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;
+    p.send_raw(format!("{no_client_info}\n").as_bytes());
+    assert_eq!(p.recv()["error"]["code"], -32602);
+    p.send(&initialize_request(1, "2025-06-18"));
+    assert_eq!(
+        p.recv(),
+        json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":[]}}),
+        "forwarded unchanged"
+    );
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let server_in = std::fs::read_to_string(dir.join("server-in")).unwrap();
+    assert!(server_in.contains(no_client_info), "{server_in}");
+    for said in [
+        "c2s: invalid_initialize (kind request, id 0): clientInfo missing, given twice, or not an object: ",
+        "s2c: invalid_initialize (kind success_response, id 1): capabilities missing, given twice, or not an object: ",
+    ] {
+        assert_eq!(
+            done.stderr.matches(said).count(),
+            1,
+            "{said}\n{}",
+            done.stderr
+        );
+    }
+    let records = replayed_with_violations(
+        &log,
+        &[("c2s/invalid_initialize", 1), ("s2c/invalid_initialize", 1)],
+    );
+    let faults: Vec<(&Value, &Value)> = flagged(&records, "invalid_initialize")
+        .into_iter()
+        .map(|r| (&r["id"], &r["params_fault"]))
+        .collect();
+    assert_eq!(
+        faults,
+        [
+            (&json!("0"), &json!("client_info")),
+            (&json!("1"), &json!("capabilities")),
+        ]
+    );
+}
+
 #[test]
 fn progress_after_the_result_is_reported_and_forwarded() {
     let dir = scratch("progress");
@@ -1228,7 +1285,8 @@ fn a_timed_out_initialize_is_not_cancelled_on_the_server() {
     // The server is up (a ping that times out meanwhile is tried again).
     let pings = p.ping_until_answered() as usize;
     let mut initialize = request(json!("init"), "initialize");
-    initialize["params"] = json!({"slow": true});
+    initialize["params"] = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}, "slow": true});
     p.send(&initialize);
     let reply = p.recv();
     assert_eq!(

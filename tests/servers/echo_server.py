@@ -11,8 +11,9 @@
   params._meta.progressToken, answers, then sends one more on that token (after the result);
 - request "ask": first sends the client a request {"id":"srv-1","method":"roots/list"}, then
   answers once the client's reply to it has arrived;
-- request "initialize" asking for MCP 2025-03-26 (the one version with batches): its result
-  names that version too, so that the session negotiates it;
+- request "initialize": its result is a valid InitializeResult naming the version asked for
+  (2025-03-26, the one version with batches, makes the session negotiate batches), beside
+  "echo";
 - notification "answer_notification": gets an error reply with id null;
 - notification "exit": ends the server with status 3.
 
@@ -126,8 +127,10 @@ for raw in sys.stdin.buffer:
     if method == "slow" or (method == "initialize" and (msg.get("params") or {}).get("slow")):
         time.sleep(0.5)
     reply_id = "no-such-id" if method == "unknown" else msg["id"]
-    if method == "initialize" and (msg.get("params") or {}).get("protocolVersion") == "2025-03-26":
-        result = {"echo": method, "protocolVersion": "2025-03-26"}
+    if method == "initialize":
+        asked = (msg.get("params") or {}).get("protocolVersion")
+        result = {"echo": method, "protocolVersion": asked if isinstance(asked, str) else "2025-11-25",
+                  "capabilities": {}, "serverInfo": {"name": "echo_server", "version": "1"}}
         send(json.dumps({"jsonrpc": "2.0", "id": reply_id, "result": result}))
         continue
     send(reply(reply_id, method))

@@ -107,7 +107,10 @@ tools/list result listing a tool whose x-mcp-header annotations are invalid, whi
 must drop (invalid_tool_headers: the tools and why are reported); from 2026-07-28 on, a server's
 notifications/cancelled naming no listen stream of the client's still open, its one purpose
 (forbidden_cancellation; one naming such a stream closes it, as the client's cancellation would,
-also while no version is known when the listen request named 2026-07-28 in its _meta).
+also while no version is known when the listen request named 2026-07-28 in its _meta); a
+client's initialize whose params, or the server's success to it whose result, break the schema
+(invalid_initialize: protocolVersion a string, capabilities and clientInfo or serverInfo objects,
+each once, instructions a string; the member is reported).
 And under MCP, not forwarded: a
 client's cancellation of its initialize request, which must not be cancelled (cancelled_initialize;
 the request stays in flight), and a client's initialize once the server answered one with a

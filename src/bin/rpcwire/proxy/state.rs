@@ -375,7 +375,11 @@ impl Shared {
                 (Violation::InvalidToolHeaders, Some(tools), _) => {
                     format!(": {}", printable(&tools))
                 }
-                (Violation::InvalidNotificationParams, _, Some(fault)) => {
+                (
+                    Violation::InvalidNotificationParams | Violation::InvalidInitialize,
+                    _,
+                    Some(fault),
+                ) => {
                     let frame = frame.map(|f| format!(": {}", show(f))).unwrap_or_default();
                     format!(": {}{frame}", fault.why())
                 }
@@ -446,6 +450,7 @@ impl Shared {
         if let Ok(msg @ Message::Response(r)) = decoded {
             if session.is_initialize_reply(dir, r.id) {
                 described.read_protocol_version(msg);
+                described.read_initialize_result(msg);
             }
             if let Some(reply) = session.reads_task(dir, Some(r.id)) {
                 described.read_task(msg, reply);

@@ -85,6 +85,13 @@ pub(super) fn merge_streams<W: Write>(
         if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
             r.invalid_tools = side.invalid_tools();
         }
+        // The result of `initialize`, held to its schema as the proxy holds it: only the
+        // reply the session says answers it.
+        if r.kind == "success_response"
+            && wire_id(&r.id).is_some_and(|id| session.is_initialize_reply(dir, id))
+        {
+            r.params_fault = side.initialize_result_fault();
+        }
         // The task a reply tells of, read as the proxy reads it: only for the replies the
         // session reads it of.
         if r.kind == "success_response"

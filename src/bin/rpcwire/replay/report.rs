@@ -39,7 +39,11 @@ impl<W: Write> Report<W> {
             // params: which member.
             let why = match (v, &r.invalid_tools, r.params_fault) {
                 (Violation::InvalidToolHeaders, Some(tools), _) => format!(" ({tools})"),
-                (Violation::InvalidNotificationParams, _, Some(fault)) => {
+                (
+                    Violation::InvalidNotificationParams | Violation::InvalidInitialize,
+                    _,
+                    Some(fault),
+                ) => {
                     format!(" ({})", fault.why())
                 }
                 _ => String::new(),

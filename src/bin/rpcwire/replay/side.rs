@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{DecodeOptions, Decoder, Dialect, Role};
+use rpcwire::{DecodeOptions, Decoder, Dialect, Message, Role};
 
 use super::ahead::{Entry, Lookahead, Sent, Window, sent_by};
 use super::array_target::{ArrayTarget, batch_owed};
@@ -18,7 +18,7 @@ use super::progress::Progress;
 use crate::check::{
     CheckArgs, Named, Record, StreamFramer, classify, drain, initialize_reply_reader, read_into,
 };
-use crate::session::{ArrayReplies, Dir, Fit, Session, TaskReply};
+use crate::session::{ArrayReplies, Dir, Fit, ParamsFault, Session, TaskReply};
 
 /// At most this many batches read ahead are decoded again to find the one an array of replies
 /// fits ([`Side::batch_fitting`]).
@@ -131,6 +131,22 @@ impl Side {
     pub(super) fn invalid_tools(&self) -> Option<String> {
         let frame = self.taken_frame.as_ref()?;
         crate::session::invalid_tool_headers(&self.decoder.decode(frame).ok()?)
+    }
+
+    /// The fault of the result in the frame of the record last taken, a success the session
+    /// says answers `initialize` ([`Session::is_initialize_reply`]), when it breaks
+    /// `InitializeResult`: decoded again, by the rules it was read with (the legacy ones
+    /// [`initialize_reply_reader`] gives, when the stream's refused it).
+    ///
+    /// [`Session::is_initialize_reply`]: crate::session::Session::is_initialize_reply
+    pub(super) fn initialize_result_fault(&self) -> Option<ParamsFault> {
+        let frame = self.taken_frame.as_ref()?;
+        let legacy = initialize_reply_reader(&self.decoder, frame);
+        let decoder = legacy.as_ref().unwrap_or(&self.decoder);
+        match decoder.decode(frame).ok()? {
+            Message::Response(r) => ParamsFault::of_initialize_result(r.result),
+            _ => None,
+        }
     }
 
     /// The task the frame of the record last taken tells of, as a reply of kind `reply` (its

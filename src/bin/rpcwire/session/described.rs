@@ -107,6 +107,7 @@ impl<'a> Described<'a> {
             progress: progress.map(|p| p.progress),
             params_fault: match msg {
                 Message::Notification(n) if mcp => ParamsFault::of_notification(n),
+                Message::Request(r) if mcp => ParamsFault::of_initialize(r),
                 _ => None,
             },
             subscription,
@@ -118,6 +119,15 @@ impl<'a> Described<'a> {
     /// says which: [`Session::reads_task`](super::Session::reads_task)).
     pub fn read_task(&mut self, msg: &Message<'a>, reply: TaskReply) {
         self.task = reply.task_of(msg);
+    }
+
+    /// Reads the fault of the result of `initialize` (a success response the session says
+    /// answers it: [`Session::is_initialize_reply`](super::Session::is_initialize_reply)),
+    /// if its result breaks `InitializeResult`.
+    pub fn read_initialize_result(&mut self, msg: &Message<'a>) {
+        if let Message::Response(r) = msg {
+            self.params_fault = ParamsFault::of_initialize_result(r.result);
+        }
     }
 
     /// Reads the protocol version of a success response (only the reply to `initialize`

@@ -720,6 +720,8 @@ impl Session {
                                 self.flag(dir, Violation::ReusedId)
                             } else if shared_token {
                                 self.flag(dir, Violation::DuplicateProgressToken)
+                            } else if self.breaks_handshake(dir, o) {
+                                self.flag(dir, Violation::InvalidInitialize)
                             } else {
                                 None
                             }
@@ -1030,8 +1032,14 @@ impl Session {
                                 && o.kind == "success_response"
                                 && o.invalid_tools.is_some()
                                 && has_tool_headers(self.protocol_version.as_deref());
+                            let invalid_initialize = dir == Dir::S2c
+                                && self.is_initialize_waiting(&w)
+                                && o.kind == "success_response"
+                                && o.params_fault.is_some();
                             if invalid_tools {
                                 self.flag(dir, Violation::InvalidToolHeaders)
+                            } else if invalid_initialize {
+                                self.flag(dir, Violation::InvalidInitialize)
                             } else {
                                 None
                             }
@@ -1375,6 +1383,15 @@ impl Session {
     /// waiting from the other side.
     pub fn progress_is_active(&self, dir: Dir, token: Id<'_>) -> bool {
         self.progress_tokens[slot(dir.other())].contains_key(&IdKey::of(token))
+    }
+
+    /// Whether `o`, a request sent in `dir`, is a client's MCP `initialize` whose params break
+    /// `InitializeRequestParams` ([`ParamsFault::of_initialize`]).
+    fn breaks_handshake(&self, dir: Dir, o: &Observation<'_>) -> bool {
+        self.dialect == Dialect::Mcp
+            && dir == Dir::C2s
+            && o.method == Some(mcp::methods::INITIALIZE)
+            && o.params_fault.is_some()
     }
 
     /// Whether `o` is an MCP `notifications/progress` or `notifications/cancelled` whose params

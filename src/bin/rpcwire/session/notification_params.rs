@@ -11,9 +11,14 @@
 //! An optional member given as `null` is of the wrong type (the schema's is `number` or
 //! `string`, not nullable); a member given twice is at fault too, since peers may read either
 //! value.
+//!
+//! The `initialize` handshake (MCP up to 2025-11-25) is held to its schema the same way, as
+//! `mcp::Initialize` and `mcp::InitializeResult` read it: `InitializeRequestParams`
+//! (`protocolVersion: string`, `capabilities` and `clientInfo` objects) and `InitializeResult`
+//! (`protocolVersion: string`, `capabilities` and `serverInfo` objects, `instructions?: string`).
 
-use rpcwire::mcp::{self, versions};
-use rpcwire::{Id, IdKind, JsonKind, Lookup, Notification, RawJson};
+use rpcwire::mcp::{self, HandshakeError, HandshakeMember, Initialize, InitializeResult, versions};
+use rpcwire::{Id, IdKind, JsonKind, Lookup, Notification, RawJson, Request};
 
 /// What is wrong with the params of a `notifications/progress` or `notifications/cancelled`:
 /// the first fault found, one that breaks every version before one that breaks only some
@@ -37,11 +42,24 @@ pub enum ParamsFault {
     NoRequestId,
     /// `reason` given twice or not a string.
     Reason,
+    /// `initialize`: `protocolVersion` missing, given twice, or not a string.
+    ProtocolVersion,
+    /// `initialize`: `capabilities` missing, given twice, or not an object.
+    Capabilities,
+    /// `initialize`: `clientInfo` missing, given twice, or not an object.
+    ClientInfo,
+    /// The result of `initialize`: `serverInfo` missing, given twice, or not an object.
+    ServerInfo,
+    /// The result of `initialize`: `instructions` given twice or not a string.
+    Instructions,
+    /// The result of `initialize` cannot be read member by member (lazy validation lets
+    /// through `{"a" 1}`), or is not an object.
+    Result,
 }
 
 impl ParamsFault {
     /// Every fault, for reading one back by name.
-    const ALL: [ParamsFault; 8] = [
+    const ALL: [ParamsFault; 14] = [
         ParamsFault::Params,
         ParamsFault::ProgressToken,
         ParamsFault::Progress,
@@ -50,6 +68,12 @@ impl ParamsFault {
         ParamsFault::RequestId,
         ParamsFault::NoRequestId,
         ParamsFault::Reason,
+        ParamsFault::ProtocolVersion,
+        ParamsFault::Capabilities,
+        ParamsFault::ClientInfo,
+        ParamsFault::ServerInfo,
+        ParamsFault::Instructions,
+        ParamsFault::Result,
     ];
 
     /// The fault's name in a proxy log's `params_fault` and a `check` record.
@@ -63,6 +87,12 @@ impl ParamsFault {
             ParamsFault::RequestId => "request_id",
             ParamsFault::NoRequestId => "no_request_id",
             ParamsFault::Reason => "reason",
+            ParamsFault::ProtocolVersion => "protocol_version",
+            ParamsFault::Capabilities => "capabilities",
+            ParamsFault::ClientInfo => "client_info",
+            ParamsFault::ServerInfo => "server_info",
+            ParamsFault::Instructions => "instructions",
+            ParamsFault::Result => "result",
         }
     }
 
@@ -84,6 +114,12 @@ impl ParamsFault {
             ParamsFault::RequestId => "requestId given twice or not a string or an integer",
             ParamsFault::NoRequestId => "requestId missing",
             ParamsFault::Reason => "reason given twice or not a string",
+            ParamsFault::ProtocolVersion => "protocolVersion missing, given twice, or not a string",
+            ParamsFault::Capabilities => "capabilities missing, given twice, or not an object",
+            ParamsFault::ClientInfo => "clientInfo missing, given twice, or not an object",
+            ParamsFault::ServerInfo => "serverInfo missing, given twice, or not an object",
+            ParamsFault::Instructions => "instructions given twice or not a string",
+            ParamsFault::Result => "result not an object that can be read member by member",
         }
     }
 
@@ -119,6 +155,35 @@ impl ParamsFault {
             progress_fault(params)
         } else {
             cancelled_fault(params)
+        }
+    }
+
+    /// The fault of `r`'s params, when `r` is an `initialize` whose params break
+    /// `InitializeRequestParams`; `None` for another method, or params that do not.
+    pub fn of_initialize(r: &Request<'_>) -> Option<ParamsFault> {
+        match Initialize::from_request(r) {
+            Err(HandshakeError::NotInitialize) | Ok(_) => None,
+            Err(error) => Some(Self::of_handshake(error, ParamsFault::Params)),
+        }
+    }
+
+    /// The fault of `result`, the result of `initialize`, when it breaks `InitializeResult`.
+    pub fn of_initialize_result(result: RawJson<'_>) -> Option<ParamsFault> {
+        InitializeResult::from_result(result)
+            .err()
+            .map(|error| Self::of_handshake(error, ParamsFault::Result))
+    }
+
+    /// The fault `error` tells of; `whole`: the fault of an object that cannot be read.
+    fn of_handshake(error: HandshakeError, whole: ParamsFault) -> ParamsFault {
+        match error.member() {
+            Some(HandshakeMember::ProtocolVersion) => ParamsFault::ProtocolVersion,
+            Some(HandshakeMember::Capabilities) => ParamsFault::Capabilities,
+            Some(HandshakeMember::ClientInfo) => ParamsFault::ClientInfo,
+            Some(HandshakeMember::ServerInfo) => ParamsFault::ServerInfo,
+            Some(HandshakeMember::Instructions) => ParamsFault::Instructions,
+            // (No other member; `NotAnObject` and `Malformed` are about the whole.)
+            _ => whole,
         }
     }
 }

@@ -4056,3 +4056,141 @@ fn a_task_augmented_server_element_waiting_in_line_is_answered() {
     assert_eq!(second[0].violation, None);
     assert!(session.finish().is_empty());
 }
+
+/// What the session is told of `frame`, a message decoded as the proxy decodes one sent in
+/// `dir` (MCP), with the result of `initialize` read as the proxy reads it while it is awaited.
+fn described_as_proxy<'a>(session: &Session, dir: Dir, frame: &'a str) -> Described<'a> {
+    let decoder = match dir {
+        Dir::C2s => rpcwire::Decoder::mcp(),
+        Dir::S2c => rpcwire::Decoder::mcp_client().for_protocol_version("2025-11-25"),
+    };
+    let msg = decoder.decode(frame.as_bytes()).expect("a valid message");
+    let mut described = Described::of_message(&msg, true);
+    if let Some(id) = msg.id()
+        && session.is_initialize_reply(dir, id)
+    {
+        described.read_protocol_version(&msg);
+        described.read_initialize_result(&msg);
+    }
+    described
+}
+
+/// Observes `frame` sent in `dir`; whether it is forwarded, and its violation.
+fn observe_frame(session: &mut Session, dir: Dir, frame: &str) -> (bool, Option<Violation>) {
+    let described = described_as_proxy(session, dir, frame);
+    let v = session.observe(dir, &described.observation(), 0);
+    (v.forward, v.violation)
+}
+
+/// MCP's `InitializeRequestParams` and `InitializeResult`: a client's `initialize` whose params
+/// lack a member, give one twice or of another type, and a server's success to it whose
+/// result does, are flagged `invalid_initialize` and forwarded; the request waits as any
+/// other (its reply is matched, no `unknown_reply`), and a result naming a version settles the
+/// session's. A valid handshake, and the same params under JSON-RPC (which has no
+/// `initialize`), are clean.
+#[test]
+fn a_handshake_that_breaks_its_schema_is_flagged_and_forwarded() {
+    let invalid = (true, Some(Violation::InvalidInitialize));
+    let init = |id: &str, params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{params}}}"#)
+    };
+    let result =
+        |id: &str, result: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    let good_params = r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#;
+    let good_result = r#"{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}"#;
+
+    for params in [
+        r#"{"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+        r#"{"protocolVersion":20251125,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+        r#"{"protocolVersion":"2025-11-25","clientInfo":{"name":"c","version":"1"}}"#,
+        r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":"c"}"#,
+        r#"{"protocolVersion":"2025-11-25","protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{}}"#,
+    ] {
+        let mut session = Session::new(Dialect::Mcp, None);
+        assert_eq!(
+            observe_frame(&mut session, Dir::C2s, &init("0", params)),
+            invalid,
+            "{params}"
+        );
+        // The server's reply answers it, and settles the version.
+        let answer = result("0", good_result);
+        assert_eq!(
+            observe_frame(&mut session, Dir::S2c, &answer),
+            (true, None),
+            "{params}"
+        );
+        assert_eq!(session.protocol_version(), Some("2025-06-18"));
+    }
+
+    for (bad, fault) in [
+        (
+            r#"{"capabilities":{},"serverInfo":{"name":"s","version":"1"}}"#,
+            ParamsFault::ProtocolVersion,
+        ),
+        (
+            r#"{"protocolVersion":"2025-06-18","capabilities":{}}"#,
+            ParamsFault::ServerInfo,
+        ),
+        (
+            r#"{"protocolVersion":"2025-06-18","capabilities":[],"serverInfo":{}}"#,
+            ParamsFault::Capabilities,
+        ),
+        (
+            r#"{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{},"instructions":7}"#,
+            ParamsFault::Instructions,
+        ),
+        (
+            r#"{"protocolVersion":"2025-06-18","capabilities":{},"capabilities":{},"serverInfo":{}}"#,
+            ParamsFault::Capabilities,
+        ),
+    ] {
+        let mut session = Session::new(Dialect::Mcp, None);
+        assert_eq!(
+            observe_frame(&mut session, Dir::C2s, &init("0", good_params)),
+            (true, None)
+        );
+        let answer = result("0", bad);
+        assert_eq!(
+            described_as_proxy(&session, Dir::S2c, &answer).params_fault,
+            Some(fault),
+            "{bad}"
+        );
+        assert_eq!(
+            observe_frame(&mut session, Dir::S2c, &answer),
+            invalid,
+            "{bad}"
+        );
+        let settled = (fault != ParamsFault::ProtocolVersion).then_some("2025-06-18");
+        assert_eq!(session.protocol_version(), settled, "{bad}");
+        assert_eq!(
+            session.counters.violations[&(Dir::S2c, Violation::InvalidInitialize)],
+            1
+        );
+    }
+
+    // A valid handshake is clean; another result with the shape of a bad one is no handshake.
+    let mut session = Session::new(Dialect::Mcp, None);
+    assert_eq!(
+        observe_frame(&mut session, Dir::C2s, &init("0", good_params)),
+        (true, None)
+    );
+    assert_eq!(
+        observe_frame(&mut session, Dir::S2c, &result("0", good_result)),
+        (true, None)
+    );
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    assert_eq!(observe_frame(&mut session, Dir::C2s, list), (true, None));
+    let odd = result("1", r#"{"tools":[],"protocolVersion":7}"#);
+    assert_eq!(observe_frame(&mut session, Dir::S2c, &odd), (true, None));
+
+    // JSON-RPC has no `initialize`: a request of that name is any request.
+    let mut session = Session::new(Dialect::JsonRpc2, None);
+    let frame = init("0", "{}");
+    let msg = rpcwire::Decoder::jsonrpc()
+        .decode(frame.as_bytes())
+        .unwrap();
+    let described = Described::of_message(&msg, false);
+    assert_eq!(described.params_fault, None);
+    let v = session.observe(Dir::C2s, &described.observation(), 0);
+    assert_eq!(v.violation, None);
+}

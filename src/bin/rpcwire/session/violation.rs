@@ -97,6 +97,14 @@ pub enum Violation {
     /// under others); the client is answered -32600. A second `initialize` sent while the
     /// first still waits, or after it failed, is none.
     SecondInitialize,
+    /// MCP: a client's `initialize` whose params break `InitializeRequestParams`
+    /// (`protocolVersion` a string, `capabilities` and `clientInfo` objects, each once), or
+    /// the server's success to it whose result breaks `InitializeResult` (`protocolVersion`
+    /// a string, `capabilities` and `serverInfo` objects, each once; `instructions` a string
+    /// if given): which member, [`ParamsFault`](super::ParamsFault). Forwarded unchanged:
+    /// the receiver judges the handshake (a server answers -32602), and the request waits
+    /// as any other; a result naming a `protocolVersion` still settles the session's.
+    InvalidInitialize,
     /// JSON-RPC: a success reply that answers an invalid batch element (owed a -32600, §6),
     /// inside an array or alone with the element's id: the peer took the element for a
     /// request. Forwarded: it is that element's one reply, and the element is owed nothing
@@ -131,6 +139,7 @@ impl Violation {
             Violation::InvalidToolHeaders => "invalid_tool_headers",
             Violation::CancelledInitialize => "cancelled_initialize",
             Violation::SecondInitialize => "second_initialize",
+            Violation::InvalidInitialize => "invalid_initialize",
             Violation::SuccessToInvalid => "success_to_invalid",
         }
     }
