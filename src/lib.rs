@@ -73,6 +73,7 @@
 //!   [`ContentLengthError::UnsupportedCharset`]).
 //! - read as a client: [`Decoder::mcp_client`] (or [`Decoder::jsonrpc_client`]) reads what a
 //!   server writes; [`Decoder::mcp`] reads what a client writes.
+//!   What a client answers of it, and what it never does: [A client's side](#a-clients-side).
 //! - choose a validation mode: [`Validation::Strict`] in a proxy that forwards payloads to a
 //!   peer it does not control; [`Validation::Lazy`] (the default) when you parse the payloads
 //!   fully yourself anyway. Your parser then answers what Lazy let through (`{"a" 1}` in
@@ -210,6 +211,120 @@
 //!     &out[..],
 //!     b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n"
 //! );
+//! ```
+//!
+//! ## A client's side
+//!
+//! A client reads what a server writes with [`Decoder::mcp_client`], by the rules of the
+//! version it asked for until the server's answer to `initialize` settles the session's
+//! ([`mcp::versions::accept`]). Its requests go out under the ids its [`PendingTable`] mints,
+//! and each frame the server writes is one of:
+//!
+//! - a reply: [`PendingTable::complete`] finds its request, or tells a late one
+//!   ([`Miss::Stale`]: answered, cancelled or timed out already) from one to an id never sent
+//!   ([`Miss::Unknown`]). An error reply whose id is absent or `null` (Python peers' form)
+//!   answers a line the server could not read, and names no request;
+//! - a request of the server's (`ping`, `roots/list`, `sampling/createMessage` up to
+//!   2025-11-25): answered, one of a method the client does not serve with -32601;
+//! - a notification: never answered. Progress finds its request by its token, if that
+//!   request asked for progress;
+//! - a frame refused: a malformed reply fails the request its id names
+//!   ([`Rejection::is_response`], [`Rejection::id`]); an invalid request of the server's is
+//!   answered when the reply names its id ([`ReplyId::Id`]). Nothing else is: a line that is
+//!   not JSON may have been a reply, and a frame without an id a notification.
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use rpcwire::mcp::{self, versions};
+//! use rpcwire::{encode, Decoder, Message, Miss, PendingTable, RawJson, ReplyId, Token};
+//!
+//! const SPEAKS: &[&str] = &[versions::V2025_06_18, versions::V2025_11_25];
+//! // Each request in flight: its method, and whether it asked for progress. Times in ms.
+//! let mut pending = PendingTable::<(&str, bool)>::new();
+//! let mut out = BytesMut::new();
+//!
+//! let init = pending.insert_with_deadline((mcp::methods::INITIALIZE, false), 10_000).unwrap();
+//! let params = br#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#;
+//! let params = RawJson::new(params).unwrap();
+//! encode::write_request(&mut out, init.to_id(&mut [0; 20]), mcp::methods::INITIALIZE, Some(params));
+//! let mut decoder = Decoder::mcp_client().for_protocol_version(versions::V2025_11_25);
+//!
+//! // The server answers with an earlier version, which the client speaks too.
+//! let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+//! let Ok(Message::Response(r)) = decoder.decode(answer.as_bytes()) else { panic!() };
+//! assert_eq!(pending.complete(r.id), Ok((mcp::methods::INITIALIZE, false)));
+//! let answered = r.result.get("protocolVersion").and_then(|v| v.as_str()).unwrap().decode();
+//! let version = versions::accept(&answered, SPEAKS).expect("else the client disconnects");
+//! decoder = decoder.for_protocol_version(version);
+//! encode::write_notification(&mut out, mcp::methods::INITIALIZED, None);
+//!
+//! // A call that asks for progress on its own id.
+//! let call = pending.insert_with_deadline(("tools/call", true), 30_000).unwrap();
+//! let (mut id, mut token) = ([0; 20], [0; 20]);
+//! let params = RawJson::new(br#"{"name":"slow"}"#).unwrap();
+//! let (id, token) = (call.to_id(&mut id), call.to_id(&mut token));
+//! mcp::write_request_with_progress(&mut out, id, "tools/call", Some(params), token).unwrap();
+//!
+//! let from_server = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":CALL,"progress":1}}
+//! {"jsonrpc":"2.0","id":"s1","method":"ping"}
+//! {"jsonrpc":"2.0","id":"s2","method":"elicitation/create","params":{}}
+//! {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}
+//! {"jsonrpc":"2.0","id":CALL,"result":{"content":[]}}
+//! {"jsonrpc":"2.0","id":CALL,"result":{"content":[]}}
+//! {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
+//! {"jsonrpc":"2.0","id":"s3","method":"ping","params":[]}
+//! {"jsonrpc":"2.0","method":"notifications/progress","params":[]}
+//! not json
+//! "#.replace("CALL", &call.to_string());
+//! out.clear();
+//! let mut replies = Vec::new();
+//! for line in decoder.decode_lines(from_server.as_bytes()) {
+//!     match line.expect("no over-long line").message {
+//!         Ok(Message::Response(r)) => replies.push(pending.complete(r.id).map(|(m, _)| m)),
+//!         Ok(Message::ErrorResponse(e)) => match e.id {
+//!             Some(id) if !id.is_null() => replies.push(pending.complete(id).map(|(m, _)| m)),
+//!             _ => {} // the server could not read a line: log it
+//!         },
+//!         Ok(Message::Request(req)) => match &*req.method.decode() {
+//!             mcp::methods::PING => encode::write_response(&mut out, req.id, RawJson::EMPTY_OBJECT),
+//!             _ => encode::write_method_not_found(&mut out, req.id, req.method),
+//!         },
+//!         Ok(Message::Notification(n)) => {
+//!             if let Some(progress) = mcp::Progress::from_notification(&n)
+//!                 && let Some(token) = Token::from_id(progress.token)
+//!                 && pending.get(token).is_some_and(|&(_, asked)| asked)
+//!             {
+//!                 pending.set_deadline(token, Some(/* now + 30 s */ 31_000)); // MCP lets it
+//!             }
+//!         }
+//!         Ok(Message::Batch(_)) => {} // refused unless the session is 2025-03-26's
+//!         Err(rejection) if rejection.is_response() => {
+//!             if let Some(id) = rejection.id() {
+//!                 replies.push(pending.complete(id).map(|(m, _)| m)); // fail that request
+//!             }
+//!         }
+//!         Err(rejection) => {
+//!             if let Some(reply) = rejection.reply().filter(|r| matches!(r.id, ReplyId::Id(_))) {
+//!                 encode::write_reply(&mut out, &reply, None);
+//!             }
+//!         }
+//!     }
+//! }
+//! assert_eq!(replies, [Ok("tools/call"), Err(Miss::Stale)]);
+//! assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":"s1","result":{}}
+//! {"jsonrpc":"2.0","id":"s2","error":{"code":-32601,"message":"Method not found","data":"elicitation/create"}}
+//! {"jsonrpc":"2.0","id":"s3","error":{"code":-32600,"message":"Invalid Request"}}
+//! "#[..]);
+//!
+//! // A request that times out is cancelled on the server (never `initialize`).
+//! let slow = pending.insert_with_deadline(("tools/call", false), 60_000).unwrap();
+//! out.clear();
+//! for (token, (method, _)) in pending.expire(60_000) {
+//!     if method != mcp::methods::INITIALIZE {
+//!         mcp::write_cancelled_token(&mut out, token, Some("timed out"));
+//!     }
+//! }
+//! assert!(out.starts_with(format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{slow},"#).as_bytes()));
 //! ```
 //!
 //! ## Features
