@@ -100,9 +100,10 @@
 //! - cancel a request I sent: [`PendingTable::cancel`] (a reply that still comes is then
 //!   [`Miss::Stale`]) and [`mcp::write_cancelled_token`].
 //! - follow the progress of a request I sent: give its [`Token`] as its
-//!   `_meta.progressToken` too ([`mcp::write_request_with_progress`] writes the request
-//!   with the token spliced into its raw params; with feature `serde` a `Token` serializes
-//!   as that integer);
+//!   `_meta.progressToken` too ([`mcp::write_request_with_progress_token`] writes the
+//!   request under it with the token spliced into its raw params,
+//!   [`mcp::write_request_with_progress`] with any id and token; with feature `serde` a
+//!   `Token` serializes as that integer);
 //!   read each `notifications/progress` with [`mcp::Progress::from_notification`], and
 //!   [`Token::from_id`] of its `token` finds the request ([`PendingTable::get`]; progress may
 //!   move its deadline, [`PendingTable::set_deadline`]). A token no request in flight that
@@ -260,10 +261,8 @@
 //!
 //! // A call that asks for progress on its own id.
 //! let call = pending.insert_with_deadline(("tools/call", true), 30_000).unwrap();
-//! let (mut id, mut token) = ([0; 20], [0; 20]);
 //! let params = RawJson::new(br#"{"name":"slow"}"#).unwrap();
-//! let (id, token) = (call.to_id(&mut id), call.to_id(&mut token));
-//! mcp::write_request_with_progress(&mut out, id, "tools/call", Some(params), token).unwrap();
+//! mcp::write_request_with_progress_token(&mut out, call, "tools/call", Some(params)).unwrap();
 //!
 //! let from_server = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":CALL,"progress":1}}
 //! {"jsonrpc":"2.0","id":"s1","method":"ping"}

@@ -21,7 +21,9 @@ use crate::pending::Token;
 mod initialize;
 mod progress_request;
 pub use initialize::{HandshakeError, HandshakeMember, Initialize, InitializeResult};
-pub use progress_request::{ProgressRequestError, write_request_with_progress};
+pub use progress_request::{
+    ProgressRequestError, write_request_with_progress, write_request_with_progress_token,
+};
 
 /// Method names defined by MCP.
 ///

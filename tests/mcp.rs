@@ -1262,6 +1262,64 @@ fn write_request_with_progress_splices_the_token_into_meta() {
     }
 }
 
+/// `write_request_with_progress_token`: the request goes out under the table's token, which
+/// is its progress token too, so the progress a server reports on it finds the request; with
+/// params it cannot carry the token in, nothing is written.
+#[test]
+fn write_request_with_progress_token_uses_the_token_as_id_and_progress_token() {
+    use bytes::BytesMut;
+    use rpcwire::{PendingTable, Token};
+    let mut pending = PendingTable::new();
+    let first = pending.insert("tools/list").unwrap();
+    pending.remove(first).unwrap();
+    // A later generation of the slot: a token of several digits.
+    let token = pending.insert("tools/call").unwrap();
+    assert!(token.get() > 9);
+    for params in [
+        None,
+        Some(r#"{"name":"slow"}"#),
+        Some(r#"{"_meta":{"trace":1}}"#),
+    ] {
+        let mut out = BytesMut::new();
+        let raw = params.map(|p| RawJson::new(p.as_bytes()).unwrap());
+        mcp::write_request_with_progress_token(&mut out, token, "tools/call", raw).unwrap();
+        let Ok(Message::Request(req)) = Decoder::mcp().decode(&out) else {
+            panic!("{out:?}")
+        };
+        assert_eq!(Token::from_id(req.id), Some(token), "{params:?}");
+        let asked = mcp::progress_token(&Message::Request(req)).unwrap();
+        assert_eq!(Token::from_id(asked), Some(token), "{params:?}");
+        assert_eq!(
+            pending.get(Token::from_id(asked).unwrap()),
+            Some(&"tools/call")
+        );
+        if let Some(p) = params {
+            let sent: serde_json::Value =
+                serde_json::from_slice(req.params.unwrap().as_bytes()).unwrap();
+            let mut expected: serde_json::Value = serde_json::from_str(p).unwrap();
+            expected
+                .as_object_mut()
+                .unwrap()
+                .entry("_meta")
+                .or_insert(serde_json::json!({}))["progressToken"] = token.get().into();
+            assert_eq!(sent, expected, "{p}");
+        }
+    }
+    let asked = RawJson::new(br#"{"_meta":{"progressToken":"p"}}"#).unwrap();
+    let mut out = BytesMut::from(&b"before\n"[..]);
+    let refused =
+        mcp::write_request_with_progress_token(&mut out, token, "tools/call", Some(asked));
+    assert_eq!(refused, Err(mcp::ProgressRequestError::AlreadyAsked));
+    let refused = mcp::write_request_with_progress_token(
+        &mut out,
+        token,
+        "tools/call",
+        Some(RawJson::EMPTY_ARRAY),
+    );
+    assert_eq!(refused, Err(mcp::ProgressRequestError::NotAnObject));
+    assert_eq!(&out[..], b"before\n");
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
 

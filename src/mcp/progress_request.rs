@@ -6,6 +6,7 @@ use bytes::BytesMut;
 use crate::encode;
 use crate::id::{Id, IdKind};
 use crate::json::{JsonKind, Lookup, RawJson};
+use crate::pending::Token;
 use crate::scan::scalar::skip_ws;
 
 use super::meta_keys;
@@ -52,8 +53,8 @@ impl core::error::Error for ProgressRequestError {}
 /// params. A `"progressToken":null` already there asks for nothing (MCP's tokens are strings
 /// or integers, and [`progress_token`](super::progress_token) and
 /// [`IdRemapper`](crate::IdRemapper) read none in it): the token takes the `null`'s place. The peer then reports on `token` ([`Progress`](super::Progress)); a client that
-/// uses its request's own [`Token`](crate::Token) as the progress token finds the request
-/// again with [`Token::from_id`](crate::Token::from_id).
+/// uses its request's own [`Token`] as the progress token
+/// ([`write_request_with_progress_token`]) finds the request again with [`Token::from_id`].
 ///
 /// Only the members of `params` and of its `_meta` are read; their values are written as
 /// they are, as [`encode::write_request`] writes params. A value that lazy validation let
@@ -155,6 +156,53 @@ pub fn write_request_with_progress(
     encode::write_raw_json(out, RawJson::trusted(&bytes[rest..]));
     out.extend_from_slice(b"}\n");
     Ok(())
+}
+
+/// Appends a request sent under `token` that asks for progress on that same token:
+/// [`write_request_with_progress`] with `token` (a [`PendingTable`](crate::PendingTable)'s, an
+/// integer) as both the request's id and its `params._meta.progressToken`. A client that asks
+/// so finds the request of each `notifications/progress` by the token it reports
+/// ([`Token::from_id`], then [`PendingTable::get`](crate::PendingTable::get)), with no map of
+/// its own.
+///
+/// # Errors
+/// As [`write_request_with_progress`] for `params` (nothing is appended):
+/// [`NotAnObject`](ProgressRequestError::NotAnObject),
+/// [`Malformed`](ProgressRequestError::Malformed),
+/// [`AlreadyAsked`](ProgressRequestError::AlreadyAsked). The id and the token, integers, are
+/// always valid.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{mcp, Decoder, Message, PendingTable, RawJson, Token};
+/// let mut pending = PendingTable::new();
+/// let token = pending.insert("tools/call").unwrap();
+/// let mut out = BytesMut::new();
+/// let params = RawJson::new(br#"{"name":"slow"}"#).unwrap();
+/// mcp::write_request_with_progress_token(&mut out, token, "tools/call", Some(params))?;
+/// let expected = format!(
+///     r#"{{"jsonrpc":"2.0","id":{token},"method":"tools/call","params":{{"_meta":{{"progressToken":{token}}},"name":"slow"}}}}"#
+/// );
+/// assert_eq!(&out[..out.len() - 1], expected.as_bytes());
+///
+/// // The server reports on the token: it names the request.
+/// let progress = format!(
+///     r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+/// );
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(progress.as_bytes()) else { panic!() };
+/// let reported = mcp::Progress::from_notification(&n).unwrap().token;
+/// assert_eq!(Token::from_id(reported).and_then(|t| pending.get(t)), Some(&"tools/call"));
+/// # Ok::<(), mcp::ProgressRequestError>(())
+/// ```
+pub fn write_request_with_progress_token(
+    out: &mut BytesMut,
+    token: Token,
+    method: &str,
+    params: Option<RawJson<'_>>,
+) -> Result<(), ProgressRequestError> {
+    let mut buf = [0; 20];
+    let id = token.to_id(&mut buf);
+    write_request_with_progress(out, id, method, params, id)
 }
 
 /// What the token makes of `params` at the insertion point: a new member, or the token in
