@@ -299,7 +299,22 @@ impl<'a> Rejection<'a> {
         self.error
     }
 
-    /// The frame's id, when it could be read and is valid for the dialect.
+    /// The frame's id, when it could be read and is valid for the dialect. Never for a frame
+    /// that is not JSON ([`DecodeError::is_parse_error`]: a syntax error, invalid UTF-8, data
+    /// after the value, a depth or length limit), even one whose id came before the fault: a
+    /// JSON parser refuses such a frame whole, so none of its members is taken as said. A
+    /// client then cannot tell which of its requests such a line answered, if it was a reply:
+    /// that request waits for its deadline.
+    ///
+    /// ```
+    /// use rpcwire::{DecodeError, Decoder};
+    /// let decoder = Decoder::mcp_client();
+    /// let both = br#"{"jsonrpc":"2.0","id":5,"result":{},"error":{"code":1,"message":"x"}}"#;
+    /// assert_eq!(decoder.decode(both).unwrap_err().id().unwrap().raw(), b"5");
+    /// let trailing = br#"{"jsonrpc":"2.0","id":5,"result":{}} x"#;
+    /// let refused = decoder.decode(trailing).unwrap_err();
+    /// assert_eq!((refused.error(), refused.id(), refused.is_response()), (DecodeError::TrailingData, None, false));
+    /// ```
     pub fn id(&self) -> Option<Id<'a>> {
         self.id
     }
