@@ -508,7 +508,8 @@ fn settle_version(codec: &mut LineCodec, result: RawJson<'_>) -> Result<(), Call
 /// (the reply to `initialize` settles the session's version first).
 fn settle_reply(inner: &Inner, codec: &mut LineCodec, reply: OwnedMessage) {
     let view = reply.message();
-    let Some(id) = view.id() else {
+    // (`"id": null` is the form Python peers write, MCP's schema none.)
+    let Some(id) = view.id().filter(|id| !id.is_null()) else {
         // A reply to a request the server could not read: whose, nobody knows; the request
         // will time out.
         eprintln!("client: error reply without an id: {view:?}");

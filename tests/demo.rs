@@ -1484,6 +1484,32 @@ fn mcp_client_example_plays_its_scenario() {
     );
 }
 
+/// `examples/mcp_client.rs` takes an error reply whose id is `null` (the form Python peers
+/// write for a line they could not read) for one without an id, as MCP's schema writes it: a
+/// reply that names no request, reported as such, not counted as a reply to an id never sent.
+#[cfg(all(unix, feature = "tokio", feature = "serde"))]
+#[test]
+fn mcp_client_example_reports_a_null_id_error_as_naming_no_request() {
+    // A server that answers `initialize` (id 1, the table's first token), then writes the
+    // error, then answers `tools/list` (id 262145: the first slot's next generation).
+    let server = r#"read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}'
+read l; echo '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'
+read l; echo '{"jsonrpc":"2.0","id":262145,"result":{"tools":[]}}'
+while read l; do :; done"#;
+    let out = Command::new(example_path("mcp_client"))
+        .args(["sh", "-c", server])
+        .output()
+        .expect("run mcp_client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("tools/list: \n"), "{stdout}");
+    assert!(
+        stderr.contains("client: error reply without an id: ErrorResponse"),
+        "{stderr}"
+    );
+}
+
 /// `examples/mcp_client.rs` spawns the stub server from next to its own executable, which
 /// `cargo run --example mcp_client` does not build: without it, the client says what to build
 /// rather than failing with a bare "No such file or directory".
