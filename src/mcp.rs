@@ -5,7 +5,8 @@
 //! notification belongs to ([`subscription_id`]), `resultType` (read with [`ResultType`],
 //! written on a 2026-07-28 result with [`write_result`]), the protocol versions and the
 //! one a server answers `initialize` with ([`versions`]), the handshake's params and result
-//! ([`Initialize`], [`InitializeResult`]), and the `_meta` key-name rules.
+//! ([`Initialize`], [`InitializeResult`]), 2026-07-28's multi round-trip requests
+//! ([`InputRequired`], [`write_retry`]), and the `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
@@ -19,8 +20,12 @@ use crate::message::{Message, Notification, Request};
 use crate::pending::Token;
 
 mod initialize;
+mod input_required;
 mod progress_request;
 pub use initialize::{HandshakeError, HandshakeMember, Initialize, InitializeResult};
+pub use input_required::{
+    InputRequest, InputRequests, InputRequired, InputRequiredError, RetryError, write_retry,
+};
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,
 };
@@ -1115,7 +1120,7 @@ impl core::fmt::Display for ResultError {
 impl core::error::Error for ResultError {}
 
 /// The member of an MCP 2026-07-28 result that says its type.
-const RESULT_TYPE: &str = "resultType";
+pub(crate) const RESULT_TYPE: &str = "resultType";
 
 /// Why a `_meta` key name breaks MCP's naming rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

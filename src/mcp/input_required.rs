@@ -1,0 +1,326 @@
+//! MCP 2026-07-28's multi round-trip requests: a result with `resultType: "input_required"`
+//! asks the client for input before the server answers ([`InputRequired`]: its
+//! `inputRequests`, each a request the client answers under its key, and its opaque
+//! `requestState`), and the client sends the request again with its answers
+//! (`inputResponses`) and the state ([`write_retry`]). The retry is a request of its own, with
+//! an id of its own.
+
+use bytes::BytesMut;
+
+use crate::encode;
+use crate::id::{Id, IdKind};
+use crate::json::{JsonKind, JsonStr, Lookup, Members, RawJson};
+
+use super::RESULT_TYPE;
+
+/// An `input_required` result, as a client reads it: the requests the server asks it to
+/// answer first (`inputRequests`, read one by one with [`requests`](Self::requests)), and the
+/// `requestState` to send back as it is. The schema's rules are checked when it is read:
+/// at least one of the two is there, `inputRequests` is an object of requests (each an
+/// object with a string `method`, its `params` an object if given), each key once, and
+/// `requestState` a string. A server "MAY send this in response to `tools/call`,
+/// `prompts/get`, or `resources/read`"; which request it answered is the caller's to know.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, InputRequired};
+/// use rpcwire::{Decoder, Id, Message, RawJson};
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"name":{"method":"elicitation/create","params":{"message":"Your name?","requestedSchema":{"type":"object"}}},"roots":{"method":"roots/list"}},"requestState":"s-41"}}"#;
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// let asked = InputRequired::from_result(r.result).unwrap();
+/// let methods: Vec<_> = asked.requests().map(|q| (q.key.decode(), q.method.decode())).collect();
+/// assert_eq!(methods, [("name".into(), "elicitation/create".into()), ("roots".into(), "roots/list".into())]);
+///
+/// // The client answers each under its key, and sends the request again, with a new id.
+/// let name = RawJson::new(br#"{"action":"accept","content":{"name":"Ada"}}"#).unwrap();
+/// let roots = RawJson::new(br#"{"roots":[]}"#).unwrap();
+/// let params = RawJson::new(br#"{"name":"greet"}"#).unwrap();
+/// let mut out = BytesMut::new();
+/// let id = Id::from_token(b"2").unwrap();
+/// let answers = [("name", name), ("roots", roots)];
+/// mcp::write_retry(&mut out, id, "tools/call", Some(params), &answers, asked.request_state)?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}},"roots":{"roots":[]}},"requestState":"s-41"}}
+/// "#[..]
+/// );
+/// # Ok::<(), mcp::RetryError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputRequired<'a> {
+    /// `inputRequests`: the server's requests, by the key the client answers each under (an
+    /// object; [`requests`](Self::requests) reads them).
+    pub input_requests: Option<RawJson<'a>>,
+    /// `requestState`: the server's state, opaque, to send back as it is ([`write_retry`]).
+    pub request_state: Option<JsonStr<'a>>,
+}
+
+/// One request of an [`InputRequired`] result's `inputRequests`: a `sampling/createMessage`,
+/// `elicitation/create` or `roots/list`, say, which the client answers as it would answer
+/// the server's request, its result given under `key` in the retry's `inputResponses`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputRequest<'a> {
+    /// The key the answer goes under.
+    pub key: JsonStr<'a>,
+    /// The request's `method`.
+    pub method: JsonStr<'a>,
+    /// The request's `params` (an object), if given.
+    pub params: Option<RawJson<'a>>,
+}
+
+/// Why [`InputRequired::from_result`] read nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InputRequiredError {
+    /// The result's `resultType` is not `"input_required"` (or not one string).
+    NotInputRequired,
+    /// The result, or `inputRequests`, cannot be read member by member (lazy validation
+    /// lets through `{"a" 1}`), or one of them holds a member twice.
+    Malformed,
+    /// Neither `inputRequests` nor `requestState` is there: the result asks for nothing and
+    /// hands back nothing to retry with.
+    NothingAsked,
+    /// `inputRequests` is not an object of requests (each an object with one string
+    /// `method`, and `params` an object if given).
+    BadInputRequests,
+    /// `requestState` is not a string.
+    BadRequestState,
+}
+
+impl core::fmt::Display for InputRequiredError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::NotInputRequired => "the result's resultType is not input_required",
+            Self::Malformed => "the result cannot be read member by member, once each",
+            Self::NothingAsked => "an input_required result needs inputRequests or requestState",
+            Self::BadInputRequests => "inputRequests must be an object of requests with a method",
+            Self::BadRequestState => "requestState must be a string",
+        })
+    }
+}
+
+impl core::error::Error for InputRequiredError {}
+
+impl<'a> InputRequired<'a> {
+    /// Reads `result`, a result whose `resultType` is `"input_required"`
+    /// ([`ResultType::of`](super::ResultType::of) tells which results are), checking the
+    /// schema's rules (see [`InputRequired`]).
+    pub fn from_result(result: RawJson<'a>) -> Result<Self, InputRequiredError> {
+        let [result_type, requests, state] =
+            result.lookup_each([RESULT_TYPE, "inputRequests", "requestState"]);
+        let asks = match result_type {
+            Lookup::Found(t) => t.as_str().is_some_and(|t| t.eq_str("input_required")),
+            _ => false,
+        };
+        if !asks {
+            return Err(InputRequiredError::NotInputRequired);
+        }
+        let input_requests = optional(requests)?;
+        let request_state = optional(state)?;
+        if input_requests.is_none() && request_state.is_none() {
+            return Err(InputRequiredError::NothingAsked);
+        }
+        let request_state = match request_state {
+            Some(state) => Some(state.as_str().ok_or(InputRequiredError::BadRequestState)?),
+            None => None,
+        };
+        if let Some(requests) = input_requests {
+            check_requests(requests)?;
+        }
+        Ok(InputRequired {
+            input_requests,
+            request_state,
+        })
+    }
+
+    /// The requests of `inputRequests`, in their order (none when it is absent).
+    pub fn requests(&self) -> InputRequests<'a> {
+        InputRequests {
+            members: self
+                .input_requests
+                .unwrap_or(RawJson::EMPTY_OBJECT)
+                .members(),
+        }
+    }
+}
+
+/// The requests of an [`InputRequired`] result ([`InputRequired::requests`]).
+#[derive(Debug, Clone)]
+pub struct InputRequests<'a> {
+    members: Members<'a>,
+}
+
+impl<'a> Iterator for InputRequests<'a> {
+    type Item = InputRequest<'a>;
+
+    fn next(&mut self) -> Option<InputRequest<'a>> {
+        // (Each was checked by `from_result`: an object with one string `method`.)
+        let (key, request) = self.members.next()?;
+        let [method, params] = request.lookup_each(["method", "params"]);
+        Some(InputRequest {
+            key,
+            method: match method {
+                Lookup::Found(method) => method.as_str()?,
+                _ => return None,
+            },
+            params: match params {
+                Lookup::Found(params) => Some(params),
+                _ => None,
+            },
+        })
+    }
+}
+
+/// A member that may be absent, refused when it is there twice or cannot be read.
+fn optional(found: Lookup<'_>) -> Result<Option<RawJson<'_>>, InputRequiredError> {
+    match found {
+        Lookup::Absent => Ok(None),
+        Lookup::Found(value) => Ok(Some(value)),
+        Lookup::Ambiguous | Lookup::Malformed => Err(InputRequiredError::Malformed),
+    }
+}
+
+/// Checks `inputRequests`: an object, each key once, each value a request.
+fn check_requests(requests: RawJson<'_>) -> Result<(), InputRequiredError> {
+    if requests.kind() != JsonKind::Object {
+        return Err(InputRequiredError::BadInputRequests);
+    }
+    let mut members = requests.members();
+    for (i, (key, request)) in members.by_ref().enumerate() {
+        if request.kind() != JsonKind::Object {
+            return Err(InputRequiredError::BadInputRequests);
+        }
+        let [method, params] = request.lookup_each(["method", "params"]);
+        let method_ok = matches!(method, Lookup::Found(m) if m.as_str().is_some());
+        let params_ok = match params {
+            Lookup::Absent => true,
+            Lookup::Found(p) => p.kind() == JsonKind::Object,
+            Lookup::Ambiguous | Lookup::Malformed => false,
+        };
+        if !method_ok || !params_ok {
+            return Err(InputRequiredError::BadInputRequests);
+        }
+        // A key given twice: the server may read either answer. (Quadratic in the keys, which
+        // a server asks a handful of.)
+        if requests.members().take(i).any(|(k, _)| same_key(k, key)) {
+            return Err(InputRequiredError::Malformed);
+        }
+    }
+    if members.stopped_early() {
+        return Err(InputRequiredError::Malformed);
+    }
+    Ok(())
+}
+
+/// Whether two keys name the same member, escapes decoded.
+fn same_key(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
+    a.raw() == b.raw() || ((a.has_escapes() || b.has_escapes()) && a.decode() == b.decode())
+}
+
+/// Why [`write_retry`] wrote nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RetryError {
+    /// The request id is neither a string nor an integer, as MCP's requests' must be.
+    BadId,
+    /// `params` is not an object that can be read member by member.
+    NotAnObject,
+    /// An answer is given twice under one key.
+    DuplicateKey,
+}
+
+impl core::fmt::Display for RetryError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::BadId => "a request id must be a string or an integer",
+            Self::NotAnObject => "params must be an object read member by member",
+            Self::DuplicateKey => "an answer is given twice under one key",
+        })
+    }
+}
+
+impl core::error::Error for RetryError {}
+
+/// Appends the request `method` sent again after an `input_required` result
+/// ([`InputRequired`]): `params` as they were (member by member, without the
+/// `inputResponses` and `requestState` of an earlier round, if any), then `inputResponses`
+/// holding each of `answers` (the result of the input request of that key, as the client
+/// would answer the server's request) when there is any, and `requestState` when the server
+/// gave one, as it gave it. `id` is the retry's own (a new request). The result is written
+/// as [`encode::write_request`] writes params: their line breaks become spaces.
+///
+/// # Errors
+/// Nothing is appended: [`RetryError::BadId`] for an id that is not a string or an
+/// integer, [`NotAnObject`](RetryError::NotAnObject) for params that are not an object read
+/// member by member, [`DuplicateKey`](RetryError::DuplicateKey) for two answers under one key.
+pub fn write_retry(
+    out: &mut BytesMut,
+    id: Id<'_>,
+    method: &str,
+    params: Option<RawJson<'_>>,
+    answers: &[(&str, RawJson<'_>)],
+    request_state: Option<JsonStr<'_>>,
+) -> Result<(), RetryError> {
+    if matches!(id.kind(), IdKind::Null | IdKind::Number) {
+        return Err(RetryError::BadId);
+    }
+    let params = params.unwrap_or(RawJson::EMPTY_OBJECT);
+    if params.kind() != JsonKind::Object {
+        return Err(RetryError::NotAnObject);
+    }
+    let mut check = params.members();
+    check.by_ref().for_each(drop);
+    if check.stopped_early() {
+        return Err(RetryError::NotAnObject);
+    }
+    for (i, (key, _)) in answers.iter().enumerate() {
+        if answers[..i].iter().any(|(k, _)| k == key) {
+            return Err(RetryError::DuplicateKey);
+        }
+    }
+    encode::write_request_head(out, id, method);
+    out.extend_from_slice(b",\"params\":{");
+    let mut first = true;
+    let mut comma = |out: &mut BytesMut| {
+        if !core::mem::take(&mut first) {
+            out.extend_from_slice(b",");
+        }
+    };
+    for (key, value) in params.members() {
+        if key.eq_str(INPUT_RESPONSES) || key.eq_str(REQUEST_STATE) {
+            continue;
+        }
+        comma(out);
+        out.extend_from_slice(b"\"");
+        out.extend_from_slice(key.raw());
+        out.extend_from_slice(b"\":");
+        encode::write_raw_json(out, value);
+    }
+    if !answers.is_empty() {
+        comma(out);
+        out.extend_from_slice(b"\"inputResponses\":{");
+        for (i, (key, answer)) in answers.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",");
+            }
+            encode::write_json_string(out, key);
+            out.extend_from_slice(b":");
+            encode::write_raw_json(out, *answer);
+        }
+        out.extend_from_slice(b"}");
+    }
+    if let Some(state) = request_state {
+        comma(out);
+        out.extend_from_slice(b"\"requestState\":\"");
+        out.extend_from_slice(state.raw());
+        out.extend_from_slice(b"\"");
+    }
+    out.extend_from_slice(b"}}\n");
+    Ok(())
+}
+
+/// The member of a retry's params that holds the client's answers.
+const INPUT_RESPONSES: &str = "inputResponses";
+/// The member that carries the server's state back.
+const REQUEST_STATE: &str = "requestState";

@@ -1,0 +1,208 @@
+//! MCP 2026-07-28's multi round-trip requests: an `input_required` result read
+//! (`mcp::InputRequired`: its requests and state, the schema's rules) and the retry written
+//! (`mcp::write_retry`), checked against serde_json's reading of the lines.
+
+use bytes::BytesMut;
+use rpcwire::mcp::{self, InputRequired, InputRequiredError, RetryError};
+use rpcwire::scan::Validation;
+use rpcwire::{DecodeOptions, Decoder, Id, JsonStr, Message, RawJson};
+use serde_json::{Value, json};
+
+fn read(result: &[u8]) -> Result<InputRequired<'_>, InputRequiredError> {
+    InputRequired::from_result(RawJson::new(result).expect("delimited"))
+}
+
+fn id(token: &[u8]) -> Id<'_> {
+    Id::from_token(token).unwrap()
+}
+
+/// The retry written, as serde_json reads it (one line, a request).
+fn retry(
+    params: Option<&[u8]>,
+    answers: &[(&str, &[u8])],
+    state: Option<JsonStr<'_>>,
+) -> Result<Value, RetryError> {
+    let params = params.map(|p| RawJson::new(p).expect("delimited"));
+    let answers: Vec<(&str, RawJson<'_>)> = answers
+        .iter()
+        .map(|(k, v)| (*k, RawJson::new(v).unwrap()))
+        .collect();
+    let mut out = BytesMut::from(&b"kept"[..]);
+    let written = mcp::write_retry(&mut out, id(b"9"), "tools/call", params, &answers, state);
+    if written.is_err() {
+        assert_eq!(&out[..], b"kept", "nothing appended on an error");
+    }
+    written?;
+    let line = &out[4..];
+    assert!(line.ends_with(b"\n") && !line[..line.len() - 1].contains(&b'\n'));
+    // A strict MCP server reads it as a request.
+    let strict = Decoder::new(DecodeOptions {
+        validation: Validation::Strict,
+        ..*Decoder::mcp().options()
+    });
+    let Ok(Message::Request(req)) = strict.decode(&line[..line.len() - 1]) else {
+        panic!("{}", String::from_utf8_lossy(line))
+    };
+    assert_eq!(req.method.decode(), "tools/call");
+    let value: Value = serde_json::from_slice(line).unwrap();
+    assert_eq!(
+        (&value["jsonrpc"], &value["id"]),
+        (&json!("2.0"), &json!(9))
+    );
+    Ok(value["params"].clone())
+}
+
+#[test]
+fn an_input_required_result_reads_its_requests_in_order() {
+    let result = br#"{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"},"n\u0061me":{"method":"elicitation/create","params":{"message":"?"}},"llm":{"params":{"messages":[]},"method":"sampling/createMessage"}},"_meta":{}}"#;
+    let asked = read(result).unwrap();
+    assert_eq!(asked.request_state, None);
+    let requests: Vec<_> = asked
+        .requests()
+        .map(|q| {
+            (
+                q.key.decode().into_owned(),
+                q.method.decode().into_owned(),
+                q.params.map(|p| p.as_text().to_owned()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            ("a".into(), "roots/list".into(), None),
+            (
+                "name".into(),
+                "elicitation/create".into(),
+                Some(r#"{"message":"?"}"#.into())
+            ),
+            (
+                "llm".into(),
+                "sampling/createMessage".into(),
+                Some(r#"{"messages":[]}"#.into())
+            ),
+        ]
+    );
+    // State alone, or requests alone (empty too), is enough.
+    let state_only = read(br#"{"requestState":"s","resultType":"input_required"}"#).unwrap();
+    assert_eq!(state_only.request_state.unwrap().decode(), "s");
+    assert_eq!(state_only.requests().count(), 0);
+    let empty = read(br#"{"resultType":"input_required","inputRequests":{}}"#).unwrap();
+    assert_eq!(empty.requests().count(), 0);
+}
+
+#[test]
+fn results_that_break_the_schema_are_refused() {
+    use InputRequiredError::*;
+    let cases: [(&[u8], InputRequiredError); 16] = [
+        (br#"{"content":[]}"#, NotInputRequired),
+        (br#"{"resultType":"complete","requestState":"s"}"#, NotInputRequired),
+        (br#"{"resultType":"task","requestState":"s"}"#, NotInputRequired),
+        (br#"{"resultType":["input_required"],"requestState":"s"}"#, NotInputRequired),
+        (br#"{"resultType":"input_required","resultType":"input_required","requestState":"s"}"#, NotInputRequired),
+        (br#"{"resultType":"input_required"}"#, NothingAsked),
+        (br#"{"resultType":"input_required","requestState":7}"#, BadRequestState),
+        (br#"{"resultType":"input_required","requestState":null}"#, BadRequestState),
+        (br#"{"resultType":"input_required","inputRequests":[]}"#, BadInputRequests),
+        (br#"{"resultType":"input_required","inputRequests":{"a":"roots/list"}}"#, BadInputRequests),
+        (br#"{"resultType":"input_required","inputRequests":{"a":{"params":{}}}}"#, BadInputRequests),
+        (br#"{"resultType":"input_required","inputRequests":{"a":{"method":7}}}"#, BadInputRequests),
+        (br#"{"resultType":"input_required","inputRequests":{"a":{"method":"m","params":[]}}}"#, BadInputRequests),
+        (br#"{"resultType":"input_required","inputRequests":{"a":{"method":"m"},"\u0061":{"method":"n"}}}"#, Malformed),
+        (br#"{"resultType":"input_required","requestState":"s","requestState":"t"}"#, Malformed),
+        (br#"{"resultType":"input_required","inputRequests":{"a" {"method":"m"}}}"#, Malformed),
+    ];
+    for (result, expected) in cases {
+        assert_eq!(
+            read(result),
+            Err(expected),
+            "{}",
+            String::from_utf8_lossy(result)
+        );
+        assert!(!expected.to_string().is_empty());
+    }
+}
+
+#[test]
+fn a_retry_carries_the_answers_and_the_state_beside_the_params() {
+    let state = JsonStr::from_raw(br#"s\"1"#, true);
+    let params = retry(
+        Some(br#"{"name":"greet","arguments":{"x":1}}"#),
+        &[("name", br#"{"action":"accept"}"#), ("q\"k", b"{}")],
+        Some(state),
+    )
+    .unwrap();
+    assert_eq!(
+        params,
+        json!({"name":"greet","arguments":{"x":1},
+            "inputResponses":{"name":{"action":"accept"},"q\"k":{}},"requestState":"s\"1"})
+    );
+    // No params: the two members alone; nothing to send: empty params.
+    assert_eq!(
+        retry(None, &[("a", b"1")], None).unwrap(),
+        json!({"inputResponses":{"a":1}})
+    );
+    assert_eq!(retry(None, &[], None).unwrap(), json!({}));
+    assert_eq!(
+        retry(Some(b"{}"), &[], Some(JsonStr::from_raw(b"t", false))).unwrap(),
+        json!({"requestState":"t"})
+    );
+}
+
+#[test]
+fn a_later_round_replaces_the_answers_and_state_of_the_one_before() {
+    let earlier = br#"{"name":"greet","inputResponses":{"old":1},"requestState":"s-1","_meta":{"progressToken":3}}"#;
+    let params = retry(
+        Some(earlier),
+        &[("new", b"2")],
+        Some(JsonStr::from_raw(b"s-2", false)),
+    )
+    .unwrap();
+    assert_eq!(
+        params,
+        json!({"name":"greet","_meta":{"progressToken":3},"inputResponses":{"new":2},"requestState":"s-2"})
+    );
+    // A round that answers with nothing and has no state drops the old ones.
+    assert_eq!(
+        retry(Some(earlier), &[], None).unwrap(),
+        json!({"name":"greet","_meta":{"progressToken":3}})
+    );
+}
+
+#[test]
+fn a_retry_that_cannot_be_written_appends_nothing() {
+    assert_eq!(retry(Some(b"[1]"), &[], None), Err(RetryError::NotAnObject));
+    assert_eq!(
+        retry(Some(br#"{"a" 1}"#), &[], None),
+        Err(RetryError::NotAnObject)
+    );
+    assert_eq!(
+        retry(None, &[("k", b"1"), ("j", b"2"), ("k", b"3")], None),
+        Err(RetryError::DuplicateKey)
+    );
+    for bad in [&b"null"[..], b"1.5"] {
+        let mut out = BytesMut::new();
+        let refused = mcp::write_retry(&mut out, id(bad), "tools/call", None, &[], None);
+        assert_eq!(refused, Err(RetryError::BadId));
+        assert!(out.is_empty());
+    }
+}
+
+/// The round trip a client makes: the server's result read, each request answered, the retry
+/// written with the state as the server spelled it.
+#[test]
+fn the_state_goes_back_as_the_server_spelled_it() {
+    let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"\u00e9t\u00e9 \"q\""}}"#;
+    let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else {
+        panic!()
+    };
+    let asked = InputRequired::from_result(r.result).unwrap();
+    let answers: Vec<(String, &[u8])> = asked
+        .requests()
+        .map(|q| (q.key.decode().into_owned(), &br#"{"roots":[]}"#[..]))
+        .collect();
+    let answers: Vec<(&str, &[u8])> = answers.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let params = retry(Some(br#"{"name":"t"}"#), &answers, asked.request_state).unwrap();
+    assert_eq!(params["requestState"], json!("été \"q\""));
+    assert_eq!(params["inputResponses"], json!({"r":{"roots":[]}}));
+}
