@@ -873,6 +873,33 @@ pub mod versions {
             .find(|v| *v == answered && has_initialize(v))
     }
 
+    /// The version a client of 2026-07-28 or later names in its requests, given what a
+    /// server's `server/discover` result `offered` (its `supportedVersions`, a JSON array of
+    /// strings, escapes decoded) and the versions the client `supported`s: the latest both
+    /// speak, as this module orders versions. `None` when they share none (or `offered` is
+    /// not an array): the client cannot talk to that server in a version without
+    /// `initialize`, and may try `initialize` ([`accept`]) for an earlier one.
+    ///
+    /// The answer borrows `supported`, not the frame.
+    ///
+    /// ```
+    /// use rpcwire::mcp::versions::{choose, V2025_11_25, V2026_07_28};
+    /// use rpcwire::{Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2025-11-25","2026-07-28","2027-01-01"],"capabilities":{}}}"#;
+    /// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+    /// let offered = r.result.get("supportedVersions").unwrap();
+    /// assert_eq!(choose(offered, &[V2025_11_25, V2026_07_28]), Some(V2026_07_28));
+    /// assert_eq!(choose(offered, &["2024-11-05"]), None);
+    /// ```
+    pub fn choose<'a>(offered: crate::RawJson<'_>, supported: &[&'a str]) -> Option<&'a str> {
+        let offers = |version: &str| {
+            offered
+                .elements()
+                .any(|v| v.as_str().is_some_and(|offer| offer.eq_str(version)))
+        };
+        supported.iter().copied().filter(|v| offers(v)).max()
+    }
+
     /// Whether `version` is one of the [`KNOWN`] revisions, exactly.
     ///
     /// ```

@@ -386,3 +386,41 @@ fn a_notifications_progress_token_reads_from_progress_notifications_only() {
         assert_eq!(mcp::progress_token(&Message::Notification(n)), token);
     }
 }
+
+/// `versions::choose`: the latest version both a 2026-07-28 client and the server's
+/// `server/discover` list speak, whatever order either lists them in, escapes decoded; a
+/// list that is not an array of strings offers nothing it does not spell as a string.
+#[test]
+fn a_discovered_version_is_the_latest_both_speak() {
+    use mcp::versions::choose;
+    let supported = ["2026-07-28", "2025-06-18", "2025-11-25"];
+    let cases: [(&[u8], Option<&str>); 8] = [
+        (
+            br#"["2025-06-18","2025-11-25","2026-07-28"]"#,
+            Some("2026-07-28"),
+        ),
+        (br#"["2026-07-28","2025-06-18"]"#, Some("2026-07-28")),
+        (br#"["2025-06-18","2099-01-01"]"#, Some("2025-06-18")),
+        (br#"["2026\u002d07-28"]"#, Some("2026-07-28")),
+        (
+            br#"[20260728,null,{"v":"2026-07-28"},"2025-11-25"]"#,
+            Some("2025-11-25"),
+        ),
+        (br#"["2024-11-05"]"#, None),
+        (b"[]", None),
+        (br#""2026-07-28""#, None),
+    ];
+    for (offered, expected) in cases {
+        let offered_json = RawJson::new(offered).unwrap();
+        assert_eq!(
+            choose(offered_json, &supported),
+            expected,
+            "{}",
+            String::from_utf8_lossy(offered)
+        );
+    }
+    assert_eq!(
+        choose(RawJson::new(br#"["2026-07-28"]"#).unwrap(), &[]),
+        None
+    );
+}
