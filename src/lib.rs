@@ -121,9 +121,14 @@
 //!   (`Decoder::mcp_client().for_protocol_version(requested)`), not a decoder's default
 //!   2026-07-28 rules: that revision has no `initialize`, and its `resultType` check refuses
 //!   an earlier server's result holding a `resultType` of its own. Then
-//!   [`mcp::versions::accept`]`(answered, supported)` checks the server's answer: the version
-//!   to decode the session by, or `None` (a version the client does not speak: disconnect).
-//! - answer `initialize`: [`mcp::versions::negotiate`]`(requested, supported)` is the version
+//!   [`mcp::InitializeResult`] reads the answer and [`mcp::versions::accept`]`(answered,
+//!   supported)` checks its version: the one to decode the session by, or `None` (a version
+//!   the client does not speak: disconnect). A client of 2026-07-28 has no `initialize`: it
+//!   names in each request the version [`mcp::versions::choose`] picks from the server's
+//!   `server/discover`.
+//! - answer `initialize`: [`mcp::Initialize`] reads the params (a member missing, twice or
+//!   of another type gets -32602: [`mcp::HandshakeError::write_reply`]);
+//!   [`mcp::versions::negotiate`]`(requested, supported)` is the version
 //!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
 //!   latest it speaks that has `initialize` (2026-07-28, [`mcp::versions::LATEST`], has none);
 //!   `None`, when it speaks none of those, is a -32602 ([`mcp::versions::write_unsupported`]
@@ -135,6 +140,9 @@
 //!   ([`mcp::versions::write_unsupported`]). Every result carries a `resultType`:
 //!   [`mcp::write_result`]`(out, id, result, version)` writes `"resultType":"complete"` into a
 //!   result that has none from that revision on (and the result as it is before it).
+//! - answer an `input_required` result (MCP 2026-07-28's multi round-trip requests) as a
+//!   client: [`mcp::InputRequired`] reads the server's requests and state, and
+//!   [`mcp::write_retry`] sends the request again with the answers.
 //! - read strictly, or as a client, with options of my own: set the fields that differ on
 //!   [`DecodeOptions`] (its example) and build the decoder with [`Decoder::new`].
 //! - read what MCP's own messages say: [`mcp::Cancelled`] (which request a peer gave up on),
@@ -254,8 +262,9 @@
 //! let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
 //! let Ok(Message::Response(r)) = decoder.decode(answer.as_bytes()) else { panic!() };
 //! assert_eq!(pending.complete(r.id), Ok((mcp::methods::INITIALIZE, false)));
-//! let answered = r.result.get("protocolVersion").and_then(|v| v.as_str()).unwrap().decode();
-//! let version = versions::accept(&answered, SPEAKS).expect("else the client disconnects");
+//! // (A result missing a member, or holding one twice, fails the handshake.)
+//! let answered = mcp::InitializeResult::from_result(r.result).unwrap().protocol_version;
+//! let version = versions::accept(&answered.decode(), SPEAKS).expect("else the client disconnects");
 //! decoder = decoder.for_protocol_version(version);
 //! encode::write_notification(&mut out, mcp::methods::INITIALIZED, None);
 //!
