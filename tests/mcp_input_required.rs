@@ -206,3 +206,72 @@ fn the_state_goes_back_as_the_server_spelled_it() {
     assert_eq!(params["requestState"], json!("été \"q\""));
     assert_eq!(params["inputResponses"], json!({"r":{"roots":[]}}));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("inputResponses".to_string()),
+            Just("requestState".to_string()),
+            Just("name".to_string()),
+            Just("_meta".to_string()),
+            "[a-z\"\\\\é\n]{0,6}",
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<i32>().prop_map(|n| json!(n)),
+            "[a-z\"\\\\\n]{0,5}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop::collection::btree_map("[a-z]{0,3}", inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect()))
+        })
+    }
+
+    proptest! {
+        /// Any params object, any answers under distinct keys and any state: the retry's params
+        /// are the params without an earlier round's two members, with the answers and the
+        /// state, as serde_json reads them.
+        #[test]
+        fn a_retry_is_the_params_with_the_answers_and_the_state(
+            params in prop::collection::btree_map(key(), value(), 0..5),
+            answers in prop::collection::btree_map(key(), value(), 0..4),
+            state in prop::option::of("[a-z\"\\\\é]{0,6}"),
+        ) {
+            let params_text = serde_json::to_string(&params).unwrap();
+            let answers_text: Vec<(String, String)> = answers
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::to_string(v).unwrap()))
+                .collect();
+            let answers_raw: Vec<(&str, &[u8])> = answers_text
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_bytes()))
+                .collect();
+            let state_text = state.as_ref().map(|s| serde_json::to_string(s).unwrap());
+            let state_str = state_text
+                .as_ref()
+                .map(|t| RawJson::new(t.as_bytes()).unwrap().as_str().unwrap());
+            let got = retry(Some(params_text.as_bytes()), &answers_raw, state_str).unwrap();
+
+            let mut expected = serde_json::Map::new();
+            for (k, v) in &params {
+                if k != "inputResponses" && k != "requestState" {
+                    expected.insert(k.clone(), v.clone());
+                }
+            }
+            if !answers.is_empty() {
+                let answers: serde_json::Map<String, Value> = answers.into_iter().collect();
+                expected.insert("inputResponses".into(), Value::Object(answers));
+            }
+            if let Some(state) = state {
+                expected.insert("requestState".into(), Value::String(state));
+            }
+            prop_assert_eq!(got, Value::Object(expected));
+        }
+    }
+}
