@@ -1378,6 +1378,40 @@ fn check_flags_a_handshake_that_breaks_its_schema() {
     );
 }
 
+/// The result of `initialize` inside a server's array (MCP 2025-03-26, once the first
+/// `initialize` settled that version) is held to `InitializeResult` by `check --c2s --s2c` as
+/// the proxy holds it: a client's second `initialize`, sent while the first waits (the
+/// server's progress on it places it before the first's answer), answered in an array with a
+/// result that has no `serverInfo`, is flagged `invalid_initialize` on that element.
+#[test]
+fn check_flags_an_initialize_result_inside_an_array() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"progressToken":"p"},"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        r#"[{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}]"#
+    );
+    let (records, summary, code) = check_streams("cli-initialize-in-array", &[], c2s, s2c);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/invalid_initialize": 1}),
+        "{records:#?}"
+    );
+    assert_eq!(code, 1);
+    let flagged = records
+        .iter()
+        .find(|r| r["violation"] == "invalid_initialize")
+        .unwrap();
+    assert_eq!(
+        (&flagged["element"], &flagged["params_fault"]),
+        (&serde_json::json!(0), &serde_json::json!("server_info")),
+        "{flagged}"
+    );
+}
+
 /// MCP's `ProgressNotificationParams` and `CancelledNotificationParams`, through `check
 /// --c2s --s2c`: a progress report with a `total` that is not a number or without a
 /// `progressToken`, and a cancellation whose `reason` is not a string, are flagged

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use rpcwire::{Dialect, IdKey, Role};
+use rpcwire::{Decoder, Dialect, IdKey, Message, Role};
 
 use super::array_target::array_need;
 use super::need::Need;
@@ -13,7 +13,7 @@ use super::progress::{Progress, file_size};
 use super::report::Report;
 use super::side::Side;
 use crate::check::{CheckArgs, Record, batch_elements, element_records};
-use crate::session::{Dir, Session, kind_of};
+use crate::session::{Dir, ParamsFault, Session, kind_of};
 
 /// Merges the streams `c2s` and `s2c` through `session` (a fresh one, of `args`' dialect), and
 /// reports the result.
@@ -120,7 +120,15 @@ pub(super) fn merge_streams<W: Write>(
         if let Some((batch, replies)) = array.as_ref().and_then(|a| a.observed_batch()) {
             session.answer_array_for(batch, replies);
         }
-        for element in element_records(&side.decoder, &r) {
+        for mut element in element_records(&side.decoder, &r) {
+            // (An element may be the reply to `initialize` too: a second one's, sent while
+            // the first waited, answered in a 2025-03-26 array.)
+            if element.kind == "success_response"
+                && wire_id(&element.id).is_some_and(|id| session.is_initialize_reply(dir, id))
+            {
+                let at = element.element.unwrap_or_default() as usize;
+                element.params_fault = element_initialize_result_fault(&side.decoder, &r, at);
+            }
             let violation = observe(&mut session, dir, &element, 0);
             report.message(dir, &element, violation)?;
         }
@@ -131,6 +139,19 @@ pub(super) fn merge_streams<W: Write>(
     }
     progress.finish();
     report.finish(session, [client.index, server.index])
+}
+
+/// The fault of the result of element `at` of the batch `r`, the reply to `initialize`, when
+/// it breaks `InitializeResult`: the batch decoded again, only for such an element.
+fn element_initialize_result_fault(
+    decoder: &Decoder,
+    r: &Record,
+    at: usize,
+) -> Option<ParamsFault> {
+    match batch_elements(decoder, r).nth(at)? {
+        Ok(Message::Response(reply)) => ParamsFault::of_initialize_result(reply.result),
+        _ => None,
+    }
 }
 
 /// Whether `next`, the next message of one stream, goes before `stale`, the other's next: a
