@@ -169,7 +169,7 @@ pub(crate) struct Record {
     pub progress: Option<f64>,
     /// For MCP's `notifications/progress` and `notifications/cancelled`: what is wrong with
     /// its params, when they break the schema of some version (the session judges it by its
-    /// own).
+    /// own); for `initialize` and the success answering it, what breaks the handshake's.
     pub params_fault: Option<ParamsFault>,
     /// The wire token of the listen request a notification of its stream names (MCP
     /// 2026-07-28).

@@ -114,8 +114,8 @@ fn write_record(r: &mut Vec<u8>, record: &Record<'_>) {
         let _ = write!(r, ",\"progress\":{progress:?}");
     }
     // (Only when there: a progress or cancellation notification whose params break the
-    // schema of some version; the replay's session judges it under its version, as the
-    // proxy's did.)
+    // schema of some version, which the replay's session judges under its version as the
+    // proxy's did; an `initialize` or the success to it that breaks the handshake's.)
     if let Some(fault) = obs.params_fault {
         r.extend_from_slice(b",\"params_fault\":");
         json_str(r, fault.as_str());

@@ -217,7 +217,8 @@ pub struct ProxyArgs {
     /// client_id: the client's id restored on the reply to it, method, error_code, cancels,
     /// protocol_version, progress_token, progress: a progress notification's value, when it
     /// could be read, params_fault: what is wrong with a progress or cancellation
-    /// notification's params, subscription, task_augmented: true on an MCP request asking
+    /// notification's params, with a client's initialize params or with the result of the
+    /// server's success to it, subscription, task_augmented: true on an MCP request asking
     /// progress for a task, task: the task a message tells of, task_ended: true when it has
     /// ended, invalid_tools: the tools a tools/list
     /// result lists with invalid x-mcp-header annotations, when read, size: the frame's length,

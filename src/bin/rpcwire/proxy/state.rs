@@ -92,7 +92,8 @@ pub(super) struct Report<'a> {
     violation: Option<Violation>,
     /// What is wrong with the tools a tools/list result lists, when the session read them.
     invalid_tools: Option<String>,
-    /// What is wrong with the params of a progress or cancellation notification, if anything.
+    /// What is wrong with the params of a progress or cancellation notification, or with the
+    /// params or result of `initialize`, if anything.
     params_fault: Option<ParamsFault>,
     /// The first few violations of a batch's elements (at most [`REPORTED_ELEMENTS`]).
     elements: SmallVec<[ElementReport<'a>; REPORTED_ELEMENTS]>,

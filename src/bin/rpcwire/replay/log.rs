@@ -104,9 +104,10 @@ struct LogLine {
     /// read as the proxy read the message's (serde_json's own reading of a float may be a
     /// last digit off, and would then judge two reports otherwise).
     progress: Option<Box<RawValue>>,
-    /// For MCP's `notifications/progress` and `notifications/cancelled`: what is wrong with
-    /// its params ([`ParamsFault::as_str`]; absent: nothing, or a proxy that did not log it,
-    /// whose log replays with no `invalid_notification_params`).
+    /// For MCP's `notifications/progress` and `notifications/cancelled`, `initialize` and the
+    /// success answering it: what is wrong with its params or result
+    /// ([`ParamsFault::as_str`]; absent: nothing, or a proxy that did not log it, whose log
+    /// replays with no `invalid_notification_params` or `invalid_initialize`).
     params_fault: Option<String>,
     /// The wire token of the listen request a notification of its stream names.
     subscription: Option<String>,
