@@ -669,6 +669,29 @@ fn a_handshake_that_breaks_its_schema_is_flagged_forwarded_and_replayed() {
     );
 }
 
+/// The stderr line of a batch element flagged `invalid_initialize` says which member, as a
+/// whole frame's does: the server's success to a second `initialize` (sent while the first
+/// waited), answered in a 2025-03-26 array with a result without `serverInfo`.
+#[test]
+fn an_initialize_result_flagged_in_an_array_names_its_member_on_stderr() {
+    let dir = scratch("invalid-initialize-element");
+    let second =
+        r#"[{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}]"#;
+    let script = json!({"1": [{"send": initialize_reply("2025-03-26")}, {"send": second}]});
+    let (mut p, log) = scripted(&dir, &[], script);
+    p.send(&initialize_request(0, "2025-03-26"));
+    p.send(&initialize_request(1, "2025-03-26"));
+    assert_eq!(p.recv()["id"], 0);
+    assert_eq!(p.recv()[0]["id"], 1);
+    p.close_stdin();
+    let done = p.finish();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let said = "s2c: invalid_initialize (kind success_response, id 1, element 0 of a batch): \
+                serverInfo missing, given twice, or not an object: {";
+    assert_eq!(done.stderr.matches(said).count(), 1, "{}", done.stderr);
+    replayed_with_violations(&log, &[("s2c/invalid_initialize", 1)]);
+}
+
 #[test]
 fn progress_after_the_result_is_reported_and_forwarded() {
     let dir = scratch("progress");

@@ -103,8 +103,8 @@ pub(super) struct Report<'a> {
 }
 
 /// One violation of a batch's element, for stderr: the violation, the element's kind, id,
-/// index and bytes, and how it goes on (cut from the batch; the id it goes on with, when the
-/// session rewrote it).
+/// index and bytes, how it goes on (cut from the batch; the id it goes on with, when the
+/// session rewrote it), and what is wrong with its params or result, if anything.
 type ElementReport<'a> = (
     Violation,
     &'static str,
@@ -112,6 +112,7 @@ type ElementReport<'a> = (
     usize,
     &'a [u8],
     (bool, Option<IdBuf>),
+    Option<ParamsFault>,
 );
 
 /// `text` as one line of plain text for stderr: its control characters (a `\r`, a line end
@@ -295,7 +296,8 @@ impl Shared {
                             _ => None,
                         };
                         let how = (element_cut, rewritten);
-                        reports.push((v, described.kind, described.id, index, bytes, how))
+                        let fault = described.params_fault;
+                        reports.push((v, described.kind, described.id, index, bytes, how, fault))
                     }
                     Some(_) => unreported += 1,
                     None => {}
@@ -413,9 +415,17 @@ impl Shared {
                 at.unwrap_or_default(),
             ));
         }
-        for (v, kind, id, index, bytes, (element_cut, rewritten)) in elements {
+        for (v, kind, id, index, bytes, (element_cut, rewritten), fault) in elements {
+            // Which member is at fault, as for a whole frame.
+            let why = match (v, fault) {
+                (
+                    Violation::InvalidNotificationParams | Violation::InvalidInitialize,
+                    Some(fault),
+                ) => format!("{}: ", fault.why()),
+                _ => String::new(),
+            };
             self.reporter.say(format!(
-                "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {}{}",
+                "rpcwire proxy: {}: {} (kind {kind}, id {}, element {index} of a batch): {why}{}{}",
                 dir.as_str(),
                 v.as_str(),
                 token(id),
