@@ -26,7 +26,8 @@ use rpcwire::{Id, IdKind, JsonKind, Lookup, Notification, RawJson, Request};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamsFault {
     /// No `params` (both notifications require them; MCP's decoder refuses params that are
-    /// not an object).
+    /// not an object); for `initialize` also params that cannot be read member by member
+    /// (lazy validation lets through `{"a" 1}`).
     Params,
     /// `progressToken` missing, given twice, or not a string or an integer.
     ProgressToken,
@@ -104,7 +105,9 @@ impl ParamsFault {
     /// What is wrong, in words, for a report read by people.
     pub fn why(self) -> &'static str {
         match self {
-            ParamsFault::Params => "params missing or not an object",
+            ParamsFault::Params => {
+                "params missing, not an object, or not readable member by member"
+            }
             ParamsFault::ProgressToken => {
                 "progressToken missing, given twice, or not a string or an integer"
             }
@@ -269,6 +272,19 @@ mod tests {
             Ok(Message::Notification(n)) => ParamsFault::of_notification(&n),
             other => panic!("not a notification: {other:?}"),
         }
+    }
+
+    /// `initialize` params that lazy validation let through but that cannot be read member
+    /// by member are `params` at fault, and the words say so (they are an object).
+    #[test]
+    fn initialize_params_that_cannot_be_read_are_said_so() {
+        let frame = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{} "x":1}}"#;
+        let Ok(Message::Request(r)) = Decoder::mcp().decode(frame) else {
+            panic!("lazy validation lets it through")
+        };
+        let fault = ParamsFault::of_initialize(&r);
+        assert_eq!(fault, Some(ParamsFault::Params));
+        assert!(fault.unwrap().why().contains("member by member"));
     }
 
     fn progress(params: &str) -> Option<ParamsFault> {
