@@ -202,6 +202,23 @@ fn owing_is_bounded() {
     assert_eq!(collector.owe(), Err(CollectorError::TooManyOwed));
 }
 
+/// `Collector::default()` is `Collector::new()`: it owes as many replies, and its handles are
+/// its own, refused by another default collector. (A derived `Default` owed none at all, and
+/// gave every collector one tag.)
+#[test]
+fn a_default_collector_is_a_new_one() {
+    let mut collector = Collector::default();
+    let mut other = Collector::default();
+    let owed = collector.owe().unwrap();
+    let theirs = other.owe().unwrap();
+    for _ in 1..rpcwire::Limits::DEFAULT.max_batch_len {
+        let _ = collector.owe().unwrap();
+    }
+    assert_eq!(collector.owe(), Err(CollectorError::TooManyOwed));
+    assert_eq!(other.forgo(owed), Err(CollectorError::UnknownOwed));
+    assert_eq!(collector.forgo(theirs), Err(CollectorError::UnknownOwed));
+}
+
 /// Many replies owed (past the bits kept inline), answered in a scattered order with every
 /// third forgone: done at the last one exactly, with the answers in the order they came.
 #[test]
