@@ -137,6 +137,29 @@ fn a_version_spelled_with_escapes_decodes() {
     );
 }
 
+/// A member's name is compared unescaped, as peers read it: `protocol\u0056ersion` is
+/// `protocolVersion`, found alone and a duplicate beside the plain spelling (a peer reading
+/// either would otherwise see another version than the one checked).
+#[test]
+fn a_member_named_with_escapes_is_that_member() {
+    let escaped = (r"protocol\u0056ersion", r#""2025-06-18""#);
+    let params = object(&[escaped, PARAMS[1], PARAMS[2]]);
+    let init = read_params(params.as_bytes()).unwrap();
+    assert_eq!(init.protocol_version.decode(), "2025-06-18");
+    let params = object(&[PARAMS[0], PARAMS[1], PARAMS[2], escaped]);
+    assert_eq!(
+        read_params(params.as_bytes()),
+        Err(HandshakeError::Duplicated(HandshakeMember::ProtocolVersion)),
+        "{params}"
+    );
+    let result = object(&[RESULT[0], RESULT[1], RESULT[2], (r"server\u0049nfo", "{}")]);
+    assert_eq!(
+        read_result(result.as_bytes()),
+        Err(HandshakeError::Duplicated(HandshakeMember::ServerInfo)),
+        "{result}"
+    );
+}
+
 #[test]
 fn each_required_member_missing_is_named() {
     for (i, (name, _)) in PARAMS.iter().enumerate() {
