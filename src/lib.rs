@@ -233,8 +233,9 @@
 //!   ([`Miss::Stale`]: answered, cancelled or timed out already) from one to an id never sent
 //!   ([`Miss::Unknown`]). An error reply whose id is absent or `null` (Python peers' form)
 //!   answers a line the server could not read, and names no request;
-//! - a request of the server's (`ping`, `roots/list`, `sampling/createMessage` up to
-//!   2025-11-25): answered, one of a method the client does not serve with -32601;
+//! - a request of the server's (`ping`, `roots/list`, `sampling/createMessage`, and from
+//!   2025-06-18 `elicitation/create`, all up to 2025-11-25): answered, one of a method the
+//!   client does not serve with -32601;
 //! - a notification: never answered. Progress finds its request by its token, if that
 //!   request asked for progress;
 //! - a frame refused: a malformed reply fails the request its id names
