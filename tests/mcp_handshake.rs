@@ -318,7 +318,7 @@ fn a_refusal_is_answered_with_invalid_params_naming_the_member() {
         ),
         (
             HandshakeError::NotAnObject,
-            "initialize params and result must be objects",
+            "the params or the result is missing or not an object",
         ),
         (
             HandshakeError::Malformed,

@@ -215,7 +215,9 @@ impl core::fmt::Display for HandshakeError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Self::NotInitialize => f.write_str("the request is not initialize"),
-            Self::NotAnObject => f.write_str("initialize params and result must be objects"),
+            Self::NotAnObject => {
+                f.write_str("the params or the result is missing or not an object")
+            }
             Self::Malformed => f.write_str("the object cannot be read member by member"),
             Self::Missing(m) => write!(f, "{} is required", m.name()),
             Self::Duplicated(m) => write!(f, "{} is given twice", m.name()),
