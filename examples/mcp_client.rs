@@ -414,7 +414,8 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
                     // A 2025-03-26 server may batch its requests, notifications and replies:
                     // each element is read as a line of its own, and the answers to its
                     // requests go back as one array (none at all when none is owed), queued
-                    // before the batch's replies reach their callers.
+                    // before the batch's replies reach their callers (a malformed one fails its
+                    // call at once).
                     let decoder = *lines.decoder().decoder();
                     let mut out = BytesMut::new();
                     let mut answers = BatchReply::open(&mut out);
