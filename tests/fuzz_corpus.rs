@@ -314,6 +314,45 @@ fn write_seed_corpus() {
             write("decode_lines", &format!("hand-{i}-{config:02x}"), &d);
         }
     }
+    // Collector programs: a bound byte (under 128: `with_max_owed(bound % 72)`), then
+    // operations and their writers (see `fuzz_bodies::collector`).
+    let programs: &[&[u8]] = &[
+        // Two owed; a -32601 pushed; sealed; the second answered with a response, the first
+        // forgone.
+        &[
+            200, 0, 0, 2, 1, 0, 4, 2, 7, 3, b'a', b'b', b'c', 2, 3, 4, 1, 1, 0, 2, 2, 9, 2, b'{',
+            b'}', 5, 0,
+        ],
+        // Three owed, sealed, answered with a response too deep for the array, one larger
+        // than the room made for it, and one in a buffer of the writer's own.
+        &[
+            200, 1, 3, 3, 4, 0, 7, 2, 4, 4, 1, 8, 2, 5, 40, 4, 2, 6, 1, 0, 2, 2, 6, 2, b'[', b']',
+        ],
+        // A writer that writes a response and panics, then the same reply answered.
+        &[
+            200, 0, 3, 4, 0, 6, 2, 0, 2, 2, 1, 2, b'{', b'}', 4, 0, 1, 0, 2, 2, 2, 2, b'[', b']',
+        ],
+        // Junk of two lines pushed, the reply answered with whitespace only.
+        &[
+            200, 0, 2, 5, 5, b'x', b'\n', b' ', b'1', b'2', 3, 4, 0, 4, 2, 0, 3,
+        ],
+        // Owed past the first word of handles (70), answered out of range, forgone, sealed.
+        &[
+            200, 1, 70, 5, 0, 4, 200, 1, 0, 2, 2, 9, 3, 5, 69, 6, 0, 4, 5, 3, 2, 1,
+        ],
+        // A bound of 2: three owed (the last refused); junk, blank and a panicking writer.
+        &[
+            2, 0, 0, 0, 2, 5, 5, b'x', b'\n', b' ', b'1', b'2', 2, 4, 3, b' ', b'\n', b'\t', 7, 0,
+            2, 0, 1, 1, 3, 4, 0, 6, 2, 0, 2, 2, 3, 4, 0, 1, 0, 2, 2, 4, 5, 1, 5, 0,
+        ],
+        // Nothing owed, nothing pushed: sealed, done, no reply.
+        &[200, 3, 3, 0, 5, 0],
+        // Every reply forgone after a notification pushed: no reply.
+        &[100, 0, 0, 2, 1, 1, 1, 3, b'l', b'o', b'g', 0, 3, 5, 0, 5, 1],
+    ];
+    for (i, p) in programs.iter().enumerate() {
+        write("collector", &format!("hand-{i}"), p);
+    }
     // Header mirroring: a tool schema, a body and header lines, NUL-separated (see
     // `fuzz_bodies::headers`).
     let schemas: &[&str] = &[

@@ -6,6 +6,7 @@
 //! nightly. Every body panics (with an assertion message) on a finding and never otherwise.
 #![allow(dead_code)]
 
+pub mod collector;
 pub mod json;
 #[path = "../reference/mod.rs"]
 pub mod reference;
@@ -36,6 +37,7 @@ pub const TARGETS: &[Target] = &[
     ("headers", headers),
     ("batch", batch),
     ("json", json::json),
+    ("collector", collector::collector),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
@@ -1057,6 +1059,13 @@ fn check_batch_of_pushes(input: &mut Input<'_>) {
     assert_eq!(memchr_count(line), 1, "one line, {what}");
     assert_eq!(line.last(), Some(&b'\n'), "{what}");
     let frame = &line[..line.len() - 1];
+    check_array_of(frame, &alone, &what);
+}
+
+/// `frame` (an array on one line, its line end taken off) is read by serde_json as exactly
+/// the messages `alone`, in order, and both dialects' clients decode it as a batch whose every
+/// element is what its message is alone (its spans where the element lies).
+fn check_array_of(frame: &[u8], alone: &[Vec<u8>], what: &str) {
     let elements: Vec<&RawValue> =
         serde_json::from_slice(frame).unwrap_or_else(|e| panic!("serde_json: {e}, {what}"));
     let read: Vec<&[u8]> = elements.iter().map(|e| e.get().as_bytes()).collect();
@@ -1075,7 +1084,7 @@ fn check_batch_of_pushes(input: &mut Input<'_>) {
         };
         let decoded: Vec<_> = batch.decode(&client).collect();
         assert_eq!(decoded.len(), alone.len(), "{dialect:?}, {what}");
-        for ((element, message), at) in decoded.iter().zip(&alone).zip(offsets.clone()) {
+        for ((element, message), at) in decoded.iter().zip(alone).zip(offsets.clone()) {
             let expected = shifted(reference::observe(&client, message), at);
             // MCP refuses an `initialize` request inside a batch, whatever wrote it.
             let initialize = expected.method.as_deref() == Some("initialize");
@@ -1086,6 +1095,11 @@ fn check_batch_of_pushes(input: &mut Input<'_>) {
             assert_eq!(got, expected, "{dialect:?}, {what}");
         }
     }
+}
+
+/// A value nested `depth` levels deep: arrays in arrays.
+fn nested_value(depth: usize) -> Vec<u8> {
+    [vec![b'['; depth], vec![b']'; depth]].concat()
 }
 
 /// `outcome` with its spans moved `by` bytes on.
