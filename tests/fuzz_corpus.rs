@@ -353,6 +353,27 @@ fn write_seed_corpus() {
     for (i, p) in programs.iter().enumerate() {
         write("collector", &format!("hand-{i}"), p);
     }
+    // MCP writer inputs: each writer reads its arguments off what the one before left (see
+    // `fuzz_bodies::mcp_writers`); zeros past the end.
+    let programs: &[&[u8]] = &[
+        // A float id's empty result under a version that is no date; a request asking
+        // progress with no params; an unsupported version's error to a string id.
+        &[2, 1, 0, 6, 0, 3, 2, 3, 2, 0, 1, 4, 4, 2, 0, 2, 0, 0, 0, 1, 1, 2, 2, 1, 3, 2, 4, 0, 2, 10],
+        // A result without resultType under 2026-07-28 (the member added first); a request
+        // with a null id (BadId).
+        &[0, 2, 5, 4, 3, 2, 0, 1, 1, 5, 10, 1, 0, 0, 4, 5, 1, 2, 3, 1, 2, 1, 2, 0, 0, 1],
+        // A duplicated resultType under 2026-07-28 (BadResultType); a request whose params
+        // are `{ }`.
+        &[2, 1, 18, 3, 1, 1, 2, 20, 0, 0, 1, 4, 2, 0, 1, 1, 3, 1, 0, 1, 9, 2, 1, 2, 1, 11],
+        // A result that is an array (NotAnObject); a method made of the input's bytes.
+        b"\x00\x01\x00\x01\x0f{\"a\":[1,{\"b\":2}]}\x00\x00\x01\x01\x02\x01\x01\x01m\x04\x01\x1a{\"_meta\":{\"x\":\"\\u00e9\"},\"y\":\n1}",
+        // An empty result spelt with a line break under 2026-07-28; an integer id past
+        // `u64`.
+        b"\x03\x05\"a\\n\"\x02\x07\x022026-07-28x\x01\x01\x03\x02\x03\x02\x02\x01\x0225\x03\x01\x00",
+    ];
+    for (i, p) in programs.iter().enumerate() {
+        write("mcp_writers", &format!("hand-{i}"), p);
+    }
     // Header mirroring: a tool schema, a body and header lines, NUL-separated (see
     // `fuzz_bodies::headers`).
     let schemas: &[&str] = &[

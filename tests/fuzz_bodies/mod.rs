@@ -8,6 +8,7 @@
 
 pub mod collector;
 pub mod json;
+pub mod mcp_writers;
 #[path = "../reference/mod.rs"]
 pub mod reference;
 
@@ -38,6 +39,7 @@ pub const TARGETS: &[Target] = &[
     ("batch", batch),
     ("json", json::json),
     ("collector", collector::collector),
+    ("mcp_writers", mcp_writers::mcp_writers),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {
