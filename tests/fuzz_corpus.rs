@@ -349,6 +349,11 @@ fn write_seed_corpus() {
         &[200, 3, 3, 0, 5, 0],
         // Every reply forgone after a notification pushed: no reply.
         &[100, 0, 0, 2, 1, 1, 1, 3, b'l', b'o', b'g', 0, 3, 5, 0, 5, 1],
+        // A response pushed, then a writer that writes one and panics, then sealed: the
+        // array is the first alone.
+        &[
+            200, 2, 1, 0, 2, 2, 1, 2, b'{', b'}', 7, 0, 2, 2, 2, 2, b'[', b']', 3,
+        ],
     ];
     for (i, p) in programs.iter().enumerate() {
         write("collector", &format!("hand-{i}"), p);
