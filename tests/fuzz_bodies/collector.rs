@@ -1,7 +1,8 @@
 //! The body of the `collector` fuzz target: `batch::Collector` driven by the input's bytes
-//! (owe, push, seal, answer, forgo; handles valid, answered already, or past what it owes;
-//! writers that write nothing, one message, two, whitespace, junk, that clear or replace
-//! their buffer, or panic) against a model of what it owes.
+//! (owe, push, seal, answer, forgo; handles valid, answered already, past what it owes, or
+//! another collector's at any index; writers that write nothing, one message, two,
+//! whitespace, junk, that clear or replace their buffer, or panic) against a model of what it
+//! owes.
 //!
 //! A module of its own beside the other bodies in `mod.rs`. It panics (with an assertion
 //! message) on a finding and never otherwise.
@@ -189,10 +190,11 @@ impl Model {
         }
     }
 
-    fn check_owed(&self, owed: Owed) -> Result<(), CollectorError> {
+    /// The answer to a handle: `foreign`, another collector's (refused whatever its index).
+    fn check_owed(&self, owed: Owed, foreign: bool) -> Result<(), CollectorError> {
         if self.done {
             Err(CollectorError::AlreadyDone)
-        } else if owed.index() >= self.settled.len() {
+        } else if foreign || owed.index() >= self.settled.len() {
             Err(CollectorError::UnknownOwed)
         } else if self.settled[owed.index()] {
             Err(CollectorError::AlreadySettled)
@@ -223,7 +225,8 @@ pub fn collector(data: &[u8]) {
     } else {
         Collector::new()
     };
-    // Handles of another collector: indices this one may or may not have handed out.
+    // Handles of another collector, at indices this one may or may not have handed out:
+    // refused either way (each handle names its collector).
     let mut other = Collector::new();
     let foreign: Vec<Owed> = (0..140).map(|_| other.owe().unwrap()).collect();
     let mut handles: Vec<Owed> = Vec::new();
@@ -293,12 +296,13 @@ pub fn collector(data: &[u8]) {
             }
             4 | 5 => {
                 let pick = input.byte();
-                let owed = if pick < 160 && !handles.is_empty() {
-                    handles[usize::from(pick) % handles.len()]
-                } else {
+                let is_foreign = pick >= 160 || handles.is_empty();
+                let owed = if is_foreign {
                     foreign[usize::from(pick) % foreign.len()]
+                } else {
+                    handles[usize::from(pick) % handles.len()]
                 };
-                let want = model.check_owed(owed);
+                let want = model.check_owed(owed, is_foreign);
                 if op == 4 {
                     let write = Write::read(&mut input);
                     let called = Cell::new(false);
