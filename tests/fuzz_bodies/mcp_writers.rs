@@ -1,6 +1,6 @@
 //! The body of the `mcp_writers` fuzz target: the writers of `rpcwire::mcp`
 //! (`write_result`, `write_request_with_progress`, `versions::write_unsupported`,
-//! `write_cancelled`, `write_progress`) with ids, versions, payloads and numbers from the
+//! `write_cancelled`, `write_progress`, `write_retry`) with ids, versions, payloads and numbers from the
 //! input. Each output is either the documented refusal, nothing written, or one line that
 //! serde_json and both dialects' decoders (strict and lazy) read as the intended message,
 //! with the members given kept, in order, and the member each writer adds where it says.
@@ -9,7 +9,7 @@
 //! message) on a finding and never otherwise.
 
 use bytes::BytesMut;
-use rpcwire::mcp::{self, ProgressRequestError, ResultError, versions};
+use rpcwire::mcp::{self, ProgressRequestError, ResultError, RetryError, versions};
 use rpcwire::scan::Validation;
 use rpcwire::{DecodeOptions, Decoder, Dialect, ErrorCode, Id, Message, RawJson, ReplyId, Role};
 use serde_json::Value;
@@ -26,6 +26,7 @@ pub fn mcp_writers(data: &[u8]) {
     check_unsupported(&mut input);
     check_cancelled(&mut input);
     check_progress(&mut input);
+    check_retry(&mut input);
 }
 
 /// Id tokens of every kind: integers of any size, other numbers, `null`, strings with
@@ -690,5 +691,137 @@ fn check_progress(input: &mut Input<'_>) {
         );
         let read = p.message.map(|m| m.decode().into_owned());
         assert_eq!(read, message, "{dialect:?}, {what}");
+    }
+}
+
+// -------------------------------------------------------------------------------- write_retry
+
+/// A member of an object: its key, unescaped, and its value's bytes.
+type Member = (Vec<u8>, Vec<u8>);
+
+const RETRY_PARAMS: [&[u8]; 10] = [
+    b"{}",
+    b"{\"name\":\"greet\",\"arguments\":{\"x\":[1,\n2]}}",
+    b"{\"inputResponses\":{\"a\":1},\"requestState\":\"s\",\"name\":\"t\"}",
+    b"{\"input\\u0052esponses\":1,\"request\\u0053tate\":2}",
+    b"{\"name\":1,\"name\":2}",
+    b"{\"requestState\":\"a\",\"requestState\":\"b\"}",
+    b"{\"\\ud800\":\"\\ud800\"}",
+    b"{ \r\n }",
+    b"[1]",
+    b"\"x\"",
+];
+
+/// `mcp::write_retry`: `BadId` for an id MCP refuses, `NotAnObject` for params that are not
+/// an object, `DuplicateKey` for two answers under one key, nothing written; else one request
+/// whose params are the given ones member by member (duplicates kept, line breaks as spaces)
+/// without those named `inputResponses` or `requestState` (escapes decoded), then
+/// `inputResponses` with each answer under its key when there is any, then `requestState`
+/// as given.
+fn check_retry(input: &mut Input<'_>) {
+    let id_token = any_id(input);
+    let method = input.string();
+    let params = (!input.byte().is_multiple_of(4)).then(|| payload(input, &RETRY_PARAMS));
+    let answers: Vec<(String, Vec<u8>)> = (0..input.byte() % 4)
+        .map(|_| {
+            let key = match input.byte() % 3 {
+                0 => "k".to_string(),
+                _ => input.string(),
+            };
+            (key, payload(input, &RESULTS))
+        })
+        .collect();
+    let state =
+        (input.byte().is_multiple_of(2)).then(|| serde_json::to_string(&input.string()).unwrap());
+    let what = format!(
+        "id {:?}, method {method:?}, params {:?}, answers {answers:?}, state {state:?}",
+        String::from_utf8_lossy(&id_token),
+        params.as_deref().map(String::from_utf8_lossy)
+    );
+    let id = Id::from_token(&id_token).expect("a token");
+    let raw = params
+        .as_deref()
+        .map(|p| RawJson::new(p).expect("valid JSON is a RawJson"));
+    let raw_answers: Vec<(&str, RawJson<'_>)> = answers
+        .iter()
+        .map(|(k, v)| (k.as_str(), RawJson::new(v).expect("valid JSON")))
+        .collect();
+    let state_str = state
+        .as_deref()
+        .map(|s| RawJson::new(s.as_bytes()).unwrap().as_str().unwrap());
+    let mut out = BytesMut::from(&b"before\n"[..]);
+    let got = mcp::write_retry(&mut out, id, &method, raw, &raw_answers, state_str);
+    let frame = written(&out, &what);
+
+    let want: Result<Vec<Member>, RetryError> = (|| {
+        if !mcp_id(&id_token) {
+            return Err(RetryError::BadId);
+        }
+        let given = match &params {
+            None => Vec::new(),
+            Some(params) => members(params).ok_or(RetryError::NotAnObject)?,
+        };
+        let keys: Vec<&str> = answers.iter().map(|(k, _)| k.as_str()).collect();
+        if (1..keys.len()).any(|i| keys[..i].contains(&keys[i])) {
+            return Err(RetryError::DuplicateKey);
+        }
+        let mut out: Vec<Member> = spaced_members(&given)
+            .into_iter()
+            .filter(|(k, _)| k != b"inputResponses" && k != b"requestState")
+            .collect();
+        if !answers.is_empty() {
+            let mut object = b"{".to_vec();
+            for (i, (k, v)) in answers.iter().enumerate() {
+                if i > 0 {
+                    object.push(b',');
+                }
+                object.extend_from_slice(serde_json::to_string(k).unwrap().as_bytes());
+                object.push(b':');
+                object.extend_from_slice(&spaced(v));
+            }
+            object.push(b'}');
+            out.push((b"inputResponses".to_vec(), object));
+        }
+        if let Some(state) = &state {
+            out.push((b"requestState".to_vec(), state.as_bytes().to_vec()));
+        }
+        Ok(out)
+    })();
+    assert_eq!(got, want.as_ref().map(|_| ()).map_err(|e| *e), "{what}");
+    let Ok(want) = want else {
+        assert_eq!(frame, None, "nothing written on a refusal, {what}");
+        return;
+    };
+    let frame = frame.unwrap_or_else(|| panic!("nothing written, {what}"));
+    let what = format!("{what}: {:?}", String::from_utf8_lossy(frame));
+    let written_params = member(frame, "params");
+    let got_members = members(&written_params).expect("params are an object");
+    assert_eq!(got_members.len(), want.len(), "{what}");
+    for ((gk, gv), (wk, wv)) in got_members.iter().zip(&want) {
+        assert_eq!(gk, wk, "{what}");
+        if gk == b"inputResponses" {
+            // (The keys as serde_json escapes them, the writer as it does: compare them read.)
+            assert_eq!(members(gv), members(wv), "{what}");
+        } else {
+            assert_eq!(gv, wv, "{what}");
+        }
+    }
+    assert_eq!(member(frame, "id"), id_token, "{what}");
+    assert_eq!(
+        unescaped(&member(frame, "method")),
+        method.as_bytes(),
+        "{what}"
+    );
+    for (dialect, decoder) in decoders(Role::Server, None) {
+        let decoded = decoder.decode(frame);
+        let Ok(Message::Request(r)) = &decoded else {
+            panic!("{decoded:?}, not a request, {dialect:?}, {what}");
+        };
+        assert_eq!(r.id.raw(), &id_token[..], "{dialect:?}, {what}");
+        assert_eq!(
+            r.params.map(|p| p.as_bytes()),
+            Some(&written_params[..]),
+            "{dialect:?}, {what}"
+        );
     }
 }
