@@ -448,3 +448,24 @@ fn collecting_a_batch_allocates_per_batch_not_per_element() {
     // its sharing; the bits' doublings past the 128 kept inline).
     assert!(counts[0] <= 10 && counts[1] <= 30, "{counts:?}");
 }
+
+/// A reply of up to 256 bytes (the room the collector makes before each element) is written
+/// in place: pushing one of exactly 256 bytes allocates no more than pushing one of 2 (the
+/// writer's buffer does not grow, and the element joins the array with no copy).
+#[test]
+fn a_reply_that_fits_the_collectors_room_is_written_in_place() {
+    use rpcwire::batch::Collector;
+    let push = |len: usize| {
+        let element = format!("\"{}\"", "x".repeat(len - 2));
+        assert_eq!(element.len(), len);
+        let mut collector = Collector::new();
+        let before = allocations();
+        collector
+            .push(|out| out.extend_from_slice(element.as_bytes()))
+            .unwrap();
+        let allocated = allocations() - before;
+        drop(collector);
+        allocated
+    };
+    assert_eq!(push(256), push(2));
+}
