@@ -58,6 +58,13 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::batch::CollectorError::AlreadySealed),
         error(rpcwire::batch::CollectorError::AlreadyDone),
         error(rpcwire::batch::CollectorError::TooManyOwed),
+        error(rpcwire::mcp::ResultError::NotAnObject),
+        error(rpcwire::mcp::ResultError::BadResultType),
+        error(rpcwire::mcp::ProgressRequestError::BadId),
+        error(rpcwire::mcp::ProgressRequestError::BadToken),
+        error(rpcwire::mcp::ProgressRequestError::NotAnObject),
+        error(rpcwire::mcp::ProgressRequestError::Malformed),
+        error(rpcwire::mcp::ProgressRequestError::AlreadyAsked),
     ];
     #[cfg(feature = "serde")]
     {
