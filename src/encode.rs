@@ -649,3 +649,27 @@ impl Drop for BatchReply<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `nested_at_most` answers exactly at any limit, 0 included, where its length shortcut
+    /// (a value `n` levels deep is at least `2n` bytes long) leaves no room: `[]` is one level
+    /// deep, too deep for a limit of 0, while a scalar is at none.
+    #[test]
+    fn nested_at_most_is_exact_at_small_limits() {
+        for max_depth in 0..4u32 {
+            for levels in 0..6u32 {
+                let n = levels as usize;
+                let value = format!("{}{}", "[".repeat(n), "]".repeat(n));
+                let value = if n == 0 { "1".to_owned() } else { value };
+                assert_eq!(
+                    nested_at_most(value.as_bytes(), max_depth),
+                    levels <= max_depth,
+                    "{value} at most {max_depth} deep"
+                );
+            }
+        }
+    }
+}
