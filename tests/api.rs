@@ -65,6 +65,18 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::mcp::ProgressRequestError::NotAnObject),
         error(rpcwire::mcp::ProgressRequestError::Malformed),
         error(rpcwire::mcp::ProgressRequestError::AlreadyAsked),
+        error(rpcwire::mcp::HandshakeError::NotInitialize),
+        error(rpcwire::mcp::HandshakeError::Missing(
+            rpcwire::mcp::HandshakeMember::ClientInfo,
+        )),
+        error(rpcwire::mcp::InputRequiredError::NotInputRequired),
+        error(rpcwire::mcp::InputRequiredError::Malformed),
+        error(rpcwire::mcp::InputRequiredError::NothingAsked),
+        error(rpcwire::mcp::InputRequiredError::BadInputRequests),
+        error(rpcwire::mcp::InputRequiredError::BadRequestState),
+        error(rpcwire::mcp::RetryError::BadId),
+        error(rpcwire::mcp::RetryError::NotAnObject),
+        error(rpcwire::mcp::RetryError::DuplicateKey),
     ];
     #[cfg(feature = "serde")]
     {
