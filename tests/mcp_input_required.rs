@@ -275,3 +275,33 @@ mod properties {
         }
     }
 }
+
+/// A result of many requests (a hostile server's hundred thousand) is read in n log n: its
+/// keys are told apart, and one given twice among them (spelled with an escape) is found;
+/// many answers likewise.
+#[test]
+fn many_keys_are_told_apart_without_comparing_every_pair() {
+    let requests = |n: usize, twice: bool| {
+        let mut text = String::from(r#"{"resultType":"input_required","inputRequests":{"#);
+        for i in 0..n {
+            text.push_str(&format!(r#""k{i}":{{"method":"roots/list"}},"#));
+        }
+        let last = if twice { r"k\u0030" } else { "last" };
+        text.push_str(&format!(r#""{last}":{{"method":"roots/list"}}}}}}"#));
+        text
+    };
+    let distinct = requests(100_000, false);
+    let asked = read(distinct.as_bytes()).unwrap();
+    assert_eq!(asked.requests().count(), 100_001);
+    let twice = requests(100_000, true);
+    assert_eq!(read(twice.as_bytes()), Err(InputRequiredError::Malformed));
+    // A few, pairwise: the same.
+    let few = requests(3, true);
+    assert_eq!(read(few.as_bytes()), Err(InputRequiredError::Malformed));
+
+    let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+    let mut answers: Vec<(&str, &[u8])> = keys.iter().map(|k| (k.as_str(), &b"1"[..])).collect();
+    assert!(retry(None, &answers, None).is_ok());
+    answers.push(("k7", b"2"));
+    assert_eq!(retry(None, &answers, None), Err(RetryError::DuplicateKey));
+}
