@@ -137,7 +137,9 @@ impl<'a> InputRequired<'a> {
         })
     }
 
-    /// The requests of `inputRequests`, in their order (none when it is absent).
+    /// The requests of `inputRequests`, in their order (none when it is absent). The
+    /// iteration ends early at a member that is not a request, which only an `InputRequired`
+    /// built by hand rather than by [`from_result`](Self::from_result) can hold.
     pub fn requests(&self) -> InputRequests<'a> {
         InputRequests {
             members: self
