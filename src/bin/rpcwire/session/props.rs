@@ -5,7 +5,9 @@
 //! timeout every client request and batch waiting must have its deadline; at its end every
 //! request still waiting must be reported unanswered once; a success telling of invalid
 //! `x-mcp-header` annotations (which the proxy reads only when the session asks) must be
-//! flagged `invalid_tool_headers` once, and nothing else so; a framing error or a charset
+//! flagged `invalid_tool_headers` once, and nothing else so; the reply to `initialize` whose
+//! result breaks the schema, and a client's `initialize` whose params do (unless it has a
+//! violation of its own, and never clean), `invalid_initialize` once, and nothing else so; a framing error or a charset
 //! other than UTF-8 counts one message and one flag. (A debug build: an arithmetic
 //! overflow panics, and fails the test as any panic does.)
 //!
@@ -80,6 +82,9 @@ enum Msg {
         token: Option<usize>,
         /// `params.task` (2025-11-25's task-augmented request).
         task: bool,
+        /// Whether an MCP `initialize`'s params break the schema (as the proxy reads every
+        /// request's: [`ParamsFault::of_initialize`]).
+        bad_params: bool,
     },
     Reply {
         /// `None`: a null id; past the pool, one of the ids minted last.
@@ -93,6 +98,9 @@ enum Msg {
         /// Whether a success lists tools with invalid `x-mcp-header` annotations (read only
         /// when the session asks: [`Session::reads_tool_headers`]).
         bad_tools: bool,
+        /// Whether a success's result breaks `InitializeResult` (read only for the reply to
+        /// `initialize`: [`Session::is_initialize_reply`]).
+        bad_result: bool,
     },
     Progress {
         token: usize,
@@ -176,21 +184,35 @@ fn msg() -> impl Strategy<Value = Msg> {
         .unwrap();
     let method = prop_oneof![3 => 0..METHODS.len(), 1 => Just(tools_list)];
     prop_oneof![
-        4 => (0..IDS.len(), method, option::of(0..TOKENS.len()), any::<bool>())
-            .prop_map(|(id, method, token, task)| Msg::Request { id, method, token, task }),
+        4 => (
+            0..IDS.len(),
+            method,
+            option::of(0..TOKENS.len()),
+            any::<bool>(),
+            prop::bool::weighted(0.3),
+        )
+            .prop_map(|(id, method, token, task, bad_params)| Msg::Request {
+                id,
+                method,
+                token,
+                task,
+                bad_params,
+            }),
         4 => (
             option::weighted(0.9, 0..IDS.len() + MINTED_NAMED),
             prop::bool::weighted(0.2),
             option::of((0..TASKS.len(), any::<bool>())),
             0..versions::KNOWN.len(),
             any::<bool>(),
+            prop::bool::weighted(0.3),
         )
-            .prop_map(|(id, error, task, version, bad_tools)| Msg::Reply {
+            .prop_map(|(id, error, task, version, bad_tools, bad_result)| Msg::Reply {
                 id,
                 error,
                 task,
                 version,
                 bad_tools,
+                bad_result,
             }),
         1 => (0..TOKENS.len(), option::of(0..4u8))
             .prop_map(|(token, progress)| Msg::Progress { token, progress }),
@@ -336,6 +358,7 @@ impl Run {
                 method: METHODS.iter().position(|&m| m == first).unwrap(),
                 token: None,
                 task: false,
+                bad_params: false,
             };
             let reply = Msg::Reply {
                 id: Some(0),
@@ -343,6 +366,7 @@ impl Run {
                 task: None,
                 version: versions::KNOWN.iter().position(|&v| v == version).unwrap(),
                 bad_tools: false,
+                bad_result: false,
             };
             run.step(&Step::Alone(Dir::C2s, request));
             run.step(&Step::Alone(Dir::S2c, reply));
@@ -392,6 +416,7 @@ impl Run {
                 method,
                 token,
                 task,
+                bad_params,
             } => {
                 let method = METHODS[method];
                 let token = token.filter(|_| mcp).map(|t| self::id(TOKENS[t]));
@@ -406,6 +431,8 @@ impl Run {
                         && TaskReply::of_task_request(method).is_none()
                         && method != methods::TASKS_LIST,
                     protocol_version: names,
+                    params_fault: (mcp && bad_params && method == methods::INITIALIZE)
+                        .then_some(ParamsFault::ClientInfo),
                     ..Observation::of("request", Some(self.id(id)), Some(method))
                 }
             }
@@ -415,6 +442,7 @@ impl Run {
                 task,
                 version,
                 bad_tools,
+                bad_result,
             } => {
                 let id = id.map_or(self::id("null"), |n| self.id_or_minted(n, minted));
                 if error {
@@ -423,10 +451,8 @@ impl Run {
                         ..Observation::of("error_response", Some(id), None)
                     };
                 }
-                let version = self
-                    .session
-                    .is_initialize_reply(dir, id)
-                    .then_some(versions::KNOWN[version]);
+                let initialize_reply = self.session.is_initialize_reply(dir, id);
+                let version = initialize_reply.then_some(versions::KNOWN[version]);
                 let task = self.session.reads_task(dir, Some(id)).zip(task).map(
                     |(reply, (task, ended))| {
                         (self::id(TASKS[task]), ended || reply == TaskReply::Result)
@@ -438,6 +464,8 @@ impl Run {
                     protocol_version: version,
                     task,
                     invalid_tools,
+                    params_fault: (bad_result && initialize_reply)
+                        .then_some(ParamsFault::ServerInfo),
                     ..Observation::of("success_response", Some(id), None)
                 }
             }
@@ -483,9 +511,9 @@ impl Run {
             Step::Alone(dir, msg) => {
                 let minted = self.minted.clone();
                 let o = self.describe(*dir, msg, &minted);
-                let before = self.flagged(*dir, Violation::InvalidToolHeaders);
+                let before = self.flags(*dir);
                 let verdict = self.session.observe(*dir, &o, self.now);
-                self.assert_tools_flagged(*dir, &o, before);
+                self.assert_flagged(*dir, &o, &verdict, before);
                 self.note_minted(&o, verdict);
             }
             Step::Batch(dir, msgs) if !self.batches_allowed() => {
@@ -526,9 +554,9 @@ impl Run {
                 for msg in msgs {
                     let minted = self.minted.clone();
                     let o = self.describe(dir, msg, &minted);
-                    let before = self.flagged(dir, Violation::InvalidToolHeaders);
+                    let before = self.flags(dir);
                     let verdict = self.session.observe_element(dir, &o, self.now);
-                    self.assert_tools_flagged(dir, &o, before);
+                    self.assert_flagged(dir, &o, &verdict, before);
                     self.note_minted(&o, verdict);
                 }
                 self.session.batch_forwards(dir);
@@ -584,17 +612,54 @@ impl Run {
         count.copied().unwrap_or(0)
     }
 
-    /// Panics unless the message `o` just observed in `dir` flagged `invalid_tool_headers`
-    /// once if it told of invalid tools (which the proxy reads only when the session asks),
-    /// and not otherwise (`before`: the count before it).
-    fn assert_tools_flagged(&self, dir: Dir, o: &Observation<'_>, before: u64) {
-        let flagged = self.flagged(dir, Violation::InvalidToolHeaders) - before;
+    /// The counts of `invalid_tool_headers` and `invalid_initialize` flagged in `dir`.
+    fn flags(&self, dir: Dir) -> [u64; 2] {
+        [
+            self.flagged(dir, Violation::InvalidToolHeaders),
+            self.flagged(dir, Violation::InvalidInitialize),
+        ]
+    }
+
+    /// Panics unless the message `o` just observed in `dir` (its `verdict`; `before`: the
+    /// counts of [`Run::flags`] before it) flagged `invalid_tool_headers` once if it told of
+    /// invalid tools (which the proxy reads only when the session asks), and not otherwise;
+    /// and `invalid_initialize` once for the reply to `initialize` whose result breaks the
+    /// schema, and for a client's MCP `initialize` whose params do, unless the request has a
+    /// violation of its own (a reused id, say: one verdict, one violation), never clean;
+    /// never otherwise.
+    fn assert_flagged(&self, dir: Dir, o: &Observation<'_>, verdict: &Verdict, before: [u64; 2]) {
+        let [tools, handshake] = self.flags(dir);
         assert_eq!(
-            flagged,
+            tools - before[0],
             u64::from(o.invalid_tools.is_some()),
             "invalid_tool_headers flagged for {:?} {:?}",
             o.kind,
             o.id
+        );
+        let flagged = handshake - before[1];
+        let bad_initialize = self.mcp
+            && dir == Dir::C2s
+            && o.kind == "request"
+            && o.method == Some(methods::INITIALIZE)
+            && o.params_fault.is_some();
+        let expected = match o.kind {
+            "success_response" => o.params_fault.is_some(),
+            _ if bad_initialize => {
+                assert!(
+                    verdict.violation.is_some(),
+                    "an initialize breaking its schema is clean: {o:?}"
+                );
+                verdict.violation == Some(Violation::InvalidInitialize)
+            }
+            _ => false,
+        };
+        assert_eq!(
+            flagged,
+            u64::from(expected),
+            "invalid_initialize flagged for {:?} {:?} {:?}",
+            o.kind,
+            o.id,
+            verdict.violation
         );
     }
 
