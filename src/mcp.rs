@@ -24,7 +24,8 @@ mod input_required;
 mod progress_request;
 pub use initialize::{HandshakeError, HandshakeMember, Initialize, InitializeResult};
 pub use input_required::{
-    InputRequest, InputRequests, InputRequired, InputRequiredError, RetryError, write_retry,
+    InputRequest, InputRequests, InputRequired, InputRequiredError, InputRequiredWriteError,
+    RetryError, write_input_required, write_retry,
 };
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,

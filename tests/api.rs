@@ -77,6 +77,9 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::mcp::RetryError::BadId),
         error(rpcwire::mcp::RetryError::NotAnObject),
         error(rpcwire::mcp::RetryError::DuplicateKey),
+        error(rpcwire::mcp::InputRequiredWriteError::NothingAsked),
+        error(rpcwire::mcp::InputRequiredWriteError::DuplicateKey),
+        error(rpcwire::mcp::InputRequiredWriteError::ParamsNotAnObject),
     ];
     #[cfg(feature = "serde")]
     {

@@ -305,3 +305,81 @@ fn many_keys_are_told_apart_without_comparing_every_pair() {
     answers.push(("k7", b"2"));
     assert_eq!(retry(None, &answers, None), Err(RetryError::DuplicateKey));
 }
+
+/// A server's `input_required` result, written by `write_input_required`: read back by a
+/// client (`InputRequired`) and by serde_json as written, keys, methods and state escaped as
+/// JSON needs; its refusals append nothing.
+#[test]
+fn a_server_asks_for_input_and_reads_the_retry() {
+    let schema = RawJson::new(br#"{"type":"object"}"#).unwrap();
+    let mut out = BytesMut::new();
+    let requests = [
+        ("na\"me", "elicitation/create", Some(schema)),
+        ("roots", "roots/list", None),
+    ];
+    mcp::write_input_required(&mut out, id(br#""r-1""#), &requests, Some("st\\ate")).unwrap();
+    let line: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        line,
+        json!({"jsonrpc":"2.0","id":"r-1","result":{"resultType":"input_required",
+            "inputRequests":{"na\"me":{"method":"elicitation/create","params":{"type":"object"}},
+                "roots":{"method":"roots/list"}},
+            "requestState":"st\\ate"}})
+    );
+    let Ok(Message::Response(r)) = Decoder::mcp_client().decode(&out[..out.len() - 1]) else {
+        panic!()
+    };
+    let asked = InputRequired::from_result(r.result).unwrap();
+    let keys: Vec<_> = asked
+        .requests()
+        .map(|q| q.key.decode().into_owned())
+        .collect();
+    assert_eq!(keys, ["na\"me", "roots"]);
+    // The client's retry, as the server reads it.
+    let answers: Vec<(&str, &[u8])> = vec![
+        ("na\"me", br#"{"action":"decline"}"#),
+        ("roots", br#"{"roots":[]}"#),
+    ];
+    let params = retry(Some(br#"{"name":"t"}"#), &answers, asked.request_state).unwrap();
+    assert_eq!(params["requestState"], json!("st\\ate"));
+    assert_eq!(
+        params["inputResponses"]["na\"me"],
+        json!({"action":"decline"})
+    );
+
+    // State alone, or requests alone.
+    let mut out = BytesMut::new();
+    mcp::write_input_required(&mut out, id(b"2"), &[], Some("s")).unwrap();
+    assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"input_required\",\"requestState\":\"s\"}}\n");
+    out.clear();
+    mcp::write_input_required(&mut out, id(b"3"), &[("k", "roots/list", None)], None).unwrap();
+    assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{\"k\":{\"method\":\"roots/list\"}}}}\n");
+}
+
+#[test]
+fn an_input_required_result_that_breaks_the_schema_is_not_written() {
+    use mcp::InputRequiredWriteError::*;
+    let array = RawJson::new(b"[1]").unwrap();
+    /// An input request: its key, its method and its params.
+    type Asked<'a> = (&'a str, &'a str, Option<RawJson<'a>>);
+    let cases: [(&[Asked<'_>], Option<&str>, _); 3] = [
+        (&[], None, NothingAsked),
+        (
+            &[("k", "roots/list", None), ("k", "roots/list", None)],
+            Some("s"),
+            DuplicateKey,
+        ),
+        (
+            &[("k", "sampling/createMessage", Some(array))],
+            None,
+            ParamsNotAnObject,
+        ),
+    ];
+    for (requests, state, expected) in cases {
+        let mut out = BytesMut::from(&b"kept"[..]);
+        let refused = mcp::write_input_required(&mut out, id(b"1"), requests, state);
+        assert_eq!(refused, Err(expected));
+        assert_eq!(&out[..], b"kept");
+        assert!(!expected.to_string().is_empty());
+    }
+}

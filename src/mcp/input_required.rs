@@ -2,7 +2,8 @@
 //! asks the client for input before the server answers ([`InputRequired`]: its
 //! `inputRequests`, each a request the client answers under its key, and its opaque
 //! `requestState`), and the client sends the request again with its answers
-//! (`inputResponses`) and the state ([`write_retry`]). The retry is a request of its own, with
+//! (`inputResponses`) and the state ([`write_retry`]). A server asks with
+//! [`write_input_required`]. The retry is a request of its own, with
 //! an id of its own.
 
 use alloc::borrow::Cow;
@@ -336,3 +337,108 @@ pub fn write_retry(
 const INPUT_RESPONSES: &str = "inputResponses";
 /// The member that carries the server's state back.
 const REQUEST_STATE: &str = "requestState";
+
+/// Why [`write_input_required`] wrote nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InputRequiredWriteError {
+    /// Neither a request nor a state: "at least one of `inputRequests` or `requestState`
+    /// MUST be present".
+    NothingAsked,
+    /// Two requests under one key: the client's answers would be read either way.
+    DuplicateKey,
+    /// A request's `params` is not an object.
+    ParamsNotAnObject,
+}
+
+impl core::fmt::Display for InputRequiredWriteError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::NothingAsked => "an input_required result needs a request or a state",
+            Self::DuplicateKey => "two input requests under one key",
+            Self::ParamsNotAnObject => "an input request's params must be an object",
+        })
+    }
+}
+
+impl core::error::Error for InputRequiredWriteError {}
+
+/// Appends a server's `input_required` result to the request `id` (MCP 2026-07-28; a server
+/// "MAY send this in response to `tools/call`, `prompts/get`, or `resources/read`"):
+/// `"resultType":"input_required"`, then `inputRequests` holding each of `requests`
+/// (`(key, method, params)`: the request the client answers under `key`, a
+/// `sampling/createMessage`, `elicitation/create` or `roots/list`, say) when there is any,
+/// then `requestState` (opaque to the client, which sends it back in its retry) when given.
+/// The client's retry is a new request: read its answers with
+/// `params.get("inputResponses")` and its state with `params.get("requestState")`.
+///
+/// # Errors
+/// Nothing is appended: [`InputRequiredWriteError::NothingAsked`] with neither a request nor
+/// a state, [`DuplicateKey`](InputRequiredWriteError::DuplicateKey) for two requests under
+/// one key, [`ParamsNotAnObject`](InputRequiredWriteError::ParamsNotAnObject) for `params`
+/// that are not an object.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, InputRequired};
+/// use rpcwire::{Decoder, Id, Message, RawJson};
+///
+/// let mut out = BytesMut::new();
+/// let ask = RawJson::new(br#"{"message":"Your name?","requestedSchema":{"type":"object"}}"#).unwrap();
+/// let id = Id::from_token(b"1").unwrap();
+/// mcp::write_input_required(&mut out, id, &[("name", "elicitation/create", Some(ask))], Some("round-1"))?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"name":{"method":"elicitation/create","params":{"message":"Your name?","requestedSchema":{"type":"object"}}}},"requestState":"round-1"}}
+/// "#[..]
+/// );
+/// // What the client reads of it.
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(&out[..out.len() - 1]) else { panic!() };
+/// let asked = InputRequired::from_result(r.result).unwrap();
+/// assert_eq!(asked.requests().next().unwrap().method.decode(), "elicitation/create");
+/// # Ok::<(), mcp::InputRequiredWriteError>(())
+/// ```
+pub fn write_input_required(
+    out: &mut BytesMut,
+    id: Id<'_>,
+    requests: &[(&str, &str, Option<RawJson<'_>>)],
+    request_state: Option<&str>,
+) -> Result<(), InputRequiredWriteError> {
+    if requests.is_empty() && request_state.is_none() {
+        return Err(InputRequiredWriteError::NothingAsked);
+    }
+    if any_twice(requests.iter().map(|(key, _, _)| Cow::Borrowed(*key))) {
+        return Err(InputRequiredWriteError::DuplicateKey);
+    }
+    if requests
+        .iter()
+        .any(|(_, _, params)| params.is_some_and(|p| p.kind() != JsonKind::Object))
+    {
+        return Err(InputRequiredWriteError::ParamsNotAnObject);
+    }
+    encode::write_response_head(out, id);
+    out.extend_from_slice(br#"{"resultType":"input_required""#);
+    if !requests.is_empty() {
+        out.extend_from_slice(br#","inputRequests":{"#);
+        for (i, (key, method, params)) in requests.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",");
+            }
+            encode::write_json_string(out, key);
+            out.extend_from_slice(br#":{"method":"#);
+            encode::write_json_string(out, method);
+            if let Some(params) = params {
+                out.extend_from_slice(br#","params":"#);
+                encode::write_raw_json(out, *params);
+            }
+            out.extend_from_slice(b"}");
+        }
+        out.extend_from_slice(b"}");
+    }
+    if let Some(state) = request_state {
+        out.extend_from_slice(br#","requestState":"#);
+        encode::write_json_string(out, state);
+    }
+    out.extend_from_slice(b"}}\n");
+    Ok(())
+}
