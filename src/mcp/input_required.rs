@@ -284,14 +284,8 @@ pub fn write_retry(
     if params.kind() != JsonKind::Object {
         return Err(RetryError::NotAnObject);
     }
-    let mut check = params.members();
-    check.by_ref().for_each(drop);
-    if check.stopped_early() {
-        return Err(RetryError::NotAnObject);
-    }
-    if any_twice(answers.iter().map(|(key, _)| Cow::Borrowed(*key))) {
-        return Err(RetryError::DuplicateKey);
-    }
+    // The params are read once, as they are written; a refusal takes back what was.
+    let start = out.len();
     encode::write_request_head(out, id, method);
     out.extend_from_slice(b",\"params\":{");
     let mut first = true;
@@ -300,7 +294,8 @@ pub fn write_retry(
             out.extend_from_slice(b",");
         }
     };
-    for (key, value) in params.members() {
+    let mut members = params.members();
+    for (key, value) in members.by_ref() {
         if key.eq_str(INPUT_RESPONSES) || key.eq_str(REQUEST_STATE) {
             continue;
         }
@@ -309,6 +304,17 @@ pub fn write_retry(
         out.extend_from_slice(key.raw());
         out.extend_from_slice(b"\":");
         encode::write_raw_json(out, value);
+    }
+    let refused = if members.stopped_early() {
+        Some(RetryError::NotAnObject)
+    } else if any_twice(answers.iter().map(|(key, _)| Cow::Borrowed(*key))) {
+        Some(RetryError::DuplicateKey)
+    } else {
+        None
+    };
+    if let Some(refused) = refused {
+        out.truncate(start);
+        return Err(refused);
     }
     if !answers.is_empty() {
         comma(out);
