@@ -440,9 +440,7 @@ impl Gateway {
             // An invalid request of the upstream's gets -32600, when its id can be read: a
             // line that is not JSON may have been a reply, and is never answered.
             Err(rejection) => {
-                if let Some(reply) = rejection.reply()
-                    && matches!(reply.id, ReplyId::Id(_))
-                {
+                if let Some(reply) = rejection.reply_to_request() {
                     encode::write_reply(&mut self.upstream, &reply, None);
                     return;
                 }

@@ -40,7 +40,7 @@ use rpcwire::pending::DeadlineClock;
 use rpcwire::typed::{self, TypedError};
 use rpcwire::{
     DecodeError, Decoder, ErrorCode, Id, Message, OwnedMessage, PendingTable, RawJson, Rejection,
-    Reply, ReplyId, Token, encode, mcp,
+    Reply, Token, encode, mcp,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -542,9 +542,7 @@ fn rejected<'a>(inner: &Inner, rejection: &Rejection<'a>) -> Option<Reply<'a>> {
         }
         return None;
     }
-    rejection
-        .reply()
-        .filter(|reply| matches!(reply.id, ReplyId::Id(_)))
+    rejection.reply_to_request()
 }
 
 /// Writes the answer to a request of the server (`ping` is answered, the rest is refused),

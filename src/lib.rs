@@ -233,7 +233,8 @@
 //! - a reply: [`PendingTable::complete`] finds its request, or tells a late one
 //!   ([`Miss::Stale`]: answered, cancelled or timed out already) from one to an id never sent
 //!   ([`Miss::Unknown`]). An error reply whose id is absent or `null` (Python peers' form)
-//!   answers a line the server could not read, and names no request;
+//!   answers a line the server could not read, and names no request
+//!   ([`ErrorResponse::request_id`] is `None`);
 //! - a request of the server's (`ping`, `roots/list`, `sampling/createMessage`, and from
 //!   2025-06-18 `elicitation/create`, all up to 2025-11-25): answered, one of a method the
 //!   client does not serve with -32601;
@@ -241,13 +242,14 @@
 //!   request asked for progress;
 //! - a frame refused: a malformed reply fails the request its id names
 //!   ([`Rejection::is_response`], [`Rejection::id`]); an invalid request of the server's is
-//!   answered when the reply names its id ([`ReplyId::Id`]). Nothing else is: a line that is
-//!   not JSON may have been a reply, and a frame without an id a notification.
+//!   answered when the reply names its id ([`Rejection::reply_to_request`]). Nothing else
+//!   is: a line that is not JSON may have been a reply, and a frame without an id a
+//!   notification.
 //!
 //! ```
 //! use bytes::BytesMut;
 //! use rpcwire::mcp::{self, versions};
-//! use rpcwire::{encode, Decoder, Message, Miss, PendingTable, RawJson, ReplyId, Token};
+//! use rpcwire::{encode, Decoder, Message, Miss, PendingTable, RawJson, Token};
 //!
 //! const SPEAKS: &[&str] = &[versions::V2025_06_18, versions::V2025_11_25];
 //! // Each request in flight: its method, and whether it asked for progress. Times in ms.
@@ -291,9 +293,9 @@
 //! for line in decoder.decode_lines(from_server.as_bytes()) {
 //!     match line.expect("no over-long line").message {
 //!         Ok(Message::Response(r)) => replies.push(pending.complete(r.id).map(|(m, _)| m)),
-//!         Ok(Message::ErrorResponse(e)) => match e.id {
-//!             Some(id) if !id.is_null() => replies.push(pending.complete(id).map(|(m, _)| m)),
-//!             _ => {} // the server could not read a line: log it
+//!         Ok(Message::ErrorResponse(e)) => match e.request_id() {
+//!             Some(id) => replies.push(pending.complete(id).map(|(m, _)| m)),
+//!             None => {} // the server could not read a line: log it
 //!         },
 //!         Ok(Message::Request(req)) => match &*req.method.decode() {
 //!             mcp::methods::PING => encode::write_response(&mut out, req.id, RawJson::EMPTY_OBJECT),
@@ -314,7 +316,7 @@
 //!             }
 //!         }
 //!         Err(rejection) => {
-//!             if let Some(reply) = rejection.reply().filter(|r| matches!(r.id, ReplyId::Id(_))) {
+//!             if let Some(reply) = rejection.reply_to_request() {
 //!                 encode::write_reply(&mut out, &reply, None);
 //!             }
 //!         }

@@ -126,6 +126,29 @@ pub struct ErrorResponse<'a> {
     pub error: ErrorObject<'a>,
 }
 
+impl<'a> ErrorResponse<'a> {
+    /// The id of the request this error answers, for matching it to one sent: `None` when
+    /// [`id`](Self::id) is absent or `null`. Such a reply answers a line its sender could not
+    /// read, and names no request (a client logs it; the request it may have been waits for
+    /// its deadline).
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, Message};
+    /// let decoder = Decoder::mcp_client();
+    /// for (frame, names) in [
+    ///     (&br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}"#[..], Some(&b"3"[..])),
+    ///     (br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#, None),
+    ///     (br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#, None),
+    /// ] {
+    ///     let Ok(Message::ErrorResponse(e)) = decoder.decode(frame) else { panic!() };
+    ///     assert_eq!(e.request_id().map(|id| id.raw()), names);
+    /// }
+    /// ```
+    pub fn request_id(&self) -> Option<Id<'a>> {
+        self.id.filter(|id| !id.is_null())
+    }
+}
+
 /// A JSON-RPC batch, kept raw. [`Batch::decode`] decodes its elements one by one with the
 /// same decoder (and refuses what is not a valid element: a nested array, MCP's `initialize`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,6 +366,36 @@ impl<'a> Rejection<'a> {
             code: self.error.code(),
             id,
         })
+    }
+
+    /// The error reply to send when the frame was a request whose id could be read: the
+    /// [`reply`](Self::reply) when it names that id ([`ReplyId::Id`]), else `None`.
+    ///
+    /// What a client sends of a server's frames it refused: a line that is not JSON may have
+    /// been a reply, which is never answered, and a frame without a readable id may have been
+    /// a notification, so a client answers neither (see the crate docs, "A client's side").
+    /// A server answers every [`reply`](Self::reply) instead, as JSON-RPC 2.0 has it.
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, ErrorCode, ReplyId};
+    /// let decoder = Decoder::mcp_client();
+    /// let bad_request = decoder.decode(br#"{"jsonrpc":"2.0","id":"s1","method":"ping","params":[]}"#);
+    /// let reply = bad_request.unwrap_err().reply_to_request().unwrap();
+    /// assert_eq!(reply.code, ErrorCode::INVALID_REQUEST);
+    /// assert!(matches!(reply.id, ReplyId::Id(id) if id.raw() == br#""s1""#));
+    /// for unanswered in [
+    ///     &b"not json"[..],
+    ///     br#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#,
+    ///     br#"{"jsonrpc":"2.0","method":"notifications/progress","params":[]}"#,
+    ///     br#"{"jsonrpc":"2.0","id":2,"result":{},"error":{"code":1,"message":"x"}}"#,
+    /// ] {
+    ///     let refused = decoder.decode(unanswered).unwrap_err();
+    ///     assert_eq!(refused.reply_to_request(), None, "{refused}");
+    /// }
+    /// ```
+    pub fn reply_to_request(&self) -> Option<Reply<'a>> {
+        self.reply()
+            .filter(|reply| matches!(reply.id, ReplyId::Id(_)))
     }
 
     /// The report name of this outcome: `parse_error`, `invalid`, or `invalid_response`.
@@ -571,6 +624,13 @@ impl OwnedRejection {
     /// ```
     pub fn reply(&self) -> Option<Reply<'_>> {
         self.rejection().reply()
+    }
+
+    /// The error reply to send when the frame was a request whose id could be read:
+    /// [`Rejection::reply_to_request`] of the [`rejection`](Self::rejection), what a client
+    /// answers of a server's frames.
+    pub fn reply_to_request(&self) -> Option<Reply<'_>> {
+        self.rejection().reply_to_request()
     }
 
     /// The frame's id, when it could be read and is valid for the dialect: [`Rejection::id`]

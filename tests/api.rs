@@ -427,3 +427,77 @@ fn a_report_of_the_error_chain_prints_each_text_once() {
         "x-mcp-header is not an HTTP field-name token"
     );
 }
+
+/// What a client answers of a server's frames, and which replies it matches, over every
+/// single-frame conformance vector in both dialects and both roles:
+/// `Rejection::reply_to_request` is the -32600 (or other) reply exactly for a refused request
+/// whose id was read (never a malformed response, a line that is not JSON or a frame without
+/// an id), and `ErrorResponse::request_id` names a request exactly when the id is neither
+/// absent nor `null`. The owned forms answer the same.
+#[test]
+fn client_answers_refused_requests_by_their_read_id_only() {
+    use bytes::Bytes;
+    use rpcwire::{DecodeOptions, Decoder, Dialect, Message, OwnedMessage, ReplyId, Role};
+
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/envelope.jsonl"
+    ))
+    .unwrap();
+    let (mut answered, mut unanswered, mut named, mut unnamed) = (0, 0, 0, 0);
+    for case in text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    {
+        let Some(hex) = case["hex"].as_str() else {
+            continue;
+        };
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        for frame in bytes.split(|&b| b == b'\n').filter(|f| !f.is_empty()) {
+            for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+                for role in [Role::Server, Role::Client] {
+                    let decoder = Decoder::new(DecodeOptions {
+                        role,
+                        ..DecodeOptions::new(dialect)
+                    });
+                    let owned = OwnedMessage::decode(&decoder, Bytes::copy_from_slice(frame));
+                    match decoder.decode(frame) {
+                        Err(refused) => {
+                            let expected = (!refused.is_response()
+                                && !refused.error().is_parse_error())
+                            .then_some(refused.id())
+                            .flatten()
+                            .map(|id| (refused.error().code(), ReplyId::Id(id)));
+                            let got = refused.reply_to_request().map(|r| (r.code, r.id));
+                            assert_eq!(got, expected, "{}", case["name"]);
+                            if got.is_some() {
+                                answered += 1;
+                                assert_eq!(refused.reply_to_request(), refused.reply());
+                            } else {
+                                unanswered += 1;
+                            }
+                            let owned = owned.unwrap_err();
+                            assert_eq!(owned.reply_to_request(), refused.reply_to_request());
+                        }
+                        Ok(Message::ErrorResponse(e)) => {
+                            let id = e.request_id();
+                            assert_eq!(id.is_some(), e.id.is_some_and(|id| id.raw() != b"null"));
+                            if let Some(id) = id {
+                                named += 1;
+                                assert_eq!(Some(id), e.id);
+                            } else {
+                                unnamed += 1;
+                            }
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            }
+        }
+    }
+    // The vectors hold each kind, so the assertions above saw every branch.
+    assert!(answered > 0 && unanswered > 0 && named > 0 && unnamed > 0);
+}
