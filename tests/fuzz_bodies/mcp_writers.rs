@@ -1,6 +1,6 @@
 //! The body of the `mcp_writers` fuzz target: the writers of `rpcwire::mcp`
 //! (`write_result`, `write_request_with_progress`, `versions::write_unsupported`,
-//! `write_cancelled`, `write_progress`, `write_retry`) with ids, versions, payloads and numbers from the
+//! `write_cancelled`, `write_progress`, `write_retry`, `write_input_required`) with ids, versions, payloads and numbers from the
 //! input. Each output is either the documented refusal, nothing written, or one line that
 //! serde_json and both dialects' decoders (strict and lazy) read as the intended message,
 //! with the members given kept, in order, and the member each writer adds where it says.
@@ -9,7 +9,10 @@
 //! message) on a finding and never otherwise.
 
 use bytes::BytesMut;
-use rpcwire::mcp::{self, ProgressRequestError, ResultError, RetryError, versions};
+use rpcwire::mcp::{
+    self, InputRequired, InputRequiredWriteError, ProgressRequestError, ResultError, RetryError,
+    versions,
+};
 use rpcwire::scan::Validation;
 use rpcwire::{DecodeOptions, Decoder, Dialect, ErrorCode, Id, Message, RawJson, ReplyId, Role};
 use serde_json::Value;
@@ -27,6 +30,7 @@ pub fn mcp_writers(data: &[u8]) {
     check_cancelled(&mut input);
     check_progress(&mut input);
     check_retry(&mut input);
+    check_input_required(&mut input);
 }
 
 /// Id tokens of every kind: integers of any size, other numbers, `null`, strings with
@@ -823,5 +827,131 @@ fn check_retry(input: &mut Input<'_>) {
             Some(&written_params[..]),
             "{dialect:?}, {what}"
         );
+    }
+}
+
+// --------------------------------------------------------------------- write_input_required
+
+/// `mcp::write_input_required`: `NothingAsked` with neither a request nor a state,
+/// `DuplicateKey` for two requests under one key, `ParamsNotAnObject` for params that are not
+/// an object, nothing written; else one success response under the id as it is, whose result
+/// is `"resultType":"input_required"`, then `inputRequests` (each request under its key:
+/// `method`, then `params` when given, line breaks as spaces) when there is any, then
+/// `requestState`. JSON-RPC's decoders read it as a response, MCP's 2026-07-28 ones when MCP
+/// takes the id, and `InputRequired::from_result` gives back every request in order and the
+/// state.
+fn check_input_required(input: &mut Input<'_>) {
+    let id_token = any_id(input);
+    let requests: Vec<(String, String, Option<Vec<u8>>)> = (0..input.byte() % 4)
+        .map(|_| {
+            let key = match input.byte() % 3 {
+                0 => "k".to_string(),
+                _ => input.string(),
+            };
+            let method = input.string();
+            let params = (!input.byte().is_multiple_of(4)).then(|| payload(input, &RETRY_PARAMS));
+            (key, method, params)
+        })
+        .collect();
+    let state = (input.byte().is_multiple_of(2)).then(|| input.string());
+    let what = format!(
+        "id {:?}, requests {requests:?}, state {state:?}",
+        String::from_utf8_lossy(&id_token),
+    );
+    let id = Id::from_token(&id_token).expect("a token");
+    let raw_requests: Vec<(&str, &str, Option<RawJson<'_>>)> = requests
+        .iter()
+        .map(|(k, m, p)| {
+            let params = p.as_deref().map(|p| RawJson::new(p).expect("valid JSON"));
+            (k.as_str(), m.as_str(), params)
+        })
+        .collect();
+    let mut out = BytesMut::from(&b"before\n"[..]);
+    let got = mcp::write_input_required(&mut out, id, &raw_requests, state.as_deref());
+    let frame = written(&out, &what);
+
+    let keys: Vec<&str> = requests.iter().map(|(k, _, _)| k.as_str()).collect();
+    let want = if requests.is_empty() && state.is_none() {
+        Err(InputRequiredWriteError::NothingAsked)
+    } else if (1..keys.len()).any(|i| keys[..i].contains(&keys[i])) {
+        Err(InputRequiredWriteError::DuplicateKey)
+    } else if requests
+        .iter()
+        .any(|(_, _, p)| p.as_ref().is_some_and(|p| members(p).is_none()))
+    {
+        Err(InputRequiredWriteError::ParamsNotAnObject)
+    } else {
+        Ok(())
+    };
+    assert_eq!(got, want, "{what}");
+    if want.is_err() {
+        assert_eq!(frame, None, "nothing written on a refusal, {what}");
+        return;
+    }
+    let frame = frame.unwrap_or_else(|| panic!("nothing written, {what}"));
+    let what = format!("{what}: {:?}", String::from_utf8_lossy(frame));
+    assert_eq!(member(frame, "id"), id_token, "{what}");
+    let result = member(frame, "result");
+    let got_members = members(&result).expect("the result is an object");
+    let mut want_keys: Vec<&[u8]> = vec![b"resultType"];
+    if !requests.is_empty() {
+        want_keys.push(b"inputRequests");
+    }
+    if state.is_some() {
+        want_keys.push(b"requestState");
+    }
+    let got_keys: Vec<&[u8]> = got_members.iter().map(|(k, _)| &k[..]).collect();
+    assert_eq!(got_keys, want_keys, "{what}");
+    assert_eq!(got_members[0].1, b"\"input_required\"", "{what}");
+    if let Some(state) = &state {
+        let written_state = &got_members.last().unwrap().1;
+        assert_eq!(unescaped(written_state), state.as_bytes(), "{what}");
+    }
+    if !requests.is_empty() {
+        let asked = members(&got_members[1].1).expect("inputRequests is an object");
+        assert_eq!(asked.len(), requests.len(), "{what}");
+        for ((key, request), (want_key, method, params)) in asked.iter().zip(&requests) {
+            assert_eq!(key, want_key.as_bytes(), "{what}");
+            let mut want_request = vec![(b"method".to_vec(), Vec::new())];
+            if let Some(params) = params {
+                want_request.push((b"params".to_vec(), spaced(params)));
+            }
+            let got_request = members(request).expect("a request is an object");
+            assert_eq!(got_request.len(), want_request.len(), "{what}");
+            assert_eq!(unescaped(&got_request[0].1), method.as_bytes(), "{what}");
+            assert_eq!(got_request[1..], want_request[1..], "{what}");
+        }
+    }
+
+    for (dialect, decoder) in decoders(Role::Client, Some(versions::V2026_07_28)) {
+        let decoded = decoder.decode(frame);
+        let expect = dialect == Dialect::JsonRpc2 || mcp_id(&id_token);
+        let r = match decoded {
+            Ok(Message::Response(r)) if expect => r,
+            Ok(Message::Response(_)) => panic!("a response it must refuse, {dialect:?}, {what}"),
+            other if expect => panic!("{other:?}, not a response, {dialect:?}, {what}"),
+            _ => continue,
+        };
+        assert_eq!(r.id.raw(), &id_token[..], "{dialect:?}, {what}");
+        let read = InputRequired::from_result(r.result)
+            .unwrap_or_else(|e| panic!("{e:?}, {dialect:?}, {what}"));
+        let read_state = read.request_state.map(|s| s.decode().into_owned());
+        assert_eq!(read_state, state, "{dialect:?}, {what}");
+        let read_requests: Vec<(String, String, Option<Vec<u8>>)> = read
+            .requests()
+            .map(|q| {
+                let params = q.params.map(|p| p.as_bytes().to_vec());
+                (
+                    q.key.decode().into_owned(),
+                    q.method.decode().into_owned(),
+                    params,
+                )
+            })
+            .collect();
+        let want_requests: Vec<(String, String, Option<Vec<u8>>)> = requests
+            .iter()
+            .map(|(k, m, p)| (k.clone(), m.clone(), p.as_deref().map(spaced)))
+            .collect();
+        assert_eq!(read_requests, want_requests, "{dialect:?}, {what}");
     }
 }
