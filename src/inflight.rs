@@ -830,6 +830,80 @@ impl<T, S: BuildHasher> InFlight<T, S> {
             .shrink_to(min_capacity, Self::rehash(&self.hasher, self.lenient));
     }
 
+    /// Every request in flight, in no particular order: its id, exactly as the request spelled
+    /// it, and its value.
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight};
+    /// let mut table = InFlight::new(16);
+    /// table.insert(Id::from_token(b"1").unwrap(), "tools/call").unwrap();
+    /// table.insert(Id::from_token(br#""b""#).unwrap(), "prompts/get").unwrap();
+    /// let mut calls: Vec<_> = table.iter().map(|(id, method)| (id.raw().to_vec(), *method)).collect();
+    /// calls.sort();
+    /// assert_eq!(calls, [(br#""b""#.to_vec(), "prompts/get"), (b"1".to_vec(), "tools/call")]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (Id<'_>, &T)> + '_ {
+        self.table
+            .iter()
+            .map(|entry| (entry.id.as_id(), &entry.value))
+    }
+
+    /// Every request in flight, its value to update in place (as [`get_mut`](Self::get_mut):
+    /// its id and the bytes it counts stay as they were), in no particular order.
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight};
+    /// // Steps of work done for each call a server runs.
+    /// let mut running = InFlight::new(16);
+    /// running.insert(Id::from_token(b"1").unwrap(), 0_u32).unwrap();
+    /// running.insert(Id::from_token(b"2").unwrap(), 5).unwrap();
+    /// for (_, steps) in running.iter_mut() {
+    ///     *steps += 1;
+    /// }
+    /// assert_eq!(running.get(Id::from_token(b"2").unwrap()), Some(&6));
+    /// ```
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (Id<'_>, &mut T)> + '_ {
+        self.table
+            .iter_mut()
+            .map(|entry| (entry.id.as_id(), &mut entry.value))
+    }
+
+    /// Keeps the requests for which `keep` returns `true` and removes the others, giving back
+    /// the bytes they counted (as [`remove`](Self::remove) does). `keep` sees each request's
+    /// id, exactly as it was spelled, and its value, to update in place: a server's periodic
+    /// tick can report progress on every call it runs and, for a call that finished, write its
+    /// reply and let it go, in one pass.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{encode, Id, InFlight, RawJson};
+    /// // Steps of work left for each call.
+    /// let mut running = InFlight::new(16);
+    /// running.insert(Id::from_token(b"1").unwrap(), 1_u32).unwrap();
+    /// running.insert(Id::from_token(b"2").unwrap(), 3).unwrap();
+    /// let mut out = BytesMut::new();
+    /// running.retain(|id, left| {
+    ///     *left -= 1;
+    ///     if *left == 0 {
+    ///         encode::write_response(&mut out, id, RawJson::EMPTY_OBJECT);
+    ///     }
+    ///     *left > 0
+    /// });
+    /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    /// assert_eq!(running.len(), 1);
+    /// assert_eq!(running.bytes(), 1); // the id `2` alone
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(Id<'_>, &mut T) -> bool) {
+        let bytes = &mut self.bytes;
+        self.table.retain(|entry| {
+            let kept = keep(entry.id.as_id(), &mut entry.value);
+            if !kept {
+                *bytes -= entry.bytes;
+            }
+            kept
+        });
+    }
+
     /// Removes and returns every request (the connection ended: they stay unanswered).
     pub fn drain(&mut self) -> impl Iterator<Item = (IdBuf, T)> + '_ {
         // (The map is empty once `drain` returns, whether or not the iterator is run.)

@@ -328,6 +328,54 @@ fn capacity_and_drain() {
     );
 }
 
+/// `iter`, `iter_mut` and `retain` visit every request once, with its id as it was spelled;
+/// `retain` gives back the bytes of what it removes, so the budget admits new requests, and
+/// the requests it keeps are still found by any spelling of their ids.
+#[test]
+fn iterating_and_retaining_the_requests_in_flight() {
+    let mut t = InFlight::new(8).max_bytes(20);
+    for (token, steps) in [(&b"1.0"[..], 1_u32), (br#""\u0061""#, 2), (b"300", 3)] {
+        t.insert_with_extra(Id::from_token(token).unwrap(), 1, steps)
+            .unwrap();
+    }
+    assert_eq!(t.bytes(), 4 + 9 + 4);
+    let mut seen: Vec<_> = t.iter().map(|(id, &v)| (id.raw().to_vec(), v)).collect();
+    seen.sort();
+    let spelled = [
+        (br#""\u0061""#.to_vec(), 2),
+        (b"1.0".to_vec(), 1),
+        (b"300".to_vec(), 3),
+    ];
+    assert_eq!(seen, spelled);
+    for (_, steps) in t.iter_mut() {
+        *steps *= 10;
+    }
+    assert_eq!(t.get(Id::from_token(b"1").unwrap()), Some(&10));
+    assert_eq!(t.bytes(), 17, "iter_mut changes no count");
+    // The finished call (10 steps) is answered and let go.
+    let mut answered = Vec::new();
+    t.retain(|id, steps| {
+        if *steps == 10 {
+            answered.push(id.raw().to_vec());
+        }
+        *steps != 10
+    });
+    assert_eq!(answered, [b"1.0".to_vec()]);
+    assert_eq!((t.len(), t.bytes()), (2, 17 - 4));
+    assert!(!t.contains(Id::from_token(b"1").unwrap()));
+    assert_eq!(t.get(Id::from_token(br#""a""#).unwrap()), Some(&20));
+    // The bytes given back make room for a request the budget refused before.
+    let four = Id::from_token(b"4").unwrap();
+    assert_eq!(
+        t.insert_with_extra(four, 7, 0),
+        Err(InFlightError::OverBudget)
+    );
+    t.retain(|_, steps| *steps != 20);
+    assert_eq!(t.bytes(), 4);
+    t.insert_with_extra(four, 7, 0).unwrap();
+    t.retain(|_, _| false);
+    assert_eq!((t.len(), t.bytes()), (0, 0));
+}
 /// After a burst is answered, `shrink_to_fit` gives the table's room back; every request
 /// still in flight is found by any spelling of its id, with its value, spelling and bytes.
 #[test]
