@@ -143,7 +143,8 @@
 //! - answer an `input_required` result (MCP 2026-07-28's multi round-trip requests) as a
 //!   client: [`mcp::InputRequired`] reads the server's requests and state, and
 //!   [`mcp::write_retry`] sends the request again with the answers; a server asks with
-//!   [`mcp::write_input_required`].
+//!   [`mcp::write_input_required`], and reads the retry's answers and state with
+//!   [`mcp::Retry`] (a malformed one gets -32602: [`mcp::RetryReadError::write_reply`]).
 //! - read strictly, or as a client, with options of my own: set the fields that differ on
 //!   [`DecodeOptions`] (its example) and build the decoder with [`Decoder::new`].
 //! - read what MCP's own messages say: [`mcp::Cancelled`] (which request a peer gave up on),

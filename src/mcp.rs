@@ -6,7 +6,8 @@
 //! written on a 2026-07-28 result with [`write_result`]), the protocol versions and the
 //! one a server answers `initialize` with ([`versions`]), the handshake's params and result
 //! ([`Initialize`], [`InitializeResult`]), 2026-07-28's multi round-trip requests
-//! ([`InputRequired`], [`write_retry`]), and the `_meta` key-name rules.
+//! ([`InputRequired`], [`write_retry`]; a server's side: [`write_input_required`],
+//! [`Retry`]), and the `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
@@ -24,8 +25,8 @@ mod input_required;
 mod progress_request;
 pub use initialize::{HandshakeError, HandshakeMember, Initialize, InitializeResult};
 pub use input_required::{
-    InputRequest, InputRequests, InputRequired, InputRequiredError, InputRequiredWriteError,
-    RetryError, write_input_required, write_retry,
+    InputRequest, InputRequests, InputRequired, InputRequiredError, InputRequiredWriteError, Retry,
+    RetryError, RetryReadError, write_input_required, write_retry,
 };
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,

@@ -3,7 +3,7 @@
 //! (`mcp::write_retry`), checked against serde_json's reading of the lines.
 
 use bytes::BytesMut;
-use rpcwire::mcp::{self, InputRequired, InputRequiredError, RetryError};
+use rpcwire::mcp::{self, InputRequired, InputRequiredError, Retry, RetryError, RetryReadError};
 use rpcwire::scan::Validation;
 use rpcwire::{DecodeOptions, Decoder, Id, JsonStr, Message, RawJson};
 use serde_json::{Value, json};
@@ -382,4 +382,139 @@ fn an_input_required_result_that_breaks_the_schema_is_not_written() {
         assert_eq!(&out[..], b"kept");
         assert!(!expected.to_string().is_empty());
     }
+}
+
+/// The request a server reads (lazy MCP decoder, as a server's is).
+fn request(frame: &[u8]) -> rpcwire::Request<'_> {
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else {
+        panic!("not a request: {}", String::from_utf8_lossy(frame))
+    };
+    req
+}
+
+#[test]
+fn a_server_reads_the_retry_that_write_retry_writes() {
+    let state = JsonStr::from_raw(br"s\\1", true);
+    let answers = [
+        (
+            "n\"ame",
+            RawJson::new(br#"{"action":"accept","content":{"name":"Ada"}}"#).unwrap(),
+        ),
+        ("roots", RawJson::new(br#"{"roots":[]}"#).unwrap()),
+    ];
+    let params = RawJson::new(br#"{"name":"greet","requestState":"old"}"#).unwrap();
+    let mut out = BytesMut::new();
+    mcp::write_retry(
+        &mut out,
+        id(b"4"),
+        "tools/call",
+        Some(params),
+        &answers,
+        Some(state),
+    )
+    .unwrap();
+    let req = request(&out[..out.len() - 1]);
+    let retry = Retry::from_request(&req).unwrap();
+    assert!(retry.is_retry());
+    assert_eq!(retry.request_state.unwrap().decode(), "s\\1");
+    let read: Vec<_> = retry
+        .responses()
+        .map(|(key, answer)| (key.decode().into_owned(), answer.as_bytes()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("n\"ame".to_owned(), answers[0].1.as_bytes()),
+            ("roots".to_owned(), answers[1].1.as_bytes()),
+        ]
+    );
+    assert_eq!(retry.response("roots"), Some(answers[1].1));
+    assert_eq!(retry.response("n\"ame"), Some(answers[0].1));
+    assert_eq!(retry.response("name"), None);
+    // An escaped key is the same key.
+    let req = request(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"inputResponses":{"r\u006fots":{"roots":[]}}}}"#);
+    let retry = Retry::from_request(&req).unwrap();
+    assert_eq!(
+        retry.response("roots").unwrap().as_bytes(),
+        br#"{"roots":[]}"#
+    );
+    assert_eq!(retry.request_state, None);
+}
+
+#[test]
+fn a_first_request_is_no_retry() {
+    for frame in [
+        &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#[..],
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"inputResponses":7}}}"#,
+    ] {
+        let retry = Retry::from_request(&request(frame)).unwrap();
+        assert!(!retry.is_retry());
+        assert_eq!(retry.responses().count(), 0);
+        assert_eq!(retry.response("name"), None);
+    }
+    // State alone is a retry (the server asked for nothing, or the client answered nothing).
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"requestState":"s"}}"#;
+    let retry = Retry::from_request(&request(frame)).unwrap();
+    assert!(retry.is_retry() && retry.input_responses.is_none());
+}
+
+#[test]
+fn a_retry_that_breaks_the_schema_is_refused_with_invalid_params() {
+    use RetryReadError::*;
+    let cases: [(&[u8], RetryReadError); 9] = [
+        (
+            br#"{"inputResponses":{"a":{}},"inputResponses":{"a":{}}}"#,
+            Malformed,
+        ),
+        (br#"{"requestState":"s","requestState":"t"}"#, Malformed),
+        (br#"{"name":"x" "requestState":"s"}"#, Malformed),
+        (br#"{"inputResponses":[{}]}"#, BadInputResponses),
+        (br#"{"inputResponses":{"a":1}}"#, BadInputResponses),
+        (
+            br#"{"inputResponses":{"a":{},"b":null}}"#,
+            BadInputResponses,
+        ),
+        (br#"{"inputResponses":{"a":{} "b":{}}}"#, BadInputResponses),
+        (br#"{"inputResponses":{"a":{},"\u0061":{}}}"#, DuplicateKey),
+        (br#"{"requestState":7}"#, BadRequestState),
+    ];
+    for (params, expected) in cases {
+        let frame = [
+            &br#"{"jsonrpc":"2.0","id":"r","method":"tools/call","params":"#[..],
+            params,
+            b"}",
+        ]
+        .concat();
+        let req = request(&frame);
+        let refused = Retry::from_request(&req).unwrap_err();
+        assert_eq!(refused, expected, "{}", String::from_utf8_lossy(params));
+        let mut out = BytesMut::new();
+        refused.write_reply(&mut out, req.id);
+        let reply: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(reply["id"], json!("r"));
+        assert_eq!(reply["error"]["code"], json!(-32602));
+        assert_eq!(
+            reply["error"]["message"],
+            json!(format!("Invalid params: {expected}"))
+        );
+    }
+    // JSON-RPC params that are an array hold no retry.
+    let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#;
+    let Ok(Message::Request(req)) = Decoder::jsonrpc().decode(frame) else {
+        panic!()
+    };
+    assert_eq!(Retry::from_request(&req), Err(Malformed));
+}
+
+#[test]
+fn many_answers_are_told_apart_without_comparing_every_pair() {
+    let mut params = String::from(r#"{"inputResponses":{"#);
+    for n in 0..20_000 {
+        params.push_str(&format!(r#""k{n}":{{}},"#));
+    }
+    params.push_str(r#""k0":{}}}"#);
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+    let req = request(frame.as_bytes());
+    assert_eq!(Retry::from_request(&req), Err(RetryReadError::DuplicateKey));
 }

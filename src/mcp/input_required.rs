@@ -3,8 +3,8 @@
 //! `inputRequests`, each a request the client answers under its key, and its opaque
 //! `requestState`), and the client sends the request again with its answers
 //! (`inputResponses`) and the state ([`write_retry`]). A server asks with
-//! [`write_input_required`]. The retry is a request of its own, with
-//! an id of its own.
+//! [`write_input_required`], and reads the retry with [`Retry`]. The retry is a request of
+//! its own, with an id of its own.
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -375,8 +375,8 @@ impl core::error::Error for InputRequiredWriteError {}
 /// (`(key, method, params)`: the request the client answers under `key`, a
 /// `sampling/createMessage`, `elicitation/create` or `roots/list`, say) when there is any,
 /// then `requestState` (opaque to the client, which sends it back in its retry) when given.
-/// The client's retry is a new request: read its answers with
-/// `params.get("inputResponses")` and its state with `params.get("requestState")`.
+/// The client's retry is a new request: read its answers and the state with
+/// [`Retry::from_request`].
 ///
 /// # Errors
 /// Nothing is appended: [`InputRequiredWriteError::NothingAsked`] with neither a request nor
@@ -447,4 +447,168 @@ pub fn write_input_required(
     }
     out.extend_from_slice(b"}}\n");
     Ok(())
+}
+
+/// A request's `inputResponses` and `requestState`, as a server reads them (MCP 2026-07-28):
+/// the client's retry of a request the server answered with an `input_required` result
+/// ([`write_input_required`]), carrying its answers, each under the key of the input request
+/// it answers, and the server's state, as the server gave it. A request that carries neither
+/// is a first request, not a retry ([`is_retry`](Self::is_retry) is `false`).
+///
+/// The schema's rules are checked when it is read: `inputResponses` is an object of results
+/// (each an object: a `CreateMessageResult`, an `ElicitResult`, a `ListRootsResult`), each key
+/// once, and `requestState` a string, each of the two members given once. A request that
+/// breaks them is refused with a [`RetryReadError`], whose
+/// [`write_reply`](RetryReadError::write_reply) is the -32602 answer. Whether the state is one
+/// the server gave, and whether each answer fits the request asked under its key, is the
+/// server's to judge.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, versions, Retry};
+/// use rpcwire::{Decoder, Message, RawJson};
+///
+/// // The first call: the server asks the client for a name.
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// assert!(!Retry::from_request(&req)?.is_retry());
+/// let ask = RawJson::new(br#"{"message":"Your name?","requestedSchema":{"type":"object"}}"#).unwrap();
+/// let mut out = BytesMut::new();
+/// mcp::write_input_required(&mut out, req.id, &[("name", "elicitation/create", Some(ask))], Some("s-1")).unwrap();
+///
+/// // The client's retry, a request of its own, carries the answer and the state.
+/// let frame = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":"s-1"}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let retry = Retry::from_request(&req)?;
+/// assert!(retry.is_retry());
+/// assert_eq!(retry.request_state.unwrap().decode(), "s-1");
+/// let name = retry.response("name").and_then(|r| r.get_path(&["content", "name"]));
+/// assert_eq!(name.and_then(|n| n.as_str()).unwrap().decode(), "Ada");
+/// assert_eq!(retry.response("roots"), None);
+///
+/// // An answer given twice under one key gets the -32602 a server owes.
+/// let frame = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","inputResponses":{"name":{},"name":{}},"requestState":"s-1"}}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+/// let refused = Retry::from_request(&req).unwrap_err();
+/// out.clear();
+/// refused.write_reply(&mut out, req.id);
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params: inputResponses holds a key twice"}}
+/// "#[..]
+/// );
+/// # Ok::<(), mcp::RetryReadError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry<'a> {
+    /// `inputResponses`: the client's answers, by the key of the input request each answers
+    /// (an object; [`response`](Self::response) finds one, [`responses`](Self::responses)
+    /// reads them all).
+    pub input_responses: Option<RawJson<'a>>,
+    /// `requestState`: the state the server gave in its `input_required` result, sent back
+    /// as it was.
+    pub request_state: Option<JsonStr<'a>>,
+}
+
+/// Why [`Retry::from_request`] read nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RetryReadError {
+    /// The params are not an object, or cannot be read member by member (lazy validation
+    /// lets through `{"a" 1}`), or hold `inputResponses` or `requestState` twice: peers may
+    /// read either.
+    Malformed,
+    /// `inputResponses` is not an object of objects, or cannot be read member by member.
+    BadInputResponses,
+    /// `inputResponses` holds a key twice: the server would read either answer.
+    DuplicateKey,
+    /// `requestState` is not a string.
+    BadRequestState,
+}
+
+impl RetryReadError {
+    /// Appends a server's answer to a retry whose `inputResponses` or `requestState` were
+    /// refused: -32602 Invalid params, with this error as its message.
+    pub fn write_reply<'i>(self, out: &mut BytesMut, id: impl Into<crate::ReplyId<'i>>) {
+        // An error path: one small allocation for the message's text.
+        let message = alloc::format!("Invalid params: {self}");
+        encode::write_error(out, id, crate::ErrorCode::INVALID_PARAMS, &message, None);
+    }
+}
+
+impl core::fmt::Display for RetryReadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Malformed => "params cannot be read member by member, once each",
+            Self::BadInputResponses => "inputResponses must be an object of results",
+            Self::DuplicateKey => "inputResponses holds a key twice",
+            Self::BadRequestState => "requestState must be a string",
+        })
+    }
+}
+
+impl core::error::Error for RetryReadError {}
+
+impl<'a> Retry<'a> {
+    /// Reads the `inputResponses` and `requestState` of `r`'s params, checking the schema's
+    /// rules (see [`Retry`]). Params without either (or no params) read as a first request.
+    pub fn from_request(r: &crate::Request<'a>) -> Result<Self, RetryReadError> {
+        let Some(params) = r.params else {
+            return Ok(Retry {
+                input_responses: None,
+                request_state: None,
+            });
+        };
+        if params.kind() != JsonKind::Object {
+            return Err(RetryReadError::Malformed);
+        }
+        let [responses, state] = params.lookup_each([INPUT_RESPONSES, REQUEST_STATE]);
+        let member = |found| optional(found).map_err(|_| RetryReadError::Malformed);
+        let (responses, state) = (member(responses)?, member(state)?);
+        let request_state = match state {
+            Some(state) => Some(state.as_str().ok_or(RetryReadError::BadRequestState)?),
+            None => None,
+        };
+        if let Some(responses) = responses {
+            if responses.kind() != JsonKind::Object {
+                return Err(RetryReadError::BadInputResponses);
+            }
+            let mut members = responses.members();
+            if members
+                .by_ref()
+                .any(|(_, answer)| answer.kind() != JsonKind::Object)
+                || members.stopped_early()
+            {
+                return Err(RetryReadError::BadInputResponses);
+            }
+            if any_twice(responses.members().map(|(key, _)| key.decode())) {
+                return Err(RetryReadError::DuplicateKey);
+            }
+        }
+        Ok(Retry {
+            input_responses: responses,
+            request_state,
+        })
+    }
+
+    /// Whether the request is a retry: it carries `inputResponses` or `requestState`.
+    pub fn is_retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
+    }
+
+    /// The client's answer to the input request asked under `key`, if it gave one (keys
+    /// compared as decoded text: `"n\u0061me"` is `"name"`).
+    pub fn response(&self, key: &str) -> Option<RawJson<'a>> {
+        self.responses()
+            .find(|(k, _)| k.eq_str(key))
+            .map(|(_, answer)| answer)
+    }
+
+    /// Every answer, with the key it was given under, in the order the client wrote them
+    /// (none when there is no `inputResponses`).
+    pub fn responses(&self) -> Members<'a> {
+        self.input_responses
+            .unwrap_or(RawJson::EMPTY_OBJECT)
+            .members()
+    }
 }
