@@ -732,7 +732,41 @@ impl<'a> RequestMeta<'a> {
     /// assert_eq!(msg.params().unwrap().lookup_path(&path), Lookup::Ambiguous);
     /// ```
     pub fn from_message(msg: &Message<'a>) -> Self {
-        let Some(meta) = msg.params().and_then(|p| p.get("_meta")) else {
+        Self::from_params(msg.params())
+    }
+
+    /// [`from_message`](Self::from_message) for a handler that holds the [`Request`] alone
+    /// (as [`requested_progress_token`] is [`progress_token`]'s): the version a 2026-07-28
+    /// request names, to serve it by or refuse it with
+    /// [`versions::write_unsupported`].
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::mcp::{self, versions, RequestMeta};
+    /// use rpcwire::{Decoder, ErrorCode, Message, Request};
+    ///
+    /// const SPEAKS: &[&str] = &[versions::V2026_07_28];
+    /// fn handle(req: &Request<'_>, out: &mut BytesMut) {
+    ///     let meta = RequestMeta::from_request(req);
+    ///     let version = meta.protocol_version.map(|v| v.decode()).unwrap_or_default();
+    ///     if !SPEAKS.contains(&&*version) {
+    ///         let code = ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION;
+    ///         versions::write_unsupported(out, req.id, code, &version, SPEAKS);
+    ///     }
+    /// }
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// let mut out = BytesMut::new();
+    /// handle(&req, &mut out);
+    /// assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"#));
+    /// ```
+    pub fn from_request(r: &Request<'a>) -> Self {
+        Self::from_params(r.params)
+    }
+
+    /// The fields of `params._meta`.
+    fn from_params(params: Option<RawJson<'a>>) -> Self {
+        let Some(meta) = params.and_then(|p| p.get("_meta")) else {
             return RequestMeta::default();
         };
         let object = |key| meta.get(key).filter(|v| v.kind() == JsonKind::Object);

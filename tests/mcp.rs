@@ -122,6 +122,9 @@ fn request_meta_of_2026_07_28() {
         br#"{"name":"c","version":"1"}"#
     );
     assert_eq!(meta.client_capabilities, None);
+    // A handler that holds the request alone reads the same.
+    let Message::Request(req) = msg else { panic!() };
+    assert_eq!(RequestMeta::from_request(&req), meta);
 }
 
 /// A `_meta` field of another type than the schema's is `None`, as `RequestMeta`'s doc says:
@@ -138,6 +141,8 @@ fn request_meta_fields_of_another_type_are_none() {
             RequestMeta::default(),
             "{frame}"
         );
+        let Message::Request(req) = msg else { panic!() };
+        assert_eq!(RequestMeta::from_request(&req), RequestMeta::default());
     }
 }
 
@@ -184,6 +189,7 @@ fn the_python_sdks_2026_07_28_session() {
                     answers.push((r.id.raw().to_vec(), member(r.params, "name"), state));
                 }
                 let meta = RequestMeta::from_message(&msg);
+                assert_eq!(RequestMeta::from_request(&r), meta);
                 assert!(meta.protocol_version.unwrap().eq_str("2026-07-28"));
                 assert!(meta.client_info.is_some() && meta.client_capabilities.is_some());
                 if r.method.eq_str(mcp::methods::SUBSCRIPTIONS_LISTEN) {
