@@ -181,12 +181,24 @@ fn the_python_sdks_2026_07_28_session() {
     let mut requests = 0;
     // (id, tool, requestState) of every request that carries a `requestState`.
     let mut answers = vec![];
+    // The keys the retries answer under, and those the server asked under.
+    let (mut answered_keys, mut asked_keys) = (vec![], vec![]);
     for line in c2s.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         match from_client.decode(line).unwrap() {
             msg @ Message::Request(r) => {
                 requests += 1;
                 if let Some(state) = member(r.params, "requestState") {
                     answers.push((r.id.raw().to_vec(), member(r.params, "name"), state));
+                }
+                // The server's reading of the retry: its state, and an answer under each key.
+                let retry = mcp::Retry::from_request(&r).unwrap();
+                assert_eq!(
+                    retry.request_state.map(|s| s.decode().into_owned()),
+                    member(r.params, "requestState")
+                );
+                if retry.is_retry() {
+                    let keys = retry.responses().map(|(key, _)| key.decode().into_owned());
+                    answered_keys.extend(keys);
                 }
                 let meta = RequestMeta::from_message(&msg);
                 assert_eq!(RequestMeta::from_request(&r), meta);
@@ -217,6 +229,8 @@ fn the_python_sdks_2026_07_28_session() {
                     result_types.1 += 1;
                     let state = member(Some(r.result), "requestState").unwrap();
                     asked.push((r.id.raw().to_vec(), state));
+                    let input = mcp::InputRequired::from_result(r.result).unwrap();
+                    asked_keys.extend(input.requests().map(|q| q.key.decode().into_owned()));
                 }
                 other => panic!("{other:?}"),
             },
@@ -230,6 +244,8 @@ fn the_python_sdks_2026_07_28_session() {
         }
     }
     assert_eq!(result_types, (9, 1));
+    assert_eq!(answered_keys, ["__main__:ask"]);
+    assert_eq!(answered_keys, asked_keys);
     assert_eq!(stamped, 2, "the acknowledgement and one change");
     // The call that asked (`haiku`, id 5) is answered by the client's next call of that tool
     // (id 6), which hands the result's `requestState` back.
