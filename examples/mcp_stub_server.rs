@@ -177,11 +177,12 @@ fn request(
         // Params that break the schema (a member missing, given twice, of another type) get
         // -32602; any version asked for gets the one the server speaks.
         match mcp::Initialize::from_request(&req) {
-            Ok(_) => result(serde_json::json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "stub-server", "version": "0.1.0"},
-            })),
+            Ok(_) => line(|out| {
+                let capabilities = RawJson::new(br#"{"tools":{}}"#).unwrap();
+                let me = RawJson::new(br#"{"name":"stub-server","version":"0.1.0"}"#).unwrap();
+                mcp::write_initialize_result(out, id, PROTOCOL_VERSION, capabilities, me, None)
+                    .expect("objects")
+            }),
             Err(refused) => line(|out| refused.write_reply(out, id)),
         }
     } else if req.method.eq_str(mcp::methods::PING) {

@@ -90,9 +90,9 @@ const CACHE_HINTS: &[u8] = br#","ttlMs":60000,"cacheScope":"public""#;
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
 const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
-/// The rest of the `initialize` result, after its `protocolVersion`.
-const SERVER_CAPABILITIES_AND_INFO: &[u8] =
-    br#","capabilities":{"tools":{}},"serverInfo":{"name":"streamable_http example","version":"1"}}"#;
+/// The server's `capabilities` and `serverInfo`, in its `initialize` result.
+const SERVER_CAPABILITIES: &[u8] = br#"{"tools":{}}"#;
+const SERVER_INFO: &[u8] = br#"{"name":"streamable_http example","version":"1"}"#;
 
 /// The web pages allowed to call this endpoint, by their origin (`scheme://host:port`, as a
 /// browser sends it in `Origin`): here, the server's own web client. A real server reads
@@ -483,12 +483,11 @@ impl Server {
             return HttpResponse::new(200, JSON, body);
         };
 
-        let mut result = BytesMut::from(&b"{\"protocolVersion\":"[..]);
-        encode::write_json_string(&mut result, version);
-        result.extend_from_slice(SERVER_CAPABILITIES_AND_INFO);
         let mut body = BytesMut::new();
-        let result = RawJson::new(&result).expect("JSON");
-        encode::write_response(&mut body, req.id, result);
+        let capabilities = RawJson::new(SERVER_CAPABILITIES).expect("JSON");
+        let info = RawJson::new(SERVER_INFO).expect("JSON");
+        mcp::write_initialize_result(&mut body, req.id, version, capabilities, info, None)
+            .expect("objects");
 
         let id = self.new_session_id();
         self.sessions.insert(id.clone(), version);

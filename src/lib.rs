@@ -117,7 +117,7 @@
 //!   be cancelled by clients": a server that keeps it in flight too, to catch a reused id,
 //!   answers it all the same, or the session never starts).
 //! - follow the session's MCP version: [`DecodeOptions::for_protocol_version`]. A client that
-//!   sends `initialize` reads the answer under the version it asked for
+//!   sends `initialize` ([`mcp::write_initialize`]) reads the answer under the version it asked for
 //!   (`Decoder::mcp_client().for_protocol_version(requested)`), not a decoder's default
 //!   2026-07-28 rules: that revision has no `initialize`, and its `resultType` check refuses
 //!   an earlier server's result holding a `resultType` of its own. Then
@@ -132,9 +132,13 @@
 //!   to answer with: the client's `params.protocolVersion` when the server speaks it, else the
 //!   latest it speaks that has `initialize` (2026-07-28, [`mcp::versions::LATEST`], has none);
 //!   `None`, when it speaks none of those, is a -32602 ([`mcp::versions::write_unsupported`]
-//!   writes it, with the versions it speaks). Then decode by that version's rules:
-//!   [`Decoder::for_protocol_version`] (under tokio, `LineCodec::set_decoder` on the
-//!   `FramedRead`'s `decoder_mut()`; `examples/mcp_stub_server.rs`).
+//!   writes it, with the versions it speaks). [`mcp::write_initialize_result`] writes the
+//!   answer. Then decode by that version's rules: [`Decoder::for_protocol_version`] (under
+//!   tokio, `LineCodec::set_decoder` on the `FramedRead`'s `decoder_mut()`;
+//!   `examples/mcp_stub_server.rs`). Until the client's `notifications/initialized`, the server
+//!   sends it only pings and logging ("SHOULD NOT send requests other than pings and logging
+//!   before receiving the initialized notification"); whether it serves the client's requests
+//!   before then is its own choice (MCP does not forbid it).
 //! - answer a request of MCP 2026-07-28: each names its version in `_meta`
 //!   ([`mcp::RequestMeta`]); one the server does not speak gets -32022
 //!   ([`mcp::versions::write_unsupported`]). Every result carries a `resultType`:

@@ -23,7 +23,10 @@ use crate::pending::Token;
 mod initialize;
 mod input_required;
 mod progress_request;
-pub use initialize::{HandshakeError, HandshakeMember, Initialize, InitializeResult};
+pub use initialize::{
+    HandshakeError, HandshakeMember, Initialize, InitializeResult, write_initialize,
+    write_initialize_result,
+};
 pub use input_required::{
     InputRequest, InputRequests, InputRequired, InputRequiredError, InputRequiredWriteError, Retry,
     RetryError, RetryReadError, write_input_required, write_retry,

@@ -1,4 +1,5 @@
-//! The `initialize` handshake read (`mcp::Initialize`, `mcp::InitializeResult`) on the recorded
+//! The `initialize` handshake read (`mcp::Initialize`, `mcp::InitializeResult`) and written
+//! (`mcp::write_initialize`, `mcp::write_initialize_result`) on the recorded
 //! TypeScript SDK session and on hand-made params and results: every member missing, given
 //! twice and of another type; and a request's and a notification's progress token read from
 //! the message kind a handler holds.
@@ -446,4 +447,133 @@ fn a_discovered_version_is_the_latest_both_speak() {
         choose(RawJson::new(br#"["2026-07-28"]"#).unwrap(), &[]),
         None
     );
+}
+
+/// The writers reproduce the TypeScript SDK's handshake from what the readers read of it: the
+/// same JSON value (member order aside), which the readers read back the same.
+#[test]
+fn the_writers_reproduce_the_typescript_sdks_handshake() {
+    let value = |line: &[u8]| serde_json::from_slice::<serde_json::Value>(line).unwrap();
+
+    let first = CLIENT_STREAM.split(|&b| b == b'\n').next().unwrap();
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(first) else {
+        panic!("the capture opens with a request")
+    };
+    let init = Initialize::from_request(&req).unwrap();
+    let mut out = BytesMut::new();
+    let version = init.protocol_version.decode();
+    mcp::write_initialize(
+        &mut out,
+        req.id,
+        &version,
+        init.capabilities,
+        init.client_info,
+    )
+    .unwrap();
+    assert_eq!(value(&out), value(first));
+    let Ok(Message::Request(again)) = Decoder::mcp().decode(out.strip_suffix(b"\n").unwrap())
+    else {
+        panic!("a request")
+    };
+    assert_eq!(Initialize::from_request(&again), Ok(init));
+
+    let first = SERVER_STREAM.split(|&b| b == b'\n').next().unwrap();
+    let Ok(Message::Response(resp)) = Decoder::mcp_client().decode(first) else {
+        panic!("the capture's server stream opens with the result")
+    };
+    let result = InitializeResult::from_result(resp.result).unwrap();
+    let mut out = BytesMut::new();
+    let version = result.protocol_version.decode();
+    let instructions = result.instructions.map(|i| i.decode());
+    mcp::write_initialize_result(
+        &mut out,
+        resp.id,
+        &version,
+        result.capabilities,
+        result.server_info,
+        instructions.as_deref(),
+    )
+    .unwrap();
+    assert_eq!(value(&out), value(first));
+    let line = out.strip_suffix(b"\n").unwrap();
+    let Ok(Message::Response(again)) = Decoder::mcp_client().decode(line) else {
+        panic!("a response")
+    };
+    assert_eq!(InitializeResult::from_result(again.result), Ok(result));
+}
+
+/// Capabilities or an identity that is not an object is refused, naming the member, with
+/// nothing written.
+#[test]
+fn the_writers_refuse_members_that_are_not_objects() {
+    let object = RawJson::new(br#"{"name":"x","version":"1"}"#).unwrap();
+    let id = Id::from_token(b"1").unwrap();
+    for bad in [&b"[]"[..], b"\"x\"", b"null", b"1"] {
+        let bad = RawJson::new(bad).unwrap();
+        let mut out = BytesMut::from(&b"kept"[..]);
+        let got = [
+            mcp::write_initialize(&mut out, id, "v", bad, object),
+            mcp::write_initialize(&mut out, id, "v", object, bad),
+            mcp::write_initialize_result(&mut out, id, "v", bad, object, None),
+            mcp::write_initialize_result(&mut out, id, "v", object, bad, Some("i")),
+        ];
+        assert_eq!(
+            got,
+            [
+                Err(HandshakeError::WrongType(HandshakeMember::Capabilities)),
+                Err(HandshakeError::WrongType(HandshakeMember::ClientInfo)),
+                Err(HandshakeError::WrongType(HandshakeMember::Capabilities)),
+                Err(HandshakeError::WrongType(HandshakeMember::ServerInfo)),
+            ]
+        );
+        assert_eq!(&out[..], b"kept");
+    }
+}
+
+proptest::proptest! {
+    /// Any version and instructions text (quotes, backslashes, control characters, line
+    /// breaks, any Unicode) and any objects are written on one line that both dialects'
+    /// decoders read as the message, and the readers give back each member as given.
+    #[test]
+    fn written_handshakes_read_back_member_for_member(
+        version in "\\PC*|[\"\\\\\n\r\t\u{0}-\u{1f}\u{7f}é😀]{0,12}",
+        instructions in proptest::option::of("\\PC*|[\"\\\\\n\r\u{0}-\u{1f}]{0,12}"),
+        capabilities in proptest::sample::select(vec![
+            "{}", r#"{"roots":{"listChanged":true}}"#, "{ \n\"a\" :\r\n[1,\n2] }", r#"{"\u00e9":"\ud83d\ude00"}"#,
+        ]),
+        info in proptest::sample::select(vec![
+            r#"{"name":"n","version":"1"}"#, "{}", "{\"title\":\"a\\nb\",\n\"name\":\"x\"}",
+        ]),
+    ) {
+        let id = Id::from_token(b"\"h\"").unwrap();
+        let capabilities = RawJson::new(capabilities.as_bytes()).unwrap();
+        let info = RawJson::new(info.as_bytes()).unwrap();
+        let one_line = |raw: RawJson<'_>| String::from_utf8(raw.as_bytes().to_vec()).unwrap().replace(['\n', '\r'], " ");
+        let (capabilities_line, info_line) = (one_line(capabilities), one_line(info));
+
+        let mut out = BytesMut::new();
+        mcp::write_initialize(&mut out, id, &version, capabilities, info).unwrap();
+        let line = out.strip_suffix(b"\n").unwrap();
+        proptest::prop_assert!(!line.contains(&b'\n'));
+        for decoder in [Decoder::mcp(), Decoder::jsonrpc()] {
+            let Ok(Message::Request(req)) = decoder.decode(line) else { panic!("a request") };
+            let read = Initialize::from_request(&req).unwrap();
+            proptest::prop_assert_eq!(read.protocol_version.decode(), version.as_str());
+            proptest::prop_assert_eq!(read.capabilities.as_bytes(), capabilities_line.as_bytes());
+            proptest::prop_assert_eq!(read.client_info.as_bytes(), info_line.as_bytes());
+        }
+
+        let mut out = BytesMut::new();
+        mcp::write_initialize_result(&mut out, id, &version, capabilities, info, instructions.as_deref()).unwrap();
+        let line = out.strip_suffix(b"\n").unwrap();
+        proptest::prop_assert!(!line.contains(&b'\n'));
+        for decoder in [Decoder::mcp_client(), Decoder::jsonrpc_client()] {
+            let Ok(Message::Response(resp)) = decoder.decode(line) else { panic!("a response") };
+            let read = InitializeResult::from_result(resp.result).unwrap();
+            proptest::prop_assert_eq!(read.protocol_version.decode(), version.as_str());
+            proptest::prop_assert_eq!(read.capabilities.as_bytes(), capabilities_line.as_bytes());
+            proptest::prop_assert_eq!(read.server_info.as_bytes(), info_line.as_bytes());
+            proptest::prop_assert_eq!(read.instructions.map(|i| i.decode().into_owned()), instructions.clone());
+        }
+    }
 }

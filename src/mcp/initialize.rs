@@ -1,6 +1,7 @@
-//! The `initialize` handshake read (MCP up to 2025-11-25): a server's view of the request's
+//! The `initialize` handshake (MCP up to 2025-11-25): a server's view of the request's
 //! params ([`Initialize`]) and a client's view of the result ([`InitializeResult`]), each member
-//! checked once, present once and of its schema type, in one pass over the object.
+//! checked once, present once and of its schema type, in one pass over the object; and their
+//! writers, [`write_initialize`] and [`write_initialize_result`].
 
 use bytes::BytesMut;
 
@@ -227,6 +228,142 @@ impl core::fmt::Display for HandshakeError {
 }
 
 impl core::error::Error for HandshakeError {}
+
+/// Appends a client's `initialize` request `id` (MCP up to 2025-11-25): params
+/// `protocolVersion` (the version the client asks for), `capabilities` and `clientInfo` (its
+/// `name` and `version`, perhaps `title`), in the schema's order, what [`Initialize`] reads.
+///
+/// # Errors
+/// Nothing is appended: [`HandshakeError::WrongType`] for `capabilities` or `client_info`
+/// that is not an object. (What they hold is the caller's: an `Implementation`'s `name` and
+/// `version` are not checked, as [`Initialize`] does not check them, and neither is their
+/// depth: one nested near [`Limits::max_depth`](crate::Limits::max_depth) makes a line a
+/// decoder refuses.)
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, versions, Initialize};
+/// use rpcwire::{Decoder, Id, Message, RawJson};
+///
+/// let mut out = BytesMut::new();
+/// let capabilities = RawJson::new(br#"{"roots":{}}"#).unwrap();
+/// let me = RawJson::new(br#"{"name":"host","version":"1.2"}"#).unwrap();
+/// mcp::write_initialize(&mut out, Id::from_token(b"0").unwrap(), versions::V2025_11_25, capabilities, me)?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"host","version":"1.2"}}}
+/// "#[..]
+/// );
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(&out[..out.len() - 1]) else { panic!() };
+/// assert_eq!(Initialize::from_request(&req)?.protocol_version.decode(), "2025-11-25");
+/// # Ok::<(), mcp::HandshakeError>(())
+/// ```
+pub fn write_initialize(
+    out: &mut BytesMut,
+    id: crate::Id<'_>,
+    protocol_version: &str,
+    capabilities: RawJson<'_>,
+    client_info: RawJson<'_>,
+) -> Result<(), HandshakeError> {
+    must_be_object(capabilities, HandshakeMember::Capabilities)?;
+    must_be_object(client_info, HandshakeMember::ClientInfo)?;
+    encode::write_request_head(out, id, methods::INITIALIZE);
+    out.extend_from_slice(br#","params":"#);
+    write_handshake_object(
+        out,
+        protocol_version,
+        capabilities,
+        (HandshakeMember::ClientInfo, client_info),
+        None,
+    );
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+/// Appends a server's answer to the `initialize` request `id` (MCP up to 2025-11-25): a
+/// result of `protocolVersion` (the version the server answers with,
+/// [`versions::negotiate`](super::versions::negotiate)'s), `capabilities`, `serverInfo`
+/// and, when given, `instructions` (free text, escaped here), in the schema's order, what
+/// [`InitializeResult`] reads.
+///
+/// # Errors
+/// Nothing is appended: [`HandshakeError::WrongType`] for `capabilities` or `server_info`
+/// that is not an object. (What they hold is the caller's, as for [`write_initialize`].)
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, versions, InitializeResult};
+/// use rpcwire::{Decoder, Id, Message, RawJson};
+///
+/// let mut out = BytesMut::new();
+/// let capabilities = RawJson::new(br#"{"tools":{}}"#).unwrap();
+/// let me = RawJson::new(br#"{"name":"stub","version":"0.1"}"#).unwrap();
+/// let id = Id::from_token(b"0").unwrap();
+/// mcp::write_initialize_result(&mut out, id, versions::V2025_06_18, capabilities, me, Some("Call \"echo\".\n"))?;
+/// assert_eq!(
+///     &out[..],
+///     &br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stub","version":"0.1"},"instructions":"Call \"echo\".\n"}}
+/// "#[..]
+/// );
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(&out[..out.len() - 1]) else { panic!() };
+/// let read = InitializeResult::from_result(r.result)?;
+/// assert_eq!(read.instructions.unwrap().decode(), "Call \"echo\".\n");
+/// # Ok::<(), mcp::HandshakeError>(())
+/// ```
+pub fn write_initialize_result(
+    out: &mut BytesMut,
+    id: crate::Id<'_>,
+    protocol_version: &str,
+    capabilities: RawJson<'_>,
+    server_info: RawJson<'_>,
+    instructions: Option<&str>,
+) -> Result<(), HandshakeError> {
+    must_be_object(capabilities, HandshakeMember::Capabilities)?;
+    must_be_object(server_info, HandshakeMember::ServerInfo)?;
+    encode::write_response_head(out, id);
+    write_handshake_object(
+        out,
+        protocol_version,
+        capabilities,
+        (HandshakeMember::ServerInfo, server_info),
+        instructions,
+    );
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+/// `WrongType(member)` unless `value` is an object.
+fn must_be_object(value: RawJson<'_>, member: HandshakeMember) -> Result<(), HandshakeError> {
+    if value.kind() == JsonKind::Object {
+        Ok(())
+    } else {
+        Err(HandshakeError::WrongType(member))
+    }
+}
+
+/// The params of `initialize` or its result: `{"protocolVersion":…,"capabilities":…,` then
+/// the peer's `clientInfo` or `serverInfo`, then `instructions` when given.
+fn write_handshake_object(
+    out: &mut BytesMut,
+    protocol_version: &str,
+    capabilities: RawJson<'_>,
+    (info_member, info): (HandshakeMember, RawJson<'_>),
+    instructions: Option<&str>,
+) {
+    out.extend_from_slice(br#"{"protocolVersion":"#);
+    encode::write_json_string(out, protocol_version);
+    out.extend_from_slice(br#","capabilities":"#);
+    encode::write_raw_json(out, capabilities);
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(info_member.name().as_bytes());
+    out.extend_from_slice(b"\":");
+    encode::write_raw_json(out, info);
+    if let Some(instructions) = instructions {
+        out.extend_from_slice(br#","instructions":"#);
+        encode::write_json_string(out, instructions);
+    }
+    out.extend_from_slice(b"}");
+}
 
 /// Looks up `members` in `object` in one pass: an error when it is not an object or cannot be
 /// read whole, or when a member is given twice.
