@@ -1,6 +1,7 @@
 //! The body of the `mcp_writers` fuzz target: the writers of `rpcwire::mcp`
 //! (`write_result`, `write_request_with_progress`, `versions::write_unsupported`,
-//! `write_cancelled`, `write_progress`, `write_retry`, `write_input_required`) with ids, versions, payloads and numbers from the
+//! `write_cancelled`, `write_progress`, `write_retry` (read back by `Retry`),
+//! `write_input_required`) with ids, versions, payloads and numbers from the
 //! input. Each output is either the documented refusal, nothing written, or one line that
 //! serde_json and both dialects' decoders (strict and lazy) read as the intended message,
 //! with the members given kept, in order, and the member each writer adds where it says.
@@ -827,6 +828,40 @@ fn check_retry(input: &mut Input<'_>) {
             Some(&written_params[..]),
             "{dialect:?}, {what}"
         );
+        // What the server reads of it: every answer, in order, when each is an object (a
+        // result), and the state.
+        let read = mcp::Retry::from_request(r);
+        if answers.iter().any(|(_, v)| members(v).is_none()) {
+            assert_eq!(
+                read,
+                Err(mcp::RetryReadError::BadInputResponses),
+                "{dialect:?}, {what}"
+            );
+            continue;
+        }
+        let read = read.unwrap_or_else(|e| panic!("{e:?}, {dialect:?}, {what}"));
+        assert_eq!(
+            read.is_retry(),
+            !answers.is_empty() || state.is_some(),
+            "{dialect:?}, {what}"
+        );
+        let read_answers: Vec<(String, Vec<u8>)> = read
+            .responses()
+            .map(|(k, v)| (k.decode().into_owned(), v.as_bytes().to_vec()))
+            .collect();
+        let want_answers: Vec<(String, Vec<u8>)> = answers
+            .iter()
+            .map(|(k, v)| (k.clone(), spaced(v)))
+            .collect();
+        assert_eq!(read_answers, want_answers, "{dialect:?}, {what}");
+        for (key, answer) in &want_answers {
+            let found = read.response(key).map(|v| v.as_bytes().to_vec());
+            assert_eq!(found.as_ref(), Some(answer), "{dialect:?}, {what}");
+        }
+        // (The state as given, quotes and escapes included; read, between its quotes.)
+        let given_state = state.as_deref().map(|s| &s.as_bytes()[1..s.len() - 1]);
+        let read_state = read.request_state.map(|s| s.raw());
+        assert_eq!(read_state, given_state, "{dialect:?}, {what}");
     }
 }
 
