@@ -97,11 +97,13 @@ pub struct CheckArgs {
     file: Option<PathBuf>,
     /// Check a whole session recorded by `rpcwire proxy --log FILE`.
     ///
-    /// It is replayed through the proxy's session checks (requests in flight both ways, replies
-    /// to unknown ids, duplicate ids, replies to notifications, cancellations, timeouts,
-    /// unanswered requests, progress on tokens no request in flight carries or that does not
-    /// increase, progress and cancellation notifications whose params break the schema).
-    /// Records get a `dir` and a `violation` field; exit 1 on any violation. (The log holds no
+    /// It is replayed through the proxy's session checks (among them: requests in flight both
+    /// ways, replies to unknown ids, duplicate and reused ids, replies to notifications,
+    /// cancellations, timeouts, unanswered requests, progress on tokens no request in flight
+    /// carries or that does not increase, progress and cancellation notifications whose params
+    /// break the schema, an `initialize` whose params or result break it, tool headers;
+    /// docs/cli.md lists every violation). Records get a `dir` and a `violation` field; exit 1
+    /// on any violation. (The log holds no
     /// frames: the direction, framing, validation, frame and batch limit options are refused
     /// with it.)
     #[arg(
