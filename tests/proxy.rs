@@ -5202,3 +5202,44 @@ fn a_panic_ends_a_server_that_ignores_the_end_of_its_input() {
     }
     drop(stdin);
 }
+
+/// A log that cannot be written (a full disk: `/dev/full`) ends at its first failed write,
+/// never the session: stderr tells it as it happens (before the next counters' line, not only
+/// at exit, which is all it said before), once, and again after the summary at exit.
+#[test]
+fn a_log_write_that_fails_is_told_at_once_and_ends_the_log_not_the_session() {
+    let dir = scratch("log-full");
+    let mut p = Proxy::echo(&["--stats-every", "1", "--log", "/dev/full"], &dir);
+    p.send(&request(json!(1), "ping"));
+    assert_eq!(p.recv()["id"], 1);
+    // Past two ticks: the first flush fails, the next counters follow.
+    let deadline = Instant::now() + WAIT;
+    thread::sleep(Duration::from_millis(2500));
+    p.send(&request(json!(2), "ping"));
+    assert_eq!(p.recv()["id"], 2, "the session goes on");
+    assert!(Instant::now() < deadline);
+    let done = p.finish_cleanly();
+    let lines: Vec<&str> = done.stderr.lines().collect();
+    let told: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("rpcwire proxy: writing the log failed ("))
+        .collect();
+    assert_eq!(told.len(), 1, "told once: {}", done.stderr);
+    assert!(
+        lines[told[0]].ends_with("): it ends here; the session goes on"),
+        "{}",
+        done.stderr
+    );
+    let stats_after = lines[told[0]..]
+        .iter()
+        .any(|l| l.starts_with("rpcwire proxy: stats: "));
+    assert!(stats_after, "told during the session: {}", done.stderr);
+    let summary = lines
+        .iter()
+        .position(|l| l.starts_with("rpcwire proxy: summary: "))
+        .expect("a summary");
+    let ended = lines
+        .iter()
+        .position(|l| l.starts_with("rpcwire proxy: the log ended early: writing it failed ("))
+        .expect("told again at exit");
+    assert!(summary < ended, "{}", done.stderr);
+}

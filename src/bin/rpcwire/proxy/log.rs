@@ -2,12 +2,77 @@
 //! and counters that are not messages, each written through the [`State`] (the session and
 //! the log, behind one lock, so that the log's order is the session's).
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 
 use rpcwire::{Id, Reply, ReplyId};
 
 use super::state::State;
 use crate::session::{Dir, Observation, Violation};
+
+/// The `--log` file: records buffered, written a megabyte at a time. The first write to it
+/// that fails ends the log: nothing more is written, so that the file holds the session's
+/// records from its start, in order, with no gap (a record lost while later ones are written,
+/// as a full disk that frees up would leave, makes `check --session-log` see another
+/// session). The failure is told once on stderr as soon as it happens
+/// ([`untold_failure`](Self::untold_failure)), and again at exit ([`finish`](Self::finish)).
+pub(super) struct LogFile {
+    out: BufWriter<File>,
+    /// The first write that failed, and whether it was told.
+    failure: Option<(io::Error, bool)>,
+}
+
+impl LogFile {
+    pub(super) fn new(file: File) -> LogFile {
+        // A large buffer: a record per message, one write per megabyte.
+        LogFile {
+            out: BufWriter::with_capacity(1 << 20, file),
+            failure: None,
+        }
+    }
+
+    /// Appends `bytes` (records, each with its line end), unless a write has failed.
+    pub(super) fn write(&mut self, bytes: &[u8]) {
+        if self.failure.is_none()
+            && let Err(e) = self.out.write_all(bytes)
+        {
+            self.failure = Some((e, false));
+        }
+    }
+
+    /// Writes out what is buffered, unless a write has failed.
+    pub(super) fn flush(&mut self) {
+        if self.failure.is_none()
+            && let Err(e) = self.out.flush()
+        {
+            self.failure = Some((e, false));
+        }
+    }
+
+    /// The line telling the failed write, the first time it is asked after the failure.
+    pub(super) fn untold_failure(&mut self) -> Option<String> {
+        match &mut self.failure {
+            Some((e, told @ false)) => {
+                *told = true;
+                Some(format!(
+                    "rpcwire proxy: writing the log failed ({e}): it ends here; the session goes on"
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// At the session's end: writes out what is buffered, and returns the line telling the
+    /// failed write, if one failed (told before or not), for the last lines on stderr.
+    pub(super) fn finish(&mut self) -> Option<String> {
+        self.flush();
+        let (e, told) = self.failure.as_mut()?;
+        *told = true;
+        Some(format!(
+            "rpcwire proxy: the log ended early: writing it failed ({e})"
+        ))
+    }
+}
 
 /// Appends `s` as a JSON string.
 fn json_str(out: &mut Vec<u8>, s: &str) {
@@ -184,16 +249,16 @@ impl State {
         };
         with_record(|r| {
             write_record(r, record);
-            let _ = log.write_all(r);
+            log.write(r);
         });
     }
 
-    /// Appends one record and its line end to the log, when there is one (a failed write is
-    /// ignored: the log never stops the proxy).
+    /// Appends one record and its line end to the log, when there is one (a failed write ends
+    /// the log, never the proxy: [`LogFile`]).
     pub(super) fn write_log(&mut self, record: &[u8]) {
         if let Some(log) = self.log.as_mut() {
-            let _ = log.write_all(record);
-            let _ = log.write_all(b"\n");
+            log.write(record);
+            log.write(b"\n");
         }
     }
 
@@ -251,6 +316,38 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// After a failed write (to `/dev/full`, which takes nothing), nothing more is taken: a
+    /// later record would follow a gap. The failure is told once, and again at the end.
+    #[test]
+    fn a_failed_write_ends_the_log_and_is_told_once() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut log = LogFile::new(full);
+        log.write(b"{\"first\":1}\n");
+        assert_eq!(log.untold_failure(), None, "buffered: nothing failed yet");
+        log.flush();
+        let told = log.untold_failure().expect("the flush failed");
+        assert!(
+            told.starts_with("rpcwire proxy: writing the log failed ("),
+            "{told}"
+        );
+        assert_eq!(log.untold_failure(), None, "told once");
+        let held = log.out.buffer().to_vec();
+        log.write(b"{\"second\":2}\n");
+        assert_eq!(
+            log.out.buffer(),
+            &held[..],
+            "nothing taken after the failure"
+        );
+        let last = log.finish().expect("told again at the end");
+        assert!(
+            last.starts_with("rpcwire proxy: the log ended early: "),
+            "{last}"
+        );
+    }
 
     /// A record of 1 MiB, then a short one: the thread's record buffer keeps no more than
     /// `REUSE_KEEP` (it held the large record's memory for good); short ones reuse it.

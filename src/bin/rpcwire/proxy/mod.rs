@@ -29,7 +29,7 @@ mod sorter;
 mod state;
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, Stdout, Write};
 use std::num::NonZeroUsize;
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
@@ -48,6 +48,7 @@ use serde_json::json;
 
 use self::batch::push_owed_replies;
 use self::clock::Clock;
+use self::log::LogFile;
 use self::pipes::{Input, Sink, take_all, widen_pipe};
 use self::reporter::Reporter;
 use self::sorter::Sorter;
@@ -535,10 +536,8 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     }
     let mut last = unanswered_lines;
     last.push(shared.log_counters("summary"));
-    let log_flushed = shared.lock().log.as_mut().map_or(Ok(()), Write::flush);
-    if let Err(e) = log_flushed {
-        last.push(format!("rpcwire proxy: writing the log: {e}"));
-    }
+    let log_failure = shared.lock().log.as_mut().and_then(LogFile::finish);
+    last.extend(log_failure);
     if let Err(e) = &status {
         last.push(format!("rpcwire proxy: waiting for the server: {e}"));
     }
@@ -583,15 +582,14 @@ impl PendingLog {
 
     /// The log, emptied (as `File::create` empties it: a regular file; a device or a pipe has
     /// nothing to empty), once the server has started.
-    fn start(self) -> io::Result<BufWriter<File>> {
+    fn start(self) -> io::Result<LogFile> {
         let regular = self.file.metadata()?.is_file();
         if regular && !self.created {
             self.file
                 .set_len(0)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.path.display())))?;
         }
-        // A large buffer: a record per message, one write per megabyte.
-        Ok(BufWriter::with_capacity(1 << 20, self.file))
+        Ok(LogFile::new(self.file))
     }
 
     /// Gives the log up, the server not started: a file it created is removed, an existing

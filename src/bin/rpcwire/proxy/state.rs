@@ -2,9 +2,8 @@
 //! of each item read: the session's verdict, the log's records (written by [`super::log`]) and
 //! the reports on stderr (queued for the [`Reporter`]).
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::sync::{Mutex, OnceLock};
+use std::ops::{Deref, DerefMut};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use bytes::Bytes;
 use rpcwire::{DecodeError, Decoder, Id, IdBuf, Message, Rejection};
@@ -14,7 +13,7 @@ use smallvec::SmallVec;
 use super::batch::{Edit, in_place_of_dropped, rebuilt};
 use super::clock::Clock;
 use super::item::{Answering, LocalReply, Seen};
-use super::log::Record;
+use super::log::{LogFile, Record};
 use super::reporter::Reporter;
 use crate::session::{
     Described, Dir, Observation, ParamsFault, Session, Verdict, Violation, invalid_tool_headers,
@@ -24,7 +23,7 @@ use crate::session::{
 /// The session and the log, behind one lock so that the log's order is the session's.
 pub(super) struct State {
     pub(super) session: Session,
-    pub(super) log: Option<BufWriter<File>>,
+    pub(super) log: Option<LogFile>,
 }
 
 /// State shared by the forwarding tasks.
@@ -147,8 +146,11 @@ const LOCATED_NOT_JSON: usize = 64 << 10;
 
 impl Shared {
     /// The session state, locked.
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().expect("state lock")
+    pub(super) fn lock(&self) -> Locked<'_> {
+        Locked {
+            state: self.state.lock().expect("state lock"),
+            reporter: &self.reporter,
+        }
     }
 
     /// Records one item in the session and the log; returns the verdict and the reply the
@@ -487,8 +489,37 @@ impl Shared {
         // during the session: the buffer holds a megabyte, which a quiet session takes
         // hours to fill. (At most once a second; the summary's flush reports its errors.)
         if let Some(log) = state.log.as_mut() {
-            let _ = log.flush();
+            log.flush();
         }
         line
+    }
+}
+
+/// The state, locked ([`Shared::lock`]). When it is released, a write to the log that failed
+/// under it is told on stderr, once: as it happens, not only at exit ([`LogFile`]). (Queued
+/// for the reporter, which never waits: nothing is written to stderr under the lock.)
+pub(super) struct Locked<'a> {
+    state: MutexGuard<'a, State>,
+    reporter: &'a Reporter,
+}
+
+impl Deref for Locked<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.state
+    }
+}
+
+impl DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        if let Some(line) = self.state.log.as_mut().and_then(LogFile::untold_failure) {
+            self.reporter.say(line);
+        }
     }
 }
