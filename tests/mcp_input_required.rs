@@ -518,3 +518,40 @@ fn many_answers_are_told_apart_without_comparing_every_pair() {
     let req = request(frame.as_bytes());
     assert_eq!(Retry::from_request(&req), Err(RetryReadError::DuplicateKey));
 }
+
+/// The retry of `params`, as a lazy MCP server reads it: how many answers, and the one under
+/// the key U+FFFD.
+fn read_retry(params: &str) -> Result<(usize, Option<Vec<u8>>), RetryReadError> {
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+    let req = request(frame.as_bytes());
+    let retry = Retry::from_request(&req)?;
+    let keys = retry.responses().count();
+    let replacement = retry.response("\u{fffd}").map(|a| a.as_bytes().to_vec());
+    Ok((keys, replacement))
+}
+
+#[test]
+fn keys_that_differ_in_a_lone_surrogate_are_two_keys() {
+    // `\ud800` and `\ud801` are two strings (RFC 8259 compares code units); decoded to text,
+    // both would read as U+FFFD.
+    for filler in [0, 20] {
+        let more: String = (0..filler).map(|n| format!(r#","k{n}":{{}}"#)).collect();
+        let (keys, replacement) = read_retry(&format!(
+            r#"{{"inputResponses":{{"\ud800":{{}},"\ud801":{{"n":1}},"\ufffd":{{"n":2}}{more}}}}}"#
+        ))
+        .unwrap();
+        assert_eq!(keys, 3 + filler);
+        // Only the key that is U+FFFD answers the key U+FFFD.
+        assert_eq!(replacement.as_deref(), Some(&br#"{"n":2}"#[..]));
+        // The same lone surrogate twice is one key twice.
+        assert_eq!(
+            read_retry(&format!(
+                r#"{{"inputResponses":{{"\ud800":{{}},"\uD800":{{}}{more}}}}}"#
+            )),
+            Err(RetryReadError::DuplicateKey)
+        );
+    }
+    // A client reads a server's requests under such keys alike.
+    let result = br#"{"resultType":"input_required","inputRequests":{"\ud800":{"method":"roots/list"},"\udfff":{"method":"roots/list"}}}"#;
+    assert_eq!(read(result).unwrap().requests().count(), 2);
+}

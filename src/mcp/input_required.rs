@@ -212,7 +212,7 @@ fn check_requests(requests: RawJson<'_>) -> Result<(), InputRequiredError> {
         return Err(InputRequiredError::Malformed);
     }
     // A key given twice: the client's answers would be read either way.
-    if any_twice(requests.members().map(|(key, _)| key.decode())) {
+    if any_twice(requests.members().map(|(key, _)| code_units(key))) {
         return Err(InputRequiredError::Malformed);
     }
     Ok(())
@@ -220,7 +220,8 @@ fn check_requests(requests: RawJson<'_>) -> Result<(), InputRequiredError> {
 
 /// Whether any of `keys` comes twice: compared pairwise when they are few, sorted when they
 /// are many, so that a hostile result of a hundred thousand keys costs n log n, not n².
-fn any_twice<'k>(keys: impl Iterator<Item = Cow<'k, str>> + Clone) -> bool {
+/// Each key is its string's code units ([`code_units`] of a key read, the bytes of a `&str`).
+fn any_twice<'k>(keys: impl Iterator<Item = Cow<'k, [u8]>> + Clone) -> bool {
     const PAIRWISE: usize = 16;
     if keys.clone().nth(PAIRWISE).is_none() {
         return keys
@@ -228,9 +229,22 @@ fn any_twice<'k>(keys: impl Iterator<Item = Cow<'k, str>> + Clone) -> bool {
             .enumerate()
             .any(|(i, key)| keys.clone().take(i).any(|earlier| earlier == key));
     }
-    let mut sorted: Vec<Cow<'k, str>> = keys.collect();
+    let mut sorted: Vec<Cow<'k, [u8]>> = keys.collect();
     sorted.sort_unstable();
     sorted.windows(2).any(|pair| pair[0] == pair[1])
+}
+
+/// A key read, as the code units of its string (WTF-8): two keys are one exactly when these
+/// are equal, as RFC 8259 compares strings. (Decoded text would not do: it shows every lone
+/// surrogate, `\ud800` as `\ud801`, as U+FFFD, and would make them one key.) Borrowed for a
+/// key without escapes, which is its own form.
+fn code_units(key: JsonStr<'_>) -> Cow<'_, [u8]> {
+    if !key.has_escapes() {
+        return Cow::Borrowed(key.raw());
+    }
+    let mut units = Vec::with_capacity(key.raw().len());
+    key.extend_wtf8(&mut units);
+    Cow::Owned(units)
 }
 
 /// Why [`write_retry`] wrote nothing.
@@ -307,7 +321,7 @@ pub fn write_retry(
     }
     let refused = if members.stopped_early() {
         Some(RetryError::NotAnObject)
-    } else if any_twice(answers.iter().map(|(key, _)| Cow::Borrowed(*key))) {
+    } else if any_twice(answers.iter().map(|(key, _)| Cow::Borrowed(key.as_bytes()))) {
         Some(RetryError::DuplicateKey)
     } else {
         None
@@ -413,7 +427,11 @@ pub fn write_input_required(
     if requests.is_empty() && request_state.is_none() {
         return Err(InputRequiredWriteError::NothingAsked);
     }
-    if any_twice(requests.iter().map(|(key, _, _)| Cow::Borrowed(*key))) {
+    if any_twice(
+        requests
+            .iter()
+            .map(|(key, _, _)| Cow::Borrowed(key.as_bytes())),
+    ) {
         return Err(InputRequiredWriteError::DuplicateKey);
     }
     if requests
@@ -581,7 +599,7 @@ impl<'a> Retry<'a> {
             {
                 return Err(RetryReadError::BadInputResponses);
             }
-            if any_twice(responses.members().map(|(key, _)| key.decode())) {
+            if any_twice(responses.members().map(|(key, _)| code_units(key))) {
                 return Err(RetryReadError::DuplicateKey);
             }
         }
