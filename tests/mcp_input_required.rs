@@ -555,3 +555,23 @@ fn keys_that_differ_in_a_lone_surrogate_are_two_keys() {
     let result = br#"{"resultType":"input_required","inputRequests":{"\ud800":{"method":"roots/list"},"\udfff":{"method":"roots/list"}}}"#;
     assert_eq!(read(result).unwrap().requests().count(), 2);
 }
+
+#[test]
+fn an_answer_that_cannot_be_read_member_by_member_is_refused() {
+    // A lazy decoder delimits params without reading every token: an answer missing a
+    // colon is an object only by its braces, and a server would find none of its members.
+    for answer in [
+        r#"{"action" "accept"}"#,
+        r#"{"action":"accept" "content":{}}"#,
+    ] {
+        assert_eq!(
+            read_retry(&format!(
+                r#"{{"inputResponses":{{"a":{{}},"b":{answer}}}}}"#
+            )),
+            Err(RetryReadError::BadInputResponses),
+            "{answer}"
+        );
+    }
+    // What an answer's members hold is the server's to read.
+    assert!(read_retry(r#"{"inputResponses":{"a":{"content":{"x" 1}}}}"#).is_ok());
+}

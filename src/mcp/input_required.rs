@@ -234,6 +234,17 @@ fn any_twice<'k>(keys: impl Iterator<Item = Cow<'k, [u8]>> + Clone) -> bool {
     sorted.windows(2).any(|pair| pair[0] == pair[1])
 }
 
+/// Whether `value` is an object whose members can be read, each followed by a comma or the
+/// closing brace (what lazy validation let through is read no further than that).
+fn readable_object(value: RawJson<'_>) -> bool {
+    if value.kind() != JsonKind::Object {
+        return false;
+    }
+    let mut members = value.members();
+    members.by_ref().for_each(drop);
+    !members.stopped_early()
+}
+
 /// A key read, as the code units of its string (WTF-8): two keys are one exactly when these
 /// are equal, as RFC 8259 compares strings. (Decoded text would not do: it shows every lone
 /// surrogate, `\ud800` as `\ud801`, as U+FFFD, and would make them one key.) Borrowed for a
@@ -474,8 +485,8 @@ pub fn write_input_required(
 /// is a first request, not a retry ([`is_retry`](Self::is_retry) is `false`).
 ///
 /// The schema's rules are checked when it is read: `inputResponses` is an object of results
-/// (each an object: a `CreateMessageResult`, an `ElicitResult`, a `ListRootsResult`), each key
-/// once, and `requestState` a string, each of the two members given once. A request that
+/// (each an object: a `CreateMessageResult`, an `ElicitResult`, a `ListRootsResult`; read
+/// member by member, what its members hold unread), each key once, and `requestState` a string, each of the two members given once. A request that
 /// breaks them is refused with a [`RetryReadError`], whose
 /// [`write_reply`](RetryReadError::write_reply) is the -32602 answer. Whether the state is one
 /// the server gave, and whether each answer fits the request asked under its key, is the
@@ -536,7 +547,8 @@ pub enum RetryReadError {
     /// lets through `{"a" 1}`), or hold `inputResponses` or `requestState` twice: peers may
     /// read either.
     Malformed,
-    /// `inputResponses` is not an object of objects, or cannot be read member by member.
+    /// `inputResponses` is not an object of objects, or it or one of its answers cannot be
+    /// read member by member (lazy validation lets through `{"action" "accept"}`).
     BadInputResponses,
     /// `inputResponses` holds a key twice: the server would read either answer.
     DuplicateKey,
@@ -592,9 +604,7 @@ impl<'a> Retry<'a> {
                 return Err(RetryReadError::BadInputResponses);
             }
             let mut members = responses.members();
-            if members
-                .by_ref()
-                .any(|(_, answer)| answer.kind() != JsonKind::Object)
+            if members.by_ref().any(|(_, answer)| !readable_object(answer))
                 || members.stopped_early()
             {
                 return Err(RetryReadError::BadInputResponses);
