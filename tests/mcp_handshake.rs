@@ -577,3 +577,34 @@ proptest::proptest! {
         }
     }
 }
+
+/// An `initialize` whose id MCP's requests cannot have (null, or a number that is not an
+/// integer) is refused with nothing written, as `write_retry` refuses one: a server's decoder
+/// would refuse the line without its id, and the client would wait for an answer that never
+/// comes.
+#[test]
+fn write_initialize_refuses_an_id_an_mcp_request_cannot_have() {
+    let object = RawJson::new(br#"{"name":"x","version":"1"}"#).unwrap();
+    for token in [&b"null"[..], b"1.5", b"1.0", b"1e3"] {
+        let id = Id::from_token(token).unwrap();
+        let mut out = BytesMut::from(&b"kept"[..]);
+        let got = mcp::write_initialize(&mut out, id, "2025-11-25", object, object);
+        assert_eq!(got, Err(HandshakeError::BadId), "{token:?}");
+        assert_eq!(&out[..], b"kept");
+        assert!(!HandshakeError::BadId.to_string().is_empty());
+        // What would have been written: a line MCP's server decoder refuses, its id unread.
+        let mut line = BytesMut::new();
+        rpcwire::encode::write_request(&mut line, id, "initialize", Some(object));
+        let refused = Decoder::mcp().decode(&line[..line.len() - 1]).unwrap_err();
+        assert_eq!(refused.id(), None);
+    }
+    for token in [&b"0"[..], b"-7", br#""a""#] {
+        let mut out = BytesMut::new();
+        let id = Id::from_token(token).unwrap();
+        mcp::write_initialize(&mut out, id, "2025-11-25", object, object).unwrap();
+        let Ok(Message::Request(req)) = Decoder::mcp().decode(&out[..out.len() - 1]) else {
+            panic!("a request")
+        };
+        assert_eq!(req.id.raw(), token);
+    }
+}

@@ -7,6 +7,7 @@ use bytes::BytesMut;
 
 use crate::encode;
 use crate::error::ErrorCode;
+use crate::id::IdKind;
 use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{ReplyId, Request};
 
@@ -175,7 +176,8 @@ impl HandshakeMember {
     }
 }
 
-/// Why [`Initialize::from_request`] or [`InitializeResult::from_result`] read nothing.
+/// Why [`Initialize::from_request`] or [`InitializeResult::from_result`] read nothing, or
+/// [`write_initialize`] or [`write_initialize_result`] wrote nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum HandshakeError {
@@ -192,6 +194,9 @@ pub enum HandshakeError {
     Duplicated(HandshakeMember),
     /// A member is not of the schema's type.
     WrongType(HandshakeMember),
+    /// ([`write_initialize`]) The request id is neither a string nor an integer, as MCP's
+    /// requests' must be.
+    BadId,
 }
 
 impl HandshakeError {
@@ -199,7 +204,7 @@ impl HandshakeError {
     pub const fn member(self) -> Option<HandshakeMember> {
         match self {
             Self::Missing(m) | Self::Duplicated(m) | Self::WrongType(m) => Some(m),
-            Self::NotInitialize | Self::NotAnObject | Self::Malformed => None,
+            Self::NotInitialize | Self::NotAnObject | Self::Malformed | Self::BadId => None,
         }
     }
 
@@ -223,6 +228,7 @@ impl core::fmt::Display for HandshakeError {
             Self::Missing(m) => write!(f, "{} is required", m.name()),
             Self::Duplicated(m) => write!(f, "{} is given twice", m.name()),
             Self::WrongType(m) => write!(f, "{} must be {}", m.name(), m.expected()),
+            Self::BadId => f.write_str("a request id must be a string or an integer"),
         }
     }
 }
@@ -234,8 +240,10 @@ impl core::error::Error for HandshakeError {}
 /// `name` and `version`, perhaps `title`), in the schema's order, what [`Initialize`] reads.
 ///
 /// # Errors
-/// Nothing is appended: [`HandshakeError::WrongType`] for `capabilities` or `client_info`
-/// that is not an object. (What they hold is the caller's: an `Implementation`'s `name` and
+/// Nothing is appended: [`HandshakeError::BadId`] for an id that is not a string or an
+/// integer (MCP's server would refuse the request without reading its id, and never answer
+/// it), [`HandshakeError::WrongType`] for `capabilities` or `client_info` that is not an
+/// object. (What they hold is the caller's: an `Implementation`'s `name` and
 /// `version` are not checked, as [`Initialize`] does not check them, and neither is their
 /// depth: one nested near [`Limits::max_depth`](crate::Limits::max_depth) makes a line a
 /// decoder refuses.)
@@ -265,6 +273,9 @@ pub fn write_initialize(
     capabilities: RawJson<'_>,
     client_info: RawJson<'_>,
 ) -> Result<(), HandshakeError> {
+    if matches!(id.kind(), IdKind::Null | IdKind::Number) {
+        return Err(HandshakeError::BadId);
+    }
     must_be_object(capabilities, HandshakeMember::Capabilities)?;
     must_be_object(client_info, HandshakeMember::ClientInfo)?;
     encode::write_request_head(out, id, methods::INITIALIZE);
