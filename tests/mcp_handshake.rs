@@ -6,7 +6,8 @@
 
 use bytes::BytesMut;
 use rpcwire::mcp::{self, HandshakeError, HandshakeMember, Initialize, InitializeResult};
-use rpcwire::{Decoder, ErrorCode, Id, JsonStr, Message, RawJson, Request};
+use rpcwire::scan::Validation;
+use rpcwire::{DecodeOptions, Decoder, ErrorCode, Id, JsonStr, Message, RawJson, Request};
 
 const CLIENT_STREAM: &[u8] = include_bytes!("data/capture-c2s.ndjson");
 const SERVER_STREAM: &[u8] = include_bytes!("data/capture-s2c.ndjson");
@@ -606,5 +607,55 @@ fn write_initialize_refuses_an_id_an_mcp_request_cannot_have() {
             panic!("a request")
         };
         assert_eq!(req.id.raw(), token);
+    }
+}
+
+/// What the writers leave to the caller, as their docs say: capabilities that `RawJson::new`
+/// only delimited are written as they are (a strict decoder refuses the line, a lazy one
+/// reads it), and capabilities of the 127 levels `RawJson::new` takes are one level too deep
+/// for the default decoder, 126 are read.
+#[test]
+fn the_writers_splice_capabilities_as_they_are() {
+    let info = RawJson::new(br#"{"name":"x","version":"1"}"#).unwrap();
+    let id = Id::from_token(b"1").unwrap();
+    let strict = |options: &DecodeOptions| {
+        Decoder::new(DecodeOptions {
+            validation: Validation::Strict,
+            ..*options
+        })
+    };
+    let lazy_only = RawJson::new(br#"{"a" 1}"#).unwrap();
+    let mut out = BytesMut::new();
+    mcp::write_initialize(&mut out, id, "v", lazy_only, info).unwrap();
+    let line = &out[..out.len() - 1];
+    assert!(strict(Decoder::mcp().options()).decode(line).is_err());
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(line) else {
+        panic!("a request")
+    };
+    assert_eq!(
+        Initialize::from_request(&req).unwrap().capabilities,
+        lazy_only
+    );
+    let mut out = BytesMut::new();
+    mcp::write_initialize_result(&mut out, id, "v", lazy_only, info, None).unwrap();
+    let line = &out[..out.len() - 1];
+    assert!(
+        strict(Decoder::mcp_client().options())
+            .decode(line)
+            .is_err()
+    );
+    assert!(Decoder::mcp_client().decode(line).is_ok());
+
+    for (depth, read) in [(126, true), (127, false)] {
+        let nested = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+        let capabilities = RawJson::new(nested.as_bytes()).unwrap();
+        let mut out = BytesMut::new();
+        mcp::write_initialize(&mut out, id, "v", capabilities, info).unwrap();
+        let request = Decoder::mcp().decode(&out[..out.len() - 1]);
+        assert_eq!(request.is_ok(), read, "{depth}");
+        let mut out = BytesMut::new();
+        mcp::write_initialize_result(&mut out, id, "v", capabilities, info, None).unwrap();
+        let response = Decoder::mcp_client().decode(&out[..out.len() - 1]);
+        assert_eq!(response.is_ok(), read, "{depth}");
     }
 }

@@ -244,9 +244,12 @@ impl core::error::Error for HandshakeError {}
 /// integer (MCP's server would refuse the request without reading its id, and never answer
 /// it), [`HandshakeError::WrongType`] for `capabilities` or `client_info` that is not an
 /// object. (What they hold is the caller's: an `Implementation`'s `name` and
-/// `version` are not checked, as [`Initialize`] does not check them, and neither is their
-/// depth: one nested near [`Limits::max_depth`](crate::Limits::max_depth) makes a line a
-/// decoder refuses.)
+/// `version` are not checked, as [`Initialize`] does not check them; nor is their syntax
+/// past what made them a [`RawJson`]: one [`RawJson::new`] only delimited, `{"a" 1}`, is
+/// written as it is, a line a strict peer refuses ([`RawJson::new_strict`] for bytes not
+/// trusted to be JSON); nor is their depth: they sit one level below the params, so one of
+/// the 127 levels [`RawJson::new`] takes makes a line the default decoder refuses, 126 at
+/// most is read.)
 ///
 /// ```
 /// use bytes::BytesMut;
