@@ -499,7 +499,8 @@ fn a_retry_that_breaks_the_schema_is_refused_with_invalid_params() {
             json!(format!("Invalid params: {expected}"))
         );
     }
-    // JSON-RPC params that are an array hold no retry.
+    // JSON-RPC params that are an array cannot hold a retry's members: refused, not read as
+    // a first request.
     let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#;
     let Ok(Message::Request(req)) = Decoder::jsonrpc().decode(frame) else {
         panic!()

@@ -581,7 +581,11 @@ impl core::error::Error for RetryReadError {}
 
 impl<'a> Retry<'a> {
     /// Reads the `inputResponses` and `requestState` of `r`'s params, checking the schema's
-    /// rules (see [`Retry`]). Params without either (or no params) read as a first request.
+    /// rules (see [`Retry`]). An object without either (or no params) reads as a first
+    /// request. Params that are not an object (a JSON-RPC peer's array; MCP's decoders refuse
+    /// one) are [`RetryReadError::Malformed`], not a first request: call this for the methods
+    /// a server answers with `input_required` (`tools/call`, `prompts/get`,
+    /// `resources/read`), whose params are an object.
     pub fn from_request(r: &crate::Request<'a>) -> Result<Self, RetryReadError> {
         let Some(params) = r.params else {
             return Ok(Retry {
