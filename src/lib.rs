@@ -248,8 +248,8 @@
 //! - a frame refused: a malformed reply fails the request its id names
 //!   ([`Rejection::is_response`], [`Rejection::id`]); an invalid request of the server's is
 //!   answered when the reply names its id ([`Rejection::reply_to_request`]). Nothing else
-//!   is: a line that is not JSON may have been a reply, and a frame without an id a
-//!   notification.
+//!   is: a line that is not JSON may have been a reply, a frame with a `method` beside a
+//!   `result` or an `error` too, and a frame without an id a notification.
 //!
 //! ```
 //! use bytes::BytesMut;

@@ -374,7 +374,10 @@ impl<'a> Rejection<'a> {
     /// What a client sends of a server's frames it refused: a line that is not JSON may have
     /// been a reply, which is never answered, and a frame without a readable id may have been
     /// a notification, so a client answers neither (see the crate docs, "A client's side").
-    /// A server answers every [`reply`](Self::reply) instead, as JSON-RPC 2.0 has it.
+    /// Nor does it answer a frame with a `method` beside a `result` or an `error`
+    /// ([`DecodeError::MethodInResponse`]): it may be a reply echoing a method, and an error
+    /// under its id would reach the server as the answer to the server's own request of that
+    /// id. A server answers every [`reply`](Self::reply) instead, as JSON-RPC 2.0 has it.
     ///
     /// ```
     /// use rpcwire::{Decoder, ErrorCode, ReplyId};
@@ -388,12 +391,16 @@ impl<'a> Rejection<'a> {
     ///     br#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#,
     ///     br#"{"jsonrpc":"2.0","method":"notifications/progress","params":[]}"#,
     ///     br#"{"jsonrpc":"2.0","id":2,"result":{},"error":{"code":1,"message":"x"}}"#,
+    ///     br#"{"jsonrpc":"2.0","id":3,"result":{},"method":"tools/call"}"#,
     /// ] {
     ///     let refused = decoder.decode(unanswered).unwrap_err();
     ///     assert_eq!(refused.reply_to_request(), None, "{refused}");
     /// }
     /// ```
     pub fn reply_to_request(&self) -> Option<Reply<'a>> {
+        if self.error == DecodeError::MethodInResponse {
+            return None;
+        }
         self.reply()
             .filter(|reply| matches!(reply.id, ReplyId::Id(_)))
     }

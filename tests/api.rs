@@ -435,8 +435,8 @@ fn a_report_of_the_error_chain_prints_each_text_once() {
 /// What a client answers of a server's frames, and which replies it matches, over every
 /// single-frame conformance vector in both dialects and both roles:
 /// `Rejection::reply_to_request` is the -32600 (or other) reply exactly for a refused request
-/// whose id was read (never a malformed response, a line that is not JSON or a frame without
-/// an id), and `ErrorResponse::request_id` names a request exactly when the id is neither
+/// whose id was read (never a malformed response, a line that is not JSON, a frame with a
+/// method beside a result or an error, or a frame without an id), and `ErrorResponse::request_id` names a request exactly when the id is neither
 /// absent nor `null`. The owned forms answer the same.
 #[test]
 fn client_answers_refused_requests_by_their_read_id_only() {
@@ -449,6 +449,7 @@ fn client_answers_refused_requests_by_their_read_id_only() {
     ))
     .unwrap();
     let (mut answered, mut unanswered, mut named, mut unnamed) = (0, 0, 0, 0);
+    let mut maybe_replies = 0;
     for case in text
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
@@ -471,15 +472,18 @@ fn client_answers_refused_requests_by_their_read_id_only() {
                     match decoder.decode(frame) {
                         Err(refused) => {
                             let expected = (!refused.is_response()
-                                && !refused.error().is_parse_error())
-                            .then_some(refused.id())
-                            .flatten()
-                            .map(|id| (refused.error().code(), ReplyId::Id(id)));
+                                && !refused.error().is_parse_error()
+                                && refused.error() != rpcwire::DecodeError::MethodInResponse)
+                                .then_some(refused.id())
+                                .flatten()
+                                .map(|id| (refused.error().code(), ReplyId::Id(id)));
                             let got = refused.reply_to_request().map(|r| (r.code, r.id));
                             assert_eq!(got, expected, "{}", case["name"]);
                             if got.is_some() {
                                 answered += 1;
                                 assert_eq!(refused.reply_to_request(), refused.reply());
+                            } else if refused.error() == rpcwire::DecodeError::MethodInResponse {
+                                maybe_replies += 1;
                             } else {
                                 unanswered += 1;
                             }
@@ -503,5 +507,30 @@ fn client_answers_refused_requests_by_their_read_id_only() {
         }
     }
     // The vectors hold each kind, so the assertions above saw every branch.
-    assert!(answered > 0 && unanswered > 0 && named > 0 && unnamed > 0);
+    assert!(answered > 0 && unanswered > 0 && named > 0 && unnamed > 0 && maybe_replies > 0);
+}
+
+/// A frame with `method` beside `result` or `error` may be a reply that echoes a method, and a
+/// reply is never answered: a client's -32600 under its id would reach the server as the
+/// answer to the server's own request of that id. `reply_to_request` sends nothing for it (a
+/// server still answers it, by `reply`), as for a line that is not JSON.
+#[test]
+fn a_client_does_not_answer_a_frame_with_a_method_and_a_result() {
+    use rpcwire::{DecodeError, Decoder, ReplyId};
+    for decoder in [Decoder::mcp_client(), Decoder::jsonrpc_client()] {
+        for frame in [
+            &br#"{"jsonrpc":"2.0","id":1,"result":{},"method":"tools/call"}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}"#,
+        ] {
+            let refused = decoder.decode(frame).unwrap_err();
+            assert_eq!(refused.error(), DecodeError::MethodInResponse);
+            assert_eq!(refused.reply_to_request(), None);
+            assert!(matches!(refused.reply().unwrap().id, ReplyId::Id(id) if id.raw() == b"1"));
+        }
+        // A request refused for another reason is still answered by its id.
+        let refused = decoder
+            .decode(br#"{"jsonrpc":"2.0","id":1,"method":5}"#)
+            .unwrap_err();
+        assert!(refused.reply_to_request().is_some());
+    }
 }
