@@ -8,6 +8,7 @@
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
+use smallvec::SmallVec;
 
 use bytes::BytesMut;
 
@@ -221,15 +222,18 @@ fn check_requests(requests: RawJson<'_>) -> Result<(), InputRequiredError> {
 /// Whether any of `keys` comes twice: compared pairwise when they are few, sorted when they
 /// are many, so that a hostile result of a hundred thousand keys costs n log n, not n².
 /// Each key is its string's code units ([`code_units`] of a key read, the bytes of a `&str`).
-fn any_twice<'k>(keys: impl Iterator<Item = Cow<'k, [u8]>> + Clone) -> bool {
+/// The keys are taken once: a key read from an object costs a walk over its value, and
+/// walking the members again for each pair would read a few large answers some ten times.
+fn any_twice<'k>(mut keys: impl Iterator<Item = Cow<'k, [u8]>>) -> bool {
     const PAIRWISE: usize = 16;
-    if keys.clone().nth(PAIRWISE).is_none() {
-        return keys
-            .clone()
+    let few: SmallVec<[Cow<'k, [u8]>; PAIRWISE + 1]> = keys.by_ref().take(PAIRWISE + 1).collect();
+    if few.len() <= PAIRWISE {
+        return few
+            .iter()
             .enumerate()
-            .any(|(i, key)| keys.clone().take(i).any(|earlier| earlier == key));
+            .any(|(i, key)| few[..i].contains(key));
     }
-    let mut sorted: Vec<Cow<'k, [u8]>> = keys.collect();
+    let mut sorted: Vec<Cow<'k, [u8]>> = few.into_iter().chain(keys).collect();
     sorted.sort_unstable();
     sorted.windows(2).any(|pair| pair[0] == pair[1])
 }
