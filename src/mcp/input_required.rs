@@ -633,7 +633,9 @@ impl<'a> Retry<'a> {
     }
 
     /// The client's answer to the input request asked under `key`, if it gave one (keys
-    /// compared as decoded text: `"n\u0061me"` is `"name"`).
+    /// compared as the strings their escapes spell, [`JsonStr::eq_str`]: `"n\u0061me"` is
+    /// `"name"`, and a key holding a lone surrogate, `"\ud800"`, is no `&str`, not even
+    /// `"\u{fffd}"`).
     pub fn response(&self, key: &str) -> Option<RawJson<'a>> {
         self.responses()
             .find(|(k, _)| k.eq_str(key))
