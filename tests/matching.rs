@@ -376,6 +376,7 @@ fn iterating_and_retaining_the_requests_in_flight() {
     t.retain(|_, _| false);
     assert_eq!((t.len(), t.bytes()), (0, 0));
 }
+
 /// After a burst is answered, `shrink_to_fit` gives the table's room back; every request
 /// still in flight is found by any spelling of its id, with its value, spelling and bytes.
 #[test]
