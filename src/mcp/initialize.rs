@@ -279,19 +279,12 @@ pub fn write_initialize(
     if matches!(id.kind(), IdKind::Null | IdKind::Number) {
         return Err(HandshakeError::BadId);
     }
-    must_be_object(capabilities, HandshakeMember::Capabilities)?;
-    must_be_object(client_info, HandshakeMember::ClientInfo)?;
-    encode::write_request_head(out, id, methods::INITIALIZE);
-    out.extend_from_slice(br#","params":"#);
-    write_handshake_object(
-        out,
-        protocol_version,
-        capabilities,
-        (HandshakeMember::ClientInfo, client_info),
-        None,
-    );
-    out.extend_from_slice(b"}\n");
-    Ok(())
+    let head = |out: &mut BytesMut| {
+        encode::write_request_head(out, id, methods::INITIALIZE);
+        out.extend_from_slice(br#","params":"#);
+    };
+    let info = (HandshakeMember::ClientInfo, client_info);
+    write_handshake(out, head, protocol_version, capabilities, info, None)
 }
 
 /// Appends a server's answer to the `initialize` request `id` (MCP up to 2025-11-25): a
@@ -332,18 +325,16 @@ pub fn write_initialize_result(
     server_info: RawJson<'_>,
     instructions: Option<&str>,
 ) -> Result<(), HandshakeError> {
-    must_be_object(capabilities, HandshakeMember::Capabilities)?;
-    must_be_object(server_info, HandshakeMember::ServerInfo)?;
-    encode::write_response_head(out, id);
-    write_handshake_object(
+    let head = |out: &mut BytesMut| encode::write_response_head(out, id);
+    let info = (HandshakeMember::ServerInfo, server_info);
+    write_handshake(
         out,
+        head,
         protocol_version,
         capabilities,
-        (HandshakeMember::ServerInfo, server_info),
+        info,
         instructions,
-    );
-    out.extend_from_slice(b"}\n");
-    Ok(())
+    )
 }
 
 /// `WrongType(member)` unless `value` is an object.
@@ -355,15 +346,21 @@ fn must_be_object(value: RawJson<'_>, member: HandshakeMember) -> Result<(), Han
     }
 }
 
-/// The params of `initialize` or its result: `{"protocolVersion":…,"capabilities":…,` then
-/// the peer's `clientInfo` or `serverInfo`, then `instructions` when given.
-fn write_handshake_object(
+/// A handshake message: `head` (the envelope up to the params' or result's value), then
+/// `{"protocolVersion":…,"capabilities":…,` the peer's `clientInfo` or `serverInfo`, and
+/// `instructions` when given, then the envelope's end and the line end; nothing when
+/// `capabilities` or the peer's identity is not an object.
+fn write_handshake(
     out: &mut BytesMut,
+    head: impl FnOnce(&mut BytesMut),
     protocol_version: &str,
     capabilities: RawJson<'_>,
     (info_member, info): (HandshakeMember, RawJson<'_>),
     instructions: Option<&str>,
-) {
+) -> Result<(), HandshakeError> {
+    must_be_object(capabilities, HandshakeMember::Capabilities)?;
+    must_be_object(info, info_member)?;
+    head(out);
     out.extend_from_slice(br#"{"protocolVersion":"#);
     encode::write_json_string(out, protocol_version);
     out.extend_from_slice(br#","capabilities":"#);
@@ -376,7 +373,8 @@ fn write_handshake_object(
         out.extend_from_slice(br#","instructions":"#);
         encode::write_json_string(out, instructions);
     }
-    out.extend_from_slice(b"}");
+    out.extend_from_slice(b"}}\n");
+    Ok(())
 }
 
 /// Looks up `members` in `object` in one pass: an error when it is not an object or cannot be
