@@ -1974,6 +1974,48 @@ fn errors_print_one_clear_line_and_exit_2() {
     }
 }
 
+/// A `--log` naming the proxy's own standard output or input (`/dev/stdout`, `/dev/stdin`),
+/// pipes here as a client's are, is refused as `-` is, before anything starts: the records
+/// went into the client's stream (stdout), or were read back as the client's messages, each
+/// making a record of its own, so the proxy never ended (stdin).
+#[test]
+fn a_log_on_the_clients_own_stream_is_refused() {
+    for (log, stream) in [
+        ("/dev/stdout", "standard output"),
+        ("/dev/stdin", "standard input"),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(["proxy", "--log", log, "--", "cat"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The client's stdin stays open, as a client's does while it waits for replies (the
+        // proxy may have exited already: the write may fail).
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+        let status = wait_exit(&mut child, Instant::now() + WAIT);
+        drop(stdin);
+        let (mut out, mut err) = (vec![], String::new());
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{log}: {err}");
+        assert_eq!(err.lines().count(), 1, "{log}: {err}");
+        assert!(
+            err.contains(&format!("cannot write the log {log}")),
+            "{err}"
+        );
+        assert!(err.contains(stream), "{log}: {err}");
+        assert!(out.is_empty(), "{log}: {}", String::from_utf8_lossy(&out));
+    }
+}
+
 /// A server command that cannot start leaves the `--log` of an earlier run as it was (it was
 /// emptied before the command was tried), and creates no log where there was none; a run whose
 /// server starts replaces an earlier log whole.

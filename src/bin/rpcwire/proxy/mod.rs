@@ -573,6 +573,12 @@ impl PendingLog {
             }
             Err(e) => return Err(e),
         };
+        if let Some(stream) = clients_stream(&file) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("it is the proxy's {stream}, the client's stream: name another file"),
+            ));
+        }
         Ok(PendingLog {
             file,
             path: path.to_owned(),
@@ -836,6 +842,30 @@ fn spawn_timeouts(
 fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
     let at_the_latest = now.saturating_add(ms);
     next_deadline.map_or(at_the_latest, |deadline| deadline.min(at_the_latest))
+}
+
+/// Which of the proxy's standard streams `file` is, if it is its standard input or output
+/// (`/dev/stdout`, `/proc/self/fd/0`: the same file as the client's stream): records written
+/// there would reach the client as lines of its stream, or be read back as the client's
+/// messages, each read making a record (a loop that never ends). A character device (a
+/// terminal, `/dev/null`) is no stream of messages, and is not refused.
+fn clients_stream(file: &File) -> Option<&'static str> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let log = file.metadata().ok()?;
+    if log.file_type().is_char_device() {
+        return None;
+    }
+    let same = |fd: std::os::fd::BorrowedFd<'_>| {
+        let stream = File::from(fd.try_clone_to_owned().ok()?).metadata().ok()?;
+        Some(stream.dev() == log.dev() && stream.ino() == log.ino())
+    };
+    if same(io::stdout().as_fd()) == Some(true) {
+        Some("standard output")
+    } else if same(io::stdin().as_fd()) == Some(true) {
+        Some("standard input")
+    } else {
+        None
+    }
 }
 
 /// `--log`'s file: any path but `-`, which names a standard stream where a command takes one
