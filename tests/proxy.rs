@@ -2016,6 +2016,35 @@ fn a_log_on_the_clients_own_stream_is_refused() {
     }
 }
 
+/// A `--log` on a named pipe nobody reads yet is refused at once (exit 2, one line): opening
+/// it blocked until a reader came, deaf to SIGTERM, which the proxy catches to forward to a
+/// server it had not started.
+#[test]
+fn a_log_on_a_named_pipe_with_no_reader_is_refused_at_once() {
+    let dir = scratch("log-fifo");
+    let fifo = dir.join("log.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--log", fifo.to_str().unwrap(), "--", "cat"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_exit(&mut child, Instant::now() + WAIT);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot write the log"), "{err}");
+    assert!(err.contains("a named pipe with no reader"), "{err}");
+}
+
 /// A server command that cannot start leaves the `--log` of an earlier run as it was (it was
 /// emptied before the command was tried), and creates no log where there was none; a run whose
 /// server starts replaces an earlier log whole.

@@ -560,19 +560,44 @@ struct PendingLog {
 impl PendingLog {
     /// Opens the log at `path` for writing, creating it if it does not exist, leaving what an
     /// existing one holds as it is.
+    ///
+    /// Opened without blocking: a named pipe with no reader is refused (`ENXIO`) rather than
+    /// waited for, as `open` would block, in a proxy that handles its signals by forwarding
+    /// them to a server not started yet (SIGTERM left it waiting for good). Writes then block
+    /// as any file's.
     fn open(path: &Path) -> io::Result<PendingLog> {
-        let (file, created) = match OpenOptions::new().write(true).create_new(true).open(path) {
+        use nix::fcntl::{FcntlArg, OFlag, fcntl};
+        use std::os::unix::fs::OpenOptionsExt;
+        let nonblocking = OFlag::O_NONBLOCK.bits();
+        let no_reader =
+            |e: io::Error| match e.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) {
+                true => io::Error::new(
+                    e.kind(),
+                    "a named pipe with no reader: start its reader first",
+                ),
+                false => e,
+            };
+        let (file, created) = match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(nonblocking)
+            .open(path)
+        {
             Ok(file) => (file, true),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                 let file = OpenOptions::new()
                     .write(true)
                     .create(true)
                     .truncate(false)
-                    .open(path)?;
+                    .custom_flags(nonblocking)
+                    .open(path)
+                    .map_err(no_reader)?;
                 (file, false)
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(no_reader(e)),
         };
+        let flags = OFlag::from_bits_retain(fcntl(&file, FcntlArg::F_GETFL)?);
+        fcntl(&file, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
         if let Some(stream) = clients_stream(&file) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
