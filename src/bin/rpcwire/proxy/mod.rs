@@ -569,14 +569,16 @@ impl PendingLog {
         use nix::fcntl::{FcntlArg, OFlag, fcntl};
         use std::os::unix::fs::OpenOptionsExt;
         let nonblocking = OFlag::O_NONBLOCK.bits();
-        let no_reader =
-            |e: io::Error| match e.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) {
-                true => io::Error::new(
+        let no_reader = |e: io::Error| {
+            if e.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) {
+                io::Error::new(
                     e.kind(),
                     "a named pipe with no reader: start its reader first",
-                ),
-                false => e,
-            };
+                )
+            } else {
+                e
+            }
+        };
         let (file, created) = match OpenOptions::new()
             .write(true)
             .create_new(true)
