@@ -2045,6 +2045,34 @@ fn a_log_on_a_named_pipe_with_no_reader_is_refused_at_once() {
     assert!(err.contains("a named pipe with no reader"), "{err}");
 }
 
+/// `--log /dev/stdout` with standard output a socket (as some clients give their servers)
+/// fails to open with `ENXIO`, as a named pipe with no reader does: the refusal names the
+/// error, not a named pipe the path is not.
+#[test]
+fn a_log_on_a_socket_is_not_told_as_a_named_pipe() {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--log", "/dev/stdout", "--", "cat"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_exit(&mut child, Instant::now() + WAIT);
+    drop(ours);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot write the log /dev/stdout"), "{err}");
+    assert!(!err.contains("named pipe"), "{err}");
+}
+
 /// A server command that cannot start leaves the `--log` of an earlier run as it was (it was
 /// emptied before the command was tried), and creates no log where there was none; a run whose
 /// server starts replaces an earlier log whole.

@@ -569,8 +569,12 @@ impl PendingLog {
         use nix::fcntl::{FcntlArg, OFlag, fcntl};
         use std::os::unix::fs::OpenOptionsExt;
         let nonblocking = OFlag::O_NONBLOCK.bits();
+        // (`ENXIO` is a named pipe's with no reader, but also a socket's, which has no file
+        // to open: `/dev/stdout` when it is one. Told as a named pipe only when it is one.)
         let no_reader = |e: io::Error| {
-            if e.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) {
+            use std::os::unix::fs::FileTypeExt;
+            let fifo = || std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+            if e.raw_os_error() == Some(nix::errno::Errno::ENXIO as i32) && fifo() {
                 io::Error::new(
                     e.kind(),
                     "a named pipe with no reader: start its reader first",
