@@ -2045,6 +2045,61 @@ fn a_log_on_a_named_pipe_with_no_reader_is_refused_at_once() {
     assert!(err.contains("a named pipe with no reader"), "{err}");
 }
 
+/// A named pipe whose reader is there is opened without blocking (to refuse one with no
+/// reader), but written as any file: a write blocks while the reader is slow, it does not fail
+/// with `EAGAIN` and end the log. Here the reader waits before it reads, and the proxy writes
+/// the log's first megabyte into the pipe's 64 KiB meanwhile.
+#[test]
+fn a_log_on_a_named_pipe_waits_for_a_slow_reader() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = scratch("log-fifo-slow");
+    let fifo = dir.join("log.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    // The reader is there before the proxy opens the pipe (a blocking open would wait for it).
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(&fifo)
+        .unwrap();
+    nix::fcntl::fcntl(
+        &reader,
+        nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::empty()),
+    )
+    .unwrap();
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+    let n = 10_000;
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--log", fifo.to_str().unwrap(), "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = format!("{note}\n").repeat(n);
+    let writer = thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let read = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(1500));
+        let mut log = String::new();
+        BufReader::new(reader).read_to_string(&mut log).unwrap();
+        log
+    });
+    let status = wait_exit(&mut child, Instant::now() + WAIT);
+    writer.join().unwrap().unwrap();
+    let log = read.join().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("writing the log failed"), "{err}");
+    // The header, a record per message each way, the summary.
+    assert_eq!(log.lines().count(), 1 + 2 * n + 1, "{err}");
+}
+
 /// `--log /dev/stdout` with standard output a socket (as some clients give their servers)
 /// fails to open with `ENXIO`, as a named pipe with no reader does: the refusal names the
 /// error, not a named pipe the path is not.
