@@ -497,7 +497,10 @@ impl Shared {
 
 /// The state, locked ([`Shared::lock`]). When it is released, a write to the log that failed
 /// under it is told on stderr, once: as it happens, not only at exit ([`LogFile`]). (Queued
-/// for the reporter, which never waits: nothing is written to stderr under the lock.)
+/// for the reporter, which never waits during the session. Once it has written its last
+/// lines, [`Reporter::say`] writes to stderr directly, here under the lock, and may wait for
+/// the reporter's last write: the proxy is exiting then, and no one it waits for takes this
+/// lock. The lock is always taken before the reporter's, never the other way round.)
 pub(super) struct Locked<'a> {
     state: MutexGuard<'a, State>,
     reporter: &'a Reporter,
