@@ -2016,6 +2016,42 @@ fn a_log_on_the_clients_own_stream_is_refused() {
     }
 }
 
+/// `--log /dev/stdout` is judged by what standard output is: a regular file (a client's
+/// output redirected) is refused, and left as it was (not emptied); `/dev/null`, a character
+/// device and no stream of messages, is taken.
+#[test]
+fn a_log_on_stdout_is_refused_as_a_file_and_taken_as_dev_null() {
+    let dir = scratch("log-stdout-kinds");
+    let file = dir.join("out.ndjson");
+    let earlier = "{\"an\":\"earlier output\"}\n";
+    std::fs::write(&file, earlier).unwrap();
+    let out = Command::new(BIN)
+        .args(["proxy", "--log", "/dev/stdout", "--", "cat"])
+        .stdin(Stdio::null())
+        .stdout(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("standard output"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), earlier);
+
+    let out = Command::new(BIN)
+        .args(["proxy", "--log", "/dev/stdout", "--", "cat"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("cannot write the log"), "{err}");
+}
+
 /// A `--log` on a named pipe nobody reads yet is refused at once (exit 2, one line): opening
 /// it blocked until a reader came, deaf to SIGTERM, which the proxy catches to forward to a
 /// server it had not started.
