@@ -490,8 +490,9 @@ pub fn write_input_required(
 ///
 /// The schema's rules are checked when it is read: `inputResponses` is an object of results
 /// (each an object: a `CreateMessageResult`, an `ElicitResult`, a `ListRootsResult`; read
-/// member by member, what its members hold unread), each key once, and `requestState` a string, each of the two members given once. A request that
-/// breaks them is refused with a [`RetryReadError`], whose
+/// member by member, what its members hold unread), each key once, and `requestState` a
+/// string, each of the two members given once. A request that breaks them is refused with a
+/// [`RetryReadError`], whose
 /// [`write_reply`](RetryReadError::write_reply) is the -32602 answer. Whether the state is one
 /// the server gave, and whether each answer fits the request asked under its key, is the
 /// server's to judge.
