@@ -2016,6 +2016,30 @@ fn a_log_on_the_clients_own_stream_is_refused() {
     }
 }
 
+/// A log that is the file the proxy's stderr goes to (`2>x --log x`) is refused: the log
+/// would empty the reports written there and mix its records with the later ones. (It was
+/// taken: the file held the log's header, the session ran, exit 0.)
+#[test]
+fn a_log_on_the_proxys_own_stderr_file_is_refused() {
+    let dir = scratch("log-stderr-file");
+    let file = dir.join("stderr.txt");
+    let stderr = std::fs::File::create(&file).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--log", file.to_str().unwrap(), "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let status = wait_exit(&mut child, Instant::now() + WAIT);
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(status.code(), Some(2), "{written}");
+    assert_eq!(written.lines().count(), 1, "{written}");
+    assert!(written.contains("cannot write the log"), "{written}");
+    assert!(written.contains("standard error"), "{written}");
+}
+
 /// `--log /dev/stdout` is judged by what standard output is: a regular file (a client's
 /// output redirected) is refused, and left as it was (not emptied); `/dev/null`, a character
 /// device and no stream of messages, is taken.

@@ -604,10 +604,10 @@ impl PendingLog {
         };
         let flags = OFlag::from_bits_retain(fcntl(&file, FcntlArg::F_GETFL)?);
         fcntl(&file, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
-        if let Some(stream) = clients_stream(&file) {
+        if let Some(stream) = standard_stream(&file) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("it is the proxy's {stream}, the client's stream: name another file"),
+                format!("it is the proxy's {stream}: name another file"),
             ));
         }
         Ok(PendingLog {
@@ -875,12 +875,13 @@ fn next_look(now: u64, next_deadline: Option<u64>, ms: u64) -> u64 {
     next_deadline.map_or(at_the_latest, |deadline| deadline.min(at_the_latest))
 }
 
-/// Which of the proxy's standard streams `file` is, if it is its standard input or output
-/// (`/dev/stdout`, `/proc/self/fd/0`: the same file as the client's stream): records written
-/// there would reach the client as lines of its stream, or be read back as the client's
-/// messages, each read making a record (a loop that never ends). A character device (a
-/// terminal, `/dev/null`) is no stream of messages, and is not refused.
-fn clients_stream(file: &File) -> Option<&'static str> {
+/// Which of the proxy's standard streams `file` is, if it is one of them (`/dev/stdout`,
+/// `/proc/self/fd/0`, or the file stderr was sent to): records written to the client's
+/// stream would reach the client as lines of it, or be read back as the client's messages,
+/// each read making a record (a loop that never ends); written to stderr's file, they would
+/// be emptied out of it with the reports written before, and mixed with those after. A
+/// character device (a terminal, `/dev/null`) is no stream of messages, and is not refused.
+fn standard_stream(file: &File) -> Option<&'static str> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let log = file.metadata().ok()?;
     if log.file_type().is_char_device() {
@@ -891,9 +892,11 @@ fn clients_stream(file: &File) -> Option<&'static str> {
         Some(stream.dev() == log.dev() && stream.ino() == log.ino())
     };
     if same(io::stdout().as_fd()) == Some(true) {
-        Some("standard output")
+        Some("standard output, the client's stream")
     } else if same(io::stdin().as_fd()) == Some(true) {
-        Some("standard input")
+        Some("standard input, the client's stream")
+    } else if same(io::stderr().as_fd()) == Some(true) {
+        Some("standard error, where its reports go")
     } else {
         None
     }
