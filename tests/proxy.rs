@@ -1974,6 +1974,15 @@ fn errors_print_one_clear_line_and_exit_2() {
     }
 }
 
+/// Asserts that the proxy refused its `--log` before anything started: exit 2 and one
+/// stderr line, `cannot write the log …`, naming `reason`.
+fn assert_log_refused(status: std::process::ExitStatus, stderr: &str, reason: &str) {
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot write the log"), "{stderr}");
+    assert!(stderr.contains(reason), "{stderr}");
+}
+
 /// A `--log` naming the proxy's own standard output or input (`/dev/stdout`, `/dev/stdin`),
 /// pipes here as a client's are, is refused as `-` is, before anything starts: the records
 /// went into the client's stream (stdout), or were read back as the client's messages, each
@@ -2005,13 +2014,11 @@ fn a_log_on_the_clients_own_stream_is_refused() {
             .unwrap()
             .read_to_string(&mut err)
             .unwrap();
-        assert_eq!(status.code(), Some(2), "{log}: {err}");
-        assert_eq!(err.lines().count(), 1, "{log}: {err}");
+        assert_log_refused(status, &err, stream);
         assert!(
             err.contains(&format!("cannot write the log {log}")),
             "{err}"
         );
-        assert!(err.contains(stream), "{log}: {err}");
         assert!(out.is_empty(), "{log}: {}", String::from_utf8_lossy(&out));
     }
 }
@@ -2034,10 +2041,7 @@ fn a_log_on_the_proxys_own_stderr_file_is_refused() {
     drop(child.stdin.take());
     let status = wait_exit(&mut child, Instant::now() + WAIT);
     let written = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(status.code(), Some(2), "{written}");
-    assert_eq!(written.lines().count(), 1, "{written}");
-    assert!(written.contains("cannot write the log"), "{written}");
-    assert!(written.contains("standard error"), "{written}");
+    assert_log_refused(status, &written, "standard error");
 }
 
 /// `--log /dev/stdout` is judged by what standard output is: a regular file (a client's
@@ -2099,10 +2103,7 @@ fn a_log_on_a_named_pipe_with_no_reader_is_refused_at_once() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert_eq!(status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("cannot write the log"), "{err}");
-    assert!(err.contains("a named pipe with no reader"), "{err}");
+    assert_log_refused(status, &err, "a named pipe with no reader");
 }
 
 /// A named pipe whose reader is there is opened without blocking (to refuse one with no
@@ -2182,9 +2183,7 @@ fn a_log_on_a_socket_is_not_told_as_a_named_pipe() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert_eq!(status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("cannot write the log /dev/stdout"), "{err}");
+    assert_log_refused(status, &err, "cannot write the log /dev/stdout");
     assert!(!err.contains("named pipe"), "{err}");
 }
 

@@ -406,9 +406,9 @@ fn string(found: Lookup<'_>, member: HandshakeMember) -> Result<JsonStr<'_>, Han
 
 /// A required member that must be an object.
 fn object(found: Lookup<'_>, member: HandshakeMember) -> Result<RawJson<'_>, HandshakeError> {
-    Some(required(found, member)?)
-        .filter(|v| v.kind() == JsonKind::Object)
-        .ok_or(HandshakeError::WrongType(member))
+    let value = required(found, member)?;
+    must_be_object(value, member)?;
+    Ok(value)
 }
 
 /// A member that must be there (`read_members` has turned duplicates away).
