@@ -20,6 +20,9 @@ pub(super) struct LogFile {
     out: BufWriter<File>,
     /// The first write that failed, and whether it was told.
     failure: Option<(io::Error, bool)>,
+    /// Whether the session has ended and only its last records are left to write
+    /// ([`session_ended`](Self::session_ended)).
+    ended: bool,
 }
 
 impl LogFile {
@@ -28,7 +31,14 @@ impl LogFile {
         LogFile {
             out: BufWriter::with_capacity(1 << 20, file),
             failure: None,
+            ended: false,
         }
+    }
+
+    /// Marks the session as over: a write that fails from now on (the unanswered requests'
+    /// and the summary's records) is not told as one the session goes on after.
+    pub(super) fn session_ended(&mut self) {
+        self.ended = true;
     }
 
     /// Appends `bytes` (records, each with its line end), unless a write has failed.
@@ -54,8 +64,13 @@ impl LogFile {
         match &mut self.failure {
             Some((e, told @ false)) => {
                 *told = true;
+                let after = if self.ended {
+                    ""
+                } else {
+                    "; the session goes on"
+                };
                 Some(format!(
-                    "rpcwire proxy: writing the log failed ({e}): it ends here; the session goes on"
+                    "rpcwire proxy: writing the log failed ({e}): it ends here{after}"
                 ))
             }
             _ => None,
@@ -346,6 +361,26 @@ mod tests {
         assert!(
             last.starts_with("rpcwire proxy: the log ended early: "),
             "{last}"
+        );
+    }
+
+    /// A write that fails once the session is over (its summary's) is told without saying
+    /// the session goes on: it has ended.
+    #[test]
+    fn a_failure_after_the_session_ended_does_not_say_it_goes_on() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut log = LogFile::new(full);
+        log.write(b"{\"first\":1}\n");
+        log.session_ended();
+        log.flush();
+        let told = log.untold_failure().expect("the flush failed");
+        assert!(
+            told.starts_with("rpcwire proxy: writing the log failed (")
+                && told.ends_with("it ends here"),
+            "{told}"
         );
     }
 

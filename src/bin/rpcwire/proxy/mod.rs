@@ -510,6 +510,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
     let mut unanswered_lines = vec![];
     {
         let mut state = shared.lock();
+        if let Some(log) = state.log.as_mut() {
+            log.session_ended();
+        }
         let now = shared.clock.now_ms();
         let unanswered = state.session.finish();
         for u in &unanswered {
