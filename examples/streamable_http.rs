@@ -876,25 +876,39 @@ fn show(request: &str, response: &HttpResponse) {
     }
 }
 
+/// What the client makes of an event: its id, and what it carries (the kind of the message
+/// of a `message` event, an event of another type, a priming event's nothing), then the
+/// reconnection time it sets, if any. A `retry` may come with a message: the message is read
+/// all the same.
+pub fn describe(decoder: &Decoder, event: &SseEvent) -> String {
+    let id = event
+        .id
+        .as_deref()
+        .map_or("(no id)".into(), String::from_utf8_lossy);
+    let mut what = Vec::new();
+    if event.carries_message() {
+        what.push(match decoder.decode(&event.data) {
+            Ok(msg) => msg.kind().as_str().to_owned(),
+            Err(rejection) => format!("invalid ({:?})", rejection.error()),
+        });
+    } else if let Some(kind) = event.event.as_deref() {
+        // Not a message: the 2024-11-05 transport's `endpoint`, or a type of the server's own.
+        what.push(format!("{} event", String::from_utf8_lossy(kind)));
+    }
+    if let Some(ms) = event.retry {
+        what.push(format!("retry {ms} ms"));
+    }
+    if what.is_empty() {
+        what.push("priming".to_owned());
+    }
+    format!("event {id}: {}", what.join(", "))
+}
+
 /// The client reads an event stream, 16 bytes at a time as the network hands them over, to
 /// its end, and prints each event's id and what it carries.
 pub fn read_stream(framer: &mut SseFramer, body: &[u8]) {
     let decoder = Decoder::mcp_client();
-    let print = |event: SseEvent| {
-        let id = event
-            .id
-            .as_deref()
-            .map_or("(no id)".into(), String::from_utf8_lossy);
-        let what = match (event.retry, event.data.is_empty()) {
-            (Some(ms), _) => format!("retry {ms} ms"),
-            (None, true) => "priming".to_owned(),
-            (None, false) => match decoder.decode(&event.data) {
-                Ok(msg) => msg.kind().as_str().to_owned(),
-                Err(rejection) => format!("invalid ({:?})", rejection.error()),
-            },
-        };
-        println!("client: event {id}: {what}");
-    };
+    let print = |event: SseEvent| println!("client: {}", describe(&decoder, &event));
     let mut buf = BytesMut::new();
     for chunk in body.chunks(16) {
         buf.extend_from_slice(chunk);

@@ -827,6 +827,30 @@ fn streamable_http_client_reads_past_an_over_long_event() {
     assert_eq!(framer.last_event_id(), Some(&b"1"[..]));
 }
 
+/// `examples/streamable_http.rs`'s client reads the message of an event that also sets the
+/// reconnection time (WHATWG lets any event carry a `retry`), where it saw the `retry` alone
+/// and never decoded the message; and it takes an event of another type for what it is, not
+/// for a message.
+#[test]
+fn streamable_http_client_reads_a_message_that_comes_with_a_retry() {
+    let mut framer = rpcwire::SseFramer::new(1024);
+    let mut buf = bytes::BytesMut::from(
+        &b"retry: 500\nid: 3\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n\
+           event: endpoint\ndata: /messages\n\nid: 4\ndata:\nretry: 9\n\n"[..],
+    );
+    let decoder = rpcwire::Decoder::mcp_client();
+    let mut next = || framer.decode(&mut buf).unwrap().unwrap();
+    let described = [next(), next(), next()].map(|e| streamable_http::describe(&decoder, &e));
+    assert_eq!(
+        described,
+        [
+            "event 3: notification, retry 500 ms",
+            "event (no id): endpoint event",
+            "event 4: retry 9 ms",
+        ]
+    );
+}
+
 /// `examples/streamable_http.rs` replays a stream only to its own session: a GET naming
 /// another session, or none, gets 400, not the events of a stream it never opened. (Any
 /// client could read any session's results by counting stream numbers.)
