@@ -1001,7 +1001,11 @@ fn main() {
     let at = response.body.windows(7).position(|w| w == b"id: 0/2");
     let cut = at.expect("event 0/2") + 20;
     read_stream(&mut framer, &response.body[..cut]);
-    let last = framer.last_event_id().expect("an event id").to_vec();
+    // The header's value: `None` for an id the server reset to empty, which sends no header.
+    let last = framer
+        .last_event_id_header()
+        .expect("an id to resume from")
+        .to_vec();
     let retry = framer.reconnection_time().expect("a retry");
     println!(
         "client: cut off; {retry} ms later: GET, Last-Event-ID: {}",
