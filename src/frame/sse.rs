@@ -1026,8 +1026,12 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 /// - `event_id` is the SSE event id a client resumes from (`Last-Event-ID`), not a JSON-RPC
 ///   id; `Some("")` resets the client's last event id. It is text, as an event stream is
 ///   UTF-8: one read back as bytes ([`SseFramer::last_event_id`], [`SseEvent::id`]) is
-///   relayed through `core::str::from_utf8`. `event_type` is the event type; MCP uses the
-///   default, `message`, so it is usually `None`.
+///   relayed through `core::str::from_utf8`. An id meant to be resumed from is best visible
+///   ASCII with no space or tab at either end: the event carries any other (but a line break
+///   or a NUL) as it is, but the `Last-Event-ID` header a client sends it back in does not,
+///   as HTTP drops the whitespace around a header value and allows no control character in
+///   it. `event_type` is the event type; MCP uses the default, `message`, so it is usually
+///   `None`.
 /// - An empty message gives an event with one empty `data:` line: with an `id`, MCP's
 ///   priming event, which sets the id a client resumes from. WHATWG dispatches it (a
 ///   browser's `EventSource` fires a `message` with empty data, which MCP clients ignore);
