@@ -183,6 +183,35 @@ impl Incoming {
             }
         }
     }
+
+    /// The valid message, when this item is one ([`Incoming::Message`]).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::{Incoming, LineCodec};
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 64);
+    /// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nnot json\n"[..]);
+    /// let ping = codec.decode(&mut buf).unwrap().unwrap();
+    /// assert_eq!(ping.message().and_then(|m| m.id()).unwrap().raw(), b"1");
+    /// let bad = codec.decode(&mut buf).unwrap().unwrap();
+    /// assert!(bad.message().is_none() && bad.into_message().is_none());
+    /// ```
+    pub fn message(&self) -> Option<&OwnedMessage> {
+        match self {
+            Incoming::Message(message) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// [`message`](Self::message), taken.
+    pub fn into_message(self) -> Option<OwnedMessage> {
+        match self {
+            Incoming::Message(message) => Some(message),
+            _ => None,
+        }
+    }
 }
 
 /// One message to write, by any encoder of this module: [`LineEncoder`] encodes it straight

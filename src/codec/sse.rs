@@ -8,7 +8,7 @@ use bytes::{Bytes, BytesMut};
 use super::{FrameReader, Incoming, MessageBytes, write_message};
 use crate::Decoder;
 use crate::frame::{SseEvent, SseFramer, write_sse_comment, write_sse_event, write_sse_retry};
-use crate::message::Reply;
+use crate::message::{OwnedMessage, Reply};
 
 /// One event read off an event stream: the fields a client keeps whatever the event carries
 /// (its `id`, to resume from, and its `retry`), and what it carries.
@@ -138,6 +138,26 @@ impl SseItem {
     /// carries no message.
     pub fn reply(&self) -> Option<Reply<'_>> {
         self.incoming().and_then(Incoming::reply)
+    }
+
+    /// The valid message a `message` event carries ([`Incoming::message`]); `None` for any
+    /// other event, and for data that is no valid message.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::SseCodec;
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// let mut codec = SseCodec::new(rpcwire::Decoder::mcp_client(), 1 << 20);
+    /// let mut body = BytesMut::from(&b"id: 1\ndata:\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"[..]);
+    /// let priming = codec.decode(&mut body)?.unwrap();
+    /// assert!(priming.message().is_none());
+    /// let reply = codec.decode(&mut body)?.unwrap();
+    /// assert_eq!(reply.message().and_then(|m| m.id()).unwrap().raw(), b"7");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn message(&self) -> Option<&OwnedMessage> {
+        self.incoming().and_then(Incoming::message)
     }
 }
 
