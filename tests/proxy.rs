@@ -2188,15 +2188,18 @@ fn a_log_on_a_socket_is_not_told_as_a_named_pipe() {
 }
 
 /// A server command that cannot start leaves the `--log` of an earlier run as it was (it was
-/// emptied before the command was tried), and creates no log where there was none; a run whose
-/// server starts replaces an earlier log whole.
+/// emptied before the command was tried), and creates no log where there was none, nor where a
+/// symbolic link names a file that does not exist; a run whose server starts replaces an
+/// earlier log whole.
 #[test]
 fn a_server_that_cannot_start_leaves_the_log_as_it_was() {
     let dir = scratch("log-kept");
     let (old, fresh) = (dir.join("old.ndjson"), dir.join("fresh.ndjson"));
+    let (link, target) = (dir.join("link.ndjson"), dir.join("target.ndjson"));
+    std::os::unix::fs::symlink(&target, &link).unwrap();
     let earlier = "{\"an\":\"earlier run\"}\n".repeat(1000);
     std::fs::write(&old, &earlier).unwrap();
-    for log in [&old, &fresh] {
+    for log in [&old, &fresh, &link] {
         let out = Command::new(BIN)
             .args(["proxy", "--log", log.to_str().unwrap(), "--"])
             .arg(dir.join("no-such-server"))
@@ -2209,6 +2212,8 @@ fn a_server_that_cannot_start_leaves_the_log_as_it_was() {
     }
     assert_eq!(std::fs::read_to_string(&old).unwrap(), earlier);
     assert!(!fresh.exists());
+    assert!(!target.exists(), "the link's file was left behind");
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
     let out = Command::new(BIN)
         .args(["proxy", "--log", old.to_str().unwrap(), "--", "true"])
         .stdin(Stdio::null())

@@ -556,8 +556,9 @@ async fn proxy(args: &ProxyArgs) -> ExitCode {
 struct PendingLog {
     file: File,
     path: PathBuf,
-    /// Whether opening it created it (it did not exist).
-    created: bool,
+    /// The file opening it created, when it did not exist: `path`, or the file a symbolic
+    /// link at `path` named but that did not exist.
+    created: Option<PathBuf>,
 }
 
 impl PendingLog {
@@ -592,8 +593,12 @@ impl PendingLog {
             .custom_flags(nonblocking)
             .open(path)
         {
-            Ok(file) => (file, true),
+            Ok(file) => (file, Some(path.to_owned())),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // A name that exists: a file, or a symbolic link, which may name no file (the
+                // open below then creates that file, to be removed as one created).
+                let dangling = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink())
+                    && std::fs::metadata(path).is_err();
                 let file = OpenOptions::new()
                     .write(true)
                     .create(true)
@@ -601,7 +606,12 @@ impl PendingLog {
                     .custom_flags(nonblocking)
                     .open(path)
                     .map_err(no_reader)?;
-                (file, false)
+                let created = if dangling {
+                    std::fs::canonicalize(path).ok()
+                } else {
+                    None
+                };
+                (file, created)
             }
             Err(e) => return Err(no_reader(e)),
         };
@@ -624,7 +634,7 @@ impl PendingLog {
     /// nothing to empty), once the server has started.
     fn start(self) -> io::Result<LogFile> {
         let regular = self.file.metadata()?.is_file();
-        if regular && !self.created {
+        if regular && self.created.is_none() {
             self.file
                 .set_len(0)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.path.display())))?;
@@ -635,8 +645,8 @@ impl PendingLog {
     /// Gives the log up, the server not started: a file it created is removed, an existing
     /// one left as it was.
     fn abandon(self) {
-        if self.created {
-            let _ = std::fs::remove_file(&self.path);
+        if let Some(created) = &self.created {
+            let _ = std::fs::remove_file(created);
         }
     }
 }
