@@ -2804,6 +2804,60 @@ fn merged_streams_match_a_null_id_reply_to_a_line_whose_id_cannot_be_read() {
     }
 }
 
+/// The error reply an invalid line is owed, sent: in two merged streams it answers that line,
+/// after it, in either dialect. An invalid request whose id can be read is owed an error
+/// carrying that id; under MCP a line whose id cannot be read (not JSON) is owed an error
+/// without an id (MCP 2025-11-25's `JSONRPCErrorResponse`), which one with a null id (JSON-RPC
+/// 2.0 §5.1) answers too. The server's reply was a violation of its own, `unknown_reply` or
+/// (under MCP, before the line it answers) `reply_without_id`.
+#[test]
+fn merged_streams_match_the_error_an_invalid_line_is_owed() {
+    let error = |id: &str, code: i32| {
+        format!(r#"{{"jsonrpc":"2.0",{id}"error":{{"code":{code},"message":"m"}}}}"#)
+    };
+    for (dialect, line, reply, violation) in [
+        ("mcp", "{x", error("", -32700), "c2s/not_json"),
+        ("mcp", "{x", error(r#""id":null,"#, -32700), "c2s/not_json"),
+        (
+            "mcp",
+            r#"{"jsonrpc":"2.0","id":5,"method":5}"#,
+            error(r#""id":5,"#, -32600),
+            "c2s/invalid",
+        ),
+        (
+            "jsonrpc",
+            r#"{"jsonrpc":"2.0","id":5,"method":5}"#,
+            error(r#""id":5,"#, -32600),
+            "c2s/invalid",
+        ),
+    ] {
+        let c2s = format!(
+            "{}\n{line}\n{}\n",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#
+        );
+        let s2c = format!(
+            "{}\n{reply}\n{}\n",
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#
+        );
+        let (records, summary, code) =
+            check_streams("cli-owed-line-reply", &["--dialect", dialect], c2s, s2c);
+        assert_eq!(code, 1);
+        assert_eq!(
+            summary["violations"],
+            json!({ violation: 1 }),
+            "{dialect}: {line} answered by {reply}"
+        );
+        let at = |dir: &str| {
+            records
+                .iter()
+                .position(|r| r["dir"] == dir && r["frame"] == 1)
+                .unwrap()
+        };
+        assert!(at("c2s") < at("s2c"), "{dialect}: {reply} before {line}");
+    }
+}
+
 /// A stream of error responses each with a code of its own: the summary counts the first 256
 /// codes under their own names and the rest under `(other)`, as the session's counters do
 /// (one entry per distinct code made memory, and the summary, grow with the stream: ~1 GB

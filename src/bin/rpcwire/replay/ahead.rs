@@ -75,7 +75,9 @@ fn add_sent(r: &Record, sent: &mut HashSet<Sent>) {
     {
         sent.insert(Sent::Token(IdKey::of(token)));
     }
-    if r.reply.as_ref().is_some_and(|(_, id)| id == "null")
+    if r.reply
+        .as_ref()
+        .is_some_and(|(_, id)| id == "null" || id == "<absent>")
         && let Some(id) = Id::from_token(b"null")
     {
         sent.insert(Sent::Id(IdKey::of(id)));

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use rpcwire::{Decoder, Dialect, IdKey, Message, Role};
+use rpcwire::{Decoder, Dialect, Id, IdKey, Message, Role};
 
 use super::array_target::array_need;
 use super::need::Need;
@@ -107,10 +107,10 @@ pub(super) fn merge_streams<W: Write>(
         } else {
             observe(&mut session, dir, &r, 0)
         };
-        // Its peer reads every line: one whose id could not be read is owed a null-id error
-        // (JSON-RPC 2.0 §5.1).
-        if r.reply.as_ref().is_some_and(|(_, id)| id == "null") {
-            session.owe_null_reply(dir);
+        // Its peer reads every line: an invalid one is owed an error, with its id, or, when its
+        // id could not be read, a null one (JSON-RPC 2.0 §5.1; MCP 2025-11-25 leaves it out).
+        if let Some((_, id)) = &r.reply {
+            session.owe_line_reply(dir, Id::from_token(id.as_bytes()));
         }
         let kinds = batch_elements(&side.decoder, &r).map(|element| kind_of(&element));
         if Session::drops_batch(dir, kinds) {

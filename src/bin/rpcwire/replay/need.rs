@@ -2,7 +2,7 @@
 //! two streams (the rules of [`super`]); and, for an element of a batch, what that depends on
 //! ([`Concern`]), kept beside [`need_of`] because it follows its branches.
 
-use rpcwire::{Dialect, IdKey};
+use rpcwire::{Dialect, Id, IdKey};
 
 use super::ahead::Sent;
 use super::observe::observation;
@@ -67,7 +67,12 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
         Dir::C2s => Dir::S2c,
         Dir::S2c => Dir::C2s,
     };
-    let id = o.id;
+    // An error without an id, sent alone, is read as one with a null id: under MCP it is the
+    // reply to a line whose id could not be read (2025-11-25 leaves the id out).
+    let id = match o.id {
+        None if !in_batch && o.kind == "error_response" => Id::from_token(b"null"),
+        id => id,
+    };
     // A reply may answer an invalid element of a batch (the session matches it so: an error
     // in an array before any request of that id sent alone, a success as a violation; with a
     // null id, only inside an array). A success waits for the other stream first, as a reply
@@ -82,17 +87,22 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
     match id {
         // (A batch element kept beyond the limits waits as a request does.)
         Some(id) if session.awaits_reply(requester, id) => Need::Matches,
-        // A null-id error alone answers a line whose id could not be read (§5.1).
+        // An error alone answers an invalid line owed it: one with its id, or a null-id error
+        // one whose id could not be read (§5.1).
         Some(id)
-            if id.is_null()
-                && !in_batch
+            if !in_batch
                 && o.kind == "error_response"
-                && session.owes_null_reply(requester) =>
+                && session.owes_line_reply(requester, Some(id)) =>
         {
             Need::Matches
         }
-        // A null id answers only a JSON-RPC request whose id was null.
-        Some(id) if !id.is_null() || session.dialect() == Dialect::JsonRpc2 => {
+        // A null id answers only a JSON-RPC request whose id was null, or, as an error sent
+        // alone, a line whose id could not be read.
+        Some(id)
+            if !id.is_null()
+                || session.dialect() == Dialect::JsonRpc2
+                || (!in_batch && o.kind == "error_response") =>
+        {
             if session.stopped_waiting_lately(requester, id) {
                 Need::Stale
             } else {

@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 use bytes::{Bytes, BytesMut};
-use rpcwire::{DecodeOptions, Decoder, Dialect, Message, Role};
+use rpcwire::{DecodeOptions, Decoder, Dialect, Id, IdKey, Message, Role};
 
 use super::ahead::{Entry, Lookahead, Sent, Window, sent_by};
 use super::array_target::{ArrayTarget, batch_owed};
@@ -207,9 +207,16 @@ impl Side {
         if !matches!(need, Need::OtherSide | Need::Stale) {
             return Ok(Some(need));
         }
+        // (An error without an id waits on a line owed one, as one with a null id does.)
+        let null = || Id::from_token(b"null").map(|null| Sent::Id(IdKey::of(null)));
         let Some(key) = Concern::of(&observation(r), dir, session.dialect())
             .as_ref()
             .and_then(Concern::sent)
+            .or_else(|| {
+                (r.kind == "error_response" && r.id.is_none())
+                    .then(null)
+                    .flatten()
+            })
         else {
             return Ok(Some(need));
         };

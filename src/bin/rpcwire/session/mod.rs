@@ -28,6 +28,7 @@ mod kind;
 mod notification_params;
 mod observation;
 mod owed;
+mod owed_lines;
 mod queued;
 mod recent;
 mod rewrite;
@@ -67,6 +68,7 @@ use counters::Counters;
 use dir::slot;
 use kind::rejected_violation;
 use owed::OwedReplies;
+use owed_lines::OwedLines;
 use queued::Queued;
 use recent::Recent;
 use room::give_back;
@@ -104,10 +106,10 @@ pub struct Session {
     /// in line behind one of the same id ([`Queued`]), together ([`MAX_IN_FLIGHT_BYTES`], the
     /// budget of the requests waiting).
     max_owed_bytes: usize,
-    /// The lines sent each way whose id could not be read and whose null-id error reply
-    /// (JSON-RPC 2.0 §5.1) the peer still owes: counted only in a merge of two streams
-    /// ([`Session::owe_null_reply`]); through the proxy the server never reads such a line.
-    null_replies_owed: [u64; 2],
+    /// The invalid lines sent alone each way whose error reply the peer still owes: kept only
+    /// in a merge of two streams ([`Session::owe_line_reply`]); through the proxy the server
+    /// never reads such a line.
+    owed_lines: [OwedLines; 2],
     /// How many requests stopped waiting, by direction of the request.
     stopped_waiting: [u64; 2],
     /// The last requests that stopped waiting, by direction of the request: the key each
@@ -317,7 +319,7 @@ impl Session {
             owed_element_replies: [OwedReplies::default(), OwedReplies::default()],
             max_in_flight,
             max_owed_bytes: max_bytes,
-            null_replies_owed: [0, 0],
+            owed_lines: [OwedLines::default(), OwedLines::default()],
             stopped_waiting: [0, 0],
             stops: [vec![], vec![]],
             tells_stops: false,
@@ -924,10 +926,9 @@ impl Session {
                     }
                     None if !in_batch
                         && o.kind == "error_response"
-                        && self.null_replies_owed[slot(asked)] > 0 =>
+                        && self.owed_lines[slot(asked)].take(None) =>
                     {
                         // The reply to a line whose id could not be read.
-                        self.null_replies_owed[slot(asked)] -= 1;
                         None
                     }
                     None if o.id.is_some_and(|id| {
@@ -1045,6 +1046,12 @@ impl Session {
                             }
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             self.owed_answered_by(dir, o.kind, Some(id))
+                        } else if !in_batch
+                            && o.kind == "error_response"
+                            && self.owed_lines[slot(asked)].take(Some(id))
+                        {
+                            // The reply to an invalid line whose id could be read.
+                            None
                         } else if let Some(client_id) = self.take_untracked_rewrite(asked, id) {
                             // The reply to a batch element beyond the limits, forwarded under
                             // a minted id: back with the client's, alone or inside an array.
@@ -1153,18 +1160,19 @@ impl Session {
         in_line
     }
 
-    /// A line sent in `dir` whose id could not be read calls for an error reply with a null id
-    /// (JSON-RPC 2.0 §5.1), sent alone: its peer owes it. A merge of two streams, whose peers
-    /// read every line, tells it; the proxy answers such a client line itself, and drops
-    /// such a server line.
-    pub fn owe_null_reply(&mut self, dir: Dir) {
-        self.null_replies_owed[slot(dir)] += 1;
+    /// An invalid line sent alone in `dir` calls for an error reply, sent alone: its peer owes
+    /// it, with the line's `id`, or without one (`None`, or a null id) when the line's could
+    /// not be read (JSON-RPC 2.0 §5.1 spells it null; MCP 2025-11-25 leaves it out). A merge of
+    /// two streams, whose peers read every line, tells it; the proxy answers such a client
+    /// line itself, and drops such a server line.
+    pub fn owe_line_reply(&mut self, dir: Dir, id: Option<Id<'_>>) {
+        self.owed_lines[slot(dir)].owe(id);
     }
 
-    /// Whether an error reply with a null id, sent alone, answers a line sent in `dir`
-    /// ([`owe_null_reply`](Self::owe_null_reply)).
-    pub fn owes_null_reply(&self, dir: Dir) -> bool {
-        self.null_replies_owed[slot(dir)] > 0
+    /// Whether an error reply with the id `id` (`None`, or a null id: without one), sent
+    /// alone, answers a line sent in `dir` ([`owe_line_reply`](Self::owe_line_reply)).
+    pub fn owes_line_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
+        self.owed_lines[slot(dir)].owes(id)
     }
 
     /// A client request the proxy answers itself (it timed out, or a dropped batch answered

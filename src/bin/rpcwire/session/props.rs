@@ -573,7 +573,7 @@ impl Run {
                 let minted = self.minted.clone();
                 self.session.time_out(self.id_or_minted(*n, &minted));
             }
-            Step::OweNullReply(dir) => self.session.owe_null_reply(*dir),
+            Step::OweNullReply(dir) => self.session.owe_line_reply(*dir, None),
             Step::ForgetOwedReply(n) => {
                 let id = n.map(|n| self.id(n));
                 self.session.forget_owed_reply(id);
