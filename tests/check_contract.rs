@@ -175,6 +175,59 @@ fn offsets_are_where_each_message_starts_in_every_framing() {
     assert_eq!(offsets(&records), [0, a, a + b, a + b + c]);
 }
 
+/// The readable report names the line of each record it shows, where records are lines: in
+/// a newline-delimited stream (blank lines counted), alone or one of two merged, and in a
+/// proxy log (its header counted). `#N` is the record's index from 0, and `@N` a byte offset:
+/// neither is the line an editor shows.
+#[test]
+fn the_text_report_names_the_line_of_each_record() {
+    let stream = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n{oops\n";
+    let text = String::from_utf8(run_check(&[], stream).stdout).unwrap();
+    assert!(text.contains("#1 @41 (line 2) skip"), "{text}");
+    assert!(text.contains("#2 @42 (line 3) parse_error"), "{text}");
+    // Other framings' records span lines: none is named.
+    let sse = b"data: {oops\n\n";
+    let text = String::from_utf8(run_check(&["--framing", "sse"], sse).stdout).unwrap();
+    assert!(text.starts_with("#0 @0 parse_error"), "{text}");
+
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-text-lines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c, log) = (
+        dir.join("c2s.ndjson"),
+        dir.join("s2c.ndjson"),
+        dir.join("log.ndjson"),
+    );
+    std::fs::write(&c2s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").unwrap();
+    let replies = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n";
+    std::fs::write(&s2c, format!("{replies}\n{replies}")).unwrap();
+    let record = |id: u32| {
+        format!(
+            "{{\"dir\":\"s2c\",\"t_ms\":1,\"kind\":\"success_response\",\"id\":\"{id}\",\"method\":null,\"error_code\":null,\"reply\":null,\"violation\":null}}\n"
+        )
+    };
+    let header = "{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n";
+    std::fs::write(&log, format!("{header}{}{}", record(1), record(2))).unwrap();
+    let (c2s, s2c, log) = (
+        c2s.to_str().unwrap(),
+        s2c.to_str().unwrap(),
+        log.to_str().unwrap(),
+    );
+    let text = String::from_utf8(run_check(&["--c2s", c2s, "--s2c", s2c], b"").stdout).unwrap();
+    assert!(
+        text.starts_with("s2c #2 @38 (line 3) success_response id=1: unknown_reply"),
+        "{text}"
+    );
+    let text = String::from_utf8(run_check(&["--session-log", log], b"").stdout).unwrap();
+    assert!(
+        text.contains("s2c #0 (line 2) success_response id=1: unknown_reply"),
+        "{text}"
+    );
+    assert!(
+        text.contains("s2c #1 (line 3) success_response id=2: unknown_reply"),
+        "{text}"
+    );
+}
+
 /// An empty stream is a summary alone (exit 0); a path that cannot be read, a directory or
 /// one under a regular file, is an I/O error (exit 2, nothing on stdout).
 #[test]
@@ -501,7 +554,7 @@ fn records_go_out_while_the_stream_is_open() {
     let mut live = LiveCheck::start(&[]);
     live.write(b"{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}\n");
     let line = live.next_line();
-    assert!(line.starts_with("#0 @0 invalid"), "{line}");
+    assert!(line.starts_with("#0 @0 (line 1) invalid"), "{line}");
     let (rest, code) = live.finish();
     assert!(rest[0].starts_with("1 message, some invalid"), "{rest:?}");
     assert_eq!(code, Some(1));

@@ -1930,7 +1930,7 @@ fn parse_errors_say_where_the_frame_stops_being_json() {
     // The text report too.
     let text = String::from_utf8(run_check(&[], stream).stdout).unwrap();
     assert!(
-        text.contains("#0 @0 parse_error (mismatched bracket, at byte 56 of the frame)"),
+        text.contains("#0 @0 (line 1) parse_error (mismatched bracket, at byte 56 of the frame)"),
         "{text}"
     );
 }

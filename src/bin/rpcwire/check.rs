@@ -210,6 +210,10 @@ pub(crate) struct Record {
     /// For a `framing_error`: whether it is a Content-Length body skipped for the charset its
     /// `Content-Type` names, not for its size (the two call for the same reply).
     pub unsupported_charset: bool,
+    /// The line of its file the record is on, from 1, where a record is a line: a line of a
+    /// newline-delimited stream (its frame's number plus one), a record of a proxy log. The
+    /// readable report shows it, for a reader to find the message in the file.
+    pub line: Option<u64>,
 }
 
 impl Record {
@@ -265,9 +269,14 @@ impl Record {
 
     pub fn to_text(&self) -> String {
         let mut s = match self.offset {
-            Some(offset) => format!("#{} @{offset} {}", self.frame, self.kind),
-            None => format!("#{} {}", self.frame, self.kind),
+            Some(offset) => format!("#{} @{offset}", self.frame),
+            None => format!("#{}", self.frame),
         };
+        if let Some(line) = self.line {
+            s += &format!(" (line {line})");
+        }
+        s += " ";
+        s += self.kind;
         if let Some(index) = self.element {
             s += &format!(" (batch element {index})");
         }
@@ -385,6 +394,7 @@ pub(crate) fn element_records<'a>(
     batch_elements(decoder, r).enumerate().map(|(at, element)| {
         let mut element = record_of(decoder, element, r.frame, r.offset);
         element.element = Some(at as u64);
+        element.line = r.line;
         element
     })
 }
@@ -921,7 +931,7 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                     framer: &StreamFramer,
                     out: &mut BufWriter<ReportOut>|
      -> io::Result<bool> {
-        let record = match item {
+        let mut record = match item {
             Ok(None) => return Ok(false),
             Ok(Some(frame)) if framer.holds_no_message(&frame) => {
                 Record::new(index, Some(framer.last_offset()), "skip")
@@ -957,6 +967,9 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
             }
             Err(e) => e.record(&decoder, index, framer.last_offset()),
         };
+        if let FramingArg::Ndjson = args.framing {
+            record.line = Some(index + 1);
+        }
         index += 1;
         summary.add(&record);
         // (Decoded again only for a batch holding responses or notifications.)

@@ -439,6 +439,7 @@ fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io:
                     }
                 };
                 let mut r = Record::new(frame, None, known_kind);
+                r.line = Some(number);
                 r.element = v.element;
                 r.id = v.id;
                 r.method = v.method;

@@ -82,6 +82,9 @@ pub(super) fn merge_streams<W: Write>(
             Dir::S2c => &mut server,
         };
         let mut r = side.next(&mut progress, &mut report.out)?.expect("peeked");
+        if side.is_ndjson() {
+            r.line = Some(r.frame + 1);
+        }
         if r.kind == "success_response" && session.reads_tool_headers(dir, wire_id(&r.id)) {
             r.invalid_tools = side.invalid_tools();
         }

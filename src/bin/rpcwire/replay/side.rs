@@ -125,6 +125,11 @@ impl Side {
         self.ahead.reclassify(decoder, again);
     }
 
+    /// Whether the stream is newline-delimited JSON, whose records are its lines.
+    pub(super) fn is_ndjson(&self) -> bool {
+        matches!(self.framer, StreamFramer::Lines(_))
+    }
+
     /// The tools with invalid `x-mcp-header` annotations that the frame of the record last
     /// taken lists (its reply to `tools/list`), each with why: decoded again, only for a reply
     /// the session checks, as the proxy reads it ([`Session::reads_tool_headers`]).
