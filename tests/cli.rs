@@ -2191,6 +2191,28 @@ fn a_bad_log_names_its_file_and_line() {
     );
 }
 
+/// A log whose line starts with a byte-order mark (an editor saving it may add one) is a bad
+/// log that says so: the message was serde_json's "expected value at column 1", which names
+/// nothing a reader can see.
+#[test]
+fn a_log_line_after_a_byte_order_mark_is_a_bad_log_that_names_it() {
+    let header = "{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n";
+    let request =
+        "{\"dir\":\"c2s\",\"t_ms\":0,\"kind\":\"request\",\"id\":\"1\",\"method\":\"ping\"}\n";
+    for (name, log, line) in [
+        ("cli-log-bom", format!("\u{feff}{header}{request}"), 1),
+        ("cli-log-bom-2", format!("{header}\u{feff}{request}"), 2),
+    ] {
+        assert_eq!(
+            bad_log_message(name, log.as_bytes()),
+            format!(
+                "line {line} of the session log: a byte-order mark (U+FEFF) before the \
+                 record, which no proxy writes (an editor saving the log may add one)\n"
+            ),
+        );
+    }
+}
+
 /// A log without a record (an empty file, or blank lines only) is a bad log, exit 2: the proxy
 /// writes its header first, so it is the wrong file or a proxy that never started. It was
 /// replayed as an empty session and reported clean, exit 0, having checked nothing.

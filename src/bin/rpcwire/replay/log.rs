@@ -324,6 +324,13 @@ fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io:
                 cut_short(path, number);
                 break;
             }
+            // Named: "expected value at column 1" says nothing of the three bytes an editor
+            // saving the log put there, invisible in most viewers.
+            Err(_) if line.starts_with('\u{feff}') => {
+                let what = "a byte-order mark (U+FEFF) before the record, which no proxy \
+                            writes (an editor saving the log may add one)";
+                return Err(bad_log(number, what));
+            }
             Err(e) => return Err(not_a_log_record(number, line, Some(json_error(&e)))),
         };
         if let Some(header) = v.rpcwire_proxy {
