@@ -228,6 +228,35 @@ fn the_text_report_names_the_line_of_each_record() {
     );
 }
 
+/// An over-long frame's `detail` names the limit it crossed and the option that sets it, in
+/// every framing: "exceeds the frame limit" alone left a user with a large message of their
+/// own guessing which limit, and how large.
+#[test]
+fn an_over_long_frame_names_the_limit_and_its_option() {
+    let message = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+    for (framing, stream) in [
+        ("ndjson", format!("{message}\n")),
+        ("sse", format!("data: {message}\n\n")),
+        (
+            "content-length",
+            format!("Content-Length: {}\r\n\r\n{message}", message.len()),
+        ),
+    ] {
+        let (records, _, code) = check(
+            &["--framing", framing, "--max-frame", "16"],
+            stream.as_bytes(),
+        );
+        assert_eq!(code, 1, "{framing}");
+        assert_eq!(records[0]["kind"], "framing_error", "{framing}");
+        let detail = records[0]["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("exceeds the frame limit")
+                && detail.ends_with(": --max-frame is 16 bytes"),
+            "{framing}: {detail}"
+        );
+    }
+}
+
 /// An empty stream is a summary alone (exit 0); a path that cannot be read, a directory or
 /// one under a regular file, is an I/O error (exit 2, nothing on stdout).
 #[test]

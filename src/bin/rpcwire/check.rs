@@ -846,12 +846,34 @@ impl StreamFramer {
         }
     }
 
-    /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done).
+    /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done). An
+    /// over-long frame's error names the limit it crossed and the option that sets it: "the
+    /// frame limit" alone leaves a reader with a large message of its own nowhere to go.
     pub(crate) fn next(
         &mut self,
         buf: &mut BytesMut,
         eof: bool,
     ) -> Result<Option<Bytes>, FramingError> {
+        let max_frame = self.max_frame();
+        self.next_frame(buf, eof).map_err(|mut e| {
+            if e.unread && !e.unsupported_charset {
+                e.detail = format!("{}: --max-frame is {max_frame} bytes", e.detail);
+            }
+            e
+        })
+    }
+
+    /// The limit of a frame's length, in bytes.
+    fn max_frame(&self) -> usize {
+        match self {
+            StreamFramer::Lines(f) => f.max_frame(),
+            StreamFramer::Sse(f, _) => f.max_frame(),
+            StreamFramer::ContentLength(f) => f.max_frame(),
+        }
+    }
+
+    /// [`next`](Self::next), its errors as the framer gives them.
+    fn next_frame(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, FramingError> {
         match self {
             StreamFramer::Lines(f) => Ok(f.next_frame(buf, eof)?),
             // An event of a type other than `message` carries no message (`SseCodec` hands its
