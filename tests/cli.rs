@@ -781,6 +781,45 @@ fn a_capture_read_without_its_framing_names_the_option() {
     }
 }
 
+/// Two streams of a session read without the `--framing` they need get the same line on
+/// stderr as one stream does, for each stream whose first message looks so, naming its file:
+/// they were a wall of `not_json` violations with nothing to say why.
+#[test]
+fn session_streams_read_without_their_framing_name_the_option() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-session-framing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.sse"), dir.join("s2c.cl"));
+    std::fs::write(
+        &c2s,
+        "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n\n",
+    )
+    .unwrap();
+    let reply = "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}";
+    let s2c_bytes = format!("Content-Length: {}\r\n\r\n{reply}", reply.len());
+    std::fs::write(&s2c, s2c_bytes).unwrap();
+    let (c2s, s2c) = (c2s.to_str().unwrap(), s2c.to_str().unwrap());
+    let (_, _, code, stderr) = check_session(&["--json", "--c2s", c2s, "--s2c", s2c]);
+    assert_eq!(code, 1);
+    let mut lines: Vec<&str> = stderr.lines().collect();
+    lines.sort();
+    let hint = |path: &str, looks_like: &str, framing: &str| {
+        format!(
+            "rpcwire check: {path}: the first message is not JSON but {looks_like}: was \
+             `--framing {framing}` meant?"
+        )
+    };
+    let mut expected = [
+        hint(c2s, "a line of Server-Sent Events", "sse"),
+        hint(s2c, "a Content-Length header", "content-length"),
+    ];
+    expected.sort();
+    assert_eq!(lines, expected);
+    // Two valid streams, or streams read with their framing, get no such line.
+    let capture = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));
+    let (_, _, code, stderr) = check_session(&["--json", "--c2s", &capture.0, "--s2c", &capture.1]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
 /// An SSE stream that ends inside an event with data (no blank line after it): a client
 /// drops that event silently (WHATWG), so `check` reports it, where a stream ending after a
 /// comment or a complete event is fine.

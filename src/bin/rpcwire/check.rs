@@ -594,6 +594,11 @@ impl Named {
         }
     }
 
+    /// The file's name, as errors give it (`standard input` for `-`).
+    pub(crate) fn name(&self) -> &Path {
+        &self.path
+    }
+
     /// Whether it is a regular file: read to its end, it ends, and a read never waits on a
     /// writer (a pipe's may, for as long as its writer stays).
     pub(crate) fn is_regular_file(&self) -> bool {
@@ -967,15 +972,8 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                     record = classify(&legacy, &frame, index, framer.last_offset());
                 }
                 // (The first line that is not blank: blank ones are skipped.)
-                if summary.messages == 0
-                    && record.kind == "parse_error"
-                    && let FramingArg::Ndjson = args.framing
-                    && let Some((framing, looks_like)) = framing_hint(&frame)
-                {
-                    say!(
-                        "rpcwire check: the first message is not JSON but {looks_like}: \
-                         was `--framing {framing}` meant?"
-                    );
+                if summary.messages == 0 && matches!(args.framing, FramingArg::Ndjson) {
+                    hint_framing(None, &record, &frame);
                 }
                 if !adopted_version
                     && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
@@ -1135,6 +1133,23 @@ pub(crate) fn initialize_reply_reader(decoder: &Decoder, frame: &[u8]) -> Option
     let version = response.result.get("protocolVersion")?.as_str()?.decode();
     let legacy_version = !rpcwire::mcp::versions::has_result_type(&version);
     legacy_version.then_some(legacy)
+}
+
+/// Says on stderr which `--framing` a stream read as newline-delimited JSON seems to want, when
+/// `record`, of its first message (`frame`), is not JSON but looks like a line of another
+/// framing; `path` names the stream, in a session of two.
+pub(crate) fn hint_framing(path: Option<&Path>, record: &Record, frame: &[u8]) {
+    if record.kind != "parse_error" {
+        return;
+    }
+    let Some((framing, looks_like)) = framing_hint(frame) else {
+        return;
+    };
+    let stream = path.map_or(String::new(), |path| format!("{}: ", path.display()));
+    say!(
+        "rpcwire check: {stream}the first message is not JSON but {looks_like}: was \
+         `--framing {framing}` meant?"
+    );
 }
 
 /// The `--framing` a stream read as newline-delimited JSON seems to want, and what its first

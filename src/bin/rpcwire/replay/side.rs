@@ -16,7 +16,8 @@ use super::need::{Concern, Need, need};
 use super::observe::observation;
 use super::progress::Progress;
 use crate::check::{
-    CheckArgs, Named, Record, StreamFramer, classify, drain, initialize_reply_reader, read_into,
+    CheckArgs, Named, Record, StreamFramer, classify, drain, hint_framing, initialize_reply_reader,
+    read_into,
 };
 use crate::session::{ArrayReplies, Dir, Fit, ParamsFault, Session, TaskReply};
 
@@ -430,6 +431,9 @@ impl Side {
                         && let Some(legacy) = initialize_reply_reader(&self.decoder, &frame)
                     {
                         r = classify(&legacy, &frame, frame_no, offset);
+                    }
+                    if self.index == 0 && self.is_ndjson() {
+                        hint_framing(Some(self.input.name()), &r, &frame);
                     }
                     (r, Some(frame))
                 }
