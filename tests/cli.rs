@@ -820,6 +820,41 @@ fn session_streams_read_without_their_framing_name_the_option() {
     assert_eq!((code, stderr.as_str()), (0, ""));
 }
 
+/// A stream given as the other side's says so on stderr, the report unchanged: the recorded
+/// session's two streams swapped passed clean (each side's messages answered by the other's),
+/// and a server's stream read as a client's (the default `--direction`) is judged by a
+/// client's rules. Only MCP's first message tells: `initialize`, or the reply to it.
+#[test]
+fn a_stream_given_as_the_other_sides_says_so() {
+    let (c2s, s2c) = (data("capture-c2s.ndjson"), data("capture-s2c.ndjson"));
+    let (_, summary, code, stderr) = check_session(&["--json", "--c2s", &s2c, "--s2c", &c2s]);
+    assert_eq!((code, summary["valid"].as_bool()), (0, Some(true)));
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    for (line, path) in lines.iter().zip([&s2c, &c2s]) {
+        assert!(line.starts_with(&format!("rpcwire check: {path}: the first message is ")));
+        assert!(line.ends_with(": were --c2s and --s2c swapped?"), "{line}");
+    }
+    for (args, meant) in [
+        (vec![s2c.as_str()], Some("s2c")),
+        (vec!["--direction", "s2c", &c2s], Some("c2s")),
+        (vec![c2s.as_str()], None),
+        (vec!["--direction", "s2c", &s2c], None),
+        (vec!["--dialect", "jsonrpc", &s2c], None),
+    ] {
+        let out = run_check(&args, b"");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        match meant {
+            Some(meant) => assert!(
+                stderr.ends_with(&format!("was `--direction {meant}` meant?\n")),
+                "{args:?}: {stderr}"
+            ),
+            None => assert_eq!(stderr, "", "{args:?}"),
+        }
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+    }
+}
+
 /// An SSE stream that ends inside an event with data (no blank line after it): a client
 /// drops that event silently (WHATWG), so `check` reports it, where a stream ending after a
 /// comment or a complete event is fine.

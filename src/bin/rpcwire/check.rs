@@ -975,6 +975,18 @@ fn check(args: &CheckArgs) -> io::Result<bool> {
                 if summary.messages == 0 && matches!(args.framing, FramingArg::Ndjson) {
                     hint_framing(None, &record, &frame);
                 }
+                if summary.messages == 0
+                    && let Some(what) = other_sides_first_message(&decoder, &record)
+                {
+                    let meant = match decoder.options().role {
+                        Role::Server => "s2c",
+                        Role::Client => "c2s",
+                    };
+                    say!(
+                        "rpcwire check: the first message is {what}: was `--direction {meant}` \
+                         meant?"
+                    );
+                }
                 if !adopted_version
                     && let Some(version) = stream_protocol_version(&decoder, &frame, &record)
                 {
@@ -1150,6 +1162,33 @@ pub(crate) fn hint_framing(path: Option<&Path>, record: &Record, frame: &[u8]) {
         "rpcwire check: {stream}the first message is not JSON but {looks_like}: was \
          `--framing {framing}` meant?"
     );
+}
+
+/// What `record`, the first message of a stream `decoder` reads, is when it is the other
+/// side's first message of an MCP session: `initialize` in a stream read as a server's, or the
+/// reply to it (a success naming a `protocolVersion`) in one read as a client's. A stream read
+/// as the other side's is judged by the other side's rules (which version it follows, what
+/// its replies answer), and two streams swapped are each other's replies: MCP's session of a
+/// client's capture given as the server's passed clean.
+pub(crate) fn other_sides_first_message(
+    decoder: &Decoder,
+    record: &Record,
+) -> Option<&'static str> {
+    if decoder.options().dialect != Dialect::Mcp {
+        return None;
+    }
+    match decoder.options().role {
+        Role::Client
+            if record.kind == "request"
+                && record.method.as_deref() == Some(rpcwire::mcp::methods::INITIALIZE) =>
+        {
+            Some("`initialize`, which a client sends, in a stream read as a server's")
+        }
+        Role::Server if record.kind == "success_response" && record.protocol_version.is_some() => {
+            Some("the reply to `initialize`, which a server sends, in a stream read as a client's")
+        }
+        _ => None,
+    }
 }
 
 /// The `--framing` a stream read as newline-delimited JSON seems to want, and what its first

@@ -17,7 +17,7 @@ use super::observe::observation;
 use super::progress::Progress;
 use crate::check::{
     CheckArgs, Named, Record, StreamFramer, classify, drain, hint_framing, initialize_reply_reader,
-    read_into,
+    other_sides_first_message, read_into,
 };
 use crate::session::{ArrayReplies, Dir, Fit, ParamsFault, Session, TaskReply};
 
@@ -434,6 +434,15 @@ impl Side {
                     }
                     if self.index == 0 && self.is_ndjson() {
                         hint_framing(Some(self.input.name()), &r, &frame);
+                    }
+                    if self.index == 0
+                        && let Some(what) = other_sides_first_message(&self.decoder, &r)
+                    {
+                        say!(
+                            "rpcwire check: {}: the first message is {what}: were --c2s and \
+                             --s2c swapped?",
+                            self.input.name().display()
+                        );
                     }
                     (r, Some(frame))
                 }
