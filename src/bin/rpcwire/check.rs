@@ -57,7 +57,8 @@ pub enum ValidateArg {
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Exit status: 0 when every message is valid (a session: no violation), 1 when some are not,
-2 on a usage or I/O error (a session log that is no proxy's log included).
+2 on a usage or I/O error (a session log that is no proxy's log included; a report whose
+reader goes before its end, as `| head` does, ends the check quietly with 2).
 
 Examples:
   rpcwire check capture.ndjson
