@@ -90,7 +90,7 @@ fn the_text_report_escapes_control_characters_in_events() {
     let out = run_check(&["--session-log", "-"], log.as_bytes());
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("timeout request"), "{text:?}");
+    assert!(text.contains("timeout (line 3) request"), "{text:?}");
     assert_eq!(terminal_controls(&text), [], "{text:?}");
 }
 
@@ -206,7 +206,12 @@ fn the_text_report_names_the_line_of_each_record() {
         )
     };
     let header = "{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n";
-    std::fs::write(&log, format!("{header}{}{}", record(1), record(2))).unwrap();
+    let request =
+        "{\"dir\":\"c2s\",\"t_ms\":1,\"kind\":\"request\",\"id\":\"3\",\"method\":\"ping\"}\n";
+    let timeout =
+        "{\"event\":\"timeout\",\"dir\":\"c2s\",\"t_ms\":9,\"id\":\"3\",\"method\":\"ping\"}\n";
+    let log_bytes = format!("{header}{}{}{request}{timeout}", record(1), record(2));
+    std::fs::write(&log, log_bytes).unwrap();
     let (c2s, s2c, log) = (
         c2s.to_str().unwrap(),
         s2c.to_str().unwrap(),
@@ -224,6 +229,11 @@ fn the_text_report_names_the_line_of_each_record() {
     );
     assert!(
         text.contains("s2c #1 (line 3) success_response id=2: unknown_reply"),
+        "{text}"
+    );
+    // A timeout event is a line of the log too.
+    assert!(
+        text.contains("c2s timeout (line 5) request 3 (ping): timed_out"),
         "{text}"
     );
 }

@@ -387,7 +387,7 @@ fn replay<W: Write>(args: &CheckArgs, path: &Path, mut report: Report<W>) -> io:
                 let method = v.method.as_deref().unwrap_or_default();
                 let upstream = upstream.unwrap_or(id);
                 let timed_out = session.time_out(upstream).then_some(Violation::TimedOut);
-                report.event("timeout", dir, id, method, timed_out)?;
+                report.event("timeout", dir, id, method, timed_out, Some(number))?;
             }
             // The proxy answered an invalid element of a timed-out batch itself: its reply is
             // owed no more.

@@ -61,7 +61,8 @@ impl<W: Write> Report<W> {
     }
 
     /// Reports the event `event` (`timeout`, `unanswered`) of the request `id` (`method`),
-    /// sent from `dir`, with its violation, if any.
+    /// sent from `dir`, with its violation, if any; `line`: the line of the proxy log that
+    /// records it, which the readable report names.
     pub(super) fn event(
         &mut self,
         event: &str,
@@ -69,6 +70,7 @@ impl<W: Write> Report<W> {
         id: Id<'_>,
         method: &str,
         v: Option<Violation>,
+        line: Option<u64>,
     ) -> io::Result<()> {
         let id = String::from_utf8_lossy(id.raw());
         if self.json {
@@ -78,9 +80,10 @@ impl<W: Write> Report<W> {
         } else {
             // The id and the method are the sender's: escaped, as a message's record's are.
             let v = v.map_or("-", Violation::as_str);
+            let line = line.map_or(String::new(), |line| format!(" (line {line})"));
             writeln!(
                 self.out,
-                "{} {event} request {} ({}): {v}",
+                "{} {event}{line} request {} ({}): {v}",
                 dir.as_str(),
                 shown(&id),
                 shown(method)
@@ -98,6 +101,7 @@ impl<W: Write> Report<W> {
                 unanswered.id.as_id(),
                 &unanswered.method,
                 Some(Violation::Unanswered),
+                None,
             )?;
         }
         let counters = &session.counters;
