@@ -267,6 +267,45 @@ fn an_over_long_frame_names_the_limit_and_its_option() {
     }
 }
 
+/// A violation of progress or cancellation names what it is about in the readable report: the
+/// progress token (`unknown_progress`, `duplicate_progress_token`) and the request cancelled
+/// (`cancelled_initialize`). The line said only the method, and every progress notification
+/// has the same.
+#[test]
+fn the_text_report_names_the_token_and_the_request_cancelled() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check-text-token");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c2s, s2c) = (dir.join("c2s.ndjson"), dir.join("s2c.ndjson"));
+    let c2s_lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{"progressToken":"t"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"b","params":{"_meta":{"progressToken":"t"}}}"#,
+    ];
+    // (No reply: the requests are all in flight, and left unanswered.)
+    let s2c_lines = [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#,
+    ];
+    std::fs::write(&c2s, c2s_lines.join("\n") + "\n").unwrap();
+    std::fs::write(&s2c, s2c_lines.join("\n") + "\n").unwrap();
+    let args = [
+        "--c2s",
+        c2s.to_str().unwrap(),
+        "--s2c",
+        s2c.to_str().unwrap(),
+    ];
+    let out = run_check(&args, b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        "method=\"notifications/cancelled\" cancels=0: cancelled_initialize",
+        "method=\"b\" progress_token=\"t\": duplicate_progress_token",
+        "method=\"notifications/progress\" progress_token=7: unknown_progress",
+    ] {
+        assert!(text.contains(expected), "{expected} in {text}");
+    }
+}
+
 /// An empty stream is a summary alone (exit 0); a path that cannot be read, a directory or
 /// one under a regular file, is an I/O error (exit 2, nothing on stdout).
 #[test]

@@ -1592,11 +1592,11 @@ fn check_flags_notifications_whose_params_break_the_schema() {
     for (at, what) in [
         (
             "s2c #2 @",
-            "notification method=\"notifications/progress\": invalid_notification_params (total given twice or not a number)",
+            "notification method=\"notifications/progress\" progress_token=\"p\": invalid_notification_params (total given twice or not a number)",
         ),
         (
             "c2s #2 @",
-            "notification method=\"notifications/cancelled\": invalid_notification_params (reason given twice or not a string)",
+            "notification method=\"notifications/cancelled\" cancels=1: invalid_notification_params (reason given twice or not a string)",
         ),
         (
             "c2s #3 @",

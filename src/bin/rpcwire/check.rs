@@ -293,6 +293,14 @@ impl Record {
         if let Some(c) = self.error_code {
             s += &format!(" error_code={c}");
         }
+        // What the session checks of a request or notification beyond its id: a violation of
+        // progress or cancellation is about these.
+        if let Some(token) = &self.progress_token {
+            s += &format!(" progress_token={}", shown(token));
+        }
+        if let Some(id) = &self.cancels {
+            s += &format!(" cancels={}", shown(id));
+        }
         match (&self.detail, self.at) {
             (Some(d), Some(at)) => s += &format!(" ({}, at byte {at} of the frame)", shown(d)),
             (Some(d), None) => s += &format!(" ({})", shown(d)),
