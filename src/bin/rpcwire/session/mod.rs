@@ -8,7 +8,8 @@
 //! session is told of a message ([`described`], [`observation`]) and its kinds ([`kind`]), the
 //! requests waiting ([`waiting`]) and those waiting behind one of the same id ([`queued`]),
 //! batches ([`batch`]), whether an array of replies fits one ([`batch_fit`]), the replies owed
-//! to their invalid elements ([`owed`]), timeouts
+//! to their invalid elements ([`owed`]) and, in a merge of two streams, to invalid lines sent
+//! alone ([`owed_lines`]), timeouts
 //! ([`timeout`]), the ids recently given up on ([`recent`]), the progress tokens active and
 //! the last progress reported on each ([`active_token`]), those MCP's tasks keep active
 //! ([`tasks`]), the params of progress and cancellation notifications
