@@ -234,7 +234,9 @@ pub enum DecodeError {
     BadVersion,
     /// An envelope member appears twice (keys compared after unescaping).
     DuplicateMember(Member),
-    /// The id is not a string, number or null.
+    /// The id is not a string, number or null: an object, an array or a boolean (refused in
+    /// both dialects; MCP refuses a non-integer number and `null` too, as
+    /// [`NonIntegerId`](Self::NonIntegerId) and [`NullId`](Self::NullId)).
     BadIdType,
     /// The id is `null` where the dialect forbids it (MCP).
     NullId,
@@ -327,7 +329,9 @@ impl DecodeError {
             DecodeError::MissingVersion => "missing \"jsonrpc\" member",
             DecodeError::BadVersion => "\"jsonrpc\" must be exactly \"2.0\"",
             DecodeError::DuplicateMember(_) => "duplicate envelope member",
-            DecodeError::BadIdType => "id must be a string, a number or null",
+            // (Both dialects refuse these types: JSON-RPC takes any number and null too, MCP
+            // neither, with their own errors, `NonIntegerId` and `NullId`.)
+            DecodeError::BadIdType => "id is an object, an array or a boolean",
             DecodeError::NullId => "id must not be null",
             DecodeError::NonIntegerId => "id must be a string or an integer",
             DecodeError::IdTooLong => "id too long",
