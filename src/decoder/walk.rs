@@ -165,12 +165,12 @@ impl Decoder {
             i + 1
         } else {
             // An element sits one level below the array: an object is walked as an envelope
-            // of its own at depth 1, where it opens the second level.
+            // of its own at depth 1, where it opens the second level (and refuses a limit of
+            // one level, `TooDeep`, as the skip does any other element).
             let max_depth = self.options.limits.max_depth;
             loop {
                 count += 1;
                 let element_end = match frame.get(i) {
-                    Some(b'{') if max_depth < 2 => return Err(Reject::parse(ScanError::TooDeep)),
                     Some(b'{') => {
                         self.walk_object::<false, false>(frame, i, 1, &mut None, &mut None)?
                             .1
