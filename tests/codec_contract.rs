@@ -243,3 +243,47 @@ async fn through_framed_read_an_over_long_line_does_not_end_the_stream() {
     write.await.unwrap().unwrap();
     assert!(frames.read_buffer().capacity() < 1 << 16);
 }
+
+/// Reads `stream` through a `FramedRead` on `codec` (in reads of at most 64 KiB, a pipe's):
+/// its items, each dropped as it comes, and the capacity of the read buffer once every item is
+/// read.
+async fn read_buffer_after<C>(codec: C, stream: Vec<u8>) -> (usize, usize)
+where
+    C: tokio_util::codec::Decoder<Error = std::io::Error> + Unpin,
+{
+    let (mut writer, reader) = tokio::io::duplex(64 << 10);
+    let write =
+        tokio::spawn(
+            async move { tokio::io::AsyncWriteExt::write_all(&mut writer, &stream).await },
+        );
+    let mut frames = FramedRead::new(reader, codec);
+    let mut items = 0;
+    while let Some(item) = frames.next().await {
+        item.unwrap();
+        items += 1;
+    }
+    write.await.unwrap().unwrap();
+    (items, frames.read_buffer().capacity())
+}
+
+/// A large frame grows the read buffer of its `FramedRead`, which tokio-util never shrinks;
+/// once the frame is cut out (and the application is done with it), the codec gives that
+/// room back, so that a long-lived connection does not hold the largest frame it ever read.
+/// The frames after it are read as ever.
+#[tokio::test]
+async fn a_large_frame_does_not_keep_the_read_buffer() {
+    let (large, small) = (notification(4 << 20), notification(16));
+    for ((what, large, codec), (_, small, _)) in framings(&large, 8 << 20)
+        .into_iter()
+        .zip(framings(&small, 8 << 20))
+    {
+        let stream = [large, small.clone(), small].concat();
+        let (items, capacity) = match codec {
+            Codec::Line(c) => read_buffer_after(c, stream).await,
+            Codec::Sse(c) => read_buffer_after(c, stream).await,
+            Codec::ContentLength(c) => read_buffer_after(c, stream).await,
+        };
+        assert_eq!(items, 3, "{what}");
+        assert!(capacity <= rpcwire::REUSE_KEEP, "{what}: {capacity}");
+    }
+}

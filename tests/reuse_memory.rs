@@ -193,3 +193,51 @@ where
     drop(encoder);
     kept
 }
+
+/// A large frame that fills its read buffer's allocation exactly (as a read of just its bytes
+/// does), read by each codec: the buffer, left with no capacity but still holding that
+/// allocation, holds less than 64 KiB once the item is dropped, where it held the frame's size.
+#[cfg(feature = "tokio")]
+#[test]
+fn a_large_frame_that_filled_its_read_buffer_is_not_held_by_it() {
+    use bytes::BytesMut;
+    use rpcwire::Decoder;
+    use rpcwire::codec::{ContentLengthCodec, LineCodec, SseCodec};
+    use tokio_util::codec::Decoder as _;
+
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    let max = 2 << 20;
+    let frames = [
+        ("line", format!("{msg}\n")),
+        ("sse", format!("data: {msg}\n\n")),
+        (
+            "content-length",
+            format!("Content-Length: {}\r\n\r\n{msg}", msg.len()),
+        ),
+    ];
+    for (what, frame) in frames {
+        let mut buf = BytesMut::from(frame.as_bytes());
+        let before = held();
+        let read = match what {
+            "line" => LineCodec::new(Decoder::mcp(), max)
+                .decode(&mut buf)
+                .map(|item| item.is_some()),
+            "sse" => SseCodec::new(Decoder::mcp(), max)
+                .decode(&mut buf)
+                .map(|item| item.is_some()),
+            _ => ContentLengthCodec::new(Decoder::mcp(), max)
+                .decode(&mut buf)
+                .map(|item| item.is_some()),
+        };
+        assert!(read.unwrap(), "{what}");
+        assert!(buf.is_empty(), "{what}");
+        let kept = held() - before + frame.len() as isize;
+        assert!(
+            kept < 64 << 10,
+            "{what}: the read buffer holds {kept} bytes"
+        );
+    }
+}
