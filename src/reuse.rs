@@ -12,8 +12,9 @@
 /// that grew its buffers past 64 KiB; for smaller ones it keeps a copy and simd-json's
 /// buffers, a few times the value's size). The other framers and the decoder keep no buffer of their own: the read
 /// buffer is the caller's, and what it keeps is the caller's to bound; but the `codec`s, whose
-/// read buffer is a `FramedRead`'s (which never shrinks it), give back one grown past 64 KiB
-/// once what is left in it fits in 8 KiB, `FramedRead`'s first size.
+/// read buffer is a `FramedRead`'s and write buffer a `FramedWrite`'s (which never shrink
+/// them), give back one grown past 64 KiB once what is left in it fits in 8 KiB, their first
+/// size.
 ///
 /// ```
 /// assert_eq!(rpcwire::REUSE_KEEP, 64 << 10);

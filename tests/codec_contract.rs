@@ -13,7 +13,7 @@ use rpcwire::codec::{
     ContentLengthCodec, ContentLengthEncoder, Incoming, LineCodec, LineEncoder, Outgoing, SseCodec,
     SseControl, SseEncoder, SseItem, SseMessage, SsePayload,
 };
-use tokio_util::codec::{Framed, FramedRead};
+use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
 /// What a value needs to be moved into a spawned task and shared or polled there.
 fn task_ready<T: Send + Sync + Unpin + 'static>() {}
@@ -284,6 +284,43 @@ async fn a_large_frame_does_not_keep_the_read_buffer() {
             Codec::ContentLength(c) => read_buffer_after(c, stream).await,
         };
         assert_eq!(items, 3, "{what}");
+        assert!(capacity <= rpcwire::REUSE_KEEP, "{what}: {capacity}");
+    }
+}
+
+/// The write buffer of a `FramedWrite` after `large` then `small` were sent through it.
+async fn write_buffer_after<E, T>(encoder: E, large: T, small: T) -> usize
+where
+    E: tokio_util::codec::Encoder<T, Error = std::io::Error>,
+{
+    let mut sink = FramedWrite::new(tokio::io::sink(), encoder);
+    sink.send(large).await.unwrap();
+    sink.send(small).await.unwrap();
+    sink.write_buffer().capacity()
+}
+
+/// A large message grows the write buffer of its `FramedWrite`, which tokio-util never
+/// shrinks; the encoder gives that room back at the next message, so that a long-lived
+/// connection does not hold the largest message it ever wrote.
+#[tokio::test]
+async fn a_large_message_does_not_keep_the_write_buffer() {
+    let large = Bytes::from(notification(4 << 20));
+    let small = Bytes::from(notification(16));
+    let capacities = [
+        (
+            "line",
+            write_buffer_after(LineEncoder, large.clone(), small.clone()).await,
+        ),
+        (
+            "sse",
+            write_buffer_after(SseEncoder::new(), large.clone(), small.clone()).await,
+        ),
+        (
+            "content-length",
+            write_buffer_after(ContentLengthEncoder::new(), large, small).await,
+        ),
+    ];
+    for (what, capacity) in capacities {
         assert!(capacity <= rpcwire::REUSE_KEEP, "{what}: {capacity}");
     }
 }

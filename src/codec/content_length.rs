@@ -197,6 +197,8 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
             }
             write_content_length_frame(dst, bytes);
             Ok(())
-        })
+        })?;
+        super::give_back(dst, 0);
+        Ok(())
     }
 }

@@ -23,11 +23,12 @@
 //! with: a malformed `Content-Length` header block (`InvalidData`) or a message cut short by
 //! the end of a `Content-Length` stream (`UnexpectedEof`).
 //!
-//! A `FramedRead` never shrinks its read buffer, which a large frame grows; a codec gives it
-//! back once it has grown past [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and what is left in
-//! it fits in 8 KiB, `FramedRead`'s first size, so that a long-lived connection does not hold
-//! the largest frame it ever read. (A buffer made larger with `FramedRead::with_capacity` goes
-//! the same way, at the first item.)
+//! A `FramedRead` never shrinks its read buffer, nor a `FramedWrite` its write buffer, which
+//! a large frame grows; a codec gives its read buffer back once it has grown past
+//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and what is left in it fits in 8 KiB, their
+//! first size, and an encoder its write buffer likewise, as it writes a message after the
+//! large one, so that a long-lived connection does not hold the largest frame it ever read or
+//! wrote. (A buffer made larger with `with_capacity` goes the same way, at the first item.)
 //!
 //! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
 //! newline framing; for the others, into a scratch buffer the encoder keeps, whose bytes the
@@ -391,19 +392,22 @@ macro_rules! codec_traits {
 use codec_traits;
 
 /// The capacity of the buffer [`give_back`] puts in place of a grown one: 8 KiB, what
-/// tokio-util's `FramedRead` starts with.
+/// tokio-util's `FramedRead` and `FramedWrite` start with.
 const FRAMED_BUFFER: usize = 8 << 10;
 
-/// Replaces a `FramedRead`'s read buffer grown past [`REUSE_KEEP`](crate::REUSE_KEEP) by a
-/// large frame with one of [`FRAMED_BUFFER`] bytes holding what is left of it, once that
-/// fits: tokio-util never shrinks it, so a long-lived connection would hold the largest frame
-/// it ever read (the allocation that frame grew, up to twice its size) for as long as it
-/// lasts. A buffer that holds more (a large frame still arriving) is kept. The bytes left keep
-/// their places, where the framer's search resumes.
+/// Replaces a `FramedRead`'s read buffer or a `FramedWrite`'s write buffer grown past
+/// [`REUSE_KEEP`](crate::REUSE_KEEP) by a large frame with one of [`FRAMED_BUFFER`] bytes
+/// holding what is left of it, once that fits: tokio-util never shrinks them, so a long-lived
+/// connection would hold the largest frame it ever read or wrote (the allocation that frame
+/// grew, up to twice its size) for as long as it lasts. A buffer that holds more (a large frame
+/// still arriving, or written) is kept. The bytes left keep their places, where a framer's
+/// search resumes.
 ///
 /// A buffer grown so is told by its capacity, or by `held`, the bytes it held before a frame
 /// was cut out of it: a frame that filled its allocation leaves it little capacity, and it is
-/// the allocation the buffer keeps.
+/// the allocation the buffer keeps. (A write buffer the sink has emptied may show little
+/// capacity too; writing the next message into it takes the allocation back, which this
+/// then sees.)
 fn give_back(buf: &mut BytesMut, held: usize) {
     if buf.capacity().max(held) > crate::REUSE_KEEP && buf.len() <= FRAMED_BUFFER {
         let mut fresh = BytesMut::with_capacity(FRAMED_BUFFER);

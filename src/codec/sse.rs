@@ -537,7 +537,9 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<SseMessage<'_, T>> for SseEncod
         write_message(&mut self.scratch, &msg.message, |bytes| {
             write_sse_event(dst, bytes, msg.id, msg.event_type)
         })
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        super::give_back(dst, 0);
+        Ok(())
     }
 }
 
@@ -559,6 +561,7 @@ impl tokio_util::codec::Encoder<SseControl<'_>> for SseEncoder {
             SseControl::Retry(ms) => write_sse_retry(dst, ms),
             SseControl::Comment(text) => write_sse_comment(dst, text),
         }
+        super::give_back(dst, 0);
         Ok(())
     }
 }
