@@ -324,3 +324,39 @@ async fn a_large_message_does_not_keep_the_write_buffer() {
         assert!(capacity <= rpcwire::REUSE_KEEP, "{what}: {capacity}");
     }
 }
+
+/// A read buffer given back between two frames (after a large frame, an over-long one
+/// discarded, a rejected one) holds what was left of it, where the framer's search goes on:
+/// a stream read in pieces of any size, large enough or not to grow the buffer, gives the
+/// items it gives read whole.
+#[test]
+fn a_read_buffer_given_back_mid_stream_loses_nothing() {
+    const MAX: usize = 150 << 10;
+    let messages = [
+        notification(16),
+        notification(100 << 10),
+        b"not json".to_vec(),
+        notification(200 << 10),
+        notification(70 << 10),
+        notification(16),
+    ];
+    let framed = |codec: usize| {
+        let mut stream = vec![];
+        for msg in &messages {
+            let (_, bytes, _) = framings(msg, MAX).into_iter().nth(codec).unwrap();
+            stream.extend_from_slice(&bytes);
+        }
+        stream
+    };
+    for codec in 0..3 {
+        let stream = framed(codec);
+        let (what, _, whole) = framings(b"", MAX).into_iter().nth(codec).unwrap();
+        let (expected, _) = whole.feed(what, &stream, stream.len());
+        assert_eq!(expected.len(), messages.len(), "{what}");
+        for chunk in [1, 7, 4096, 65_537] {
+            let (_, _, fresh) = framings(b"", MAX).into_iter().nth(codec).unwrap();
+            let (items, _) = fresh.feed(what, &stream, chunk);
+            assert!(items == expected, "{what} in reads of {chunk}");
+        }
+    }
+}
