@@ -241,3 +241,39 @@ fn a_large_frame_that_filled_its_read_buffer_is_not_held_by_it() {
         );
     }
 }
+
+/// A write buffer that a sink has written out leaves, past its last byte, only what its
+/// allocation had to spare: a large message that all but filled it leaves it a small capacity
+/// in front of a large allocation. A small message written into it by each encoder fits that
+/// capacity; the buffer holds less than 64 KiB once it is written, where it held the large
+/// message's allocation.
+#[cfg(feature = "tokio")]
+#[test]
+fn a_write_buffer_a_sink_emptied_is_not_held_by_it() {
+    use bytes::{Buf, Bytes, BytesMut};
+    use rpcwire::codec::{ContentLengthEncoder, LineEncoder, SseEncoder};
+    use tokio_util::codec::Encoder as _;
+
+    const ALLOCATION: usize = 1 << 20;
+    let small = Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
+    for what in ["line", "sse", "content-length"] {
+        // The sink's buffer once a large message is written out: its capacity is what the
+        // allocation has past the message, 4 KiB.
+        let mut dst = BytesMut::with_capacity(ALLOCATION);
+        dst.resize(ALLOCATION - (4 << 10), b' ');
+        dst.advance(dst.len());
+        let before = held();
+        match what {
+            "line" => LineEncoder.encode(small.clone(), &mut dst),
+            "sse" => SseEncoder::new().encode(small.clone(), &mut dst),
+            _ => ContentLengthEncoder::new().encode(small.clone(), &mut dst),
+        }
+        .unwrap();
+        assert!(dst.len() < 100, "{what}");
+        let kept = held() - before + ALLOCATION as isize;
+        assert!(
+            kept < 64 << 10,
+            "{what}: the write buffer holds {kept} bytes"
+        );
+    }
+}
