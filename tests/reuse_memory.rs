@@ -277,3 +277,75 @@ fn a_write_buffer_a_sink_emptied_is_not_held_by_it() {
         );
     }
 }
+
+/// A large frame cut out of a read buffer in the same read as small frames after it, which
+/// take more than a `FramedRead`'s first size (8 KiB): the buffer keeps them, and once they
+/// too are cut out it holds only a little capacity in front of the large frame's allocation.
+/// Once their items are dropped, each codec's buffer holds less than 64 KiB.
+#[cfg(feature = "tokio")]
+#[test]
+fn small_frames_after_a_large_one_leave_the_read_buffer_not_held() {
+    use bytes::BytesMut;
+    use rpcwire::Decoder;
+    use rpcwire::codec::{ContentLengthCodec, Incoming, LineCodec, SseCodec};
+    use tokio_util::codec::Decoder as _;
+
+    const ALLOCATION: usize = 1 << 20;
+    let note = |len: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
+            "x".repeat(len)
+        )
+    };
+    type Framing = fn(&str) -> String;
+    let framings: [(&str, Framing); 3] = [
+        ("line", |m| format!("{m}\n")),
+        ("sse", |m| format!("data: {m}\n\n")),
+        ("content-length", |m| {
+            format!("Content-Length: {}\r\n\r\n{m}", m.len())
+        }),
+    ];
+    for (what, frame) in framings {
+        let large = frame(&note(ALLOCATION - (40 << 10)));
+        let small = frame(&note(4 << 10)).repeat(5);
+        let mut buf = BytesMut::with_capacity(ALLOCATION);
+        buf.extend_from_slice(large.as_bytes());
+        buf.extend_from_slice(small.as_bytes());
+        assert!(buf.capacity() <= ALLOCATION, "{what}");
+        let max = 2 * ALLOCATION;
+        type Next = Box<dyn FnMut(&mut BytesMut) -> std::io::Result<Option<Incoming>>>;
+        let mut next: Next = match what {
+            "line" => {
+                let mut codec = LineCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| codec.decode(buf))
+            }
+            "sse" => {
+                let mut codec = SseCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| {
+                    let item = codec.decode(buf)?;
+                    Ok(item.and_then(|item| item.into_incoming()))
+                })
+            }
+            _ => {
+                let mut codec = ContentLengthCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| codec.decode(buf))
+            }
+        };
+        let before = held();
+        let mut items = 0;
+        loop {
+            match next(&mut buf).unwrap() {
+                Some(Incoming::Message(_)) => items += 1,
+                None => break,
+                Some(other) => panic!("{what}: {other:?}"),
+            }
+        }
+        assert_eq!(items, 6, "{what}");
+        assert!(buf.is_empty(), "{what}");
+        let kept = held() - before + ALLOCATION as isize;
+        assert!(
+            kept < 64 << 10,
+            "{what}: the read buffer holds {kept} bytes"
+        );
+    }
+}

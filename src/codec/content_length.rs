@@ -198,7 +198,7 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
             write_content_length_frame(dst, bytes);
             Ok(())
         })?;
-        super::give_back_written(dst);
+        super::give_back(dst, 0);
         Ok(())
     }
 }

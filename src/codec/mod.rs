@@ -403,34 +403,20 @@ const FRAMED_BUFFER: usize = 8 << 10;
 /// still arriving, or written) is kept. The bytes left keep their places, where a framer's
 /// search resumes.
 ///
-/// A buffer grown so is told by its capacity, or by `held`, the bytes it held before a frame
-/// was cut out of it: a frame that filled its allocation leaves it little capacity, and it is
-/// the allocation the buffer keeps. (A write buffer is told by [`give_back_written`].)
+/// A buffer's capacity is only what its allocation has past its start: a frame cut out of
+/// it, or written out by the sink, takes the rest. So a buffer grown so is told by its
+/// capacity, by `held`, the bytes it held before a frame was cut out of it (that frame, still
+/// alive, shares the allocation), or else by `try_reclaim`, which tells without allocating
+/// whether the allocation, no longer shared, has room for more than `REUSE_KEEP` bytes past
+/// what the buffer holds (and moves those bytes to its start when it has).
 fn give_back(buf: &mut BytesMut, held: usize) {
-    if buf.capacity().max(held) > crate::REUSE_KEEP && buf.len() <= FRAMED_BUFFER {
-        replace(buf);
-    }
-}
-
-/// [`give_back`] for a write buffer, once a message is written into it. A sink that wrote a
-/// large message out left the buffer only the capacity its allocation had past that message,
-/// however large the allocation: `try_reclaim` tells whether the allocation has room for more
-/// than [`REUSE_KEEP`](crate::REUSE_KEEP) bytes past what the buffer holds, without
-/// allocating (it moves those bytes to the allocation's start when it has).
-fn give_back_written(buf: &mut BytesMut) {
     if buf.len() <= FRAMED_BUFFER
-        && (buf.capacity() > crate::REUSE_KEEP || buf.try_reclaim(crate::REUSE_KEEP + 1))
+        && (buf.capacity().max(held) > crate::REUSE_KEEP || buf.try_reclaim(crate::REUSE_KEEP + 1))
     {
-        replace(buf);
+        let mut fresh = BytesMut::with_capacity(FRAMED_BUFFER);
+        fresh.extend_from_slice(buf);
+        *buf = fresh;
     }
-}
-
-/// Puts in place of `buf` (holding no more than [`FRAMED_BUFFER`] bytes) a buffer of that
-/// size holding what it holds.
-fn replace(buf: &mut BytesMut) {
-    let mut fresh = BytesMut::with_capacity(FRAMED_BUFFER);
-    fresh.extend_from_slice(buf);
-    *buf = fresh;
 }
 
 /// A framer and the decoder that reads its frames: the read half every codec shares.
