@@ -13,8 +13,8 @@
 /// buffers, a few times the value's size). The other framers and the decoder keep no buffer of their own: the read
 /// buffer is the caller's, and what it keeps is the caller's to bound; but the `codec`s, whose
 /// read buffer is a `FramedRead`'s and write buffer a `FramedWrite`'s (which never shrink
-/// them), give back one grown past 64 KiB once what is left in it fits in 8 KiB, their first
-/// size.
+/// them), give back one grown past 64 KiB: a read buffer once all it held was read, a write
+/// buffer once what is left in it fits in 8 KiB, their first size.
 ///
 /// ```
 /// assert_eq!(rpcwire::REUSE_KEEP, 64 << 10);

@@ -360,3 +360,29 @@ fn a_read_buffer_given_back_mid_stream_loses_nothing() {
         }
     }
 }
+
+/// Large frames one after another: once one is cut out, the read buffer holding the start of
+/// the next keeps its room, so that it is not grown again, copied as it doubles, for every
+/// frame. (It is given back once all it held was read.)
+#[test]
+fn a_read_buffer_holding_the_next_large_frame_keeps_its_room() {
+    use tokio_util::codec::Decoder as _;
+    let large = notification(300 << 10);
+    for (what, frame, codec) in framings(&large, 1 << 20) {
+        let mut buf = BytesMut::with_capacity(1 << 20);
+        buf.extend_from_slice(&frame);
+        buf.extend_from_slice(&frame[..1000]);
+        let item = match codec {
+            Codec::Line(mut c) => c.decode(&mut buf).unwrap(),
+            Codec::ContentLength(mut c) => c.decode(&mut buf).unwrap(),
+            Codec::Sse(mut c) => c.decode(&mut buf).unwrap().and_then(SseItem::into_incoming),
+        };
+        assert!(matches!(item, Some(Incoming::Message(_))), "{what}");
+        assert_eq!(buf.len(), 1000, "{what}");
+        assert!(
+            buf.capacity() > rpcwire::REUSE_KEEP,
+            "{what}: {}",
+            buf.capacity()
+        );
+    }
+}

@@ -198,7 +198,7 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
             write_content_length_frame(dst, bytes);
             Ok(())
         })?;
-        super::give_back(dst, 0);
+        super::give_back(dst, 0, super::FRAMED_BUFFER);
         Ok(())
     }
 }

@@ -25,9 +25,10 @@
 //!
 //! A `FramedRead` never shrinks its read buffer, nor a `FramedWrite` its write buffer, which
 //! a large frame grows; a codec gives its read buffer back once it has grown past
-//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and what is left in it fits in 8 KiB, their
-//! first size, and an encoder its write buffer likewise, as it writes a message after the
-//! large one, so that a long-lived connection does not hold the largest frame it ever read or
+//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and all it held was read (not when the next
+//! frame has begun to arrive: large frames one after another keep it), and an encoder its
+//! write buffer once what is left in it fits in 8 KiB, their first size, as it writes a
+//! message after the large one, so that a long-lived connection does not hold the largest frame it ever read or
 //! wrote. (A buffer made larger with `with_capacity` goes the same way, at the first item.)
 //!
 //! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
@@ -364,14 +365,14 @@ macro_rules! codec_traits {
             fn decode(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
                 let held = src.len();
                 let item = self.next(src, false);
-                super::give_back(src, held);
+                super::give_back(src, held, 0);
                 item
             }
 
             fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
                 let held = src.len();
                 let item = self.next(src, true);
-                super::give_back(src, held);
+                super::give_back(src, held, 0);
                 item
             }
         }
@@ -397,11 +398,16 @@ const FRAMED_BUFFER: usize = 8 << 10;
 
 /// Replaces a `FramedRead`'s read buffer or a `FramedWrite`'s write buffer grown past
 /// [`REUSE_KEEP`](crate::REUSE_KEEP) by a large frame with one of [`FRAMED_BUFFER`] bytes
-/// holding what is left of it, once that fits: tokio-util never shrinks them, so a long-lived
-/// connection would hold the largest frame it ever read or wrote (the allocation that frame
-/// grew, up to twice its size) for as long as it lasts. A buffer that holds more (a large frame
-/// still arriving, or written) is kept. The bytes left keep their places, where a framer's
-/// search resumes.
+/// holding what is left of it, once it holds no more than `left_at_most`: tokio-util never
+/// shrinks them, so a long-lived connection would hold the largest frame it ever read or wrote
+/// (the allocation that frame grew, up to twice its size) for as long as it lasts. A buffer
+/// that holds more (a large frame still arriving, or written) is kept. The bytes left keep
+/// their places, where a framer's search resumes.
+///
+/// A read buffer is given back only once empty (`left_at_most` 0): the peer has sent nothing
+/// after the frame yet. Large frames coming one after another leave the start of the next in
+/// the buffer, which then keeps its room: given back after each frame, it would be grown again
+/// by doubling for the next, copying what it holds at each step.
 ///
 /// A buffer's capacity is only what its allocation has past its start: a frame cut out of
 /// it, or written out by the sink, takes the rest. So a buffer grown so is told by its
@@ -409,8 +415,8 @@ const FRAMED_BUFFER: usize = 8 << 10;
 /// alive, shares the allocation), or else by `try_reclaim`, which tells without allocating
 /// whether the allocation, no longer shared, has room for more than `REUSE_KEEP` bytes past
 /// what the buffer holds (and moves those bytes to its start when it has).
-fn give_back(buf: &mut BytesMut, held: usize) {
-    if buf.len() <= FRAMED_BUFFER
+fn give_back(buf: &mut BytesMut, held: usize, left_at_most: usize) {
+    if buf.len() <= left_at_most
         && (buf.capacity().max(held) > crate::REUSE_KEEP || buf.try_reclaim(crate::REUSE_KEEP + 1))
     {
         let mut fresh = BytesMut::with_capacity(FRAMED_BUFFER);
