@@ -71,8 +71,8 @@ impl BadFrame for ContentLengthError {
 /// assert!(matches!(codec.decode(&mut buf)?, Some(Incoming::Rejected(_))));
 /// let err = codec.decode(&mut buf).unwrap_err();
 /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
-/// let inner = err.get_ref().unwrap().downcast_ref::<ContentLengthError>();
-/// assert_eq!(inner, Some(&ContentLengthError::BadLength { offset: 91 }));
+/// let inner = ContentLengthError::from_io(&err);
+/// assert_eq!(inner, Some(ContentLengthError::BadLength { offset: 91 }));
 /// assert!(std::error::Error::source(&err).is_none()); // `get_ref` it is
 /// assert!(codec.is_failed());
 /// # Ok::<(), std::io::Error>(())
@@ -81,6 +81,23 @@ impl BadFrame for ContentLengthError {
 pub struct ContentLengthCodec {
     reader: FrameReader<ContentLengthFramer>,
     encoder: ContentLengthEncoder,
+}
+
+impl ContentLengthError {
+    /// The `ContentLengthError` an `io::Error` of [`ContentLengthCodec`] carries: `None` for
+    /// any other (an I/O error of the stream, an `UnexpectedEof`). The same as
+    /// `err.get_ref()?.downcast_ref().copied()`: the error is no `source`.
+    ///
+    /// ```
+    /// use std::io;
+    /// use rpcwire::ContentLengthError;
+    /// let err = io::Error::new(io::ErrorKind::InvalidData, ContentLengthError::MissingLength { offset: 0 });
+    /// assert_eq!(ContentLengthError::from_io(&err), Some(ContentLengthError::MissingLength { offset: 0 }));
+    /// assert_eq!(ContentLengthError::from_io(&io::ErrorKind::UnexpectedEof.into()), None);
+    /// ```
+    pub fn from_io(err: &io::Error) -> Option<ContentLengthError> {
+        err.get_ref()?.downcast_ref().copied()
+    }
 }
 
 /// A codec decoding with `decoder`, bodies limited by the decoder's own frame limit, as
