@@ -2954,6 +2954,75 @@ fn merged_streams_match_the_error_an_invalid_line_is_owed() {
     }
 }
 
+/// The error owed to an invalid line sent alone answers it inside an array too, as the reply
+/// to a valid request sent alone does there (no violation): by the line's id, or, for a line
+/// whose id could not be read, a null one. It was the server's `unknown_reply` (with the id)
+/// or `reply_without_id` (null), placed before the line.
+#[test]
+fn merged_streams_match_the_error_an_invalid_line_is_owed_inside_an_array() {
+    let error = |id: &str, code: i32| {
+        format!(r#"[{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"m"}}}}]"#)
+    };
+    for (line, reply, violation) in [
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":5}"#,
+            error("5", -32600),
+            "c2s/invalid",
+        ),
+        ("{x", error("null", -32700), "c2s/not_json"),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#.to_string(),
+            "",
+        ),
+    ] {
+        let (records, summary, code) = check_streams(
+            "cli-owed-line-array",
+            &["--dialect", "jsonrpc"],
+            format!("{line}\n"),
+            format!("{reply}\n"),
+        );
+        let expected = if violation.is_empty() {
+            json!({})
+        } else {
+            json!({ violation: 1 })
+        };
+        assert_eq!(
+            summary["violations"], expected,
+            "{line} answered by {reply}"
+        );
+        assert_eq!(code, i32::from(!violation.is_empty()));
+        let at = |dir: &str| records.iter().position(|r| r["dir"] == dir).unwrap();
+        assert!(at("c2s") < at("s2c"), "{reply} before {line}");
+    }
+    // Under MCP, in a session of 2025-03-26 (whose server may send arrays), a null id too.
+    let initialize = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"#,
+        r#""2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#
+    );
+    let result = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","#,
+        r#""capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#
+    );
+    let (records, summary, _) = check_streams(
+        "cli-owed-line-array-mcp",
+        &["--dialect", "mcp"],
+        format!("{initialize}\n{{x\n"),
+        format!("{result}\n{}\n", error("null", -32700)),
+    );
+    assert_eq!(summary["violations"], json!({ "c2s/not_json": 1 }));
+    let at = |dir: &str| {
+        records
+            .iter()
+            .position(|r| r["dir"] == dir && r["frame"] == 1)
+            .unwrap()
+    };
+    assert!(
+        at("c2s") < at("s2c"),
+        "the array before the line it answers"
+    );
+}
+
 /// A stream of error responses each with a code of its own: the summary counts the first 256
 /// codes under their own names and the rest under `(other)`, as the session's counters do
 /// (one entry per distinct code made memory, and the summary, grow with the stream: ~1 GB

@@ -87,21 +87,18 @@ pub(super) fn need_of(session: &Session, dir: Dir, o: &Observation<'_>, in_batch
     match id {
         // (A batch element kept beyond the limits waits as a request does.)
         Some(id) if session.awaits_reply(requester, id) => Need::Matches,
-        // An error alone answers an invalid line owed it: one with its id, or a null-id error
-        // one whose id could not be read (§5.1).
-        Some(id)
-            if !in_batch
-                && o.kind == "error_response"
-                && session.owes_line_reply(requester, Some(id)) =>
-        {
+        // An error answers an invalid line owed it: one with its id, or a null-id error one
+        // whose id could not be read (§5.1); alone, or inside an array, as the reply to a
+        // request sent alone may come.
+        Some(id) if o.kind == "error_response" && session.owes_line_reply(requester, Some(id)) => {
             Need::Matches
         }
-        // A null id answers only a JSON-RPC request whose id was null, or, as an error sent
-        // alone, a line whose id could not be read.
+        // A null id answers only a JSON-RPC request whose id was null, or, as an error, a line
+        // whose id could not be read.
         Some(id)
             if !id.is_null()
                 || session.dialect() == Dialect::JsonRpc2
-                || (!in_batch && o.kind == "error_response") =>
+                || o.kind == "error_response" =>
         {
             if session.stopped_waiting_lately(requester, id) {
                 Need::Stale

@@ -925,11 +925,11 @@ impl Session {
                         forward = false;
                         self.flag(dir, Violation::LateReply)
                     }
-                    None if !in_batch
-                        && o.kind == "error_response"
+                    None if o.kind == "error_response"
                         && self.owed_lines[slot(asked)].take(None) =>
                     {
-                        // The reply to a line whose id could not be read.
+                        // The reply to a line whose id could not be read (alone, or inside an
+                        // array, as a request sent alone may be answered).
                         None
                     }
                     None if o.id.is_some_and(|id| {
@@ -1047,11 +1047,11 @@ impl Session {
                             }
                         } else if self.take_owed_reply(asked, Some(&IdKey::of(id))) {
                             self.owed_answered_by(dir, o.kind, Some(id))
-                        } else if !in_batch
-                            && o.kind == "error_response"
+                        } else if o.kind == "error_response"
                             && self.owed_lines[slot(asked)].take(Some(id))
                         {
-                            // The reply to an invalid line whose id could be read.
+                            // The reply to an invalid line whose id could be read (alone, or
+                            // inside an array, as a request sent alone may be answered).
                             None
                         } else if let Some(client_id) = self.take_untracked_rewrite(asked, id) {
                             // The reply to a batch element beyond the limits, forwarded under
@@ -1161,7 +1161,8 @@ impl Session {
         in_line
     }
 
-    /// An invalid line sent alone in `dir` calls for an error reply, sent alone: its peer owes
+    /// An invalid line sent alone in `dir` calls for an error reply (alone, or inside an array,
+    /// as the reply to a request sent alone may come): its peer owes
     /// it, with the line's `id`, or without one (`None`, or a null id) when the line's could
     /// not be read (JSON-RPC 2.0 §5.1 spells it null; MCP 2025-11-25 leaves it out). A merge of
     /// two streams, whose peers read every line, tells it; the proxy answers such a client
@@ -1170,8 +1171,8 @@ impl Session {
         self.owed_lines[slot(dir)].owe(id);
     }
 
-    /// Whether an error reply with the id `id` (`None`, or a null id: without one), sent
-    /// alone, answers a line sent in `dir` ([`owe_line_reply`](Self::owe_line_reply)).
+    /// Whether an error reply with the id `id` (`None`, or a null id: without one) answers a
+    /// line sent in `dir` ([`owe_line_reply`](Self::owe_line_reply)).
     pub fn owes_line_reply(&self, dir: Dir, id: Option<Id<'_>>) -> bool {
         self.owed_lines[slot(dir)].owes(id)
     }

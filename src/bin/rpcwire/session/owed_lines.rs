@@ -1,5 +1,6 @@
 //! The error replies owed to invalid lines sent alone, in a merge of two streams, whose peers
-//! read every line: each answered once, by an error sent alone.
+//! read every line: each answered once, by an error (alone, or inside an array, as the reply
+//! to a request sent alone may come).
 
 use std::collections::HashMap;
 
