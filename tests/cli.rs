@@ -3023,6 +3023,40 @@ fn merged_streams_match_the_error_an_invalid_line_is_owed_inside_an_array() {
     );
 }
 
+/// Under MCP, an invalid line sent with the id of a request still waiting, each answered by
+/// an error of that id: the first error answers the request, and the second, a reply to an id
+/// that stopped waiting, waits for the invalid line, whose reply it is. It went first, an
+/// `unknown_reply`, the line then owed a reply nobody sent.
+#[test]
+fn merged_streams_give_the_second_error_of_an_id_to_the_invalid_line_sent_with_it() {
+    let c2s = concat!(
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"method":5}"#,
+        "\n"
+    );
+    let s2c = concat!(
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"m"}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"m"}}"#,
+        "\n"
+    );
+    let (records, summary, code) =
+        check_streams("cli-owed-line-id-in-use", &["--dialect", "mcp"], c2s, s2c);
+    assert_eq!(summary["violations"], json!({ "c2s/invalid": 1 }));
+    assert_eq!(code, 1);
+    let at = |dir: &str, frame: u64| {
+        records
+            .iter()
+            .position(|r| r["dir"] == dir && r["frame"] == frame)
+            .unwrap()
+    };
+    assert!(
+        at("c2s", 1) < at("s2c", 1),
+        "the second error before the line it answers"
+    );
+}
+
 /// A stream of error responses each with a code of its own: the summary counts the first 256
 /// codes under their own names and the rest under `(other)`, as the session's counters do
 /// (one entry per distinct code made memory, and the summary, grow with the stream: ~1 GB

@@ -166,7 +166,9 @@ fn element_initialize_result_fault(
 /// it sends that id (that token, which a request may carry again once the first is done)
 /// again, in a request `stale` may then answer (report on, belong to), or when it is a
 /// notification other than a cancellation, which changes nothing the rest of `stale`'s stream
-/// is matched against, and may come before such a request. Anything else (a request of
+/// is matched against, and may come before such a request; or, `stale` being an error, when
+/// it is an invalid line owed an error of that id (sent with it while its request waited),
+/// which `stale` may then answer. Anything else (a request of
 /// another id, a cancellation, a batch, a line that is not a valid message) lets `stale` go
 /// first, as the second reply (the progress after the result) it then is: taken before it, a
 /// cancellation made a later reply to the request it cancels a `late_reply`, and the stream
@@ -192,6 +194,17 @@ fn may_precede_stale(dialect: Dialect, next: Option<&Record>, stale: Option<&Rec
         ("notification", _) => (&next.id, &stale.subscription),
         _ => (&next.id, &stale.id),
     };
+    // An invalid line sent with that id (while its request waited) is owed an error of it: an
+    // error after the request's reply may be the line's.
+    let owed = next
+        .reply
+        .as_ref()
+        .and_then(|(_, id)| Id::from_token(id.as_bytes()));
+    if stale.kind == "error_response"
+        && key(awaited).is_some_and(|k| owed.map(IdKey::of) == Some(k))
+    {
+        return true;
+    }
     match next.kind {
         "request" => key(sent).is_some() && key(sent) == key(awaited),
         "notification" => next.method.as_deref() != Some(rpcwire::mcp::methods::CANCELLED),

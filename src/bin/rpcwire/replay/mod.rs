@@ -41,8 +41,8 @@
 //!    notification of its listen stream, was sent already. Under MCP, which forbids a sender
 //!    to use an id again in a session, it is a second reply (or a late one) unless the other
 //!    stream sends the id again, so it waits only while the other stream's next message is a
-//!    request with that id or a notification other than a cancellation, and otherwise goes
-//!    first. A progress token may be sent again once its request is done, after other
+//!    request with that id or a notification other than a cancellation (an error, also while
+//!    it is an invalid line owed an error of that id), and otherwise goes first. A progress token may be sent again once its request is done, after other
 //!    requests of a client that pipelines: progress on it waits for a request the look ahead
 //!    finds carrying it again, goes first when the look ahead reaches the other stream's end
 //!    without one, and otherwise waits as such a reply does. Under JSON-RPC, which lets a
