@@ -24,18 +24,22 @@
 //! the end of a `Content-Length` stream (`UnexpectedEof`).
 //!
 //! A `FramedRead` never shrinks its read buffer, nor a `FramedWrite` its write buffer, which
-//! a large frame grows; a codec gives its read buffer back once it has grown past
-//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and all it held was read (not when the next
-//! frame has begun to arrive: large frames one after another keep it), and an encoder its
-//! write buffer once what is left in it fits in 8 KiB, their first size, as it writes a
-//! message after the large one, so that a long-lived connection does not hold the largest frame it ever read or
-//! wrote. (A buffer made larger with `with_capacity` goes the same way, at the first item.)
+//! a large frame grows; so that a long-lived connection does not hold the largest frame it
+//! ever read or wrote, a codec gives its read buffer back once it has grown past
+//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and all it held was read (not while the next
+//! frame is arriving in it: large frames one after another keep it), and an encoder its write
+//! buffer once what is left in it fits in 8 KiB, their first size, as it writes a message
+//! after the large one. (A buffer made larger with `with_capacity` is given back the same
+//! way.)
 //!
 //! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
 //! newline framing; for the others, into a scratch buffer the encoder keeps, whose bytes the
 //! frame writer then frames: a `Content-Length` header needs the length first), a received
 //! [`OwnedMessage`] byte for byte (on one line, the line breaks it may hold as JSON
-//! whitespace become spaces), or a message already encoded (`Bytes`).
+//! whitespace become spaces), or a message already encoded (`Bytes`). As each encoder is an
+//! `Encoder` of several item types, a sink's `SinkExt::flush` and `close` (which name no
+//! item) need the type spelled: `SinkExt::<Outgoing>::close(&mut sink)` ([`LineEncoder`]'s
+//! example).
 
 mod content_length;
 mod lines;
