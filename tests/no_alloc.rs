@@ -1,5 +1,7 @@
 //! Decoding allocates nothing: every frame of every benchmark corpus (and of its variants in
-//! other member orders and spacing), lazy and strict, with a counting global allocator (counted per thread, so parallel tests do not interfere).
+//! other member orders and spacing), lazy and strict, and small messages read and written
+//! through each tokio codec, with a counting global allocator (counted per thread, so
+//! parallel tests do not interfere).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -149,4 +151,95 @@ fn decoding_a_batch_allocates_nothing_whatever_its_size() {
     let after = ALLOCATIONS.with(Cell::get);
     assert_eq!((valid, invalid), (50_000, 50_000));
     assert_eq!(after - before, 0, "{} allocations", after - before);
+}
+
+/// Reads `frame` and writes `message` `rounds` times through `codec`, one frame a read and
+/// one message a write, as a `FramedRead` and a `FramedWrite` do (the read buffer and the
+/// write buffer start at their 8 KiB; the write buffer is written out, `advance`d, after each
+/// message; every item is dropped before the next read): the allocations it takes.
+#[cfg(feature = "tokio")]
+fn allocations_reading_and_writing<C>(
+    mut codec: C,
+    frame: &[u8],
+    message: bytes::Bytes,
+    rounds: usize,
+) -> usize
+where
+    C: tokio_util::codec::Decoder<Error = std::io::Error>
+        + tokio_util::codec::Encoder<bytes::Bytes, Error = std::io::Error>,
+{
+    use bytes::{Buf, BytesMut};
+    let mut read = BytesMut::with_capacity(8 << 10);
+    let mut write = BytesMut::with_capacity(8 << 10);
+    let mut round = |read: &mut BytesMut, write: &mut BytesMut| {
+        read.extend_from_slice(frame);
+        let item = codec.decode(read).unwrap();
+        assert!(item.is_some() && read.is_empty());
+        drop(item);
+        codec.encode(message.clone(), write).unwrap();
+        assert!(write.len() >= message.len());
+        write.advance(write.len());
+    };
+    // The first rounds make the read buffer shared (the first frame cut out of it).
+    for _ in 0..4 {
+        round(&mut read, &mut write);
+    }
+    let before = ALLOCATIONS.with(Cell::get);
+    for _ in 0..rounds {
+        round(&mut read, &mut write);
+    }
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+/// Small messages (64 bytes) read and written through each codec, one at a time, as over a
+/// `FramedRead` and a `FramedWrite` on a quiet connection (every read holds one frame, every
+/// write is written out): no allocation, whether the buffers' room is given back or not.
+/// 1,000 rounds each, more than the 8 KiB buffers hold, so that both buffers run out of room
+/// past their bytes and reclaim the room in front of them.
+#[cfg(feature = "tokio")]
+#[test]
+fn small_messages_through_the_codecs_allocate_nothing() {
+    use bytes::Bytes;
+    use rpcwire::codec::{ContentLengthCodec, LineCodec, SseCodec};
+
+    let msg = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{ }}"#;
+    assert_eq!(msg.len(), 64);
+    let message = Bytes::from_static(msg);
+    let line = [&msg[..], b"\n"].concat();
+    let event = [&b"data: "[..], msg, b"\n\n"].concat();
+    let body = [&b"Content-Length: 64\r\n\r\n"[..], msg].concat();
+    let _ = Decoder::mcp().decode(msg);
+    let rounds = 1000;
+    let counts = [
+        (
+            "line",
+            allocations_reading_and_writing(
+                LineCodec::new(Decoder::mcp(), 1024),
+                &line,
+                message.clone(),
+                rounds,
+            ),
+        ),
+        (
+            "sse",
+            allocations_reading_and_writing(
+                SseCodec::new(Decoder::mcp(), 1024),
+                &event,
+                message.clone(),
+                rounds,
+            ),
+        ),
+        (
+            "content-length",
+            allocations_reading_and_writing(
+                ContentLengthCodec::new(Decoder::mcp(), 1024),
+                &body,
+                message,
+                rounds,
+            ),
+        ),
+    ];
+    for (what, count) in counts {
+        assert_eq!(count, 0, "{what}: {count} allocations in {rounds} rounds");
+    }
 }
