@@ -349,3 +349,77 @@ fn small_frames_after_a_large_one_leave_the_read_buffer_not_held() {
         );
     }
 }
+
+/// A large frame that ends within 64 KiB of its read buffer's allocation, cut out with a small
+/// frame after it in the same read, whose item is still alive (its request being served in a
+/// task of its own) when the small frame is cut out and the buffer is left empty, as a
+/// `FramedRead` then asks for one more item before it reads again. Once the large item is
+/// dropped, the buffer, which no more bytes have come to, holds less than 64 KiB with each
+/// codec, where it held the large frame's allocation until the peer sent again.
+#[cfg(feature = "tokio")]
+#[test]
+fn a_large_item_alive_when_its_read_buffer_empties_leaves_it_not_held() {
+    use bytes::BytesMut;
+    use rpcwire::Decoder;
+    use rpcwire::codec::{ContentLengthCodec, Incoming, LineCodec, SseCodec};
+    use tokio_util::codec::Decoder as _;
+
+    const ALLOCATION: usize = 1 << 20;
+    let note = |len: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
+            "x".repeat(len)
+        )
+    };
+    type Framing = fn(&str) -> String;
+    let framings: [(&str, Framing); 3] = [
+        ("line", |m| format!("{m}\n")),
+        ("sse", |m| format!("data: {m}\n\n")),
+        ("content-length", |m| {
+            format!("Content-Length: {}\r\n\r\n{m}", m.len())
+        }),
+    ];
+    for (what, frame) in framings {
+        let large = frame(&note(ALLOCATION - (40 << 10)));
+        let small = frame(&note(16));
+        let mut buf = BytesMut::with_capacity(ALLOCATION);
+        buf.extend_from_slice(large.as_bytes());
+        buf.extend_from_slice(small.as_bytes());
+        assert!(buf.capacity() <= ALLOCATION, "{what}");
+        let max = 2 * ALLOCATION;
+        type Next = Box<dyn FnMut(&mut BytesMut) -> std::io::Result<Option<Incoming>>>;
+        let mut next: Next = match what {
+            "line" => {
+                let mut codec = LineCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| codec.decode(buf))
+            }
+            "sse" => {
+                let mut codec = SseCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| {
+                    let item = codec.decode(buf)?;
+                    Ok(item.and_then(|item| item.into_incoming()))
+                })
+            }
+            _ => {
+                let mut codec = ContentLengthCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| codec.decode(buf))
+            }
+        };
+        let before = held();
+        let served = next(&mut buf).unwrap();
+        assert!(matches!(served, Some(Incoming::Message(_))), "{what}");
+        assert!(!buf.is_empty(), "{what}");
+        assert!(
+            matches!(next(&mut buf).unwrap(), Some(Incoming::Message(_))),
+            "{what}"
+        );
+        assert!(next(&mut buf).unwrap().is_none(), "{what}");
+        assert!(buf.is_empty(), "{what}");
+        drop(served);
+        let kept = held() - before + ALLOCATION as isize;
+        assert!(
+            kept < 64 << 10,
+            "{what}: the read buffer holds {kept} bytes"
+        );
+    }
+}

@@ -215,7 +215,7 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<T> for ContentLengthEncoder {
             write_content_length_frame(dst, bytes);
             Ok(())
         })?;
-        super::give_back(dst, 0, super::FRAMED_BUFFER);
+        super::give_back(dst, super::FRAMED_BUFFER, false);
         Ok(())
     }
 }

@@ -136,7 +136,7 @@ impl tokio_util::codec::Encoder<Outgoing<'_>> for LineEncoder {
 
     fn encode(&mut self, msg: Outgoing<'_>, dst: &mut BytesMut) -> Result<(), io::Error> {
         msg.write(dst);
-        super::give_back(dst, 0, super::FRAMED_BUFFER);
+        super::give_back(dst, super::FRAMED_BUFFER, false);
         Ok(())
     }
 }
@@ -168,7 +168,7 @@ impl tokio_util::codec::Encoder<Bytes> for LineEncoder {
         if !line.ends_with(b"\n") {
             dst.put_u8(b'\n');
         }
-        super::give_back(dst, 0, super::FRAMED_BUFFER);
+        super::give_back(dst, super::FRAMED_BUFFER, false);
         Ok(())
     }
 }
@@ -183,7 +183,7 @@ impl tokio_util::codec::Encoder<&OwnedMessage> for LineEncoder {
         // A frame read by another framer may hold line breaks, as JSON whitespace (a lone CR
         // even in one read by `LineFramer`); the encoder turns them into spaces.
         encode::write_frame(dst, msg.frame());
-        super::give_back(dst, 0, super::FRAMED_BUFFER);
+        super::give_back(dst, super::FRAMED_BUFFER, false);
         Ok(())
     }
 }

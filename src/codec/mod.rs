@@ -357,8 +357,8 @@ impl Outgoing<'_> {
     }
 }
 
-/// The tokio-util traits of a codec (a struct with an `encoder` field, of type `$encoder`,
-/// and a method `next(&mut self, src, eof)` giving its next item): its `Decoder`, and its
+/// The tokio-util traits of a codec (a struct with a `reader` field, a [`FrameReader`], an
+/// `encoder` field, of type `$encoder`, and a method `next(&mut self, src, eof)` giving its next item): its `Decoder`, and its
 /// `Encoder` for every item its encoder half takes.
 macro_rules! codec_traits {
     ($codec:ident, $item:ty, $encoder:ident) => {
@@ -367,16 +367,16 @@ macro_rules! codec_traits {
             type Error = std::io::Error;
 
             fn decode(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
-                let held = src.len();
+                self.reader.note_grown(src);
                 let item = self.next(src, false);
-                super::give_back(src, held, 0);
+                self.reader.give_back(src);
                 item
             }
 
             fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<$item>, std::io::Error> {
-                let held = src.len();
+                self.reader.note_grown(src);
                 let item = self.next(src, true);
-                super::give_back(src, held, 0);
+                self.reader.give_back(src);
                 item
             }
         }
@@ -406,27 +406,23 @@ const FRAMED_BUFFER: usize = 8 << 10;
 /// shrinks them, so a long-lived connection would hold the largest frame it ever read or wrote
 /// (the allocation that frame grew, up to twice its size) for as long as it lasts. A buffer
 /// that holds more (a large frame still arriving, or written) is kept. The bytes left keep
-/// their places, where a framer's search resumes.
-///
-/// A read buffer is given back only once empty (`left_at_most` 0): the peer has sent nothing
-/// after the frame yet. Large frames coming one after another leave the start of the next in
-/// the buffer, which then keeps its room: given back after each frame, it would be grown again
-/// by doubling for the next, copying what it holds at each step.
+/// their places, where a framer's search resumes. Whether it replaced the buffer.
 ///
 /// A buffer's capacity is only what its allocation has past its start: a frame cut out of
 /// it, or written out by the sink, takes the rest. So a buffer grown so is told by its
-/// capacity, by `held`, the bytes it held before a frame was cut out of it (that frame, still
-/// alive, shares the allocation), or else by `try_reclaim`, which tells without allocating
-/// whether the allocation, no longer shared, has room for more than `REUSE_KEEP` bytes past
-/// what the buffer holds (and moves those bytes to its start when it has).
-fn give_back(buf: &mut BytesMut, held: usize, left_at_most: usize) {
-    if buf.len() <= left_at_most
-        && (buf.capacity().max(held) > crate::REUSE_KEEP || buf.try_reclaim(crate::REUSE_KEEP + 1))
-    {
+/// capacity, by `grown` (the caller saw it grown before: see [`FrameReader::give_back`]), or
+/// else by `try_reclaim`, which tells without allocating whether the allocation, no longer
+/// shared, has room for more than `REUSE_KEEP` bytes past what the buffer holds (and moves
+/// those bytes to its start when it has).
+fn give_back(buf: &mut BytesMut, left_at_most: usize, grown: bool) -> bool {
+    let replace = buf.len() <= left_at_most
+        && (grown || buf.capacity() > crate::REUSE_KEEP || buf.try_reclaim(crate::REUSE_KEEP + 1));
+    if replace {
         let mut fresh = BytesMut::with_capacity(FRAMED_BUFFER);
         fresh.extend_from_slice(buf);
         *buf = fresh;
     }
+    replace
 }
 
 /// A framer and the decoder that reads its frames: the read half every codec shares.
@@ -434,6 +430,9 @@ fn give_back(buf: &mut BytesMut, held: usize, left_at_most: usize) {
 struct FrameReader<F> {
     framer: F,
     decoder: Decoder,
+    /// The read buffer was seen grown past [`REUSE_KEEP`](crate::REUSE_KEEP) since it was
+    /// last given back.
+    grown: bool,
 }
 
 impl<F> FrameReader<F> {
@@ -443,6 +442,30 @@ impl<F> FrameReader<F> {
         FrameReader {
             framer,
             decoder: with_frame_limit(decoder, max_frame),
+            grown: false,
+        }
+    }
+
+    /// Notes whether `buf`, the read buffer, has grown past [`REUSE_KEEP`](crate::REUSE_KEEP):
+    /// before a frame is cut out of it, its capacity is all its allocation has past its start.
+    fn note_grown(&mut self, buf: &BytesMut) {
+        self.grown |= buf.capacity() > crate::REUSE_KEEP;
+    }
+
+    /// [`give_back`]s the read buffer once all it held was read: not while the peer has sent
+    /// more after the frame (large frames coming one after another leave the start of the
+    /// next in the buffer, which then keeps its room: given back after each frame, it would be
+    /// grown again by doubling for the next, copying what it holds at each step).
+    ///
+    /// A buffer seen grown ([`note_grown`](Self::note_grown)) is given back even when a frame
+    /// cut out of it is still alive, sharing its allocation (which `try_reclaim` refuses to
+    /// reclaim then): a large frame cut out with a small one after it, whose item is being
+    /// served when the small one empties the buffer, would leave the buffer holding the
+    /// large frame's allocation once that item is dropped, until the peer sent again.
+    fn give_back(&mut self, buf: &mut BytesMut) {
+        self.note_grown(buf);
+        if give_back(buf, 0, self.grown) {
+            self.grown = false;
         }
     }
 

@@ -538,7 +538,7 @@ impl<T: MessageBytes> tokio_util::codec::Encoder<SseMessage<'_, T>> for SseEncod
             write_sse_event(dst, bytes, msg.id, msg.event_type)
         })
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        super::give_back(dst, 0, super::FRAMED_BUFFER);
+        super::give_back(dst, super::FRAMED_BUFFER, false);
         Ok(())
     }
 }
@@ -561,7 +561,7 @@ impl tokio_util::codec::Encoder<SseControl<'_>> for SseEncoder {
             SseControl::Retry(ms) => write_sse_retry(dst, ms),
             SseControl::Comment(text) => write_sse_comment(dst, text),
         }
-        super::give_back(dst, 0, super::FRAMED_BUFFER);
+        super::give_back(dst, super::FRAMED_BUFFER, false);
         Ok(())
     }
 }
