@@ -13,8 +13,12 @@
 /// buffers, a few times the value's size). The other framers and the decoder keep no buffer of their own: the read
 /// buffer is the caller's, and what it keeps is the caller's to bound; but the `codec`s, whose
 /// read buffer is a `FramedRead`'s and write buffer a `FramedWrite`'s (which never shrink
-/// them), give back one grown past 64 KiB: a read buffer once all it held was read, a write
-/// buffer once what is left in it fits in 8 KiB, their first size.
+/// them), give back one grown past 64 KiB: a read buffer once all it held was read (an item
+/// cut out of it and still alive keeps the allocation it shares until it is dropped, not the
+/// buffer), a write buffer once
+/// what is left in it fits in 8 KiB, their first size. Room made on purpose goes too (a
+/// buffer made `with_capacity`, a `FramedWrite` backpressure boundary past 64 KiB): the
+/// `codec` module docs say what that costs.
 ///
 /// ```
 /// assert_eq!(rpcwire::REUSE_KEEP, 64 << 10);

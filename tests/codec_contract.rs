@@ -484,3 +484,25 @@ async fn a_framed_codec_giving_back_both_buffers_keeps_every_byte_in_order() {
     );
     assert!(lsp.await == messages, "content-length");
 }
+
+/// A `FramedWrite` whose backpressure boundary is set past 64 KiB gathers small messages into
+/// one write, its buffer growing to hold them; as the module docs say, that room is given back
+/// at the first message after each write (and grown again by the next ones).
+#[tokio::test]
+async fn a_backpressure_boundary_past_64_kib_has_the_write_buffer_given_back_after_each_write() {
+    let boundary = 256 << 10;
+    let mut sink = FramedWrite::new(tokio::io::sink(), LineEncoder);
+    sink.set_backpressure_boundary(boundary);
+    let msg = Bytes::from(notification(64));
+    let mut largest = 0;
+    while sink.write_buffer().len() < boundary {
+        sink.feed(msg.clone()).await.unwrap();
+        largest = largest.max(sink.write_buffer().capacity());
+    }
+    assert!(largest >= boundary, "{largest}");
+    // The boundary reached, this one is written after the others are.
+    sink.feed(msg.clone()).await.unwrap();
+    assert_eq!(sink.write_buffer().len(), msg.len() + 1);
+    let capacity = sink.write_buffer().capacity();
+    assert!(capacity <= rpcwire::REUSE_KEEP, "{capacity}");
+}

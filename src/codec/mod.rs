@@ -24,13 +24,25 @@
 //! the end of a `Content-Length` stream (`UnexpectedEof`).
 //!
 //! A `FramedRead` never shrinks its read buffer, nor a `FramedWrite` its write buffer, which
-//! a large frame grows; so that a long-lived connection does not hold the largest frame it
-//! ever read or wrote, a codec gives its read buffer back once it has grown past
-//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) and all it held was read (not while the next
-//! frame is arriving in it: large frames one after another keep it), and an encoder its write
-//! buffer once what is left in it fits in 8 KiB, their first size, as it writes a message
-//! after the large one. (A buffer made larger with `with_capacity` is given back the same
-//! way.)
+//! a large frame grows. So that a long-lived connection does not hold the largest frame it
+//! ever read or wrote, a codec replaces its read buffer grown past
+//! [`REUSE_KEEP`](crate::REUSE_KEEP) (64 KiB) by one of 8 KiB, their first size, once all it
+//! held was read (even while an item cut out of it is alive: the item shares the allocation,
+//! which goes when the item is dropped), and an encoder its write buffer once what is left in
+//! it fits in 8 KiB, as it writes a message after the large one. What that leaves:
+//!
+//! - A read buffer holding the start of the next frame keeps its room: large frames one after
+//!   another do not grow it again for each, and a busy stream whose reads end inside frames
+//!   keeps it until a read ends at a frame's end (as one does when the peer pauses).
+//! - A buffer made larger on purpose goes the same way, and grows again, by doubling, copying
+//!   what it holds: one made with `with_capacity` at the first item, the write buffer of a
+//!   `FramedWrite` whose backpressure boundary is set past 64 KiB (to gather messages into
+//!   one write) at the first message after each write, a read buffer its owner `reserve`s
+//!   past 64 KiB before each read at each read that ends at a frame's end. Keep such room
+//!   within `REUSE_KEEP`.
+//! - A buffer left to grow as tokio-util grows it (by what it holds) is replaced, an
+//!   allocation of 8 KiB, at most once for every 64 KiB it takes in: small messages cost
+//!   none.
 //!
 //! The encoders write an [`Outgoing`] message (encoded straight into the sink's buffer for
 //! newline framing; for the others, into a scratch buffer the encoder keeps, whose bytes the
