@@ -33,7 +33,9 @@
 //!
 //! - A read buffer holding the start of the next frame keeps its room: large frames one after
 //!   another do not grow it again for each, and a busy stream whose reads end inside frames
-//!   keeps it until a read ends at a frame's end (as one does when the peer pauses).
+//!   keeps it until a read ends at a frame's end (as one does when the peer pauses). A large
+//!   frame that comes alone (the reply to a request, nothing after it) has it given back, and
+//!   the next one grows it again, by doubling from 8 KiB, copying what it holds at each step.
 //! - A buffer made larger on purpose goes the same way, and grows again, by doubling, copying
 //!   what it holds: one made with `with_capacity` at the first item, the write buffer of a
 //!   `FramedWrite` whose backpressure boundary is set past 64 KiB (to gather messages into
