@@ -153,13 +153,15 @@ fn decoding_a_batch_allocates_nothing_whatever_its_size() {
     assert_eq!(after - before, 0, "{} allocations", after - before);
 }
 
-/// Reads `frame` and writes `message` `rounds` times through `codec`, one frame a read and
-/// one message a write, as a `FramedRead` and a `FramedWrite` do (the read buffer and the
-/// write buffer start at their 8 KiB; the write buffer is written out, `advance`d, after each
-/// message; every item is dropped before the next read): the allocations it takes.
+/// Reads `first.0` and writes `first.1` through `codec`, then `frame` and `message` `rounds`
+/// times, one frame a read and one message a write, as a `FramedRead` and a `FramedWrite` do
+/// (the read buffer and the write buffer start at their 8 KiB; the write buffer is written
+/// out, `advance`d, after each message; every item is dropped before the next read): the
+/// allocations those rounds take.
 #[cfg(feature = "tokio")]
 fn allocations_reading_and_writing<C>(
     mut codec: C,
+    first: (&[u8], bytes::Bytes),
     frame: &[u8],
     message: bytes::Bytes,
     rounds: usize,
@@ -171,24 +173,90 @@ where
     use bytes::{Buf, BytesMut};
     let mut read = BytesMut::with_capacity(8 << 10);
     let mut write = BytesMut::with_capacity(8 << 10);
-    let mut round = |read: &mut BytesMut, write: &mut BytesMut| {
-        read.extend_from_slice(frame);
-        let item = codec.decode(read).unwrap();
-        assert!(item.is_some() && read.is_empty());
-        drop(item);
-        codec.encode(message.clone(), write).unwrap();
-        assert!(write.len() >= message.len());
-        write.advance(write.len());
-    };
-    // The first rounds make the read buffer shared (the first frame cut out of it).
+    let mut round =
+        |read: &mut BytesMut, write: &mut BytesMut, frame: &[u8], message: bytes::Bytes| {
+            read.extend_from_slice(frame);
+            let item = codec.decode(read).unwrap();
+            assert!(item.is_some() && read.is_empty());
+            drop(item);
+            codec.encode(message.clone(), write).unwrap();
+            assert!(write.len() >= message.len());
+            write.advance(write.len());
+        };
+    round(&mut read, &mut write, first.0, first.1);
+    // The first small rounds make the read buffer shared (the first frame cut out of it) and
+    // take the room of any buffer a large first round grew.
     for _ in 0..4 {
-        round(&mut read, &mut write);
+        round(&mut read, &mut write, frame, message.clone());
     }
     let before = ALLOCATIONS.with(Cell::get);
     for _ in 0..rounds {
-        round(&mut read, &mut write);
+        round(&mut read, &mut write, frame, message.clone());
     }
     ALLOCATIONS.with(Cell::get) - before
+}
+
+/// The allocations of 1,000 rounds of 64-byte messages through each codec
+/// ([`allocations_reading_and_writing`]), after a first message of `first_len` bytes.
+#[cfg(feature = "tokio")]
+fn small_message_allocations(first_len: usize) -> [(&'static str, usize); 3] {
+    use bytes::Bytes;
+    use rpcwire::codec::{ContentLengthCodec, LineCodec, SseCodec};
+
+    let msg = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{ }}"#;
+    assert_eq!(msg.len(), 64);
+    let first = format!(
+        r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
+        "x".repeat(first_len.saturating_sub(48))
+    );
+    let framings = |msg: &[u8]| {
+        [
+            [msg, b"\n"].concat(),
+            [&b"data: "[..], msg, b"\n\n"].concat(),
+            [
+                format!("Content-Length: {}\r\n\r\n", msg.len()).as_bytes(),
+                msg,
+            ]
+            .concat(),
+        ]
+    };
+    let [line, event, body] = framings(msg);
+    let [first_line, first_event, first_body] = framings(first.as_bytes());
+    let (message, first) = (Bytes::from_static(msg), Bytes::from(first));
+    let _ = Decoder::mcp().decode(msg);
+    let max = 1 << 20;
+    [
+        (
+            "line",
+            allocations_reading_and_writing(
+                LineCodec::new(Decoder::mcp(), max),
+                (&first_line, first.clone()),
+                &line,
+                message.clone(),
+                1000,
+            ),
+        ),
+        (
+            "sse",
+            allocations_reading_and_writing(
+                SseCodec::new(Decoder::mcp(), max),
+                (&first_event, first.clone()),
+                &event,
+                message.clone(),
+                1000,
+            ),
+        ),
+        (
+            "content-length",
+            allocations_reading_and_writing(
+                ContentLengthCodec::new(Decoder::mcp(), max),
+                (&first_body, first),
+                &body,
+                message,
+                1000,
+            ),
+        ),
+    ]
 }
 
 /// Small messages (64 bytes) read and written through each codec, one at a time, as over a
@@ -199,47 +267,17 @@ where
 #[cfg(feature = "tokio")]
 #[test]
 fn small_messages_through_the_codecs_allocate_nothing() {
-    use bytes::Bytes;
-    use rpcwire::codec::{ContentLengthCodec, LineCodec, SseCodec};
+    for (what, count) in small_message_allocations(64) {
+        assert_eq!(count, 0, "{what}: {count} allocations in 1,000 rounds");
+    }
+}
 
-    let msg = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{ }}"#;
-    assert_eq!(msg.len(), 64);
-    let message = Bytes::from_static(msg);
-    let line = [&msg[..], b"\n"].concat();
-    let event = [&b"data: "[..], msg, b"\n\n"].concat();
-    let body = [&b"Content-Length: 64\r\n\r\n"[..], msg].concat();
-    let _ = Decoder::mcp().decode(msg);
-    let rounds = 1000;
-    let counts = [
-        (
-            "line",
-            allocations_reading_and_writing(
-                LineCodec::new(Decoder::mcp(), 1024),
-                &line,
-                message.clone(),
-                rounds,
-            ),
-        ),
-        (
-            "sse",
-            allocations_reading_and_writing(
-                SseCodec::new(Decoder::mcp(), 1024),
-                &event,
-                message.clone(),
-                rounds,
-            ),
-        ),
-        (
-            "content-length",
-            allocations_reading_and_writing(
-                ContentLengthCodec::new(Decoder::mcp(), 1024),
-                &body,
-                message,
-                rounds,
-            ),
-        ),
-    ];
-    for (what, count) in counts {
-        assert_eq!(count, 0, "{what}: {count} allocations in {rounds} rounds");
+/// The same after a message of 200 KiB, which grew both buffers past 64 KiB and had them
+/// given back: once given back, a buffer is not given back again at every message.
+#[cfg(feature = "tokio")]
+#[test]
+fn small_messages_after_a_large_one_allocate_nothing() {
+    for (what, count) in small_message_allocations(200 << 10) {
+        assert_eq!(count, 0, "{what}: {count} allocations in 1,000 rounds");
     }
 }
