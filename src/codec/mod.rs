@@ -372,8 +372,8 @@ impl Outgoing<'_> {
 }
 
 /// The tokio-util traits of a codec (a struct with a `reader` field, a [`FrameReader`], an
-/// `encoder` field, of type `$encoder`, and a method `next(&mut self, src, eof)` giving its next item): its `Decoder`, and its
-/// `Encoder` for every item its encoder half takes.
+/// `encoder` field, of type `$encoder`, and a method `next(&mut self, src, eof)` giving its
+/// next item): its `Decoder`, and its `Encoder` for every item its encoder half takes.
 macro_rules! codec_traits {
     ($codec:ident, $item:ty, $encoder:ident) => {
         impl tokio_util::codec::Decoder for $codec {
