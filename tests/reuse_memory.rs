@@ -194,6 +194,67 @@ where
     kept
 }
 
+/// The three codecs' read side, for the tests of the read buffer they give back.
+#[cfg(feature = "tokio")]
+mod codec_reads {
+    use bytes::BytesMut;
+    use rpcwire::Decoder;
+    use rpcwire::codec::{ContentLengthCodec, Incoming, LineCodec, SseCodec};
+    use tokio_util::codec::Decoder as _;
+
+    /// A notification of `len` bytes of text.
+    pub fn note(len: usize) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
+            "x".repeat(len)
+        )
+    }
+
+    /// Each codec's name, and its framing of a message.
+    pub type Framing = fn(&str) -> String;
+    pub const FRAMINGS: [(&str, Framing); 3] = [
+        ("line", |m| format!("{m}\n")),
+        ("sse", |m| format!("data: {m}\n\n")),
+        ("content-length", |m| {
+            format!("Content-Length: {}\r\n\r\n{m}", m.len())
+        }),
+    ];
+
+    /// A read buffer of one allocation of `capacity` bytes (no more) holding `frames`.
+    pub fn filled(capacity: usize, frames: &[&str]) -> BytesMut {
+        let mut buf = BytesMut::with_capacity(capacity);
+        for frame in frames {
+            buf.extend_from_slice(frame.as_bytes());
+        }
+        assert!(buf.capacity() <= capacity);
+        buf
+    }
+
+    /// The next item a codec reads from its read buffer.
+    pub type Next = Box<dyn FnMut(&mut BytesMut) -> std::io::Result<Option<Incoming>>>;
+
+    /// The codec named `what` of [`FRAMINGS`], frames limited to `max`, reading messages.
+    pub fn reader(what: &str, max: usize) -> Next {
+        match what {
+            "line" => {
+                let mut codec = LineCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| codec.decode(buf))
+            }
+            "sse" => {
+                let mut codec = SseCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| {
+                    let item = codec.decode(buf)?;
+                    Ok(item.and_then(|item| item.into_incoming()))
+                })
+            }
+            _ => {
+                let mut codec = ContentLengthCodec::new(Decoder::mcp(), max);
+                Box::new(move |buf| codec.decode(buf))
+            }
+        }
+    }
+}
+
 /// A large frame that fills its read buffer's allocation exactly (as a read of just its bytes
 /// does), read by each codec: the buffer, left with no capacity but still holding that
 /// allocation, holds less than 64 KiB once the item is dropped, where it held the frame's size.
@@ -201,37 +262,14 @@ where
 #[test]
 fn a_large_frame_that_filled_its_read_buffer_is_not_held_by_it() {
     use bytes::BytesMut;
-    use rpcwire::Decoder;
-    use rpcwire::codec::{ContentLengthCodec, LineCodec, SseCodec};
-    use tokio_util::codec::Decoder as _;
+    use codec_reads::{FRAMINGS, note, reader};
 
-    let msg = format!(
-        r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
-        "x".repeat(1 << 20)
-    );
-    let max = 2 << 20;
-    let frames = [
-        ("line", format!("{msg}\n")),
-        ("sse", format!("data: {msg}\n\n")),
-        (
-            "content-length",
-            format!("Content-Length: {}\r\n\r\n{msg}", msg.len()),
-        ),
-    ];
-    for (what, frame) in frames {
+    let msg = note(1 << 20);
+    for (what, framing) in FRAMINGS {
+        let frame = framing(&msg);
         let mut buf = BytesMut::from(frame.as_bytes());
         let before = held();
-        let read = match what {
-            "line" => LineCodec::new(Decoder::mcp(), max)
-                .decode(&mut buf)
-                .map(|item| item.is_some()),
-            "sse" => SseCodec::new(Decoder::mcp(), max)
-                .decode(&mut buf)
-                .map(|item| item.is_some()),
-            _ => ContentLengthCodec::new(Decoder::mcp(), max)
-                .decode(&mut buf)
-                .map(|item| item.is_some()),
-        };
+        let read = reader(what, 2 << 20)(&mut buf).map(|item| item.is_some());
         assert!(read.unwrap(), "{what}");
         assert!(buf.is_empty(), "{what}");
         let kept = held() - before + frame.len() as isize;
@@ -285,52 +323,15 @@ fn a_write_buffer_a_sink_emptied_is_not_held_by_it() {
 #[cfg(feature = "tokio")]
 #[test]
 fn small_frames_after_a_large_one_leave_the_read_buffer_not_held() {
-    use bytes::BytesMut;
-    use rpcwire::Decoder;
-    use rpcwire::codec::{ContentLengthCodec, Incoming, LineCodec, SseCodec};
-    use tokio_util::codec::Decoder as _;
+    use codec_reads::{FRAMINGS, filled, note, reader};
+    use rpcwire::codec::Incoming;
 
     const ALLOCATION: usize = 1 << 20;
-    let note = |len: usize| {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
-            "x".repeat(len)
-        )
-    };
-    type Framing = fn(&str) -> String;
-    let framings: [(&str, Framing); 3] = [
-        ("line", |m| format!("{m}\n")),
-        ("sse", |m| format!("data: {m}\n\n")),
-        ("content-length", |m| {
-            format!("Content-Length: {}\r\n\r\n{m}", m.len())
-        }),
-    ];
-    for (what, frame) in framings {
+    for (what, frame) in FRAMINGS {
         let large = frame(&note(ALLOCATION - (40 << 10)));
         let small = frame(&note(4 << 10)).repeat(5);
-        let mut buf = BytesMut::with_capacity(ALLOCATION);
-        buf.extend_from_slice(large.as_bytes());
-        buf.extend_from_slice(small.as_bytes());
-        assert!(buf.capacity() <= ALLOCATION, "{what}");
-        let max = 2 * ALLOCATION;
-        type Next = Box<dyn FnMut(&mut BytesMut) -> std::io::Result<Option<Incoming>>>;
-        let mut next: Next = match what {
-            "line" => {
-                let mut codec = LineCodec::new(Decoder::mcp(), max);
-                Box::new(move |buf| codec.decode(buf))
-            }
-            "sse" => {
-                let mut codec = SseCodec::new(Decoder::mcp(), max);
-                Box::new(move |buf| {
-                    let item = codec.decode(buf)?;
-                    Ok(item.and_then(|item| item.into_incoming()))
-                })
-            }
-            _ => {
-                let mut codec = ContentLengthCodec::new(Decoder::mcp(), max);
-                Box::new(move |buf| codec.decode(buf))
-            }
-        };
+        let mut buf = filled(ALLOCATION, &[&large, &small]);
+        let mut next = reader(what, 2 * ALLOCATION);
         let before = held();
         let mut items = 0;
         loop {
@@ -359,52 +360,15 @@ fn small_frames_after_a_large_one_leave_the_read_buffer_not_held() {
 #[cfg(feature = "tokio")]
 #[test]
 fn a_large_item_alive_when_its_read_buffer_empties_leaves_it_not_held() {
-    use bytes::BytesMut;
-    use rpcwire::Decoder;
-    use rpcwire::codec::{ContentLengthCodec, Incoming, LineCodec, SseCodec};
-    use tokio_util::codec::Decoder as _;
+    use codec_reads::{FRAMINGS, filled, note, reader};
+    use rpcwire::codec::Incoming;
 
     const ALLOCATION: usize = 1 << 20;
-    let note = |len: usize| {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"n","params":{{"s":"{}"}}}}"#,
-            "x".repeat(len)
-        )
-    };
-    type Framing = fn(&str) -> String;
-    let framings: [(&str, Framing); 3] = [
-        ("line", |m| format!("{m}\n")),
-        ("sse", |m| format!("data: {m}\n\n")),
-        ("content-length", |m| {
-            format!("Content-Length: {}\r\n\r\n{m}", m.len())
-        }),
-    ];
-    for (what, frame) in framings {
+    for (what, frame) in FRAMINGS {
         let large = frame(&note(ALLOCATION - (40 << 10)));
         let small = frame(&note(16));
-        let mut buf = BytesMut::with_capacity(ALLOCATION);
-        buf.extend_from_slice(large.as_bytes());
-        buf.extend_from_slice(small.as_bytes());
-        assert!(buf.capacity() <= ALLOCATION, "{what}");
-        let max = 2 * ALLOCATION;
-        type Next = Box<dyn FnMut(&mut BytesMut) -> std::io::Result<Option<Incoming>>>;
-        let mut next: Next = match what {
-            "line" => {
-                let mut codec = LineCodec::new(Decoder::mcp(), max);
-                Box::new(move |buf| codec.decode(buf))
-            }
-            "sse" => {
-                let mut codec = SseCodec::new(Decoder::mcp(), max);
-                Box::new(move |buf| {
-                    let item = codec.decode(buf)?;
-                    Ok(item.and_then(|item| item.into_incoming()))
-                })
-            }
-            _ => {
-                let mut codec = ContentLengthCodec::new(Decoder::mcp(), max);
-                Box::new(move |buf| codec.decode(buf))
-            }
-        };
+        let mut buf = filled(ALLOCATION, &[&large, &small]);
+        let mut next = reader(what, 2 * ALLOCATION);
         let before = held();
         let served = next(&mut buf).unwrap();
         assert!(matches!(served, Some(Incoming::Message(_))), "{what}");

@@ -332,15 +332,20 @@ impl State {
 mod tests {
     use super::*;
 
-    /// After a failed write (to `/dev/full`, which takes nothing), nothing more is taken: a
-    /// later record would follow a gap. The failure is told once, and again at the end.
-    #[test]
-    fn a_failed_write_ends_the_log_and_is_told_once() {
+    /// A log on `/dev/full`, which takes nothing: its first write out fails.
+    fn full_log() -> LogFile {
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let mut log = LogFile::new(full);
+        LogFile::new(full)
+    }
+
+    /// After a failed write (to `/dev/full`, which takes nothing), nothing more is taken: a
+    /// later record would follow a gap. The failure is told once, and again at the end.
+    #[test]
+    fn a_failed_write_ends_the_log_and_is_told_once() {
+        let mut log = full_log();
         log.write(b"{\"first\":1}\n");
         assert_eq!(log.untold_failure(), None, "buffered: nothing failed yet");
         log.flush();
@@ -368,11 +373,7 @@ mod tests {
     /// the session goes on: it has ended.
     #[test]
     fn a_failure_after_the_session_ended_does_not_say_it_goes_on() {
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        let mut log = LogFile::new(full);
+        let mut log = full_log();
         log.write(b"{\"first\":1}\n");
         log.session_ended();
         log.flush();
