@@ -84,16 +84,28 @@ pub struct ContentLengthCodec {
 }
 
 impl ContentLengthError {
-    /// The `ContentLengthError` an `io::Error` of [`ContentLengthCodec`] carries: `None` for
-    /// any other (an I/O error of the stream, an `UnexpectedEof`). The same as
-    /// `err.get_ref()?.downcast_ref().copied()`: the error is no `source`.
+    /// The `ContentLengthError` an `io::Error` of [`ContentLengthCodec`] carries: a malformed
+    /// header block's (`InvalidData`), or [`Truncated`](Self::Truncated) for a message cut
+    /// short by the end of the stream (`UnexpectedEof`); `None` for any other error (an I/O
+    /// error of the stream). The same as `err.get_ref()?.downcast_ref().copied()`: the error
+    /// is no `source`.
     ///
     /// ```
     /// use std::io;
+    /// use bytes::BytesMut;
     /// use rpcwire::ContentLengthError;
+    /// use rpcwire::codec::ContentLengthCodec;
+    /// use tokio_util::codec::Decoder as _;
+    ///
     /// let err = io::Error::new(io::ErrorKind::InvalidData, ContentLengthError::MissingLength { offset: 0 });
     /// assert_eq!(ContentLengthError::from_io(&err), Some(ContentLengthError::MissingLength { offset: 0 }));
-    /// assert_eq!(ContentLengthError::from_io(&io::ErrorKind::UnexpectedEof.into()), None);
+    /// assert_eq!(ContentLengthError::from_io(&io::ErrorKind::BrokenPipe.into()), None);
+    ///
+    /// let mut codec = ContentLengthCodec::new(rpcwire::Decoder::mcp(), 1 << 20);
+    /// let mut cut = BytesMut::from(&b"Content-Length: 10\r\n\r\n{}"[..]);
+    /// let err = codec.decode_eof(&mut cut).unwrap_err();
+    /// assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    /// assert_eq!(ContentLengthError::from_io(&err), Some(ContentLengthError::Truncated { offset: 0 }));
     /// ```
     pub fn from_io(err: &io::Error) -> Option<ContentLengthError> {
         err.get_ref()?.downcast_ref().copied()
