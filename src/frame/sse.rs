@@ -1030,8 +1030,8 @@ fn write_field_lines(out: &mut BytesMut, name: &[u8], text: &[u8]) {
 ///   ASCII with no space or tab at either end: the event carries any other (but a line break
 ///   or a NUL) as it is, but the `Last-Event-ID` header a client sends it back in does not,
 ///   as HTTP drops the whitespace around a header value and allows no control character in
-///   it. `event_type` is the event type; MCP uses the default, `message`, so it is usually
-///   `None`.
+///   it but a tab inside. `event_type` is the event type; MCP uses the default, `message`,
+///   so it is usually `None`.
 /// - An empty message gives an event with one empty `data:` line: with an `id`, MCP's
 ///   priming event, which sets the id a client resumes from. WHATWG dispatches it (a
 ///   browser's `EventSource` fires a `message` with empty data, which MCP clients ignore);
