@@ -37,11 +37,13 @@
 //!   frame that comes alone (the reply to a request, nothing after it) has it given back, and
 //!   the next one grows it again, by doubling from 8 KiB, copying what it holds at each step.
 //! - A buffer made larger on purpose goes the same way, and grows again, by doubling, copying
-//!   what it holds: one made with `with_capacity` at the first item, the write buffer of a
-//!   `FramedWrite` whose backpressure boundary is set past 64 KiB (to gather messages into
-//!   one write) at the first message after each write, a read buffer its owner `reserve`s
-//!   past 64 KiB before each read at each read that ends at a frame's end. Keep such room
-//!   within `REUSE_KEEP`.
+//!   what it holds: one made with `with_capacity` (a read buffer once all it held was read,
+//!   not always at the first item: a first read holding several frames keeps it until the
+//!   last; a write buffer at the first message, and after each write, as it sets the
+//!   backpressure boundary too), the write buffer of a `FramedWrite` whose backpressure
+//!   boundary is set past 64 KiB (to gather messages into one write) at the first message
+//!   after each write, a read buffer its owner `reserve`s past 64 KiB before each read at
+//!   each read that ends at a frame's end. Keep such room within `REUSE_KEEP`.
 //! - A buffer left to grow as tokio-util grows it (by what it holds) is replaced, an
 //!   allocation of 8 KiB, at most once for every 64 KiB it takes in: small messages cost
 //!   none.
