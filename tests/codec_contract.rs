@@ -508,36 +508,38 @@ async fn a_backpressure_boundary_past_64_kib_has_the_write_buffer_given_back_aft
 }
 
 /// A write buffer whose allocation another handle still shares (a message split off it and
-/// frozen, being sent by the caller), left with room just past 64 KiB: a small message written
+/// frozen, being sent by the caller): with room just past 64 KiB, a small message written
 /// into it leaves it holding more than `REUSE_KEEP`, which its capacity tells (`try_reclaim`,
 /// asked for 64 KiB more than it holds, would try to reclaim the shared allocation, and
-/// cannot), so it is given back.
+/// cannot), so it is given back; with room of exactly 64 KiB it is kept, as `REUSE_KEEP` is.
 #[test]
 fn a_write_buffer_just_past_reuse_keep_sharing_its_allocation_is_given_back() {
     use tokio_util::codec::Encoder as _;
     let small = Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
     let before = b"{\"jsonrpc\":\"2.0\",\"method\":\"sent\"}\n";
-    for what in ["line", "sse", "content-length"] {
-        let mut dst = BytesMut::with_capacity(before.len() + rpcwire::REUSE_KEEP + 16);
-        dst.extend_from_slice(before);
-        let sent = dst.split().freeze();
-        assert_eq!(dst.capacity(), rpcwire::REUSE_KEEP + 16, "{what}");
-        match what {
-            "line" => LineEncoder.encode(small.clone(), &mut dst),
-            "sse" => SseEncoder::new().encode(small.clone(), &mut dst),
-            _ => ContentLengthEncoder::new().encode(small.clone(), &mut dst),
+    for (room, given_back) in [
+        (rpcwire::REUSE_KEEP + 16, true),
+        (rpcwire::REUSE_KEEP, false),
+    ] {
+        for what in ["line", "sse", "content-length"] {
+            let mut dst = BytesMut::with_capacity(before.len() + room);
+            dst.extend_from_slice(before);
+            let sent = dst.split().freeze();
+            assert_eq!(dst.capacity(), room, "{what}");
+            match what {
+                "line" => LineEncoder.encode(small.clone(), &mut dst),
+                "sse" => SseEncoder::new().encode(small.clone(), &mut dst),
+                _ => ContentLengthEncoder::new().encode(small.clone(), &mut dst),
+            }
+            .unwrap();
+            let written = String::from_utf8_lossy(&dst);
+            assert!(
+                written.contains(r#"{"jsonrpc":"2.0","method":"n"}"#),
+                "{what}: {written}"
+            );
+            let kept = if given_back { 8 << 10 } else { room };
+            assert_eq!(dst.capacity(), kept, "{what} in {room} bytes");
+            assert_eq!(&sent[..], &before[..]);
         }
-        .unwrap();
-        let written = String::from_utf8_lossy(&dst);
-        assert!(
-            written.contains(r#"{"jsonrpc":"2.0","method":"n"}"#),
-            "{what}: {written}"
-        );
-        assert!(
-            dst.capacity() <= rpcwire::REUSE_KEEP,
-            "{what}: {}",
-            dst.capacity()
-        );
-        assert_eq!(&sent[..], &before[..]);
     }
 }
