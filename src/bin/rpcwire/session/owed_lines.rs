@@ -99,6 +99,44 @@ mod tests {
         assert_eq!((owed.len, owed.bytes), (0, 0));
     }
 
+    /// Nothing is owed before a line is, with an id or without one.
+    #[test]
+    fn nothing_is_owed_at_first() {
+        let owed = OwedLines::default();
+        assert!(!owed.owes(None) && !owed.owes(id("null")) && !owed.owes(id("1")));
+    }
+
+    /// The bytes of the keys kept count each reply owed, and each reply taken gives its key's
+    /// bytes back.
+    #[test]
+    fn each_reply_taken_gives_its_bytes_back() {
+        let mut owed = OwedLines::default();
+        let key_bytes = IdKey::of(Id::from_token(b"5").unwrap()).encoded_len();
+        owed.owe(id("5"));
+        owed.owe(id("5"));
+        assert_eq!((owed.len, owed.bytes), (2, 2 * key_bytes));
+        assert!(owed.take(id("5")));
+        assert_eq!((owed.len, owed.bytes), (1, key_bytes));
+    }
+
+    /// The keys kept are bounded by their bytes too: an id whose key fills the bound exactly
+    /// is kept, one past it is not.
+    #[test]
+    fn the_bytes_of_the_ids_owed_are_bounded() {
+        let small = IdKey::of(Id::from_token(b"1").unwrap()).encoded_len();
+        let key_len = |token: &[u8]| IdKey::of(Id::from_token(token).unwrap()).encoded_len();
+        let overhead = key_len(b"\"a\"") - 1;
+        let big = format!("\"{}\"", "a".repeat(RECENT_BYTES - small - overhead));
+        assert_eq!(key_len(big.as_bytes()), RECENT_BYTES - small);
+        let mut owed = OwedLines::default();
+        owed.owe(Id::from_token(big.as_bytes()));
+        owed.owe(id("1"));
+        owed.owe(id("2"));
+        assert_eq!((owed.len, owed.bytes), (2, RECENT_BYTES));
+        assert!(owed.owes(Id::from_token(big.as_bytes())) && owed.owes(id("1")));
+        assert!(!owed.owes(id("2")));
+    }
+
     /// The ids kept are bounded: one beyond the limit is not owed.
     #[test]
     fn the_ids_owed_are_bounded() {
