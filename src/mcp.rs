@@ -1,7 +1,8 @@
 //! MCP on top of the envelope: method names, the cancellation and progress notifications
 //! (read, and written with [`write_cancelled`], [`write_cancelled_token`] and
 //! [`write_progress`]), tasks ([`Task`], [`related_task`], [`is_task_augmented`]),
-//! per-request `_meta` fields ([`RequestMeta`]), the stream a `subscriptions/listen`
+//! per-request `_meta` fields ([`RequestMeta`], and a server's check of them,
+//! [`RequestMeta::check`]), the stream a `subscriptions/listen`
 //! notification belongs to ([`subscription_id`]), `resultType` (read with [`ResultType`],
 //! written on a 2026-07-28 result with [`write_result`]), the protocol versions and the
 //! one a server answers `initialize` with ([`versions`]), the handshake's params and result
@@ -23,6 +24,7 @@ use crate::pending::Token;
 mod initialize;
 mod input_required;
 mod progress_request;
+mod request_check;
 pub use initialize::{
     HandshakeError, HandshakeMember, Initialize, InitializeResult, write_initialize,
     write_initialize_result,
@@ -34,6 +36,7 @@ pub use input_required::{
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,
 };
+pub use request_check::RequestMetaError;
 
 /// Method names defined by MCP.
 ///
@@ -740,28 +743,20 @@ impl<'a> RequestMeta<'a> {
 
     /// [`from_message`](Self::from_message) for a handler that holds the [`Request`] alone
     /// (as [`requested_progress_token`] is [`progress_token`]'s): the version a 2026-07-28
-    /// request names, to serve it by or refuse it with
-    /// [`versions::write_unsupported`].
+    /// request names, to serve it by or refuse it with, as [`check`](Self::check) does
+    /// (-32602 when it names none, -32022 with the supported versions when the server does
+    /// not speak it).
     ///
     /// ```
-    /// use bytes::BytesMut;
-    /// use rpcwire::mcp::{self, versions, RequestMeta};
-    /// use rpcwire::{Decoder, ErrorCode, Message, Request};
+    /// use rpcwire::mcp::{versions, RequestMeta, RequestMetaError};
+    /// use rpcwire::{Decoder, Message};
     ///
     /// const SPEAKS: &[&str] = &[versions::V2026_07_28];
-    /// fn handle(req: &Request<'_>, out: &mut BytesMut) {
-    ///     let meta = RequestMeta::from_request(req);
-    ///     let version = meta.protocol_version.map(|v| v.decode()).unwrap_or_default();
-    ///     if !SPEAKS.contains(&&*version) {
-    ///         let code = ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION;
-    ///         versions::write_unsupported(out, req.id, code, &version, SPEAKS);
-    ///     }
-    /// }
-    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#;
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
-    /// let mut out = BytesMut::new();
-    /// handle(&req, &mut out);
-    /// assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"#));
+    /// let meta = RequestMeta::from_request(&req);
+    /// assert_eq!(meta.protocol_version.unwrap().decode(), "2099-01-01");
+    /// assert!(matches!(meta.check(SPEAKS), Err(RequestMetaError::UnsupportedVersion { .. })));
     /// ```
     pub fn from_request(r: &Request<'a>) -> Self {
         Self::from_params(r.params)
@@ -996,7 +991,8 @@ pub mod versions {
     /// client to retry with one. `code` is -32022
     /// ([`ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION`](crate::ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION))
     /// for a request of 2026-07-28 or later, whose `_meta` names a version the server does
-    /// not implement ("it **MUST** return an `UnsupportedProtocolVersionError`", on stdio as on
+    /// not implement ([`RequestMeta::check`](crate::mcp::RequestMeta::check) finds it, and
+    /// its error's reply is this one; "it **MUST** return an `UnsupportedProtocolVersionError`", on stdio as on
     /// HTTP, where it goes with 400 and is also
     /// [`HeaderError::UnsupportedVersion`](crate::headers::HeaderError::UnsupportedVersion)'s
     /// reply), and -32602 (Invalid params) for an `initialize` the server has no version to

@@ -1,0 +1,142 @@
+//! `RequestMeta::check`: a server's check of the per-request `_meta` of MCP 2026-07-28 (the
+//! protocol version and the client capabilities every request carries), and the error reply
+//! to a request it refuses.
+
+use bytes::BytesMut;
+use rpcwire::mcp::{RequestMeta, RequestMetaError, versions};
+use rpcwire::{Decoder, ErrorCode, Message};
+
+/// A dual-era server's versions: one of `initialize`, one named per request.
+const SUPPORTED: &[&str] = &[versions::V2025_11_25, versions::V2026_07_28];
+
+/// A `tools/list` request (id 1) whose `_meta` holds `meta`'s members.
+fn request(meta: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{{meta}}}}}}}"#)
+}
+
+/// `check`'s answer for `frame`, and the reply a server writes on an error (empty on success).
+fn check(frame: &str) -> (Result<&'static str, String>, String) {
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+        panic!("not a request: {frame}")
+    };
+    let mut out = BytesMut::new();
+    let checked = RequestMeta::from_request(&req).check(SUPPORTED);
+    if let Err(e) = &checked {
+        e.write_reply(&mut out, req.id, SUPPORTED);
+    }
+    let checked = checked.map_err(|e| format!("{e:?}"));
+    (checked, String::from_utf8(out.to_vec()).unwrap())
+}
+
+const V2026: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#;
+const CAPS: &str = r#""io.modelcontextprotocol/clientCapabilities":{}"#;
+
+#[test]
+fn a_request_naming_a_supported_version_with_capabilities_is_served_by_it() {
+    let (checked, reply) = check(&request(&format!("{V2026},{CAPS}")));
+    assert_eq!(checked, Ok(versions::V2026_07_28));
+    assert_eq!(reply, "");
+    // An escape spells the same version.
+    let escaped = r#""io.modelcontextprotocol/protocolVersion":"2026\u002d07-28""#;
+    let (checked, _) = check(&request(&format!("{escaped},{CAPS}")));
+    assert_eq!(checked, Ok(versions::V2026_07_28));
+}
+
+#[test]
+fn a_request_naming_no_version_is_invalid_params() {
+    let invalid = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: _meta must name io.modelcontextprotocol/protocolVersion once, a string"}}
+"#;
+    let no_params = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_string();
+    let no_meta = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#.to_string();
+    let twice = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28""#;
+    let cases = [
+        no_params,
+        no_meta,
+        request(CAPS),
+        request(&format!(
+            r#""io.modelcontextprotocol/protocolVersion":20260728,{CAPS}"#
+        )),
+        request(&format!(
+            r#""io.modelcontextprotocol/protocolVersion":null,{CAPS}"#
+        )),
+        request(&format!("{twice},{CAPS}")),
+    ];
+    for frame in cases {
+        let (checked, reply) = check(&frame);
+        assert_eq!(checked, Err("MissingProtocolVersion".into()), "{frame}");
+        assert_eq!(reply, invalid, "{frame}");
+    }
+}
+
+#[test]
+fn a_request_naming_an_unknown_version_is_refused_with_the_supported_list() {
+    let frame = request(&format!(
+        r#""io.modelcontextprotocol/protocolVersion":"1900-01-01",{CAPS}"#
+    ));
+    let (checked, reply) = check(&frame);
+    assert!(checked.unwrap_err().starts_with("UnsupportedVersion"));
+    // MCP 2026-07-28's example, byte for byte but for its id.
+    assert_eq!(
+        reply,
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2025-11-25","2026-07-28"],"requested":"1900-01-01"}}}
+"#
+    );
+    // A later date, a draft, and one that only differs by its whitespace.
+    for version in ["2099-01-01", "DRAFT-2026-v1", " 2026-07-28", "2026-07-28 "] {
+        let member = format!(r#""io.modelcontextprotocol/protocolVersion":"{version}""#);
+        let (checked, reply) = check(&request(&format!("{member},{CAPS}")));
+        assert!(checked.is_err(), "{version}");
+        assert!(reply.contains(r#""code":-32022"#), "{version}: {reply}");
+        assert!(
+            reply.contains(&format!(r#""requested":"{version}""#)),
+            "{version}: {reply}"
+        );
+    }
+}
+
+#[test]
+fn a_version_of_initialize_named_per_request_is_unsupported_per_request() {
+    // 2025-11-25 is negotiated at `initialize`; named in `_meta` it is served by no rules.
+    let member = r#""io.modelcontextprotocol/protocolVersion":"2025-11-25""#;
+    let (checked, reply) = check(&request(&format!("{member},{CAPS}")));
+    assert!(checked.unwrap_err().starts_with("UnsupportedVersion"));
+    assert!(reply.contains(r#""code":-32022"#), "{reply}");
+}
+
+#[test]
+fn a_request_without_client_capabilities_is_invalid_params() {
+    let invalid = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: _meta must hold io.modelcontextprotocol/clientCapabilities once, an object"}}
+"#;
+    for caps in [
+        "",
+        r#","io.modelcontextprotocol/clientCapabilities":null"#,
+        r#","io.modelcontextprotocol/clientCapabilities":"all""#,
+        r#","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientCapabilities":{}"#,
+    ] {
+        let (checked, reply) = check(&request(&format!("{V2026}{caps}")));
+        assert_eq!(checked, Err("MissingClientCapabilities".into()), "{caps}");
+        assert_eq!(reply, invalid, "{caps}");
+    }
+}
+
+#[test]
+fn the_version_is_checked_before_the_capabilities() {
+    // Without capabilities, an unsupported version is still -32022: the client retries with
+    // a version it learns of, not with capabilities.
+    let member = r#""io.modelcontextprotocol/protocolVersion":"2099-01-01""#;
+    let (checked, reply) = check(&request(member));
+    assert!(checked.unwrap_err().starts_with("UnsupportedVersion"));
+    assert!(reply.contains(r#""code":-32022"#), "{reply}");
+}
+
+#[test]
+fn errors_name_their_codes() {
+    assert_eq!(
+        RequestMetaError::MissingProtocolVersion.code(),
+        ErrorCode::INVALID_PARAMS
+    );
+    assert_eq!(
+        RequestMetaError::MissingClientCapabilities.code(),
+        ErrorCode::INVALID_PARAMS
+    );
+}
