@@ -52,6 +52,7 @@ pub use request_check::RequestMetaError;
 /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
 /// let mut out = BytesMut::new();
 /// match &*req.method.decode() {
+///     // (Up to 2025-11-25: 2026-07-28 has no `ping`, `methods::is_removed`.)
 ///     methods::PING => encode::write_response(&mut out, req.id, RawJson::EMPTY_OBJECT),
 ///     methods::TOOLS_LIST => {
 ///         encode::write_response(&mut out, req.id, RawJson::new(br#"{"tools":[]}"#).unwrap())
@@ -164,6 +165,55 @@ pub mod methods {
         RESOURCES_UPDATED,
         TASKS_NOTIFICATION,
     ];
+
+    /// The methods of 2025-11-25 that 2026-07-28 removed: the handshake (`initialize`,
+    /// `notifications/initialized`), `ping`, `logging/setLevel` (the level is named in each
+    /// request's `_meta`), `resources/subscribe` and `resources/unsubscribe` (a
+    /// `subscriptions/listen` stream asks for updates), `notifications/roots/list_changed`,
+    /// `notifications/elicitation/complete`, and the experimental tasks' `tasks/result`,
+    /// `tasks/list` and `notifications/tasks/status`, which the official Tasks extension has
+    /// not (its `tasks/get` and `tasks/cancel` are its own). (`sampling/createMessage`,
+    /// `elicitation/create` and `roots/list` stay, as input requests in an `input_required`
+    /// result.)
+    ///
+    /// A server serving 2026-07-28 "does not implement" them: it answers a request of one
+    /// with -32601 Method not found (on HTTP, with `404 Not Found`), as [`is_removed`] tells.
+    pub const REMOVED_IN_2026_07_28: [&str; 11] = [
+        INITIALIZE,
+        INITIALIZED,
+        PING,
+        LOGGING_SET_LEVEL,
+        RESOURCES_SUBSCRIBE,
+        RESOURCES_UNSUBSCRIBE,
+        ROOTS_LIST_CHANGED,
+        ELICITATION_COMPLETE,
+        TASKS_RESULT,
+        TASKS_LIST,
+        TASKS_STATUS,
+    ];
+
+    /// Whether `method` is one MCP protocol `version` no longer has: one of
+    /// [`REMOVED_IN_2026_07_28`] under 2026-07-28 or later (as
+    /// [`versions::is_at_least`](crate::mcp::versions::is_at_least) orders versions), never
+    /// under an earlier version. A server answers a request of such a method with -32601,
+    /// whatever methods it serves under earlier versions.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::mcp::{methods, versions};
+    /// use rpcwire::{encode, Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// assert!(methods::is_removed(req.method, versions::V2026_07_28));
+    /// assert!(!methods::is_removed(req.method, versions::V2025_11_25));
+    /// let mut out = BytesMut::new();
+    /// encode::write_method_not_found(&mut out, req.id, req.method);
+    /// assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"#));
+    /// ```
+    pub fn is_removed(method: crate::JsonStr<'_>, version: &str) -> bool {
+        crate::mcp::versions::is_at_least(version, crate::mcp::versions::V2026_07_28)
+            && REMOVED_IN_2026_07_28.iter().any(|m| method.eq_str(m))
+    }
 }
 
 /// `_meta` keys: MCP 2026-07-28's per-request metadata, and the keys naming what a message

@@ -1,6 +1,6 @@
 //! `RequestMeta::check`: a server's check of the per-request `_meta` of MCP 2026-07-28 (the
-//! protocol version and the client capabilities every request carries), and the error reply
-//! to a request it refuses.
+//! protocol version and the client capabilities every request carries), the error reply
+//! to a request it refuses, and `methods::is_removed`, the methods 2026-07-28 no longer has.
 
 use bytes::BytesMut;
 use rpcwire::mcp::{RequestMeta, RequestMetaError, versions};
@@ -139,4 +139,48 @@ fn errors_name_their_codes() {
         RequestMetaError::MissingClientCapabilities.code(),
         ErrorCode::INVALID_PARAMS
     );
+}
+
+/// The method of a request (id 1) named `method` (as JSON string contents).
+fn method_of(method: &str, test: impl FnOnce(rpcwire::JsonStr<'_>)) {
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#);
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+        panic!("not a request: {frame}")
+    };
+    test(req.method);
+}
+
+#[test]
+fn the_methods_2026_07_28_removed_are_removed_from_it_on() {
+    use rpcwire::mcp::methods::{self, REMOVED_IN_2026_07_28, is_removed};
+    for method in REMOVED_IN_2026_07_28 {
+        method_of(method, |m| {
+            for version in ["2026-07-28", "2099-01-01", "DRAFT-2026-v1"] {
+                assert!(is_removed(m, version), "{method} under {version}");
+            }
+            for version in versions::KNOWN.iter().filter(|v| **v < "2026-07-28") {
+                assert!(!is_removed(m, version), "{method} under {version}");
+            }
+        });
+    }
+    // An escape spells the same method.
+    method_of(r"p\u0069ng", |m| assert!(is_removed(m, "2026-07-28")));
+    // Those 2026-07-28 keeps, has as input requests, or has in its Tasks extension.
+    for method in [
+        methods::TOOLS_LIST,
+        methods::TOOLS_CALL,
+        methods::SERVER_DISCOVER,
+        methods::SUBSCRIPTIONS_LISTEN,
+        methods::SAMPLING_CREATE_MESSAGE,
+        methods::ELICITATION_CREATE,
+        methods::ROOTS_LIST,
+        methods::TASKS_GET,
+        methods::TASKS_CANCEL,
+        methods::CANCELLED,
+        methods::PROGRESS,
+    ] {
+        method_of(method, |m| {
+            assert!(!is_removed(m, "2026-07-28"), "{method}")
+        });
+    }
 }
