@@ -35,7 +35,8 @@
 //!   of its stream included, gets 400. 2026-07-28 has no resumption (closing the stream
 //!   cancels the request): its stream is progress and the result, without ids, and a GET or
 //!   DELETE of it gets 405.
-//! - A request of 2026-07-28 naming a method the server has not gets 404 (and -32601). Its
+//! - A request of 2026-07-28 naming a method the server has not, or one that revision removed
+//!   (`ping`, `mcp::methods::is_removed`), gets 404 (and -32601). Its
 //!   results carry the `resultType` that revision requires of every result
 //!   (`mcp::write_result`), `tools/list`'s its caching hints (`ttlMs`, `cacheScope`), and it
 //!   has `server/discover`, which the revision requires of every server.
@@ -76,7 +77,8 @@ const KEPT_STREAM_BYTES: usize = 16 << 20;
 const KEPT_SESSIONS: usize = 1024;
 /// How long a client waits before it reconnects to a stream, in ms.
 const RETRY_MS: u64 = 1000;
-/// The methods the server has (every other gets -32601).
+/// The methods the server has (every other gets -32601, and so does `ping` under 2026-07-28,
+/// which removed it).
 const METHODS: &[&str] = &[
     mcp::methods::TOOLS_CALL,
     mcp::methods::TOOLS_LIST,
@@ -353,8 +355,13 @@ impl Server {
         match msg {
             // 2026-07-28: "If the server does not implement the requested RPC method, it MUST
             // respond with 404 Not Found and a JSON-RPC error with code -32601" (`initialize`
-            // among them: the revision has none).
-            Message::Request(req) if modern && !serves(req.method) => {
+            // among them: the revision has none), nor those the revision removed, `ping`
+            // included, which the server serves to sessions of earlier revisions.
+            Message::Request(req)
+                if modern
+                    && (!serves(req.method)
+                        || mcp::methods::is_removed(req.method, versions::V2026_07_28)) =>
+            {
                 let mut body = BytesMut::new();
                 encode::write_method_not_found(&mut body, req.id, req.method);
                 HttpResponse::new(404, JSON, body)

@@ -1193,7 +1193,7 @@ fn streamable_http_reads_the_version_header_without_its_whitespace() {
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     for version in [&b" 2026-07-28"[..], b"\t2026-07-28 ", b"  2026-07-28\t"] {
         let shown = String::from_utf8_lossy(version);
-        for method in ["tools/list", "server/discover", "ping"] {
+        for method in ["tools/list", "server/discover"] {
             let body =
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{meta}}}}}"#);
             let headers: Vec<Field> = vec![
@@ -1209,12 +1209,10 @@ fn streamable_http_reads_the_version_header_without_its_whitespace() {
                 reply["result"]["resultType"], "complete",
                 "{shown:?} {method}: {reply}"
             );
-            if method != "ping" {
-                assert_eq!(
-                    reply["result"]["ttlMs"], 60000,
-                    "{shown:?} {method}: {reply}"
-                );
-            }
+            assert_eq!(
+                reply["result"]["ttlMs"], 60000,
+                "{shown:?} {method}: {reply}"
+            );
         }
         // A GET or a DELETE of it: 405, 2026-07-28 has neither (not 400, for a version the
         // server does not speak).
@@ -1251,21 +1249,21 @@ fn streamable_http_reads_the_version_header_without_its_whitespace() {
 fn streamable_http_holds_a_session_to_its_version() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("old", "2025-11-25")]);
-    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
     let headers: &[Field] = &[
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2026-07-28"),
-        ("Mcp-Method", b"ping"),
+        ("Mcp-Method", b"tools/list"),
         ("Content-Type", b"application/json"),
         ("Accept", b"application/json, text/event-stream"),
     ];
-    let refused = server.post(headers, ping);
+    let refused = server.post(headers, list);
     assert_eq!(refused.status, 400);
     let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
     assert_eq!(reply["id"], 1);
     assert_eq!(reply["error"]["code"], -32020, "{reply}");
     // Without the session, the same request is served.
-    assert_eq!(server.post(&headers[1..], ping).status, 200);
+    assert_eq!(server.post(&headers[1..], list).status, 200);
 }
 
 /// The headers of a request of MCP 2026-07-28 to `examples/streamable_http.rs`, whose method
@@ -1289,16 +1287,16 @@ fn modern_post(method: &'static str) -> Vec<streamable_http::Field<'static>> {
 fn streamable_http_refuses_a_foreign_origin_with_403() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("s", "2025-11-25")]);
-    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
     let with_origin = |origin: &'static [u8]| {
-        let mut headers = modern_post("ping");
+        let mut headers = modern_post("tools/list");
         headers.push(("Origin", origin));
         headers
     };
-    assert_eq!(server.post(&modern_post("ping"), ping).status, 200);
+    assert_eq!(server.post(&modern_post("tools/list"), list).status, 200);
     assert_eq!(
         server
-            .post(&with_origin(b"http://localhost:3000"), ping)
+            .post(&with_origin(b"http://localhost:3000"), list)
             .status,
         200
     );
@@ -1308,7 +1306,7 @@ fn streamable_http_refuses_a_foreign_origin_with_403() {
         b"http://localhost:3001",
         b"null",
     ] {
-        let refused = server.post(&with_origin(foreign), ping);
+        let refused = server.post(&with_origin(foreign), list);
         assert_eq!(refused.status, 403, "{}", String::from_utf8_lossy(foreign));
         assert!(refused.session_id.is_none());
         let get: &[Field] = &[
@@ -1322,7 +1320,7 @@ fn streamable_http_refuses_a_foreign_origin_with_403() {
     // Two `Origin` headers, one foreign: refused, whichever a proxy reads.
     let mut twice = with_origin(b"http://localhost:3000");
     twice.push(("origin", b"http://evil.example"));
-    assert_eq!(server.post(&twice, ping).status, 403);
+    assert_eq!(server.post(&twice, list).status, 403);
     // The session survived the foreign DELETEs.
     let own: &[Field] = &[("Mcp-Session-Id", b"s"), ("Last-Event-ID", b"0/0")];
     assert_ne!(server.resume(own).status, 404);
@@ -1365,8 +1363,8 @@ fn streamable_http_requires_the_session_of_an_earlier_revision() {
     let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
     assert_eq!(server.post(JSON_POST, initialize).status, 200);
     // A request of 2026-07-28 names its version itself.
-    let modern = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-    assert_eq!(server.post(&modern_post("ping"), modern).status, 200);
+    let modern = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert_eq!(server.post(&modern_post("tools/list"), modern).status, 200);
 }
 
 /// `examples/streamable_http.rs` ends a session on a DELETE naming it (MCP: "Clients that no
@@ -1455,6 +1453,39 @@ fn streamable_http_answers_an_unknown_method_of_2026_with_404() {
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
 }
 
+/// `examples/streamable_http.rs` answers a request of 2026-07-28 naming a method that
+/// revision removed (`ping`, `logging/setLevel`, `resources/subscribe`: its changelog, "Remove
+/// `ping`, `logging/setLevel`, and `notifications/roots/list_changed`", and
+/// `subscriptions/listen` in place of `resources/subscribe`) with 404 and -32601, as one it
+/// does not implement; a session of 2025-11-25 still gets its `ping` answered. (It answered a
+/// `ping` of 2026-07-28 with `{"resultType":"complete"}`.)
+#[test]
+fn streamable_http_answers_a_method_2026_removed_with_404() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("old", "2025-11-25")]);
+    for method in ["ping", "logging/setLevel", "resources/subscribe"] {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let refused = server.post(&modern_post(method), body.as_bytes());
+        assert_eq!(refused.status, 404, "{method}");
+        let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+        assert_eq!(reply["id"], 5, "{method}: {reply}");
+        assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
+    }
+    let old: &[Field] = &[
+        ("Mcp-Session-Id", b"old"),
+        ("MCP-Protocol-Version", b"2025-11-25"),
+        ("Content-Type", b"application/json"),
+        ("Accept", b"application/json, text/event-stream"),
+    ];
+    let ping = br#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#;
+    let answered = server.post(old, ping);
+    assert_eq!(answered.status, 200);
+    let reply: serde_json::Value = serde_json::from_slice(&answered.body).unwrap();
+    assert_eq!(reply["result"], serde_json::json!({}), "{reply}");
+}
+
 /// `examples/streamable_http.rs` answers a request of 2026-07-28 with a stream that cannot be
 /// resumed, as that revision says ("Resumable SSE streams via Last-Event-ID are not
 /// supported"; closing the stream cancels the request, after which the server "MUST NOT send
@@ -1465,8 +1496,8 @@ fn streamable_http_answers_an_unknown_method_of_2026_with_404() {
 fn streamable_http_does_not_resume_a_stream_of_2026() {
     use streamable_http::Server;
     let mut server = Server::new(&[]);
-    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#;
-    let answered = server.post(&modern_post("ping"), ping);
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#;
+    let answered = server.post(&modern_post("tools/list"), list);
     assert_eq!(answered.status, 200);
     assert_eq!(answered.content_type, Some("text/event-stream"));
     let body = String::from_utf8_lossy(&answered.body).into_owned();
