@@ -35,6 +35,8 @@
 //!   of its stream included, gets 400. 2026-07-28 has no resumption (closing the stream
 //!   cancels the request): its stream is progress and the result, without ids, and a GET or
 //!   DELETE of it gets 405.
+//! - A request of 2026-07-28 without the client capabilities its `_meta` must hold gets 400
+//!   and -32602 (`RequestMeta::check`).
 //! - A request of 2026-07-28 naming a method the server has not, or one that revision removed
 //!   (`ping`, `mcp::methods::is_removed`), gets 404 (and -32601). Its
 //!   results carry the `resultType` that revision requires of every result
@@ -55,7 +57,7 @@ use rpcwire::encode::{self, BatchReply};
 use rpcwire::headers::{
     Header, HeaderCheck, HeaderError, PROTOCOL_VERSION, ToolHeaders, mirror_headers,
 };
-use rpcwire::mcp::{self, meta_keys, versions};
+use rpcwire::mcp::{self, RequestMeta, meta_keys, versions};
 use rpcwire::scan::Validation;
 use rpcwire::{
     DecodeOptions, Decoder, Dialect, ErrorCode, Id, JsonStr, Lookup, Message, RawJson, ReplyId,
@@ -335,6 +337,15 @@ impl Server {
             };
             if let Err(e) = check.check(headers.iter().copied(), &msg) {
                 return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
+            }
+            // Its `_meta` names its version and the client's capabilities: "A request
+            // missing any required field is malformed; the server MUST reject it with
+            // JSON-RPC error code -32602 (Invalid params)", with 400 on HTTP.
+            if let Message::Request(req) = &msg {
+                let meta = RequestMeta::from_request(req);
+                if let Err(e) = meta.check(SUPPORTED) {
+                    return HttpResponse::bad_request(|out| e.write_reply(out, id, SUPPORTED));
+                }
             }
         } else if supported.is_none() {
             // "If the server receives a request with an invalid or unsupported
@@ -953,7 +964,7 @@ fn main() {
 
     // The client's `tools/call` (MCP 2026-07-28, progress asked for), with the headers that
     // mirror it: it knows the tool's annotations from `tools/list`.
-    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1","region":"eu-west-1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p1"}}}"#;
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":{"query":"SELECT 1","region":"eu-west-1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p1"}}}"#;
     let schema = RawJson::new(EXECUTE_SQL_SCHEMA).expect("a JSON schema");
     let tool = ToolHeaders::from_input_schema(schema).expect("valid annotations");
     let msg = Decoder::mcp().decode(call).expect("a valid request");
@@ -1055,7 +1066,7 @@ fn main() {
     post("tools/call, Origin: http://evil.example", &foreign, call);
     let no_session: &[Field] = &[("MCP-Protocol-Version", b"2025-11-25")];
     post("ping, no Mcp-Session-Id", no_session, ping);
-    let prompts = br#"{"jsonrpc":"2.0","id":3,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let prompts = br#"{"jsonrpc":"2.0","id":3,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let prompts_headers: &[Field] = &[
         ("MCP-Protocol-Version", b"2026-07-28"),
         ("Mcp-Method", b"prompts/list"),

@@ -1249,7 +1249,7 @@ fn streamable_http_reads_the_version_header_without_its_whitespace() {
 fn streamable_http_holds_a_session_to_its_version() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("old", "2025-11-25")]);
-    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let headers: &[Field] = &[
         ("Mcp-Session-Id", b"old"),
         ("MCP-Protocol-Version", b"2026-07-28"),
@@ -1287,7 +1287,7 @@ fn modern_post(method: &'static str) -> Vec<streamable_http::Field<'static>> {
 fn streamable_http_refuses_a_foreign_origin_with_403() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("s", "2025-11-25")]);
-    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let with_origin = |origin: &'static [u8]| {
         let mut headers = modern_post("tools/list");
         headers.push(("Origin", origin));
@@ -1363,7 +1363,7 @@ fn streamable_http_requires_the_session_of_an_earlier_revision() {
     let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
     assert_eq!(server.post(JSON_POST, initialize).status, 200);
     // A request of 2026-07-28 names its version itself.
-    let modern = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let modern = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     assert_eq!(server.post(&modern_post("tools/list"), modern).status, 200);
 }
 
@@ -1424,7 +1424,7 @@ fn streamable_http_deletes_a_session() {
 fn streamable_http_answers_an_unknown_method_of_2026_with_404() {
     use streamable_http::{Field, Server};
     let mut server = Server::new(&[("old", "2025-11-25")]);
-    let list = br#"{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#;
+    let list = br#"{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
     let refused = server.post(&modern_post("prompts/list"), list);
     assert_eq!(refused.status, 404);
     assert_eq!(refused.content_type, Some("application/json"));
@@ -1435,7 +1435,7 @@ fn streamable_http_answers_an_unknown_method_of_2026_with_404() {
         "{reply}"
     );
 
-    let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let refused = server.post(&modern_post("initialize"), initialize);
     assert_eq!(refused.status, 404);
     assert!(refused.session_id.is_none());
@@ -1486,6 +1486,30 @@ fn streamable_http_answers_a_method_2026_removed_with_404() {
     assert_eq!(reply["result"], serde_json::json!({}), "{reply}");
 }
 
+/// `examples/streamable_http.rs` refuses a request of 2026-07-28 without the client
+/// capabilities every request of that revision carries in `_meta` with 400 and -32602 ("A
+/// request missing any required field is malformed; the server MUST reject it with JSON-RPC
+/// error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad
+/// Request"), and serves it with them, `{}` declaring none. (It served it without them.)
+#[test]
+fn streamable_http_refuses_a_2026_request_without_client_capabilities() {
+    use streamable_http::Server;
+    let mut server = Server::new(&[]);
+    for caps in ["", r#","io.modelcontextprotocol/clientCapabilities":null"#] {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"{caps}}}}}}}"#
+        );
+        let refused = server.post(&modern_post("tools/list"), body.as_bytes());
+        assert_eq!(refused.status, 400, "{caps}");
+        let reply: serde_json::Value = serde_json::from_slice(&refused.body).unwrap();
+        assert_eq!(reply["id"], 4, "{caps}: {reply}");
+        assert_eq!(reply["error"]["code"], -32602, "{caps}: {reply}");
+    }
+    let body = br#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let answered = server.post(&modern_post("tools/list"), body);
+    assert_eq!(answered.status, 200);
+}
+
 /// `examples/streamable_http.rs` answers a request of 2026-07-28 with a stream that cannot be
 /// resumed, as that revision says ("Resumable SSE streams via Last-Event-ID are not
 /// supported"; closing the stream cancels the request, after which the server "MUST NOT send
@@ -1496,7 +1520,7 @@ fn streamable_http_answers_a_method_2026_removed_with_404() {
 fn streamable_http_does_not_resume_a_stream_of_2026() {
     use streamable_http::Server;
     let mut server = Server::new(&[]);
-    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}}"#;
+    let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}}}"#;
     let answered = server.post(&modern_post("tools/list"), list);
     assert_eq!(answered.status, 200);
     assert_eq!(answered.content_type, Some("text/event-stream"));
