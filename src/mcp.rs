@@ -216,8 +216,8 @@ pub mod methods {
     }
 }
 
-/// `_meta` keys: MCP 2026-07-28's per-request metadata, and the keys naming what a message
-/// belongs to (a listen stream, a task).
+/// `_meta` keys: MCP 2026-07-28's per-request and per-response metadata, and the keys naming
+/// what a message belongs to (a listen stream, a task).
 pub mod meta_keys {
     /// The protocol version the request is made under.
     pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -238,6 +238,30 @@ pub mod meta_keys {
     /// The least severe log level the request wants `notifications/message` for (2026-07-28:
     /// no `logging/setLevel`).
     pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// On a result of 2026-07-28: the server's name and version (an `Implementation`, as
+    /// `serverInfo` was in `initialize`'s result). "Servers **SHOULD** include the following
+    /// `io.modelcontextprotocol/*` field in every result's `_meta`, unless specifically
+    /// configured not to do so".
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::mcp::{self, meta_keys, versions};
+    /// use rpcwire::{Id, RawJson};
+    /// let result = format!(
+    ///     r#"{{"tools":[],"_meta":{{"{}":{{"name":"s","version":"1"}}}}}}"#,
+    ///     meta_keys::SERVER_INFO
+    /// );
+    /// let mut out = BytesMut::new();
+    /// let id = Id::from_token(b"1").unwrap();
+    /// mcp::write_result(&mut out, id, RawJson::new(result.as_bytes()).unwrap(), versions::V2026_07_28)?;
+    /// assert_eq!(
+    ///     &out[..],
+    ///     &br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}
+    /// "#[..]
+    /// );
+    /// # Ok::<(), mcp::ResultError>(())
+    /// ```
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
 
 /// The identifiers of MCP's official extensions (2026-07-28 on): keys of a peer's

@@ -1569,3 +1569,22 @@ fn write_unsupported_names_the_versions() {
 "#[..]
     );
 }
+
+/// The `_meta` keys MCP 2026-07-28 reserves for its per-request and per-response fields, and
+/// for a listen stream's notifications, follow its key-name rules under its reserved prefix.
+#[test]
+fn the_reserved_meta_keys_follow_the_naming_rules() {
+    use mcp::meta_keys;
+    for key in [
+        meta_keys::PROTOCOL_VERSION,
+        meta_keys::CLIENT_CAPABILITIES,
+        meta_keys::CLIENT_INFO,
+        meta_keys::LOG_LEVEL,
+        meta_keys::SUBSCRIPTION_ID,
+        meta_keys::SERVER_INFO,
+    ] {
+        let parsed = MetaKey::parse(key).unwrap();
+        assert!(parsed.is_reserved(), "{key}");
+        assert_eq!(parsed.prefix, Some("io.modelcontextprotocol"), "{key}");
+    }
+}
