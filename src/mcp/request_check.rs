@@ -108,7 +108,10 @@ impl<'a> RequestMeta<'a> {
     /// For requests only (notifications carry no required field). A server of earlier
     /// versions too (dual-era) calls it for a request whose `_meta` names a version, or one
     /// outside any `initialize` session; a request of such a session names none, and is
-    /// served by the session's version.
+    /// served by the session's version. A server that serves no version per request (none
+    /// of `supported` is 2026-07-28 or later) is a legacy one, and has no use for it: -32022
+    /// "identifies a modern server", and a client that gets it retries with a listed version
+    /// instead of falling back to `initialize`.
     ///
     /// ```
     /// use bytes::BytesMut;
