@@ -178,6 +178,11 @@ pub mod methods {
     ///
     /// A server serving 2026-07-28 "does not implement" them: it answers a request of one
     /// with -32601 Method not found (on HTTP, with `404 Not Found`), as [`is_removed`] tells.
+    /// One exception: a server serving only 2026-07-28 or later answers an `initialize`
+    /// (which a legacy client sends without `_meta`) with an error that names the versions it
+    /// supports ("A server that supports only modern versions **SHOULD** name the protocol
+    /// versions it supports in any error it returns to an `initialize` request"; the code is
+    /// its own): [`versions::write_unsupported`](crate::mcp::versions::write_unsupported).
     pub const REMOVED_IN_2026_07_28: [&str; 11] = [
         INITIALIZE,
         INITIALIZED,
