@@ -88,7 +88,11 @@
 //!   [`batch::Collector`] collects it as the replies come, in any order; a batch of more
 //!   elements than [`Limits::max_batch_len`] is refused whole, with one reply.
 //! - forward a message under a new id: [`encode::write_with_id`]; for many clients over one
-//!   upstream, [`IdRemapper`] mints the ids and restores them on the replies.
+//!   upstream, [`IdRemapper`] mints the ids and restores them on the replies. A proxy that
+//!   rewrites even one client's ids rewrites its `notifications/cancelled` too: its
+//!   `requestId` is the client's own id, which upstream may be another request's token.
+//!   [`IdRemapper::forward_cancel`] does it (an `IdRemapper<()>` serves one client);
+//!   `write_with_id` and a [`PendingTable`] alone leave it to the caller.
 //! - match replies to my requests: [`PendingTable`] mints the ids ([`Token::to_id`] writes
 //!   one as a request's id, [`PendingTable::complete`] matches the reply by its id); [`InFlight`]
 //!   tracks the peer's ids.
