@@ -58,7 +58,8 @@
 //! - dispatch on a request's method: `match &*req.method.decode()` against the constants of
 //!   [`mcp::methods`] (borrowed, no allocation, unless the name holds escapes); answer an
 //!   unknown one with [`encode::write_method_not_found`] (-32601). Never answer a
-//!   [`Message::Notification`], even an unknown one.
+//!   [`Message::Notification`], even an unknown one. A whole stdio server:
+//!   [A server's side](#a-servers-side).
 //! - log what arrived: [`JsonStr`] (a method), [`RawJson`], [`ErrorObject`] (an error
 //!   reply's code and message) and [`Rejection`] (why a frame was refused, with its id)
 //!   implement `Display`. A method or an error message is the peer's decoded text, line
@@ -231,6 +232,101 @@
 //!     b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n"
 //! );
 //! ```
+//!
+//! ## A server's side
+//!
+//! A stdio server reads what a client writes with [`Decoder::mcp`] (strict, to answer every
+//! frame that is not JSON with -32700: see *choose a validation mode* above), and each frame
+//! is one of:
+//!
+//! - a request: answered by its method ([`mcp::methods`]). `initialize` gets the version
+//!   [`mcp::versions::negotiate`] picks from the params [`mcp::Initialize`] reads
+//!   ([`mcp::write_initialize_result`]), and the session decodes by that version's rules from
+//!   then on; a method the server does not serve gets -32601
+//!   ([`encode::write_method_not_found`]);
+//! - a notification: never answered, whatever its method;
+//! - a reply to a request of the server's: matched with its [`PendingTable`], never answered;
+//! - a frame refused: answered with [`Rejection::reply`] when it gives one (a line that is not
+//!   JSON gets -32700, with no id in MCP), and an over-long line with
+//!   [`Decoder::parse_error_reply`].
+//!
+//! ```
+//! use bytes::BytesMut;
+//! use rpcwire::mcp::{self, methods, versions};
+//! use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Framer, Message, RawJson, Validation};
+//!
+//! const SPEAKS: &[&str] = &[versions::V2025_06_18, versions::V2025_11_25];
+//!
+//! /// Answers one frame of the client's into `out`; `decoder` follows the session's version.
+//! fn answer(frame: &[u8], decoder: &mut Decoder, out: &mut BytesMut) {
+//!     let req = match decoder.decode(frame) {
+//!         Ok(Message::Request(req)) => req,
+//!         Ok(_) => return, // a notification, or a reply to a request of ours
+//!         Err(rejection) => {
+//!             if let Some(reply) = rejection.reply() {
+//!                 encode::write_reply(out, &reply, None);
+//!             }
+//!             return;
+//!         }
+//!     };
+//!     match &*req.method.decode() {
+//!         methods::INITIALIZE => {
+//!             let init = match mcp::Initialize::from_request(&req) {
+//!                 Ok(init) => init,
+//!                 Err(e) => return e.write_reply(out, req.id), // -32602
+//!             };
+//!             let requested = init.protocol_version.decode();
+//!             let Some(version) = versions::negotiate(&requested, SPEAKS) else {
+//!                 let code = ErrorCode::INVALID_PARAMS;
+//!                 return versions::write_unsupported(out, req.id, code, &requested, SPEAKS);
+//!             };
+//!             let capabilities = RawJson::new(br#"{"tools":{}}"#).unwrap();
+//!             let server_info = RawJson::new(br#"{"name":"demo","version":"0.1"}"#).unwrap();
+//!             mcp::write_initialize_result(out, req.id, version, capabilities, server_info, None)
+//!                 .expect("both are objects");
+//!             *decoder = decoder.for_protocol_version(version);
+//!         }
+//!         methods::PING => encode::write_response(out, req.id, RawJson::EMPTY_OBJECT),
+//!         methods::TOOLS_LIST => {
+//!             encode::write_response(out, req.id, RawJson::new(br#"{"tools":[]}"#).unwrap())
+//!         }
+//!         _ => encode::write_method_not_found(out, req.id, req.method),
+//!     }
+//! }
+//!
+//! let session = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+//! {"jsonrpc":"2.0","method":"notifications/initialized"}
+//! {"jsonrpc":"2.0","id":1,"method":"ping"}
+//! {"jsonrpc":"2.0","id":"t","method":"tools/list"}
+//! {"jsonrpc":"2.0","id":2,"method":"prompts/list"}
+//! {"jsonrpc":"2.0","method":"notifications/unknown"}
+//! not json
+//! {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name" "add"}}
+//! "#;
+//! let mut decoder = Decoder::new(DecodeOptions {
+//!     validation: Validation::Strict,
+//!     ..*Decoder::mcp().options()
+//! });
+//! let mut framer = decoder.line_framer();
+//! let mut input = BytesMut::from(&session[..]); // each read appended here
+//! let mut out = BytesMut::new(); // written to stdout, and flushed, after each read
+//! for frame in framer.frames(&mut input, true) {
+//!     match frame {
+//!         Ok(frame) => answer(&frame, &mut decoder, &mut out),
+//!         Err(_too_long) => encode::write_reply(&mut out, &decoder.parse_error_reply(), None),
+//!     }
+//! }
+//! assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"demo","version":"0.1"}}}
+//! {"jsonrpc":"2.0","id":1,"result":{}}
+//! {"jsonrpc":"2.0","id":"t","result":{"tools":[]}}
+//! {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found","data":"prompts/list"}}
+//! {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
+//! {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
+//! "#[..]);
+//! ```
+//!
+//! The same loop under tokio reads `codec::Incoming` items and writes `codec::Outgoing` ones:
+//! see the `codec` module (feature `tokio`).
 //!
 //! ## A client's side
 //!
