@@ -162,7 +162,8 @@
 //! - read stdin (or any byte stream): see [Reading a stream](#reading-a-stream) below; under
 //!   tokio, `codec::LineCodec` (feature `tokio`) over `tokio::io::stdin()` in a `FramedRead`
 //!   (`LineCodec::from(Decoder::mcp())`, with the decoder's frame limit;
-//!   `examples/mcp_stub_server.rs`).
+//!   `examples/mcp_stub_server.rs`), or in one `Framed` over stdin and stdout joined: the
+//!   `codec` module's *A server loop*.
 //! - speak SSE or `Content-Length`: [`SseFramer`] and [`ContentLengthFramer`] (or
 //!   [`Decoder::sse_framer`], [`Decoder::content_length_framer`]) read them, [`write_sse_event`]
 //!   and [`write_content_length_frame`] write them; under tokio, `codec::SseCodec` and

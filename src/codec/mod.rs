@@ -56,6 +56,70 @@
 //! `Encoder` of several item types, a sink's `SinkExt::flush` and `close` (which name no
 //! item) need the type spelled: `SinkExt::<Outgoing>::close(&mut sink)` ([`LineEncoder`]'s
 //! example).
+//!
+//! ## A server loop
+//!
+//! A `Framed` reads `Incoming` items and writes `Outgoing` ones over one transport; on stdio,
+//! which is two, `tokio::io::join(tokio::io::stdin(), tokio::io::stdout())` (tokio's
+//! `io-util` feature) makes it one (or read stdin with a `FramedRead` and write stdout with a
+//! `FramedWrite` of [`LineEncoder`]). A message no `Outgoing` shape writes, such as
+//! `initialize`'s answer ([`mcp::write_initialize_result`](crate::mcp::write_initialize_result)),
+//! is written into a `BytesMut` and sent as `Bytes`; the answer sent, the session's version
+//! goes to the codec with `set_decoder` ([`LineCodec::set_decoder`]). The crate docs' *A
+//! server's side* is the whole of such a server, without tokio.
+//!
+//! ```
+//! use futures_util::{SinkExt, StreamExt};
+//! use rpcwire::codec::{Incoming, LineCodec, Outgoing};
+//! use rpcwire::{mcp::methods, Decoder, Message, RawJson};
+//! use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+//! use tokio_util::codec::Framed;
+//!
+//! /// Serves `io`: `tokio::io::join(tokio::io::stdin(), tokio::io::stdout())` on stdio.
+//! async fn serve(io: impl AsyncRead + AsyncWrite + Unpin) -> std::io::Result<()> {
+//!     let mut framed = Framed::new(io, LineCodec::from(Decoder::mcp()));
+//!     while let Some(item) = framed.next().await {
+//!         let msg = match item? {
+//!             Incoming::Message(msg) => msg,
+//!             bad => {
+//!                 // Not JSON, an invalid request, an over-long line: the reply it calls for.
+//!                 if let Some(reply) = bad.reply() {
+//!                     framed.send(Outgoing::Reply(reply)).await?;
+//!                 }
+//!                 continue;
+//!             }
+//!         };
+//!         // A notification is never answered; nor is a reply to a request of ours.
+//!         let Message::Request(req) = msg.message() else { continue };
+//!         let answer = match &*req.method.decode() {
+//!             methods::PING => Outgoing::Response { id: req.id, result: RawJson::EMPTY_OBJECT },
+//!             _ => Outgoing::MethodNotFound { id: req.id, method: req.method },
+//!         };
+//!         framed.send(answer).await?;
+//!     }
+//!     Ok(())
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let (client, server) = tokio::io::duplex(4096);
+//! let server = tokio::spawn(serve(server));
+//! let (mut from_server, mut to_server) = tokio::io::split(client);
+//! to_server.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}
+//! {"jsonrpc":"2.0","method":"notifications/initialized"}
+//! {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+//! {oops
+//! "#).await?;
+//! to_server.shutdown().await?; // end of stream: `serve` returns
+//! server.await.unwrap()?;
+//! let mut replies = String::new();
+//! from_server.read_to_string(&mut replies).await?;
+//! assert_eq!(replies, r#"{"jsonrpc":"2.0","id":1,"result":{}}
+//! {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found","data":"tools/list"}}
+//! {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
+//! "#);
+//! # std::io::Result::Ok(())
+//! # }).unwrap();
+//! ```
 
 mod content_length;
 mod lines;
