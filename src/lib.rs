@@ -8,7 +8,7 @@
 //! The core is sans-IO: it works on `&[u8]`, [`bytes::BytesMut`] and [`bytes::Bytes`].
 //!
 //! ```
-//! use bytes::{BytesMut, BufMut};
+//! use bytes::BytesMut;
 //! use rpcwire::{encode, Decoder, Message, RawJson};
 //!
 //! let decoder = Decoder::mcp();

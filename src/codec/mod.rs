@@ -280,7 +280,7 @@ impl Incoming {
     ///
     /// ```
     /// use bytes::BytesMut;
-    /// use rpcwire::codec::{Incoming, LineCodec};
+    /// use rpcwire::codec::LineCodec;
     /// use tokio_util::codec::Decoder as _;
     ///
     /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp(), 64);

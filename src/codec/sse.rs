@@ -283,7 +283,7 @@ impl SseCodec {
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::codec::SseCodec;
-    /// use rpcwire::{Decoder, SseFramer};
+    /// use rpcwire::Decoder;
     /// use tokio_util::codec::Decoder as _;
     ///
     /// let saved = "41"; // read back from disk

@@ -207,7 +207,7 @@ impl Decoder {
     /// [`Limits::max_frame`]: crate::Limits::max_frame
     ///
     /// ```
-    /// use rpcwire::{DecodeOptions, Decoder, Framer};
+    /// use rpcwire::{DecodeOptions, Decoder};
     /// let mut options = DecodeOptions::default();
     /// options.limits.max_frame = 32 << 20;
     /// let decoder = Decoder::new(options);

@@ -50,7 +50,7 @@ use crate::message::Message;
 /// or version needs one.
 ///
 /// ```
-/// use rpcwire::headers::{mirror_headers, Header, HeaderCheck};
+/// use rpcwire::headers::{mirror_headers, HeaderCheck};
 /// use rpcwire::Decoder;
 /// let body = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///caf\u00e9.txt","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
 /// let msg = Decoder::mcp().decode(body).unwrap();
