@@ -82,6 +82,7 @@
 //!   such a value from one of the wrong shape), not -32700, and params nobody reads
 //!   (`ping`'s) are never checked: a server that must answer every request that is not JSON
 //!   with -32700, as JSON-RPC 2.0 says, decodes with [`Validation::Strict`].
+//!   [`Decoder::strict`] makes a decoder strict (`Decoder::mcp().strict()`).
 //! - forward a message as it came, as one line (an SSE event's or a `Content-Length` body's
 //!   line breaks become spaces): [`encode::write_frame`].
 //! - answer a JSON-RPC batch: [`Batch::decode`] decodes its elements one at a time, and
@@ -236,9 +237,9 @@
 //!
 //! ## A server's side
 //!
-//! A stdio server reads what a client writes with [`Decoder::mcp`] (strict, to answer every
-//! frame that is not JSON with -32700: see *choose a validation mode* above), and each frame
-//! is one of:
+//! A stdio server reads what a client writes with [`Decoder::mcp`] (made
+//! [`strict`](Decoder::strict), to answer every frame that is not JSON with -32700: see
+//! *choose a validation mode* above), and each frame is one of:
 //!
 //! - a request: answered by its method ([`mcp::methods`]). `initialize` gets the version
 //!   [`mcp::versions::negotiate`] picks from the params [`mcp::Initialize`] reads
@@ -254,7 +255,7 @@
 //! ```
 //! use bytes::BytesMut;
 //! use rpcwire::mcp::{self, methods, versions};
-//! use rpcwire::{encode, DecodeOptions, Decoder, ErrorCode, Framer, Message, RawJson, Validation};
+//! use rpcwire::{encode, Decoder, ErrorCode, Framer, Message, RawJson};
 //!
 //! const SPEAKS: &[&str] = &[versions::V2025_06_18, versions::V2025_11_25];
 //!
@@ -304,10 +305,7 @@
 //! not json
 //! {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name" "add"}}
 //! "#;
-//! let mut decoder = Decoder::new(DecodeOptions {
-//!     validation: Validation::Strict,
-//!     ..*Decoder::mcp().options()
-//! });
+//! let mut decoder = Decoder::mcp().strict();
 //! let mut framer = decoder.line_framer();
 //! let mut input = BytesMut::from(&session[..]); // each read appended here
 //! let mut out = BytesMut::new(); // written to stdout, and flushed, after each read

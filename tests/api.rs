@@ -534,3 +534,29 @@ fn a_client_does_not_answer_a_frame_with_a_method_and_a_result() {
         assert!(refused.reply_to_request().is_some());
     }
 }
+
+#[test]
+fn strict_changes_the_validation_alone() {
+    use rpcwire::{DecodeOptions, Decoder, Dialect, ReplyId, Role, Validation};
+    let mut options = DecodeOptions::new(Dialect::JsonRpc2)
+        .hardened_profile()
+        .for_protocol_version("2025-03-26");
+    options.role = Role::Client;
+    options.unreadable_id = ReplyId::Absent;
+    options.reject_unknown_members = true;
+    options.limits.max_frame = 1 << 12;
+    let strict = Decoder::new(options).strict();
+    assert_eq!(
+        *strict.options(),
+        DecodeOptions {
+            validation: Validation::Strict,
+            ..options
+        }
+    );
+    // Strict already: the same decoder.
+    assert_eq!(strict.strict(), strict);
+    // What the options decide, the decoder does: `[1 2]` in a result is refused (-32700).
+    let reply = br#"{"jsonrpc":"2.0","id":1,"result":[1 2]}"#;
+    assert!(Decoder::new(options).decode(reply).is_ok());
+    assert!(strict.decode(reply).unwrap_err().error().is_parse_error());
+}

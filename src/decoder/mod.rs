@@ -180,6 +180,30 @@ impl Decoder {
         &self.options
     }
 
+    /// This decoder with [`Validation::Strict`](crate::Validation::Strict), its other options
+    /// (dialect, role, limits, the version's rules) kept: every payload is held to RFC 8259, so
+    /// that a request whose params are not JSON gets -32700, and a proxy forwards nothing its
+    /// peer's parser would refuse (see [`Validation`](crate::Validation)). The same as
+    /// `Decoder::new(DecodeOptions { validation: Validation::Strict, ..*decoder.options() })`.
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, Validation};
+    /// let server = Decoder::mcp().strict();
+    /// let upstream = Decoder::mcp_client().strict();
+    /// assert_eq!(server.options().validation, Validation::Strict);
+    /// assert_eq!(upstream.options().role, Decoder::mcp_client().options().role);
+    /// // Lazy validation delimits `{"name" "add"}` and lets it through; strict refuses it.
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name" "add"}}"#;
+    /// assert!(Decoder::mcp().decode(frame).is_ok());
+    /// assert!(server.decode(frame).unwrap_err().error().is_parse_error());
+    /// ```
+    #[must_use]
+    pub const fn strict(&self) -> Self {
+        let mut options = self.options;
+        options.validation = crate::Validation::Strict;
+        Self::new(options)
+    }
+
     /// This decoder under the rules of MCP protocol `version`, its other options (role,
     /// validation, limits, hardening) kept: what a session switches to once `initialize` has
     /// settled the version ([`DecodeOptions::for_protocol_version`]).
