@@ -64,6 +64,13 @@ impl std::error::Error for Miss {}
 
 /// The table holds [`capacity_limit`](PendingTable::capacity_limit) requests already; the
 /// value that could not be inserted is handed back in the field.
+///
+/// A request of our own is then not sent. A client's request that a proxy was to forward
+/// under a token of this table is answered -32603
+/// ([`ErrorCode::INTERNAL_ERROR`](crate::ErrorCode::INTERNAL_ERROR)), as a full
+/// [`InFlight`](crate::InFlight) or [`IdRemapper`](crate::IdRemapper) answers it
+/// ([`InFlightError::code`](crate::InFlightError::code),
+/// [`RemapError::code`](crate::RemapError::code)).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct TableFull<T>(pub T);
 
