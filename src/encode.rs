@@ -215,7 +215,7 @@ pub(crate) fn write_response_head(out: &mut BytesMut, id: Id<'_>) {
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use rpcwire::{encode, ErrorCode, Id, RawJson, ReplyId};
+/// use rpcwire::{encode, ErrorCode, Id, ReplyId};
 /// let mut out = BytesMut::new();
 /// encode::write_error(&mut out, ReplyId::Null, ErrorCode::PARSE_ERROR, "Parse error", None);
 /// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n"[..]);
@@ -350,6 +350,11 @@ pub fn write_frame(out: &mut BytesMut, frame: &[u8]) {
 /// Appends `frame` with its id token replaced by `new_id`, everything else byte for byte
 /// (a proxy's id rewrite). `old_id` must be the id decoded from `frame` (a subslice of it).
 /// Line breaks in the frame become spaces, and a `\n` ends the line.
+///
+/// It rewrites the message's own `id` only. A proxy that rewrites a client's request ids
+/// rewrites the `requestId` of the client's `notifications/cancelled` too, or upstream reads
+/// the client's id as the token of another request it holds:
+/// [`IdRemapper::forward_cancel`](crate::IdRemapper::forward_cancel) does both.
 ///
 /// ```
 /// use bytes::BytesMut;
