@@ -605,6 +605,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// assert_eq!(table.bytes(), 0);
     /// table.insert_with_extra(two, 9, read).unwrap();
     /// ```
+    #[must_use]
     pub fn max_bytes(mut self, bytes: usize) -> Self {
         self.max_bytes = bytes;
         self
@@ -638,6 +639,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     ///
     /// When the table holds requests: they are keyed by the old setting, and could no longer
     /// be found (or two of them would become one).
+    #[must_use]
     pub fn lenient(mut self, yes: bool) -> Self {
         assert!(
             self.table.is_empty(),

@@ -455,6 +455,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
+// A builder method that takes `self` and returns it changed does nothing when its result is
+// dropped (`options.for_protocol_version(v);` on a `Copy` options value): each says so.
+#![warn(clippy::return_self_not_must_use)]
 
 extern crate alloc;
 

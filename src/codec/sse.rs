@@ -445,6 +445,7 @@ impl<'a, T> SseMessage<'a, T> {
     }
 
     /// With the event id `id`.
+    #[must_use]
     pub fn with_id(self, id: &'a str) -> Self {
         SseMessage {
             id: Some(id),
@@ -453,6 +454,7 @@ impl<'a, T> SseMessage<'a, T> {
     }
 
     /// With the event type `event_type`.
+    #[must_use]
     pub fn with_event_type(self, event_type: &'a str) -> Self {
         SseMessage {
             event_type: Some(event_type),

@@ -211,6 +211,7 @@ impl DecodeOptions {
     ///
     /// [`result_types`]: DecodeOptions::result_types
     /// [`batches`]: DecodeOptions::batches
+    #[must_use]
     pub fn for_protocol_version(mut self, version: &str) -> Self {
         self.result_types = if crate::mcp::versions::has_result_type(version) {
             Self::RESULT_TYPES

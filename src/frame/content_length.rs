@@ -287,12 +287,14 @@ impl ContentLengthFramer {
 
     /// Sets the limit on the size of a header block (its blank line included). A block of
     /// exactly this size is taken; at 0, none is, and the first byte of one fails.
+    #[must_use]
     pub fn max_header_bytes(mut self, bytes: usize) -> Self {
         self.max_header_bytes = bytes;
         self
     }
 
     /// Sets the limit on the number of headers of one message.
+    #[must_use]
     pub fn max_headers(mut self, count: usize) -> Self {
         self.max_headers = count;
         self

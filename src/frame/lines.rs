@@ -147,6 +147,7 @@ impl LineFramer {
 
     /// Also hand out blank lines (as empty or whitespace-only frames) instead of skipping
     /// them, for tools that report every line.
+    #[must_use]
     pub fn yield_blank_lines(mut self, yes: bool) -> Self {
         self.yield_blank = yes;
         self

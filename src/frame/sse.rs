@@ -318,6 +318,7 @@ impl SseFramer {
     /// assert_eq!(frames(SseFramer::new(1024)), 0);
     /// assert_eq!(frames(SseFramer::new(1024).yield_empty_events(true)), 3);
     /// ```
+    #[must_use]
     pub fn yield_empty_events(mut self, yes: bool) -> Self {
         self.yield_empty = yes;
         self

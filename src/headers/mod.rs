@@ -342,6 +342,7 @@ impl<'a> HeaderCheck<'a> {
     /// matches the first parameter of its name, so a second one of the same name would be
     /// [`HeaderError::Missing`] in a request whose body has its value. (A schema read by
     /// [`ToolHeaders::from_input_schema`] is refused with such a pair.)
+    #[must_use]
     pub const fn with_params(mut self, params: &'a [ParamHeader<'a>]) -> Self {
         self.params = Params::Listed(params);
         self
@@ -367,6 +368,7 @@ impl<'a> HeaderCheck<'a> {
     /// headers.push(("mcp-param-region", b"us-west1"));
     /// assert_eq!(check.check(headers.iter().copied(), &msg), Ok(()));
     /// ```
+    #[must_use]
     pub const fn with_tool(mut self, tool: &'a ToolHeaders) -> Self {
         self.params = Params::Tool(tool);
         self

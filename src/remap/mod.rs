@@ -777,6 +777,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","id":1,"result":{"tasks":[{"taskId":"t"}]}}
     /// "#[..]);
     /// ```
+    #[must_use]
     pub fn dialect(mut self, dialect: Dialect) -> Self {
         self.mcp = dialect == Dialect::Mcp;
         self
@@ -804,6 +805,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// assert_eq!(refused, Err(RemapError::OverBudget));
     /// assert_eq!(remap.bytes(), 0);
     /// ```
+    #[must_use]
     pub fn max_bytes(mut self, bytes: usize) -> Self {
         self.max_bytes = bytes;
         self
@@ -813,6 +815,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// flight and live task routes at once (see [Clients' shares](Self#clients-shares));
     /// beyond it the client's request is refused as [`RemapError::ClientFull`]. Unlimited
     /// unless set (the table's capacity bounds every client); `0` refuses every request.
+    #[must_use]
     pub fn max_per_client(mut self, entries: usize) -> Self {
         self.max_per_client = entries;
         self
@@ -823,6 +826,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// [Clients' shares](Self#clients-shares)): beyond it the client's request is refused as
     /// [`RemapError::ClientOverBudget`], and a `CreateTaskResult` answering it leaves no
     /// route. Unlimited unless set (`max_bytes` bounds every client).
+    #[must_use]
     pub fn max_bytes_per_client(mut self, bytes: usize) -> Self {
         self.max_bytes_per_client = bytes;
         self
