@@ -66,9 +66,9 @@ impl std::error::Error for Miss {}
 /// value that could not be inserted is handed back in the field.
 ///
 /// A request of our own is then not sent. A client's request that a proxy was to forward
-/// under a token of this table is answered -32603
-/// ([`ErrorCode::INTERNAL_ERROR`](crate::ErrorCode::INTERNAL_ERROR)), as a full
-/// [`InFlight`](crate::InFlight) or [`IdRemapper`](crate::IdRemapper) answers it
+/// under a token of this table is answered -32603 ([`code`](Self::code),
+/// [`write_reply`](Self::write_reply)), as a full [`InFlight`](crate::InFlight) or
+/// [`IdRemapper`](crate::IdRemapper) answers it
 /// ([`InFlightError::code`](crate::InFlightError::code),
 /// [`RemapError::code`](crate::RemapError::code)).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,43 @@ impl<T> TableFull<T> {
     pub fn into_inner(self) -> T {
         self.0
     }
+
+    /// The error code of the reply a client's request gets when a proxy could not forward it
+    /// for want of a token: -32603, as [`InFlightError::code`](crate::InFlightError::code)
+    /// gives for a full table of the peer's requests.
+    ///
+    /// ```
+    /// use rpcwire::{ErrorCode, TableFull};
+    /// assert_eq!(TableFull("a request").code(), ErrorCode::INTERNAL_ERROR);
+    /// ```
+    pub const fn code(&self) -> crate::ErrorCode {
+        crate::ErrorCode::INTERNAL_ERROR
+    }
+
+    /// Writes the error reply a client's request gets when a proxy could not forward it for
+    /// want of a token: [`code`](Self::code), and this error's text as the message, under the
+    /// client's id (an [`Id`](crate::Id), or any [`ReplyId`](crate::ReplyId)). It takes
+    /// `&self`, so the value handed back is still [`into_inner`](Self::into_inner)'s.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Id, PendingTable};
+    /// let mut upstream = PendingTable::with_capacity_limit(1);
+    /// upstream.insert("first").unwrap();
+    /// let full = upstream.insert("second").unwrap_err();
+    /// let mut out = BytesMut::new();
+    /// full.write_reply(&mut out, Id::from_token(br#""c7""#).unwrap());
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":"c7","error":{"code":-32603,"message":"pending table is full"}}
+    /// "#[..]);
+    /// assert_eq!(full.into_inner(), "second");
+    /// ```
+    pub fn write_reply<'i>(&self, out: &mut bytes::BytesMut, id: impl Into<crate::ReplyId<'i>>) {
+        crate::encode::write_error(out, id, self.code(), TABLE_FULL, None);
+    }
 }
+
+/// [`TableFull`]'s text: its `Display`, and the message of its reply.
+const TABLE_FULL: &str = "pending table is full";
 
 impl<T> fmt::Debug for TableFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -89,7 +125,7 @@ impl<T> fmt::Debug for TableFull<T> {
 
 impl<T> fmt::Display for TableFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("pending table is full")
+        f.write_str(TABLE_FULL)
     }
 }
 

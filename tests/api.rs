@@ -560,3 +560,26 @@ fn strict_changes_the_validation_alone() {
     assert!(Decoder::new(options).decode(reply).is_ok());
     assert!(strict.decode(reply).unwrap_err().error().is_parse_error());
 }
+
+/// A client's request refused because a table is full gets the same -32603 whichever table
+/// refused it: the proxy's `PendingTable` of upstream tokens, an `InFlight`, an `IdRemapper`.
+#[test]
+fn every_full_table_answers_a_refused_request_alike() {
+    use bytes::BytesMut;
+    use rpcwire::{ErrorCode, Id, InFlightError, PendingTable, RemapError};
+
+    let mut table = PendingTable::with_capacity_limit(1);
+    table.insert(1u8).unwrap();
+    let full = table.insert(2u8).unwrap_err();
+    assert_eq!(full.code(), ErrorCode::INTERNAL_ERROR);
+    assert_eq!(full.code(), InFlightError::Full.code());
+    assert_eq!(full.code(), RemapError::Full.code());
+    let id = Id::from_token(b"9").unwrap();
+    let mut out = BytesMut::new();
+    full.write_reply(&mut out, id);
+    let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(reply["id"], 9);
+    assert_eq!(reply["error"]["code"], -32603);
+    assert_eq!(reply["error"]["message"], full.to_string());
+    assert_eq!(full.into_inner(), 2);
+}
