@@ -71,6 +71,9 @@ impl<'a> Iterator for BatchElements<'a, '_> {
     }
 }
 
+// `Elements` is fused, and every element it yields is decoded.
+impl core::iter::FusedIterator for BatchElements<'_, '_> {}
+
 impl<'a> Batch<'a> {
     /// Decodes the elements with `decoder`, one at a time as the iterator is advanced, each as
     /// if it were a frame of its own; a nested array is not a valid element (-32600, with the

@@ -932,6 +932,10 @@ impl<T> Iterator for Expired<'_, T> {
     }
 }
 
+// The iterator holds the table: no request can be inserted, nor a deadline moved, while it
+// lives, so none falls due after the last one it yields.
+impl<T> core::iter::FusedIterator for Expired<'_, T> {}
+
 impl<T> fmt::Debug for Expired<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Expired").field("now", &self.now).finish()
@@ -968,6 +972,9 @@ impl<T> Iterator for Drain<'_, T> {
 }
 
 impl<T> ExactSizeIterator for Drain<'_, T> {}
+
+// Past the last slot it stays past it.
+impl<T> core::iter::FusedIterator for Drain<'_, T> {}
 
 impl<T> Drop for Drain<'_, T> {
     fn drop(&mut self) {

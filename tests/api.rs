@@ -583,3 +583,35 @@ fn every_full_table_answers_a_refused_request_alike() {
     assert_eq!(reply["error"]["message"], full.to_string());
     assert_eq!(full.into_inner(), 2);
 }
+
+/// Asserts at compile time that `I` is fused, and checks it at run time: `None` once, `None`
+/// after.
+fn ends_for_good<I: std::iter::FusedIterator>(mut iter: I) {
+    for _ in iter.by_ref() {}
+    assert!(iter.next().is_none());
+    assert!(iter.next().is_none());
+}
+
+/// The crate's named iterators are `FusedIterator`, so a caller's `.fuse()` is free and an
+/// adaptor that needs one (`Peekable` reused past its end, a `zip` of two) takes them.
+#[test]
+fn named_iterators_are_fused() {
+    use rpcwire::{Decoder, Lines, Message, PendingTable, RawJson};
+
+    ends_for_good(Lines::new(b"{}\n\n[]", 1024));
+    ends_for_good(Decoder::mcp().decode_lines(b"{}\n"));
+    let raw = RawJson::new(br#"{"a":[1,2]}"#).unwrap();
+    ends_for_good(raw.members());
+    ends_for_good(raw.get("a").unwrap().elements());
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},[]]"#;
+    let Ok(Message::Batch(batch)) = Decoder::jsonrpc().decode(batch) else {
+        panic!()
+    };
+    ends_for_good(batch.decode(&Decoder::jsonrpc()));
+
+    let mut table = PendingTable::new();
+    table.insert_with_deadline("due", 5).unwrap();
+    table.insert_with_deadline("later", 50).unwrap();
+    ends_for_good(table.expire(10));
+    ends_for_good(table.drain());
+}

@@ -440,6 +440,9 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+// Once the input is framed to its end, `next` finds it empty on every call.
+impl core::iter::FusedIterator for Lines<'_> {}
+
 impl<'a> Lines<'a> {
     /// What is left to frame.
     #[inline]
