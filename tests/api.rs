@@ -128,6 +128,62 @@ fn main_types_are_send_sync_and_debug() {
     );
 }
 
+/// The rest of the public types, values and views a task hands to another or keeps in shared
+/// state: each is `Send + Sync + Debug` too (a compile-time check; the borrowing ones at any
+/// lifetime, as `'static` stands for every other here).
+#[test]
+fn every_other_public_type_is_send_sync_and_debug() {
+    use rpcwire::{batch, headers, pending};
+    shared::<rpcwire::DecodeOptions>();
+    shared::<rpcwire::Limits>();
+    shared::<rpcwire::Rejection<'static>>();
+    shared::<rpcwire::OwnedRejection>();
+    shared::<rpcwire::Reply<'static>>();
+    shared::<rpcwire::Id<'static>>();
+    shared::<rpcwire::IdBuf>();
+    shared::<rpcwire::IdKey>();
+    shared::<rpcwire::RawJson<'static>>();
+    shared::<rpcwire::JsonStr<'static>>();
+    shared::<rpcwire::Members<'static>>();
+    shared::<rpcwire::Elements<'static>>();
+    shared::<rpcwire::Lines<'static>>();
+    shared::<rpcwire::DecodeLines<'static>>();
+    shared::<rpcwire::DecodedLine<'static>>();
+    shared::<rpcwire::SseEvent>();
+    shared::<rpcwire::Token>();
+    shared::<rpcwire::Origin<u32, String>>();
+    shared::<rpcwire::ProgressRoute<'static, u32, String>>();
+    shared::<rpcwire::StreamCancel<u32, String>>();
+    shared::<rpcwire::TableFull<String>>();
+    shared::<pending::Expired<'static, String>>();
+    shared::<pending::Drain<'static, String>>();
+    shared::<pending::VacantEntry<'static, String>>();
+    shared::<rpcwire::ReservedId<'static, String, std::hash::RandomState>>();
+    shared::<batch::BatchElements<'static, 'static>>();
+    shared::<batch::Owed>();
+    shared::<batch::Status>();
+    shared::<rpcwire::encode::BatchReply<'static>>();
+    shared::<headers::ToolHeaders>();
+    shared::<headers::HeaderCheck<'static>>();
+    shared::<headers::ParamHeader<'static>>();
+    #[cfg(feature = "tokio")]
+    {
+        use rpcwire::codec;
+        shared::<pending::DeadlineClock>();
+        shared::<codec::LineCodec>();
+        shared::<codec::LineEncoder>();
+        shared::<codec::SseCodec>();
+        shared::<codec::SseEncoder>();
+        shared::<codec::ContentLengthCodec>();
+        shared::<codec::ContentLengthEncoder>();
+        shared::<codec::Incoming>();
+        shared::<codec::Outgoing<'static>>();
+        shared::<codec::SseItem>();
+    }
+    #[cfg(feature = "serde")]
+    shared::<rpcwire::typed::Scratch>();
+}
+
 /// A pending table's reserved entry and its iterators say in `Debug` what they stand for (the
 /// token the entry files under, the `now` an expiry runs to, the requests a drain has left),
 /// without needing `T: Debug`; what a `#[derive(Debug)]` struct holding one shows.
