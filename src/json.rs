@@ -254,7 +254,7 @@ impl Iterator for Unescape<'_> {
 /// What a member lookup found ([`RawJson::lookup`], [`RawJson::lookup_path`]):
 /// [`RawJson::get`] reads both misses as `None`, where a caller may have to refuse an
 /// ambiguous member rather than fall back as for an absent one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lookup<'a> {
     /// No such member (or not an object).
     Absent,

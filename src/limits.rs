@@ -20,7 +20,7 @@
 /// let limits = Limits { max_frame: 1 << 20, ..Limits::default() };
 /// assert_eq!(limits.max_depth, 128);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Longest frame (one line, one SSE event's data, one Content-Length body), in bytes,
     /// not counting the line terminator. Default: 16 MiB.

@@ -50,7 +50,7 @@ impl core::fmt::Display for Kind {
 }
 
 /// A request: the peer waits for a reply carrying the same id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Request<'a> {
     /// The id, exactly as received.
     pub id: Id<'a>,
@@ -61,7 +61,7 @@ pub struct Request<'a> {
 }
 
 /// A notification: never answered, not even with an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Notification<'a> {
     /// The method name.
     pub method: JsonStr<'a>,
@@ -70,7 +70,7 @@ pub struct Notification<'a> {
 }
 
 /// A success response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Response<'a> {
     /// The id of the request this answers.
     pub id: Id<'a>,
@@ -79,7 +79,7 @@ pub struct Response<'a> {
 }
 
 /// The `error` member of an error response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ErrorObject<'a> {
     /// `error.code`.
     pub code: ErrorCode,
@@ -107,7 +107,7 @@ impl core::fmt::Display for ErrorObject<'_> {
 }
 
 /// An error response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ErrorResponse<'a> {
     /// The id of the request this answers: `None` when the member is absent (MCP's form for
     /// "the request's id could not be read"; JSON-RPC refuses it as `MissingId`);
@@ -151,7 +151,7 @@ impl<'a> ErrorResponse<'a> {
 
 /// A JSON-RPC batch, kept raw. [`Batch::decode`] decodes its elements one by one with the
 /// same decoder (and refuses what is not a valid element: a nested array, MCP's `initialize`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Batch<'a> {
     /// The whole array.
     pub raw: RawJson<'a>,
@@ -171,7 +171,7 @@ pub struct Batch<'a> {
 ///     other => panic!("unexpected {other:?}"),
 /// }
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Message<'a> {
     /// A request.
     Request(Request<'a>),
@@ -261,7 +261,7 @@ impl<'a> Message<'a> {
 }
 
 /// Where the id the reply must carry comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReplyId<'a> {
     /// Echo this id, byte for byte.
     Id(Id<'a>),
@@ -290,7 +290,7 @@ impl ReplyId<'_> {
 }
 
 /// The error reply a rejected frame calls for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reply<'a> {
     /// The error code (-32700 or -32600).
     pub code: ErrorCode,

@@ -671,3 +671,77 @@ fn named_iterators_are_fused() {
     ends_for_good(table.expire(10));
     ends_for_good(table.drain());
 }
+
+/// The hash of `value`, by the std hasher with fixed keys.
+fn hash_of<T: std::hash::Hash>(value: &T) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(value)
+}
+
+/// The message views, their reply, and the decoder's configuration are `Hash` as their parts
+/// are (ids, raw JSON, methods): keys of a set of replies already sent, of a cache per
+/// decoder. Values equal by `Eq`, read from two buffers, hash alike.
+#[test]
+fn views_and_configuration_hash_as_they_compare() {
+    use rpcwire::{DecodeOptions, Decoder, Dialect, Limits, Message, RawJson};
+    use std::collections::HashSet;
+
+    let frames = [
+        &br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#[..],
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        br#"{"jsonrpc":"2.0","id":"r","result":{"a":1}}"#,
+        br#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no","data":[1]}}"#,
+    ];
+    let decoder = Decoder::mcp_client();
+    let copies: Vec<Vec<u8>> = frames.iter().map(|f| f.to_vec()).collect();
+    let mut seen = HashSet::new();
+    for (frame, copy) in frames.iter().zip(&copies) {
+        let (one, other) = (
+            decoder.decode(frame).unwrap(),
+            decoder.decode(copy).unwrap(),
+        );
+        assert_eq!(one, other);
+        assert_eq!(hash_of(&one), hash_of(&other));
+        assert!(seen.insert(one));
+        assert!(!seen.insert(other));
+        if let (Message::ErrorResponse(a), Message::ErrorResponse(b)) = (one, other) {
+            assert_eq!(hash_of(&a.error), hash_of(&b.error));
+        }
+    }
+    let reply = Decoder::mcp()
+        .decode(b"{oops")
+        .unwrap_err()
+        .reply()
+        .unwrap();
+    assert_eq!(
+        hash_of(&reply),
+        hash_of(&Decoder::mcp().parse_error_reply())
+    );
+    let raw = RawJson::new(br#"{"a":1}"#).unwrap();
+    assert_eq!(hash_of(&raw.lookup("a")), hash_of(&raw.lookup("a")));
+
+    let mut decoders = HashSet::new();
+    assert!(decoders.insert(Decoder::mcp()));
+    assert!(!decoders.insert(Decoder::default()));
+    assert!(decoders.insert(Decoder::mcp().strict()));
+    let options = DecodeOptions::new(Dialect::JsonRpc2);
+    assert_eq!(
+        hash_of(&options),
+        hash_of(&DecodeOptions::new(Dialect::JsonRpc2))
+    );
+    assert_eq!(hash_of(&Limits::default()), hash_of(&Limits::DEFAULT));
+
+    let event = |data: &'static [u8]| {
+        let mut buf = bytes::BytesMut::from(data);
+        rpcwire::SseFramer::new(64)
+            .decode(&mut buf)
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(
+        hash_of(&event(b"id: 1\ndata: {}\n\n")),
+        hash_of(&event(b"id: 1\ndata: {}\n\n"))
+    );
+    fn keyed<K: std::hash::Hash + Eq>() {}
+    keyed::<rpcwire::Origin<u32, String>>();
+}

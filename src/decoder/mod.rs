@@ -44,7 +44,7 @@ use crate::scan::{self, scalar::skip_ws};
 /// assert_eq!(reply.code, ErrorCode::PARSE_ERROR);
 /// assert_eq!(reply.id, ReplyId::Absent);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Decoder {
     options: DecodeOptions,
     /// Whether the straight path for the usual shapes may run ([`Decoder::decode_usual`]):

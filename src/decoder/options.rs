@@ -56,7 +56,7 @@ pub enum Role {
 /// assert!(Decoder::mcp_client().decode(reply).is_ok());
 /// assert!(upstream.decode(reply).unwrap_err().error().is_parse_error());
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DecodeOptions {
     /// The rule set.
     pub dialect: Dialect,

@@ -67,7 +67,7 @@ const LINE_SLACK: usize = 8;
 /// let event = SseEvent::default();
 /// Decoder::mcp().decode(&event); // expected `&[u8]`, found `&SseEvent`
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SseEvent {
     /// The event's data: its `data:` lines joined with `\n` (decode it with the envelope
     /// decoder).

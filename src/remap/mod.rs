@@ -89,7 +89,7 @@ use token_index::{RequestsByClient, TasksById};
 /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","id":"a-1","error":{"code":-32603,"message":"timed out"}}
 /// "#[..]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Origin<C, T = ()> {
     /// The client (connection) that sent it.
     pub client: C,
