@@ -112,6 +112,26 @@ impl ErrorCode {
     }
 }
 
+/// A code as it is on the wire.
+///
+/// ```
+/// use rpcwire::ErrorCode;
+/// assert_eq!(ErrorCode::from(-32601), ErrorCode::METHOD_NOT_FOUND);
+/// assert_eq!(i64::from(ErrorCode::METHOD_NOT_FOUND), -32601);
+/// ```
+impl From<i64> for ErrorCode {
+    fn from(code: i64) -> Self {
+        ErrorCode(code)
+    }
+}
+
+/// The code's integer, as [`ErrorCode::from`] takes it.
+impl From<ErrorCode> for i64 {
+    fn from(code: ErrorCode) -> Self {
+        code.0
+    }
+}
+
 impl core::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{}", self.0)

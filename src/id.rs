@@ -262,6 +262,19 @@ impl From<Id<'_>> for IdBuf {
     }
 }
 
+/// The borrowed id, as [`IdBuf::as_id`] gives it.
+///
+/// ```
+/// use rpcwire::{Id, IdBuf};
+/// let kept = IdBuf::from_i64(7);
+/// assert_eq!(Id::from(&kept), kept.as_id());
+/// ```
+impl<'a> From<&'a IdBuf> for Id<'a> {
+    fn from(id: &'a IdBuf) -> Self {
+        id.as_id()
+    }
+}
+
 /// An owned id equals a borrowed one whose token is the same bytes, as two [`Id`]s compare
 /// (`1` and `1.0` differ; [`IdKey`](crate::IdKey) matches by value): the id a request came
 /// with, kept in an [`Origin`](crate::Origin), against one read from a frame.

@@ -278,6 +278,23 @@ impl<'a> From<Id<'a>> for ReplyId<'a> {
     }
 }
 
+/// A kept id, echoed: an error reply written under the id of an
+/// [`Origin`](crate::Origin) takes `&origin.id` as it is.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, ErrorCode, IdBuf};
+/// let kept = IdBuf::from_i64(7);
+/// let mut out = BytesMut::new();
+/// encode::write_error(&mut out, &kept, ErrorCode::INTERNAL_ERROR, "timed out", None);
+/// assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":7,"error""#));
+/// ```
+impl<'a> From<&'a crate::IdBuf> for ReplyId<'a> {
+    fn from(id: &'a crate::IdBuf) -> Self {
+        ReplyId::Id(id.as_id())
+    }
+}
+
 impl ReplyId<'_> {
     /// The wire token (`null` for [`ReplyId::Null`]) or `None` for [`ReplyId::Absent`].
     pub fn token(&self) -> Option<&[u8]> {

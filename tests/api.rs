@@ -745,3 +745,22 @@ fn views_and_configuration_hash_as_they_compare() {
     fn keyed<K: std::hash::Hash + Eq>() {}
     keyed::<rpcwire::Origin<u32, String>>();
 }
+
+/// The conversions a caller reaches for: an error code to and from its integer, a kept id
+/// (`Origin::id`) to the borrowed id and to the reply id the writers take.
+#[test]
+fn codes_and_kept_ids_convert_both_ways() {
+    use bytes::BytesMut;
+    use rpcwire::{ErrorCode, Id, IdBuf, InFlightError, ReplyId};
+
+    assert_eq!(ErrorCode::from(-32602), ErrorCode::INVALID_PARAMS);
+    assert_eq!(i64::from(ErrorCode::INVALID_PARAMS), -32602);
+    let kept = IdBuf::from(Id::from_token(br#""a-1""#).unwrap());
+    assert_eq!(Id::from(&kept).raw(), br#""a-1""#);
+    assert_eq!(ReplyId::from(&kept), ReplyId::Id(kept.as_id()));
+    let (mut by_ref, mut by_view) = (BytesMut::new(), BytesMut::new());
+    InFlightError::Full.write_reply(&mut by_ref, &kept);
+    InFlightError::Full.write_reply(&mut by_view, kept.as_id());
+    assert_eq!(by_ref, by_view);
+    assert!(by_ref.starts_with(br#"{"jsonrpc":"2.0","id":"a-1","error""#));
+}
