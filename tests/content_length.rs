@@ -463,6 +463,19 @@ fn over_long_body_is_skipped_exactly() {
     assert_eq!(framer.last_offset(), 30);
 }
 
+/// The text of an over-long body says how long it is, from its header: with the framer's
+/// `max_frame`, what a log needs to tell a slightly large message from a runaway one.
+#[test]
+fn an_over_long_body_says_its_length() {
+    let mut framer = ContentLengthFramer::new(8);
+    let input = b"Content-Length: 2\r\n\r\n{}Content-Length: 12\r\n\r\n[1,2,3,4,56]";
+    let got = frame_all(&mut framer, &[input]);
+    assert_eq!(
+        got[1].as_ref().unwrap_err().to_string(),
+        "body of 12 bytes exceeds the frame limit (message starting at byte 23)"
+    );
+}
+
 #[test]
 fn truncated_at_eof() {
     assert_eq!(

@@ -141,8 +141,25 @@ impl ContentLengthError {
     }
 }
 
+/// The description and the offset; for a body too long, the length its header announced too
+/// (what crossed the limit, and by how much).
+///
+/// ```
+/// use rpcwire::ContentLengthError;
+/// let e = ContentLengthError::TooLong { offset: 7, length: 70_000 };
+/// assert_eq!(
+///     e.to_string(),
+///     "body of 70000 bytes exceeds the frame limit (message starting at byte 7)"
+/// );
+/// ```
 impl core::fmt::Display for ContentLengthError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let ContentLengthError::TooLong { offset, length } = *self {
+            return write!(
+                f,
+                "body of {length} bytes exceeds the frame limit (message starting at byte {offset})"
+            );
+        }
         write!(
             f,
             "{} (message starting at byte {})",
