@@ -562,6 +562,46 @@ impl<T> PendingTable<T> {
         self.wheel.next_wakeup()
     }
 
+    /// Every request in flight with its token, in no particular order, the table left as it
+    /// is: to list them (a status page, a count by method), or to find one by its value.
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut table = PendingTable::new();
+    /// let ping = table.insert("ping").unwrap();
+    /// let call = table.insert("tools/call").unwrap();
+    /// table.remove(ping).unwrap();
+    /// let found: Vec<_> = table.iter().filter(|&(_, &m)| m == "tools/call").collect();
+    /// assert_eq!(found, [(call, &"tools/call")]);
+    /// assert_eq!(table.iter().len(), 1);
+    /// ```
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            slots: self.slots.iter(),
+            remaining: self.len,
+        }
+    }
+
+    /// As [`iter`](Self::iter), each value mutable where it is (a count of its progress
+    /// notifications, a state it moved to); the tokens and deadlines stay as they are.
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut table = PendingTable::new();
+    /// let a = table.insert(0u32).unwrap();
+    /// let b = table.insert(10).unwrap();
+    /// for (_, seen) in &mut table {
+    ///     *seen += 1;
+    /// }
+    /// assert_eq!((table.get(a), table.get(b)), (Some(&1), Some(&11)));
+    /// ```
+    pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+        IterMut {
+            slots: self.slots.iter_mut(),
+            remaining: self.len,
+        }
+    }
+
     /// Removes every request (the connection is gone) and yields them with their tokens.
     ///
     /// The table is empty afterwards, even if the iterator is dropped early, and stays
@@ -987,6 +1027,109 @@ impl<T> fmt::Debug for Drain<'_, T> {
         f.debug_struct("Drain")
             .field("remaining", &self.table.len)
             .finish()
+    }
+}
+
+/// The requests in flight, from [`PendingTable::iter`] (and `for … in &table`).
+pub struct Iter<'a, T> {
+    slots: core::slice::Iter<'a, Slot<T>>,
+    /// Occupied slots not yet yielded.
+    remaining: usize,
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = (Token, &'a T);
+
+    fn next(&mut self) -> Option<(Token, &'a T)> {
+        for slot in self.slots.by_ref() {
+            if let Entry::Occupied { value, .. } = &slot.entry {
+                self.remaining -= 1;
+                return Some((Token::minted(slot.token), value));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T> ExactSizeIterator for Iter<'_, T> {}
+
+impl<T> core::iter::FusedIterator for Iter<'_, T> {}
+
+/// (Not derived: that would need `T: Clone`, and only references are cloned.)
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter {
+            slots: self.slots.clone(),
+            remaining: self.remaining,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Iter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Iter")
+            .field("remaining", &self.remaining)
+            .finish()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a PendingTable<T> {
+    type Item = (Token, &'a T);
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+/// The requests in flight, each value mutable, from [`PendingTable::iter_mut`] (and
+/// `for … in &mut table`).
+pub struct IterMut<'a, T> {
+    slots: core::slice::IterMut<'a, Slot<T>>,
+    /// Occupied slots not yet yielded.
+    remaining: usize,
+}
+
+impl<'a, T> Iterator for IterMut<'a, T> {
+    type Item = (Token, &'a mut T);
+
+    fn next(&mut self) -> Option<(Token, &'a mut T)> {
+        for slot in self.slots.by_ref() {
+            if let Entry::Occupied { value, .. } = &mut slot.entry {
+                self.remaining -= 1;
+                return Some((Token::minted(slot.token), value));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T> ExactSizeIterator for IterMut<'_, T> {}
+
+impl<T> core::iter::FusedIterator for IterMut<'_, T> {}
+
+impl<T> fmt::Debug for IterMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IterMut")
+            .field("remaining", &self.remaining)
+            .finish()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut PendingTable<T> {
+    type Item = (Token, &'a mut T);
+    type IntoIter = IterMut<'a, T>;
+
+    fn into_iter(self) -> IterMut<'a, T> {
+        self.iter_mut()
     }
 }
 

@@ -764,3 +764,30 @@ fn codes_and_kept_ids_convert_both_ways() {
     assert_eq!(by_ref, by_view);
     assert!(by_ref.starts_with(br#"{"jsonrpc":"2.0","id":"a-1","error""#));
 }
+
+/// A pending table lists its requests as the other tables do (`for … in &table`, and
+/// `&mut table` to update the values in place), each with its token: by named iterators that
+/// know their length, are fused, and are `Send + Sync + Debug` without needing `T: Debug`.
+#[test]
+fn a_pending_table_lists_its_requests_by_reference() {
+    use rpcwire::PendingTable;
+    struct Opaque(u32);
+    let mut table = PendingTable::new();
+    let tokens: Vec<_> = (0..4).map(|n| table.insert(Opaque(n)).unwrap()).collect();
+    table.cancel(tokens[1]).unwrap();
+    for (_, value) in &mut table {
+        value.0 += 10;
+    }
+    let mut listed: Vec<_> = (&table).into_iter().map(|(t, v)| (t, v.0)).collect();
+    listed.sort_unstable();
+    assert_eq!(listed, [(tokens[0], 10), (tokens[2], 12), (tokens[3], 13)]);
+    let mut iter = table.iter();
+    assert_eq!(iter.len(), 3);
+    iter.next();
+    assert_eq!(format!("{iter:?}"), "Iter { remaining: 2 }");
+    assert_eq!(iter.clone().count(), 2);
+    ends_for_good(iter);
+    ends_for_good(table.iter_mut());
+    shared::<rpcwire::pending::Iter<'static, String>>();
+    shared::<rpcwire::pending::IterMut<'static, String>>();
+}

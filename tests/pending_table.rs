@@ -315,6 +315,13 @@ fn run(limit: usize, ops: Vec<Op>) {
 
         assert_eq!(table.len(), model.live.len());
         assert_eq!(table.is_empty(), model.live.is_empty());
+        // `iter` yields every request in flight once, with its token, and knows how many.
+        let listed = table.iter();
+        assert_eq!(listed.len(), model.live.len());
+        let mut listed: Vec<(u64, u64)> = listed.map(|(t, &v)| (t.get(), v)).collect();
+        listed.sort_unstable();
+        let live: Vec<(u64, u64)> = model.live.iter().map(|(&t, &(v, _))| (t, v)).collect();
+        assert_eq!(listed, live);
         // `next_wakeup` is a lower bound of the earliest deadline, and present iff one is.
         let earliest = model.live.values().filter_map(|&(_, d)| d).min();
         match (table.next_wakeup(), earliest) {
