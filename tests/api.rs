@@ -36,6 +36,12 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::RemapError::DuplicateId),
         error(rpcwire::RemapError::Full),
         error(rpcwire::RemapError::OverBudget),
+        error(rpcwire::RemapError::BadProgressToken),
+        error(rpcwire::RemapError::ForeignTask),
+        error(rpcwire::RemapError::BadTaskId),
+        error(rpcwire::RemapError::MalformedParams),
+        error(rpcwire::RemapError::ClientFull),
+        error(rpcwire::RemapError::ClientOverBudget),
         error(rpcwire::InFlightError::Duplicate),
         error(rpcwire::InFlightError::Full),
         error(rpcwire::InFlightError::OverBudget),
@@ -84,6 +90,11 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::mcp::InputRequiredWriteError::NothingAsked),
         error(rpcwire::mcp::InputRequiredWriteError::DuplicateKey),
         error(rpcwire::mcp::InputRequiredWriteError::ParamsNotAnObject),
+        error(rpcwire::mcp::RequestMetaError::MissingProtocolVersion),
+        error(rpcwire::mcp::RequestMetaError::UnsupportedVersion {
+            requested: rpcwire::JsonStr::from_raw(b"1999-01-01", false),
+        }),
+        error(rpcwire::mcp::RequestMetaError::MissingClientCapabilities),
     ];
     #[cfg(feature = "serde")]
     {
