@@ -684,6 +684,7 @@ fn skip_inner(bytes: &[u8], i: usize) -> Option<usize> {
 
 /// Iterator over an object's members: `(key, value)`.
 #[derive(Debug, Clone)]
+#[must_use = "iterators are lazy: nothing is read until the members are"]
 pub struct Members<'a> {
     at: Cursor<'a>,
 }
@@ -813,6 +814,7 @@ fn item_end(b: &[u8], start: usize, close: u8) -> Option<usize> {
 
 /// Iterator over an array's elements.
 #[derive(Debug, Clone)]
+#[must_use = "iterators are lazy: nothing is read until the elements are"]
 pub struct Elements<'a> {
     at: Cursor<'a>,
 }

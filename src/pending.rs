@@ -1031,6 +1031,7 @@ impl<T> fmt::Debug for Drain<'_, T> {
 }
 
 /// The requests in flight, from [`PendingTable::iter`] (and `for … in &table`).
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 pub struct Iter<'a, T> {
     slots: core::slice::Iter<'a, Slot<T>>,
     /// Occupied slots not yet yielded.
@@ -1088,6 +1089,7 @@ impl<'a, T> IntoIterator for &'a PendingTable<T> {
 
 /// The requests in flight, each value mutable, from [`PendingTable::iter_mut`] (and
 /// `for … in &mut table`).
+#[must_use = "iterators are lazy and do nothing unless consumed"]
 pub struct IterMut<'a, T> {
     slots: core::slice::IterMut<'a, Slot<T>>,
     /// Occupied slots not yet yielded.

@@ -380,6 +380,7 @@ impl LineFramer {
 /// assert_eq!(frames, vec![(0, &b"{\"a\":1}"[..]), (9, &b"{\"b\":2}"[..])]);
 /// ```
 #[derive(Clone)]
+#[must_use = "iterators are lazy: nothing is framed until the lines are read"]
 pub struct Lines<'a> {
     input: &'a [u8],
     pos: usize,

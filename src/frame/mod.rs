@@ -141,6 +141,7 @@ pub trait Framer {
 }
 
 /// The iterator of [`Framer::frames`]: it ends when the framer needs more bytes.
+#[must_use = "iterators are lazy: nothing is framed, nor taken from the buffer, until the frames are read"]
 pub struct Frames<'a, F> {
     framer: &'a mut F,
     buf: &'a mut BytesMut,
