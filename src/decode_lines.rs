@@ -62,7 +62,7 @@ impl<'a> DecodeLines<'a> {
 /// let line = Decoder::mcp().decode_lines(b"{oops\n").next().unwrap().unwrap();
 /// assert!(format!("{line:?}").starts_with(r#"DecodedLine { offset: 0, frame: "{oops", message: Err("#));
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DecodedLine<'a> {
     /// Where the line starts in the buffer.
     pub offset: usize,

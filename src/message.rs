@@ -325,7 +325,7 @@ pub struct Reply<'a> {
 /// assert_eq!(reply.code, ErrorCode::INVALID_REQUEST);
 /// assert!(matches!(reply.id, ReplyId::Id(id) if id.raw() == b"1"));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Rejection<'a> {
     pub(crate) error: DecodeError,
     pub(crate) id: Option<Id<'a>>,

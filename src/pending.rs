@@ -71,7 +71,7 @@ impl std::error::Error for Miss {}
 /// [`IdRemapper`](crate::IdRemapper) answers it
 /// ([`InFlightError::code`](crate::InFlightError::code),
 /// [`RemapError::code`](crate::RemapError::code)).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TableFull<T>(pub T);
 
 impl<T> TableFull<T> {

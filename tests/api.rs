@@ -802,3 +802,37 @@ fn a_pending_table_lists_its_requests_by_reference() {
     shared::<rpcwire::pending::Iter<'static, String>>();
     shared::<rpcwire::pending::IterMut<'static, String>>();
 }
+
+/// The outcomes a caller may count or dedup are `Hash` too, agreeing with their `Eq`: a
+/// rejection (read from two buffers), a line of `decode_lines`, a full table's error, a
+/// collector's status; and the remapper's outcomes and a schema error, by type.
+#[test]
+fn outcomes_hash_as_they_compare() {
+    use rpcwire::batch::{Collector, Status};
+    use rpcwire::{Decoder, PendingTable};
+
+    let frame = br#"{"jsonrpc":"2.0","id":3,"method":7}"#;
+    let copy = frame.to_vec();
+    let (one, other) = (
+        Decoder::mcp().decode(frame).unwrap_err(),
+        Decoder::mcp().decode(&copy).unwrap_err(),
+    );
+    assert_eq!(one, other);
+    assert_eq!(hash_of(&one), hash_of(&other));
+    let line = |input: &[u8]| hash_of(&Decoder::mcp().decode_lines(input).next().unwrap());
+    assert_eq!(line(frame), line(&copy));
+
+    let mut table = PendingTable::with_capacity_limit(0);
+    let full = table.insert("x").unwrap_err();
+    assert_eq!(hash_of(&full), hash_of(&table.insert("x").unwrap_err()));
+
+    let mut collector = Collector::new();
+    let status = collector.seal().unwrap();
+    assert_eq!(status, Status::Done(None));
+    assert_eq!(hash_of(&status), hash_of(&Status::Done(None)));
+
+    fn keyed<K: std::hash::Hash + Eq>() {}
+    keyed::<rpcwire::StreamCancel<u32, String>>();
+    keyed::<rpcwire::ProgressRoute<'static, u32, String>>();
+    keyed::<rpcwire::headers::InvalidSchema<'static>>();
+}

@@ -213,7 +213,7 @@ impl Owed {
 
 /// Whether a batch's reply is whole: what [`Collector::seal`], [`answer`](Collector::answer)
 /// and [`forgo`](Collector::forgo) return.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[must_use = "a batch that is done hands out its reply, the one time, to be sent"]
 pub enum Status {
     /// Not yet: this many owed replies are still to come, or the batch is not sealed (it may

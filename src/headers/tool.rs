@@ -144,7 +144,7 @@ impl core::fmt::Display for SchemaError {
 impl std::error::Error for SchemaError {}
 
 /// An invalid tool definition: why, and which annotation (when one is to blame).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InvalidSchema<'a> {
     /// Why.
     pub error: SchemaError,

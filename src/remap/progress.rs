@@ -14,7 +14,7 @@ use crate::message::Notification;
 use crate::pending::Token;
 
 /// Where [`IdRemapper::route_progress`] sends an upstream progress notification.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ProgressRoute<'a, C, T = ()> {
     /// The token of the request (or of the task's route) the progress is for: give it to
     /// [`IdRemapper::set_deadline`] when progress resets a timeout.
