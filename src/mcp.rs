@@ -5,7 +5,8 @@
 //! [`RequestMeta::check`]), the stream a `subscriptions/listen`
 //! notification belongs to ([`subscription_id`]), `resultType` (read with [`ResultType`],
 //! written on a 2026-07-28 result with [`write_result`]), the protocol versions and the
-//! one a server answers `initialize` with ([`versions`]), the handshake's params and result
+//! one a server answers `initialize` with ([`versions`]), the log level a 2026-07-28 request
+//! names ([`requested_log_level`], [`may_log`]), the handshake's params and result
 //! ([`Initialize`], [`InitializeResult`]), 2026-07-28's multi round-trip requests
 //! ([`InputRequired`], [`write_retry`]; a server's side: [`write_input_required`],
 //! [`Retry`]), and the `_meta` key-name rules.
@@ -23,6 +24,7 @@ use crate::pending::Token;
 
 mod initialize;
 mod input_required;
+mod logging;
 mod progress_request;
 mod request_check;
 pub use initialize::{
@@ -33,6 +35,7 @@ pub use input_required::{
     InputRequest, InputRequests, InputRequired, InputRequiredError, InputRequiredWriteError, Retry,
     RetryError, RetryReadError, write_input_required, write_retry,
 };
+pub use logging::{LogLevel, UnknownLogLevel, may_log, requested_log_level};
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,
 };
@@ -241,7 +244,8 @@ pub mod meta_keys {
     /// them.)
     pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
     /// The least severe log level the request wants `notifications/message` for (2026-07-28:
-    /// no `logging/setLevel`).
+    /// no `logging/setLevel`): read with [`requested_log_level`](crate::mcp::requested_log_level),
+    /// and without it no log message is sent ([`may_log`](crate::mcp::may_log)).
     pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
     /// On a result of 2026-07-28: the server's name and version (an `Implementation`, as
     /// `serverInfo` was in `initialize`'s result). "Servers **SHOULD** include the following
