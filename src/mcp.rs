@@ -169,6 +169,73 @@ pub mod methods {
         TASKS_NOTIFICATION,
     ];
 
+    /// The requests a server of 2026-07-28 may answer with an `input_required` result
+    /// ([`write_input_required`](crate::mcp::write_input_required)), and no other: "Servers
+    /// **MAY** send `InputRequiredResult` responses on the following client requests:
+    /// `prompts/get`, `resources/read`, `tools/call` ... Servers **MUST NOT** send
+    /// `InputRequiredResult` responses on any other client requests." [`may_require_input`]
+    /// tells a request's method.
+    pub const MAY_REQUIRE_INPUT: [&str; 3] = [PROMPTS_GET, RESOURCES_READ, TOOLS_CALL];
+
+    /// Whether a server may answer a request of `method` with an `input_required` result:
+    /// one of [`MAY_REQUIRE_INPUT`], escapes decoded.
+    ///
+    /// ```
+    /// use rpcwire::mcp::methods;
+    /// use rpcwire::{Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"t"}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// assert!(methods::may_require_input(req.method));
+    /// let frame = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// assert!(!methods::may_require_input(req.method));
+    /// ```
+    pub fn may_require_input(method: crate::JsonStr<'_>) -> bool {
+        MAY_REQUIRE_INPUT.iter().any(|m| method.eq_str(m))
+    }
+
+    /// The methods of the requests an `input_required` result may ask the client, and no
+    /// other (2026-07-28): "`inputRequests` values are request objects that **MUST** be one of
+    /// `ElicitRequest`, `CreateMessageRequest`, or `ListRootsRequest`". [`is_input_request`]
+    /// tells a method, [`input_request_capability`] the client capability it needs.
+    pub const INPUT_REQUESTS: [&str; 3] = [ELICITATION_CREATE, SAMPLING_CREATE_MESSAGE, ROOTS_LIST];
+
+    /// Whether `method` is one an `input_required` result may ask: one of
+    /// [`INPUT_REQUESTS`], exactly.
+    pub fn is_input_request(method: &str) -> bool {
+        INPUT_REQUESTS.contains(&method)
+    }
+
+    /// The client capability (a key of `ClientCapabilities`) an input request of `method`
+    /// needs: `elicitation`, `sampling` or `roots`; `None` for a method that is no input
+    /// request. "Servers **MUST NOT** send an `inputRequests` that the client has not declared
+    /// support for in its capabilities. For example, if a client does not declare support for
+    /// `elicitation`, the server **MUST NOT** include any `elicitation/create` requests"; in
+    /// 2026-07-28 the request itself declares them, in
+    /// [`RequestMeta::client_capabilities`](crate::mcp::RequestMeta::client_capabilities).
+    /// (A capability's own members, such as elicitation's modes, are the server's to read.)
+    ///
+    /// ```
+    /// use rpcwire::mcp::{methods, RequestMeta};
+    /// use rpcwire::{Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!() };
+    /// let caps = RequestMeta::from_request(&req).client_capabilities.unwrap();
+    /// let declared = |method| {
+    ///     methods::input_request_capability(method).is_some_and(|c| caps.get(c).is_some())
+    /// };
+    /// assert!(declared(methods::ROOTS_LIST));
+    /// assert!(!declared(methods::ELICITATION_CREATE) && !declared(methods::TOOLS_LIST));
+    /// ```
+    pub fn input_request_capability(method: &str) -> Option<&'static str> {
+        match method {
+            ELICITATION_CREATE => Some("elicitation"),
+            SAMPLING_CREATE_MESSAGE => Some("sampling"),
+            ROOTS_LIST => Some("roots"),
+            _ => None,
+        }
+    }
+
     /// The methods of 2025-11-25 that 2026-07-28 removed: the handshake (`initialize`,
     /// `notifications/initialized`), `ping`, `logging/setLevel` (the level is named in each
     /// request's `_meta`), `resources/subscribe` and `resources/unsubscribe` (a

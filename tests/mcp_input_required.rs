@@ -576,3 +576,69 @@ fn an_answer_that_cannot_be_read_member_by_member_is_refused() {
     // What an answer's members hold is the server's to read.
     assert!(read_retry(r#"{"inputResponses":{"a":{"content":{"x" 1}}}}"#).is_ok());
 }
+
+/// The method of a request (id 1) named `method` (as JSON string contents).
+fn method_of(method: &str, test: impl FnOnce(JsonStr<'_>)) {
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#);
+    let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else {
+        panic!("not a request: {frame}")
+    };
+    test(req.method);
+}
+
+#[test]
+fn only_prompts_get_resources_read_and_tools_call_may_require_input() {
+    use mcp::methods::{self, MAY_REQUIRE_INPUT, may_require_input};
+    assert_eq!(
+        MAY_REQUIRE_INPUT,
+        ["prompts/get", "resources/read", "tools/call"]
+    );
+    for method in MAY_REQUIRE_INPUT {
+        method_of(method, |m| assert!(may_require_input(m), "{method}"));
+    }
+    // Escapes spell the same method.
+    method_of(r"prompts\/get", |m| assert!(may_require_input(m)));
+    method_of(r"resources/re\u0061d", |m| assert!(may_require_input(m)));
+    for method in [
+        methods::TOOLS_LIST,
+        methods::PROMPTS_LIST,
+        methods::RESOURCES_LIST,
+        methods::RESOURCES_TEMPLATES_LIST,
+        methods::COMPLETION_COMPLETE,
+        methods::SERVER_DISCOVER,
+        methods::SUBSCRIPTIONS_LISTEN,
+        methods::TASKS_GET,
+        methods::ELICITATION_CREATE,
+        "tools/call/",
+        "Tools/call",
+        "",
+    ] {
+        method_of(method, |m| assert!(!may_require_input(m), "{method}"));
+    }
+}
+
+#[test]
+fn input_requests_are_elicitation_sampling_and_roots_each_with_its_capability() {
+    use mcp::methods::{INPUT_REQUESTS, input_request_capability, is_input_request};
+    let expected = [
+        ("elicitation/create", "elicitation"),
+        ("sampling/createMessage", "sampling"),
+        ("roots/list", "roots"),
+    ];
+    assert_eq!(INPUT_REQUESTS, expected.map(|(m, _)| m));
+    for (method, capability) in expected {
+        assert!(is_input_request(method), "{method}");
+        assert_eq!(input_request_capability(method), Some(capability));
+    }
+    for method in [
+        "tools/call",
+        "ping",
+        "roots/list ",
+        "elicitation",
+        "sampling",
+        "",
+    ] {
+        assert!(!is_input_request(method), "{method}");
+        assert_eq!(input_request_capability(method), None, "{method}");
+    }
+}

@@ -407,6 +407,15 @@ impl core::error::Error for InputRequiredWriteError {}
 /// The client's retry is a new request: read its answers and the state with
 /// [`Retry::from_request`].
 ///
+/// Three rules of the specification are the caller's, not checked here: the request
+/// answered is one that may be ([`may_require_input`](super::methods::may_require_input):
+/// "Servers **MUST NOT** send `InputRequiredResult` responses on any other client
+/// requests"), each input request is one of
+/// [`INPUT_REQUESTS`](super::methods::INPUT_REQUESTS)
+/// ([`is_input_request`](super::methods::is_input_request)), and the client declared the
+/// capability each needs ([`input_request_capability`](super::methods::input_request_capability),
+/// in the request's [`RequestMeta::client_capabilities`](super::RequestMeta::client_capabilities)).
+///
 /// # Errors
 /// Nothing is appended: [`InputRequiredWriteError::NothingAsked`] with neither a request nor
 /// a state, [`DuplicateKey`](InputRequiredWriteError::DuplicateKey) for two requests under
