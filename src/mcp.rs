@@ -271,7 +271,9 @@ pub mod methods {
     /// [`REMOVED_IN_2026_07_28`] under 2026-07-28 or later (as
     /// [`versions::is_at_least`](crate::mcp::versions::is_at_least) orders versions), never
     /// under an earlier version. A server answers a request of such a method with -32601,
-    /// whatever methods it serves under earlier versions.
+    /// whatever methods it serves under earlier versions. A notification of one (a legacy
+    /// client's `notifications/initialized`, say) gets no reply, as no notification does
+    /// ("The receiver **MUST NOT** send a response"): the server drops it.
     ///
     /// ```
     /// use bytes::BytesMut;
