@@ -9,7 +9,8 @@
 //! names ([`requested_log_level`], [`may_log`]), the handshake's params and result
 //! ([`Initialize`], [`InitializeResult`]), 2026-07-28's multi round-trip requests
 //! ([`InputRequired`], [`write_retry`]; a server's side: [`write_input_required`],
-//! [`Retry`]), and the `_meta` key-name rules.
+//! [`Retry`]), a server's `server/discover` result ([`write_discover_result`]), and the
+//! `_meta` key-name rules.
 //!
 //! Every extractor reads only the members it needs, with the lazy field access of
 //! [`RawJson`]; none parses the whole payload.
@@ -22,11 +23,13 @@ use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
 use crate::message::{Message, Notification, Request};
 use crate::pending::Token;
 
+mod discover;
 mod initialize;
 mod input_required;
 mod logging;
 mod progress_request;
 mod request_check;
+pub use discover::{CacheHint, CacheScope, DiscoverWriteError, write_discover_result};
 pub use initialize::{
     HandshakeError, HandshakeMember, Initialize, InitializeResult, write_initialize,
     write_initialize_result,
@@ -141,7 +144,8 @@ pub mod methods {
     /// `notifications/tasks/status` (2025-11-25, experimental; the Tasks extension of
     /// 2026-07-28 sends [`TASKS_NOTIFICATION`] instead)
     pub const TASKS_STATUS: &str = "notifications/tasks/status";
-    /// `server/discover` (2026-07-28: what a server speaks, in place of `initialize`)
+    /// `server/discover` (2026-07-28: what a server speaks, in place of `initialize`;
+    /// answered with [`write_discover_result`](crate::mcp::write_discover_result))
     pub const SERVER_DISCOVER: &str = "server/discover";
     /// `subscriptions/listen` (2026-07-28: a stream of change notifications, each with the
     /// request's id in `_meta` ([`SUBSCRIPTION_ID`](super::meta_keys::SUBSCRIPTION_ID)); the
