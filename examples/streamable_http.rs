@@ -87,14 +87,16 @@ const METHODS: &[&str] = &[
     mcp::methods::PING,
     mcp::methods::SERVER_DISCOVER,
 ];
-/// The caching hints of a 2026-07-28 `tools/list` or `server/discover` result, which that
-/// revision requires ("ttlMs: number; cacheScope: \"public\" | \"private\""): the tool list
-/// is the same for every client, and may be kept a minute.
+/// The caching hints of a 2026-07-28 `tools/list` result, which that revision requires
+/// ("ttlMs: number; cacheScope: \"public\" | \"private\""): the tool list is the same for
+/// every client, and may be kept a minute. (`server/discover`'s, the same, are
+/// `mcp::CacheHint`s.)
 const CACHE_HINTS: &[u8] = br#","ttlMs":60000,"cacheScope":"public""#;
 /// The server's one tool; its `region` argument is mirrored in `Mcp-Param-Region`.
 const EXECUTE_SQL: &str = "execute_sql";
 const EXECUTE_SQL_SCHEMA: &[u8] = br#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region"}},"required":["query"]}"#;
-/// The server's `capabilities` and `serverInfo`, in its `initialize` result.
+/// The server's `capabilities` and `serverInfo`, in its `initialize` and `server/discover`
+/// results.
 const SERVER_CAPABILITIES: &[u8] = br#"{"tools":{}}"#;
 const SERVER_INFO: &[u8] = br#"{"name":"streamable_http example","version":"1"}"#;
 
@@ -563,17 +565,24 @@ impl Server {
             result.extend_from_slice(b"}");
         } else if req.method.eq_str(mcp::methods::SERVER_DISCOVER) && modern {
             // "Servers MUST implement server/discover": the versions a client may name in its
-            // requests, and what the server has.
-            result.extend_from_slice(b"{\"supportedVersions\":[");
-            for (i, version) in SUPPORTED.iter().enumerate() {
-                if i > 0 {
-                    result.extend_from_slice(b",");
-                }
-                encode::write_json_string(&mut result, version);
-            }
-            result.extend_from_slice(br#"],"capabilities":{"tools":{}}"#);
-            result.extend_from_slice(CACHE_HINTS);
-            result.extend_from_slice(b"}");
+            // requests, what the server has, and who it is (in `_meta`).
+            let capabilities = RawJson::new(SERVER_CAPABILITIES).expect("JSON");
+            let info = RawJson::new(SERVER_INFO).expect("JSON");
+            let cache = mcp::CacheHint {
+                ttl_ms: 60_000,
+                scope: mcp::CacheScope::Public,
+            };
+            mcp::write_discover_result(
+                out,
+                req.id,
+                SUPPORTED,
+                capabilities,
+                Some(info),
+                None,
+                cache,
+            )
+            .expect("objects");
+            return;
         } else if req.method.eq_str(mcp::methods::PING) {
             result.extend_from_slice(b"{}");
         } else {
