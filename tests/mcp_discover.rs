@@ -112,6 +112,10 @@ fn capabilities_and_identity_must_be_objects() {
         DiscoverWriteError::CapabilitiesNotAnObject.to_string(),
         "capabilities must be an object"
     );
+    assert_eq!(
+        DiscoverWriteError::ServerInfoNotAnObject.to_string(),
+        "serverInfo must be an object"
+    );
 }
 
 #[test]
