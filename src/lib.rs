@@ -453,6 +453,7 @@
 #![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
+#![doc(test(attr(deny(unused_imports, unused_variables, unused_mut))))]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
 // A builder method that takes `self` and returns it changed does nothing when its result is

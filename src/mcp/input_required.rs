@@ -508,7 +508,7 @@ pub fn write_input_required(
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use rpcwire::mcp::{self, versions, Retry};
+/// use rpcwire::mcp::{self, Retry};
 /// use rpcwire::{Decoder, Message, RawJson};
 ///
 /// // The first call: the server asks the client for a name.

@@ -115,7 +115,7 @@ impl<'a> RequestMeta<'a> {
     ///
     /// ```
     /// use bytes::BytesMut;
-    /// use rpcwire::mcp::{versions, RequestMeta, RequestMetaError};
+    /// use rpcwire::mcp::{versions, RequestMeta};
     /// use rpcwire::{Decoder, Message};
     ///
     /// const SUPPORTED: &[&str] = &[versions::V2025_11_25, versions::V2026_07_28];
