@@ -353,8 +353,10 @@ pub fn write_frame(out: &mut BytesMut, frame: &[u8]) {
 ///
 /// It rewrites the message's own `id` only. A proxy that rewrites a client's request ids
 /// rewrites the `requestId` of the client's `notifications/cancelled` too, or upstream reads
-/// the client's id as the token of another request it holds:
-/// [`IdRemapper::forward_cancel`](crate::IdRemapper::forward_cancel) does both.
+/// the client's id as the token of another request it holds. An
+/// [`IdRemapper`](crate::IdRemapper) does both:
+/// [`forward_request`](crate::IdRemapper::forward_request) rewrites the request's id,
+/// [`forward_cancel`](crate::IdRemapper::forward_cancel) the `requestId` of its cancellation.
 ///
 /// ```
 /// use bytes::BytesMut;
