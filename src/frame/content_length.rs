@@ -142,7 +142,7 @@ impl ContentLengthError {
 }
 
 /// The description and the offset; for a body too long, the length its header announced too
-/// (what crossed the limit, and by how much).
+/// (the limit it crossed is the framer's, and is not in the error).
 ///
 /// ```
 /// use rpcwire::ContentLengthError;
