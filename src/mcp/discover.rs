@@ -34,7 +34,8 @@ impl CacheScope {
 }
 
 /// The caching hints of a result of MCP 2026-07-28 that supports caching (`CacheableResult`:
-/// `server/discover`'s, and the listings'): both members are required.
+/// `server/discover`'s, the listings' and `resources/read`'s, when complete): both members are
+/// required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CacheHint {
     /// `ttlMs`: how many milliseconds the client may consider the result fresh (`0`: not at
