@@ -91,7 +91,7 @@ impl<'a> RequestMeta<'a> {
     /// version the request is made under, one of `supported` (the versions the server
     /// speaks), to serve it by ([`write_result`](super::write_result),
     /// [`for_protocol_version`](crate::DecodeOptions::for_protocol_version)), or the error to
-    /// refuse it with, in the specification's order:
+    /// refuse it with, checked in this order (the specification orders none of them):
     ///
     /// - no protocol version ([`RequestMetaError::MissingProtocolVersion`]): "A request
     ///   missing any required field is malformed; the server **MUST** reject it with
