@@ -119,7 +119,10 @@ impl core::str::FromStr for LogLevel {
 ///
 /// 2026-07-28 has no `logging/setLevel`: the level is per request, and only the request
 /// that names it has it. (Under an earlier version a session's level comes from
-/// `logging/setLevel`, and no request names one.)
+/// `logging/setLevel`, and no request names one.) 2026-07-28 also deprecates the Logging
+/// feature (SEP-2577): it stays in the specification for at least twelve months, but "New
+/// implementations **SHOULD NOT** adopt it" (the migration it suggests: stderr on stdio, or
+/// OpenTelemetry).
 ///
 /// ```
 /// use rpcwire::mcp::{requested_log_level, LogLevel};
