@@ -4044,3 +4044,34 @@ fn a_peeked_batch_is_asked_what_it_sends_in_constant_time() {
     assert_eq!(summary["violations"]["s2c/unknown_reply"], N, "{summary}");
     assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
 }
+
+/// The records read ahead before the session's version is known are read again by its rules
+/// once it is. A result holding `resultType: 42` is invalid until a version is known (the
+/// member is checked from 2026-07-28 on) and valid under 2025-11-25: read ahead (while a
+/// client's reply to a request the server never sends looked for one to the end of the
+/// server's stream) before the server's `initialize` result named 2025-11-25, it is then a
+/// valid reply to the client's `tools/call`, placed after it.
+#[test]
+fn records_read_ahead_follow_the_version_negotiated_after() {
+    let (c2s, s2c) = session_with_an_untyped_result_type("2025-11-25");
+    let c2s = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{{}}}}\n{c2s}");
+    let (records, violations, code) = check_merged("cli-read-ahead-version", &c2s, &s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        violations,
+        serde_json::json!({"c2s/unknown_reply": 1}),
+        "{records:#?}"
+    );
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:\"x\" unknown_reply",
+            "c2s:0",
+            "s2c:0",
+            "c2s:-",
+            "c2s:1",
+            "s2c:1"
+        ]
+    );
+    assert_eq!(records[5]["kind"], "success_response");
+}
