@@ -4075,3 +4075,98 @@ fn records_read_ahead_follow_the_version_negotiated_after() {
     );
     assert_eq!(records[5]["kind"], "success_response");
 }
+
+/// Under JSON-RPC a second reply to an id is placed by a look ahead in the client's stream
+/// for a request sending that id again; one that the client's stream never sends again goes
+/// where it comes, an `unknown_reply`. The request of its first reply was read ahead (found
+/// by that reply's look ahead) and taken since: what the look ahead holds no longer sends it.
+#[test]
+fn a_request_taken_from_the_look_ahead_no_longer_counts_as_sent() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","method":"n"}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"a"}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"b"}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"result":{}}"#,
+    );
+    let (records, summary, code) = check_streams(
+        "cli-taken-from-look-ahead",
+        &["--dialect", "jsonrpc"],
+        c2s,
+        s2c,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"s2c/unknown_reply": 1})
+    );
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:-",
+            "c2s:5",
+            "s2c:5",
+            "s2c:5 unknown_reply",
+            "c2s:6",
+            "s2c:6"
+        ]
+    );
+}
+
+/// A frame over `--max-frame` read ahead holds no frame, and counts no bytes of the look
+/// ahead's bound: taken from it, the look ahead goes on (the reply to 7 waits for the request
+/// the look ahead found after it).
+#[test]
+fn an_over_long_frame_read_ahead_is_taken_from_it() {
+    let c2s = format!(
+        "{}\n{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}\n{}\n",
+        r#"{"jsonrpc":"2.0","method":"n"}"#,
+        "x".repeat(100),
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+    );
+    let s2c = ndjson!(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    let (records, summary, code) =
+        check_streams("cli-over-long-read-ahead", &["--max-frame", "64"], c2s, s2c);
+    assert_eq!(code, 1, "{records:#?}");
+    assert_eq!(
+        summary["violations"],
+        serde_json::json!({"c2s/too_long": 1}),
+        "{records:#?}"
+    );
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:-", "c2s:- too_long", "c2s:7", "s2c:7"]
+    );
+}
+
+/// The look ahead's bound of 1 MiB is on the frames it holds, not on those that went through
+/// it: after 2 MiB of notifications were read ahead (found by a reply waiting for the request
+/// after them) and taken, a reply to an id the client never sends is still found never sent
+/// by reading the client's stream to its end, and goes where it comes, an `unknown_reply`,
+/// before the client's next message.
+#[test]
+fn the_look_ahead_bound_is_on_what_it_holds() {
+    let note = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{}\"}}}}\n",
+        "x".repeat(64 << 10)
+    );
+    let c2s = note.repeat(32)
+        + ndjson!(
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":9,"result":{}}"#,
+    );
+    let (records, violations, code) = check_merged("cli-look-ahead-bound-held", &c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records)[32..],
+        ["c2s:7", "s2c:7", "s2c:9 unknown_reply", "c2s:-"]
+    );
+}
