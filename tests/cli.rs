@@ -4170,3 +4170,137 @@ fn the_look_ahead_bound_is_on_what_it_holds() {
         ["c2s:7", "s2c:7", "s2c:9 unknown_reply", "c2s:-"]
     );
 }
+
+/// MCP progress on a token no request carries yet pulls the client's stream forward (rule 2)
+/// while the look ahead cannot tell whether the client sends it: a notification of over 1 MiB
+/// fills the look ahead before the request carrying the token. (Only progress on a token that
+/// stopped lately is a second report, placed as one: first, when the client's next message is
+/// no request carrying it; so placed, this one went before the request it reports on.)
+#[test]
+fn progress_on_a_token_beyond_the_look_ahead_waits_for_its_request() {
+    let note = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{}\"}}}}\n",
+        "x".repeat(1 << 20)
+    );
+    let c2s = format!(
+        "{}\n{note}{}\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"t"}}}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
+    );
+    let (records, violations, code) = check_merged("cli-progress-beyond-look-ahead", &c2s, s2c);
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:1", "c2s:-", "c2s:2", "s2c:-", "s2c:1", "s2c:2"]
+    );
+}
+
+/// An MCP 2025-03-26 array holding an error without an id answers no request the client may
+/// still send (an error without an id is read as one with a null id only when sent alone): it
+/// goes by rule 3, the server's stream first, a `reply_without_id`, before the client's next
+/// message.
+#[test]
+fn an_error_without_an_id_in_an_array_pulls_nothing() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        r#"[{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}]"#,
+    );
+    let (records, violations, code) = check_merged("cli-array-error-without-id", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/reply_without_id": 1}));
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:0", "s2c:0", "s2c:-", "s2c:- reply_without_id", "c2s:-"]
+    );
+}
+
+/// An error sent alone may answer an invalid element of a client batch, owed an error of its
+/// id: it goes first (rule 1) once that batch was observed, before the client's request
+/// sending the same id again, which the server's success then answers. Pulled past that
+/// request, the error was taken for its reply, and the success for a reply to the invalid
+/// element (`success_to_invalid`).
+#[test]
+fn an_error_alone_answers_an_invalid_element_owed_it() {
+    let c2s = ndjson!(
+        r#"[{"jsonrpc":"2.0","id":5}]"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"m"}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+    );
+    let (records, summary, code) = check_streams(
+        "cli-error-alone-to-element",
+        &["--dialect", "jsonrpc"],
+        c2s,
+        s2c,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(summary["violations"], serde_json::json!({"c2s/invalid": 1}));
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:-", "c2s:5 invalid", "s2c:5", "c2s:5", "s2c:5"]
+    );
+}
+
+/// An error answers an invalid line owed an error of its id (JSON-RPC 2.0 §5.1): it goes
+/// first (rule 1), before the client's request sending the same id again, which the server's
+/// success then answers. Pulled past that request, the error was taken for its reply, and the
+/// success was an `unknown_reply`.
+#[test]
+fn an_error_answers_the_invalid_line_owed_it_first() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":5}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"m"}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+    );
+    let (records, summary, code) = check_streams(
+        "cli-error-to-invalid-line",
+        &["--dialect", "jsonrpc"],
+        c2s,
+        s2c,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(summary["violations"], serde_json::json!({"c2s/invalid": 1}));
+    assert_eq!(
+        merged_order(&records),
+        ["c2s:5 invalid", "s2c:5", "c2s:5", "s2c:5"]
+    );
+}
+
+/// A notification of a listen stream the client never opens (the look ahead reaches the end
+/// of the client's stream without its `subscriptions/listen`) waits for nothing: it goes where
+/// it comes, an `unknown_subscription`, before the client's messages (rule 3).
+#[test]
+fn a_notification_of_a_stream_never_opened_goes_where_it_comes() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+    );
+    let (records, violations, code) = check_merged("cli-stream-never-opened", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(
+        violations,
+        serde_json::json!({"s2c/unknown_subscription": 1})
+    );
+    assert_eq!(
+        merged_order(&records),
+        ["s2c:- unknown_subscription", "c2s:1", "s2c:1", "c2s:-"]
+    );
+}
