@@ -4304,3 +4304,43 @@ fn a_notification_of_a_stream_never_opened_goes_where_it_comes() {
         ["s2c:- unknown_subscription", "c2s:1", "s2c:1", "c2s:-"]
     );
 }
+
+/// The look ahead holds at most 4,096 messages: a reply to an id the client never sends pulls
+/// the client's stream (as a reply to an id not sent yet) until the look ahead, ahead of the
+/// client's next message, reaches the end of the stream without it, and then goes where it
+/// comes, an `unknown_reply`. Of 5,000 notifications, that is once 904 were taken: until
+/// then, the 4,096 after the one peeked fill the look ahead without reaching the end.
+#[test]
+fn a_reply_to_an_id_never_sent_waits_while_the_look_ahead_is_full() {
+    let note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}\n";
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
+    let (records, violations, code) =
+        check_merged("cli-never-sent-full-look-ahead", &note.repeat(5000), s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/unknown_reply": 1}));
+    let order = merged_order(&records);
+    assert_eq!(order.len(), 5001);
+    assert_eq!(order[903..906], ["c2s:-", "s2c:7 unknown_reply", "c2s:-"]);
+}
+
+/// The look ahead holds at most 1 MiB of frames: 16 of 64 KiB fill it. A reply to an id the
+/// client never sends pulls the client's stream until the look ahead reaches the end without
+/// it: of 20 such notifications, once 4 were taken (until then, the 16 after the one peeked
+/// fill it without reaching the end).
+#[test]
+fn a_reply_to_an_id_never_sent_waits_while_the_look_ahead_holds_1_mib() {
+    let head = "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"data\":\"";
+    let tail = "\"}}";
+    let note = format!(
+        "{head}{}{tail}\n",
+        "x".repeat((64 << 10) - head.len() - tail.len())
+    );
+    let s2c = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
+    let (records, violations, code) =
+        check_merged("cli-never-sent-1-mib-look-ahead", &note.repeat(20), s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"s2c/unknown_reply": 1}));
+    let order = merged_order(&records);
+    assert_eq!(order.len(), 21);
+    assert_eq!(order[3..6], ["c2s:-", "s2c:7 unknown_reply", "c2s:-"]);
+}
