@@ -29,7 +29,10 @@ mod input_required;
 mod logging;
 mod progress_request;
 mod request_check;
-pub use discover::{CacheHint, CacheScope, DiscoverWriteError, write_discover_result};
+pub use discover::{
+    CacheHint, CacheScope, DiscoverMember, DiscoverReadError, DiscoverResult, DiscoverWriteError,
+    write_discover_result,
+};
 pub use initialize::{
     HandshakeError, HandshakeMember, Initialize, InitializeResult, write_initialize,
     write_initialize_result,

@@ -1,12 +1,12 @@
 //! `server/discover` (MCP 2026-07-28), a server's side: its result, written with
 //! [`write_discover_result`], with the caching hints every such result carries
-//! ([`CacheHint`]).
+//! ([`CacheHint`]); and a client's side: the result, read with [`DiscoverResult`].
 
 use bytes::BytesMut;
 
 use crate::encode;
 use crate::id::Id;
-use crate::json::{JsonKind, RawJson};
+use crate::json::{JsonKind, JsonStr, Lookup, RawJson, is_integer_token};
 
 use super::meta_keys;
 
@@ -165,3 +165,262 @@ pub fn write_discover_result(
     out.extend_from_slice(b"}}\n");
     Ok(())
 }
+
+/// The result of `server/discover` (MCP 2026-07-28), as a client or a gateway reads it: the
+/// versions the server speaks (choose one with [`choose`](Self::choose)), its capabilities
+/// as a raw object, its optional instructions, the cache's hint, and the server's identity
+/// from `_meta` when given; what [`write_discover_result`] writes.
+///
+/// The schema's `DiscoverResult` requires `"cacheScope"`, `"capabilities"`, `"resultType"`,
+/// `"supportedVersions"` and `"ttlMs"`; `cacheScope` is one of `"private"` and `"public"`.
+/// A required member that is missing, and any member read here that is given twice or is
+/// not of its schema type, is refused with a [`DiscoverReadError`]: `resultType` and
+/// `instructions` strings, `supportedVersions` an array of strings, `capabilities` an
+/// object, `ttlMs` a non-negative integer that fits `u64` (spelled as one: `1.0` and `1e3`
+/// are refused), `cacheScope` `"public"` or `"private"`, `_meta` an object, and in it
+/// [`meta_keys::SERVER_INFO`] (optional: "Servers **SHOULD** include" it) an object. Nothing
+/// is allocated: each member is a view of the frame, read further when needed.
+///
+/// ```
+/// use rpcwire::mcp::{versions, CacheScope, DiscoverResult};
+/// use rpcwire::{Decoder, Message};
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{}},"ttlMs":60000,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
+/// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// let discover = DiscoverResult::from_result(r.result)?;
+/// assert_eq!(discover.choose(&[versions::V2026_07_28]), Some(versions::V2026_07_28));
+/// assert_eq!(discover.supported_versions().count(), 2);
+/// assert!(discover.capabilities.get("tools").is_some());
+/// assert_eq!((discover.cache.ttl_ms, discover.cache.scope), (60_000, CacheScope::Private));
+/// assert_eq!(discover.server_info.and_then(|i| i.get("name")).unwrap().as_bytes(), br#""s""#);
+/// assert!(discover.instructions.is_none());
+/// # Ok::<(), rpcwire::mcp::DiscoverReadError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiscoverResult<'a> {
+    /// `supportedVersions`: an array of strings (each checked to be one).
+    pub supported_versions: RawJson<'a>,
+    /// `capabilities` (an object, a `ServerCapabilities`).
+    pub capabilities: RawJson<'a>,
+    /// `instructions`, when the server gives them.
+    pub instructions: Option<JsonStr<'a>>,
+    /// `ttlMs` and `cacheScope`.
+    pub cache: CacheHint,
+    /// `_meta`'s [`meta_keys::SERVER_INFO`] (an object, an `Implementation`), when given.
+    pub server_info: Option<RawJson<'a>>,
+}
+
+impl<'a> DiscoverResult<'a> {
+    /// Reads `result`, the result of a `server/discover` request.
+    pub fn from_result(result: RawJson<'a>) -> Result<Self, DiscoverReadError> {
+        use DiscoverMember as M;
+        if result.kind() != JsonKind::Object {
+            return Err(DiscoverReadError::NotAnObject);
+        }
+        const MEMBERS: [DiscoverMember; 7] = [
+            M::ResultType,
+            M::SupportedVersions,
+            M::Capabilities,
+            M::Instructions,
+            M::TtlMs,
+            M::CacheScope,
+            M::Meta,
+        ];
+        let found = result.lookup_each(MEMBERS.map(DiscoverMember::name));
+        let mut values = [None; 7];
+        for ((lookup, member), value) in found.into_iter().zip(MEMBERS).zip(&mut values) {
+            *value = present(lookup, member)?;
+        }
+        let [
+            result_type,
+            versions,
+            capabilities,
+            instructions,
+            ttl,
+            scope,
+            meta,
+        ] = values;
+        let required = |v: Option<RawJson<'a>>, m| v.ok_or(DiscoverReadError::Missing(m));
+        let string = |v: RawJson<'a>, m| v.as_str().ok_or(DiscoverReadError::WrongType(m));
+        string(required(result_type, M::ResultType)?, M::ResultType)?;
+        let versions = required(versions, M::SupportedVersions)?;
+        if !is_array_of_strings(versions) {
+            return Err(DiscoverReadError::WrongType(M::SupportedVersions));
+        }
+        let capabilities = required(capabilities, M::Capabilities)?;
+        if capabilities.kind() != JsonKind::Object {
+            return Err(DiscoverReadError::WrongType(M::Capabilities));
+        }
+        let instructions = instructions
+            .map(|v| string(v, M::Instructions))
+            .transpose()?;
+        let ttl_ms =
+            ttl_ms(required(ttl, M::TtlMs)?).ok_or(DiscoverReadError::WrongType(M::TtlMs))?;
+        let scope = cache_scope(required(scope, M::CacheScope)?)
+            .ok_or(DiscoverReadError::WrongType(M::CacheScope))?;
+        let server_info = match meta {
+            None => None,
+            Some(meta) if meta.kind() != JsonKind::Object => {
+                return Err(DiscoverReadError::WrongType(M::Meta));
+            }
+            Some(meta) => present(meta.lookup(meta_keys::SERVER_INFO), M::ServerInfo)?,
+        };
+        if server_info.is_some_and(|info| info.kind() != JsonKind::Object) {
+            return Err(DiscoverReadError::WrongType(M::ServerInfo));
+        }
+        Ok(DiscoverResult {
+            supported_versions: versions,
+            capabilities,
+            instructions,
+            cache: CacheHint { ttl_ms, scope },
+            server_info,
+        })
+    }
+
+    /// The versions the server speaks (`supportedVersions`), in its order, as JSON strings.
+    pub fn supported_versions(&self) -> impl Iterator<Item = JsonStr<'a>> + use<'a> {
+        self.supported_versions
+            .elements()
+            .filter_map(|v| v.as_str())
+    }
+
+    /// The version a client that speaks `supported` names in its requests to this server:
+    /// [`versions::choose`](super::versions::choose) of `supportedVersions`, the latest both
+    /// speak; `None` when they share none.
+    pub fn choose<'s>(&self, supported: &[&'s str]) -> Option<&'s str> {
+        super::versions::choose(self.supported_versions, supported)
+    }
+}
+
+/// `Some` for a member found once, `None` for an absent one; an error for one given twice or
+/// in an object too malformed to read.
+fn present(
+    lookup: Lookup<'_>,
+    member: DiscoverMember,
+) -> Result<Option<RawJson<'_>>, DiscoverReadError> {
+    match lookup {
+        Lookup::Found(v) => Ok(Some(v)),
+        Lookup::Absent => Ok(None),
+        Lookup::Ambiguous => Err(DiscoverReadError::Duplicated(member)),
+        Lookup::Malformed => Err(DiscoverReadError::Malformed),
+    }
+}
+
+/// Whether `value` is an array, read to its end, whose every element is a string.
+fn is_array_of_strings(value: RawJson<'_>) -> bool {
+    if value.kind() != JsonKind::Array {
+        return false;
+    }
+    let mut elements = value.elements();
+    elements.by_ref().all(|v| v.as_str().is_some()) && !elements.stopped_early()
+}
+
+/// `ttlMs`: a non-negative integer, spelled as one, that fits `u64`.
+fn ttl_ms(value: RawJson<'_>) -> Option<u64> {
+    // `u64`'s parsing refuses a minus sign (`-0` too), and the token check what is no JSON
+    // integer (`+1`, which `u64`'s parsing takes).
+    let token = value.as_bytes();
+    if !is_integer_token(token) {
+        return None;
+    }
+    core::str::from_utf8(token).ok()?.parse().ok()
+}
+
+/// `cacheScope`: `"public"` or `"private"` (escapes decoded).
+fn cache_scope(value: RawJson<'_>) -> Option<CacheScope> {
+    let name = value.as_str()?;
+    [CacheScope::Public, CacheScope::Private]
+        .into_iter()
+        .find(|scope| name.eq_str(scope.as_str()))
+}
+
+/// A member of a `server/discover` result that [`DiscoverResult`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DiscoverMember {
+    /// `resultType` (a string).
+    ResultType,
+    /// `supportedVersions` (an array of strings).
+    SupportedVersions,
+    /// `capabilities` (an object).
+    Capabilities,
+    /// `instructions` (a string, optional).
+    Instructions,
+    /// `ttlMs` (a non-negative integer).
+    TtlMs,
+    /// `cacheScope` (`"public"` or `"private"`).
+    CacheScope,
+    /// `_meta` (an object, optional).
+    Meta,
+    /// `_meta`'s [`meta_keys::SERVER_INFO`] (an object, optional).
+    ServerInfo,
+}
+
+impl DiscoverMember {
+    /// The member's JSON name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::ResultType => "resultType",
+            Self::SupportedVersions => "supportedVersions",
+            Self::Capabilities => "capabilities",
+            Self::Instructions => "instructions",
+            Self::TtlMs => "ttlMs",
+            Self::CacheScope => "cacheScope",
+            Self::Meta => "_meta",
+            Self::ServerInfo => meta_keys::SERVER_INFO,
+        }
+    }
+
+    /// The JSON type the schema gives the member.
+    const fn expected(self) -> &'static str {
+        match self {
+            Self::ResultType | Self::Instructions => "a string",
+            Self::SupportedVersions => "an array of strings",
+            Self::Capabilities | Self::Meta | Self::ServerInfo => "an object",
+            Self::TtlMs => "a non-negative integer",
+            Self::CacheScope => r#""public" or "private""#,
+        }
+    }
+}
+
+/// Why [`DiscoverResult::from_result`] read nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DiscoverReadError {
+    /// The result is not an object.
+    NotAnObject,
+    /// The result (or its `_meta`) cannot be read member by member (lazy validation let
+    /// through members out of order, `{"a" 1}`), so whether a member is there, or there
+    /// twice, is unknown.
+    Malformed,
+    /// A required member is not there.
+    Missing(DiscoverMember),
+    /// A member is there twice: peers may read either.
+    Duplicated(DiscoverMember),
+    /// A member is not of the schema's type.
+    WrongType(DiscoverMember),
+}
+
+impl DiscoverReadError {
+    /// The member the error is about, if one.
+    pub const fn member(self) -> Option<DiscoverMember> {
+        match self {
+            Self::Missing(m) | Self::Duplicated(m) | Self::WrongType(m) => Some(m),
+            Self::NotAnObject | Self::Malformed => None,
+        }
+    }
+}
+
+impl core::fmt::Display for DiscoverReadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotAnObject => f.write_str("the result is not an object"),
+            Self::Malformed => f.write_str("the object cannot be read member by member"),
+            Self::Missing(m) => write!(f, "{} is required", m.name()),
+            Self::Duplicated(m) => write!(f, "{} is given twice", m.name()),
+            Self::WrongType(m) => write!(f, "{} must be {}", m.name(), m.expected()),
+        }
+    }
+}
+
+impl core::error::Error for DiscoverReadError {}
