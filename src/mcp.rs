@@ -41,7 +41,7 @@ pub use input_required::{
     InputRequest, InputRequests, InputRequired, InputRequiredError, InputRequiredWriteError, Retry,
     RetryError, RetryReadError, write_input_required, write_retry,
 };
-pub use logging::{LogLevel, UnknownLogLevel, may_log, requested_log_level};
+pub use logging::{LogLevel, UnknownLogLevel, log_message_level, may_log, requested_log_level};
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,
 };

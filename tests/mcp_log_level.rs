@@ -1,7 +1,8 @@
 //! The log level a request of MCP 2026-07-28 names (`io.modelcontextprotocol/logLevel`), and
-//! whether a `notifications/message` of a given level may be sent for it.
+//! whether a `notifications/message` of a given level may be sent for it; and the level of a
+//! `notifications/message` a server sends.
 
-use rpcwire::mcp::{LogLevel, UnknownLogLevel, may_log, requested_log_level};
+use rpcwire::mcp::{LogLevel, UnknownLogLevel, log_message_level, may_log, requested_log_level};
 use rpcwire::{Decoder, Message, Request};
 
 /// Runs `test` on a `tools/call` request (id 1) whose `_meta` holds `meta`'s members.
@@ -116,5 +117,56 @@ fn a_level_admits_itself_and_the_more_severe_ones_only() {
                 }
             },
         );
+    }
+}
+
+/// The level `log_message_level` reads from the notification `frame`, as a client decodes it.
+fn message_level(frame: &str) -> Option<LogLevel> {
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+        panic!("not a notification: {frame}")
+    };
+    log_message_level(&n)
+}
+
+#[test]
+fn a_log_message_names_its_level_escapes_decoded() {
+    for (level, name) in LogLevel::ALL.into_iter().zip(NAMES) {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"{name}","data":"x"}}}}"#
+        );
+        assert_eq!(message_level(&frame), Some(level), "{frame}");
+    }
+    // Escaped, after `data` and `logger`, and with a `_meta`.
+    let frame = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"level":"debug"},"logger":"db","_meta":{},"level":"n\u006ftice"}}"#;
+    assert_eq!(message_level(frame), Some(LogLevel::Notice));
+    let frame = r#"{"jsonrpc":"2.0","method":"notifications\/message","params":{"level":"alert","data":1}}"#;
+    assert_eq!(message_level(frame), Some(LogLevel::Alert));
+}
+
+#[test]
+fn a_log_message_without_a_readable_level_has_none() {
+    for params in [
+        "{}",
+        r#"{"data":"x"}"#,
+        r#"{"level":null,"data":"x"}"#,
+        r#"{"level":3,"data":"x"}"#,
+        r#"{"level":"warn","data":"x"}"#,
+        r#"{"level":"Error","data":"x"}"#,
+        r#"{"level":"error","level":"error","data":"x"}"#,
+        r#"{"data":{"level":"error"}}"#,
+        r#"{"_meta":{"level":"error"},"data":"x"}"#,
+        r#"{"level":"error","data" "x"}"#,
+    ] {
+        let frame =
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{params}}}"#);
+        assert_eq!(message_level(&frame), None, "{frame}");
+    }
+    // No params, and another notification with a `level`.
+    for frame in [
+        r#"{"jsonrpc":"2.0","method":"notifications/message"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"level":"error","progressToken":1,"progress":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/messages","params":{"level":"error","data":"x"}}"#,
+    ] {
+        assert_eq!(message_level(frame), None, "{frame}");
     }
 }

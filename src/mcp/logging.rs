@@ -1,11 +1,12 @@
 //! Log levels (MCP's `LoggingLevel`), and the level a request of MCP 2026-07-28 names in its
 //! `_meta` ([`requested_log_level`]), which alone lets a server send `notifications/message`
-//! for it ([`may_log`]).
+//! for it ([`may_log`]); and the level of a log message a server sends
+//! ([`log_message_level`]), for a client or a gateway filtering them.
 
 use crate::json::JsonStr;
-use crate::message::Request;
+use crate::message::{Notification, Request};
 
-use super::meta_keys;
+use super::{meta_keys, methods};
 
 /// The severity of a log message, MCP's `LoggingLevel`: "The protocol follows the standard
 /// syslog severity levels specified in RFC 5424". Ordered from the least severe ([`Debug`])
@@ -158,4 +159,32 @@ pub fn requested_log_level(r: &Request<'_>) -> Option<LogLevel> {
 /// ```
 pub fn may_log(r: &Request<'_>, level: LogLevel) -> bool {
     requested_log_level(r).is_some_and(|min| level >= min)
+}
+
+/// The level of a log message a server sends, for a client or a gateway that filters them:
+/// a `notifications/message`'s `params.level` (the schema's `LoggingMessageNotification`,
+/// whose params require `level`, "The severity of this log message", and `data`), a
+/// [`LogLevel`]. Read lazily, with no allocation. `None` when `n` is another notification,
+/// has no params, or its `level` is absent, not a string, none of the levels, or ambiguous
+/// (given twice, or in params too malformed to read whole): a message a filter cannot place.
+/// (`data` and `logger` are the application's, not read here.)
+///
+/// Any version: from 2026-07-28 on a server sends one only for a request that named a level
+/// ([`may_log`]), and the Logging feature is deprecated there (see [`requested_log_level`]).
+///
+/// ```
+/// use rpcwire::mcp::{log_message_level, LogLevel};
+/// use rpcwire::{Decoder, Message};
+/// let frame = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"db","data":{"error":"Connection failed"}}}"#;
+/// let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame) else { panic!() };
+/// let level = log_message_level(&n);
+/// assert_eq!(level, Some(LogLevel::Error));
+/// // A client showing warnings and worse keeps it.
+/// assert!(level.is_some_and(|l| l >= LogLevel::Warning));
+/// ```
+pub fn log_message_level(n: &Notification<'_>) -> Option<LogLevel> {
+    if !n.method.eq_str(methods::MESSAGE) {
+        return None;
+    }
+    LogLevel::from_json(n.params?.get("level")?.as_str()?)
 }
