@@ -1,6 +1,7 @@
 //! `server/discover` (MCP 2026-07-28), a server's side: its result, written with
 //! [`write_discover_result`], with the caching hints every such result carries
-//! ([`CacheHint`]); and a client's side: the result, read with [`DiscoverResult`].
+//! ([`CacheHint`]); and a client's side: the result, read with [`DiscoverResult`], and the
+//! caching hints of any result, read with [`CacheHint::from_result`].
 
 use bytes::BytesMut;
 
@@ -52,6 +53,42 @@ impl CacheHint {
         ttl_ms: 0,
         scope: CacheScope::Private,
     };
+
+    /// The hint a cacheable result carries, as a gateway or a client keeping results reads
+    /// it: its `ttlMs` and `cacheScope` (the schema's `CacheableResult`, both required;
+    /// `cacheScope` one of `"private"` and `"public"`), read lazily, with no allocation.
+    /// `None`, nothing to cache by, when either is absent, given twice (or in an object too
+    /// malformed to read whole), or not of its type: `ttlMs` a non-negative integer that fits
+    /// `u64`, spelled as one; `cacheScope` `"public"` or `"private"`, escapes decoded.
+    ///
+    /// Which results are cacheable (`server/discover`'s, the listings' and
+    /// `resources/read`'s) is the caller's to know: the method of the request answered. A
+    /// `"public"` result "MAY" be served "across authorization contexts"; a `"private"` one
+    /// "MAY be cached and reused only within the same authorization context".
+    ///
+    /// ```
+    /// use rpcwire::mcp::{CacheHint, CacheScope};
+    /// use rpcwire::{Decoder, Message};
+    /// let frame = br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[],"ttlMs":30000,"cacheScope":"public"}}"#;
+    /// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+    /// let hint = CacheHint::from_result(r.result);
+    /// assert_eq!(hint, Some(CacheHint { ttl_ms: 30_000, scope: CacheScope::Public }));
+    ///
+    /// // A result without the hint (one of an earlier version, say) has none.
+    /// let frame = br#"{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}"#;
+    /// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
+    /// assert_eq!(CacheHint::from_result(r.result), None);
+    /// ```
+    pub fn from_result(result: RawJson<'_>) -> Option<CacheHint> {
+        let [ttl, scope] = result.lookup_each(["ttlMs", "cacheScope"]);
+        let (Lookup::Found(ttl), Lookup::Found(scope)) = (ttl, scope) else {
+            return None;
+        };
+        Some(CacheHint {
+            ttl_ms: ttl_ms(ttl)?,
+            scope: cache_scope(scope)?,
+        })
+    }
 }
 
 /// Why [`write_discover_result`] wrote nothing.
