@@ -379,6 +379,68 @@ fn write_seed_corpus() {
     for (i, p) in programs.iter().enumerate() {
         write("mcp_writers", &format!("hand-{i}"), p);
     }
+    // MCP reader inputs: a config byte (role, validation, the server's versions, the
+    // decoder's protocol version; see `fuzz_bodies::mcp_readers`), then one frame.
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}"#;
+    let frames: Vec<(&str, u8, String)> = vec![
+        // A 2026-07-28 request: client info, a log level and a progress token in `_meta`.
+        (
+            "request-2026-07-28",
+            0x00,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t",{meta},"io.modelcontextprotocol/clientInfo":{{"name":"c","version":"1"}},"io.modelcontextprotocol/logLevel":"warning","progressToken":"p1"}}}}}}"#
+            ),
+        ),
+        // A 2025-11-25 task-augmented request with a progress token and a related task.
+        (
+            "request-2025-11-25",
+            0x8a,
+            r#"{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"name":"t","task":{"ttl":60000},"_meta":{"progressToken":7,"io.modelcontextprotocol/related-task":{"taskId":"t-1"}}}}"#.to_string(),
+        ),
+        // An `initialize` to a server of 2026-07-28 alone.
+        (
+            "initialize",
+            0x04,
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_string(),
+        ),
+        // An `input_required` result, read by a client of 2026-07-28.
+        (
+            "input-required",
+            0xa1,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"m"}},"b":{"method":"roots/list"}},"requestState":"s\u00e9"}}"#.to_string(),
+        ),
+        // Its retry, answers and state.
+        (
+            "retry",
+            0x02,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"t","inputResponses":{{"a":{{"action":"accept"}},"b":{{"roots":[]}}}},"requestState":"s\u00e9",{meta}}}}}}}"#
+            ),
+        ),
+        // A 2025-03-26 batch of a cancellation, a progress report and a task's status.
+        (
+            "notifications",
+            0x40,
+            r#"[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"abc","reason":"user"}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":50,"total":100,"message":"half"}},{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}}]"#.to_string(),
+        ),
+        // A handshake's result that also offers versions, to a client of later versions.
+        (
+            "initialize-result",
+            0x15,
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"},"instructions":"hi","supportedVersions":["2025-11-25","2026-07-28","2027-01-01"]}}"#.to_string(),
+        ),
+        // A removed method under a version no server speaks, an escaped log level, a bad key.
+        (
+            "unsupported",
+            0x04,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/logLevel":"\u0064ebug","bad key/":1}}}"#.to_string(),
+        ),
+    ];
+    for (name, config, frame) in &frames {
+        let mut d = vec![*config];
+        d.extend_from_slice(frame.as_bytes());
+        write("mcp_readers", name, &d);
+    }
     // Header mirroring: a tool schema, a body and header lines, NUL-separated (see
     // `fuzz_bodies::headers`).
     let schemas: &[&str] = &[

@@ -8,6 +8,7 @@
 
 pub mod collector;
 pub mod json;
+pub mod mcp_readers;
 pub mod mcp_writers;
 #[path = "../reference/mod.rs"]
 pub mod reference;
@@ -40,6 +41,7 @@ pub const TARGETS: &[Target] = &[
     ("json", json::json),
     ("collector", collector::collector),
     ("mcp_writers", mcp_writers::mcp_writers),
+    ("mcp_readers", mcp_readers::mcp_readers),
 ];
 
 fn decoder(dialect: Dialect, role: Role, validation: Validation) -> Decoder {

@@ -199,7 +199,7 @@ fn unescape(v: &RawValue) -> Vec<u8> {
 }
 
 /// WTF-8 to a `String`, each lone surrogate as U+FFFD.
-fn wtf8_lossy(mut b: &[u8]) -> String {
+pub fn wtf8_lossy(mut b: &[u8]) -> String {
     let mut out = String::new();
     loop {
         match std::str::from_utf8(b) {
