@@ -417,17 +417,24 @@ fn write_seed_corpus() {
                 r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"t","inputResponses":{{"a":{{"action":"accept"}},"b":{{"roots":[]}}}},"requestState":"s\u00e9",{meta}}}}}}}"#
             ),
         ),
-        // A 2025-03-26 batch of a cancellation, a progress report and a task's status.
+        // A 2025-03-26 batch of a cancellation, a progress report, a task's status and a log
+        // message.
         (
             "notifications",
             0x40,
-            r#"[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"abc","reason":"user"}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":50,"total":100,"message":"half"}},{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}}]"#.to_string(),
+            r#"[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"abc","reason":"user"}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":50,"total":100,"message":"half"}},{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"completed"}},{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"w\u0061rning","data":"d"}}]"#.to_string(),
         ),
         // A handshake's result that also offers versions, to a client of later versions.
         (
             "initialize-result",
             0x15,
             r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"},"instructions":"hi","supportedVersions":["2025-11-25","2026-07-28","2027-01-01"]}}"#.to_string(),
+        ),
+        // A `server/discover` result, its cache hint and the server's identity, to a client.
+        (
+            "discover",
+            0x15,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{}},"instructions":"i","ttlMs":60000,"cacheScope":"p\u0075blic","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#.to_string(),
         ),
         // A removed method under a version no server speaks, an escaped log level, a bad key.
         (

@@ -16,8 +16,9 @@
 
 use bytes::BytesMut;
 use rpcwire::mcp::{
-    self, Cancelled, Initialize, InitializeResult, InputRequired, LogLevel, MetaKey, Progress,
-    RequestMeta, ResultType, Retry, Task, meta_keys, methods, versions,
+    self, CacheHint, Cancelled, DiscoverResult, Initialize, InitializeResult, InputRequired,
+    LogLevel, MetaKey, Progress, RequestMeta, ResultType, Retry, Task, meta_keys, methods,
+    versions,
 };
 use rpcwire::scan::Validation;
 use rpcwire::{
@@ -220,6 +221,17 @@ impl<'a> Frame<'a> {
                 if let (Some(sub), Some(params)) = (sub, params) {
                     let path = ["_meta", meta_keys::SUBSCRIPTION_ID];
                     same(member(params, &path), sub.raw(), "subscriptionId");
+                }
+                if let Some(level) = mcp::log_message_level(n) {
+                    assert!(n.method.eq_str(methods::MESSAGE), "log level of {n:?}");
+                    let found = params.and_then(|p| member(p, &["level"]));
+                    if let Some(found) = found {
+                        assert_eq!(
+                            decoded(found),
+                            level.as_str(),
+                            "level, against serde_json's"
+                        );
+                    }
                 }
                 self.inside_id(mcp::reported_progress_token(n), "reported_progress_token");
                 if let Some(params) = n.params {
@@ -584,6 +596,44 @@ impl<'a> Frame<'a> {
                     .max();
                 assert_eq!(chosen, expected, "choose, against serde_json's offers");
             }
+        }
+        let cache = CacheHint::from_result(result);
+        if let Ok(d) = DiscoverResult::from_result(result) {
+            self.inside(d.supported_versions.as_bytes(), "supportedVersions");
+            self.inside(d.capabilities.as_bytes(), "DiscoverResult::capabilities");
+            self.inside_str(d.instructions, "DiscoverResult::instructions");
+            self.inside_json(d.server_info, "DiscoverResult::server_info");
+            assert_eq!(d.capabilities.kind(), JsonKind::Object, "capabilities");
+            for version in d.supported_versions() {
+                self.inside(version.raw(), "a supported version");
+            }
+            let chosen = versions::choose(d.supported_versions, self.supported);
+            assert_eq!(d.choose(self.supported), chosen, "DiscoverResult::choose");
+            // The two readers of the cache's hint read it alike.
+            assert_eq!(
+                cache,
+                Some(d.cache),
+                "CacheHint::from_result of a discover result"
+            );
+            if let Some(reference) = reference {
+                let versions = member(reference, &["supportedVersions"]);
+                same(
+                    versions,
+                    d.supported_versions.as_bytes(),
+                    "supportedVersions",
+                );
+                same_str(
+                    member(reference, &["instructions"]),
+                    d.instructions,
+                    "instructions",
+                );
+            }
+        }
+        if let (Some(cache), Some(reference)) = (cache, reference) {
+            let scope = member(reference, &["cacheScope"]).map(decoded);
+            assert_eq!(scope.as_deref(), Some(cache.scope.as_str()), "cacheScope");
+            let ttl = member(reference, &["ttlMs"]).map(|t| t.get().to_string());
+            assert_eq!(ttl, Some(cache.ttl_ms.to_string()), "ttlMs");
         }
         self.inside_id(mcp::related_task(result), "related_task");
         self.meta_keys(result);
