@@ -1,12 +1,14 @@
 //! Decoding allocates nothing: every frame of every benchmark corpus (and of its variants in
-//! other member orders and spacing), lazy and strict, and small messages read and written
-//! through each tokio codec, with a counting global allocator (counted per thread, so
+//! other member orders and spacing), lazy and strict, small messages read and written
+//! through each tokio codec, and what the MCP readers of a client read of a 2026-07-28
+//! server's messages, with a counting global allocator (counted per thread, so
 //! parallel tests do not interfere).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use rpcwire::{DecodeOptions, Decoder, Lines, Validation};
+use rpcwire::mcp::{CacheHint, DiscoverResult, LogLevel, log_message_level, versions};
+use rpcwire::{DecodeOptions, Decoder, Lines, Message, Validation};
 
 #[path = "../benches/corpus.rs"]
 mod corpus;
@@ -280,4 +282,53 @@ fn small_messages_after_a_large_one_allocate_nothing() {
     for (what, count) in small_message_allocations(200 << 10) {
         assert_eq!(count, 0, "{what}: {count} allocations in 1,000 rounds");
     }
+}
+
+/// How many allocations `f` makes on this thread.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+/// Reading what a 2026-07-28 server sends allocates nothing: a `server/discover` result
+/// (`DiscoverResult`, its versions and the version chosen), a cacheable result's hint, and a
+/// log message's level.
+#[test]
+fn reading_a_discover_result_a_cache_hint_and_a_log_level_allocates_nothing() {
+    // Escaped names too: decoded as they are compared, not into a copy.
+    let discover = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{}},"instructions":"Use \"t\".","ttlMs":60000,"cacheScope":"publ\u0069c","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
+    let log = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"w\u0061rning","data":"x"}}"#;
+    let decoder = Decoder::mcp_client();
+    // Warm up lazily initialised state (CPU feature detection) before counting.
+    let _ = decoder.decode(discover);
+    let mut seen = None;
+    let count = allocations(|| {
+        let Ok(Message::Response(r)) = decoder.decode(discover) else {
+            panic!("not a response")
+        };
+        let read = DiscoverResult::from_result(r.result).unwrap();
+        let chosen = read.choose(&[versions::V2025_11_25, versions::V2026_07_28]);
+        let offered = read.supported_versions().count();
+        let hint = CacheHint::from_result(r.result);
+        let Ok(Message::Notification(n)) = decoder.decode(log) else {
+            panic!("not a notification")
+        };
+        seen = Some((
+            chosen,
+            offered,
+            hint == Some(read.cache),
+            log_message_level(&n),
+        ));
+    });
+    assert_eq!(
+        seen,
+        Some((
+            Some(versions::V2026_07_28),
+            2,
+            true,
+            Some(LogLevel::Warning)
+        ))
+    );
+    assert_eq!(count, 0);
 }
