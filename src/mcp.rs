@@ -249,12 +249,14 @@ pub mod methods {
     /// `subscriptions/listen` stream asks for updates), `notifications/roots/list_changed`,
     /// `notifications/elicitation/complete`, and the experimental tasks' `tasks/result`,
     /// `tasks/list` and `notifications/tasks/status`, which the official Tasks extension has
-    /// not (its `tasks/get` and `tasks/cancel` are its own). (`sampling/createMessage`,
+    /// not (its `tasks/get`, `tasks/update` and `tasks/cancel` are its own). (`sampling/createMessage`,
     /// `elicitation/create` and `roots/list` stay, as input requests in an `input_required`
     /// result.)
     ///
-    /// A server serving 2026-07-28 "does not implement" them: it answers a request of one
-    /// with -32601 Method not found (on HTTP, with `404 Not Found`), as [`is_removed`] tells.
+    /// A server serving 2026-07-28 answers a request of one as one of a method it does not
+    /// implement, with -32601 Method not found (on HTTP, with `404 Not Found`: "If the server
+    /// does not implement the requested RPC method, it **MUST** respond with 404 Not Found and
+    /// a JSON-RPC error with code -32601"), as [`is_removed`] tells.
     /// One exception: a server serving only 2026-07-28 or later answers an `initialize`
     /// (which a legacy client sends without `_meta`) with an error that names the versions it
     /// supports ("A server that supports only modern versions **SHOULD** name the protocol

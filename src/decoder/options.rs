@@ -166,9 +166,13 @@ impl DecodeOptions {
     /// the values of other extensions.
     pub const RESULT_TYPES: &'static [&'static str] = &["complete", "input_required", "task"];
 
-    /// These options for a session that negotiated the MCP revision `version` (the
-    /// `protocolVersion` of the server's reply to `initialize`). It sets the fields the
-    /// version decides, whole, whatever they held before:
+    /// These options for messages of the MCP revision `version`: the one a session negotiated
+    /// (the `protocolVersion` of the server's reply to `initialize`), or, from 2026-07-28 on,
+    /// which has no `initialize`, the one a request names in its `_meta`
+    /// ([`RequestMeta::check`](crate::mcp::RequestMeta::check)) or a client chose from the
+    /// server's `server/discover` result
+    /// ([`DiscoverResult::choose`](crate::mcp::DiscoverResult::choose)). It sets the fields
+    /// the version decides, whole, whatever they held before:
     ///
     /// - [`result_types`]: [`RESULT_TYPES`](Self::RESULT_TYPES) from 2026-07-28 on, empty
     ///   before it, where `resultType` means nothing and a result holding one
