@@ -1068,12 +1068,14 @@ pub mod versions {
             .find(|v| *v == answered && has_initialize(v))
     }
 
-    /// The version a client of 2026-07-28 or later names in its requests, given what a
-    /// server's `server/discover` result `offered` (its `supportedVersions`, a JSON array of
-    /// strings, escapes decoded) and the versions the client `supported`s: the latest both
-    /// speak, as this module orders versions. `None` when they share none (or `offered` is
-    /// not an array): the client cannot talk to that server in a version without
-    /// `initialize`, and may try `initialize` ([`accept`]) for an earlier one.
+    /// The version a client talks to a server in, given what the server's `server/discover`
+    /// result `offered` (its `supportedVersions`, a JSON array of strings, escapes decoded)
+    /// and the versions the client `supported`s: the latest both speak, as this module orders
+    /// versions. One of 2026-07-28 or later the client names in each request's `_meta`; an
+    /// earlier one (both speak no later one, as `supportedVersions` may list the versions of
+    /// `initialize` too) it negotiates with `initialize` ([`accept`] reads the answer), and a
+    /// server refuses it per request ([`RequestMeta::check`](crate::mcp::RequestMeta::check)).
+    /// `None` when they share none (or `offered` is not an array).
     ///
     /// The answer borrows `supported`, not the frame.
     ///
@@ -1084,6 +1086,8 @@ pub mod versions {
     /// let Ok(Message::Response(r)) = Decoder::mcp_client().decode(frame) else { panic!() };
     /// let offered = r.result.get("supportedVersions").unwrap();
     /// assert_eq!(choose(offered, &[V2025_11_25, V2026_07_28]), Some(V2026_07_28));
+    /// // A client of 2025-11-25 alone speaks it to this server, through `initialize`.
+    /// assert_eq!(choose(offered, &[V2025_11_25]), Some(V2025_11_25));
     /// assert_eq!(choose(offered, &["2024-11-05"]), None);
     /// ```
     pub fn choose<'a>(offered: crate::RawJson<'_>, supported: &[&'a str]) -> Option<&'a str> {

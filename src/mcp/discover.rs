@@ -321,9 +321,12 @@ impl<'a> DiscoverResult<'a> {
             .filter_map(|v| v.as_str())
     }
 
-    /// The version a client that speaks `supported` names in its requests to this server:
+    /// The version a client that speaks `supported` talks to this server in:
     /// [`versions::choose`](super::versions::choose) of `supportedVersions`, the latest both
-    /// speak; `None` when they share none.
+    /// speak; `None` when they share none. One of 2026-07-28 or later is named in each
+    /// request's `_meta`; an earlier one (both speak no later one) is negotiated with
+    /// `initialize` instead, which a server refuses per request
+    /// ([`RequestMeta::check`](super::RequestMeta::check)).
     pub fn choose<'s>(&self, supported: &[&'s str]) -> Option<&'s str> {
         super::versions::choose(self.supported_versions, supported)
     }

@@ -111,7 +111,8 @@ impl<'a> RequestMeta<'a> {
     /// served by the session's version. A server that serves no version per request (none
     /// of `supported` is 2026-07-28 or later) is a legacy one, and has no use for it: -32022
     /// "identifies a modern server", and a client that gets it retries with a listed version
-    /// instead of falling back to `initialize`.
+    /// of 2026-07-28 or later instead of falling back to `initialize` (a listed earlier one
+    /// is `initialize`'s, refused per request).
     ///
     /// ```
     /// use bytes::BytesMut;
