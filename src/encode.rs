@@ -94,6 +94,19 @@ pub fn write_json_string(out: &mut BytesMut, s: &str) {
     out.put_u8(b'"');
 }
 
+/// Appends `strings` as a JSON array of strings, each escaped as [`write_json_string`] does
+/// (a list of protocol versions, say).
+pub(crate) fn write_json_string_array(out: &mut BytesMut, strings: &[&str]) {
+    out.put_u8(b'[');
+    for (i, s) in strings.iter().enumerate() {
+        if i > 0 {
+            out.put_u8(b',');
+        }
+        write_json_string(out, s);
+    }
+    out.put_u8(b']');
+}
+
 /// Whether JSON needs `b` escaped in a string.
 fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'

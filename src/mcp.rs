@@ -1186,14 +1186,9 @@ pub mod versions {
         supported: &[&str],
     ) {
         let mut data = bytes::BytesMut::new();
-        data.extend_from_slice(b"{\"supported\":[");
-        for (i, version) in supported.iter().enumerate() {
-            if i > 0 {
-                data.extend_from_slice(b",");
-            }
-            crate::encode::write_json_string(&mut data, version);
-        }
-        data.extend_from_slice(b"],\"requested\":");
+        data.extend_from_slice(b"{\"supported\":");
+        crate::encode::write_json_string_array(&mut data, supported);
+        data.extend_from_slice(b",\"requested\":");
         crate::encode::write_json_string(&mut data, requested);
         data.extend_from_slice(b"}");
         let data = crate::RawJson::new(&data);

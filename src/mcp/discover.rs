@@ -174,14 +174,9 @@ pub fn write_discover_result(
         return Err(DiscoverWriteError::ServerInfoNotAnObject);
     }
     encode::write_response_head(out, id);
-    out.extend_from_slice(br#"{"resultType":"complete","supportedVersions":["#);
-    for (i, version) in supported_versions.iter().enumerate() {
-        if i > 0 {
-            out.extend_from_slice(b",");
-        }
-        encode::write_json_string(out, version);
-    }
-    out.extend_from_slice(br#"],"capabilities":"#);
+    out.extend_from_slice(br#"{"resultType":"complete","supportedVersions":"#);
+    encode::write_json_string_array(out, supported_versions);
+    out.extend_from_slice(br#","capabilities":"#);
     encode::write_raw_json(out, capabilities);
     if let Some(instructions) = instructions {
         out.extend_from_slice(br#","instructions":"#);
