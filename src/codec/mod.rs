@@ -241,7 +241,8 @@ impl Incoming {
     /// malformed response. Whether to send a reply to a frame that is not JSON, to an
     /// over-long line, or to a body in another charset, is the caller's policy: answer a peer whose requests you read
     /// ([`Role::Server`](crate::Role::Server)); from a server such a line may have been a
-    /// response, which is never answered.
+    /// response, which is never answered: a client reading a server's stream sends
+    /// [`reply_to_request`](Self::reply_to_request) instead.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -273,6 +274,51 @@ impl Incoming {
             Incoming::TooLong { reply, .. } | Incoming::UnsupportedCharset { reply, .. } => {
                 Some(*reply)
             }
+        }
+    }
+
+    /// The error reply a client sends for this item of a server's stream: for a rejected
+    /// frame, [`OwnedRejection::reply_to_request`](crate::OwnedRejection::reply_to_request)
+    /// (an invalid request of the server's whose id could be read), else `None`. A frame that
+    /// is not JSON may have been a reply, a frame without a readable id a notification, and an
+    /// over-long or unreadable body names no id: a client answers none of them, where
+    /// [`reply`](Self::reply), a server's policy, answers each with -32700.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::codec::LineCodec;
+    /// use rpcwire::encode;
+    /// use tokio_util::codec::Decoder as _;
+    ///
+    /// // A client's codec: it reads what a server writes.
+    /// let mut codec = LineCodec::new(rpcwire::Decoder::mcp_client(), 64);
+    /// let mut buf = BytesMut::from(
+    ///     &b"{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\",\"params\":[]}\nnot json\n\
+    ///        much too long for sixty-four bytes, a reply of the server's perhaps, cut off\n"[..],
+    /// );
+    /// let mut out = BytesMut::new();
+    /// let mut items = 0;
+    /// while let Some(item) = codec.decode(&mut buf).unwrap() {
+    ///     items += 1;
+    ///     assert!(item.reply().is_some()); // what a server would answer
+    ///     if let Some(reply) = item.reply_to_request() {
+    ///         encode::write_reply(&mut out, &reply, None);
+    ///     }
+    /// }
+    /// // Only the server's invalid request (`params` an array) is answered, under its id.
+    /// assert_eq!(items, 3);
+    /// assert_eq!(
+    ///     &out[..],
+    ///     &br#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32600,"message":"Invalid Request"}}
+    /// "#[..]
+    /// );
+    /// ```
+    pub fn reply_to_request(&self) -> Option<Reply<'_>> {
+        match self {
+            Incoming::Rejected(rejected) => rejected.reply_to_request(),
+            Incoming::Message(_)
+            | Incoming::TooLong { .. }
+            | Incoming::UnsupportedCharset { .. } => None,
         }
     }
 
