@@ -7,7 +7,8 @@
 //!   `T`.
 //! - [`deserialize_borrowed`]: serde_json straight from the frame, for `T` that borrows from it
 //!   (`Cow<str>` fields marked `#[serde(borrow)]`, `&RawValue` with serde_json's `raw_value`
-//!   feature).
+//!   feature), and for owned `T` where no scratch area is at hand: a client whose callers
+//!   each read their own result, on their own tasks, with the `OwnedMessage` of the reply.
 //!
 //! Errors become -32602 Invalid params replies with the reason in `data` (serde_json's wording
 //! on both paths: the field, the expected type and the place, whose line and column count in
@@ -254,6 +255,11 @@ impl Scratch {
 /// `&'a str` field refuses every string with an escape: serde cannot borrow what it must
 /// decode.)
 ///
+/// Any `T: DeserializeOwned` reads so too, with no [`Scratch`] to share: the path for a
+/// result read by the task that awaits it, from the reply's
+/// [`OwnedMessage`](crate::OwnedMessage) handed to it, while a connection's [`Scratch`]
+/// (taken `&mut`) stays with its reader task.
+///
 /// ```
 /// use std::borrow::Cow;
 /// use rpcwire::{typed, RawJson};
@@ -279,6 +285,30 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// memory can be any depth) is a [`TypedError`], as [`RawJson::new`] refuses it: sent as
 /// params or a result it would make a line the default decoder refuses (-32700, without the
 /// id), and one no serde_json reader takes.
+///
+/// An `Option` field that is `None` is written `null`, as serde writes it, unless it is
+/// marked `#[serde(skip_serializing_if = "Option::is_none")]`. MCP's optional members may be
+/// left out but are not nullable unless the schema says so (`total?: number`), and the
+/// readers of [`mcp`](crate::mcp) refuse a `null` there as of another type
+/// ([`Progress::from_notification`](crate::mcp::Progress::from_notification)): mark every
+/// optional member so.
+///
+/// ```
+/// use rpcwire::typed;
+/// #[derive(serde::Serialize)]
+/// #[serde(rename_all = "camelCase")]
+/// struct CreateMessageParams {
+///     max_tokens: u32,
+///     system_prompt: Option<String>,
+///     #[serde(skip_serializing_if = "Option::is_none")]
+///     temperature: Option<f64>,
+/// }
+/// let params = CreateMessageParams { max_tokens: 100, system_prompt: None, temperature: None };
+/// let mut buf = Vec::new();
+/// let raw = typed::to_raw(&params, &mut buf).unwrap();
+/// // `systemPrompt`, unmarked, is written `null`; `temperature` is left out.
+/// assert_eq!(raw.as_bytes(), br#"{"maxTokens":100,"systemPrompt":null}"#);
+/// ```
 ///
 /// The output is checked as [`RawJson::new_strict`] checks bytes: text that serde_json writes
 /// unchecked (a `RawValue` a `Serialize` impl emits by its struct name, a number under
