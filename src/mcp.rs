@@ -871,6 +871,51 @@ pub fn reported_progress_token<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
 }
 
 /// The per-request `_meta` fields of MCP 2026-07-28.
+///
+/// A server reads them ([`from_request`](Self::from_request)) and checks them
+/// ([`check`](Self::check)). A client writes them into the params of each request it sends
+/// (`server/discover` included, whose params hold nothing else): the version it speaks to
+/// the server ([`versions::choose`], [`DiscoverResult::choose`]) under
+/// [`meta_keys::PROTOCOL_VERSION`], and its capabilities, an object (`{}` declares none),
+/// under [`meta_keys::CLIENT_CAPABILITIES`]; its identity, optional, under
+/// [`meta_keys::CLIENT_INFO`]. No writer of this crate splices them: they are members of the
+/// params the client writes, a `_meta` field of its params struct with serde, say. A
+/// progress token goes into that same `_meta`
+/// ([`write_request_with_progress_token`] adds it to the `_meta` the params hold):
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::mcp::{self, versions, RequestMeta};
+/// use rpcwire::{Decoder, Message, PendingTable, RawJson};
+///
+/// #[derive(serde::Serialize)]
+/// struct Meta<'a> {
+///     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+///     protocol_version: &'a str,
+///     #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+///     client_capabilities: serde_json::Value,
+/// }
+/// #[derive(serde::Serialize)]
+/// struct CallTool<'a> {
+///     name: &'a str,
+///     #[serde(rename = "_meta")]
+///     meta: Meta<'a>,
+/// }
+///
+/// let meta = Meta { protocol_version: versions::V2026_07_28, client_capabilities: serde_json::json!({}) };
+/// let params = serde_json::to_vec(&CallTool { name: "slow", meta }).unwrap();
+/// let mut pending = PendingTable::new();
+/// let token = pending.insert("tools/call").unwrap();
+/// let mut out = BytesMut::new();
+/// let params = RawJson::new(&params).unwrap();
+/// mcp::write_request_with_progress_token(&mut out, token, "tools/call", Some(params))?;
+///
+/// // What the server reads: the version, the capabilities and the progress token.
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(&out[..out.len() - 1]) else { panic!() };
+/// assert_eq!(RequestMeta::from_request(&req).check(&[versions::V2026_07_28]), Ok(versions::V2026_07_28));
+/// assert!(mcp::requested_progress_token(&req).is_some());
+/// # Ok::<(), mcp::ProgressRequestError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RequestMeta<'a> {
     /// `io.modelcontextprotocol/protocolVersion`
