@@ -64,7 +64,9 @@
 //! `io-util` feature) makes it one (or read stdin with a `FramedRead` and write stdout with a
 //! `FramedWrite` of [`LineEncoder`]). A message no `Outgoing` shape writes, such as
 //! `initialize`'s answer ([`mcp::write_initialize_result`](crate::mcp::write_initialize_result)),
-//! is written into a `BytesMut` and sent as `Bytes`; the answer sent, the session's version
+//! or a result of MCP 2026-07-28 with its `resultType`
+//! ([`mcp::write_result`](crate::mcp::write_result)), is written into a `BytesMut` and sent
+//! as `Bytes`; the answer sent, the session's version
 //! goes to the codec with `set_decoder` ([`LineCodec::set_decoder`]). The crate docs' *A
 //! server's side* is the whole of such a server, without tokio.
 //!
@@ -390,7 +392,10 @@ pub enum Outgoing<'a> {
         /// The parameters, written raw.
         params: Option<RawJson<'a>>,
     },
-    /// A success response ([`encode::write_response`]).
+    /// A success response ([`encode::write_response`]), its result written as it is. Under
+    /// MCP 2026-07-28, which requires a `resultType` in every result, write the answer with
+    /// [`mcp::write_result`](crate::mcp::write_result) instead, which adds
+    /// `"resultType":"complete"`, and send its line as `Bytes`.
     Response {
         /// The request's id.
         id: Id<'a>,
