@@ -449,7 +449,8 @@
 //!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.
 //! - `tokio`: `tokio_util::codec` integration: `codec`'s codecs for the newline, SSE and
 //!   `Content-Length` framings; `pending::DeadlineClock` for a table's deadlines.
-//! - `serde`: typed access to payloads.
+//! - `serde`: typed access to payloads (`typed`), and `Serialize` for [`Token`], which
+//!   serializes as its integer (a progress token in params written with serde).
 //! - `cli`: the `rpcwire` command-line tool.
 #![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
