@@ -95,6 +95,25 @@
 //!   `requestId` is the client's own id, which upstream may be another request's token.
 //!   [`IdRemapper::forward_cancel`] does it (an `IdRemapper<()>` serves one client);
 //!   `write_with_id` and a [`PendingTable`] alone leave it to the caller.
+//! - keep a message past its frame's borrow (a request served on a task of its own, across
+//!   `.await`; a reply handed to the task that awaits it): an [`OwnedMessage`] is the frame's
+//!   `Bytes` and its spans, `Send + 'static`, made without a copy (`codec`'s items are
+//!   these); borrow its [`message`](OwnedMessage::message) inside the task. Of a part alone,
+//!   [`Id::to_owned_id`] keeps an id ([`IdBuf`]), and the frame's `Bytes::slice_ref` a
+//!   payload, still without a copy:
+//!
+//!   ```
+//!   use bytes::Bytes;
+//!   use rpcwire::{Decoder, IdBuf, Message, OwnedMessage};
+//!   let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"add"}}"#);
+//!   let msg = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap();
+//!   let Message::Request(req) = msg.message() else { panic!() };
+//!   let id: IdBuf = req.id.to_owned_id();
+//!   let params: Bytes = msg.frame().slice_ref(req.params.unwrap().as_bytes());
+//!   let served = std::thread::spawn(move || (id.to_string(), params));
+//!   let (id, params) = served.join().unwrap();
+//!   assert_eq!((id.as_str(), &params[..]), (r#""r1""#, &br#"{"name":"add"}"#[..]));
+//!   ```
 //! - match replies to my requests: [`PendingTable`] mints the ids ([`Token::to_id`] writes
 //!   one as a request's id, [`PendingTable::complete`] matches the reply by its id); [`InFlight`]
 //!   tracks the peer's ids.
