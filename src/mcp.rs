@@ -879,9 +879,13 @@ pub fn reported_progress_token<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
 /// [`meta_keys::PROTOCOL_VERSION`], and its capabilities, an object (`{}` declares none),
 /// under [`meta_keys::CLIENT_CAPABILITIES`]; its identity, optional, under
 /// [`meta_keys::CLIENT_INFO`]. No writer of this crate splices them: they are members of the
-/// params the client writes, a `_meta` field of its params struct with serde, say. A
-/// progress token goes into that same `_meta`
-/// ([`write_request_with_progress_token`] adds it to the `_meta` the params hold):
+/// params the client writes, a `_meta` field of its params struct with serde, say. Write
+/// one `_meta`: a wrapper that `#[serde(flatten)]`s params holding a `_meta` of their own
+/// and adds another writes the member twice (serde_json does, and the `serde` feature's
+/// `typed::to_raw` lets it through: RFC 8259 allows it), and a server reads such a request
+/// as naming no version (-32602). A progress token goes into
+/// that same `_meta` ([`write_request_with_progress_token`] adds it to the `_meta` the
+/// params hold):
 ///
 /// ```
 /// use bytes::BytesMut;
