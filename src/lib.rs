@@ -151,7 +151,8 @@
 //!   the client does not speak: disconnect). A client of 2026-07-28 has no `initialize`: it
 //!   names in each request the version [`mcp::versions::choose`] picks from the server's
 //!   `server/discover`, with its capabilities, as members of the params' `_meta` that it
-//!   writes itself ([`mcp::RequestMeta`] shows them written with serde).
+//!   writes ([`mcp::write_request_with_meta`] splices them into its params; [`mcp::RequestMeta`]
+//!   shows them written with serde too).
 //! - answer `initialize`: [`mcp::Initialize`] reads the params (a member missing, twice or
 //!   of another type gets -32602: [`mcp::HandshakeError::write_reply`]);
 //!   [`mcp::versions::negotiate`]`(requested, supported)` is the version

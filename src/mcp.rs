@@ -27,6 +27,7 @@ mod discover;
 mod initialize;
 mod input_required;
 mod logging;
+mod meta_request;
 mod progress_request;
 mod request_check;
 pub use discover::{
@@ -42,6 +43,7 @@ pub use input_required::{
     RetryError, RetryReadError, write_input_required, write_retry,
 };
 pub use logging::{LogLevel, UnknownLogLevel, log_message_level, may_log, requested_log_level};
+pub use meta_request::{MetaRequestError, MetaValue, write_request_with_meta};
 pub use progress_request::{
     ProgressRequestError, write_request_with_progress, write_request_with_progress_token,
 };
@@ -878,14 +880,14 @@ pub fn reported_progress_token<'a>(n: &Notification<'a>) -> Option<Id<'a>> {
 /// the server ([`versions::choose`], [`DiscoverResult::choose`]) under
 /// [`meta_keys::PROTOCOL_VERSION`], and its capabilities, an object (`{}` declares none),
 /// under [`meta_keys::CLIENT_CAPABILITIES`]; its identity, optional, under
-/// [`meta_keys::CLIENT_INFO`]. No writer of this crate splices them: they are members of the
-/// params the client writes, a `_meta` field of its params struct with serde, say. Write
-/// one `_meta`: a wrapper that `#[serde(flatten)]`s params holding a `_meta` of their own
-/// and adds another writes the member twice (serde_json does, and the `serde` feature's
-/// `typed::to_raw` lets it through: RFC 8259 allows it), and a server reads such a request
-/// as naming no version (-32602). A progress token goes into
-/// that same `_meta` ([`write_request_with_progress_token`] adds it to the `_meta` the
-/// params hold):
+/// [`meta_keys::CLIENT_INFO`]. [`write_request_with_meta`] splices them into the params the
+/// client has, whatever those hold. Or they are members of the params the client writes, a
+/// `_meta` field of its params struct with serde, say. Write one `_meta`: a wrapper that
+/// `#[serde(flatten)]`s params holding a `_meta` of their own and adds another writes the
+/// member twice (serde_json does, and the `serde` feature's `typed::to_raw` lets it through:
+/// RFC 8259 allows it), and a server reads such a request as naming no version (-32602). A
+/// progress token goes into that same `_meta` ([`write_request_with_progress_token`] adds it
+/// to the `_meta` the params hold):
 ///
 /// ```
 /// use bytes::BytesMut;

@@ -246,10 +246,10 @@ fn insertion(params: RawJson<'_>) -> Result<(usize, Splice), ProgressRequestErro
     if params.kind() != JsonKind::Object {
         return Err(ProgressRequestError::NotAnObject);
     }
-    let meta = match params.lookup(META) {
-        Lookup::Absent => return Ok((1, Splice::Add(NewMember::Meta))),
-        Lookup::Found(meta) => meta,
-        Lookup::Ambiguous | Lookup::Malformed => return Err(ProgressRequestError::Malformed),
+    let meta = match meta_slot(params) {
+        MetaSlot::Absent => return Ok((1, Splice::Add(NewMember::Meta))),
+        MetaSlot::Found(meta) => meta,
+        MetaSlot::Unreadable => return Err(ProgressRequestError::Malformed),
     };
     if meta.kind() != JsonKind::Object {
         return Err(ProgressRequestError::NotAnObject);
@@ -267,8 +267,24 @@ fn insertion(params: RawJson<'_>) -> Result<(usize, Splice), ProgressRequestErro
     Ok((at, Splice::Add(NewMember::Token)))
 }
 
-/// The member of params that holds a request's metadata.
-const META: &str = "_meta";
+/// Where the `_meta` of an object of params is.
+pub(super) enum MetaSlot<'a> {
+    /// There is none.
+    Absent,
+    /// There is one (of any type).
+    Found(RawJson<'a>),
+    /// The params cannot be read member by member, or hold `_meta` twice.
+    Unreadable,
+}
+
+/// The `_meta` of `params`, an object.
+pub(super) fn meta_slot(params: RawJson<'_>) -> MetaSlot<'_> {
+    match params.lookup("_meta") {
+        Lookup::Absent => MetaSlot::Absent,
+        Lookup::Found(meta) => MetaSlot::Found(meta),
+        Lookup::Ambiguous | Lookup::Malformed => MetaSlot::Unreadable,
+    }
+}
 
 /// Whether the rest of an object, just after its `{`, is only whitespace and its `}`.
 pub(super) fn is_empty_after(rest: &[u8]) -> bool {
