@@ -1,5 +1,5 @@
 //! The body of the `mcp_writers` fuzz target: the writers of `rpcwire::mcp`
-//! (`write_result`, `write_request_with_progress`, `versions::write_unsupported`,
+//! (`write_result`, `write_request_with_progress`, `write_request_with_meta`, `versions::write_unsupported`,
 //! `write_cancelled`, `write_progress`, `write_retry` (read back by `Retry`),
 //! `write_input_required`) with ids, versions, payloads and numbers from the
 //! input. Each output is either the documented refusal, nothing written, or one line that
@@ -11,8 +11,8 @@
 
 use bytes::BytesMut;
 use rpcwire::mcp::{
-    self, InputRequired, InputRequiredWriteError, ProgressRequestError, ResultError, RetryError,
-    versions,
+    self, InputRequired, InputRequiredWriteError, MetaRequestError, MetaValue,
+    ProgressRequestError, RequestMeta, ResultError, RetryError, meta_keys, versions,
 };
 use rpcwire::scan::Validation;
 use rpcwire::{DecodeOptions, Decoder, Dialect, ErrorCode, Id, Message, RawJson, ReplyId, Role};
@@ -32,6 +32,7 @@ pub fn mcp_writers(data: &[u8]) {
     check_progress(&mut input);
     check_retry(&mut input);
     check_input_required(&mut input);
+    check_request_with_meta(&mut input);
 }
 
 /// Id tokens of every kind: integers of any size, other numbers, `null`, strings with
@@ -414,17 +415,7 @@ fn check_request_with_progress(input: &mut Input<'_>) {
     let what = format!("{what}: {:?}", String::from_utf8_lossy(frame));
     let written_params = member(frame, "params");
     let got_members = members(&written_params).expect("params are an object");
-    assert_eq!(got_members.len(), want.len(), "{what}");
-    for ((gk, gv), (wk, wv)) in got_members.iter().zip(&want) {
-        assert_eq!(gk, wk, "{what}");
-        match wv {
-            Want::Raw(wv) => assert_eq!(gv, wv, "{what}"),
-            Want::Meta(want_meta) => {
-                let got_meta = members(gv).expect("`_meta` is an object");
-                assert_eq!(&got_meta, want_meta, "`_meta`, {what}");
-            }
-        }
-    }
+    assert_members(&got_members, &want, &what);
     assert_eq!(member(frame, "id"), id_token, "{what}");
     assert_eq!(
         unescaped(&member(frame, "method")),
@@ -447,11 +438,203 @@ fn check_request_with_progress(input: &mut Input<'_>) {
 }
 
 /// What a member of the params written must be.
+#[derive(Clone)]
 enum Want {
     /// These bytes.
     Raw(Vec<u8>),
+    /// A string of these bytes, unescaped.
+    String(Vec<u8>),
     /// An object of these members, in this order (`_meta`).
     Meta(Vec<(Vec<u8>, Vec<u8>)>),
+    /// An object of these members, each as it must be, in this order.
+    Members(WantMembers),
+}
+
+// --------------------------------------------------------------------- write_request_with_meta
+
+/// `mcp::write_request_with_meta`: `BadId` for an id MCP does not take; `Present(i)` for a
+/// key of `meta` that an earlier one repeats; with no members, `encode::write_request`'s line
+/// (`NotAnObject` for params that are not an object); else, `NotAnObject` for params or a
+/// `_meta` that is not an object, `Malformed` for `_meta` twice, `Present(i)` for the first
+/// key of `meta` that `_meta` holds; otherwise the members first in `_meta` (a new `_meta`
+/// first when there was none), every other member as it was.
+fn check_request_with_meta(input: &mut Input<'_>) {
+    const KEYS: [&str; 4] = [
+        meta_keys::PROTOCOL_VERSION,
+        meta_keys::CLIENT_CAPABILITIES,
+        "progressToken",
+        "trace",
+    ];
+    let id_token = any_id(input);
+    let method = input.string();
+    let params = (!input.byte().is_multiple_of(5)).then(|| payload(input, &PARAMS));
+    let mut keys = Vec::new();
+    let mut strings = Vec::new();
+    let mut jsons = Vec::new();
+    for _ in 0..input.byte() % 4 {
+        let pick = input.byte();
+        keys.push(match KEYS.get(usize::from(pick % 6)) {
+            Some(key) => key.to_string(),
+            None => input.string(),
+        });
+        if pick & 0x80 == 0 {
+            strings.push(Some(any_version(input)));
+            jsons.push(None);
+        } else {
+            strings.push(None);
+            jsons.push(Some(payload(input, &PARAMS)));
+        }
+    }
+    let meta: Vec<(&str, MetaValue<'_>)> = (0..keys.len())
+        .map(|i| {
+            let value = match (&strings[i], &jsons[i]) {
+                (Some(s), _) => MetaValue::Str(s),
+                (None, Some(j)) => MetaValue::Json(RawJson::new(j).expect("valid JSON")),
+                (None, None) => unreachable!("one of the two is set"),
+            };
+            (keys[i].as_str(), value)
+        })
+        .collect();
+    let what = format!(
+        "id {:?}, method {method:?}, params {:?}, meta {meta:?}",
+        String::from_utf8_lossy(&id_token),
+        params.as_deref().map(String::from_utf8_lossy)
+    );
+    let id = Id::from_token(&id_token).expect("a token");
+    let raw = params
+        .as_deref()
+        .map(|p| RawJson::new(p).expect("valid JSON is a RawJson"));
+    let mut out = BytesMut::from(&b"before\n"[..]);
+    let got = mcp::write_request_with_meta(&mut out, id, &method, raw, &meta);
+    let frame = written(&out, &what);
+
+    // The members added, as they must read: the key, and the value's bytes (a string's
+    // unescaped) with whether it is a string.
+    let added: WantMembers = meta
+        .iter()
+        .map(|(k, v)| {
+            let want = match v {
+                MetaValue::Str(s) => Want::String(s.as_bytes().to_vec()),
+                MetaValue::Json(j) => Want::Raw(spaced(j.as_bytes())),
+                _ => unreachable!("the two kinds the test makes"),
+            };
+            (k.as_bytes().to_vec(), want)
+        })
+        .collect();
+    // The params the line must carry, member by member (`None`: no params).
+    let want: Result<Option<WantMembers>, MetaRequestError> = (|| {
+        if !mcp_id(&id_token) {
+            return Err(MetaRequestError::BadId);
+        }
+        if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
+            return Err(MetaRequestError::Present(i));
+        }
+        let given = match &params {
+            None if added.is_empty() => return Ok(None),
+            None => Vec::new(),
+            Some(params) => members(params).ok_or(MetaRequestError::NotAnObject)?,
+        };
+        let mut out: WantMembers = spaced_members(&given)
+            .into_iter()
+            .map(|(k, v)| (k, Want::Raw(v)))
+            .collect();
+        if added.is_empty() {
+            return Ok(Some(out));
+        }
+        let metas: Vec<usize> = (0..given.len())
+            .filter(|&i| given[i].0 == b"_meta")
+            .collect();
+        match metas[..] {
+            [] => out.insert(0, (b"_meta".to_vec(), Want::Members(added.clone()))),
+            [at] => {
+                let existing = members(&given[at].1).ok_or(MetaRequestError::NotAnObject)?;
+                if let Some(i) = added
+                    .iter()
+                    .position(|(k, _)| existing.iter().any(|(e, _)| e == k))
+                {
+                    return Err(MetaRequestError::Present(i));
+                }
+                let mut all = added.clone();
+                all.extend(
+                    spaced_members(&existing)
+                        .into_iter()
+                        .map(|(k, v)| (k, Want::Raw(v))),
+                );
+                out[at].1 = Want::Members(all);
+            }
+            _ => return Err(MetaRequestError::Malformed),
+        }
+        Ok(Some(out))
+    })();
+    assert_eq!(got, want.as_ref().map(|_| ()).map_err(|e| *e), "{what}");
+    let Ok(want) = want else {
+        assert_eq!(frame, None, "nothing written on a refusal, {what}");
+        return;
+    };
+    let frame = frame.unwrap_or_else(|| panic!("nothing written, {what}"));
+    let what = format!("{what}: {:?}", String::from_utf8_lossy(frame));
+    let envelope = members(frame).expect("an object");
+    let written_params = envelope
+        .iter()
+        .find(|(k, _)| k == b"params")
+        .map(|(_, v)| v.clone());
+    assert_eq!(written_params.is_some(), want.is_some(), "params, {what}");
+    if let (Some(written_params), Some(want)) = (&written_params, &want) {
+        let got_members = members(written_params).expect("params are an object");
+        assert_members(&got_members, want, &what);
+    }
+    assert_eq!(member(frame, "id"), id_token, "{what}");
+    assert_eq!(
+        unescaped(&member(frame, "method")),
+        method.as_bytes(),
+        "{what}"
+    );
+
+    let version = meta.iter().find_map(|(k, v)| match v {
+        MetaValue::Str(s) if *k == meta_keys::PROTOCOL_VERSION => Some(*s),
+        _ => None,
+    });
+    for (dialect, decoder) in decoders(Role::Server, None) {
+        let decoded = decoder.decode(frame);
+        let Ok(Message::Request(r)) = &decoded else {
+            panic!("{decoded:?}, not a request, {dialect:?}, {what}");
+        };
+        assert_eq!(r.id.raw(), &id_token[..], "{dialect:?}, {what}");
+        assert_eq!(r.method.decode(), method, "{dialect:?}, {what}");
+        let read = r.params.map(|p| p.as_bytes().to_vec());
+        assert_eq!(read, written_params, "{dialect:?}, {what}");
+        if let Some(version) = version {
+            let read = RequestMeta::from_request(r).protocol_version;
+            assert_eq!(
+                read.map(|v| v.decode()),
+                Some(version.into()),
+                "{dialect:?}, {what}"
+            );
+        }
+    }
+}
+
+/// An object's members, each as it must be, in order.
+type WantMembers = Vec<(Vec<u8>, Want)>;
+
+/// `got`, an object's members, are `want`'s, in order.
+fn assert_members(got: &[(Vec<u8>, Vec<u8>)], want: &[(Vec<u8>, Want)], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for ((gk, gv), (wk, wv)) in got.iter().zip(want) {
+        assert_eq!(gk, wk, "{what}");
+        match wv {
+            Want::Raw(wv) => assert_eq!(gv, wv, "{what}"),
+            Want::String(ws) => assert_eq!(&unescaped(gv), ws, "{what}"),
+            Want::Meta(want_meta) => {
+                let got_meta = members(gv).expect("`_meta` is an object");
+                assert_eq!(&got_meta, want_meta, "`_meta`, {what}");
+            }
+            Want::Members(want_members) => {
+                let got_members = members(gv).expect("an object");
+                assert_members(&got_members, want_members, what);
+            }
+        }
+    }
 }
 
 // ------------------------------------------------------------------------ write_unsupported
