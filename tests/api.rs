@@ -51,7 +51,10 @@ fn every_error_type_is_an_error_with_a_message() {
         error(MetaKeyError::BadPrefixLabel),
         error(MetaKeyError::BadName),
         error(rpcwire::Miss::Stale),
-        error(rpcwire::FrameError::TooLong { offset: 0 }),
+        error(rpcwire::FrameError::TooLong {
+            offset: 0,
+            limit: 0,
+        }),
         error(rpcwire::SseWriteError::InvalidId),
         error(rpcwire::SseWriteError::InvalidEventType),
         error(rpcwire::SseWriteError::IdTooLong { max: 0 }),

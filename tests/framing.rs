@@ -68,7 +68,10 @@ fn the_slice_framers_limit_is_the_one_it_was_given() {
         framed,
         vec![
             Ok((0, &b"12345"[..])),
-            Err(FrameError::TooLong { offset: 6 })
+            Err(FrameError::TooLong {
+                offset: 6,
+                limit: 5
+            })
         ]
     );
 }
@@ -85,7 +88,10 @@ fn over_long_line_is_reported_once_then_discarded() {
             got,
             vec![
                 Ok(b"{\"ok\":1}".to_vec()),
-                Err(FrameError::TooLong { offset: 9 }),
+                Err(FrameError::TooLong {
+                    offset: 9,
+                    limit: 100
+                }),
                 Ok(b"{\"ok\":2}".to_vec())
             ],
             "chunk size {chunk}"
@@ -104,7 +110,8 @@ fn a_frame_of_exactly_the_limit_passes_with_lf_or_crlf() {
             vec![
                 Ok(line.clone()),
                 Err(FrameError::TooLong {
-                    offset: (100 + term.len()) as u64
+                    offset: (100 + term.len()) as u64,
+                    limit: 100,
                 })
             ]
         );
@@ -114,7 +121,13 @@ fn a_frame_of_exactly_the_limit_passes_with_lf_or_crlf() {
 #[test]
 fn unterminated_over_long_tail_at_eof_is_dropped_after_one_error() {
     let got = frame_all(&[&[b'a'; 5000][..]], 100);
-    assert_eq!(got, vec![Err(FrameError::TooLong { offset: 0 })]);
+    assert_eq!(
+        got,
+        vec![Err(FrameError::TooLong {
+            offset: 0,
+            limit: 100
+        })]
+    );
 }
 
 /// Frames and errors of one stream read by `framer` in `chunks`, to its end (`decode_eof`
@@ -159,7 +172,13 @@ fn a_framer_reads_the_next_stream_after_the_end_of_one() {
     // The end comes while the over-long line's rest is being discarded, read after read.
     assert_eq!(
         one_stream(&mut framer, &[b"[4, 5, 6, 7", b", 8"]),
-        [(11, Err(FrameError::TooLong { offset: 11 }))]
+        [(
+            11,
+            Err(FrameError::TooLong {
+                offset: 11,
+                limit: 8
+            })
+        )]
     );
     assert_eq!(
         one_stream(&mut framer, &[b"[9]\n"]),
@@ -182,7 +201,10 @@ fn decode_chunk_reports_an_unfinished_over_long_line_once_then_discards_it() {
     // 11 bytes without a newline: past the limit and a `\r`, so over-long already.
     assert_eq!(
         framer.decode_chunk(&mut buf),
-        Err(FrameError::TooLong { offset: 4 })
+        Err(FrameError::TooLong {
+            offset: 4,
+            limit: 8
+        })
     );
     assert_eq!(framer.last_offset(), 4);
     buf.extend_from_slice(b", 6, 7");
@@ -338,4 +360,28 @@ fn a_decoders_framers_share_its_frame_limit() {
         .unwrap()
         .unwrap();
     assert!(decoder.decode(&frame).is_ok());
+}
+
+/// An over-long frame's error carries the limit its framer was given, not the default, and
+/// its text names it: from `decode`, `decode_eof`, `decode_chunk`, `Lines` and an SSE framer.
+#[test]
+fn a_too_long_error_names_the_framers_limit() {
+    use rpcwire::SseFramer;
+    let want = FrameError::TooLong {
+        offset: 0,
+        limit: 8,
+    };
+    let mut buf = BytesMut::from(&b"0123456789\n"[..]);
+    assert_eq!(LineFramer::new(8).decode(&mut buf), Err(want));
+    let mut buf = BytesMut::from(&b"0123456789"[..]);
+    assert_eq!(LineFramer::new(8).decode_eof(&mut buf), Err(want));
+    let mut buf = BytesMut::from(&b"0123456789"[..]);
+    assert_eq!(LineFramer::new(8).decode_chunk(&mut buf), Err(want));
+    assert_eq!(Lines::new(b"0123456789\n", 8).next(), Some(Err(want)));
+    let mut buf = BytesMut::from(&b"data: 0123456789\n\n"[..]);
+    assert_eq!(SseFramer::new(8).decode(&mut buf), Err(want));
+    assert_eq!(
+        want.to_string(),
+        "frame starting at byte 0 exceeds the frame limit of 8 bytes"
+    );
 }

@@ -68,6 +68,7 @@ fn by_chunk(chunks: &[&[u8]], max: usize) -> Framed {
                             item.map(|(at, f)| (base + at as u64, f.to_vec()))
                                 .map_err(|e| FrameError::TooLong {
                                     offset: base + e.offset(),
+                                    limit: max,
                                 }),
                         );
                     }
@@ -101,6 +102,7 @@ fn every_line(input: &[u8], max: usize) -> Framed {
         out.push(if line.len() > max {
             Err(FrameError::TooLong {
                 offset: start as u64,
+                limit: max,
             })
         } else {
             Ok((start as u64, line.to_vec()))

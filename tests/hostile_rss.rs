@@ -49,7 +49,13 @@ fn flood(total: usize) -> Option<usize> {
         .unwrap()
         .expect("the frame after the flood");
     assert_eq!(&after[..], b"{\"jsonrpc\":\"2.0\",\"method\":\"after\"}");
-    assert_eq!(errors, vec![FrameError::TooLong { offset: 0 }]);
+    assert_eq!(
+        errors,
+        vec![FrameError::TooLong {
+            offset: 0,
+            limit: MAX_FRAME
+        }]
+    );
     assert_eq!(framer.consumed(), total as u64 + 1 + after.len() as u64 + 1);
     let growth = vm_hwm()?.saturating_sub(before?);
     eprintln!("{total} bytes: peak RSS grew by {growth} bytes");

@@ -66,16 +66,34 @@ fn overlong_line_does_not_swallow_the_frames_after_it() {
     use rpcwire::{FrameError, LineFramer};
     let mut f = LineFramer::new(4);
     let mut buf = BytesMut::from(&b"aaaaaaaaaa\n{}\nbbbbbbbbbb\n[]\n"[..]);
-    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(
+        f.decode(&mut buf),
+        Err(FrameError::TooLong {
+            offset: 0,
+            limit: 4
+        })
+    );
     assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
-    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 14 }));
+    assert_eq!(
+        f.decode(&mut buf),
+        Err(FrameError::TooLong {
+            offset: 14,
+            limit: 4
+        })
+    );
     assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"[]"[..]));
     assert_eq!(f.decode(&mut buf), Ok(None));
 
     // The end of the over-long line arrives in a later read, with a frame behind it.
     let mut f = LineFramer::new(4);
     let mut buf = BytesMut::from(&b"aaaaaaa"[..]);
-    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(
+        f.decode(&mut buf),
+        Err(FrameError::TooLong {
+            offset: 0,
+            limit: 4
+        })
+    );
     assert_eq!(f.decode(&mut buf), Ok(None));
     buf.extend_from_slice(b"aaaaaaaaaaaa\n{}\n");
     assert_eq!(f.decode(&mut buf).unwrap().as_deref(), Some(&b"{}"[..]));
@@ -94,7 +112,13 @@ fn sse_skipped_line_across_reads_does_not_hide_a_later_blank_line() {
     let mut buf = BytesMut::from(&b"x-pad: 0123"[..]);
     assert_eq!(f.decode(&mut buf), Ok(None));
     buf.extend_from_slice(b"456789\ndata: 12\n\ndata:x\n\n");
-    assert_eq!(f.decode(&mut buf), Err(FrameError::TooLong { offset: 0 }));
+    assert_eq!(
+        f.decode(&mut buf),
+        Err(FrameError::TooLong {
+            offset: 0,
+            limit: 1
+        })
+    );
     let event = f
         .decode(&mut buf)
         .unwrap()

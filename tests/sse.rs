@@ -221,7 +221,7 @@ fn sse_retry_is_not_lost_at_eof_or_in_an_over_long_event() {
         &[b"retry: 5\ndata: far too long for eight\n\ndata: ok\n\n"],
     );
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(matches!(got[0], Err(FrameError::TooLong { offset: 0 })));
+    assert!(matches!(got[0], Err(FrameError::TooLong { offset: 0, .. })));
     let next = got[1].as_ref().unwrap();
     assert_eq!((&next.data[..], next.retry), (&b"ok"[..], Some(5)));
     // Nothing pending, nothing more at end of stream.
@@ -244,7 +244,7 @@ fn sse_retry_after_the_limit_in_an_over_long_event() {
             let mut framer = SseFramer::new(8);
             let got = sse_all(&mut framer, &[a, b]);
             assert_eq!(got.len(), 2, "split at {at}: {got:?}");
-            assert!(matches!(got[0], Err(FrameError::TooLong { offset: 0 })));
+            assert!(matches!(got[0], Err(FrameError::TooLong { offset: 0, .. })));
             let next = got[1].as_ref().unwrap();
             assert_eq!(
                 (&next.data[..], next.retry),
@@ -348,7 +348,10 @@ data: a
                 "{} split at {at}: {got:?}",
                 over_long.escape_ascii()
             );
-            assert!(matches!(got[1], Err(FrameError::TooLong { offset: 15 })));
+            assert!(matches!(
+                got[1],
+                Err(FrameError::TooLong { offset: 15, .. })
+            ));
             assert_eq!(
                 framer.last_event_id(),
                 want,
@@ -412,7 +415,7 @@ fn sse_long_comments_and_unknown_fields_are_skipped() {
     let long_id = format!("id: {}\ndata: {{}}\n\ndata: 1\n\n", "9".repeat(200));
     let got = sse_all(&mut SseFramer::new(64), &[long_id.as_bytes()]);
     assert!(
-        matches!(got[0], Err(FrameError::TooLong { offset: 0 })),
+        matches!(got[0], Err(FrameError::TooLong { offset: 0, .. })),
         "{got:?}"
     );
     assert_eq!(&got[1].as_ref().unwrap().data[..], b"1");
@@ -547,8 +550,8 @@ fn sse_reads_split_at_every_byte() {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}".to_string(),
             "{\"a\":\n1}".into(),
             "".into(),
-            "TooLong { offset: 115 }".into(),
-            "TooLong { offset: 330 }".into(),
+            "TooLong { offset: 115, limit: 150 }".into(),
+            "TooLong { offset: 330, limit: 150 }".into(),
             "[1,\n 2]".into(),
             "last".into(),
         ]
@@ -595,7 +598,7 @@ fn sse_endless_event_constant_memory() {
                 match framer.decode(&mut buf) {
                     Ok(None) => break,
                     Ok(Some(e)) => panic!("unexpected event {e:?}"),
-                    Err(FrameError::TooLong { offset }) => {
+                    Err(FrameError::TooLong { offset, .. }) => {
                         assert_eq!(offset, 0);
                         errors += 1
                     }

@@ -651,7 +651,7 @@ trait BadFrame {
 
 impl BadFrame for FrameError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
-        let FrameError::TooLong { offset } = self;
+        let FrameError::TooLong { offset, .. } = self;
         Ok(Incoming::TooLong {
             offset,
             length: None,

@@ -29,13 +29,16 @@ pub enum FrameError {
     /// let mut buf = BytesMut::from(&b"data: {}\n\nid: 2\ndata: [1,2,3,4,5]\n\ndata: {}\n\n"[..]);
     /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap().data[..], b"{}");
     /// // The second event starts at byte 10, its `id:` line.
-    /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 10 }));
+    /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 10, limit: 8 }));
     /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap().data[..], b"{}");
     /// ```
     TooLong {
         /// Stream offset of the first byte of the over-long line, or of the first line of
         /// the over-long event.
         offset: u64,
+        /// The frame limit it crossed, in bytes: the framer's
+        /// [`max_frame`](LineFramer::max_frame).
+        limit: usize,
     },
 }
 
@@ -53,7 +56,7 @@ impl FrameError {
     /// ```
     pub const fn offset(&self) -> u64 {
         match *self {
-            FrameError::TooLong { offset } => offset,
+            FrameError::TooLong { offset, .. } => offset,
         }
     }
 }
@@ -61,9 +64,10 @@ impl FrameError {
 impl core::fmt::Display for FrameError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            FrameError::TooLong { offset } => {
-                write!(f, "frame starting at byte {offset} exceeds the frame limit")
-            }
+            FrameError::TooLong { offset, limit } => write!(
+                f,
+                "frame starting at byte {offset} exceeds the frame limit of {limit} bytes"
+            ),
         }
     }
 }
@@ -217,7 +221,10 @@ impl LineFramer {
                         // Only the terminator fitted in the look-ahead.
                         self.last_offset = offset;
                         self.advance(buf, end);
-                        return Err(FrameError::TooLong { offset });
+                        return Err(FrameError::TooLong {
+                            offset,
+                            limit: self.max_frame,
+                        });
                     }
                     self.consumed += end as u64;
                     let mut frame = buf.split_to(end);
@@ -235,6 +242,7 @@ impl LineFramer {
                     self.last_offset = self.consumed;
                     return Err(FrameError::TooLong {
                         offset: self.consumed,
+                        limit: self.max_frame,
                     });
                 }
                 None => {
@@ -259,7 +267,7 @@ impl LineFramer {
     /// // The connection drops inside an over-long line.
     /// let mut buf = BytesMut::from(&b"[1]\n[2, 3, 4, 5"[..]);
     /// assert_eq!(framer.decode_eof(&mut buf).unwrap().unwrap(), &b"[1]"[..]);
-    /// assert_eq!(framer.decode_eof(&mut buf), Err(FrameError::TooLong { offset: 4 }));
+    /// assert_eq!(framer.decode_eof(&mut buf), Err(FrameError::TooLong { offset: 4, limit: 8 }));
     /// assert_eq!(framer.decode_eof(&mut buf), Ok(None));
     ///
     /// // A new connection, read by the same framer: its first line is whole.
@@ -277,7 +285,10 @@ impl LineFramer {
         let line = without_cr(&frame).len();
         if line > self.max_frame {
             self.last_offset = offset;
-            return Err(FrameError::TooLong { offset });
+            return Err(FrameError::TooLong {
+                offset,
+                limit: self.max_frame,
+            });
         }
         frame.truncate(line);
         if !self.yield_blank && is_blank(&frame) {
@@ -327,6 +338,7 @@ impl LineFramer {
                 self.last_offset = self.consumed;
                 Err(FrameError::TooLong {
                     offset: self.consumed,
+                    limit: self.max_frame,
                 })
             }
             None => {
@@ -478,6 +490,7 @@ impl<'a> Lines<'a> {
         if line.len() > self.max_frame {
             return Some(Err(FrameError::TooLong {
                 offset: start as u64,
+                limit: self.max_frame,
             }));
         }
         (!is_blank(line)).then_some(Ok((start, line)))

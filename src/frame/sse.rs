@@ -613,7 +613,10 @@ impl SseFramer {
         self.joined = BytesMut::new();
         self.discarding = true;
         self.last_offset = offset;
-        FrameError::TooLong { offset }
+        FrameError::TooLong {
+            offset,
+            limit: self.max_frame,
+        }
     }
 
     /// The next complete event in `buf`, `Ok(None)` when more bytes are needed, or an error

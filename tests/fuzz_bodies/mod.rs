@@ -336,8 +336,9 @@ fn chunk_framing(input: &[u8], max_frame: usize, seed: u8) -> Vec<Item> {
         for r in Lines::new(&chunk, max_frame) {
             got.push(match r {
                 Ok((at, frame)) => Ok((framer.last_offset() + at as u64, frame.to_vec())),
-                Err(FrameError::TooLong { offset }) => Err(FrameError::TooLong {
+                Err(FrameError::TooLong { offset, limit }) => Err(FrameError::TooLong {
                     offset: framer.last_offset() + offset,
+                    limit,
                 }),
                 Err(e) => Err(e),
             });
