@@ -207,7 +207,12 @@ pub enum DecodeError {
     LoneCarriageReturn,
     /// The frame is longer than [`Limits::max_frame`](crate::Limits::max_frame) (-32700): a
     /// frame that did not come through a framer with that limit.
-    FrameTooLong,
+    FrameTooLong {
+        /// The limit, in bytes: [`Limits::max_frame`](crate::Limits::max_frame) of the decoder's
+        /// options. (A `u32`, which keeps the error small: the decoder refuses a frame of more
+        /// than `u32::MAX` bytes whatever its limit, so a limit that is crossed always fits.)
+        limit: u32,
+    },
     /// The frame is JSON but not an object (nor, where allowed, a batch array).
     NotAnObject,
     /// A batch (top-level array) where [`DecodeOptions::batches`](crate::DecodeOptions::batches)
@@ -247,7 +252,12 @@ pub enum DecodeError {
     /// A batch of more elements than [`Limits::max_batch_len`](crate::Limits::max_batch_len),
     /// refused whole with one -32600, or none for a batch of responses alone (as
     /// [`Self::BatchNotAllowed`]).
-    BatchTooLong,
+    BatchTooLong {
+        /// The limit, in elements: [`Limits::max_batch_len`](crate::Limits::max_batch_len) of
+        /// the decoder's options. (A `u32`, as for [`FrameTooLong`](Self::FrameTooLong): a
+        /// batch has fewer elements than its frame has bytes.)
+        limit: u32,
+    },
     /// The `jsonrpc` member is missing.
     MissingVersion,
     /// The `jsonrpc` member is not exactly the string `"2.0"`.
@@ -262,12 +272,20 @@ pub enum DecodeError {
     NullId,
     /// The id is a number but not a canonical integer where the dialect requires one (MCP).
     NonIntegerId,
-    /// The id's raw token is longer than the limit.
-    IdTooLong,
+    /// The id's raw token is longer than [`Limits::max_id_len`](crate::Limits::max_id_len).
+    IdTooLong {
+        /// The limit, in bytes: [`Limits::max_id_len`](crate::Limits::max_id_len) of the
+        /// decoder's options. (A `u32`, as for [`FrameTooLong`](Self::FrameTooLong).)
+        limit: u32,
+    },
     /// `method` is not a string.
     MethodNotString,
-    /// `method` is longer than the limit.
-    MethodTooLong,
+    /// `method` is longer than [`Limits::max_method_len`](crate::Limits::max_method_len).
+    MethodTooLong {
+        /// The limit, in bytes: [`Limits::max_method_len`](crate::Limits::max_method_len) of
+        /// the decoder's options. (A `u32`, as for [`FrameTooLong`](Self::FrameTooLong).)
+        limit: u32,
+    },
     /// `params` is neither an object nor an array (JSON-RPC; under MCP,
     /// [`Self::ParamsNotObject`]).
     BadParams,
@@ -329,7 +347,7 @@ impl DecodeError {
                 | DecodeError::TrailingData
                 | DecodeError::Empty
                 | DecodeError::LoneCarriageReturn
-                | DecodeError::FrameTooLong
+                | DecodeError::FrameTooLong { .. }
         )
     }
 
@@ -341,11 +359,11 @@ impl DecodeError {
             DecodeError::TrailingData => "data after the JSON value",
             DecodeError::Empty => "empty frame",
             DecodeError::LoneCarriageReturn => "carriage return inside the frame",
-            DecodeError::FrameTooLong => "frame too long",
+            DecodeError::FrameTooLong { .. } => "frame too long",
             DecodeError::NotAnObject => "message is not a JSON object",
             DecodeError::BatchNotAllowed => "batches are not allowed",
             DecodeError::EmptyBatch => "empty batch",
-            DecodeError::BatchTooLong => "batch has more elements than its limit",
+            DecodeError::BatchTooLong { .. } => "batch has more elements than its limit",
             DecodeError::MissingVersion => "missing \"jsonrpc\" member",
             DecodeError::BadVersion => "\"jsonrpc\" must be exactly \"2.0\"",
             DecodeError::DuplicateMember(_) => "duplicate envelope member",
@@ -354,9 +372,9 @@ impl DecodeError {
             DecodeError::BadIdType => "id is an object, an array or a boolean",
             DecodeError::NullId => "id must not be null",
             DecodeError::NonIntegerId => "id must be a string or an integer",
-            DecodeError::IdTooLong => "id too long",
+            DecodeError::IdTooLong { .. } => "id too long",
             DecodeError::MethodNotString => "method must be a string",
-            DecodeError::MethodTooLong => "method too long",
+            DecodeError::MethodTooLong { .. } => "method too long",
             DecodeError::BadParams => "params must be an object or an array",
             DecodeError::ParamsNotObject => "params must be an object",
             DecodeError::MethodInResponse => "method together with result or error",
@@ -376,6 +394,16 @@ impl DecodeError {
     }
 }
 
+/// A limit of [`Limits`](crate::Limits) as the `u32` a [`DecodeError`] carries: exact for
+/// every limit a frame can cross (a frame is at most `u32::MAX` bytes), `u32::MAX` beyond.
+pub(crate) const fn limit_u32(limit: usize) -> u32 {
+    if limit > u32::MAX as usize {
+        u32::MAX
+    } else {
+        limit as u32
+    }
+}
+
 impl From<ScanError> for DecodeError {
     fn from(e: ScanError) -> Self {
         DecodeError::Syntax(e)
@@ -387,6 +415,23 @@ impl core::fmt::Display for DecodeError {
         match self {
             DecodeError::DuplicateMember(m) => write!(f, "duplicate \"{}\" member", m.name()),
             DecodeError::BadErrorObject(m) => write!(f, "malformed error object ({})", m.name()),
+            DecodeError::FrameTooLong { limit } => {
+                write!(
+                    f,
+                    "frame longer than its limit of {limit} bytes (max_frame)"
+                )
+            }
+            DecodeError::BatchTooLong { limit } => write!(
+                f,
+                "batch has more elements than its limit of {limit} (max_batch_len)"
+            ),
+            DecodeError::IdTooLong { limit } => {
+                write!(f, "id longer than its limit of {limit} bytes (max_id_len)")
+            }
+            DecodeError::MethodTooLong { limit } => write!(
+                f,
+                "method longer than its limit of {limit} bytes (max_method_len)"
+            ),
             _ => f.write_str(self.as_str()),
         }
     }

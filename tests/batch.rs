@@ -636,7 +636,12 @@ fn a_batch_over_its_element_limit_is_refused_whole() {
         assert_eq!(at_limit.decode(&decoder).count(), 3);
         let four = batch(4, "1");
         let over = decoder.decode(four.as_bytes()).unwrap_err();
-        assert_eq!(over.error(), DecodeError::BatchTooLong);
+        // The error carries the configured limit, and its text names it.
+        assert_eq!(over.error(), DecodeError::BatchTooLong { limit: 3 });
+        assert_eq!(
+            over.error().to_string(),
+            "batch has more elements than its limit of 3 (max_batch_len)"
+        );
         let reply = over.reply().expect("answered");
         assert_eq!(
             (reply.code, reply.id),
@@ -658,7 +663,7 @@ fn a_batch_over_its_element_limit_is_refused_whole() {
             ..options
         });
         let refused = client.decode(replies.as_bytes()).unwrap_err();
-        assert_eq!(refused.error(), DecodeError::BatchTooLong);
+        assert_eq!(refused.error(), DecodeError::BatchTooLong { limit: 3 });
         assert!(refused.reply().is_none());
     }
     // The defaults: 100,000 elements, and 1,000 in the hardened profile.
@@ -670,7 +675,7 @@ fn a_batch_over_its_element_limit_is_refused_whole() {
     let over = batch(100_001, "1");
     assert_eq!(
         jsonrpc.decode(over.as_bytes()).unwrap_err().error(),
-        DecodeError::BatchTooLong
+        DecodeError::BatchTooLong { limit: 100_000 }
     );
     let hardened = Decoder::new(DecodeOptions {
         limits: Limits::HARDENED,
@@ -686,6 +691,6 @@ fn a_batch_over_its_element_limit_is_refused_whole() {
             .decode(batch(1_001, "1").as_bytes())
             .unwrap_err()
             .error(),
-        DecodeError::BatchTooLong
+        DecodeError::BatchTooLong { limit: 1_000 }
     );
 }

@@ -752,7 +752,7 @@ fn ids_and_methods_past_the_default_limits_are_refused_by_the_reader() {
     let mut out = BytesMut::new();
     encode::write_request(&mut out, long_id, "m", None);
     let refused = Decoder::mcp().decode(&out[..out.len() - 1]).unwrap_err();
-    assert_eq!(refused.error(), DecodeError::IdTooLong);
+    assert_eq!(refused.error(), DecodeError::IdTooLong { limit: 65538 });
     assert_eq!(refused.reply().unwrap().id, ReplyId::Absent);
     let mut out = BytesMut::new();
     encode::write_response(&mut out, long_id, RawJson::EMPTY_OBJECT);
@@ -765,7 +765,7 @@ fn ids_and_methods_past_the_default_limits_are_refused_by_the_reader() {
     let mut out = BytesMut::new();
     encode::write_request(&mut out, Id::from_token(b"1").unwrap(), &method, None);
     let refused = Decoder::mcp().decode(&out[..out.len() - 1]).unwrap_err();
-    assert_eq!(refused.error(), DecodeError::MethodTooLong);
+    assert_eq!(refused.error(), DecodeError::MethodTooLong { limit: 65536 });
     assert_eq!(refused.id().unwrap().raw(), b"1");
 }
 

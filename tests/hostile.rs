@@ -422,14 +422,14 @@ fn ids_of_64_kib() {
         let msg = dec.decode(&ok).unwrap();
         assert_eq!(msg.id().unwrap().raw().len(), max);
         let rej = dec.decode(&bad).unwrap_err();
-        assert_eq!(rej.error(), DecodeError::IdTooLong);
+        assert_eq!(rej.error(), DecodeError::IdTooLong { limit: 65538 });
         assert_eq!(rej.id(), None);
         assert_eq!(rej.reply().unwrap().id, dec.options().unreadable_id);
     }
     // The hardened profile caps ids at 256 bytes.
     let frame = request_with_id(&at_limit);
     let rej = hardened(Dialect::Mcp).decode(&frame).unwrap_err();
-    assert_eq!(rej.error(), DecodeError::IdTooLong);
+    assert_eq!(rej.error(), DecodeError::IdTooLong { limit: 256 });
 }
 
 /// Numbers with 10 000 digits: as an id a valid integer token in both dialects (MCP ids are
@@ -476,10 +476,14 @@ fn numbers_with_ten_thousand_digits() {
     opts.limits.max_id_len = 9_999;
     let frame = request_with_id(big.as_bytes());
     let rej = Decoder::new(opts).decode(&frame).unwrap_err();
-    assert_eq!(rej.error(), DecodeError::IdTooLong);
+    assert_eq!(rej.error(), DecodeError::IdTooLong { limit: 9_999 });
+    assert_eq!(
+        rej.error().to_string(),
+        "id longer than its limit of 9999 bytes (max_id_len)"
+    );
     // The hardened profile caps ids at 256 bytes, and wants numbers within ±(2^53 − 1).
     let rej = hardened(Dialect::JsonRpc2).decode(&frame).unwrap_err();
-    assert_eq!(rej.error(), DecodeError::IdTooLong);
+    assert_eq!(rej.error(), DecodeError::IdTooLong { limit: 256 });
     let frame = request_with_id(&big.as_bytes()[..200]);
     let rej = hardened(Dialect::JsonRpc2).decode(&frame).unwrap_err();
     assert_eq!(rej.error(), DecodeError::UnsafeNumericId);
@@ -1212,7 +1216,12 @@ fn a_frame_over_the_decoders_limit_is_a_parse_error() {
     for validation in [Validation::Lazy, Validation::Strict] {
         opts.validation = validation;
         let rej = Decoder::new(opts).decode(PING).unwrap_err();
-        assert_eq!(rej.error(), DecodeError::FrameTooLong);
+        let limit = (PING.len() - 1) as u32;
+        assert_eq!(rej.error(), DecodeError::FrameTooLong { limit });
+        assert_eq!(
+            rej.error().to_string(),
+            format!("frame longer than its limit of {limit} bytes (max_frame)")
+        );
         assert_eq!(rej.reply().unwrap().code, rpcwire::ErrorCode::PARSE_ERROR);
         assert_eq!(rej.id(), None, "nothing of a refused frame is read");
     }

@@ -416,7 +416,9 @@ impl Decoder {
     fn decode_checked(&self, frame: &[u8]) -> Result<Envelope, Reject> {
         // (Spans are `u32`: a frame limit beyond 4 GiB still stops there.)
         if frame.len() > self.options.limits.max_frame.min(u32::MAX as usize) {
-            return Err(Reject::parse(DecodeError::FrameTooLong));
+            return Err(Reject::parse(DecodeError::FrameTooLong {
+                limit: crate::error::limit_u32(self.options.limits.max_frame),
+            }));
         }
         // Hardened: a CR left in a frame (the framer strips the one before LF) is a line end
         // to SSE-style and some stdio peers, who would cut this frame elsewhere than we do.

@@ -53,7 +53,9 @@ impl Decoder {
             m.id.and_then(|(span, kind)| {
                 let token = &frame[span.range()];
                 if id_too_long(span, &opts.limits) {
-                    Some(DecodeError::IdTooLong)
+                    Some(DecodeError::IdTooLong {
+                        limit: crate::error::limit_u32(opts.limits.max_id_len),
+                    })
                 } else if mcp && kind == IdKind::Null && (m.error.is_none() || has_method) {
                     // (MCP allows a null id only in an error response.)
                     Some(DecodeError::NullId)
@@ -108,7 +110,9 @@ impl Decoder {
                 return reject(DecodeError::MethodNotString);
             };
             if method_too_long(span, &opts.limits) {
-                return reject(DecodeError::MethodTooLong);
+                return reject(DecodeError::MethodTooLong {
+                    limit: crate::error::limit_u32(opts.limits.max_method_len),
+                });
             }
             if opts.hardened && esc {
                 let method = JsonStr::from_raw(&frame[span.range()], true);

@@ -201,7 +201,9 @@ impl Decoder {
         let refusal = if !self.options.batches {
             Some(DecodeError::BatchNotAllowed)
         } else if count > self.options.limits.max_batch_len {
-            Some(DecodeError::BatchTooLong)
+            Some(DecodeError::BatchTooLong {
+                limit: crate::error::limit_u32(self.options.limits.max_batch_len),
+            })
         } else {
             None
         };

@@ -883,10 +883,18 @@ fn id_and_method_limits_are_exact_on_both_paths() {
     let cases: [(&str, &str, Option<DecodeError>); 6] = [
         (r#""ab""#, "abc", None),
         ("1234", r"a\n", None),
-        (r#""abc""#, "abc", Some(DecodeError::IdTooLong)),
-        ("12345", "abc", Some(DecodeError::IdTooLong)),
-        (r#""ab""#, "abcd", Some(DecodeError::MethodTooLong)),
-        ("1234", r"ab\n", Some(DecodeError::MethodTooLong)),
+        (r#""abc""#, "abc", Some(DecodeError::IdTooLong { limit: 4 })),
+        ("12345", "abc", Some(DecodeError::IdTooLong { limit: 4 })),
+        (
+            r#""ab""#,
+            "abcd",
+            Some(DecodeError::MethodTooLong { limit: 3 }),
+        ),
+        (
+            "1234",
+            r"ab\n",
+            Some(DecodeError::MethodTooLong { limit: 3 }),
+        ),
     ];
     for (id, method, expected) in cases {
         let usual = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
@@ -904,4 +912,17 @@ fn id_and_method_limits_are_exact_on_both_paths() {
             assert_eq!(decoded.err().map(|r| r.error()), expected, "{frame}");
         }
     }
+    // The errors' texts name the configured limits.
+    let texts = [
+        DecodeError::IdTooLong { limit: 4 },
+        DecodeError::MethodTooLong { limit: 3 },
+    ]
+    .map(|e| e.to_string());
+    assert_eq!(
+        texts,
+        [
+            "id longer than its limit of 4 bytes (max_id_len)",
+            "method longer than its limit of 3 bytes (max_method_len)",
+        ]
+    );
 }
