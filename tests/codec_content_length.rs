@@ -200,7 +200,10 @@ fn a_configured_framer() {
         items,
         [format!(
             "InvalidData Some({:?})",
-            ContentLengthError::TooManyHeaders { offset: 0 }
+            ContentLengthError::TooManyHeaders {
+                offset: 0,
+                limit: 1
+            }
         )]
     );
 }

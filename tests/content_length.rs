@@ -271,7 +271,8 @@ fn a_length_up_to_u64_max() {
         frame_all(&mut framer, &[max.as_bytes()]),
         vec![Err(E::TooLong {
             offset: 0,
-            length: u64::MAX
+            length: u64::MAX,
+            limit: usize::MAX - 1,
         })]
     );
     assert!(!framer.is_failed());
@@ -385,7 +386,10 @@ fn header_limits() {
     let four = b"A: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 2\r\n\r\n{}";
     assert_eq!(
         frame_all(&mut framer, &[four]),
-        vec![Err(E::TooManyHeaders { offset: 0 })]
+        vec![Err(E::TooManyHeaders {
+            offset: 0,
+            limit: 3
+        })]
     );
     // A header block without its blank line, fed forever: fatal once its limit is crossed,
     // and nothing is kept afterwards.
@@ -399,11 +403,23 @@ fn header_limits() {
         }
         assert!(buf.len() <= 64);
     }
-    assert_eq!(errors, vec![E::HeaderTooLarge { offset: 0 }]);
+    assert_eq!(
+        errors,
+        vec![E::HeaderTooLarge {
+            offset: 0,
+            limit: 64
+        }]
+    );
     // A single endless header line.
     let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(64);
     let got = frame_all(&mut framer, &[&[b'a'; 1000][..]]);
-    assert_eq!(got, vec![Err(E::HeaderTooLarge { offset: 0 })]);
+    assert_eq!(
+        got,
+        vec![Err(E::HeaderTooLarge {
+            offset: 0,
+            limit: 64
+        })]
+    );
 }
 
 /// The header block's limit is exact (its blank line counted): a block fails as soon as its
@@ -421,7 +437,10 @@ fn the_header_limit_is_exact_and_waits_for_a_byte() {
     let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(block - 1);
     assert_eq!(
         frame_all(&mut framer, &[message]),
-        vec![Err(E::HeaderTooLarge { offset: 0 })]
+        vec![Err(E::HeaderTooLarge {
+            offset: 0,
+            limit: block - 1
+        })]
     );
     // A header line that ends exactly at the limit leaves no room for the blank line: the
     // block fails then, in one read or byte by byte, not only when a next byte comes (a
@@ -431,7 +450,10 @@ fn the_header_limit_is_exact_and_waits_for_a_byte() {
         let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(line.len());
         assert_eq!(
             frame_all(&mut framer, &chunks),
-            vec![Err(E::HeaderTooLarge { offset: 0 })]
+            vec![Err(E::HeaderTooLarge {
+                offset: 0,
+                limit: line.len()
+            })]
         );
     }
     let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(0);
@@ -441,7 +463,10 @@ fn the_header_limit_is_exact_and_waits_for_a_byte() {
     buf.extend_from_slice(b"C");
     assert_eq!(
         framer.decode(&mut buf),
-        Err(E::HeaderTooLarge { offset: 0 })
+        Err(E::HeaderTooLarge {
+            offset: 0,
+            limit: 0
+        })
     );
 }
 
@@ -454,7 +479,8 @@ fn over_long_body_is_skipped_exactly() {
         vec![
             Err(E::TooLong {
                 offset: 0,
-                length: 9
+                length: 9,
+                limit: 8,
             }),
             Ok(Bytes::from("12345678"))
         ]
@@ -463,8 +489,9 @@ fn over_long_body_is_skipped_exactly() {
     assert_eq!(framer.last_offset(), 30);
 }
 
-/// The text of an over-long body says how long it is, from its header: with the framer's
-/// `max_frame`, what a log needs to tell a slightly large message from a runaway one.
+/// The text of an over-long body says how long it is, from its header, and the framer's
+/// `max_frame` it crossed: what a log needs to tell a slightly large message from a runaway
+/// one.
 #[test]
 fn an_over_long_body_says_its_length() {
     let mut framer = ContentLengthFramer::new(8);
@@ -472,7 +499,41 @@ fn an_over_long_body_says_its_length() {
     let got = frame_all(&mut framer, &[input]);
     assert_eq!(
         got[1].as_ref().unwrap_err().to_string(),
-        "body of 12 bytes exceeds the frame limit (message starting at byte 23)"
+        "body of 12 bytes exceeds the frame limit of 8 bytes (message starting at byte 23)"
+    );
+}
+
+/// The header limits' errors carry the limits the framer was given, not the defaults, and
+/// their texts name them.
+#[test]
+fn the_header_limit_errors_name_their_limits() {
+    let mut framer = ContentLengthFramer::new(1 << 20).max_headers(1);
+    let got = frame_all(&mut framer, &[b"A: 1\r\nContent-Length: 2\r\n\r\n{}"]);
+    let e = *got[0].as_ref().unwrap_err();
+    assert_eq!(
+        e,
+        E::TooManyHeaders {
+            offset: 0,
+            limit: 1
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "more headers than the limit of 1 (message starting at byte 0)"
+    );
+    let mut framer = ContentLengthFramer::new(1 << 20).max_header_bytes(10);
+    let got = frame_all(&mut framer, &[b"Content-Length: 2\r\n\r\n{}"]);
+    let e = *got[0].as_ref().unwrap_err();
+    assert_eq!(
+        e,
+        E::HeaderTooLarge {
+            offset: 0,
+            limit: 10
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "header block exceeds its limit of 10 bytes (message starting at byte 0)"
     );
 }
 
@@ -675,7 +736,10 @@ fn content_length_model(
             let Some(lf) = window.iter().position(|&b| b == b'\n') else {
                 // The block's limit is crossed once as many bytes as it allows are there.
                 return if input.len() >= offset as usize + max_bytes {
-                    out.push(Err(E::HeaderTooLarge { offset }));
+                    out.push(Err(E::HeaderTooLarge {
+                        offset,
+                        limit: max_bytes,
+                    }));
                     out
                 } else {
                     out.push(Err(E::Truncated { offset }));
@@ -729,7 +793,10 @@ fn content_length_model(
             }
             count += 1;
             if count > max_headers {
-                out.push(Err(E::TooManyHeaders { offset }));
+                out.push(Err(E::TooManyHeaders {
+                    offset,
+                    limit: max_headers,
+                }));
                 return out;
             }
         };
@@ -741,6 +808,7 @@ fn content_length_model(
             out.push(Err(E::TooLong {
                 offset,
                 length: body,
+                limit: max_frame,
             }));
             pos += body.min(rest) as usize;
         } else if body > rest {

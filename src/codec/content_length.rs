@@ -20,7 +20,7 @@ use crate::message::Reply;
 impl BadFrame for ContentLengthError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
         match self {
-            ContentLengthError::TooLong { offset, length } => Ok(Incoming::TooLong {
+            ContentLengthError::TooLong { offset, length, .. } => Ok(Incoming::TooLong {
                 offset,
                 length: Some(length),
                 reply,

@@ -31,6 +31,9 @@ pub enum ContentLengthError {
         offset: u64,
         /// The length the header announced.
         length: u64,
+        /// The frame limit it crossed, in bytes: the framer's
+        /// [`max_frame`](ContentLengthFramer::max_frame).
+        limit: usize,
     },
     /// The header block has no `Content-Length` header. Fatal.
     MissingLength {
@@ -54,11 +57,17 @@ pub enum ContentLengthError {
     HeaderTooLarge {
         /// Stream offset of the message's first header byte.
         offset: u64,
+        /// The limit, in bytes, as set by
+        /// [`max_header_bytes`](ContentLengthFramer::max_header_bytes).
+        limit: usize,
     },
     /// The header block has more headers than its limit. Fatal.
     TooManyHeaders {
         /// Stream offset of the message's first header byte.
         offset: u64,
+        /// The limit, in headers, as set by
+        /// [`max_headers`](ContentLengthFramer::max_headers).
+        limit: usize,
     },
     /// A header line is not `token: value` ended by `\r\n` (a bare LF, no colon, an empty
     /// or invalid name, a control character or a byte that is not ASCII in the value).
@@ -100,8 +109,8 @@ impl ContentLengthError {
             | ContentLengthError::MissingLength { offset }
             | ContentLengthError::DuplicateLength { offset }
             | ContentLengthError::BadLength { offset }
-            | ContentLengthError::HeaderTooLarge { offset }
-            | ContentLengthError::TooManyHeaders { offset }
+            | ContentLengthError::HeaderTooLarge { offset, .. }
+            | ContentLengthError::TooManyHeaders { offset, .. }
             | ContentLengthError::MalformedHeader { offset }
             | ContentLengthError::UnsupportedCharset { offset }
             | ContentLengthError::Truncated { offset } => offset,
@@ -141,24 +150,47 @@ impl ContentLengthError {
     }
 }
 
-/// The description and the offset; for a body too long, the length its header announced too
-/// (the limit it crossed is the framer's, and is not in the error).
+/// The description and the offset; for an error about a limit, the limit it crossed too,
+/// and for a body too long the length its header announced.
 ///
 /// ```
 /// use rpcwire::ContentLengthError;
-/// let e = ContentLengthError::TooLong { offset: 7, length: 70_000 };
+/// let e = ContentLengthError::TooLong { offset: 7, length: 70_000, limit: 65_536 };
 /// assert_eq!(
 ///     e.to_string(),
-///     "body of 70000 bytes exceeds the frame limit (message starting at byte 7)"
+///     "body of 70000 bytes exceeds the frame limit of 65536 bytes (message starting at byte 7)"
 /// );
+/// let e = ContentLengthError::TooManyHeaders { offset: 0, limit: 2 };
+/// assert_eq!(e.to_string(), "more headers than the limit of 2 (message starting at byte 0)");
 /// ```
 impl core::fmt::Display for ContentLengthError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        if let ContentLengthError::TooLong { offset, length } = *self {
-            return write!(
-                f,
-                "body of {length} bytes exceeds the frame limit (message starting at byte {offset})"
-            );
+        match *self {
+            ContentLengthError::TooLong {
+                offset,
+                length,
+                limit,
+            } => {
+                return write!(
+                    f,
+                    "body of {length} bytes exceeds the frame limit of {limit} bytes \
+                     (message starting at byte {offset})"
+                );
+            }
+            ContentLengthError::HeaderTooLarge { offset, limit } => {
+                return write!(
+                    f,
+                    "header block exceeds its limit of {limit} bytes \
+                     (message starting at byte {offset})"
+                );
+            }
+            ContentLengthError::TooManyHeaders { offset, limit } => {
+                return write!(
+                    f,
+                    "more headers than the limit of {limit} (message starting at byte {offset})"
+                );
+            }
+            _ => {}
         }
         write!(
             f,
@@ -426,9 +458,13 @@ impl ContentLengthFramer {
                         if (bytes > 0 || !buf.is_empty())
                             && buf.len() >= self.max_header_bytes.saturating_sub(bytes)
                         {
-                            return Err(
-                                self.fail(buf, ContentLengthError::HeaderTooLarge { offset })
-                            );
+                            return Err(self.fail(
+                                buf,
+                                ContentLengthError::HeaderTooLarge {
+                                    offset,
+                                    limit: self.max_header_bytes,
+                                },
+                            ));
                         }
                         self.next_index = read_to;
                         return Ok(None);
@@ -451,7 +487,11 @@ impl ContentLengthFramer {
                         let refused = if !utf8 {
                             Some(ContentLengthError::UnsupportedCharset { offset })
                         } else if length > self.max_frame as u64 {
-                            Some(ContentLengthError::TooLong { offset, length })
+                            Some(ContentLengthError::TooLong {
+                                offset,
+                                length,
+                                limit: self.max_frame,
+                            })
                         } else {
                             None
                         };
@@ -492,7 +532,13 @@ impl ContentLengthFramer {
                         Header::Other => {}
                     }
                     if count + 1 > self.max_headers {
-                        return Err(self.fail(buf, ContentLengthError::TooManyHeaders { offset }));
+                        return Err(self.fail(
+                            buf,
+                            ContentLengthError::TooManyHeaders {
+                                offset,
+                                limit: self.max_headers,
+                            },
+                        ));
                     }
                     self.advance(buf, end);
                     self.state = State::Headers {
