@@ -260,8 +260,8 @@ fn an_over_long_frame_names_the_limit_and_its_option() {
         assert_eq!(records[0]["kind"], "framing_error", "{framing}");
         let detail = records[0]["detail"].as_str().unwrap();
         assert!(
-            detail.contains("exceeds the frame limit")
-                && detail.ends_with(": --max-frame is 16 bytes"),
+            detail.contains("exceeds the frame limit of 16 bytes")
+                && detail.ends_with("; --max-frame sets the limit"),
             "{framing}: {detail}"
         );
     }

@@ -470,6 +470,10 @@ fn a_batch_over_max_batch_is_one_invalid_request() {
         records[0]["reply"],
         serde_json::json!({"code": -32600, "id": "null"})
     );
+    assert_eq!(
+        records[0]["detail"],
+        "batch has more elements than its limit of 2 (max_batch_len); --max-batch sets the limit"
+    );
     assert_eq!(records[1]["kind"], "batch");
     let big = format!("[{}]\n", vec!["1"; 100_001].join(","));
     let (records, _, _) = check(&["--dialect", "jsonrpc"], Some(big.as_bytes()));

@@ -466,7 +466,13 @@ fn record_of(
         Err(rej) => {
             let mut r = Record::new(index, offset, rej.kind_str());
             r.id = rej.id().map(|id| token(id.raw()));
-            r.detail = Some(rej.error().to_string());
+            r.detail = Some(match rej.error() {
+                // The library's text names its field; the tool's user sets it with an option.
+                rpcwire::DecodeError::BatchTooLong { .. } => {
+                    format!("{}; --max-batch sets the limit", rej.error())
+                }
+                e => e.to_string(),
+            });
             r.reply = reply_of(&rej);
             r
         }
@@ -861,29 +867,20 @@ impl StreamFramer {
     }
 
     /// The next frame, `Ok(None)` when more input is needed (or, at `eof`, when done). An
-    /// over-long frame's error names the limit it crossed and the option that sets it: "the
-    /// frame limit" alone leaves a reader with a large message of its own nowhere to go.
+    /// over-long frame's error names the limit it crossed (the framer's error does) and the
+    /// option that sets it: "the frame limit" alone leaves a reader with a large message of
+    /// its own nowhere to go.
     pub(crate) fn next(
         &mut self,
         buf: &mut BytesMut,
         eof: bool,
     ) -> Result<Option<Bytes>, FramingError> {
-        let max_frame = self.max_frame();
         self.next_frame(buf, eof).map_err(|mut e| {
             if e.unread && !e.unsupported_charset {
-                e.detail = format!("{}: --max-frame is {max_frame} bytes", e.detail);
+                e.detail = format!("{}; --max-frame sets the limit", e.detail);
             }
             e
         })
-    }
-
-    /// The limit of a frame's length, in bytes.
-    fn max_frame(&self) -> usize {
-        match self {
-            StreamFramer::Lines(f) => f.max_frame(),
-            StreamFramer::Sse(f, _) => f.max_frame(),
-            StreamFramer::ContentLength(f) => f.max_frame(),
-        }
     }
 
     /// [`next`](Self::next), its errors as the framer gives them.
