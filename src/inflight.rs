@@ -430,6 +430,7 @@ fn push_sum(key: &mut KeyBuf, shift: i64, negative: bool, exponent: &[u8]) {
 
 /// Why a request could not be registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum InFlightError {
     /// The same id is already in flight. MCP forbids it ("The request ID MUST NOT have been
     /// previously used by the requestor within the same session") but prescribes no answer;
@@ -440,10 +441,16 @@ pub enum InFlightError {
     /// which only advises unique ids, forward it.)
     Duplicate,
     /// The table holds its maximum number of requests.
-    Full,
+    Full {
+        /// That maximum: the table's [`capacity_limit`](InFlight::capacity_limit).
+        limit: usize,
+    },
     /// The request's id and the extra bytes it came with would take the bytes the table's
     /// entries hold over their budget ([`InFlight::max_bytes`]).
-    OverBudget,
+    OverBudget {
+        /// The budget, in bytes: the table's [`byte_limit`](InFlight::byte_limit).
+        budget: usize,
+    },
 }
 
 impl InFlightError {
@@ -454,24 +461,28 @@ impl InFlightError {
     /// ```
     /// use rpcwire::{ErrorCode, InFlightError};
     /// assert_eq!(InFlightError::Duplicate.code(), ErrorCode::INVALID_REQUEST);
-    /// assert_eq!(InFlightError::Full.code(), ErrorCode::INTERNAL_ERROR);
+    /// assert_eq!(InFlightError::Full { limit: 16 }.code(), ErrorCode::INTERNAL_ERROR);
     /// ```
     pub const fn code(self) -> ErrorCode {
         match self {
             InFlightError::Duplicate => ErrorCode::INVALID_REQUEST,
-            InFlightError::Full | InFlightError::OverBudget => ErrorCode::INTERNAL_ERROR,
+            InFlightError::Full { .. } | InFlightError::OverBudget { .. } => {
+                ErrorCode::INTERNAL_ERROR
+            }
         }
     }
 
     /// Writes the error reply the peer gets for the request the table refused: its
     /// [`code`](Self::code), and this error's text as the message, under the request's id
-    /// (an [`Id`], or any [`ReplyId`](crate::ReplyId)).
+    /// (an [`Id`], or any [`ReplyId`](crate::ReplyId)). The message does not name the
+    /// limit (which [`Display`](core::fmt::Display) does): how large the table is, is the
+    /// operator's to tell a peer or not.
     ///
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::{Id, InFlightError};
     /// let mut out = BytesMut::new();
-    /// InFlightError::Full.write_reply(&mut out, Id::from_token(br#""a""#).unwrap());
+    /// InFlightError::Full { limit: 16 }.write_reply(&mut out, Id::from_token(br#""a""#).unwrap());
     /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"the table of requests in flight is full"}}
     /// "#[..]);
     /// ```
@@ -482,17 +493,31 @@ impl InFlightError {
     fn as_str(self) -> &'static str {
         match self {
             InFlightError::Duplicate => "a request with this id is already in flight",
-            InFlightError::Full => "the table of requests in flight is full",
-            InFlightError::OverBudget => {
+            InFlightError::Full { .. } => "the table of requests in flight is full",
+            InFlightError::OverBudget { .. } => {
                 "the requests in flight would hold more bytes than their budget"
             }
         }
     }
 }
 
+/// The reply's message, and the limit for an error about one.
+///
+/// ```
+/// use rpcwire::InFlightError;
+/// assert_eq!(
+///     InFlightError::Full { limit: 16 }.to_string(),
+///     "the table of requests in flight is full: its limit is 16 requests"
+/// );
+/// ```
 impl core::fmt::Display for InFlightError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.as_str())?;
+        match *self {
+            InFlightError::Full { limit } => write!(f, ": its limit is {limit} requests"),
+            InFlightError::OverBudget { budget } => write!(f, " of {budget} bytes"),
+            InFlightError::Duplicate => Ok(()),
+        }
     }
 }
 
@@ -599,7 +624,7 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// // 12 + 2 + 9 would pass 20: refused, however few the entries.
     /// let two = Id::from_token(b"20").unwrap();
     /// let read = "resources/read";
-    /// assert_eq!(table.insert_with_extra(two, 9, read), Err(InFlightError::OverBudget));
+    /// assert_eq!(table.insert_with_extra(two, 9, read), Err(InFlightError::OverBudget { budget: 20 }));
     /// // A reply gives the bytes back.
     /// table.remove(Id::from_token(b"10").unwrap()).unwrap();
     /// assert_eq!(table.bytes(), 0);
@@ -733,8 +758,12 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         match found {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
             hash_table::Entry::Occupied(_) => Err(InFlightError::Duplicate),
-            hash_table::Entry::Vacant(_) if full => Err(InFlightError::Full),
-            hash_table::Entry::Vacant(_) if over_budget => Err(InFlightError::OverBudget),
+            hash_table::Entry::Vacant(_) if full => Err(InFlightError::Full {
+                limit: self.capacity,
+            }),
+            hash_table::Entry::Vacant(_) if over_budget => Err(InFlightError::OverBudget {
+                budget: self.max_bytes,
+            }),
             hash_table::Entry::Vacant(entry) => Ok(ReservedId {
                 entry,
                 id: id.to_owned_id(),

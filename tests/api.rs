@@ -43,8 +43,8 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::RemapError::ClientFull),
         error(rpcwire::RemapError::ClientOverBudget),
         error(rpcwire::InFlightError::Duplicate),
-        error(rpcwire::InFlightError::Full),
-        error(rpcwire::InFlightError::OverBudget),
+        error(rpcwire::InFlightError::Full { limit: 0 }),
+        error(rpcwire::InFlightError::OverBudget { budget: 0 }),
         error(ValueError::InvalidCharacter),
         error(ValueError::BadBase64),
         error(ValueError::NotUtf8),
@@ -642,7 +642,7 @@ fn every_full_table_answers_a_refused_request_alike() {
     table.insert(1u8).unwrap();
     let full = table.insert(2u8).unwrap_err();
     assert_eq!(full.code(), ErrorCode::INTERNAL_ERROR);
-    assert_eq!(full.code(), InFlightError::Full.code());
+    assert_eq!(full.code(), InFlightError::Full { limit: 0 }.code());
     assert_eq!(full.code(), RemapError::Full.code());
     let id = Id::from_token(b"9").unwrap();
     let mut out = BytesMut::new();
@@ -773,8 +773,8 @@ fn codes_and_kept_ids_convert_both_ways() {
     assert_eq!(Id::from(&kept).raw(), br#""a-1""#);
     assert_eq!(ReplyId::from(&kept), ReplyId::Id(kept.as_id()));
     let (mut by_ref, mut by_view) = (BytesMut::new(), BytesMut::new());
-    InFlightError::Full.write_reply(&mut by_ref, &kept);
-    InFlightError::Full.write_reply(&mut by_view, kept.as_id());
+    InFlightError::Full { limit: 0 }.write_reply(&mut by_ref, &kept);
+    InFlightError::Full { limit: 0 }.write_reply(&mut by_view, kept.as_id());
     assert_eq!(by_ref, by_view);
     assert!(by_ref.starts_with(br#"{"jsonrpc":"2.0","id":"a-1","error""#));
 }

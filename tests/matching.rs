@@ -303,7 +303,7 @@ fn capacity_and_drain() {
     t.insert(Id::from_token(b"2").unwrap(), 'b').unwrap();
     assert_eq!(
         t.insert(Id::from_token(b"3").unwrap(), 'c'),
-        Err(InFlightError::Full)
+        Err(InFlightError::Full { limit: 2 })
     );
     assert_eq!((t.len(), t.is_empty()), (2, false));
     assert!(t.contains(Id::from_token(b"2.0").unwrap()));
@@ -324,7 +324,7 @@ fn capacity_and_drain() {
     );
     assert_eq!(
         t.insert(Id::from_token(b"8").unwrap(), ()),
-        Err(InFlightError::Full)
+        Err(InFlightError::Full { limit: 1 })
     );
 }
 
@@ -368,7 +368,7 @@ fn iterating_and_retaining_the_requests_in_flight() {
     let four = Id::from_token(b"4").unwrap();
     assert_eq!(
         t.insert_with_extra(four, 7, 0),
-        Err(InFlightError::OverBudget)
+        Err(InFlightError::OverBudget { budget: 20 })
     );
     t.retain(|_, steps| *steps != 20);
     assert_eq!(t.bytes(), 4);
@@ -452,7 +452,7 @@ fn reserving_an_id_before_its_value() {
     );
     assert_eq!(
         t.reserve(Id::from_token(b"2").unwrap()).unwrap_err(),
-        InFlightError::Full
+        InFlightError::Full { limit: 1 }
     );
     let (id, value) = t.remove(Id::from_token(b"1").unwrap()).unwrap();
     assert_eq!((id.as_id().raw(), value), (&b"1.0"[..], 'a'));
@@ -563,7 +563,10 @@ fn id_bytes_are_bounded_and_given_back() {
     assert_eq!(t.bytes(), 3 * 42);
     let d = token(40, 'd');
     let d = Id::from_token(d.as_bytes()).unwrap();
-    assert_eq!(t.insert(d, 'd'), Err(InFlightError::OverBudget));
+    assert_eq!(
+        t.insert(d, 'd'),
+        Err(InFlightError::OverBudget { budget: 130 })
+    );
     // A reused id is still a duplicate, not over the budget.
     let a = token(40, 'a');
     let a = Id::from_token(a.as_bytes()).unwrap();
@@ -591,7 +594,7 @@ fn id_bytes_are_bounded_and_given_back() {
         match t.insert(Id::from_token(id.as_bytes()).unwrap(), ()) {
             Ok(()) => inserted += 1,
             Err(e) => {
-                assert_eq!(e, InFlightError::OverBudget);
+                assert_eq!(e, InFlightError::OverBudget { budget: 64 << 20 });
                 break;
             }
         }
@@ -613,18 +616,21 @@ fn extra_bytes_count_against_the_budget() {
     // 50 + 1 + 50 is one byte over: refused by both ways in, the table untouched.
     assert_eq!(
         t.insert_with_extra(id("2"), 50, "b"),
-        Err(InFlightError::OverBudget)
+        Err(InFlightError::OverBudget { budget: 100 })
     );
     assert_eq!(
         t.reserve_with_extra(id("2"), 50).unwrap_err(),
-        InFlightError::OverBudget
+        InFlightError::OverBudget { budget: 100 }
     );
     assert_eq!((t.bytes(), t.len()), (50, 1));
     // 50 + 1 + 49 is the budget exactly.
     t.reserve_with_extra(id("2"), 49).unwrap().insert("b");
     assert_eq!(t.bytes(), 100);
     // Full to the byte: not even an id alone fits, but a reused id is still a duplicate.
-    assert_eq!(t.insert(id("3"), "c"), Err(InFlightError::OverBudget));
+    assert_eq!(
+        t.insert(id("3"), "c"),
+        Err(InFlightError::OverBudget { budget: 100 })
+    );
     assert_eq!(
         t.insert_with_extra(id("1"), 0, "x"),
         Err(InFlightError::Duplicate)
@@ -635,7 +641,7 @@ fn extra_bytes_count_against_the_budget() {
     // An extra count that would overflow is over any budget, not wrapped around.
     assert_eq!(
         t.insert_with_extra(id("3"), usize::MAX, "c"),
-        Err(InFlightError::OverBudget)
+        Err(InFlightError::OverBudget { budget: 100 })
     );
     t.insert_with_extra(id("3"), 49, "c").unwrap();
     assert_eq!(t.bytes(), 100);
@@ -648,7 +654,7 @@ fn extra_bytes_count_against_the_budget() {
     assert_eq!(unbounded.bytes(), usize::MAX);
     assert_eq!(
         unbounded.insert_with_extra(id("2"), 1, "b"),
-        Err(InFlightError::OverBudget)
+        Err(InFlightError::OverBudget { budget: usize::MAX })
     );
     assert_eq!((unbounded.bytes(), unbounded.len()), (usize::MAX, 1));
     // Draining gives back everything, even if the iterator is dropped unread.
@@ -658,7 +664,33 @@ fn extra_bytes_count_against_the_budget() {
     // budget.
     let mut t = InFlight::new(1).max_bytes(6);
     t.insert(id("1"), ()).unwrap();
-    assert_eq!(t.insert(id("2"), ()), Err(InFlightError::Full));
+    assert_eq!(t.insert(id("2"), ()), Err(InFlightError::Full { limit: 1 }));
+}
+
+/// The refusals carry the table's configured limits, not the defaults, and their texts name
+/// them; the reply's message does not.
+#[test]
+fn the_refusals_name_the_tables_limits() {
+    use bytes::BytesMut;
+    let id = |token: &'static str| Id::from_token(token.as_bytes()).unwrap();
+    let mut t = InFlight::new(1).max_bytes(1000);
+    t.insert(id("1"), ()).unwrap();
+    let full = t.insert(id("2"), ()).unwrap_err();
+    assert_eq!(full, InFlightError::Full { limit: 1 });
+    assert_eq!(
+        full.to_string(),
+        "the table of requests in flight is full: its limit is 1 requests"
+    );
+    let mut t = InFlight::new(10).max_bytes(5);
+    let over = t.insert(id("123456"), ()).unwrap_err();
+    assert_eq!(over, InFlightError::OverBudget { budget: 5 });
+    assert_eq!(
+        over.to_string(),
+        "the requests in flight would hold more bytes than their budget of 5 bytes"
+    );
+    let mut out = BytesMut::new();
+    full.write_reply(&mut out, id("2"));
+    assert!(out.ends_with(b"\"message\":\"the table of requests in flight is full\"}}\n"));
 }
 
 /// `lenient` is a builder setting: on an empty table it takes effect, on one that holds

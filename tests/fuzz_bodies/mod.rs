@@ -1677,9 +1677,9 @@ pub fn tables_model(data: &[u8]) {
                 let expected = if model.contains_key(&key) {
                     Err(InFlightError::Duplicate)
                 } else if model.len() >= capacity {
-                    Err(InFlightError::Full)
+                    Err(InFlightError::Full { limit: capacity })
                 } else if used + cost > budget {
-                    Err(InFlightError::OverBudget)
+                    Err(InFlightError::OverBudget { budget })
                 } else {
                     Ok(())
                 };

@@ -651,9 +651,13 @@ impl Session {
                     let reserved = if reused && mcp && upstream_id.is_none() {
                         Err(InFlightError::Duplicate)
                     } else if fresh && table.len() + in_line >= self.max_in_flight {
-                        Err(InFlightError::Full)
+                        Err(InFlightError::Full {
+                            limit: self.max_in_flight,
+                        })
                     } else if fresh && table.bytes() + line_bytes + cost() > self.max_owed_bytes {
-                        Err(InFlightError::OverBudget)
+                        Err(InFlightError::OverBudget {
+                            budget: self.max_owed_bytes,
+                        })
                     } else {
                         table.reserve_with_extra(id, extra_bytes)
                     };
@@ -771,7 +775,9 @@ impl Session {
                                 None
                             }
                         }
-                        (Err(InFlightError::Full | InFlightError::OverBudget), refused) => {
+                        // Full or over its budget (or any refusal the table may come to
+                        // make): the request is refused.
+                        (Err(_), refused) => {
                             forward = false;
                             // Inside a batch it goes with its batch, untracked: under the id
                             // minted for it when the server may still answer its own for
