@@ -66,7 +66,7 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::batch::CollectorError::UnknownOwed),
         error(rpcwire::batch::CollectorError::AlreadySealed),
         error(rpcwire::batch::CollectorError::AlreadyDone),
-        error(rpcwire::batch::CollectorError::TooManyOwed),
+        error(rpcwire::batch::CollectorError::TooManyOwed { limit: 0 }),
         error(rpcwire::mcp::ResultError::NotAnObject),
         error(rpcwire::mcp::ResultError::BadResultType),
         error(rpcwire::mcp::ProgressRequestError::BadId),

@@ -190,7 +190,12 @@ fn owing_is_bounded() {
     let mut collector = Collector::with_max_owed(2);
     let a = collector.owe().unwrap();
     let b = collector.owe().unwrap();
-    assert_eq!(collector.owe(), Err(CollectorError::TooManyOwed));
+    let refused = collector.owe().unwrap_err();
+    assert_eq!(refused, CollectorError::TooManyOwed { limit: 2 });
+    assert_eq!(
+        refused.to_string(),
+        "the collector owes as many replies as it may, its limit of 2"
+    );
     assert_eq!(collector.seal(), Ok(Status::Waiting(2)));
     assert_eq!(collector.forgo(a), Ok(Status::Waiting(1)));
     let line = done(collector.answer(b, |out| respond(out, 2)));
@@ -199,7 +204,10 @@ fn owing_is_bounded() {
     for _ in 0..rpcwire::Limits::DEFAULT.max_batch_len {
         let _ = collector.owe().unwrap();
     }
-    assert_eq!(collector.owe(), Err(CollectorError::TooManyOwed));
+    assert_eq!(
+        collector.owe(),
+        Err(CollectorError::TooManyOwed { limit: 100_000 })
+    );
 }
 
 /// `Collector::default()` is `Collector::new()`: it owes as many replies, and its handles are
@@ -214,7 +222,10 @@ fn a_default_collector_is_a_new_one() {
     for _ in 1..rpcwire::Limits::DEFAULT.max_batch_len {
         let _ = collector.owe().unwrap();
     }
-    assert_eq!(collector.owe(), Err(CollectorError::TooManyOwed));
+    assert_eq!(
+        collector.owe(),
+        Err(CollectorError::TooManyOwed { limit: 100_000 })
+    );
     assert_eq!(other.forgo(owed), Err(CollectorError::UnknownOwed));
     assert_eq!(collector.forgo(theirs), Err(CollectorError::UnknownOwed));
 }
@@ -422,7 +433,8 @@ fn handles_are_small_and_collectors_send() {
     send_sync::<CollectorError>();
     // An index and its collector's tag.
     assert_eq!(size_of::<Owed>(), 8);
-    assert!(size_of::<CollectorError>() <= 1);
+    // An error carries at most a `u32`, the bound `TooManyOwed` names.
+    assert!(size_of::<CollectorError>() <= 8);
 }
 
 /// A gateway of MCP 2025-03-26 (whose batches its receivers must accept): each request of a
@@ -737,7 +749,9 @@ proptest! {
             match call {
                 Call::Owe => {
                     let expected = model.open().and(match model.settled.len() {
-                        MAX_OWED => Err(CollectorError::TooManyOwed),
+                        MAX_OWED => Err(CollectorError::TooManyOwed {
+                            limit: MAX_OWED as u32,
+                        }),
                         _ => Ok(()),
                     });
                     let owed = collector.owe();

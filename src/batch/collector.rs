@@ -242,7 +242,10 @@ pub enum CollectorError {
     /// for [`Collector::new`] the default
     /// [`Limits::max_batch_len`](crate::Limits::max_batch_len), past which a batch the decoder
     /// reads holds no more requests.
-    TooManyOwed,
+    TooManyOwed {
+        /// That bound: the most replies the collector owes (`max_owed`, at most `u32::MAX`).
+        limit: u32,
+    },
 }
 
 impl CollectorError {
@@ -252,14 +255,27 @@ impl CollectorError {
             CollectorError::UnknownOwed => "the collector owes no reply under this handle",
             CollectorError::AlreadySealed => "the batch was sealed: it takes no more elements",
             CollectorError::AlreadyDone => "the batch is done: its reply was handed out",
-            CollectorError::TooManyOwed => "the collector owes as many replies as it may",
+            CollectorError::TooManyOwed { .. } => "the collector owes as many replies as it may",
         }
     }
 }
 
+/// The description, and the bound for [`TooManyOwed`](CollectorError::TooManyOwed).
+///
+/// ```
+/// use rpcwire::batch::CollectorError;
+/// assert_eq!(
+///     CollectorError::TooManyOwed { limit: 2 }.to_string(),
+///     "the collector owes as many replies as it may, its limit of 2"
+/// );
+/// ```
 impl core::fmt::Display for CollectorError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.as_str())?;
+        if let CollectorError::TooManyOwed { limit } = *self {
+            write!(f, ", its limit of {limit}")?;
+        }
+        Ok(())
     }
 }
 
@@ -309,7 +325,9 @@ impl Collector {
     pub fn owe(&mut self) -> Result<Owed, CollectorError> {
         self.check_open()?;
         if self.owed >= self.max_owed {
-            return Err(CollectorError::TooManyOwed);
+            return Err(CollectorError::TooManyOwed {
+                limit: self.max_owed,
+            });
         }
         let owed = Owed {
             index: self.owed,

@@ -248,7 +248,9 @@ pub fn collector(data: &[u8]) {
                 };
                 for _ in 0..n {
                     let want = if model.settled.len() >= model.max_owed {
-                        model.check_open().and(Err(CollectorError::TooManyOwed))
+                        model.check_open().and(Err(CollectorError::TooManyOwed {
+                            limit: u32::try_from(model.max_owed).unwrap_or(u32::MAX),
+                        }))
                     } else {
                         model.check_open()
                     };
