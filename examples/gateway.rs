@@ -390,7 +390,8 @@ impl Gateway {
                 None if n.method.eq_str(mcp::methods::CANCELLED) => {
                     match self.remap.route_stream_cancel(frame, &n, &mut routed) {
                         StreamCancel::Routed(origin) => Some(origin.client),
-                        StreamCancel::NotAStream | StreamCancel::Miss(_) => None,
+                        // Not a stream's, or no request's: it goes nowhere.
+                        _ => None,
                     }
                 }
                 // A listen stream's notification, stamped with its listen request's id. (The

@@ -140,6 +140,7 @@ impl core::fmt::Display for ErrorCode {
 
 /// An envelope member, named in errors about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Member {
     /// `jsonrpc`
     JsonRpc,

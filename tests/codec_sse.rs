@@ -50,6 +50,7 @@ fn show(item: &SseItem) -> String {
             String::from_utf8_lossy(data)
         ),
         SsePayload::Empty => "empty".into(),
+        other => format!("{other:?}"),
     };
     format!("id {id:?} retry {:?}: {payload}", item.retry)
 }

@@ -375,6 +375,7 @@ impl Incoming {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outgoing<'a> {
     /// A request ([`encode::write_request`]).
     Request {

@@ -83,7 +83,7 @@ pub struct SseItem {
 ///         SsePayload::Message(Incoming::Message(msg)) => messages.push(msg),
 ///         SsePayload::Message(_) => {} // a bad or over-long message: log it
 ///         SsePayload::Other { event, data } if &event[..] == b"endpoint" => endpoint = Some(data),
-///         SsePayload::Other { .. } | SsePayload::Empty => {}
+///         _ => {} // another event, an empty one, or a kind a later version tells apart
 ///     }
 /// }
 /// assert_eq!(endpoint.as_deref(), Some(&b"/messages?s=1"[..]));
@@ -95,6 +95,7 @@ pub struct SseItem {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SsePayload {
     /// A `message` event (no `event:` field, or `event: message`) with data: the JSON-RPC
     /// message it carries, or the rejection of data that is no valid message; or an event
@@ -477,6 +478,7 @@ impl<'a, T> SseMessage<'a, T> {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SseControl<'a> {
     /// An event that sets the client's reconnection time, in milliseconds
     /// ([`write_sse_retry`]).

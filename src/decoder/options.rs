@@ -7,6 +7,7 @@ use crate::scan::Validation;
 
 /// Which set of rules a frame is held to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Dialect {
     /// Plain JSON-RPC 2.0: batches allowed; ids may be strings, any number, or null;
     /// `params` an object or an array; `result` any value.

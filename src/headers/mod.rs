@@ -55,6 +55,7 @@ pub const SENTINEL_SUFFIX: &str = "?=";
 
 /// One of the mirrored headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Header<'a> {
     /// `MCP-Protocol-Version`
     ProtocolVersion,

@@ -60,6 +60,7 @@ const SUBSCHEMA_OBJECT: &[&str] = &[
 /// The JSON Schema type of an annotated parameter: the only three the specification allows
 /// ("Parameters with type `number` are not permitted").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ParamType {
     /// `"type": "string"`: the header carries the text (in the Base64 sentinel form when it is
     /// not plain ASCII).

@@ -14,6 +14,7 @@ use super::IdRemapper;
 /// origin owns the client's id.)
 #[must_use = "a routed teardown is written for its client, who must be sent it"]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StreamCancel<C, T = ()> {
     /// The upstream tore down a `subscriptions/listen` stream: the frame for its client is
     /// written, with the client's id restored, and the stream's request is forgotten. Here

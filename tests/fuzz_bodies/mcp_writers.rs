@@ -701,6 +701,7 @@ fn check_unsupported(input: &mut Input<'_>) {
             (Dialect::JsonRpc2, ReplyId::Absent) => false,
             (Dialect::JsonRpc2, _) | (Dialect::Mcp, ReplyId::Absent | ReplyId::Null) => true,
             (Dialect::Mcp, ReplyId::Id(_)) => mcp_error_id(&id_token),
+            (other, _) => panic!("a dialect this check does not know: {other:?}"),
         };
         match decoder.decode(frame) {
             Ok(Message::ErrorResponse(e)) if expect => {
