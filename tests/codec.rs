@@ -363,3 +363,29 @@ async fn the_encoder_alone_writes_lines() {
     assert!(sink.send(Bytes::from_static(b"{\"x\":\r1}")).await.is_err());
     assert_eq!(sink.get_ref(), &[&frame[..], b"\n", &line, b"\n"].concat());
 }
+
+/// An over-long frame's item carries the limit it crossed, the codec's (set here, not the
+/// default), in each framing.
+#[test]
+fn a_too_long_item_carries_the_codecs_limit() {
+    use bytes::BytesMut;
+    use rpcwire::codec::{ContentLengthCodec, SseCodec, SsePayload};
+    use tokio_util::codec::Decoder as _;
+    let limit_of = |item: Incoming| match item {
+        Incoming::TooLong { limit, .. } => limit,
+        other => panic!("{other:?}"),
+    };
+    let long = "[1,2,3,4,5,6,7,8,9]";
+    let mut buf = BytesMut::from(format!("{long}\n").as_bytes());
+    let item = LineCodec::new(Decoder::mcp(), 16).decode(&mut buf);
+    assert_eq!(limit_of(item.unwrap().unwrap()), 16);
+    let mut buf = BytesMut::from(format!("Content-Length: 19\r\n\r\n{long}").as_bytes());
+    let item = ContentLengthCodec::new(Decoder::mcp(), 16).decode(&mut buf);
+    assert_eq!(limit_of(item.unwrap().unwrap()), 16);
+    let mut buf = BytesMut::from(format!("data: {long}\n\n").as_bytes());
+    let item = SseCodec::new(Decoder::mcp(), 16).decode(&mut buf);
+    let SsePayload::Message(item) = item.unwrap().unwrap().payload else {
+        panic!("not a message event")
+    };
+    assert_eq!(limit_of(item), 16);
+}

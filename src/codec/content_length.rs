@@ -20,9 +20,14 @@ use crate::message::Reply;
 impl BadFrame for ContentLengthError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
         match self {
-            ContentLengthError::TooLong { offset, length, .. } => Ok(Incoming::TooLong {
+            ContentLengthError::TooLong {
+                offset,
+                length,
+                limit,
+            } => Ok(Incoming::TooLong {
                 offset,
                 length: Some(length),
+                limit,
                 reply,
             }),
             ContentLengthError::UnsupportedCharset { offset } => {

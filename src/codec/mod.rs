@@ -216,6 +216,9 @@ pub enum Incoming {
         /// an SSE event, which has no announced length (it is reported once it crosses the
         /// limit, usually before its end has arrived).
         length: Option<u64>,
+        /// The frame limit it crossed, in bytes: the codec's framer's `max_frame`, which is
+        /// its decoder's [`Limits::max_frame`](crate::Limits::max_frame).
+        limit: usize,
         /// The reply it calls for: -32700 with the decoder's
         /// [`unreadable_id`](crate::DecodeOptions::unreadable_id)
         /// ([`Decoder::parse_error_reply`]).
@@ -652,10 +655,11 @@ trait BadFrame {
 
 impl BadFrame for FrameError {
     fn into_item(self, reply: Reply<'static>) -> io::Result<Incoming> {
-        let FrameError::TooLong { offset, .. } = self;
+        let FrameError::TooLong { offset, limit } = self;
         Ok(Incoming::TooLong {
             offset,
             length: None,
+            limit,
             reply,
         })
     }

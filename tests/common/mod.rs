@@ -400,6 +400,7 @@ pub fn show_incoming(item: &rpcwire::codec::Incoming) -> String {
             offset,
             length,
             reply,
+            ..
         } => match length {
             Some(length) => format!(
                 "too long at {offset}, {length} bytes ({})",
