@@ -34,14 +34,14 @@ fn every_error_type_is_an_error_with_a_message() {
             property: None,
         }),
         error(rpcwire::RemapError::DuplicateId),
-        error(rpcwire::RemapError::Full),
-        error(rpcwire::RemapError::OverBudget),
+        error(rpcwire::RemapError::Full { limit: 0 }),
+        error(rpcwire::RemapError::OverBudget { budget: 0 }),
         error(rpcwire::RemapError::BadProgressToken),
         error(rpcwire::RemapError::ForeignTask),
         error(rpcwire::RemapError::BadTaskId),
         error(rpcwire::RemapError::MalformedParams),
-        error(rpcwire::RemapError::ClientFull),
-        error(rpcwire::RemapError::ClientOverBudget),
+        error(rpcwire::RemapError::ClientFull { limit: 0 }),
+        error(rpcwire::RemapError::ClientOverBudget { budget: 0 }),
         error(rpcwire::InFlightError::Duplicate),
         error(rpcwire::InFlightError::Full { limit: 0 }),
         error(rpcwire::InFlightError::OverBudget { budget: 0 }),
@@ -643,7 +643,7 @@ fn every_full_table_answers_a_refused_request_alike() {
     let full = table.insert(2u8).unwrap_err();
     assert_eq!(full.code(), ErrorCode::INTERNAL_ERROR);
     assert_eq!(full.code(), InFlightError::Full { limit: 0 }.code());
-    assert_eq!(full.code(), RemapError::Full.code());
+    assert_eq!(full.code(), RemapError::Full { limit: 0 }.code());
     let id = Id::from_token(b"9").unwrap();
     let mut out = BytesMut::new();
     full.write_reply(&mut out, id);

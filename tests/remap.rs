@@ -864,7 +864,10 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     assert_eq!(remap.bytes(), 2 * 404);
     // A third is refused (the table has room for 100 entries, not for their bytes), and a
     // short id would still fit were there room.
-    assert_eq!(forward(&mut remap, 1, 3, None), Err(RemapError::OverBudget));
+    assert_eq!(
+        forward(&mut remap, 1, 3, None),
+        Err(RemapError::OverBudget { budget: 2 * 404 })
+    );
     assert_eq!(remap.len(), 2);
     // Expiry gives its request's bytes back.
     assert_eq!(remap.expire(10).count(), 1);
@@ -907,7 +910,7 @@ fn id_and_progress_token_bytes_are_bounded_and_given_back() {
     forward(&mut remap, 6, 9, None).unwrap();
     assert_eq!(
         forward(&mut remap, 6, 10, None),
-        Err(RemapError::OverBudget)
+        Err(RemapError::OverBudget { budget: 2 * 404 })
     );
 }
 
@@ -1559,7 +1562,7 @@ fn task_routes_are_bounded_and_forgotten() {
     let frame = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     assert_eq!(
         remap.forward_request(4, frame, &request(frame), None, &mut BytesMut::new()),
-        Err(RemapError::Full)
+        Err(RemapError::Full { limit: 3 })
     );
     // A client going away forgets its routes (client 2's: task-1 since it took it over, and
     // task-2), and returns none.
@@ -2127,7 +2130,10 @@ fn a_running_extension_task_is_not_given_up_for_room() {
     assert_eq!((remap.task_routes(), remap.tasks()), (1, 1));
     assert!(forward_ping(&mut remap, 2, 1).is_ok());
     assert!(forward_ping(&mut remap, 2, 2).is_ok());
-    assert_eq!(forward_ping(&mut remap, 2, 3), Err(RemapError::Full));
+    assert_eq!(
+        forward_ping(&mut remap, 2, 3),
+        Err(RemapError::Full { limit: 3 })
+    );
     assert_eq!(owner_of(&remap, "task-1"), Some(1));
     let listen = r#"{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
     for op in [
@@ -2144,7 +2150,10 @@ fn a_running_extension_task_is_not_given_up_for_room() {
     }
     // Its request's deadline passes: the route stays, and still gives no request its room.
     assert_eq!(remap.expire(31_000).count(), 0);
-    assert_eq!(forward_ping(&mut remap, 2, 3), Err(RemapError::Full));
+    assert_eq!(
+        forward_ping(&mut remap, 2, 3),
+        Err(RemapError::Full { limit: 3 })
+    );
     assert_eq!(
         (remap.task_routes(), owner_of(&remap, "task-1")),
         (1, Some(1))
@@ -2168,7 +2177,10 @@ fn a_running_extension_task_is_not_given_up_for_room() {
     assert_eq!(remap.bytes(), 8);
     assert!(forward_ping(&mut remap, 2, 1).is_ok());
     assert!(forward_ping(&mut remap, 2, 2).is_ok());
-    assert_eq!(forward_ping(&mut remap, 2, 3), Err(RemapError::OverBudget));
+    assert_eq!(
+        forward_ping(&mut remap, 2, 3),
+        Err(RemapError::OverBudget { budget: 10 })
+    );
     assert_eq!(owner_of(&remap, "task-1"), Some(1));
     assert_eq!(
         forward_task_op(&mut remap, 2, &task_op("tasks/cancel", "task-1")),
@@ -2223,7 +2235,10 @@ fn an_extension_task_seen_to_end_becomes_a_record() {
         None
     );
     assert_eq!(remap.task_routes(), 1);
-    assert_eq!(forward_ping(&mut remap, 2, 1), Err(RemapError::Full));
+    assert_eq!(
+        forward_ping(&mut remap, 2, 1),
+        Err(RemapError::Full { limit: 3 })
+    );
     assert_eq!(
         subscription_to(&mut remap, &extension_status(own, "task-1", "completed")),
         Some(1)
@@ -2279,7 +2294,10 @@ fn a_running_extension_task_counts_against_its_clients_share() {
     assert_eq!((remap.client_len(&1), remap.client_bytes(&1)), (1, 8));
     let get = forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")).unwrap();
     assert_eq!(remap.client_len(&1), 2);
-    assert_eq!(forward_ping(&mut remap, 1, 1), Err(RemapError::ClientFull));
+    assert_eq!(
+        forward_ping(&mut remap, 1, 1),
+        Err(RemapError::ClientFull { limit: 2 })
+    );
     assert!(forward_ping(&mut remap, 2, 1).is_ok());
     // Its `tasks/get` tells it ended: its client has its room back.
     assert_eq!(
@@ -2300,7 +2318,7 @@ fn a_running_extension_task_counts_against_its_clients_share() {
     assert_eq!(remap.client_len(&1), 2);
     assert_eq!(
         forward_task_op(&mut remap, 1, &task_op("tasks/get", "task-1")),
-        Err(RemapError::ClientFull)
+        Err(RemapError::ClientFull { limit: 2 })
     );
 
     // A share of bytes too small for the task id: no route, and the task is not kept.
@@ -2597,7 +2615,7 @@ fn ended_tasks_give_their_places_to_new_requests() {
     assert!(ping(&mut remap, 2, 3).is_ok());
     assert_eq!((remap.tasks(), remap.task_routes(), remap.len()), (1, 1, 3));
     // The live route and the requests in flight keep theirs.
-    assert_eq!(ping(&mut remap, 2, 4), Err(RemapError::Full));
+    assert_eq!(ping(&mut remap, 2, 4), Err(RemapError::Full { limit: 4 }));
     assert_eq!(
         status_to(&mut remap, &status("task-4", "working")).map(|(c, _)| c),
         Some(1)
@@ -2652,7 +2670,7 @@ fn a_request_over_the_budget_takes_no_ended_tasks_place() {
     let big = request(frame.as_bytes());
     assert_eq!(
         remap.forward_request(3, frame.as_bytes(), &big, None, &mut out),
-        Err(RemapError::OverBudget)
+        Err(RemapError::OverBudget { budget: 64 })
     );
     assert_eq!((remap.tasks(), remap.bytes()), (3, 28));
     for n in 1..=3 {
@@ -3312,7 +3330,7 @@ fn shares_of_a_third_leave_each_of_three_clients_its_share() {
         }
         assert_eq!(
             try_call(&mut remap, client, 5, false, None),
-            Err(RemapError::ClientFull)
+            Err(RemapError::ClientFull { limit: 2 })
         );
     }
     assert_eq!(
@@ -3338,7 +3356,7 @@ fn shares_of_a_third_leave_each_of_three_clients_its_share() {
     }
     assert_eq!(
         try_call(&mut remap, 3, 1, false, None),
-        Err(RemapError::Full)
+        Err(RemapError::Full { limit: 6 })
     );
 }
 
@@ -3384,18 +3402,18 @@ fn a_client_at_its_limit_is_refused_and_the_others_are_not() {
     try_call(&mut remap, 1, 2, false, None).unwrap();
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
-        Err(RemapError::ClientFull)
+        Err(RemapError::ClientFull { limit: 2 })
     );
     assert_eq!(
         try_call(&mut remap, 1, 3, true, None),
-        Err(RemapError::ClientFull)
+        Err(RemapError::ClientFull { limit: 2 })
     );
     for id in 1..=2 {
         try_call(&mut remap, 2, id, false, None).unwrap();
     }
     assert_eq!(
         try_call(&mut remap, 2, 3, false, None),
-        Err(RemapError::ClientFull)
+        Err(RemapError::ClientFull { limit: 2 })
     );
     assert_eq!(
         (remap.client_len(&1), remap.client_len(&2), remap.len()),
@@ -3403,7 +3421,7 @@ fn a_client_at_its_limit_is_refused_and_the_others_are_not() {
     );
     assert_eq!((remap.client_bytes(&1), remap.client_bytes(&3)), (10, 0));
     let mut out = BytesMut::new();
-    RemapError::ClientFull.write_reply(&mut out, Id::from_token(b"3").unwrap());
+    RemapError::ClientFull { limit: 2 }.write_reply(&mut out, Id::from_token(b"3").unwrap());
     assert_eq!(
         &out[..],
         &br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"the client has too many requests in flight"}}
@@ -3428,7 +3446,7 @@ fn each_way_a_request_goes_gives_its_client_room_back() {
         try_call(&mut remap, 2, 1, false, Some(10)).unwrap();
         assert_eq!(
             try_call(&mut remap, 1, 3, false, None),
-            Err(RemapError::ClientFull),
+            Err(RemapError::ClientFull { limit: 2 }),
             "{way}"
         );
         let reply = format!(r#"{{"jsonrpc":"2.0","id":{first},"result":{{}}}}"#);
@@ -3477,7 +3495,7 @@ fn each_way_a_request_goes_gives_its_client_room_back() {
         }
         assert_eq!(
             try_call(&mut remap, 1, 9, false, None),
-            Err(RemapError::ClientFull),
+            Err(RemapError::ClientFull { limit: 2 }),
             "{way}"
         );
     }
@@ -3524,7 +3542,7 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
         }
         assert_eq!(
             try_call(&mut remap, 1, 20, false, None),
-            Err(RemapError::ClientFull),
+            Err(RemapError::ClientFull { limit: 3 }),
             "{way}"
         );
         // 4 + 8 for the route ("p1", "task-1"), 6 for each plain call (a two-digit id).
@@ -3595,7 +3613,7 @@ fn a_tasks_route_counts_for_its_client_until_it_ends() {
         }
         assert_eq!(
             try_call(&mut remap, 1, 40, false, None),
-            Err(RemapError::ClientFull),
+            Err(RemapError::ClientFull { limit: 3 }),
             "{way}"
         );
     }
@@ -3630,10 +3648,10 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
     assert_eq!((remap.task_routes(), remap.client_bytes(&1)), (1, 17));
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
-        Err(RemapError::ClientOverBudget)
+        Err(RemapError::ClientOverBudget { budget: 17 })
     );
     assert_eq!(
-        RemapError::ClientOverBudget.code(),
+        RemapError::ClientOverBudget { budget: 17 }.code(),
         rpcwire::ErrorCode::INTERNAL_ERROR
     );
     for id in 1..=3 {
@@ -3671,7 +3689,7 @@ fn a_clients_byte_share_bounds_its_requests_and_routes() {
     assert_eq!(remap.client_bytes(&1), 10);
     assert_eq!(
         try_call(&mut remap, 1, 3, false, None),
-        Err(RemapError::ClientOverBudget)
+        Err(RemapError::ClientOverBudget { budget: 10 })
     );
 }
 
@@ -4175,4 +4193,43 @@ fn plain_json_rpc_cancellation_names_strings_and_integers_alone() {
     assert_eq!(remap.len(), 1);
     let half = Id::from_token(b"5e-1").unwrap();
     assert_eq!(remap.get(&7, half).map(|(token, _)| token.get()), Some(2));
+}
+
+/// Each refusal for a limit carries the remapper's configured limit, not the default, and
+/// its text names it; the reply's message does not.
+#[test]
+fn the_refusals_name_the_remappers_limits() {
+    let mut remap: IdRemapper<u32> = IdRemapper::new(1);
+    forward_ping(&mut remap, 1, 1).unwrap();
+    let full = forward_ping(&mut remap, 2, 1).unwrap_err();
+    assert_eq!(full, RemapError::Full { limit: 1 });
+    assert_eq!(
+        full.to_string(),
+        "the table of requests in flight is full: its limit is 1"
+    );
+    let mut remap: IdRemapper<u32> = IdRemapper::new(16).max_bytes(3);
+    let over = forward_ping(&mut remap, 1, 1234).unwrap_err();
+    assert_eq!(over, RemapError::OverBudget { budget: 3 });
+    assert_eq!(
+        over.to_string(),
+        "the requests in flight would hold more bytes than their budget of 3 bytes"
+    );
+    let mut remap: IdRemapper<u32> = IdRemapper::new(16).max_per_client(1);
+    forward_ping(&mut remap, 1, 1).unwrap();
+    let client_full = forward_ping(&mut remap, 1, 2).unwrap_err();
+    assert_eq!(client_full, RemapError::ClientFull { limit: 1 });
+    assert_eq!(
+        client_full.to_string(),
+        "the client has too many requests in flight: its limit is 1"
+    );
+    let mut remap: IdRemapper<u32> = IdRemapper::new(16).max_bytes_per_client(3);
+    let client_over = forward_ping(&mut remap, 1, 1234).unwrap_err();
+    assert_eq!(client_over, RemapError::ClientOverBudget { budget: 3 });
+    assert_eq!(
+        client_over.to_string(),
+        "the client's requests in flight would hold more bytes than its budget of 3 bytes"
+    );
+    let mut out = BytesMut::new();
+    client_full.write_reply(&mut out, Id::from_token(b"2").unwrap());
+    assert!(out.ends_with(b"\"message\":\"the client has too many requests in flight\"}}\n"));
 }

@@ -283,9 +283,11 @@ fn over_client_limits(
 ) -> Option<RemapError> {
     let (count, held) = client_share(client, model, tasks);
     if count >= PER_CLIENT {
-        Some(RemapError::ClientFull)
+        Some(RemapError::ClientFull { limit: PER_CLIENT })
     } else if held + bytes > BYTES_PER_CLIENT {
-        Some(RemapError::ClientOverBudget)
+        Some(RemapError::ClientOverBudget {
+            budget: BYTES_PER_CLIENT,
+        })
     } else {
         None
     }
@@ -367,7 +369,7 @@ proptest! {
                     let bytes = idt.len() + pt.as_ref().map_or(0, |p| p.len());
                     if let Some(refused) = over_client_limits(client, bytes, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
                     give_places_up(&r, &mut tasks, model.len(), client)?;
-                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
+                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full { limit: 5 })); continue; }
                     let t = res.unwrap().get();
                     prop_assert!(!minted.contains(&t));
                     minted.push(t);
@@ -487,7 +489,7 @@ proptest! {
                     let bytes = idt.len();
                     if let Some(refused) = over_client_limits(client, bytes, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
                     give_places_up(&r, &mut tasks, model.len(), client)?;
-                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
+                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full { limit: 5 })); continue; }
                     let t = res.unwrap().get();
                     prop_assert!(!minted.contains(&t));
                     minted.push(t);
@@ -630,7 +632,7 @@ proptest! {
                     // Its id `"q"`.
                     if let Some(refused) = over_client_limits(client, 3, &model, &tasks) { prop_assert_eq!(res, Err(refused)); continue; }
                     give_places_up(&r, &mut tasks, model.len(), client)?;
-                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full)); continue; }
+                    if model.len() + tasks.len() >= 5 { prop_assert_eq!(res, Err(RemapError::Full { limit: 5 })); continue; }
                     let t = res.unwrap().get();
                     minted.push(t);
                     // A `tasks/result` for a task of its client's, kept when it goes upstream:

@@ -201,13 +201,15 @@ proptest! {
                     let refused = if model.values().any(|m| m.client == client && m.value == value) {
                         Some(RemapError::DuplicateId)
                     } else if count >= PER_CLIENT {
-                        Some(RemapError::ClientFull)
+                        Some(RemapError::ClientFull { limit: PER_CLIENT })
                     } else if held + id.len() > BYTES_PER_CLIENT {
-                        Some(RemapError::ClientOverBudget)
+                        Some(RemapError::ClientOverBudget {
+                            budget: BYTES_PER_CLIENT,
+                        })
                     } else if model.len() >= CAPACITY {
-                        Some(RemapError::Full)
+                        Some(RemapError::Full { limit: CAPACITY })
                     } else if total + id.len() > MAX_BYTES {
-                        Some(RemapError::OverBudget)
+                        Some(RemapError::OverBudget { budget: MAX_BYTES })
                     } else {
                         None
                     };

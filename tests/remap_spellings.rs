@@ -138,8 +138,8 @@ proptest! {
                     let dup = live.values().any(|e| e.client == client && e.key == (string, val));
                     let held: usize = live.values().map(Forwarded::bytes).sum();
                     let want = if dup { Err(RemapError::DuplicateId) }
-                        else if live.len() >= CAP { Err(RemapError::Full) }
-                        else if held + entry.bytes() > MAX_BYTES { Err(RemapError::OverBudget) }
+                        else if live.len() >= CAP { Err(RemapError::Full { limit: CAP }) }
+                        else if held + entry.bytes() > MAX_BYTES { Err(RemapError::OverBudget { budget: MAX_BYTES }) }
                         else { Ok(()) };
                     match (got, want) {
                         (Ok(token), Ok(())) => {

@@ -36,13 +36,19 @@ pub enum RemapError {
     /// ```
     DuplicateId,
     /// The table of requests in flight holds its number of requests.
-    Full,
+    Full {
+        /// That number: the remapper's [`capacity_limit`](IdRemapper::capacity_limit).
+        limit: usize,
+    },
     /// The bytes of the requests' clients' ids and progress tokens would pass
     /// [`IdRemapper::max_bytes`] (as [`InFlightError::OverBudget`] for
     /// [`InFlight`](crate::InFlight)).
     ///
     /// [`InFlightError::OverBudget`]: crate::InFlightError::OverBudget
-    OverBudget,
+    OverBudget {
+        /// The budget, in bytes: the remapper's [`byte_limit`](IdRemapper::byte_limit).
+        budget: usize,
+    },
     /// `params._meta.progressToken` is neither a string, a number nor `null`, or occurs
     /// twice: the remapper cannot rewrite it, and an upstream reading it its own way might
     /// report progress on another client's token (MCP: answer -32602). A `null` token is no
@@ -106,10 +112,18 @@ pub enum RemapError {
     MalformedParams,
     /// The client holds as many requests in flight and live task routes as
     /// [`IdRemapper::max_per_client`] lets one client hold.
-    ClientFull,
+    ClientFull {
+        /// That number: the first of the remapper's
+        /// [`client_limits`](IdRemapper::client_limits).
+        limit: usize,
+    },
     /// The bytes of the client's requests in flight and live task routes would pass
     /// [`IdRemapper::max_bytes_per_client`].
-    ClientOverBudget,
+    ClientOverBudget {
+        /// The budget, in bytes: the second of the remapper's
+        /// [`client_limits`](IdRemapper::client_limits).
+        budget: usize,
+    },
 }
 
 impl RemapError {
@@ -129,10 +143,10 @@ impl RemapError {
                 ErrorCode::INVALID_PARAMS
             }
             RemapError::MalformedParams => ErrorCode::PARSE_ERROR,
-            RemapError::Full
-            | RemapError::OverBudget
-            | RemapError::ClientFull
-            | RemapError::ClientOverBudget => ErrorCode::INTERNAL_ERROR,
+            RemapError::Full { .. }
+            | RemapError::OverBudget { .. }
+            | RemapError::ClientFull { .. }
+            | RemapError::ClientOverBudget { .. } => ErrorCode::INTERNAL_ERROR,
         }
     }
 
@@ -162,25 +176,45 @@ impl RemapError {
     fn as_str(self) -> &'static str {
         match self {
             RemapError::DuplicateId => "the client already has a request with this id in flight",
-            RemapError::Full => "the table of requests in flight is full",
-            RemapError::OverBudget => {
+            RemapError::Full { .. } => "the table of requests in flight is full",
+            RemapError::OverBudget { .. } => {
                 "the requests in flight would hold more bytes than their budget"
             }
             RemapError::BadProgressToken => "a progress token that cannot be rewritten",
             RemapError::ForeignTask => "the task named is another client's",
             RemapError::BadTaskId => "a task request whose params.taskId is not one string",
             RemapError::MalformedParams => "params is not valid JSON",
-            RemapError::ClientFull => "the client has too many requests in flight",
-            RemapError::ClientOverBudget => {
+            RemapError::ClientFull { .. } => "the client has too many requests in flight",
+            RemapError::ClientOverBudget { .. } => {
                 "the client's requests in flight would hold more bytes than its budget"
             }
         }
     }
 }
 
+/// The text of the reply's message, and the limit for an error about one (which the
+/// reply's message leaves out: how large the remapper is, is the operator's to tell a client
+/// or not).
+///
+/// ```
+/// use rpcwire::RemapError;
+/// assert_eq!(
+///     RemapError::ClientFull { limit: 2 }.to_string(),
+///     "the client has too many requests in flight: its limit is 2"
+/// );
+/// ```
 impl core::fmt::Display for RemapError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.as_str())?;
+        match *self {
+            RemapError::Full { limit } | RemapError::ClientFull { limit } => {
+                write!(f, ": its limit is {limit}")
+            }
+            RemapError::OverBudget { budget } | RemapError::ClientOverBudget { budget } => {
+                write!(f, " of {budget} bytes")
+            }
+            _ => Ok(()),
+        }
     }
 }
 

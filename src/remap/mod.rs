@@ -277,12 +277,12 @@ pub struct Origin<C, T = ()> {
 /// let first = forward(&mut remap, "noisy", 1).unwrap();
 /// forward(&mut remap, "noisy", 2).unwrap();
 /// // A third request of the noisy client's is refused; another client's still gets through.
-/// assert_eq!(forward(&mut remap, "noisy", 3), Err(RemapError::ClientFull));
+/// assert_eq!(forward(&mut remap, "noisy", 3), Err(RemapError::ClientFull { limit: 2 }));
 /// assert!(forward(&mut remap, "quiet", 1).is_ok());
 ///
 /// // Its refusal tells the client why, under its id.
 /// let mut to_client = BytesMut::new();
-/// RemapError::ClientFull.write_reply(&mut to_client, rpcwire::Id::from_token(b"3").unwrap());
+/// RemapError::ClientFull { limit: 2 }.write_reply(&mut to_client, rpcwire::Id::from_token(b"3").unwrap());
 /// assert_eq!(&to_client[..], &br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"the client has too many requests in flight"}}
 /// "#[..]);
 ///
@@ -802,7 +802,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// );
     /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame.as_bytes()) else { panic!() };
     /// let refused = remap.forward_request("client-1", frame.as_bytes(), &req, None, &mut BytesMut::new());
-    /// assert_eq!(refused, Err(RemapError::OverBudget));
+    /// assert_eq!(refused, Err(RemapError::OverBudget { budget: 1000 }));
     /// assert_eq!(remap.bytes(), 0);
     /// ```
     #[must_use]
@@ -977,26 +977,36 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         // what it holds, whatever the others hold.
         let (counted, counted_bytes) = self.client_counts(&origin.client);
         if counted >= self.max_per_client {
-            return Err(RemapError::ClientFull);
+            return Err(RemapError::ClientFull {
+                limit: self.max_per_client,
+            });
         }
         if counted_bytes.saturating_add(held) > self.max_bytes_per_client {
-            return Err(RemapError::ClientOverBudget);
+            return Err(RemapError::ClientOverBudget {
+                budget: self.max_bytes_per_client,
+            });
         }
         // Then the table's: the count of requests first, then their bytes (as `InFlight`
         // checks them), with what the records of ended tasks would give up counted free;
         // then, when it fits, the records give it up (none for a request refused anyway).
         let records = self.routes - self.live;
         if self.pending.len() - records >= self.pending.capacity_limit() {
-            return Err(RemapError::Full);
+            return Err(RemapError::Full {
+                limit: self.pending.capacity_limit(),
+            });
         }
         if (self.bytes - self.ended_bytes).saturating_add(held) > self.max_bytes {
-            return Err(RemapError::OverBudget);
+            return Err(RemapError::OverBudget {
+                budget: self.max_bytes,
+            });
         }
         self.make_room(&origin.client, true, held);
         // The request goes at the head of its client's list.
         let token = self
             .insert_linked(Held::Request { origin, kind }, deadline)
-            .ok_or(RemapError::Full)?;
+            .ok_or(RemapError::Full {
+                limit: self.pending.capacity_limit(),
+            })?;
         self.by_client.insert(&self.pending, place, token);
         self.bytes += held;
         let mut digits = [0; 20];

@@ -1635,10 +1635,12 @@ pub fn tables_model(data: &[u8]) {
      -> Result<(), RemapError> {
         let (held_by_client, client_held) = client_share(client, remapped, tasks);
         if held_by_client >= per_client {
-            return Err(RemapError::ClientFull);
+            return Err(RemapError::ClientFull { limit: per_client });
         }
         if client_held + cost > client_budget {
-            return Err(RemapError::ClientOverBudget);
+            return Err(RemapError::ClientOverBudget {
+                budget: client_budget,
+            });
         }
         let in_flight = remapped.len();
         let requests_held = remapped.values().map(|r| r.cost).sum::<usize>();
@@ -1647,10 +1649,10 @@ pub fn tables_model(data: &[u8]) {
             .filter(|t| t.live)
             .fold((0, 0), |(n, held), t| (n + 1, held + t.held));
         if in_flight + live >= capacity {
-            return Err(RemapError::Full);
+            return Err(RemapError::Full { limit: capacity });
         }
         if requests_held + live_held + cost > budget {
-            return Err(RemapError::OverBudget);
+            return Err(RemapError::OverBudget { budget });
         }
         loop {
             let used = requests_held + tasks.values().map(|t| t.held).sum::<usize>();
