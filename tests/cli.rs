@@ -4348,3 +4348,70 @@ fn a_reply_to_an_id_never_sent_waits_while_the_look_ahead_holds_1_mib() {
     assert_eq!(order.len(), 21);
     assert_eq!(order[3..6], ["c2s:-", "s2c:7 unknown_reply", "c2s:-"]);
 }
+
+/// The client's `initialize` and the server's result for an MCP 2025-03-26 session (the one
+/// version of MCP with batches), then the client's `notifications/initialized`.
+const MCP_2025_03_26_HANDSHAKE: [&str; 3] = [
+    r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+    r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+];
+
+/// A server's MCP array of progress on two tokens waits for the requests carrying both (rule
+/// 2: the peer answers only what it has read), not only for the first: the elements on
+/// different tokens are different concerns, each looked at. (Read without their tokens, both
+/// were one concern, looked at through the first only: the array went before the request
+/// carrying the second token, whose progress was then `unknown_progress`.)
+#[test]
+fn an_array_of_progress_on_two_tokens_waits_for_both_requests() {
+    let [initialize, result, initialized] = MCP_2025_03_26_HANDSHAKE;
+    let c2s = [
+        initialize,
+        initialized,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"a"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"b"}}}"#,
+    ];
+    let s2c = [
+        result,
+        r#"[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a","progress":1}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"b","progress":1}}]"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
+    ];
+    let (records, violations, code) = check_merged(
+        "cli-array-progress-two-tokens",
+        &(c2s.join("\n") + "\n"),
+        &(s2c.join("\n") + "\n"),
+    );
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:0", "s2c:0", "c2s:-", "c2s:1", "c2s:2", "s2c:-", "s2c:-", "s2c:-", "s2c:1",
+            "s2c:2"
+        ]
+    );
+}
+
+/// A server batch of notifications answers nothing, and waits for nothing: the client's reply
+/// to the server's request waiting is taken first (a reply to a request that is waiting goes
+/// first), and the batch after it. (A batch none of whose elements matches, read as one that
+/// does, went before that reply.)
+#[test]
+fn a_batch_that_matches_nothing_goes_after_a_reply_that_does() {
+    let c2s = ndjson!(r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#);
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":"s1","method":"m"}"#,
+        r#"[{"jsonrpc":"2.0","method":"n"}]"#,
+    );
+    let (records, summary, code) = check_streams(
+        "cli-batch-matching-nothing",
+        &["--dialect", "jsonrpc"],
+        c2s,
+        s2c,
+    );
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(
+        merged_order(&records),
+        ["s2c:\"s1\"", "c2s:\"s1\"", "s2c:-", "s2c:-"]
+    );
+}
