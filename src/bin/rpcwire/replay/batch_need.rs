@@ -375,6 +375,105 @@ mod tests {
         assert!(need.examined <= 3 * N + 4, "{} looks", need.examined);
     }
 
+    /// JSON-RPC: a client batch whose first element is a second reply (to a server request
+    /// answered already) and whose second answers a request not sent yet looks at each once:
+    /// the second reply, found [`Need::Stale`], is not looked at again when the elements after
+    /// it are asked whether they wait for the server's stream (the second does).
+    #[test]
+    fn a_stale_element_is_looked_at_once() {
+        let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
+        let mut session = Session::new(Dialect::JsonRpc2, None).telling_stops();
+        let request = record(&server, r#"{"jsonrpc":"2.0","id":0,"method":"m"}"#);
+        observe(&mut session, Dir::S2c, &request, 0);
+        let reply = record(&client, r#"{"jsonrpc":"2.0","id":0,"result":{}}"#);
+        observe(&mut session, Dir::C2s, &reply, 0);
+        let batch = record(
+            &client,
+            r#"[{"jsonrpc":"2.0","id":0,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+        );
+        let mut need = BatchNeed::of(&client, &batch, &session, Dir::C2s);
+        let now = need
+            .need(&session, Dir::C2s, &batch, &client, &mut |_| {
+                Ok(Lookahead::Unknown)
+            })
+            .unwrap();
+        assert!(now == Need::OtherSide);
+        assert_eq!(need.examined, 2);
+    }
+
+    /// MCP: a server batch's progress on a token no request carries yet waits for the
+    /// client's stream. The client then sends a request carrying it and cancels it, in one
+    /// step (as a client batch's elements are observed), and later sends another carrying it
+    /// again (a token, unlike an id, may be sent again once its request is done). The element,
+    /// not settled yet, counts once as matching: a stop concerns only the elements settled
+    /// already. (Unsettled too, it was looked at twice and counted twice as matching.)
+    #[test]
+    fn an_element_not_settled_yet_counts_once_as_matching() {
+        // (The client's requests read as MCP, for their progress tokens.)
+        let mut options = DecodeOptions::new(Dialect::Mcp);
+        options.role = Role::Server;
+        let (client, server) = (Decoder::new(options), decoder(Dir::S2c));
+        let batch = record(
+            &server,
+            r#"[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}]"#,
+        );
+        let mut session = Session::new(Dialect::Mcp, None).telling_stops();
+        let mut need = BatchNeed::of(&server, &batch, &session, Dir::S2c);
+        let mut now = |session: &Session| {
+            need.need(session, Dir::S2c, &batch, &server, &mut |_| {
+                Ok(Lookahead::Unknown)
+            })
+            .unwrap()
+        };
+        assert!(now(&session) == Need::OtherSide);
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"t"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        ] {
+            observe(&mut session, Dir::C2s, &record(&client, line), 0);
+        }
+        assert!(now(&session) == Need::OtherSide);
+        let again = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"t"}}}"#;
+        observe(&mut session, Dir::C2s, &record(&client, again), 0);
+        assert!(now(&session) == Need::Matches);
+        assert_eq!((need.matching, need.examined), (1, 3));
+    }
+
+    /// MCP: a server batch of a reply to a request waiting (matching) and a success with a
+    /// null id (which answers nothing under MCP: needing nothing) is asked again after the
+    /// client cancels another request; the session not telling which stopped, both elements
+    /// are looked at again, and the batch still counts one element matching: unsettling the
+    /// one that needed nothing takes nothing from the count. (Taken from it, the count went
+    /// below zero.)
+    #[test]
+    fn unsettling_an_element_that_needed_nothing_leaves_the_count_matching() {
+        let (client, server) = (decoder(Dir::C2s), decoder(Dir::S2c));
+        let batch = record(
+            &server,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":null,"result":{}}]"#,
+        );
+        let mut session = Session::new(Dialect::Mcp, None);
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"b"}"#,
+        ] {
+            observe(&mut session, Dir::C2s, &record(&client, line), 0);
+        }
+        let mut need = BatchNeed::of(&server, &batch, &session, Dir::S2c);
+        let mut now = |session: &Session| {
+            need.need(session, Dir::S2c, &batch, &server, &mut |_| {
+                Ok(Lookahead::Unknown)
+            })
+            .unwrap()
+        };
+        assert!(now(&session) == Need::Matches);
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        observe(&mut session, Dir::C2s, &record(&client, cancel), 0);
+        assert!(now(&session) == Need::Matches);
+        assert_eq!((need.matching, need.examined), (1, 4));
+    }
+
     /// MCP (2025-03-26's batches): a server batch of replies to requests not sent yet stays
     /// peeked while the client's stream sends them, and between them a request and its
     /// cancellation: a cancellation looks again only at the elements it concerns (none here),
@@ -471,6 +570,10 @@ mod tests {
             ))
             .unwrap()
                 == Need::OtherSide
+        );
+        assert_eq!(
+            need.matching, 0,
+            "the reply to the cancelled element matches no more"
         );
     }
 }
