@@ -4415,3 +4415,52 @@ fn a_batch_that_matches_nothing_goes_after_a_reply_that_does() {
         ["s2c:\"s1\"", "c2s:\"s1\"", "s2c:-", "s2c:-"]
     );
 }
+
+/// A header's `max_in_flight` of 0, which no proxy writes (its `--max-in-flight` is at least
+/// 1), is read as absent: the log is replayed with the limit of the proxies that did not record
+/// it, not with a table that holds no request (every request `too_many_in_flight`, its reply
+/// an `unknown_reply`).
+#[test]
+fn a_log_header_with_no_room_in_flight_is_read_as_one_without_a_limit() {
+    let body = ndjson!(
+        r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"m"}"#,
+        r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"1"}"#,
+    );
+    let replay = replay_under_headers("cli-log-max-in-flight-0", body);
+    for header in [
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc","max_in_flight":0}}"#,
+        r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#,
+    ] {
+        assert_eq!(replay(header), serde_json::json!({}), "{header}");
+    }
+}
+
+/// A log line longer than the 256 MiB the replay reads of one is a bad log, named by its
+/// line, wherever it is: not a last record cut short (the first 256 MiB of a line without its
+/// newline), which would replay the log up to it and pass what follows unchecked.
+#[test]
+fn a_log_record_over_256_mib_is_a_bad_log() {
+    let mut bytes = b"{\"rpcwire_proxy\":{\"dialect\":\"jsonrpc\"}}\n".to_vec();
+    bytes.extend_from_slice(br#"{"dir":"c2s","t_ms":0,"kind":"notification","method":"m","pad":""#);
+    bytes.resize(bytes.len() + (256 << 20), b'x');
+    bytes.extend_from_slice(b"\"}\n");
+    let message = bad_log_message("cli-log-record-over-256-mib", &bytes);
+    assert_eq!(
+        message,
+        "line 2 of the session log: a record longer than 256 MiB\n"
+    );
+}
+
+/// A last line without its newline whose bytes stop being UTF-8 before its end is no record
+/// cut short (a cut leaves at most the first bytes of one character, at the end): it is a bad
+/// log, named by its line, as it is with its newline, not a record left out of a replay that
+/// passes.
+#[test]
+fn a_last_log_line_that_is_not_utf8_before_its_end_is_a_bad_log() {
+    let bytes = b"{\"rpcwire_proxy\":{\"dialect\":\"mcp\"}}\n{\"dir\":\"c2s\",\"method\":\"\xff\"}";
+    let message = bad_log_message("cli-log-last-line-not-utf8", bytes);
+    assert_eq!(
+        message,
+        "line 2 of the session log: invalid utf-8 sequence of 1 bytes from index 23\n"
+    );
+}
