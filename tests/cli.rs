@@ -4464,3 +4464,64 @@ fn a_last_log_line_that_is_not_utf8_before_its_end_is_a_bad_log() {
         "line 2 of the session log: invalid utf-8 sequence of 1 bytes from index 23\n"
     );
 }
+
+/// A log's records number the frames of each direction apart, as the proxy counts them: two
+/// client messages and one server message are frames 0 and 1 of `c2s` and frame 0 of `s2c`,
+/// and the summary says so (`frames`: the frames read from each side).
+#[test]
+fn a_log_replay_counts_the_frames_of_each_side_apart() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-frames");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    std::fs::write(
+        &log,
+        ndjson!(
+            r#"{"rpcwire_proxy":{"dialect":"jsonrpc"}}"#,
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"m"}"#,
+            r#"{"dir":"c2s","t_ms":1,"kind":"notification","method":"n"}"#,
+            r#"{"dir":"s2c","t_ms":2,"kind":"success_response","id":"1"}"#,
+        ),
+    )
+    .unwrap();
+    let (records, summary, code, _) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!(code, 0, "{summary}");
+    let frames: Vec<(&str, u64)> = records
+        .iter()
+        .map(|r| (r["dir"].as_str().unwrap(), r["frame"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(frames, [("c2s", 0), ("c2s", 1), ("s2c", 0)]);
+    assert_eq!(summary["frames"], serde_json::json!({"c2s": 2, "s2c": 1}));
+}
+
+/// A log's `task_augmented` and `task_ended` are read as the proxy wrote them, each only
+/// when `true`: a task-augmented request's progress token outlives its reply, which names
+/// the task it created, and ends with the task, once a status says it ended. Progress in
+/// between is fine; progress after is `unknown_progress`. (Read the other way round, the
+/// token ended with the reply, and the progress in between was the one flagged.)
+#[test]
+fn a_log_keeps_a_task_progress_token_until_it_says_the_task_ended() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-log-task");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.ndjson");
+    std::fs::write(
+        &log,
+        ndjson!(
+            r#"{"rpcwire_proxy":{"dialect":"mcp"}}"#,
+            r#"{"dir":"c2s","t_ms":0,"kind":"request","id":"1","method":"tools/call","progress_token":"\"p\"","task_augmented":true}"#,
+            r#"{"dir":"s2c","t_ms":1,"kind":"success_response","id":"1","task":"\"t-1\""}"#,
+            r#"{"dir":"s2c","t_ms":2,"kind":"notification","method":"notifications/progress","progress_token":"\"p\"","progress":1}"#,
+            r#"{"dir":"s2c","t_ms":3,"kind":"notification","method":"notifications/tasks/status","task":"\"t-1\"","task_ended":true}"#,
+            r#"{"dir":"s2c","t_ms":4,"kind":"notification","method":"notifications/progress","progress_token":"\"p\"","progress":2}"#,
+        ),
+    )
+    .unwrap();
+    let (records, summary, code, _) =
+        check_session(&["--json", "--session-log", log.to_str().unwrap()]);
+    assert_eq!(code, 1, "{summary}");
+    let violations: Vec<&str> = records
+        .iter()
+        .map(|r| r["violation"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(violations, ["-", "-", "-", "-", "unknown_progress"]);
+}
