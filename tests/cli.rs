@@ -4525,3 +4525,61 @@ fn a_log_keeps_a_task_progress_token_until_it_says_the_task_ended() {
         .collect();
     assert_eq!(violations, ["-", "-", "-", "-", "unknown_progress"]);
 }
+
+/// When each stream's next message is a reply to a request waiting (both taken first, by the
+/// first rule), the server's stream goes first, as it does whenever the rules leave a tie:
+/// the server's reply to 1, then the client's reply to the server's request. (Taken as a
+/// client's reply that matches, the client's went first.)
+#[test]
+fn two_replies_that_match_go_server_first() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":"s1","method":"m"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+    );
+    let (records, summary, code) = check_streams(
+        "cli-two-replies-that-match",
+        &["--dialect", "jsonrpc"],
+        c2s,
+        s2c,
+    );
+    assert_eq!(code, 0, "{summary}");
+    assert_eq!(
+        merged_order(&records),
+        ["s2c:\"s1\"", "c2s:1", "s2c:1", "c2s:\"s1\""]
+    );
+}
+
+/// MCP: a client's second reply to a server request answered waits only while the server's
+/// next message may come before it (a request sending that id again, a notification other
+/// than a cancellation); before a server request of another id it is an `unknown_reply`
+/// reported where it comes, ahead of that request. (Taken after it, the server's request went
+/// first.)
+#[test]
+fn a_second_client_reply_goes_before_a_server_request_of_another_id() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"s2","result":{}}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"s2","method":"ping"}"#,
+    );
+    let (records, violations, code) = check_merged("cli-second-client-reply", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"c2s/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "s2c:\"s1\"",
+            "c2s:\"s1\"",
+            "c2s:\"s1\" unknown_reply",
+            "s2c:\"s2\"",
+            "c2s:\"s2\""
+        ]
+    );
+}
