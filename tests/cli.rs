@@ -4583,3 +4583,53 @@ fn a_second_client_reply_goes_before_a_server_request_of_another_id() {
         ]
     );
 }
+
+/// Merged streams read a result's handshake only in the reply to `initialize`, and its tools'
+/// `x-mcp-header` annotations only in the reply to `tools/list`: a reply to `ping` whose result
+/// is no `InitializeResult` and lists a tool with an invalid annotation is reported as it is,
+/// without `params_fault` or `invalid_tools`. (Read in every success, it got both.)
+#[test]
+fn merged_streams_read_a_result_only_as_what_it_answers() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"bad","inputSchema":{"type":"object","properties":{"p":{"type":"string","x-mcp-header":"Bad Header"}}}}]}}"#,
+    );
+    let (records, violations, code) = check_merged("cli-read-as-what-it-answers", c2s, s2c);
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(merged_order(&records), ["c2s:0", "s2c:0", "c2s:1", "s2c:1"]);
+    let pong = records[3].as_object().unwrap();
+    assert!(!pong.contains_key("params_fault"), "{pong:?}");
+    assert!(!pong.contains_key("invalid_tools"), "{pong:?}");
+}
+
+/// Likewise inside an array (MCP 2025-03-26): only an element answering `initialize` is read
+/// as its result; an element answering `ping` is reported without `params_fault`. (Read in
+/// every successful element, it got one.)
+#[test]
+fn merged_streams_read_an_element_only_as_what_it_answers() {
+    let [initialize, result, initialized] = MCP_2025_03_26_HANDSHAKE;
+    let c2s = [
+        initialize,
+        initialized,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+    ];
+    let s2c = [result, r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#];
+    let (records, violations, code) = check_merged(
+        "cli-read-element-as-what-it-answers",
+        &(c2s.join("\n") + "\n"),
+        &(s2c.join("\n") + "\n"),
+    );
+    assert_eq!(code, 0, "{violations}");
+    assert_eq!(
+        merged_order(&records),
+        [
+            "c2s:0", "s2c:0", "c2s:-", "c2s:-", "c2s:1", "s2c:-", "s2c:1"
+        ]
+    );
+    let pong = records[6].as_object().unwrap();
+    assert!(!pong.contains_key("params_fault"), "{pong:?}");
+}
