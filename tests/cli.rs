@@ -4633,3 +4633,34 @@ fn merged_streams_read_an_element_only_as_what_it_answers() {
     let pong = records[6].as_object().unwrap();
     assert!(!pong.contains_key("params_fault"), "{pong:?}");
 }
+
+/// Likewise a second reply that is an error: it waits for the server's next message only
+/// while that message may come before it, and an error waits also for an invalid line owed an
+/// error of its id; before a server request of another id it is reported where it comes.
+/// (Taken as waiting on any message, as an error waiting on an invalid line is, the server's
+/// request went first.)
+#[test]
+fn a_second_client_error_goes_before_a_server_request_of_another_id() {
+    let c2s = ndjson!(
+        r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":"s2","result":{}}"#,
+    );
+    let s2c = ndjson!(
+        r#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"s2","method":"ping"}"#,
+    );
+    let (records, violations, code) = check_merged("cli-second-client-error", c2s, s2c);
+    assert_eq!(code, 1);
+    assert_eq!(violations, serde_json::json!({"c2s/unknown_reply": 1}));
+    assert_eq!(
+        merged_order(&records),
+        [
+            "s2c:\"s1\"",
+            "c2s:\"s1\"",
+            "c2s:\"s1\" unknown_reply",
+            "s2c:\"s2\"",
+            "c2s:\"s2\""
+        ]
+    );
+}
