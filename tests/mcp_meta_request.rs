@@ -126,7 +126,7 @@ fn members_come_first_in_their_order_and_other_bytes_stay() {
 fn strings_are_escaped_and_json_values_kept() {
     let meta = [
         (
-            "a \"key\"\n",
+            "example.com/note",
             MetaValue::Str("line\nbreak \"quoted\" \u{1}"),
         ),
         (
@@ -137,7 +137,9 @@ fn strings_are_escaped_and_json_values_kept() {
     let line = write(None, &meta).unwrap();
     assert_eq!(
         params_of(&line),
-        Some(json!({"_meta": {"a \"key\"\n": "line\nbreak \"quoted\" \u{1}", "raw": [1, "x"]}}))
+        Some(
+            json!({"_meta": {"example.com/note": "line\nbreak \"quoted\" \u{1}", "raw": [1, "x"]}})
+        )
     );
 }
 
@@ -150,7 +152,58 @@ fn no_members_writes_the_request_as_encode_does() {
         encode::write_request(&mut plain, id(b"7"), "tools/call", raw);
         assert_eq!(line, plain);
     }
+    // The same checks of the params as with members.
     assert_eq!(write(Some(b"[1]"), &[]), Err(MetaRequestError::NotAnObject));
+    assert_eq!(
+        write(Some(br#"{"_meta":1}"#), &[]),
+        Err(MetaRequestError::NotAnObject)
+    );
+    assert_eq!(
+        write(Some(br#"{"_meta":{},"_meta":{}}"#), &[]),
+        Err(MetaRequestError::Malformed)
+    );
+}
+
+#[test]
+fn a_key_that_breaks_mcps_naming_rules_is_refused() {
+    // "Unless empty, MUST begin and end with an alphanumeric character"; a prefix's labels
+    // "MUST start with a letter and end with a letter or digit".
+    for bad in [
+        "a b",
+        "-x",
+        "x-",
+        "1.example/x",
+        "example./x",
+        "a\"b",
+        "/x",
+        "\n",
+    ] {
+        let meta = [("ok", MetaValue::Str("1")), (bad, MetaValue::Str("2"))];
+        assert_eq!(
+            write(None, &meta),
+            Err(MetaRequestError::BadKey(1)),
+            "{bad:?}"
+        );
+        assert_eq!(
+            write(Some(br#"{"_meta":{}}"#), &meta),
+            Err(MetaRequestError::BadKey(1)),
+            "{bad:?}"
+        );
+    }
+    // An empty name is allowed, as are the keys MCP defines.
+    for good in [
+        "",
+        "progressToken",
+        meta_keys::PROTOCOL_VERSION,
+        "a.b-c/d_e.f",
+    ] {
+        let line = write(None, &[(good, MetaValue::Str("v"))]).unwrap();
+        assert_eq!(
+            params_of(&line),
+            Some(json!({"_meta": {good: "v"}})),
+            "{good:?}"
+        );
+    }
 }
 
 #[test]

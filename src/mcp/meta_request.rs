@@ -7,6 +7,7 @@ use crate::encode;
 use crate::id::{Id, IdKind};
 use crate::json::{JsonKind, Lookup, RawJson};
 
+use super::MetaKey;
 use super::progress_request::{MetaSlot, is_empty_after, meta_slot};
 
 /// A value [`write_request_with_meta`] writes under a key of `params._meta`: a string (escaped
@@ -53,6 +54,10 @@ pub enum MetaRequestError {
     /// members out of order, `{"a" 1}`), or `params` holds `_meta` twice: where the members
     /// would go is ambiguous.
     Malformed,
+    /// The key of the member at this index of `meta` breaks MCP's naming rules for `_meta`
+    /// keys ([`MetaKey::parse`](super::MetaKey::parse)): "Key name format: valid `_meta`
+    /// key names have two segments: an optional **prefix**, and a **name**."
+    BadKey(usize),
     /// The key of the member at this index of `meta` is in `params._meta` already (once or
     /// more), or is that of an earlier member of `meta`: the request would name it twice,
     /// and peers may read either.
@@ -67,6 +72,12 @@ impl core::fmt::Display for MetaRequestError {
             Self::Malformed => {
                 f.write_str("params or params._meta cannot be read member by member")
             }
+            Self::BadKey(index) => {
+                write!(
+                    f,
+                    "the key of member {index} breaks MCP's rules for _meta keys"
+                )
+            }
             Self::Present(index) => {
                 write!(f, "params._meta would hold the key of member {index} twice")
             }
@@ -80,7 +91,8 @@ impl core::error::Error for MetaRequestError {}
 /// `meta` first, in their order: `params` as they are otherwise, byte for byte but for their
 /// line breaks (which become spaces, as every writer of [`encode`] makes them), with a
 /// `_meta` of their own when they have none, and `{"_meta":{...}}` when there are no params.
-/// With `meta` empty, the request is written as [`encode::write_request`] writes it.
+/// With `meta` empty, the request is written as [`encode::write_request`] writes it, once
+/// `params` pass the same checks.
 ///
 /// A client of MCP 2026-07-28 names in every request (`server/discover` included) the
 /// version it speaks to the server, under [`meta_keys::PROTOCOL_VERSION`](super::meta_keys::PROTOCOL_VERSION),
@@ -99,7 +111,8 @@ impl core::error::Error for MetaRequestError {}
 /// # Errors
 /// Nothing is appended when the request cannot carry the members:
 /// [`MetaRequestError::BadId`] for a request id that is not a string or an integer,
-/// [`NotAnObject`](MetaRequestError::NotAnObject) for params or a `_meta` that is not an
+/// [`BadKey(i)`](MetaRequestError::BadKey) when `meta[i]`'s key breaks MCP's rules for
+/// `_meta` keys, [`NotAnObject`](MetaRequestError::NotAnObject) for params or a `_meta` that is not an
 /// object, [`Malformed`](MetaRequestError::Malformed) when they cannot be read member by
 /// member or hold `_meta` twice, and [`Present(i)`](MetaRequestError::Present) when
 /// `meta[i]`'s key is in `_meta` already or repeats an earlier key of `meta`.
@@ -151,19 +164,19 @@ pub fn write_request_with_meta(
     if matches!(id.kind(), IdKind::Null | IdKind::Number) {
         return Err(MetaRequestError::BadId);
     }
+    if let Some(bad) = meta.iter().position(|(k, _)| MetaKey::parse(k).is_err()) {
+        return Err(MetaRequestError::BadKey(bad));
+    }
     if let Some(repeated) =
         (1..meta.len()).find(|&i| meta[..i].iter().any(|(k, _)| *k == meta[i].0))
     {
         return Err(MetaRequestError::Present(repeated));
     }
-    if meta.is_empty() {
-        if params.is_some_and(|p| p.kind() != JsonKind::Object) {
-            return Err(MetaRequestError::NotAnObject);
-        }
-        encode::write_request(out, id, method, params);
-        return Ok(());
-    }
     let Some(params) = params else {
+        if meta.is_empty() {
+            encode::write_request(out, id, method, None);
+            return Ok(());
+        }
         encode::write_request_head(out, id, method);
         out.extend_from_slice(br#","params":{"_meta":{"#);
         write_members(out, meta);
@@ -194,6 +207,10 @@ pub fn write_request_with_meta(
         }
         MetaSlot::Unreadable => return Err(MetaRequestError::Malformed),
     };
+    if meta.is_empty() {
+        encode::write_request(out, id, method, Some(params));
+        return Ok(());
+    }
     let object_was_empty = is_empty_after(&bytes[at..]);
     encode::write_request_head(out, id, method);
     out.extend_from_slice(b",\"params\":");

@@ -11,7 +11,7 @@
 
 use bytes::BytesMut;
 use rpcwire::mcp::{
-    self, InputRequired, InputRequiredWriteError, MetaRequestError, MetaValue,
+    self, InputRequired, InputRequiredWriteError, MetaKey, MetaRequestError, MetaValue,
     ProgressRequestError, RequestMeta, ResultError, RetryError, meta_keys, versions,
 };
 use rpcwire::scan::Validation;
@@ -459,11 +459,14 @@ enum Want {
 /// key of `meta` that `_meta` holds; otherwise the members first in `_meta` (a new `_meta`
 /// first when there was none), every other member as it was.
 fn check_request_with_meta(input: &mut Input<'_>) {
-    const KEYS: [&str; 4] = [
+    // 2026-07-28's keys, others MCP's naming rules allow, and two they refuse.
+    const KEYS: [&str; 6] = [
         meta_keys::PROTOCOL_VERSION,
         meta_keys::CLIENT_CAPABILITIES,
         "progressToken",
-        "trace",
+        "example.com/x_y-z.1",
+        "x-",
+        "1.example/x",
     ];
     let id_token = any_id(input);
     let method = input.string();
@@ -473,7 +476,7 @@ fn check_request_with_meta(input: &mut Input<'_>) {
     let mut jsons = Vec::new();
     for _ in 0..input.byte() % 4 {
         let pick = input.byte();
-        keys.push(match KEYS.get(usize::from(pick % 6)) {
+        keys.push(match KEYS.get(usize::from(pick % 8)) {
             Some(key) => key.to_string(),
             None => input.string(),
         });
@@ -526,6 +529,9 @@ fn check_request_with_meta(input: &mut Input<'_>) {
         if !mcp_id(&id_token) {
             return Err(MetaRequestError::BadId);
         }
+        if let Some(i) = keys.iter().position(|k| MetaKey::parse(k).is_err()) {
+            return Err(MetaRequestError::BadKey(i));
+        }
         if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
             return Err(MetaRequestError::Present(i));
         }
@@ -538,16 +544,18 @@ fn check_request_with_meta(input: &mut Input<'_>) {
             .into_iter()
             .map(|(k, v)| (k, Want::Raw(v)))
             .collect();
-        if added.is_empty() {
-            return Ok(Some(out));
-        }
         let metas: Vec<usize> = (0..given.len())
             .filter(|&i| given[i].0 == b"_meta")
             .collect();
+        // With no members to add, params are checked as with some, then written as they are.
         match metas[..] {
+            [] if added.is_empty() => {}
             [] => out.insert(0, (b"_meta".to_vec(), Want::Members(added.clone()))),
             [at] => {
                 let existing = members(&given[at].1).ok_or(MetaRequestError::NotAnObject)?;
+                if added.is_empty() {
+                    return Ok(Some(out));
+                }
                 if let Some(i) = added
                     .iter()
                     .position(|(k, _)| existing.iter().any(|(e, _)| e == k))
