@@ -210,8 +210,9 @@ pub enum DecodeError {
     /// frame that did not come through a framer with that limit.
     FrameTooLong {
         /// The limit, in bytes: [`Limits::max_frame`](crate::Limits::max_frame) of the decoder's
-        /// options. (A `u32`, which keeps the error small: the decoder refuses a frame of more
-        /// than `u32::MAX` bytes whatever its limit, so a limit that is crossed always fits.)
+        /// options, capped at `u32::MAX`. (A `u32`, which keeps the error small: the decoder
+        /// refuses a frame of more than `u32::MAX` bytes whatever its `max_frame`, and that is
+        /// the limit such a frame crosses.)
         limit: u32,
     },
     /// The frame is JSON but not an object (nor, where allowed, a batch array).

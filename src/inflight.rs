@@ -507,14 +507,14 @@ impl InFlightError {
 /// use rpcwire::InFlightError;
 /// assert_eq!(
 ///     InFlightError::Full { limit: 16 }.to_string(),
-///     "the table of requests in flight is full: its limit is 16 requests"
+///     "the table of requests in flight is full: its limit is 16"
 /// );
 /// ```
 impl core::fmt::Display for InFlightError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())?;
         match *self {
-            InFlightError::Full { limit } => write!(f, ": its limit is {limit} requests"),
+            InFlightError::Full { limit } => write!(f, ": its limit is {limit}"),
             InFlightError::OverBudget { budget } => write!(f, " of {budget} bytes"),
             InFlightError::Duplicate => Ok(()),
         }

@@ -194,7 +194,7 @@ fn owing_is_bounded() {
     assert_eq!(refused, CollectorError::TooManyOwed { limit: 2 });
     assert_eq!(
         refused.to_string(),
-        "the collector owes as many replies as it may, its limit of 2"
+        "the collector owes as many replies as it may: its limit is 2"
     );
     assert_eq!(collector.seal(), Ok(Status::Waiting(2)));
     assert_eq!(collector.forgo(a), Ok(Status::Waiting(1)));

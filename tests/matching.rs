@@ -679,7 +679,7 @@ fn the_refusals_name_the_tables_limits() {
     assert_eq!(full, InFlightError::Full { limit: 1 });
     assert_eq!(
         full.to_string(),
-        "the table of requests in flight is full: its limit is 1 requests"
+        "the table of requests in flight is full: its limit is 1"
     );
     let mut t = InFlight::new(10).max_bytes(5);
     let over = t.insert(id("123456"), ()).unwrap_err();

@@ -266,14 +266,14 @@ impl CollectorError {
 /// use rpcwire::batch::CollectorError;
 /// assert_eq!(
 ///     CollectorError::TooManyOwed { limit: 2 }.to_string(),
-///     "the collector owes as many replies as it may, its limit of 2"
+///     "the collector owes as many replies as it may: its limit is 2"
 /// );
 /// ```
 impl core::fmt::Display for CollectorError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())?;
         if let CollectorError::TooManyOwed { limit } = *self {
-            write!(f, ", its limit of {limit}")?;
+            write!(f, ": its limit is {limit}")?;
         }
         Ok(())
     }
