@@ -428,8 +428,10 @@ async fn read_lines(inner: Arc<Inner>, stdout: ChildStdout) {
                             Ok(Message::Notification(n)) => notification(&inner, n),
                             Ok(Message::Response(_) | Message::ErrorResponse(_)) => {
                                 // The reply outlives the line: its own bytes, shared.
-                                let frame = msg.frame().slice_ref(raw.as_bytes());
-                                replies.extend(OwnedMessage::decode(&decoder, frame).ok());
+                                let frame = msg.slice(raw.as_bytes());
+                                replies.extend(
+                                    frame.and_then(|f| OwnedMessage::decode(&decoder, f).ok()),
+                                );
                             }
                             // (An element is never a batch: a nested array is rejected.)
                             Ok(Message::Batch(_)) => {}

@@ -99,8 +99,9 @@
 //!   `.await`; a reply handed to the task that awaits it): an [`OwnedMessage`] is the frame's
 //!   `Bytes` and its spans, `Send + 'static`, made without a copy (`codec`'s items are
 //!   these); borrow its [`message`](OwnedMessage::message) inside the task. Of a part alone,
-//!   [`Id::to_owned_id`] keeps an id ([`IdBuf`]), and the frame's `Bytes::slice_ref` a
-//!   payload, still without a copy:
+//!   [`Id::to_owned_id`] keeps an id ([`IdBuf`]), and [`OwnedMessage::params_bytes`],
+//!   [`result_bytes`](OwnedMessage::result_bytes) or [`slice`](OwnedMessage::slice) a
+//!   payload as `Bytes`, still without a copy:
 //!
 //!   ```
 //!   use bytes::Bytes;
@@ -109,7 +110,7 @@
 //!   let msg = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap();
 //!   let Message::Request(req) = msg.message() else { panic!() };
 //!   let id: IdBuf = req.id.to_owned_id();
-//!   let params: Bytes = msg.frame().slice_ref(req.params.unwrap().as_bytes());
+//!   let params: Bytes = msg.params_bytes().unwrap();
 //!   let served = std::thread::spawn(move || (id.to_string(), params));
 //!   let (id, params) = served.join().unwrap();
 //!   assert_eq!((id.as_str(), &params[..]), (r#""r1""#, &br#"{"name":"add"}"#[..]));

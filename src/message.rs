@@ -571,6 +571,68 @@ impl OwnedMessage {
     pub fn id(&self) -> Option<Id<'_>> {
         self.message().id()
     }
+
+    /// The params of a request or a notification, as [`Bytes`] that share the frame: no
+    /// copy, and `Send + 'static`, to hand to the task that serves the request. `None` for a
+    /// message without params and for the other shapes.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use rpcwire::{Decoder, OwnedMessage};
+    /// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#);
+    /// let msg = OwnedMessage::decode(&Decoder::mcp(), frame.clone()).unwrap();
+    /// let params = msg.params_bytes().unwrap();
+    /// assert_eq!(&params[..], br#"{"name":"add"}"#);
+    /// assert_eq!(params.as_ptr(), frame[frame.len() - 15..].as_ptr()); // the frame's own bytes
+    /// ```
+    pub fn params_bytes(&self) -> Option<Bytes> {
+        match self.envelope.kind {
+            Kind::Request | Kind::Notification => self.span_bytes(self.envelope.payload),
+            _ => None,
+        }
+    }
+
+    /// The result of a success response, as [`Bytes`] that share the frame (no copy): what
+    /// a client hands to the task awaiting the reply. `None` for the other shapes.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use rpcwire::{Decoder, OwnedMessage};
+    /// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
+    /// let reply = OwnedMessage::decode(&Decoder::mcp_client(), frame).unwrap();
+    /// assert_eq!(&reply.result_bytes().unwrap()[..], br#"{"tools":[]}"#);
+    /// ```
+    pub fn result_bytes(&self) -> Option<Bytes> {
+        match self.envelope.kind {
+            Kind::Response => self.span_bytes(self.envelope.payload),
+            _ => None,
+        }
+    }
+
+    /// `part`, a slice of this message's frame (an id's token, a method's text, an error's
+    /// `data`, a member [`RawJson::get`] found in the params), as [`Bytes`] that share the
+    /// frame: no copy. `None` when `part` does not lie inside the frame, where
+    /// `self.frame().slice_ref(part)` would panic.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use rpcwire::{Decoder, Message, OwnedMessage};
+    /// let frame = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"busy","data":{"retry":5}}}"#);
+    /// let reply = OwnedMessage::decode(&Decoder::mcp_client(), frame).unwrap();
+    /// let Message::ErrorResponse(e) = reply.message() else { unreachable!() };
+    /// let data = reply.slice(e.error.data.unwrap().as_bytes()).unwrap();
+    /// assert_eq!(&data[..], br#"{"retry":5}"#);
+    /// assert_eq!(reply.slice(b"{\"retry\":5}"), None); // equal bytes, but not the frame's
+    /// ```
+    pub fn slice(&self, part: &[u8]) -> Option<Bytes> {
+        let start = (part.as_ptr() as usize).checked_sub(self.frame.as_ptr() as usize)?;
+        let end = start.checked_add(part.len())?;
+        (end <= self.frame.len()).then(|| self.frame.slice(start..end))
+    }
+
+    fn span_bytes(&self, span: Option<Span>) -> Option<Bytes> {
+        span.map(|s| self.frame.slice(s.range()))
+    }
 }
 
 /// Shows as the borrowed [`Message`] does (its frame's text, not a list of bytes).

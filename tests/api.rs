@@ -839,3 +839,105 @@ fn outcomes_hash_as_they_compare() {
     keyed::<rpcwire::ProgressRoute<'static, u32, String>>();
     keyed::<rpcwire::headers::InvalidSchema<'static>>();
 }
+
+/// `OwnedMessage::params_bytes` and `result_bytes` are the borrowed view's params and result,
+/// as `Bytes` that share the frame, over every single-frame conformance vector the server
+/// and client decoders take; `slice` shares any part of the frame (the id's token, the
+/// error's data, the whole frame, an empty slice at its end) and refuses equal bytes from
+/// elsewhere or a range that runs past the frame's end.
+#[test]
+fn owned_payloads_share_the_frame_and_foreign_slices_are_refused() {
+    use bytes::Bytes;
+    use rpcwire::{Decoder, Message, OwnedMessage};
+
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/envelope.jsonl"
+    ))
+    .unwrap();
+    let inside = |frame: &Bytes, part: &Bytes| {
+        let start = part.as_ptr() as usize - frame.as_ptr() as usize;
+        start + part.len() <= frame.len()
+    };
+    let (mut params_seen, mut results_seen, mut data_seen) = (0, 0, 0);
+    for case in text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    {
+        let Some(hex) = case["hex"].as_str() else {
+            continue;
+        };
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        for frame in bytes.split(|&b| b == b'\n').filter(|f| !f.is_empty()) {
+            for decoder in [Decoder::mcp(), Decoder::mcp_client(), Decoder::jsonrpc()] {
+                let frame = Bytes::copy_from_slice(frame);
+                let Ok(owned) = OwnedMessage::decode(&decoder, frame.clone()) else {
+                    continue;
+                };
+                let msg = owned.message();
+                let params = owned.params_bytes();
+                assert_eq!(
+                    params.as_deref(),
+                    msg.params().map(|p| p.as_bytes()),
+                    "{}",
+                    case["name"]
+                );
+                let result = owned.result_bytes();
+                let want_result = match msg {
+                    Message::Response(r) => Some(r.result.as_bytes()),
+                    _ => None,
+                };
+                assert_eq!(result.as_deref(), want_result, "{}", case["name"]);
+                for part in params.iter().chain(result.iter()) {
+                    assert!(inside(owned.frame(), part), "{}", case["name"]);
+                }
+                params_seen += usize::from(params.is_some());
+                results_seen += usize::from(result.is_some());
+                if let Some(id) = msg.id() {
+                    let token = owned.slice(id.raw()).unwrap();
+                    assert_eq!(&token[..], id.raw());
+                    assert!(inside(owned.frame(), &token));
+                    let copy = id.raw().to_vec();
+                    assert_eq!(owned.slice(&copy), None, "a copy is refused");
+                }
+                if let Message::ErrorResponse(e) = msg
+                    && let Some(data) = e.error.data
+                {
+                    assert_eq!(&owned.slice(data.as_bytes()).unwrap()[..], data.as_bytes());
+                    data_seen += 1;
+                }
+                let whole = owned.frame();
+                assert_eq!(owned.slice(whole).as_ref(), Some(whole));
+                assert_eq!(
+                    owned.slice(&whole[whole.len()..]).as_deref(),
+                    Some(&b""[..])
+                );
+                // One byte before the frame to its end, and the frame and one byte after it.
+                let wider = [b" ".as_slice(), whole].concat();
+                assert_eq!(owned.slice(&wider[1..]), None);
+            }
+        }
+    }
+    println!("{params_seen} params, {results_seen} results, {data_seen} error data");
+    assert!(params_seen > 20 && results_seen > 20 && data_seen > 0);
+}
+
+/// `slice` refuses a range that starts inside the frame and runs past its end.
+#[test]
+fn owned_slice_refuses_a_range_past_the_frame_end() {
+    use bytes::Bytes;
+    use rpcwire::{Decoder, OwnedMessage};
+
+    let buffer = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"a"} trailing"#);
+    let frame = buffer.slice(..30);
+    let owned = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap();
+    assert_eq!(
+        owned.slice(&buffer[20..30]).as_deref(),
+        Some(&buffer[20..30])
+    );
+    assert_eq!(owned.slice(&buffer[20..31]), None);
+    assert_eq!(owned.slice(&buffer[30..35]), None);
+}
