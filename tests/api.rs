@@ -57,7 +57,7 @@ fn every_error_type_is_an_error_with_a_message() {
         }),
         error(rpcwire::SseWriteError::InvalidId),
         error(rpcwire::SseWriteError::InvalidEventType),
-        error(rpcwire::SseWriteError::IdTooLong { max: 0 }),
+        error(rpcwire::SseWriteError::IdTooLong { limit: 0 }),
         error(rpcwire::DecodeError::Empty),
         error(rpcwire::ScanError::UnexpectedEnd),
         error(SchemaError::NotAToken),

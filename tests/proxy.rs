@@ -2419,7 +2419,16 @@ fn an_over_long_line_in_pieces_is_answered_once_and_the_next_line_survives() {
         p.recv(),
         json!({"jsonrpc":"2.0","id":2,"result":{"echo":"ping"}})
     );
-    p.finish_cleanly();
+    let done = p.finish_cleanly();
+    // The line is not held to be shown: stderr gives the limit and the option instead.
+    assert!(
+        done.stderr.contains(
+            "c2s: too_long (kind framing_error, id -): a line longer than the frame limit of \
+             4096 bytes; --max-frame sets the limit [not forwarded]"
+        ),
+        "{}",
+        done.stderr
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
@@ -2827,11 +2836,20 @@ fn a_batch_over_max_batch_is_answered_once_and_not_forwarded() {
         ids_and_codes(&got),
         [(&Value::Null, &json!(-32600)), (&json!(6), &Value::Null)]
     );
-    p.finish_cleanly();
+    let done = p.finish_cleanly();
     assert_eq!(
         std::fs::read_to_string(dir.join("server-in")).unwrap(),
         at_limit,
         "only the batch within the limit"
+    );
+    // Stderr names the limit and the option that sets it, not only the library's field.
+    assert!(
+        done.stderr.contains(
+            "c2s: invalid (kind invalid, id -): batch has more elements than its limit of 2 \
+             (max_batch_len); --max-batch sets the limit: [1,"
+        ),
+        "{}",
+        done.stderr
     );
     replayed_with_violations(&log, &[("c2s/invalid", 2)]);
 }

@@ -1505,7 +1505,7 @@ fn a_saved_last_event_id_is_bounded_as_a_read_one() {
             SseFramer::new(limit)
                 .with_last_event_id(&longer)
                 .unwrap_err(),
-            SseWriteError::IdTooLong { max: limit + 5 },
+            SseWriteError::IdTooLong { limit: limit + 5 },
             "limit {limit}"
         );
     }

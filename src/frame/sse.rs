@@ -357,7 +357,7 @@ impl SseFramer {
     /// let refused = SseFramer::new(1024).with_last_event_id("a\0b").unwrap_err();
     /// assert_eq!(refused, SseWriteError::InvalidId);
     /// let refused = SseFramer::new(16).with_last_event_id([b'7'; 22]).unwrap_err();
-    /// assert_eq!(refused, SseWriteError::IdTooLong { max: 21 });
+    /// assert_eq!(refused, SseWriteError::IdTooLong { limit: 21 });
     /// # Ok::<(), SseWriteError>(())
     /// ```
     pub fn with_last_event_id(mut self, id: impl AsRef<[u8]>) -> Result<Self, SseWriteError> {
@@ -365,9 +365,9 @@ impl SseFramer {
         if !is_valid_event_id(id) {
             return Err(SseWriteError::InvalidId);
         }
-        let max = self.max_event_id_len();
-        if id.len() > max {
-            return Err(SseWriteError::IdTooLong { max });
+        let limit = self.max_event_id_len();
+        if id.len() > limit {
+            return Err(SseWriteError::IdTooLong { limit });
         }
         self.last_event_id = Some(id.to_vec());
         Ok(self)
@@ -957,12 +957,12 @@ pub enum SseWriteError {
     InvalidId,
     /// The event type holds a `\n` or `\r` (which would end its line).
     InvalidEventType,
-    /// The id is longer than `max` bytes, the longest id the framer reads from a stream (an
+    /// The id is longer than `limit` bytes, the longest id the framer reads from a stream (an
     /// `id:` line within its limit). Only [`SseFramer::with_last_event_id`] returns it: an
     /// event written has no limit of its own.
     IdTooLong {
-        /// The longest id the framer takes.
-        max: usize,
+        /// The longest id the framer takes, in bytes.
+        limit: usize,
     },
 }
 
@@ -975,9 +975,9 @@ impl core::fmt::Display for SseWriteError {
             SseWriteError::InvalidEventType => {
                 f.write_str("an SSE event type cannot hold a line break")
             }
-            SseWriteError::IdTooLong { max } => write!(
+            SseWriteError::IdTooLong { limit } => write!(
                 f,
-                "an SSE event id longer than {max} bytes, the longest an `id:` line within the framer's limit can set"
+                "an SSE event id longer than {limit} bytes, the longest an `id:` line within the framer's limit can set"
             ),
         }
     }

@@ -125,6 +125,18 @@ pub struct CheckArgs {
     s2c: Option<PathBuf>,
 }
 
+/// Why a frame was rejected, as `check` and `proxy` print it: the library's text, which
+/// names the limit's field in [`rpcwire::Limits`], and for a limit the tool's user sets, the
+/// option that sets it.
+pub(crate) fn rejection_detail(error: rpcwire::DecodeError) -> String {
+    match error {
+        rpcwire::DecodeError::BatchTooLong { .. } => {
+            format!("{error}; --max-batch sets the limit")
+        }
+        e => e.to_string(),
+    }
+}
+
 /// The parser of a limit that must be at least 1 (`--max-frame`, `--max-batch`): 0 would make
 /// every message (every batch) over the limit, a report or a proxy that refuses everything
 /// while the stream may be fine, so it is refused as a usage error (exit 2) instead.
@@ -466,13 +478,7 @@ fn record_of(
         Err(rej) => {
             let mut r = Record::new(index, offset, rej.kind_str());
             r.id = rej.id().map(|id| token(id.raw()));
-            r.detail = Some(match rej.error() {
-                // The library's text names its field; the tool's user sets it with an option.
-                rpcwire::DecodeError::BatchTooLong { .. } => {
-                    format!("{}; --max-batch sets the limit", rej.error())
-                }
-                e => e.to_string(),
-            });
+            r.detail = Some(rejection_detail(rej.error()));
             r.reply = reply_of(&rej);
             r
         }

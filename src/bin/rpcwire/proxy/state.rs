@@ -391,10 +391,17 @@ impl Shared {
                 // Why a frame is not a valid message (a line not JSON: where it stops being
                 // JSON, below), then the frame.
                 (Violation::Invalid | Violation::InvalidResponse, ..) if error.is_some() => {
-                    let error = error.map(|e| format!(": {e}")).unwrap_or_default();
+                    let error = error
+                        .map(|e| format!(": {}", crate::check::rejection_detail(e)))
+                        .unwrap_or_default();
                     let frame = frame.map(|f| format!(": {}", show(f))).unwrap_or_default();
                     format!("{error}{frame}")
                 }
+                // An over-long line is not held: its limit, and the option that sets it.
+                (Violation::TooLong, ..) => format!(
+                    ": a line longer than the frame limit of {} bytes; --max-frame sets the limit",
+                    decoder.options().limits.max_frame
+                ),
                 _ => frame.map(|f| format!(": {}", show(f))).unwrap_or_default(),
             };
             let at = match (v, frame) {
