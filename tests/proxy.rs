@@ -4394,15 +4394,20 @@ fn periodic_counters_reach_the_log_file_during_the_session() {
         let found = text
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find(|r| r.get("stats").is_some());
+            // Counters taken once the reply was seen: a line of them may come between the
+            // request and its reply, when the server is slow to answer.
+            .find(|r| r["stats"]["messages"]["s2c/success_response"] == 1);
         if let Some(stats) = found {
             break stats;
         }
-        assert!(Instant::now() < deadline, "no stats in the log: {text}");
+        assert!(
+            Instant::now() < deadline,
+            "no stats after the reply in the log: {text}"
+        );
         thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(stats["stats"]["requests_by_method"]["c2s/ping"], 1);
-    // The records before them are in the log too.
+    // The records before them are in the log too, the reply's among them.
     let log_now = read_log(&log);
     assert!(log_now.iter().any(|r| r["kind"] == "success_response"));
     p.finish_cleanly();
