@@ -513,65 +513,49 @@ fn client_answers_refused_requests_by_their_read_id_only() {
     use bytes::Bytes;
     use rpcwire::{DecodeOptions, Decoder, Dialect, Message, OwnedMessage, ReplyId, Role};
 
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/envelope.jsonl"
-    ))
-    .unwrap();
     let (mut answered, mut unanswered, mut named, mut unnamed) = (0, 0, 0, 0);
     let mut maybe_replies = 0;
-    for case in text
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-    {
-        let Some(hex) = case["hex"].as_str() else {
-            continue;
-        };
-        let bytes: Vec<u8> = (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-            .collect();
-        for frame in bytes.split(|&b| b == b'\n').filter(|f| !f.is_empty()) {
-            for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
-                for role in [Role::Server, Role::Client] {
-                    let decoder = Decoder::new(DecodeOptions {
-                        role,
-                        ..DecodeOptions::new(dialect)
-                    });
-                    let owned = OwnedMessage::decode(&decoder, Bytes::copy_from_slice(frame));
-                    match decoder.decode(frame) {
-                        Err(refused) => {
-                            let expected = (!refused.is_response()
-                                && !refused.error().is_parse_error()
-                                && refused.error() != rpcwire::DecodeError::MethodInResponse)
-                                .then_some(refused.id())
-                                .flatten()
-                                .map(|id| (refused.error().code(), ReplyId::Id(id)));
-                            let got = refused.reply_to_request().map(|r| (r.code, r.id));
-                            assert_eq!(got, expected, "{}", case["name"]);
-                            if got.is_some() {
-                                answered += 1;
-                                assert_eq!(refused.reply_to_request(), refused.reply());
-                            } else if refused.error() == rpcwire::DecodeError::MethodInResponse {
-                                maybe_replies += 1;
-                            } else {
-                                unanswered += 1;
-                            }
-                            let owned = owned.unwrap_err();
-                            assert_eq!(owned.reply_to_request(), refused.reply_to_request());
+    for (name, frame) in vector_frames() {
+        let frame = &frame[..];
+        for dialect in [Dialect::Mcp, Dialect::JsonRpc2] {
+            for role in [Role::Server, Role::Client] {
+                let decoder = Decoder::new(DecodeOptions {
+                    role,
+                    ..DecodeOptions::new(dialect)
+                });
+                let owned = OwnedMessage::decode(&decoder, Bytes::copy_from_slice(frame));
+                match decoder.decode(frame) {
+                    Err(refused) => {
+                        let expected = (!refused.is_response()
+                            && !refused.error().is_parse_error()
+                            && refused.error() != rpcwire::DecodeError::MethodInResponse)
+                            .then_some(refused.id())
+                            .flatten()
+                            .map(|id| (refused.error().code(), ReplyId::Id(id)));
+                        let got = refused.reply_to_request().map(|r| (r.code, r.id));
+                        assert_eq!(got, expected, "{}", name);
+                        if got.is_some() {
+                            answered += 1;
+                            assert_eq!(refused.reply_to_request(), refused.reply());
+                        } else if refused.error() == rpcwire::DecodeError::MethodInResponse {
+                            maybe_replies += 1;
+                        } else {
+                            unanswered += 1;
                         }
-                        Ok(Message::ErrorResponse(e)) => {
-                            let id = e.request_id();
-                            assert_eq!(id.is_some(), e.id.is_some_and(|id| id.raw() != b"null"));
-                            if let Some(id) = id {
-                                named += 1;
-                                assert_eq!(Some(id), e.id);
-                            } else {
-                                unnamed += 1;
-                            }
-                        }
-                        Ok(_) => {}
+                        let owned = owned.unwrap_err();
+                        assert_eq!(owned.reply_to_request(), refused.reply_to_request());
                     }
+                    Ok(Message::ErrorResponse(e)) => {
+                        let id = e.request_id();
+                        assert_eq!(id.is_some(), e.id.is_some_and(|id| id.raw() != b"null"));
+                        if let Some(id) = id {
+                            named += 1;
+                            assert_eq!(Some(id), e.id);
+                        } else {
+                            unnamed += 1;
+                        }
+                    }
+                    Ok(_) => {}
                 }
             }
         }
@@ -850,75 +834,59 @@ fn owned_payloads_share_the_frame_and_foreign_slices_are_refused() {
     use bytes::Bytes;
     use rpcwire::{Decoder, Message, OwnedMessage};
 
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/envelope.jsonl"
-    ))
-    .unwrap();
     let inside = |frame: &Bytes, part: &Bytes| {
         let start = part.as_ptr() as usize - frame.as_ptr() as usize;
         start + part.len() <= frame.len()
     };
     let (mut params_seen, mut results_seen, mut data_seen) = (0, 0, 0);
-    for case in text
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-    {
-        let Some(hex) = case["hex"].as_str() else {
-            continue;
-        };
-        let bytes: Vec<u8> = (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-            .collect();
-        for frame in bytes.split(|&b| b == b'\n').filter(|f| !f.is_empty()) {
-            for decoder in [Decoder::mcp(), Decoder::mcp_client(), Decoder::jsonrpc()] {
-                let frame = Bytes::copy_from_slice(frame);
-                let Ok(owned) = OwnedMessage::decode(&decoder, frame.clone()) else {
-                    continue;
-                };
-                let msg = owned.message();
-                let params = owned.params_bytes();
-                assert_eq!(
-                    params.as_deref(),
-                    msg.params().map(|p| p.as_bytes()),
-                    "{}",
-                    case["name"]
-                );
-                let result = owned.result_bytes();
-                let want_result = match msg {
-                    Message::Response(r) => Some(r.result.as_bytes()),
-                    _ => None,
-                };
-                assert_eq!(result.as_deref(), want_result, "{}", case["name"]);
-                for part in params.iter().chain(result.iter()) {
-                    assert!(inside(owned.frame(), part), "{}", case["name"]);
-                }
-                params_seen += usize::from(params.is_some());
-                results_seen += usize::from(result.is_some());
-                if let Some(id) = msg.id() {
-                    let token = owned.slice(id.raw()).unwrap();
-                    assert_eq!(&token[..], id.raw());
-                    assert!(inside(owned.frame(), &token));
-                    let copy = id.raw().to_vec();
-                    assert_eq!(owned.slice(&copy), None, "a copy is refused");
-                }
-                if let Message::ErrorResponse(e) = msg
-                    && let Some(data) = e.error.data
-                {
-                    assert_eq!(&owned.slice(data.as_bytes()).unwrap()[..], data.as_bytes());
-                    data_seen += 1;
-                }
-                let whole = owned.frame();
-                assert_eq!(owned.slice(whole).as_ref(), Some(whole));
-                assert_eq!(
-                    owned.slice(&whole[whole.len()..]).as_deref(),
-                    Some(&b""[..])
-                );
-                // One byte before the frame to its end, and the frame and one byte after it.
-                let wider = [b" ".as_slice(), whole].concat();
-                assert_eq!(owned.slice(&wider[1..]), None);
+    for (name, frame) in vector_frames() {
+        let frame = &frame[..];
+        for decoder in [Decoder::mcp(), Decoder::mcp_client(), Decoder::jsonrpc()] {
+            let frame = Bytes::copy_from_slice(frame);
+            let Ok(owned) = OwnedMessage::decode(&decoder, frame.clone()) else {
+                continue;
+            };
+            let msg = owned.message();
+            let params = owned.params_bytes();
+            assert_eq!(
+                params.as_deref(),
+                msg.params().map(|p| p.as_bytes()),
+                "{}",
+                name
+            );
+            let result = owned.result_bytes();
+            let want_result = match msg {
+                Message::Response(r) => Some(r.result.as_bytes()),
+                _ => None,
+            };
+            assert_eq!(result.as_deref(), want_result, "{}", name);
+            for part in params.iter().chain(result.iter()) {
+                assert!(inside(owned.frame(), part), "{}", name);
             }
+            params_seen += usize::from(params.is_some());
+            results_seen += usize::from(result.is_some());
+            if let Some(id) = msg.id() {
+                let token = owned.slice(id.raw()).unwrap();
+                assert_eq!(&token[..], id.raw());
+                assert!(inside(owned.frame(), &token));
+                let copy = id.raw().to_vec();
+                assert_eq!(owned.slice(&copy), None, "a copy is refused");
+            }
+            if let Message::ErrorResponse(e) = msg
+                && let Some(data) = e.error.data
+            {
+                assert_eq!(&owned.slice(data.as_bytes()).unwrap()[..], data.as_bytes());
+                data_seen += 1;
+            }
+            let whole = owned.frame();
+            assert_eq!(owned.slice(whole).as_ref(), Some(whole));
+            assert_eq!(
+                owned.slice(&whole[whole.len()..]).as_deref(),
+                Some(&b""[..])
+            );
+            // One byte before the frame to its end, and the frame and one byte after it.
+            let wider = [b" ".as_slice(), whole].concat();
+            assert_eq!(owned.slice(&wider[1..]), None);
         }
     }
     println!("{params_seen} params, {results_seen} results, {data_seen} error data");
@@ -940,4 +908,32 @@ fn owned_slice_refuses_a_range_past_the_frame_end() {
     );
     assert_eq!(owned.slice(&buffer[20..31]), None);
     assert_eq!(owned.slice(&buffer[30..35]), None);
+}
+
+/// Each non-empty line of every conformance vector that has bytes (`tests/data/envelope.jsonl`),
+/// with the vector's name.
+fn vector_frames() -> Vec<(String, Vec<u8>)> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/envelope.jsonl"
+    ))
+    .unwrap();
+    let mut frames = Vec::new();
+    for case in text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    {
+        let Some(hex) = case["hex"].as_str() else {
+            continue;
+        };
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        let name = case["name"].as_str().unwrap().to_string();
+        for frame in bytes.split(|&b| b == b'\n').filter(|f| !f.is_empty()) {
+            frames.push((name.clone(), frame.to_vec()));
+        }
+    }
+    frames
 }
