@@ -530,9 +530,14 @@ mod tests {
             format!(r#"{{"d":"{blob}é{blob}"}}"#),
             format!(r#"{{"d":"{blob}é"}}"#),
         ];
+        // Before the value, spaces, or bytes that are not ASCII: a last block read from before
+        // the value holds them, and they must not count as the value's.
+        let pads = [0usize, 1, 31, 63]
+            .into_iter()
+            .flat_map(|n| [(n, b' '), (n, 0xe9)]);
         for case in &cases {
-            for pad in [0usize, 1, 31, 63] {
-                let mut buf = vec![b' '; pad];
+            for (pad, pad_byte) in pads.clone() {
+                let mut buf = vec![pad_byte; pad];
                 buf.extend_from_slice(case.as_bytes());
                 buf.extend_from_slice(b",\"tail\":1}");
                 let expected = scalar::skip_container_lazy(&buf, pad, 1, 128);
@@ -575,8 +580,12 @@ mod tests {
                     )
                 };
                 assert_eq!((one_line, on_one_line), (expected, ascii), "{case}");
-                // Said ASCII exactly when it is (the bytes around the value are ASCII).
-                assert_eq!(ascii, case.is_ascii(), "{case}");
+                // Said ASCII exactly when it is (the bytes after the value are ASCII).
+                assert_eq!(
+                    ascii,
+                    case.is_ascii(),
+                    "{case}, {pad} bytes {pad_byte:#x} before"
+                );
             }
         }
     }
