@@ -329,12 +329,28 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
     buf: &'b mut Vec<u8>,
 ) -> Result<RawJson<'b>, TypedError> {
     buf.clear();
-    serde_json::to_writer(&mut *buf, value).map_err(|e| TypedError::written(e.to_string()))?;
+    serialize(value, &mut *buf)?;
+    check_serialized(buf)
+}
+
+/// Serializes `value` with serde_json into `writer`; serde_json's refusal (a map key that is
+/// not a string, an error of the value's own `Serialize` impl) is the caller's value's.
+fn serialize<T: Serialize + ?Sized>(
+    value: &T,
+    writer: impl std::io::Write,
+) -> Result<(), TypedError> {
+    serde_json::to_writer(writer, value).map_err(|e| TypedError::written(e.to_string()))
+}
+
+/// What serde_json wrote of a value, `bytes`, as a [`RawJson`]: one JSON value, checked as
+/// [`RawJson::new_strict`] checks bytes (so nested at most 127 levels deep), without the
+/// whitespace around it.
+fn check_serialized(bytes: &[u8]) -> Result<RawJson<'_>, TypedError> {
     // serde_json writes some text as it is given, unchecked: a `RawValue` (its struct name is
     // public, so any `Serialize` can emit one) and, with `arbitrary_precision`, a number.
     // Checked here, such text cannot end the value early and add members to the envelope
     // (`1,"id":2` as a result is a second id, read by serde_json and refused by rpcwire).
-    RawJson::parse_strict(buf).map_err(|e| {
+    RawJson::parse_strict(bytes).map_err(|e| {
         TypedError::written(match e {
             DecodeError::Syntax(ScanError::TooDeep) => {
                 "value nested more than 127 levels deep".into()
