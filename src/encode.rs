@@ -60,6 +60,17 @@ fn write_on_one_line(out: &mut BytesMut, bytes: &[u8]) {
     out.extend_from_slice(rest);
 }
 
+/// Turns each `\n` or `\r` of `bytes` into a space, in place: a value already in the output
+/// made what [`write_raw_json`] would have appended of it.
+#[inline]
+pub(crate) fn put_on_one_line(bytes: &mut [u8]) {
+    let mut at = 0;
+    while let Some(found) = memchr::memchr2(b'\n', b'\r', &bytes[at..]) {
+        bytes[at + found] = b' ';
+        at += found + 1;
+    }
+}
+
 /// Appends `s` as a JSON string literal, quotes included, escaping `"`, `\` and control
 /// characters (as serde_json does: `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00xx`).
 pub fn write_json_string(out: &mut BytesMut, s: &str) {
@@ -177,15 +188,16 @@ pub(crate) fn write_request_head(out: &mut BytesMut, id: Id<'_>, method: &str) {
 /// [`write_request`]).
 #[inline]
 pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
-    out.extend_from_slice(VERSION);
-    write_method_and_params(out, method, params);
+    write_notification_head(out, method);
+    write_params_and_end(out, params);
 }
 
+/// A notification's members up to its method: `{"jsonrpc":"2.0","method":M`.
 #[inline]
-fn write_method_and_params(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
+pub(crate) fn write_notification_head(out: &mut BytesMut, method: &str) {
+    out.extend_from_slice(VERSION);
     out.extend_from_slice(b",\"method\":");
     write_json_string(out, method);
-    write_params_and_end(out, params);
 }
 
 /// `,"params":P` when there are params, and the object's end and line end.

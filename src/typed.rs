@@ -22,12 +22,13 @@
 //! [`RawJson::get`](crate::RawJson::get) refuses the key as ambiguous. Read what a check made
 //! with `get` vouches for into a struct, so that no second value slips past it.
 
-use bytes::BytesMut;
+use bytes::{BufMut, BytesMut};
 use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
 
 use crate::encode;
 use crate::error::{DecodeError, ErrorCode};
+use crate::id::Id;
 use crate::json::RawJson;
 use crate::message::ReplyId;
 use crate::scan::{ScanError, Validation};
@@ -331,6 +332,165 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
     buf.clear();
     serialize(value, &mut *buf)?;
     check_serialized(buf)
+}
+
+/// Appends a request whose params are `params` serialized by serde_json straight into `out`:
+/// byte for byte the line [`to_raw`] and [`encode::write_request`] write, without the scratch
+/// buffer and the copy. The params are checked where they were written, as [`to_raw`] checks
+/// its output (one JSON value, nested at most 127 levels deep: the same [`TypedError`]s), and
+/// a line break between their tokens (which a `RawValue` may hold) becomes a space, as the
+/// [`encode`] writers splice a payload.
+///
+/// `params` is written as it serializes, whatever the value, as [`encode::write_request`]
+/// writes any [`RawJson`]. JSON-RPC 2.0 wants an array or an object (§4.2: "If present,
+/// parameters for the rpc call MUST be provided as a Structured value"; MCP an object), and a
+/// receiver refuses any other value with -32600, as [`Decoder`](crate::Decoder) does: a `()`
+/// or a `None` serializes as `null`, sent as `"params":null`. A request without params is
+/// [`encode::write_request`] with `None`.
+///
+/// On an error nothing is appended: `out` is cut back to its length on entry.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{typed, Id};
+/// #[derive(serde::Serialize)]
+/// struct CallParams<'a> {
+///     name: &'a str,
+///     arguments: serde_json::Value,
+/// }
+/// let params = CallParams { name: "add", arguments: serde_json::json!({"a": 1}) };
+/// let mut out = BytesMut::with_capacity(256);
+/// typed::write_request(&mut out, Id::from_token(b"1").unwrap(), "tools/call", &params).unwrap();
+/// assert_eq!(
+///     &out[..],
+///     concat!(
+///         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}"#,
+///         "\n",
+///     )
+///     .as_bytes(),
+/// );
+/// ```
+pub fn write_request<T: Serialize + ?Sized>(
+    out: &mut BytesMut,
+    id: Id<'_>,
+    method: &str,
+    params: &T,
+) -> Result<(), TypedError> {
+    let start = out.len();
+    encode::write_request_head(out, id, method);
+    out.extend_from_slice(b",\"params\":");
+    write_value_and_end(out, start, params)
+}
+
+/// Appends a notification whose params are `params` serialized by serde_json straight into
+/// `out`: byte for byte the line [`to_raw`] and [`encode::write_notification`] write, checked
+/// and put on one line as [`write_request`] says, and with its rule for params (written
+/// whatever the value; JSON-RPC wants an array or an object). A notification without params is
+/// [`encode::write_notification`] with `None`.
+///
+/// On an error nothing is appended: `out` is cut back to its length on entry.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::typed;
+/// #[derive(serde::Serialize)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Progress {
+///     progress_token: u64,
+///     progress: f64,
+/// }
+/// let mut out = BytesMut::from(&b"an earlier line\n"[..]);
+/// let params = Progress { progress_token: 7, progress: 0.5 };
+/// typed::write_notification(&mut out, "notifications/progress", &params).unwrap();
+/// assert_eq!(
+///     &out[..],
+///     concat!(
+///         "an earlier line\n",
+///         r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":0.5}}"#,
+///         "\n",
+///     )
+///     .as_bytes(),
+/// );
+///
+/// // serde_json refuses a map key that is not a string: nothing is appended.
+/// let before = out.clone();
+/// let keys = std::collections::BTreeMap::from([((1, 2), "a")]);
+/// let error = typed::write_notification(&mut out, "m", &keys).unwrap_err();
+/// assert_eq!(error.message(), "key must be a string");
+/// assert_eq!(out, before);
+/// ```
+pub fn write_notification<T: Serialize + ?Sized>(
+    out: &mut BytesMut,
+    method: &str,
+    params: &T,
+) -> Result<(), TypedError> {
+    let start = out.len();
+    encode::write_notification_head(out, method);
+    out.extend_from_slice(b",\"params\":");
+    write_value_and_end(out, start, params)
+}
+
+/// Appends a success response whose result is `result` serialized by serde_json straight into
+/// `out`: byte for byte the line [`to_raw`] and [`encode::write_response`] write, checked and
+/// put on one line as [`write_request`] says. A result is any value.
+///
+/// On an error nothing is appended: `out` is cut back to its length on entry.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{typed, Id};
+/// let mut out = BytesMut::new();
+/// let id = Id::from_token(br#""call-1""#).unwrap();
+/// typed::write_response(&mut out, id, &serde_json::json!({"tools": []})).unwrap();
+/// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":\"call-1\",\"result\":{\"tools\":[]}}\n");
+/// ```
+pub fn write_response<T: Serialize + ?Sized>(
+    out: &mut BytesMut,
+    id: Id<'_>,
+    result: &T,
+) -> Result<(), TypedError> {
+    let start = out.len();
+    encode::write_response_head(out, id);
+    write_value_and_end(out, start, result)
+}
+
+/// Serializes `value` at the end of `out`, after the head of a message that begins at
+/// `start`, and ends the message (`}` and the line end); on an error, cuts `out` back to
+/// `start`.
+fn write_value_and_end<T: Serialize + ?Sized>(
+    out: &mut BytesMut,
+    start: usize,
+    value: &T,
+) -> Result<(), TypedError> {
+    match write_value(out, value) {
+        Ok(()) => {
+            out.extend_from_slice(b"}\n");
+            Ok(())
+        }
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
+    }
+}
+
+/// Appends `value` as [`encode::write_raw_json`] appends what [`to_raw`] makes of it: the
+/// serialized value checked by [`check_serialized`] where it lies, moved over the whitespace
+/// a `RawValue` may have put before it, cut before the whitespace after it, and its line
+/// breaks made spaces. On an error, `out` may hold part of the value.
+fn write_value<T: Serialize + ?Sized>(out: &mut BytesMut, value: &T) -> Result<(), TypedError> {
+    let at = out.len();
+    serialize(value, (&mut *out).writer())?;
+    let written = &out[at..];
+    let checked = check_serialized(written)?.as_bytes();
+    let from = at + encode::offset_in(written, checked);
+    let len = checked.len();
+    if from != at {
+        out.copy_within(from..from + len, at);
+    }
+    out.truncate(at + len);
+    encode::put_on_one_line(&mut out[at..]);
+    Ok(())
 }
 
 /// Serializes `value` with serde_json into `writer`; serde_json's refusal (a map key that is

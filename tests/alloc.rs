@@ -386,6 +386,43 @@ fn one_allocation_per_value_read_on_the_typed_scratch() {
     assert_eq!(allocations() - before, 1000);
 }
 
+/// The typed writers serialize straight into the output: requests and responses of a small
+/// derived struct, written into a buffer with room for them all, allocate nothing.
+#[cfg(feature = "serde")]
+#[test]
+fn zero_allocations_per_typed_request_and_response() {
+    use rpcwire::{Id, typed};
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Add<'a> {
+        name: &'a str,
+        a: f64,
+        b: i64,
+        exact: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        progress_token: Option<u64>,
+        tags: [&'a str; 2],
+    }
+    let ids: Vec<String> = (0..3000).map(|k| format!("\"req-{k}\"")).collect();
+    let mut out = BytesMut::with_capacity(1 << 20);
+    let before = allocations();
+    for (k, id) in ids.iter().enumerate() {
+        let id = Id::from_token(id.as_bytes()).unwrap();
+        let params = Add {
+            name: "add\n",
+            a: k as f64 / 7.0,
+            b: -(k as i64),
+            exact: k % 2 == 0,
+            progress_token: (k % 3 == 0).then_some(k as u64),
+            tags: ["x", "y\"z"],
+        };
+        typed::write_request(&mut out, id, "tools/call", &params).unwrap();
+        typed::write_response(&mut out, id, &params).unwrap();
+    }
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 6000);
+}
+
 /// Answering a batch with `BatchReply` allocates nothing once the buffer has room: each
 /// response is written in place and its line end taken off, not split off the buffer to be
 /// pushed again line by line (which shares the buffer and makes the next write copy it).
