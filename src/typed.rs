@@ -17,6 +17,10 @@
 //! whose *arguments* do not fit its input schema reports that in its result (`isError: true`,
 //! MCP 2025-11-25) rather than as -32602, which is for a malformed request or an unknown tool.
 //!
+//! The other way, a `T: Serialize` is written by serde_json: [`to_raw`] makes it a [`RawJson`]
+//! for the [`encode`] writers, and [`write_request`], [`write_notification`] and
+//! [`write_response`] write a whole message with it straight into the output.
+//!
 //! A key given twice: a derived struct refuses a duplicated field (serde's `duplicate field`
 //! error, on both paths), but a map keeps the last value, where the lazy
 //! [`RawJson::get`](crate::RawJson::get) refuses the key as ambiguous. Read what a check made
@@ -71,7 +75,8 @@ impl TypedError {
     /// `1e400`; a lone surrogate escape, `"\ud800"`; a map key that is not a number in
     /// quotes for a map with integer keys; a value deeper than the reader's 127 levels).
     /// [`code`](Self::code) and [`write_reply`](Self::write_reply) stay -32602 either way.
-    /// Never true for [`to_raw`], whose input is the caller's own value.
+    /// Never true for [`to_raw`] and the typed writers ([`write_request`] …), whose input is
+    /// the caller's own value.
     ///
     /// ```
     /// use rpcwire::{typed, Decoder, Message};
@@ -104,7 +109,8 @@ impl TypedError {
         }
     }
 
-    /// An error of [`to_raw`]: the caller's value, never a syntax error of the peer's.
+    /// An error of [`to_raw`] or a typed writer: the caller's value, never a syntax error of
+    /// the peer's.
     fn written(message: String) -> Self {
         TypedError {
             message,
@@ -316,6 +322,10 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// serde_json's `arbitrary_precision` feature) is a [`TypedError`] unless it is one JSON
 /// value, so nothing it holds can add members to the message it is spliced into.
 ///
+/// To write a whole message, [`write_request`], [`write_notification`] and [`write_response`]
+/// serialize the value straight into the output, checked as here, with no `buf` and no copy:
+/// the same line, in one call.
+///
 /// ```
 /// use bytes::BytesMut;
 /// use rpcwire::{encode, typed, Id};
@@ -324,6 +334,11 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// let mut out = BytesMut::new();
 /// encode::write_response(&mut out, Id::from_token(b"1").unwrap(), result);
 /// assert_eq!(&out[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n");
+///
+/// let mut direct = BytesMut::new();
+/// let tools = serde_json::json!({"tools": []});
+/// typed::write_response(&mut direct, Id::from_token(b"1").unwrap(), &tools).unwrap();
+/// assert_eq!(direct, out);
 /// ```
 pub fn to_raw<'b, T: Serialize + ?Sized>(
     value: &T,
