@@ -62,6 +62,7 @@ fn write_on_one_line(out: &mut BytesMut, bytes: &[u8]) {
 
 /// Turns each `\n` or `\r` of `bytes` into a space, in place: a value already in the output
 /// made what [`write_raw_json`] would have appended of it.
+#[cfg(feature = "serde")]
 #[inline]
 pub(crate) fn put_on_one_line(bytes: &mut [u8]) {
     let mut at = 0;
