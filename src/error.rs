@@ -450,8 +450,6 @@ impl core::fmt::Display for DecodeError {
 /// assert_eq!(syntax.to_string(), ScanError::BadNumber.to_string());
 /// assert!(syntax.source().is_none());
 /// ```
-#[cfg(feature = "std")]
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}
 
-#[cfg(feature = "std")]
-impl std::error::Error for ScanError {}
+impl core::error::Error for ScanError {}

@@ -521,8 +521,7 @@ impl core::fmt::Display for InFlightError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for InFlightError {}
+impl core::error::Error for InFlightError {}
 
 /// The peer's requests in flight, with a value of ours for each (when it arrived, where to
 /// route the reply, …).

@@ -467,8 +467,7 @@ impl core::fmt::Display for Rejection<'_> {
 /// Its text ends with its [`DecodeError`]'s ([`error`](Self::error)), so that error is not
 /// given again as the [`source`](std::error::Error::source): a report of the error chain
 /// prints each text once.
-#[cfg(feature = "std")]
-impl std::error::Error for Rejection<'_> {}
+impl core::error::Error for Rejection<'_> {}
 
 impl Envelope {
     /// The borrowed view of this envelope over the frame it was decoded from. Inlined, so the
@@ -785,5 +784,4 @@ impl core::fmt::Display for OwnedRejection {
 /// Its text ends with its [`DecodeError`]'s ([`error`](Self::error)), so that error is not
 /// given again as the [`source`](std::error::Error::source): a report of the error chain
 /// prints each text once.
-#[cfg(feature = "std")]
-impl std::error::Error for OwnedRejection {}
+impl core::error::Error for OwnedRejection {}

@@ -59,8 +59,7 @@ impl fmt::Display for Miss {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for Miss {}
+impl core::error::Error for Miss {}
 
 /// The table holds [`capacity_limit`](PendingTable::capacity_limit) requests already; the
 /// value that could not be inserted is handed back in the field.

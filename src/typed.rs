@@ -138,7 +138,7 @@ impl core::fmt::Display for TypedError {
     }
 }
 
-impl std::error::Error for TypedError {}
+impl core::error::Error for TypedError {}
 
 /// A reusable scratch area for simd-json: one per connection, so that in steady state typed
 /// access allocates only what `T` holds and the tape simd-json builds for each value (one

@@ -201,8 +201,7 @@ impl core::fmt::Display for ContentLengthError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ContentLengthError {}
+impl core::error::Error for ContentLengthError {}
 
 /// Where the framer is in the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

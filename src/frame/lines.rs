@@ -72,8 +72,7 @@ impl core::fmt::Display for FrameError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for FrameError {}
+impl core::error::Error for FrameError {}
 
 /// Whether `line` holds nothing but JSON whitespace: a line every line framer skips.
 #[inline]

@@ -983,8 +983,7 @@ impl core::fmt::Display for SseWriteError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for SseWriteError {}
+impl core::error::Error for SseWriteError {}
 
 /// Appends one line `name: value` (`name:` alone for an empty value, which reads the same);
 /// `value` holds no line break. The space is always written before a value, so a value that

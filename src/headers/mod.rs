@@ -174,8 +174,7 @@ impl core::fmt::Display for HeaderError<'_> {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for HeaderError<'_> {}
+impl core::error::Error for HeaderError<'_> {}
 
 /// A tool parameter mirrored into a `Mcp-Param-{name}` header by an `x-mcp-header`
 /// annotation in the tool's `inputSchema`.

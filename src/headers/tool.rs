@@ -141,8 +141,7 @@ impl core::fmt::Display for SchemaError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for SchemaError {}
+impl core::error::Error for SchemaError {}
 
 /// An invalid tool definition: why, and which annotation (when one is to blame).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -184,8 +183,7 @@ impl core::fmt::Display for InvalidSchema<'_> {
 /// assert_eq!(invalid.to_string(), SchemaError::NotAString.to_string());
 /// assert!(invalid.source().is_none());
 /// ```
-#[cfg(feature = "std")]
-impl std::error::Error for InvalidSchema<'_> {}
+impl core::error::Error for InvalidSchema<'_> {}
 
 /// One annotated parameter of a tool.
 ///

@@ -55,8 +55,7 @@ impl core::fmt::Display for ValueError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ValueError {}
+impl core::error::Error for ValueError {}
 
 /// Decodes a `Mcp-Name` or `Mcp-Param-*` header value to the text the body carries: a value
 /// in the sentinel form `=?base64?…?=` is Base64-decoded, any other value is taken as it is.

@@ -21,8 +21,7 @@ impl core::fmt::Display for MetaKeyError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for MetaKeyError {}
+impl core::error::Error for MetaKeyError {}
 
 /// A `_meta` key that follows MCP's rules: an optional prefix (`labels.separated.by.dots/`)
 /// and a name.

@@ -218,5 +218,4 @@ impl core::fmt::Display for RemapError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for RemapError {}
+impl core::error::Error for RemapError {}
