@@ -466,8 +466,9 @@
 //! ```
 //!
 //! ## Features
-//! - `std` (default): runtime CPU detection for the SIMD scanner, `std::error::Error`.
-//!   Without it the core (framing, decoding, encoding) is `#![no_std]` + `alloc`.
+//! - `std` (default): runtime CPU detection for the SIMD scanner. Without it the core
+//!   (framing, decoding, encoding) is `#![no_std]` + `alloc`, and its error types still
+//!   implement `core::error::Error` (which `std::error::Error` is).
 //! - `tokio`: `tokio_util::codec` integration: `codec`'s codecs for the newline, SSE and
 //!   `Content-Length` framings; `pending::DeadlineClock` for a table's deadlines.
 //! - `serde`: typed access to payloads (`typed`), and `Serialize` for [`Token`], which
