@@ -128,8 +128,7 @@ impl<T> fmt::Display for TableFull<T> {
     }
 }
 
-#[cfg(feature = "std")]
-impl<T> std::error::Error for TableFull<T> {}
+impl<T> core::error::Error for TableFull<T> {}
 
 /// A slot's payload: the request value, or a link in the free list.
 #[derive(Debug, Clone)]

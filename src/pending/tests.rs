@@ -765,3 +765,19 @@ mod generations_running_out {
         }
     }
 }
+
+/// The table's errors are `core::error::Error`s without the `std` feature too, as every error
+/// type of the crate is (a `no_std` caller boxes them as `dyn core::error::Error`).
+#[test]
+fn the_errors_are_core_errors() {
+    fn boxed<E: core::error::Error + 'static>(e: E) -> alloc::boxed::Box<dyn core::error::Error> {
+        alloc::boxed::Box::new(e)
+    }
+    let mut t = PendingTable::with_capacity_limit(0);
+    let full = boxed(t.insert("value").unwrap_err());
+    assert_eq!(alloc::format!("{full}"), TABLE_FULL);
+    assert_eq!(
+        alloc::format!("{}", boxed(Miss::Unknown)),
+        Miss::Unknown.to_string()
+    );
+}
