@@ -440,7 +440,7 @@ impl core::fmt::Display for DecodeError {
 }
 
 /// The text of a [`Syntax`](DecodeError::Syntax) error is its [`ScanError`]'s, so that error
-/// is not given again as the [`source`](std::error::Error::source): a report of the error
+/// is not given again as the [`source`](core::error::Error::source): a report of the error
 /// chain prints each text once. The scan error is the variant's field.
 ///
 /// ```

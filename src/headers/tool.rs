@@ -174,7 +174,7 @@ impl core::fmt::Display for InvalidSchema<'_> {
 }
 
 /// Its text begins with its [`SchemaError`]'s, so that error is not given again as the
-/// [`source`](std::error::Error::source): a report of the error chain prints each text once.
+/// [`source`](core::error::Error::source): a report of the error chain prints each text once.
 ///
 /// ```
 /// use std::error::Error;
