@@ -465,7 +465,7 @@ impl core::fmt::Display for Rejection<'_> {
 }
 
 /// Its text ends with its [`DecodeError`]'s ([`error`](Self::error)), so that error is not
-/// given again as the [`source`](std::error::Error::source): a report of the error chain
+/// given again as the [`source`](core::error::Error::source): a report of the error chain
 /// prints each text once.
 impl core::error::Error for Rejection<'_> {}
 
@@ -610,8 +610,9 @@ impl OwnedMessage {
 
     /// `part`, a slice of this message's frame (an id's token, a method's text, an error's
     /// `data`, a member [`RawJson::get`] found in the params), as [`Bytes`] that share the
-    /// frame: no copy. `None` when `part` does not lie inside the frame, where
-    /// `self.frame().slice_ref(part)` would panic.
+    /// frame: no copy. `None` when `part` does not lie inside the frame, an empty `part` too
+    /// (an empty one at the frame's end lies inside it). `self.frame().slice_ref(part)`
+    /// panics on a `part` from outside, unless it is empty: then it gives an empty `Bytes`.
     ///
     /// ```
     /// use bytes::Bytes;
@@ -782,6 +783,6 @@ impl core::fmt::Display for OwnedRejection {
 }
 
 /// Its text ends with its [`DecodeError`]'s ([`error`](Self::error)), so that error is not
-/// given again as the [`source`](std::error::Error::source): a report of the error chain
+/// given again as the [`source`](core::error::Error::source): a report of the error chain
 /// prints each text once.
 impl core::error::Error for OwnedRejection {}

@@ -884,7 +884,7 @@ fn owned_payloads_share_the_frame_and_foreign_slices_are_refused() {
                 owned.slice(&whole[whole.len()..]).as_deref(),
                 Some(&b""[..])
             );
-            // One byte before the frame to its end, and the frame and one byte after it.
+            // The frame's bytes, copied elsewhere.
             let wider = [b" ".as_slice(), whole].concat();
             assert_eq!(owned.slice(&wider[1..]), None);
         }
@@ -893,21 +893,25 @@ fn owned_payloads_share_the_frame_and_foreign_slices_are_refused() {
     assert!(params_seen > 20 && results_seen > 20 && data_seen > 0);
 }
 
-/// `slice` refuses a range that starts inside the frame and runs past its end.
+/// `slice` refuses a range of the buffer the frame was cut from that runs past either end of
+/// the frame, and an empty slice just before it; an empty slice at its end lies inside it.
 #[test]
 fn owned_slice_refuses_a_range_past_the_frame_end() {
     use bytes::Bytes;
     use rpcwire::{Decoder, OwnedMessage};
 
-    let buffer = Bytes::from_static(br#"{"jsonrpc":"2.0","method":"a"} trailing"#);
-    let frame = buffer.slice(..30);
+    let buffer = Bytes::from_static(br#" {"jsonrpc":"2.0","method":"a"} trailing"#);
+    let frame = buffer.slice(1..31);
     let owned = OwnedMessage::decode(&Decoder::mcp(), frame).unwrap();
     assert_eq!(
-        owned.slice(&buffer[20..30]).as_deref(),
-        Some(&buffer[20..30])
+        owned.slice(&buffer[21..31]).as_deref(),
+        Some(&buffer[21..31])
     );
-    assert_eq!(owned.slice(&buffer[20..31]), None);
-    assert_eq!(owned.slice(&buffer[30..35]), None);
+    assert_eq!(owned.slice(&buffer[21..32]), None);
+    assert_eq!(owned.slice(&buffer[31..36]), None);
+    assert_eq!(owned.slice(&buffer[0..31]), None);
+    assert_eq!(owned.slice(&buffer[0..0]), None);
+    assert_eq!(owned.slice(&buffer[31..31]).as_deref(), Some(&b""[..]));
 }
 
 /// Each non-empty line of every conformance vector that has bytes (`tests/data/envelope.jsonl`),
