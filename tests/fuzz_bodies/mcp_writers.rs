@@ -452,12 +452,13 @@ enum Want {
 
 // --------------------------------------------------------------------- write_request_with_meta
 
-/// `mcp::write_request_with_meta`: `BadId` for an id MCP does not take; `Present(i)` for a
-/// key of `meta` that an earlier one repeats; with no members, `encode::write_request`'s line
-/// (`NotAnObject` for params that are not an object); else, `NotAnObject` for params or a
-/// `_meta` that is not an object, `Malformed` for `_meta` twice, `Present(i)` for the first
-/// key of `meta` that `_meta` holds; otherwise the members first in `_meta` (a new `_meta`
-/// first when there was none), every other member as it was.
+/// `mcp::write_request_with_meta`: `BadId` for an id MCP does not take; `BadKey(i)` for the
+/// first key of `meta` that MCP's naming rules refuse; `Present(i)` for a key of `meta` that
+/// an earlier one repeats; `NotAnObject` for params or a `_meta` that is not an object,
+/// `Malformed` for `_meta` twice, with members or without; with no members,
+/// `encode::write_request`'s line; else `Present(i)` for the first key of `meta` that `_meta`
+/// holds; otherwise the members first in `_meta` (a new `_meta` first when there was none),
+/// every other member as it was.
 fn check_request_with_meta(input: &mut Input<'_>) {
     // 2026-07-28's keys, others MCP's naming rules allow, and two they refuse.
     const KEYS: [&str; 6] = [
