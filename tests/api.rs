@@ -98,6 +98,19 @@ fn every_error_type_is_an_error_with_a_message() {
             requested: rpcwire::JsonStr::from_raw(b"1999-01-01", false),
         }),
         error(rpcwire::mcp::RequestMetaError::MissingClientCapabilities),
+        error(rpcwire::mcp::MetaRequestError::BadId),
+        error(rpcwire::mcp::MetaRequestError::NotAnObject),
+        error(rpcwire::mcp::MetaRequestError::Malformed),
+        error(rpcwire::mcp::MetaRequestError::BadKey(0)),
+        error(rpcwire::mcp::MetaRequestError::Present(0)),
+        error(rpcwire::mcp::DiscoverWriteError::CapabilitiesNotAnObject),
+        error(rpcwire::mcp::DiscoverWriteError::ServerInfoNotAnObject),
+        error(rpcwire::mcp::DiscoverReadError::NotAnObject),
+        error(rpcwire::mcp::DiscoverReadError::Malformed),
+        error(rpcwire::mcp::DiscoverReadError::Missing(
+            rpcwire::mcp::DiscoverMember::Capabilities,
+        )),
+        error(rpcwire::mcp::UnknownLogLevel),
     ];
     #[cfg(feature = "serde")]
     {
