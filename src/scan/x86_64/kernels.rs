@@ -800,4 +800,191 @@ mod tests {
             }
         }
     }
+
+    /// Hostile bytes before the start: what a last block read from before the position holds
+    /// (bytes that are not ASCII, quotes, backslashes, brackets, newlines, control bytes).
+    const HOSTILE: [&[u8]; 6] = [
+        b"\xe9\xff\x80\xc3",
+        b"\"",
+        b"\\",
+        b"{[\n",
+        b"]}\"\\\x01",
+        b"\"\\\"\\\\]}\n\xe9",
+    ];
+
+    /// A buffer of `before` bytes of `hostile` (repeated), then `value`, then `after` bytes
+    /// of `tail` (repeated): the value starts at `before`.
+    fn placed(hostile: &[u8], before: usize, value: &[u8], tail: &[u8], after: usize) -> Vec<u8> {
+        let mut buf: Vec<u8> = hostile.iter().copied().cycle().take(before).collect();
+        buf.extend_from_slice(value);
+        buf.extend(tail.iter().copied().cycle().take(after));
+        buf
+    }
+
+    /// The lazy kernel's AVX2 instances on values shorter and a little longer than a block,
+    /// placed at every distance from the end of a buffer longer than a block, after hostile
+    /// bytes: the oracle's answer, on the fast path for a valid value, and said ASCII (or clean
+    /// on one line) exactly when the value is.
+    #[test]
+    fn values_at_the_end_after_hostile_bytes() {
+        let Some(_) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let long = "x".repeat(90);
+        let values: Vec<String> = [
+            "{}",
+            "[]",
+            "[1]",
+            r#"{"a":1}"#,
+            r#"[1,2,{"b":"x\"y\\"}]"#,
+            r#"{"s":"\u00e9\n\/","t":[true,null]}"#,
+            r#"["\\",{"k":"\\\""}]"#,
+            r#"{"k":"é","l":[1,2,3]}"#,
+            r#"[{"a":[1,2,3]},{"b":{}},[[],[[]]]]"#,
+            &format!(r#"{{"long":"{long}"}}"#),
+            &format!(r#"["{long}é"]"#),
+            &format!(r#"[{{"a":"{}"}},1]"#, "\\\"".repeat(30)),
+            // Not values: the oracle's error, wherever the value ends.
+            "[1,2",
+            r#"{"a":"x"#,
+            r#"["\x"]"#,
+            "[\"\x01\"]",
+            "[}",
+            r#"{"a":[}]}"#,
+            r#"["\u12"#,
+            r#"["\u12g4"]"#,
+            r#"["a\"#,
+            "[1\n]",
+            "[\"\n\"]",
+        ]
+        .map(String::from)
+        .to_vec();
+        for value in &values {
+            let value = value.as_bytes();
+            for hostile in HOSTILE {
+                for before in [64, 65, 100] {
+                    for (tail, after_max) in [(&b" "[..], 64), (b"]}\"\\,\n", 64), (b"\xe9", 2)] {
+                        for after in 0..=after_max {
+                            let buf = placed(hostile, before, value, tail, after);
+                            check_lazy_instances(&buf, before, tail.is_ascii() || after == 0);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every AVX2 instance of the lazy kernel on the value at `start` of `buf`, against the
+    /// oracle (see [`values_at_the_end_after_hostile_bytes`]); the ASCII answers are held to be
+    /// exact when `exact` (no byte that is not ASCII after the value), else never wrong.
+    fn check_lazy_instances(buf: &[u8], start: usize, exact: bool) {
+        let what = || format!("{:?} from {start}", buf.escape_ascii().to_string());
+        let expected = scalar::skip_container_lazy(buf, start, 1, 128);
+        let expected_line = scalar::skip_container_lazy_on_line(buf, start, 1, 128);
+        let is_ascii = |end: Result<usize, ScanError>| end.is_ok_and(|e| buf[start..e].is_ascii());
+        let fell_back = core::cell::Cell::new(false);
+        let oracle = |line: bool| {
+            let fell_back = &fell_back;
+            move || {
+                fell_back.set(true);
+                lazy_oracle(buf, start, 1, 128, line)()
+            }
+        };
+        for line in [false, true] {
+            let want = if line { expected_line } else { expected };
+            let want_ascii =
+                is_ascii(want) && !(line && want.is_ok_and(|e| buf[start..e].contains(&b'\n')));
+            let mut said = [false; 3];
+            fell_back.set(false);
+            // SAFETY: the caller checked that `Avx2::get` returned a token.
+            let got = unsafe {
+                [
+                    skip_lazy_avx2::<true, true, _>(
+                        buf,
+                        start,
+                        1,
+                        128,
+                        &mut said[0],
+                        line,
+                        oracle(line),
+                    ),
+                    skip_lazy_avx2::<true, false, _>(
+                        buf,
+                        start,
+                        1,
+                        128,
+                        &mut said[1],
+                        line,
+                        oracle(line),
+                    ),
+                    skip_lazy_avx2::<false, false, _>(
+                        buf,
+                        start,
+                        1,
+                        128,
+                        &mut said[2],
+                        line,
+                        oracle(line),
+                    ),
+                ]
+            };
+            assert_eq!(got, [want; 3], "line {line}: {}", what());
+            if want.is_ok() && !line {
+                assert!(!fell_back.get(), "fell back: {}", what());
+            }
+            for said in &said[..2] {
+                assert!(
+                    !*said || want_ascii,
+                    "line {line}: ASCII said of {}",
+                    what()
+                );
+                if exact && want.is_ok() && !fell_back.get() {
+                    assert_eq!(*said, want_ascii, "line {line}: {}", what());
+                }
+            }
+            assert!(!said[2], "untracked: {}", what());
+        }
+    }
+
+    /// The 64-byte string scanner (and the SSE2 one before it) from a point of a string body
+    /// after hostile bytes, the string ending at every distance from the end of the buffer: the
+    /// scalar scanner's answer, the escape flag included.
+    #[test]
+    fn string_ends_at_the_end_after_hostile_bytes() {
+        let Some(avx2) = Avx2::get() else {
+            eprintln!("no AVX2: skipped");
+            return;
+        };
+        let bodies: [&[u8]; 10] = [
+            b"\"",
+            b"abc\"",
+            b"\\\"q\\\\\"",
+            b"caf\xc3\xa9 \\u00e9\"",
+            b"\\u12\"",
+            b"\\u1",
+            b"\\",
+            b"a\x01\"",
+            b"\\x\"",
+            b"no closing quote",
+        ];
+        for body in bodies {
+            for pad in [0usize, 1, 20, 63, 64, 70] {
+                let mut body = body.to_vec();
+                body.splice(0..0, core::iter::repeat_n(b'b', pad));
+                for hostile in HOSTILE {
+                    for before in [64, 65, 100] {
+                        for after in 0..=64 {
+                            let buf = placed(hostile, before, &body, b"]\"\\ ", after);
+                            let want = scalar::string_end(&buf, before);
+                            let what =
+                                || format!("{:?} from {before}", buf.escape_ascii().to_string());
+                            assert_eq!(avx2.string_end_blocks(&buf, before), want, "{}", what());
+                            assert_eq!(string_end_sse2(&buf, before), want, "sse2: {}", what());
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
