@@ -563,6 +563,78 @@ fn ascii_said_only_of_ascii_values() {
     }
 }
 
+/// Values and string bodies placed at every distance (0 to 64 bytes) from the end of a buffer
+/// longer than a block, after hostile bytes (not ASCII, quotes, backslashes, brackets,
+/// newlines, control bytes): a last block read from before the start holds them, and none
+/// of them is the value's. The oracle's answer in both modes and on one line, and, on the
+/// AVX2 kernels, "ASCII" said of exactly the valid values that are ASCII (the bytes after
+/// them are).
+#[test]
+fn values_at_the_end_after_hostile_bytes() {
+    let tracks = simd::kernel().starts_with("avx");
+    let long = "y".repeat(80);
+    let values = [
+        "{}".to_string(),
+        r#"[1,{"a":"b"}]"#.to_string(),
+        r#"{"s":"x\"y\\\u00e9\n","t":[true,null,-1.5]}"#.to_string(),
+        r#"[{"a":[1,2]},{"b":{}},[[],[[]]]]"#.to_string(),
+        r#"{"k":"café"}"#.to_string(),
+        format!(r#"{{"long":"{long}","n":[1]}}"#),
+        "[1,2".to_string(),
+        r#"["\x"]"#.to_string(),
+        "[\"\x01\"]".to_string(),
+        r#"{"a":[}]}"#.to_string(),
+        r#"["\u12"#.to_string(),
+        "[1\n]".to_string(),
+    ];
+    let hostile: [&[u8]; 4] = [b"\xe9\xff\x80", b"\"\\", b"{[\n", b"]}\"\\\x01\xc3\n"];
+    for value in &values {
+        for before in hostile {
+            for pad in [64usize, 65, 99] {
+                for after in 0..=64 {
+                    let mut buf: Vec<u8> = before.iter().copied().cycle().take(pad).collect();
+                    buf.extend_from_slice(value.as_bytes());
+                    buf.extend(b" ]}\"\\,".iter().copied().cycle().take(after));
+                    check_skip(&buf, pad, 1, 128);
+                    let said = check_ascii_said(&buf, pad, 1, 128);
+                    let valid = scan::scalar_skip_value(&buf, pad, 1, 128, Validation::Lazy);
+                    assert_eq!(
+                        said,
+                        tracks && valid.is_ok() && value.is_ascii(),
+                        "{value} after {pad} of {}, {after} after",
+                        before.escape_ascii()
+                    );
+                    if value.starts_with(r#"{"long":""#) {
+                        check_string(&buf, pad + 9);
+                    }
+                }
+            }
+        }
+    }
+    // String bodies alone, from a start inside the string (the SSE2 scanner's last 16 bytes
+    // read from before it, the 64-byte one's last block).
+    let bodies: [&[u8]; 5] = [
+        b"abc\"",
+        br#"\"q\\\""#,
+        b"caf\xc3\xa9\"",
+        br#"\u12""#,
+        b"no end",
+    ];
+    for body in bodies {
+        for lead in [0usize, 15, 16, 17, 63, 64, 70] {
+            for before in hostile {
+                for after in 0..=64 {
+                    let mut buf: Vec<u8> = before.iter().copied().cycle().take(100).collect();
+                    buf.extend(core::iter::repeat_n(b'b', lead));
+                    buf.extend_from_slice(body);
+                    buf.extend(b"\"\\ ]".iter().copied().cycle().take(after));
+                    check_string(&buf, 100);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn escape_heavy_strings() {
     let unit = br#"\"quoted\" \\path\\ line\n caf\u00e9 \/ \t\r\b\f"#;
