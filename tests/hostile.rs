@@ -229,6 +229,70 @@ fn utf8_of_a_long_frame() {
     }
 }
 
+/// A short payload ending near the end of a long frame, after text that is not ASCII: the
+/// lazy kernel reads the payload's last block from before it, and the decoder then skips the
+/// UTF-8 check of a payload the kernel saw to be ASCII. With a byte that is no UTF-8 at each
+/// place of the payload, the frame is invalid UTF-8 to `decode` and to `decode_lines` (the
+/// frame alone or followed by a line); without one, it decodes, whatever the envelope holds.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_short_payload_near_the_end_of_a_long_frame() {
+    let text = "\u{e9}\u{20ac}".repeat(900);
+    let decoder = Decoder::jsonrpc();
+    let payloads = [
+        r#"{"t":"abc"}"#,
+        r#"[1,"x\"y",{"k":[]},null]"#,
+        r#"{"a":{"b":[true,"0123456789012345678901234567890123456789"]}}"#,
+    ];
+    for payload in payloads {
+        for spaces in 0..=64 {
+            let frame = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"m","x":"{text}","params":{payload}}}{}"#,
+                " ".repeat(spaces)
+            );
+            let frame = frame.as_bytes();
+            assert!(frame.len() > 4096);
+            let at = frame.len() - spaces - 1 - payload.len();
+            let decodes = |f: &[u8]| {
+                let mut stream = f.to_vec();
+                stream.extend_from_slice(b"\n");
+                stream.extend_from_slice(PING);
+                let lines: Vec<_> = decoder
+                    .decode_lines(&stream)
+                    .map(|line| {
+                        line.unwrap()
+                            .message
+                            .map(|m| m.kind())
+                            .map_err(|r| r.error())
+                    })
+                    .collect();
+                assert_eq!(lines.len(), 2);
+                let alone = decoder.decode_lines(f).next().unwrap().unwrap();
+                let alone = alone.message.map(|m| m.kind()).map_err(|r| r.error());
+                let decoded = decoder.decode(f).map(|m| m.kind()).map_err(|r| r.error());
+                assert_eq!(lines[0], decoded, "{spaces} spaces");
+                assert_eq!(alone, decoded, "{spaces} spaces");
+                decoded
+            };
+            assert_eq!(
+                decodes(frame),
+                Ok(Kind::Request),
+                "{payload}, {spaces} spaces"
+            );
+            // (Every fifth place at each distance: every place over five distances.)
+            for i in (0..payload.len()).filter(|i| (i + spaces) % 5 == 0) {
+                let mut f = frame.to_vec();
+                f[at + i] = 0xff;
+                assert_eq!(
+                    decodes(&f),
+                    Err(DecodeError::InvalidUtf8),
+                    "{payload}: 0xff at {i}, {spaces} spaces"
+                );
+            }
+        }
+    }
+}
+
 /// A long frame's payload is read by the full grammar in strict mode, as a short frame's is:
 /// a number with a leading zero after 5 KB of `params` (`01`, whose `1` no JSON has there) is a
 /// parse error to a strict decoder, and nothing to a lazy one, which only delimits payloads.
