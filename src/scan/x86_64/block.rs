@@ -238,11 +238,13 @@ impl WideBlock {
         bad_escapes_wide(self.w, self.shift, escaped, hex_carry)
     }
 
-    /// Not zero when a byte of the block is not ASCII.
+    /// Not zero when a byte of the block is not ASCII, the bytes `shift` leaves out left out
+    /// (as [`Block::non_ascii`]; the kernel's blocks all have `shift` 0 today: the last one
+    /// is a masked load of the bytes from the position on).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) fn non_ascii(&self) -> i32 {
-        i32::from(_mm512_movepi8_mask(self.w) != 0)
+        i32::from(_mm512_movepi8_mask(self.w) >> self.shift != 0)
     }
 
     /// [`Block::outside`], one compare or test a class.
