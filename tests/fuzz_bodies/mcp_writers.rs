@@ -102,6 +102,11 @@ fn payload(input: &mut Input<'_>, samples: &[&[u8]]) -> Vec<u8> {
     }
 }
 
+/// Params made by [`payload`] (JSON serde_json accepts) as the writers take them.
+fn raw_params(params: Option<&[u8]>) -> Option<RawJson<'_>> {
+    params.map(|p| RawJson::new(p).expect("valid JSON is a RawJson"))
+}
+
 /// Whether MCP takes `token` as a request's id (a string or an integer), as the reference
 /// classifier says.
 fn mcp_id(token: &[u8]) -> bool {
@@ -354,9 +359,7 @@ fn check_request_with_progress(input: &mut Input<'_>) {
     );
     let id = Id::from_token(&id_token).expect("a token");
     let token = Id::from_token(&token_token).expect("a token");
-    let raw = params
-        .as_deref()
-        .map(|p| RawJson::new(p).expect("valid JSON is a RawJson"));
+    let raw = raw_params(params.as_deref());
     let mut out = BytesMut::from(&b"before\n"[..]);
     let got = mcp::write_request_with_progress(&mut out, id, &method, raw, token);
     let frame = written(&out, &what);
@@ -505,9 +508,7 @@ fn check_request_with_meta(input: &mut Input<'_>) {
         params.as_deref().map(String::from_utf8_lossy)
     );
     let id = Id::from_token(&id_token).expect("a token");
-    let raw = params
-        .as_deref()
-        .map(|p| RawJson::new(p).expect("valid JSON is a RawJson"));
+    let raw = raw_params(params.as_deref());
     let mut out = BytesMut::from(&b"before\n"[..]);
     let got = mcp::write_request_with_meta(&mut out, id, &method, raw, &meta);
     let frame = written(&out, &what);
@@ -937,9 +938,7 @@ fn check_retry(input: &mut Input<'_>) {
         params.as_deref().map(String::from_utf8_lossy)
     );
     let id = Id::from_token(&id_token).expect("a token");
-    let raw = params
-        .as_deref()
-        .map(|p| RawJson::new(p).expect("valid JSON is a RawJson"));
+    let raw = raw_params(params.as_deref());
     let raw_answers: Vec<(&str, RawJson<'_>)> = answers
         .iter()
         .map(|(k, v)| (k.as_str(), RawJson::new(v).expect("valid JSON")))
