@@ -406,10 +406,17 @@ pub fn write_with_id(out: &mut BytesMut, frame: &[u8], old_id: Id<'_>, new_id: I
 /// When `token` is not a subslice of `frame` (as the tokens [`write_with_id`] replaces must
 /// be): a caller's mistake, which callers that keep state check before changing it.
 pub(crate) fn offset_in(frame: &[u8], token: &[u8]) -> usize {
-    (token.as_ptr() as usize)
-        .checked_sub(frame.as_ptr() as usize)
-        .filter(|&start| start + token.len() <= frame.len())
+    range_in(frame, token)
         .expect("a replaced token must be a subslice of the frame")
+        .start
+}
+
+/// Where `part` lies in `frame`, or `None` when it is not a subslice of it (by address: equal
+/// bytes elsewhere are not).
+pub(crate) fn range_in(frame: &[u8], part: &[u8]) -> Option<core::ops::Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(frame.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= frame.len()).then_some(start..end)
 }
 
 /// Where the tokens of `frame` that [`write_with_tokens`] replaces lie, in order: `(start,

@@ -625,9 +625,7 @@ impl OwnedMessage {
     /// assert_eq!(reply.slice(b"{\"retry\":5}"), None); // equal bytes, but not the frame's
     /// ```
     pub fn slice(&self, part: &[u8]) -> Option<Bytes> {
-        let start = (part.as_ptr() as usize).checked_sub(self.frame.as_ptr() as usize)?;
-        let end = start.checked_add(part.len())?;
-        (end <= self.frame.len()).then(|| self.frame.slice(start..end))
+        crate::encode::range_in(&self.frame, part).map(|range| self.frame.slice(range))
     }
 
     fn span_bytes(&self, span: Option<Span>) -> Option<Bytes> {
