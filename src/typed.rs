@@ -366,7 +366,8 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
 /// or a `None` serializes as `null`, sent as `"params":null`. A request without params is
 /// [`encode::write_request`] with `None`.
 ///
-/// On an error nothing is appended: `out` is cut back to its length on entry.
+/// On an error nothing is appended: `out` is cut back to its length on entry, and so it is
+/// when `Serialize` panics (the unwinding cuts it back).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -394,10 +395,10 @@ pub fn write_request<T: Serialize + ?Sized>(
     method: &str,
     params: &T,
 ) -> Result<(), TypedError> {
-    let start = out.len();
-    encode::write_request_head(out, id, method);
-    out.extend_from_slice(b",\"params\":");
-    write_value_and_end(out, start, params)
+    let line = Rollback::new(out);
+    encode::write_request_head(line.out, id, method);
+    line.out.extend_from_slice(b",\"params\":");
+    write_value_and_end(line, params)
 }
 
 /// Appends a notification whose params are `params` serialized by serde_json straight into
@@ -406,7 +407,8 @@ pub fn write_request<T: Serialize + ?Sized>(
 /// whatever the value; JSON-RPC wants an array or an object). A notification without params is
 /// [`encode::write_notification`] with `None`.
 ///
-/// On an error nothing is appended: `out` is cut back to its length on entry.
+/// On an error nothing is appended: `out` is cut back to its length on entry, and so it is
+/// when `Serialize` panics (the unwinding cuts it back).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -442,17 +444,18 @@ pub fn write_notification<T: Serialize + ?Sized>(
     method: &str,
     params: &T,
 ) -> Result<(), TypedError> {
-    let start = out.len();
-    encode::write_notification_head(out, method);
-    out.extend_from_slice(b",\"params\":");
-    write_value_and_end(out, start, params)
+    let line = Rollback::new(out);
+    encode::write_notification_head(line.out, method);
+    line.out.extend_from_slice(b",\"params\":");
+    write_value_and_end(line, params)
 }
 
 /// Appends a success response whose result is `result` serialized by serde_json straight into
 /// `out`: byte for byte the line [`to_raw`] and [`encode::write_response`] write, checked and
 /// put on one line as [`write_request`] says. A result is any value.
 ///
-/// On an error nothing is appended: `out` is cut back to its length on entry.
+/// On an error nothing is appended: `out` is cut back to its length on entry, and so it is
+/// when `Serialize` panics (the unwinding cuts it back).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -467,28 +470,47 @@ pub fn write_response<T: Serialize + ?Sized>(
     id: Id<'_>,
     result: &T,
 ) -> Result<(), TypedError> {
-    let start = out.len();
-    encode::write_response_head(out, id);
-    write_value_and_end(out, start, result)
+    let line = Rollback::new(out);
+    encode::write_response_head(line.out, id);
+    write_value_and_end(line, result)
 }
 
-/// Serializes `value` at the end of `out`, after the head of a message that begins at
-/// `start`, and ends the message (`}` and the line end); on an error, cuts `out` back to
-/// `start`.
+/// Serializes `value` at the end of the message `line` holds the head of, and ends the message
+/// (`}` and the line end); on an error, `line` is dropped, which cuts the message off.
 fn write_value_and_end<T: Serialize + ?Sized>(
-    out: &mut BytesMut,
-    start: usize,
+    line: Rollback<'_>,
     value: &T,
 ) -> Result<(), TypedError> {
-    match write_value(out, value) {
-        Ok(()) => {
-            out.extend_from_slice(b"}\n");
-            Ok(())
-        }
-        Err(e) => {
-            out.truncate(start);
-            Err(e)
-        }
+    write_value(line.out, value)?;
+    line.out.extend_from_slice(b"}\n");
+    line.keep();
+    Ok(())
+}
+
+/// A message being appended to `out`: dropped before [`keep`](Self::keep), on an error's early
+/// return or while a panicking `Serialize` unwinds, it cuts `out` back to its length when the
+/// message began, so that no part of a line is left behind.
+struct Rollback<'a> {
+    out: &'a mut BytesMut,
+    /// `out`'s length when the message began.
+    start: usize,
+}
+
+impl<'a> Rollback<'a> {
+    fn new(out: &'a mut BytesMut) -> Self {
+        let start = out.len();
+        Rollback { out, start }
+    }
+
+    /// Keeps the message: dropping cuts nothing.
+    fn keep(mut self) {
+        self.start = self.out.len();
+    }
+}
+
+impl Drop for Rollback<'_> {
+    fn drop(&mut self) {
+        self.out.truncate(self.start);
     }
 }
 

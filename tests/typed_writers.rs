@@ -270,6 +270,47 @@ fn a_serialize_impl_that_fails_appends_nothing() {
     assert_eq!(error.message(), "the clock is not set");
 }
 
+/// A `Serialize` impl that writes a member, then panics.
+struct PanicsAfterAMember;
+
+impl Serialize for PanicsAfterAMember {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut fields = s.serialize_struct("PanicsAfterAMember", 2)?;
+        fields.serialize_field("written", "first")?;
+        panic!("the clock is not set");
+    }
+}
+
+/// A `Serialize` impl that panics after writing part of the value leaves nothing of the line
+/// behind: a server that catches the panic (a task runtime does) and goes on writing to the
+/// same buffer sends no half line.
+#[test]
+fn a_serialize_impl_that_panics_appends_nothing() {
+    let id = Id::from_token(b"1").unwrap();
+    let writers: [&dyn Fn(&mut BytesMut); 3] = [
+        &|out| drop(typed::write_request(out, id, "m", &PanicsAfterAMember)),
+        &|out| drop(typed::write_notification(out, "m", &[PanicsAfterAMember])),
+        &|out| drop(typed::write_response(out, id, &(1, PanicsAfterAMember))),
+    ];
+    for write in writers {
+        let mut out = BytesMut::from(EARLIER);
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&mut out)));
+        let message = unwound.unwrap_err();
+        assert_eq!(
+            message.downcast_ref::<&str>(),
+            Some(&"the clock is not set")
+        );
+        assert_eq!(&out[..], EARLIER);
+        // The buffer takes the next line as if nothing had been tried.
+        typed::write_response(&mut out, id, &1).unwrap();
+        assert_eq!(
+            &out[EARLIER.len()..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n"
+        );
+    }
+}
+
 /// Raw text that ends the value early and goes on (`1,"id":2`) would add a second `id` to the
 /// envelope: refused, as by `to_raw`, with nothing appended; so is any raw text that is not
 /// one JSON value.
