@@ -346,56 +346,45 @@ fn bench_framer(
     });
 }
 
-/// Encoding: 1000 responses and 1000 error replies into a reused buffer.
+/// Encoding: 1000 responses (a short result, then a pretty-printed one whose line breaks
+/// become spaces) and 1000 error replies into a reused buffer.
 fn encoding(cr: &mut Criterion) {
     let mut g = cr.benchmark_group("encode");
-    let result =
-        RawJson::new(br#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#).unwrap();
     let ids: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
     let mut out = BytesMut::with_capacity(1 << 20);
-    let mut len = 0;
-    for id in &ids {
-        encode::write_response(&mut out, Id::from_token(id.as_bytes()).unwrap(), result);
-        len = out.len();
-    }
-    g.throughput(Throughput::Bytes(len as u64));
-    g.bench_function("write_response", |b| {
-        b.iter(|| {
+    let short = br#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#.to_vec();
+    let lines: String = (0..100)
+        .map(|i| format!("  \"k{i}\": [1, 2, 3],\n"))
+        .collect();
+    let pretty = format!("{{\n{lines}  \"z\": 1\n}}").into_bytes();
+    for (name, result) in [("write_response", short), ("write_response_pretty", pretty)] {
+        let result = RawJson::new(&result).unwrap();
+        let responses = |out: &mut BytesMut| {
             out.clear();
             for id in &ids {
-                encode::write_response(&mut out, Id::from_token(id.as_bytes()).unwrap(), result);
+                encode::write_response(out, Id::from_token(id.as_bytes()).unwrap(), result);
             }
             out.len()
-        })
-    });
-    out.clear();
-    for id in &ids {
-        let id = Id::from_token(id.as_bytes()).unwrap();
-        encode::write_error(
-            &mut out,
-            ReplyId::Id(id),
-            ErrorCode::METHOD_NOT_FOUND,
-            "Method not found",
-            None,
-        );
+        };
+        g.throughput(Throughput::Bytes(responses(&mut out) as u64));
+        g.bench_function(name, |b| b.iter(|| responses(&mut out)));
     }
-    g.throughput(Throughput::Bytes(out.len() as u64));
-    g.bench_function("write_error", |b| {
-        b.iter(|| {
-            out.clear();
-            for id in &ids {
-                let id = Id::from_token(id.as_bytes()).unwrap();
-                encode::write_error(
-                    &mut out,
-                    ReplyId::Id(id),
-                    ErrorCode::METHOD_NOT_FOUND,
-                    "Method not found",
-                    None,
-                );
-            }
-            out.len()
-        })
-    });
+    let errors = |out: &mut BytesMut| {
+        out.clear();
+        for id in &ids {
+            let id = ReplyId::Id(Id::from_token(id.as_bytes()).unwrap());
+            encode::write_error(
+                out,
+                id,
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found",
+                None,
+            );
+        }
+        out.len()
+    };
+    g.throughput(Throughput::Bytes(errors(&mut out) as u64));
+    g.bench_function("write_error", |b| b.iter(|| errors(&mut out)));
     g.finish();
 }
 
