@@ -9,9 +9,10 @@ use crate::scan::scalar::{utf8_char_len, utf8_prefix};
 
 /// The index of the first `\n` in `buf`, and how many bytes before it (or of `buf`, when
 /// there is none) are known UTF-8, a character boundary: all of them when they are UTF-8 and
-/// no 64-byte block holds more than [`SPARSE`] bytes that are not ASCII; else the end of the
-/// last character checked before the first block that is not UTF-8 or that holds more (the
-/// caller's UTF-8 check then starts there, if at all: one pass over a line finds both). The
+/// no 64-byte block holds more than [`SPARSE`] bytes that are not ASCII; else as many as are
+/// UTF-8 when no block before the first sequence that is not holds more, and else the
+/// start of the first block that holds more (or the end of a character reaching into it):
+/// the caller's UTF-8 check then starts there, if at all, so one pass over a line finds both. The
 /// bytes that are not ASCII come with the newline search (a movemask of the raw bytes on the
 /// same loads), and each character they start is checked on its own: a frame holding a few
 /// (a `°`, an `é`) needs no second pass over it, which cost strict `typical` ~5 %. A line is
@@ -219,6 +220,10 @@ impl Utf8Prefix {
         if self.checked > pos {
             high &= u64::MAX << (self.checked - pos);
         }
+        // Every block before this one was checked: what it left unchecked is ASCII, so the
+        // line is known UTF-8 to this block's start at least (a character that reaches into
+        // it, to that character's end).
+        self.checked = self.checked.max(pos);
         if high.count_ones() > SPARSE {
             self.on = false;
             return;
@@ -226,6 +231,8 @@ impl Utf8Prefix {
         while high != 0 {
             let at = pos + high.trailing_zeros() as usize;
             let Some(len) = utf8_char_len(buf, at) else {
+                // The bytes before this character are ASCII or checked characters.
+                self.checked = at;
                 self.on = false;
                 return;
             };
