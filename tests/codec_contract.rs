@@ -4,7 +4,9 @@
 //! arrives, never held.
 #![cfg(feature = "tokio")]
 
-use std::time::{Duration, Instant};
+mod common;
+
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
@@ -76,8 +78,8 @@ async fn a_framed_codec_serves_from_a_spawned_task() {
 }
 
 /// Feeds `stream` to `codec` `chunk` bytes at a time, as a `FramedRead` would (`decode`
-/// until it has nothing, then more bytes; `decode_eof` at the end), within `BUDGET`: the
-/// items, and the most bytes the read buffer held between reads.
+/// until it has nothing, then more bytes; `decode_eof` at the end), within `BUDGET` of CPU
+/// time: the items, and the most bytes the read buffer held between reads.
 fn feed<C: tokio_util::codec::Decoder>(
     what: &str,
     mut codec: C,
@@ -87,28 +89,28 @@ fn feed<C: tokio_util::codec::Decoder>(
 where
     C::Error: std::fmt::Debug,
 {
-    let start = Instant::now();
-    let mut buf = BytesMut::new();
-    let (mut items, mut held) = (vec![], 0);
-    for piece in stream.chunks(chunk) {
-        buf.extend_from_slice(piece);
-        while let Some(item) = codec.decode(&mut buf).unwrap() {
+    // A rescan of what is buffered at every read is quadratic: minutes for these streams.
+    common::within(&format!("{what} in reads of {chunk}"), BUDGET, || {
+        let mut buf = BytesMut::new();
+        let (mut items, mut held) = (vec![], 0);
+        for piece in stream.chunks(chunk) {
+            buf.extend_from_slice(piece);
+            while let Some(item) = codec.decode(&mut buf).unwrap() {
+                items.push(item);
+            }
+            held = held.max(buf.len());
+        }
+        while let Some(item) = codec.decode_eof(&mut buf).unwrap() {
             items.push(item);
         }
-        held = held.max(buf.len());
-    }
-    while let Some(item) = codec.decode_eof(&mut buf).unwrap() {
-        items.push(item);
-    }
-    let took = start.elapsed();
-    // A rescan of what is buffered at every read is quadratic: minutes for these streams.
-    assert!(took < BUDGET, "{what} in reads of {chunk}: {took:?}");
-    (items, held)
+        (items, held)
+    })
 }
 
 /// Long enough for a quadratic rescan to take minutes, a linear scan milliseconds (even
 /// unoptimised).
 const BIG: usize = 4 << 20;
+/// Of CPU time ([`common::within`]).
 const BUDGET: Duration = Duration::from_secs(5);
 
 /// A notification whose params hold a string of `len` bytes.

@@ -3,8 +3,11 @@
 //! megabyte inputs. Nothing panics, every refusal says why, every iteration that stops at a
 //! fault says so (`stopped_early`) and stays stopped, and every walk is linear.
 
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Duration;
+
+use common::within;
 use proptest::prelude::*;
 use rpcwire::{DecodeError, JsonKind, Lookup, RawJson, ScanError};
 
@@ -272,17 +275,9 @@ fn bytes_that_are_not_utf8_are_refused_as_such() {
     }
 }
 
-/// Runs `work` and checks it took less than `budget` (a walk that is quadratic in a megabyte
-/// takes minutes, a linear one milliseconds, even unoptimised).
-fn within<T>(what: &str, budget: Duration, work: impl FnOnce() -> T) -> T {
-    let start = Instant::now();
-    let out = work();
-    let took = start.elapsed();
-    assert!(took < budget, "{what}: {took:?}");
-    out
-}
-
 const MB: usize = 1 << 20;
+/// Of CPU time, for each walk ([`within`]): one quadratic in a megabyte takes minutes, a
+/// linear one milliseconds, even unoptimised.
 const BUDGET: Duration = Duration::from_secs(5);
 
 #[test]

@@ -7,13 +7,15 @@
 //!
 //! `tests/headers_python.rs` compares the same readings with the official Python SDK's.
 
+mod common;
+
 use proptest::prelude::*;
 use rpcwire::headers::{
     Header, HeaderCheck, HeaderError, ParamType, SchemaError, ToolHeaders, mirror_headers,
 };
 use rpcwire::{Decoder, Message, RawJson};
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const VERSION: &str = "2026-07-28";
 
@@ -918,26 +920,22 @@ fn many_annotations_read_large_arguments_once() {
     members.push(format!(r#""o":{{{}}}"#, inner.join(",")));
     let body = call(&format!("{{{}}}", members.join(",")));
     let msg = Decoder::mcp().decode(body.as_bytes()).unwrap();
-    let started = Instant::now();
-    let headers = text(&mirror_headers(&msg, None, Some(&tool)).unwrap());
-    assert_eq!(
-        headers.len(),
-        3 + 1_000usize.div_ceil(7) + 1_000usize.div_ceil(3)
-    );
-    assert!(headers.contains(&("Mcp-Param-N999".into(), "-999".into())));
-    let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
-    assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
-    let mut without = headers.clone();
-    without.retain(|(n, _)| n != "Mcp-Param-N999");
-    assert_eq!(
-        check.check(names_and_values(&without), &msg),
-        Err(HeaderError::Missing(Header::Param("N999")))
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
+    common::within("a mirror and two checks", Duration::from_secs(3), || {
+        let headers = text(&mirror_headers(&msg, None, Some(&tool)).unwrap());
+        assert_eq!(
+            headers.len(),
+            3 + 1_000usize.div_ceil(7) + 1_000usize.div_ceil(3)
+        );
+        assert!(headers.contains(&("Mcp-Param-N999".into(), "-999".into())));
+        let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
+        assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+        let mut without = headers.clone();
+        without.retain(|(n, _)| n != "Mcp-Param-N999");
+        assert_eq!(
+            check.check(names_and_values(&without), &msg),
+            Err(HeaderError::Missing(Header::Param("N999")))
+        );
+    });
 }
 
 /// Past a few annotations the arguments are read in one walk: it finds what a lookup of each
@@ -1047,22 +1045,18 @@ fn many_headers_against_many_annotations() {
             .map(|i| (format!("MCP-PARAM-h{i}"), i.to_string())),
     );
     let check = HeaderCheck::new(&[VERSION]).with_tool(&tool);
-    let started = Instant::now();
-    assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
-    headers.push(("mcp-param-H19000".into(), "19000".into()));
-    assert_eq!(
-        check.check(names_and_values(&headers), &msg),
-        Err(HeaderError::Duplicate(Header::Param("H19000")))
-    );
-    headers.pop();
-    headers.push(("mcp-param-H19001".into(), "1".into()));
-    assert_eq!(
-        check.check(names_and_values(&headers), &msg),
-        Err(HeaderError::Mismatch(Header::Param("H19001")))
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    common::within("three checks", Duration::from_secs(2), || {
+        assert_eq!(check.check(names_and_values(&headers), &msg), Ok(()));
+        headers.push(("mcp-param-H19000".into(), "19000".into()));
+        assert_eq!(
+            check.check(names_and_values(&headers), &msg),
+            Err(HeaderError::Duplicate(Header::Param("H19000")))
+        );
+        headers.pop();
+        headers.push(("mcp-param-H19001".into(), "1".into()));
+        assert_eq!(
+            check.check(names_and_values(&headers), &msg),
+            Err(HeaderError::Mismatch(Header::Param("H19001")))
+        );
+    });
 }

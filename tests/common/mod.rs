@@ -1,10 +1,49 @@
 //! Shared helpers for the integration tests: the conformance vectors (carried from the
-//! project's shared vectors into `tests/data/` in a compact form) and an outcome classifier.
+//! project's shared vectors into `tests/data/` in a compact form), an outcome classifier, and
+//! a budget of CPU time for work that must not be quadratic.
 #![allow(dead_code)]
+
+use std::time::Duration;
 
 use bytes::BytesMut;
 use rpcwire::{Decoder, Dialect, FrameError, LineFramer, Message, ReplyId};
 use serde_json::Value;
+
+/// Runs `work` and checks that the calling thread spent less than `budget` of CPU time on it:
+/// a guard against work quadratic in its input, which takes minutes where linear work takes
+/// milliseconds or seconds. CPU time rather than wall time: a loaded machine (builds or fuzzers
+/// on the same cores) can make the wall time three or four times as long, the CPU time hardly
+/// longer. (Where the thread's CPU clock is not read here, wall time.)
+#[track_caller]
+pub fn within<T>(what: &str, budget: Duration, work: impl FnOnce() -> T) -> T {
+    let start = thread_time();
+    let out = work();
+    let took = thread_time() - start;
+    assert!(took < budget, "{what}: {took:?} ({THREAD_TIME})");
+    out
+}
+
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+const THREAD_TIME: &str = "CPU time of the thread";
+
+/// The CPU time the calling thread has used.
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+fn thread_time() -> Duration {
+    use nix::time::{ClockId, clock_gettime};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .unwrap()
+        .into()
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+const THREAD_TIME: &str = "wall time";
+
+/// The wall time since the first call.
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+fn thread_time() -> Duration {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed()
+}
 
 /// Loads a JSON-lines file from `tests/data/`.
 pub fn load(name: &str) -> Vec<Value> {
