@@ -61,8 +61,9 @@ impl fmt::Display for Miss {
 
 impl core::error::Error for Miss {}
 
-/// The table holds [`capacity_limit`](PendingTable::capacity_limit) requests already; the
-/// value that could not be inserted is handed back in the field.
+/// The table holds [`capacity_limit`](PendingTable::capacity_limit) requests already: the
+/// value that could not be inserted is handed back in [`value`](Self::value), beside the
+/// [`limit`](Self::limit) the table is at.
 ///
 /// A request of our own is then not sent. A client's request that a proxy was to forward
 /// under a token of this table is answered -32603 ([`code`](Self::code),
@@ -70,13 +71,32 @@ impl core::error::Error for Miss {}
 /// [`IdRemapper`](crate::IdRemapper) answers it
 /// ([`InFlightError::code`](crate::InFlightError::code),
 /// [`RemapError::code`](crate::RemapError::code)).
+///
+/// ```
+/// use rpcwire::{PendingTable, TableFull};
+/// let mut table = PendingTable::with_capacity_limit(2);
+/// table.insert("first").unwrap();
+/// table.insert("second").unwrap();
+/// let full = table.insert("third").unwrap_err();
+/// assert_eq!(full, TableFull { value: "third", limit: 2 });
+/// assert_eq!(full.to_string(), "pending table is full: its limit is 2");
+/// assert_eq!(format!("{full:?}"), "TableFull { limit: 2, .. }");
+/// assert_eq!(table.vacant_entry().unwrap_err(), TableFull { value: (), limit: 2 });
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TableFull<T>(pub T);
+pub struct TableFull<T> {
+    /// The value that was not inserted (`()` for [`vacant_entry`](PendingTable::vacant_entry),
+    /// which takes none).
+    pub value: T,
+    /// The most requests the table holds at once: its
+    /// [`capacity_limit`](PendingTable::capacity_limit).
+    pub limit: usize,
+}
 
 impl<T> TableFull<T> {
     /// The value that was not inserted.
     pub fn into_inner(self) -> T {
-        self.0
+        self.value
     }
 
     /// The error code of the reply a client's request gets when a proxy could not forward it
@@ -85,7 +105,8 @@ impl<T> TableFull<T> {
     ///
     /// ```
     /// use rpcwire::{ErrorCode, TableFull};
-    /// assert_eq!(TableFull("a request").code(), ErrorCode::INTERNAL_ERROR);
+    /// let full = TableFull { value: "a request", limit: 16 };
+    /// assert_eq!(full.code(), ErrorCode::INTERNAL_ERROR);
     /// ```
     pub const fn code(&self) -> crate::ErrorCode {
         crate::ErrorCode::INTERNAL_ERROR
@@ -93,8 +114,11 @@ impl<T> TableFull<T> {
 
     /// Writes the error reply a client's request gets when a proxy could not forward it for
     /// want of a token: [`code`](Self::code), and this error's text as the message, under the
-    /// client's id (an [`Id`](crate::Id), or any [`ReplyId`](crate::ReplyId)). It takes
-    /// `&self`, so the value handed back is still [`into_inner`](Self::into_inner)'s.
+    /// client's id (an [`Id`](crate::Id), or any [`ReplyId`](crate::ReplyId)). The message
+    /// does not name the limit (which [`Display`](core::fmt::Display) does), as
+    /// [`InFlightError::write_reply`](crate::InFlightError::write_reply)'s does not: how large
+    /// the table is, is the operator's to tell a client or not. It takes `&self`, so the
+    /// value handed back is still [`into_inner`](Self::into_inner)'s.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -113,18 +137,23 @@ impl<T> TableFull<T> {
     }
 }
 
-/// [`TableFull`]'s text: its `Display`, and the message of its reply.
+/// [`TableFull`]'s text: the message of its reply, and its `Display` before the limit.
 const TABLE_FULL: &str = "pending table is full";
 
+/// The limit, not the value: `T` need not be `Debug`, and the value is the caller's own
+/// (`unwrap` on a full table's insert prints `TableFull { limit: N, .. }`).
 impl<T> fmt::Debug for TableFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("TableFull(..)")
+        f.debug_struct("TableFull")
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
     }
 }
 
+/// The reply's message, and the limit (which the reply's message leaves out).
 impl<T> fmt::Display for TableFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(TABLE_FULL)
+        write!(f, "{TABLE_FULL}: its limit is {}", self.limit)
     }
 }
 
@@ -361,8 +390,8 @@ impl<T> PendingTable<T> {
     /// Reserves the next slot so its token can be written into the request frame before the
     /// request is committed with [`VacantEntry::insert`].
     ///
-    /// Dropping the entry without inserting leaves the table as it was. Fails with `TableFull(())`
-    /// at the capacity limit.
+    /// Dropping the entry without inserting leaves the table as it was. Fails with [`TableFull`]
+    /// (its `value` `()`) at the capacity limit.
     ///
     /// The entry borrows the table until it is committed or dropped. Where the table sits
     /// behind a lock, [`insert`](PendingTable::insert) first and writing the request after
@@ -372,10 +401,10 @@ impl<T> PendingTable<T> {
     #[inline]
     pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, TableFull<()>> {
         if self.len >= self.limit {
-            return Err(TableFull(()));
+            return Err(self.full(()));
         }
         let Some(index) = self.next_vacant_index() else {
-            return Err(TableFull(()));
+            return Err(self.full(()));
         };
         let token = match self.slots.get(index) {
             Some(slot) => slot.token,
@@ -785,11 +814,20 @@ impl<T> PendingTable<T> {
     #[inline]
     fn insert_scheduled(&mut self, value: T, deadline: Option<u64>) -> Result<Token, TableFull<T>> {
         if self.len >= self.limit {
-            return Err(TableFull(value));
+            return Err(self.full(value));
         }
         match self.next_vacant_index() {
             Some(index) => Ok(self.occupy(index, value, deadline)),
-            None => Err(TableFull(value)),
+            None => Err(self.full(value)),
+        }
+    }
+
+    /// The error of an insert the table refused, handing `value` back.
+    #[inline]
+    fn full<V>(&self, value: V) -> TableFull<V> {
+        TableFull {
+            value,
+            limit: self.limit,
         }
     }
 

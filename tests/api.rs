@@ -62,7 +62,10 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::ScanError::UnexpectedEnd),
         error(rpcwire::ScanError::TooDeep { limit: 0 }),
         error(SchemaError::NotAToken),
-        error(rpcwire::TableFull("a request")),
+        error(rpcwire::TableFull {
+            value: "a request",
+            limit: 0,
+        }),
         error(rpcwire::batch::CollectorError::AlreadySettled),
         error(rpcwire::batch::CollectorError::UnknownOwed),
         error(rpcwire::batch::CollectorError::AlreadySealed),
@@ -648,7 +651,16 @@ fn every_full_table_answers_a_refused_request_alike() {
     let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(reply["id"], 9);
     assert_eq!(reply["error"]["code"], -32603);
-    assert_eq!(reply["error"]["message"], full.to_string());
+    // The message leaves out the limit, which the text names, as the other tables' replies do.
+    assert_eq!(reply["error"]["message"], "pending table is full");
+    assert_eq!(full.to_string(), "pending table is full: its limit is 1");
+    let mut out = BytesMut::new();
+    InFlightError::Full { limit: 1 }.write_reply(&mut out, id);
+    let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        reply["error"]["message"],
+        "the table of requests in flight is full"
+    );
     assert_eq!(full.into_inner(), 2);
 }
 

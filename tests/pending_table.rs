@@ -173,13 +173,13 @@ fn run(limit: usize, ops: Vec<Op>) {
                     None => table.insert(value),
                 };
                 if model.live.len() == limit {
-                    assert_eq!(got, Err(TableFull(value)));
+                    assert_eq!(got, Err(TableFull { value, limit }));
                 } else {
                     minted(&mut model, got.unwrap(), deadline);
                 }
             }
             Op::VacantCommit(delta) => match table.vacant_entry() {
-                Err(TableFull(())) => assert_eq!(model.live.len(), limit),
+                Err(full) => assert_eq!((full.limit, model.live.len()), (limit, limit)),
                 Ok(entry) => {
                     let token = entry.token();
                     let deadline = delta.map(|d| model.deadline(d));
@@ -397,15 +397,36 @@ fn token_from_id_takes_the_canonical_integers_alone() {
 }
 
 /// The errors print without the value: a full table's `TableFull` debug-prints as
-/// `TableFull(..)` whatever the request type (one without `Debug` too, so `unwrap` works on
-/// any table), and displays what happened; each `Miss` displays its own reason.
+/// `TableFull { limit: N, .. }` whatever the request type (one without `Debug` too, so
+/// `unwrap` works on any table), and displays what happened and the table's limit; each
+/// `Miss` displays its own reason.
 #[test]
 fn errors_print_their_reason_without_the_value() {
     struct Opaque;
     let mut table = PendingTable::with_capacity_limit(0);
     let full = table.insert(Opaque).unwrap_err();
-    assert_eq!(format!("{full:?}"), "TableFull(..)");
-    assert_eq!(full.to_string(), "pending table is full");
+    assert_eq!(format!("{full:?}"), "TableFull { limit: 0, .. }");
+    assert_eq!(full.to_string(), "pending table is full: its limit is 0");
+    let mut table = PendingTable::with_capacity_limit(5);
+    for i in 0..5 {
+        table
+            .insert(Opaque)
+            .unwrap_or_else(|_| panic!("room for request {i}"));
+    }
+    let full = table.insert(Opaque).unwrap_err();
+    assert_eq!(full.limit, 5);
+    assert_eq!(format!("{full:?}"), "TableFull { limit: 5, .. }");
+    assert_eq!(full.to_string(), "pending table is full: its limit is 5");
+    let full = table.vacant_entry().unwrap_err();
+    assert_eq!(full.to_string(), "pending table is full: its limit is 5");
+    let mut reply = bytes::BytesMut::new();
+    full.write_reply(&mut reply, rpcwire::Id::from_token(b"1").unwrap());
+    assert_eq!(
+        &reply[..],
+        &br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"pending table is full"}}
+"#[..],
+        "the reply's message leaves the limit out"
+    );
     assert_eq!(
         Miss::Unknown.to_string(),
         "reply to an id that was never sent"

@@ -133,16 +133,20 @@ fn capacity_limit_is_hard() {
     let mut t = PendingTable::with_capacity_limit(3);
     assert_eq!(t.capacity_limit(), 3);
     let tokens: Vec<Token> = (0..3).map(|i| t.insert(i).unwrap()).collect();
-    assert_eq!(t.insert(99), Err(TableFull(99)));
-    assert_eq!(t.insert_with_deadline(98, 1), Err(TableFull(98)));
-    assert_eq!(t.vacant_entry().unwrap_err(), TableFull(()));
+    fn full<V>(value: V) -> TableFull<V> {
+        TableFull { value, limit: 3 }
+    }
+    assert_eq!(t.insert(99), Err(full(99)));
+    assert_eq!(t.insert_with_deadline(98, 1), Err(full(98)));
+    assert_eq!(t.vacant_entry().unwrap_err(), full(()));
     assert_eq!(t.len(), 3);
     t.remove(tokens[1]).unwrap();
     assert!(t.insert(4).is_ok());
     assert_eq!(t.insert(5).unwrap_err().into_inner(), 5);
 
     let mut none = PendingTable::with_capacity_limit(0);
-    assert_eq!(none.insert('a'), Err(TableFull('a')));
+    let refused = none.insert('a').unwrap_err();
+    assert_eq!((refused.value, refused.limit), ('a', 0));
 }
 
 /// A slot is reused at most once per free; with the default layout its 2^35 generations
@@ -663,11 +667,14 @@ mod generations_running_out {
                     };
                     match got {
                         Ok(token) => model.minted(&t, token, value, deadline),
-                        Err(TableFull(v)) => assert_eq!((v, model.live.len()), (value, limit)),
+                        Err(full) => {
+                            let got = (full.value, full.limit, model.live.len());
+                            assert_eq!(got, (value, limit, limit));
+                        }
                     }
                 }
                 Op::Vacant(commit) => match t.vacant_entry() {
-                    Err(TableFull(())) => assert_eq!(model.live.len(), limit),
+                    Err(full) => assert_eq!((full.limit, model.live.len()), (limit, limit)),
                     Ok(entry) if commit => {
                         let token = entry.token();
                         assert_eq!(entry.insert(value), token);
@@ -775,7 +782,10 @@ fn the_errors_are_core_errors() {
     }
     let mut t = PendingTable::with_capacity_limit(0);
     let full = boxed(t.insert("value").unwrap_err());
-    assert_eq!(alloc::format!("{full}"), TABLE_FULL);
+    assert_eq!(
+        alloc::format!("{full}"),
+        alloc::format!("{TABLE_FULL}: its limit is 0")
+    );
     assert_eq!(
         alloc::format!("{}", boxed(Miss::Unknown)),
         Miss::Unknown.to_string()

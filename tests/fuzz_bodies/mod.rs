@@ -1394,7 +1394,7 @@ pub fn pending_model(data: &[u8]) {
                     }
                     Err(full) => {
                         assert_eq!(model.len(), table.capacity_limit());
-                        assert_eq!(full.0, next_value);
+                        assert_eq!((full.value, full.limit), (next_value, model.len()));
                     }
                 }
             }
