@@ -415,7 +415,6 @@ impl From<ScanError> for DecodeError {
 impl core::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            DecodeError::Syntax(e) => core::fmt::Display::fmt(e, f),
             DecodeError::DuplicateMember(m) => write!(f, "duplicate \"{}\" member", m.name()),
             DecodeError::BadErrorObject(m) => write!(f, "malformed error object ({})", m.name()),
             DecodeError::FrameTooLong { limit } => {

@@ -552,8 +552,8 @@ fn check_serialized(bytes: &[u8]) -> Result<RawJson<'_>, TypedError> {
     // (`1,"id":2` as a result is a second id, read by serde_json and refused by rpcwire).
     RawJson::parse_strict(bytes).map_err(|e| {
         TypedError::written(match e {
-            DecodeError::Syntax(ScanError::TooDeep { limit }) => {
-                format!("value nested more than {limit} levels deep")
+            DecodeError::Syntax(ScanError::TooDeep) => {
+                "value nested more than 127 levels deep".into()
             }
             e => format!("serialized value is not one JSON value: {e}"),
         })

@@ -60,7 +60,6 @@ fn every_error_type_is_an_error_with_a_message() {
         error(rpcwire::SseWriteError::IdTooLong { limit: 0 }),
         error(rpcwire::DecodeError::Empty),
         error(rpcwire::ScanError::UnexpectedEnd),
-        error(rpcwire::ScanError::TooDeep { limit: 0 }),
         error(SchemaError::NotAToken),
         error(rpcwire::TableFull {
             value: "a request",

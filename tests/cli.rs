@@ -481,23 +481,6 @@ fn a_batch_over_max_batch_is_one_invalid_request() {
     assert_eq!(records[0]["kind"], "invalid");
 }
 
-/// A message nested past the depth limit (128 levels, the envelope counting one) is a
-/// `parse_error` answered -32700, whose detail names the limit; one level less is read.
-#[test]
-fn a_message_nested_past_the_depth_limit_is_a_parse_error_naming_the_limit() {
-    let nested = |levels: usize| {
-        let params = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
-        format!(r#"{{"jsonrpc":"2.0","method":"n","params":{params}}}"#)
-    };
-    let input = format!("{}\n{}\n", nested(128), nested(127));
-    let (records, _, code) = check(&["--dialect", "jsonrpc"], Some(input.as_bytes()));
-    assert_eq!(code, 1);
-    assert_eq!(records[0]["kind"], "parse_error");
-    assert_eq!(records[0]["reply"]["code"], -32700);
-    assert_eq!(records[0]["detail"], "nesting too deep: its limit is 128");
-    assert_eq!(records[1]["kind"], "notification");
-}
-
 /// Runs `rpcwire check ARGS` (session mode), returning records, summary, exit code, stderr.
 fn check_session(args: &[&str]) -> (Vec<Value>, Value, i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rpcwire"))

@@ -155,7 +155,7 @@ impl Decoder {
         // whose payloads are then skipped as the mode says, and any other element strictly
         // (`[01]`). Its elements' envelope rules are checked when they are decoded.
         if self.options.limits.max_depth == 0 {
-            return Err(Reject::parse(ScanError::TooDeep { limit: 0 }));
+            return Err(Reject::parse(ScanError::TooDeep));
         }
         let mut i = skip_ws(frame, start + 1);
         // Counted as they are walked; a batch over the limit is refused once it is known to
@@ -256,8 +256,7 @@ impl Decoder {
         let opts = &self.options;
         // The object's own level (the envelope is depth 1, a batch element depth 2).
         if depth >= opts.limits.max_depth {
-            let limit = opts.limits.max_depth;
-            return Err(Reject::parse(ScanError::TooDeep { limit }));
+            return Err(Reject::parse(ScanError::TooDeep));
         }
         let value_depth = depth + 1;
         let mut m = Members::default();
@@ -472,8 +471,7 @@ impl Decoder {
         mut value: impl FnMut(&[u8], bool, usize) -> Result<usize, Reject>,
     ) -> Result<usize, Reject> {
         if depth >= self.options.limits.max_depth {
-            let limit = self.options.limits.max_depth;
-            return Err(Reject::parse(ScanError::TooDeep { limit }));
+            return Err(Reject::parse(ScanError::TooDeep));
         }
         let mut i = skip_ws_on::<LINE>(frame, v + 1);
         if frame.get(i) == Some(&b'}') {

@@ -127,13 +127,7 @@ pub enum ScanError {
     /// A closing bracket that does not match the innermost open one.
     Mismatched,
     /// Nesting deeper than the configured limit.
-    TooDeep {
-        /// The limit, in levels: the `max_depth` the scan was given, a decoder's
-        /// [`Limits::max_depth`](crate::Limits::max_depth) (the envelope counting one level),
-        /// or for a [`RawJson`](crate::RawJson) the limit it is checked against (127 for
-        /// [`RawJson::new`](crate::RawJson::new)). (A `u32`, as `max_depth` is.)
-        limit: u32,
-    },
+    TooDeep,
 }
 
 impl ScanError {
@@ -146,29 +140,14 @@ impl ScanError {
             ScanError::BadEscape => "invalid escape sequence",
             ScanError::BadNumber => "malformed number",
             ScanError::Mismatched => "mismatched bracket",
-            ScanError::TooDeep { .. } => "nesting too deep",
+            ScanError::TooDeep => "nesting too deep",
         }
     }
 }
 
-/// The description, and the limit for [`TooDeep`](ScanError::TooDeep).
-///
-/// ```
-/// use rpcwire::{DecodeError, Decoder, ScanError};
-/// // The envelope is one level, and 128 arrays in its params one too many.
-/// let params = format!("{}{}", "[".repeat(128), "]".repeat(128));
-/// let frame = format!(r#"{{"jsonrpc":"2.0","method":"m","params":{params}}}"#);
-/// let error = Decoder::mcp().decode(frame.as_bytes()).unwrap_err().error();
-/// assert_eq!(error, DecodeError::Syntax(ScanError::TooDeep { limit: 128 }));
-/// assert_eq!(error.to_string(), "nesting too deep: its limit is 128");
-/// ```
 impl core::fmt::Display for ScanError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.as_str())?;
-        if let ScanError::TooDeep { limit } = *self {
-            write!(f, ": its limit is {limit}")?;
-        }
-        Ok(())
+        f.write_str(self.as_str())
     }
 }
 

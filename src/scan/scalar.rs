@@ -269,7 +269,7 @@ fn skip_container_lazy_in<const ONE_LINE: bool>(
             }
             b'{' | b'[' => {
                 if level >= max_depth {
-                    return Err(ScanError::TooDeep { limit: max_depth });
+                    return Err(ScanError::TooDeep);
                 }
                 level += 1;
                 stack.push(b == b'{');
@@ -374,7 +374,7 @@ where
             Expect::FirstValue | Expect::Value => match b {
                 b'{' | b'[' => {
                     if level >= max_depth {
-                        return Err(ScanError::TooDeep { limit: max_depth });
+                        return Err(ScanError::TooDeep);
                     }
                     level += 1;
                     stack.push(b == b'{');

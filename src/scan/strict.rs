@@ -126,7 +126,7 @@ pub(crate) fn skip_container_strict(
         match b {
             b'{' | b'[' => {
                 if room == 0 {
-                    return Err(ScanError::TooDeep { limit: max_depth });
+                    return Err(ScanError::TooDeep);
                 }
                 room -= 1;
                 let is_object = b == b'{';
