@@ -510,9 +510,12 @@ fn records_and_summary(stdout: Vec<u8>) -> (Vec<Value>, Value) {
 /// does budgets of wall time (builds or fuzzers on the same cores make the wall time several
 /// times as long, the CPU time hardly longer). `rpcwire` runs under `sh`, whose `times` writes
 /// last the CPU time of the children it waited for: `rpcwire`'s alone (`getrusage` would give
-/// that of all the children of this process, the other tests' run meanwhile among them).
+/// that of all the children of this process, the other tests' run meanwhile among them). In
+/// the C locale: bash writes the times with the locale's decimal point (`0m2,130s` in a German
+/// one), which the parse below does not read.
 fn check_session_cpu(args: &[&str]) -> (Vec<Value>, Value, i32, Duration) {
     let out = Command::new("sh")
+        .env("LC_ALL", "C")
         .args(["-c", r#""$0" "$@"; status=$?; times >&2; exit $status"#])
         .arg(env!("CARGO_BIN_EXE_rpcwire"))
         .arg("check")
