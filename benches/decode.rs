@@ -346,45 +346,77 @@ fn bench_framer(
     });
 }
 
-/// Encoding: 1000 responses (a short result, then a pretty-printed one whose line breaks
-/// become spaces) and 1000 error replies into a reused buffer.
-fn encoding(cr: &mut Criterion) {
-    let mut g = cr.benchmark_group("encode");
-    let ids: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
-    let mut out = BytesMut::with_capacity(1 << 20);
-    let short = br#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#.to_vec();
-    let lines: String = (0..100)
-        .map(|i| format!("  \"k{i}\": [1, 2, 3],\n"))
-        .collect();
-    let pretty = format!("{{\n{lines}  \"z\": 1\n}}").into_bytes();
-    for (name, result) in [("write_response", short), ("write_response_pretty", pretty)] {
-        let result = RawJson::new(&result).unwrap();
-        let responses = |out: &mut BytesMut| {
+/// The encoding benches' inputs: 1000 ids, and the two results a response carries (a short
+/// one, and a pretty-printed one whose line breaks become spaces).
+struct EncodeInputs {
+    ids: Vec<String>,
+    short: Vec<u8>,
+    pretty: Vec<u8>,
+}
+
+impl EncodeInputs {
+    fn new() -> EncodeInputs {
+        let lines: String = (0..100)
+            .map(|i| format!("  \"k{i}\": [1, 2, 3],\n"))
+            .collect();
+        EncodeInputs {
+            ids: (0..1000).map(|i| i.to_string()).collect(),
+            short: br#"{"content":[{"type":"text","text":"ok"}],"isError":false}"#.to_vec(),
+            pretty: format!("{{\n{lines}  \"z\": 1\n}}").into_bytes(),
+        }
+    }
+
+    /// Each encode bench's name and its pass: a reply for each id written into the buffer,
+    /// cleared first (a response carrying the short or the pretty result, or a -32601 error
+    /// reply), which returns the bytes written.
+    fn passes(&self) -> [(&'static str, EncodePass<'_>); 3] {
+        let errors: EncodePass<'_> = Box::new(|out: &mut BytesMut| {
             out.clear();
-            for id in &ids {
+            for id in &self.ids {
+                let id = ReplyId::Id(Id::from_token(id.as_bytes()).unwrap());
+                encode::write_error(
+                    out,
+                    id,
+                    ErrorCode::METHOD_NOT_FOUND,
+                    "Method not found",
+                    None,
+                );
+            }
+            out.len()
+        });
+        [
+            ("write_response", self.responses(&self.short)),
+            ("write_response_pretty", self.responses(&self.pretty)),
+            ("write_error", errors),
+        ]
+    }
+
+    /// A pass writing a response carrying `result` for each id.
+    fn responses<'a>(&'a self, result: &'a [u8]) -> EncodePass<'a> {
+        let result = RawJson::new(result).unwrap();
+        Box::new(move |out: &mut BytesMut| {
+            out.clear();
+            for id in &self.ids {
                 encode::write_response(out, Id::from_token(id.as_bytes()).unwrap(), result);
             }
             out.len()
-        };
-        g.throughput(Throughput::Bytes(responses(&mut out) as u64));
-        g.bench_function(name, |b| b.iter(|| responses(&mut out)));
+        })
     }
-    let errors = |out: &mut BytesMut| {
-        out.clear();
-        for id in &ids {
-            let id = ReplyId::Id(Id::from_token(id.as_bytes()).unwrap());
-            encode::write_error(
-                out,
-                id,
-                ErrorCode::METHOD_NOT_FOUND,
-                "Method not found",
-                None,
-            );
-        }
-        out.len()
-    };
-    g.throughput(Throughput::Bytes(errors(&mut out) as u64));
-    g.bench_function("write_error", |b| b.iter(|| errors(&mut out)));
+}
+
+/// One encode bench's pass (see [`EncodeInputs::passes`]).
+type EncodePass<'a> = Box<dyn Fn(&mut BytesMut) -> usize + 'a>;
+
+/// Encoding: 1000 responses (a short result, then a pretty-printed one) and 1000 error
+/// replies into a reused buffer.
+fn encoding(cr: &mut Criterion) {
+    let mut g = cr.benchmark_group("encode");
+    let inputs = EncodeInputs::new();
+    let mut out = BytesMut::with_capacity(1 << 20);
+    for (name, pass) in inputs.passes() {
+        g.throughput(Throughput::Bytes(pass(&mut out) as u64));
+        g.bench_function(name, |b| b.iter(|| pass(&mut out)));
+    }
     g.finish();
 }
 
@@ -397,8 +429,7 @@ criterion_group!(benches, decode, skip, framing, encoding);
 /// the fastest pass is the one a spell of load did not touch, and the methods alternate, so a
 /// long spell cannot fall on one method alone. Prints a Markdown table.
 fn min_of_passes(rounds: u32) {
-    use std::time::{Duration, Instant};
-    const PASS_TIME: Duration = Duration::from_millis(300);
+    use std::time::Duration;
     let lazy = Decoder::mcp();
     let strict = Decoder::new(DecodeOptions {
         validation: Validation::Strict,
@@ -427,24 +458,15 @@ fn min_of_passes(rounds: u32) {
     for c in corpus::all().into_iter().chain(variants) {
         check(&c);
         let stream = &c.stream[..];
-        type Pass<'a> = Box<dyn FnMut() -> usize + 'a>;
-        let mut methods: [Pass<'_>; 4] = [
-            Box::new(|| rpcwire(&lazy, black_box(stream))),
-            Box::new(|| rpcwire(&strict, black_box(stream))),
-            Box::new(|| serde_envelope(black_box(stream))),
-            Box::new(|| sonic_object_iter(black_box(stream))),
-        ];
-        let mut best = [Duration::MAX; 4];
-        for _ in 0..rounds {
-            for (pass, best) in methods.iter_mut().zip(&mut best) {
-                let start = Instant::now();
-                while start.elapsed() < PASS_TIME {
-                    let t = Instant::now();
-                    black_box(pass());
-                    *best = (*best).min(t.elapsed());
-                }
-            }
-        }
+        let best = fastest_passes(
+            &mut [
+                Box::new(|| rpcwire(&lazy, black_box(stream))),
+                Box::new(|| rpcwire(&strict, black_box(stream))),
+                Box::new(|| serde_envelope(black_box(stream))),
+                Box::new(|| sonic_object_iter(black_box(stream))),
+            ],
+            rounds,
+        );
         let mb_s = |d: Duration| stream.len() as f64 / d.as_secs_f64() / 1e6;
         let ratio = |a: Duration, b: Duration| b.as_secs_f64() / a.as_secs_f64();
         let per_second = c.messages as f64 / best[0].as_secs_f64();
@@ -466,6 +488,59 @@ fn min_of_passes(rounds: u32) {
             ratio(lazy_t, sonic_t),
         );
     }
+
+    // The encode benches, measured the same way: on a host whose criterion medians swing by
+    // tens of percent on these short benches, two builds' fastest passes still compare.
+    println!("\n| encode (1000 replies) | fastest pass | GB/s | ns a reply |");
+    println!("|---|---:|---:|---:|");
+    let inputs = EncodeInputs::new();
+    let passes = inputs.passes();
+    let bytes = passes
+        .each_ref()
+        .map(|(_, pass)| pass(&mut BytesMut::with_capacity(1 << 20)));
+    let best = fastest_passes(
+        &mut passes.each_ref().map(|(_, pass)| -> Pass<'_> {
+            let mut out = BytesMut::with_capacity(1 << 20);
+            Box::new(move || pass(black_box(&mut out)))
+        }),
+        rounds,
+    );
+    for (((name, _), bytes), best) in passes.iter().zip(bytes).zip(best) {
+        println!(
+            "| {name} | {:.2} µs | {:.2} GB/s | {:.1} |",
+            best.as_secs_f64() * 1e6,
+            bytes as f64 / best.as_secs_f64() / 1e9,
+            best.as_secs_f64() * 1e9 / inputs.ids.len() as f64,
+        );
+    }
+}
+
+/// One pass of a method over its whole input, returning something to keep it from being
+/// optimized away.
+type Pass<'a> = Box<dyn FnMut() -> usize + 'a>;
+
+/// How long each method runs in each round of `--min-of-passes`.
+const PASS_TIME: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// `rounds` rounds of every pass in turn, each for [`PASS_TIME`]; returns each one's fastest
+/// single pass over all the rounds.
+fn fastest_passes<const N: usize>(
+    passes: &mut [Pass<'_>; N],
+    rounds: u32,
+) -> [std::time::Duration; N] {
+    use std::time::{Duration, Instant};
+    let mut best = [Duration::MAX; N];
+    for _ in 0..rounds {
+        for (pass, best) in passes.iter_mut().zip(&mut best) {
+            let start = Instant::now();
+            while start.elapsed() < PASS_TIME {
+                let t = Instant::now();
+                black_box(pass());
+                *best = (*best).min(t.elapsed());
+            }
+        }
+    }
+    best
 }
 
 fn main() {
