@@ -55,7 +55,8 @@ use std::hash::{BuildHasher, RandomState};
 use bytes::{Bytes, BytesMut};
 use rpcwire::encode::{self, BatchReply};
 use rpcwire::headers::{
-    Header, HeaderCheck, HeaderError, PROTOCOL_VERSION, ToolHeaders, mirror_headers,
+    Header, HeaderCheck, HeaderError, PROTOCOL_VERSION, SESSION_ID, ToolHeaders, mirror_headers,
+    session_id,
 };
 use rpcwire::mcp::{self, RequestMeta, meta_keys, versions};
 use rpcwire::scan::Validation;
@@ -383,7 +384,7 @@ impl Server {
             Message::Request(req) => {
                 let progress = mcp::progress_token(&msg);
                 // (No session: a request of 2026-07-28, as the others need one.)
-                let session = header(headers, "Mcp-Session-Id").zip(session);
+                let session = named_session(headers).zip(session);
                 self.answer(req, progress, session, version)
             }
             // Only a 2025-03-26 decoder lets a batch through. Its replies go as one array.
@@ -427,7 +428,7 @@ impl Server {
         check_bodiless_version(headers)?;
         let negotiated = self.session(headers)?;
         let named = header(headers, PROTOCOL_VERSION).map(trim_ows);
-        match (header(headers, "Mcp-Session-Id"), negotiated) {
+        match (named_session(headers), negotiated) {
             (Some(id), Some(negotiated)) if named.is_none_or(|v| v == negotiated.as_bytes()) => {
                 Ok(id)
             }
@@ -444,15 +445,15 @@ impl Server {
     /// each session to its user, reading another copy than the first, would check one
     /// session and let the request reach the other.
     fn session(&self, headers: &[Field]) -> Result<Option<&'static str>, HttpResponse> {
-        let Some(id) = single_header(headers, "Mcp-Session-Id")
+        let Some(value) = single_header(headers, SESSION_ID)
             .map_err(|Twice| HttpResponse::bad_request(|_| {}))?
         else {
             return Ok(None);
         };
-        let negotiated = std::str::from_utf8(id)
-            .ok()
-            .and_then(|id| self.sessions.get(id));
-        match negotiated {
+        // A value that cannot be a session id (a space inside, a byte outside visible ASCII,
+        // nothing) is a malformed header, 400, not an unknown session.
+        let id = session_id(value).map_err(|_| HttpResponse::bad_request(|_| {}))?;
+        match self.sessions.get(id) {
             Some(&version) => Ok(Some(version)),
             None => Err(HttpResponse::new(404, JSON, BytesMut::new())),
         }
@@ -785,6 +786,13 @@ fn headers_named<'a, 'h: 'a>(
 /// The first value of header `name`.
 fn header<'h>(headers: &[Field<'h>], name: &str) -> Option<&'h [u8]> {
     headers_named(headers, name).next()
+}
+
+/// The session `headers` name: `Mcp-Session-Id`'s value without the whitespace around it, if
+/// it is a session id (which [`Server::session`] checks first, answering 400 if not).
+fn named_session<'h>(headers: &[Field<'h>]) -> Option<&'h [u8]> {
+    let id = session_id(header(headers, SESSION_ID)?).ok()?;
+    Some(id.as_bytes())
 }
 
 /// `value` without its leading and trailing spaces and tabs (HTTP's optional whitespace, no

@@ -1099,6 +1099,35 @@ fn streamable_http_answers_an_unknown_session_with_404() {
     assert_eq!(server.resume(get).status, 404);
 }
 
+/// `examples/streamable_http.rs` answers a request whose `Mcp-Session-Id` cannot be a session
+/// id (MCP: "The session ID MUST only contain visible ASCII characters") with 400, a malformed
+/// header, where an unknown session gets 404; the spaces around a known id are no part of it.
+#[test]
+fn streamable_http_refuses_a_malformed_session_id_with_400() {
+    use streamable_http::{Field, Server};
+    let mut server = Server::new(&[("a", "2025-11-25")]);
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let with_session = |id: &'static [u8]| -> [Field<'static>; 4] {
+        [
+            ("Mcp-Session-Id", id),
+            ("MCP-Protocol-Version", b"2025-11-25"),
+            ("Content-Type", b"application/json"),
+            ("Accept", b"application/json, text/event-stream"),
+        ]
+    };
+    assert_eq!(server.post(&with_session(b" a\t"), ping).status, 200);
+    assert_eq!(server.post(&with_session(b"gone"), ping).status, 404);
+    for malformed in [&b"a b"[..], b"a\x7f", "\u{e9}".as_bytes(), b" "] {
+        let refused = server.post(&with_session(malformed), ping);
+        assert_eq!(refused.status, 400, "{malformed:?}");
+        let get = [
+            ("Mcp-Session-Id", malformed),
+            ("Last-Event-ID", &b"0/0"[..]),
+        ];
+        assert_eq!(server.resume(&get).status, 400, "{malformed:?}");
+    }
+}
+
 /// `examples/streamable_http.rs` lists its tool, with the schema whose `x-mcp-header`
 /// annotation its client mirrors (the example's client "knows the tool's annotations from
 /// `tools/list`"; the server answered it with -32601).

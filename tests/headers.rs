@@ -920,3 +920,38 @@ fn task_requests_mirror_their_task_id_as_mcp_name() {
         );
     }
 }
+
+/// `Mcp-Session-Id`: every visible ASCII byte (0x21-0x7E) is taken, and every other byte is
+/// refused where it stands, first or inside; the spaces and tabs around the value are not
+/// part of it.
+#[test]
+fn session_ids_are_visible_ascii() {
+    use rpcwire::headers::{SessionIdError, session_id};
+    let visible: Vec<u8> = (0x21..=0x7e).collect();
+    assert_eq!(session_id(&visible).unwrap().as_bytes(), &visible[..]);
+    assert_eq!(session_id(b"\t x \t"), Ok("x"));
+    for byte in (0..=0xffu8).filter(|b| !(0x21..=0x7e).contains(b)) {
+        let inside = [b'a', byte, b'b'];
+        assert_eq!(
+            session_id(&inside),
+            Err(SessionIdError::NotVisibleAscii { at: 1, byte }),
+            "{byte:#04x} inside"
+        );
+        if byte != b' ' && byte != b'\t' {
+            let leading = [b' ', byte, b'a'];
+            assert_eq!(
+                session_id(&leading),
+                Err(SessionIdError::NotVisibleAscii { at: 1, byte }),
+                "{byte:#04x} first"
+            );
+        }
+    }
+    for empty in [&b""[..], b" ", b"\t \t"] {
+        assert_eq!(session_id(empty), Err(SessionIdError::Empty));
+    }
+    assert_eq!(
+        SessionIdError::NotVisibleAscii { at: 3, byte: 0x7f }.to_string(),
+        "Mcp-Session-Id header holds byte 0x7f at 3, outside visible ASCII (0x21-0x7e)"
+    );
+    assert_eq!(rpcwire::headers::SESSION_ID, "Mcp-Session-Id");
+}

@@ -9,6 +9,9 @@
 //!   reply it sends when they do not ([`HeaderError::write_reply`]: -32020
 //!   `HeaderMismatch`, or -32022 for an unsupported protocol version).
 //!
+//! [`session_id`] reads the `Mcp-Session-Id` header of any Streamable HTTP version (2025-03-26
+//! on): visible ASCII, by the transport's rule.
+//!
 //! Values that are not plain ASCII travel in the Base64 sentinel form
 //! `=?base64?{Base64EncodedValue}?=` (standard alphabet, padded, over the UTF-8 bytes); they are
 //! decoded before the comparison, as the transport specification requires.
@@ -28,13 +31,15 @@ use crate::mcp::{meta_keys, methods};
 use crate::message::{Message, ReplyId};
 
 mod mirror;
+mod session;
 mod tool;
 mod value;
 
 pub use mirror::mirror_headers;
+pub use session::{SESSION_ID, SessionIdError, session_id};
 pub use tool::{InvalidSchema, ParamType, SchemaError, ToolHeaders, ToolParam};
-use value::plain;
 pub use value::{ValueError, decode_header_value, encode_header_value};
+use value::{plain, trim_ows};
 
 /// `MCP-Protocol-Version`: the protocol version of the request (= `_meta`'s
 /// `io.modelcontextprotocol/protocolVersion`).

@@ -13,13 +13,7 @@ use super::{SENTINEL_PREFIX, SENTINEL_SUFFIX};
 /// values, without obsolete text), the spaces and tabs around it stripped (RFC 9110's OWS:
 /// another control character at either end, a line break, is malformed as one inside is).
 pub(super) fn plain(value: &[u8]) -> Option<&str> {
-    let is_ows = |b: &u8| matches!(b, b' ' | b'\t');
-    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
-    let end = value
-        .iter()
-        .rposition(|b| !is_ows(b))
-        .map_or(start, |i| i + 1);
-    let value = &value[start..end];
+    let (_, value) = trim_ows(value);
     if value
         .iter()
         .all(|&b| (0x20..0x7f).contains(&b) || b == b'\t')
@@ -28,6 +22,18 @@ pub(super) fn plain(value: &[u8]) -> Option<&str> {
     } else {
         None
     }
+}
+
+/// The value without the spaces and tabs around it (RFC 9110's optional whitespace, no part
+/// of a field value), and where what is left starts.
+pub(super) fn trim_ows(value: &[u8]) -> (usize, &[u8]) {
+    let is_ows = |b: &u8| matches!(b, b' ' | b'\t');
+    let start = value.iter().position(|b| !is_ows(b)).unwrap_or(value.len());
+    let end = value
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
+    (start, &value[start..end])
 }
 
 /// Why a header value could not be decoded.
