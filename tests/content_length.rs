@@ -349,6 +349,34 @@ fn fatal_header_errors() {
     }
 }
 
+/// A line end between two messages (a peer that writes `\r\n` after each body) starts a
+/// header block with its blank line: no `Content-Length`, fatal as documented, at the offset
+/// of the stray line end, after the message before it was handed out; a bare `\n` there is
+/// a malformed header line. vscode-jsonrpc refuses it too (its header block is then the
+/// stray `\r\n` and the next message's headers, and the empty first line has no `:`), as
+/// does lsp-server (a `\r\n` first ends the block, with no `Content-Length`); neither reads
+/// the message after it.
+#[test]
+fn a_stray_line_end_between_messages_is_fatal() {
+    for (stray, expected) in [
+        (&b"\r\n"[..], E::MissingLength { offset: 23 }),
+        (b"\n", E::MalformedHeader { offset: 23 }),
+    ] {
+        let stream = [
+            &b"Content-Length: 2\r\n\r\n{}"[..],
+            stray,
+            msg("[]").as_bytes(),
+        ]
+        .concat();
+        assert_any_split(&stream, &[Ok(Bytes::from("{}")), Err(expected)], |chunks| {
+            let mut framer = ContentLengthFramer::new(1 << 20);
+            let got = frame_all(&mut framer, chunks);
+            assert!(framer.is_failed());
+            got
+        });
+    }
+}
+
 /// The LSP base protocol: "The header part is encoded using the 'ascii' encoding." A byte
 /// above 0x7F in a header value (UTF-8 `é`, a lone 0x80, 0xFF), of any header, is a malformed
 /// header line, fatal as a control character is: the framer cannot tell what the peer meant
