@@ -51,7 +51,7 @@
 //! - Reply matching: [`PendingTable`] (ids we mint), [`InFlight`] (the peer's ids),
 //!   [`IdRemapper`] (a proxy's id rewriting both ways).
 //! - MCP over HTTP: [`headers`] (2026-07-28 header mirroring: the headers a client sends, a
-//!   tool's `x-mcp-header` annotations, and the server's check).
+//!   tool's `x-mcp-header` annotations, and the server's check; an `Mcp-Session-Id` checked).
 //! - Scanning: [`scan`] (the one skip primitive, SIMD with a scalar oracle).
 //!
 //! ## How do I …
