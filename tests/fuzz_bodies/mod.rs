@@ -2194,8 +2194,8 @@ pub fn assert_decodes_lines_as_framed(decoder: &Decoder, stream: &[u8]) {
 /// - a decodable header value survives encoding and decoding again.
 pub fn headers(data: &[u8]) {
     use rpcwire::headers::{
-        Header, HeaderCheck, HeaderError, ToolHeaders, decode_header_value, encode_header_value,
-        mirror_headers,
+        Header, HeaderCheck, HeaderError, SessionIdError, ToolHeaders, decode_header_value,
+        encode_header_value, mirror_headers, session_id,
     };
 
     let mut parts = data.splitn(3, |&b| b == 0);
@@ -2248,6 +2248,27 @@ pub fn headers(data: &[u8]) {
         })
         .collect();
     for (_, value) in &headers {
+        // `Mcp-Session-Id`: visible ASCII, the spaces and tabs around it stripped.
+        let ows = |b: &u8| matches!(b, b' ' | b'\t');
+        let start = value.iter().position(|b| !ows(b)).unwrap_or(value.len());
+        let end = value.iter().rposition(|b| !ows(b)).map_or(start, |i| i + 1);
+        match session_id(value) {
+            Ok(id) => {
+                assert!(
+                    !id.is_empty() && id.bytes().all(|b| b.is_ascii_graphic()),
+                    "session id {id:?} taken"
+                );
+                assert_eq!(id.as_bytes(), &value[start..end]);
+            }
+            Err(SessionIdError::NotVisibleAscii { at, byte }) => {
+                assert_eq!(value[at], byte);
+                assert!(!byte.is_ascii_graphic(), "{value:?}: {byte:#04x} refused");
+            }
+            Err(SessionIdError::Empty) => {
+                assert!(value.iter().all(|b| matches!(b, b' ' | b'\t')), "{value:?}");
+            }
+            Err(e) => panic!("{e}"),
+        }
         if let Ok(text) = decode_header_value(value) {
             let again = encode_header_value(&text);
             assert_eq!(
