@@ -726,7 +726,7 @@ fn check(status: Status, model: &mut Model) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(crate::common::cases(512))]
 
     /// Random interleavings of owe, push, answer, forgo and seal (misuse among them: handles
     /// twice, handles unknown, elements after the seal, calls after the end, owing past the

@@ -904,7 +904,7 @@ fn content_length_stream() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     // Enough cases for messages whose every header is sound and fits the limits to be common,
     // a `Content-Type` in another charset among them.
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+    #![proptest_config(crate::common::cases(4000))]
     /// Any such stream, under any limits, in one read and one byte at a time: the framer
     /// hands out what the model gives.
     #[test]

@@ -384,9 +384,8 @@ fn run_cases<S: Strategy + 'static>(
         .spawn(move || {
             let strategy = strategy();
             let config = ProptestConfig {
-                cases: 3000,
                 failure_persistence: None,
-                ..ProptestConfig::default()
+                ..common::cases(3000)
             };
             let result = proptest::test_runner::TestRunner::new(config).run(&strategy, test);
             if let Err(e) = result {

@@ -305,7 +305,7 @@ fn spliced_as_written(raw: rpcwire::RawJson<'_>, written: &[u8]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::cases(2000))]
 
     /// Every writer's line is one the crate's own decoders read back as the same message:
     /// the same id token, method, code and message (compared after unescaping), and payloads
@@ -608,7 +608,7 @@ fn value_of(bytes: &[u8]) -> serde_json::Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(crate::common::cases(1000))]
 
     /// Every writer's line is one serde_json reads as the message written: the same id (read
     /// from the token as serde_json reads it alone), method, code and message, and each
@@ -703,7 +703,7 @@ fn request_frame() -> impl Strategy<Value = (Vec<u8>, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(crate::common::cases(1000))]
 
     /// `write_with_id` replaces the id the decoder read and nothing else: serde_json reads
     /// the line as the frame with only its id changed (the `id` members and look-alike strings
@@ -813,7 +813,7 @@ fn push() -> impl Strategy<Value = Push> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
+    #![proptest_config(crate::common::cases(500))]
 
     /// A batch reply, whatever was pushed into it (replies of every writer, received frames
     /// forwarded with `write_frame` with whitespace and line breaks around and inside them,

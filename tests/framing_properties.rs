@@ -127,7 +127,7 @@ fn line_stream() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::cases(2000))]
     #[test]
     fn line_framer_any_bytes_any_reads(
         input in line_stream(),
@@ -305,7 +305,7 @@ fn sse_event_starts(input: &[u8]) -> Vec<u64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(crate::common::cases(3000))]
     /// Any stream in one read, one byte at a time and in random pieces, with or without the
     /// empty events: the same events, at the same offsets (each where an event starts).
     #[test]
@@ -393,7 +393,7 @@ fn cl_read(framer: &mut rpcwire::ContentLengthFramer, chunks: &[&[u8]]) -> ClRea
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(crate::common::cases(3000))]
     /// Any stream in one read, one byte at a time and in random pieces: the same bodies and
     /// errors at the same offsets.
     #[test]
@@ -417,7 +417,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(crate::common::cases(1000))]
     /// A body whose `Content-Type` names another charset (or none that can be read), of any
     /// bytes, between two messages: in one read, one byte at a time and in random pieces, it
     /// is reported once at its offset, skipped, and the message after it is read.

@@ -10,6 +10,8 @@
 //! are the other: `as_f64` rounds correctly (it equals Rust's `f64` parser), where
 //! serde_json's default parser is off by a few units in the last place at times.
 
+mod common;
+
 use proptest::prelude::*;
 use rpcwire::{DecodeError, Decoder, JsonKind, Lookup, Member, RawJson};
 use serde_json::Value;
@@ -337,7 +339,7 @@ fn agree_number(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(crate::common::cases(512))]
 
     /// Every accessor reads a random document as serde_json does.
     #[test]

@@ -206,7 +206,7 @@ fn line_bytes() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::cases(2000))]
     /// Any bytes in one read, one byte at a time and in random pieces, with limits around the
     /// lines' lengths (none among them): every entry point gives the model's items.
     #[test]
@@ -253,7 +253,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(crate::common::cases(1000))]
     /// A framer read to the end of one stream (`decode_eof` or `decode_chunk_eof` gave
     /// `Ok(None)`) reads the next as a new one, as those functions promise: its first line is
     /// whole, even after an over-long line the end cut short or a CR the end left alone, and
@@ -287,7 +287,7 @@ fn long_object(size: usize) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(crate::common::cases(300))]
     /// Objects of about 4 KiB (around the size from which a line is decoded in the pass that
     /// finds its end), each after blanks and followed by blanks, CRs, line ends or bytes that
     /// leave the line no message, under a decoder limit and a lines limit around their
@@ -346,7 +346,7 @@ mod codecs {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #![proptest_config(crate::common::cases(1000))]
         /// The SSE and `Content-Length` codecs, as the line codec: any stream in one read,
         /// one byte at a time and in random pieces gives the same items (or error) at the
         /// same offsets, and for SSE the same state at the end.

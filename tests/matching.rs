@@ -740,7 +740,7 @@ fn number_spellings(negative: bool, digits: &str, shift: i32) -> Vec<String> {
 
 proptest::proptest! {
     // Each case checks some 10,000 pairs.
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+    #![proptest_config(crate::common::cases(32))]
 
     /// `InFlight` hashes and compares ids by a form of its own, borrowed from the token where
     /// it can be: it finds an id under any spelling exactly when their keys are equal,

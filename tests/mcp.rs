@@ -1062,7 +1062,7 @@ const METHODS: [&str; 4] = [
 ];
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+    #![proptest_config(crate::common::cases(3000))]
 
     /// `Cancelled`, `Progress` and `Task` against a model of their docs, on generated params
     /// (the tests above each try a few hand-made ones): members of every type, given once,
@@ -1343,7 +1343,7 @@ fn write_request_with_progress_token_uses_the_token_as_id_and_progress_token() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::cases(2000))]
 
     /// `write_request_with_progress` against a model of its docs, on generated params: members
     /// `_meta` (plain or escaped, zero, one or two times, of every type, holding a

@@ -1,6 +1,8 @@
 //! `PendingTable` against a `HashMap` model (proptest), and a soak test of a request stream
 //! with timeouts and late replies.
 
+mod common;
+
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
@@ -346,7 +348,7 @@ fn run(limit: usize, ops: Vec<Op>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::cases(256))]
 
     #[test]
     fn table_matches_hashmap_model(

@@ -11,6 +11,8 @@
 //! shrink gives all its room back. (`tests/remap_model.rs` models tasks under the default
 //! 64 MiB budget, so there records never go for bytes, and spells each task id one way.)
 
+mod common;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::*;
@@ -110,7 +112,7 @@ const PER_CLIENT: usize = 3;
 const BYTES_PER_CLIENT: usize = 34;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+    #![proptest_config(crate::common::cases(512))]
     #[test]
     fn tasks_keep_the_byte_budget_and_the_clients_shares(ops in proptest::collection::vec(op(), 1..150)) {
         let mut r: IdRemapper<u8> = IdRemapper::new(6).max_bytes(MAX_BYTES).max_per_client(PER_CLIENT).max_bytes_per_client(BYTES_PER_CLIENT);

@@ -28,6 +28,8 @@
 //! own (`tasks/*`, a listen request naming it: `ForeignTask`), never to its own, and no
 //! stream gets another client's task's `notifications/tasks`.
 
+mod common;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::*;
@@ -336,7 +338,7 @@ fn notification(frame: &str) -> Notification<'_> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+    #![proptest_config(crate::common::cases(256))]
     #[test]
     fn remap_model(ops in proptest::collection::vec(op(), 1..80)) {
         let mut r: IdRemapper<u8> = IdRemapper::new(5).max_per_client(PER_CLIENT).max_bytes_per_client(BYTES_PER_CLIENT);

@@ -17,6 +17,8 @@
 //! `MalformedParams`) happens, no task is ever kept, no upstream notification is routed on a
 //! token minted, and the remapper holds, counts and refuses what the model says.
 
+mod common;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::*;
@@ -174,7 +176,7 @@ fn remapper() -> IdRemapper<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+    #![proptest_config(crate::common::cases(256))]
     #[test]
     fn remap_jsonrpc_model(ops in proptest::collection::vec(op(), 1..80)) {
         let mut r = remapper();

@@ -8,6 +8,8 @@
 //! (`tests/remap_model.rs` drives ids spelled one way each and no listen streams; it checks
 //! tasks, which this test leaves out.)
 
+mod common;
+
 use bytes::BytesMut;
 use proptest::prelude::*;
 use rpcwire::*;
@@ -114,7 +116,7 @@ fn notification(frame: &str) -> Notification<'_> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+    #![proptest_config(crate::common::cases(256))]
     #[test]
     fn every_spelling_of_an_id_is_one_request_restored_byte_for_byte(ops in proptest::collection::vec(op(), 1..120)) {
         let mut r: IdRemapper<u8> = IdRemapper::new(CAP).max_bytes(MAX_BYTES);

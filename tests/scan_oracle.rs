@@ -3,6 +3,8 @@
 //! instance of the lazy container skip where the CPU has AVX-512BW).
 
 /// Whether to force the lazy kernel's AVX2 instance (`tests/scan_oracle_avx2.rs` does).
+mod common;
+
 const FORCE_AVX2: bool = false;
 
 #[path = "scan_oracle/cases.rs"]

@@ -3,6 +3,8 @@
 //! without, both test the same).
 
 /// Whether to force the lazy kernel's AVX2 instance.
+mod common;
+
 const FORCE_AVX2: bool = true;
 
 #[path = "scan_oracle/cases.rs"]

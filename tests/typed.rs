@@ -2,6 +2,8 @@
 //! growth, and the frame left untouched.
 #![cfg(feature = "serde")]
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use bytes::BytesMut;
@@ -591,7 +593,7 @@ fn same_but_rounding(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+    #![proptest_config(crate::common::cases(1000))]
 
     /// The two paths read generated values alike, on one scratch area reused across them all
     /// (the examples above each read a handful of values on a new one): the same value but for

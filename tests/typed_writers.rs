@@ -3,6 +3,8 @@
 //! `to_raw` refuses with the same error, and append nothing when they do.
 #![cfg(feature = "serde")]
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use bytes::BytesMut;
@@ -426,7 +428,7 @@ fn id_token() -> impl Strategy<Value = &'static [u8]> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(crate::common::cases(400))]
 
     /// Generated values and structs are written as `to_raw` and the `encode` writers write
     /// them, with any id and any method name.

@@ -645,3 +645,16 @@ pub fn nested(depth: usize) -> Vec<u8> {
     }
     v
 }
+
+/// The proptest configuration of a property: `cases` cases, or as many as `PROPTEST_CASES`
+/// says when it is set, for a longer run (`PROPTEST_CASES=100000 cargo test --release --test
+/// remap_model`). A property's own `cases` would otherwise hide the variable, which
+/// proptest's default configuration reads.
+pub fn cases(cases: u32) -> proptest::test_runner::Config {
+    let default = proptest::test_runner::Config::default();
+    if std::env::var_os("PROPTEST_CASES").is_some() {
+        default
+    } else {
+        proptest::test_runner::Config { cases, ..default }
+    }
+}

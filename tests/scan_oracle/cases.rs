@@ -735,7 +735,7 @@ fn json_value() -> impl Strategy<Value = String> {
 
 proptest! {
 
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::cases(2000))]
 
     #[test]
     fn ascii_prefix_on_any_bytes(buf in proptest::collection::vec(
