@@ -49,9 +49,17 @@ impl ErrorCode {
     pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
     /// -32603: internal JSON-RPC error.
     pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
-    /// -32002: MCP's older "resource not found" (legacy; must no longer be emitted).
+    /// -32002: MCP's "resource not found", the code a server of 2025-11-25 and earlier
+    /// answers a `resources/read` of an unknown URI with (the resources page, "Error
+    /// Handling": "Resource not found: `-32002`"). MCP 2026-07-28 withdrew it (-32602
+    /// instead; [`is_forbidden_in_mcp_2026`](Self::is_forbidden_in_mcp_2026)): not to be
+    /// emitted under that version, while a session of an earlier one still uses it.
     pub const MCP_RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
-    /// -32042: MCP 2025-11-25 "URL elicitation required" (must no longer be emitted).
+    /// -32042: MCP 2025-11-25's "URL elicitation required" (`URL_ELICITATION_REQUIRED`: "the
+    /// server requires the client to provide additional information via an elicitation
+    /// request", the URL elicitations in `data.elicitations`), for a session of 2025-11-25.
+    /// MCP 2026-07-28 withdrew it: not to be emitted under that version
+    /// ([`is_forbidden_in_mcp_2026`](Self::is_forbidden_in_mcp_2026)).
     pub const MCP_URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
     /// -32020: MCP 2026-07-28 header mismatch (HTTP headers disagree with the body).
     pub const MCP_HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);

@@ -3,6 +3,13 @@
 //! The constants are patterns: a server dispatches on a request's method by matching its
 //! decoded string, which borrows the frame (no allocation) unless the name holds escapes.
 //!
+//! A method is in every revision from 2024-11-05 on unless its constant names the revisions
+//! that have it: [`ELICITATION_CREATE`] came with 2025-06-18, [`ELICITATION_COMPLETE`] and
+//! the experimental tasks' methods with 2025-11-25, [`SERVER_DISCOVER`],
+//! [`SUBSCRIPTIONS_LISTEN`] and its acknowledgement with 2026-07-28 (with the Tasks
+//! extension's [`TASKS_UPDATE`] and [`TASKS_NOTIFICATION`]), and
+//! [`REMOVED_IN_2026_07_28`] lists those that 2026-07-28 no longer has.
+//!
 //! ```
 //! use bytes::BytesMut;
 //! use rpcwire::mcp::methods;
@@ -54,8 +61,8 @@ pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
 /// `sampling/createMessage` (a server-to-client request; from 2026-07-28 an input request
 /// in the `inputRequests` of an `input_required` result, no message of its own)
 pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
-/// `elicitation/create` (a server-to-client request; from 2026-07-28 an input request, as
-/// [`SAMPLING_CREATE_MESSAGE`])
+/// `elicitation/create` (2025-06-18 on, which added elicitation; a server-to-client
+/// request; from 2026-07-28 an input request, as [`SAMPLING_CREATE_MESSAGE`])
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// `roots/list` (a server-to-client request; from 2026-07-28 an input request, as
 /// [`SAMPLING_CREATE_MESSAGE`])
