@@ -99,7 +99,12 @@ impl<'a> Progress<'a> {
     /// malformed one: a token or `progress` missing or that cannot be read, or a `total` or
     /// `message` there that cannot be read (of another type, beyond `f64`, or given twice). A
     /// `null` `total` or `message` is of another type: MCP's schema has `total?: number` and
-    /// `message?: string`, which may be left out but not be `null`.
+    /// `message?: string`, which may be left out but not be `null`. Whatever the session's
+    /// version: 2024-11-05 has no `message` (2025-03-26 added it), so there a `message` that
+    /// is no string is an unknown member, which the schema allows, yet it is refused here as
+    /// under later versions, as the TypeScript SDK's `ProgressNotificationSchema` refuses it
+    /// (`message: z.optional(z.string())`, for every version). The progress token alone
+    /// ([`reported_progress_token`]) still routes such a notification.
     ///
     /// ```
     /// use rpcwire::{mcp::Progress, Decoder, Message};
