@@ -133,9 +133,9 @@ fn members_of_another_type_are_refused() {
         (r#""capabilities":[]"#, M::Capabilities),
         (r#""instructions":{}"#, M::Instructions),
         (r#""ttlMs":-1"#, M::TtlMs),
-        (r#""ttlMs":-0"#, M::TtlMs),
         (r#""ttlMs":1.5"#, M::TtlMs),
-        (r#""ttlMs":1e3"#, M::TtlMs),
+        (r#""ttlMs":15e-1"#, M::TtlMs),
+        (r#""ttlMs":-1e0"#, M::TtlMs),
         (r#""ttlMs":"60000""#, M::TtlMs),
         (r#""ttlMs":18446744073709551616"#, M::TtlMs),
         (r#""cacheScope":"shared""#, M::CacheScope),
@@ -175,6 +175,11 @@ fn a_member_given_twice_is_refused() {
 fn the_edges_of_ttl_and_the_spellings_of_scope_are_read() {
     let result = result_replacing("ttlMs", r#""ttlMs":18446744073709551615"#);
     assert_eq!(read(&result).unwrap().cache.ttl_ms, u64::MAX);
+    // JSON Schema's `integer`: any number whose fraction is zero.
+    for (token, ttl) in [("1e3", 1000), ("3600000.0", 3_600_000), ("-0", 0)] {
+        let result = result_replacing("ttlMs", &format!(r#""ttlMs":{token}"#));
+        assert_eq!(read(&result).unwrap().cache.ttl_ms, ttl, "{token}");
+    }
     // An escaped name is the name.
     let result = result_replacing("cacheScope", r#""cacheScope":"publi\u0063""#);
     assert_eq!(read(&result).unwrap().cache.scope, CacheScope::Public);

@@ -7,7 +7,8 @@ use bytes::BytesMut;
 
 use crate::encode;
 use crate::id::Id;
-use crate::json::{JsonKind, JsonStr, Lookup, RawJson, is_integer_token};
+use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
+use crate::scan;
 
 use super::meta_keys;
 
@@ -59,7 +60,8 @@ impl CacheHint {
     /// `cacheScope` one of `"private"` and `"public"`), read lazily, with no allocation.
     /// `None`, nothing to cache by, when either is absent, given twice (or in an object too
     /// malformed to read whole), or not of its type: `ttlMs` a non-negative integer that fits
-    /// `u64`, spelled as one; `cacheScope` `"public"` or `"private"`, escapes decoded.
+    /// `u64`, in any spelling (`1.0`, `1e3` and `-0` are integers, as JSON Schema's `integer`
+    /// says; `1.5` is not); `cacheScope` `"public"` or `"private"`, escapes decoded.
     ///
     /// Which results are cacheable (`server/discover`'s, the listings' and
     /// `resources/read`'s) is the caller's to know: the method of the request answered. A
@@ -208,8 +210,8 @@ pub fn write_discover_result(
 /// A required member that is missing, and any member read here that is given twice or is
 /// not of its schema type, is refused with a [`DiscoverReadError`]: `resultType` and
 /// `instructions` strings, `supportedVersions` an array of strings, `capabilities` an
-/// object, `ttlMs` a non-negative integer that fits `u64` (spelled as one: `1.0` and `1e3`
-/// are refused), `cacheScope` `"public"` or `"private"`, `_meta` an object, and in it
+/// object, `ttlMs` a non-negative integer that fits `u64` (in any spelling, as JSON Schema's
+/// `integer` takes it: `1.0`, `1e3`, `-0`; `1.5` and `-1` are refused), `cacheScope` `"public"` or `"private"`, `_meta` an object, and in it
 /// [`meta_keys::SERVER_INFO`] (optional: "Servers **SHOULD** include" it) an object. Nothing
 /// is allocated: each member is a view of the frame, read further when needed.
 ///
@@ -350,15 +352,66 @@ fn is_array_of_strings(value: RawJson<'_>) -> bool {
     elements.by_ref().all(|v| v.as_str().is_some()) && !elements.stopped_early()
 }
 
-/// `ttlMs`: a non-negative integer, spelled as one, that fits `u64`.
+/// `ttlMs`: a non-negative integer that fits `u64`, in any spelling. The schema's type is
+/// JSON Schema's `integer`, "a number with a zero fractional part" (2020-12 validation, 6.1.1),
+/// so `1.0`, `1e3` and `-0` are integers as `1`, `1000` and `0` are (ajv's and Python's
+/// `jsonschema`'s validators, and the SDKs' number types, take them). The value is exact: a
+/// spelling is read as its decimal digits, never through an `f64`.
 fn ttl_ms(value: RawJson<'_>) -> Option<u64> {
-    // `u64`'s parsing refuses a minus sign (`-0` too), and the token check what is no JSON
-    // integer (`+1`, which `u64`'s parsing takes).
     let token = value.as_bytes();
-    if !is_integer_token(token) {
+    if scan::scalar::number_end(token, 0) != Ok(token.len()) {
+        return None; // no number (a member of a lazily read object is only delimited)
+    }
+    let (negative, token) = match token.strip_prefix(b"-") {
+        Some(rest) => (true, rest),
+        None => (false, token),
+    };
+    let (mantissa, exponent) = match token.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(e) => (&token[..e], &token[e + 1..]),
+        None => (token, &b""[..]),
+    };
+    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(dot) => (&mantissa[..dot], &mantissa[dot + 1..]),
+        None => (mantissa, &b""[..]),
+    };
+    // The value is `digits` × 10^`shift`, `digits` the mantissa's without its point.
+    let (exponent_negative, exponent) = match exponent.first() {
+        Some(b'-') => (true, &exponent[1..]),
+        Some(b'+') => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    // Saturating: an exponent past `i64` is far past any `u64` (or any fraction) either way.
+    let magnitude = exponent.iter().fold(0i64, |n, &d| {
+        n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+    });
+    let exponent = if exponent_negative {
+        -magnitude
+    } else {
+        magnitude
+    };
+    let digits = || int.iter().chain(frac).copied();
+    let leading = digits().take_while(|&d| d == b'0').count();
+    let total = int.len() + frac.len();
+    if leading == total {
+        return Some(0); // every digit is zero: `0`, `-0`, `0.0e7`
+    }
+    let trailing = digits().rev().take_while(|&d| d == b'0').count();
+    let significant = total - leading - trailing;
+    let shift = exponent
+        .saturating_sub(i64::try_from(frac.len()).ok()?)
+        .saturating_add(i64::try_from(trailing).ok()?);
+    // Negative, or a fraction (its last significant digit after the point), or past `u64`'s
+    // 20 digits.
+    if negative || shift < 0 || i64::try_from(significant).ok()?.saturating_add(shift) > 20 {
         return None;
     }
-    core::str::from_utf8(token).ok()?.parse().ok()
+    let value = digits()
+        .skip(leading)
+        .take(significant)
+        .try_fold(0u64, |n, d| {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })?;
+    value.checked_mul(10u64.checked_pow(u32::try_from(shift).ok()?)?)
 }
 
 /// `cacheScope`: `"public"` or `"private"` (escapes decoded).
