@@ -14,7 +14,10 @@ pub enum IdKind {
     },
     /// A canonical integer token `-?(0|[1-9][0-9]*)`, of any size.
     Integer,
-    /// Any other number (`1.5`, `1.0`, `1e3`): JSON-RPC allows it, MCP does not.
+    /// Any other number (`1.5`, `1.0`, `1e3`): JSON-RPC allows it; an MCP decoder refuses it.
+    /// (MCP's schema types an id `string | integer`; JSON Schema's `integer` would take `1.0`
+    /// and `1e3`, the Python SDK's strict `int` does not. rpcwire reads MCP's integer ids as
+    /// canonical integer tokens, so that a reply echoes the one spelling each id has.)
     Number,
     /// `null`: JSON-RPC allows it (and uses it in replies to unreadable requests); MCP only in
     /// an error response, its form for a request whose id could not be read (a request's or
