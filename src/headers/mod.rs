@@ -9,8 +9,8 @@
 //!   reply it sends when they do not ([`HeaderError::write_reply`]: -32020
 //!   `HeaderMismatch`, or -32022 for an unsupported protocol version).
 //!
-//! [`session_id`] reads the `Mcp-Session-Id` header of any Streamable HTTP version (2025-03-26
-//! on): visible ASCII, by the transport's rule.
+//! [`session_id`] reads the `Mcp-Session-Id` header of the versions with sessions (2025-03-26 to
+//! 2025-11-25): visible ASCII, by the transport's rule.
 //!
 //! Values that are not plain ASCII travel in the Base64 sentinel form
 //! `=?base64?{Base64EncodedValue}?=` (standard alphabet, padded, over the UTF-8 bytes); they are

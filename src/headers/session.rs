@@ -4,7 +4,8 @@
 use super::trim_ows;
 
 /// `Mcp-Session-Id`: the session id a server assigns with its `initialize` reply, and the
-/// client sends back on every later request of the session (Streamable HTTP, 2025-03-26 on).
+/// client sends back on every later request of the session (Streamable HTTP, 2025-03-26 to
+/// 2025-11-25; 2026-07-28 has no sessions).
 pub const SESSION_ID: &str = "Mcp-Session-Id";
 
 /// Why an `Mcp-Session-Id` value is not a session id.
