@@ -2032,6 +2032,42 @@ fn an_extension_task_notification_goes_by_its_stream() {
     );
 }
 
+/// A listen stream's notification passed with another buffer than the one it was decoded from
+/// is the caller's mistake, and panics (as documented), but before anything is changed: a
+/// terminal `notifications/tasks` does not end the task's live route first, and the right call
+/// still routes it (and ends the route then).
+#[test]
+fn a_mistaken_subscription_frame_panics_before_a_task_route_ends() {
+    let mut remap = IdRemapper::new(16);
+    let token = forward_call(&mut remap, 1, 1, true);
+    route(&mut remap, &created(token, "task-1")).0.unwrap();
+    let listen = r#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
+    let stream = forward_task_op(&mut remap, 1, listen).unwrap();
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
+    );
+    let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
+        panic!()
+    };
+    let before = (remap.task_routes(), remap.len(), remap.bytes());
+    assert_eq!(before.0, 1);
+    let copy = frame.clone();
+    let mut out = BytesMut::new();
+    let mistaken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        remap
+            .route_subscription(copy.as_bytes(), &n, &mut out)
+            .map(|origin| origin.client)
+    }));
+    assert!(mistaken.is_err());
+    assert!(out.is_empty());
+    assert_eq!((remap.task_routes(), remap.len(), remap.bytes()), before);
+    let origin = remap
+        .route_subscription(frame.as_bytes(), &n, &mut out)
+        .unwrap();
+    assert_eq!(origin.client, 1);
+    assert_eq!(remap.task_routes(), 0);
+}
+
 /// A stream may ask for a task id the remapper does not keep yet: the task of another
 /// client's request whose `CreateTaskResult` is not routed, which the listen request cannot be
 /// refused for. Once the task is kept as that other client's, its `notifications/tasks` (its

@@ -1063,7 +1063,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Panics
     ///
-    /// When `notification` was not decoded from `frame`.
+    /// When `notification` was not decoded from `frame` (before anything is changed: a task
+    /// route the notification would end stays live).
     pub fn route_subscription(
         &mut self,
         frame: &[u8],
@@ -1071,6 +1072,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
         out: &mut BytesMut,
     ) -> Option<&Origin<C, T>> {
         let stream = subscription_id(notification)?;
+        // Before anything is changed: a caller's mistake must not end a task's route.
+        encode::offset_in(frame, stream.raw());
         // `in_flight`, but a plain JSON-RPC request opens no stream: the stamp is the
         // upstream's payload. (One lookup of the entry for both.)
         let origin = match &self.pending.get(Token::from_wire(stream.raw())?)?.held {
