@@ -617,11 +617,19 @@ mod generations_running_out {
         ]
     }
 
-    /// What the model holds: the live requests (value, deadline) and every token minted.
+    /// What the model holds: the live requests (value, deadline) and every token minted; and,
+    /// until the generations run out, what tells a token never minted `Stale` from `Unknown`:
+    /// the latest generation minted at each slot index, the slab's length, and, once a shrink
+    /// cut slots off, the generation slots added again start at and the longest the slab was
+    /// when one was cut.
     #[derive(Default)]
     struct Model {
         live: BTreeMap<u64, (u32, Option<u64>)>,
         minted: BTreeSet<u64>,
+        latest: BTreeMap<u64, u64>,
+        slab: u64,
+        restart: u64,
+        shrunk_from: u64,
     }
 
     impl Model {
@@ -643,6 +651,45 @@ mod generations_running_out {
             let again = !self.minted.insert(token);
             assert!(!again || !t.wrapped.is_empty(), "{token} minted twice");
             self.live.insert(token, (value, deadline));
+            let (index, generation) = (token & t.index_mask, token / t.generation_step);
+            self.latest.insert(index, generation);
+            self.slab = self.slab.max(index);
+        }
+
+        /// A shrink (the generations not run out): cuts the free slots at the slab's end in
+        /// the lower half of their generations, whose indexes start again past every
+        /// generation minted there.
+        fn shrink(&mut self, t: &PendingTable<u32>) {
+            let (old, half) = (self.slab, HALF_TOKEN_SPACE / t.generation_step);
+            while self.slab > 0 {
+                let next = self.latest[&self.slab] + 1;
+                let live = self.live.keys().any(|&l| l & t.index_mask == self.slab);
+                if live || next >= half {
+                    break;
+                }
+                self.restart = self.restart.max(next);
+                self.slab -= 1;
+            }
+            if self.slab < old {
+                self.shrunk_from = self.shrunk_from.max(old);
+            }
+        }
+
+        /// How a token never minted misses (the generations not run out), as `shrink_to`
+        /// documents: at a slot in the slab, `Stale` below its latest generation (the ones a
+        /// slot added after a shrink skipped), `Unknown` above; past the slab's end, `Stale`
+        /// below the restart generation at an index a shrink cut off (or past the slab's
+        /// end then), `Unknown` otherwise: a future generation stays unknown.
+        fn never_minted(&self, t: &PendingTable<u32>, token: u64) -> Miss {
+            let (index, generation) = (token & t.index_mask, token / t.generation_step);
+            let stale = if index == 0 {
+                false
+            } else if index <= self.slab {
+                generation < self.latest[&index]
+            } else {
+                index <= self.shrunk_from && generation < self.restart
+            };
+            if stale { Miss::Stale } else { Miss::Unknown }
         }
 
         fn kth_live(&self, k: usize) -> Option<u64> {
@@ -702,10 +749,13 @@ mod generations_running_out {
                         None if model.minted.contains(&token) => {
                             assert_eq!(got, Err(Miss::Stale), "{token}")
                         }
-                        // Either, once a shrink or the generations running out made some
-                        // tokens never minted stale: never a match.
-                        None if shrunk || wrapped => assert!(got.is_err()),
-                        None => assert_eq!(got, Err(Miss::Unknown), "{token}"),
+                        // Either, once the generations running out made some tokens never
+                        // minted stale: never a match.
+                        None if wrapped => assert!(got.is_err()),
+                        None => {
+                            let want = model.never_minted(&t, token);
+                            assert_eq!(got, Err(want), "{token}, shrunk: {shrunk}");
+                        }
                     }
                 }
                 Op::Expire(d) | Op::ExpireBack(d) => {
@@ -743,6 +793,10 @@ mod generations_running_out {
                 Op::Shrink(min) => {
                     t.shrink_to(usize::from(min));
                     shrunk = true;
+                    if !wrapped {
+                        model.shrink(&t);
+                        assert_eq!(t.slots.len() as u64, model.slab, "the slots cut off");
+                    }
                 }
             }
             assert_eq!(t.len(), model.live.len());
