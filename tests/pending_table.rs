@@ -97,18 +97,82 @@ struct Model {
     retired: BTreeSet<u64>,
     now: u64,
     next_value: u64,
-    /// The table was shrunk: a token never minted at a slot index cut off, of a generation
-    /// below the one slots added there start at, may miss as stale rather than unknown.
-    shrunk: bool,
+    /// `index_bits` of the table's tokens, as documented (`PendingTable#tokens`): one more
+    /// than the bits needed to write the capacity limit.
+    index_bits: u32,
+    /// What tells a token never minted `Stale` from `Unknown` (`PendingTable::shrink_to`):
+    /// the latest generation minted at each slot index (`index + 1`, the token's low bits),
+    /// the slab's length, and, once a shrink cut slots off, the generation slots added again
+    /// start at and the longest the slab was when one was cut.
+    latest: BTreeMap<u64, u64>,
+    slab: u64,
+    restart: u64,
+    shrunk_from: u64,
 }
 
 impl Model {
+    fn new(limit: usize) -> Self {
+        Model {
+            index_bits: usize::BITS - limit.leading_zeros() + 1,
+            ..Model::default()
+        }
+    }
+
     fn expected(&self, token: u64) -> Result<u64, Miss> {
         match self.live.get(&token) {
             Some(&(value, _)) => Ok(value),
             None if self.retired.contains(&token) => Err(Miss::Stale),
-            None => Err(Miss::Unknown),
+            None => Err(self.never_minted(token)),
         }
+    }
+
+    /// A token's slot index plus one (its low bits), and its generation.
+    fn split(&self, token: u64) -> (u64, u64) {
+        (
+            token & ((1 << self.index_bits) - 1),
+            token >> self.index_bits,
+        )
+    }
+
+    fn note_minted(&mut self, token: u64) {
+        let (index, generation) = self.split(token);
+        self.latest.insert(index, generation);
+        self.slab = self.slab.max(index);
+    }
+
+    /// A shrink: cuts the free slots at the slab's end in the lower half of their
+    /// generations, whose indexes start again past every generation minted there.
+    fn shrink(&mut self) {
+        let (old, half) = (self.slab, 1 << (52 - self.index_bits));
+        while self.slab > 0 {
+            let next = self.latest[&self.slab] + 1;
+            let live = self.live.keys().any(|&t| self.split(t).0 == self.slab);
+            if live || next >= half {
+                break;
+            }
+            self.restart = self.restart.max(next);
+            self.slab -= 1;
+        }
+        if self.slab < old {
+            self.shrunk_from = self.shrunk_from.max(old);
+        }
+    }
+
+    /// How a token never minted misses, as `shrink_to` documents: at a slot in the slab,
+    /// `Stale` below its latest generation (the ones a slot added after a shrink skipped),
+    /// `Unknown` above; past the slab's end, `Stale` below the restart generation at an index
+    /// a shrink cut off (or past the slab's end then), `Unknown` otherwise: a future
+    /// generation stays unknown.
+    fn never_minted(&self, token: u64) -> Miss {
+        let (index, generation) = self.split(token);
+        let stale = if index == 0 {
+            false
+        } else if index <= self.slab {
+            generation < self.latest[&index]
+        } else {
+            index <= self.shrunk_from && generation < self.restart
+        };
+        if stale { Miss::Stale } else { Miss::Unknown }
     }
 
     fn kth_live(&self, k: usize) -> Option<u64> {
@@ -136,10 +200,7 @@ impl Model {
 /// live entry of that token: a stale token never reaches a newer request.
 fn check_lookup(model: &mut Model, token: Option<u64>, got: Result<u64, Miss>) {
     let expected = token.map_or(Err(Miss::Unknown), |t| model.expected(t));
-    let unminted_stale = model.shrunk && expected == Err(Miss::Unknown) && got == Err(Miss::Stale);
-    if !unminted_stale {
-        assert_eq!(got, expected, "token {token:?}");
-    }
+    assert_eq!(got, expected, "token {token:?}");
     if let (Ok(_), Some(t)) = (got, token) {
         model.retire(t);
     }
@@ -147,7 +208,7 @@ fn check_lookup(model: &mut Model, token: Option<u64>, got: Result<u64, Miss>) {
 
 fn run(limit: usize, ops: Vec<Op>) {
     let mut table = PendingTable::with_capacity_limit(limit);
-    let mut model = Model::default();
+    let mut model = Model::new(limit);
 
     let minted = |model: &mut Model, token: Token, deadline: Option<u64>| {
         let t = token.get();
@@ -159,6 +220,7 @@ fn run(limit: usize, ops: Vec<Op>) {
             "retired token {t} minted again"
         );
         model.live.insert(t, (model.next_value, deadline));
+        model.note_minted(t);
     };
 
     for op in ops {
@@ -297,7 +359,22 @@ fn run(limit: usize, ops: Vec<Op>) {
                     Some(min) => table.shrink_to(min),
                     None => table.shrink_to_fit(),
                 }
-                model.shrunk = true;
+                model.shrink();
+                assert_eq!(table.debug_footprint().slots as u64, model.slab);
+                // Tokens around the restart generation at every index up to one past the
+                // longest slab: those never minted miss as the model says (`Stale` below the
+                // restart generation at an index cut off, `Unknown` from it on).
+                let restart = model.restart;
+                let longest = model.slab.max(model.shrunk_from);
+                let past = (longest + 1).min((1 << model.index_bits) - 1);
+                for index in 1..=past {
+                    for generation in [0, restart.saturating_sub(1), restart, restart + 1] {
+                        let t = generation << model.index_bits | index;
+                        if let Err(miss) = model.expected(t) {
+                            assert_eq!(table.remove(Token::new(t).unwrap()), Err(miss), "{t}");
+                        }
+                    }
+                }
                 // As `Vec::shrink_to`: down to `min` at most, never up.
                 let floor = min.unwrap_or(0).min(before).max(table.len());
                 assert!((floor..=before).contains(&table.capacity()));
