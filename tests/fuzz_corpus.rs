@@ -483,6 +483,13 @@ fn write_seed_corpus() {
 }
 
 proptest::proptest! {
+    /// The pending-table body (`PendingTable` against a map of its requests) on random
+    /// programs, shrinks among them.
+    #[test]
+    fn pending_body_on_random_programs(program in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+        fuzz_bodies::pending_model(&program);
+    }
+
     /// The id-table body (`InFlight` and `IdRemapper` against models of their entries and
     /// id bytes) on random programs.
     #[test]

@@ -1343,11 +1343,24 @@ pub fn content_length_chunks(data: &[u8]) {
 
 /// `PendingTable` operations driven by the input, against a `HashMap` model: every answer
 /// agrees, no token is minted twice (a live or a retired one), a stale token never matches,
-/// a shrink keeps every live request with its deadline, and the table ends empty.
+/// a shrink keeps every live request with its deadline, a token of a generation past every
+/// one minted is `Unknown` (after a shrink too), and the table ends empty.
 pub fn pending_model(data: &[u8]) {
     use rpcwire::{Miss, PendingTable, Token};
     use std::collections::{BTreeMap, HashSet};
-    let mut table = PendingTable::with_capacity_limit(64);
+    const LIMIT: usize = 64;
+    // The token layout (`PendingTable#tokens`): `generation << INDEX_BITS | (slot index + 1)`,
+    // `INDEX_BITS` one more than the bits needed to write the capacity limit.
+    const INDEX_BITS: u32 = usize::BITS - LIMIT.leading_zeros() + 1;
+    // A token never minted, of a generation past every one minted (`arg` picks its slot
+    // index): whatever a shrink cut, `Unknown` (`PendingTable::shrink_to`).
+    let future = |latest: u64, arg: u8| {
+        let index = arg as u64 % ((1 << INDEX_BITS) - 1);
+        Token::new((latest + 1) << INDEX_BITS | (index + 1)).unwrap()
+    };
+    let mut table = PendingTable::with_capacity_limit(LIMIT);
+    // The latest generation minted.
+    let mut latest = 0u64;
     // Ordered, so that `arg` picks the same live token on every run without sorting per step.
     let mut model: BTreeMap<u64, (u32, Option<u64>)> = BTreeMap::new();
     let mut retired: Vec<Token> = vec![];
@@ -1372,6 +1385,8 @@ pub fn pending_model(data: &[u8]) {
                 );
             }
             assert_eq!(table.len(), model.len());
+            let token = future(latest, arg);
+            assert_eq!(table.remove(token), Err(Miss::Unknown), "{token}");
             continue;
         }
         match op % 7 {
@@ -1385,6 +1400,7 @@ pub fn pending_model(data: &[u8]) {
                 match r {
                     Ok(token) => {
                         assert!(token.get() < (1 << 53));
+                        latest = latest.max(token.get() >> INDEX_BITS);
                         assert!(
                             model.insert(token.get(), (next_value, deadline)).is_none()
                                 && !ever_retired.contains(&token.get()),
@@ -1448,9 +1464,12 @@ pub fn pending_model(data: &[u8]) {
                 }
             }
             _ => {
-                // Unknown: a number no table minted in this range, or not a token at all.
-                assert!(table.complete_wire(b"\"1\"").is_err());
+                // Unknown: not a token at all, or a number no table minted in this range, or
+                // of a generation past every one minted.
+                assert_eq!(table.complete_wire(b"\"1\""), Err(Miss::Unknown));
                 assert_eq!(table.complete_wire(b"-1"), Err(Miss::Unknown));
+                let token = future(latest, arg);
+                assert_eq!(table.remove(token), Err(Miss::Unknown), "{token}");
             }
         }
         assert_eq!(table.len(), model.len());
