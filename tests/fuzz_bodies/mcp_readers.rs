@@ -632,8 +632,15 @@ impl<'a> Frame<'a> {
         if let (Some(cache), Some(reference)) = (cache, reference) {
             let scope = member(reference, &["cacheScope"]).map(decoded);
             assert_eq!(scope.as_deref(), Some(cache.scope.as_str()), "cacheScope");
-            let ttl = member(reference, &["ttlMs"]).map(|t| t.get().to_string());
-            assert_eq!(ttl, Some(cache.ttl_ms.to_string()), "ttlMs");
+            // An integer token is the value's digits; another spelling of an integer (`1e3`,
+            // `1.0`) is the same number (compared as `f64`s, each the nearest to it).
+            let ttl = member(reference, &["ttlMs"]).expect("ttlMs").get();
+            if ttl.bytes().all(|b| b.is_ascii_digit()) {
+                assert_eq!(ttl, cache.ttl_ms.to_string(), "ttlMs");
+            } else {
+                let number: f64 = ttl.parse().expect("a JSON number");
+                assert_eq!(number, cache.ttl_ms as f64, "ttlMs {ttl}");
+            }
         }
         self.inside_id(mcp::related_task(result), "related_task");
         self.meta_keys(result);
