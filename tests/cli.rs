@@ -481,9 +481,9 @@ fn a_batch_over_max_batch_is_one_invalid_request() {
     assert_eq!(records[0]["kind"], "invalid");
 }
 
-/// In a server's stream, a batch over `--max-batch` made only of replies is one
-/// `invalid_response`, owed no reply; one holding a request is `invalid`, owed the -32600, as
-/// docs/cli.md's option tables say.
+/// In a server's stream (and a client's), a batch over `--max-batch` made only of replies is
+/// one `invalid_response`, owed no reply; one holding a request is `invalid`, owed the -32600,
+/// as docs/cli.md's option tables say.
 #[test]
 fn a_server_batch_of_replies_over_max_batch_is_an_invalid_response() {
     let replies = br#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"result":1},{"jsonrpc":"2.0","id":3,"result":1}]
@@ -507,6 +507,22 @@ fn a_server_batch_of_replies_over_max_batch_is_an_invalid_response() {
         (&records[1]["kind"], &records[1]["reply"]),
         (&json!("invalid"), &json!({"code": -32600, "id": "null"}))
     );
+    // In a client's stream too: a batch of replies only is owed nothing.
+    let args = [
+        "--dialect",
+        "jsonrpc",
+        "--direction",
+        "c2s",
+        "--max-batch",
+        "2",
+    ];
+    let (records, _, code) = check(&args, Some(replies));
+    assert_eq!(code, 1);
+    assert_eq!(
+        (&records[0]["kind"], &records[0]["reply"]),
+        (&json!("invalid_response"), &Value::Null)
+    );
+    assert_eq!(records[1]["kind"], "invalid");
 }
 
 /// Runs `rpcwire check ARGS` (session mode), returning records, summary, exit code, stderr.

@@ -2854,6 +2854,27 @@ fn a_batch_over_max_batch_is_answered_once_and_not_forwarded() {
     replayed_with_violations(&log, &[("c2s/invalid", 2)]);
 }
 
+/// A client batch over `--max-batch` made only of replies is an `invalid_response`: owed no
+/// reply (as docs/cli.md's `--max-batch` row says), and not forwarded.
+#[test]
+fn a_client_batch_of_replies_over_max_batch_is_not_answered() {
+    let dir = scratch("batch-of-replies-over-limit");
+    let (mut p, log) = jsonrpc_echo(&dir, &["--max-batch", "2"]);
+    let reply = |id: u32| json!({"jsonrpc": "2.0", "id": id, "result": 1}).to_string();
+    p.send_raw(format!("[{},{},{}]\n", reply(1), reply(2), reply(3)).as_bytes());
+    let ping = format!("{}\n", call(json!(7), "ping"));
+    p.send_raw(ping.as_bytes());
+    // The first line back is the ping's answer: nothing answered the batch.
+    assert_eq!(p.recv()["id"], json!(7));
+    p.finish_cleanly();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("server-in")).unwrap(),
+        ping,
+        "only the ping"
+    );
+    replayed_with_violations(&log, &[("c2s/invalid_response", 1)]);
+}
+
 /// A batch of many invalid elements: each is in the log, but stderr shows the first 16 and
 /// counts the rest on one line (a hostile batch of millions must not flood it, nor be held in
 /// memory to be printed).

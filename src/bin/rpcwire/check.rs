@@ -83,7 +83,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_frame)]
     pub(crate) max_frame: usize,
     /// Most elements of a batch: one with more is invalid whole (-32600), as a server with
-    /// this limit refuses it (in a server's stream, one of replies only is an
+    /// this limit refuses it (one of replies only, in either direction, is an
     /// invalid_response, owed no reply). At least 1.
     #[arg(long, value_name = "ELEMENTS", value_parser = at_least_one(), default_value_t = rpcwire::Limits::DEFAULT.max_batch_len)]
     pub(crate) max_batch: usize,
