@@ -2,9 +2,9 @@
 //! every input, in both validation modes, on the fastest kernel of this CPU (the AVX-512
 //! instance of the lazy container skip where the CPU has AVX-512BW).
 
-/// Whether to force the lazy kernel's AVX2 instance (`tests/scan_oracle_avx2.rs` does).
 mod common;
 
+/// Whether to force the lazy kernel's AVX2 instance (`tests/scan_oracle_avx2.rs` does).
 const FORCE_AVX2: bool = false;
 
 #[path = "scan_oracle/cases.rs"]

@@ -2,9 +2,9 @@
 //! AVX-512BW the other binary tests the AVX-512 instance, this one the AVX2 instance (on a CPU
 //! without, both test the same).
 
-/// Whether to force the lazy kernel's AVX2 instance.
 mod common;
 
+/// Whether to force the lazy kernel's AVX2 instance.
 const FORCE_AVX2: bool = true;
 
 #[path = "scan_oracle/cases.rs"]
