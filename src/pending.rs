@@ -702,9 +702,10 @@ impl<T> PendingTable<T> {
     /// - every slot, once the token space has been used up.
     ///
     /// A token never minted, of a generation below the one a slot added after a shrink starts
-    /// at (at an index cut off, or past the slab's longest length before, whose slots also
-    /// start there), misses as [`Miss::Stale`] rather than [`Miss::Unknown`] (it can never
-    /// match a request either way).
+    /// at, misses as [`Miss::Stale`] rather than [`Miss::Unknown`] at an index the shrink cut
+    /// off (it can never match a request either way); at an index past the longest length the
+    /// slab has had, where a slot added later starts at that generation too, it misses as
+    /// [`Miss::Unknown`], as any token of a slot never made does.
     ///
     /// ```
     /// use rpcwire::PendingTable;
