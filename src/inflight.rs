@@ -13,6 +13,7 @@ use smallvec::SmallVec;
 use crate::error::ErrorCode;
 use crate::id::{Id, IdBuf, IdKind};
 use crate::inline_bytes::InlineBytes;
+use crate::json::NumberParts;
 
 /// The canonical form of an id: a type tag and the normalized value. Inline (no allocation)
 /// for typical ids: numbers, strings of up to 29 bytes, and UUID strings
@@ -336,19 +337,13 @@ fn push_number(key: &mut KeyBuf, token: &[u8]) {
         key.extend_from_slice(itoa::Buffer::new().format(rest.len()).as_bytes());
         return;
     }
-    let (mantissa, exp_part) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
-        Some(at) => (&rest[..at], &rest[at + 1..]),
-        None => (rest, &b""[..]),
-    };
-    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
-        Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
-        None => (mantissa, &b""[..]),
-    };
-    let (exp_negative, exp_digits) = match exp_part.first() {
-        Some(b'-') => (true, &exp_part[1..]),
-        Some(b'+') => (false, &exp_part[1..]),
-        _ => (false, exp_part),
-    };
+    let NumberParts {
+        int,
+        frac,
+        exponent_negative: exp_negative,
+        exponent: exp_digits,
+        ..
+    } = NumberParts::of(token);
     let digits = int.iter().chain(frac).copied();
     let leading_zeros = digits.clone().take_while(|&d| d == b'0').count();
     let significant: SmallVec<[u8; 24]> = digits.skip(leading_zeros).collect();

@@ -860,6 +860,54 @@ pub(crate) fn parse_i64(t: &[u8]) -> Option<i64> {
 }
 
 /// Whether `t` is a canonical JSON integer token `-?(0|[1-9][0-9]*)`, of any size.
+/// A JSON number token's parts, as its grammar spells them (`-?int(.frac)?([eE][+-]?exp)?`):
+/// the value is `int` and `frac`'s digits, with the point after `int`, times ten to the
+/// exponent. For a token the grammar accepts (the caller checks it first); any other is split
+/// all the same, into parts that mean nothing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NumberParts<'a> {
+    /// A minus sign first.
+    pub(crate) negative: bool,
+    /// The digits before the point.
+    pub(crate) int: &'a [u8],
+    /// The digits after the point (empty without one).
+    pub(crate) frac: &'a [u8],
+    /// A minus sign on the exponent.
+    pub(crate) exponent_negative: bool,
+    /// The exponent's digits, leading zeros and all (empty without an exponent).
+    pub(crate) exponent: &'a [u8],
+}
+
+impl<'a> NumberParts<'a> {
+    /// Splits `token` into its parts.
+    pub(crate) fn of(token: &'a [u8]) -> Self {
+        let (negative, rest) = match token.strip_prefix(b"-") {
+            Some(rest) => (true, rest),
+            None => (false, token),
+        };
+        let (mantissa, exponent) = match rest.iter().position(|&b| b == b'e' || b == b'E') {
+            Some(at) => (&rest[..at], &rest[at + 1..]),
+            None => (rest, &b""[..]),
+        };
+        let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+            Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
+            None => (mantissa, &b""[..]),
+        };
+        let (exponent_negative, exponent) = match exponent.first() {
+            Some(b'-') => (true, &exponent[1..]),
+            Some(b'+') => (false, &exponent[1..]),
+            _ => (false, exponent),
+        };
+        NumberParts {
+            negative,
+            int,
+            frac,
+            exponent_negative,
+            exponent,
+        }
+    }
+}
+
 pub(crate) fn is_integer_token(t: &[u8]) -> bool {
     let digits = t.strip_prefix(b"-").unwrap_or(t);
     match digits {

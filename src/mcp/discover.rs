@@ -7,7 +7,7 @@ use bytes::BytesMut;
 
 use crate::encode;
 use crate::id::Id;
-use crate::json::{JsonKind, JsonStr, Lookup, RawJson};
+use crate::json::{JsonKind, JsonStr, Lookup, NumberParts, RawJson};
 use crate::scan;
 
 use super::meta_keys;
@@ -362,24 +362,14 @@ fn ttl_ms(value: RawJson<'_>) -> Option<u64> {
     if scan::scalar::number_end(token, 0) != Ok(token.len()) {
         return None; // no number (a member of a lazily read object is only delimited)
     }
-    let (negative, token) = match token.strip_prefix(b"-") {
-        Some(rest) => (true, rest),
-        None => (false, token),
-    };
-    let (mantissa, exponent) = match token.iter().position(|&b| b == b'e' || b == b'E') {
-        Some(e) => (&token[..e], &token[e + 1..]),
-        None => (token, &b""[..]),
-    };
-    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
-        Some(dot) => (&mantissa[..dot], &mantissa[dot + 1..]),
-        None => (mantissa, &b""[..]),
-    };
-    // The value is `digits` × 10^`shift`, `digits` the mantissa's without its point.
-    let (exponent_negative, exponent) = match exponent.first() {
-        Some(b'-') => (true, &exponent[1..]),
-        Some(b'+') => (false, &exponent[1..]),
-        _ => (false, exponent),
-    };
+    let NumberParts {
+        negative,
+        int,
+        frac,
+        exponent_negative,
+        exponent,
+    } = NumberParts::of(token);
+    // The value is the digits of `int` and `frac` × 10^(`exponent` − `frac`'s length).
     // Saturating: an exponent past `i64` is far past any `u64` (or any fraction) either way.
     let magnitude = exponent.iter().fold(0i64, |n, &d| {
         n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
