@@ -489,40 +489,28 @@ fn a_server_batch_of_replies_over_max_batch_is_an_invalid_response() {
     let replies = br#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"result":1},{"jsonrpc":"2.0","id":3,"result":1}]
 [{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"method":"a"},{"jsonrpc":"2.0","id":3,"result":1}]
 "#;
-    let args = [
-        "--dialect",
-        "jsonrpc",
-        "--direction",
-        "s2c",
-        "--max-batch",
-        "2",
-    ];
-    let (records, _, code) = check(&args, Some(replies));
-    assert_eq!(code, 1);
-    assert_eq!(
-        (&records[0]["kind"], &records[0]["reply"]),
-        (&json!("invalid_response"), &Value::Null)
-    );
-    assert_eq!(
-        (&records[1]["kind"], &records[1]["reply"]),
-        (&json!("invalid"), &json!({"code": -32600, "id": "null"}))
-    );
     // In a client's stream too: a batch of replies only is owed nothing.
-    let args = [
-        "--dialect",
-        "jsonrpc",
-        "--direction",
-        "c2s",
-        "--max-batch",
-        "2",
-    ];
-    let (records, _, code) = check(&args, Some(replies));
-    assert_eq!(code, 1);
-    assert_eq!(
-        (&records[0]["kind"], &records[0]["reply"]),
-        (&json!("invalid_response"), &Value::Null)
-    );
-    assert_eq!(records[1]["kind"], "invalid");
+    for direction in ["s2c", "c2s"] {
+        let args = [
+            "--dialect",
+            "jsonrpc",
+            "--direction",
+            direction,
+            "--max-batch",
+            "2",
+        ];
+        let (records, _, code) = check(&args, Some(replies));
+        assert_eq!(code, 1, "{direction}");
+        assert_eq!(
+            (&records[0]["kind"], &records[0]["reply"]),
+            (&json!("invalid_response"), &Value::Null),
+            "{direction}"
+        );
+        assert_eq!(records[1]["kind"], "invalid", "{direction}");
+        if direction == "s2c" {
+            assert_eq!(records[1]["reply"], json!({"code": -32600, "id": "null"}));
+        }
+    }
 }
 
 /// Runs `rpcwire check ARGS` (session mode), returning records, summary, exit code, stderr.

@@ -2003,6 +2003,20 @@ fn a_listen_stream_asks_for_its_own_clients_tasks_only() {
     assert!(forward_task_op(&mut remap, 2, &listen("l3", r#"{"toolsListChanged":true}"#)).is_ok());
 }
 
+/// Client 1's call made task `task-1`, and its `subscriptions/listen` (id `"l1"`) a stream
+/// for it: the stream's upstream token, and the upstream's terminal `notifications/tasks` for
+/// the task on that stream.
+fn completed_on_listen_stream(remap: &mut IdRemapper<u32>) -> (u64, String) {
+    let token = forward_call(remap, 1, 1, true);
+    route(remap, &created(token, "task-1")).0.unwrap();
+    let listen = r#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
+    let stream = forward_task_op(remap, 1, listen).unwrap();
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
+    );
+    (stream, frame)
+}
+
 /// The Tasks extension's `notifications/tasks` (MCP 2026-07-28) comes on a listen stream,
 /// stamped with the listen request's token: `route_task_status` leaves it (it would reach the
 /// task's client with the upstream's stamp), and `route_subscription` sends it to the
@@ -2010,13 +2024,7 @@ fn a_listen_stream_asks_for_its_own_clients_tasks_only() {
 #[test]
 fn an_extension_task_notification_goes_by_its_stream() {
     let mut remap = IdRemapper::new(16);
-    let token = forward_call(&mut remap, 1, 1, true);
-    route(&mut remap, &created(token, "task-1")).0.unwrap();
-    let listen = r#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
-    let stream = forward_task_op(&mut remap, 1, listen).unwrap();
-    let frame = format!(
-        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
-    );
+    let (stream, frame) = completed_on_listen_stream(&mut remap);
     assert_eq!(status_to(&mut remap, frame.as_bytes()), None);
     let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
         panic!()
@@ -2039,13 +2047,7 @@ fn an_extension_task_notification_goes_by_its_stream() {
 #[test]
 fn a_mistaken_subscription_frame_panics_before_a_task_route_ends() {
     let mut remap = IdRemapper::new(16);
-    let token = forward_call(&mut remap, 1, 1, true);
-    route(&mut remap, &created(token, "task-1")).0.unwrap();
-    let listen = r#"{"jsonrpc":"2.0","id":"l1","method":"subscriptions/listen","params":{"notifications":{"taskIds":["task-1"]}}}"#;
-    let stream = forward_task_op(&mut remap, 1, listen).unwrap();
-    let frame = format!(
-        r#"{{"jsonrpc":"2.0","method":"notifications/tasks","params":{{"taskId":"task-1","status":"completed","result":{{"content":[]}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{stream}}}}}}}"#
-    );
+    let (_, frame) = completed_on_listen_stream(&mut remap);
     let Ok(Message::Notification(n)) = Decoder::mcp_client().decode(frame.as_bytes()) else {
         panic!()
     };

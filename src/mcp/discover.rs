@@ -211,9 +211,10 @@ pub fn write_discover_result(
 /// not of its schema type, is refused with a [`DiscoverReadError`]: `resultType` and
 /// `instructions` strings, `supportedVersions` an array of strings, `capabilities` an
 /// object, `ttlMs` a non-negative integer that fits `u64` (in any spelling, as JSON Schema's
-/// `integer` takes it: `1.0`, `1e3`, `-0`; `1.5` and `-1` are refused), `cacheScope` `"public"` or `"private"`, `_meta` an object, and in it
-/// [`meta_keys::SERVER_INFO`] (optional: "Servers **SHOULD** include" it) an object. Nothing
-/// is allocated: each member is a view of the frame, read further when needed.
+/// `integer` takes it: `1.0`, `1e3`, `-0`; `1.5` and `-1` are refused), `cacheScope`
+/// `"public"` or `"private"`, `_meta` an object, and in it [`meta_keys::SERVER_INFO`]
+/// (optional: "Servers **SHOULD** include" it) an object. Nothing is allocated: each member
+/// is a view of the frame, read further when needed.
 ///
 /// ```
 /// use rpcwire::mcp::{versions, CacheScope, DiscoverResult};
