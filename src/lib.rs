@@ -503,6 +503,8 @@ mod limits;
 pub mod mcp;
 mod message;
 pub mod pending;
+#[cfg(test)]
+mod proptest_cases;
 mod remap;
 mod reuse;
 pub mod scan;

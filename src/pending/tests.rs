@@ -810,7 +810,7 @@ mod generations_running_out {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        #![proptest_config(crate::proptest_cases::cases(512))]
 
         #[test]
         // Safe code, and 512 runs of up to 300 operations: hours under Miri, which the

@@ -807,12 +807,12 @@ fn entry_point_agrees(decoder: &Decoder, frame: &[u8]) -> Result<(), TestCaseErr
 fn generated_envelopes_agree_with_the_walk() {
     use core::cell::Cell;
     use proptest::test_runner::{Config, TestRunner};
-    const CASES: u32 = 3000;
-    let mut runner = TestRunner::new(Config {
-        cases: CASES,
+    let config = Config {
         failure_persistence: None,
-        ..Config::default()
-    });
+        ..crate::proptest_cases::cases(3000)
+    };
+    let cases = config.cases;
+    let mut runner = TestRunner::new(config);
     let answered = [Cell::new(0u32), Cell::new(0), Cell::new(0), Cell::new(0)];
     let strategy = (
         generated_frame(),
@@ -847,11 +847,15 @@ fn generated_envelopes_agree_with_the_walk() {
     // (Each path answers a share of them, out of 9,000 frames and options: in seven runs the
     // compact shapes 338-417, the spaced 229-308, the Kotlin SDK's order 27-72, the error
     // responses 39-62. The bounds sit well under the lowest: the seed is random.)
+    // (With `PROPTEST_CASES` set far lower, a share may be none by chance.)
     let answered = answered.map(Cell::into_inner);
-    assert!(answered[0] > CASES / 12, "{answered:?}");
-    assert!(answered[1] > CASES / 20, "{answered:?}");
-    assert!(answered[2] > CASES / 300, "{answered:?}");
-    assert!(answered[3] > CASES / 200, "{answered:?}");
+    if cases < 3000 {
+        return;
+    }
+    assert!(answered[0] > cases / 12, "{answered:?}");
+    assert!(answered[1] > cases / 20, "{answered:?}");
+    assert!(answered[2] > cases / 300, "{answered:?}");
+    assert!(answered[3] > cases / 200, "{answered:?}");
 }
 
 /// `frame` with a space after each `,` and `:` between tokens, as Python's `json.dumps`

@@ -943,8 +943,21 @@ impl Session {
     }
 }
 
+/// 512 runs, or as many as `PROPTEST_CASES` says when it is set (a property's own `cases`
+/// would otherwise hide the variable, which proptest's default configuration reads).
+fn cases() -> ProptestConfig {
+    if std::env::var_os("PROPTEST_CASES").is_some() {
+        ProptestConfig::default()
+    } else {
+        ProptestConfig {
+            cases: 512,
+            ..ProptestConfig::default()
+        }
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(cases())]
 
     /// Random sessions: every step keeps the session's counts in agreement with its tables
     /// (and panics nowhere: no overflow), and the end reports every request still waiting
