@@ -1015,6 +1015,10 @@ fn the_usual_opening_still_needs_a_member_after_its_comma() {
 /// or turned into a space, the first brace turned into a space, or a byte after the closing
 /// brace, is no JSON, and a parse error: the straight paths that read these shapes compare their separators, and none
 /// may step over a byte it did not compare.
+///
+/// Under Miri, each frame takes every eighth of its broken forms, starting at a different
+/// one from frame to frame, so that every kind of break is still read: all of them took
+/// about 150 s of the interpreter's time, more than any other test.
 #[test]
 fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
     let compact: &[&str] = &[
@@ -1046,7 +1050,8 @@ fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
         .chain(spaced)
         .collect();
     let decoders = decoders();
-    for frame in &frames {
+    let step = if cfg!(miri) { 8 } else { 1 };
+    for (k, frame) in frames.iter().enumerate() {
         assert!(Decoder::mcp().decode(frame.as_bytes()).is_ok(), "{frame}");
         let blank = |at: usize| [&frame[..at], " ", &frame[at + 1..]].concat();
         let mut broken = vec![blank(0), blank(frame.len() - 1), format!("{frame}x")];
@@ -1054,7 +1059,7 @@ fn a_usual_shape_with_a_separator_broken_is_a_parse_error() {
             broken.push([&frame[..at], &frame[at + 1..]].concat());
             broken.push(blank(at));
         }
-        for broken in &broken {
+        for broken in broken.iter().skip(k % step).step_by(step) {
             for decoder in &decoders {
                 assert_parse_error(decoder, broken.as_bytes());
             }
