@@ -82,7 +82,7 @@ pub(crate) fn put_on_one_line(bytes: &mut [u8]) {
 }
 
 /// Appends `s` as a JSON string literal, quotes included, escaping `"`, `\` and control
-/// characters (as serde_json does: `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00xx`).
+/// characters (as `serde_json` does: `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00xx`).
 pub fn write_json_string(out: &mut BytesMut, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.put_u8(b'"');

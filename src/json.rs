@@ -340,7 +340,7 @@ impl<'a> RawJson<'a> {
     /// Checks (lazily, see [`Validation::Lazy`]) that `bytes` is exactly one JSON value,
     /// surrounding whitespace allowed, nested at most 127 levels deep as the decoder's values
     /// are (one under [`Limits::DEFAULT`]`.max_depth`, which counts the envelope), and wraps
-    /// the value without the whitespace. A value this deep is one serde_json reads (its
+    /// the value without the whitespace. A value this deep is one `serde_json` reads (its
     /// recursion limit lets 127 levels through), and sent as params or a result it makes a
     /// frame the default decoder reads (an error's `data` sits one level deeper:
     /// [`encode::write_error`](crate::encode::write_error) leaves out a `data` this deep). (A
@@ -474,14 +474,14 @@ impl<'a> RawJson<'a> {
     }
 
     /// The number, when this value is an integer that fits `i64` (`-0` is `0`, where
-    /// serde_json reads the float `-0.0`).
+    /// `serde_json` reads the float `-0.0`).
     pub fn as_i64(&self) -> Option<i64> {
         parse_i64(self.bytes)
     }
 
     /// The number, when this value is a number that `f64` can hold, correctly rounded; one
-    /// beyond its range, `1e400`, is `None`, as serde_json refuses it. (A decimal that rounds
-    /// to `f64::MAX`, `1.7976931348623158e308`, is `f64::MAX`, where serde_json, rounding
+    /// beyond its range, `1e400`, is `None`, as `serde_json` refuses it. (A decimal that rounds
+    /// to `f64::MAX`, `1.7976931348623158e308`, is `f64::MAX`, where `serde_json`, rounding
     /// some decimals a unit off, refuses it.) A member of a lazily validated object is only
     /// delimited, so the number's spelling is checked here too.
     ///

@@ -9,7 +9,7 @@
 /// allocate without bound.
 ///
 /// A frame over `max_frame` or `max_depth` is refused as a parse error (-32700, id `null` or
-/// absent), as serde_json-based servers refuse it: the frame is not read to its end, so its
+/// absent), as `serde_json`-based servers refuse it: the frame is not read to its end, so its
 /// id is not trusted even when it came first. An `id` or `method` over its limit makes an
 /// invalid request (-32600) instead, whose reply echoes the id unless the id is what is too
 /// long; so does a batch over `max_batch_len`, with a `null` id (or none, as
@@ -26,8 +26,8 @@ pub struct Limits {
     /// not counting the line terminator. Default: 16 MiB.
     pub max_frame: usize,
     /// Deepest nesting of arrays and objects, the envelope object counting as depth 1.
-    /// Default: 128, serde_json's recursion limit (which lets 127 levels through: a proxy that
-    /// must never forward what a serde_json backend refuses sets 127).
+    /// Default: 128, `serde_json`'s recursion limit (which lets 127 levels through: a proxy that
+    /// must never forward what a `serde_json` backend refuses sets 127).
     pub max_depth: u32,
     /// Longest raw `id` token, in bytes, quotes included. Default: 64 KiB + 2.
     pub max_id_len: usize,

@@ -5,19 +5,19 @@
 //! - [`Scratch::deserialize`]: simd-json on a copy of the value in a reused, per-connection
 //!   scratch buffer (simd-json parses in place, so it never gets the frame itself), for owned
 //!   `T`.
-//! - [`deserialize_borrowed`]: serde_json straight from the frame, for `T` that borrows from it
-//!   (`Cow<str>` fields marked `#[serde(borrow)]`, `&RawValue` with serde_json's `raw_value`
+//! - [`deserialize_borrowed`]: `serde_json` straight from the frame, for `T` that borrows from it
+//!   (`Cow<str>` fields marked `#[serde(borrow)]`, `&RawValue` with `serde_json`'s `raw_value`
 //!   feature), and for owned `T` where no scratch area is at hand: a client whose callers
 //!   each read their own result, on their own tasks, with the `OwnedMessage` of the reply.
 //!
-//! Errors become -32602 Invalid params replies with the reason in `data` (serde_json's wording
+//! Errors become -32602 Invalid params replies with the reason in `data` (`serde_json`'s wording
 //! on both paths: the field, the expected type and the place, whose line and column count in
 //! the value read, `params` say, not in the frame: ``missing field `name` at line 1 column
 //! 13`` for the params `{"nom":"add"}`, [`TypedError::message`]). For MCP's `tools/call`, a tool
 //! whose *arguments* do not fit its input schema reports that in its result (`isError: true`,
 //! MCP 2025-11-25) rather than as -32602, which is for a malformed request or an unknown tool.
 //!
-//! The other way, a `T: Serialize` is written by serde_json: [`to_raw`] makes it a [`RawJson`]
+//! The other way, a `T: Serialize` is written by `serde_json`: [`to_raw`] makes it a [`RawJson`]
 //! for the [`encode`] writers, and [`write_request`], [`write_notification`] and
 //! [`write_response`] write a whole message with it straight into the output.
 //!
@@ -98,7 +98,7 @@ impl TypedError {
     }
 
     /// A reader's error on `value`: its message, and whether the value was not JSON. Judged
-    /// on the value, not by serde_json's category: serde_json stops at the first error, which
+    /// on the value, not by `serde_json`'s category: `serde_json` stops at the first error, which
     /// can be a member of the wrong shape before the syntax error, and its `Syntax` category
     /// takes in errors on JSON (`number out of range`, a lone surrogate, `expected key to be
     /// a number in quotes`, the recursion limit). No depth limit: depth is not syntax.
@@ -200,18 +200,18 @@ impl Scratch {
     }
 
     /// Deserializes `value` into an owned `T` with simd-json, on a copy in the scratch buffer.
-    /// Numbers read as serde_json reads them (integers beyond 64 bits as `f64`), but for `-0`,
-    /// an integer zero here (serde_json: `-0.0`), and for the rounding of decimals: simd-json
-    /// rounds every one correctly, where serde_json without its `float_roundtrip` feature
+    /// Numbers read as `serde_json` reads them (integers beyond 64 bits as `f64`), but for `-0`,
+    /// an integer zero here (`serde_json`: `-0.0`), and for the rounding of decimals: simd-json
+    /// rounds every one correctly, where `serde_json` without its `float_roundtrip` feature
     /// rounds some a unit or two in the last place off (long ones, and short ones with a large
     /// exponent: `9e-23`), so [`deserialize_borrowed`] can then differ by those units, and
     /// refuse a decimal this path reads: one of those a unit off past `f64::MAX` rounds out of
-    /// range (`1.7976931348623158e308`, `f64::MAX` here; serde_json: `number out of range`). Both
+    /// range (`1.7976931348623158e308`, `f64::MAX` here; `serde_json`: `number out of range`). Both
     /// read values as deep as [`RawJson::new`] and the decoder's default limits let through
     /// (127 levels), and no deeper, whatever limits let a deeper value through (a
-    /// [`TypedError`] then), but in a member `T` ignores (or keeps as a serde_json
-    /// `RawValue`), which serde_json skips at any depth, in a loop: simd-json is held to
-    /// serde_json's depth, and refuses such a value, which serde_json then reads, so that a
+    /// [`TypedError`] then), but in a member `T` ignores (or keeps as a `serde_json`
+    /// `RawValue`), which `serde_json` skips at any depth, in a loop: simd-json is held to
+    /// `serde_json`'s depth, and refuses such a value, which `serde_json` then reads, so that a
     /// hostile value cannot make either recurse through the caller's stack.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
@@ -255,7 +255,7 @@ impl Scratch {
     }
 }
 
-/// Deserializes `value` into a `T` that may borrow from the frame, with serde_json.
+/// Deserializes `value` into a `T` that may borrow from the frame, with `serde_json`.
 ///
 /// A string field borrows when it can: as a `Cow<'a, str>` marked `#[serde(borrow)]`, it is
 /// the frame's bytes unless the string has escapes, decoded then into an owned copy. (A
@@ -291,7 +291,7 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// spliced by the [`encode`] writers. A value nested more than 127 levels deep (one built in
 /// memory can be any depth) is a [`TypedError`], as [`RawJson::new`] refuses it: sent as
 /// params or a result it would make a line the default decoder refuses (-32700, without the
-/// id), and one no serde_json reader takes.
+/// id), and one no `serde_json` reader takes.
 ///
 /// An `Option` field that is `None` is written `null`, as serde writes it, unless it is
 /// marked `#[serde(skip_serializing_if = "Option::is_none")]`. MCP's optional members may be
@@ -317,14 +317,14 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// assert_eq!(raw.as_bytes(), br#"{"maxTokens":100,"systemPrompt":null}"#);
 /// ```
 ///
-/// The output is checked as [`RawJson::new_strict`] checks bytes: text that serde_json writes
+/// The output is checked as [`RawJson::new_strict`] checks bytes: text that `serde_json` writes
 /// unchecked (a `RawValue` a `Serialize` impl emits by its struct name, a number under
-/// serde_json's `arbitrary_precision` feature) is a [`TypedError`] unless it is one JSON
+/// `serde_json`'s `arbitrary_precision` feature) is a [`TypedError`] unless it is one JSON
 /// value, so nothing it holds can add members to the message it is spliced into.
 ///
 /// To write a whole message, [`write_request`], [`write_notification`] and [`write_response`]
 /// serialize the value straight into the output, checked as here, with no `buf` and no copy:
-/// the same line, in one call. One call is what they save, not time: serde_json writes a
+/// the same line, in one call. One call is what they save, not time: `serde_json` writes a
 /// value in many small pieces, which a `Vec` takes faster than a `BytesMut`, and in the
 /// `typed` bench `to_raw` into a reused `Vec` and then [`encode::write_response`] wrote a
 /// `tools/call` result 13–15 % faster than [`write_response`] (BENCHMARKS.md, on one host).
@@ -352,7 +352,7 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
     check_serialized(buf)
 }
 
-/// Appends a request whose params are `params` serialized by serde_json straight into `out`:
+/// Appends a request whose params are `params` serialized by `serde_json` straight into `out`:
 /// byte for byte the line [`to_raw`] and [`encode::write_request`] write, without the scratch
 /// buffer and the copy. The params are checked where they were written, as [`to_raw`] checks
 /// its output (one JSON value, nested at most 127 levels deep: the same [`TypedError`]s), and
@@ -401,7 +401,7 @@ pub fn write_request<T: Serialize + ?Sized>(
     write_value_and_end(line, params)
 }
 
-/// Appends a notification whose params are `params` serialized by serde_json straight into
+/// Appends a notification whose params are `params` serialized by `serde_json` straight into
 /// `out`: byte for byte the line [`to_raw`] and [`encode::write_notification`] write, checked
 /// and put on one line as [`write_request`] says, and with its rule for params (written
 /// whatever the value; JSON-RPC wants an array or an object). A notification without params is
@@ -450,7 +450,7 @@ pub fn write_notification<T: Serialize + ?Sized>(
     write_value_and_end(line, params)
 }
 
-/// Appends a success response whose result is `result` serialized by serde_json straight into
+/// Appends a success response whose result is `result` serialized by `serde_json` straight into
 /// `out`: byte for byte the line [`to_raw`] and [`encode::write_response`] write, checked and
 /// put on one line as [`write_request`] says. A result is any value.
 ///
@@ -533,7 +533,7 @@ fn write_value<T: Serialize + ?Sized>(out: &mut BytesMut, value: &T) -> Result<(
     Ok(())
 }
 
-/// Serializes `value` with serde_json into `writer`; serde_json's refusal (a map key that is
+/// Serializes `value` with `serde_json` into `writer`; `serde_json`'s refusal (a map key that is
 /// not a string, an error of the value's own `Serialize` impl) is the caller's value's.
 fn serialize<T: Serialize + ?Sized>(
     value: &T,
@@ -542,7 +542,7 @@ fn serialize<T: Serialize + ?Sized>(
     serde_json::to_writer(writer, value).map_err(|e| TypedError::written(e.to_string()))
 }
 
-/// What serde_json wrote of a value, `bytes`, as a [`RawJson`]: one JSON value, checked as
+/// What `serde_json` wrote of a value, `bytes`, as a [`RawJson`]: one JSON value, checked as
 /// [`RawJson::new_strict`] checks bytes (so nested at most 127 levels deep), without the
 /// whitespace around it.
 fn check_serialized(bytes: &[u8]) -> Result<RawJson<'_>, TypedError> {

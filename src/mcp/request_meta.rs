@@ -18,7 +18,7 @@ use super::meta_keys;
 /// client has, whatever those hold. Or they are members of the params the client writes, a
 /// `_meta` field of its params struct with serde, say. Write one `_meta`: a wrapper that
 /// `#[serde(flatten)]`s params holding a `_meta` of their own and adds another writes the
-/// member twice (serde_json does, and the `serde` feature's `typed::to_raw` lets it through:
+/// member twice (`serde_json` does, and the `serde` feature's `typed::to_raw` lets it through:
 /// RFC 8259 allows it), and a server reads such a request as naming no version (-32602). A
 /// progress token goes into that same `_meta` ([`write_request_with_progress_token`] adds it
 /// to the `_meta` the params hold):
