@@ -99,14 +99,13 @@ impl IdKey {
     /// The key of `id`; with `lenient`, a string holding a JSON number keys as that number.
     pub fn with(id: Id<'_>, lenient: bool) -> IdKey {
         let mut key = KeyBuf::new();
-        match id.kind() {
-            IdKind::Null => key.push(b'z'),
-            IdKind::Integer | IdKind::Number => push_number(&mut key, id.raw()),
-            IdKind::String { has_escapes } => {
-                let s = id.as_str().expect("a string id");
+        match id.as_str() {
+            None if id.is_null() => key.push(b'z'),
+            None => push_number(&mut key, id.raw()),
+            Some(s) => {
                 let mut unescaped = SmallVec::<[u8; 64]>::new();
                 // Without escapes, the body is its own decoded form.
-                let decoded = if has_escapes {
+                let decoded = if s.has_escapes() {
                     s.extend_wtf8(&mut unescaped);
                     &unescaped[..]
                 } else {

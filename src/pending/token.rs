@@ -136,7 +136,8 @@ impl Token {
     /// ```
     #[inline]
     pub fn to_id<'b>(&self, out: &'b mut [u8; 20]) -> crate::Id<'b> {
-        crate::Id::from_token(self.to_wire(out)).expect("a token is a canonical integer")
+        // `to_wire` writes `0|[1-9][0-9]*`: a canonical integer token.
+        crate::Id::new(self.to_wire(out), crate::IdKind::Integer)
     }
 
     /// The token a decoded id names, [`from_wire`](Self::from_wire) of its wire token: `None`

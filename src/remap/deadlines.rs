@@ -52,6 +52,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// assert_eq!(&upstream[..], &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"timed out"}}
     /// "#[..]);
     /// ```
+    // The one `expect` cannot fail: `pop_due` hands out the tokens of entries in the table.
+    #[allow(clippy::missing_panics_doc)]
     pub fn expire(&mut self, now: u64) -> impl Iterator<Item = (Token, Origin<C, T>)> + '_ {
         // One due request at a time, each forgotten as it is handed out: one not handed out
         // (the iterator dropped early) stays in flight, due at the next call.

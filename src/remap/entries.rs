@@ -17,6 +17,8 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// the client's own requests, however many other clients have in flight. Its tasks are
     /// forgotten too (routes and ended tasks' records: its tasks' progress and status go
     /// nowhere, and other clients may name them), and not returned.
+    // The one `expect` cannot fail: a client's list links only its entries in the table.
+    #[allow(clippy::missing_panics_doc)]
     pub fn drop_client(&mut self, client: &C) -> alloc::vec::Vec<(Token, Origin<C, T>)> {
         let mut dropped = alloc::vec::Vec::new();
         // Its counts go with its list.
