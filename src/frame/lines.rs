@@ -197,8 +197,13 @@ impl LineFramer {
     /// The next complete frame in `buf`, `Ok(None)` when more bytes are needed, or an error
     /// for an over-long line (reported once; the following lines still come).
     ///
-    /// After [`FrameError::TooLong`], keep calling `decode`: it drops the rest of that line,
-    /// however long, then hands out the next one. The reply such a line calls for is
+    /// # Errors
+    ///
+    /// [`FrameError::TooLong`] for a line longer than [`max_frame`](Self::max_frame) (its
+    /// `\n` or `\r\n` not counted), as soon as that is known: at its newline, or once
+    /// `max_frame + 2` bytes of it have arrived without one. After it, keep calling `decode`:
+    /// it drops the rest of that line, however long, then hands out the next one. The reply
+    /// such a line calls for is
     /// [`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply); send it only to a peer
     /// whose requests you read.
     #[inline]
@@ -259,6 +264,12 @@ impl LineFramer {
     /// next stream, a new connection say: the next bytes start a new line, even after an
     /// over-long line the end cut short. (Offsets go on counting.)
     ///
+    /// # Errors
+    ///
+    /// [`FrameError::TooLong`] as [`decode`](Self::decode) reports it, and for a final line
+    /// without a newline that is longer than [`max_frame`](Self::max_frame). An over-long
+    /// line already reported is not reported again: the end drops what is left of it.
+    ///
     /// ```
     /// use bytes::BytesMut;
     /// use rpcwire::{FrameError, LineFramer};
@@ -304,9 +315,14 @@ impl LineFramer {
     /// the chunk with [`Lines`], which applies the same rules as [`decode`](Self::decode)
     /// (blank lines are skipped there, even with
     /// [`yield_blank_lines`](Self::yield_blank_lines)); a frame's stream offset is [`last_offset`](Self::last_offset) plus its offset in the
-    /// chunk. `Ok(None)` when no complete line has arrived. An unfinished line that crosses
-    /// the limit is reported here, once, and then discarded up to its newline, as with
-    /// `decode`.
+    /// chunk. `Ok(None)` when no complete line has arrived.
+    ///
+    /// # Errors
+    ///
+    /// [`FrameError::TooLong`] when `buf` holds no newline and more than `max_frame + 1`
+    /// bytes: an unfinished line that crosses the limit, reported once and then discarded up
+    /// to its newline, as with [`decode`](Self::decode). A complete over-long line is no
+    /// error here: it is part of the chunk, and [`Lines`] reports it.
     ///
     /// ```
     /// use bytes::BytesMut;
@@ -349,6 +365,11 @@ impl LineFramer {
 
     /// Like [`decode_chunk`](Self::decode_chunk), at end of stream: the final line without a
     /// newline is part of the chunk, and an unfinished over-long line is dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`FrameError::TooLong`] as [`decode_chunk`](Self::decode_chunk) reports it. The final
+    /// line is no error here, however long: it is part of the chunk, and [`Lines`] reports it.
     pub fn decode_chunk_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         if let Some(chunk) = self.decode_chunk(buf)? {
             // Lines after the last newline come in the next call.

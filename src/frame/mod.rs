@@ -99,10 +99,21 @@ pub trait Framer {
 
     /// The next frame in `buf`, `Ok(None)` when more bytes are needed, or an error for a bad
     /// frame.
+    ///
+    /// # Errors
+    ///
+    /// [`Self::Error`] for a bad frame, when the framer's own `decode` reports one:
+    /// [`LineFramer::decode`], [`SseFramer::decode`], [`ContentLengthFramer::decode`].
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Frame>, Self::Error>;
 
     /// Like [`decode`](Self::decode), at end of stream: what is left in `buf` is all there
     /// is.
+    ///
+    /// # Errors
+    ///
+    /// [`Self::Error`] for a bad frame, when the framer's own `decode_eof` reports one:
+    /// [`LineFramer::decode_eof`], [`SseFramer::decode_eof`],
+    /// [`ContentLengthFramer::decode_eof`].
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Frame>, Self::Error>;
 
     /// Stream offset of the first byte of the frame (or bad frame) last handed out.
@@ -115,6 +126,10 @@ pub trait Framer {
     fn max_frame(&self) -> usize;
 
     /// [`decode`](Self::decode), or [`decode_eof`](Self::decode_eof) when `eof`.
+    ///
+    /// # Errors
+    ///
+    /// The error of the one it calls.
     fn next_frame(
         &mut self,
         buf: &mut BytesMut,

@@ -626,6 +626,14 @@ impl SseFramer {
     /// `id` alone) included. Code generic over [`Framer`](super::Framer), whose frames are
     /// messages, gets only the events with data from the trait's `decode` instead; called on an
     /// `SseFramer` itself, `decode` is always this method, trait in scope or not.
+    ///
+    /// # Errors
+    ///
+    /// [`FrameError::TooLong`] once for an over-long event, as soon as the limit is crossed:
+    /// its joined data is longer than [`max_frame`](Self::max_frame), or one of its `data`,
+    /// `id`, `event` or `retry` lines is longer than `max_frame` plus 8 bytes (room for the
+    /// field name). Keep calling `decode`: it drops the rest of that event up to its blank
+    /// line, then hands out the next one.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if !self.bom_checked {
             if buf.len() < BOM.len() && BOM.starts_with(buf) {
@@ -898,6 +906,11 @@ impl SseFramer {
     /// [`last_event_id_header`](Self::last_event_id_header)) and
     /// [`reconnection_time`](Self::reconnection_time) carry over, and a byte order mark
     /// starting it is skipped as at the first stream's start. (Offsets go on counting.)
+    ///
+    /// # Errors
+    ///
+    /// [`FrameError::TooLong`] as [`decode`](Self::decode) reports it, for the events `buf`
+    /// still holds. An event the end cuts short is dropped, never reported.
     ///
     /// ```
     /// use bytes::BytesMut;
