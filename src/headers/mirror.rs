@@ -16,38 +16,46 @@ use crate::message::Message;
 /// - `MCP-Protocol-Version`: the version the body's `_meta` names, else `negotiated` (the
 ///   version agreed at `initialize`, for a session of an earlier version, whose server checks
 ///   this header against that version, not with [`HeaderCheck`](super::HeaderCheck)), else
-///   none; a request whose `_meta` names it twice, or names a value that is not a string
-///   (`null` included), is [`HeaderError::Mismatch`], as a server finds it whatever the
-///   header; such a notification, whose headers a server checks only when present, goes
-///   without the header;
+///   none. A notification whose `_meta` names it twice, or names a value that is not a
+///   string, goes without the header: a server checks a notification's headers only when
+///   present;
 /// - `Mcp-Method`: the method;
 /// - `Mcp-Name`: `params.name` of `tools/call` and `prompts/get`, `params.uri` of
 ///   `resources/read`, `params.taskId` of `tasks/get`, `tasks/update` and `tasks/cancel` (the
 ///   official Tasks extension), when the body has it as a string ([`encode_header_value`]: the Base64
-///   sentinel form when it is not plain ASCII). A request requires the header, so a request
-///   whose member no header can stand for is refused, as a server finds it whatever the
-///   headers: absent, [`HeaderError::Missing`]; not a string (`null` included) or spelt twice,
-///   [`HeaderError::Mismatch`]; a string holding a lone surrogate escape, `\ud800`, which has
-///   no UTF-8 form to encode, [`HeaderError::Malformed`]. A notification's such member gives
-///   no header (a server checks only the headers a notification carries);
+///   sentinel form when it is not plain ASCII). A notification's such member that no header
+///   can stand for gives no header (a server checks only the headers a notification
+///   carries);
 /// - `Mcp-Param-*`: for a `tools/call`, the annotated arguments of `tool`, the schema of the
-///   tool it names ([`ToolHeaders::mirror`]); an argument that cannot be mirrored is refused
-///   here, before the call is sent: one with no header form (an object, an array, a string
-///   holding a lone surrogate escape: a server refuses them whatever the headers) is
-///   [`HeaderError::Malformed`], and so is an integer parameter's number that is not an
-///   integer within ±(2^53−1), which the specification forbids (a [`HeaderCheck`](super::HeaderCheck) server
-///   compares one sent anyway by value); one spelt twice (or under an `arguments` spelt
-///   twice) is [`HeaderError::Mismatch`], for its parameter.
+///   tool it names ([`ToolHeaders::mirror`]).
 ///
 /// Requests and notifications have them. Other messages (a response, an error response, a
 /// batch) mirror nothing of their body, which has no method and names no version; given
 /// `negotiated`, the HTTP request carrying one still has `MCP-Protocol-Version`, which a
 /// client "MUST include … on all subsequent requests" after `initialize` (MCP 2025-06-18 on):
-/// its answer to a server's `sampling/createMessage` or `roots/list` too. A method or
-/// protocol version that cannot be a header value as it is (a byte outside visible ASCII,
-/// space and tab, or whitespace at either end: a line break would end the header) is
-/// [`HeaderError::Malformed`]: the transport defines no encoding for them, and no MCP method
-/// or version needs one.
+/// its answer to a server's `sampling/createMessage` or `roots/list` too.
+///
+/// # Errors
+///
+/// A message no headers can be mirrored for is refused here, before it is sent; a server
+/// would refuse it whatever its headers:
+/// - [`HeaderError::Mismatch`]`(`[`Header::ProtocolVersion`]`)` for a request whose `_meta`
+///   names its protocol version twice, or names a value that is not a string (`null`
+///   included), or whose `_meta` cannot be read;
+/// - for a request's `Mcp-Name` member: [`HeaderError::Missing`] when it is absent;
+///   [`HeaderError::Mismatch`] when it is not a string (`null` included) or spelt twice;
+///   [`HeaderError::Malformed`] when it is a string holding a lone surrogate escape,
+///   `\ud800`, which has no UTF-8 form to encode;
+/// - for a `tools/call` mirrored with `tool`, an argument that cannot be mirrored, under its
+///   parameter's header: [`HeaderError::Malformed`] for one with no header form (an object,
+///   an array, a string holding a lone surrogate escape), and for an integer parameter's
+///   number that is not an integer within ±(2^53−1), which the specification forbids (a
+///   [`HeaderCheck`](super::HeaderCheck) server compares one sent anyway by value);
+///   [`HeaderError::Mismatch`] for one spelt twice, or under an `arguments` spelt twice;
+/// - [`HeaderError::Malformed`] for a method or protocol version (the body's or
+///   `negotiated`) that cannot be a header value as it is (a byte outside visible ASCII,
+///   space and tab, or whitespace at either end: a line break would end the header): the
+///   transport defines no encoding for them, and no MCP method or version needs one.
 ///
 /// ```
 /// use rpcwire::headers::{mirror_headers, HeaderCheck};

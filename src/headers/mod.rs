@@ -379,7 +379,34 @@ impl<'a> HeaderCheck<'a> {
         self
     }
 
-    /// Checks `headers` (name, value) against `msg`, the decoded body.
+    /// Checks `headers` (name, value) against `msg`, the decoded body: a request or a
+    /// notification, by the rules of [`HeaderCheck`]. Any other message passes.
+    ///
+    /// # Errors
+    ///
+    /// The first fault found, in this order:
+    /// - `MCP-Protocol-Version`: [`HeaderError::Duplicate`] when it is sent twice;
+    ///   [`HeaderError::Missing`] when a request lacks it; [`HeaderError::Malformed`] when
+    ///   its value holds a byte outside visible ASCII, space and tab;
+    ///   [`HeaderError::Mismatch`] when the body's `_meta` names another version, a value
+    ///   that is not a string, or it twice, or (for a request) none;
+    ///   [`HeaderError::UnsupportedVersion`] when the list of supported versions is not
+    ///   empty and lacks it;
+    /// - [`HeaderError::Duplicate`] for the first other of these headers sent twice (an
+    ///   `Mcp-Param-*` one when the check knows its parameter);
+    /// - `Mcp-Method`: [`HeaderError::Missing`] when a request lacks it;
+    ///   [`HeaderError::Malformed`] as for the version; [`HeaderError::Mismatch`] when it is
+    ///   not the body's method;
+    /// - `Mcp-Name`, for a method that has one: [`HeaderError::Missing`] when a request lacks
+    ///   it; [`HeaderError::Malformed`] when
+    ///   [`decode_header_value`] refuses its value; [`HeaderError::Mismatch`] when the body's
+    ///   member is not a string equal to it;
+    /// - `Mcp-Param-*`, for a `tools/call`, each parameter the check was given in turn:
+    ///   [`HeaderError::Mismatch`] when its argument (or `arguments`) is spelt twice, or when
+    ///   the header is sent for an argument that is absent or `null`;
+    ///   [`HeaderError::Missing`] when a request lacks it for an argument the body has;
+    ///   [`HeaderError::Malformed`] when [`decode_header_value`] refuses its value;
+    ///   [`HeaderError::Mismatch`] when the value differs from the argument.
     pub fn check<'h, I>(&self, headers: I, msg: &Message<'_>) -> Result<(), HeaderError<'h>>
     where
         I: IntoIterator<Item = (&'h str, &'h [u8])>,

@@ -41,17 +41,23 @@ impl core::error::Error for SessionIdError {}
 /// Reads an `Mcp-Session-Id` header value: the session id as text, or why it is none.
 ///
 /// The transport specification: "The session ID **MUST** only contain visible ASCII
-/// characters (ranging from 0x21 to 0x7E)". So a space, a tab, a control byte or anything not
-/// ASCII inside the value is [`SessionIdError::NotVisibleAscii`], and an empty value is
-/// [`SessionIdError::Empty`]. The spaces and tabs around it are HTTP's optional whitespace, no
-/// part of a field value, and are stripped, as [`decode_header_value`](super::decode_header_value)
-/// strips them.
+/// characters (ranging from 0x21 to 0x7E)". The spaces and tabs around the value are HTTP's
+/// optional whitespace, no part of a field value, and are stripped, as
+/// [`decode_header_value`](super::decode_header_value) strips them.
 ///
 /// A server checks the id a client sends before it looks the session up (a request whose id
 /// is malformed gets `400 Bad Request`, as one without the header does where the server
 /// requires sessions); a client checks the one a server assigns before it echoes it on every
 /// request. The specification sets no length limit; an HTTP server's header size limit bounds
 /// it.
+///
+/// # Errors
+///
+/// - [`SessionIdError::Empty`] when nothing is left once the spaces and tabs around the
+///   value are stripped;
+/// - [`SessionIdError::NotVisibleAscii`] for the first byte left outside 0x21–0x7E: a space
+///   or a tab inside the value, a control byte, a byte that is not ASCII. Its `at` is its
+///   index in `value`, the whitespace stripped before it counted.
 ///
 /// ```
 /// use rpcwire::headers::{SessionIdError, session_id};
@@ -61,6 +67,8 @@ impl core::error::Error for SessionIdError {}
 /// assert_eq!(session_id("séance".as_bytes()), Err(SessionIdError::NotVisibleAscii { at: 1, byte: 0xc3 }));
 /// assert_eq!(session_id(b" \t"), Err(SessionIdError::Empty));
 /// ```
+// The one `expect` cannot fail: it runs on visible ASCII only, which is UTF-8.
+#[allow(clippy::missing_panics_doc)]
 pub fn session_id(value: &[u8]) -> Result<&str, SessionIdError> {
     let (start, id) = trim_ows(value);
     if id.is_empty() {

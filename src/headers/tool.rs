@@ -335,6 +335,12 @@ impl ToolHeaders {
     /// Reads and validates the annotations of a tool's `inputSchema` (the schema itself,
     /// not the tool). A schema that is not an object has no annotations. The parameters come
     /// in the order of their annotations in the schema.
+    ///
+    /// # Errors
+    ///
+    /// An [`InvalidSchema`]: [`SchemaError::Malformed`] when `schema` is not valid JSON, else
+    /// the first annotation at fault, in document order, with the [`SchemaError`] that says
+    /// which constraint it breaks, and its header and property where there are ones.
     pub fn from_input_schema(schema: RawJson<'_>) -> Result<ToolHeaders, InvalidSchema<'_>> {
         Self::read(schema, true)
     }
@@ -345,6 +351,10 @@ impl ToolHeaders {
     /// annotations are invalid, and would otherwise hold each parameter's name and path for
     /// nothing (a server's schema of many annotations below a deep chain of `properties`
     /// takes several times its own size so).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_input_schema`](Self::from_input_schema), for the same schemas.
     ///
     /// ```
     /// use rpcwire::RawJson;

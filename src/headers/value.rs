@@ -72,9 +72,16 @@ impl core::error::Error for ValueError {}
 /// standard alphabet, padded ("Implementations MUST include appropriate pad characters at the
 /// end of encoded data unless the specification referring to this document explicitly states
 /// otherwise", §3.2; the transport specification does not, and pads its examples), with zero
-/// pad bits (§3.5 lets decoders reject others). A payload without its padding, or with stray
-/// pad bits, is [`ValueError::BadBase64`]: one value has one spelling, so no two components
-/// reading the header can disagree on whether it holds a value.
+/// pad bits (§3.5 lets decoders reject others). One value has one spelling, so no two
+/// components reading the header can disagree on whether it holds a value.
+///
+/// # Errors
+///
+/// - [`ValueError::InvalidCharacter`] when the value holds a byte outside visible ASCII,
+///   space and tab;
+/// - [`ValueError::BadBase64`] when it is in the sentinel form and its payload is not such
+///   Base64 (without its padding, say, or with stray pad bits);
+/// - [`ValueError::NotUtf8`] when the payload decodes to bytes that are not UTF-8.
 ///
 /// ```
 /// use rpcwire::headers::{decode_header_value, ValueError};
