@@ -693,6 +693,17 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     }
 
     /// Registers a request; a duplicate leaves the existing entry untouched.
+    ///
+    /// # Errors
+    ///
+    /// The table is left as it was, and the first that applies is returned:
+    /// - [`InFlightError::Duplicate`] when a request of the same id is in flight (ids
+    ///   compared as JSON values; under [`lenient`](Self::lenient), a string holding a
+    ///   number as that number), however full the table;
+    /// - [`InFlightError::Full`] when the table holds [`capacity_limit`](Self::capacity_limit)
+    ///   requests;
+    /// - [`InFlightError::OverBudget`] when the id's bytes would take the entries' bytes past
+    ///   [`byte_limit`](Self::byte_limit).
     pub fn insert(&mut self, id: Id<'_>, value: T) -> Result<(), InFlightError> {
         self.insert_with_extra(id, 0, value)
     }
@@ -700,6 +711,11 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// Registers a request that holds `extra_bytes` beside its id, counted against
     /// [`max_bytes`](Self::max_bytes) with it until the request leaves the table (see there
     /// for an example); otherwise as [`insert`](Self::insert).
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](Self::insert), [`InFlightError::OverBudget`] counting the
+    /// `extra_bytes` with the id's.
     pub fn insert_with_extra(
         &mut self,
         id: Id<'_>,
@@ -713,6 +729,10 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     /// Claims `id` before its value exists, as [`insert`](Self::insert) would check it: for a
     /// value made only once the request is known to be new (the handle of a task spawned to
     /// serve it). Dropping the reservation leaves the table unchanged.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`insert`](Self::insert), for the same tables and ids.
     ///
     /// ```
     /// use rpcwire::{Id, InFlight, InFlightError};
@@ -729,6 +749,11 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// [`reserve`](Self::reserve) for a request that holds `extra_bytes` beside its id, as
     /// [`insert_with_extra`](Self::insert_with_extra) counts them.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`insert_with_extra`](Self::insert_with_extra), for the same tables, ids and
+    /// `extra_bytes`.
     pub fn reserve_with_extra(
         &mut self,
         id: Id<'_>,

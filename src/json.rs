@@ -377,10 +377,14 @@ impl<'a> RawJson<'a> {
         Self::checked(bytes, VALUE_MAX_DEPTH, Validation::Strict)
     }
 
-    /// [`Self::new`], saying why `bytes` is not one value: [`DecodeError::InvalidUtf8`],
-    /// [`DecodeError::Empty`] (nothing but whitespace), [`DecodeError::Syntax`] (with what the
-    /// scanner met: a bad byte, the end of the input, a container nested too deep …) or
-    /// [`DecodeError::TrailingData`] (more than whitespace after the value).
+    /// [`Self::new`], saying why `bytes` is not one value.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError::InvalidUtf8`] when `bytes` is not UTF-8 (checked first);
+    /// [`DecodeError::Empty`] when it is nothing but whitespace; [`DecodeError::Syntax`] with
+    /// what the scanner met (a bad byte, the end of the input, a container nested too deep
+    /// …); [`DecodeError::TrailingData`] when more than whitespace follows the value.
     ///
     /// ```
     /// use rpcwire::{DecodeError, RawJson, ScanError};
@@ -394,7 +398,12 @@ impl<'a> RawJson<'a> {
         Self::parse_checked(bytes, VALUE_MAX_DEPTH, Validation::Lazy)
     }
 
-    /// [`Self::new_strict`], saying why `bytes` is not one value (as [`Self::parse`]).
+    /// [`Self::new_strict`], saying why `bytes` is not one value.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Self::parse`], with every token read: a value [`Self::parse`] takes may be
+    /// [`DecodeError::Syntax`] here.
     ///
     /// ```
     /// use rpcwire::{DecodeError, RawJson, ScanError};

@@ -531,6 +531,11 @@ pub struct OwnedMessage {
 
 impl OwnedMessage {
     /// Decodes `frame` and keeps it, or hands back the rejection together with the frame.
+    ///
+    /// # Errors
+    ///
+    /// An [`OwnedRejection`] for the frames [`Decoder::decode`](crate::Decoder::decode)
+    /// rejects, with the same [`Rejection`] ([`OwnedRejection::rejection`]).
     pub fn decode(decoder: &crate::Decoder, frame: Bytes) -> Result<OwnedMessage, OwnedRejection> {
         match decoder.decode_spans(&frame) {
             Ok(envelope) => Ok(OwnedMessage { frame, envelope }),

@@ -370,7 +370,9 @@ impl<T> PendingTable<T> {
 
     /// Inserts a request without a deadline and returns the token to send as its id.
     ///
-    /// Fails with [`TableFull`], handing `value` back, when [`len`](PendingTable::len) has reached
+    /// # Errors
+    ///
+    /// [`TableFull`], handing `value` back, when [`len`](PendingTable::len) has reached
     /// the capacity limit.
     #[inline]
     pub fn insert(&mut self, value: T) -> Result<Token, TableFull<T>> {
@@ -380,8 +382,12 @@ impl<T> PendingTable<T> {
     /// Inserts a request that [`expire`](PendingTable::expire) hands back once `now`
     /// reaches `deadline` (in the caller's time unit), and returns its token.
     ///
-    /// A deadline already past is due on the next `expire`. Fails like
-    /// [`insert`](PendingTable::insert).
+    /// A deadline already past is due on the next `expire`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`insert`](PendingTable::insert): [`TableFull`], handing `value` back, at the
+    /// capacity limit.
     #[inline]
     pub fn insert_with_deadline(&mut self, value: T, deadline: u64) -> Result<Token, TableFull<T>> {
         self.insert_scheduled(value, Some(deadline))
@@ -390,14 +396,18 @@ impl<T> PendingTable<T> {
     /// Reserves the next slot so its token can be written into the request frame before the
     /// request is committed with [`VacantEntry::insert`].
     ///
-    /// Dropping the entry without inserting leaves the table as it was. Fails with [`TableFull`]
-    /// (its `value` `()`) at the capacity limit.
+    /// Dropping the entry without inserting leaves the table as it was.
     ///
     /// The entry borrows the table until it is committed or dropped. Where the table sits
     /// behind a lock, [`insert`](PendingTable::insert) first and writing the request after
     /// is as correct and holds the lock for less: no reply can come before its request is
     /// sent (a write that then fails takes the entry back with
     /// [`remove`](PendingTable::remove)).
+    ///
+    /// # Errors
+    ///
+    /// [`TableFull`] (its `value` `()`) when [`len`](PendingTable::len) has reached the
+    /// capacity limit.
     #[inline]
     pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, TableFull<()>> {
         if self.len >= self.limit {
@@ -443,8 +453,13 @@ impl<T> PendingTable<T> {
         self.live_index(token).is_some()
     }
 
-    /// Removes the request in flight under `token` and returns it; on a miss, says whether
-    /// the token was once ours ([`Miss::Stale`]) or never was ([`Miss::Unknown`]).
+    /// Removes the request in flight under `token` and returns it.
+    ///
+    /// # Errors
+    ///
+    /// When no request is in flight under `token`: [`Miss::Stale`] when the table minted it
+    /// (its request was answered, cancelled, expired or drained), [`Miss::Unknown`] when it
+    /// never did. The table is left as it was.
     #[inline]
     pub fn remove(&mut self, token: Token) -> Result<T, Miss> {
         match self.live_index(token) {
@@ -456,7 +471,11 @@ impl<T> PendingTable<T> {
     /// Matches a reply by the raw wire token of its `id` and removes the request.
     ///
     /// `raw_id` is the id exactly as it appears in the reply (`42`, `"abc"` with quotes).
-    /// Anything but a canonical integer (see [`Token::from_wire`]) is [`Miss::Unknown`].
+    ///
+    /// # Errors
+    ///
+    /// [`Miss::Unknown`] when `raw_id` is not a token ([`Token::from_wire`]: anything but a
+    /// canonical integer up to [`Token::MAX`]); else those of [`remove`](Self::remove).
     #[inline]
     pub fn complete_wire(&mut self, raw_id: &[u8]) -> Result<T, Miss> {
         match Token::from_wire(raw_id) {
@@ -467,6 +486,12 @@ impl<T> PendingTable<T> {
 
     /// Matches a reply by its decoded id (a response's or error response's `id`) and removes
     /// the request: [`complete_wire`](Self::complete_wire) of `id.raw()`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`complete_wire`](Self::complete_wire): [`Miss::Unknown`] for an id that is
+    /// not a token, else [`Miss::Stale`] or [`Miss::Unknown`] as [`remove`](Self::remove)
+    /// says.
     ///
     /// ```
     /// use bytes::BytesMut;

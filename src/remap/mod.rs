@@ -694,7 +694,26 @@ impl<C: Clone + Eq + Hash> IdRemapper<C> {
     /// Registers `req` (decoded from `frame`, sent by `client`) and appends the upstream frame:
     /// the same bytes with our token as id, and as `params._meta.progressToken` when the
     /// request has one. `deadline` (caller's time units) makes the request expire in
-    /// [`expire`](Self::expire). On `Err`, nothing is written.
+    /// [`expire`](Self::expire).
+    ///
+    /// # Errors
+    ///
+    /// A [`RemapError`], with nothing kept or written, checked in this order:
+    /// - [`DuplicateId`](RemapError::DuplicateId) when `client` has a request of the same id
+    ///   in flight (ids compared as JSON values);
+    /// - under [`Dialect::Mcp`] only, from the params:
+    ///   [`BadProgressToken`](RemapError::BadProgressToken) when `_meta.progressToken` is not
+    ///   a string, a number or `null`, or occurs twice; [`BadTaskId`](RemapError::BadTaskId)
+    ///   for a task request whose `taskId` is not one string, or a `subscriptions/listen`
+    ///   whose `notifications.taskIds` is not one array of strings;
+    ///   [`MalformedParams`](RemapError::MalformedParams) in their place when the member
+    ///   cannot be read because `params` is not JSON; [`ForeignTask`](RemapError::ForeignTask)
+    ///   when such a request names a task of another client's;
+    /// - [`ClientFull`](RemapError::ClientFull) or
+    ///   [`ClientOverBudget`](RemapError::ClientOverBudget) at the client's limits
+    ///   ([`client_limits`](Self::client_limits));
+    /// - [`Full`](RemapError::Full) or [`OverBudget`](RemapError::OverBudget) at the table's
+    ///   ([`capacity_limit`](Self::capacity_limit), [`byte_limit`](Self::byte_limit)).
     ///
     /// # Panics
     ///
@@ -899,6 +918,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// [`forward_request`](IdRemapper::forward_request), keeping `value` with the request
     /// until its reply, cancellation or expiry hands it back in an [`Origin`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`forward_request`](IdRemapper::forward_request).
     ///
     /// # Panics
     ///
@@ -1204,8 +1227,7 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
 
     /// Matches an upstream reply (decoded from `frame`, with id `reply_id`) and appends the
     /// client-bound frame with the client's id restored. Returns where the request came from
-    /// (the client to send it to); `Miss::Unknown` / `Miss::Stale` for replies nobody waits
-    /// for (nothing is written).
+    /// (the client to send it to).
     ///
     /// An error reply may have no id (MCP's form when the upstream could not read the
     /// request's: `ErrorResponse::id` is `None`) or a null one: it names no request, so
@@ -1221,6 +1243,13 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// has ended, until the client goes, or until a request needs its place (and a running
     /// task of the extension, which has no deadline but its ttl's, keeps its route until it is
     /// seen to end or its client goes).
+    ///
+    /// # Errors
+    ///
+    /// A [`Miss`] for a reply nobody waits for, with nothing written:
+    /// [`Miss::Stale`] when the request under the token was answered, cancelled, expired or
+    /// dropped with its client already (a task-augmented request whose `CreateTaskResult` came was answered);
+    /// [`Miss::Unknown`] when `reply_id` is not a token the remapper minted.
     ///
     /// # Panics
     ///
@@ -1263,6 +1292,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// assert_eq!(remap.expire(61_000).count(), 0);
     /// assert_eq!((remap.tasks(), remap.task_owner(t1)), (0, None));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`route_reply`](Self::route_reply).
     ///
     /// # Panics
     ///
@@ -1355,6 +1388,10 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     /// be forwarded (an invalid response whose id was readable, [`Rejection::id`]), so that
     /// the caller can answer the client itself (with `origin.id`) and the request does not
     /// stay in flight.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`route_reply`](Self::route_reply), for the same ids.
     ///
     /// [`Rejection::id`]: crate::Rejection::id
     pub fn take(&mut self, reply_id: Id<'_>) -> Result<Origin<C, T>, Miss> {
