@@ -247,6 +247,21 @@ pub struct DiscoverResult<'a> {
 
 impl<'a> DiscoverResult<'a> {
     /// Reads `result`, the result of a `server/discover` request.
+    ///
+    /// # Errors
+    ///
+    /// A [`DiscoverReadError`], checked in this order:
+    /// - [`NotAnObject`](DiscoverReadError::NotAnObject) when `result` is not an object;
+    /// - [`Malformed`](DiscoverReadError::Malformed) when it cannot be read member by member,
+    ///   or [`Duplicated`](DiscoverReadError::Duplicated) for a member read here given twice;
+    /// - then for `resultType`, `supportedVersions`, `capabilities`, `instructions`, `ttlMs`,
+    ///   `cacheScope` and `_meta` in turn: [`Missing`](DiscoverReadError::Missing) when a
+    ///   required one is absent, [`WrongType`](DiscoverReadError::WrongType) when it is not
+    ///   of the type [`DiscoverResult`] lists;
+    /// - in `_meta`, the server info: [`Malformed`](DiscoverReadError::Malformed) when
+    ///   `_meta` cannot be read member by member,
+    ///   [`Duplicated`](DiscoverReadError::Duplicated) when it is given twice,
+    ///   [`WrongType`](DiscoverReadError::WrongType) when it is not an object.
     pub fn from_result(result: RawJson<'a>) -> Result<Self, DiscoverReadError> {
         use DiscoverMember as M;
         if result.kind() != JsonKind::Object {

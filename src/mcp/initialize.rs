@@ -62,6 +62,21 @@ pub struct Initialize<'a> {
 
 impl<'a> Initialize<'a> {
     /// Reads the params of `r`, an `initialize` request.
+    ///
+    /// # Errors
+    ///
+    /// A [`HandshakeError`], whose [`write_reply`](HandshakeError::write_reply) is the -32602
+    /// a server owes, checked in this order:
+    /// - [`NotInitialize`](HandshakeError::NotInitialize) when `r`'s method is not
+    ///   `initialize`;
+    /// - [`NotAnObject`](HandshakeError::NotAnObject) when it has no params, or they are not
+    ///   an object;
+    /// - [`Malformed`](HandshakeError::Malformed) when they cannot be read member by member,
+    ///   or [`Duplicated`](HandshakeError::Duplicated) for a member of the three given twice;
+    /// - then for `protocolVersion`, `capabilities` and `clientInfo` in turn:
+    ///   [`Missing`](HandshakeError::Missing) when it is absent,
+    ///   [`WrongType`](HandshakeError::WrongType) when it is not a string
+    ///   (`protocolVersion`) or not an object (the other two).
     pub fn from_request(r: &Request<'a>) -> Result<Self, HandshakeError> {
         if !r.method.eq_str(methods::INITIALIZE) {
             return Err(HandshakeError::NotInitialize);
@@ -116,6 +131,18 @@ pub struct InitializeResult<'a> {
 
 impl<'a> InitializeResult<'a> {
     /// Reads `result`, the result of an `initialize` request.
+    ///
+    /// # Errors
+    ///
+    /// A [`HandshakeError`], checked in this order:
+    /// - [`NotAnObject`](HandshakeError::NotAnObject) when `result` is not an object;
+    /// - [`Malformed`](HandshakeError::Malformed) when it cannot be read member by member, or
+    ///   [`Duplicated`](HandshakeError::Duplicated) for a member of the four given twice;
+    /// - [`WrongType`](HandshakeError::WrongType) for an `instructions` that is not a string;
+    /// - then for `protocolVersion`, `capabilities` and `serverInfo` in turn:
+    ///   [`Missing`](HandshakeError::Missing) when it is absent,
+    ///   [`WrongType`](HandshakeError::WrongType) when it is not a string
+    ///   (`protocolVersion`) or not an object (the other two).
     pub fn from_result(result: RawJson<'a>) -> Result<Self, HandshakeError> {
         let [version, capabilities, server_info, instructions] = read_members(
             result,

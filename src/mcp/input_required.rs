@@ -111,6 +111,22 @@ impl<'a> InputRequired<'a> {
     /// Reads `result`, a result whose `resultType` is `"input_required"`
     /// ([`ResultType::of`](super::ResultType::of) tells which results are), checking the
     /// schema's rules (see [`InputRequired`]).
+    ///
+    /// # Errors
+    ///
+    /// An [`InputRequiredError`], checked in this order:
+    /// - [`NotInputRequired`](InputRequiredError::NotInputRequired) when `resultType` is not
+    ///   the one string `"input_required"` (absent, another value, or given twice);
+    /// - [`Malformed`](InputRequiredError::Malformed) when the result cannot be read member
+    ///   by member, or holds `inputRequests` or `requestState` twice;
+    /// - [`NothingAsked`](InputRequiredError::NothingAsked) when it holds neither;
+    /// - [`BadRequestState`](InputRequiredError::BadRequestState) when `requestState` is not
+    ///   a string;
+    /// - [`BadInputRequests`](InputRequiredError::BadInputRequests) when `inputRequests` is
+    ///   not an object, or one of its requests is not an object with one string `method`
+    ///   and at most one `params`, an object;
+    /// - [`Malformed`](InputRequiredError::Malformed) when `inputRequests` cannot be read to
+    ///   its end, or holds a key twice.
     pub fn from_result(result: RawJson<'a>) -> Result<Self, InputRequiredError> {
         let [result_type, requests, state] =
             result.lookup_each([RESULT_TYPE, "inputRequests", "requestState"]);
@@ -596,10 +612,24 @@ impl core::error::Error for RetryReadError {}
 impl<'a> Retry<'a> {
     /// Reads the `inputResponses` and `requestState` of `r`'s params, checking the schema's
     /// rules (see [`Retry`]). An object without either (or no params) reads as a first
-    /// request. Params that are not an object (a JSON-RPC peer's array; MCP's decoders refuse
-    /// one) are [`RetryReadError::Malformed`], not a first request: call this for the methods
-    /// a server answers with `input_required` (`tools/call`, `prompts/get`,
-    /// `resources/read`), whose params are an object.
+    /// request. Call this for the methods a server answers with `input_required`
+    /// (`tools/call`, `prompts/get`, `resources/read`), whose params are an object.
+    ///
+    /// # Errors
+    ///
+    /// A [`RetryReadError`], whose [`write_reply`](RetryReadError::write_reply) is the
+    /// -32602 a server owes, checked in this order:
+    /// - [`Malformed`](RetryReadError::Malformed) when the params are not an object (a
+    ///   JSON-RPC peer's array; MCP's decoders refuse one), not a first request; when they
+    ///   cannot be read member by member; or when they hold `inputResponses` or
+    ///   `requestState` twice;
+    /// - [`BadRequestState`](RetryReadError::BadRequestState) when `requestState` is not a
+    ///   string;
+    /// - [`BadInputResponses`](RetryReadError::BadInputResponses) when `inputResponses` is
+    ///   not an object, cannot be read to its end, or holds an answer that is not an object
+    ///   or cannot be read member by member;
+    /// - [`DuplicateKey`](RetryReadError::DuplicateKey) when `inputResponses` holds a key
+    ///   twice.
     pub fn from_request(r: &crate::Request<'a>) -> Result<Self, RetryReadError> {
         let Some(params) = r.params else {
             return Ok(Retry {

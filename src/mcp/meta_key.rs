@@ -34,7 +34,17 @@ pub struct MetaKey<'a> {
 }
 
 impl<'a> MetaKey<'a> {
-    /// Checks `key` against the rules.
+    /// Checks `key` against the rules: the prefix is what comes before its last `/`, the
+    /// name what comes after it (the whole key when it has none).
+    ///
+    /// # Errors
+    ///
+    /// - [`MetaKeyError::BadPrefixLabel`] when a label of the prefix (split at each `.`) is
+    ///   empty, does not start with an ASCII letter, does not end with an ASCII letter or
+    ///   digit, or holds a character other than those and `-`;
+    /// - else [`MetaKeyError::BadName`] when the name is not empty and does not begin and end
+    ///   with an ASCII letter or digit, or holds a character other than those, `-`, `_` and
+    ///   `.`.
     ///
     /// ```
     /// use rpcwire::mcp::MetaKey;

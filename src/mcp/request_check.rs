@@ -91,7 +91,22 @@ impl<'a> RequestMeta<'a> {
     /// version the request is made under, one of `supported` (the versions the server
     /// speaks), to serve it by ([`write_result`](super::write_result),
     /// [`for_protocol_version`](crate::DecodeOptions::for_protocol_version)), or the error to
-    /// refuse it with, checked in this order (the specification orders none of them):
+    /// refuse it with.
+    ///
+    /// For requests only (notifications carry no required field). A server of earlier
+    /// versions too (dual-era) calls it for a request whose `_meta` names a version, or one
+    /// outside any `initialize` session; a request of such a session names none, and is
+    /// served by the session's version. A server that serves no version per request (none
+    /// of `supported` is 2026-07-28 or later) is a legacy one, and has no use for it: -32022
+    /// "identifies a modern server", and a client that gets it retries with a listed version
+    /// of 2026-07-28 or later instead of falling back to `initialize` (a listed earlier one
+    /// is `initialize`'s, refused per request).
+    ///
+    /// # Errors
+    ///
+    /// The [`RequestMetaError`] to refuse the request with
+    /// ([`write_reply`](RequestMetaError::write_reply)), checked in this order (the
+    /// specification orders none of them):
     ///
     /// - no protocol version ([`RequestMetaError::MissingProtocolVersion`]): "A request
     ///   missing any required field is malformed; the server **MUST** reject it with
@@ -104,15 +119,6 @@ impl<'a> RequestMeta<'a> {
     ///   `UnsupportedProtocolVersionError` listing the versions it does support";
     /// - no client capabilities ([`RequestMetaError::MissingClientCapabilities`]): the other
     ///   required field (`{}` declares none, and is there).
-    ///
-    /// For requests only (notifications carry no required field). A server of earlier
-    /// versions too (dual-era) calls it for a request whose `_meta` names a version, or one
-    /// outside any `initialize` session; a request of such a session names none, and is
-    /// served by the session's version. A server that serves no version per request (none
-    /// of `supported` is 2026-07-28 or later) is a legacy one, and has no use for it: -32022
-    /// "identifies a modern server", and a client that gets it retries with a listed version
-    /// of 2026-07-28 or later instead of falling back to `initialize` (a listed earlier one
-    /// is `initialize`'s, refused per request).
     ///
     /// ```
     /// use bytes::BytesMut;
