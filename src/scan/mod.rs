@@ -246,6 +246,14 @@ fn unspill(spilled: &mut SmallVec<[u64; 4]>) -> u64 {
 /// ([`scalar::skip_container`] for containers) on every input; only the speed depends on the
 /// kernel chosen for the CPU.
 ///
+/// # Errors
+///
+/// The oracle's [`ScanError`]: [`ScanError::UnexpectedEnd`] when `start` is not inside
+/// `buf`; for a container, those of [`scalar::skip_container`]; for a string, those of
+/// [`scalar::string_end`]; for a number, those of [`scalar::number_end`]; else
+/// [`ScanError::UnexpectedByte`], unless the value is `true`, `false` or `null`
+/// ([`ScanError::UnexpectedEnd`] for one that `buf` cuts short).
+///
 /// ```
 /// use rpcwire::scan::{skip_value, Validation};
 /// let buf = br#"{"a":[1,"]"]} tail"#;
@@ -401,6 +409,10 @@ pub fn scalar_skip_value(
 
 /// Scans a string body that starts at `start` (just after the opening quote). Returns the
 /// index of the closing quote and whether the body contains escapes.
+///
+/// # Errors
+///
+/// Those of [`scalar::string_end`], the same on every input.
 #[inline]
 pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     if FORCE_SCALAR.load(Ordering::Relaxed) {

@@ -82,8 +82,16 @@ pub(crate) fn utf8_char_len(buf: &[u8], at: usize) -> Option<usize> {
 /// Scans the body of a string whose opening quote is at `start - 1`.
 ///
 /// Returns the index of the closing quote and whether the body contains a backslash.
-/// Rejects raw control characters (U+0000..U+001F) and malformed escapes; accepts lone
-/// surrogate escapes (they are valid JSON text; the hardened profile checks them separately).
+/// Accepts lone surrogate escapes (they are valid JSON text; the hardened profile checks
+/// them separately).
+///
+/// # Errors
+///
+/// The first fault in the body: [`ScanError::ControlInString`] for a raw control character
+/// (U+0000..U+001F); [`ScanError::BadEscape`] for a backslash followed by a byte JSON
+/// defines no escape for, or a `\u` followed by a byte that is no hex digit within four;
+/// [`ScanError::UnexpectedEnd`] when `buf` ends before the closing quote (inside an escape
+/// too).
 pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
     let mut i = start;
     let mut escaped = false;
@@ -126,7 +134,14 @@ pub(crate) fn escape_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
     }
 }
 
-/// Validates a number per RFC 8259 starting at `i`; returns the index after it.
+/// Validates a number per RFC 8259 starting at `i`; returns the index after it. What
+/// follows the number is not looked at: `01` is the number `0`, ending at index 1.
+///
+/// # Errors
+///
+/// Where a digit is required (first, after the optional `-`; after a `.`; after an `e` or
+/// `E` and its optional sign): [`ScanError::BadNumber`] for another byte there,
+/// [`ScanError::UnexpectedEnd`] when `buf` ends there.
 #[inline]
 pub fn number_end(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
     let digits = |buf: &[u8], mut i: usize| {
@@ -213,6 +228,10 @@ where
 
 /// Skips the container that opens at `buf[i]` (`{` or `[`), already at nesting `depth`
 /// (the container itself counts one more). Returns the index after its closing bracket.
+///
+/// # Errors
+///
+/// Those of [`skip_container_lazy`] or [`skip_container_strict`], as `validation` says.
 pub fn skip_container(
     buf: &[u8],
     i: usize,
@@ -229,6 +248,14 @@ pub fn skip_container(
 /// Lazy skip: strings fully checked (closed, valid escapes, no raw control bytes), brackets
 /// matched and correctly nested, depth limited, and every byte outside strings drawn from the
 /// JSON alphabet. Token order (commas, colons, the spelling of numbers) is not checked.
+///
+/// # Errors
+///
+/// The first fault met: [`ScanError::TooDeep`] for a bracket that opens past `max_depth`;
+/// [`ScanError::Mismatched`] for a closing bracket that does not match the innermost open
+/// one; [`ScanError::UnexpectedByte`] for a byte outside strings that is not in the JSON
+/// alphabet; the errors of [`string_end`] for a string; [`ScanError::UnexpectedEnd`] when
+/// `buf` ends before the container closes.
 pub fn skip_container_lazy(
     buf: &[u8],
     start: usize,
@@ -293,6 +320,16 @@ fn skip_container_lazy_in<const ONE_LINE: bool>(
 }
 
 /// Strict skip: the container is validated against the full RFC 8259 grammar.
+///
+/// # Errors
+///
+/// The first fault met: [`ScanError::UnexpectedByte`] when `buf[start]` is no bracket, or
+/// for a byte the grammar does not allow where it stands (a missing comma or colon, a key
+/// that is not a string, a misspelt literal); [`ScanError::Mismatched`] for a closing
+/// bracket that does not match the innermost open one; [`ScanError::TooDeep`] for a
+/// bracket that opens past `max_depth`; the errors of [`string_end`] and [`number_end`] for
+/// strings and numbers; [`ScanError::UnexpectedEnd`] when `buf` ends before the container
+/// closes.
 pub fn skip_container_strict(
     buf: &[u8],
     start: usize,
