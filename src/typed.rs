@@ -213,6 +213,14 @@ impl Scratch {
     /// `RawValue`), which `serde_json` skips at any depth, in a loop: simd-json is held to
     /// `serde_json`'s depth, and refuses such a value, which `serde_json` then reads, so that a
     /// hostile value cannot make either recurse through the caller's stack.
+    ///
+    /// # Errors
+    ///
+    /// A [`TypedError`] when `value` is not a `T`: not JSON
+    /// ([`is_syntax`](TypedError::is_syntax)), of another shape than `T`'s, or nested more
+    /// than 127 levels deep where `T` reads it. Its message is `serde_json`'s: a value
+    /// simd-json refuses is read again by `serde_json`, whose answer is taken.
+    /// [`write_reply`](TypedError::write_reply) writes the -32602 a server owes.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,
@@ -267,6 +275,13 @@ impl Scratch {
 /// [`OwnedMessage`](crate::OwnedMessage) handed to it, while a connection's [`Scratch`]
 /// (taken `&mut`) stays with its reader task.
 ///
+/// # Errors
+///
+/// A [`TypedError`] with `serde_json`'s message when `value` is not a `T`: not JSON
+/// ([`is_syntax`](TypedError::is_syntax)), of another shape than `T`'s (a string with an
+/// escape for a `&'a str` field among them), or nested more than 127 levels deep where `T`
+/// reads it. [`write_reply`](TypedError::write_reply) writes the -32602 a server owes.
+///
 /// ```
 /// use std::borrow::Cow;
 /// use rpcwire::{typed, RawJson};
@@ -288,10 +303,7 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 }
 
 /// Serializes `value` into `buf` (cleared first) and returns it as a [`RawJson`] ready to be
-/// spliced by the [`encode`] writers. A value nested more than 127 levels deep (one built in
-/// memory can be any depth) is a [`TypedError`], as [`RawJson::new`] refuses it: sent as
-/// params or a result it would make a line the default decoder refuses (-32700, without the
-/// id), and one no `serde_json` reader takes.
+/// spliced by the [`encode`] writers.
 ///
 /// An `Option` field that is `None` is written `null`, as serde writes it, unless it is
 /// marked `#[serde(skip_serializing_if = "Option::is_none")]`. MCP's optional members may be
@@ -317,11 +329,6 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// assert_eq!(raw.as_bytes(), br#"{"maxTokens":100,"systemPrompt":null}"#);
 /// ```
 ///
-/// The output is checked as [`RawJson::new_strict`] checks bytes: text that `serde_json` writes
-/// unchecked (a `RawValue` a `Serialize` impl emits by its struct name, a number under
-/// `serde_json`'s `arbitrary_precision` feature) is a [`TypedError`] unless it is one JSON
-/// value, so nothing it holds can add members to the message it is spliced into.
-///
 /// To write a whole message, [`write_request`], [`write_notification`] and [`write_response`]
 /// serialize the value straight into the output, checked as here, with no `buf` and no copy:
 /// the same line, in one call. One call is what they save, not time: `serde_json` writes a
@@ -343,6 +350,20 @@ pub fn deserialize_borrowed<'a, T: Deserialize<'a>>(value: RawJson<'a>) -> Resul
 /// typed::write_response(&mut direct, Id::from_token(b"1").unwrap(), &tools).unwrap();
 /// assert_eq!(direct, out);
 /// ```
+///
+/// # Errors
+///
+/// A [`TypedError`] (never [`is_syntax`](TypedError::is_syntax): the value is the caller's):
+/// - when `serde_json` refuses `value`: a map key it cannot write as a string (a tuple, say),
+///   an error of the value's own `Serialize` impl;
+/// - when the output is not one JSON value, checked as [`RawJson::new_strict`] checks bytes:
+///   text that `serde_json` writes unchecked (a `RawValue` a `Serialize` impl emits by its
+///   struct name, a number under `serde_json`'s `arbitrary_precision` feature) is refused
+///   unless it is one JSON value, so nothing it holds can add members to the message it is
+///   spliced into;
+/// - when it is nested more than 127 levels deep (one built in memory can be any depth), as
+///   [`RawJson::new`] refuses it: sent as params or a result it would make a line the
+///   default decoder refuses (-32700, without the id), and one no `serde_json` reader takes.
 pub fn to_raw<'b, T: Serialize + ?Sized>(
     value: &T,
     buf: &'b mut Vec<u8>,
@@ -366,8 +387,10 @@ pub fn to_raw<'b, T: Serialize + ?Sized>(
 /// or a `None` serializes as `null`, sent as `"params":null`. A request without params is
 /// [`encode::write_request`] with `None`.
 ///
-/// On an error nothing is appended: `out` is cut back to its length on entry, and so it is
-/// when `Serialize` panics (the unwinding cuts it back).
+/// # Errors
+///
+/// Those of [`to_raw`] for the value. Nothing is appended then: `out` is cut back to its
+/// length on entry, and so it is when `Serialize` panics (the unwinding cuts it back).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -407,8 +430,10 @@ pub fn write_request<T: Serialize + ?Sized>(
 /// whatever the value; JSON-RPC wants an array or an object). A notification without params is
 /// [`encode::write_notification`] with `None`.
 ///
-/// On an error nothing is appended: `out` is cut back to its length on entry, and so it is
-/// when `Serialize` panics (the unwinding cuts it back).
+/// # Errors
+///
+/// Those of [`to_raw`] for the value. Nothing is appended then: `out` is cut back to its
+/// length on entry, and so it is when `Serialize` panics (the unwinding cuts it back).
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -454,8 +479,10 @@ pub fn write_notification<T: Serialize + ?Sized>(
 /// `out`: byte for byte the line [`to_raw`] and [`encode::write_response`] write, checked and
 /// put on one line as [`write_request`] says. A result is any value.
 ///
-/// On an error nothing is appended: `out` is cut back to its length on entry, and so it is
-/// when `Serialize` panics (the unwinding cuts it back).
+/// # Errors
+///
+/// Those of [`to_raw`] for the value. Nothing is appended then: `out` is cut back to its
+/// length on entry, and so it is when `Serialize` panics (the unwinding cuts it back).
 ///
 /// ```
 /// use bytes::BytesMut;
