@@ -483,6 +483,12 @@
 // A builder method that takes `self` and returns it changed does nothing when its result is
 // dropped (`options.for_protocol_version(v);` on a `Copy` options value): each says so.
 #![warn(clippy::return_self_not_must_use)]
+// Public fallible and panicking functions say when they fail; code in the docs is in backticks.
+#![warn(
+    clippy::missing_errors_doc,
+    clippy::missing_panics_doc,
+    clippy::doc_markdown
+)]
 
 extern crate alloc;
 
