@@ -315,8 +315,7 @@ impl Decoder {
     /// [`unreadable_id`](DecodeOptions::unreadable_id): none in MCP, `null` in JSON-RPC 2.0.
     /// It is `None` for a malformed response, which nobody answers
     /// ([`Rejection::is_response`]). Whether to send it is the caller's policy: a server
-    /// answers every reply; a client answers only
-    /// [`Rejection::reply_to_request`].
+    /// sends each one; a client sends only [`Rejection::reply_to_request`].
     ///
     /// [`DecodeError`]: crate::DecodeError
     /// [`DecodeError::is_parse_error`]: crate::DecodeError::is_parse_error
