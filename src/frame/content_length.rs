@@ -409,9 +409,10 @@ impl ContentLengthFramer {
     ///
     /// Every other error is fatal: after it the framer drops all input and returns
     /// `Ok(None)`. [`ContentLengthError::MalformedHeader`] for a header line that is not
-    /// `token: value` in ASCII ended by `\r\n`; [`ContentLengthError::BadLength`] for a
-    /// `Content-Length` value that is not a decimal number below 2^64;
-    /// [`ContentLengthError::DuplicateLength`] for a second `Content-Length`;
+    /// `token: value` ended by `\r\n`, its value in visible ASCII, spaces and tabs;
+    /// [`ContentLengthError::BadLength`] for a `Content-Length` value that is not a decimal
+    /// number below 2^64; [`ContentLengthError::DuplicateLength`] for a second
+    /// `Content-Length`;
     /// [`ContentLengthError::TooManyHeaders`] for more headers than
     /// [`max_headers`](Self::max_headers); [`ContentLengthError::HeaderTooLarge`] for a
     /// header block longer than [`max_header_bytes`](Self::max_header_bytes), its blank line
@@ -571,8 +572,9 @@ impl ContentLengthFramer {
     }
 
     /// Like [`decode`](Self::decode), at end of stream: what is left of `buf` after the
-    /// messages it holds is dropped. The framer is then ready for a next stream; it is not
-    /// [failed](Self::is_failed).
+    /// messages it holds is dropped. The framer is then ready for a next stream, unless a
+    /// fatal error [failed](Self::is_failed) it: a failed framer stays failed, and drops the
+    /// next stream too.
     ///
     /// # Errors
     ///
@@ -595,6 +597,12 @@ impl ContentLengthFramer {
     /// // A new connection, read by the same framer.
     /// let mut buf = BytesMut::from(&b"Content-Length: 2\r\n\r\n[]"[..]);
     /// assert_eq!(framer.decode(&mut buf).unwrap().unwrap(), &b"[]"[..]);
+    ///
+    /// // After a fatal error it stays failed, across streams.
+    /// let mut buf = BytesMut::from(&b"Content-Length 2\r\n\r\n[]"[..]);
+    /// assert!(framer.decode_eof(&mut buf).unwrap_err().is_fatal());
+    /// let mut buf = BytesMut::from(&b"Content-Length: 2\r\n\r\n[]"[..]);
+    /// assert_eq!((framer.decode_eof(&mut buf), framer.is_failed()), (Ok(None), true));
     /// ```
     pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, ContentLengthError> {
         if let Some(body) = self.decode(buf)? {

@@ -368,8 +368,21 @@ impl LineFramer {
     ///
     /// # Errors
     ///
-    /// [`FrameError::TooLong`] as [`decode_chunk`](Self::decode_chunk) reports it. The final
-    /// line is no error here, however long: it is part of the chunk, and [`Lines`] reports it.
+    /// [`FrameError::TooLong`] as [`decode_chunk`](Self::decode_chunk) reports it, the final
+    /// line too: one of more than `max_frame + 1` bytes is reported here, and the next call
+    /// drops it. A shorter final line is part of the chunk, over-long or not, and [`Lines`]
+    /// reports it.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{FrameError, LineFramer, Lines};
+    /// let mut framer = LineFramer::new(4);
+    /// let chunk = framer.decode_chunk_eof(&mut BytesMut::from(&b"abcde"[..])).unwrap().unwrap();
+    /// assert_eq!(Lines::new(&chunk, 4).next(), Some(Err(FrameError::TooLong { offset: 0, limit: 4 })));
+    /// let mut buf = BytesMut::from(&b"abcdef"[..]);
+    /// assert_eq!(framer.decode_chunk_eof(&mut buf), Err(FrameError::TooLong { offset: 5, limit: 4 }));
+    /// assert_eq!(framer.decode_chunk_eof(&mut buf), Ok(None));
+    /// ```
     pub fn decode_chunk_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         if let Some(chunk) = self.decode_chunk(buf)? {
             // Lines after the last newline come in the next call.

@@ -629,11 +629,25 @@ impl SseFramer {
     ///
     /// # Errors
     ///
-    /// [`FrameError::TooLong`] once for an over-long event, as soon as the limit is crossed:
-    /// its joined data is longer than [`max_frame`](Self::max_frame), or one of its `data`,
-    /// `id`, `event` or `retry` lines is longer than `max_frame` plus 8 bytes (room for the
-    /// field name). Keep calling `decode`: it drops the rest of that event up to its blank
-    /// line, then hands out the next one.
+    /// [`FrameError::TooLong`] once for an over-long event: at the end of the `data` line
+    /// that takes its joined data past [`max_frame`](Self::max_frame), or once more than
+    /// `max_frame` plus 8 bytes (room for the field name) of one of its `data`, `id`, `event`
+    /// or `retry` lines have arrived without the line's end. Keep calling `decode`: it drops
+    /// the rest of that event up to its blank line, then hands out the next one.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{FrameError, SseFramer};
+    /// let mut framer = SseFramer::new(4);
+    /// let mut buf = BytesMut::from(&b"data: 12345"[..]);
+    /// assert_eq!(framer.decode(&mut buf), Ok(None)); // its line end may still come
+    /// buf.extend_from_slice(b"\n\ndata: 1234\n\n");
+    /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 0, limit: 4 }));
+    /// assert_eq!(&framer.decode(&mut buf).unwrap().unwrap().data[..], b"1234");
+    /// // A line of 13 bytes (4 + 8 + 1) without its end.
+    /// let mut buf = BytesMut::from(&b"id: 123456789"[..]);
+    /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 25, limit: 4 }));
+    /// ```
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if !self.bom_checked {
             if buf.len() < BOM.len() && BOM.starts_with(buf) {
@@ -909,8 +923,10 @@ impl SseFramer {
     ///
     /// # Errors
     ///
-    /// [`FrameError::TooLong`] as [`decode`](Self::decode) reports it, for the events `buf`
-    /// still holds. An event the end cuts short is dropped, never reported.
+    /// [`FrameError::TooLong`] as [`decode`](Self::decode) reports it, for what `buf` still
+    /// holds: an event the end cuts short is reported too when what arrived of it is
+    /// over-long already (a line past the limit, or data past `max_frame`), and dropped
+    /// without an error otherwise.
     ///
     /// ```
     /// use bytes::BytesMut;
