@@ -696,7 +696,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     ///
     /// # Errors
     ///
-    /// The table is left as it was, and the first that applies is returned:
+    /// Nothing is registered (the table keeps its requests and [`bytes`](Self::bytes); its
+    /// room, [`capacity`](Self::capacity), may grow), and the first that applies is returned:
     /// - [`InFlightError::Duplicate`] when a request of the same id is in flight (ids
     ///   compared as JSON values; under [`lenient`](Self::lenient), a string holding a
     ///   number as that number), however full the table;
@@ -704,6 +705,16 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     ///   requests;
     /// - [`InFlightError::OverBudget`] when the id's bytes would take the entries' bytes past
     ///   [`byte_limit`](Self::byte_limit).
+    ///
+    /// ```
+    /// use rpcwire::{Id, InFlight, InFlightError};
+    /// let id = |token: &'static [u8]| Id::from_token(token).unwrap();
+    /// let mut table = InFlight::new(1).max_bytes(2);
+    /// assert_eq!(table.insert(id(b"100"), ()), Err(InFlightError::OverBudget { budget: 2 }));
+    /// table.insert(id(b"1"), ()).unwrap();
+    /// assert_eq!(table.insert(id(b"1.0"), ()), Err(InFlightError::Duplicate));
+    /// assert_eq!(table.insert(id(b"100"), ()), Err(InFlightError::Full { limit: 1 }));
+    /// ```
     pub fn insert(&mut self, id: Id<'_>, value: T) -> Result<(), InFlightError> {
         self.insert_with_extra(id, 0, value)
     }

@@ -459,7 +459,9 @@ impl<T> PendingTable<T> {
     ///
     /// When no request is in flight under `token`: [`Miss::Stale`] when the table minted it
     /// (its request was answered, cancelled, expired or drained), [`Miss::Unknown`] when it
-    /// never did. The table is left as it was.
+    /// never did. The table is left as it was. (A token never minted may miss as
+    /// [`Miss::Stale`] at a slot index a [`shrink_to`](Self::shrink_to) cut off, or once the
+    /// token space is used up: see [Tokens](PendingTable#tokens).)
     #[inline]
     pub fn remove(&mut self, token: Token) -> Result<T, Miss> {
         match self.live_index(token) {

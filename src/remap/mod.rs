@@ -1246,10 +1246,12 @@ impl<C: Clone + Eq + Hash, T> IdRemapper<C, T> {
     ///
     /// # Errors
     ///
-    /// A [`Miss`] for a reply nobody waits for, with nothing written:
-    /// [`Miss::Stale`] when the request under the token was answered, cancelled, expired or
-    /// dropped with its client already (a task-augmented request whose `CreateTaskResult` came was answered);
-    /// [`Miss::Unknown`] when `reply_id` is not a token the remapper minted.
+    /// A [`Miss`] for a reply nobody waits for, with nothing written: [`Miss::Stale`] when
+    /// the request under the token was answered (a task-augmented request whose
+    /// `CreateTaskResult` came was), cancelled, expired or dropped with its client already;
+    /// [`Miss::Unknown`] when `reply_id` is not a token the remapper minted. (After a
+    /// [`shrink_to_fit`](Self::shrink_to_fit), a token never minted may miss as
+    /// [`Miss::Stale`], as [`PendingTable::remove`] says.)
     ///
     /// # Panics
     ///
