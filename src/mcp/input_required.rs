@@ -78,10 +78,12 @@ pub struct InputRequest<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum InputRequiredError {
-    /// The result's `resultType` is not `"input_required"` (or not one string).
+    /// The result's `resultType` is not `"input_required"` (or not one string), or cannot
+    /// be read: the result cannot be read member by member (lazy validation lets through
+    /// `{"a" 1}`).
     NotInputRequired,
-    /// The result, or `inputRequests`, cannot be read member by member (lazy validation
-    /// lets through `{"a" 1}`), or one of them holds a member twice.
+    /// `inputRequests` cannot be read member by member, or holds a key twice; or the result
+    /// holds `inputRequests` or `requestState` twice.
     Malformed,
     /// Neither `inputRequests` nor `requestState` is there: the result asks for nothing and
     /// hands back nothing to retry with.
@@ -116,9 +118,10 @@ impl<'a> InputRequired<'a> {
     ///
     /// An [`InputRequiredError`], checked in this order:
     /// - [`NotInputRequired`](InputRequiredError::NotInputRequired) when `resultType` is not
-    ///   the one string `"input_required"` (absent, another value, or given twice);
-    /// - [`Malformed`](InputRequiredError::Malformed) when the result cannot be read member
-    ///   by member, or holds `inputRequests` or `requestState` twice;
+    ///   the one string `"input_required"` (absent, another value, or given twice), and when
+    ///   the result cannot be read member by member, which leaves its `resultType` unknown;
+    /// - [`Malformed`](InputRequiredError::Malformed) when the result holds `inputRequests`
+    ///   or `requestState` twice;
     /// - [`NothingAsked`](InputRequiredError::NothingAsked) when it holds neither;
     /// - [`BadRequestState`](InputRequiredError::BadRequestState) when `requestState` is not
     ///   a string;
@@ -127,6 +130,16 @@ impl<'a> InputRequired<'a> {
     ///   and at most one `params`, an object;
     /// - [`Malformed`](InputRequiredError::Malformed) when `inputRequests` cannot be read to
     ///   its end, or holds a key twice.
+    ///
+    /// ```
+    /// use rpcwire::mcp::{InputRequired, InputRequiredError};
+    /// use rpcwire::RawJson;
+    /// let read = |json: &'static [u8]| InputRequired::from_result(RawJson::new(json).unwrap());
+    /// let unreadable = read(br#"{"resultType":"input_required","requestState":"s" "x":1}"#);
+    /// assert_eq!(unreadable, Err(InputRequiredError::NotInputRequired));
+    /// let twice = read(br#"{"resultType":"input_required","requestState":"s","requestState":"t"}"#);
+    /// assert_eq!(twice, Err(InputRequiredError::Malformed));
+    /// ```
     pub fn from_result(result: RawJson<'a>) -> Result<Self, InputRequiredError> {
         let [result_type, requests, state] =
             result.lookup_each([RESULT_TYPE, "inputRequests", "requestState"]);
