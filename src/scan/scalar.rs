@@ -325,11 +325,20 @@ fn skip_container_lazy_in<const ONE_LINE: bool>(
 ///
 /// The first fault met: [`ScanError::UnexpectedByte`] when `buf[start]` is no bracket, or
 /// for a byte the grammar does not allow where it stands (a missing comma or colon, a key
-/// that is not a string, a misspelt literal); [`ScanError::Mismatched`] for a closing
-/// bracket that does not match the innermost open one; [`ScanError::TooDeep`] for a
-/// bracket that opens past `max_depth`; the errors of [`string_end`] and [`number_end`] for
-/// strings and numbers; [`ScanError::UnexpectedEnd`] when `buf` ends before the container
-/// closes.
+/// that is not a string, a misspelt literal, a closing bracket right after an opening one
+/// it does not match, a comma or a colon: `{]`, `[1,}`); [`ScanError::Mismatched`] for a
+/// closing bracket after a value that does not match the innermost open one (`[1}`);
+/// [`ScanError::TooDeep`] for a bracket that opens past `max_depth`; the errors of
+/// [`string_end`] and [`number_end`] for strings and numbers; [`ScanError::UnexpectedEnd`]
+/// when `buf` ends before the container closes.
+///
+/// ```
+/// use rpcwire::scan::scalar::skip_container_strict;
+/// use rpcwire::ScanError;
+/// assert_eq!(skip_container_strict(b"[1}", 0, 0, 8), Err(ScanError::Mismatched));
+/// assert_eq!(skip_container_strict(b"[1,}", 0, 0, 8), Err(ScanError::UnexpectedByte));
+/// assert_eq!(skip_container_strict(b"{]", 0, 0, 8), Err(ScanError::UnexpectedByte));
+/// ```
 pub fn skip_container_strict(
     buf: &[u8],
     start: usize,
