@@ -338,9 +338,20 @@ impl ToolHeaders {
     ///
     /// # Errors
     ///
-    /// An [`InvalidSchema`]: [`SchemaError::Malformed`] when `schema` is not valid JSON, else
-    /// the first annotation at fault, in document order, with the [`SchemaError`] that says
-    /// which constraint it breaks, and its header and property where there are ones.
+    /// An [`InvalidSchema`]: [`SchemaError::Malformed`] when `schema` is not valid JSON (or is
+    /// nested more than 127 levels deep), else the first annotation at fault, with the
+    /// [`SchemaError`] that says which constraint it breaks, and its header and property
+    /// where there are ones. The annotations are taken in the order their schemas (the
+    /// objects holding them) open in the document: a schema's own before those of the
+    /// schemas nested in it, wherever its `x-mcp-header` member stands.
+    ///
+    /// ```
+    /// use rpcwire::RawJson;
+    /// use rpcwire::headers::{SchemaError, ToolHeaders};
+    /// // `a`'s annotation is blamed, not `b`'s, written before it.
+    /// let schema = RawJson::new(br#"{"properties":{"a":{"type":"object","properties":{"b":{"x-mcp-header":1}},"x-mcp-header":"A"}}}"#).unwrap();
+    /// assert_eq!(ToolHeaders::from_input_schema(schema).unwrap_err().error, SchemaError::NotPrimitive);
+    /// ```
     pub fn from_input_schema(schema: RawJson<'_>) -> Result<ToolHeaders, InvalidSchema<'_>> {
         Self::read(schema, true)
     }
