@@ -217,9 +217,11 @@ impl Scratch {
     /// # Errors
     ///
     /// A [`TypedError`] when `value` is not a `T`: not JSON
-    /// ([`is_syntax`](TypedError::is_syntax)), of another shape than `T`'s, or nested more
-    /// than 127 levels deep where `T` reads it. Its message is `serde_json`'s: a value
-    /// simd-json refuses is read again by `serde_json`, whose answer is taken.
+    /// ([`is_syntax`](TypedError::is_syntax)), of another shape than `T`'s, holding JSON the
+    /// reader refuses where `T` reads it (a number beyond `f64`, `1e400`; a lone surrogate
+    /// escape, `"\ud800"`), or nested more than 127 levels deep there. Its message is
+    /// `serde_json`'s: a value simd-json refuses is read again by `serde_json`, whose answer
+    /// is taken.
     /// [`write_reply`](TypedError::write_reply) writes the -32602 a server owes.
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
@@ -279,8 +281,10 @@ impl Scratch {
 ///
 /// A [`TypedError`] with `serde_json`'s message when `value` is not a `T`: not JSON
 /// ([`is_syntax`](TypedError::is_syntax)), of another shape than `T`'s (a string with an
-/// escape for a `&'a str` field among them), or nested more than 127 levels deep where `T`
-/// reads it. [`write_reply`](TypedError::write_reply) writes the -32602 a server owes.
+/// escape for a `&'a str` field among them), holding JSON the reader refuses where `T` reads
+/// it (a number beyond `f64`, `1e400`; a lone surrogate escape, `"\ud800"`), or nested more
+/// than 127 levels deep there. [`write_reply`](TypedError::write_reply) writes the -32602 a
+/// server owes.
 ///
 /// ```
 /// use std::borrow::Cow;

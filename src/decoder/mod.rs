@@ -310,19 +310,20 @@ impl Decoder {
     /// none is allowed, …). [`Rejection::error`] says which [`DecodeError`].
     ///
     /// [`Rejection::reply`] is the error reply the frame calls for: -32700 for a frame that
-    /// is not JSON, -32600 for an invalid request or notification. It carries the frame's id
-    /// when it could be read (never for a frame that is not JSON), else the decoder's
-    /// [`unreadable_id`](DecodeOptions::unreadable_id): none in MCP, `null` in JSON-RPC 2.0.
-    /// It is `None` for a malformed response, which nobody answers
-    /// ([`Rejection::is_response`]). Whether to send it is the caller's policy: a server
-    /// sends each one; a client sends only [`Rejection::reply_to_request`].
+    /// is not JSON, -32600 for any other. It carries the frame's id when it could be read and
+    /// is valid for the dialect ([`Rejection::id`]; never for a frame that is not JSON), else
+    /// the decoder's [`unreadable_id`](DecodeOptions::unreadable_id): none in MCP, `null` in
+    /// JSON-RPC 2.0. It is `None` for a malformed response, which nobody answers
+    /// ([`Rejection::is_response`]); a frame that is not JSON is never taken for one, and
+    /// gets -32700. Whether to send the reply is the caller's policy: a server sends each
+    /// one; a client sends only [`Rejection::reply_to_request`].
     ///
     /// [`DecodeError`]: crate::DecodeError
     /// [`DecodeError::is_parse_error`]: crate::DecodeError::is_parse_error
     ///
     /// ```
     /// use bytes::BytesMut;
-    /// use rpcwire::{encode, Decoder, Message};
+    /// use rpcwire::{encode, Decoder, Message, ReplyId};
     /// let decoder = Decoder::mcp();
     ///
     /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
@@ -339,6 +340,10 @@ impl Decoder {
     /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}
     /// {"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid Request"}}
     /// "#[..]);
+    ///
+    /// // An id MCP refuses is not echoed.
+    /// let reply = decoder.decode(br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).unwrap_err().reply();
+    /// assert_eq!(reply.unwrap().id, ReplyId::Absent);
     ///
     /// // A malformed response is never answered.
     /// let both = br#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"x"}}"#;
