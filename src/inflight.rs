@@ -696,8 +696,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
     ///
     /// # Errors
     ///
-    /// Nothing is registered (the table keeps its requests and [`bytes`](Self::bytes); its
-    /// room, [`capacity`](Self::capacity), may grow), and the first that applies is returned:
+    /// Nothing is registered (the table is left as it was, its room,
+    /// [`capacity`](Self::capacity), included), and the first that applies is returned:
     /// - [`InFlightError::Duplicate`] when a request of the same id is in flight (ids
     ///   compared as JSON values; under [`lenient`](Self::lenient), a string holding a
     ///   number as that number), however full the table;
@@ -779,20 +779,29 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         let cost = held.unwrap_or(usize::MAX);
         let key = Canonical::of(id, self.lenient);
         let lenient = self.lenient;
-        let found = self.table.entry(
-            key.hash(&self.hasher),
-            |entry| key.matches(id, entry.id.as_id(), lenient),
-            Self::rehash(&self.hasher, lenient),
-        );
-        match found {
+        let hash = key.hash(&self.hasher);
+        let matches = |entry: &Entry<T>| key.matches(id, entry.id.as_id(), lenient);
+        if full || over_budget {
+            // Refused: looked up without `entry`, which would make room for the id first
+            // (the table's allocation doubled by a refusal when its room was exactly full).
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
+            return Err(if self.table.find(hash, matches).is_some() {
+                InFlightError::Duplicate
+            } else if full {
+                InFlightError::Full {
+                    limit: self.capacity,
+                }
+            } else {
+                InFlightError::OverBudget {
+                    budget: self.max_bytes,
+                }
+            });
+        }
+        match self
+            .table
+            .entry(hash, matches, Self::rehash(&self.hasher, lenient))
+        {
             hash_table::Entry::Occupied(_) => Err(InFlightError::Duplicate),
-            hash_table::Entry::Vacant(_) if full => Err(InFlightError::Full {
-                limit: self.capacity,
-            }),
-            hash_table::Entry::Vacant(_) if over_budget => Err(InFlightError::OverBudget {
-                budget: self.max_bytes,
-            }),
             hash_table::Entry::Vacant(entry) => Ok(ReservedId {
                 entry,
                 id: id.to_owned_id(),
@@ -1021,6 +1030,38 @@ mod tests {
     use super::*;
     use alloc::format;
     use alloc::string::String;
+
+    /// A refused insert leaves the table's room as it was, also when the entries fill it
+    /// exactly (3, 7, 14, 28 in hashbrown's steps): a duplicate, a table at its limit, an id
+    /// past the byte budget. (Making room before the refusal doubled the table.)
+    #[test]
+    fn a_refused_insert_does_not_grow_the_table() {
+        let tokens: Vec<String> = (0..=60).map(|i| format!("{i}")).collect();
+        let id = |i: usize| Id::from_token(tokens[i].as_bytes()).unwrap();
+        let filled = |table: InFlight<()>, n: usize| {
+            let mut table = table;
+            for i in 0..n {
+                table.insert(id(i), ()).unwrap();
+            }
+            table
+        };
+        for limit in 1..60 {
+            let full = filled(InFlight::new(limit), limit);
+            // Room for one more entry, but not for its bytes.
+            let budget = filled(InFlight::new(limit + 1), limit).bytes();
+            let over_budget = filled(InFlight::new(limit + 1).max_bytes(budget), limit);
+            for (mut table, refusal) in [
+                (full, InFlightError::Full { limit }),
+                (over_budget, InFlightError::OverBudget { budget }),
+            ] {
+                let room = table.capacity();
+                for (id, error) in [(id(0), InFlightError::Duplicate), (id(limit), refusal)] {
+                    assert_eq!(table.insert(id, ()), Err(error), "limit {limit}");
+                    assert_eq!(table.capacity(), room, "limit {limit}, {error:?}");
+                }
+            }
+        }
+    }
 
     /// Keys up to `KEY_INLINE` bytes stay inline, longer ones go to the heap, and a key is
     /// the same whichever way it was built: a string id of each length around the edge,
