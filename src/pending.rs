@@ -374,6 +374,20 @@ impl<T> PendingTable<T> {
     ///
     /// [`TableFull`], handing `value` back, when [`len`](PendingTable::len) has reached
     /// the capacity limit.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{encode, PendingTable, RawJson};
+    /// let mut pending = PendingTable::new();
+    /// // A new table is far below its limit (65 536): the insert cannot fail here.
+    /// let token = pending.insert("tools/call").unwrap();
+    /// let params = RawJson::new(br#"{"name":"get_weather"}"#).unwrap();
+    /// let mut wire = BytesMut::new();
+    /// encode::write_request(&mut wire, token.to_id(&mut [0; 20]), "tools/call", Some(params));
+    /// assert_eq!(&wire[..], &br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather"}}
+    /// "#[..]);
+    /// assert_eq!(pending.get(token), Some(&"tools/call"));
+    /// ```
     #[inline]
     pub fn insert(&mut self, value: T) -> Result<Token, TableFull<T>> {
         self.insert_scheduled(value, None)
@@ -388,6 +402,16 @@ impl<T> PendingTable<T> {
     ///
     /// As for [`insert`](PendingTable::insert): [`TableFull`], handing `value` back, at the
     /// capacity limit.
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut pending = PendingTable::new();
+    /// let now = 1_000; // the caller's monotonic clock, in milliseconds here
+    /// let call = pending.insert_with_deadline("tools/call", now + 30_000).unwrap();
+    /// assert_eq!(pending.expire(now + 29_999).count(), 0);
+    /// assert_eq!(pending.expire(now + 30_000).collect::<Vec<_>>(), [(call, "tools/call")]);
+    /// assert!(pending.is_empty());
+    /// ```
     #[inline]
     pub fn insert_with_deadline(&mut self, value: T, deadline: u64) -> Result<Token, TableFull<T>> {
         self.insert_scheduled(value, Some(deadline))
@@ -408,6 +432,26 @@ impl<T> PendingTable<T> {
     ///
     /// [`TableFull`] (its `value` `()`) when [`len`](PendingTable::len) has reached the
     /// capacity limit.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{encode, PendingTable};
+    /// let mut pending = PendingTable::new();
+    /// let mut wire = BytesMut::new();
+    ///
+    /// // A reservation dropped without an insert leaves the table as it was.
+    /// let unused = pending.vacant_entry().unwrap().token();
+    ///
+    /// let entry = pending.vacant_entry().unwrap();
+    /// assert_eq!(entry.token(), unused);
+    /// encode::write_request(&mut wire, entry.token().to_id(&mut [0; 20]), "ping", None);
+    /// let token = entry.insert("ping");
+    /// assert_eq!(&wire[..], b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    /// assert_eq!(pending.get(token), Some(&"ping"));
+    /// ```
+    ///
+    /// With a deadline, [`VacantEntry::insert_with_deadline`]: see the
+    /// [`PendingTable` example](PendingTable#example).
     #[inline]
     pub fn vacant_entry(&mut self) -> Result<VacantEntry<'_, T>, TableFull<()>> {
         if self.len >= self.limit {
@@ -428,6 +472,23 @@ impl<T> PendingTable<T> {
     }
 
     /// The request in flight under `token`.
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// struct Call {
+    ///     method: &'static str,
+    ///     progress: u32,
+    /// }
+    /// let mut pending = PendingTable::new();
+    /// let token = pending.insert(Call { method: "tools/call", progress: 0 }).unwrap();
+    /// // A `notifications/progress` for the request came.
+    /// if let Some(call) = pending.get_mut(token) {
+    ///     call.progress += 1;
+    /// }
+    /// assert_eq!(pending.get(token).map(|c| (c.method, c.progress)), Some(("tools/call", 1)));
+    /// pending.remove(token).unwrap();
+    /// assert!(pending.get(token).is_none());
+    /// ```
     #[inline]
     pub fn get(&self, token: Token) -> Option<&T> {
         let index = self.live_index(token)?;
@@ -437,7 +498,7 @@ impl<T> PendingTable<T> {
         }
     }
 
-    /// The request in flight under `token`, mutably.
+    /// The request in flight under `token`, mutably (see [`get`](Self::get)'s example).
     #[inline]
     pub fn get_mut(&mut self, token: Token) -> Option<&mut T> {
         let index = self.live_index(token)?;
@@ -462,6 +523,17 @@ impl<T> PendingTable<T> {
     /// never did. The table is left as it was. (A token never minted may miss as
     /// [`Miss::Stale`] at a slot index a [`shrink_to`](Self::shrink_to) cut off, or once the
     /// token space is used up: see [Tokens](PendingTable#tokens).)
+    ///
+    /// ```
+    /// use rpcwire::{Miss, PendingTable, Token};
+    /// let mut pending = PendingTable::new();
+    /// let token = pending.insert("resources/read").unwrap();
+    /// // Writing the request failed: take the entry back.
+    /// assert_eq!(pending.remove(token), Ok("resources/read"));
+    /// assert_eq!(pending.remove(token), Err(Miss::Stale));
+    /// let never_minted = Token::new(2).unwrap();
+    /// assert_eq!(pending.remove(never_minted), Err(Miss::Unknown));
+    /// ```
     #[inline]
     pub fn remove(&mut self, token: Token) -> Result<T, Miss> {
         match self.live_index(token) {
@@ -478,6 +550,23 @@ impl<T> PendingTable<T> {
     ///
     /// [`Miss::Unknown`] when `raw_id` is not a token ([`Token::from_wire`]: anything but a
     /// canonical integer up to [`Token::MAX`]); else those of [`remove`](Self::remove).
+    ///
+    /// The [`PendingTable` example](PendingTable#example) matches a response; an error
+    /// response is matched the same way, by its id:
+    ///
+    /// ```
+    /// use rpcwire::{Decoder, Miss, PendingTable};
+    /// let mut pending = PendingTable::new();
+    /// pending.insert("tools/call").unwrap(); // sent with id 1
+    /// let frame = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}"#;
+    /// let reply = Decoder::mcp_client().decode(frame).unwrap();
+    /// assert_eq!(pending.complete_wire(reply.id().unwrap().raw()), Ok("tools/call"));
+    /// // Late: the request was answered already.
+    /// assert_eq!(pending.complete_wire(b"1"), Err(Miss::Stale));
+    /// // Ids we never send: the same number written otherwise, a string.
+    /// assert_eq!(pending.complete_wire(b"1.0"), Err(Miss::Unknown));
+    /// assert_eq!(pending.complete_wire(b"\"req-1\""), Err(Miss::Unknown));
+    /// ```
     #[inline]
     pub fn complete_wire(&mut self, raw_id: &[u8]) -> Result<T, Miss> {
         match Token::from_wire(raw_id) {
@@ -575,6 +664,21 @@ impl<T> PendingTable<T> {
     /// The same as [`remove`](PendingTable::remove) without the reason of a miss: the table
     /// keeps no record of the cancellation beyond the slot's generation, so a reply that
     /// still arrives is [`Miss::Stale`].
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{mcp, Miss, PendingTable};
+    /// let mut pending = PendingTable::new();
+    /// let token = pending.insert("tools/call").unwrap();
+    /// // The user gave up: tell the server, and stop waiting.
+    /// let mut wire = BytesMut::new();
+    /// mcp::write_cancelled_token(&mut wire, token, Some("user cancelled"));
+    /// assert_eq!(pending.cancel(token), Some("tools/call"));
+    /// assert_eq!(pending.cancel(token), None);
+    /// // The server answered before it read the cancellation: the reply is stale.
+    /// let reply_id = token.to_wire(&mut [0; 20]).to_vec();
+    /// assert_eq!(pending.complete_wire(&reply_id), Err(Miss::Stale));
+    /// ```
     #[inline]
     pub fn cancel(&mut self, token: Token) -> Option<T> {
         let index = self.live_index(token)?;
@@ -586,6 +690,24 @@ impl<T> PendingTable<T> {
     /// Costs amortised O(1) per entry (and a few bit scans per call), however many entries
     /// are in flight and however far `now` moved. Entries the iterator has not yielded when
     /// it is dropped stay in the table and come out of the next `expire`.
+    ///
+    /// ```
+    /// use rpcwire::{Miss, PendingTable};
+    /// let mut pending = PendingTable::new();
+    /// let list = pending.insert_with_deadline("tools/list", 5_000).unwrap();
+    /// let call = pending.insert_with_deadline("tools/call", 30_000).unwrap();
+    /// let listen = pending.insert("subscriptions/listen").unwrap(); // no deadline
+    ///
+    /// assert_eq!(pending.expire(4_999).count(), 0);
+    /// assert_eq!(pending.expire(5_000).collect::<Vec<_>>(), [(list, "tools/list")]);
+    /// // Its reply, should it still come, is late.
+    /// assert_eq!(pending.remove(list), Err(Miss::Stale));
+    ///
+    /// // However far time jumps, each due request comes out once; one without a deadline never.
+    /// assert_eq!(pending.expire(u64::MAX).collect::<Vec<_>>(), [(call, "tools/call")]);
+    /// assert_eq!(pending.expire(u64::MAX).count(), 0);
+    /// assert!(pending.contains(listen));
+    /// ```
     #[inline]
     pub fn expire(&mut self, now: u64) -> Expired<'_, T> {
         Expired { table: self, now }
@@ -612,6 +734,25 @@ impl<T> PendingTable<T> {
     /// (the start of a coarser wheel bucket) otherwise, in which case the `expire` at that
     /// time yields nothing and a later wakeup follows. (An iterator dropped early leaves the
     /// table processed up to the deadline it yielded last, not up to its `now`.)
+    ///
+    /// ```
+    /// use rpcwire::PendingTable;
+    /// let mut pending = PendingTable::new();
+    /// assert_eq!(pending.next_wakeup(), None);
+    /// pending.insert_with_deadline("ping", 40).unwrap();
+    /// pending.insert_with_deadline("tools/call", 30_000).unwrap();
+    /// pending.insert("subscriptions/listen").unwrap();
+    ///
+    /// // A timer loop: sleep until the wakeup, expire, ask again. A wakeup may come early
+    /// // (a lower bound), and then its `expire` yields nothing; no deadline is missed.
+    /// let mut timed_out = Vec::new();
+    /// while let Some(wake) = pending.next_wakeup() {
+    ///     // (sleep until `wake`)
+    ///     timed_out.extend(pending.expire(wake).map(|(_, method)| (wake, method)));
+    /// }
+    /// assert_eq!(timed_out, [(40, "ping"), (30_000, "tools/call")]);
+    /// assert_eq!(pending.len(), 1); // the request without a deadline is still in flight
+    /// ```
     pub fn next_wakeup(&self) -> Option<u64> {
         self.wheel.next_wakeup()
     }
@@ -660,6 +801,24 @@ impl<T> PendingTable<T> {
     ///
     /// The table is empty afterwards, even if the iterator is dropped early, and stays
     /// usable: replies to the drained tokens are [`Miss::Stale`].
+    ///
+    /// ```
+    /// use rpcwire::{Miss, PendingTable};
+    /// let mut pending = PendingTable::new();
+    /// pending.insert("ping").unwrap();
+    /// let call = pending.insert_with_deadline("tools/call", 30_000).unwrap();
+    /// // The connection dropped: fail every request still waiting.
+    /// let mut failed: Vec<_> = pending.drain().map(|(_, method)| method).collect();
+    /// failed.sort();
+    /// assert_eq!(failed, ["ping", "tools/call"]);
+    /// assert!(pending.is_empty() && pending.next_wakeup().is_none());
+    /// assert_eq!(pending.remove(call), Err(Miss::Stale));
+    ///
+    /// // Not read at all, a drain empties the table all the same.
+    /// pending.insert("ping").unwrap();
+    /// drop(pending.drain());
+    /// assert!(pending.is_empty());
+    /// ```
     pub fn drain(&mut self) -> Drain<'_, T> {
         Drain {
             table: self,
@@ -996,7 +1155,8 @@ impl<'a, T> VacantEntry<'a, T> {
         self.token
     }
 
-    /// Commits the request without a deadline; returns [`token`](VacantEntry::token).
+    /// Commits the request without a deadline; returns [`token`](VacantEntry::token) (see
+    /// [`PendingTable::vacant_entry`]'s example).
     #[inline]
     pub fn insert(self, value: T) -> Token {
         self.table.occupy(self.index, value, None)
