@@ -83,6 +83,22 @@ pub(crate) fn put_on_one_line(bytes: &mut [u8]) {
 
 /// Appends `s` as a JSON string literal, quotes included, escaping `"`, `\` and control
 /// characters (as `serde_json` does: `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00xx`).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, RawJson};
+/// // A tool's text output, spliced into the result of its `tools/call`.
+/// let text = "Seattle: 12 °C\n\"light rain\"";
+/// let mut result = BytesMut::from(&br#"{"content":[{"type":"text","text":"#[..]);
+/// encode::write_json_string(&mut result, text);
+/// result.extend_from_slice(b"}]}");
+/// assert_eq!(&result[..], r#"{"content":[{"type":"text","text":"Seattle: 12 °C\n\"light rain\""}]}"#.as_bytes());
+/// assert!(RawJson::new(&result).is_some()); // one JSON value, ready for `write_response`
+///
+/// let mut escaped = BytesMut::new();
+/// encode::write_json_string(&mut escaped, "\u{1b}[1mbold");
+/// assert_eq!(&escaped[..], br#""\u001b[1mbold""#);
+/// ```
 pub fn write_json_string(out: &mut BytesMut, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.put_u8(b'"');
@@ -196,6 +212,18 @@ pub(crate) fn write_request_head(out: &mut BytesMut, id: Id<'_>, method: &str) {
 
 /// Appends a notification: `{"jsonrpc":"2.0","method":M,"params":P}` (`params` as in
 /// [`write_request`]).
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, RawJson};
+/// let mut out = BytesMut::new();
+/// encode::write_notification(&mut out, "notifications/initialized", None);
+/// let params = RawJson::new(br#"{"progressToken":"req-1","progress":50,"total":100}"#).unwrap();
+/// encode::write_notification(&mut out, "notifications/progress", Some(params));
+/// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","method":"notifications/initialized"}
+/// {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"req-1","progress":50,"total":100}}
+/// "#[..]);
+/// ```
 #[inline]
 pub fn write_notification(out: &mut BytesMut, method: &str, params: Option<RawJson<'_>>) {
     write_notification_head(out, method);
@@ -221,6 +249,20 @@ fn write_params_and_end(out: &mut BytesMut, params: Option<RawJson<'_>>) {
 }
 
 /// Appends a success response: `{"jsonrpc":"2.0","id":ID,"result":R}`.
+///
+/// The reply to a request echoes its id token as it came; a result of several lines (from a
+/// pretty-printer, say) is put on one:
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder, Message, RawJson};
+/// let frame = br#"{"jsonrpc":"2.0","id":"req-1","method":"tools/list"}"#;
+/// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!("a valid request") };
+/// let result = RawJson::new(b"{\n  \"tools\": []\n}").unwrap();
+/// let mut out = BytesMut::new();
+/// encode::write_response(&mut out, req.id, result);
+/// assert_eq!(&out[..], &b"{\"jsonrpc\":\"2.0\",\"id\":\"req-1\",\"result\":{   \"tools\": [] }}\n"[..]);
+/// ```
 #[inline]
 pub fn write_response(out: &mut BytesMut, id: Id<'_>, result: RawJson<'_>) {
     write_response_head(out, id);
@@ -355,6 +397,23 @@ fn write_string_body(out: &mut BytesMut, s: JsonStr<'_>) {
 
 /// Appends the error reply a rejected frame calls for, with the code's standard message and
 /// an optional `data`.
+///
+/// [`Decoder::decode`](crate::Decoder::decode)'s example answers a frame that is not JSON
+/// and one that breaks a rule of the envelope; with a `data`, the reply says why:
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcwire::{encode, Decoder, RawJson};
+/// // MCP's `params` is an object.
+/// let frame = br#"{"jsonrpc":"2.0","id":"req-1","method":"tools/call","params":"get_weather"}"#;
+/// let rejection = Decoder::mcp().decode(frame).unwrap_err();
+/// let reply = rejection.reply().expect("a request is answered");
+/// let mut out = BytesMut::new();
+/// let why = RawJson::new(br#""params must be an object""#).unwrap();
+/// encode::write_reply(&mut out, &reply, Some(why));
+/// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":"req-1","error":{"code":-32600,"message":"Invalid Request","data":"params must be an object"}}
+/// "#[..]);
+/// ```
 pub fn write_reply(out: &mut BytesMut, reply: &Reply<'_>, data: Option<RawJson<'_>>) {
     let message = reply.code.default_message().unwrap_or("Error");
     write_error(out, reply.id, reply.code, message, data);
@@ -524,7 +583,8 @@ pub struct BatchReply<'a> {
 }
 
 impl<'a> BatchReply<'a> {
-    /// Opens the array at the end of `out`, which it holds until it is closed or dropped.
+    /// Opens the array at the end of `out`, which it holds until it is closed or dropped
+    /// (see the [`BatchReply`] example).
     pub fn open(out: &'a mut BytesMut) -> Self {
         let start = out.len();
         out.put_u8(b'[');
@@ -551,6 +611,36 @@ impl<'a> BatchReply<'a> {
     /// `data`; another element (a request) is taken back. (An element under 256 bytes cannot
     /// be that deep and is not looked at; a longer one is delimited once more to find its
     /// depth, and only one too deep is read, allocating.)
+    ///
+    /// A server answering a batch: one element for each request and each rejected element
+    /// that calls for a reply, none for a notification.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{encode, encode::BatchReply, Decoder, Message, RawJson};
+    /// let decoder = Decoder::jsonrpc();
+    /// let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"log"},{"jsonrpc":"2.0","method":7}]"#;
+    /// let Ok(Message::Batch(batch)) = decoder.decode(frame) else { panic!("a batch") };
+    /// let mut out = BytesMut::new();
+    /// let mut reply = BatchReply::open(&mut out);
+    /// for element in batch.decode(&decoder) {
+    ///     match element {
+    ///         Ok(Message::Request(req)) => {
+    ///             reply.push(|out| encode::write_response(out, req.id, RawJson::EMPTY_OBJECT));
+    ///         }
+    ///         Ok(_) => {} // a notification: no reply
+    ///         Err(rejected) => {
+    ///             if let Some(error) = rejected.reply() {
+    ///                 reply.push(|out| encode::write_reply(out, &error, None));
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(reply.len(), 2);
+    /// assert!(reply.close());
+    /// assert_eq!(&out[..], &br#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]
+    /// "#[..]);
+    /// ```
     ///
     /// # Panics
     /// If `write` shortens `out` past where the element starts: it is handed the whole buffer,
@@ -584,7 +674,8 @@ impl<'a> BatchReply<'a> {
     }
 
     /// Closes the array and ends the line; returns whether there is a reply to send. With no
-    /// element, everything [`open`](Self::open) wrote is removed and `false` is returned.
+    /// element, everything [`open`](Self::open) wrote is removed and `false` is returned (the
+    /// [`BatchReply`] example shows both).
     pub fn close(mut self) -> bool {
         self.closed = true;
         if self.elements == 0 {
