@@ -150,6 +150,17 @@ impl LineFramer {
 
     /// Also hand out blank lines (as empty or whitespace-only frames) instead of skipping
     /// them, for tools that report every line.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Framer, LineFramer};
+    /// let lines = |mut framer: LineFramer| -> Vec<Vec<u8>> {
+    ///     let mut buf = BytesMut::from(&b"{}\n\n  \r\n[]\n"[..]);
+    ///     framer.frames(&mut buf, true).filter_map(Result::ok).map(|l| l.to_vec()).collect()
+    /// };
+    /// assert_eq!(lines(LineFramer::new(1024)), [&b"{}"[..], b"[]"]);
+    /// assert_eq!(lines(LineFramer::new(1024).yield_blank_lines(true)), [&b"{}"[..], b"", b"  ", b"[]"]);
+    /// ```
     #[must_use]
     pub fn yield_blank_lines(mut self, yes: bool) -> Self {
         self.yield_blank = yes;
@@ -206,6 +217,27 @@ impl LineFramer {
     /// such a line calls for is
     /// [`Decoder::parse_error_reply`](crate::Decoder::parse_error_reply); send it only to a peer
     /// whose requests you read.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{FrameError, LineFramer};
+    /// let mut framer = LineFramer::new(64);
+    /// let mut buf = BytesMut::from(&b"{\"jsonrpc\":\"2.0\",\"id\":7,"[..]);
+    /// assert_eq!(framer.decode(&mut buf), Ok(None)); // the line goes on
+    /// buf.extend_from_slice(b"\"method\":\"ping\"}\n");
+    /// let ping = &b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"[..];
+    /// assert_eq!(framer.decode(&mut buf).unwrap().as_deref(), Some(ping));
+    ///
+    /// // A line over the limit is reported once, as soon as it crosses it (here at byte 41)…
+    /// let big = format!(r#"{{"jsonrpc":"2.0","method":"log","params":{{"data":"{}"#, "A".repeat(100));
+    /// buf.extend_from_slice(big.as_bytes());
+    /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 41, limit: 64 }));
+    /// // …the rest of it is dropped as it comes, and the next line is handed out whole.
+    /// buf.extend_from_slice(b"AAAA\"}}\n");
+    /// assert_eq!(framer.decode(&mut buf), Ok(None));
+    /// buf.extend_from_slice(&[ping, b"\n"].concat());
+    /// assert_eq!(framer.decode(&mut buf).unwrap().as_deref(), Some(ping));
+    /// ```
     #[inline]
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, FrameError> {
         loop {

@@ -143,6 +143,32 @@ pub trait Framer {
     }
 
     /// Every frame (and bad frame) `buf` holds now, in order (at `eof`, everything left).
+    ///
+    /// A read loop over any transport (the trait's example counts the messages of one read):
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{ContentLengthFramer, Framer, LineFramer};
+    ///
+    /// /// The messages of a stream that arrives in `reads`, the last of which ends it.
+    /// fn messages<F: Framer>(mut framer: F, reads: &[&[u8]]) -> Vec<Vec<u8>> {
+    ///     let mut buf = BytesMut::new();
+    ///     let mut messages = Vec::new();
+    ///     for (i, read) in reads.iter().enumerate() {
+    ///         buf.extend_from_slice(read);
+    ///         let eof = i + 1 == reads.len();
+    ///         // Ends when the framer needs more bytes; a bad frame is skipped here (log it).
+    ///         messages.extend(framer.frames(&mut buf, eof).filter_map(Result::ok).map(|m| m.as_ref().to_vec()));
+    ///     }
+    ///     messages
+    /// }
+    ///
+    /// let ping = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+    /// let stdio = [&ping[..], b"\n", &ping[..]].concat(); // the last line without its `\n`
+    /// let lsp = [&b"Content-Length: 40\r\n\r\n"[..], ping].concat();
+    /// assert_eq!(messages(LineFramer::new(1024), &[&stdio[..30], &stdio[30..]]), [ping, ping]);
+    /// assert_eq!(messages(ContentLengthFramer::new(1024), &[&lsp[..30], &lsp[30..]]), [ping]);
+    /// ```
     fn frames<'a>(&'a mut self, buf: &'a mut BytesMut, eof: bool) -> Frames<'a, Self>
     where
         Self: Sized,

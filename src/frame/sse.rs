@@ -413,6 +413,21 @@ impl SseFramer {
     /// The reconnection time the server last set with a `retry` field, in milliseconds
     /// (WHATWG sets it as the line is read, whether or not its event is dispatched): how long
     /// a client waits before it reconnects. `None` before any.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::{Framer, SseFramer};
+    /// let mut framer = SseFramer::new(1024);
+    /// assert_eq!(framer.reconnection_time(), None);
+    /// // A priming event: no message (the trait skips it), but its `retry` counts.
+    /// let mut buf = BytesMut::from(&b"id: 0\nretry: 3000\ndata:\n\ndata: {}\n\n"[..]);
+    /// assert_eq!(framer.frames(&mut buf, false).count(), 1);
+    /// assert_eq!(framer.reconnection_time(), Some(3000));
+    /// // A value that is not a number is ignored.
+    /// buf.extend_from_slice(b"retry: soon\ndata: {}\n\n");
+    /// assert_eq!(framer.frames(&mut buf, false).count(), 1);
+    /// assert_eq!(framer.reconnection_time(), Some(3000));
+    /// ```
     pub fn reconnection_time(&self) -> Option<u64> {
         self.reconnection_time
     }
@@ -647,6 +662,21 @@ impl SseFramer {
     /// // A line of 13 bytes (4 + 8 + 1) without its end.
     /// let mut buf = BytesMut::from(&b"id: 123456789"[..]);
     /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 25, limit: 4 }));
+    /// ```
+    ///
+    /// A priming event comes out too, its data empty (an event of two `data:` lines split
+    /// across reads: see the [`SseFramer`] example):
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::SseFramer;
+    /// let mut framer = SseFramer::new(1 << 20);
+    /// let mut buf = BytesMut::from(&b"id: 0\ndata:\n\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n"[..]);
+    /// let priming = framer.decode(&mut buf).unwrap().unwrap();
+    /// assert_eq!((priming.id.as_deref(), priming.carries_message()), (Some(&b"0"[..]), false));
+    /// let event = framer.decode(&mut buf).unwrap().unwrap();
+    /// assert!(event.carries_message());
+    /// assert_eq!(framer.decode(&mut buf), Ok(None));
     /// ```
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<SseEvent>, FrameError> {
         if !self.bom_checked {
