@@ -34,7 +34,7 @@ pub use collector::{Collector, CollectorError, Owed, Status};
 /// collected: a batch of millions of elements (a 16 MiB frame holds eight million `1,`; the
 /// limit of [`Limits::max_batch_len`](crate::Limits::max_batch_len) may be raised that far)
 /// costs no memory beyond its frame, where a vector of outcomes would take ~36 times the
-/// frame.
+/// frame. [`Batch::decode`]'s example reads the elements.
 #[derive(Debug, Clone)]
 #[must_use = "iterators are lazy: nothing is decoded until the elements are read"]
 pub struct BatchElements<'a, 'd> {
@@ -104,6 +104,20 @@ impl<'a> Batch<'a> {
 /// Whether any element calls for a reply: a request, or a rejected element that must be
 /// answered. When none does, nothing at all is sent back (not even `[]`). Takes the
 /// elements by value ([`Batch::decode`]) or by reference (a collected slice).
+///
+/// ```
+/// use rpcwire::{batch, Decoder, Message};
+/// let decoder = Decoder::jsonrpc();
+/// let frame = br#"[{"jsonrpc":"2.0","method":"log","params":["a"]},{"jsonrpc":"2.0","method":"log","params":["b"]}]"#;
+/// let Ok(Message::Batch(notifications)) = decoder.decode(frame) else { panic!("a batch") };
+/// assert!(!batch::expects_reply(notifications.decode(&decoder))); // send nothing back
+///
+/// // An invalid element is answered, even among notifications.
+/// let frame = br#"[{"jsonrpc":"2.0","method":"log"},{"jsonrpc":"2.0","method":7}]"#;
+/// let Ok(Message::Batch(batch)) = decoder.decode(frame) else { panic!("a batch") };
+/// let elements: Vec<_> = batch.decode(&decoder).collect();
+/// assert!(batch::expects_reply(&elements));
+/// ```
 pub fn expects_reply<'a, E>(elements: impl IntoIterator<Item = E>) -> bool
 where
     E: Borrow<Result<Message<'a>, Rejection<'a>>>,

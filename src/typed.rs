@@ -124,6 +124,24 @@ impl TypedError {
     }
 
     /// Appends the -32602 error reply for the request `id`, with the reason in `data`.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::typed::Scratch;
+    /// use rpcwire::{Decoder, Message};
+    /// #[derive(serde::Deserialize, Debug)]
+    /// struct ReadParams {
+    ///     uri: String,
+    /// }
+    /// let frame = br#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"url":"file:///notes.md"}}"#;
+    /// let Ok(Message::Request(req)) = Decoder::mcp().decode(frame) else { panic!("a valid request") };
+    /// let params = req.params.expect("the frame has params");
+    /// let error = Scratch::new().deserialize::<ReadParams>(params).unwrap_err();
+    /// let mut out = BytesMut::new();
+    /// error.write_reply(&mut out, req.id);
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params","data":"missing field `uri` at line 1 column 26"}}
+    /// "#[..]);
+    /// ```
     pub fn write_reply<'i>(&self, out: &mut BytesMut, id: impl Into<ReplyId<'i>>) {
         let mut data = BytesMut::new();
         encode::write_json_string(&mut data, &self.message);
@@ -223,6 +241,26 @@ impl Scratch {
     /// `serde_json`'s: a value simd-json refuses is read again by `serde_json`, whose answer
     /// is taken.
     /// [`write_reply`](TypedError::write_reply) writes the -32602 a server owes.
+    ///
+    /// The [`Scratch`] example reads a `tools/call`'s params; one scratch area serves every
+    /// message of a connection, and a value of the wrong shape says where:
+    ///
+    /// ```
+    /// use rpcwire::typed::Scratch;
+    /// use rpcwire::RawJson;
+    /// #[derive(serde::Deserialize, Debug)]
+    /// struct ReadParams {
+    ///     uri: String,
+    /// }
+    /// let mut scratch = Scratch::new();
+    /// let params = RawJson::new(br#"{"uri":"file:///notes.md"}"#).unwrap();
+    /// let read: ReadParams = scratch.deserialize(params).unwrap();
+    /// assert_eq!(read.uri, "file:///notes.md");
+    ///
+    /// let params = RawJson::new(br#"{"uri":42}"#).unwrap();
+    /// let error = scratch.deserialize::<ReadParams>(params).unwrap_err();
+    /// assert_eq!(error.message(), "invalid type: integer `42`, expected a string at line 1 column 9");
+    /// ```
     pub fn deserialize<T: DeserializeOwned>(
         &mut self,
         value: RawJson<'_>,

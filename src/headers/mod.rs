@@ -333,6 +333,18 @@ struct Found<'h> {
 impl<'a> HeaderCheck<'a> {
     /// A check that accepts the protocol versions `supported_versions` (an empty list accepts
     /// any version).
+    ///
+    /// ```
+    /// use rpcwire::headers::{HeaderCheck, HeaderError};
+    /// use rpcwire::{Decoder, ErrorCode};
+    /// let body = br#"{"jsonrpc":"2.0","id":"req-1","method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01"}}}"#;
+    /// let msg = Decoder::mcp().decode(body).unwrap();
+    /// let headers = [("MCP-Protocol-Version", &b"2027-01-01"[..]), ("Mcp-Method", b"ping")];
+    /// let error = HeaderCheck::new(&["2026-07-28"]).check(headers, &msg).unwrap_err();
+    /// assert_eq!(error, HeaderError::UnsupportedVersion { requested: "2027-01-01" });
+    /// assert_eq!(error.code(), ErrorCode::MCP_UNSUPPORTED_PROTOCOL_VERSION); // -32022
+    /// assert_eq!(HeaderCheck::new(&[]).check(headers, &msg), Ok(()));
+    /// ```
     pub const fn new(supported_versions: &'a [&'a str]) -> Self {
         HeaderCheck {
             supported_versions,
@@ -407,6 +419,32 @@ impl<'a> HeaderCheck<'a> {
     ///   [`HeaderError::Missing`] when a request lacks it for an argument the body has;
     ///   [`HeaderError::Malformed`] when [`decode_header_value`] refuses its value;
     ///   [`HeaderError::Mismatch`] when the value differs from the argument.
+    ///
+    /// The [`HeaderCheck`] example checks `Mcp-Name`. A server's check of a request, and the
+    /// reply when a header does not agree with the body:
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcwire::headers::{Header, HeaderCheck, HeaderError};
+    /// use rpcwire::{Decoder, ErrorCode};
+    /// let supported = ["2026-07-28"];
+    /// let check = HeaderCheck::new(&supported);
+    /// let body = br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    /// let msg = Decoder::mcp().decode(body).unwrap();
+    ///
+    /// let headers = [("MCP-Protocol-Version", &b"2026-07-28"[..]), ("Mcp-Method", b"tools/list")];
+    /// assert_eq!(check.check(headers, &msg), Ok(()));
+    ///
+    /// let headers = [("MCP-Protocol-Version", &b"2026-07-28"[..]), ("Mcp-Method", b"tools/call")];
+    /// let error = check.check(headers, &msg).unwrap_err();
+    /// assert_eq!(error, HeaderError::Mismatch(Header::Method));
+    /// assert_eq!(error.code(), ErrorCode::MCP_HEADER_MISMATCH); // -32020
+    /// // Sent with HTTP status 400.
+    /// let mut out = BytesMut::new();
+    /// error.write_reply(&mut out, msg.id().unwrap(), &supported);
+    /// assert_eq!(&out[..], &br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"Header mismatch: Mcp-Method header does not match the request body"}}
+    /// "#[..]);
+    /// ```
     pub fn check<'h, I>(&self, headers: I, msg: &Message<'_>) -> Result<(), HeaderError<'h>>
     where
         I: IntoIterator<Item = (&'h str, &'h [u8])>,
