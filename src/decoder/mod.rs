@@ -305,7 +305,8 @@ impl Decoder {
     /// A [`Rejection`] when the frame is not a valid message under the decoder's
     /// [`DecodeOptions`]: either it is not JSON ([`DecodeError::is_parse_error`]: a syntax
     /// error, invalid UTF-8, an empty frame, data after the value, a frame or depth limit
-    /// crossed), or it is JSON that breaks an envelope rule of the dialect and role (a
+    /// crossed, and when [hardened](DecodeOptions::hardened) a carriage return inside the
+    /// frame), or it is JSON that breaks an envelope rule of the dialect and role (a
     /// `"jsonrpc"` other than `"2.0"`, an id or `params` of the wrong type, a batch where
     /// none is allowed, …). [`Rejection::error`] says which [`DecodeError`].
     ///
