@@ -781,21 +781,24 @@ impl<T, S: BuildHasher> InFlight<T, S> {
         let lenient = self.lenient;
         let hash = key.hash(&self.hasher);
         let matches = |entry: &Entry<T>| key.matches(id, entry.id.as_id(), lenient);
-        if full || over_budget {
-            // Refused: looked up without `entry`, which would make room for the id first
-            // (the table's allocation doubled by a refusal when its room was exactly full).
+        // `entry` makes room for the id before it looks (the table's allocation doubled when
+        // its room was exactly full), so a refusal is decided by `find` first: always past a
+        // limit, and under them when the table has no room left, for a duplicate.
+        if full || over_budget || self.table.len() == self.table.capacity() {
             // A reused id is a duplicate, however full the table (MCP answers it -32600).
-            return Err(if self.table.find(hash, matches).is_some() {
-                InFlightError::Duplicate
-            } else if full {
-                InFlightError::Full {
+            if self.table.find(hash, matches).is_some() {
+                return Err(InFlightError::Duplicate);
+            }
+            if full {
+                return Err(InFlightError::Full {
                     limit: self.capacity,
-                }
-            } else {
-                InFlightError::OverBudget {
+                });
+            }
+            if over_budget {
+                return Err(InFlightError::OverBudget {
                     budget: self.max_bytes,
-                }
-            });
+                });
+            }
         }
         match self
             .table
@@ -1032,8 +1035,9 @@ mod tests {
     use alloc::string::String;
 
     /// A refused insert leaves the table's room as it was, also when the entries fill it
-    /// exactly (3, 7, 14, 28 in hashbrown's steps): a duplicate, a table at its limit, an id
-    /// past the byte budget. (Making room before the refusal doubled the table.)
+    /// exactly (3, 7, 14, 28 in hashbrown's steps): a duplicate, under the limits or past
+    /// them, a table at its limit, an id past the byte budget. (Making room before the
+    /// refusal doubled the table.)
     #[test]
     fn a_refused_insert_does_not_grow_the_table() {
         let tokens: Vec<String> = (0..=60).map(|i| format!("{i}")).collect();
@@ -1050,6 +1054,11 @@ mod tests {
             // Room for one more entry, but not for its bytes.
             let budget = filled(InFlight::new(limit + 1), limit).bytes();
             let over_budget = filled(InFlight::new(limit + 1).max_bytes(budget), limit);
+            // Under both limits, a duplicate is all that is refused.
+            let mut open = filled(InFlight::new(limit + 1), limit);
+            let room = open.capacity();
+            assert_eq!(open.insert(id(0), ()), Err(InFlightError::Duplicate));
+            assert_eq!(open.capacity(), room, "limit {limit}, under the limits");
             for (mut table, refusal) in [
                 (full, InFlightError::Full { limit }),
                 (over_budget, InFlightError::OverBudget { budget }),
