@@ -628,7 +628,7 @@ impl<'a> BatchReply<'a> {
     ///         Ok(Message::Request(req)) => {
     ///             reply.push(|out| encode::write_response(out, req.id, RawJson::EMPTY_OBJECT));
     ///         }
-    ///         Ok(_) => {} // a notification: no reply
+    ///         Ok(_) => {} // a notification, or a response: no reply
     ///         Err(rejected) => {
     ///             if let Some(error) = rejected.reply() {
     ///                 reply.push(|out| encode::write_reply(out, &error, None));

@@ -739,7 +739,8 @@ impl<T, S: BuildHasher> InFlight<T, S> {
 
     /// Claims `id` before its value exists, as [`insert`](Self::insert) would check it: for a
     /// value made only once the request is known to be new (the handle of a task spawned to
-    /// serve it). Dropping the reservation leaves the table unchanged.
+    /// serve it). Dropping the reservation leaves the table's requests and bytes as they
+    /// were; its room ([`capacity`](Self::capacity)) may have grown to take the id.
     ///
     /// # Errors
     ///

@@ -228,7 +228,8 @@ impl LineFramer {
     /// let ping = &b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"[..];
     /// assert_eq!(framer.decode(&mut buf).unwrap().as_deref(), Some(ping));
     ///
-    /// // A line over the limit is reported once, as soon as it crosses it (here at byte 41)…
+    /// // A line over the limit is reported once, as soon as it is known; the error gives
+    /// // where the line started in the stream, byte 41…
     /// let big = format!(r#"{{"jsonrpc":"2.0","method":"log","params":{{"data":"{}"#, "A".repeat(100));
     /// buf.extend_from_slice(big.as_bytes());
     /// assert_eq!(framer.decode(&mut buf), Err(FrameError::TooLong { offset: 41, limit: 64 }));

@@ -157,7 +157,9 @@ pub trait Framer {
     ///     for (i, read) in reads.iter().enumerate() {
     ///         buf.extend_from_slice(read);
     ///         let eof = i + 1 == reads.len();
-    ///         // Ends when the framer needs more bytes; a bad frame is skipped here (log it).
+    ///         // Ends when the framer needs more bytes. A bad frame is skipped here; a real
+    ///         // reader logs it, and answers an over-long one from a peer whose requests it
+    ///         // reads (see `FrameError::TooLong`).
     ///         messages.extend(framer.frames(&mut buf, eof).filter_map(Result::ok).map(|m| m.as_ref().to_vec()));
     ///     }
     ///     messages
