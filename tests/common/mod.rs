@@ -9,6 +9,10 @@ use bytes::BytesMut;
 use rpcwire::{Decoder, Dialect, FrameError, LineFramer, Message, ReplyId};
 use serde_json::Value;
 
+// The property case counts' helper, shared with the library's and the CLI's unit tests.
+#[path = "../../src/proptest_cases.rs"]
+mod proptest_cases;
+
 /// Runs `work` and checks that the calling thread spent less than `budget` of CPU time on it:
 /// a guard against work quadratic in its input, which takes minutes where linear work takes
 /// milliseconds or seconds. CPU time rather than wall time: a loaded machine (builds or fuzzers
@@ -648,13 +652,7 @@ pub fn nested(depth: usize) -> Vec<u8> {
 
 /// The proptest configuration of a property: `cases` cases, or as many as `PROPTEST_CASES`
 /// says when it is set, for a longer run (`PROPTEST_CASES=100000 cargo test --release --test
-/// remap_model`). A property's own `cases` would otherwise hide the variable, which
-/// proptest's default configuration reads.
+/// remap_model`): the library's unit tests' helper.
 pub fn cases(cases: u32) -> proptest::test_runner::Config {
-    let default = proptest::test_runner::Config::default();
-    if std::env::var_os("PROPTEST_CASES").is_some() {
-        default
-    } else {
-        proptest::test_runner::Config { cases, ..default }
-    }
+    proptest_cases::cases(cases)
 }

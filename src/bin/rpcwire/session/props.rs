@@ -943,21 +943,12 @@ impl Session {
     }
 }
 
-/// 512 runs, or as many as `PROPTEST_CASES` says when it is set (a property's own `cases`
-/// would otherwise hide the variable, which proptest's default configuration reads).
-fn cases() -> ProptestConfig {
-    if std::env::var_os("PROPTEST_CASES").is_some() {
-        ProptestConfig::default()
-    } else {
-        ProptestConfig {
-            cases: 512,
-            ..ProptestConfig::default()
-        }
-    }
-}
+// The library's own helper, which this crate cannot reach (it is test code).
+#[path = "../../../proptest_cases.rs"]
+mod proptest_cases;
 
 proptest! {
-    #![proptest_config(cases())]
+    #![proptest_config(proptest_cases::cases(512))]
 
     /// Random sessions: every step keeps the session's counts in agreement with its tables
     /// (and panics nowhere: no overflow), and the end reports every request still waiting
