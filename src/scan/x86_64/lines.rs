@@ -5,7 +5,7 @@
 use core::arch::x86_64::*;
 
 use super::block::{low_bits, movemask64};
-use crate::scan::scalar::{utf8_char_len, utf8_prefix};
+use crate::scan::scalar::utf8_prefix;
 
 /// The index of the first `\n` in `buf`, and how many bytes before it (or of `buf`, when
 /// there is none) are known UTF-8, a character boundary: all of them when they are UTF-8 and
@@ -282,4 +282,70 @@ pub(super) fn ascii_prefix_avx2(buf: &[u8]) -> usize {
         _ => i32::from(!rest.is_ascii()),
     };
     if high == 0 { buf.len() } else { pos }
+}
+
+/// The length of the UTF-8 character that starts at `buf[at]`, a byte that is not ASCII, when
+/// it is one (the well-formed sequences of Unicode's table 3-7: no overlong form, no
+/// surrogate, nothing past U+10FFFF, not cut short by the end of `buf`); `None` otherwise.
+#[inline(always)]
+fn utf8_char_len(buf: &[u8], at: usize) -> Option<usize> {
+    let byte = |k: usize| buf.get(at + k).copied().unwrap_or(0);
+    let tail = |k: usize| byte(k) & 0xc0 == 0x80;
+    // The range the second byte must be in, by lead byte; the others are any continuation.
+    let (len, second) = match byte(0) {
+        0xc2..=0xdf => (2, 0x80..=0xbf),
+        0xe0 => (3, 0xa0..=0xbf),
+        0xe1..=0xec | 0xee..=0xef => (3, 0x80..=0xbf),
+        0xed => (3, 0x80..=0x9f),
+        0xf0 => (4, 0x90..=0xbf),
+        0xf1..=0xf3 => (4, 0x80..=0xbf),
+        0xf4 => (4, 0x80..=0x8f),
+        _ => return None,
+    };
+    let valid = second.contains(&byte(1)) && (len < 3 || tail(2)) && (len < 4 || tail(3));
+    valid.then_some(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf8_char_len;
+
+    /// `utf8_char_len` agrees with `core::str::from_utf8` on every lead byte that is not ASCII
+    /// and every second byte, with third and fourth bytes at the edges of the continuation
+    /// range and outside it, and cut short by the end of the buffer.
+    #[test]
+    fn utf8_char_len_agrees_with_core() {
+        // (Under Miri, interpreted: one lead byte of each class and the edges of the ranges.)
+        let edges: &[u8] = if cfg!(miri) {
+            &[0x41, 0x80, 0xc0]
+        } else {
+            &[
+                0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf0, 0xff,
+            ]
+        };
+        let (leads, seconds): (Vec<u8>, Vec<u8>) = if cfg!(miri) {
+            (
+                vec![
+                    0x80, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xee, 0xf0, 0xf1, 0xf4, 0xf5,
+                ],
+                vec![0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0],
+            )
+        } else {
+            ((0x80..=0xff).collect(), (0..=255).collect())
+        };
+        for &b0 in &leads {
+            for &b1 in &seconds {
+                for &b2 in edges {
+                    for &b3 in edges {
+                        let buf = [b0, b1, b2, b3];
+                        for cut in 1..=4 {
+                            let buf = &buf[..cut];
+                            let want = (1..=cut).find(|&n| core::str::from_utf8(&buf[..n]).is_ok());
+                            assert_eq!(utf8_char_len(buf, 0), want, "{buf:x?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
