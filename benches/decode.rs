@@ -265,6 +265,7 @@ fn skip(cr: &mut Criterion) {
                 "simd",
                 scan::simd_skip_value as fn(&[u8], usize, u32, u32, Validation) -> _,
             ),
+            ("portable", scan::portable::skip_value),
             ("scalar", scan::scalar_skip_value),
         ] {
             g.bench_function(name, |b| {

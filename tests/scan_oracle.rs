@@ -7,5 +7,8 @@ mod common;
 /// Whether to force the lazy kernel's AVX2 instance (`tests/scan_oracle_avx2.rs` does).
 const FORCE_AVX2: bool = false;
 
+/// Whether to test the portable kernels (`tests/scan_oracle_portable.rs` does).
+const PORTABLE: bool = false;
+
 #[path = "scan_oracle/cases.rs"]
 mod cases;

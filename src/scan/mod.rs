@@ -15,29 +15,28 @@
 //!   one).
 //! - Strict containers: a flattened recursive-descent walk (`strict.rs`) using the fast string
 //!   scanner.
-//! - Everything else, other architectures, and builds with
-//!   `RUSTFLAGS="--cfg rpcwire_force_scalar"`: the scalar kernel.
+//! - Other architectures (and x86_64 built with `RUSTFLAGS="--cfg rpcwire_portable"`, to
+//!   measure and test what they run): the [`portable`] kernels, safe code that reads string
+//!   bodies eight bytes at a time; lazy containers on x86_64 without AVX2 take the same walk
+//!   with the SSE2 string scanner.
+//! - Everything else: the scalar kernel.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use smallvec::SmallVec;
 
+pub mod portable;
 pub mod scalar;
 mod strict;
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "sse2",
-    not(rpcwire_force_scalar)
-))]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
 #[allow(unsafe_code)]
 mod x86_64;
 
 /// Set by [`force_scalar`]: every entry point takes the scalar oracle.
 static FORCE_SCALAR: AtomicBool = AtomicBool::new(false);
 
-/// Makes every scan use the portable scalar kernel (`true`) or the fastest kernel the CPU
-/// supports (`false`, the default). For benchmarks and tests; the build-time equivalent is
-/// `RUSTFLAGS="--cfg rpcwire_force_scalar"`.
+/// Makes every scan use the scalar oracle (`true`) or the fastest kernel the CPU supports
+/// (`false`, the default). For benchmarks and tests.
 #[doc(hidden)]
 pub fn force_scalar(on: bool) {
     FORCE_SCALAR.store(on, Ordering::Relaxed);
@@ -48,11 +47,7 @@ pub fn force_scalar(on: bool) {
 /// both instances and for benchmarks; without AVX2, or forced to scalar, it changes nothing.
 #[doc(hidden)]
 pub fn force_avx2(on: bool) {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     x86_64::force_avx2(on);
     let _ = on;
 }
@@ -60,14 +55,10 @@ pub fn force_avx2(on: bool) {
 /// The name of the kernel [`skip_value`] uses for containers in lazy mode on this CPU, when
 /// not forced to scalar: `"avx512"` (the AVX2 kernel, each block classified with AVX-512BW),
 /// `"avx2"`, `"avx2 (slow pext)"` (without the shortcut that needs a fast `pext`), `"sse2"`
-/// (strings only) or `"scalar"`.
+/// (strings only) or `"portable"`.
 #[doc(hidden)]
 pub fn simd_kernel() -> &'static str {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     {
         match x86_64::Avx2::get() {
             Some(avx2) if avx2.is_wide() => "avx512",
@@ -76,13 +67,9 @@ pub fn simd_kernel() -> &'static str {
             None => "sse2",
         }
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable))))]
     {
-        "scalar"
+        "portable"
     }
 }
 
@@ -276,11 +263,7 @@ pub fn skip_value(
 /// From how many bytes after its start a lazy container may be long, for [`simd_skip_value`]:
 /// the kernel instance for long values pays on dense blocks (−20 %) and costs 2–6 % on short
 /// values, as the decoder found for frames (`decoder::DEFER_UTF8_ABOVE`).
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "sse2",
-    not(rpcwire_force_scalar)
-))]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
 const LONG_VALUE: usize = 4096;
 
 /// [`skip_value`] on the fastest kernel of this CPU, ignoring [`force_scalar`] (the side of
@@ -294,11 +277,7 @@ pub fn simd_skip_value(
     max_depth: u32,
     validation: Validation,
 ) -> Result<usize, ScanError> {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     {
         match buf.get(start) {
             None => Err(ScanError::UnexpectedEnd),
@@ -315,28 +294,23 @@ pub fn simd_skip_value(
                     .skip_container_lazy::<true, false>(buf, start, depth, max_depth, &mut false),
                 (Validation::Lazy, Some(avx2)) => avx2
                     .skip_container_lazy::<false, false>(buf, start, depth, max_depth, &mut false),
-                (Validation::Lazy, None) => {
-                    scalar::skip_container_lazy(buf, start, depth, max_depth)
-                }
+                (Validation::Lazy, None) => scalar::skip_container_lazy_with::<false, _>(
+                    buf,
+                    start,
+                    depth,
+                    max_depth,
+                    fast_string_end,
+                ),
                 (Validation::Strict, _) => {
-                    strict::skip_container_strict(buf, start, depth, max_depth)
+                    strict::skip_container_strict::<false>(buf, start, depth, max_depth)
                 }
             },
             Some(_) => scalar::scalar_end_with(buf, start, fast_string_end),
         }
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable))))]
     {
-        match (buf.get(start), validation) {
-            (Some(b'{' | b'['), Validation::Strict) => {
-                strict::skip_container_strict(buf, start, depth, max_depth)
-            }
-            _ => scalar_skip_value(buf, start, depth, max_depth, validation),
-        }
+        portable::skip_value(buf, start, depth, max_depth, validation)
     }
 }
 
@@ -376,17 +350,19 @@ pub fn simd_skip_lazy_value_ascii<const ONE_LINE: bool>(
     max_depth: u32,
     ascii: &mut bool,
 ) -> Result<usize, ScanError> {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     if let (Some(b'{' | b'['), Some(avx2)) = (buf.get(start), x86_64::Avx2::get()) {
         return avx2.skip_container_lazy::<true, ONE_LINE>(buf, start, depth, max_depth, ascii);
     }
     let _ = ascii;
     if ONE_LINE && matches!(buf.get(start), Some(b'{' | b'[')) {
-        return scalar::skip_container_lazy_on_line(buf, start, depth, max_depth);
+        return scalar::skip_container_lazy_with::<true, _>(
+            buf,
+            start,
+            depth,
+            max_depth,
+            fast_string_end,
+        );
     }
     simd_skip_value(buf, start, depth, max_depth, Validation::Lazy)
 }
@@ -424,21 +400,13 @@ pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> 
 /// The fastest string kernel of this target (same results as [`scalar::string_end`]).
 #[inline(always)]
 fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     {
         x86_64::string_end_short(buf, start)
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable))))]
     {
-        scalar::string_end(buf, start)
+        portable::string_end(buf, start)
     }
 }
 
@@ -447,19 +415,11 @@ fn fast_string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError>
 /// otherwise (the caller then scans the key in full).
 #[inline(always)]
 pub(crate) fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     {
         x86_64::plain_key_colon(buf, start)
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable))))]
     {
         let _ = (buf, start);
         None
@@ -471,11 +431,7 @@ pub(crate) fn fast_plain_key_colon(buf: &[u8], start: usize) -> Option<usize> {
 /// starts on a character boundary). The SIMD kernel answers in blocks.
 #[inline]
 pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     if let (false, Some(avx2)) = (FORCE_SCALAR.load(Ordering::Relaxed), x86_64::Avx2::get()) {
         return avx2.ascii_prefix(buf);
     }
@@ -490,11 +446,7 @@ pub(crate) fn ascii_prefix(buf: &[u8]) -> usize {
 /// `memchr` and `core::str::from_utf8`, safe, are its twin and the answer without AVX2.
 #[inline]
 pub(crate) fn line_end(buf: &[u8]) -> (Option<usize>, usize) {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     if let (false, Some(avx2)) = (FORCE_SCALAR.load(Ordering::Relaxed), x86_64::Avx2::get()) {
         return avx2.line_end(buf);
     }
@@ -510,11 +462,7 @@ fn scalar_line_end(buf: &[u8]) -> (Option<usize>, usize) {
 /// [`ascii_prefix`] on the fastest kernel, ignoring [`force_scalar`] (for the oracle tests).
 #[doc(hidden)]
 pub fn simd_ascii_prefix(buf: &[u8]) -> usize {
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "sse2",
-        not(rpcwire_force_scalar)
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
     if let Some(avx2) = x86_64::Avx2::get() {
         return avx2.ascii_prefix(buf);
     }
@@ -538,11 +486,7 @@ mod line_end_tests {
     /// Each SIMD instance of `line_end` this CPU runs (AVX2, and AVX-512BW where it has it:
     /// `line_end` itself runs only one of them), or `line_end` alone without SIMD.
     fn instances() -> Vec<(&'static str, LineEnd)> {
-        #[cfg(all(
-            target_arch = "x86_64",
-            target_feature = "sse2",
-            not(rpcwire_force_scalar)
-        ))]
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(rpcwire_portable)))]
         if let Some(avx2) = super::x86_64::Avx2::get() {
             return avx2.line_end_instances();
         }

@@ -240,7 +240,7 @@ pub fn skip_container_lazy(
     depth: u32,
     max_depth: u32,
 ) -> Result<usize, ScanError> {
-    skip_container_lazy_in::<false>(buf, start, depth, max_depth)
+    skip_container_lazy_with::<false, _>(buf, start, depth, max_depth, string_end)
 }
 
 /// [`skip_container_lazy`] for a value that must end on its line: a `\n` outside strings
@@ -252,16 +252,23 @@ pub(crate) fn skip_container_lazy_on_line(
     depth: u32,
     max_depth: u32,
 ) -> Result<usize, ScanError> {
-    skip_container_lazy_in::<true>(buf, start, depth, max_depth)
+    skip_container_lazy_with::<true, _>(buf, start, depth, max_depth, string_end)
 }
 
+/// [`skip_container_lazy`] (with `ONE_LINE`, [`skip_container_lazy_on_line`]) with strings
+/// scanned by `string_end` (the scalar one, or a faster twin with the same results): one walk
+/// for every kernel that has no container skip of its own.
 #[inline(always)]
-fn skip_container_lazy_in<const ONE_LINE: bool>(
+pub(crate) fn skip_container_lazy_with<const ONE_LINE: bool, S>(
     buf: &[u8],
     start: usize,
     depth: u32,
     max_depth: u32,
-) -> Result<usize, ScanError> {
+    string_end: S,
+) -> Result<usize, ScanError>
+where
+    S: Fn(&[u8], usize) -> Result<(usize, bool), ScanError>,
+{
     let mut stack = NestingStack::new();
     let mut i = start;
     let mut level = depth;

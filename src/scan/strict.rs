@@ -5,7 +5,19 @@
 //! every token.
 
 use super::scalar::{self, skip_ws};
-use super::{NestingStack, ScanError, fast_plain_key_colon, fast_string_end as string_end};
+use super::{NestingStack, ScanError, fast_plain_key_colon, fast_string_end, portable};
+
+/// The string scanner of a walk: the fastest of this target, or with `PORTABLE` the
+/// [`portable`] one (the fastest where there is no SIMD kernel; the other instance tests it
+/// where there is one).
+#[inline(always)]
+fn string_end<const PORTABLE: bool>(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    if PORTABLE {
+        portable::string_end(buf, start)
+    } else {
+        fast_string_end(buf, start)
+    }
+}
 
 /// Bytes that stand for themselves in a string body: not `"`, `\\`, nor a control byte.
 static PLAIN: [bool; 256] = {
@@ -51,7 +63,7 @@ fn short_key_colon(buf: &[u8], start: usize) -> Option<usize> {
 /// At a key (whitespace before it allowed): the key string, whitespace, the colon. Returns
 /// the index after the colon. Compact JSON (no whitespace) takes one compare per step.
 #[inline(always)]
-fn key_colon(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
+fn key_colon<const PORTABLE: bool>(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
     if buf.get(i) != Some(&b'"') {
         i = skip_ws(buf, i);
         match buf.get(i) {
@@ -63,10 +75,10 @@ fn key_colon(buf: &[u8], mut i: usize) -> Result<usize, ScanError> {
     if let Some(after_colon) = short_key_colon(buf, i + 1) {
         return Ok(after_colon);
     }
-    if let Some(after_colon) = fast_plain_key_colon(buf, i + 1) {
+    if !PORTABLE && let Some(after_colon) = fast_plain_key_colon(buf, i + 1) {
         return Ok(after_colon);
     }
-    let (close, _) = string_end(buf, i + 1)?;
+    let (close, _) = string_end::<PORTABLE>(buf, i + 1)?;
     // Compact JSON: the colon right after the key.
     if buf.get(close + 1) == Some(&b':') {
         return Ok(close + 2);
@@ -106,9 +118,10 @@ fn literal_end(buf: &[u8], i: usize) -> Result<usize, ScanError> {
     scalar::literal_end(buf, i)
 }
 
-/// [`scalar::skip_container_strict`], with strings scanned by the fastest string kernel.
+/// [`scalar::skip_container_strict`], with strings scanned by the fastest string kernel (with
+/// `PORTABLE`, by the portable one).
 #[inline]
-pub(crate) fn skip_container_strict(
+pub(crate) fn skip_container_strict<const PORTABLE: bool>(
     buf: &[u8],
     start: usize,
     depth: u32,
@@ -133,7 +146,7 @@ pub(crate) fn skip_container_strict(
                 stack.push(is_object);
                 // Compact JSON: an object's first key right after its brace.
                 if is_object && buf.get(i + 1) == Some(&b'"') {
-                    i = key_colon(buf, i + 1)?;
+                    i = key_colon::<PORTABLE>(buf, i + 1)?;
                     continue;
                 }
                 i = skip_ws(buf, i + 1);
@@ -146,13 +159,13 @@ pub(crate) fn skip_container_strict(
                     }
                     // Fall through to "after a value".
                 } else if is_object {
-                    i = key_colon(buf, i)?;
+                    i = key_colon::<PORTABLE>(buf, i)?;
                     continue;
                 } else {
                     continue;
                 }
             }
-            b'"' => i = string_end(buf, i + 1)?.0 + 1,
+            b'"' => i = string_end::<PORTABLE>(buf, i + 1)?.0 + 1,
             b'1'..=b'9' => {
                 // Integers, the common case, inline: digits then anything that cannot
                 // continue a number (not `.`, `e`, `E`) is exactly where `number_end` stops.
@@ -174,7 +187,7 @@ pub(crate) fn skip_container_strict(
             if b == b',' {
                 i += 1;
                 if stack.top_is_object() {
-                    i = key_colon(buf, i)?;
+                    i = key_colon::<PORTABLE>(buf, i)?;
                 }
                 break;
             }

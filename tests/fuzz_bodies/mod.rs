@@ -1127,13 +1127,20 @@ pub fn scan(data: &[u8]) {
     let start = buf.iter().position(|&b| !is_ws(b)).unwrap_or(buf.len());
     let strict = scan::skip_value(buf, start, 0, max_depth, Validation::Strict);
     let lazy = scan::skip_value(buf, start, 0, max_depth, Validation::Lazy);
-    // The SIMD kernels against the scalar oracle: same end, same error kind, both modes.
+    // The SIMD and portable kernels against the scalar oracle: same end, same error kind,
+    // both modes.
     for (validation, got) in [(Validation::Lazy, lazy), (Validation::Strict, strict)] {
         let simd = scan::simd_skip_value(buf, start, 0, max_depth, validation);
+        let portable = scan::portable::skip_value(buf, start, 0, max_depth, validation);
         let oracle = scan::scalar_skip_value(buf, start, 0, max_depth, validation);
         assert_eq!(simd, oracle, "SIMD and scalar disagree ({validation:?})");
+        assert_eq!(
+            portable, oracle,
+            "portable and scalar disagree ({validation:?})"
+        );
         assert_eq!(got, oracle, "dispatch and scalar disagree ({validation:?})");
     }
+    let portable_line = scan::portable::skip_lazy_value::<true>(buf, start, 0, max_depth);
     // The lazy skip that says whether the value is ASCII: the same answer, and "ASCII" never
     // said of a value holding a byte that is not.
     let mut said_ascii = false;
@@ -1162,6 +1169,11 @@ pub fn scan(data: &[u8]) {
         on_line.ok(),
         "the one-line skip disagrees with the oracle on the line"
     );
+    assert_eq!(
+        portable_line.ok(),
+        on_line.ok(),
+        "the portable one-line skip disagrees with the oracle on the line"
+    );
     if said_clean {
         let end = one_line.expect("clean said of a value that failed");
         assert!(
@@ -1180,6 +1192,11 @@ pub fn scan(data: &[u8]) {
             scan::simd_string_end(buf, 1),
             scan::scalar::string_end(buf, 1),
             "string scan"
+        );
+        assert_eq!(
+            scan::portable::string_end(buf, 1),
+            scan::scalar::string_end(buf, 1),
+            "portable string scan"
         );
     }
     if let Ok(end) = lazy {
