@@ -107,7 +107,7 @@ fn next_stop(buf: &[u8], mut i: usize) -> usize {
 /// ```
 /// use rpcwire::scan::{portable, scalar};
 /// let buf = br#""a plain run of more than sixteen bytes, then \"escapes\"" tail"#;
-/// assert_eq!(portable::string_end(buf, 1), Ok((56, true)));
+/// assert_eq!(portable::string_end(buf, 1), Ok((57, true)));
 /// assert_eq!(portable::string_end(buf, 1), scalar::string_end(buf, 1));
 /// ```
 #[inline]
