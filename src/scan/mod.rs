@@ -355,6 +355,9 @@ pub fn simd_skip_lazy_value_ascii<const ONE_LINE: bool>(
         return avx2.skip_container_lazy::<true, ONE_LINE>(buf, start, depth, max_depth, ascii);
     }
     let _ = ascii;
+    // (Without AVX2, or on another target: the oracle's walk with the fastest string scanner,
+    // SSE2 or portable. The portable one measured faster inlined here than behind
+    // `portable::skip_lazy_value`.)
     if ONE_LINE && matches!(buf.get(start), Some(b'{' | b'[')) {
         return scalar::skip_container_lazy_with::<true, _>(
             buf,

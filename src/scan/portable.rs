@@ -3,13 +3,14 @@
 //! without intrinsics. Same results as the [`scalar`](super::scalar) oracle on every input
 //! (`tests/scan_oracle_portable.rs`).
 //!
-//! A string body is read eight bytes at a time as one `u64` ("SIMD within a register", the
-//! test `serde_json` skips strings with): a few integer operations tell whether any of the
-//! eight stops a plain run (`"`, `\`, or a control byte), and which comes first. Past 32 plain
-//! bytes it reads 64 at a time, with a test the compiler turns into vector compares (NEON on
-//! aarch64). The scalar oracle takes a compare and a branch for every byte: a third of
-//! `serde_json`'s speed on long strings. Hand-written because no crate does this test:
-//! `memchr` finds up to three given bytes, and a string body stops at any of 34.
+//! A string body's first four bytes are read one at a time (keys are often shorter), then
+//! eight at a time as one `u64` ("SIMD within a register", the test `serde_json` skips strings
+//! with): a few integer operations tell whether any of the eight stops a plain run (`"`, `\`,
+//! or a control byte), and which comes first. Past 32 more plain bytes it reads 64 at a time,
+//! with a test the compiler turns into vector compares (NEON on aarch64, SSE2 on x86). The
+//! scalar oracle takes a compare and a branch for every byte: a third of `serde_json`'s speed
+//! on long strings. Hand-written because no crate does this test: `memchr` finds up to three
+//! given bytes, and a string body stops at any of 34.
 //!
 //! Containers are walked as on every target, with strings read by [`string_end`]: lazily
 //! byte by byte, by the oracle's own walk; strictly, by the flattened grammar walk that the
@@ -92,7 +93,7 @@ fn next_stop(buf: &[u8], mut i: usize) -> usize {
     let tail = buf.get(i..).unwrap_or_default();
     i + tail
         .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .position(|&b| is_stop_byte(b))
         .unwrap_or(tail.len())
 }
 
@@ -112,20 +113,50 @@ fn next_stop(buf: &[u8], mut i: usize) -> usize {
 /// ```
 #[inline]
 pub fn string_end(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    string_end_inline(buf, start)
+}
+
+/// [`string_end`], inlined into the lazy walk. (Its callers' code generation moves the
+/// decoder's speed by tens of percent either way: this shape, with [`HEAD`], measured
+/// fastest; see [`HEAD`].)
+#[inline(always)]
+fn string_end_inline(buf: &[u8], start: usize) -> Result<(usize, bool), ScanError> {
+    // The first `HEAD` bytes one at a time: a branch each, which the predictor learns from
+    // the data's shape, where the word test puts its answer on the walk's critical path (a
+    // dozen cycles for every key).
+    let head = buf.len().min(start + HEAD);
     let mut i = start;
+    while i < head && !is_stop_byte(buf[i]) {
+        i += 1;
+    }
+    if i == head {
+        i = next_stop(buf, i);
+    }
     let mut escaped = false;
     loop {
-        i = next_stop(buf, i);
         match buf.get(i) {
             Some(b'"') => return Ok((i, escaped)),
             Some(b'\\') => {
                 escaped = true;
-                i = escape_end(buf, i)?;
+                i = next_stop(buf, escape_end(buf, i)?);
             }
             Some(_) => return Err(ScanError::ControlInString),
             None => return Err(ScanError::UnexpectedEnd),
         }
     }
+}
+
+/// How many bytes of a string body [`string_end`] reads one at a time before it reads words.
+/// Dense data's keys are a byte or two: read so, `dense` decoded lazily (the oracle's walk,
+/// which reads every key through [`string_end`]) about 45 % faster, and `typical`, whose keys
+/// and values are longer, about 13 % slower, lazily and strictly, than read by words from the
+/// first byte (BENCHMARKS.md, "Targets without a SIMD kernel").
+const HEAD: usize = 4;
+
+/// Whether `b` stops a plain run of a string body: `"`, `\` or a control byte.
+#[inline(always)]
+fn is_stop_byte(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
 }
 
 /// Lazy skip of the container that opens at `buf[start]`, nested inside `depth` open ones:
@@ -150,7 +181,7 @@ pub fn skip_container_lazy(
     depth: u32,
     max_depth: u32,
 ) -> Result<usize, ScanError> {
-    skip_container_lazy_with::<false, _>(buf, start, depth, max_depth, string_end)
+    skip_container_lazy_with::<false, _>(buf, start, depth, max_depth, string_end_inline)
 }
 
 /// [`skip_value`](super::skip_value) on the portable kernels, as a target without a SIMD
@@ -185,7 +216,13 @@ pub fn skip_lazy_value<const ONE_LINE: bool>(
     max_depth: u32,
 ) -> Result<usize, ScanError> {
     if ONE_LINE && matches!(buf.get(start), Some(b'{' | b'[')) {
-        return skip_container_lazy_with::<true, _>(buf, start, depth, max_depth, string_end);
+        return skip_container_lazy_with::<true, _>(
+            buf,
+            start,
+            depth,
+            max_depth,
+            string_end_inline,
+        );
     }
     skip_value(buf, start, depth, max_depth, Validation::Lazy)
 }
