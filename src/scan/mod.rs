@@ -19,7 +19,8 @@
 //!   measure and test what they run): the [`portable`] kernels, safe code that reads string
 //!   bodies eight bytes at a time; lazy containers on x86_64 without AVX2 take the same walk
 //!   with the SSE2 string scanner.
-//! - Everything else: the scalar kernel.
+//! - Everything, on every target, after `force_scalar(true)` (for tests and benchmarks):
+//!   the scalar kernel.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
